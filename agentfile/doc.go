@@ -1,0 +1,15 @@
+// Package agentfile reads agent3md/1 files: a bounded, single-pass streaming
+// scanner that turns the bytes of a 3md document into a body-less Catalog,
+// the agent3md/1 reading of that catalog (identity, skills, inputs,
+// dependency links), and the agent3md/1 validator.
+//
+// It owns the format: line handling, frontmatter, @plane directives, numbers,
+// links, descriptions, limits and the canonical error names. It does not own
+// reading bodies back from a file (package loader), routing (package router)
+// or anything on the wire (package mcp).
+//
+// The scanner never holds a whole plane body: each plane keeps only the byte
+// span of its body in the file, a CRC-32C of the normalised body, its links
+// and a short description taken from a bounded prefix. Every bound lives in
+// Limits, with a default and a CLI flag.
+package agentfile

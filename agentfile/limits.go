@@ -1,0 +1,76 @@
+package agentfile
+
+// Default bounds. They are generous enough for any real agent: a
+// 100,000-skill synthetic agent (~110 MB) scans with all of them.
+const (
+	DefaultMaxBytes            = 512 << 20 // whole file
+	DefaultMaxLineBytes        = 1 << 20   // one line
+	DefaultMaxFrontmatterLines = 10_000
+	DefaultMaxPlanes           = 250_000
+	DefaultMaxAttributes       = 64       // per @plane directive
+	DefaultMaxAttributeBytes   = 64 << 10 // one attribute value
+	DefaultMaxDescriptionBytes = 4 << 10  // body prefix read for the description
+)
+
+// Limits bounds what a scan will accept. A zero field means its default.
+type Limits struct {
+	// MaxBytes bounds the whole input (default DefaultMaxBytes; flag --max-bytes).
+	MaxBytes int64
+	// MaxLineBytes bounds one line, terminator excluded (default
+	// DefaultMaxLineBytes; flag --max-line-bytes).
+	MaxLineBytes int
+	// MaxFrontmatterLines bounds the frontmatter block (default
+	// DefaultMaxFrontmatterLines; flag --max-frontmatter-lines).
+	MaxFrontmatterLines int
+	// MaxPlanes bounds the number of planes (default DefaultMaxPlanes; flag
+	// --max-planes).
+	MaxPlanes int
+	// MaxAttributes bounds the key=value tokens of one directive (default
+	// DefaultMaxAttributes; flag --max-attributes).
+	MaxAttributes int
+	// MaxAttributeBytes bounds one attribute value (default
+	// DefaultMaxAttributeBytes; flag --max-attribute-bytes).
+	MaxAttributeBytes int
+	// MaxDescriptionBytes bounds the body prefix kept to extract a plane's
+	// description (default DefaultMaxDescriptionBytes; flag
+	// --max-description-bytes).
+	MaxDescriptionBytes int
+}
+
+// withDefaults returns l with every zero field set to its default.
+func (l *Limits) withDefaults() Limits {
+	var out Limits
+	if l != nil {
+		out = *l
+	}
+	if out.MaxBytes <= 0 {
+		out.MaxBytes = DefaultMaxBytes
+	}
+	if out.MaxLineBytes <= 0 {
+		out.MaxLineBytes = DefaultMaxLineBytes
+	}
+	if out.MaxFrontmatterLines <= 0 {
+		out.MaxFrontmatterLines = DefaultMaxFrontmatterLines
+	}
+	if out.MaxPlanes <= 0 {
+		out.MaxPlanes = DefaultMaxPlanes
+	}
+	if out.MaxAttributes <= 0 {
+		out.MaxAttributes = DefaultMaxAttributes
+	}
+	if out.MaxAttributeBytes <= 0 {
+		out.MaxAttributeBytes = DefaultMaxAttributeBytes
+	}
+	if out.MaxDescriptionBytes <= 0 {
+		out.MaxDescriptionBytes = DefaultMaxDescriptionBytes
+	}
+	return out
+}
+
+// Options configures Parse. A nil *Options means defaults.
+type Options struct {
+	// File names the input in error messages (default "<input>").
+	File string
+	// Limits bounds the scan; zero fields take their defaults.
+	Limits Limits
+}
