@@ -1,5 +1,7 @@
 package agentfile
 
+import "strings"
+
 // InputTypes are the canonical agent3md/1 input types.
 var InputTypes = []string{"string", "number", "boolean", "object", "array"}
 
@@ -58,4 +60,99 @@ type Input struct {
 	// Type is lowercased; "string" when the declaration has none.
 	Type     string
 	Optional bool
+}
+
+// Agent returns the agent3md/1 reading of the catalog. It is computed on
+// each call; callers that need it often keep the result.
+func (c *Catalog) Agent() *Agent {
+	a := &Agent{Name: "agent", Model: "unknown", Identity: -1}
+	if c.HasTitle && c.Title != "" {
+		a.Name, a.Named = c.Title, true
+	} else if v := c.Metadata["agent"]; v != "" {
+		a.Name, a.Named = v, true
+	}
+	if v := c.Metadata["model"]; v != "" {
+		a.Model = v
+	}
+	a.Tools = SplitList(c.Metadata["tools"])
+	a.Triggers = SplitList(c.Metadata["triggers"])
+	a.Persona = c.Metadata["persona"]
+	a.Version = c.Metadata["version"]
+	a.Entry, a.HasEntry = c.Metadata["entry"]
+	for i := range c.Planes {
+		if c.Planes[i].Attributes["kind"] == "identity" {
+			a.Identity = i
+			break
+		}
+	}
+	if a.Identity < 0 && len(c.Planes) > 0 {
+		a.Identity = 0
+	}
+	for i := range c.Planes {
+		if i != a.Identity {
+			a.Skills = append(a.Skills, newSkill(c, i))
+		}
+	}
+	return a
+}
+
+func newSkill(c *Catalog, i int) Skill {
+	pl := &c.Planes[i]
+	s := Skill{Plane: i, Z: pl.Z, Name: pl.Label, Cost: pl.Attributes["cost"]}
+	if !pl.HasLabel || pl.Label == "" {
+		s.Name = "skill-" + pl.ZText
+	}
+	s.Triggers = SplitList(pl.Attributes["triggers"])
+	s.Inputs = ParseInputs(pl.Attributes["inputs"])
+	s.Tool, s.HasTool = pl.Attributes["tool"]
+	for _, l := range pl.Links {
+		if l.IntegerTarget() {
+			s.Deps = append(s.Deps, l.TargetZ)
+		}
+	}
+	return s
+}
+
+// SplitList splits a comma list, trimming items and dropping empty ones.
+func SplitList(s string) []string {
+	var out []string
+	for _, item := range strings.Split(s, ",") {
+		if item = strings.TrimSpace(item); item != "" {
+			out = append(out, item)
+		}
+	}
+	return out
+}
+
+// ParseInputs reads an inputs= list: "name", "name:type", "name:type?"
+// (also "name?"). Types are lowercased; a bare name is a required string.
+// Unknown types are kept as written for the validator to report.
+func ParseInputs(s string) []Input {
+	var out []Input
+	for _, item := range SplitList(s) {
+		in := Input{Type: "string"}
+		name, typ, hasType := strings.Cut(item, ":")
+		if hasType {
+			typ = strings.TrimSpace(typ)
+			if strings.HasSuffix(typ, "?") {
+				in.Optional, typ = true, strings.TrimSpace(strings.TrimSuffix(typ, "?"))
+			}
+			in.Type = strings.ToLower(typ)
+		} else if strings.HasSuffix(name, "?") {
+			in.Optional, name = true, strings.TrimSuffix(name, "?")
+		}
+		in.Name = strings.TrimSpace(name)
+		out = append(out, in)
+	}
+	return out
+}
+
+// ValidInputType reports whether t is a canonical agent3md/1 input type.
+func ValidInputType(t string) bool {
+	for _, v := range InputTypes {
+		if t == v {
+			return true
+		}
+	}
+	return false
 }

@@ -34,6 +34,8 @@ type Catalog struct {
 	Preamble     Span
 	HasPreamble  bool
 	PreambleLine int
+	// PreambleCRC is the CRC-32C of the normalised preamble.
+	PreambleCRC uint32
 	// Planes in source order.
 	Planes []Plane
 	// Links are all cross-plane links of the base format, in document order,

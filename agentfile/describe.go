@@ -1,0 +1,173 @@
+package agentfile
+
+import (
+	"bytes"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/yuin/goldmark"
+	"github.com/yuin/goldmark/ast"
+	"github.com/yuin/goldmark/text"
+	"github.com/yuin/goldmark/util"
+)
+
+// MaxDescriptionRunes caps a plane's description; longer first paragraphs
+// are cut at a word boundary and end with "…".
+const MaxDescriptionRunes = 500
+
+// describer collects the bounded body prefix a description is taken from:
+// the leading headings and the lines up to the end of the first block that
+// is not a heading. Collection stops at the first blank line after such a
+// block, or at the byte budget, so long bodies cost nothing past their start.
+type describer struct {
+	buf     []byte
+	budget  int
+	done    bool
+	content bool // a non-heading, non-blank line was collected
+	fence   bool // inside a fenced block while collecting
+}
+
+func (d *describer) reset(budget int) {
+	d.buf = d.buf[:0]
+	d.budget = budget
+	d.done = false
+	d.content = false
+	d.fence = false
+}
+
+// line offers one normalised body line (leading blank lines already skipped).
+func (d *describer) line(l []byte) {
+	if d.done {
+		return
+	}
+	blank := isBlank(l)
+	if blank && d.content && !d.fence {
+		d.done = true
+		return
+	}
+	if len(d.buf)+len(l)+1 > d.budget {
+		d.done = true
+		return
+	}
+	if isFence(l) != 0 {
+		d.fence = !d.fence
+	}
+	if !blank && !isATXHeading(l) {
+		d.content = true
+	}
+	d.buf = append(d.buf, l...)
+	d.buf = append(d.buf, '\n')
+}
+
+// description returns the plain text of the first paragraph after any
+// leading headings in the collected prefix.
+func (d *describer) description() string {
+	if len(d.buf) == 0 {
+		return ""
+	}
+	if s, ok := plainFast(d.buf); ok {
+		return clip(s)
+	}
+	return clip(plainGoldmark(d.buf))
+}
+
+var markdown = goldmark.New()
+
+// plainGoldmark parses src with goldmark and returns the text of the first
+// top-level paragraph, skipping headings.
+func plainGoldmark(src []byte) string {
+	doc := markdown.Parser().Parse(text.NewReader(src))
+	for n := doc.FirstChild(); n != nil; n = n.NextSibling() {
+		switch n.Kind() {
+		case ast.KindHeading:
+			continue
+		case ast.KindParagraph:
+			var b strings.Builder
+			collectText(&b, n, src)
+			return collapse(b.String())
+		}
+		// A list, quote or code block before any paragraph: the prefix has
+		// no leading paragraph to describe the plane with.
+		return ""
+	}
+	return ""
+}
+
+func collectText(b *strings.Builder, n ast.Node, src []byte) {
+	for c := n.FirstChild(); c != nil; c = c.NextSibling() {
+		switch t := c.(type) {
+		case *ast.Text:
+			v := t.Value(src)
+			if !t.IsRaw() {
+				v = util.UnescapePunctuations(v)
+				v = util.ResolveNumericReferences(v)
+				v = util.ResolveEntityNames(v)
+			}
+			b.Write(v)
+			if t.SoftLineBreak() || t.HardLineBreak() {
+				b.WriteByte(' ')
+			}
+		case *ast.String:
+			b.Write(t.Value)
+		case *ast.AutoLink:
+			b.Write(t.Label(src))
+		case *ast.RawHTML:
+			// Markup is not description text.
+		default:
+			collectText(b, c, src)
+		}
+	}
+}
+
+// plainFast handles the common case without a Markdown parse: ATX headings
+// followed by one paragraph of lines that start with a letter and contain
+// no character Markdown could give meaning to. Its result equals goldmark's
+// for such input.
+func plainFast(src []byte) (string, bool) {
+	var para []byte
+	for _, l := range bytes.Split(bytes.TrimRight(src, "\n"), []byte{'\n'}) {
+		if len(para) == 0 && isATXHeading(l) {
+			continue
+		}
+		if isBlank(l) {
+			if len(para) == 0 {
+				continue
+			}
+			break
+		}
+		r, _ := utf8.DecodeRune(l)
+		if !unicode.IsLetter(r) || bytes.ContainsAny(l, "\\`*_[]<>&!|~#=") {
+			return "", false
+		}
+		para = append(para, l...)
+		para = append(para, ' ')
+	}
+	return collapse(string(para)), true
+}
+
+// isATXHeading reports a line of 1-6 '#' followed by a space, tab or end.
+func isATXHeading(l []byte) bool {
+	n := 0
+	for n < len(l) && l[n] == '#' {
+		n++
+	}
+	return n >= 1 && n <= 6 && (n == len(l) || l[n] == ' ' || l[n] == '\t')
+}
+
+func collapse(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+func clip(s string) string {
+	if utf8.RuneCountInString(s) <= MaxDescriptionRunes {
+		return s
+	}
+	r := []rune(s)[:MaxDescriptionRunes]
+	cut := len(r)
+	for i := len(r) - 1; i > MaxDescriptionRunes/2; i-- {
+		if r[i] == ' ' {
+			cut = i
+			break
+		}
+	}
+	return strings.TrimRight(string(r[:cut]), " ,;:") + "…"
+}

@@ -1,0 +1,251 @@
+package agentfile
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+)
+
+// directive reads one @plane line, closes the section before it and opens
+// the plane's own.
+func (p *parser) directive(l []byte, start int64) error {
+	line := p.lr.line
+	attrs, err := p.tokens(l[len("@plane"):], line)
+	if err != nil {
+		return err
+	}
+	if len(p.cat.Planes) >= p.limits.MaxPlanes {
+		return &LimitError{Limit: "number of planes", Flag: "--max-planes", Max: int64(p.limits.MaxPlanes)}
+	}
+	pl := Plane{Line: line}
+	zText, ok := attrs["z"]
+	if !ok {
+		return p.errorf(MissingPlanePosition, line, "the @plane directive has no z position; add z=<number>, e.g. z=%d", len(p.cat.Planes))
+	}
+	delete(attrs, "z")
+	if pl.Z, err = p.number("z", zText, line); err != nil {
+		return err
+	}
+	pl.ZText = zText
+	if v, ok := attrs["x"]; ok {
+		delete(attrs, "x")
+		if pl.X, err = p.number("x", v, line); err != nil {
+			return err
+		}
+		pl.HasX = true
+	}
+	if v, ok := attrs["y"]; ok {
+		delete(attrs, "y")
+		if pl.Y, err = p.number("y", v, line); err != nil {
+			return err
+		}
+		pl.HasY = true
+	}
+	if v, ok := attrs["label"]; ok {
+		delete(attrs, "label")
+		pl.Label, pl.HasLabel = v, true
+	}
+	pl.Attributes = attrs
+	if prev, dup := p.cat.byZ[pl.Z]; dup {
+		return p.errorf(DuplicatePlane, line, "z=%s repeats the position of the plane on line %d (z=%s); every plane needs its own z",
+			zText, p.cat.Planes[prev].Line, p.cat.Planes[prev].ZText)
+	}
+	p.endSection()
+	p.cat.byZ[pl.Z] = len(p.cat.Planes)
+	p.cat.Planes = append(p.cat.Planes, pl)
+	p.sec = section{plane: len(p.cat.Planes) - 1}
+	p.desc.reset(p.limits.MaxDescriptionBytes)
+	_ = start
+	return nil
+}
+
+func (p *parser) number(key, v string, line int) (float64, error) {
+	f, ok := ParseNumber(v)
+	if !ok {
+		return 0, p.errorf(InvalidPlaneDirective, line, "%s=%q is not a finite decimal number (write e.g. %s=2 or %s=-1.5; no hex, inf, nan or separators)", key, v, key, key)
+	}
+	return f, nil
+}
+
+// tokens splits a directive's remainder into key=value attributes: tokens
+// are separated by spaces or tabs; single- or double-quoted parts are kept
+// whole, with a backslash escaping the next character inside quotes; keys
+// are lowercased and a repeated key keeps its last value.
+func (p *parser) tokens(s []byte, line int) (map[string]string, error) {
+	attrs := map[string]string{}
+	n := 0
+	i := 0
+	var val []byte
+	for {
+		for i < len(s) && (s[i] == ' ' || s[i] == '\t') {
+			i++
+		}
+		if i == len(s) {
+			return attrs, nil
+		}
+		ks := i
+		for i < len(s) && s[i] != '=' && s[i] != ' ' && s[i] != '\t' {
+			i++
+		}
+		if i == len(s) || s[i] != '=' {
+			return nil, p.errorf(InvalidPlaneDirective, line, "token %q has no '='; directive attributes are key=value (quote values with spaces)", preview(s[ks:i]))
+		}
+		key := strings.ToLower(string(s[ks:i]))
+		if key == "" {
+			return nil, p.errorf(InvalidPlaneDirective, line, "an attribute has an empty key before '='")
+		}
+		i++
+		val = val[:0]
+		for i < len(s) && s[i] != ' ' && s[i] != '\t' {
+			q := s[i]
+			if q != '"' && q != '\'' {
+				val = append(val, q)
+				i++
+				continue
+			}
+			i++
+			closed := false
+			for i < len(s) {
+				c := s[i]
+				if c == '\\' && i+1 < len(s) {
+					val = append(val, s[i+1])
+					i += 2
+					continue
+				}
+				i++
+				if c == q {
+					closed = true
+					break
+				}
+				val = append(val, c)
+			}
+			if !closed {
+				return nil, p.errorf(InvalidPlaneDirective, line, "the value of %s= opens a %c quote that is never closed", key, q)
+			}
+			if len(val) > p.limits.MaxAttributeBytes {
+				break
+			}
+		}
+		if len(val) > p.limits.MaxAttributeBytes {
+			return nil, &LimitError{Limit: fmt.Sprintf("attribute %s= value length", key), Flag: "--max-attribute-bytes", Max: int64(p.limits.MaxAttributeBytes)}
+		}
+		if n++; n > p.limits.MaxAttributes {
+			return nil, &LimitError{Limit: "attributes per directive", Flag: "--max-attributes", Max: int64(p.limits.MaxAttributes)}
+		}
+		attrs[key] = string(val)
+	}
+}
+
+// ParseNumber reads a 3md number: optional sign, digits with an optional
+// fraction or a fraction alone, optional exponent; finite only. Hex, inf,
+// nan, separators and overflow are refused.
+func ParseNumber(s string) (float64, bool) {
+	if !numberSyntax(s) {
+		return 0, false
+	}
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil && !errors.Is(err, strconv.ErrRange) {
+		return 0, false
+	}
+	if math.IsInf(f, 0) || math.IsNaN(f) {
+		return 0, false
+	}
+	return f, true
+}
+
+func numberSyntax(s string) bool {
+	i := 0
+	if i < len(s) && (s[i] == '+' || s[i] == '-') {
+		i++
+	}
+	d := digits(s, i)
+	i += d
+	f := 0
+	if i < len(s) && s[i] == '.' {
+		i++
+		f = digits(s, i)
+		i += f
+	}
+	if d == 0 && f == 0 {
+		return false
+	}
+	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
+		i++
+		if i < len(s) && (s[i] == '+' || s[i] == '-') {
+			i++
+		}
+		e := digits(s, i)
+		if e == 0 {
+			return false
+		}
+		i += e
+	}
+	return i == len(s)
+}
+
+func digits(s string, i int) int {
+	n := 0
+	for i+n < len(s) && s[i+n] >= '0' && s[i+n] <= '9' {
+		n++
+	}
+	return n
+}
+
+var linkOpen = []byte("[[z=")
+
+// Link bounds of the base format.
+const (
+	maxLinkTarget = 40
+	maxLinkText   = 400
+)
+
+// appendLinks appends the cross-plane links on one body line, left to right.
+// Candidates with a malformed target or text are not links and are skipped.
+func appendLinks(links []Link, l []byte, line int) []Link {
+	for {
+		k := bytes.Index(l, linkOpen)
+		if k < 0 {
+			return links
+		}
+		l = l[k+len(linkOpen):]
+		t := 0
+		for t < len(l) && t <= maxLinkTarget && isTargetByte(l[t]) {
+			t++
+		}
+		if t == 0 || t > maxLinkTarget || t == len(l) {
+			continue
+		}
+		target := string(l[:t])
+		z, ok := ParseNumber(target)
+		if !ok {
+			continue
+		}
+		rest := l[t:]
+		link := Link{TargetZ: z, Target: target, Line: line}
+		switch {
+		case bytes.HasPrefix(rest, []byte("]]")):
+			l = rest[2:]
+		case rest[0] == '|':
+			end := bytes.IndexByte(rest[1:], ']')
+			if end < 0 || !bytes.HasPrefix(rest[1+end:], []byte("]]")) {
+				continue
+			}
+			text := rest[1 : 1+end]
+			if len([]rune(string(text))) > maxLinkText {
+				continue
+			}
+			link.Text, link.HasText = string(text), true
+			l = rest[1+end+2:]
+		default:
+			continue
+		}
+		links = append(links, link)
+	}
+}
+
+func isTargetByte(c byte) bool {
+	return c >= '0' && c <= '9' || c == '-' || c == '+' || c == 'e' || c == 'E' || c == '.'
+}
