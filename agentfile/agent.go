@@ -80,7 +80,7 @@ func (c *Catalog) Agent() *Agent {
 	a.Version = c.Metadata["version"]
 	a.Entry, a.HasEntry = c.Metadata["entry"]
 	for i := range c.Planes {
-		if c.Planes[i].Attributes["kind"] == "identity" {
+		if c.Planes[i].Attributes.Value("kind") == "identity" {
 			a.Identity = i
 			break
 		}
@@ -98,13 +98,13 @@ func (c *Catalog) Agent() *Agent {
 
 func newSkill(c *Catalog, i int) Skill {
 	pl := &c.Planes[i]
-	s := Skill{Plane: i, Z: pl.Z, Name: pl.Label, Cost: pl.Attributes["cost"]}
+	s := Skill{Plane: i, Z: pl.Z, Name: pl.Label, Cost: pl.Attributes.Value("cost")}
 	if !pl.HasLabel || pl.Label == "" {
 		s.Name = "skill-" + pl.ZText
 	}
-	s.Triggers = SplitList(pl.Attributes["triggers"])
-	s.Inputs = ParseInputs(pl.Attributes["inputs"])
-	s.Tool, s.HasTool = pl.Attributes["tool"]
+	s.Triggers = SplitList(pl.Attributes.Value("triggers"))
+	s.Inputs = ParseInputs(pl.Attributes.Value("inputs"))
+	s.Tool, s.HasTool = pl.Attributes.Get("tool")
 	for _, l := range pl.Links {
 		if l.IntegerTarget() {
 			s.Deps = append(s.Deps, l.TargetZ)

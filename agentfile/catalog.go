@@ -63,8 +63,8 @@ type Plane struct {
 	X, Y       float64
 	HasX, HasY bool
 	// Attributes holds every other directive key (lowercased), values as
-	// strings exactly as written (quotes removed).
-	Attributes map[string]string
+	// strings exactly as written (quotes removed), sorted by key.
+	Attributes Attrs
 	// Line is the 1-based line of the @plane directive; 0 for the implicit
 	// plane of a document without directives.
 	Line int

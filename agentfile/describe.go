@@ -125,25 +125,49 @@ func collectText(b *strings.Builder, n ast.Node, src []byte) {
 // no character Markdown could give meaning to. Its result equals goldmark's
 // for such input.
 func plainFast(src []byte) (string, bool) {
-	var para []byte
-	for _, l := range bytes.Split(bytes.TrimRight(src, "\n"), []byte{'\n'}) {
-		if len(para) == 0 && isATXHeading(l) {
+	var b []byte
+	inPara := false
+	for len(src) > 0 {
+		l := src
+		if k := bytes.IndexByte(src, '\n'); k >= 0 {
+			l, src = src[:k], src[k+1:]
+		} else {
+			src = nil
+		}
+		if !inPara && isATXHeading(l) {
 			continue
 		}
 		if isBlank(l) {
-			if len(para) == 0 {
-				continue
+			if inPara {
+				break
 			}
-			break
+			continue
 		}
 		r, _ := utf8.DecodeRune(l)
 		if !unicode.IsLetter(r) || bytes.ContainsAny(l, "\\`*_[]<>&!|~#=") {
 			return "", false
 		}
-		para = append(para, l...)
-		para = append(para, ' ')
+		inPara = true
+		b = appendCollapsed(b, l)
 	}
-	return collapse(string(para)), true
+	return string(b), true
+}
+
+// appendCollapsed appends the words of l to b, one space between words.
+func appendCollapsed(b, l []byte) []byte {
+	space := len(b) > 0
+	for _, c := range l {
+		if c == ' ' || c == '\t' {
+			space = len(b) > 0
+			continue
+		}
+		if space {
+			b = append(b, ' ')
+			space = false
+		}
+		b = append(b, c)
+	}
+	return b
 }
 
 // isATXHeading reports a line of 1-6 '#' followed by a space, tab or end.

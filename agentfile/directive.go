@@ -5,13 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"sort"
 	"strconv"
-	"strings"
 )
 
 // directive reads one @plane line, closes the section before it and opens
 // the plane's own.
-func (p *parser) directive(l []byte, start int64) error {
+func (p *parser) directive(l []byte) error {
 	line := p.lr.line
 	attrs, err := p.tokens(l[len("@plane"):], line)
 	if err != nil {
@@ -21,34 +21,34 @@ func (p *parser) directive(l []byte, start int64) error {
 		return &LimitError{Limit: "number of planes", Flag: "--max-planes", Max: int64(p.limits.MaxPlanes)}
 	}
 	pl := Plane{Line: line}
-	zText, ok := attrs["z"]
+	zText, ok := attrs.take("z")
 	if !ok {
 		return p.errorf(MissingPlanePosition, line, "the @plane directive has no z position; add z=<number>, e.g. z=%d", len(p.cat.Planes))
 	}
-	delete(attrs, "z")
 	if pl.Z, err = p.number("z", zText, line); err != nil {
 		return err
 	}
 	pl.ZText = zText
-	if v, ok := attrs["x"]; ok {
-		delete(attrs, "x")
+	if v, ok := attrs.take("x"); ok {
 		if pl.X, err = p.number("x", v, line); err != nil {
 			return err
 		}
 		pl.HasX = true
 	}
-	if v, ok := attrs["y"]; ok {
-		delete(attrs, "y")
+	if v, ok := attrs.take("y"); ok {
 		if pl.Y, err = p.number("y", v, line); err != nil {
 			return err
 		}
 		pl.HasY = true
 	}
-	if v, ok := attrs["label"]; ok {
-		delete(attrs, "label")
+	if v, ok := attrs.take("label"); ok {
 		pl.Label, pl.HasLabel = v, true
 	}
-	pl.Attributes = attrs
+	if len(attrs) > 0 {
+		// attrs is the parser's scratch space: keep an exact-size copy.
+		pl.Attributes = append(Attrs(nil), attrs...)
+		sort.Slice(pl.Attributes, func(i, j int) bool { return pl.Attributes[i].Key < pl.Attributes[j].Key })
+	}
 	if prev, dup := p.cat.byZ[pl.Z]; dup {
 		return p.errorf(DuplicatePlane, line, "z=%s repeats the position of the plane on line %d (z=%s); every plane needs its own z",
 			zText, p.cat.Planes[prev].Line, p.cat.Planes[prev].ZText)
@@ -58,8 +58,34 @@ func (p *parser) directive(l []byte, start int64) error {
 	p.cat.Planes = append(p.cat.Planes, pl)
 	p.sec = section{plane: len(p.cat.Planes) - 1}
 	p.desc.reset(p.limits.MaxDescriptionBytes)
-	_ = start
 	return nil
+}
+
+// maxInterned bounds the intern table so hostile input cannot grow it.
+const maxInterned = 4096
+
+// intern returns a shared string for b: attribute keys and short values
+// (kind=skill, cost=db) repeat on every plane, and sharing them keeps large
+// catalogs small.
+func (p *parser) intern(b []byte) string {
+	if s, ok := p.interned[string(b)]; ok {
+		return s
+	}
+	s := string(b)
+	if len(p.interned) < maxInterned {
+		if p.interned == nil {
+			p.interned = map[string]string{}
+		}
+		p.interned[s] = s
+	}
+	return s
+}
+
+func (p *parser) value(b []byte) string {
+	if len(b) <= 16 {
+		return p.intern(b)
+	}
+	return string(b)
 }
 
 func (p *parser) number(key, v string, line int) (float64, error) {
@@ -74,8 +100,9 @@ func (p *parser) number(key, v string, line int) (float64, error) {
 // are separated by spaces or tabs; single- or double-quoted parts are kept
 // whole, with a backslash escaping the next character inside quotes; keys
 // are lowercased and a repeated key keeps its last value.
-func (p *parser) tokens(s []byte, line int) (map[string]string, error) {
-	attrs := map[string]string{}
+func (p *parser) tokens(s []byte, line int) (Attrs, error) {
+	attrs := p.scratch[:0]
+	defer func() { p.scratch = attrs[:0] }()
 	n := 0
 	i := 0
 	var val []byte
@@ -93,7 +120,7 @@ func (p *parser) tokens(s []byte, line int) (map[string]string, error) {
 		if i == len(s) || s[i] != '=' {
 			return nil, p.errorf(InvalidPlaneDirective, line, "token %q has no '='; directive attributes are key=value (quote values with spaces)", preview(s[ks:i]))
 		}
-		key := strings.ToLower(string(s[ks:i]))
+		key := p.intern(bytes.ToLower(s[ks:i]))
 		if key == "" {
 			return nil, p.errorf(InvalidPlaneDirective, line, "an attribute has an empty key before '='")
 		}
@@ -135,7 +162,7 @@ func (p *parser) tokens(s []byte, line int) (map[string]string, error) {
 		if n++; n > p.limits.MaxAttributes {
 			return nil, &LimitError{Limit: "attributes per directive", Flag: "--max-attributes", Max: int64(p.limits.MaxAttributes)}
 		}
-		attrs[key] = string(val)
+		attrs = attrs.set(key, p.value(val))
 	}
 }
 

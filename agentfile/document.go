@@ -66,12 +66,12 @@ type Document struct {
 
 // DocPlane is one plane of a Document.
 type DocPlane struct {
-	Z          float64           `json:"z"`
-	Label      *string           `json:"label"`
-	X          *float64          `json:"x"`
-	Y          *float64          `json:"y"`
-	Attributes map[string]string `json:"attributes"`
-	Body       string            `json:"body"`
+	Z          float64  `json:"z"`
+	Label      *string  `json:"label"`
+	X          *float64 `json:"x"`
+	Y          *float64 `json:"y"`
+	Attributes Attrs    `json:"attributes"`
+	Body       string   `json:"body"`
 }
 
 // DocLink is one link in the conformance vectors' shape.

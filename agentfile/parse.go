@@ -49,6 +49,9 @@ type parser struct {
 	// a document without directives.
 	preamble     section
 	preambleDesc string
+
+	interned map[string]string
+	scratch  Attrs // reused by tokens
 }
 
 // section accumulates one body (the preamble or a plane) while streaming:
@@ -89,7 +92,7 @@ func (p *parser) run() error {
 			return err
 		}
 		if p.inFence == 0 && isDirective(l) {
-			if err := p.directive(l, start); err != nil {
+			if err := p.directive(l); err != nil {
 				return err
 			}
 			continue
@@ -264,12 +267,17 @@ func (p *parser) finish() {
 			pre.links[i].SourceZ = 0
 		}
 		c.Planes = append(c.Planes, Plane{
-			ZText: "0", Attributes: map[string]string{}, Implicit: true,
+			ZText: "0", Implicit: true,
 			Body: pre.span, BodyLine: pre.firstLine, CRC: pre.crcDone,
 			Links: pre.links, Description: p.preambleDesc,
 		})
 		c.byZ[0] = 0
 		c.HasPreamble, c.Preamble, c.PreambleLine, c.PreambleCRC = false, Span{}, 0, 0
+	}
+	if cap(c.Planes) > len(c.Planes)+len(c.Planes)/8 {
+		// Growth left up to half the backing array unused; a catalog lives
+		// as long as the server, so give the slack back.
+		c.Planes = append([]Plane(nil), c.Planes...)
 	}
 	for i := range c.Planes {
 		for j := range c.Planes[i].Links {
