@@ -1,0 +1,299 @@
+package agentfile
+
+import (
+	"fmt"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// Validator rule names (DESIGN §2). Each finding carries one.
+const (
+	RuleParse          = "parse"
+	RuleFrontmatter    = "frontmatter"
+	RuleIdentity       = "identity"
+	RuleMissingLabel   = "missing-label"
+	RuleUniqueSkill    = "unique-skill"
+	RuleDeadLink       = "dead-link"
+	RuleEntry          = "entry"
+	RuleCycle          = "cycle"
+	RuleTriggers       = "triggers" // warning
+	RuleDupInput       = "dup-input"
+	RuleInputType      = "input-type"
+	RuleTool           = "tool" // warning
+	RuleToolInput      = "tool-input"
+	RuleUnusedInput    = "unused-input"    // warning
+	RuleUndeclaredTool = "undeclared-tool" // warning
+)
+
+// Finding is one validator result. Z is nil when the finding concerns the
+// whole file; Line is 1-based (0 when unknown).
+type Finding struct {
+	Rule    string   `json:"rule"`
+	Message string   `json:"message"`
+	Z       *float64 `json:"z"`
+	Line    int      `json:"line"`
+}
+
+// Report is the validator's verdict on one catalog.
+type Report struct {
+	Errors   []Finding `json:"errors"`
+	Warnings []Finding `json:"warnings"`
+}
+
+// OK reports whether there are no errors (warnings do not fail a file).
+func (r *Report) OK() bool { return len(r.Errors) == 0 }
+
+var placeholderRE = regexp.MustCompile(`\{([A-Za-z_]\w*)\}`)
+
+// Placeholders returns the {name} placeholders of a command template in
+// order of first appearance, each once.
+func Placeholders(tool string) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, m := range placeholderRE.FindAllStringSubmatch(tool, -1) {
+		if !seen[m[1]] {
+			seen[m[1]] = true
+			out = append(out, m[1])
+		}
+	}
+	return out
+}
+
+// ParseFailure turns a parse error into the validator's "parse" finding.
+func ParseFailure(err error) *Report {
+	f := Finding{Rule: RuleParse, Message: err.Error()}
+	if pe, ok := err.(*ParseError); ok {
+		f.Line, f.Message = pe.Line, pe.Name+": "+pe.Msg
+	}
+	return &Report{Errors: []Finding{f}, Warnings: []Finding{}}
+}
+
+// Validate checks a catalog against every agent3md/1 rule. It refuses
+// nothing the format allows: unknown keys and attributes are not findings.
+func Validate(c *Catalog) *Report {
+	v := &validation{c: c, a: c.Agent(), r: &Report{Errors: []Finding{}, Warnings: []Finding{}}}
+	v.agent()
+	v.skills()
+	v.cycles()
+	return v.r
+}
+
+type validation struct {
+	c *Catalog
+	a *Agent
+	r *Report
+}
+
+func (v *validation) errorf(rule string, pl *Plane, format string, args ...any) {
+	v.r.Errors = append(v.r.Errors, v.finding(rule, pl, format, args...))
+}
+
+func (v *validation) warnf(rule string, pl *Plane, format string, args ...any) {
+	v.r.Warnings = append(v.r.Warnings, v.finding(rule, pl, format, args...))
+}
+
+func (v *validation) finding(rule string, pl *Plane, format string, args ...any) Finding {
+	f := Finding{Rule: rule, Message: fmt.Sprintf(format, args...)}
+	if pl != nil {
+		z := pl.Z
+		f.Z, f.Line = &z, pl.Line
+	}
+	return f
+}
+
+func (v *validation) agent() {
+	c, a := v.c, v.a
+	if !a.Named {
+		v.r.Errors = append(v.r.Errors, Finding{Rule: RuleFrontmatter, Line: 1,
+			Message: "the agent has no name: add 'title: <Display Name>' or 'agent: <name>' to the frontmatter"})
+	}
+	if len(c.Planes) == 0 {
+		v.r.Errors = append(v.r.Errors, Finding{Rule: RuleIdentity, Line: 1,
+			Message: "the document has no planes: add an identity plane ('@plane z=0 label=\"…\" kind=identity') and at least one skill"})
+	}
+	first := -1
+	for i := range c.Planes {
+		pl := &c.Planes[i]
+		if pl.Attributes.Value("kind") != "identity" {
+			continue
+		}
+		if first < 0 {
+			first = i
+			continue
+		}
+		v.errorf(RuleIdentity, pl, "a second kind=identity plane (the first is z=%s on line %d); an agent has exactly one identity: make this one a skill",
+			c.Planes[first].ZText, c.Planes[first].Line)
+	}
+	if a.HasEntry {
+		n, err := strconv.ParseInt(strings.TrimSpace(a.Entry), 10, 64)
+		switch {
+		case err != nil:
+			v.r.Errors = append(v.r.Errors, Finding{Rule: RuleEntry, Line: c.MetadataLines["entry"],
+				Message: fmt.Sprintf("entry %q is not an integer plane position; write e.g. 'entry: 1'", a.Entry)})
+		case c.PlaneIndex(float64(n)) < 0:
+			v.r.Errors = append(v.r.Errors, Finding{Rule: RuleEntry, Line: c.MetadataLines["entry"],
+				Message: fmt.Sprintf("entry %d names no plane; point it at an existing z", n)})
+		}
+	}
+}
+
+func (v *validation) skills() {
+	seen := map[string]*Plane{}
+	tools := map[string]bool{}
+	for _, t := range v.a.Tools {
+		tools[t] = true
+	}
+	for i := range v.a.Skills {
+		s := &v.a.Skills[i]
+		pl := &v.c.Planes[s.Plane]
+		if pl.Attributes.Value("kind") == "identity" {
+			continue // a second identity: reported under "identity", not a skill
+		}
+		if !pl.HasLabel || strings.TrimSpace(pl.Label) == "" {
+			v.errorf(RuleMissingLabel, pl, "skill plane z=%s has no label, so it has no name; add label=\"<skill-name>\"", pl.ZText)
+		} else if prev, dup := seen[s.Name]; dup {
+			v.errorf(RuleUniqueSkill, pl, "skill name %q is already used by the plane on line %d; skill names must be unique", s.Name, prev.Line)
+		} else {
+			seen[s.Name] = pl
+		}
+		if len(s.Triggers) == 0 {
+			v.warnf(RuleTriggers, pl, "skill %q has no triggers, so routing can never pick it; add triggers=\"phrase, phrase\"", s.Name)
+		}
+		v.inputs(s, pl)
+		v.tool(s, pl, tools)
+		for _, l := range pl.Links {
+			if l.IntegerTarget() && !l.TargetExists {
+				v.r.Errors = append(v.r.Errors, Finding{Rule: RuleDeadLink, Z: &s.Z, Line: l.Line,
+					Message: fmt.Sprintf("skill %q links to [[z=%s]], but no plane has z=%s", s.Name, l.Target, l.Target)})
+			}
+		}
+	}
+}
+
+func (v *validation) inputs(s *Skill, pl *Plane) {
+	seen := map[string]bool{}
+	for _, in := range s.Inputs {
+		if seen[in.Name] {
+			v.errorf(RuleDupInput, pl, "skill %q declares input %q twice", s.Name, in.Name)
+		}
+		seen[in.Name] = true
+		if !ValidInputType(in.Type) {
+			v.errorf(RuleInputType, pl, "skill %q input %q has type %q; use one of %s", s.Name, in.Name, in.Type, strings.Join(InputTypes, ", "))
+		}
+	}
+}
+
+func (v *validation) tool(s *Skill, pl *Plane, tools map[string]bool) {
+	if !s.HasTool {
+		return
+	}
+	if strings.TrimSpace(s.Tool) == "" {
+		v.warnf(RuleTool, pl, "skill %q has an empty tool=; remove it or write the command template", s.Name)
+		return
+	}
+	declared := map[string]bool{}
+	for _, in := range s.Inputs {
+		declared[in.Name] = true
+	}
+	used := map[string]bool{}
+	for _, ph := range Placeholders(s.Tool) {
+		used[ph] = true
+		if !declared[ph] {
+			v.errorf(RuleToolInput, pl, "skill %q command uses {%s}, which is not a declared input; add it to inputs=", s.Name, ph)
+		}
+	}
+	for _, in := range s.Inputs {
+		if !used[in.Name] {
+			v.warnf(RuleUnusedInput, pl, "skill %q declares input %q but its command never uses {%s}", s.Name, in.Name, in.Name)
+		}
+	}
+	if bin := strings.Fields(s.Tool)[0]; !tools[bin] {
+		v.warnf(RuleUndeclaredTool, pl, "skill %q runs %q, which the frontmatter tools: list does not declare", s.Name, bin)
+	}
+}
+
+// cycles reports each dependency cycle among skills once, iteratively (no
+// recursion, so a 100,000-long chain is fine).
+func (v *validation) cycles() {
+	c, a := v.c, v.a
+	isSkill := make(map[int]int, len(a.Skills)) // plane index -> skill index
+	for i, s := range a.Skills {
+		isSkill[s.Plane] = i
+	}
+	edges := func(si int) []int {
+		var out []int
+		for _, z := range a.Skills[si].Deps {
+			if pi := c.PlaneIndex(z); pi >= 0 {
+				if sj, ok := isSkill[pi]; ok {
+					out = append(out, sj)
+				}
+			}
+		}
+		return out
+	}
+	const (
+		white = iota
+		grey
+		black
+	)
+	color := make([]int8, len(a.Skills))
+	reported := map[string]bool{}
+	for root := range a.Skills {
+		if color[root] != white {
+			continue
+		}
+		stack := []dfsFrame{{s: root, next: edges(root)}}
+		color[root] = grey
+		for len(stack) > 0 {
+			top := &stack[len(stack)-1]
+			if len(top.next) == 0 {
+				color[top.s] = black
+				stack = stack[:len(stack)-1]
+				continue
+			}
+			n := top.next[0]
+			top.next = top.next[1:]
+			switch color[n] {
+			case white:
+				color[n] = grey
+				stack = append(stack, dfsFrame{s: n, next: edges(n)})
+			case grey:
+				v.reportCycle(stack, n, reported)
+			}
+		}
+	}
+}
+
+type dfsFrame struct {
+	s    int   // skill index
+	next []int // skills still to visit from s
+}
+
+// reportCycle reports the cycle that closes when the walk on stack reaches
+// skill n again, unless the same set of skills was reported before.
+func (v *validation) reportCycle(stack []dfsFrame, n int, reported map[string]bool) {
+	k := len(stack) - 1
+	for k > 0 && stack[k].s != n {
+		k--
+	}
+	var members []int
+	for _, f := range stack[k:] {
+		members = append(members, f.s)
+	}
+	sorted := append([]int(nil), members...)
+	sort.Ints(sorted)
+	key := fmt.Sprint(sorted)
+	if reported[key] {
+		return
+	}
+	reported[key] = true
+	names := make([]string, 0, len(members)+1)
+	for _, m := range members {
+		names = append(names, v.a.Skills[m].Name)
+	}
+	names = append(names, v.a.Skills[n].Name)
+	first := &v.c.Planes[v.a.Skills[sorted[0]].Plane]
+	v.errorf(RuleCycle, first, "dependency cycle %s; remove one of these [[z=…]] links", strings.Join(names, " -> "))
+}
