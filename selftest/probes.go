@@ -1,0 +1,167 @@
+package selftest
+
+import (
+	"bytes"
+	"fmt"
+	"time"
+)
+
+// strayWait is how long the notification probe listens for replies that
+// must not come.
+const strayWait = 100 * time.Millisecond
+
+// probeChecks sends malformed and unusual messages (PROTOCOL.md §2,
+// DESIGN.md §7), each followed by a ping that must still be answered.
+func (r *runner) probeChecks() {
+	r.check("probe/malformed-json", func() outcome {
+		return r.probe([]byte(`{"jsonrpc":"2.0","id":7,"method":"ping"`), "a line that is not JSON",
+			expectNullIDError(codeParseError))
+	})
+	r.check("probe/object-id", func() outcome {
+		return r.probe([]byte(`{"jsonrpc":"2.0","id":{"x":1},"method":"ping"}`), "a request with an object id",
+			expectNullIDError(codeInvalidRequest))
+	})
+	r.check("probe/oversized-line", r.checkOversized)
+	r.check("probe/unknown-method", r.checkUnknownMethod)
+	r.check("probe/notification", r.checkNotifications)
+}
+
+// expectNullIDError wants an error with code and a null (or absent) id.
+func expectNullIDError(code int) func(*message) string {
+	return func(m *message) string {
+		switch {
+		case m.Error == nil:
+			return fmt.Sprintf("got a result, want error %d", code)
+		case m.Error.Code != code:
+			return fmt.Sprintf("got %v, want code %d", m.Error, code)
+		case !m.idIsNull():
+			return fmt.Sprintf("error %d carries id %s, want null", code, m.ID)
+		}
+		return ""
+	}
+}
+
+// probe writes line raw, checks the first response with expect, then
+// checks the server still answers a ping.
+func (r *runner) probe(line []byte, what string, expect func(*message) string) outcome {
+	c, err := r.session()
+	if err != nil {
+		return fail("%v", err)
+	}
+	if err := c.writeLine(line); err != nil {
+		return fail("sending %s: %v", what, err)
+	}
+	m, err := c.await(r.ctx, what, (*message).isResponse)
+	if err != nil {
+		return fail("no error response to %s: %v", what, err)
+	}
+	problem := expect(m)
+	if out, ok := r.ping(c); !ok {
+		return fail("after %s the server stopped answering: %s", what, out.detail)
+	}
+	if problem != "" {
+		return fail("%s: %s", what, problem)
+	}
+	return pass("%s answered; connection alive", m.Error)
+}
+
+// oversizedLine builds a ping request exactly n bytes long (without its
+// newline), padded inside a string parameter.
+func oversizedLine(n int) []byte {
+	head := []byte(`{"jsonrpc":"2.0","id":"selftest-big","method":"ping","params":{"pad":"`)
+	tail := []byte(`"}}`)
+	pad := max(n-len(head)-len(tail), 0)
+	b := make([]byte, 0, len(head)+pad+len(tail))
+	b = append(b, head...)
+	b = append(b, bytes.Repeat([]byte("x"), pad)...)
+	return append(b, tail...)
+}
+
+// checkOversized sends a line longer than the server should accept.
+func (r *runner) checkOversized() outcome {
+	n := r.o.MaxLineBytes
+	return r.probe(oversizedLine(n), fmt.Sprintf("a %d-byte line", n), func(m *message) string {
+		if m.Error == nil {
+			return fmt.Sprintf("the server accepted it and answered a result; its line bound is at least %d bytes, so set MaxLineBytes above that bound", n)
+		}
+		return ""
+	})
+}
+
+// checkUnknownMethod calls a method no server has.
+func (r *runner) checkUnknownMethod() outcome {
+	c, err := r.session()
+	if err != nil {
+		return fail("%v", err)
+	}
+	m, err := c.call(r.ctx, "selftest/no-such-method", map[string]any{})
+	if err != nil {
+		return fail("%v", err)
+	}
+	problem := ""
+	switch {
+	case m.Error == nil:
+		problem = "got a result"
+	case m.Error.Code != codeMethodNotFound:
+		problem = fmt.Sprintf("got %v", m.Error)
+	}
+	if out, ok := r.ping(c); !ok {
+		return fail("after an unknown method the server stopped answering: %s", out.detail)
+	}
+	if problem != "" {
+		return fail("unknown method: %s, want code %d", problem, codeMethodNotFound)
+	}
+	return pass("%d", codeMethodNotFound)
+}
+
+// checkNotifications sends notifications, known and unknown, and expects
+// no reply to any of them.
+func (r *runner) checkNotifications() outcome {
+	c, err := r.session()
+	if err != nil {
+		return fail("%v", err)
+	}
+	c.strays = nil
+	notes := []struct {
+		method string
+		params any
+	}{
+		{"notifications/selftest-unknown", nil},
+		{"selftest/no-such-method", map[string]any{}},
+		{"notifications/cancelled", map[string]any{"requestId": "selftest-never-sent"}},
+	}
+	for _, n := range notes {
+		if err := c.notify(n.method, n.params); err != nil {
+			return fail("sending notification %s: %v", n.method, err)
+		}
+	}
+	if out, ok := r.ping(c); !ok {
+		return fail("after %d notifications the server stopped answering: %s", len(notes), out.detail)
+	}
+	c.drain(strayWait)
+	if len(c.strays) > 0 {
+		return fail("notifications must get no reply, got %s", describeStrays(c.strays))
+	}
+	return pass("%d notifications, no reply", len(notes))
+}
+
+// exitCheck closes the server's stdin and expects a prompt exit with
+// status 0.
+func (r *runner) exitCheck() {
+	r.check("exit/eof", func() outcome {
+		c, err := r.session()
+		if err != nil {
+			return fail("%v", err)
+		}
+		defer r.endSession()
+		start := time.Now()
+		code, ok := c.closeStdin(r.o.ExitTimeout)
+		if !ok {
+			return fail("still running %v after its stdin closed; a server must exit on EOF", r.o.ExitTimeout)
+		}
+		if code != 0 {
+			return fail("exited with status %d after its stdin closed, want 0%s", code, c.stderrNote())
+		}
+		return pass("exited 0 in %v", time.Since(start).Round(time.Millisecond))
+	})
+}

@@ -1,0 +1,83 @@
+package selftest
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"time"
+)
+
+// statusMark is the symbol WriteText prints for a status.
+func statusMark(status string) string {
+	switch status {
+	case StatusPass:
+		return "✓"
+	case StatusFail:
+		return "✗"
+	default:
+		return "–"
+	}
+}
+
+// WriteText writes one line per check — a ✓, ✗ or – mark, the name, the
+// detail and the duration — then a summary line "N passed, N failed, N
+// skipped".
+func (r *Report) WriteText(w io.Writer) error {
+	bw := bufio.NewWriter(w)
+	if r.Server != "" {
+		fmt.Fprintf(bw, "selftest: %s\n", r.Server)
+	}
+	for _, c := range r.Checks {
+		fmt.Fprintf(bw, "%s %s", statusMark(c.Status), c.Name)
+		if c.Detail != "" {
+			fmt.Fprintf(bw, ": %s", c.Detail)
+		}
+		fmt.Fprintf(bw, " (%v)\n", c.Duration.Round(time.Millisecond))
+	}
+	fmt.Fprintf(bw, "%d passed, %d failed, %d skipped\n", r.Passed, r.Failed, r.Skipped)
+	return bw.Flush()
+}
+
+// jsonCheck is a Check as WriteJSON prints it.
+type jsonCheck struct {
+	Name       string  `json:"name"`
+	Status     string  `json:"status"`
+	Detail     string  `json:"detail,omitempty"`
+	DurationMs float64 `json:"durationMs"`
+}
+
+// jsonReport is a Report as WriteJSON prints it.
+type jsonReport struct {
+	Server  string      `json:"server"`
+	OK      bool        `json:"ok"`
+	Passed  int         `json:"passed"`
+	Failed  int         `json:"failed"`
+	Skipped int         `json:"skipped"`
+	Checks  []jsonCheck `json:"checks"`
+}
+
+// WriteJSON writes the report as one indented JSON object:
+// {"server", "ok", "passed", "failed", "skipped", "checks":[{"name",
+// "status", "detail", "durationMs"}]}.
+func (r *Report) WriteJSON(w io.Writer) error {
+	out := jsonReport{
+		Server:  r.Server,
+		OK:      r.OK(),
+		Passed:  r.Passed,
+		Failed:  r.Failed,
+		Skipped: r.Skipped,
+		Checks:  make([]jsonCheck, len(r.Checks)),
+	}
+	for i, c := range r.Checks {
+		out.Checks[i] = jsonCheck{
+			Name:       c.Name,
+			Status:     c.Status,
+			Detail:     c.Detail,
+			DurationMs: float64(c.Duration.Microseconds()) / 1000,
+		}
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(out)
+}

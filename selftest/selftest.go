@@ -1,0 +1,270 @@
+package selftest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os/exec"
+	"strings"
+	"time"
+)
+
+// Defaults for Options fields left zero.
+const (
+	// DefaultTimeout bounds each request.
+	DefaultTimeout = 10 * time.Second
+	// DefaultMaxLineBytes is the size of the oversized-line probe: just
+	// over the 4 MiB line bound servers are expected to enforce.
+	DefaultMaxLineBytes = 4<<20 + 1<<10
+	// DefaultMaxResponseBytes bounds one line read from the server.
+	DefaultMaxResponseBytes = 128 << 20
+	// DefaultMaxSkills caps the per-skill checks on large agents.
+	DefaultMaxSkills = 200
+	// DefaultExitTimeout is how long a server may take to exit after its
+	// stdin closes.
+	DefaultExitTimeout = 5 * time.Second
+)
+
+// Options configures Run. Run does not modify it.
+type Options struct {
+	// Command is the server argv to spawn, e.g.
+	// ["/path/agent3md", "mcp", "x.3md"]. Required.
+	Command []string
+	// Timeout bounds each request (default DefaultTimeout).
+	Timeout time.Duration
+	// Expect, when set, returns the body a correct server must return from
+	// get_skill for a skill; ok=false means "no expectation".
+	Expect func(name string) (body string, ok bool)
+	// ExpectResolve is Expect for resolve_skill's text.
+	ExpectResolve func(name string) (text string, ok bool)
+	// MaxLineBytes is the length of the line the oversized-line probe
+	// sends; it must exceed the server's line bound (default
+	// DefaultMaxLineBytes).
+	MaxLineBytes int
+	// MaxResponseBytes bounds one line read from the server (default
+	// DefaultMaxResponseBytes); a longer line fails the check that
+	// received it.
+	MaxResponseBytes int
+	// MaxSkills caps how many skills the per-skill checks visit (default
+	// DefaultMaxSkills); the check's detail says when the cap applied.
+	MaxSkills int
+	// ExitTimeout is how long the server may take to exit once its stdin
+	// is closed (default DefaultExitTimeout).
+	ExitTimeout time.Duration
+}
+
+// Check statuses.
+const (
+	StatusPass = "pass"
+	StatusFail = "fail"
+	StatusSkip = "skip"
+)
+
+// Check is the outcome of one check.
+type Check struct {
+	// Name identifies the check, e.g. "legacy/initialize" or
+	// "probe/malformed-json"; names are stable across runs.
+	Name string
+	// Status is StatusPass, StatusFail or StatusSkip.
+	Status string
+	// Detail says what was found: why it failed or was skipped, or what
+	// was covered.
+	Detail string
+	// Duration is how long the check took.
+	Duration time.Duration
+}
+
+// Report is the outcome of a Run.
+type Report struct {
+	// Server is the command that was tested, shell-quoted.
+	Server string
+	// Checks are in the order they ran.
+	Checks                  []Check
+	Passed, Failed, Skipped int
+}
+
+// OK reports whether no check failed.
+func (r *Report) OK() bool { return r.Failed == 0 }
+
+// ErrNoCommand is returned by Run when Options.Command is empty.
+var ErrNoCommand = errors.New("selftest: no server command given (pass the server argv, e.g. --server 'agent3md mcp agent.3md')")
+
+// Run spawns the server (several times: one legacy session, one for an
+// older protocol revision, one for the stateless 2026-07-28 revision) and
+// runs every check against it. It returns an error only when the server
+// cannot be started at all or ctx ends; every misbehaviour of a running
+// server is a failed check. Run is bounded: each request has a timeout and
+// a server that stops answering is killed.
+func Run(ctx context.Context, opts *Options) (*Report, error) {
+	o, err := opts.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	if _, err := exec.LookPath(o.Command[0]); err != nil {
+		return nil, fmt.Errorf("selftest: cannot run server %q: %w", o.Command[0], err)
+	}
+	r := &runner{ctx: ctx, o: o, report: &Report{Server: quoteArgv(o.Command)}}
+	defer r.endSession()
+	stages := []func(){
+		r.legacyChecks,
+		r.toolChecks,
+		r.errorChecks,
+		r.probeChecks,
+		r.exitCheck,
+		r.olderVersionCheck,
+		r.modernChecks,
+	}
+	for _, stage := range stages {
+		if ctx.Err() != nil {
+			break
+		}
+		stage()
+	}
+	r.report.tally()
+	if err := ctx.Err(); err != nil {
+		return r.report, fmt.Errorf("selftest: interrupted: %w", err)
+	}
+	return r.report, nil
+}
+
+// withDefaults copies opts with zero fields set to their defaults.
+func (opts *Options) withDefaults() (*Options, error) {
+	if opts == nil || len(opts.Command) == 0 || opts.Command[0] == "" {
+		return nil, ErrNoCommand
+	}
+	o := *opts
+	o.Command = append([]string(nil), opts.Command...)
+	if o.Timeout <= 0 {
+		o.Timeout = DefaultTimeout
+	}
+	if o.MaxLineBytes <= 0 {
+		o.MaxLineBytes = DefaultMaxLineBytes
+	}
+	if o.MaxResponseBytes <= 0 {
+		o.MaxResponseBytes = DefaultMaxResponseBytes
+	}
+	if o.MaxSkills <= 0 {
+		o.MaxSkills = DefaultMaxSkills
+	}
+	if o.ExitTimeout <= 0 {
+		o.ExitTimeout = DefaultExitTimeout
+	}
+	return &o, nil
+}
+
+// tally counts the checks by status.
+func (r *Report) tally() {
+	r.Passed, r.Failed, r.Skipped = 0, 0, 0
+	for _, c := range r.Checks {
+		switch c.Status {
+		case StatusPass:
+			r.Passed++
+		case StatusFail:
+			r.Failed++
+		default:
+			r.Skipped++
+		}
+	}
+}
+
+// outcome is what a check function returns.
+type outcome struct {
+	status, detail string
+}
+
+func pass(format string, args ...any) outcome {
+	return outcome{StatusPass, fmt.Sprintf(format, args...)}
+}
+
+func fail(format string, args ...any) outcome {
+	return outcome{StatusFail, fmt.Sprintf(format, args...)}
+}
+
+func skip(format string, args ...any) outcome {
+	return outcome{StatusSkip, fmt.Sprintf(format, args...)}
+}
+
+// runner holds the state shared by the checks of one Run. Not safe for
+// concurrent use.
+type runner struct {
+	ctx    context.Context
+	o      *Options
+	report *Report
+
+	sess  *conn  // the current legacy session, nil when none
+	fatal string // set when a fresh session cannot even be initialized
+
+	initResult *initializeResult // from the first legacy session
+	tools      map[string]toolDef
+	skills     []skillInfo
+	skillsErr  string // why the skill catalog is unavailable
+}
+
+// check runs fn as the check called name and records its outcome.
+func (r *runner) check(name string, fn func() outcome) {
+	if r.ctx.Err() != nil {
+		return
+	}
+	start := time.Now()
+	out := fn()
+	r.report.Checks = append(r.report.Checks, Check{
+		Name:     name,
+		Status:   out.status,
+		Detail:   out.detail,
+		Duration: time.Since(start),
+	})
+}
+
+// session returns a live, initialized legacy session, spawning a fresh one
+// when the previous one died (so one crash fails one check, not all that
+// follow). When a fresh server cannot be initialized, every later check
+// that needs one fails fast with the same reason.
+func (r *runner) session() (*conn, error) {
+	if r.sess != nil && r.sess.alive() {
+		return r.sess, nil
+	}
+	r.endSession()
+	if r.fatal != "" {
+		return nil, errors.New(r.fatal)
+	}
+	c, _, err := r.spawnLegacy(latestLegacy)
+	if err != nil {
+		r.fatal = "no usable server session: " + err.Error()
+		return nil, errors.New(r.fatal)
+	}
+	r.sess = c
+	return c, nil
+}
+
+// endSession closes the current legacy session, if any.
+func (r *runner) endSession() {
+	if r.sess != nil {
+		r.sess.Close()
+		r.sess = nil
+	}
+}
+
+// quoteArgv renders argv as a shell command line.
+func quoteArgv(argv []string) string {
+	parts := make([]string, len(argv))
+	for i, a := range argv {
+		parts[i] = shellQuoteIfNeeded(a)
+	}
+	return strings.Join(parts, " ")
+}
+
+// shellQuoteIfNeeded quotes a for a POSIX shell when it holds anything but
+// plainly safe characters.
+func shellQuoteIfNeeded(a string) string {
+	if a != "" && strings.IndexFunc(a, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./=:,+@%", r))
+	}) < 0 {
+		return a
+	}
+	return shellQuote(a)
+}
+
+// shellQuote is the POSIX single-quoted form of s: each ' becomes '\”.
+func shellQuote(s string) string {
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
