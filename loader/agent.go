@@ -3,23 +3,53 @@ package loader
 import (
 	"context"
 	"errors"
+	"fmt"
+	"strings"
+	"sync"
 
 	"github.com/agent3md/agent3md/agentfile"
 )
 
-// ErrNotImplemented is temporary scaffolding while the package is built.
-var ErrNotImplemented = errors.New("loader: not implemented yet")
-
 // Options configures Open. A nil *Options means defaults.
 type Options struct {
-	// Parse bounds the scan (file name is set by Open).
+	// Parse bounds the scan; Parse.File is set to the opened path by Open.
+	// Zero limits take agentfile's defaults.
 	Parse agentfile.Options
 }
 
+// ErrClosed is returned by every operation that needs the file after Close.
+var ErrClosed = errors.New("loader: agent is closed")
+
+// ErrNotRegular is wrapped by Open when the path is not a regular file (a
+// directory, a device, a named pipe, a socket).
+var ErrNotRegular = errors.New("not a regular file")
+
+// ErrChanged is wrapped by body reads when the file changed on disk and
+// still disagrees with its catalog after one re-scan. The body that was
+// asked for is never returned in that case.
+var ErrChanged = errors.New("agent file changed while it was being read")
+
 // Agent is an agent file opened for serving: its body-less catalog plus the
-// open file, from which bodies are read on demand. Safe for concurrent use.
+// open file, from which bodies are read on demand and verified against the
+// catalog's CRC-32C. When the file changes on disk (edited in place,
+// truncated, or replaced by a rename) the next read re-scans it once and
+// swaps the new catalog in atomically. Safe for concurrent use.
 type Agent struct {
-	// implementation pending
+	path string
+	opts Options
+
+	// reload serialises re-scans so that concurrent readers that notice the
+	// same change scan the file once.
+	reload sync.Mutex
+
+	// mu guards st, closed and failed. Readers hold it (read-locked) for as
+	// long as they use st.f, so a swap never closes a file under a reader.
+	mu     sync.RWMutex
+	st     *state
+	closed bool
+	// failed remembers the last re-scan that failed (the file as it was
+	// stat'ed then), so a broken edit is not re-parsed on every read.
+	failed *failedScan
 }
 
 // Manifest is the agent's body-less description.
@@ -41,7 +71,13 @@ type SkillInfo struct {
 	Inputs      []agentfile.Input `json:"inputs"`
 	Tool        string            `json:"tool,omitempty"`
 	Cost        string            `json:"cost,omitempty"`
-	Deps        []string          `json:"deps"` // names of skills linked from the body, in body order
+	// Deps are the names of the skills linked from the body with
+	// [[z=<digits>]] links, in body order, each once; links to the identity
+	// or to missing planes are left out.
+	Deps []string `json:"deps"`
+	// Slug is the skill's Agent Skills name (see SkillMD): lowercase ASCII,
+	// valid and unique within the agent. Not part of the JSON catalog.
+	Slug string `json:"-"`
 }
 
 // Resolved is one skill of a resolve chain with its body.
@@ -51,102 +87,174 @@ type Resolved struct {
 	Body string
 }
 
-// Fill is the result of filling a skill's command template.
-type Fill struct {
-	Skill string `json:"skill"`
-	// Command is the template with every valued placeholder replaced by its
-	// POSIX single-quoted value; "" when the skill has no tool.
-	Command string `json:"command,omitempty"`
-	HasTool bool   `json:"hasTool"`
-	// Missing lists required inputs with no value, in declaration order.
-	Missing []string `json:"missing"`
-	// Invalid lists values that break their input's type (or hold a NUL).
-	Invalid []InputProblem `json:"invalid"`
-	// Unknown lists value names that are not declared inputs (sorted).
-	Unknown []string `json:"unknown"`
-	// Ready is true when there is a command and nothing is missing or invalid.
-	Ready bool `json:"ready"`
-}
-
-// InputProblem says why one value cannot fill its input.
-type InputProblem struct {
-	Name   string `json:"name"`
-	Type   string `json:"type"`
-	Reason string `json:"reason"`
-}
-
 // UnknownSkillError is returned for a skill name or z the agent lacks.
 type UnknownSkillError struct {
+	// Name is the name asked for, or "z=<z>" for a lookup by position.
 	Name    string
 	Closest []string // up to three nearest names, best first
 }
 
-func (e *UnknownSkillError) Error() string { return "unknown skill: " + e.Name }
-
-// Rendered is a skill rendered as an Agent Skills SKILL.md plus its
-// references/<dep>.md supporting files.
-type Rendered struct {
-	Slug       string // the frontmatter name: a valid, unique Agent Skills name
-	Text       []byte // the SKILL.md bytes
-	SHA256     string // lowercase hex of Text
-	References []Reference
+func (e *UnknownSkillError) Error() string {
+	if len(e.Closest) == 0 {
+		return "unknown skill: " + e.Name
+	}
+	return fmt.Sprintf("unknown skill: %s (closest: %s)", e.Name, strings.Join(e.Closest, ", "))
 }
 
-// Reference is one supporting file of a rendered skill.
-type Reference struct {
-	Path   string // "references/<dep-slug>.md"
-	Skill  string // the dependency's skill name
-	Text   []byte
-	SHA256 string
+// Open scans the agent file at path and keeps it open for body reads. It
+// refuses a path that is not a regular file, and returns the scan's
+// *agentfile.ParseError (with its line, and for a bound the flag that raises
+// it) when the file does not parse.
+func Open(path string, opts *Options) (*Agent, error) {
+	a := &Agent{path: path}
+	if opts != nil {
+		a.opts = *opts
+	}
+	a.opts.Parse.File = path
+	st, err := scan(path, &a.opts, 1)
+	if err != nil {
+		return nil, err
+	}
+	a.st = st
+	return a, nil
 }
 
-// Open scans the agent file at path and keeps it open for body reads.
-func Open(path string, opts *Options) (*Agent, error) { return nil, ErrNotImplemented }
+// Close releases the file. It is idempotent; later reads return ErrClosed.
+func (a *Agent) Close() error {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.closed {
+		return nil
+	}
+	a.closed = true
+	return a.st.f.Close()
+}
 
-// Close releases the file. It is idempotent.
-func (a *Agent) Close() error { return nil }
+// current returns the state in force without holding any lock afterwards.
+// The catalog data it carries is immutable, so callers may keep using it;
+// only st.f needs the read lock (see view).
+func (a *Agent) current() *state {
+	a.mu.RLock()
+	defer a.mu.RUnlock()
+	return a.st
+}
 
-// Catalog returns the scanned catalog.
-func (a *Agent) Catalog() *agentfile.Catalog { return nil }
+// Catalog returns the scanned catalog (the one in force after any re-scan).
+func (a *Agent) Catalog() *agentfile.Catalog { return a.current().cat }
 
 // Info returns the agent3md/1 reading of the catalog.
-func (a *Agent) Info() *agentfile.Agent { return nil }
+func (a *Agent) Info() *agentfile.Agent { return a.current().info }
 
 // Path returns the file path the agent was opened from.
-func (a *Agent) Path() string { return "" }
+func (a *Agent) Path() string { return a.path }
 
 // Manifest returns the body-less manifest with the identity body.
-func (a *Agent) Manifest(ctx context.Context) (*Manifest, error) { return nil, ErrNotImplemented }
-
-// Skills returns the body-less skill catalog in source order.
-func (a *Agent) Skills() []SkillInfo { return nil }
-
-// Skill returns a skill by name.
-func (a *Agent) Skill(name string) (*agentfile.Skill, error) { return nil, ErrNotImplemented }
-
-// SkillByZ returns a skill by plane position.
-func (a *Agent) SkillByZ(z float64) (*agentfile.Skill, error) { return nil, ErrNotImplemented }
-
-// Body returns a skill's body, read from the file and verified.
-func (a *Agent) Body(ctx context.Context, name string) (string, error) { return "", ErrNotImplemented }
-
-// IdentityBody returns the identity plane's body.
-func (a *Agent) IdentityBody(ctx context.Context) (string, error) { return "", ErrNotImplemented }
-
-// Resolve returns the skill then its dependencies depth-first in body order.
-func (a *Agent) Resolve(ctx context.Context, name string) ([]Resolved, error) {
-	return nil, ErrNotImplemented
+func (a *Agent) Manifest(ctx context.Context) (*Manifest, error) {
+	var m *Manifest
+	err := a.view(ctx, func(st *state) error {
+		id, err := st.identityBody()
+		if err != nil {
+			return err
+		}
+		m = &Manifest{
+			Name:     st.info.Name,
+			Model:    st.info.Model,
+			Tools:    nonNil(st.info.Tools),
+			Persona:  st.info.Persona,
+			Identity: id,
+			Skills:   st.skillInfos(),
+		}
+		return nil
+	})
+	return m, err
 }
 
-// Command fills the skill's command template with values.
-func (a *Agent) Command(name string, values map[string]string) (*Fill, error) {
-	return nil, ErrNotImplemented
+// Skills returns the body-less skill catalog in source order. The slice is
+// the caller's; the strings and inner slices are shared and must not be
+// modified.
+func (a *Agent) Skills() []SkillInfo { return a.current().skillInfos() }
+
+// Skill returns a skill by name. Names are matched exactly; when two skills
+// share a name (a validator error), the first in source order wins and the
+// other is reachable by z.
+func (a *Agent) Skill(name string) (*agentfile.Skill, error) {
+	st := a.current()
+	i, err := st.lookup(name)
+	if err != nil {
+		return nil, err
+	}
+	return &st.info.Skills[i], nil
 }
 
-// Closest returns up to n skill names nearest to name, best first.
-func (a *Agent) Closest(name string, n int) []string { return nil }
+// SkillByZ returns a skill by plane position. The identity plane is not a
+// skill.
+func (a *Agent) SkillByZ(z float64) (*agentfile.Skill, error) {
+	st := a.current()
+	i, ok := st.byZ[z]
+	if !ok {
+		return nil, &UnknownSkillError{Name: "z=" + formatZ(z)}
+	}
+	return &st.info.Skills[i], nil
+}
 
-// SkillMD renders a skill as an Agent Skills SKILL.md with its references.
-func (a *Agent) SkillMD(ctx context.Context, name string) (*Rendered, error) {
-	return nil, ErrNotImplemented
+// SkillBySlug returns a skill by its Agent Skills name (SkillInfo.Slug), the
+// name used in skill:// URIs.
+func (a *Agent) SkillBySlug(slug string) (*agentfile.Skill, error) {
+	st := a.current()
+	i, ok := st.bySlug[slug]
+	if !ok {
+		return nil, &UnknownSkillError{Name: slug, Closest: closest(st.slugs, slug, 3)}
+	}
+	return &st.info.Skills[i], nil
+}
+
+// Slug returns the Agent Skills name of the skill called name.
+func (a *Agent) Slug(name string) (string, error) {
+	st := a.current()
+	i, err := st.lookup(name)
+	if err != nil {
+		return "", err
+	}
+	return st.slugs[i], nil
+}
+
+// Body returns a skill's body, read from the file and verified against the
+// catalog's CRC-32C (CRLF normalised to LF; a lone CR is kept).
+func (a *Agent) Body(ctx context.Context, name string) (string, error) {
+	var body string
+	err := a.view(ctx, func(st *state) error {
+		i, err := st.lookup(name)
+		if err != nil {
+			return err
+		}
+		body, err = st.body(st.info.Skills[i].Plane)
+		return err
+	})
+	return body, err
+}
+
+// IdentityBody returns the identity plane's body ("" for a document with no
+// planes).
+func (a *Agent) IdentityBody(ctx context.Context) (string, error) {
+	var body string
+	err := a.view(ctx, func(st *state) (err error) {
+		body, err = st.identityBody()
+		return err
+	})
+	return body, err
+}
+
+// Closest returns up to n skill names nearest to name, best first: a
+// case-insensitive edit distance with a bonus for names that start with,
+// or contain, what was asked for. Names too far from name to be a plausible
+// typo are left out, so the result may be empty.
+func (a *Agent) Closest(name string, n int) []string {
+	return closest(a.current().names, name, n)
+}
+
+func nonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
 }

@@ -1,0 +1,175 @@
+package loader
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"os"
+)
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+// errStale marks a read that found the file different from its scan: a
+// checksum mismatch or a short read. view answers it with one re-scan.
+var errStale = errors.New("the file no longer matches its scan")
+
+// view runs fn against the state in force with the file read-locked, so
+// every body fn reads comes from one scan. When fn reports errStale, or the
+// path now names another file or a file of another size or time, view
+// re-scans the file once, swaps the new catalog in, and runs fn again; if
+// fn still finds the file changed, view returns an error wrapping
+// ErrChanged. fn must not keep st.f beyond its return.
+func (a *Agent) view(ctx context.Context, fn func(st *state) error) error {
+	var last error
+	for attempt := 0; attempt < 2; attempt++ {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		st, err := a.rlock()
+		if err != nil {
+			return err
+		}
+		if attempt == 0 && a.moved(st) {
+			a.mu.RUnlock()
+			// A failed re-scan here is not fatal: the old file is still
+			// open, and every body read from it is checked against the
+			// catalog it came from (the last good agent keeps serving).
+			_ = a.rescan(st.gen)
+			if st, err = a.rlock(); err != nil {
+				return err
+			}
+		}
+		err = fn(st)
+		gen := st.gen
+		a.mu.RUnlock()
+		if !errors.Is(err, errStale) {
+			return err
+		}
+		last = err
+		if attempt == 0 {
+			if rerr := a.rescan(gen); rerr != nil {
+				return fmt.Errorf("%s: %w (%v), and re-scanning it failed: %w", a.path, ErrChanged, err, rerr)
+			}
+		}
+	}
+	return fmt.Errorf("%s: %w: %v, even after a re-scan; if it is being written, retry when the write is done", a.path, ErrChanged, last)
+}
+
+// rlock read-locks the agent and returns the state in force.
+func (a *Agent) rlock() (*state, error) {
+	a.mu.RLock()
+	if a.closed {
+		a.mu.RUnlock()
+		return nil, ErrClosed
+	}
+	return a.st, nil
+}
+
+// moved reports whether the path now names a different file than st was
+// scanned from (a rename replaced it) or the same file with another size or
+// modification time. It must be called with a.mu read-locked. A path that
+// cannot be stat'ed (mid-replace) is not "moved": the open file still
+// serves, checked by CRC. A change whose re-scan already failed is not
+// reported again until the file changes once more.
+func (a *Agent) moved(st *state) bool {
+	fi, err := os.Stat(a.path)
+	if err != nil || sameVersion(fi, st.fi) {
+		return false
+	}
+	return a.failed == nil || !sameVersion(fi, a.failed.fi)
+}
+
+func sameVersion(a, b os.FileInfo) bool {
+	return os.SameFile(a, b) && a.Size() == b.Size() && a.ModTime().Equal(b.ModTime())
+}
+
+// rescan scans the file again and swaps the result in, unless the state of
+// generation gen was already replaced by a concurrent re-scan.
+func (a *Agent) rescan(gen uint64) error {
+	a.reload.Lock()
+	defer a.reload.Unlock()
+	a.mu.RLock()
+	cur, closed := a.st, a.closed
+	a.mu.RUnlock()
+	if closed {
+		return ErrClosed
+	}
+	if cur.gen != gen {
+		return nil
+	}
+	pre, _ := os.Stat(a.path)
+	a.mu.RLock()
+	failed := a.failed
+	a.mu.RUnlock()
+	if failed != nil && pre != nil && sameVersion(pre, failed.fi) {
+		return failed.err // the same broken file: do not parse it again
+	}
+	st, err := scan(a.path, &a.opts, gen+1)
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if err != nil {
+		if pre != nil {
+			a.failed = &failedScan{fi: pre, err: err}
+		}
+		return err
+	}
+	if a.closed {
+		st.f.Close()
+		return ErrClosed
+	}
+	old := a.st
+	a.st, a.failed = st, nil
+	// Every reader of old held the read lock; Lock waited for them.
+	old.f.Close()
+	return nil
+}
+
+// body reads plane p's body from the file, normalises CRLF to LF and checks
+// it against the catalog's CRC-32C. A short read or a mismatch wraps
+// errStale.
+func (st *state) body(p int) (string, error) {
+	pl := &st.cat.Planes[p]
+	n := pl.Body.Len()
+	if n < 0 || pl.Body.Start < 0 {
+		return "", fmt.Errorf("plane z=%s: invalid body span [%d, %d)", pl.ZText, pl.Body.Start, pl.Body.End)
+	}
+	if n == 0 {
+		return "", nil
+	}
+	if n > st.fi.Size() {
+		return "", fmt.Errorf("plane z=%s: body span of %d bytes exceeds the file: %w", pl.ZText, n, errStale)
+	}
+	buf := make([]byte, n)
+	m, err := st.f.ReadAt(buf, pl.Body.Start)
+	if m < len(buf) {
+		if err == nil || errors.Is(err, io.EOF) {
+			return "", fmt.Errorf("plane z=%s: read %d of %d body bytes (file truncated?): %w", pl.ZText, m, n, errStale)
+		}
+		return "", fmt.Errorf("plane z=%s: reading its body from %s: %w", pl.ZText, st.f.Name(), err)
+	}
+	buf = normalise(buf)
+	if crc32.Checksum(buf, castagnoli) != pl.CRC {
+		return "", fmt.Errorf("plane z=%s: body no longer matches its checksum: %w", pl.ZText, errStale)
+	}
+	return string(buf), nil
+}
+
+// normalise turns every CRLF into LF in place; a lone CR stays.
+func normalise(b []byte) []byte {
+	i := bytes.IndexByte(b, '\r')
+	if i < 0 {
+		return b
+	}
+	w := i
+	for r := i; r < len(b); r++ {
+		if b[r] == '\r' && r+1 < len(b) && b[r+1] == '\n' {
+			continue
+		}
+		b[w] = b[r]
+		w++
+	}
+	return b[:w]
+}

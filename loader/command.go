@@ -1,0 +1,231 @@
+package loader
+
+import (
+	"encoding/json"
+	"math"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/agent3md/agent3md/agentfile"
+)
+
+// Fill is the result of filling a skill's command template.
+//
+// Optional inputs without a value: a demanding caller wants a command it can
+// run as soon as every required input has a value, so an optional input that
+// got no value is dropped from Command together with the shell word that
+// holds its placeholder and, when the placeholder is that whole word, the
+// option word right before it ("--limit {limit}" disappears whole; "-n" too;
+// "--" does not). A word that mixes it with other text or placeholders
+// keeps the rest ("{host}:{port}" becomes "'example.org':"). Omitted lists
+// what was dropped. Required inputs without a value, and placeholders that
+// name no declared input, stay visible as {name}, exactly as the spec's
+// command() leaves them (ExpandTemplate is that function verbatim).
+type Fill struct {
+	Skill string `json:"skill"`
+	// Command is the template with every valued placeholder replaced by its
+	// POSIX single-quoted value and unvalued optional inputs dropped (see
+	// above); "" when the skill has no tool.
+	Command string `json:"command,omitempty"`
+	HasTool bool   `json:"hasTool"`
+	// Missing lists required inputs with no value, in declaration order.
+	Missing []string `json:"missing"`
+	// Invalid lists values that break their input's type (or hold a NUL), in
+	// declaration order, then undeclared names in sorted order. An invalid
+	// value is not put into Command: its placeholder stays visible.
+	Invalid []InputProblem `json:"invalid"`
+	// Unknown lists value names that are not declared inputs (sorted). They
+	// do not block Ready, but a caller should say they were ignored.
+	Unknown []string `json:"unknown"`
+	// Omitted lists optional inputs without a value whose placeholders were
+	// dropped from Command, in declaration order.
+	Omitted []string `json:"omitted"`
+	// Unbound lists placeholders of the template that are not declared
+	// inputs and got no value (a validator tool-input error), in template
+	// order, each once.
+	Unbound []string `json:"unbound"`
+	// Ready is true when there is a command and nothing is missing, invalid
+	// or unbound: Command can be run as it is.
+	Ready bool `json:"ready"`
+}
+
+// InputProblem says why one value cannot fill its input.
+type InputProblem struct {
+	Name   string `json:"name"`
+	Type   string `json:"type"`
+	Reason string `json:"reason"`
+}
+
+// placeholder matches {name} per DESIGN §2 command().
+var placeholder = regexp.MustCompile(`\{([A-Za-z_][A-Za-z0-9_]*)\}`)
+
+// Command fills the skill's command template with values (DESIGN §2
+// command(), with typed checks and the optional-input rule documented on
+// Fill). It never runs anything. A skill whose tool attribute is absent or
+// blank has no command: HasTool is false and Command is "".
+func (a *Agent) Command(name string, values map[string]string) (*Fill, error) {
+	st := a.current()
+	i, err := st.lookup(name)
+	if err != nil {
+		return nil, err
+	}
+	return fill(&st.info.Skills[i], values), nil
+}
+
+func fill(s *agentfile.Skill, values map[string]string) *Fill {
+	f := &Fill{
+		Skill:   s.Name,
+		HasTool: s.HasTool && strings.TrimSpace(s.Tool) != "",
+		Missing: []string{}, Invalid: []InputProblem{}, Unknown: []string{},
+		Omitted: []string{}, Unbound: []string{},
+	}
+	declared := map[string]agentfile.Input{}
+	good := map[string]string{}   // values fit to substitute
+	optional := map[string]bool{} // unvalued optional inputs
+	for _, in := range s.Inputs {
+		if _, dup := declared[in.Name]; dup {
+			continue
+		}
+		declared[in.Name] = in
+		v, ok := values[in.Name]
+		switch {
+		case !ok && in.Optional:
+			optional[in.Name] = true
+		case !ok:
+			f.Missing = append(f.Missing, in.Name)
+		default:
+			if reason := checkValue(in.Type, v); reason != "" {
+				f.Invalid = append(f.Invalid, InputProblem{Name: in.Name, Type: in.Type, Reason: reason})
+			} else {
+				good[in.Name] = v
+			}
+		}
+	}
+	nDeclared := len(f.Invalid)
+	for k, v := range values {
+		if _, ok := declared[k]; ok {
+			continue
+		}
+		f.Unknown = append(f.Unknown, k)
+		if strings.IndexByte(v, 0) >= 0 {
+			f.Invalid = append(f.Invalid, InputProblem{Name: k, Type: "undeclared", Reason: nulReason})
+		} else {
+			good[k] = v
+		}
+	}
+	sort.Strings(f.Unknown)
+	tail := f.Invalid[nDeclared:]
+	sort.Slice(tail, func(i, j int) bool { return tail[i].Name < tail[j].Name })
+	if !f.HasTool {
+		return f
+	}
+	var dropped map[string]bool
+	f.Command, dropped = render(s.Tool, good, optional)
+	for _, in := range s.Inputs {
+		if dropped[in.Name] {
+			f.Omitted = append(f.Omitted, in.Name)
+			delete(dropped, in.Name) // once, even for a repeated declaration
+		}
+	}
+	seen := map[string]bool{}
+	for _, m := range placeholder.FindAllStringSubmatch(s.Tool, -1) {
+		n := m[1]
+		if _, ok := declared[n]; !ok && !seen[n] {
+			if _, ok := values[n]; !ok {
+				f.Unbound = append(f.Unbound, n)
+			}
+			seen[n] = true
+		}
+	}
+	f.Ready = len(f.Missing) == 0 && len(f.Invalid) == 0 && len(f.Unbound) == 0
+	return f
+}
+
+const nulReason = "contains a NUL byte, which no command-line argument can carry"
+
+// checkValue returns why v cannot be a value of type typ, or "".
+func checkValue(typ, v string) string {
+	if strings.IndexByte(v, 0) >= 0 {
+		return nulReason
+	}
+	switch typ {
+	case "number":
+		if !isNumber(v) {
+			return "not a finite decimal number (examples: 3, -0.5, 1e3)"
+		}
+	case "boolean":
+		if v != "true" && v != "false" {
+			return `not a boolean: use "true" or "false"`
+		}
+	case "object", "array":
+		want := byte('{')
+		if typ == "array" {
+			want = '['
+		}
+		t := strings.TrimLeft(v, " \t\r\n")
+		if !json.Valid([]byte(v)) || t == "" || t[0] != want {
+			return "not a JSON " + typ
+		}
+	}
+	return ""
+}
+
+// isNumber accepts an optional sign, digits with an optional fraction or a
+// bare fraction, and an optional exponent — the 3md number grammar — whose
+// value is finite.
+func isNumber(v string) bool {
+	i := 0
+	if i < len(v) && (v[i] == '+' || v[i] == '-') {
+		i++
+	}
+	digits := func() int {
+		n := 0
+		for i < len(v) && v[i] >= '0' && v[i] <= '9' {
+			i++
+			n++
+		}
+		return n
+	}
+	n := digits()
+	if i < len(v) && v[i] == '.' {
+		i++
+		n += digits()
+	}
+	if n == 0 {
+		return false
+	}
+	if i < len(v) && (v[i] == 'e' || v[i] == 'E') {
+		i++
+		if i < len(v) && (v[i] == '+' || v[i] == '-') {
+			i++
+		}
+		if digits() == 0 {
+			return false
+		}
+	}
+	if i != len(v) {
+		return false
+	}
+	f, err := strconv.ParseFloat(v, 64)
+	return err == nil && !math.IsInf(f, 0) && !math.IsNaN(f)
+}
+
+// Quote returns s as one POSIX shell word: single-quoted, with each ' written
+// as '\” (DESIGN §2 command()).
+func Quote(s string) string {
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// ExpandTemplate is the spec's command(tool, values) exactly: each {name}
+// placeholder with a value becomes its quoted value; every other
+// placeholder stays visible. It does no type checks.
+func ExpandTemplate(tool string, values map[string]string) string {
+	return placeholder.ReplaceAllStringFunc(tool, func(m string) string {
+		if v, ok := values[m[1:len(m)-1]]; ok {
+			return Quote(v)
+		}
+		return m
+	})
+}

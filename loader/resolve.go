@@ -1,0 +1,67 @@
+package loader
+
+import (
+	"context"
+)
+
+// Resolve returns the skill then its dependencies depth-first in body order
+// (DESIGN §2 resolve): each skill once, links to the identity or to missing
+// planes skipped. The walk uses an explicit stack, so chains of any length
+// resolve without deep recursion, and it terminates on cycles. All bodies
+// come from one scan of the file.
+func (a *Agent) Resolve(ctx context.Context, name string) ([]Resolved, error) {
+	var out []Resolved
+	err := a.view(ctx, func(st *state) error {
+		i, err := st.lookup(name)
+		if err != nil {
+			return err
+		}
+		out = out[:0]
+		for k, j := range st.chain(i) {
+			if k%1024 == 1023 {
+				if err := ctx.Err(); err != nil {
+					return err
+				}
+			}
+			s := &st.info.Skills[j]
+			body, err := st.body(s.Plane)
+			if err != nil {
+				return err
+			}
+			out = append(out, Resolved{Name: s.Name, Z: s.Z, Body: body})
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// chain returns the skill indices of skill i's resolve order: i first, then
+// a pre-order depth-first walk of its links in body order, each skill once.
+// Popping marks a skill visited and pushes its links in reverse, which
+// visits them exactly as the recursive definition would.
+func (st *state) chain(i int) []int {
+	var (
+		order []int
+		seen  = map[int]bool{}
+		stack = []int{i}
+	)
+	for len(stack) > 0 {
+		j := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if seen[j] {
+			continue
+		}
+		seen[j] = true
+		order = append(order, j)
+		deps := st.deps[j]
+		for k := len(deps) - 1; k >= 0; k-- {
+			if !seen[deps[k]] {
+				stack = append(stack, deps[k])
+			}
+		}
+	}
+	return order
+}

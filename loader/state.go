@@ -1,0 +1,180 @@
+package loader
+
+import (
+	"fmt"
+	"os"
+
+	"github.com/agent3md/agent3md/agentfile"
+)
+
+// state is one scan of the file: the catalog, the open file it came from and
+// the lookup tables built from it. Everything but f is immutable once built;
+// f is only read through ReadAt while Agent.mu is read-locked.
+type state struct {
+	f   *os.File
+	fi  os.FileInfo // f's Stat, taken before the scan
+	gen uint64      // 1 for the first scan, +1 per re-scan
+
+	cat  *agentfile.Catalog
+	info *agentfile.Agent
+
+	names   []string        // skill names in source order
+	byName  map[string]int  // skill name -> index in info.Skills (first wins)
+	byZ     map[float64]int // skill z -> index in info.Skills
+	byPlane []int           // plane index -> skill index, -1 for the identity
+	deps    [][]int         // per skill: linked skills in body order, as written
+	slugs   []string        // per skill: its Agent Skills name
+	bySlug  map[string]int  // slug -> index in info.Skills
+	skills  []SkillInfo     // the body-less catalog, built once
+}
+
+// failedScan is a re-scan that did not succeed: the file as stat'ed before
+// it, and why.
+type failedScan struct {
+	fi  os.FileInfo
+	err error
+}
+
+// scan opens path, refuses anything but a regular file, and scans it.
+func scan(path string, opts *Options, gen uint64) (*state, error) {
+	// Stat before opening: opening a named pipe would block until a writer
+	// appears.
+	pre, err := os.Stat(path)
+	if err != nil {
+		return nil, fmt.Errorf("open agent file: %w", err)
+	}
+	if err := regular(path, pre); err != nil {
+		return nil, err
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("open agent file: %w", err)
+	}
+	fi, err := f.Stat()
+	if err == nil {
+		err = regular(path, fi)
+	}
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	po := opts.Parse
+	po.File = path
+	cat, err := agentfile.Parse(f, &po)
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	st := build(cat, cat.Agent())
+	st.f, st.fi, st.gen = f, fi, gen
+	return st, nil
+}
+
+func regular(path string, fi os.FileInfo) error {
+	if fi.Mode().IsRegular() {
+		return nil
+	}
+	kind := "special file"
+	switch m := fi.Mode(); {
+	case m.IsDir():
+		kind = "directory"
+	case m&os.ModeNamedPipe != 0:
+		kind = "named pipe"
+	case m&os.ModeSocket != 0:
+		kind = "socket"
+	case m&os.ModeDevice != 0:
+		kind = "device"
+	}
+	return fmt.Errorf("open agent file: %s is a %s: %w; pass the path of an agent.3md file", path, kind, ErrNotRegular)
+}
+
+// build derives the lookup tables from a catalog.
+func build(cat *agentfile.Catalog, info *agentfile.Agent) *state {
+	n := len(info.Skills)
+	st := &state{
+		cat:     cat,
+		info:    info,
+		names:   make([]string, n),
+		byName:  make(map[string]int, n),
+		byZ:     make(map[float64]int, n),
+		byPlane: make([]int, len(cat.Planes)),
+		deps:    make([][]int, n),
+	}
+	for i := range st.byPlane {
+		st.byPlane[i] = -1
+	}
+	for i := range info.Skills {
+		s := &info.Skills[i]
+		st.names[i] = s.Name
+		if _, dup := st.byName[s.Name]; !dup {
+			st.byName[s.Name] = i
+		}
+		st.byZ[s.Z] = i
+		if s.Plane >= 0 && s.Plane < len(st.byPlane) {
+			st.byPlane[s.Plane] = i
+		}
+	}
+	for i := range info.Skills {
+		for _, z := range info.Skills[i].Deps {
+			if j, ok := st.byZ[z]; ok {
+				st.deps[i] = append(st.deps[i], j)
+			}
+		}
+	}
+	st.slugs, st.bySlug = assignSlugs(info.Skills)
+	st.skills = st.buildInfos()
+	return st
+}
+
+func (st *state) buildInfos() []SkillInfo {
+	out := make([]SkillInfo, len(st.info.Skills))
+	for i := range st.info.Skills {
+		s := &st.info.Skills[i]
+		deps := []string{}
+		seen := map[int]bool{}
+		for _, j := range st.deps[i] {
+			if !seen[j] {
+				seen[j] = true
+				deps = append(deps, st.names[j])
+			}
+		}
+		tool := ""
+		if s.HasTool {
+			tool = s.Tool
+		}
+		out[i] = SkillInfo{
+			Name:        s.Name,
+			Z:           s.Z,
+			Description: st.cat.Planes[s.Plane].Description,
+			Triggers:    nonNil(s.Triggers),
+			Inputs:      nonNil(s.Inputs),
+			Tool:        tool,
+			Cost:        s.Cost,
+			Deps:        deps,
+			Slug:        st.slugs[i],
+		}
+	}
+	return out
+}
+
+// skillInfos returns a fresh copy of the catalog slice.
+func (st *state) skillInfos() []SkillInfo {
+	return append([]SkillInfo(nil), st.skills...)
+}
+
+// lookup returns the index of the skill called name, or an
+// *UnknownSkillError carrying the nearest names.
+func (st *state) lookup(name string) (int, error) {
+	if i, ok := st.byName[name]; ok {
+		return i, nil
+	}
+	return -1, &UnknownSkillError{Name: name, Closest: closest(st.names, name, 3)}
+}
+
+// identityBody reads the identity plane's body; "" when there are no planes.
+func (st *state) identityBody() (string, error) {
+	if st.info.Identity < 0 || st.info.Identity >= len(st.cat.Planes) {
+		return "", nil
+	}
+	return st.body(st.info.Identity)
+}
