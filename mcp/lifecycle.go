@@ -1,0 +1,163 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"unicode/utf8"
+)
+
+// maxInstructionsBytes bounds the instructions (the identity plane's body)
+// sent in initialize and server/discover results.
+const maxInstructionsBytes = 8 << 10
+
+// Cache hints for modern list/discover results (PROTOCOL §1.2): the tool
+// list and server description change only when the agent file does.
+const (
+	cacheTTLMs = int64(60_000)
+	cacheScope = "public"
+)
+
+// modernFields are the keys every 2026-07-28 result carries; result types
+// embed it and stampModern fills it. Legacy results leave it empty, so none
+// of the keys appear.
+type modernFields struct {
+	ResultType string         `json:"resultType,omitempty"`
+	Meta       map[string]any `json:"_meta,omitempty"`
+	TTLMs      *int64         `json:"ttlMs,omitempty"`
+	CacheScope string         `json:"cacheScope,omitempty"`
+}
+
+func (m *modernFields) modernPart() *modernFields { return m }
+
+type modernResult interface{ modernPart() *modernFields }
+
+// stampModern adds resultType, _meta serverInfo and, for cached methods,
+// ttlMs/cacheScope to a modern result.
+func (s *server) stampModern(res any, cached bool) {
+	r, ok := res.(modernResult)
+	if !ok {
+		return
+	}
+	m := r.modernPart()
+	m.ResultType = "complete"
+	m.Meta = map[string]any{metaServerInfo: s.serverInfo(version20260728)}
+	if cached {
+		ttl := cacheTTLMs
+		m.TTLMs = &ttl
+		m.CacheScope = cacheScope
+	}
+}
+
+// implementation is MCP's Implementation (serverInfo).
+type implementation struct {
+	Name    string `json:"name"`
+	Title   string `json:"title,omitempty"`
+	Version string `json:"version"`
+}
+
+func (s *server) agentName() string {
+	if info := s.agent.Info(); info != nil && info.Name != "" {
+		return info.Name
+	}
+	return "agent"
+}
+
+// serverInfo describes this server; title exists from 2025-06-18 on.
+func (s *server) serverInfo(version string) implementation {
+	v := s.opts.Version
+	if v == "" {
+		v = "dev"
+	}
+	info := implementation{Name: "agent3md:" + s.agentName(), Version: v}
+	if version >= version20250618 {
+		info.Title = s.agentName()
+	}
+	return info
+}
+
+// capabilities are the server capabilities: tools only, no list-changed
+// notifications (the served agent does not change under a connection).
+func capabilities() map[string]any {
+	return map[string]any{"tools": map[string]any{}}
+}
+
+// instructions returns the identity plane's body, bounded by
+// maxInstructionsBytes; "" when it cannot be read (logged).
+func (s *server) instructions(ctx context.Context) string {
+	s.instrMu.Lock()
+	defer s.instrMu.Unlock()
+	if s.instrReady {
+		return s.instr
+	}
+	body, err := s.agent.IdentityBody(ctx)
+	if err != nil {
+		s.log.Warn("identity body unavailable; sending no instructions", "err", err)
+		return ""
+	}
+	s.instr, s.instrReady = truncateText(body, maxInstructionsBytes), true
+	return s.instr
+}
+
+// truncateText cuts text to at most max bytes on a rune boundary and says
+// so in a note that fits the bound.
+func truncateText(text string, max int) string {
+	if len(text) <= max {
+		return text
+	}
+	note := fmt.Sprintf("\n\n[… truncated: the identity is %d bytes; instructions keep the first part]", len(text))
+	cut := max - len(note)
+	if cut < 0 {
+		cut = 0
+	}
+	for cut > 0 && !utf8.RuneStart(text[cut]) {
+		cut--
+	}
+	return text[:cut] + note
+}
+
+type initializeResult struct {
+	ProtocolVersion string         `json:"protocolVersion"`
+	Capabilities    map[string]any `json:"capabilities"`
+	ServerInfo      implementation `json:"serverInfo"`
+	Instructions    string         `json:"instructions,omitempty"`
+}
+
+// initialize is the legacy handshake (PROTOCOL §1.1).
+func (s *server) initialize(ctx context.Context, c *call) (any, error) {
+	var requested string
+	if err := json.Unmarshal(c.params["protocolVersion"], &requested); err != nil {
+		return nil, errorf(codeInvalidParams,
+			"Invalid params: initialize needs params.protocolVersion as a string, such as %q", legacyVersions[0])
+	}
+	v := negotiate(requested)
+	s.sess.setVersion(v)
+	return &initializeResult{
+		ProtocolVersion: v,
+		Capabilities:    capabilities(),
+		ServerInfo:      s.serverInfo(v),
+		Instructions:    s.instructions(ctx),
+	}, nil
+}
+
+// ping answers {} (legacy only; 2026-07-28 removed it).
+func (s *server) ping(ctx context.Context, c *call) (any, error) {
+	return struct{}{}, nil
+}
+
+type discoverResult struct {
+	modernFields
+	SupportedVersions []string       `json:"supportedVersions"`
+	Capabilities      map[string]any `json:"capabilities"`
+	Instructions      string         `json:"instructions,omitempty"`
+}
+
+// discover is 2026-07-28's server/discover (PROTOCOL §1.2): no serverInfo
+// in the body, only in _meta.
+func (s *server) discover(ctx context.Context, c *call) (any, error) {
+	return &discoverResult{
+		SupportedVersions: supportedVersions,
+		Capabilities:      capabilities(),
+		Instructions:      s.instructions(ctx),
+	}, nil
+}

@@ -1,0 +1,85 @@
+package mcp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/agent3md/agent3md/loader"
+	"github.com/agent3md/agent3md/router"
+)
+
+// NewRouter maps the agent's skills to router.Skill and builds (or reopens
+// from cache) the routing index. cmd's route command uses it too.
+func NewRouter(ctx context.Context, a *loader.Agent, opts *router.Options) (*router.Router, error) {
+	if a == nil {
+		return nil, errors.New("mcp: NewRouter needs an agent")
+	}
+	infos := a.Skills()
+	skills := make([]router.Skill, 0, len(infos))
+	for _, in := range infos {
+		names := make([]string, len(in.Inputs))
+		for i, input := range in.Inputs {
+			names[i] = input.Name
+		}
+		skills = append(skills, router.Skill{
+			Name:        in.Name,
+			Z:           in.Z,
+			Triggers:    in.Triggers,
+			Description: in.Description,
+			Tool:        in.Tool,
+			Inputs:      names,
+		})
+	}
+	r, err := router.New(ctx, skills, opts)
+	if err != nil {
+		return nil, fmt.Errorf("building the routing index: %w", err)
+	}
+	return r, nil
+}
+
+// routerState is the index being built in the background. ready closes
+// once r or err is set; neither changes afterwards.
+type routerState struct {
+	ready chan struct{}
+	r     *router.Router
+	err   error
+}
+
+func newRouterState() *routerState { return &routerState{ready: make(chan struct{})} }
+
+// build runs NewRouter and publishes its outcome; it ends when NewRouter
+// returns (ctx cancellation makes that prompt).
+func (rs *routerState) build(ctx context.Context, a *loader.Agent, opts *router.Options) {
+	defer close(rs.ready)
+	rs.r, rs.err = NewRouter(ctx, a, opts)
+}
+
+// wait returns the router once it is built, or ctx's error first.
+func (rs *routerState) wait(ctx context.Context) (*router.Router, error) {
+	select {
+	case <-rs.ready:
+		return rs.r, rs.err
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+// closeWhenBuilt releases the index; if the build is still running it is
+// released by a goroutine that ends when the build does.
+func (rs *routerState) closeWhenBuilt() {
+	closeIt := func() {
+		if rs.r != nil {
+			rs.r.Close()
+		}
+	}
+	select {
+	case <-rs.ready:
+		closeIt()
+	default:
+		go func() {
+			<-rs.ready
+			closeIt()
+		}()
+	}
+}

@@ -1,0 +1,289 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"runtime/debug"
+	"sync"
+
+	"github.com/sourcegraph/jsonrpc2"
+
+	"github.com/agent3md/agent3md/loader"
+	"github.com/agent3md/agent3md/router"
+)
+
+// Options configures Serve. Agent is required; every other field has a
+// default.
+type Options struct {
+	// Agent is the opened agent file whose skills are served.
+	Agent *loader.Agent
+	// Router configures the routing index (cache directory, no-cache, the
+	// content hash); nil means router defaults with ContentHash taken from
+	// Agent.Catalog().SHA256.
+	Router *router.Options
+	// Version is the binary's version, reported as serverInfo.version
+	// (default "dev").
+	Version string
+	// MaxLineBytes bounds one incoming line, terminator excluded (default
+	// DefaultMaxLineBytes, 4 MiB; flag --max-line-bytes).
+	MaxLineBytes int
+	// Logger receives diagnostics; it must not write to the protocol
+	// stream (default: discard).
+	Logger *slog.Logger
+
+	// testMethods adds request methods to the table; tests use it for
+	// handlers that block until told to finish.
+	testMethods map[string]methodSpec
+}
+
+// Serve speaks MCP over newline-delimited JSON-RPC on in and out until in
+// reaches EOF (it returns nil once every in-flight response is written) or
+// ctx is cancelled (it returns nil at once; a Read blocked on in is left to
+// the process's exit). A read or write failure is returned. The routing
+// index is built in the background: the handshake is answered before it is
+// ready and route_skill waits for it.
+func Serve(ctx context.Context, in io.Reader, out io.Writer, opts *Options) error {
+	if opts == nil || opts.Agent == nil {
+		return errors.New("mcp: Serve needs Options.Agent (open the agent file with loader.Open)")
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	s := newServer(opts)
+	go s.routing.build(ctx, opts.Agent, s.routerOptions())
+	defer s.routing.closeWhenBuilt()
+
+	st := newLineStream(in, out, opts.MaxLineBytes, s.sess, s.log)
+	s.tr = st.tr
+	conn := jsonrpc2.NewConn(ctx, st, jsonrpc2.AsyncHandler(s), jsonrpc2.SetLogger(printfLogger{s.log}))
+	select {
+	case <-conn.DisconnectNotify():
+	case <-ctx.Done():
+		conn.Close()
+	}
+	return st.err()
+}
+
+// server holds what every request handler shares. Safe for concurrent use.
+type server struct {
+	opts    *Options
+	agent   *loader.Agent
+	log     *slog.Logger
+	sess    *session
+	tr      *tracker
+	routing *routerState
+	methods map[string]methodSpec
+
+	instrMu    sync.Mutex
+	instr      string
+	instrReady bool
+}
+
+func newServer(opts *Options) *server {
+	log := opts.Logger
+	if log == nil {
+		log = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	table := methods
+	if len(opts.testMethods) > 0 {
+		table = make(map[string]methodSpec, len(methods)+len(opts.testMethods))
+		for k, v := range methods {
+			table[k] = v
+		}
+		for k, v := range opts.testMethods {
+			table[k] = v
+		}
+	}
+	return &server{
+		opts:    opts,
+		agent:   opts.Agent,
+		log:     log,
+		sess:    &session{},
+		routing: newRouterState(),
+		methods: table,
+	}
+}
+
+// routerOptions fills in the content hash the cache is keyed by.
+func (s *server) routerOptions() *router.Options {
+	var ro router.Options
+	if s.opts.Router != nil {
+		ro = *s.opts.Router
+	}
+	if ro.ContentHash == "" {
+		if cat := s.agent.Catalog(); cat != nil {
+			ro.ContentHash = cat.SHA256
+		}
+	}
+	return &ro
+}
+
+// Handle is the jsonrpc2.Handler; jsonrpc2.AsyncHandler runs it in its own
+// goroutine per message. Every request gets exactly one response unless it
+// is cancelled (PROTOCOL §2).
+func (s *server) Handle(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.Request) {
+	if req.Notif {
+		s.notify(req)
+		return
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	id := req.ID.Num
+	if !s.tr.attach(id, cancel) {
+		return // cancelled before it started
+	}
+	result, err := s.safeDispatch(ctx, req)
+	if err == nil {
+		err = conn.Reply(ctx, req.ID, result)
+		if err != nil && !errors.Is(err, jsonrpc2.ErrClosed) {
+			s.log.Error("encoding a result", "method", req.Method, "err", err)
+			err = fmt.Errorf("encoding the result of %s: %w", req.Method, err)
+		} else {
+			err = nil
+		}
+	}
+	if err != nil {
+		if rerr := conn.ReplyWithError(ctx, req.ID, toWire(err)); rerr != nil && !errors.Is(rerr, jsonrpc2.ErrClosed) {
+			s.log.Error("sending an error response", "method", req.Method, "err", rerr)
+		}
+	}
+	// Whatever happened, the request no longer holds EOF back.
+	s.tr.release(id)
+}
+
+// safeDispatch runs dispatch, turning a panic into -32603.
+func (s *server) safeDispatch(ctx context.Context, req *jsonrpc2.Request) (result any, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			s.log.Error("handler panic", "method", req.Method, "panic", p, "stack", string(debug.Stack()))
+			result, err = nil, errorf(codeInternalError, "Internal error while serving %s", req.Method)
+		}
+	}()
+	return s.dispatch(ctx, req)
+}
+
+// dispatch decides the era of one request (PROTOCOL §1.3), checks it, and
+// runs its method.
+func (s *server) dispatch(ctx context.Context, req *jsonrpc2.Request) (any, error) {
+	params, err := decodeParams(req.Params)
+	if err != nil {
+		return nil, err
+	}
+	meta := decodeMeta(params)
+	if _, modern := meta[metaProtocolVersion]; modern {
+		c, err := modernCall(req.Method, params, meta)
+		if err != nil {
+			return nil, err
+		}
+		spec, ok := s.methods[req.Method]
+		if !ok || !spec.modern {
+			if removedInModern[req.Method] {
+				return nil, errorf(codeMethodNotFound, "Method not found: %s (removed in protocol version %s)", req.Method, version20260728)
+			}
+			return nil, errorf(codeMethodNotFound, "Method not found: %s", req.Method)
+		}
+		res, err := spec.handle(s, ctx, c)
+		if err != nil {
+			return nil, err
+		}
+		s.stampModern(res, spec.cached)
+		return res, nil
+	}
+	spec, ok := s.methods[req.Method]
+	if !ok || !spec.legacy {
+		return nil, errorf(codeMethodNotFound, "Method not found: %s", req.Method)
+	}
+	c := &call{method: req.Method, params: params, version: s.sess.negotiated()}
+	if c.version == "" && req.Method != methodInitialize && req.Method != methodPing {
+		return nil, errorf(codeInvalidParams,
+			"%s before initialize: send initialize first, or put %q in params._meta for a stateless %s request",
+			req.Method, metaProtocolVersion, version20260728)
+	}
+	return spec.handle(s, ctx, c)
+}
+
+// decodeParams reads params as an object; absent or null is {}.
+func decodeParams(raw *json.RawMessage) (map[string]json.RawMessage, error) {
+	params := map[string]json.RawMessage{}
+	if raw == nil || string(*raw) == "null" {
+		return params, nil
+	}
+	if err := json.Unmarshal(*raw, &params); err != nil {
+		return nil, errorf(codeInvalidParams, "Invalid params: params must be a JSON object")
+	}
+	return params, nil
+}
+
+// decodeMeta returns params._meta as an object, or nil.
+func decodeMeta(params map[string]json.RawMessage) map[string]json.RawMessage {
+	raw, ok := params["_meta"]
+	if !ok {
+		return nil
+	}
+	var meta map[string]json.RawMessage
+	if json.Unmarshal(raw, &meta) != nil {
+		return nil
+	}
+	return meta
+}
+
+// modernCall checks a 2026-07-28 request's required _meta keys and version,
+// in that order (PROTOCOL §1.2, §7).
+func modernCall(method string, params, meta map[string]json.RawMessage) (*call, error) {
+	var version string
+	if err := json.Unmarshal(meta[metaProtocolVersion], &version); err != nil {
+		return nil, errorf(codeInvalidParams, "Invalid params: params._meta[%q] must be a string", metaProtocolVersion)
+	}
+	caps, ok := meta[metaClientCapabilities]
+	if !ok {
+		return nil, errorf(codeInvalidParams, "Invalid params: params._meta[%q] is required (use {} for none)", metaClientCapabilities)
+	}
+	var capsObj map[string]json.RawMessage
+	if json.Unmarshal(caps, &capsObj) != nil || capsObj == nil {
+		return nil, errorf(codeInvalidParams, "Invalid params: params._meta[%q] must be an object", metaClientCapabilities)
+	}
+	if version != version20260728 {
+		return nil, &wireError{
+			Code:    codeUnsupportedProtocol,
+			Message: "Unsupported protocol version: " + version,
+			Data:    map[string]any{"supported": supportedVersions, "requested": version},
+		}
+	}
+	return &call{method: method, params: params, version: version, modern: true}, nil
+}
+
+// notify handles a notification; none is ever answered (PROTOCOL §2).
+func (s *server) notify(req *jsonrpc2.Request) {
+	switch req.Method {
+	case methodCancelled:
+		params, err := decodeParams(req.Params)
+		if err != nil {
+			return
+		}
+		raw, ok := params["requestId"]
+		if !ok {
+			return
+		}
+		key, err := idKey(raw)
+		if err != nil {
+			return
+		}
+		if s.tr.cancel(key) {
+			s.log.Debug("request cancelled", "id", string(raw))
+		}
+	case methodInitialized:
+		s.log.Debug("client initialized", "version", s.sess.negotiated())
+	default:
+		s.log.Debug("ignoring notification", "method", req.Method)
+	}
+}
+
+// printfLogger adapts slog to jsonrpc2.Logger.
+type printfLogger struct{ log *slog.Logger }
+
+func (l printfLogger) Printf(format string, v ...any) {
+	l.log.Warn(fmt.Sprintf(format, v...))
+}

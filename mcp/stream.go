@@ -1,0 +1,449 @@
+package mcp
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"strconv"
+	"sync"
+)
+
+// DefaultMaxLineBytes bounds one incoming stdio line (terminator excluded)
+// when Options.MaxLineBytes is zero.
+const DefaultMaxLineBytes = 4 << 20
+
+// errLineTooLong is what readLine reports for a line over the bound; the
+// rest of that line has already been discarded.
+var errLineTooLong = errors.New("line too long")
+
+// lineStream is the connection's jsonrpc2.ObjectStream: newline-delimited
+// JSON over a bufio.Reader (PROTOCOL §2). It answers malformed lines,
+// invalid requests and batches itself, so jsonrpc2 only ever sees well-formed
+// single messages; it rewrites request ids to private unsigned integers
+// (jsonrpc2 cannot carry negative ids) and restores the client's id, byte
+// for byte, on the way out.
+//
+// ReadObject is called by one goroutine (jsonrpc2's read loop); WriteObject
+// is safe for concurrent use: every line goes out under one mutex.
+type lineStream struct {
+	r       *bufio.Reader
+	maxLine int
+	buf     []byte   // the line being assembled, at most maxLine+1 bytes
+	queue   [][]byte // rewritten messages not yet handed to jsonrpc2
+	eof     bool     // the reader has reached end of input
+	sess    *session
+	tr      *tracker
+	log     *slog.Logger
+
+	wmu    sync.Mutex
+	w      io.Writer
+	errMu  sync.Mutex
+	ioErr  error // first read or write failure (not EOF)
+	closed chan struct{}
+	once   sync.Once
+}
+
+func newLineStream(in io.Reader, out io.Writer, maxLine int, sess *session, log *slog.Logger) *lineStream {
+	if maxLine <= 0 {
+		maxLine = DefaultMaxLineBytes
+	}
+	return &lineStream{
+		r:       bufio.NewReaderSize(in, 64<<10),
+		maxLine: maxLine,
+		sess:    sess,
+		tr:      newTracker(),
+		log:     log,
+		w:       out,
+		closed:  make(chan struct{}),
+	}
+}
+
+// ReadObject hands jsonrpc2 the next well-formed message. Bad lines are
+// answered here and skipped. On end of input it waits until every request
+// already handed out has been answered (or cancelled), then returns io.EOF.
+func (s *lineStream) ReadObject(v any) error {
+	for {
+		if len(s.queue) > 0 {
+			msg := s.queue[0]
+			s.queue[0] = nil
+			s.queue = s.queue[1:]
+			if err := json.Unmarshal(msg, v); err != nil {
+				// Our own rewrite failed to decode: a bug, not the client's.
+				s.log.Error("rewritten message did not decode", "err", err)
+				continue
+			}
+			return nil
+		}
+		if s.eof {
+			s.tr.waitIdle(s.closed)
+			return io.EOF
+		}
+		line, err := s.readLine()
+		switch {
+		case errors.Is(err, errLineTooLong):
+			s.writeLine(tooLongLine(s.maxLine))
+			continue
+		case errors.Is(err, io.EOF):
+			s.eof = true
+		case err != nil:
+			err = fmt.Errorf("reading stdin: %w", err)
+			s.setErr(err)
+			return err
+		}
+		s.accept(line)
+	}
+}
+
+// tooLongLine is the -32700 answer to an oversized line.
+func tooLongLine(max int) []byte {
+	return errorLine(nil, codeParseError, fmt.Sprintf(
+		"Parse error: line longer than %d bytes was discarded (raise the limit with --max-line-bytes)", max), nil)
+}
+
+// readLine returns the next line without its "\n" or "\r\n". A line over
+// maxLine bytes is consumed to its end without being kept and reported as
+// errLineTooLong. At end of input it returns the unterminated tail (if any)
+// with io.EOF.
+func (s *lineStream) readLine() ([]byte, error) {
+	s.buf = s.buf[:0]
+	tooLong := false
+	for {
+		chunk, err := s.r.ReadSlice('\n')
+		if !tooLong {
+			if len(s.buf)+len(chunk) > s.maxLine+2 {
+				tooLong = true
+				s.buf = s.buf[:0]
+			} else {
+				s.buf = append(s.buf, chunk...)
+			}
+		}
+		if errors.Is(err, bufio.ErrBufferFull) {
+			continue
+		}
+		if tooLong {
+			if err == nil {
+				err = errLineTooLong
+			} else if errors.Is(err, io.EOF) {
+				// The oversized tail still deserves its -32700 before EOF.
+				s.writeLine(tooLongLine(s.maxLine))
+			}
+			return nil, err
+		}
+		line := bytes.TrimSuffix(s.buf, []byte("\n"))
+		line = bytes.TrimSuffix(line, []byte("\r"))
+		if len(line) > s.maxLine {
+			if err == nil {
+				return nil, errLineTooLong
+			}
+			return nil, err
+		}
+		return line, err
+	}
+}
+
+// accept classifies one line: blank (ignored), not JSON (-32700), a batch,
+// or a single message.
+func (s *lineStream) accept(line []byte) {
+	line = bytes.TrimSpace(line)
+	if len(line) == 0 {
+		return
+	}
+	if !json.Valid(line) {
+		s.writeLine(errorLine(nil, codeParseError, "Parse error: invalid JSON", nil))
+		return
+	}
+	if line[0] == '[' {
+		s.acceptBatch(line)
+		return
+	}
+	if out := s.acceptOne(line, nil); out != nil {
+		s.writeLine(out)
+	}
+}
+
+// acceptBatch handles a JSON array: only connections negotiated to
+// 2025-03-26 may batch (PROTOCOL §2).
+func (s *lineStream) acceptBatch(line []byte) {
+	if !s.sess.batchesAllowed() {
+		s.writeLine(errorLine(nil, codeInvalidRequest,
+			"Invalid Request: batches are accepted only on connections initialized with protocol version 2025-03-26", nil))
+		return
+	}
+	var elems []json.RawMessage
+	if err := json.Unmarshal(line, &elems); err != nil || len(elems) == 0 {
+		s.writeLine(errorLine(nil, codeInvalidRequest, "Invalid Request: empty batch", nil))
+		return
+	}
+	b := &batch{s: s}
+	for _, e := range elems {
+		if out := s.acceptOne(e, b); out != nil {
+			b.add(out)
+		}
+	}
+	b.seal()
+}
+
+// rpcIn is the shape every incoming message is checked against.
+type rpcIn struct {
+	JSONRPC json.RawMessage `json:"jsonrpc"`
+	ID      json.RawMessage `json:"id"`
+	Method  json.RawMessage `json:"method"`
+	Params  json.RawMessage `json:"params"`
+	Result  json.RawMessage `json:"result"`
+	Error   json.RawMessage `json:"error"`
+}
+
+// rpcOut is a request rewritten for jsonrpc2.
+type rpcOut struct {
+	JSONRPC string          `json:"jsonrpc"`
+	ID      *uint64         `json:"id,omitempty"`
+	Method  string          `json:"method"`
+	Params  json.RawMessage `json:"params,omitempty"`
+}
+
+// acceptOne validates one message. A valid request or notification is queued
+// for jsonrpc2 (a request registered with the tracker, inside batch b when
+// b is not nil); anything else returns the error line to send, or nil.
+func (s *lineStream) acceptOne(raw []byte, b *batch) []byte {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || raw[0] != '{' {
+		return errorLine(nil, codeInvalidRequest, "Invalid Request: a message must be a JSON object", nil)
+	}
+	var m rpcIn
+	if err := json.Unmarshal(raw, &m); err != nil {
+		return errorLine(nil, codeInvalidRequest, "Invalid Request: "+err.Error(), nil)
+	}
+	if string(m.JSONRPC) != `"2.0"` {
+		return errorLine(nil, codeInvalidRequest, `Invalid Request: "jsonrpc" must be "2.0"`, nil)
+	}
+	if m.Method == nil {
+		if m.Result != nil || m.Error != nil {
+			// A response: this server sends no requests, so none is awaited.
+			s.log.Debug("ignoring a response from the client", "id", string(m.ID))
+			return nil
+		}
+		return errorLine(nil, codeInvalidRequest, `Invalid Request: "method" is missing`, nil)
+	}
+	var method string
+	if err := json.Unmarshal(m.Method, &method); err != nil {
+		return errorLine(nil, codeInvalidRequest, `Invalid Request: "method" must be a string`, nil)
+	}
+	out := rpcOut{JSONRPC: "2.0", Method: method, Params: m.Params}
+	if m.ID != nil {
+		key, err := idKey(m.ID)
+		if err != nil {
+			return errorLine(nil, codeInvalidRequest, "Invalid Request: "+err.Error(), nil)
+		}
+		if b != nil && method == methodInitialize {
+			return errorLine(m.ID, codeInvalidRequest, "Invalid Request: initialize must not be part of a batch", nil)
+		}
+		id := s.tr.add(m.ID, key, b)
+		out.ID = &id
+	}
+	enc, err := json.Marshal(out)
+	if err != nil {
+		s.log.Error("re-encoding a request", "err", err)
+		return errorLine(m.ID, codeInternalError, "Internal error: could not re-encode the request", nil)
+	}
+	s.queue = append(s.queue, enc)
+	return nil
+}
+
+// idKey validates a request id (a string or an integer, PROTOCOL §2) and
+// returns the key cancellation looks it up by.
+func idKey(raw json.RawMessage) (string, error) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 {
+		return "", errors.New(`"id" must be a string or an integer`)
+	}
+	switch c := raw[0]; {
+	case c == '"':
+		var s string
+		if err := json.Unmarshal(raw, &s); err != nil {
+			return "", fmt.Errorf(`"id" is not a valid string: %w`, err)
+		}
+		return "s:" + s, nil
+	case c == '-' || (c >= '0' && c <= '9'):
+		if bytes.ContainsAny(raw, ".eE") {
+			return "", errors.New(`"id" must be an integer, not a fraction`)
+		}
+		return "n:" + string(raw), nil
+	case c == 'n':
+		return "", errors.New(`"id" must be a string or an integer, not null`)
+	default:
+		return "", errors.New(`"id" must be a string or an integer`)
+	}
+}
+
+// rpcReply is what WriteObject reads back from jsonrpc2's encoding.
+type rpcReply struct {
+	ID     json.RawMessage `json:"id"`
+	Method *string         `json:"method"`
+	Result json.RawMessage `json:"result"`
+	Error  json.RawMessage `json:"error"`
+}
+
+// WriteObject writes one message from jsonrpc2. A response gets the
+// client's original id back; a response for a cancelled or unknown request
+// is dropped (PROTOCOL §2: nothing more for a cancelled id).
+func (s *lineStream) WriteObject(obj any) error {
+	enc, err := json.Marshal(obj)
+	if err != nil {
+		return fmt.Errorf("encoding a message: %w", err)
+	}
+	var m rpcReply
+	if err := json.Unmarshal(enc, &m); err != nil {
+		return fmt.Errorf("reading back an encoded message: %w", err)
+	}
+	if m.Method != nil {
+		return s.writeLine(enc)
+	}
+	id, err := strconv.ParseUint(string(m.ID), 10, 64)
+	if err != nil {
+		return fmt.Errorf("response id %s was not issued by this stream", m.ID)
+	}
+	entry := s.tr.finish(id)
+	if entry == nil {
+		return nil
+	}
+	defer s.tr.release(id)
+	line := responseLine(entry.rawID, m.Result, m.Error)
+	if entry.batch != nil {
+		entry.batch.add(line)
+		return nil
+	}
+	return s.writeLine(line)
+}
+
+// writeLine writes one message and its newline in one Write, serialized
+// with every other write.
+func (s *lineStream) writeLine(msg []byte) error {
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
+	buf := make([]byte, 0, len(msg)+1)
+	buf = append(append(buf, msg...), '\n')
+	if _, err := s.w.Write(buf); err != nil {
+		err = fmt.Errorf("writing stdout: %w", err)
+		s.setErr(err)
+		return err
+	}
+	return nil
+}
+
+func (s *lineStream) setErr(err error) {
+	s.errMu.Lock()
+	defer s.errMu.Unlock()
+	if s.ioErr == nil {
+		s.ioErr = err
+	}
+}
+
+// err returns the first I/O failure, nil after a clean EOF.
+func (s *lineStream) err() error {
+	s.errMu.Lock()
+	defer s.errMu.Unlock()
+	return s.ioErr
+}
+
+// Close stops waiting for in-flight requests. It is idempotent and does not
+// close stdin or stdout: Serve does not own them.
+func (s *lineStream) Close() error {
+	s.once.Do(func() { close(s.closed) })
+	s.tr.wake()
+	return nil
+}
+
+// responseLine encodes a response with the client's id as sent.
+func responseLine(rawID, result, rpcErr json.RawMessage) []byte {
+	var b bytes.Buffer
+	b.WriteString(`{"jsonrpc":"2.0","id":`)
+	if rawID == nil {
+		b.WriteString("null")
+	} else {
+		b.Write(rawID)
+	}
+	if rpcErr != nil && string(rpcErr) != "null" {
+		b.WriteString(`,"error":`)
+		b.Write(rpcErr)
+	} else {
+		b.WriteString(`,"result":`)
+		if result == nil {
+			result = json.RawMessage("{}")
+		}
+		b.Write(result)
+	}
+	b.WriteByte('}')
+	return b.Bytes()
+}
+
+// errorLine encodes an error response; a nil id is written as null.
+func errorLine(rawID json.RawMessage, code int64, msg string, data any) []byte {
+	e, err := json.Marshal(wireError{Code: code, Message: msg, Data: data})
+	if err != nil {
+		e = []byte(`{"code":-32603,"message":"Internal error"}`)
+	}
+	return responseLine(rawID, nil, e)
+}
+
+// batch collects the responses of one 2025-03-26 batch and writes them as
+// one array once every request in it is answered or cancelled. A batch of
+// notifications only writes nothing.
+type batch struct {
+	s        *lineStream
+	mu       sync.Mutex
+	expected int // requests registered plus error entries
+	entries  [][]byte
+	sealed   bool
+	written  bool
+}
+
+// expect counts one more request awaiting its response.
+func (b *batch) expect() {
+	b.mu.Lock()
+	b.expected++
+	b.mu.Unlock()
+}
+
+// add records one response (or error entry) of the batch.
+func (b *batch) add(line []byte) {
+	b.mu.Lock()
+	b.entries = append(b.entries, line)
+	if !b.sealed {
+		b.expected++
+	}
+	b.flushLocked()
+	b.mu.Unlock()
+}
+
+// drop forgets one request that was cancelled.
+func (b *batch) drop() {
+	b.mu.Lock()
+	b.expected--
+	b.flushLocked()
+	b.mu.Unlock()
+}
+
+// seal marks the end of the batch's elements.
+func (b *batch) seal() {
+	b.mu.Lock()
+	b.sealed = true
+	b.flushLocked()
+	b.mu.Unlock()
+}
+
+func (b *batch) flushLocked() {
+	if !b.sealed || b.written || len(b.entries) < b.expected {
+		return
+	}
+	b.written = true
+	if len(b.entries) == 0 {
+		return
+	}
+	out := append([]byte{'['}, bytes.Join(b.entries, []byte{','})...)
+	out = append(out, ']')
+	b.s.writeLine(out)
+}

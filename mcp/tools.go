@@ -1,0 +1,340 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// Tool names: a compatibility contract with the public reference server.
+const (
+	toolListSkills   = "list_skills"
+	toolRouteSkill   = "route_skill"
+	toolGetSkill     = "get_skill"
+	toolResolveSkill = "resolve_skill"
+	toolFillSkill    = "fill_skill"
+)
+
+// maxSkillNamesBytes bounds the skill names listed in get_skill's
+// description.
+const maxSkillNamesBytes = 1500
+
+// paramDef is one tool argument: its JSON type ("string", "integer",
+// "object"), whether it is required, and what it is for.
+type paramDef struct {
+	name     string
+	kind     string
+	required bool
+	enum     []string
+	desc     string
+}
+
+// toolOutcome is what a tool produced: text for the model, the same data
+// as structured content, or an error the model can act on.
+type toolOutcome struct {
+	text       string
+	structured any
+	isError    bool
+}
+
+// toolDef is one tool of the static tool table.
+type toolDef struct {
+	name   string
+	title  string
+	desc   string // for get_skill, the skill names are appended at list time
+	params []paramDef
+	output json.RawMessage // outputSchema (2025-06-18+)
+	run    func(s *server, ctx context.Context, args map[string]json.RawMessage) (*toolOutcome, error)
+}
+
+// toolTable is the served tools in list order.
+var toolTable = []*toolDef{listSkillsTool, routeSkillTool, getSkillTool, resolveSkillTool, fillSkillTool}
+
+func toolByName(name string) *toolDef {
+	for _, t := range toolTable {
+		if t.name == name {
+			return t
+		}
+	}
+	return nil
+}
+
+// inputSchema builds the tool's JSON Schema from its params.
+func (t *toolDef) inputSchema() map[string]any {
+	props := map[string]any{}
+	required := []string{}
+	for _, p := range t.params {
+		prop := map[string]any{"type": p.kind, "description": p.desc}
+		if p.kind == "integer" {
+			prop["minimum"] = 0
+		}
+		if len(p.enum) > 0 {
+			prop["enum"] = p.enum
+		}
+		props[p.name] = prop
+		if p.required {
+			required = append(required, p.name)
+		}
+	}
+	schema := map[string]any{"type": "object", "properties": props, "additionalProperties": false}
+	if len(required) > 0 {
+		schema["required"] = required
+	}
+	return schema
+}
+
+type toolAnnotations struct {
+	Title           string `json:"title,omitempty"`
+	ReadOnlyHint    bool   `json:"readOnlyHint"`
+	DestructiveHint bool   `json:"destructiveHint"`
+	IdempotentHint  bool   `json:"idempotentHint"`
+	OpenWorldHint   bool   `json:"openWorldHint"`
+}
+
+type toolJSON struct {
+	Name         string           `json:"name"`
+	Title        string           `json:"title,omitempty"`
+	Description  string           `json:"description"`
+	InputSchema  map[string]any   `json:"inputSchema"`
+	OutputSchema json.RawMessage  `json:"outputSchema,omitempty"`
+	Annotations  *toolAnnotations `json:"annotations,omitempty"`
+}
+
+type toolsListResult struct {
+	modernFields
+	Tools []toolJSON `json:"tools"`
+}
+
+// toolsList answers tools/list for the call's revision: titles and output
+// schemas from 2025-06-18, annotations from 2025-03-26 (PROTOCOL §3).
+func (s *server) toolsList(ctx context.Context, c *call) (any, error) {
+	if cur, ok := c.params["cursor"]; ok && string(cur) != "null" {
+		return nil, errorf(codeInvalidParams, "Invalid params: unknown cursor %s (every tool is on the first page)", cur)
+	}
+	out := &toolsListResult{Tools: make([]toolJSON, 0, len(toolTable))}
+	for _, t := range toolTable {
+		tj := toolJSON{Name: t.name, Description: t.desc, InputSchema: t.inputSchema()}
+		if t.name == toolGetSkill {
+			tj.Description += " " + s.skillNamesSentence()
+		}
+		if c.atLeast(version20250618) {
+			tj.Title = t.title
+			tj.OutputSchema = t.output
+		}
+		if c.atLeast(version20250326) {
+			tj.Annotations = &toolAnnotations{Title: t.title, ReadOnlyHint: true, IdempotentHint: true}
+		}
+		out.Tools = append(out.Tools, tj)
+	}
+	return out, nil
+}
+
+// skillNamesSentence names the agent's skills within maxSkillNamesBytes.
+func (s *server) skillNamesSentence() string {
+	skills := s.agent.Skills()
+	if len(skills) == 0 {
+		return "This agent has no skills."
+	}
+	var b strings.Builder
+	b.WriteString("Available skills: ")
+	shown := 0
+	for i, sk := range skills {
+		sep := ""
+		if i > 0 {
+			sep = ", "
+		}
+		if b.Len()+len(sep)+len(sk.Name) > maxSkillNamesBytes {
+			break
+		}
+		b.WriteString(sep + sk.Name)
+		shown++
+	}
+	if shown < len(skills) {
+		fmt.Fprintf(&b, " … and %d more; call list_skills.", len(skills)-shown)
+	} else {
+		b.WriteString(".")
+	}
+	return b.String()
+}
+
+type textContent struct {
+	Type string `json:"type"`
+	Text string `json:"text"`
+}
+
+type toolCallResult struct {
+	modernFields
+	Content           []textContent `json:"content"`
+	StructuredContent any           `json:"structuredContent,omitempty"`
+	IsError           bool          `json:"isError,omitempty"`
+}
+
+// toolsCall answers tools/call. A malformed call or an unknown tool is a
+// JSON-RPC -32602; bad arguments and unknown skills are isError results
+// (PROTOCOL §3, in every revision).
+func (s *server) toolsCall(ctx context.Context, c *call) (any, error) {
+	var name string
+	if err := json.Unmarshal(c.params["name"], &name); err != nil {
+		return nil, errorf(codeInvalidParams, "Invalid params: tools/call needs params.name, the tool's name as a string")
+	}
+	args := map[string]json.RawMessage{}
+	if raw, ok := c.params["arguments"]; ok && string(raw) != "null" {
+		if err := json.Unmarshal(raw, &args); err != nil {
+			return nil, errorf(codeInvalidParams, "Invalid params: params.arguments must be an object")
+		}
+	}
+	t := toolByName(name)
+	if t == nil {
+		names := make([]string, len(toolTable))
+		for i, t := range toolTable {
+			names[i] = t.name
+		}
+		return nil, errorf(codeInvalidParams, "Unknown tool: %s (tools: %s)", name, strings.Join(names, ", "))
+	}
+	out, err := s.runTool(ctx, t, args)
+	if err != nil {
+		return nil, err
+	}
+	res := &toolCallResult{Content: []textContent{{Type: "text", Text: out.text}}, IsError: out.isError}
+	if !out.isError && c.atLeast(version20250618) {
+		res.StructuredContent = out.structured
+	}
+	return res, nil
+}
+
+// runTool validates the arguments and runs the tool; argument problems and
+// failures the model can act on become isError outcomes. Only a cancelled
+// context is returned as an error.
+func (s *server) runTool(ctx context.Context, t *toolDef, args map[string]json.RawMessage) (*toolOutcome, error) {
+	if msg := checkArgs(t, args); msg != "" {
+		return &toolOutcome{text: msg, isError: true}, nil
+	}
+	out, err := t.run(s, ctx, args)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		var we *wireError
+		if errors.As(err, &we) {
+			return nil, err
+		}
+		return &toolOutcome{text: fmt.Sprintf("%s failed: %v", t.name, err), isError: true}, nil
+	}
+	return out, nil
+}
+
+// checkArgs checks arguments against the tool's params; it returns a
+// message naming the first bad argument and why, or "".
+func checkArgs(t *toolDef, args map[string]json.RawMessage) string {
+	known := map[string]bool{}
+	for _, p := range t.params {
+		known[p.name] = true
+	}
+	var unknown []string
+	for k := range args {
+		if !known[k] {
+			unknown = append(unknown, strconv.Quote(k))
+		}
+	}
+	if len(unknown) > 0 {
+		sort.Strings(unknown)
+		return fmt.Sprintf("unknown argument %s: %s takes %s", strings.Join(unknown, ", "), t.name, paramList(t))
+	}
+	for _, p := range t.params {
+		raw, ok := args[p.name]
+		if !ok || string(raw) == "null" {
+			if p.required {
+				return fmt.Sprintf("argument %q is required: %s", p.name, p.desc)
+			}
+			continue
+		}
+		if msg := checkKind(p, raw); msg != "" {
+			return msg
+		}
+	}
+	return ""
+}
+
+func paramList(t *toolDef) string {
+	if len(t.params) == 0 {
+		return "no arguments"
+	}
+	names := make([]string, len(t.params))
+	for i, p := range t.params {
+		names[i] = p.name
+	}
+	return strings.Join(names, ", ")
+}
+
+// checkKind checks one present argument's JSON type, range and enum.
+func checkKind(p paramDef, raw json.RawMessage) string {
+	got := jsonKind(raw)
+	switch p.kind {
+	case "integer":
+		n, err := strconv.ParseInt(string(raw), 10, 64)
+		if got != "number" || err != nil || n < 0 {
+			return fmt.Sprintf("argument %q must be a non-negative integer, got %s", p.name, describeJSON(raw))
+		}
+	case "string":
+		if got != "string" {
+			return fmt.Sprintf("argument %q must be a string, got %s", p.name, got)
+		}
+		if len(p.enum) > 0 {
+			var v string
+			_ = json.Unmarshal(raw, &v)
+			for _, e := range p.enum {
+				if v == e {
+					return ""
+				}
+			}
+			return fmt.Sprintf("argument %q must be one of %s, got %q", p.name, strings.Join(p.enum, ", "), v)
+		}
+	default:
+		if got != p.kind {
+			return fmt.Sprintf("argument %q must be an %s, got %s", p.name, p.kind, got)
+		}
+	}
+	return ""
+}
+
+// jsonKind names a raw JSON value's type.
+func jsonKind(raw json.RawMessage) string {
+	if len(raw) == 0 {
+		return "nothing"
+	}
+	switch raw[0] {
+	case '"':
+		return "string"
+	case '{':
+		return "object"
+	case '[':
+		return "array"
+	case 't', 'f':
+		return "boolean"
+	case 'n':
+		return "null"
+	default:
+		return "number"
+	}
+}
+
+// describeJSON shows a short value in a message.
+func describeJSON(raw json.RawMessage) string {
+	if len(raw) > 40 {
+		return jsonKind(raw)
+	}
+	return jsonKind(raw) + " " + string(raw)
+}
+
+// stringArg reads an argument checkArgs has vetted; absent is "".
+func stringArg(args map[string]json.RawMessage, name string) string {
+	var v string
+	if raw, ok := args[name]; ok {
+		_ = json.Unmarshal(raw, &v)
+	}
+	return v
+}
