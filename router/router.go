@@ -3,10 +3,16 @@ package router
 import (
 	"context"
 	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/blevesearch/bleve/v2"
+	"github.com/blevesearch/bleve/v2/mapping"
 )
 
-// ErrNotImplemented is temporary scaffolding while the package is built.
-var ErrNotImplemented = errors.New("router: not implemented yet")
+// ErrClosed is returned by Route after Close.
+var ErrClosed = errors.New("router: routing on a closed router")
 
 // Mode selects how Route scores.
 type Mode string
@@ -25,6 +31,21 @@ const (
 	TierRelaxed = "relaxed"
 )
 
+// Defaults for Options fields.
+const (
+	// DefaultMemoryThreshold is the skill count up to which the index lives
+	// in memory only.
+	DefaultMemoryThreshold = 2000
+	// DefaultRelaxedThreshold is the least relevance a relaxed match
+	// needs, as a fraction of the best relaxed match's.
+	DefaultRelaxedThreshold = 0.5
+	// DefaultRelaxedEvidence is the least evidence a relaxed match needs:
+	// the summed field boosts of the request terms it contains (one
+	// trigger term is 3, a name term 2, a description or tool term 1, an
+	// input name 0.5).
+	DefaultRelaxedEvidence = 2
+)
+
 // Skill is what the router indexes about one skill. The router does not
 // import agentfile or loader: callers map their skills to this.
 type Skill struct {
@@ -36,25 +57,56 @@ type Skill struct {
 	Inputs      []string // input names
 }
 
-// Options configures New. A nil *Options means defaults.
+// Options configures New and Build. A nil *Options means defaults.
 type Options struct {
 	// ContentHash identifies the agent file's content (hex SHA-256); with
-	// it, large agents get an on-disk index cache keyed by it.
+	// it, large agents get an on-disk index cache keyed by it. Default "":
+	// no cache.
 	ContentHash string
 	// CacheDir is where cached indexes live (default
 	// $XDG_CACHE_HOME/agent3md, else ~/.cache/agent3md).
 	CacheDir string
-	// NoCache disables the on-disk cache.
+	// NoCache disables the on-disk cache (default false).
 	NoCache bool
 	// MemoryThreshold is the skill count up to which the index is built in
-	// memory and never cached (default 2,000).
+	// memory and never cached (default DefaultMemoryThreshold; negative
+	// means always use the cache when one is configured).
 	MemoryThreshold int
+	// RelaxedThreshold is the least relevance a relaxed (Ranked, no phrase
+	// hit) match needs, as a fraction of the best relaxed match's (default
+	// DefaultRelaxedThreshold).
+	RelaxedThreshold float64
+	// RelaxedEvidence is the least evidence a relaxed match needs (default
+	// DefaultRelaxedEvidence; see there).
+	RelaxedEvidence float64
+	// Progress, when set, is called as an index build proceeds with the
+	// number of skills indexed so far and the total. Default nil.
+	Progress func(done, total int)
+}
+
+func (o *Options) withDefaults() Options {
+	var v Options
+	if o != nil {
+		v = *o
+	}
+	if v.MemoryThreshold == 0 {
+		v.MemoryThreshold = DefaultMemoryThreshold
+	}
+	if v.RelaxedThreshold == 0 {
+		v.RelaxedThreshold = DefaultRelaxedThreshold
+	}
+	if v.RelaxedEvidence == 0 {
+		v.RelaxedEvidence = DefaultRelaxedEvidence
+	}
+	return v
 }
 
 // Query refines one Route call. A nil *Query means defaults.
 type Query struct {
-	Mode  Mode // default Ranked
-	Limit int  // at most this many matches; 0 means all
+	Mode Mode // default Ranked
+	// Limit is the most matches returned; 0 means all phrase matches, or
+	// up to 10 relaxed ones.
+	Limit int
 }
 
 // Match is one routed skill with the evidence for it.
@@ -67,18 +119,100 @@ type Match struct {
 	Tier      string   `json:"tier"`
 }
 
-// Router routes request text to skills. Safe for concurrent use.
-type Router struct{}
+// Index kinds reported by Info.
+const (
+	IndexNone       = "none"        // no skills, nothing to index
+	IndexMemory     = "memory"      // built in memory
+	IndexCacheHit   = "cache-hit"   // reopened from the on-disk cache
+	IndexCacheBuilt = "cache-built" // built into the on-disk cache now
+	IndexTemp       = "temp"        // built on disk outside the cache; removed on Close
+)
 
-// New builds (or reopens from cache) the index over skills.
-func New(ctx context.Context, skills []Skill, opts *Options) (*Router, error) {
-	return nil, ErrNotImplemented
+// Info describes how a Router got its index, for logging.
+type Info struct {
+	Index  string        `json:"index"`            // one of the Index* kinds
+	Skills int           `json:"skills"`           // skills indexed
+	Path   string        `json:"path,omitempty"`   // cache entry, when on disk
+	Took   time.Duration `json:"took"`             // build or open time, phrases included
+	Reason string        `json:"reason,omitempty"` // why the cache was not used or was rebuilt
 }
+
+// Router routes request text to skills. It is safe for concurrent use;
+// Close waits for routes in flight.
+type Router struct {
+	skills  []Skill
+	phrases *phraseIndex
+	idx     bleve.Index // nil when there are no skills
+	mapping mapping.IndexMapping
+	opts    Options
+	info    Info
+	cleanup func() // removes a temp index after Close
+
+	mu     sync.RWMutex
+	closed bool
+}
+
+// New builds (or reopens from cache) the index over skills. The Router
+// keeps skills and reads them on every Route: do not modify them
+// afterwards.
+func New(ctx context.Context, skills []Skill, opts *Options) (*Router, error) {
+	start := time.Now()
+	o := opts.withDefaults()
+	m, err := newMapping()
+	if err != nil {
+		return nil, err
+	}
+	r := &Router{skills: skills, mapping: m, opts: o}
+	if err := r.openIndex(ctx); err != nil {
+		return nil, err
+	}
+	r.phrases = buildPhrases(skills)
+	r.info.Skills = len(skills)
+	r.info.Took = time.Since(start)
+	return r, nil
+}
+
+// Info reports how the index was obtained.
+func (r *Router) Info() Info { return r.info }
 
 // Route scores text against the skills; no hit = empty slice.
 func (r *Router) Route(ctx context.Context, text string, q *Query) ([]Match, error) {
-	return nil, ErrNotImplemented
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	if r.closed {
+		return nil, ErrClosed
+	}
+	var qq Query
+	if q != nil {
+		qq = *q
+	}
+	if qq.Limit < 0 {
+		return nil, fmt.Errorf("router: query limit %d is negative; use 0 for all matches", qq.Limit)
+	}
+	switch qq.Mode {
+	case Spec:
+		return r.routeSpec(text, qq.Limit), nil
+	case Ranked, "":
+		return r.routeRanked(ctx, text, qq.Limit)
+	default:
+		return nil, fmt.Errorf("router: unknown mode %q; use %q or %q", qq.Mode, Ranked, Spec)
+	}
 }
 
 // Close releases the index. It is idempotent.
-func (r *Router) Close() error { return nil }
+func (r *Router) Close() error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.closed {
+		return nil
+	}
+	r.closed = true
+	var err error
+	if r.idx != nil {
+		err = r.idx.Close()
+	}
+	if r.cleanup != nil {
+		r.cleanup()
+	}
+	return err
+}

@@ -1,0 +1,94 @@
+package router
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+
+	"github.com/blevesearch/bleve/v2"
+	"github.com/blevesearch/bleve/v2/index/scorch"
+	"github.com/blevesearch/bleve/v2/mapping"
+)
+
+// progressEvery is how many skills are indexed between Progress calls and
+// context checks.
+const progressEvery = 1000
+
+// buildMemory indexes skills into an in-memory scorch index (not
+// bleve.NewMemOnly, which is the older engine and ignores BM25).
+func buildMemory(ctx context.Context, m mapping.IndexMapping, skills []Skill, progress func(int, int)) (bleve.Index, error) {
+	idx, err := bleve.NewUsing("", m, scorch.Name, scorch.Name, nil)
+	if err != nil {
+		return nil, fmt.Errorf("router: creating in-memory index: %w", err)
+	}
+	b := idx.NewBatch()
+	for i := range skills {
+		if err := b.Index(strconv.Itoa(i), document(&skills[i])); err != nil {
+			idx.Close()
+			return nil, fmt.Errorf("router: indexing skill %q: %w", skills[i].Name, err)
+		}
+		if (i+1)%progressEvery == 0 {
+			if err := ctx.Err(); err != nil {
+				idx.Close()
+				return nil, err
+			}
+			report(progress, i+1, len(skills))
+		}
+	}
+	if err := idx.Batch(b); err != nil {
+		idx.Close()
+		return nil, fmt.Errorf("router: building in-memory index: %w", err)
+	}
+	report(progress, len(skills), len(skills))
+	return idx, nil
+}
+
+// buildOffline writes a single-segment index of skills (at least one) to
+// dir, which must not exist; scratch, on the same filesystem, holds the
+// builder's intermediate segments.
+func buildOffline(ctx context.Context, dir, scratch string, m mapping.IndexMapping, skills []Skill, progress func(int, int)) error {
+	b, err := bleve.NewBuilder(dir, m, map[string]interface{}{
+		"buildPathPrefix": scratch,
+		"batchSize":       progressEvery,
+	})
+	if err != nil {
+		return fmt.Errorf("router: starting index build in %s: %w", dir, err)
+	}
+	var failed error
+	indexed := 0
+	for i := range skills {
+		if err := b.Index(strconv.Itoa(i), document(&skills[i])); err != nil {
+			failed = fmt.Errorf("router: indexing skill %q: %w", skills[i].Name, err)
+			break
+		}
+		indexed++
+		if (i+1)%progressEvery == 0 {
+			if err := ctx.Err(); err != nil {
+				failed = err
+				break
+			}
+			report(progress, i+1, len(skills))
+		}
+	}
+	if indexed == 0 {
+		// The builder panics when closed with no documents; the caller
+		// removes what it left behind.
+		if failed == nil {
+			failed = fmt.Errorf("router: no skills to index in %s", dir)
+		}
+		return failed
+	}
+	if err := b.Close(); err != nil && failed == nil {
+		failed = fmt.Errorf("router: finishing index build in %s: %w", dir, err)
+	}
+	if failed == nil {
+		report(progress, len(skills), len(skills))
+	}
+	return failed
+}
+
+func report(progress func(int, int), done, total int) {
+	if progress != nil {
+		progress(done, total)
+	}
+}

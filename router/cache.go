@@ -1,0 +1,295 @@
+package router
+
+import (
+	"context"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"io/fs"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+
+	"github.com/blevesearch/bleve/v2"
+	"github.com/blevesearch/bleve/v2/mapping"
+)
+
+// Cache entry layout: <CacheDir>/index-v<SchemaVersion>-<ContentHash>/ holds
+// manifest.json and the bleve index under bleve/. Entries are built under a
+// ".build-*" temporary directory beside them and renamed into place, so a
+// reader sees a whole entry or none.
+const (
+	manifestName    = "manifest.json"
+	indexSubdir     = "bleve"
+	maxManifestSize = 1 << 20
+)
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+// manifest says what a cache entry is; every field is checked before the
+// entry is trusted.
+type manifest struct {
+	Schema      int        `json:"schema"`
+	ContentHash string     `json:"contentHash"`
+	Skills      int        `json:"skills"`
+	Fingerprint uint32     `json:"fingerprint"` // CRC-32C over every indexed skill field
+	Files       []fileMark `json:"files"`       // every file under bleve/, sorted by path
+}
+
+type fileMark struct {
+	Path string `json:"path"`
+	Size int64  `json:"size"`
+	CRC  uint32 `json:"crc32c"`
+}
+
+// cacheRoot is Options.CacheDir, else $XDG_CACHE_HOME/agent3md, else
+// ~/.cache/agent3md.
+func cacheRoot(o *Options) (string, error) {
+	if o.CacheDir != "" {
+		return o.CacheDir, nil
+	}
+	if x := os.Getenv("XDG_CACHE_HOME"); x != "" {
+		return filepath.Join(x, "agent3md"), nil
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return "", fmt.Errorf("router: no cache directory (set XDG_CACHE_HOME or --cache-dir): %w", err)
+	}
+	return filepath.Join(home, ".cache", "agent3md"), nil
+}
+
+// entryName is the cache entry's directory name for a content hash. The
+// hash becomes a path element, so only letters and digits are accepted.
+func entryName(hash string) (string, error) {
+	if hash == "" || len(hash) > 128 {
+		return "", fmt.Errorf("router: content hash must be 1-128 hex digits, got %d bytes", len(hash))
+	}
+	for _, c := range []byte(hash) {
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F') {
+			return "", fmt.Errorf("router: content hash %q is not hexadecimal", hash)
+		}
+	}
+	return fmt.Sprintf("index-v%d-%s", SchemaVersion, hash), nil
+}
+
+// fingerprint is a CRC-32C over everything the index holds about skills,
+// so an entry built from other skills under the same hash is caught.
+func fingerprint(skills []Skill) uint32 {
+	var crc uint32
+	var num [8]byte
+	str := func(s string) {
+		binary.LittleEndian.PutUint64(num[:], uint64(len(s)))
+		crc = crc32.Update(crc, castagnoli, num[:])
+		crc = crc32.Update(crc, castagnoli, []byte(s))
+	}
+	for i := range skills {
+		s := &skills[i]
+		str(s.Name)
+		binary.LittleEndian.PutUint64(num[:], math.Float64bits(s.Z))
+		crc = crc32.Update(crc, castagnoli, num[:])
+		binary.LittleEndian.PutUint64(num[:], uint64(len(s.Triggers)))
+		crc = crc32.Update(crc, castagnoli, num[:])
+		for _, t := range s.Triggers {
+			str(t)
+		}
+		str(s.Description)
+		str(s.Tool)
+		binary.LittleEndian.PutUint64(num[:], uint64(len(s.Inputs)))
+		crc = crc32.Update(crc, castagnoli, num[:])
+		for _, in := range s.Inputs {
+			str(in)
+		}
+	}
+	return crc
+}
+
+// markFiles lists every regular file under dir with its size and CRC-32C.
+func markFiles(dir string) ([]fileMark, error) {
+	var marks []fileMark
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		if !d.Type().IsRegular() {
+			return fmt.Errorf("%s is not a regular file", p)
+		}
+		rel, err := filepath.Rel(dir, p)
+		if err != nil {
+			return err
+		}
+		f, err := os.Open(p)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		h := crc32.New(castagnoli)
+		n, err := io.Copy(h, f)
+		if err != nil {
+			return err
+		}
+		marks = append(marks, fileMark{Path: filepath.ToSlash(rel), Size: n, CRC: h.Sum32()})
+		return nil
+	})
+	slices.SortFunc(marks, func(a, b fileMark) int {
+		switch {
+		case a.Path < b.Path:
+			return -1
+		case a.Path > b.Path:
+			return 1
+		}
+		return 0
+	})
+	return marks, err
+}
+
+// writeManifest records entry's index files; it is written last, so an
+// entry without one is incomplete.
+func writeManifest(entry, hash string, skills []Skill, fp uint32) error {
+	files, err := markFiles(filepath.Join(entry, indexSubdir))
+	if err != nil {
+		return fmt.Errorf("router: checksumming new index: %w", err)
+	}
+	m := manifest{Schema: SchemaVersion, ContentHash: hash, Skills: len(skills), Fingerprint: fp, Files: files}
+	data, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(entry, manifestName), data, 0o644)
+}
+
+// errBadEntry marks a cache entry that must not be trusted.
+var errBadEntry = errors.New("cache entry rejected")
+
+// verifyEntry checks entry's manifest against what the caller expects and
+// every index file against the manifest.
+func verifyEntry(entry, hash string, skills int, fp uint32) error {
+	bad := func(format string, args ...any) error {
+		return fmt.Errorf("%w: %s: %s", errBadEntry, entry, fmt.Sprintf(format, args...))
+	}
+	f, err := os.Open(filepath.Join(entry, manifestName))
+	if err != nil {
+		return bad("no manifest: %v", err)
+	}
+	data, err := io.ReadAll(io.LimitReader(f, maxManifestSize+1))
+	f.Close()
+	if err != nil {
+		return bad("reading manifest: %v", err)
+	}
+	if len(data) > maxManifestSize {
+		return bad("manifest larger than %d bytes", maxManifestSize)
+	}
+	var m manifest
+	if err := json.Unmarshal(data, &m); err != nil {
+		return bad("manifest is not valid JSON: %v", err)
+	}
+	switch {
+	case m.Schema != SchemaVersion:
+		return bad("schema %d, want %d", m.Schema, SchemaVersion)
+	case m.ContentHash != hash:
+		return bad("built for content %q, want %q", m.ContentHash, hash)
+	case m.Skills != skills:
+		return bad("holds %d skills, want %d", m.Skills, skills)
+	case m.Fingerprint != fp:
+		return bad("built from different skills (fingerprint %08x, want %08x)", m.Fingerprint, fp)
+	}
+	files, err := markFiles(filepath.Join(entry, indexSubdir))
+	if err != nil {
+		return bad("reading index files: %v", err)
+	}
+	if !slices.Equal(files, m.Files) {
+		return bad("index files differ from the manifest (truncated or modified)")
+	}
+	return nil
+}
+
+// openReadOnly opens a finished cache entry's index.
+func openReadOnly(entry string) (bleve.Index, error) {
+	return bleve.OpenUsing(filepath.Join(entry, indexSubdir), map[string]interface{}{"read_only": true})
+}
+
+// discard removes a rejected entry: renamed aside first, so the name is
+// free at once for a rebuilt entry, then deleted.
+func discard(root, entry string) {
+	trash, err := os.MkdirTemp(root, ".trash-")
+	if err != nil {
+		os.RemoveAll(entry)
+		return
+	}
+	if err := os.Rename(entry, filepath.Join(trash, "entry")); err != nil {
+		os.RemoveAll(entry)
+	}
+	os.RemoveAll(trash)
+}
+
+// cached is an index obtained through the cache.
+type cached struct {
+	idx     bleve.Index
+	kind    string
+	path    string
+	reason  string
+	cleanup func()
+}
+
+// openCached reopens the cache entry for hash when it checks out, else
+// builds it. Losing a race to another process building the same entry is
+// fine: the winner's entry is used, or, if that fails to check out, this
+// process's own build in place.
+func openCached(ctx context.Context, root, hash string, m mapping.IndexMapping, skills []Skill, progress func(int, int)) (*cached, error) {
+	name, err := entryName(hash)
+	if err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(root, 0o755); err != nil {
+		return nil, fmt.Errorf("router: creating cache directory: %w", err)
+	}
+	entry := filepath.Join(root, name)
+	fp := fingerprint(skills)
+	var reason string
+	if _, err := os.Stat(entry); err == nil {
+		if err := verifyEntry(entry, hash, len(skills), fp); err != nil {
+			reason = err.Error()
+		} else if idx, err := openReadOnly(entry); err != nil {
+			reason = fmt.Sprintf("cache entry %s unreadable: %v", entry, err)
+		} else {
+			return &cached{idx: idx, kind: IndexCacheHit, path: entry}, nil
+		}
+		discard(root, entry)
+	}
+	tmp, err := os.MkdirTemp(root, ".build-"+name+"-")
+	if err != nil {
+		return nil, fmt.Errorf("router: creating build directory: %w", err)
+	}
+	if err := buildOffline(ctx, filepath.Join(tmp, indexSubdir), tmp, m, skills, progress); err != nil {
+		os.RemoveAll(tmp)
+		return nil, err
+	}
+	if err := writeManifest(tmp, hash, skills, fp); err != nil {
+		os.RemoveAll(tmp)
+		return nil, err
+	}
+	if err := os.Rename(tmp, entry); err == nil {
+		idx, err := openReadOnly(entry)
+		if err != nil {
+			return nil, fmt.Errorf("router: opening new cache entry %s: %w", entry, err)
+		}
+		return &cached{idx: idx, kind: IndexCacheBuilt, path: entry, reason: reason}, nil
+	}
+	// Someone else renamed an entry into place first.
+	if verifyEntry(entry, hash, len(skills), fp) == nil {
+		if idx, err := openReadOnly(entry); err == nil {
+			os.RemoveAll(tmp)
+			return &cached{idx: idx, kind: IndexCacheHit, path: entry, reason: reason}, nil
+		}
+	}
+	idx, err := openReadOnly(tmp)
+	if err != nil {
+		os.RemoveAll(tmp)
+		return nil, fmt.Errorf("router: opening built index %s: %w", tmp, err)
+	}
+	return &cached{idx: idx, kind: IndexTemp, path: tmp, reason: "another process holds the cache entry",
+		cleanup: func() { os.RemoveAll(tmp) }}, nil
+}

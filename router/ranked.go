@@ -1,0 +1,116 @@
+package router
+
+import (
+	"cmp"
+	"context"
+	"slices"
+)
+
+// Relaxed-tier bounds.
+const (
+	// relaxedLimit caps relaxed matches when a query asks for all (Limit 0):
+	// they are guesses, and a long tail of them helps nobody.
+	relaxedLimit = 10
+	// relaxedPool is how many top-relevance skills are examined per
+	// relaxed match wanted.
+	relaxedPool = 4
+	// restrictMax is the largest tie group whose relevance is computed by a
+	// search restricted to its skills; larger ones score every match.
+	restrictMax = 512
+)
+
+// routeRanked lifts phrase matching to stems, orders by whether the skill has
+// an exact (Spec) hit, then by phrases hit, then by bleve relevance, then by
+// z, and falls back to relaxed matches when no phrase hits (DESIGN.md §5).
+// Keeping exact hitters first means Ranked never demotes Spec's answer in
+// favour of a skill that only matched through stemming.
+func (r *Router) routeRanked(ctx context.Context, text string, limit int) ([]Match, error) {
+	toks := appendTokens(nil, text)
+	reqE := r.phrases.exact.lookup(nil, toks)
+	stems := make([]string, len(toks))
+	for i, t := range toks {
+		stems[i] = stem(t)
+	}
+	reqS := r.phrases.stems.lookup(nil, stems)
+	var hits []phraseHit
+	r.phrases.stems.each(reqS, func(p uint32) {
+		exact := r.phrases.exact.covered(p, reqE)
+		hits = append(hits, phraseHit{r.phrases.skillOf[p], r.phrases.ordOf[p], exact})
+	})
+	if len(hits) == 0 {
+		return r.relaxed(ctx, text, limit)
+	}
+	cands := group(hits)
+	slices.SortFunc(cands, r.rankedOrder)
+	// Relevance only reorders within a run of equal (exact hit, score), so
+	// it is needed for the runs that reach into the first limit results.
+	end := len(cands)
+	if limit > 0 && limit < end {
+		end = limit
+		for end < len(cands) && sameTier(cands[end-1], cands[end]) {
+			end++
+		}
+	}
+	if err := r.relevance(ctx, text, cands[:end]); err != nil {
+		return nil, err
+	}
+	slices.SortFunc(cands[:end], r.rankedOrder)
+	return r.matches(cands, limit, true), nil
+}
+
+func sameTier(a, b candidate) bool {
+	return (a.exact > 0) == (b.exact > 0) && a.score == b.score
+}
+
+// rankedOrder: skills with an exact phrase hit first, then phrases hit,
+// relevance, z.
+func (r *Router) rankedOrder(a, b candidate) int {
+	if c := cmp.Compare(b2i(b.exact > 0), b2i(a.exact > 0)); c != 0 {
+		return c
+	}
+	if c := cmp.Compare(b.score, a.score); c != 0 {
+		return c
+	}
+	if c := cmp.Compare(b.rel, a.rel); c != 0 {
+		return c
+	}
+	return r.byZ(a, b)
+}
+
+// relevance fills in the bleve relevance of cands.
+func (r *Router) relevance(ctx context.Context, text string, cands []candidate) error {
+	if r.idx == nil || len(cands) == 0 {
+		return nil
+	}
+	q := relevanceQuery(analyze(r.mapping, text))
+	if q == nil {
+		return nil
+	}
+	var only []int
+	size := len(r.skills)
+	if len(cands) <= restrictMax {
+		only = make([]int, len(cands))
+		for i, c := range cands {
+			only[i] = c.skill
+		}
+	}
+	res, err := search(ctx, r.idx, q, only, size)
+	if err != nil {
+		return err
+	}
+	rel := make(map[int]float64, len(res))
+	for _, s := range res {
+		rel[s.skill] = s.score
+	}
+	for i := range cands {
+		cands[i].rel = rel[cands[i].skill]
+	}
+	return nil
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}

@@ -1,0 +1,82 @@
+package router
+
+import (
+	"context"
+	"slices"
+)
+
+// relaxed finds skills for a request that hit no trigger phrase, from
+// bleve relevance over all fields, keeping those within RelaxedThreshold
+// of the best and with at least RelaxedEvidence (DESIGN.md §5: "relaxed
+// matches ... above a relevance threshold, marked as such").
+func (r *Router) relaxed(ctx context.Context, text string, limit int) ([]Match, error) {
+	out := []Match{}
+	if r.idx == nil {
+		return out, nil
+	}
+	a := analyze(r.mapping, text)
+	q := relevanceQuery(a)
+	if q == nil {
+		return out, nil
+	}
+	want := limit
+	if want == 0 {
+		want = relaxedLimit
+	}
+	res, err := search(ctx, r.idx, q, nil, want*relaxedPool)
+	if err != nil || len(res) == 0 {
+		return out, err
+	}
+	cut := res[0].score * r.opts.RelaxedThreshold
+	for _, h := range res {
+		if h.score < cut || len(out) == want {
+			break
+		}
+		if h.skill < 0 || h.skill >= len(r.skills) {
+			continue
+		}
+		weight, words := r.evidence(a, &r.skills[h.skill])
+		if weight < r.opts.RelaxedEvidence {
+			continue
+		}
+		s := &r.skills[h.skill]
+		out = append(out, Match{Name: s.Name, Z: s.Z, Relevance: h.score, Hits: words, Tier: TierRelaxed})
+	}
+	return out, nil
+}
+
+// evidence is the summed boosts of the (field, term) pairs of the request
+// that skill s contains, and the request words behind them in request
+// order.
+func (r *Router) evidence(a analyzed, s *Skill) (float64, []string) {
+	doc := document(s)
+	var weight float64
+	matched := map[string]bool{}
+	for _, f := range fields {
+		terms := a.text
+		if f.analyzer == exactAnalyzer {
+			terms = a.exact
+		}
+		val, _ := doc[f.name].(string)
+		if val == "" || len(terms) == 0 {
+			continue
+		}
+		have := map[string]bool{}
+		for _, tok := range r.mapping.AnalyzerNamed(f.analyzer).Analyze([]byte(val)) {
+			have[string(tok.Term)] = true
+		}
+		for _, t := range terms {
+			if have[t.term] {
+				weight += f.boost
+				matched[t.word] = true
+			}
+		}
+	}
+	var words []string
+	for _, t := range a.exact { // every request word, in request order
+		if matched[t.word] && !slices.Contains(words, t.word) {
+			words = append(words, t.word)
+		}
+	}
+	return weight, words
+}
