@@ -63,7 +63,7 @@ var (
 			{name: "name", kind: "string", required: true, desc: "the skill's name, as list_skills or route_skill gives it"},
 			{name: "values", kind: "object", desc: "input name -> value (strings, numbers or booleans; objects and arrays are passed as compact JSON text)"},
 		},
-		output: json.RawMessage(`{"type":"object","properties":{"skill":{"type":"string"},"command":{"type":"string"},"hasTool":{"type":"boolean"},"ready":{"type":"boolean"},"missing":{"type":"array","items":{"type":"string"}},"invalid":{"type":"array","items":{"type":"object","properties":{"name":{"type":"string"},"type":{"type":"string"},"reason":{"type":"string"}},"required":["name","type","reason"]}},"unknown":{"type":"array","items":{"type":"string"}}},"required":["skill","command","hasTool","ready","missing","invalid","unknown"]}`),
+		output: json.RawMessage(`{"type":"object","properties":{"skill":{"type":"string"},"command":{"type":"string"},"hasTool":{"type":"boolean"},"ready":{"type":"boolean"},"missing":{"type":"array","items":{"type":"string"}},"invalid":{"type":"array","items":{"type":"object","properties":{"name":{"type":"string"},"type":{"type":"string"},"reason":{"type":"string"}},"required":["name","type","reason"]}},"unknown":{"type":"array","items":{"type":"string"}},"omitted":{"type":"array","items":{"type":"string"}},"unbound":{"type":"array","items":{"type":"string"}}},"required":["skill","command","hasTool","ready","missing","invalid","unknown","omitted","unbound"]}`),
 		run:    (*server).fillSkill,
 	}
 )
@@ -224,6 +224,8 @@ type fillResult struct {
 	Missing []string              `json:"missing"`
 	Invalid []loader.InputProblem `json:"invalid"`
 	Unknown []string              `json:"unknown"`
+	Omitted []string              `json:"omitted"`
+	Unbound []string              `json:"unbound"`
 }
 
 func (s *server) fillSkill(ctx context.Context, args map[string]json.RawMessage) (*toolOutcome, error) {
@@ -239,6 +241,7 @@ func (s *server) fillSkill(ctx context.Context, args map[string]json.RawMessage)
 	res := fillResult{
 		Skill: f.Skill, Command: f.Command, HasTool: f.HasTool, Ready: f.Ready,
 		Missing: nonNil(f.Missing), Invalid: f.Invalid, Unknown: nonNil(f.Unknown),
+		Omitted: nonNil(f.Omitted), Unbound: nonNil(f.Unbound),
 	}
 	if res.Invalid == nil {
 		res.Invalid = []loader.InputProblem{}
@@ -260,8 +263,14 @@ func fillText(f fillResult) string {
 	for _, p := range f.Invalid {
 		fmt.Fprintf(&b, "\ninvalid value for %s (%s): %s", p.Name, p.Type, p.Reason)
 	}
+	if len(f.Unbound) > 0 {
+		fmt.Fprintf(&b, "\nplaceholders with no declared input: %s", strings.Join(f.Unbound, ", "))
+	}
+	if len(f.Omitted) > 0 {
+		fmt.Fprintf(&b, "\noptional inputs left out: %s", strings.Join(f.Omitted, ", "))
+	}
 	if len(f.Unknown) > 0 {
-		fmt.Fprintf(&b, "\nunknown inputs (ignored): %s", strings.Join(f.Unknown, ", "))
+		fmt.Fprintf(&b, "\nvalues for undeclared inputs: %s", strings.Join(f.Unknown, ", "))
 	}
 	return b.String()
 }

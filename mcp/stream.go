@@ -269,7 +269,7 @@ func idKey(raw json.RawMessage) (string, error) {
 		return "s:" + s, nil
 	case c == '-' || (c >= '0' && c <= '9'):
 		if bytes.ContainsAny(raw, ".eE") {
-			return "", errors.New(`"id" must be an integer, not a fraction`)
+			return "", errors.New(`"id" must be an integer written without a fraction or exponent`)
 		}
 		return "n:" + string(raw), nil
 	case c == 'n':

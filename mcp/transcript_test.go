@@ -1,0 +1,314 @@
+package mcp
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/agent3md/agent3md/loader"
+)
+
+var update = flag.Bool("update", false, "rewrite testdata/transcripts/*.txtar with the server's actual responses")
+
+// A transcript (testdata/transcripts/*.txtar) is a comment holding options
+// ("agent: ada.3md", "max-line-bytes: 200") and one "transcript" section of
+// steps: each "> line" is written to the server, and the "< line"s after it
+// are the responses it must produce before the next input is written
+// (compared as a set: concurrent requests may answer in any order). Input
+// forms: "> text" ends with "\n"; ">crlf text" ends with "\r\n"; ">noeol
+// text" has no terminator (last step only); ">blank" is an empty line;
+// ">pad N text" replaces PAD in text with N 'x' bytes. Lines starting with
+// "#" are comments. After the last step stdin is closed and Serve must
+// return nil with nothing more written.
+
+type step struct {
+	src  string // the input line as written in the transcript
+	in   []byte // bytes sent
+	want []string
+}
+
+type transcript struct {
+	comment string
+	agent   string
+	maxLine int
+	steps   []*step
+}
+
+// parseTranscript reads the txtar-shaped file.
+func parseTranscript(data []byte) (*transcript, error) {
+	tr := &transcript{agent: "ada.3md"}
+	text := string(data)
+	head, body, ok := strings.Cut(text, "-- transcript --\n")
+	if !ok {
+		return nil, fmt.Errorf("no -- transcript -- section")
+	}
+	tr.comment = head
+	for _, l := range strings.Split(head, "\n") {
+		k, v, _ := strings.Cut(l, ":")
+		switch strings.TrimSpace(k) {
+		case "agent":
+			tr.agent = strings.TrimSpace(v)
+		case "max-line-bytes":
+			n, err := strconv.Atoi(strings.TrimSpace(v))
+			if err != nil {
+				return nil, fmt.Errorf("max-line-bytes: %w", err)
+			}
+			tr.maxLine = n
+		}
+	}
+	for i, l := range strings.Split(strings.TrimSuffix(body, "\n"), "\n") {
+		switch {
+		case l == "" || strings.HasPrefix(l, "#"):
+		case strings.HasPrefix(l, "<"):
+			if len(tr.steps) == 0 {
+				return nil, fmt.Errorf("line %d: a response before any input", i+1)
+			}
+			s := tr.steps[len(tr.steps)-1]
+			s.want = append(s.want, strings.TrimPrefix(strings.TrimPrefix(l, "<"), " "))
+		case strings.HasPrefix(l, ">"):
+			in, err := inputBytes(l)
+			if err != nil {
+				return nil, fmt.Errorf("line %d: %w", i+1, err)
+			}
+			tr.steps = append(tr.steps, &step{src: l, in: in})
+		default:
+			return nil, fmt.Errorf("line %d: want '>', '<' or '#': %q", i+1, l)
+		}
+	}
+	return tr, nil
+}
+
+func inputBytes(l string) ([]byte, error) {
+	switch {
+	case l == ">blank":
+		return []byte("\n"), nil
+	case strings.HasPrefix(l, ">crlf "):
+		return []byte(strings.TrimPrefix(l, ">crlf ") + "\r\n"), nil
+	case strings.HasPrefix(l, ">noeol "):
+		return []byte(strings.TrimPrefix(l, ">noeol ")), nil
+	case strings.HasPrefix(l, ">pad "):
+		n, rest, _ := strings.Cut(strings.TrimPrefix(l, ">pad "), " ")
+		count, err := strconv.Atoi(n)
+		if err != nil {
+			return nil, fmt.Errorf(">pad needs a count: %w", err)
+		}
+		return []byte(strings.Replace(rest, "PAD", strings.Repeat("x", count), 1) + "\n"), nil
+	case strings.HasPrefix(l, "> "):
+		return []byte(strings.TrimPrefix(l, "> ") + "\n"), nil
+	}
+	return nil, fmt.Errorf("unknown input form %q", l)
+}
+
+// format writes the transcript back with the given responses.
+func (tr *transcript) format(got [][]string) []byte {
+	var b bytes.Buffer
+	b.WriteString(tr.comment)
+	b.WriteString("-- transcript --\n")
+	for i, s := range tr.steps {
+		b.WriteString(s.src + "\n")
+		for _, l := range got[i] {
+			b.WriteString("< " + l + "\n")
+		}
+	}
+	return b.Bytes()
+}
+
+func TestTranscripts(t *testing.T) {
+	files, err := filepath.Glob("testdata/transcripts/*.txtar")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no transcripts: %v", err)
+	}
+	for _, f := range files {
+		t.Run(strings.TrimSuffix(filepath.Base(f), ".txtar"), func(t *testing.T) {
+			runTranscript(t, f)
+		})
+	}
+}
+
+// harness is one Serve over pipes.
+type harness struct {
+	t     *testing.T
+	in    *io.PipeWriter
+	lines chan string
+	done  chan error
+}
+
+func startServer(t *testing.T, agentFile string, opts *Options) *harness {
+	t.Helper()
+	a, err := loader.Open(filepath.Join("testdata", agentFile), nil)
+	if err != nil {
+		t.Fatalf("opening the test agent: %v", err)
+	}
+	t.Cleanup(func() { a.Close() })
+	if opts == nil {
+		opts = &Options{}
+	}
+	opts.Agent = a
+	if opts.Version == "" {
+		opts.Version = "test"
+	}
+	if opts.Router == nil {
+		opts.Router = testRouterOptions(t)
+	}
+	opts.testMethods = testMethods()
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	h := &harness{t: t, in: inW, lines: make(chan string, 1024), done: make(chan error, 1)}
+	go func() {
+		err := Serve(context.Background(), inR, outW, opts)
+		outW.Close()
+		h.done <- err
+	}()
+	go func() {
+		defer close(h.lines)
+		r := bufio.NewReader(outR)
+		for {
+			l, err := r.ReadString('\n')
+			if l != "" {
+				h.lines <- strings.TrimSuffix(l, "\n")
+			}
+			if err != nil {
+				return
+			}
+		}
+	}()
+	return h
+}
+
+// next returns the next response line, or false after timeout.
+func (h *harness) next(timeout time.Duration) (string, bool) {
+	select {
+	case l, ok := <-h.lines:
+		return l, ok
+	case <-time.After(timeout):
+		return "", false
+	}
+}
+
+// finish closes stdin and checks Serve returns nil with nothing more.
+func (h *harness) finish() {
+	h.t.Helper()
+	h.in.Close()
+	select {
+	case err := <-h.done:
+		if err != nil {
+			h.t.Errorf("Serve returned %v after EOF, want nil", err)
+		}
+	case <-time.After(10 * time.Second):
+		h.t.Fatal("Serve did not return within 10s of EOF")
+	}
+	for l := range h.lines {
+		h.t.Errorf("unexpected output after the last step: %s", l)
+	}
+}
+
+func runTranscript(t *testing.T, file string) {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, err := parseTranscript(data)
+	if err != nil {
+		t.Fatalf("%s: %v", file, err)
+	}
+	h := startServer(t, tr.agent, &Options{MaxLineBytes: tr.maxLine})
+	got := make([][]string, len(tr.steps))
+	for i, s := range tr.steps {
+		if _, err := h.in.Write(s.in); err != nil {
+			t.Fatalf("step %d: writing %q: %v", i+1, s.src, err)
+		}
+		if strings.HasPrefix(s.src, ">noeol ") {
+			h.in.Close() // the unterminated line is only complete at EOF
+		}
+		if *update {
+			// Collect until the server has been quiet for a while.
+			for {
+				l, ok := h.next(300 * time.Millisecond)
+				if !ok {
+					break
+				}
+				got[i] = append(got[i], l)
+			}
+			continue
+		}
+		for range s.want {
+			l, ok := h.next(10 * time.Second)
+			if !ok {
+				break
+			}
+			got[i] = append(got[i], l)
+		}
+		if !sameLines(got[i], s.want) {
+			t.Errorf("step %d %s:\n got: %s\nwant: %s", i+1, s.src,
+				strings.Join(got[i], "\n      "), strings.Join(s.want, "\n      "))
+		}
+	}
+	h.finish()
+	if *update {
+		if err := os.WriteFile(file, tr.format(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// sameLines compares response lines as multisets.
+func sameLines(got, want []string) bool {
+	if len(got) != len(want) {
+		return false
+	}
+	g := append([]string(nil), got...)
+	w := append([]string(nil), want...)
+	sort.Strings(g)
+	sort.Strings(w)
+	for i := range g {
+		if g[i] != w[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// testMethods are request methods only tests add: test/wait blocks until
+// test/release (or cancellation), test/sleep {ms} sleeps, test/panic
+// panics.
+func testMethods() map[string]methodSpec {
+	release := make(chan struct{})
+	var once sync.Once
+	return map[string]methodSpec{
+		"test/wait": {legacy: true, modern: true, handle: func(s *server, ctx context.Context, c *call) (any, error) {
+			select {
+			case <-release:
+				return map[string]bool{"released": true}, nil
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			}
+		}},
+		"test/release": {legacy: true, modern: true, handle: func(s *server, ctx context.Context, c *call) (any, error) {
+			once.Do(func() { close(release) })
+			return struct{}{}, nil
+		}},
+		"test/sleep": {legacy: true, modern: true, handle: func(s *server, ctx context.Context, c *call) (any, error) {
+			ms, _ := strconv.Atoi(string(c.params["ms"]))
+			select {
+			case <-time.After(time.Duration(ms) * time.Millisecond):
+				return map[string]int{"slept": ms}, nil
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			}
+		}},
+		"test/panic": {legacy: true, modern: true, handle: func(s *server, ctx context.Context, c *call) (any, error) {
+			panic("test panic")
+		}},
+	}
+}
