@@ -50,6 +50,9 @@ type Agent struct {
 	// failed remembers the last re-scan that failed (the file as it was
 	// stat'ed then), so a broken edit is not re-parsed on every read.
 	failed *failedScan
+
+	// afterRescan, when set (by tests), runs after each successful re-scan.
+	afterRescan func()
 }
 
 // Manifest is the agent's body-less description.

@@ -17,14 +17,16 @@ var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 var errStale = errors.New("the file no longer matches its scan")
 
 // view runs fn against the state in force with the file read-locked, so
-// every body fn reads comes from one scan. When fn reports errStale, or the
-// path now names another file or a file of another size or time, view
-// re-scans the file once, swaps the new catalog in, and runs fn again; if
-// fn still finds the file changed, view returns an error wrapping
+// every body fn reads comes from one scan. When the path now names another
+// file, or the file has another size or modification time, or fn reports
+// errStale (a checksum mismatch or short read), view re-scans the file,
+// swaps the new catalog in and runs fn again — at most one re-scan per
+// call. If fn still finds the file changed, view returns an error wrapping
 // ErrChanged. fn must not keep st.f beyond its return.
 func (a *Agent) view(ctx context.Context, fn func(st *state) error) error {
-	var last error
-	for attempt := 0; attempt < 2; attempt++ {
+	rescanned := false
+	var scanErr error // why the re-scan failed, if it did
+	for {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
@@ -32,12 +34,14 @@ func (a *Agent) view(ctx context.Context, fn func(st *state) error) error {
 		if err != nil {
 			return err
 		}
-		if attempt == 0 && a.moved(st) {
+		if !rescanned && a.moved(st) {
 			a.mu.RUnlock()
-			// A failed re-scan here is not fatal: the old file is still
-			// open, and every body read from it is checked against the
-			// catalog it came from (the last good agent keeps serving).
-			_ = a.rescan(st.gen)
+			rescanned = true
+			// A failed re-scan here is not fatal yet: the old file is
+			// still open and every body read from it is checked against
+			// the catalog it came from (the last good agent keeps serving
+			// when an edit is broken and the old bytes are intact).
+			scanErr = a.rescan(st.gen)
 			if st, err = a.rlock(); err != nil {
 				return err
 			}
@@ -48,14 +52,17 @@ func (a *Agent) view(ctx context.Context, fn func(st *state) error) error {
 		if !errors.Is(err, errStale) {
 			return err
 		}
-		last = err
-		if attempt == 0 {
-			if rerr := a.rescan(gen); rerr != nil {
-				return fmt.Errorf("%s: %w (%v), and re-scanning it failed: %w", a.path, ErrChanged, err, rerr)
-			}
+		if scanErr != nil {
+			return fmt.Errorf("%s: %w (%v), and re-scanning it failed: %w", a.path, ErrChanged, err, scanErr)
+		}
+		if rescanned {
+			return fmt.Errorf("%s: %w: %v, even after a re-scan; if it is being written, retry when the write is done", a.path, ErrChanged, err)
+		}
+		rescanned = true
+		if scanErr = a.rescan(gen); scanErr != nil {
+			return fmt.Errorf("%s: %w (%v), and re-scanning it failed: %w", a.path, ErrChanged, err, scanErr)
 		}
 	}
-	return fmt.Errorf("%s: %w: %v, even after a re-scan; if it is being written, retry when the write is done", a.path, ErrChanged, last)
 }
 
 // rlock read-locks the agent and returns the state in force.
@@ -124,6 +131,9 @@ func (a *Agent) rescan(gen uint64) error {
 	a.st, a.failed = st, nil
 	// Every reader of old held the read lock; Lock waited for them.
 	old.f.Close()
+	if a.afterRescan != nil {
+		a.afterRescan()
+	}
 	return nil
 }
 

@@ -1,0 +1,190 @@
+package loader
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"reflect"
+	"syscall"
+	"testing"
+
+	"github.com/agent3md/agent3md/agentfile"
+)
+
+func TestOpenRefusesNonRegular(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "pipe.3md")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Logf("mkfifo: %v (skipping the named-pipe case)", err)
+		fifo = ""
+	}
+	tests := []struct {
+		name, path string
+	}{
+		{"directory", dir},
+		{"named pipe", fifo},
+		{"device", os.DevNull},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if tt.path == "" {
+				t.Skip("not available here")
+			}
+			a, err := Open(tt.path, nil)
+			if err == nil {
+				a.Close()
+				t.Fatal("Open succeeded")
+			}
+			if !errors.Is(err, ErrNotRegular) {
+				t.Fatalf("err = %v, want ErrNotRegular", err)
+			}
+		})
+	}
+}
+
+func TestOpenErrors(t *testing.T) {
+	t.Run("missing file", func(t *testing.T) {
+		_, err := Open(filepath.Join(t.TempDir(), "nope.3md"), nil)
+		if !errors.Is(err, os.ErrNotExist) {
+			t.Fatalf("err = %v, want ErrNotExist", err)
+		}
+	})
+	t.Run("parse error keeps its position and file", func(t *testing.T) {
+		p := writeAgent(t, "---\n3md: 1.0\n---\n@plane label=x\nbody\n")
+		_, err := Open(p, nil)
+		var pe *agentfile.ParseError
+		if !errors.As(err, &pe) {
+			t.Fatalf("err = %v, want *agentfile.ParseError", err)
+		}
+		if pe.Name != agentfile.MissingPlanePosition || pe.Line != 4 || pe.File != p {
+			t.Fatalf("got %s line %d file %q", pe.Name, pe.Line, pe.File)
+		}
+	})
+	t.Run("limit from options", func(t *testing.T) {
+		p := writeAgent(t, head+"@plane z=1 label=a triggers=a\n"+string(make([]byte, 0))+"a long line of body text\n")
+		_, err := Open(p, &Options{Parse: agentfile.Options{Limits: agentfile.Limits{MaxLineBytes: 10}}})
+		if !errors.Is(err, agentfile.ErrLimit) {
+			t.Fatalf("err = %v, want ErrLimit", err)
+		}
+	})
+}
+
+func TestCloseIsIdempotent(t *testing.T) {
+	a, err := Open(vector("valid-minimal.3md"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Close(); err != nil {
+		t.Fatalf("second Close: %v", err)
+	}
+	if _, err := a.Body(bg, "echo"); !errors.Is(err, ErrClosed) {
+		t.Fatalf("Body after Close: %v, want ErrClosed", err)
+	}
+	// The catalog stays readable: it needs no file.
+	if got := a.Skills(); len(got) != 1 {
+		t.Fatalf("Skills after Close: %d", len(got))
+	}
+}
+
+func TestManifestAndSkills(t *testing.T) {
+	a := openPath(t, vector("valid-typed-inputs.3md"))
+	m, err := a.Manifest(bg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := &Manifest{
+		Name:     "typed",
+		Model:    "unknown",
+		Tools:    []string{"db"},
+		Identity: "# typed\nIdentity. No model line: model is an optional hint, not required.",
+		Skills: []SkillInfo{{
+			Name:        "query",
+			Z:           1,
+			Description: m.Skills[0].Description,
+			Triggers:    []string{"ask", "lookup"},
+			Inputs:      []agentfile.Input{{Name: "question", Type: "string"}, {Name: "limit", Type: "number", Optional: true}},
+			Tool:        "db query {question} --limit {limit}",
+			Deps:        []string{},
+			Slug:        "query",
+		}},
+	}
+	if !reflect.DeepEqual(m, want) {
+		t.Fatalf("Manifest:\n got %+v\nwant %+v", m, want)
+	}
+	if m.Skills[0].Description == "" {
+		t.Error("skill description is empty")
+	}
+	if a.Path() != vector("valid-typed-inputs.3md") || a.Info().Name != "typed" || a.Catalog() == nil {
+		t.Error("accessors disagree with the file")
+	}
+}
+
+func TestSkillInfoDeps(t *testing.T) {
+	a := openText(t, head+
+		"@plane z=1 label=a\nsee [[z=2]], [[z=3|c]], again [[z=2]], the identity [[z=0]], a ghost [[z=9]], decimal [[z=3.0]]\n\n"+
+		"@plane z=2 label=b\nb\n\n@plane z=3 label=c\nc\n")
+	got := a.Skills()[0].Deps
+	if want := []string{"b", "c"}; !reflect.DeepEqual(got, want) {
+		t.Fatalf("Deps = %q, want %q", got, want)
+	}
+}
+
+func TestLookups(t *testing.T) {
+	a := openPath(t, vector("invalid-dup-skill.3md"))
+	skills := a.Info().Skills
+	if len(skills) < 2 {
+		t.Fatalf("vector has %d skills", len(skills))
+	}
+	for _, s := range skills {
+		got, err := a.SkillByZ(s.Z)
+		if err != nil || got.Z != s.Z {
+			t.Fatalf("SkillByZ(%v) = %v, %v", s.Z, got, err)
+		}
+		slug, err := a.Slug(s.Name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := a.SkillBySlug(slug); err != nil {
+			t.Fatal(err)
+		}
+	}
+	first, err := a.Skill(skills[0].Name)
+	if err != nil || first.Z != skills[0].Z {
+		t.Fatalf("Skill(%q) = %+v, %v; want the first in source order", skills[0].Name, first, err)
+	}
+	var u *UnknownSkillError
+	if _, err := a.SkillByZ(a.Info().Skills[0].Z - 1); !errors.As(err, &u) {
+		t.Fatalf("SkillByZ(identity) = %v, want UnknownSkillError", err)
+	}
+}
+
+func TestUnknownSkillEverywhere(t *testing.T) {
+	a := openPath(t, vector("valid-cost.3md"))
+	calls := map[string]func() error{
+		"Skill":         func() error { _, err := a.Skill("serach"); return err },
+		"Body":          func() error { _, err := a.Body(bg, "serach"); return err },
+		"Slug":          func() error { _, err := a.Slug("serach"); return err },
+		"SkillMD":       func() error { _, err := a.SkillMD(bg, "serach"); return err },
+		"Resolve":       func() error { _, err := a.Resolve(bg, "serach"); return err },
+		"Command":       func() error { _, err := a.Command("serach", nil); return err },
+		"SkillBySlug":   func() error { _, err := a.SkillBySlug("serach"); return err },
+		"SkillMDBySlug": func() error { _, err := a.SkillMDBySlug(bg, "serach"); return err },
+	}
+	for name, call := range calls {
+		t.Run(name, func(t *testing.T) {
+			var u *UnknownSkillError
+			if err := call(); !errors.As(err, &u) {
+				t.Fatalf("err = %v, want *UnknownSkillError", err)
+			}
+			if u.Name != "serach" || len(u.Closest) == 0 || u.Closest[0] != "search" {
+				t.Fatalf("got %+v, want closest search first", u)
+			}
+			if u.Error() != "unknown skill: serach (closest: search)" {
+				t.Fatalf("Error() = %q", u.Error())
+			}
+		})
+	}
+}
