@@ -64,13 +64,13 @@ type conn struct {
 	stderr  *tailWriter
 	timeout time.Duration
 
-	msgs    chan *message
-	readErr error // valid once msgs is closed
-	exited  chan struct{}
-	quit    chan struct{}
+	msgs   chan *message
+	exited chan struct{}
+	quit   chan struct{}
 
 	nextID    int
 	broken    error      // set once the conn is unusable (timeout, write error)
+	timedOut  bool       // the server failed to answer within the timeout
 	strays    []*message // responses nobody asked for, capped
 	closeOnce sync.Once
 }
@@ -137,7 +137,6 @@ func (c *conn) readLoop(max int) {
 			}
 		}
 		if err != nil {
-			c.readErr = err
 			return
 		}
 	}
@@ -269,6 +268,7 @@ func (c *conn) await(ctx context.Context, what string, match func(*message) bool
 				c.strays = append(c.strays, m)
 			}
 		case <-timer.C:
+			c.timedOut = true
 			c.fail(fmt.Errorf("no answer to %s within %v%s", what, c.timeout, c.stderrNote()))
 			return nil, c.broken
 		case <-ctx.Done():

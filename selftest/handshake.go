@@ -210,15 +210,10 @@ func modernParams(version string, extra map[string]any) map[string]any {
 }
 
 // modernChecks exercises the stateless 2026-07-28 revision on a fresh
-// server that never sees initialize.
+// server that never sees initialize. They run even when legacy sessions
+// failed: a server may offer only the modern revision.
 func (r *runner) modernChecks() {
 	names := []string{"modern/discover", "modern/unsupported-version", "modern/tools-list"}
-	if r.fatal != "" {
-		for _, n := range names {
-			r.check(n, func() outcome { return fail("cannot check: %s", r.fatal) })
-		}
-		return
-	}
 	c, err := start(r.o.Command, r.o)
 	if err != nil {
 		for _, n := range names {

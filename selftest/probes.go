@@ -14,11 +14,11 @@ const strayWait = 100 * time.Millisecond
 // DESIGN.md §7), each followed by a ping that must still be answered.
 func (r *runner) probeChecks() {
 	r.check("probe/malformed-json", func() outcome {
-		return r.probe([]byte(`{"jsonrpc":"2.0","id":7,"method":"ping"`), "a line that is not JSON",
+		return r.probe(constLine(`{"jsonrpc":"2.0","id":7,"method":"ping"`), "a line that is not JSON",
 			expectNullIDError(codeParseError))
 	})
 	r.check("probe/object-id", func() outcome {
-		return r.probe([]byte(`{"jsonrpc":"2.0","id":{"x":1},"method":"ping"}`), "a request with an object id",
+		return r.probe(constLine(`{"jsonrpc":"2.0","id":{"x":1},"method":"ping"}`), "a request with an object id",
 			expectNullIDError(codeInvalidRequest))
 	})
 	r.check("probe/oversized-line", r.checkOversized)
@@ -41,14 +41,17 @@ func expectNullIDError(code int) func(*message) string {
 	}
 }
 
-// probe writes line raw, checks the first response with expect, then
-// checks the server still answers a ping.
-func (r *runner) probe(line []byte, what string, expect func(*message) string) outcome {
+// constLine returns a line builder for a fixed line.
+func constLine(s string) func() []byte { return func() []byte { return []byte(s) } }
+
+// probe writes the line built by line, checks the first response with
+// expect, then checks the server still answers a ping.
+func (r *runner) probe(line func() []byte, what string, expect func(*message) string) outcome {
 	c, err := r.session()
 	if err != nil {
 		return fail("%v", err)
 	}
-	if err := c.writeLine(line); err != nil {
+	if err := c.writeLine(line()); err != nil {
 		return fail("sending %s: %v", what, err)
 	}
 	m, err := c.await(r.ctx, what, (*message).isResponse)
@@ -80,7 +83,7 @@ func oversizedLine(n int) []byte {
 // checkOversized sends a line longer than the server should accept.
 func (r *runner) checkOversized() outcome {
 	n := r.o.MaxLineBytes
-	return r.probe(oversizedLine(n), fmt.Sprintf("a %d-byte line", n), func(m *message) string {
+	return r.probe(func() []byte { return oversizedLine(n) }, fmt.Sprintf("a %d-byte line", n), func(m *message) string {
 		if m.Error == nil {
 			return fmt.Sprintf("the server accepted it and answered a result; its line bound is at least %d bytes, so set MaxLineBytes above that bound", n)
 		}

@@ -20,6 +20,10 @@ const (
 	DefaultMaxResponseBytes = 128 << 20
 	// DefaultMaxSkills caps the per-skill checks on large agents.
 	DefaultMaxSkills = 200
+	// maxTimeouts is how many sessions may time out before the checks
+	// that need one stop trying (so a hung server costs a few timeouts,
+	// not one per check).
+	maxTimeouts = 3
 	// DefaultExitTimeout is how long a server may take to exit after its
 	// stdin closes.
 	DefaultExitTimeout = 5 * time.Second
@@ -191,8 +195,9 @@ type runner struct {
 	o      *Options
 	report *Report
 
-	sess  *conn  // the current legacy session, nil when none
-	fatal string // set when a fresh session cannot even be initialized
+	sess     *conn  // the current legacy session, nil when none
+	fatal    string // set when sessions are unusable; later checks fail fast
+	timeouts int    // sessions lost to a request timeout
 
 	initResult *initializeResult // from the first legacy session
 	tools      map[string]toolDef
@@ -217,11 +222,17 @@ func (r *runner) check(name string, fn func() outcome) {
 
 // session returns a live, initialized legacy session, spawning a fresh one
 // when the previous one died (so one crash fails one check, not all that
-// follow). When a fresh server cannot be initialized, every later check
-// that needs one fails fast with the same reason.
+// follow). When a fresh server cannot be initialized, or sessions keep
+// timing out, every later check that needs one fails fast with the reason.
 func (r *runner) session() (*conn, error) {
 	if r.sess != nil && r.sess.alive() {
 		return r.sess, nil
+	}
+	if r.sess != nil && r.sess.timedOut {
+		r.timeouts++
+		if r.timeouts >= maxTimeouts && r.fatal == "" {
+			r.fatal = fmt.Sprintf("the server stopped answering %d times (last: %v); not trying again", r.timeouts, r.sess.broken)
+		}
 	}
 	r.endSession()
 	if r.fatal != "" {
@@ -264,7 +275,8 @@ func shellQuoteIfNeeded(a string) string {
 	return shellQuote(a)
 }
 
-// shellQuote is the POSIX single-quoted form of s: each ' becomes '\”.
+// shellQuote is the POSIX single-quoted form of s; each embedded quote is
+// closed, backslash-escaped and reopened.
 func shellQuote(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

@@ -1,0 +1,235 @@
+package selftest_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/agent3md/agent3md/selftest"
+)
+
+func TestMain(m *testing.M) {
+	runFakeIfAsked()
+	// Every server the tests spawn is this binary in fake-server mode.
+	os.Setenv(fakeEnv, "1")
+	os.Exit(m.Run())
+}
+
+// allChecks is every check Run performs, in order.
+var allChecks = []string{
+	"legacy/initialize", "legacy/serverInfo", "legacy/capabilities", "legacy/ping",
+	"tools/list", "tool/list_skills", "tool/route_skill", "tool/get_skill",
+	"tool/resolve_skill", "tool/fill_skill", "tool/fill_skill-missing",
+	"error/unknown-tool", "error/unknown-skill", "error/missing-argument",
+	"probe/malformed-json", "probe/object-id", "probe/oversized-line",
+	"probe/unknown-method", "probe/notification",
+	"exit/eof", "legacy/initialize-2025-03-26",
+	"modern/discover", "modern/unsupported-version", "modern/tools-list",
+}
+
+// fakeCommand is the argv that runs the fake server variant.
+func fakeCommand(t *testing.T, variant string) []string {
+	t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return []string{exe, variant}
+}
+
+func TestRunAgainstFakeServers(t *testing.T) {
+	toolChecks := allChecks[4:14]
+	tests := []struct {
+		name     string
+		variant  string
+		opts     selftest.Options
+		wantFail []string
+		wantSkip []string
+	}{
+		{name: "correct server", variant: vOK},
+		{name: "legacy only", variant: vLegacyOnly,
+			wantSkip: []string{"modern/discover", "modern/unsupported-version", "modern/tools-list"}},
+		{name: "no tools capability", variant: vNoTools,
+			wantSkip: append(slices.Clone(toolChecks), "modern/tools-list")},
+		{name: "crashes on malformed line", variant: vCrashBadJSON,
+			wantFail: []string{"probe/malformed-json"}},
+		{name: "wrong error codes", variant: vWrongCodes,
+			wantFail: []string{"error/unknown-tool", "probe/unknown-method"}},
+		{name: "never exits on EOF", variant: vNoExit,
+			opts:     selftest.Options{ExitTimeout: 500 * time.Millisecond},
+			wantFail: []string{"exit/eof"}},
+		{name: "exits non-zero on EOF", variant: vExitStatus,
+			wantFail: []string{"exit/eof"}},
+		{name: "bad tool output", variant: vBadOutput,
+			wantFail: []string{"tool/route_skill", "tool/get_skill", "tool/resolve_skill", "tool/fill_skill"}},
+		{name: "answers notifications", variant: vChatty,
+			wantFail: []string{"legacy/ping", "probe/notification"}},
+		{name: "no line bound", variant: vNoLineBound,
+			wantFail: []string{"probe/oversized-line"}},
+		{name: "hung server", variant: vHang,
+			opts:     selftest.Options{Timeout: 300 * time.Millisecond, ExitTimeout: 300 * time.Millisecond},
+			wantFail: allChecks},
+		{name: "server hangs on tool calls", variant: vHangTools,
+			opts: selftest.Options{Timeout: 300 * time.Millisecond},
+			// Three timeouts, then the remaining legacy checks give up
+			// fast; the modern session never calls a tool.
+			wantFail: append([]string{"tool/list_skills"}, allChecks[11:21]...),
+			wantSkip: allChecks[6:11]},
+		{name: "body differs from expectation", variant: vOK,
+			opts: selftest.Options{
+				Expect: func(name string) (string, bool) { return "not the body", name == "docs" },
+				ExpectResolve: func(name string) (string, bool) {
+					return "### build\n# Build\n\nRun the compiler.", name == "build"
+				},
+			},
+			wantFail: []string{"tool/get_skill"}},
+		{name: "resolve differs from expectation", variant: vOK,
+			opts: selftest.Options{
+				ExpectResolve: func(name string) (string, bool) { return "### deploy\n", name == "deploy" },
+			},
+			wantFail: []string{"tool/resolve_skill"}},
+		{name: "skill cap", variant: vBadOutput, opts: selftest.Options{MaxSkills: 1},
+			wantFail: []string{"tool/route_skill", "tool/resolve_skill", "tool/fill_skill"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			opts := tt.opts
+			opts.Command = fakeCommand(t, tt.variant)
+			if opts.Timeout == 0 {
+				opts.Timeout = 5 * time.Second
+			}
+			// A guard against hangs, not a speed assertion.
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			rep, err := selftest.Run(ctx, &opts)
+			if err != nil {
+				t.Fatalf("Run: %v", err)
+			}
+			var text bytes.Buffer
+			rep.WriteText(&text)
+			checkReport(t, rep, tt.wantFail, tt.wantSkip, text.String())
+		})
+	}
+}
+
+// checkReport compares statuses with the expectation: wantFail fail,
+// wantSkip skip, every other check passes.
+func checkReport(t *testing.T, rep *selftest.Report, wantFail, wantSkip []string, text string) {
+	t.Helper()
+	var names []string
+	for _, c := range rep.Checks {
+		names = append(names, c.Name)
+		want := selftest.StatusPass
+		switch {
+		case slices.Contains(wantFail, c.Name):
+			want = selftest.StatusFail
+		case slices.Contains(wantSkip, c.Name):
+			want = selftest.StatusSkip
+		}
+		if c.Status != want {
+			t.Errorf("%s: status %s, want %s (detail: %s)", c.Name, c.Status, want, c.Detail)
+		}
+		if c.Status != selftest.StatusPass && c.Detail == "" {
+			t.Errorf("%s: %s without a detail", c.Name, c.Status)
+		}
+	}
+	if !slices.Equal(names, allChecks) {
+		t.Errorf("checks run:\n%q\nwant\n%q", names, allChecks)
+	}
+	if rep.Failed != len(wantFail) || rep.Skipped != len(wantSkip) || rep.Passed != len(allChecks)-len(wantFail)-len(wantSkip) {
+		t.Errorf("counts %d/%d/%d, want %d failed, %d skipped", rep.Passed, rep.Failed, rep.Skipped, len(wantFail), len(wantSkip))
+	}
+	if rep.OK() != (len(wantFail) == 0) {
+		t.Errorf("OK() = %v with %d failures", rep.OK(), rep.Failed)
+	}
+	t.Logf("report:\n%s", text)
+}
+
+func TestRunErrors(t *testing.T) {
+	tests := []struct {
+		name    string
+		opts    *selftest.Options
+		wantErr error
+	}{
+		{name: "nil options", opts: nil, wantErr: selftest.ErrNoCommand},
+		{name: "empty command", opts: &selftest.Options{}, wantErr: selftest.ErrNoCommand},
+		{name: "missing binary", opts: &selftest.Options{Command: []string{"/nonexistent/agent3md-selftest-server"}}, wantErr: os.ErrNotExist},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			rep, err := selftest.Run(context.Background(), tt.opts)
+			if !errors.Is(err, tt.wantErr) {
+				t.Fatalf("Run error = %v, want %v", err, tt.wantErr)
+			}
+			if rep != nil {
+				t.Fatalf("Run returned a report with an error")
+			}
+		})
+	}
+}
+
+func TestRunCancelled(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	opts := &selftest.Options{Command: fakeCommand(t, vOK)}
+	rep, err := selftest.Run(ctx, opts)
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("Run error = %v, want context.Canceled", err)
+	}
+	if rep == nil || len(rep.Checks) != 0 {
+		t.Fatalf("a cancelled Run should return an empty report, got %+v", rep)
+	}
+}
+
+func TestReportWriters(t *testing.T) {
+	rep := &selftest.Report{
+		Server: "agent3md mcp x.3md",
+		Checks: []selftest.Check{
+			{Name: "a", Status: selftest.StatusPass, Detail: "fine", Duration: 1500 * time.Microsecond},
+			{Name: "b", Status: selftest.StatusFail, Detail: "broken"},
+			{Name: "c", Status: selftest.StatusSkip, Detail: "n/a"},
+		},
+		Passed: 1, Failed: 1, Skipped: 1,
+	}
+	var text bytes.Buffer
+	if err := rep.WriteText(&text); err != nil {
+		t.Fatal(err)
+	}
+	wantLines := []string{
+		"selftest: agent3md mcp x.3md",
+		"✓ a: fine (2ms)",
+		"✗ b: broken (0s)",
+		"– c: n/a (0s)",
+		"1 passed, 1 failed, 1 skipped",
+	}
+	if got := strings.Split(strings.TrimSuffix(text.String(), "\n"), "\n"); !slices.Equal(got, wantLines) {
+		t.Errorf("WriteText:\n%s\nwant\n%s", text.String(), strings.Join(wantLines, "\n"))
+	}
+	var js bytes.Buffer
+	if err := rep.WriteJSON(&js); err != nil {
+		t.Fatal(err)
+	}
+	var got struct {
+		Server string `json:"server"`
+		OK     bool   `json:"ok"`
+		Failed int    `json:"failed"`
+		Checks []struct {
+			Name       string  `json:"name"`
+			Status     string  `json:"status"`
+			DurationMs float64 `json:"durationMs"`
+		} `json:"checks"`
+	}
+	if err := json.Unmarshal(js.Bytes(), &got); err != nil {
+		t.Fatalf("WriteJSON output is not JSON: %v\n%s", err, js.String())
+	}
+	if got.Server != rep.Server || got.OK || got.Failed != 1 || len(got.Checks) != 3 ||
+		got.Checks[0].Status != "pass" || got.Checks[0].DurationMs != 1.5 {
+		t.Errorf("WriteJSON = %s", js.String())
+	}
+}
