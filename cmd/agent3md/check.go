@@ -1,0 +1,203 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/agent3md/agent3md/agentfile"
+)
+
+func (a *app) parseCmd() *cobra.Command {
+	var asJSON bool
+	c := &cobra.Command{
+		Use:   "parse FILE",
+		Short: "Scan a 3md file and print its planes (or, with --json, the conformance-vector view)",
+		Long: `parse scans FILE with the bounded streaming parser. By default it prints a
+summary a person can read: frontmatter, then one line per plane. With --json
+it prints {"document": …, "links": […]} in the exact shape of the 3md
+conformance vectors (bodies read back lazily), or {"error", "line",
+"message"} and exit status 1 when the file does not parse.`,
+		Example: `  agent3md parse examples/devtools.3md
+  agent3md parse --json examples/devtools.3md | jq '.document.planes[1]'`,
+		Args: args(cobra.ExactArgs(1)),
+		RunE: func(c *cobra.Command, args []string) error {
+			return a.parse(args[0], asJSON)
+		},
+	}
+	c.Flags().BoolVar(&asJSON, "json", false, "print the document and links as JSON")
+	a.addLimitFlags(c.Flags())
+	return c
+}
+
+func (a *app) parse(path string, asJSON bool) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return ioError(err)
+	}
+	defer f.Close()
+	cat, err := agentfile.Parse(f, &agentfile.Options{File: path, Limits: a.limits})
+	if err != nil {
+		var pe *agentfile.ParseError
+		if !errors.As(err, &pe) || pe.Name == agentfile.ReadFailed {
+			return ioError(err)
+		}
+		if asJSON {
+			writeJSON(a.stdout, map[string]any{"error": pe.Name, "line": pe.Line, "message": pe.Msg})
+			fmt.Fprintln(a.stderr, err)
+			return silent(exitInvalid)
+		}
+		return invalid(err)
+	}
+	if asJSON {
+		doc, err := cat.Document(f)
+		if err != nil {
+			return ioError(err)
+		}
+		return writeJSON(a.stdout, map[string]any{"document": doc, "links": cat.DocLinks()})
+	}
+	return printCatalog(a.stdout, path, cat)
+}
+
+func printCatalog(w io.Writer, path string, cat *agentfile.Catalog) error {
+	title := "(none)"
+	if cat.HasTitle {
+		title = cat.Title
+	}
+	fmt.Fprintf(w, "%s: 3md %s, axis %s, title %s, %d planes, %d lines, %d bytes\n",
+		path, cat.Version, cat.Axis, title, len(cat.Planes), cat.Lines, cat.Size)
+	for _, p := range cat.Planes {
+		label := "-"
+		if p.HasLabel {
+			label = p.Label
+		}
+		fmt.Fprintf(w, "  z=%-6s line %-5d %-24s %6d bytes  %s\n", p.ZText, p.Line, label, p.Body.Len(), shorten(p.Description, 60))
+	}
+	return nil
+}
+
+func shorten(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-1]) + "…"
+}
+
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
+}
+
+// fileReport is validate's per-file JSON shape.
+type fileReport struct {
+	File     string              `json:"file"`
+	OK       bool                `json:"ok"`
+	Errors   []agentfile.Finding `json:"errors"`
+	Warnings []agentfile.Finding `json:"warnings"`
+}
+
+func (a *app) validateCmd() *cobra.Command {
+	var asJSON bool
+	c := &cobra.Command{
+		Use:   "validate FILE...",
+		Short: "Check agent files against every agent3md/1 rule",
+		Long: `validate parses each FILE and checks it against the agent3md/1 rules
+(frontmatter, identity, missing-label, unique-skill, dead-link, entry, cycle,
+dup-input, input-type, tool-input as errors; triggers, tool, unused-input,
+undeclared-tool as warnings). Exit status: 0 when no file has errors, 1 when
+any has, 2 when a file cannot be read. With --json it prints one object for
+one file and an array for several.`,
+		Example: `  agent3md validate agent.3md
+  agent3md validate --json examples/*.3md`,
+		Args: args(cobra.MinimumNArgs(1)),
+		RunE: func(c *cobra.Command, files []string) error {
+			return a.validate(files, asJSON)
+		},
+	}
+	c.Flags().BoolVar(&asJSON, "json", false, "print findings as JSON")
+	a.addLimitFlags(c.Flags())
+	return c
+}
+
+func (a *app) validate(files []string, asJSON bool) error {
+	var reports []fileReport
+	code := exitOK
+	for _, path := range files {
+		r, err := a.validateFile(path)
+		if err != nil {
+			fmt.Fprintf(a.stderr, "agent3md: %v\n", err)
+			code = exitUsage
+			continue
+		}
+		fr := fileReport{File: path, OK: r.OK(), Errors: r.Errors, Warnings: r.Warnings}
+		reports = append(reports, fr)
+		if !fr.OK && code == exitOK {
+			code = exitInvalid
+		}
+		if !asJSON {
+			printReport(a.stdout, fr)
+		}
+	}
+	if asJSON {
+		var v any = reports
+		if len(files) == 1 && len(reports) == 1 {
+			v = reports[0]
+		}
+		if err := writeJSON(a.stdout, v); err != nil {
+			return ioError(err)
+		}
+	}
+	if code != exitOK {
+		return silent(code)
+	}
+	return nil
+}
+
+func (a *app) validateFile(path string) (*agentfile.Report, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	cat, err := agentfile.Parse(f, &agentfile.Options{File: path, Limits: a.limits})
+	if err != nil {
+		var pe *agentfile.ParseError
+		if errors.As(err, &pe) && pe.Name == agentfile.ReadFailed {
+			return nil, err
+		}
+		return agentfile.ParseFailure(err), nil
+	}
+	return agentfile.Validate(cat), nil
+}
+
+func printReport(w io.Writer, r fileReport) {
+	verdict := "ok"
+	if !r.OK {
+		verdict = "invalid"
+	}
+	fmt.Fprintf(w, "%s: %s (%d errors, %d warnings)\n", r.File, verdict, len(r.Errors), len(r.Warnings))
+	for _, f := range r.Errors {
+		fmt.Fprintf(w, "  %s\n", findingLine(r.File, "error", f))
+	}
+	for _, f := range r.Warnings {
+		fmt.Fprintf(w, "  %s\n", findingLine(r.File, "warning", f))
+	}
+}
+
+func findingLine(file, level string, f agentfile.Finding) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s:%d: %s [%s]", file, f.Line, level, f.Rule)
+	if f.Z != nil {
+		fmt.Fprintf(&b, " z=%v", *f.Z)
+	}
+	fmt.Fprintf(&b, ": %s", f.Message)
+	return b.String()
+}

@@ -1,0 +1,76 @@
+// Command agent3md loads an agent3md/1 file and serves its skills: over MCP
+// (agent3md mcp agent.3md), or from the command line (route, get, resolve,
+// run, export, …). Run `agent3md --help` for the list.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+// version is the binary's version; release builds set it with
+// -ldflags "-X main.version=…".
+var version = "0.1.0"
+
+// Exit codes (STYLE.md): 0 success, 1 the input is invalid or a check
+// failed, 2 usage or I/O error.
+const (
+	exitOK      = 0
+	exitInvalid = 1
+	exitUsage   = 2
+)
+
+// exitError carries an exit code with the error to print.
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e *exitError) Error() string { return e.err.Error() }
+func (e *exitError) Unwrap() error { return e.err }
+
+// invalid marks err as "the input is invalid" (exit 1).
+func invalid(err error) error { return &exitError{code: exitInvalid, err: err} }
+
+// ioError marks err as a usage or I/O failure (exit 2).
+func ioError(err error) error { return &exitError{code: exitUsage, err: err} }
+
+// silent is an exit status whose message was already printed.
+type silent int
+
+func (s silent) Error() string { return fmt.Sprintf("exit status %d", int(s)) }
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+// run executes one command line and returns its exit code. Tests call it
+// with their own readers and writers.
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	root := newRoot(&app{stdin: stdin, stdout: stdout, stderr: stderr})
+	root.SetArgs(args)
+	err := root.ExecuteContext(ctx)
+	if err == nil {
+		return exitOK
+	}
+	var s silent
+	if errors.As(err, &s) {
+		return int(s)
+	}
+	fmt.Fprintf(stderr, "agent3md: %v\n", err)
+	var ee *exitError
+	if errors.As(err, &ee) {
+		return ee.code
+	}
+	// Anything cobra itself rejects (unknown flag, wrong argument count) is
+	// a usage error.
+	return exitUsage
+}

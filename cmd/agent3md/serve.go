@@ -1,0 +1,157 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/agent3md/agent3md/loader"
+	"github.com/agent3md/agent3md/mcp"
+	"github.com/agent3md/agent3md/selftest"
+)
+
+func (a *app) mcpCmd() *cobra.Command {
+	var (
+		maxLine  int
+		logLevel string
+	)
+	c := &cobra.Command{
+		Use:   "mcp FILE",
+		Short: "Serve the agent's skills over MCP on stdin/stdout (what an MCP client launches)",
+		Long: `mcp serves FILE to one MCP client over stdio: newline-delimited JSON-RPC on
+stdin and stdout, logs on stderr. It speaks the legacy handshake revisions
+(2024-11-05 … 2025-11-25) and the stateless 2026-07-28 revision on the same
+connection, and offers the tools list_skills, route_skill, get_skill,
+resolve_skill and fill_skill. It exits 0 when stdin closes.
+
+Point a client at it with the command "agent3md" and the arguments
+["mcp", "/absolute/path/to/agent.3md"].`,
+		Example: `  agent3md mcp examples/devtools.3md
+  claude mcp add devtools -- agent3md mcp "$PWD/examples/devtools.3md"`,
+		Args: args(cobra.ExactArgs(1)),
+		RunE: func(c *cobra.Command, args []string) error {
+			level, err := parseLevel(logLevel)
+			if err != nil {
+				return err
+			}
+			logger := slog.New(slog.NewTextHandler(a.stderr, &slog.HandlerOptions{Level: level}))
+			a.lineFlag = "--max-file-line-bytes"
+			return a.withAgent(args[0], func(ag *loader.Agent) error {
+				logger.Info("agent3md serving over stdio", "agent", ag.Info().Name, "skills", len(ag.Info().Skills), "file", args[0], "version", version)
+				err := mcp.Serve(c.Context(), a.stdin, a.stdout, &mcp.Options{
+					Agent: ag, Router: a.routerOptions(ag), Version: version,
+					MaxLineBytes: maxLine, Logger: logger,
+				})
+				if err != nil && c.Context().Err() == nil {
+					return ioError(err)
+				}
+				return nil
+			})
+		},
+	}
+	c.Flags().IntVar(&maxLine, "max-line-bytes", 4<<20, "longest JSON-RPC line accepted on stdin, in bytes")
+	c.Flags().StringVar(&logLevel, "log-level", "info", "stderr log level: debug, info, warn or error")
+	a.addLimitFlagsNamed(c.Flags(), "max-file-line-bytes")
+	a.addCacheFlags(c.Flags())
+	return c
+}
+
+func parseLevel(s string) (slog.Level, error) {
+	var l slog.Level
+	if err := l.UnmarshalText([]byte(s)); err != nil {
+		return 0, ioError(fmt.Errorf("--log-level %q: use debug, info, warn or error", s))
+	}
+	return l, nil
+}
+
+func (a *app) selftestCmd() *cobra.Command {
+	var (
+		server string
+		asJSON bool
+	)
+	c := &cobra.Command{
+		Use:   "selftest [FILE]",
+		Short: "Drive an MCP server end to end and check every answer",
+		Long: `selftest spawns an MCP server — by default this binary's own
+'agent3md mcp FILE', or any command given with --server — and drives it as a
+client: the legacy handshake and the 2026-07-28 discover, tools/list, every
+skill tool on every skill, error cases, robustness probes (malformed and
+oversized lines, bad ids, unknown methods) and a clean exit on EOF. It prints
+one line per check and exits 1 if any fails.`,
+		Example: `  agent3md selftest examples/devtools.3md
+  agent3md selftest --server 'node ./reference-server.js agent.3md'`,
+		Args: args(cobra.MaximumNArgs(1)),
+		RunE: func(c *cobra.Command, args []string) error {
+			return a.selftest(c.Context(), args, server, asJSON)
+		},
+	}
+	c.Flags().StringVar(&server, "server", "", "server command line to test instead of 'agent3md mcp FILE' (split on spaces)")
+	c.Flags().BoolVar(&asJSON, "json", false, "print the report as JSON")
+	a.addLimitFlags(c.Flags())
+	return c
+}
+
+func (a *app) selftest(ctx context.Context, args []string, server string, asJSON bool) error {
+	opts := &selftest.Options{}
+	switch {
+	case server != "":
+		opts.Command = strings.Fields(server)
+	case len(args) == 1:
+		if err := checkAgentPath(args[0]); err != nil {
+			return err
+		}
+		self, err := os.Executable()
+		if err != nil {
+			return ioError(fmt.Errorf("cannot find this binary to spawn it: %w", err))
+		}
+		opts.Command = []string{self, "mcp", args[0]}
+		// Our own server: hold its answers to what the library says.
+		ag, err := a.open(args[0])
+		if err != nil {
+			return err
+		}
+		defer ag.Close()
+		opts.Expect = func(name string) (string, bool) {
+			body, err := ag.Body(ctx, name)
+			return body, err == nil
+		}
+		opts.ExpectResolve = func(name string) (string, bool) {
+			text, err := resolveText(ctx, ag, name)
+			return text, err == nil
+		}
+	default:
+		return ioError(fmt.Errorf("selftest needs an agent FILE or --server 'CMD ARGS...'"))
+	}
+	report, err := selftest.Run(ctx, opts)
+	if err != nil {
+		return ioError(err)
+	}
+	if asJSON {
+		err = report.WriteJSON(a.stdout)
+	} else {
+		err = report.WriteText(a.stdout)
+	}
+	if err != nil {
+		return ioError(err)
+	}
+	if !report.OK() {
+		return silent(exitInvalid)
+	}
+	return nil
+}
+
+func (a *app) versionCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "version",
+		Short: "Print the version",
+		Args:  args(cobra.NoArgs),
+		RunE: func(c *cobra.Command, _ []string) error {
+			fmt.Fprintf(a.stdout, "agent3md %s\n", version)
+			return nil
+		},
+	}
+}

@@ -1,0 +1,184 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/agent3md/agent3md/loader"
+)
+
+// withAgent opens FILE for a command and closes it afterwards.
+func (a *app) withAgent(path string, fn func(ag *loader.Agent) error) error {
+	ag, err := a.open(path)
+	if err != nil {
+		return err
+	}
+	defer ag.Close()
+	return fn(ag)
+}
+
+// skillError turns an unknown-skill error into an invalid-input error that
+// suggests the closest names.
+func skillError(err error) error {
+	var ue *loader.UnknownSkillError
+	if errors.As(err, &ue) {
+		msg := fmt.Sprintf("no skill named %q", ue.Name)
+		if len(ue.Closest) > 0 {
+			msg += fmt.Sprintf("; did you mean %s?", strings.Join(quoteAll(ue.Closest), ", "))
+		}
+		return invalid(errors.New(msg + " (list them with 'agent3md skills FILE')"))
+	}
+	return ioError(err)
+}
+
+func quoteAll(ss []string) []string {
+	out := make([]string, len(ss))
+	for i, s := range ss {
+		out[i] = fmt.Sprintf("%q", s)
+	}
+	return out
+}
+
+func (a *app) manifestCmd() *cobra.Command {
+	var asJSON bool
+	c := &cobra.Command{
+		Use:   "manifest FILE",
+		Short: "Print the agent's manifest: name, model, tools, persona, identity and skill catalog",
+		Example: `  agent3md manifest examples/oncall.3md
+  agent3md manifest --json examples/oncall.3md | jq '.skills[].name'`,
+		Args: args(cobra.ExactArgs(1)),
+		RunE: func(c *cobra.Command, args []string) error {
+			return a.withAgent(args[0], func(ag *loader.Agent) error {
+				m, err := ag.Manifest(c.Context())
+				if err != nil {
+					return ioError(err)
+				}
+				if asJSON {
+					return writeJSON(a.stdout, m)
+				}
+				fmt.Fprintf(a.stdout, "%s (model %s)\ntools: %s\n", m.Name, m.Model, strings.Join(m.Tools, ", "))
+				if m.Persona != "" {
+					fmt.Fprintf(a.stdout, "persona: %s\n", m.Persona)
+				}
+				fmt.Fprintf(a.stdout, "\n%s\n\n", m.Identity)
+				printSkills(a.stdout, m.Skills)
+				return nil
+			})
+		},
+	}
+	c.Flags().BoolVar(&asJSON, "json", false, "print the manifest as JSON")
+	a.addLimitFlags(c.Flags())
+	return c
+}
+
+func (a *app) skillsCmd() *cobra.Command {
+	var asJSON bool
+	c := &cobra.Command{
+		Use:     "skills FILE",
+		Short:   "List the agent's skills with their triggers, inputs and commands",
+		Example: `  agent3md skills examples/support.3md`,
+		Args:    args(cobra.ExactArgs(1)),
+		RunE: func(c *cobra.Command, args []string) error {
+			return a.withAgent(args[0], func(ag *loader.Agent) error {
+				if asJSON {
+					return writeJSON(a.stdout, ag.Skills())
+				}
+				printSkills(a.stdout, ag.Skills())
+				return nil
+			})
+		},
+	}
+	c.Flags().BoolVar(&asJSON, "json", false, "print the skills as JSON")
+	a.addLimitFlags(c.Flags())
+	return c
+}
+
+func printSkills(w io.Writer, skills []loader.SkillInfo) {
+	for _, s := range skills {
+		fmt.Fprintf(w, "%s (z=%v)\n", s.Name, s.Z)
+		if s.Description != "" {
+			fmt.Fprintf(w, "  %s\n", shorten(s.Description, 100))
+		}
+		fmt.Fprintf(w, "  triggers: %s\n", strings.Join(s.Triggers, ", "))
+		if len(s.Inputs) > 0 {
+			var ins []string
+			for _, in := range s.Inputs {
+				d := in.Name + ":" + in.Type
+				if in.Optional {
+					d += "?"
+				}
+				ins = append(ins, d)
+			}
+			fmt.Fprintf(w, "  inputs: %s\n", strings.Join(ins, ", "))
+		}
+		if s.Tool != "" {
+			fmt.Fprintf(w, "  command: %s\n", s.Tool)
+		}
+		if len(s.Deps) > 0 {
+			fmt.Fprintf(w, "  depends on: %s\n", strings.Join(s.Deps, ", "))
+		}
+	}
+}
+
+func (a *app) getCmd() *cobra.Command {
+	c := &cobra.Command{
+		Use:     "get FILE SKILL",
+		Short:   "Print one skill's body, read lazily from the file",
+		Example: `  agent3md get examples/devtools.3md run-tests`,
+		Args:    args(cobra.ExactArgs(2)),
+		RunE: func(c *cobra.Command, args []string) error {
+			return a.withAgent(args[0], func(ag *loader.Agent) error {
+				body, err := ag.Body(c.Context(), args[1])
+				if err != nil {
+					return skillError(err)
+				}
+				fmt.Fprintln(a.stdout, body)
+				return nil
+			})
+		},
+	}
+	a.addLimitFlags(c.Flags())
+	return c
+}
+
+func (a *app) resolveCmd() *cobra.Command {
+	c := &cobra.Command{
+		Use:   "resolve FILE SKILL",
+		Short: "Print a skill and, depth-first, every skill it depends on",
+		Long: `resolve prints the skill, then the skills its [[z=N]] links name, depth-first
+in body order, each once, as "### name" followed by the body — the text an
+agent needs to carry the skill out.`,
+		Example: `  agent3md resolve examples/oncall.3md rollback-deploy`,
+		Args:    args(cobra.ExactArgs(2)),
+		RunE: func(c *cobra.Command, args []string) error {
+			return a.withAgent(args[0], func(ag *loader.Agent) error {
+				text, err := resolveText(c.Context(), ag, args[1])
+				if err != nil {
+					return skillError(err)
+				}
+				fmt.Fprintln(a.stdout, text)
+				return nil
+			})
+		},
+	}
+	a.addLimitFlags(c.Flags())
+	return c
+}
+
+// resolveText renders a resolve chain the way the resolve_skill tool does.
+func resolveText(ctx context.Context, ag *loader.Agent, name string) (string, error) {
+	chain, err := ag.Resolve(ctx, name)
+	if err != nil {
+		return "", err
+	}
+	parts := make([]string, len(chain))
+	for i, r := range chain {
+		parts[i] = "### " + r.Name + "\n" + r.Body
+	}
+	return strings.Join(parts, "\n\n"), nil
+}
