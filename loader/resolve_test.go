@@ -1,0 +1,98 @@
+package loader
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+func resolveNames(t *testing.T, a *Agent, name string) []string {
+	t.Helper()
+	rs, err := a.Resolve(bg, name)
+	if err != nil {
+		t.Fatalf("Resolve(%q): %v", name, err)
+	}
+	var out []string
+	for _, r := range rs {
+		out = append(out, r.Name)
+		if want := mustBody(t, a, r.Name); r.Body != want {
+			t.Fatalf("Resolve body of %s = %q, Body = %q", r.Name, r.Body, want)
+		}
+	}
+	return out
+}
+
+func TestResolve(t *testing.T) {
+	graph := head +
+		"@plane z=1 label=a\n[[z=2]] then [[z=3|c]] then [[z=2]] again\n\n" +
+		"@plane z=2 label=b\n[[z=4]] [[z=3]]\n\n" +
+		"@plane z=3 label=c\n[[z=1]] back to a, [[z=0]] identity, [[z=77]] missing, [[z=4.0]] decimal\n\n" +
+		"@plane z=4 label=d\n[[z=4]] self\n\n" +
+		"@plane z=5 label=e\nno links\n"
+	tests := []struct {
+		name, text, skill string
+		want              []string
+	}{
+		{"vector deps", "", "answer", []string{"answer", "cite"}},
+		{"vector leaf", "", "cite", []string{"cite"}},
+		{"depth first in body order, each once", graph, "a", []string{"a", "b", "d", "c"}},
+		{"cycle back to the start terminates", graph, "c", []string{"c", "a", "b", "d"}},
+		{"self link", graph, "d", []string{"d"}},
+		{"no links", graph, "e", []string{"e"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var a *Agent
+			if tt.text == "" {
+				a = openPath(t, vector("valid-deps.3md"))
+			} else {
+				a = openText(t, tt.text)
+			}
+			if got := resolveNames(t, a, tt.skill); !reflect.DeepEqual(got, tt.want) {
+				t.Fatalf("Resolve(%s) = %v, want %v", tt.skill, got, tt.want)
+			}
+		})
+	}
+}
+
+func TestResolveCycleVector(t *testing.T) {
+	a := openPath(t, vector("invalid-cycle.3md"))
+	for _, s := range a.Skills() {
+		got := resolveNames(t, a, s.Name)
+		if len(got) == 0 || got[0] != s.Name || len(got) > len(a.Skills()) {
+			t.Fatalf("Resolve(%s) = %v", s.Name, got)
+		}
+	}
+}
+
+// TestResolveLongChain resolves a chain of 100,000 skills, each linking to
+// the next: no recursion, so no stack growth to speak of, and every skill
+// once in order.
+func TestResolveLongChain(t *testing.T) {
+	n := 100_000
+	if testing.Short() {
+		n = 10_000
+	}
+	p := filepath.Join(t.TempDir(), "chain.3md")
+	var b strings.Builder
+	b.WriteString(head)
+	for i := 1; i <= n; i++ {
+		fmt.Fprintf(&b, "@plane z=%d label=s%d\n[[z=%d]]\n", i, i, i+1)
+	}
+	// The last link dangles; close the loop too, for good measure.
+	fmt.Fprintf(&b, "@plane z=%d label=last\nback to [[z=1]]\n", n+1)
+	if err := os.WriteFile(p, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	a := openPath(t, p)
+	rs, err := a.Resolve(bg, "s1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rs) != n+1 || rs[0].Name != "s1" || rs[n-1].Name != fmt.Sprintf("s%d", n) || rs[n].Name != "last" {
+		t.Fatalf("got %d skills, first %s, last %s", len(rs), rs[0].Name, rs[len(rs)-1].Name)
+	}
+}
