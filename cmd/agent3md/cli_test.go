@@ -1,0 +1,224 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// cli runs one command line in-process.
+func cli(t *testing.T, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code = run(context.Background(), args, strings.NewReader(""), &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+const devtools = "../../examples/devtools.3md"
+
+func TestCommands(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.3md")
+	if err := os.WriteFile(bad, []byte("---\n3md: 1.0\ntitle: X\n---\n@plane z=0 label=\"oops\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	notAgent := filepath.Join(dir, "notes.txt")
+	if err := os.WriteFile(notAgent, []byte("hello"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name   string
+		args   []string
+		code   int
+		stdout string // substring expected on stdout
+		stderr string // substring expected on stderr
+	}{
+		{"help", []string{"--help"}, 0, "route -> fill -> run", ""},
+		{"subcommand help has example", []string{"route", "--help"}, 0, "agent3md route examples/devtools.3md", ""},
+		{"version", []string{"version"}, 0, "agent3md " + version, ""},
+		{"unknown command", []string{"frobnicate"}, 2, "", "unknown command"},
+		{"unknown flag", []string{"parse", "--nope", devtools}, 2, "", "unknown flag"},
+		{"missing argument", []string{"get", devtools}, 2, "", "usage: agent3md get FILE SKILL"},
+		{"validate ok", []string{"validate", devtools}, 0, "ok (0 errors, 0 warnings)", ""},
+		{"validate invalid", []string{"validate", "../../agentfile/testdata/conformance/agent3md/invalid-cycle.3md"}, 1, "[cycle]", ""},
+		{"validate parse failure", []string{"validate", bad}, 1, "[parse]", ""},
+		{"validate unreadable", []string{"validate", filepath.Join(dir, "missing.3md")}, 2, "", "no such file"},
+		{"parse summary", []string{"parse", devtools}, 0, "axis", ""},
+		{"parse json error", []string{"parse", "--json", bad}, 1, `"error": "invalidPlaneDirective"`, ""},
+		{"parse line limit names flag", []string{"parse", "--max-line-bytes", "10", devtools}, 1, "", "--max-line-bytes"},
+		{"get unknown skill suggests", []string{"get", devtools, "run-test"}, 1, "", "did you mean"},
+		{"not a .3md file", []string{"skills", notAgent}, 2, "", "does not end in .3md"},
+		{"directory refused", []string{"skills", dir + "/"}, 2, "", "not a regular file"},
+		{"route no match", []string{"route", devtools, "zzqx wobble"}, 0, "no skill matched", ""},
+		{"route bad mode", []string{"route", "--mode", "fuzzy", devtools, "x"}, 2, "", `use "ranked" or "spec"`},
+		{"mcp bad file", []string{"mcp", filepath.Join(dir, "missing.3md")}, 2, "", "cannot read agent file"},
+		{"run on a broken file", []string{"run", "--skill", "search-code", bad, ""}, 1, "", "invalidPlaneDirective"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, out, errOut := cli(t, tt.args...)
+			if code != tt.code {
+				t.Fatalf("exit %d, want %d\nstdout: %s\nstderr: %s", code, tt.code, out, errOut)
+			}
+			if !strings.Contains(out, tt.stdout) {
+				t.Errorf("stdout lacks %q:\n%s", tt.stdout, out)
+			}
+			if !strings.Contains(errOut, tt.stderr) {
+				t.Errorf("stderr lacks %q:\n%s", tt.stderr, errOut)
+			}
+		})
+	}
+}
+
+func TestValidateJSONShapes(t *testing.T) {
+	_, out, _ := cli(t, "validate", "--json", devtools)
+	var one map[string]any
+	if err := json.Unmarshal([]byte(out), &one); err != nil {
+		t.Fatalf("one file: want an object: %v\n%s", err, out)
+	}
+	if one["ok"] != true || one["file"] != devtools {
+		t.Errorf("unexpected report %v", one)
+	}
+	_, out, _ = cli(t, "validate", "--json", devtools, "../../examples/oncall.3md")
+	var many []map[string]any
+	if err := json.Unmarshal([]byte(out), &many); err != nil || len(many) != 2 {
+		t.Fatalf("two files: want an array of 2: %v\n%s", err, out)
+	}
+}
+
+func TestParseJSONMatchesVectorShape(t *testing.T) {
+	code, out, errOut := cli(t, "parse", "--json", "../../agentfile/testdata/conformance/agent3md/valid-deps.3md")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var got struct {
+		Document struct {
+			Planes []struct {
+				Body string `json:"body"`
+			} `json:"planes"`
+		} `json:"document"`
+		Links []struct {
+			SourceZ      float64 `json:"sourceZ"`
+			TargetZ      float64 `json:"targetZ"`
+			Text         *string `json:"text"`
+			TargetExists bool    `json:"targetExists"`
+		} `json:"links"`
+	}
+	if err := json.Unmarshal([]byte(out), &got); err != nil {
+		t.Fatal(err)
+	}
+	if len(got.Document.Planes) != 3 || !strings.HasPrefix(got.Document.Planes[1].Body, "# Skill: answer") {
+		t.Errorf("planes: %+v", got.Document.Planes)
+	}
+	if len(got.Links) != 1 || got.Links[0].TargetZ != 2 || got.Links[0].Text == nil || *got.Links[0].Text != "cite" || !got.Links[0].TargetExists {
+		t.Errorf("links: %+v", got.Links)
+	}
+}
+
+func TestNewScaffoldIsValidAndNeverOverwrites(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "helper.3md")
+	if code, _, errOut := cli(t, "new", "helper", out); code != 0 {
+		t.Fatalf("new: exit %d: %s", code, errOut)
+	}
+	if code, stdout, _ := cli(t, "validate", out); code != 0 || !strings.Contains(stdout, "0 errors, 0 warnings") {
+		t.Fatalf("scaffold does not validate cleanly: %s", stdout)
+	}
+	before, _ := os.ReadFile(out)
+	if code, _, errOut := cli(t, "new", "other", out); code != 2 || !strings.Contains(errOut, "already exists") {
+		t.Fatalf("overwrite: exit %d: %s", code, errOut)
+	}
+	after, _ := os.ReadFile(out)
+	if !bytes.Equal(before, after) {
+		t.Fatal("new overwrote an existing file")
+	}
+}
+
+func TestRouteGetResolveRun(t *testing.T) {
+	code, out, errOut := cli(t, "route", "--json", "--no-cache", devtools, "run the unit tests")
+	if code != 0 {
+		t.Fatalf("route: exit %d: %s", code, errOut)
+	}
+	var r struct {
+		Mode    string `json:"mode"`
+		Matches []struct {
+			Name string   `json:"name"`
+			Hits []string `json:"hits"`
+			Tier string   `json:"tier"`
+		} `json:"matches"`
+	}
+	if err := json.Unmarshal([]byte(out), &r); err != nil || r.Mode != "ranked" || len(r.Matches) == 0 {
+		t.Fatalf("route json: %v\n%s", err, out)
+	}
+	top := r.Matches[0].Name
+	if code, out, _ := cli(t, "get", devtools, top); code != 0 || !strings.Contains(out, "#") {
+		t.Errorf("get %s: exit %d\n%s", top, code, out)
+	}
+	if code, out, _ := cli(t, "resolve", devtools, top); code != 0 || !strings.HasPrefix(out, "### "+top+"\n") {
+		t.Errorf("resolve %s: exit %d\n%s", top, code, out)
+	}
+}
+
+func TestRunFillsAndExecs(t *testing.T) {
+	dir := t.TempDir()
+	agent := filepath.Join(dir, "echo.3md")
+	src := "---\n3md: 1.0\ntitle: Echo\ntools: printf\n---\n@plane z=0 label=\"echo\" kind=identity\nEcho things.\n\n" +
+		"@plane z=1 label=\"say\" kind=skill triggers=\"say, echo\" inputs=\"word, count:number\" tool=\"printf '%s-%s' {word} {count}\"\nSay a word.\n"
+	if err := os.WriteFile(agent, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// Printing a fill never runs it; missing inputs are reported, exit 1.
+	code, out, errOut := cli(t, "run", "--no-cache", agent, "say it", "word=hi")
+	if code != 1 || !strings.Contains(errOut, "missing required inputs: count") || !strings.Contains(out, "printf") {
+		t.Fatalf("missing: exit %d\n%s\n%s", code, out, errOut)
+	}
+	// --exec refuses until every required input is filled.
+	if code, _, errOut := cli(t, "run", "--exec", "--no-cache", agent, "say it", "word=hi"); code != 1 || !strings.Contains(errOut, "count") {
+		t.Fatalf("exec with missing input: exit %d %s", code, errOut)
+	}
+	// A bad number is a type error, not a command.
+	if code, _, errOut := cli(t, "run", "--exec", "--skill", "say", agent, "", "word=hi", "count=many"); code != 1 || !strings.Contains(errOut, "count") {
+		t.Fatalf("exec with bad number: exit %d %s", code, errOut)
+	}
+	code, out, errOut = cli(t, "run", "--exec", "--no-cache", agent, "say it", "word=it's $(x)", "count=3")
+	if code != 0 || !strings.Contains(out, "it's $(x)-3") {
+		t.Fatalf("exec: exit %d\nstdout: %q\nstderr: %s", code, out, errOut)
+	}
+}
+
+func TestExportProjectionAndSkillsDir(t *testing.T) {
+	code, out, errOut := cli(t, "export", "--bodies", devtools)
+	if code != 0 {
+		t.Fatalf("export: exit %d: %s", code, errOut)
+	}
+	var p projection
+	if err := json.Unmarshal([]byte(out), &p); err != nil {
+		t.Fatal(err)
+	}
+	if p.Schema != "agent3md/1" || len(p.Skills) == 0 || len(p.Bodies) != len(p.Skills) {
+		t.Fatalf("projection: schema %q, %d skills, %d bodies", p.Schema, len(p.Skills), len(p.Bodies))
+	}
+	for _, s := range p.Skills {
+		if len(s.Inputs) != len(s.InputSchema) {
+			t.Errorf("%s: inputs and inputSchema differ in length", s.Name)
+		}
+	}
+	dir := t.TempDir()
+	if code, _, errOut := cli(t, "export", "--skills-dir", dir, devtools); code != 0 {
+		t.Fatalf("skills-dir: exit %d: %s", code, errOut)
+	}
+	mds, _ := filepath.Glob(filepath.Join(dir, "*", "SKILL.md"))
+	if len(mds) != len(p.Skills) {
+		t.Fatalf("wrote %d SKILL.md files, want %d", len(mds), len(p.Skills))
+	}
+	for _, md := range mds {
+		b, _ := os.ReadFile(md)
+		name := filepath.Base(filepath.Dir(md))
+		if !bytes.HasPrefix(b, []byte("---\nname: "+name+"\n")) && !bytes.HasPrefix(b, []byte("---\nname: \""+name+"\"\n")) {
+			t.Errorf("%s does not start with its name frontmatter:\n%s", md, b[:min(len(b), 80)])
+		}
+	}
+}
