@@ -311,7 +311,7 @@ func (s *lineStream) WriteObject(obj any) error {
 		return nil
 	}
 	defer s.tr.release(id)
-	line := responseLine(entry.rawID, m.Result, m.Error)
+	line := responseLine(entry.rawID, unescapeHTML(m.Result), m.Error)
 	if entry.batch != nil {
 		entry.batch.add(line)
 		return nil
@@ -446,4 +446,41 @@ func (b *batch) flushLocked() {
 	out := append([]byte{'['}, bytes.Join(b.entries, []byte{','})...)
 	out = append(out, ']')
 	b.s.writeLine(out)
+}
+
+// unescapeHTML undoes encoding/json's HTML escaping (\u003c, \u003e,
+// \u0026) in encoded JSON, so skill text reads as written. Escapes are
+// walked left to right, so an escaped backslash followed by "u003c" (the
+// text \u003c) is left alone.
+func unescapeHTML(b []byte) []byte {
+	if !bytes.Contains(b, []byte(`\u00`)) {
+		return b
+	}
+	out := make([]byte, 0, len(b))
+	for i := 0; i < len(b); i++ {
+		c := b[i]
+		if c != '\\' || i+1 >= len(b) {
+			out = append(out, c)
+			continue
+		}
+		if b[i+1] == 'u' && i+5 < len(b) {
+			switch string(b[i+2 : i+6]) {
+			case "003c":
+				out = append(out, '<')
+				i += 5
+				continue
+			case "003e":
+				out = append(out, '>')
+				i += 5
+				continue
+			case "0026":
+				out = append(out, '&')
+				i += 5
+				continue
+			}
+		}
+		out = append(out, c, b[i+1])
+		i++
+	}
+	return out
 }
