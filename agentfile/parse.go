@@ -141,12 +141,14 @@ func (p *parser) frontmatter() error {
 		if err != nil {
 			return err
 		}
-		if n++; n > p.limits.MaxFrontmatterLines {
-			return &LimitError{Limit: "frontmatter lines", Flag: "--max-frontmatter-lines", Max: int64(p.limits.MaxFrontmatterLines)}
-		}
 		t := bytes.TrimSpace(l)
 		if string(t) == "---" {
 			break
+		}
+		// The bound counts the lines between the delimiters, the
+		// closing '---' excluded.
+		if n++; n > p.limits.MaxFrontmatterLines {
+			return &LimitError{Limit: "frontmatter lines", Flag: "--max-frontmatter-lines", Max: int64(p.limits.MaxFrontmatterLines)}
 		}
 		if len(t) == 0 || t[0] == '#' {
 			continue
