@@ -1,0 +1,291 @@
+package agentfile
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// fuzzSeeds returns the seed inputs: every 3md vector's source, every
+// agent3md vector and every example agent.
+func fuzzSeeds(tb testing.TB) [][]byte {
+	tb.Helper()
+	var seeds [][]byte
+	vecs, _ := filepath.Glob("testdata/conformance/3md/*.json")
+	for _, f := range vecs {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		var v struct {
+			Source string `json:"source"`
+		}
+		if err := json.Unmarshal(b, &v); err != nil {
+			tb.Fatalf("%s: %v", f, err)
+		}
+		seeds = append(seeds, []byte(v.Source))
+	}
+	agents, _ := filepath.Glob("testdata/conformance/agent3md/*.3md")
+	examples, _ := filepath.Glob("../examples/*.3md")
+	for _, f := range append(agents, examples...) {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		seeds = append(seeds, b)
+	}
+	if len(seeds) < 43+17 {
+		tb.Fatalf("only %d fuzz seeds; are the conformance vectors in testdata/?", len(seeds))
+	}
+	return seeds
+}
+
+// canonicalNames are the only Names a *ParseError may carry.
+var canonicalNames = map[string]bool{
+	MissingFrontmatter: true, InvalidFrontmatter: true, MissingVersion: true,
+	InvalidPlaneDirective: true, MissingPlanePosition: true, DuplicatePlane: true,
+	LimitExceeded: true, ReadFailed: true,
+}
+
+// smallLimits derives tight bounds from a fuzzed seed, so the fuzzer also
+// explores the limit paths.
+func smallLimits(seed uint32) Limits {
+	b := func(shift uint) int { return int(seed >> shift & 0xff) }
+	return Limits{
+		MaxBytes:            int64(16 + b(0)*4),
+		MaxLineBytes:        4 + b(8)%120,
+		MaxFrontmatterLines: 1 + b(16)%8,
+		MaxPlanes:           1 + b(24)%8,
+		MaxAttributes:       1 + b(0)%6,
+		MaxAttributeBytes:   1 + b(8)%24,
+		MaxDescriptionBytes: 1 + b(16)%64,
+	}
+}
+
+func FuzzParse(f *testing.F) {
+	for i, s := range fuzzSeeds(f) {
+		f.Add(s, uint32(i)*0x9E3779B9)
+	}
+	f.Fuzz(func(t *testing.T, src []byte, seed uint32) {
+		doc, rerr, st := refParse(src)
+		cat, err := Parse(bytes.NewReader(src), nil)
+		checkParseError(t, err)
+		checkAgainstReference(t, src, cat, err, doc, rerr)
+		lim := smallLimits(seed)
+		small, serr := Parse(bytes.NewReader(src), &Options{Limits: lim})
+		checkParseError(t, serr)
+		checkLimits(t, lim, st, rerr, cat, err, small, serr)
+	})
+}
+
+// checkParseError holds every error to the contract: a *ParseError with a
+// canonical name, a non-negative line, and an Error() that does not panic.
+func checkParseError(t *testing.T, err error) {
+	t.Helper()
+	if err == nil {
+		return
+	}
+	var pe *ParseError
+	if !errors.As(err, &pe) {
+		t.Fatalf("error is not a *ParseError: %T %v", err, err)
+	}
+	if !canonicalNames[pe.Name] || pe.Line < 0 || pe.Msg == "" {
+		t.Fatalf("malformed error: %#v", pe)
+	}
+	if s := pe.Error(); !strings.Contains(s, pe.Name) {
+		t.Fatalf("Error() %q lacks the name %s", s, pe.Name)
+	}
+}
+
+// checkAgainstReference compares a default-limits parse with refParse.
+func checkAgainstReference(t *testing.T, src []byte, cat *Catalog, err error, doc *refDoc, rerr *refError) {
+	t.Helper()
+	if rerr != nil {
+		var pe *ParseError
+		if !errors.As(err, &pe) {
+			t.Fatalf("reference refuses with %s on line %d; Parse accepted", rerr.name, rerr.line)
+		}
+		if pe.Name != rerr.name || pe.Line != rerr.line {
+			t.Fatalf("Parse: %s on line %d; reference: %s on line %d (%v)", pe.Name, pe.Line, rerr.name, rerr.line, err)
+		}
+		return
+	}
+	if err != nil {
+		t.Fatalf("reference accepts; Parse: %v", err)
+	}
+	if cat.Version != doc.version || cat.Axis != doc.axis || !sameStringPtr(cat.HasTitle, cat.Title, doc.title) {
+		t.Fatalf("frontmatter: got %q %q %v/%q, want %q %q %v", cat.Version, cat.Axis, cat.HasTitle, cat.Title, doc.version, doc.axis, doc.title)
+	}
+	if !equalMaps(cat.Metadata, doc.metadata) {
+		t.Fatalf("metadata: got %q, want %q", cat.Metadata, doc.metadata)
+	}
+	r := bytes.NewReader(src)
+	if cat.HasPreamble != (doc.preamble != nil) {
+		t.Fatalf("preamble presence: got %v, want %v", cat.HasPreamble, doc.preamble != nil)
+	}
+	if cat.HasPreamble {
+		b, err := ReadSpan(r, cat.Preamble, cat.PreambleCRC)
+		if err != nil || string(b) != *doc.preamble {
+			t.Fatalf("preamble: got %q (%v), want %q", b, err, *doc.preamble)
+		}
+	}
+	if len(cat.Planes) != len(doc.planes) {
+		t.Fatalf("got %d planes, want %d", len(cat.Planes), len(doc.planes))
+	}
+	for i, pl := range cat.Planes {
+		checkPlane(t, r, pl, doc.planes[i])
+	}
+}
+
+func checkPlane(t *testing.T, r *bytes.Reader, pl Plane, want refPlane) {
+	t.Helper()
+	body, err := ReadSpan(r, pl.Body, pl.CRC)
+	if err != nil {
+		t.Fatalf("plane z=%s: ReadSpan(%v): %v", pl.ZText, pl.Body, err)
+	}
+	if string(body) != want.body {
+		t.Fatalf("plane z=%s body:\n got %q\nwant %q", pl.ZText, body, want.body)
+	}
+	if pl.Z != want.z || pl.HasX != want.hasX || pl.HasY != want.hasY || pl.X != want.x || pl.Y != want.y {
+		t.Fatalf("plane position: got z=%v x=%v/%v y=%v/%v, want %+v", pl.Z, pl.HasX, pl.X, pl.HasY, pl.Y, want)
+	}
+	if !sameStringPtr(pl.HasLabel, pl.Label, want.label) {
+		t.Fatalf("plane z=%s label: got %v/%q, want %v", pl.ZText, pl.HasLabel, pl.Label, want.label)
+	}
+	if !equalMaps(pl.Attributes.Map(), want.attrs) {
+		t.Fatalf("plane z=%s attributes: got %q, want %q", pl.ZText, pl.Attributes.Map(), want.attrs)
+	}
+}
+
+// limitFlags maps each flag to whether the input, measured in full,
+// breaks that bound.
+func limitFlags(lim Limits, st refStats) map[string]bool {
+	long := false
+	for _, n := range st.lines {
+		long = long || n > lim.MaxLineBytes
+	}
+	size := int64(0)
+	if len(st.lineEnds) > 0 {
+		size = st.lineEnds[len(st.lineEnds)-1]
+	}
+	return map[string]bool{
+		"--max-bytes":             size > lim.MaxBytes,
+		"--max-line-bytes":        long,
+		"--max-frontmatter-lines": st.fmLines > lim.MaxFrontmatterLines,
+		"--max-planes":            st.planes > lim.MaxPlanes,
+		"--max-attributes":        st.maxTokens > lim.MaxAttributes,
+		"--max-attribute-bytes":   st.maxValueBytes > lim.MaxAttributeBytes,
+	}
+}
+
+// checkLimits holds a small-limits parse to the bounds: a refusal names a
+// bound the input really breaks; a format error is the one the default parse
+// reports; an acceptance stays within every bound and equals the default
+// parse; and a line past MaxLineBytes or a byte past MaxBytes read before any
+// format error always gives ErrLimit.
+func checkLimits(t *testing.T, lim Limits, st refStats, rerr *refError, cat *Catalog, err error, small *Catalog, serr error) {
+	t.Helper()
+	broken := limitFlags(lim, st)
+	var pe *ParseError
+	switch {
+	case errors.Is(serr, ErrLimit):
+		errors.As(serr, &pe)
+		named := ""
+		for flag := range broken {
+			if strings.Contains(pe.Msg, flag+")") {
+				named = flag
+			}
+		}
+		if pe.Name != LimitExceeded || named == "" || !broken[named] {
+			t.Fatalf("limit error %q names no bound the input breaks (%v, limits %+v)", serr, broken, lim)
+		}
+		return
+	case serr != nil:
+		errors.As(serr, &pe)
+		var want *ParseError
+		if !errors.As(err, &want) || want.Name != pe.Name || want.Line != pe.Line {
+			t.Fatalf("small limits give %v; default limits give %v", serr, err)
+		}
+	default:
+		for flag, b := range broken {
+			if b {
+				t.Fatalf("accepted an input that breaks %s (limits %+v)", flag, lim)
+			}
+		}
+		if err != nil || len(small.Planes) != len(cat.Planes) {
+			t.Fatalf("small limits accept; default limits: %v", err)
+		}
+		for i := range small.Planes {
+			a, b := small.Planes[i], cat.Planes[i]
+			if a.Body != b.Body || a.CRC != b.CRC || a.ZText != b.ZText {
+				t.Fatalf("plane %d differs under small limits: %+v vs %+v", i, a, b)
+			}
+		}
+	}
+	detect := len(st.lines) + 1
+	if rerr != nil {
+		detect = rerr.detect
+	}
+	for i, n := range st.lines {
+		if i+1 > detect {
+			break
+		}
+		if n > lim.MaxLineBytes || st.lineEnds[i] > lim.MaxBytes {
+			t.Fatalf("line %d breaks a bound before any format error, but Parse says %v", i+1, serr)
+		}
+	}
+}
+
+func sameStringPtr(has bool, v string, want *string) bool {
+	if want == nil {
+		return !has
+	}
+	return has && v == *want
+}
+
+func equalMaps(a, b map[string]string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if w, ok := b[k]; !ok || w != v {
+			return false
+		}
+	}
+	return true
+}
+
+// FuzzValidate runs the agent layer and the validator on whatever parses:
+// no panics, and every finding has a rule, a message and a line >= 0.
+func FuzzValidate(f *testing.F) {
+	for _, s := range fuzzSeeds(f) {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, src []byte) {
+		cat, err := Parse(bytes.NewReader(src), nil)
+		if err != nil {
+			r := ParseFailure(err)
+			if len(r.Errors) != 1 || r.Errors[0].Rule != RuleParse {
+				t.Fatalf("ParseFailure: %+v", r)
+			}
+			return
+		}
+		a := cat.Agent()
+		if len(cat.Planes) > 0 && (a.Identity < 0 || len(a.Skills) != len(cat.Planes)-1) {
+			t.Fatalf("identity %d, %d skills for %d planes", a.Identity, len(a.Skills), len(cat.Planes))
+		}
+		r := Validate(cat)
+		for _, fd := range append(r.Errors, r.Warnings...) {
+			if fd.Rule == "" || fd.Message == "" || fd.Line < 0 {
+				t.Fatalf("malformed finding %+v", fd)
+			}
+		}
+		if _, err := json.Marshal(r); err != nil {
+			t.Fatalf("report does not marshal: %v", err)
+		}
+	})
+}
