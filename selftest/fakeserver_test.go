@@ -396,14 +396,15 @@ func (s *fakeServer) fill(sk *fakeSkill, values map[string]string) string {
 	return cmd
 }
 
+// fakeArg is the first argument of a fake-server command line; together
+// with fakeEnv it keeps other re-executions of the test binary (fuzz
+// workers) from turning into the fake.
+const fakeArg = "selftest-fake-server"
+
 // runFakeIfAsked turns the test binary into the fake server.
 func runFakeIfAsked() {
-	if os.Getenv(fakeEnv) != "1" {
+	if os.Getenv(fakeEnv) != "1" || len(os.Args) < 3 || os.Args[1] != fakeArg {
 		return
 	}
-	variant := vOK
-	if len(os.Args) > 1 {
-		variant = os.Args[1]
-	}
-	os.Exit(serveFake(variant, os.Stdin, os.Stdout))
+	os.Exit(serveFake(os.Args[2], os.Stdin, os.Stdout))
 }

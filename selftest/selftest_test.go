@@ -40,7 +40,7 @@ func fakeCommand(t *testing.T, variant string) []string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return []string{exe, variant}
+	return []string{exe, fakeArg, variant}
 }
 
 func TestRunAgainstFakeServers(t *testing.T) {
@@ -232,4 +232,21 @@ func TestReportWriters(t *testing.T) {
 		got.Checks[0].Status != "pass" || got.Checks[0].DurationMs != 1.5 {
 		t.Errorf("WriteJSON = %s", js.String())
 	}
+}
+
+func ExampleReport_WriteText() {
+	rep := &selftest.Report{
+		Checks: []selftest.Check{
+			{Name: "legacy/ping", Status: selftest.StatusPass, Detail: "ping answered {}"},
+			{Name: "exit/eof", Status: selftest.StatusFail, Detail: "still running 5s after its stdin closed"},
+			{Name: "modern/discover", Status: selftest.StatusSkip, Detail: "server does not offer 2026-07-28"},
+		},
+		Passed: 1, Failed: 1, Skipped: 1,
+	}
+	rep.WriteText(os.Stdout)
+	// Output:
+	// ✓ legacy/ping: ping answered {} (0s)
+	// ✗ exit/eof: still running 5s after its stdin closed (0s)
+	// – modern/discover: server does not offer 2026-07-28 (0s)
+	// 1 passed, 1 failed, 1 skipped
 }

@@ -1,0 +1,272 @@
+package selftest
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"io"
+	"slices"
+	"strings"
+	"testing"
+)
+
+func TestReadLineBound(t *testing.T) {
+	const max = 32
+	tests := []struct {
+		name    string
+		in      string
+		want    []string // lines read, "!" marks a too-long line
+		wantEOF bool
+	}{
+		{name: "at the bound", in: strings.Repeat("a", max) + "\nnext\n", want: []string{strings.Repeat("a", max), "next"}},
+		{name: "one over the bound", in: strings.Repeat("a", max+1) + "\nnext\n", want: []string{"!", "next"}},
+		{name: "far over the bound", in: strings.Repeat("a", 10*max) + "\nnext\n", want: []string{"!", "next"}},
+		{name: "crlf", in: "x\r\ny\r\n", want: []string{"x", "y"}},
+		{name: "no final newline", in: "x\ny", want: []string{"x", "y"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			// A 16-byte buffer makes long lines arrive in many chunks.
+			br := bufio.NewReaderSize(strings.NewReader(tt.in), 16)
+			var got []string
+			for {
+				line, tooLong, err := readLine(br, max)
+				switch {
+				case tooLong:
+					got = append(got, "!")
+				case len(line) > 0:
+					got = append(got, string(line))
+				}
+				if errors.Is(err, io.EOF) {
+					break
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+			}
+			if !slices.Equal(got, tt.want) {
+				t.Errorf("lines %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestDecodeMessage(t *testing.T) {
+	tests := []struct {
+		name     string
+		line     string
+		wantBad  bool
+		response bool
+		nullID   bool
+	}{
+		{name: "result", line: `{"jsonrpc":"2.0","id":1,"result":{}}`, response: true},
+		{name: "error with null id", line: `{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"x"}}`, response: true, nullID: true},
+		{name: "error without id", line: `{"jsonrpc":"2.0","error":{"code":-32700,"message":"x"}}`, response: true, nullID: true},
+		{name: "notification", line: `{"jsonrpc":"2.0","method":"notifications/message","params":{}}`},
+		{name: "not JSON", line: `hello`, wantBad: true},
+		{name: "no jsonrpc", line: `{"id":1,"result":{}}`, wantBad: true},
+		{name: "neither result nor error", line: `{"jsonrpc":"2.0","id":1}`, wantBad: true},
+		{name: "array", line: `[{"jsonrpc":"2.0","id":1,"result":{}}]`, wantBad: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			m := decodeMessage([]byte(tt.line), false, 100)
+			if (m.bad != "") != tt.wantBad {
+				t.Fatalf("bad = %q, want bad %v", m.bad, tt.wantBad)
+			}
+			if tt.wantBad {
+				return
+			}
+			if m.isResponse() != tt.response || (tt.response && m.idIsNull() != tt.nullID) {
+				t.Errorf("response %v nullID %v, want %v %v", m.isResponse(), m.idIsNull(), tt.response, tt.nullID)
+			}
+		})
+	}
+	if m := decodeMessage(nil, true, 100); !strings.Contains(m.bad, "over 100 bytes") {
+		t.Errorf("too-long line: bad = %q", m.bad)
+	}
+}
+
+func TestSameID(t *testing.T) {
+	tests := []struct {
+		got  string
+		want any
+		same bool
+	}{
+		{`1`, 1, true},
+		{` 1 `, 1, true},
+		{`"1"`, 1, false},
+		{`"selftest-ping-2"`, "selftest-ping-2", true},
+		{`2`, 1, false},
+		{`null`, 1, false},
+	}
+	for _, tt := range tests {
+		want, _ := json.Marshal(tt.want)
+		if got := sameID(json.RawMessage(tt.got), want); got != tt.same {
+			t.Errorf("sameID(%s, %s) = %v", tt.got, want, got)
+		}
+	}
+}
+
+func TestRoutedNames(t *testing.T) {
+	tests := []struct {
+		name    string
+		text    string
+		want    []string
+		wantErr bool
+	}{
+		{name: "matches", text: "deploy  (score 2; matched: deploy app, ship)\nbuild  (score 1; matched: app)", want: []string{"deploy", "build"}},
+		{name: "no match", text: "no skill matched", want: nil},
+		{name: "name with spaces", text: "ship it now  (score 1; matched: ship)", want: []string{"ship it now"}},
+		{name: "crlf", text: "deploy  (score 1; matched: x)\r\n", want: []string{"deploy"}},
+		{name: "bad line", text: "deploy (score 1)", wantErr: true},
+		{name: "no score", text: "deploy  (relevance 3)", wantErr: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := routedNames(tt.text)
+			if (err != nil) != tt.wantErr {
+				t.Fatalf("err = %v, want error %v", err, tt.wantErr)
+			}
+			if !slices.Equal(got, tt.want) {
+				t.Errorf("names %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestFillTemplate(t *testing.T) {
+	tests := []struct {
+		tool   string
+		values map[string]string
+		want   string
+	}{
+		{"rg {query} {path}", map[string]string{"query": "it's", "path": "/tmp"}, `rg 'it'\''s' '/tmp'`},
+		{"rg {query} {path}", map[string]string{"query": "x"}, `rg 'x' {path}`},
+		{"echo {9bad} {a_1}", map[string]string{"9bad": "n", "a_1": ""}, `echo {9bad} ''`},
+		{"no placeholders", map[string]string{"a": "b"}, "no placeholders"},
+	}
+	for _, tt := range tests {
+		if got := fillTemplate(tt.tool, tt.values); got != tt.want {
+			t.Errorf("fillTemplate(%q) = %q, want %q", tt.tool, got, tt.want)
+		}
+	}
+}
+
+func TestParseSkillCatalog(t *testing.T) {
+	tests := []struct {
+		name    string
+		text    string
+		want    []string
+		wantErr string
+	}{
+		{name: "object", text: `{"agent":{"name":"a"},"skills":[{"name":"x","z":1,"triggers":["t"],"inputs":[{"name":"p","type":"string","required":true}],"deps":[]}]}`, want: []string{"x"}},
+		{name: "bare array", text: `[{"name":"x"},{"name":"y"}]`, want: []string{"x", "y"}},
+		{name: "empty", text: `{"agent":"a","skills":[]}`, want: []string{}},
+		{name: "no skills key", text: `{"agent":"a"}`, wantErr: `no "skills"`},
+		{name: "no agent key", text: `{"skills":[]}`, wantErr: `no "agent"`},
+		{name: "not JSON", text: `skills: x`, wantErr: "not JSON"},
+		{name: "unnamed skill", text: `[{"z":1}]`, wantErr: "no name"},
+		{name: "duplicate", text: `[{"name":"x"},{"name":"x"}]`, wantErr: "twice"},
+		{name: "bad input type", text: `[{"name":"x","inputs":[{"name":"p","type":"int"}]}]`, wantErr: `type "int"`},
+		{name: "wrong field type", text: `[{"name":"x","triggers":"t"}]`, wantErr: "not a JSON array"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			skills, err := parseSkillCatalog(tt.text)
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("err = %v, want one containing %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			var names []string
+			for _, s := range skills {
+				names = append(names, s.Name)
+			}
+			if !slices.Equal(names, tt.want) && !(len(names) == 0 && len(tt.want) == 0) {
+				t.Errorf("names %q, want %q", names, tt.want)
+			}
+		})
+	}
+}
+
+func TestInputRequired(t *testing.T) {
+	yes, no := true, false
+	tests := []struct {
+		in   inputInfo
+		want bool
+	}{
+		{inputInfo{Name: "a"}, true},
+		{inputInfo{Name: "a", Required: &no}, false},
+		{inputInfo{Name: "a", Optional: &yes}, false},
+		{inputInfo{Name: "a", Optional: &no}, true},
+	}
+	for _, tt := range tests {
+		if got := tt.in.required(); got != tt.want {
+			t.Errorf("%+v required() = %v", tt.in, got)
+		}
+	}
+}
+
+func TestEachSkillCap(t *testing.T) {
+	skills := []skillInfo{{Name: "a"}, {Name: "b"}, {Name: "c"}}
+	tests := []struct {
+		max         int
+		wantVisited int
+		wantNote    bool
+	}{
+		{max: 3, wantVisited: 3},
+		{max: 4, wantVisited: 3},
+		{max: 2, wantVisited: 2, wantNote: true},
+	}
+	for _, tt := range tests {
+		r := &runner{o: &Options{MaxSkills: tt.max}, skills: skills}
+		visited := 0
+		out := r.eachSkill("t", func(skillInfo) (string, error) { visited++; return "", nil })
+		if visited != tt.wantVisited || out.status != StatusPass {
+			t.Errorf("MaxSkills %d: visited %d (%s), want %d", tt.max, visited, out.status, tt.wantVisited)
+		}
+		if strings.Contains(out.detail, "first") != tt.wantNote {
+			t.Errorf("MaxSkills %d: detail %q, cap note wanted: %v", tt.max, out.detail, tt.wantNote)
+		}
+	}
+}
+
+func TestOversizedLine(t *testing.T) {
+	for _, n := range []int{DefaultMaxLineBytes, 100, 101} {
+		b := oversizedLine(n)
+		if len(b) != n {
+			t.Errorf("oversizedLine(%d) is %d bytes", n, len(b))
+		}
+		if !json.Valid(b) {
+			t.Errorf("oversizedLine(%d) is not JSON", n)
+		}
+	}
+}
+
+func FuzzServerOutput(f *testing.F) {
+	for _, s := range []string{
+		`{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"x"}]}}`,
+		`{"agent":"a","skills":[{"name":"x","inputs":[{"name":"p","type":"string"}]}]}`,
+		"deploy  (score 2; matched: a, b)\nno skill matched",
+		`[{"name":"x","tool":"rg {q}"}]`,
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		decodeMessage([]byte(s), false, 1<<20)
+		routedNames(s)
+		if skills, err := parseSkillCatalog(s); err == nil {
+			for _, sk := range skills {
+				if sk.Tool != nil {
+					fillTemplate(*sk.Tool, map[string]string{"q": s})
+				}
+			}
+		}
+		expectProblem("x", s, func(string) (string, bool) { return "y" + s, true })
+	})
+}
