@@ -7,6 +7,7 @@ import (
 	"math"
 	"sort"
 	"strconv"
+	"unicode/utf8"
 )
 
 // directive reads one @plane line, closes the section before it and opens
@@ -256,12 +257,16 @@ func appendLinks(links []Link, l []byte, line int) []Link {
 		case bytes.HasPrefix(rest, []byte("]]")):
 			l = rest[2:]
 		case rest[0] == '|':
-			end := bytes.IndexByte(rest[1:], ']')
+			// A text of maxLinkText characters spans at most
+			// maxLinkText*UTFMax bytes: search no further, so a line
+			// full of unclosed openings costs linear time, not quadratic.
+			window := rest[1:min(len(rest), 2+maxLinkText*utf8.UTFMax)]
+			end := bytes.IndexByte(window, ']')
 			if end < 0 || !bytes.HasPrefix(rest[1+end:], []byte("]]")) {
 				continue
 			}
 			text := rest[1 : 1+end]
-			if len([]rune(string(text))) > maxLinkText {
+			if utf8.RuneCount(text) > maxLinkText {
 				continue
 			}
 			link.Text, link.HasText = string(text), true
