@@ -170,7 +170,7 @@ func (st *state) frontmatter(i int) frontmatter {
 // characters.
 func (st *state) description(i int) string {
 	s := &st.info.Skills[i]
-	d := strings.Join(strings.Fields(clean(st.cat.Planes[s.Plane].Description)), " ")
+	d := strings.Join(strings.Fields(clean(st.linkText(st.cat.Planes[s.Plane].Description))), " ")
 	if d == "" && len(s.Triggers) > 0 {
 		d = "Use when a request mentions " + strings.Join(s.Triggers, ", ") + "."
 		d = strings.Join(strings.Fields(clean(d)), " ")
@@ -179,6 +179,27 @@ func (st *state) description(i int) string {
 		d = clean("The " + s.Name + " skill of the " + st.info.Name + " agent.")
 	}
 	return clip(d, maxDescription)
+}
+
+// linkText replaces the links in a description with their text, or the
+// name of the skill they point at: a description is plain prose for a host
+// to show, where [[z=N]] means nothing.
+func (st *state) linkText(d string) string {
+	if !strings.Contains(d, "[[z=") {
+		return d
+	}
+	var b strings.Builder
+	rewriteLine(&b, d, func(target, text string, hasText bool) (string, bool) {
+		if hasText && text != "" {
+			return text, true
+		}
+		z, _ := agentfile.ParseNumber(target)
+		if j, ok := st.byZ[z]; ok {
+			return st.info.Skills[j].Name, true
+		}
+		return "", false
+	})
+	return b.String()
 }
 
 // clean makes s valid UTF-8, so YAML parsers accept it.

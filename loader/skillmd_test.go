@@ -1,0 +1,257 @@
+package loader
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"reflect"
+	"regexp"
+	"strings"
+	"testing"
+
+	yaml "go.yaml.in/yaml/v3"
+)
+
+// validName is the Agent Skills name rule without its look-ahead (RE2 has
+// none): the "no --" part is checked separately.
+var validName = regexp.MustCompile(`^[a-z0-9]([a-z0-9-]{0,62}[a-z0-9])?$`)
+
+func checkName(t *testing.T, s string) {
+	t.Helper()
+	if !validName.MatchString(s) || strings.Contains(s, "--") {
+		t.Errorf("slug %q is not a valid Agent Skills name", s)
+	}
+}
+
+// parseFrontmatter splits a SKILL.md and decodes its frontmatter the way a
+// host would.
+func parseFrontmatter(t *testing.T, text []byte) (map[string]any, string) {
+	t.Helper()
+	rest, ok := bytes.CutPrefix(text, []byte("---\n"))
+	if !ok {
+		t.Fatalf("SKILL.md does not start with ---:\n%s", text)
+	}
+	fm, body, ok := bytes.Cut(rest, []byte("\n---\n"))
+	if !ok {
+		t.Fatalf("frontmatter not closed:\n%s", text)
+	}
+	var m map[string]any
+	if err := yaml.Unmarshal(fm, &m); err != nil {
+		t.Fatalf("yaml: %v\n%s", err, fm)
+	}
+	return m, string(body)
+}
+
+func checkRendered(t *testing.T, r *Rendered) map[string]any {
+	t.Helper()
+	checkName(t, r.Slug)
+	m, _ := parseFrontmatter(t, r.Text)
+	if !reflect.DeepEqual(m, r.Frontmatter) {
+		t.Fatalf("YAML yields\n%#v\nFrontmatter is\n%#v", m, r.Frontmatter)
+	}
+	for k := range m {
+		if k != "name" && k != "description" && k != "metadata" {
+			t.Errorf("unexpected top-level key %q", k)
+		}
+	}
+	if m["name"] != r.Slug {
+		t.Errorf("name %v != slug %s", m["name"], r.Slug)
+	}
+	d, _ := m["description"].(string)
+	if n := len([]rune(d)); n < 1 || n > 1024 {
+		t.Errorf("description has %d characters", n)
+	}
+	if meta, ok := m["metadata"].(map[string]any); ok {
+		for k, v := range meta {
+			if _, ok := v.(string); !ok {
+				t.Errorf("metadata %s is %T, want string", k, v)
+			}
+		}
+	}
+	if h := sha256.Sum256(r.Text); hex.EncodeToString(h[:]) != r.SHA256 || r.Size() != len(r.Text) {
+		t.Error("SHA256 or Size does not match Text")
+	}
+	for _, ref := range r.References {
+		if h := sha256.Sum256(ref.Text); hex.EncodeToString(h[:]) != ref.SHA256 {
+			t.Errorf("%s: SHA256 does not match Text", ref.Path)
+		}
+	}
+	return m
+}
+
+func TestSkillMDVector(t *testing.T) {
+	a := openPath(t, vector("valid-deps.3md"))
+	r, err := a.SkillMD(bg, "answer")
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkRendered(t, r)
+	want := `---
+name: "answer"
+description: "Answer a question, then attach sources with cite."
+metadata:
+  label: "answer"
+  z: "1"
+  triggers: "answer, ask, question"
+---
+# Skill: answer
+Answer a question, then attach sources with [cite](references/cite.md).
+`
+	if string(r.Text) != want {
+		t.Fatalf("SKILL.md:\n%s\nwant:\n%s", r.Text, want)
+	}
+	if len(r.References) != 1 {
+		t.Fatalf("%d references", len(r.References))
+	}
+	ref := r.References[0]
+	if ref.Path != "references/cite.md" || ref.Skill != "cite" ||
+		string(ref.Text) != "# Skill: cite\nAttach a verifiable source to each claim.\n" {
+		t.Fatalf("reference %+v", ref)
+	}
+	again, err := a.SkillMD(bg, "answer")
+	if err != nil || !reflect.DeepEqual(again, r) {
+		t.Fatal("rendering twice gave different results")
+	}
+}
+
+func TestSkillMDLinksAndReferences(t *testing.T) {
+	a := openText(t, head+
+		"@plane z=1 label=\"Build It\" triggers=\"build, compile\"\n"+
+		"Run [[z=2]] then [[z=3|the [tests\\]]], see [[z=0|rules]], [[z=9]] and [[z=2.0]]; me: [[z=1|here]].\n\n"+
+		"@plane z=2 label=lint\nlint, then back to [[z=1]] and on to [[z=3|tests]]\n\n"+
+		"@plane z=3 label=test\n[[z=3]]\n\n"+
+		"@plane z=4 label=only-heading triggers=\"build, compile\"\n# Only a heading\n")
+	r, err := a.SkillMD(bg, "Build It")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := checkRendered(t, r)
+	if r.Slug != "build-it" {
+		t.Fatalf("slug %q", r.Slug)
+	}
+	_, body := parseFrontmatter(t, r.Text)
+	want := "Run [lint](references/lint.md) then [the \\[tests\\\\](references/test.md)], see [[z=0|rules]], [[z=9]] and [[z=2.0]]; me: [here](SKILL.md).\n"
+	if body != want {
+		t.Fatalf("body\n%q\nwant\n%q", body, want)
+	}
+	if want := "Run lint then the [tests], see rules, [[z=9]] and lint; me: here."; m["description"] != want {
+		t.Fatalf("description %q, want %q", m["description"], want)
+	}
+	r4, err := a.SkillMD(bg, "only-heading")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := checkRendered(t, r4)["description"]; d != "Use when a request mentions build, compile." {
+		t.Fatalf("description from triggers: %q", d)
+	}
+	var paths []string
+	for _, ref := range r.References {
+		paths = append(paths, ref.Path)
+	}
+	if !reflect.DeepEqual(paths, []string{"references/lint.md", "references/test.md"}) {
+		t.Fatalf("references %v", paths)
+	}
+	if got := string(r.References[0].Text); got != "lint, then back to [Build It](../SKILL.md) and on to [tests](test.md)\n" {
+		t.Fatalf("lint reference %q", got)
+	}
+	if got := string(r.References[1].Text); got != "[test](test.md)\n" {
+		t.Fatalf("test reference %q", got)
+	}
+}
+
+func TestSkillMDHostileStrings(t *testing.T) {
+	labels := []string{
+		"yes", "123", "null", "~", "a: b # c", `quote " and \ backslash`, "- item",
+		"日本語", "tab\there", "[flow]", "{x: 1}", "&anchor", "*alias", "!tag", "%percent", "@at", "`tick`",
+		"line\u2028sep", "nel\u0085x", "bom\ufeffx", "bell\x07", "del\x7f", "c1\u0090x", "emoji 🙂",
+	}
+	var b strings.Builder
+	b.WriteString(head)
+	for i, l := range labels {
+		b.WriteString("@plane z=" + string(rune('1'+i%9)) + strings.Repeat("0", i/9) + " label=\"" + strings.ReplaceAll(strings.ReplaceAll(l, `\`, `\\`), `"`, `\"`) + "\"")
+		b.WriteString(" triggers=\"" + strings.ReplaceAll(l, `"`, `'`) + ", 0x1F\" inputs=\"q:number?\" tool=\"run '{q}' # " + strings.ReplaceAll(l, `"`, `'`) + "\" cost=\"1.5\"\n")
+		b.WriteString("# " + l + "\n\n" + l + "\n\n")
+	}
+	a := openText(t, b.String())
+	seen := map[string]bool{}
+	for _, s := range a.Skills() {
+		r, err := a.SkillMD(bg, s.Name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := checkRendered(t, r)
+		if seen[r.Slug] {
+			t.Errorf("slug %q used twice", r.Slug)
+		}
+		seen[r.Slug] = true
+		meta := m["metadata"].(map[string]any)
+		if meta["label"] != s.Name || meta["cost"] != "1.5" || meta["inputs"] != "q:number?" {
+			t.Errorf("metadata for %q: %#v", s.Name, meta)
+		}
+	}
+}
+
+func TestSlugs(t *testing.T) {
+	long := strings.Repeat("abcdefghij", 8)
+	names := []string{"Deploy", "deploy", "DEPLOY!", "deploy-z2", "", "日本", "--a--b--", long, long + "x", "skill-5"}
+	var b strings.Builder
+	b.WriteString(head)
+	for i, n := range names {
+		z := string(rune('1' + i))
+		if i == 9 {
+			z = "10"
+		}
+		if n == "" {
+			b.WriteString("@plane z=" + z + "\nbody\n")
+			continue
+		}
+		b.WriteString("@plane z=" + z + " label=\"" + n + "\"\nbody\n")
+	}
+	a := openText(t, b.String())
+	var got []string
+	for _, s := range a.Skills() {
+		got = append(got, s.Slug)
+		checkName(t, s.Slug)
+	}
+	want := []string{
+		"deploy", "deploy-z2-2", "deploy-z3", "deploy-z2", "skill-5", "skill-6",
+		"a-b", long[:64], long[:61] + "-z9", "skill-5-z10",
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("slugs\n got %q\nwant %q", got, want)
+	}
+	for i, s := range a.Skills() {
+		sk, err := a.SkillBySlug(s.Slug)
+		if err != nil || sk.Z != a.Info().Skills[i].Z {
+			t.Fatalf("SkillBySlug(%q) = %v, %v", s.Slug, sk, err)
+		}
+		r, err := a.SkillMDBySlug(bg, s.Slug)
+		if err != nil || r.Slug != s.Slug {
+			t.Fatalf("SkillMDBySlug(%q) = %v, %v", s.Slug, r, err)
+		}
+	}
+}
+
+func TestYAMLQuoteRoundTrip(t *testing.T) {
+	for _, s := range append(nastyValues, "\x00", "\x1b[31m", "\ufffe", "\U0010FFFF", "a\u2029b", "\u00a0") {
+		var m map[string]string
+		if err := yaml.Unmarshal([]byte("v: "+yamlQuote(clean(s))), &m); err != nil {
+			t.Fatalf("%q: %v", s, err)
+		}
+		got := m["v"]
+		if got != clean(s) {
+			t.Errorf("yamlQuote(%q) reads back as %q", s, got)
+		}
+	}
+}
+
+func TestClip(t *testing.T) {
+	s := strings.Repeat("word ", 300)
+	got := clip(s, maxDescription)
+	if n := len([]rune(got)); n > maxDescription || !strings.HasSuffix(got, "…") {
+		t.Fatalf("clip: %d characters, %q", n, got[len(got)-10:])
+	}
+	if clip("short", 10) != "short" {
+		t.Fatal("clip changed a short string")
+	}
+}
