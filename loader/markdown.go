@@ -63,7 +63,10 @@ func linkAt(l string) (n int, target, text string, hasText bool) {
 	case strings.HasPrefix(rest, "]]"):
 		return t + 2, target, "", false
 	case rest[0] == '|':
-		end := strings.IndexByte(rest[1:], ']')
+		// A text of maxLinkText characters spans at most maxLinkText*4
+		// bytes: look no further, so a line of unclosed openings costs
+		// linear time.
+		end := strings.IndexByte(rest[1:min(len(rest), 2+maxLinkText*utf8.UTFMax)], ']')
 		if end < 0 || !strings.HasPrefix(rest[1+end:], "]]") {
 			return 0, "", "", false
 		}

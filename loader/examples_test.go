@@ -1,0 +1,88 @@
+package loader
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// agentFiles are every agent this package can test against: the
+// conformance vectors that parse and the repository's examples/.
+func agentFiles(t *testing.T) []string {
+	t.Helper()
+	var out []string
+	for _, pattern := range []string{"testdata/conformance/agent3md/*.3md", "../examples/*.3md"} {
+		m, err := filepath.Glob(pattern)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, m...)
+	}
+	return out
+}
+
+// TestEveryAgent opens every agent file and exercises every operation on
+// every skill: bodies verify, resolve starts with the skill, commands fill,
+// SKILL.md renders valid, and the links the renderer finds are exactly the
+// links the scanner reported.
+func TestEveryAgent(t *testing.T) {
+	for _, path := range agentFiles(t) {
+		t.Run(filepath.Base(path), func(t *testing.T) {
+			a, err := Open(path, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer a.Close()
+			if _, err := a.Manifest(bg); err != nil {
+				t.Fatal(err)
+			}
+			st := a.current()
+			for i, s := range a.Skills() {
+				body := mustBody(t, a, s.Name)
+				checkLinks(t, st, st.info.Skills[i].Plane, body)
+				if st.byName[s.Name] != i {
+					continue // a duplicate name: reachable by z and slug only
+				}
+				rs, err := a.Resolve(bg, s.Name)
+				if err != nil || rs[0].Name != s.Name || rs[0].Body != body {
+					t.Fatalf("Resolve(%s): %v", s.Name, err)
+				}
+				if _, err := a.Command(s.Name, map[string]string{}); err != nil {
+					t.Fatal(err)
+				}
+				r, err := a.SkillMD(bg, s.Name)
+				if err != nil {
+					t.Fatal(err)
+				}
+				checkRendered(t, r)
+				if len(r.References) != len(rs)-1 {
+					t.Fatalf("%s: %d references for a chain of %d", s.Name, len(r.References), len(rs))
+				}
+			}
+		})
+	}
+}
+
+// checkLinks compares the links rewriteLine recognises in a body with the
+// scanner's links for that plane.
+func checkLinks(t *testing.T, st *state, plane int, body string) {
+	t.Helper()
+	var got []string
+	for _, line := range strings.SplitAfter(body, "\n") {
+		var b strings.Builder
+		rewriteLine(&b, line, func(target, text string, hasText bool) (string, bool) {
+			got = append(got, target+"|"+text)
+			return "", false
+		})
+		if b.String() != line {
+			t.Fatalf("rewriteLine changed %q to %q without a replacement", line, b.String())
+		}
+	}
+	want := []string{}
+	for _, l := range st.cat.Planes[plane].Links {
+		want = append(want, l.Target+"|"+l.Text)
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("plane %d: renderer sees links %q, scanner %q", plane, got, want)
+	}
+}
