@@ -1,0 +1,29 @@
+# Mirrors the README; nothing requires `just` (npm install -g rust-just).
+
+# Build the static binary into ./bin/agent3md.
+build:
+    CGO_ENABLED=0 go build -o bin/agent3md ./cmd/agent3md
+
+# The test command from the README.
+test:
+    go test ./...
+
+# Everything CI runs (.ci/run): gofmt, vet, staticcheck, tests, race, selftest.
+ci:
+    bash .ci/run
+
+# Benchmarks: Go benchmarks plus the MCP stdio driver (QUICK=1 for small sizes).
+bench:
+    bash bench/run.sh
+
+# Serve an example agent over MCP on stdio.
+serve agent="examples/devtools.3md":
+    go run ./cmd/agent3md mcp {{agent}}
+
+# Drive the MCP server end to end on every example.
+selftest:
+    go build -o bin/agent3md ./cmd/agent3md && for f in examples/*.3md; do bin/agent3md selftest "$f"; done
+
+# Fuzz the parser for a while.
+fuzz time="2m":
+    go test ./agentfile -run '^$' -fuzz FuzzParse -fuzztime {{time}}
