@@ -3,7 +3,6 @@ package agentfile
 import (
 	"fmt"
 	"regexp"
-	"sort"
 	"strconv"
 	"strings"
 )
@@ -214,19 +213,32 @@ func (v *validation) tool(s *Skill, pl *Plane, tools map[string]bool) {
 	}
 }
 
+// Bounds on cycle reporting. A hostile file can hold one cycle per back
+// link, each as long as the file; the report stays readable and its size
+// bounded: at most maxCycleReports cycles are listed (one more finding
+// counts the rest), each naming at most maxCycleNames skills.
+const (
+	maxCycleReports = 20
+	maxCycleNames   = 10
+)
+
 // cycles reports each dependency cycle among skills once, iteratively (no
-// recursion, so a 100,000-long chain is fine).
+// recursion, so a 100,000-long chain is fine). A depth-first walk meets
+// every cycle it reports through exactly one back link, so with each
+// skill's targets deduplicated no cycle is reported twice.
 func (v *validation) cycles() {
 	c, a := v.c, v.a
 	isSkill := make(map[int]int, len(a.Skills)) // plane index -> skill index
 	for i, s := range a.Skills {
 		isSkill[s.Plane] = i
 	}
+	stamp := make([]int, len(a.Skills)) // last source (index+1) that listed a target
 	edges := func(si int) []int {
 		var out []int
 		for _, z := range a.Skills[si].Deps {
 			if pi := c.PlaneIndex(z); pi >= 0 {
-				if sj, ok := isSkill[pi]; ok {
+				if sj, ok := isSkill[pi]; ok && stamp[sj] != si+1 {
+					stamp[sj] = si + 1
 					out = append(out, sj)
 				}
 			}
@@ -239,7 +251,9 @@ func (v *validation) cycles() {
 		black
 	)
 	color := make([]int8, len(a.Skills))
-	reported := map[string]bool{}
+	pos := make([]int, len(a.Skills)) // stack index of each grey skill
+	listed, unlisted := 0, 0
+	var firstUnlisted *Plane
 	for root := range a.Skills {
 		if color[root] != white {
 			continue
@@ -255,14 +269,24 @@ func (v *validation) cycles() {
 			}
 			n := top.next[0]
 			top.next = top.next[1:]
-			switch color[n] {
-			case white:
+			switch {
+			case color[n] == white:
 				color[n] = grey
+				pos[n] = len(stack)
 				stack = append(stack, dfsFrame{s: n, next: edges(n)})
-			case grey:
-				v.reportCycle(stack, n, reported)
+			case color[n] == grey && listed < maxCycleReports:
+				v.reportCycle(stack[pos[n]:])
+				listed++
+			case color[n] == grey:
+				if unlisted++; firstUnlisted == nil {
+					firstUnlisted = &c.Planes[a.Skills[n].Plane]
+				}
 			}
 		}
+	}
+	if unlisted > 0 {
+		v.errorf(RuleCycle, firstUnlisted, "%d more dependency cycles are not listed (the first runs through z=%s); break the cycles above and validate again",
+			unlisted, firstUnlisted.ZText)
 	}
 }
 
@@ -271,29 +295,26 @@ type dfsFrame struct {
 	next []int // skills still to visit from s
 }
 
-// reportCycle reports the cycle that closes when the walk on stack reaches
-// skill n again, unless the same set of skills was reported before.
-func (v *validation) reportCycle(stack []dfsFrame, n int, reported map[string]bool) {
-	k := len(stack) - 1
-	for k > 0 && stack[k].s != n {
-		k--
+// reportCycle reports the cycle formed by the walk's frames from the skill
+// a back link reached (cyc[0]) to the skill holding that link (the last).
+func (v *validation) reportCycle(cyc []dfsFrame) {
+	firstSkill := cyc[0].s
+	for _, f := range cyc {
+		firstSkill = min(firstSkill, f.s)
 	}
-	var members []int
-	for _, f := range stack[k:] {
-		members = append(members, f.s)
+	name := func(f dfsFrame) string { return v.a.Skills[f.s].Name }
+	names := make([]string, 0, maxCycleNames+2)
+	if len(cyc) <= maxCycleNames {
+		for _, f := range cyc {
+			names = append(names, name(f))
+		}
+	} else {
+		for _, f := range cyc[:maxCycleNames-2] {
+			names = append(names, name(f))
+		}
+		names = append(names, fmt.Sprintf("… %d more …", len(cyc)-maxCycleNames+1), name(cyc[len(cyc)-1]))
 	}
-	sorted := append([]int(nil), members...)
-	sort.Ints(sorted)
-	key := fmt.Sprint(sorted)
-	if reported[key] {
-		return
-	}
-	reported[key] = true
-	names := make([]string, 0, len(members)+1)
-	for _, m := range members {
-		names = append(names, v.a.Skills[m].Name)
-	}
-	names = append(names, v.a.Skills[n].Name)
-	first := &v.c.Planes[v.a.Skills[sorted[0]].Plane]
+	names = append(names, name(cyc[0]))
+	first := &v.c.Planes[v.a.Skills[firstSkill].Plane]
 	v.errorf(RuleCycle, first, "dependency cycle %s; remove one of these [[z=…]] links", strings.Join(names, " -> "))
 }
