@@ -3,6 +3,7 @@ package router
 import (
 	"context"
 	"fmt"
+	"math"
 	"path"
 	"strconv"
 	"strings"
@@ -194,7 +195,15 @@ func search(ctx context.Context, idx bleve.Index, q query.Query, only []int, siz
 		if err != nil {
 			return nil, fmt.Errorf("router: index holds foreign document %q; rebuild it (agent3md index)", h.ID)
 		}
-		out = append(out, scored{i, h.Score})
+		out = append(out, scored{i, roundRelevance(h.Score)})
 	}
 	return out, nil
+}
+
+// roundRelevance drops the last bits of a bleve score. Bleve sums a
+// disjunction's clauses in whatever order its heap yields them, so equal
+// evidence can differ in the last place from run to run; rounding keeps
+// ties ties and the order deterministic.
+func roundRelevance(x float64) float64 {
+	return math.Round(x*1e9) / 1e9
 }

@@ -1,0 +1,116 @@
+package router
+
+import (
+	"context"
+	"errors"
+	"reflect"
+	"sync"
+	"testing"
+)
+
+var rankedSkills = []Skill{
+	{Name: "search-code", Z: 1, Triggers: []string{"find", "grep", "who calls"},
+		Description: "Find where a symbol is defined and every caller of it.", Tool: "rg --json {pattern}", Inputs: []string{"pattern"}},
+	{Name: "write-commit", Z: 2, Triggers: []string{"commits", "commit message"},
+		Description: "Write a commit message for the staged changes.", Tool: "git commit -m {message}", Inputs: []string{"message"}},
+	{Name: "deploy-staging", Z: 3, Triggers: []string{"deploy"},
+		Description: "Ship the current build to the staging cluster.", Tool: "kubectl apply -f {manifest}", Inputs: []string{"manifest"}},
+	{Name: "deploy-prod", Z: 4, Triggers: []string{"deploy"},
+		Description: "Ship a tagged release to the production cluster after approval.", Tool: "kubectl apply -f {manifest}", Inputs: []string{"manifest"}},
+	{Name: "rotate-certificates", Z: 5, Triggers: []string{"renew tls"},
+		Description: "Rotate expiring TLS certificates on the load balancers.", Tool: "certbot renew", Inputs: []string{"domain"}},
+	{Name: "stem-heavy", Z: 6, Triggers: []string{"deploys", "releases", "productions"},
+		Description: "Only reachable through stems."},
+}
+
+func TestRanked(t *testing.T) {
+	r := newTest(t, rankedSkills, nil)
+	tests := []struct {
+		name, text string
+		want       []string // names in order
+		tier       string
+		hits       []string // of the first match
+	}{
+		{"stem of trigger", "finding the bug", []string{"search-code"}, TierPhrase, []string{"find"}},
+		{"stem of request", "commit this", []string{"write-commit"}, TierPhrase, []string{"commits"}},
+		{"relevance breaks ties", "deploy the release to production",
+			[]string{"deploy-prod", "deploy-staging", "stem-heavy"}, TierPhrase, []string{"deploy"}},
+		{"exact hit stays ahead of stem-only hits", "deploy release production",
+			[]string{"deploy-prod", "deploy-staging", "stem-heavy"}, TierPhrase, []string{"deploy"}},
+		{"relaxed from description and name", "my certificates are expiring", []string{"rotate-certificates"},
+			TierRelaxed, []string{"certificates", "expiring"}},
+		{"nothing related", "what is the weather in paris", nil, "", nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := route(t, r, tt.text, nil)
+			var names []string
+			for _, m := range got {
+				names = append(names, m.Name)
+				if len(m.Hits) == 0 {
+					t.Errorf("%s: no hits: every match must say what matched", m.Name)
+				}
+				if m.Tier == TierRelaxed && (m.Score != 0 || m.Relevance <= 0) {
+					t.Errorf("%s: relaxed match with score %d relevance %v", m.Name, m.Score, m.Relevance)
+				}
+			}
+			if !reflect.DeepEqual(names, tt.want) {
+				t.Fatalf("got %v, want %v (%+v)", names, tt.want, got)
+			}
+			if len(got) > 0 && (got[0].Tier != tt.tier || !reflect.DeepEqual(got[0].Hits, tt.hits)) {
+				t.Errorf("first match %+v, want tier %q hits %v", got[0], tt.tier, tt.hits)
+			}
+		})
+	}
+}
+
+func TestRankedStemScore(t *testing.T) {
+	r := newTest(t, rankedSkills, nil)
+	got := route(t, r, "deploys releases productions", nil)
+	if len(got) == 0 || got[0].Name != "stem-heavy" || got[0].Score != 3 || got[0].Relevance <= 0 {
+		t.Fatalf("got %+v, want stem-heavy first with score 3 and a relevance", got)
+	}
+	if got[1].Name != "deploy-prod" && got[1].Name != "deploy-staging" {
+		t.Errorf("second %+v, want a deploy skill (stem of deploys)", got[1])
+	}
+}
+
+func TestRouteEmptyAgent(t *testing.T) {
+	r := newTest(t, nil, nil)
+	for _, mode := range []Mode{Spec, Ranked} {
+		if got := route(t, r, "deploy now", &Query{Mode: mode}); got == nil || len(got) != 0 {
+			t.Errorf("%s: got %#v, want an empty slice", mode, got)
+		}
+	}
+	if r.Info().Index != IndexNone {
+		t.Errorf("info %+v, want index none", r.Info())
+	}
+}
+
+func TestCloseAndConcurrency(t *testing.T) {
+	r := newTest(t, rankedSkills, nil)
+	var wg sync.WaitGroup
+	for g := 0; g < 8; g++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; i < 50; i++ {
+				mode := []Mode{Spec, Ranked}[i%2]
+				if _, err := r.Route(context.Background(), "deploy the release", &Query{Mode: mode}); err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if err := r.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Close(); err != nil {
+		t.Fatalf("second Close: %v", err)
+	}
+	if _, err := r.Route(context.Background(), "deploy", nil); !errors.Is(err, ErrClosed) {
+		t.Fatalf("Route after Close: %v, want ErrClosed", err)
+	}
+}
