@@ -97,6 +97,8 @@ type UnknownSkillError struct {
 	Closest []string // up to three nearest names, best first
 }
 
+// Error names the skill and, when there are any, the closest names, in the
+// reference server's "(closest: a, b)" form.
 func (e *UnknownSkillError) Error() string {
 	if len(e.Closest) == 0 {
 		return "unknown skill: " + e.Name

@@ -81,10 +81,41 @@ func fill(s *agentfile.Skill, values map[string]string) *Fill {
 		Missing: []string{}, Invalid: []InputProblem{}, Unknown: []string{},
 		Omitted: []string{}, Unbound: []string{},
 	}
-	declared := map[string]agentfile.Input{}
-	good := map[string]string{}   // values fit to substitute
-	optional := map[string]bool{} // unvalued optional inputs
+	declared, good, optional := f.check(s.Inputs, values)
+	if !f.HasTool {
+		return f
+	}
+	var dropped map[string]bool
+	f.Command, dropped = render(s.Tool, good, optional)
 	for _, in := range s.Inputs {
+		if dropped[in.Name] {
+			f.Omitted = append(f.Omitted, in.Name)
+			delete(dropped, in.Name) // once, even for a repeated declaration
+		}
+	}
+	seen := map[string]bool{}
+	for _, m := range placeholder.FindAllStringSubmatch(s.Tool, -1) {
+		n := m[1]
+		if _, ok := declared[n]; !ok && !seen[n] {
+			if _, ok := values[n]; !ok {
+				f.Unbound = append(f.Unbound, n)
+			}
+			seen[n] = true
+		}
+	}
+	f.Ready = len(f.Missing) == 0 && len(f.Invalid) == 0 && len(f.Unbound) == 0
+	return f
+}
+
+// check sorts values against the declared inputs, filling Missing, Invalid
+// and Unknown. It returns the declared inputs by name (first declaration
+// wins), the values fit to substitute, and the optional inputs without a
+// value.
+func (f *Fill) check(inputs []agentfile.Input, values map[string]string) (declared map[string]agentfile.Input, good map[string]string, optional map[string]bool) {
+	declared = map[string]agentfile.Input{}
+	good = map[string]string{}
+	optional = map[string]bool{}
+	for _, in := range inputs {
 		if _, dup := declared[in.Name]; dup {
 			continue
 		}
@@ -118,29 +149,7 @@ func fill(s *agentfile.Skill, values map[string]string) *Fill {
 	sort.Strings(f.Unknown)
 	tail := f.Invalid[nDeclared:]
 	sort.Slice(tail, func(i, j int) bool { return tail[i].Name < tail[j].Name })
-	if !f.HasTool {
-		return f
-	}
-	var dropped map[string]bool
-	f.Command, dropped = render(s.Tool, good, optional)
-	for _, in := range s.Inputs {
-		if dropped[in.Name] {
-			f.Omitted = append(f.Omitted, in.Name)
-			delete(dropped, in.Name) // once, even for a repeated declaration
-		}
-	}
-	seen := map[string]bool{}
-	for _, m := range placeholder.FindAllStringSubmatch(s.Tool, -1) {
-		n := m[1]
-		if _, ok := declared[n]; !ok && !seen[n] {
-			if _, ok := values[n]; !ok {
-				f.Unbound = append(f.Unbound, n)
-			}
-			seen[n] = true
-		}
-	}
-	f.Ready = len(f.Missing) == 0 && len(f.Invalid) == 0 && len(f.Unbound) == 0
-	return f
+	return declared, good, optional
 }
 
 const nulReason = "contains a NUL byte, which no command-line argument can carry"

@@ -1,11 +1,22 @@
 // Package loader serves one agent file: it opens the file, scans it into an
 // agentfile.Catalog, keeps it open, and reads plane bodies on demand by byte
-// span, checking each against the catalog's CRC (re-scanning once if the file
-// changed underneath). On top of that it answers the agent3md/1 operations:
-// get a skill by name or z, resolve its dependency chain, fill its command
-// template with shell-quoted values, and render it as an Agent Skills
-// SKILL.md with its references.
+// span, checking each against the catalog's CRC-32C. On top of that it
+// answers the agent3md/1 operations (DESIGN §2, §4): get a skill by name, z
+// or slug in O(1), resolve its dependency chain, fill its command template
+// with shell-quoted values, and render it as an Agent Skills SKILL.md with
+// its references.
+//
+// Changes on disk. Every body read first compares the path's stat with the
+// open file's (a rename replaced it, or its size or time changed) and then
+// checks the bytes it read against the CRC. Either finding re-scans the file
+// once (re-opening it) and swaps the new catalog in atomically; a read that
+// still disagrees fails with ErrChanged. A body that differs from what was
+// scanned is never returned. When a re-scan fails because the new file is
+// broken, reads keep being served from the old open file as long as its
+// bytes still verify (the last good agent keeps serving), and the broken
+// file is not re-parsed until it changes again.
 //
 // It does not parse the format itself (package agentfile), route requests
-// (package router) or speak any protocol (package mcp).
+// (package router), watch the file for changes (package mcp decides when to
+// reload) or speak any protocol (package mcp).
 package loader
