@@ -76,7 +76,8 @@ func TestRunAgainstFakeServers(t *testing.T) {
 			opts:     selftest.Options{Timeout: 300 * time.Millisecond, ExitTimeout: 300 * time.Millisecond},
 			wantFail: allChecks},
 		{name: "server hangs on tool calls", variant: vHangTools,
-			opts: selftest.Options{Timeout: 300 * time.Millisecond},
+			// Long enough for a loaded machine to answer initialize.
+			opts: selftest.Options{Timeout: 2 * time.Second},
 			// Three timeouts, then the remaining legacy checks give up
 			// fast; the modern session never calls a tool.
 			wantFail: append([]string{"tool/list_skills"}, allChecks[11:21]...),
@@ -99,6 +100,7 @@ func TestRunAgainstFakeServers(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel() // each run spawns its own servers
 			opts := tt.opts
 			opts.Command = fakeCommand(t, tt.variant)
 			if opts.Timeout == 0 {
