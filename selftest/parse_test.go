@@ -153,6 +153,19 @@ func TestFillTemplate(t *testing.T) {
 	}
 }
 
+func TestJSONCommand(t *testing.T) {
+	tests := []struct{ text, want string }{
+		{`{"skill":"x","command":"rg 'it'\\''s'","ready":true}`, `rg 'it'\''s'`},
+		{`rg 'x'`, ""},
+		{`{"missing":["a"]}`, ""},
+	}
+	for _, tt := range tests {
+		if got := jsonCommand(tt.text); got != tt.want {
+			t.Errorf("jsonCommand(%s) = %q, want %q", tt.text, got, tt.want)
+		}
+	}
+}
+
 func TestParseSkillCatalog(t *testing.T) {
 	tests := []struct {
 		name    string

@@ -1,7 +1,6 @@
 package selftest
 
 import (
-	"bytes"
 	"fmt"
 	"time"
 )
@@ -74,9 +73,12 @@ func oversizedLine(n int) []byte {
 	head := []byte(`{"jsonrpc":"2.0","id":"selftest-big","method":"ping","params":{"pad":"`)
 	tail := []byte(`"}}`)
 	pad := max(n-len(head)-len(tail), 0)
-	b := make([]byte, 0, len(head)+pad+len(tail))
+	// One allocation, with room for the newline writeLine appends.
+	b := make([]byte, 0, len(head)+pad+len(tail)+1)
 	b = append(b, head...)
-	b = append(b, bytes.Repeat([]byte("x"), pad)...)
+	for range pad {
+		b = append(b, 'x')
+	}
 	return append(b, tail...)
 }
 

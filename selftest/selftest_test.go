@@ -252,3 +252,19 @@ func ExampleReport_WriteText() {
 	// – modern/discover: server does not offer 2026-07-28 (0s)
 	// 1 passed, 1 failed, 1 skipped
 }
+
+// BenchmarkRun measures a whole selftest against the fake server: three
+// spawns, 24 checks, a 4 MiB probe line.
+func BenchmarkRun(b *testing.B) {
+	exe, err := os.Executable()
+	if err != nil {
+		b.Fatal(err)
+	}
+	opts := &selftest.Options{Command: []string{exe, fakeArg, vOK}}
+	for b.Loop() {
+		rep, err := selftest.Run(context.Background(), opts)
+		if err != nil || !rep.OK() {
+			b.Fatalf("Run: %v, report %+v", err, rep)
+		}
+	}
+}
