@@ -160,7 +160,7 @@ func (s *lineStream) accept(line []byte) {
 		s.acceptBatch(line)
 		return
 	}
-	if out := s.acceptOne(line, nil); out != nil {
+	if out := s.acceptOne(line, nil, 0); out != nil {
 		s.writeLine(out)
 	}
 }
@@ -178,10 +178,10 @@ func (s *lineStream) acceptBatch(line []byte) {
 		s.writeLine(errorLine(nil, codeInvalidRequest, "Invalid Request: empty batch", nil))
 		return
 	}
-	b := &batch{s: s}
-	for _, e := range elems {
-		if out := s.acceptOne(e, b); out != nil {
-			b.add(out)
+	b := newBatch(s, len(elems))
+	for i, e := range elems {
+		if out := s.acceptOne(e, b, i); out != nil {
+			b.set(i, out)
 		}
 	}
 	b.seal()
@@ -207,8 +207,9 @@ type rpcOut struct {
 
 // acceptOne validates one message. A valid request or notification is queued
 // for jsonrpc2 (a request registered with the tracker, inside batch b when
-// b is not nil); anything else returns the error line to send, or nil.
-func (s *lineStream) acceptOne(raw []byte, b *batch) []byte {
+// b is not nil, at slot); anything else returns the error line to send, or
+// nil.
+func (s *lineStream) acceptOne(raw []byte, b *batch, slot int) []byte {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 || raw[0] != '{' {
 		return errorLine(nil, codeInvalidRequest, "Invalid Request: a message must be a JSON object", nil)
@@ -241,7 +242,7 @@ func (s *lineStream) acceptOne(raw []byte, b *batch) []byte {
 		if b != nil && method == methodInitialize {
 			return errorLine(m.ID, codeInvalidRequest, "Invalid Request: initialize must not be part of a batch", nil)
 		}
-		id := s.tr.add(m.ID, key, b)
+		id := s.tr.add(m.ID, key, b, slot)
 		out.ID = &id
 	}
 	enc, err := json.Marshal(out)
@@ -313,7 +314,7 @@ func (s *lineStream) WriteObject(obj any) error {
 	defer s.tr.release(id)
 	line := responseLine(entry.rawID, unescapeHTML(m.Result), m.Error)
 	if entry.batch != nil {
-		entry.batch.add(line)
+		entry.batch.fill(entry.slot, line)
 		return nil
 	}
 	return s.writeLine(line)
@@ -390,39 +391,46 @@ func errorLine(rawID json.RawMessage, code int64, msg string, data any) []byte {
 }
 
 // batch collects the responses of one 2025-03-26 batch and writes them as
-// one array once every request in it is answered or cancelled. A batch of
-// notifications only writes nothing.
+// one array, in the order of the batch's elements, once every request in it
+// is answered or cancelled. A batch of notifications only writes nothing.
 type batch struct {
-	s        *lineStream
-	mu       sync.Mutex
-	expected int // requests registered plus error entries
-	entries  [][]byte
-	sealed   bool
-	written  bool
+	s       *lineStream
+	mu      sync.Mutex
+	slots   [][]byte // one per element; nil for notifications and cancelled requests
+	waiting int      // requests not yet answered
+	sealed  bool
+	written bool
 }
+
+func newBatch(s *lineStream, n int) *batch { return &batch{s: s, slots: make([][]byte, n)} }
 
 // expect counts one more request awaiting its response.
 func (b *batch) expect() {
 	b.mu.Lock()
-	b.expected++
+	b.waiting++
 	b.mu.Unlock()
 }
 
-// add records one response (or error entry) of the batch.
-func (b *batch) add(line []byte) {
+// set records an element's immediate error entry.
+func (b *batch) set(slot int, line []byte) {
 	b.mu.Lock()
-	b.entries = append(b.entries, line)
-	if !b.sealed {
-		b.expected++
-	}
+	b.slots[slot] = line
+	b.mu.Unlock()
+}
+
+// fill records the response of an expected request.
+func (b *batch) fill(slot int, line []byte) {
+	b.mu.Lock()
+	b.slots[slot] = line
+	b.waiting--
 	b.flushLocked()
 	b.mu.Unlock()
 }
 
-// drop forgets one request that was cancelled.
+// drop forgets an expected request that was cancelled.
 func (b *batch) drop() {
 	b.mu.Lock()
-	b.expected--
+	b.waiting--
 	b.flushLocked()
 	b.mu.Unlock()
 }
@@ -436,14 +444,20 @@ func (b *batch) seal() {
 }
 
 func (b *batch) flushLocked() {
-	if !b.sealed || b.written || len(b.entries) < b.expected {
+	if !b.sealed || b.written || b.waiting > 0 {
 		return
 	}
 	b.written = true
-	if len(b.entries) == 0 {
+	var entries [][]byte
+	for _, e := range b.slots {
+		if e != nil {
+			entries = append(entries, e)
+		}
+	}
+	if len(entries) == 0 {
 		return
 	}
-	out := append([]byte{'['}, bytes.Join(b.entries, []byte{','})...)
+	out := append([]byte{'['}, bytes.Join(entries, []byte{','})...)
 	out = append(out, ']')
 	b.s.writeLine(out)
 }

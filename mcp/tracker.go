@@ -11,6 +11,7 @@ type inflight struct {
 	rawID   json.RawMessage // the client's id, as sent
 	key     string          // idKey(rawID), for notifications/cancelled
 	batch   *batch          // nil outside a batch
+	slot    int             // the request's position in its batch
 	cancel  context.CancelFunc
 	writing bool // its response is being written
 }
@@ -32,7 +33,7 @@ func newTracker() *tracker {
 }
 
 // add registers a request and returns its private id.
-func (t *tracker) add(rawID json.RawMessage, key string, b *batch) uint64 {
+func (t *tracker) add(rawID json.RawMessage, key string, b *batch, slot int) uint64 {
 	if b != nil {
 		b.expect()
 	}
@@ -40,7 +41,7 @@ func (t *tracker) add(rawID json.RawMessage, key string, b *batch) uint64 {
 	defer t.mu.Unlock()
 	t.next++
 	id := t.next
-	t.live[id] = &inflight{rawID: append(json.RawMessage(nil), rawID...), key: key, batch: b}
+	t.live[id] = &inflight{rawID: append(json.RawMessage(nil), rawID...), key: key, batch: b, slot: slot}
 	t.byKey[key] = id
 	return id
 }
