@@ -1,6 +1,7 @@
 package agentfile
 
 import (
+	"errors"
 	"fmt"
 	"regexp"
 	"strconv"
@@ -60,10 +61,13 @@ func Placeholders(tool string) []string {
 	return out
 }
 
-// ParseFailure turns a parse error into the validator's "parse" finding.
+// ParseFailure turns a parse error into the validator's "parse" finding,
+// keeping the line and canonical name of a *ParseError anywhere in err's
+// chain.
 func ParseFailure(err error) *Report {
 	f := Finding{Rule: RuleParse, Message: err.Error()}
-	if pe, ok := err.(*ParseError); ok {
+	var pe *ParseError
+	if errors.As(err, &pe) {
 		f.Line, f.Message = pe.Line, pe.Name+": "+pe.Msg
 	}
 	return &Report{Errors: []Finding{f}, Warnings: []Finding{}}
