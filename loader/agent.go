@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
+	"time"
 
 	"github.com/agent3md/agent3md/agentfile"
 )
@@ -15,7 +17,19 @@ type Options struct {
 	// Parse bounds the scan; Parse.File is set to the opened path by Open.
 	// Zero limits take agentfile's defaults.
 	Parse agentfile.Options
+	// Recheck bounds how often reads stat the path to notice that the file
+	// was replaced (renamed over) or changed size or time: at most once per
+	// Recheck (default DefaultRecheck); a negative value checks on every
+	// read. Between checks a replaced file is still served from the old open
+	// file, whose bytes every read verifies by CRC, so an edit in place
+	// that touches a body is noticed at once whatever this is.
+	Recheck time.Duration
 }
+
+// DefaultRecheck is the default Options.Recheck: a stat of the path costs
+// more than the rest of a body read, and a replaced file seen 50 ms late is
+// still served consistently.
+const DefaultRecheck = 50 * time.Millisecond
 
 // ErrClosed is returned by every operation that needs the file after Close.
 var ErrClosed = errors.New("loader: agent is closed")
@@ -50,6 +64,10 @@ type Agent struct {
 	// failed remembers the last re-scan that failed (the file as it was
 	// stat'ed then), so a broken edit is not re-parsed on every read.
 	failed *failedScan
+
+	// start and lastCheck (nanoseconds since start) rate-limit moved.
+	start     time.Time
+	lastCheck atomic.Int64
 
 	// afterRescan, when set (by tests), runs after each successful re-scan.
 	afterRescan func()
@@ -111,9 +129,12 @@ func (e *UnknownSkillError) Error() string {
 // *agentfile.ParseError (with its line, and for a bound the flag that raises
 // it) when the file does not parse.
 func Open(path string, opts *Options) (*Agent, error) {
-	a := &Agent{path: path}
+	a := &Agent{path: path, start: time.Now()}
 	if opts != nil {
 		a.opts = *opts
+	}
+	if a.opts.Recheck == 0 {
+		a.opts.Recheck = DefaultRecheck
 	}
 	a.opts.Parse.File = path
 	st, err := scan(path, &a.opts, 1)

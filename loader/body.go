@@ -8,6 +8,7 @@ import (
 	"hash/crc32"
 	"io"
 	"os"
+	"time"
 )
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
@@ -80,8 +81,16 @@ func (a *Agent) rlock() (*state, error) {
 // modification time. It must be called with a.mu read-locked. A path that
 // cannot be stat'ed (mid-replace) is not "moved": the open file still
 // serves, checked by CRC. A change whose re-scan already failed is not
-// reported again until the file changes once more.
+// reported again until the file changes once more. Checks happen at most
+// once per Options.Recheck.
 func (a *Agent) moved(st *state) bool {
+	if every := a.opts.Recheck; every > 0 {
+		now := int64(time.Since(a.start))
+		last := a.lastCheck.Load()
+		if now-last < int64(every) || !a.lastCheck.CompareAndSwap(last, now) {
+			return false
+		}
+	}
 	fi, err := os.Stat(a.path)
 	if err != nil || sameVersion(fi, st.fi) {
 		return false

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/agent3md/agent3md/agentfile"
 )
@@ -139,7 +140,7 @@ func TestBodyAfterChange(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			p := writeAgent(t, changeBase)
-			a := openPath(t, p)
+			a := openEager(t, p)
 			mustBody(t, a, "alpha")
 			tt.change(t, p)
 			got, err := a.Body(bg, tt.skill)
@@ -191,7 +192,7 @@ func TestBrokenEdits(t *testing.T) {
 	broken := "---\n3md: 1.0\n---\n@plane label=no-z\n"
 	t.Run("rename to a broken file keeps serving the last good agent", func(t *testing.T) {
 		p := writeAgent(t, changeBase)
-		a := openPath(t, p)
+		a := openEager(t, p)
 		replace(t, p, broken)
 		for range 2 { // the second read must not re-parse (cached failure)
 			if got := mustBody(t, a, "beta"); got != "beta body two" {
@@ -208,7 +209,7 @@ func TestBrokenEdits(t *testing.T) {
 	})
 	t.Run("in-place broken edit is an error, never the new bytes", func(t *testing.T) {
 		p := writeAgent(t, changeBase)
-		a := openPath(t, p)
+		a := openEager(t, p)
 		writeInPlace(t, p, broken+strings.Repeat("x", len(changeBase)))
 		got, err := a.Body(bg, "beta")
 		if !errors.Is(err, ErrChanged) {
@@ -221,7 +222,7 @@ func TestBrokenEdits(t *testing.T) {
 	})
 	t.Run("file still changing after the re-scan", func(t *testing.T) {
 		p := writeAgent(t, changeBase)
-		a := openPath(t, p)
+		a := openEager(t, p)
 		n := 0
 		a.afterRescan = func() {
 			n++
@@ -243,7 +244,7 @@ func TestBrokenEdits(t *testing.T) {
 // written, whole (run with -race).
 func TestConcurrentReadsDuringReplace(t *testing.T) {
 	p := writeAgent(t, changeBase)
-	a := openPath(t, p)
+	a := openEager(t, p)
 	versions := map[string]bool{"beta body two": true}
 	var texts []string
 	for _, v := range []string{"beta v1", "beta version two", "beta 3"} {
@@ -276,5 +277,24 @@ func TestConcurrentReadsDuringReplace(t *testing.T) {
 	close(errs)
 	for err := range errs {
 		t.Error(err)
+	}
+}
+
+// TestRecheckInterval: with a positive Recheck, a file replaced by rename is
+// noticed on the first read after the interval, and until then the old
+// bytes are served (still verified).
+func TestRecheckInterval(t *testing.T) {
+	p := writeAgent(t, changeBase)
+	a := openWith(t, p, &Options{Recheck: 40 * time.Millisecond})
+	mustBody(t, a, "alpha")
+	time.Sleep(50 * time.Millisecond)
+	mustBody(t, a, "alpha") // a check happens here; the next is 40 ms away
+	replace(t, p, strings.Replace(changeBase, "alpha body one", "alpha replaced", 1))
+	if got := mustBody(t, a, "alpha"); got != "alpha body one" && got != "alpha replaced" {
+		t.Fatalf("Body = %q", got)
+	}
+	time.Sleep(50 * time.Millisecond)
+	if got := mustBody(t, a, "alpha"); got != "alpha replaced" {
+		t.Fatalf("after the interval, Body = %q", got)
 	}
 }

@@ -25,7 +25,19 @@ func openText(t testing.TB, text string) *Agent {
 
 func openPath(t testing.TB, path string) *Agent {
 	t.Helper()
-	a, err := Open(path, nil)
+	return openWith(t, path, nil)
+}
+
+// openEager opens path with a stat on every read, so a test sees a replaced
+// file on the very next read.
+func openEager(t testing.TB, path string) *Agent {
+	t.Helper()
+	return openWith(t, path, &Options{Recheck: -1})
+}
+
+func openWith(t testing.TB, path string, opts *Options) *Agent {
+	t.Helper()
+	a, err := Open(path, opts)
 	if err != nil {
 		t.Fatalf("Open(%s): %v", path, err)
 	}
