@@ -1,0 +1,257 @@
+// Command mcpbench drives the agent3md binary over stdio the way an MCP
+// client does, on synthetic agents of several sizes, and prints the median
+// of several runs next to the issue's bars.
+//
+// For each size it measures, in fresh server processes:
+//
+//   - spawn → the initialize answer (legacy 2025-11-25 handshake);
+//   - spawn → the first route_skill answer, with initialize,
+//     notifications/initialized and the call sent together, against an
+//     empty cache directory (cold) and one pre-built with
+//     `agent3md index --cache-dir` (warm);
+//   - pipelined route_skill throughput;
+//   - peak RSS after stdin closes, checking the server exits 0 promptly.
+//
+// Run it from the repository root:
+//
+//	go run ./bench/mcpbench -sizes 10,1000,4000 -runs 7
+//	go run ./bench/mcpbench -bin ./agent3md -sizes 100000 -cold-runs 3 -json
+//
+// Agents are written by bench/gen-agent.py as DIR/agent-N.3md when missing.
+// Every read from a server has a timeout; a hung or failing server is
+// reported with the tail of its stderr, and the exit status is 1.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// options are the command-line flags.
+type options struct {
+	bin      string
+	sizes    []int
+	dir      string
+	gen      string
+	runs     int
+	coldRuns int
+	requests int
+	timeout  time.Duration
+	exitWait time.Duration
+	pipeline bool
+	json     bool
+}
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// run is main with its arguments and streams injected. It returns the exit
+// status: 0 when every measurement completed, 1 when one failed, 2 on a
+// usage or setup error.
+func run(args []string, stdout, stderr io.Writer) int {
+	o, err := parseFlags(args, stderr)
+	if err != nil {
+		fmt.Fprintln(stderr, "mcpbench:", err)
+		return 2
+	}
+	tmp, err := os.MkdirTemp("", "mcpbench-*")
+	if err != nil {
+		fmt.Fprintln(stderr, "mcpbench: creating a temp dir:", err)
+		return 2
+	}
+	defer os.RemoveAll(tmp)
+	if o.bin == "" {
+		if o.bin, err = buildBinary(tmp); err != nil {
+			fmt.Fprintln(stderr, "mcpbench:", err)
+			return 2
+		}
+	}
+	w, err := loadWords(o.gen)
+	if err != nil {
+		fmt.Fprintln(stderr, "mcpbench:", err)
+		return 2
+	}
+	var results []*sizeResult
+	for _, n := range o.sizes {
+		results = append(results, measureSize(o, w, n, tmp, stderr))
+	}
+	if o.json {
+		err = writeJSON(stdout, results)
+	} else {
+		err = writeTable(stdout, o, results)
+	}
+	if err != nil {
+		fmt.Fprintln(stderr, "mcpbench: writing the report:", err)
+		return 2
+	}
+	for _, r := range results {
+		if len(r.Errors) > 0 {
+			return 1
+		}
+	}
+	return 0
+}
+
+// parseFlags reads the flags; see the package comment.
+func parseFlags(args []string, stderr io.Writer) (*options, error) {
+	o := &options{}
+	fs := flag.NewFlagSet("mcpbench", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	sizes := fs.String("sizes", "10,1000,4000,100000", "comma-separated skill counts of the synthetic agents")
+	fs.StringVar(&o.bin, "bin", "", "agent3md binary to drive (default: go build ./cmd/agent3md into a temp dir)")
+	fs.StringVar(&o.dir, "dir", "bench/out", "directory holding the generated agents (agent-N.3md)")
+	fs.StringVar(&o.gen, "gen", "bench/gen-agent.py", "the agent generator")
+	fs.IntVar(&o.runs, "runs", 7, "runs per size; the table shows medians")
+	fs.IntVar(&o.coldRuns, "cold-runs", 0, "cold-cache route runs per size (default: -runs; a cold 100,000-skill start indexes for about a minute)")
+	fs.IntVar(&o.requests, "requests", 2000, "pipelined route_skill requests per throughput run")
+	fs.DurationVar(&o.timeout, "timeout", 0, "longest wait for any one server message (default: 30s + 2ms per skill)")
+	fs.DurationVar(&o.exitWait, "exit-wait", 5*time.Second, "longest wait for the server to exit after stdin closes")
+	fs.BoolVar(&o.pipeline, "pipeline", true, "send route_skill before the initialize answer arrives; false waits for it")
+	fs.BoolVar(&o.json, "json", false, "print machine-readable JSON instead of a table")
+	if err := fs.Parse(args); err != nil {
+		return nil, err
+	}
+	if fs.NArg() > 0 {
+		return nil, fmt.Errorf("unexpected argument %q; every setting is a flag (see -h)", fs.Arg(0))
+	}
+	for _, f := range strings.Split(*sizes, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n < 1 {
+			return nil, fmt.Errorf("-sizes: %q is not a positive skill count; use e.g. -sizes 10,1000,4000", f)
+		}
+		o.sizes = append(o.sizes, n)
+	}
+	if o.runs < 1 || o.requests < 1 || o.coldRuns < 0 {
+		return nil, fmt.Errorf("-runs and -requests must be at least 1, -cold-runs at least 0")
+	}
+	if o.coldRuns == 0 || o.coldRuns > o.runs {
+		o.coldRuns = o.runs
+	}
+	return o, nil
+}
+
+// buildBinary builds ./cmd/agent3md into dir.
+func buildBinary(dir string) (string, error) {
+	bin := filepath.Join(dir, "agent3md")
+	cmd := exec.Command("go", "build", "-o", bin, "./cmd/agent3md")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("go build ./cmd/agent3md (run from the repository root, or pass -bin): %w\n%s", err, out)
+	}
+	return bin, nil
+}
+
+// sizeResult holds every sample taken for one agent size.
+type sizeResult struct {
+	Size         int       `json:"size"`
+	FileMB       float64   `json:"fileMB"`
+	InitMS       []float64 `json:"initMS"`
+	RouteColdMS  []float64 `json:"routeColdMS"`
+	RouteWarmMS  []float64 `json:"routeWarmMS"`
+	RoutesPerSec []float64 `json:"routesPerSec"`
+	RSSMB        []float64 `json:"rssMB"`
+	ColdRSSMB    []float64 `json:"coldRSSMB"`
+	Requests     int       `json:"requests"`
+	Misses       int       `json:"noSkillMatched"`
+	Errors       []string  `json:"errors,omitempty"`
+}
+
+// measureSize runs every measurement for an agent of n skills. A kind of
+// measurement that fails is recorded once and not repeated; the others go
+// on.
+func measureSize(o *options, w words, n int, tmp string, log io.Writer) *sizeResult {
+	r := &sizeResult{Size: n}
+	fail := func(what string, err error) { r.Errors = append(r.Errors, what+": "+err.Error()) }
+	path, mb, err := ensureAgent(o.gen, o.dir, n)
+	if err != nil {
+		fail("generating the agent", err)
+		return r
+	}
+	r.FileMB = mb
+	timeout := o.timeout
+	if timeout == 0 {
+		timeout = 30*time.Second + time.Duration(n)*2*time.Millisecond
+	}
+	p := &probe{bin: o.bin, agent: path, timeout: timeout, exitWait: o.exitWait,
+		pipeline: o.pipeline, requests: o.requests, words: w.forSize(n)}
+	warm := filepath.Join(tmp, fmt.Sprintf("warm-%d", n))
+	fmt.Fprintf(log, "size %d: building the warm cache\n", n)
+	warmOK := true
+	if err := buildCache(o.bin, warm, path, timeout); err != nil {
+		fail("pre-building the warm cache", err)
+		warmOK = false
+	}
+	coldOK, routeOK, serveOK := true, warmOK, warmOK
+	for i := 0; i < o.runs; i++ {
+		fmt.Fprintf(log, "size %d: run %d/%d\n", n, i+1, o.runs)
+		if coldOK && i < o.coldRuns {
+			s, err := p.firstRoute(filepath.Join(tmp, fmt.Sprintf("cold-%d-%d", n, i)), i)
+			os.RemoveAll(filepath.Join(tmp, fmt.Sprintf("cold-%d-%d", n, i)))
+			if coldOK = err == nil; coldOK {
+				r.RouteColdMS, r.ColdRSSMB = append(r.RouteColdMS, s.ms), append(r.ColdRSSMB, s.rssMB)
+			} else {
+				fail("route, cold cache", err)
+			}
+		}
+		if routeOK {
+			s, err := p.firstRoute(warm, i+o.runs)
+			if routeOK = err == nil; routeOK {
+				r.RouteWarmMS = append(r.RouteWarmMS, s.ms)
+			} else {
+				fail("route, warm cache", err)
+			}
+		}
+		if serveOK {
+			s, err := p.serve(warm, i)
+			if serveOK = err == nil; serveOK {
+				r.InitMS, r.RoutesPerSec = append(r.InitMS, s.initMS), append(r.RoutesPerSec, s.routesPerSec)
+				r.RSSMB = append(r.RSSMB, s.rssMB)
+				r.Requests += o.requests
+				r.Misses += s.misses
+			} else {
+				fail("initialize + pipelined routes", err)
+			}
+		}
+	}
+	return r
+}
+
+// buildCache runs `agent3md index --cache-dir dir agent`, the documented
+// way to start warm.
+func buildCache(bin, dir, agent string, timeout time.Duration) error {
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, bin, "index", "--cache-dir", dir, agent).CombinedOutput()
+	if ctx.Err() != nil {
+		return fmt.Errorf("agent3md index did not finish within %v", timeout)
+	}
+	if err != nil {
+		return fmt.Errorf("agent3md index --cache-dir %s %s: %w\n%s", dir, agent, err, out)
+	}
+	return nil
+}
+
+// writeJSON prints the samples and medians of every size.
+func writeJSON(w io.Writer, results []*sizeResult) error {
+	type out struct {
+		*sizeResult
+		Medians map[string]float64 `json:"medians"`
+		Bars    []barCheck         `json:"bars"`
+	}
+	all := make([]out, len(results))
+	for i, r := range results {
+		all[i] = out{sizeResult: r, Medians: r.medians(), Bars: checkBars(r)}
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(all)
+}

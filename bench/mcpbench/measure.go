@@ -1,0 +1,234 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// probe holds what every measurement of one synthetic agent needs.
+type probe struct {
+	bin      string        // the agent3md binary
+	agent    string        // the agent file
+	timeout  time.Duration // bound on every read from the server
+	exitWait time.Duration // how long the server may take to exit after EOF
+	pipeline bool          // send route_skill before the initialize answer
+	requests int           // route requests in the throughput measurement
+	words    words         // request vocabulary this agent's skills cover
+}
+
+// routeSample is the outcome of one spawn → first route_skill measurement.
+type routeSample struct {
+	ms    float64 // spawn to route answer
+	rssMB float64 // peak RSS of that server process
+}
+
+// serveSample is the outcome of one handshake + throughput measurement.
+type serveSample struct {
+	initMS       float64 // spawn to initialize answer
+	routesPerSec float64 // pipelined route_skill throughput
+	rssMB        float64 // peak RSS after all requests
+	misses       int     // route answers with no skill matched
+}
+
+// spawn starts `agent3md mcp` on p.agent with cacheDir as its index cache.
+func (p *probe) spawn(cacheDir string) (*server, error) {
+	return startServer(p.bin, []string{"mcp", "--cache-dir", cacheDir, p.agent}, p.timeout)
+}
+
+// firstRoute measures spawn → first route_skill answer (brief item 2): the
+// initialize request, notifications/initialized and a route_skill call go
+// out together, unless p.pipeline is off, in which case the call waits for
+// the initialize answer as a cautious client's would.
+func (p *probe) firstRoute(cacheDir string, k int) (routeSample, error) {
+	s, err := p.spawn(cacheDir)
+	if err != nil {
+		return routeSample{}, err
+	}
+	defer s.kill()
+	if err := s.send(initializeRequest(1)); err != nil {
+		return routeSample{}, err
+	}
+	if !p.pipeline {
+		if _, err := s.await(1); err != nil {
+			return routeSample{}, err
+		}
+	}
+	if err := s.send(initializedNotification()); err != nil {
+		return routeSample{}, err
+	}
+	if err := s.send(routeRequest(2, p.words.text(k))); err != nil {
+		return routeSample{}, err
+	}
+	if err := p.awaitRoute(s, 2); err != nil {
+		return routeSample{}, err
+	}
+	elapsed := time.Since(s.start)
+	rss, err := s.finish(p.exitWait)
+	if err != nil {
+		return routeSample{}, err
+	}
+	return routeSample{ms: ms(elapsed), rssMB: rss}, nil
+}
+
+// awaitRoute reads until the answer to route request id, accepting the
+// initialize answer (id 1) on the way when it was pipelined.
+func (p *probe) awaitRoute(s *server, id int) error {
+	for {
+		m, err := s.recv()
+		if err != nil {
+			return fmt.Errorf("waiting for the first route_skill answer: %w", err)
+		}
+		switch {
+		case m.Method != "":
+			continue // a notification
+		case string(m.ID) == "1":
+			if _, err := m.result(1); err != nil {
+				return err
+			}
+		case string(m.ID) == fmt.Sprint(id):
+			res, err := m.result(id)
+			if err == nil {
+				_, err = routeAnswer(res)
+			}
+			if err != nil && p.pipeline {
+				err = fmt.Errorf("%w\n  (route_skill was sent before the initialize answer, as pipelining clients do; -pipeline=false waits for it)", err)
+			}
+			return err
+		default:
+			return fmt.Errorf("unexpected answer for id %s while waiting for route_skill", m.ID)
+		}
+	}
+}
+
+// serve measures spawn → initialize answer (brief item 1), then pipelined
+// route_skill throughput (item 3), then peak RSS and a prompt, clean exit
+// after EOF (item 4).
+func (p *probe) serve(cacheDir string, run int) (serveSample, error) {
+	s, err := p.spawn(cacheDir)
+	if err != nil {
+		return serveSample{}, err
+	}
+	defer s.kill()
+	if err := s.send(initializeRequest(1)); err != nil {
+		return serveSample{}, err
+	}
+	if _, err := s.await(1); err != nil {
+		return serveSample{}, err
+	}
+	out := serveSample{initMS: ms(time.Since(s.start))}
+	if err := s.send(initializedNotification()); err != nil {
+		return serveSample{}, err
+	}
+	elapsed, misses, err := p.throughput(s, run)
+	if err != nil {
+		return serveSample{}, err
+	}
+	out.routesPerSec = float64(p.requests) / elapsed.Seconds()
+	out.misses = misses
+	if out.rssMB, err = s.finish(p.exitWait); err != nil {
+		return serveSample{}, err
+	}
+	return out, nil
+}
+
+// throughput writes p.requests route_skill calls without waiting, from a
+// second goroutine so neither side's pipe can fill and stall the other,
+// and reads every answer. It returns the time from the first write to the
+// last answer and how many answers matched no skill.
+func (p *probe) throughput(s *server, run int) (time.Duration, int, error) {
+	const firstID = 1000
+	start := time.Now()
+	writeErr := make(chan error, 1)
+	go func() {
+		for i := 0; i < p.requests; i++ {
+			if err := s.send(routeRequest(firstID+i, p.words.text(run*p.requests+i))); err != nil {
+				writeErr <- err
+				return
+			}
+		}
+		writeErr <- nil
+	}()
+	seen := make([]bool, p.requests)
+	misses := 0
+	for got := 0; got < p.requests; got++ {
+		m, err := s.recv()
+		if err != nil {
+			return 0, 0, fmt.Errorf("pipelined routes: %d of %d answered: %w", got, p.requests, err)
+		}
+		var id int
+		if m.Method != "" || json.Unmarshal(m.ID, &id) != nil || id < firstID || id >= firstID+p.requests || seen[id-firstID] {
+			return 0, 0, fmt.Errorf("pipelined routes: unexpected or repeated message id %s", m.ID)
+		}
+		seen[id-firstID] = true
+		res, err := m.result(id)
+		if err != nil {
+			return 0, 0, fmt.Errorf("pipelined routes: %w", err)
+		}
+		text, err := routeAnswer(res)
+		if err != nil {
+			return 0, 0, fmt.Errorf("pipelined routes: %w", err)
+		}
+		if text == "no skill matched" {
+			misses++
+		}
+	}
+	elapsed := time.Since(start)
+	if err := <-writeErr; err != nil {
+		return 0, 0, err
+	}
+	return elapsed, misses, nil
+}
+
+// routeAnswer checks a tools/call result for route_skill and returns its
+// text; a tool error result is an error.
+func routeAnswer(raw json.RawMessage) (string, error) {
+	var res struct {
+		Content []struct {
+			Type string `json:"type"`
+			Text string `json:"text"`
+		} `json:"content"`
+		IsError bool `json:"isError"`
+	}
+	if err := json.Unmarshal(raw, &res); err != nil {
+		return "", fmt.Errorf("route_skill result is not a tool result: %v", err)
+	}
+	var text strings.Builder
+	for _, c := range res.Content {
+		if c.Type == "text" {
+			text.WriteString(c.Text)
+		}
+	}
+	if res.IsError {
+		return "", fmt.Errorf("route_skill returned a tool error: %.300s", text.String())
+	}
+	if text.Len() == 0 {
+		return "", fmt.Errorf("route_skill returned no text content")
+	}
+	return text.String(), nil
+}
+
+// initializeRequest is the legacy handshake's first request.
+func initializeRequest(id int) map[string]any {
+	return map[string]any{"jsonrpc": "2.0", "id": id, "method": "initialize",
+		"params": map[string]any{
+			"protocolVersion": legacyVersion,
+			"capabilities":    map[string]any{},
+			"clientInfo":      map[string]any{"name": "mcpbench", "version": "1"},
+		}}
+}
+
+// initializedNotification completes the legacy handshake.
+func initializedNotification() map[string]any {
+	return map[string]any{"jsonrpc": "2.0", "method": "notifications/initialized"}
+}
+
+// routeRequest calls the route_skill tool with text.
+func routeRequest(id int, text string) map[string]any {
+	return map[string]any{"jsonrpc": "2.0", "id": id, "method": "tools/call",
+		"params": map[string]any{"name": "route_skill", "arguments": map[string]any{"text": text}}}
+}
+
+// ms converts a duration to fractional milliseconds.
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
