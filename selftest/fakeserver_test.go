@@ -62,6 +62,9 @@ type fakeSkill struct {
 }
 
 var fakeSkills = []fakeSkill{
+	// First, so fill checks must look past a skill without a template.
+	{Name: "triage", Z: 4, Desc: "Triage an alert.", Triggers: []string{"triage alert"},
+		Inputs: []fakeInput{{"alert", "string", true}}, Deps: []string{}, body: "# Triage\n\nLook first."},
 	{Name: "deploy", Z: 1, Desc: "Deploy the app.", Triggers: []string{"deploy app", "ship release"},
 		Inputs: []fakeInput{{"env", "string", true}, {"replicas", "number", true}, {"dry", "boolean", false}},
 		Tool:   "kubectl apply --env {env} --replicas {replicas}", Cost: "net", Deps: []string{"build"},
@@ -376,6 +379,9 @@ func (s *fakeServer) resolve(sk *fakeSkill) string {
 }
 
 func (s *fakeServer) fill(sk *fakeSkill, values map[string]string) string {
+	if sk.Tool == "" {
+		return "skill " + sk.Name + " has no command template to fill"
+	}
 	var missing []string
 	for _, in := range sk.Inputs {
 		if _, ok := values[in.Name]; in.Required && !ok {

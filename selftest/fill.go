@@ -57,17 +57,25 @@ func usesInputs(s skillInfo) bool {
 	return false
 }
 
-// pickFillSkill chooses a skill whose command template uses its inputs;
-// when the catalog carries no templates at all, any skill with inputs.
-func (r *runner) pickFillSkill() (skillInfo, bool) {
+// pickFillSkill chooses the first skill that ok accepts whose command
+// template uses its inputs; when the catalog carries no templates at all,
+// the first one ok accepts. A skill without a template cannot be filled,
+// so it never qualifies when templates are listed.
+func (r *runner) pickFillSkill(ok func(skillInfo) bool) (skillInfo, bool) {
 	anyTool := slices.ContainsFunc(r.skills, func(s skillInfo) bool { return s.Tool != nil })
 	for _, s := range r.skills {
-		if len(s.Inputs) > 0 && (usesInputs(s) || !anyTool) {
+		if ok(s) && (usesInputs(s) || !anyTool) {
 			return s, true
 		}
 	}
 	return skillInfo{}, false
 }
+
+// hasInputs reports whether s declares any input.
+func hasInputs(s skillInfo) bool { return len(s.Inputs) > 0 }
+
+// hasRequiredInput reports whether s declares a required input.
+func hasRequiredInput(s skillInfo) bool { return slices.ContainsFunc(s.Inputs, inputInfo.required) }
 
 // checkFill fills a skill with a value for every input.
 func (r *runner) checkFill() outcome {
@@ -75,7 +83,7 @@ func (r *runner) checkFill() outcome {
 	if !ok {
 		return out
 	}
-	s, ok := r.pickFillSkill()
+	s, ok := r.pickFillSkill(hasInputs)
 	if !ok {
 		return skip("no skill has a command template that uses its inputs")
 	}
@@ -110,13 +118,10 @@ func (r *runner) checkFillMissing() outcome {
 	if !ok {
 		return out
 	}
-	i := slices.IndexFunc(r.skills, func(s skillInfo) bool {
-		return slices.ContainsFunc(s.Inputs, inputInfo.required)
-	})
-	if i < 0 {
-		return skip("no skill has a required input")
+	s, ok := r.pickFillSkill(hasRequiredInput)
+	if !ok {
+		return skip("no skill has a command template and a required input")
 	}
-	s := r.skills[i]
 	res, rerr, err := r.callTool(c, toolFill, map[string]any{"name": s.Name, "values": map[string]string{}})
 	switch {
 	case err != nil:
