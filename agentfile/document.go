@@ -30,8 +30,12 @@ func Normalize(b []byte) []byte {
 
 // ReadSpan reads a body span from r, normalises it and checks it against
 // the CRC the scan recorded. A short read or a CRC mismatch returns an
-// error wrapping ErrChanged.
+// error wrapping ErrChanged; a span with End before Start or a negative
+// Start is an error too.
 func ReadSpan(r io.ReaderAt, s Span, crc uint32) ([]byte, error) {
+	if s.Start < 0 || s.End < s.Start {
+		return nil, fmt.Errorf("span %d-%d is not a byte range of a file; spans come from Parse", s.Start, s.End)
+	}
 	if s.Len() == 0 {
 		if crc != 0 {
 			return nil, fmt.Errorf("empty span with a non-empty checksum: %w", ErrChanged)
