@@ -19,6 +19,10 @@ const (
 	restrictMax = 512
 )
 
+// relaxedMinWords is how many distinct request words a relaxed match must
+// contain: one shared word is too weak to call a match.
+const relaxedMinWords = 2
+
 // routeRanked lifts phrase matching to stems, orders by whether the skill has
 // an exact (Spec) hit, then by phrases hit, then by bleve relevance, then by
 // z, and falls back to relaxed matches when no phrase hits (DESIGN.md §5).

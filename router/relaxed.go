@@ -36,7 +36,7 @@ func (r *Router) relaxed(ctx context.Context, text string, limit int) ([]Match, 
 			continue
 		}
 		weight, words := r.evidence(a, &r.skills[h.skill])
-		if weight < r.opts.RelaxedEvidence {
+		if weight < r.opts.RelaxedEvidence || len(words) < relaxedMinWords {
 			continue
 		}
 		s := &r.skills[h.skill]
