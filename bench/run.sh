@@ -1,0 +1,91 @@
+#!/usr/bin/env bash
+# bench/run.sh — the project's benchmark run: Go benchmarks of the parser,
+# loader and router, then the MCP stdio benchmark (bench/mcpbench) against
+# the real binary, on synthetic agents from bench/gen-agent.py.
+#
+# Usage:
+#   bench/run.sh                 # sizes 10, 1,000, 4,000, 100,000; -count 5
+#   QUICK=1 bench/run.sh         # sizes 10, 1,000, 4,000 only; -count 3
+#   MCPBENCH_FLAGS="-runs 3" bench/run.sh   # extra flags for mcpbench
+#
+# Output goes to the terminal and to bench/out/go-bench.txt and
+# bench/out/mcp-bench.txt. The machine is shared and noisy: compare medians,
+# and rerun before trusting a single figure. Exits non-zero when any step
+# failed, after running the others.
+set -euo pipefail
+
+repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$repo"
+out=bench/out
+mkdir -p "$out"
+
+if [[ "${QUICK:-0}" == 1 ]]; then
+	sizes=(10 1000 4000)
+	count=3
+	# Sub-benchmarks are named skills=N; leave out the 100,000 ones.
+	bench_re='.*/skills=(10|1000|4000)$'
+	mcp_flags=(-sizes 10,1000,4000)
+else
+	sizes=(10 1000 4000 100000)
+	count=5
+	bench_re='.'
+	# A cold 100,000-skill start indexes for about a minute: 3 cold runs.
+	mcp_flags=(-sizes 10,1000,4000,100000 -cold-runs 3)
+fi
+# Word splitting of MCPBENCH_FLAGS is intended: it holds several flags.
+# shellcheck disable=SC2206
+mcp_flags+=(${MCPBENCH_FLAGS:-})
+
+cpu_model() {
+	if [[ -r /proc/cpuinfo ]]; then
+		grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//'
+	else
+		sysctl -n machdep.cpu.brand_string 2>/dev/null || echo unknown
+	fi
+}
+
+echo "== machine"
+echo "cpus:     $(nproc 2>/dev/null || getconf _NPROCESSORS_ONLN)"
+echo "cpu:      $(cpu_model)"
+echo "go:       $(go version)"
+echo "load:     $(uptime | sed 's/.*load average/load average/')"
+echo "commit:   $(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
+echo "mode:     $([[ "${QUICK:-0}" == 1 ]] && echo QUICK || echo full)"
+echo
+
+echo "== synthetic agents ($out/agent-N.3md)"
+for n in "${sizes[@]}"; do
+	f="$out/agent-$n.3md"
+	if [[ ! -s "$f" ]]; then
+		echo "generating $f"
+		python3 bench/gen-agent.py "$n" "$f.tmp"
+		mv "$f.tmp" "$f"
+	fi
+	ls -lh "$f" | awk '{print $5, $NF}'
+done
+echo
+
+status=0
+
+echo "== Go benchmarks (-count $count) -> $out/go-bench.txt"
+if ! go test -run '^$' -bench "$bench_re" -benchmem -count "$count" \
+	./agentfile/ ./loader/ ./router/ 2>&1 | tee "$out/go-bench.txt"; then
+	echo "go test -bench failed; see the output above" >&2
+	status=1
+fi
+echo
+if command -v benchstat >/dev/null 2>&1; then
+	echo "== benchstat"
+	benchstat "$out/go-bench.txt" || status=1
+else
+	echo "(benchstat not on PATH: 'go install golang.org/x/perf/cmd/benchstat@latest'"
+	echo " puts it in \$(go env GOPATH)/bin for a summary with confidence intervals)"
+fi
+echo
+
+echo "== MCP stdio benchmark (go run ./bench/mcpbench ${mcp_flags[*]}) -> $out/mcp-bench.txt"
+if ! go run ./bench/mcpbench -dir "$out" "${mcp_flags[@]}" | tee "$out/mcp-bench.txt"; then
+	echo "mcpbench reported failures; see FAILED lines above" >&2
+	status=1
+fi
+exit "$status"
