@@ -96,11 +96,15 @@ func toWire(err error) *jsonrpc2.Error {
 }
 
 // session is the per-connection legacy state: the revision initialize
-// negotiated. Modern requests never read or change it. Safe for concurrent
+// negotiated, and the initialize requests read but not yet served, so that
+// a client that pipelines requests right behind initialize sees them served
+// after it. Modern requests never read or change it. Safe for concurrent
 // use.
 type session struct {
-	mu      sync.Mutex
-	version string // "" until initialize is answered
+	mu          sync.Mutex
+	version     string        // "" until initialize is answered
+	initPending int           // initialize requests read and not yet served
+	initDone    chan struct{} // closed when initPending drops to 0
 }
 
 func (s *session) setVersion(v string) {
@@ -113,6 +117,46 @@ func (s *session) negotiated() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.version
+}
+
+// initQueued notes an initialize request handed to jsonrpc2.
+func (s *session) initQueued() {
+	s.mu.Lock()
+	if s.initPending == 0 {
+		s.initDone = make(chan struct{})
+	}
+	s.initPending++
+	s.mu.Unlock()
+}
+
+// initServed notes that one queued initialize request has been served
+// (whatever its outcome).
+func (s *session) initServed() {
+	s.mu.Lock()
+	if s.initPending > 0 {
+		s.initPending--
+		if s.initPending == 0 {
+			close(s.initDone)
+		}
+	}
+	s.mu.Unlock()
+}
+
+// awaitVersion returns the negotiated revision, first waiting for queued
+// initialize requests when none has been answered yet.
+func (s *session) awaitVersion(ctx context.Context) string {
+	s.mu.Lock()
+	if s.version != "" || s.initPending == 0 {
+		defer s.mu.Unlock()
+		return s.version
+	}
+	done := s.initDone
+	s.mu.Unlock()
+	select {
+	case <-done:
+	case <-ctx.Done():
+	}
+	return s.negotiated()
 }
 
 // batchesAllowed reports whether the connection negotiated 2025-03-26, the

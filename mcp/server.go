@@ -129,6 +129,9 @@ func (s *server) Handle(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.
 		s.notify(req)
 		return
 	}
+	if req.Method == methodInitialize {
+		defer s.sess.initServed()
+	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	id := req.ID.Num
@@ -196,7 +199,11 @@ func (s *server) dispatch(ctx context.Context, req *jsonrpc2.Request) (any, erro
 	if !ok || !spec.legacy {
 		return nil, errorf(codeMethodNotFound, "Method not found: %s", req.Method)
 	}
-	c := &call{method: req.Method, params: params, version: s.sess.negotiated()}
+	version := s.sess.negotiated()
+	if version == "" && req.Method != methodInitialize {
+		version = s.sess.awaitVersion(ctx)
+	}
+	c := &call{method: req.Method, params: params, version: version}
 	if c.version == "" && req.Method != methodInitialize && req.Method != methodPing {
 		return nil, errorf(codeInvalidParams,
 			"%s before initialize: send initialize first, or put %q in params._meta for a stateless %s request",

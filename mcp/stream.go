@@ -242,6 +242,9 @@ func (s *lineStream) acceptOne(raw []byte, b *batch, slot int) []byte {
 		if b != nil && method == methodInitialize {
 			return errorLine(m.ID, codeInvalidRequest, "Invalid Request: initialize must not be part of a batch", nil)
 		}
+		if method == methodInitialize {
+			s.sess.initQueued()
+		}
 		id := s.tr.add(m.ID, key, b, slot)
 		out.ID = &id
 	}
