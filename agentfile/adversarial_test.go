@@ -129,12 +129,12 @@ func (f *failingReader) Read(p []byte) (int, error) {
 }
 
 // TestReadFailure: an I/O error is a readFailed ParseError wrapping the
-// reader's error, with the line reached.
+// reader's error, positioned at the line it was reading.
 func TestReadFailure(t *testing.T) {
 	boom := errors.New("disk on fire")
 	_, err := Parse(&failingReader{data: []byte(agentHead + "body\n"), err: boom}, &Options{File: "x.3md"})
 	var pe *ParseError
-	if !errors.Is(err, boom) || !errors.As(err, &pe) || pe.Name != ReadFailed || pe.Line != 6 {
+	if !errors.Is(err, boom) || !errors.As(err, &pe) || pe.Name != ReadFailed || pe.Line != 7 || pe.Offset != int64(len(agentHead)+5) {
 		t.Fatalf("got %v (%#v)", err, pe)
 	}
 }

@@ -74,10 +74,12 @@ func FuzzParse(f *testing.F) {
 		doc, rerr, st := refParse(src)
 		cat, err := Parse(bytes.NewReader(src), nil)
 		checkParseError(t, err)
+		checkOffset(t, src, err)
 		checkAgainstReference(t, src, cat, err, doc, rerr)
 		lim := smallLimits(seed)
 		small, serr := Parse(bytes.NewReader(src), &Options{Limits: lim})
 		checkParseError(t, serr)
+		checkOffset(t, src, serr)
 		checkLimits(t, lim, st, rerr, cat, err, small, serr)
 	})
 }
@@ -98,6 +100,29 @@ func checkParseError(t *testing.T, err error) {
 	}
 	if s := pe.Error(); !strings.Contains(s, pe.Name) {
 		t.Fatalf("Error() %q lacks the name %s", s, pe.Name)
+	}
+}
+
+// lineStart returns the offset of the first byte of 1-based line n (0 for
+// n <= 1).
+func lineStart(src []byte, n int) int64 {
+	off := 0
+	for ; n > 1; n-- {
+		k := bytes.IndexByte(src[off:], '\n')
+		if k < 0 {
+			return -1
+		}
+		off += k + 1
+	}
+	return int64(off)
+}
+
+// checkOffset holds a *ParseError's Offset to the start of its Line.
+func checkOffset(t *testing.T, src []byte, err error) {
+	t.Helper()
+	var pe *ParseError
+	if errors.As(err, &pe) && pe.Offset != lineStart(src, pe.Line) {
+		t.Fatalf("%v: offset %d, but line %d starts at %d", err, pe.Offset, pe.Line, lineStart(src, pe.Line))
 	}
 }
 

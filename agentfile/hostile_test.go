@@ -80,6 +80,7 @@ func TestHostileContent(t *testing.T) {
 				if !errors.As(err, &pe) || pe.Name != tt.err || pe.Line != tt.line {
 					t.Fatalf("want %s on line %d, got %v", tt.err, tt.line, err)
 				}
+				checkOffset(t, src, err)
 				return
 			}
 			if err != nil {

@@ -121,6 +121,7 @@ func TestLimitsAtBound(t *testing.T) {
 			past := tc.build(tc.n + 1)
 			_, err := Parse(strings.NewReader(past), &Options{File: "a.3md", Limits: lim})
 			checkLimitError(t, err, tc.flag, tc.line(tc.n+1))
+			checkOffset(t, []byte(past), err)
 		})
 	}
 }

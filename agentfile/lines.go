@@ -14,13 +14,15 @@ type lineReader struct {
 	max     int   // longest line accepted (content bytes)
 	maxSize int64 // largest input accepted
 	off     int64 // offset of the next line's first byte
-	line    int   // 1-based number of the line last returned
+	start   int64 // offset of the line last returned or refused
+	line    int   // 1-based number of the line last returned or refused
 	long    []byte
 }
 
 // next returns the next line's content, its start offset and its raw length
 // (content plus terminator). It returns io.EOF after the last line.
 func (lr *lineReader) next() (content []byte, start int64, err error) {
+	lr.start = lr.off
 	raw, err := lr.r.ReadSlice('\n')
 	if errors.Is(err, bufio.ErrBufferFull) {
 		lr.long = append(lr.long[:0], raw...)
@@ -35,6 +37,7 @@ func (lr *lineReader) next() (content []byte, start int64, err error) {
 		raw = lr.long
 	}
 	if err != nil && err != io.EOF {
+		lr.line++ // the line that could not be read
 		return nil, lr.off, err
 	}
 	if len(raw) == 0 {

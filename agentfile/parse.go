@@ -52,6 +52,11 @@ type parser struct {
 
 	interned map[string]string
 	scratch  Attrs // reused by tokens
+
+	// The frontmatter's opening line and its offset, for errors that
+	// point back at it.
+	openLine int
+	openOff  int64
 }
 
 // section accumulates one body (the preamble or a plane) while streaming:
@@ -130,6 +135,7 @@ func (p *parser) frontmatter() error {
 			return p.errorf(MissingFrontmatter, p.lr.line, "the document must start with a '---' line opening the frontmatter (found %q)", preview(l))
 		}
 		open = p.lr.line
+		p.openLine, p.openOff = open, p.lr.start
 		break
 	}
 	n := 0
@@ -291,7 +297,15 @@ func (p *parser) finish() {
 }
 
 func (p *parser) errorf(name string, line int, format string, args ...any) error {
-	return &ParseError{File: p.file, Line: line, Name: name, Msg: fmt.Sprintf(format, args...)}
+	e := &ParseError{File: p.file, Line: line, Name: name, Msg: fmt.Sprintf(format, args...)}
+	switch {
+	case line == 0:
+	case line == p.lr.line:
+		e.Offset = p.lr.start
+	case line == p.openLine:
+		e.Offset = p.openOff
+	}
+	return e
 }
 
 // wrap turns any error into a *ParseError with a position.
@@ -302,9 +316,9 @@ func (p *parser) wrap(err error) error {
 	}
 	var le *LimitError
 	if errors.As(err, &le) {
-		return &ParseError{File: p.file, Line: p.lr.line, Offset: p.lr.off, Name: LimitExceeded, Msg: le.Error(), Err: le}
+		return &ParseError{File: p.file, Line: p.lr.line, Offset: p.lr.start, Name: LimitExceeded, Msg: le.Error(), Err: le}
 	}
-	return &ParseError{File: p.file, Line: p.lr.line, Offset: p.lr.off, Name: ReadFailed, Msg: "reading the input failed: " + err.Error(), Err: err}
+	return &ParseError{File: p.file, Line: p.lr.line, Offset: p.lr.start, Name: ReadFailed, Msg: "reading the input failed: " + err.Error(), Err: err}
 }
 
 // preview shortens a line for an error message.
