@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"time"
+	"unsafe"
 )
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
@@ -173,7 +174,8 @@ func (st *state) body(p int) (string, error) {
 	if crc32.Checksum(buf, castagnoli) != pl.CRC {
 		return "", fmt.Errorf("plane z=%s: body no longer matches its checksum: %w", pl.ZText, errStale)
 	}
-	return string(buf), nil
+	// buf is never written again, so it can back the string without a copy.
+	return unsafe.String(unsafe.SliceData(buf), len(buf)), nil
 }
 
 // normalise turns every CRLF into LF in place; a lone CR stays.
