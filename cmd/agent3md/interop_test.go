@@ -1,0 +1,219 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// TestInteropGoSDK builds the real binary and drives `agent3md mcp` with the
+// official MCP Go SDK client in every protocol revision the SDK speaks:
+// connect, list the tools, call each one, and check the answers.
+func TestInteropGoSDK(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the agent3md binary; skipped with -short")
+	}
+	bin := filepath.Join(t.TempDir(), "agent3md")
+	build := exec.Command("go", "build", "-o", bin, "github.com/agent3md/agent3md/cmd/agent3md")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	agent, err := filepath.Abs(devtools)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name      string
+		requested string // "" = the SDK's newest (2026-07-28, stateless)
+		want      string // the revision the session must end up on
+	}{
+		{"stateless-2026-07-28", "", "2026-07-28"},
+		{"2025-11-25", "2025-11-25", "2025-11-25"},
+		{"2025-06-18", "2025-06-18", "2025-06-18"},
+		{"2025-03-26", "2025-03-26", "2025-03-26"},
+		{"2024-11-05", "2024-11-05", "2024-11-05"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+			defer cancel()
+			cmd := exec.Command(bin, "mcp", "--cache-dir", t.TempDir(), "--log-level", "warn", agent)
+			client := sdk.NewClient(&sdk.Implementation{Name: "interop-test", Version: "1"}, nil)
+			cs, err := client.Connect(ctx, &sdk.CommandTransport{Command: cmd}, &sdk.ClientSessionOptions{ProtocolVersion: tt.requested})
+			if err != nil {
+				t.Fatalf("connect: %v", err)
+			}
+			init := cs.InitializeResult()
+			if init.ProtocolVersion != tt.want {
+				t.Errorf("negotiated %q, want %q", init.ProtocolVersion, tt.want)
+			}
+			if init.ServerInfo == nil || init.ServerInfo.Name != "agent3md:Forge" {
+				t.Errorf("serverInfo = %+v, want name agent3md:Forge", init.ServerInfo)
+			}
+			if !strings.Contains(init.Instructions, "You are Forge") {
+				t.Errorf("instructions do not carry the identity plane: %.80q", init.Instructions)
+			}
+			checkTools(ctx, t, cs, tt.want)
+			checkToolCalls(ctx, t, cs, tt.want)
+			if err := cs.Close(); err != nil {
+				t.Errorf("closing the session (the server must exit 0 on EOF): %v", err)
+			}
+		})
+	}
+}
+
+// checkTools lists the tools and checks the revision-dependent fields.
+func checkTools(ctx context.Context, t *testing.T, cs *sdk.ClientSession, version string) {
+	t.Helper()
+	res, err := cs.ListTools(ctx, nil)
+	if err != nil {
+		t.Fatalf("tools/list: %v", err)
+	}
+	var names []string
+	for _, tool := range res.Tools {
+		names = append(names, tool.Name)
+		if version >= "2025-06-18" && (tool.Title == "" || tool.OutputSchema == nil) {
+			t.Errorf("%s: title %q / outputSchema %v missing for %s", tool.Name, tool.Title, tool.OutputSchema, version)
+		}
+		if version < "2025-06-18" && tool.OutputSchema != nil {
+			t.Errorf("%s: outputSchema sent to a %s session", tool.Name, version)
+		}
+		a := tool.Annotations
+		if version >= "2025-03-26" && (a == nil || !a.ReadOnlyHint || !a.IdempotentHint ||
+			a.DestructiveHint == nil || *a.DestructiveHint || a.OpenWorldHint == nil || *a.OpenWorldHint) {
+			t.Errorf("%s: annotations %+v, want read-only, idempotent, not destructive, closed world", tool.Name, a)
+		}
+	}
+	want := "list_skills route_skill get_skill resolve_skill fill_skill"
+	if got := strings.Join(names, " "); got != want {
+		t.Errorf("tools = %s, want %s", got, want)
+	}
+}
+
+type catalog struct {
+	Agent  string `json:"agent"`
+	Skills []struct {
+		Name     string   `json:"name"`
+		Triggers []string `json:"triggers"`
+		Inputs   []struct {
+			Name     string `json:"name"`
+			Type     string `json:"type"`
+			Required bool   `json:"required"`
+		} `json:"inputs"`
+		Tool string   `json:"tool"`
+		Deps []string `json:"deps"`
+	} `json:"skills"`
+}
+
+// call runs one tool and returns its text; isError must match wantError.
+func call(ctx context.Context, t *testing.T, cs *sdk.ClientSession, name string, args map[string]any, wantError bool) (string, *sdk.CallToolResult) {
+	t.Helper()
+	res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: name, Arguments: args})
+	if err != nil {
+		t.Fatalf("%s %v: %v", name, args, err)
+	}
+	if len(res.Content) != 1 {
+		t.Fatalf("%s: %d content blocks, want 1", name, len(res.Content))
+	}
+	text, ok := res.Content[0].(*sdk.TextContent)
+	if !ok {
+		t.Fatalf("%s: content is %T, want text", name, res.Content[0])
+	}
+	if res.IsError != wantError {
+		t.Errorf("%s %v: isError = %v, want %v (%s)", name, args, res.IsError, wantError, text.Text)
+	}
+	return text.Text, res
+}
+
+func checkToolCalls(ctx context.Context, t *testing.T, cs *sdk.ClientSession, version string) {
+	t.Helper()
+	text, _ := call(ctx, t, cs, "list_skills", map[string]any{}, false)
+	var cat catalog
+	if err := json.Unmarshal([]byte(text), &cat); err != nil {
+		t.Fatalf("list_skills text is not the JSON catalog: %v", err)
+	}
+	if cat.Agent != "Forge" || len(cat.Skills) == 0 {
+		t.Fatalf("catalog = %s with %d skills", cat.Agent, len(cat.Skills))
+	}
+	withDeps, withTool := -1, -1
+	for i, s := range cat.Skills {
+		if withDeps < 0 && len(s.Deps) > 0 {
+			withDeps = i
+		}
+		if withTool < 0 && s.Tool != "" && len(s.Inputs) > 0 {
+			withTool = i
+		}
+	}
+	if withDeps < 0 || withTool < 0 {
+		t.Fatal("examples/devtools.3md should have a skill with dependencies and one with a command")
+	}
+
+	first := cat.Skills[0]
+	text, _ = call(ctx, t, cs, "route_skill", map[string]any{"text": first.Triggers[0], "mode": "spec"}, false)
+	if !strings.HasPrefix(text, first.Name+"  (score ") || !strings.Contains(text, "matched: ") {
+		t.Errorf("route_skill %q = %q, want a line for %s", first.Triggers[0], text, first.Name)
+	}
+	text, _ = call(ctx, t, cs, "route_skill", map[string]any{"text": "zzqx vvkw"}, false)
+	if text != "no skill matched" {
+		t.Errorf("route_skill on nonsense = %q", text)
+	}
+
+	text, res := call(ctx, t, cs, "get_skill", map[string]any{"name": first.Name}, false)
+	if strings.TrimSpace(text) == "" {
+		t.Errorf("get_skill %s: empty body", first.Name)
+	}
+	if (res.StructuredContent != nil) != (version >= "2025-06-18") {
+		t.Errorf("get_skill structuredContent = %v for %s", res.StructuredContent, version)
+	}
+	text, _ = call(ctx, t, cs, "get_skill", map[string]any{"name": first.Name + "x"}, true)
+	if !strings.Contains(text, "closest: "+first.Name) {
+		t.Errorf("unknown skill answer does not offer %s: %q", first.Name, text)
+	}
+
+	dep := cat.Skills[withDeps]
+	text, _ = call(ctx, t, cs, "resolve_skill", map[string]any{"name": dep.Name}, false)
+	if !strings.HasPrefix(text, "### "+dep.Name+"\n") || !strings.Contains(text, "\n\n### "+dep.Deps[0]+"\n") {
+		t.Errorf("resolve_skill %s = %.120q…, want its section then %s's", dep.Name, text, dep.Deps[0])
+	}
+
+	tool := cat.Skills[withTool]
+	values := map[string]any{}
+	for _, in := range tool.Inputs {
+		values[in.Name] = sampleValue(in.Type)
+	}
+	text, _ = call(ctx, t, cs, "fill_skill", map[string]any{"name": tool.Name, "values": values}, false)
+	if !strings.HasPrefix(text, "command: ") || !strings.Contains(text, "ready: true") {
+		t.Errorf("fill_skill %s = %q, want a ready command", tool.Name, text)
+	}
+	call(ctx, t, cs, "route_skill", map[string]any{"text": 42}, true)
+
+	_, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "no_such_tool", Arguments: map[string]any{}})
+	if err == nil || !strings.Contains(err.Error(), "no_such_tool") {
+		t.Errorf("unknown tool: err = %v, want a JSON-RPC error naming it", err)
+	}
+	if errors.Is(err, sdk.ErrConnectionClosed) {
+		t.Error("an unknown tool closed the connection")
+	}
+}
+
+// sampleValue is a valid value of an agent3md/1 input type.
+func sampleValue(typ string) any {
+	switch typ {
+	case "number":
+		return 3
+	case "boolean":
+		return true
+	case "object":
+		return map[string]any{"k": "v"}
+	case "array":
+		return []any{"a", 1}
+	}
+	return "main.go"
+}
