@@ -11,7 +11,7 @@ import (
 )
 
 // fuzzSeeds returns the seed inputs: every 3md vector's source, every
-// agent3md vector and every example agent.
+// agent3md vector, every example agent and the hostile-content table.
 func fuzzSeeds(tb testing.TB) [][]byte {
 	tb.Helper()
 	var seeds [][]byte
@@ -37,6 +37,9 @@ func fuzzSeeds(tb testing.TB) [][]byte {
 			tb.Fatal(err)
 		}
 		seeds = append(seeds, b)
+	}
+	for _, c := range hostileCases() {
+		seeds = append(seeds, []byte(c.src))
 	}
 	if len(seeds) < 43+17 {
 		tb.Fatalf("only %d fuzz seeds; are the conformance vectors in testdata/?", len(seeds))

@@ -13,18 +13,22 @@ type docPlane struct {
 	body  string
 }
 
-// TestHostileContent: table of awkward bytes, each with its expected error
-// or its planes and their bodies exactly as ReadSpan returns them.
-func TestHostileContent(t *testing.T) {
+// hostileCase is one awkward input with its expected error or planes.
+type hostileCase struct {
+	name     string
+	src      string
+	err      string // canonical error name, or ""
+	line     int
+	preamble string
+	planes   []docPlane
+}
+
+// hostileCases is a table of awkward bytes, each with its expected error or
+// its planes and their bodies exactly as ReadSpan returns them. The fuzz
+// tests use the sources as seeds too.
+func hostileCases() []hostileCase {
 	const fm = "---\n3md: 1.0\n---\n"
-	for _, tt := range []struct {
-		name     string
-		src      string
-		err      string // canonical error name, or ""
-		line     int
-		preamble string
-		planes   []docPlane
-	}{
+	return []hostileCase{
 		{name: "unterminated double quote", src: fm + "@plane z=1 label=\"abc\nbody\n", err: InvalidPlaneDirective, line: 4},
 		{name: "unterminated single quote", src: fm + "@plane z=1\nok\n@plane z=2 label='abc\n", err: InvalidPlaneDirective, line: 6},
 		{name: "quote closed only by an escape", src: fm + "@plane z=1 label=\"abc\\\"\n", err: InvalidPlaneDirective, line: 4},
@@ -71,7 +75,12 @@ func TestHostileContent(t *testing.T) {
 		{name: "frontmatter never closed", src: "\n---\n3md: 1.0\n# note\n", err: InvalidFrontmatter, line: 2},
 		{name: "numeric duplicate", src: fm + "@plane z=10\n@plane z=1e1\n", err: DuplicatePlane, line: 5},
 		{name: "negative zero duplicates zero", src: fm + "@plane z=0\n@plane z=-0.0\n", err: DuplicatePlane, line: 5},
-	} {
+	}
+}
+
+// TestHostileContent runs hostileCases.
+func TestHostileContent(t *testing.T) {
+	for _, tt := range hostileCases() {
 		t.Run(tt.name, func(t *testing.T) {
 			src := []byte(tt.src)
 			cat, err := Parse(bytes.NewReader(src), nil)
