@@ -64,7 +64,8 @@ type conn struct {
 	stderr  *tailWriter
 	timeout time.Duration
 
-	msgs   chan *message
+	lines  chan rawLine // stdout lines, decoded by the reader of the conn
+	maxLen int          // MaxResponseBytes
 	exited chan struct{}
 	quit   chan struct{}
 
@@ -95,7 +96,8 @@ func start(argv []string, o *Options) (*conn, error) {
 		stdout:  outR,
 		stderr:  &tailWriter{max: stderrTailBytes},
 		timeout: o.Timeout,
-		msgs:    make(chan *message, 16),
+		lines:   make(chan rawLine, 16),
+		maxLen:  o.MaxResponseBytes,
 		exited:  make(chan struct{}),
 		quit:    make(chan struct{}),
 	}
@@ -113,7 +115,7 @@ func start(argv []string, o *Options) (*conn, error) {
 		outR.Close()
 		return nil, fmt.Errorf("start server %q: %w", argv[0], err)
 	}
-	go c.readLoop(o.MaxResponseBytes)
+	go c.readLoop()
 	go func() {
 		c.cmd.Wait() // the exit status is read from ProcessState
 		close(c.exited)
@@ -121,17 +123,23 @@ func start(argv []string, o *Options) (*conn, error) {
 	return c, nil
 }
 
-// readLoop turns stdout lines into messages until stdout closes or the conn
-// is closed.
-func (c *conn) readLoop(max int) {
-	defer close(c.msgs)
+// rawLine is one line of the server's stdout.
+type rawLine struct {
+	b       []byte
+	tooLong bool
+}
+
+// readLoop hands stdout lines to the conn until stdout closes or the conn
+// is closed. Lines are decoded by the receiver, so a request's timeout
+// measures the server, not the harness's JSON decoding of a large answer.
+func (c *conn) readLoop() {
+	defer close(c.lines)
 	br := bufio.NewReaderSize(c.stdout, 64<<10)
 	for {
-		line, tooLong, err := readLine(br, max)
+		line, tooLong, err := readLine(br, c.maxLen)
 		if tooLong || len(bytes.TrimSpace(line)) > 0 {
-			m := decodeMessage(line, tooLong, max)
 			select {
-			case c.msgs <- m:
+			case c.lines <- rawLine{line, tooLong}:
 			case <-c.quit:
 				return
 			}
@@ -253,11 +261,12 @@ func (c *conn) await(ctx context.Context, what string, match func(*message) bool
 	defer timer.Stop()
 	for {
 		select {
-		case m, ok := <-c.msgs:
+		case l, ok := <-c.lines:
 			if !ok {
 				c.fail(fmt.Errorf("server closed stdout before answering %s%s", what, c.exitNote()))
 				return nil, c.broken
 			}
+			m := decodeMessage(l.b, l.tooLong, c.maxLen)
 			if m.bad != "" {
 				return nil, errors.New(m.bad)
 			}
@@ -287,11 +296,11 @@ func (c *conn) drain(d time.Duration) {
 	defer timer.Stop()
 	for {
 		select {
-		case m, ok := <-c.msgs:
+		case l, ok := <-c.lines:
 			if !ok {
 				return
 			}
-			if m.bad == "" && m.isResponse() && len(c.strays) < maxStrays {
+			if m := decodeMessage(l.b, l.tooLong, c.maxLen); m.bad == "" && m.isResponse() && len(c.strays) < maxStrays {
 				c.strays = append(c.strays, m)
 			}
 		case <-timer.C:

@@ -34,7 +34,9 @@ type Options struct {
 	// Command is the server argv to spawn, e.g.
 	// ["/path/agent3md", "mcp", "x.3md"]. Required.
 	Command []string
-	// Timeout bounds each request (default DefaultTimeout).
+	// Timeout bounds each request, from writing it to reading its answer's
+	// line (default DefaultTimeout). Huge agents need more: listing
+	// 100,000 skills is an answer of about 85 MB.
 	Timeout time.Duration
 	// Expect, when set, returns the body a correct server must return from
 	// get_skill for a skill; ok=false means "no expectation".
