@@ -1,6 +1,7 @@
 package loader
 
 import (
+	"math/rand"
 	"reflect"
 	"testing"
 )
@@ -49,4 +50,48 @@ func TestLevenshtein(t *testing.T) {
 			t.Errorf("bounded levenshtein(%q, %q) = %d, want above %d", tt.a, tt.b, got, tt.want-1)
 		}
 	}
+}
+
+// TestLevenshteinBand compares the banded, bounded distance with a plain
+// full-matrix one on random strings and bounds.
+func TestLevenshteinBand(t *testing.T) {
+	rng := rand.New(rand.NewSource(5))
+	word := func() []rune {
+		r := make([]rune, rng.Intn(12))
+		for i := range r {
+			r[i] = []rune("abcé")[rng.Intn(4)]
+		}
+		return r
+	}
+	var buf []int
+	for range 20000 {
+		a, b, bound := word(), word(), rng.Intn(8)
+		want := plainLevenshtein(a, b)
+		var got int
+		got, buf = levenshtein(a, b, bound, buf)
+		if (want <= bound && got != want) || (want > bound && got != bound+1) {
+			t.Fatalf("levenshtein(%q, %q, %d) = %d, exact distance %d", string(a), string(b), bound, got, want)
+		}
+	}
+}
+
+func plainLevenshtein(a, b []rune) int {
+	d := make([][]int, len(a)+1)
+	for i := range d {
+		d[i] = make([]int, len(b)+1)
+		d[i][0] = i
+	}
+	for j := range d[0] {
+		d[0][j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			d[i][j] = min(d[i-1][j]+1, d[i][j-1]+1, d[i-1][j-1]+cost)
+		}
+	}
+	return d[len(a)][len(b)]
 }
