@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 )
 
 // waitDelay bounds how long Wait keeps copying stderr after the server
@@ -416,16 +417,23 @@ func (w *tailWriter) tail() string {
 		lines = lines[len(lines)-3:]
 	}
 	out := strings.Join(lines, " | ")
-	if len(out) > 400 {
-		out = "…" + out[len(out)-400:]
+	if cut := len(out) - 400; cut > 0 {
+		for cut < len(out) && !utf8.RuneStart(out[cut]) {
+			cut++
+		}
+		out = "…" + out[cut:]
 	}
 	return out
 }
 
 // snippet shortens s to at most n bytes for a failure detail.
+// The cut never splits a UTF-8 sequence.
 func snippet(s string, n int) string {
 	if len(s) <= n {
 		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
 	}
 	return s[:n] + "…"
 }
