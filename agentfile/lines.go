@@ -22,13 +22,12 @@ type lineReader struct {
 // next returns the next line's content, its start offset and its raw length
 // (content plus terminator). It returns io.EOF after the last line.
 func (lr *lineReader) next() (content []byte, start int64, err error) {
-	lr.start = lr.off
 	raw, err := lr.r.ReadSlice('\n')
 	if errors.Is(err, bufio.ErrBufferFull) {
 		lr.long = append(lr.long[:0], raw...)
 		for errors.Is(err, bufio.ErrBufferFull) {
 			if len(lr.long) > lr.max+2 {
-				lr.line++
+				lr.begin()
 				return nil, lr.off, lr.tooLong()
 			}
 			raw, err = lr.r.ReadSlice('\n')
@@ -37,15 +36,15 @@ func (lr *lineReader) next() (content []byte, start int64, err error) {
 		raw = lr.long
 	}
 	if err != nil && err != io.EOF {
-		lr.line++ // the line that could not be read
+		lr.begin() // the line that could not be read
 		return nil, lr.off, err
 	}
 	if len(raw) == 0 {
 		return nil, lr.off, io.EOF
 	}
 	start = lr.off
+	lr.begin()
 	lr.off += int64(len(raw))
-	lr.line++
 	if lr.off > lr.maxSize {
 		return nil, start, &LimitError{Limit: "input size", Flag: "--max-bytes", Max: lr.maxSize}
 	}
@@ -60,6 +59,12 @@ func (lr *lineReader) next() (content []byte, start int64, err error) {
 		return nil, start, lr.tooLong()
 	}
 	return content, start, nil
+}
+
+// begin counts a new line starting at the current offset.
+func (lr *lineReader) begin() {
+	lr.line++
+	lr.start = lr.off
 }
 
 func (lr *lineReader) tooLong() error {
