@@ -56,6 +56,7 @@ const agentHead = "---\n3md: 1.0\ntitle: T\n---\n@plane z=0\n"
 func TestAdversarialStreams(t *testing.T) {
 	block := bytes.Repeat([]byte("a"), 4096)
 	line := append(bytes.Repeat([]byte("x"), 4095), '\n')
+	tenLinks := append(bytes.Repeat([]byte("[[z=0]] "), 10), '\n')
 	for _, tt := range []struct {
 		name     string
 		short    bool // runs under -short
@@ -83,6 +84,13 @@ func TestAdversarialStreams(t *testing.T) {
 			r:    repeatReader("---\n3md: 1.0\n---\n", 1_000_000, func(k int) []byte { return fmt.Appendf(nil, "@plane z=%d\n", k) }, ""),
 			opts: &Options{Limits: Limits{MaxPlanes: 1000}},
 			flag: "--max-planes", line: 1004, maxRead: 128 << 10, maxAlloc: 4 << 20},
+		{name: "a million links and more", short: false,
+			r:    repeatReader(agentHead, 1<<30, func(int) []byte { return tenLinks }, ""),
+			flag: "--max-links", line: 5 + DefaultMaxLinks/10 + 1, maxRead: 8 << 20, maxAlloc: 768 << 20},
+		{name: "endless links, small bound", short: true,
+			r:    repeatReader(agentHead, 1<<30, func(int) []byte { return tenLinks }, ""),
+			opts: &Options{Limits: Limits{MaxLinks: 5000}},
+			flag: "--max-links", line: 5 + 500 + 1, maxRead: 128 << 10, maxAlloc: 4 << 20},
 		{name: "endless frontmatter", short: true,
 			r:    repeatReader("---\n", 1<<30, func(k int) []byte { return fmt.Appendf(nil, "k%d: v\n", k) }, ""),
 			flag: "--max-frontmatter-lines", line: 1 + DefaultMaxFrontmatterLines + 1, maxRead: 256 << 10, maxAlloc: 16 << 20},

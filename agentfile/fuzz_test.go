@@ -66,6 +66,7 @@ func smallLimits(seed uint32) Limits {
 		MaxAttributes:       1 + b(0)%6,
 		MaxAttributeBytes:   1 + b(8)%24,
 		MaxDescriptionBytes: 1 + b(16)%64,
+		MaxLinks:            1 + b(24)%6,
 	}
 }
 
@@ -207,6 +208,7 @@ func limitFlags(lim Limits, st refStats) map[string]bool {
 		"--max-planes":            st.planes > lim.MaxPlanes,
 		"--max-attributes":        st.maxTokens > lim.MaxAttributes,
 		"--max-attribute-bytes":   st.maxValueBytes > lim.MaxAttributeBytes,
+		"--max-links":             st.links > lim.MaxLinks,
 	}
 }
 

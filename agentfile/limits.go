@@ -7,9 +7,10 @@ const (
 	DefaultMaxLineBytes        = 1 << 20   // one line
 	DefaultMaxFrontmatterLines = 10_000
 	DefaultMaxPlanes           = 250_000
-	DefaultMaxAttributes       = 64       // per @plane directive
-	DefaultMaxAttributeBytes   = 64 << 10 // one attribute value
-	DefaultMaxDescriptionBytes = 4 << 10  // body prefix read for the description
+	DefaultMaxAttributes       = 64        // per @plane directive
+	DefaultMaxAttributeBytes   = 64 << 10  // one attribute value
+	DefaultMaxDescriptionBytes = 4 << 10   // body prefix read for the description
+	DefaultMaxLinks            = 1_000_000 // [[z=…]] links in the whole file
 )
 
 // Limits bounds what a scan will accept. A zero field means its default.
@@ -35,6 +36,11 @@ type Limits struct {
 	// description (default DefaultMaxDescriptionBytes; flag
 	// --max-description-bytes).
 	MaxDescriptionBytes int
+	// MaxLinks bounds the [[z=…]] links of the whole document (default
+	// DefaultMaxLinks; flag --max-links). Each link is kept in the catalog,
+	// so without it a file of nothing but links would cost some twenty
+	// times its size in memory.
+	MaxLinks int
 }
 
 // withDefaults returns l with every zero field set to its default.
@@ -63,6 +69,9 @@ func (l *Limits) withDefaults() Limits {
 	}
 	if out.MaxDescriptionBytes <= 0 {
 		out.MaxDescriptionBytes = DefaultMaxDescriptionBytes
+	}
+	if out.MaxLinks <= 0 {
+		out.MaxLinks = DefaultMaxLinks
 	}
 	return out
 }

@@ -84,6 +84,12 @@ func limitCases() []limitCase {
 				return head + "zero\n" + d + "\none\n"
 			},
 			line: func(int) int { return 6 }},
+		{name: "links", flag: "--max-links", n: 7,
+			set: func(l *Limits, n int) { l.MaxLinks = n },
+			build: func(n int) string {
+				return head + strings.Repeat("see [[z=0]]\n", n-1) + "last [[z=9|x]]\n"
+			},
+			line: func(n int) int { return 4 + n }},
 		{name: "attribute-bytes", flag: "--max-attribute-bytes", n: 32,
 			set:   func(l *Limits, n int) { l.MaxAttributeBytes = n },
 			build: func(n int) string { return head + "@plane z=1 note=" + strings.Repeat("v", n) + "\n" },
@@ -175,7 +181,7 @@ func TestDescriptionBound(t *testing.T) {
 func TestLimitDefaults(t *testing.T) {
 	got := (&Limits{MaxBytes: -1, MaxPlanes: -5}).withDefaults()
 	want := Limits{DefaultMaxBytes, DefaultMaxLineBytes, DefaultMaxFrontmatterLines, DefaultMaxPlanes,
-		DefaultMaxAttributes, DefaultMaxAttributeBytes, DefaultMaxDescriptionBytes}
+		DefaultMaxAttributes, DefaultMaxAttributeBytes, DefaultMaxDescriptionBytes, DefaultMaxLinks}
 	if got != want {
 		t.Fatalf("defaults: got %+v, want %+v", got, want)
 	}

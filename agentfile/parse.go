@@ -50,6 +50,7 @@ type parser struct {
 	preamble     section
 	preambleDesc string
 
+	links    int // links found so far, preamble included
 	interned map[string]string
 	scratch  Attrs // reused by tokens
 
@@ -102,7 +103,9 @@ func (p *parser) run() error {
 			}
 			continue
 		}
-		p.bodyLine(l, start)
+		if err := p.bodyLine(l, start); err != nil {
+			return err
+		}
 	}
 	p.endSection()
 	p.finish()
@@ -206,7 +209,7 @@ func isDirective(l []byte) bool {
 	return bytes.HasPrefix(l, []byte("@plane")) && (len(l) == 6 || l[6] == ' ' || l[6] == '\t')
 }
 
-func (p *parser) bodyLine(l []byte, start int64) {
+func (p *parser) bodyLine(l []byte, start int64) error {
 	if f := isFence(l); f != 0 {
 		if p.inFence == 0 {
 			p.inFence = f
@@ -218,7 +221,7 @@ func (p *parser) bodyLine(l []byte, start int64) {
 	blank := isBlank(l)
 	if !s.started {
 		if blank {
-			return
+			return nil
 		}
 		s.started = true
 		s.span.Start = start
@@ -230,13 +233,18 @@ func (p *parser) bodyLine(l []byte, start int64) {
 	}
 	p.desc.line(l)
 	if blank {
-		return
+		return nil
 	}
 	s.crcDone = s.crcRun
 	s.span.End = start + int64(len(l))
 	if bytes.Contains(l, linkOpen) {
+		n := len(s.links)
 		s.links = appendLinks(s.links, l, p.lr.line)
+		if p.links += len(s.links) - n; p.links > p.limits.MaxLinks {
+			return &LimitError{Limit: "number of [[z=…]] links", Flag: "--max-links", Max: int64(p.limits.MaxLinks)}
+		}
 	}
+	return nil
 }
 
 var newline = []byte{'\n'}

@@ -46,6 +46,7 @@ type refStats struct {
 	planes        int // directive lines
 	maxTokens     int // most key=value tokens on one directive
 	maxValueBytes int // longest attribute value (decoded, quotes removed)
+	links         int // [[z=…]] links on body lines, counted by appendLinks
 }
 
 var refNumberRE = regexp.MustCompile(`^[+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][+-]?[0-9]+)?$`)
@@ -274,6 +275,9 @@ func refBody(d *refDoc, lines []string, from int, st *refStats) (*refDoc, *refEr
 			}
 		}
 		cur = append(cur, l)
+		// The link count only feeds the limit check, so it may reuse the
+		// scanner's own link reader.
+		st.links += len(appendLinks(nil, []byte(l), 0))
 	}
 	flush()
 	if len(d.planes) == 0 && d.preamble != nil {
