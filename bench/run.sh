@@ -74,9 +74,14 @@ if ! go test -run '^$' -bench "$bench_re" -benchmem -count "$count" \
 	status=1
 fi
 echo
-if command -v benchstat >/dev/null 2>&1; then
+benchstat=$(command -v benchstat || true)
+gobin="$(go env GOPATH)/bin/benchstat"
+if [[ -z "$benchstat" && -x "$gobin" ]]; then
+	benchstat=$gobin
+fi
+if [[ -n "$benchstat" ]]; then
 	echo "== benchstat"
-	benchstat "$out/go-bench.txt" || status=1
+	"$benchstat" "$out/go-bench.txt" || status=1
 else
 	echo "(benchstat not on PATH: 'go install golang.org/x/perf/cmd/benchstat@latest'"
 	echo " puts it in \$(go env GOPATH)/bin for a summary with confidence intervals)"

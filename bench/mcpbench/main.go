@@ -159,6 +159,7 @@ type sizeResult struct {
 	RouteWarmMS  []float64 `json:"routeWarmMS"`
 	RoutesPerSec []float64 `json:"routesPerSec"`
 	RSSMB        []float64 `json:"rssMB"`
+	RouteRSSMB   []float64 `json:"routeRSSMB"`
 	ColdRSSMB    []float64 `json:"coldRSSMB"`
 	Requests     int       `json:"requests"`
 	Misses       int       `json:"noSkillMatched"`
@@ -205,7 +206,7 @@ func measureSize(o *options, w words, n int, tmp string, log io.Writer) *sizeRes
 		if routeOK {
 			s, err := p.firstRoute(warm, i+o.runs)
 			if routeOK = err == nil; routeOK {
-				r.RouteWarmMS = append(r.RouteWarmMS, s.ms)
+				r.RouteWarmMS, r.RouteRSSMB = append(r.RouteWarmMS, s.ms), append(r.RouteRSSMB, s.rssMB)
 			} else {
 				fail("route, warm cache", err)
 			}
