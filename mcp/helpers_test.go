@@ -3,10 +3,23 @@ package mcp
 import (
 	"testing"
 
+	"github.com/agent3md/agent3md/loader"
+
 	"github.com/agent3md/agent3md/router"
 )
 
 // testRouterOptions keeps tests away from the user's cache directory.
-func testRouterOptions(t *testing.T) *router.Options {
+func testRouterOptions(t testing.TB) *router.Options {
 	return &router.Options{CacheDir: t.TempDir(), NoCache: true}
+}
+
+// openAda opens the small test agent.
+func openAda(t testing.TB) *loader.Agent {
+	t.Helper()
+	a, err := loader.Open("testdata/ada.3md", nil)
+	if err != nil {
+		t.Fatalf("opening the test agent: %v", err)
+	}
+	t.Cleanup(func() { a.Close() })
+	return a
 }

@@ -1,0 +1,63 @@
+package mcp
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// FuzzServe feeds arbitrary stdin to Serve: it must never panic, must
+// return at EOF, and must write only whole JSON-RPC messages, one per line.
+// Seeds are the inputs of every transcript.
+func FuzzServe(f *testing.F) {
+	files, _ := filepath.Glob("testdata/transcripts/*.txtar")
+	for _, file := range files {
+		data, err := os.ReadFile(file)
+		if err != nil {
+			f.Fatal(err)
+		}
+		tr, err := parseTranscript(data)
+		if err != nil {
+			f.Fatalf("%s: %v", file, err)
+		}
+		var all []byte
+		for _, s := range tr.steps {
+			f.Add(s.in)
+			all = append(all, s.in...)
+		}
+		f.Add(all)
+	}
+	a := openAda(f)
+	ro := testRouterOptions(f)
+	f.Fuzz(func(t *testing.T, input []byte) {
+		var out bytes.Buffer
+		opts := &Options{Agent: a, Router: ro, MaxLineBytes: 512}
+		done := make(chan error, 1)
+		go func() { done <- Serve(context.Background(), bytes.NewReader(input), &out, opts) }()
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Fatalf("Serve = %v", err)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("Serve did not return at EOF for %q", input)
+		}
+		for _, line := range strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n") {
+			if line == "" {
+				continue
+			}
+			var msg any
+			if err := json.Unmarshal([]byte(line), &msg); err != nil {
+				t.Fatalf("output line is not JSON: %q", line)
+			}
+			if !strings.Contains(line, `"jsonrpc":"2.0"`) {
+				t.Fatalf("output line is not JSON-RPC 2.0: %q", line)
+			}
+		}
+	})
+}

@@ -1,0 +1,248 @@
+package mcp
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/sourcegraph/jsonrpc2"
+)
+
+func discardLogger() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
+
+// TestReadLineBound checks the line bound at N and N+1, with either
+// terminator, and that an oversized line does not disturb the next one.
+func TestReadLineBound(t *testing.T) {
+	const max = 16
+	line := func(n int) string { return strings.Repeat("a", n) }
+	tests := []struct {
+		name  string
+		input string
+		want  []string // "" entries stand for errLineTooLong
+	}{
+		{"at bound LF", line(max) + "\n" + "b\n", []string{line(max), "b"}},
+		{"at bound CRLF", line(max) + "\r\n" + "b\n", []string{line(max), "b"}},
+		{"over bound LF", line(max+1) + "\n" + "b\n", []string{"", "b"}},
+		{"over bound CRLF", line(max+1) + "\r\n" + "b\n", []string{"", "b"}},
+		{"far over bound", line(300_000) + "\n" + "b\n", []string{"", "b"}},
+		{"unterminated tail", "b\n" + line(3), []string{"b", line(3)}},
+		{"lone CR kept", "a\rb\n", []string{"a\rb"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var out bytes.Buffer
+			s := newLineStream(strings.NewReader(tt.input), &out, max, &session{}, discardLogger())
+			var got []string
+			for {
+				l, err := s.readLine()
+				if errors.Is(err, errLineTooLong) {
+					got = append(got, "")
+					continue
+				}
+				if err == nil || len(l) > 0 {
+					got = append(got, string(l))
+				}
+				if err != nil {
+					break
+				}
+			}
+			if fmt.Sprint(got) != fmt.Sprint(tt.want) {
+				t.Errorf("lines = %q, want %q", got, tt.want)
+			}
+			if cap(s.buf) > 64<<10+max+2 {
+				t.Errorf("line buffer grew to %d bytes for a %d-byte bound", cap(s.buf), max)
+			}
+		})
+	}
+}
+
+func TestIDKey(t *testing.T) {
+	tests := []struct {
+		raw, key string
+		ok       bool
+	}{
+		{`1`, "n:1", true},
+		{`-1`, "n:-1", true},
+		{`0`, "n:0", true},
+		{`"a"`, "s:a", true},
+		{`"1"`, "s:1", true}, // string and number ids never collide
+		{`""`, "s:", true},
+		{`null`, "", false},
+		{`true`, "", false},
+		{`1.5`, "", false},
+		{`1e2`, "", false},
+		{`{}`, "", false},
+		{`[]`, "", false},
+	}
+	for _, tt := range tests {
+		key, err := idKey(json.RawMessage(tt.raw))
+		if (err == nil) != tt.ok || key != tt.key {
+			t.Errorf("idKey(%s) = %q, %v; want %q, ok=%v", tt.raw, key, err, tt.key, tt.ok)
+		}
+	}
+}
+
+func TestUnescapeHTML(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{`"a\u003cb\u003e \u0026"`, `"a<b> &"`},
+		{`"\\u003c"`, `"\\u003c"`}, // an escaped backslash then text
+		{`"\\\u003c"`, `"\\<"`},
+		{`"\u00e9"`, `"\u00e9"`},
+		{`"plain"`, `"plain"`},
+		{`"\u003`, `"\u003`},
+	}
+	for _, tt := range tests {
+		got := string(unescapeHTML([]byte(tt.in)))
+		if got != tt.want {
+			t.Errorf("unescapeHTML(%s) = %s, want %s", tt.in, got, tt.want)
+		}
+		var a, b any
+		if json.Valid([]byte(tt.in)) && (json.Unmarshal([]byte(tt.in), &a) != nil || json.Unmarshal([]byte(got), &b) != nil || fmt.Sprint(a) != fmt.Sprint(b)) {
+			t.Errorf("unescapeHTML(%s) changed the value: %v -> %v", tt.in, a, b)
+		}
+	}
+}
+
+func TestTruncateText(t *testing.T) {
+	tests := []struct {
+		name string
+		text string
+		max  int
+	}{
+		{"fits", "hello", 10},
+		{"exact", strings.Repeat("x", 200), 200},
+		{"over", strings.Repeat("x", 201), 200},
+		{"multibyte", strings.Repeat("é", 300), 200},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := truncateText(tt.text, tt.max)
+			if len(got) > tt.max {
+				t.Errorf("len = %d, over the bound %d", len(got), tt.max)
+			}
+			if len(tt.text) <= tt.max && got != tt.text {
+				t.Errorf("text within the bound was changed")
+			}
+			if len(tt.text) > tt.max && !strings.Contains(got, "truncated") {
+				t.Errorf("truncation is not said: %q", got)
+			}
+			if !strings.HasPrefix(tt.text, strings.Split(got, "\n\n[")[0]) || !json.Valid([]byte(fmt.Sprintf("%q", got))) {
+				t.Errorf("not a prefix cut on a rune boundary: %q", got)
+			}
+		})
+	}
+}
+
+func TestNegotiate(t *testing.T) {
+	tests := map[string]string{
+		"2024-11-05": "2024-11-05",
+		"2025-03-26": "2025-03-26",
+		"2025-06-18": "2025-06-18",
+		"2025-11-25": "2025-11-25",
+		"2026-07-28": "2025-11-25",
+		"2099-01-01": "2025-11-25",
+		"":           "2025-11-25",
+	}
+	for in, want := range tests {
+		if got := negotiate(in); got != want {
+			t.Errorf("negotiate(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestToWire(t *testing.T) {
+	tests := []struct {
+		name string
+		err  error
+		code int64
+	}{
+		{"wire error", errorf(codeMethodNotFound, "x"), codeMethodNotFound},
+		{"wrapped wire error", fmt.Errorf("context: %w", errorf(codeInvalidParams, "y")), codeInvalidParams},
+		{"plain error", errors.New("disk on fire"), codeInternalError},
+		{"with data", &wireError{Code: codeUnsupportedProtocol, Message: "v", Data: map[string]any{"requested": "x"}}, codeUnsupportedProtocol},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := toWire(tt.err)
+			if got.Code != tt.code {
+				t.Errorf("code = %d, want %d", got.Code, tt.code)
+			}
+			if tt.code == codeInternalError && !strings.Contains(got.Message, "disk on fire") {
+				t.Errorf("message %q lost the cause", got.Message)
+			}
+			var we *wireError
+			if errors.As(tt.err, &we) && we.Data != nil && got.Data == nil {
+				t.Error("data dropped")
+			}
+		})
+	}
+}
+
+// modernMeta is the _meta of a stateless request.
+const modernMeta = `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}`
+
+var _ jsonrpc2.ObjectStream = (*lineStream)(nil)
+
+// TestServeEOFWaitsForInFlight: stdin closes while a request runs; Serve
+// returns only after its response is written.
+func TestServeEOFWaitsForInFlight(t *testing.T) {
+	h := startServer(t, "ada.3md", nil)
+	io.WriteString(h.in, `{"jsonrpc":"2.0","id":"slow","method":"test/sleep","params":{"ms":300,`+modernMeta+`}}`+"\n")
+	h.in.Close()
+	l, ok := h.next(10 * time.Second)
+	if !ok || l != `{"jsonrpc":"2.0","id":"slow","result":{"slept":300}}` {
+		t.Fatalf("response = %q, %v", l, ok)
+	}
+	h.finish()
+}
+
+// TestServeContextCancel: cancelling ctx ends Serve with nil even while
+// stdin stays open and a request is blocked.
+func TestServeContextCancel(t *testing.T) {
+	a := openAda(t)
+	inR, inW := io.Pipe()
+	defer inW.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	opts := &Options{Agent: a, Router: testRouterOptions(t), testMethods: testMethods()}
+	go func() { done <- Serve(ctx, inR, io.Discard, opts) }()
+	io.WriteString(inW, `{"jsonrpc":"2.0","id":1,"method":"test/wait"}`+"\n")
+	cancel()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Errorf("Serve = %v, want nil on cancel", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Serve did not return after cancel")
+	}
+}
+
+func TestServeNeedsAgent(t *testing.T) {
+	for _, opts := range []*Options{nil, {}} {
+		if err := Serve(context.Background(), strings.NewReader(""), io.Discard, opts); err == nil {
+			t.Errorf("Serve(%v) = nil, want an error naming Options.Agent", opts)
+		}
+	}
+}
+
+// failWriter fails every write.
+type failWriter struct{}
+
+func (failWriter) Write([]byte) (int, error) { return 0, errors.New("broken pipe") }
+
+func TestServeReportsWriteFailure(t *testing.T) {
+	a := openAda(t)
+	in := strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping"}` + "\n")
+	err := Serve(context.Background(), in, failWriter{}, &Options{Agent: a, Router: testRouterOptions(t)})
+	if err == nil || !strings.Contains(err.Error(), "broken pipe") {
+		t.Errorf("Serve = %v, want the write failure", err)
+	}
+}
