@@ -3,6 +3,7 @@ package loader
 import (
 	"fmt"
 	"os"
+	"slices"
 
 	"github.com/agent3md/agent3md/agentfile"
 )
@@ -130,13 +131,9 @@ func (st *state) buildInfos() []SkillInfo {
 	out := make([]SkillInfo, len(st.info.Skills))
 	for i := range st.info.Skills {
 		s := &st.info.Skills[i]
-		deps := []string{}
-		seen := map[int]bool{}
-		for _, j := range st.deps[i] {
-			if !seen[j] {
-				seen[j] = true
-				deps = append(deps, st.names[j])
-			}
+		deps := make([]string, 0, len(st.deps[i]))
+		for _, j := range unique(st.deps[i]) {
+			deps = append(deps, st.names[j])
 		}
 		tool := ""
 		if s.HasTool {
@@ -152,6 +149,29 @@ func (st *state) buildInfos() []SkillInfo {
 			Cost:        s.Cost,
 			Deps:        deps,
 			Slug:        st.slugs[i],
+		}
+	}
+	return out
+}
+
+// unique returns xs without repeats, first occurrences in order. Short
+// lists (the usual case) are checked by scanning; long ones with a set, so
+// a body with thousands of links stays linear.
+func unique(xs []int) []int {
+	out := make([]int, 0, len(xs))
+	if len(xs) <= 16 {
+		for _, x := range xs {
+			if !slices.Contains(out, x) {
+				out = append(out, x)
+			}
+		}
+		return out
+	}
+	seen := make(map[int]bool, len(xs))
+	for _, x := range xs {
+		if !seen[x] {
+			seen[x] = true
+			out = append(out, x)
 		}
 	}
 	return out
