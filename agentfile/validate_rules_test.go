@@ -113,7 +113,9 @@ func chainSrc(n int, back bool) string {
 	var b strings.Builder
 	b.WriteString("---\n3md: 1.0\ntitle: Chain\n---\n@plane z=0 label=\"chain\" kind=identity\nChain.\n")
 	for k := 1; k <= n; k++ {
-		fmt.Fprintf(&b, "@plane z=%d label=\"s%d\" triggers=\"s%d\"\n", k, k, k)
+		// A plain first paragraph keeps the description off the Markdown
+		// parser, so 100,000 skills scan quickly.
+		fmt.Fprintf(&b, "@plane z=%d label=\"s%d\" triggers=\"s%d\"\nStep %d.\n\n", k, k, k, k)
 		if k < n {
 			fmt.Fprintf(&b, "Next: [[z=%d]].\n", k+1)
 		}
