@@ -309,13 +309,74 @@ func FuzzValidate(f *testing.F) {
 			t.Fatalf("identity %d, %d skills for %d planes", a.Identity, len(a.Skills), len(cat.Planes))
 		}
 		r := Validate(cat)
+		names := map[string]bool{}
+		for _, s := range a.Skills {
+			names[s.Name] = true
+		}
+		unique := len(names) == len(a.Skills) // else two cycles may read alike
+		cycles := map[string]bool{}
 		for _, fd := range append(r.Errors, r.Warnings...) {
-			if fd.Rule == "" || fd.Message == "" || fd.Line < 0 {
+			if !knownRules[fd.Rule] || fd.Message == "" || fd.Line < 0 {
 				t.Fatalf("malformed finding %+v", fd)
 			}
+			if fd.Rule == RuleCycle {
+				if cycles[fd.Message] && unique {
+					t.Fatalf("cycle reported twice: %s", fd.Message)
+				}
+				cycles[fd.Message] = true
+			}
+		}
+		if want := hasCycleKahn(cat, a); want != (len(cycles) > 0) {
+			t.Fatalf("the dependency graph has a cycle: %v; cycle findings: %v", want, cycles)
 		}
 		if _, err := json.Marshal(r); err != nil {
 			t.Fatalf("report does not marshal: %v", err)
 		}
 	})
+}
+
+var knownRules = map[string]bool{
+	RuleParse: true, RuleFrontmatter: true, RuleIdentity: true, RuleMissingLabel: true,
+	RuleUniqueSkill: true, RuleDeadLink: true, RuleEntry: true, RuleCycle: true,
+	RuleTriggers: true, RuleDupInput: true, RuleInputType: true, RuleTool: true,
+	RuleToolInput: true, RuleUnusedInput: true, RuleUndeclaredTool: true,
+}
+
+// hasCycleKahn reports whether the skills' dependency links form a cycle,
+// by Kahn's algorithm: a graph is acyclic exactly when repeatedly removing
+// nodes without incoming edges removes them all. It shares nothing with the
+// validator's depth-first walk.
+func hasCycleKahn(cat *Catalog, a *Agent) bool {
+	skillAt := map[float64]int{}
+	for i, s := range a.Skills {
+		skillAt[s.Z] = i
+	}
+	out := make([][]int, len(a.Skills))
+	in := make([]int, len(a.Skills))
+	for i, s := range a.Skills {
+		for _, z := range s.Deps {
+			if j, ok := skillAt[z]; ok {
+				out[i] = append(out[i], j)
+				in[j]++
+			}
+		}
+	}
+	var ready []int
+	for i := range in {
+		if in[i] == 0 {
+			ready = append(ready, i)
+		}
+	}
+	removed := 0
+	for len(ready) > 0 {
+		i := ready[len(ready)-1]
+		ready = ready[:len(ready)-1]
+		removed++
+		for _, j := range out[i] {
+			if in[j]--; in[j] == 0 {
+				ready = append(ready, j)
+			}
+		}
+	}
+	return removed < len(a.Skills)
 }
