@@ -33,13 +33,13 @@ func (m *modernFields) modernPart() *modernFields { return m }
 type modernResult interface{ modernPart() *modernFields }
 
 // stampModern adds resultType, _meta serverInfo and, for cached methods,
-// ttlMs/cacheScope to a modern result.
-func (s *server) stampModern(res any, cached bool) {
-	r, ok := res.(modernResult)
-	if !ok {
-		return
+// ttlMs/cacheScope to a modern result (PROTOCOL §1.2). Results that do not
+// embed modernFields get the keys merged into their JSON object.
+func (s *server) stampModern(res any, cached bool) (any, error) {
+	var m modernFields
+	if r, ok := res.(modernResult); ok {
+		m = *r.modernPart()
 	}
-	m := r.modernPart()
 	m.ResultType = "complete"
 	m.Meta = map[string]any{metaServerInfo: s.serverInfo(version20260728)}
 	if cached {
@@ -47,6 +47,23 @@ func (s *server) stampModern(res any, cached bool) {
 		m.TTLMs = &ttl
 		m.CacheScope = cacheScope
 	}
+	if r, ok := res.(modernResult); ok {
+		*r.modernPart() = m
+		return res, nil
+	}
+	raw, err := json.Marshal(res)
+	if err != nil {
+		return nil, fmt.Errorf("encoding a result: %w", err)
+	}
+	obj := map[string]any{}
+	if err := json.Unmarshal(raw, &obj); err != nil {
+		return nil, fmt.Errorf("a 2026-07-28 result must be a JSON object: %w", err)
+	}
+	extra, _ := json.Marshal(m)
+	if err := json.Unmarshal(extra, &obj); err != nil {
+		return nil, fmt.Errorf("merging result fields: %w", err)
+	}
+	return obj, nil
 }
 
 // implementation is MCP's Implementation (serverInfo).

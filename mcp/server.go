@@ -192,8 +192,7 @@ func (s *server) dispatch(ctx context.Context, req *jsonrpc2.Request) (any, erro
 		if err != nil {
 			return nil, err
 		}
-		s.stampModern(res, spec.cached)
-		return res, nil
+		return s.stampModern(res, spec.cached)
 	}
 	spec, ok := s.methods[req.Method]
 	if !ok || !spec.legacy {
