@@ -232,23 +232,7 @@ const (
 // skill's targets deduplicated no cycle is reported twice.
 func (v *validation) cycles() {
 	c, a := v.c, v.a
-	isSkill := make(map[int]int, len(a.Skills)) // plane index -> skill index
-	for i, s := range a.Skills {
-		isSkill[s.Plane] = i
-	}
-	stamp := make([]int, len(a.Skills)) // last source (index+1) that listed a target
-	edges := func(si int) []int {
-		var out []int
-		for _, z := range a.Skills[si].Deps {
-			if pi := c.PlaneIndex(z); pi >= 0 {
-				if sj, ok := isSkill[pi]; ok && stamp[sj] != si+1 {
-					stamp[sj] = si + 1
-					out = append(out, sj)
-				}
-			}
-		}
-		return out
-	}
+	edges := v.dependencyEdges()
 	const (
 		white = iota
 		grey
@@ -262,7 +246,7 @@ func (v *validation) cycles() {
 		if color[root] != white {
 			continue
 		}
-		stack := []dfsFrame{{s: root, next: edges(root)}}
+		stack := []dfsFrame{{s: root, next: edges[root]}}
 		color[root] = grey
 		for len(stack) > 0 {
 			top := &stack[len(stack)-1]
@@ -277,7 +261,7 @@ func (v *validation) cycles() {
 			case color[n] == white:
 				color[n] = grey
 				pos[n] = len(stack)
-				stack = append(stack, dfsFrame{s: n, next: edges(n)})
+				stack = append(stack, dfsFrame{s: n, next: edges[n]})
 			case color[n] == grey && listed < maxCycleReports:
 				v.reportCycle(stack[pos[n]:])
 				listed++
@@ -292,6 +276,29 @@ func (v *validation) cycles() {
 		v.errorf(RuleCycle, firstUnlisted, "%d more dependency cycles are not listed (the first runs through z=%s); break the cycles above and validate again",
 			unlisted, firstUnlisted.ZText)
 	}
+}
+
+// dependencyEdges returns, per skill, the skills its integer links reach,
+// each once, in body order. Links to non-skills and missing planes drop out.
+func (v *validation) dependencyEdges() [][]int {
+	c, a := v.c, v.a
+	isSkill := make(map[int]int, len(a.Skills)) // plane index -> skill index
+	for i, s := range a.Skills {
+		isSkill[s.Plane] = i
+	}
+	stamp := make([]int, len(a.Skills)) // last source (index+1) that listed a target
+	edges := make([][]int, len(a.Skills))
+	for si := range a.Skills {
+		for _, z := range a.Skills[si].Deps {
+			if pi := c.PlaneIndex(z); pi >= 0 {
+				if sj, ok := isSkill[pi]; ok && stamp[sj] != si+1 {
+					stamp[sj] = si + 1
+					edges[si] = append(edges[si], sj)
+				}
+			}
+		}
+	}
+	return edges
 }
 
 type dfsFrame struct {
