@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -70,8 +71,9 @@ func parseLevel(s string) (slog.Level, error) {
 
 func (a *app) selftestCmd() *cobra.Command {
 	var (
-		server string
-		asJSON bool
+		server  string
+		asJSON  bool
+		timeout time.Duration
 	)
 	c := &cobra.Command{
 		Use:   "selftest [FILE]",
@@ -86,20 +88,25 @@ one line per check and exits 1 if any fails.`,
   agent3md selftest --server 'node ./reference-server.js agent.3md'`,
 		Args: args(cobra.MaximumNArgs(1)),
 		RunE: func(c *cobra.Command, args []string) error {
-			return a.selftest(c.Context(), args, server, asJSON)
+			return a.selftest(c.Context(), args, server, asJSON, timeout)
 		},
 	}
-	c.Flags().StringVar(&server, "server", "", "server command line to test instead of 'agent3md mcp FILE' (split on spaces)")
+	c.Flags().StringVar(&server, "server", "", "server command line to test instead of 'agent3md mcp FILE' (words split on spaces; quote a word with ' or \")")
+	c.Flags().DurationVar(&timeout, "timeout", selftest.DefaultTimeout, "how long each request may take (raise it for very large agents)")
 	c.Flags().BoolVar(&asJSON, "json", false, "print the report as JSON")
 	a.addLimitFlags(c.Flags())
 	return c
 }
 
-func (a *app) selftest(ctx context.Context, args []string, server string, asJSON bool) error {
-	opts := &selftest.Options{}
+func (a *app) selftest(ctx context.Context, args []string, server string, asJSON bool, timeout time.Duration) error {
+	opts := &selftest.Options{Timeout: timeout}
 	switch {
 	case server != "":
-		opts.Command = strings.Fields(server)
+		words, err := splitWords(server)
+		if err != nil {
+			return ioError(fmt.Errorf("--server: %w", err))
+		}
+		opts.Command = words
 	case len(args) == 1:
 		if err := checkAgentPath(args[0]); err != nil {
 			return err
@@ -142,6 +149,62 @@ func (a *app) selftest(ctx context.Context, args []string, server string, asJSON
 		return silent(exitInvalid)
 	}
 	return nil
+}
+
+// splitWords splits a command line into words the way a shell would for
+// the simple cases: spaces separate words, single quotes keep everything
+// literal, double quotes keep spaces, and a backslash outside single quotes
+// escapes the next character.
+func splitWords(s string) ([]string, error) {
+	var (
+		words []string
+		cur   strings.Builder
+		in    bool // inside a word
+		quote rune
+	)
+	rs := []rune(s)
+	for i := 0; i < len(rs); i++ {
+		r := rs[i]
+		switch {
+		case quote == '\'':
+			if r == '\'' {
+				quote = 0
+			} else {
+				cur.WriteRune(r)
+			}
+		case r == '\\' && i+1 < len(rs):
+			i++
+			cur.WriteRune(rs[i])
+			in = true
+		case quote == '"':
+			if r == '"' {
+				quote = 0
+			} else {
+				cur.WriteRune(r)
+			}
+		case r == '\'' || r == '"':
+			quote, in = r, true
+		case r == ' ' || r == '\t' || r == '\n':
+			if in {
+				words = append(words, cur.String())
+				cur.Reset()
+				in = false
+			}
+		default:
+			cur.WriteRune(r)
+			in = true
+		}
+	}
+	if quote != 0 {
+		return nil, fmt.Errorf("unterminated %c quote in %q", quote, s)
+	}
+	if in {
+		words = append(words, cur.String())
+	}
+	if len(words) == 0 {
+		return nil, fmt.Errorf("empty command")
+	}
+	return words, nil
 }
 
 func (a *app) versionCmd() *cobra.Command {
