@@ -249,4 +249,3 @@ func progressBar(f *os.File) func(done, total int) {
 		}
 	}
 }
-
