@@ -144,13 +144,25 @@ func plainFast(src []byte) (string, bool) {
 			continue
 		}
 		r, _ := utf8.DecodeRune(l)
-		if !unicode.IsLetter(r) || bytes.ContainsAny(l, "\\`*_[]<>&!|~#=") {
+		if !unicode.IsLetter(r) || bytes.ContainsAny(l, "\\`*_[]<>&!|~#=") || oddSpace(l) {
 			return "", false
 		}
 		inPara = true
 		b = appendCollapsed(b, l)
 	}
 	return string(b), true
+}
+
+// oddSpace reports a control character or a space other than ' ' and '\t'
+// (a lone '\r', U+00A0, …): Markdown and the word collapsing of the slow
+// path treat those as line or word breaks, the fast path would not.
+func oddSpace(l []byte) bool {
+	for _, r := range string(l) {
+		if r != ' ' && r != '\t' && (unicode.IsSpace(r) || unicode.IsControl(r)) {
+			return true
+		}
+	}
+	return false
 }
 
 // appendCollapsed appends the words of l to b, one space between words.
