@@ -1,15 +1,17 @@
 package router
 
 import (
+	"encoding/binary"
 	"slices"
 )
 
 // phraseIndex is the in-memory structure behind phrase matching in both
-// modes. Every trigger phrase is reduced to its distinct token ids (exact
-// tokens for Spec, Porter stems for Ranked) and filed under its anchor: the
-// id that the fewest phrases contain. A request then visits only the phrases
-// anchored at one of its own ids, and each such phrase at most once, so the
-// work grows with the phrases a request can hit, not with the agent's size.
+// modes. Every trigger phrase is reduced to its set of distinct token ids
+// (exact tokens for Spec, Porter stems for Ranked). Equal sets are stored
+// once, with the phrases that share them as owners, and each set is filed
+// under its anchor: the id that the fewest sets contain. A request then
+// visits only the sets anchored at one of its own ids, each at most once,
+// so the work grows with what a request can hit, not with the agent's size.
 type phraseIndex struct {
 	exact vocabLists // exact (lowercased) tokens
 	stems vocabLists // Porter stems of those tokens
@@ -17,29 +19,34 @@ type phraseIndex struct {
 	// Triggers[ordOf[p]]. Phrases without tokens are left out: they never hit.
 	skillOf []uint32
 	ordOf   []uint32
+	// exactSet[p] is phrase p's set in exact.
+	exactSet []uint32
 }
 
-// vocabLists is one vocabulary with, per phrase, its distinct ids and, per
-// id, the phrases anchored at it (both in CSR form).
+// vocabLists is one vocabulary with its distinct token sets, their owners
+// and their anchors, all in CSR form.
 type vocabLists struct {
 	ids     map[string]uint32
-	start   []uint32 // phrase p's ids are toks[start[p]:start[p+1]]
+	start   []uint32 // set u's ids are toks[start[u]:start[u+1]], ascending
 	toks    []uint32
-	anchorS []uint32 // phrases anchored at id t: anchor[anchorS[t]:anchorS[t+1]]
+	ownS    []uint32 // phrases with set u: own[ownS[u]:ownS[u+1]]
+	own     []uint32
+	anchorS []uint32 // sets anchored at id t: anchor[anchorS[t]:anchorS[t+1]]
 	anchor  []uint32
+
+	setOf  map[string]uint32 // building only: set key -> set
+	setOfP []uint32          // building only: phrase -> set
+	keyBuf []byte            // building only
 }
 
-// phraseKey memoises tokenisation: agents repeat phrases ("batch",
+// phraseToks memoises tokenisation: agents repeat phrases ("batch",
 // "report back"), and stemming each distinct token once keeps cold starts
 // cheap.
 type phraseToks struct{ exact, stems []uint32 }
 
 // buildPhrases indexes the trigger phrases of skills.
 func buildPhrases(skills []Skill) *phraseIndex {
-	x := &phraseIndex{
-		exact: vocabLists{ids: map[string]uint32{}, start: []uint32{0}},
-		stems: vocabLists{ids: map[string]uint32{}, start: []uint32{0}},
-	}
+	x := &phraseIndex{exact: newVocab(), stems: newVocab()}
 	memo := map[string]phraseToks{}
 	tokStem := map[string]uint32{}
 	var buf []string
@@ -48,7 +55,6 @@ func buildPhrases(skills []Skill) *phraseIndex {
 			pt, ok := memo[phrase]
 			if !ok {
 				buf = appendTokens(buf[:0], phrase)
-				pt = phraseToks{}
 				for _, tok := range buf {
 					pt.exact = appendUnique(pt.exact, x.exact.id(tok))
 					sid, ok := tokStem[tok]
@@ -58,6 +64,8 @@ func buildPhrases(skills []Skill) *phraseIndex {
 					}
 					pt.stems = appendUnique(pt.stems, sid)
 				}
+				slices.Sort(pt.exact)
+				slices.Sort(pt.stems)
 				memo[phrase] = pt
 			}
 			if len(pt.exact) == 0 {
@@ -69,9 +77,14 @@ func buildPhrases(skills []Skill) *phraseIndex {
 			x.stems.add(pt.stems)
 		}
 	}
-	x.exact.anchorAll()
-	x.stems.anchorAll()
+	x.exactSet = x.exact.setOfP
+	x.exact.finish()
+	x.stems.finish()
 	return x
+}
+
+func newVocab() vocabLists {
+	return vocabLists{ids: map[string]uint32{}, start: []uint32{0}, setOf: map[string]uint32{}}
 }
 
 func appendUnique(ids []uint32, id uint32) []uint32 {
@@ -91,43 +104,62 @@ func (v *vocabLists) id(term string) uint32 {
 	return id
 }
 
+// add records the next phrase's set of ids (sorted, distinct).
 func (v *vocabLists) add(ids []uint32) {
-	v.toks = append(v.toks, ids...)
-	v.start = append(v.start, uint32(len(v.toks)))
+	v.keyBuf = v.keyBuf[:0]
+	for _, id := range ids {
+		v.keyBuf = binary.LittleEndian.AppendUint32(v.keyBuf, id)
+	}
+	u, ok := v.setOf[string(v.keyBuf)]
+	if !ok {
+		u = uint32(len(v.start) - 1)
+		v.toks = append(v.toks, ids...)
+		v.start = append(v.start, uint32(len(v.toks)))
+		v.setOf[string(v.keyBuf)] = u
+	}
+	v.setOfP = append(v.setOfP, u)
 }
 
-func (v *vocabLists) phrases() int { return len(v.start) - 1 }
+func (v *vocabLists) sets() int { return len(v.start) - 1 }
 
-// anchorAll files every phrase under its rarest id.
-func (v *vocabLists) anchorAll() {
+// finish builds the owner and anchor lists.
+func (v *vocabLists) finish() {
+	v.ownS, v.own = csr(v.sets(), v.setOfP)
 	freq := make([]uint32, len(v.ids))
 	for _, t := range v.toks {
 		freq[t]++
 	}
-	n := v.phrases()
-	anchorOf := make([]uint32, n)
-	count := make([]uint32, len(v.ids)+1)
-	for p := 0; p < n; p++ {
-		best := v.toks[v.start[p]]
-		for _, t := range v.toks[v.start[p]+1 : v.start[p+1]] {
+	anchorOf := make([]uint32, v.sets())
+	for u := range anchorOf {
+		best := v.toks[v.start[u]]
+		for _, t := range v.toks[v.start[u]+1 : v.start[u+1]] {
 			if freq[t] < freq[best] {
 				best = t
 			}
 		}
-		anchorOf[p] = best
-		count[best+1]++
+		anchorOf[u] = best
 	}
-	for t := 1; t < len(count); t++ {
-		count[t] += count[t-1]
+	v.anchorS, v.anchor = csr(len(v.ids), anchorOf)
+	v.setOf, v.setOfP, v.keyBuf = nil, nil, nil
+}
+
+// csr inverts key (item -> bucket) into bucket lists: items of bucket b
+// are items[start[b]:start[b+1]], ascending.
+func csr(buckets int, key []uint32) (start, items []uint32) {
+	start = make([]uint32, buckets+1)
+	for _, b := range key {
+		start[b+1]++
 	}
-	v.anchorS = count
-	v.anchor = make([]uint32, n)
-	fill := slices.Clone(count[:len(count)-1])
-	for p := 0; p < n; p++ {
-		a := anchorOf[p]
-		v.anchor[fill[a]] = uint32(p)
-		fill[a]++
+	for b := 1; b <= buckets; b++ {
+		start[b] += start[b-1]
 	}
+	items = make([]uint32, len(key))
+	fill := slices.Clone(start[:buckets])
+	for i, b := range key {
+		items[fill[b]] = uint32(i)
+		fill[b]++
+	}
+	return start, items
 }
 
 // lookup maps terms to their ids, dropping unknown ones, sorted and
@@ -145,33 +177,29 @@ func (v *vocabLists) lookup(dst []uint32, terms []string) []uint32 {
 // each calls fn for every phrase all of whose ids are in req (sorted).
 func (v *vocabLists) each(req []uint32, fn func(p uint32)) {
 	for _, a := range req {
-		for _, p := range v.anchor[v.anchorS[a]:v.anchorS[a+1]] {
-			if v.covered(p, req) {
-				fn(p)
+		for _, u := range v.anchor[v.anchorS[a]:v.anchorS[a+1]] {
+			if v.covered(u, req) {
+				for _, p := range v.own[v.ownS[u]:v.ownS[u+1]] {
+					fn(p)
+				}
 			}
 		}
 	}
 }
 
-// covered reports whether every id of phrase p is in req (sorted).
-func (v *vocabLists) covered(p uint32, req []uint32) bool {
-	for _, t := range v.toks[v.start[p]:v.start[p+1]] {
-		if !containsSorted(req, t) {
+// covered reports whether every id of set u is in req; both are sorted,
+// so one merge pass decides.
+func (v *vocabLists) covered(u uint32, req []uint32) bool {
+	set := v.toks[v.start[u]:v.start[u+1]]
+	j := 0
+	for _, t := range set {
+		for j < len(req) && req[j] < t {
+			j++
+		}
+		if j == len(req) || req[j] != t {
 			return false
 		}
+		j++
 	}
 	return true
-}
-
-func containsSorted(s []uint32, x uint32) bool {
-	if len(s) <= 8 {
-		for _, v := range s {
-			if v == x {
-				return true
-			}
-		}
-		return false
-	}
-	_, ok := slices.BinarySearch(s, x)
-	return ok
 }

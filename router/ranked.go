@@ -36,16 +36,20 @@ func (r *Router) routeRanked(ctx context.Context, text string, limit int) ([]Mat
 		stems[i] = stem(t)
 	}
 	reqS := r.phrases.stems.lookup(nil, stems)
-	var hits []phraseHit
+	var hits []uint64
 	r.phrases.stems.each(reqS, func(p uint32) {
-		exact := r.phrases.exact.covered(p, reqE)
-		hits = append(hits, phraseHit{r.phrases.skillOf[p], r.phrases.ordOf[p], exact})
+		exact := r.phrases.exact.covered(r.phrases.exactSet[p], reqE)
+		hits = append(hits, packHit(r.phrases.skillOf[p], r.phrases.ordOf[p], exact))
 	})
 	if len(hits) == 0 {
 		return r.relaxed(ctx, text, limit)
 	}
 	cands := group(hits)
-	slices.SortFunc(cands, r.rankedOrder)
+	for i := range cands {
+		c := &cands[i]
+		c.key = uint64(1-b2i(c.exact > 0))<<63 | r.specKey(c)
+	}
+	slices.SortFunc(cands, byKey)
 	// Relevance only reorders within a run of equal (exact hit, score), so
 	// it is needed for the runs that reach into the first limit results.
 	end := len(cands)
@@ -62,23 +66,18 @@ func (r *Router) routeRanked(ctx context.Context, text string, limit int) ([]Mat
 	return r.matches(cands, limit, true), nil
 }
 
-func sameTier(a, b candidate) bool {
-	return (a.exact > 0) == (b.exact > 0) && a.score == b.score
-}
+func sameTier(a, b candidate) bool { return a.key>>32 == b.key>>32 }
 
 // rankedOrder: skills with an exact phrase hit first, then phrases hit,
 // relevance, z.
 func (r *Router) rankedOrder(a, b candidate) int {
-	if c := cmp.Compare(b2i(b.exact > 0), b2i(a.exact > 0)); c != 0 {
-		return c
-	}
-	if c := cmp.Compare(b.score, a.score); c != 0 {
-		return c
+	if a.key>>32 != b.key>>32 { // exact hit, then score
+		return cmp.Compare(a.key, b.key)
 	}
 	if c := cmp.Compare(b.rel, a.rel); c != 0 {
 		return c
 	}
-	return r.byZ(a, b)
+	return cmp.Compare(a.key, b.key) // z
 }
 
 // relevance fills in the bleve relevance of cands.

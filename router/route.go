@@ -7,6 +7,7 @@ import (
 
 // candidate is one skill with phrase hits, before it becomes a Match.
 type candidate struct {
+	key   uint64 // sort key: see specKey and rankedKey
 	skill int
 	exact int      // phrases hit token for token (agent3md/1 route)
 	score int      // phrases hit (stems in Ranked; equal to exact in Spec)
@@ -14,62 +15,73 @@ type candidate struct {
 	rel   float64
 }
 
-// phraseHit is one phrase a request hit.
-type phraseHit struct {
-	skill, ord uint32
-	exact      bool
+// A phrase hit is packed as skill<<33 | ord<<1 | exact, so sorting hits
+// groups them by skill in trigger order.
+func packHit(skill, ord uint32, exact bool) uint64 {
+	h := uint64(skill)<<33 | uint64(ord)<<1
+	if exact {
+		h |= 1
+	}
+	return h
 }
 
 // routeSpec is agent3md/1 §2 route, exactly.
 func (r *Router) routeSpec(text string, limit int) []Match {
 	req := r.phrases.exact.lookup(nil, appendTokens(nil, text))
-	var hits []phraseHit
+	var hits []uint64
 	r.phrases.exact.each(req, func(p uint32) {
-		hits = append(hits, phraseHit{r.phrases.skillOf[p], r.phrases.ordOf[p], true})
+		hits = append(hits, packHit(r.phrases.skillOf[p], r.phrases.ordOf[p], true))
 	})
 	cands := group(hits)
-	slices.SortFunc(cands, r.specOrder)
+	for i := range cands {
+		cands[i].key = r.specKey(&cands[i])
+	}
+	slices.SortFunc(cands, byKey)
 	return r.matches(cands, limit, false)
 }
 
-// specOrder is score desc, then z asc; name and position only make the
-// order total when a caller hands in skills with equal z.
-func (r *Router) specOrder(a, b candidate) int {
-	if c := cmp.Compare(b.score, a.score); c != 0 {
-		return c
-	}
-	return r.byZ(a, b)
+// specKey orders by score desc, then z asc (agent3md/1 §2); zRank also
+// breaks ties of equal z by name and position, so the order is total.
+func (r *Router) specKey(c *candidate) uint64 {
+	return uint64(maxScore-min(c.score, maxScore))<<32 | uint64(r.zRank[c.skill])
 }
 
-func (r *Router) byZ(a, b candidate) int {
-	sa, sb := &r.skills[a.skill], &r.skills[b.skill]
-	if c := cmp.Compare(sa.Z, sb.Z); c != 0 {
-		return c
+const maxScore = 1<<31 - 1
+
+func byKey(a, b candidate) int { return cmp.Compare(a.key, b.key) }
+
+// zOrder ranks skills by z, then name, then position.
+func zOrder(skills []Skill) []uint32 {
+	order := make([]uint32, len(skills))
+	for i := range order {
+		order[i] = uint32(i)
 	}
-	if c := cmp.Compare(sa.Name, sb.Name); c != 0 {
-		return c
+	less := func(a, b uint32) int {
+		sa, sb := &skills[a], &skills[b]
+		return cmp.Or(cmp.Compare(sa.Z, sb.Z), cmp.Compare(sa.Name, sb.Name), cmp.Compare(a, b))
 	}
-	return cmp.Compare(a.skill, b.skill)
+	if !slices.IsSortedFunc(order, less) { // agent files are usually in z order already
+		slices.SortFunc(order, less)
+	}
+	rank := make([]uint32, len(skills))
+	for pos, s := range order {
+		rank[s] = uint32(pos)
+	}
+	return rank
 }
 
 // group folds phrase hits into one candidate per skill.
-func group(hits []phraseHit) []candidate {
-	slices.SortFunc(hits, func(a, b phraseHit) int {
-		if c := cmp.Compare(a.skill, b.skill); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.ord, b.ord)
-	})
+func group(hits []uint64) []candidate {
+	slices.Sort(hits)
 	ords := make([]uint32, len(hits))
-	var out []candidate
+	out := []candidate{}
 	for i := 0; i < len(hits); {
+		skill := hits[i] >> 33
+		c := candidate{skill: int(skill)}
 		j := i
-		c := candidate{skill: int(hits[i].skill)}
-		for ; j < len(hits) && hits[j].skill == hits[i].skill; j++ {
-			ords[j] = hits[j].ord
-			if hits[j].exact {
-				c.exact++
-			}
+		for ; j < len(hits) && hits[j]>>33 == skill; j++ {
+			ords[j] = uint32(hits[j] >> 1)
+			c.exact += int(hits[j] & 1)
 		}
 		c.score = j - i
 		c.ords = ords[i:j:j]
@@ -85,10 +97,16 @@ func (r *Router) matches(cands []candidate, limit int, ranked bool) []Match {
 	if limit > 0 && len(cands) > limit {
 		cands = cands[:limit]
 	}
+	n := 0
+	for _, c := range cands {
+		n += len(c.ords)
+	}
+	all := make([]string, n) // one backing array for every match's hits
 	out := make([]Match, len(cands))
 	for i, c := range cands {
 		s := &r.skills[c.skill]
-		hits := make([]string, len(c.ords))
+		hits := all[:len(c.ords):len(c.ords)]
+		all = all[len(c.ords):]
 		for k, o := range c.ords {
 			hits[k] = s.Triggers[o]
 		}

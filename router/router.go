@@ -142,6 +142,7 @@ type Info struct {
 type Router struct {
 	skills  []Skill
 	phrases *phraseIndex
+	zRank   []uint32 // each skill's position in (z, name, index) order
 	idx     bleve.Index // nil when there are no skills
 	mapping mapping.IndexMapping
 	opts    Options
@@ -167,6 +168,7 @@ func New(ctx context.Context, skills []Skill, opts *Options) (*Router, error) {
 		return nil, err
 	}
 	r.phrases = buildPhrases(skills)
+	r.zRank = zOrder(skills)
 	r.info.Skills = len(skills)
 	r.info.Took = time.Since(start)
 	return r, nil

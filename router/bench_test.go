@@ -1,0 +1,176 @@
+package router
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/agent3md/agent3md/internal/synth"
+)
+
+// Benchmark agents come from bench/gen-agent.py via internal/synth, so the
+// figures compare with the rest of the project's. Run e.g.
+//
+//	go test ./router -run XXX -bench . -count 5
+//	go test ./router -run XXX -bench 'Route/n=100000' -count 5
+
+var benchSizes = []int{10, 1000, 4000, 100000}
+
+var (
+	benchMu     sync.Mutex
+	benchSkills = map[int][]Skill{}
+)
+
+// synthSkills parses the synthetic agent with n skills once per process.
+func synthSkills(b *testing.B, n int) []Skill {
+	benchMu.Lock()
+	defer benchMu.Unlock()
+	if s, ok := benchSkills[n]; ok {
+		return s
+	}
+	s := loadAgentSkills(b, synth.Path(b, n))
+	if len(s) != n {
+		b.Fatalf("synthetic agent has %d skills, want %d", len(s), n)
+	}
+	benchSkills[n] = s
+	return s
+}
+
+// Words from bench/gen-agent.py's lists, for requests shaped like
+// "please <verb> the latest <noun> for the team".
+var (
+	benchVerbs = strings.Fields("search summarize translate classify extract render compile deploy " +
+		"encrypt compress schedule notify validate format parse scrape crawl index embed cluster rank " +
+		"merge split convert resize annotate diff patch lint refactor profile migrate backup restore sync")
+	benchNouns = strings.Fields("report image request record dataset stream event document query ledger " +
+		"manifest model asset ticket invoice contract schema backup cluster volume pipeline release branch")
+)
+
+func benchRequests() []string {
+	var out []string
+	for i := 0; i < 64; i++ {
+		v := benchVerbs[(i*7)%len(benchVerbs)]
+		n := benchNouns[(i*5)%len(benchNouns)]
+		out = append(out, fmt.Sprintf("please %s the latest %s for the team", v, n))
+	}
+	return out
+}
+
+func BenchmarkRoute(b *testing.B) {
+	reqs := benchRequests()
+	for _, n := range benchSizes {
+		b.Run("n="+strconv.Itoa(n), func(b *testing.B) {
+			skills := synthSkills(b, n)
+			r, err := New(context.Background(), skills, &Options{CacheDir: b.TempDir(), ContentHash: "feed" + strconv.Itoa(n)})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer r.Close()
+			for _, q := range []struct {
+				name string
+				q    Query
+			}{
+				{"spec", Query{Mode: Spec}},
+				{"ranked", Query{Mode: Ranked}},
+				{"ranked-top10", Query{Mode: Ranked, Limit: 10}},
+			} {
+				b.Run(q.name, func(b *testing.B) {
+					ctx := context.Background()
+					matches := 0
+					b.ReportAllocs()
+					b.ResetTimer()
+					for i := 0; i < b.N; i++ {
+						got, err := r.Route(ctx, reqs[i%len(reqs)], &q.q)
+						if err != nil {
+							b.Fatal(err)
+						}
+						matches += len(got)
+					}
+					b.ReportMetric(float64(matches)/float64(b.N), "matches/op")
+				})
+			}
+		})
+	}
+}
+
+// BenchmarkIndexCold builds the on-disk cache entry from nothing.
+func BenchmarkIndexCold(b *testing.B) {
+	for _, n := range []int{4000, 100000} {
+		b.Run("n="+strconv.Itoa(n), func(b *testing.B) {
+			skills := synthSkills(b, n)
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				opts := &Options{CacheDir: b.TempDir(), ContentHash: "c01d"}
+				r, err := New(context.Background(), skills, &Options{CacheDir: opts.CacheDir, ContentHash: opts.ContentHash})
+				if err != nil {
+					b.Fatal(err)
+				}
+				if r.Info().Index != IndexCacheBuilt {
+					b.Fatalf("info %+v, want a built cache entry", r.Info())
+				}
+				r.Close()
+			}
+			b.StopTimer()
+			reportPeak(b)
+		})
+	}
+}
+
+// BenchmarkIndexWarm reopens an existing cache entry, as a restart does.
+func BenchmarkIndexWarm(b *testing.B) {
+	for _, n := range []int{4000, 100000} {
+		b.Run("n="+strconv.Itoa(n), func(b *testing.B) {
+			skills := synthSkills(b, n)
+			opts := &Options{CacheDir: b.TempDir(), ContentHash: "3a43"}
+			if _, err := Build(context.Background(), skills, opts); err != nil {
+				b.Fatal(err)
+			}
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				r, err := New(context.Background(), skills, opts)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if r.Info().Index != IndexCacheHit {
+					b.Fatalf("info %+v, want a cache hit", r.Info())
+				}
+				r.Close()
+			}
+		})
+	}
+}
+
+// BenchmarkIndexMemory builds the in-memory index of a small agent.
+func BenchmarkIndexMemory(b *testing.B) {
+	for _, n := range []int{10, 1000} {
+		b.Run("n="+strconv.Itoa(n), func(b *testing.B) {
+			skills := synthSkills(b, n)
+			for i := 0; i < b.N; i++ {
+				r, err := New(context.Background(), skills, nil)
+				if err != nil {
+					b.Fatal(err)
+				}
+				r.Close()
+			}
+		})
+	}
+}
+
+// reportPeak reports the process's peak resident memory (VmHWM, Linux).
+func reportPeak(b *testing.B) {
+	data, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if f := strings.Fields(line); len(f) >= 2 && f[0] == "VmHWM:" {
+			if kb, err := strconv.Atoi(f[1]); err == nil {
+				b.ReportMetric(float64(kb)/1024, "peak-MB")
+			}
+		}
+	}
+}
