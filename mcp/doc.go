@@ -1,8 +1,30 @@
-// Package mcp is the Model Context Protocol layer: bounded newline-delimited
-// JSON-RPC framing on top of sourcegraph/jsonrpc2, the legacy (initialize)
-// and stateless 2026-07-28 protocol eras, and the methods that serve an
-// agent's skills (tools today; resources and prompts have room to grow).
+// Package mcp is the Model Context Protocol layer: it serves an agent's
+// skills as MCP tools over newline-delimited JSON-RPC on stdio.
 //
-// It does not parse agent files or score requests; it calls package loader
-// and package router for that.
+// It owns, in one file each:
+//
+//   - framing (stream.go): a jsonrpc2.ObjectStream over a bufio.Reader that
+//     reads bounded lines with ReadSlice, answers malformed lines (-32700)
+//     and invalid requests (-32600) itself with id null and keeps serving,
+//     maps the client's ids (negative integers included) to private ones
+//     for sourcegraph/jsonrpc2 and back, and handles 2025-03-26 batches;
+//   - request bookkeeping (tracker.go): which requests still owe a response,
+//     notifications/cancelled, and EOF waiting for in-flight responses;
+//   - the protocol eras (protocol.go, lifecycle.go, server.go): the legacy
+//     initialize handshake (2024-11-05, 2025-03-26, 2025-06-18, 2025-11-25)
+//     and the stateless 2026-07-28 revision (server/discover, per-request
+//     _meta, resultType, cache hints), decided per request on one
+//     connection, through one static method table and one function mapping
+//     Go errors to JSON-RPC errors;
+//   - the tools (tools.go, skilltools.go): list_skills, route_skill,
+//     get_skill, resolve_skill and fill_skill, whose names, arguments and
+//     text formats are a compatibility contract.
+//
+// Requests are served concurrently (jsonrpc2.AsyncHandler); writes to
+// stdout are serialized, one message per line. The routing index is built
+// in the background: the handshake never waits for it.
+//
+// It does not parse agent files, read bodies or score requests (packages
+// loader and router do), and it does not own the process: signals, flags
+// and exit codes are cmd's.
 package mcp

@@ -12,6 +12,7 @@ import (
 
 	"github.com/sourcegraph/jsonrpc2"
 
+	"github.com/agent3md/agent3md/agentfile"
 	"github.com/agent3md/agent3md/loader"
 	"github.com/agent3md/agent3md/router"
 )
@@ -76,6 +77,10 @@ type server struct {
 	tr      *tracker
 	routing *routerState
 	methods map[string]methodSpec
+
+	namesMu  sync.Mutex
+	names    string             // get_skill's "Available skills" sentence
+	namesFor *agentfile.Catalog // the catalog names was built from
 
 	instrMu    sync.Mutex
 	instr      string

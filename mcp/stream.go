@@ -299,6 +299,11 @@ func (s *lineStream) WriteObject(obj any) error {
 	if err != nil {
 		return fmt.Errorf("encoding a message: %w", err)
 	}
+	if id, body, ok := splitResponse(enc); ok {
+		return s.writeResponse(id, func(rawID json.RawMessage) []byte {
+			return responseBody(rawID, unescapeHTML(body))
+		})
+	}
 	var m rpcReply
 	if err := json.Unmarshal(enc, &m); err != nil {
 		return fmt.Errorf("reading back an encoded message: %w", err)
@@ -310,17 +315,61 @@ func (s *lineStream) WriteObject(obj any) error {
 	if err != nil {
 		return fmt.Errorf("response id %s was not issued by this stream", m.ID)
 	}
+	return s.writeResponse(id, func(rawID json.RawMessage) []byte {
+		return responseLine(rawID, unescapeHTML(m.Result), m.Error)
+	})
+}
+
+// writeResponse sends the response for private id, built by encode with
+// the client's id, into its batch or as its own line; nothing is sent for a
+// cancelled request.
+func (s *lineStream) writeResponse(id uint64, encode func(rawID json.RawMessage) []byte) error {
 	entry := s.tr.finish(id)
 	if entry == nil {
 		return nil
 	}
 	defer s.tr.release(id)
-	line := responseLine(entry.rawID, unescapeHTML(m.Result), m.Error)
+	line := encode(entry.rawID)
 	if entry.batch != nil {
 		entry.batch.fill(entry.slot, line)
 		return nil
 	}
 	return s.writeLine(line)
+}
+
+// splitResponse reads jsonrpc2's encoding of a response,
+// {"id":N,"result"|"error":…,"jsonrpc":"2.0"}, without decoding it: the
+// private id and the "result":… or "error":… member. ok is false for any
+// other shape, which then takes the decoding path.
+func splitResponse(enc []byte) (id uint64, body []byte, ok bool) {
+	const pre, post = `{"id":`, `,"jsonrpc":"2.0"}`
+	if !bytes.HasPrefix(enc, []byte(pre)) || !bytes.HasSuffix(enc, []byte(post)) {
+		return 0, nil, false
+	}
+	rest := enc[len(pre) : len(enc)-len(post)]
+	comma := bytes.IndexByte(rest, ',')
+	if comma <= 0 {
+		return 0, nil, false
+	}
+	id, err := strconv.ParseUint(string(rest[:comma]), 10, 64)
+	if err != nil {
+		return 0, nil, false
+	}
+	body = rest[comma+1:]
+	if !bytes.HasPrefix(body, []byte(`"result":`)) && !bytes.HasPrefix(body, []byte(`"error":`)) {
+		return 0, nil, false
+	}
+	return id, body, true
+}
+
+// responseBody encodes a response from its "result":… or "error":… member.
+func responseBody(rawID json.RawMessage, body []byte) []byte {
+	b := make([]byte, 0, len(body)+len(rawID)+32)
+	b = append(b, `{"jsonrpc":"2.0","id":`...)
+	b = append(b, rawID...)
+	b = append(b, ',')
+	b = append(b, body...)
+	return append(b, '}')
 }
 
 // writeLine writes one message and its newline in one Write, serialized

@@ -8,6 +8,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/agent3md/agent3md/loader"
 )
 
 // Tool names: a compatibility contract with the public reference server.
@@ -133,9 +135,20 @@ func (s *server) toolsList(ctx context.Context, c *call) (any, error) {
 	return out, nil
 }
 
-// skillNamesSentence names the agent's skills within maxSkillNamesBytes.
+// skillNamesSentence names the agent's skills within maxSkillNamesBytes. It
+// is computed once per catalog (the loader swaps in a new one when the file
+// changes).
 func (s *server) skillNamesSentence() string {
-	skills := s.agent.Skills()
+	cat := s.agent.Catalog()
+	s.namesMu.Lock()
+	defer s.namesMu.Unlock()
+	if s.namesFor != cat || cat == nil {
+		s.names, s.namesFor = buildSkillNames(s.agent.Skills()), cat
+	}
+	return s.names
+}
+
+func buildSkillNames(skills []loader.SkillInfo) string {
 	if len(skills) == 0 {
 		return "This agent has no skills."
 	}

@@ -1,0 +1,142 @@
+package mcp
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"testing"
+
+	"github.com/agent3md/agent3md/internal/synth"
+	"github.com/agent3md/agent3md/loader"
+)
+
+// pipeClient is a minimal line client of one Serve, for benchmarks.
+type pipeClient struct {
+	in   *io.PipeWriter
+	out  *bufio.Reader
+	done chan error
+}
+
+func newPipeClient(tb testing.TB, a *loader.Agent) *pipeClient {
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	c := &pipeClient{in: inW, out: bufio.NewReaderSize(outR, 1<<20), done: make(chan error, 1)}
+	go func() {
+		c.done <- Serve(context.Background(), inR, outW, &Options{Agent: a, Router: testRouterOptions(tb)})
+		outW.Close()
+	}()
+	return c
+}
+
+// roundTrip writes one line and reads one line back.
+func (c *pipeClient) roundTrip(tb testing.TB, line string) string {
+	if _, err := io.WriteString(c.in, line+"\n"); err != nil {
+		tb.Fatal(err)
+	}
+	got, err := c.out.ReadString('\n')
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return got
+}
+
+func (c *pipeClient) close(tb testing.TB) {
+	c.in.Close()
+	if err := <-c.done; err != nil {
+		tb.Fatal(err)
+	}
+}
+
+const benchInit = `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"b","version":"1"}}}`
+
+func openSynth(tb testing.TB, n int) *loader.Agent {
+	a, err := loader.Open(synth.Path(tb, n), nil)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { a.Close() })
+	return a
+}
+
+// BenchmarkRoundTrip measures one request through framing, id mapping,
+// jsonrpc2 dispatch and the response write, on a 1,000-skill agent.
+func BenchmarkRoundTrip(b *testing.B) {
+	a := openSynth(b, 1000)
+	name := a.Skills()[500].Name
+	cases := []struct{ name, req string }{
+		{"ping", `{"jsonrpc":"2.0","id":1,"method":"ping"}`},
+		{"get_skill", fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_skill","arguments":{"name":%q}}}`, name)},
+		{"route_skill", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"route_skill","arguments":{"text":"rotate the logs and check disk usage","limit":5}}}`},
+		{"tools_list", `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`},
+	}
+	for _, bc := range cases {
+		b.Run(bc.name, func(b *testing.B) {
+			c := newPipeClient(b, a)
+			c.roundTrip(b, benchInit)
+			if got := c.roundTrip(b, bc.req); strings.Contains(got, `"error"`) || strings.Contains(got, `"isError"`) {
+				b.Fatalf("warm-up failed: %.300s", got)
+			}
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				c.roundTrip(b, bc.req)
+			}
+			b.StopTimer()
+			c.close(b)
+		})
+	}
+}
+
+// BenchmarkHandshake measures Serve start to the initialize response on a
+// 10,000-skill agent: the routing index builds in the background, so the
+// handshake must not wait for it.
+func BenchmarkHandshake(b *testing.B) {
+	a := openSynth(b, 10000)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		c := newPipeClient(b, a)
+		got := c.roundTrip(b, benchInit)
+		b.StopTimer()
+		if !strings.Contains(got, `"protocolVersion":"2025-11-25"`) {
+			b.Fatalf("initialize: %.200s", got)
+		}
+		c.close(b)
+		b.StartTimer()
+	}
+}
+
+// TestSkillNamesBudget: get_skill's description names skills only up to
+// its budget, then says how many more there are.
+func TestSkillNamesBudget(t *testing.T) {
+	for _, n := range []int{4, 300} {
+		var a *loader.Agent
+		if n == 4 {
+			a = openAda(t)
+		} else {
+			a = openSynth(t, n)
+		}
+		s := newServer(&Options{Agent: a})
+		got := s.skillNamesSentence()
+		if len(got) > maxSkillNamesBytes+60 {
+			t.Errorf("%d skills: sentence is %d bytes, over the budget", n, len(got))
+		}
+		all := len(a.Skills())
+		shown := strings.Count(strings.SplitN(got, " … ", 2)[0], ", ") + 1
+		if shown < all && !strings.HasSuffix(got, fmt.Sprintf("… and %d more; call list_skills.", all-shown)) {
+			t.Errorf("%d skills, %d shown: %q does not say how many more", all, shown, got)
+		}
+		if shown == all && strings.Contains(got, "more") {
+			t.Errorf("all skills fit, yet %q says there are more", got)
+		}
+		res, err := s.toolsList(context.Background(), &call{version: version20251125, params: map[string]json.RawMessage{}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		desc := res.(*toolsListResult).Tools[2].Description
+		if !strings.HasSuffix(desc, got) {
+			t.Errorf("get_skill description does not end with the names: %q", desc)
+		}
+	}
+}
