@@ -142,7 +142,7 @@ type Info struct {
 type Router struct {
 	skills  []Skill
 	phrases *phraseIndex
-	zRank   []uint32 // each skill's position in (z, name, index) order
+	zRank   []uint32    // each skill's position in (z, name, index) order
 	idx     bleve.Index // nil when there are no skills
 	mapping mapping.IndexMapping
 	opts    Options
