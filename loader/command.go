@@ -3,7 +3,6 @@ package loader
 import (
 	"encoding/json"
 	"math"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -58,9 +57,6 @@ type InputProblem struct {
 	Reason string `json:"reason"`
 }
 
-// placeholder matches {name} per DESIGN §2 command().
-var placeholder = regexp.MustCompile(`\{([A-Za-z_][A-Za-z0-9_]*)\}`)
-
 // Command fills the skill's command template with values (DESIGN §2
 // command(), with typed checks and the optional-input rule documented on
 // Fill). It never runs anything. A skill whose tool attribute is absent or
@@ -94,8 +90,8 @@ func fill(s *agentfile.Skill, values map[string]string) *Fill {
 		}
 	}
 	seen := map[string]bool{}
-	for _, m := range placeholder.FindAllStringSubmatch(s.Tool, -1) {
-		n := m[1]
+	for _, m := range placeholders(s.Tool) {
+		n := m.name
 		if _, ok := declared[n]; !ok && !seen[n] {
 			if _, ok := values[n]; !ok {
 				f.Unbound = append(f.Unbound, n)
@@ -231,10 +227,15 @@ func Quote(s string) string {
 // placeholder with a value becomes its quoted value; every other
 // placeholder stays visible. It does no type checks.
 func ExpandTemplate(tool string, values map[string]string) string {
-	return placeholder.ReplaceAllStringFunc(tool, func(m string) string {
-		if v, ok := values[m[1:len(m)-1]]; ok {
-			return Quote(v)
+	var b strings.Builder
+	last := 0
+	for _, m := range placeholders(tool) {
+		if v, ok := values[m.name]; ok {
+			b.WriteString(tool[last:m.start])
+			b.WriteString(Quote(v))
+			last = m.end
 		}
-		return m
-	})
+	}
+	b.WriteString(tool[last:])
+	return b.String()
 }

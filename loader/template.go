@@ -70,14 +70,14 @@ func render(tool string, good map[string]string, optional map[string]bool) (stri
 	dropped := map[string]bool{}
 	for i, w := range ws {
 		text := tool[w.start:w.end]
-		ms := placeholder.FindAllStringSubmatch(text, -1)
+		ms := placeholders(text)
 		if len(ms) == 0 {
 			continue
 		}
 		all := true
 		for _, m := range ms {
-			if optional[m[1]] {
-				dropped[m[1]] = true
+			if optional[m.name] {
+				dropped[m.name] = true
 			} else {
 				all = false
 			}
@@ -86,7 +86,7 @@ func render(tool string, good map[string]string, optional map[string]bool) (stri
 			continue
 		}
 		drop[i] = true
-		if len(ms) == 1 && ms[0][0] == text && i > 0 && isOption(tool[ws[i-1].start:ws[i-1].end]) {
+		if len(ms) == 1 && ms[0].start == 0 && ms[0].end == len(text) && i > 0 && isOption(tool[ws[i-1].start:ws[i-1].end]) {
 			drop[i-1] = true
 		}
 	}
@@ -116,7 +116,7 @@ func render(tool string, good map[string]string, optional map[string]bool) (stri
 // argument: it starts with "-", is not "--" or "-", and holds no
 // placeholder.
 func isOption(w string) bool {
-	return len(w) > 1 && w[0] == '-' && w != "--" && !placeholder.MatchString(w)
+	return len(w) > 1 && w[0] == '-' && w != "--" && len(placeholders(w)) == 0
 }
 
 // fillWord substitutes the placeholders of one kept word, quoting each
@@ -171,6 +171,28 @@ func substitute(name string, quote byte, good map[string]string, optional map[st
 	default:
 		return string(quote) + Quote(v) + string(quote)
 	}
+}
+
+// match is one {name} placeholder at text[start:end).
+type match struct {
+	name       string
+	start, end int
+}
+
+// placeholders returns the {name} placeholders of s, left to right
+// (DESIGN §2 command(): name is [A-Za-z_]\w*, \w being ASCII).
+func placeholders(s string) []match {
+	var out []match
+	for i := 0; i < len(s); i++ {
+		if s[i] != '{' {
+			continue
+		}
+		if n := placeholderAt(s, i); n > 0 {
+			out = append(out, match{s[i+1 : i+n-1], i, i + n})
+			i += n - 1
+		}
+	}
+	return out
 }
 
 // placeholderAt returns the length of the {name} placeholder starting at
