@@ -6,9 +6,10 @@
 // with shell-quoted values, and render it as an Agent Skills SKILL.md with
 // its references.
 //
-// Changes on disk. Every body read first compares the path's stat with the
-// open file's (a rename replaced it, or its size or time changed) and then
-// checks the bytes it read against the CRC. Either finding re-scans the file
+// Changes on disk. A body read compares the path's stat with the open
+// file's (a rename replaced it, or its size or time changed) at most once
+// per Options.Recheck (50 ms by default), and every read checks the bytes it
+// read against the CRC. Either finding re-scans the file
 // once (re-opening it) and swaps the new catalog in atomically; a read that
 // still disagrees fails with ErrChanged. A body that differs from what was
 // scanned is never returned. When a re-scan fails because the new file is
