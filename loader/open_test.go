@@ -1,6 +1,7 @@
 package loader
 
 import (
+	"context"
 	"errors"
 	"os"
 	"path/filepath"
@@ -186,5 +187,38 @@ func TestUnknownSkillEverywhere(t *testing.T) {
 				t.Fatalf("Error() = %q", u.Error())
 			}
 		})
+	}
+}
+
+func TestDocumentsWithoutSkills(t *testing.T) {
+	tests := []struct {
+		name, text, identity string
+	}{
+		{"no planes", "---\n3md: 1.0\ntitle: Empty\n---\n", ""},
+		{"implicit plane", "---\n3md: 1.0\ntitle: One\n---\n\nJust one plane.\r\n\n", "Just one plane."},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			a := openText(t, tt.text)
+			m, err := a.Manifest(bg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if m.Identity != tt.identity || len(m.Skills) != 0 || m.Skills == nil || m.Tools == nil {
+				t.Fatalf("Manifest = %+v", m)
+			}
+		})
+	}
+}
+
+func TestCanceledContext(t *testing.T) {
+	a := openPath(t, vector("valid-deps.3md"))
+	ctx, cancel := context.WithCancel(bg)
+	cancel()
+	if _, err := a.Resolve(ctx, "answer"); !errors.Is(err, context.Canceled) {
+		t.Fatalf("Resolve: %v, want context.Canceled", err)
+	}
+	if _, err := a.SkillMD(ctx, "answer"); !errors.Is(err, context.Canceled) {
+		t.Fatalf("SkillMD: %v, want context.Canceled", err)
 	}
 }

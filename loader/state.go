@@ -179,7 +179,7 @@ func unique(xs []int) []int {
 
 // skillInfos returns a fresh copy of the catalog slice.
 func (st *state) skillInfos() []SkillInfo {
-	return append([]SkillInfo(nil), st.skills...)
+	return append(make([]SkillInfo, 0, len(st.skills)), st.skills...)
 }
 
 // lookup returns the index of the skill called name, or an
