@@ -33,7 +33,7 @@ type lineStream struct {
 	r       *bufio.Reader
 	maxLine int
 	buf     []byte   // the line being assembled, at most maxLine+1 bytes
-	queue   [][]byte // rewritten messages not yet handed to jsonrpc2
+	queue   []queued // rewritten messages not yet handed to jsonrpc2
 	eof     bool     // the reader has reached end of input
 	sess    *session
 	tr      *tracker
@@ -68,12 +68,18 @@ func newLineStream(in io.Reader, out io.Writer, maxLine int, sess *session, log 
 func (s *lineStream) ReadObject(v any) error {
 	for {
 		if len(s.queue) > 0 {
-			msg := s.queue[0]
-			s.queue[0] = nil
+			q := s.queue[0]
+			s.queue[0] = queued{}
 			s.queue = s.queue[1:]
-			if err := json.Unmarshal(msg, v); err != nil {
-				// Our own rewrite failed to decode: a bug, not the client's.
+			if err := json.Unmarshal(q.msg, v); err != nil {
+				// Our own rewrite failed to decode: a bug, not the client's,
+				// but the request still gets its one response.
 				s.log.Error("rewritten message did not decode", "err", err)
+				if q.id != 0 {
+					s.writeResponse(q.id, func(rawID json.RawMessage) []byte {
+						return errorLine(rawID, codeInternalError, "Internal error: the request could not be dispatched", nil)
+					})
+				}
 				continue
 			}
 			return nil
@@ -187,6 +193,13 @@ func (s *lineStream) acceptBatch(line []byte) {
 	b.seal()
 }
 
+// queued is a rewritten message waiting for jsonrpc2; id is its private
+// request id (0 for a notification).
+type queued struct {
+	msg []byte
+	id  uint64
+}
+
 // rpcIn is the shape every incoming message is checked against.
 type rpcIn struct {
 	JSONRPC json.RawMessage `json:"jsonrpc"`
@@ -253,7 +266,11 @@ func (s *lineStream) acceptOne(raw []byte, b *batch, slot int) []byte {
 		s.log.Error("re-encoding a request", "err", err)
 		return errorLine(m.ID, codeInternalError, "Internal error: could not re-encode the request", nil)
 	}
-	s.queue = append(s.queue, enc)
+	q := queued{msg: enc}
+	if out.ID != nil {
+		q.id = *out.ID
+	}
+	s.queue = append(s.queue, q)
 	return nil
 }
 

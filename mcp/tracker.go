@@ -125,16 +125,10 @@ func (t *tracker) waitIdle(stop <-chan struct{}) {
 	}
 }
 
-// wake rouses waitIdle so it can notice stop.
+// wake rouses waitIdle so it can notice stop. Broadcasting under the lock
+// means a waiter between its stop check and cond.Wait cannot miss it.
 func (t *tracker) wake() {
 	t.mu.Lock()
-	t.mu.Unlock()
 	t.cond.Broadcast()
-}
-
-// count is the number of live requests.
-func (t *tracker) count() int {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return len(t.live)
+	t.mu.Unlock()
 }
