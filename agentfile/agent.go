@@ -56,10 +56,10 @@ type Skill struct {
 
 // Input is one declared skill input.
 type Input struct {
-	Name string
+	Name string `json:"name"`
 	// Type is lowercased; "string" when the declaration has none.
-	Type     string
-	Optional bool
+	Type     string `json:"type"`
+	Optional bool   `json:"optional"`
 }
 
 // Agent returns the agent3md/1 reading of the catalog. It is computed on

@@ -132,8 +132,9 @@ func nonNil[T any](s []T) []T {
 
 func (a *app) writeSkillsDir(c *cobra.Command, ag *loader.Agent, dir string) error {
 	n := 0
-	for _, s := range ag.Info().Skills {
-		r, err := ag.SkillMD(c.Context(), s.Name)
+	for _, s := range ag.Skills() {
+		// By slug: slugs are unique even when (invalid) files repeat a name.
+		r, err := ag.SkillMDBySlug(c.Context(), s.Slug)
 		if err != nil {
 			return ioError(err)
 		}
