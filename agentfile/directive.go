@@ -7,7 +7,6 @@ import (
 	"math"
 	"sort"
 	"strconv"
-	"unicode/utf8"
 )
 
 // directive reads one @plane line, closes the section before it and opens
@@ -220,64 +219,4 @@ func digits(s string, i int) int {
 		n++
 	}
 	return n
-}
-
-var linkOpen = []byte("[[z=")
-
-// Link bounds of the base format.
-const (
-	maxLinkTarget = 40
-	maxLinkText   = 400
-)
-
-// appendLinks appends the cross-plane links on one body line, left to right.
-// Candidates with a malformed target or text are not links and are skipped.
-func appendLinks(links []Link, l []byte, line int) []Link {
-	for {
-		k := bytes.Index(l, linkOpen)
-		if k < 0 {
-			return links
-		}
-		l = l[k+len(linkOpen):]
-		t := 0
-		for t < len(l) && t <= maxLinkTarget && isTargetByte(l[t]) {
-			t++
-		}
-		if t == 0 || t > maxLinkTarget || t == len(l) {
-			continue
-		}
-		target := string(l[:t])
-		z, ok := ParseNumber(target)
-		if !ok {
-			continue
-		}
-		rest := l[t:]
-		link := Link{TargetZ: z, Target: target, Line: line}
-		switch {
-		case bytes.HasPrefix(rest, []byte("]]")):
-			l = rest[2:]
-		case rest[0] == '|':
-			// A text of maxLinkText characters spans at most
-			// maxLinkText*UTFMax bytes: search no further, so a line
-			// full of unclosed openings costs linear time, not quadratic.
-			window := rest[1:min(len(rest), 2+maxLinkText*utf8.UTFMax)]
-			end := bytes.IndexByte(window, ']')
-			if end < 0 || !bytes.HasPrefix(rest[1+end:], []byte("]]")) {
-				continue
-			}
-			text := rest[1 : 1+end]
-			if utf8.RuneCount(text) > maxLinkText {
-				continue
-			}
-			link.Text, link.HasText = string(text), true
-			l = rest[1+end+2:]
-		default:
-			continue
-		}
-		links = append(links, link)
-	}
-}
-
-func isTargetByte(c byte) bool {
-	return c >= '0' && c <= '9' || c == '-' || c == '+' || c == 'e' || c == 'E' || c == '.'
 }

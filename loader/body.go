@@ -1,7 +1,6 @@
 package loader
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -10,6 +9,8 @@ import (
 	"os"
 	"time"
 	"unsafe"
+
+	"github.com/agent3md/agent3md/agentfile"
 )
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
@@ -170,27 +171,10 @@ func (st *state) body(p int) (string, error) {
 		}
 		return "", fmt.Errorf("plane z=%s: reading its body from %s: %w", pl.ZText, st.f.Name(), err)
 	}
-	buf = normalise(buf)
+	buf = agentfile.Normalize(buf)
 	if crc32.Checksum(buf, castagnoli) != pl.CRC {
 		return "", fmt.Errorf("plane z=%s: body no longer matches its checksum: %w", pl.ZText, errStale)
 	}
 	// buf is never written again, so it can back the string without a copy.
 	return unsafe.String(unsafe.SliceData(buf), len(buf)), nil
-}
-
-// normalise turns every CRLF into LF in place; a lone CR stays.
-func normalise(b []byte) []byte {
-	i := bytes.IndexByte(b, '\r')
-	if i < 0 {
-		return b
-	}
-	w := i
-	for r := i; r < len(b); r++ {
-		if b[r] == '\r' && r+1 < len(b) && b[r+1] == '\n' {
-			continue
-		}
-		b[w] = b[r]
-		w++
-	}
-	return b[:w]
 }
