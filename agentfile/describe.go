@@ -157,10 +157,17 @@ func plainFast(src []byte) (string, bool) {
 // (a lone '\r', U+00A0, …): Markdown and the word collapsing of the slow
 // path treat those as line or word breaks, the fast path would not.
 func oddSpace(l []byte) bool {
-	for _, r := range string(l) {
-		if r != ' ' && r != '\t' && (unicode.IsSpace(r) || unicode.IsControl(r)) {
+	for len(l) > 0 {
+		c := l[0]
+		if c >= 0x20 && c < 0x7f || c == '\t' {
+			l = l[1:] // printable ASCII: the common case
+			continue
+		}
+		r, n := utf8.DecodeRune(l)
+		if unicode.IsSpace(r) || unicode.IsControl(r) {
 			return true
 		}
+		l = l[n:]
 	}
 	return false
 }
