@@ -174,8 +174,8 @@ func TestCheckBars(t *testing.T) {
 		r    sizeResult
 		want map[string]bool // metric -> ok
 	}{
-		{"small meets", sizeResult{Size: 10, InitMS: []float64{5}, RSSMB: []float64{20}},
-			map[string]bool{"initMS": true, "rssMB": true}},
+		{"small meets", sizeResult{Size: 10, InitMS: []float64{5}, RSSMB: []float64{20}, RouteRSSMB: []float64{51}},
+			map[string]bool{"initMS": true, "rssMB": true, "routeRSSMB": false}},
 		{"4000 at the limit and over", sizeResult{Size: 4000, InitMS: []float64{10}, RouteWarmMS: []float64{41}},
 			map[string]bool{"initMS": true, "routeWarmMS": false}},
 		{"100000 has no init bar", sizeResult{Size: 100000, InitMS: []float64{900}, RouteWarmMS: []float64{400}, RSSMB: []float64{250}},
