@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -194,6 +195,8 @@ func checkToolCalls(ctx context.Context, t *testing.T, cs *sdk.ClientSession, ve
 	}
 	call(ctx, t, cs, "route_skill", map[string]any{"text": 42}, true)
 
+	checkConcurrentCalls(ctx, t, cs, cat)
+
 	_, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "no_such_tool", Arguments: map[string]any{}})
 	if err == nil || !strings.Contains(err.Error(), "no_such_tool") {
 		t.Errorf("unknown tool: err = %v, want a JSON-RPC error naming it", err)
@@ -201,6 +204,31 @@ func checkToolCalls(ctx context.Context, t *testing.T, cs *sdk.ClientSession, ve
 	if errors.Is(err, sdk.ErrConnectionClosed) {
 		t.Error("an unknown tool closed the connection")
 	}
+}
+
+// checkConcurrentCalls fires get_skill for every skill at once and checks
+// each answer belongs to its own request.
+func checkConcurrentCalls(ctx context.Context, t *testing.T, cs *sdk.ClientSession, cat catalog) {
+	t.Helper()
+	var wg sync.WaitGroup
+	for _, s := range cat.Skills {
+		wg.Add(1)
+		go func(name string) {
+			defer wg.Done()
+			res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "resolve_skill", Arguments: map[string]any{"name": name}})
+			if err != nil {
+				t.Errorf("concurrent resolve_skill %s: %v", name, err)
+				return
+			}
+			text, ok := res.Content[0].(*sdk.TextContent)
+			if !ok {
+				t.Errorf("concurrent resolve_skill %s: content is %T", name, res.Content[0])
+			} else if !strings.HasPrefix(text.Text, "### "+name+"\n") {
+				t.Errorf("concurrent resolve_skill %s got another answer: %.60q", name, text.Text)
+			}
+		}(s.Name)
+	}
+	wg.Wait()
 }
 
 // sampleValue is a valid value of an agent3md/1 input type.
