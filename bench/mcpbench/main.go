@@ -158,6 +158,7 @@ type sizeResult struct {
 	RouteColdMS  []float64 `json:"routeColdMS"`
 	RouteWarmMS  []float64 `json:"routeWarmMS"`
 	RoutesPerSec []float64 `json:"routesPerSec"`
+	AnswerKB     []float64 `json:"answerKB"`
 	RSSMB        []float64 `json:"rssMB"`
 	RouteRSSMB   []float64 `json:"routeRSSMB"`
 	ColdRSSMB    []float64 `json:"coldRSSMB"`
@@ -215,7 +216,7 @@ func measureSize(o *options, w words, n int, tmp string, log io.Writer) *sizeRes
 			s, err := p.serve(warm, i)
 			if serveOK = err == nil; serveOK {
 				r.InitMS, r.RoutesPerSec = append(r.InitMS, s.initMS), append(r.RoutesPerSec, s.routesPerSec)
-				r.RSSMB = append(r.RSSMB, s.rssMB)
+				r.RSSMB, r.AnswerKB = append(r.RSSMB, s.rssMB), append(r.AnswerKB, s.answerKB)
 				r.Requests += o.requests
 				r.Misses += s.misses
 			} else {

@@ -30,6 +30,7 @@ type serveSample struct {
 	routesPerSec float64 // pipelined route_skill throughput
 	rssMB        float64 // peak RSS after all requests
 	misses       int     // route answers with no skill matched
+	answerKB     float64 // mean size of a route_skill result, in KB
 }
 
 // spawn starts `agent3md mcp` on p.agent with cacheDir as its index cache.
@@ -121,12 +122,13 @@ func (p *probe) serve(cacheDir string, run int) (serveSample, error) {
 	if err := s.send(initializedNotification()); err != nil {
 		return serveSample{}, err
 	}
-	elapsed, misses, err := p.throughput(s, run)
+	t, err := p.throughput(s, run)
 	if err != nil {
 		return serveSample{}, err
 	}
-	out.routesPerSec = float64(p.requests) / elapsed.Seconds()
-	out.misses = misses
+	out.routesPerSec = float64(p.requests) / t.elapsed.Seconds()
+	out.misses = t.misses
+	out.answerKB = float64(t.bytes) / float64(p.requests) / 1024
 	if out.rssMB, err = s.finish(p.exitWait); err != nil {
 		return serveSample{}, err
 	}
@@ -135,9 +137,8 @@ func (p *probe) serve(cacheDir string, run int) (serveSample, error) {
 
 // throughput writes p.requests route_skill calls without waiting, from a
 // second goroutine so neither side's pipe can fill and stall the other,
-// and reads every answer. It returns the time from the first write to the
-// last answer and how many answers matched no skill.
-func (p *probe) throughput(s *server, run int) (time.Duration, int, error) {
+// and reads every answer.
+func (p *probe) throughput(s *server, run int) (burst, error) {
 	const firstID = 1000
 	start := time.Now()
 	writeErr := make(chan error, 1)
@@ -151,34 +152,39 @@ func (p *probe) throughput(s *server, run int) (time.Duration, int, error) {
 		writeErr <- nil
 	}()
 	seen := make([]bool, p.requests)
-	misses := 0
+	var b burst
 	for got := 0; got < p.requests; got++ {
 		m, err := s.recv()
 		if err != nil {
-			return 0, 0, fmt.Errorf("pipelined routes: %d of %d answered: %w", got, p.requests, err)
+			return b, fmt.Errorf("pipelined routes: %d of %d answered: %w", got, p.requests, err)
 		}
 		var id int
 		if m.Method != "" || json.Unmarshal(m.ID, &id) != nil || id < firstID || id >= firstID+p.requests || seen[id-firstID] {
-			return 0, 0, fmt.Errorf("pipelined routes: unexpected or repeated message id %s", m.ID)
+			return b, fmt.Errorf("pipelined routes: unexpected or repeated message id %s", m.ID)
 		}
 		seen[id-firstID] = true
 		res, err := m.result(id)
 		if err != nil {
-			return 0, 0, fmt.Errorf("pipelined routes: %w", err)
+			return b, fmt.Errorf("pipelined routes: %w", err)
 		}
 		text, err := routeAnswer(res)
 		if err != nil {
-			return 0, 0, fmt.Errorf("pipelined routes: %w", err)
+			return b, fmt.Errorf("pipelined routes: %w", err)
 		}
 		if text == "no skill matched" {
-			misses++
+			b.misses++
 		}
+		b.bytes += len(res)
 	}
-	elapsed := time.Since(start)
-	if err := <-writeErr; err != nil {
-		return 0, 0, err
-	}
-	return elapsed, misses, nil
+	b.elapsed = time.Since(start)
+	return b, <-writeErr
+}
+
+// burst is the outcome of one throughput measurement.
+type burst struct {
+	elapsed time.Duration // first write to last answer
+	misses  int           // answers that matched no skill
+	bytes   int           // total size of the results
 }
 
 // routeAnswer checks a tools/call result for route_skill and returns its

@@ -51,6 +51,7 @@ var columns = []column{
 	{"routeColdMS", "route-cold ms", "%.1f"},
 	{"routeWarmMS", "route-warm ms", "%.1f"},
 	{"routesPerSec", "routes/s", "%.0f"},
+	{"answerKB", "answer KB", "%.1f"},
 	{"rssMB", "peak RSS MB", "%.1f"},
 	{"routeRSSMB", "1-route RSS MB", "%.1f"},
 	{"coldRSSMB", "cold RSS MB", "%.1f"},
@@ -67,6 +68,8 @@ func (r *sizeResult) samples(metric string) []float64 {
 		return r.RouteWarmMS
 	case "routesPerSec":
 		return r.RoutesPerSec
+	case "answerKB":
+		return r.AnswerKB
 	case "rssMB":
 		return r.RSSMB
 	case "routeRSSMB":
