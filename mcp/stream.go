@@ -130,24 +130,21 @@ func (s *lineStream) readLine() ([]byte, error) {
 		if errors.Is(err, bufio.ErrBufferFull) {
 			continue
 		}
-		if tooLong {
-			if err == nil {
-				err = errLineTooLong
-			} else if errors.Is(err, io.EOF) {
-				// The oversized tail still deserves its -32700 before EOF.
-				s.writeLine(tooLongLine(s.maxLine))
-			}
-			return nil, err
+		var line []byte
+		if !tooLong {
+			line = bytes.TrimSuffix(s.buf, []byte("\n"))
+			line = bytes.TrimSuffix(line, []byte("\r"))
+			tooLong = len(line) > s.maxLine
 		}
-		line := bytes.TrimSuffix(s.buf, []byte("\n"))
-		line = bytes.TrimSuffix(line, []byte("\r"))
-		if len(line) > s.maxLine {
-			if err == nil {
-				return nil, errLineTooLong
-			}
-			return nil, err
+		if !tooLong {
+			return line, err
 		}
-		return line, err
+		if err == nil {
+			return nil, errLineTooLong
+		}
+		// An oversized unterminated tail still gets its -32700 before EOF.
+		s.writeLine(tooLongLine(s.maxLine))
+		return nil, err
 	}
 }
 

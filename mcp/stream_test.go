@@ -33,6 +33,8 @@ func TestReadLineBound(t *testing.T) {
 		{"over bound CRLF", line(max+1) + "\r\n" + "b\n", []string{"", "b"}},
 		{"far over bound", line(300_000) + "\n" + "b\n", []string{"", "b"}},
 		{"unterminated tail", "b\n" + line(3), []string{"b", line(3)}},
+		{"unterminated tail at bound", "b\n" + line(max), []string{"b", line(max)}},
+		{"unterminated tail over bound", "b\n" + line(max+1), []string{"b"}},
 		{"lone CR kept", "a\rb\n", []string{"a\rb"}},
 	}
 	for _, tt := range tests {
@@ -55,6 +57,15 @@ func TestReadLineBound(t *testing.T) {
 			}
 			if fmt.Sprint(got) != fmt.Sprint(tt.want) {
 				t.Errorf("lines = %q, want %q", got, tt.want)
+			}
+			// readLine answers only an oversized unterminated tail itself
+			// (ReadObject answers the others).
+			wantAnswers := 0
+			if strings.HasPrefix(tt.name, "unterminated") && strings.HasSuffix(tt.name, "over bound") {
+				wantAnswers = 1
+			}
+			if n := strings.Count(out.String(), "-32700"); n != wantAnswers {
+				t.Errorf("readLine wrote %d -32700 answers, want %d", n, wantAnswers)
 			}
 			if cap(s.buf) > 64<<10+max+2 {
 				t.Errorf("line buffer grew to %d bytes for a %d-byte bound", cap(s.buf), max)
