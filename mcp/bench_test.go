@@ -50,6 +50,10 @@ func (c *pipeClient) close(tb testing.TB) {
 	}
 }
 
+// benchRoute waits for the background index build (route_skill blocks on
+// it), so benchmarks time requests, not the build competing for the CPU.
+const benchRoute = `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"route_skill","arguments":{"text":"report"}}}`
+
 const benchInit = `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"b","version":"1"}}}`
 
 func openSynth(tb testing.TB, n int) *loader.Agent {
@@ -76,6 +80,7 @@ func BenchmarkRoundTrip(b *testing.B) {
 		b.Run(bc.name, func(b *testing.B) {
 			c := newPipeClient(b, a)
 			c.roundTrip(b, benchInit)
+			c.roundTrip(b, benchRoute)
 			if got := c.roundTrip(b, bc.req); strings.Contains(got, `"error"`) || strings.Contains(got, `"isError"`) {
 				b.Fatalf("warm-up failed: %.300s", got)
 			}
@@ -139,4 +144,23 @@ func TestSkillNamesBudget(t *testing.T) {
 			t.Errorf("get_skill description does not end with the names: %q", desc)
 		}
 	}
+}
+
+// BenchmarkListSkills measures list_skills on a 10,000-skill agent: the
+// largest answer the tools give (the whole catalog, as text and as
+// structured content). SetBytes makes the figure a response throughput.
+func BenchmarkListSkills(b *testing.B) {
+	a := openSynth(b, 10000)
+	c := newPipeClient(b, a)
+	c.roundTrip(b, benchInit)
+	c.roundTrip(b, benchRoute)
+	req := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"list_skills","arguments":{}}}`
+	b.SetBytes(int64(len(c.roundTrip(b, req))))
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		c.roundTrip(b, req)
+	}
+	b.StopTimer()
+	c.close(b)
 }

@@ -309,7 +309,15 @@ type rpcReply struct {
 // client's original id back; a response for a cancelled or unknown request
 // is dropped (PROTOCOL §2: nothing more for a cancelled id).
 func (s *lineStream) WriteObject(obj any) error {
-	enc, err := json.Marshal(obj)
+	var enc []byte
+	var err error
+	if m, ok := obj.(json.Marshaler); ok {
+		// jsonrpc2's messages encode themselves compactly already; calling
+		// MarshalJSON directly saves json.Marshal's re-compaction pass.
+		enc, err = m.MarshalJSON()
+	} else {
+		enc, err = json.Marshal(obj)
+	}
 	if err != nil {
 		return fmt.Errorf("encoding a message: %w", err)
 	}
