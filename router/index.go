@@ -178,10 +178,11 @@ func search(ctx context.Context, idx bleve.Index, q query.Query, only []int, siz
 		for i, s := range only {
 			ids[i] = strconv.Itoa(s)
 		}
+		// The id query drives a conjunction, so only the given skills are
+		// visited; its constant score is zeroed by a zero boost.
 		filter := query.NewDocIDQuery(ids)
-		bq := query.NewBooleanQuery([]query.Query{q}, nil, nil)
-		bq.AddFilter(filter)
-		q = bq
+		filter.SetBoost(0)
+		q = query.NewConjunctionQuery([]query.Query{filter, q})
 		size = len(only)
 	}
 	req := bleve.NewSearchRequestOptions(q, size, 0, false)

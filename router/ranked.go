@@ -49,24 +49,15 @@ func (r *Router) routeRanked(ctx context.Context, text string, limit int) ([]Mat
 		c := &cands[i]
 		c.key = uint64(1-b2i(c.exact > 0))<<63 | r.specKey(c)
 	}
-	slices.SortFunc(cands, byKey)
-	// Relevance only reorders within a run of equal (exact hit, score), so
-	// it is needed for the runs that reach into the first limit results.
-	end := len(cands)
-	if limit > 0 && limit < end {
-		end = limit
-		for end < len(cands) && sameTier(cands[end-1], cands[end]) {
-			end++
-		}
-	}
+	// Relevance only reorders within a tier (equal exact hit and score), so
+	// it is needed for the tiers that reach into the first limit results.
+	end := topCandidates(cands, limit)
 	if err := r.relevance(ctx, text, cands[:end]); err != nil {
 		return nil, err
 	}
 	slices.SortFunc(cands[:end], r.rankedOrder)
-	return r.matches(cands, limit, true), nil
+	return r.matches(cands[:end], limit, true), nil
 }
-
-func sameTier(a, b candidate) bool { return a.key>>32 == b.key>>32 }
 
 // rankedOrder: skills with an exact phrase hit first, then phrases hit,
 // relevance, z.

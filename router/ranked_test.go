@@ -114,3 +114,32 @@ func TestCloseAndConcurrency(t *testing.T) {
 		t.Fatalf("Route after Close: %v, want ErrClosed", err)
 	}
 }
+
+// TestRestrictedRelevance checks that scoring only some skills gives them
+// the relevance a search over all skills gives them.
+func TestRestrictedRelevance(t *testing.T) {
+	skills := genSkills(300)
+	r := newTest(t, skills, nil)
+	q := relevanceQuery(analyze(r.mapping, "please search the latest report for the team"))
+	all, err := search(context.Background(), r.idx, q, nil, len(skills))
+	if err != nil {
+		t.Fatal(err)
+	}
+	full := map[int]float64{}
+	for _, s := range all {
+		full[s.skill] = s.score
+	}
+	only := []int{0, 10, 20, 80, 1, 299} // 299 matches nothing
+	got, err := search(context.Background(), r.idx, q, only, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 5 {
+		t.Fatalf("restricted search found %d skills, want 5: %+v", len(got), got)
+	}
+	for _, g := range got {
+		if g.score != full[g.skill] || g.score <= 0 {
+			t.Errorf("skill %d: restricted relevance %v, full %v", g.skill, g.score, full[g.skill])
+		}
+	}
+}

@@ -36,8 +36,54 @@ func (r *Router) routeSpec(text string, limit int) []Match {
 	for i := range cands {
 		cands[i].key = r.specKey(&cands[i])
 	}
-	slices.SortFunc(cands, byKey)
-	return r.matches(cands, limit, false)
+	end := topCandidates(cands, limit)
+	return r.matches(cands[:end], limit, false)
+}
+
+// topCandidates moves every candidate whose tier (key>>32) is at or before
+// the limit-th one's to the front, sorted by key, and returns how many
+// that is. With limit 0 everything is sorted. Sorting only that window
+// keeps a request that hits thousands of skills cheap when the caller
+// wants ten.
+func topCandidates(cands []candidate, limit int) int {
+	if limit == 0 || limit >= len(cands) {
+		sortCandidates(cands)
+		return len(cands)
+	}
+	keys := make([]uint64, len(cands))
+	for i := range cands {
+		keys[i] = cands[i].key
+	}
+	slices.Sort(keys)
+	tier := keys[limit-1] >> 32
+	end := 0
+	for i := range cands {
+		if cands[i].key>>32 <= tier {
+			cands[i], cands[end] = cands[end], cands[i]
+			end++
+		}
+	}
+	sortCandidates(cands[:end])
+	return end
+}
+
+// sortCandidates sorts by key, moving small (key, index) pairs rather
+// than whole candidates.
+func sortCandidates(cands []candidate) {
+	type keyed struct {
+		key uint64
+		i   int
+	}
+	ks := make([]keyed, len(cands))
+	for i, c := range cands {
+		ks[i] = keyed{c.key, i}
+	}
+	slices.SortFunc(ks, func(a, b keyed) int { return cmp.Compare(a.key, b.key) })
+	sorted := make([]candidate, len(cands))
+	for i, k := range ks {
+		sorted[i] = cands[k.i]
+	}
+	copy(cands, sorted)
 }
 
 // specKey orders by score desc, then z asc (agent3md/1 §2); zRank also
@@ -47,8 +93,6 @@ func (r *Router) specKey(c *candidate) uint64 {
 }
 
 const maxScore = 1<<31 - 1
-
-func byKey(a, b candidate) int { return cmp.Compare(a.key, b.key) }
 
 // zOrder ranks skills by z, then name, then position.
 func zOrder(skills []Skill) []uint32 {
@@ -74,7 +118,7 @@ func zOrder(skills []Skill) []uint32 {
 func group(hits []uint64) []candidate {
 	slices.Sort(hits)
 	ords := make([]uint32, len(hits))
-	out := []candidate{}
+	out := make([]candidate, 0, len(hits))
 	for i := 0; i < len(hits); {
 		skill := hits[i] >> 33
 		c := candidate{skill: int(skill)}

@@ -180,7 +180,7 @@ func randSkills(rng *rand.Rand) []Skill {
 // requests, Spec agrees with the brute-force reference exactly.
 func TestSpecMatchesReference(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
-	rounds := 300
+	rounds := 120
 	if testing.Short() {
 		rounds = 50
 	}
@@ -194,6 +194,7 @@ func TestSpecMatchesReference(t *testing.T) {
 				t.Fatalf("round %d, request %q:\n got %+v\nwant %+v\nskills %+v", round, text, got, want, skills)
 			}
 			checkRankedKeepsSpec(t, r, text, got)
+			checkLimitIsPrefix(t, r, text)
 		}
 		r.Close()
 	}
@@ -241,4 +242,23 @@ func FuzzRoute(f *testing.F) {
 		}
 		checkRankedKeepsSpec(t, r, text, got)
 	})
+}
+
+// checkLimitIsPrefix checks that a limited route is the head of the full
+// one, in both modes.
+func checkLimitIsPrefix(t *testing.T, r *Router, text string) {
+	t.Helper()
+	for _, mode := range []Mode{Spec, Ranked} {
+		all := route(t, r, text, &Query{Mode: mode})
+		for limit := 1; limit <= 3; limit++ {
+			got := route(t, r, text, &Query{Mode: mode, Limit: limit})
+			want := all[:min(limit, len(all))]
+			if len(all) > 0 && all[0].Tier == TierRelaxed {
+				continue // relaxed matches examine a pool sized by the limit
+			}
+			if !reflect.DeepEqual(got, want) {
+				t.Fatalf("%s %q limit %d:\n got %+v\nwant %+v", mode, text, limit, got, want)
+			}
+		}
+	}
 }
