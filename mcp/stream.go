@@ -75,6 +75,9 @@ func (s *lineStream) ReadObject(v any) error {
 				// Our own rewrite failed to decode: a bug, not the client's,
 				// but the request still gets its one response.
 				s.log.Error("rewritten message did not decode", "err", err)
+				if q.init {
+					s.sess.initServed()
+				}
 				if q.id != 0 {
 					s.writeResponse(q.id, func(rawID json.RawMessage) []byte {
 						return errorLine(rawID, codeInternalError, "Internal error: the request could not be dispatched", nil)
@@ -193,8 +196,9 @@ func (s *lineStream) acceptBatch(line []byte) {
 // queued is a rewritten message waiting for jsonrpc2; id is its private
 // request id (0 for a notification).
 type queued struct {
-	msg []byte
-	id  uint64
+	msg  []byte
+	id   uint64
+	init bool // an initialize request, counted by session.initQueued
 }
 
 // rpcIn is the shape every incoming message is checked against.
@@ -261,9 +265,19 @@ func (s *lineStream) acceptOne(raw []byte, b *batch, slot int) []byte {
 	enc, err := json.Marshal(out)
 	if err != nil {
 		s.log.Error("re-encoding a request", "err", err)
+		if out.ID != nil { // undo the registration: the error line is its answer
+			s.tr.finish(*out.ID)
+			s.tr.release(*out.ID)
+			if b != nil {
+				b.drop()
+			}
+			if method == methodInitialize {
+				s.sess.initServed()
+			}
+		}
 		return errorLine(m.ID, codeInternalError, "Internal error: could not re-encode the request", nil)
 	}
-	q := queued{msg: enc}
+	q := queued{msg: enc, init: out.ID != nil && method == methodInitialize}
 	if out.ID != nil {
 		q.id = *out.ID
 	}
