@@ -2,6 +2,8 @@ package agentfile
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"os"
@@ -152,6 +154,12 @@ func checkAgainstReference(t *testing.T, src []byte, cat *Catalog, err error, do
 	if !equalMaps(cat.Metadata, doc.metadata) {
 		t.Fatalf("metadata: got %q, want %q", cat.Metadata, doc.metadata)
 	}
+	if sum := sha256.Sum256(src); cat.Size != int64(len(src)) || cat.Lines != doc.lines || cat.SHA256 != hex.EncodeToString(sum[:]) {
+		t.Fatalf("size %d, %d lines, sha256 %s; want %d, %d, %x", cat.Size, cat.Lines, cat.SHA256, len(src), doc.lines, sum)
+	}
+	if cat.PreambleLine != doc.preambleLine {
+		t.Fatalf("preamble starts on line %d, want %d", cat.PreambleLine, doc.preambleLine)
+	}
 	r := bytes.NewReader(src)
 	if cat.HasPreamble != (doc.preamble != nil) {
 		t.Fatalf("preamble presence: got %v, want %v", cat.HasPreamble, doc.preamble != nil)
@@ -181,6 +189,9 @@ func checkPlane(t *testing.T, r *bytes.Reader, pl Plane, want refPlane) {
 	}
 	if pl.Z != want.z || pl.HasX != want.hasX || pl.HasY != want.hasY || pl.X != want.x || pl.Y != want.y {
 		t.Fatalf("plane position: got z=%v x=%v/%v y=%v/%v, want %+v", pl.Z, pl.HasX, pl.X, pl.HasY, pl.Y, want)
+	}
+	if pl.Line != want.line || pl.BodyLine != want.bodyLine {
+		t.Fatalf("plane z=%s: directive line %d, body line %d; want %d, %d", pl.ZText, pl.Line, pl.BodyLine, want.line, want.bodyLine)
 	}
 	if !sameStringPtr(pl.HasLabel, pl.Label, want.label) {
 		t.Fatalf("plane z=%s label: got %v/%q, want %v", pl.ZText, pl.HasLabel, pl.Label, want.label)

@@ -18,7 +18,9 @@ type refDoc struct {
 	title         *string
 	metadata      map[string]string
 	preamble      *string
+	preambleLine  int
 	planes        []refPlane
+	lines         int // lines in the file
 }
 
 type refPlane struct {
@@ -27,6 +29,8 @@ type refPlane struct {
 	label      *string
 	attrs      map[string]string
 	body       string
+	line       int // the directive's line; 0 for the implicit plane
+	bodyLine   int // the body's first line; 0 for an empty body
 }
 
 // refError is the reference's verdict on a refused document: the canonical
@@ -169,19 +173,21 @@ func refFence(l string) byte {
 	return 0
 }
 
-// refTrim joins lines after dropping leading and trailing blank ones.
-func refTrim(lines []string) *string {
+// refTrim joins lines after dropping leading and trailing blank ones; skip
+// is the number of leading lines dropped.
+func refTrim(lines []string) (body *string, skip int) {
 	for len(lines) > 0 && refBlank(lines[0]) {
 		lines = lines[1:]
+		skip++
 	}
 	for len(lines) > 0 && refBlank(lines[len(lines)-1]) {
 		lines = lines[:len(lines)-1]
 	}
 	if len(lines) == 0 {
-		return nil
+		return nil, 0
 	}
 	s := strings.Join(lines, "\n")
-	return &s
+	return &s, skip
 }
 
 // refParse reads src as a whole. Exactly one of doc and err is non-nil.
@@ -241,16 +247,21 @@ func refParse(src []byte) (*refDoc, *refError, refStats) {
 // refBody reads the lines after the frontmatter (starting at index from).
 func refBody(d *refDoc, lines []string, from int, st *refStats) (*refDoc, *refError, refStats) {
 	var fence byte
+	d.lines = len(lines)
 	var cur []string // lines of the section being read
+	curLine := from + 1
 	seen := map[float64]bool{}
-	flush := func() {
-		b := refTrim(cur)
-		if len(d.planes) == 0 {
-			d.preamble = b
-		} else if b != nil {
-			d.planes[len(d.planes)-1].body = *b
+	flush := func(next int) {
+		b, skip := refTrim(cur)
+		switch {
+		case b == nil:
+		case len(d.planes) == 0:
+			d.preamble, d.preambleLine = b, curLine+skip
+		default:
+			p := &d.planes[len(d.planes)-1]
+			p.body, p.bodyLine = *b, curLine+skip
 		}
-		cur = nil
+		cur, curLine = nil, next
 	}
 	for i := from; i < len(lines); i++ {
 		l := lines[i]
@@ -263,7 +274,8 @@ func refBody(d *refDoc, lines []string, from int, st *refStats) (*refDoc, *refEr
 				return nil, &refError{name, i + 1, i + 1}, *st
 			}
 			seen[p.z] = true
-			flush()
+			flush(i + 2)
+			p.line = i + 1
 			d.planes = append(d.planes, p)
 			continue
 		}
@@ -279,10 +291,10 @@ func refBody(d *refDoc, lines []string, from int, st *refStats) (*refDoc, *refEr
 		// scanner's own link reader.
 		st.links += len(appendLinks(nil, []byte(l), 0))
 	}
-	flush()
+	flush(0)
 	if len(d.planes) == 0 && d.preamble != nil {
-		d.planes = []refPlane{{attrs: map[string]string{}, body: *d.preamble}}
-		d.preamble = nil
+		d.planes = []refPlane{{attrs: map[string]string{}, body: *d.preamble, bodyLine: d.preambleLine}}
+		d.preamble, d.preambleLine = nil, 0
 	}
 	return d, nil, *st
 }
