@@ -52,7 +52,7 @@ func (r *Router) routeRanked(ctx context.Context, text string, limit int) ([]Mat
 	// Relevance only reorders within a tier (equal exact hit and score), so
 	// it is needed for the tiers that reach into the first limit results.
 	end := topCandidates(cands, limit)
-	if err := r.relevance(ctx, text, cands[:end]); err != nil {
+	if err := r.relevance(ctx, text, cands[:end], tied(cands[:end])); err != nil {
 		return nil, err
 	}
 	slices.SortFunc(cands[:end], r.rankedOrder)
@@ -71,10 +71,35 @@ func (r *Router) rankedOrder(a, b candidate) int {
 	return cmp.Compare(a.key, b.key) // z
 }
 
-// relevance fills in the bleve relevance of cands.
-func (r *Router) relevance(ctx context.Context, text string, cands []candidate) error {
-	if r.idx == nil || len(cands) == 0 {
+// tied lists the candidates (sorted by key) that share their tier with
+// another: the only ones whose order relevance decides.
+func tied(cands []candidate) []int {
+	var out []int
+	for i := 0; i < len(cands); {
+		j := i + 1
+		for j < len(cands) && cands[j].key>>32 == cands[i].key>>32 {
+			j++
+		}
+		if j-i > 1 {
+			for k := i; k < j; k++ {
+				out = append(out, k)
+			}
+		}
+		i = j
+	}
+	return out
+}
+
+// relevance fills in the bleve relevance of cands[which]. Relevance is
+// only computed where it decides the order: a bleve search has a fixed
+// cost far above the rest of a route, and most requests have no ties.
+func (r *Router) relevance(ctx context.Context, text string, all []candidate, which []int) error {
+	if r.idx == nil || len(which) == 0 {
 		return nil
+	}
+	cands := make([]*candidate, len(which))
+	for i, k := range which {
+		cands[i] = &all[k]
 	}
 	q := relevanceQuery(analyze(r.mapping, text))
 	if q == nil {
@@ -96,8 +121,8 @@ func (r *Router) relevance(ctx context.Context, text string, cands []candidate) 
 	for _, s := range res {
 		rel[s.skill] = s.score
 	}
-	for i := range cands {
-		cands[i].rel = rel[cands[i].skill]
+	for _, c := range cands {
+		c.rel = rel[c.skill]
 	}
 	return nil
 }

@@ -67,8 +67,11 @@ func TestRanked(t *testing.T) {
 func TestRankedStemScore(t *testing.T) {
 	r := newTest(t, rankedSkills, nil)
 	got := route(t, r, "deploys releases productions", nil)
-	if len(got) == 0 || got[0].Name != "stem-heavy" || got[0].Score != 3 || got[0].Relevance <= 0 {
-		t.Fatalf("got %+v, want stem-heavy first with score 3 and a relevance", got)
+	if len(got) == 0 || got[0].Name != "stem-heavy" || got[0].Score != 3 || got[0].Relevance != 0 {
+		t.Fatalf("got %+v, want stem-heavy first with score 3, alone in its tier (no relevance)", got)
+	}
+	if got[1].Relevance <= 0 || got[2].Relevance <= 0 || got[1].Relevance < got[2].Relevance {
+		t.Errorf("tied deploy skills %+v, %+v: want relevances in descending order", got[1], got[2])
 	}
 	if got[1].Name != "deploy-prod" && got[1].Name != "deploy-staging" {
 		t.Errorf("second %+v, want a deploy skill (stem of deploys)", got[1])

@@ -111,11 +111,14 @@ type Query struct {
 
 // Match is one routed skill with the evidence for it.
 type Match struct {
-	Name      string   `json:"name"`
-	Z         float64  `json:"z"`
-	Score     int      `json:"score"`     // trigger phrases hit
-	Relevance float64  `json:"relevance"` // bleve relevance (0 in spec mode)
-	Hits      []string `json:"hits"`      // phrases (or, relaxed, terms) that matched
+	Name  string  `json:"name"`
+	Z     float64 `json:"z"`
+	Score int     `json:"score"` // trigger phrases hit
+	// Relevance is the bleve relevance where it decided the order: for a
+	// phrase match that shares its exact-hit and score tier with another,
+	// and for every relaxed match. It is 0 otherwise and in Spec mode.
+	Relevance float64  `json:"relevance"`
+	Hits      []string `json:"hits"` // phrases (or, relaxed, terms) that matched
 	Tier      string   `json:"tier"`
 }
 
