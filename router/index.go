@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"path"
 	"strconv"
 	"strings"
@@ -24,7 +25,7 @@ import (
 // SchemaVersion identifies the index layout (mapping, fields, analyzers,
 // cache files). Cache entries carry it in their key and manifest; bump it
 // whenever any of those change so old entries are never trusted.
-const SchemaVersion = 1
+const SchemaVersion = 2
 
 // Analysis names registered with bleve. They are part of the persisted
 // mapping, so renaming one is a schema change.
@@ -34,19 +35,28 @@ const (
 	exactAnalyzer  = "agent3md_word" // words, lowercase
 )
 
-// Index fields and their query boosts (DESIGN.md §5: trigger phrases
-// strongest, then name, description, the tool's binary, input names).
+// Skill fields and their weights (DESIGN.md §5: trigger phrases strongest,
+// then name, description, the tool's binary, input names). The index holds
+// one field, indexField, in which each skill field's text appears repeat
+// times: bleve's BM25 then weighs the fields like query boosts would, but
+// a request costs one term searcher per word instead of one per word and
+// field, which is most of a search's fixed cost. Weight is the field's
+// share of a relaxed match's evidence.
 var fields = []struct {
 	name     string
 	analyzer string
-	boost    float64
+	repeat   int
+	weight   float64
 }{
-	{"triggers", textAnalyzer, 3},
-	{"name", textAnalyzer, 2},
-	{"description", textAnalyzer, 1},
-	{"tool", exactAnalyzer, 1},
-	{"inputs", textAnalyzer, 0.5},
+	{"triggers", textAnalyzer, 3, 3},
+	{"name", textAnalyzer, 2, 2},
+	{"description", textAnalyzer, 1, 1},
+	{"tool", exactAnalyzer, 1, 1},
+	{"inputs", textAnalyzer, 1, 0.5},
 }
+
+// indexField is the one indexed field.
+const indexField = "skill"
 
 func init() {
 	// The same letter/digit runs as agent3md/1 route, so the index and the
@@ -81,25 +91,41 @@ func newMapping() (*mapping.IndexMappingImpl, error) {
 	}
 	im.DefaultAnalyzer = textAnalyzer
 	dm := mapping.NewDocumentStaticMapping()
-	for _, f := range fields {
-		fm := mapping.NewTextFieldMapping()
-		fm.Analyzer = f.analyzer
-		fm.Store, fm.IncludeTermVectors, fm.IncludeInAll, fm.DocValues = false, false, false, false
-		dm.AddFieldMappingsAt(f.name, fm)
-	}
+	fm := mapping.NewTextFieldMapping()
+	fm.Analyzer = textAnalyzer
+	fm.Store, fm.IncludeTermVectors, fm.IncludeInAll, fm.DocValues = false, false, false, false
+	dm.AddFieldMappingsAt(indexField, fm)
 	im.DefaultMapping = dm
 	return im, im.Validate()
 }
 
-// document is what the index holds about skill i; its id is i in decimal.
-func document(s *Skill) map[string]interface{} {
-	return map[string]interface{}{
+// fieldValues is the text of each of skill s's fields, by field name.
+func fieldValues(s *Skill) map[string]string {
+	return map[string]string{
 		"triggers":    strings.Join(s.Triggers, " . "),
 		"name":        s.Name,
 		"description": s.Description,
 		"tool":        toolBinary(s.Tool),
 		"inputs":      strings.Join(s.Inputs, " "),
 	}
+}
+
+// document is what the index holds about skill s (its id is s's position
+// in decimal): every field's text, repeated by weight, " . " between.
+func document(s *Skill) map[string]interface{} {
+	vals := fieldValues(s)
+	var b strings.Builder
+	for _, f := range fields {
+		v := vals[f.name]
+		if v == "" {
+			continue
+		}
+		for i := 0; i < f.repeat; i++ {
+			b.WriteString(v)
+			b.WriteString(" . ")
+		}
+	}
+	return map[string]interface{}{indexField: b.String()}
 }
 
 // toolBinary is the base name of a command template's first word.
@@ -119,47 +145,51 @@ type analyzed struct {
 
 type term struct{ term, word string }
 
-// analyze runs text through the index's analyzers.
-func analyze(m mapping.IndexMapping, text string) analyzed {
-	run := func(name string) []term {
-		a := m.AnalyzerNamed(name)
-		if a == nil {
-			return nil
-		}
+// analyze runs text through the text analyzer and, when exact is set, the
+// exact one, keeping each distinct term once.
+func analyze(an *analyzers, text string, exact bool) analyzed {
+	run := func(a analysis.Analyzer) []term {
 		var out []term
-		seen := map[string]bool{}
 		src := []byte(text)
 		for _, tok := range a.Analyze(src) {
 			t := string(tok.Term)
-			if seen[t] {
-				continue
+			if !slices.ContainsFunc(out, func(o term) bool { return o.term == t }) {
+				out = append(out, term{t, lowerToken(string(src[tok.Start:tok.End]))})
 			}
-			seen[t] = true
-			out = append(out, term{t, lowerToken(string(src[tok.Start:tok.End]))})
 		}
 		return out
 	}
-	return analyzed{text: run(textAnalyzer), exact: run(exactAnalyzer)}
+	a := analyzed{text: run(an.text)}
+	if exact {
+		a.exact = run(an.exact)
+	}
+	return a
 }
 
-// relevanceQuery is the request as one disjunction of boosted term queries
-// over every field; nil when the request has no indexable terms.
-func relevanceQuery(a analyzed) query.Query {
-	var qs []query.Query
-	for _, f := range fields {
-		terms := a.text
-		if f.analyzer == exactAnalyzer {
-			terms = a.exact
-		}
-		for _, t := range terms {
-			q := query.NewTermQuery(t.term)
-			q.SetField(f.name)
-			q.SetBoost(f.boost)
-			qs = append(qs, q)
-		}
+// analyzers are the mapping's analyzers, looked up once.
+type analyzers struct {
+	text, exact analysis.Analyzer
+}
+
+func newAnalyzers(m mapping.IndexMapping) (*analyzers, error) {
+	an := &analyzers{text: m.AnalyzerNamed(textAnalyzer), exact: m.AnalyzerNamed(exactAnalyzer)}
+	if an.text == nil || an.exact == nil {
+		return nil, fmt.Errorf("router: analyzers %s and %s are not registered", textAnalyzer, exactAnalyzer)
 	}
-	if len(qs) == 0 {
+	return an, nil
+}
+
+// relevanceQuery is the request as one disjunction of term queries over
+// the index field; nil when the request has no indexable terms.
+func relevanceQuery(a analyzed) query.Query {
+	if len(a.text) == 0 {
 		return nil
+	}
+	qs := make([]query.Query, len(a.text))
+	for i, t := range a.text {
+		q := query.NewTermQuery(t.term)
+		q.SetField(indexField)
+		qs[i] = q
 	}
 	return query.NewDisjunctionQuery(qs)
 }

@@ -101,7 +101,7 @@ func (r *Router) relevance(ctx context.Context, text string, all []candidate, wh
 	for i, k := range which {
 		cands[i] = &all[k]
 	}
-	q := relevanceQuery(analyze(r.mapping, text))
+	q := relevanceQuery(analyze(r.an, text, false))
 	if q == nil {
 		return nil
 	}

@@ -123,7 +123,7 @@ func TestCloseAndConcurrency(t *testing.T) {
 func TestRestrictedRelevance(t *testing.T) {
 	skills := genSkills(300)
 	r := newTest(t, skills, nil)
-	q := relevanceQuery(analyze(r.mapping, "please search the latest report for the team"))
+	q := relevanceQuery(analyze(r.an, "please search the latest report for the team", false))
 	all, err := search(context.Background(), r.idx, q, nil, len(skills))
 	if err != nil {
 		t.Fatal(err)

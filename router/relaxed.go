@@ -14,7 +14,7 @@ func (r *Router) relaxed(ctx context.Context, text string, limit int) ([]Match, 
 	if r.idx == nil {
 		return out, nil
 	}
-	a := analyze(r.mapping, text)
+	a := analyze(r.an, text, true)
 	q := relevanceQuery(a)
 	if q == nil {
 		return out, nil
@@ -49,7 +49,7 @@ func (r *Router) relaxed(ctx context.Context, text string, limit int) ([]Match, 
 // that skill s contains, and the request words behind them in request
 // order.
 func (r *Router) evidence(a analyzed, s *Skill) (float64, []string) {
-	doc := document(s)
+	vals := fieldValues(s)
 	var weight float64
 	matched := map[string]bool{}
 	for _, f := range fields {
@@ -57,17 +57,21 @@ func (r *Router) evidence(a analyzed, s *Skill) (float64, []string) {
 		if f.analyzer == exactAnalyzer {
 			terms = a.exact
 		}
-		val, _ := doc[f.name].(string)
+		val := vals[f.name]
 		if val == "" || len(terms) == 0 {
 			continue
 		}
 		have := map[string]bool{}
-		for _, tok := range r.mapping.AnalyzerNamed(f.analyzer).Analyze([]byte(val)) {
+		an := r.an.text
+		if f.analyzer == exactAnalyzer {
+			an = r.an.exact
+		}
+		for _, tok := range an.Analyze([]byte(val)) {
 			have[string(tok.Term)] = true
 		}
 		for _, t := range terms {
 			if have[t.term] {
-				weight += f.boost
+				weight += f.weight
 				matched[t.word] = true
 			}
 		}

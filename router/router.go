@@ -148,6 +148,7 @@ type Router struct {
 	zRank   []uint32    // each skill's position in (z, name, index) order
 	idx     bleve.Index // nil when there are no skills
 	mapping mapping.IndexMapping
+	an      *analyzers
 	opts    Options
 	info    Info
 	cleanup func() // removes a temp index after Close
@@ -166,7 +167,11 @@ func New(ctx context.Context, skills []Skill, opts *Options) (*Router, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &Router{skills: skills, mapping: m, opts: o}
+	an, err := newAnalyzers(m)
+	if err != nil {
+		return nil, err
+	}
+	r := &Router{skills: skills, mapping: m, an: an, opts: o}
 	if err := r.openIndex(ctx); err != nil {
 		return nil, err
 	}
