@@ -92,6 +92,7 @@ func (a *app) addLimitFlagsNamed(fs *pflag.FlagSet, lineFlag string) {
 	fs.IntVar(&l.MaxPlanes, "max-planes", agentfile.DefaultMaxPlanes, "most planes (identity + skills) accepted")
 	fs.IntVar(&l.MaxAttributes, "max-attributes", agentfile.DefaultMaxAttributes, "most key=value attributes on one @plane line")
 	fs.IntVar(&l.MaxAttributeBytes, "max-attribute-bytes", agentfile.DefaultMaxAttributeBytes, "longest attribute value accepted, in bytes")
+	fs.IntVar(&l.MaxLinks, "max-links", agentfile.DefaultMaxLinks, "most [[z=…]] links accepted in the whole file")
 	fs.IntVar(&l.MaxDescriptionBytes, "max-description-bytes", agentfile.DefaultMaxDescriptionBytes, "body prefix read to build a skill's description, in bytes")
 }
 
