@@ -4,8 +4,8 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"slices"
 	"path"
+	"slices"
 	"strconv"
 	"strings"
 
