@@ -32,7 +32,7 @@ var (
 			{name: "text", kind: "string", required: true, desc: "the request to route, in the user's words"},
 			{name: "mode", kind: "string", enum: []string{string(router.Ranked), string(router.Spec)},
 				desc: `"ranked" (default: stemmed phrase matching, relevance tie-breaks, relaxed matches when no phrase hits) or "spec" (exact agent3md/1 trigger matching)`},
-			{name: "limit", kind: "integer", desc: "at most this many matches; 0 or absent means all"},
+			{name: "limit", kind: "integer", desc: "at most this many matches; 0 means all; absent means 10 in ranked mode and all in spec mode"},
 		},
 		output: json.RawMessage(`{"type":"object","properties":{"matches":{"type":"array","items":{"type":"object","properties":{"name":{"type":"string"},"z":{"type":"number"},"score":{"type":"integer"},"relevance":{"type":"number"},"hits":{"type":"array","items":{"type":"string"}},"tier":{"type":"string","enum":["phrase","relaxed"]}},"required":["name","z","score","relevance","hits","tier"]}}},"required":["matches"]}`),
 		run:    (*server).routeSkill,
@@ -139,6 +139,10 @@ type routeMatch struct {
 	Tier      string   `json:"tier"`
 }
 
+// defaultRankedLimit bounds route_skill's ranked answer when the caller
+// sends no limit.
+const defaultRankedLimit = 10
+
 type routeResult struct {
 	Matches []routeMatch `json:"matches"`
 }
@@ -151,6 +155,12 @@ func (s *server) routeSkill(ctx context.Context, args map[string]json.RawMessage
 	q := &router.Query{Mode: router.Ranked}
 	if m := stringArg(args, "mode"); m != "" {
 		q.Mode = router.Mode(m)
+	}
+	if q.Mode == router.Ranked {
+		// A model wants the few best skills, not every skill that shares a
+		// word with the request: on a 100,000-skill agent "all" is
+		// megabytes. Spec mode keeps the reference's "all matches".
+		q.Limit = defaultRankedLimit
 	}
 	if raw, ok := args["limit"]; ok && string(raw) != "null" {
 		if err := json.Unmarshal(raw, &q.Limit); err != nil {
