@@ -17,13 +17,13 @@ func (p *parser) directive(l []byte) error {
 	if err != nil {
 		return err
 	}
-	if len(p.cat.Planes) >= p.limits.MaxPlanes {
+	if p.nplanes >= p.limits.MaxPlanes {
 		return &LimitError{Limit: "number of planes", Flag: "--max-planes", Max: int64(p.limits.MaxPlanes)}
 	}
 	pl := Plane{Line: line}
 	zText, ok := attrs.take("z")
 	if !ok {
-		return p.errorf(MissingPlanePosition, line, "the @plane directive has no z position; add z=<number>, e.g. z=%d", len(p.cat.Planes))
+		return p.errorf(MissingPlanePosition, line, "the @plane directive has no z position; add z=<number>, e.g. z=%d", p.nplanes)
 	}
 	if pl.Z, err = p.number("z", zText, line); err != nil {
 		return err
@@ -51,15 +51,44 @@ func (p *parser) directive(l []byte) error {
 	}
 	if prev, dup := p.cat.byZ[pl.Z]; dup {
 		return p.errorf(DuplicatePlane, line, "z=%s repeats the position of the plane on line %d (z=%s); every plane needs its own z",
-			zText, p.cat.Planes[prev].Line, p.cat.Planes[prev].ZText)
+			zText, p.plane(prev).Line, p.plane(prev).ZText)
 	}
 	p.endSection()
-	p.cat.byZ[pl.Z] = len(p.cat.Planes)
-	p.cat.Planes = append(p.cat.Planes, pl)
-	p.sec = section{plane: len(p.cat.Planes) - 1}
+	p.cat.byZ[pl.Z] = p.nplanes
+	p.addPlane(pl)
+	p.sec = section{plane: p.nplanes - 1}
 	p.desc.reset(p.limits.MaxDescriptionBytes)
 	return nil
 }
+
+// lower returns b lowercased, in b itself when it has no upper-case ASCII
+// (the common case) and in *buf otherwise, so keys cost no allocation.
+func lower(b []byte, buf *[]byte) []byte {
+	for _, c := range b {
+		if c >= 'A' && c <= 'Z' || c >= 0x80 {
+			*buf = bytes.ToLower(b)
+			return *buf
+		}
+	}
+	return b
+}
+
+// planeChunk is how many planes the parser keeps per chunk while scanning.
+// Chunks grow without copying; finish copies them once into an exact-size
+// slice, instead of append doubling and copying a 100,000-plane slice
+// again and again.
+const planeChunk = 4096
+
+func (p *parser) addPlane(pl Plane) {
+	if n := len(p.chunks); n == 0 || len(p.chunks[n-1]) == planeChunk {
+		p.chunks = append(p.chunks, make([]Plane, 0, planeChunk))
+	}
+	last := &p.chunks[len(p.chunks)-1]
+	*last = append(*last, pl)
+	p.nplanes++
+}
+
+func (p *parser) plane(i int) *Plane { return &p.chunks[i/planeChunk][i%planeChunk] }
 
 // maxInterned bounds the intern table so hostile input cannot grow it.
 const maxInterned = 4096
@@ -120,7 +149,7 @@ func (p *parser) tokens(s []byte, line int) (Attrs, error) {
 		if i == len(s) || s[i] != '=' {
 			return nil, p.errorf(InvalidPlaneDirective, line, "token %q has no '='; directive attributes are key=value (quote values with spaces)", preview(s[ks:i]))
 		}
-		key := p.intern(bytes.ToLower(s[ks:i]))
+		key := p.intern(lower(s[ks:i], &p.keyBuf))
 		if key == "" {
 			return nil, p.errorf(InvalidPlaneDirective, line, "an attribute has an empty key before '='")
 		}

@@ -52,7 +52,10 @@ type parser struct {
 
 	links    int // links found so far, preamble included
 	interned map[string]string
-	scratch  Attrs // reused by tokens
+	scratch  Attrs  // reused by tokens
+	keyBuf   []byte // reused by lower
+	chunks   [][]Plane
+	nplanes  int
 
 	// The frontmatter's opening line and its offset, for errors that
 	// point back at it.
@@ -260,7 +263,7 @@ func (p *parser) endSection() {
 		}
 		return
 	}
-	pl := &p.cat.Planes[s.plane]
+	pl := p.plane(s.plane)
 	if s.started {
 		pl.Body, pl.BodyLine, pl.CRC = s.span, s.firstLine, s.crcDone
 	} else {
@@ -277,6 +280,13 @@ func (p *parser) endSection() {
 func (p *parser) finish() {
 	c := p.cat
 	c.Size, c.Lines, c.SHA256 = p.lr.off, p.lr.line, hex.EncodeToString(p.sum.Sum(nil))
+	if p.nplanes > 0 {
+		c.Planes = make([]Plane, 0, p.nplanes)
+		for _, ch := range p.chunks {
+			c.Planes = append(c.Planes, ch...)
+		}
+		p.chunks = nil
+	}
 	if len(c.Planes) == 0 && c.HasPreamble {
 		pre := p.preamble
 		for i := range pre.links {
@@ -289,11 +299,6 @@ func (p *parser) finish() {
 		})
 		c.byZ[0] = 0
 		c.HasPreamble, c.Preamble, c.PreambleLine, c.PreambleCRC = false, Span{}, 0, 0
-	}
-	if cap(c.Planes) > len(c.Planes)+len(c.Planes)/8 {
-		// Growth left up to half the backing array unused; a catalog lives
-		// as long as the server, so give the slack back.
-		c.Planes = append([]Plane(nil), c.Planes...)
 	}
 	for i := range c.Planes {
 		for j := range c.Planes[i].Links {
