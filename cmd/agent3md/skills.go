@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -98,7 +99,9 @@ func (a *app) skillsCmd() *cobra.Command {
 	return c
 }
 
-func printSkills(w io.Writer, skills []loader.SkillInfo) {
+func printSkills(out io.Writer, skills []loader.SkillInfo) {
+	w := bufio.NewWriter(out)
+	defer w.Flush()
 	for _, s := range skills {
 		fmt.Fprintf(w, "%s (z=%v)\n", s.Name, s.Z)
 		if s.Description != "" {
