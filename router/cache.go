@@ -80,31 +80,32 @@ func entryName(hash string) (string, error) {
 // so an entry built from other skills under the same hash is caught.
 func fingerprint(skills []Skill) uint32 {
 	var crc uint32
-	var num [8]byte
+	buf := make([]byte, 0, 64<<10)
 	str := func(s string) {
-		binary.LittleEndian.PutUint64(num[:], uint64(len(s)))
-		crc = crc32.Update(crc, castagnoli, num[:])
-		crc = crc32.Update(crc, castagnoli, []byte(s))
+		buf = binary.LittleEndian.AppendUint64(buf, uint64(len(s)))
+		buf = append(buf, s...)
 	}
+	num := func(n uint64) { buf = binary.LittleEndian.AppendUint64(buf, n) }
 	for i := range skills {
 		s := &skills[i]
 		str(s.Name)
-		binary.LittleEndian.PutUint64(num[:], math.Float64bits(s.Z))
-		crc = crc32.Update(crc, castagnoli, num[:])
-		binary.LittleEndian.PutUint64(num[:], uint64(len(s.Triggers)))
-		crc = crc32.Update(crc, castagnoli, num[:])
+		num(math.Float64bits(s.Z))
+		num(uint64(len(s.Triggers)))
 		for _, t := range s.Triggers {
 			str(t)
 		}
 		str(s.Description)
 		str(s.Tool)
-		binary.LittleEndian.PutUint64(num[:], uint64(len(s.Inputs)))
-		crc = crc32.Update(crc, castagnoli, num[:])
+		num(uint64(len(s.Inputs)))
 		for _, in := range s.Inputs {
 			str(in)
 		}
+		if len(buf) >= 48<<10 {
+			crc = crc32.Update(crc, castagnoli, buf)
+			buf = buf[:0]
+		}
 	}
-	return crc
+	return crc32.Update(crc, castagnoli, buf)
 }
 
 // markFiles lists every regular file under dir with its size and CRC-32C.

@@ -35,46 +35,62 @@ type vocabLists struct {
 	anchor  []uint32
 
 	setOf  map[string]uint32 // building only: set key -> set
-	setOfP []uint32          // building only: phrase -> set
+	setOfP []uint32          // building only: phrase -> set (kept as exactSet)
 	keyBuf []byte            // building only
 }
 
-// phraseToks memoises tokenisation: agents repeat phrases ("batch",
-// "report back"), and stemming each distinct token once keeps cold starts
-// cheap.
-type phraseToks struct{ exact, stems []uint32 }
+// phraseSets memoises a phrase string's sets: agents repeat phrases
+// ("batch", "report back"), so most phrases cost one map lookup, and each
+// distinct token is stemmed once.
+type phraseSets struct {
+	exact, stems uint32
+	empty        bool
+}
 
 // buildPhrases indexes the trigger phrases of skills.
 func buildPhrases(skills []Skill) *phraseIndex {
-	x := &phraseIndex{exact: newVocab(), stems: newVocab()}
-	memo := map[string]phraseToks{}
+	n := 0
+	for i := range skills {
+		n += len(skills[i].Triggers)
+	}
+	x := &phraseIndex{exact: newVocab(n), stems: newVocab(n)}
+	x.skillOf = make([]uint32, 0, n)
+	x.ordOf = make([]uint32, 0, n)
+	memo := make(map[string]phraseSets, n)
 	tokStem := map[string]uint32{}
 	var buf []string
+	var ex, st []uint32
 	for si := range skills {
 		for oi, phrase := range skills[si].Triggers {
-			pt, ok := memo[phrase]
+			ps, ok := memo[phrase]
 			if !ok {
 				buf = appendTokens(buf[:0], phrase)
+				ex, st = ex[:0], st[:0]
 				for _, tok := range buf {
-					pt.exact = appendUnique(pt.exact, x.exact.id(tok))
+					ex = appendUnique(ex, x.exact.id(tok))
 					sid, ok := tokStem[tok]
 					if !ok {
 						sid = x.stems.id(stem(tok))
 						tokStem[tok] = sid
 					}
-					pt.stems = appendUnique(pt.stems, sid)
+					st = appendUnique(st, sid)
 				}
-				slices.Sort(pt.exact)
-				slices.Sort(pt.stems)
-				memo[phrase] = pt
+				if len(ex) == 0 {
+					ps.empty = true
+				} else {
+					slices.Sort(ex)
+					slices.Sort(st)
+					ps.exact, ps.stems = x.exact.set(ex), x.stems.set(st)
+				}
+				memo[phrase] = ps
 			}
-			if len(pt.exact) == 0 {
+			if ps.empty {
 				continue
 			}
 			x.skillOf = append(x.skillOf, uint32(si))
 			x.ordOf = append(x.ordOf, uint32(oi))
-			x.exact.add(pt.exact)
-			x.stems.add(pt.stems)
+			x.exact.setOfP = append(x.exact.setOfP, ps.exact)
+			x.stems.setOfP = append(x.stems.setOfP, ps.stems)
 		}
 	}
 	x.exactSet = x.exact.setOfP
@@ -83,8 +99,10 @@ func buildPhrases(skills []Skill) *phraseIndex {
 	return x
 }
 
-func newVocab() vocabLists {
-	return vocabLists{ids: map[string]uint32{}, start: []uint32{0}, setOf: map[string]uint32{}}
+// newVocab makes a vocabulary for about n phrases.
+func newVocab(n int) vocabLists {
+	return vocabLists{ids: map[string]uint32{}, start: []uint32{0},
+		setOf: make(map[string]uint32, n), setOfP: make([]uint32, 0, n)}
 }
 
 func appendUnique(ids []uint32, id uint32) []uint32 {
@@ -104,20 +122,20 @@ func (v *vocabLists) id(term string) uint32 {
 	return id
 }
 
-// add records the next phrase's set of ids (sorted, distinct).
-func (v *vocabLists) add(ids []uint32) {
+// set returns the set holding ids (sorted, distinct), adding it when new.
+func (v *vocabLists) set(ids []uint32) uint32 {
 	v.keyBuf = v.keyBuf[:0]
 	for _, id := range ids {
 		v.keyBuf = binary.LittleEndian.AppendUint32(v.keyBuf, id)
 	}
-	u, ok := v.setOf[string(v.keyBuf)]
-	if !ok {
-		u = uint32(len(v.start) - 1)
-		v.toks = append(v.toks, ids...)
-		v.start = append(v.start, uint32(len(v.toks)))
-		v.setOf[string(v.keyBuf)] = u
+	if u, ok := v.setOf[string(v.keyBuf)]; ok {
+		return u
 	}
-	v.setOfP = append(v.setOfP, u)
+	u := uint32(len(v.start) - 1)
+	v.toks = append(v.toks, ids...)
+	v.start = append(v.start, uint32(len(v.toks)))
+	v.setOf[string(v.keyBuf)] = u
+	return u
 }
 
 func (v *vocabLists) sets() int { return len(v.start) - 1 }
