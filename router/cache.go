@@ -19,7 +19,8 @@ import (
 )
 
 // Cache entry layout: <CacheDir>/index-v<SchemaVersion>-<ContentHash>/ holds
-// manifest.json and the bleve index under bleve/. Entries are built under a
+// manifest.json, the bleve index under bleve/ and the phrase index in
+// phrases.bin. Entries are built under a
 // ".build-*" temporary directory beside them and renamed into place, so a
 // reader sees a whole entry or none.
 const (
@@ -37,7 +38,7 @@ type manifest struct {
 	ContentHash string     `json:"contentHash"`
 	Skills      int        `json:"skills"`
 	Fingerprint uint32     `json:"fingerprint"` // CRC-32C over every indexed skill field
-	Files       []fileMark `json:"files"`       // every file under bleve/, sorted by path
+	Files       []fileMark `json:"files"`       // every other file in the entry, sorted by path
 }
 
 type fileMark struct {
@@ -108,17 +109,19 @@ func fingerprint(skills []Skill) uint32 {
 	return crc32.Update(crc, castagnoli, buf)
 }
 
-// markFiles lists every regular file under dir with its size and CRC-32C.
-func markFiles(dir string) ([]fileMark, error) {
+// markFiles lists every regular file under entry but its manifest, with
+// its size and CRC-32C.
+func markFiles(entry string) ([]fileMark, error) {
 	var marks []fileMark
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
+	manifest := filepath.Join(entry, manifestName)
+	err := filepath.WalkDir(entry, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || p == manifest {
 			return err
 		}
 		if !d.Type().IsRegular() {
 			return fmt.Errorf("%s is not a regular file", p)
 		}
-		rel, err := filepath.Rel(dir, p)
+		rel, err := filepath.Rel(entry, p)
 		if err != nil {
 			return err
 		}
@@ -150,7 +153,7 @@ func markFiles(dir string) ([]fileMark, error) {
 // writeManifest records entry's index files; it is written last, so an
 // entry without one is incomplete.
 func writeManifest(entry, hash string, skills []Skill, fp uint32) error {
-	files, err := markFiles(filepath.Join(entry, indexSubdir))
+	files, err := markFiles(entry)
 	if err != nil {
 		return fmt.Errorf("router: checksumming new index: %w", err)
 	}
@@ -197,7 +200,7 @@ func verifyEntry(entry, hash string, skills int, fp uint32) error {
 	case m.Fingerprint != fp:
 		return bad("built from different skills (fingerprint %08x, want %08x)", m.Fingerprint, fp)
 	}
-	files, err := markFiles(filepath.Join(entry, indexSubdir))
+	files, err := markFiles(entry)
 	if err != nil {
 		return bad("reading index files: %v", err)
 	}
@@ -229,6 +232,7 @@ func discard(root, entry string) {
 // cached is an index obtained through the cache.
 type cached struct {
 	idx     bleve.Index
+	phrases *phraseIndex
 	kind    string
 	path    string
 	reason  string
@@ -240,6 +244,21 @@ type cached struct {
 // fine: the winner's entry is used, or, if that fails to check out, this
 // process's own build in place.
 func openCached(ctx context.Context, root, hash string, m mapping.IndexMapping, skills []Skill, progress func(int, int)) (*cached, error) {
+	c, err := openEntry(ctx, root, hash, m, skills, progress)
+	if err != nil {
+		return nil, err
+	}
+	if c.phrases == nil {
+		c.phrases, err = readPhrases(filepath.Join(c.path, phrasesName), skills)
+		if err != nil { // checked by the manifest, so only a race gets here
+			c.phrases = buildPhrases(skills)
+		}
+	}
+	return c, nil
+}
+
+// openEntry is openCached without the phrase index of a reused entry.
+func openEntry(ctx context.Context, root, hash string, m mapping.IndexMapping, skills []Skill, progress func(int, int)) (*cached, error) {
 	name, err := entryName(hash)
 	if err != nil {
 		return nil, err
@@ -268,6 +287,11 @@ func openCached(ctx context.Context, root, hash string, m mapping.IndexMapping, 
 		os.RemoveAll(tmp)
 		return nil, err
 	}
+	phrases := buildPhrases(skills)
+	if err := writePhrases(filepath.Join(tmp, phrasesName), phrases); err != nil {
+		os.RemoveAll(tmp)
+		return nil, fmt.Errorf("router: writing phrase index: %w", err)
+	}
 	if err := writeManifest(tmp, hash, skills, fp); err != nil {
 		os.RemoveAll(tmp)
 		return nil, err
@@ -277,7 +301,7 @@ func openCached(ctx context.Context, root, hash string, m mapping.IndexMapping, 
 		if err != nil {
 			return nil, fmt.Errorf("router: opening new cache entry %s: %w", entry, err)
 		}
-		return &cached{idx: idx, kind: IndexCacheBuilt, path: entry, reason: reason}, nil
+		return &cached{idx: idx, phrases: phrases, kind: IndexCacheBuilt, path: entry, reason: reason}, nil
 	}
 	// Someone else renamed an entry into place first.
 	if verifyEntry(entry, hash, len(skills), fp) == nil {
@@ -291,6 +315,6 @@ func openCached(ctx context.Context, root, hash string, m mapping.IndexMapping, 
 		os.RemoveAll(tmp)
 		return nil, fmt.Errorf("router: opening built index %s: %w", tmp, err)
 	}
-	return &cached{idx: idx, kind: IndexTemp, path: tmp, reason: "another process holds the cache entry",
+	return &cached{idx: idx, phrases: phrases, kind: IndexTemp, path: tmp, reason: "another process holds the cache entry",
 		cleanup: func() { os.RemoveAll(tmp) }}, nil
 }

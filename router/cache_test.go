@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -107,6 +108,12 @@ func TestCacheRejectsBadEntries(t *testing.T) {
 		}, nil},
 		{"extra file", func(t *testing.T, e string) { os.WriteFile(filepath.Join(e, indexSubdir, "stray"), nil, 0o644) }, nil},
 		{"missing index", func(t *testing.T, e string) { os.RemoveAll(filepath.Join(e, indexSubdir)) }, nil},
+		{"damaged phrase index", func(t *testing.T, e string) {
+			p := filepath.Join(e, phrasesName)
+			b, _ := os.ReadFile(p)
+			b[len(b)-1] ^= 1
+			os.WriteFile(p, b, 0o644)
+		}, nil},
 		{"foreign skills under the same hash", func(*testing.T, string) {}, genSkills(31)[1:]},
 	}
 	for _, tt := range tests {
@@ -211,5 +218,43 @@ func TestCacheFallsBackToMemory(t *testing.T) {
 			}
 			sameRoutes(t, r, skills)
 		})
+	}
+}
+
+func TestPhrasesRoundTrip(t *testing.T) {
+	skills := append(genSkills(40), Skill{Name: "odd", Z: 99, Triggers: []string{"", "!!", "Ärger melden", "x"}})
+	want := buildPhrases(skills)
+	path := filepath.Join(t.TempDir(), phrasesName)
+	if err := writePhrases(path, want); err != nil {
+		t.Fatal(err)
+	}
+	got, err := readPhrases(path, skills)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("phrase index changed through its file")
+	}
+	data, _ := os.ReadFile(path)
+	// Every truncation and a flipped byte at every 7th offset: an error or
+	// a consistent index, never a panic.
+	for n := 0; n < len(data); n++ {
+		os.WriteFile(path, data[:n], 0o644)
+		if _, err := readPhrases(path, skills); err == nil {
+			t.Fatalf("truncated to %d of %d bytes: no error", n, len(data))
+		}
+	}
+	for i := 0; i < len(data); i += 7 {
+		bad := slices.Clone(data)
+		bad[i] ^= 0x5a
+		os.WriteFile(path, bad, 0o644)
+		if x, err := readPhrases(path, skills); err == nil {
+			r := &Router{skills: skills, phrases: x, zRank: zOrder(skills)}
+			r.routeSpec("search report deploy ledger ärger melden x", 0)
+		}
+	}
+	os.WriteFile(path, data, 0o644)
+	if _, err := readPhrases(path, skills[:3]); err == nil {
+		t.Error("an index for other skills was accepted")
 	}
 }

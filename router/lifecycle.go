@@ -22,7 +22,7 @@ func (r *Router) openIndex(ctx context.Context) error {
 	if large && !o.NoCache && o.ContentHash != "" {
 		c, err := r.fromCache(ctx)
 		if err == nil {
-			r.idx, r.cleanup = c.idx, c.cleanup
+			r.idx, r.cleanup, r.phrases = c.idx, c.cleanup, c.phrases
 			r.info.Index, r.info.Path, r.info.Reason = c.kind, c.path, c.reason
 			return nil
 		}

@@ -175,7 +175,9 @@ func New(ctx context.Context, skills []Skill, opts *Options) (*Router, error) {
 	if err := r.openIndex(ctx); err != nil {
 		return nil, err
 	}
-	r.phrases = buildPhrases(skills)
+	if r.phrases == nil { // not read from the cache
+		r.phrases = buildPhrases(skills)
+	}
 	r.zRank = zOrder(skills)
 	r.info.Skills = len(skills)
 	r.info.Took = time.Since(start)

@@ -1,0 +1,214 @@
+package router
+
+import (
+	"bufio"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"slices"
+)
+
+// The phrase index is saved beside a cached bleve index so a warm start
+// reads it instead of tokenising and stemming every trigger again. The file
+// is covered by the entry's manifest checksums; decodePhrases still checks
+// every bound, so even a file that slipped past them cannot make routing
+// index out of range.
+const (
+	phrasesName  = "phrases.bin"
+	phrasesMagic = "A3PH"
+	// maxPhraseItems bounds any one decoded list, so a damaged length
+	// cannot make the decoder allocate without limit.
+	maxPhraseItems = 1 << 28
+)
+
+var errBadPhrases = errors.New("phrase index file is damaged")
+
+// writePhrases saves x to path.
+func writePhrases(path string, x *phraseIndex) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	w := bufio.NewWriterSize(f, 1<<16)
+	w.WriteString(phrasesMagic)
+	ints := func(v []uint32) {
+		var b [8]byte
+		binary.LittleEndian.PutUint64(b[:], uint64(len(v)))
+		w.Write(b[:])
+		buf := make([]byte, 0, 4096)
+		for _, n := range v {
+			buf = binary.LittleEndian.AppendUint32(buf, n)
+			if len(buf) == cap(buf) {
+				w.Write(buf)
+				buf = buf[:0]
+			}
+		}
+		w.Write(buf)
+	}
+	ints(x.skillOf)
+	ints(x.ordOf)
+	ints(x.exactSet)
+	for _, v := range []*vocabLists{&x.exact, &x.stems} {
+		terms := make([]string, len(v.ids))
+		for t, id := range v.ids {
+			terms[id] = t
+		}
+		var b [8]byte
+		binary.LittleEndian.PutUint64(b[:], uint64(len(terms)))
+		w.Write(b[:])
+		for _, t := range terms {
+			binary.LittleEndian.PutUint64(b[:], uint64(len(t)))
+			w.Write(b[:])
+			w.WriteString(t)
+		}
+		for _, l := range [][]uint32{v.start, v.toks, v.ownS, v.own, v.anchorS, v.anchor} {
+			ints(l)
+		}
+	}
+	if err := w.Flush(); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// phraseReader decodes the file's lists, remembering the first error.
+type phraseReader struct {
+	r   *bufio.Reader
+	err error
+}
+
+func (p *phraseReader) count() int {
+	var b [8]byte
+	if p.err != nil {
+		return 0
+	}
+	if _, err := io.ReadFull(p.r, b[:]); err != nil {
+		p.err = err
+		return 0
+	}
+	n := binary.LittleEndian.Uint64(b[:])
+	if n > maxPhraseItems {
+		p.err = fmt.Errorf("%w: list of %d items", errBadPhrases, n)
+		return 0
+	}
+	return int(n)
+}
+
+func (p *phraseReader) ints() []uint32 {
+	n := p.count()
+	if p.err != nil {
+		return nil
+	}
+	buf := make([]byte, 4*n)
+	if _, err := io.ReadFull(p.r, buf); err != nil {
+		p.err = err
+		return nil
+	}
+	out := make([]uint32, n)
+	for i := range out {
+		out[i] = binary.LittleEndian.Uint32(buf[4*i:])
+	}
+	return out
+}
+
+func (p *phraseReader) terms() map[string]uint32 {
+	n := p.count()
+	ids := make(map[string]uint32, n)
+	for i := 0; i < n && p.err == nil; i++ {
+		l := p.count()
+		if p.err != nil {
+			break
+		}
+		b := make([]byte, l)
+		if _, err := io.ReadFull(p.r, b); err != nil {
+			p.err = err
+			break
+		}
+		ids[string(b)] = uint32(i)
+	}
+	if p.err == nil && len(ids) != n {
+		p.err = fmt.Errorf("%w: repeated vocabulary term", errBadPhrases)
+	}
+	return ids
+}
+
+// readPhrases loads the phrase index saved for skills.
+func readPhrases(path string, skills []Skill) (*phraseIndex, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	p := &phraseReader{r: bufio.NewReaderSize(f, 1<<16)}
+	magic := make([]byte, len(phrasesMagic))
+	if _, err := io.ReadFull(p.r, magic); err != nil || string(magic) != phrasesMagic {
+		return nil, fmt.Errorf("%w: bad magic", errBadPhrases)
+	}
+	x := &phraseIndex{skillOf: p.ints(), ordOf: p.ints(), exactSet: p.ints()}
+	for _, v := range []*vocabLists{&x.exact, &x.stems} {
+		v.ids = p.terms()
+		v.start, v.toks, v.ownS, v.own, v.anchorS, v.anchor = p.ints(), p.ints(), p.ints(), p.ints(), p.ints(), p.ints()
+	}
+	if p.err != nil {
+		return nil, fmt.Errorf("%w: %v", errBadPhrases, p.err)
+	}
+	if err := x.check(skills); err != nil {
+		return nil, err
+	}
+	return x, nil
+}
+
+// check verifies every index the router will follow is in bounds.
+func (x *phraseIndex) check(skills []Skill) error {
+	n := len(x.skillOf)
+	if len(x.ordOf) != n || len(x.exactSet) != n || n > math.MaxUint32 {
+		return fmt.Errorf("%w: phrase lists differ in length", errBadPhrases)
+	}
+	for p := range n {
+		s := x.skillOf[p]
+		if int(s) >= len(skills) || int(x.ordOf[p]) >= len(skills[s].Triggers) {
+			return fmt.Errorf("%w: phrase %d points past the skills", errBadPhrases, p)
+		}
+	}
+	if err := x.exact.check(n); err != nil {
+		return err
+	}
+	if err := x.stems.check(n); err != nil {
+		return err
+	}
+	for _, u := range x.exactSet {
+		if int(u) >= x.exact.sets() {
+			return fmt.Errorf("%w: phrase set out of range", errBadPhrases)
+		}
+	}
+	return nil
+}
+
+func (v *vocabLists) check(phrases int) error {
+	sets := len(v.start) - 1
+	ok := sets >= 0 && csrOK(v.start, len(v.toks)) && csrOK(v.ownS, len(v.own)) &&
+		len(v.ownS) == sets+1 && csrOK(v.anchorS, len(v.anchor)) && len(v.anchorS) == len(v.ids)+1 &&
+		allBelow(v.toks, len(v.ids)) && allBelow(v.own, phrases) && allBelow(v.anchor, sets)
+	if !ok {
+		return fmt.Errorf("%w: inconsistent vocabulary lists", errBadPhrases)
+	}
+	return nil
+}
+
+// csrOK reports whether start is a valid CSR offset list over n items.
+func csrOK(start []uint32, n int) bool {
+	return len(start) > 0 && start[0] == 0 && int(start[len(start)-1]) == n && slices.IsSorted(start)
+}
+
+func allBelow(v []uint32, n int) bool {
+	for _, x := range v {
+		if int(x) >= n {
+			return false
+		}
+	}
+	return true
+}
