@@ -196,8 +196,9 @@ func measureSize(o *options, w words, n int, tmp string, log io.Writer) *sizeRes
 	for i := 0; i < o.runs; i++ {
 		fmt.Fprintf(log, "size %d: run %d/%d\n", n, i+1, o.runs)
 		if coldOK && i < o.coldRuns {
-			s, err := p.firstRoute(filepath.Join(tmp, fmt.Sprintf("cold-%d-%d", n, i)), i)
-			os.RemoveAll(filepath.Join(tmp, fmt.Sprintf("cold-%d-%d", n, i)))
+			cold := filepath.Join(tmp, fmt.Sprintf("cold-%d-%d", n, i)) // fresh and empty
+			s, err := p.firstRoute(cold, i)
+			os.RemoveAll(cold)
 			if coldOK = err == nil; coldOK {
 				r.RouteColdMS, r.ColdRSSMB = append(r.RouteColdMS, s.ms), append(r.ColdRSSMB, s.rssMB)
 			} else {
