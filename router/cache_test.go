@@ -104,7 +104,7 @@ func TestCacheRejectsBadEntries(t *testing.T) {
 		{"other schema", func(t *testing.T, e string) {
 			p := filepath.Join(e, manifestName)
 			b, _ := os.ReadFile(p)
-			os.WriteFile(p, []byte(strings.Replace(string(b), `"schema": 2`, `"schema": 99`, 1)), 0o644)
+			os.WriteFile(p, []byte(strings.Replace(string(b), `"schema": 3`, `"schema": 99`, 1)), 0o644)
 		}, nil},
 		{"extra file", func(t *testing.T, e string) { os.WriteFile(filepath.Join(e, indexSubdir, "stray"), nil, 0o644) }, nil},
 		{"missing index", func(t *testing.T, e string) { os.RemoveAll(filepath.Join(e, indexSubdir)) }, nil},

@@ -14,10 +14,7 @@ import (
 	"github.com/blevesearch/bleve/v2/analysis/analyzer/custom"
 	"github.com/blevesearch/bleve/v2/analysis/lang/en"
 	"github.com/blevesearch/bleve/v2/analysis/token/lowercase"
-	"github.com/blevesearch/bleve/v2/analysis/token/porter"
-	"github.com/blevesearch/bleve/v2/analysis/tokenizer/character"
 	"github.com/blevesearch/bleve/v2/mapping"
-	"github.com/blevesearch/bleve/v2/registry"
 	"github.com/blevesearch/bleve/v2/search/query"
 	index "github.com/blevesearch/bleve_index_api"
 )
@@ -25,12 +22,11 @@ import (
 // SchemaVersion identifies the index layout (mapping, fields, analyzers,
 // cache files). Cache entries carry it in their key and manifest; bump it
 // whenever any of those change so old entries are never trusted.
-const SchemaVersion = 2
+const SchemaVersion = 3
 
 // Analysis names registered with bleve. They are part of the persisted
 // mapping, so renaming one is a schema change.
 const (
-	wordsTokenizer = "agent3md_words"
 	textAnalyzer   = "agent3md_en"   // words, lowercase, English stop words, Porter
 	exactAnalyzer  = "agent3md_word" // words, lowercase
 )
@@ -58,25 +54,13 @@ var fields = []struct {
 // indexField is the one indexed field.
 const indexField = "skill"
 
-func init() {
-	// The same letter/digit runs as agent3md/1 route, so the index and the
-	// phrase matcher see the same words.
-	err := registry.RegisterTokenizer(wordsTokenizer,
-		func(map[string]interface{}, *registry.Cache) (analysis.Tokenizer, error) {
-			return character.NewCharacterTokenizer(isWordRune), nil
-		})
-	if err != nil {
-		panic(fmt.Sprintf("router: registering tokenizer: %v", err))
-	}
-}
-
 // newMapping builds the index mapping from the typed field table above.
 func newMapping() (*mapping.IndexMappingImpl, error) {
 	im := mapping.NewIndexMapping()
 	im.ScoringModel = index.BM25Scoring
 	im.StoreDynamic, im.IndexDynamic, im.DocValuesDynamic = false, false, false
 	analyzers := map[string][]string{
-		textAnalyzer:  {lowercase.Name, en.StopName, porter.Name},
+		textAnalyzer:  {lowercase.Name, en.StopName, porterFilter},
 		exactAnalyzer: {lowercase.Name},
 	}
 	for name, filters := range analyzers {
@@ -95,6 +79,9 @@ func newMapping() (*mapping.IndexMappingImpl, error) {
 	fm.Analyzer = textAnalyzer
 	fm.Store, fm.IncludeTermVectors, fm.IncludeInAll, fm.DocValues = false, false, false, false
 	dm.AddFieldMappingsAt(indexField, fm)
+	// No "_all" composite field: nothing queries it, and it doubled the
+	// indexing work.
+	dm.AddSubDocumentMapping("_all", mapping.NewDocumentDisabledMapping())
 	im.DefaultMapping = dm
 	return im, im.Validate()
 }

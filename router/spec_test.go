@@ -262,3 +262,22 @@ func checkLimitIsPrefix(t *testing.T, r *Router, text string) {
 		}
 	}
 }
+
+// TestWordsTokenizer checks the index's tokenizer against the route
+// tokeniser: the same words, at the right offsets.
+func TestWordsTokenizer(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for i := 0; i < 2000; i++ {
+		text := randText(rng, 10)
+		stream := wordsTokenizerImpl{}.Tokenize([]byte(text))
+		want := refWord.FindAllStringIndex(text, -1)
+		if len(stream) != len(want) {
+			t.Fatalf("%q: %d tokens, want %d", text, len(stream), len(want))
+		}
+		for k, tok := range stream {
+			if tok.Start != want[k][0] || tok.End != want[k][1] || string(tok.Term) != text[want[k][0]:want[k][1]] || tok.Position != k+1 {
+				t.Fatalf("%q token %d: %+v, want %v", text, k, tok, want[k])
+			}
+		}
+	}
+}

@@ -1,0 +1,116 @@
+package router
+
+import (
+	"sync"
+	"sync/atomic"
+	"unicode/utf8"
+
+	"github.com/blevesearch/bleve/v2/analysis"
+	"github.com/blevesearch/bleve/v2/registry"
+	"github.com/blevesearch/go-porterstemmer"
+)
+
+// Bleve analysis pieces of our own: the words tokenizer (agent3md/1 tokens)
+// and a Porter stemmer that remembers its answers. Both are registered by
+// name in init and named by the persisted mapping.
+
+// wordsTokenizerImpl splits text into maximal runs of letters and digits.
+// It allocates the stream's tokens in one block, which matters: indexing
+// is mostly analysis.
+type wordsTokenizerImpl struct{}
+
+// Tokenize implements analysis.Tokenizer.
+func (wordsTokenizerImpl) Tokenize(input []byte) analysis.TokenStream {
+	n := 0
+	for i, in := 0, false; i < len(input); {
+		r, size := decodeRune(input[i:])
+		w := isWordRune(r) && !(r == utf8.RuneError && size == 1)
+		if w && !in {
+			n++
+		}
+		in = w
+		i += size
+	}
+	block := make([]analysis.Token, n)
+	stream := make(analysis.TokenStream, n)
+	k, start := 0, -1
+	for i := 0; i <= len(input); {
+		w, size := false, 1
+		if i < len(input) {
+			var r rune
+			r, size = decodeRune(input[i:])
+			w = isWordRune(r) && !(r == utf8.RuneError && size == 1)
+		}
+		if w && start < 0 {
+			start = i
+		} else if !w && start >= 0 {
+			block[k] = analysis.Token{Term: input[start:i], Start: start, End: i, Position: k + 1, Type: analysis.AlphaNumeric}
+			stream[k] = &block[k]
+			k++
+			start = -1
+		}
+		i += size
+	}
+	return stream
+}
+
+func decodeRune(b []byte) (rune, int) {
+	if b[0] < utf8.RuneSelf {
+		return rune(b[0]), 1
+	}
+	return utf8.DecodeRune(b)
+}
+
+// stemCacheMax bounds the stem cache; past it, stems are computed each time.
+const stemCacheMax = 1 << 16
+
+// cachedPorter is the Porter stemmer behind a concurrent cache: agents
+// repeat a small vocabulary, and stemming is a large share of indexing.
+type cachedPorter struct {
+	cache sync.Map // string -> []byte
+	size  atomic.Int64
+}
+
+// Filter implements analysis.TokenFilter.
+func (c *cachedPorter) Filter(input analysis.TokenStream) analysis.TokenStream {
+	for _, tok := range input {
+		if tok.KeyWord || len(tok.Term) <= 2 {
+			continue
+		}
+		if v, ok := c.cache.Load(string(tok.Term)); ok {
+			tok.Term = v.([]byte)
+			continue
+		}
+		stemmed := analysis.BuildTermFromRunes(porterstemmer.StemWithoutLowerCasing([]rune(string(tok.Term))))
+		if c.size.Load() < stemCacheMax {
+			if _, loaded := c.cache.LoadOrStore(string(tok.Term), stemmed); !loaded {
+				c.size.Add(1)
+			}
+		}
+		tok.Term = stemmed
+	}
+	return input
+}
+
+// Registered names; part of the persisted mapping.
+const (
+	wordsTokenizer = "agent3md_words"
+	porterFilter   = "agent3md_porter"
+)
+
+func init() {
+	err := registry.RegisterTokenizer(wordsTokenizer,
+		func(map[string]interface{}, *registry.Cache) (analysis.Tokenizer, error) {
+			return wordsTokenizerImpl{}, nil
+		})
+	if err == nil {
+		porter := &cachedPorter{}
+		err = registry.RegisterTokenFilter(porterFilter,
+			func(map[string]interface{}, *registry.Cache) (analysis.TokenFilter, error) {
+				return porter, nil
+			})
+	}
+	if err != nil {
+		panic("router: registering analysis: " + err.Error())
+	}
+}
