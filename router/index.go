@@ -27,8 +27,8 @@ const SchemaVersion = 3
 // Analysis names registered with bleve. They are part of the persisted
 // mapping, so renaming one is a schema change.
 const (
-	textAnalyzer   = "agent3md_en"   // words, lowercase, English stop words, Porter
-	exactAnalyzer  = "agent3md_word" // words, lowercase
+	textAnalyzer  = "agent3md_en"   // words, lowercase, English stop words, Porter
+	exactAnalyzer = "agent3md_word" // words, lowercase
 )
 
 // Skill fields and their weights (DESIGN.md §5: trigger phrases strongest,
