@@ -38,9 +38,6 @@ type Catalog struct {
 	PreambleCRC uint32
 	// Planes in source order.
 	Planes []Plane
-	// Links are all cross-plane links of the base format, in document order,
-	// with TargetExists filled in.
-	Links []Link
 	// Size is the number of bytes scanned; Lines the number of lines.
 	Size  int64
 	Lines int
@@ -120,4 +117,15 @@ func (c *Catalog) PlaneIndex(z float64) int {
 		return i
 	}
 	return -1
+}
+
+// AllLinks returns every cross-plane link of the base format in document
+// order, with TargetExists filled in. It is built on demand from the
+// planes' own Links, so a large catalog does not hold each link twice.
+func (c *Catalog) AllLinks() []Link {
+	var out []Link
+	for i := range c.Planes {
+		out = append(out, c.Planes[i].Links...)
+	}
+	return out
 }

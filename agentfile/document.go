@@ -127,8 +127,9 @@ func (c *Catalog) Document(r io.ReaderAt) (*Document, error) {
 
 // DocLinks returns the catalog's links in the conformance vectors' shape.
 func (c *Catalog) DocLinks() []DocLink {
-	out := make([]DocLink, 0, len(c.Links))
-	for _, l := range c.Links {
+	links := c.AllLinks()
+	out := make([]DocLink, 0, len(links))
+	for _, l := range links {
 		dl := DocLink{SourceZ: l.SourceZ, TargetZ: l.TargetZ, TargetExists: l.TargetExists}
 		if l.HasText {
 			t := l.Text

@@ -39,7 +39,7 @@ func ExampleParse() {
 		}
 		fmt.Printf("z=%s %q line %d: %d-byte body, %q\n", pl.ZText, pl.Label, pl.Line, len(body), pl.Description)
 	}
-	fmt.Printf("%d link(s), first to z=%s\n", len(cat.Links), cat.Links[0].Target)
+	fmt.Printf("%d link(s), first to z=%s\n", len(cat.AllLinks()), cat.AllLinks()[0].Target)
 
 	_, err = agentfile.Parse(strings.NewReader("---\n3md: 1.0\n---\n@plane z=1e400\n"), &agentfile.Options{File: "bad.3md"})
 	fmt.Println(err)

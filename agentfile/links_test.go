@@ -28,7 +28,7 @@ func TestLinkBounds(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			cat := mustParse(t, "---\n3md: 1.0\n---\n@plane z=1\n"+tt.line+"\n")
 			var got []string
-			for _, l := range cat.Links {
+			for _, l := range cat.AllLinks() {
 				if !l.HasText {
 					got = append(got, "-")
 				} else {
@@ -55,8 +55,8 @@ func TestLinkCandidatesLinear(t *testing.T) {
 	runtime.ReadMemStats(&after)
 	// The first opening whose text closes within 400 characters is the one
 	// followed by 66 more openings (396 bytes); its link runs to the "]]".
-	if len(cat.Links) != 1 || cat.Links[0].Text != strings.Repeat("[[z=1|", 66) {
-		t.Errorf("got links %+v, want one whose text is 66 openings", cat.Links)
+	if len(cat.AllLinks()) != 1 || cat.AllLinks()[0].Text != strings.Repeat("[[z=1|", 66) {
+		t.Errorf("got links %+v, want one whose text is 66 openings", cat.AllLinks())
 	}
 	if d := after.TotalAlloc - before.TotalAlloc; d > 16<<20 {
 		t.Errorf("parsing a %d-byte line allocated %d MB", len(src), d>>20)

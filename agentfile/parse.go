@@ -304,7 +304,6 @@ func (p *parser) finish() {
 		for j := range c.Planes[i].Links {
 			l := &c.Planes[i].Links[j]
 			_, l.TargetExists = c.byZ[l.TargetZ]
-			c.Links = append(c.Links, *l)
 		}
 	}
 }
