@@ -1,9 +1,34 @@
-// Package router scores request text against an agent's skills with a bleve
-// index. It has two modes: Spec, exactly the agent3md/1 route definition
-// (the compatibility contract), and Ranked, which lifts phrase matching to
-// stems, breaks ties by relevance and falls back to relaxed matches on the
-// other fields. It owns the index's mapping, its on-disk cache and its
-// lifecycle.
+// Package router scores request text against an agent's skills (DESIGN.md
+// §5). It does not read agent files: callers hand it []Skill.
 //
-// It does not read agent files: callers hand it []Skill.
+// Two modes. Spec is exactly agent3md/1 route (§2): tokens are maximal runs
+// of Unicode letters and digits, lowercased; a trigger phrase hits when all
+// its tokens are in the request (a phrase without tokens never hits); score
+// is the number of phrases hit; order is score descending, then z. Ranked
+// (the default) matches phrases on Porter stems as well, keeps every skill
+// with an exact (Spec) phrase hit ahead of skills that only hit through
+// stems, orders by phrases hit, breaks the remaining ties by bleve BM25
+// relevance, then z; when no phrase hits at all it returns relaxed matches
+// found by relevance alone, which must contain at least two request words
+// and enough weighted evidence (Options.RelaxedEvidence).
+//
+// Phrase matching runs on an in-memory phrase index (phrases.go): equal
+// token sets are stored once and filed under their rarest token, so a
+// route visits only what it can hit. Relevance comes from a bleve scorch
+// index with one field holding each skill field's text repeated by weight
+// (triggers ×3, name ×2, description, tool binary, input names); it is
+// computed only for tiers where it decides the order.
+//
+// Index lifecycle: agents up to Options.MemoryThreshold skills are indexed
+// in memory. Larger ones, given Options.ContentHash, use an on-disk cache
+// entry per content hash and SchemaVersion, built with bleve.NewBuilder in a
+// temporary directory beside it and renamed into place, then reopened read
+// only. The entry also holds the phrase index, so warm starts neither
+// re-tokenise nor re-stem. A manifest with the schema, hash, skill count, a
+// fingerprint of the skills and a CRC-32C of every file is checked before
+// an entry is trusted; anything that does not check out is rebuilt, and a
+// cache that cannot be used at all falls back to memory (Info says why).
+// Build fills the cache ahead of time for `agent3md index`.
+//
+// A Router is safe for concurrent use; Close waits for routes in flight.
 package router
