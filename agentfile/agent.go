@@ -88,6 +88,9 @@ func (c *Catalog) Agent() *Agent {
 	if a.Identity < 0 && len(c.Planes) > 0 {
 		a.Identity = 0
 	}
+	if len(c.Planes) > 1 {
+		a.Skills = make([]Skill, 0, len(c.Planes)-1)
+	}
 	for i := range c.Planes {
 		if i != a.Identity {
 			a.Skills = append(a.Skills, newSkill(c, i))
@@ -115,11 +118,19 @@ func newSkill(c *Catalog, i int) Skill {
 
 // SplitList splits a comma list, trimming items and dropping empty ones.
 func SplitList(s string) []string {
-	var out []string
-	for _, item := range strings.Split(s, ",") {
+	if strings.TrimSpace(s) == "" {
+		return nil
+	}
+	out := make([]string, 0, strings.Count(s, ",")+1)
+	for s != "" {
+		item, rest, _ := strings.Cut(s, ",")
 		if item = strings.TrimSpace(item); item != "" {
 			out = append(out, item)
 		}
+		s = rest
+	}
+	if len(out) == 0 {
+		return nil
 	}
 	return out
 }
