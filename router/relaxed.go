@@ -3,11 +3,12 @@ package router
 import (
 	"context"
 	"slices"
+	"unicode/utf8"
 )
 
 // relaxed finds skills for a request that hit no trigger phrase, from
 // bleve relevance over all fields, keeping those within RelaxedThreshold
-// of the best and with at least RelaxedEvidence (DESIGN.md §5: "relaxed
+// of the best-scoring skill and with at least RelaxedEvidence (DESIGN.md §5: "relaxed
 // matches ... above a relevance threshold, marked as such").
 func (r *Router) relaxed(ctx context.Context, text string, limit int) ([]Match, error) {
 	out := []Match{}
@@ -70,7 +71,9 @@ func (r *Router) evidence(a analyzed, s *Skill) (float64, []string) {
 			have[string(tok.Term)] = true
 		}
 		for _, t := range terms {
-			if have[t.term] {
+			// Single letters are mostly the tails of contractions and
+			// possessives ("customer's"): no evidence of anything.
+			if have[t.term] && utf8.RuneCountInString(t.word) > 1 {
 				weight += f.weight
 				matched[t.word] = true
 			}
