@@ -7,11 +7,6 @@
 #   bench/run.sh                 # sizes 10, 1,000, 4,000, 100,000; -count 5
 #   QUICK=1 bench/run.sh         # sizes 10, 1,000, 4,000 only; -count 3
 #   MCPBENCH_FLAGS="-runs 3" bench/run.sh   # extra flags for mcpbench
-#   MCPBENCH_LARGE_FLAGS="-requests 500" bench/run.sh  # ... for 100,000
-#
-# The 100,000-skill agent gets its own, lighter mcpbench run (3 runs, 1 cold
-# start, 200 pipelined routes): a cold start there indexes for about a
-# minute, and 2,000 pipelined routes took minutes and GBs of RSS.
 #
 # Output goes to the terminal and to bench/out/go-bench.txt and
 # bench/out/mcp-bench.txt. The machine is shared and noisy: compare medians,
@@ -27,20 +22,21 @@ mkdir -p "$out"
 if [[ "${QUICK:-0}" == 1 ]]; then
 	sizes=(10 1000 4000)
 	count=3
-	# Sub-benchmarks are named skills=N; leave out the 100,000 ones.
-	bench_re='.*/skills=(10|1000|4000)$'
+	# Size sub-benchmarks are named skills=N or n=N (-bench matches each
+	# /-separated level on its own); leave out the 100,000 ones.
+	bench_re='.*/(skills|n)=(10|1000|4000)$'
+	mcp_flags=(-sizes 10,1000,4000)
 else
 	sizes=(10 1000 4000 100000)
 	count=5
 	bench_re='.'
+	# A cold 100,000-skill start builds the index (seconds to a minute on a
+	# shared machine): 3 cold runs instead of 7.
+	mcp_flags=(-sizes 10,1000,4000,100000 -cold-runs 3)
 fi
-mcp_flags=(-sizes 10,1000,4000)
-large_flags=(-sizes 100000 -runs 3 -cold-runs 1 -requests 200)
-# Word splitting of the *_FLAGS variables is intended: each holds flags.
+# Word splitting of MCPBENCH_FLAGS is intended: it holds several flags.
 # shellcheck disable=SC2206
 mcp_flags+=(${MCPBENCH_FLAGS:-})
-# shellcheck disable=SC2206
-large_flags+=(${MCPBENCH_FLAGS:-} ${MCPBENCH_LARGE_FLAGS:-})
 
 cpu_model() {
 	if [[ -r /proc/cpuinfo ]]; then
@@ -101,17 +97,9 @@ if ! go build -o "$bin_dir/agent3md" ./cmd/agent3md; then
 	echo "go build ./cmd/agent3md failed: no MCP benchmark" >&2
 	exit 1
 fi
-: >"$out/mcp-bench.txt"
-mcpbench() {
-	echo "== MCP stdio benchmark (go run ./bench/mcpbench $*) -> $out/mcp-bench.txt"
-	if ! go run ./bench/mcpbench -bin "$bin_dir/agent3md" -dir "$out" "$@" | tee -a "$out/mcp-bench.txt"; then
-		echo "mcpbench reported failures; see FAILED lines above" >&2
-		status=1
-	fi
-	echo | tee -a "$out/mcp-bench.txt"
-}
-mcpbench "${mcp_flags[@]}"
-if [[ "${QUICK:-0}" != 1 ]]; then
-	mcpbench "${large_flags[@]}"
+echo "== MCP stdio benchmark (go run ./bench/mcpbench ${mcp_flags[*]}) -> $out/mcp-bench.txt"
+if ! go run ./bench/mcpbench -bin "$bin_dir/agent3md" -dir "$out" "${mcp_flags[@]}" | tee "$out/mcp-bench.txt"; then
+	echo "mcpbench reported failures; see FAILED lines above" >&2
+	status=1
 fi
 exit "$status"
