@@ -137,11 +137,11 @@ type term struct{ term, word string }
 func analyze(an *analyzers, text string, exact bool) analyzed {
 	run := func(a analysis.Analyzer) []term {
 		var out []term
-		src := []byte(text)
+		src := []byte(text) // the analyzers lowercase it in place; words come from text
 		for _, tok := range a.Analyze(src) {
 			t := string(tok.Term)
 			if !slices.ContainsFunc(out, func(o term) bool { return o.term == t }) {
-				out = append(out, term{t, lowerToken(string(src[tok.Start:tok.End]))})
+				out = append(out, term{t, lowerToken(text[tok.Start:tok.End])})
 			}
 		}
 		return out
