@@ -27,7 +27,7 @@ func ExampleRouter_Route() {
 		{"finding where Parse is called", router.Spec},
 		{"finding where Parse is called", router.Ranked},
 		{"commit my work", router.Ranked},
-		{"who defined this symbol", router.Ranked},
+		{"which code defines this symbol", router.Ranked},
 	} {
 		ms, _ := r.Route(context.Background(), q.text, &router.Query{Mode: q.mode})
 		fmt.Printf("%s %q:", q.mode, q.text)
@@ -40,5 +40,5 @@ func ExampleRouter_Route() {
 	// spec "finding where Parse is called":
 	// ranked "finding where Parse is called": search-code (phrase, score 1, hits [find where])
 	// ranked "commit my work": write-commit (phrase, score 1, hits [commits])
-	// ranked "who defined this symbol": search-code (relaxed, score 0, hits [defined symbol])
+	// ranked "which code defines this symbol": search-code (relaxed, score 0, hits [code defines symbol])
 }

@@ -43,7 +43,7 @@ const (
 	// the summed field boosts of the request terms it contains (one
 	// trigger term is 3, a name term 2, a description or tool term 1, an
 	// input name 0.5).
-	DefaultRelaxedEvidence = 2
+	DefaultRelaxedEvidence = 3
 )
 
 // Skill is what the router indexes about one skill. The router does not
