@@ -3,7 +3,6 @@ package router
 import (
 	"cmp"
 	"context"
-	"slices"
 )
 
 // Relaxed-tier bounds.
@@ -55,13 +54,13 @@ func (r *Router) routeRanked(ctx context.Context, text string, limit int) ([]Mat
 	if err := r.relevance(ctx, text, cands[:end], tied(cands[:end])); err != nil {
 		return nil, err
 	}
-	slices.SortFunc(cands[:end], r.rankedOrder)
+	sortCandidatesFunc(cands[:end], rankedOrder)
 	return r.matches(cands[:end], limit, true), nil
 }
 
 // rankedOrder: skills with an exact phrase hit first, then phrases hit,
 // relevance, z.
-func (r *Router) rankedOrder(a, b candidate) int {
+func rankedOrder(a, b *candidate) int {
 	if a.key>>32 != b.key>>32 { // exact hit, then score
 		return cmp.Compare(a.key, b.key)
 	}

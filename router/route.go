@@ -86,6 +86,21 @@ func sortCandidates(cands []candidate) {
 	copy(cands, sorted)
 }
 
+// sortCandidatesFunc sorts cands by cmpFn through an index permutation,
+// so the sort moves ints instead of whole candidates.
+func sortCandidatesFunc(cands []candidate, cmpFn func(a, b *candidate) int) {
+	perm := make([]int, len(cands))
+	for i := range perm {
+		perm[i] = i
+	}
+	slices.SortFunc(perm, func(a, b int) int { return cmpFn(&cands[a], &cands[b]) })
+	sorted := make([]candidate, len(cands))
+	for i, k := range perm {
+		sorted[i] = cands[k]
+	}
+	copy(cands, sorted)
+}
+
 // specKey orders by score desc, then z asc (agent3md/1 §2); zRank also
 // breaks ties of equal z by name and position, so the order is total.
 func (r *Router) specKey(c *candidate) uint64 {
