@@ -13,6 +13,8 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
+	"time"
 
 	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/mapping"
@@ -279,6 +281,7 @@ func openEntry(ctx context.Context, root, hash string, m mapping.IndexMapping, s
 		}
 		discard(root, entry)
 	}
+	sweepStale(root, time.Now().Add(-staleAge))
 	tmp, err := os.MkdirTemp(root, ".build-"+name+"-")
 	if err != nil {
 		return nil, fmt.Errorf("router: creating build directory: %w", err)
@@ -317,4 +320,26 @@ func openEntry(ctx context.Context, root, hash string, m mapping.IndexMapping, s
 	}
 	return &cached{idx: idx, phrases: phrases, kind: IndexTemp, path: tmp, reason: "another process holds the cache entry",
 		cleanup: func() { os.RemoveAll(tmp) }}, nil
+}
+
+// staleAge is how old a build or trash directory must be before it is
+// taken for the leftover of a process that died: far longer than any build.
+const staleAge = 6 * time.Hour
+
+// sweepStale removes build and trash directories in root last modified
+// before cutoff. Failures are ignored: this is housekeeping.
+func sweepStale(root string, cutoff time.Time) {
+	ents, err := os.ReadDir(root)
+	if err != nil {
+		return
+	}
+	for _, e := range ents {
+		name := e.Name()
+		if !e.IsDir() || !(strings.HasPrefix(name, ".build-") || strings.HasPrefix(name, ".trash-")) {
+			continue
+		}
+		if info, err := e.Info(); err == nil && info.ModTime().Before(cutoff) {
+			os.RemoveAll(filepath.Join(root, name))
+		}
+	}
 }

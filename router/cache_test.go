@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 const testHash = "0123456789abcdef"
@@ -256,5 +257,25 @@ func TestPhrasesRoundTrip(t *testing.T) {
 	os.WriteFile(path, data, 0o644)
 	if _, err := readPhrases(path, skills[:3]); err == nil {
 		t.Error("an index for other skills was accepted")
+	}
+}
+
+func TestSweepStale(t *testing.T) {
+	dir := t.TempDir()
+	old := time.Now().Add(-2 * staleAge)
+	for _, name := range []string{".build-a-1", ".trash-2", ".build-fresh-3", "index-v3-ab", ".other"} {
+		os.Mkdir(filepath.Join(dir, name), 0o755)
+		if name != ".build-fresh-3" {
+			os.Chtimes(filepath.Join(dir, name), old, old)
+		}
+	}
+	sweepStale(dir, time.Now().Add(-staleAge))
+	var left []string
+	ents, _ := os.ReadDir(dir)
+	for _, e := range ents {
+		left = append(left, e.Name())
+	}
+	if want := []string{".build-fresh-3", ".other", "index-v3-ab"}; !reflect.DeepEqual(left, want) {
+		t.Errorf("left %v, want %v", left, want)
 	}
 }
