@@ -85,13 +85,55 @@ func (t *tally) add(c evalCase, got []Match) bool {
 	return false
 }
 
-// TestRoutingEval routes every labelled request in both modes, prints
-// top-1 accuracy and false-match rate per agent, and holds Ranked to the
-// bars and to never losing a case Spec gets right.
+// TestRoutingEval routes every labelled request of the development set
+// (examples/routing.json) in both modes, prints top-1 accuracy and
+// false-match rate per agent, and holds Ranked to the bars and to never
+// losing a positive case Spec gets right.
 func TestRoutingEval(t *testing.T) {
-	data, err := os.ReadFile(filepath.Join(examplesDir, "routing.json"))
+	total := evalSet(t, "routing.json")
+	if total == nil {
+		return
+	}
+	r := total[Ranked]
+	if r.top1Rate() < minTop1 {
+		t.Errorf("ranked top-1 accuracy %.1f%% (%d/%d), below the %.0f%% bar", 100*r.top1Rate(), r.top1, r.pos, 100*minTop1)
+	}
+	if r.falseRate() > maxFalseMatch {
+		t.Errorf("ranked false-match rate %.1f%% (%d/%d), above the %.0f%% bar", 100*r.falseRate(), r.falseMatch, r.neg, 100*maxFalseMatch)
+	}
+}
+
+// TestRoutingHoldout routes the held-out set (examples/routing-holdout.json),
+// written blind after the development set had shaped the examples'
+// triggers. Its figures say how routing generalises; they are printed, and
+// only a floor well under the development bar is enforced, so that a
+// change which makes routing generalise worse is caught.
+func TestRoutingHoldout(t *testing.T) {
+	total := evalSet(t, "routing-holdout.json")
+	if total == nil {
+		return
+	}
+	r, s := total[Ranked], total[Spec]
+	if r.top1Rate() < holdoutMinTop1 {
+		t.Errorf("held-out ranked top-1 %.1f%% (%d/%d), below the %.0f%% floor", 100*r.top1Rate(), r.top1, r.pos, 100*holdoutMinTop1)
+	}
+	if r.top1 < s.top1 {
+		t.Errorf("held-out: ranked gets %d cases right, fewer than spec's %d", r.top1, s.top1)
+	}
+}
+
+// holdoutMinTop1 is the held-out set's floor: measured 90.8% when it was
+// introduced; a drop below this means routing stopped generalising.
+const holdoutMinTop1 = 0.85
+
+// evalSet routes every case of examples/<file> in both modes, logs misses
+// and the per-agent table, reports any positive case Ranked loses that
+// Spec gets right, and returns the totals per mode (nil when the file does
+// not exist yet).
+func evalSet(t *testing.T, file string) map[Mode]*tally {
+	data, err := os.ReadFile(filepath.Join(examplesDir, file))
 	if errors.Is(err, fs.ErrNotExist) {
-		t.Skip("examples/routing.json not written yet; the routing eval runs once it exists")
+		t.Skipf("examples/%s not written yet; the routing eval runs once it exists", file)
 	}
 	if err != nil {
 		t.Fatal(err)
@@ -100,7 +142,7 @@ func TestRoutingEval(t *testing.T) {
 		Cases []evalCase `json:"cases"`
 	}
 	if err := json.Unmarshal(data, &set); err != nil {
-		t.Fatalf("examples/routing.json: %v", err)
+		t.Fatalf("examples/%s: %v", file, err)
 	}
 	routers := map[string]*Router{}
 	stats := map[string]map[Mode]*tally{}
@@ -125,7 +167,9 @@ func TestRoutingEval(t *testing.T) {
 			}
 			t.Logf("ranked miss %s %q: want %s, got %s", c.Agent, c.Text, want, brief(ranked))
 		}
-		if specOK && !rankedOK {
+		// A negative case that draws a relaxed guess counts against the
+		// false-match bar, not here: only positive cases can be "lost".
+		if c.Want != nil && specOK && !rankedOK {
 			t.Errorf("ranked loses a case spec gets right: %s %q: spec %s, ranked %s", c.Agent, c.Text, brief(spec), brief(ranked))
 		}
 	}
@@ -134,6 +178,7 @@ func TestRoutingEval(t *testing.T) {
 		agents = append(agents, a)
 	}
 	sort.Strings(agents)
+	t.Logf("%s", file)
 	t.Logf("%-14s %6s %6s   %6s %6s", "agent", "spec", "", "ranked", "")
 	t.Logf("%-14s %6s %6s   %6s %6s", "", "top-1", "false", "top-1", "false")
 	for _, a := range append(agents, "all") {
@@ -144,13 +189,7 @@ func TestRoutingEval(t *testing.T) {
 		t.Logf("%-14s %5.1f%% %5.1f%%   %5.1f%% %5.1f%%", a,
 			100*s.top1Rate(), 100*s.falseRate(), 100*r.top1Rate(), 100*r.falseRate())
 	}
-	r := total[Ranked]
-	if r.top1Rate() < minTop1 {
-		t.Errorf("ranked top-1 accuracy %.1f%% (%d/%d), below the %.0f%% bar", 100*r.top1Rate(), r.top1, r.pos, 100*minTop1)
-	}
-	if r.falseRate() > maxFalseMatch {
-		t.Errorf("ranked false-match rate %.1f%% (%d/%d), above the %.0f%% bar", 100*r.falseRate(), r.falseMatch, r.neg, 100*maxFalseMatch)
-	}
+	return total
 }
 
 func brief(ms []Match) string {
