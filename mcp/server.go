@@ -32,6 +32,12 @@ type Options struct {
 	// MaxLineBytes bounds one incoming line, terminator excluded (default
 	// DefaultMaxLineBytes, 4 MiB; flag --max-line-bytes).
 	MaxLineBytes int
+	// MaxInFlight bounds the requests being handled at once (default
+	// DefaultMaxInFlight; flag --max-in-flight). When it is reached the
+	// server stops reading stdin until a response is written, so a client
+	// that pipelines thousands of requests gets back-pressure instead of
+	// thousands of goroutines and their answers held in memory.
+	MaxInFlight int
 	// Logger receives diagnostics; it must not write to the protocol
 	// stream (default: discard).
 	Logger *slog.Logger
@@ -58,6 +64,10 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, opts *Options) erro
 	defer s.routing.closeWhenBuilt()
 
 	st := newLineStream(in, out, opts.MaxLineBytes, s.sess, s.log)
+	st.maxInFlight = opts.MaxInFlight
+	if st.maxInFlight <= 0 {
+		st.maxInFlight = DefaultMaxInFlight
+	}
 	s.tr = st.tr
 	conn := jsonrpc2.NewConn(ctx, st, jsonrpc2.AsyncHandler(s), jsonrpc2.SetLogger(printfLogger{s.log}))
 	select {

@@ -16,6 +16,10 @@ import (
 // when Options.MaxLineBytes is zero.
 const DefaultMaxLineBytes = 4 << 20
 
+// DefaultMaxInFlight is how many requests one connection may have in
+// progress before the server stops reading until one is answered.
+const DefaultMaxInFlight = 64
+
 // errLineTooLong is what readLine reports for a line over the bound; the
 // rest of that line has already been discarded.
 var errLineTooLong = errors.New("line too long")
@@ -32,12 +36,15 @@ var errLineTooLong = errors.New("line too long")
 type lineStream struct {
 	r       *bufio.Reader
 	maxLine int
-	buf     []byte   // the line being assembled, at most maxLine+1 bytes
-	queue   []queued // rewritten messages not yet handed to jsonrpc2
-	eof     bool     // the reader has reached end of input
-	sess    *session
-	tr      *tracker
-	log     *slog.Logger
+	// maxInFlight bounds live requests: ReadObject waits for room before
+	// reading another line.
+	maxInFlight int
+	buf         []byte   // the line being assembled, at most maxLine+1 bytes
+	queue       []queued // rewritten messages not yet handed to jsonrpc2
+	eof         bool     // the reader has reached end of input
+	sess        *session
+	tr          *tracker
+	log         *slog.Logger
 
 	wmu    sync.Mutex
 	w      io.Writer
@@ -90,6 +97,9 @@ func (s *lineStream) ReadObject(v any) error {
 		if s.eof {
 			s.tr.waitIdle(s.closed)
 			return io.EOF
+		}
+		if !s.tr.waitRoom(s.maxInFlight, s.closed) {
+			return io.EOF // the stream was closed while waiting
 		}
 		line, err := s.readLine()
 		switch {

@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -255,5 +256,48 @@ func TestServeReportsWriteFailure(t *testing.T) {
 	err := Serve(context.Background(), in, failWriter{}, &Options{Agent: a, Router: testRouterOptions(t)})
 	if err == nil || !strings.Contains(err.Error(), "broken pipe") {
 		t.Errorf("Serve = %v, want the write failure", err)
+	}
+}
+
+// TestServeMaxInFlight: with two requests in progress and a bound of two,
+// the server reads nothing more until one is answered, so the ping sent
+// third is answered after a sleep, not before it.
+func TestServeMaxInFlight(t *testing.T) {
+	a := openAda(t)
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	opts := &Options{Agent: a, Router: testRouterOptions(t), testMethods: testMethods(), MaxInFlight: 2}
+	done := make(chan error, 1)
+	go func() { done <- Serve(context.Background(), inR, outW, opts); outW.Close() }()
+	lines := make(chan string, 8)
+	go func() {
+		sc := bufio.NewScanner(outR)
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
+		close(lines)
+	}()
+	go func() {
+		for i := 1; i <= 2; i++ {
+			fmt.Fprintf(inW, `{"jsonrpc":"2.0","id":%d,"method":"test/sleep","params":{"ms":400,%s}}`+"\n", i, modernMeta)
+		}
+		fmt.Fprintf(inW, `{"jsonrpc":"2.0","id":3,"method":"ping","params":{%s}}`+"\n", modernMeta)
+		inW.Close()
+	}()
+	var order []string
+	for l := range lines {
+		var m struct {
+			ID json.RawMessage `json:"id"`
+		}
+		if err := json.Unmarshal([]byte(l), &m); err != nil {
+			t.Fatalf("bad line %q", l)
+		}
+		order = append(order, string(m.ID))
+	}
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if len(order) != 3 || order[0] == "3" {
+		t.Fatalf("answer order %v: the ping must wait for room behind the two sleeps", order)
 	}
 }

@@ -125,6 +125,22 @@ func (t *tracker) waitIdle(stop <-chan struct{}) {
 	}
 }
 
+// waitRoom blocks while max or more requests are live. It returns false
+// when stop is closed first.
+func (t *tracker) waitRoom(max int, stop <-chan struct{}) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for len(t.live) >= max {
+		select {
+		case <-stop:
+			return false
+		default:
+		}
+		t.cond.Wait()
+	}
+	return true
+}
+
 // wake rouses waitIdle so it can notice stop. Broadcasting under the lock
 // means a waiter between its stop check and cond.Wait cannot miss it.
 func (t *tracker) wake() {

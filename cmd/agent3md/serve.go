@@ -17,8 +17,9 @@ import (
 
 func (a *app) mcpCmd() *cobra.Command {
 	var (
-		maxLine  int
-		logLevel string
+		maxLine     int
+		maxInFlight int
+		logLevel    string
 	)
 	c := &cobra.Command{
 		Use:   "mcp FILE",
@@ -45,7 +46,7 @@ Point a client at it with the command "agent3md" and the arguments
 				logger.Info("agent3md serving over stdio", "agent", ag.Info().Name, "skills", len(ag.Info().Skills), "file", args[0], "version", version)
 				err := mcp.Serve(c.Context(), a.stdin, a.stdout, &mcp.Options{
 					Agent: ag, Router: a.routerOptions(ag), Version: version,
-					MaxLineBytes: maxLine, Logger: logger,
+					MaxLineBytes: maxLine, MaxInFlight: maxInFlight, Logger: logger,
 				})
 				if err != nil && c.Context().Err() == nil {
 					return ioError(err)
@@ -55,6 +56,7 @@ Point a client at it with the command "agent3md" and the arguments
 		},
 	}
 	c.Flags().IntVar(&maxLine, "max-line-bytes", 4<<20, "longest JSON-RPC line accepted on stdin, in bytes")
+	c.Flags().IntVar(&maxInFlight, "max-in-flight", mcp.DefaultMaxInFlight, "requests handled at once before the server stops reading stdin")
 	c.Flags().StringVar(&logLevel, "log-level", "info", "stderr log level: debug, info, warn or error")
 	a.addLimitFlagsNamed(c.Flags(), "max-file-line-bytes")
 	a.addCacheFlags(c.Flags())
