@@ -2,8 +2,6 @@ package router
 
 import (
 	"encoding/json"
-	"errors"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
@@ -128,15 +126,11 @@ const holdoutMinTop1 = 0.85
 
 // evalSet routes every case of examples/<file> in both modes, logs misses
 // and the per-agent table, reports any positive case Ranked loses that
-// Spec gets right, and returns the totals per mode (nil when the file does
-// not exist yet).
+// Spec gets right, and returns the totals per mode.
 func evalSet(t *testing.T, file string) map[Mode]*tally {
 	data, err := os.ReadFile(filepath.Join(examplesDir, file))
-	if errors.Is(err, fs.ErrNotExist) {
-		t.Skipf("examples/%s not written yet; the routing eval runs once it exists", file)
-	}
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("the routing eval needs examples/%s: %v", file, err)
 	}
 	var set struct {
 		Cases []evalCase `json:"cases"`
