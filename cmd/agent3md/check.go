@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -169,6 +170,9 @@ func (a *app) validate(files []string, asJSON bool) error {
 }
 
 func (a *app) validateFile(path string) (*agentfile.Report, error) {
+	if st, err := os.Stat(path); err == nil && st.IsDir() {
+		return nil, fmt.Errorf("%s is a directory; pass agent files, e.g. %s", path, filepath.Join(path, "*.3md"))
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
