@@ -1,0 +1,236 @@
+package agentfile
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"math"
+	"sort"
+)
+
+// catalogMagic starts every encoded catalog; the digit is the format
+// version, bumped whenever Catalog's fields change.
+const catalogMagic = "agent3md-catalog-1\n"
+
+// ErrBadCatalog is wrapped by every failure to decode an encoded catalog:
+// the bytes are not one, are truncated, or fail their checksum.
+var ErrBadCatalog = errors.New("not a valid encoded catalog")
+
+// MarshalBinary encodes the catalog in a compact, versioned form that ends
+// with a CRC-32C of everything before it. Loading it back with
+// UnmarshalCatalog costs a fraction of re-scanning the file, which is what
+// lets a server restart on a large agent skip the scan.
+func (c *Catalog) MarshalBinary() ([]byte, error) {
+	e := encoder{b: make([]byte, 0, 1<<16)}
+	e.b = append(e.b, catalogMagic...)
+	e.str(c.Version)
+	e.str(c.Axis)
+	e.str(c.Title)
+	e.bool(c.HasTitle)
+	keys := make([]string, 0, len(c.Metadata))
+	for k := range c.Metadata {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	e.uint(uint64(len(keys)))
+	for _, k := range keys {
+		e.str(k)
+		e.str(c.Metadata[k])
+		e.uint(uint64(c.MetadataLines[k]))
+	}
+	e.span(c.Preamble)
+	e.bool(c.HasPreamble)
+	e.uint(uint64(c.PreambleLine))
+	e.uint(uint64(c.PreambleCRC))
+	e.uint(uint64(c.Size))
+	e.uint(uint64(c.Lines))
+	e.str(c.SHA256)
+	e.uint(uint64(len(c.Planes)))
+	for i := range c.Planes {
+		e.plane(&c.Planes[i])
+	}
+	e.b = binary.LittleEndian.AppendUint32(e.b, crc32.Checksum(e.b, castagnoli))
+	return e.b, nil
+}
+
+type encoder struct{ b []byte }
+
+func (e *encoder) uint(v uint64)   { e.b = binary.AppendUvarint(e.b, v) }
+func (e *encoder) float(f float64) { e.b = binary.LittleEndian.AppendUint64(e.b, math.Float64bits(f)) }
+func (e *encoder) span(s Span)     { e.uint(uint64(s.Start)); e.uint(uint64(s.End)) }
+func (e *encoder) str(s string)    { e.uint(uint64(len(s))); e.b = append(e.b, s...) }
+func (e *encoder) bool(v bool)     { e.b = append(e.b, b2u(v)) }
+func b2u(v bool) byte {
+	if v {
+		return 1
+	}
+	return 0
+}
+
+func (e *encoder) plane(p *Plane) {
+	e.float(p.Z)
+	e.str(p.ZText)
+	e.str(p.Label)
+	e.float(p.X)
+	e.float(p.Y)
+	e.b = append(e.b, b2u(p.HasLabel)|b2u(p.HasX)<<1|b2u(p.HasY)<<2|b2u(p.Implicit)<<3)
+	e.uint(uint64(len(p.Attributes)))
+	for _, kv := range p.Attributes {
+		e.str(kv.Key)
+		e.str(kv.Value)
+	}
+	e.uint(uint64(p.Line))
+	e.span(p.Body)
+	e.uint(uint64(p.BodyLine))
+	e.uint(uint64(p.CRC))
+	e.uint(uint64(len(p.Links)))
+	for _, l := range p.Links {
+		e.float(l.TargetZ)
+		e.str(l.Target)
+		e.str(l.Text)
+		e.b = append(e.b, b2u(l.HasText)|b2u(l.TargetExists)<<1)
+		e.uint(uint64(l.Line))
+	}
+	e.str(p.Description)
+}
+
+// UnmarshalCatalog decodes what MarshalBinary wrote. Any damage — wrong
+// magic, truncation, a bad checksum, counts past the input — is an error
+// wrapping ErrBadCatalog, never a panic or an outsized allocation.
+func UnmarshalCatalog(b []byte) (*Catalog, error) {
+	if len(b) < len(catalogMagic)+4 || string(b[:len(catalogMagic)]) != catalogMagic {
+		return nil, fmt.Errorf("%w: wrong header", ErrBadCatalog)
+	}
+	body, sum := b[:len(b)-4], binary.LittleEndian.Uint32(b[len(b)-4:])
+	if crc32.Checksum(body, castagnoli) != sum {
+		return nil, fmt.Errorf("%w: checksum mismatch", ErrBadCatalog)
+	}
+	d := decoder{b: body[len(catalogMagic):]}
+	c := &Catalog{Metadata: map[string]string{}, MetadataLines: map[string]int{}}
+	c.Version, c.Axis, c.Title, c.HasTitle = d.str(), d.str(), d.str(), d.bool()
+	for n := d.count(3); n > 0 && d.err == nil; n-- {
+		k, v := d.str(), d.str()
+		c.Metadata[k], c.MetadataLines[k] = v, int(d.uint())
+	}
+	c.Preamble, c.HasPreamble = d.span(), d.bool()
+	c.PreambleLine, c.PreambleCRC = int(d.uint()), uint32(d.uint())
+	c.Size, c.Lines, c.SHA256 = int64(d.uint()), int(d.uint()), d.str()
+	n := d.count(20)
+	if n > 0 {
+		c.Planes = make([]Plane, n)
+	}
+	c.byZ = make(map[float64]int, n)
+	for i := 0; i < n && d.err == nil; i++ {
+		d.plane(&c.Planes[i])
+		c.byZ[c.Planes[i].Z] = i
+	}
+	if d.err == nil && len(d.b) != 0 {
+		d.err = errors.New("trailing bytes")
+	}
+	if d.err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrBadCatalog, d.err)
+	}
+	for i := range c.Planes {
+		for j := range c.Planes[i].Links {
+			c.Planes[i].Links[j].SourceZ = c.Planes[i].Z
+		}
+	}
+	return c, nil
+}
+
+type decoder struct {
+	b   []byte
+	err error
+}
+
+func (d *decoder) fail(msg string) {
+	if d.err == nil {
+		d.err = errors.New(msg)
+	}
+	d.b = nil
+}
+
+func (d *decoder) uint() uint64 {
+	v, n := binary.Uvarint(d.b)
+	if n <= 0 {
+		d.fail("truncated number")
+		return 0
+	}
+	d.b = d.b[n:]
+	return v
+}
+
+// count reads a length and refuses one that the remaining bytes cannot
+// hold (each element takes at least min bytes), so damage cannot make the
+// decoder allocate more than the input justifies.
+func (d *decoder) count(min int) int {
+	n := d.uint()
+	if n > uint64(len(d.b)/min) {
+		d.fail("count past the end of the input")
+		return 0
+	}
+	return int(n)
+}
+
+func (d *decoder) str() string {
+	n := d.uint()
+	if n > uint64(len(d.b)) {
+		d.fail("string past the end of the input")
+		return ""
+	}
+	s := string(d.b[:n])
+	d.b = d.b[n:]
+	return s
+}
+
+func (d *decoder) byte() byte {
+	if len(d.b) == 0 {
+		d.fail("truncated flags")
+		return 0
+	}
+	v := d.b[0]
+	d.b = d.b[1:]
+	return v
+}
+
+func (d *decoder) bool() bool { return d.byte() != 0 }
+
+func (d *decoder) float() float64 {
+	if len(d.b) < 8 {
+		d.fail("truncated float")
+		return 0
+	}
+	v := math.Float64frombits(binary.LittleEndian.Uint64(d.b))
+	d.b = d.b[8:]
+	return v
+}
+
+func (d *decoder) span() Span { return Span{Start: int64(d.uint()), End: int64(d.uint())} }
+
+func (d *decoder) plane(p *Plane) {
+	p.Z, p.ZText, p.Label = d.float(), d.str(), d.str()
+	p.X, p.Y = d.float(), d.float()
+	f := d.byte()
+	p.HasLabel, p.HasX, p.HasY, p.Implicit = f&1 != 0, f&2 != 0, f&4 != 0, f&8 != 0
+	if n := d.count(2); n > 0 {
+		p.Attributes = make(Attrs, n)
+		for i := range p.Attributes {
+			p.Attributes[i] = Attr{Key: d.str(), Value: d.str()}
+		}
+	}
+	p.Line = int(d.uint())
+	p.Body = d.span()
+	p.BodyLine, p.CRC = int(d.uint()), uint32(d.uint())
+	if n := d.count(12); n > 0 {
+		p.Links = make([]Link, n)
+		for i := range p.Links {
+			l := &p.Links[i]
+			l.TargetZ, l.Target, l.Text = d.float(), d.str(), d.str()
+			fl := d.byte()
+			l.HasText, l.TargetExists = fl&1 != 0, fl&2 != 0
+			l.Line = int(d.uint())
+		}
+	}
+	p.Description = d.str()
+}
