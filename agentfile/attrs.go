@@ -19,6 +19,16 @@ type Attrs []Attr
 
 // Get returns the value of key and whether it is set.
 func (a Attrs) Get(key string) (string, bool) {
+	if len(a) <= 8 {
+		// A directive holds a handful of keys: scanning them beats a
+		// binary search's closure calls.
+		for _, kv := range a {
+			if kv.Key == key {
+				return kv.Value, true
+			}
+		}
+		return "", false
+	}
 	i := sort.Search(len(a), func(i int) bool { return a[i].Key >= key })
 	if i < len(a) && a[i].Key == key {
 		return a[i].Value, true

@@ -43,6 +43,10 @@ type Limits struct {
 	MaxLinks int
 }
 
+// Effective returns the limits in force: l with every zero field set to its
+// default.
+func (l Limits) Effective() Limits { return l.withDefaults() }
+
 // withDefaults returns l with every zero field set to its default.
 func (l *Limits) withDefaults() Limits {
 	var out Limits

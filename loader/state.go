@@ -15,6 +15,9 @@ type state struct {
 	f   *os.File
 	fi  os.FileInfo // f's Stat, taken before the scan
 	gen uint64      // 1 for the first scan, +1 per re-scan
+	// cached is true when the catalog was decoded from the catalog cache
+	// rather than scanned.
+	cached bool
 
 	cat  *agentfile.Catalog
 	info *agentfile.Agent
@@ -61,13 +64,13 @@ func scan(path string, opts *Options, gen uint64) (*state, error) {
 	}
 	po := opts.Parse
 	po.File = path
-	cat, err := agentfile.Parse(f, &po)
+	cat, cached, err := loadCatalog(f, &po, opts.CatalogCache)
 	if err != nil {
 		f.Close()
 		return nil, err
 	}
 	st := build(cat, cat.Agent())
-	st.f, st.fi, st.gen = f, fi, gen
+	st.f, st.fi, st.gen, st.cached = f, fi, gen, cached
 	return st, nil
 }
 

@@ -247,3 +247,29 @@ func TestSplitWords(t *testing.T) {
 		}
 	}
 }
+
+// TestMain keeps every command the tests run (and every binary they spawn)
+// away from the user's cache directory.
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "agent3md-cli-cache-")
+	if err != nil {
+		panic(err)
+	}
+	os.Setenv("XDG_CACHE_HOME", dir)
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// TestMCPCatalogCache: the second start of the server on the same file
+// decodes its catalog from the cache, and says so on stderr.
+func TestMCPCatalogCache(t *testing.T) {
+	cache := t.TempDir()
+	for i, want := range []string{"catalog=scanned", `catalog="from cache"`} {
+		var out, errb bytes.Buffer
+		code := run(context.Background(), []string{"mcp", "--cache-dir", cache, devtools}, strings.NewReader(""), &out, &errb)
+		if code != 0 || !strings.Contains(errb.String(), want) {
+			t.Fatalf("start %d: exit %d, stderr lacks %s:\n%s", i+1, code, want, errb.String())
+		}
+	}
+}

@@ -193,6 +193,7 @@ On a terminal it shows a progress bar for large files.`,
   agent3md index --cache-dir /var/cache/agent3md big-agent.3md`,
 		Args: args(cobra.ExactArgs(1)),
 		RunE: func(c *cobra.Command, args []string) error {
+			a.useCache = true
 			return a.withAgent(args[0], func(ag *loader.Agent) error {
 				opts := a.routerOptions(ag)
 				if f, ok := a.stderr.(*os.File); ok && term.IsTerminal(int(f.Fd())) {

@@ -25,6 +25,10 @@ type app struct {
 	limits   agentfile.Limits
 	lineFlag string // the flag that sets limits.MaxLineBytes on this command
 	cache    cacheFlags
+	// useCache is set by the commands that take the cache flags (mcp,
+	// route, run, index): they also keep the scanned catalog in the cache,
+	// so their next start skips the scan.
+	useCache bool
 }
 
 type cacheFlags struct {
@@ -128,7 +132,13 @@ func (a *app) open(path string) (*loader.Agent, error) {
 	if err := checkAgentPath(path); err != nil {
 		return nil, err
 	}
-	ag, err := loader.Open(path, &loader.Options{Parse: agentfile.Options{File: path, Limits: a.limits}})
+	opts := &loader.Options{Parse: agentfile.Options{File: path, Limits: a.limits}}
+	if a.useCache && !a.cache.noCache {
+		if dir, err := router.CacheRoot(a.cache.dir); err == nil {
+			opts.CatalogCache = dir
+		}
+	}
+	ag, err := loader.Open(path, opts)
 	if err != nil {
 		var le *agentfile.LimitError
 		if errors.As(err, &le) && le.Flag == "--max-line-bytes" && a.lineFlag != "" {

@@ -38,6 +38,7 @@ phrases (or terms) that matched: routing is advice, so the evidence matters.`,
 			if err != nil {
 				return err
 			}
+			a.useCache = true
 			return a.withAgent(args[0], func(ag *loader.Agent) error {
 				matches, err := a.route(c, ag, args[1], q)
 				if err != nil {
@@ -123,6 +124,7 @@ otherwise it says which inputs are missing and exits 1.`,
 			if err != nil {
 				return err
 			}
+			a.useCache = true
 			return a.withAgent(args[0], func(ag *loader.Agent) error {
 				name := skill
 				if name == "" {

@@ -42,8 +42,13 @@ Point a client at it with the command "agent3md" and the arguments
 			}
 			logger := slog.New(slog.NewTextHandler(a.stderr, &slog.HandlerOptions{Level: level}))
 			a.lineFlag = "--max-file-line-bytes"
+			a.useCache = true
 			return a.withAgent(args[0], func(ag *loader.Agent) error {
-				logger.Info("agent3md serving over stdio", "agent", ag.Info().Name, "skills", len(ag.Info().Skills), "file", args[0], "version", version)
+				catalog := "scanned"
+				if ag.CatalogCached() {
+					catalog = "from cache"
+				}
+				logger.Info("agent3md serving over stdio", "agent", ag.Info().Name, "skills", len(ag.Info().Skills), "file", args[0], "catalog", catalog, "version", version)
 				err := mcp.Serve(c.Context(), a.stdin, a.stdout, &mcp.Options{
 					Agent: ag, Router: a.routerOptions(ag), Version: version,
 					MaxLineBytes: maxLine, MaxInFlight: maxInFlight, Logger: logger,

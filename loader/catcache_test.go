@@ -1,0 +1,109 @@
+package loader
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"reflect"
+	"testing"
+)
+
+// TestCatalogCache: the first Open scans and stores the catalog; the next
+// Open of the same bytes decodes it and serves identical answers; a
+// damaged entry, or one that belongs to other bytes, is never trusted.
+func TestCatalogCache(t *testing.T) {
+	dir := t.TempDir()
+	src, err := os.ReadFile("../examples/devtools.3md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "agent.3md")
+	if err := os.WriteFile(path, src, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	opts := &Options{CatalogCache: dir}
+	open := func() *Agent {
+		t.Helper()
+		a, err := Open(path, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { a.Close() })
+		return a
+	}
+	entries := func() []string {
+		m, _ := filepath.Glob(filepath.Join(dir, "catalog-*.bin"))
+		return m
+	}
+
+	first := open()
+	if first.CatalogCached() {
+		t.Fatal("the first open cannot come from an empty cache")
+	}
+	if n := len(entries()); n != 1 {
+		t.Fatalf("%d cache entries after the first open, want 1", n)
+	}
+	second := open()
+	if !second.CatalogCached() {
+		t.Fatal("the second open of the same bytes did not use the cache")
+	}
+	if !reflect.DeepEqual(first.Skills(), second.Skills()) {
+		t.Fatal("a cached open lists different skills")
+	}
+	for _, s := range first.Skills() {
+		b1, err1 := first.Body(context.Background(), s.Name)
+		b2, err2 := second.Body(context.Background(), s.Name)
+		if err1 != nil || err2 != nil || b1 != b2 {
+			t.Fatalf("%s: bodies differ or fail: %v %v", s.Name, err1, err2)
+		}
+	}
+
+	// Damage: the entry is refused, the file scanned, the entry rewritten.
+	entry := entries()[0]
+	if err := os.WriteFile(entry, []byte("agent3md-catalog-1\ngarbage"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if open().CatalogCached() {
+		t.Fatal("a damaged entry was trusted")
+	}
+	if !open().CatalogCached() {
+		t.Fatal("the damaged entry was not rewritten")
+	}
+
+	// Other bytes: a valid entry stored under this file's name but made
+	// from another file must not be served.
+	other, err := os.ReadFile("../examples/oncall.3md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	otherPath := filepath.Join(t.TempDir(), "other.3md")
+	os.WriteFile(otherPath, other, 0o644)
+	if a, err := Open(otherPath, opts); err != nil {
+		t.Fatal(err)
+	} else {
+		a.Close()
+	}
+	var foreign string
+	for _, e := range entries() {
+		if e != entry {
+			foreign = e
+		}
+	}
+	b, _ := os.ReadFile(foreign)
+	os.WriteFile(entry, b, 0o644)
+	a := open()
+	if a.CatalogCached() {
+		t.Fatal("an entry made from other bytes was trusted")
+	}
+	if a.Info().Name != first.Info().Name {
+		t.Fatalf("served agent %q, want %q", a.Info().Name, first.Info().Name)
+	}
+
+	// Other limits key other entries: a catalog scanned under generous
+	// bounds must not stand in for a stricter scan.
+	strict := *opts
+	strict.Parse.Limits.MaxLineBytes = 64
+	if _, err := Open(path, &strict); err == nil {
+		t.Fatal("a stricter line bound was not applied: the cached catalog stood in for the scan")
+	}
+}
