@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -254,6 +255,13 @@ func TestMain(m *testing.M) {
 	dir, err := os.MkdirTemp("", "agent3md-cli-cache-")
 	if err != nil {
 		panic(err)
+	}
+	// Go's build cache also lives under XDG_CACHE_HOME by default: pin it
+	// first, or the interop test's 'go build' would start from nothing.
+	if os.Getenv("GOCACHE") == "" {
+		if out, err := exec.Command("go", "env", "GOCACHE").Output(); err == nil {
+			os.Setenv("GOCACHE", strings.TrimSpace(string(out)))
+		}
 	}
 	os.Setenv("XDG_CACHE_HOME", dir)
 	code := m.Run()
