@@ -40,3 +40,18 @@ func BenchmarkParse(b *testing.B) {
 		})
 	}
 }
+
+// synthCatalog scans the synthetic agent of n skills, for benchmarks of
+// what comes after the scan.
+func synthCatalog(b *testing.B, n int) *Catalog {
+	b.Helper()
+	src, err := os.ReadFile(synth.Path(b, n))
+	if err != nil {
+		b.Fatal(err)
+	}
+	cat, err := Parse(bytes.NewReader(src), nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return cat
+}

@@ -9,8 +9,6 @@ import (
 	"path/filepath"
 	"reflect"
 	"testing"
-
-	"github.com/agent3md/agent3md/internal/synth"
 )
 
 // catalogSources returns every parseable input the tests know: the 3md
@@ -112,14 +110,7 @@ func FuzzUnmarshalCatalog(f *testing.F) {
 func BenchmarkUnmarshalCatalog(b *testing.B) {
 	for _, n := range []int{4000, 100000} {
 		b.Run(fmt.Sprintf("skills=%d", n), func(b *testing.B) {
-			src, err := os.ReadFile(synth.Path(b, n))
-			if err != nil {
-				b.Fatal(err)
-			}
-			cat, err := Parse(bytes.NewReader(src), nil)
-			if err != nil {
-				b.Fatal(err)
-			}
+			cat := synthCatalog(b, n)
 			enc, _ := cat.MarshalBinary()
 			b.SetBytes(int64(len(enc)))
 			b.ResetTimer()

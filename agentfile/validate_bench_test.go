@@ -3,11 +3,8 @@ package agentfile
 import (
 	"bytes"
 	"fmt"
-	"os"
 	"strings"
 	"testing"
-
-	"github.com/agent3md/agent3md/internal/synth"
 )
 
 // BenchmarkValidate runs the validator over synthetic agents already
@@ -15,14 +12,7 @@ import (
 func BenchmarkValidate(b *testing.B) {
 	for _, n := range []int{4000, 100000} {
 		b.Run(fmt.Sprintf("skills=%d", n), func(b *testing.B) {
-			src, err := os.ReadFile(synth.Path(b, n))
-			if err != nil {
-				b.Fatal(err)
-			}
-			cat, err := Parse(bytes.NewReader(src), nil)
-			if err != nil {
-				b.Fatal(err)
-			}
+			cat := synthCatalog(b, n)
 			b.ReportAllocs()
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
