@@ -240,6 +240,7 @@ func discard(root, entry string) {
 type cached struct {
 	idx     bleve.Index
 	phrases *phraseIndex
+	ids     *docIDs // the skills' internal ids in idx; nil when unknown
 	kind    string
 	path    string
 	reason  string
@@ -260,6 +261,11 @@ func openCached(ctx context.Context, root, hash string, m mapping.IndexMapping, 
 		if err != nil { // checked by the manifest, so only a race gets here
 			c.phrases = buildPhrases(skills)
 		}
+	}
+	if c.ids == nil {
+		// Checked by the manifest and spot-checked against the index when
+		// used; on any doubt the router looks the ids up again.
+		c.ids, _ = readDocIDs(filepath.Join(c.path, docIDsName), len(skills))
 	}
 	return c, nil
 }
@@ -300,6 +306,11 @@ func openEntry(ctx context.Context, root, hash string, m mapping.IndexMapping, s
 		os.RemoveAll(tmp)
 		return nil, fmt.Errorf("router: writing phrase index: %w", err)
 	}
+	ids, err := saveDocIDs(ctx, tmp, len(skills))
+	if err != nil {
+		os.RemoveAll(tmp)
+		return nil, err
+	}
 	if err := writeManifest(tmp, hash, skills, fp); err != nil {
 		os.RemoveAll(tmp)
 		return nil, err
@@ -309,7 +320,7 @@ func openEntry(ctx context.Context, root, hash string, m mapping.IndexMapping, s
 		if err != nil {
 			return nil, fmt.Errorf("router: opening new cache entry %s: %w", entry, err)
 		}
-		return &cached{idx: idx, phrases: phrases, kind: IndexCacheBuilt, path: entry, reason: reason}, nil
+		return &cached{idx: idx, phrases: phrases, ids: ids, kind: IndexCacheBuilt, path: entry, reason: reason}, nil
 	}
 	// Someone else renamed an entry into place first.
 	if verifyEntry(entry, hash, len(skills), fp) == nil {
@@ -323,8 +334,27 @@ func openEntry(ctx context.Context, root, hash string, m mapping.IndexMapping, s
 		os.RemoveAll(tmp)
 		return nil, fmt.Errorf("router: opening built index %s: %w", tmp, err)
 	}
-	return &cached{idx: idx, phrases: phrases, kind: IndexTemp, path: tmp, reason: "another process holds the cache entry",
+	return &cached{idx: idx, phrases: phrases, ids: ids, kind: IndexTemp, path: tmp, reason: "another process holds the cache entry",
 		cleanup: func() { os.RemoveAll(tmp) }}, nil
+}
+
+// saveDocIDs looks up the skills' internal ids in the index just built in
+// entry and saves them there.
+func saveDocIDs(ctx context.Context, entry string, n int) (*docIDs, error) {
+	idx, err := openReadOnly(entry)
+	if err != nil {
+		return nil, fmt.Errorf("router: opening new index %s: %w", entry, err)
+	}
+	defer idx.Close()
+	s, err := openScorer(ctx, idx, n, nil)
+	if err != nil {
+		return nil, err
+	}
+	defer s.close()
+	if err := writeDocIDs(filepath.Join(entry, docIDsName), s.ids); err != nil {
+		return nil, fmt.Errorf("router: writing document ids: %w", err)
+	}
+	return s.ids, nil
 }
 
 // staleAge is how old a build or trash directory must be before it is

@@ -187,21 +187,8 @@ type scored struct {
 	score float64
 }
 
-// search runs q, optionally restricted to the given skills, and returns
-// up to size hits by relevance.
-func search(ctx context.Context, idx bleve.Index, q query.Query, only []int, size int) ([]scored, error) {
-	if only != nil {
-		ids := make([]string, len(only))
-		for i, s := range only {
-			ids[i] = strconv.Itoa(s)
-		}
-		// The id query drives a conjunction, so only the given skills are
-		// visited; its constant score is zeroed by a zero boost.
-		filter := query.NewDocIDQuery(ids)
-		filter.SetBoost(0)
-		q = query.NewConjunctionQuery([]query.Query{filter, q})
-		size = len(only)
-	}
+// search runs q and returns up to size hits by relevance.
+func search(ctx context.Context, idx bleve.Index, q query.Query, size int) ([]scored, error) {
 	req := bleve.NewSearchRequestOptions(q, size, 0, false)
 	res, err := idx.SearchInContext(ctx, req)
 	if err != nil {

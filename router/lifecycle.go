@@ -24,7 +24,7 @@ func (r *Router) openIndex(ctx context.Context) error {
 		if err == nil {
 			r.idx, r.cleanup, r.phrases = c.idx, c.cleanup, c.phrases
 			r.info.Index, r.info.Path, r.info.Reason = c.kind, c.path, c.reason
-			return nil
+			return r.openScorer(ctx, c.ids)
 		}
 		if ctx.Err() != nil {
 			return ctx.Err()
@@ -37,6 +37,20 @@ func (r *Router) openIndex(ctx context.Context) error {
 	}
 	r.idx = idx
 	r.info.Index = IndexMemory
+	return r.openScorer(ctx, nil)
+}
+
+// openScorer sets up direct relevance over r.idx (see relevance.go).
+func (r *Router) openScorer(ctx context.Context, saved *docIDs) error {
+	s, err := openScorer(ctx, r.idx, len(r.skills), saved)
+	if err != nil {
+		r.idx.Close()
+		if r.cleanup != nil {
+			r.cleanup()
+		}
+		return err
+	}
+	r.scorer = s
 	return nil
 }
 

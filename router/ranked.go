@@ -1,7 +1,6 @@
 package router
 
 import (
-	"cmp"
 	"context"
 )
 
@@ -13,9 +12,6 @@ const (
 	// relaxedPool is how many top-relevance skills are examined per
 	// relaxed match wanted.
 	relaxedPool = 4
-	// restrictMax is the largest tie group whose relevance is computed by a
-	// search restricted to its skills; larger ones score every match.
-	restrictMax = 512
 )
 
 // relaxedMinWords is how many distinct request words a relaxed match must
@@ -54,20 +50,69 @@ func (r *Router) routeRanked(ctx context.Context, text string, limit int) ([]Mat
 	if err := r.relevance(ctx, text, cands[:end], tied(cands[:end])); err != nil {
 		return nil, err
 	}
-	sortCandidatesFunc(cands[:end], rankedOrder)
-	return r.matches(cands[:end], limit, true), nil
+	return r.matches(cands, rankedTop(cands[:end], limit), true), nil
 }
 
-// rankedOrder: skills with an exact phrase hit first, then phrases hit,
-// relevance, z.
-func rankedOrder(a, b *candidate) int {
-	if a.key>>32 != b.key>>32 { // exact hit, then score
-		return cmp.Compare(a.key, b.key)
+// rankedTop returns the positions of the first limit (all when 0) of
+// cands, sorted by key, in ranked order: skills with an exact phrase hit
+// first, then phrases hit (the key's tier), then relevance, then z. Only
+// runs of equal tier reorder, each by (relevance desc, key); for the run
+// that straddles the limit only its best few are selected. Candidates are
+// never moved: they hold slices, and shuffling them costs more than the
+// ranking.
+func rankedTop(cands []candidate, limit int) []int {
+	if limit == 0 || limit > len(cands) {
+		limit = len(cands)
 	}
-	if c := cmp.Compare(b.rel, a.rel); c != 0 {
-		return c
+	out := make([]int, 0, limit)
+	for i := 0; i < len(cands) && len(out) < limit; {
+		j := i + 1
+		for j < len(cands) && cands[j].key>>32 == cands[i].key>>32 {
+			j++
+		}
+		out = appendRun(out, cands, i, j, limit-len(out))
+		i = j
 	}
-	return cmp.Compare(a.key, b.key) // z
+	return out
+}
+
+// ranks reports whether cands[a] ranks before cands[b] within a run.
+func ranks(cands []candidate, a, b int) bool {
+	if cands[a].rel != cands[b].rel {
+		return cands[a].rel > cands[b].rel
+	}
+	return cands[a].key < cands[b].key
+}
+
+// appendRun appends the best want of the run cands[i:j] to out, in order.
+func appendRun(out []int, cands []candidate, i, j, want int) []int {
+	base := len(out)
+	if j-i == 1 {
+		return append(out, i)
+	}
+	// Insertion into a buffer of at most want: cheap for the usual small
+	// want, and no worse than a sort when want is the whole run.
+	for k := i; k < j; k++ {
+		n := len(out) - base
+		if n == want && !ranks(cands, k, out[len(out)-1]) {
+			continue
+		}
+		lo, hi := base, len(out)
+		for lo < hi {
+			m := int(uint(lo+hi) >> 1)
+			if ranks(cands, k, out[m]) {
+				hi = m
+			} else {
+				lo = m + 1
+			}
+		}
+		if n < want {
+			out = append(out, 0)
+		}
+		copy(out[lo+1:], out[lo:len(out)-1])
+		out[lo] = k
+	}
+	return out
 }
 
 // tied lists the candidates (sorted by key) that share their tier with
@@ -90,40 +135,12 @@ func tied(cands []candidate) []int {
 }
 
 // relevance fills in the bleve relevance of cands[which]. Relevance is
-// only computed where it decides the order: a bleve search has a fixed
-// cost far above the rest of a route, and most requests have no ties.
+// only computed where it decides the order: most requests have no ties.
 func (r *Router) relevance(ctx context.Context, text string, all []candidate, which []int) error {
-	if r.idx == nil || len(which) == 0 {
+	if r.scorer == nil || len(which) == 0 {
 		return nil
 	}
-	cands := make([]*candidate, len(which))
-	for i, k := range which {
-		cands[i] = &all[k]
-	}
-	q := relevanceQuery(analyze(r.an, text, false))
-	if q == nil {
-		return nil
-	}
-	var only []int
-	size := len(r.skills)
-	if len(cands) <= restrictMax {
-		only = make([]int, len(cands))
-		for i, c := range cands {
-			only[i] = c.skill
-		}
-	}
-	res, err := search(ctx, r.idx, q, only, size)
-	if err != nil {
-		return err
-	}
-	rel := make(map[int]float64, len(res))
-	for _, s := range res {
-		rel[s.skill] = s.score
-	}
-	for _, c := range cands {
-		c.rel = rel[c.skill]
-	}
-	return nil
+	return r.scorer.relevanceOf(ctx, analyze(r.an, text, false).text, all, which)
 }
 
 func b2i(b bool) int {

@@ -1,9 +1,13 @@
 package router
 
 import (
+	"cmp"
 	"context"
 	"errors"
+	"math"
+	"math/rand/v2"
 	"reflect"
+	"slices"
 	"sync"
 	"testing"
 )
@@ -118,31 +122,100 @@ func TestCloseAndConcurrency(t *testing.T) {
 	}
 }
 
-// TestRestrictedRelevance checks that scoring only some skills gives them
-// the relevance a search over all skills gives them.
-func TestRestrictedRelevance(t *testing.T) {
-	skills := genSkills(300)
-	r := newTest(t, skills, nil)
-	q := relevanceQuery(analyze(r.an, "please search the latest report for the team", false))
-	all, err := search(context.Background(), r.idx, q, nil, len(skills))
-	if err != nil {
-		t.Fatal(err)
+// TestDirectRelevance checks that the relevance computed straight from
+// the postings for some skills is, for each, the score a bleve search of
+// the same disjunction over all skills gives it: the tie-break is bleve's
+// relevance, whichever way the index was obtained.
+func TestDirectRelevance(t *testing.T) {
+	skills := genSkills(600)
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		name string
+		opts *Options
+		kind string
+	}{
+		{"memory", &Options{NoCache: true}, IndexMemory},
+		{"cache-built", &Options{CacheDir: dir, ContentHash: "d1"}, IndexCacheBuilt},
+		{"cache-hit", &Options{CacheDir: dir, ContentHash: "d1"}, IndexCacheHit},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := newTest(t, skills, tc.opts)
+			if r.Info().Index != tc.kind {
+				t.Fatalf("index %s, want %s", r.Info().Index, tc.kind)
+			}
+			for _, text := range []string{
+				"please search the latest report for the team",
+				"deploy the ledger and audit every ticket",
+				"trace",
+				"sync sync sync the volume token order",
+				"nothing here matches zebra",
+			} {
+				a := analyze(r.an, text, false)
+				all, err := search(context.Background(), r.idx, relevanceQuery(a), len(skills))
+				if err != nil {
+					t.Fatal(err)
+				}
+				full := map[int]float64{}
+				for _, s := range all {
+					full[s.skill] = s.score
+				}
+				// Every tenth skill, in an order unrelated to ids, plus
+				// skills the search did not find (relevance 0).
+				var cands []candidate
+				var which []int
+				for i := len(skills) - 1; i >= 0; i -= 10 {
+					cands = append(cands, candidate{skill: i, rel: -1})
+					which = append(which, len(which))
+				}
+				if err := r.scorer.relevanceOf(context.Background(), a.text, cands, which); err != nil {
+					t.Fatal(err)
+				}
+				found := 0
+				for _, c := range cands {
+					if math.Abs(c.rel-full[c.skill]) > 2e-9 {
+						t.Errorf("%q, skill %d: direct relevance %v, bleve search %v", text, c.skill, c.rel, full[c.skill])
+					}
+					if c.rel > 0 {
+						found++
+					}
+				}
+				if text != "nothing here matches zebra" && found == 0 {
+					t.Errorf("%q: no candidate has relevance; the test checks nothing", text)
+				}
+			}
+		})
 	}
-	full := map[int]float64{}
-	for _, s := range all {
-		full[s.skill] = s.score
-	}
-	only := []int{0, 10, 20, 80, 1, 299} // 299 matches nothing
-	got, err := search(context.Background(), r.idx, q, only, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(got) != 5 {
-		t.Fatalf("restricted search found %d skills, want 5: %+v", len(got), got)
-	}
-	for _, g := range got {
-		if g.score != full[g.skill] || g.score <= 0 {
-			t.Errorf("skill %d: restricted relevance %v, full %v", g.skill, g.score, full[g.skill])
+}
+
+// TestRankedTop checks the selection against a plain sort of the whole
+// candidate list, for random runs, relevances and limits.
+func TestRankedTop(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for iter := 0; iter < 2000; iter++ {
+		n := rng.IntN(40) + 1
+		cands := make([]candidate, n)
+		for i := range cands {
+			tier := uint64(rng.IntN(4))
+			cands[i] = candidate{key: tier<<32 | uint64(i), rel: float64(rng.IntN(5)) / 2}
+		}
+		slices.SortFunc(cands, func(a, b candidate) int { return cmp.Compare(a.key, b.key) })
+		for i := range cands { // keys unique and sorted, as topCandidates leaves them
+			cands[i].key = cands[i].key&^(1<<32-1) | uint64(i)
+		}
+		want := make([]int, n)
+		for i := range want {
+			want[i] = i
+		}
+		slices.SortFunc(want, func(a, b int) int {
+			ca, cb := cands[a], cands[b]
+			return cmp.Or(cmp.Compare(ca.key>>32, cb.key>>32), cmp.Compare(cb.rel, ca.rel), cmp.Compare(ca.key, cb.key))
+		})
+		limit := rng.IntN(n + 2)
+		if limit > 0 && limit < n {
+			want = want[:limit]
+		}
+		if got := rankedTop(cands, limit); !slices.Equal(got, want) {
+			t.Fatalf("limit %d, cands %+v:\ngot  %v\nwant %v", limit, cands, got, want)
 		}
 	}
 }

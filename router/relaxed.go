@@ -24,7 +24,7 @@ func (r *Router) relaxed(ctx context.Context, text string, limit int) ([]Match, 
 	if want == 0 {
 		want = relaxedLimit
 	}
-	res, err := search(ctx, r.idx, q, nil, want*relaxedPool)
+	res, err := search(ctx, r.idx, q, want*relaxedPool)
 	if err != nil || len(res) == 0 {
 		return out, err
 	}

@@ -37,7 +37,10 @@ func (r *Router) routeSpec(text string, limit int) []Match {
 		cands[i].key = r.specKey(&cands[i])
 	}
 	end := topCandidates(cands, limit)
-	return r.matches(cands[:end], limit, false)
+	if limit == 0 || limit > end {
+		limit = end
+	}
+	return r.matches(cands, firstN(limit), false)
 }
 
 // topCandidates moves every candidate whose tier (key>>32) is at or before
@@ -82,21 +85,6 @@ func sortCandidates(cands []candidate) {
 	sorted := make([]candidate, len(cands))
 	for i, k := range ks {
 		sorted[i] = cands[k.i]
-	}
-	copy(cands, sorted)
-}
-
-// sortCandidatesFunc sorts cands by cmpFn through an index permutation,
-// so the sort moves ints instead of whole candidates.
-func sortCandidatesFunc(cands []candidate, cmpFn func(a, b *candidate) int) {
-	perm := make([]int, len(cands))
-	for i := range perm {
-		perm[i] = i
-	}
-	slices.SortFunc(perm, func(a, b int) int { return cmpFn(&cands[a], &cands[b]) })
-	sorted := make([]candidate, len(cands))
-	for i, k := range perm {
-		sorted[i] = cands[k]
 	}
 	copy(cands, sorted)
 }
@@ -150,19 +138,26 @@ func group(hits []uint64) []candidate {
 	return out
 }
 
-// matches turns the first limit candidates (all when limit is 0) into
-// phrase-tier matches.
-func (r *Router) matches(cands []candidate, limit int, ranked bool) []Match {
-	if limit > 0 && len(cands) > limit {
-		cands = cands[:limit]
+// firstN is 0, 1, ..., n-1.
+func firstN(n int) []int {
+	out := make([]int, n)
+	for i := range out {
+		out[i] = i
 	}
+	return out
+}
+
+// matches turns cands[order[0]], cands[order[1]], ... into phrase-tier
+// matches.
+func (r *Router) matches(cands []candidate, order []int, ranked bool) []Match {
 	n := 0
-	for _, c := range cands {
-		n += len(c.ords)
+	for _, k := range order {
+		n += len(cands[k].ords)
 	}
 	all := make([]string, n) // one backing array for every match's hits
-	out := make([]Match, len(cands))
-	for i, c := range cands {
+	out := make([]Match, len(order))
+	for i, k := range order {
+		c := &cands[k]
 		s := &r.skills[c.skill]
 		hits := all[:len(c.ords):len(c.ords)]
 		all = all[len(c.ords):]

@@ -146,8 +146,9 @@ type Info struct {
 type Router struct {
 	skills  []Skill
 	phrases *phraseIndex
-	zRank   []uint32    // each skill's position in (z, name, index) order
-	idx     bleve.Index // nil when there are no skills
+	zRank   []uint32     // each skill's position in (z, name, index) order
+	idx     bleve.Index  // nil when there are no skills
+	scorer  *scorerIndex // direct relevance over idx; nil with it
 	mapping mapping.IndexMapping
 	an      *analyzers
 	opts    Options
@@ -220,9 +221,11 @@ func (r *Router) Close() error {
 		return nil
 	}
 	r.closed = true
-	var err error
+	err := r.scorer.close()
 	if r.idx != nil {
-		err = r.idx.Close()
+		if cerr := r.idx.Close(); err == nil {
+			err = cerr
+		}
 	}
 	if r.cleanup != nil {
 		r.cleanup()
