@@ -50,7 +50,7 @@ func (r *Router) routeRanked(ctx context.Context, text string, limit int) ([]Mat
 	if err := r.relevance(ctx, text, cands[:end], tied(cands[:end])); err != nil {
 		return nil, err
 	}
-	return r.matches(cands, rankedTop(cands[:end], limit), true), nil
+	return r.matches(cands, hits, rankedTop(cands[:end], limit), true), nil
 }
 
 // rankedTop returns the positions of the first limit (all when 0) of

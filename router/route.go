@@ -5,13 +5,14 @@ import (
 	"slices"
 )
 
-// candidate is one skill with phrase hits, before it becomes a Match.
+// candidate is one skill with phrase hits, before it becomes a Match. It
+// holds no pointers, so candidate lists are cheap to allocate and move.
 type candidate struct {
-	key   uint64 // sort key: see specKey and rankedKey
+	key   uint64 // sort key: see specKey and routeRanked
 	skill int
-	exact int      // phrases hit token for token (agent3md/1 route)
-	score int      // phrases hit (stems in Ranked; equal to exact in Spec)
-	ords  []uint32 // hit phrases' indexes in the skill's Triggers, ascending
+	exact int // phrases hit token for token (agent3md/1 route)
+	score int // phrases hit (stems in Ranked; equal to exact in Spec)
+	hit0  int // its hits are hits[hit0:hit0+score] of the sorted hit list
 	rel   float64
 }
 
@@ -40,7 +41,7 @@ func (r *Router) routeSpec(text string, limit int) []Match {
 	if limit == 0 || limit > end {
 		limit = end
 	}
-	return r.matches(cands, firstN(limit), false)
+	return r.matches(cands, hits, firstN(limit), false)
 }
 
 // topCandidates moves every candidate whose tier (key>>32) is at or before
@@ -117,21 +118,18 @@ func zOrder(skills []Skill) []uint32 {
 	return rank
 }
 
-// group folds phrase hits into one candidate per skill.
+// group sorts phrase hits and folds them into one candidate per skill.
 func group(hits []uint64) []candidate {
 	slices.Sort(hits)
-	ords := make([]uint32, len(hits))
 	out := make([]candidate, 0, len(hits))
 	for i := 0; i < len(hits); {
 		skill := hits[i] >> 33
-		c := candidate{skill: int(skill)}
+		c := candidate{skill: int(skill), hit0: i}
 		j := i
 		for ; j < len(hits) && hits[j]>>33 == skill; j++ {
-			ords[j] = uint32(hits[j] >> 1)
 			c.exact += int(hits[j] & 1)
 		}
 		c.score = j - i
-		c.ords = ords[i:j:j]
 		out = append(out, c)
 		i = j
 	}
@@ -148,23 +146,23 @@ func firstN(n int) []int {
 }
 
 // matches turns cands[order[0]], cands[order[1]], ... into phrase-tier
-// matches.
-func (r *Router) matches(cands []candidate, order []int, ranked bool) []Match {
+// matches; hits is the sorted hit list the candidates point into.
+func (r *Router) matches(cands []candidate, hits []uint64, order []int, ranked bool) []Match {
 	n := 0
 	for _, k := range order {
-		n += len(cands[k].ords)
+		n += cands[k].score
 	}
 	all := make([]string, n) // one backing array for every match's hits
 	out := make([]Match, len(order))
 	for i, k := range order {
 		c := &cands[k]
 		s := &r.skills[c.skill]
-		hits := all[:len(c.ords):len(c.ords)]
-		all = all[len(c.ords):]
-		for k, o := range c.ords {
-			hits[k] = s.Triggers[o]
+		phrases := all[:c.score:c.score]
+		all = all[c.score:]
+		for k, h := range hits[c.hit0 : c.hit0+c.score] {
+			phrases[k] = s.Triggers[uint32(h>>1)]
 		}
-		out[i] = Match{Name: s.Name, Z: s.Z, Score: c.score, Hits: hits, Tier: TierPhrase}
+		out[i] = Match{Name: s.Name, Z: s.Z, Score: c.score, Hits: phrases, Tier: TierPhrase}
 		if ranked {
 			out[i].Relevance = c.rel
 		}
