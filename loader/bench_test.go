@@ -65,6 +65,33 @@ func BenchmarkOpen(b *testing.B) {
 	}
 }
 
+// BenchmarkOpenCached is a warm start: the catalog decoded from the
+// catalog cache instead of scanned.
+func BenchmarkOpenCached(b *testing.B) {
+	for _, n := range benchSizes {
+		b.Run(fmt.Sprintf("skills=%d", n), func(b *testing.B) {
+			path := synth.Path(b, n)
+			opts := &Options{CatalogCache: b.TempDir()}
+			a, err := Open(path, opts) // fills the cache
+			if err != nil {
+				b.Fatal(err)
+			}
+			a.Close()
+			b.ReportAllocs()
+			for b.Loop() {
+				a, err := Open(path, opts)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if !a.CatalogCached() {
+					b.Fatal("catalog not read from the cache")
+				}
+				a.Close()
+			}
+		})
+	}
+}
+
 // BenchmarkResolve resolves the skills with the longest chains of a
 // 4,000-skill agent (bodies included).
 func BenchmarkResolve(b *testing.B) {

@@ -7,6 +7,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
+	"time"
 
 	"github.com/agent3md/agent3md/agentfile"
 )
@@ -20,17 +22,29 @@ func loadCatalog(f *os.File, po *agentfile.Options, dir string) (cat *agentfile.
 		cat, err = agentfile.Parse(f, po)
 		return cat, false, err
 	}
-	h := sha256.New()
-	// Hash at most what the scan would accept: a file past --max-bytes is
-	// refused by the scan below, not hashed in full.
-	max := po.Limits.Effective().MaxBytes
-	if _, err := io.Copy(h, io.LimitReader(f, max+1)); err != nil {
-		return nil, false, fmt.Errorf("reading %s: %w", po.File, err)
+	lk := limitsKey(po.Limits)
+	sig, sigOK := fileSig(f)
+	stamp := stampPath(dir, po.File, lk)
+	sum, stamped := "", false
+	if sigOK {
+		sum, stamped = readStamp(stamp, sig)
 	}
-	sum := hex.EncodeToString(h.Sum(nil))
-	entry := filepath.Join(dir, fmt.Sprintf("catalog-%s-%s.bin", sum, limitsKey(po.Limits)))
+	if !stamped {
+		h := sha256.New()
+		// Hash at most what the scan would accept: a file past --max-bytes
+		// is refused by the scan below, not hashed in full.
+		max := po.Limits.Effective().MaxBytes
+		if _, err := io.Copy(h, io.LimitReader(f, max+1)); err != nil {
+			return nil, false, fmt.Errorf("reading %s: %w", po.File, err)
+		}
+		sum = hex.EncodeToString(h.Sum(nil))
+	}
+	entry := filepath.Join(dir, fmt.Sprintf("catalog-%s-%s.bin", sum, lk))
 	if b, err := os.ReadFile(entry); err == nil {
 		if cat, err := agentfile.UnmarshalCatalog(b); err == nil && cat.SHA256 == sum {
+			if sigOK && !stamped {
+				writeStamp(dir, stamp, sig, sum)
+			}
 			return cat, true, nil
 		}
 	}
@@ -42,6 +56,13 @@ func loadCatalog(f *os.File, po *agentfile.Options, dir string) (cat *agentfile.
 	}
 	if cat.SHA256 == sum { // the file did not change between hash and scan
 		storeCatalog(dir, entry, cat)
+		if sigOK {
+			writeStamp(dir, stamp, sig, sum)
+		}
+	} else if stamped {
+		// The stamp named other bytes than the file now holds: the file
+		// changed without its stat changing. Never trust that stamp again.
+		os.Remove(stamp)
 	}
 	return cat, false, nil
 }
@@ -53,6 +74,66 @@ func limitsKey(l agentfile.Limits) string {
 	return hex.EncodeToString(s[:6])
 }
 
+// A stamp lets a warm start skip hashing the file: it records the content
+// hash together with the file's stat signature (device, inode, size, mode,
+// modification and change times in nanoseconds), and is trusted only when
+// the signature is unchanged. That is the check git's index and make rely
+// on; its known hole, a file rewritten within one timestamp tick of being
+// stamped, is closed the way git closes it: a file whose times are less
+// than racyWindow old is never stamped, so it is hashed until it settles.
+// Nothing else rides on the stamp: the catalog it points to is still
+// checksummed, and every body read is checked against the scan's CRC.
+
+// racyWindow is how old a file's times must be before it is stamped;
+// tests lower it.
+var racyWindow = 2 * time.Second
+
+// sig is a file's stat signature.
+type sig struct {
+	dev, ino, size, mode, mtime, ctime int64
+}
+
+func (s sig) String() string {
+	return fmt.Sprintf("%d %d %d %d %d %d", s.dev, s.ino, s.size, s.mode, s.mtime, s.ctime)
+}
+
+const stampHeader = "agent3md-stamp-1"
+
+// stampPath names the stamp of file under limits lk: one per absolute
+// path, so a later stamp replaces an earlier one.
+func stampPath(dir, file, lk string) string {
+	abs, err := filepath.Abs(file)
+	if err != nil {
+		abs = file
+	}
+	h := sha256.Sum256([]byte(abs))
+	return filepath.Join(dir, fmt.Sprintf("stamp-%s-%s", hex.EncodeToString(h[:12]), lk))
+}
+
+// readStamp returns the content hash the stamp at path records for s.
+func readStamp(path string, s sig) (string, bool) {
+	b, err := os.ReadFile(path)
+	if err != nil || len(b) > 512 {
+		return "", false
+	}
+	want := stampHeader + " " + s.String() + " "
+	line := strings.TrimSuffix(string(b), "\n")
+	sum, ok := strings.CutPrefix(line, want)
+	if !ok || len(sum) != 64 || strings.Trim(sum, "0123456789abcdef") != "" {
+		return "", false
+	}
+	return sum, true
+}
+
+// writeStamp records sum for s, unless the file is too fresh to stamp.
+func writeStamp(dir, path string, s sig, sum string) {
+	cutoff := time.Now().Add(-racyWindow).UnixNano()
+	if s.mtime > cutoff || s.ctime > cutoff {
+		return
+	}
+	writeAtomic(dir, path, []byte(stampHeader+" "+s.String()+" "+sum+"\n"))
+}
+
 // storeCatalog writes the entry atomically (temp file, then rename), so a
 // concurrent reader sees the old entry, the new one, or none. Failure only
 // costs the next start its shortcut.
@@ -61,6 +142,13 @@ func storeCatalog(dir, entry string, cat *agentfile.Catalog) {
 	if err != nil {
 		return
 	}
+	writeAtomic(dir, entry, b)
+}
+
+// writeAtomic writes b to path through a temp file and a rename, so a
+// concurrent reader sees the old file, the new one, or none. Failure only
+// costs the next start its shortcut.
+func writeAtomic(dir, path string, b []byte) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return
 	}
@@ -70,7 +158,7 @@ func storeCatalog(dir, entry string, cat *agentfile.Catalog) {
 	}
 	_, werr := tmp.Write(b)
 	cerr := tmp.Close()
-	if werr != nil || cerr != nil || os.Rename(tmp.Name(), entry) != nil {
+	if werr != nil || cerr != nil || os.Rename(tmp.Name(), path) != nil {
 		os.Remove(tmp.Name())
 	}
 }

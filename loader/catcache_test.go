@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -105,5 +106,72 @@ func TestCatalogCache(t *testing.T) {
 	strict.Parse.Limits.MaxLineBytes = 64
 	if _, err := Open(path, &strict); err == nil {
 		t.Fatal("a stricter line bound was not applied: the cached catalog stood in for the scan")
+	}
+}
+
+// TestCatalogStamp: a settled file is stamped with its stat signature, so
+// the next open skips hashing; any change to the file changes the
+// signature and is hashed again, and a stamp naming bytes the file no
+// longer holds is dropped.
+func TestCatalogStamp(t *testing.T) {
+	old := racyWindow
+	racyWindow = 0
+	t.Cleanup(func() { racyWindow = old })
+	dir := t.TempDir()
+	path := filepath.Join(t.TempDir(), "agent.3md")
+	src, err := os.ReadFile("../examples/devtools.3md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, src, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	opts := &Options{CatalogCache: dir}
+	open := func() *Agent {
+		t.Helper()
+		a, err := Open(path, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { a.Close() })
+		return a
+	}
+	stamps := func() []string {
+		m, _ := filepath.Glob(filepath.Join(dir, "stamp-*"))
+		return m
+	}
+	open()
+	if len(stamps()) != 1 {
+		t.Fatalf("stamps after the first open: %v, want one", stamps())
+	}
+	if a := open(); !a.CatalogCached() || a.Catalog().SHA256 == "" {
+		t.Fatal("second open did not use the stamped catalog")
+	}
+
+	// A stamp that lies (its hash names other bytes) is caught as soon as
+	// the catalog it names is missing: the scan's hash differs.
+	stamp := stamps()[0]
+	b, _ := os.ReadFile(stamp)
+	forged := string(b[:len(b)-65]) + strings.Repeat("0", 64) + "\n"
+	if err := os.WriteFile(stamp, []byte(forged), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	a := open()
+	if a.CatalogCached() {
+		t.Fatal("a forged stamp's missing catalog was reported as cached")
+	}
+	if got, _ := os.ReadFile(stamp); string(got) == forged {
+		t.Fatal("the forged stamp was kept")
+	}
+
+	// An edit changes size and times: the stamp no longer matches, the new
+	// bytes are scanned, and the skill list follows the file.
+	before := len(open().Skills())
+	edited := strings.Replace(string(src), "\n@plane", "\n@plane z=999 label=\"extra\" kind=skill triggers=\"extra step\"\n# Extra\n\nAn extra skill.\n\n@plane", 1)
+	if err := os.WriteFile(path, []byte(edited), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if a := open(); a.CatalogCached() || len(a.Skills()) == before {
+		t.Fatalf("after an edit: cached %v, %d skills (was %d); the stamp hid the change", a.CatalogCached(), len(a.Skills()), before)
 	}
 }
