@@ -22,6 +22,9 @@ var ErrBadCatalog = errors.New("not a valid encoded catalog")
 // UnmarshalCatalog costs a fraction of re-scanning the file, which is what
 // lets a server restart on a large agent skip the scan.
 func (c *Catalog) MarshalBinary() ([]byte, error) {
+	if c.Partial {
+		return nil, errors.New("agentfile: a partial catalog (Options.Planes) cannot be encoded; scan the whole file")
+	}
 	e := encoder{b: make([]byte, 0, 1<<16)}
 	e.b = append(e.b, catalogMagic...)
 	e.str(c.Version)

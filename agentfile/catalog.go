@@ -42,8 +42,13 @@ type Catalog struct {
 	Size  int64
 	Lines int
 	// SHA256 is the hex SHA-256 of the file's bytes as scanned: the content
-	// hash that keys caches derived from this file.
+	// hash that keys caches derived from this file. Empty when Partial.
 	SHA256 string
+	// Partial is set when Options.Planes stopped the scan before the end:
+	// Planes holds only the first planes, Size and Lines count what was
+	// read, and nothing about the rest of the file (errors included) is
+	// known; a link to a plane past the stop has TargetExists false.
+	Partial bool
 
 	byZ map[float64]int // z -> index in Planes
 }

@@ -86,4 +86,10 @@ type Options struct {
 	File string
 	// Limits bounds the scan; zero fields take their defaults.
 	Limits Limits
+	// Planes, when positive, stops the scan once that many planes are
+	// read: at the directive that would open the next one. The catalog is
+	// then marked Partial. Default 0: read the whole document. A server
+	// uses it to learn an agent's name and identity from the head of a
+	// large file before the rest is scanned.
+	Planes int
 }

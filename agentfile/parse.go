@@ -56,6 +56,7 @@ type parser struct {
 	keyBuf   []byte // reused by lower
 	chunks   [][]Plane
 	nplanes  int
+	stopAt   int // Options.Planes
 
 	// The frontmatter's opening line and its offset, for errors that
 	// point back at it.
@@ -76,7 +77,7 @@ type section struct {
 }
 
 func newParser(r io.Reader, o *Options) *parser {
-	p := &parser{file: o.File, limits: o.Limits.withDefaults(), sum: sha256.New()}
+	p := &parser{file: o.File, limits: o.Limits.withDefaults(), sum: sha256.New(), stopAt: o.Planes}
 	p.lr = lineReader{
 		r:       bufio.NewReaderSize(io.TeeReader(r, p.sum), 64<<10),
 		max:     p.limits.MaxLineBytes,
@@ -101,6 +102,10 @@ func (p *parser) run() error {
 			return err
 		}
 		if p.inFence == 0 && isDirective(l) {
+			if p.stopAt > 0 && p.nplanes >= p.stopAt {
+				p.cat.Partial = true
+				break
+			}
 			if err := p.directive(l); err != nil {
 				return err
 			}
@@ -279,7 +284,10 @@ func (p *parser) endSection() {
 // finish applies the single-plane shorthand and resolves link targets.
 func (p *parser) finish() {
 	c := p.cat
-	c.Size, c.Lines, c.SHA256 = p.lr.off, p.lr.line, hex.EncodeToString(p.sum.Sum(nil))
+	c.Size, c.Lines = p.lr.off, p.lr.line
+	if !c.Partial { // a partial scan hashed whatever its buffer read ahead
+		c.SHA256 = hex.EncodeToString(p.sum.Sum(nil))
+	}
 	if p.nplanes > 0 {
 		c.Planes = make([]Plane, 0, p.nplanes)
 		for _, ch := range p.chunks {

@@ -152,7 +152,12 @@ func (a *Agent) rescan(gen uint64) error {
 // it against the catalog's CRC-32C. A short read or a mismatch wraps
 // errStale.
 func (st *state) body(p int) (string, error) {
-	pl := &st.cat.Planes[p]
+	return readBody(st.f, st.fi.Size(), &st.cat.Planes[p])
+}
+
+// readBody reads plane pl's body from f (size bytes long), normalised and
+// checked against the scan's CRC.
+func readBody(f *os.File, size int64, pl *agentfile.Plane) (string, error) {
 	n := pl.Body.Len()
 	if n < 0 || pl.Body.Start < 0 {
 		return "", fmt.Errorf("plane z=%s: invalid body span [%d, %d)", pl.ZText, pl.Body.Start, pl.Body.End)
@@ -160,16 +165,16 @@ func (st *state) body(p int) (string, error) {
 	if n == 0 {
 		return "", nil
 	}
-	if n > st.fi.Size() {
+	if n > size {
 		return "", fmt.Errorf("plane z=%s: body span of %d bytes exceeds the file: %w", pl.ZText, n, errStale)
 	}
 	buf := make([]byte, n)
-	m, err := st.f.ReadAt(buf, pl.Body.Start)
+	m, err := f.ReadAt(buf, pl.Body.Start)
 	if m < len(buf) {
 		if err == nil || errors.Is(err, io.EOF) {
 			return "", fmt.Errorf("plane z=%s: read %d of %d body bytes (file truncated?): %w", pl.ZText, m, n, errStale)
 		}
-		return "", fmt.Errorf("plane z=%s: reading its body from %s: %w", pl.ZText, st.f.Name(), err)
+		return "", fmt.Errorf("plane z=%s: reading its body from %s: %w", pl.ZText, f.Name(), err)
 	}
 	buf = agentfile.Normalize(buf)
 	if crc32.Checksum(buf, castagnoli) != pl.CRC {

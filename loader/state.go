@@ -41,25 +41,8 @@ type failedScan struct {
 
 // scan opens path, refuses anything but a regular file, and scans it.
 func scan(path string, opts *Options, gen uint64) (*state, error) {
-	// Stat before opening: opening a named pipe would block until a writer
-	// appears.
-	pre, err := os.Stat(path)
+	f, fi, err := openRegular(path)
 	if err != nil {
-		return nil, fmt.Errorf("open agent file: %w", err)
-	}
-	if err := regular(path, pre); err != nil {
-		return nil, err
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, fmt.Errorf("open agent file: %w", err)
-	}
-	fi, err := f.Stat()
-	if err == nil {
-		err = regular(path, fi)
-	}
-	if err != nil {
-		f.Close()
 		return nil, err
 	}
 	po := opts.Parse
@@ -72,6 +55,32 @@ func scan(path string, opts *Options, gen uint64) (*state, error) {
 	st := build(cat, cat.Agent())
 	st.f, st.fi, st.gen, st.cached = f, fi, gen, cached
 	return st, nil
+}
+
+// openRegular opens path for reading, refusing anything but a regular
+// file. It stats before opening: opening a named pipe would block until a
+// writer appears.
+func openRegular(path string) (*os.File, os.FileInfo, error) {
+	pre, err := os.Stat(path)
+	if err != nil {
+		return nil, nil, fmt.Errorf("open agent file: %w", err)
+	}
+	if err := regular(path, pre); err != nil {
+		return nil, nil, err
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, nil, fmt.Errorf("open agent file: %w", err)
+	}
+	fi, err := f.Stat()
+	if err == nil {
+		err = regular(path, fi)
+	}
+	if err != nil {
+		f.Close()
+		return nil, nil, err
+	}
+	return f, fi, nil
 }
 
 func regular(path string, fi os.FileInfo) error {
