@@ -73,9 +73,16 @@ type implementation struct {
 	Version string `json:"version"`
 }
 
+// agentName is the agent's name: from the head when there is one, else
+// from the agent once it is open.
 func (s *server) agentName() string {
-	if info := s.agent.Info(); info != nil && info.Name != "" {
-		return info.Name
+	if h := s.opts.Head; h != nil && h.Name != "" {
+		return h.Name
+	}
+	if a, err := s.awaitAgent(context.Background()); err == nil {
+		if info := a.Info(); info != nil && info.Name != "" {
+			return info.Name
+		}
 	}
 	return "agent"
 }
@@ -107,7 +114,16 @@ func (s *server) instructions(ctx context.Context) string {
 	if s.instrReady {
 		return s.instr
 	}
-	body, err := s.agent.IdentityBody(ctx)
+	if h := s.opts.Head; h != nil && h.IdentityKnown {
+		s.instr, s.instrReady = truncateText(h.Identity, maxInstructionsBytes), true
+		return s.instr
+	}
+	a, err := s.awaitAgent(ctx)
+	if err != nil {
+		s.log.Warn("identity body unavailable; sending no instructions", "err", err)
+		return ""
+	}
+	body, err := a.IdentityBody(ctx)
 	if err != nil {
 		s.log.Warn("identity body unavailable; sending no instructions", "err", err)
 		return ""

@@ -51,8 +51,13 @@ func newRouterState() *routerState { return &routerState{ready: make(chan struct
 // build runs NewRouter and publishes its outcome; it ends when NewRouter
 // returns (ctx cancellation makes that prompt).
 func (rs *routerState) build(ctx context.Context, a *loader.Agent, opts *router.Options) {
-	defer close(rs.ready)
-	rs.r, rs.err = NewRouter(ctx, a, opts)
+	rs.publish(NewRouter(ctx, a, opts))
+}
+
+// publish sets the outcome; it is called once.
+func (rs *routerState) publish(r *router.Router, err error) {
+	rs.r, rs.err = r, err
+	close(rs.ready)
 }
 
 // wait returns the router once it is built, or ctx's error first.

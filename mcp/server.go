@@ -17,11 +17,22 @@ import (
 	"github.com/agent3md/agent3md/router"
 )
 
-// Options configures Serve. Agent is required; every other field has a
-// default.
+// Options configures Serve. Agent or Open is required; every other field
+// has a default.
 type Options struct {
 	// Agent is the opened agent file whose skills are served.
 	Agent *loader.Agent
+	// Open, used when Agent is nil, opens the agent in the background so
+	// the handshake is answered (from Head) while a large file loads;
+	// requests that need the skills wait for it. Serve closes the agent it
+	// opened. If Open fails, the error is logged at once, every request
+	// that needs the agent gets it as an internal error, and Serve returns
+	// it when the input ends.
+	Open func(context.Context) (*loader.Agent, error)
+	// Head is the start of the agent file (loader.ReadHead): the agent's
+	// name and identity for initialize and server/discover before Open
+	// finishes. Nil means those wait for the agent.
+	Head *loader.Head
 	// Router configures the routing index (cache directory, no-cache, the
 	// content hash); nil means router defaults with ContentHash taken from
 	// Agent.Catalog().SHA256.
@@ -48,19 +59,32 @@ type Options struct {
 }
 
 // Serve speaks MCP over newline-delimited JSON-RPC on in and out until in
-// reaches EOF (it returns nil once every in-flight response is written) or
+// reaches EOF (it returns once every in-flight response is written, and,
+// with Options.Open, once the agent has loaded: nil, or the load error) or
 // ctx is cancelled (it returns nil at once; a Read blocked on in is left to
-// the process's exit). A read or write failure is returned. The routing
-// index is built in the background: the handshake is answered before it is
-// ready and route_skill waits for it.
+// the process's exit). A read or write failure is returned. The agent
+// (with Options.Open) and the routing index load in the background: the
+// handshake is answered before they are ready, and requests that need them
+// wait.
 func Serve(ctx context.Context, in io.Reader, out io.Writer, opts *Options) error {
-	if opts == nil || opts.Agent == nil {
-		return errors.New("mcp: Serve needs Options.Agent (open the agent file with loader.Open)")
+	if opts == nil || (opts.Agent == nil && opts.Open == nil) {
+		return errors.New("mcp: Serve needs Options.Agent or Options.Open (open the agent file with loader.Open)")
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	s := newServer(opts)
-	go s.routing.build(ctx, opts.Agent, s.routerOptions())
+	if opts.Agent == nil {
+		go s.open(ctx)
+		defer s.closeOpened()
+	}
+	go func() {
+		a, err := s.awaitAgent(ctx)
+		if err != nil {
+			s.routing.publish(nil, err)
+			return
+		}
+		s.routing.build(ctx, a, s.routerOptions())
+	}()
 	defer s.routing.closeWhenBuilt()
 
 	st := newLineStream(in, out, opts.MaxLineBytes, s.sess, s.log)
@@ -75,13 +99,67 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, opts *Options) erro
 	case <-ctx.Done():
 		conn.Close()
 	}
-	return st.err()
+	if err := st.err(); err != nil {
+		return err
+	}
+	// An agent still loading at EOF is waited for, so a broken file is
+	// reported (and the exit status says so) even when no request needed it.
+	select {
+	case <-s.ready:
+		return s.loadErr
+	case <-ctx.Done():
+		return nil
+	}
+}
+
+// loaded publishes the outcome of opening the agent.
+func (s *server) loaded(a *loader.Agent, err error) {
+	s.agent, s.loadErr = a, err
+	close(s.ready)
+}
+
+// open runs Options.Open and publishes its outcome.
+func (s *server) open(ctx context.Context) {
+	a, err := s.opts.Open(ctx)
+	if err != nil {
+		s.log.Error("the agent file failed to load; requests that need it will fail until the server is restarted", "err", err)
+		err = fmt.Errorf("loading the agent: %w", err)
+	}
+	s.loaded(a, err)
+}
+
+// closeOpened closes the agent Serve opened, once Open has returned.
+func (s *server) closeOpened() {
+	go func() {
+		<-s.ready
+		if s.agent != nil {
+			s.agent.Close()
+		}
+	}()
+}
+
+// awaitAgent returns the agent once it is open. A failed load is an
+// internal error that says what went wrong and what to do.
+func (s *server) awaitAgent(ctx context.Context) (*loader.Agent, error) {
+	select {
+	case <-s.ready:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	if s.loadErr != nil {
+		return nil, errorf(codeInternalError, "Internal error: the agent file could not be loaded (%v); fix it and restart the server", s.loadErr)
+	}
+	return s.agent, nil
 }
 
 // server holds what every request handler shares. Safe for concurrent use.
 type server struct {
-	opts    *Options
+	opts *Options
+	// agent and loadErr are written once, before ready closes; read them
+	// only after <-ready (awaitAgent).
 	agent   *loader.Agent
+	loadErr error
+	ready   chan struct{}
 	log     *slog.Logger
 	sess    *session
 	tr      *tracker
@@ -112,14 +190,18 @@ func newServer(opts *Options) *server {
 			table[k] = v
 		}
 	}
-	return &server{
+	s := &server{
 		opts:    opts,
-		agent:   opts.Agent,
+		ready:   make(chan struct{}),
 		log:     log,
 		sess:    &session{},
 		routing: newRouterState(),
 		methods: table,
 	}
+	if opts.Agent != nil {
+		s.loaded(opts.Agent, nil)
+	}
+	return s
 }
 
 // routerOptions fills in the content hash the cache is keyed by.

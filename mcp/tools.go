@@ -117,6 +117,9 @@ func (s *server) toolsList(ctx context.Context, c *call) (any, error) {
 	if cur, ok := c.params["cursor"]; ok && string(cur) != "null" {
 		return nil, errorf(codeInvalidParams, "Invalid params: unknown cursor %s (every tool is on the first page)", cur)
 	}
+	if _, err := s.awaitAgent(ctx); err != nil { // get_skill's description names the skills
+		return nil, err
+	}
 	out := &toolsListResult{Tools: make([]toolJSON, 0, len(toolTable))}
 	for _, t := range toolTable {
 		tj := toolJSON{Name: t.name, Description: t.desc, InputSchema: t.inputSchema()}
@@ -225,6 +228,12 @@ func (s *server) toolsCall(ctx context.Context, c *call) (any, error) {
 func (s *server) runTool(ctx context.Context, t *toolDef, args map[string]json.RawMessage) (*toolOutcome, error) {
 	if msg := checkArgs(t, args); msg != "" {
 		return &toolOutcome{text: msg, isError: true}, nil
+	}
+	if _, err := s.awaitAgent(ctx); err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return &toolOutcome{text: fmt.Sprintf("%s failed: the agent file could not be loaded (%v); fix it and restart the server", t.name, s.loadErr), isError: true}, nil
 	}
 	out, err := t.run(s, ctx, args)
 	if err != nil {

@@ -156,6 +156,11 @@ func startServer(t *testing.T, agentFile string, opts *Options) *harness {
 		opts = &Options{}
 	}
 	opts.Agent = a
+	return serveHarness(t, opts)
+}
+
+// serveHarness runs Serve with opts (Agent or Open set) over pipes.
+func serveHarness(t *testing.T, opts *Options) *harness {
 	if opts.Version == "" {
 		opts.Version = "test"
 	}

@@ -27,6 +27,11 @@ func TestCommands(t *testing.T) {
 	if err := os.WriteFile(bad, []byte("---\n3md: 1.0\ntitle: X\n---\n@plane z=0 label=\"oops\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	// Its head (frontmatter and identity) is fine; a later plane is not.
+	badLater := filepath.Join(dir, "bad-later.3md")
+	if err := os.WriteFile(badLater, []byte("---\n3md: 1.0\nagent: b\n---\n@plane z=0 kind=identity\nHi.\n\n@plane z=abc kind=skill\nx\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	notAgent := filepath.Join(dir, "notes.txt")
 	if err := os.WriteFile(notAgent, []byte("hello"), 0o644); err != nil {
 		t.Fatal(err)
@@ -58,6 +63,8 @@ func TestCommands(t *testing.T) {
 		{"route no match", []string{"route", devtools, "zzqx wobble"}, 0, "no skill matched", ""},
 		{"route bad mode", []string{"route", "--mode", "fuzzy", devtools, "x"}, 2, "", `use "ranked" or "spec"`},
 		{"mcp bad file", []string{"mcp", filepath.Join(dir, "missing.3md")}, 2, "", "cannot read agent file"},
+		{"mcp broken head", []string{"mcp", bad}, 1, "", "invalidPlaneDirective"},
+		{"mcp broken after the head", []string{"mcp", badLater}, 1, "", `bad-later.3md:8: invalidPlaneDirective: z="abc"`},
 		{"run on a broken file", []string{"run", "--skill", "search-code", bad, ""}, 1, "", "invalidPlaneDirective"},
 	}
 	for _, tt := range tests {

@@ -132,21 +132,44 @@ func (a *app) open(path string) (*loader.Agent, error) {
 	if err := checkAgentPath(path); err != nil {
 		return nil, err
 	}
+	ag, err := loader.Open(path, a.loaderOptions(path))
+	if err != nil {
+		return nil, a.loadError(err)
+	}
+	return ag, nil
+}
+
+// head reads the start of an agent file for the mcp command's handshake,
+// with open's checks and exit codes.
+func (a *app) head(path string) (*loader.Head, error) {
+	if err := checkAgentPath(path); err != nil {
+		return nil, err
+	}
+	h, err := loader.ReadHead(path, a.loaderOptions(path))
+	if err != nil {
+		return nil, a.loadError(err)
+	}
+	return h, nil
+}
+
+func (a *app) loaderOptions(path string) *loader.Options {
 	opts := &loader.Options{Parse: agentfile.Options{File: path, Limits: a.limits}}
 	if a.useCache && !a.cache.noCache {
 		if dir, err := router.CacheRoot(a.cache.dir); err == nil {
 			opts.CatalogCache = dir
 		}
 	}
-	ag, err := loader.Open(path, opts)
-	if err != nil {
-		var le *agentfile.LimitError
-		if errors.As(err, &le) && le.Flag == "--max-line-bytes" && a.lineFlag != "" {
-			le.Flag = a.lineFlag // name the flag this command really has
-		}
-		return nil, classify(err)
+	return opts
+}
+
+// loadError names the flag this command really has for a line limit and
+// sets the exit code.
+func (a *app) loadError(err error) error {
+	var le *agentfile.LimitError
+	if errors.As(err, &le) && le.Flag == "--max-line-bytes" && a.lineFlag != "" {
+		le.Flag = a.lineFlag
 	}
-	return ag, nil
+	return classify(err)
 }
 
 // classify maps a load error to an exit code: a file that does not parse

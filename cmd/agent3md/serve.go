@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"os"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/agent3md/agent3md/loader"
 	"github.com/agent3md/agent3md/mcp"
+	"github.com/agent3md/agent3md/router"
 	"github.com/agent3md/agent3md/selftest"
 )
 
@@ -43,21 +45,37 @@ Point a client at it with the command "agent3md" and the arguments
 			logger := slog.New(slog.NewTextHandler(a.stderr, &slog.HandlerOptions{Level: level}))
 			a.lineFlag = "--max-file-line-bytes"
 			a.useCache = true
-			return a.withAgent(args[0], func(ag *loader.Agent) error {
+			// The handshake is answered from the head of the file while
+			// the whole of it loads: a client's first answer does not
+			// wait on the agent's size.
+			head, err := a.head(args[0])
+			if err != nil {
+				return err
+			}
+			open := func(context.Context) (*loader.Agent, error) {
+				ag, err := a.open(args[0])
+				if err != nil {
+					return nil, err
+				}
 				catalog := "scanned"
 				if ag.CatalogCached() {
 					catalog = "from cache"
 				}
 				logger.Info("agent3md serving over stdio", "agent", ag.Info().Name, "skills", len(ag.Info().Skills), "file", args[0], "catalog", catalog, "version", version)
-				err := mcp.Serve(c.Context(), a.stdin, a.stdout, &mcp.Options{
-					Agent: ag, Router: a.routerOptions(ag), Version: version,
-					MaxLineBytes: maxLine, MaxInFlight: maxInFlight, Logger: logger,
-				})
-				if err != nil && c.Context().Err() == nil {
-					return ioError(err)
-				}
-				return nil
+				return ag, nil
+			}
+			err = mcp.Serve(c.Context(), a.stdin, a.stdout, &mcp.Options{
+				Open: open, Head: head, Router: &router.Options{CacheDir: a.cache.dir, NoCache: a.cache.noCache}, Version: version,
+				MaxLineBytes: maxLine, MaxInFlight: maxInFlight, Logger: logger,
 			})
+			if err != nil && c.Context().Err() == nil {
+				var ex *exitError
+				if errors.As(err, &ex) {
+					return err // a load error, already classified
+				}
+				return ioError(err)
+			}
+			return nil
 		},
 	}
 	c.Flags().IntVar(&maxLine, "max-line-bytes", 4<<20, "longest JSON-RPC line accepted on stdin, in bytes")

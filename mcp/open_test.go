@@ -1,0 +1,105 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/agent3md/agent3md/loader"
+)
+
+const (
+	initLine  = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}` + "\n"
+	listLine  = `{"jsonrpc":"2.0","id":2,"method":"tools/list"}` + "\n"
+	callLine  = `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"list_skills","arguments":{}}}` + "\n"
+	replyWait = 5 * time.Second
+)
+
+// TestServeAnswersHandshakeWhileLoading: with Open and Head, initialize is
+// answered from the head while the agent is still loading, and requests
+// that need the skills are answered once it is loaded.
+func TestServeAnswersHandshakeWhileLoading(t *testing.T) {
+	head, err := loader.ReadHead("testdata/ada.3md", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	release := make(chan struct{})
+	h := serveHarness(t, &Options{Head: head, Open: func(ctx context.Context) (*loader.Agent, error) {
+		select {
+		case <-release:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+		return loader.Open("testdata/ada.3md", nil)
+	}})
+	h.in.Write([]byte(initLine + listLine))
+	l, ok := h.next(replyWait)
+	if !ok {
+		t.Fatal("no initialize answer while the agent loads")
+	}
+	var res struct {
+		ID     int `json:"id"`
+		Result struct {
+			ServerInfo   struct{ Name string } `json:"serverInfo"`
+			Instructions string                `json:"instructions"`
+		} `json:"result"`
+	}
+	if err := json.Unmarshal([]byte(l), &res); err != nil || res.ID != 1 {
+		t.Fatalf("first answer %s, want initialize's", l)
+	}
+	if res.Result.ServerInfo.Name != "agent3md:"+head.Name || res.Result.Instructions == "" || res.Result.Instructions != head.Identity {
+		t.Errorf("initialize from the head: %s", l)
+	}
+	if l, ok := h.next(200 * time.Millisecond); ok {
+		t.Fatalf("tools/list answered before the agent loaded: %s", l)
+	}
+	close(release)
+	if l, ok := h.next(replyWait); !ok || !strings.Contains(l, `"id":2`) || !strings.Contains(l, "get_skill") {
+		t.Fatalf("tools/list after the load: %q", l)
+	}
+	h.finish()
+}
+
+// TestServeLoadFailure: a file that fails to load still gets its handshake
+// answered, every request that needs it gets the reason, and Serve returns
+// the load error at EOF.
+func TestServeLoadFailure(t *testing.T) {
+	bad := errors.New("line 12: bad directive")
+	h := serveHarness(t, &Options{Head: &loader.Head{Name: "broken"}, Open: func(context.Context) (*loader.Agent, error) {
+		return nil, bad
+	}})
+	h.in.Write([]byte(initLine + listLine + callLine))
+	got := map[string]string{}
+	for i := 0; i < 3; i++ {
+		l, ok := h.next(replyWait)
+		if !ok {
+			t.Fatalf("only %d answers: %v", i, got)
+		}
+		var m struct {
+			ID json.RawMessage `json:"id"`
+		}
+		json.Unmarshal([]byte(l), &m)
+		got[string(m.ID)] = l
+	}
+	if !strings.Contains(got["1"], `"agent3md:broken"`) {
+		t.Errorf("initialize: %s", got["1"])
+	}
+	if !strings.Contains(got["2"], "-32603") || !strings.Contains(got["2"], "line 12: bad directive") {
+		t.Errorf("tools/list: %s", got["2"])
+	}
+	if !strings.Contains(got["3"], `"isError":true`) || !strings.Contains(got["3"], "line 12: bad directive") {
+		t.Errorf("tools/call: %s", got["3"])
+	}
+	h.in.Close()
+	select {
+	case err := <-h.done:
+		if !errors.Is(err, bad) {
+			t.Errorf("Serve returned %v, want the load error", err)
+		}
+	case <-time.After(replyWait):
+		t.Fatal("Serve did not return after EOF")
+	}
+}
