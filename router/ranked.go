@@ -31,111 +31,38 @@ func (r *Router) routeRanked(ctx context.Context, text string, limit int) ([]Mat
 		stems[i] = stem(t)
 	}
 	reqS := r.phrases.stems.lookup(nil, stems)
-	var hits []uint64
-	r.phrases.stems.each(reqS, func(p uint32) {
-		exact := r.phrases.exact.covered(r.phrases.exactSet[p], reqE)
-		hits = append(hits, packHit(r.phrases.skillOf[p], r.phrases.ordOf[p], exact))
+	t := r.getTally()
+	defer r.putTally(t)
+	x := r.phrases
+	// Phrases sharing a stem set mostly share their exact set too, so the
+	// last exact-set verdict is reused.
+	lastSet, lastExact := ^uint32(0), false
+	x.stems.each(reqS, func(p uint32) {
+		if es := x.exactSet[p]; es != lastSet {
+			lastSet, lastExact = es, x.exact.covered(es, reqE)
+		}
+		t.add(x, p, lastExact)
 	})
-	if len(hits) == 0 {
+	if len(t.hits) == 0 {
 		return r.relaxed(ctx, text, limit)
 	}
-	cands := group(hits)
+	cands := t.candidates()
 	for i := range cands {
 		c := &cands[i]
 		c.key = uint64(1-b2i(c.exact > 0))<<63 | r.specKey(c)
 	}
 	// Relevance only reorders within a tier (equal exact hit and score), so
-	// it is needed for the tiers that reach into the first limit results.
-	end := topCandidates(cands, limit)
-	if err := r.relevance(ctx, text, cands[:end], tied(cands[:end])); err != nil {
+	// it is computed for the tiers that reach into the first limit results.
+	order, err := rank(cands, limit, true, func(which []int) error {
+		return r.relevance(ctx, text, cands, which)
+	})
+	if err != nil {
 		return nil, err
 	}
-	return r.matches(cands, hits, rankedTop(cands[:end], limit), true), nil
+	return r.matches(cands, order, t.phraseHits(x, cands, order), true), nil
 }
 
-// rankedTop returns the positions of the first limit (all when 0) of
-// cands, sorted by key, in ranked order: skills with an exact phrase hit
-// first, then phrases hit (the key's tier), then relevance, then z. Only
-// runs of equal tier reorder, each by (relevance desc, key); for the run
-// that straddles the limit only its best few are selected. Candidates are
-// never moved: they hold slices, and shuffling them costs more than the
-// ranking.
-func rankedTop(cands []candidate, limit int) []int {
-	if limit == 0 || limit > len(cands) {
-		limit = len(cands)
-	}
-	out := make([]int, 0, limit)
-	for i := 0; i < len(cands) && len(out) < limit; {
-		j := i + 1
-		for j < len(cands) && cands[j].key>>32 == cands[i].key>>32 {
-			j++
-		}
-		out = appendRun(out, cands, i, j, limit-len(out))
-		i = j
-	}
-	return out
-}
-
-// ranks reports whether cands[a] ranks before cands[b] within a run.
-func ranks(cands []candidate, a, b int) bool {
-	if cands[a].rel != cands[b].rel {
-		return cands[a].rel > cands[b].rel
-	}
-	return cands[a].key < cands[b].key
-}
-
-// appendRun appends the best want of the run cands[i:j] to out, in order.
-func appendRun(out []int, cands []candidate, i, j, want int) []int {
-	base := len(out)
-	if j-i == 1 {
-		return append(out, i)
-	}
-	// Insertion into a buffer of at most want: cheap for the usual small
-	// want, and no worse than a sort when want is the whole run.
-	for k := i; k < j; k++ {
-		n := len(out) - base
-		if n == want && !ranks(cands, k, out[len(out)-1]) {
-			continue
-		}
-		lo, hi := base, len(out)
-		for lo < hi {
-			m := int(uint(lo+hi) >> 1)
-			if ranks(cands, k, out[m]) {
-				hi = m
-			} else {
-				lo = m + 1
-			}
-		}
-		if n < want {
-			out = append(out, 0)
-		}
-		copy(out[lo+1:], out[lo:len(out)-1])
-		out[lo] = k
-	}
-	return out
-}
-
-// tied lists the candidates (sorted by key) that share their tier with
-// another: the only ones whose order relevance decides.
-func tied(cands []candidate) []int {
-	var out []int
-	for i := 0; i < len(cands); {
-		j := i + 1
-		for j < len(cands) && cands[j].key>>32 == cands[i].key>>32 {
-			j++
-		}
-		if j-i > 1 {
-			for k := i; k < j; k++ {
-				out = append(out, k)
-			}
-		}
-		i = j
-	}
-	return out
-}
-
-// relevance fills in the bleve relevance of cands[which]. Relevance is
-// only computed where it decides the order: most requests have no ties.
+// relevance fills in the bleve relevance of cands[which].
 func (r *Router) relevance(ctx context.Context, text string, all []candidate, which []int) error {
 	if r.scorer == nil || len(which) == 0 {
 		return nil

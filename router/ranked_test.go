@@ -187,35 +187,70 @@ func TestDirectRelevance(t *testing.T) {
 	}
 }
 
-// TestRankedTop checks the selection against a plain sort of the whole
-// candidate list, for random runs, relevances and limits.
-func TestRankedTop(t *testing.T) {
+// TestRank checks the tiered selection against a plain sort of the whole
+// candidate list, for random tiers, relevances, orders and limits, with
+// and without relevance, and that relevance is asked for exactly the
+// members of shared tiers that reach into the limit.
+func TestRank(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
-	for iter := 0; iter < 2000; iter++ {
-		n := rng.IntN(40) + 1
+	for iter := 0; iter < 3000; iter++ {
+		n := rng.IntN(150) + 1
 		cands := make([]candidate, n)
-		for i := range cands {
-			tier := uint64(rng.IntN(4))
-			cands[i] = candidate{key: tier<<32 | uint64(i), rel: float64(rng.IntN(5)) / 2}
+		for i, z := range rng.Perm(n) { // keys unique, in no order
+			cands[i] = candidate{key: uint64(rng.IntN(4))<<32 | uint64(z)}
 		}
-		slices.SortFunc(cands, func(a, b candidate) int { return cmp.Compare(a.key, b.key) })
-		for i := range cands { // keys unique and sorted, as topCandidates leaves them
-			cands[i].key = cands[i].key&^(1<<32-1) | uint64(i)
+		rels := make([]float64, n)
+		for i := range rels {
+			rels[i] = float64(rng.IntN(5)) / 2
 		}
+		byRel := iter%2 == 0
 		want := make([]int, n)
 		for i := range want {
 			want[i] = i
 		}
 		slices.SortFunc(want, func(a, b int) int {
 			ca, cb := cands[a], cands[b]
-			return cmp.Or(cmp.Compare(ca.key>>32, cb.key>>32), cmp.Compare(cb.rel, ca.rel), cmp.Compare(ca.key, cb.key))
+			if c := cmp.Compare(ca.key>>32, cb.key>>32); c != 0 || !byRel {
+				return cmp.Or(c, cmp.Compare(ca.key, cb.key))
+			}
+			return cmp.Or(cmp.Compare(rels[b], rels[a]), cmp.Compare(ca.key, cb.key))
 		})
 		limit := rng.IntN(n + 2)
+		if rng.IntN(4) == 0 {
+			limit = 0
+		}
 		if limit > 0 && limit < n {
 			want = want[:limit]
 		}
-		if got := rankedTop(cands, limit); !slices.Equal(got, want) {
-			t.Fatalf("limit %d, cands %+v:\ngot  %v\nwant %v", limit, cands, got, want)
+		asked := map[int]bool{}
+		got, err := rank(cands, limit, byRel, func(which []int) error {
+			for _, k := range which {
+				if asked[k] {
+					t.Fatalf("relevance asked twice for %d", k)
+				}
+				asked[k] = true
+				cands[k].rel = rels[k]
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(got, want) {
+			t.Fatalf("limit %d, byRel %v, cands %+v:\ngot  %v\nwant %v", limit, byRel, cands, got, want)
+		}
+		if byRel {
+			for _, k := range got {
+				shared := 0
+				for j := range cands {
+					if cands[j].key>>32 == cands[k].key>>32 {
+						shared++
+					}
+				}
+				if shared > 1 && !asked[k] {
+					t.Fatalf("candidate %d ranked by relevance that was never computed", k)
+				}
+			}
 		}
 	}
 }

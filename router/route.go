@@ -12,82 +12,22 @@ type candidate struct {
 	skill int
 	exact int // phrases hit token for token (agent3md/1 route)
 	score int // phrases hit (stems in Ranked; equal to exact in Spec)
-	hit0  int // its hits are hits[hit0:hit0+score] of the sorted hit list
 	rel   float64
-}
-
-// A phrase hit is packed as skill<<33 | ord<<1 | exact, so sorting hits
-// groups them by skill in trigger order.
-func packHit(skill, ord uint32, exact bool) uint64 {
-	h := uint64(skill)<<33 | uint64(ord)<<1
-	if exact {
-		h |= 1
-	}
-	return h
 }
 
 // routeSpec is agent3md/1 §2 route, exactly.
 func (r *Router) routeSpec(text string, limit int) []Match {
 	req := r.phrases.exact.lookup(nil, appendTokens(nil, text))
-	var hits []uint64
-	r.phrases.exact.each(req, func(p uint32) {
-		hits = append(hits, packHit(r.phrases.skillOf[p], r.phrases.ordOf[p], true))
-	})
-	cands := group(hits)
+	t := r.getTally()
+	defer r.putTally(t)
+	x := r.phrases
+	x.exact.each(req, func(p uint32) { t.add(x, p, true) })
+	cands := t.candidates()
 	for i := range cands {
 		cands[i].key = r.specKey(&cands[i])
 	}
-	end := topCandidates(cands, limit)
-	if limit == 0 || limit > end {
-		limit = end
-	}
-	return r.matches(cands, hits, firstN(limit), false)
-}
-
-// topCandidates moves every candidate whose tier (key>>32) is at or before
-// the limit-th one's to the front, sorted by key, and returns how many
-// that is. With limit 0 everything is sorted. Sorting only that window
-// keeps a request that hits thousands of skills cheap when the caller
-// wants ten.
-func topCandidates(cands []candidate, limit int) int {
-	if limit == 0 || limit >= len(cands) {
-		sortCandidates(cands)
-		return len(cands)
-	}
-	keys := make([]uint64, len(cands))
-	for i := range cands {
-		keys[i] = cands[i].key
-	}
-	slices.Sort(keys)
-	tier := keys[limit-1] >> 32
-	end := 0
-	for i := range cands {
-		if cands[i].key>>32 <= tier {
-			cands[i], cands[end] = cands[end], cands[i]
-			end++
-		}
-	}
-	sortCandidates(cands[:end])
-	return end
-}
-
-// sortCandidates sorts by key, moving small (key, index) pairs rather
-// than whole candidates.
-func sortCandidates(cands []candidate) {
-	type keyed struct {
-		key uint64
-		i   int
-	}
-	ks := make([]keyed, len(cands))
-	for i, c := range cands {
-		ks[i] = keyed{c.key, i}
-	}
-	slices.SortFunc(ks, func(a, b keyed) int { return cmp.Compare(a.key, b.key) })
-	sorted := make([]candidate, len(cands))
-	for i, k := range ks {
-		sorted[i] = cands[k.i]
-	}
-	copy(cands, sorted)
+	order, _ := rank(cands, limit, false, nil)
+	return r.matches(cands, order, t.phraseHits(x, cands, order), false)
 }
 
 // specKey orders by score desc, then z asc (agent3md/1 §2); zRank also
@@ -118,49 +58,22 @@ func zOrder(skills []Skill) []uint32 {
 	return rank
 }
 
-// group sorts phrase hits and folds them into one candidate per skill.
-func group(hits []uint64) []candidate {
-	slices.Sort(hits)
-	out := make([]candidate, 0, len(hits))
-	for i := 0; i < len(hits); {
-		skill := hits[i] >> 33
-		c := candidate{skill: int(skill), hit0: i}
-		j := i
-		for ; j < len(hits) && hits[j]>>33 == skill; j++ {
-			c.exact += int(hits[j] & 1)
-		}
-		c.score = j - i
-		out = append(out, c)
-		i = j
-	}
-	return out
-}
-
-// firstN is 0, 1, ..., n-1.
-func firstN(n int) []int {
-	out := make([]int, n)
-	for i := range out {
-		out[i] = i
-	}
-	return out
-}
-
 // matches turns cands[order[0]], cands[order[1]], ... into phrase-tier
-// matches; hits is the sorted hit list the candidates point into.
-func (r *Router) matches(cands []candidate, hits []uint64, order []int, ranked bool) []Match {
+// matches; ords[i] are the trigger indexes cands[order[i]] hit.
+func (r *Router) matches(cands []candidate, order []int, ords [][]uint32, ranked bool) []Match {
 	n := 0
-	for _, k := range order {
-		n += cands[k].score
+	for _, o := range ords {
+		n += len(o)
 	}
 	all := make([]string, n) // one backing array for every match's hits
 	out := make([]Match, len(order))
 	for i, k := range order {
 		c := &cands[k]
 		s := &r.skills[c.skill]
-		phrases := all[:c.score:c.score]
-		all = all[c.score:]
-		for k, h := range hits[c.hit0 : c.hit0+c.score] {
-			phrases[k] = s.Triggers[uint32(h>>1)]
+		phrases := all[:len(ords[i]):len(ords[i])]
+		all = all[len(ords[i]):]
+		for j, o := range ords[i] {
+			phrases[j] = s.Triggers[o]
 		}
 		out[i] = Match{Name: s.Name, Z: s.Z, Score: c.score, Hits: phrases, Tier: TierPhrase}
 		if ranked {

@@ -155,6 +155,8 @@ type Router struct {
 	info    Info
 	cleanup func() // removes a temp index after Close
 
+	tallies sync.Pool // *hitTally scratch for routes
+
 	mu     sync.RWMutex
 	closed bool
 }

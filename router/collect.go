@@ -1,0 +1,88 @@
+package router
+
+import "slices"
+
+// hitTally is one route's scratch: per-skill hit counts indexed by skill, so
+// phrase hits fold into candidates without sorting them, and the lists
+// that grow with the hits. Tallies are pooled per Router: at 100,000
+// skills the counts alone are 800 KB, and a route touches only the skills
+// it hits, which it zeroes again before the hitTally goes back.
+type hitTally struct {
+	count []uint32 // phrases hit per skill; doubles as a mark in phraseHits
+	exact []uint32 // of those, hit token for token
+	seen  []uint32 // skills with a hit, in first-hit order
+	hits  []uint32 // the phrases hit
+}
+
+func (r *Router) getTally() *hitTally {
+	if t, ok := r.tallies.Get().(*hitTally); ok {
+		return t
+	}
+	n := len(r.skills)
+	return &hitTally{count: make([]uint32, n), exact: make([]uint32, n)}
+}
+
+// putTally clears what the route touched and pools the hitTally.
+func (r *Router) putTally(t *hitTally) {
+	for _, s := range t.seen {
+		t.count[s], t.exact[s] = 0, 0
+	}
+	t.seen, t.hits = t.seen[:0], t.hits[:0]
+	r.tallies.Put(t)
+}
+
+// add records that phrase p hit, exactly or through stems.
+func (t *hitTally) add(x *phraseIndex, p uint32, exact bool) {
+	s := x.skillOf[p]
+	if t.count[s] == 0 {
+		t.seen = append(t.seen, s)
+	}
+	t.count[s]++
+	if exact {
+		t.exact[s]++
+	}
+	t.hits = append(t.hits, p)
+}
+
+// candidates folds the hitTally into one candidate per skill hit.
+func (t *hitTally) candidates() []candidate {
+	out := make([]candidate, len(t.seen))
+	for i, s := range t.seen {
+		out[i] = candidate{skill: int(s), score: int(t.count[s]), exact: int(t.exact[s])}
+	}
+	return out
+}
+
+// phraseHits returns, for each of cands[order[i]], the indexes in its
+// skill's Triggers of the phrases it hit, ascending: one pass over the
+// hits, whatever the number of candidates.
+func (t *hitTally) phraseHits(x *phraseIndex, cands []candidate, order []int) [][]uint32 {
+	flat := make([]uint32, 0, 64)
+	off := make([]int, len(order)+1)
+	for i, k := range order {
+		off[i+1] = off[i] + cands[k].score
+	}
+	flat = slices.Grow(flat, off[len(order)])[:off[len(order)]]
+	fill := make([]int, len(order))
+	copy(fill, off)
+	// count[s] becomes 1 + the position in order of skill s (0: not
+	// shown); putTally zeroes it either way.
+	for _, s := range t.seen {
+		t.count[s] = 0
+	}
+	for i, k := range order {
+		t.count[cands[k].skill] = uint32(i + 1)
+	}
+	for _, p := range t.hits {
+		if i := t.count[x.skillOf[p]]; i > 0 {
+			flat[fill[i-1]] = x.ordOf[p]
+			fill[i-1]++
+		}
+	}
+	out := make([][]uint32, len(order))
+	for i := range order {
+		out[i] = flat[off[i]:off[i+1]:off[i+1]]
+		slices.Sort(out[i])
+	}
+	return out
+}

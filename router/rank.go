@@ -1,0 +1,116 @@
+package router
+
+import (
+	"cmp"
+	"slices"
+)
+
+// rank returns the positions in cands of the first limit candidates (all
+// when limit is 0), in order: by tier (key>>32: exact hit, then phrases
+// hit), then, when byRel, by relevance descending, then by key (z).
+//
+// Only the tiers that reach into the first limit are ordered, and a tier
+// that straddles the limit only has its best few selected, so a request
+// that hits thousands of skills costs little more than a pass over them
+// when the caller wants ten. When byRel, relevance is called first with
+// the positions whose order it decides, the members of those tiers that
+// share their tier with another, and must set their rel.
+func rank(cands []candidate, limit int, byRel bool, relevance func(which []int) error) ([]int, error) {
+	if limit == 0 || limit > len(cands) {
+		limit = len(cands)
+	}
+	// The tiers present, each with its members. There are few (exact or
+	// not, times the distinct phrase counts), so a linear search finds a
+	// candidate's tier.
+	type tierRun struct {
+		tier    uint64
+		members []int
+	}
+	var tiers []tierRun
+	last := -1
+	for i := range cands {
+		t := cands[i].key >> 32
+		if last < 0 || tiers[last].tier != t {
+			last = slices.IndexFunc(tiers, func(r tierRun) bool { return r.tier == t })
+			if last < 0 {
+				tiers = append(tiers, tierRun{tier: t})
+				last = len(tiers) - 1
+			}
+		}
+		tiers[last].members = append(tiers[last].members, i)
+	}
+	slices.SortFunc(tiers, func(a, b tierRun) int { return cmp.Compare(a.tier, b.tier) })
+	keep, total := 0, 0
+	for keep < len(tiers) && total < limit {
+		total += len(tiers[keep].members)
+		keep++
+	}
+	tiers = tiers[:keep]
+	if byRel && relevance != nil {
+		var which []int
+		for _, t := range tiers {
+			if len(t.members) > 1 {
+				which = append(which, t.members...)
+			}
+		}
+		if len(which) > 0 {
+			if err := relevance(which); err != nil {
+				return nil, err
+			}
+		}
+	}
+	before := func(a, b int) bool {
+		ca, cb := &cands[a], &cands[b]
+		if byRel && ca.rel != cb.rel {
+			return ca.rel > cb.rel
+		}
+		return ca.key < cb.key
+	}
+	out := make([]int, 0, limit)
+	for _, t := range tiers {
+		out = appendBest(out, t.members, limit-len(out), before)
+	}
+	return out, nil
+}
+
+// selectMax is the largest want for which appendBest selects through an
+// insertion buffer; beyond it a sort is cheaper.
+const selectMax = 64
+
+// appendBest appends to out the first want of members by before, in order.
+func appendBest(out, members []int, want int, before func(a, b int) bool) []int {
+	if want >= len(members) || want > selectMax {
+		slices.SortFunc(members, func(a, b int) int {
+			if before(a, b) {
+				return -1
+			}
+			if before(b, a) {
+				return 1
+			}
+			return 0
+		})
+		return append(out, members[:min(want, len(members))]...)
+	}
+	base := len(out)
+	for _, k := range members {
+		n := len(out) - base
+		if n == want && !before(k, out[len(out)-1]) {
+			continue
+		}
+		lo, hi := base, len(out)
+		for lo < hi {
+			m := int(uint(lo+hi) >> 1)
+			if before(k, out[m]) {
+				hi = m
+			} else {
+				lo = m + 1
+			}
+		}
+		if n < want {
+			out = append(out, 0)
+		}
+		copy(out[lo+1:], out[lo:len(out)-1])
+		out[lo] = k
+	}
+	return out
+}
