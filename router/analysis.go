@@ -92,10 +92,83 @@ func (c *cachedPorter) Filter(input analysis.TokenStream) analysis.TokenStream {
 	return input
 }
 
+// Documents are indexed with each skill field's words weighted by
+// repetition (see fields in index.go). Repeating the text would analyse
+// every repeat again; instead the document text carries a mark before
+// each field, repeatMark followed by the repeat count as one digit, and
+// the doc tokenizer tags the field's tokens with that count (in Type,
+// above bleve's own token types). The repeat filter, last in the chain,
+// emits each tagged token that many times, so term frequencies and field
+// lengths are exactly those of the repeated text for a third of the
+// tokenising and stemming.
+const (
+	repeatMark = '\uE000' // private use: stripped from field text
+	repeatBase = analysis.TokenType(100)
+	markLen    = 3 // utf8.RuneLen(repeatMark)
+)
+
+// docTokenizerImpl is wordsTokenizerImpl over the marked document text.
+type docTokenizerImpl struct{}
+
+// Tokenize implements analysis.Tokenizer.
+func (docTokenizerImpl) Tokenize(input []byte) analysis.TokenStream {
+	stream := wordsTokenizerImpl{}.Tokenize(input)
+	out := stream[:0]
+	rep := analysis.TokenType(1)
+	for i := 0; i < len(stream); i++ {
+		tok := stream[i]
+		if tok.Start >= markLen && string(input[tok.Start-markLen:tok.Start]) == string(repeatMark) &&
+			len(tok.Term) == 1 && '1' <= tok.Term[0] && tok.Term[0] <= '9' {
+			rep = analysis.TokenType(tok.Term[0] - '0')
+			continue
+		}
+		if rep > 1 {
+			tok.Type = repeatBase + rep
+		}
+		out = append(out, tok)
+	}
+	return out
+}
+
+// repeatFilter emits each token tagged by docTokenizerImpl its count of
+// times.
+type repeatFilter struct{}
+
+// Filter implements analysis.TokenFilter.
+func (repeatFilter) Filter(input analysis.TokenStream) analysis.TokenStream {
+	n := 0
+	for _, tok := range input {
+		n += tokenRepeat(tok)
+	}
+	if n == len(input) {
+		return input
+	}
+	out := make(analysis.TokenStream, 0, n)
+	for _, tok := range input {
+		r := tokenRepeat(tok)
+		if tok.Type > repeatBase {
+			tok.Type = analysis.AlphaNumeric
+		}
+		for ; r > 0; r-- {
+			out = append(out, tok)
+		}
+	}
+	return out
+}
+
+func tokenRepeat(tok *analysis.Token) int {
+	if tok.Type > repeatBase {
+		return int(tok.Type - repeatBase)
+	}
+	return 1
+}
+
 // Registered names; part of the persisted mapping.
 const (
 	wordsTokenizer = "agent3md_words"
+	docTokenizer   = "agent3md_doc_words"
 	porterFilter   = "agent3md_porter"
+	repeatFilterN  = "agent3md_repeat"
 )
 
 func init() {
@@ -103,6 +176,18 @@ func init() {
 		func(map[string]interface{}, *registry.Cache) (analysis.Tokenizer, error) {
 			return wordsTokenizerImpl{}, nil
 		})
+	if err == nil {
+		err = registry.RegisterTokenizer(docTokenizer,
+			func(map[string]interface{}, *registry.Cache) (analysis.Tokenizer, error) {
+				return docTokenizerImpl{}, nil
+			})
+	}
+	if err == nil {
+		err = registry.RegisterTokenFilter(repeatFilterN,
+			func(map[string]interface{}, *registry.Cache) (analysis.TokenFilter, error) {
+				return repeatFilter{}, nil
+			})
+	}
 	if err == nil {
 		porter := &cachedPorter{}
 		err = registry.RegisterTokenFilter(porterFilter,

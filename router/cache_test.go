@@ -105,10 +105,20 @@ func TestCacheRejectsBadEntries(t *testing.T) {
 		{"other schema", func(t *testing.T, e string) {
 			p := filepath.Join(e, manifestName)
 			b, _ := os.ReadFile(p)
-			os.WriteFile(p, []byte(strings.Replace(string(b), `"schema": 3`, `"schema": 99`, 1)), 0o644)
+			old := fmt.Sprintf(`"schema": %d`, SchemaVersion)
+			if !strings.Contains(string(b), old) {
+				t.Fatalf("manifest lacks %s", old)
+			}
+			os.WriteFile(p, []byte(strings.Replace(string(b), old, `"schema": 99`, 1)), 0o644)
 		}, nil},
 		{"extra file", func(t *testing.T, e string) { os.WriteFile(filepath.Join(e, indexSubdir, "stray"), nil, 0o644) }, nil},
 		{"missing index", func(t *testing.T, e string) { os.RemoveAll(filepath.Join(e, indexSubdir)) }, nil},
+		{"damaged document ids", func(t *testing.T, e string) {
+			p := filepath.Join(e, docIDsName)
+			b, _ := os.ReadFile(p)
+			b[len(b)-1] ^= 1
+			os.WriteFile(p, b, 0o644)
+		}, nil},
 		{"damaged phrase index", func(t *testing.T, e string) {
 			p := filepath.Join(e, phrasesName)
 			b, _ := os.ReadFile(p)

@@ -22,13 +22,14 @@ import (
 // SchemaVersion identifies the index layout (mapping, fields, analyzers,
 // cache files). Cache entries carry it in their key and manifest; bump it
 // whenever any of those change so old entries are never trusted.
-const SchemaVersion = 3
+const SchemaVersion = 4
 
 // Analysis names registered with bleve. They are part of the persisted
 // mapping, so renaming one is a schema change.
 const (
 	textAnalyzer  = "agent3md_en"   // words, lowercase, English stop words, Porter
 	exactAnalyzer = "agent3md_word" // words, lowercase
+	docAnalyzer   = "agent3md_doc"  // textAnalyzer over marked documents, repeats expanded
 )
 
 // Skill fields and their weights (DESIGN.md §5: trigger phrases strongest,
@@ -59,15 +60,19 @@ func newMapping() (*mapping.IndexMappingImpl, error) {
 	im := mapping.NewIndexMapping()
 	im.ScoringModel = index.BM25Scoring
 	im.StoreDynamic, im.IndexDynamic, im.DocValuesDynamic = false, false, false
-	analyzers := map[string][]string{
-		textAnalyzer:  {lowercase.Name, en.StopName, porterFilter},
-		exactAnalyzer: {lowercase.Name},
+	analyzers := map[string]struct {
+		tokenizer string
+		filters   []string
+	}{
+		textAnalyzer:  {wordsTokenizer, []string{lowercase.Name, en.StopName, porterFilter}},
+		exactAnalyzer: {wordsTokenizer, []string{lowercase.Name}},
+		docAnalyzer:   {docTokenizer, []string{lowercase.Name, en.StopName, porterFilter, repeatFilterN}},
 	}
-	for name, filters := range analyzers {
+	for name, a := range analyzers {
 		err := im.AddCustomAnalyzer(name, map[string]interface{}{
 			"type":          custom.Name,
-			"tokenizer":     wordsTokenizer,
-			"token_filters": filters,
+			"tokenizer":     a.tokenizer,
+			"token_filters": a.filters,
 		})
 		if err != nil {
 			return nil, fmt.Errorf("router: analyzer %s: %w", name, err)
@@ -76,7 +81,7 @@ func newMapping() (*mapping.IndexMappingImpl, error) {
 	im.DefaultAnalyzer = textAnalyzer
 	dm := mapping.NewDocumentStaticMapping()
 	fm := mapping.NewTextFieldMapping()
-	fm.Analyzer = textAnalyzer
+	fm.Analyzer = docAnalyzer
 	fm.Store, fm.IncludeTermVectors, fm.IncludeInAll, fm.DocValues = false, false, false, false
 	dm.AddFieldMappingsAt(indexField, fm)
 	// No "_all" composite field: nothing queries it, and it doubled the
@@ -98,7 +103,9 @@ func fieldValues(s *Skill) map[string]string {
 }
 
 // document is what the index holds about skill s (its id is s's position
-// in decimal): every field's text, repeated by weight, " . " between.
+// in decimal): every field's text after a mark giving its repeat count
+// (see docTokenizerImpl), which weighs it as if it were written that many
+// times.
 func document(s *Skill) map[string]interface{} {
 	vals := fieldValues(s)
 	var b strings.Builder
@@ -107,10 +114,11 @@ func document(s *Skill) map[string]interface{} {
 		if v == "" {
 			continue
 		}
-		for i := 0; i < f.repeat; i++ {
-			b.WriteString(v)
-			b.WriteString(" . ")
-		}
+		b.WriteRune(repeatMark)
+		b.WriteByte(byte('0' + f.repeat))
+		b.WriteByte(' ')
+		b.WriteString(strings.ReplaceAll(v, string(repeatMark), " "))
+		b.WriteString(" . ")
 	}
 	return map[string]interface{}{indexField: b.String()}
 }
