@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/agent3md/agent3md/loader"
 	"github.com/agent3md/agent3md/router"
@@ -70,8 +71,17 @@ func (rs *routerState) wait(ctx context.Context) (*router.Router, error) {
 	}
 }
 
+// buildStopWait bounds how long Serve waits, after cancelling it, for an
+// index build still running at exit to stop and remove its scratch
+// directory. The build checks for cancellation every thousand skills, so
+// this is ample unless it is in its final merge.
+const buildStopWait = 2 * time.Second
+
 // closeWhenBuilt releases the index; if the build is still running it is
-// released by a goroutine that ends when the build does.
+// released by a goroutine that ends when the build does. Call it after
+// cancelling the build's context: it waits up to buildStopWait for the
+// build to stop, so a process that exits next does not leave a half-built
+// cache entry behind.
 func (rs *routerState) closeWhenBuilt() {
 	closeIt := func() {
 		if rs.r != nil {
@@ -81,7 +91,7 @@ func (rs *routerState) closeWhenBuilt() {
 	select {
 	case <-rs.ready:
 		closeIt()
-	default:
+	case <-time.After(buildStopWait):
 		go func() {
 			<-rs.ready
 			closeIt()

@@ -85,7 +85,10 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, opts *Options) erro
 		}
 		s.routing.build(ctx, a, s.routerOptions())
 	}()
-	defer s.routing.closeWhenBuilt()
+	defer func() {
+		cancel() // stops a build still running
+		s.routing.closeWhenBuilt()
+	}()
 
 	st := newLineStream(in, out, opts.MaxLineBytes, s.sess, s.log)
 	st.maxInFlight = opts.MaxInFlight

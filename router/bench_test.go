@@ -181,11 +181,11 @@ func cpuTime() time.Duration {
 
 // BenchmarkIndexMemory builds the in-memory index of a small agent.
 func BenchmarkIndexMemory(b *testing.B) {
-	for _, n := range []int{10, 1000} {
+	for _, n := range []int{10, 1000, 4000} {
 		b.Run("n="+strconv.Itoa(n), func(b *testing.B) {
 			skills := synthSkills(b, n)
 			for i := 0; i < b.N; i++ {
-				r, err := New(context.Background(), skills, nil)
+				r, err := New(context.Background(), skills, &Options{NoCache: true})
 				if err != nil {
 					b.Fatal(err)
 				}
