@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -181,6 +182,17 @@ func (a *Agent) Catalog() *agentfile.Catalog { return a.current().cat }
 
 // Info returns the agent3md/1 reading of the catalog.
 func (a *Agent) Info() *agentfile.Agent { return a.current().info }
+
+// Scanned returns the catalog in force and its agent3md/1 reading, both
+// from the same scan (calling Catalog and Info in turn could straddle a
+// re-scan). Neither may be modified.
+func (a *Agent) Scanned() (*agentfile.Catalog, *agentfile.Agent) {
+	st := a.current()
+	return st.cat, st.info
+}
+
+// SkillNames returns the skill names in source order.
+func (a *Agent) SkillNames() []string { return slices.Clone(a.current().names) }
 
 // Path returns the file path the agent was opened from.
 func (a *Agent) Path() string { return a.path }

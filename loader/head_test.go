@@ -58,3 +58,31 @@ func TestReadHead(t *testing.T) {
 		t.Error("ReadHead accepted a file without frontmatter")
 	}
 }
+
+// TestScannedAndNames: Scanned's reading and SkillNames agree with the
+// skill list, and SkillNames is the caller's to modify.
+func TestScannedAndNames(t *testing.T) {
+	a, err := Open("../examples/devtools.3md", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	cat, info := a.Scanned()
+	if cat != a.Catalog() || info != a.Info() {
+		t.Fatal("Scanned differs from Catalog and Info")
+	}
+	names := a.SkillNames()
+	skills := a.Skills()
+	if len(names) != len(skills) || len(names) == 0 {
+		t.Fatalf("%d names for %d skills", len(names), len(skills))
+	}
+	for i := range names {
+		if names[i] != skills[i].Name || info.Skills[i].Name != names[i] {
+			t.Fatalf("skill %d: name %q, Skills %q, Info %q", i, names[i], skills[i].Name, info.Skills[i].Name)
+		}
+	}
+	names[0] = "changed"
+	if a.SkillNames()[0] == "changed" {
+		t.Fatal("SkillNames shares its slice with the agent")
+	}
+}

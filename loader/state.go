@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"slices"
+	"sync"
 
 	"github.com/agent3md/agent3md/agentfile"
 )
@@ -29,7 +30,10 @@ type state struct {
 	deps    [][]int         // per skill: linked skills in body order, as written
 	slugs   []string        // per skill: its Agent Skills name
 	bySlug  map[string]int  // slug -> index in info.Skills
-	skills  []SkillInfo     // the body-less catalog, built once
+	// skills is the body-less catalog, built on first use: a server
+	// that only routes never needs it, and at 100,000 skills it is 16 MB.
+	skillsOnce sync.Once
+	skills     []SkillInfo
 }
 
 // failedScan is a re-scan that did not succeed: the file as stat'ed before
@@ -135,7 +139,6 @@ func build(cat *agentfile.Catalog, info *agentfile.Agent) *state {
 		}
 	}
 	st.slugs, st.bySlug = assignSlugs(info.Skills)
-	st.skills = st.buildInfos()
 	return st
 }
 
@@ -191,6 +194,7 @@ func unique(xs []int) []int {
 
 // skillInfos returns a fresh copy of the catalog slice.
 func (st *state) skillInfos() []SkillInfo {
+	st.skillsOnce.Do(func() { st.skills = st.buildInfos() })
 	return append(make([]SkillInfo, 0, len(st.skills)), st.skills...)
 }
 

@@ -16,21 +16,34 @@ func NewRouter(ctx context.Context, a *loader.Agent, opts *router.Options) (*rou
 	if a == nil {
 		return nil, errors.New("mcp: NewRouter needs an agent")
 	}
-	infos := a.Skills()
-	skills := make([]router.Skill, 0, len(infos))
-	for _, in := range infos {
-		names := make([]string, len(in.Inputs))
-		for i, input := range in.Inputs {
-			names[i] = input.Name
+	// From the scan itself rather than a.Skills(): that list is built on
+	// first use and copied per call, and the router needs none of what it
+	// adds.
+	cat, info := a.Scanned()
+	skills := make([]router.Skill, len(info.Skills))
+	inputs := 0
+	for i := range info.Skills {
+		inputs += len(info.Skills[i].Inputs)
+	}
+	names := make([]string, 0, inputs) // one backing array for every skill's input names
+	for i := range info.Skills {
+		in := &info.Skills[i]
+		start := len(names)
+		for _, input := range in.Inputs {
+			names = append(names, input.Name)
 		}
-		skills = append(skills, router.Skill{
+		tool := ""
+		if in.HasTool {
+			tool = in.Tool
+		}
+		skills[i] = router.Skill{
 			Name:        in.Name,
 			Z:           in.Z,
 			Triggers:    in.Triggers,
-			Description: in.Description,
-			Tool:        in.Tool,
-			Inputs:      names,
-		})
+			Description: cat.Planes[in.Plane].Description,
+			Tool:        tool,
+			Inputs:      names[start:len(names):len(names)],
+		}
 	}
 	r, err := router.New(ctx, skills, opts)
 	if err != nil {

@@ -8,8 +8,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-
-	"github.com/agent3md/agent3md/loader"
 )
 
 // Tool names: a compatibility contract with the public reference server.
@@ -146,27 +144,27 @@ func (s *server) skillNamesSentence() string {
 	s.namesMu.Lock()
 	defer s.namesMu.Unlock()
 	if s.namesFor != cat || cat == nil {
-		s.names, s.namesFor = buildSkillNames(s.agent.Skills()), cat
+		s.names, s.namesFor = buildSkillNames(s.agent.SkillNames()), cat
 	}
 	return s.names
 }
 
-func buildSkillNames(skills []loader.SkillInfo) string {
+func buildSkillNames(skills []string) string {
 	if len(skills) == 0 {
 		return "This agent has no skills."
 	}
 	var b strings.Builder
 	b.WriteString("Available skills: ")
 	shown := 0
-	for i, sk := range skills {
+	for i, name := range skills {
 		sep := ""
 		if i > 0 {
 			sep = ", "
 		}
-		if b.Len()+len(sep)+len(sk.Name) > maxSkillNamesBytes {
+		if b.Len()+len(sep)+len(name) > maxSkillNamesBytes {
 			break
 		}
-		b.WriteString(sep + sk.Name)
+		b.WriteString(sep + name)
 		shown++
 	}
 	if shown < len(skills) {
