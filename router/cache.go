@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/blevesearch/bleve/v2"
@@ -89,24 +90,19 @@ func entryName(hash string) (string, error) {
 func fingerprint(skills []Skill) uint32 {
 	var crc uint32
 	buf := make([]byte, 0, 64<<10)
-	str := func(s string) {
-		buf = binary.LittleEndian.AppendUint64(buf, uint64(len(s)))
-		buf = append(buf, s...)
-	}
-	num := func(n uint64) { buf = binary.LittleEndian.AppendUint64(buf, n) }
 	for i := range skills {
 		s := &skills[i]
-		str(s.Name)
-		num(math.Float64bits(s.Z))
-		num(uint64(len(s.Triggers)))
+		buf = appendStr(buf, s.Name)
+		buf = binary.LittleEndian.AppendUint64(buf, math.Float64bits(s.Z))
+		buf = binary.LittleEndian.AppendUint64(buf, uint64(len(s.Triggers)))
 		for _, t := range s.Triggers {
-			str(t)
+			buf = appendStr(buf, t)
 		}
-		str(s.Description)
-		str(s.Tool)
-		num(uint64(len(s.Inputs)))
+		buf = appendStr(buf, s.Description)
+		buf = appendStr(buf, s.Tool)
+		buf = binary.LittleEndian.AppendUint64(buf, uint64(len(s.Inputs)))
 		for _, in := range s.Inputs {
-			str(in)
+			buf = appendStr(buf, in)
 		}
 		if len(buf) >= 48<<10 {
 			crc = crc32.Update(crc, castagnoli, buf)
@@ -114,6 +110,12 @@ func fingerprint(skills []Skill) uint32 {
 		}
 	}
 	return crc32.Update(crc, castagnoli, buf)
+}
+
+// appendStr appends s's length and bytes.
+func appendStr(buf []byte, s string) []byte {
+	buf = binary.LittleEndian.AppendUint64(buf, uint64(len(s)))
+	return append(buf, s...)
 }
 
 // markFiles lists every regular file under entry but its manifest, with
@@ -176,10 +178,13 @@ func writeManifest(entry, hash string, skills []Skill, fp uint32) error {
 var errBadEntry = errors.New("cache entry rejected")
 
 // verifyEntry checks entry's manifest against what the caller expects and
-// every index file against the manifest.
-func verifyEntry(entry, hash string, skills int, fp uint32) error {
-	bad := func(format string, args ...any) error {
-		return fmt.Errorf("%w: %s: %s", errBadEntry, entry, fmt.Sprintf(format, args...))
+// every index file against the manifest. It returns the fingerprint the
+// manifest records, for the caller to compare with its skills' (see
+// openCached: computing it takes as long as opening the entry, so the two
+// overlap).
+func verifyEntry(entry, hash string, skills int) (uint32, error) {
+	bad := func(format string, args ...any) (uint32, error) {
+		return 0, fmt.Errorf("%w: %s: %s", errBadEntry, entry, fmt.Sprintf(format, args...))
 	}
 	f, err := os.Open(filepath.Join(entry, manifestName))
 	if err != nil {
@@ -204,8 +209,6 @@ func verifyEntry(entry, hash string, skills int, fp uint32) error {
 		return bad("built for content %q, want %q", m.ContentHash, hash)
 	case m.Skills != skills:
 		return bad("holds %d skills, want %d", m.Skills, skills)
-	case m.Fingerprint != fp:
-		return bad("built from different skills (fingerprint %08x, want %08x)", m.Fingerprint, fp)
 	}
 	files, err := markFiles(entry)
 	if err != nil {
@@ -214,7 +217,7 @@ func verifyEntry(entry, hash string, skills int, fp uint32) error {
 	if !slices.Equal(files, m.Files) {
 		return bad("index files differ from the manifest (truncated or modified)")
 	}
-	return nil
+	return m.Fingerprint, nil
 }
 
 // openReadOnly opens a finished cache entry's index.
@@ -241,6 +244,7 @@ type cached struct {
 	idx     bleve.Index
 	phrases *phraseIndex
 	ids     *docIDs // the skills' internal ids in idx; nil when unknown
+	builtFP uint32  // a reused entry's recorded fingerprint, still to check
 	kind    string
 	path    string
 	reason  string
@@ -252,9 +256,27 @@ type cached struct {
 // fine: the winner's entry is used, or, if that fails to check out, this
 // process's own build in place.
 func openCached(ctx context.Context, root, hash string, m mapping.IndexMapping, skills []Skill, progress func(int, int)) (*cached, error) {
-	c, err := openEntry(ctx, root, hash, m, skills, progress)
+	// The fingerprint of the skills is only needed to accept a reused
+	// entry; it is computed while the entry is checked and opened.
+	fpc := make(chan uint32, 1)
+	go func() { fpc <- fingerprint(skills) }()
+	fp := sync.OnceValue(func() uint32 { return <-fpc })
+	c, err := openEntry(ctx, root, hash, m, skills, fp, progress)
 	if err != nil {
 		return nil, err
+	}
+	if c.kind == IndexCacheHit {
+		if got := fp(); got != c.builtFP {
+			c.idx.Close()
+			discard(root, c.path)
+			reason := fmt.Sprintf("%v: %s: built from different skills (fingerprint %08x, want %08x)", errBadEntry, c.path, c.builtFP, got)
+			if c, err = openEntry(ctx, root, hash, m, skills, fp, progress); err != nil {
+				return nil, err
+			}
+			if c.reason == "" {
+				c.reason = reason
+			}
+		}
 	}
 	if c.phrases == nil {
 		c.phrases, err = readPhrases(filepath.Join(c.path, phrasesName), skills)
@@ -271,7 +293,7 @@ func openCached(ctx context.Context, root, hash string, m mapping.IndexMapping, 
 }
 
 // openEntry is openCached without the phrase index of a reused entry.
-func openEntry(ctx context.Context, root, hash string, m mapping.IndexMapping, skills []Skill, progress func(int, int)) (*cached, error) {
+func openEntry(ctx context.Context, root, hash string, m mapping.IndexMapping, skills []Skill, fp func() uint32, progress func(int, int)) (*cached, error) {
 	name, err := entryName(hash)
 	if err != nil {
 		return nil, err
@@ -280,15 +302,14 @@ func openEntry(ctx context.Context, root, hash string, m mapping.IndexMapping, s
 		return nil, fmt.Errorf("router: creating cache directory: %w", err)
 	}
 	entry := filepath.Join(root, name)
-	fp := fingerprint(skills)
 	var reason string
 	if _, err := os.Stat(entry); err == nil {
-		if err := verifyEntry(entry, hash, len(skills), fp); err != nil {
+		if built, err := verifyEntry(entry, hash, len(skills)); err != nil {
 			reason = err.Error()
 		} else if idx, err := openReadOnly(entry); err != nil {
 			reason = fmt.Sprintf("cache entry %s unreadable: %v", entry, err)
 		} else {
-			return &cached{idx: idx, kind: IndexCacheHit, path: entry}, nil
+			return &cached{idx: idx, kind: IndexCacheHit, path: entry, builtFP: built}, nil
 		}
 		discard(root, entry)
 	}
@@ -311,7 +332,7 @@ func openEntry(ctx context.Context, root, hash string, m mapping.IndexMapping, s
 		os.RemoveAll(tmp)
 		return nil, err
 	}
-	if err := writeManifest(tmp, hash, skills, fp); err != nil {
+	if err := writeManifest(tmp, hash, skills, fp()); err != nil {
 		os.RemoveAll(tmp)
 		return nil, err
 	}
@@ -323,10 +344,10 @@ func openEntry(ctx context.Context, root, hash string, m mapping.IndexMapping, s
 		return &cached{idx: idx, phrases: phrases, ids: ids, kind: IndexCacheBuilt, path: entry, reason: reason}, nil
 	}
 	// Someone else renamed an entry into place first.
-	if verifyEntry(entry, hash, len(skills), fp) == nil {
+	if built, err := verifyEntry(entry, hash, len(skills)); err == nil && built == fp() {
 		if idx, err := openReadOnly(entry); err == nil {
 			os.RemoveAll(tmp)
-			return &cached{idx: idx, kind: IndexCacheHit, path: entry, reason: reason}, nil
+			return &cached{idx: idx, phrases: phrases, ids: nil, kind: IndexCacheHit, path: entry, reason: reason, builtFP: built}, nil
 		}
 	}
 	idx, err := openReadOnly(tmp)

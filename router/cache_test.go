@@ -70,8 +70,8 @@ func TestCacheLifecycle(t *testing.T) {
 	sameRoutes(t, r2, skills)
 	// A reader must not change the entry: it still verifies after use.
 	r2.Close()
-	if err := verifyEntry(r2.Info().Path, testHash, len(skills), fingerprint(skills)); err != nil {
-		t.Fatalf("entry changed by a read-only open: %v", err)
+	if fp, err := verifyEntry(r2.Info().Path, testHash, len(skills)); err != nil || fp != fingerprint(skills) {
+		t.Fatalf("entry changed by a read-only open: %v (fingerprint %08x, want %08x)", err, fp, fingerprint(skills))
 	}
 	left, _ := filepath.Glob(filepath.Join(dir, ".*"))
 	if len(left) != 0 {

@@ -12,6 +12,8 @@ type hitTally struct {
 	exact []uint32 // of those, hit token for token
 	seen  []uint32 // skills with a hit, in first-hit order
 	hits  []uint32 // the phrases hit
+	cands []candidate
+	buf   []int // rank's tier buckets
 }
 
 func (r *Router) getTally() *hitTally {
@@ -27,7 +29,7 @@ func (r *Router) putTally(t *hitTally) {
 	for _, s := range t.seen {
 		t.count[s], t.exact[s] = 0, 0
 	}
-	t.seen, t.hits = t.seen[:0], t.hits[:0]
+	t.seen, t.hits, t.cands, t.buf = t.seen[:0], t.hits[:0], t.cands[:0], t.buf[:0]
 	r.tallies.Put(t)
 }
 

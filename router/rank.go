@@ -15,18 +15,20 @@ import (
 // when the caller wants ten. When byRel, relevance is called first with
 // the positions whose order it decides, the members of those tiers that
 // share their tier with another, and must set their rel.
-func rank(cands []candidate, limit int, byRel bool, relevance func(which []int) error) ([]int, error) {
+func rank(cands []candidate, limit int, byRel bool, buf *[]int, relevance func(which []int) error) ([]int, error) {
 	if limit == 0 || limit > len(cands) {
 		limit = len(cands)
 	}
 	// The tiers present, each with its members. There are few (exact or
 	// not, times the distinct phrase counts), so a linear search finds a
-	// candidate's tier.
+	// candidate's tier; members go in one buffer, bucketed by tier.
 	type tierRun struct {
 		tier    uint64
+		n       int
 		members []int
 	}
 	var tiers []tierRun
+	tierOf := slices.Grow((*buf)[:0], 2*len(cands))[:2*len(cands)]
 	last := -1
 	for i := range cands {
 		t := cands[i].key >> 32
@@ -37,8 +39,19 @@ func rank(cands []candidate, limit int, byRel bool, relevance func(which []int) 
 				last = len(tiers) - 1
 			}
 		}
-		tiers[last].members = append(tiers[last].members, i)
+		tierOf[i] = last
+		tiers[last].n++
 	}
+	members := tierOf[len(cands):]
+	start := 0
+	for k := range tiers {
+		tiers[k].members = members[start : start : start+tiers[k].n]
+		start += tiers[k].n
+	}
+	for i, k := range tierOf[:len(cands)] {
+		tiers[k].members = append(tiers[k].members, i)
+	}
+	*buf = tierOf
 	slices.SortFunc(tiers, func(a, b tierRun) int { return cmp.Compare(a.tier, b.tier) })
 	keep, total := 0, 0
 	for keep < len(tiers) && total < limit {

@@ -53,7 +53,7 @@ func (r *Router) routeRanked(ctx context.Context, text string, limit int) ([]Mat
 	}
 	// Relevance only reorders within a tier (equal exact hit and score), so
 	// it is computed for the tiers that reach into the first limit results.
-	order, err := rank(cands, limit, true, func(which []int) error {
+	order, err := rank(cands, limit, true, &t.buf, func(which []int) error {
 		return r.relevance(ctx, text, cands, which)
 	})
 	if err != nil {

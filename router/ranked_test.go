@@ -223,7 +223,8 @@ func TestRank(t *testing.T) {
 			want = want[:limit]
 		}
 		asked := map[int]bool{}
-		got, err := rank(cands, limit, byRel, func(which []int) error {
+		var buf []int
+		got, err := rank(cands, limit, byRel, &buf, func(which []int) error {
 			for _, k := range which {
 				if asked[k] {
 					t.Fatalf("relevance asked twice for %d", k)
