@@ -176,6 +176,12 @@ func (d *docIDs) spotCheck(snapshot index.IndexReader) error {
 type scorerIndex struct {
 	snapshot index.IndexReader
 	ids      *docIDs
+	// vocab holds the indexed terms. A request term outside it matches no
+	// skill, so it needs no postings reader; it still weighs in the query
+	// norm and the coordination factor, with absentWeight, the weight
+	// bleve gives any term no document has.
+	vocab        map[string]struct{}
+	absentWeight float64
 }
 
 // openScorer takes a snapshot of idx and the skills' ids in it: from
@@ -190,15 +196,59 @@ func openScorer(ctx context.Context, idx bleve.Index, n int, saved *docIDs) (*sc
 	if err != nil {
 		return nil, fmt.Errorf("router: opening the index for scoring: %w", err)
 	}
-	if saved != nil && saved.len() == n && saved.spotCheck(snapshot) == nil {
-		return &scorerIndex{snapshot: snapshot, ids: saved}, nil
-	}
-	ids, err := lookupDocIDs(ctx, snapshot, n)
-	if err != nil {
+	s := &scorerIndex{snapshot: snapshot}
+	if err := s.readVocab(ctx); err != nil {
 		snapshot.Close()
 		return nil, err
 	}
-	return &scorerIndex{snapshot: snapshot, ids: ids}, nil
+	if saved != nil && saved.len() == n && saved.spotCheck(snapshot) == nil {
+		s.ids = saved
+		return s, nil
+	}
+	if s.ids, err = lookupDocIDs(ctx, snapshot, n); err != nil {
+		snapshot.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// absentTerm is a term no document can hold: the tokenizer never emits
+// a NUL.
+const absentTerm = "\x00"
+
+// readVocab fills vocab from the index's dictionary and asks bleve for the
+// weight of a term no document holds.
+func (s *scorerIndex) readVocab(ctx context.Context) (err error) {
+	dict, err := s.snapshot.FieldDict(indexField)
+	if err != nil {
+		return fmt.Errorf("router: reading the index vocabulary: %w", err)
+	}
+	defer func() {
+		if cerr := dict.Close(); err == nil && cerr != nil {
+			err = fmt.Errorf("router: reading the index vocabulary: %w", cerr)
+		}
+	}()
+	s.vocab = make(map[string]struct{}, dict.Cardinality())
+	for {
+		e, err := dict.Next()
+		if err != nil {
+			return fmt.Errorf("router: reading the index vocabulary: %w", err)
+		}
+		if e == nil {
+			break
+		}
+		s.vocab[e.Term] = struct{}{}
+	}
+	t, err := searcher.NewTermSearcher(bm25Context(ctx), s.snapshot, absentTerm, indexField, 1.0, bsearch.SearcherOptions{})
+	if err != nil {
+		return fmt.Errorf("router: scoring setup: %w", err)
+	}
+	defer t.Close()
+	if t.Count() != 0 {
+		return fmt.Errorf("router: the index holds the reserved term %q; rebuild it (agent3md index)", absentTerm)
+	}
+	s.absentWeight = t.Weight()
+	return nil
 }
 
 func (s *scorerIndex) close() error {
@@ -207,6 +257,10 @@ func (s *scorerIndex) close() error {
 	}
 	return s.snapshot.Close()
 }
+
+// seqFactor: a term with at most this many postings per candidate is read
+// in sequence rather than by seeking.
+const seqFactor = 4
 
 // bm25Context is what bleve's index sets before a search so its term
 // searchers score with the mapping's model (BM25, see newMapping).
@@ -225,6 +279,8 @@ func (s *scorerIndex) relevanceOf(ctx context.Context, terms []term, all []candi
 	if len(terms) == 0 || len(which) == 0 {
 		return nil
 	}
+	// terms are distinct (analyze keeps each once), as bleve's disjunction
+	// of term queries would have them.
 	bctx := bm25Context(ctx)
 	ts := make([]bsearch.Searcher, 0, len(terms))
 	defer func() {
@@ -236,6 +292,10 @@ func (s *scorerIndex) relevanceOf(ctx context.Context, terms []term, all []candi
 	}()
 	var weights float64
 	for _, t := range terms {
+		if _, ok := s.vocab[t.term]; !ok {
+			weights += s.absentWeight
+			continue
+		}
 		x, err := searcher.NewTermSearcher(bctx, s.snapshot, t.term, indexField, 1.0, bsearch.SearcherOptions{})
 		if err != nil {
 			return fmt.Errorf("router: reading postings of %q: %w", t.term, err)
@@ -250,8 +310,13 @@ func (s *scorerIndex) relevanceOf(ctx context.Context, terms []term, all []candi
 	sctx := &bsearch.SearchContext{DocumentMatchPool: bsearch.NewDocumentMatchPool(2*len(ts), 0)}
 	at := make([]*bsearch.DocumentMatch, len(ts)) // each searcher's current match
 	done := make([]bool, len(ts))
+	// A term whose postings are few next to the candidates is read in
+	// sequence: stepping through a short list costs less than seeking
+	// once per candidate.
+	seq := make([]bool, len(ts))
 	for i, t := range ts {
 		done[i] = t.Count() == 0 // a term no skill has scores nothing, but counts in coord
+		seq[i] = t.Count() <= uint64(seqFactor*len(which))
 	}
 	for n, k := range s.ids.order(all, which) {
 		c := &all[k]
@@ -264,11 +329,17 @@ func (s *scorerIndex) relevanceOf(ctx context.Context, terms []term, all []candi
 		var sum float64
 		matched := 0
 		for i, t := range ts {
-			if !done[i] && (at[i] == nil || at[i].IndexInternalID.Compare(id) < 0) {
+			for !done[i] && (at[i] == nil || at[i].IndexInternalID.Compare(id) < 0) {
 				if at[i] != nil {
 					sctx.DocumentMatchPool.Put(at[i])
 				}
-				m, err := t.Advance(sctx, id)
+				var m *bsearch.DocumentMatch
+				var err error
+				if seq[i] {
+					m, err = t.Next(sctx)
+				} else {
+					m, err = t.Advance(sctx, id)
+				}
 				if err != nil {
 					return fmt.Errorf("router: reading postings of %q: %w", terms[i].term, err)
 				}
@@ -279,7 +350,7 @@ func (s *scorerIndex) relevanceOf(ctx context.Context, terms []term, all []candi
 				matched++
 			}
 		}
-		c.rel = roundRelevance(sum * float64(matched) / float64(len(ts)))
+		c.rel = roundRelevance(sum * float64(matched) / float64(len(terms)))
 	}
 	return nil
 }
