@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/agent3md/agent3md/router"
 )
 
 // bar is one target from the issue: metric's median must stay at or under
@@ -140,7 +142,7 @@ func writeTable(w io.Writer, o *options, results []*sizeResult) error {
 	fmt.Fprintln(w, "      warm route ≤500 ms, RSS ≤200 MB up to 100,000.")
 	fmt.Fprintln(w, "peak RSS: the warm-cache server after the pipelined routes; 1-route RSS: one that")
 	fmt.Fprintln(w, "answered a single route; cold RSS (no bar): one that built its index first.")
-	fmt.Fprintln(w, "Agents up to the router's memory threshold (2,000 skills by default) index in")
+	fmt.Fprintf(w, "Agents up to the router's memory threshold (%d skills by default) index in\n", router.DefaultMemoryThreshold)
 	fmt.Fprintln(w, "memory, so cold and warm are the same there.")
 	for _, r := range results {
 		if r.Misses > 0 {
