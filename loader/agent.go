@@ -250,9 +250,9 @@ func (a *Agent) SkillByZ(z float64) (*agentfile.Skill, error) {
 // name used in skill:// URIs.
 func (a *Agent) SkillBySlug(slug string) (*agentfile.Skill, error) {
 	st := a.current()
-	i, ok := st.bySlug[slug]
+	i, ok := st.slugIndex()[slug]
 	if !ok {
-		return nil, &UnknownSkillError{Name: slug, Closest: closest(st.slugs, slug, 3)}
+		return nil, &UnknownSkillError{Name: slug, Closest: closest(st.slugList(), slug, 3)}
 	}
 	return &st.info.Skills[i], nil
 }
@@ -264,7 +264,7 @@ func (a *Agent) Slug(name string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return st.slugs[i], nil
+	return st.slugList()[i], nil
 }
 
 // Body returns a skill's body, read from the file and verified against the

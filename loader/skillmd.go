@@ -65,9 +65,9 @@ func (a *Agent) SkillMD(ctx context.Context, name string) (*Rendered, error) {
 func (a *Agent) SkillMDBySlug(ctx context.Context, slug string) (*Rendered, error) {
 	var r *Rendered
 	err := a.view(ctx, func(st *state) error {
-		i, ok := st.bySlug[slug]
+		i, ok := st.slugIndex()[slug]
 		if !ok {
-			return &UnknownSkillError{Name: slug, Closest: closest(st.slugs, slug, 3)}
+			return &UnknownSkillError{Name: slug, Closest: closest(st.slugList(), slug, 3)}
 		}
 		var err error
 		r, err = st.render(ctx, i)
@@ -93,7 +93,7 @@ func (st *state) render(ctx context.Context, i int) (*Rendered, error) {
 		b.WriteString(st.rewrite(body, i, inChain, "references/", "SKILL.md"))
 		b.WriteByte('\n')
 	}
-	r := &Rendered{Slug: st.slugs[i], Text: b.Bytes(), SHA256: sum(b.Bytes()), Frontmatter: fm.asMap()}
+	r := &Rendered{Slug: st.slugList()[i], Text: b.Bytes(), SHA256: sum(b.Bytes()), Frontmatter: fm.asMap()}
 	for k, j := range chain[1:] {
 		if k%256 == 255 {
 			if err := ctx.Err(); err != nil {
@@ -106,7 +106,7 @@ func (st *state) render(ctx context.Context, i int) (*Rendered, error) {
 		}
 		text := []byte(st.rewrite(dep, i, inChain, "", "../SKILL.md") + "\n")
 		r.References = append(r.References, Reference{
-			Path:   "references/" + st.slugs[j] + ".md",
+			Path:   "references/" + st.slugList()[j] + ".md",
 			Skill:  st.info.Skills[j].Name,
 			Text:   text,
 			SHA256: sum(text),
@@ -139,7 +139,7 @@ func (f frontmatter) asMap() map[string]any {
 func (st *state) frontmatter(i int) frontmatter {
 	s := &st.info.Skills[i]
 	pl := &st.cat.Planes[s.Plane]
-	f := frontmatter{name: st.slugs[i], description: st.description(i)}
+	f := frontmatter{name: st.slugList()[i], description: st.description(i)}
 	add := func(k, v string) {
 		if v = clean(v); v != "" {
 			f.metadata = append(f.metadata, [2]string{k, v})
@@ -243,7 +243,7 @@ func (st *state) rewrite(body string, root int, inChain map[int]bool, prefix, se
 			}
 			href := self
 			if j != root {
-				href = prefix + st.slugs[j] + ".md"
+				href = prefix + st.slugList()[j] + ".md"
 			}
 			if !hasText || text == "" {
 				text = st.info.Skills[j].Name

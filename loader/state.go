@@ -28,8 +28,12 @@ type state struct {
 	byZ     map[float64]int // skill z -> index in info.Skills
 	byPlane []int           // plane index -> skill index, -1 for the identity
 	deps    [][]int         // per skill: linked skills in body order, as written
-	slugs   []string        // per skill: its Agent Skills name
-	bySlug  map[string]int  // slug -> index in info.Skills
+	// slugs (per skill: its Agent Skills name) and bySlug (slug -> index
+	// in info.Skills) are built on first use: only SKILL.md rendering and
+	// skill:// names need them. Use slugList and slugIndex.
+	slugsOnce sync.Once
+	slugs     []string
+	bySlug    map[string]int
 	// skills is the body-less catalog, built on first use: a server
 	// that only routes never needs it, and at 100,000 skills it is 16 MB.
 	skillsOnce sync.Once
@@ -138,7 +142,6 @@ func build(cat *agentfile.Catalog, info *agentfile.Agent) *state {
 			}
 		}
 	}
-	st.slugs, st.bySlug = assignSlugs(info.Skills)
 	return st
 }
 
@@ -163,7 +166,7 @@ func (st *state) buildInfos() []SkillInfo {
 			Tool:        tool,
 			Cost:        s.Cost,
 			Deps:        deps,
-			Slug:        st.slugs[i],
+			Slug:        st.slugList()[i],
 		}
 	}
 	return out
@@ -190,6 +193,16 @@ func unique(xs []int) []int {
 		}
 	}
 	return out
+}
+
+func (st *state) slugList() []string {
+	st.slugsOnce.Do(func() { st.slugs, st.bySlug = assignSlugs(st.info.Skills) })
+	return st.slugs
+}
+
+func (st *state) slugIndex() map[string]int {
+	st.slugList()
+	return st.bySlug
 }
 
 // skillInfos returns a fresh copy of the catalog slice.
