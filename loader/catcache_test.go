@@ -144,8 +144,15 @@ func TestCatalogStamp(t *testing.T) {
 	if len(stamps()) != 1 {
 		t.Fatalf("stamps after the first open: %v, want one", stamps())
 	}
-	if a := open(); !a.CatalogCached() || a.Catalog().SHA256 == "" {
+	a0 := open()
+	if !a0.CatalogCached() || a0.Catalog().SHA256 == "" {
 		t.Fatal("second open did not use the stamped catalog")
+	}
+	if h, err := ReadHead(path, opts); err != nil || h.ContentHash != a0.Catalog().SHA256 {
+		t.Fatalf("ReadHead of a stamped file: %+v, %v; want the content hash %s", h, err, a0.Catalog().SHA256)
+	}
+	if h, err := ReadHead(path, &Options{}); err != nil || h.ContentHash != "" {
+		t.Fatalf("ReadHead without a cache: %+v, %v; want no content hash", h, err)
 	}
 
 	// A stamp that lies (its hash names other bytes) is caught as soon as
@@ -170,6 +177,9 @@ func TestCatalogStamp(t *testing.T) {
 	edited := strings.Replace(string(src), "\n@plane", "\n@plane z=999 label=\"extra\" kind=skill triggers=\"extra step\"\n# Extra\n\nAn extra skill.\n\n@plane", 1)
 	if err := os.WriteFile(path, []byte(edited), 0o644); err != nil {
 		t.Fatal(err)
+	}
+	if h, err := ReadHead(path, opts); err != nil || h.ContentHash != "" {
+		t.Fatalf("ReadHead after an edit: %+v, %v; the stamp vouched for changed bytes", h, err)
 	}
 	if a := open(); a.CatalogCached() || len(a.Skills()) == before {
 		t.Fatalf("after an edit: cached %v, %d skills (was %d); the stamp hid the change", a.CatalogCached(), len(a.Skills()), before)

@@ -19,6 +19,12 @@ type Head struct {
 	// then be the identity.
 	Identity      string
 	IdentityKnown bool
+	// ContentHash is the file's SHA-256 when the catalog cache holds a
+	// stamp that vouches for it (see Options.CatalogCache): the key of
+	// every cache derived from the file, known before the file is read,
+	// so a server can open those caches while the file loads. "" when
+	// there is no such stamp.
+	ContentHash string
 }
 
 // ReadHead reads the frontmatter and the first plane of the agent file at
@@ -43,6 +49,11 @@ func ReadHead(path string, opts *Options) (*Head, error) {
 	}
 	info := cat.Agent()
 	h := &Head{Name: info.Name}
+	if o.CatalogCache != "" {
+		if sig, ok := fileSig(f); ok {
+			h.ContentHash, _ = readStamp(stampPath(o.CatalogCache, path, limitsKey(o.Parse.Limits)), sig)
+		}
+	}
 	first := len(cat.Planes) > 0 && cat.Planes[0].Attributes.Value("kind") == "identity"
 	if !cat.Partial || first {
 		h.IdentityKnown = true

@@ -78,12 +78,23 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, opts *Options) erro
 		defer s.closeOpened()
 	}
 	go func() {
+		// With the content hash known from the head, the routing index
+		// cache entry opens while the agent file loads; the router adopts
+		// it only if it was built from exactly the loaded skills.
+		prep := s.prepareRouter(ctx)
 		a, err := s.awaitAgent(ctx)
 		if err != nil {
+			prep.Close()
 			s.routing.publish(nil, err)
 			return
 		}
-		s.routing.build(ctx, a, s.routerOptions())
+		ro := s.routerOptions()
+		if prep != nil && ro.ContentHash == s.opts.Head.ContentHash {
+			ro.Prepared = prep
+		} else {
+			prep.Close()
+		}
+		s.routing.build(ctx, a, ro)
 	}()
 	defer func() {
 		cancel() // stops a build still running
@@ -205,6 +216,27 @@ func newServer(opts *Options) *server {
 		s.loaded(opts.Agent, nil)
 	}
 	return s
+}
+
+// prepareRouter opens the routing cache entry named by the head's content
+// hash, if any; nil when there is none to open. A failure only costs the
+// head start, so it is logged, not returned.
+func (s *server) prepareRouter(ctx context.Context) *router.Prepared {
+	h := s.opts.Head
+	if h == nil || h.ContentHash == "" {
+		return nil
+	}
+	var ro router.Options
+	if s.opts.Router != nil {
+		ro = *s.opts.Router
+	}
+	ro.ContentHash = h.ContentHash
+	p, err := router.Prepare(ctx, &ro)
+	if err != nil {
+		s.log.Debug("routing cache not opened ahead of the agent", "err", err)
+		return nil
+	}
+	return p
 }
 
 // routerOptions fills in the content hash the cache is keyed by.

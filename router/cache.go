@@ -183,8 +183,21 @@ var errBadEntry = errors.New("cache entry rejected")
 // openCached: computing it takes as long as opening the entry, so the two
 // overlap).
 func verifyEntry(entry, hash string, skills int) (uint32, error) {
-	bad := func(format string, args ...any) (uint32, error) {
-		return 0, fmt.Errorf("%w: %s: %s", errBadEntry, entry, fmt.Sprintf(format, args...))
+	m, err := verifyFiles(entry, hash)
+	if err != nil {
+		return 0, err
+	}
+	if m.Skills != skills {
+		return 0, fmt.Errorf("%w: %s: holds %d skills, want %d", errBadEntry, entry, m.Skills, skills)
+	}
+	return m.Fingerprint, nil
+}
+
+// verifyFiles is verifyEntry without the skills: the manifest's schema and
+// hash, and every file against it.
+func verifyFiles(entry, hash string) (*manifest, error) {
+	bad := func(format string, args ...any) (*manifest, error) {
+		return nil, fmt.Errorf("%w: %s: %s", errBadEntry, entry, fmt.Sprintf(format, args...))
 	}
 	f, err := os.Open(filepath.Join(entry, manifestName))
 	if err != nil {
@@ -207,8 +220,6 @@ func verifyEntry(entry, hash string, skills int) (uint32, error) {
 		return bad("schema %d, want %d", m.Schema, SchemaVersion)
 	case m.ContentHash != hash:
 		return bad("built for content %q, want %q", m.ContentHash, hash)
-	case m.Skills != skills:
-		return bad("holds %d skills, want %d", m.Skills, skills)
 	}
 	files, err := markFiles(entry)
 	if err != nil {
@@ -217,7 +228,7 @@ func verifyEntry(entry, hash string, skills int) (uint32, error) {
 	if !slices.Equal(files, m.Files) {
 		return bad("index files differ from the manifest (truncated or modified)")
 	}
-	return m.Fingerprint, nil
+	return &m, nil
 }
 
 // openReadOnly opens a finished cache entry's index.

@@ -19,6 +19,13 @@ func (r *Router) openIndex(ctx context.Context) error {
 		return nil
 	}
 	large := o.MemoryThreshold < 0 || n > o.MemoryThreshold
+	if p := o.Prepared; p != nil {
+		if !large || o.NoCache || p.path == "" {
+			p.Close()
+		} else if ok, err := r.adopt(ctx, p); ok || err != nil {
+			return err
+		}
+	}
 	if large && !o.NoCache && o.ContentHash != "" {
 		c, err := r.fromCache(ctx)
 		if err == nil {

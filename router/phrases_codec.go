@@ -138,6 +138,19 @@ func (p *phraseReader) terms() map[string]uint32 {
 
 // readPhrases loads the phrase index saved for skills.
 func readPhrases(path string, skills []Skill) (*phraseIndex, error) {
+	x, err := decodePhrases(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := x.check(skills); err != nil {
+		return nil, err
+	}
+	return x, nil
+}
+
+// decodePhrases loads a saved phrase index without checking it against
+// any skills: nothing may route with it before check.
+func decodePhrases(path string) (*phraseIndex, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
@@ -155,9 +168,6 @@ func readPhrases(path string, skills []Skill) (*phraseIndex, error) {
 	}
 	if p.err != nil {
 		return nil, fmt.Errorf("%w: %v", errBadPhrases, p.err)
-	}
-	if err := x.check(skills); err != nil {
-		return nil, err
 	}
 	return x, nil
 }

@@ -131,6 +131,8 @@ func writeDocIDs(path string, d *docIDs) error {
 	return err
 }
 
+// readDocIDs reads the ids of n skills (n < 0: however many the file
+// holds).
 func readDocIDs(path string, n int) (*docIDs, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -143,6 +145,16 @@ func readDocIDs(path string, n int) (*docIDs, error) {
 	}
 	width := binary.LittleEndian.Uint32(head[4:])
 	count := binary.LittleEndian.Uint64(head[8:])
+	if n < 0 { // any count the file really holds: the caller checks it
+		fi, err := f.Stat()
+		if err != nil {
+			return nil, err
+		}
+		if width == 0 || count > uint64(fi.Size())/uint64(width) {
+			return nil, fmt.Errorf("%w: %d ids of %d bytes in a file of %d bytes", errBadDocIDs, count, width, fi.Size())
+		}
+		n = int(count)
+	}
 	if width == 0 || width > maxIDWidth || count != uint64(n) {
 		return nil, fmt.Errorf("%w: %d ids of %d bytes, want %d ids", errBadDocIDs, count, width, n)
 	}
@@ -186,8 +198,22 @@ type scorerIndex struct {
 
 // openScorer takes a snapshot of idx and the skills' ids in it: from
 // saved (read from a cache entry; checked here) when given, else looked
-// up. It returns the ids it used, for saving.
+// up.
 func openScorer(ctx context.Context, idx bleve.Index, n int, saved *docIDs) (*scorerIndex, error) {
+	s, err := newScorer(ctx, idx)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.attachIDs(ctx, n, saved); err != nil {
+		s.close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// newScorer takes a snapshot of idx and reads its vocabulary; the skills'
+// ids come later (attachIDs).
+func newScorer(ctx context.Context, idx bleve.Index) (*scorerIndex, error) {
 	adv, err := idx.Advanced()
 	if err != nil {
 		return nil, fmt.Errorf("router: opening the index for scoring: %w", err)
@@ -201,15 +227,22 @@ func openScorer(ctx context.Context, idx bleve.Index, n int, saved *docIDs) (*sc
 		snapshot.Close()
 		return nil, err
 	}
-	if saved != nil && saved.len() == n && saved.spotCheck(snapshot) == nil {
-		s.ids = saved
-		return s, nil
-	}
-	if s.ids, err = lookupDocIDs(ctx, snapshot, n); err != nil {
-		snapshot.Close()
-		return nil, err
-	}
 	return s, nil
+}
+
+// attachIDs gives s the ids of n skills: saved when it checks out against
+// the snapshot, else looked up.
+func (s *scorerIndex) attachIDs(ctx context.Context, n int, saved *docIDs) error {
+	if saved != nil && saved.len() == n && saved.spotCheck(s.snapshot) == nil {
+		s.ids = saved
+		return nil
+	}
+	ids, err := lookupDocIDs(ctx, s.snapshot, n)
+	if err != nil {
+		return err
+	}
+	s.ids = ids
+	return nil
 }
 
 // absentTerm is a term no document can hold: the tokenizer never emits

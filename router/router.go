@@ -84,6 +84,10 @@ type Options struct {
 	// Progress, when set, is called as an index build proceeds with the
 	// number of skills indexed so far and the total. Default nil.
 	Progress func(done, total int)
+	// Prepared is a cache entry opened ahead of the skills (Prepare). New
+	// adopts it when it was built from exactly these skills and closes it
+	// otherwise. Default nil.
+	Prepared *Prepared
 }
 
 func (o *Options) withDefaults() Options {

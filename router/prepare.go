@@ -1,0 +1,113 @@
+package router
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+
+	"github.com/blevesearch/bleve/v2"
+)
+
+// Prepared is a cache entry opened before its skills are known: the
+// index, its scoring snapshot and vocabulary, and the saved phrase index
+// and document ids, none of them trusted yet. New adopts it (Options.
+// Prepared) only once the skills' fingerprint matches the entry's. A
+// server that learns the content hash before the agent file has loaded
+// (loader.Head.ContentHash) prepares the entry while the file loads.
+//
+// A Prepared is used by at most one New; it is not safe for concurrent
+// use.
+type Prepared struct {
+	path    string
+	skills  int    // as the manifest records
+	fp      uint32 // fingerprint of the skills it was built from
+	idx     bleve.Index
+	scorer  *scorerIndex // vocabulary read; ids attached on adoption
+	phrases *phraseIndex // not yet checked against any skills
+	ids     *docIDs      // may be nil
+	done    bool         // adopted or closed
+}
+
+// errNoEntry: Prepare found no usable entry.
+var errNoEntry = errors.New("router: no cache entry to prepare")
+
+// Prepare opens the cache entry for opts.ContentHash. It returns nil and
+// no error when there is nothing to prepare: the cache is off, there is no
+// hash, or no entry checks out (New then builds one as usual).
+func Prepare(ctx context.Context, opts *Options) (*Prepared, error) {
+	o := opts.withDefaults()
+	if o.NoCache || o.ContentHash == "" {
+		return nil, nil
+	}
+	p, err := prepare(ctx, &o)
+	if errors.Is(err, errNoEntry) || errors.Is(err, errBadEntry) {
+		return nil, nil
+	}
+	return p, err
+}
+
+func prepare(ctx context.Context, o *Options) (*Prepared, error) {
+	root, err := cacheRoot(o)
+	if err != nil {
+		return nil, err
+	}
+	name, err := entryName(o.ContentHash)
+	if err != nil {
+		return nil, err
+	}
+	entry := filepath.Join(root, name)
+	m, err := verifyFiles(entry, o.ContentHash)
+	if err != nil {
+		return nil, err
+	}
+	phrases, err := decodePhrases(filepath.Join(entry, phrasesName))
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", errNoEntry, err)
+	}
+	idx, err := openReadOnly(entry)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", errNoEntry, err)
+	}
+	s, err := newScorer(ctx, idx)
+	if err != nil {
+		idx.Close()
+		return nil, err
+	}
+	ids, _ := readDocIDs(filepath.Join(entry, docIDsName), -1) // checked on adoption
+	return &Prepared{path: entry, skills: m.Skills, fp: m.Fingerprint, idx: idx, scorer: s, phrases: phrases, ids: ids}, nil
+}
+
+// Close releases a Prepared that New did not adopt. It is idempotent, and
+// a no-op after adoption (the Router owns the index then).
+func (p *Prepared) Close() error {
+	if p == nil || p.done {
+		return nil
+	}
+	p.done = true
+	err := p.scorer.close()
+	if cerr := p.idx.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// adopt gives r the prepared entry when it was built from exactly r's
+// skills; otherwise it closes it and reports false.
+func (r *Router) adopt(ctx context.Context, p *Prepared) (bool, error) {
+	if p == nil || p.done {
+		return false, nil
+	}
+	n := len(r.skills)
+	if p.skills != n || p.phrases.check(r.skills) != nil || p.fp != fingerprint(r.skills) {
+		return false, p.Close()
+	}
+	if err := p.scorer.attachIDs(ctx, n, p.ids); err != nil {
+		p.Close()
+		return false, err
+	}
+	p.done = true
+	r.idx, r.scorer, r.phrases = p.idx, p.scorer, p.phrases
+	r.info.Index, r.info.Path = IndexCacheHit, p.path
+	return true, nil
+}
