@@ -2,11 +2,11 @@ package router
 
 import "slices"
 
-// hitTally is one route's scratch: per-skill hit counts indexed by skill, so
-// phrase hits fold into candidates without sorting them, and the lists
+// hitTally is one route's scratch: per-skill hit counts indexed by skill,
+// so phrase hits fold into candidates without sorting them, and the lists
 // that grow with the hits. Tallies are pooled per Router: at 100,000
 // skills the counts alone are 800 KB, and a route touches only the skills
-// it hits, which it zeroes again before the hitTally goes back.
+// it hits, which it zeroes again before the tally goes back.
 type hitTally struct {
 	count []uint32 // phrases hit per skill; doubles as a mark in phraseHits
 	exact []uint32 // of those, hit token for token
@@ -24,7 +24,7 @@ func (r *Router) getTally() *hitTally {
 	return &hitTally{count: make([]uint32, n), exact: make([]uint32, n)}
 }
 
-// putTally clears what the route touched and pools the hitTally.
+// putTally clears what the route touched and pools the tally.
 func (r *Router) putTally(t *hitTally) {
 	for _, s := range t.seen {
 		t.count[s], t.exact[s] = 0, 0
@@ -46,12 +46,14 @@ func (t *hitTally) add(x *phraseIndex, p uint32, exact bool) {
 	t.hits = append(t.hits, p)
 }
 
-// candidates folds the hitTally into one candidate per skill hit.
+// candidates folds the tally into one candidate per skill hit. The slice
+// is the tally's: it goes back to the pool with it.
 func (t *hitTally) candidates() []candidate {
-	out := make([]candidate, len(t.seen))
+	out := slices.Grow(t.cands[:0], len(t.seen))[:len(t.seen)]
 	for i, s := range t.seen {
 		out[i] = candidate{skill: int(s), score: int(t.count[s]), exact: int(t.exact[s])}
 	}
+	t.cands = out
 	return out
 }
 

@@ -28,15 +28,31 @@ func rank(cands []candidate, limit int, byRel bool, buf *[]int, relevance func(w
 		members []int
 	}
 	var tiers []tierRun
+	var byTier map[uint64]int // once tiers are too many to search
 	tierOf := slices.Grow((*buf)[:0], 2*len(cands))[:2*len(cands)]
 	last := -1
 	for i := range cands {
 		t := cands[i].key >> 32
 		if last < 0 || tiers[last].tier != t {
-			last = slices.IndexFunc(tiers, func(r tierRun) bool { return r.tier == t })
+			if byTier != nil {
+				last = -1
+				if k, ok := byTier[t]; ok {
+					last = k
+				}
+			} else {
+				last = slices.IndexFunc(tiers, func(r tierRun) bool { return r.tier == t })
+			}
 			if last < 0 {
 				tiers = append(tiers, tierRun{tier: t})
 				last = len(tiers) - 1
+				if byTier != nil {
+					byTier[t] = last
+				} else if len(tiers) > maxLinearTiers {
+					byTier = make(map[uint64]int, 2*len(tiers))
+					for k, r := range tiers {
+						byTier[r.tier] = k
+					}
+				}
 			}
 		}
 		tierOf[i] = last
@@ -85,6 +101,11 @@ func rank(cands []candidate, limit int, byRel bool, buf *[]int, relevance func(w
 	}
 	return out, nil
 }
+
+// maxLinearTiers is how many tiers are searched linearly before a map
+// takes over: agents rarely give more than a handful, but one whose
+// skills hit hundreds of phrases each could.
+const maxLinearTiers = 32
 
 // selectMax is the largest want for which appendBest selects through an
 // insertion buffer; beyond it a sort is cheaper.

@@ -196,8 +196,12 @@ func TestRank(t *testing.T) {
 	for iter := 0; iter < 3000; iter++ {
 		n := rng.IntN(150) + 1
 		cands := make([]candidate, n)
+		tiers := 4
+		if iter%5 == 0 {
+			tiers = 100 // past maxLinearTiers
+		}
 		for i, z := range rng.Perm(n) { // keys unique, in no order
-			cands[i] = candidate{key: uint64(rng.IntN(4))<<32 | uint64(z)}
+			cands[i] = candidate{key: uint64(rng.IntN(tiers))<<32 | uint64(z)}
 		}
 		rels := make([]float64, n)
 		for i := range rels {
