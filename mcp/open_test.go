@@ -4,11 +4,15 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
+	"log/slog"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/agent3md/agent3md/loader"
+	"github.com/agent3md/agent3md/router"
 )
 
 const (
@@ -102,4 +106,62 @@ func TestServeLoadFailure(t *testing.T) {
 	case <-time.After(replyWait):
 		t.Fatal("Serve did not return after EOF")
 	}
+}
+
+// TestServePreparesRoutingCache: with the content hash in the head, the
+// routing cache entry is opened while the agent loads and adopted, and
+// routes are answered from it.
+func TestServePreparesRoutingCache(t *testing.T) {
+	a, err := loader.Open("testdata/ada.3md", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hash := a.Catalog().SHA256
+	a.Close()
+	ro := &router.Options{CacheDir: t.TempDir(), MemoryThreshold: -1}
+	built := *ro
+	built.ContentHash = hash
+	skillsAgent, err := loader.Open("testdata/ada.3md", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := NewRouter(context.Background(), skillsAgent, &built)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Close()
+	skillsAgent.Close()
+
+	var logs strings.Builder
+	var mu sync.Mutex
+	h := serveHarness(t, &Options{
+		Head:   &loader.Head{Name: "ada", ContentHash: hash},
+		Open:   func(context.Context) (*loader.Agent, error) { return loader.Open("testdata/ada.3md", nil) },
+		Router: ro,
+		Logger: slog.New(slog.NewTextHandler(&lockedWriter{w: &logs, mu: &mu}, nil)),
+	})
+	h.in.Write([]byte(initLine + `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"route_skill","arguments":{"text":"x"}}}` + "\n"))
+	if l, ok := h.next(replyWait); !ok || !strings.Contains(l, `"id":1`) {
+		t.Fatalf("initialize: %q", l)
+	}
+	if l, ok := h.next(replyWait); !ok || !strings.Contains(l, `"id":7`) || strings.Contains(l, `"error"`) {
+		t.Fatalf("route_skill: %q", l)
+	}
+	h.finish()
+	mu.Lock()
+	defer mu.Unlock()
+	if !strings.Contains(logs.String(), "index=cache-hit prepared=true") {
+		t.Errorf("the prepared entry was not used:\n%s", logs.String())
+	}
+}
+
+type lockedWriter struct {
+	w  io.Writer
+	mu *sync.Mutex
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
 }

@@ -108,6 +108,6 @@ func (r *Router) adopt(ctx context.Context, p *Prepared) (bool, error) {
 	}
 	p.done = true
 	r.idx, r.scorer, r.phrases = p.idx, p.scorer, p.phrases
-	r.info.Index, r.info.Path = IndexCacheHit, p.path
+	r.info.Index, r.info.Path, r.info.Prepared = IndexCacheHit, p.path, true
 	return true, nil
 }

@@ -28,7 +28,7 @@ func TestPrepare(t *testing.T) {
 	withPrep := *opts
 	withPrep.Prepared = p
 	r := newTest(t, skills, &withPrep)
-	if info := r.Info(); info.Index != IndexCacheHit || !p.done {
+	if info := r.Info(); info.Index != IndexCacheHit || !info.Prepared || !p.done {
 		t.Fatalf("prepared entry not adopted: %+v", info)
 	}
 	if err := p.Close(); err != nil { // a no-op once adopted
@@ -45,7 +45,7 @@ func TestPrepare(t *testing.T) {
 	other := genSkills(601)[1:]
 	withPrep.Prepared = p
 	r2 := newTest(t, other, &withPrep)
-	if info := r2.Info(); info.Index != IndexCacheBuilt || info.Reason == "" {
+	if info := r2.Info(); info.Index != IndexCacheBuilt || info.Reason == "" || info.Prepared {
 		t.Fatalf("foreign prepared entry: %+v, want a rebuilt entry saying why", info)
 	}
 	if !p.done {

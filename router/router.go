@@ -144,6 +144,9 @@ type Info struct {
 	Path   string        `json:"path,omitempty"`   // cache entry, when on disk
 	Took   time.Duration `json:"took"`             // build or open time, phrases included
 	Reason string        `json:"reason,omitempty"` // why the cache was not used or was rebuilt
+	// Prepared is set when the entry was opened ahead of the skills
+	// (Options.Prepared) and adopted.
+	Prepared bool `json:"prepared,omitempty"`
 }
 
 // Router routes request text to skills. It is safe for concurrent use;
