@@ -88,16 +88,20 @@ func rank(cands []candidate, limit int, byRel bool, buf *[]int, relevance func(w
 			}
 		}
 	}
-	before := func(a, b int) bool {
+	// Keys are distinct, so this is a total order.
+	order := func(a, b int) int {
 		ca, cb := &cands[a], &cands[b]
 		if byRel && ca.rel != cb.rel {
-			return ca.rel > cb.rel
+			if ca.rel > cb.rel {
+				return -1
+			}
+			return 1
 		}
-		return ca.key < cb.key
+		return cmp.Compare(ca.key, cb.key)
 	}
 	out := make([]int, 0, limit)
 	for _, t := range tiers {
-		out = appendBest(out, t.members, limit-len(out), before)
+		out = appendBest(out, t.members, limit-len(out), order)
 	}
 	return out, nil
 }
@@ -111,20 +115,13 @@ const maxLinearTiers = 32
 // insertion buffer; beyond it a sort is cheaper.
 const selectMax = 64
 
-// appendBest appends to out the first want of members by before, in order.
-func appendBest(out, members []int, want int, before func(a, b int) bool) []int {
+// appendBest appends to out the first want of members by order, in order.
+func appendBest(out, members []int, want int, order func(a, b int) int) []int {
 	if want >= len(members) || want > selectMax {
-		slices.SortFunc(members, func(a, b int) int {
-			if before(a, b) {
-				return -1
-			}
-			if before(b, a) {
-				return 1
-			}
-			return 0
-		})
+		slices.SortFunc(members, order)
 		return append(out, members[:min(want, len(members))]...)
 	}
+	before := func(a, b int) bool { return order(a, b) < 0 }
 	base := len(out)
 	for _, k := range members {
 		n := len(out) - base
