@@ -52,6 +52,12 @@ func TestCatalogBinaryRoundTrip(t *testing.T) {
 			t.Fatalf("%s: %v", name, err)
 		}
 		got, err := UnmarshalCatalog(enc)
+		if err == nil {
+			owned, oerr := UnmarshalCatalogOwned(append([]byte(nil), enc...))
+			if oerr != nil || !reflect.DeepEqual(owned, got) {
+				t.Fatalf("owned decode differs: %v", oerr)
+			}
+		}
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}

@@ -41,7 +41,9 @@ func loadCatalog(f *os.File, po *agentfile.Options, dir string) (cat *agentfile.
 	}
 	entry := filepath.Join(dir, fmt.Sprintf("catalog-%s-%s.bin", sum, lk))
 	if b, err := os.ReadFile(entry); err == nil {
-		if cat, err := agentfile.UnmarshalCatalog(b); err == nil && cat.SHA256 == sum {
+		// b is ours and never touched again: the catalog's strings can
+		// live in it.
+		if cat, err := agentfile.UnmarshalCatalogOwned(b); err == nil && cat.SHA256 == sum {
 			if sigOK && !stamped {
 				writeStamp(dir, stamp, sig, sum)
 			}
