@@ -107,8 +107,13 @@ func FuzzUnmarshalCatalog(f *testing.F) {
 		}
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
-		if _, err := UnmarshalCatalog(b); err != nil && !errors.Is(err, ErrBadCatalog) {
+		cat, err := UnmarshalCatalog(b)
+		if err != nil && !errors.Is(err, ErrBadCatalog) {
 			t.Fatalf("error does not wrap ErrBadCatalog: %v", err)
+		}
+		owned, oerr := UnmarshalCatalogOwned(append([]byte(nil), b...))
+		if (err == nil) != (oerr == nil) || (err == nil && !reflect.DeepEqual(cat, owned)) {
+			t.Fatalf("owned decode disagrees: %v vs %v", err, oerr)
 		}
 	})
 }

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -87,6 +88,26 @@ func FuzzParse(f *testing.F) {
 		checkParseError(t, serr)
 		checkOffset(t, src, serr)
 		checkLimits(t, lim, st, rerr, cat, err, small, serr)
+		// A scan stopped after k planes is the whole scan's first k planes
+		// (links' TargetExists aside), or fails where the whole scan
+		// fails within them.
+		if err == nil && len(cat.Planes) > 1 {
+			k := 1 + int(seed%uint32(len(cat.Planes)))
+			part, perr := Parse(bytes.NewReader(src), &Options{Planes: k})
+			if perr != nil {
+				t.Fatalf("partial scan of %d planes failed where the whole scan did not: %v", k, perr)
+			}
+			if len(part.Planes) != min(k, len(cat.Planes)) || part.Partial != (k < len(cat.Planes)) {
+				t.Fatalf("partial scan of %d planes: %d planes, Partial %v (whole: %d)", k, len(part.Planes), part.Partial, len(cat.Planes))
+			}
+			for i := range part.Planes {
+				got, want := part.Planes[i], cat.Planes[i]
+				got.Links, want.Links = noExists(got.Links), noExists(want.Links)
+				if !reflect.DeepEqual(got, want) {
+					t.Fatalf("partial scan of %d planes: plane %d differs", k, i)
+				}
+			}
+		}
 	})
 }
 
