@@ -9,21 +9,22 @@ import (
 	"testing"
 )
 
-// TestCatalogCache: the first Open scans and stores the catalog; the next
-// Open of the same bytes decodes it and serves identical answers; a
-// damaged entry, or one that belongs to other bytes, is never trusted.
-func TestCatalogCache(t *testing.T) {
-	dir := t.TempDir()
+// cacheFixture copies the devtools example to a temp file and returns a
+// catalog cache directory, the copy's path and bytes, loader options using
+// that cache, and an opener that closes what it opens at cleanup.
+func cacheFixture(t *testing.T) (dir, path string, src []byte, opts *Options, open func() *Agent) {
+	t.Helper()
+	dir = t.TempDir()
 	src, err := os.ReadFile("../examples/devtools.3md")
 	if err != nil {
 		t.Fatal(err)
 	}
-	path := filepath.Join(t.TempDir(), "agent.3md")
+	path = filepath.Join(t.TempDir(), "agent.3md")
 	if err := os.WriteFile(path, src, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	opts := &Options{CatalogCache: dir}
-	open := func() *Agent {
+	opts = &Options{CatalogCache: dir}
+	open = func() *Agent {
 		t.Helper()
 		a, err := Open(path, opts)
 		if err != nil {
@@ -32,6 +33,14 @@ func TestCatalogCache(t *testing.T) {
 		t.Cleanup(func() { a.Close() })
 		return a
 	}
+	return dir, path, src, opts, open
+}
+
+// TestCatalogCache: the first Open scans and stores the catalog; the next
+// Open of the same bytes decodes it and serves identical answers; a
+// damaged entry, or one that belongs to other bytes, is never trusted.
+func TestCatalogCache(t *testing.T) {
+	dir, path, _, opts, open := cacheFixture(t)
 	entries := func() []string {
 		m, _ := filepath.Glob(filepath.Join(dir, "catalog-*.bin"))
 		return m
@@ -117,25 +126,7 @@ func TestCatalogStamp(t *testing.T) {
 	old := racyWindow
 	racyWindow = 0
 	t.Cleanup(func() { racyWindow = old })
-	dir := t.TempDir()
-	path := filepath.Join(t.TempDir(), "agent.3md")
-	src, err := os.ReadFile("../examples/devtools.3md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, src, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	opts := &Options{CatalogCache: dir}
-	open := func() *Agent {
-		t.Helper()
-		a, err := Open(path, opts)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { a.Close() })
-		return a
-	}
+	dir, path, src, opts, open := cacheFixture(t)
 	stamps := func() []string {
 		m, _ := filepath.Glob(filepath.Join(dir, "stamp-*"))
 		return m

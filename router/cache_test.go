@@ -40,6 +40,15 @@ func cacheOpts(dir string) *Options {
 
 var cacheRequests = []string{"please search the latest report", "deploy ledger 17", "trace", "unrelated words"}
 
+// flipLastByte damages the file at p by one bit.
+func flipLastByte(p string) {
+	b, _ := os.ReadFile(p)
+	if len(b) > 0 {
+		b[len(b)-1] ^= 1
+		os.WriteFile(p, b, 0o644)
+	}
+}
+
 // sameRoutes checks r routes like an in-memory router over the same skills.
 func sameRoutes(t *testing.T, r *Router, skills []Skill) {
 	t.Helper()
@@ -113,18 +122,8 @@ func TestCacheRejectsBadEntries(t *testing.T) {
 		}, nil},
 		{"extra file", func(t *testing.T, e string) { os.WriteFile(filepath.Join(e, indexSubdir, "stray"), nil, 0o644) }, nil},
 		{"missing index", func(t *testing.T, e string) { os.RemoveAll(filepath.Join(e, indexSubdir)) }, nil},
-		{"damaged document ids", func(t *testing.T, e string) {
-			p := filepath.Join(e, docIDsName)
-			b, _ := os.ReadFile(p)
-			b[len(b)-1] ^= 1
-			os.WriteFile(p, b, 0o644)
-		}, nil},
-		{"damaged phrase index", func(t *testing.T, e string) {
-			p := filepath.Join(e, phrasesName)
-			b, _ := os.ReadFile(p)
-			b[len(b)-1] ^= 1
-			os.WriteFile(p, b, 0o644)
-		}, nil},
+		{"damaged document ids", func(t *testing.T, e string) { flipLastByte(filepath.Join(e, docIDsName)) }, nil},
+		{"damaged phrase index", func(t *testing.T, e string) { flipLastByte(filepath.Join(e, phrasesName)) }, nil},
 		{"foreign skills under the same hash", func(*testing.T, string) {}, genSkills(31)[1:]},
 	}
 	for _, tt := range tests {
