@@ -23,8 +23,7 @@ type wordsTokenizerImpl struct{}
 func (wordsTokenizerImpl) Tokenize(input []byte) analysis.TokenStream {
 	n := 0
 	for i, in := 0, false; i < len(input); {
-		r, size := decodeRune(input[i:])
-		w := isWordRune(r) && !(r == utf8.RuneError && size == 1)
+		w, size := wordAt(input, i)
 		if w && !in {
 			n++
 		}
@@ -37,9 +36,7 @@ func (wordsTokenizerImpl) Tokenize(input []byte) analysis.TokenStream {
 	for i := 0; i <= len(input); {
 		w, size := false, 1
 		if i < len(input) {
-			var r rune
-			r, size = decodeRune(input[i:])
-			w = isWordRune(r) && !(r == utf8.RuneError && size == 1)
+			w, size = wordAt(input, i)
 		}
 		if w && start < 0 {
 			start = i
@@ -54,11 +51,23 @@ func (wordsTokenizerImpl) Tokenize(input []byte) analysis.TokenStream {
 	return stream
 }
 
-func decodeRune(b []byte) (rune, int) {
-	if b[0] < utf8.RuneSelf {
-		return rune(b[0]), 1
+// asciiWord marks the ASCII bytes that are word runes: agent text is mostly
+// ASCII, and a table lookup is most of what tokenising it costs.
+var asciiWord = func() (t [utf8.RuneSelf]bool) {
+	for c := range t {
+		t[c] = isWordRune(rune(c))
 	}
-	return utf8.DecodeRune(b)
+	return t
+}()
+
+// wordAt reports whether the rune at input[i] is a word rune, and its size.
+// Invalid UTF-8 is one byte, not a word rune.
+func wordAt(input []byte, i int) (bool, int) {
+	if c := input[i]; c < utf8.RuneSelf {
+		return asciiWord[c], 1
+	}
+	r, size := utf8.DecodeRune(input[i:])
+	return isWordRune(r) && !(r == utf8.RuneError && size == 1), size
 }
 
 // stemCacheMax bounds the stem cache; past it, stems are computed each time.

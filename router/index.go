@@ -93,13 +93,28 @@ func newMapping() (*mapping.IndexMappingImpl, error) {
 
 // fieldValues is the text of each of skill s's fields, by field name.
 func fieldValues(s *Skill) map[string]string {
-	return map[string]string{
-		"triggers":    strings.Join(s.Triggers, " . "),
-		"name":        s.Name,
-		"description": s.Description,
-		"tool":        toolBinary(s.Tool),
-		"inputs":      strings.Join(s.Inputs, " "),
+	vals := make(map[string]string, len(fields))
+	for _, f := range fields {
+		vals[f.name] = fieldValue(s, f.name)
 	}
+	return vals
+}
+
+// fieldValue is the text of skill s's field called name.
+func fieldValue(s *Skill, name string) string {
+	switch name {
+	case "triggers":
+		return strings.Join(s.Triggers, " . ")
+	case "name":
+		return s.Name
+	case "description":
+		return s.Description
+	case "tool":
+		return toolBinary(s.Tool)
+	case "inputs":
+		return strings.Join(s.Inputs, " ")
+	}
+	return ""
 }
 
 // document is what the index holds about skill s (its id is s's position
@@ -107,10 +122,9 @@ func fieldValues(s *Skill) map[string]string {
 // (see docTokenizerImpl), which weighs it as if it were written that many
 // times.
 func document(s *Skill) map[string]interface{} {
-	vals := fieldValues(s)
 	var b strings.Builder
 	for _, f := range fields {
-		v := vals[f.name]
+		v := fieldValue(s, f.name)
 		if v == "" {
 			continue
 		}
