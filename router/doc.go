@@ -14,10 +14,15 @@
 //
 // Phrase matching runs on an in-memory phrase index (phrases.go): equal
 // token sets are stored once and filed under their rarest token, so a
-// route visits only what it can hit. Relevance comes from a bleve scorch
-// index with one field holding each skill field's text repeated by weight
-// (triggers ×3, name ×2, description, tool binary, input names); it is
-// computed only for tiers where it decides the order.
+// route visits only what it can hit; hits are tallied per skill in pooled
+// scratch (collect.go), and only the score tiers that reach into the
+// limit are ordered (rank.go). Relevance comes from a bleve scorch index
+// with one field in which each skill field's terms count by weight
+// (triggers ×3, name ×2, description, tool binary, input names; see
+// analysis.go). It is computed only for the tied skills whose order it
+// decides, straight from the postings of a snapshot the Router holds, with
+// bleve's own term searchers and scorer (relevance.go): the same score a
+// bleve search would give, without its per-search machinery.
 //
 // Index lifecycle: agents up to Options.MemoryThreshold skills are indexed
 // in memory. Larger ones, given Options.ContentHash, use an on-disk cache
@@ -28,7 +33,9 @@
 // fingerprint of the skills and a CRC-32C of every file is checked before
 // an entry is trusted; anything that does not check out is rebuilt, and a
 // cache that cannot be used at all falls back to memory (Info says why).
-// Build fills the cache ahead of time for `agent3md index`.
+// Build fills the cache ahead of time for `agent3md index`; Prepare opens
+// an entry from its content hash alone, for New to adopt once the skills
+// are known (a server opens it while the agent file loads).
 //
 // A Router is safe for concurrent use; Close waits for routes in flight.
 package router

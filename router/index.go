@@ -34,11 +34,11 @@ const (
 
 // Skill fields and their weights (DESIGN.md §5: trigger phrases strongest,
 // then name, description, the tool's binary, input names). The index holds
-// one field, indexField, in which each skill field's text appears repeat
-// times: bleve's BM25 then weighs the fields like query boosts would, but
-// a request costs one term searcher per word instead of one per word and
-// field, which is most of a search's fixed cost. Weight is the field's
-// share of a relaxed match's evidence.
+// one field, indexField, in which each skill field's terms count repeat
+// times (see docTokenizerImpl): bleve's BM25 then weighs the fields like
+// query boosts would, but a request costs one term searcher per word
+// instead of one per word and field. Weight is the field's share of a
+// relaxed match's evidence.
 var fields = []struct {
 	name     string
 	analyzer string
