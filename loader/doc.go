@@ -17,6 +17,13 @@
 // bytes still verify (the last good agent keeps serving), and the broken
 // file is not re-parsed until it changes again.
 //
+// Warm starts. With Options.CatalogCache the scanned catalog is kept on
+// disk keyed by the file's SHA-256 and the limits, and a settled file is
+// stamped with its stat signature so the next open neither scans nor
+// hashes it. ReadHead reads just the frontmatter and identity plane (and
+// a stamped content hash) for a server's handshake. The skill list and
+// Agent Skills slugs are built on first use.
+//
 // It does not parse the format itself (package agentfile), route requests
 // (package router), watch the file for changes (package mcp decides when to
 // reload) or speak any protocol (package mcp).

@@ -21,8 +21,11 @@
 //     text formats are a compatibility contract.
 //
 // Requests are served concurrently (jsonrpc2.AsyncHandler); writes to
-// stdout are serialized, one message per line. The routing index is built
-// in the background: the handshake never waits for it.
+// stdout are serialized, one message per line. The agent (Options.Open)
+// and the routing index load in the background: the handshake is answered
+// from the head of the file (Options.Head) and never waits for them, and
+// when the head carries the content hash the index's cache entry opens
+// while the file loads (router.Prepare).
 //
 // It does not parse agent files, read bodies or score requests (packages
 // loader and router do), and it does not own the process: signals, flags
