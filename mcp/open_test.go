@@ -165,3 +165,28 @@ func (l *lockedWriter) Write(p []byte) (int, error) {
 	defer l.mu.Unlock()
 	return l.w.Write(p)
 }
+
+// TestServeWaitsForIdentity: when the head cannot tell the identity (the
+// file does not open with it), initialize waits for the agent, so its
+// instructions are the real identity, never a guess.
+func TestServeWaitsForIdentity(t *testing.T) {
+	release := make(chan struct{})
+	h := serveHarness(t, &Options{Head: &loader.Head{Name: "ada"}, Open: func(ctx context.Context) (*loader.Agent, error) {
+		select {
+		case <-release:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+		return loader.Open("testdata/ada.3md", nil)
+	}})
+	h.in.Write([]byte(initLine))
+	if l, ok := h.next(200 * time.Millisecond); ok {
+		t.Fatalf("initialize answered before the identity was known: %s", l)
+	}
+	close(release)
+	l, ok := h.next(replyWait)
+	if !ok || !strings.Contains(l, `"instructions"`) {
+		t.Fatalf("initialize after the load: %q", l)
+	}
+	h.finish()
+}
