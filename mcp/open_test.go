@@ -190,3 +190,22 @@ func TestServeWaitsForIdentity(t *testing.T) {
 	}
 	h.finish()
 }
+
+// TestServeReady: Options.Ready is called once the agent and its routing
+// index have loaded, and only once.
+func TestServeReady(t *testing.T) {
+	ready := make(chan struct{}, 2)
+	h := serveHarness(t, &Options{Head: &loader.Head{Name: "ada", IdentityKnown: true},
+		Open:  func(context.Context) (*loader.Agent, error) { return loader.Open("testdata/ada.3md", nil) },
+		Ready: func() { ready <- struct{}{} },
+	})
+	select {
+	case <-ready:
+	case <-time.After(replyWait):
+		t.Fatal("Ready was not called after the load")
+	}
+	h.finish()
+	if len(ready) != 0 {
+		t.Fatal("Ready was called more than once")
+	}
+}

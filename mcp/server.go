@@ -52,6 +52,11 @@ type Options struct {
 	// Logger receives diagnostics; it must not write to the protocol
 	// stream (default: discard).
 	Logger *slog.Logger
+	// Ready, when set, is called once, from a background goroutine, when
+	// the agent and its routing index have loaded (or failed to): the
+	// point from which the server's memory is mostly steady, so cmd tunes
+	// the process's memory limit there. Default nil.
+	Ready func()
 
 	// testMethods adds request methods to the table; tests use it for
 	// handlers that block until told to finish.
@@ -78,6 +83,13 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, opts *Options) erro
 		defer s.closeOpened()
 	}
 	go func() {
+		if opts.Ready != nil {
+			defer func() {
+				if ctx.Err() == nil {
+					opts.Ready()
+				}
+			}()
+		}
 		// With the content hash known from the head, the routing index
 		// cache entry opens while the agent file loads; the router adopts
 		// it only if it was built from exactly the loaded skills.

@@ -64,6 +64,7 @@ func TestCommands(t *testing.T) {
 		{"route bad mode", []string{"route", "--mode", "fuzzy", devtools, "x"}, 2, "", `use "ranked" or "spec"`},
 		{"mcp bad file", []string{"mcp", filepath.Join(dir, "missing.3md")}, 2, "", "cannot read agent file"},
 		{"mcp broken head", []string{"mcp", bad}, 1, "", "invalidPlaneDirective"},
+		{"mcp bad memory limit", []string{"mcp", "--memory-limit", "lots", devtools}, 2, "", "--memory-limit \"lots\": use auto, off"},
 		{"mcp broken after the head", []string{"mcp", badLater}, 1, "", `bad-later.3md:8: invalidPlaneDirective: z="abc"`},
 		{"run on a broken file", []string{"run", "--skill", "search-code", bad, ""}, 1, "", "invalidPlaneDirective"},
 	}

@@ -22,6 +22,7 @@ func (a *app) mcpCmd() *cobra.Command {
 		maxLine     int
 		maxInFlight int
 		logLevel    string
+		memLimit    string
 	)
 	c := &cobra.Command{
 		Use:   "mcp FILE",
@@ -43,6 +44,10 @@ Point a client at it with the command "agent3md" and the arguments
 				return err
 			}
 			logger := slog.New(slog.NewTextHandler(a.stderr, &slog.HandlerOptions{Level: level}))
+			mem, err := parseMemoryLimit(memLimit)
+			if err != nil {
+				return ioError(err)
+			}
 			a.lineFlag = "--max-file-line-bytes"
 			a.useCache = true
 			// The handshake is answered from the head of the file while
@@ -67,6 +72,7 @@ Point a client at it with the command "agent3md" and the arguments
 			err = mcp.Serve(c.Context(), a.stdin, a.stdout, &mcp.Options{
 				Open: open, Head: head, Router: &router.Options{CacheDir: a.cache.dir, NoCache: a.cache.noCache}, Version: version,
 				MaxLineBytes: maxLine, MaxInFlight: maxInFlight, Logger: logger,
+				Ready: func() { mem.apply(logger) },
 			})
 			if err != nil && c.Context().Err() == nil {
 				var ex *exitError
@@ -81,6 +87,7 @@ Point a client at it with the command "agent3md" and the arguments
 	c.Flags().IntVar(&maxLine, "max-line-bytes", 4<<20, "longest JSON-RPC line accepted on stdin, in bytes")
 	c.Flags().IntVar(&maxInFlight, "max-in-flight", mcp.DefaultMaxInFlight, "requests handled at once before the server stops reading stdin")
 	c.Flags().StringVar(&logLevel, "log-level", "info", "stderr log level: debug, info, warn or error")
+	c.Flags().StringVar(&memLimit, "memory-limit", "off", "Go soft memory limit once loaded: off (Go's default, or GOMEMLIMIT), auto (what the loaded server uses plus a margin), or a size such as 512MiB")
 	a.addLimitFlagsNamed(c.Flags(), "max-file-line-bytes")
 	a.addCacheFlags(c.Flags())
 	return c
