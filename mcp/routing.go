@@ -62,12 +62,6 @@ type routerState struct {
 
 func newRouterState() *routerState { return &routerState{ready: make(chan struct{})} }
 
-// build runs NewRouter and publishes its outcome; it ends when NewRouter
-// returns (ctx cancellation makes that prompt).
-func (rs *routerState) build(ctx context.Context, a *loader.Agent, opts *router.Options) {
-	rs.publish(NewRouter(ctx, a, opts))
-}
-
 // publish sets the outcome; it is called once.
 func (rs *routerState) publish(r *router.Router, err error) {
 	rs.r, rs.err = r, err

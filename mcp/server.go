@@ -106,13 +106,16 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, opts *Options) erro
 		} else {
 			prep.Close()
 		}
-		s.routing.build(ctx, a, ro)
-		if r, err := s.routing.wait(ctx); err == nil {
+		// Logged before it is published, so the line precedes any route
+		// answered from the index.
+		r, err := NewRouter(ctx, a, ro)
+		if err == nil {
 			info := r.Info()
 			s.log.Info("routing index ready", "index", info.Index, "prepared", info.Prepared, "skills", info.Skills, "took", info.Took, "path", info.Path, "reason", info.Reason)
 		} else if ctx.Err() == nil {
 			s.log.Error("routing index unavailable; route_skill will fail", "err", err)
 		}
+		s.routing.publish(r, err)
 	}()
 	defer func() {
 		cancel() // stops a build still running
