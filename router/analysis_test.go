@@ -22,10 +22,9 @@ func TestDocAnalyzerRepeats(t *testing.T) {
 		Skill{Name: "only-name"},
 	)
 	for _, s := range skills {
-		vals := fieldValues(&s)
 		var repeated strings.Builder
 		for _, f := range fields {
-			v := strings.ReplaceAll(vals[f.name], string(repeatMark), " ")
+			v := strings.ReplaceAll(fieldValue(&s, f.name), string(repeatMark), " ")
 			if v == "" {
 				continue
 			}

@@ -91,15 +91,6 @@ func newMapping() (*mapping.IndexMappingImpl, error) {
 	return im, im.Validate()
 }
 
-// fieldValues is the text of each of skill s's fields, by field name.
-func fieldValues(s *Skill) map[string]string {
-	vals := make(map[string]string, len(fields))
-	for _, f := range fields {
-		vals[f.name] = fieldValue(s, f.name)
-	}
-	return vals
-}
-
 // fieldValue is the text of skill s's field called name.
 func fieldValue(s *Skill, name string) string {
 	switch name {

@@ -50,7 +50,6 @@ func (r *Router) relaxed(ctx context.Context, text string, limit int) ([]Match, 
 // that skill s contains, and the request words behind them in request
 // order.
 func (r *Router) evidence(a analyzed, s *Skill) (float64, []string) {
-	vals := fieldValues(s)
 	var weight float64
 	matched := map[string]bool{}
 	for _, f := range fields {
@@ -58,7 +57,7 @@ func (r *Router) evidence(a analyzed, s *Skill) (float64, []string) {
 		if f.analyzer == exactAnalyzer {
 			terms = a.exact
 		}
-		val := vals[f.name]
+		val := fieldValue(s, f.name)
 		if val == "" || len(terms) == 0 {
 			continue
 		}
