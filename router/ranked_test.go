@@ -7,9 +7,11 @@ import (
 	"math"
 	"math/rand/v2"
 	"reflect"
+	"runtime"
 	"slices"
 	"sync"
 	"testing"
+	"time"
 )
 
 var rankedSkills = []Skill{
@@ -257,5 +259,28 @@ func TestRank(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestRouteSlots: routes run at most one per processor; a route waiting
+// for a slot gives up when its context ends instead of piling scratch up.
+func TestRouteSlots(t *testing.T) {
+	r := newTest(t, genSkills(20), nil)
+	if cap(r.slots) != runtime.GOMAXPROCS(0) {
+		t.Fatalf("%d route slots, want GOMAXPROCS = %d", cap(r.slots), runtime.GOMAXPROCS(0))
+	}
+	for range cap(r.slots) {
+		r.slots <- struct{}{}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	if _, err := r.Route(ctx, "deploy the ledger", nil); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("route with every slot taken: %v, want the context's deadline", err)
+	}
+	for range cap(r.slots) {
+		<-r.slots
+	}
+	if _, err := r.Route(context.Background(), "deploy the ledger", nil); err != nil {
+		t.Fatalf("route with slots free: %v", err)
 	}
 }
