@@ -76,18 +76,7 @@ func TestServeLoadFailure(t *testing.T) {
 		return nil, bad
 	}})
 	h.in.Write([]byte(initLine + listLine + callLine))
-	got := map[string]string{}
-	for i := 0; i < 3; i++ {
-		l, ok := h.next(replyWait)
-		if !ok {
-			t.Fatalf("only %d answers: %v", i, got)
-		}
-		var m struct {
-			ID json.RawMessage `json:"id"`
-		}
-		json.Unmarshal([]byte(l), &m)
-		got[string(m.ID)] = l
-	}
+	got := h.byID(3, replyWait)
 	if !strings.Contains(got["1"], `"agent3md:broken"`) {
 		t.Errorf("initialize: %s", got["1"])
 	}
@@ -141,10 +130,13 @@ func TestServePreparesRoutingCache(t *testing.T) {
 		Logger: slog.New(slog.NewTextHandler(&lockedWriter{w: &logs, mu: &mu}, nil)),
 	})
 	h.in.Write([]byte(initLine + `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"route_skill","arguments":{"text":"x"}}}` + "\n"))
-	if l, ok := h.next(replyWait); !ok || !strings.Contains(l, `"id":1`) {
-		t.Fatalf("initialize: %q", l)
+	// Both wait for the load (the head does not know the identity), so
+	// they may be answered in either order.
+	got := h.byID(2, replyWait)
+	if !strings.Contains(got["1"], `"serverInfo"`) {
+		t.Fatalf("initialize: %q", got["1"])
 	}
-	if l, ok := h.next(replyWait); !ok || !strings.Contains(l, `"id":7`) || strings.Contains(l, `"error"`) {
+	if l := got["7"]; !strings.Contains(l, `"result"`) || strings.Contains(l, `"error"`) {
 		t.Fatalf("route_skill: %q", l)
 	}
 	h.finish()

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
@@ -200,6 +201,27 @@ func (h *harness) next(timeout time.Duration) (string, bool) {
 	case <-time.After(timeout):
 		return "", false
 	}
+}
+
+// byID reads n response lines, in whatever order the server wrote them
+// (requests are served concurrently), keyed by their raw id.
+func (h *harness) byID(n int, timeout time.Duration) map[string]string {
+	h.t.Helper()
+	got := map[string]string{}
+	for i := 0; i < n; i++ {
+		l, ok := h.next(timeout)
+		if !ok {
+			h.t.Fatalf("only %d of %d answers: %v", i, n, got)
+		}
+		var m struct {
+			ID json.RawMessage `json:"id"`
+		}
+		if err := json.Unmarshal([]byte(l), &m); err != nil {
+			h.t.Fatalf("answer is not JSON: %s", l)
+		}
+		got[string(m.ID)] = l
+	}
+	return got
 }
 
 // finish closes stdin and checks Serve returns nil with nothing more.
