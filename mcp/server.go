@@ -415,24 +415,10 @@ func modernCall(method string, params, meta map[string]json.RawMessage) (*call, 
 }
 
 // notify handles a notification; none is ever answered (PROTOCOL §2).
+// notifications/cancelled never gets here: the stream applies it as it
+// reads it.
 func (s *server) notify(req *jsonrpc2.Request) {
 	switch req.Method {
-	case methodCancelled:
-		params, err := decodeParams(req.Params)
-		if err != nil {
-			return
-		}
-		raw, ok := params["requestId"]
-		if !ok {
-			return
-		}
-		key, err := idKey(raw)
-		if err != nil {
-			return
-		}
-		if s.tr.cancel(key) {
-			s.log.Debug("request cancelled", "id", string(raw))
-		}
 	case methodInitialized:
 		s.log.Debug("client initialized", "version", s.sess.negotiated())
 	default:

@@ -257,6 +257,10 @@ func (s *lineStream) acceptOne(raw []byte, b *batch, slot int) []byte {
 	if err := json.Unmarshal(m.Method, &method); err != nil {
 		return errorLine(nil, codeInvalidRequest, `Invalid Request: "method" must be a string`, nil)
 	}
+	if m.ID == nil && method == methodCancelled {
+		s.cancelled(m.Params)
+		return nil
+	}
 	out := rpcOut{JSONRPC: "2.0", Method: method, Params: m.Params}
 	if m.ID != nil {
 		key, err := idKey(m.ID)
@@ -293,6 +297,27 @@ func (s *lineStream) acceptOne(raw []byte, b *batch, slot int) []byte {
 	}
 	s.queue = append(s.queue, q)
 	return nil
+}
+
+// cancelled honours notifications/cancelled as the line is read, not in a
+// handler goroutine: handlers run concurrently, so a dispatched cancellation
+// could lose the race against a later request that completes the one it
+// cancels. Applied here, it takes effect before the next line is looked at.
+// Malformed or unknown cancellations are ignored (PROTOCOL §2).
+func (s *lineStream) cancelled(params json.RawMessage) {
+	var p struct {
+		RequestID json.RawMessage `json:"requestId"`
+	}
+	if json.Unmarshal(params, &p) != nil || p.RequestID == nil {
+		return
+	}
+	key, err := idKey(p.RequestID)
+	if err != nil {
+		return
+	}
+	if s.tr.cancel(key) {
+		s.log.Debug("request cancelled", "id", string(p.RequestID))
+	}
 }
 
 // idKey validates a request id (a string or an integer, PROTOCOL §2) and

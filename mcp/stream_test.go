@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -72,6 +73,46 @@ func TestReadLineBound(t *testing.T) {
 				t.Errorf("line buffer grew to %d bytes for a %d-byte bound", cap(s.buf), max)
 			}
 		})
+	}
+}
+
+// TestCancelAppliedInReadOrder: notifications/cancelled takes effect as
+// it is read, before any later line is handed on. Dispatched like other
+// messages, it ran in its own goroutine and a later request could complete
+// the cancelled one first.
+func TestCancelAppliedInReadOrder(t *testing.T) {
+	in := `{"jsonrpc":"2.0","id":"a","method":"test/wait"}` + "\n" +
+		`{"jsonrpc":"2.0","id":7,"method":"test/wait"}` + "\n" +
+		`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"a"}}` + "\n" +
+		`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"7"}}` + "\n" +
+		`{"jsonrpc":"2.0","id":2,"method":"test/release"}` + "\n"
+	var out bytes.Buffer
+	s := newLineStream(strings.NewReader(in), &out, 0, &session{}, discardLogger())
+	s.maxInFlight = 10
+	var methods []string
+	for i := 0; i < 3; i++ {
+		var m struct{ Method string }
+		if err := s.ReadObject(&m); err != nil {
+			t.Fatalf("message %d: %v", i+1, err)
+		}
+		methods = append(methods, m.Method)
+	}
+	if got := strings.Join(methods, " "); got != "test/wait test/wait test/release" {
+		t.Errorf("handed on %q; the cancellation must not be", got)
+	}
+	s.tr.mu.Lock()
+	defer s.tr.mu.Unlock()
+	var live []string
+	for _, e := range s.tr.live {
+		live = append(live, string(e.rawID))
+	}
+	sort.Strings(live)
+	// "a" is cancelled; 7 is not, since the string "7" is another id.
+	if got := strings.Join(live, " "); got != "2 7" {
+		t.Errorf("live requests after reading the release: %s, want 2 7", got)
+	}
+	if out.Len() != 0 {
+		t.Errorf("a cancellation was answered: %s", out.String())
 	}
 }
 
