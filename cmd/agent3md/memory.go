@@ -6,29 +6,32 @@ import (
 	"os"
 	"runtime"
 	"runtime/debug"
+	"runtime/metrics"
 	"strconv"
 	"strings"
 )
 
 // The mcp command's memory limit. A long-running server holds its agent
-// and index (about 140 MB of Go runtime memory at 100,000 skills) and
-// turns over a few tens of kilobytes per request; by default Go lets the
-// heap grow to twice its live size between collections, so under sustained
-// load much of the footprint is garbage. --memory-limit auto sets Go's
-// soft memory limit, once the server has loaded, to what it then uses plus
-// a margin, so it collects sooner instead of growing; a size sets that
-// limit outright. It is a soft limit: a server that needs more takes more,
-// with the collector working harder meanwhile.
+// and index (about 140 MB of Go heap at 100,000 skills) and turns over a
+// few tens of kilobytes per request. Go's default lets the heap grow to
+// twice its live size between collections, so under sustained load a large
+// agent's footprint approaches double what it needs.
 //
-// It is off by default because it costs CPU: at 100,000 skills, 2,000
-// pipelined routes peaked at ~215 MB instead of ~230 MB with auto, but
-// ~15% fewer routes per second, and the collection that measures the
-// loaded server delays a first route by a few tens of milliseconds.
+// --memory-limit auto (the default) caps that headroom instead: once the
+// server has loaded, after every collection it sets Go's soft memory limit
+// to what the runtime then holds outside garbage plus a margin (a quarter
+// of the live heap, at least memoryMarginMin). The limit follows the live
+// heap, so a re-scan or a large answer raises it rather than fighting it,
+// and nothing is forced: no collection is run to measure, and loading runs
+// under Go's defaults. Small agents never reach the limit (twice their
+// live heap is below it); large ones collect more often, which costs some
+// CPU under sustained load (see the README's performance section).
+//
+// off leaves Go's defaults (or GOMEMLIMIT); a size sets a fixed limit.
 // GOMEMLIMIT, when set, wins over auto; an explicit size wins over both.
 
-// memoryMarginMin is the least headroom auto leaves above what the loaded
-// server uses; it is a quarter of that when larger.
-const memoryMarginMin = 48 << 20
+// memoryMarginMin is the least headroom auto leaves above the live heap.
+const memoryMarginMin = 32 << 20
 
 // memoryLimit is a parsed --memory-limit: auto (bytes 0, auto true), off
 // (both zero), or a size.
@@ -71,14 +74,93 @@ func (m memoryLimit) apply(log *slog.Logger) {
 		debug.SetMemoryLimit(m.bytes)
 		log.Info("memory limit set", "limit_mb", m.bytes>>20)
 	case m.auto && os.Getenv("GOMEMLIMIT") == "":
-		// Collect what loading left behind, then measure what the
-		// server really holds.
-		debug.FreeOSMemory()
-		var ms runtime.MemStats
-		runtime.ReadMemStats(&ms)
-		used := int64(ms.Sys - ms.HeapReleased)
-		limit := used + max(memoryMarginMin, used/4)
-		debug.SetMemoryLimit(limit)
-		log.Info("memory limit set", "limit_mb", limit>>20, "in_use_mb", used>>20)
+		f := &limitFollower{set: debug.SetMemoryLimit, log: log}
+		f.start()
+		log.Info("memory limit follows the live heap", "margin_min_mb", memoryMarginMin>>20)
 	}
+}
+
+// limitFollower resets the soft memory limit after every collection.
+type limitFollower struct {
+	set  func(int64) int64 // debug.SetMemoryLimit; replaced in tests
+	log  *slog.Logger
+	last int64
+}
+
+// gcToken is allocated only to be collected: its cleanup runs once per
+// collection cycle. It holds a pointer so that it is not a tiny allocation,
+// which would share a block with other objects and outlive the cycle.
+type gcToken struct{ _ *byte }
+
+// start sets a first limit and follows the collections from then on.
+// Until the next collection ends the live heap is not known: the first
+// limit counts every heap object as live, so it starts no collection
+// itself (the first route is not slowed) and the next one comes after at
+// most a margin of allocation.
+func (f *limitFollower) start() {
+	m := readGoMemory()
+	m.live = max(m.live, m.objects)
+	f.last = followLimit(m)
+	f.set(f.last)
+	f.arm()
+}
+
+// arm schedules update after the next collection.
+func (f *limitFollower) arm() {
+	runtime.AddCleanup(&gcToken{}, func(f *limitFollower) { f.update() }, f)
+}
+
+// update sets the limit from the runtime's figures for the cycle that
+// just ended, then re-arms.
+func (f *limitFollower) update() {
+	limit := followLimit(readGoMemory())
+	if limit != f.last {
+		f.set(limit)
+		f.log.Debug("memory limit updated", "limit_mb", limit>>20)
+		f.last = limit
+	}
+	f.arm()
+}
+
+// goMemory is what followLimit needs from runtime/metrics.
+type goMemory struct {
+	live    uint64 // heap marked live by the last collection
+	objects uint64 // heap objects now, live or not
+	nonHeap uint64 // runtime memory other than heap spans: stacks, metadata
+}
+
+var memorySamples = []string{
+	"/gc/heap/live:bytes",
+	"/memory/classes/total:bytes",
+	"/memory/classes/heap/objects:bytes",
+	"/memory/classes/heap/unused:bytes",
+	"/memory/classes/heap/free:bytes",
+	"/memory/classes/heap/released:bytes",
+}
+
+func readGoMemory() goMemory {
+	s := make([]metrics.Sample, len(memorySamples))
+	for i, name := range memorySamples {
+		s[i].Name = name
+	}
+	metrics.Read(s)
+	v := func(i int) uint64 {
+		if s[i].Value.Kind() != metrics.KindUint64 {
+			return 0
+		}
+		return s[i].Value.Uint64()
+	}
+	heap := v(2) + v(3) + v(4) + v(5)
+	m := goMemory{live: v(0), objects: v(2)}
+	if total := v(1); total > heap {
+		m.nonHeap = total - heap
+	}
+	return m
+}
+
+// followLimit is the limit for a live heap: everything the runtime holds
+// outside garbage, plus the margin.
+func followLimit(m goMemory) int64 {
+	margin := max(uint64(memoryMarginMin), m.live/4)
+	return int64(min(m.live+m.nonHeap+margin, 1<<62))
 }

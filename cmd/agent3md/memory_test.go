@@ -1,6 +1,12 @@
 package main
 
-import "testing"
+import (
+	"io"
+	"log/slog"
+	"runtime"
+	"testing"
+	"time"
+)
 
 func TestParseMemoryLimit(t *testing.T) {
 	tests := []struct {
@@ -28,5 +34,54 @@ func TestParseMemoryLimit(t *testing.T) {
 		if (err == nil) != tt.ok || (tt.ok && got != tt.want) {
 			t.Errorf("parseMemoryLimit(%q) = %+v, %v; want %+v, ok %v", tt.in, got, err, tt.want, tt.ok)
 		}
+	}
+}
+
+func TestFollowLimit(t *testing.T) {
+	const mib = 1 << 20
+	tests := []struct {
+		name string
+		m    goMemory
+		want int64
+	}{
+		{"small heap takes the least margin", goMemory{live: 20 * mib, nonHeap: 5 * mib}, (20 + 5 + 32) * mib},
+		{"large heap takes a quarter", goMemory{live: 400 * mib, nonHeap: 10 * mib}, (400 + 10 + 100) * mib},
+		{"nothing measured", goMemory{}, 32 * mib},
+	}
+	for _, tt := range tests {
+		if got := followLimit(tt.m); got != tt.want {
+			t.Errorf("%s: followLimit(%+v) = %d MiB, want %d MiB", tt.name, tt.m, got/mib, tt.want/mib)
+		}
+	}
+}
+
+// TestLimitFollowerTracksCollections: armed once, the follower sets a
+// limit after a collection and again after later ones (it re-arms), and
+// the limit covers the live heap.
+func TestLimitFollowerTracksCollections(t *testing.T) {
+	sets := make(chan int64, 64)
+	f := &limitFollower{set: func(v int64) int64 { sets <- v; return 0 }, log: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	f.start()
+	if first := <-sets; first < int64(readGoMemory().live) {
+		t.Errorf("first limit %d MiB is below the live heap", first>>20)
+	}
+	keep := make([]byte, 48<<20) // moves the live heap so the limit changes
+	seen := 0
+	deadline := time.Now().Add(10 * time.Second)
+	for seen < 2 && time.Now().Before(deadline) {
+		runtime.GC()
+		select {
+		case v := <-sets:
+			seen++
+			if live := readGoMemory().live; v < int64(live) {
+				t.Errorf("limit %d MiB is below the live heap %d MiB", v>>20, live>>20)
+			}
+			keep = nil // the next limit is lower
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+	runtime.KeepAlive(keep)
+	if seen < 2 {
+		t.Fatalf("the limit was set %d times across collections, want at least 2", seen)
 	}
 }

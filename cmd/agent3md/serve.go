@@ -87,7 +87,7 @@ Point a client at it with the command "agent3md" and the arguments
 	c.Flags().IntVar(&maxLine, "max-line-bytes", 4<<20, "longest JSON-RPC line accepted on stdin, in bytes")
 	c.Flags().IntVar(&maxInFlight, "max-in-flight", mcp.DefaultMaxInFlight, "requests handled at once before the server stops reading stdin")
 	c.Flags().StringVar(&logLevel, "log-level", "info", "stderr log level: debug, info, warn or error")
-	c.Flags().StringVar(&memLimit, "memory-limit", "off", "Go soft memory limit once loaded: off (Go's default, or GOMEMLIMIT), auto (what the loaded server uses plus a margin), or a size such as 512MiB")
+	c.Flags().StringVar(&memLimit, "memory-limit", "auto", "Go soft memory limit once loaded: auto (follows the live heap plus a margin, so the footprint stays near what the agent needs), off (Go's default, or GOMEMLIMIT), or a size such as 512MiB")
 	a.addLimitFlagsNamed(c.Flags(), "max-file-line-bytes")
 	a.addCacheFlags(c.Flags())
 	return c
