@@ -8,6 +8,8 @@ import (
 	"math"
 	"sort"
 	"unsafe"
+
+	"github.com/agent3md/agent3md/internal/hashidx"
 )
 
 // catalogMagic starts every encoded catalog; the digit is the format
@@ -146,10 +148,10 @@ func unmarshalCatalog(b []byte, owned bool) (*Catalog, error) {
 	if n > 0 {
 		c.Planes = make([]Plane, n)
 	}
-	c.byZ = make(map[float64]int, n)
+	c.byZ = *hashidx.New[float64](n)
 	for i := 0; i < n && d.err == nil; i++ {
 		d.plane(&c.Planes[i])
-		c.byZ[c.Planes[i].Z] = i
+		c.byZ.Add(c.Planes[i].Z, true)
 	}
 	if d.err == nil && len(d.b) != 0 {
 		d.err = errors.New("trailing bytes")

@@ -1,5 +1,7 @@
 package agentfile
 
+import "github.com/agent3md/agent3md/internal/hashidx"
+
 // Span is a half-open byte range [Start, End) of the file as it is on disk
 // (before CRLF normalisation, after nothing: offsets count the BOM too).
 type Span struct {
@@ -50,7 +52,7 @@ type Catalog struct {
 	// known; a link to a plane past the stop has TargetExists false.
 	Partial bool
 
-	byZ map[float64]int // z -> index in Planes
+	byZ hashidx.Index[float64] // z -> index in Planes
 }
 
 // Plane is one plane of the document without its body.
@@ -118,10 +120,8 @@ func (l Link) IntegerTarget() bool {
 
 // PlaneIndex returns the index in Planes of the plane at z, or -1.
 func (c *Catalog) PlaneIndex(z float64) int {
-	if i, ok := c.byZ[z]; ok {
-		return i
-	}
-	return -1
+	i, _ := c.byZ.Find(z)
+	return i
 }
 
 // AllLinks returns every cross-plane link of the base format in document

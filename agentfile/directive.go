@@ -49,12 +49,12 @@ func (p *parser) directive(l []byte) error {
 		pl.Attributes = append(Attrs(nil), attrs...)
 		sort.Slice(pl.Attributes, func(i, j int) bool { return pl.Attributes[i].Key < pl.Attributes[j].Key })
 	}
-	if prev, dup := p.cat.byZ[pl.Z]; dup {
+	if prev, dup := p.cat.byZ.Find(pl.Z); dup {
 		return p.errorf(DuplicatePlane, line, "z=%s repeats the position of the plane on line %d (z=%s); every plane needs its own z",
 			zText, p.plane(prev).Line, p.plane(prev).ZText)
 	}
 	p.endSection()
-	p.cat.byZ[pl.Z] = p.nplanes
+	p.cat.byZ.Add(pl.Z, false) // at position p.nplanes, as the plane
 	p.addPlane(pl)
 	p.sec = section{plane: p.nplanes - 1}
 	p.desc.reset(p.limits.MaxDescriptionBytes)

@@ -83,7 +83,7 @@ func newParser(r io.Reader, o *Options) *parser {
 		max:     p.limits.MaxLineBytes,
 		maxSize: p.limits.MaxBytes,
 	}
-	p.cat = &Catalog{Axis: "layer", Metadata: map[string]string{}, MetadataLines: map[string]int{}, byZ: map[float64]int{}}
+	p.cat = &Catalog{Axis: "layer", Metadata: map[string]string{}, MetadataLines: map[string]int{}}
 	return p
 }
 
@@ -305,13 +305,13 @@ func (p *parser) finish() {
 			Body: pre.span, BodyLine: pre.firstLine, CRC: pre.crcDone,
 			Links: pre.links, Description: p.preambleDesc,
 		})
-		c.byZ[0] = 0
+		c.byZ.Add(0, false)
 		c.HasPreamble, c.Preamble, c.PreambleLine, c.PreambleCRC = false, Span{}, 0, 0
 	}
 	for i := range c.Planes {
 		for j := range c.Planes[i].Links {
 			l := &c.Planes[i].Links[j]
-			_, l.TargetExists = c.byZ[l.TargetZ]
+			_, l.TargetExists = c.byZ.Find(l.TargetZ)
 		}
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/agent3md/agent3md/agentfile"
+	"github.com/agent3md/agent3md/internal/hashidx"
 )
 
 // state is one scan of the file: the catalog, the open file it came from and
@@ -23,11 +24,11 @@ type state struct {
 	cat  *agentfile.Catalog
 	info *agentfile.Agent
 
-	names   []string        // skill names in source order
-	byName  map[string]int  // skill name -> index in info.Skills (first wins)
-	byZ     map[float64]int // skill z -> index in info.Skills
-	byPlane []int           // plane index -> skill index, -1 for the identity
-	deps    [][]int         // per skill: linked skills in body order, as written
+	names   []string                // skill names in source order (byName's keys)
+	byName  *hashidx.Index[string]  // skill name -> index in info.Skills (first wins)
+	byZ     *hashidx.Index[float64] // skill z -> index in info.Skills (last wins)
+	byPlane []int                   // plane index -> skill index, -1 for the identity
+	deps    [][]int                 // per skill: linked skills in body order, as written
 	// slugs (per skill: its Agent Skills name) and bySlug (slug -> index
 	// in info.Skills) are built on first use: only SKILL.md rendering and
 	// skill:// names need them. Use slugList and slugIndex.
@@ -115,9 +116,8 @@ func build(cat *agentfile.Catalog, info *agentfile.Agent) *state {
 	st := &state{
 		cat:     cat,
 		info:    info,
-		names:   make([]string, n),
-		byName:  make(map[string]int, n),
-		byZ:     make(map[float64]int, n),
+		byName:  hashidx.New[string](n),
+		byZ:     hashidx.New[float64](n),
 		byPlane: make([]int, len(cat.Planes)),
 		deps:    make([][]int, n),
 	}
@@ -126,22 +126,20 @@ func build(cat *agentfile.Catalog, info *agentfile.Agent) *state {
 	}
 	for i := range info.Skills {
 		s := &info.Skills[i]
-		st.names[i] = s.Name
-		if _, dup := st.byName[s.Name]; !dup {
-			st.byName[s.Name] = i
-		}
-		st.byZ[s.Z] = i
+		st.byName.Add(s.Name, false)
+		st.byZ.Add(s.Z, true)
 		if s.Plane >= 0 && s.Plane < len(st.byPlane) {
 			st.byPlane[s.Plane] = i
 		}
 	}
 	for i := range info.Skills {
 		for _, z := range info.Skills[i].Deps {
-			if j, ok := st.byZ[z]; ok {
+			if j, ok := st.byZ.Find(z); ok {
 				st.deps[i] = append(st.deps[i], j)
 			}
 		}
 	}
+	st.names = st.byName.Keys()
 	return st
 }
 
@@ -214,7 +212,7 @@ func (st *state) skillInfos() []SkillInfo {
 // lookup returns the index of the skill called name, or an
 // *UnknownSkillError carrying the nearest names.
 func (st *state) lookup(name string) (int, error) {
-	if i, ok := st.byName[name]; ok {
+	if i, ok := st.byName.Find(name); ok {
 		return i, nil
 	}
 	return -1, &UnknownSkillError{Name: name, Closest: closest(st.names, name, 3)}
