@@ -16,37 +16,39 @@ const progressEvery = 1000
 
 // buildMemory indexes skills into an in-memory scorch index (not
 // bleve.NewMemOnly, which is the older engine and ignores BM25).
-func buildMemory(ctx context.Context, m mapping.IndexMapping, skills []Skill, progress func(int, int)) (bleve.Index, error) {
+func buildMemory(ctx context.Context, m mapping.IndexMapping, skills Source, progress func(int, int)) (bleve.Index, error) {
 	idx, err := bleve.NewUsing("", m, scorch.Name, scorch.Name, nil)
 	if err != nil {
 		return nil, fmt.Errorf("router: creating in-memory index: %w", err)
 	}
 	b := idx.NewBatch()
-	for i := range skills {
-		if err := b.Index(strconv.Itoa(i), document(&skills[i])); err != nil {
+	n := skills.Len()
+	for i := 0; i < n; i++ {
+		s := skills.Skill(i)
+		if err := b.Index(strconv.Itoa(i), document(&s)); err != nil {
 			idx.Close()
-			return nil, fmt.Errorf("router: indexing skill %q: %w", skills[i].Name, err)
+			return nil, fmt.Errorf("router: indexing skill %q: %w", s.Name, err)
 		}
 		if (i+1)%progressEvery == 0 {
 			if err := ctx.Err(); err != nil {
 				idx.Close()
 				return nil, err
 			}
-			report(progress, i+1, len(skills))
+			report(progress, i+1, n)
 		}
 	}
 	if err := idx.Batch(b); err != nil {
 		idx.Close()
 		return nil, fmt.Errorf("router: building in-memory index: %w", err)
 	}
-	report(progress, len(skills), len(skills))
+	report(progress, n, n)
 	return idx, nil
 }
 
 // buildOffline writes a single-segment index of skills (at least one) to
 // dir, which must not exist; scratch, on the same filesystem, holds the
 // builder's intermediate segments.
-func buildOffline(ctx context.Context, dir, scratch string, m mapping.IndexMapping, skills []Skill, progress func(int, int)) error {
+func buildOffline(ctx context.Context, dir, scratch string, m mapping.IndexMapping, skills Source, progress func(int, int)) error {
 	b, err := bleve.NewBuilder(dir, m, map[string]interface{}{
 		"buildPathPrefix": scratch,
 		"batchSize":       progressEvery,
@@ -56,9 +58,11 @@ func buildOffline(ctx context.Context, dir, scratch string, m mapping.IndexMappi
 	}
 	var failed error
 	indexed := 0
-	for i := range skills {
-		if err := b.Index(strconv.Itoa(i), document(&skills[i])); err != nil {
-			failed = fmt.Errorf("router: indexing skill %q: %w", skills[i].Name, err)
+	n := skills.Len()
+	for i := 0; i < n; i++ {
+		s := skills.Skill(i)
+		if err := b.Index(strconv.Itoa(i), document(&s)); err != nil {
+			failed = fmt.Errorf("router: indexing skill %q: %w", s.Name, err)
 			break
 		}
 		indexed++
@@ -67,7 +71,7 @@ func buildOffline(ctx context.Context, dir, scratch string, m mapping.IndexMappi
 				failed = err
 				break
 			}
-			report(progress, i+1, len(skills))
+			report(progress, i+1, n)
 		}
 	}
 	if indexed == 0 {
@@ -82,7 +86,7 @@ func buildOffline(ctx context.Context, dir, scratch string, m mapping.IndexMappi
 		failed = fmt.Errorf("router: finishing index build in %s: %w", dir, err)
 	}
 	if failed == nil {
-		report(progress, len(skills), len(skills))
+		report(progress, n, n)
 	}
 	return failed
 }

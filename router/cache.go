@@ -87,11 +87,11 @@ func entryName(hash string) (string, error) {
 
 // fingerprint is a CRC-32C over everything the index holds about skills,
 // so an entry built from other skills under the same hash is caught.
-func fingerprint(skills []Skill) uint32 {
+func fingerprint(skills Source) uint32 {
 	var crc uint32
 	buf := make([]byte, 0, 64<<10)
-	for i := range skills {
-		s := &skills[i]
+	for i, n := 0, skills.Len(); i < n; i++ {
+		s := skills.Skill(i)
 		buf = appendStr(buf, s.Name)
 		buf = binary.LittleEndian.AppendUint64(buf, math.Float64bits(s.Z))
 		buf = binary.LittleEndian.AppendUint64(buf, uint64(len(s.Triggers)))
@@ -161,12 +161,12 @@ func markFiles(entry string) ([]fileMark, error) {
 
 // writeManifest records entry's index files; it is written last, so an
 // entry without one is incomplete.
-func writeManifest(entry, hash string, skills []Skill, fp uint32) error {
+func writeManifest(entry, hash string, skills int, fp uint32) error {
 	files, err := markFiles(entry)
 	if err != nil {
 		return fmt.Errorf("router: checksumming new index: %w", err)
 	}
-	m := manifest{Schema: SchemaVersion, ContentHash: hash, Skills: len(skills), Fingerprint: fp, Files: files}
+	m := manifest{Schema: SchemaVersion, ContentHash: hash, Skills: skills, Fingerprint: fp, Files: files}
 	data, err := json.MarshalIndent(m, "", "  ")
 	if err != nil {
 		return err
@@ -266,7 +266,7 @@ type cached struct {
 // builds it. Losing a race to another process building the same entry is
 // fine: the winner's entry is used, or, if that fails to check out, this
 // process's own build in place.
-func openCached(ctx context.Context, root, hash string, m mapping.IndexMapping, skills []Skill, progress func(int, int)) (*cached, error) {
+func openCached(ctx context.Context, root, hash string, m mapping.IndexMapping, skills Source, progress func(int, int)) (*cached, error) {
 	// The fingerprint of the skills (~40 ms at 100,000 skills, a cache
 	// miss per string) is computed once, when an entry needs it.
 	fp := sync.OnceValue(func() uint32 { return fingerprint(skills) })
@@ -296,13 +296,13 @@ func openCached(ctx context.Context, root, hash string, m mapping.IndexMapping, 
 	if c.ids == nil {
 		// Checked by the manifest and spot-checked against the index when
 		// used; on any doubt the router looks the ids up again.
-		c.ids, _ = readDocIDs(filepath.Join(c.path, docIDsName), len(skills))
+		c.ids, _ = readDocIDs(filepath.Join(c.path, docIDsName), skills.Len())
 	}
 	return c, nil
 }
 
 // openEntry is openCached without the phrase index of a reused entry.
-func openEntry(ctx context.Context, root, hash string, m mapping.IndexMapping, skills []Skill, fp func() uint32, progress func(int, int)) (*cached, error) {
+func openEntry(ctx context.Context, root, hash string, m mapping.IndexMapping, skills Source, fp func() uint32, progress func(int, int)) (*cached, error) {
 	name, err := entryName(hash)
 	if err != nil {
 		return nil, err
@@ -313,7 +313,7 @@ func openEntry(ctx context.Context, root, hash string, m mapping.IndexMapping, s
 	entry := filepath.Join(root, name)
 	var reason string
 	if _, err := os.Stat(entry); err == nil {
-		if built, err := verifyEntry(entry, hash, len(skills)); err != nil {
+		if built, err := verifyEntry(entry, hash, skills.Len()); err != nil {
 			reason = err.Error()
 		} else if idx, err := openReadOnly(entry); err != nil {
 			reason = fmt.Sprintf("cache entry %s unreadable: %v", entry, err)
@@ -336,12 +336,12 @@ func openEntry(ctx context.Context, root, hash string, m mapping.IndexMapping, s
 		os.RemoveAll(tmp)
 		return nil, fmt.Errorf("router: writing phrase index: %w", err)
 	}
-	ids, err := saveDocIDs(ctx, tmp, len(skills))
+	ids, err := saveDocIDs(ctx, tmp, skills.Len())
 	if err != nil {
 		os.RemoveAll(tmp)
 		return nil, err
 	}
-	if err := writeManifest(tmp, hash, skills, fp()); err != nil {
+	if err := writeManifest(tmp, hash, skills.Len(), fp()); err != nil {
 		os.RemoveAll(tmp)
 		return nil, err
 	}
@@ -353,7 +353,7 @@ func openEntry(ctx context.Context, root, hash string, m mapping.IndexMapping, s
 		return &cached{idx: idx, phrases: phrases, ids: ids, kind: IndexCacheBuilt, path: entry, reason: reason}, nil
 	}
 	// Someone else renamed an entry into place first.
-	if built, err := verifyEntry(entry, hash, len(skills)); err == nil && built == fp() {
+	if built, err := verifyEntry(entry, hash, skills.Len()); err == nil && built == fp() {
 		if idx, err := openReadOnly(entry); err == nil {
 			os.RemoveAll(tmp)
 			return &cached{idx: idx, phrases: phrases, ids: nil, kind: IndexCacheHit, path: entry, reason: reason, builtFP: built}, nil

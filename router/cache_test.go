@@ -79,8 +79,8 @@ func TestCacheLifecycle(t *testing.T) {
 	sameRoutes(t, r2, skills)
 	// A reader must not change the entry: it still verifies after use.
 	r2.Close()
-	if fp, err := verifyEntry(r2.Info().Path, testHash, len(skills)); err != nil || fp != fingerprint(skills) {
-		t.Fatalf("entry changed by a read-only open: %v (fingerprint %08x, want %08x)", err, fp, fingerprint(skills))
+	if fp, err := verifyEntry(r2.Info().Path, testHash, len(skills)); err != nil || fp != fingerprint(Skills(skills)) {
+		t.Fatalf("entry changed by a read-only open: %v (fingerprint %08x, want %08x)", err, fp, fingerprint(Skills(skills)))
 	}
 	left, _ := filepath.Glob(filepath.Join(dir, ".*"))
 	if len(left) != 0 {
@@ -233,12 +233,12 @@ func TestCacheFallsBackToMemory(t *testing.T) {
 
 func TestPhrasesRoundTrip(t *testing.T) {
 	skills := append(genSkills(40), Skill{Name: "odd", Z: 99, Triggers: []string{"", "!!", "Ärger melden", "x"}})
-	want := buildPhrases(skills)
+	want := buildPhrases(Skills(skills))
 	path := filepath.Join(t.TempDir(), phrasesName)
 	if err := writePhrases(path, want); err != nil {
 		t.Fatal(err)
 	}
-	got, err := readPhrases(path, skills)
+	got, err := readPhrases(path, Skills(skills))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -250,7 +250,7 @@ func TestPhrasesRoundTrip(t *testing.T) {
 	// a consistent index, never a panic.
 	for n := 0; n < len(data); n++ {
 		os.WriteFile(path, data[:n], 0o644)
-		if _, err := readPhrases(path, skills); err == nil {
+		if _, err := readPhrases(path, Skills(skills)); err == nil {
 			t.Fatalf("truncated to %d of %d bytes: no error", n, len(data))
 		}
 	}
@@ -258,13 +258,13 @@ func TestPhrasesRoundTrip(t *testing.T) {
 		bad := slices.Clone(data)
 		bad[i] ^= 0x5a
 		os.WriteFile(path, bad, 0o644)
-		if x, err := readPhrases(path, skills); err == nil {
-			r := &Router{skills: skills, phrases: x, zRank: zOrder(skills)}
+		if x, err := readPhrases(path, Skills(skills)); err == nil {
+			r := &Router{src: Skills(skills), phrases: x, zRank: zOrder(Skills(skills))}
 			r.routeSpec("search report deploy ledger ärger melden x", 0)
 		}
 	}
 	os.WriteFile(path, data, 0o644)
-	if _, err := readPhrases(path, skills[:3]); err == nil {
+	if _, err := readPhrases(path, Skills(skills[:3])); err == nil {
 		t.Error("an index for other skills was accepted")
 	}
 }

@@ -20,7 +20,7 @@ func (r *Router) getTally() *hitTally {
 	if t, ok := r.tallies.Get().(*hitTally); ok {
 		return t
 	}
-	n := len(r.skills)
+	n := r.src.Len()
 	return &hitTally{count: make([]uint32, n), exact: make([]uint32, n)}
 }
 

@@ -13,7 +13,7 @@ import (
 // memory and Info says why.
 func (r *Router) openIndex(ctx context.Context) error {
 	o := &r.opts
-	n := len(r.skills)
+	n := r.src.Len()
 	if n == 0 {
 		r.info.Index = IndexNone
 		return nil
@@ -38,7 +38,7 @@ func (r *Router) openIndex(ctx context.Context) error {
 		}
 		r.info.Reason = fmt.Sprintf("cache unusable, indexed in memory: %v", err)
 	}
-	idx, err := buildMemory(ctx, r.mapping, r.skills, o.Progress)
+	idx, err := buildMemory(ctx, r.mapping, r.src, o.Progress)
 	if err != nil {
 		return err
 	}
@@ -49,7 +49,7 @@ func (r *Router) openIndex(ctx context.Context) error {
 
 // openScorer sets up direct relevance over r.idx (see relevance.go).
 func (r *Router) openScorer(ctx context.Context, saved *docIDs) error {
-	s, err := openScorer(ctx, r.idx, len(r.skills), saved)
+	s, err := openScorer(ctx, r.idx, r.src.Len(), saved)
 	if err != nil {
 		r.idx.Close()
 		if r.cleanup != nil {
@@ -66,7 +66,7 @@ func (r *Router) fromCache(ctx context.Context) (*cached, error) {
 	if err != nil {
 		return nil, err
 	}
-	return openCached(ctx, root, r.opts.ContentHash, r.mapping, r.skills, r.opts.Progress)
+	return openCached(ctx, root, r.opts.ContentHash, r.mapping, r.src, r.opts.Progress)
 }
 
 // Build makes sure the on-disk cache holds a valid index for skills (for
@@ -88,7 +88,7 @@ func Build(ctx context.Context, skills []Skill, opts *Options) (Info, error) {
 	if err != nil {
 		return Info{}, err
 	}
-	r := &Router{skills: skills, mapping: m, opts: o}
+	r := &Router{src: Skills(skills), mapping: m, opts: o}
 	c, err := r.fromCache(ctx)
 	if err != nil {
 		return Info{}, err

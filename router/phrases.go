@@ -48,10 +48,12 @@ type phraseSets struct {
 }
 
 // buildPhrases indexes the trigger phrases of skills.
-func buildPhrases(skills []Skill) *phraseIndex {
+func buildPhrases(skills Source) *phraseIndex {
 	n := 0
-	for i := range skills {
-		n += len(skills[i].Triggers)
+	ns := skills.Len()
+	for i := 0; i < ns; i++ {
+		_, _, t := skills.Phrases(i)
+		n += len(t)
 	}
 	x := &phraseIndex{exact: newVocab(n), stems: newVocab(n)}
 	x.skillOf = make([]uint32, 0, n)
@@ -60,8 +62,9 @@ func buildPhrases(skills []Skill) *phraseIndex {
 	tokStem := map[string]uint32{}
 	var buf []string
 	var ex, st []uint32
-	for si := range skills {
-		for oi, phrase := range skills[si].Triggers {
+	for si := 0; si < ns; si++ {
+		_, _, triggers := skills.Phrases(si)
+		for oi, phrase := range triggers {
 			ps, ok := memo[phrase]
 			if !ok {
 				buf = appendTokens(buf[:0], phrase)

@@ -137,7 +137,7 @@ func (p *phraseReader) terms() map[string]uint32 {
 }
 
 // readPhrases loads the phrase index saved for skills.
-func readPhrases(path string, skills []Skill) (*phraseIndex, error) {
+func readPhrases(path string, skills Source) (*phraseIndex, error) {
 	x, err := decodePhrases(path)
 	if err != nil {
 		return nil, err
@@ -173,14 +173,17 @@ func decodePhrases(path string) (*phraseIndex, error) {
 }
 
 // check verifies every index the router will follow is in bounds.
-func (x *phraseIndex) check(skills []Skill) error {
+func (x *phraseIndex) check(skills Source) error {
 	n := len(x.skillOf)
 	if len(x.ordOf) != n || len(x.exactSet) != n || n > math.MaxUint32 {
 		return fmt.Errorf("%w: phrase lists differ in length", errBadPhrases)
 	}
 	for p := range n {
 		s := x.skillOf[p]
-		if int(s) >= len(skills) || int(x.ordOf[p]) >= len(skills[s].Triggers) {
+		if int(s) >= skills.Len() {
+			return fmt.Errorf("%w: phrase %d points past the skills", errBadPhrases, p)
+		}
+		if _, _, t := skills.Phrases(int(s)); int(x.ordOf[p]) >= len(t) {
 			return fmt.Errorf("%w: phrase %d points past the skills", errBadPhrases, p)
 		}
 	}

@@ -98,8 +98,8 @@ func (r *Router) adopt(ctx context.Context, p *Prepared) (bool, error) {
 	if p == nil || p.done {
 		return false, nil
 	}
-	n := len(r.skills)
-	if p.skills != n || p.phrases.check(r.skills) != nil || p.fp != fingerprint(r.skills) {
+	n := r.src.Len()
+	if p.skills != n || p.phrases.check(r.src) != nil || p.fp != fingerprint(r.src) {
 		return false, p.Close()
 	}
 	if err := p.scorer.attachIDs(ctx, n, p.ids); err != nil {

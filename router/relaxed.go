@@ -33,14 +33,14 @@ func (r *Router) relaxed(ctx context.Context, text string, limit int) ([]Match, 
 		if h.score < cut || len(out) == want {
 			break
 		}
-		if h.skill < 0 || h.skill >= len(r.skills) {
+		if h.skill < 0 || h.skill >= r.src.Len() {
 			continue
 		}
-		weight, words := r.evidence(a, &r.skills[h.skill])
+		s := r.src.Skill(h.skill)
+		weight, words := r.evidence(a, &s)
 		if weight < r.opts.RelaxedEvidence || len(words) < relaxedMinWords {
 			continue
 		}
-		s := &r.skills[h.skill]
 		out = append(out, Match{Name: s.Name, Z: s.Z, Relevance: h.score, Hits: words, Tier: TierRelaxed})
 	}
 	return out, nil

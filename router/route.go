@@ -39,19 +39,26 @@ func (r *Router) specKey(c *candidate) uint64 {
 const maxScore = 1<<31 - 1
 
 // zOrder ranks skills by z, then name, then position.
-func zOrder(skills []Skill) []uint32 {
-	order := make([]uint32, len(skills))
+func zOrder(skills Source) []uint32 {
+	n := skills.Len()
+	order := make([]uint32, n)
+	zs := make([]float64, n) // read once: the sort compares each many times
 	for i := range order {
 		order[i] = uint32(i)
+		_, zs[i], _ = skills.Phrases(i)
 	}
 	less := func(a, b uint32) int {
-		sa, sb := &skills[a], &skills[b]
-		return cmp.Or(cmp.Compare(sa.Z, sb.Z), cmp.Compare(sa.Name, sb.Name), cmp.Compare(a, b))
+		if c := cmp.Compare(zs[a], zs[b]); c != 0 {
+			return c
+		}
+		na, _, _ := skills.Phrases(int(a))
+		nb, _, _ := skills.Phrases(int(b))
+		return cmp.Or(cmp.Compare(na, nb), cmp.Compare(a, b))
 	}
 	if !slices.IsSortedFunc(order, less) { // agent files are usually in z order already
 		slices.SortFunc(order, less)
 	}
-	rank := make([]uint32, len(skills))
+	rank := make([]uint32, n)
 	for pos, s := range order {
 		rank[s] = uint32(pos)
 	}
@@ -69,13 +76,13 @@ func (r *Router) matches(cands []candidate, order []int, ords [][]uint32, ranked
 	out := make([]Match, len(order))
 	for i, k := range order {
 		c := &cands[k]
-		s := &r.skills[c.skill]
+		name, z, triggers := r.src.Phrases(c.skill)
 		phrases := all[:len(ords[i]):len(ords[i])]
 		all = all[len(ords[i]):]
 		for j, o := range ords[i] {
-			phrases[j] = s.Triggers[o]
+			phrases[j] = triggers[o]
 		}
-		out[i] = Match{Name: s.Name, Z: s.Z, Score: c.score, Hits: phrases, Tier: TierPhrase}
+		out[i] = Match{Name: name, Z: z, Score: c.score, Hits: phrases, Tier: TierPhrase}
 		if ranked {
 			out[i].Relevance = c.rel
 		}

@@ -59,6 +59,36 @@ type Skill struct {
 	Inputs      []string // input names
 }
 
+// Source gives a Router its skills by position, so that a caller holding
+// its skills in another shape routes over them without a second copy (at
+// 100,000 skills a []Skill is ~13 MB). Both methods must be cheap (no
+// allocation) and must describe the same skill i for the Source's life.
+type Source interface {
+	Len() int
+	// Skill returns all of skill i. It is called for every skill when an
+	// index is built or checked, and for relaxed candidates.
+	Skill(i int) Skill
+	// Phrases returns what a phrase match reads of skill i: its name, z and
+	// trigger phrases. It is called once per match (thousands per route at
+	// 100,000 skills), so it should touch as little memory as it can.
+	Phrases(i int) (name string, z float64, triggers []string)
+}
+
+// Skills is a Source over a slice.
+type Skills []Skill
+
+// Len is the number of skills.
+func (s Skills) Len() int { return len(s) }
+
+// Skill returns skill i.
+func (s Skills) Skill(i int) Skill { return s[i] }
+
+// Phrases returns skill i's name, z and triggers.
+func (s Skills) Phrases(i int) (string, float64, []string) {
+	k := &s[i]
+	return k.Name, k.Z, k.Triggers
+}
+
 // Options configures New and Build. A nil *Options means defaults.
 type Options struct {
 	// ContentHash identifies the agent file's content (hex SHA-256); with
@@ -152,7 +182,7 @@ type Info struct {
 // Router routes request text to skills. It is safe for concurrent use;
 // Close waits for routes in flight.
 type Router struct {
-	skills  []Skill
+	src     Source
 	phrases *phraseIndex
 	zRank   []uint32     // each skill's position in (z, name, index) order
 	idx     bleve.Index  // nil when there are no skills
@@ -174,6 +204,11 @@ type Router struct {
 // keeps skills and reads them on every Route: do not modify them
 // afterwards.
 func New(ctx context.Context, skills []Skill, opts *Options) (*Router, error) {
+	return NewFrom(ctx, Skills(skills), opts)
+}
+
+// NewFrom is New over a Source.
+func NewFrom(ctx context.Context, skills Source, opts *Options) (*Router, error) {
 	start := time.Now()
 	o := opts.withDefaults()
 	m, err := newMapping()
@@ -188,7 +223,7 @@ func New(ctx context.Context, skills []Skill, opts *Options) (*Router, error) {
 	// processors only holds more scratch memory (a tally is 800 KB at
 	// 100,000 skills), so a server answering dozens of pipelined routes
 	// queues them here.
-	r := &Router{skills: skills, mapping: m, an: an, opts: o, slots: make(chan struct{}, runtime.GOMAXPROCS(0))}
+	r := &Router{src: skills, mapping: m, an: an, opts: o, slots: make(chan struct{}, runtime.GOMAXPROCS(0))}
 	if err := r.openIndex(ctx); err != nil {
 		return nil, err
 	}
@@ -196,7 +231,7 @@ func New(ctx context.Context, skills []Skill, opts *Options) (*Router, error) {
 		r.phrases = buildPhrases(skills)
 	}
 	r.zRank = zOrder(skills)
-	r.info.Skills = len(skills)
+	r.info.Skills = skills.Len()
 	r.info.Took = time.Since(start)
 	return r, nil
 }
