@@ -9,6 +9,7 @@ import (
 	"runtime/metrics"
 	"strconv"
 	"strings"
+	"sync/atomic"
 )
 
 // The mcp command's memory limit. A long-running server holds its agent
@@ -84,7 +85,7 @@ func (m memoryLimit) apply(log *slog.Logger) {
 type limitFollower struct {
 	set  func(int64) int64 // debug.SetMemoryLimit; replaced in tests
 	log  *slog.Logger
-	last int64
+	last atomic.Int64 // set by start, then by each cleanup in turn
 }
 
 // gcToken is allocated only to be collected: its cleanup runs once per
@@ -100,8 +101,9 @@ type gcToken struct{ _ *byte }
 func (f *limitFollower) start() {
 	m := readGoMemory()
 	m.live = max(m.live, m.objects)
-	f.last = followLimit(m)
-	f.set(f.last)
+	limit := followLimit(m)
+	f.last.Store(limit)
+	f.set(limit)
 	f.arm()
 }
 
@@ -114,10 +116,9 @@ func (f *limitFollower) arm() {
 // just ended, then re-arms.
 func (f *limitFollower) update() {
 	limit := followLimit(readGoMemory())
-	if limit != f.last {
+	if f.last.Swap(limit) != limit {
 		f.set(limit)
 		f.log.Debug("memory limit updated", "limit_mb", limit>>20)
-		f.last = limit
 	}
 	f.arm()
 }
