@@ -91,28 +91,79 @@ func (c *Catalog) Agent() *Agent {
 	if len(c.Planes) > 1 {
 		a.Skills = make([]Skill, 0, len(c.Planes)-1)
 	}
+	// Every skill's triggers, inputs and deps are cut from one array each
+	// (capped, so appending to one never writes into the next): at 100,000
+	// skills that is a handful of allocations instead of half a million,
+	// on every start.
+	var ar skillArena
 	for i := range c.Planes {
 		if i != a.Identity {
-			a.Skills = append(a.Skills, newSkill(c, i))
+			ar.reserve(&c.Planes[i])
+		}
+	}
+	ar.alloc()
+	for i := range c.Planes {
+		if i != a.Identity {
+			a.Skills = append(a.Skills, newSkill(c, i, &ar))
 		}
 	}
 	return a
 }
 
-func newSkill(c *Catalog, i int) Skill {
+// skillArena holds the backing arrays newSkill cuts slices from.
+type skillArena struct {
+	nTrig, nIn, nDeps int
+	trig              []string
+	in                []Input
+	deps              []float64
+}
+
+// reserve counts what pl's skill may need (an upper bound: empty list
+// items are dropped later).
+func (ar *skillArena) reserve(pl *Plane) {
+	if v := pl.Attributes.Value("triggers"); v != "" {
+		ar.nTrig += strings.Count(v, ",") + 1
+	}
+	if v := pl.Attributes.Value("inputs"); v != "" {
+		ar.nIn += strings.Count(v, ",") + 1
+	}
+	ar.nDeps += len(pl.Links)
+}
+
+func (ar *skillArena) alloc() {
+	ar.trig = make([]string, 0, ar.nTrig)
+	ar.in = make([]Input, 0, ar.nIn)
+	ar.deps = make([]float64, 0, ar.nDeps)
+}
+
+// cut returns the items appended to a since start, capped, or nil.
+func cut[T any](a []T, start int) []T {
+	if len(a) == start {
+		return nil
+	}
+	return a[start:len(a):len(a)]
+}
+
+func newSkill(c *Catalog, i int, ar *skillArena) Skill {
 	pl := &c.Planes[i]
 	s := Skill{Plane: i, Z: pl.Z, Name: pl.Label, Cost: pl.Attributes.Value("cost")}
 	if !pl.HasLabel || pl.Label == "" {
 		s.Name = "skill-" + pl.ZText
 	}
-	s.Triggers = SplitList(pl.Attributes.Value("triggers"))
-	s.Inputs = ParseInputs(pl.Attributes.Value("inputs"))
+	start := len(ar.trig)
+	ar.trig = appendList(ar.trig, pl.Attributes.Value("triggers"))
+	s.Triggers = cut(ar.trig, start)
+	start = len(ar.in)
+	ar.in = appendInputs(ar.in, pl.Attributes.Value("inputs"))
+	s.Inputs = cut(ar.in, start)
 	s.Tool, s.HasTool = pl.Attributes.Get("tool")
+	start = len(ar.deps)
 	for _, l := range pl.Links {
 		if l.IntegerTarget() {
-			s.Deps = append(s.Deps, l.TargetZ)
+			ar.deps = append(ar.deps, l.TargetZ)
 		}
 	}
+	s.Deps = cut(ar.deps, start)
 	return s
 }
 
@@ -121,26 +172,44 @@ func SplitList(s string) []string {
 	if strings.TrimSpace(s) == "" {
 		return nil
 	}
-	out := make([]string, 0, strings.Count(s, ",")+1)
-	for s != "" {
-		item, rest, _ := strings.Cut(s, ",")
-		if item = strings.TrimSpace(item); item != "" {
-			out = append(out, item)
-		}
-		s = rest
-	}
+	out := appendList(make([]string, 0, strings.Count(s, ",")+1), s)
 	if len(out) == 0 {
 		return nil
 	}
 	return out
 }
 
+// appendList appends SplitList(s)'s items to dst.
+func appendList(dst []string, s string) []string {
+	for s != "" {
+		item, rest, _ := strings.Cut(s, ",")
+		if item = strings.TrimSpace(item); item != "" {
+			dst = append(dst, item)
+		}
+		s = rest
+	}
+	return dst
+}
+
 // ParseInputs reads an inputs= list: "name", "name:type", "name:type?"
 // (also "name?"). Types are lowercased; a bare name is a required string.
 // Unknown types are kept as written for the validator to report.
 func ParseInputs(s string) []Input {
-	var out []Input
-	for _, item := range SplitList(s) {
+	out := appendInputs(nil, s)
+	if len(out) == 0 {
+		return nil
+	}
+	return out
+}
+
+// appendInputs appends ParseInputs(s)'s inputs to dst.
+func appendInputs(dst []Input, s string) []Input {
+	for s != "" {
+		item, rest, _ := strings.Cut(s, ",")
+		s = rest
+		if item = strings.TrimSpace(item); item == "" {
+			continue
+		}
 		in := Input{Type: "string"}
 		name, typ, hasType := strings.Cut(item, ":")
 		if hasType {
@@ -153,9 +222,9 @@ func ParseInputs(s string) []Input {
 			in.Optional, name = true, strings.TrimSuffix(name, "?")
 		}
 		in.Name = strings.TrimSpace(name)
-		out = append(out, in)
+		dst = append(dst, in)
 	}
-	return out
+	return dst
 }
 
 // ValidInputType reports whether t is a canonical agent3md/1 input type.

@@ -55,3 +55,27 @@ func synthCatalog(b *testing.B, n int) *Catalog {
 	}
 	return cat
 }
+
+// BenchmarkAgent is the agent3md/1 reading of a scanned catalog, which
+// every start pays after decoding or scanning.
+func BenchmarkAgent(b *testing.B) {
+	for _, n := range []int{4000, 100000} {
+		b.Run(fmt.Sprintf("skills=%d", n), func(b *testing.B) {
+			src, err := os.ReadFile(synth.Path(b, n))
+			if err != nil {
+				b.Fatal(err)
+			}
+			cat, err := Parse(bytes.NewReader(src), nil)
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				if a := cat.Agent(); len(a.Skills) != n {
+					b.Fatalf("%d skills, want %d", len(a.Skills), n)
+				}
+			}
+		})
+	}
+}
