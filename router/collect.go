@@ -13,7 +13,8 @@ type hitTally struct {
 	seen  []uint32 // skills with a hit, in first-hit order
 	hits  []uint32 // the phrases hit
 	cands []candidate
-	buf   []int // rank's tier buckets
+	rank  rankScratch
+	ord   orderScratch // relevance's visiting order
 }
 
 func (r *Router) getTally() *hitTally {
@@ -29,7 +30,7 @@ func (r *Router) putTally(t *hitTally) {
 	for _, s := range t.seen {
 		t.count[s], t.exact[s] = 0, 0
 	}
-	t.seen, t.hits, t.cands, t.buf = t.seen[:0], t.hits[:0], t.cands[:0], t.buf[:0]
+	t.seen, t.hits, t.cands = t.seen[:0], t.hits[:0], t.cands[:0]
 	r.tallies.Put(t)
 }
 

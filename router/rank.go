@@ -15,7 +15,7 @@ import (
 // when the caller wants ten. When byRel, relevance is called first with
 // the positions whose order it decides, the members of those tiers that
 // share their tier with another, and must set their rel.
-func rank(cands []candidate, limit int, byRel bool, buf *[]int, relevance func(which []int) error) ([]int, error) {
+func rank(cands []candidate, limit int, byRel bool, s *rankScratch, relevance func(which []int) error) ([]int, error) {
 	if limit == 0 || limit > len(cands) {
 		limit = len(cands)
 	}
@@ -29,7 +29,7 @@ func rank(cands []candidate, limit int, byRel bool, buf *[]int, relevance func(w
 	}
 	var tiers []tierRun
 	var byTier map[uint64]int // once tiers are too many to search
-	tierOf := slices.Grow((*buf)[:0], 2*len(cands))[:2*len(cands)]
+	tierOf := slices.Grow(s.buf[:0], 2*len(cands))[:2*len(cands)]
 	last := -1
 	for i := range cands {
 		t := cands[i].key >> 32
@@ -67,7 +67,7 @@ func rank(cands []candidate, limit int, byRel bool, buf *[]int, relevance func(w
 	for i, k := range tierOf[:len(cands)] {
 		tiers[k].members = append(tiers[k].members, i)
 	}
-	*buf = tierOf
+	s.buf = tierOf
 	slices.SortFunc(tiers, func(a, b tierRun) int { return cmp.Compare(a.tier, b.tier) })
 	keep, total := 0, 0
 	for keep < len(tiers) && total < limit {
@@ -76,12 +76,13 @@ func rank(cands []candidate, limit int, byRel bool, buf *[]int, relevance func(w
 	}
 	tiers = tiers[:keep]
 	if byRel && relevance != nil {
-		var which []int
+		which := s.which[:0]
 		for _, t := range tiers {
 			if len(t.members) > 1 {
 				which = append(which, t.members...)
 			}
 		}
+		s.which = which
 		if len(which) > 0 {
 			if err := relevance(which); err != nil {
 				return nil, err
@@ -99,11 +100,21 @@ func rank(cands []candidate, limit int, byRel bool, buf *[]int, relevance func(w
 		}
 		return cmp.Compare(ca.key, cb.key)
 	}
-	out := make([]int, 0, limit)
+	out := slices.Grow(s.out[:0], limit)
 	for _, t := range tiers {
 		out = appendBest(out, t.members, limit-len(out), order)
 	}
+	s.out = out
 	return out, nil
+}
+
+// rankScratch is rank's reusable memory, pooled with a route's tally. The
+// order rank returns lives in it: it is valid until the next rank with the
+// same scratch.
+type rankScratch struct {
+	buf   []int // tier of each candidate, then the members bucketed by tier
+	which []int // candidates whose relevance is asked for
+	out   []int
 }
 
 // maxLinearTiers is how many tiers are searched linearly before a map

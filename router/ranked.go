@@ -53,8 +53,8 @@ func (r *Router) routeRanked(ctx context.Context, text string, limit int) ([]Mat
 	}
 	// Relevance only reorders within a tier (equal exact hit and score), so
 	// it is computed for the tiers that reach into the first limit results.
-	order, err := rank(cands, limit, true, &t.buf, func(which []int) error {
-		return r.relevance(ctx, text, cands, which)
+	order, err := rank(cands, limit, true, &t.rank, func(which []int) error {
+		return r.relevance(ctx, text, cands, which, &t.ord)
 	})
 	if err != nil {
 		return nil, err
@@ -63,11 +63,11 @@ func (r *Router) routeRanked(ctx context.Context, text string, limit int) ([]Mat
 }
 
 // relevance fills in the bleve relevance of cands[which].
-func (r *Router) relevance(ctx context.Context, text string, all []candidate, which []int) error {
+func (r *Router) relevance(ctx context.Context, text string, all []candidate, which []int, ord *orderScratch) error {
 	if r.scorer == nil || len(which) == 0 {
 		return nil
 	}
-	return r.scorer.relevanceOf(ctx, analyze(r.an, text, false).text, all, which)
+	return r.scorer.relevanceOf(ctx, analyze(r.an, text, false).text, all, which, ord)
 }
 
 func b2i(b bool) int {

@@ -169,7 +169,7 @@ func TestDirectRelevance(t *testing.T) {
 					cands = append(cands, candidate{skill: i, rel: -1})
 					which = append(which, len(which))
 				}
-				if err := r.scorer.relevanceOf(context.Background(), a.text, cands, which); err != nil {
+				if err := r.scorer.relevanceOf(context.Background(), a.text, cands, which, &orderScratch{}); err != nil {
 					t.Fatal(err)
 				}
 				found := 0
@@ -195,6 +195,7 @@ func TestDirectRelevance(t *testing.T) {
 // members of shared tiers that reach into the limit.
 func TestRank(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
+	var scratch rankScratch // reused, as a pooled tally's is
 	for iter := 0; iter < 3000; iter++ {
 		n := rng.IntN(150) + 1
 		cands := make([]candidate, n)
@@ -229,8 +230,7 @@ func TestRank(t *testing.T) {
 			want = want[:limit]
 		}
 		asked := map[int]bool{}
-		var buf []int
-		got, err := rank(cands, limit, byRel, &buf, func(which []int) error {
+		got, err := rank(cands, limit, byRel, &scratch, func(which []int) error {
 			for _, k := range which {
 				if asked[k] {
 					t.Fatalf("relevance asked twice for %d", k)

@@ -51,10 +51,12 @@ func (d *docIDs) len() int {
 // the order postings are read in. Scorch's ids are 8-byte big-endian
 // document numbers, which sort as integers packed with the position;
 // other ids sort as bytes.
-func (d *docIDs) order(all []candidate, which []int) []int {
-	out := make([]int, len(which))
+func (d *docIDs) order(all []candidate, which []int, s *orderScratch) []int {
+	out := slices.Grow(s.out[:0], len(which))[:len(which)]
+	s.out = out
 	if d.width == 8 {
-		keys := make([]uint64, len(which))
+		keys := slices.Grow(s.keys[:0], len(which))[:len(which)]
+		s.keys = keys
 		fits := true
 		for i, k := range which {
 			n := binary.BigEndian.Uint64(d.id(all[k].skill))
@@ -72,6 +74,13 @@ func (d *docIDs) order(all []candidate, which []int) []int {
 	copy(out, which)
 	slices.SortFunc(out, func(a, b int) int { return bytes.Compare(d.id(all[a].skill), d.id(all[b].skill)) })
 	return out
+}
+
+// orderScratch is order's reusable memory; the order it returns lives in
+// it until the next call.
+type orderScratch struct {
+	out  []int
+	keys []uint64
 }
 
 // lookupDocIDs asks snapshot for the internal id of every skill (ids are
@@ -308,7 +317,7 @@ func bm25Context(ctx context.Context) context.Context {
 // times the fraction of terms that match, each term searcher normalised
 // by the disjunction's query norm; the same searchers do that here, one
 // Advance per term and candidate, in internal id order.
-func (s *scorerIndex) relevanceOf(ctx context.Context, terms []term, all []candidate, which []int) (err error) {
+func (s *scorerIndex) relevanceOf(ctx context.Context, terms []term, all []candidate, which []int, ord *orderScratch) (err error) {
 	if len(terms) == 0 || len(which) == 0 {
 		return nil
 	}
@@ -351,7 +360,7 @@ func (s *scorerIndex) relevanceOf(ctx context.Context, terms []term, all []candi
 		done[i] = t.Count() == 0 // a term no skill has scores nothing, but counts in coord
 		seq[i] = t.Count() <= uint64(seqFactor*len(which))
 	}
-	for n, k := range s.ids.order(all, which) {
+	for n, k := range s.ids.order(all, which, ord) {
 		c := &all[k]
 		if n%64 == 63 {
 			if err := ctx.Err(); err != nil {

@@ -26,7 +26,7 @@ func (r *Router) routeSpec(text string, limit int) []Match {
 	for i := range cands {
 		cands[i].key = r.specKey(&cands[i])
 	}
-	order, _ := rank(cands, limit, false, &t.buf, nil)
+	order, _ := rank(cands, limit, false, &t.rank, nil)
 	return r.matches(cands, order, t.phraseHits(x, cands, order), false)
 }
 
