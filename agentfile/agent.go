@@ -1,6 +1,9 @@
 package agentfile
 
-import "strings"
+import (
+	"iter"
+	"strings"
+)
 
 // InputTypes are the canonical agent3md/1 input types.
 var InputTypes = []string{"string", "number", "boolean", "object", "array"}
@@ -181,14 +184,23 @@ func SplitList(s string) []string {
 
 // appendList appends SplitList(s)'s items to dst.
 func appendList(dst []string, s string) []string {
-	for s != "" {
-		item, rest, _ := strings.Cut(s, ",")
-		if item = strings.TrimSpace(item); item != "" {
-			dst = append(dst, item)
-		}
-		s = rest
+	for item := range listItems(s) {
+		dst = append(dst, item)
 	}
 	return dst
+}
+
+// listItems yields the items of a comma list, trimmed, skipping empty ones.
+func listItems(s string) iter.Seq[string] {
+	return func(yield func(string) bool) {
+		for s != "" {
+			item, rest, _ := strings.Cut(s, ",")
+			s = rest
+			if item = strings.TrimSpace(item); item != "" && !yield(item) {
+				return
+			}
+		}
+	}
 }
 
 // ParseInputs reads an inputs= list: "name", "name:type", "name:type?"
@@ -204,12 +216,7 @@ func ParseInputs(s string) []Input {
 
 // appendInputs appends ParseInputs(s)'s inputs to dst.
 func appendInputs(dst []Input, s string) []Input {
-	for s != "" {
-		item, rest, _ := strings.Cut(s, ",")
-		s = rest
-		if item = strings.TrimSpace(item); item == "" {
-			continue
-		}
+	for item := range listItems(s) {
 		in := Input{Type: "string"}
 		name, typ, hasType := strings.Cut(item, ":")
 		if hasType {
