@@ -68,8 +68,9 @@ func parseMemoryLimit(s string) (memoryLimit, error) {
 	return memoryLimit{bytes: n * mult}, nil
 }
 
-// apply sets the limit for a loaded server and logs what it did.
-func (m memoryLimit) apply(log *slog.Logger) {
+// apply sets the limit for a loaded server and logs what it did. The
+// server never stops it; stop (for tests) ends auto's following.
+func (m memoryLimit) apply(log *slog.Logger) (stop func()) {
 	switch {
 	case m.bytes > 0:
 		debug.SetMemoryLimit(m.bytes)
@@ -78,14 +79,17 @@ func (m memoryLimit) apply(log *slog.Logger) {
 		f := &limitFollower{set: debug.SetMemoryLimit, log: log}
 		f.start()
 		log.Info("memory limit follows the live heap", "margin_min_mb", memoryMarginMin>>20)
+		return func() { f.stopped.Store(true) }
 	}
+	return func() {}
 }
 
 // limitFollower resets the soft memory limit after every collection.
 type limitFollower struct {
-	set  func(int64) int64 // debug.SetMemoryLimit; replaced in tests
-	log  *slog.Logger
-	last atomic.Int64 // set by start, then by each cleanup in turn
+	set     func(int64) int64 // debug.SetMemoryLimit; replaced in tests
+	log     *slog.Logger
+	last    atomic.Int64 // set by start, then by each cleanup in turn
+	stopped atomic.Bool
 }
 
 // gcToken is allocated only to be collected: its cleanup runs once per
@@ -115,6 +119,9 @@ func (f *limitFollower) arm() {
 // update sets the limit from the runtime's figures for the cycle that
 // just ended, then re-arms.
 func (f *limitFollower) update() {
+	if f.stopped.Load() {
+		return
+	}
 	limit := followLimit(readGoMemory())
 	if f.last.Swap(limit) != limit {
 		f.set(limit)

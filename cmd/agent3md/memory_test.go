@@ -3,7 +3,9 @@ package main
 import (
 	"io"
 	"log/slog"
+	"math"
 	"runtime"
+	"runtime/debug"
 	"testing"
 	"time"
 )
@@ -84,4 +86,46 @@ func TestLimitFollowerTracksCollections(t *testing.T) {
 	if seen < 2 {
 		t.Fatalf("the limit was set %d times across collections, want at least 2", seen)
 	}
+}
+
+// TestApplyMemoryLimit: each setting reaches the Go runtime as documented.
+// The limit is process-wide: every case restores it.
+func TestApplyMemoryLimit(t *testing.T) {
+	const unset = math.MaxInt64 // Go's default: no limit
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	current := func() int64 { return debug.SetMemoryLimit(-1) }
+	orig := current()
+	t.Cleanup(func() { debug.SetMemoryLimit(orig) })
+	restore := func(stop func()) {
+		stop()
+		debug.SetMemoryLimit(orig)
+	}
+
+	stop := memoryLimit{bytes: 300 << 20}.apply(log)
+	if got := current(); got != 300<<20 {
+		t.Errorf("a size: limit %d, want %d", got, 300<<20)
+	}
+	restore(stop)
+
+	debug.SetMemoryLimit(unset)
+	stop = memoryLimit{}.apply(log)
+	if got := current(); got != unset {
+		t.Errorf("off changed the limit to %d", got)
+	}
+	restore(stop)
+
+	debug.SetMemoryLimit(unset)
+	stop = memoryLimit{auto: true}.apply(log)
+	if got := current(); got == unset || got < int64(readGoMemory().live) {
+		t.Errorf("auto: limit %d, want one above the live heap", got)
+	}
+	restore(stop)
+
+	t.Setenv("GOMEMLIMIT", "1GiB")
+	debug.SetMemoryLimit(unset)
+	stop = memoryLimit{auto: true}.apply(log)
+	if got := current(); got != unset {
+		t.Errorf("auto with GOMEMLIMIT set changed the limit to %d", got)
+	}
+	restore(stop)
 }
