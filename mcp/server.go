@@ -53,9 +53,11 @@ type Options struct {
 	// stream (default: discard).
 	Logger *slog.Logger
 	// Ready, when set, is called once, from a background goroutine, when
-	// the agent and its routing index have loaded (or failed to): the
-	// point from which the server's memory is mostly steady, so cmd tunes
-	// the process's memory limit there. Default nil.
+	// the agent and its routing index have loaded (or failed to), just
+	// before routes can use the index: the point from which the server's
+	// memory is mostly steady, so cmd tunes the process's memory limit
+	// there. It must be quick; Serve does not return while it runs.
+	// Default nil.
 	Ready func()
 
 	// testMethods adds request methods to the table; tests use it for
@@ -83,12 +85,13 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, opts *Options) erro
 		defer s.closeOpened()
 	}
 	go func() {
-		if opts.Ready != nil {
-			defer func() {
-				if ctx.Err() == nil {
-					opts.Ready()
-				}
-			}()
+		// Ready runs before the index is published, so Serve (which
+		// waits for the publication before it returns) never returns
+		// while Ready is still running. It is quick: cmd sets a limit.
+		ready := func() {
+			if opts.Ready != nil && ctx.Err() == nil {
+				opts.Ready()
+			}
 		}
 		// With the content hash known from the head, the routing index
 		// cache entry opens while the agent file loads; the router adopts
@@ -97,6 +100,7 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, opts *Options) erro
 		a, err := s.awaitAgent(ctx)
 		if err != nil {
 			prep.Close()
+			ready()
 			s.routing.publish(nil, err)
 			return
 		}
@@ -115,6 +119,7 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, opts *Options) erro
 		} else if ctx.Err() == nil {
 			s.log.Error("routing index unavailable; route_skill will fail", "err", err)
 		}
+		ready()
 		s.routing.publish(r, err)
 	}()
 	defer func() {

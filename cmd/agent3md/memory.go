@@ -76,7 +76,7 @@ func (m memoryLimit) apply(log *slog.Logger) (stop func()) {
 		debug.SetMemoryLimit(m.bytes)
 		log.Info("memory limit set", "limit_mb", m.bytes>>20)
 	case m.auto && os.Getenv("GOMEMLIMIT") == "":
-		f := &limitFollower{set: debug.SetMemoryLimit, log: log}
+		f := &limitFollower{set: debug.SetMemoryLimit}
 		f.start()
 		log.Info("memory limit follows the live heap", "margin_min_mb", memoryMarginMin>>20)
 		return func() { f.stopped.Store(true) }
@@ -87,8 +87,7 @@ func (m memoryLimit) apply(log *slog.Logger) (stop func()) {
 // limitFollower resets the soft memory limit after every collection.
 type limitFollower struct {
 	set     func(int64) int64 // debug.SetMemoryLimit; replaced in tests
-	log     *slog.Logger
-	last    atomic.Int64 // set by start, then by each cleanup in turn
+	last    atomic.Int64      // set by start, then by each cleanup in turn
 	stopped atomic.Bool
 }
 
@@ -123,9 +122,10 @@ func (f *limitFollower) update() {
 		return
 	}
 	limit := followLimit(readGoMemory())
+	// No logging here: cleanups share runtime goroutines, and a write
+	// blocked on a full stderr pipe would stall every later one.
 	if f.last.Swap(limit) != limit {
 		f.set(limit)
-		f.log.Debug("memory limit updated", "limit_mb", limit>>20)
 	}
 	f.arm()
 }

@@ -62,7 +62,17 @@ func TestFollowLimit(t *testing.T) {
 // the limit covers the live heap.
 func TestLimitFollowerTracksCollections(t *testing.T) {
 	sets := make(chan int64, 64)
-	f := &limitFollower{set: func(v int64) int64 { sets <- v; return 0 }, log: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	// The fake never blocks: a blocked cleanup would stall every other
+	// cleanup in the test process.
+	set := func(v int64) int64 {
+		select {
+		case sets <- v:
+		default:
+		}
+		return 0
+	}
+	f := &limitFollower{set: set}
+	t.Cleanup(func() { f.stopped.Store(true) })
 	f.start()
 	if first := <-sets; first < int64(readGoMemory().live) {
 		t.Errorf("first limit %d MiB is below the live heap", first>>20)
