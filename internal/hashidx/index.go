@@ -24,22 +24,18 @@ func New[K comparable](n int) *Index[K] {
 	return x
 }
 
-// Len is the number of keys added, duplicates included.
-func (x *Index[K]) Len() int { return len(x.keys) }
-
 // Keys returns the keys in the order they were added. The caller must not
 // modify it.
 func (x *Index[K]) Keys() []K { return x.keys }
 
-// Key returns the key added at position i.
-func (x *Index[K]) Key(i int) K { return x.keys[i] }
-
-// Add appends k at position Len() and returns the position an equal key
+// Add appends k at position len(Keys()) and returns the position an equal key
 // already had, with true, or (-1, false). When k is new, or replace is
 // true, Find(k) returns the new position from then on; otherwise it keeps
 // returning the first.
 func (x *Index[K]) Add(k K, replace bool) (prev int, dup bool) {
 	if len(x.keys) >= 1<<31-2 {
+		// Callers bound their keys far below this (agentfile caps planes
+		// at 2^30); reaching it is a bug, not bad input.
 		panic("hashidx: more than 2^31-2 keys")
 	}
 	if 2*(x.used+1) > len(x.slots) {
