@@ -7,6 +7,8 @@ const (
 	DefaultMaxLineBytes        = 1 << 20   // one line
 	DefaultMaxFrontmatterLines = 10_000
 	DefaultMaxPlanes           = 250_000
+	// MaxPlanesCeiling is the most planes any limit allows (see MaxPlanes).
+	MaxPlanesCeiling           = 1 << 30
 	DefaultMaxAttributes       = 64        // per @plane directive
 	DefaultMaxAttributeBytes   = 64 << 10  // one attribute value
 	DefaultMaxDescriptionBytes = 4 << 10   // body prefix read for the description
@@ -24,7 +26,8 @@ type Limits struct {
 	// DefaultMaxFrontmatterLines; flag --max-frontmatter-lines).
 	MaxFrontmatterLines int
 	// MaxPlanes bounds the number of planes (default DefaultMaxPlanes; flag
-	// --max-planes).
+	// --max-planes). Values above MaxPlanesCeiling count as it: plane and
+	// skill positions are kept in 32-bit indexes.
 	MaxPlanes int
 	// MaxAttributes bounds the key=value tokens of one directive (default
 	// DefaultMaxAttributes; flag --max-attributes).
@@ -65,6 +68,7 @@ func (l *Limits) withDefaults() Limits {
 	if out.MaxPlanes <= 0 {
 		out.MaxPlanes = DefaultMaxPlanes
 	}
+	out.MaxPlanes = min(out.MaxPlanes, MaxPlanesCeiling)
 	if out.MaxAttributes <= 0 {
 		out.MaxAttributes = DefaultMaxAttributes
 	}

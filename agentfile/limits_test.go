@@ -185,6 +185,9 @@ func TestLimitDefaults(t *testing.T) {
 	if got != want {
 		t.Fatalf("defaults: got %+v, want %+v", got, want)
 	}
+	if got := (&Limits{MaxPlanes: 1 << 40}).withDefaults().MaxPlanes; got != MaxPlanesCeiling {
+		t.Errorf("--max-planes 2^40 gives %d planes, want the ceiling %d", got, MaxPlanesCeiling)
+	}
 	src := planes(3)
 	if _, err := Parse(bytes.NewReader([]byte(src)), &Options{}); err != nil {
 		t.Fatal(err)
