@@ -239,7 +239,7 @@ func (a *Agent) Skill(name string) (*agentfile.Skill, error) {
 // skill.
 func (a *Agent) SkillByZ(z float64) (*agentfile.Skill, error) {
 	st := a.current()
-	i, ok := st.byZ.Find(z)
+	i, ok := st.skillAt(z)
 	if !ok {
 		return nil, &UnknownSkillError{Name: "z=" + formatZ(z)}
 	}

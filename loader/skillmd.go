@@ -194,7 +194,7 @@ func (st *state) linkText(d string) string {
 			return text, true
 		}
 		z, _ := agentfile.ParseNumber(target)
-		if j, ok := st.byZ.Find(z); ok {
+		if j, ok := st.skillAt(z); ok {
 			return st.info.Skills[j].Name, true
 		}
 		return "", false
@@ -237,7 +237,7 @@ func (st *state) rewrite(body string, root int, inChain map[int]bool, prefix, se
 				return "", false // not a dependency link (DESIGN §2)
 			}
 			z, _ := agentfile.ParseNumber(target)
-			j, ok := st.byZ.Find(z)
+			j, ok := st.skillAt(z)
 			if !ok || !inChain[j] {
 				return "", false
 			}

@@ -24,11 +24,10 @@ type state struct {
 	cat  *agentfile.Catalog
 	info *agentfile.Agent
 
-	names   []string                // skill names in source order (byName's keys)
-	byName  *hashidx.Index[string]  // skill name -> index in info.Skills (first wins)
-	byZ     *hashidx.Index[float64] // skill z -> index in info.Skills (last wins)
-	byPlane []int                   // plane index -> skill index, -1 for the identity
-	deps    [][]int                 // per skill: linked skills in body order, as written
+	names   []string               // skill names in source order (byName's keys)
+	byName  *hashidx.Index[string] // skill name -> index in info.Skills (first wins)
+	byPlane []int                  // plane index -> skill index, -1 for the identity
+	deps    [][]int                // per skill: linked skills in body order, as written
 	// slugs (per skill: its Agent Skills name) and bySlug (slug -> index
 	// in info.Skills) are built on first use: only SKILL.md rendering and
 	// skill:// names need them. Use slugList and slugIndex.
@@ -117,7 +116,6 @@ func build(cat *agentfile.Catalog, info *agentfile.Agent) *state {
 		cat:     cat,
 		info:    info,
 		byName:  hashidx.New[string](n),
-		byZ:     hashidx.New[float64](n),
 		byPlane: make([]int, len(cat.Planes)),
 		deps:    make([][]int, n),
 	}
@@ -127,14 +125,13 @@ func build(cat *agentfile.Catalog, info *agentfile.Agent) *state {
 	for i := range info.Skills {
 		s := &info.Skills[i]
 		st.byName.Add(s.Name, false)
-		st.byZ.Add(s.Z, true)
 		if s.Plane >= 0 && s.Plane < len(st.byPlane) {
 			st.byPlane[s.Plane] = i
 		}
 	}
 	for i := range info.Skills {
 		for _, z := range info.Skills[i].Deps {
-			if j, ok := st.byZ.Find(z); ok {
+			if j, ok := st.skillAt(z); ok {
 				st.deps[i] = append(st.deps[i], j)
 			}
 		}
@@ -207,6 +204,16 @@ func (st *state) slugIndex() map[string]int {
 func (st *state) skillInfos() []SkillInfo {
 	st.skillsOnce.Do(func() { st.skills = st.buildInfos() })
 	return append(make([]SkillInfo, 0, len(st.skills)), st.skills...)
+}
+
+// skillAt returns the index of the skill at z: the catalog already maps z
+// to a plane, and byPlane maps planes to skills.
+func (st *state) skillAt(z float64) (int, bool) {
+	p := st.cat.PlaneIndex(z)
+	if p < 0 || p >= len(st.byPlane) || st.byPlane[p] < 0 {
+		return -1, false
+	}
+	return st.byPlane[p], true
 }
 
 // lookup returns the index of the skill called name, or an
