@@ -164,7 +164,11 @@ func (s *server) initialize(ctx context.Context, c *call) (any, error) {
 			"Invalid params: initialize needs params.protocolVersion as a string, such as %q", legacyVersions[0])
 	}
 	v := negotiate(requested)
-	s.sess.setVersion(v)
+	if !s.sess.setVersion(v) {
+		return nil, errorf(codeInvalidRequest,
+			"Invalid Request: this connection is already initialized (protocol version %s); initialize is answered once per connection, start a new one to negotiate again",
+			s.sess.negotiated())
+	}
 	return &initializeResult{
 		ProtocolVersion: v,
 		Capabilities:    capabilities(),

@@ -6,8 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"sync"
-
-	"github.com/sourcegraph/jsonrpc2"
 )
 
 // Protocol revisions served (PROTOCOL §1). Dates compare as strings.
@@ -83,34 +81,33 @@ func errorf(code int64, format string, args ...any) *wireError {
 
 // toWire maps any Go error to the JSON-RPC error sent for it: a wireError
 // anywhere in the chain keeps its code; everything else is -32603.
-func toWire(err error) *jsonrpc2.Error {
+func toWire(err error) *wireError {
 	var we *wireError
 	if !errors.As(err, &we) {
 		we = &wireError{Code: codeInternalError, Message: "Internal error: " + err.Error()}
 	}
-	out := &jsonrpc2.Error{Code: we.Code, Message: we.Message}
-	if we.Data != nil {
-		out.SetError(we.Data)
-	}
-	return out
+	return we
 }
 
 // session is the per-connection legacy state: the revision initialize
-// negotiated, and the initialize requests read but not yet served, so that
-// a client that pipelines requests right behind initialize sees them served
-// after it. Modern requests never read or change it. Safe for concurrent
-// use.
+// negotiated. initialize is answered as it is read, so every request read
+// after it sees the revision. Modern requests never read or change it.
+// Safe for concurrent use.
 type session struct {
-	mu          sync.Mutex
-	version     string        // "" until initialize is answered
-	initPending int           // initialize requests read and not yet served
-	initDone    chan struct{} // closed when initPending drops to 0
+	mu      sync.Mutex
+	version string // "" until initialize is answered
 }
 
-func (s *session) setVersion(v string) {
+// setVersion records the revision of the connection's one session; it
+// reports false, changing nothing, when a session is already in place.
+func (s *session) setVersion(v string) bool {
 	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.version != "" {
+		return false
+	}
 	s.version = v
-	s.mu.Unlock()
+	return true
 }
 
 func (s *session) negotiated() string {
@@ -119,48 +116,8 @@ func (s *session) negotiated() string {
 	return s.version
 }
 
-// initQueued notes an initialize request handed to jsonrpc2.
-func (s *session) initQueued() {
-	s.mu.Lock()
-	if s.initPending == 0 {
-		s.initDone = make(chan struct{})
-	}
-	s.initPending++
-	s.mu.Unlock()
-}
-
-// initServed notes that one queued initialize request has been served
-// (whatever its outcome).
-func (s *session) initServed() {
-	s.mu.Lock()
-	if s.initPending > 0 {
-		s.initPending--
-		if s.initPending == 0 {
-			close(s.initDone)
-		}
-	}
-	s.mu.Unlock()
-}
-
-// awaitVersion returns the negotiated revision, first waiting for queued
-// initialize requests when none has been answered yet.
-func (s *session) awaitVersion(ctx context.Context) string {
-	s.mu.Lock()
-	if s.version != "" || s.initPending == 0 {
-		defer s.mu.Unlock()
-		return s.version
-	}
-	done := s.initDone
-	s.mu.Unlock()
-	select {
-	case <-done:
-	case <-ctx.Done():
-	}
-	return s.negotiated()
-}
-
 // batchesAllowed reports whether the connection negotiated 2025-03-26, the
-// one revision with JSON-RPC batching (PROTOCOL §1).
+// one revision with JSON-RPC batching.
 func (s *session) batchesAllowed() bool { return s.negotiated() == version20250326 }
 
 // negotiate picks the answer to initialize's protocolVersion: the requested

@@ -10,8 +10,6 @@ import (
 	"runtime/debug"
 	"sync"
 
-	"github.com/sourcegraph/jsonrpc2"
-
 	"github.com/agent3md/agent3md/agentfile"
 	"github.com/agent3md/agent3md/loader"
 	"github.com/agent3md/agent3md/router"
@@ -43,12 +41,18 @@ type Options struct {
 	// MaxLineBytes bounds one incoming line, terminator excluded (default
 	// DefaultMaxLineBytes, 4 MiB; flag --max-line-bytes).
 	MaxLineBytes int
-	// MaxInFlight bounds the requests being handled at once (default
-	// DefaultMaxInFlight; flag --max-in-flight). When it is reached the
-	// server stops reading stdin until a response is written, so a client
-	// that pipelines thousands of requests gets back-pressure instead of
-	// thousands of goroutines and their answers held in memory.
+	// MaxInFlight bounds the requests handled at once on their own
+	// goroutines (default DefaultMaxInFlight; flag --max-in-flight). More
+	// wait in a queue while stdin is still read, so a client that writes
+	// thousands of requests before reading any answer is served.
 	MaxInFlight int
+	// MaxPendingBytes bounds the bytes of requests read and not yet
+	// answered plus answers not yet written (default
+	// DefaultMaxPendingBytes, 64 MiB; flag --max-pending-bytes). Past it
+	// the server stops reading stdin until the client reads answers, so a
+	// client that never reads cannot grow the server's memory without
+	// bound.
+	MaxPendingBytes int64
 	// Logger receives diagnostics; it must not write to the protocol
 	// stream (default: discard).
 	Logger *slog.Logger
@@ -63,6 +67,8 @@ type Options struct {
 	// testMethods adds request methods to the table; tests use it for
 	// handlers that block until told to finish.
 	testMethods map[string]methodSpec
+	// onConn, when set (tests), sees the connection before it starts.
+	onConn func(*conn)
 }
 
 // Serve speaks MCP over newline-delimited JSON-RPC on in and out until in
@@ -127,19 +133,18 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, opts *Options) erro
 		s.routing.closeWhenBuilt()
 	}()
 
-	st := newLineStream(in, out, opts.MaxLineBytes, s.sess, s.log)
-	st.maxInFlight = opts.MaxInFlight
-	if st.maxInFlight <= 0 {
-		st.maxInFlight = DefaultMaxInFlight
+	c := newConn(ctx, s, in, out, opts)
+	if opts.onConn != nil {
+		opts.onConn(c)
 	}
-	s.tr = st.tr
-	conn := jsonrpc2.NewConn(ctx, st, jsonrpc2.AsyncHandler(s), jsonrpc2.SetLogger(printfLogger{s.log}))
+	go c.writeLoop()
+	go c.readLoop()
 	select {
-	case <-conn.DisconnectNotify():
+	case <-c.writerDone: // every answer written after EOF, or a write failed
 	case <-ctx.Done():
-		conn.Close()
 	}
-	if err := st.err(); err != nil {
+	c.shutdown()
+	if err := c.err(); err != nil {
 		return err
 	}
 	// An agent still loading at EOF is waited for, so a broken file is
@@ -155,6 +160,9 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, opts *Options) erro
 // loaded publishes the outcome of opening the agent.
 func (s *server) loaded(a *loader.Agent, err error) {
 	s.agent, s.loadErr = a, err
+	if a != nil {
+		s.skillCount = len(a.Skills())
+	}
 	close(s.ready)
 }
 
@@ -199,10 +207,11 @@ type server struct {
 	// only after <-ready (awaitAgent).
 	agent   *loader.Agent
 	loadErr error
-	ready   chan struct{}
+	// skillCount is the loaded agent's size, set with agent.
+	skillCount int
+	ready      chan struct{}
 	log     *slog.Logger
 	sess    *session
-	tr      *tracker
 	routing *routerState
 	methods map[string]methodSpec
 
@@ -279,72 +288,33 @@ func (s *server) routerOptions() *router.Options {
 	return &ro
 }
 
-// Handle is the jsonrpc2.Handler; jsonrpc2.AsyncHandler runs it in its own
-// goroutine per message. Every request gets exactly one response unless it
-// is cancelled (PROTOCOL §2).
-func (s *server) Handle(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.Request) {
-	if req.Notif {
-		s.notify(req)
-		return
-	}
-	if req.Method == methodInitialize {
-		defer s.sess.initServed()
-	}
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	id := req.ID.Num
-	if !s.tr.attach(id, cancel) {
-		return // cancelled before it started
-	}
-	result, err := s.safeDispatch(ctx, req)
-	if err == nil {
-		err = conn.Reply(ctx, req.ID, result)
-		if err != nil && !errors.Is(err, jsonrpc2.ErrClosed) {
-			s.log.Error("encoding a result", "method", req.Method, "err", err)
-			err = fmt.Errorf("encoding the result of %s: %w", req.Method, err)
-		} else {
-			err = nil
-		}
-	}
-	if err != nil {
-		if rerr := conn.ReplyWithError(ctx, req.ID, toWire(err)); rerr != nil && !errors.Is(rerr, jsonrpc2.ErrClosed) {
-			s.log.Error("sending an error response", "method", req.Method, "err", rerr)
-		}
-	}
-	// Whatever happened, the request no longer holds EOF back.
-	s.tr.release(id)
-}
-
 // safeDispatch runs dispatch, turning a panic into -32603.
-func (s *server) safeDispatch(ctx context.Context, req *jsonrpc2.Request) (result any, err error) {
+func (s *server) safeDispatch(ctx context.Context, method string, params map[string]json.RawMessage) (result any, err error) {
 	defer func() {
 		if p := recover(); p != nil {
-			s.log.Error("handler panic", "method", req.Method, "panic", p, "stack", string(debug.Stack()))
-			result, err = nil, errorf(codeInternalError, "Internal error while serving %s", req.Method)
+			s.log.Error("handler panic", "method", method, "panic", p, "stack", string(debug.Stack()))
+			result, err = nil, errorf(codeInternalError, "Internal error while serving %s", method)
 		}
 	}()
-	return s.dispatch(ctx, req)
+	return s.dispatch(ctx, method, params)
 }
 
-// dispatch decides the era of one request (PROTOCOL §1.3), checks it, and
-// runs its method.
-func (s *server) dispatch(ctx context.Context, req *jsonrpc2.Request) (any, error) {
-	params, err := decodeParams(req.Params)
-	if err != nil {
-		return nil, err
-	}
+// dispatch decides the era of one request, checks it, and runs its method.
+// A legacy request before any initialize is served as the newest legacy
+// revision: clients that skip the handshake exist.
+func (s *server) dispatch(ctx context.Context, method string, params map[string]json.RawMessage) (any, error) {
 	meta := decodeMeta(params)
 	if _, modern := meta[metaProtocolVersion]; modern {
-		c, err := modernCall(req.Method, params, meta)
+		c, err := modernCall(method, params, meta)
 		if err != nil {
 			return nil, err
 		}
-		spec, ok := s.methods[req.Method]
+		spec, ok := s.methods[method]
 		if !ok || !spec.modern {
-			if removedInModern[req.Method] {
-				return nil, errorf(codeMethodNotFound, "Method not found: %s (removed in protocol version %s)", req.Method, version20260728)
+			if removedInModern[method] {
+				return nil, errorf(codeMethodNotFound, "Method not found: %s (removed in protocol version %s)", method, version20260728)
 			}
-			return nil, errorf(codeMethodNotFound, "Method not found: %s", req.Method)
+			return nil, errorf(codeMethodNotFound, "Method not found: %s", method)
 		}
 		res, err := spec.handle(s, ctx, c)
 		if err != nil {
@@ -352,30 +322,25 @@ func (s *server) dispatch(ctx context.Context, req *jsonrpc2.Request) (any, erro
 		}
 		return s.stampModern(res, spec.cached)
 	}
-	spec, ok := s.methods[req.Method]
+	spec, ok := s.methods[method]
 	if !ok || !spec.legacy {
-		return nil, errorf(codeMethodNotFound, "Method not found: %s", req.Method)
+		return nil, errorf(codeMethodNotFound, "Method not found: %s", method)
 	}
 	version := s.sess.negotiated()
-	if version == "" && req.Method != methodInitialize {
-		version = s.sess.awaitVersion(ctx)
+	if version == "" && method != methodInitialize {
+		version = legacyVersions[0]
+		s.log.Debug("request before initialize; serving it as the newest legacy revision", "method", method, "version", version)
 	}
-	c := &call{method: req.Method, params: params, version: version}
-	if c.version == "" && req.Method != methodInitialize && req.Method != methodPing {
-		return nil, errorf(codeInvalidParams,
-			"%s before initialize: send initialize first, or put %q in params._meta for a stateless %s request",
-			req.Method, metaProtocolVersion, version20260728)
-	}
-	return spec.handle(s, ctx, c)
+	return spec.handle(s, ctx, &call{method: method, params: params, version: version})
 }
 
 // decodeParams reads params as an object; absent or null is {}.
-func decodeParams(raw *json.RawMessage) (map[string]json.RawMessage, error) {
+func decodeParams(raw json.RawMessage) (map[string]json.RawMessage, error) {
 	params := map[string]json.RawMessage{}
-	if raw == nil || string(*raw) == "null" {
+	if raw == nil || string(raw) == "null" {
 		return params, nil
 	}
-	if err := json.Unmarshal(*raw, &params); err != nil {
+	if err := json.Unmarshal(raw, &params); err != nil {
 		return nil, errorf(codeInvalidParams, "Invalid params: params must be a JSON object")
 	}
 	return params, nil
@@ -419,21 +384,65 @@ func modernCall(method string, params, meta map[string]json.RawMessage) (*call, 
 	return &call{method: method, params: params, version: version, modern: true}, nil
 }
 
-// notify handles a notification; none is ever answered (PROTOCOL §2).
-// notifications/cancelled never gets here: the stream applies it as it
+// notify handles a notification; none is ever answered.
+// notifications/cancelled never gets here: the connection applies it as it
 // reads it.
-func (s *server) notify(req *jsonrpc2.Request) {
-	switch req.Method {
+func (s *server) notify(method string) {
+	switch method {
 	case methodInitialized:
 		s.log.Debug("client initialized", "version", s.sess.negotiated())
 	default:
-		s.log.Debug("ignoring notification", "method", req.Method)
+		s.log.Debug("ignoring notification", "method", method)
 	}
 }
 
-// printfLogger adapts slog to jsonrpc2.Logger.
-type printfLogger struct{ log *slog.Logger }
+// inlineSkills is the largest agent whose cheap tool calls are answered
+// on the reading goroutine: past it list_skills and routing take long
+// enough that they should not hold up reading (and cancellations).
+const inlineSkills = 2000
 
-func (l printfLogger) Printf(format string, v ...any) {
-	l.log.Warn(fmt.Sprintf(format, v...))
+// inlineArgsBytes bounds the arguments of a route_skill answered inline:
+// the router's work grows with the request's text.
+const inlineArgsBytes = 1024
+
+// inlineMethod reports whether method is answered as it is read: the
+// handshake always (it must be in place before the requests behind it),
+// ping, and the lists and tool calls once the agent has loaded, when they
+// cannot wait on anything.
+func (s *server) inlineMethod(method string) bool {
+	switch method {
+	case methodInitialize, methodPing:
+		return true
+	case methodDiscover, methodToolsList, methodToolsCall:
+		select {
+		case <-s.ready:
+			return s.loadErr == nil
+		default:
+			return false
+		}
+	}
+	return false
+}
+
+// cheapCall reports whether a tools/call is quick enough to answer
+// inline: every tool but route_skill reads the loaded catalog or one
+// skill's body; route_skill once its index is ready and for a short
+// request. Calls that will fail validation are cheap too.
+func (s *server) cheapCall(params map[string]json.RawMessage) bool {
+	if s.skillCount > inlineSkills {
+		return false
+	}
+	name, _ := plainString(params["name"])
+	if name != toolRouteSkill {
+		return true
+	}
+	if len(params["arguments"]) > inlineArgsBytes {
+		return false
+	}
+	select {
+	case <-s.routing.ready:
+		return true
+	default:
+		return false
+	}
 }

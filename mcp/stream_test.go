@@ -2,7 +2,6 @@ package mcp
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -13,8 +12,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/sourcegraph/jsonrpc2"
 )
 
 func discardLogger() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
@@ -36,13 +33,12 @@ func TestReadLineBound(t *testing.T) {
 		{"far over bound", line(300_000) + "\n" + "b\n", []string{"", "b"}},
 		{"unterminated tail", "b\n" + line(3), []string{"b", line(3)}},
 		{"unterminated tail at bound", "b\n" + line(max), []string{"b", line(max)}},
-		{"unterminated tail over bound", "b\n" + line(max+1), []string{"b"}},
+		{"unterminated tail over bound", "b\n" + line(max+1), []string{"b", ""}},
 		{"lone CR kept", "a\rb\n", []string{"a\rb"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			var out bytes.Buffer
-			s := newLineStream(strings.NewReader(tt.input), &out, max, &session{}, discardLogger())
+			s := newLineReader(strings.NewReader(tt.input), max)
 			var got []string
 			for {
 				l, err := s.readLine()
@@ -60,15 +56,6 @@ func TestReadLineBound(t *testing.T) {
 			if fmt.Sprint(got) != fmt.Sprint(tt.want) {
 				t.Errorf("lines = %q, want %q", got, tt.want)
 			}
-			// readLine answers only an oversized unterminated tail itself
-			// (ReadObject answers the others).
-			wantAnswers := 0
-			if strings.HasPrefix(tt.name, "unterminated") && strings.HasSuffix(tt.name, "over bound") {
-				wantAnswers = 1
-			}
-			if n := strings.Count(out.String(), "-32700"); n != wantAnswers {
-				t.Errorf("readLine wrote %d -32700 answers, want %d", n, wantAnswers)
-			}
 			if cap(s.buf) > 64<<10+max+2 {
 				t.Errorf("line buffer grew to %d bytes for a %d-byte bound", cap(s.buf), max)
 			}
@@ -77,42 +64,37 @@ func TestReadLineBound(t *testing.T) {
 }
 
 // TestCancelAppliedInReadOrder: notifications/cancelled takes effect as
-// it is read, before any later line is handed on. Dispatched like other
-// messages, it ran in its own goroutine and a later request could complete
-// the cancelled one first.
+// it is read, whatever the queue holds: with no handler free (a bound of
+// zero keeps every request queued), the cancelled request leaves the
+// tracker at once and nothing is answered for it.
 func TestCancelAppliedInReadOrder(t *testing.T) {
 	in := `{"jsonrpc":"2.0","id":"a","method":"test/wait"}` + "\n" +
 		`{"jsonrpc":"2.0","id":7,"method":"test/wait"}` + "\n" +
 		`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"a"}}` + "\n" +
 		`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"7"}}` + "\n" +
 		`{"jsonrpc":"2.0","id":2,"method":"test/release"}` + "\n"
-	var out bytes.Buffer
-	s := newLineStream(strings.NewReader(in), &out, 0, &session{}, discardLogger())
-	s.maxInFlight = 10
-	var methods []string
-	for i := 0; i < 3; i++ {
-		var m struct{ Method string }
-		if err := s.ReadObject(&m); err != nil {
-			t.Fatalf("message %d: %v", i+1, err)
-		}
-		methods = append(methods, m.Method)
+	opts := &Options{Agent: openAda(t), testMethods: testMethods()}
+	c := newConn(context.Background(), newServer(opts), strings.NewReader(""), io.Discard, opts)
+	c.maxInFlight = 0
+	for _, l := range strings.Split(strings.TrimSpace(in), "\n") {
+		c.accept([]byte(l))
 	}
-	if got := strings.Join(methods, " "); got != "test/wait test/wait test/release" {
-		t.Errorf("handed on %q; the cancellation must not be", got)
-	}
-	s.tr.mu.Lock()
-	defer s.tr.mu.Unlock()
 	var live []string
-	for _, e := range s.tr.live {
+	c.tr.mu.Lock()
+	for _, e := range c.tr.live {
 		live = append(live, string(e.rawID))
 	}
+	c.tr.mu.Unlock()
 	sort.Strings(live)
 	// "a" is cancelled; 7 is not, since the string "7" is another id.
 	if got := strings.Join(live, " "); got != "2 7" {
 		t.Errorf("live requests after reading the release: %s, want 2 7", got)
 	}
-	if out.Len() != 0 {
-		t.Errorf("a cancellation was answered: %s", out.String())
+	if len(c.queue) != 3 {
+		t.Errorf("%d requests queued, want 3 (the cancelled one is skipped when its turn comes)", len(c.queue))
+	}
+	if len(c.out) != 0 {
+		t.Errorf("a cancellation was answered: %s", c.out)
 	}
 }
 
@@ -138,27 +120,6 @@ func TestIDKey(t *testing.T) {
 		key, err := idKey(json.RawMessage(tt.raw))
 		if (err == nil) != tt.ok || key != tt.key {
 			t.Errorf("idKey(%s) = %q, %v; want %q, ok=%v", tt.raw, key, err, tt.key, tt.ok)
-		}
-	}
-}
-
-func TestUnescapeHTML(t *testing.T) {
-	tests := []struct{ in, want string }{
-		{`"a\u003cb\u003e \u0026"`, `"a<b> &"`},
-		{`"\\u003c"`, `"\\u003c"`}, // an escaped backslash then text
-		{`"\\\u003c"`, `"\\<"`},
-		{`"\u00e9"`, `"\u00e9"`},
-		{`"plain"`, `"plain"`},
-		{`"\u003`, `"\u003`},
-	}
-	for _, tt := range tests {
-		got := string(unescapeHTML([]byte(tt.in)))
-		if got != tt.want {
-			t.Errorf("unescapeHTML(%s) = %s, want %s", tt.in, got, tt.want)
-		}
-		var a, b any
-		if json.Valid([]byte(tt.in)) && (json.Unmarshal([]byte(tt.in), &a) != nil || json.Unmarshal([]byte(got), &b) != nil || fmt.Sprint(a) != fmt.Sprint(b)) {
-			t.Errorf("unescapeHTML(%s) changed the value: %v -> %v", tt.in, a, b)
 		}
 	}
 }
@@ -241,8 +202,6 @@ func TestToWire(t *testing.T) {
 // modernMeta is the _meta of a stateless request.
 const modernMeta = `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}`
 
-var _ jsonrpc2.ObjectStream = (*lineStream)(nil)
-
 // TestServeEOFWaitsForInFlight: stdin closes while a request runs; Serve
 // returns only after its response is written.
 func TestServeEOFWaitsForInFlight(t *testing.T) {
@@ -301,8 +260,8 @@ func TestServeReportsWriteFailure(t *testing.T) {
 }
 
 // TestServeMaxInFlight: with two requests in progress and a bound of two,
-// the server reads nothing more until one is answered, so the ping sent
-// third is answered after a sleep, not before it.
+// a third slow request waits in the queue, yet stdin is still read: the
+// ping written after it is answered before any of them.
 func TestServeMaxInFlight(t *testing.T) {
 	a := openAda(t)
 	inR, inW := io.Pipe()
@@ -318,14 +277,19 @@ func TestServeMaxInFlight(t *testing.T) {
 		}
 		close(lines)
 	}()
-	go func() {
-		for i := 1; i <= 2; i++ {
-			fmt.Fprintf(inW, `{"jsonrpc":"2.0","id":%d,"method":"test/sleep","params":{"ms":400,%s}}`+"\n", i, modernMeta)
-		}
-		fmt.Fprintf(inW, `{"jsonrpc":"2.0","id":3,"method":"ping","params":{%s}}`+"\n", modernMeta)
-		inW.Close()
-	}()
-	var order []string
+	for i := 1; i <= 2; i++ {
+		fmt.Fprintf(inW, `{"jsonrpc":"2.0","id":%d,"method":"test/wait"}`+"\n", i)
+	}
+	io.WriteString(inW, `{"jsonrpc":"2.0","id":3,"method":"test/sleep","params":{"ms":0}}`+"\n")
+	io.WriteString(inW, `{"jsonrpc":"2.0","id":4,"method":"ping"}`+"\n")
+	if l := <-lines; l != `{"jsonrpc":"2.0","id":4,"result":{}}` {
+		t.Fatalf("first answer %q, want the ping's while three requests wait", l)
+	}
+	// Cancelling 1 frees a handler for 3, then for the release of 2.
+	io.WriteString(inW, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}`+"\n")
+	io.WriteString(inW, `{"jsonrpc":"2.0","id":5,"method":"test/release"}`+"\n")
+	inW.Close()
+	var ids []string
 	for l := range lines {
 		var m struct {
 			ID json.RawMessage `json:"id"`
@@ -333,12 +297,13 @@ func TestServeMaxInFlight(t *testing.T) {
 		if err := json.Unmarshal([]byte(l), &m); err != nil {
 			t.Fatalf("bad line %q", l)
 		}
-		order = append(order, string(m.ID))
+		ids = append(ids, string(m.ID))
 	}
 	if err := <-done; err != nil {
 		t.Fatal(err)
 	}
-	if len(order) != 3 || order[0] == "3" {
-		t.Fatalf("answer order %v: the ping must wait for room behind the two sleeps", order)
+	sort.Strings(ids)
+	if strings.Join(ids, " ") != "2 3 5" {
+		t.Fatalf("answers after the ping: %v, want 2 3 5", ids)
 	}
 }

@@ -6,18 +6,26 @@ import (
 	"sync"
 )
 
-// inflight is one request handed to jsonrpc2 and not yet answered.
+// inflight is one request read and not yet answered: queued for a handler
+// goroutine, or running in one.
 type inflight struct {
-	rawID   json.RawMessage // the client's id, as sent
-	key     string          // idKey(rawID), for notifications/cancelled
-	batch   *batch          // nil outside a batch
-	slot    int             // the request's position in its batch
-	cancel  context.CancelFunc
-	writing bool // its response is being written
+	id     uint64          // private, unique for the connection's life
+	rawID  json.RawMessage // the client's id, as sent
+	key    string          // idKey(rawID), for notifications/cancelled
+	method string
+	params json.RawMessage
+	size   int64  // bytes charged to the pending budget until it is answered
+	batch  *batch // nil outside a batch
+	slot   int    // the request's position in its batch
+	cancel context.CancelFunc
+	// writing is set once its answer is claimed: a cancellation then
+	// comes too late.
+	writing bool
 }
 
-// tracker maps the stream's private request ids to the client's ids and
-// tracks which requests still owe a response. Safe for concurrent use.
+// tracker knows which requests still owe a response, finds them by the
+// client's id for notifications/cancelled, and lets EOF wait for them.
+// Safe for concurrent use.
 type tracker struct {
 	mu    sync.Mutex
 	cond  *sync.Cond // signalled whenever live shrinks
@@ -32,61 +40,58 @@ func newTracker() *tracker {
 	return t
 }
 
-// add registers a request and returns its private id.
-func (t *tracker) add(rawID json.RawMessage, key string, b *batch, slot int) uint64 {
-	if b != nil {
-		b.expect()
+// add registers a request and gives it its private id.
+func (t *tracker) add(e *inflight) {
+	if e.batch != nil {
+		e.batch.expect()
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.next++
-	id := t.next
-	t.live[id] = &inflight{rawID: append(json.RawMessage(nil), rawID...), key: key, batch: b, slot: slot}
-	t.byKey[key] = id
-	return id
+	e.id = t.next
+	t.live[e.id] = e
+	t.byKey[e.key] = e.id
 }
 
 // attach gives a request's handler context cancel function to the tracker.
 // It returns false when the request is no longer live (it was cancelled
-// before its handler started).
-func (t *tracker) attach(id uint64, cancel context.CancelFunc) bool {
+// while it waited in the queue).
+func (t *tracker) attach(e *inflight, cancel context.CancelFunc) bool {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	e, ok := t.live[id]
-	if !ok {
+	if t.live[e.id] != e {
 		return false
 	}
 	e.cancel = cancel
 	return true
 }
 
-// finish claims a request's response slot: it returns nil when the request
-// was cancelled (or never existed), so its response must not be sent.
-func (t *tracker) finish(id uint64) *inflight {
+// finish claims a request's response: it returns false when the request
+// was cancelled, so its response must not be sent.
+func (t *tracker) finish(e *inflight) bool {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	e, ok := t.live[id]
-	if !ok || e.writing {
-		return nil
+	if t.live[e.id] != e || e.writing {
+		return false
 	}
 	e.writing = true
-	if t.byKey[e.key] == id {
+	if t.byKey[e.key] == e.id {
 		delete(t.byKey, e.key)
 	}
-	return e
+	return true
 }
 
-// release forgets a request once its response is written.
-func (t *tracker) release(id uint64) {
+// release forgets a request once its response is on its way.
+func (t *tracker) release(e *inflight) {
 	t.mu.Lock()
-	delete(t.live, id)
-	t.mu.Unlock()
+	delete(t.live, e.id)
 	t.cond.Broadcast()
+	t.mu.Unlock()
 }
 
 // cancel honours notifications/cancelled for the client id key: the
-// handler's context is cancelled and no response will be sent. Unknown or
-// already answered ids are ignored (PROTOCOL §2).
+// handler's context is cancelled (or the queued request is skipped) and no
+// response will be sent. Unknown or already answered ids are ignored.
 func (t *tracker) cancel(key string) bool {
 	t.mu.Lock()
 	id, ok := t.byKey[key]
@@ -100,15 +105,39 @@ func (t *tracker) cancel(key string) bool {
 	}
 	delete(t.byKey, key)
 	delete(t.live, id)
+	cancel := e.cancel
+	t.cond.Broadcast()
 	t.mu.Unlock()
-	if e.cancel != nil {
-		e.cancel()
+	if cancel != nil {
+		cancel()
 	}
 	if e.batch != nil {
 		e.batch.drop()
 	}
-	t.cond.Broadcast()
 	return true
+}
+
+// cancelAll cancels the context of every running request; their answers
+// are still sent (as errors) if the handler returns one.
+func (t *tracker) cancelAll() {
+	t.mu.Lock()
+	var fns []context.CancelFunc
+	for _, e := range t.live {
+		if e.cancel != nil {
+			fns = append(fns, e.cancel)
+		}
+	}
+	t.mu.Unlock()
+	for _, f := range fns {
+		f()
+	}
+}
+
+// count is the number of requests owing a response.
+func (t *tracker) count() int {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return len(t.live)
 }
 
 // waitIdle blocks until no request is live or stop is closed.
@@ -123,22 +152,6 @@ func (t *tracker) waitIdle(stop <-chan struct{}) {
 		}
 		t.cond.Wait()
 	}
-}
-
-// waitRoom blocks while max or more requests are live. It returns false
-// when stop is closed first.
-func (t *tracker) waitRoom(max int, stop <-chan struct{}) bool {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	for len(t.live) >= max {
-		select {
-		case <-stop:
-			return false
-		default:
-		}
-		t.cond.Wait()
-	}
-	return true
 }
 
 // wake rouses waitIdle so it can notice stop. Broadcasting under the lock

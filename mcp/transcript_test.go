@@ -30,7 +30,9 @@ var update = flag.Bool("update", false, "rewrite testdata/transcripts/*.txtar wi
 // (compared as a set: concurrent requests may answer in any order). Input
 // forms: "> text" ends with "\n"; ">crlf text" ends with "\r\n"; ">noeol
 // text" has no terminator (last step only); ">blank" is an empty line;
-// ">pad N text" replaces PAD in text with N 'x' bytes. Lines starting with
+// ">pad N text" replaces PAD in text with N 'x' bytes; ">reconnect" closes
+// stdin, checks Serve ends cleanly, and starts a new connection (a session
+// is initialized once per connection). Lines starting with
 // "#" are comments. After the last step stdin is closed and Serve must
 // return nil with nothing more written.
 
@@ -93,6 +95,8 @@ func parseTranscript(data []byte) (*transcript, error) {
 
 func inputBytes(l string) ([]byte, error) {
 	switch {
+	case l == ">reconnect":
+		return nil, nil
 	case l == ">blank":
 		return []byte("\n"), nil
 	case strings.HasPrefix(l, ">crlf "):
@@ -253,6 +257,11 @@ func runTranscript(t *testing.T, file string) {
 	h := startServer(t, tr.agent, &Options{MaxLineBytes: tr.maxLine})
 	got := make([][]string, len(tr.steps))
 	for i, s := range tr.steps {
+		if s.src == ">reconnect" {
+			h.finish()
+			h = startServer(t, tr.agent, &Options{MaxLineBytes: tr.maxLine})
+			continue
+		}
 		if _, err := h.in.Write(s.in); err != nil {
 			t.Fatalf("step %d: writing %q: %v", i+1, s.src, err)
 		}

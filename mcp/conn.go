@@ -1,0 +1,492 @@
+package mcp
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"sync"
+)
+
+// DefaultMaxInFlight is how many handler goroutines one connection runs at
+// once; requests past it wait in the connection's queue, stdin is still
+// read.
+const DefaultMaxInFlight = 64
+
+// DefaultMaxPendingBytes bounds what one connection holds for a client
+// that writes faster than it reads: the bytes of requests read and not yet
+// answered plus the bytes of answers not yet written to stdout. Past it
+// the server stops reading stdin until the client reads some answers.
+const DefaultMaxPendingBytes = 64 << 20
+
+// conn is one JSON-RPC connection over the stdio transport: it reads lines
+// as long as the pending budget allows, answers what is cheap as it reads
+// (in read order, no goroutine hand-off), queues the rest for at most
+// maxInFlight handler goroutines, applies notifications/cancelled at once,
+// and hands every answer to one writer goroutine, so a client that does
+// not read never stops the server from reading until the budget is spent.
+type conn struct {
+	srv         *server
+	ctx         context.Context // cancelled when Serve ends
+	log         *slog.Logger
+	lr          *lineReader
+	w           io.Writer
+	tr          *tracker
+	maxInFlight int
+	budget      int64
+
+	mu      sync.Mutex
+	room    *sync.Cond // the reader waits here while pending > budget
+	pending int64      // request bytes not yet answered + answer bytes not yet written
+	queue   []*inflight
+	running int    // handler goroutines
+	out     []byte // answers, newline-terminated, not yet taken by the writer
+	spare   []byte // the writer's previous buffer, reused
+	closing bool   // no more answers will come: the writer ends when out is empty
+	stopped bool   // Serve is ending: nobody waits any more
+	ioErr   error  // the first read or write failure
+
+	kick       chan struct{} // wakes the writer
+	stop       chan struct{} // closed when Serve ends
+	writerDone chan struct{}
+
+	// onWait, when set (tests), is called under mu each time the reader
+	// waits for room, with the pending byte count.
+	onWait func(pending int64)
+}
+
+func newConn(ctx context.Context, srv *server, in io.Reader, out io.Writer, opts *Options) *conn {
+	c := &conn{
+		srv:         srv,
+		ctx:         ctx,
+		log:         srv.log,
+		lr:          newLineReader(in, opts.MaxLineBytes),
+		w:           out,
+		tr:          newTracker(),
+		maxInFlight: opts.MaxInFlight,
+		budget:      opts.MaxPendingBytes,
+		kick:        make(chan struct{}, 1),
+		stop:        make(chan struct{}),
+		writerDone:  make(chan struct{}),
+	}
+	if c.maxInFlight <= 0 {
+		c.maxInFlight = DefaultMaxInFlight
+	}
+	if c.budget <= 0 {
+		c.budget = DefaultMaxPendingBytes
+	}
+	c.room = sync.NewCond(&c.mu)
+	return c
+}
+
+// readLoop reads and accepts lines until EOF (then waits for every
+// request to be answered and closes the writer), a read failure, or the
+// end of Serve.
+func (c *conn) readLoop() {
+	for {
+		if !c.waitRoom() {
+			return
+		}
+		line, err := c.lr.readLine()
+		switch {
+		case errors.Is(err, errLineTooLong):
+			c.put(tooLongLine(c.lr.maxLine))
+			continue
+		case err != nil && !errors.Is(err, io.EOF):
+			c.fail(fmt.Errorf("reading stdin: %w", err))
+			return
+		}
+		c.accept(line)
+		if err != nil {
+			c.drain()
+			return
+		}
+	}
+}
+
+// waitRoom blocks while the pending bytes are over budget; false once
+// Serve is ending.
+func (c *conn) waitRoom() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for c.pending > c.budget && !c.stopped {
+		if c.onWait != nil {
+			c.onWait(c.pending)
+		}
+		c.room.Wait()
+	}
+	return !c.stopped
+}
+
+// drain runs at EOF: once every request read has been answered or
+// cancelled, the writer writes what is left and ends.
+func (c *conn) drain() {
+	c.tr.waitIdle(c.stop)
+	c.mu.Lock()
+	c.closing = true
+	c.mu.Unlock()
+	c.wake()
+}
+
+// accept classifies one line: blank (ignored), a batch, or one message.
+func (c *conn) accept(line []byte) {
+	line = bytes.TrimSpace(line)
+	if len(line) == 0 {
+		return
+	}
+	if line[0] == '[' {
+		c.acceptBatch(line)
+		return
+	}
+	m, errLine := decodeMessage(line)
+	if errLine != nil {
+		c.put(errLine)
+		return
+	}
+	if out := c.acceptOne(m, len(line), nil, 0); out != nil {
+		c.put(out)
+	}
+}
+
+// acceptBatch handles a JSON array: only connections negotiated to
+// 2025-03-26 may batch.
+func (c *conn) acceptBatch(line []byte) {
+	if !json.Valid(line) {
+		c.put(errorLine(nil, codeParseError, "Parse error: invalid JSON", nil))
+		return
+	}
+	if !c.srv.sess.batchesAllowed() {
+		c.put(errorLine(nil, codeInvalidRequest,
+			"Invalid Request: batches are accepted only on connections initialized with protocol version 2025-03-26", nil))
+		return
+	}
+	var elems []json.RawMessage
+	if err := json.Unmarshal(line, &elems); err != nil || len(elems) == 0 {
+		c.put(errorLine(nil, codeInvalidRequest, "Invalid Request: empty batch", nil))
+		return
+	}
+	b := newBatch(c, len(elems))
+	for i, raw := range elems {
+		m, errLine := decodeMessage(bytes.TrimSpace(raw))
+		if errLine == nil {
+			errLine = c.acceptOne(m, len(raw), b, i)
+		}
+		if errLine != nil {
+			b.set(i, errLine)
+		}
+	}
+	b.seal()
+}
+
+// acceptOne takes one valid message: a cancellation is applied, another
+// notification handled, a cheap request answered now, any other request
+// queued (inside batch b at slot when b is not nil). It returns an error
+// line to send in the request's place, or nil.
+func (c *conn) acceptOne(m message, size int, b *batch, slot int) []byte {
+	switch {
+	case m.reply:
+		// This server sends no requests, so no response is awaited.
+		c.log.Debug("ignoring a response from the client", "id", string(m.rawID))
+		return nil
+	case m.rawID == nil && m.method == methodCancelled:
+		c.cancelled(m.params)
+		return nil
+	case m.rawID == nil:
+		c.srv.notify(m.method)
+		return nil
+	case b != nil && m.method == methodInitialize:
+		return errorLine(m.rawID, codeInvalidRequest, "Invalid Request: initialize must not be part of a batch", nil)
+	case b == nil && c.tryInline(m):
+		return nil
+	}
+	e := &inflight{rawID: m.rawID, key: m.key, method: m.method, params: m.params, size: int64(size), batch: b, slot: slot}
+	c.tr.add(e)
+	c.mu.Lock()
+	c.pending += e.size
+	if c.running < c.maxInFlight {
+		c.running++
+		c.mu.Unlock()
+		go c.work(e)
+		return nil
+	}
+	c.queue = append(c.queue, e)
+	c.mu.Unlock()
+	return nil
+}
+
+// tryInline answers a cheap request on the reader's goroutine, in read
+// order: no queue, no goroutine, one encoding straight into the output.
+// It reports false for a request that must go to a handler goroutine.
+func (c *conn) tryInline(m message) bool {
+	if !c.srv.inlineMethod(m.method) {
+		return false
+	}
+	params, err := decodeParams(m.params)
+	if err == nil && m.method == methodToolsCall && !c.srv.cheapCall(params) {
+		return false
+	}
+	var res any
+	if err == nil {
+		res, err = c.srv.safeDispatch(c.ctx, m.method, params)
+	}
+	c.putAnswer(m.rawID, res, err)
+	return true
+}
+
+// work runs e and then whatever waits in the queue, until it is empty.
+func (c *conn) work(e *inflight) {
+	for e != nil {
+		c.run(e)
+		c.mu.Lock()
+		e = nil
+		if len(c.queue) > 0 {
+			e = c.queue[0]
+			c.queue[0] = nil
+			c.queue = c.queue[1:]
+		} else {
+			c.running--
+		}
+		c.mu.Unlock()
+	}
+}
+
+// run serves one queued request with its own cancellable context; a
+// request cancelled while it waited is skipped.
+func (c *conn) run(e *inflight) {
+	ctx, cancel := context.WithCancel(c.ctx)
+	defer cancel()
+	if c.tr.attach(e, cancel) {
+		params, err := decodeParams(e.params)
+		var res any
+		if err == nil {
+			res, err = c.srv.safeDispatch(ctx, e.method, params)
+		}
+		if c.tr.finish(e) {
+			if e.batch != nil {
+				e.batch.fill(e.slot, appendAnswer(nil, e.rawID, res, err))
+			} else {
+				c.putAnswer(e.rawID, res, err)
+			}
+			c.tr.release(e)
+		}
+	}
+	c.credit(e.size)
+}
+
+// cancelled honours notifications/cancelled as the line is read, whatever
+// the queue holds: a queued request is skipped, a running one has its
+// context cancelled, and neither is answered. Malformed or unknown
+// cancellations are ignored.
+func (c *conn) cancelled(params json.RawMessage) {
+	var p struct {
+		RequestID json.RawMessage `json:"requestId"`
+	}
+	if json.Unmarshal(params, &p) != nil || p.RequestID == nil {
+		return
+	}
+	key, err := idKey(p.RequestID)
+	if err != nil {
+		return
+	}
+	if c.tr.cancel(key) {
+		c.log.Debug("request cancelled", "id", string(p.RequestID))
+	}
+}
+
+// scratch holds reusable answer buffers.
+var scratch = sync.Pool{New: func() any { return new([]byte) }}
+
+// putAnswer encodes one answer and hands it to the writer.
+func (c *conn) putAnswer(rawID json.RawMessage, res any, err error) {
+	sc := scratch.Get().(*[]byte)
+	line := appendAnswer((*sc)[:0], rawID, res, err)
+	c.put(line)
+	if cap(line) <= maxPooledEncoder {
+		*sc = line
+		scratch.Put(sc)
+	}
+}
+
+// put appends one message line for the writer, charging it to the budget.
+func (c *conn) put(line []byte) {
+	c.mu.Lock()
+	if c.stopped {
+		c.mu.Unlock()
+		return
+	}
+	c.out = append(append(c.out, line...), '\n')
+	c.pending += int64(len(line) + 1)
+	c.mu.Unlock()
+	c.wake()
+}
+
+// credit returns n bytes to the budget.
+func (c *conn) credit(n int64) {
+	c.mu.Lock()
+	c.pending -= n
+	if c.pending <= c.budget {
+		c.room.Broadcast()
+	}
+	c.mu.Unlock()
+}
+
+func (c *conn) wake() {
+	select {
+	case c.kick <- struct{}{}:
+	default:
+	}
+}
+
+// writeLoop writes whatever answers have accumulated in one Write each
+// time, until the connection closes or a write fails.
+func (c *conn) writeLoop() {
+	defer close(c.writerDone)
+	for {
+		c.mu.Lock()
+		for len(c.out) == 0 {
+			if c.closing || c.stopped {
+				c.mu.Unlock()
+				return
+			}
+			c.mu.Unlock()
+			select {
+			case <-c.kick:
+			case <-c.stop:
+			}
+			c.mu.Lock()
+		}
+		buf := c.out
+		c.out = c.spare[:0]
+		c.spare = nil
+		c.mu.Unlock()
+		_, err := c.w.Write(buf)
+		c.mu.Lock()
+		c.pending -= int64(len(buf))
+		if cap(buf) <= maxPooledEncoder {
+			c.spare = buf[:0]
+		}
+		c.room.Broadcast()
+		c.mu.Unlock()
+		if err != nil {
+			c.fail(fmt.Errorf("writing stdout: %w", err))
+			return
+		}
+	}
+}
+
+// fail records the first I/O failure and ends the connection.
+func (c *conn) fail(err error) {
+	c.mu.Lock()
+	if c.ioErr == nil {
+		c.ioErr = err
+	}
+	c.mu.Unlock()
+	c.shutdown()
+}
+
+// err returns the first I/O failure, nil after a clean EOF.
+func (c *conn) err() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.ioErr
+}
+
+// shutdown stops every wait; it is idempotent. Neither stdin nor stdout is
+// closed: Serve does not own them.
+func (c *conn) shutdown() {
+	c.mu.Lock()
+	if !c.stopped {
+		c.stopped = true
+		close(c.stop)
+	}
+	c.room.Broadcast()
+	c.mu.Unlock()
+	c.tr.wake()
+}
+
+// pendingBytes is the budget in use (tests).
+func (c *conn) pendingBytes() int64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.pending
+}
+
+// batch collects the responses of one 2025-03-26 batch and writes them as
+// one array, in the order of the batch's elements, once every request in it
+// is answered or cancelled. A batch of notifications only writes nothing.
+type batch struct {
+	c       *conn
+	mu      sync.Mutex
+	slots   [][]byte // one per element; nil for notifications and cancelled requests
+	bytes   int64    // answer bytes held, charged to the budget
+	waiting int      // requests not yet answered
+	sealed  bool
+	written bool
+}
+
+func newBatch(c *conn, n int) *batch { return &batch{c: c, slots: make([][]byte, n)} }
+
+// expect counts one more request awaiting its response.
+func (b *batch) expect() {
+	b.mu.Lock()
+	b.waiting++
+	b.mu.Unlock()
+}
+
+// set records an element's immediate error entry.
+func (b *batch) set(slot int, line []byte) {
+	b.mu.Lock()
+	b.slots[slot] = line
+	b.mu.Unlock()
+}
+
+// fill records the response of an expected request.
+func (b *batch) fill(slot int, line []byte) {
+	b.c.mu.Lock()
+	b.c.pending += int64(len(line))
+	b.c.mu.Unlock()
+	b.mu.Lock()
+	b.slots[slot] = line
+	b.bytes += int64(len(line))
+	b.waiting--
+	b.flushLocked()
+	b.mu.Unlock()
+}
+
+// drop forgets an expected request that was cancelled.
+func (b *batch) drop() {
+	b.mu.Lock()
+	b.waiting--
+	b.flushLocked()
+	b.mu.Unlock()
+}
+
+// seal marks the end of the batch's elements.
+func (b *batch) seal() {
+	b.mu.Lock()
+	b.sealed = true
+	b.flushLocked()
+	b.mu.Unlock()
+}
+
+func (b *batch) flushLocked() {
+	if !b.sealed || b.written || b.waiting > 0 {
+		return
+	}
+	b.written = true
+	var entries [][]byte
+	for _, e := range b.slots {
+		if e != nil {
+			entries = append(entries, e)
+		}
+	}
+	if len(entries) > 0 {
+		out := append([]byte{'['}, bytes.Join(entries, []byte{','})...)
+		b.c.put(append(out, ']'))
+	}
+	b.slots = nil
+	b.c.credit(b.bytes)
+}

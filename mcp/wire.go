@@ -1,0 +1,193 @@
+package mcp
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync"
+	"unicode/utf8"
+)
+
+// The wire layer: one JSON-RPC message in (decoded and checked), one answer
+// out (encoded once, with the client's id byte for byte). It knows nothing
+// of connections, queues or MCP methods.
+
+// message is one incoming JSON-RPC message that passed validation: a
+// request (rawID set), a notification, or a response from the client
+// (ignored by the caller).
+type message struct {
+	method string
+	rawID  json.RawMessage // the client's id as sent; nil for a notification
+	key    string          // idKey(rawID), for notifications/cancelled
+	params json.RawMessage // nil when absent
+	reply  bool            // a response, not a request
+}
+
+// rpcIn is the shape every incoming message is checked against.
+type rpcIn struct {
+	JSONRPC json.RawMessage `json:"jsonrpc"`
+	ID      json.RawMessage `json:"id"`
+	Method  json.RawMessage `json:"method"`
+	Params  json.RawMessage `json:"params"`
+	Result  json.RawMessage `json:"result"`
+	Error   json.RawMessage `json:"error"`
+}
+
+// decodeMessage checks one JSON value (already trimmed) as a JSON-RPC 2.0
+// message. On failure it returns the whole error line to send (with the id
+// when the id itself is sound, null otherwise); the caller answers it and
+// keeps reading.
+func decodeMessage(raw []byte) (m message, errLine []byte) {
+	if len(raw) == 0 || raw[0] != '{' {
+		if !json.Valid(raw) {
+			return m, errorLine(nil, codeParseError, "Parse error: invalid JSON", nil)
+		}
+		return m, invalidRequest("a message must be a JSON object")
+	}
+	var in rpcIn
+	if err := json.Unmarshal(raw, &in); err != nil {
+		var syn *json.SyntaxError
+		if errors.As(err, &syn) {
+			return m, errorLine(nil, codeParseError, "Parse error: invalid JSON", nil)
+		}
+		return m, invalidRequest(err.Error())
+	}
+	if string(in.JSONRPC) != `"2.0"` {
+		return m, invalidRequest(`"jsonrpc" must be "2.0"`)
+	}
+	if in.Method == nil {
+		if in.Result != nil || in.Error != nil {
+			m.reply, m.rawID = true, in.ID
+			return m, nil
+		}
+		return m, invalidRequest(`"method" is missing`)
+	}
+	method, ok := plainString(in.Method)
+	if !ok {
+		if err := json.Unmarshal(in.Method, &method); err != nil {
+			return m, invalidRequest(`"method" must be a string`)
+		}
+	}
+	if in.ID != nil {
+		key, err := idKey(in.ID)
+		if err != nil {
+			return m, invalidRequest(err.Error())
+		}
+		m.rawID, m.key = in.ID, key
+	}
+	if string(in.Params) == "null" {
+		// JSON-RPC 2.0 allows params omitted or structured, never null.
+		return m, errorLine(m.rawID, codeInvalidRequest,
+			`Invalid Request: "params" must be an object when present, not null (omit it instead)`, nil)
+	}
+	m.method, m.params = method, in.Params
+	return m, nil
+}
+
+// plainString returns the contents of a JSON string without escapes, the
+// usual shape of a method name, without a second decoding pass.
+func plainString(raw []byte) (string, bool) {
+	if len(raw) < 2 || raw[0] != '"' || raw[len(raw)-1] != '"' {
+		return "", false
+	}
+	inner := raw[1 : len(raw)-1]
+	if bytes.IndexByte(inner, '\\') >= 0 || !utf8.Valid(inner) {
+		return "", false
+	}
+	return string(inner), true
+}
+
+func invalidRequest(why string) []byte {
+	return errorLine(nil, codeInvalidRequest, "Invalid Request: "+why, nil)
+}
+
+// idKey validates a request id (a string or an integer) and returns the key
+// cancellation looks it up by. A string id must be valid UTF-8: it is echoed
+// back byte for byte, and an answer must be valid UTF-8.
+func idKey(raw json.RawMessage) (string, error) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 {
+		return "", errors.New(`"id" must be a string or an integer`)
+	}
+	switch c := raw[0]; {
+	case c == '"':
+		if !utf8.Valid(raw) {
+			return "", errors.New(`"id" is not valid UTF-8`)
+		}
+		if s, ok := plainString(raw); ok {
+			return "s:" + s, nil
+		}
+		var s string
+		if err := json.Unmarshal(raw, &s); err != nil {
+			return "", fmt.Errorf(`"id" is not a valid string: %w`, err)
+		}
+		return "s:" + s, nil
+	case c == '-' || (c >= '0' && c <= '9'):
+		if bytes.ContainsAny(raw, ".eE") {
+			return "", errors.New(`"id" must be an integer written without a fraction or exponent`)
+		}
+		return "n:" + string(raw), nil
+	case c == 'n':
+		return "", errors.New(`"id" must be a string or an integer, not null`)
+	default:
+		return "", errors.New(`"id" must be a string or an integer`)
+	}
+}
+
+// encoder is a reusable buffer with a JSON encoder that writes into it
+// without HTML escaping, so skill text reads as written.
+type encoder struct {
+	buf bytes.Buffer
+	enc *json.Encoder
+}
+
+var encoders = sync.Pool{New: func() any {
+	e := &encoder{}
+	e.enc = json.NewEncoder(&e.buf)
+	e.enc.SetEscapeHTML(false)
+	return e
+}}
+
+// maxPooledEncoder keeps one huge answer's buffer from staying pinned in
+// the pool.
+const maxPooledEncoder = 1 << 20
+
+// appendAnswer appends the response to a request with the client's id:
+// the result encoded once, or err as its JSON-RPC error.
+func appendAnswer(dst []byte, rawID json.RawMessage, result any, err error) []byte {
+	e := encoders.Get().(*encoder)
+	defer func() {
+		if e.buf.Cap() <= maxPooledEncoder {
+			e.buf.Reset()
+			encoders.Put(e)
+		}
+	}()
+	dst = append(dst, `{"jsonrpc":"2.0","id":`...)
+	dst = append(dst, rawID...)
+	if err == nil {
+		if encErr := e.enc.Encode(result); encErr != nil {
+			err = fmt.Errorf("encoding the result: %w", encErr)
+		} else {
+			dst = append(dst, `,"result":`...)
+			dst = append(dst, bytes.TrimSuffix(e.buf.Bytes(), []byte{'\n'})...)
+			return append(dst, '}')
+		}
+	}
+	e.buf.Reset()
+	if encErr := e.enc.Encode(toWire(err)); encErr != nil {
+		e.buf.Reset()
+		e.buf.WriteString(`{"code":-32603,"message":"Internal error: the error could not be encoded"}`)
+	}
+	dst = append(dst, `,"error":`...)
+	dst = append(dst, bytes.TrimSuffix(e.buf.Bytes(), []byte{'\n'})...)
+	return append(dst, '}')
+}
+
+// errorLine encodes an error response; a nil id is written as null.
+func errorLine(rawID json.RawMessage, code int64, msg string, data any) []byte {
+	if rawID == nil {
+		rawID = json.RawMessage("null")
+	}
+	return appendAnswer(nil, rawID, nil, &wireError{Code: code, Message: msg, Data: data})
+}
