@@ -210,10 +210,10 @@ type server struct {
 	// skillCount is the loaded agent's size, set with agent.
 	skillCount int
 	ready      chan struct{}
-	log     *slog.Logger
-	sess    *session
-	routing *routerState
-	methods map[string]methodSpec
+	log        *slog.Logger
+	sess       *session
+	routing    *routerState
+	methods    map[string]methodSpec
 
 	namesMu  sync.Mutex
 	names    string             // get_skill's "Available skills" sentence
