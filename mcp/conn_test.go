@@ -1,0 +1,202 @@
+package mcp
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+	"unicode/utf8"
+)
+
+// pipelineRequest is request i of a pipelining client: a mix of requests
+// answered as they are read (ping, get_skill) and requests that go through
+// the queue to a handler goroutine (test/sleep of 0 ms).
+func pipelineRequest(i int) string {
+	switch i % 3 {
+	case 0:
+		return fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"ping"}`, i)
+	case 1:
+		return fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"get_skill","arguments":{"name":"style"}}}`, i)
+	default:
+		return fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"test/sleep","params":{"ms":0}}`, i)
+	}
+}
+
+// pipeServer runs Serve over two io.Pipes: writes to in block until the
+// server reads them, and the server's writes block until out is read, as
+// with a client that does not read.
+type pipeServer struct {
+	in   *io.PipeWriter
+	out  *bufio.Reader
+	done chan error
+}
+
+func startPipeServer(t *testing.T, opts *Options) *pipeServer {
+	t.Helper()
+	opts.Agent = openAda(t)
+	opts.Router = testRouterOptions(t)
+	opts.testMethods = testMethods()
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	p := &pipeServer{in: inW, out: bufio.NewReader(outR), done: make(chan error, 1)}
+	go func() {
+		err := Serve(context.Background(), inR, outW, opts)
+		outW.Close()
+		p.done <- err
+	}()
+	return p
+}
+
+// writeAll writes requests 1..n, then closes stdin; the result arrives on
+// the returned channel once every request has been taken by the server.
+func (p *pipeServer) writeAll(n int) <-chan error {
+	wrote := make(chan error, 1)
+	go func() {
+		w := bufio.NewWriter(p.in)
+		for i := 1; i <= n; i++ {
+			if _, err := io.WriteString(w, pipelineRequest(i)+"\n"); err != nil {
+				wrote <- err
+				return
+			}
+		}
+		if err := w.Flush(); err != nil {
+			wrote <- err
+			return
+		}
+		wrote <- p.in.Close()
+	}()
+	return wrote
+}
+
+// readAnswers reads until EOF and checks that ids 1..n were each answered
+// once, without an error.
+func (p *pipeServer) readAnswers(t *testing.T, n int) {
+	t.Helper()
+	seen := make([]bool, n+1)
+	count := 0
+	for {
+		l, err := p.out.ReadString('\n')
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		var m struct {
+			ID    int             `json:"id"`
+			Error json.RawMessage `json:"error"`
+		}
+		if err := json.Unmarshal([]byte(l), &m); err != nil || m.ID < 1 || m.ID > n || m.Error != nil {
+			t.Fatalf("unexpected answer %q (%v)", l, err)
+		}
+		if seen[m.ID] {
+			t.Fatalf("id %d answered twice", m.ID)
+		}
+		seen[m.ID] = true
+		count++
+	}
+	if count != n {
+		t.Fatalf("%d answers for %d requests", count, n)
+	}
+	if err := <-p.done; err != nil {
+		t.Fatalf("Serve = %v", err)
+	}
+}
+
+// TestPipelinedBeforeReading: a client that writes 5,000 requests, and
+// closes stdin, before it reads any answer gets all 5,000 answers. The
+// writes complete only if the server keeps reading while stdout is full.
+func TestPipelinedBeforeReading(t *testing.T) {
+	const n = 5000
+	p := startPipeServer(t, &Options{})
+	if err := <-p.writeAll(n); err != nil {
+		t.Fatalf("writing the requests: %v", err)
+	}
+	p.readAnswers(t, n)
+}
+
+// TestPendingBudget: a client that does not read stdout gets back-pressure
+// once the pending bytes pass the budget, and the server holds no more than
+// the budget plus one request and its answer when it stops reading; once
+// the client reads, every request is answered.
+func TestPendingBudget(t *testing.T) {
+	const n, budget = 3000, 16 << 10
+	var (
+		mu      sync.Mutex
+		waits   int
+		maxSeen int64
+	)
+	engaged := make(chan struct{})
+	var c *conn
+	opts := &Options{MaxPendingBytes: budget, onConn: func(cn *conn) {
+		c = cn
+		cn.onWait = func(pending int64) {
+			mu.Lock()
+			defer mu.Unlock()
+			if pending > maxSeen {
+				maxSeen = pending
+			}
+			waits++
+			if waits == 1 {
+				close(engaged)
+			}
+		}
+	}}
+	p := startPipeServer(t, opts)
+	wrote := p.writeAll(n)
+	<-engaged // the reader has stopped: the client's writes now block
+	// One request line and its answer may land after the last check of
+	// the budget; a get_skill answer is under 1 KiB.
+	const slack = 2 << 10
+	if got := c.pendingBytes(); got > budget+slack {
+		t.Errorf("pending bytes %d with the reader stopped, budget %d", got, budget)
+	}
+	p.readAnswers(t, n)
+	if err := <-wrote; err != nil {
+		t.Fatalf("writing the requests: %v", err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if maxSeen > budget+slack {
+		t.Errorf("the reader waited with %d bytes pending, over the budget %d", maxSeen, budget)
+	}
+	if got := c.pendingBytes(); got != 0 {
+		t.Errorf("pending bytes %d after every answer was written, want 0", got)
+	}
+}
+
+// TestAnswersAreValidUTF8: an id that is not valid UTF-8 is never echoed
+// (the answer is -32600 with id null), and invalid UTF-8 elsewhere in a
+// request comes back replaced, so every answer line is valid UTF-8.
+func TestAnswersAreValidUTF8(t *testing.T) {
+	h := startServer(t, "ada.3md", nil)
+	lines := []string{
+		"{\"jsonrpc\":\"2.0\",\"id\":\"b\xff\",\"method\":\"ping\"}",
+		"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"no\xfe/such\"}",
+		"{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{\"name\":\"get_skill\",\"arguments\":{\"name\":\"b\xc3\"}}}",
+	}
+	for _, l := range lines {
+		io.WriteString(h.in, l+"\n")
+	}
+	got := h.byID(len(lines), 10*time.Second)
+	for id, l := range got {
+		if !utf8.ValidString(l) {
+			t.Errorf("answer for id %s is not valid UTF-8: %q", id, l)
+		}
+	}
+	if l := got["null"]; !strings.Contains(l, `"code":-32600`) || !strings.Contains(l, "UTF-8") {
+		t.Errorf("invalid-UTF-8 id: got %q, want -32600 naming UTF-8", l)
+	}
+	if l := got["1"]; !strings.Contains(l, `"code":-32601`) {
+		t.Errorf("unknown method: got %q", l)
+	}
+	if l := got["2"]; !strings.Contains(l, `"isError":true`) {
+		t.Errorf("unknown skill: got %q", l)
+	}
+	h.finish()
+}
