@@ -200,3 +200,49 @@ func TestAnswersAreValidUTF8(t *testing.T) {
 	}
 	h.finish()
 }
+
+// TestAnswerCache: tools/list and list_skills answers are encoded once per
+// catalog and revision, byte for byte what the handler gives, and a new
+// catalog drops them.
+func TestAnswerCache(t *testing.T) {
+	s := newServer(&Options{Agent: openAda(t)})
+	ctx := context.Background()
+	listSkills := map[string]json.RawMessage{"name": json.RawMessage(`"list_skills"`), "arguments": json.RawMessage(`{}`)}
+	for _, tt := range []struct {
+		method  string
+		version string
+		params  map[string]json.RawMessage
+	}{
+		{methodToolsList, version20251125, map[string]json.RawMessage{}},
+		{methodToolsList, version20241105, map[string]json.RawMessage{}},
+		{methodToolsCall, version20251125, listSkills},
+	} {
+		s.sess = &session{version: tt.version}
+		c := &call{method: tt.method, params: tt.params, version: tt.version}
+		fresh, err := s.methods[tt.method].handle(s, ctx, c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, _ := encodeResult(fresh)
+		for i := 0; i < 2; i++ {
+			got, err := s.dispatch(ctx, tt.method, tt.params)
+			if err != nil {
+				t.Fatal(err)
+			}
+			enc, ok := got.(preEncoded)
+			if !ok || string(enc) != string(want) {
+				t.Fatalf("%s %s call %d: got %T %.200s, want the handler's encoding %.200s", tt.method, tt.version, i+1, got, got, want)
+			}
+		}
+	}
+	if n := len(s.cache.entries); n != 3 {
+		t.Errorf("%d cached answers, want 3 (one per method and revision)", n)
+	}
+	s.cache.put(nil, "k", preEncoded(`{}`))
+	if n := len(s.cache.entries); n != 1 {
+		t.Errorf("%d cached answers after a new catalog, want only the new one", n)
+	}
+	if key, ok := cacheKey(methodToolsCall, version20251125, map[string]json.RawMessage{"name": json.RawMessage(`"get_skill"`)}); ok {
+		t.Errorf("get_skill is cached under %q; bodies must be read each time", key)
+	}
+}

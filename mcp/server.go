@@ -214,6 +214,7 @@ type server struct {
 	sess       *session
 	routing    *routerState
 	methods    map[string]methodSpec
+	cache      answerCache
 
 	namesMu  sync.Mutex
 	names    string             // get_skill's "Available skills" sentence
@@ -331,7 +332,8 @@ func (s *server) dispatch(ctx context.Context, method string, params map[string]
 		version = legacyVersions[0]
 		s.log.Debug("request before initialize; serving it as the newest legacy revision", "method", method, "version", version)
 	}
-	return spec.handle(s, ctx, &call{method: method, params: params, version: version})
+	c := &call{method: method, params: params, version: version}
+	return s.cachedHandle(func() (any, error) { return spec.handle(s, ctx, c) }, method, version, params)
 }
 
 // decodeParams reads params as an object; absent or null is {}.
@@ -414,12 +416,7 @@ func (s *server) inlineMethod(method string) bool {
 	case methodInitialize, methodPing:
 		return true
 	case methodDiscover, methodToolsList, methodToolsCall:
-		select {
-		case <-s.ready:
-			return s.loadErr == nil
-		default:
-			return false
-		}
+		return s.loadedOK()
 	}
 	return false
 }

@@ -165,6 +165,11 @@ func appendAnswer(dst []byte, rawID json.RawMessage, result any, err error) []by
 	}()
 	dst = append(dst, `{"jsonrpc":"2.0","id":`...)
 	dst = append(dst, rawID...)
+	if enc, ok := result.(preEncoded); ok && err == nil {
+		dst = append(dst, `,"result":`...)
+		dst = append(dst, enc...)
+		return append(dst, '}')
+	}
 	if err == nil {
 		if encErr := e.enc.Encode(result); encErr != nil {
 			err = fmt.Errorf("encoding the result: %w", encErr)

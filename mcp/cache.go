@@ -1,0 +1,135 @@
+package mcp
+
+import (
+	"bytes"
+	"encoding/json"
+	"sync"
+
+	"github.com/agent3md/agent3md/agentfile"
+)
+
+// preEncoded is a result already encoded as compact JSON: appendAnswer
+// copies it as is, with no second encoding or compaction pass.
+type preEncoded []byte
+
+// Answers that depend only on the catalog, the request and the revision
+// (tools/list, list_skills) are encoded once per catalog and reused: they
+// are the largest answers a small agent gives, and rebuilding them cost
+// several times a ping. Bounded so a huge agent's list is never pinned.
+const (
+	maxCachedAnswer  = 256 << 10
+	maxCachedAnswers = 16
+	maxCacheKeyArgs  = 256
+)
+
+// answerCache holds the encoded answers for one catalog; a re-scan (a new
+// catalog) empties it. Safe for concurrent use.
+type answerCache struct {
+	mu      sync.Mutex
+	cat     *agentfile.Catalog
+	entries map[string]preEncoded
+}
+
+// cacheKey names a legacy request whose answer may be cached, or reports
+// false: tools/list, and tools/call of list_skills with small arguments.
+func cacheKey(method, version string, params map[string]json.RawMessage) (string, bool) {
+	for k := range params {
+		if k != "name" && k != "arguments" && k != "cursor" {
+			return "", false // _meta and the like: keep the general path
+		}
+	}
+	switch method {
+	case methodToolsList:
+		return method + "\x00" + version + "\x00" + string(params["cursor"]), true
+	case methodToolsCall:
+		name, _ := plainString(params["name"])
+		args := params["arguments"]
+		if name != toolListSkills || len(args) > maxCacheKeyArgs {
+			return "", false
+		}
+		return name + "\x00" + version + "\x00" + string(args), true
+	}
+	return "", false
+}
+
+// get returns the answer cached for key under catalog cat, or nil.
+func (c *answerCache) get(cat *agentfile.Catalog, key string) preEncoded {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.cat != cat {
+		return nil
+	}
+	return c.entries[key]
+}
+
+// put caches enc under key for catalog cat, within the bounds.
+func (c *answerCache) put(cat *agentfile.Catalog, key string, enc preEncoded) {
+	if len(enc) > maxCachedAnswer {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.cat != cat || c.entries == nil {
+		c.cat, c.entries = cat, map[string]preEncoded{}
+	}
+	if len(c.entries) >= maxCachedAnswers {
+		return
+	}
+	c.entries[key] = enc
+}
+
+// cacheable reports whether a result may be reused: never a tool error
+// (it may say the agent failed to load, or name a passing condition).
+func cacheable(res any) bool {
+	if r, ok := res.(*toolCallResult); ok {
+		return !r.IsError
+	}
+	return true
+}
+
+// encodeResult encodes a result as compact JSON without HTML escaping, as
+// appendAnswer would.
+func encodeResult(res any) (preEncoded, error) {
+	e := encoders.Get().(*encoder)
+	defer func() {
+		e.buf.Reset()
+		encoders.Put(e)
+	}()
+	if err := e.enc.Encode(res); err != nil {
+		return nil, err
+	}
+	return preEncoded(bytes.Clone(bytes.TrimSuffix(e.buf.Bytes(), []byte{'\n'}))), nil
+}
+
+// cachedHandle serves a legacy request through the answer cache when it is
+// cacheable and the agent is loaded, else calls handle.
+func (s *server) cachedHandle(handle func() (any, error), method, version string, params map[string]json.RawMessage) (any, error) {
+	key, ok := cacheKey(method, version, params)
+	if !ok || !s.loadedOK() {
+		return handle()
+	}
+	cat := s.agent.Catalog()
+	if enc := s.cache.get(cat, key); enc != nil {
+		return enc, nil
+	}
+	res, err := handle()
+	if err != nil || !cacheable(res) {
+		return res, err
+	}
+	enc, err := encodeResult(res)
+	if err != nil {
+		return res, nil // appendAnswer reports the failure
+	}
+	s.cache.put(cat, key, enc)
+	return enc, nil
+}
+
+// loadedOK reports whether the agent has loaded without error.
+func (s *server) loadedOK() bool {
+	select {
+	case <-s.ready:
+		return s.loadErr == nil
+	default:
+		return false
+	}
+}
