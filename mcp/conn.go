@@ -202,7 +202,9 @@ func (c *conn) acceptOne(m message, size int, b *batch, slot int) []byte {
 	case b == nil && c.tryInline(m):
 		return nil
 	}
-	e := &inflight{rawID: m.rawID, key: m.key, method: m.method, params: m.params, size: int64(size), batch: b, slot: slot}
+	// The message's slices point into the line, which the next read
+	// overwrites: a queued request keeps its own copies.
+	e := &inflight{rawID: bytes.Clone(m.rawID), key: m.key, method: m.method, params: bytes.Clone(m.params), size: int64(size), batch: b, slot: slot}
 	c.tr.add(e)
 	c.mu.Lock()
 	c.pending += e.size

@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -336,15 +337,18 @@ func (s *server) dispatch(ctx context.Context, method string, params map[string]
 	return s.cachedHandle(func() (any, error) { return spec.handle(s, ctx, c) }, method, version, params)
 }
 
-// decodeParams reads params as an object; absent or null is {}.
+// decodeParams reads params as an object; absent is {}. The values are
+// slices of raw.
 func decodeParams(raw json.RawMessage) (map[string]json.RawMessage, error) {
-	params := map[string]json.RawMessage{}
-	if raw == nil || string(raw) == "null" {
-		return params, nil
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 {
+		return map[string]json.RawMessage{}, nil
 	}
-	if err := json.Unmarshal(raw, &params); err != nil {
+	if raw[0] != '{' || !json.Valid(raw) {
 		return nil, errorf(codeInvalidParams, "Invalid params: params must be a JSON object")
 	}
+	params := make(map[string]json.RawMessage, 4)
+	eachMember(raw, func(key string, val []byte) { params[key] = val })
 	return params, nil
 }
 

@@ -307,3 +307,29 @@ func TestServeMaxInFlight(t *testing.T) {
 		t.Fatalf("answers after the ping: %v, want 2 3 5", ids)
 	}
 }
+
+// TestEachMember: the one-pass member walk agrees with encoding/json on
+// names and raw values, escapes, nesting and spacing included.
+func TestEachMember(t *testing.T) {
+	inputs := []string{
+		`{}`,
+		` { } `,
+		`{"a":1}`,
+		`{ "a" : "x\"}" , "b":[1,{"c":"]"}], "d":{"e":null} ,"f":true,"g":-1.5e3 }`,
+		`{"\u006dethod":"ping","id":"a\\"}`,
+		"{\"a\":\t\"\\\\\",\n\"b\":\r\n{}}",
+		`{"a":1,"a":2}`,
+		`{"":"", "x":[[[]]]}`,
+	}
+	for _, in := range inputs {
+		want := map[string]json.RawMessage{}
+		if err := json.Unmarshal([]byte(in), &want); err != nil {
+			t.Fatalf("%s: %v", in, err)
+		}
+		got := map[string]json.RawMessage{}
+		eachMember([]byte(strings.TrimSpace(in)), func(k string, v []byte) { got[k] = v })
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("%s: members %q, want %q", in, got, want)
+		}
+	}
+}

@@ -24,7 +24,9 @@ type message struct {
 	reply  bool            // a response, not a request
 }
 
-// rpcIn is the shape every incoming message is checked against.
+// rpcIn is the shape every incoming message is checked against: each
+// member's raw value, a slice of the line (member names are matched
+// exactly, as JSON-RPC spells them; a repeated member keeps its last value).
 type rpcIn struct {
 	JSONRPC json.RawMessage `json:"jsonrpc"`
 	ID      json.RawMessage `json:"id"`
@@ -45,14 +47,26 @@ func decodeMessage(raw []byte) (m message, errLine []byte) {
 		}
 		return m, invalidRequest("a message must be a JSON object")
 	}
-	var in rpcIn
-	if err := json.Unmarshal(raw, &in); err != nil {
-		var syn *json.SyntaxError
-		if errors.As(err, &syn) {
-			return m, errorLine(nil, codeParseError, "Parse error: invalid JSON", nil)
-		}
-		return m, invalidRequest(err.Error())
+	if !json.Valid(raw) {
+		return m, errorLine(nil, codeParseError, "Parse error: invalid JSON", nil)
 	}
+	var in rpcIn
+	eachMember(raw, func(key string, val []byte) {
+		switch key {
+		case "jsonrpc":
+			in.JSONRPC = val
+		case "id":
+			in.ID = val
+		case "method":
+			in.Method = val
+		case "params":
+			in.Params = val
+		case "result":
+			in.Result = val
+		case "error":
+			in.Error = val
+		}
+	})
 	if string(in.JSONRPC) != `"2.0"` {
 		return m, invalidRequest(`"jsonrpc" must be "2.0"`)
 	}
@@ -83,6 +97,79 @@ func decodeMessage(raw []byte) (m message, errLine []byte) {
 	}
 	m.method, m.params = method, in.Params
 	return m, nil
+}
+
+// eachMember calls fn with the name and raw value of each member of obj,
+// a JSON object already known to be valid, in order. It walks the bytes
+// once without decoding values: the values are slices of obj.
+func eachMember(obj []byte, fn func(key string, val []byte)) {
+	i := skipSpace(obj, 1)
+	for i < len(obj) && obj[i] == '"' {
+		end := skipString(obj, i)
+		key, ok := plainString(obj[i:end])
+		if !ok {
+			_ = json.Unmarshal(obj[i:end], &key)
+		}
+		i = skipSpace(obj, end)
+		i = skipSpace(obj, i+1) // the colon
+		vend := skipValue(obj, i)
+		fn(key, obj[i:vend])
+		i = skipSpace(obj, vend)
+		if i < len(obj) && obj[i] == ',' {
+			i = skipSpace(obj, i+1)
+		}
+	}
+}
+
+func skipSpace(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// skipString returns the index just past the string starting at b[i].
+func skipString(b []byte, i int) int {
+	for i++; i < len(b); i++ {
+		switch b[i] {
+		case '\\':
+			i++
+		case '"':
+			return i + 1
+		}
+	}
+	return len(b)
+}
+
+// skipValue returns the index just past the valid JSON value at b[i].
+func skipValue(b []byte, i int) int {
+	if i >= len(b) {
+		return i
+	}
+	switch b[i] {
+	case '"':
+		return skipString(b, i)
+	case '{', '[':
+		depth := 0
+		for ; i < len(b); i++ {
+			switch b[i] {
+			case '"':
+				i = skipString(b, i) - 1
+			case '{', '[':
+				depth++
+			case '}', ']':
+				depth--
+				if depth == 0 {
+					return i + 1
+				}
+			}
+		}
+		return len(b)
+	}
+	for i < len(b) && b[i] != ',' && b[i] != '}' && b[i] != ']' && b[i] != ' ' && b[i] != '\t' && b[i] != '\n' && b[i] != '\r' {
+		i++
+	}
+	return i
 }
 
 // plainString returns the contents of a JSON string without escapes, the
