@@ -9,12 +9,18 @@ import (
 	"io"
 	"log/slog"
 	"sync"
+	"time"
 )
 
 // DefaultMaxInFlight is how many handler goroutines one connection runs at
 // once; requests past it wait in the connection's queue, stdin is still
 // read.
 const DefaultMaxInFlight = 64
+
+// eofGrace is how long requests still running when stdin closes may
+// finish; then their contexts are cancelled, so a request that would run
+// for minutes cannot keep a server whose client is gone alive.
+const eofGrace = time.Second
 
 // DefaultMaxPendingBytes bounds what one connection holds for a client
 // that writes faster than it reads: the bytes of requests read and not yet
@@ -30,7 +36,9 @@ const DefaultMaxPendingBytes = 64 << 20
 // not read never stops the server from reading until the budget is spent.
 type conn struct {
 	srv         *server
-	ctx         context.Context // cancelled when Serve ends
+	ctx         context.Context // every request's context derives from it
+	cancelReqs  context.CancelFunc
+	grace       time.Duration // eofGrace; tests shorten it
 	log         *slog.Logger
 	lr          *lineReader
 	w           io.Writer
@@ -47,7 +55,10 @@ type conn struct {
 	spare   []byte // the writer's previous buffer, reused
 	closing bool   // no more answers will come: the writer ends when out is empty
 	stopped bool   // Serve is ending: nobody waits any more
-	ioErr   error  // the first read or write failure
+	// eofCancelled is set when requests were cancelled because stdin
+	// closed while they ran.
+	eofCancelled bool
+	ioErr        error // the first read or write failure
 
 	kick       chan struct{} // wakes the writer
 	stop       chan struct{} // closed when Serve ends
@@ -59,9 +70,12 @@ type conn struct {
 }
 
 func newConn(ctx context.Context, srv *server, in io.Reader, out io.Writer, opts *Options) *conn {
+	ctx, cancel := context.WithCancel(ctx)
 	c := &conn{
 		srv:         srv,
 		ctx:         ctx,
+		cancelReqs:  cancel,
+		grace:       eofGrace,
 		log:         srv.log,
 		lr:          newLineReader(in, opts.MaxLineBytes),
 		w:           out,
@@ -122,9 +136,33 @@ func (c *conn) waitRoom() bool {
 }
 
 // drain runs at EOF: once every request read has been answered or
-// cancelled, the writer writes what is left and ends.
+// cancelled, the writer writes what is left and ends. Requests still
+// running after the grace period have their contexts cancelled (they
+// answer with an error saying so); any still running a grace period
+// later are abandoned, so a server whose stdin closed always ends.
 func (c *conn) drain() {
-	c.tr.waitIdle(c.stop)
+	idle := make(chan struct{})
+	go func() {
+		c.tr.waitIdle(c.stop)
+		close(idle)
+	}()
+	t := time.NewTimer(c.grace)
+	defer t.Stop()
+	select {
+	case <-idle:
+	case <-t.C:
+		c.mu.Lock()
+		c.eofCancelled = true
+		c.mu.Unlock()
+		c.log.Warn("stdin closed with requests still running; cancelling them", "requests", c.tr.count(), "grace", c.grace)
+		c.cancelReqs()
+		t.Reset(c.grace)
+		select {
+		case <-idle:
+		case <-t.C:
+			c.log.Warn("requests ignored their cancellation; ending without their answers", "requests", c.tr.count())
+		}
+	}
 	c.mu.Lock()
 	c.closing = true
 	c.mu.Unlock()
@@ -266,6 +304,9 @@ func (c *conn) run(e *inflight) {
 		if err == nil {
 			res, err = c.srv.safeDispatch(ctx, e.method, params)
 		}
+		if err != nil && c.ctx.Err() != nil && c.cancelledAtEOF() {
+			err = errorf(codeInternalError, "Internal error: %s was cancelled: stdin closed and it was still running %v later", e.method, c.grace)
+		}
 		if c.tr.finish(e) {
 			if e.batch != nil {
 				e.batch.fill(e.slot, appendAnswer(nil, e.rawID, res, err))
@@ -276,6 +317,12 @@ func (c *conn) run(e *inflight) {
 		}
 	}
 	c.credit(e.size)
+}
+
+func (c *conn) cancelledAtEOF() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.eofCancelled
 }
 
 // cancelled honours notifications/cancelled as the line is read, whatever
@@ -399,6 +446,7 @@ func (c *conn) err() error {
 // shutdown stops every wait; it is idempotent. Neither stdin nor stdout is
 // closed: Serve does not own them.
 func (c *conn) shutdown() {
+	c.cancelReqs()
 	c.mu.Lock()
 	if !c.stopped {
 		c.stopped = true

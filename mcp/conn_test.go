@@ -246,3 +246,38 @@ func TestAnswerCache(t *testing.T) {
 		t.Errorf("get_skill is cached under %q; bodies must be read each time", key)
 	}
 }
+
+// TestServeEOFCancelsLongRequests: when stdin closes, requests still
+// running after the grace period are cancelled and answered with an error
+// saying why; one that ignores its cancellation is abandoned a grace
+// period later. Serve returns either way.
+func TestServeEOFCancelsLongRequests(t *testing.T) {
+	for _, method := range []string{"test/wait", "test/stuck"} {
+		t.Run(method, func(t *testing.T) {
+			h := startServer(t, "ada.3md", &Options{onConn: func(c *conn) { c.grace = 50 * time.Millisecond }})
+			io.WriteString(h.in, `{"jsonrpc":"2.0","id":1,"method":"`+method+`"}`+"\n")
+			h.in.Close()
+			select {
+			case err := <-h.done:
+				if err != nil {
+					t.Fatalf("Serve = %v", err)
+				}
+			case <-time.After(10 * time.Second):
+				t.Fatal("Serve did not return after EOF with a request running")
+			}
+			var lines []string
+			for l := range h.lines {
+				lines = append(lines, l)
+			}
+			if method == "test/stuck" {
+				if len(lines) != 0 {
+					t.Errorf("an abandoned request was answered: %q", lines)
+				}
+				return
+			}
+			if len(lines) != 1 || !strings.Contains(lines[0], `"code":-32603`) || !strings.Contains(lines[0], "stdin closed") {
+				t.Errorf("answers %q, want one -32603 saying stdin closed", lines)
+			}
+		})
+	}
+}

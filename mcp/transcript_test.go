@@ -331,8 +331,8 @@ func sameLines(got, want []string) bool {
 }
 
 // testMethods are request methods only tests add: test/wait blocks until
-// test/release (or cancellation), test/sleep {ms} sleeps, test/panic
-// panics.
+// test/release (or cancellation), test/sleep {ms} sleeps, test/stuck
+// never returns, test/panic panics.
 func testMethods() map[string]methodSpec {
 	release := make(chan struct{})
 	var once sync.Once
@@ -357,6 +357,9 @@ func testMethods() map[string]methodSpec {
 			case <-ctx.Done():
 				return nil, ctx.Err()
 			}
+		}},
+		"test/stuck": {legacy: true, modern: true, handle: func(s *server, ctx context.Context, c *call) (any, error) {
+			select {} // ignores its context, as CPU-bound work that never checks it would
 		}},
 		"test/panic": {legacy: true, modern: true, handle: func(s *server, ctx context.Context, c *call) (any, error) {
 			panic("test panic")
