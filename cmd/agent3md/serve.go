@@ -21,6 +21,7 @@ func (a *app) mcpCmd() *cobra.Command {
 	var (
 		maxLine     int
 		maxInFlight int
+		maxPending  int64
 		logLevel    string
 		memLimit    string
 	)
@@ -42,6 +43,9 @@ Point a client at it with the command "agent3md" and the arguments
 			level, err := parseLevel(logLevel)
 			if err != nil {
 				return err
+			}
+			if maxPending < 1 {
+				return ioError(fmt.Errorf("--max-pending-bytes %d: use a positive byte count (default %d, 64 MiB)", maxPending, int64(mcp.DefaultMaxPendingBytes)))
 			}
 			logger := slog.New(slog.NewTextHandler(a.stderr, &slog.HandlerOptions{Level: level}))
 			mem, err := parseMemoryLimit(memLimit)
@@ -71,7 +75,7 @@ Point a client at it with the command "agent3md" and the arguments
 			}
 			err = mcp.Serve(c.Context(), a.stdin, a.stdout, &mcp.Options{
 				Open: open, Head: head, Router: &router.Options{CacheDir: a.cache.dir, NoCache: a.cache.noCache}, Version: version,
-				MaxLineBytes: maxLine, MaxInFlight: maxInFlight, Logger: logger,
+				MaxLineBytes: maxLine, MaxInFlight: maxInFlight, MaxPendingBytes: maxPending, Logger: logger,
 				Ready: func() { mem.apply(logger) },
 			})
 			if err != nil && c.Context().Err() == nil {
@@ -85,7 +89,8 @@ Point a client at it with the command "agent3md" and the arguments
 		},
 	}
 	c.Flags().IntVar(&maxLine, "max-line-bytes", 4<<20, "longest JSON-RPC line accepted on stdin, in bytes")
-	c.Flags().IntVar(&maxInFlight, "max-in-flight", mcp.DefaultMaxInFlight, "requests handled at once before the server stops reading stdin")
+	c.Flags().IntVar(&maxInFlight, "max-in-flight", mcp.DefaultMaxInFlight, "requests handled at once on their own goroutines; more wait in a queue while stdin is still read")
+	c.Flags().Int64Var(&maxPending, "max-pending-bytes", mcp.DefaultMaxPendingBytes, "bytes of requests read but not answered plus answers not yet written; past it the server stops reading stdin until the client reads")
 	c.Flags().StringVar(&logLevel, "log-level", "info", "stderr log level: debug, info, warn or error")
 	c.Flags().StringVar(&memLimit, "memory-limit", "auto", "Go soft memory limit once loaded: auto (follows the live heap plus a margin, so the footprint stays near what the agent needs), off (Go's default, or GOMEMLIMIT), or a size such as 512MiB")
 	a.addLimitFlagsNamed(c.Flags(), "max-file-line-bytes")
