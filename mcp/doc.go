@@ -1,27 +1,34 @@
 // Package mcp is the Model Context Protocol layer: it serves an agent's
 // skills as MCP tools over newline-delimited JSON-RPC on stdio.
 //
-// It owns, in one file each:
+// It owns, by concern:
 //
-//   - framing (stream.go): a jsonrpc2.ObjectStream over a bufio.Reader that
-//     reads bounded lines with ReadSlice, answers malformed lines (-32700)
-//     and invalid requests (-32600) itself with id null and keeps serving,
-//     maps the client's ids (negative integers included) to private ones
-//     for sourcegraph/jsonrpc2 and back, and handles 2025-03-26 batches;
-//   - request bookkeeping (tracker.go): which requests still owe a response,
-//     notifications/cancelled, and EOF waiting for in-flight responses;
+//   - the stdio transport (stream.go): bounded lines read with ReadSlice;
+//     an oversized line is discarded without being kept;
+//   - the wire (wire.go): one JSON-RPC message checked in one pass
+//     (-32700 / -32600 with id null for what is not a request, ids of
+//     every valid kind, negative integers included, echoed byte for byte),
+//     and one answer encoded once, straight into the output buffer;
+//   - the connection (conn.go, tracker.go): requests answered inline when
+//     they are cheap, queued for at most Options.MaxInFlight handler
+//     goroutines otherwise, while stdin is still read up to a budget of
+//     pending bytes (Options.MaxPendingBytes); notifications/cancelled
+//     applied as it is read; 2025-03-26 batches; one writer goroutine;
+//     stdin EOF waiting a grace period for running requests, then
+//     cancelling them;
 //   - the protocol eras (protocol.go, lifecycle.go, server.go): the legacy
-//     initialize handshake (2024-11-05, 2025-03-26, 2025-06-18, 2025-11-25)
-//     and the stateless 2026-07-28 revision (server/discover, per-request
-//     _meta, resultType, cache hints), decided per request on one
-//     connection, through one static method table and one function mapping
-//     Go errors to JSON-RPC errors;
+//     initialize handshake (2024-11-05, 2025-03-26, 2025-06-18, 2025-11-25),
+//     one per connection, requests before it served as 2025-11-25, and the
+//     stateless 2026-07-28 revision (server/discover, per-request _meta,
+//     resultType, cache hints), decided per request on one connection,
+//     through one static method table and one function mapping Go errors to
+//     JSON-RPC errors; answers that depend only on the catalog (tools/list,
+//     list_skills) encoded once per catalog (cache.go);
 //   - the tools (tools.go, skilltools.go): list_skills, route_skill,
 //     get_skill, resolve_skill and fill_skill, whose names, arguments and
 //     text formats are a compatibility contract.
 //
-// Requests are served concurrently (jsonrpc2.AsyncHandler); writes to
-// stdout are serialized, one message per line. The agent (Options.Open)
+// The agent (Options.Open)
 // and the routing index load in the background: the handshake is answered
 // from the head of the file (Options.Head) and never waits for them, and
 // when the head carries the content hash the index's cache entry opens
