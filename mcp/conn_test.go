@@ -6,11 +6,14 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"log/slog"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 	"unicode/utf8"
+
+	"github.com/agent3md/agent3md/loader"
 )
 
 // pipelineRequest is request i of a pipelining client: a mix of requests
@@ -280,4 +283,48 @@ func TestServeEOFCancelsLongRequests(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestServeLogsValidationErrors: an agent with validation errors is served,
+// and each error is logged once, as validate prints it.
+func TestServeLogsValidationErrors(t *testing.T) {
+	a, err := loader.Open("../agentfile/testdata/conformance/agent3md/invalid-cycle.3md", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	var logs syncBuffer
+	in := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_skill","arguments":{"name":"a"}}}` + "\n"
+	var out strings.Builder
+	opts := &Options{Agent: a, Router: testRouterOptions(t), Logger: slog.New(slog.NewTextHandler(&logs, nil))}
+	if err := Serve(context.Background(), strings.NewReader(in), &out, opts); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(out.String(), `"isError":true`) || !strings.Contains(out.String(), `"result"`) {
+		t.Errorf("the agent was not served: %s", out.String())
+	}
+	if n := strings.Count(logs.String(), "[cycle]"); n != 1 {
+		t.Errorf("the cycle error was logged %d times, want once:\n%s", n, logs.String())
+	}
+	if !strings.Contains(logs.String(), "invalid-cycle.3md:10: [cycle]") {
+		t.Errorf("the finding does not name file:line and rule:\n%s", logs.String())
+	}
+}
+
+// syncBuffer is a bytes.Buffer safe for a logger's concurrent writes.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.String()
 }

@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"runtime/debug"
 	"sync"
+	"time"
 
 	"github.com/agent3md/agent3md/agentfile"
 	"github.com/agent3md/agent3md/loader"
@@ -91,7 +92,9 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, opts *Options) erro
 		go s.open(ctx)
 		defer s.closeOpened()
 	}
+	bgDone := make(chan struct{})
 	go func() {
+		defer close(bgDone)
 		// Ready runs before the index is published, so Serve (which
 		// waits for the publication before it returns) never returns
 		// while Ready is still running. It is quick: cmd sets a limit.
@@ -128,10 +131,17 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, opts *Options) erro
 		}
 		ready()
 		s.routing.publish(r, err)
+		s.logFindings(a)
 	}()
 	defer func() {
 		cancel() // stops a build still running
 		s.routing.closeWhenBuilt()
+		// The validation findings are logged before Serve returns, so an
+		// operator sees them even when the client leaves at once.
+		select {
+		case <-bgDone:
+		case <-time.After(buildStopWait):
+		}
 	}()
 
 	c := newConn(ctx, s, in, out, opts)
@@ -155,6 +165,24 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, opts *Options) erro
 		return s.loadErr
 	case <-ctx.Done():
 		return nil
+	}
+}
+
+// logFindings logs each validation error of the served agent once, as
+// validate prints it (file:line: [rule] message): a file with errors is
+// still served, and its operator should hear why it may misbehave.
+func (s *server) logFindings(a *loader.Agent) {
+	cat := a.Catalog()
+	if cat == nil {
+		return
+	}
+	rep := agentfile.Validate(cat)
+	for _, f := range rep.Errors {
+		msg := fmt.Sprintf("%s:%d: [%s] %s", a.Path(), f.Line, f.Rule, f.Message)
+		if f.Z != nil {
+			msg = fmt.Sprintf("%s:%d: [%s] z=%v: %s", a.Path(), f.Line, f.Rule, *f.Z, f.Message)
+		}
+		s.log.Warn("validation error (served anyway; run agent3md validate)", "finding", msg)
 	}
 }
 
