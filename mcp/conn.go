@@ -294,29 +294,35 @@ func (c *conn) work(e *inflight) {
 }
 
 // run serves one queued request with its own cancellable context; a
-// request cancelled while it waited is skipped.
+// request cancelled while it waited is skipped. Its bytes leave the budget
+// before it leaves the tracker, so the count is settled when EOF finds no
+// request left.
 func (c *conn) run(e *inflight) {
 	ctx, cancel := context.WithCancel(c.ctx)
 	defer cancel()
-	if c.tr.attach(e, cancel) {
-		params, err := decodeParams(e.params)
-		var res any
-		if err == nil {
-			res, err = c.srv.safeDispatch(ctx, e.method, params)
-		}
-		if err != nil && c.ctx.Err() != nil && c.cancelledAtEOF() {
-			err = errorf(codeInternalError, "Internal error: %s was cancelled: stdin closed and it was still running %v later", e.method, c.grace)
-		}
-		if c.tr.finish(e) {
-			if e.batch != nil {
-				e.batch.fill(e.slot, appendAnswer(nil, e.rawID, res, err))
-			} else {
-				c.putAnswer(e.rawID, res, err)
-			}
-			c.tr.release(e)
-		}
+	if !c.tr.attach(e, cancel) {
+		c.credit(e.size)
+		return
+	}
+	params, err := decodeParams(e.params)
+	var res any
+	if err == nil {
+		res, err = c.srv.safeDispatch(ctx, e.method, params)
+	}
+	if err != nil && c.ctx.Err() != nil && c.cancelledAtEOF() {
+		err = errorf(codeInternalError, "Internal error: %s was cancelled: stdin closed and it was still running %v later", e.method, c.grace)
+	}
+	if !c.tr.finish(e) {
+		c.credit(e.size)
+		return
+	}
+	if e.batch != nil {
+		e.batch.fill(e.slot, appendAnswer(nil, e.rawID, res, err))
+	} else {
+		c.putAnswer(e.rawID, res, err)
 	}
 	c.credit(e.size)
+	c.tr.release(e)
 }
 
 func (c *conn) cancelledAtEOF() bool {
