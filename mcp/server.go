@@ -85,6 +85,7 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, opts *Options) erro
 	if opts == nil || (opts.Agent == nil && opts.Open == nil) {
 		return errors.New("mcp: Serve needs Options.Agent or Options.Open (open the agent file with loader.Open)")
 	}
+	outer := ctx // cancelled by the caller (a signal), not by Serve's own end
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	s := newServer(opts)
@@ -131,16 +132,19 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, opts *Options) erro
 		}
 		ready()
 		s.routing.publish(r, err)
-		s.logFindings(a)
+		if outer.Err() == nil {
+			s.logFindings(a)
+		}
 	}()
 	defer func() {
 		cancel() // stops a build still running
 		s.routing.closeWhenBuilt()
 		// The validation findings are logged before Serve returns, so an
-		// operator sees them even when the client leaves at once.
+		// operator sees them even when the client leaves at once; a
+		// cancelled Serve does not wait for them long.
 		select {
 		case <-bgDone:
-		case <-time.After(buildStopWait):
+		case <-time.After(findingsWait):
 		}
 	}()
 
@@ -167,6 +171,10 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, opts *Options) erro
 		return nil
 	}
 }
+
+// findingsWait bounds how long Serve, returning, waits for the validation
+// findings to be logged.
+const findingsWait = time.Second
 
 // logFindings logs each validation error of the served agent once, as
 // validate prints it (file:line: [rule] message): a file with errors is

@@ -215,8 +215,8 @@ func TestServeEOFWaitsForInFlight(t *testing.T) {
 	h.finish()
 }
 
-// TestServeContextCancel: cancelling ctx ends Serve with nil even while
-// stdin stays open and a request is blocked.
+// TestServeContextCancel: cancelling ctx ends Serve with nil, promptly,
+// even while stdin stays open and requests are blocked.
 func TestServeContextCancel(t *testing.T) {
 	a := openAda(t)
 	inR, inW := io.Pipe()
@@ -226,11 +226,20 @@ func TestServeContextCancel(t *testing.T) {
 	opts := &Options{Agent: a, Router: testRouterOptions(t), testMethods: testMethods()}
 	go func() { done <- Serve(ctx, inR, io.Discard, opts) }()
 	io.WriteString(inW, `{"jsonrpc":"2.0","id":1,"method":"test/wait"}`+"\n")
+	// A request that ignores its context (CPU-bound work) must not hold
+	// the server up either: SIGTERM cancels ctx and the process exits.
+	io.WriteString(inW, `{"jsonrpc":"2.0","id":2,"method":"test/stuck"}`+"\n")
+	start := time.Now()
 	cancel()
 	select {
 	case err := <-done:
 		if err != nil {
 			t.Errorf("Serve = %v, want nil on cancel", err)
+		}
+		// Generous for a loaded machine; the waits on the way out are
+		// bounded by a second each.
+		if d := time.Since(start); d > 3*time.Second {
+			t.Errorf("Serve took %v to return after cancel", d)
 		}
 	case <-time.After(10 * time.Second):
 		t.Fatal("Serve did not return after cancel")
