@@ -110,7 +110,10 @@ func BenchmarkPipelined(b *testing.B) {
 	name := a.Skills()[5].Name
 	cases := []struct{ name, req string }{
 		{"ping", `{"jsonrpc":"2.0","id":1,"method":"ping"}`},
+		{"tools_list", `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`},
+		{"list_skills", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"list_skills","arguments":{}}}`},
 		{"get_skill", fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_skill","arguments":{"name":%q}}}`, name)},
+		{"resolve_skill", fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"resolve_skill","arguments":{"name":%q}}}`, name)},
 		{"route_skill", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"route_skill","arguments":{"text":"rotate the logs and check disk usage","limit":5}}}`},
 	}
 	for _, bc := range cases {

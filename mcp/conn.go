@@ -51,8 +51,8 @@ type conn struct {
 	pending int64      // request bytes not yet answered + answer bytes not yet written
 	queue   []*inflight
 	running int    // handler goroutines
-	out     []byte // answers, newline-terminated, not yet taken by the writer
-	spare   []byte // the writer's previous buffer, reused
+	out     [][]byte // answers, newline-terminated, in chunks not yet taken by the writer
+	free    [][]byte // written chunks kept for reuse
 	closing bool   // no more answers will come: the writer ends when out is empty
 	stopped bool   // Serve is ending: nobody waits any more
 	// eofCancelled is set when requests were cancelled because stdin
@@ -365,6 +365,14 @@ func (c *conn) putAnswer(rawID json.RawMessage, res any, err error) {
 	}
 }
 
+// outChunk is the size of the chunks answers are gathered in: a client
+// that reads slowly lets answers pile up, and appending them to one
+// growing buffer copied the pile over and over.
+const outChunk = 64 << 10
+
+// maxFreeChunks bounds the written chunks kept for reuse (1 MiB).
+const maxFreeChunks = 16
+
 // put appends one message line for the writer, charging it to the budget.
 func (c *conn) put(line []byte) {
 	c.mu.Lock()
@@ -372,7 +380,18 @@ func (c *conn) put(line []byte) {
 		c.mu.Unlock()
 		return
 	}
-	c.out = append(append(c.out, line...), '\n')
+	n := len(c.out)
+	if n == 0 || cap(c.out[n-1])-len(c.out[n-1]) < len(line)+1 {
+		var chunk []byte
+		if k := len(c.free); k > 0 && len(line)+1 <= outChunk {
+			chunk, c.free = c.free[k-1], c.free[:k-1]
+		} else {
+			chunk = make([]byte, 0, max(outChunk, len(line)+1))
+		}
+		c.out = append(c.out, chunk)
+		n++
+	}
+	c.out[n-1] = append(append(c.out[n-1], line...), '\n')
 	c.pending += int64(len(line) + 1)
 	c.mu.Unlock()
 	c.wake()
@@ -395,10 +414,11 @@ func (c *conn) wake() {
 	}
 }
 
-// writeLoop writes whatever answers have accumulated in one Write each
-// time, until the connection closes or a write fails.
+// writeLoop writes the answers that have accumulated, a chunk per Write,
+// until the connection closes or a write fails.
 func (c *conn) writeLoop() {
 	defer close(c.writerDone)
+	var bufs [][]byte
 	for {
 		c.mu.Lock()
 		for len(c.out) == 0 {
@@ -413,21 +433,22 @@ func (c *conn) writeLoop() {
 			}
 			c.mu.Lock()
 		}
-		buf := c.out
-		c.out = c.spare[:0]
-		c.spare = nil
+		bufs, c.out = c.out, bufs[:0]
 		c.mu.Unlock()
-		_, err := c.w.Write(buf)
-		c.mu.Lock()
-		c.pending -= int64(len(buf))
-		if cap(buf) <= maxPooledEncoder {
-			c.spare = buf[:0]
-		}
-		c.room.Broadcast()
-		c.mu.Unlock()
-		if err != nil {
-			c.fail(fmt.Errorf("writing stdout: %w", err))
-			return
+		for i, buf := range bufs {
+			_, err := c.w.Write(buf)
+			c.mu.Lock()
+			c.pending -= int64(len(buf))
+			if cap(buf) == outChunk && len(c.free) < maxFreeChunks {
+				c.free = append(c.free, buf[:0])
+			}
+			c.room.Broadcast()
+			c.mu.Unlock()
+			bufs[i] = nil
+			if err != nil {
+				c.fail(fmt.Errorf("writing stdout: %w", err))
+				return
+			}
 		}
 	}
 }

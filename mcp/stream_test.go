@@ -94,7 +94,7 @@ func TestCancelAppliedInReadOrder(t *testing.T) {
 		t.Errorf("%d requests queued, want 3 (the cancelled one is skipped when its turn comes)", len(c.queue))
 	}
 	if len(c.out) != 0 {
-		t.Errorf("a cancellation was answered: %s", c.out)
+		t.Errorf("a cancellation was answered: %q", c.out)
 	}
 }
 
