@@ -50,11 +50,11 @@ type conn struct {
 	room    *sync.Cond // the reader waits here while pending > budget
 	pending int64      // request bytes not yet answered + answer bytes not yet written
 	queue   []*inflight
-	running int    // handler goroutines
+	running int      // handler goroutines
 	out     [][]byte // answers, newline-terminated, in chunks not yet taken by the writer
 	free    [][]byte // written chunks kept for reuse
-	closing bool   // no more answers will come: the writer ends when out is empty
-	stopped bool   // Serve is ending: nobody waits any more
+	closing bool     // no more answers will come: the writer ends when out is empty
+	stopped bool     // Serve is ending: nobody waits any more
 	// eofCancelled is set when requests were cancelled because stdin
 	// closed while they ran.
 	eofCancelled bool
