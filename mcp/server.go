@@ -374,13 +374,14 @@ func (s *server) dispatch(ctx context.Context, method string, params map[string]
 }
 
 // decodeParams reads params as an object; absent is {}. The values are
-// slices of raw.
+// slices of raw, which comes from a message decodeMessage has checked (so
+// it is valid JSON: only its shape is checked here).
 func decodeParams(raw json.RawMessage) (map[string]json.RawMessage, error) {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 {
 		return map[string]json.RawMessage{}, nil
 	}
-	if raw[0] != '{' || !json.Valid(raw) {
+	if raw[0] != '{' {
 		return nil, errorf(codeInvalidParams, "Invalid params: params must be a JSON object")
 	}
 	params := make(map[string]json.RawMessage, 4)
