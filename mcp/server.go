@@ -93,9 +93,15 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, opts *Options) erro
 		go s.open(ctx)
 		defer s.closeOpened()
 	}
-	bgDone := make(chan struct{})
+	findingsDone := make(chan struct{})
 	go func() {
-		defer close(bgDone)
+		defer close(findingsDone)
+		// outer, not ctx: Serve's own end must not skip the findings.
+		if a, err := s.awaitAgent(outer); err == nil && outer.Err() == nil {
+			s.logFindings(a)
+		}
+	}()
+	go func() {
 		// Ready runs before the index is published, so Serve (which
 		// waits for the publication before it returns) never returns
 		// while Ready is still running. It is quick: cmd sets a limit.
@@ -132,9 +138,6 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, opts *Options) erro
 		}
 		ready()
 		s.routing.publish(r, err)
-		if outer.Err() == nil {
-			s.logFindings(a)
-		}
 	}()
 	defer func() {
 		cancel() // stops a build still running
@@ -143,7 +146,7 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, opts *Options) erro
 		// operator sees them even when the client leaves at once; a
 		// cancelled Serve does not wait for them long.
 		select {
-		case <-bgDone:
+		case <-findingsDone:
 		case <-time.After(findingsWait):
 		}
 	}()
