@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 )
 
 // FuzzServe feeds arbitrary stdin to Serve: it must never panic, must
@@ -54,6 +55,9 @@ func FuzzServe(f *testing.F) {
 			var msg any
 			if err := json.Unmarshal([]byte(line), &msg); err != nil {
 				t.Fatalf("output line is not JSON: %q", line)
+			}
+			if !utf8.ValidString(line) {
+				t.Fatalf("output line is not valid UTF-8: %q", line)
 			}
 			if !strings.Contains(line, `"jsonrpc":"2.0"`) {
 				t.Fatalf("output line is not JSON-RPC 2.0: %q", line)

@@ -7,14 +7,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"log/slog"
 	"sort"
 	"strings"
 	"testing"
 	"time"
 )
-
-func discardLogger() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
 
 // TestReadLineBound checks the line bound at N and N+1, with either
 // terminator, and that an oversized line does not disturb the next one.

@@ -117,22 +117,6 @@ func (t *tracker) cancel(key string) bool {
 	return true
 }
 
-// cancelAll cancels the context of every running request; their answers
-// are still sent (as errors) if the handler returns one.
-func (t *tracker) cancelAll() {
-	t.mu.Lock()
-	var fns []context.CancelFunc
-	for _, e := range t.live {
-		if e.cancel != nil {
-			fns = append(fns, e.cancel)
-		}
-	}
-	t.mu.Unlock()
-	for _, f := range fns {
-		f()
-	}
-}
-
 // count is the number of requests owing a response.
 func (t *tracker) count() int {
 	t.mu.Lock()
