@@ -12,7 +12,6 @@ import (
 
 	"github.com/sourcegraph/jsonrpc2"
 
-	"github.com/agent3md/agent3md/agentfile"
 	"github.com/agent3md/agent3md/loader"
 	"github.com/agent3md/agent3md/router"
 )
@@ -49,6 +48,11 @@ type Options struct {
 	// that pipelines thousands of requests gets back-pressure instead of
 	// thousands of goroutines and their answers held in memory.
 	MaxInFlight int
+	// MaxAnswerBytes bounds one tool answer (default
+	// DefaultMaxAnswerBytes, 4 MiB): list_skills pages under it, and any
+	// other answer that would pass it is a tool error saying what to ask
+	// for instead.
+	MaxAnswerBytes int
 	// Logger receives diagnostics; it must not write to the protocol
 	// stream (default: discard).
 	Logger *slog.Logger
@@ -105,6 +109,7 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, opts *Options) erro
 			return
 		}
 		ro := s.routerOptions()
+		ro.Progress = s.routing.reporter(ro.Progress)
 		if prep != nil && ro.ContentHash == s.opts.Head.ContentHash {
 			ro.Prepared = prep
 		} else {
@@ -206,9 +211,7 @@ type server struct {
 	routing *routerState
 	methods map[string]methodSpec
 
-	namesMu  sync.Mutex
-	names    string             // get_skill's "Available skills" sentence
-	namesFor *agentfile.Catalog // the catalog names was built from
+	descs toolDescs // the tool descriptions' parts built from the catalog
 
 	instrMu    sync.Mutex
 	instr      string
@@ -290,7 +293,7 @@ func (s *server) Handle(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.
 	if req.Method == methodInitialize {
 		defer s.sess.initServed()
 	}
-	ctx, cancel := context.WithCancel(ctx)
+	ctx, cancel := context.WithCancel(withNotifier(ctx, conn))
 	defer cancel()
 	id := req.ID.Num
 	if !s.tr.attach(id, cancel) {
