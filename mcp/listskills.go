@@ -110,7 +110,7 @@ func parseListRequest(snap loader.Snapshot, args map[string]json.RawMessage) (*l
 	start, ok := decodeListCursor(cur, req.fp)
 	if !ok || start > snap.Len() {
 		return nil, fmt.Sprintf("argument \"cursor\" %q is not a cursor of this list: pass the nextCursor of the previous list_skills answer with the same query; "+
-			"a cursor also expires when the agent file changes. Call list_skills without cursor to start again", clip(cur, 60))
+			"a cursor also expires when the agent file changes. Call list_skills without cursor to start again.", clip(cur, 60))
 	}
 	req.start = start
 	return req, ""
@@ -311,13 +311,18 @@ func (p *listPage) outcome(total int, req *listRequest) *toolOutcome {
 func (p *listPage) note(total int, req *listRequest, next string) string {
 	var b strings.Builder
 	switch {
+	case p.matched == 0:
+		fmt.Fprintf(&b, "No skill's name or trigger phrases contain every word of %q (the agent has %d skills).", req.raw, total)
+		return b.String()
 	case p.shown == 0:
-		b.WriteString("No skills on this page")
+		b.WriteString("No more skills after this cursor")
+	case p.shown == 1:
+		fmt.Fprintf(&b, "Skill %d", p.before+1)
 	default:
 		fmt.Fprintf(&b, "Skills %d-%d", p.before+1, p.before+p.shown)
 	}
 	if len(req.query) > 0 {
-		fmt.Fprintf(&b, " of the %d matching %q (the agent has %d skills).", p.matched, req.raw, total)
+		fmt.Fprintf(&b, " of the %d whose name or trigger phrases match %q (the agent has %d skills).", p.matched, req.raw, total)
 	} else {
 		fmt.Fprintf(&b, " of %d.", total)
 	}

@@ -32,6 +32,8 @@ type paramDef struct {
 	required bool
 	enum     []string
 	desc     string
+	// min and max bound an integer; max 0 means no upper bound.
+	min, max int
 }
 
 // DefaultMaxAnswerBytes is the default bound on one tool answer
@@ -84,7 +86,10 @@ func (t *toolDef) inputSchema() map[string]any {
 	for _, p := range t.params {
 		prop := map[string]any{"type": p.kind, "description": p.desc}
 		if p.kind == "integer" {
-			prop["minimum"] = 0
+			prop["minimum"] = p.min
+			if p.max > 0 {
+				prop["maximum"] = p.max
+			}
 		}
 		if len(p.enum) > 0 {
 			prop["enum"] = p.enum
