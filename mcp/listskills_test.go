@@ -303,3 +303,54 @@ func TestJSONStringLen(t *testing.T) {
 		}
 	}
 }
+
+// TestToolDescriptionsBounded: on a large agent tools/list stays small, no
+// description invites an unbounded call, and fill_skill's values lists the
+// inputs of the skills that fit, then says where the others' are; on a
+// small agent it lists every skill's inputs.
+func TestToolDescriptionsBounded(t *testing.T) {
+	for _, n := range []int{4, 3000} {
+		var a *loader.Agent
+		if n == 4 {
+			a = openAda(t)
+		} else {
+			a = openSynth(t, n)
+		}
+		s := newServer(&Options{Agent: a})
+		res, err := s.toolsList(context.Background(), &call{version: version20251125, params: map[string]json.RawMessage{}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		wire, _ := json.Marshal(res)
+		if len(wire) > 16<<10 {
+			t.Errorf("%d skills: tools/list is %d bytes", n, len(wire))
+		}
+		var values string
+		for _, tool := range res.(*toolsListResult).Tools {
+			if strings.Contains(tool.Description, "call list_skills.") || strings.Contains(tool.Description, "see them all") {
+				t.Errorf("%d skills: %s's description invites listing everything: %q", n, tool.Name, tool.Description)
+			}
+			if tool.Name == toolFillSkill {
+				values = tool.InputSchema["properties"].(map[string]any)["values"].(map[string]any)["description"].(string)
+			}
+		}
+		snap := a.Snapshot()
+		listed, withTool := 0, 0
+		for i := 0; i < snap.Len(); i++ {
+			if sk := snap.Skill(i); sk.HasTool && strings.TrimSpace(sk.Tool) != "" {
+				withTool++
+				if strings.Contains(values, skillInputs(sk)) {
+					listed++
+				}
+			}
+		}
+		switch {
+		case len(values) > maxFillInputsBytes+400:
+			t.Errorf("%d skills: values description is %d bytes", n, len(values))
+		case n == 4 && (listed != withTool || withTool == 0):
+			t.Errorf("small agent: %d of %d skills' inputs listed: %q", listed, withTool, values)
+		case n > 4 && (listed == 0 || !strings.Contains(values, fmt.Sprintf("and %d more skills with commands", withTool-listed))):
+			t.Errorf("large agent: %d of %d listed, and the rest not pointed at: %q", listed, withTool, values)
+		}
+	}
+}
