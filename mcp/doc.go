@@ -16,9 +16,14 @@
 //     _meta, resultType, cache hints), decided per request on one
 //     connection, through one static method table and one function mapping
 //     Go errors to JSON-RPC errors;
-//   - the tools (tools.go, skilltools.go): list_skills, route_skill,
-//     get_skill, resolve_skill and fill_skill, whose names, arguments and
-//     text formats are a compatibility contract.
+//   - the tools (tools.go, skilltools.go, listskills.go, filltool.go):
+//     list_skills, route_skill, get_skill, resolve_skill and fill_skill,
+//     whose names, arguments and text formats are a compatibility contract.
+//     No tool answer passes Options.MaxAnswerBytes: list_skills pages under
+//     it (query, limit, cursor), and any other answer that would pass it is
+//     a tool error saying what to ask for instead;
+//   - progress (progress.go): a request that carries _meta.progressToken
+//     and waits on the routing index build gets notifications/progress.
 //
 // Requests are served concurrently (jsonrpc2.AsyncHandler); writes to
 // stdout are serialized, one message per line. The agent (Options.Open)
