@@ -171,6 +171,10 @@ func containsFold(s, w string) bool {
 // where it stops.
 type listPage struct {
 	arr     bytes.Buffer
+	scratch bytes.Buffer  // one entry being encoded
+	enc     *json.Encoder // writes to scratch
+	budget  int           // bytes the page may take in the answer
+	used    int           // bytes it takes so far
 	shown   int
 	next    int // where the next page starts
 	more    bool
@@ -206,12 +210,9 @@ type builtPage struct {
 }
 
 func (s *server) buildListPage(ctx context.Context, snap loader.Snapshot, req *listRequest) (builtPage, error) {
-	p := &listPage{next: snap.Len()}
-	budget := s.maxAnswerBytes() - listOverhead
-	used := 2 // the brackets, in text and structured content
-	var scratch bytes.Buffer
-	enc := json.NewEncoder(&scratch)
-	enc.SetEscapeHTML(false)
+	p := &listPage{next: snap.Len(), budget: s.maxAnswerBytes() - listOverhead, used: 2}
+	p.enc = json.NewEncoder(&p.scratch)
+	p.enc.SetEscapeHTML(false)
 	p.arr.WriteByte('[')
 	n, from := snap.Len(), 0
 	all := len(req.query) == 0
@@ -227,43 +228,27 @@ func (s *server) buildListPage(ctx context.Context, snap loader.Snapshot, req *l
 			continue
 		}
 		p.matched++
-		if i < req.start {
+		switch {
+		case i < req.start:
 			p.before++
 			continue
-		}
-		if full {
+		case full:
 			p.more = true
-			if all {
-				break // the count is n: no need to look further
+		default:
+			fits, size, err := p.add(snap, i)
+			switch {
+			case err != nil:
+				return builtPage{}, err
+			case fits && p.shown == req.limit:
+				full, p.next = true, i+1
+			case !fits && p.shown == 0:
+				return builtPage{tooBig: entryTooBig(snap.Skill(i).Name, size, s.maxAnswerBytes(), encodeListCursor(i+1, req.fp))}, nil
+			case !fits:
+				full, p.next, p.more = true, i, true
 			}
-			continue
 		}
-		scratch.Reset()
-		if err := enc.Encode(newListEntry(snap, i)); err != nil {
-			return builtPage{}, fmt.Errorf("encoding skill %q: %w", snap.Skill(i).Name, err)
-		}
-		e := bytes.TrimSuffix(scratch.Bytes(), []byte("\n"))
-		// The entry is sent twice: escaped in the text block, and as raw
-		// JSON in the structured content (which costs no more).
-		cost := 2 * (encodedStringLen(e) + 1)
-		if used+cost > budget {
-			if p.shown == 0 {
-				return builtPage{tooBig: entryTooBig(snap.Skill(i).Name, used+cost, s.maxAnswerBytes(), encodeListCursor(i+1, req.fp))}, nil
-			}
-			full, p.next, p.more = true, i, true
-			if all {
-				break
-			}
-			continue
-		}
-		if p.shown > 0 {
-			p.arr.WriteByte(',')
-		}
-		p.arr.Write(e)
-		used += cost
-		p.shown++
-		if p.shown == req.limit {
-			full, p.next = true, i+1
+		if p.more && all {
+			break // the count is n: no need to look further
 		}
 	}
 	if all {
@@ -271,6 +256,29 @@ func (s *server) buildListPage(ctx context.Context, snap loader.Snapshot, req *l
 	}
 	p.arr.WriteByte(']')
 	return builtPage{listPage: p}, nil
+}
+
+// add appends skill i's entry when the page's budget has room for it; it
+// returns whether it did, and the size the page would have had with it.
+func (p *listPage) add(snap loader.Snapshot, i int) (fits bool, size int, err error) {
+	p.scratch.Reset()
+	if err := p.enc.Encode(newListEntry(snap, i)); err != nil {
+		return false, 0, fmt.Errorf("encoding skill %q: %w", snap.Skill(i).Name, err)
+	}
+	e := bytes.TrimSuffix(p.scratch.Bytes(), []byte("\n"))
+	// The entry is sent twice: escaped in the text block, and as raw JSON
+	// in the structured content (which costs no more).
+	cost := 2 * (encodedStringLen(e) + 1)
+	if p.used+cost > p.budget {
+		return false, p.used + cost, nil
+	}
+	if p.shown > 0 {
+		p.arr.WriteByte(',')
+	}
+	p.arr.Write(e)
+	p.used += cost
+	p.shown++
+	return true, p.used, nil
 }
 
 // entryTooBig is list_skills' answer when one skill's entry alone passes
