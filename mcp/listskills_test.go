@@ -274,6 +274,11 @@ func TestAnswerBound(t *testing.T) {
 	if res.IsError {
 		t.Errorf("a small answer was refused: %s", res.Content[0].Text)
 	}
+	tiny := newServer(&Options{Agent: a, MaxAnswerBytes: 250})
+	wire, res := callTool(t, tiny, toolGetSkill, map[string]any{"name": "search"})
+	if !res.IsError || !strings.Contains(res.Content[0].Text, "get_skill's answer would be") || !strings.Contains(res.Content[0].Text, "body is too large") {
+		t.Errorf("get_skill over the bound: %s", wire)
+	}
 }
 
 func mustListRequest(t *testing.T, a *loader.Agent) *listRequest {
