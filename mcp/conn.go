@@ -10,6 +10,8 @@ import (
 	"log/slog"
 	"sync"
 	"time"
+
+	"github.com/sourcegraph/jsonrpc2"
 )
 
 // DefaultMaxInFlight is how many handler goroutines one connection runs at
@@ -298,7 +300,7 @@ func (c *conn) work(e *inflight) {
 // before it leaves the tracker, so the count is settled when EOF finds no
 // request left.
 func (c *conn) run(e *inflight) {
-	ctx, cancel := context.WithCancel(c.ctx)
+	ctx, cancel := context.WithCancel(withNotifier(c.ctx, c))
 	defer cancel()
 	if !c.tr.attach(e, cancel) {
 		c.credit(e.size)
@@ -349,6 +351,26 @@ func (c *conn) cancelled(params json.RawMessage) {
 	if c.tr.cancel(key) {
 		c.log.Debug("request cancelled", "id", string(p.RequestID))
 	}
+}
+
+// Notify sends a server notification (notifications/progress, …) on this
+// connection, after whatever answers are already waiting. It is the one
+// place the connection builds a message of its own, so it uses
+// sourcegraph/jsonrpc2's message type for the encoding.
+func (c *conn) Notify(ctx context.Context, method string, params any) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	req := &jsonrpc2.Request{Method: method, Notif: true}
+	if err := req.SetParams(params); err != nil {
+		return fmt.Errorf("encoding the params of %s: %w", method, err)
+	}
+	line, err := json.Marshal(req)
+	if err != nil {
+		return fmt.Errorf("encoding %s: %w", method, err)
+	}
+	c.put(line)
+	return nil
 }
 
 // scratch holds reusable answer buffers.

@@ -24,9 +24,14 @@
 //     through one static method table and one function mapping Go errors to
 //     JSON-RPC errors; answers that depend only on the catalog (tools/list,
 //     list_skills) encoded once per catalog (cache.go);
-//   - the tools (tools.go, skilltools.go): list_skills, route_skill,
-//     get_skill, resolve_skill and fill_skill, whose names, arguments and
-//     text formats are a compatibility contract.
+//   - the tools (tools.go, skilltools.go, listskills.go, filltool.go):
+//     list_skills, route_skill, get_skill, resolve_skill and fill_skill,
+//     whose names, arguments and text formats are a compatibility contract.
+//     No tool answer passes Options.MaxAnswerBytes: list_skills pages under
+//     it (query, limit, cursor), and any other answer that would pass it is
+//     a tool error saying what to ask for instead;
+//   - progress (progress.go): a request that carries _meta.progressToken
+//     and waits on the routing index build gets notifications/progress.
 //
 // The agent (Options.Open)
 // and the routing index load in the background: the handshake is answered

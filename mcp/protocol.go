@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+
+	"github.com/sourcegraph/jsonrpc2"
 )
 
 // Protocol revisions served (PROTOCOL §1). Dates compare as strings.
@@ -54,29 +56,35 @@ const (
 	metaServerInfo         = "io.modelcontextprotocol/serverInfo"
 )
 
-// JSON-RPC and MCP error codes (PROTOCOL §1.2, §2).
+// JSON-RPC and MCP error codes (docs/protocol.md). The JSON-RPC ones are
+// sourcegraph/jsonrpc2's.
 const (
-	codeParseError          int64 = -32700
-	codeInvalidRequest      int64 = -32600
-	codeMethodNotFound      int64 = -32601
-	codeInvalidParams       int64 = -32602
-	codeInternalError       int64 = -32603
+	codeParseError          int64 = jsonrpc2.CodeParseError
+	codeInvalidRequest      int64 = jsonrpc2.CodeInvalidRequest
+	codeMethodNotFound      int64 = jsonrpc2.CodeMethodNotFound
+	codeInvalidParams       int64 = jsonrpc2.CodeInvalidParams
+	codeInternalError       int64 = jsonrpc2.CodeInternalError
 	codeUnsupportedProtocol int64 = -32022
 )
 
-// wireError is a JSON-RPC error as a Go error. Handlers return it (wrapped
-// or not) to choose the code; toWire recovers it with errors.As.
-type wireError struct {
-	Code    int64  `json:"code"`
-	Message string `json:"message"`
-	Data    any    `json:"data,omitempty"`
-}
-
-func (e *wireError) Error() string { return fmt.Sprintf("%s (JSON-RPC %d)", e.Message, e.Code) }
+// wireError is a JSON-RPC error as a Go error: sourcegraph/jsonrpc2's error
+// object, so the codes and the encoding are the library's. Handlers return
+// it (wrapped or not) to choose the code; toWire recovers it with
+// errors.As.
+type wireError = jsonrpc2.Error
 
 // errorf builds a wireError with a formatted message.
 func errorf(code int64, format string, args ...any) *wireError {
 	return &wireError{Code: code, Message: fmt.Sprintf(format, args...)}
+}
+
+// errorData builds a wireError carrying data (nil: none).
+func errorData(code int64, msg string, data any) *wireError {
+	we := &wireError{Code: code, Message: msg}
+	if data != nil {
+		we.SetError(data)
+	}
+	return we
 }
 
 // toWire maps any Go error to the JSON-RPC error sent for it: a wireError

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/agent3md/agent3md/agentfile"
@@ -76,14 +77,22 @@ func (rs *routerSkills) Skill(i int) router.Skill {
 }
 
 // routerState is the index being built in the background. ready closes
-// once r or err is set; neither changes afterwards.
+// once r or err is set; neither changes afterwards. While it builds, the
+// build's progress is kept so that requests waiting on it can report it.
 type routerState struct {
 	ready chan struct{}
 	r     *router.Router
 	err   error
+
+	mu      sync.Mutex
+	done    int           // skills indexed so far
+	total   int           // skills to index; 0 until the build reports
+	changed chan struct{} // closed and replaced at each report
 }
 
-func newRouterState() *routerState { return &routerState{ready: make(chan struct{})} }
+func newRouterState() *routerState {
+	return &routerState{ready: make(chan struct{}), changed: make(chan struct{})}
+}
 
 // publish sets the outcome; it is called once.
 func (rs *routerState) publish(r *router.Router, err error) {
@@ -91,13 +100,54 @@ func (rs *routerState) publish(r *router.Router, err error) {
 	close(rs.ready)
 }
 
-// wait returns the router once it is built, or ctx's error first.
+// reporter returns a router.Options.Progress that records the build's
+// progress for waiting requests, then calls next (when set).
+func (rs *routerState) reporter(next func(done, total int)) func(done, total int) {
+	return func(done, total int) {
+		rs.mu.Lock()
+		rs.done, rs.total = done, total
+		close(rs.changed)
+		rs.changed = make(chan struct{})
+		rs.mu.Unlock()
+		if next != nil {
+			next(done, total)
+		}
+	}
+}
+
+// progress returns the build's progress and a channel closed at the next
+// report.
+func (rs *routerState) progress() (done, total int, changed <-chan struct{}) {
+	rs.mu.Lock()
+	defer rs.mu.Unlock()
+	return rs.done, rs.total, rs.changed
+}
+
+// wait returns the router once it is built, or ctx's error first. A
+// request that carried a progress token is sent the build's progress
+// while it waits (a cold 100,000-skill index takes seconds).
 func (rs *routerState) wait(ctx context.Context) (*router.Router, error) {
 	select {
 	case <-rs.ready:
 		return rs.r, rs.err
-	case <-ctx.Done():
-		return nil, ctx.Err()
+	default:
+	}
+	sink := progressFor(ctx)
+	for {
+		done, total, changed := rs.progress()
+		if total > 0 {
+			sink.send(ctx, done, total, "building the routing index, skills indexed")
+		}
+		if sink == nil {
+			changed = nil // nothing to report: wait for the outcome only
+		}
+		select {
+		case <-rs.ready:
+			return rs.r, rs.err
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-changed:
+		}
 	}
 }
 

@@ -55,6 +55,11 @@ type Options struct {
 	// client that never reads cannot grow the server's memory without
 	// bound.
 	MaxPendingBytes int64
+	// MaxAnswerBytes bounds one tool answer (default
+	// DefaultMaxAnswerBytes, 4 MiB): list_skills pages under it, and any
+	// other answer that would pass it is a tool error saying what to ask
+	// for instead.
+	MaxAnswerBytes int
 	// Logger receives diagnostics; it must not write to the protocol
 	// stream (default: discard).
 	Logger *slog.Logger
@@ -122,6 +127,7 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, opts *Options) erro
 			return
 		}
 		ro := s.routerOptions()
+		ro.Progress = s.routing.reporter(ro.Progress)
 		if prep != nil && ro.ContentHash == s.opts.Head.ContentHash {
 			ro.Prepared = prep
 		} else {
@@ -256,9 +262,7 @@ type server struct {
 	methods    map[string]methodSpec
 	cache      answerCache
 
-	namesMu  sync.Mutex
-	names    string             // get_skill's "Available skills" sentence
-	namesFor *agentfile.Catalog // the catalog names was built from
+	descs toolDescs // the tool descriptions' parts built from the catalog
 
 	instrMu    sync.Mutex
 	instr      string
@@ -421,11 +425,8 @@ func modernCall(method string, params, meta map[string]json.RawMessage) (*call, 
 		return nil, errorf(codeInvalidParams, "Invalid params: params._meta[%q] must be an object", metaClientCapabilities)
 	}
 	if version != version20260728 {
-		return nil, &wireError{
-			Code:    codeUnsupportedProtocol,
-			Message: "Unsupported protocol version: " + version,
-			Data:    map[string]any{"supported": supportedVersions, "requested": version},
-		}
+		return nil, errorData(codeUnsupportedProtocol, "Unsupported protocol version: "+version,
+			map[string]any{"supported": supportedVersions, "requested": version})
 	}
 	return &call{method: method, params: params, version: version, modern: true}, nil
 }

@@ -18,9 +18,15 @@ var (
 	listSkillsTool = &toolDef{
 		name:  toolListSkills,
 		title: "List skills",
-		desc: "List every skill this agent offers, with its trigger phrases, typed inputs, command template and dependencies, as JSON. " +
-			"Call it to see what the agent can do or to look up a skill's exact name and inputs.",
-		output: json.RawMessage(`{"type":"object","properties":{"agent":{"type":"string"},"skills":{"type":"array","items":{"type":"object","properties":{"name":{"type":"string"},"z":{"type":"number"},"description":{"type":"string"},"triggers":{"type":"array","items":{"type":"string"}},"inputs":{"type":"array","items":{"type":"object","properties":{"name":{"type":"string"},"type":{"type":"string"},"required":{"type":"boolean"}},"required":["name","type","required"]}},"tool":{"type":"string"},"cost":{"type":"string"},"deps":{"type":"array","items":{"type":"string"}}},"required":["name","z","description","triggers","inputs","deps"]}}},"required":["agent","skills"]}`),
+		desc: "List the agent's skills as a JSON array in source order: each skill's name, z, trigger phrases, cost tag and command template (null when absent), then its description, typed inputs and dependencies. " +
+			"One call returns at most limit skills (default 200, at most 1000); when there are more, a second text block and structuredContent give the total and the cursor of the next page. " +
+			"Pass query to list only the skills whose name or trigger phrases contain every word of it. To find the skill for a request, route_skill is cheaper.",
+		params: []paramDef{
+			{name: "query", kind: "string", desc: "only skills whose name or trigger phrases contain every word of this, ignoring case"},
+			{name: "limit", kind: "integer", min: 1, max: maxListLimit, desc: "at most this many skills (1 to 1000; default 200)"},
+			{name: "cursor", kind: "string", desc: "the nextCursor of the previous answer, to get the next page (with the same query)"},
+		},
+		output: json.RawMessage(`{"type":"object","properties":{"skills":{"type":"array","items":{"type":"object","properties":{"name":{"type":"string"},"z":{"type":"number"},"triggers":{"type":"array","items":{"type":"string"}},"cost":{"type":["string","null"]},"tool":{"type":["string","null"]},"description":{"type":"string"},"inputs":{"type":"array","items":{"type":"object","properties":{"name":{"type":"string"},"type":{"type":"string"},"required":{"type":"boolean"}},"required":["name","type","required"]}},"deps":{"type":"array","items":{"type":"string"}}},"required":["name","z","triggers","cost","tool","description","inputs","deps"]}},"total":{"type":"integer"},"matched":{"type":"integer"},"nextCursor":{"type":"string"}},"required":["skills","total","matched"]}`),
 		run:    (*server).listSkills,
 	}
 	routeSkillTool = &toolDef{
@@ -34,37 +40,28 @@ var (
 				desc: `"ranked" (default: stemmed phrase matching, relevance tie-breaks, relaxed matches when no phrase hits) or "spec" (exact agent3md/1 trigger matching)`},
 			{name: "limit", kind: "integer", desc: "at most this many matches; 0 means all; absent means 10 in ranked mode and all in spec mode"},
 		},
-		output: json.RawMessage(`{"type":"object","properties":{"matches":{"type":"array","items":{"type":"object","properties":{"name":{"type":"string"},"z":{"type":"number"},"score":{"type":"integer"},"relevance":{"type":"number"},"hits":{"type":"array","items":{"type":"string"}},"tier":{"type":"string","enum":["phrase","relaxed"]}},"required":["name","z","score","relevance","hits","tier"]}}},"required":["matches"]}`),
-		run:    (*server).routeSkill,
+		output:  json.RawMessage(`{"type":"object","properties":{"matches":{"type":"array","items":{"type":"object","properties":{"name":{"type":"string"},"z":{"type":"number"},"score":{"type":"integer"},"relevance":{"type":"number"},"hits":{"type":"array","items":{"type":"string"}},"tier":{"type":"string","enum":["phrase","relaxed"]},"inputs":{"type":"array","items":{"type":"object","properties":{"name":{"type":"string"},"type":{"type":"string"},"required":{"type":"boolean"}},"required":["name","type","required"]}},"cost":{"type":["string","null"]},"confirm":{"type":"boolean"}},"required":["name","z","score","relevance","hits","tier","inputs","cost","confirm"]}}},"required":["matches"]}`),
+		bigHint: hint("pass a smaller limit"),
+		run:     (*server).routeSkill,
 	}
 	getSkillTool = &toolDef{
-		name:   toolGetSkill,
-		title:  "Get a skill",
-		desc:   "Load one skill's instructions (its Markdown body) by name. Call it once you know which skill to follow.",
-		params: []paramDef{{name: "name", kind: "string", required: true, desc: "the skill's name, as list_skills or route_skill gives it"}},
-		output: json.RawMessage(`{"type":"object","properties":{"name":{"type":"string"},"body":{"type":"string"}},"required":["name","body"]}`),
-		run:    (*server).getSkill,
+		name:    toolGetSkill,
+		title:   "Get a skill",
+		desc:    "Load one skill's instructions (its Markdown body) by name. Call it once you know which skill to follow.",
+		params:  []paramDef{{name: "name", kind: "string", required: true, desc: "the skill's name, as list_skills or route_skill gives it"}},
+		output:  json.RawMessage(`{"type":"object","properties":{"name":{"type":"string"},"body":{"type":"string"}},"required":["name","body"]}`),
+		bigHint: hint("the skill's body is too large to send in one answer; ask the operator to raise the bound"),
+		run:     (*server).getSkill,
 	}
 	resolveSkillTool = &toolDef{
 		name:  toolResolveSkill,
 		title: "Resolve a skill with its dependencies",
 		desc: "Load a skill together with every skill it depends on (depth-first, each once), each as a \"### name\" section. " +
 			"Call it instead of get_skill when the skill links to other skills.",
-		params: []paramDef{{name: "name", kind: "string", required: true, desc: "the skill's name, as list_skills or route_skill gives it"}},
-		output: json.RawMessage(`{"type":"object","properties":{"skills":{"type":"array","items":{"type":"object","properties":{"name":{"type":"string"},"z":{"type":"number"},"body":{"type":"string"}},"required":["name","z","body"]}}},"required":["skills"]}`),
-		run:    (*server).resolveSkill,
-	}
-	fillSkillTool = &toolDef{
-		name:  toolFillSkill,
-		title: "Fill a skill's command",
-		desc: "Fill a skill's command template with input values and get back the shell-quoted command, the required inputs still missing, and values of the wrong type. " +
-			"It never runs anything: run the command yourself once it is ready.",
-		params: []paramDef{
-			{name: "name", kind: "string", required: true, desc: "the skill's name, as list_skills or route_skill gives it"},
-			{name: "values", kind: "object", desc: "input name -> value (strings, numbers or booleans; objects and arrays are passed as compact JSON text)"},
-		},
-		output: json.RawMessage(`{"type":"object","properties":{"skill":{"type":"string"},"command":{"type":"string"},"hasTool":{"type":"boolean"},"ready":{"type":"boolean"},"missing":{"type":"array","items":{"type":"string"}},"invalid":{"type":"array","items":{"type":"object","properties":{"name":{"type":"string"},"type":{"type":"string"},"reason":{"type":"string"}},"required":["name","type","reason"]}},"unknown":{"type":"array","items":{"type":"string"}},"omitted":{"type":"array","items":{"type":"string"}},"unbound":{"type":"array","items":{"type":"string"}}},"required":["skill","command","hasTool","ready","missing","invalid","unknown","omitted","unbound"]}`),
-		run:    (*server).fillSkill,
+		params:  []paramDef{{name: "name", kind: "string", required: true, desc: "the skill's name, as list_skills or route_skill gives it"}},
+		output:  json.RawMessage(`{"type":"object","properties":{"skills":{"type":"array","items":{"type":"object","properties":{"name":{"type":"string"},"z":{"type":"number"},"body":{"type":"string"}},"required":["name","z","body"]}}},"required":["skills"]}`),
+		bigHint: resolveHint,
+		run:     (*server).resolveSkill,
 	}
 )
 
@@ -83,60 +80,24 @@ func (s *server) unknownSkill(err error, name string) (*toolOutcome, error) {
 	if len(closest) > 0 {
 		msg += " (closest: " + strings.Join(closest, ", ") + ")"
 	}
-	msg += `. Argument "name" must be one of the agent's skill names; call list_skills to see them all.`
+	msg += `. Argument "name" must be one of the agent's skill names: find it with route_skill, or with list_skills and a query.`
 	return &toolOutcome{text: msg, isError: true}, nil
 }
 
-type catalogInput struct {
-	Name     string `json:"name"`
-	Type     string `json:"type"`
-	Required bool   `json:"required"`
-}
-
-type catalogSkill struct {
-	Name        string         `json:"name"`
-	Z           float64        `json:"z"`
-	Description string         `json:"description"`
-	Triggers    []string       `json:"triggers"`
-	Inputs      []catalogInput `json:"inputs"`
-	Tool        string         `json:"tool,omitempty"`
-	Cost        string         `json:"cost,omitempty"`
-	Deps        []string       `json:"deps"`
-}
-
-type skillCatalog struct {
-	Agent  string         `json:"agent"`
-	Skills []catalogSkill `json:"skills"`
-}
-
-func (s *server) listSkills(ctx context.Context, _ map[string]json.RawMessage) (*toolOutcome, error) {
-	infos := s.agent.Skills()
-	cat := skillCatalog{Agent: s.agentName(), Skills: make([]catalogSkill, 0, len(infos))}
-	for _, in := range infos {
-		cs := catalogSkill{
-			Name: in.Name, Z: in.Z, Description: in.Description,
-			Triggers: nonNil(in.Triggers), Inputs: make([]catalogInput, len(in.Inputs)),
-			Tool: in.Tool, Cost: in.Cost, Deps: nonNil(in.Deps),
-		}
-		for i, input := range in.Inputs {
-			cs.Inputs[i] = catalogInput{Name: input.Name, Type: input.Type, Required: !input.Optional}
-		}
-		cat.Skills = append(cat.Skills, cs)
-	}
-	text, err := marshalText(cat)
-	if err != nil {
-		return nil, err
-	}
-	return &toolOutcome{text: text, structured: cat}, nil
-}
-
+// routeMatch is one structured route_skill match: what the router found,
+// then what a model needs to go on without another call (the skill's
+// inputs for fill_skill, its cost tag) and whether to ask the user before
+// running it (a cost tag, or a relaxed match).
 type routeMatch struct {
-	Name      string   `json:"name"`
-	Z         float64  `json:"z"`
-	Score     int      `json:"score"`
-	Relevance float64  `json:"relevance"`
-	Hits      []string `json:"hits"`
-	Tier      string   `json:"tier"`
+	Name      string         `json:"name"`
+	Z         float64        `json:"z"`
+	Score     int            `json:"score"`
+	Relevance float64        `json:"relevance"`
+	Hits      []string       `json:"hits"`
+	Tier      string         `json:"tier"`
+	Inputs    []catalogInput `json:"inputs"`
+	Cost      *string        `json:"cost"`
+	Confirm   bool           `json:"confirm"`
 }
 
 // defaultRankedLimit bounds route_skill's ranked answer when the caller
@@ -178,7 +139,18 @@ func (s *server) routeSkill(ctx context.Context, args map[string]json.RawMessage
 	res := routeResult{Matches: make([]routeMatch, len(matches))}
 	lines := make([]string, len(matches))
 	for i, m := range matches {
-		res.Matches[i] = routeMatch{Name: m.Name, Z: m.Z, Score: m.Score, Relevance: m.Relevance, Hits: nonNil(m.Hits), Tier: m.Tier}
+		rm := routeMatch{Name: m.Name, Z: m.Z, Score: m.Score, Relevance: m.Relevance, Hits: nonNil(m.Hits), Tier: m.Tier, Inputs: []catalogInput{}}
+		if sk, err := s.agent.SkillByZ(m.Z); err == nil {
+			for _, in := range sk.Inputs {
+				rm.Inputs = append(rm.Inputs, catalogInput{Name: in.Name, Type: in.Type, Required: !in.Optional})
+			}
+			if sk.Cost != "" {
+				cost := sk.Cost
+				rm.Cost = &cost
+			}
+		}
+		rm.Confirm = rm.Cost != nil || m.Tier == "relaxed"
+		res.Matches[i] = rm
 		lines[i] = fmt.Sprintf("%s  (score %d; matched: %s)", m.Name, m.Score, strings.Join(m.Hits, ", "))
 	}
 	if len(lines) == 0 {
@@ -199,6 +171,19 @@ func (s *server) getSkill(ctx context.Context, args map[string]json.RawMessage) 
 		return s.unknownSkill(err, name)
 	}
 	return &toolOutcome{text: body, structured: skillBody{Name: name, Body: body}}, nil
+}
+
+// resolveHint says how to load a chain too large for one answer.
+func resolveHint(out *toolOutcome) string {
+	res, ok := out.structured.(resolveResult)
+	if !ok || len(res.Skills) == 0 {
+		return "load the skill and each of its dependencies with get_skill, one per call"
+	}
+	names := make([]string, len(res.Skills))
+	for i, r := range res.Skills {
+		names[i] = r.Name
+	}
+	return "load these skills with get_skill instead, one per call, in this order: " + clip(strings.Join(names, ", "), 2000)
 }
 
 type resolvedSkill struct {
@@ -224,100 +209,6 @@ func (s *server) resolveSkill(ctx context.Context, args map[string]json.RawMessa
 		parts[i] = "### " + r.Name + "\n" + r.Body
 	}
 	return &toolOutcome{text: strings.Join(parts, "\n\n"), structured: res}, nil
-}
-
-type fillResult struct {
-	Skill   string                `json:"skill"`
-	Command string                `json:"command"`
-	HasTool bool                  `json:"hasTool"`
-	Ready   bool                  `json:"ready"`
-	Missing []string              `json:"missing"`
-	Invalid []loader.InputProblem `json:"invalid"`
-	Unknown []string              `json:"unknown"`
-	Omitted []string              `json:"omitted"`
-	Unbound []string              `json:"unbound"`
-}
-
-func (s *server) fillSkill(ctx context.Context, args map[string]json.RawMessage) (*toolOutcome, error) {
-	name := stringArg(args, "name")
-	values, problem := fillValues(args["values"])
-	if problem != "" {
-		return &toolOutcome{text: problem, isError: true}, nil
-	}
-	f, err := s.agent.Command(name, values)
-	if err != nil {
-		return s.unknownSkill(err, name)
-	}
-	res := fillResult{
-		Skill: f.Skill, Command: f.Command, HasTool: f.HasTool, Ready: f.Ready,
-		Missing: nonNil(f.Missing), Invalid: f.Invalid, Unknown: nonNil(f.Unknown),
-		Omitted: nonNil(f.Omitted), Unbound: nonNil(f.Unbound),
-	}
-	if res.Invalid == nil {
-		res.Invalid = []loader.InputProblem{}
-	}
-	if !f.HasTool {
-		return &toolOutcome{isError: true, text: fmt.Sprintf(
-			"skill %s has no command template (tool=) to fill; follow its instructions from get_skill instead", name)}, nil
-	}
-	return &toolOutcome{text: fillText(res), structured: res, isError: len(res.Invalid) > 0}, nil
-}
-
-// fillText is fill_skill's text: the command, then what still stops it.
-func fillText(f fillResult) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "command: %s\nready: %t", f.Command, f.Ready)
-	if len(f.Missing) > 0 {
-		fmt.Fprintf(&b, "\nmissing required inputs: %s", strings.Join(f.Missing, ", "))
-	}
-	for _, p := range f.Invalid {
-		fmt.Fprintf(&b, "\ninvalid value for %s (%s): %s", p.Name, p.Type, p.Reason)
-	}
-	if len(f.Unbound) > 0 {
-		fmt.Fprintf(&b, "\nplaceholders with no declared input: %s", strings.Join(f.Unbound, ", "))
-	}
-	if len(f.Omitted) > 0 {
-		fmt.Fprintf(&b, "\noptional inputs left out: %s", strings.Join(f.Omitted, ", "))
-	}
-	if len(f.Unknown) > 0 {
-		fmt.Fprintf(&b, "\nvalues for undeclared inputs: %s", strings.Join(f.Unknown, ", "))
-	}
-	return b.String()
-}
-
-// fillValues turns fill_skill's values into strings: strings as they are,
-// numbers and booleans as written, objects and arrays as compact JSON; a
-// null value counts as not given.
-func fillValues(raw json.RawMessage) (map[string]string, string) {
-	values := map[string]string{}
-	if len(raw) == 0 || string(raw) == "null" {
-		return values, ""
-	}
-	var obj map[string]json.RawMessage
-	if err := json.Unmarshal(raw, &obj); err != nil {
-		return nil, `argument "values" must be an object of input name -> value`
-	}
-	for k, v := range obj {
-		switch jsonKind(v) {
-		case "null":
-			continue
-		case "string":
-			var sv string
-			if err := json.Unmarshal(v, &sv); err != nil {
-				return nil, fmt.Sprintf("argument \"values\": input %q: %v", k, err)
-			}
-			values[k] = sv
-		case "object", "array":
-			var b bytes.Buffer
-			if err := json.Compact(&b, v); err != nil {
-				return nil, fmt.Sprintf("argument \"values\": input %q: %v", k, err)
-			}
-			values[k] = b.String()
-		default:
-			values[k] = string(bytes.TrimSpace(v))
-		}
-	}
-	return values, ""
 }
 
 // marshalText encodes v as compact JSON without HTML escaping, for a text

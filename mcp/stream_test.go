@@ -177,7 +177,7 @@ func TestToWire(t *testing.T) {
 		{"wire error", errorf(codeMethodNotFound, "x"), codeMethodNotFound},
 		{"wrapped wire error", fmt.Errorf("context: %w", errorf(codeInvalidParams, "y")), codeInvalidParams},
 		{"plain error", errors.New("disk on fire"), codeInternalError},
-		{"with data", &wireError{Code: codeUnsupportedProtocol, Message: "v", Data: map[string]any{"requested": "x"}}, codeUnsupportedProtocol},
+		{"with data", errorData(codeUnsupportedProtocol, "v", map[string]any{"requested": "x"}), codeUnsupportedProtocol},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // Tool names: a compatibility contract with the public reference server.
@@ -31,12 +32,24 @@ type paramDef struct {
 	required bool
 	enum     []string
 	desc     string
+	// min and max bound an integer; max 0 means no upper bound.
+	min, max int
 }
 
-// toolOutcome is what a tool produced: text for the model, the same data
-// as structured content, or an error the model can act on.
+// DefaultMaxAnswerBytes is the default bound on one tool answer
+// (Options.MaxAnswerBytes): 4 MiB, well under the 10 MB a TypeScript SDK
+// client reads in one line. list_skills pages to stay under it; any other
+// tool answer that would pass it becomes a tool error saying what to ask
+// for instead.
+const DefaultMaxAnswerBytes = 4 << 20
+
+// toolOutcome is what a tool produced: text for the model (and, rarely,
+// further text blocks after it), the same data as structured content, or
+// an error the model can act on. structured may be a json.RawMessage the
+// tool encoded itself.
 type toolOutcome struct {
 	text       string
+	extra      []string
 	structured any
 	isError    bool
 }
@@ -48,7 +61,10 @@ type toolDef struct {
 	desc   string // for get_skill, the skill names are appended at list time
 	params []paramDef
 	output json.RawMessage // outputSchema (2025-06-18+)
-	run    func(s *server, ctx context.Context, args map[string]json.RawMessage) (*toolOutcome, error)
+	// bigHint ends the error sent when the answer out would pass the
+	// answer bound: what to ask for instead. Nil for a generic error.
+	bigHint func(out *toolOutcome) string
+	run     func(s *server, ctx context.Context, args map[string]json.RawMessage) (*toolOutcome, error)
 }
 
 // toolTable is the served tools in list order.
@@ -70,7 +86,10 @@ func (t *toolDef) inputSchema() map[string]any {
 	for _, p := range t.params {
 		prop := map[string]any{"type": p.kind, "description": p.desc}
 		if p.kind == "integer" {
-			prop["minimum"] = 0
+			prop["minimum"] = p.min
+			if p.max > 0 {
+				prop["maximum"] = p.max
+			}
 		}
 		if len(p.enum) > 0 {
 			prop["enum"] = p.enum
@@ -115,14 +134,19 @@ func (s *server) toolsList(ctx context.Context, c *call) (any, error) {
 	if cur, ok := c.params["cursor"]; ok && string(cur) != "null" {
 		return nil, errorf(codeInvalidParams, "Invalid params: unknown cursor %s (every tool is on the first page)", cur)
 	}
-	if _, err := s.awaitAgent(ctx); err != nil { // get_skill's description names the skills
+	if _, err := s.awaitAgent(ctx); err != nil { // descriptions name the skills and their inputs
 		return nil, err
 	}
+	names, inputs := s.descs.get(s.agent)
 	out := &toolsListResult{Tools: make([]toolJSON, 0, len(toolTable))}
 	for _, t := range toolTable {
 		tj := toolJSON{Name: t.name, Description: t.desc, InputSchema: t.inputSchema()}
-		if t.name == toolGetSkill {
-			tj.Description += " " + s.skillNamesSentence()
+		switch t.name {
+		case toolGetSkill:
+			tj.Description += " " + names
+		case toolFillSkill:
+			values := tj.InputSchema["properties"].(map[string]any)["values"].(map[string]any)
+			values["description"] = values["description"].(string) + " " + inputs
 		}
 		if c.atLeast(version20250618) {
 			tj.Title = t.title
@@ -136,17 +160,10 @@ func (s *server) toolsList(ctx context.Context, c *call) (any, error) {
 	return out, nil
 }
 
-// skillNamesSentence names the agent's skills within maxSkillNamesBytes. It
-// is computed once per catalog (the loader swaps in a new one when the file
-// changes).
+// skillNamesSentence names the agent's skills within maxSkillNamesBytes.
 func (s *server) skillNamesSentence() string {
-	cat := s.agent.Catalog()
-	s.namesMu.Lock()
-	defer s.namesMu.Unlock()
-	if s.namesFor != cat || cat == nil {
-		s.names, s.namesFor = buildSkillNames(s.agent.SkillNames()), cat
-	}
-	return s.names
+	names, _ := s.descs.get(s.agent)
+	return names
 }
 
 func buildSkillNames(skills []string) string {
@@ -168,7 +185,7 @@ func buildSkillNames(skills []string) string {
 		shown++
 	}
 	if shown < len(skills) {
-		fmt.Fprintf(&b, " … and %d more; call list_skills.", len(skills)-shown)
+		fmt.Fprintf(&b, " … and %d more: find one with route_skill, or with list_skills and a query.", len(skills)-shown)
 	} else {
 		b.WriteString(".")
 	}
@@ -182,9 +199,9 @@ type textContent struct {
 
 type toolCallResult struct {
 	modernFields
-	Content           []textContent `json:"content"`
-	StructuredContent any           `json:"structuredContent,omitempty"`
-	IsError           bool          `json:"isError,omitempty"`
+	Content           []textContent   `json:"content"`
+	StructuredContent json.RawMessage `json:"structuredContent,omitempty"`
+	IsError           bool            `json:"isError,omitempty"`
 }
 
 // toolsCall answers tools/call. A malformed call or an unknown tool is a
@@ -209,15 +226,125 @@ func (s *server) toolsCall(ctx context.Context, c *call) (any, error) {
 		}
 		return nil, errorf(codeInvalidParams, "Unknown tool: %s (tools: %s)", name, strings.Join(names, ", "))
 	}
-	out, err := s.runTool(ctx, t, args)
+	out, err := s.runTool(withProgressToken(ctx, c.params), t, args)
 	if err != nil {
 		return nil, err
 	}
-	res := &toolCallResult{Content: []textContent{{Type: "text", Text: out.text}}, IsError: out.isError}
-	if !out.isError && c.atLeast(version20250618) {
-		res.StructuredContent = out.structured
+	res, err := s.toolResult(t, out, !out.isError && c.atLeast(version20250618))
+	if err != nil {
+		return nil, err
 	}
 	return res, nil
+}
+
+// toolResult turns an outcome into the result sent, with structured
+// content when the revision has it. The structured content is encoded here,
+// once, so the answer's size is known before it is sent: one that would
+// pass the answer bound becomes a tool error saying what to ask instead.
+func (s *server) toolResult(t *toolDef, out *toolOutcome, structured bool) (*toolCallResult, error) {
+	res := &toolCallResult{Content: make([]textContent, 0, 1+len(out.extra)), IsError: out.isError}
+	res.Content = append(res.Content, textContent{Type: "text", Text: out.text})
+	for _, x := range out.extra {
+		res.Content = append(res.Content, textContent{Type: "text", Text: x})
+	}
+	if structured && out.structured != nil {
+		raw, ok := out.structured.(json.RawMessage)
+		if !ok {
+			b, err := marshalText(out.structured)
+			if err != nil {
+				return nil, fmt.Errorf("encoding %s's structured content: %w", t.name, err)
+			}
+			raw = json.RawMessage(b)
+		}
+		res.StructuredContent = raw
+	}
+	if size, limit := res.wireSize(), s.maxAnswerBytes(); size > limit {
+		msg := fmt.Sprintf("%s's answer would be %d bytes, over this server's %d-byte bound on one answer (--max-answer-bytes)", t.name, size, limit)
+		if t.bigHint != nil {
+			msg += ": " + t.bigHint(out)
+		}
+		return &toolCallResult{Content: []textContent{{Type: "text", Text: msg}}, IsError: true}, nil
+	}
+	return res, nil
+}
+
+// wireSize bounds the result's encoded size: its strings escaped as
+// encoding/json escapes them, plus the keys and punctuation around them.
+func (r *toolCallResult) wireSize() int {
+	n := 64
+	for _, c := range r.Content {
+		n += 32 + jsonStringLen(c.Text)
+	}
+	return n + len(r.StructuredContent) + 5*htmlBytes(r.StructuredContent)
+}
+
+// jsonStringLen bounds the length of s encoded as a JSON string by
+// encoding/json, HTML escaping on, quotes included.
+func jsonStringLen(s string) int {
+	n := 2
+	for i := 0; i < len(s); {
+		c := s[i]
+		switch {
+		case c == '"' || c == '\\' || c == '\n' || c == '\r' || c == '\t':
+			n += 2
+		case c < 0x20 || c == '<' || c == '>' || c == '&':
+			n += 6
+		case c < utf8.RuneSelf:
+			n++
+		default:
+			r, size := utf8.DecodeRuneInString(s[i:])
+			switch {
+			case r == utf8.RuneError && size == 1, r == '\u2028', r == '\u2029':
+				n += 6 // \ufffd, \u2028, \u2029
+			default:
+				n += size
+			}
+			i += size
+			continue
+		}
+		i++
+	}
+	return n
+}
+
+// encodedStringLen is jsonStringLen for text encoding/json wrote itself
+// (no control bytes, valid UTF-8, U+2028 and U+2029 already escaped).
+func encodedStringLen(b []byte) int {
+	n := 2 + len(b)
+	for _, c := range b {
+		switch c {
+		case '"', '\\':
+			n++
+		case '<', '>', '&':
+			n += 5
+		}
+	}
+	return n
+}
+
+// htmlBytes counts the bytes encoding/json rewrites as \u00XX when it
+// re-encodes raw JSON.
+func htmlBytes(b []byte) int {
+	n := 0
+	for _, c := range b {
+		if c == '<' || c == '>' || c == '&' {
+			n++
+		}
+	}
+	return n
+}
+
+// hint is a bigHint that says the same whatever the answer.
+func hint(s string) func(*toolOutcome) string {
+	return func(*toolOutcome) string { return s }
+}
+
+// maxAnswerBytes is the bound on one tool answer.
+func (s *server) maxAnswerBytes() int {
+	if s.opts.MaxAnswerBytes > 0 {
+		return s.opts.MaxAnswerBytes
+	}
+	return DefaultMaxAnswerBytes
 }
 
 // runTool validates the arguments and runs the tool; argument problems and

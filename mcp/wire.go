@@ -281,5 +281,5 @@ func errorLine(rawID json.RawMessage, code int64, msg string, data any) []byte {
 	if rawID == nil {
 		rawID = json.RawMessage("null")
 	}
-	return appendAnswer(nil, rawID, nil, &wireError{Code: code, Message: msg, Data: data})
+	return appendAnswer(nil, rawID, nil, errorData(code, msg, data))
 }

@@ -1,0 +1,49 @@
+package loader
+
+import "github.com/agent3md/agent3md/agentfile"
+
+// Snapshot is one scan of the agent file, read in place. Skills copies the
+// whole body-less catalog per call (16 MB at 100,000 skills); a server that
+// pages through a large catalog, or filters it, reads a Snapshot instead and
+// builds entries only for the skills it shows. Every method reads the same
+// scan, so a page never mixes two versions of the file. The zero Snapshot
+// has no skills.
+type Snapshot struct{ st *state }
+
+// Snapshot returns the scan in force.
+func (a *Agent) Snapshot() Snapshot { return Snapshot{a.current()} }
+
+// Len is the number of skills.
+func (s Snapshot) Len() int {
+	if s.st == nil {
+		return 0
+	}
+	return len(s.st.info.Skills)
+}
+
+// Catalog is the scanned catalog; it must not be modified.
+func (s Snapshot) Catalog() *agentfile.Catalog {
+	if s.st == nil {
+		return nil
+	}
+	return s.st.cat
+}
+
+// Skill returns skill i (0 <= i < Len, source order); it must not be
+// modified.
+func (s Snapshot) Skill(i int) *agentfile.Skill { return &s.st.info.Skills[i] }
+
+// Plane returns skill i's plane; it must not be modified.
+func (s Snapshot) Plane(i int) *agentfile.Plane {
+	return &s.st.cat.Planes[s.st.info.Skills[i].Plane]
+}
+
+// DepNames returns the names of the skills skill i links to, in body order,
+// each once, leaving out links to no skill: SkillInfo.Deps.
+func (s Snapshot) DepNames(i int) []string {
+	deps := make([]string, 0, len(s.st.deps[i]))
+	for _, j := range unique(s.st.deps[i]) {
+		deps = append(deps, s.st.names[j])
+	}
+	return deps
+}

@@ -1,0 +1,356 @@
+package mcp
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/agent3md/agent3md/loader"
+)
+
+// list_skills pages: a client written for the reference reads the whole
+// catalog from one answer, and an agent small enough for one page still
+// gets exactly that. A 100,000-skill catalog in one answer is an 85 MB
+// line, past what real clients read (the TypeScript SDK's stdio reader
+// stops at 10 MB), so larger agents are answered a page at a time.
+const (
+	// defaultListLimit is the page size when the call names none.
+	defaultListLimit = 200
+	// maxListLimit is the largest page a call may ask for.
+	maxListLimit = 1000
+	// listOverhead is what a page keeps free of its answer budget for the
+	// envelope, the second text block and the cursor.
+	listOverhead = 1024
+	// cursorPrefix versions the cursor's encoding.
+	cursorPrefix = "ls1:"
+)
+
+// listEntry is one skill of list_skills: the reference server's five fields
+// first and in its order (cost and tool null when absent), richer fields
+// after.
+type listEntry struct {
+	Name        string         `json:"name"`
+	Z           float64        `json:"z"`
+	Triggers    []string       `json:"triggers"`
+	Cost        *string        `json:"cost"`
+	Tool        *string        `json:"tool"`
+	Description string         `json:"description"`
+	Inputs      []catalogInput `json:"inputs"`
+	Deps        []string       `json:"deps"`
+}
+
+type catalogInput struct {
+	Name     string `json:"name"`
+	Type     string `json:"type"`
+	Required bool   `json:"required"`
+}
+
+// newListEntry builds skill i's entry from the scan, in place.
+func newListEntry(snap loader.Snapshot, i int) listEntry {
+	s, pl := snap.Skill(i), snap.Plane(i)
+	e := listEntry{
+		Name: s.Name, Z: s.Z, Triggers: nonNil(s.Triggers), Description: pl.Description,
+		Inputs: make([]catalogInput, len(s.Inputs)), Deps: snap.DepNames(i),
+	}
+	// As the reference reads them: cost as written whenever the attribute
+	// is present, the tool trimmed and null when blank.
+	if cost, ok := pl.Attributes.Get("cost"); ok {
+		e.Cost = &cost
+	}
+	if tool := strings.TrimSpace(s.Tool); s.HasTool && tool != "" {
+		e.Tool = &tool
+	}
+	for k, in := range s.Inputs {
+		e.Inputs[k] = catalogInput{Name: in.Name, Type: in.Type, Required: !in.Optional}
+	}
+	return e
+}
+
+// listRequest is list_skills' arguments, read and checked.
+type listRequest struct {
+	query  []string // lowercased words; empty matches every skill
+	raw    string   // the query as given
+	limit  int
+	start  int    // first skill index to consider (from the cursor)
+	fp     string // binds a cursor to the file version and the query
+	cursor bool
+}
+
+// parseListRequest reads query, limit and cursor; a problem is returned as
+// a message for the model.
+func parseListRequest(snap loader.Snapshot, args map[string]json.RawMessage) (*listRequest, string) {
+	req := &listRequest{raw: stringArg(args, "query"), limit: defaultListLimit}
+	req.query = strings.Fields(strings.ToLower(req.raw))
+	if raw, ok := args["limit"]; ok && string(raw) != "null" {
+		n, err := strconv.Atoi(string(raw))
+		if err != nil || n < 1 || n > maxListLimit {
+			return nil, fmt.Sprintf("argument \"limit\" must be between 1 and %d, got %s", maxListLimit, describeJSON(raw))
+		}
+		req.limit = n
+	}
+	sum := ""
+	if cat := snap.Catalog(); cat != nil {
+		sum = cat.SHA256
+	}
+	h := sha256.Sum256([]byte(sum + "\x00" + strings.Join(req.query, " ")))
+	req.fp = hex.EncodeToString(h[:6])
+	cur := stringArg(args, "cursor")
+	if cur == "" {
+		return req, ""
+	}
+	req.cursor = true
+	start, ok := decodeListCursor(cur, req.fp)
+	if !ok || start > snap.Len() {
+		return nil, fmt.Sprintf("argument \"cursor\" %q is not a cursor of this list: pass the nextCursor of the previous list_skills answer with the same query; "+
+			"a cursor also expires when the agent file changes. Call list_skills without cursor to start again.", clip(cur, 60))
+	}
+	req.start = start
+	return req, ""
+}
+
+func encodeListCursor(next int, fp string) string {
+	return base64.RawURLEncoding.EncodeToString([]byte(cursorPrefix + strconv.Itoa(next) + ":" + fp))
+}
+
+func decodeListCursor(cur, fp string) (int, bool) {
+	b, err := base64.RawURLEncoding.DecodeString(cur)
+	if err != nil || !bytes.HasPrefix(b, []byte(cursorPrefix)) {
+		return 0, false
+	}
+	pos, got, ok := strings.Cut(string(b[len(cursorPrefix):]), ":")
+	n, err := strconv.Atoi(pos)
+	if !ok || err != nil || n < 0 || got != fp {
+		return 0, false
+	}
+	return n, true
+}
+
+// matches reports whether every query word occurs in skill i's name or in
+// one of its trigger phrases, ignoring case.
+func (req *listRequest) matches(snap loader.Snapshot, i int) bool {
+	if len(req.query) == 0 {
+		return true
+	}
+	s := snap.Skill(i)
+	for _, w := range req.query {
+		found := containsFold(s.Name, w)
+		for _, t := range s.Triggers {
+			if found {
+				break
+			}
+			found = containsFold(t, w)
+		}
+		if !found {
+			return false
+		}
+	}
+	return true
+}
+
+// containsFold reports whether s contains the lowercase word w, ignoring
+// case, without allocating for the common all-lowercase s.
+func containsFold(s, w string) bool {
+	for _, r := range s {
+		if unicode.IsUpper(r) {
+			return strings.Contains(strings.ToLower(s), w)
+		}
+	}
+	return strings.Contains(s, w)
+}
+
+// listPage is one page being built: the array bytes (the first text
+// block, and the structured content's skills), what the page holds, and
+// where it stops.
+type listPage struct {
+	arr     bytes.Buffer
+	scratch bytes.Buffer  // one entry being encoded
+	enc     *json.Encoder // writes to scratch
+	budget  int           // bytes the page may take in the answer
+	used    int           // bytes it takes so far
+	shown   int
+	next    int // where the next page starts
+	more    bool
+	matched int // skills matching the query, in the whole catalog
+	before  int // matching skills before the page
+}
+
+// listSkills answers one page of the catalog. Entries are built only for
+// the skills shown and encoded once: the array is the first text block as
+// it is and the structured content's skills as raw JSON, so the answer
+// costs about twice the page, whatever the catalog's size.
+func (s *server) listSkills(ctx context.Context, args map[string]json.RawMessage) (*toolOutcome, error) {
+	snap := s.agent.Snapshot()
+	req, problem := parseListRequest(snap, args)
+	if problem != "" {
+		return &toolOutcome{text: problem, isError: true}, nil
+	}
+	page, err := s.buildListPage(ctx, snap, req)
+	if err != nil {
+		return nil, err
+	}
+	if page.tooBig != nil {
+		return page.tooBig, nil
+	}
+	return page.outcome(snap.Len(), req), nil
+}
+
+// builtPage is a listPage, or the answer when one skill's entry alone
+// passes the answer bound.
+type builtPage struct {
+	*listPage
+	tooBig *toolOutcome
+}
+
+func (s *server) buildListPage(ctx context.Context, snap loader.Snapshot, req *listRequest) (builtPage, error) {
+	p := &listPage{next: snap.Len(), budget: s.maxAnswerBytes() - listOverhead, used: 2}
+	p.enc = json.NewEncoder(&p.scratch)
+	p.enc.SetEscapeHTML(false)
+	p.arr.WriteByte('[')
+	n, from := snap.Len(), 0
+	all := len(req.query) == 0
+	if all { // every skill before the cursor matches: skip them
+		from, p.before, p.matched = req.start, req.start, req.start
+	}
+	full := false
+	for i := from; i < n; i++ {
+		if i%1024 == 0 && ctx.Err() != nil {
+			return builtPage{}, ctx.Err()
+		}
+		if !req.matches(snap, i) {
+			continue
+		}
+		p.matched++
+		switch {
+		case i < req.start:
+			p.before++
+			continue
+		case full:
+			p.more = true
+		default:
+			fits, size, err := p.add(snap, i)
+			switch {
+			case err != nil:
+				return builtPage{}, err
+			case fits && p.shown == req.limit:
+				full, p.next = true, i+1
+			case !fits && p.shown == 0:
+				return builtPage{tooBig: entryTooBig(snap.Skill(i).Name, size, s.maxAnswerBytes(), encodeListCursor(i+1, req.fp))}, nil
+			case !fits:
+				full, p.next, p.more = true, i, true
+			}
+		}
+		if p.more && all {
+			break // the count is n: no need to look further
+		}
+	}
+	if all {
+		p.matched = n
+	}
+	p.arr.WriteByte(']')
+	return builtPage{listPage: p}, nil
+}
+
+// add appends skill i's entry when the page's budget has room for it; it
+// returns whether it did, and the size the page would have had with it.
+func (p *listPage) add(snap loader.Snapshot, i int) (fits bool, size int, err error) {
+	p.scratch.Reset()
+	if err := p.enc.Encode(newListEntry(snap, i)); err != nil {
+		return false, 0, fmt.Errorf("encoding skill %q: %w", snap.Skill(i).Name, err)
+	}
+	e := bytes.TrimSuffix(p.scratch.Bytes(), []byte("\n"))
+	// The entry is sent twice: escaped in the text block, and as raw JSON
+	// in the structured content (which costs no more).
+	cost := 2 * (encodedStringLen(e) + 1)
+	if p.used+cost > p.budget {
+		return false, p.used + cost, nil
+	}
+	if p.shown > 0 {
+		p.arr.WriteByte(',')
+	}
+	p.arr.Write(e)
+	p.used += cost
+	p.shown++
+	return true, p.used, nil
+}
+
+// entryTooBig is list_skills' answer when one skill's entry alone passes
+// the answer bound: say which, and how to go on past it.
+func entryTooBig(name string, size, limit int, cursor string) *toolOutcome {
+	return &toolOutcome{isError: true, text: fmt.Sprintf(
+		"skill %q alone makes a list_skills answer of about %d bytes, over this server's %d-byte bound on one answer (--max-answer-bytes): "+
+			"read it with get_skill, and list the skills after it with cursor %q", name, size, limit, cursor)}
+}
+
+// outcome is the page as a tool answer: the bare array first, so clients
+// written for the reference read it unchanged, and, when the catalog does
+// not fit in this one answer, a short second block saying how to go on.
+// The structured content, {"skills":[…],"total":N,"matched":M,
+// "nextCursor":"…"}, is written around the same array bytes.
+func (p *listPage) outcome(total int, req *listRequest) *toolOutcome {
+	next := ""
+	if p.more {
+		next = encodeListCursor(p.next, req.fp)
+	}
+	var b bytes.Buffer
+	b.Grow(p.arr.Len() + 128)
+	b.WriteString(`{"skills":`)
+	b.Write(p.arr.Bytes())
+	fmt.Fprintf(&b, `,"total":%d,"matched":%d`, total, p.matched)
+	if next != "" {
+		fmt.Fprintf(&b, `,"nextCursor":%q`, next) // base64url: nothing to escape
+	}
+	b.WriteByte('}')
+	out := &toolOutcome{text: p.arr.String(), structured: json.RawMessage(b.Bytes())}
+	if p.more || req.cursor || len(req.query) > 0 {
+		out.extra = []string{p.note(total, req, next)}
+	}
+	return out
+}
+
+// note says what the page holds and how to get the next one.
+func (p *listPage) note(total int, req *listRequest, next string) string {
+	var b strings.Builder
+	switch {
+	case p.matched == 0:
+		fmt.Fprintf(&b, "No skill's name or trigger phrases contain every word of %q (the agent has %d skills).", req.raw, total)
+		return b.String()
+	case p.shown == 0:
+		b.WriteString("No more skills after this cursor")
+	case p.shown == 1:
+		fmt.Fprintf(&b, "Skill %d", p.before+1)
+	default:
+		fmt.Fprintf(&b, "Skills %d-%d", p.before+1, p.before+p.shown)
+	}
+	if len(req.query) > 0 {
+		fmt.Fprintf(&b, " of the %d whose name or trigger phrases match %q (the agent has %d skills).", p.matched, req.raw, total)
+	} else {
+		fmt.Fprintf(&b, " of %d.", total)
+	}
+	if next != "" {
+		fmt.Fprintf(&b, " Next page: call list_skills with cursor %q", next)
+		if len(req.query) > 0 {
+			b.WriteString(" and the same query")
+		}
+		b.WriteString("; or pass query to narrow the list, or use route_skill to find the skill for a request.")
+	}
+	return b.String()
+}
+
+// clip shortens s for a message.
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
+}
