@@ -44,7 +44,7 @@ func fuzzSeeds(tb testing.TB) [][]byte {
 	for _, c := range hostileCases() {
 		seeds = append(seeds, []byte(c.src))
 	}
-	if len(seeds) < 43+17 {
+	if len(seeds) < 45+17 {
 		tb.Fatalf("only %d fuzz seeds; are the conformance vectors in testdata/?", len(seeds))
 	}
 	return seeds
@@ -372,6 +372,8 @@ var knownRules = map[string]bool{
 	RuleUniqueSkill: true, RuleDeadLink: true, RuleEntry: true, RuleCycle: true,
 	RuleTriggers: true, RuleDupInput: true, RuleInputType: true, RuleTool: true,
 	RuleToolInput: true, RuleUnusedInput: true, RuleUndeclaredTool: true,
+	RuleNameUTF8: true, RuleNUL: true, RuleUTF8: true, RuleStrayCR: true,
+	RuleHiddenDirective: true, RuleYAML: true,
 }
 
 // hasCycleKahn reports whether the skills' dependency links form a cycle,
