@@ -51,7 +51,7 @@ func (p *parser) directive(l []byte) error {
 	}
 	if prev, dup := p.cat.byZ.Find(pl.Z); dup {
 		return p.errorf(DuplicatePlane, line, "z=%s repeats the position of the plane on line %d (z=%s); every plane needs its own z",
-			zText, p.plane(prev).Line, p.plane(prev).ZText)
+			bare(zText), p.plane(prev).Line, bare(p.plane(prev).ZText))
 	}
 	p.endSection()
 	p.cat.byZ.Add(pl.Z, false) // at position p.nplanes, as the plane
@@ -120,7 +120,7 @@ func (p *parser) value(b []byte) string {
 func (p *parser) number(key, v string, line int) (float64, error) {
 	f, ok := ParseNumber(v)
 	if !ok {
-		return 0, p.errorf(InvalidPlaneDirective, line, "%s=%q is not a finite decimal number (write e.g. %s=2 or %s=-1.5; no hex, inf, nan or separators)", key, v, key, key)
+		return 0, p.errorf(InvalidPlaneDirective, line, "%s=%s is not a finite decimal number (write e.g. %s=2 or %s=-1.5; no hex, inf, nan or separators)", key, quoted(v), key, key)
 	}
 	return f, nil
 }

@@ -77,10 +77,12 @@ func ParseFailure(err error) *Report {
 // nothing the format allows: unknown keys and attributes are not findings.
 func Validate(c *Catalog) *Report {
 	v := &validation{c: c, a: c.Agent(), r: &Report{Errors: []Finding{}, Warnings: []Finding{}}}
+	// The text findings come first: a stray carriage return or a name
+	// that is not UTF-8 is often the cause of the findings after it.
+	v.text()
 	v.agent()
 	v.skills()
 	v.cycles()
-	v.text()
 	return v.r
 }
 
@@ -152,19 +154,20 @@ func (v *validation) skills() {
 	for i := range v.a.Skills {
 		s := &v.a.Skills[i]
 		pl := &v.c.Planes[s.Plane]
-		if pl.Attributes.Value("kind") == "identity" {
-			continue // a second identity: reported under "identity", not a skill
-		}
-		if !pl.HasLabel || strings.TrimSpace(pl.Label) == "" {
-			v.errorf(RuleMissingLabel, pl, "skill plane z=%s has no label, so it has no name; add label=\"<skill-name>\"", bare(pl.ZText))
-		}
-		// Every name counts, skill-<z> ones included: this is the clash
-		// that Agent.NameClash refuses to open.
+		// Every name counts, skill-<z> ones and a second identity's
+		// included: this is the clash that Agent.NameClash refuses to
+		// open.
 		if prev, dup := seen[s.Name]; dup {
 			v.errorf(RuleUniqueSkill, pl, "skill name %s is already used by the plane on line %d%s; skill names must be unique: give one of them another label",
 				quoted(s.Name), prev.Line, fallbackNote(prev, pl))
 		} else {
 			seen[s.Name] = pl
+		}
+		if pl.Attributes.Value("kind") == "identity" {
+			continue // a second identity: reported under "identity", not a skill
+		}
+		if !pl.HasLabel || strings.TrimSpace(pl.Label) == "" {
+			v.errorf(RuleMissingLabel, pl, "skill plane z=%s has no label, so it has no name; add label=\"<skill-name>\"", bare(pl.ZText))
 		}
 		if len(s.Triggers) == 0 {
 			v.warnf(RuleTriggers, pl, "skill %s has no triggers, so routing can never pick it; add triggers=\"phrase, phrase\"", quoted(s.Name))
