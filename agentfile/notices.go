@@ -3,6 +3,7 @@ package agentfile
 import (
 	"bytes"
 	"fmt"
+	"hash"
 	"unicode/utf8"
 )
 
@@ -59,13 +60,38 @@ func (p *parser) note(n Notice) {
 	c.Notices = append(c.Notices, n)
 }
 
-// inspect notes NUL bytes, invalid UTF-8 and lone carriage returns in a
-// line, as the scanner passes it. The three checks are each a single
-// vectorised sweep of a line the scanner already holds in cache, so every
-// line is looked at without a second pass over the file. outside tells
-// whether the line is outside a fenced block, where a hidden directive
-// would have been one.
+// tee receives every chunk the line reader reads from the input, before
+// any line in it is returned: it feeds the content hash and remembers
+// where the last chunk holding a NUL byte, a carriage return or invalid
+// UTF-8 ends. Three vectorised sweeps of a 64 KB chunk cost far less than
+// three calls per line, and a line that starts past that end cannot hold
+// anything inspect would note, so on a clean file inspect is one
+// comparison per line.
+type tee struct {
+	sum     hash.Hash
+	read    int64 // bytes seen so far
+	suspect int64 // end offset of the last chunk that needs a closer look
+}
+
+func (t *tee) Write(b []byte) (int, error) {
+	t.sum.Write(b)
+	t.read += int64(len(b))
+	// A rune split between two chunks fails utf8.Valid: the chunk is then
+	// looked at line by line for nothing, which is harmless.
+	if bytes.IndexByte(b, '\r') >= 0 || bytes.IndexByte(b, 0) >= 0 || !utf8.Valid(b) {
+		t.suspect = t.read
+	}
+	return len(b), nil
+}
+
+// inspect notes NUL bytes, invalid UTF-8 and lone carriage returns in the
+// line the scanner just read, so every line is checked without a second
+// pass over the file. outside tells whether the line is outside a fenced
+// block, where a hidden directive would have been one.
 func (p *parser) inspect(l []byte, outside bool) {
+	if p.lr.start >= p.tee.suspect {
+		return
+	}
 	if bytes.IndexByte(l, '\r') >= 0 {
 		kind := NoticeCR
 		if outside && hidesDirective(l) {

@@ -39,6 +39,7 @@ type parser struct {
 	limits Limits
 	lr     lineReader
 	sum    hash.Hash
+	tee    tee // sees every chunk read: feeds sum, marks suspect bytes
 	cat    *Catalog
 
 	sec     section // the preamble or plane being read
@@ -82,8 +83,9 @@ type section struct {
 
 func newParser(r io.Reader, o *Options) *parser {
 	p := &parser{file: o.File, limits: o.Limits.withDefaults(), sum: sha256.New(), stopAt: o.Planes}
+	p.tee.sum = p.sum
 	p.lr = lineReader{
-		r:       bufio.NewReaderSize(io.TeeReader(r, p.sum), 64<<10),
+		r:       bufio.NewReaderSize(io.TeeReader(r, &p.tee), 64<<10),
 		max:     p.limits.MaxLineBytes,
 		maxSize: p.limits.MaxBytes,
 	}

@@ -4,12 +4,14 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"reflect"
 	"sort"
 	"strings"
 	"testing"
+	"testing/iotest"
 )
 
 // ruleVerdict is what testdata/rules/expected.json says of one file: its
@@ -191,5 +193,51 @@ func TestNoticesSurviveTheCache(t *testing.T) {
 	}
 	if !reflect.DeepEqual(Validate(back), Validate(cat)) {
 		t.Fatal("the decoded catalog validates differently")
+	}
+}
+
+// TestNoticesWhateverTheChunks: the scanner skips the per-line checks in
+// stretches of input it has already seen are clean; the notices must not
+// depend on where the reads split the input (a rune split between two
+// reads included), nor on how far into a large file the bad line is.
+func TestNoticesWhateverTheChunks(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("---\n3md: 1.0\ntitle: T\n---\n@plane z=0 kind=identity\n")
+	line := 5
+	bad := map[int]string{}
+	for i := 0; i < 40000; i++ {
+		line++
+		switch i {
+		case 9000:
+			b.WriteString("a NUL \x00 here\n")
+			bad[line] = NoticeNUL
+		case 20000:
+			b.WriteString("latin-1 caf\xe9\n")
+			bad[line] = NoticeUTF8
+		case 39999:
+			b.WriteString("one\rtwo\n")
+			bad[line] = NoticeCR
+		default:
+			b.WriteString("a clean line — with a dash, and ünïcödé\n")
+		}
+	}
+	src := b.String()
+	readers := map[string]func() io.Reader{
+		"whole":    func() io.Reader { return strings.NewReader(src) },
+		"one byte": func() io.Reader { return iotest.OneByteReader(strings.NewReader(src)) },
+		"halves":   func() io.Reader { return iotest.HalfReader(strings.NewReader(src)) },
+	}
+	for name, r := range readers {
+		cat, err := Parse(r(), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := map[int]string{}
+		for _, n := range cat.Notices {
+			got[n.Line] = n.Kind
+		}
+		if !reflect.DeepEqual(got, bad) {
+			t.Errorf("%s: notices %v, want %v", name, got, bad)
+		}
 	}
 }
