@@ -125,7 +125,7 @@ func FuzzParse(f *testing.F) {
 }
 
 // checkParseError holds every error to the contract: a *ParseError with a
-// canonical name, a non-negative line, and an Error() that does not panic.
+// canonical name, a 1-based line, and an Error() that does not panic.
 func checkParseError(t *testing.T, err error) {
 	t.Helper()
 	if err == nil {
@@ -135,7 +135,7 @@ func checkParseError(t *testing.T, err error) {
 	if !errors.As(err, &pe) {
 		t.Fatalf("error is not a *ParseError: %T %v", err, err)
 	}
-	if !canonicalNames[pe.Name] || pe.Line < 0 || pe.Msg == "" {
+	if !canonicalNames[pe.Name] || pe.Line < 1 || pe.Msg == "" {
 		t.Fatalf("malformed error: %#v", pe)
 	}
 	if s := pe.Error(); !strings.Contains(s, pe.Name) {
@@ -361,7 +361,7 @@ func FuzzValidate(f *testing.F) {
 		unique := len(names) == len(a.Skills) // else two cycles may read alike
 		cycles := map[string]bool{}
 		for _, fd := range append(r.Errors, r.Warnings...) {
-			if !knownRules[fd.Rule] || fd.Message == "" || fd.Line < 0 {
+			if !knownRules[fd.Rule] || fd.Message == "" || fd.Line < 1 {
 				t.Fatalf("malformed finding %+v", fd)
 			}
 			if fd.Rule == RuleCycle {
