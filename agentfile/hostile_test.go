@@ -70,6 +70,7 @@ func hostileCases() []hostileCase {
 			preamble: "```\n@plane z=1\n```", planes: []docPlane{{2, "", "b"}}},
 		{name: "tab-separated directive", src: fm + "@plane\tz=1\tlabel=a\nb\n", planes: []docPlane{{1, "a", "b"}}},
 		{name: "bare @plane", src: fm + "@plane\nb\n", err: MissingPlanePosition, line: 4},
+		{name: "empty file", src: "", err: MissingFrontmatter, line: 1},
 		{name: "only blank lines", src: "\n \t\n\n", err: MissingFrontmatter, line: 1},
 		{name: "directive inside the frontmatter", src: "---\n3md: 1.0\n@plane z=1\n", err: InvalidFrontmatter, line: 3},
 		{name: "frontmatter never closed", src: "\n---\n3md: 1.0\n# note\n", err: InvalidFrontmatter, line: 2},
