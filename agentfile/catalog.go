@@ -75,7 +75,9 @@ type Plane struct {
 	X, Y       float64
 	HasX, HasY bool
 	// Attributes holds every other directive key (lowercased), values as
-	// strings exactly as written (quotes removed), sorted by key.
+	// strings as written, sorted by key. A value that is one quoted span
+	// is unquoted (backslash pairs reversed); any other value is kept
+	// verbatim, quotes included.
 	Attributes Attrs
 	// Line is the 1-based line of the @plane directive; 0 for the implicit
 	// plane of a document without directives.

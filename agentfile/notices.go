@@ -139,11 +139,16 @@ func crHint(l []byte) string {
 // key and raw the key and trimmed value it parsed into.
 func (p *parser) noteYAML(l []byte, key string, raw []byte) {
 	n := Notice{Kind: NoticeYAML, Line: p.lr.line, Key: key}
+	parent := false // whether YAML would read the next indented line as part of this one
 	switch {
-	case len(l) > 0 && (l[0] == ' ' || l[0] == '\t'):
+	case len(l) > 0 && (l[0] == ' ' || l[0] == '\t') && p.fmParent:
+		// Indentation alone is harmless (3md trims it); under a key
+		// with no value, or a block scalar, YAML would nest it.
 		n.Form = "an indented line (YAML nesting or a continuation of the line above)"
+		parent = true
 	case isListItem(bytes.TrimSpace(l)):
 		n.Form = "a YAML list item ('- item')"
+		parent = true
 	case len(raw) >= 2 && raw[0] == '[' && raw[len(raw)-1] == ']':
 		n.Form = "a YAML flow list ([a, b])"
 		n.Fix = key + ": " + string(bytes.TrimSpace(raw[1:len(raw)-1]))
@@ -151,13 +156,16 @@ func (p *parser) noteYAML(l []byte, key string, raw []byte) {
 		n.Form = "a YAML flow map ({k: v})"
 	case isBlockScalar(raw):
 		n.Form = fmt.Sprintf("a YAML block scalar (%s), a value continued on the lines below", raw)
+		parent = true
 	default:
 		p.fmEmptyKey = ""
 		if len(raw) == 0 {
 			p.fmEmptyKey = key
 		}
+		p.fmParent = len(raw) == 0
 		return
 	}
+	p.fmParent = parent
 	if len(n.Fix) > 2*quoteMax {
 		n.Fix = ""
 	}

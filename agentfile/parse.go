@@ -59,6 +59,9 @@ type parser struct {
 	// fmEmptyKey is the last frontmatter key read with an empty value: a
 	// YAML block list under it is the likely reason a line has no colon.
 	fmEmptyKey string
+	// fmParent is set after a frontmatter line under which YAML would nest
+	// an indented line: a key with no value, a block scalar, a list item.
+	fmParent bool
 	chunks     [][]Plane
 	nplanes    int
 	stopAt     int // Options.Planes

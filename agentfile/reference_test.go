@@ -49,7 +49,7 @@ type refStats struct {
 	fmLines       int // lines between the frontmatter delimiters
 	planes        int // directive lines
 	maxTokens     int // most key=value tokens on one directive
-	maxValueBytes int // longest attribute value (decoded, quotes removed)
+	maxValueBytes int // longest attribute value as stored (unquoted, or verbatim)
 	links         int // [[z=…]] links on body lines, counted by appendLinks
 }
 
