@@ -62,9 +62,9 @@ type parser struct {
 	// fmParent is set after a frontmatter line under which YAML would nest
 	// an indented line: a key with no value, a block scalar, a list item.
 	fmParent bool
-	chunks     [][]Plane
-	nplanes    int
-	stopAt     int // Options.Planes
+	chunks   [][]Plane
+	nplanes  int
+	stopAt   int // Options.Planes
 
 	// The frontmatter's opening line and its offset, for errors that
 	// point back at it.
