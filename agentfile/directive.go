@@ -130,9 +130,10 @@ func (p *parser) number(key, v string, line int) (float64, error) {
 // quotes; a single- or double-quoted span is kept whole, quotes included,
 // with a backslash inside it escaping the next character. A token's key is
 // what precedes its first '=' (lowercased); its value is the rest, unquoted
-// only when it is one quoted span from its first byte to its last (see
-// unquoteValue), else kept verbatim: label="frame-3"~~~ is "frame-3"~~~. A
-// repeated key keeps its last value.
+// only when its first and last bytes are the same quote (see unquoteValue),
+// else kept verbatim: label="frame-3"~~~ is "frame-3"~~~. Like the
+// reference, that test looks at the two ends only, so "a"b"c" reads as
+// a"b"c. A repeated key keeps its last value.
 func (p *parser) tokens(s []byte, line int) (Attrs, error) {
 	attrs := p.scratch[:0]
 	defer func() { p.scratch = attrs[:0] }()
