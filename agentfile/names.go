@@ -25,7 +25,8 @@ func (a *Agent) FindNameClash() (first, second int, found bool) {
 // served agent never has two skills answering to one name: a route would
 // pick one and a fetch by name the other. The error is a *ParseError named
 // DuplicateSkill, on the later skill's line, naming both lines; file names
-// the input, as Options.File does.
+// the input, as Options.File does. Its Offset is 0: a catalog keeps no
+// directive offsets.
 func (a *Agent) NameClash(c *Catalog, file string, first, second int) error {
 	s1, s2 := &a.Skills[first], &a.Skills[second]
 	p1, p2 := &c.Planes[s1.Plane], &c.Planes[s2.Plane]

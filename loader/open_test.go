@@ -249,6 +249,17 @@ func TestOpenRefusesNameClash(t *testing.T) {
 			if tt.text != "" {
 				path = writeAgent(t, tt.text)
 			}
+			// The second cached open decodes the catalog the first one
+			// stored: the refusal must not depend on where it came from.
+			cache := &Options{CatalogCache: t.TempDir()}
+			for _, opts := range []*Options{cache, cache} {
+				if a, err := Open(path, opts); !errors.Is(err, agentfile.ErrDuplicateSkill) {
+					if err == nil {
+						a.Close()
+					}
+					t.Fatalf("cached Open: err = %v, want ErrDuplicateSkill", err)
+				}
+			}
 			a, err := Open(path, nil)
 			if err == nil {
 				a.Close()
