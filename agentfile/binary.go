@@ -14,7 +14,7 @@ import (
 
 // catalogMagic starts every encoded catalog; the digit is the format
 // version, bumped whenever Catalog's fields change.
-const catalogMagic = "agent3md-catalog-1\n"
+const catalogMagic = "agent3md-catalog-2\n"
 
 // ErrBadCatalog is wrapped by every failure to decode an encoded catalog:
 // the bytes are not one, are truncated, or fail their checksum.
@@ -34,6 +34,7 @@ func (c *Catalog) MarshalBinary() ([]byte, error) {
 	e.str(c.Axis)
 	e.str(c.Title)
 	e.bool(c.HasTitle)
+	e.uint(uint64(c.TitleLine))
 	keys := make([]string, 0, len(c.Metadata))
 	for k := range c.Metadata {
 		keys = append(keys, k)
@@ -52,6 +53,15 @@ func (c *Catalog) MarshalBinary() ([]byte, error) {
 	e.uint(uint64(c.Size))
 	e.uint(uint64(c.Lines))
 	e.str(c.SHA256)
+	e.uint(uint64(len(c.Notices)))
+	for _, n := range c.Notices {
+		e.str(n.Kind)
+		e.uint(uint64(n.Line))
+		e.str(n.Key)
+		e.str(n.Form)
+		e.str(n.Fix)
+	}
+	e.uint(uint64(c.NoticesDropped))
 	e.uint(uint64(len(c.Planes)))
 	for i := range c.Planes {
 		e.plane(&c.Planes[i])
@@ -137,6 +147,7 @@ func unmarshalCatalog(b []byte, owned bool) (*Catalog, error) {
 	}
 	c := &Catalog{Metadata: map[string]string{}, MetadataLines: map[string]int{}}
 	c.Version, c.Axis, c.Title, c.HasTitle = d.str(), d.str(), d.str(), d.bool()
+	c.TitleLine = int(d.uint())
 	for n := d.count(3); n > 0 && d.err == nil; n-- {
 		k, v := d.str(), d.str()
 		c.Metadata[k], c.MetadataLines[k] = v, int(d.uint())
@@ -144,6 +155,13 @@ func unmarshalCatalog(b []byte, owned bool) (*Catalog, error) {
 	c.Preamble, c.HasPreamble = d.span(), d.bool()
 	c.PreambleLine, c.PreambleCRC = int(d.uint()), uint32(d.uint())
 	c.Size, c.Lines, c.SHA256 = int64(d.uint()), int(d.uint()), d.str()
+	if n := d.count(6); n > 0 {
+		c.Notices = make([]Notice, n)
+		for i := range c.Notices {
+			c.Notices[i] = Notice{Kind: d.str(), Line: int(d.uint()), Key: d.str(), Form: d.str(), Fix: d.str()}
+		}
+	}
+	c.NoticesDropped = int(d.uint())
 	n := d.count(20)
 	if n > 0 {
 		c.Planes = make([]Plane, n)

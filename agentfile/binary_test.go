@@ -31,7 +31,8 @@ func catalogSources(t testing.TB) map[string][]byte {
 	}
 	more, _ := filepath.Glob("testdata/conformance/agent3md/*.3md")
 	ex, _ := filepath.Glob("../examples/*.3md")
-	for _, f := range append(more, ex...) {
+	rules, _ := filepath.Glob("testdata/rules/*.3md") // notices to encode
+	for _, f := range append(append(more, ex...), rules...) {
 		b, err := os.ReadFile(f)
 		if err != nil {
 			t.Fatal(err)

@@ -25,6 +25,8 @@ type Catalog struct {
 	// Title is the frontmatter title; HasTitle tells an empty title from none.
 	Title    string
 	HasTitle bool
+	// TitleLine is the line that set Title (0 when there is none).
+	TitleLine int
 	// Metadata holds every other frontmatter key with its case preserved
 	// (a repeated key: last wins). MetadataLines maps each key to the line
 	// that set it.
@@ -51,6 +53,12 @@ type Catalog struct {
 	// read, and nothing about the rest of the file (errors included) is
 	// known; a link to a plane past the stop has TargetExists false.
 	Partial bool
+	// Notices are what the scanner saw that the format accepts but a
+	// person almost certainly did not mean (NUL bytes, invalid UTF-8, lone
+	// carriage returns, YAML-style frontmatter), in line order, at most
+	// maxNotices of them; NoticesDropped counts the ones past that.
+	Notices        []Notice
+	NoticesDropped int
 
 	byZ hashidx.Index[float64] // z -> index in Planes
 }
@@ -67,7 +75,9 @@ type Plane struct {
 	X, Y       float64
 	HasX, HasY bool
 	// Attributes holds every other directive key (lowercased), values as
-	// strings exactly as written (quotes removed), sorted by key.
+	// strings as written, sorted by key. A value that is one quoted span
+	// is unquoted (backslash pairs reversed); any other value is kept
+	// verbatim, quotes included.
 	Attributes Attrs
 	// Line is the 1-based line of the @plane directive; 0 for the implicit
 	// plane of a document without directives.

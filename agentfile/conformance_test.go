@@ -59,8 +59,8 @@ func normalJSON(t *testing.T, v any) any {
 
 func TestConformance3md(t *testing.T) {
 	vecs := loadVectors(t)
-	if len(vecs) != 43 {
-		t.Fatalf("want 43 vectors, found %d", len(vecs))
+	if len(vecs) != 45 {
+		t.Fatalf("want 45 vectors, found %d", len(vecs))
 	}
 	for name, v := range vecs {
 		t.Run(name, func(t *testing.T) {

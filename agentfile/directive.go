@@ -51,7 +51,7 @@ func (p *parser) directive(l []byte) error {
 	}
 	if prev, dup := p.cat.byZ.Find(pl.Z); dup {
 		return p.errorf(DuplicatePlane, line, "z=%s repeats the position of the plane on line %d (z=%s); every plane needs its own z",
-			zText, p.plane(prev).Line, p.plane(prev).ZText)
+			bare(zText), p.plane(prev).Line, bare(p.plane(prev).ZText))
 	}
 	p.endSection()
 	p.cat.byZ.Add(pl.Z, false) // at position p.nplanes, as the plane
@@ -120,21 +120,25 @@ func (p *parser) value(b []byte) string {
 func (p *parser) number(key, v string, line int) (float64, error) {
 	f, ok := ParseNumber(v)
 	if !ok {
-		return 0, p.errorf(InvalidPlaneDirective, line, "%s=%q is not a finite decimal number (write e.g. %s=2 or %s=-1.5; no hex, inf, nan or separators)", key, v, key, key)
+		return 0, p.errorf(InvalidPlaneDirective, line, "%s=%s is not a finite decimal number (write e.g. %s=2 or %s=-1.5; no hex, inf, nan or separators)", key, quoted(v), key, key)
 	}
 	return f, nil
 }
 
-// tokens splits a directive's remainder into key=value attributes: tokens
-// are separated by spaces or tabs; single- or double-quoted parts are kept
-// whole, with a backslash escaping the next character inside quotes; keys
-// are lowercased and a repeated key keeps its last value.
+// tokens splits a directive's remainder into key=value attributes the way
+// the reference reads them. Tokens are separated by spaces or tabs outside
+// quotes; a single- or double-quoted span is kept whole, quotes included,
+// with a backslash inside it escaping the next character. A token's key is
+// what precedes its first '=' (lowercased); its value is the rest, unquoted
+// only when its first and last bytes are the same quote (see unquoteValue),
+// else kept verbatim: label="frame-3"~~~ is "frame-3"~~~. Like the
+// reference, that test looks at the two ends only, so "a"b"c" reads as
+// a"b"c. A repeated key keeps its last value.
 func (p *parser) tokens(s []byte, line int) (Attrs, error) {
 	attrs := p.scratch[:0]
 	defer func() { p.scratch = attrs[:0] }()
 	n := 0
 	i := 0
-	var val []byte
 	for {
 		for i < len(s) && (s[i] == ' ' || s[i] == '\t') {
 			i++
@@ -142,57 +146,84 @@ func (p *parser) tokens(s []byte, line int) (Attrs, error) {
 		if i == len(s) {
 			return attrs, nil
 		}
-		ks := i
-		for i < len(s) && s[i] != '=' && s[i] != ' ' && s[i] != '\t' {
-			i++
+		start, eq, end, err := p.token(s, i, line)
+		if err != nil {
+			return nil, err
 		}
-		if i == len(s) || s[i] != '=' {
-			return nil, p.errorf(InvalidPlaneDirective, line, "token %q has no '='; directive attributes are key=value (quote values with spaces)", preview(s[ks:i]))
+		i = end
+		if eq < 0 {
+			return nil, p.errorf(InvalidPlaneDirective, line, "token %s has no '='; directive attributes are key=value (quote values with spaces)", quoted(s[start:end]))
 		}
-		key := p.intern(lower(s[ks:i], &p.keyBuf))
+		key := p.intern(lower(s[start:eq], &p.keyBuf))
 		if key == "" {
-			return nil, p.errorf(InvalidPlaneDirective, line, "an attribute has an empty key before '='")
+			return nil, p.errorf(InvalidPlaneDirective, line, "token %s has an empty key before '='", quoted(s[start:end]))
 		}
-		i++
-		val = val[:0]
-		for i < len(s) && s[i] != ' ' && s[i] != '\t' {
-			q := s[i]
-			if q != '"' && q != '\'' {
-				val = append(val, q)
-				i++
-				continue
-			}
-			i++
-			closed := false
-			for i < len(s) {
-				c := s[i]
-				if c == '\\' && i+1 < len(s) {
-					val = append(val, s[i+1])
-					i += 2
-					continue
-				}
-				i++
-				if c == q {
-					closed = true
-					break
-				}
-				val = append(val, c)
-			}
-			if !closed {
-				return nil, p.errorf(InvalidPlaneDirective, line, "the value of %s= opens a %c quote that is never closed", key, q)
-			}
-			if len(val) > p.limits.MaxAttributeBytes {
-				break
-			}
-		}
+		val := unquoteValue(s[eq+1:end], &p.valBuf)
 		if len(val) > p.limits.MaxAttributeBytes {
-			return nil, &LimitError{Limit: fmt.Sprintf("attribute %s= value length", key), Flag: "--max-attribute-bytes", Max: int64(p.limits.MaxAttributeBytes)}
+			return nil, &LimitError{Limit: fmt.Sprintf("attribute %s= value length", bare(key)), Flag: "--max-attribute-bytes", Max: int64(p.limits.MaxAttributeBytes)}
 		}
 		if n++; n > p.limits.MaxAttributes {
 			return nil, &LimitError{Limit: "attributes per directive", Flag: "--max-attributes", Max: int64(p.limits.MaxAttributes)}
 		}
 		attrs = attrs.set(key, p.value(val))
 	}
+}
+
+// token finds the token starting at s[i]: it returns the offset of its
+// first '=' (-1 when it has none; an '=' inside quotes counts, as in the
+// reference) and its end. An unterminated quote is an error.
+func (p *parser) token(s []byte, i, line int) (start, eq, end int, err error) {
+	start, eq = i, -1
+	var q byte // the open quote, 0 outside quotes
+	for ; i < len(s); i++ {
+		c := s[i]
+		if c == '=' && eq < 0 {
+			eq = i
+		}
+		switch {
+		case q != 0 && c == '\\' && i+1 < len(s):
+			i++
+			if s[i] == '=' && eq < 0 {
+				eq = i
+			}
+		case q != 0 && c == q:
+			q = 0
+		case q != 0:
+		case c == ' ' || c == '\t':
+			return start, eq, i, nil
+		case c == '"' || c == '\'':
+			q = c
+		}
+	}
+	if q != 0 {
+		return 0, 0, 0, p.errorf(InvalidPlaneDirective, line, "the token %s opens a %c quote that is never closed; close it, or escape it with a backslash inside quotes", quoted(s[start:]), q)
+	}
+	return start, eq, i, nil
+}
+
+// unquoteValue returns v without one pair of matching surrounding quotes
+// (" or ', first and last byte), with every backslash inside escaping the
+// byte after it (\\ is \, \" is ", \= is =; a trailing lone backslash
+// stays). A value not so quoted is returned as it is. The result may live
+// in *buf.
+func unquoteValue(v []byte, buf *[]byte) []byte {
+	if len(v) < 2 || (v[0] != '"' && v[0] != '\'') || v[len(v)-1] != v[0] {
+		return v
+	}
+	in := v[1 : len(v)-1]
+	k := bytes.IndexByte(in, '\\')
+	if k < 0 {
+		return in
+	}
+	b := append((*buf)[:0], in[:k]...)
+	for i := k; i < len(in); i++ {
+		if in[i] == '\\' && i+1 < len(in) {
+			i++
+		}
+		b = append(b, in[i])
+	}
+	*buf = b
+	return b
 }
 
 // ParseNumber reads a 3md number: optional sign, digits with an optional

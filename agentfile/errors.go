@@ -3,6 +3,7 @@ package agentfile
 import (
 	"errors"
 	"fmt"
+	"unicode/utf8"
 )
 
 // Canonical error names of the 3md base format (DESIGN §2). They are the
@@ -19,10 +20,17 @@ const (
 	LimitExceeded = "limitExceeded"
 	// ReadFailed names a ParseError caused by the reader itself.
 	ReadFailed = "readFailed"
+	// DuplicateSkill names a ParseError refusing to open a catalog as an
+	// agent because two skills answer to one name (see Agent.NameClash).
+	// The base format allows it; serving it would not be well defined.
+	DuplicateSkill = "duplicateSkill"
 )
 
 // ErrLimit is wrapped by every error caused by one of the Limits.
 var ErrLimit = errors.New("limit exceeded")
+
+// ErrDuplicateSkill is wrapped by the DuplicateSkill error.
+var ErrDuplicateSkill = errors.New("two skills share a name")
 
 // ParseError is a positioned parse failure. Name is one of the canonical
 // names above; Line is 1-based (0 when the error concerns the whole input);
@@ -70,3 +78,39 @@ func (e *LimitError) Error() string {
 
 // Unwrap makes errors.Is(err, ErrLimit) true.
 func (e *LimitError) Unwrap() error { return ErrLimit }
+
+// quoteMax is how many bytes of a value an error message quotes: enough to
+// recognise it, never a 60 KB attribute echoed whole.
+const quoteMax = 60
+
+// quoted returns v Go-quoted for a message. A value longer than quoteMax
+// is cut at a rune boundary, and the cut says how long the value was.
+func quoted[T string | []byte](v T) string {
+	if len(v) <= quoteMax {
+		return fmt.Sprintf("%q", v)
+	}
+	head := string(v[:min(len(v), quoteMax+utf8.UTFMax)])
+	return fmt.Sprintf("%q… (%d bytes)", head[:cutAt(head, quoteMax)], len(v))
+}
+
+// bare is quoted without the quotes, for names that read better bare
+// (an attribute key in a limit message).
+func bare(s string) string {
+	if len(s) <= quoteMax {
+		return s
+	}
+	return fmt.Sprintf("%s… (%d bytes)", s[:cutAt(s, quoteMax)], len(s))
+}
+
+// cutAt returns n, moved back to the start of the rune it would split.
+func cutAt(s string, n int) int {
+	if n >= len(s) {
+		return len(s)
+	}
+	for k := n; k > n-utf8.UTFMax && k > 0; k-- {
+		if utf8.RuneStart(s[k]) {
+			return k
+		}
+	}
+	return n
+}

@@ -6,11 +6,13 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 // fuzzSeeds returns the seed inputs: every 3md vector's source, every
@@ -44,7 +46,18 @@ func fuzzSeeds(tb testing.TB) [][]byte {
 	for _, c := range hostileCases() {
 		seeds = append(seeds, []byte(c.src))
 	}
-	if len(seeds) < 43+17 {
+	for _, c := range quoteCases() {
+		seeds = append(seeds, []byte(c.source()))
+	}
+	rules, _ := filepath.Glob("testdata/rules/*.3md")
+	for _, f := range rules {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		seeds = append(seeds, b)
+	}
+	if len(seeds) < 45+17 {
 		tb.Fatalf("only %d fuzz seeds; are the conformance vectors in testdata/?", len(seeds))
 	}
 	return seeds
@@ -112,7 +125,7 @@ func FuzzParse(f *testing.F) {
 }
 
 // checkParseError holds every error to the contract: a *ParseError with a
-// canonical name, a non-negative line, and an Error() that does not panic.
+// canonical name, a 1-based line, and an Error() that does not panic.
 func checkParseError(t *testing.T, err error) {
 	t.Helper()
 	if err == nil {
@@ -122,7 +135,7 @@ func checkParseError(t *testing.T, err error) {
 	if !errors.As(err, &pe) {
 		t.Fatalf("error is not a *ParseError: %T %v", err, err)
 	}
-	if !canonicalNames[pe.Name] || pe.Line < 0 || pe.Msg == "" {
+	if !canonicalNames[pe.Name] || pe.Line < 1 || pe.Msg == "" {
 		t.Fatalf("malformed error: %#v", pe)
 	}
 	if s := pe.Error(); !strings.Contains(s, pe.Name) {
@@ -348,7 +361,7 @@ func FuzzValidate(f *testing.F) {
 		unique := len(names) == len(a.Skills) // else two cycles may read alike
 		cycles := map[string]bool{}
 		for _, fd := range append(r.Errors, r.Warnings...) {
-			if !knownRules[fd.Rule] || fd.Message == "" || fd.Line < 0 {
+			if !knownRules[fd.Rule] || fd.Message == "" || fd.Line < 1 {
 				t.Fatalf("malformed finding %+v", fd)
 			}
 			if fd.Rule == RuleCycle {
@@ -364,7 +377,56 @@ func FuzzValidate(f *testing.F) {
 		if _, err := json.Marshal(r); err != nil {
 			t.Fatalf("report does not marshal: %v", err)
 		}
+		// One rule for every command: validate reports unique-skill
+		// exactly when the loader would refuse to open the agent.
+		reported := false
+		for _, fd := range r.Errors {
+			reported = reported || fd.Rule == RuleUniqueSkill
+		}
+		if i, j, clash := a.FindNameClash(); clash != reported {
+			t.Fatalf("name clash %v (skills %d, %d) but unique-skill reported %v", clash, i, j, reported)
+		} else if clash {
+			var pe *ParseError
+			if err := a.NameClash(cat, "f", i, j); !errors.As(err, &pe) || pe.Name != DuplicateSkill || pe.Line <= 0 {
+				t.Fatalf("NameClash: %v", err)
+			}
+		}
+		checkNotices(t, src, cat, r)
 	})
+}
+
+// checkNotices holds the text findings to the bytes: a line with a NUL
+// byte, invalid UTF-8 or a lone CR is reported (while notices are not
+// capped), and a name-utf8 error is reported exactly when a label or the
+// agent's name is not UTF-8.
+func checkNotices(t *testing.T, src []byte, cat *Catalog, r *Report) {
+	t.Helper()
+	seen := map[string]bool{}
+	for _, n := range cat.Notices {
+		seen[fmt.Sprintf("%s@%d", n.Kind, n.Line)] = true
+	}
+	if cat.NoticesDropped == 0 {
+		lines, _ := refSplit(src)
+		for i, l := range lines {
+			crKind := seen[fmt.Sprintf("%s@%d", NoticeCR, i+1)] || seen[fmt.Sprintf("%s@%d", NoticeCRDirective, i+1)]
+			if strings.ContainsRune(l, 0) != seen[fmt.Sprintf("%s@%d", NoticeNUL, i+1)] ||
+				!utf8.ValidString(l) != seen[fmt.Sprintf("%s@%d", NoticeUTF8, i+1)] ||
+				strings.Contains(l, "\r") != crKind {
+				t.Fatalf("line %d %q: notices %v", i+1, l, cat.Notices)
+			}
+		}
+	}
+	bad := !utf8.ValidString(cat.Agent().Name) && cat.Agent().Named
+	for _, pl := range cat.Planes {
+		bad = bad || (pl.HasLabel && !utf8.ValidString(pl.Label))
+	}
+	reported := false
+	for _, fd := range r.Errors {
+		reported = reported || fd.Rule == RuleNameUTF8
+	}
+	if bad != reported {
+		t.Fatalf("a name is not UTF-8: %v; name-utf8 reported: %v", bad, reported)
+	}
 }
 
 var knownRules = map[string]bool{
@@ -372,6 +434,8 @@ var knownRules = map[string]bool{
 	RuleUniqueSkill: true, RuleDeadLink: true, RuleEntry: true, RuleCycle: true,
 	RuleTriggers: true, RuleDupInput: true, RuleInputType: true, RuleTool: true,
 	RuleToolInput: true, RuleUnusedInput: true, RuleUndeclaredTool: true,
+	RuleNameUTF8: true, RuleNUL: true, RuleUTF8: true, RuleStrayCR: true,
+	RuleHiddenDirective: true, RuleYAML: true,
 }
 
 // hasCycleKahn reports whether the skills' dependency links form a cycle,

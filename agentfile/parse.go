@@ -39,6 +39,7 @@ type parser struct {
 	limits Limits
 	lr     lineReader
 	sum    hash.Hash
+	tee    tee // sees every chunk read: feeds sum, marks suspect bytes
 	cat    *Catalog
 
 	sec     section // the preamble or plane being read
@@ -54,6 +55,13 @@ type parser struct {
 	interned map[string]string
 	scratch  Attrs  // reused by tokens
 	keyBuf   []byte // reused by lower
+	valBuf   []byte // reused by unquoteValue
+	// fmEmptyKey is the last frontmatter key read with an empty value: a
+	// YAML block list under it is the likely reason a line has no colon.
+	fmEmptyKey string
+	// fmParent is set after a frontmatter line under which YAML would nest
+	// an indented line: a key with no value, a block scalar, a list item.
+	fmParent bool
 	chunks   [][]Plane
 	nplanes  int
 	stopAt   int // Options.Planes
@@ -78,8 +86,9 @@ type section struct {
 
 func newParser(r io.Reader, o *Options) *parser {
 	p := &parser{file: o.File, limits: o.Limits.withDefaults(), sum: sha256.New(), stopAt: o.Planes}
+	p.tee.sum = p.sum
 	p.lr = lineReader{
-		r:       bufio.NewReaderSize(io.TeeReader(r, p.sum), 64<<10),
+		r:       bufio.NewReaderSize(io.TeeReader(r, &p.tee), 64<<10),
 		max:     p.limits.MaxLineBytes,
 		maxSize: p.limits.MaxBytes,
 	}
@@ -101,11 +110,13 @@ func (p *parser) run() error {
 		if err != nil {
 			return err
 		}
-		if p.inFence == 0 && isDirective(l) {
-			if p.stopAt > 0 && p.nplanes >= p.stopAt {
-				p.cat.Partial = true
-				break
-			}
+		directive := p.inFence == 0 && isDirective(l)
+		if directive && p.stopAt > 0 && p.nplanes >= p.stopAt {
+			p.cat.Partial = true
+			break
+		}
+		p.inspect(l, p.inFence == 0)
+		if directive {
 			if err := p.directive(l); err != nil {
 				return err
 			}
@@ -130,24 +141,9 @@ func (p *parser) next() ([]byte, int64, error) {
 }
 
 func (p *parser) frontmatter() error {
-	var open int
-	for {
-		l, _, err := p.next()
-		if err == io.EOF {
-			return p.errorf(MissingFrontmatter, 0, "the document is empty; it must start with a '---' frontmatter block containing '3md: 1.0'")
-		}
-		if err != nil {
-			return err
-		}
-		if isBlank(l) {
-			continue
-		}
-		if string(bytes.TrimRight(l, " \t")) != "---" {
-			return p.errorf(MissingFrontmatter, p.lr.line, "the document must start with a '---' line opening the frontmatter (found %q)", preview(l))
-		}
-		open = p.lr.line
-		p.openLine, p.openOff = open, p.lr.start
-		break
+	open, err := p.openFrontmatter()
+	if err != nil {
+		return err
 	}
 	n := 0
 	for {
@@ -158,6 +154,7 @@ func (p *parser) frontmatter() error {
 		if err != nil {
 			return err
 		}
+		p.inspect(l, false)
 		t := bytes.TrimSpace(l)
 		if string(t) == "---" {
 			break
@@ -172,14 +169,40 @@ func (p *parser) frontmatter() error {
 		}
 		colon := bytes.IndexByte(t, ':')
 		if colon <= 0 {
-			return p.errorf(InvalidFrontmatter, p.lr.line, "frontmatter line %q is not 'key: value'", preview(t))
+			return p.errorf(InvalidFrontmatter, p.lr.line, "frontmatter line %s is not 'key: value'%s", quoted(t), p.yamlHint(l, t))
 		}
-		p.setMeta(strings.TrimSpace(string(t[:colon])), unquote(strings.TrimSpace(string(t[colon+1:]))))
+		key, raw := strings.TrimSpace(string(t[:colon])), bytes.TrimSpace(t[colon+1:])
+		p.noteYAML(l, key, raw)
+		p.setMeta(key, string(unquoteValue(raw, &p.valBuf)))
 	}
 	if p.cat.Version == "" {
 		return p.errorf(MissingVersion, open, "the frontmatter has no '3md' version key; add '3md: 1.0'")
 	}
 	return nil
+}
+
+// openFrontmatter reads up to the opening '---' line and returns its line.
+func (p *parser) openFrontmatter() (int, error) {
+	for {
+		l, _, err := p.next()
+		if err == io.EOF {
+			// Line 1 even for an empty file: editors and tools count
+			// lines from 1, and "line 0" points nowhere.
+			return 0, p.errorf(MissingFrontmatter, 1, "the document is empty; it must start with a '---' frontmatter block containing '3md: 1.0'")
+		}
+		if err != nil {
+			return 0, err
+		}
+		p.inspect(l, false)
+		if isBlank(l) {
+			continue
+		}
+		if string(bytes.TrimRight(l, " \t")) != "---" {
+			return 0, p.errorf(MissingFrontmatter, p.lr.line, "the document must start with a '---' line opening the frontmatter (found %s)%s", quoted(l), crHint(l))
+		}
+		p.openLine, p.openOff = p.lr.line, p.lr.start
+		return p.lr.line, nil
+	}
 }
 
 func (p *parser) setMeta(key, val string) {
@@ -192,24 +215,11 @@ func (p *parser) setMeta(key, val string) {
 			p.cat.Axis = "layer"
 		}
 	case "title":
-		p.cat.Title, p.cat.HasTitle = val, true
+		p.cat.Title, p.cat.HasTitle, p.cat.TitleLine = val, true, p.lr.line
 	default:
 		p.cat.Metadata[key] = val
 		p.cat.MetadataLines[key] = p.lr.line
 	}
-}
-
-// unquote removes one pair of matching surrounding quotes, unescaping \\
-// and \" inside.
-func unquote(v string) string {
-	if len(v) < 2 || (v[0] != '"' && v[0] != '\'') || v[len(v)-1] != v[0] {
-		return v
-	}
-	v = v[1 : len(v)-1]
-	if !strings.Contains(v, `\`) {
-		return v
-	}
-	return strings.NewReplacer(`\\`, `\`, `\"`, `"`).Replace(v)
 }
 
 // isDirective reports a line starting at column 0 with the token @plane.
@@ -339,13 +349,4 @@ func (p *parser) wrap(err error) error {
 		return &ParseError{File: p.file, Line: p.lr.line, Offset: p.lr.start, Name: LimitExceeded, Msg: le.Error(), Err: le}
 	}
 	return &ParseError{File: p.file, Line: p.lr.line, Offset: p.lr.start, Name: ReadFailed, Msg: "reading the input failed: " + err.Error(), Err: err}
-}
-
-// preview shortens a line for an error message.
-func preview(l []byte) string {
-	const max = 60
-	if len(l) > max {
-		return string(l[:max]) + "…"
-	}
-	return string(l)
 }

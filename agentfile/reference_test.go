@@ -49,7 +49,7 @@ type refStats struct {
 	fmLines       int // lines between the frontmatter delimiters
 	planes        int // directive lines
 	maxTokens     int // most key=value tokens on one directive
-	maxValueBytes int // longest attribute value (decoded, quotes removed)
+	maxValueBytes int // longest attribute value as stored (unquoted, or verbatim)
 	links         int // [[z=…]] links on body lines, counted by appendLinks
 }
 
@@ -91,8 +91,9 @@ func refSplit(src []byte) (lines []string, st refStats) {
 	return lines, st
 }
 
-// refUnquote removes one pair of matching surrounding quotes and unescapes
-// \\ and \" inside.
+// refUnquote removes one pair of matching surrounding quotes; inside them a
+// backslash escapes whatever follows it, and a trailing lone backslash
+// stays. Anything else is returned as written.
 func refUnquote(v string) string {
 	if len(v) < 2 || !(v[0] == '"' || v[0] == '\'') || v[len(v)-1] != v[0] {
 		return v
@@ -100,7 +101,7 @@ func refUnquote(v string) string {
 	var b strings.Builder
 	in := v[1 : len(v)-1]
 	for i := 0; i < len(in); i++ {
-		if in[i] == '\\' && i+1 < len(in) && (in[i+1] == '\\' || in[i+1] == '"') {
+		if in[i] == '\\' && i+1 < len(in) {
 			i++
 		}
 		b.WriteByte(in[i])
@@ -108,49 +109,69 @@ func refUnquote(v string) string {
 	return b.String()
 }
 
-// refTokens splits a directive's text after "@plane" into ordered key=value
-// pairs. It returns the pairs, the number of tokens seen and the longest
-// decoded value, and ok=false for a malformed token.
-func refTokens(s string) (keys, vals []string, n, longest int, ok bool) {
-	for {
-		s = strings.TrimLeft(s, " \t")
-		if s == "" {
-			return keys, vals, n, longest, true
-		}
-		end := strings.IndexAny(s, " \t=")
-		if end < 0 || s[end] != '=' || end == 0 {
-			return nil, nil, n, longest, false
-		}
-		key := s[:end]
-		s = s[end+1:]
-		var val strings.Builder
-		var quote byte
-		for len(s) > 0 {
-			c := s[0]
+// refSplitTokens cuts a directive's text into raw tokens: runs of bytes
+// between spaces and tabs, where a quoted span (with backslash escapes)
+// may hold spaces. ok is false for an unterminated quote; the tokens
+// completed before it are still returned.
+func refSplitTokens(s string) (toks []string, ok bool) {
+	var cur strings.Builder
+	var quote byte
+	escaped := false
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case quote != 0:
+			cur.WriteByte(c)
 			switch {
-			case quote == 0 && (c == ' ' || c == '\t'):
-				goto done
-			case quote == 0 && (c == '"' || c == '\''):
-				quote = c
-			case quote != 0 && c == '\\' && len(s) > 1:
-				val.WriteByte(s[1])
-				s = s[1:]
-			case quote != 0 && c == quote:
+			case escaped:
+				escaped = false
+			case c == '\\':
+				escaped = true
+			case c == quote:
 				quote = 0
-			default:
-				val.WriteByte(c)
 			}
-			s = s[1:]
+		case c == '"' || c == '\'':
+			quote = c
+			cur.WriteByte(c)
+		case c == ' ' || c == '\t':
+			if cur.Len() > 0 {
+				toks = append(toks, cur.String())
+				cur.Reset()
+			}
+		default:
+			cur.WriteByte(c)
 		}
-	done:
+	}
+	if quote != 0 {
+		return toks, false
+	}
+	if cur.Len() > 0 {
+		toks = append(toks, cur.String())
+	}
+	return toks, true
+}
+
+// refTokens splits a directive's text after "@plane" into ordered key=value
+// pairs: a token's key is what precedes its first '=', its value the rest,
+// unquoted by refUnquote. It returns the pairs, the number of tokens seen
+// and the longest stored value, and ok=false for a malformed token.
+func refTokens(s string) (keys, vals []string, n, longest int, ok bool) {
+	toks, ok := refSplitTokens(s)
+	for _, t := range toks {
+		k, v, found := strings.Cut(t, "=")
 		n++
-		longest = max(longest, val.Len())
-		if quote != 0 {
+		if !found || k == "" {
 			return nil, nil, n, longest, false
 		}
-		keys = append(keys, strings.ToLower(key))
-		vals = append(vals, val.String())
+		v = refUnquote(v)
+		longest = max(longest, len(v))
+		keys = append(keys, strings.ToLower(k))
+		vals = append(vals, v)
 	}
+	if !ok {
+		return nil, nil, n, longest, false
+	}
+	return keys, vals, n, longest, true
 }
 
 func refIsDirective(l string) bool {
@@ -199,7 +220,7 @@ func refParse(src []byte) (*refDoc, *refError, refStats) {
 		i++
 	}
 	if i == len(lines) {
-		return nil, &refError{MissingFrontmatter, 0, eof}, st
+		return nil, &refError{MissingFrontmatter, 1, eof}, st
 	}
 	if strings.TrimRight(lines[i], " \t") != "---" {
 		return nil, &refError{MissingFrontmatter, i + 1, i + 1}, st

@@ -77,6 +77,9 @@ func ParseFailure(err error) *Report {
 // nothing the format allows: unknown keys and attributes are not findings.
 func Validate(c *Catalog) *Report {
 	v := &validation{c: c, a: c.Agent(), r: &Report{Errors: []Finding{}, Warnings: []Finding{}}}
+	// The text findings come first: a stray carriage return or a name
+	// that is not UTF-8 is often the cause of the findings after it.
+	v.text()
 	v.agent()
 	v.skills()
 	v.cycles()
@@ -127,14 +130,14 @@ func (v *validation) agent() {
 			continue
 		}
 		v.errorf(RuleIdentity, pl, "a second kind=identity plane (the first is z=%s on line %d); an agent has exactly one identity: make this one a skill",
-			c.Planes[first].ZText, c.Planes[first].Line)
+			bare(c.Planes[first].ZText), c.Planes[first].Line)
 	}
 	if a.HasEntry {
 		n, err := strconv.ParseInt(strings.TrimSpace(a.Entry), 10, 64)
 		switch {
 		case err != nil:
 			v.r.Errors = append(v.r.Errors, Finding{Rule: RuleEntry, Line: c.MetadataLines["entry"],
-				Message: fmt.Sprintf("entry %q is not an integer plane position; write e.g. 'entry: 1'", a.Entry)})
+				Message: fmt.Sprintf("entry %s is not an integer plane position; write e.g. 'entry: 1'", quoted(a.Entry))})
 		case c.PlaneIndex(float64(n)) < 0:
 			v.r.Errors = append(v.r.Errors, Finding{Rule: RuleEntry, Line: c.MetadataLines["entry"],
 				Message: fmt.Sprintf("entry %d names no plane; point it at an existing z", n)})
@@ -151,25 +154,30 @@ func (v *validation) skills() {
 	for i := range v.a.Skills {
 		s := &v.a.Skills[i]
 		pl := &v.c.Planes[s.Plane]
+		// Every name counts, skill-<z> ones and a second identity's
+		// included: this is the clash that Agent.NameClash refuses to
+		// open.
+		if prev, dup := seen[s.Name]; dup {
+			v.errorf(RuleUniqueSkill, pl, "skill name %s is already used by the plane on line %d%s; skill names must be unique: give one of them another label",
+				quoted(s.Name), prev.Line, fallbackNote(prev, pl))
+		} else {
+			seen[s.Name] = pl
+		}
 		if pl.Attributes.Value("kind") == "identity" {
 			continue // a second identity: reported under "identity", not a skill
 		}
 		if !pl.HasLabel || strings.TrimSpace(pl.Label) == "" {
-			v.errorf(RuleMissingLabel, pl, "skill plane z=%s has no label, so it has no name; add label=\"<skill-name>\"", pl.ZText)
-		} else if prev, dup := seen[s.Name]; dup {
-			v.errorf(RuleUniqueSkill, pl, "skill name %q is already used by the plane on line %d; skill names must be unique", s.Name, prev.Line)
-		} else {
-			seen[s.Name] = pl
+			v.errorf(RuleMissingLabel, pl, "skill plane z=%s has no label, so it has no name; add label=\"<skill-name>\"", bare(pl.ZText))
 		}
 		if len(s.Triggers) == 0 {
-			v.warnf(RuleTriggers, pl, "skill %q has no triggers, so routing can never pick it; add triggers=\"phrase, phrase\"", s.Name)
+			v.warnf(RuleTriggers, pl, "skill %s has no triggers, so routing can never pick it; add triggers=\"phrase, phrase\"", quoted(s.Name))
 		}
 		v.inputs(s, pl)
 		v.tool(s, pl, tools)
 		for _, l := range pl.Links {
 			if l.IntegerTarget() && !l.TargetExists {
 				v.r.Errors = append(v.r.Errors, Finding{Rule: RuleDeadLink, Z: &s.Z, Line: l.Line,
-					Message: fmt.Sprintf("skill %q links to [[z=%s]], but no plane has z=%s", s.Name, l.Target, l.Target)})
+					Message: fmt.Sprintf("skill %s links to [[z=%s]], but no plane has z=%s", quoted(s.Name), l.Target, l.Target)})
 			}
 		}
 	}
@@ -179,11 +187,11 @@ func (v *validation) inputs(s *Skill, pl *Plane) {
 	seen := map[string]bool{}
 	for _, in := range s.Inputs {
 		if seen[in.Name] {
-			v.errorf(RuleDupInput, pl, "skill %q declares input %q twice", s.Name, in.Name)
+			v.errorf(RuleDupInput, pl, "skill %s declares input %s twice", quoted(s.Name), quoted(in.Name))
 		}
 		seen[in.Name] = true
 		if !ValidInputType(in.Type) {
-			v.errorf(RuleInputType, pl, "skill %q input %q has type %q; use one of %s", s.Name, in.Name, in.Type, strings.Join(InputTypes, ", "))
+			v.errorf(RuleInputType, pl, "skill %s input %s has type %s; use one of %s", quoted(s.Name), quoted(in.Name), quoted(in.Type), strings.Join(InputTypes, ", "))
 		}
 	}
 }
@@ -193,7 +201,7 @@ func (v *validation) tool(s *Skill, pl *Plane, tools map[string]bool) {
 		return
 	}
 	if strings.TrimSpace(s.Tool) == "" {
-		v.warnf(RuleTool, pl, "skill %q has an empty tool=; remove it or write the command template", s.Name)
+		v.warnf(RuleTool, pl, "skill %s has an empty tool=; remove it or write the command template", quoted(s.Name))
 		return
 	}
 	declared := map[string]bool{}
@@ -204,16 +212,16 @@ func (v *validation) tool(s *Skill, pl *Plane, tools map[string]bool) {
 	for _, ph := range Placeholders(s.Tool) {
 		used[ph] = true
 		if !declared[ph] {
-			v.errorf(RuleToolInput, pl, "skill %q command uses {%s}, which is not a declared input; add it to inputs=", s.Name, ph)
+			v.errorf(RuleToolInput, pl, "skill %s command uses {%s}, which is not a declared input; add it to inputs=", quoted(s.Name), bare(ph))
 		}
 	}
 	for _, in := range s.Inputs {
 		if !used[in.Name] {
-			v.warnf(RuleUnusedInput, pl, "skill %q declares input %q but its command never uses {%s}", s.Name, in.Name, in.Name)
+			v.warnf(RuleUnusedInput, pl, "skill %s declares input %s but its command never uses {%s}", quoted(s.Name), quoted(in.Name), bare(in.Name))
 		}
 	}
 	if bin := strings.Fields(s.Tool)[0]; !tools[bin] {
-		v.warnf(RuleUndeclaredTool, pl, "skill %q runs %q, which the frontmatter tools: list does not declare", s.Name, bin)
+		v.warnf(RuleUndeclaredTool, pl, "skill %s runs %s, which the frontmatter tools: list does not declare", quoted(s.Name), quoted(bin))
 	}
 }
 
@@ -274,7 +282,7 @@ func (v *validation) cycles() {
 	}
 	if unlisted > 0 {
 		v.errorf(RuleCycle, firstUnlisted, "%d more dependency cycles are not listed (the first runs through z=%s); break the cycles above and validate again",
-			unlisted, firstUnlisted.ZText)
+			unlisted, bare(firstUnlisted.ZText))
 	}
 }
 
@@ -313,7 +321,7 @@ func (v *validation) reportCycle(cyc []dfsFrame) {
 	for _, f := range cyc {
 		firstSkill = min(firstSkill, f.s)
 	}
-	name := func(f dfsFrame) string { return v.a.Skills[f.s].Name }
+	name := func(f dfsFrame) string { return bare(v.a.Skills[f.s].Name) }
 	names := make([]string, 0, maxCycleNames+2)
 	if len(cyc) <= maxCycleNames {
 		for _, f := range cyc {

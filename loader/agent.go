@@ -135,7 +135,8 @@ func (e *UnknownSkillError) Error() string {
 // Open scans the agent file at path and keeps it open for body reads. It
 // refuses a path that is not a regular file, and returns the scan's
 // *agentfile.ParseError (with its line, and for a bound the flag that raises
-// it) when the file does not parse.
+// it) when the file does not parse, or one named agentfile.DuplicateSkill,
+// naming both lines, when two skills answer to one name.
 func Open(path string, opts *Options) (*Agent, error) {
 	a := &Agent{path: path, start: time.Now()}
 	if opts != nil {
@@ -223,9 +224,8 @@ func (a *Agent) Manifest(ctx context.Context) (*Manifest, error) {
 // modified.
 func (a *Agent) Skills() []SkillInfo { return a.current().skillInfos() }
 
-// Skill returns a skill by name. Names are matched exactly; when two skills
-// share a name (a validator error), the first in source order wins and the
-// other is reachable by z.
+// Skill returns a skill by name. Names are matched exactly, and are unique:
+// Open refuses a file in which two skills share a name.
 func (a *Agent) Skill(name string) (*agentfile.Skill, error) {
 	st := a.current()
 	i, err := st.lookup(name)

@@ -3,9 +3,12 @@ package loader
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
+	"strings"
 	"syscall"
 	"testing"
 
@@ -134,7 +137,7 @@ func TestSkillInfoDeps(t *testing.T) {
 }
 
 func TestLookups(t *testing.T) {
-	a := openPath(t, vector("invalid-dup-skill.3md"))
+	a := openPath(t, vector("valid-deps.3md"))
 	skills := a.Info().Skills
 	if len(skills) < 2 {
 		t.Fatalf("vector has %d skills", len(skills))
@@ -152,9 +155,11 @@ func TestLookups(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	first, err := a.Skill(skills[0].Name)
-	if err != nil || first.Z != skills[0].Z {
-		t.Fatalf("Skill(%q) = %+v, %v; want the first in source order", skills[0].Name, first, err)
+	for _, s := range skills {
+		got, err := a.Skill(s.Name)
+		if err != nil || got.Z != s.Z {
+			t.Fatalf("Skill(%q) = %+v, %v; want z=%v", s.Name, got, err, s.Z)
+		}
 	}
 	var u *UnknownSkillError
 	if _, err := a.SkillByZ(a.Info().Skills[0].Z - 1); !errors.As(err, &u) {
@@ -220,5 +225,75 @@ func TestCanceledContext(t *testing.T) {
 	}
 	if _, err := a.SkillMD(ctx, "answer"); !errors.Is(err, context.Canceled) {
 		t.Fatalf("SkillMD: %v, want context.Canceled", err)
+	}
+}
+
+// TestOpenRefusesNameClash: an agent in which two skills answer to one
+// name is never opened (so no command serves it), with an error naming
+// both lines; the validator still reports the same file as unique-skill.
+// A skill without a label is named skill-<z>, so a label equal to that
+// name clashes too.
+func TestOpenRefusesNameClash(t *testing.T) {
+	for _, tt := range []struct {
+		name, text   string
+		line1, line2 int
+		mention      string
+	}{
+		{"two labels", head + "@plane z=1 label=dup triggers=a\nA\n\n@plane z=2 label=dup triggers=b\nB\n", 11, 14, `"dup"`},
+		{"label equals a fallback name", head + "@plane z=1 triggers=a\nA\n\n@plane z=2 label=skill-1 triggers=b\nB\n", 11, 14, "has no label"},
+		{"fallback name after the label", head + "@plane z=2 label=skill-3 triggers=a\nA\n\n@plane z=3 triggers=b\nB\n", 11, 14, "line 14 has no label"},
+		{"the conformance vector", "", 10, 14, `"dup"`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			path := vector("invalid-dup-skill.3md")
+			if tt.text != "" {
+				path = writeAgent(t, tt.text)
+			}
+			// The second cached open decodes the catalog the first one
+			// stored: the refusal must not depend on where it came from.
+			cache := &Options{CatalogCache: t.TempDir()}
+			for _, opts := range []*Options{cache, cache} {
+				if a, err := Open(path, opts); !errors.Is(err, agentfile.ErrDuplicateSkill) {
+					if err == nil {
+						a.Close()
+					}
+					t.Fatalf("cached Open: err = %v, want ErrDuplicateSkill", err)
+				}
+			}
+			a, err := Open(path, nil)
+			if err == nil {
+				a.Close()
+				t.Fatal("Open served an agent with two skills of one name")
+			}
+			var pe *agentfile.ParseError
+			if !errors.As(err, &pe) || pe.Name != agentfile.DuplicateSkill || !errors.Is(err, agentfile.ErrDuplicateSkill) {
+				t.Fatalf("err = %v, want a DuplicateSkill *ParseError", err)
+			}
+			msg := err.Error()
+			for _, want := range []string{path, fmt.Sprintf("lines %d and %d", tt.line1, tt.line2), tt.mention} {
+				if !strings.Contains(msg, want) {
+					t.Errorf("error %q does not mention %q", msg, want)
+				}
+			}
+			if pe.Line != tt.line2 {
+				t.Errorf("error on line %d, want %d", pe.Line, tt.line2)
+			}
+			f, err := os.Open(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			cat, err := agentfile.Parse(f, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var rules []string
+			for _, fd := range agentfile.Validate(cat).Errors {
+				rules = append(rules, fd.Rule)
+			}
+			if !slices.Contains(rules, agentfile.RuleUniqueSkill) {
+				t.Errorf("validate reports %v, want unique-skill among them", rules)
+			}
+		})
 	}
 }

@@ -25,7 +25,7 @@ type state struct {
 	info *agentfile.Agent
 
 	names   []string               // skill names in source order (byName's keys)
-	byName  *hashidx.Index[string] // skill name -> index in info.Skills (first wins)
+	byName  *hashidx.Index[string] // skill name -> index in info.Skills (names are unique)
 	byPlane []int                  // plane index -> skill index, -1 for the identity
 	deps    [][]int                // per skill: linked skills in body order, as written
 	// slugs (per skill: its Agent Skills name) and bySlug (slug -> index
@@ -60,7 +60,11 @@ func scan(path string, opts *Options, gen uint64) (*state, error) {
 		f.Close()
 		return nil, err
 	}
-	st := build(cat, cat.Agent())
+	st, err := build(cat, cat.Agent(), path)
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
 	st.f, st.fi, st.gen, st.cached = f, fi, gen, cached
 	return st, nil
 }
@@ -109,8 +113,11 @@ func regular(path string, fi os.FileInfo) error {
 	return fmt.Errorf("open agent file: %s is a %s: %w; pass the path of an agent.3md file", path, kind, ErrNotRegular)
 }
 
-// build derives the lookup tables from a catalog.
-func build(cat *agentfile.Catalog, info *agentfile.Agent) *state {
+// build derives the lookup tables from a catalog. It refuses a catalog in
+// which two skills answer to one name (file names it in the error): every
+// command opens agents through here, so none serves such a file, where a
+// route could pick one skill and a fetch by name the other.
+func build(cat *agentfile.Catalog, info *agentfile.Agent, file string) (*state, error) {
 	n := len(info.Skills)
 	st := &state{
 		cat:     cat,
@@ -124,7 +131,9 @@ func build(cat *agentfile.Catalog, info *agentfile.Agent) *state {
 	}
 	for i := range info.Skills {
 		s := &info.Skills[i]
-		st.byName.Add(s.Name, false)
+		if prev, dup := st.byName.Add(s.Name, false); dup {
+			return nil, info.NameClash(cat, file, prev, i)
+		}
 		if s.Plane >= 0 && s.Plane < len(st.byPlane) {
 			st.byPlane[s.Plane] = i
 		}
@@ -137,7 +146,7 @@ func build(cat *agentfile.Catalog, info *agentfile.Agent) *state {
 		}
 	}
 	st.names = st.byName.Keys()
-	return st
+	return st, nil
 }
 
 func (st *state) buildInfos() []SkillInfo {

@@ -1,0 +1,53 @@
+package agentfile
+
+import (
+	"fmt"
+	"strings"
+)
+
+// FindNameClash returns the first two skills, in source order, that answer
+// to one name (a label, or the skill-<z> name of a skill without one):
+// the indexes in Skills of the earlier and the later. found is false when
+// every name is unique.
+func (a *Agent) FindNameClash() (first, second int, found bool) {
+	seen := make(map[string]int, len(a.Skills))
+	for i := range a.Skills {
+		if j, dup := seen[a.Skills[i].Name]; dup {
+			return j, i, true
+		}
+		seen[a.Skills[i].Name] = i
+	}
+	return -1, -1, false
+}
+
+// NameClash is the error that refuses to open c as an agent because skills
+// first and second (indexes in a.Skills, first earlier) share a name. A
+// served agent never has two skills answering to one name: a route would
+// pick one and a fetch by name the other. The error is a *ParseError named
+// DuplicateSkill, on the later skill's line, naming both lines; file names
+// the input, as Options.File does. Its Offset is 0: a catalog keeps no
+// directive offsets.
+func (a *Agent) NameClash(c *Catalog, file string, first, second int) error {
+	s1, s2 := &a.Skills[first], &a.Skills[second]
+	p1, p2 := &c.Planes[s1.Plane], &c.Planes[s2.Plane]
+	return &ParseError{
+		File: file, Line: p2.Line, Name: DuplicateSkill, Err: ErrDuplicateSkill,
+		Msg: fmt.Sprintf("the skills on lines %d and %d are both named %s%s; skill names must be unique: give one of them another label (agent3md validate lists every clash)",
+			p1.Line, p2.Line, quoted(s2.Name), fallbackNote(p1, p2)),
+	}
+}
+
+// fallbackNote explains a clash that involves a skill without a label,
+// which the user may not know is named skill-<z>.
+func fallbackNote(planes ...*Plane) string {
+	var lines []string
+	for _, pl := range planes {
+		if !pl.HasLabel || pl.Label == "" {
+			lines = append(lines, fmt.Sprint(pl.Line))
+		}
+	}
+	if len(lines) == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" (the plane on line %s has no label, so it is named skill-<z>)", strings.Join(lines, " and "))
+}
