@@ -204,7 +204,15 @@ func TestExportProjectionAndSkillsDir(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("export: exit %d: %s", code, errOut)
 	}
-	var p projection
+	var p struct {
+		Schema string
+		Skills []struct {
+			Name        string
+			Inputs      []string
+			InputSchema []inputSchema
+		}
+		Bodies map[string]string
+	}
 	if err := json.Unmarshal([]byte(out), &p); err != nil {
 		t.Fatal(err)
 	}
