@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-	"golang.org/x/term"
 
 	"github.com/agent3md/agent3md/loader"
 	"github.com/agent3md/agent3md/mcp"
@@ -27,9 +26,6 @@ On a terminal it shows a progress bar for large files.`,
 			a.useCache = true
 			return a.withAgent(args[0], func(ag *loader.Agent) error {
 				opts := a.routerOptions(ag)
-				if f, ok := a.stderr.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
-					opts.Progress = progressBar(f)
-				}
 				start := time.Now()
 				r, err := mcp.NewRouter(c.Context(), ag, opts)
 				if err != nil {

@@ -13,9 +13,9 @@ import (
 	"syscall"
 )
 
-// version is the binary's version; release builds set it with
-// -ldflags "-X main.version=…".
-var version = "0.1.0"
+// version, when a release build sets it with -ldflags "-X main.version=…",
+// overrides the module version read from the build info.
+var version = ""
 
 // Exit codes (STYLE.md): 0 success, 1 the input is invalid or a check
 // failed, 2 usage or I/O error.
