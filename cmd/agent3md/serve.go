@@ -52,6 +52,9 @@ Point a client at it with the command "agent3md" and the arguments
 			if err := noStdin("mcp", args[0], "it carries the protocol"); err != nil {
 				return err
 			}
+			if c.Flags().Changed("max-file-line-bytes") {
+				fmt.Fprintln(a.stderr, "agent3md: warning: --max-file-line-bytes is deprecated: use --max-line-bytes (the agent file's line bound on every command); a JSON-RPC message is bounded by --max-message-bytes")
+			}
 			if err := checkRange("max-message-bytes", int64(maxMessage), 1, maxMessageCeiling); err != nil {
 				return err
 			}
@@ -100,7 +103,9 @@ Point a client at it with the command "agent3md" and the arguments
 	// while its --max-line-bytes bounded a JSON-RPC message; kept so old
 	// client configurations still start, with a deprecation notice.
 	c.Flags().IntVar(&a.limits.MaxLineBytes, "max-file-line-bytes", agentfile.DefaultMaxLineBytes, "")
-	c.Flags().MarkDeprecated("max-file-line-bytes", "use --max-line-bytes (the agent file's line bound on every command); a JSON-RPC message is bounded by --max-message-bytes")
+	// Hidden, and warned about by hand: pflag's deprecation notice goes to
+	// the command's output, which for mcp is the protocol stream.
+	c.Flags().MarkHidden("max-file-line-bytes")
 	a.addCacheFlags(c.Flags())
 	return c
 }
