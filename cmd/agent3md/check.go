@@ -218,7 +218,9 @@ func (a *app) validate(files []string, asJSON bool) error {
 // gets an error entry.
 func (a *app) validateOne(path string) fileReport {
 	fr := fileReport{File: path, Errors: []agentfile.Finding{}, Warnings: []agentfile.Finding{}}
-	if path != stdinArg {
+	if path == stdinArg {
+		fr.File = stdinName
+	} else {
 		if st, err := os.Stat(path); err == nil && !st.IsDir() && !st.Mode().IsRegular() {
 			fr.Error, fr.Skipped = fmt.Sprintf("%s: not a regular file (%s)", path, fileKind(st.Mode())), true
 			return fr
