@@ -73,3 +73,26 @@ func TestParseSize(t *testing.T) {
 		}
 	}
 }
+
+// TestProgressBar: the bar redraws in place once per percent and ends its
+// line when done; commands draw it only when stderr is a terminal, so a
+// piped stderr never gets one.
+func TestProgressBar(t *testing.T) {
+	f, err := os.CreateTemp(t.TempDir(), "tty")
+	if err != nil {
+		t.Fatal(err)
+	}
+	bar := progressBar(f)
+	for i := 0; i <= 1000; i++ {
+		bar(i, 1000)
+	}
+	f.Close()
+	b, _ := os.ReadFile(f.Name())
+	if n := strings.Count(string(b), "\rindexing ["); n != 101 || !strings.HasSuffix(string(b), "100% 1000/1000\n") {
+		t.Fatalf("%d redraws (want 101), ends %q", n, b[max(0, len(b)-30):])
+	}
+	_, _, errOut := cli(t, "route", "--no-cache", devtools, "search the code")
+	if strings.Contains(errOut, "indexing [") {
+		t.Errorf("progress drawn on a stderr that is not a terminal: %q", errOut)
+	}
+}

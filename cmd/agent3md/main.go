@@ -55,7 +55,13 @@ func main() {
 // run executes one command line and returns its exit code. Tests call it
 // with their own readers and writers.
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	root := newRoot(&app{stdin: stdin, stdout: stdout, stderr: stderr})
+	a := &app{stdin: stdin, stdout: stdout, stderr: stderr}
+	defer func() {
+		for _, f := range a.cleanups {
+			f()
+		}
+	}()
+	root := newRoot(a)
 	root.SetArgs(args)
 	err := root.ExecuteContext(ctx)
 	if err == nil {

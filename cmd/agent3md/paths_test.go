@@ -58,6 +58,7 @@ func TestStdin(t *testing.T) {
 		{"mcp refuses", agent, []string{"mcp", "-"}, 2, "mcp cannot read the agent from standard input"},
 		{"selftest refuses", agent, []string{"selftest", "-"}, 2, "selftest cannot read the agent from standard input"},
 	}
+	before, _ := filepath.Glob(filepath.Join(os.TempDir(), "agent3md-stdin-*"))
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			code, out, errOut := cliIn(t, tt.stdin, tt.args...)
@@ -65,6 +66,10 @@ func TestStdin(t *testing.T) {
 				t.Fatalf("exit %d (want %d)\nstdout: %s\nstderr: %s\nwant %q", code, tt.code, out, errOut, tt.want)
 			}
 		})
+	}
+	// The copies of standard input are removed when each command ends.
+	if after, _ := filepath.Glob(filepath.Join(os.TempDir(), "agent3md-stdin-*")); len(after) > len(before) {
+		t.Errorf("copies of stdin left behind: %v", after)
 	}
 }
 
