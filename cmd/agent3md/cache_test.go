@@ -30,7 +30,7 @@ func TestCacheCommand(t *testing.T) {
 	if code != 0 || strings.HasPrefix(out, "removed 0 ") {
 		t.Fatalf("prune: exit %d, %q", code, out)
 	}
-	if code, out, _ = cli(t, "cache", "size", "--cache-dir", dir); !strings.Contains(out, "0 B  total, 0 entries") {
+	if _, out, _ = cli(t, "cache", "size", "--cache-dir", dir); !strings.Contains(out, "0 B  total, 0 entries") {
 		t.Fatalf("cache size after prune: %q", out)
 	}
 	if code, _, errOut := cli(t, "route", "--cache-max-size", "lots", devtools, "x"); code != exitUsage || !strings.Contains(errOut, "--cache-max-size") {

@@ -61,6 +61,10 @@ func fileKind(m fs.FileMode) string {
 // is read all the same, but a typo (agent.md for agent.3md) is likelier
 // than an agent saved under another extension.
 func (a *app) warnName(path string) {
+	if a.warnedName {
+		return // mcp reads the head, then the whole: one warning
+	}
+	a.warnedName = true
 	if path != stdinArg && !strings.EqualFold(filepath.Ext(path), ".3md") {
 		fmt.Fprintf(a.stderr, "agent3md: warning: %s does not end in .3md; reading it as an agent file anyway\n", path)
 	}

@@ -26,6 +26,10 @@ func TestAnyFileName(t *testing.T) {
 			t.Errorf("%v: exit %d, stderr %q", args, code, errOut)
 		}
 	}
+	// mcp reads the file twice (head, then whole) but warns once.
+	if _, _, errOut := cli(t, "mcp", md); strings.Count(errOut, "does not end in .3md") != 1 {
+		t.Errorf("mcp warned %d times:\n%s", strings.Count(errOut, "does not end in .3md"), errOut)
+	}
 	if code, _, errOut := cli(t, "skills", devtools); code != 0 || strings.Contains(errOut, "warning") {
 		t.Errorf("a .3md file warned: exit %d, %q", code, errOut)
 	}

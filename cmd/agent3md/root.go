@@ -24,8 +24,9 @@ type app struct {
 	cache  cacheFlags
 	// stdinPath is the temporary copy of standard input when the agent
 	// file argument is "-"; cleanups run when the command ends.
-	stdinPath string
-	cleanups  []func()
+	stdinPath  string
+	cleanups   []func()
+	warnedName bool // warnName has spoken
 	// useCache is set by the commands that take the cache flags (mcp,
 	// route, run, index): they also keep the scanned catalog in the cache,
 	// so their next start skips the scan.
