@@ -133,7 +133,17 @@ agents' entries.`,
 			return a.cacheSize(d)
 		},
 	}
-	prune := &cobra.Command{
+	prune := a.cachePruneCmd(resolve, &maxSize)
+	prune.Flags().StringVar(&maxSize, "max-size", "1GiB", "size to prune down to (0 empties the cache)")
+	for _, sub := range []*cobra.Command{path, size, prune} {
+		sub.Flags().StringVar(&dir, "cache-dir", "", "cache directory (default: agent3md in the user cache directory)")
+		c.AddCommand(sub)
+	}
+	return c
+}
+
+func (a *app) cachePruneCmd(resolve func() (string, error), maxSize *string) *cobra.Command {
+	return &cobra.Command{
 		Use: "prune", Short: "Remove least recently used entries until the cache fits --max-size", Args: args(cobra.NoArgs),
 		Example: "  agent3md cache prune              # down to 1GiB\n  agent3md cache prune --max-size 0 # empty it",
 		RunE: func(*cobra.Command, []string) error {
@@ -141,7 +151,7 @@ agents' entries.`,
 			if err != nil {
 				return err
 			}
-			max, err := parseSize(maxSize)
+			max, err := parseSize(*maxSize)
 			if err != nil {
 				return ioError(fmt.Errorf("--max-size: %w", err))
 			}
@@ -157,12 +167,6 @@ agents' entries.`,
 			return nil
 		},
 	}
-	prune.Flags().StringVar(&maxSize, "max-size", "1GiB", "size to prune down to (0 empties the cache)")
-	for _, sub := range []*cobra.Command{path, size, prune} {
-		sub.Flags().StringVar(&dir, "cache-dir", "", "cache directory (default: agent3md in the user cache directory)")
-		c.AddCommand(sub)
-	}
-	return c
 }
 
 func (a *app) cacheSize(dir string) error {

@@ -49,13 +49,7 @@ Point a client at it with the command "agent3md" and the arguments
 			if err != nil {
 				return ioError(err)
 			}
-			if err := noStdin("mcp", args[0], "it carries the protocol"); err != nil {
-				return err
-			}
-			if c.Flags().Changed("max-file-line-bytes") {
-				fmt.Fprintln(a.stderr, "agent3md: warning: --max-file-line-bytes is deprecated: use --max-line-bytes (the agent file's line bound on every command); a JSON-RPC message is bounded by --max-message-bytes")
-			}
-			if err := checkRange("max-message-bytes", int64(maxMessage), 1, maxMessageCeiling); err != nil {
+			if err := a.checkServeArgs(c, args[0], maxMessage); err != nil {
 				return err
 			}
 			a.useCache = true
@@ -108,6 +102,18 @@ Point a client at it with the command "agent3md" and the arguments
 	c.Flags().MarkHidden("max-file-line-bytes")
 	a.addCacheFlags(c.Flags())
 	return c
+}
+
+// checkServeArgs refuses what mcp cannot serve from and warns about the
+// old name of the file line bound.
+func (a *app) checkServeArgs(c *cobra.Command, file string, maxMessage int) error {
+	if err := noStdin("mcp", file, "it carries the protocol"); err != nil {
+		return err
+	}
+	if c.Flags().Changed("max-file-line-bytes") {
+		fmt.Fprintln(a.stderr, "agent3md: warning: --max-file-line-bytes is deprecated: use --max-line-bytes (the agent file's line bound on every command); a JSON-RPC message is bounded by --max-message-bytes")
+	}
+	return checkRange("max-message-bytes", int64(maxMessage), 1, maxMessageCeiling)
 }
 
 // maxMessageCeiling is the largest --max-message-bytes: one message is
