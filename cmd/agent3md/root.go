@@ -117,11 +117,30 @@ func (a *app) open(arg string) (*loader.Agent, error) {
 	if err != nil {
 		return nil, err
 	}
+	done := a.scanNote(path, name)
 	ag, err := loader.Open(path, a.loaderOptions(path, name))
+	done()
 	if err != nil {
 		return nil, a.loadError(err)
 	}
 	return ag, nil
+}
+
+// scanNoteBytes is the file size from which a terminal is told that the
+// scan is under way: about a second of scanning.
+const scanNoteBytes = 64 << 20
+
+// scanNote says on a terminal that a large file is being read, and clears
+// the line when done is called: a cold start on a big agent is otherwise
+// silent for seconds before the index progress bar appears.
+func (a *app) scanNote(path, name string) (done func()) {
+	f, ok := a.stderr.(*os.File)
+	st, err := os.Stat(path)
+	if !ok || err != nil || st.Size() < scanNoteBytes || !term.IsTerminal(int(f.Fd())) {
+		return func() {}
+	}
+	fmt.Fprintf(f, "reading %s (%s)…", name, humanBytes(st.Size()))
+	return func() { fmt.Fprint(f, "\r\033[K") }
 }
 
 // head reads the start of an agent file for the mcp command's handshake,
