@@ -252,3 +252,25 @@ func agentFile(t *testing.T, dir, text string) string {
 	write(t, name, text)
 	return name
 }
+
+// TestExportNoPlanes: a document without planes (the reference's exporter
+// throws on it) exports an agent with no skills.
+func TestExportNoPlanes(t *testing.T) {
+	agent := agentFile(t, t.TempDir(), "---\n3md: 1\ntitle: Empty\n---\n")
+	code, out, errOut := cli(t, "export", "--bodies", agent)
+	want := `{
+  "schema": "agent3md/1",
+  "agent": {
+    "name": "Empty",
+    "model": "unknown",
+    "tools": [],
+    "persona": ""
+  },
+  "skills": [],
+  "bodies": {}
+}
+`
+	if code != 0 || out != want {
+		t.Fatalf("exit %d: %s\n%s", code, errOut, out)
+	}
+}
