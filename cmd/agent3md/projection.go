@@ -2,11 +2,13 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"io"
 	"math"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -83,17 +85,43 @@ func (n jsNumber) String() string {
 	return string(b)
 }
 
-// orderedBodies is the name → body map, written in skill order (JSON
-// objects are unordered, but a person diffing two exports is not).
+// orderedBodies is the name → body map, written in the order a JavaScript
+// object keeps its keys, as the reference prints it: names that are array
+// indexes ("0", "12") first, ascending, then the others in skill order.
+// JSON objects are unordered, but a person diffing two exports is not.
 type orderedBodies struct {
 	names  []string
 	bodies map[string]string
 }
 
+// arrayIndex reports whether JavaScript takes name for an array index: the
+// canonical decimal form of an integer below 2^32-1.
+func arrayIndex(name string) (uint64, bool) {
+	if name == "" || len(name) > 10 || (name[0] == '0' && name != "0") {
+		return 0, false
+	}
+	n, err := strconv.ParseUint(name, 10, 64)
+	return n, err == nil && n < 1<<32-1
+}
+
 func (o *orderedBodies) MarshalJSON() ([]byte, error) {
+	names := slices.Clone(o.names)
+	slices.SortStableFunc(names, func(x, y string) int {
+		nx, ix := arrayIndex(x)
+		ny, iy := arrayIndex(y)
+		switch {
+		case ix && iy:
+			return cmp.Compare(nx, ny)
+		case ix:
+			return -1
+		case iy:
+			return 1
+		}
+		return 0
+	})
 	var b bytes.Buffer
 	b.WriteByte('{')
-	for i, name := range o.names {
+	for i, name := range names {
 		if i > 0 {
 			b.WriteByte(',')
 		}
