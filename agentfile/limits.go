@@ -15,6 +15,20 @@ const (
 	DefaultMaxLinks            = 1_000_000 // [[z=…]] links in the whole file
 )
 
+// Ceilings: the largest value each limit may be set to. Past them a bound
+// stops protecting anything (a line or value is held whole in memory; plane
+// and link positions are kept in 32-bit indexes), so a front end should
+// refuse larger settings rather than pass them on.
+const (
+	MaxBytesCeiling            = 1 << 40 // 1 TiB
+	MaxLineBytesCeiling        = 1 << 30 // one line is buffered whole
+	MaxFrontmatterLinesCeiling = 1 << 20
+	MaxAttributesCeiling       = 1 << 16
+	MaxAttributeBytesCeiling   = MaxLineBytesCeiling // a value lies within one line
+	MaxDescriptionBytesCeiling = 1 << 20
+	MaxLinksCeiling            = 1 << 30
+)
+
 // Limits bounds what a scan will accept. A zero field means its default.
 type Limits struct {
 	// MaxBytes bounds the whole input (default DefaultMaxBytes; flag --max-bytes).

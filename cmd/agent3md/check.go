@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -37,14 +36,36 @@ conformance vectors (bodies read back lazily), or {"error", "line",
 	return c
 }
 
-func (a *app) parse(path string, asJSON bool) error {
-	f, err := os.Open(path)
+func (a *app) parse(arg string, asJSON bool) error {
+	err := a.parseFile(arg, asJSON)
+	if err == nil || !asJSON {
+		return err
+	}
+	var s silent
+	if errors.As(err, &s) {
+		return err // the JSON answer is already out
+	}
+	// --json promises JSON on stdout whatever goes wrong: a file that
+	// cannot be read is {"error": "io", …} with exit status 2.
+	code := exitUsage
+	var ee *exitError
+	if errors.As(err, &ee) {
+		code = ee.code
+	}
+	writeJSON(a.stdout, map[string]any{"error": "io", "file": arg, "message": err.Error()})
+	fmt.Fprintf(a.stderr, "agent3md: %v\n", err)
+	return silent(code)
+}
+
+func (a *app) parseFile(arg string, asJSON bool) error {
+	f, name, err := a.openAgentFile(arg)
 	if err != nil {
-		return ioError(err)
+		return err
 	}
 	defer f.Close()
-	cat, err := agentfile.Parse(f, &agentfile.Options{File: path, Limits: a.limits})
+	cat, err := agentfile.Parse(f, &agentfile.Options{File: name, Limits: a.limits})
 	if err != nil {
+		a.limitError(err)
 		var pe *agentfile.ParseError
 		if !errors.As(err, &pe) || pe.Name == agentfile.ReadFailed {
 			return ioError(err)
@@ -63,7 +84,18 @@ func (a *app) parse(path string, asJSON bool) error {
 		}
 		return writeJSON(a.stdout, map[string]any{"document": doc, "links": cat.DocLinks()})
 	}
-	return printCatalog(a.stdout, path, cat)
+	return printCatalog(a.stdout, name, cat)
+}
+
+// openAgentFile opens an agent file argument for the commands that scan it
+// themselves (parse, validate): a regular file, or "-" for standard input.
+func (a *app) openAgentFile(arg string) (f *os.File, name string, err error) {
+	path, name, err := a.agentSource(arg)
+	if err != nil {
+		return nil, "", err
+	}
+	f, err = openRegular(path)
+	return f, name, err
 }
 
 func printCatalog(out io.Writer, path string, cat *agentfile.Catalog) error {
@@ -104,12 +136,16 @@ func writeJSON(out io.Writer, v any) error {
 	return w.Flush()
 }
 
-// fileReport is validate's per-file JSON shape.
+// fileReport is validate's per-file JSON shape. Error is set, and the
+// finding lists are empty, when the file could not be read at all;
+// Skipped says it was not a regular file and was passed over.
 type fileReport struct {
 	File     string              `json:"file"`
 	OK       bool                `json:"ok"`
 	Errors   []agentfile.Finding `json:"errors"`
 	Warnings []agentfile.Finding `json:"warnings"`
+	Error    string              `json:"error,omitempty"`
+	Skipped  bool                `json:"skipped,omitempty"`
 }
 
 func (a *app) validateCmd() *cobra.Command {
@@ -137,16 +173,20 @@ one file and an array for several.`,
 
 func (a *app) validate(files []string, asJSON bool) error {
 	var reports []fileReport
-	code := exitOK
+	code, checked := exitOK, 0
 	for _, path := range files {
-		r, err := a.validateFile(path)
-		if err != nil {
-			fmt.Fprintf(a.stderr, "agent3md: %v\n", err)
+		fr := a.validateOne(path)
+		reports = append(reports, fr)
+		switch {
+		case fr.Skipped:
+			fmt.Fprintf(a.stderr, "agent3md: skipping %s\n", fr.Error)
+			continue
+		case fr.Error != "":
+			fmt.Fprintf(a.stderr, "agent3md: %s\n", fr.Error)
 			code = exitUsage
 			continue
 		}
-		fr := fileReport{File: path, OK: r.OK(), Errors: r.Errors, Warnings: r.Warnings}
-		reports = append(reports, fr)
+		checked++
 		if !fr.OK && code == exitOK {
 			code = exitInvalid
 		}
@@ -154,9 +194,13 @@ func (a *app) validate(files []string, asJSON bool) error {
 			printReport(a.stdout, fr)
 		}
 	}
+	if checked == 0 && code == exitOK {
+		// Every argument was skipped: nothing was validated.
+		code = exitUsage
+	}
 	if asJSON {
 		var v any = reports
-		if len(files) == 1 && len(reports) == 1 {
+		if len(files) == 1 {
 			v = reports[0]
 		}
 		if err := writeJSON(a.stdout, v); err != nil {
@@ -169,17 +213,37 @@ func (a *app) validate(files []string, asJSON bool) error {
 	return nil
 }
 
-func (a *app) validateFile(path string) (*agentfile.Report, error) {
-	if st, err := os.Stat(path); err == nil && st.IsDir() {
-		return nil, fmt.Errorf("%s is a directory; pass agent files, e.g. %s", path, filepath.Join(path, "*.3md"))
+// validateOne checks one file argument. A file that is not a regular one
+// (a FIFO matched by *.3md, a device) is skipped; one that cannot be read
+// gets an error entry.
+func (a *app) validateOne(path string) fileReport {
+	fr := fileReport{File: path, Errors: []agentfile.Finding{}, Warnings: []agentfile.Finding{}}
+	if path == stdinArg {
+		fr.File = stdinName
+	} else {
+		if st, err := os.Stat(path); err == nil && !st.IsDir() && !st.Mode().IsRegular() {
+			fr.Error, fr.Skipped = fmt.Sprintf("%s: not a regular file (%s)", path, fileKind(st.Mode())), true
+			return fr
+		}
 	}
-	f, err := os.Open(path)
+	r, err := a.validateFile(path)
+	if err != nil {
+		fr.Error = err.Error()
+		return fr
+	}
+	fr.OK, fr.Errors, fr.Warnings = r.OK(), nonNil(r.Errors), nonNil(r.Warnings)
+	return fr
+}
+
+func (a *app) validateFile(arg string) (*agentfile.Report, error) {
+	f, name, err := a.openAgentFile(arg)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	cat, err := agentfile.Parse(f, &agentfile.Options{File: path, Limits: a.limits})
+	cat, err := agentfile.Parse(f, &agentfile.Options{File: name, Limits: a.limits})
 	if err != nil {
+		a.limitError(err)
 		var pe *agentfile.ParseError
 		if errors.As(err, &pe) && pe.Name == agentfile.ReadFailed {
 			return nil, err

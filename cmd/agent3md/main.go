@@ -13,9 +13,9 @@ import (
 	"syscall"
 )
 
-// version is the binary's version; release builds set it with
-// -ldflags "-X main.version=…".
-var version = "0.1.0"
+// version, when a release build sets it with -ldflags "-X main.version=…",
+// overrides the module version read from the build info.
+var version = ""
 
 // Exit codes (STYLE.md): 0 success, 1 the input is invalid or a check
 // failed, 2 usage or I/O error.
@@ -55,7 +55,13 @@ func main() {
 // run executes one command line and returns its exit code. Tests call it
 // with their own readers and writers.
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	root := newRoot(&app{stdin: stdin, stdout: stdout, stderr: stderr})
+	a := &app{stdin: stdin, stdout: stdout, stderr: stderr}
+	defer func() {
+		for _, f := range a.cleanups {
+			f()
+		}
+	}()
+	root := newRoot(a)
 	root.SetArgs(args)
 	err := root.ExecuteContext(ctx)
 	if err == nil {

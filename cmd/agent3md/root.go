@@ -5,11 +5,9 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
-	"strings"
 
 	"github.com/spf13/cobra"
-	"github.com/spf13/pflag"
+	"golang.org/x/term"
 
 	"github.com/agent3md/agent3md/agentfile"
 	"github.com/agent3md/agent3md/loader"
@@ -22,18 +20,17 @@ type app struct {
 	stdin          io.Reader
 	stdout, stderr io.Writer
 
-	limits   agentfile.Limits
-	lineFlag string // the flag that sets limits.MaxLineBytes on this command
-	cache    cacheFlags
+	limits agentfile.Limits
+	cache  cacheFlags
+	// stdinPath is the temporary copy of standard input when the agent
+	// file argument is "-"; cleanups run when the command ends.
+	stdinPath  string
+	cleanups   []func()
+	warnedName bool // warnName has spoken
 	// useCache is set by the commands that take the cache flags (mcp,
 	// route, run, index): they also keep the scanned catalog in the cache,
 	// so their next start skips the scan.
 	useCache bool
-}
-
-type cacheFlags struct {
-	dir     string
-	noCache bool
 }
 
 func newRoot(a *app) *cobra.Command {
@@ -53,8 +50,21 @@ fill the skill's typed inputs, run (or hand back) its command.`,
   agent3md selftest examples/devtools.3md   # drive the MCP server end to end`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
-		Version:       version,
+		Version:       buildVersion().short(),
+		// No command at all: the help, on stderr, as a usage error.
+		RunE: func(c *cobra.Command, _ []string) error {
+			c.SetOut(a.stderr)
+			c.Help()
+			return silent(exitUsage)
+		},
+		PersistentPreRunE: func(c *cobra.Command, _ []string) error {
+			if err := a.checkLimits(c.Flags()); err != nil {
+				return err
+			}
+			return a.checkCacheFlags(c.Flags())
+		},
 	}
+	root.SetUsageFunc(a.usage)
 	root.SetOut(a.stdout)
 	root.SetErr(a.stderr)
 	root.SetIn(a.stdin)
@@ -65,7 +75,8 @@ fill the skill's typed inputs, run (or hand back) its command.`,
 		a.parseCmd(), a.validateCmd(), a.newCmd(),
 		a.manifestCmd(), a.skillsCmd(), a.routeCmd(), a.getCmd(), a.resolveCmd(),
 		a.runCmd(), a.exportCmd(), a.indexCmd(),
-		a.mcpCmd(), a.selftestCmd(), a.versionCmd(),
+		a.mcpCmd(), a.selftestCmd(), a.versionCmd(), a.cacheCmd(),
+		a.limitsHelp(),
 	)
 	return root
 }
@@ -81,93 +92,90 @@ func args(check cobra.PositionalArgs) cobra.PositionalArgs {
 	}
 }
 
-// addLimitFlags registers the scanner's bounds (DESIGN §3) on fs.
-func (a *app) addLimitFlags(fs *pflag.FlagSet) {
-	a.addLimitFlagsNamed(fs, "max-line-bytes")
-}
-
-// addLimitFlagsNamed is addLimitFlags for a command whose --max-line-bytes
-// means something else: the agent file's line bound takes lineFlag instead.
-func (a *app) addLimitFlagsNamed(fs *pflag.FlagSet, lineFlag string) {
-	l := &a.limits
-	fs.Int64Var(&l.MaxBytes, "max-bytes", agentfile.DefaultMaxBytes, "largest agent file accepted, in bytes")
-	fs.IntVar(&l.MaxLineBytes, lineFlag, agentfile.DefaultMaxLineBytes, "longest line accepted in the agent file, in bytes")
-	fs.IntVar(&l.MaxFrontmatterLines, "max-frontmatter-lines", agentfile.DefaultMaxFrontmatterLines, "most frontmatter lines accepted")
-	fs.IntVar(&l.MaxPlanes, "max-planes", agentfile.DefaultMaxPlanes, "most planes (identity + skills) accepted")
-	fs.IntVar(&l.MaxAttributes, "max-attributes", agentfile.DefaultMaxAttributes, "most key=value attributes on one @plane line")
-	fs.IntVar(&l.MaxAttributeBytes, "max-attribute-bytes", agentfile.DefaultMaxAttributeBytes, "longest attribute value accepted, in bytes")
-	fs.IntVar(&l.MaxLinks, "max-links", agentfile.DefaultMaxLinks, "most [[z=…]] links accepted in the whole file")
-	fs.IntVar(&l.MaxDescriptionBytes, "max-description-bytes", agentfile.DefaultMaxDescriptionBytes, "body prefix read to build a skill's description, in bytes")
-}
-
-// addCacheFlags registers the routing index cache flags (DESIGN §5).
-func (a *app) addCacheFlags(fs *pflag.FlagSet) {
-	fs.StringVar(&a.cache.dir, "cache-dir", "", "routing index cache directory (default $XDG_CACHE_HOME/agent3md)")
-	fs.BoolVar(&a.cache.noCache, "no-cache", false, "never read or write the routing index cache")
-}
-
 // routerOptions returns the index options for an opened agent.
+// routerOptions returns the index options for an opened agent: its cache
+// entry (the cache kept under its size cap first), and a progress bar when
+// stderr is a terminal, since a cold build on a big agent takes seconds.
 func (a *app) routerOptions(ag *loader.Agent) *router.Options {
-	return &router.Options{ContentHash: ag.Catalog().SHA256, CacheDir: a.cache.dir, NoCache: a.cache.noCache}
-}
-
-// checkAgentPath refuses what is not a regular, readable .3md file before
-// anything tries to scan it.
-func checkAgentPath(path string) error {
-	st, err := os.Stat(path)
-	if err != nil {
-		return ioError(fmt.Errorf("cannot read agent file: %w", err))
+	hash := ag.Catalog().SHA256
+	opts := &router.Options{ContentHash: hash, NoCache: a.cache.noCache}
+	if dir, err := a.cacheDir(); err == nil {
+		opts.CacheDir = dir
+	} else {
+		opts.NoCache = true
 	}
-	if !st.Mode().IsRegular() {
-		return ioError(fmt.Errorf("%s is not a regular file; pass the path of an agent .3md file", path))
+	a.maintainCache(hash)
+	if f, ok := a.stderr.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+		opts.Progress = progressBar(f)
 	}
-	if !strings.EqualFold(filepath.Ext(path), ".3md") {
-		return ioError(fmt.Errorf("%s does not end in .3md; agent files are named like agent.3md", path))
-	}
-	return nil
+	return opts
 }
 
 // open loads an agent for the commands that serve it.
-func (a *app) open(path string) (*loader.Agent, error) {
-	if err := checkAgentPath(path); err != nil {
+func (a *app) open(arg string) (*loader.Agent, error) {
+	path, name, err := a.agentSource(arg)
+	if err != nil {
 		return nil, err
 	}
-	ag, err := loader.Open(path, a.loaderOptions(path))
+	done := a.scanNote(path, name)
+	ag, err := loader.Open(path, a.loaderOptions(path, name))
+	done()
 	if err != nil {
 		return nil, a.loadError(err)
 	}
 	return ag, nil
 }
 
+// scanNoteBytes is the file size from which a terminal is told that the
+// scan is under way: about a second of scanning.
+const scanNoteBytes = 64 << 20
+
+// scanNote says on a terminal that a large file is being read, and clears
+// the line when done is called: a cold start on a big agent is otherwise
+// silent for seconds before the index progress bar appears.
+func (a *app) scanNote(path, name string) (done func()) {
+	f, ok := a.stderr.(*os.File)
+	st, err := os.Stat(path)
+	if !ok || err != nil || st.Size() < scanNoteBytes || !term.IsTerminal(int(f.Fd())) {
+		return func() {}
+	}
+	fmt.Fprintf(f, "reading %s (%s)…", name, humanBytes(st.Size()))
+	return func() { fmt.Fprint(f, "\r\033[K") }
+}
+
 // head reads the start of an agent file for the mcp command's handshake,
 // with open's checks and exit codes.
-func (a *app) head(path string) (*loader.Head, error) {
-	if err := checkAgentPath(path); err != nil {
+func (a *app) head(arg string) (*loader.Head, error) {
+	path, name, err := a.agentSource(arg)
+	if err != nil {
 		return nil, err
 	}
-	h, err := loader.ReadHead(path, a.loaderOptions(path))
+	h, err := loader.ReadHead(path, a.loaderOptions(path, name))
 	if err != nil {
 		return nil, a.loadError(err)
 	}
 	return h, nil
 }
 
-func (a *app) loaderOptions(path string) *loader.Options {
-	opts := &loader.Options{Parse: agentfile.Options{File: path, Limits: a.limits}}
-	if a.useCache && !a.cache.noCache {
-		if dir, err := router.CacheRoot(a.cache.dir); err == nil {
+// loaderOptions are the options for reading path, called name in messages.
+func (a *app) loaderOptions(path, name string) *loader.Options {
+	opts := &loader.Options{Parse: agentfile.Options{File: name, Limits: a.limits}}
+	// A copy of standard input is gone after this run: caching its
+	// catalog would only fill the cache.
+	if a.useCache && !a.cache.noCache && path != a.stdinPath {
+		if dir, err := a.cacheDir(); err == nil {
 			opts.CatalogCache = dir
 		}
 	}
 	return opts
 }
 
-// loadError names the flag this command really has for a line limit and
-// sets the exit code.
+// loadError names the flag that raises a limit and sets the exit code.
 func (a *app) loadError(err error) error {
-	var le *agentfile.LimitError
-	if errors.As(err, &le) && le.Flag == "--max-line-bytes" && a.lineFlag != "" {
-		le.Flag = a.lineFlag
+	a.limitError(err)
+	var pe *agentfile.ParseError
+	if a.stdinPath != "" && errors.As(err, &pe) && pe.File == a.stdinPath {
+		pe.File = stdinName
 	}
 	return classify(err)
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/agent3md/agent3md/agentfile"
 	"github.com/agent3md/agent3md/loader"
 	"github.com/agent3md/agent3md/mcp"
 	"github.com/agent3md/agent3md/router"
@@ -19,9 +20,10 @@ import (
 
 func (a *app) mcpCmd() *cobra.Command {
 	var (
-		maxLine     int
+		maxMessage  int
 		maxInFlight int
 		maxPending  int64
+		maxAnswer   int
 		logLevel    string
 		memLimit    string
 	)
@@ -52,7 +54,9 @@ Point a client at it with the command "agent3md" and the arguments
 			if err != nil {
 				return ioError(err)
 			}
-			a.lineFlag = "--max-file-line-bytes"
+			if err := a.checkServeArgs(c, args[0], maxMessage); err != nil {
+				return err
+			}
 			a.useCache = true
 			// The handshake is answered from the head of the file while
 			// the whole of it loads: a client's first answer does not
@@ -70,12 +74,14 @@ Point a client at it with the command "agent3md" and the arguments
 				if ag.CatalogCached() {
 					catalog = "from cache"
 				}
-				logger.Info("agent3md serving over stdio", "agent", ag.Info().Name, "skills", len(ag.Info().Skills), "file", args[0], "catalog", catalog, "version", version)
+				a.maintainCache(ag.Catalog().SHA256)
+				logger.Info("agent3md serving over stdio", "agent", ag.Info().Name, "skills", len(ag.Info().Skills), "file", args[0], "catalog", catalog, "version", buildVersion().short())
 				return ag, nil
 			}
 			err = mcp.Serve(c.Context(), a.stdin, a.stdout, &mcp.Options{
-				Open: open, Head: head, Router: &router.Options{CacheDir: a.cache.dir, NoCache: a.cache.noCache}, Version: version,
-				MaxLineBytes: maxLine, MaxInFlight: maxInFlight, MaxPendingBytes: maxPending, Logger: logger,
+				Open: open, Head: head, Router: a.serveRouterOptions(), Version: buildVersion().short(),
+				MaxLineBytes: maxMessage, MaxInFlight: maxInFlight, MaxPendingBytes: maxPending,
+				MaxAnswerBytes: maxAnswer, Logger: logger,
 				Ready: func() { mem.apply(logger) },
 			})
 			if err != nil && c.Context().Err() == nil {
@@ -88,14 +94,50 @@ Point a client at it with the command "agent3md" and the arguments
 			return nil
 		},
 	}
-	c.Flags().IntVar(&maxLine, "max-line-bytes", 4<<20, "longest JSON-RPC line accepted on stdin, in bytes")
+	c.Flags().IntVar(&maxMessage, "max-message-bytes", mcp.DefaultMaxLineBytes, "longest JSON-RPC message (one line) accepted on stdin, in bytes")
 	c.Flags().IntVar(&maxInFlight, "max-in-flight", mcp.DefaultMaxInFlight, "requests handled at once on their own goroutines; more wait in a queue while stdin is still read")
 	c.Flags().Int64Var(&maxPending, "max-pending-bytes", mcp.DefaultMaxPendingBytes, "bytes of requests read but not answered plus answers not yet written; past it the server stops reading stdin until the client reads")
+	c.Flags().IntVar(&maxAnswer, "max-answer-bytes", mcp.DefaultMaxAnswerBytes, "largest tool answer, in bytes: list_skills pages under it, and a larger answer is a tool error saying what to ask for instead")
 	c.Flags().StringVar(&logLevel, "log-level", "info", "stderr log level: debug, info, warn or error")
 	c.Flags().StringVar(&memLimit, "memory-limit", "auto", "Go soft memory limit once loaded: auto (follows the live heap plus a margin, so the footprint stays near what the agent needs), off (Go's default, or GOMEMLIMIT), or a size such as 512MiB")
-	a.addLimitFlagsNamed(c.Flags(), "max-file-line-bytes")
+	a.addLimitFlags(c.Flags())
+	// --max-file-line-bytes was mcp's name for the agent file's line bound
+	// while its --max-line-bytes bounded a JSON-RPC message; kept so old
+	// client configurations still start, with a deprecation notice.
+	c.Flags().IntVar(&a.limits.MaxLineBytes, "max-file-line-bytes", agentfile.DefaultMaxLineBytes, "")
+	// Hidden, and warned about by hand: pflag's deprecation notice goes to
+	// the command's output, which for mcp is the protocol stream.
+	c.Flags().MarkHidden("max-file-line-bytes")
 	a.addCacheFlags(c.Flags())
 	return c
+}
+
+// checkServeArgs refuses what mcp cannot serve from and warns about the
+// old name of the file line bound.
+func (a *app) checkServeArgs(c *cobra.Command, file string, maxMessage int) error {
+	if err := noStdin("mcp", file, "it carries the protocol"); err != nil {
+		return err
+	}
+	if c.Flags().Changed("max-file-line-bytes") {
+		fmt.Fprintln(a.stderr, "agent3md: warning: --max-file-line-bytes is deprecated: use --max-line-bytes (the agent file's line bound on every command); a JSON-RPC message is bounded by --max-message-bytes")
+	}
+	return checkRange("max-message-bytes", int64(maxMessage), 1, maxMessageCeiling)
+}
+
+// maxMessageCeiling is the largest --max-message-bytes: one message is
+// held whole in memory.
+const maxMessageCeiling = 1 << 30
+
+// serveRouterOptions are the index cache options for mcp; the server fills
+// in the content hash once the agent is loaded.
+func (a *app) serveRouterOptions() *router.Options {
+	o := &router.Options{NoCache: a.cache.noCache}
+	if dir, err := a.cacheDir(); err == nil {
+		o.CacheDir = dir
+	} else {
+		o.NoCache = true
+	}
+	return o
 }
 
 func parseLevel(s string) (slog.Level, error) {
@@ -145,6 +187,9 @@ func (a *app) selftest(ctx context.Context, args []string, server string, asJSON
 		}
 		opts.Command = words
 	case len(args) == 1:
+		if err := noStdin("selftest", args[0], "the server it starts reads the agent file by path"); err != nil {
+			return err
+		}
 		if err := checkAgentPath(args[0]); err != nil {
 			return err
 		}
@@ -242,16 +287,4 @@ func splitWords(s string) ([]string, error) {
 		return nil, fmt.Errorf("empty command")
 	}
 	return words, nil
-}
-
-func (a *app) versionCmd() *cobra.Command {
-	return &cobra.Command{
-		Use:   "version",
-		Short: "Print the version",
-		Args:  args(cobra.NoArgs),
-		RunE: func(c *cobra.Command, _ []string) error {
-			fmt.Fprintf(a.stdout, "agent3md %s\n", version)
-			return nil
-		},
-	}
 }

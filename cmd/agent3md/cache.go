@@ -1,0 +1,198 @@
+package main
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/agent3md/agent3md/internal/cachedir"
+)
+
+// cacheFlags are the routing index cache flags of mcp, route, run, index.
+type cacheFlags struct {
+	dir     string
+	noCache bool
+	maxSize string // a size; parsed by cacheMax
+}
+
+// addCacheFlags registers the routing index cache flags.
+func (a *app) addCacheFlags(fs *pflag.FlagSet) {
+	fs.StringVar(&a.cache.dir, "cache-dir", "", "routing index cache directory (default: agent3md in the user cache directory; see 'agent3md cache path')")
+	fs.BoolVar(&a.cache.noCache, "no-cache", false, "never read or write the routing index cache")
+	fs.StringVar(&a.cache.maxSize, "cache-max-size", "1GiB", "size cap of the cache: least recently used agents' entries are removed past it (0 keeps only the current agent's)")
+}
+
+// cacheDir is --cache-dir, else the default.
+func (a *app) cacheDir() (string, error) {
+	if a.cache.dir != "" {
+		return a.cache.dir, nil
+	}
+	return cachedir.Default()
+}
+
+// maintainCache marks the entry of hash as just used and evicts the least
+// recently used others past --cache-max-size. It only costs a directory
+// listing; failures are reported, not fatal: the cache is a shortcut.
+func (a *app) maintainCache(hash string) {
+	if a.cache.noCache {
+		return
+	}
+	dir, err := a.cacheDir()
+	if err != nil {
+		return
+	}
+	max, err := parseSize(a.cache.maxSize)
+	if err != nil {
+		return // refused earlier, in checkCacheFlags
+	}
+	cachedir.Touch(dir, hash, time.Now())
+	if _, err := cachedir.Prune(dir, max, hash); err != nil {
+		fmt.Fprintf(a.stderr, "agent3md: warning: pruning the cache %s: %v\n", dir, err)
+	}
+}
+
+// checkCacheFlags refuses a malformed --cache-max-size before any work.
+func (a *app) checkCacheFlags(fs *pflag.FlagSet) error {
+	if fs.Lookup("cache-max-size") == nil {
+		return nil
+	}
+	if _, err := parseSize(a.cache.maxSize); err != nil {
+		return ioError(fmt.Errorf("--cache-max-size: %w", err))
+	}
+	return nil
+}
+
+// parseSize reads a byte count: digits with an optional unit B, KiB, MiB,
+// GiB or TiB (also KB, MB, GB, TB as their binary sizes).
+func parseSize(s string) (int64, error) {
+	t := strings.TrimSpace(s)
+	mult := int64(1)
+	for _, u := range []struct {
+		suffix string
+		mult   int64
+	}{{"KiB", 1 << 10}, {"MiB", 1 << 20}, {"GiB", 1 << 30}, {"TiB", 1 << 40}, {"KB", 1 << 10}, {"MB", 1 << 20}, {"GB", 1 << 30}, {"TB", 1 << 40}, {"B", 1}} {
+		if rest, ok := strings.CutSuffix(t, u.suffix); ok {
+			t, mult = strings.TrimSpace(rest), u.mult
+			break
+		}
+	}
+	n, err := strconv.ParseInt(t, 10, 64)
+	if err != nil || n < 0 || n > (1<<62)/mult {
+		return 0, fmt.Errorf("%q is not a size; write e.g. 0, 500MiB or 2GiB", s)
+	}
+	return n * mult, nil
+}
+
+func (a *app) cacheCmd() *cobra.Command {
+	c := &cobra.Command{
+		Use:   "cache",
+		Short: "Show where the routing index cache is, how big it is, or prune it",
+		Long: `The routing index cache holds, per agent content, the built search index and
+the scanned catalog, so the next start on an unchanged agent is fast. It
+lives in agent3md in the user cache directory ($XDG_CACHE_HOME or ~/.cache
+on Linux, ~/Library/Caches on macOS, %LocalAppData% on Windows) unless
+--cache-dir says otherwise. Each command that uses it keeps it under
+--cache-max-size (default 1GiB) by removing the least recently used
+agents' entries.`,
+		Example: `  agent3md cache path
+  agent3md cache size
+  agent3md cache prune --max-size 200MiB`,
+	}
+	var dir, maxSize string
+	resolve := func() (string, error) {
+		a.cache.dir = dir
+		d, err := a.cacheDir()
+		if err != nil {
+			return "", ioError(err)
+		}
+		return d, nil
+	}
+	path := &cobra.Command{
+		Use: "path", Short: "Print the cache directory", Args: args(cobra.NoArgs),
+		Example: "  du -sh \"$(agent3md cache path)\"",
+		RunE: func(*cobra.Command, []string) error {
+			d, err := resolve()
+			if err == nil {
+				fmt.Fprintln(a.stdout, d)
+			}
+			return err
+		},
+	}
+	size := &cobra.Command{
+		Use: "size", Short: "Print the cache's size and entries, least recently used first", Args: args(cobra.NoArgs),
+		Example: "  agent3md cache size",
+		RunE: func(*cobra.Command, []string) error {
+			d, err := resolve()
+			if err != nil {
+				return err
+			}
+			return a.cacheSize(d)
+		},
+	}
+	prune := a.cachePruneCmd(resolve, &maxSize)
+	prune.Flags().StringVar(&maxSize, "max-size", "1GiB", "size to prune down to (0 empties the cache)")
+	for _, sub := range []*cobra.Command{path, size, prune} {
+		sub.Flags().StringVar(&dir, "cache-dir", "", "cache directory (default: agent3md in the user cache directory)")
+		c.AddCommand(sub)
+	}
+	return c
+}
+
+func (a *app) cachePruneCmd(resolve func() (string, error), maxSize *string) *cobra.Command {
+	return &cobra.Command{
+		Use: "prune", Short: "Remove least recently used entries until the cache fits --max-size", Args: args(cobra.NoArgs),
+		Example: "  agent3md cache prune              # down to 1GiB\n  agent3md cache prune --max-size 0 # empty it",
+		RunE: func(*cobra.Command, []string) error {
+			d, err := resolve()
+			if err != nil {
+				return err
+			}
+			max, err := parseSize(*maxSize)
+			if err != nil {
+				return ioError(fmt.Errorf("--max-size: %w", err))
+			}
+			removed, err := cachedir.Prune(d, max, "")
+			var n int64
+			for _, e := range removed {
+				n += e.Size
+			}
+			fmt.Fprintf(a.stdout, "removed %d entries (%s) from %s\n", len(removed), humanBytes(n), d)
+			if err != nil {
+				return ioError(err)
+			}
+			return nil
+		},
+	}
+}
+
+func (a *app) cacheSize(dir string) error {
+	ents, err := cachedir.Entries(dir)
+	if err != nil {
+		return ioError(err)
+	}
+	var total int64
+	for _, e := range ents {
+		total += e.Size
+		fmt.Fprintf(a.stdout, "%10s  %s  %s\n", humanBytes(e.Size), e.Used.Format(time.DateTime), e.Key)
+	}
+	fmt.Fprintf(a.stdout, "%10s  total, %d entries in %s\n", humanBytes(total), len(ents), dir)
+	return nil
+}
+
+// humanBytes writes n in the largest binary unit that keeps it at least 1.
+func humanBytes(n int64) string {
+	const units = "KMGT"
+	if n < 1024 {
+		return fmt.Sprintf("%d B", n)
+	}
+	f, i := float64(n)/1024, 0
+	for f >= 1024 && i < len(units)-1 {
+		f /= 1024
+		i++
+	}
+	return fmt.Sprintf("%.1f %ciB", f, units[i])
+}

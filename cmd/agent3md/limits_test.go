@@ -1,0 +1,105 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// cliIn runs one command line in-process with stdin.
+func cliIn(t *testing.T, stdin string, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code = run(context.Background(), args, strings.NewReader(stdin), &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+// TestLimitFlagsRange: every limit flag refuses -1, 0 and its ceiling + 1
+// with the valid range, and accepts 1 and its ceiling.
+func TestLimitFlagsRange(t *testing.T) {
+	a := &app{}
+	for _, l := range a.limitFlags() {
+		for _, cmd := range []string{"parse", "skills", "mcp"} {
+			for _, v := range []int64{-1, 0, l.ceiling + 1} {
+				t.Run(fmt.Sprintf("%s/%s=%d", cmd, l.name, v), func(t *testing.T) {
+					code, _, errOut := cli(t, cmd, fmt.Sprintf("--%s=%d", l.name, v), devtools)
+					want := fmt.Sprintf("--%s %d is out of range: use a value from 1 to %d", l.name, v, l.ceiling)
+					if code != exitUsage || !strings.Contains(errOut, want) {
+						t.Fatalf("exit %d, stderr %q; want exit 2 and %q", code, errOut, want)
+					}
+				})
+			}
+		}
+		t.Run("parse/"+l.name+"=ceiling", func(t *testing.T) {
+			if code, _, errOut := cli(t, "parse", fmt.Sprintf("--%s=%d", l.name, l.ceiling), devtools); code != 0 {
+				t.Fatalf("the ceiling is refused: exit %d: %s", code, errOut)
+			}
+		})
+	}
+	for _, v := range []string{"0", "-1", fmt.Sprint(maxMessageCeiling + 1)} {
+		code, _, errOut := cli(t, "mcp", "--max-message-bytes="+v, devtools)
+		if code != exitUsage || !strings.Contains(errOut, "--max-message-bytes "+v+" is out of range") {
+			t.Errorf("mcp --max-message-bytes=%s: exit %d, stderr %q", v, code, errOut)
+		}
+	}
+}
+
+// TestLimitErrorNamesFlag: a file breaking the line bound names
+// --max-line-bytes on every command, mcp included, and mcp still takes
+// its old spelling (with a warning on stderr, nothing on stdout).
+func TestLimitErrorNamesFlag(t *testing.T) {
+	const want = "(raise it with --max-line-bytes)"
+	for _, args := range [][]string{
+		{"parse", "--max-line-bytes", "10", devtools},
+		{"parse", "--json", "--max-line-bytes", "10", devtools},
+		{"validate", "--max-line-bytes", "10", devtools},
+		{"skills", "--max-line-bytes", "10", devtools},
+		{"route", "--no-cache", "--max-line-bytes", "10", devtools, "x"},
+		{"export", "--max-line-bytes", "10", devtools},
+		{"mcp", "--max-line-bytes", "10", devtools},
+	} {
+		t.Run(strings.Join(args, " "), func(t *testing.T) {
+			code, out, errOut := cli(t, args...)
+			if code != exitInvalid || !strings.Contains(out+errOut, want) || strings.Contains(out+errOut, "file-line") {
+				t.Fatalf("exit %d; want 1 and %q\nstdout: %s\nstderr: %s", code, want, out, errOut)
+			}
+		})
+	}
+	code, out, errOut := cli(t, "mcp", "--max-file-line-bytes", "10", devtools)
+	if code != exitInvalid || out != "" || !strings.Contains(errOut, "--max-file-line-bytes is deprecated") || !strings.Contains(errOut, want) {
+		t.Fatalf("old spelling: exit %d\nstdout: %q\nstderr: %s", code, out, errOut)
+	}
+}
+
+// TestHelpGroupsLimits: the eight limits sit under their own heading,
+// after the command's own flags, and 'help limits' lists each with its
+// default and ceiling.
+func TestHelpGroupsLimits(t *testing.T) {
+	a := &app{}
+	for _, cmd := range []string{"parse", "route", "mcp", "export"} {
+		_, out, _ := cli(t, cmd, "--help")
+		own, limits, ok := strings.Cut(out, "Agent file limits")
+		if !ok {
+			t.Fatalf("%s --help has no limits heading:\n%s", cmd, out)
+		}
+		for _, l := range a.limitFlags() {
+			if strings.Contains(own, "--"+l.name+" ") || !strings.Contains(limits, "--"+l.name+" ") {
+				t.Errorf("%s --help: --%s is not (only) under the limits heading", cmd, l.name)
+			}
+		}
+		if !strings.Contains(own, "--help") {
+			t.Errorf("%s --help lost its own flags:\n%s", cmd, own)
+		}
+	}
+	code, out, _ := cli(t, "help", "limits")
+	if code != 0 {
+		t.Fatalf("help limits: exit %d", code)
+	}
+	for _, l := range a.limitFlags() {
+		if !strings.Contains(out, fmt.Sprintf("--%s", l.name)) || !strings.Contains(out, fmt.Sprint(l.ceiling)) {
+			t.Errorf("help limits lacks --%s or its ceiling %d", l.name, l.ceiling)
+		}
+	}
+}
