@@ -95,8 +95,8 @@ type fakeServer struct {
 	// vAsks: the request held until the server's own requests are
 	// answered, those requests' methods by id, and whether every answer
 	// was right.
-	held    *fakeReq
-	asking  map[string]string
+	held      *fakeReq
+	asking    map[string]string
 	badAnswer string
 }
 
