@@ -3,9 +3,10 @@ package selftest_test
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
+	"flag"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -290,22 +291,39 @@ func TestReportWriters(t *testing.T) {
 	if err := rep.WriteJSON(&js); err != nil {
 		t.Fatal(err)
 	}
-	var got struct {
-		Server string `json:"server"`
-		OK     bool   `json:"ok"`
-		Failed int    `json:"failed"`
-		Checks []struct {
-			Name       string  `json:"name"`
-			Status     string  `json:"status"`
-			DurationMs float64 `json:"durationMs"`
-		} `json:"checks"`
+	// The JSON report is an interface other projects' CI reads: its
+	// exact shape is pinned, and docs/selftest.md describes it.
+	golden := filepath.Join("testdata", "report.json")
+	if *update {
+		if err := os.WriteFile(golden, js.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
-	if err := json.Unmarshal(js.Bytes(), &got); err != nil {
-		t.Fatalf("WriteJSON output is not JSON: %v\n%s", err, js.String())
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatalf("%v (run go test -run TestReportWriters -update to create it)", err)
 	}
-	if got.Server != rep.Server || got.OK || got.Failed != 1 || len(got.Checks) != 3 ||
-		got.Checks[0].Status != "pass" || got.Checks[0].DurationMs != 1.5 {
-		t.Errorf("WriteJSON = %s", js.String())
+	if !bytes.Equal(js.Bytes(), want) {
+		t.Errorf("WriteJSON:\n%s\nwant (%s):\n%s", js.String(), golden, want)
+	}
+}
+
+// update rewrites golden files.
+var update = flag.Bool("update", false, "rewrite testdata golden files")
+
+// TestDocsListEveryCheck keeps docs/selftest.md in step with the checks
+// Run performs and the JSON report's fields.
+func TestDocsListEveryCheck(t *testing.T) {
+	doc, err := os.ReadFile(filepath.Join("..", "docs", "selftest.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range append(slices.Clone(allChecks), selftest.JSONSchema,
+		`"schema"`, `"server"`, `"ok"`, `"passed"`, `"failed"`, `"skipped"`, `"checks"`,
+		`"name"`, `"status"`, `"detail"`, `"durationMs"`) {
+		if !bytes.Contains(doc, []byte("`"+name)) {
+			t.Errorf("docs/selftest.md does not mention `%s", name)
+		}
 	}
 }
 
