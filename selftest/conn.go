@@ -73,6 +73,7 @@ type conn struct {
 	nextID    int
 	broken    error      // set once the conn is unusable (timeout, write error)
 	timedOut  bool       // the server failed to answer within the timeout
+	progress  string     // progressToken of the request in flight, "" when none
 	strays    []*message // responses nobody asked for, capped
 	asked     []string   // methods of requests the server sent, capped
 	closeOnce sync.Once
@@ -279,6 +280,7 @@ func (c *conn) await(ctx context.Context, what string, match func(*message) bool
 	}
 	timer := time.NewTimer(c.timeout)
 	defer timer.Stop()
+	hardStop := time.Now().Add(maxProgressWaits * c.timeout)
 	for {
 		select {
 		case l, ok := <-c.lines:
@@ -293,6 +295,13 @@ func (c *conn) await(ctx context.Context, what string, match func(*message) bool
 			if match(m) {
 				return m, nil
 			}
+			if c.isOurProgress(m) && time.Now().Before(hardStop) {
+				// The server says it is working on the request: a slow
+				// answer (a huge agent's first route builds its index) is
+				// not a hung server.
+				timer.Reset(min(c.timeout, time.Until(hardStop)))
+				continue
+			}
 			if err := c.noteMessage(m); err != nil {
 				return nil, err
 			}
@@ -305,6 +314,26 @@ func (c *conn) await(ctx context.Context, what string, match func(*message) bool
 			return nil, c.broken
 		}
 	}
+}
+
+// maxProgressWaits bounds how far progress notifications can stretch one
+// request's wait: to this many request timeouts in all.
+const maxProgressWaits = 30
+
+// isOurProgress reports whether m is a progress notification for the
+// request in flight.
+func (c *conn) isOurProgress(m *message) bool {
+	if c.progress == "" || m.Method != "notifications/progress" {
+		return false
+	}
+	var p struct {
+		Token json.RawMessage `json:"progressToken"`
+	}
+	if json.Unmarshal(m.Params, &p) != nil {
+		return false
+	}
+	want, _ := json.Marshal(c.progress)
+	return sameID(p.Token, want)
 }
 
 // drain collects every response arriving within d as strays.

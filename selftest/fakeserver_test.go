@@ -43,6 +43,14 @@ const (
 	vAsks         = "asks"           // asks roots/list, sampling, elicitation, ping before answering tools/list
 	vPaged        = "paged"          // list_skills in pages of two, nextCursor in structuredContent
 	vOldShape     = "old-shape"      // list_skills answers {"agent","skills"}
+	vSlowStart    = "slow-start"     // the first tools/call takes longer than a timeout, reporting progress meanwhile
+)
+
+// slowStartSteps and slowStartStep shape vSlowStart's first tool call:
+// longer in all than the test's 1 s timeout, each step well inside it.
+const (
+	slowStartSteps = 5
+	slowStartStep  = 300 * time.Millisecond
 )
 
 const fakeMaxLine = 4 << 20
@@ -95,6 +103,7 @@ type fakeServer struct {
 	// vAsks: the request held until the server's own requests are
 	// answered, those requests' methods by id, and whether every answer
 	// was right.
+	warmed    bool // vSlowStart: the slow first call is over
 	held      *fakeReq
 	asking    map[string]string
 	badAnswer string
@@ -179,6 +188,10 @@ func (s *fakeServer) handle(line []byte) bool {
 	if s.variant == vHangTools && *req.Method == "tools/call" {
 		return true
 	}
+	if s.variant == vSlowStart && *req.Method == "tools/call" && !s.warmed {
+		s.warmed = true
+		s.reportProgress(req.Params)
+	}
 	if s.variant == vAsks && *req.Method == "tools/list" && s.asking == nil {
 		s.ask(&req)
 		return true
@@ -197,6 +210,24 @@ func (s *fakeServer) answer(req *fakeReq) {
 		s.send(map[string]any{"jsonrpc": "2.0", "id": req.ID, "error": map[string]any{"code": code, "message": msg, "data": data}})
 	} else {
 		s.send(map[string]any{"jsonrpc": "2.0", "id": req.ID, "result": result})
+	}
+}
+
+// reportProgress works slowly on a request, sending a progress
+// notification per step when the request carries a progress token.
+func (s *fakeServer) reportProgress(params json.RawMessage) {
+	var p struct {
+		Meta struct {
+			Token json.RawMessage `json:"progressToken"`
+		} `json:"_meta"`
+	}
+	json.Unmarshal(params, &p)
+	for i := range slowStartSteps {
+		time.Sleep(slowStartStep)
+		if p.Meta.Token != nil {
+			s.send(map[string]any{"jsonrpc": "2.0", "method": "notifications/progress",
+				"params": map[string]any{"progressToken": p.Meta.Token, "progress": i + 1, "total": slowStartSteps}})
+		}
 	}
 }
 

@@ -154,6 +154,8 @@ func TestRunAgainstFakeServers(t *testing.T) {
 			}},
 		{name: "asks the client things", variant: vAsks,
 			wantDetail: map[string]string{"exit/eof": "asked roots/list, sampling/createMessage, elicitation/create, ping"}},
+		{name: "slow first tool call with progress", variant: vSlowStart,
+			opts: selftest.Options{Timeout: time.Second}},
 		{name: "list_skills in pages", variant: vPaged,
 			wantDetail: map[string]string{"tool/list_skills": "4 skills in 2 page(s)"}},
 		{name: "list_skills in the old object shape", variant: vOldShape,
