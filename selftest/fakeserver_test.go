@@ -44,6 +44,7 @@ const (
 	vPaged        = "paged"          // list_skills in pages of two, nextCursor in structuredContent
 	vOldShape     = "old-shape"      // list_skills answers {"agent","skills"}
 	vSlowStart    = "slow-start"     // the first tools/call takes longer than a timeout, reporting progress meanwhile
+	vPartial      = "partial"        // an agent-3md server without route_skill
 )
 
 // slowStartSteps and slowStartStep shape vSlowStart's first tool call:
@@ -366,8 +367,11 @@ func (s *fakeServer) dispatch(method string, params json.RawMessage) (any, int, 
 			"ttlMs": 60000, "cacheScope": "public"}, 0, "", nil
 	case method == "tools/list":
 		tools := fakeTools()
-		if s.variant == vGeneric {
+		switch s.variant {
+		case vGeneric:
 			tools = genericTools()
+		case vPartial:
+			tools = slices.DeleteFunc(tools, func(t map[string]any) bool { return t["name"] == "route_skill" })
 		}
 		res := map[string]any{"tools": tools}
 		if modern != "" {

@@ -156,6 +156,13 @@ func TestRunAgainstFakeServers(t *testing.T) {
 			wantDetail: map[string]string{"exit/eof": "asked roots/list, sampling/createMessage, elicitation/create, ping"}},
 		{name: "slow first tool call with progress", variant: vSlowStart,
 			opts: selftest.Options{Timeout: time.Second}},
+		{name: "agent-3md server lacking a contract tool", variant: vPartial,
+			wantFail: []string{"contract/agent3md", "modern/tools-list"},
+			wantSkip: []string{"tool/route_skill"},
+			wantDetail: map[string]string{
+				"contract/agent3md": "lacks route_skill",
+				"tool/route_skill":  "does not list route_skill",
+			}},
 		{name: "list_skills in pages", variant: vPaged,
 			wantDetail: map[string]string{"tool/list_skills": "4 skills in 2 page(s)"}},
 		{name: "list_skills in the old object shape", variant: vOldShape,
