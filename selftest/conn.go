@@ -73,7 +73,9 @@ type conn struct {
 	nextID    int
 	broken    error      // set once the conn is unusable (timeout, write error)
 	timedOut  bool       // the server failed to answer within the timeout
+	progress  string     // progressToken of the request in flight, "" when none
 	strays    []*message // responses nobody asked for, capped
+	asked     []string   // methods of requests the server sent, capped
 	closeOnce sync.Once
 }
 
@@ -197,13 +199,9 @@ func (c *conn) call(ctx context.Context, method string, params any) (*message, e
 
 // callID sends a request with the given id and waits for its response.
 func (c *conn) callID(ctx context.Context, id any, method string, params any) (*message, error) {
-	req := map[string]any{"jsonrpc": "2.0", "id": id, "method": method}
-	if params != nil {
-		req["params"] = params
-	}
-	b, err := json.Marshal(req)
+	b, err := encodeMessage(id, method, params)
 	if err != nil {
-		return nil, fmt.Errorf("encode %s request: %w", method, err)
+		return nil, err
 	}
 	want, _ := json.Marshal(id)
 	if err := c.writeLine(b); err != nil {
@@ -216,15 +214,37 @@ func (c *conn) callID(ctx context.Context, id any, method string, params any) (*
 
 // notify sends a notification (no id).
 func (c *conn) notify(method string, params any) error {
+	b, err := encodeMessage(nil, method, params)
+	if err != nil {
+		return err
+	}
+	return c.writeLine(b)
+}
+
+// encodeMessage renders a request (id non-nil) or a notification. Params
+// that encode as JSON null — a nil interface, or a nil map or slice inside
+// one — are left out: JSON-RPC allows params to be omitted or structured,
+// never null, and servers built on the official TypeScript SDK drop such a
+// message without answering.
+func encodeMessage(id any, method string, params any) ([]byte, error) {
 	req := map[string]any{"jsonrpc": "2.0", "method": method}
+	if id != nil {
+		req["id"] = id
+	}
 	if params != nil {
-		req["params"] = params
+		p, err := json.Marshal(params)
+		if err != nil {
+			return nil, fmt.Errorf("encode %s params: %w", method, err)
+		}
+		if string(p) != "null" {
+			req["params"] = json.RawMessage(p)
+		}
 	}
 	b, err := json.Marshal(req)
 	if err != nil {
-		return fmt.Errorf("encode %s notification: %w", method, err)
+		return nil, fmt.Errorf("encode %s: %w", method, err)
 	}
-	return c.writeLine(b)
+	return b, nil
 }
 
 // sameID reports whether a received id is the JSON value want.
@@ -260,6 +280,7 @@ func (c *conn) await(ctx context.Context, what string, match func(*message) bool
 	}
 	timer := time.NewTimer(c.timeout)
 	defer timer.Stop()
+	hardStop := time.Now().Add(maxProgressWaits * c.timeout)
 	for {
 		select {
 		case l, ok := <-c.lines:
@@ -274,8 +295,15 @@ func (c *conn) await(ctx context.Context, what string, match func(*message) bool
 			if match(m) {
 				return m, nil
 			}
-			if m.isResponse() && len(c.strays) < maxStrays {
-				c.strays = append(c.strays, m)
+			if c.isOurProgress(m) && time.Now().Before(hardStop) {
+				// The server says it is working on the request: a slow
+				// answer (a huge agent's first route builds its index) is
+				// not a hung server.
+				timer.Reset(min(c.timeout, time.Until(hardStop)))
+				continue
+			}
+			if err := c.noteMessage(m); err != nil {
+				return nil, err
 			}
 		case <-timer.C:
 			c.timedOut = true
@@ -286,6 +314,26 @@ func (c *conn) await(ctx context.Context, what string, match func(*message) bool
 			return nil, c.broken
 		}
 	}
+}
+
+// maxProgressWaits bounds how far progress notifications can stretch one
+// request's wait: to this many request timeouts in all.
+const maxProgressWaits = 30
+
+// isOurProgress reports whether m is a progress notification for the
+// request in flight.
+func (c *conn) isOurProgress(m *message) bool {
+	if c.progress == "" || m.Method != "notifications/progress" {
+		return false
+	}
+	var p struct {
+		Token json.RawMessage `json:"progressToken"`
+	}
+	if json.Unmarshal(m.Params, &p) != nil {
+		return false
+	}
+	want, _ := json.Marshal(c.progress)
+	return sameID(p.Token, want)
 }
 
 // drain collects every response arriving within d as strays.
@@ -301,8 +349,10 @@ func (c *conn) drain(d time.Duration) {
 			if !ok {
 				return
 			}
-			if m := decodeMessage(l.b, l.tooLong, c.maxLen); m.bad == "" && m.isResponse() && len(c.strays) < maxStrays {
-				c.strays = append(c.strays, m)
+			if m := decodeMessage(l.b, l.tooLong, c.maxLen); m.bad == "" {
+				if c.noteMessage(m) != nil {
+					return
+				}
 			}
 		case <-timer.C:
 			return

@@ -37,6 +37,21 @@ const (
 	vHang         = "hang"           // never answers
 	vHangTools    = "hang-tools"     // never answers tools/call
 	vNoLineBound  = "no-line-bound"  // accepts any line length
+	vDropNull     = "drop-null"      // drops requests with "params": null unanswered, as the TypeScript SDK does
+	vOld          = "old-2024"       // offers only 2024-11-05; a missing argument is -32602
+	vGeneric      = "generic"        // no agent-3md tools; resources and prompts
+	vAsks         = "asks"           // asks roots/list, sampling, elicitation, ping before answering tools/list
+	vPaged        = "paged"          // list_skills in pages of two, nextCursor in structuredContent
+	vOldShape     = "old-shape"      // list_skills answers {"agent","skills"}
+	vSlowStart    = "slow-start"     // the first tools/call takes longer than a timeout, reporting progress meanwhile
+	vPartial      = "partial"        // an agent-3md server without route_skill
+)
+
+// slowStartSteps and slowStartStep shape vSlowStart's first tool call:
+// longer in all than the test's 1 s timeout, each step well inside it.
+const (
+	slowStartSteps = 5
+	slowStartStep  = 300 * time.Millisecond
 )
 
 const fakeMaxLine = 4 << 20
@@ -52,11 +67,11 @@ type fakeInput struct {
 type fakeSkill struct {
 	Name     string      `json:"name"`
 	Z        int         `json:"z"`
-	Desc     string      `json:"description"`
 	Triggers []string    `json:"triggers"`
-	Inputs   []fakeInput `json:"inputs"`
-	Tool     string      `json:"tool,omitempty"`
 	Cost     string      `json:"cost,omitempty"`
+	Tool     string      `json:"tool,omitempty"`
+	Desc     string      `json:"description"`
+	Inputs   []fakeInput `json:"inputs"`
 	Deps     []string    `json:"deps"`
 	body     string
 }
@@ -86,6 +101,13 @@ type fakeReq struct {
 type fakeServer struct {
 	variant string
 	out     *bufio.Writer
+	// vAsks: the request held until the server's own requests are
+	// answered, those requests' methods by id, and whether every answer
+	// was right.
+	warmed    bool // vSlowStart: the slow first call is over
+	held      *fakeReq
+	asking    map[string]string
+	badAnswer string
 }
 
 // serveFake runs the fake server until EOF and returns its exit status.
@@ -143,6 +165,17 @@ func (s *fakeServer) handle(line []byte) bool {
 		s.sendError(nil, -32700, "Parse error")
 		return true
 	}
+	if req.Method == nil && req.ID != nil && s.asking != nil {
+		s.takeAnswer(line)
+		return true
+	}
+	if string(req.Params) == "null" {
+		if s.variant == vDropNull {
+			return true // the TypeScript SDK's schema check drops it
+		}
+		s.sendError(req.ID, -32600, "Invalid request: params must be an object or array, or omitted")
+		return true
+	}
 	if req.JSONRPC != "2.0" || req.Method == nil || !validID(req.ID) {
 		s.sendError(nil, -32600, "Invalid request")
 		return true
@@ -156,13 +189,100 @@ func (s *fakeServer) handle(line []byte) bool {
 	if s.variant == vHangTools && *req.Method == "tools/call" {
 		return true
 	}
+	if s.variant == vSlowStart && *req.Method == "tools/call" && !s.warmed {
+		s.warmed = true
+		s.reportProgress(req.Params)
+	}
+	if s.variant == vAsks && *req.Method == "tools/list" && s.asking == nil {
+		s.ask(&req)
+		return true
+	}
+	s.answer(&req)
+	return true
+}
+
+// answer dispatches a request and sends its response.
+func (s *fakeServer) answer(req *fakeReq) {
 	result, code, msg, data := s.dispatch(*req.Method, req.Params)
+	if s.badAnswer != "" {
+		result, code, msg = nil, -32603, s.badAnswer
+	}
 	if code != 0 {
 		s.send(map[string]any{"jsonrpc": "2.0", "id": req.ID, "error": map[string]any{"code": code, "message": msg, "data": data}})
 	} else {
 		s.send(map[string]any{"jsonrpc": "2.0", "id": req.ID, "result": result})
 	}
-	return true
+}
+
+// reportProgress works slowly on a request, sending a progress
+// notification per step when the request carries a progress token.
+func (s *fakeServer) reportProgress(params json.RawMessage) {
+	var p struct {
+		Meta struct {
+			Token json.RawMessage `json:"progressToken"`
+		} `json:"_meta"`
+	}
+	json.Unmarshal(params, &p)
+	for i := range slowStartSteps {
+		time.Sleep(slowStartStep)
+		if p.Meta.Token != nil {
+			s.send(map[string]any{"jsonrpc": "2.0", "method": "notifications/progress",
+				"params": map[string]any{"progressToken": p.Meta.Token, "progress": i + 1, "total": slowStartSteps}})
+		}
+	}
+}
+
+// ask holds req and sends the server's own requests, as servers that
+// need the client's roots or a model's help do.
+func (s *fakeServer) ask(req *fakeReq) {
+	s.held = req
+	s.asking = map[string]string{}
+	for i, m := range []string{"roots/list", "sampling/createMessage", "elicitation/create", "ping"} {
+		id := fmt.Sprintf("srv-%d", i)
+		s.asking[`"`+id+`"`] = m
+		params := map[string]any{}
+		if m == "sampling/createMessage" {
+			params = map[string]any{"messages": []any{map[string]any{"role": "user", "content": map[string]any{"type": "text", "text": "hi"}}}, "maxTokens": 10}
+		}
+		s.send(map[string]any{"jsonrpc": "2.0", "id": id, "method": m, "params": params})
+	}
+}
+
+// takeAnswer records the client's answer to one of the server's
+// requests; when all are in, the held request is answered (with an error
+// if any answer was wrong).
+func (s *fakeServer) takeAnswer(line []byte) {
+	var resp struct {
+		ID     json.RawMessage `json:"id"`
+		Result json.RawMessage `json:"result"`
+		Error  *struct {
+			Code int `json:"code"`
+		} `json:"error"`
+	}
+	json.Unmarshal(line, &resp)
+	method, ok := s.asking[string(resp.ID)]
+	if !ok {
+		s.badAnswer = "answer to an unknown id " + string(resp.ID)
+		return
+	}
+	delete(s.asking, string(resp.ID))
+	var roots struct {
+		Roots []any `json:"roots"`
+	}
+	switch {
+	case method == "roots/list" && (json.Unmarshal(resp.Result, &roots) != nil || roots.Roots == nil):
+		s.badAnswer = "roots/list answer has no roots array"
+	case method == "ping" && string(resp.Result) != "{}":
+		s.badAnswer = "ping answer is not {}"
+	case (method == "sampling/createMessage" || method == "elicitation/create") && (resp.Error == nil || resp.Error.Code != -32601):
+		s.badAnswer = method + " should get -32601 from a client without the capability"
+	}
+	if len(s.asking) == 0 {
+		held := s.held
+		s.held = nil
+		s.answer(held)
+		s.badAnswer = ""
+	}
 }
 
 func validID(id json.RawMessage) bool {
@@ -215,8 +335,11 @@ func (s *fakeServer) dispatch(method string, params json.RawMessage) (any, int, 
 		return nil, -32022, "Unsupported protocol version", map[string]any{"supported": fakeRevs, "requested": modern}
 	}
 	caps := map[string]any{"tools": map[string]any{}}
-	if s.variant == vNoTools {
+	switch s.variant {
+	case vNoTools:
 		caps = map[string]any{}
+	case vGeneric:
+		caps["resources"], caps["prompts"] = map[string]any{}, map[string]any{}
 	}
 	switch {
 	case method == "initialize" && modern == "":
@@ -227,6 +350,9 @@ func (s *fakeServer) dispatch(method string, params json.RawMessage) (any, int, 
 		v := "2025-11-25"
 		if slices.Contains(fakeRevs[1:], p.ProtocolVersion) {
 			v = p.ProtocolVersion
+		}
+		if s.variant == vOld {
+			v = "2024-11-05"
 		}
 		return map[string]any{"protocolVersion": v, "capabilities": caps,
 			"serverInfo": map[string]any{"name": "fake", "version": "0.0.1"}}, 0, "", nil
@@ -240,13 +366,24 @@ func (s *fakeServer) dispatch(method string, params json.RawMessage) (any, int, 
 			"_meta": map[string]any{"io.modelcontextprotocol/serverInfo": map[string]any{"name": "fake", "version": "0.0.1"}},
 			"ttlMs": 60000, "cacheScope": "public"}, 0, "", nil
 	case method == "tools/list":
-		res := map[string]any{"tools": fakeTools()}
+		tools := fakeTools()
+		switch s.variant {
+		case vGeneric:
+			tools = genericTools()
+		case vPartial:
+			tools = slices.DeleteFunc(tools, func(t map[string]any) bool { return t["name"] == "route_skill" })
+		}
+		res := map[string]any{"tools": tools}
 		if modern != "" {
 			res["resultType"], res["ttlMs"], res["cacheScope"] = "complete", 0, "public"
 		}
 		return res, 0, "", nil
+	case method == "tools/call" && s.variant == vGeneric:
+		return callGeneric(params)
 	case method == "tools/call":
 		return s.callTool(params)
+	case s.variant == vGeneric && (strings.HasPrefix(method, "resources/") || strings.HasPrefix(method, "prompts/")):
+		return genericMethod(method, params)
 	}
 	if s.variant == vWrongCodes {
 		return nil, -32603, "internal error", nil
@@ -294,11 +431,13 @@ func (s *fakeServer) callTool(params json.RawMessage) (any, int, string, any) {
 	}
 	switch p.Name {
 	case "list_skills":
-		b, _ := json.Marshal(map[string]any{"agent": "fake", "skills": fakeSkills})
-		return toolText(string(b), false)
+		return s.listSkills(params)
 	case "route_skill":
 		return toolText(s.route(a.Text), false)
 	case "get_skill", "resolve_skill", "fill_skill":
+		if a.Name == nil && s.variant == vOld {
+			return nil, -32602, "missing required argument: name", nil
+		}
 		if a.Name == nil {
 			return toolText("missing required argument: name", true)
 		}

@@ -7,7 +7,7 @@ import (
 	"strings"
 )
 
-// placeholder is a command template placeholder (DESIGN.md §2 command).
+// placeholder is a command template placeholder (docs/format.md §9).
 var placeholder = regexp.MustCompile(`\{([A-Za-z_]\w*)\}`)
 
 // Names no server has, for the error checks.
@@ -161,7 +161,7 @@ func problemOrErr(p string, err error) string {
 	return p
 }
 
-// errorChecks checks how tool-level mistakes are answered (PROTOCOL.md §3).
+// errorChecks checks how tool-level mistakes are answered (docs/protocol.md §4).
 func (r *runner) errorChecks() {
 	r.check("error/unknown-tool", func() outcome {
 		c, out, ok := r.needTools("")
@@ -182,9 +182,7 @@ func (r *runner) errorChecks() {
 	r.check("error/unknown-skill", func() outcome {
 		return r.expectToolError(toolGet, map[string]any{"name": noSuchSkill}, noSuchSkill)
 	})
-	r.check("error/missing-argument", func() outcome {
-		return r.expectToolError(toolGet, map[string]any{}, "")
-	})
+	r.check("error/missing-argument", r.checkMissingArgument)
 }
 
 // expectToolError calls tool with args and expects a result with

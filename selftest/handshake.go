@@ -10,7 +10,7 @@ import (
 	"time"
 )
 
-// Protocol revisions (PROTOCOL.md §1).
+// Protocol revisions (docs/protocol.md §1).
 const (
 	latestLegacy = "2025-11-25"
 	olderLegacy  = "2025-03-26"
@@ -22,7 +22,7 @@ const (
 // legacyRevs are the revisions negotiated with initialize.
 var legacyRevs = []string{"2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"}
 
-// Modern per-request _meta keys (PROTOCOL.md §1.2).
+// Modern per-request _meta keys (docs/protocol.md §1).
 const (
 	metaProtocolVersion    = "io.modelcontextprotocol/protocolVersion"
 	metaClientCapabilities = "io.modelcontextprotocol/clientCapabilities"
@@ -95,10 +95,7 @@ func (r *runner) legacyChecks() {
 			return fail("%v", err)
 		}
 		r.sess, r.initResult = c, res
-		if res.ProtocolVersion != latestLegacy {
-			return fail("asked for %s, server answered protocolVersion %q; a supported version must be echoed", latestLegacy, res.ProtocolVersion)
-		}
-		return pass("protocolVersion %s echoed", latestLegacy)
+		return negotiation(latestLegacy, res.ProtocolVersion)
 	})
 	r.check("legacy/serverInfo", func() outcome {
 		if r.initResult == nil {
@@ -173,16 +170,34 @@ func (r *runner) olderVersionCheck() {
 			return fail("%v", err)
 		}
 		defer c.Close()
-		got := res.ProtocolVersion
-		switch {
-		case got == olderLegacy:
-			return pass("protocolVersion %s echoed", olderLegacy)
-		case slices.Contains(legacyRevs, got):
-			return pass("server does not offer %s and answered %s, as negotiation allows", olderLegacy, got)
-		default:
-			return fail("asked for %s, server answered protocolVersion %q; it must echo a supported legacy version or offer another legacy one", olderLegacy, got)
-		}
+		return negotiation(olderLegacy, res.ProtocolVersion)
 	})
+}
+
+// negotiation judges an initialize answer by the specification's one
+// rule: a server that supports the requested revision echoes it, and one
+// that does not answers another revision it supports (the client then
+// decides whether it can go on). A client cannot know which revisions a
+// server supports, so any handshake revision is legal; only an answer
+// that is no handshake revision at all (empty, unknown, or the stateless
+// 2026-07-28, which has no initialize) fails.
+func negotiation(asked, got string) outcome {
+	switch {
+	case got == asked:
+		return pass("protocolVersion %s echoed", asked)
+	case slices.Contains(legacyRevs, got):
+		return pass("asked for %s, server negotiated %s (it does not offer %s; legal version negotiation)", asked, got, asked)
+	default:
+		return fail("asked for %s, server answered protocolVersion %q; it must echo the requested revision or answer another handshake revision it supports (one of %s)", asked, got, strings.Join(legacyRevs, ", "))
+	}
+}
+
+// negotiated is the revision the main legacy session runs under.
+func (r *runner) negotiated() string {
+	if r.initResult == nil {
+		return latestLegacy
+	}
+	return r.initResult.ProtocolVersion
 }
 
 // discoverResult is the part of DiscoverResult the checks read.
@@ -257,7 +272,7 @@ func (r *runner) modernChecks() {
 	})
 }
 
-// checkDiscover validates a DiscoverResult (PROTOCOL.md §1.2).
+// checkDiscover validates a DiscoverResult (docs/protocol.md §1).
 func checkDiscover(raw json.RawMessage) (*discoverResult, outcome) {
 	var d discoverResult
 	if err := json.Unmarshal(raw, &d); err != nil {

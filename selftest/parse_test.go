@@ -112,15 +112,17 @@ func TestRoutedNames(t *testing.T) {
 	tests := []struct {
 		name    string
 		text    string
-		want    []string
+		want    []routeMatch
 		wantErr bool
 	}{
-		{name: "matches", text: "deploy  (score 2; matched: deploy app, ship)\nbuild  (score 1; matched: app)", want: []string{"deploy", "build"}},
+		{name: "matches", text: "deploy  (score 2; matched: deploy app, ship)\nbuild  (score 1; matched: app)", want: []routeMatch{{"deploy", 2}, {"build", 1}}},
 		{name: "no match", text: "no skill matched", want: nil},
-		{name: "name with spaces", text: "ship it now  (score 1; matched: ship)", want: []string{"ship it now"}},
-		{name: "crlf", text: "deploy  (score 1; matched: x)\r\n", want: []string{"deploy"}},
+		{name: "name with spaces", text: "ship it now  (score 1.5; matched: ship)", want: []routeMatch{{"ship it now", 1.5}}},
+		{name: "crlf", text: "deploy  (score 1; matched: x)\r\n", want: []routeMatch{{"deploy", 1}}},
+		{name: "score alone", text: "deploy  (score 3)", want: []routeMatch{{"deploy", 3}}},
 		{name: "bad line", text: "deploy (score 1)", wantErr: true},
 		{name: "no score", text: "deploy  (relevance 3)", wantErr: true},
+		{name: "score not a number", text: "deploy  (score high; matched: x)", wantErr: true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -129,7 +131,7 @@ func TestRoutedNames(t *testing.T) {
 				t.Fatalf("err = %v, want error %v", err, tt.wantErr)
 			}
 			if !slices.Equal(got, tt.want) {
-				t.Errorf("names %q, want %q", got, tt.want)
+				t.Errorf("matches %v, want %v", got, tt.want)
 			}
 		})
 	}
@@ -173,20 +175,27 @@ func TestParseSkillCatalog(t *testing.T) {
 		want    []string
 		wantErr string
 	}{
-		{name: "object", text: `{"agent":{"name":"a"},"skills":[{"name":"x","z":1,"triggers":["t"],"inputs":[{"name":"p","type":"string","required":true}],"deps":[]}]}`, want: []string{"x"}},
-		{name: "bare array", text: `[{"name":"x"},{"name":"y"}]`, want: []string{"x", "y"}},
-		{name: "empty", text: `{"agent":"a","skills":[]}`, want: []string{}},
-		{name: "no skills key", text: `{"agent":"a"}`, wantErr: `no "skills"`},
-		{name: "no agent key", text: `{"skills":[]}`, wantErr: `no "agent"`},
-		{name: "not JSON", text: `skills: x`, wantErr: "not JSON"},
-		{name: "unnamed skill", text: `[{"z":1}]`, wantErr: "no name"},
-		{name: "duplicate", text: `[{"name":"x"},{"name":"x"}]`, wantErr: "twice"},
-		{name: "bad input type", text: `[{"name":"x","inputs":[{"name":"p","type":"int"}]}]`, wantErr: `type "int"`},
-		{name: "wrong field type", text: `[{"name":"x","triggers":"t"}]`, wantErr: "not a JSON array"},
+		{name: "array", text: `[{"name":"x","z":1,"triggers":["t"],"cost":null,"tool":null,"inputs":[{"name":"p","type":"string","required":true}],"deps":[]},{"name":"y","z":2.5,"triggers":[],"cost":"net","tool":"rg {p}"}]`, want: []string{"x", "y"}},
+		{name: "empty", text: " [] ", want: []string{}},
+		{name: "old object shape", text: `{"agent":"a","skills":[]}`, wantErr: "top-level JSON array"},
+		{name: "other object", text: `{"agent":"a"}`, wantErr: "not a JSON array"},
+		{name: "not JSON", text: `skills: x`, wantErr: "not a JSON array"},
+		{name: "entry not an object", text: `[1]`, wantErr: "not an object"},
+		{name: "no name key", text: `[{"z":1,"triggers":[]}]`, wantErr: `lacks "name"`},
+		{name: "no z key", text: `[{"name":"x","triggers":[]}]`, wantErr: `lacks "z"`},
+		{name: "no triggers key", text: `[{"name":"x","z":1}]`, wantErr: `lacks "triggers"`},
+		{name: "empty name", text: `[{"name":"","z":1,"triggers":[]}]`, wantErr: "no name"},
+		{name: "null z", text: `[{"name":"x","z":null,"triggers":[]}]`, wantErr: "no numeric z"},
+		{name: "duplicate", text: `[{"name":"x","z":1,"triggers":[]},{"name":"x","z":2,"triggers":[]}]`, wantErr: "twice"},
+		{name: "bad input type", text: `[{"name":"x","z":1,"triggers":[],"inputs":[{"name":"p","type":"int"}]}]`, wantErr: `type "int"`},
+		{name: "wrong field type", text: `[{"name":"x","z":1,"triggers":"t"}]`, wantErr: "entry #1"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			skills, err := parseSkillCatalog(tt.text)
+			if err == nil {
+				err = validateSkills(skills)
+			}
 			if tt.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 					t.Fatalf("err = %v, want one containing %q", err, tt.wantErr)
@@ -225,27 +234,44 @@ func TestInputRequired(t *testing.T) {
 	}
 }
 
-func TestEachSkillCap(t *testing.T) {
-	skills := []skillInfo{{Name: "a"}, {Name: "b"}, {Name: "c"}}
+func TestEachSkillSample(t *testing.T) {
+	skills := []skillInfo{{Name: "a"}, {Name: "b"}, {Name: "c"}, {Name: "d"}}
 	tests := []struct {
-		max         int
-		wantVisited int
+		sample      int
+		wantVisited []string
 		wantNote    bool
 	}{
-		{max: 3, wantVisited: 3},
-		{max: 4, wantVisited: 3},
-		{max: 2, wantVisited: 2, wantNote: true},
+		{sample: 4, wantVisited: []string{"a", "b", "c", "d"}},
+		{sample: 9, wantVisited: []string{"a", "b", "c", "d"}},
+		{sample: 2, wantVisited: []string{"a", "c"}, wantNote: true},
+		{sample: 3, wantVisited: []string{"a", "b", "c"}, wantNote: true},
+		{sample: 1, wantVisited: []string{"a"}, wantNote: true},
 	}
 	for _, tt := range tests {
-		r := &runner{o: &Options{MaxSkills: tt.max}, skills: skills}
-		visited := 0
-		out := r.eachSkill("t", func(skillInfo) (string, error) { visited++; return "", nil })
-		if visited != tt.wantVisited || out.status != StatusPass {
-			t.Errorf("MaxSkills %d: visited %d (%s), want %d", tt.max, visited, out.status, tt.wantVisited)
+		r := &runner{o: &Options{Sample: tt.sample}, skills: skills}
+		var visited []string
+		out := r.eachSkill("t", func(s skillInfo) (string, error) { visited = append(visited, s.Name); return "", nil })
+		if !slices.Equal(visited, tt.wantVisited) || out.status != StatusPass {
+			t.Errorf("Sample %d: visited %q (%s), want %q", tt.sample, visited, out.status, tt.wantVisited)
 		}
-		if strings.Contains(out.detail, "first") != tt.wantNote {
-			t.Errorf("MaxSkills %d: detail %q, cap note wanted: %v", tt.max, out.detail, tt.wantNote)
+		if strings.Contains(out.detail, "sample of") != tt.wantNote {
+			t.Errorf("Sample %d: detail %q, sample note wanted: %v", tt.sample, out.detail, tt.wantNote)
 		}
+	}
+}
+
+func TestSampleIndicesSpread(t *testing.T) {
+	idx := sampleIndices(100000, 32)
+	if len(idx) != 32 || idx[0] != 0 || idx[31] < 96000 {
+		t.Fatalf("sampleIndices(100000, 32) = %v, want 32 indices from 0 spread to the end", idx)
+	}
+	for i := 1; i < len(idx); i++ {
+		if idx[i] <= idx[i-1] {
+			t.Fatalf("indices not strictly increasing: %v", idx)
+		}
+	}
+	if !slices.Equal(idx, sampleIndices(100000, 32)) {
+		t.Fatal("sampleIndices is not deterministic")
 	}
 }
 
@@ -264,7 +290,7 @@ func TestOversizedLine(t *testing.T) {
 func FuzzServerOutput(f *testing.F) {
 	for _, s := range []string{
 		`{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"x"}]}}`,
-		`{"agent":"a","skills":[{"name":"x","inputs":[{"name":"p","type":"string"}]}]}`,
+		`[{"name":"x","z":1,"triggers":[],"inputs":[{"name":"p","type":"string"}]}]`,
 		"deploy  (score 2; matched: a, b)\nno skill matched",
 		`[{"name":"x","tool":"rg {q}"}]`,
 	} {
@@ -273,7 +299,7 @@ func FuzzServerOutput(f *testing.F) {
 	f.Fuzz(func(t *testing.T, s string) {
 		decodeMessage([]byte(s), false, 1<<20)
 		routedNames(s)
-		if skills, err := parseSkillCatalog(s); err == nil {
+		if skills, err := parseSkillCatalog(s); err == nil && validateSkills(skills) == nil {
 			for _, sk := range skills {
 				if sk.Tool != nil {
 					fillTemplate(*sk.Tool, map[string]string{"q": s})

@@ -2,6 +2,7 @@ package selftest
 
 import (
 	"fmt"
+	"strings"
 	"time"
 )
 
@@ -9,8 +10,8 @@ import (
 // must not come.
 const strayWait = 100 * time.Millisecond
 
-// probeChecks sends malformed and unusual messages (PROTOCOL.md §2,
-// DESIGN.md §7), each followed by a ping that must still be answered.
+// probeChecks sends malformed and unusual messages (docs/protocol.md §2
+// and §3), each followed by a ping that must still be answered.
 func (r *runner) probeChecks() {
 	r.check("probe/malformed-json", func() outcome {
 		return r.probe(constLine(`{"jsonrpc":"2.0","id":7,"method":"ping"`), "a line that is not JSON",
@@ -167,6 +168,10 @@ func (r *runner) exitCheck() {
 		if code != 0 {
 			return fail("exited with status %d after its stdin closed, want 0%s", code, c.stderrNote())
 		}
-		return pass("exited 0 in %v", time.Since(start).Round(time.Millisecond))
+		asked := ""
+		if len(c.asked) > 0 {
+			asked = "; during the session it asked " + strings.Join(c.asked, ", ") + ", each answered"
+		}
+		return pass("exited 0 in %v%s", time.Since(start).Round(time.Millisecond), asked)
 	})
 }

@@ -47,8 +47,14 @@ type jsonCheck struct {
 	DurationMs float64 `json:"durationMs"`
 }
 
+// JSONSchema names the shape WriteJSON prints. It changes only when a
+// field is removed or changes meaning; fields may be added under the same
+// name (docs/selftest.md describes every field).
+const JSONSchema = "agent3md-selftest/1"
+
 // jsonReport is a Report as WriteJSON prints it.
 type jsonReport struct {
+	Schema  string      `json:"schema"`
 	Server  string      `json:"server"`
 	OK      bool        `json:"ok"`
 	Passed  int         `json:"passed"`
@@ -58,10 +64,12 @@ type jsonReport struct {
 }
 
 // WriteJSON writes the report as one indented JSON object:
-// {"server", "ok", "passed", "failed", "skipped", "checks":[{"name",
-// "status", "detail", "durationMs"}]}.
+// {"schema", "server", "ok", "passed", "failed", "skipped",
+// "checks":[{"name", "status", "detail", "durationMs"}]}, with schema
+// JSONSchema.
 func (r *Report) WriteJSON(w io.Writer) error {
 	out := jsonReport{
+		Schema:  JSONSchema,
 		Server:  r.Server,
 		OK:      r.OK(),
 		Passed:  r.Passed,

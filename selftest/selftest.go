@@ -18,8 +18,10 @@ const (
 	DefaultMaxLineBytes = 4<<20 + 1<<10
 	// DefaultMaxResponseBytes bounds one line read from the server.
 	DefaultMaxResponseBytes = 128 << 20
-	// DefaultMaxSkills caps the per-skill checks on large agents.
-	DefaultMaxSkills = 200
+	// DefaultSample is how many skills the per-skill checks visit: enough
+	// to catch a systematic fault, few enough that a 100,000-skill agent
+	// is checked in seconds.
+	DefaultSample = 32
 	// maxTimeouts is how many sessions may time out before the checks
 	// that need one stop trying (so a hung server costs a few timeouts,
 	// not one per check).
@@ -51,9 +53,11 @@ type Options struct {
 	// DefaultMaxResponseBytes); a longer line fails the check that
 	// received it.
 	MaxResponseBytes int
-	// MaxSkills caps how many skills the per-skill checks visit (default
-	// DefaultMaxSkills); the check's detail says when the cap applied.
-	MaxSkills int
+	// Sample is how many skills the per-skill checks (route, get,
+	// resolve) visit: all of them on a smaller agent, else that many
+	// spread evenly over the catalog, the same ones on every run (default
+	// DefaultSample). The check's detail says when a sample was taken.
+	Sample int
 	// ExitTimeout is how long the server may take to exit once its stdin
 	// is closed (default DefaultExitTimeout).
 	ExitTimeout time.Duration
@@ -97,7 +101,8 @@ var ErrNoCommand = errors.New("selftest: no server command given (pass the serve
 
 // Run spawns the server (several times: one legacy session, one for an
 // older protocol revision, one for the stateless 2026-07-28 revision) and
-// runs every check against it. It returns an error only when the server
+// runs every check against it: the generic ones on any MCP server, the
+// agent-3md contract checks when its tools mark it as an agent-3md server. It returns an error only when the server
 // cannot be started at all or ctx ends; every misbehaviour of a running
 // server is a failed check. Run is bounded: each request has a timeout and
 // a server that stops answering is killed.
@@ -149,8 +154,8 @@ func (opts *Options) withDefaults() (*Options, error) {
 	if o.MaxResponseBytes <= 0 {
 		o.MaxResponseBytes = DefaultMaxResponseBytes
 	}
-	if o.MaxSkills <= 0 {
-		o.MaxSkills = DefaultMaxSkills
+	if o.Sample <= 0 {
+		o.Sample = DefaultSample
 	}
 	if o.ExitTimeout <= 0 {
 		o.ExitTimeout = DefaultExitTimeout
@@ -203,8 +208,10 @@ type runner struct {
 
 	initResult *initializeResult // from the first legacy session
 	tools      map[string]toolDef
-	skills     []skillInfo
-	skillsErr  string // why the skill catalog is unavailable
+	toolOrder  []toolDef   // tools as listed
+	agent3md   bool        // the tool list marks an agent-3md server
+	skills     []skillInfo // the whole catalog
+	skillsErr  string      // why the skill catalog is unavailable
 }
 
 // check runs fn as the check called name and records its outcome.

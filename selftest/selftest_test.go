@@ -3,9 +3,10 @@ package selftest_test
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
+	"flag"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -24,13 +25,41 @@ func TestMain(m *testing.M) {
 // allChecks is every check Run performs, in order.
 var allChecks = []string{
 	"legacy/initialize", "legacy/serverInfo", "legacy/capabilities", "legacy/ping",
-	"tools/list", "tool/list_skills", "tool/route_skill", "tool/get_skill",
+	"tools/list", "tools/call",
+	"resources/list", "resources/read", "prompts/list", "prompts/get",
+	"contract/agent3md", "tool/list_skills", "tool/route_skill", "tool/get_skill",
 	"tool/resolve_skill", "tool/fill_skill", "tool/fill_skill-missing",
 	"error/unknown-tool", "error/unknown-skill", "error/missing-argument",
 	"probe/malformed-json", "probe/object-id", "probe/oversized-line",
 	"probe/unknown-method", "probe/notification",
 	"exit/eof", "legacy/initialize-2025-03-26",
 	"modern/discover", "modern/unsupported-version", "modern/tools-list",
+}
+
+// Groups of checks the expectations below name.
+var (
+	// resourcesPrompts are skipped by every fake but the generic one,
+	// which alone declares resources and prompts.
+	resourcesPrompts = []string{"resources/list", "resources/read", "prompts/list", "prompts/get"}
+	// skillChecks need the catalog list_skills gives.
+	skillChecks = []string{"tool/route_skill", "tool/get_skill", "tool/resolve_skill", "tool/fill_skill", "tool/fill_skill-missing"}
+	// contractChecks are skipped on a server that is not an agent-3md one.
+	contractChecks = append([]string{"contract/agent3md", "tool/list_skills"}, append(skillChecks, "error/unknown-skill")...)
+	modernChecks   = []string{"modern/discover", "modern/unsupported-version", "modern/tools-list"}
+)
+
+// join concatenates check lists.
+func join(lists ...[]string) []string {
+	var out []string
+	for _, l := range lists {
+		out = append(out, l...)
+	}
+	return out
+}
+
+// without is all minus the names in drop.
+func without(all []string, drop ...string) []string {
+	return slices.DeleteFunc(slices.Clone(all), func(n string) bool { return slices.Contains(drop, n) })
 }
 
 // fakeCommand is the argv that runs the fake server variant.
@@ -44,19 +73,21 @@ func fakeCommand(t *testing.T, variant string) []string {
 }
 
 func TestRunAgainstFakeServers(t *testing.T) {
-	toolChecks := allChecks[4:14]
 	tests := []struct {
 		name     string
 		variant  string
 		opts     selftest.Options
 		wantFail []string
-		wantSkip []string
+		wantSkip []string // besides resourcesPrompts, unless the variant is generic
+		// wantDetail maps a check to a phrase its detail must hold.
+		wantDetail map[string]string
 	}{
-		{name: "correct server", variant: vOK},
-		{name: "legacy only", variant: vLegacyOnly,
-			wantSkip: []string{"modern/discover", "modern/unsupported-version", "modern/tools-list"}},
+		{name: "correct server", variant: vOK,
+			wantDetail: map[string]string{"contract/agent3md": "agent-3md server", "legacy/initialize": "echoed"}},
+		{name: "legacy only", variant: vLegacyOnly, wantSkip: modernChecks},
 		{name: "no tools capability", variant: vNoTools,
-			wantSkip: append(slices.Clone(toolChecks), "modern/tools-list")},
+			wantSkip: join([]string{"tools/list", "tools/call"}, contractChecks,
+				[]string{"error/unknown-tool", "error/missing-argument", "modern/tools-list"})},
 		{name: "crashes on malformed line", variant: vCrashBadJSON,
 			wantFail: []string{"probe/malformed-json"}},
 		{name: "wrong error codes", variant: vWrongCodes,
@@ -85,8 +116,8 @@ func TestRunAgainstFakeServers(t *testing.T) {
 			opts: selftest.Options{Timeout: 2 * time.Second},
 			// Three timeouts, then the remaining legacy checks give up
 			// fast; the modern session never calls a tool.
-			wantFail: append([]string{"tool/list_skills"}, allChecks[11:21]...),
-			wantSkip: allChecks[6:11]},
+			wantFail: join([]string{"tools/call", "tool/list_skills"}, allChecks[17:27]),
+			wantSkip: skillChecks},
 		{name: "body differs from expectation", variant: vOK,
 			opts: selftest.Options{
 				Expect: func(name string) (string, bool) { return "not the body", name == "docs" },
@@ -100,8 +131,44 @@ func TestRunAgainstFakeServers(t *testing.T) {
 				ExpectResolve: func(name string) (string, bool) { return "### deploy\n", name == "deploy" },
 			},
 			wantFail: []string{"tool/resolve_skill"}},
-		{name: "skill cap", variant: vBadOutput, opts: selftest.Options{MaxSkills: 1},
-			wantFail: []string{"tool/route_skill", "tool/resolve_skill", "tool/fill_skill"}},
+		{name: "sample of one", variant: vBadOutput, opts: selftest.Options{Sample: 1},
+			wantFail:   []string{"tool/route_skill", "tool/resolve_skill", "tool/fill_skill"},
+			wantDetail: map[string]string{"tool/get_skill": "sample of 1 of 4 skills"}},
+		{name: "sample spread past the first skill", variant: vBadOutput, opts: selftest.Options{Sample: 2},
+			wantFail: []string{"tool/route_skill", "tool/get_skill", "tool/resolve_skill", "tool/fill_skill"}},
+		{name: "drops params:null like the TypeScript SDK", variant: vDropNull},
+		{name: "negotiates 2024-11-05", variant: vOld,
+			wantDetail: map[string]string{
+				"legacy/initialize":            "negotiated 2024-11-05",
+				"legacy/initialize-2025-03-26": "negotiated 2024-11-05",
+				"error/missing-argument":       "-32602 (allowed under 2024-11-05)",
+			}},
+		{name: "not an agent-3md server", variant: vGeneric,
+			wantSkip: contractChecks,
+			wantDetail: map[string]string{
+				"contract/agent3md":      "not an agent-3md server: contract checks skipped",
+				"tools/call":             "not called, marked destructive: wipe",
+				"resources/list":         "2 resources",
+				"prompts/get":            "2 of 2 prompts",
+				"error/missing-argument": `get_skill without "skill_name"`,
+			}},
+		{name: "asks the client things", variant: vAsks,
+			wantDetail: map[string]string{"exit/eof": "asked roots/list, sampling/createMessage, elicitation/create, ping"}},
+		{name: "slow first tool call with progress", variant: vSlowStart,
+			opts: selftest.Options{Timeout: time.Second}},
+		{name: "agent-3md server lacking a contract tool", variant: vPartial,
+			wantFail: []string{"contract/agent3md", "modern/tools-list"},
+			wantSkip: []string{"tool/route_skill"},
+			wantDetail: map[string]string{
+				"contract/agent3md": "lacks route_skill",
+				"tool/route_skill":  "does not list route_skill",
+			}},
+		{name: "list_skills in pages", variant: vPaged,
+			wantDetail: map[string]string{"tool/list_skills": "4 skills in 2 page(s)"}},
+		{name: "list_skills in the old object shape", variant: vOldShape,
+			wantFail:   []string{"tool/list_skills"},
+			wantSkip:   skillChecks,
+			wantDetail: map[string]string{"tool/list_skills": "top-level JSON array"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -120,7 +187,18 @@ func TestRunAgainstFakeServers(t *testing.T) {
 			}
 			var text bytes.Buffer
 			rep.WriteText(&text)
-			checkReport(t, rep, tt.wantFail, tt.wantSkip, text.String())
+			wantSkip := tt.wantSkip
+			if tt.variant != vGeneric {
+				wantSkip = join(wantSkip, resourcesPrompts)
+			}
+			wantSkip = without(wantSkip, tt.wantFail...)
+			checkReport(t, rep, tt.wantFail, wantSkip, text.String())
+			for name, phrase := range tt.wantDetail {
+				i := slices.IndexFunc(rep.Checks, func(c selftest.Check) bool { return c.Name == name })
+				if i < 0 || !strings.Contains(rep.Checks[i].Detail, phrase) {
+					t.Errorf("%s: detail lacks %q", name, phrase)
+				}
+			}
 		})
 	}
 }
@@ -222,22 +300,39 @@ func TestReportWriters(t *testing.T) {
 	if err := rep.WriteJSON(&js); err != nil {
 		t.Fatal(err)
 	}
-	var got struct {
-		Server string `json:"server"`
-		OK     bool   `json:"ok"`
-		Failed int    `json:"failed"`
-		Checks []struct {
-			Name       string  `json:"name"`
-			Status     string  `json:"status"`
-			DurationMs float64 `json:"durationMs"`
-		} `json:"checks"`
+	// The JSON report is an interface other projects' CI reads: its
+	// exact shape is pinned, and docs/selftest.md describes it.
+	golden := filepath.Join("testdata", "report.json")
+	if *update {
+		if err := os.WriteFile(golden, js.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
-	if err := json.Unmarshal(js.Bytes(), &got); err != nil {
-		t.Fatalf("WriteJSON output is not JSON: %v\n%s", err, js.String())
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatalf("%v (run go test -run TestReportWriters -update to create it)", err)
 	}
-	if got.Server != rep.Server || got.OK || got.Failed != 1 || len(got.Checks) != 3 ||
-		got.Checks[0].Status != "pass" || got.Checks[0].DurationMs != 1.5 {
-		t.Errorf("WriteJSON = %s", js.String())
+	if !bytes.Equal(js.Bytes(), want) {
+		t.Errorf("WriteJSON:\n%s\nwant (%s):\n%s", js.String(), golden, want)
+	}
+}
+
+// update rewrites golden files.
+var update = flag.Bool("update", false, "rewrite testdata golden files")
+
+// TestDocsListEveryCheck keeps docs/selftest.md in step with the checks
+// Run performs and the JSON report's fields.
+func TestDocsListEveryCheck(t *testing.T) {
+	doc, err := os.ReadFile(filepath.Join("..", "docs", "selftest.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range append(slices.Clone(allChecks), selftest.JSONSchema,
+		`"schema"`, `"server"`, `"ok"`, `"passed"`, `"failed"`, `"skipped"`, `"checks"`,
+		`"name"`, `"status"`, `"detail"`, `"durationMs"`) {
+		if !bytes.Contains(doc, []byte("`"+name)) {
+			t.Errorf("docs/selftest.md does not mention `%s", name)
+		}
 	}
 }
 

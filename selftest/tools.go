@@ -3,12 +3,13 @@ package selftest
 import (
 	"encoding/json"
 	"fmt"
-	"regexp"
 	"slices"
 	"strings"
 )
 
-// The agent3md skill tools (DESIGN.md §6).
+// The agent-3md skill tools (docs/protocol.md §4). The first four are the
+// reference server's contract; fill_skill is ours and optional for other
+// servers.
 const (
 	toolList    = "list_skills"
 	toolRoute   = "route_skill"
@@ -17,19 +18,30 @@ const (
 	toolFill    = "fill_skill"
 )
 
-// skillTools are the tools every agent3md-compatible server lists.
-var skillTools = []string{toolList, toolRoute, toolGet, toolResolve, toolFill}
+// contractTools are the tools every agent-3md server lists.
+var contractTools = []string{toolList, toolRoute, toolGet, toolResolve}
 
-// maxListPages bounds tools/list pagination.
+// markerTools are the contract tools whose names no other kind of skill
+// server uses; listing one of them makes a server an agent-3md server
+// (list_skills and get_skill are common names elsewhere, so they alone
+// prove nothing).
+var markerTools = []string{toolRoute, toolResolve}
+
+// maxListPages bounds every paginated list (tools, resources, prompts).
 const maxListPages = 100
 
-// maxProblems caps how many per-skill problems a detail lists.
+// maxProblems caps how many per-item problems a detail lists.
 const maxProblems = 5
 
 // toolDef is the part of a Tool the checks read.
 type toolDef struct {
-	Name        string          `json:"name"`
-	InputSchema json.RawMessage `json:"inputSchema"`
+	Name         string          `json:"name"`
+	InputSchema  json.RawMessage `json:"inputSchema"`
+	OutputSchema json.RawMessage `json:"outputSchema"`
+	Annotations  *struct {
+		ReadOnlyHint    *bool `json:"readOnlyHint"`
+		DestructiveHint *bool `json:"destructiveHint"`
+	} `json:"annotations"`
 }
 
 // toolResult is the part of a CallToolResult the checks read.
@@ -38,7 +50,8 @@ type toolResult struct {
 		Type string `json:"type"`
 		Text string `json:"text"`
 	} `json:"content"`
-	IsError bool `json:"isError"`
+	StructuredContent json.RawMessage `json:"structuredContent"`
+	IsError           bool            `json:"isError"`
 }
 
 // text joins the result's text blocks.
@@ -53,8 +66,13 @@ func (t *toolResult) text() string {
 }
 
 // callTool calls a tool; exactly one of the results is non-nil on success.
+// The call carries a progress token, so a server that reports progress on
+// a slow call keeps it from timing out (see conn.await).
 func (r *runner) callTool(c *conn, name string, args map[string]any) (*toolResult, *rpcError, error) {
-	m, err := c.call(r.ctx, "tools/call", map[string]any{"name": name, "arguments": args})
+	c.progress = fmt.Sprintf("selftest-progress-%d", c.nextID+1)
+	defer func() { c.progress = "" }()
+	m, err := c.call(r.ctx, "tools/call", map[string]any{"name": name, "arguments": args,
+		"_meta": map[string]any{"progressToken": c.progress}})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -69,42 +87,60 @@ func (r *runner) callTool(c *conn, name string, args map[string]any) (*toolResul
 }
 
 // needTools returns a session for a check that calls tools, or the
-// outcome to record instead (ok=false).
+// outcome to record instead (ok=false). A contract tool is skipped on a
+// server that is not an agent-3md server, and fill_skill is skipped when
+// absent; any other tool must be listed.
 func (r *runner) needTools(tool string) (*conn, outcome, bool) {
 	c, err := r.session()
 	if err != nil {
 		return nil, fail("%v", err), false
 	}
-	if r.initResult != nil && r.initResult.Capabilities != nil && r.initResult.Capabilities["tools"] == nil {
+	if !r.declares("tools") {
 		return nil, skip("server does not declare the tools capability"), false
 	}
-	if tool != "" && r.tools != nil {
-		if _, ok := r.tools[tool]; !ok {
-			return nil, skip("server does not list the %s tool", tool), false
-		}
+	if tool == "" || r.tools == nil {
+		return c, outcome{}, true
 	}
-	return c, outcome{}, true
+	contract := slices.Contains(contractTools, tool) || tool == toolFill
+	if contract && !r.agent3md {
+		// A same-named tool elsewhere (list_skills, get_skill) is not
+		// held to this contract.
+		return nil, skip("%s", notAgent3md), false
+	}
+	if _, ok := r.tools[tool]; ok {
+		return c, outcome{}, true
+	}
+	switch {
+	case tool == toolFill:
+		return nil, skip("server does not list the optional %s tool", toolFill), false
+	case slices.Contains(contractTools, tool):
+		return nil, skip("server does not list %s (contract/agent3md fails for it)", tool), false
+	}
+	return nil, skip("server does not list the %s tool", tool), false
 }
 
-// needSkills is needTools plus the skill catalog from list_skills.
-func (r *runner) needSkills(tool string) (*conn, outcome, bool) {
-	c, out, ok := r.needTools(tool)
-	if !ok {
-		return nil, out, false
+// notAgent3md is the detail of every skipped contract check.
+const notAgent3md = "not an agent-3md server: contract checks skipped"
+
+// declares reports whether the main session's server declared the
+// capability (true when the handshake result is unknown, so the check
+// itself reports what is wrong).
+func (r *runner) declares(capability string) bool {
+	if r.initResult == nil || r.initResult.Capabilities == nil {
+		return true
 	}
-	if r.skills == nil {
-		return nil, skip("needs the skill catalog: %s", r.skillsErr), false
-	}
-	if len(r.skills) == 0 {
-		return nil, skip("the agent has no skills"), false
-	}
-	return c, outcome{}, true
+	return r.initResult.Capabilities[capability] != nil
 }
 
-// toolChecks lists the tools and exercises each skill tool.
+// toolChecks lists the tools, calls each one generically, then runs the
+// agent-3md contract checks.
 func (r *runner) toolChecks() {
 	r.skillsErr = "list_skills was not run"
 	r.check("tools/list", r.checkToolsList)
+	r.check("tools/call", r.checkCallEach)
+	r.resourceChecks()
+	r.promptChecks()
+	r.check("contract/agent3md", r.checkContract)
 	r.check("tool/"+toolList, r.checkListSkills)
 	r.check("tool/"+toolRoute, r.checkRoute)
 	r.check("tool/"+toolGet, r.checkGet)
@@ -117,57 +153,99 @@ func (r *runner) toolChecks() {
 func (r *runner) listTools(c *conn, params func(cursor string) map[string]any) ([]toolDef, []json.RawMessage, error) {
 	var all []toolDef
 	var pages []json.RawMessage
-	cursor := ""
-	for range maxListPages {
-		m, err := c.call(r.ctx, "tools/list", params(cursor))
-		if err != nil {
-			return nil, nil, err
-		}
-		if m.Error != nil {
-			return nil, nil, fmt.Errorf("tools/list answered %v", m.Error)
-		}
+	more, err := r.paginate(c, "tools/list", params, func(raw json.RawMessage) (string, error) {
 		var page struct {
 			Tools      []toolDef `json:"tools"`
 			NextCursor string    `json:"nextCursor"`
 		}
-		if err := json.Unmarshal(m.Result, &page); err != nil {
-			return nil, nil, fmt.Errorf("tools/list result is not a ListToolsResult: %v", err)
+		if err := json.Unmarshal(raw, &page); err != nil {
+			return "", fmt.Errorf("tools/list result is not a ListToolsResult: %v", err)
+		}
+		if page.Tools == nil {
+			return "", fmt.Errorf("tools/list result has no \"tools\" array")
 		}
 		all = append(all, page.Tools...)
-		pages = append(pages, m.Result)
-		if page.NextCursor == "" {
-			return all, pages, nil
-		}
-		cursor = page.NextCursor
+		pages = append(pages, raw)
+		return page.NextCursor, nil
+	})
+	if err == nil && more {
+		err = fmt.Errorf("tools/list still had a nextCursor after %d pages", maxListPages)
 	}
-	return nil, nil, fmt.Errorf("tools/list still had a nextCursor after %d pages", maxListPages)
+	return all, pages, err
 }
 
-// checkTools checks that the five skill tools are listed with object input
-// schemas and returns them by name.
+// paginate calls method page by page until a page has no nextCursor or
+// maxListPages were read (more=true then); take reads one page's result
+// and returns its nextCursor.
+func (r *runner) paginate(c *conn, method string, params func(cursor string) map[string]any, take func(json.RawMessage) (string, error)) (more bool, err error) {
+	cursor := ""
+	for range maxListPages {
+		m, err := c.call(r.ctx, method, params(cursor))
+		if err != nil {
+			return false, err
+		}
+		if m.Error != nil {
+			return false, fmt.Errorf("%s answered %v", method, m.Error)
+		}
+		next, err := take(m.Result)
+		if err != nil {
+			return false, err
+		}
+		if next == "" {
+			return false, nil
+		}
+		cursor = next
+	}
+	return true, nil
+}
+
+// cursorParams is the params of a legacy list request: none on the first
+// page, the cursor after.
+func cursorParams(cursor string) map[string]any {
+	if cursor == "" {
+		return nil
+	}
+	return map[string]any{"cursor": cursor}
+}
+
+// checkTools checks the shape every server's tool list must have (unique,
+// non-empty names; object input schemas) and returns the tools by name.
 func checkTools(tools []toolDef) (map[string]toolDef, []string) {
 	byName := make(map[string]toolDef, len(tools))
 	var problems []string
-	for _, t := range tools {
+	for i, t := range tools {
+		if t.Name == "" {
+			problems = append(problems, fmt.Sprintf("tool #%d has no name", i+1))
+			continue
+		}
 		if _, dup := byName[t.Name]; dup {
 			problems = append(problems, fmt.Sprintf("tool %q listed twice", t.Name))
 		}
 		byName[t.Name] = t
-	}
-	for _, name := range skillTools {
-		t, ok := byName[name]
-		if !ok {
-			problems = append(problems, fmt.Sprintf("tool %s is missing", name))
-			continue
-		}
 		var schema struct {
-			Type string `json:"type"`
+			Type any `json:"type"`
 		}
 		if err := json.Unmarshal(t.InputSchema, &schema); err != nil || schema.Type != "object" {
-			problems = append(problems, fmt.Sprintf("tool %s inputSchema must be a JSON Schema with \"type\":\"object\", got %s", name, orAbsent(t.InputSchema)))
+			problems = append(problems, fmt.Sprintf("tool %s inputSchema must be a JSON Schema with \"type\":\"object\", got %s", t.Name, orAbsent(t.InputSchema)))
 		}
 	}
 	return byName, problems
+}
+
+// isAgent3md reports whether the tool list marks an agent-3md server.
+func isAgent3md(byName map[string]toolDef) bool {
+	return slices.ContainsFunc(markerTools, func(n string) bool { _, ok := byName[n]; return ok })
+}
+
+// missingContract lists the contract tools an agent-3md server lacks.
+func missingContract(byName map[string]toolDef) []string {
+	var missing []string
+	for _, n := range contractTools {
+		if _, ok := byName[n]; !ok {
+			missing = append(missing, n)
+		}
+	}
+	return missing
 }
 
 // checkToolsList runs tools/list on the legacy session.
@@ -176,21 +254,47 @@ func (r *runner) checkToolsList() outcome {
 	if !ok {
 		return out
 	}
-	tools, _, err := r.listTools(c, func(cursor string) map[string]any {
-		if cursor == "" {
-			return nil
-		}
-		return map[string]any{"cursor": cursor}
-	})
+	tools, _, err := r.listTools(c, cursorParams)
 	if err != nil {
 		return fail("%v", err)
 	}
 	byName, problems := checkTools(tools)
-	r.tools = byName
+	r.tools, r.toolOrder = byName, tools
+	r.agent3md = isAgent3md(byName)
 	if len(problems) > 0 {
 		return fail("%s", strings.Join(problems, "; "))
 	}
-	return pass("%d tools, including the five skill tools", len(tools))
+	return pass("%d tools: %s", len(tools), orNone(toolNames(tools)))
+}
+
+// toolNames lists the tools' names in order.
+func toolNames(tools []toolDef) []string {
+	names := make([]string, len(tools))
+	for i, t := range tools {
+		names[i] = t.Name
+	}
+	return names
+}
+
+// checkContract says whether the agent-3md contract checks apply.
+func (r *runner) checkContract() outcome {
+	if r.tools == nil {
+		if r.fatal != "" {
+			return fail("cannot check: %s", r.fatal)
+		}
+		return skip("needs the tool list, which tools/list did not give")
+	}
+	if !r.agent3md {
+		return skip("%s (it lists neither %s)", notAgent3md, strings.Join(markerTools, " nor "))
+	}
+	if missing := missingContract(r.tools); len(missing) > 0 {
+		return fail("agent-3md server lacks %s; every agent-3md server offers %s", strings.Join(missing, ", "), strings.Join(contractTools, ", "))
+	}
+	extra := ""
+	if _, ok := r.tools[toolFill]; !ok {
+		extra = " (not the optional " + toolFill + ")"
+	}
+	return pass("agent-3md server: lists %s%s", strings.Join(contractTools, ", "), extra)
 }
 
 // checkModernToolsList runs tools/list as a stateless 2026-07-28 request.
@@ -204,7 +308,12 @@ func (r *runner) checkModernToolsList(c *conn) outcome {
 	if err != nil {
 		return fail("%v", err)
 	}
-	_, problems := checkTools(tools)
+	byName, problems := checkTools(tools)
+	if isAgent3md(byName) {
+		if missing := missingContract(byName); len(missing) > 0 {
+			problems = append(problems, "agent-3md server lacks "+strings.Join(missing, ", "))
+		}
+	}
 	for i, raw := range pages {
 		var page struct {
 			ResultType string          `json:"resultType"`
@@ -223,269 +332,6 @@ func (r *runner) checkModernToolsList(c *conn) outcome {
 		return fail("%s", strings.Join(problems, "; "))
 	}
 	return pass("%d tools with resultType and cache hints", len(tools))
-}
-
-// skillInfo is one entry of list_skills.
-type skillInfo struct {
-	Name        string      `json:"name"`
-	Z           *float64    `json:"z"`
-	Description string      `json:"description"`
-	Triggers    []string    `json:"triggers"`
-	Inputs      []inputInfo `json:"inputs"`
-	Tool        *string     `json:"tool"`
-	Cost        string      `json:"cost"`
-	Deps        []string    `json:"deps"`
-}
-
-// inputInfo is one declared input; servers may say required or optional.
-type inputInfo struct {
-	Name     string `json:"name"`
-	Type     string `json:"type"`
-	Required *bool  `json:"required"`
-	Optional *bool  `json:"optional"`
-}
-
-// required reports whether the input must have a value (the default).
-func (in inputInfo) required() bool {
-	if in.Required != nil {
-		return *in.Required
-	}
-	return in.Optional == nil || !*in.Optional
-}
-
-// inputTypes are the agent3md/1 input types.
-var inputTypes = []string{"string", "number", "boolean", "object", "array"}
-
-// parseSkillCatalog reads list_skills text: an object with "skills", or a
-// bare array of skills.
-func parseSkillCatalog(text string) ([]skillInfo, error) {
-	trimmed := strings.TrimSpace(text)
-	var skills []skillInfo
-	if strings.HasPrefix(trimmed, "[") {
-		if err := json.Unmarshal([]byte(trimmed), &skills); err != nil {
-			return nil, fmt.Errorf("list_skills text is not a JSON array of skills: %v", err)
-		}
-	} else {
-		var doc struct {
-			Agent  json.RawMessage `json:"agent"`
-			Skills *[]skillInfo    `json:"skills"`
-		}
-		if err := json.Unmarshal([]byte(trimmed), &doc); err != nil {
-			return nil, fmt.Errorf("list_skills text is not JSON: %v (starts %q)", err, snippet(trimmed, 60))
-		}
-		if doc.Skills == nil {
-			return nil, fmt.Errorf("list_skills JSON has no \"skills\" array")
-		}
-		if len(doc.Agent) == 0 {
-			return nil, fmt.Errorf("list_skills JSON has no \"agent\"")
-		}
-		skills = *doc.Skills
-	}
-	if skills == nil {
-		skills = []skillInfo{}
-	}
-	return skills, validateSkills(skills)
-}
-
-// validateSkills checks names are present and unique and inputs are typed.
-func validateSkills(skills []skillInfo) error {
-	seen := make(map[string]bool, len(skills))
-	for i, s := range skills {
-		if s.Name == "" {
-			return fmt.Errorf("skill #%d has no name", i+1)
-		}
-		if seen[s.Name] {
-			return fmt.Errorf("skill %q is listed twice", s.Name)
-		}
-		seen[s.Name] = true
-		for _, in := range s.Inputs {
-			if in.Name == "" {
-				return fmt.Errorf("skill %q has an input without a name", s.Name)
-			}
-			if in.Type != "" && !slices.Contains(inputTypes, in.Type) {
-				return fmt.Errorf("skill %q input %q has type %q, want one of %s", s.Name, in.Name, in.Type, strings.Join(inputTypes, ", "))
-			}
-		}
-	}
-	return nil
-}
-
-// checkListSkills calls list_skills and keeps the catalog for later checks.
-func (r *runner) checkListSkills() outcome {
-	c, out, ok := r.needTools(toolList)
-	if !ok {
-		r.skillsErr = "list_skills was skipped"
-		return out
-	}
-	r.skillsErr = "list_skills failed"
-	res, rerr, err := r.callTool(c, toolList, map[string]any{})
-	switch {
-	case err != nil:
-		return fail("%v", err)
-	case rerr != nil:
-		return fail("list_skills answered %v", rerr)
-	case res.IsError:
-		return fail("list_skills returned a tool error: %s", snippet(res.text(), 200))
-	}
-	skills, err := parseSkillCatalog(res.text())
-	if err != nil {
-		return fail("%v", err)
-	}
-	r.skills = skills
-	return pass("%d skills", len(skills))
-}
-
-// eachSkill runs fn on each skill up to MaxSkills. fn returns a problem
-// ("" when fine) or an error that ends the loop (a dead connection).
-func (r *runner) eachSkill(verb string, fn func(s skillInfo) (string, error)) outcome {
-	n := min(len(r.skills), r.o.MaxSkills)
-	capNote := ""
-	if n < len(r.skills) {
-		capNote = fmt.Sprintf(" (the first %d of %d skills; raise MaxSkills to check more)", n, len(r.skills))
-	}
-	var problems []string
-	checked, bad := 0, 0
-	for _, s := range r.skills[:n] {
-		problem, err := fn(s)
-		if err != nil {
-			return fail("%s %q: %v (after %d skills)", verb, s.Name, err, checked)
-		}
-		if problem == "skip" {
-			continue
-		}
-		checked++
-		if problem != "" {
-			bad++
-			if len(problems) < maxProblems {
-				problems = append(problems, problem)
-			}
-		}
-	}
-	if bad > 0 {
-		more := ""
-		if bad > len(problems) {
-			more = fmt.Sprintf("; and %d more", bad-len(problems))
-		}
-		return fail("%d of %d skills%s: %s%s", bad, checked, capNote, strings.Join(problems, "; "), more)
-	}
-	if checked == 0 {
-		return skip("no skill qualifies for this check%s", capNote)
-	}
-	return pass("%d skills%s", checked, capNote)
-}
-
-// routeLine matches one route_skill match line: "name  (score N; ...)".
-var routeLine = regexp.MustCompile(`^(.+?)  \((.*)\)$`)
-
-// routedNames reads the skill names out of route_skill text.
-func routedNames(text string) ([]string, error) {
-	var names []string
-	for _, line := range strings.Split(strings.TrimSpace(text), "\n") {
-		line = strings.TrimRight(line, "\r")
-		if strings.TrimSpace(line) == "" || line == "no skill matched" {
-			continue
-		}
-		m := routeLine.FindStringSubmatch(line)
-		if m == nil || !strings.HasPrefix(m[2], "score ") {
-			return nil, fmt.Errorf("line %q is not `name  (score N; matched: ...)`", snippet(line, 80))
-		}
-		names = append(names, m[1])
-	}
-	return names, nil
-}
-
-// checkRoute routes each skill's first trigger and expects the skill back.
-func (r *runner) checkRoute() outcome {
-	c, out, ok := r.needSkills(toolRoute)
-	if !ok {
-		return out
-	}
-	return r.eachSkill(toolRoute, func(s skillInfo) (string, error) {
-		if len(s.Triggers) == 0 {
-			return "skip", nil
-		}
-		res, rerr, err := r.callTool(c, toolRoute, map[string]any{"text": s.Triggers[0]})
-		if p, err := toolProblem(s.Name, res, rerr, err); p != "" || err != nil {
-			return p, err
-		}
-		names, perr := routedNames(res.text())
-		if perr != nil {
-			return fmt.Sprintf("%s: %v", s.Name, perr), nil
-		}
-		if !slices.Contains(names, s.Name) {
-			return fmt.Sprintf("%q routed to %s, not %s", s.Triggers[0], orNone(names), s.Name), nil
-		}
-		return "", nil
-	})
-}
-
-// toolProblem turns a failed tool call into a problem or an error.
-func toolProblem(skill string, res *toolResult, rerr *rpcError, err error) (string, error) {
-	switch {
-	case err != nil:
-		return "", err
-	case rerr != nil:
-		return fmt.Sprintf("%s: %v", skill, rerr), nil
-	case res.IsError:
-		return fmt.Sprintf("%s: tool error %q", skill, snippet(res.text(), 100)), nil
-	}
-	return "", nil
-}
-
-// checkGet fetches every skill's body.
-func (r *runner) checkGet() outcome {
-	c, out, ok := r.needSkills(toolGet)
-	if !ok {
-		return out
-	}
-	return r.eachSkill(toolGet, func(s skillInfo) (string, error) {
-		res, rerr, err := r.callTool(c, toolGet, map[string]any{"name": s.Name})
-		if p, err := toolProblem(s.Name, res, rerr, err); p != "" || err != nil {
-			return p, err
-		}
-		text := res.text()
-		if strings.TrimSpace(text) == "" {
-			return fmt.Sprintf("%s: empty body", s.Name), nil
-		}
-		return expectProblem(s.Name, text, r.o.Expect), nil
-	})
-}
-
-// checkResolve resolves every skill.
-func (r *runner) checkResolve() outcome {
-	c, out, ok := r.needSkills(toolResolve)
-	if !ok {
-		return out
-	}
-	return r.eachSkill(toolResolve, func(s skillInfo) (string, error) {
-		res, rerr, err := r.callTool(c, toolResolve, map[string]any{"name": s.Name})
-		if p, err := toolProblem(s.Name, res, rerr, err); p != "" || err != nil {
-			return p, err
-		}
-		text := res.text()
-		head := "### " + s.Name
-		if text != head && !strings.HasPrefix(text, head+"\n") {
-			return fmt.Sprintf("%s: text starts %q, want %q", s.Name, snippet(text, 40), head+"\\n"), nil
-		}
-		return expectProblem(s.Name, text, r.o.ExpectResolve), nil
-	})
-}
-
-// expectProblem compares got with the expectation for name, if any.
-func expectProblem(name, got string, expect func(string) (string, bool)) string {
-	if expect == nil {
-		return ""
-	}
-	want, ok := expect(name)
-	if !ok || got == want {
-		return ""
-	}
-	i := 0
-	for i < len(got) && i < len(want) && got[i] == want[i] {
-		i++
-	}
-	return fmt.Sprintf("%s: text differs from the expected one at byte %d (got %d bytes, want %d; got …%q…, want …%q…)",
-		name, i, len(got), len(want), snippet(got[i:], 30), snippet(want[i:], 30))
 }
 
 // orNone lists names for a detail.

@@ -1,0 +1,258 @@
+package selftest
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+)
+
+// resourceInfo is the part of a Resource the checks read.
+type resourceInfo struct {
+	URI  string `json:"uri"`
+	Name string `json:"name"`
+}
+
+// promptInfo is the part of a Prompt the checks read.
+type promptInfo struct {
+	Name      string `json:"name"`
+	Arguments []struct {
+		Name     string `json:"name"`
+		Required bool   `json:"required"`
+	} `json:"arguments"`
+}
+
+// resourceChecks lists and reads resources when the server offers them.
+func (r *runner) resourceChecks() {
+	var listed []resourceInfo
+	var listErr string
+	r.check("resources/list", func() outcome {
+		out, res := r.listResources()
+		listed, listErr = res, out.detail
+		return out
+	})
+	r.check("resources/read", func() outcome {
+		if _, err := r.session(); err != nil {
+			return fail("%v", err)
+		}
+		switch {
+		case !r.declares("resources"):
+			return skip("server does not declare the resources capability")
+		case listed == nil:
+			return skip("needs the resource list: %s", listErr)
+		case len(listed) == 0:
+			return skip("server lists no resources")
+		}
+		return r.readResources(listed)
+	})
+}
+
+// listResources pages through resources/list and checks each entry has
+// a uri and a name.
+func (r *runner) listResources() (outcome, []resourceInfo) {
+	if !r.declares("resources") {
+		return skip("server does not declare the resources capability"), nil
+	}
+	c, err := r.session()
+	if err != nil {
+		return fail("%v", err), nil
+	}
+	var all []resourceInfo
+	more, err := r.paginate(c, "resources/list", cursorParams, func(raw json.RawMessage) (string, error) {
+		var page struct {
+			Resources  []resourceInfo `json:"resources"`
+			NextCursor string         `json:"nextCursor"`
+		}
+		if err := json.Unmarshal(raw, &page); err != nil || page.Resources == nil {
+			return "", fmt.Errorf("resources/list result has no \"resources\" array: %s", snippet(string(raw), 80))
+		}
+		all = append(all, page.Resources...)
+		return page.NextCursor, nil
+	})
+	if err != nil {
+		return fail("%v", err), nil
+	}
+	for i, res := range all {
+		if res.URI == "" || res.Name == "" {
+			return fail("resource #%d needs a uri and a name, got uri %q name %q", i+1, res.URI, res.Name), nil
+		}
+	}
+	return pass("%d resources%s", len(all), moreNote(more)), all
+}
+
+// moreNote says a list was cut short after maxListPages pages.
+func moreNote(more bool) string {
+	if !more {
+		return ""
+	}
+	return fmt.Sprintf(" in the first %d pages (not read further)", maxListPages)
+}
+
+// readResources reads a sample of the listed resources.
+func (r *runner) readResources(listed []resourceInfo) outcome {
+	c, err := r.session()
+	if err != nil {
+		return fail("%v", err)
+	}
+	idx := sampleIndices(len(listed), r.o.Sample)
+	var problems []string
+	for _, i := range idx {
+		uri := listed[i].URI
+		m, err := c.call(r.ctx, "resources/read", map[string]any{"uri": uri})
+		if err != nil {
+			return fail("%s: %v", uri, err)
+		}
+		if p := readProblem(m); p != "" {
+			problems = append(problems, uri+": "+p)
+		}
+	}
+	if len(problems) > 0 {
+		return fail("%d of %d reads: %s", len(problems), len(idx), strings.Join(problems[:min(len(problems), maxProblems)], "; "))
+	}
+	return pass("%d of %d resources read", len(idx), len(listed))
+}
+
+// readProblem says what is wrong with a resources/read answer, or "".
+func readProblem(m *message) string {
+	if m.Error != nil {
+		return fmt.Sprintf("a listed resource answered %v", m.Error)
+	}
+	var res struct {
+		Contents []struct {
+			URI  string  `json:"uri"`
+			Text *string `json:"text"`
+			Blob *string `json:"blob"`
+		} `json:"contents"`
+	}
+	if err := json.Unmarshal(m.Result, &res); err != nil || len(res.Contents) == 0 {
+		return "result has no non-empty \"contents\" array"
+	}
+	for i, c := range res.Contents {
+		if c.URI == "" || (c.Text == nil) == (c.Blob == nil) {
+			return fmt.Sprintf("contents[%d] needs a uri and exactly one of text or blob", i)
+		}
+	}
+	return ""
+}
+
+// promptChecks lists prompts and gets a sample when the server offers
+// them.
+func (r *runner) promptChecks() {
+	var listed []promptInfo
+	var listErr string
+	r.check("prompts/list", func() outcome {
+		out, ps := r.listPrompts()
+		listed, listErr = ps, out.detail
+		return out
+	})
+	r.check("prompts/get", func() outcome {
+		if _, err := r.session(); err != nil {
+			return fail("%v", err)
+		}
+		switch {
+		case !r.declares("prompts"):
+			return skip("server does not declare the prompts capability")
+		case listed == nil:
+			return skip("needs the prompt list: %s", listErr)
+		case len(listed) == 0:
+			return skip("server lists no prompts")
+		}
+		return r.getPrompts(listed)
+	})
+}
+
+// listPrompts pages through prompts/list and checks the entries' names.
+func (r *runner) listPrompts() (outcome, []promptInfo) {
+	if !r.declares("prompts") {
+		return skip("server does not declare the prompts capability"), nil
+	}
+	c, err := r.session()
+	if err != nil {
+		return fail("%v", err), nil
+	}
+	var all []promptInfo
+	more, err := r.paginate(c, "prompts/list", cursorParams, func(raw json.RawMessage) (string, error) {
+		var page struct {
+			Prompts    []promptInfo `json:"prompts"`
+			NextCursor string       `json:"nextCursor"`
+		}
+		if err := json.Unmarshal(raw, &page); err != nil || page.Prompts == nil {
+			return "", fmt.Errorf("prompts/list result has no \"prompts\" array: %s", snippet(string(raw), 80))
+		}
+		all = append(all, page.Prompts...)
+		return page.NextCursor, nil
+	})
+	if err != nil {
+		return fail("%v", err), nil
+	}
+	for i, p := range all {
+		if p.Name == "" {
+			return fail("prompt #%d has no name", i+1), nil
+		}
+		for _, a := range p.Arguments {
+			if a.Name == "" {
+				return fail("prompt %q has an argument without a name", p.Name), nil
+			}
+		}
+	}
+	return pass("%d prompts%s", len(all), moreNote(more)), all
+}
+
+// getPrompts gets a sample of the listed prompts, each with a string for
+// every required argument. A prompt with required arguments may refuse
+// the made-up values with -32602; one without must answer.
+func (r *runner) getPrompts(listed []promptInfo) outcome {
+	c, err := r.session()
+	if err != nil {
+		return fail("%v", err)
+	}
+	idx := sampleIndices(len(listed), r.o.Sample)
+	var problems []string
+	for _, i := range idx {
+		p := listed[i]
+		args := map[string]string{}
+		for _, a := range p.Arguments {
+			if a.Required {
+				args[a.Name] = "selftest"
+			}
+		}
+		m, err := c.call(r.ctx, "prompts/get", map[string]any{"name": p.Name, "arguments": args})
+		if err != nil {
+			return fail("%s: %v", p.Name, err)
+		}
+		if m.Error != nil && m.Error.Code == codeInvalidParams && len(args) > 0 {
+			continue
+		}
+		if problem := promptProblem(m); problem != "" {
+			problems = append(problems, p.Name+": "+problem)
+		}
+	}
+	if len(problems) > 0 {
+		return fail("%d of %d prompts: %s", len(problems), len(idx), strings.Join(problems[:min(len(problems), maxProblems)], "; "))
+	}
+	return pass("%d of %d prompts answered", len(idx), len(listed))
+}
+
+// promptProblem says what is wrong with a prompts/get answer, or "".
+func promptProblem(m *message) string {
+	if m.Error != nil {
+		return fmt.Sprintf("answered %v", m.Error)
+	}
+	var res struct {
+		Messages []struct {
+			Role    string          `json:"role"`
+			Content json.RawMessage `json:"content"`
+		} `json:"messages"`
+	}
+	if err := json.Unmarshal(m.Result, &res); err != nil || res.Messages == nil {
+		return "result has no \"messages\" array"
+	}
+	for i, msg := range res.Messages {
+		if msg.Role != "user" && msg.Role != "assistant" {
+			return fmt.Sprintf("messages[%d] role is %q, want user or assistant", i, msg.Role)
+		}
+		if !isJSONObject(msg.Content) {
+			return fmt.Sprintf("messages[%d] content is not an object", i)
+		}
+	}
+	return ""
+}
