@@ -2,6 +2,9 @@ package router
 
 import (
 	"context"
+	"math/bits"
+	"slices"
+	"strings"
 )
 
 // Relaxed-tier bounds.
@@ -18,19 +21,29 @@ const (
 // contain: one shared word is too weak to call a match.
 const relaxedMinWords = 2
 
-// routeRanked lifts phrase matching to stems, orders by whether the skill has
-// an exact (Spec) hit, then by phrases hit, then by bleve relevance, then by
-// z, and falls back to relaxed matches when no phrase hits (DESIGN.md §5).
-// Keeping exact hitters first means Ranked never demotes Spec's answer in
-// favour of a skill that only matched through stemming.
+// routeRanked lifts phrase matching to stems and orders the skills found
+// (DESIGN.md §5):
+//
+//  1. skills with a phrase hit token for token (Spec's answer) before
+//     those found only through stems or by name;
+//  2. within each, skills whose name holds every content word of a short
+//     request ("tests", "commit", "run the tests"): the request names them;
+//  3. phrases hit, descending;
+//  4. the request says the skill's whole name ("summarize the invoice");
+//  5. evidence: the specificity of the request words the phrases hit and
+//     the name account for (a word few of the agent's skills use
+//     outweighs one many use; see weigh);
+//  6. bleve relevance, then z.
+//
+// When nothing hits and nothing is named, it falls back to relaxed matches.
 func (r *Router) routeRanked(ctx context.Context, text string, limit int) ([]Match, error) {
 	toks := appendTokens(nil, text)
 	reqE := r.phrases.exact.lookup(nil, toks)
-	stems := make([]string, len(toks))
-	for i, t := range toks {
-		stems[i] = stem(t)
-	}
+	stems := requestStems(toks)
 	reqS := r.phrases.stems.lookup(nil, stems)
+	a := analyze(r.an, text, false)
+	sp := r.specificsOf()
+	rq := sp.request(stemsOf(toks), a)
 	t := r.getTally()
 	defer r.putTally(t)
 	x := r.phrases
@@ -43,31 +56,156 @@ func (r *Router) routeRanked(ctx context.Context, text string, limit int) ([]Mat
 		}
 		t.add(x, p, lastExact)
 	})
-	if len(t.hits) == 0 {
+	named := t.named[:0]
+	sp.namedBy(rq, func(s int) {
+		if t.count[s] == 0 {
+			t.seen = append(t.seen, uint32(s))
+		}
+		named = append(named, s)
+	})
+	t.named = named
+	if len(t.seen) == 0 {
 		return r.relaxed(ctx, text, limit)
 	}
 	cands := t.candidates()
-	for i := range cands {
-		c := &cands[i]
-		c.key = uint64(1-b2i(c.exact > 0))<<63 | r.specKey(c)
-	}
-	// Relevance only reorders within a tier (equal exact hit and score), so
-	// it is computed for the tiers that reach into the first limit results.
+	r.weigh(t, sp, rq, r.phrases.exact.lookup(nil, pluralForms(toks)), cands)
+	// Relevance only reorders within a tier (equal name rule and score),
+	// so it is computed for the tiers that reach into the first limit
+	// results.
 	order, err := rank(cands, limit, true, &t.rank, func(which []int) error {
-		return r.relevance(ctx, text, cands, which, &t.ord)
+		return r.relevance(ctx, a, cands, which, &t.ord)
 	})
 	if err != nil {
 		return nil, err
 	}
-	return r.matches(cands, order, t.phraseHits(x, cands, order), true), nil
+	out := r.matches(cands, order, t.phraseHits(x, cands, order), true)
+	for i, k := range order {
+		if cands[k].score == 0 { // named, no phrase hit: the name is the evidence
+			out[i].Tier = TierName
+			out[i].Hits = nameWords(a)
+		}
+	}
+	return out, nil
+}
+
+// weigh sets the sort key and evidence of every candidate: the summed
+// specificity of the distinct request words that its hit phrases or its
+// name account for, a word met only through its stem ("joined" for
+// "join") counting stemOnlyWeight of one met as written. It uses the
+// tally's counts as candidate positions; phraseHits resets them.
+func (r *Router) weigh(t *hitTally, sp *specifics, rq request, reqP []uint32, cands []candidate) {
+	x := r.phrases
+	for i := range cands {
+		t.count[cands[i].skill] = uint32(i + 1)
+	}
+	lastSet, lastExact := ^uint32(0), false
+	for _, p := range t.hits {
+		c := &cands[t.count[x.skillOf[p]]-1]
+		if es := x.exactSet[p]; es != lastSet {
+			lastSet, lastExact = es, x.exact.covered(es, reqP)
+		}
+		words, fallback := rq.mask(sp.phraseStems(p)), 0.0
+		if words == 0 { // only stop words, or a compound ("crash-looping")
+			for _, id := range sp.phraseStems(p) {
+				fallback = max(fallback, sp.idf[id])
+			}
+		}
+		if lastExact {
+			c.wordsExact |= words
+			c.ev += fallback
+		} else {
+			c.wordsStem |= words
+			c.ev += stemOnlyWeight * fallback
+		}
+	}
+	for _, s := range t.named {
+		cands[t.count[s]-1].named = true
+	}
+	for i := range cands {
+		c := &cands[i]
+		name := sp.names.list(c.skill)
+		nameWords := rq.mask(name)
+		c.full = nameWords != 0 && bits.OnesCount64(nameWords) == len(name) && rq.saysName(name)
+		c.ev += rq.weight(c.wordsExact|nameWords) + stemOnlyWeight*rq.weight(c.wordsStem&^(c.wordsExact|nameWords))
+		c.ev = roundRelevance(c.ev)
+		c.key = r.rankedKey(c)
+	}
+}
+
+// rankedKey orders Ranked candidates: skills with a phrase hit as written
+// first (Spec's own answer: Ranked never demotes it for a skill found only
+// through stems or its name), then within each of those two tiers the
+// skills the request names, then by phrases hit, then z; evidence and
+// relevance order each tier (see rank).
+func (r *Router) rankedKey(c *candidate) uint64 {
+	const maxRankedScore = 1<<30 - 1
+	return uint64(1-b2i(c.exact > 0))<<63 | uint64(1-b2i(c.named))<<62 |
+		uint64(maxRankedScore-min(c.score, maxRankedScore))<<32 | uint64(r.zRank[c.skill])
+}
+
+// pluralForms is toks with, for each, the forms it has as a plural or a
+// singular by English's regular -s and -es: for evidence, a word met in
+// another number ("deploys" for "deploy") counts as met as written, not
+// through a stem.
+func pluralForms(toks []string) []string {
+	out := make([]string, 0, 4*len(toks))
+	for _, tok := range toks {
+		out = append(out, tok, tok+"s", tok+"es")
+		if strings.HasSuffix(tok, "s") && len(tok) > 3 {
+			out = append(out, tok[:len(tok)-1])
+			if strings.HasSuffix(tok, "es") {
+				out = append(out, tok[:len(tok)-2])
+			}
+		}
+	}
+	return out
+}
+
+// stemOnlyWeight is how much a request word met only through its stem
+// counts: the word the user wrote is weaker evidence when it is a variant
+// of the skill's than when it is the skill's own.
+const stemOnlyWeight = 0.75
+
+// requestStems is the Porter stems of a request's tokens, and of each
+// adjacent pair written as one word, so "crash-looping" meets a trigger
+// "crashloop" and "roll back" meets "rollback".
+func requestStems(toks []string) []string {
+	out := make([]string, 0, 2*len(toks))
+	for i, tok := range toks {
+		out = append(out, stem(tok))
+		if i > 0 {
+			out = append(out, stem(toks[i-1]+tok))
+		}
+	}
+	return out
+}
+
+// stemsOf is the Porter stem of each token.
+func stemsOf(toks []string) []string {
+	out := make([]string, len(toks))
+	for i, tok := range toks {
+		out[i] = stem(tok)
+	}
+	return out
+}
+
+// nameWords is the request's content words, for a match found by name.
+func nameWords(a analyzed) []string {
+	out := make([]string, 0, len(a.text))
+	for _, t := range a.text {
+		if !slices.Contains(out, t.word) {
+			out = append(out, t.word)
+		}
+	}
+	return out
 }
 
 // relevance fills in the bleve relevance of cands[which].
-func (r *Router) relevance(ctx context.Context, text string, all []candidate, which []int, ord *orderScratch) error {
+func (r *Router) relevance(ctx context.Context, a analyzed, all []candidate, which []int, ord *orderScratch) error {
 	if r.scorer == nil || len(which) == 0 {
 		return nil
 	}
-	return r.scorer.relevanceOf(ctx, analyze(r.an, text, false).text, all, which, ord)
+	return r.scorer.relevanceOf(ctx, a.text, all, which, ord)
 }
 
 func b2i(b bool) int {

@@ -30,6 +30,10 @@ const (
 const (
 	TierPhrase  = "phrase"
 	TierRelaxed = "relaxed"
+	// TierName marks a Ranked match found because the request is made of
+	// words of the skill's name alone ("tests" for run-tests), with no
+	// trigger phrase hit.
+	TierName = "name"
 )
 
 // Defaults for Options fields.
@@ -192,6 +196,9 @@ type Router struct {
 	opts    Options
 	info    Info
 	cleanup func() // removes a temp index after Close
+
+	specOnce sync.Once
+	spec     *specifics // see specificsOf
 
 	tallies sync.Pool     // *hitTally scratch for routes
 	slots   chan struct{} // one per route running at once
