@@ -4,6 +4,9 @@ import (
 	"math"
 	"math/bits"
 	"slices"
+
+	"github.com/blevesearch/bleve/v2/analysis"
+	"github.com/blevesearch/bleve/v2/analysis/lang/en"
 )
 
 // specifics is what Ranked routing knows about how telling each word is
@@ -14,9 +17,9 @@ import (
 // phrase index and the skill names the first time a Ranked route needs
 // it, so a server that only answers Spec routes never pays for it.
 type specifics struct {
-	// ids extends the phrase index's stem vocabulary with the stems that
-	// occur only in names; idf is indexed by these ids.
-	ids   map[string]uint32
+	// extra extends the phrase index's stem vocabulary (x.stems.ids) with
+	// the stems that occur only in names; idf is indexed by these ids.
+	extra map[string]uint32
 	idf   []float64
 	x     *phraseIndex
 	setOf []uint32 // per phrase: its stem set in x
@@ -48,10 +51,7 @@ func (r *Router) specificsOf() *specifics {
 // the skills, ln(1 + skills/count).
 func buildSpecifics(src Source, x *phraseIndex) *specifics {
 	n := src.Len()
-	sp := &specifics{ids: make(map[string]uint32, len(x.stems.ids)), x: x}
-	for t, id := range x.stems.ids {
-		sp.ids[t] = id
-	}
+	sp := &specifics{x: x, extra: map[string]uint32{}}
 	// Each phrase's stem set, from the sets' owner lists.
 	setOf := make([]uint32, len(x.skillOf))
 	for u := 0; u < x.stems.sets(); u++ {
@@ -60,24 +60,24 @@ func buildSpecifics(src Source, x *phraseIndex) *specifics {
 		}
 	}
 	sp.setOf = setOf
-	// Names as stems, so "run-tests" is {run, test}.
+	// Names as stems, so "run-tests" is {run, test}. Names repeat their
+	// words, so each distinct word is stemmed and looked up once.
 	sp.names.start = make([]uint32, 1, n+1)
 	var toks []string
-	stems := map[string]string{}
+	tokID := map[string]uint32{}
 	for i := 0; i < n; i++ {
 		name, _, _ := src.Phrases(i)
 		start := len(sp.names.items)
 		toks = appendTokens(toks[:0], name)
 		for _, tok := range toks {
-			st, ok := stems[tok]
+			id, ok := tokID[tok]
 			if !ok {
-				st = stem(tok)
-				stems[tok] = st
-			}
-			id, ok := sp.ids[st]
-			if !ok {
-				id = uint32(len(sp.ids))
-				sp.ids[st] = id
+				st := stem(tok)
+				if id, ok = sp.id(st); !ok {
+					id = uint32(len(x.stems.ids) + len(sp.extra))
+					sp.extra[st] = id
+				}
+				tokID[tok] = id
 			}
 			if !slices.Contains(sp.names.items[start:], id) {
 				sp.names.items = append(sp.names.items, id)
@@ -85,10 +85,11 @@ func buildSpecifics(src Source, x *phraseIndex) *specifics {
 		}
 		sp.names.start = append(sp.names.start, uint32(len(sp.names.items)))
 	}
+	vocab := len(x.stems.ids) + len(sp.extra)
 	// Skills per stem: phrases come in skill order, so a stem is counted
 	// once per skill by remembering the last skill that counted it.
-	df := make([]uint32, len(sp.ids))
-	last := make([]int32, len(sp.ids))
+	df := make([]uint32, vocab)
+	last := make([]int32, vocab)
 	for i := range last {
 		last[i] = -1
 	}
@@ -120,13 +121,22 @@ func buildSpecifics(src Source, x *phraseIndex) *specifics {
 			nameOf[k] = uint32(i)
 		}
 	}
-	start, order := csr(len(sp.ids), sp.names.items)
+	start, order := csr(vocab, sp.names.items)
 	sp.named.start = start
 	sp.named.items = make([]uint32, len(order))
 	for k, at := range order {
 		sp.named.items[k] = nameOf[at]
 	}
 	return sp
+}
+
+// id is the id of stem st in the phrase index's vocabulary or extra.
+func (sp *specifics) id(st string) (uint32, bool) {
+	if id, ok := sp.x.stems.ids[st]; ok {
+		return id, true
+	}
+	id, ok := sp.extra[st]
+	return id, ok
 }
 
 // phraseStems is phrase p's stem ids, sorted.
@@ -138,32 +148,42 @@ func (sp *specifics) phraseStems(p uint32) []uint32 {
 
 // request is a Ranked request's words as stems known to the agent
 // (ids in specifics' vocabulary, sorted): all its words, for evidence,
-// and its content words (stop words left out), for the name rule.
+// and its content words (English stop words left out), for the name rule.
 type request struct {
 	ids     []uint32
 	wt      []float64 // weight of ids[k]: its specificity, less for stop words
 	content []uint32
 	seq     []uint32 // each request word's id in order; noID if unknown
-	words   int      // distinct content words of the request
-	known   bool     // every one of them is some skill's trigger or name word
+	words   []string // distinct content words as written
+	known   bool     // every content word is some skill's trigger or name word
 }
 
-// request looks up the stems of a request's tokens and its analysed
-// content words.
-func (sp *specifics) request(stems []string, a analyzed) request {
-	rq := request{words: len(a.text), known: true}
-	for _, st := range stems {
-		id, ok := sp.ids[st]
+// stopWords are the English stop words the text analyzer drops.
+var stopWords = func() analysis.TokenMap {
+	m := analysis.NewTokenMap()
+	if err := m.LoadBytes(en.EnglishStopWords); err != nil {
+		panic("router: loading the English stop words: " + err.Error())
+	}
+	return m
+}()
+
+// request looks up a request's tokens (toks, with their stems).
+func (sp *specifics) request(toks, stems []string) request {
+	rq := request{known: true, seq: make([]uint32, len(stems))}
+	for i, st := range stems {
+		id, ok := sp.id(st)
 		if !ok {
 			id = noID
 		}
-		rq.seq = append(rq.seq, id)
+		rq.seq[i] = id
 		if ok {
 			rq.ids = append(rq.ids, id)
 		}
-	}
-	for _, t := range a.text {
-		if id, ok := sp.ids[t.term]; ok {
+		if stopWords[toks[i]] || slices.Contains(rq.words, toks[i]) {
+			continue
+		}
+		rq.words = append(rq.words, toks[i])
+		if ok {
 			rq.content = append(rq.content, id)
 		} else {
 			rq.known = false
@@ -258,7 +278,7 @@ const maxNameWords = 3
 // namedBy calls fn for every skill whose name holds every content word of
 // the request.
 func (sp *specifics) namedBy(rq request, fn func(skill int)) {
-	if !rq.known || rq.words == 0 || rq.words > maxNameWords || len(rq.content) == 0 {
+	if !rq.known || len(rq.words) == 0 || len(rq.words) > maxNameWords || len(rq.content) == 0 {
 		return
 	}
 	// Walk the skills of the rarest word's list, checking the others.

@@ -4,7 +4,8 @@ import (
 	"context"
 	"math/bits"
 	"slices"
-	"strings"
+	"sync"
+	"sync/atomic"
 )
 
 // Relaxed-tier bounds.
@@ -39,11 +40,10 @@ const relaxedMinWords = 2
 func (r *Router) routeRanked(ctx context.Context, text string, limit int) ([]Match, error) {
 	toks := appendTokens(nil, text)
 	reqE := r.phrases.exact.lookup(nil, toks)
-	stems := requestStems(toks)
-	reqS := r.phrases.stems.lookup(nil, stems)
-	a := analyze(r.an, text, false)
+	stems := stemsOf(toks)
+	reqS := r.phrases.stems.lookup(nil, requestStems(toks, stems))
 	sp := r.specificsOf()
-	rq := sp.request(stemsOf(toks), a)
+	rq := sp.request(toks, stems)
 	t := r.getTally()
 	defer r.putTally(t)
 	x := r.phrases
@@ -68,12 +68,21 @@ func (r *Router) routeRanked(ctx context.Context, text string, limit int) ([]Mat
 		return r.relaxed(ctx, text, limit)
 	}
 	cands := t.candidates()
-	r.weigh(t, sp, rq, r.phrases.exact.lookup(nil, pluralForms(toks)), cands)
-	// Relevance only reorders within a tier (equal name rule and score),
-	// so it is computed for the tiers that reach into the first limit
-	// results.
+	for i := range cands {
+		t.count[cands[i].skill] = uint32(i + 1)
+	}
+	for _, s := range t.named {
+		cands[t.count[s]-1].named = true
+	}
+	for i := range cands {
+		cands[i].key = r.rankedKey(&cands[i])
+	}
+	// Evidence and relevance only reorder within a tier (equal exact hit,
+	// name rule and score), so they are computed for the tiers that reach
+	// into the first limit results.
 	order, err := rank(cands, limit, true, &t.rank, func(which []int) error {
-		return r.relevance(ctx, a, cands, which, &t.ord)
+		r.weigh(t, sp, rq, r.phrases.exact.lookupPlurals(nil, toks), cands, which)
+		return r.relevance(ctx, text, cands, which, &t.ord)
 	})
 	if err != nil {
 		return nil, err
@@ -82,32 +91,43 @@ func (r *Router) routeRanked(ctx context.Context, text string, limit int) ([]Mat
 	for i, k := range order {
 		if cands[k].score == 0 { // named, no phrase hit: the name is the evidence
 			out[i].Tier = TierName
-			out[i].Hits = nameWords(a)
+			out[i].Hits = rq.words
 		}
 	}
 	return out, nil
 }
 
-// weigh sets the sort key and evidence of every candidate: the summed
-// specificity of the distinct request words that its hit phrases or its
-// name account for, a word met only through its stem ("joined" for
-// "join") counting stemOnlyWeight of one met as written. It uses the
-// tally's counts as candidate positions; phraseHits resets them.
-func (r *Router) weigh(t *hitTally, sp *specifics, rq request, reqP []uint32, cands []candidate) {
+// weigh sets the evidence of cands[which]: the summed specificity of the
+// distinct request words that its hit phrases or its name account for, a
+// word met only through its stem ("joined" for "join") counting
+// stemOnlyWeight of one met as written, and whether the request says its
+// whole name. It uses the tally's counts as candidate positions;
+// phraseHits resets them.
+func (r *Router) weigh(t *hitTally, sp *specifics, rq request, reqP []uint32, cands []candidate, which []int) {
 	x := r.phrases
 	for i := range cands {
+		t.count[cands[i].skill] = 0
+	}
+	for _, i := range which {
 		t.count[cands[i].skill] = uint32(i + 1)
 	}
 	lastSet, lastExact := ^uint32(0), false
+	lastStems, words, fallback := ^uint32(0), uint64(0), 0.0
 	for _, p := range t.hits {
-		c := &cands[t.count[x.skillOf[p]]-1]
+		k := t.count[x.skillOf[p]]
+		if k == 0 {
+			continue
+		}
+		c := &cands[k-1]
 		if es := x.exactSet[p]; es != lastSet {
 			lastSet, lastExact = es, x.exact.covered(es, reqP)
 		}
-		words, fallback := rq.mask(sp.phraseStems(p)), 0.0
-		if words == 0 { // only stop words, or a compound ("crash-looping")
-			for _, id := range sp.phraseStems(p) {
-				fallback = max(fallback, sp.idf[id])
+		if ss := sp.setOf[p]; ss != lastStems {
+			lastStems, words, fallback = ss, rq.mask(sp.phraseStems(p)), 0
+			if words == 0 { // only stop words, or a compound ("crash-looping")
+				for _, id := range sp.phraseStems(p) {
+					fallback = max(fallback, sp.idf[id])
+				}
 			}
 		}
 		if lastExact {
@@ -118,17 +138,13 @@ func (r *Router) weigh(t *hitTally, sp *specifics, rq request, reqP []uint32, ca
 			c.ev += stemOnlyWeight * fallback
 		}
 	}
-	for _, s := range t.named {
-		cands[t.count[s]-1].named = true
-	}
-	for i := range cands {
+	for _, i := range which {
 		c := &cands[i]
 		name := sp.names.list(c.skill)
 		nameWords := rq.mask(name)
 		c.full = nameWords != 0 && bits.OnesCount64(nameWords) == len(name) && rq.saysName(name)
 		c.ev += rq.weight(c.wordsExact|nameWords) + stemOnlyWeight*rq.weight(c.wordsStem&^(c.wordsExact|nameWords))
 		c.ev = roundRelevance(c.ev)
-		c.key = r.rankedKey(c)
 	}
 }
 
@@ -143,22 +159,31 @@ func (r *Router) rankedKey(c *candidate) uint64 {
 		uint64(maxRankedScore-min(c.score, maxRankedScore))<<32 | uint64(r.zRank[c.skill])
 }
 
-// pluralForms is toks with, for each, the forms it has as a plural or a
-// singular by English's regular -s and -es: for evidence, a word met in
-// another number ("deploys" for "deploy") counts as met as written, not
-// through a stem.
-func pluralForms(toks []string) []string {
-	out := make([]string, 0, 4*len(toks))
+// lookupPlurals is lookup over toks and, for each, the forms it has as a
+// plural or a singular by English's regular -s and -es: for evidence, a
+// word met in another number ("deploys" for "deploy") counts as met as
+// written, not through a stem.
+func (v *vocabLists) lookupPlurals(dst []uint32, toks []string) []uint32 {
+	var buf []byte
+	try := func(b []byte) {
+		if id, ok := v.ids[string(b)]; ok {
+			dst = append(dst, id)
+		}
+	}
 	for _, tok := range toks {
-		out = append(out, tok, tok+"s", tok+"es")
-		if strings.HasSuffix(tok, "s") && len(tok) > 3 {
-			out = append(out, tok[:len(tok)-1])
-			if strings.HasSuffix(tok, "es") {
-				out = append(out, tok[:len(tok)-2])
+		buf = append(buf[:0], tok...)
+		try(buf)
+		try(append(buf, 's'))
+		try(append(buf, "es"...))
+		if n := len(tok); n > 3 && tok[n-1] == 's' {
+			try(buf[:n-1])
+			if tok[n-2] == 'e' {
+				try(buf[:n-2])
 			}
 		}
 	}
-	return out
+	slices.Sort(dst)
+	return slices.Compact(dst)
 }
 
 // stemOnlyWeight is how much a request word met only through its stem
@@ -166,16 +191,15 @@ func pluralForms(toks []string) []string {
 // of the skill's than when it is the skill's own.
 const stemOnlyWeight = 0.75
 
-// requestStems is the Porter stems of a request's tokens, and of each
-// adjacent pair written as one word, so "crash-looping" meets a trigger
-// "crashloop" and "roll back" meets "rollback".
-func requestStems(toks []string) []string {
+// requestStems is the Porter stems of a request's tokens (stems, one per
+// token), followed by the stem of each adjacent pair written as one word,
+// so "crash-looping" meets a trigger "crashloop" and "roll back" meets
+// "rollback".
+func requestStems(toks, stems []string) []string {
 	out := make([]string, 0, 2*len(toks))
-	for i, tok := range toks {
-		out = append(out, stem(tok))
-		if i > 0 {
-			out = append(out, stem(toks[i-1]+tok))
-		}
+	out = append(out, stems...)
+	for i := 1; i < len(toks); i++ {
+		out = append(out, routeStem(toks[i-1]+toks[i]))
 	}
 	return out
 }
@@ -184,28 +208,38 @@ func requestStems(toks []string) []string {
 func stemsOf(toks []string) []string {
 	out := make([]string, len(toks))
 	for i, tok := range toks {
-		out[i] = stem(tok)
+		out[i] = routeStem(tok)
 	}
 	return out
 }
 
-// nameWords is the request's content words, for a match found by name.
-func nameWords(a analyzed) []string {
-	out := make([]string, 0, len(a.text))
-	for _, t := range a.text {
-		if !slices.Contains(out, t.word) {
-			out = append(out, t.word)
+// routeStems remembers the stems of request words: requests repeat a
+// small vocabulary, and a Porter stem costs far more than a lookup.
+var routeStems struct {
+	cache sync.Map // string -> string
+	size  atomic.Int64
+}
+
+// routeStem is stem behind routeStems, bounded like the analyzer's cache.
+func routeStem(tok string) string {
+	if v, ok := routeStems.cache.Load(tok); ok {
+		return v.(string)
+	}
+	st := stem(tok)
+	if routeStems.size.Load() < stemCacheMax {
+		if _, loaded := routeStems.cache.LoadOrStore(tok, st); !loaded {
+			routeStems.size.Add(1)
 		}
 	}
-	return out
+	return st
 }
 
 // relevance fills in the bleve relevance of cands[which].
-func (r *Router) relevance(ctx context.Context, a analyzed, all []candidate, which []int, ord *orderScratch) error {
+func (r *Router) relevance(ctx context.Context, text string, all []candidate, which []int, ord *orderScratch) error {
 	if r.scorer == nil || len(which) == 0 {
 		return nil
 	}
-	return r.scorer.relevanceOf(ctx, a.text, all, which, ord)
+	return r.scorer.relevanceOf(ctx, analyze(r.an, text, false).text, all, which, ord)
 }
 
 func b2i(b bool) int {
