@@ -352,3 +352,72 @@ func TestRankedEvidence(t *testing.T) {
 		t.Errorf("commit the release: got %+v, want no name match", got)
 	}
 }
+
+// commandSkills have triggers that the requests of TestRelaxedCommand do
+// not hit: only their commands and descriptions can route those requests.
+var commandSkills = []Skill{
+	{Name: "probe-url", Z: 1, Triggers: []string{"reachable", "tls handshake"},
+		Description: "Check a URL's health as a client sees it.", Tool: "curl -sS -o /dev/null {url}", Inputs: []string{"url"}},
+	{Name: "deploy-log", Z: 2, Triggers: []string{"what changed"},
+		Description: "Find what shipped, and when.", Tool: "kubectl rollout history deployment/{service} -n {ns}", Inputs: []string{"service", "ns"}},
+	{Name: "pod-state", Z: 3, Triggers: []string{"is it up"},
+		Description: "Read each pod's state: Running, Pending, or CrashLoopBackOff when a container keeps dying.",
+		Tool:        "kubectl get pods -n {ns}", Inputs: []string{"ns"}},
+	{Name: "weather-free", Z: 4, Triggers: []string{"forecast"}, Description: "Project a metric forward."},
+}
+
+// TestRelaxedCommand pins what the relaxed tier reads besides triggers:
+// the command's binary and subcommands, and camel-case identifiers of the
+// description split into words.
+func TestRelaxedCommand(t *testing.T) {
+	r := newTest(t, commandSkills, nil)
+	tests := []struct {
+		text  string
+		first string // "" = no match
+		hits  []string
+	}{
+		{"curl the health endpoint", "probe-url", []string{"curl", "health"}},
+		{"show the rollout history of payments", "deploy-log", []string{"rollout", "history"}},
+		{"payments pods keep crash-looping", "pod-state", []string{"pods", "keep", "crash", "looping"}},
+		{"what is the weather in paris", "", nil},
+		{"book a table for two", "", nil},
+	}
+	for _, tt := range tests {
+		got := route(t, r, tt.text, nil)
+		if tt.first == "" {
+			if len(got) != 0 {
+				t.Errorf("%q: got %+v, want nothing", tt.text, got)
+			}
+			continue
+		}
+		if len(got) == 0 || got[0].Name != tt.first || got[0].Tier != TierRelaxed || !reflect.DeepEqual(got[0].Hits, tt.hits) {
+			t.Errorf("%q: got %+v, want %s first, relaxed, hits %v", tt.text, got, tt.first, tt.hits)
+		}
+	}
+}
+
+func TestToolCommand(t *testing.T) {
+	for tool, want := range map[string]string{
+		"kubectl rollout history deployment/{service} -n {namespace}": "kubectl rollout history",
+		"/usr/bin/gh pr create --draft --base {base}":                 "gh pr create",
+		"curl -sSv -o /dev/null {url}":                                "curl",
+		"amtool silence add alertname={a}":                            "amtool silence add",
+		"go test -count=1 -run {pattern} {packages}":                  "go test",
+		"a b c d e f": "a b c d",
+		"":            "",
+	} {
+		if got := toolCommand(tool); got != want {
+			t.Errorf("toolCommand(%q) = %q, want %q", tool, got, want)
+		}
+	}
+	for w, want := range map[string][]string{
+		"CrashLoopBackOff": {"Crash", "Loop", "Back", "Off"},
+		"HTTPServer":       {"HTTP", "Server"},
+		"plain":            {"plain"},
+		"KubePodNotReady":  {"Kube", "Pod", "Not", "Ready"},
+	} {
+		if got := camelParts(w); !reflect.DeepEqual(got, want) {
+			t.Errorf("camelParts(%q) = %q, want %q", w, got, want)
+		}
+	}
+}

@@ -47,8 +47,8 @@ const (
 	DefaultRelaxedThreshold = 0.5
 	// DefaultRelaxedEvidence is the least evidence a relaxed match needs:
 	// the summed field boosts of the request terms it contains (one
-	// trigger term is 3, a name term 2, a description or tool term 1, an
-	// input name 0.5).
+	// trigger term is 3, a name term or a word of the tool's command, its
+	// binary and subcommands, 2, a description term 1, an input name 0.5).
 	DefaultRelaxedEvidence = 3
 )
 
