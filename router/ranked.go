@@ -112,7 +112,7 @@ func (r *Router) weigh(t *hitTally, sp *specifics, rq request, reqP []uint32, ca
 		t.count[cands[i].skill] = uint32(i + 1)
 	}
 	lastSet, lastExact := ^uint32(0), false
-	lastStems, words, fallback := ^uint32(0), uint64(0), 0.0
+	lastStems, words, compound := ^uint32(0), uint64(0), 0.0
 	for _, p := range t.hits {
 		k := t.count[x.skillOf[p]]
 		if k == 0 {
@@ -123,19 +123,24 @@ func (r *Router) weigh(t *hitTally, sp *specifics, rq request, reqP []uint32, ca
 			lastSet, lastExact = es, x.exact.covered(es, reqP)
 		}
 		if ss := sp.setOf[p]; ss != lastStems {
-			lastStems, words, fallback = ss, rq.mask(sp.phraseStems(p)), 0
-			if words == 0 { // only stop words, or a compound ("crash-looping")
-				for _, id := range sp.phraseStems(p) {
-					fallback = max(fallback, sp.idf[id])
+			lastStems, words, compound = ss, 0, 0
+			for _, id := range sp.phraseStems(p) {
+				if k, ok := slices.BinarySearch(rq.ids, id); !ok {
+					// Not a request word: a compound of two adjacent ones
+					// ("crash-looping" for "crashloop"), which accounts
+					// for both.
+					compound += 2 * sp.idf[id]
+				} else if k < 64 {
+					words |= 1 << k
 				}
 			}
 		}
 		if lastExact {
 			c.wordsExact |= words
-			c.ev += fallback
+			c.ev += compound
 		} else {
 			c.wordsStem |= words
-			c.ev += stemOnlyWeight * fallback
+			c.ev += stemOnlyWeight * compound
 		}
 	}
 	for _, i := range which {

@@ -311,6 +311,8 @@ var evidenceSkills = []Skill{
 		Description: "Read the pods' state."},
 	{Name: "send-mail", Z: 11, Triggers: []string{"message", "email"},
 		Description: "Send an email."},
+	{Name: "read-logs", Z: 0, Triggers: []string{"crashing", "stack trace"},
+		Description: "Why pods crash: crash looping pods, looping crashes."},
 }
 
 // TestRankedEvidence pins the Ranked rules that order skills with equal
@@ -334,6 +336,8 @@ func TestRankedEvidence(t *testing.T) {
 		// Spec's own answer (send-mail hits "message" as written) stays
 		// ahead of the named skill.
 		{"named skill after a trigger hit as written", "message", "send-mail", TierPhrase, []string{"message"}},
+		// read-logs hits "crashing" through the stem of "crash" alone; the
+		// compound accounts for both words.
 		{"adjacent words meet a compound trigger", "crash-looping pods", "check-health", TierPhrase, []string{"crashloop"}},
 	}
 	for _, tt := range tests {
