@@ -23,8 +23,11 @@ type specifics struct {
 	idf   []float64
 	x     *phraseIndex
 	setOf []uint32 // per phrase: its stem set in x
-	names csrLists // per skill: its name's stems, sorted, distinct
+	names csrLists // per skill: its name's stems, distinct, in name order
 	named csrLists // per stem id: the skills whose name holds it
+	// nameSig is, per skill, a bit per name stem (id mod 64): a request
+	// whose signature shares no bit with it holds no word of the name.
+	nameSig []uint64
 }
 
 // csrLists is a list of id lists in one buffer: list i is
@@ -63,6 +66,7 @@ func buildSpecifics(src Source, x *phraseIndex) *specifics {
 	// Names as stems, so "run-tests" is {run, test}. Names repeat their
 	// words, so each distinct word is stemmed and looked up once.
 	sp.names.start = make([]uint32, 1, n+1)
+	sp.nameSig = make([]uint64, 0, n)
 	var toks []string
 	tokID := map[string]uint32{}
 	for i := 0; i < n; i++ {
@@ -84,6 +88,7 @@ func buildSpecifics(src Source, x *phraseIndex) *specifics {
 			}
 		}
 		sp.names.start = append(sp.names.start, uint32(len(sp.names.items)))
+		sp.nameSig = append(sp.nameSig, signature(sp.names.items[start:]))
 	}
 	vocab := len(x.stems.ids) + len(sp.extra)
 	// Skills per stem: phrases come in skill order, so a stem is counted
@@ -154,6 +159,7 @@ type request struct {
 	wt      []float64 // weight of ids[k]: its specificity, less for stop words
 	content []uint32
 	seq     []uint32 // each request word's id in order; noID if unknown
+	sig     uint64   // signature of ids
 	words   []string // distinct content words as written
 	known   bool     // every content word is some skill's trigger or name word
 }
@@ -191,6 +197,7 @@ func (sp *specifics) request(toks, stems []string) request {
 	}
 	slices.Sort(rq.ids)
 	rq.ids = slices.Compact(rq.ids)
+	rq.sig = signature(rq.ids)
 	slices.Sort(rq.content)
 	rq.content = slices.Compact(rq.content)
 	rq.wt = make([]float64, len(rq.ids))
@@ -201,6 +208,15 @@ func (sp *specifics) request(toks, stems []string) request {
 		}
 	}
 	return rq
+}
+
+// signature is a bit per id, mod 64.
+func signature(ids []uint32) uint64 {
+	var sig uint64
+	for _, id := range ids {
+		sig |= 1 << (id % 64)
+	}
+	return sig
 }
 
 // noID stands for a request word no trigger or name uses.

@@ -145,9 +145,12 @@ func (r *Router) weigh(t *hitTally, sp *specifics, rq request, reqP []uint32, ca
 	}
 	for _, i := range which {
 		c := &cands[i]
-		name := sp.names.list(c.skill)
-		nameWords := rq.mask(name)
-		c.full = nameWords != 0 && bits.OnesCount64(nameWords) == len(name) && rq.saysName(name)
+		var nameWords uint64
+		if sp.nameSig[c.skill]&rq.sig != 0 {
+			name := sp.names.list(c.skill)
+			nameWords = rq.mask(name)
+			c.full = nameWords != 0 && bits.OnesCount64(nameWords) == len(name) && rq.saysName(name)
+		}
 		c.ev += rq.weight(c.wordsExact|nameWords) + stemOnlyWeight*rq.weight(c.wordsStem&^(c.wordsExact|nameWords))
 		c.ev = roundRelevance(c.ev)
 	}
