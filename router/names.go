@@ -53,18 +53,37 @@ func (r *Router) specificsOf() *specifics {
 // hold it; a stem's specificity is its inverse document frequency over
 // the skills, ln(1 + skills/count).
 func buildSpecifics(src Source, x *phraseIndex) *specifics {
-	n := src.Len()
 	sp := &specifics{x: x, extra: map[string]uint32{}}
 	// Each phrase's stem set, from the sets' owner lists.
-	setOf := make([]uint32, len(x.skillOf))
+	sp.setOf = make([]uint32, len(x.skillOf))
 	for u := 0; u < x.stems.sets(); u++ {
 		for _, p := range x.stems.own[x.stems.ownS[u]:x.stems.ownS[u+1]] {
-			setOf[p] = uint32(u)
+			sp.setOf[p] = uint32(u)
 		}
 	}
-	sp.setOf = setOf
-	// Names as stems, so "run-tests" is {run, test}. Names repeat their
-	// words, so each distinct word is stemmed and looked up once.
+	sp.readNames(src)
+	sp.countSkills(src.Len())
+	// The inverse of names: the skills whose name holds each stem.
+	nameOf := make([]uint32, len(sp.names.items))
+	for i := 0; i+1 < len(sp.names.start); i++ {
+		for k := sp.names.start[i]; k < sp.names.start[i+1]; k++ {
+			nameOf[k] = uint32(i)
+		}
+	}
+	start, order := csr(len(sp.idf), sp.names.items)
+	sp.named.start = start
+	sp.named.items = make([]uint32, len(order))
+	for k, at := range order {
+		sp.named.items[k] = nameOf[at]
+	}
+	return sp
+}
+
+// readNames reads every skill's name as stems, so "run-tests" is {run,
+// test}. Names repeat their words, so each distinct word is stemmed and
+// looked up once.
+func (sp *specifics) readNames(src Source) {
+	n := src.Len()
 	sp.names.start = make([]uint32, 1, n+1)
 	sp.nameSig = make([]uint64, 0, n)
 	var toks []string
@@ -78,7 +97,7 @@ func buildSpecifics(src Source, x *phraseIndex) *specifics {
 			if !ok {
 				st := stem(tok)
 				if id, ok = sp.id(st); !ok {
-					id = uint32(len(x.stems.ids) + len(sp.extra))
+					id = uint32(len(sp.x.stems.ids) + len(sp.extra))
 					sp.extra[st] = id
 				}
 				tokID[tok] = id
@@ -90,49 +109,37 @@ func buildSpecifics(src Source, x *phraseIndex) *specifics {
 		sp.names.start = append(sp.names.start, uint32(len(sp.names.items)))
 		sp.nameSig = append(sp.nameSig, signature(sp.names.items[start:]))
 	}
+}
+
+// countSkills sets idf from how many of the n skills use each stem in
+// their triggers or name, each skill counted once per stem.
+func (sp *specifics) countSkills(n int) {
+	x := sp.x
 	vocab := len(x.stems.ids) + len(sp.extra)
-	// Skills per stem: phrases come in skill order, so a stem is counted
-	// once per skill by remembering the last skill that counted it.
 	df := make([]uint32, vocab)
 	last := make([]int32, vocab)
 	for i := range last {
 		last[i] = -1
 	}
-	count := func(id uint32, skill int32) {
-		if last[id] != skill {
-			last[id] = skill
-			df[id]++
-		}
-	}
-	p := 0
-	for i := 0; i < n; i++ {
-		for ; p < len(x.skillOf) && int(x.skillOf[p]) == i; p++ {
-			u := setOf[p]
-			for _, id := range x.stems.toks[x.stems.start[u]:x.stems.start[u+1]] {
-				count(id, int32(i))
+	count := func(ids []uint32, skill int32) {
+		for _, id := range ids {
+			if last[id] != skill {
+				last[id] = skill
+				df[id]++
 			}
 		}
-		for _, id := range sp.names.list(i) {
-			count(id, int32(i))
-		}
 	}
-	sp.idf = make([]float64, len(df))
+	phraseStart, phrases := csr(n, x.skillOf) // each skill's phrases
+	for i := 0; i < n; i++ {
+		for _, p := range phrases[phraseStart[i]:phraseStart[i+1]] {
+			count(sp.phraseStems(p), int32(i))
+		}
+		count(sp.names.list(i), int32(i))
+	}
+	sp.idf = make([]float64, vocab)
 	for id, d := range df {
 		sp.idf[id] = math.Log(1 + float64(n)/float64(max(d, 1)))
 	}
-	nameOf := make([]uint32, len(sp.names.items))
-	for i := 0; i < n; i++ {
-		for k := sp.names.start[i]; k < sp.names.start[i+1]; k++ {
-			nameOf[k] = uint32(i)
-		}
-	}
-	start, order := csr(vocab, sp.names.items)
-	sp.named.start = start
-	sp.named.items = make([]uint32, len(order))
-	for k, at := range order {
-		sp.named.items[k] = nameOf[at]
-	}
-	return sp
 }
 
 // id is the id of stem st in the phrase index's vocabulary or extra.
