@@ -272,6 +272,9 @@ func (rq request) saysName(name []uint32) bool {
 func (rq request) mask(ids []uint32) uint64 {
 	var m uint64
 	for _, id := range ids {
+		if rq.sig&(1<<(id%64)) == 0 {
+			continue
+		}
 		if k, ok := slices.BinarySearch(rq.ids, id); ok && k < 64 {
 			m |= 1 << k
 		}
