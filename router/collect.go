@@ -13,6 +13,7 @@ type hitTally struct {
 	seen  []uint32 // skills with a hit, in first-hit order
 	hits  []uint32 // the phrases hit
 	cands []candidate
+	named []int // skills the request names (Ranked)
 	rank  rankScratch
 	ord   orderScratch // relevance's visiting order
 }
@@ -30,7 +31,7 @@ func (r *Router) putTally(t *hitTally) {
 	for _, s := range t.seen {
 		t.count[s], t.exact[s] = 0, 0
 	}
-	t.seen, t.hits, t.cands = t.seen[:0], t.hits[:0], t.cands[:0]
+	t.seen, t.hits, t.cands, t.named = t.seen[:0], t.hits[:0], t.cands[:0], t.named[:0]
 	r.tallies.Put(t)
 }
 

@@ -5,12 +5,18 @@
 // of Unicode letters and digits, lowercased; a trigger phrase hits when all
 // its tokens are in the request (a phrase without tokens never hits); score
 // is the number of phrases hit; order is score descending, then z. Ranked
-// (the default) matches phrases on Porter stems as well, keeps every skill
-// with an exact (Spec) phrase hit ahead of skills that only hit through
-// stems, orders by phrases hit, breaks the remaining ties by bleve BM25
-// relevance, then z; when no phrase hits at all it returns relaxed matches
-// found by relevance alone, which must contain at least two request words
-// and enough weighted evidence (Options.RelaxedEvidence).
+// (the default) matches phrases on Porter stems as well (and adjacent
+// request words as one: "crash-looping" meets "crashloop"), keeps every
+// skill with an exact (Spec) phrase hit ahead of skills that only hit
+// through stems, puts first within each the skills whose name a short
+// request is made of ("tests" names run-tests; tier "name" when no phrase
+// hit), orders by phrases hit, then by whether the request says the whole
+// name, then by evidence (the inverse skill frequency of the request words
+// the hit phrases and the name account for: a word few skills use outweighs
+// one many use; names.go), then by bleve BM25 relevance, then z. When
+// nothing hits or is named it returns relaxed matches found by relevance
+// alone, which must contain at least two request words and enough weighted
+// evidence (Options.RelaxedEvidence).
 //
 // Phrase matching runs on an in-memory phrase index (phrases.go): equal
 // token sets are stored once and filed under their rarest token, so a
@@ -18,7 +24,8 @@
 // scratch (collect.go), and only the score tiers that reach into the
 // limit are ordered (rank.go). Relevance comes from a bleve scorch index
 // with one field in which each skill field's terms count by weight
-// (triggers ×3, name ×2, description, tool binary, input names; see
+// (triggers ×3, name ×2, the tool's binary and subcommands ×2,
+// description with camel-case words split, input names; see
 // analysis.go). It is computed only for the tied skills whose order it
 // decides, straight from the postings of a snapshot the Router holds, with
 // bleve's own term searchers and scorer (relevance.go): the same score a

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode"
 
 	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/analysis"
@@ -22,7 +23,7 @@ import (
 // SchemaVersion identifies the index layout (mapping, fields, analyzers,
 // cache files). Cache entries carry it in their key and manifest; bump it
 // whenever any of those change so old entries are never trusted.
-const SchemaVersion = 4
+const SchemaVersion = 5
 
 // Analysis names registered with bleve. They are part of the persisted
 // mapping, so renaming one is a schema change.
@@ -33,7 +34,7 @@ const (
 )
 
 // Skill fields and their weights (DESIGN.md §5: trigger phrases strongest,
-// then name, description, the tool's binary, input names). The index holds
+// then name and the tool's command, description, input names). The index holds
 // one field, indexField, in which each skill field's terms count repeat
 // times (see docTokenizerImpl): bleve's BM25 then weighs the fields like
 // query boosts would, but a request costs one term searcher per word
@@ -48,7 +49,7 @@ var fields = []struct {
 	{"triggers", textAnalyzer, 3, 3},
 	{"name", textAnalyzer, 2, 2},
 	{"description", textAnalyzer, 1, 1},
-	{"tool", exactAnalyzer, 1, 1},
+	{"tool", textAnalyzer, 2, 2},
 	{"inputs", textAnalyzer, 1, 0.5},
 }
 
@@ -99,9 +100,9 @@ func fieldValue(s *Skill, name string) string {
 	case "name":
 		return s.Name
 	case "description":
-		return s.Description
+		return withCamelParts(s.Description)
 	case "tool":
-		return toolBinary(s.Tool)
+		return toolCommand(s.Tool)
 	case "inputs":
 		return strings.Join(s.Inputs, " ")
 	}
@@ -128,14 +129,63 @@ func document(s *Skill) map[string]interface{} {
 	return map[string]interface{}{indexField: b.String()}
 }
 
-// toolBinary is the base name of a command template's first word.
-func toolBinary(tool string) string {
+// withCamelParts is text followed by the parts of each of its camel-case
+// words ("CrashLoopBackOff" adds "crash loop back off"), so that a request
+// that spells the idea out ("crash-looping") meets the identifier.
+func withCamelParts(text string) string {
+	var extra []string
+	for _, w := range strings.FieldsFunc(text, func(r rune) bool { return !isWordRune(r) }) {
+		if parts := camelParts(w); len(parts) > 1 {
+			extra = append(extra, parts...)
+		}
+	}
+	if len(extra) == 0 {
+		return text
+	}
+	return text + " . " + strings.Join(extra, " ")
+}
+
+// camelParts splits a word at each lower-to-upper case change and before
+// the last capital of a run of capitals followed by a lower-case letter
+// ("HTTPServer" is "HTTP", "Server").
+func camelParts(w string) []string {
+	rs := []rune(w)
+	var out []string
+	start := 0
+	for i := 1; i < len(rs); i++ {
+		lowerToUpper := unicode.IsLower(rs[i-1]) && unicode.IsUpper(rs[i])
+		acronymEnd := unicode.IsUpper(rs[i-1]) && unicode.IsUpper(rs[i]) && i+1 < len(rs) && unicode.IsLower(rs[i+1])
+		if lowerToUpper || acronymEnd {
+			out = append(out, string(rs[start:i]))
+			start = i
+		}
+	}
+	return append(out, string(rs[start:]))
+}
+
+// toolCommand is what a command template says about the skill: the base
+// name of its binary and the subcommand words that follow it, up to the
+// first option or placeholder ("kubectl rollout history" of
+// "kubectl rollout history deployment/{service} -n {namespace}"). Options
+// and arguments are how, not what.
+func toolCommand(tool string) string {
 	f := strings.Fields(tool)
 	if len(f) == 0 {
 		return ""
 	}
-	return path.Base(f[0])
+	out := []string{path.Base(f[0])}
+	for _, w := range f[1:] {
+		if strings.HasPrefix(w, "-") || strings.ContainsAny(w, "{}=/$'\"") || len(out) == maxSubcommands+1 {
+			break
+		}
+		out = append(out, w)
+	}
+	return strings.Join(out, " ")
 }
+
+// maxSubcommands bounds the words after the binary that toolCommand keeps:
+// real command trees are two or three deep ("gh pr create").
+const maxSubcommands = 3
 
 // analyzed is a request's terms per analyzer, each with the request word
 // it came from.

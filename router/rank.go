@@ -6,8 +6,9 @@ import (
 )
 
 // rank returns the positions in cands of the first limit candidates (all
-// when limit is 0), in order: by tier (key>>32: exact hit, then phrases
-// hit), then, when byRel, by relevance descending, then by key (z).
+// when limit is 0), in order: by tier (key>>32), then, when byRel, by
+// whether the request holds the whole name, by evidence and by relevance,
+// all descending, then by key (z).
 //
 // Only the tiers that reach into the first limit are ordered, and a tier
 // that straddles the limit only has its best few selected, so a request
@@ -92,11 +93,16 @@ func rank(cands []candidate, limit int, byRel bool, s *rankScratch, relevance fu
 	// Keys are distinct, so this is a total order.
 	order := func(a, b int) int {
 		ca, cb := &cands[a], &cands[b]
-		if byRel && ca.rel != cb.rel {
-			if ca.rel > cb.rel {
-				return -1
+		if byRel {
+			if ca.full != cb.full {
+				return b2i(cb.full) - b2i(ca.full)
 			}
-			return 1
+			if c := cmp.Compare(cb.ev, ca.ev); c != 0 {
+				return c
+			}
+			if c := cmp.Compare(cb.rel, ca.rel); c != 0 {
+				return c
+			}
 		}
 		return cmp.Compare(ca.key, cb.key)
 	}

@@ -2,6 +2,10 @@ package router
 
 import (
 	"context"
+	"math/bits"
+	"slices"
+	"sync"
+	"sync/atomic"
 )
 
 // Relaxed-tier bounds.
@@ -18,19 +22,28 @@ const (
 // contain: one shared word is too weak to call a match.
 const relaxedMinWords = 2
 
-// routeRanked lifts phrase matching to stems, orders by whether the skill has
-// an exact (Spec) hit, then by phrases hit, then by bleve relevance, then by
-// z, and falls back to relaxed matches when no phrase hits (DESIGN.md §5).
-// Keeping exact hitters first means Ranked never demotes Spec's answer in
-// favour of a skill that only matched through stemming.
+// routeRanked lifts phrase matching to stems and orders the skills found
+// (DESIGN.md §5):
+//
+//  1. skills with a phrase hit token for token (Spec's answer) before
+//     those found only through stems or by name;
+//  2. within each, skills whose name holds every content word of a short
+//     request ("tests", "commit", "run the tests"): the request names them;
+//  3. phrases hit, descending;
+//  4. the request says the skill's whole name ("summarize the invoice");
+//  5. evidence: the specificity of the request words the phrases hit and
+//     the name account for (a word few of the agent's skills use
+//     outweighs one many use; see weigh);
+//  6. bleve relevance, then z.
+//
+// When nothing hits and nothing is named, it falls back to relaxed matches.
 func (r *Router) routeRanked(ctx context.Context, text string, limit int) ([]Match, error) {
 	toks := appendTokens(nil, text)
 	reqE := r.phrases.exact.lookup(nil, toks)
-	stems := make([]string, len(toks))
-	for i, t := range toks {
-		stems[i] = stem(t)
-	}
-	reqS := r.phrases.stems.lookup(nil, stems)
+	stems := stemsOf(toks)
+	reqS := r.phrases.stems.lookup(nil, requestStems(toks, stems))
+	sp := r.specificsOf()
+	rq := sp.request(toks, stems)
 	t := r.getTally()
 	defer r.putTally(t)
 	x := r.phrases
@@ -43,23 +56,190 @@ func (r *Router) routeRanked(ctx context.Context, text string, limit int) ([]Mat
 		}
 		t.add(x, p, lastExact)
 	})
-	if len(t.hits) == 0 {
+	named := t.named[:0]
+	sp.namedBy(rq, func(s int) {
+		if t.count[s] == 0 {
+			t.seen = append(t.seen, uint32(s))
+		}
+		named = append(named, s)
+	})
+	t.named = named
+	if len(t.seen) == 0 {
 		return r.relaxed(ctx, text, limit)
 	}
 	cands := t.candidates()
 	for i := range cands {
-		c := &cands[i]
-		c.key = uint64(1-b2i(c.exact > 0))<<63 | r.specKey(c)
+		t.count[cands[i].skill] = uint32(i + 1)
 	}
-	// Relevance only reorders within a tier (equal exact hit and score), so
-	// it is computed for the tiers that reach into the first limit results.
+	for _, s := range t.named {
+		cands[t.count[s]-1].named = true
+	}
+	for i := range cands {
+		cands[i].key = r.rankedKey(&cands[i])
+	}
+	// Evidence and relevance only reorder within a tier (equal exact hit,
+	// name rule and score), so they are computed for the tiers that reach
+	// into the first limit results.
 	order, err := rank(cands, limit, true, &t.rank, func(which []int) error {
+		r.weigh(t, sp, rq, r.phrases.exact.lookupPlurals(nil, toks), cands, which)
 		return r.relevance(ctx, text, cands, which, &t.ord)
 	})
 	if err != nil {
 		return nil, err
 	}
-	return r.matches(cands, order, t.phraseHits(x, cands, order), true), nil
+	out := r.matches(cands, order, t.phraseHits(x, cands, order), true)
+	for i, k := range order {
+		if cands[k].score == 0 { // named, no phrase hit: the name is the evidence
+			out[i].Tier = TierName
+			out[i].Hits = rq.words
+		}
+	}
+	return out, nil
+}
+
+// weigh sets the evidence of cands[which]: the summed specificity of the
+// distinct request words that its hit phrases or its name account for, a
+// word met only through its stem ("joined" for "join") counting
+// stemOnlyWeight of one met as written, and whether the request says its
+// whole name. It uses the tally's counts as candidate positions;
+// phraseHits resets them.
+func (r *Router) weigh(t *hitTally, sp *specifics, rq request, reqP []uint32, cands []candidate, which []int) {
+	x := r.phrases
+	for i := range cands {
+		t.count[cands[i].skill] = 0
+	}
+	for _, i := range which {
+		t.count[cands[i].skill] = uint32(i + 1)
+	}
+	lastSet, lastExact := ^uint32(0), false
+	lastStems, words, compound := ^uint32(0), uint64(0), 0.0
+	for _, p := range t.hits {
+		k := t.count[x.skillOf[p]]
+		if k == 0 {
+			continue
+		}
+		c := &cands[k-1]
+		if es := x.exactSet[p]; es != lastSet {
+			lastSet, lastExact = es, x.exact.covered(es, reqP)
+		}
+		if ss := sp.setOf[p]; ss != lastStems {
+			lastStems, words, compound = ss, 0, 0
+			for _, id := range sp.phraseStems(p) {
+				if k, ok := slices.BinarySearch(rq.ids, id); !ok {
+					// Not a request word: a compound of two adjacent ones
+					// ("crash-looping" for "crashloop"), which accounts
+					// for both.
+					compound += 2 * sp.idf[id]
+				} else if k < 64 {
+					words |= 1 << k
+				}
+			}
+		}
+		if lastExact {
+			c.wordsExact |= words
+			c.ev += compound
+		} else {
+			c.wordsStem |= words
+			c.ev += stemOnlyWeight * compound
+		}
+	}
+	for _, i := range which {
+		c := &cands[i]
+		var nameWords uint64
+		if sp.nameSig[c.skill]&rq.sig != 0 {
+			name := sp.names.list(c.skill)
+			nameWords = rq.mask(name)
+			c.full = nameWords != 0 && bits.OnesCount64(nameWords) == len(name) && rq.saysName(name)
+		}
+		c.ev += rq.weight(c.wordsExact|nameWords) + stemOnlyWeight*rq.weight(c.wordsStem&^(c.wordsExact|nameWords))
+		c.ev = roundRelevance(c.ev)
+	}
+}
+
+// rankedKey orders Ranked candidates: skills with a phrase hit as written
+// first (Spec's own answer: Ranked never demotes it for a skill found only
+// through stems or its name), then within each of those two tiers the
+// skills the request names, then by phrases hit, then z; evidence and
+// relevance order each tier (see rank).
+func (r *Router) rankedKey(c *candidate) uint64 {
+	const maxRankedScore = 1<<30 - 1
+	return uint64(1-b2i(c.exact > 0))<<63 | uint64(1-b2i(c.named))<<62 |
+		uint64(maxRankedScore-min(c.score, maxRankedScore))<<32 | uint64(r.zRank[c.skill])
+}
+
+// lookupPlurals is lookup over toks and, for each, the forms it has as a
+// plural or a singular by English's regular -s and -es: for evidence, a
+// word met in another number ("deploys" for "deploy") counts as met as
+// written, not through a stem.
+func (v *vocabLists) lookupPlurals(dst []uint32, toks []string) []uint32 {
+	var buf []byte
+	try := func(b []byte) {
+		if id, ok := v.ids[string(b)]; ok {
+			dst = append(dst, id)
+		}
+	}
+	for _, tok := range toks {
+		buf = append(buf[:0], tok...)
+		try(buf)
+		try(append(buf, 's'))
+		try(append(buf, "es"...))
+		if n := len(tok); n > 3 && tok[n-1] == 's' {
+			try(buf[:n-1])
+			if tok[n-2] == 'e' {
+				try(buf[:n-2])
+			}
+		}
+	}
+	slices.Sort(dst)
+	return slices.Compact(dst)
+}
+
+// stemOnlyWeight is how much a request word met only through its stem
+// counts: the word the user wrote is weaker evidence when it is a variant
+// of the skill's than when it is the skill's own.
+const stemOnlyWeight = 0.75
+
+// requestStems is the Porter stems of a request's tokens (stems, one per
+// token), followed by the stem of each adjacent pair written as one word,
+// so "crash-looping" meets a trigger "crashloop" and "roll back" meets
+// "rollback".
+func requestStems(toks, stems []string) []string {
+	out := make([]string, 0, 2*len(toks))
+	out = append(out, stems...)
+	for i := 1; i < len(toks); i++ {
+		out = append(out, routeStem(toks[i-1]+toks[i]))
+	}
+	return out
+}
+
+// stemsOf is the Porter stem of each token.
+func stemsOf(toks []string) []string {
+	out := make([]string, len(toks))
+	for i, tok := range toks {
+		out[i] = routeStem(tok)
+	}
+	return out
+}
+
+// routeStems remembers the stems of request words: requests repeat a
+// small vocabulary, and a Porter stem costs far more than a lookup.
+var routeStems struct {
+	cache sync.Map // string -> string
+	size  atomic.Int64
+}
+
+// routeStem is stem behind routeStems, bounded like the analyzer's cache.
+func routeStem(tok string) string {
+	if v, ok := routeStems.cache.Load(tok); ok {
+		return v.(string)
+	}
+	st := stem(tok)
+	if routeStems.size.Load() < stemCacheMax {
+		if _, loaded := routeStems.cache.LoadOrStore(tok, st); !loaded {
+			routeStems.size.Add(1)
+		}
+	}
+	return st
 }
 
 // relevance fills in the bleve relevance of cands[which].

@@ -284,3 +284,144 @@ func TestRouteSlots(t *testing.T) {
 		t.Fatalf("route with slots free: %v", err)
 	}
 }
+
+// evidenceSkills is an agent where body relevance alone picks the wrong
+// skill for each request of TestRankedEvidence: the descriptions of the
+// wrong ones repeat the request's words.
+var evidenceSkills = []Skill{
+	{Name: "list-files", Z: 1, Triggers: []string{"list", "ls"},
+		Description: "List recent files: recent uploads, recent deploys, recent logs."},
+	{Name: "list-users", Z: 2, Triggers: []string{"list", "who is"},
+		Description: "List the users of the workspace."},
+	{Name: "deploy-history", Z: 3, Triggers: []string{"deploys", "rollouts"},
+		Description: "Show what shipped and when."},
+	{Name: "renew-certs", Z: 4, Triggers: []string{"renew"},
+		Description: "Rotate and renew keys; rotate keys; renew keys before they expire."},
+	{Name: "rotate-keys", Z: 5, Triggers: []string{"rotate"},
+		Description: "Replace credentials."},
+	{Name: "invoice-summarizer", Z: 6, Triggers: []string{"summarize", "summary"},
+		Description: "Summarize the invoice: invoice totals, invoice lines, invoice taxes."},
+	{Name: "summarize-invoice", Z: 7, Triggers: []string{"summarize"},
+		Description: "Totals and lines of one bill from a vendor, with due dates, payment terms and the account it was charged to."},
+	{Name: "run-tests", Z: 8, Triggers: []string{"go test", "unit tests"},
+		Description: "Run the test suite."},
+	{Name: "commit-message", Z: 9, Triggers: []string{"commit message", "describe my changes"},
+		Description: "Write the message for staged changes."},
+	{Name: "check-health", Z: 10, Triggers: []string{"crashloop", "is it up"},
+		Description: "Read the pods' state."},
+	{Name: "send-mail", Z: 11, Triggers: []string{"message", "email"},
+		Description: "Send an email."},
+	{Name: "read-logs", Z: 0, Triggers: []string{"crashing", "stack trace"},
+		Description: "Why pods crash: crash looping pods, looping crashes."},
+}
+
+// TestRankedEvidence pins the Ranked rules that order skills with equal
+// phrase counts by evidence before relevance, and the name rule.
+func TestRankedEvidence(t *testing.T) {
+	r := newTest(t, evidenceSkills, nil)
+	tests := []struct {
+		name, text string
+		first      string
+		tier       string
+		hits       []string
+	}{
+		// "list" is used by two skills, "deploys" by one.
+		{"rare trigger beats a common verb", "list the recent deploys", "deploy-history", TierPhrase, []string{"deploys"}},
+		// "renew" and "rotate" are equally rare; "keys" is rotate-keys' name.
+		{"a name word outweighs an equal trigger", "renew or rotate the keys", "rotate-keys", TierPhrase, []string{"rotate"}},
+		{"the whole name wins ties", "summarize the invoice", "summarize-invoice", TierPhrase, []string{"summarize"}},
+		{"one word of a name names the skill", "commit", "commit-message", TierName, []string{"commit"}},
+		{"a plural of a name word names it", "commits", "commit-message", TierName, []string{"commits"}},
+		{"a short request of name words names it", "run the tests", "run-tests", TierName, []string{"run", "tests"}},
+		// Spec's own answer (send-mail hits "message" as written) stays
+		// ahead of the named skill.
+		{"named skill after a trigger hit as written", "message", "send-mail", TierPhrase, []string{"message"}},
+		// read-logs hits "crashing" through the stem of "crash" alone; the
+		// compound accounts for both words.
+		{"adjacent words meet a compound trigger", "crash-looping pods", "check-health", TierPhrase, []string{"crashloop"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := route(t, r, tt.text, nil)
+			if len(got) == 0 || got[0].Name != tt.first || got[0].Tier != tt.tier || !reflect.DeepEqual(got[0].Hits, tt.hits) {
+				t.Fatalf("%q: got %+v, want %s first (%s, hits %v)", tt.text, got, tt.first, tt.tier, tt.hits)
+			}
+		})
+	}
+	if got := route(t, r, "message", nil); len(got) != 2 || got[1].Name != "commit-message" || got[1].Tier != TierName {
+		t.Errorf("message: got %+v, want commit-message second, by name", got)
+	}
+	// The name rule needs every content word to be a name word.
+	if got := route(t, r, "commit the release", nil); len(got) > 0 && got[0].Tier == TierName {
+		t.Errorf("commit the release: got %+v, want no name match", got)
+	}
+}
+
+// commandSkills have triggers that the requests of TestRelaxedCommand do
+// not hit: only their commands and descriptions can route those requests.
+var commandSkills = []Skill{
+	{Name: "probe-url", Z: 1, Triggers: []string{"reachable", "tls handshake"},
+		Description: "Check a URL's health as a client sees it.", Tool: "curl -sS -o /dev/null {url}", Inputs: []string{"url"}},
+	{Name: "deploy-log", Z: 2, Triggers: []string{"what changed"},
+		Description: "Find what shipped, and when.", Tool: "kubectl rollout history deployment/{service} -n {ns}", Inputs: []string{"service", "ns"}},
+	{Name: "pod-state", Z: 3, Triggers: []string{"is it up"},
+		Description: "Read each pod's state: Running, Pending, or CrashLoopBackOff when a container keeps dying.",
+		Tool:        "kubectl get pods -n {ns}", Inputs: []string{"ns"}},
+	{Name: "weather-free", Z: 4, Triggers: []string{"forecast"}, Description: "Project a metric forward."},
+}
+
+// TestRelaxedCommand pins what the relaxed tier reads besides triggers:
+// the command's binary and subcommands, and camel-case identifiers of the
+// description split into words.
+func TestRelaxedCommand(t *testing.T) {
+	r := newTest(t, commandSkills, nil)
+	tests := []struct {
+		text  string
+		first string // "" = no match
+		hits  []string
+	}{
+		{"curl the health endpoint", "probe-url", []string{"curl", "health"}},
+		{"show the rollout history of payments", "deploy-log", []string{"rollout", "history"}},
+		{"payments pods keep crash-looping", "pod-state", []string{"pods", "keep", "crash", "looping"}},
+		{"what is the weather in paris", "", nil},
+		{"book a table for two", "", nil},
+	}
+	for _, tt := range tests {
+		got := route(t, r, tt.text, nil)
+		if tt.first == "" {
+			if len(got) != 0 {
+				t.Errorf("%q: got %+v, want nothing", tt.text, got)
+			}
+			continue
+		}
+		if len(got) == 0 || got[0].Name != tt.first || got[0].Tier != TierRelaxed || !reflect.DeepEqual(got[0].Hits, tt.hits) {
+			t.Errorf("%q: got %+v, want %s first, relaxed, hits %v", tt.text, got, tt.first, tt.hits)
+		}
+	}
+}
+
+func TestToolCommand(t *testing.T) {
+	for tool, want := range map[string]string{
+		"kubectl rollout history deployment/{service} -n {namespace}": "kubectl rollout history",
+		"/usr/bin/gh pr create --draft --base {base}":                 "gh pr create",
+		"curl -sSv -o /dev/null {url}":                                "curl",
+		"amtool silence add alertname={a}":                            "amtool silence add",
+		"go test -count=1 -run {pattern} {packages}":                  "go test",
+		"a b c d e f": "a b c d",
+		"":            "",
+	} {
+		if got := toolCommand(tool); got != want {
+			t.Errorf("toolCommand(%q) = %q, want %q", tool, got, want)
+		}
+	}
+	for w, want := range map[string][]string{
+		"CrashLoopBackOff": {"Crash", "Loop", "Back", "Off"},
+		"HTTPServer":       {"HTTP", "Server"},
+		"plain":            {"plain"},
+		"KubePodNotReady":  {"Kube", "Pod", "Not", "Ready"},
+	} {
+		if got := camelParts(w); !reflect.DeepEqual(got, want) {
+			t.Errorf("camelParts(%q) = %q, want %q", w, got, want)
+		}
+	}
+}

@@ -13,6 +13,15 @@ type candidate struct {
 	exact int // phrases hit token for token (agent3md/1 route)
 	score int // phrases hit (stems in Ranked; equal to exact in Spec)
 	rel   float64
+	// Ranked only: the specificity of what hit (ev), whether the request
+	// holds the skill's whole name (full), and whether the request is
+	// made of words of the skill's name alone (named).
+	ev float64
+	// Request words (bits: positions in the request's ids) the hit
+	// phrases hold, as written and only through stems.
+	wordsExact, wordsStem uint64
+	full                  bool
+	named                 bool
 }
 
 // routeSpec is agent3md/1 §2 route, exactly.

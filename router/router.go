@@ -30,6 +30,10 @@ const (
 const (
 	TierPhrase  = "phrase"
 	TierRelaxed = "relaxed"
+	// TierName marks a Ranked match found because the request is made of
+	// words of the skill's name alone ("tests" for run-tests), with no
+	// trigger phrase hit.
+	TierName = "name"
 )
 
 // Defaults for Options fields.
@@ -43,8 +47,8 @@ const (
 	DefaultRelaxedThreshold = 0.5
 	// DefaultRelaxedEvidence is the least evidence a relaxed match needs:
 	// the summed field boosts of the request terms it contains (one
-	// trigger term is 3, a name term 2, a description or tool term 1, an
-	// input name 0.5).
+	// trigger term is 3, a name term or a word of the tool's command, its
+	// binary and subcommands, 2, a description term 1, an input name 0.5).
 	DefaultRelaxedEvidence = 3
 )
 
@@ -192,6 +196,9 @@ type Router struct {
 	opts    Options
 	info    Info
 	cleanup func() // removes a temp index after Close
+
+	specOnce sync.Once
+	spec     *specifics // see specificsOf
 
 	tallies sync.Pool     // *hitTally scratch for routes
 	slots   chan struct{} // one per route running at once

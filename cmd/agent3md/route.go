@@ -95,8 +95,8 @@ func printMatches(w io.Writer, matches []router.Match) {
 	}
 	for _, m := range matches {
 		tier := ""
-		if m.Tier == router.TierRelaxed {
-			tier = ", relaxed"
+		if m.Tier != router.TierPhrase {
+			tier = ", " + m.Tier
 		}
 		fmt.Fprintf(w, "%s  (score %d; matched: %s%s)\n", m.Name, m.Score, strings.Join(m.Hits, ", "), tier)
 	}
