@@ -285,3 +285,19 @@ func TestArrayIndex(t *testing.T) {
 		}
 	}
 }
+
+// TestExportRefusesNameClash: the reference exports an agent whose skills
+// share a name as one entry, but no command of ours opens such an agent
+// (one rule everywhere: a name answers to one skill), so export refuses it
+// with both lines instead of silently dropping a skill.
+func TestExportRefusesNameClash(t *testing.T) {
+	code, out, errOut := cli(t, "export", "--bodies", "../../agentfile/testdata/conformance/agent3md/invalid-dup-skill.3md")
+	if code != 1 || out != "" {
+		t.Fatalf("exit %d, stdout %q; want exit 1 and nothing on stdout", code, out)
+	}
+	for _, want := range []string{"lines 10 and 14", `"dup"`} {
+		if !strings.Contains(errOut, want) {
+			t.Errorf("stderr %q does not name %s", errOut, want)
+		}
+	}
+}
