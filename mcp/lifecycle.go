@@ -163,6 +163,9 @@ func (s *server) initialize(ctx context.Context, c *call) (any, error) {
 		return nil, errorf(codeInvalidParams,
 			"Invalid params: initialize needs params.protocolVersion as a string, such as %q", legacyVersions[0])
 	}
+	if err := s.loadRefusal(ctx); err != nil {
+		return nil, err
+	}
 	v := negotiate(requested)
 	if !s.sess.setVersion(v) {
 		return nil, errorf(codeInvalidRequest,
@@ -175,6 +178,25 @@ func (s *server) initialize(ctx context.Context, c *call) (any, error) {
 		ServerInfo:      s.serverInfo(v),
 		Instructions:    s.instructions(ctx),
 	}, nil
+}
+
+// loadRefusal is the error the handshake (initialize, server/discover)
+// answers when the agent file cannot be loaded, so a client hears the
+// reason in the answer it waits for, not only on the server's stderr.
+// Without a head the handshake waits for the load, wherever in the file its
+// error sits. With a head (cmd passes one only for large files) it does not
+// wait: it refuses only a load that has already failed, and a later failure
+// reaches the requests that need the skills instead.
+func (s *server) loadRefusal(ctx context.Context) error {
+	if s.opts.Head != nil {
+		select {
+		case <-s.ready:
+		default:
+			return nil
+		}
+	}
+	_, err := s.awaitAgent(ctx)
+	return err
 }
 
 // ping answers {} (legacy only; 2026-07-28 removed it).
@@ -192,6 +214,9 @@ type discoverResult struct {
 // discover is 2026-07-28's server/discover (PROTOCOL §1.2): no serverInfo
 // in the body, only in _meta.
 func (s *server) discover(ctx context.Context, c *call) (any, error) {
+	if err := s.loadRefusal(ctx); err != nil {
+		return nil, err
+	}
 	return &discoverResult{
 		SupportedVersions: supportedVersions,
 		Capabilities:      capabilities(),

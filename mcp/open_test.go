@@ -67,18 +67,19 @@ func TestServeAnswersHandshakeWhileLoading(t *testing.T) {
 	h.finish()
 }
 
-// TestServeLoadFailure: a file that fails to load still gets its handshake
-// answered, every request that needs it gets the reason, and Serve returns
-// the load error at EOF.
+// TestServeLoadFailure: without a head, the handshake waits for the load
+// and a file that fails to load gets the reason in initialize's own error
+// (wherever in the file the error sits), as does every later request; Serve
+// returns the load error at EOF.
 func TestServeLoadFailure(t *testing.T) {
 	bad := errors.New("line 12: bad directive")
-	h := serveHarness(t, &Options{Head: &loader.Head{Name: "broken"}, Open: func(context.Context) (*loader.Agent, error) {
+	h := serveHarness(t, &Options{Open: func(context.Context) (*loader.Agent, error) {
 		return nil, bad
 	}})
 	h.in.Write([]byte(initLine + listLine + callLine))
 	got := h.byID(3, replyWait)
-	if !strings.Contains(got["1"], `"agent3md:broken"`) {
-		t.Errorf("initialize: %s", got["1"])
+	if !strings.Contains(got["1"], `"error"`) || !strings.Contains(got["1"], "-32603") || !strings.Contains(got["1"], "line 12: bad directive") {
+		t.Errorf("initialize: %s, want an error with the reason", got["1"])
 	}
 	if !strings.Contains(got["2"], "-32603") || !strings.Contains(got["2"], "line 12: bad directive") {
 		t.Errorf("tools/list: %s", got["2"])
@@ -95,6 +96,37 @@ func TestServeLoadFailure(t *testing.T) {
 	case <-time.After(replyWait):
 		t.Fatal("Serve did not return after EOF")
 	}
+}
+
+// TestServeLateLoadFailure: with a head (a large file), initialize is
+// answered while the load runs; a failure found later reaches the requests
+// that need the skills, and a handshake after the failure is refused.
+func TestServeLateLoadFailure(t *testing.T) {
+	bad := errors.New("line 90001: bad directive")
+	release := make(chan struct{})
+	head := &loader.Head{Name: "broken", Identity: "# Broken", IdentityKnown: true}
+	h := serveHarness(t, &Options{Head: head, Open: func(context.Context) (*loader.Agent, error) {
+		<-release
+		return nil, bad
+	}})
+	h.in.Write([]byte(initLine))
+	got := h.byID(1, replyWait)
+	if !strings.Contains(got["1"], `"agent3md:broken"`) {
+		t.Errorf("initialize while loading: %s", got["1"])
+	}
+	close(release)
+	h.in.Write([]byte(callLine))
+	got = h.byID(1, replyWait)
+	if !strings.Contains(got["3"], `"isError":true`) || !strings.Contains(got["3"], "line 90001: bad directive") {
+		t.Errorf("tools/call: %s", got["3"])
+	}
+	h.in.Write([]byte(`{"jsonrpc":"2.0","id":4,"method":"server/discover","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}` + "\n"))
+	got = h.byID(1, replyWait)
+	if !strings.Contains(got["4"], "-32603") || !strings.Contains(got["4"], "line 90001: bad directive") {
+		t.Errorf("server/discover after the failure: %s", got["4"])
+	}
+	h.in.Close()
+	<-h.done
 }
 
 // TestServePreparesRoutingCache: with the content hash in the head, the

@@ -31,7 +31,9 @@ type Options struct {
 	Open func(context.Context) (*loader.Agent, error)
 	// Head is the start of the agent file (loader.ReadHead): the agent's
 	// name and identity for initialize and server/discover before Open
-	// finishes. Nil means those wait for the agent.
+	// finishes. Nil means those wait for the agent, and answer its load
+	// error when it fails; with a head they answer at once and report only
+	// a load that has already failed.
 	Head *loader.Head
 	// Router configures the routing index (cache directory, no-cache, the
 	// content hash); nil means router defaults with ContentHash taken from
