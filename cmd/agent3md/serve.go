@@ -58,10 +58,7 @@ Point a client at it with the command "agent3md" and the arguments
 				return err
 			}
 			a.useCache = true
-			// The handshake is answered from the head of the file while
-			// the whole of it loads: a client's first answer does not
-			// wait on the agent's size.
-			head, err := a.head(args[0])
+			head, err := a.serveHead(args[0], logger)
 			if err != nil {
 				return err
 			}
@@ -153,6 +150,7 @@ func (a *app) selftestCmd() *cobra.Command {
 		server  string
 		asJSON  bool
 		timeout time.Duration
+		sample  int
 	)
 	c := &cobra.Command{
 		Use:   "selftest [FILE]",
@@ -167,18 +165,21 @@ one line per check and exits 1 if any fails.`,
   agent3md selftest --server 'node ./reference-server.js agent.3md'`,
 		Args: args(cobra.MaximumNArgs(1)),
 		RunE: func(c *cobra.Command, args []string) error {
-			return a.selftest(c.Context(), args, server, asJSON, timeout)
+			if sample < 1 {
+				return ioError(fmt.Errorf("--sample %d: use a positive number of skills (default %d)", sample, selftest.DefaultSample))
+			}
+			return a.selftest(c.Context(), args, server, asJSON, &selftest.Options{Timeout: timeout, Sample: sample})
 		},
 	}
 	c.Flags().StringVar(&server, "server", "", "server command line to test instead of 'agent3md mcp FILE' (words split on spaces; quote a word with ' or \")")
 	c.Flags().DurationVar(&timeout, "timeout", selftest.DefaultTimeout, "how long each request may take (raise it for very large agents)")
 	c.Flags().BoolVar(&asJSON, "json", false, "print the report as JSON")
+	c.Flags().IntVar(&sample, "sample", selftest.DefaultSample, "how many skills the per-skill checks visit, spread evenly over the catalog (bounds the run on very large agents)")
 	a.addLimitFlags(c.Flags())
 	return c
 }
 
-func (a *app) selftest(ctx context.Context, args []string, server string, asJSON bool, timeout time.Duration) error {
-	opts := &selftest.Options{Timeout: timeout}
+func (a *app) selftest(ctx context.Context, args []string, server string, asJSON bool, opts *selftest.Options) error {
 	switch {
 	case server != "":
 		words, err := splitWords(server)
@@ -287,4 +288,32 @@ func splitWords(s string) ([]string, error) {
 		return nil, fmt.Errorf("empty command")
 	}
 	return words, nil
+}
+
+// headMinBytes is the size from which mcp answers the handshake from the
+// head of the agent file while the rest loads. A smaller file loads in tens
+// of milliseconds, so its handshake waits for the load and can answer a
+// broken file with the reason, wherever in the file the error sits.
+const headMinBytes = 8 << 20
+
+// serveHead reads the head of a large agent file for an early handshake;
+// nil for a small one. A head that is invalid is left to the load, which
+// finds the same error and answers the handshake with it: the client hears
+// why, instead of seeing the server exit. Path and I/O errors still stop
+// the start.
+func (a *app) serveHead(arg string, logger *slog.Logger) (*loader.Head, error) {
+	path, _, err := a.agentSource(arg)
+	if err != nil {
+		return nil, err
+	}
+	if fi, err := os.Stat(path); err != nil || fi.Size() < headMinBytes {
+		return nil, nil // a stat error reaches the load, which reports it
+	}
+	head, err := a.head(arg)
+	var ex *exitError
+	if errors.As(err, &ex) && ex.code == exitInvalid {
+		logger.Debug("the head of the agent file is invalid; the handshake will answer the load error", "err", err)
+		return nil, nil
+	}
+	return head, err
 }
