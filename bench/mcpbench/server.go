@@ -114,6 +114,14 @@ func (s *server) send(msg any) error {
 	return nil
 }
 
+// sendRaw writes pre-encoded request lines.
+func (s *server) sendRaw(lines []byte) error {
+	if _, err := s.stdin.Write(lines); err != nil {
+		return fmt.Errorf("writing to the server's stdin: %w%s", err, s.stderrNote())
+	}
+	return nil
+}
+
 // recv returns the next message from the server, failing when none
 // arrives within the timeout or stdout closes.
 func (s *server) recv() (*message, error) {
