@@ -47,31 +47,50 @@ func buildMemory(ctx context.Context, m mapping.IndexMapping, skills Source, pro
 
 // buildOffline writes a single-segment index of skills (at least one) to
 // dir, which must not exist; scratch, on the same filesystem, holds the
-// builder's intermediate segments.
+// builder's intermediate segments. Analysis, a third of the work, runs on
+// the other cores ahead of the builder (see analyzeAhead); the builder sees
+// the same documents in the same order as a serial build, so the index,
+// and every score read from it, is the same.
 func buildOffline(ctx context.Context, dir, scratch string, m mapping.IndexMapping, skills Source, progress func(int, int)) error {
-	b, err := bleve.NewBuilder(dir, m, map[string]interface{}{
+	im, ok := m.(*mapping.IndexMappingImpl)
+	if !ok {
+		return fmt.Errorf("router: index mapping is a %T, want *mapping.IndexMappingImpl", m)
+	}
+	b, err := bleve.NewBuilder(dir, preAnalyzed{im}, map[string]interface{}{
 		"buildPathPrefix": scratch,
 		"batchSize":       progressEvery,
 	})
 	if err != nil {
 		return fmt.Errorf("router: starting index build in %s: %w", dir, err)
 	}
+	ctx, stop := context.WithCancel(ctx)
+	defer stop() // ends the analysis goroutines on every return
+	docs := analyzeAhead(ctx, im, skills)
 	var failed error
 	indexed := 0
 	n := skills.Len()
-	for i := 0; i < n; i++ {
-		s := skills.Skill(i)
-		if err := b.Index(strconv.Itoa(i), document(&s)); err != nil {
-			failed = fmt.Errorf("router: indexing skill %q: %w", s.Name, err)
+	for i := 0; i < n && failed == nil; {
+		c, ok := <-docs
+		if !ok { // stopped early: only cancellation does that
+			failed = ctx.Err()
 			break
 		}
-		indexed++
-		if (i+1)%progressEvery == 0 {
-			if err := ctx.Err(); err != nil {
-				failed = err
+		for _, d := range c.docs {
+			if err := b.Index(d.ID(), d); err != nil {
+				failed = fmt.Errorf("router: indexing skill %q: %w", skills.Skill(i).Name, err)
 				break
 			}
-			report(progress, i+1, n)
+			indexed++
+			if i++; i%progressEvery == 0 {
+				if err := ctx.Err(); err != nil {
+					failed = err
+					break
+				}
+				report(progress, i, n)
+			}
+		}
+		if failed == nil && c.err != nil {
+			failed = c.err
 		}
 	}
 	if indexed == 0 {
