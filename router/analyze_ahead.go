@@ -19,13 +19,15 @@ import (
 // builder still sees every document once, in skill order, so the index it
 // writes is the one a serial build writes.
 
-// aheadChunk is how many skills one analysis job covers: large enough to
-// amortise the hand-off, small enough to keep the cores evenly loaded.
-const aheadChunk = 64
+// aheadChunk is how many skills one analysis job covers: large enough that
+// hand-offs are few (on a loaded machine each wake-up can cost a
+// scheduling delay), small enough that the builder starts soon.
+const aheadChunk = 256
 
 // aheadChunks bounds how many analyzed chunks may wait for the builder,
-// which bounds the memory analysis ahead can hold.
-const aheadChunks = 16
+// which bounds the memory analysis ahead can hold: about one builder
+// batch (progressEvery documents).
+const aheadChunks = 3
 
 // analyzedChunk is skills [start, start+len(docs)) mapped and analyzed;
 // when err is set, docs holds those before the failing skill.
