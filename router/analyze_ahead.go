@@ -26,8 +26,8 @@ const aheadChunk = 256
 
 // aheadChunks bounds how many analyzed chunks may wait for the builder,
 // which bounds the memory analysis ahead can hold: about one builder
-// batch (progressEvery documents).
-const aheadChunks = 3
+// batch (buildBatch documents).
+const aheadChunks = 2
 
 // analyzedChunk is skills [start, start+len(docs)) mapped and analyzed;
 // when err is set, docs holds those before the failing skill.

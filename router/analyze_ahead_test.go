@@ -81,7 +81,7 @@ func termScores(t *testing.T, dir string) map[string][]string {
 // (Builds are not byte-identical even serially: zap's encoding order
 // varies.)
 func TestBuildOfflineMatchesSerial(t *testing.T) {
-	skills := genSkills(2*progressEvery + 37)
+	skills := genSkills(2*progressEvery + 37) // several batches, a partial last one
 	want := t.TempDir() + "/serial"
 	serialBuild(t, want, skills)
 	wantScores := termScores(t, want)
