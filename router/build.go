@@ -58,13 +58,18 @@ const (
 // buildOffline writes a single-segment index of skills (at least one) to
 // dir, which must not exist; scratch, on the same filesystem, holds the
 // builder's intermediate segments. Analysis, a third of the work, runs on
-// the other cores ahead of the builder (see analyzeAhead); the builder sees
-// the same documents in the same order as a serial build, so the index,
-// and every score read from it, is the same.
+// the other cores ahead of the builder (see analyzeAhead); every score read
+// from the index is the same as from a serial build's. On failure or
+// cancellation the builder is abandoned unmerged: the caller removes dir
+// and scratch.
 func buildOffline(ctx context.Context, dir, scratch string, m mapping.IndexMapping, skills Source, progress func(int, int)) error {
 	im, ok := m.(*mapping.IndexMappingImpl)
 	if !ok {
 		return fmt.Errorf("router: index mapping is a %T, want *mapping.IndexMappingImpl", m)
+	}
+	if skills.Len() == 0 {
+		// The builder panics when closed with no documents.
+		return fmt.Errorf("router: no skills to index in %s", dir)
 	}
 	b, err := bleve.NewBuilder(dir, preAnalyzed{im}, map[string]interface{}{
 		"buildPathPrefix": scratch,
@@ -76,49 +81,44 @@ func buildOffline(ctx context.Context, dir, scratch string, m mapping.IndexMappi
 	}
 	ctx, stop := context.WithCancel(ctx)
 	defer stop() // ends the analysis goroutines on every return
-	docs := analyzeAhead(ctx, im, skills)
-	var failed error
-	indexed := 0
+	if err := feedBuilder(ctx, b, analyzeAhead(ctx, im, skills), skills, progress); err != nil {
+		return err
+	}
+	if err := b.Close(); err != nil {
+		return fmt.Errorf("router: finishing index build in %s: %w", dir, err)
+	}
+	report(progress, skills.Len(), skills.Len())
+	return nil
+}
+
+// feedBuilder hands b every analyzed document in skill order, reporting
+// progress and checking ctx every progressEvery skills.
+func feedBuilder(ctx context.Context, b bleve.Builder, docs <-chan analyzedChunk, skills Source, progress func(int, int)) error {
 	n := skills.Len()
-	for i := 0; i < n && failed == nil; {
+	for i := 0; i < n; {
 		c, ok := <-docs
 		if !ok { // stopped early: only cancellation does that
-			failed = ctx.Err()
-			break
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			return fmt.Errorf("router: analysis stopped after %d of %d skills", i, n)
 		}
 		for _, d := range c.docs {
 			if err := b.Index(d.ID(), d); err != nil {
-				failed = fmt.Errorf("router: indexing skill %q: %w", skills.Skill(i).Name, err)
-				break
+				return fmt.Errorf("router: indexing skill %q: %w", skills.Skill(i).Name, err)
 			}
-			indexed++
 			if i++; i%progressEvery == 0 {
 				if err := ctx.Err(); err != nil {
-					failed = err
-					break
+					return err
 				}
 				report(progress, i, n)
 			}
 		}
-		if failed == nil && c.err != nil {
-			failed = c.err
+		if c.err != nil {
+			return c.err
 		}
 	}
-	if indexed == 0 {
-		// The builder panics when closed with no documents; the caller
-		// removes what it left behind.
-		if failed == nil {
-			failed = fmt.Errorf("router: no skills to index in %s", dir)
-		}
-		return failed
-	}
-	if err := b.Close(); err != nil && failed == nil {
-		failed = fmt.Errorf("router: finishing index build in %s: %w", dir, err)
-	}
-	if failed == nil {
-		report(progress, n, n)
-	}
-	return failed
+	return nil
 }
 
 func report(progress func(int, int), done, total int) {
