@@ -46,7 +46,7 @@ func checkRequest(ctx context.Context, text string) error {
 		}
 		if w && !in {
 			if words++; words > MaxRequestWords {
-				return fmt.Errorf("router: %w: it has more than %d words (the limit, router.MaxRequestWords); route the request itself, or a summary of it, not a whole document", ErrRequestTooLong, MaxRequestWords)
+				return fmt.Errorf("router: %w: it has more than %d words, the most a request may hold; pass the request itself, or a summary of it, not a whole document", ErrRequestTooLong, MaxRequestWords)
 			}
 		}
 		in = w
