@@ -18,7 +18,9 @@
 # each kind (ping, tools/list, list_skills, get_skill, resolve_skill,
 # route_skill), spawn → initialize, spawn → first route on an empty cache and
 # peak RSS: ours, the reference's, and ours / reference. Without -ref,
-# -compare prints our column alone.
+# -compare prints our column alone. An A/B of two agent3md builds, cold
+# starts only:
+#   go run ./bench/mcpbench -bin ./agent3md -ab /tmp/agent3md-before -sizes 4000 -runs 9 -kinds none
 #
 # Output goes to the terminal and to bench/out/go-bench.txt and
 # bench/out/mcp-bench.txt. The machine is shared and noisy: compare medians,

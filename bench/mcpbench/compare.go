@@ -39,6 +39,14 @@ func ours(bin string) contender {
 	}
 }
 
+// other is a second agent3md binary (-ab), measured exactly as ours is,
+// in the reference's column: an A/B comparison of two builds.
+func other(bin string) contender {
+	c := ours(bin)
+	c.label = "reference"
+	return c
+}
+
 // reference is the server that -ref names: its words, then the agent file
 // (e.g. "bun /work/ref/src/mcp.ts" runs "bun /work/ref/src/mcp.ts FILE").
 func reference(cmd string) contender {
@@ -95,6 +103,7 @@ type cmpProbe struct {
 	size     int
 	timeout  time.Duration
 	exitWait time.Duration
+	kinds    []string      // request kinds timed in each serving session; none: no session
 	requests int           // most requests in one timed burst
 	budget   time.Duration // aimed length of one timed burst
 	words    words
@@ -115,7 +124,7 @@ func compareSize(o *options, w words, who []contender, n int, tmp string, log io
 	if timeout == 0 {
 		timeout = 30*time.Second + time.Duration(n)*2*time.Millisecond
 	}
-	p := &cmpProbe{agent: path, size: n, timeout: timeout, exitWait: o.exitWait,
+	p := &cmpProbe{agent: path, size: n, timeout: timeout, exitWait: o.exitWait, kinds: o.kinds,
 		requests: o.requests, budget: o.burst, words: w.forSize(n)}
 	failed := map[string]bool{}
 	fail := func(c contender, what string, err error) {
@@ -125,7 +134,7 @@ func compareSize(o *options, w words, who []contender, n int, tmp string, log io
 	warm := make([]string, len(who))
 	for i, c := range who {
 		warm[i] = filepath.Join(tmp, fmt.Sprintf("cmp-warm-%d-%d", n, i))
-		if c.prebuild != nil {
+		if c.prebuild != nil && len(o.kinds) > 0 {
 			fmt.Fprintf(log, "size %d: building the warm cache of %s\n", n, c.label)
 			if err := c.prebuild(warm[i], path, timeout); err != nil {
 				fail(c, "serving", err)
@@ -146,7 +155,7 @@ func compareSize(o *options, w words, who []contender, n int, tmp string, log io
 					r.add(c.label, "coldRSS", rss)
 				}
 			}
-			if !failed[c.label+"serving"] {
+			if !failed[c.label+"serving"] && len(p.kinds) > 0 {
 				if err := p.session(c, warm[i], run, r); err != nil {
 					fail(c, "serving", err)
 				}
@@ -204,7 +213,7 @@ func (p *cmpProbe) session(c contender, cacheDir string, run int, r *cmpResult) 
 		return err
 	}
 	nextID := 100
-	for _, kind := range requestKinds {
+	for _, kind := range p.kinds {
 		perReq, misses, err := p.timeKind(s, kind, run, &nextID)
 		if err != nil {
 			return fmt.Errorf("%s: %w", kind, err)

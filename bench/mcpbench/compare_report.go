@@ -56,8 +56,11 @@ func formatCell(m metric, c cmpCell) string {
 // reference's and their ratio, then every failure.
 func writeCompare(w io.Writer, o *options, results []*cmpResult) error {
 	refName := "none (pass -ref 'CMD' to compare)"
-	if o.ref != "" {
+	switch {
+	case o.ref != "":
 		refName = o.ref + " FILE"
+	case o.ab != "":
+		refName = o.ab + " (-ab: another agent3md build, measured as ours)"
 	}
 	fmt.Fprintf(w, "agent3md vs reference over stdio: medians of %d runs (cold: %d); requests pipelined, one kind at a time,\n", o.runs, o.coldRuns)
 	fmt.Fprintf(w, "each timed burst aimed at %v (%d–%d requests) after %d untimed ones; ratio = ours / reference\n",

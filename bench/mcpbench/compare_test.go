@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
+	"io"
 	"os"
 	"regexp"
 	"strings"
@@ -106,6 +108,52 @@ func TestWriteCompareJSON(t *testing.T) {
 	}
 }
 
+func TestParseFlagsCompare(t *testing.T) {
+	tests := []struct {
+		args    []string
+		compare bool
+		sizes   string
+		err     string
+	}{
+		{[]string{}, false, "[10 1000 4000 100000]", ""},
+		{[]string{"-compare"}, true, "[10 1000 4000]", ""},
+		{[]string{"-ref", "bun ref.ts"}, true, "[10 1000 4000]", ""},
+		{[]string{"-ab", "/tmp/old", "-sizes", "4000"}, true, "[4000]", ""},
+		{[]string{"-ab", "/tmp/old", "-ref", "bun ref.ts"}, false, "", "pass one"},
+		{[]string{"-compare", "-burst", "0s"}, false, "", "-burst must be positive"},
+		{[]string{"-compare", "-kinds", "ping,lunch"}, false, "", `"lunch" is not a request kind`},
+	}
+	for _, tt := range tests {
+		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
+			o, err := parseFlags(tt.args, io.Discard)
+			if tt.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.err) {
+					t.Fatalf("err = %v, want %q", err, tt.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(o.kinds) != len(requestKinds) {
+				t.Errorf("kinds %v, want all by default", o.kinds)
+			}
+			if o.compare != tt.compare || fmt.Sprint(o.sizes) != tt.sizes {
+				t.Errorf("compare %v sizes %v, want %v %s", o.compare, o.sizes, tt.compare, tt.sizes)
+			}
+		})
+	}
+}
+
+func TestParseKinds(t *testing.T) {
+	if k, err := parseKinds("none"); err != nil || k != nil {
+		t.Errorf("none = %v, %v; want no kinds", k, err)
+	}
+	if k, err := parseKinds(" route_skill, ping "); err != nil || fmt.Sprint(k) != "[route_skill ping]" {
+		t.Errorf("two kinds = %v, %v", k, err)
+	}
+}
+
 func TestSkillName(t *testing.T) {
 	w := words{Verbs: []string{"a", "b", "c"}, Nouns: []string{"x", "y", "z"}}
 	for _, n := range []int{1, 2, 4, 9, 100} {
@@ -122,7 +170,7 @@ func TestSkillName(t *testing.T) {
 
 func TestCompareAgainstFakeServer(t *testing.T) {
 	t.Setenv(fakeEnv, "ok")
-	p := &cmpProbe{agent: "unused.3md", size: 2, timeout: 10 * time.Second, exitWait: 10 * time.Second,
+	p := &cmpProbe{agent: "unused.3md", size: 2, timeout: 10 * time.Second, exitWait: 10 * time.Second, kinds: requestKinds,
 		requests: 200, budget: 20 * time.Millisecond,
 		words: words{Verbs: []string{"search", "render"}, Nouns: []string{"report"}}}
 	fake := contender{label: "ours", argv: func(string, string) []string { return []string{os.Args[0]} }}
