@@ -26,8 +26,10 @@ const aheadChunk = 256
 
 // aheadChunks bounds how many analyzed chunks may wait for the builder,
 // which bounds the memory analysis ahead can hold: about one builder
-// batch (buildBatch documents).
-const aheadChunks = 2
+// batch (progressEvery documents). Less lookahead measured slower on a
+// loaded machine, where either goroutine may wait out the other's
+// preemption.
+const aheadChunks = 4
 
 // analyzedChunk is skills [start, start+len(docs)) mapped and analyzed;
 // when err is set, docs holds those before the failing skill.

@@ -45,16 +45,6 @@ func buildMemory(ctx context.Context, m mapping.IndexMapping, skills Source, pro
 	return idx, nil
 }
 
-// Offline build shape. Each batch becomes a segment, and the builder then
-// merges them mergeMax at a time. The batch's analyzed documents and its
-// segment encoding are most of what a build holds in memory, so batches
-// are small; merging up to 20 keeps a 100,000-skill build to two merge
-// passes (200 segments, 10, 1).
-const (
-	buildBatch    = 500
-	buildMergeMax = 20
-)
-
 // buildOffline writes a single-segment index of skills (at least one) to
 // dir, which must not exist; scratch, on the same filesystem, holds the
 // builder's intermediate segments. Analysis, a third of the work, runs on
@@ -73,8 +63,7 @@ func buildOffline(ctx context.Context, dir, scratch string, m mapping.IndexMappi
 	}
 	b, err := bleve.NewBuilder(dir, preAnalyzed{im}, map[string]interface{}{
 		"buildPathPrefix": scratch,
-		"batchSize":       buildBatch,
-		"mergeMax":        buildMergeMax,
+		"batchSize":       progressEvery,
 	})
 	if err != nil {
 		return fmt.Errorf("router: starting index build in %s: %w", dir, err)
