@@ -47,66 +47,38 @@ func buildMemory(ctx context.Context, m mapping.IndexMapping, skills Source, pro
 
 // buildOffline writes a single-segment index of skills (at least one) to
 // dir, which must not exist; scratch, on the same filesystem, holds the
-// builder's intermediate segments. Analysis, a third of the work, runs on
-// the other cores ahead of the builder (see analyzeAhead); every score read
-// from the index is the same as from a serial build's. On failure or
-// cancellation the builder is abandoned unmerged: the caller removes dir
-// and scratch.
+// builder's intermediate segments. On failure or cancellation the builder
+// is abandoned unmerged, so cancelling stops the work at once: the caller
+// removes dir and scratch.
 func buildOffline(ctx context.Context, dir, scratch string, m mapping.IndexMapping, skills Source, progress func(int, int)) error {
-	im, ok := m.(*mapping.IndexMappingImpl)
-	if !ok {
-		return fmt.Errorf("router: index mapping is a %T, want *mapping.IndexMappingImpl", m)
-	}
-	if skills.Len() == 0 {
+	n := skills.Len()
+	if n == 0 {
 		// The builder panics when closed with no documents.
 		return fmt.Errorf("router: no skills to index in %s", dir)
 	}
-	b, err := bleve.NewBuilder(dir, preAnalyzed{im}, map[string]interface{}{
+	b, err := bleve.NewBuilder(dir, m, map[string]interface{}{
 		"buildPathPrefix": scratch,
 		"batchSize":       progressEvery,
 	})
 	if err != nil {
 		return fmt.Errorf("router: starting index build in %s: %w", dir, err)
 	}
-	ctx, stop := context.WithCancel(ctx)
-	defer stop() // ends the analysis goroutines on every return
-	if err := feedBuilder(ctx, b, analyzeAhead(ctx, im, skills), skills, progress); err != nil {
-		return err
+	for i := 0; i < n; i++ {
+		s := skills.Skill(i)
+		if err := b.Index(strconv.Itoa(i), document(&s)); err != nil {
+			return fmt.Errorf("router: indexing skill %q: %w", s.Name, err)
+		}
+		if (i+1)%progressEvery == 0 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			report(progress, i+1, n)
+		}
 	}
 	if err := b.Close(); err != nil {
 		return fmt.Errorf("router: finishing index build in %s: %w", dir, err)
 	}
-	report(progress, skills.Len(), skills.Len())
-	return nil
-}
-
-// feedBuilder hands b every analyzed document in skill order, reporting
-// progress and checking ctx every progressEvery skills.
-func feedBuilder(ctx context.Context, b bleve.Builder, docs <-chan analyzedChunk, skills Source, progress func(int, int)) error {
-	n := skills.Len()
-	for i := 0; i < n; {
-		c, ok := <-docs
-		if !ok { // stopped early: only cancellation does that
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-			return fmt.Errorf("router: analysis stopped after %d of %d skills", i, n)
-		}
-		for _, d := range c.docs {
-			if err := b.Index(d.ID(), d); err != nil {
-				return fmt.Errorf("router: indexing skill %q: %w", skills.Skill(i).Name, err)
-			}
-			if i++; i%progressEvery == 0 {
-				if err := ctx.Err(); err != nil {
-					return err
-				}
-				report(progress, i, n)
-			}
-		}
-		if c.err != nil {
-			return c.err
-		}
-	}
+	report(progress, n, n)
 	return nil
 }
 
