@@ -110,8 +110,8 @@ type cmpProbe struct {
 }
 
 // compareSize measures every contender on an agent of n skills, o.runs
-// times, alternating contenders within each run so that drift in the
-// machine's load hits both alike. A contender that fails a kind of
+// times, alternating contenders within each run (and which goes first)
+// so that drift in the machine's load hits both alike. A contender that fails a kind of
 // measurement is not asked for it again.
 func compareSize(o *options, w words, who []contender, n int, tmp string, log io.Writer) *cmpResult {
 	r := &cmpResult{Size: n, Samples: map[string]map[string][]float64{}, Misses: map[string]int{}}
@@ -143,7 +143,11 @@ func compareSize(o *options, w words, who []contender, n int, tmp string, log io
 	}
 	for run := 0; run < o.runs; run++ {
 		fmt.Fprintf(log, "size %d: comparison run %d/%d\n", n, run+1, o.runs)
-		for i, c := range who {
+		// Who goes first alternates from run to run, so that whatever
+		// favours a position (the page cache, the load) favours neither.
+		for k := range who {
+			i := (k + run) % len(who)
+			c := who[i]
 			if !failed[c.label+"cold"] && run < o.coldRuns {
 				cold := filepath.Join(tmp, fmt.Sprintf("cmp-cold-%d-%d-%d", n, i, run)) // fresh and empty
 				ms, rss, err := p.coldRoute(c, cold, run)
