@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"regexp"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -193,5 +194,40 @@ func TestCompareAgainstFakeServer(t *testing.T) {
 	err := p.session(fake, t.TempDir(), 0, r)
 	if err == nil || !strings.Contains(err.Error(), "list_skills: tool error: boom") {
 		t.Errorf("session against a tool-error server: err = %v", err)
+	}
+}
+
+func TestParseVmHWM(t *testing.T) {
+	if _, ok := liveHWMMB(os.Getpid()); !ok {
+		t.Skip("no /proc/PID/status here")
+	}
+	status := "Name:\tagent3md\nVmPeak:\t  812345 kB\nVmHWM:\t   40960 kB\nVmRSS:\t   30000 kB\n"
+	if mb, ok := parseVmHWM([]byte(status)); !ok || mb != 40 {
+		t.Errorf("parseVmHWM = %v, %v; want 40 MB", mb, ok)
+	}
+	if _, ok := parseVmHWM([]byte("Name:\tx\n")); ok {
+		t.Error("parseVmHWM found a peak in a status without VmHWM")
+	}
+}
+
+// TestLiveHWMIgnoresParent pins that a spawned server's peak RSS is its
+// own: the test process first grows by 200 MB, which rusage would carry
+// into the child's figure across fork and exec.
+func TestLiveHWMIgnoresParent(t *testing.T) {
+	if _, ok := liveHWMMB(os.Getpid()); !ok {
+		t.Skip("no /proc/PID/status here")
+	}
+	ballast := make([]byte, 200<<20)
+	for i := range ballast {
+		ballast[i] = 1
+	}
+	p := testProbe(t, "ok")
+	s, err := p.firstRoute(t.TempDir(), 0)
+	runtime.KeepAlive(ballast)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.rssMB <= 0 || s.rssMB >= 150 {
+		t.Errorf("fake server's peak RSS = %.1f MB; want its own few MB, not the parent's 200", s.rssMB)
 	}
 }
