@@ -7,6 +7,20 @@
 #   bench/run.sh                 # sizes 10, 1,000, 4,000, 100,000; -count 5
 #   QUICK=1 bench/run.sh         # sizes 10, 1,000, 4,000 only; -count 3
 #   MCPBENCH_FLAGS="-runs 3" bench/run.sh   # extra flags for mcpbench
+#   REF='bun /work/ref/src/mcp.ts' bench/run.sh
+#       # also the side-by-side table against the reference server, run as
+#       # "$REF FILE" (CorvidLabs/agent-3md on Bun: Bun is the npm package
+#       # @oven/bun-linux-x64, its binary under node_modules/@oven/bun-linux-x64/bin/bun)
+#
+# The comparison alone, from the repository root:
+#   go run ./bench/mcpbench -ref 'bun /work/ref/src/mcp.ts' -runs 5
+# prints, for 10, 1,000 and 4,000 skills, the time per pipelined request of
+# each kind (ping, tools/list, list_skills, get_skill, resolve_skill,
+# route_skill), spawn → initialize, spawn → first route on an empty cache and
+# peak RSS: ours, the reference's, and ours / reference. Without -ref,
+# -compare prints our column alone. An A/B of two agent3md builds, cold
+# starts only:
+#   go run ./bench/mcpbench -bin ./agent3md -ab /tmp/agent3md-before -sizes 4000 -runs 9 -kinds none
 #
 # Output goes to the terminal and to bench/out/go-bench.txt and
 # bench/out/mcp-bench.txt. The machine is shared and noisy: compare medians,
@@ -101,5 +115,14 @@ echo "== MCP stdio benchmark (go run ./bench/mcpbench ${mcp_flags[*]}) -> $out/m
 if ! go run ./bench/mcpbench -bin "$bin_dir/agent3md" -dir "$out" "${mcp_flags[@]}" | tee "$out/mcp-bench.txt"; then
 	echo "mcpbench reported failures; see FAILED lines above" >&2
 	status=1
+fi
+if [[ -n "${REF:-}" ]]; then
+	echo
+	echo "== side by side with the reference ($REF FILE) -> $out/compare.txt"
+	if ! go run ./bench/mcpbench -bin "$bin_dir/agent3md" -dir "$out" -ref "$REF" \
+		-sizes 10,1000,4000 -runs "$count" | tee "$out/compare.txt"; then
+		echo "the comparison reported failures; see FAILED lines above" >&2
+		status=1
+	fi
 fi
 exit "$status"

@@ -47,8 +47,15 @@ func buildMemory(ctx context.Context, m mapping.IndexMapping, skills Source, pro
 
 // buildOffline writes a single-segment index of skills (at least one) to
 // dir, which must not exist; scratch, on the same filesystem, holds the
-// builder's intermediate segments.
+// builder's intermediate segments. On failure or cancellation the builder
+// is abandoned unmerged, so cancelling stops the work at once: the caller
+// removes dir and scratch.
 func buildOffline(ctx context.Context, dir, scratch string, m mapping.IndexMapping, skills Source, progress func(int, int)) error {
+	n := skills.Len()
+	if n == 0 {
+		// The builder panics when closed with no documents.
+		return fmt.Errorf("router: no skills to index in %s", dir)
+	}
 	b, err := bleve.NewBuilder(dir, m, map[string]interface{}{
 		"buildPathPrefix": scratch,
 		"batchSize":       progressEvery,
@@ -56,39 +63,23 @@ func buildOffline(ctx context.Context, dir, scratch string, m mapping.IndexMappi
 	if err != nil {
 		return fmt.Errorf("router: starting index build in %s: %w", dir, err)
 	}
-	var failed error
-	indexed := 0
-	n := skills.Len()
 	for i := 0; i < n; i++ {
 		s := skills.Skill(i)
 		if err := b.Index(strconv.Itoa(i), document(&s)); err != nil {
-			failed = fmt.Errorf("router: indexing skill %q: %w", s.Name, err)
-			break
+			return fmt.Errorf("router: indexing skill %q: %w", s.Name, err)
 		}
-		indexed++
 		if (i+1)%progressEvery == 0 {
 			if err := ctx.Err(); err != nil {
-				failed = err
-				break
+				return err
 			}
 			report(progress, i+1, n)
 		}
 	}
-	if indexed == 0 {
-		// The builder panics when closed with no documents; the caller
-		// removes what it left behind.
-		if failed == nil {
-			failed = fmt.Errorf("router: no skills to index in %s", dir)
-		}
-		return failed
+	if err := b.Close(); err != nil {
+		return fmt.Errorf("router: finishing index build in %s: %w", dir, err)
 	}
-	if err := b.Close(); err != nil && failed == nil {
-		failed = fmt.Errorf("router: finishing index build in %s: %w", dir, err)
-	}
-	if failed == nil {
-		report(progress, n, n)
-	}
-	return failed
+	report(progress, n, n)
+	return nil
 }
 
 func report(progress func(int, int), done, total int) {

@@ -369,22 +369,34 @@ func openEntry(ctx context.Context, root, hash string, m mapping.IndexMapping, s
 }
 
 // saveDocIDs looks up the skills' internal ids in the index just built in
-// entry and saves them there.
-func saveDocIDs(ctx context.Context, entry string, n int) (*docIDs, error) {
+// entry and saves them there. It reads a bare snapshot: the scorer's
+// vocabulary is read once, when the finished entry is opened.
+func saveDocIDs(ctx context.Context, entry string, n int) (ids *docIDs, err error) {
 	idx, err := openReadOnly(entry)
 	if err != nil {
 		return nil, fmt.Errorf("router: opening new index %s: %w", entry, err)
 	}
 	defer idx.Close()
-	s, err := openScorer(ctx, idx, n, nil)
+	adv, err := idx.Advanced()
 	if err != nil {
+		return nil, fmt.Errorf("router: opening new index %s: %w", entry, err)
+	}
+	snapshot, err := adv.Reader()
+	if err != nil {
+		return nil, fmt.Errorf("router: opening new index %s: %w", entry, err)
+	}
+	defer func() {
+		if cerr := snapshot.Close(); err == nil && cerr != nil {
+			ids, err = nil, fmt.Errorf("router: closing new index %s: %w", entry, cerr)
+		}
+	}()
+	if ids, err = lookupDocIDs(ctx, snapshot, n); err != nil {
 		return nil, err
 	}
-	defer s.close()
-	if err := writeDocIDs(filepath.Join(entry, docIDsName), s.ids); err != nil {
+	if err := writeDocIDs(filepath.Join(entry, docIDsName), ids); err != nil {
 		return nil, fmt.Errorf("router: writing document ids: %w", err)
 	}
-	return s.ids, nil
+	return ids, nil
 }
 
 // staleAge is how old a build or trash directory must be before it is

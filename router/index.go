@@ -196,16 +196,32 @@ type analyzed struct {
 type term struct{ term, word string }
 
 // analyze runs text through the text analyzer and, when exact is set, the
-// exact one, keeping each distinct term once.
+// exact one, keeping each distinct term once, in first-seen order. It is
+// linear in the request: a short request is de-duplicated by scanning the
+// few terms kept so far, a longer one through a set (a scan per term was
+// quadratic, seconds for a request of ten thousand words).
 func analyze(an *analyzers, text string, exact bool) analyzed {
 	run := func(a analysis.Analyzer) []term {
 		var out []term
+		var seen map[string]struct{}
 		src := []byte(text) // the analyzers lowercase it in place; words come from text
 		for _, tok := range a.Analyze(src) {
 			t := string(tok.Term)
-			if !slices.ContainsFunc(out, func(o term) bool { return o.term == t }) {
-				out = append(out, term{t, lowerToken(text[tok.Start:tok.End])})
+			if seen == nil && len(out) == analyzeScanMax {
+				seen = make(map[string]struct{}, 2*analyzeScanMax)
+				for _, o := range out {
+					seen[o.term] = struct{}{}
+				}
 			}
+			if seen != nil {
+				if _, dup := seen[t]; dup {
+					continue
+				}
+				seen[t] = struct{}{}
+			} else if slices.ContainsFunc(out, func(o term) bool { return o.term == t }) {
+				continue
+			}
+			out = append(out, term{t, lowerToken(text[tok.Start:tok.End])})
 		}
 		return out
 	}
@@ -215,6 +231,11 @@ func analyze(an *analyzers, text string, exact bool) analyzed {
 	}
 	return a
 }
+
+// analyzeScanMax is how many distinct terms analyze de-duplicates by
+// scanning before it switches to a set: below it a scan is cheaper than
+// hashing, and every ordinary request stays below it.
+const analyzeScanMax = 16
 
 // analyzers are the mapping's analyzers, looked up once.
 type analyzers struct {

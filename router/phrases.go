@@ -58,7 +58,11 @@ func buildPhrases(skills Source) *phraseIndex {
 	x := &phraseIndex{exact: newVocab(n), stems: newVocab(n)}
 	x.skillOf = make([]uint32, 0, n)
 	x.ordOf = make([]uint32, 0, n)
-	memo := make(map[string]phraseSets, n)
+	// The maps below grow as they fill, not presized to n: agents repeat
+	// phrases, so the distinct ones are a fraction of n, and at 100,000
+	// skills maps sized for n were 80 MB of garbage in the middle of a
+	// cold start, raising its peak memory.
+	memo := map[string]phraseSets{}
 	tokStem := map[string]uint32{}
 	var buf []string
 	var ex, st []uint32
@@ -105,7 +109,7 @@ func buildPhrases(skills Source) *phraseIndex {
 // newVocab makes a vocabulary for about n phrases.
 func newVocab(n int) vocabLists {
 	return vocabLists{ids: map[string]uint32{}, start: []uint32{0},
-		setOf: make(map[string]uint32, n), setOfP: make([]uint32, 0, n)}
+		setOf: map[string]uint32{}, setOfP: make([]uint32, 0, n)}
 }
 
 func appendUnique(ids []uint32, id uint32) []uint32 {

@@ -246,7 +246,9 @@ func NewFrom(ctx context.Context, skills Source, opts *Options) (*Router, error)
 // Info reports how the index was obtained.
 func (r *Router) Info() Info { return r.info }
 
-// Route scores text against the skills; no hit = empty slice.
+// Route scores text against the skills; no hit = empty slice. A request
+// of more than MaxRequestWords words is refused with an error wrapping
+// ErrRequestTooLong, and a cancelled ctx stops the work with ctx's error.
 func (r *Router) Route(ctx context.Context, text string, q *Query) ([]Match, error) {
 	r.mu.RLock()
 	defer r.mu.RUnlock()
@@ -259,6 +261,14 @@ func (r *Router) Route(ctx context.Context, text string, q *Query) ([]Match, err
 	}
 	if qq.Limit < 0 {
 		return nil, fmt.Errorf("router: query limit %d is negative; use 0 for all matches", qq.Limit)
+	}
+	// A select with both cases ready picks either: a request cancelled
+	// before it starts must not start.
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if err := checkRequest(ctx, text); err != nil {
+		return nil, err
 	}
 	select {
 	case r.slots <- struct{}{}:

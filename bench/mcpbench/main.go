@@ -16,6 +16,12 @@
 //
 //	go run ./bench/mcpbench -sizes 10,1000,4000 -runs 7
 //	go run ./bench/mcpbench -bin ./agent3md -sizes 100000 -cold-runs 3 -json
+//	go run ./bench/mcpbench -ref 'bun /work/ref/src/mcp.ts' -runs 5
+//
+// -compare times each request kind, pipelined, and -ref names a reference
+// server (run as CMD FILE) to print ours, the reference's figure and the
+// ratio side by side; -ab BIN puts a second agent3md build in that column
+// instead, for A/B measurements of a change. See compare.go.
 //
 // Agents are written by bench/gen-agent.py as DIR/agent-N.3md when missing.
 // Every read from a server has a timeout; a hung or failing server is
@@ -31,6 +37,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -49,6 +56,11 @@ type options struct {
 	exitWait time.Duration
 	pipeline bool
 	json     bool
+	compare  bool          // per-request comparison table instead of the bars
+	ref      string        // reference server command; the agent file is appended
+	ab       string        // a second agent3md binary, compared in the reference's place
+	kinds    []string      // request kinds -compare times; empty: cold starts only
+	burst    time.Duration // aimed length of one timed burst in -compare
 }
 
 func main() {
@@ -80,6 +92,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		fmt.Fprintln(stderr, "mcpbench:", err)
 		return 2
+	}
+	if o.compare {
+		return runCompare(o, w, tmp, stdout, stderr)
 	}
 	var results []*sizeResult
 	for _, n := range o.sizes {
@@ -118,8 +133,29 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	fs.DurationVar(&o.exitWait, "exit-wait", 5*time.Second, "longest wait for the server to exit after stdin closes")
 	fs.BoolVar(&o.pipeline, "pipeline", true, "send route_skill before the initialize answer arrives; false waits for it")
 	fs.BoolVar(&o.json, "json", false, "print machine-readable JSON instead of a table")
+	fs.BoolVar(&o.compare, "compare", false, "time each request kind, pipelined, and print ours / reference / ratio (sizes default to 10,1000,4000)")
+	fs.StringVar(&o.ref, "ref", "", "reference server command, run as CMD FILE (e.g. 'bun /work/ref/src/mcp.ts'); implies -compare")
+	fs.StringVar(&o.ab, "ab", "", "a second agent3md binary, measured as ours is in the reference's column (A/B of two builds); implies -compare")
+	kinds := fs.String("kinds", "all", "in -compare, the request kinds to time ("+strings.Join(requestKinds, ",")+"), all, or none for cold starts only")
+	fs.DurationVar(&o.burst, "burst", 300*time.Millisecond, "in -compare, aimed length of one timed burst of requests")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
+	}
+	if o.ref != "" && o.ab != "" {
+		return nil, fmt.Errorf("-ref and -ab both fill the second column; pass one")
+	}
+	o.compare = o.compare || o.ref != "" || o.ab != ""
+	sizesSet := false
+	fs.Visit(func(f *flag.Flag) { sizesSet = sizesSet || f.Name == "sizes" })
+	if o.compare && !sizesSet {
+		*sizes = "10,1000,4000"
+	}
+	var err error
+	if o.kinds, err = parseKinds(*kinds); err != nil {
+		return nil, err
+	}
+	if o.burst <= 0 {
+		return nil, fmt.Errorf("-burst must be positive, e.g. -burst 300ms")
 	}
 	if fs.NArg() > 0 {
 		return nil, fmt.Errorf("unexpected argument %q; every setting is a flag (see -h)", fs.Arg(0))
@@ -138,6 +174,56 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 		o.coldRuns = o.runs
 	}
 	return o, nil
+}
+
+// parseKinds reads -kinds.
+func parseKinds(s string) ([]string, error) {
+	switch s = strings.TrimSpace(s); s {
+	case "all":
+		return requestKinds, nil
+	case "none":
+		return nil, nil
+	}
+	var out []string
+	for _, k := range strings.Split(s, ",") {
+		k = strings.TrimSpace(k)
+		if !slices.Contains(requestKinds, k) {
+			return nil, fmt.Errorf("-kinds: %q is not a request kind; use all, none, or some of %s", k, strings.Join(requestKinds, ","))
+		}
+		out = append(out, k)
+	}
+	return out, nil
+}
+
+// runCompare runs the comparison mode on every size and prints its table.
+func runCompare(o *options, w words, tmp string, stdout, stderr io.Writer) int {
+	who := []contender{ours(o.bin)}
+	switch {
+	case o.ref != "":
+		who = append(who, reference(o.ref))
+	case o.ab != "":
+		who = append(who, other(o.ab))
+	}
+	var results []*cmpResult
+	for _, n := range o.sizes {
+		results = append(results, compareSize(o, w, who, n, tmp, stderr))
+	}
+	var err error
+	if o.json {
+		err = writeCompareJSON(stdout, results)
+	} else {
+		err = writeCompare(stdout, o, results)
+	}
+	if err != nil {
+		fmt.Fprintln(stderr, "mcpbench: writing the report:", err)
+		return 2
+	}
+	for _, r := range results {
+		if len(r.Errors) > 0 {
+			return 1
+		}
+	}
+	return 0
 }
 
 // buildBinary builds ./cmd/agent3md into dir.

@@ -114,6 +114,14 @@ func (s *server) send(msg any) error {
 	return nil
 }
 
+// sendRaw writes pre-encoded request lines.
+func (s *server) sendRaw(lines []byte) error {
+	if _, err := s.stdin.Write(lines); err != nil {
+		return fmt.Errorf("writing to the server's stdin: %w%s", err, s.stderrNote())
+	}
+	return nil
+}
+
 // recv returns the next message from the server, failing when none
 // arrives within the timeout or stdout closes.
 func (s *server) recv() (*message, error) {
@@ -168,9 +176,13 @@ func (m *message) result(id int) (json.RawMessage, error) {
 }
 
 // finish closes stdin and waits up to wait for the process to exit. It
-// returns the peak RSS in MB, or an error when the server does not exit
-// promptly or exits with a non-zero status.
+// returns the peak RSS in MB (VmHWM where /proc has it, else rusage), or
+// an error when the server does not exit promptly or exits with a
+// non-zero status.
 func (s *server) finish(wait time.Duration) (float64, error) {
+	// The peak so far, read while the process lives: see liveHWMMB. The
+	// exit itself allocates nothing worth counting.
+	hwm, live := liveHWMMB(s.cmd.Process.Pid)
 	s.stdin.Close()
 	done := make(chan error, 1)
 	go func() { done <- s.cmd.Wait() }()
@@ -183,6 +195,9 @@ func (s *server) finish(wait time.Duration) (float64, error) {
 		s.cmd.Process.Kill()
 		<-done
 		return 0, fmt.Errorf("server did not exit within %v of stdin closing (DESIGN §7: EOF ends the process promptly)", wait)
+	}
+	if live {
+		return hwm, nil
 	}
 	return peakRSSMB(s.cmd.ProcessState), nil
 }

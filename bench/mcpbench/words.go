@@ -56,6 +56,16 @@ func (w words) text(k int) string {
 	return "please " + w.Verbs[i%len(w.Verbs)] + " the latest " + w.Nouns[i/len(w.Verbs)] + " for the team"
 }
 
+// skillName names the k-th skill a request asks for by name, among the
+// first n the generator writes: skill i is VERBS[i mod len(VERBS)] + "-" +
+// NOUNS[i div len(VERBS)] while i < len(VERBS) × len(NOUNS), and w must be
+// the vocabulary forSize(n) returned.
+func (w words) skillName(k, n int) string {
+	limit := min(n, len(w.Verbs)*len(w.Nouns))
+	i := (k * 7919) % limit
+	return w.Verbs[i%len(w.Verbs)] + "-" + w.Nouns[i/len(w.Verbs)]
+}
+
 // ensureAgent writes dir/agent-N.3md with the generator unless it exists,
 // and returns its path and size in MB.
 func ensureAgent(gen, dir string, n int) (string, float64, error) {

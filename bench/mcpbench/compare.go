@@ -1,0 +1,361 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// The comparison mode (-compare, implied by -ref) drives agent3md and,
+// when -ref names it, a reference MCP server through the same client and
+// reports each per-request figure side by side: ours, the reference's, and
+// their ratio.
+
+// contender is one server under comparison.
+type contender struct {
+	label string
+	// argv returns the command line serving agent with cacheDir as its
+	// index cache (a contender without a cache ignores it).
+	argv func(agent, cacheDir string) []string
+	// prebuild, when set, fills a warm cache before the serving runs.
+	prebuild func(cacheDir, agent string, timeout time.Duration) error
+}
+
+// ours is agent3md itself.
+func ours(bin string) contender {
+	return contender{
+		label: "ours",
+		argv: func(agent, cacheDir string) []string {
+			return []string{bin, "mcp", "--cache-dir", cacheDir, agent}
+		},
+		prebuild: func(cacheDir, agent string, timeout time.Duration) error {
+			return buildCache(bin, cacheDir, agent, timeout)
+		},
+	}
+}
+
+// other is a second agent3md binary (-ab), measured exactly as ours is,
+// in the reference's column: an A/B comparison of two builds.
+func other(bin string) contender {
+	c := ours(bin)
+	c.label = "reference"
+	return c
+}
+
+// reference is the server that -ref names: its words, then the agent file
+// (e.g. "bun /work/ref/src/mcp.ts" runs "bun /work/ref/src/mcp.ts FILE").
+func reference(cmd string) contender {
+	words := strings.Fields(cmd)
+	return contender{
+		label: "reference",
+		argv: func(agent, _ string) []string {
+			return append(append([]string(nil), words...), agent)
+		},
+	}
+}
+
+// metric is one row of the comparison: a name, a unit and how the value
+// is shown.
+type metric struct {
+	key, label, unit, format string
+}
+
+// requestKinds are the requests timed one kind at a time, pipelined.
+var requestKinds = []string{"ping", "tools/list", "list_skills", "get_skill", "resolve_skill", "route_skill"}
+
+// compareMetrics are the rows of the comparison, in table order.
+var compareMetrics = []metric{
+	{"init", "spawn → initialize", "ms", "%.1f"},
+	{"ping", "ping", "µs", "%.1f"},
+	{"tools/list", "tools/list", "µs", "%.1f"},
+	{"list_skills", "list_skills", "µs", "%.1f"},
+	{"get_skill", "get_skill", "µs", "%.1f"},
+	{"resolve_skill", "resolve_skill", "µs", "%.1f"},
+	{"route_skill", "route_skill (trigger hits)", "µs", "%.1f"},
+	{"coldRoute", "spawn → first route, cold", "ms", "%.1f"},
+	{"rss", "peak RSS, all requests", "MB", "%.1f"},
+	{"coldRSS", "peak RSS, cold first route", "MB", "%.1f"},
+}
+
+// cmpResult holds the samples of one agent size for every contender.
+type cmpResult struct {
+	Size    int                             `json:"size"`
+	Samples map[string]map[string][]float64 `json:"samples"` // contender label → metric key → samples
+	Misses  map[string]int                  `json:"noSkillMatched,omitempty"`
+	Errors  []string                        `json:"errors,omitempty"`
+}
+
+func (r *cmpResult) add(who, key string, v float64) {
+	if r.Samples[who] == nil {
+		r.Samples[who] = map[string][]float64{}
+	}
+	r.Samples[who][key] = append(r.Samples[who][key], v)
+}
+
+// cmpProbe is what the comparison of one agent size needs.
+type cmpProbe struct {
+	agent    string
+	size     int
+	timeout  time.Duration
+	exitWait time.Duration
+	kinds    []string      // request kinds timed in each serving session; none: no session
+	requests int           // most requests in one timed burst
+	budget   time.Duration // aimed length of one timed burst
+	words    words
+}
+
+// compareSize measures every contender on an agent of n skills, o.runs
+// times, alternating contenders within each run (and which goes first)
+// so that drift in the machine's load hits both alike. A contender that fails a kind of
+// measurement is not asked for it again.
+func compareSize(o *options, w words, who []contender, n int, tmp string, log io.Writer) *cmpResult {
+	r := &cmpResult{Size: n, Samples: map[string]map[string][]float64{}, Misses: map[string]int{}}
+	path, _, err := ensureAgent(o.gen, o.dir, n)
+	if err != nil {
+		r.Errors = append(r.Errors, "generating the agent: "+err.Error())
+		return r
+	}
+	timeout := o.timeout
+	if timeout == 0 {
+		timeout = 30*time.Second + time.Duration(n)*2*time.Millisecond
+	}
+	p := &cmpProbe{agent: path, size: n, timeout: timeout, exitWait: o.exitWait, kinds: o.kinds,
+		requests: o.requests, budget: o.burst, words: w.forSize(n)}
+	failed := map[string]bool{}
+	fail := func(c contender, what string, err error) {
+		failed[c.label+what] = true
+		r.Errors = append(r.Errors, fmt.Sprintf("%s, %s: %v", c.label, what, err))
+	}
+	warm := make([]string, len(who))
+	for i, c := range who {
+		warm[i] = filepath.Join(tmp, fmt.Sprintf("cmp-warm-%d-%d", n, i))
+		if c.prebuild != nil && len(o.kinds) > 0 {
+			fmt.Fprintf(log, "size %d: building the warm cache of %s\n", n, c.label)
+			if err := c.prebuild(warm[i], path, timeout); err != nil {
+				fail(c, "serving", err)
+			}
+		}
+	}
+	for run := 0; run < o.runs; run++ {
+		fmt.Fprintf(log, "size %d: comparison run %d/%d\n", n, run+1, o.runs)
+		// Who goes first alternates from run to run, so that whatever
+		// favours a position (the page cache, the load) favours neither.
+		for k := range who {
+			i := (k + run) % len(who)
+			c := who[i]
+			if !failed[c.label+"cold"] && run < o.coldRuns {
+				cold := filepath.Join(tmp, fmt.Sprintf("cmp-cold-%d-%d-%d", n, i, run)) // fresh and empty
+				ms, rss, err := p.coldRoute(c, cold, run)
+				os.RemoveAll(cold)
+				if err != nil {
+					fail(c, "cold", err)
+				} else {
+					r.add(c.label, "coldRoute", ms)
+					r.add(c.label, "coldRSS", rss)
+				}
+			}
+			if !failed[c.label+"serving"] && len(p.kinds) > 0 {
+				if err := p.session(c, warm[i], run, r); err != nil {
+					fail(c, "serving", err)
+				}
+			}
+		}
+	}
+	return r
+}
+
+// coldRoute measures spawn → first route_skill answer against an empty
+// cache: initialize, notifications/initialized and the call go out
+// together, as a pipelining client sends them.
+func (p *cmpProbe) coldRoute(c contender, cacheDir string, k int) (msec, rssMB float64, err error) {
+	argv := c.argv(p.agent, cacheDir)
+	s, err := startServer(argv[0], argv[1:], p.timeout)
+	if err != nil {
+		return 0, 0, err
+	}
+	defer s.kill()
+	var buf bytes.Buffer
+	for _, m := range []map[string]any{initializeRequest(1), initializedNotification(), routeRequest(2, p.words.text(k))} {
+		if err := appendLine(&buf, m); err != nil {
+			return 0, 0, err
+		}
+	}
+	if err := s.sendRaw(buf.Bytes()); err != nil {
+		return 0, 0, err
+	}
+	pr := &probe{pipeline: true}
+	if err := pr.awaitRoute(s, 2); err != nil {
+		return 0, 0, err
+	}
+	elapsed := time.Since(s.start)
+	rss, err := s.finish(p.exitWait)
+	return ms(elapsed), rss, err
+}
+
+// session spawns c once, times the handshake, then each request kind in
+// turn as a pipelined burst, and records the peak RSS after stdin closes.
+func (p *cmpProbe) session(c contender, cacheDir string, run int, r *cmpResult) error {
+	argv := c.argv(p.agent, cacheDir)
+	s, err := startServer(argv[0], argv[1:], p.timeout)
+	if err != nil {
+		return err
+	}
+	defer s.kill()
+	if err := s.send(initializeRequest(1)); err != nil {
+		return err
+	}
+	if _, err := s.await(1); err != nil {
+		return err
+	}
+	r.add(c.label, "init", ms(time.Since(s.start)))
+	if err := s.send(initializedNotification()); err != nil {
+		return err
+	}
+	nextID := 100
+	for _, kind := range p.kinds {
+		perReq, misses, err := p.timeKind(s, kind, run, &nextID)
+		if err != nil {
+			return fmt.Errorf("%s: %w", kind, err)
+		}
+		r.add(c.label, kind, perReq)
+		r.Misses[c.label] += misses
+	}
+	rss, err := s.finish(p.exitWait)
+	if err != nil {
+		return err
+	}
+	r.add(c.label, "rss", rss)
+	return nil
+}
+
+// warmupRequests is the untimed burst before each timed one: it lets a JIT
+// compile the path and sizes the timed burst.
+const warmupRequests = 50
+
+// timeKind sends an untimed warm-up burst of kind, then a timed one sized
+// to last about p.budget (between warmupRequests and p.requests requests),
+// and returns the time per request in µs and how many route answers
+// matched no skill.
+func (p *cmpProbe) timeKind(s *server, kind string, run int, nextID *int) (float64, int, error) {
+	misses := 0
+	check := func(res json.RawMessage) error {
+		text, err := toolText(res)
+		if kind == "route_skill" && text == "no skill matched" {
+			misses++
+		}
+		return err
+	}
+	if kind == "ping" || kind == "tools/list" {
+		check = func(json.RawMessage) error { return nil }
+	}
+	warm, err := p.burst(s, kind, run*p.requests, warmupRequests, nextID, check)
+	if err != nil {
+		return 0, 0, err
+	}
+	per := warm / warmupRequests
+	count := p.requests
+	if per > 0 {
+		count = int(min(int64(p.requests), max(int64(warmupRequests), int64(p.budget/per))))
+	}
+	misses = 0
+	d, err := p.burst(s, kind, run*p.requests+warmupRequests, count, nextID, check)
+	if err != nil {
+		return 0, 0, err
+	}
+	return float64(d) / float64(count) / float64(time.Microsecond), misses, nil
+}
+
+// burst writes count requests of kind at once, from a second goroutine so
+// neither pipe can fill and stall the other side, reads every answer, and
+// returns first write → last answer.
+func (p *cmpProbe) burst(s *server, kind string, k0, count int, nextID *int, check func(json.RawMessage) error) (time.Duration, error) {
+	first := *nextID
+	*nextID += count
+	var buf bytes.Buffer
+	for i := 0; i < count; i++ {
+		if err := appendLine(&buf, p.request(kind, first+i, k0+i)); err != nil {
+			return 0, err
+		}
+	}
+	start := time.Now()
+	writeErr := make(chan error, 1)
+	go func() { writeErr <- s.sendRaw(buf.Bytes()) }()
+	seen := make([]bool, count)
+	for got := 0; got < count; got++ {
+		m, err := s.recv()
+		if err != nil {
+			return 0, fmt.Errorf("%d of %d answered: %w", got, count, err)
+		}
+		var id int
+		if m.Method != "" || json.Unmarshal(m.ID, &id) != nil || id < first || id >= first+count || seen[id-first] {
+			return 0, fmt.Errorf("unexpected or repeated message id %s", m.ID)
+		}
+		seen[id-first] = true
+		res, err := m.result(id)
+		if err == nil {
+			err = check(res)
+		}
+		if err != nil {
+			return 0, err
+		}
+	}
+	elapsed := time.Since(start)
+	return elapsed, <-writeErr
+}
+
+// request builds the k-th request of kind with the given id.
+func (p *cmpProbe) request(kind string, id, k int) map[string]any {
+	msg := map[string]any{"jsonrpc": "2.0", "id": id}
+	switch kind {
+	case "ping", "tools/list":
+		msg["method"] = kind
+		return msg
+	case "route_skill":
+		return routeRequest(id, p.words.text(k))
+	}
+	args := map[string]any{}
+	if kind != "list_skills" {
+		args["name"] = p.words.skillName(k, p.size)
+	}
+	msg["method"] = "tools/call"
+	msg["params"] = map[string]any{"name": kind, "arguments": args}
+	return msg
+}
+
+// toolText returns the text of a tools/call result; a tool error result
+// is an error.
+func toolText(raw json.RawMessage) (string, error) {
+	var res struct {
+		Content []struct {
+			Text string `json:"text"`
+		} `json:"content"`
+		IsError bool `json:"isError"`
+	}
+	if err := json.Unmarshal(raw, &res); err != nil {
+		return "", fmt.Errorf("result is not a tool result: %v", err)
+	}
+	text := ""
+	if len(res.Content) > 0 {
+		text = res.Content[0].Text
+	}
+	if res.IsError {
+		return "", fmt.Errorf("tool error: %.300s", text)
+	}
+	return text, nil
+}
+
+// appendLine encodes msg as one line onto buf.
+func appendLine(buf *bytes.Buffer, msg any) error {
+	b, err := json.Marshal(msg)
+	if err != nil {
+		return fmt.Errorf("encoding a request: %w", err)
+	}
+	buf.Write(b)
+	buf.WriteByte('\n')
+	return nil
+}

@@ -1,0 +1,132 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+)
+
+// cmpCell is one contender's median for one metric, when it has samples.
+type cmpCell struct {
+	value float64
+	ok    bool
+}
+
+// cell returns the median of who's samples of key.
+func (r *cmpResult) cell(who, key string) cmpCell {
+	s := r.Samples[who][key]
+	if len(s) == 0 {
+		return cmpCell{}
+	}
+	return cmpCell{value: median(s), ok: true}
+}
+
+// ratio is ours / reference: under 1 means ours is faster or smaller. It
+// is absent when either side has no median or the reference's is zero.
+func ratio(ours, ref cmpCell) (float64, bool) {
+	if !ours.ok || !ref.ok || ref.value == 0 {
+		return 0, false
+	}
+	return ours.value / ref.value, true
+}
+
+// formatRatio shows a ratio with two significant decimals, or a dash.
+func formatRatio(ours, ref cmpCell) string {
+	q, ok := ratio(ours, ref)
+	if !ok {
+		return "—"
+	}
+	if q >= 10 {
+		return fmt.Sprintf("%.1f×", q)
+	}
+	return fmt.Sprintf("%.2f×", q)
+}
+
+// formatCell shows a median in its metric's unit, or a dash.
+func formatCell(m metric, c cmpCell) string {
+	if !c.ok {
+		return "—"
+	}
+	return fmt.Sprintf(m.format+" %s", c.value, m.unit)
+}
+
+// writeCompare prints one table row per size and metric: our median, the
+// reference's and their ratio, then every failure.
+func writeCompare(w io.Writer, o *options, results []*cmpResult) error {
+	refName := "none (pass -ref 'CMD' to compare)"
+	switch {
+	case o.ref != "":
+		refName = o.ref + " FILE"
+	case o.ab != "":
+		refName = o.ab + " (-ab: another agent3md build, measured as ours)"
+	}
+	fmt.Fprintf(w, "agent3md vs reference over stdio: medians of %d runs (cold: %d); requests pipelined, one kind at a time,\n", o.runs, o.coldRuns)
+	fmt.Fprintf(w, "each timed burst aimed at %v (%d–%d requests) after %d untimed ones; ratio = ours / reference\n",
+		o.burst, warmupRequests, o.requests, warmupRequests)
+	fmt.Fprintf(w, "reference: %s\n\n", refName)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "skills\tmeasure\tours\treference\tratio\t")
+	for _, r := range results {
+		for _, m := range compareMetrics {
+			us, ref := r.cell("ours", m.key), r.cell("reference", m.key)
+			if !us.ok && !ref.ok {
+				continue
+			}
+			fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t\n", r.Size, m.label, formatCell(m, us), formatCell(m, ref), formatRatio(us, ref))
+		}
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	fmt.Fprintln(w, "\nours serves from a pre-built cache (agent3md index) except in the cold rows, which start")
+	fmt.Fprintln(w, "with an empty --cache-dir; \"all requests\" RSS is the serving process after every burst.")
+	for _, r := range results {
+		for _, who := range []string{"ours", "reference"} {
+			if n := r.Misses[who]; n > 0 {
+				fmt.Fprintf(w, "\nsize %d: %d route_skill answers of %s matched no skill\n", r.Size, n, who)
+			}
+		}
+		for _, e := range r.Errors {
+			fmt.Fprintf(w, "\nFAILED size %d: %s\n", r.Size, strings.TrimSpace(e))
+		}
+	}
+	return nil
+}
+
+// writeCompareJSON prints every sample with the medians and ratios.
+func writeCompareJSON(w io.Writer, results []*cmpResult) error {
+	type row struct {
+		Metric    string   `json:"metric"`
+		Unit      string   `json:"unit"`
+		Ours      *float64 `json:"ours"`
+		Reference *float64 `json:"reference"`
+		Ratio     *float64 `json:"ratio"`
+	}
+	type out struct {
+		*cmpResult
+		Medians []row `json:"medians"`
+	}
+	opt := func(c cmpCell) *float64 {
+		if !c.ok {
+			return nil
+		}
+		return &c.value
+	}
+	all := make([]out, len(results))
+	for i, r := range results {
+		all[i].cmpResult = r
+		for _, m := range compareMetrics {
+			us, ref := r.cell("ours", m.key), r.cell("reference", m.key)
+			if !us.ok && !ref.ok {
+				continue
+			}
+			q, ok := ratio(us, ref)
+			all[i].Medians = append(all[i].Medians, row{m.key, m.unit, opt(us), opt(ref), opt(cmpCell{q, ok})})
+		}
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(all)
+}
