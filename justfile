@@ -24,6 +24,14 @@ serve agent="examples/devtools.3md":
 selftest:
     go build -o bin/agent3md ./cmd/agent3md && for f in examples/*.3md; do bin/agent3md selftest "$f"; done
 
+# Check that every release target (linux, macOS, Windows x amd64, arm64) cross-compiles.
+release-check:
+    bash scripts/release-check.sh
+
+# Release archives with goreleaser (.goreleaser.yaml), when it is installed.
+release-snapshot:
+    goreleaser release --snapshot --clean
+
 # Fuzz the parser for a while.
 fuzz time="2m":
     go test ./agentfile -run '^$' -fuzz FuzzParse -fuzztime {{time}}
