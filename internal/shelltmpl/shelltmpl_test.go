@@ -1,0 +1,109 @@
+package shelltmpl
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+)
+
+func TestAnalyzeSafe(t *testing.T) {
+	tests := []struct {
+		tmpl  string
+		want  []string // name:context:role per placeholder
+		plain bool
+	}{
+		{"rg --line-number {pattern} {path}", []string{"pattern:u:opt", "path:u:pos"}, true},
+		{"rg -e {p} -- {path}", []string{"p:u:opt", "path:u:end"}, true},
+		{"go test -count=1 {pkgs}", []string{"pkgs:u:pos"}, true},
+		{"curl --max-time={t} {url}", []string{"t:u:emb", "url:u:pos"}, true},
+		{"curl {host}:{port}/x", []string{"host:u:pos", "port:u:emb"}, true},
+		{"x {a}{b}", []string{"a:u:pos", "b:u:pos<a"}, true},
+		{`echo 'x {a} y' "x {b} y"`, []string{"a:s:emb", "b:d:emb"}, false},
+		{`echo "{a}" '{b}'`, []string{"a:d:pos", "b:s:pos"}, false},
+		{`echo \{a} {a}`, []string{"a:u:pos"}, false},
+		{`echo "\{a}" "\\{b}"`, []string{"b:d:emb"}, false},
+		{"{cmd} x", []string{"cmd:u:cmd"}, true},
+		{"X={v} cmd > {out}", []string{"v:u:none", "out:u:none"}, false},
+		{"export X={v}; cd {d} && make", []string{"v:u:none", "d:u:pos"}, false},
+		{"git diff --stat {base}...{head}", []string{"base:u:opt", "head:u:emb"}, true},
+		{"kubectl -n {ns} --to-revision=3 {rev}", []string{"ns:u:opt", "rev:u:pos"}, true},
+		{"ls *.go {d}", []string{"d:u:pos"}, false},
+		{"if test -n {a}; then echo {b}; fi", []string{"a:u:opt", "b:u:pos"}, false},
+		{"rg x", nil, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.tmpl, func(t *testing.T) {
+			a := Analyze(tt.tmpl)
+			if len(a.Problems) > 0 {
+				t.Fatalf("problems: %v", a.Problems)
+			}
+			var got []string
+			for _, p := range a.Placeholders {
+				s := p.Name + ":" + "usd"[p.Context:p.Context+1] + ":" + []string{"emb", "pos", "opt", "end", "cmd", "none"}[p.Role]
+				if len(p.Preceding) > 0 {
+					s += "<" + strings.Join(p.Preceding, ",")
+				}
+				got = append(got, s)
+				if tt.tmpl[p.Start:p.End] != "{"+p.Name+"}" {
+					t.Errorf("%s: range %d-%d is %q", p.Name, p.Start, p.End, tt.tmpl[p.Start:p.End])
+				}
+			}
+			if !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("placeholders %v, want %v", got, tt.want)
+			}
+			if a.Plain != tt.plain {
+				t.Errorf("Plain = %v, want %v", a.Plain, tt.plain)
+			}
+		})
+	}
+}
+
+func TestAnalyzeUnsafe(t *testing.T) {
+	tests := []struct{ tmpl, reason string }{
+		{`echo "Subject: $(echo "{msg}" | head -1)"`, "$(…) command substitution"},
+		{"echo \"`echo {v}`\"", "`…` command substitution"},
+		{`echo "${X:-{v}}"`, "${…} parameter expansion"},
+		{`echo ${X:-{v}}`, "${…} parameter expansion"},
+		{`echo $(echo {v})`, "$(…) command substitution"},
+		{`echo "$HOME {v}"`, `"…" string that also holds`},
+		{`echo {v}$HOME`, "its word also holds"},
+		{`echo ${v}`, "parameter expansion"},
+		{`echo $((1 + {n}))`, "arithmetic"},
+		{"cat <<EOF\n{v}\nEOF", "here-document"},
+		{"cat <<'EOF'\n{v}\nEOF", "here-document"},
+		{"echo hi # {v}", "comment"},
+		{`echo $'a {v}'`, "$'…'"},
+		{`[[ {v} == x ]]`, "[[ … ]] test"},
+		{`case {v} in x) ;; esac`, "case"},
+		{`for f in {v}; do echo; done`, "for loop"},
+		{`echo "{v}`, "not valid shell syntax"},
+		{`diff <(echo {v}) x`, "process substitution"},
+		{`a=({v})`, "array"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.tmpl, func(t *testing.T) {
+			a := Analyze(tt.tmpl)
+			if len(a.Problems) == 0 {
+				t.Fatalf("no problem; placeholders %+v", a.Placeholders)
+			}
+			if a.Plain {
+				t.Error("an unsafe template is Plain")
+			}
+			if msg := a.Problems[0].Error(); !strings.Contains(msg, tt.reason) {
+				t.Errorf("problem %q does not say %q", msg, tt.reason)
+			}
+		})
+	}
+}
+
+func TestArgv(t *testing.T) {
+	got, err := Argv(`rg --flag='a b' 'it'\''s' x`)
+	if err != nil || !reflect.DeepEqual(got, []string{"rg", "--flag=a b", "it's", "x"}) {
+		t.Fatalf("Argv = %q, %v", got, err)
+	}
+	for _, bad := range []string{"a; b", "a | b", "a $X", "a *.go", "a > f", "X=1 a", "a 'b", ""} {
+		if got, err := Argv(bad); err == nil {
+			t.Errorf("Argv(%q) = %q, want an error", bad, got)
+		}
+	}
+}
