@@ -1,0 +1,84 @@
+package loader
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/agent3md/agent3md/agentfile"
+	"github.com/agent3md/agent3md/internal/shelltmpl"
+)
+
+// refuseOptions moves to Invalid each value that starts with "-" and would
+// start an argument no option claims: the command would read it as an
+// option ("-exec=…", "--pre=…", "-o …"), not as the input's text. A value
+// is let through where the template says it is not an option: after a "--"
+// word, as an option's argument (-e {p}, --flag={p}, --flag {p}), behind
+// literal text in its word, or as an assignment or redirection target.
+// Invalid keeps its order: declared inputs first, then undeclared names.
+func (f *Fill) refuseOptions(t *shelltmpl.Template, inputs []agentfile.Input, declared map[string]agentfile.Input, good map[string]string, optional map[string]bool) {
+	refused := map[string]bool{}
+	for _, p := range t.Placeholders {
+		if p.Role != shelltmpl.Positional && p.Role != shelltmpl.CommandName {
+			continue
+		}
+		v, ok := good[p.Name]
+		if !ok || refused[p.Name] || !strings.HasPrefix(v, "-") || !allEmpty(p.Preceding, good) {
+			continue
+		}
+		refused[p.Name] = true
+		typ := "undeclared"
+		if in, ok := declared[p.Name]; ok {
+			typ = in.Type
+		}
+		f.Invalid = append(f.Invalid, InputProblem{Name: p.Name, Type: typ, Reason: optionReason(p)})
+	}
+	if len(refused) == 0 {
+		return
+	}
+	for n := range refused {
+		delete(good, n)
+	}
+	rank := map[string]int{}
+	for i, in := range inputs {
+		if _, ok := rank[in.Name]; !ok {
+			rank[in.Name] = i
+		}
+	}
+	key := func(p InputProblem) (int, string) {
+		if r, ok := rank[p.Name]; ok && p.Type != "undeclared" {
+			return r, ""
+		}
+		return len(inputs), p.Name
+	}
+	sort.SliceStable(f.Invalid, func(i, j int) bool {
+		ri, ni := key(f.Invalid[i])
+		rj, nj := key(f.Invalid[j])
+		return ri < rj || (ri == rj && ni < nj)
+	})
+}
+
+// allEmpty reports whether every named value that precedes a placeholder
+// in its word is empty, so that this one starts the argument.
+func allEmpty(names []string, good map[string]string) bool {
+	for _, n := range names {
+		if good[n] != "" {
+			return false
+		}
+	}
+	return true
+}
+
+func optionReason(p shelltmpl.Placeholder) string {
+	if p.Role == shelltmpl.CommandName {
+		return fmt.Sprintf("starts with \"-\" and {%s} is the command's name; a command name cannot start with \"-\"", p.Name)
+	}
+	cmd := "the command"
+	if p.Command != "" {
+		cmd = p.Command
+	}
+	return fmt.Sprintf("starts with \"-\", so %s would read it as an option, not as the {%s} argument; "+
+		"give a value that does not start with \"-\", or, if such values are meant to be accepted, "+
+		"the skill's template must put -- before {%s} (as in \"%s -- {%s}\") or pass it as an option's value (--flag={%s})",
+		cmd, p.Name, p.Name, cmd, p.Name, p.Name)
+}
