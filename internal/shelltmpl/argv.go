@@ -3,66 +3,59 @@ package shelltmpl
 import (
 	"fmt"
 	"strings"
-
-	"mvdan.cc/sh/v3/syntax"
 )
 
 // Argv splits a filled command into the arguments sh would pass to it, for
-// running without a shell. It accepts only one simple command whose words
-// are plain text (the characters Template.Plain allows), '…' strings and
-// backslash-escaped characters — what filling a Plain template produces —
-// and returns an error for anything else, rather than guess what a shell
-// would do with it.
+// running without a shell. It reads only what filling a Plain template
+// produces — words of plain characters (those Template.Plain allows)
+// separated by blanks, '…' strings, and backslash-escaped characters — and
+// returns an error for anything else rather than guess what a shell would
+// do with it. It works on bytes, as sh does: a value may hold any byte but
+// NUL, valid UTF-8 or not.
 func Argv(filled string) ([]string, error) {
-	f, err := syntax.NewParser(syntax.Variant(syntax.LangPOSIX)).Parse(strings.NewReader(filled), "")
-	if err != nil {
-		return nil, fmt.Errorf("the filled command does not parse: %w", err)
-	}
-	if len(f.Stmts) != 1 {
-		return nil, fmt.Errorf("the filled command is %d commands, not one", len(f.Stmts))
-	}
-	st := f.Stmts[0]
-	call, ok := st.Cmd.(*syntax.CallExpr)
-	if !ok || len(st.Redirs) > 0 || st.Negated || st.Background || len(call.Assigns) > 0 || len(call.Args) == 0 {
-		return nil, fmt.Errorf("the filled command is not one simple command")
-	}
-	argv := make([]string, 0, len(call.Args))
-	for _, w := range call.Args {
-		var b strings.Builder
-		for _, part := range w.Parts {
-			switch p := part.(type) {
-			case *syntax.SglQuoted:
-				b.WriteString(p.Value)
-			case *syntax.Lit:
-				v, err := plainLit(p.Value)
-				if err != nil {
-					return nil, err
-				}
-				b.WriteString(v)
-			default:
-				return nil, fmt.Errorf("the filled command holds shell syntax the argv path does not run")
+	var argv []string
+	var b strings.Builder
+	inWord := false
+	for i := 0; i < len(filled); i++ {
+		c := filled[i]
+		switch {
+		case c == ' ' || c == '\t' || c == '\n':
+			if inWord {
+				argv = append(argv, b.String())
+				b.Reset()
+				inWord = false
 			}
+			continue
+		case c == '\'':
+			j := strings.IndexByte(filled[i+1:], '\'')
+			if j < 0 {
+				return nil, fmt.Errorf("the filled command has an unterminated ' string")
+			}
+			b.WriteString(filled[i+1 : i+1+j])
+			i += j + 1
+		case c == '\\' && i+1 < len(filled):
+			i++
+			if filled[i] == '\n' {
+				continue // a line continuation joins the lines
+			}
+			b.WriteByte(filled[i])
+		case c == 0:
+			return nil, fmt.Errorf("the filled command holds a NUL byte, which no argument can carry")
+		case plainChars(filled[i : i+1]):
+			b.WriteByte(c)
+		default:
+			return nil, fmt.Errorf("the filled command holds %q outside quotes, which a shell would interpret; run it with sh -c", c)
 		}
+		inWord = true
+	}
+	if inWord {
 		argv = append(argv, b.String())
 	}
-	return argv, nil
-}
-
-// plainLit undoes the backslash escapes of unquoted text whose other
-// characters are plain.
-func plainLit(s string) (string, error) {
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c == '\\' && i+1 < len(s) {
-			i++
-			b.WriteByte(s[i])
-			continue
-		}
-		if !plainChars(s[i : i+1]) {
-			return "", fmt.Errorf("the filled command holds %q outside quotes, which a shell would interpret", c)
-		}
-		b.WriteByte(c)
+	if len(argv) == 0 {
+		return nil, fmt.Errorf("the filled command is empty")
 	}
-	return b.String(), nil
+	if strings.Contains(argv[0], "=") && !strings.HasPrefix(filled, "'") {
+		return nil, fmt.Errorf("the filled command starts with an assignment, which only a shell runs")
+	}
+	return argv, nil
 }

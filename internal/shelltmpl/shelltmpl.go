@@ -147,6 +147,10 @@ func isDigit(c byte) bool  { return c >= '0' && c <= '9' }
 // Problem saying so.
 func Analyze(tmpl string) *Template {
 	t := &Template{}
+	if strings.ContainsAny(tmpl, "\r\x00") {
+		t.Problems = append(t.Problems, Problem{Reason: "the command holds a carriage return or NUL byte, which shells read differently; remove it"})
+		return t
+	}
 	ms := Find(tmpl)
 	src, sent := withSentinels(tmpl, ms)
 	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(src), "")

@@ -101,7 +101,11 @@ func TestArgv(t *testing.T) {
 	if err != nil || !reflect.DeepEqual(got, []string{"rg", "--flag=a b", "it's", "x"}) {
 		t.Fatalf("Argv = %q, %v", got, err)
 	}
-	for _, bad := range []string{"a; b", "a | b", "a $X", "a *.go", "a > f", "X=1 a", "a 'b", ""} {
+	got, err = Argv("t 'a\r\nb' '\xfb' x\\\ny")
+	if err != nil || !reflect.DeepEqual(got, []string{"t", "a\r\nb", "\xfb", "xy"}) {
+		t.Fatalf("Argv = %q, %v", got, err)
+	}
+	for _, bad := range []string{"a; b", "a | b", "a $X", "a *.go", "a > f", "a 'b", "", "a \"b\"", "a\x00", "X=1 a"} {
 		if got, err := Argv(bad); err == nil {
 			t.Errorf("Argv(%q) = %q, want an error", bad, got)
 		}

@@ -1,0 +1,290 @@
+package loader
+
+import (
+	"math/rand"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"mvdan.cc/sh/v3/syntax"
+
+	"github.com/agent3md/agent3md/internal/shelltmpl"
+)
+
+// TestNestedQuotingRefused reproduces the nested-quoting hole: a template
+// that puts a placeholder inside "$(… "{v}" …)", "`…`" or "${X:-…}" used to
+// be filled with single quotes the shell does not honour there, so a value
+// like $(touch FILE) ran. Such templates are now refused: nothing is
+// substituted, and even running what Command returns creates nothing.
+func TestNestedQuotingRefused(t *testing.T) {
+	sh, err := exec.LookPath("sh")
+	if err != nil {
+		t.Skip("no sh")
+	}
+	tools := []string{
+		`echo \"Subject: $(echo \"{msg}\" | head -1)\"`,
+		"echo \\\"`echo {msg}`\\\"",
+		`echo \"${X:-{msg}}\"`,
+	}
+	for _, tool := range tools {
+		t.Run(tool, func(t *testing.T) {
+			marker := filepath.Join(t.TempDir(), "pwned")
+			a := openText(t, "---\n3md: 1.0\ntitle: Mail\n---\n@plane z=0 kind=identity\nHi.\n\n"+
+				"@plane z=1 label=\"mail\" kind=skill triggers=\"mail\" inputs=\"msg\" tool=\""+tool+"\"\nSend it.\n")
+			for _, v := range []string{"$(touch " + marker + ")", "`touch " + marker + "`", `"; touch ` + marker + `; "`} {
+				f, err := a.Command("mail", map[string]string{"msg": v})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if f.Ready || len(f.Unsafe) != 1 || f.Unsafe[0].Placeholder != "msg" || strings.Contains(f.Command, "touch") {
+					t.Fatalf("fill = %+v, want it refused with the template unfilled", f)
+				}
+				if out, err := exec.Command(sh, "-c", f.Command).CombinedOutput(); err != nil {
+					t.Fatalf("sh -c %q: %v\n%s", f.Command, err, out)
+				}
+				if _, err := os.Stat(marker); err == nil {
+					t.Fatalf("value %q ran: %s exists", v, marker)
+				}
+			}
+		})
+	}
+}
+
+// TestOptionInjectionRefused pins which placeholders may receive a value
+// starting with "-": never a positional argument, unless the template puts
+// -- before it or makes it an option's argument.
+func TestOptionInjectionRefused(t *testing.T) {
+	tests := []struct {
+		tool   string
+		values map[string]string
+		refuse string // input refused, "" for none
+	}{
+		{"go test -count=1 -run {pattern} {packages}", map[string]string{"pattern": "X", "packages": "-exec=/tmp/evil.sh"}, "packages"},
+		{"go test -count=1 -run {pattern} {packages}", map[string]string{"pattern": "-X", "packages": "./..."}, ""},
+		{"rg {p} .", map[string]string{"p": "--pre=/tmp/evil.sh"}, "p"},
+		{"rg -- {p} .", map[string]string{"p": "--pre=/tmp/evil.sh"}, ""},
+		{"rg -e {p} .", map[string]string{"p": "--pre=x"}, ""},
+		{"git log --format=%H {rev}", map[string]string{"rev": "--output=/tmp/x"}, "rev"},
+		{"curl -o {out} {url}", map[string]string{"out": "-", "url": "-o/etc/passwd"}, "url"},
+		{"t --flag={v}", map[string]string{"v": "-x"}, ""},
+		{"t x{v}", map[string]string{"v": "-x"}, ""},
+		{`t "{v}"`, map[string]string{"v": "-x"}, "v"},
+		{`t "a {v}"`, map[string]string{"v": "-x"}, ""},
+		{"t {a}{b}", map[string]string{"a": "", "b": "-x"}, "b"},
+		{"t {a}{b}", map[string]string{"a": "x", "b": "-x"}, ""},
+		{"{c} x", map[string]string{"c": "-x"}, "c"},
+		{"X={v} t > {f}", map[string]string{"v": "-x", "f": "-y"}, ""},
+		{"t -n=1 {v}", map[string]string{"v": "-x"}, "v"},
+		{"t {n}", map[string]string{"n": "-1"}, "n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.tool, func(t *testing.T) {
+			var inputs []string
+			for k := range tt.values {
+				inputs = append(inputs, k)
+			}
+			f := fill(skillWith(tt.tool, true, inputs...), tt.values)
+			var refused []string
+			for _, p := range f.Invalid {
+				refused = append(refused, p.Name)
+				if !strings.Contains(p.Reason, "{"+p.Name+"}") || (!strings.Contains(p.Reason, "--") && !strings.HasPrefix(tt.tool, "{")) {
+					t.Errorf("reason does not say how to pass it: %s", p.Reason)
+				}
+			}
+			if tt.refuse == "" {
+				if !f.Ready {
+					t.Fatalf("refused: %+v", f)
+				}
+				return
+			}
+			if f.Ready || !reflect.DeepEqual(refused, []string{tt.refuse}) {
+				t.Fatalf("refused %v, want [%s]: %+v", refused, tt.refuse, f)
+			}
+			if !strings.Contains(f.Command, "{"+tt.refuse+"}") {
+				t.Errorf("a refused value reached the command: %s", f.Command)
+			}
+		})
+	}
+}
+
+func TestOptionRefusalOnDevtools(t *testing.T) {
+	a := openPath(t, "../examples/devtools.3md")
+	f, err := a.Command("run-tests", map[string]string{"pattern": "TestX", "packages": "-exec=/tmp/evil.sh"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.Ready || len(f.Invalid) != 1 || f.Invalid[0].Name != "packages" || !strings.Contains(f.Invalid[0].Reason, "go would read it as an option") {
+		t.Fatalf("fill = %+v", f)
+	}
+}
+
+// literalTemplates are safe templates with the words a shell must see
+// after filling: each {a} and {b} in a word stands for the value itself.
+var literalTemplates = []struct {
+	tool  string
+	words []string
+}{
+	{`printf '%s\n' {a} {b}`, []string{"printf", `%s\n`, "{a}", "{b}"}},
+	{`printf '%s\n' "{a}" '{b}'`, []string{"printf", `%s\n`, "{a}", "{b}"}},
+	{`printf '%s\n' pre{a}post "x {b} y" 'q {a} r' "\"{b}\""`, []string{"printf", `%s\n`, "pre{a}post", "x {b} y", "q {a} r", `"{b}"`}},
+	{`cmd --flag={a} -e {b} -- {a}{b} && cmd2 x"{b}" || cmd3 '{a}'z`, []string{"cmd", "--flag={a}", "-e", "{b}", "--", "{a}{b}", "cmd2", "x{b}", "cmd3", "{a}z"}},
+	{"cmd {a}:{b}/x", []string{"cmd", "{a}:{b}/x"}},
+}
+
+// checkLiteral fills each literal template with a and b, parses the result
+// with a shell parser, and checks that it holds no expansion at all and
+// that its words are exactly the expected ones: no value can add, split,
+// join or expand a word. A value refused by the option rule is skipped.
+func checkLiteral(t *testing.T, a, b string) {
+	t.Helper()
+	r := strings.NewReplacer("{a}", a, "{b}", b)
+	for _, lt := range literalTemplates {
+		f := fill(skillWith(lt.tool, true, "a", "b"), map[string]string{"a": a, "b": b})
+		if !f.Ready {
+			for _, p := range f.Invalid {
+				if !strings.Contains(p.Reason, "as an option") {
+					t.Fatalf("%s with %q, %q: %+v", lt.tool, a, b, f)
+				}
+			}
+			continue
+		}
+		want := make([]string, len(lt.words))
+		for i, w := range lt.words {
+			want[i] = r.Replace(w)
+		}
+		got, err := literalWords(f.Command)
+		if err != nil {
+			t.Fatalf("%s with %q, %q: command %s: %v", lt.tool, a, b, f.Command, err)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("%s with %q, %q:\ncommand %s\n    got %q\n   want %q", lt.tool, a, b, f.Command, got, want)
+		}
+		if f.Plain {
+			argv, err := shelltmpl.Argv(f.Command)
+			if err != nil || !reflect.DeepEqual(argv, want) {
+				t.Fatalf("Argv(%s) = %q, %v; want %q", f.Command, argv, err, want)
+			}
+		}
+	}
+}
+
+// literalWords parses a command line and returns the literal text of every
+// command word, failing on anything a shell would expand or interpret.
+func literalWords(cmd string) ([]string, error) {
+	// The parser drops a carriage return before a newline where sh keeps
+	// it; carry it through as a marker (a real sh run is in
+	// TestCommandShellRoundTrip).
+	const cr = "\x01CR\x01"
+	if strings.Contains(cmd, cr) {
+		return nil, os.ErrInvalid
+	}
+	cmd = strings.ReplaceAll(cmd, "\r", cr)
+	file, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(cmd), "")
+	if err != nil {
+		return nil, err
+	}
+	var words []string
+	var bad syntax.Node
+	syntax.Walk(file, func(n syntax.Node) bool {
+		switch n := n.(type) {
+		case *syntax.CallExpr:
+			for _, w := range n.Args {
+				s, ok := wordText(w)
+				if !ok {
+					bad = w
+				}
+				words = append(words, s)
+			}
+		case *syntax.CmdSubst, *syntax.ParamExp, *syntax.ArithmExp, *syntax.ProcSubst, *syntax.ExtGlob, *syntax.Redirect, *syntax.Assign:
+			bad = n
+		}
+		return bad == nil
+	})
+	if bad != nil {
+		return nil, &os.PathError{Op: "shell syntax", Path: cmd, Err: os.ErrInvalid}
+	}
+	for i := range words {
+		words[i] = strings.ReplaceAll(words[i], cr, "\r")
+	}
+	return words, nil
+}
+
+func wordText(w *syntax.Word) (string, bool) {
+	var b strings.Builder
+	for _, part := range w.Parts {
+		switch p := part.(type) {
+		case *syntax.Lit:
+			if strings.ContainsAny(p.Value, "*?[~") {
+				return "", false // a glob or tilde the shell would expand
+			}
+			b.WriteString(unescapeAll(p.Value, "")) // every \x is x outside quotes
+		case *syntax.SglQuoted:
+			if p.Dollar {
+				return "", false
+			}
+			b.WriteString(p.Value)
+		case *syntax.DblQuoted:
+			for _, q := range p.Parts {
+				l, ok := q.(*syntax.Lit)
+				if !ok || p.Dollar {
+					return "", false
+				}
+				b.WriteString(unescapeAll(l.Value, "$`\"\\\n"))
+			}
+		default:
+			return "", false
+		}
+	}
+	return b.String(), true
+}
+
+// unescapeAll drops the backslash before each character in only (or before
+// any character when only is "").
+func unescapeAll(s, only string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\\' && i+1 < len(s) && (only == "" || strings.IndexByte(only, s[i+1]) >= 0) {
+			i++
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}
+
+func TestFillStaysLiteral(t *testing.T) {
+	rng := rand.New(rand.NewSource(12))
+	for _, a := range nastyValues {
+		for _, b := range nastyValues {
+			checkLiteral(t, a, b)
+		}
+	}
+	n := 2000
+	if testing.Short() {
+		n = 200
+	}
+	for range n {
+		checkLiteral(t, randomValue(rng), randomValue(rng))
+	}
+}
+
+// FuzzFillStaysLiteral is TestFillStaysLiteral's property under the fuzzer.
+func FuzzFillStaysLiteral(f *testing.F) {
+	for i, v := range nastyValues {
+		f.Add(v, nastyValues[(i*7+3)%len(nastyValues)])
+	}
+	f.Fuzz(func(t *testing.T, a, b string) {
+		if strings.IndexByte(a, 0) >= 0 || strings.IndexByte(b, 0) >= 0 {
+			return // refused as invalid: never substituted
+		}
+		if !utf8.ValidString(a) || !utf8.ValidString(b) {
+			// The parser that checks the result reads UTF-8 only; sh takes
+			// any bytes in '…', which TestCommandShellRoundTrip runs.
+			return
+		}
+		checkLiteral(t, a, b)
+	})
+}
