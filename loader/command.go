@@ -30,6 +30,9 @@ type Fill struct {
 	// above); "" when the skill has no tool.
 	Command string `json:"command,omitempty"`
 	HasTool bool   `json:"hasTool"`
+	// Cost is the skill's cost= tag ("" when it has none). A caller about to
+	// run the command should have a person confirm a costly one.
+	Cost string `json:"cost,omitempty"`
 	// Missing lists required inputs with no value, in declaration order.
 	Missing []string `json:"missing"`
 	// Invalid lists values that break their input's type (or hold a NUL), in
@@ -93,6 +96,7 @@ func fill(s *agentfile.Skill, values map[string]string) *Fill {
 	f := &Fill{
 		Skill:   s.Name,
 		HasTool: s.HasTool && strings.TrimSpace(s.Tool) != "",
+		Cost:    s.Cost,
 		Missing: []string{}, Invalid: []InputProblem{}, Unknown: []string{},
 		Omitted: []string{}, Unbound: []string{}, Unsafe: []TemplateProblem{},
 	}
