@@ -182,16 +182,29 @@ func (a *app) runSkill(c *cobra.Command, ag *loader.Agent, file, text string, va
 		if err := writeJSON(a.stdout, f); err != nil {
 			return ioError(err)
 		}
-	} else {
-		printFill(a.stdout, a.stderr, f, fl.doExec)
 	}
 	if !fl.doExec {
+		if !fl.asJSON {
+			printCommand(a.stdout, a.stderr, f)
+			printProblems(a.stderr, f)
+		}
 		return fillVerdict(f)
+	}
+	if !fl.asJSON {
+		if len(f.Unsafe) > 0 {
+			printCommand(a.stdout, a.stderr, f)
+		}
+		printProblems(a.stderr, f)
 	}
 	g := &runGuard{yes: fl.yes, named: fl.skill != "", in: a.stdin, out: a.stderr, tty: isTerminal(a.stdin)}
 	if err := g.check(ch, sk.Cost, f); err != nil {
+		if f.HasTool && len(f.Unsafe) == 0 {
+			fmt.Fprintf(a.stderr, "not run: %s\n", f.Command)
+		}
 		return err
 	}
+	// stdout carries only the command's own output.
+	fmt.Fprintf(a.stderr, "$ %s\n", f.Command)
 	return a.execFill(c, f)
 }
 
@@ -208,29 +221,30 @@ func fillVerdict(f *loader.Fill) error {
 	}
 }
 
-// printFill writes the filled command (to out, or to errw as "$ command"
-// when it is about to run, so that out carries only the command's output)
-// and the problems of the fill to errw.
-func printFill(out, errw io.Writer, f *loader.Fill, running bool) {
+// printCommand writes the filled command to out, or, when the template is
+// unsafe to fill, why to errw; a skill without a command gets a note.
+func printCommand(out, errw io.Writer, f *loader.Fill) {
 	if !f.HasTool {
 		fmt.Fprintf(out, "skill %s has no command (guidance only); read it with 'agent3md get'\n", f.Skill)
 		return
 	}
-	switch {
-	case len(f.Unsafe) > 0:
-		fmt.Fprintf(errw, "skill %s's command template is unsafe to fill, so nothing was substituted (agent3md validate reports it as tool-quote):\n", f.Skill)
-		for _, p := range f.Unsafe {
-			if p.Placeholder == "" {
-				fmt.Fprintf(errw, "  %s\n", p.Reason)
-			} else {
-				fmt.Fprintf(errw, "  {%s}: %s\n", p.Placeholder, p.Reason)
-			}
-		}
-	case running:
-		fmt.Fprintf(errw, "$ %s\n", f.Command)
-	default:
+	if len(f.Unsafe) == 0 {
 		fmt.Fprintf(out, "%s\n", f.Command)
+		return
 	}
+	fmt.Fprintf(errw, "skill %s's command template is unsafe to fill, so nothing was substituted (agent3md validate reports it as tool-quote):\n", f.Skill)
+	for _, p := range f.Unsafe {
+		if p.Placeholder == "" {
+			fmt.Fprintf(errw, "  %s\n", p.Reason)
+		} else {
+			fmt.Fprintf(errw, "  {%s}: %s\n", p.Placeholder, p.Reason)
+		}
+	}
+}
+
+// printProblems lists on errw what keeps a fill from being ready, and the
+// values it ignored.
+func printProblems(errw io.Writer, f *loader.Fill) {
 	if len(f.Missing) > 0 {
 		fmt.Fprintf(errw, "missing required inputs: %s\n", strings.Join(f.Missing, ", "))
 	}
@@ -250,17 +264,7 @@ func printFill(out, errw io.Writer, f *loader.Fill, running bool) {
 // execFill runs a ready fill: a plain template's words directly as argv,
 // anything else through sh -c. The command's exit status is run's.
 func (a *app) execFill(c *cobra.Command, f *loader.Fill) error {
-	var cmd *exec.Cmd
-	if f.Plain {
-		// Argv can still decline (it reads only what it is sure sh reads
-		// the same way); sh -c then runs the same, safely quoted, line.
-		if argv, err := shelltmpl.Argv(f.Command); err == nil {
-			cmd = exec.CommandContext(c.Context(), argv[0], argv[1:]...)
-		}
-	}
-	if cmd == nil {
-		cmd = exec.CommandContext(c.Context(), "sh", "-c", f.Command)
-	}
+	cmd := commandFor(c, f)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = a.stdin, a.stdout, a.stderr
 	err := cmd.Run()
 	if err == nil {
@@ -279,6 +283,19 @@ func (a *app) execFill(c *cobra.Command, f *loader.Fill) error {
 		code = 127
 	}
 	return &exitError{code: code, err: fmt.Errorf("cannot run %s: %w", cmd.Path, err)}
+}
+
+// commandFor builds the process for a ready fill: a plain template's
+// words directly as argv, anything else through sh -c.
+func commandFor(c *cobra.Command, f *loader.Fill) *exec.Cmd {
+	if f.Plain {
+		// Argv can still decline (it reads only what it is sure sh reads
+		// the same way); sh -c then runs the same, safely quoted, line.
+		if argv, err := shelltmpl.Argv(f.Command); err == nil {
+			return exec.CommandContext(c.Context(), argv[0], argv[1:]...)
+		}
+	}
+	return exec.CommandContext(c.Context(), "sh", "-c", f.Command)
 }
 
 func isTerminal(r io.Reader) bool {
