@@ -19,15 +19,15 @@ import (
 )
 
 // Exit codes of run beyond 0 (done), 1 (invalid agent file or argument) and
-// 2 (usage or I/O error); docs/run-guard.md lists them. They sit outside
-// the ranges commands conventionally use (1-2 generic failures, small
-// tool-specific codes such as curl's, 64-78 from sysexits, 126-165 from
-// shells and signals), so a script can tell the guard's verdicts apart.
-// With --exec, a command that ran passes its own exit status through.
+// 2 (usage or I/O error); docs/run-guard.md lists them. They sit where
+// commands rarely exit — above curl's codes (up to 99), Rust's panic (101)
+// and daemontools' 100/111, below the shells' 126-165 — so a script can
+// tell the guard's verdicts from a command's failure. With --exec, a
+// command that ran passes its own exit status through.
 const (
-	exitNoMatch  = 80 // routing found no skill for the request
-	exitRefused  = 81 // the guard would not run it (see runGuard)
-	exitNotReady = 82 // inputs missing, invalid or unbound
+	exitNoMatch  = 120 // routing found no skill for the request
+	exitRefused  = 121 // the guard would not run it (see runGuard)
+	exitNotReady = 122 // inputs missing, invalid or unbound
 )
 
 type runFlags struct {
@@ -55,8 +55,8 @@ match unless --skill names the skill; and a skill with a cost= tag only with
 plain words runs directly, without a shell; any other through sh -c.
 
 Exit status: 0 done (with --exec: the command's own status), 1 invalid agent
-file or argument, 2 usage or I/O error, 80 no skill matched, 81 refused by
-the guard, 82 inputs missing or invalid. See docs/run-guard.md.`,
+file or argument, 2 usage or I/O error, 120 no skill matched, 121 refused by
+the guard, 122 inputs missing or invalid. See docs/run-guard.md.`,
 		Example: `  agent3md run examples/devtools.3md "search the code for parseConfig" pattern=parseConfig path=.
   agent3md run --exec --skill search-code examples/devtools.3md pattern=TODO path=.
   agent3md run --exec --yes --skill rollback-deploy examples/oncall.3md service=api namespace=prod revision=3`,
