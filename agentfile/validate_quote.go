@@ -1,6 +1,10 @@
 package agentfile
 
-import "github.com/agent3md/agent3md/internal/shelltmpl"
+import (
+	"strings"
+
+	"github.com/agent3md/agent3md/internal/shelltmpl"
+)
 
 // RuleToolQuote is the validator rule for command templates whose
 // placeholders the shell would not read as quoted text: inside $(…), `…`,
@@ -12,10 +16,10 @@ const RuleToolQuote = "tool-quote"
 // toolQuote reports each placeholder of the skill's command that cannot be
 // filled safely, with the skill's directive line.
 func (v *validation) toolQuote(s *Skill, pl *Plane) {
-	if !s.HasTool || len(Placeholders(s.Tool)) == 0 {
+	if !s.HasTool || strings.IndexByte(s.Tool, '{') < 0 {
 		return // nothing is ever substituted, so nothing can escape
 	}
-	for _, p := range shelltmpl.Analyze(s.Tool).Problems {
+	for _, p := range shelltmpl.Problems(s.Tool) {
 		if p.Name == "" {
 			v.errorf(RuleToolQuote, pl, "skill %q command cannot be checked for safe quoting: %s", s.Name, p.Reason)
 			continue

@@ -18,6 +18,7 @@ package shelltmpl
 import (
 	"fmt"
 	"strings"
+	"sync"
 
 	"mvdan.cc/sh/v3/syntax"
 )
@@ -143,18 +144,33 @@ func isLetter(c byte) bool { return c|0x20 >= 'a' && c|0x20 <= 'z' }
 func isDigit(c byte) bool  { return c >= '0' && c <= '9' }
 
 // Analyze parses tmpl as a shell command line and locates each of its
-// placeholders. It never fails: a template that does not parse gets one
-// Problem saying so.
+// placeholders. It never fails: a template with placeholders that does not
+// parse gets one Problem saying so (one without any has no problems: it is
+// run as written).
 func Analyze(tmpl string) *Template {
 	t := &Template{}
-	if strings.ContainsAny(tmpl, "\r\x00") {
+	if strings.ContainsAny(tmpl, "\r\x00") && strings.IndexByte(tmpl, '{') >= 0 {
 		t.Problems = append(t.Problems, Problem{Reason: "the command holds a carriage return or NUL byte, which shells read differently; remove it"})
 		return t
 	}
 	ms := Find(tmpl)
+	if fast, ok := analyzeSimple(tmpl, ms); ok {
+		return fast
+	}
+	return analyzeParsed(tmpl, ms)
+}
+
+// analyzeParsed is Analyze through the shell parser.
+func analyzeParsed(tmpl string, ms []Match) *Template {
+	t := &Template{}
 	src, sent := withSentinels(tmpl, ms)
-	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(src), "")
+	p := parsers.Get().(*syntax.Parser)
+	f, err := p.Parse(strings.NewReader(src), "")
+	parsers.Put(p)
 	if err != nil {
+		if len(ms) == 0 {
+			return t // nothing is substituted, so nothing can escape
+		}
 		msg := err.Error()
 		if len(ms) > 0 {
 			// Positions in the error refer to the text with sentinels.
@@ -176,6 +192,11 @@ func Analyze(tmpl string) *Template {
 	t.Plain = len(t.Problems) == 0 && plain(f, sent)
 	return t
 }
+
+// parsers keeps parsers for reuse: a validator analyses one template per
+// skill, and a fresh parser costs more than the parse of a short line.
+// The trees a parser returns stay valid after it parses again.
+var parsers = sync.Pool{New: func() any { return syntax.NewParser(syntax.Variant(syntax.LangBash)) }}
 
 // reasonUnreached explains an occurrence the walk never met as a word: its
 // sentinel landed in a comment, or a $ before it made it part of a

@@ -1,6 +1,7 @@
 package shelltmpl
 
 import (
+	"math/rand"
 	"reflect"
 	"strings"
 	"testing"
@@ -109,5 +110,61 @@ func TestArgv(t *testing.T) {
 		if got, err := Argv(bad); err == nil {
 			t.Errorf("Argv(%q) = %q, want an error", bad, got)
 		}
+	}
+}
+
+func BenchmarkAnalyze(b *testing.B) {
+	for range b.N {
+		Analyze("go test -count=1 -run {pattern} {packages}")
+	}
+}
+
+// TestSimpleMatchesParser checks the parser-free path against the parser
+// on random templates of plain words, options, "--", "=" and placeholders:
+// wherever the fast path answers, it answers exactly as the parser does.
+func TestSimpleMatchesParser(t *testing.T) {
+	tokens := []string{"cmd", "go", "-e", "--flag", "-n=1", "--x=y", "--", "-", "a/b.c", "{a}", "{b}", "x{a}", "{a}{b}", "{b}:{a}", "--f={a}", "=", "a=b", "if", "eval", "time", " ", "\t", "  ", "a^b", "%s", "@x", "+1", "a,b", "_.-"}
+	rng := rand.New(rand.NewSource(5))
+	answered := 0
+	for range 20000 {
+		var b strings.Builder
+		for range 1 + rng.Intn(7) {
+			b.WriteString(tokens[rng.Intn(len(tokens))])
+			if rng.Intn(4) > 0 {
+				b.WriteByte(' ')
+			}
+		}
+		tmpl := b.String()
+		ms := Find(tmpl)
+		fast, ok := analyzeSimple(tmpl, ms)
+		if !ok {
+			continue
+		}
+		answered++
+		slow := analyzeParsed(tmpl, ms)
+		if !reflect.DeepEqual(fast, slow) {
+			t.Fatalf("%q:\nsimple %+v\nparser %+v", tmpl, fast, slow)
+		}
+	}
+	if answered < 5000 {
+		t.Fatalf("the fast path answered only %d templates", answered)
+	}
+}
+
+func TestEvalRefused(t *testing.T) {
+	if a := Analyze("eval {cmd}"); len(a.Problems) != 1 || !strings.Contains(a.Problems[0].Reason, "eval") {
+		t.Fatalf("eval: %+v", a)
+	}
+}
+
+func TestProblemsMatchesAnalyze(t *testing.T) {
+	for _, tmpl := range []string{"", " ", "rg {p} .", "eval {p}", "eval", "if {p}", "X=1 {p}", "{p}=1 x", "a {b", "echo $({p})", "cmd\t-e {p}", "time", "a}b {p}"} {
+		got, want := Problems(tmpl), Analyze(tmpl).Problems
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("%q: Problems %v, Analyze %v", tmpl, got, want)
+		}
+	}
+	if n := testing.AllocsPerRun(100, func() { Problems("go test -count=1 -run {pattern} {packages}") }); n != 0 {
+		t.Errorf("Problems allocates %v times on a plain template", n)
 	}
 }

@@ -117,6 +117,10 @@ func (w *walker) place(i int) {
 	switch slot := w.stack[wi-1].(type) {
 	case *syntax.CallExpr:
 		w.role(&ph, slot, word, i)
+		if ph.Command == "eval" {
+			w.problem(i, "eval runs its arguments as shell code, so the value would run as code; call the command directly")
+			return
+		}
 	case *syntax.Assign:
 		if slot.Value != word {
 			w.problem(i, "it sits in an array or index of an assignment; use it as the plain value (NAME={p})")
