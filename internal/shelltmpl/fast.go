@@ -51,7 +51,7 @@ func analyzeSimple(tmpl string, ms []Match) (*Template, bool) {
 			ph.Role = CommandName
 		case endOfOptions:
 			ph.Role = AfterEndOfOptions
-		case k > 1 && isOptionText(literal(k - 1)):
+		case k > 1 && isOptionText(literal(k-1)):
 			ph.Role = OptionArgument
 		default:
 			ph.Role = Positional
