@@ -35,9 +35,11 @@ type Fill struct {
 	Cost string `json:"cost,omitempty"`
 	// Missing lists required inputs with no value, in declaration order.
 	Missing []string `json:"missing"`
-	// Invalid lists values that break their input's type (or hold a NUL), in
-	// declaration order, then undeclared names in sorted order. An invalid
-	// value is not put into Command: its placeholder stays visible.
+	// Invalid lists values that break their input's type (or hold a NUL),
+	// and values starting with "-" where the command would read them as an
+	// option (see refuseOptions), in declaration order, then undeclared
+	// names in sorted order. An invalid value is not put into Command: its
+	// placeholder stays visible.
 	Invalid []InputProblem `json:"invalid"`
 	// Unknown lists value names that are not declared inputs (sorted). They
 	// do not block Ready, but a caller should say they were ignored.
@@ -114,7 +116,7 @@ func fill(s *agentfile.Skill, values map[string]string) *Fill {
 		return f
 	}
 	f.Plain = t.Plain
-	f.refuseOptions(t, s.Inputs, declared, good, optional)
+	f.refuseOptions(s.Tool, t, s.Inputs, declared, good, optional)
 	var dropped map[string]bool
 	f.Command, dropped = render(s.Tool, good, optional)
 	for _, in := range s.Inputs {

@@ -16,7 +16,7 @@ import (
 // word, as an option's argument (-e {p}, --flag={p}, --flag {p}), behind
 // literal text in its word, or as an assignment or redirection target.
 // Invalid keeps its order: declared inputs first, then undeclared names.
-func (f *Fill) refuseOptions(t *shelltmpl.Template, inputs []agentfile.Input, declared map[string]agentfile.Input, good map[string]string, optional map[string]bool) {
+func (f *Fill) refuseOptions(tool string, t *shelltmpl.Template, inputs []agentfile.Input, declared map[string]agentfile.Input, good map[string]string, optional map[string]bool) {
 	refused := map[string]bool{}
 	for _, p := range t.Placeholders {
 		if p.Role != shelltmpl.Positional && p.Role != shelltmpl.CommandName {
@@ -31,7 +31,7 @@ func (f *Fill) refuseOptions(t *shelltmpl.Template, inputs []agentfile.Input, de
 		if in, ok := declared[p.Name]; ok {
 			typ = in.Type
 		}
-		f.Invalid = append(f.Invalid, InputProblem{Name: p.Name, Type: typ, Reason: optionReason(p)})
+		f.Invalid = append(f.Invalid, InputProblem{Name: p.Name, Type: typ, Reason: optionReason(p, tool)})
 	}
 	if len(refused) == 0 {
 		return
@@ -69,7 +69,7 @@ func allEmpty(names []string, good map[string]string) bool {
 	return true
 }
 
-func optionReason(p shelltmpl.Placeholder) string {
+func optionReason(p shelltmpl.Placeholder, tool string) string {
 	if p.Role == shelltmpl.CommandName {
 		return fmt.Sprintf("starts with \"-\" and {%s} is the command's name; a command name cannot start with \"-\"", p.Name)
 	}
@@ -77,8 +77,11 @@ func optionReason(p shelltmpl.Placeholder) string {
 	if p.Command != "" {
 		cmd = p.Command
 	}
+	fix := fmt.Sprintf("put -- before {%s}", p.Name)
+	if p.Context == shelltmpl.Unquoted && len(p.Preceding) == 0 {
+		fix += fmt.Sprintf(" (%s-- %s)", tool[:p.Start], tool[p.Start:])
+	}
 	return fmt.Sprintf("starts with \"-\", so %s would read it as an option, not as the {%s} argument; "+
-		"give a value that does not start with \"-\", or, if such values are meant to be accepted, "+
-		"the skill's template must put -- before {%s} (as in \"%s -- {%s}\") or pass it as an option's value (--flag={%s})",
-		cmd, p.Name, p.Name, cmd, p.Name, p.Name)
+		"give a value that does not start with \"-\" (to accept such values, the skill's template must %s, or pass it as an option's value, --flag={%s})",
+		cmd, p.Name, fix, p.Name)
 }

@@ -194,7 +194,7 @@ func (a *app) runSkill(c *cobra.Command, ag *loader.Agent, file, text string, va
 		if len(f.Unsafe) > 0 {
 			printCommand(a.stdout, a.stderr, f)
 		}
-		printProblems(a.stderr, f)
+		printIgnored(a.stderr, f) // the guard's refusal says the rest
 	}
 	g := &runGuard{yes: fl.yes, named: fl.skill != "", in: a.stdin, out: a.stderr, tty: isTerminal(a.stdin)}
 	if err := g.check(ch, sk.Cost, f); err != nil {
@@ -254,6 +254,11 @@ func printProblems(errw io.Writer, f *loader.Fill) {
 	if len(f.Unbound) > 0 {
 		fmt.Fprintf(errw, "the template uses undeclared placeholders with no value: %s\n", strings.Join(f.Unbound, ", "))
 	}
+	printIgnored(errw, f)
+}
+
+// printIgnored names the values given for inputs the skill does not declare.
+func printIgnored(errw io.Writer, f *loader.Fill) {
 	if len(f.Unknown) > 0 {
 		u := append([]string(nil), f.Unknown...)
 		sort.Strings(u)

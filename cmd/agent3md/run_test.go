@@ -86,7 +86,7 @@ func TestRunGuard(t *testing.T) {
 		{"unbound placeholder", []string{"--exec", "FILE", "typo here", "a=x"}, "", exitNotReady, []string{"{tpyo}"}, noLog},
 		{"unsafe template", []string{"--exec", "FILE", "nested quotes", "a=$(id)"}, "", exitRefused, []string{"tool-quote", "command substitution"}, noLog},
 		{"unsafe template print only", []string{"FILE", "nested quotes", "a=$(id)"}, "", exitRefused, []string{"tool-quote"}, noLog},
-		{"option injection", []string{"--exec", "FILE", "run tests", "pattern=TestX", "packages=-exec=/tmp/evil.sh"}, "", exitNotReady, []string{"input packages", "fake would read it as an option", "-- {packages}", "not run: fake test"}, noLog},
+		{"option injection", []string{"--exec", "FILE", "run tests", "pattern=TestX", "packages=-exec=/tmp/evil.sh"}, "", exitNotReady, []string{"input packages", "fake would read it as an option", "(fake test -count=1 -run {pattern} -- {packages})", "not run: fake test"}, noLog},
 		{"option argument allowed", []string{"--exec", "FILE", "run tests", "pattern=-X", "packages=./..."}, "", 0, nil, "test\n-count=1\n-run\n-X\n./...\n"},
 		{"through sh", []string{"--exec", "FILE", "pipe it", "a=a\"b $(c)"}, "", 0, nil, "a\"b $(c)\n"},
 		{"no tool", []string{"--exec", "FILE", "give advice"}, "", exitRefused, []string{"guidance only"}, noLog},
@@ -203,7 +203,7 @@ func TestRunPlainIsArgv(t *testing.T) {
 // tagged cost=prod-write. Neither runs anything now.
 func TestRunIssueRepro(t *testing.T) {
 	code, _, errOut := cli(t, "run", "--no-cache", "--exec", "--skill", "run-tests", devtools, "", "pattern=TestX", "packages=-exec=/tmp/evil.sh")
-	if code != exitNotReady || !strings.Contains(errOut, "input packages") || !strings.Contains(errOut, "go would read it as an option") {
+	if code != exitNotReady || strings.Count(errOut, "input packages") != 1 || !strings.Contains(errOut, "go would read it as an option") {
 		t.Errorf("option injection: exit %d\n%s", code, errOut)
 	}
 	code, _, errOut = cli(t, "run", "--no-cache", "--exec", "../../examples/oncall.3md", "the release looks bad, go back", "service=api", "namespace=prod", "revision=3")
