@@ -168,3 +168,34 @@ func TestProblemsMatchesAnalyze(t *testing.T) {
 		t.Errorf("Problems allocates %v times on a plain template", n)
 	}
 }
+
+// FuzzAnalyze: any template is analysed without a panic; each placeholder
+// found is filed once at most (escaped ones nowhere), at its true range;
+// and Problems agrees with Analyze.
+func FuzzAnalyze(f *testing.F) {
+	for _, s := range []string{"rg {p} {q}", `echo "$(echo "{m}")"`, "cat <<E\n{x}\nE", `a \{b} "\{c}" '{d}'`, "${x:-{y}}", "eval {c}", "{a}={b} c", "x # {c}"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, tmpl string) {
+		a := Analyze(tmpl)
+		seen := map[int]bool{}
+		for _, p := range a.Placeholders {
+			if seen[p.Start] || p.End > len(tmpl) || tmpl[p.Start:p.End] != "{"+p.Name+"}" {
+				t.Fatalf("bad placeholder %+v", p)
+			}
+			seen[p.Start] = true
+		}
+		for _, p := range a.Problems {
+			if p.Name != "" && (seen[p.Start] || tmpl[p.Start:p.Start+len(p.Name)+2] != "{"+p.Name+"}") {
+				t.Fatalf("bad problem %+v", p)
+			}
+			seen[p.Start] = true
+		}
+		if a.Plain && len(a.Problems) > 0 {
+			t.Fatal("Plain with problems")
+		}
+		if got := Problems(tmpl); !reflect.DeepEqual(got, a.Problems) {
+			t.Fatalf("Problems %v, Analyze %v", got, a.Problems)
+		}
+	})
+}
