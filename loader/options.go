@@ -85,3 +85,15 @@ func optionReason(p shelltmpl.Placeholder, tool string) string {
 		"give a value that does not start with \"-\" (to accept such values, the skill's template must %s, or pass it as an option's value, --flag={%s})",
 		cmd, p.Name, fix, p.Name)
 }
+
+// Argv returns the filled command as the arguments to run without a shell:
+// the template's words, each value one argument, unquoted. ok is false
+// unless the fill is ready and its template is Plain (no shell syntax);
+// Command then has to run through sh -c.
+func (f *Fill) Argv() (argv []string, ok bool) {
+	if !f.Ready || !f.Plain {
+		return nil, false
+	}
+	argv, err := shelltmpl.Argv(f.Command)
+	return argv, err == nil
+}

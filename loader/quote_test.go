@@ -11,8 +11,6 @@ import (
 	"unicode/utf8"
 
 	"mvdan.cc/sh/v3/syntax"
-
-	"github.com/agent3md/agent3md/internal/shelltmpl"
 )
 
 // TestNestedQuotingRefused reproduces the nested-quoting hole: a template
@@ -164,9 +162,9 @@ func checkLiteral(t *testing.T, a, b string) {
 			t.Fatalf("%s with %q, %q:\ncommand %s\n    got %q\n   want %q", lt.tool, a, b, f.Command, got, want)
 		}
 		if f.Plain {
-			argv, err := shelltmpl.Argv(f.Command)
-			if err != nil || !reflect.DeepEqual(argv, want) {
-				t.Fatalf("Argv(%s) = %q, %v; want %q", f.Command, argv, err, want)
+			argv, ok := f.Argv()
+			if !ok || !reflect.DeepEqual(argv, want) {
+				t.Fatalf("Argv(%s) = %q, %v; want %q", f.Command, argv, ok, want)
 			}
 		}
 	}

@@ -13,7 +13,6 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
-	"github.com/agent3md/agent3md/internal/shelltmpl"
 	"github.com/agent3md/agent3md/loader"
 	"github.com/agent3md/agent3md/router"
 )
@@ -293,12 +292,10 @@ func (a *app) execFill(c *cobra.Command, f *loader.Fill) error {
 // commandFor builds the process for a ready fill: a plain template's
 // words directly as argv, anything else through sh -c.
 func commandFor(c *cobra.Command, f *loader.Fill) *exec.Cmd {
-	if f.Plain {
-		// Argv can still decline (it reads only what it is sure sh reads
-		// the same way); sh -c then runs the same, safely quoted, line.
-		if argv, err := shelltmpl.Argv(f.Command); err == nil {
-			return exec.CommandContext(c.Context(), argv[0], argv[1:]...)
-		}
+	// Argv can decline even a plain template (it reads only what it is
+	// sure sh reads the same way); sh -c then runs the same quoted line.
+	if argv, ok := f.Argv(); ok {
+		return exec.CommandContext(c.Context(), argv[0], argv[1:]...)
 	}
 	return exec.CommandContext(c.Context(), "sh", "-c", f.Command)
 }

@@ -188,7 +188,7 @@ func TestRunPlainIsArgv(t *testing.T) {
 		f    loader.Fill
 		args []string
 	}{
-		{loader.Fill{Command: `fake 'a b' --x='it'\''s'`, Plain: true}, []string{"fake", "a b", "--x=it's"}},
+		{loader.Fill{Command: `fake 'a b' --x='it'\''s'`, Plain: true, Ready: true}, []string{"fake", "a b", "--x=it's"}},
 		{loader.Fill{Command: `fake "a" | cat`}, []string{"sh", "-c", `fake "a" | cat`}},
 	} {
 		cmd := commandFor(c, &tt.f)
