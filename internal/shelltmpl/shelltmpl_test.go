@@ -81,6 +81,8 @@ func TestAnalyzeUnsafe(t *testing.T) {
 		{`echo "{v}`, "not valid shell syntax"},
 		{`diff <(echo {v}) x`, "process substitution"},
 		{`a=({v})`, "array"},
+		{`declare {v}`, "variable name of declare"},
+		{`export {v}`, "variable name of declare"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.tmpl, func(t *testing.T) {

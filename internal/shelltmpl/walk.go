@@ -126,6 +126,12 @@ func (w *walker) place(i int) {
 			w.problem(i, "it sits in an array or index of an assignment; use it as the plain value (NAME={p})")
 			return
 		}
+		if slot.Naked {
+			// declare {v}: the value names the variable, and bash evaluates
+			// an array subscript in it (a[$(cmd)]) as code.
+			w.problem(i, "it is the variable name of declare, export, local, readonly or typeset, where bash runs $(…) in an array subscript; use it as a value (NAME={p})")
+			return
+		}
 		ph.Role = NotArgument
 	case *syntax.Redirect:
 		if slot.Hdoc == word {
