@@ -9,17 +9,21 @@ import (
 	"github.com/agent3md/agent3md/internal/shelltmpl"
 )
 
-// refuseOptions moves to Invalid each value that starts with "-" and would
-// start an argument no option claims: the command would read it as an
-// option ("-exec=…", "--pre=…", "-o …"), not as the input's text. A value
-// is let through where the template says it is not an option: after a "--"
-// word, as an option's argument (-e {p}, --flag={p}, --flag {p}), behind
-// literal text in its word, or as an assignment or redirection target.
+// refuseOptions moves to Invalid each value that starts with "-" where
+// the template does not prove it is no option: the command could read it
+// as one ("-exec=…", "--pre=…", "-o …"), not as the input's text. A
+// template cannot say which options take an argument (rg --smart-case
+// takes none, rg -e takes one), so only these let such a value through: a
+// "--" word earlier in the command, a long option's "--name=" right
+// before it in its word, literal text that is not an option before it in
+// its word (./{p}, name:{p}), or an assignment or redirection target.
 // Invalid keeps its order: declared inputs first, then undeclared names.
 func (f *Fill) refuseOptions(tool string, t *shelltmpl.Template, inputs []agentfile.Input, declared map[string]agentfile.Input, good map[string]string, optional map[string]bool) {
 	refused := map[string]bool{}
 	for _, p := range t.Placeholders {
-		if p.Role != shelltmpl.Positional && p.Role != shelltmpl.CommandName {
+		switch p.Role {
+		case shelltmpl.Positional, shelltmpl.CommandName, shelltmpl.OptionArgument, shelltmpl.GluedOption:
+		default:
 			continue
 		}
 		v, ok := good[p.Name]
@@ -69,21 +73,37 @@ func allEmpty(names []string, good map[string]string) bool {
 	return true
 }
 
+// optionReason says why a value starting with "-" is refused at p, and
+// how the template could accept it.
 func optionReason(p shelltmpl.Placeholder, tool string) string {
-	if p.Role == shelltmpl.CommandName {
-		return fmt.Sprintf("starts with \"-\" and {%s} is the command's name; a command name cannot start with \"-\"", p.Name)
-	}
 	cmd := "the command"
 	if p.Command != "" {
 		cmd = p.Command
+	}
+	const keep = "give a value that does not start with \"-\""
+	switch p.Role {
+	case shelltmpl.CommandName:
+		return fmt.Sprintf("starts with \"-\" and {%s} is the command's name; a command name cannot start with \"-\"", p.Name)
+	case shelltmpl.OptionArgument:
+		opt := p.Option
+		long := "--name"
+		if strings.HasPrefix(opt, "--") {
+			long = opt
+		}
+		return fmt.Sprintf("starts with \"-\", and the template does not say whether %s takes {%s} as its argument: if it takes none, %s would read the value as an option; %s "+
+			"(to accept such values, the skill's template must use %s={%s}, the option's long name glued with =, or put -- before {%s} if %s takes no argument)",
+			opt, p.Name, cmd, keep, long, p.Name, p.Name, opt)
+	case shelltmpl.GluedOption:
+		return fmt.Sprintf("starts with \"-\" and is glued to an option in its word, so %s could read it as more options; %s "+
+			"(to accept such values, the skill's template must use --name={%s}, the option's long name glued with =)", cmd, keep, p.Name)
 	}
 	fix := fmt.Sprintf("put -- before {%s}", p.Name)
 	if p.Context == shelltmpl.Unquoted && len(p.Preceding) == 0 {
 		fix += fmt.Sprintf(" (%s-- %s)", tool[:p.Start], tool[p.Start:])
 	}
-	return fmt.Sprintf("starts with \"-\", so %s would read it as an option, not as the {%s} argument; "+
-		"give a value that does not start with \"-\" (to accept such values, the skill's template must %s, or pass it as an option's value, --flag={%s})",
-		cmd, p.Name, fix, p.Name)
+	return fmt.Sprintf("starts with \"-\", so %s would read it as an option, not as the {%s} argument; %s "+
+		"(to accept such values, the skill's template must %s, or use --name={%s} if it is an option's value)",
+		cmd, p.Name, keep, fix, p.Name)
 }
 
 // Argv returns the filled command as the arguments to run without a shell:

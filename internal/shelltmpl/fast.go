@@ -43,21 +43,9 @@ func analyzeSimple(tmpl string, ms []Match) (*Template, bool) {
 		if v, ok := literal(0); ok && k > 0 {
 			ph.Command = v
 		}
-		lead, preceding := leadingSimple(tmpl[words[k][0]:m.Start])
-		switch {
-		case !lead:
-			ph.Role = Embedded
-		case k == 0:
-			ph.Role = CommandName
-		case endOfOptions:
-			ph.Role = AfterEndOfOptions
-		case k > 1 && isOptionText(literal(k-1)):
-			ph.Role = OptionArgument
-		default:
-			ph.Role = Positional
-		}
-		if lead {
-			ph.Preceding = preceding
+		ph.Role, ph.Preceding = wordRole(piecesSimple(tmpl[words[k][0]:m.Start]), k == 0, endOfOptions, k > 1 && isOptionText(literal(k-1)))
+		if ph.Role == OptionArgument {
+			ph.Option, _ = literal(k - 1)
 		}
 		t.Placeholders = append(t.Placeholders, ph)
 	}
@@ -98,15 +86,22 @@ func splitBlanks(s string) [][2]int {
 	return out
 }
 
-// leadingSimple reports whether before (the word's text up to a
-// placeholder) holds only placeholders, and names them.
-func leadingSimple(before string) (bool, []string) {
-	var names []string
+// piecesSimple splits the text of a plain word before a placeholder into
+// literal text and placeholders.
+func piecesSimple(before string) []piece {
+	var ps []piece
+	last := 0
 	for _, m := range Find(before) {
-		names = append(names, m.Name)
-		before = strings.Replace(before, "{"+m.Name+"}", "", 1)
+		if m.Start > last {
+			ps = append(ps, piece{lit: before[last:m.Start]})
+		}
+		ps = append(ps, piece{name: m.Name})
+		last = m.End
 	}
-	return before == "", names
+	if last < len(before) {
+		ps = append(ps, piece{lit: before[last:]})
+	}
+	return ps
 }
 
 func isOptionText(v string, literal bool) bool {

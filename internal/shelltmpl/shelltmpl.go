@@ -11,8 +11,9 @@
 // quotes or never sees them, so such templates are refused (the validator's
 // tool-quote rule). For each accepted placeholder the analysis also says
 // which role the value plays in its simple command (a positional argument,
-// an option's argument, after "--", …) so that a caller can refuse a value
-// that would turn into an option.
+// the word after an option, a --name= value, after "--", …) so that a caller
+// can refuse a value that could turn into an option. Only what the template
+// itself proves counts: it never says which options take an argument.
 package shelltmpl
 
 import (
@@ -39,13 +40,16 @@ const (
 type Role int
 
 const (
-	// Embedded: literal text comes first in the word (pre{p}, --flag={p},
-	// "x {p}"), so the value can never start the argument.
+	// Embedded: literal text that is not an option comes first in the
+	// word (./{p}, name:{p}, "x {p}"), so the value never starts the
+	// argument and the argument never starts with "-".
 	Embedded Role = iota
 	// Positional: the value starts an argument that no option claims.
 	Positional
 	// OptionArgument: the value starts the word right after an option word
-	// (-e {p}, --flag {p}), which is taken to be that option's argument.
+	// (-e {p}, --flag {p}). Nothing in a template says whether that option
+	// takes an argument (rg --smart-case {p} has it take none), so the
+	// value may as well be a positional argument.
 	OptionArgument
 	// AfterEndOfOptions: a "--" word comes earlier in the same command.
 	AfterEndOfOptions
@@ -54,6 +58,15 @@ const (
 	// NotArgument: the value is an assignment's value (X={p} cmd) or a
 	// redirection's target (> {p}), never parsed as an option.
 	NotArgument
+	// OptionValue: the value follows "--name=" in its word (--name={p}),
+	// so it is that long option's value: getopt_long refuses "=value" on
+	// an option that takes none.
+	OptionValue
+	// GluedOption: the value is glued to an option word's text (-e{p},
+	// "-e {p}", -n={p}, --flag{p}), where whether it is the option's
+	// argument or more options depends on the option: -l{p} with "-x"
+	// reads as -l -x when -l takes no argument.
+	GluedOption
 )
 
 // Placeholder is one {name} occurrence the shell reads as quotable text.
@@ -64,9 +77,14 @@ type Placeholder struct {
 	Role       Role
 	// Preceding names the placeholders that come before this one in its
 	// word with no literal text between (as {a} before {b} in {a}{b}).
-	// For a Positional or CommandName role the value starts the argument
+	// For a Positional, OptionArgument or CommandName role the value
+	// starts the argument only when each of them is empty; for a
+	// GluedOption role, the word starts with the template's option text
 	// only when each of them is empty.
 	Preceding []string
+	// Option is, for the OptionArgument role, the option word before the
+	// placeholder's word (as the command sees it, quotes removed).
+	Option string
 	// Command is the literal first word of the simple command holding the
 	// placeholder ("" when that word is not literal or there is none).
 	Command string

@@ -256,52 +256,65 @@ func (w *walker) role(ph *Placeholder, call *syntax.CallExpr, word *syntax.Word,
 	if idx > 0 {
 		ph.Command, _ = literalValue(call.Args[0], w.sent)
 	}
-	lead, preceding := w.leading(word, i)
-	if lead {
-		ph.Preceding = preceding
-	}
-	switch {
-	case !lead:
-		ph.Role = Embedded
-	case idx == 0:
-		ph.Role = CommandName
-	case endOfOptionsBefore(call.Args[1:idx], w.sent):
-		ph.Role = AfterEndOfOptions
-	case idx > 1 && isOptionWord(call.Args[idx-1], w.sent):
-		ph.Role = OptionArgument
-	default:
-		ph.Role = Positional
+	after := call.Args[1:max(idx, 1)]
+	ph.Role, ph.Preceding = wordRole(w.pieces(word, i), idx == 0, endOfOptionsBefore(after, w.sent), idx > 1 && isOptionWord(call.Args[idx-1], w.sent))
+	if ph.Role == OptionArgument {
+		ph.Option, _ = literalValue(call.Args[idx-1], w.sent)
 	}
 }
 
-// leading reports whether nothing but other placeholders comes before
-// sentinel i in word, and names those placeholders.
-func (w *walker) leading(word *syntax.Word, i int) (bool, []string) {
-	var raw strings.Builder
+// pieces returns the text of word before sentinel i as the command will
+// see it: literal text with quotes removed and escapes undone, and the
+// placeholders in it. An escaped sentinel (\{name}) is literal text.
+func (w *walker) pieces(word *syntax.Word, i int) []piece {
+	var ps []piece
+	var lit strings.Builder
+	// add appends s (up to sentinel i) and reports whether it met i.
+	add := func(s string, escapes bool, escapable func(byte) bool) bool {
+		last := 0
+		for _, o := range sentinelsIn(s, w.sent) {
+			raw := s[last:o.at]
+			if escapes && oddBackslashes(s[:o.at]) {
+				lit.WriteString(unescape(raw+"{"+w.ms[o.index].Name+"}", escapable))
+				last = o.at + len(w.sent[o.index])
+				continue
+			}
+			lit.WriteString(unescape(raw, escapable))
+			if lit.Len() > 0 {
+				ps = append(ps, piece{lit: lit.String()})
+				lit.Reset()
+			}
+			if o.index == i {
+				return true
+			}
+			ps = append(ps, piece{name: w.ms[o.index].Name})
+			last = o.at + len(w.sent[o.index])
+		}
+		lit.WriteString(unescape(s[last:], escapable))
+		return false
+	}
+	all := func(byte) bool { return true }
+	inDouble := func(c byte) bool { return strings.IndexByte("$`\"\\", c) >= 0 }
+	none := func(byte) bool { return false }
 	for _, part := range word.Parts {
 		switch p := part.(type) {
 		case *syntax.Lit:
-			raw.WriteString(p.Value)
+			if add(p.Value, true, all) {
+				return ps
+			}
 		case *syntax.SglQuoted:
-			raw.WriteString(p.Value)
+			if add(p.Value, false, none) {
+				return ps
+			}
 		case *syntax.DblQuoted:
 			for _, q := range p.Parts {
-				raw.WriteString(q.(*syntax.Lit).Value) // plainWord checked
+				if add(q.(*syntax.Lit).Value, true, inDouble) { // plainWord checked
+					return ps
+				}
 			}
 		}
 	}
-	s := raw.String()
-	pos := strings.Index(s, w.sent[i])
-	if pos < 0 {
-		return false, nil
-	}
-	before := s[:pos]
-	var names []string
-	for _, o := range sentinelsIn(before, w.sent) {
-		names = append(names, w.ms[o.index].Name)
-		before = strings.Replace(before, w.sent[o.index], "", 1)
-	}
-	return before == "", names
+	return ps
 }
 
 func endOfOptionsBefore(args []*syntax.Word, sent []string) bool {
