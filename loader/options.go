@@ -85,14 +85,20 @@ func optionReason(p shelltmpl.Placeholder, tool string) string {
 	case shelltmpl.CommandName:
 		return fmt.Sprintf("starts with \"-\" and {%s} is the command's name; a command name cannot start with \"-\"", p.Name)
 	case shelltmpl.OptionArgument:
-		opt := p.Option
-		long := "--name"
-		if strings.HasPrefix(opt, "--") {
-			long = opt
+		long := "--name={" + p.Name + "} (the option's long name glued with =)"
+		dashes := ""
+		if p.Context == shelltmpl.Unquoted && len(p.Preceding) == 0 {
+			dashes = fmt.Sprintf(" (%s-- %s)", tool[:p.Start], tool[p.Start:])
 		}
-		return fmt.Sprintf("starts with \"-\", and the template does not say whether %s takes {%s} as its argument: if it takes none, %s would read the value as an option; %s "+
-			"(to accept such values, the skill's template must use %s={%s}, the option's long name glued with =, or put -- before {%s} if %s takes no argument)",
-			opt, p.Name, cmd, keep, long, p.Name, p.Name, opt)
+		if strings.HasPrefix(p.Option, "--") {
+			long = p.Option + "={" + p.Name + "}"
+			if before := strings.TrimRight(tool[:p.Start], " \t"); p.Context == shelltmpl.Unquoted && len(p.Preceding) == 0 && strings.HasSuffix(before, " "+p.Option) {
+				long += " (" + before + "=" + tool[p.Start:] + ")"
+			}
+		}
+		return fmt.Sprintf("starts with \"-\", and nothing in the template says %s takes {%s} as its argument (a flag such as rg --smart-case takes none), so %s could read the value as an option; %s "+
+			"(to accept such values, the skill's template must use %s if %s takes an argument, or put -- before {%s} if it takes none%s)",
+			p.Option, p.Name, cmd, keep, long, p.Option, p.Name, dashes)
 	case shelltmpl.GluedOption:
 		return fmt.Sprintf("starts with \"-\" and is glued to an option in its word, so %s could read it as more options; %s "+
 			"(to accept such values, the skill's template must use --name={%s}, the option's long name glued with =)", cmd, keep, p.Name)

@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"sort"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -53,27 +54,47 @@ func TestNestedQuotingRefused(t *testing.T) {
 }
 
 // TestOptionInjectionRefused pins which placeholders may receive a value
-// starting with "-": never a positional argument, unless the template puts
-// -- before it or makes it an option's argument.
+// starting with "-": only where the template proves it is no option —
+// after a "--" word, after "--name=" in its word, or behind literal text
+// that is not an option — never a positional argument, the word after an
+// option (the template cannot say whether that option takes it) or a
+// value glued to a short option.
 func TestOptionInjectionRefused(t *testing.T) {
+	const evil = "--pre=/tmp/evil.sh"
 	tests := []struct {
 		tool   string
 		values map[string]string
-		refuse string // input refused, "" for none
+		refuse string // inputs refused, comma-separated; "" for none
 	}{
 		{"go test -count=1 -run {pattern} {packages}", map[string]string{"pattern": "X", "packages": "-exec=/tmp/evil.sh"}, "packages"},
-		{"go test -count=1 -run {pattern} {packages}", map[string]string{"pattern": "-X", "packages": "./..."}, ""},
-		{"rg {p} .", map[string]string{"p": "--pre=/tmp/evil.sh"}, "p"},
-		{"rg -- {p} .", map[string]string{"p": "--pre=/tmp/evil.sh"}, ""},
-		{"rg -e {p} .", map[string]string{"p": "--pre=x"}, ""},
+		{"go test -count=1 -run {pattern} {packages}", map[string]string{"pattern": "-X", "packages": "./..."}, "pattern"},
+		{"go test -count=1 --run={pattern} -- {packages}", map[string]string{"pattern": "-X", "packages": "-y"}, ""},
+		{"rg {p} .", map[string]string{"p": evil}, "p"},
+		{"rg -- {p} .", map[string]string{"p": evil}, ""},
+		{"rg --json --smart-case {pattern} {path}", map[string]string{"pattern": evil, "path": "."}, "pattern"},
+		{"rg --json --smart-case --regexp={pattern} -- {path}", map[string]string{"pattern": evil, "path": "-x"}, ""},
+		{"rg -l {p} .", map[string]string{"p": evil}, "p"},
+		{"rg -e {p} .", map[string]string{"p": "--pre=x"}, "p"},
+		{"rg -e{p} .", map[string]string{"p": "-x"}, "p"},
+		{"rg -l{p} .", map[string]string{"p": "x"}, ""},
+		{`rg "-e{p}" .`, map[string]string{"p": "-x"}, "p"},
+		{"rg --regexp={p} .", map[string]string{"p": evil}, ""},
+		{"rg -- -e{p} .", map[string]string{"p": "-x"}, ""},
 		{"git log --format=%H {rev}", map[string]string{"rev": "--output=/tmp/x"}, "rev"},
-		{"curl -o {out} {url}", map[string]string{"out": "-", "url": "-o/etc/passwd"}, "url"},
+		{"curl -o {out} {url}", map[string]string{"out": "-", "url": "-o/etc/passwd"}, "out,url"},
+		{"curl -o {out} -- {url}", map[string]string{"out": "-", "url": "-o/etc/passwd"}, "out"},
 		{"t --flag={v}", map[string]string{"v": "-x"}, ""},
+		{"t -n={v}", map[string]string{"v": "-x"}, "v"},
+		{"t --={v}", map[string]string{"v": "-x"}, "v"},
 		{"t x{v}", map[string]string{"v": "-x"}, ""},
+		{"t ./{v}", map[string]string{"v": "-x"}, ""},
+		{"t name:{v}", map[string]string{"v": "-x"}, ""},
 		{`t "{v}"`, map[string]string{"v": "-x"}, "v"},
 		{`t "a {v}"`, map[string]string{"v": "-x"}, ""},
 		{"t {a}{b}", map[string]string{"a": "", "b": "-x"}, "b"},
 		{"t {a}{b}", map[string]string{"a": "x", "b": "-x"}, ""},
+		{"t {a}-e{b}", map[string]string{"a": "", "b": "-x"}, "b"},
+		{"t {a}-e{b}", map[string]string{"a": "x", "b": "-x"}, ""},
 		{"{c} x", map[string]string{"c": "-x"}, "c"},
 		{"X={v} t > {f}", map[string]string{"v": "-x", "f": "-y"}, ""},
 		{"t -n=1 {v}", map[string]string{"v": "-x"}, "v"},
@@ -85,6 +106,7 @@ func TestOptionInjectionRefused(t *testing.T) {
 			for k := range tt.values {
 				inputs = append(inputs, k)
 			}
+			sort.Strings(inputs)
 			f := fill(skillWith(tt.tool, true, inputs...), tt.values)
 			var refused []string
 			for _, p := range f.Invalid {
@@ -99,13 +121,36 @@ func TestOptionInjectionRefused(t *testing.T) {
 				}
 				return
 			}
-			if f.Ready || !reflect.DeepEqual(refused, []string{tt.refuse}) {
+			if f.Ready || strings.Join(refused, ",") != tt.refuse {
 				t.Fatalf("refused %v, want [%s]: %+v", refused, tt.refuse, f)
 			}
-			if !strings.Contains(f.Command, "{"+tt.refuse+"}") {
-				t.Errorf("a refused value reached the command: %s", f.Command)
+			for _, n := range refused {
+				if !strings.Contains(f.Command, "{"+n+"}") {
+					t.Errorf("a refused value reached the command: %s", f.Command)
+				}
 			}
 		})
+	}
+}
+
+// TestOptionReasons pins the fix each refusal names: -- for a positional,
+// the long option glued with = for a value after or inside an option.
+func TestOptionReasons(t *testing.T) {
+	tests := []struct{ tool, want string }{
+		{"rg {p} .", "rg would read it as an option, not as the {p} argument"},
+		{"rg {p} .", "put -- before {p} (rg -- {p} .)"},
+		{"rg --smart-case {p} .", "nothing in the template says --smart-case takes {p} as its argument"},
+		{"rg --smart-case {p} .", "use --smart-case={p} (rg --smart-case={p} .) if --smart-case takes an argument, or put -- before {p} if it takes none (rg --smart-case -- {p} .)"},
+		{"rg -l {p} .", "use --name={p} (the option's long name glued with =) if -l takes an argument, or put -- before {p}"},
+		{"rg -e{p} .", "glued to an option in its word, so rg could read it as more options"},
+		{"rg -e{p} .", "use --name={p}"},
+		{"{p} .", "{p} is the command's name"},
+	}
+	for _, tt := range tests {
+		f := fill(skillWith(tt.tool, true, "p"), map[string]string{"p": "-x"})
+		if len(f.Invalid) != 1 || !strings.Contains(f.Invalid[0].Reason, tt.want) {
+			t.Errorf("%s: %+v\nwant a reason with %q", tt.tool, f.Invalid, tt.want)
+		}
 	}
 }
 
