@@ -331,3 +331,71 @@ func FuzzFillStaysLiteral(f *testing.F) {
 		checkLiteral(t, a, b)
 	})
 }
+
+// TestExamplesTakeNoOption fills every bundled skill with values that
+// start with "-" (rg's --pre=, a negative number) and checks each fill is
+// refused or leaves every option word before "--" as the template wrote
+// it, or a value behind its literal "--name=". The examples once let
+// --pre= through rg --smart-case {pattern}.
+func TestExamplesTakeNoOption(t *testing.T) {
+	paths, err := filepath.Glob("../examples/*.3md")
+	if err != nil || len(paths) == 0 {
+		t.Fatalf("no examples: %v", err)
+	}
+	var refused []string
+	for _, path := range paths {
+		a := openPath(t, path)
+		for _, s := range a.Skills() {
+			if s.Tool == "" {
+				continue
+			}
+			values := map[string]string{}
+			for _, in := range s.Inputs {
+				values[in.Name] = map[string]string{"number": "-1", "boolean": "true"}[in.Type]
+				if values[in.Name] == "" {
+					values[in.Name] = "--pre=/tmp/evil.sh"
+				}
+			}
+			f, err := a.Command(s.Name, values)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !f.Ready {
+				for _, p := range f.Invalid {
+					if !strings.Contains(p.Reason, "starts with \"-\"") {
+						t.Errorf("%s: %s refused for another reason: %s", s.Name, p.Name, p.Reason)
+					}
+					refused = append(refused, s.Name+"."+p.Name)
+				}
+				continue
+			}
+			argv, ok := f.Argv()
+			tmpl := strings.Fields(s.Tool)
+			if !ok || len(argv) != len(tmpl) {
+				t.Fatalf("%s: %q is not a plain command of %d words", s.Name, f.Command, len(tmpl))
+			}
+			for i, w := range argv {
+				if w == "--" {
+					break
+				}
+				tw := tmpl[i]
+				head, _, _ := strings.Cut(tw, "{")
+				ok := !strings.HasPrefix(w, "-") || w == tw ||
+					(strings.HasPrefix(head, "--") && strings.Index(head, "=") > 2 && strings.HasPrefix(w, head))
+				if !ok {
+					t.Errorf("%s: %q from %q reaches %s as an option", s.Name, w, tw, tmpl[0])
+				}
+			}
+		}
+	}
+	// Where the tool has a --name= form or takes --, the examples use it,
+	// so a value starting with "-" is text. These remain refused: values
+	// no real input starts with "-" (revisions, package patterns, IDs,
+	// counts), and tools without a safe form here (duckdb -c, promtool).
+	want := "run-query.sql run-query.database run-tests.packages review-diff.base bisect-regression.bad bisect-regression.good " +
+		"blame-history.start flaky-test.package flaky-test.runs bump-dependency.module query-metrics.server query-metrics.expr " +
+		"probe-endpoint.timeout cancel-subscription.subscription"
+	if got := strings.Join(refused, " "); got != want {
+		t.Errorf("refused %s\nwant    %s", got, want)
+	}
+}
