@@ -43,6 +43,9 @@ Unbound.
 @plane z=6 label="tests" kind=skill triggers="run tests" inputs="pattern, packages" tool="fake test -count=1 -run {pattern} {packages}"
 Tests.
 
+@plane z=9 label="safe-tests" kind=skill triggers="run safe tests" inputs="pattern, packages" tool="fake test --run={pattern} -- {packages}"
+Tests, with a dash allowed in both values.
+
 @plane z=7 label="advice" kind=skill triggers="give advice"
 No tool.
 
@@ -87,7 +90,8 @@ func TestRunGuard(t *testing.T) {
 		{"unsafe template", []string{"--exec", "FILE", "nested quotes", "a=$(id)"}, "", exitRefused, []string{"tool-quote", "command substitution"}, noLog},
 		{"unsafe template print only", []string{"FILE", "nested quotes", "a=$(id)"}, "", exitRefused, []string{"tool-quote"}, noLog},
 		{"option injection", []string{"--exec", "FILE", "run tests", "pattern=TestX", "packages=-exec=/tmp/evil.sh"}, "", exitNotReady, []string{"input packages", "fake would read it as an option", "(fake test -count=1 -run {pattern} -- {packages})", "not run: fake test"}, noLog},
-		{"option argument allowed", []string{"--exec", "FILE", "run tests", "pattern=-X", "packages=./..."}, "", 0, nil, "test\n-count=1\n-run\n-X\n./...\n"},
+		{"option argument refused", []string{"--exec", "FILE", "run tests", "pattern=-X", "packages=./..."}, "", exitNotReady, []string{"input pattern", "nothing in the template says -run takes {pattern}", "put -- before {pattern}", "--name={pattern}"}, noLog},
+		{"--name= and -- allow a dash", []string{"--exec", "FILE", "run safe tests", "pattern=-X", "packages=-y"}, "", 0, nil, "test\n--run=-X\n--\n-y\n"},
 		{"through sh", []string{"--exec", "FILE", "pipe it", "a=a\"b $(c)"}, "", 0, nil, "a\"b $(c)\n"},
 		{"no tool", []string{"--exec", "FILE", "give advice"}, "", exitRefused, []string{"guidance only"}, noLog},
 		{"not installed", []string{"--exec", "FILE", "no binary", "a=x"}, "", 127, []string{"cannot run"}, noLog},
@@ -213,5 +217,37 @@ func TestRunIssueRepro(t *testing.T) {
 	code, _, errOut = cli(t, "run", "--no-cache", "--exec", "--skill", "rollback-deploy", "../../examples/oncall.3md", "service=api", "namespace=prod", "revision=3")
 	if code != exitRefused || !strings.Contains(errOut, "cost=prod-write; add --yes") {
 		t.Errorf("named prod-write skill without --yes: exit %d\n%s", code, errOut)
+	}
+}
+
+// TestRunSearchCodePre replays rg's --pre= smuggled into search-code.
+// Under the template it had, rg --json --smart-case {pattern} {path},
+// {pattern} followed --smart-case and passed for its argument, so the fill
+// was ready; now it is refused. The bundled template passes the pattern as
+// --regexp=, where the same value is only a pattern to search for.
+func TestRunSearchCodePre(t *testing.T) {
+	const fixed = `tool="rg --json --smart-case --regexp={pattern} -- {path}"`
+	src, err := os.ReadFile(devtools)
+	if err != nil || !strings.Contains(string(src), fixed) {
+		t.Fatalf("devtools.3md has no %s (%v)", fixed, err)
+	}
+	old := filepath.Join(t.TempDir(), "devtools.3md")
+	if err := os.WriteFile(old, []byte(strings.Replace(string(src), fixed, `tool="rg --json --smart-case {pattern} {path}"`, 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, exec := range []string{"", "--exec"} {
+		args := []string{"run", "--no-cache", exec, "--skill", "search-code", old, "pattern=--pre=/tmp/evil.sh", "path=."}
+		if exec == "" {
+			args = append(args[:2], args[3:]...)
+		}
+		code, out, errOut := cli(t, args...)
+		if code != exitNotReady || strings.Contains(out+errOut, "evil") || strings.Count(errOut, "input pattern") != 1 ||
+			!strings.Contains(errOut, "nothing in the template says --smart-case takes {pattern}") || !strings.Contains(errOut, "--smart-case={pattern}") {
+			t.Errorf("%v: exit %d, want %d\nstdout %q\n%s", args, code, exitNotReady, out, errOut)
+		}
+	}
+	code, out, errOut := cli(t, "run", "--no-cache", "--skill", "search-code", devtools, "pattern=--pre=/tmp/evil.sh", "path=.")
+	if want := "rg --json --smart-case --regexp='--pre=/tmp/evil.sh' -- '.'"; code != 0 || !strings.Contains(out, want) {
+		t.Errorf("bundled search-code: exit %d, stdout %q, want %q\n%s", code, out, want, errOut)
 	}
 }
