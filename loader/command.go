@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/agent3md/agent3md/agentfile"
+	"github.com/agent3md/agent3md/internal/shelltmpl"
 )
 
 // Fill is the result of filling a skill's command template.
@@ -29,11 +30,16 @@ type Fill struct {
 	// above); "" when the skill has no tool.
 	Command string `json:"command,omitempty"`
 	HasTool bool   `json:"hasTool"`
+	// Cost is the skill's cost= tag ("" when it has none). A caller about to
+	// run the command should have a person confirm a costly one.
+	Cost string `json:"cost,omitempty"`
 	// Missing lists required inputs with no value, in declaration order.
 	Missing []string `json:"missing"`
-	// Invalid lists values that break their input's type (or hold a NUL), in
-	// declaration order, then undeclared names in sorted order. An invalid
-	// value is not put into Command: its placeholder stays visible.
+	// Invalid lists values that break their input's type (or hold a NUL),
+	// and values starting with "-" where the command would read them as an
+	// option (see refuseOptions), in declaration order, then undeclared
+	// names in sorted order. An invalid value is not put into Command: its
+	// placeholder stays visible.
 	Invalid []InputProblem `json:"invalid"`
 	// Unknown lists value names that are not declared inputs (sorted). They
 	// do not block Ready, but a caller should say they were ignored.
@@ -45,9 +51,27 @@ type Fill struct {
 	// inputs and got no value (a validator tool-input error), in template
 	// order, each once.
 	Unbound []string `json:"unbound"`
-	// Ready is true when there is a command and nothing is missing, invalid
-	// or unbound: Command can be run as it is.
+	// Unsafe lists the template's placeholders that sit where a quoted
+	// value would not stay literal text — inside $(…), `…`, ${…}, a
+	// here-document, a comment, or a word that also expands something
+	// (the validator's tool-quote rule). When it is not empty, no value is
+	// substituted at all: Command is the template as written.
+	Unsafe []TemplateProblem `json:"unsafe"`
+	// Plain is true when the template is one simple command of plain words
+	// and placeholders, with no shell syntax: it can run as argv, without
+	// a shell (see shelltmpl.Argv).
+	Plain bool `json:"plain"`
+	// Ready is true when there is a command and nothing is missing,
+	// invalid, unbound or unsafe: Command can be run as it is.
 	Ready bool `json:"ready"`
+}
+
+// TemplateProblem says why one placeholder of a command template cannot
+// be filled safely. Placeholder is "" when the whole template is at fault
+// (it is not valid shell syntax).
+type TemplateProblem struct {
+	Placeholder string `json:"placeholder"`
+	Reason      string `json:"reason"`
 }
 
 // InputProblem says why one value cannot fill its input.
@@ -74,13 +98,25 @@ func fill(s *agentfile.Skill, values map[string]string) *Fill {
 	f := &Fill{
 		Skill:   s.Name,
 		HasTool: s.HasTool && strings.TrimSpace(s.Tool) != "",
+		Cost:    s.Cost,
 		Missing: []string{}, Invalid: []InputProblem{}, Unknown: []string{},
-		Omitted: []string{}, Unbound: []string{},
+		Omitted: []string{}, Unbound: []string{}, Unsafe: []TemplateProblem{},
 	}
 	declared, good, optional := f.check(s.Inputs, values)
 	if !f.HasTool {
 		return f
 	}
+	t := shelltmpl.Analyze(s.Tool)
+	for _, p := range t.Problems {
+		f.Unsafe = append(f.Unsafe, TemplateProblem{Placeholder: p.Name, Reason: p.Reason})
+	}
+	if len(f.Unsafe) > 0 {
+		f.Command = s.Tool
+		f.unbound(s.Tool, declared, values)
+		return f
+	}
+	f.Plain = t.Plain
+	f.refuseOptions(s.Tool, t, s.Inputs, declared, good, optional)
 	var dropped map[string]bool
 	f.Command, dropped = render(s.Tool, good, optional)
 	for _, in := range s.Inputs {
@@ -89,8 +125,14 @@ func fill(s *agentfile.Skill, values map[string]string) *Fill {
 			delete(dropped, in.Name) // once, even for a repeated declaration
 		}
 	}
+	f.unbound(s.Tool, declared, values)
+	return f
+}
+
+// unbound fills Unbound from the template's placeholders and sets Ready.
+func (f *Fill) unbound(tool string, declared map[string]agentfile.Input, values map[string]string) {
 	seen := map[string]bool{}
-	for _, m := range placeholders(s.Tool) {
+	for _, m := range placeholders(tool) {
 		n := m.name
 		if _, ok := declared[n]; !ok && !seen[n] {
 			if _, ok := values[n]; !ok {
@@ -99,8 +141,7 @@ func fill(s *agentfile.Skill, values map[string]string) *Fill {
 			seen[n] = true
 		}
 	}
-	f.Ready = len(f.Missing) == 0 && len(f.Invalid) == 0 && len(f.Unbound) == 0
-	return f
+	f.Ready = len(f.Missing) == 0 && len(f.Invalid) == 0 && len(f.Unbound) == 0 && len(f.Unsafe) == 0
 }
 
 // check sorts values against the declared inputs, filling Missing, Invalid

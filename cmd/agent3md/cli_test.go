@@ -181,17 +181,17 @@ func TestRunFillsAndExecs(t *testing.T) {
 	if err := os.WriteFile(agent, []byte(src), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	// Printing a fill never runs it; missing inputs are reported, exit 1.
+	// Printing a fill never runs it; missing inputs are reported, exit 82.
 	code, out, errOut := cli(t, "run", "--no-cache", agent, "say it", "word=hi")
-	if code != 1 || !strings.Contains(errOut, "missing required inputs: count") || !strings.Contains(out, "printf") {
+	if code != exitNotReady || !strings.Contains(errOut, "missing required inputs: count") || !strings.Contains(out, "printf") {
 		t.Fatalf("missing: exit %d\n%s\n%s", code, out, errOut)
 	}
 	// --exec refuses until every required input is filled.
-	if code, _, errOut := cli(t, "run", "--exec", "--no-cache", agent, "say it", "word=hi"); code != 1 || !strings.Contains(errOut, "count") {
+	if code, _, errOut := cli(t, "run", "--exec", "--no-cache", agent, "say it", "word=hi"); code != exitNotReady || !strings.Contains(errOut, "count") {
 		t.Fatalf("exec with missing input: exit %d %s", code, errOut)
 	}
 	// A bad number is a type error, not a command.
-	if code, _, errOut := cli(t, "run", "--exec", "--skill", "say", agent, "", "word=hi", "count=many"); code != 1 || !strings.Contains(errOut, "count") {
+	if code, _, errOut := cli(t, "run", "--exec", "--skill", "say", agent, "", "word=hi", "count=many"); code != exitNotReady || !strings.Contains(errOut, "count") {
 		t.Fatalf("exec with bad number: exit %d %s", code, errOut)
 	}
 	code, out, errOut = cli(t, "run", "--exec", "--no-cache", agent, "say it", "word=it's $(x)", "count=3")

@@ -33,7 +33,7 @@ You are {{.Title}}. Route each request to the one skill whose triggers fit,
 load only that skill (and the skills it links to), fill its inputs, and show
 the command before running it. Ask when a required input is missing.
 
-@plane z=1 label="search-code" kind=skill triggers="search code, find usages, grep for, where is" inputs="pattern:string, path:string?" tool="rg --line-number {pattern} {path}"
+@plane z=1 label="search-code" kind=skill triggers="search code, find usages, grep for, where is" inputs="pattern:string, path:string?" tool="rg --line-number --regexp={pattern} -- {path}"
 # Search code
 
 Find where a pattern occurs in the repository and show each hit with its line

@@ -1,12 +1,8 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"io"
-	"os"
-	"os/exec"
-	"sort"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -99,135 +95,5 @@ func printMatches(w io.Writer, matches []router.Match) {
 			tier = ", " + m.Tier
 		}
 		fmt.Fprintf(w, "%s  (score %d; matched: %s%s)\n", m.Name, m.Score, strings.Join(m.Hits, ", "), tier)
-	}
-}
-
-func (a *app) runCmd() *cobra.Command {
-	var (
-		skill  string
-		doExec bool
-		asJSON bool
-	)
-	c := &cobra.Command{
-		Use:   "run FILE TEXT [NAME=VALUE...]",
-		Short: "Route a request, fill the chosen skill's command, and print (or run) it",
-		Long: `run is the whole loop on the command line: route TEXT to the best skill (or
-take --skill), fill its command template with NAME=VALUE pairs (each value
-shell-quoted, typed inputs checked), and print the command. With --exec it
-runs the command through sh, but only when every required input is filled;
-otherwise it says which inputs are missing and exits 1.`,
-		Example: `  agent3md run examples/devtools.3md "search the code for parseConfig" pattern=parseConfig path=.
-  agent3md run --exec --skill search-code examples/devtools.3md "" pattern=TODO path=.`,
-		Args: args(cobra.MinimumNArgs(2)),
-		RunE: func(c *cobra.Command, args []string) error {
-			values, err := parseValues(args[2:])
-			if err != nil {
-				return err
-			}
-			a.useCache = true
-			return a.withAgent(args[0], func(ag *loader.Agent) error {
-				name := skill
-				if name == "" {
-					matches, err := a.route(c, ag, args[1], &router.Query{Mode: router.Ranked, Limit: 1})
-					if err != nil {
-						return err
-					}
-					if len(matches) == 0 {
-						return invalid(fmt.Errorf("no skill matched %q; name one with --skill (see 'agent3md skills %s')", args[1], args[0]))
-					}
-					name = matches[0].Name
-				}
-				fill, err := ag.Command(name, values)
-				if err != nil {
-					return skillError(err)
-				}
-				return a.finishRun(fill, doExec, asJSON)
-			})
-		},
-	}
-	c.Flags().StringVar(&skill, "skill", "", "use this skill instead of routing TEXT")
-	c.Flags().BoolVar(&doExec, "exec", false, "run the filled command with sh when every required input is filled")
-	c.Flags().BoolVar(&asJSON, "json", false, "print the fill result as JSON")
-	a.addLimitFlags(c.Flags())
-	a.addCacheFlags(c.Flags())
-	return c
-}
-
-func parseValues(pairs []string) (map[string]string, error) {
-	values := map[string]string{}
-	for _, p := range pairs {
-		k, v, ok := strings.Cut(p, "=")
-		if !ok || k == "" {
-			return nil, ioError(fmt.Errorf("argument %q is not NAME=VALUE", p))
-		}
-		values[k] = v
-	}
-	return values, nil
-}
-
-func (a *app) finishRun(f *loader.Fill, doExec, asJSON bool) error {
-	if asJSON {
-		if err := writeJSON(a.stdout, f); err != nil {
-			return ioError(err)
-		}
-	} else {
-		printFill(a.stdout, a.stderr, f)
-	}
-	problem := fillProblem(f)
-	if !doExec {
-		if problem != nil && f.HasTool {
-			return silent(exitInvalid)
-		}
-		return nil
-	}
-	if problem != nil {
-		return invalid(problem)
-	}
-	cmd := exec.Command("sh", "-c", f.Command)
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, a.stdout, a.stderr
-	if err := cmd.Run(); err != nil {
-		var ee *exec.ExitError
-		if errors.As(err, &ee) {
-			return silent(ee.ExitCode())
-		}
-		return ioError(err)
-	}
-	return nil
-}
-
-// fillProblem explains why a fill cannot run, or returns nil.
-func fillProblem(f *loader.Fill) error {
-	if !f.HasTool {
-		return fmt.Errorf("skill %q has no command to run; it is guidance only (see 'agent3md get')", f.Skill)
-	}
-	var parts []string
-	if len(f.Missing) > 0 {
-		parts = append(parts, "missing required inputs: "+strings.Join(f.Missing, ", "))
-	}
-	for _, p := range f.Invalid {
-		parts = append(parts, fmt.Sprintf("input %s (%s): %s", p.Name, p.Type, p.Reason))
-	}
-	if len(parts) == 0 {
-		return nil
-	}
-	return fmt.Errorf("skill %q cannot run: %s", f.Skill, strings.Join(parts, "; "))
-}
-
-func printFill(out, errw io.Writer, f *loader.Fill) {
-	if !f.HasTool {
-		fmt.Fprintf(out, "skill %s has no command (guidance only); read it with 'agent3md get'\n", f.Skill)
-		return
-	}
-	fmt.Fprintf(out, "%s\n", f.Command)
-	if len(f.Missing) > 0 {
-		fmt.Fprintf(errw, "missing required inputs: %s\n", strings.Join(f.Missing, ", "))
-	}
-	for _, p := range f.Invalid {
-		fmt.Fprintf(errw, "invalid input %s (%s): %s\n", p.Name, p.Type, p.Reason)
-	}
-	if len(f.Unknown) > 0 {
-		u := append([]string(nil), f.Unknown...)
-		sort.Strings(u)
-		fmt.Fprintf(errw, "ignored values for undeclared inputs: %s\n", strings.Join(u, ", "))
 	}
 }

@@ -1,0 +1,306 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"sort"
+	"strings"
+	"syscall"
+
+	"github.com/spf13/cobra"
+	"golang.org/x/term"
+
+	"github.com/agent3md/agent3md/loader"
+	"github.com/agent3md/agent3md/router"
+)
+
+// Exit codes of run beyond 0 (done), 1 (invalid agent file or argument) and
+// 2 (usage or I/O error); docs/run-guard.md lists them. They sit where
+// commands rarely exit — above curl's codes (up to 99), Rust's panic (101)
+// and daemontools' 100/111, below the shells' 126-165 — so a script can
+// tell the guard's verdicts from a command's failure. With --exec, a
+// command that ran passes its own exit status through.
+const (
+	exitNoMatch  = 120 // routing found no skill for the request
+	exitRefused  = 121 // the guard would not run it (see runGuard)
+	exitNotReady = 122 // inputs missing, invalid or unbound
+)
+
+type runFlags struct {
+	skill  string
+	doExec bool
+	asJSON bool
+	yes    bool
+}
+
+func (a *app) runCmd() *cobra.Command {
+	var fl runFlags
+	c := &cobra.Command{
+		Use:   "run FILE [TEXT] [NAME=VALUE...]",
+		Short: "Route a request, fill the chosen skill's command, and print (or run) it",
+		Long: `run is the whole loop on the command line: route TEXT to the best skill (or
+take --skill, and then every argument after FILE may be NAME=VALUE), fill its
+command template with the NAME=VALUE pairs (each value shell-quoted, typed
+inputs checked), and print the command. The chosen skill, its match tier and
+the evidence are always printed on stderr, as "→ skill (tier: evidence)".
+
+With --exec it runs the command, guarded: never when an input is missing,
+invalid or unbound, or a value would become an option; never on a relaxed
+match unless --skill names the skill; and a skill with a cost= tag only with
+--yes (or a "y" typed at the prompt when stdin is a terminal). A template of
+plain words runs directly, without a shell; any other through sh -c.
+
+Exit status: 0 done (with --exec: the command's own status), 1 invalid agent
+file or argument, 2 usage or I/O error, 120 no skill matched, 121 refused by
+the guard, 122 inputs missing or invalid. See docs/run-guard.md.`,
+		Example: `  agent3md run examples/devtools.3md "search the code for parseConfig" pattern=parseConfig path=.
+  agent3md run --exec --skill search-code examples/devtools.3md pattern=TODO path=.
+  agent3md run --exec --yes --skill rollback-deploy examples/oncall.3md service=api namespace=prod revision=3`,
+		Args: args(cobra.MinimumNArgs(1)),
+		RunE: func(c *cobra.Command, args []string) error {
+			text, pairs, err := splitRunArgs(args[1:], fl.skill != "")
+			if err != nil {
+				return err
+			}
+			values, err := parseValues(pairs)
+			if err != nil {
+				return err
+			}
+			a.useCache = true
+			return a.withAgent(args[0], func(ag *loader.Agent) error {
+				return a.runSkill(c, ag, args[0], text, values, &fl)
+			})
+		},
+	}
+	c.Flags().StringVar(&fl.skill, "skill", "", "use this skill instead of routing TEXT (then TEXT may be left out)")
+	c.Flags().BoolVar(&fl.doExec, "exec", false, "run the filled command (guarded: see --help)")
+	c.Flags().BoolVar(&fl.yes, "yes", false, "with --exec, run a skill that has a cost= tag without asking")
+	c.Flags().BoolVar(&fl.asJSON, "json", false, "print the fill result as JSON")
+	a.addLimitFlags(c.Flags())
+	a.addCacheFlags(c.Flags())
+	return c
+}
+
+// splitRunArgs separates the request text from the NAME=VALUE pairs.
+// Without --skill the first argument is always the text. With --skill no
+// text is needed: every NAME=VALUE argument is a value, and one argument
+// that is not (often "") may come first as text, which is then unused.
+func splitRunArgs(rest []string, named bool) (string, []string, error) {
+	if !named {
+		if len(rest) == 0 {
+			return "", nil, ioError(errors.New("run: give the request TEXT to route, or name the skill with --skill\nusage: agent3md run FILE [TEXT] [NAME=VALUE...]"))
+		}
+		return rest[0], rest[1:], nil
+	}
+	if len(rest) > 0 && !isPair(rest[0]) {
+		return rest[0], rest[1:], nil
+	}
+	return "", rest, nil
+}
+
+// isPair reports an argument of the form NAME=VALUE with NAME an input name.
+func isPair(s string) bool {
+	k, _, ok := strings.Cut(s, "=")
+	if !ok || k == "" {
+		return false
+	}
+	for i := 0; i < len(k); i++ {
+		c := k[i]
+		letter := c == '_' || (c|0x20 >= 'a' && c|0x20 <= 'z')
+		if !letter && (i == 0 || c < '0' || c > '9') {
+			return false
+		}
+	}
+	return true
+}
+
+func parseValues(pairs []string) (map[string]string, error) {
+	values := map[string]string{}
+	for _, p := range pairs {
+		k, v, ok := strings.Cut(p, "=")
+		if !ok || k == "" {
+			return nil, ioError(fmt.Errorf("argument %q is not NAME=VALUE", p))
+		}
+		values[k] = v
+	}
+	return values, nil
+}
+
+// choice is the skill run works on and why.
+type choice struct {
+	name string
+	tier string // router.TierPhrase, router.TierRelaxed, or "" for --skill
+	hits []string
+}
+
+// String is the guard line's text after the arrow.
+func (ch *choice) String() string {
+	if ch.tier == "" {
+		return ch.name + " (named by --skill)"
+	}
+	return fmt.Sprintf("%s (%s: %s)", ch.name, ch.tier, strings.Join(ch.hits, ", "))
+}
+
+func (a *app) choose(c *cobra.Command, ag *loader.Agent, file, text, skill string) (*choice, error) {
+	if skill != "" {
+		return &choice{name: skill}, nil
+	}
+	matches, err := a.route(c, ag, text, &router.Query{Mode: router.Ranked, Limit: 1})
+	if err != nil {
+		return nil, err
+	}
+	if len(matches) == 0 {
+		return nil, &exitError{code: exitNoMatch, err: fmt.Errorf("no skill matched %q; name one with --skill (see 'agent3md skills %s')", text, file)}
+	}
+	m := matches[0]
+	return &choice{name: m.Name, tier: m.Tier, hits: m.Hits}, nil
+}
+
+func (a *app) runSkill(c *cobra.Command, ag *loader.Agent, file, text string, values map[string]string, fl *runFlags) error {
+	ch, err := a.choose(c, ag, file, text, fl.skill)
+	if err != nil {
+		return err
+	}
+	sk, err := ag.Skill(ch.name)
+	if err != nil {
+		return skillError(err)
+	}
+	line := "→ " + ch.String()
+	if sk.Cost != "" {
+		line += " [cost=" + sk.Cost + "]"
+	}
+	fmt.Fprintln(a.stderr, line)
+	f, err := ag.Command(ch.name, values)
+	if err != nil {
+		return skillError(err)
+	}
+	if fl.asJSON {
+		if err := writeJSON(a.stdout, f); err != nil {
+			return ioError(err)
+		}
+	}
+	if !fl.doExec {
+		if !fl.asJSON {
+			printCommand(a.stdout, a.stderr, f)
+			printProblems(a.stderr, f)
+		}
+		return fillVerdict(f)
+	}
+	if !fl.asJSON {
+		if len(f.Unsafe) > 0 {
+			printCommand(a.stdout, a.stderr, f)
+		}
+		printIgnored(a.stderr, f) // the guard's refusal says the rest
+	}
+	g := &runGuard{yes: fl.yes, named: fl.skill != "", in: a.stdin, out: a.stderr, tty: isTerminal(a.stdin)}
+	if err := g.check(ch, sk.Cost, f); err != nil {
+		if f.HasTool && len(f.Unsafe) == 0 {
+			fmt.Fprintf(a.stderr, "not run: %s\n", f.Command)
+		}
+		return err
+	}
+	// stdout carries only the command's own output.
+	fmt.Fprintf(a.stderr, "$ %s\n", f.Command)
+	return a.execFill(c, f)
+}
+
+// fillVerdict is the exit status of a fill that is only printed: 0 when it
+// is ready (or there is no command to fill), else why not.
+func fillVerdict(f *loader.Fill) error {
+	switch {
+	case !f.HasTool || f.Ready:
+		return nil
+	case len(f.Unsafe) > 0:
+		return silent(exitRefused)
+	default:
+		return silent(exitNotReady)
+	}
+}
+
+// printCommand writes the filled command to out, or, when the template is
+// unsafe to fill, why to errw; a skill without a command gets a note.
+func printCommand(out, errw io.Writer, f *loader.Fill) {
+	if !f.HasTool {
+		fmt.Fprintf(out, "skill %s has no command (guidance only); read it with 'agent3md get'\n", f.Skill)
+		return
+	}
+	if len(f.Unsafe) == 0 {
+		fmt.Fprintf(out, "%s\n", f.Command)
+		return
+	}
+	fmt.Fprintf(errw, "skill %s's command template is unsafe to fill, so nothing was substituted (agent3md validate reports it as tool-quote):\n", f.Skill)
+	for _, p := range f.Unsafe {
+		if p.Placeholder == "" {
+			fmt.Fprintf(errw, "  %s\n", p.Reason)
+		} else {
+			fmt.Fprintf(errw, "  {%s}: %s\n", p.Placeholder, p.Reason)
+		}
+	}
+}
+
+// printProblems lists on errw what keeps a fill from being ready, and the
+// values it ignored.
+func printProblems(errw io.Writer, f *loader.Fill) {
+	if len(f.Missing) > 0 {
+		fmt.Fprintf(errw, "missing required inputs: %s\n", strings.Join(f.Missing, ", "))
+	}
+	for _, p := range f.Invalid {
+		fmt.Fprintf(errw, "invalid input %s (%s): %s\n", p.Name, p.Type, p.Reason)
+	}
+	if len(f.Unbound) > 0 {
+		fmt.Fprintf(errw, "the template uses undeclared placeholders with no value: %s\n", strings.Join(f.Unbound, ", "))
+	}
+	printIgnored(errw, f)
+}
+
+// printIgnored names the values given for inputs the skill does not declare.
+func printIgnored(errw io.Writer, f *loader.Fill) {
+	if len(f.Unknown) > 0 {
+		u := append([]string(nil), f.Unknown...)
+		sort.Strings(u)
+		fmt.Fprintf(errw, "ignored values for undeclared inputs: %s\n", strings.Join(u, ", "))
+	}
+}
+
+// execFill runs a ready fill: a plain template's words directly as argv,
+// anything else through sh -c. The command's exit status is run's.
+func (a *app) execFill(c *cobra.Command, f *loader.Fill) error {
+	cmd := commandFor(c, f)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = a.stdin, a.stdout, a.stderr
+	err := cmd.Run()
+	if err == nil {
+		return nil
+	}
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			return silent(128 + int(ws.Signal()))
+		}
+		return silent(ee.ExitCode())
+	}
+	// It never started: the shells' codes for "not found" and "cannot run".
+	code := 126
+	if errors.Is(err, exec.ErrNotFound) || errors.Is(err, os.ErrNotExist) {
+		code = 127
+	}
+	return &exitError{code: code, err: fmt.Errorf("cannot run %s: %w", cmd.Path, err)}
+}
+
+// commandFor builds the process for a ready fill: a plain template's
+// words directly as argv, anything else through sh -c.
+func commandFor(c *cobra.Command, f *loader.Fill) *exec.Cmd {
+	// Argv can decline even a plain template (it reads only what it is
+	// sure sh reads the same way); sh -c then runs the same quoted line.
+	if argv, ok := f.Argv(); ok {
+		return exec.CommandContext(c.Context(), argv[0], argv[1:]...)
+	}
+	return exec.CommandContext(c.Context(), "sh", "-c", f.Command)
+}
+
+func isTerminal(r io.Reader) bool {
+	f, ok := r.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
+}
