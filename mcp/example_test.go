@@ -28,6 +28,6 @@ func ExampleServe() {
 	})
 	fmt.Println("Serve returned:", err)
 	// Output:
-	// {"jsonrpc":"2.0","id":1,"result":{"resultType":"complete","_meta":{"io.modelcontextprotocol/serverInfo":{"name":"agent3md:Ada","title":"Ada","version":"1.0.0"}},"content":[{"type":"text","text":"command: git commit -m 'it'\\''s done'\nready: true\ncost: medium\nconfirm: ask the user before running this command: the skill is tagged cost=medium"}],"structuredContent":{"skill":"commit","command":"git commit -m 'it'\\''s done'","hasTool":true,"missing":[],"invalid":[],"unknown":[],"omitted":[],"unbound":[],"ready":true,"cost":"medium","confirm":true,"confirmReasons":["the skill is tagged cost=medium"]}}}
+	// {"jsonrpc":"2.0","id":1,"result":{"resultType":"complete","_meta":{"io.modelcontextprotocol/serverInfo":{"name":"agent3md:Ada","title":"Ada","version":"1.0.0"}},"content":[{"type":"text","text":"command: git commit -m 'it'\\''s done'\nready: true\ncost: medium\nconfirm: ask the user before running this command: the skill is tagged cost=medium"}],"structuredContent":{"skill":"commit","command":"git commit -m 'it'\\''s done'","hasTool":true,"missing":[],"invalid":[],"unknown":[],"omitted":[],"unbound":[],"unsafe":[],"plain":true,"ready":true,"cost":"medium","confirm":true,"confirmReasons":["the skill is tagged cost=medium"]}}}
 	// Serve returned: <nil>
 }

@@ -28,7 +28,7 @@ var fillSkillTool = &toolDef{
 		{name: "tier", kind: "string", enum: []string{"phrase", "relaxed"},
 			desc: "the tier of the route_skill match you chose this skill from, if any: a relaxed match needs the user's confirmation"},
 	},
-	output:  json.RawMessage(`{"type":"object","properties":{"skill":{"type":"string"},"command":{"type":"string"},"hasTool":{"type":"boolean"},"missing":{"type":"array","items":{"type":"string"}},"invalid":{"type":"array","items":{"type":"object","properties":{"name":{"type":"string"},"type":{"type":"string"},"reason":{"type":"string"}},"required":["name","type","reason"]}},"unknown":{"type":"array","items":{"type":"string"}},"omitted":{"type":"array","items":{"type":"string"}},"unbound":{"type":"array","items":{"type":"string"}},"ready":{"type":"boolean"},"cost":{"type":["string","null"]},"confirm":{"type":"boolean"},"confirmReasons":{"type":"array","items":{"type":"string"}}},"required":["skill","hasTool","missing","invalid","unknown","omitted","unbound","ready","cost","confirm","confirmReasons"]}`),
+	output:  json.RawMessage(`{"type":"object","properties":{"skill":{"type":"string"},"command":{"type":"string"},"hasTool":{"type":"boolean"},"missing":{"type":"array","items":{"type":"string"}},"invalid":{"type":"array","items":{"type":"object","properties":{"name":{"type":"string"},"type":{"type":"string"},"reason":{"type":"string"}},"required":["name","type","reason"]}},"unknown":{"type":"array","items":{"type":"string"}},"omitted":{"type":"array","items":{"type":"string"}},"unbound":{"type":"array","items":{"type":"string"}},"unsafe":{"type":"array","items":{"type":"object","properties":{"placeholder":{"type":"string"},"reason":{"type":"string"}},"required":["placeholder","reason"]}},"plain":{"type":"boolean"},"ready":{"type":"boolean"},"cost":{"type":["string","null"]},"confirm":{"type":"boolean"},"confirmReasons":{"type":"array","items":{"type":"string"}}},"required":["skill","hasTool","missing","invalid","unknown","omitted","unbound","unsafe","plain","ready","cost","confirm","confirmReasons"]}`),
 	bigHint: hint("pass shorter values"),
 	run:     (*server).fillSkill,
 }
@@ -88,6 +88,9 @@ func fillText(f fillResult) string {
 	}
 	if len(f.Unbound) > 0 {
 		fmt.Fprintf(&b, "\nplaceholders with no declared input: %s", strings.Join(f.Unbound, ", "))
+	}
+	for _, p := range f.Unsafe {
+		fmt.Fprintf(&b, "\nunsafe placeholder {%s}: %s", p.Placeholder, p.Reason)
 	}
 	if len(f.Omitted) > 0 {
 		fmt.Fprintf(&b, "\noptional inputs left out: %s", strings.Join(f.Omitted, ", "))

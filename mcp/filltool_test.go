@@ -2,8 +2,12 @@ package mcp
 
 import (
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/agent3md/agent3md/loader"
 )
 
 // TestFillProblemsAlike: a missing input and a mistyped value come back the
@@ -50,5 +54,41 @@ func TestFillProblemsAlike(t *testing.T) {
 		if res.IsError || st.Ready != c.ready || !strings.Contains(string(res.StructuredContent), c.problem) || !okConfirm {
 			t.Errorf("%s: %s", c.name, wire)
 		}
+	}
+}
+
+// TestFillUnsafeTemplate: a template whose placeholder sits where a value
+// could escape its quotes (here inside $(…)) is not filled: the answer is
+// ready false, names the placeholder and why in both the text and the
+// structured result, and is not a tool error.
+func TestFillUnsafeTemplate(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "unsafe.3md")
+	src := "---\n3md: 1.0\ntitle: U\n---\n@plane z=0 kind=identity\n# U\n\n" +
+		"@plane z=1 label=\"mail\" triggers=\"send mail\" inputs=\"msg\" tool=\"echo \\\"Subject: $(echo \\\"{msg}\\\" | head -1)\\\"\"\nMail it.\n"
+	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	a, err := loader.Open(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { a.Close() })
+	s := newServer(&Options{Agent: a})
+	wire, _ := callTool(t, s, toolFillSkill, map[string]any{"name": "mail", "values": map[string]any{"msg": "$(touch /tmp/x)"}})
+	var res struct {
+		IsError           bool
+		Content           []struct{ Text string }
+		StructuredContent struct {
+			Ready  bool
+			Unsafe []struct{ Placeholder, Reason string }
+		}
+	}
+	if err := json.Unmarshal(wire, &res); err != nil {
+		t.Fatal(err)
+	}
+	if res.IsError || res.StructuredContent.Ready || len(res.StructuredContent.Unsafe) != 1 ||
+		res.StructuredContent.Unsafe[0].Placeholder != "msg" || !strings.Contains(res.Content[0].Text, "unsafe placeholder {msg}") ||
+		strings.Contains(res.Content[0].Text, "touch") {
+		t.Errorf("fill of an unsafe template: %s", wire)
 	}
 }
