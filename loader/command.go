@@ -57,8 +57,8 @@ type InputProblem struct {
 	Reason string `json:"reason"`
 }
 
-// Command fills the skill's command template with values (DESIGN §2
-// command(), with typed checks and the optional-input rule documented on
+// Command fills the skill's command template with values (docs/format.md
+// §9, with typed checks and the optional-input rule documented on
 // Fill). It never runs anything. A skill whose tool attribute is absent or
 // blank has no command: HasTool is false and Command is "".
 func (a *Agent) Command(name string, values map[string]string) (*Fill, error) {
@@ -218,7 +218,7 @@ func isNumber(v string) bool {
 }
 
 // Quote returns s as one POSIX shell word: single-quoted, with each ' written
-// as '\” (DESIGN §2 command()).
+// as '\'' (docs/format.md §9).
 func Quote(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

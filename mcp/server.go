@@ -410,7 +410,7 @@ func decodeMeta(params map[string]json.RawMessage) map[string]json.RawMessage {
 }
 
 // modernCall checks a 2026-07-28 request's required _meta keys and version,
-// in that order (PROTOCOL §1.2, §7).
+// in that order (docs/protocol.md §1 and §3).
 func modernCall(method string, params, meta map[string]json.RawMessage) (*call, error) {
 	var version string
 	if err := json.Unmarshal(meta[metaProtocolVersion], &version); err != nil {
