@@ -217,8 +217,8 @@ func isNumber(v string) bool {
 	return err == nil && !math.IsInf(f, 0) && !math.IsNaN(f)
 }
 
-// Quote returns s as one POSIX shell word: single-quoted, with each ' written
-// as '\'' (docs/format.md §9).
+// Quote returns s as one POSIX shell word: single-quoted, with each single
+// quote inside it closed, backslash-escaped and reopened (docs/format.md §9).
 func Quote(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
