@@ -41,7 +41,7 @@ type Options struct {
 	// (default "dev").
 	Version string
 	// MaxLineBytes bounds one incoming line, terminator excluded (default
-	// DefaultMaxLineBytes, 4 MiB; flag --max-line-bytes).
+	// DefaultMaxLineBytes, 4 MiB; flag --max-message-bytes).
 	MaxLineBytes int
 	// MaxInFlight bounds the requests handled at once on their own
 	// goroutines (default DefaultMaxInFlight; flag --max-in-flight). More
