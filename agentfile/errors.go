@@ -6,7 +6,7 @@ import (
 	"unicode/utf8"
 )
 
-// Canonical error names of the 3md base format (DESIGN §2). They are the
+// Canonical error names of the 3md base format (docs/format.md §2, §3 and §14). They are the
 // Name of a ParseError and are what conformance vectors compare against.
 const (
 	MissingFrontmatter    = "missingFrontmatter"

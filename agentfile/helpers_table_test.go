@@ -6,7 +6,7 @@ import (
 	"testing"
 )
 
-// TestParseNumber pins the 3md number grammar (DESIGN §2): optional sign,
+// TestParseNumber pins the 3md number grammar (docs/format.md §4): optional sign,
 // digits with an optional fraction or a fraction alone, optional exponent;
 // finite only.
 func TestParseNumber(t *testing.T) {

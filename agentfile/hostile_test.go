@@ -58,7 +58,7 @@ func hostileCases() []hostileCase {
 			src:    fm + "@plane z=1\n```\n~~~\n@plane z=2\n~~~\n```\n@plane z=3\ny\n",
 			planes: []docPlane{{1, "", "```\n~~~\n@plane z=2\n~~~\n```"}, {3, "", "y"}}},
 		// 3md closes a fence with any line starting with the same
-		// character three times (DESIGN §2), so ``` closes ````: unlike
+		// character three times (docs/format.md §3), so ``` closes ````: unlike
 		// CommonMark, the @plane after it is a directive.
 		{name: "backtick fence inside a longer one",
 			src:    fm + "@plane z=1\n````\n```\n@plane z=2\n```\n````\n",

@@ -5,7 +5,7 @@ import (
 	"unicode/utf8"
 )
 
-// Link bounds of the base format (DESIGN §2).
+// Link bounds of the base format (docs/format.md §6).
 const (
 	maxLinkTarget = 40  // characters of [-+0-9eE.] in a target
 	maxLinkText   = 400 // characters of link text

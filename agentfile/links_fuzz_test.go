@@ -8,7 +8,7 @@ import (
 )
 
 // linkRE is the base format's link written as a regular expression
-// (DESIGN §2), an independent reading of what MatchLink accepts.
+// (docs/format.md §6), an independent reading of what MatchLink accepts.
 var linkRE = regexp.MustCompile(`^\[\[z=([-+0-9eE.]{1,40})(?:(\|)([^\]\n]{0,400}))?\]\]`)
 
 // FuzzMatchLink holds MatchLink to the regular expression: the same

@@ -8,7 +8,7 @@ import (
 )
 
 // This file holds an independent, whole-document reference reading of the
-// 3md base format (DESIGN §2), written for obviousness rather than speed:
+// 3md base format (docs/format.md §1–§6), written for obviousness rather than speed:
 // it holds the whole text in memory, normalises it first and then walks a
 // slice of lines. The fuzz tests compare the streaming scanner against it.
 

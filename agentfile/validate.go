@@ -8,7 +8,7 @@ import (
 	"strings"
 )
 
-// Validator rule names (DESIGN §2). Each finding carries one.
+// Validator rule names (docs/format.md §12). Each finding carries one.
 const (
 	RuleParse          = "parse"
 	RuleFrontmatter    = "frontmatter"

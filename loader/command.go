@@ -81,8 +81,8 @@ type InputProblem struct {
 	Reason string `json:"reason"`
 }
 
-// Command fills the skill's command template with values (DESIGN §2
-// command(), with typed checks and the optional-input rule documented on
+// Command fills the skill's command template with values (docs/format.md
+// §9, with typed checks and the optional-input rule documented on
 // Fill). It never runs anything. A skill whose tool attribute is absent or
 // blank has no command: HasTool is false and Command is "".
 func (a *Agent) Command(name string, values map[string]string) (*Fill, error) {
@@ -258,8 +258,8 @@ func isNumber(v string) bool {
 	return err == nil && !math.IsInf(f, 0) && !math.IsNaN(f)
 }
 
-// Quote returns s as one POSIX shell word: single-quoted, with each ' written
-// as '\” (DESIGN §2 command()).
+// Quote returns s as one POSIX shell word: single-quoted, with each single
+// quote inside it closed, backslash-escaped and reopened (docs/format.md §9).
 func Quote(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

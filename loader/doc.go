@@ -1,10 +1,11 @@
 // Package loader serves one agent file: it opens the file, scans it into an
 // agentfile.Catalog, keeps it open, and reads plane bodies on demand by byte
 // span, checking each against the catalog's CRC-32C. On top of that it
-// answers the agent3md/1 operations (DESIGN §2, §4): get a skill by name, z
-// or slug in O(1), resolve its dependency chain, fill its command template
-// with shell-quoted values, and render it as an Agent Skills SKILL.md with
-// its references.
+// answers the agent3md/1 operations (docs/architecture.md §4): get a skill
+// by name, z or slug in O(1), resolve its dependency chain (docs/format.md
+// §11), fill its command template with shell-quoted values (docs/format.md
+// §9), and render it as an Agent Skills SKILL.md with its references
+// (docs/format.md §15).
 //
 // Changes on disk. A body read compares the path's stat with the open
 // file's (a rename replaced it, or its size or time changed) at most once
@@ -15,7 +16,11 @@
 // scanned is never returned. When a re-scan fails because the new file is
 // broken, reads keep being served from the old open file as long as its
 // bytes still verify (the last good agent keeps serving), and the broken
-// file is not re-parsed until it changes again.
+// file is not re-parsed until it changes again. Only operations that read
+// the file check it (Body, IdentityBody, Resolve, SkillMD, SkillMDBySlug,
+// Manifest); those answered from the catalog alone (Skill, Skills,
+// Snapshot, Command) use the catalog in force and see an edit once a read
+// has re-scanned the file.
 //
 // Warm starts. With Options.CatalogCache the scanned catalog is kept on
 // disk keyed by the file's SHA-256 and the limits, and a settled file is
@@ -25,6 +30,7 @@
 // Agent Skills slugs are built on first use.
 //
 // It does not parse the format itself (package agentfile), route requests
-// (package router), watch the file for changes (package mcp decides when to
-// reload) or speak any protocol (package mcp).
+// (package router) or speak any protocol (package mcp). It does not watch
+// the file either, and nothing outside it triggers a reload: the re-scan
+// above happens inside the read that finds the file changed.
 package loader

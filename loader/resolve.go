@@ -5,7 +5,7 @@ import (
 )
 
 // Resolve returns the skill then its dependencies depth-first in body order
-// (DESIGN §2 resolve): each skill once, links to the identity or to missing
+// (docs/format.md §11): each skill once, links to the identity or to missing
 // planes skipped. The walk uses an explicit stack, so chains of any length
 // resolve without deep recursion, and it terminates on cycles. All bodies
 // come from one scan of the file.

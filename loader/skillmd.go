@@ -12,7 +12,7 @@ import (
 )
 
 // Rendered is a skill rendered as an Agent Skills SKILL.md plus its
-// references/<dep>.md supporting files (DESIGN §4, PROTOCOL §9). The bytes
+// references/<dep>.md supporting files (docs/format.md §15). The bytes
 // are deterministic: the same file renders to the same bytes.
 type Rendered struct {
 	Slug   string // the frontmatter name: a valid, unique Agent Skills name
@@ -134,7 +134,7 @@ func (f frontmatter) asMap() map[string]any {
 	return map[string]any{"name": f.name, "description": f.description, "metadata": meta}
 }
 
-// frontmatter builds skill i's frontmatter (PROTOCOL §9: metadata is a
+// frontmatter builds skill i's frontmatter (docs/format.md §15: metadata is a
 // string-to-string map, so numbers are strings and lists are joined).
 func (st *state) frontmatter(i int) frontmatter {
 	s := &st.info.Skills[i]
@@ -234,7 +234,7 @@ func (st *state) rewrite(body string, root int, inChain map[int]bool, prefix, se
 	for _, line := range strings.SplitAfter(body, "\n") {
 		rewriteLine(&b, line, func(target, text string, hasText bool) (string, bool) {
 			if !isDigits(target) {
-				return "", false // not a dependency link (DESIGN §2)
+				return "", false // not a dependency link (docs/format.md §11)
 			}
 			z, _ := agentfile.ParseNumber(target)
 			j, ok := st.skillAt(z)

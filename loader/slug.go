@@ -8,7 +8,7 @@ import (
 	"github.com/agent3md/agent3md/agentfile"
 )
 
-// maxSlug is the Agent Skills bound on a skill name (PROTOCOL §9).
+// maxSlug is the Agent Skills bound on a skill name (docs/format.md §15).
 const maxSlug = 64
 
 // slugify turns a skill name into an Agent Skills name: ASCII letters

@@ -180,7 +180,7 @@ type match struct {
 }
 
 // placeholders returns the {name} placeholders of s, left to right
-// (DESIGN §2 command(): name is [A-Za-z_]\w*, \w being ASCII).
+// (docs/format.md §9: a name is [A-Za-z_][A-Za-z0-9_]*, ASCII only).
 func placeholders(s string) []match {
 	var out []match
 	for i := 0; i < len(s); i++ {

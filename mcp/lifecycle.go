@@ -11,7 +11,7 @@ import (
 // sent in initialize and server/discover results.
 const maxInstructionsBytes = 8 << 10
 
-// Cache hints for modern list/discover results (PROTOCOL §1.2): the tool
+// Cache hints for modern list/discover results (docs/protocol.md §1): the tool
 // list and server description change only when the agent file does.
 const (
 	cacheTTLMs = int64(60_000)
@@ -33,7 +33,7 @@ func (m *modernFields) modernPart() *modernFields { return m }
 type modernResult interface{ modernPart() *modernFields }
 
 // stampModern adds resultType, _meta serverInfo and, for cached methods,
-// ttlMs/cacheScope to a modern result (PROTOCOL §1.2). Results that do not
+// ttlMs/cacheScope to a modern result (docs/protocol.md §1). Results that do not
 // embed modernFields get the keys merged into their JSON object.
 func (s *server) stampModern(res any, cached bool) (any, error) {
 	var m modernFields
@@ -156,7 +156,7 @@ type initializeResult struct {
 	Instructions    string         `json:"instructions,omitempty"`
 }
 
-// initialize is the legacy handshake (PROTOCOL §1.1).
+// initialize is the legacy handshake (docs/protocol.md §1).
 func (s *server) initialize(ctx context.Context, c *call) (any, error) {
 	var requested string
 	if err := json.Unmarshal(c.params["protocolVersion"], &requested); err != nil {
@@ -211,7 +211,7 @@ type discoverResult struct {
 	Instructions      string         `json:"instructions,omitempty"`
 }
 
-// discover is 2026-07-28's server/discover (PROTOCOL §1.2): no serverInfo
+// discover is 2026-07-28's server/discover (docs/protocol.md §1, §6): no serverInfo
 // in the body, only in _meta.
 func (s *server) discover(ctx context.Context, c *call) (any, error) {
 	if err := s.loadRefusal(ctx); err != nil {

@@ -10,7 +10,7 @@ import (
 	"github.com/sourcegraph/jsonrpc2"
 )
 
-// Protocol revisions served (PROTOCOL §1). Dates compare as strings.
+// Protocol revisions served (docs/protocol.md §1). Dates compare as strings.
 const (
 	version20241105 = "2024-11-05"
 	version20250326 = "2025-03-26"
@@ -37,7 +37,7 @@ const (
 	methodCancelled   = "notifications/cancelled"
 )
 
-// removedInModern are the methods 2026-07-28 dropped (PROTOCOL §1.2); a
+// removedInModern are the methods 2026-07-28 dropped (docs/protocol.md §1); a
 // modern request for one gets -32601 naming the removal.
 var removedInModern = map[string]bool{
 	methodInitialize:                   true,
@@ -49,7 +49,7 @@ var removedInModern = map[string]bool{
 	"notifications/roots/list_changed": true,
 }
 
-// Modern _meta keys (PROTOCOL §1.2).
+// Modern _meta keys (docs/protocol.md §1).
 const (
 	metaProtocolVersion    = "io.modelcontextprotocol/protocolVersion"
 	metaClientCapabilities = "io.modelcontextprotocol/clientCapabilities"

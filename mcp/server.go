@@ -43,7 +43,7 @@ type Options struct {
 	// (default "dev").
 	Version string
 	// MaxLineBytes bounds one incoming line, terminator excluded (default
-	// DefaultMaxLineBytes, 4 MiB; flag --max-line-bytes).
+	// DefaultMaxLineBytes, 4 MiB; flag --max-message-bytes).
 	MaxLineBytes int
 	// MaxInFlight bounds the requests handled at once on their own
 	// goroutines (default DefaultMaxInFlight; flag --max-in-flight). More
@@ -412,7 +412,7 @@ func decodeMeta(params map[string]json.RawMessage) map[string]json.RawMessage {
 }
 
 // modernCall checks a 2026-07-28 request's required _meta keys and version,
-// in that order (PROTOCOL §1.2, §7).
+// in that order (docs/protocol.md §1 and §3).
 func modernCall(method string, params, meta map[string]json.RawMessage) (*call, error) {
 	var version string
 	if err := json.Unmarshal(meta[metaProtocolVersion], &version); err != nil {

@@ -129,7 +129,7 @@ type toolsListResult struct {
 }
 
 // toolsList answers tools/list for the call's revision: titles and output
-// schemas from 2025-06-18, annotations from 2025-03-26 (PROTOCOL §3).
+// schemas from 2025-06-18, annotations from 2025-03-26 (docs/protocol.md §1 and §4).
 func (s *server) toolsList(ctx context.Context, c *call) (any, error) {
 	if cur, ok := c.params["cursor"]; ok && string(cur) != "null" {
 		return nil, errorf(codeInvalidParams, "Invalid params: unknown cursor %s (every tool is on the first page)", cur)
@@ -206,7 +206,7 @@ type toolCallResult struct {
 
 // toolsCall answers tools/call. A malformed call or an unknown tool is a
 // JSON-RPC -32602; bad arguments and unknown skills are isError results
-// (PROTOCOL §3, in every revision).
+// (docs/protocol.md §3, in every revision).
 func (s *server) toolsCall(ctx context.Context, c *call) (any, error) {
 	var name string
 	if err := json.Unmarshal(c.params["name"], &name); err != nil {

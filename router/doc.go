@@ -1,22 +1,23 @@
-// Package router scores request text against an agent's skills (DESIGN.md
-// §5). It does not read agent files: callers hand it []Skill.
+// Package router scores request text against an agent's skills
+// (docs/architecture.md §5). It does not read agent files: callers hand it
+// []Skill.
 //
-// Two modes. Spec is exactly agent3md/1 route (§2): tokens are maximal runs
-// of Unicode letters and digits, lowercased; a trigger phrase hits when all
-// its tokens are in the request (a phrase without tokens never hits); score
-// is the number of phrases hit; order is score descending, then z. Ranked
-// (the default) matches phrases on Porter stems as well (and adjacent
-// request words as one: "crash-looping" meets "crashloop"), keeps every
-// skill with an exact (Spec) phrase hit ahead of skills that only hit
-// through stems, puts first within each the skills whose name a short
-// request is made of ("tests" names run-tests; tier "name" when no phrase
-// hit), orders by phrases hit, then by whether the request says the whole
-// name, then by evidence (the inverse skill frequency of the request words
-// the hit phrases and the name account for: a word few skills use outweighs
-// one many use; names.go), then by bleve BM25 relevance, then z. When
-// nothing hits or is named it returns relaxed matches found by relevance
-// alone, which must contain at least two request words and enough weighted
-// evidence (Options.RelaxedEvidence).
+// Two modes. Spec is exactly the reference routing (docs/format.md §10):
+// tokens are maximal runs of Unicode letters and digits, lowercased; a
+// trigger phrase hits when all its tokens are in the request (a phrase
+// without tokens never hits); score is the number of phrases hit; order is
+// score descending, then z. Ranked (the default) matches phrases on Porter
+// stems as well (and adjacent request words as one: "crash-looping" meets
+// "crashloop"), keeps every skill with an exact (Spec) phrase hit ahead of
+// skills that only hit through stems, puts first within each the skills
+// whose name a short request is made of ("tests" names run-tests; tier
+// "name" when no phrase hit), orders by phrases hit, then by whether the
+// request says the whole name, then by evidence (the inverse skill frequency
+// of the request words the hit phrases and the name account for: a word few
+// skills use outweighs one many use; names.go), then by bleve BM25
+// relevance, then z. When nothing hits or is named it returns relaxed
+// matches found by relevance alone, which must contain at least two request
+// words and enough weighted evidence (Options.RelaxedEvidence).
 //
 // Phrase matching runs on an in-memory phrase index (phrases.go): equal
 // token sets are stored once and filed under their rarest token, so a

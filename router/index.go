@@ -33,8 +33,8 @@ const (
 	docAnalyzer   = "agent3md_doc"  // textAnalyzer over marked documents, repeats expanded
 )
 
-// Skill fields and their weights (DESIGN.md §5: trigger phrases strongest,
-// then name and the tool's command, description, input names). The index holds
+// Skill fields and their weights (docs/architecture.md §5: trigger phrases
+// strongest, then name and the tool's command, description, input names). The index holds
 // one field, indexField, in which each skill field's terms count repeat
 // times (see docTokenizerImpl): bleve's BM25 then weighs the fields like
 // query boosts would, but a request costs one term searcher per word

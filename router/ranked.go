@@ -23,7 +23,7 @@ const (
 const relaxedMinWords = 2
 
 // routeRanked lifts phrase matching to stems and orders the skills found
-// (DESIGN.md §5):
+// (docs/architecture.md §5):
 //
 //  1. skills with a phrase hit token for token (Spec's answer) before
 //     those found only through stems or by name;

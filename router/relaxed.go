@@ -8,8 +8,8 @@ import (
 
 // relaxed finds skills for a request that hit no trigger phrase, from
 // bleve relevance over all fields, keeping those within RelaxedThreshold
-// of the best-scoring skill and with at least RelaxedEvidence (DESIGN.md §5: "relaxed
-// matches ... above a relevance threshold, marked as such").
+// of the best-scoring skill and with at least RelaxedEvidence and two
+// request words (docs/architecture.md §5).
 func (r *Router) relaxed(ctx context.Context, text string, limit int) ([]Match, error) {
 	out := []Match{}
 	if r.idx == nil {

@@ -24,7 +24,7 @@ type candidate struct {
 	named                 bool
 }
 
-// routeSpec is agent3md/1 §2 route, exactly.
+// routeSpec is the reference routing of docs/format.md §10, exactly.
 func (r *Router) routeSpec(text string, limit int) []Match {
 	req := r.phrases.exact.lookup(nil, appendTokens(nil, text))
 	t := r.getTally()
@@ -39,7 +39,7 @@ func (r *Router) routeSpec(text string, limit int) []Match {
 	return r.matches(cands, order, t.phraseHits(x, cands, order), false)
 }
 
-// specKey orders by score desc, then z asc (agent3md/1 §2); zRank also
+// specKey orders by score desc, then z asc (docs/format.md §10); zRank also
 // breaks ties of equal z by name and position, so the order is total.
 func (r *Router) specKey(c *candidate) uint64 {
 	return uint64(maxScore-min(c.score, maxScore))<<32 | uint64(r.zRank[c.skill])

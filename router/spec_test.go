@@ -14,7 +14,7 @@ import (
 )
 
 // refWord is the reference tokeniser, written independently of
-// appendTokens: agent3md/1 §2's "maximal runs of Unicode letters/digits".
+// appendTokens: docs/format.md §10's "maximal runs of Unicode letters and digits".
 var refWord = regexp.MustCompile(`[\p{L}\p{Nd}]+`)
 
 // refRoute is a brute-force agent3md/1 route: every phrase of every skill

@@ -7,8 +7,8 @@ import (
 	"github.com/blevesearch/go-porterstemmer"
 )
 
-// isWordRune reports whether r belongs to a token: agent3md/1 §2 defines
-// tokens as maximal runs of Unicode letters and digits.
+// isWordRune reports whether r belongs to a token: the reference routing
+// (docs/format.md §10) defines tokens as maximal runs of Unicode letters and digits.
 func isWordRune(r rune) bool {
 	if r < utf8.RuneSelf {
 		return 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9'
@@ -16,8 +16,8 @@ func isWordRune(r rune) bool {
 	return unicode.IsLetter(r) || unicode.IsDigit(r)
 }
 
-// appendTokens appends the lowercased tokens of s to dst (agent3md/1 §2:
-// maximal runs of Unicode letters/digits, lowercased rune by rune).
+// appendTokens appends the lowercased tokens of s to dst (docs/format.md
+// §10: maximal runs of Unicode letters/digits, lowercased rune by rune).
 // Invalid UTF-8 bytes separate tokens like any other non-letter.
 func appendTokens(dst []string, s string) []string {
 	start := -1

@@ -20,10 +20,11 @@
 // sampling/createMessage, …) are answered at once, so a server that asks
 // never stalls the run.
 //
-// Run spawns the server three times: a legacy session (initialize with
-// 2025-11-25) that carries most checks, a fresh one initialized with
-// 2025-03-26, and a fresh one spoken to only in the stateless 2026-07-28
-// revision. The skill catalog is read page by page and the per-skill
+// Run spawns the server at least three times: a legacy session
+// (initialize with 2025-11-25) that carries most checks, a fresh one
+// initialized with 2025-03-26, and a fresh one spoken to only in the
+// stateless 2026-07-28 revision; a legacy session that crashes or times
+// out is replaced by a fresh one. The skill catalog is read page by page and the per-skill
 // checks visit an evenly spread, deterministic sample (Options.Sample), so
 // a 100,000-skill agent is checked in bounded time.
 //

@@ -14,7 +14,7 @@ import (
 )
 
 // legacyVersion is the protocol revision of the legacy handshake the
-// benchmark sends (PROTOCOL.md §1.1).
+// benchmark sends (docs/protocol.md §1).
 const legacyVersion = "2025-11-25"
 
 // maxLineBytes bounds one line read from the server's stdout. Route answers
@@ -194,7 +194,7 @@ func (s *server) finish(wait time.Duration) (float64, error) {
 	case <-time.After(wait):
 		s.cmd.Process.Kill()
 		<-done
-		return 0, fmt.Errorf("server did not exit within %v of stdin closing (DESIGN §7: EOF ends the process promptly)", wait)
+		return 0, fmt.Errorf("server did not exit within %v of stdin closing (docs/protocol.md §2: at EOF it finishes its requests and exits 0)", wait)
 	}
 	if live {
 		return hwm, nil

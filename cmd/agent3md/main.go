@@ -17,7 +17,7 @@ import (
 // overrides the module version read from the build info.
 var version = ""
 
-// Exit codes (STYLE.md): 0 success, 1 the input is invalid or a check
+// Exit codes (docs/cli.md, docs/architecture.md §7): 0 success, 1 the input is invalid or a check
 // failed, 2 usage or I/O error.
 const (
 	exitOK      = 0
