@@ -24,6 +24,10 @@ const (
 	// agent because two skills answer to one name (see Agent.NameClash).
 	// The base format allows it; serving it would not be well defined.
 	DuplicateSkill = "duplicateSkill"
+	// InvalidSkillName names a ParseError refusing to open a catalog as an
+	// agent because a skill's name is not valid UTF-8 (see
+	// Agent.BadName): no client could ask for it by that name.
+	InvalidSkillName = "invalidSkillName"
 )
 
 // ErrLimit is wrapped by every error caused by one of the Limits.
@@ -31,6 +35,9 @@ var ErrLimit = errors.New("limit exceeded")
 
 // ErrDuplicateSkill is wrapped by the DuplicateSkill error.
 var ErrDuplicateSkill = errors.New("two skills share a name")
+
+// ErrInvalidSkillName is wrapped by the InvalidSkillName error.
+var ErrInvalidSkillName = errors.New("a skill name is not valid UTF-8")
 
 // ParseError is a positioned parse failure. Name is one of the canonical
 // names above; Line is 1-based (0 when the error concerns the whole input);

@@ -37,6 +37,19 @@ func (a *Agent) NameClash(c *Catalog, file string, first, second int) error {
 	}
 }
 
+// BadName is the error that refuses to open c as an agent because skill i
+// (an index in a.Skills) has a name that is not valid UTF-8: it would be
+// listed with replacement characters and could then never be fetched by
+// the name a client sees. The validator reports the same label as
+// name-utf8; this is the refusal every command shares.
+func (a *Agent) BadName(c *Catalog, file string, i int) error {
+	s := &a.Skills[i]
+	return &ParseError{
+		File: file, Line: c.Planes[s.Plane].Line, Name: InvalidSkillName, Err: ErrInvalidSkillName,
+		Msg: fmt.Sprintf("the skill's name %s is not valid UTF-8, so no client could ask for it by name: write the label in UTF-8 (agent3md validate reports it as name-utf8)", quoted(s.Name)),
+	}
+}
+
 // fallbackNote explains a clash that involves a skill without a label,
 // which the user may not know is named skill-<z>.
 func fallbackNote(planes ...*Plane) string {

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/agent3md/agent3md/agentfile"
+	"unicode/utf8"
 )
 
 func TestOpenRefusesNonRegular(t *testing.T) {
@@ -295,5 +296,25 @@ func TestOpenRefusesNameClash(t *testing.T) {
 				t.Errorf("validate reports %v, want unique-skill among them", rules)
 			}
 		})
+	}
+}
+
+// TestOpenRefusesInvalidUTF8Name: a label that is not valid UTF-8 would be
+// listed with replacement characters and could never be fetched by the
+// name a client sees, so no command opens such an agent; the error names
+// the skill's line, and the validator reports the label as name-utf8.
+func TestOpenRefusesInvalidUTF8Name(t *testing.T) {
+	path := writeAgent(t, head+"@plane z=1 label=ok triggers=a\nA\n\n@plane z=2 label=\"b\xff\xfe\" triggers=b\nB\n")
+	a, err := Open(path, nil)
+	if err == nil {
+		a.Close()
+		t.Fatal("Open served an agent with a name that is not UTF-8")
+	}
+	var pe *agentfile.ParseError
+	if !errors.As(err, &pe) || pe.Name != agentfile.InvalidSkillName || !errors.Is(err, agentfile.ErrInvalidSkillName) || pe.Line != 14 {
+		t.Fatalf("err = %v, want an InvalidSkillName *ParseError on line 14", err)
+	}
+	if msg := err.Error(); !utf8.ValidString(msg) || !strings.Contains(msg, path) {
+		t.Errorf("error %q should be valid UTF-8 and name the file", msg)
 	}
 }

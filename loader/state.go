@@ -5,6 +5,7 @@ import (
 	"os"
 	"slices"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/agent3md/agent3md/agentfile"
 	"github.com/agent3md/agent3md/internal/hashidx"
@@ -114,9 +115,10 @@ func regular(path string, fi os.FileInfo) error {
 }
 
 // build derives the lookup tables from a catalog. It refuses a catalog in
-// which two skills answer to one name (file names it in the error): every
-// command opens agents through here, so none serves such a file, where a
-// route could pick one skill and a fetch by name the other.
+// which two skills answer to one name, or a name is not valid UTF-8 (file
+// names it in the error): every command opens agents through here, so none
+// serves such a file, where a route could pick one skill and a fetch by
+// name the other, or a listed name could never be fetched.
 func build(cat *agentfile.Catalog, info *agentfile.Agent, file string) (*state, error) {
 	n := len(info.Skills)
 	st := &state{
@@ -131,6 +133,9 @@ func build(cat *agentfile.Catalog, info *agentfile.Agent, file string) (*state, 
 	}
 	for i := range info.Skills {
 		s := &info.Skills[i]
+		if !utf8.ValidString(s.Name) {
+			return nil, info.BadName(cat, file, i)
+		}
 		if prev, dup := st.byName.Add(s.Name, false); dup {
 			return nil, info.NameClash(cat, file, prev, i)
 		}
