@@ -82,5 +82,5 @@ func trimEOL(line []byte, max int) ([]byte, error) {
 // tooLongLine is the -32700 answer to an oversized line.
 func tooLongLine(max int) []byte {
 	return errorLine(nil, codeParseError, fmt.Sprintf(
-		"Parse error: line longer than %d bytes was discarded (raise the limit with --max-line-bytes)", max), nil)
+		"Parse error: line longer than %d bytes was discarded (raise the limit with --max-message-bytes)", max), nil)
 }
