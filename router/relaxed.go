@@ -24,7 +24,11 @@ func (r *Router) relaxed(ctx context.Context, text string, limit int) ([]Match, 
 	if want == 0 {
 		want = relaxedLimit
 	}
-	res, err := search(ctx, r.idx, q, want*relaxedPool)
+	// The index never holds more hits than skills, and bleve allocates
+	// its hit pool to the requested size on every search, so a small
+	// agent asks for no more than it has: same hits, less garbage.
+	pool := min(want*relaxedPool, max(r.src.Len(), 1))
+	res, err := search(ctx, r.idx, q, pool)
 	if err != nil || len(res) == 0 {
 		return out, err
 	}
