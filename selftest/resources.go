@@ -23,53 +23,79 @@ type promptInfo struct {
 
 // resourceChecks lists and reads resources when the server offers them.
 func (r *runner) resourceChecks() {
-	var listed []resourceInfo
+	listedCheck(r, "resources", "resource", "resources/list", "resources/read", r.listResources, r.readResources)
+}
+
+// promptChecks lists prompts and gets a sample when the server offers
+// them.
+func (r *runner) promptChecks() {
+	listedCheck(r, "prompts", "prompt", "prompts/list", "prompts/get", r.listPrompts, r.getPrompts)
+}
+
+// listedCheck runs one feature's list check (resources/list,
+// prompts/list) and then the check that uses what it listed, which is
+// skipped when the server does not declare the capability or lists
+// nothing.
+func listedCheck[T any](r *runner, capability, noun, listName, useName string, list func() (outcome, []T), use func([]T) outcome) {
+	var listed []T
 	var listErr string
-	r.check("resources/list", func() outcome {
-		out, res := r.listResources()
-		listed, listErr = res, out.detail
+	r.check(listName, func() outcome {
+		out, items := list()
+		listed, listErr = items, out.detail
 		return out
 	})
-	r.check("resources/read", func() outcome {
+	r.check(useName, func() outcome {
 		if _, err := r.session(); err != nil {
 			return fail("%v", err)
 		}
 		switch {
-		case !r.declares("resources"):
-			return skip("server does not declare the resources capability")
+		case !r.declares(capability):
+			return skip("server does not declare the %s capability", capability)
 		case listed == nil:
-			return skip("needs the resource list: %s", listErr)
+			return skip("needs the %s list: %s", noun, listErr)
 		case len(listed) == 0:
-			return skip("server lists no resources")
+			return skip("server lists no %s", capability)
 		}
-		return r.readResources(listed)
+		return use(listed)
 	})
+}
+
+// listPages pages through method (resources/list, prompts/list) and
+// gathers every page's key array; ok is false, with the failure, when the
+// capability is missing, the session is down, or a page has no such array.
+func listPages[T any](r *runner, capability, method, key string) (all []T, more bool, failed outcome, ok bool) {
+	if !r.declares(capability) {
+		return nil, false, skip("server does not declare the %s capability", capability), false
+	}
+	c, err := r.session()
+	if err != nil {
+		return nil, false, fail("%v", err), false
+	}
+	more, err = r.paginate(c, method, cursorParams, func(raw json.RawMessage) (string, error) {
+		var page map[string]json.RawMessage
+		var items []T
+		var next string
+		if json.Unmarshal(raw, &page) != nil || json.Unmarshal(page[key], &items) != nil || items == nil {
+			return "", fmt.Errorf("%s result has no %q array: %s", method, key, snippet(string(raw), 80))
+		}
+		if cur, found := page["nextCursor"]; found && json.Unmarshal(cur, &next) != nil {
+			return "", fmt.Errorf("%s result's nextCursor is not a string: %s", method, snippet(string(cur), 80))
+		}
+		all = append(all, items...)
+		return next, nil
+	})
+	if err != nil {
+		return nil, false, fail("%v", err), false
+	}
+	return all, more, outcome{}, true
 }
 
 // listResources pages through resources/list and checks each entry has
 // a uri and a name.
 func (r *runner) listResources() (outcome, []resourceInfo) {
-	if !r.declares("resources") {
-		return skip("server does not declare the resources capability"), nil
-	}
-	c, err := r.session()
-	if err != nil {
-		return fail("%v", err), nil
-	}
-	var all []resourceInfo
-	more, err := r.paginate(c, "resources/list", cursorParams, func(raw json.RawMessage) (string, error) {
-		var page struct {
-			Resources  []resourceInfo `json:"resources"`
-			NextCursor string         `json:"nextCursor"`
-		}
-		if err := json.Unmarshal(raw, &page); err != nil || page.Resources == nil {
-			return "", fmt.Errorf("resources/list result has no \"resources\" array: %s", snippet(string(raw), 80))
-		}
-		all = append(all, page.Resources...)
-		return page.NextCursor, nil
-	})
-	if err != nil {
-		return fail("%v", err), nil
+	all, more, failed, ok := listPages[resourceInfo](r, "resources", "resources/list", "resources")
+	if !ok {
+		return failed, nil
 	}
 	for i, res := range all {
 		if res.URI == "" || res.Name == "" {
@@ -134,55 +160,11 @@ func readProblem(m *message) string {
 	return ""
 }
 
-// promptChecks lists prompts and gets a sample when the server offers
-// them.
-func (r *runner) promptChecks() {
-	var listed []promptInfo
-	var listErr string
-	r.check("prompts/list", func() outcome {
-		out, ps := r.listPrompts()
-		listed, listErr = ps, out.detail
-		return out
-	})
-	r.check("prompts/get", func() outcome {
-		if _, err := r.session(); err != nil {
-			return fail("%v", err)
-		}
-		switch {
-		case !r.declares("prompts"):
-			return skip("server does not declare the prompts capability")
-		case listed == nil:
-			return skip("needs the prompt list: %s", listErr)
-		case len(listed) == 0:
-			return skip("server lists no prompts")
-		}
-		return r.getPrompts(listed)
-	})
-}
-
 // listPrompts pages through prompts/list and checks the entries' names.
 func (r *runner) listPrompts() (outcome, []promptInfo) {
-	if !r.declares("prompts") {
-		return skip("server does not declare the prompts capability"), nil
-	}
-	c, err := r.session()
-	if err != nil {
-		return fail("%v", err), nil
-	}
-	var all []promptInfo
-	more, err := r.paginate(c, "prompts/list", cursorParams, func(raw json.RawMessage) (string, error) {
-		var page struct {
-			Prompts    []promptInfo `json:"prompts"`
-			NextCursor string       `json:"nextCursor"`
-		}
-		if err := json.Unmarshal(raw, &page); err != nil || page.Prompts == nil {
-			return "", fmt.Errorf("prompts/list result has no \"prompts\" array: %s", snippet(string(raw), 80))
-		}
-		all = append(all, page.Prompts...)
-		return page.NextCursor, nil
-	})
-	if err != nil {
-		return fail("%v", err), nil
+	all, more, failed, ok := listPages[promptInfo](r, "prompts", "prompts/list", "prompts")
+	if !ok {
+		return failed, nil
 	}
 	for i, p := range all {
 		if p.Name == "" {
