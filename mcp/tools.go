@@ -249,7 +249,9 @@ func (s *server) toolResult(t *toolDef, out *toolOutcome, structured bool) (enco
 	if structured && out.structured != nil {
 		raw, ok := out.structured.(json.RawMessage)
 		if !ok {
-			b, err := marshalText(out.structured)
+			// Encoded straight into bytes from the pooled encoder, as
+			// marshalText would write it, without its string copy.
+			b, err := appendEncoded(nil, out.structured)
 			if err != nil {
 				return encodedTool{}, fmt.Errorf("encoding %s's structured content: %w", t.name, err)
 			}
