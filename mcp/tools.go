@@ -249,8 +249,8 @@ func (s *server) toolResult(t *toolDef, out *toolOutcome, structured bool) (enco
 	if structured && out.structured != nil {
 		raw, ok := out.structured.(json.RawMessage)
 		if !ok {
-			// Encoded straight into bytes from the pooled encoder, as
-			// marshalText would write it, without its string copy.
+			// Encoded straight into bytes by the pooled encoder: compact,
+			// no HTML escaping, as the rest of the answer.
 			b, err := appendEncoded(nil, out.structured)
 			if err != nil {
 				return encodedTool{}, fmt.Errorf("encoding %s's structured content: %w", t.name, err)
@@ -289,7 +289,7 @@ func (t encodedTool) MarshalJSON() ([]byte, error) { return t.enc, nil }
 // for byte what encoding/json writes for it, but without handing the
 // structured content to encoding/json: it would validate and compact those
 // bytes again, a third of a small answer's time. The structured content is
-// compact JSON already (marshalText's output, or written by hand as such),
+// compact JSON already (the pooled encoder's output, or written by hand so),
 // and with HTML escaping off encoding/json copies such bytes unchanged, so
 // splicing them in after the content array gives the same bytes.
 func encodeToolResult(r *toolCallResult) (encodedTool, error) {
