@@ -81,8 +81,8 @@ func (c *answerCache) put(cat *agentfile.Catalog, key string, enc preEncoded) {
 // cacheable reports whether a result may be reused: never a tool error
 // (it may say the agent failed to load, or name a passing condition).
 func cacheable(res any) bool {
-	if r, ok := res.(*toolCallResult); ok {
-		return !r.IsError
+	if r, ok := res.(encodedTool); ok {
+		return !r.isError
 	}
 	return true
 }
@@ -90,15 +90,22 @@ func cacheable(res any) bool {
 // encodeResult encodes a result as compact JSON without HTML escaping, as
 // appendAnswer would.
 func encodeResult(res any) (preEncoded, error) {
+	return appendEncoded(nil, res)
+}
+
+// appendEncoded appends res encoded as appendAnswer would encode it.
+func appendEncoded(dst preEncoded, res any) (preEncoded, error) {
 	e := encoders.Get().(*encoder)
 	defer func() {
-		e.buf.Reset()
-		encoders.Put(e)
+		if e.buf.Cap() <= maxPooledEncoder {
+			e.buf.Reset()
+			encoders.Put(e)
+		}
 	}()
 	if err := e.enc.Encode(res); err != nil {
 		return nil, err
 	}
-	return preEncoded(bytes.Clone(bytes.TrimSuffix(e.buf.Bytes(), []byte{'\n'}))), nil
+	return append(dst, bytes.TrimSuffix(e.buf.Bytes(), []byte{'\n'})...), nil
 }
 
 // cachedHandle serves a legacy request through the answer cache when it is
@@ -116,9 +123,14 @@ func (s *server) cachedHandle(handle func() (any, error), method, version string
 	if err != nil || !cacheable(res) {
 		return res, err
 	}
-	enc, err := encodeResult(res)
-	if err != nil {
-		return res, nil // appendAnswer reports the failure
+	enc, ok := res.(preEncoded)
+	if t, isTool := res.(encodedTool); isTool {
+		enc, ok = t.enc, true
+	}
+	if !ok {
+		if enc, err = encodeResult(res); err != nil {
+			return res, nil // appendAnswer reports the failure
+		}
 	}
 	s.cache.put(cat, key, enc)
 	return enc, nil

@@ -3,6 +3,7 @@ package mcp
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"unicode/utf8"
 )
@@ -51,6 +52,9 @@ func (s *server) stampModern(res any, cached bool) (any, error) {
 		*r.modernPart() = m
 		return res, nil
 	}
+	if t, ok := res.(encodedTool); ok {
+		return stampEncoded(t, &m)
+	}
 	raw, err := json.Marshal(res)
 	if err != nil {
 		return nil, fmt.Errorf("encoding a result: %w", err)
@@ -64,6 +68,25 @@ func (s *server) stampModern(res any, cached bool) (any, error) {
 		return nil, fmt.Errorf("merging result fields: %w", err)
 	}
 	return obj, nil
+}
+
+// stampEncoded puts the modern keys in front of an encoded tool result,
+// where encoding/json writes a toolCallResult's embedded modernFields; the
+// result's own keys follow unchanged.
+func stampEncoded(t encodedTool, m *modernFields) (preEncoded, error) {
+	out, err := appendEncoded(make(preEncoded, 0, len(t.enc)+256), m)
+	if err != nil {
+		return nil, fmt.Errorf("encoding a result: %w", err)
+	}
+	if len(t.enc) < 2 || len(out) < 2 {
+		return nil, errors.New("encoding a result: not a JSON object")
+	}
+	if len(out) > 2 && len(t.enc) > 2 {
+		out[len(out)-1] = ','
+	} else {
+		out = out[:len(out)-1]
+	}
+	return append(out, t.enc[1:]...), nil
 }
 
 // implementation is MCP's Implementation (serverInfo).

@@ -1,7 +1,6 @@
 package mcp
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -209,18 +208,6 @@ func (s *server) resolveSkill(ctx context.Context, args map[string]json.RawMessa
 		parts[i] = "### " + r.Name + "\n" + r.Body
 	}
 	return &toolOutcome{text: strings.Join(parts, "\n\n"), structured: res}, nil
-}
-
-// marshalText encodes v as compact JSON without HTML escaping, for a text
-// content block.
-func marshalText(v any) (string, error) {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return "", fmt.Errorf("encoding the catalog: %w", err)
-	}
-	return strings.TrimSuffix(b.String(), "\n"), nil
 }
 
 func nonNil[T any](s []T) []T {

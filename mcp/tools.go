@@ -8,7 +8,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 )
 
 // Tool names: a compatibility contract with the public reference server.
@@ -238,10 +237,10 @@ func (s *server) toolsCall(ctx context.Context, c *call) (any, error) {
 }
 
 // toolResult turns an outcome into the result sent, with structured
-// content when the revision has it. The structured content is encoded here,
-// once, so the answer's size is known before it is sent: one that would
-// pass the answer bound becomes a tool error saying what to ask instead.
-func (s *server) toolResult(t *toolDef, out *toolOutcome, structured bool) (*toolCallResult, error) {
+// content when the revision has it. The result is encoded here, once, so
+// the answer's size is known before it is sent: one that would pass the
+// answer bound becomes a tool error saying what to ask instead.
+func (s *server) toolResult(t *toolDef, out *toolOutcome, structured bool) (encodedTool, error) {
 	res := &toolCallResult{Content: make([]textContent, 0, 1+len(out.extra)), IsError: out.isError}
 	res.Content = append(res.Content, textContent{Type: "text", Text: out.text})
 	for _, x := range out.extra {
@@ -250,65 +249,75 @@ func (s *server) toolResult(t *toolDef, out *toolOutcome, structured bool) (*too
 	if structured && out.structured != nil {
 		raw, ok := out.structured.(json.RawMessage)
 		if !ok {
-			b, err := marshalText(out.structured)
+			// Encoded straight into bytes by the pooled encoder: compact,
+			// no HTML escaping, as the rest of the answer.
+			b, err := appendEncoded(nil, out.structured)
 			if err != nil {
-				return nil, fmt.Errorf("encoding %s's structured content: %w", t.name, err)
+				return encodedTool{}, fmt.Errorf("encoding %s's structured content: %w", t.name, err)
 			}
 			raw = json.RawMessage(b)
 		}
 		res.StructuredContent = raw
 	}
-	if size, limit := res.wireSize(), s.maxAnswerBytes(); size > limit {
+	enc, err := encodeToolResult(res)
+	if err != nil {
+		return encodedTool{}, fmt.Errorf("encoding %s's answer: %w", t.name, err)
+	}
+	if size, limit := len(enc.enc), s.maxAnswerBytes(); size > limit {
 		msg := fmt.Sprintf("%s's answer would be %d bytes, over this server's %d-byte bound on one answer (--max-answer-bytes)", t.name, size, limit)
 		if t.bigHint != nil {
 			msg += ": " + t.bigHint(out)
 		}
-		return &toolCallResult{Content: []textContent{{Type: "text", Text: msg}}, IsError: true}, nil
+		return encodeToolResult(&toolCallResult{Content: []textContent{{Type: "text", Text: msg}}, IsError: true})
 	}
-	return res, nil
+	return enc, nil
 }
 
-// wireSize bounds the result's encoded size: its strings escaped as
-// encoding/json escapes them, plus the keys and punctuation around them.
-func (r *toolCallResult) wireSize() int {
-	n := 64
+// encodedTool is a tools/call result encoded once, as appendAnswer would
+// encode the toolCallResult it comes from; isError is kept so the answer
+// cache can still refuse tool errors.
+type encodedTool struct {
+	enc     preEncoded
+	isError bool
+}
+
+// MarshalJSON returns the encoded result, so an encodedTool marshals as
+// the toolCallResult it stands for (appendAnswer copies t.enc directly).
+func (t encodedTool) MarshalJSON() ([]byte, error) { return t.enc, nil }
+
+// encodeToolResult encodes r as compact JSON without HTML escaping, byte
+// for byte what encoding/json writes for it, but without handing the
+// structured content to encoding/json: it would validate and compact those
+// bytes again, a third of a small answer's time. The structured content is
+// compact JSON already (the pooled encoder's output, or written by hand so),
+// and with HTML escaping off encoding/json copies such bytes unchanged, so
+// splicing them in after the content array gives the same bytes.
+func encodeToolResult(r *toolCallResult) (encodedTool, error) {
+	raw := r.StructuredContent
+	size := 64 + len(raw)
 	for _, c := range r.Content {
-		n += 32 + jsonStringLen(c.Text)
+		size += 32 + len(c.Text) + len(c.Text)/8
 	}
-	return n + len(r.StructuredContent) + 5*htmlBytes(r.StructuredContent)
+	r.StructuredContent = nil
+	enc, err := appendEncoded(make(preEncoded, 0, size), r)
+	r.StructuredContent = raw
+	if err != nil || len(raw) == 0 {
+		return encodedTool{enc: enc, isError: r.IsError}, err
+	}
+	// isError is the only key after structuredContent, before the
+	// object's closing brace.
+	tail := `}`
+	if r.IsError {
+		tail = `,"isError":true}`
+	}
+	enc = append(enc[:len(enc)-len(tail)], `,"structuredContent":`...)
+	enc = append(enc, raw...)
+	return encodedTool{enc: append(enc, tail...), isError: r.IsError}, nil
 }
 
-// jsonStringLen bounds the length of s encoded as a JSON string by
-// encoding/json, HTML escaping on, quotes included.
-func jsonStringLen(s string) int {
-	n := 2
-	for i := 0; i < len(s); {
-		c := s[i]
-		switch {
-		case c == '"' || c == '\\' || c == '\n' || c == '\r' || c == '\t':
-			n += 2
-		case c < 0x20 || c == '<' || c == '>' || c == '&':
-			n += 6
-		case c < utf8.RuneSelf:
-			n++
-		default:
-			r, size := utf8.DecodeRuneInString(s[i:])
-			switch {
-			case r == utf8.RuneError && size == 1, r == '\u2028', r == '\u2029':
-				n += 6 // \ufffd, \u2028, \u2029
-			default:
-				n += size
-			}
-			i += size
-			continue
-		}
-		i++
-	}
-	return n
-}
-
-// encodedStringLen is jsonStringLen for text encoding/json wrote itself
-// (no control bytes, valid UTF-8, U+2028 and U+2029 already escaped).
+// encodedStringLen bounds the length of b, text encoding/json wrote itself
+// (no control bytes, valid UTF-8, U+2028 and U+2029 already escaped),
+// encoded again as a JSON string with HTML escaping on, quotes included.
 func encodedStringLen(b []byte) int {
 	n := 2 + len(b)
 	for _, c := range b {
@@ -317,18 +326,6 @@ func encodedStringLen(b []byte) int {
 			n++
 		case '<', '>', '&':
 			n += 5
-		}
-	}
-	return n
-}
-
-// htmlBytes counts the bytes encoding/json rewrites as \u00XX when it
-// re-encodes raw JSON.
-func htmlBytes(b []byte) int {
-	n := 0
-	for _, c := range b {
-		if c == '<' || c == '>' || c == '&' {
-			n++
 		}
 	}
 	return n

@@ -252,6 +252,9 @@ func appendAnswer(dst []byte, rawID json.RawMessage, result any, err error) []by
 	}()
 	dst = append(dst, `{"jsonrpc":"2.0","id":`...)
 	dst = append(dst, rawID...)
+	if t, ok := result.(encodedTool); ok {
+		result = t.enc
+	}
 	if enc, ok := result.(preEncoded); ok && err == nil {
 		dst = append(dst, `,"result":`...)
 		dst = append(dst, enc...)
