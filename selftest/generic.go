@@ -70,7 +70,7 @@ func (r *runner) checkCallEach() outcome {
 		note += fmt.Sprintf("; the first %d of %d tools", maxGenericCalls, len(r.toolOrder))
 	}
 	if len(problems) > 0 {
-		return fail("%s%s", strings.Join(problems[:min(len(problems), maxProblems)], "; "), note)
+		return fail("%s%s", firstProblems(problems), note)
 	}
 	if called == 0 {
 		return skip("no tool could be called%s", note)

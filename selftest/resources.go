@@ -3,7 +3,6 @@ package selftest
 import (
 	"encoding/json"
 	"fmt"
-	"strings"
 )
 
 // resourceInfo is the part of a Resource the checks read.
@@ -132,7 +131,7 @@ func (r *runner) readResources(listed []resourceInfo) outcome {
 		}
 	}
 	if len(problems) > 0 {
-		return fail("%d of %d reads: %s", len(problems), len(idx), strings.Join(problems[:min(len(problems), maxProblems)], "; "))
+		return fail("%d of %d reads: %s", len(problems), len(idx), firstProblems(problems))
 	}
 	return pass("%d of %d resources read", len(idx), len(listed))
 }
@@ -209,7 +208,7 @@ func (r *runner) getPrompts(listed []promptInfo) outcome {
 		}
 	}
 	if len(problems) > 0 {
-		return fail("%d of %d prompts: %s", len(problems), len(idx), strings.Join(problems[:min(len(problems), maxProblems)], "; "))
+		return fail("%d of %d prompts: %s", len(problems), len(idx), firstProblems(problems))
 	}
 	return pass("%d of %d prompts answered", len(idx), len(listed))
 }

@@ -33,6 +33,12 @@ const maxListPages = 100
 // maxProblems caps how many per-item problems a detail lists.
 const maxProblems = 5
 
+// firstProblems joins the first maxProblems of problems for a check's
+// detail line.
+func firstProblems(problems []string) string {
+	return strings.Join(problems[:min(len(problems), maxProblems)], "; ")
+}
+
 // toolDef is the part of a Tool the checks read.
 type toolDef struct {
 	Name         string          `json:"name"`
