@@ -29,6 +29,10 @@ const (
 	// listOverhead is what a page keeps free of its answer budget for the
 	// envelope, the second text block and the cursor.
 	listOverhead = 1024
+	// maxQueryWords bounds list_skills' query: every word is matched
+	// against every skill's name and triggers, so a query of a million
+	// words must be refused, not scanned.
+	maxQueryWords = 32
 	// cursorPrefix versions the cursor's encoding.
 	cursorPrefix = "ls1:"
 )
@@ -88,7 +92,13 @@ type listRequest struct {
 // a message for the model.
 func parseListRequest(snap loader.Snapshot, args map[string]json.RawMessage) (*listRequest, string) {
 	req := &listRequest{raw: stringArg(args, "query"), limit: defaultListLimit}
+	if len(req.raw) > maxQueryWords*64 {
+		return nil, fmt.Sprintf("argument \"query\" is %d bytes; a query is a few words of a skill's name or triggers (at most %d words): to find the skill for a request, use route_skill", len(req.raw), maxQueryWords)
+	}
 	req.query = strings.Fields(strings.ToLower(req.raw))
+	if len(req.query) > maxQueryWords {
+		return nil, fmt.Sprintf("argument \"query\" has %d words, more than the %d a query may hold: pass a few words of a skill's name or triggers, or use route_skill to find the skill for a request", len(req.query), maxQueryWords)
+	}
 	if raw, ok := args["limit"]; ok && string(raw) != "null" {
 		n, err := strconv.Atoi(string(raw))
 		if err != nil || n < 1 || n > maxListLimit {

@@ -355,3 +355,32 @@ func TestToolDescriptionsBounded(t *testing.T) {
 		}
 	}
 }
+
+// TestListSkillsQueryBound: every query word is matched against every
+// skill, so a query past maxQueryWords words (or its byte allowance) is a
+// tool error pointing at route_skill, answered without scanning.
+func TestListSkillsQueryBound(t *testing.T) {
+	s := newServer(&Options{Agent: openAda(t)})
+	for _, tt := range []struct {
+		name, query, want string
+		refused           bool
+	}{
+		{"at the bound", strings.TrimSpace(strings.Repeat("a ", maxQueryWords)), "", false},
+		{"one word over", strings.TrimSpace(strings.Repeat("a ", maxQueryWords+1)), "words", true},
+		{"huge", strings.Repeat("x", 1<<20), "bytes", true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			wire, _ := callTool(t, s, toolListSkills, map[string]any{"query": tt.query})
+			var res struct {
+				IsError bool
+				Content []struct{ Text string }
+			}
+			if err := json.Unmarshal(wire, &res); err != nil {
+				t.Fatal(err)
+			}
+			if res.IsError != tt.refused || (tt.refused && (!strings.Contains(res.Content[0].Text, tt.want) || !strings.Contains(res.Content[0].Text, "route_skill"))) {
+				t.Errorf("query %.40q…: %.300s", tt.query, wire)
+			}
+		})
+	}
+}
