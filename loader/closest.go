@@ -21,6 +21,9 @@ func (c candidate) less(o candidate) bool {
 	return c.name < o.name
 }
 
+// maxClosestQuery is the longest query closest compares, in bytes.
+const maxClosestQuery = 256
+
 // closest returns up to n of names nearest to query, best first, for "did
 // you mean" answers. Distance is the Levenshtein distance between the
 // lowercased names (in runes); a name that starts with the query (or the
@@ -32,8 +35,11 @@ func (c candidate) less(o candidate) bool {
 //
 // It keeps only the current top n and gives the edit distance a cut-off
 // that a name must beat to enter it, so scanning 100,000 names stays cheap.
+// A query longer than maxClosestQuery gets no suggestions: it is no typo
+// of a skill name, and comparing it with every name would let a client
+// choose how much work one unknown-skill answer costs.
 func closest(names []string, query string, n int) []string {
-	if n <= 0 || len(names) == 0 {
+	if n <= 0 || len(names) == 0 || len(query) > maxClosestQuery {
 		return nil
 	}
 	ql := strings.ToLower(query)

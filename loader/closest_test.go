@@ -3,6 +3,7 @@ package loader
 import (
 	"math/rand"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -94,4 +95,16 @@ func plainLevenshtein(a, b []rune) int {
 		}
 	}
 	return d[len(a)][len(b)]
+}
+
+// TestClosestLongQuery: a query past maxClosestQuery gets no suggestions
+// at once, however many names there are; one at the bound is compared.
+func TestClosestLongQuery(t *testing.T) {
+	names := []string{strings.Repeat("a", maxClosestQuery)}
+	if got := closest(names, strings.Repeat("a", maxClosestQuery), 3); len(got) != 1 {
+		t.Errorf("query at the bound: %v, want the equal name", got)
+	}
+	if got := closest(names, strings.Repeat("a", maxClosestQuery+1), 3); got != nil {
+		t.Errorf("query past the bound: %v, want nil", got)
+	}
 }
