@@ -384,3 +384,13 @@ func TestListSkillsQueryBound(t *testing.T) {
 		})
 	}
 }
+
+// TestUnknownSkillEchoCut: an unknown name is echoed cut, so a client
+// cannot make the answer as long as its request.
+func TestUnknownSkillEchoCut(t *testing.T) {
+	s := newServer(&Options{Agent: openAda(t)})
+	wire, _ := callTool(t, s, toolGetSkill, map[string]any{"name": strings.Repeat("z", 1<<20)})
+	if len(wire) > 2048 || !strings.Contains(string(wire), "Unknown skill: zzz") {
+		t.Errorf("answer is %d bytes: %.200s", len(wire), wire)
+	}
+}

@@ -75,7 +75,7 @@ func (s *server) unknownSkill(err error, name string) (*toolOutcome, error) {
 	if len(closest) == 0 {
 		closest = s.agent.Closest(name, 3)
 	}
-	msg := "Unknown skill: " + name
+	msg := "Unknown skill: " + clip(name, 120) // a name is echoed, never a megabyte of it
 	if len(closest) > 0 {
 		msg += " (closest: " + strings.Join(closest, ", ") + ")"
 	}
