@@ -146,7 +146,7 @@ func TestServePreparesRoutingCache(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := NewRouter(context.Background(), skillsAgent, &built)
+	r, err := router.ForAgent(context.Background(), skillsAgent, &built)
 	if err != nil {
 		t.Fatal(err)
 	}

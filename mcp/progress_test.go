@@ -66,7 +66,7 @@ func TestRouteWaitSendsProgress(t *testing.T) {
 				}
 			}
 		}
-		r, err := NewRouter(context.Background(), a, testRouterOptions(t))
+		r, err := router.ForAgent(context.Background(), a, testRouterOptions(t))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -2,79 +2,11 @@ package mcp
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"sync"
 	"time"
 
-	"github.com/agent3md/agent3md/agentfile"
-	"github.com/agent3md/agent3md/loader"
 	"github.com/agent3md/agent3md/router"
 )
-
-// NewRouter builds (or reopens from cache) the routing index over the
-// agent's skills. cmd's route command uses it too.
-func NewRouter(ctx context.Context, a *loader.Agent, opts *router.Options) (*router.Router, error) {
-	if a == nil {
-		return nil, errors.New("mcp: NewRouter needs an agent")
-	}
-	r, err := router.NewFrom(ctx, newRouterSkills(a), opts)
-	if err != nil {
-		return nil, fmt.Errorf("building the routing index: %w", err)
-	}
-	return r, nil
-}
-
-// routerSkills is the agent's skills as a router.Source, read in place
-// from the scan (not a.Skills(), which is built on first use and copied
-// per call): only the input names, which the scan keeps as
-// agentfile.Inputs, are gathered into one array of their own.
-type routerSkills struct {
-	skills []agentfile.Skill
-	planes []agentfile.Plane
-	inputs []string // every skill's input names, in skill order
-	starts []int32  // skill i's names are inputs[starts[i]:starts[i+1]]
-}
-
-func newRouterSkills(a *loader.Agent) *routerSkills {
-	cat, info := a.Scanned()
-	n := 0
-	for i := range info.Skills {
-		n += len(info.Skills[i].Inputs)
-	}
-	rs := &routerSkills{skills: info.Skills, planes: cat.Planes, inputs: make([]string, 0, n), starts: make([]int32, len(info.Skills)+1)}
-	for i := range info.Skills {
-		for _, in := range info.Skills[i].Inputs {
-			rs.inputs = append(rs.inputs, in.Name)
-		}
-		rs.starts[i+1] = int32(len(rs.inputs))
-	}
-	return rs
-}
-
-func (rs *routerSkills) Len() int { return len(rs.skills) }
-
-func (rs *routerSkills) Phrases(i int) (string, float64, []string) {
-	s := &rs.skills[i]
-	return s.Name, s.Z, s.Triggers
-}
-
-func (rs *routerSkills) Skill(i int) router.Skill {
-	s := &rs.skills[i]
-	tool := ""
-	if s.HasTool {
-		tool = s.Tool
-	}
-	lo, hi := rs.starts[i], rs.starts[i+1]
-	return router.Skill{
-		Name:        s.Name,
-		Z:           s.Z,
-		Triggers:    s.Triggers,
-		Description: rs.planes[s.Plane].Description,
-		Tool:        tool,
-		Inputs:      rs.inputs[lo:hi:hi],
-	}
-}
 
 // routerState is the index being built in the background. ready closes
 // once r or err is set; neither changes afterwards. While it builds, the

@@ -137,7 +137,7 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, opts *Options) erro
 		}
 		// Logged before it is published, so the line precedes any route
 		// answered from the index.
-		r, err := NewRouter(ctx, a, ro)
+		r, err := router.ForAgent(ctx, a, ro)
 		if err == nil {
 			info := r.Info()
 			s.log.Info("routing index ready", "index", info.Index, "prepared", info.Prepared, "skills", info.Skills, "took", info.Took, "path", info.Path, "reason", info.Reason)

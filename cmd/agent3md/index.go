@@ -8,7 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/agent3md/agent3md/loader"
-	"github.com/agent3md/agent3md/mcp"
+	"github.com/agent3md/agent3md/router"
 )
 
 func (a *app) indexCmd() *cobra.Command {
@@ -27,7 +27,7 @@ On a terminal it shows a progress bar for large files.`,
 			return a.withAgent(args[0], func(ag *loader.Agent) error {
 				opts := a.routerOptions(ag)
 				start := time.Now()
-				r, err := mcp.NewRouter(c.Context(), ag, opts)
+				r, err := router.ForAgent(c.Context(), ag, opts)
 				if err != nil {
 					return ioError(err)
 				}

@@ -8,7 +8,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/agent3md/agent3md/loader"
-	"github.com/agent3md/agent3md/mcp"
 	"github.com/agent3md/agent3md/router"
 )
 
@@ -71,7 +70,7 @@ func query(mode string, limit int) (*router.Query, error) {
 }
 
 func (a *app) route(c *cobra.Command, ag *loader.Agent, text string, q *router.Query) ([]router.Match, error) {
-	r, err := mcp.NewRouter(c.Context(), ag, a.routerOptions(ag))
+	r, err := router.ForAgent(c.Context(), ag, a.routerOptions(ag))
 	if err != nil {
 		return nil, ioError(fmt.Errorf("building the routing index: %w", err))
 	}

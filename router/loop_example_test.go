@@ -1,4 +1,4 @@
-package mcp_test
+package router_test
 
 import (
 	"context"
@@ -6,21 +6,20 @@ import (
 	"log"
 
 	"github.com/agent3md/agent3md/loader"
-	"github.com/agent3md/agent3md/mcp"
 	"github.com/agent3md/agent3md/router"
 )
 
 // The route → fill → run loop as a library, as the README shows it: route
 // a request, read the winner's instructions, fill its command, and apply
 // the same guard as `agent3md run --exec` before running anything.
-func ExampleNewRouter() {
+func ExampleForAgent() {
 	ctx := context.Background()
 	ag, err := loader.Open("../examples/devtools.3md", nil)
 	if err != nil {
 		log.Fatal(err)
 	}
 	defer ag.Close()
-	r, err := mcp.NewRouter(ctx, ag, nil)
+	r, err := router.ForAgent(ctx, ag, nil)
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package mcp
+package router
 
 import (
 	"slices"
@@ -10,7 +10,7 @@ import (
 // TestRouterSkills: the router's view of the agent describes exactly the
 // skills the loader lists, through both of its methods.
 func TestRouterSkills(t *testing.T) {
-	for _, file := range []string{"testdata/ada.3md", "testdata/many.3md"} {
+	for _, file := range []string{"../mcp/testdata/ada.3md", "../mcp/testdata/many.3md"} {
 		a, err := loader.Open(file, nil)
 		if err != nil {
 			t.Fatal(err)
