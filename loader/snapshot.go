@@ -47,3 +47,22 @@ func (s Snapshot) DepNames(i int) []string {
 	}
 	return deps
 }
+
+// Slug returns skill i's Agent Skills name (SkillInfo.Slug).
+func (s Snapshot) Slug(i int) string { return s.st.slugList()[i] }
+
+// SlugIndex returns the index of the skill whose Agent Skills name is slug.
+func (s Snapshot) SlugIndex(slug string) (int, bool) {
+	if s.st == nil {
+		return 0, false
+	}
+	i, ok := s.st.slugIndex()[slug]
+	return i, ok
+}
+
+// Frontmatter returns skill i's SKILL.md frontmatter as a YAML parser
+// yields it (Rendered.Frontmatter) without reading any body.
+func (s Snapshot) Frontmatter(i int) map[string]any { return s.st.frontmatter(i).asMap() }
+
+// Description returns skill i's SKILL.md description.
+func (s Snapshot) Description(i int) string { return s.st.description(i) }

@@ -177,7 +177,8 @@ func TestSkillNamesBudget(t *testing.T) {
 			a = openSynth(t, n)
 		}
 		s := newServer(&Options{Agent: a})
-		got := s.skillNamesSentence()
+		v := s.cur.Load()
+		got, _ := v.descs.get(v.agent)
 		if len(got) > maxSkillNamesBytes+120 {
 			t.Errorf("%d skills: sentence is %d bytes, over the budget", n, len(got))
 		}
@@ -189,7 +190,7 @@ func TestSkillNamesBudget(t *testing.T) {
 		if shown == all && strings.Contains(got, "more") {
 			t.Errorf("all skills fit, yet %q says there are more", got)
 		}
-		res, err := s.toolsList(context.Background(), &call{version: version20251125, params: map[string]json.RawMessage{}})
+		res, err := s.toolsList(context.Background(), &call{srv: s, version: version20251125, params: map[string]json.RawMessage{}})
 		if err != nil {
 			t.Fatal(err)
 		}

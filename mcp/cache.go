@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"sync"
 
@@ -110,13 +111,17 @@ func appendEncoded(dst preEncoded, res any) (preEncoded, error) {
 
 // cachedHandle serves a legacy request through the answer cache when it is
 // cacheable and the agent is loaded, else calls handle.
-func (s *server) cachedHandle(handle func() (any, error), method, version string, params map[string]json.RawMessage) (any, error) {
-	key, ok := cacheKey(method, version, params)
+func (s *server) cachedHandle(ctx context.Context, c *call, handle func() (any, error)) (any, error) {
+	key, ok := cacheKey(c.method, c.version, c.params)
 	if !ok || !s.loadedOK() {
 		return handle()
 	}
-	cat := s.agent.Catalog()
-	if enc := s.cache.get(cat, key); enc != nil {
+	v, err := c.agentVersion(ctx)
+	if err != nil {
+		return handle()
+	}
+	cat := v.agent.Catalog()
+	if enc := v.cache.get(cat, key); enc != nil {
 		return enc, nil
 	}
 	res, err := handle()
@@ -132,16 +137,11 @@ func (s *server) cachedHandle(handle func() (any, error), method, version string
 			return res, nil // appendAnswer reports the failure
 		}
 	}
-	s.cache.put(cat, key, enc)
+	v.cache.put(cat, key, enc)
 	return enc, nil
 }
 
 // loadedOK reports whether the agent has loaded without error.
 func (s *server) loadedOK() bool {
-	select {
-	case <-s.ready:
-		return s.loadErr == nil
-	default:
-		return false
-	}
+	return s.cur.Load() != nil
 }

@@ -10,8 +10,6 @@ import (
 	"log/slog"
 	"sync"
 	"time"
-
-	"github.com/sourcegraph/jsonrpc2"
 )
 
 // DefaultMaxInFlight is how many handler goroutines one connection runs at
@@ -38,6 +36,7 @@ const DefaultMaxPendingBytes = 64 << 20
 // not read never stops the server from reading until the budget is spent.
 type conn struct {
 	srv         *server
+	sess        *session        // the connection's one session
 	ctx         context.Context // every request's context derives from it
 	cancelReqs  context.CancelFunc
 	grace       time.Duration // eofGrace; tests shorten it
@@ -95,6 +94,7 @@ func newConn(ctx context.Context, srv *server, in io.Reader, out io.Writer, opts
 		c.budget = DefaultMaxPendingBytes
 	}
 	c.room = sync.NewCond(&c.mu)
+	c.sess = newSession(c)
 	return c
 }
 
@@ -198,7 +198,7 @@ func (c *conn) acceptBatch(line []byte) {
 		c.put(errorLine(nil, codeParseError, "Parse error: invalid JSON", nil))
 		return
 	}
-	if !c.srv.sess.batchesAllowed() {
+	if !c.sess.batchesAllowed() {
 		c.put(errorLine(nil, codeInvalidRequest,
 			"Invalid Request: batches are accepted only on connections initialized with protocol version 2025-03-26", nil))
 		return
@@ -235,7 +235,7 @@ func (c *conn) acceptOne(m message, size int, b *batch, slot int) []byte {
 		c.cancelled(m.params)
 		return nil
 	case m.rawID == nil:
-		c.srv.notify(m.method)
+		c.srv.notify(c.sess, m.method)
 		return nil
 	case b != nil && m.method == methodInitialize:
 		return errorLine(m.rawID, codeInvalidRequest, "Invalid Request: initialize must not be part of a batch", nil)
@@ -272,7 +272,7 @@ func (c *conn) tryInline(m message) bool {
 	}
 	var res any
 	if err == nil {
-		res, err = c.srv.safeDispatch(c.ctx, m.method, params)
+		res, err = c.srv.safeDispatch(withRequestID(c.ctx, m.rawID), c.sess, m.method, params)
 	}
 	c.putAnswer(m.rawID, res, err)
 	return true
@@ -309,7 +309,7 @@ func (c *conn) run(e *inflight) {
 	params, err := decodeParams(e.params)
 	var res any
 	if err == nil {
-		res, err = c.srv.safeDispatch(ctx, e.method, params)
+		res, err = c.srv.safeDispatch(withRequestID(ctx, e.rawID), c.sess, e.method, params)
 	}
 	if err != nil && c.ctx.Err() != nil && c.cancelledAtEOF() {
 		err = errorf(codeInternalError, "Internal error: %s was cancelled: stdin closed and it was still running %v later", e.method, c.grace)
@@ -355,19 +355,14 @@ func (c *conn) cancelled(params json.RawMessage) {
 
 // Notify sends a server notification (notifications/progress, …) on this
 // connection, after whatever answers are already waiting. It is the one
-// place the connection builds a message of its own, so it uses
-// sourcegraph/jsonrpc2's message type for the encoding.
+// place the connection builds a message of its own (wire.go encodes it).
 func (c *conn) Notify(ctx context.Context, method string, params any) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	req := &jsonrpc2.Request{Method: method, Notif: true}
-	if err := req.SetParams(params); err != nil {
-		return fmt.Errorf("encoding the params of %s: %w", method, err)
-	}
-	line, err := json.Marshal(req)
+	line, err := notificationLine(method, params)
 	if err != nil {
-		return fmt.Errorf("encoding %s: %w", method, err)
+		return err
 	}
 	c.put(line)
 	return nil

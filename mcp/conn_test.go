@@ -220,15 +220,15 @@ func TestAnswerCache(t *testing.T) {
 		{methodToolsList, version20241105, map[string]json.RawMessage{}},
 		{methodToolsCall, version20251125, listSkills},
 	} {
-		s.sess = &session{version: tt.version}
-		c := &call{method: tt.method, params: tt.params, version: tt.version}
+		sess := &session{version: tt.version}
+		c := &call{srv: s, sess: sess, method: tt.method, params: tt.params, version: tt.version}
 		fresh, err := s.methods[tt.method].handle(s, ctx, c)
 		if err != nil {
 			t.Fatal(err)
 		}
 		want, _ := encodeResult(fresh)
 		for i := 0; i < 2; i++ {
-			got, err := s.dispatch(ctx, tt.method, tt.params)
+			got, err := s.dispatch(ctx, sess, tt.method, tt.params)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -238,11 +238,11 @@ func TestAnswerCache(t *testing.T) {
 			}
 		}
 	}
-	if n := len(s.cache.entries); n != 3 {
+	if n := len(s.cur.Load().cache.entries); n != 3 {
 		t.Errorf("%d cached answers, want 3 (one per method and revision)", n)
 	}
-	s.cache.put(nil, "k", preEncoded(`{}`))
-	if n := len(s.cache.entries); n != 1 {
+	s.cur.Load().cache.put(nil, "k", preEncoded(`{}`))
+	if n := len(s.cur.Load().cache.entries); n != 1 {
 		t.Errorf("%d cached answers after a new catalog, want only the new one", n)
 	}
 	if key, ok := cacheKey(methodToolsCall, version20251125, map[string]json.RawMessage{"name": json.RawMessage(`"get_skill"`)}); ok {

@@ -48,22 +48,22 @@ type fillResult struct {
 // so a model fixes them all in one more call. Only calls that cannot be
 // filled at all (unknown skill, no template, values not an object) are
 // tool errors.
-func (s *server) fillSkill(ctx context.Context, args map[string]json.RawMessage) (*toolOutcome, error) {
+func (s *server) fillSkill(ctx context.Context, v *version, args map[string]json.RawMessage) (*toolOutcome, error) {
 	name := stringArg(args, "name")
 	values, problem := fillValues(args["values"])
 	if problem != "" {
 		return &toolOutcome{text: problem, isError: true}, nil
 	}
-	f, err := s.agent.Command(name, values)
+	f, err := v.agent.Command(name, values)
 	if err != nil {
-		return s.unknownSkill(err, name)
+		return s.unknownSkill(v, err, name)
 	}
 	if !f.HasTool {
 		return &toolOutcome{isError: true, text: fmt.Sprintf(
 			"skill %s has no command template (tool=) to fill; follow its instructions from get_skill instead", name)}, nil
 	}
 	res := fillResult{Fill: f, ConfirmReasons: []string{}}
-	if sk, err := s.agent.Skill(name); err == nil && sk.Cost != "" {
+	if sk, err := v.agent.Skill(name); err == nil && sk.Cost != "" {
 		cost := sk.Cost
 		res.Cost = &cost
 		res.ConfirmReasons = append(res.ConfirmReasons, "the skill is tagged cost="+cost)

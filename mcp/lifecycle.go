@@ -42,7 +42,11 @@ func (s *server) stampModern(res any, cached bool) (any, error) {
 		m = *r.modernPart()
 	}
 	m.ResultType = "complete"
-	m.Meta = map[string]any{metaServerInfo: s.serverInfo(version20260728)}
+	meta := map[string]any{metaServerInfo: s.serverInfo(version20260728)}
+	for k, v := range m.Meta { // a result's own _meta keys (a subscription id) stay
+		meta[k] = v
+	}
+	m.Meta = meta
 	if cached {
 		ttl := cacheTTLMs
 		m.TTLMs = &ttl
@@ -102,9 +106,12 @@ func (s *server) agentName() string {
 	if h := s.opts.Head; h != nil && h.Name != "" {
 		return h.Name
 	}
-	if a, err := s.awaitAgent(context.Background()); err == nil {
-		if info := a.Info(); info != nil && info.Name != "" {
-			return info.Name
+	if err := s.awaitLoad(context.Background()); err == nil {
+		if v := s.acquire(); v != nil {
+			defer v.release()
+			if info := v.agent.Info(); info != nil && info.Name != "" {
+				return info.Name
+			}
 		}
 	}
 	return "agent"
@@ -123,36 +130,28 @@ func (s *server) serverInfo(version string) implementation {
 	return info
 }
 
-// capabilities are the server capabilities: tools only, no list-changed
-// notifications (the served agent does not change under a connection).
-func capabilities() map[string]any {
-	return map[string]any{"tools": map[string]any{}}
-}
-
 // instructions returns the identity plane's body, bounded by
-// maxInstructionsBytes; "" when it cannot be read (logged).
-func (s *server) instructions(ctx context.Context) string {
-	s.instrMu.Lock()
-	defer s.instrMu.Unlock()
-	if s.instrReady {
-		return s.instr
+// maxInstructionsBytes; "" when it cannot be read (logged). Before the
+// first version has loaded (and while it is the one served) a head that
+// holds the identity answers without waiting for the file.
+func (s *server) instructions(ctx context.Context, c *call) string {
+	if h := s.opts.Head; h != nil && h.IdentityKnown && s.gen.Load() <= 1 {
+		return truncateText(h.Identity, maxInstructionsBytes)
 	}
-	if h := s.opts.Head; h != nil && h.IdentityKnown {
-		s.instr, s.instrReady = truncateText(h.Identity, maxInstructionsBytes), true
-		return s.instr
-	}
-	a, err := s.awaitAgent(ctx)
+	v, err := c.agentVersion(ctx)
 	if err != nil {
 		s.log.Warn("identity body unavailable; sending no instructions", "err", err)
 		return ""
 	}
-	body, err := a.IdentityBody(ctx)
-	if err != nil {
-		s.log.Warn("identity body unavailable; sending no instructions", "err", err)
-		return ""
-	}
-	s.instr, s.instrReady = truncateText(body, maxInstructionsBytes), true
-	return s.instr
+	v.instrOnce.Do(func() {
+		body, err := v.agent.IdentityBody(ctx)
+		if err != nil {
+			s.log.Warn("identity body unavailable; sending no instructions", "err", err)
+			return
+		}
+		v.instr = truncateText(body, maxInstructionsBytes)
+	})
+	return v.instr
 }
 
 // truncateText cuts text to at most max bytes on a rune boundary and says
@@ -190,16 +189,16 @@ func (s *server) initialize(ctx context.Context, c *call) (any, error) {
 		return nil, err
 	}
 	v := negotiate(requested)
-	if !s.sess.setVersion(v) {
+	if !c.sess.setVersion(v, c.params["capabilities"]) {
 		return nil, errorf(codeInvalidRequest,
 			"Invalid Request: this connection is already initialized (protocol version %s); initialize is answered once per connection, start a new one to negotiate again",
-			s.sess.negotiated())
+			c.sess.negotiated())
 	}
 	return &initializeResult{
 		ProtocolVersion: v,
-		Capabilities:    capabilities(),
+		Capabilities:    s.capabilities(),
 		ServerInfo:      s.serverInfo(v),
-		Instructions:    s.instructions(ctx),
+		Instructions:    s.instructions(ctx, c),
 	}, nil
 }
 
@@ -218,8 +217,7 @@ func (s *server) loadRefusal(ctx context.Context) error {
 			return nil
 		}
 	}
-	_, err := s.awaitAgent(ctx)
-	return err
+	return s.awaitLoad(ctx)
 }
 
 // ping answers {} (legacy only; 2026-07-28 removed it).
@@ -242,7 +240,7 @@ func (s *server) discover(ctx context.Context, c *call) (any, error) {
 	}
 	return &discoverResult{
 		SupportedVersions: supportedVersions,
-		Capabilities:      capabilities(),
-		Instructions:      s.instructions(ctx),
+		Capabilities:      s.capabilities(),
+		Instructions:      s.instructions(ctx, c),
 	}, nil
 }

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"crypto/sha256"
-	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
@@ -33,8 +32,6 @@ const (
 	// against every skill's name and triggers, so a query of a million
 	// words must be refused, not scanned.
 	maxQueryWords = 32
-	// cursorPrefix versions the cursor's encoding.
-	cursorPrefix = "ls1:"
 )
 
 // listEntry is one skill of list_skills: the reference server's five fields
@@ -117,7 +114,7 @@ func parseListRequest(snap loader.Snapshot, args map[string]json.RawMessage) (*l
 		return req, ""
 	}
 	req.cursor = true
-	start, ok := decodeListCursor(cur, req.fp)
+	start, ok := decodeCursor(cursorListSkills, cur, req.fp)
 	if !ok || start > snap.Len() {
 		return nil, fmt.Sprintf("argument \"cursor\" %q is not a cursor of this list: pass the nextCursor of the previous list_skills answer with the same query; "+
 			"a cursor also expires when the agent file changes. Call list_skills without cursor to start again.", clip(cur, 60))
@@ -126,22 +123,7 @@ func parseListRequest(snap loader.Snapshot, args map[string]json.RawMessage) (*l
 	return req, ""
 }
 
-func encodeListCursor(next int, fp string) string {
-	return base64.RawURLEncoding.EncodeToString([]byte(cursorPrefix + strconv.Itoa(next) + ":" + fp))
-}
-
-func decodeListCursor(cur, fp string) (int, bool) {
-	b, err := base64.RawURLEncoding.DecodeString(cur)
-	if err != nil || !bytes.HasPrefix(b, []byte(cursorPrefix)) {
-		return 0, false
-	}
-	pos, got, ok := strings.Cut(string(b[len(cursorPrefix):]), ":")
-	n, err := strconv.Atoi(pos)
-	if !ok || err != nil || n < 0 || got != fp {
-		return 0, false
-	}
-	return n, true
-}
+func encodeListCursor(next int, fp string) string { return encodeCursor(cursorListSkills, next, fp) }
 
 // matches reports whether every query word occurs in skill i's name or in
 // one of its trigger phrases, ignoring case.
@@ -196,8 +178,8 @@ type listPage struct {
 // the skills shown and encoded once: the array is the first text block as
 // it is and the structured content's skills as raw JSON, so the answer
 // costs about twice the page, whatever the catalog's size.
-func (s *server) listSkills(ctx context.Context, args map[string]json.RawMessage) (*toolOutcome, error) {
-	snap := s.agent.Snapshot()
+func (s *server) listSkills(ctx context.Context, v *version, args map[string]json.RawMessage) (*toolOutcome, error) {
+	snap := v.agent.Snapshot()
 	req, problem := parseListRequest(snap, args)
 	if problem != "" {
 		return &toolOutcome{text: problem, isError: true}, nil

@@ -21,7 +21,7 @@ func callTool(t testing.TB, s *server, name string, args map[string]any) (wire [
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := &call{version: version20251125, params: map[string]json.RawMessage{
+	c := &call{srv: s, version: version20251125, params: map[string]json.RawMessage{
 		"name": json.RawMessage(fmt.Sprintf("%q", name)), "arguments": rawArgs,
 	}}
 	out, err := s.toolsCall(context.Background(), c)
@@ -318,7 +318,7 @@ func TestToolDescriptionsBounded(t *testing.T) {
 			a = openSynth(t, n)
 		}
 		s := newServer(&Options{Agent: a})
-		res, err := s.toolsList(context.Background(), &call{version: version20251125, params: map[string]json.RawMessage{}})
+		res, err := s.toolsList(context.Background(), &call{srv: s, version: version20251125, params: map[string]json.RawMessage{}})
 		if err != nil {
 			t.Fatal(err)
 		}

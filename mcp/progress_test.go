@@ -39,7 +39,7 @@ func TestRouteWaitSendsProgress(t *testing.T) {
 	a := openAda(t)
 	for _, token := range []string{`"tok-1"`, `7`, ``} {
 		s := newServer(&Options{Agent: a})
-		report := s.routing.reporter(nil)
+		report := s.firstRouting.reporter(nil)
 		fake := &fakeNotifier{ch: make(chan struct{}, 8)}
 		params := map[string]json.RawMessage{}
 		if token != "" {
@@ -48,7 +48,7 @@ func TestRouteWaitSendsProgress(t *testing.T) {
 		ctx := withNotifier(withProgressToken(context.Background(), params), fake)
 		done := make(chan *toolOutcome, 1)
 		go func() {
-			out, err := s.routeSkill(ctx, map[string]json.RawMessage{"text": json.RawMessage(`"commit"`)})
+			out, err := s.routeSkill(ctx, s.cur.Load(), map[string]json.RawMessage{"text": json.RawMessage(`"commit"`)})
 			if err != nil {
 				t.Error(err)
 			}
@@ -70,7 +70,7 @@ func TestRouteWaitSendsProgress(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		s.routing.publish(r, nil)
+		s.firstRouting.publish(r, nil)
 		out := <-done
 		r.Close()
 		if out == nil || !strings.HasPrefix(out.text, "commit") {

@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"runtime/debug"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/agent3md/agent3md/agentfile"
@@ -73,6 +74,19 @@ type Options struct {
 	// Default nil.
 	Ready func()
 
+	// Changes, when set with Reopen, carries a signal each time the agent
+	// file has changed and settled (cmd watches it): the server opens the
+	// new version with Reopen off the request path, swaps it in whole,
+	// and tells clients (docs/protocol.md §9). Nil: the agent is served as
+	// loaded.
+	Changes <-chan struct{}
+	// Reopen opens the agent file's current version for a reload. It
+	// should refuse a file being written (loader.OpenStable).
+	Reopen func(context.Context) (*loader.Agent, error)
+	// Projection, when set, renders the agent3md/1 JSON projection served
+	// as agent3md://manifest (cmd's export owns the format).
+	Projection func(context.Context, *loader.Agent) ([]byte, error)
+
 	// testMethods adds request methods to the table; tests use it for
 	// handlers that block until told to finish.
 	testMethods map[string]methodSpec
@@ -87,82 +101,24 @@ type Options struct {
 // the process's exit). A read or write failure is returned. The agent
 // (with Options.Open) and the routing index load in the background: the
 // handshake is answered before they are ready, and requests that need them
-// wait.
+// wait. It is the stdio transport over the shared server: one connection,
+// one session.
 func Serve(ctx context.Context, in io.Reader, out io.Writer, opts *Options) error {
 	if opts == nil || (opts.Agent == nil && opts.Open == nil) {
 		return errors.New("mcp: Serve needs Options.Agent or Options.Open (open the agent file with loader.Open)")
 	}
-	outer := ctx // cancelled by the caller (a signal), not by Serve's own end
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	s := newServer(opts)
-	if opts.Agent == nil {
-		go s.open(ctx)
-		defer s.closeOpened()
-	}
-	findingsDone := make(chan struct{})
-	go func() {
-		defer close(findingsDone)
-		// outer, not ctx: Serve's own end must not skip the findings.
-		if a, err := s.awaitAgent(outer); err == nil && outer.Err() == nil {
-			s.logFindings(a)
-		}
-	}()
-	go func() {
-		// Ready runs before the index is published, so Serve (which
-		// waits for the publication before it returns) never returns
-		// while Ready is still running. It is quick: cmd sets a limit.
-		ready := func() {
-			if opts.Ready != nil && ctx.Err() == nil {
-				opts.Ready()
-			}
-		}
-		// With the content hash known from the head, the routing index
-		// cache entry opens while the agent file loads; the router adopts
-		// it only if it was built from exactly the loaded skills.
-		prep := s.prepareRouter(ctx)
-		a, err := s.awaitAgent(ctx)
-		if err != nil {
-			prep.Close()
-			ready()
-			s.routing.publish(nil, err)
-			return
-		}
-		ro := s.routerOptions()
-		ro.Progress = s.routing.reporter(ro.Progress)
-		if prep != nil && ro.ContentHash == s.opts.Head.ContentHash {
-			ro.Prepared = prep
-		} else {
-			prep.Close()
-		}
-		// Logged before it is published, so the line precedes any route
-		// answered from the index.
-		r, err := router.ForAgent(ctx, a, ro)
-		if err == nil {
-			info := r.Info()
-			s.log.Info("routing index ready", "index", info.Index, "prepared", info.Prepared, "skills", info.Skills, "took", info.Took, "path", info.Path, "reason", info.Reason)
-		} else if ctx.Err() == nil {
-			s.log.Error("routing index unavailable; route_skill will fail", "err", err)
-		}
-		ready()
-		s.routing.publish(r, err)
-	}()
-	defer func() {
-		cancel() // stops a build still running
-		s.routing.closeWhenBuilt()
-		// The validation findings are logged before Serve returns, so an
-		// operator sees them even when the client leaves at once; a
-		// cancelled Serve does not wait for them long.
-		select {
-		case <-findingsDone:
-		case <-time.After(findingsWait):
-		}
-	}()
+	stop := s.start(ctx)
+	defer stop()
 
 	c := newConn(ctx, s, in, out, opts)
 	if opts.onConn != nil {
 		opts.onConn(c)
 	}
+	s.attach(c.sess)
+	defer s.detach(c.sess)
 	go c.writeLoop()
 	go c.readLoop()
 	select {
@@ -183,6 +139,110 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, opts *Options) erro
 	}
 }
 
+// start loads the agent (with Options.Open) and builds its routing index
+// in the background, and logs the file's validation findings. The
+// returned stop cancels what still runs and releases the agent version in
+// force; it waits a bounded time for the findings to be logged and for an
+// index build to stop.
+func (s *server) start(parent context.Context) (stop func()) {
+	outer := parent // cancelled by the caller (a signal), not by stop
+	ctx, cancel := context.WithCancel(parent)
+	if s.opts.Agent == nil {
+		go s.open(ctx)
+	}
+	findingsDone := make(chan struct{})
+	go func() {
+		defer close(findingsDone)
+		// outer, not ctx: the server's own end must not skip the findings.
+		if err := s.awaitLoad(outer); err == nil && outer.Err() == nil {
+			if v := s.acquire(); v != nil {
+				s.logFindings(v.agent)
+				v.release()
+			}
+		}
+	}()
+	go s.buildFirstIndex(ctx)
+	s.startWatch(ctx)
+	return func() {
+		cancel() // stops a build still running
+		if s.firstRouting != nil {
+			s.firstRouting.closeWhenBuilt()
+		}
+		s.stopWatch()
+		select {
+		case <-s.ready:
+			if v := s.cur.Swap(nil); v != nil {
+				v.retire()
+			}
+		default:
+			// Still opening: the opener closes what it opens once it sees
+			// the cancelled context (closeLate).
+			go func() {
+				<-s.ready
+				if v := s.cur.Swap(nil); v != nil {
+					v.retire()
+				}
+			}()
+		}
+		// The validation findings are logged before the server returns,
+		// so an operator sees them even when the client leaves at once; a
+		// cancelled server does not wait for them long.
+		select {
+		case <-findingsDone:
+		case <-time.After(findingsWait):
+		}
+	}
+}
+
+// buildFirstIndex builds the first version's routing index once the agent
+// has loaded. With the content hash known from the head, the routing index
+// cache entry opens while the agent file loads; the router adopts it only
+// if it was built from exactly the loaded skills.
+func (s *server) buildFirstIndex(ctx context.Context) {
+	rs := s.firstRouting
+	// Ready runs before the index is published, so the server (which
+	// waits for the publication before it returns) never returns while
+	// Ready is still running. It is quick: cmd sets a limit.
+	ready := func() {
+		if s.opts.Ready != nil && ctx.Err() == nil {
+			s.opts.Ready()
+		}
+	}
+	prep := s.prepareRouter(ctx)
+	if err := s.awaitLoad(ctx); err != nil {
+		prep.Close()
+		ready()
+		rs.publish(nil, err)
+		return
+	}
+	v := s.acquire()
+	if v == nil {
+		prep.Close()
+		ready()
+		rs.publish(nil, errorf(codeInternalError, "Internal error: the agent closed before its index was built"))
+		return
+	}
+	defer v.release()
+	ro := s.routerOptions(v.agent)
+	ro.Progress = rs.reporter(ro.Progress)
+	if prep != nil && ro.ContentHash == s.opts.Head.ContentHash {
+		ro.Prepared = prep
+	} else {
+		prep.Close()
+	}
+	// Logged before it is published, so the line precedes any route
+	// answered from the index.
+	r, err := router.ForAgent(ctx, v.agent, ro)
+	if err == nil {
+		info := r.Info()
+		s.log.Info("routing index ready", "index", info.Index, "prepared", info.Prepared, "skills", info.Skills, "took", info.Took, "path", info.Path, "reason", info.Reason)
+	} else if ctx.Err() == nil {
+		s.log.Error("routing index unavailable; route_skill will fail", "err", err)
+	}
+	ready()
+	rs.publish(r, err)
+}
+
 // findingsWait bounds how long Serve, returning, waits for the validation
 // findings to be logged.
 const findingsWait = time.Second
@@ -191,25 +251,45 @@ const findingsWait = time.Second
 // validate prints it (file:line: [rule] message): a file with errors is
 // still served, and its operator should hear why it may misbehave.
 func (s *server) logFindings(a *loader.Agent) {
-	cat := a.Catalog()
-	if cat == nil {
-		return
-	}
-	rep := agentfile.Validate(cat)
-	for _, f := range rep.Errors {
-		msg := fmt.Sprintf("%s:%d: [%s] %s", a.Path(), f.Line, f.Rule, f.Message)
-		if f.Z != nil {
-			msg = fmt.Sprintf("%s:%d: [%s] z=%v: %s", a.Path(), f.Line, f.Rule, *f.Z, f.Message)
-		}
+	for _, msg := range validationErrors(a) {
 		s.log.Warn("validation error (served anyway; run agent3md validate)", "finding", msg)
 	}
 }
 
-// loaded publishes the outcome of opening the agent.
-func (s *server) loaded(a *loader.Agent, err error) {
-	s.agent, s.loadErr = a, err
-	if a != nil {
-		s.skillCount = len(a.Skills())
+// validationErrors are the agent's validation errors as validate prints
+// them.
+func validationErrors(a *loader.Agent) []string {
+	cat := a.Catalog()
+	if cat == nil {
+		return nil
+	}
+	var out []string
+	for _, f := range agentfile.Validate(cat).Errors {
+		msg := fmt.Sprintf("%s:%d: [%s] %s", a.Path(), f.Line, f.Rule, f.Message)
+		if f.Z != nil {
+			msg = fmt.Sprintf("%s:%d: [%s] z=%v: %s", a.Path(), f.Line, f.Rule, *f.Z, f.Message)
+		}
+		out = append(out, msg)
+	}
+	return out
+}
+
+// loaded publishes the outcome of the first load: the first version, or
+// the error every request that needs the agent is answered with.
+func (s *server) loaded(a *loader.Agent, owned bool, err error) {
+	if err != nil {
+		s.loadErr = err
+	} else {
+		v := &version{gen: s.gen.Add(1), agent: a, routing: s.firstRouting}
+		rs := s.firstRouting
+		v.closeFn = func() {
+			rs.closeWhenBuilt()
+			if owned {
+				a.Close()
+			}
+		}
+		s.skillCount.Store(int64(len(a.Skills())))
+		s.cur.Store(v)
 	}
 	close(s.ready)
 }
@@ -218,57 +298,57 @@ func (s *server) loaded(a *loader.Agent, err error) {
 func (s *server) open(ctx context.Context) {
 	a, err := s.opts.Open(ctx)
 	if err != nil {
-		s.log.Error("the agent file failed to load; requests that need it will fail until the server is restarted", "err", err)
+		s.log.Error("the agent file failed to load; requests that need it will fail until it is fixed", "err", err)
 		err = fmt.Errorf("loading the agent: %w", err)
 	}
-	s.loaded(a, err)
+	s.loaded(a, true, err)
+	if err != nil {
+		s.retryAfterFailedStart(ctx)
+	}
 }
 
-// closeOpened closes the agent Serve opened, once Open has returned.
-func (s *server) closeOpened() {
-	go func() {
-		<-s.ready
-		if s.agent != nil {
-			s.agent.Close()
-		}
-	}()
-}
-
-// awaitAgent returns the agent once it is open. A failed load is an
-// internal error that says what went wrong and what to do.
-func (s *server) awaitAgent(ctx context.Context) (*loader.Agent, error) {
+// awaitLoad waits for the first load. A failed load is an internal error
+// that says what went wrong and what to do.
+func (s *server) awaitLoad(ctx context.Context) error {
 	select {
 	case <-s.ready:
 	case <-ctx.Done():
-		return nil, ctx.Err()
+		return ctx.Err()
 	}
-	if s.loadErr != nil {
-		return nil, errorf(codeInternalError, "Internal error: the agent file could not be loaded (%v); fix it and restart the server", s.loadErr)
+	if s.loadErr != nil && s.cur.Load() == nil {
+		return errorf(codeInternalError, "Internal error: the agent file could not be loaded (%v); fix it (the server picks the fix up when it watches the file, else restart it)", s.loadErr)
 	}
-	return s.agent, nil
+	return nil
 }
 
-// server holds what every request handler shares. Safe for concurrent use.
+// server is what every connection shares: the agent versions, the
+// registered features and their method table. Per-connection state is in
+// session. Safe for concurrent use.
 type server struct {
-	opts *Options
-	// agent and loadErr are written once, before ready closes; read them
-	// only after <-ready (awaitAgent).
-	agent   *loader.Agent
+	opts     *Options
+	log      *slog.Logger
+	methods  map[string]methodSpec
+	features []*feature
+
+	// ready closes once the first load ends; loadErr (written before) is
+	// its failure. A later reload may still bring a version in.
+	ready   chan struct{}
 	loadErr error
-	// skillCount is the loaded agent's size, set with agent.
-	skillCount int
-	ready      chan struct{}
-	log        *slog.Logger
-	sess       *session
-	routing    *routerState
-	methods    map[string]methodSpec
-	cache      answerCache
+	// cur is the agent version in force (nil before the first load, after
+	// a failed one and after the server stops); gen numbers versions.
+	cur atomic.Pointer[version]
+	gen atomic.Uint64
+	// skillCount is the size of the version in force.
+	skillCount atomic.Int64
+	// firstRouting is the first version's index, built in the background
+	// while requests are already served.
+	firstRouting *routerState
 
-	descs toolDescs // the tool descriptions' parts built from the catalog
+	sessMu   sync.Mutex
+	sessions map[*session]bool
 
-	instrMu    sync.Mutex
-	instr      string
-	instrReady bool
+	watchMu   sync.Mutex
+	watchStop func()
 }
 
 func newServer(opts *Options) *server {
@@ -276,28 +356,49 @@ func newServer(opts *Options) *server {
 	if log == nil {
 		log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
-	table := methods
-	if len(opts.testMethods) > 0 {
-		table = make(map[string]methodSpec, len(methods)+len(opts.testMethods))
-		for k, v := range methods {
-			table[k] = v
-		}
-		for k, v := range opts.testMethods {
-			table[k] = v
-		}
-	}
 	s := &server{
-		opts:    opts,
-		ready:   make(chan struct{}),
-		log:     log,
-		sess:    &session{},
-		routing: newRouterState(),
-		methods: table,
+		opts:         opts,
+		ready:        make(chan struct{}),
+		log:          log,
+		methods:      map[string]methodSpec{},
+		firstRouting: newRouterState(),
+		sessions:     map[*session]bool{},
+	}
+	s.register(lifecycleFeature, toolsFeature)
+	if len(opts.testMethods) > 0 {
+		s.register(&feature{name: "test", methods: opts.testMethods})
 	}
 	if opts.Agent != nil {
-		s.loaded(opts.Agent, nil)
+		s.loaded(opts.Agent, false, nil)
 	}
 	return s
+}
+
+// attach and detach keep the set of live sessions, which reloads notify.
+func (s *server) attach(sess *session) {
+	s.sessMu.Lock()
+	defer s.sessMu.Unlock()
+	s.sessions[sess] = true
+}
+
+func (s *server) detach(sess *session) {
+	s.sessMu.Lock()
+	delete(s.sessions, sess)
+	s.sessMu.Unlock()
+	sess.close()
+}
+
+// eachSession calls fn for every live session.
+func (s *server) eachSession(fn func(*session)) {
+	s.sessMu.Lock()
+	list := make([]*session, 0, len(s.sessions))
+	for sess := range s.sessions {
+		list = append(list, sess)
+	}
+	s.sessMu.Unlock()
+	for _, sess := range list {
+		fn(sess)
+	}
 }
 
 // prepareRouter opens the routing cache entry named by the head's content
@@ -322,13 +423,13 @@ func (s *server) prepareRouter(ctx context.Context) *router.Prepared {
 }
 
 // routerOptions fills in the content hash the cache is keyed by.
-func (s *server) routerOptions() *router.Options {
+func (s *server) routerOptions(a *loader.Agent) *router.Options {
 	var ro router.Options
 	if s.opts.Router != nil {
 		ro = *s.opts.Router
 	}
-	if ro.ContentHash == "" {
-		if cat := s.agent.Catalog(); cat != nil {
+	if ro.ContentHash == "" || s.gen.Load() > 1 {
+		if cat := a.Catalog(); cat != nil {
 			ro.ContentHash = cat.SHA256
 		}
 	}
@@ -336,26 +437,28 @@ func (s *server) routerOptions() *router.Options {
 }
 
 // safeDispatch runs dispatch, turning a panic into -32603.
-func (s *server) safeDispatch(ctx context.Context, method string, params map[string]json.RawMessage) (result any, err error) {
+func (s *server) safeDispatch(ctx context.Context, sess *session, method string, params map[string]json.RawMessage) (result any, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			s.log.Error("handler panic", "method", method, "panic", p, "stack", string(debug.Stack()))
 			result, err = nil, errorf(codeInternalError, "Internal error while serving %s", method)
 		}
 	}()
-	return s.dispatch(ctx, method, params)
+	return s.dispatch(ctx, sess, method, params)
 }
 
 // dispatch decides the era of one request, checks it, and runs its method.
 // A legacy request before any initialize is served as the newest legacy
 // revision: clients that skip the handshake exist.
-func (s *server) dispatch(ctx context.Context, method string, params map[string]json.RawMessage) (any, error) {
+func (s *server) dispatch(ctx context.Context, sess *session, method string, params map[string]json.RawMessage) (any, error) {
 	meta := decodeMeta(params)
 	if _, modern := meta[metaProtocolVersion]; modern {
 		c, err := modernCall(method, params, meta)
 		if err != nil {
 			return nil, err
 		}
+		c.srv, c.sess = s, sess
+		defer c.done()
 		spec, ok := s.methods[method]
 		if !ok || !spec.modern {
 			if removedInModern[method] {
@@ -370,16 +473,17 @@ func (s *server) dispatch(ctx context.Context, method string, params map[string]
 		return s.stampModern(res, spec.cached)
 	}
 	spec, ok := s.methods[method]
-	if !ok || !spec.legacy {
+	if !ok || !spec.legacy || !s.declared(spec.needs) {
 		return nil, errorf(codeMethodNotFound, "Method not found: %s", method)
 	}
-	version := s.sess.negotiated()
+	version := sess.negotiated()
 	if version == "" && method != methodInitialize {
 		version = legacyVersions[0]
 		s.log.Debug("request before initialize; serving it as the newest legacy revision", "method", method, "version", version)
 	}
-	c := &call{method: method, params: params, version: version}
-	return s.cachedHandle(func() (any, error) { return spec.handle(s, ctx, c) }, method, version, params)
+	c := &call{srv: s, sess: sess, method: method, params: params, version: version}
+	defer c.done()
+	return s.cachedHandle(ctx, c, func() (any, error) { return spec.handle(s, ctx, c) })
 }
 
 // decodeParams reads params as an object; absent is {}. The values are
@@ -430,16 +534,16 @@ func modernCall(method string, params, meta map[string]json.RawMessage) (*call, 
 		return nil, errorData(codeUnsupportedProtocol, "Unsupported protocol version: "+version,
 			map[string]any{"supported": supportedVersions, "requested": version})
 	}
-	return &call{method: method, params: params, version: version, modern: true}, nil
+	return &call{method: method, params: params, version: version, modern: true, caps: caps}, nil
 }
 
 // notify handles a notification; none is ever answered.
 // notifications/cancelled never gets here: the connection applies it as it
 // reads it.
-func (s *server) notify(method string) {
+func (s *server) notify(sess *session, method string) {
 	switch method {
 	case methodInitialized:
-		s.log.Debug("client initialized", "version", s.sess.negotiated())
+		s.log.Debug("client initialized", "version", sess.negotiated())
 	default:
 		s.log.Debug("ignoring notification", "method", method)
 	}
@@ -473,7 +577,7 @@ func (s *server) inlineMethod(method string) bool {
 // skill's body; route_skill once its index is ready and for a short
 // request. Calls that will fail validation are cheap too.
 func (s *server) cheapCall(params map[string]json.RawMessage) bool {
-	if s.skillCount > inlineSkills {
+	if s.skillCount.Load() > inlineSkills {
 		return false
 	}
 	name, _ := plainString(params["name"])
@@ -483,8 +587,12 @@ func (s *server) cheapCall(params map[string]json.RawMessage) bool {
 	if len(params["arguments"]) > inlineArgsBytes {
 		return false
 	}
+	v := s.cur.Load()
+	if v == nil {
+		return false
+	}
 	select {
-	case <-s.routing.ready:
+	case <-v.routing.ready:
 		return true
 	default:
 		return false

@@ -66,14 +66,14 @@ var (
 
 // unknownSkill turns a loader error into the model-facing answer: an
 // unknown name lists the closest names; anything else is returned.
-func (s *server) unknownSkill(err error, name string) (*toolOutcome, error) {
+func (s *server) unknownSkill(v *version, err error, name string) (*toolOutcome, error) {
 	var ue *loader.UnknownSkillError
 	if !errors.As(err, &ue) {
 		return nil, err
 	}
 	closest := ue.Closest
 	if len(closest) == 0 {
-		closest = s.agent.Closest(name, 3)
+		closest = v.agent.Closest(name, 3)
 	}
 	msg := "Unknown skill: " + clip(name, 120) // a name is echoed, never a megabyte of it
 	if len(closest) > 0 {
@@ -107,7 +107,7 @@ type routeResult struct {
 	Matches []routeMatch `json:"matches"`
 }
 
-func (s *server) routeSkill(ctx context.Context, args map[string]json.RawMessage) (*toolOutcome, error) {
+func (s *server) routeSkill(ctx context.Context, v *version, args map[string]json.RawMessage) (*toolOutcome, error) {
 	text := stringArg(args, "text")
 	if strings.TrimSpace(text) == "" {
 		return &toolOutcome{text: `argument "text" is empty: pass the request to route, in the user's words`, isError: true}, nil
@@ -127,7 +127,7 @@ func (s *server) routeSkill(ctx context.Context, args map[string]json.RawMessage
 			return nil, fmt.Errorf("reading limit: %w", err)
 		}
 	}
-	r, err := s.routing.wait(ctx)
+	r, err := v.routing.wait(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -139,7 +139,7 @@ func (s *server) routeSkill(ctx context.Context, args map[string]json.RawMessage
 	lines := make([]string, len(matches))
 	for i, m := range matches {
 		rm := routeMatch{Name: m.Name, Z: m.Z, Score: m.Score, Relevance: m.Relevance, Hits: nonNil(m.Hits), Tier: m.Tier, Inputs: []catalogInput{}}
-		if sk, err := s.agent.SkillByZ(m.Z); err == nil {
+		if sk, err := v.agent.SkillByZ(m.Z); err == nil {
 			for _, in := range sk.Inputs {
 				rm.Inputs = append(rm.Inputs, catalogInput{Name: in.Name, Type: in.Type, Required: !in.Optional})
 			}
@@ -163,11 +163,11 @@ type skillBody struct {
 	Body string `json:"body"`
 }
 
-func (s *server) getSkill(ctx context.Context, args map[string]json.RawMessage) (*toolOutcome, error) {
+func (s *server) getSkill(ctx context.Context, v *version, args map[string]json.RawMessage) (*toolOutcome, error) {
 	name := stringArg(args, "name")
-	body, err := s.agent.Body(ctx, name)
+	body, err := v.agent.Body(ctx, name)
 	if err != nil {
-		return s.unknownSkill(err, name)
+		return s.unknownSkill(v, err, name)
 	}
 	return &toolOutcome{text: body, structured: skillBody{Name: name, Body: body}}, nil
 }
@@ -195,11 +195,11 @@ type resolveResult struct {
 	Skills []resolvedSkill `json:"skills"`
 }
 
-func (s *server) resolveSkill(ctx context.Context, args map[string]json.RawMessage) (*toolOutcome, error) {
+func (s *server) resolveSkill(ctx context.Context, v *version, args map[string]json.RawMessage) (*toolOutcome, error) {
 	name := stringArg(args, "name")
-	chain, err := s.agent.Resolve(ctx, name)
+	chain, err := v.agent.Resolve(ctx, name)
 	if err != nil {
-		return s.unknownSkill(err, name)
+		return s.unknownSkill(v, err, name)
 	}
 	res := resolveResult{Skills: make([]resolvedSkill, len(chain))}
 	parts := make([]string, len(chain))

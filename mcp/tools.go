@@ -63,7 +63,7 @@ type toolDef struct {
 	// bigHint ends the error sent when the answer out would pass the
 	// answer bound: what to ask for instead. Nil for a generic error.
 	bigHint func(out *toolOutcome) string
-	run     func(s *server, ctx context.Context, args map[string]json.RawMessage) (*toolOutcome, error)
+	run     func(s *server, ctx context.Context, v *version, args map[string]json.RawMessage) (*toolOutcome, error)
 }
 
 // toolTable is the served tools in list order.
@@ -130,13 +130,18 @@ type toolsListResult struct {
 // toolsList answers tools/list for the call's revision: titles and output
 // schemas from 2025-06-18, annotations from 2025-03-26 (docs/protocol.md §1 and §4).
 func (s *server) toolsList(ctx context.Context, c *call) (any, error) {
-	if cur, ok := c.params["cursor"]; ok && string(cur) != "null" {
-		return nil, errorf(codeInvalidParams, "Invalid params: unknown cursor %s (every tool is on the first page)", cur)
-	}
-	if _, err := s.awaitAgent(ctx); err != nil { // descriptions name the skills and their inputs
+	var p listParams
+	if err := bind(c, &p); err != nil {
 		return nil, err
 	}
-	names, inputs := s.descs.get(s.agent)
+	if _, err := pageOf(p.Cursor, "tl1:", "", "tool", len(toolTable), len(toolTable)); err != nil {
+		return nil, err
+	}
+	v, err := c.agentVersion(ctx) // descriptions name the skills and their inputs
+	if err != nil {
+		return nil, err
+	}
+	names, inputs := v.descs.get(v.agent)
 	out := &toolsListResult{Tools: make([]toolJSON, 0, len(toolTable))}
 	for _, t := range toolTable {
 		tj := toolJSON{Name: t.name, Description: t.desc, InputSchema: t.inputSchema()}
@@ -157,12 +162,6 @@ func (s *server) toolsList(ctx context.Context, c *call) (any, error) {
 		out.Tools = append(out.Tools, tj)
 	}
 	return out, nil
-}
-
-// skillNamesSentence names the agent's skills within maxSkillNamesBytes.
-func (s *server) skillNamesSentence() string {
-	names, _ := s.descs.get(s.agent)
-	return names
 }
 
 func buildSkillNames(skills []string) string {
@@ -203,19 +202,23 @@ type toolCallResult struct {
 	IsError           bool            `json:"isError,omitempty"`
 }
 
+type toolsCallParams struct {
+	Name      string          `json:"name" param:"required" desc:", the tool's name as a string"`
+	Arguments json.RawMessage `json:"arguments" kind:"object"`
+}
+
 // toolsCall answers tools/call. A malformed call or an unknown tool is a
 // JSON-RPC -32602; bad arguments and unknown skills are isError results
 // (docs/protocol.md §3, in every revision).
 func (s *server) toolsCall(ctx context.Context, c *call) (any, error) {
-	var name string
-	if err := json.Unmarshal(c.params["name"], &name); err != nil {
-		return nil, errorf(codeInvalidParams, "Invalid params: tools/call needs params.name, the tool's name as a string")
+	var p toolsCallParams
+	if err := bind(c, &p); err != nil {
+		return nil, err
 	}
+	name := p.Name
 	args := map[string]json.RawMessage{}
-	if raw, ok := c.params["arguments"]; ok && string(raw) != "null" {
-		if err := json.Unmarshal(raw, &args); err != nil {
-			return nil, errorf(codeInvalidParams, "Invalid params: params.arguments must be an object")
-		}
+	if p.Arguments != nil {
+		eachMember(p.Arguments, func(key string, val []byte) { args[key] = val })
 	}
 	t := toolByName(name)
 	if t == nil {
@@ -225,7 +228,7 @@ func (s *server) toolsCall(ctx context.Context, c *call) (any, error) {
 		}
 		return nil, errorf(codeInvalidParams, "Unknown tool: %s (tools: %s)", name, strings.Join(names, ", "))
 	}
-	out, err := s.runTool(withProgressToken(ctx, c.params), t, args)
+	out, err := s.runTool(withProgressToken(ctx, c.params), c, t, args)
 	if err != nil {
 		return nil, err
 	}
@@ -347,17 +350,18 @@ func (s *server) maxAnswerBytes() int {
 // runTool validates the arguments and runs the tool; argument problems and
 // failures the model can act on become isError outcomes. Only a cancelled
 // context is returned as an error.
-func (s *server) runTool(ctx context.Context, t *toolDef, args map[string]json.RawMessage) (*toolOutcome, error) {
+func (s *server) runTool(ctx context.Context, c *call, t *toolDef, args map[string]json.RawMessage) (*toolOutcome, error) {
 	if msg := checkArgs(t, args); msg != "" {
 		return &toolOutcome{text: msg, isError: true}, nil
 	}
-	if _, err := s.awaitAgent(ctx); err != nil {
+	v, err := c.agentVersion(ctx)
+	if err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
 		return &toolOutcome{text: fmt.Sprintf("%s failed: the agent file could not be loaded (%v); fix it and restart the server", t.name, s.loadErr), isError: true}, nil
 	}
-	out, err := t.run(s, ctx, args)
+	out, err := t.run(s, ctx, v, args)
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()

@@ -7,11 +7,17 @@ import (
 	"fmt"
 	"sync"
 	"unicode/utf8"
+
+	"github.com/sourcegraph/jsonrpc2"
 )
 
 // The wire layer: one JSON-RPC message in (decoded and checked), one answer
-// out (encoded once, with the client's id byte for byte). It knows nothing
-// of connections, queues or MCP methods.
+// or notification out (encoded once, with the client's id byte for byte).
+// It knows nothing of connections, queues or MCP methods. It is the one
+// adapter over sourcegraph/jsonrpc2, whose message model (the error object
+// and its codes, the request type notifications are encoded with) it
+// uses; no other file imports the library. Why the connection itself is
+// ours, not jsonrpc2.Conn, is in docs/architecture.md §6.
 
 // message is one incoming JSON-RPC message that passed validation: a
 // request (rawID set), a notification, or a response from the client
@@ -285,4 +291,59 @@ func errorLine(rawID json.RawMessage, code int64, msg string, data any) []byte {
 		rawID = json.RawMessage("null")
 	}
 	return appendAnswer(nil, rawID, nil, errorData(code, msg, data))
+}
+
+// JSON-RPC and MCP error codes (docs/protocol.md). The JSON-RPC ones are
+// sourcegraph/jsonrpc2's.
+const (
+	codeParseError          int64 = jsonrpc2.CodeParseError
+	codeInvalidRequest      int64 = jsonrpc2.CodeInvalidRequest
+	codeMethodNotFound      int64 = jsonrpc2.CodeMethodNotFound
+	codeInvalidParams       int64 = jsonrpc2.CodeInvalidParams
+	codeInternalError       int64 = jsonrpc2.CodeInternalError
+	codeUnsupportedProtocol int64 = -32022
+)
+
+// wireError is a JSON-RPC error as a Go error: sourcegraph/jsonrpc2's error
+// object, so the codes and the encoding are the library's. Handlers return
+// it (wrapped or not) to choose the code; toWire recovers it with
+// errors.As.
+type wireError = jsonrpc2.Error
+
+// errorf builds a wireError with a formatted message.
+func errorf(code int64, format string, args ...any) *wireError {
+	return &wireError{Code: code, Message: fmt.Sprintf(format, args...)}
+}
+
+// errorData builds a wireError carrying data (nil: none).
+func errorData(code int64, msg string, data any) *wireError {
+	we := &wireError{Code: code, Message: msg}
+	if data != nil {
+		we.SetError(data)
+	}
+	return we
+}
+
+// toWire maps any Go error to the JSON-RPC error sent for it: a wireError
+// anywhere in the chain keeps its code; everything else is -32603.
+func toWire(err error) *wireError {
+	var we *wireError
+	if !errors.As(err, &we) {
+		we = &wireError{Code: codeInternalError, Message: "Internal error: " + err.Error()}
+	}
+	return we
+}
+
+// notificationLine encodes a server notification as one line (without the
+// newline), with jsonrpc2's request type.
+func notificationLine(method string, params any) ([]byte, error) {
+	req := &jsonrpc2.Request{Method: method, Notif: true}
+	if err := req.SetParams(params); err != nil {
+		return nil, fmt.Errorf("encoding the params of %s: %w", method, err)
+	}
+	line, err := json.Marshal(req)
+	if err != nil {
+		return nil, fmt.Errorf("encoding %s: %w", method, err)
+	}
+	return line, nil
 }

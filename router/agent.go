@@ -73,4 +73,3 @@ func (rs *routerSkills) Skill(i int) Skill {
 		Inputs:      rs.inputs[lo:hi:hi],
 	}
 }
-

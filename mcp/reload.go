@@ -1,0 +1,175 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/agent3md/agent3md/loader"
+	"github.com/agent3md/agent3md/router"
+)
+
+// Live reload (docs/protocol.md §9): cmd watches the agent file and
+// signals Options.Changes once a change has settled; the server then opens
+// the new version with Options.Reopen, off the request path, builds its
+// routing index, and swaps the whole version in at once. Requests already
+// running finish on the version they started with. A version that fails to
+// open leaves the last good one serving, and the reason is logged. Then
+// every session is told what its revision defines: list_changed for tools,
+// resources and prompts, resources/updated for subscribed URIs whose bytes
+// changed, and the same through open 2026-07-28 subscriptions/listen
+// requests.
+
+// watch consumes change signals until ctx ends.
+func (s *server) watch(ctx context.Context) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case _, ok := <-s.opts.Changes:
+			if !ok {
+				return
+			}
+			s.reload(ctx)
+		}
+	}
+}
+
+// watching reports whether the agent is reloaded when its file changes.
+func (s *server) watching() bool { return s.opts.Changes != nil && s.opts.Reopen != nil }
+
+// startWatch starts the reload loop when cmd gives change signals.
+func (s *server) startWatch(ctx context.Context) {
+	if s.opts.Changes == nil || s.opts.Reopen == nil {
+		return
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		s.watch(ctx)
+	}()
+	s.watchMu.Lock()
+	s.watchStop = func() { cancel(); <-done }
+	s.watchMu.Unlock()
+}
+
+func (s *server) stopWatch() {
+	s.watchMu.Lock()
+	stop := s.watchStop
+	s.watchStop = nil
+	s.watchMu.Unlock()
+	if stop != nil {
+		stop()
+	}
+}
+
+// retryAfterFailedStart is a no-op hook point: a server whose first load
+// failed keeps its reload loop, so the next change to the file is tried
+// as the first version.
+func (s *server) retryAfterFailedStart(context.Context) {}
+
+// reload opens the file's new version and swaps it in, unless its bytes
+// are those of the version in force (a touch, or an editor's no-op save).
+func (s *server) reload(ctx context.Context) {
+	started := time.Now()
+	a, err := s.opts.Reopen(ctx)
+	if err != nil {
+		if ctx.Err() == nil {
+			s.log.Error("the agent file changed but its new version cannot be served; the last good version keeps serving", "err", err)
+		}
+		return
+	}
+	old := s.acquire()
+	if old != nil {
+		defer old.release()
+		if sameContent(old.agent, a) {
+			a.Close()
+			s.log.Debug("agent file touched; its content is unchanged")
+			return
+		}
+	}
+	for _, f := range validationErrors(a) {
+		s.log.Warn("validation error (served anyway; run agent3md validate)", "finding", f)
+	}
+	rs := newRouterState()
+	ro := s.routerOptions(a)
+	if cat := a.Catalog(); cat != nil {
+		ro.ContentHash = cat.SHA256
+	}
+	ro.Prepared = nil
+	r, err := router.ForAgent(ctx, a, ro)
+	if err != nil {
+		a.Close()
+		if ctx.Err() == nil {
+			s.log.Error("the agent file changed but its routing index could not be built; the last good version keeps serving", "err", err)
+		}
+		return
+	}
+	rs.publish(r, nil)
+	v := &version{gen: s.gen.Add(1), agent: a, routing: rs}
+	v.closeFn = func() { r.Close(); a.Close() }
+	s.skillCount.Store(int64(len(a.Skills())))
+	prev := s.cur.Swap(v)
+	if prev == nil {
+		// The first load had failed: this is now the first good version.
+		s.loadErr = nil
+	}
+	s.log.Info("agent reloaded", "skills", len(a.Skills()), "version", v.gen, "took", time.Since(started))
+	s.announce(ctx, prev, v)
+	if prev != nil {
+		prev.retire()
+	}
+}
+
+// sameContent reports whether two opened agents are the same bytes.
+func sameContent(a, b *loader.Agent) bool {
+	ca, cb := a.Catalog(), b.Catalog()
+	return ca != nil && cb != nil && ca.SHA256 != "" && ca.SHA256 == cb.SHA256
+}
+
+// announce tells every session what changed between versions prev (nil:
+// none served) and next.
+func (s *server) announce(ctx context.Context, prev, next *version) {
+	changed := s.changedURIs(ctx, prev, next)
+	s.eachSession(func(sess *session) {
+		s.tell(sess, changed)
+	})
+}
+
+// tell sends one session the notifications its revision defines for a
+// reload: legacy sessions the list_changed notifications of the
+// capabilities declared with listChanged and resources/updated for their
+// subscriptions; open listen streams what they opted into.
+func (s *server) tell(sess *session, changed map[string]bool) {
+	if v := sess.negotiated(); v != "" {
+		for _, f := range s.features {
+			if f.capability == "" || !s.declared(f.capability+".listChanged") {
+				continue
+			}
+			sess.notify(listChangedMethod(f.capability), nil)
+		}
+		if s.declared("resources.subscribe") {
+			for _, uri := range sess.subscribed() {
+				if changed[uri] {
+					sess.notify(methodResourceUpdated, map[string]any{"uri": uri})
+				}
+			}
+		}
+	}
+	sess.eachListen(func(l *listen) { l.send(s, changed) })
+}
+
+// listChangedMethod is the notification a list capability sends.
+func listChangedMethod(capability string) string {
+	return "notifications/" + capability + "/list_changed"
+}
+
+// methodResourceUpdated tells a subscriber a resource's bytes changed.
+const methodResourceUpdated = "notifications/resources/updated"
+
+// versionFields lets tests and logs name a version.
+func (v *version) String() string { return fmt.Sprintf("v%d", v.gen) }
+
+var _ = json.RawMessage(nil)

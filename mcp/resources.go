@@ -1,0 +1,501 @@
+package mcp
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/agent3md/agent3md/loader"
+)
+
+// Skills as resources (docs/protocol.md §9): every skill is an Agent
+// Skills directory rendered by the loader — skill://<slug>/SKILL.md and
+// skill://<slug>/references/<dep-slug>.md for each other skill of its
+// resolve chain — plus the skills-as-resources convention's
+// skill://<slug>/_manifest and skill://prompt-xml, and the agent's own
+// agent3md://identity and agent3md://manifest. URIs are looked up by key
+// in the version's catalog, never turned into paths.
+
+const (
+	schemeSkill    = "skill://"
+	uriPromptXML   = "skill://prompt-xml"
+	uriIdentity    = "agent3md://identity"
+	uriManifest    = "agent3md://manifest"
+	fileSkillMD    = "SKILL.md"
+	fileManifest   = "_manifest"
+	dirReferences  = "references"
+	mimeMarkdown   = "text/markdown"
+	mimeJSON       = "application/json"
+	mimeXML        = "application/xml"
+	mimeText       = "text/plain"
+	mimeDirectory  = "inode/directory"
+	metaSkillsPref = "io.modelcontextprotocol.skills/"
+
+	// resourcesPageSkills is how many skills one resources/list page
+	// covers (two resources each), skillsPageSize one skills/list page.
+	resourcesPageSkills = 100
+	skillsPageSize      = 50
+
+	// The skills extension's per-skill limits.
+	maxSkillFiles = 512
+	maxSkillBytes = 16 << 20
+)
+
+// Resource method names.
+const (
+	methodResourcesList      = "resources/list"
+	methodResourcesRead      = "resources/read"
+	methodResourcesTemplates = "resources/templates/list"
+	methodResourcesSubscribe = "resources/subscribe"
+	methodResourcesUnsub     = "resources/unsubscribe"
+	methodDirectoryRead      = "resources/directory/read"
+)
+
+// resourcesFeature serves resources/list, read, templates and, where the
+// agent is watched, subscriptions.
+var resourcesFeature = &feature{
+	name:       "resources",
+	capability: "resources",
+	settings: func(s *server) map[string]any {
+		if s.watching() {
+			return map[string]any{"listChanged": true, "subscribe": true}
+		}
+		return map[string]any{}
+	},
+	methods: map[string]methodSpec{
+		methodResourcesList:      {handle: (*server).resourcesList, legacy: true, modern: true, cached: true},
+		methodResourcesRead:      {handle: (*server).resourcesRead, legacy: true, modern: true, cached: true},
+		methodResourcesTemplates: {handle: (*server).resourcesTemplates, legacy: true, modern: true, cached: true},
+		methodResourcesSubscribe: {handle: (*server).resourcesSubscribe, legacy: true, needs: "resources.subscribe"},
+		methodResourcesUnsub:     {handle: (*server).resourcesUnsubscribe, legacy: true, needs: "resources.subscribe"},
+	},
+}
+
+// resourceJSON is MCP's Resource.
+type resourceJSON struct {
+	URI         string         `json:"uri"`
+	Name        string         `json:"name"`
+	Title       string         `json:"title,omitempty"`
+	Description string         `json:"description,omitempty"`
+	MimeType    string         `json:"mimeType,omitempty"`
+	Size        *int64         `json:"size,omitempty"`
+	Meta        map[string]any `json:"_meta,omitempty"`
+}
+
+type resourcesListResult struct {
+	modernFields
+	Resources  []resourceJSON `json:"resources"`
+	NextCursor string         `json:"nextCursor,omitempty"`
+}
+
+type listParams struct {
+	Cursor *string `json:"cursor"`
+}
+
+// resourcesList lists the agent's own resources first, then per skill its
+// SKILL.md and _manifest, a page of skills at a time. Sizes are those of
+// the exact bytes resources/read returns, so listing a page renders its
+// skills (their digests are kept for the version).
+func (s *server) resourcesList(ctx context.Context, c *call) (any, error) {
+	var p listParams
+	if err := bind(c, &p); err != nil {
+		return nil, err
+	}
+	v, err := c.agentVersion(ctx)
+	if err != nil {
+		return nil, err
+	}
+	snap := v.agent.Snapshot()
+	pg, err := pageOf(p.Cursor, cursorResources, contentFP(snap), "resource", snap.Len(), resourcesPageSkills)
+	if err != nil {
+		return nil, err
+	}
+	out := &resourcesListResult{Resources: make([]resourceJSON, 0, 2*(pg.end-pg.start)+3)}
+	if pg.start == 0 {
+		out.Resources = append(out.Resources,
+			resourceJSON{URI: uriIdentity, Name: "identity", Title: agentTitle(v) + " identity", Description: "The agent's identity plane: who it is and how it works (also the server's instructions).", MimeType: mimeText},
+			resourceJSON{URI: uriManifest, Name: "manifest", Title: agentTitle(v) + " manifest", Description: "The agent3md/1 JSON projection of the agent: its skills, their inputs and dependencies.", MimeType: mimeJSON},
+			resourceJSON{URI: uriPromptXML, Name: "prompt-xml", Title: "Available skills", Description: "An <available_skills> block naming every skill and its SKILL.md, for a system prompt.", MimeType: mimeXML},
+		)
+	}
+	for i := pg.start; i < pg.end; i++ {
+		if i%64 == 63 {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+		}
+		slug := snap.Slug(i)
+		files, err := v.files.of(ctx, v.agent, slug)
+		if err != nil {
+			return nil, s.resourceFailure(c, schemeSkill+slug+"/"+fileSkillMD, err)
+		}
+		fm := snap.Frontmatter(i)
+		md := files.list[0]
+		size := int64(md.size)
+		res := resourceJSON{
+			URI: files.uri(fileSkillMD), Name: slug, Title: snap.Skill(i).Name,
+			Description: snap.Description(i), MimeType: mimeMarkdown, Size: &size,
+		}
+		if meta, ok := fm["metadata"]; ok {
+			res.Meta = map[string]any{metaSkillsPref + "metadata": meta}
+		}
+		msize := int64(len(files.manifest))
+		out.Resources = append(out.Resources, res, resourceJSON{
+			URI: files.uri(fileManifest), Name: slug + "-manifest", Title: snap.Skill(i).Name + " file manifest",
+			Description: "Every file of the skill with its size and SHA-256, to sync it and check what was read.",
+			MimeType:    mimeJSON, Size: &msize,
+		})
+	}
+	out.NextCursor = pg.next
+	return out, nil
+}
+
+// agentTitle is the served agent's name.
+func agentTitle(v *version) string {
+	if info := v.agent.Info(); info != nil && info.Name != "" {
+		return info.Name
+	}
+	return "agent"
+}
+
+// contentFP binds cursors to the file's content.
+func contentFP(snap loader.Snapshot) string {
+	if cat := snap.Catalog(); cat != nil && len(cat.SHA256) >= 12 {
+		return cat.SHA256[:12]
+	}
+	return "0"
+}
+
+type contentJSON struct {
+	URI      string `json:"uri"`
+	MimeType string `json:"mimeType,omitempty"`
+	Text     string `json:"text"`
+}
+
+type resourcesReadResult struct {
+	modernFields
+	Contents []contentJSON `json:"contents"`
+}
+
+type uriParams struct {
+	URI string `json:"uri" param:"required" desc:", the resource's URI as a string"`
+}
+
+// resourcesRead serves one resource's exact bytes.
+func (s *server) resourcesRead(ctx context.Context, c *call) (any, error) {
+	var p uriParams
+	if err := bind(c, &p); err != nil {
+		return nil, err
+	}
+	v, err := c.agentVersion(ctx)
+	if err != nil {
+		return nil, err
+	}
+	text, mime, err := s.readResource(ctx, v, p.URI)
+	if err != nil {
+		return nil, s.resourceFailure(c, p.URI, err)
+	}
+	if max := s.maxAnswerBytes(); len(text) > max {
+		return nil, errorf(codeInternalError, "Internal error: %s is %d bytes, more than the %d-byte answer bound (--max-answer-bytes); raise the bound to read it", clip(p.URI, 120), len(text), max)
+	}
+	return &resourcesReadResult{Contents: []contentJSON{{URI: p.URI, MimeType: mime, Text: text}}}, nil
+}
+
+// errNoResource marks a URI that names nothing served.
+var errNoResource = errors.New("no such resource")
+
+// readResource returns a resource's text and MIME type.
+func (s *server) readResource(ctx context.Context, v *version, uri string) (string, string, error) {
+	switch uri {
+	case uriIdentity:
+		body, err := v.agent.IdentityBody(ctx)
+		return body, mimeText, err
+	case uriManifest:
+		if s.opts.Projection == nil {
+			return "", "", errNoResource
+		}
+		b, err := s.opts.Projection(ctx, v.agent)
+		return string(b), mimeJSON, err
+	case uriPromptXML:
+		b, err := v.files.promptXML(ctx, v.agent, s.maxAnswerBytes())
+		return string(b), mimeXML, err
+	}
+	slug, path, ok := splitSkillURI(uri)
+	if !ok {
+		return "", "", errNoResource
+	}
+	files, err := v.files.of(ctx, v.agent, slug)
+	if err != nil {
+		return "", "", err
+	}
+	switch path {
+	case "", fileSkillMD: // skill://<slug> is the alias older clients read
+		return string(files.rendered.Text), mimeMarkdown, nil
+	case fileManifest:
+		return string(files.manifest), mimeJSON, nil
+	}
+	for _, ref := range files.rendered.References {
+		if ref.Path == path {
+			return string(ref.Text), mimeMarkdown, nil
+		}
+	}
+	return "", "", errNoResource
+}
+
+// splitSkillURI splits skill://<slug>[/<path>] into slug and path. Only
+// the shapes served are accepted: a valid slug, and a path of plain
+// segments (no empty, "." or ".." segment, no backslash, no NUL).
+func splitSkillURI(uri string) (slug, path string, ok bool) {
+	rest, found := strings.CutPrefix(uri, schemeSkill)
+	if !found || rest == "" {
+		return "", "", false
+	}
+	slug, path, _ = strings.Cut(rest, "/")
+	if !validSlug(slug) {
+		return "", "", false
+	}
+	if path == "" {
+		return slug, "", !strings.HasSuffix(rest, "/")
+	}
+	for _, seg := range strings.Split(path, "/") {
+		if seg == "" || seg == "." || seg == ".." || strings.ContainsAny(seg, "\\\x00?#%") {
+			return "", "", false
+		}
+	}
+	return slug, path, true
+}
+
+// validSlug accepts Agent Skills names: 1–64 of [a-z0-9-].
+func validSlug(s string) bool {
+	if s == "" || len(s) > 64 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		b := s[i]
+		if !(b >= 'a' && b <= 'z' || b >= '0' && b <= '9' || b == '-') {
+			return false
+		}
+	}
+	return true
+}
+
+// resourceFailure maps a read's failure to the error of the call's era:
+// an unknown resource is -32002 in the legacy era and -32602 in
+// 2026-07-28, both with data.uri; anything else is internal.
+func (s *server) resourceFailure(c *call, uri string, err error) error {
+	var unknown *loader.UnknownSkillError
+	if errors.Is(err, errNoResource) || errors.As(err, &unknown) {
+		code := int64(codeResourceNotFound)
+		if c.modern {
+			code = codeInvalidParams
+		}
+		return errorData(code, "Resource not found: "+clip(uri, 200), map[string]any{"uri": clip(uri, 200)})
+	}
+	var we *wireError
+	if errors.As(err, &we) {
+		return err
+	}
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return err
+	}
+	return errorf(codeInternalError, "Internal error: reading %s: %v", clip(uri, 200), err)
+}
+
+// codeResourceNotFound is the legacy era's unknown-resource code.
+const codeResourceNotFound = -32002
+
+type templateJSON struct {
+	URITemplate string `json:"uriTemplate"`
+	Name        string `json:"name"`
+	Title       string `json:"title,omitempty"`
+	Description string `json:"description,omitempty"`
+	MimeType    string `json:"mimeType,omitempty"`
+}
+
+type templatesResult struct {
+	modernFields
+	ResourceTemplates []templateJSON `json:"resourceTemplates"`
+	NextCursor        string         `json:"nextCursor,omitempty"`
+}
+
+// resourceTemplates are the served templates: a skill's SKILL.md and any
+// file of a skill, by the skill's Agent Skills name.
+var resourceTemplates = []templateJSON{
+	{URITemplate: "skill://{name}/SKILL.md", Name: "skill", Title: "A skill's SKILL.md", Description: "The SKILL.md of the skill called {name}.", MimeType: mimeMarkdown},
+	{URITemplate: "skill://{name}/{+path}", Name: "skill-file", Title: "A file of a skill", Description: "A supporting file of the skill called {name}, such as references/<dependency>.md; its _manifest lists them."},
+}
+
+func (s *server) resourcesTemplates(ctx context.Context, c *call) (any, error) {
+	var p listParams
+	if err := bind(c, &p); err != nil {
+		return nil, err
+	}
+	pg, err := pageOf(p.Cursor, cursorTemplates, "t", "template", len(resourceTemplates), len(resourceTemplates))
+	if err != nil {
+		return nil, err
+	}
+	return &templatesResult{ResourceTemplates: resourceTemplates[pg.start:pg.end]}, nil
+}
+
+// resourcesSubscribe records a subscription (legacy; declared only when
+// the agent is watched). Any served URI may be subscribed to.
+func (s *server) resourcesSubscribe(ctx context.Context, c *call) (any, error) {
+	var p uriParams
+	if err := bind(c, &p); err != nil {
+		return nil, err
+	}
+	v, err := c.agentVersion(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if _, _, err := s.readResource(ctx, v, p.URI); err != nil {
+		return nil, s.resourceFailure(c, p.URI, err)
+	}
+	c.sess.subscribe(p.URI)
+	return struct{}{}, nil
+}
+
+func (s *server) resourcesUnsubscribe(ctx context.Context, c *call) (any, error) {
+	var p uriParams
+	if err := bind(c, &p); err != nil {
+		return nil, err
+	}
+	c.sess.unsubscribe(p.URI)
+	return struct{}{}, nil
+}
+
+// skillFiles are the version's rendered skill directories' digests,
+// computed on first need and kept (a few hundred bytes a skill; the bytes
+// themselves are re-rendered on each read, deterministic).
+type skillFiles struct {
+	mu     sync.Mutex
+	bySlug map[string]*fileSet
+	xml    []byte
+}
+
+// fileSet is one skill's files: the rendering, each file's size and
+// digest, and its _manifest.
+type fileSet struct {
+	slug     string
+	rendered *loader.Rendered
+	list     []fileEntry // SKILL.md first, then references in chain order
+	manifest []byte
+	total    int64
+}
+
+type fileEntry struct {
+	path   string
+	size   int
+	digest string // "sha256:<hex>"
+}
+
+func (f *fileSet) uri(path string) string { return schemeSkill + f.slug + "/" + path }
+
+// maxKeptRenderings bounds the renderings kept per version: digests are
+// kept for every skill touched, the bytes only for a few.
+const maxKeptRenderings = 256
+
+// of returns skill slug's files, rendering it on first use.
+func (sf *skillFiles) of(ctx context.Context, a *loader.Agent, slug string) (*fileSet, error) {
+	sf.mu.Lock()
+	f := sf.bySlug[slug]
+	sf.mu.Unlock()
+	if f != nil && f.rendered != nil {
+		return f, nil
+	}
+	r, err := a.SkillMDBySlug(ctx, slug)
+	if err != nil {
+		return nil, err
+	}
+	f = newFileSet(slug, r)
+	sf.mu.Lock()
+	if sf.bySlug == nil {
+		sf.bySlug = map[string]*fileSet{}
+	}
+	if len(sf.bySlug) >= maxKeptRenderings {
+		for k := range sf.bySlug { // drop one: digests are cheap to redo
+			delete(sf.bySlug, k)
+			break
+		}
+	}
+	sf.bySlug[slug] = f
+	sf.mu.Unlock()
+	return f, nil
+}
+
+func newFileSet(slug string, r *loader.Rendered) *fileSet {
+	f := &fileSet{slug: slug, rendered: r}
+	f.list = append(f.list, fileEntry{path: fileSkillMD, size: len(r.Text), digest: "sha256:" + r.SHA256})
+	f.total = int64(len(r.Text))
+	for _, ref := range r.References {
+		f.list = append(f.list, fileEntry{path: ref.Path, size: len(ref.Text), digest: "sha256:" + ref.SHA256})
+		f.total += int64(len(ref.Text))
+	}
+	type mf struct {
+		Path string `json:"path"`
+		Size int    `json:"size"`
+		Hash string `json:"hash"`
+	}
+	m := struct {
+		Skill string `json:"skill"`
+		Files []mf   `json:"files"`
+	}{Skill: slug, Files: make([]mf, len(f.list))}
+	for i, e := range f.list {
+		m.Files[i] = mf{e.path, e.size, e.digest}
+	}
+	f.manifest, _ = encodeResult(m)
+	return f
+}
+
+// overLimits says why a skill is past the skills extension's per-skill
+// limits, or "".
+func (f *fileSet) overLimits() string {
+	if len(f.list) > maxSkillFiles {
+		return fmt.Sprintf("it has %d files, more than the %d a skill may have (its resolve chain is too long: split it)", len(f.list), maxSkillFiles)
+	}
+	if f.total > maxSkillBytes {
+		return fmt.Sprintf("its files total %d bytes, more than the %d a skill may have (its resolve chain is too large: split it)", f.total, maxSkillBytes)
+	}
+	return ""
+}
+
+// digestOf returns a served resource's digest ("" when it serves none),
+// for telling subscribers which URIs changed across a reload.
+func (s *server) digestOf(ctx context.Context, v *version, uri string) string {
+	text, _, err := s.readResource(ctx, v, uri)
+	if err != nil {
+		return ""
+	}
+	h := sha256.Sum256([]byte(text))
+	return hex.EncodeToString(h[:])
+}
+
+// changedURIs compares, between two versions, the bytes of every URI some
+// session subscribed to (legacy subscriptions and listen streams).
+func (s *server) changedURIs(ctx context.Context, prev, next *version) map[string]bool {
+	uris := map[string]bool{}
+	s.eachSession(func(sess *session) {
+		for _, u := range sess.subscribed() {
+			uris[u] = true
+		}
+		sess.eachListen(func(l *listen) {
+			for u := range l.uris {
+				uris[u] = true
+			}
+		})
+	})
+	changed := map[string]bool{}
+	for u := range uris {
+		if prev == nil || s.digestOf(ctx, prev, u) != s.digestOf(ctx, next, u) {
+			changed[u] = true
+		}
+	}
+	return changed
+}
+
+var _ = json.Valid

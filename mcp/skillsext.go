@@ -1,0 +1,230 @@
+package mcp
+
+import (
+	"context"
+	"fmt"
+	"html"
+	"strings"
+
+	"github.com/agent3md/agent3md/loader"
+)
+
+// The skills extension, io.modelcontextprotocol/skills (docs/protocol.md
+// §10): skills/list and skills/get describe each skill with its whole
+// frontmatter and every file's digest and size, and
+// resources/directory/read lists a skill directory's children. Digests
+// are those of the bytes resources/read returns: both come from the same
+// rendering (skillFiles). Legacy sessions get the same methods without
+// the 2026-07-28 result fields.
+
+const (
+	extensionSkills   = "io.modelcontextprotocol/skills"
+	methodSkillsList  = "skills/list"
+	methodSkillsGet   = "skills/get"
+	skillsCacheTTLMs  = cacheTTLMs
+	directoryPageSize = 200
+)
+
+var skillsFeature = &feature{
+	name:      "skills",
+	extension: extensionSkills,
+	settings:  func(*server) map[string]any { return map[string]any{"directoryRead": true} },
+	methods: map[string]methodSpec{
+		methodSkillsList:    {handle: (*server).skillsList, legacy: true, modern: true, cached: true},
+		methodSkillsGet:     {handle: (*server).skillsGet, legacy: true, modern: true, cached: true},
+		methodDirectoryRead: {handle: (*server).directoryRead, legacy: true, modern: true},
+	},
+}
+
+type skillResource struct {
+	URI    string `json:"uri"`
+	Digest string `json:"digest"`
+	Size   int    `json:"size"`
+}
+
+type skillJSON struct {
+	URI         string          `json:"uri"`
+	Frontmatter map[string]any  `json:"frontmatter"`
+	Resources   []skillResource `json:"resources"`
+}
+
+type skillsListResult struct {
+	modernFields
+	Skills     []skillJSON `json:"skills"`
+	NextCursor string      `json:"nextCursor,omitempty"`
+}
+
+func skillEntry(snap loader.Snapshot, i int, f *fileSet) skillJSON {
+	e := skillJSON{URI: f.uri(fileSkillMD), Frontmatter: snap.Frontmatter(i), Resources: make([]skillResource, len(f.list))}
+	for k, fe := range f.list {
+		e.Resources[k] = skillResource{URI: f.uri(fe.path), Digest: fe.digest, Size: fe.size}
+	}
+	return e
+}
+
+// skillsList pages through the skills; a skill past the extension's
+// limits is left out, with a warning on stderr.
+func (s *server) skillsList(ctx context.Context, c *call) (any, error) {
+	var p listParams
+	if err := bind(c, &p); err != nil {
+		return nil, err
+	}
+	v, err := c.agentVersion(ctx)
+	if err != nil {
+		return nil, err
+	}
+	snap := v.agent.Snapshot()
+	pg, err := pageOf(p.Cursor, cursorSkills, contentFP(snap), "skill", snap.Len(), skillsPageSize)
+	if err != nil {
+		return nil, err
+	}
+	out := &skillsListResult{Skills: make([]skillJSON, 0, pg.end-pg.start)}
+	for i := pg.start; i < pg.end; i++ {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		slug := snap.Slug(i)
+		f, err := v.files.of(ctx, v.agent, slug)
+		if err != nil {
+			return nil, s.resourceFailure(c, schemeSkill+slug+"/"+fileSkillMD, err)
+		}
+		if why := f.overLimits(); why != "" {
+			s.log.Warn("skill left out of skills/list", "skill", slug, "why", why)
+			continue
+		}
+		out.Skills = append(out.Skills, skillEntry(snap, i, f))
+	}
+	out.NextCursor = pg.next
+	return out, nil
+}
+
+type skillsGetResult struct {
+	modernFields
+	Skill skillJSON `json:"skill"`
+}
+
+// skillsGet answers for any served skill's SKILL.md URI; anything else is
+// -32602 in both eras.
+func (s *server) skillsGet(ctx context.Context, c *call) (any, error) {
+	var p uriParams
+	if err := bind(c, &p); err != nil {
+		return nil, err
+	}
+	v, err := c.agentVersion(ctx)
+	if err != nil {
+		return nil, err
+	}
+	notSkill := func() error {
+		return errorData(codeInvalidParams, "No skill is served at "+clip(p.URI, 200)+": pass the uri of a skill's SKILL.md from skills/list", map[string]any{"uri": clip(p.URI, 200)})
+	}
+	slug, path, ok := splitSkillURI(p.URI)
+	if !ok || path != fileSkillMD {
+		return nil, notSkill()
+	}
+	snap := v.agent.Snapshot()
+	i, ok := snap.SlugIndex(slug)
+	if !ok {
+		return nil, notSkill()
+	}
+	f, err := v.files.of(ctx, v.agent, slug)
+	if err != nil {
+		return nil, s.resourceFailure(c, p.URI, err)
+	}
+	if why := f.overLimits(); why != "" {
+		return nil, errorData(codeInvalidParams, fmt.Sprintf("The skill at %s is not served through the skills extension: %s", p.URI, why), map[string]any{"uri": p.URI})
+	}
+	return &skillsGetResult{Skill: skillEntry(snap, i, f)}, nil
+}
+
+type directoryResult struct {
+	modernFields
+	Resources  []resourceJSON `json:"resources"`
+	NextCursor string         `json:"nextCursor,omitempty"`
+}
+
+type directoryParams struct {
+	URI    string  `json:"uri" param:"required" desc:", the directory's URI as a string"`
+	Cursor *string `json:"cursor"`
+}
+
+// directoryRead lists a skill directory's direct children: skill://<slug>
+// holds SKILL.md and, when the skill has dependencies, references/;
+// skill://<slug>/references holds their files.
+func (s *server) directoryRead(ctx context.Context, c *call) (any, error) {
+	var p directoryParams
+	if err := bind(c, &p); err != nil {
+		return nil, err
+	}
+	v, err := c.agentVersion(ctx)
+	if err != nil {
+		return nil, err
+	}
+	notDir := func() error {
+		return errorData(codeInvalidParams, "No directory is served at "+clip(p.URI, 200)+": pass a skill's directory, skill://<name>, or a directory it lists", map[string]any{"uri": clip(p.URI, 200)})
+	}
+	slug, path, ok := splitSkillURI(p.URI)
+	if !ok || (path != "" && path != dirReferences) {
+		return nil, notDir()
+	}
+	if _, ok := v.agent.Snapshot().SlugIndex(slug); !ok {
+		return nil, notDir()
+	}
+	f, err := v.files.of(ctx, v.agent, slug)
+	if err != nil {
+		return nil, s.resourceFailure(c, p.URI, err)
+	}
+	var children []resourceJSON
+	if path == "" {
+		size := int64(f.list[0].size)
+		children = append(children, resourceJSON{URI: f.uri(fileSkillMD), Name: fileSkillMD, MimeType: mimeMarkdown, Size: &size})
+		if len(f.list) > 1 {
+			children = append(children, resourceJSON{URI: f.uri(dirReferences), Name: dirReferences, MimeType: mimeDirectory})
+		}
+	} else {
+		if len(f.list) == 1 {
+			return nil, notDir()
+		}
+		for _, fe := range f.list[1:] {
+			size := int64(fe.size)
+			children = append(children, resourceJSON{URI: f.uri(fe.path), Name: strings.TrimPrefix(fe.path, dirReferences+"/"), MimeType: mimeMarkdown, Size: &size})
+		}
+	}
+	pg, err := pageOf(p.Cursor, cursorDirectory, contentFP(v.agent.Snapshot())+slug+path, "entry", len(children), directoryPageSize)
+	if err != nil {
+		return nil, err
+	}
+	return &directoryResult{Resources: children[pg.start:pg.end], NextCursor: pg.next}, nil
+}
+
+// promptXML renders the <available_skills> block once per version, within
+// max bytes.
+func (sf *skillFiles) promptXML(ctx context.Context, a *loader.Agent, max int) ([]byte, error) {
+	sf.mu.Lock()
+	if sf.xml != nil {
+		defer sf.mu.Unlock()
+		return sf.xml, nil
+	}
+	sf.mu.Unlock()
+	snap := a.Snapshot()
+	var b strings.Builder
+	b.WriteString("<available_skills>\n")
+	for i := 0; i < snap.Len(); i++ {
+		if i%256 == 255 {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+		}
+		slug := snap.Slug(i)
+		fmt.Fprintf(&b, "  <skill>\n    <name>%s</name>\n    <description>%s</description>\n    <location>%s</location>\n  </skill>\n",
+			html.EscapeString(slug), html.EscapeString(snap.Description(i)), html.EscapeString(schemeSkill+slug+"/"+fileSkillMD))
+		if b.Len() > max {
+			return nil, fmt.Errorf("the <available_skills> block passes the %d-byte answer bound (--max-answer-bytes) at skill %d of %d; list skills with resources/list or skills/list instead", max, i+1, snap.Len())
+		}
+	}
+	b.WriteString("</available_skills>\n")
+	out := []byte(b.String())
+	sf.mu.Lock()
+	sf.xml = out
+	sf.mu.Unlock()
+	return out, nil
+}

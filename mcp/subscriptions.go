@@ -1,0 +1,165 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"sync"
+)
+
+// subscriptions/listen (2026-07-28, docs/protocol.md §9): a client opens a
+// long-lived request naming what it wants to hear of; the server first
+// acknowledges with the honoured subset, then sends only those
+// notifications, each tagged with the listen request's id, until the
+// client cancels it (notifications/cancelled on stdio, closing the stream
+// over HTTP) or the server ends, when it is answered.
+
+const (
+	methodListen         = "subscriptions/listen"
+	methodListenAcked    = "notifications/subscriptions/acknowledged"
+	metaSubscriptionID   = "io.modelcontextprotocol/subscriptionId"
+	methodToolsChanged   = "notifications/tools/list_changed"
+	methodPromptsChanged = "notifications/prompts/list_changed"
+	methodResChanged     = "notifications/resources/list_changed"
+)
+
+var listenFeature = &feature{
+	name: "subscriptions",
+	methods: map[string]methodSpec{
+		methodListen: {handle: (*server).listen, modern: true},
+	},
+}
+
+// listenWants is what a listen request may ask for.
+type listenWants struct {
+	ToolsListChanged      bool     `json:"toolsListChanged,omitempty"`
+	PromptsListChanged    bool     `json:"promptsListChanged,omitempty"`
+	ResourcesListChanged  bool     `json:"resourcesListChanged,omitempty"`
+	ResourceSubscriptions []string `json:"resourceSubscriptions,omitempty"`
+}
+
+type listenParams struct {
+	Notifications listenWants `json:"notifications"`
+	// id is filled from the request, not the params.
+}
+
+// listen is one open subscriptions/listen request.
+type listen struct {
+	sess  *session
+	id    json.RawMessage // the listen request's id: the subscription id
+	wants listenWants
+	uris  map[string]bool
+	done  chan struct{}
+	once  sync.Once
+}
+
+func (l *listen) stop() { l.once.Do(func() { close(l.done) }) }
+
+// eachListen calls fn for every open listen of the session.
+func (s *session) eachListen(fn func(*listen)) {
+	s.mu.Lock()
+	list := make([]*listen, 0, len(s.listens))
+	for l := range s.listens {
+		list = append(list, l)
+	}
+	s.mu.Unlock()
+	for _, l := range list {
+		fn(l)
+	}
+}
+
+func (s *session) addListen(l *listen) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return false
+	}
+	if s.listens == nil {
+		s.listens = map[*listen]bool{}
+	}
+	s.listens[l] = true
+	return true
+}
+
+func (s *session) dropListen(l *listen) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.listens, l)
+}
+
+// send tells the listener of a reload, as far as it opted in.
+func (l *listen) send(s *server, changed map[string]bool) {
+	meta := map[string]any{metaSubscriptionID: l.id}
+	if l.wants.ToolsListChanged {
+		l.sess.notify(methodToolsChanged, map[string]any{"_meta": meta})
+	}
+	if l.wants.PromptsListChanged && s.hasFeature("prompts") {
+		l.sess.notify(methodPromptsChanged, map[string]any{"_meta": meta})
+	}
+	if l.wants.ResourcesListChanged {
+		l.sess.notify(methodResChanged, map[string]any{"_meta": meta})
+	}
+	for u := range l.uris {
+		if changed[u] {
+			l.sess.notify(methodResourceUpdated, map[string]any{"_meta": meta, "uri": u})
+		}
+	}
+}
+
+func (s *server) hasFeature(capability string) bool {
+	for _, f := range s.features {
+		if f.capability == capability {
+			return true
+		}
+	}
+	return false
+}
+
+type listenEnd struct {
+	modernFields
+}
+
+// listen acknowledges, then holds the request open until it is cancelled
+// or the server ends.
+func (s *server) listen(ctx context.Context, c *call) (any, error) {
+	var p listenParams
+	if err := bind(c, &p); err != nil {
+		return nil, err
+	}
+	id := requestID(ctx)
+	honoured := listenWants{
+		ToolsListChanged:     p.Notifications.ToolsListChanged,
+		PromptsListChanged:   p.Notifications.PromptsListChanged && s.hasFeature("prompts"),
+		ResourcesListChanged: p.Notifications.ResourcesListChanged && s.hasFeature("resources"),
+	}
+	if s.hasFeature("resources") {
+		honoured.ResourceSubscriptions = p.Notifications.ResourceSubscriptions
+	}
+	l := &listen{sess: c.sess, id: id, wants: honoured, uris: map[string]bool{}, done: make(chan struct{})}
+	for _, u := range honoured.ResourceSubscriptions {
+		l.uris[u] = true
+	}
+	if !c.sess.addListen(l) {
+		return nil, ctx.Err()
+	}
+	defer c.sess.dropListen(l)
+	c.sess.notify(methodListenAcked, map[string]any{"_meta": map[string]any{metaSubscriptionID: id}, "notifications": honoured})
+	select {
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	case <-l.done:
+		return &listenEnd{modernFields{Meta: map[string]any{metaSubscriptionID: id}}}, nil
+	}
+}
+
+type requestIDKey struct{}
+
+// withRequestID lets handlers that need it (subscriptions/listen) see the
+// request's id as the client sent it.
+func withRequestID(ctx context.Context, id json.RawMessage) context.Context {
+	return context.WithValue(ctx, requestIDKey{}, id)
+}
+
+func requestID(ctx context.Context) json.RawMessage {
+	id, _ := ctx.Value(requestIDKey{}).(json.RawMessage)
+	return id
+}
