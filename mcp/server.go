@@ -164,6 +164,9 @@ func (s *server) start(parent context.Context) (stop func()) {
 	go s.buildFirstIndex(ctx)
 	s.startWatch(ctx)
 	return func() {
+		// Open subscriptions/listen requests end gracefully: answered, not
+		// dropped.
+		s.eachSession(func(sess *session) { sess.eachListen(func(l *listen) { l.stop() }) })
 		cancel() // stops a build still running
 		if s.firstRouting != nil {
 			s.firstRouting.closeWhenBuilt()

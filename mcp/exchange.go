@@ -1,0 +1,176 @@
+package mcp
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"sync"
+)
+
+// Server is the protocol core for one agent, shared by every transport:
+// stdio (Serve) runs one connection on it, and a stateless transport such
+// as Streamable HTTP hands it one message at a time (Exchange). It loads
+// the agent and its routing index in the background, exactly as Serve
+// does, and reloads them when Options.Changes signals.
+type Server struct {
+	srv  *server
+	stop func()
+	once sync.Once
+}
+
+// NewServer starts the core for opts (Agent or Open required). Close it
+// when done; ctx bounds the background loading.
+func NewServer(ctx context.Context, opts *Options) (*Server, error) {
+	if opts == nil || (opts.Agent == nil && opts.Open == nil) {
+		return nil, errors.New("mcp: NewServer needs Options.Agent or Options.Open (open the agent file with loader.Open)")
+	}
+	s := newServer(opts)
+	return &Server{srv: s, stop: s.start(ctx)}, nil
+}
+
+// Close stops background work and releases the agent.
+func (S *Server) Close() { S.once.Do(S.stop) }
+
+// Loaded reports whether an agent version is being served (for health
+// probes): false while the first load runs or after it failed.
+func (S *Server) Loaded() bool { return S.srv.loadedOK() }
+
+// AgentName is the served agent's name (from the head while it loads).
+func (S *Server) AgentName() string { return S.srv.agentName() }
+
+// Exchange is one message on a stateless transport.
+type Exchange struct {
+	// Body is one JSON-RPC message (a request, a notification or a
+	// response), as received.
+	Body []byte
+	// ProtocolVersion is the transport's protocol version header
+	// (MCP-Protocol-Version over HTTP), "" when absent. A legacy value
+	// sets the revision a request without 2026-07-28 _meta is served as
+	// (there is no handshake to remember on a stateless transport); absent,
+	// such a request is served as 2025-11-25.
+	ProtocolVersion string
+	// Notify, when set, receives the notifications sent while the request
+	// runs (progress, a listen's acknowledgement and events), one encoded
+	// line each. Nil drops them.
+	Notify func(line []byte)
+}
+
+// Reply is what a transport sends back for an Exchange.
+type Reply struct {
+	// Line is the encoded answer; nil when the message wants none (a
+	// notification, a response, a cancelled request).
+	Line []byte
+	// Method is the request's method ("" when the message was not a valid
+	// request), Name its params.name or params.uri when it has one: what
+	// a transport logs and checks its headers against.
+	Method, Name string
+	// Modern reports a 2026-07-28 request (its _meta names the revision).
+	Modern bool
+	// Code is the JSON-RPC error code answered, 0 for a result.
+	Code int64
+}
+
+// Peek reads what a transport needs to know about a message before
+// serving it: its method, its params' name or uri, and whether it is a
+// 2026-07-28 request. ok is false for anything that is not a single valid
+// request or notification.
+func Peek(body []byte) (method, name string, modern, isRequest, ok bool) {
+	m, errLine := decodeMessage(bytes.TrimSpace(body))
+	if errLine != nil || m.reply {
+		return "", "", false, false, false
+	}
+	params, err := decodeParams(m.params)
+	if err != nil {
+		return m.method, "", false, m.rawID != nil, true
+	}
+	_, modern = decodeMeta(params)[metaProtocolVersion]
+	if n, ok := plainString(params["name"]); ok {
+		name = n
+	} else if u, ok := plainString(params["uri"]); ok {
+		name = u
+	}
+	return m.method, name, modern, m.rawID != nil, true
+}
+
+// funcNotifier sends notifications to a function.
+type funcNotifier func(line []byte)
+
+func (f funcNotifier) Notify(ctx context.Context, method string, params any) error {
+	line, err := notificationLine(method, params)
+	if err != nil {
+		return err
+	}
+	f(line)
+	return nil
+}
+
+// Exchange serves one message statelessly: a session of its own (the
+// revision from x.ProtocolVersion when it is a legacy one), the request
+// run to completion on the caller's goroutine, its answer returned.
+// Cancelling ctx (the client went away) cancels the request; it is then
+// not answered. A batch is refused: no stateless revision has them.
+func (S *Server) Exchange(ctx context.Context, x *Exchange) Reply {
+	body := bytes.TrimSpace(x.Body)
+	if len(body) > 0 && body[0] == '[' {
+		return Reply{Line: errorLine(nil, codeInvalidRequest, "Invalid Request: batches are not accepted on this transport; send one message per request", nil), Code: codeInvalidRequest}
+	}
+	m, errLine := decodeMessage(body)
+	if errLine != nil {
+		return Reply{Line: errLine, Code: codeOf(errLine)}
+	}
+	var out notifier
+	if x.Notify != nil {
+		out = funcNotifier(x.Notify)
+	}
+	sess := newSession(out)
+	if v := x.ProtocolVersion; v != "" && negotiate(v) == v {
+		sess.version = v
+	}
+	s := S.srv
+	switch {
+	case m.reply:
+		return Reply{}
+	case m.rawID == nil:
+		if m.method != methodCancelled {
+			s.notify(sess, m.method)
+		}
+		return Reply{Method: m.method}
+	}
+	params, err := decodeParams(m.params)
+	rep := Reply{Method: m.method}
+	if err == nil {
+		_, rep.Modern = decodeMeta(params)[metaProtocolVersion]
+		if n, ok := plainString(params["name"]); ok {
+			rep.Name = n
+		} else if u, ok := plainString(params["uri"]); ok {
+			rep.Name = u
+		}
+	}
+	S.srv.attach(sess)
+	defer S.srv.detach(sess)
+	var res any
+	if err == nil {
+		ctx = withNotifier(withRequestID(ctx, m.rawID), sess.out)
+		res, err = s.safeDispatch(ctx, sess, m.method, params)
+	}
+	if ctx.Err() != nil && err != nil {
+		return rep // the client is gone: nothing to answer
+	}
+	if err != nil {
+		rep.Code = toWire(err).Code
+	}
+	rep.Line = appendAnswer(nil, m.rawID, res, err)
+	return rep
+}
+
+// codeOf reads the error code of an encoded error line.
+func codeOf(line []byte) int64 {
+	var e struct {
+		Error struct {
+			Code int64 `json:"code"`
+		} `json:"error"`
+	}
+	_ = json.Unmarshal(line, &e)
+	return e.Error.Code
+}
