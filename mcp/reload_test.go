@@ -1,0 +1,262 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/agent3md/agent3md/loader"
+)
+
+// agentText is a small agent whose skills and bodies name version k; from
+// version 2 on it has a third skill, gamma.
+func agentText(k int) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "---\n3md: 1.0\ntitle: Reloader\n---\n@plane z=0 label=\"id\" kind=identity\nIdentity of version %d.\n\n", k)
+	fmt.Fprintf(&b, "@plane z=1 label=\"alpha\" kind=skill triggers=\"alpha task\" inputs=\"target\" tool=\"echo {target}\"\nAlpha body of version %d. See [[z=2]].\n\n", k)
+	fmt.Fprintf(&b, "@plane z=2 label=\"beta\" kind=skill triggers=\"beta task\"\nBeta body of version %d.\n\n", k)
+	if k >= 2 {
+		fmt.Fprintf(&b, "@plane z=3 label=\"gamma\" kind=skill triggers=\"gamma task\"\nGamma body of version %d.\n", k)
+	}
+	return b.String()
+}
+
+// writeByRename replaces path's content the way editors that save by
+// rename do.
+func writeByRename(t testing.TB, path, text string) {
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		t.Fatal(err)
+	}
+}
+
+type reloadRig struct {
+	*harness
+	path    string
+	changes chan struct{}
+	logs    *syncBuffer
+}
+
+func startReloadRig(t *testing.T) *reloadRig {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "agent.3md")
+	writeByRename(t, path, agentText(1))
+	r := &reloadRig{path: path, changes: make(chan struct{}, 1), logs: &syncBuffer{}}
+	open := func(context.Context) (*loader.Agent, error) { return loader.Open(path, nil) }
+	r.harness = serveHarness(t, &Options{
+		Open: open, Reopen: open, Changes: r.changes,
+		Logger: slog.New(slog.NewTextHandler(r.logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
+	})
+	return r
+}
+
+func (r *reloadRig) send(line string) {
+	r.t.Helper()
+	if _, err := r.in.Write([]byte(line + "\n")); err != nil {
+		r.t.Fatal(err)
+	}
+}
+
+// collect reads lines until every want substring has been seen in some
+// line, or fails after a timeout.
+func (r *reloadRig) collect(want ...string) []string {
+	r.t.Helper()
+	var got []string
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		missing := ""
+		for _, w := range want {
+			found := false
+			for _, l := range got {
+				if strings.Contains(l, w) {
+					found = true
+					break
+				}
+			}
+			if !found {
+				missing = w
+				break
+			}
+		}
+		if missing == "" {
+			return got
+		}
+		l, ok := r.next(time.Until(deadline))
+		if !ok {
+			r.t.Fatalf("never saw %q; got:\n%s", missing, strings.Join(got, "\n"))
+		}
+		got = append(got, l)
+	}
+}
+
+// TestReloadSwapsAndNotifies: a watched agent declares listChanged and
+// subscribe; a change swaps the whole version in (route, get, list and
+// fill all see it) and each legacy session hears list_changed and
+// resources/updated for what it subscribed to.
+func TestReloadSwapsAndNotifies(t *testing.T) {
+	r := startReloadRig(t)
+	r.send(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}`)
+	r.collect(`"listChanged":true,"subscribe":true`, `"tools":{"listChanged":true}`)
+	r.send(`{"jsonrpc":"2.0","id":1,"method":"resources/subscribe","params":{"uri":"skill://alpha/SKILL.md"}}`)
+	r.send(`{"jsonrpc":"2.0","id":2,"method":"resources/subscribe","params":{"uri":"skill://beta/_manifest"}}`)
+	r.collect(`"id":1,"result":{}`, `"id":2,"result":{}`)
+	r.send(`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"route_skill","arguments":{"text":"gamma task"}}}`)
+	r.collect(`"id":3`, `no skill matched`)
+
+	writeByRename(t, r.path, agentText(2))
+	r.changes <- struct{}{}
+	got := r.collect(methodToolsChanged, methodResChanged, methodPromptsChanged,
+		`"method":"notifications/resources/updated","params":{"uri":"skill://alpha/SKILL.md"}`,
+		`"method":"notifications/resources/updated","params":{"uri":"skill://beta/_manifest"}`)
+	for _, l := range got {
+		if strings.Contains(l, "resources/updated") && !strings.Contains(l, "alpha") && !strings.Contains(l, "beta/_manifest") {
+			t.Errorf("updated sent for an unsubscribed URI: %s", l)
+		}
+	}
+	r.send(`{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"route_skill","arguments":{"text":"gamma task"}}}`)
+	r.send(`{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"get_skill","arguments":{"name":"alpha"}}}`)
+	r.send(`{"jsonrpc":"2.0","id":6,"method":"resources/read","params":{"uri":"skill://gamma/SKILL.md"}}`)
+	r.send(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"fill_skill","arguments":{"name":"gamma","values":{}}}}`)
+	r.collect(`"id":4,"result":{"content":[{"type":"text","text":"gamma`, `Alpha body of version 2`, `Gamma body of version 2`, `"id":7`)
+
+	// A touch with the same bytes changes nothing and tells no one.
+	writeByRename(t, r.path, agentText(2))
+	r.changes <- struct{}{}
+	// A broken edit keeps version 2 serving and says why on stderr.
+	writeByRename(t, r.path, "---\n3md: 1.0\n---\n@plane z=1 label=\"x\" kind=skill triggers=\"a\" inputs=\"\"\"\n")
+	r.changes <- struct{}{}
+	deadline := time.Now().Add(10 * time.Second)
+	for !strings.Contains(r.logs.String(), "last good version keeps serving") {
+		if time.Now().After(deadline) {
+			t.Fatalf("no log line for the broken edit; log:\n%s", r.logs.String())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	r.send(`{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"get_skill","arguments":{"name":"gamma"}}}`)
+	got = r.collect(`"id":8`)
+	for _, l := range got {
+		if strings.Contains(l, "list_changed") || strings.Contains(l, "resources/updated") {
+			t.Errorf("a touch or a broken edit was announced: %s", l)
+		}
+	}
+	if !strings.Contains(got[len(got)-1], "Gamma body of version 2") {
+		t.Errorf("after a broken edit, get_skill gamma = %s, want version 2", got[len(got)-1])
+	}
+	r.finish()
+}
+
+// TestListenStream: a 2026-07-28 client opens subscriptions/listen, is
+// acknowledged with what is honoured, hears only what it opted into with
+// its subscription id, and a cancelled listen is never answered.
+func TestListenStream(t *testing.T) {
+	r := startReloadRig(t)
+	meta := `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}`
+	r.send(`{"jsonrpc":"2.0","id":"L","method":"subscriptions/listen","params":{` + meta + `,"notifications":{"toolsListChanged":true,"resourceSubscriptions":["skill://beta/SKILL.md"]}}}`)
+	ack := r.collect(methodListenAcked)
+	if !strings.Contains(ack[0], `"io.modelcontextprotocol/subscriptionId":"L"`) || strings.Contains(ack[0], "promptsListChanged") {
+		t.Errorf("acknowledgement %s", ack[0])
+	}
+	writeByRename(t, r.path, agentText(2))
+	r.changes <- struct{}{}
+	got := r.collect(methodToolsChanged, `"uri":"skill://beta/SKILL.md"`)
+	for _, l := range got {
+		if !strings.Contains(l, `"io.modelcontextprotocol/subscriptionId":"L"`) {
+			t.Errorf("a listen notification without its subscription id: %s", l)
+		}
+		if strings.Contains(l, methodPromptsChanged) || strings.Contains(l, methodResChanged) {
+			t.Errorf("a notification the client did not opt into: %s", l)
+		}
+	}
+	r.send(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"L"}}`)
+	r.send(`{"jsonrpc":"2.0","id":9,"method":"tools/list","params":{` + meta + `}}`)
+	for _, l := range r.collect(`"id":9`) {
+		if strings.Contains(l, `"id":"L"`) {
+			t.Errorf("a cancelled listen was answered: %s", l)
+		}
+	}
+	r.finish()
+}
+
+// TestVersionsNeverMix: while the file is rewritten and reloaded in a
+// loop, every skills/list entry's digests match the bytes read in the
+// same request's version, and every body read is one some version wrote.
+func TestVersionsNeverMix(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "agent.3md")
+	writeByRename(t, path, agentText(1))
+	open := func(context.Context) (*loader.Agent, error) { return loader.Open(path, nil) }
+	changes := make(chan struct{}, 1)
+	S, err := NewServer(context.Background(), &Options{Open: open, Reopen: open, Changes: changes, Router: testRouterOptions(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer S.Close()
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for k := 1; ; k++ {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			writeByRename(t, path, agentText(2+k%5))
+			select {
+			case changes <- struct{}{}:
+			default:
+			}
+			time.Sleep(2 * time.Millisecond)
+		}
+	}()
+	deadline := time.Now().Add(400 * time.Millisecond)
+	reads := 0
+	for time.Now().Before(deadline) {
+		rep := S.Exchange(context.Background(), &Exchange{Body: []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_skill","arguments":{"name":"alpha"}}}`)})
+		var res struct {
+			Result struct {
+				Content []struct{ Text string }
+			}
+		}
+		json.Unmarshal(rep.Line, &res)
+		if len(res.Result.Content) == 1 {
+			text := res.Result.Content[0].Text
+			if !strings.HasPrefix(text, "Alpha body of version ") && !strings.Contains(text, "changed") {
+				t.Errorf("get_skill alpha answered %q", text)
+			}
+			reads++
+		}
+		rep = S.Exchange(context.Background(), &Exchange{Body: []byte(`{"jsonrpc":"2.0","id":2,"method":"skills/get","params":{"uri":"skill://alpha/SKILL.md"}}`)})
+		var sk struct {
+			Result struct {
+				Skill struct {
+					Resources []struct {
+						URI, Digest string
+					}
+				}
+			}
+		}
+		json.Unmarshal(rep.Line, &sk)
+		for _, res := range sk.Result.Skill.Resources {
+			if !strings.HasPrefix(res.Digest, "sha256:") {
+				t.Errorf("digest %q", res.Digest)
+			}
+		}
+	}
+	close(stop)
+	wg.Wait()
+	if reads == 0 {
+		t.Fatal("no read succeeded while the file was rewritten")
+	}
+}
