@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bytes"
+	"context"
 	"fmt"
 	"os"
 
@@ -58,6 +60,25 @@ created, replaced or removed is listed.`,
 	c.Flags().BoolVar(&force, "force", false, "with --skills-dir: write into skill folders another agent (or no export) wrote")
 	a.addLimitFlags(c.Flags())
 	return c
+}
+
+// projectionJSON renders ag's agent3md/1 projection (no bodies) as
+// export prints it: the agent3md://manifest resource of mcp and serve.
+func projectionJSON(_ context.Context, ag *loader.Agent) ([]byte, error) {
+	f, err := os.Open(ag.Path())
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	p, err := project(ag.Catalog(), f, false)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", ag.Path(), err)
+	}
+	var b bytes.Buffer
+	if err := writeJSON(&b, p); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
 }
 
 // exportJSON prints the projection of the agent's current scan.

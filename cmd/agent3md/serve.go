@@ -79,7 +79,8 @@ Point a client at it with the command "agent3md" and the arguments
 				Open: open, Head: head, Router: a.serveRouterOptions(), Version: buildVersion().short(),
 				MaxLineBytes: maxMessage, MaxInFlight: maxInFlight, MaxPendingBytes: maxPending,
 				MaxAnswerBytes: maxAnswer, Logger: logger,
-				Ready: func() { mem.apply(logger) },
+				Ready:      func() { mem.apply(logger) },
+				Projection: projectionJSON,
 			})
 			if err != nil && c.Context().Err() == nil {
 				var ex *exitError
