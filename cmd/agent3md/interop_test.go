@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -63,6 +64,7 @@ func TestInteropGoSDK(t *testing.T) {
 			}
 			checkTools(ctx, t, cs, tt.want)
 			checkToolCalls(ctx, t, cs, tt.want)
+			checkResourcesAndPrompts(ctx, t, cs)
 			if err := cs.Close(); err != nil {
 				t.Errorf("closing the session (the server must exit 0 on EOF): %v", err)
 			}
@@ -243,4 +245,71 @@ func sampleValue(typ string) any {
 		return []any{"a", 1}
 	}
 	return "main.go"
+}
+
+// checkResourcesAndPrompts lists and reads every skill resource (paging
+// through the SDK's iterator), reads the alias and the templates, lists and
+// gets the prompts, and completes a skill name, all through the SDK's own
+// types, so a field it cannot decode fails here.
+func checkResourcesAndPrompts(ctx context.Context, t *testing.T, cs *sdk.ClientSession) {
+	t.Helper()
+	skills := 0
+	for r, err := range cs.Resources(ctx, nil) {
+		if err != nil {
+			t.Fatalf("resources/list: %v", err)
+		}
+		if !strings.HasSuffix(r.URI, "/SKILL.md") {
+			continue
+		}
+		skills++
+		if r.MIMEType != "text/markdown" || r.Name == "" {
+			t.Errorf("%s: mimeType %q name %q", r.URI, r.MIMEType, r.Name)
+		}
+		res, err := cs.ReadResource(ctx, &sdk.ReadResourceParams{URI: r.URI})
+		if err != nil || len(res.Contents) != 1 {
+			t.Fatalf("read %s: %v %+v", r.URI, err, res)
+		}
+		text := res.Contents[0].Text
+		if !strings.HasPrefix(text, "---\nname: \""+r.Name+"\"") || int64(len(text)) != r.Size {
+			t.Errorf("%s: read %d bytes starting %.40q; listed name %q size %d", r.URI, len(text), text, r.Name, r.Size)
+		}
+		alias, err := cs.ReadResource(ctx, &sdk.ReadResourceParams{URI: "skill://" + r.Name})
+		if err != nil || alias.Contents[0].Text != text {
+			t.Errorf("skill://%s does not read as its SKILL.md: %v", r.Name, err)
+		}
+	}
+	if skills == 0 {
+		t.Fatal("resources/list names no skill://…/SKILL.md")
+	}
+	if _, err := cs.ReadResource(ctx, &sdk.ReadResourceParams{URI: "skill://no-such-skill/SKILL.md"}); err == nil {
+		t.Error("reading an unknown skill succeeded")
+	}
+	tpl, err := cs.ListResourceTemplates(ctx, nil)
+	if err != nil || len(tpl.ResourceTemplates) == 0 {
+		t.Fatalf("resources/templates/list: %v %+v", err, tpl)
+	}
+	prompts, err := cs.ListPrompts(ctx, nil)
+	if err != nil || len(prompts.Prompts) < 2 {
+		t.Fatalf("prompts/list: %v %+v", err, prompts)
+	}
+	for _, p := range prompts.Prompts {
+		args := map[string]string{}
+		for _, a := range p.Arguments {
+			if a.Required {
+				args[a.Name] = "x"
+			}
+		}
+		got, err := cs.GetPrompt(ctx, &sdk.GetPromptParams{Name: p.Name, Arguments: args})
+		if err != nil || len(got.Messages) == 0 {
+			t.Errorf("prompts/get %s: %v", p.Name, err)
+		}
+	}
+	name := prompts.Prompts[1].Name
+	comp, err := cs.Complete(ctx, &sdk.CompleteParams{
+		Ref:      &sdk.CompleteReference{Type: "ref/resource", URI: "skill://{name}/SKILL.md"},
+		Argument: sdk.CompleteParamsArgument{Name: "name", Value: name[:2]},
+	})
+	if err != nil || !slices.Contains(comp.Completion.Values, name) {
+		t.Errorf("completion of %q: %v %+v", name[:2], err, comp)
+	}
 }
