@@ -111,11 +111,8 @@ func (s *server) reload(ctx context.Context) {
 	v := &version{gen: s.gen.Add(1), agent: a, routing: rs}
 	v.closeFn = func() { r.Close(); a.Close() }
 	s.skillCount.Store(int64(len(a.Skills())))
+	// A server whose first load failed serves this as its first version.
 	prev := s.cur.Swap(v)
-	if prev == nil {
-		// The first load had failed: this is now the first good version.
-		s.loadErr = nil
-	}
 	s.log.Info("agent reloaded", "skills", len(a.Skills()), "version", v.gen, "took", time.Since(started))
 	s.announce(ctx, prev, v)
 	if prev != nil {

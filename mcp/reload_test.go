@@ -260,3 +260,153 @@ func TestVersionsNeverMix(t *testing.T) {
 		t.Fatal("no read succeeded while the file was rewritten")
 	}
 }
+
+// TestDigestsMatchWithinAVersion: while the file is rewritten (by rename
+// and in place) and reloaded in a loop, a request pinned to one version
+// reads every file skills/get lists for it and finds the listed digest;
+// a read may fail (the version's bytes are gone), never disagree.
+func TestDigestsMatchWithinAVersion(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "agent.3md")
+	writeByRename(t, path, agentText(1))
+	open := func(context.Context) (*loader.Agent, error) { return openVersion(path) }
+	changes := make(chan struct{}, 1)
+	S, err := NewServer(context.Background(), &Options{Open: open, Reopen: open, Changes: changes, Router: testRouterOptions(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer S.Close()
+	s := S.srv
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for k := 1; ; k++ {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			if k%2 == 0 {
+				writeByRename(t, path, agentText(2+k%7))
+			} else {
+				os.WriteFile(path, []byte(agentText(2+k%7)), 0o644) // in place
+			}
+			select {
+			case changes <- struct{}{}:
+			default:
+			}
+			time.Sleep(time.Millisecond)
+		}
+	}()
+	deadline := time.Now().Add(500 * time.Millisecond)
+	checked := 0
+	for time.Now().Before(deadline) {
+		c := &call{srv: s, sess: newSession(nil), version: version20251125, params: map[string]json.RawMessage{"uri": json.RawMessage(`"skill://alpha/SKILL.md"`)}}
+		res, err := s.skillsGet(context.Background(), c)
+		if err != nil {
+			c.done()
+			continue
+		}
+		for _, r := range res.(*skillsGetResult).Skill.Resources {
+			text, _, err := s.readResource(context.Background(), c.v, r.URI)
+			if err != nil {
+				continue
+			}
+			if digest(text) != r.Digest {
+				t.Errorf("version %v: %s listed %s, read %s (%q)", c.v, r.URI, r.Digest, digest(text), text)
+			}
+			checked++
+		}
+		c.done()
+	}
+	close(stop)
+	wg.Wait()
+	if checked == 0 {
+		t.Fatal("no file was read while the agent was rewritten")
+	}
+}
+
+// openVersion opens one version of an agent file, as cmd does for a
+// watched file.
+func openVersion(path string) (*loader.Agent, error) { return loader.Open(path, nil) }
+
+// TestStartDuringASave: a server whose first load fails (the file was
+// being written) serves the file once a change makes it good, instead of
+// failing every request until it is restarted.
+func TestStartDuringASave(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "agent.3md")
+	writeByRename(t, path, "---\n3md: 1.0\n---\n@plane z=1 label=\"x\" kind=skill triggers=\"a\" inputs=\"\"\"\n")
+	open := func(context.Context) (*loader.Agent, error) { return openVersion(path) }
+	changes := make(chan struct{}, 1)
+	h := serveHarness(t, &Options{Open: open, Reopen: open, Changes: changes})
+	r := &reloadRig{harness: h, path: path, changes: changes}
+	r.send(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_skill","arguments":{"name":"beta"}}}`)
+	r.collect(`"id":1`, `could not be loaded`)
+	writeByRename(t, path, agentText(1))
+	changes <- struct{}{}
+	deadline := time.Now().Add(10 * time.Second)
+	for id := 2; ; id++ {
+		r.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"get_skill","arguments":{"name":"beta"}}}`, id))
+		got := r.collect(fmt.Sprintf(`"id":%d`, id))
+		if strings.Contains(got[len(got)-1], "Beta body of version 1") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the fixed file is not served: %s", got[len(got)-1])
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	r.in.Close()
+	if err := <-r.done; err != nil {
+		t.Errorf("Serve returned %v after the file was fixed, want nil", err)
+	}
+}
+
+// TestSkillPastExtensionLimits: a skill whose resolve chain passes the
+// skills extension's 512 files is left out of skills/list (with a warning)
+// and skills/get says why; its resources still read.
+func TestSkillPastExtensionLimits(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("---\n3md: 1.0\ntitle: Big\n---\n@plane z=0 label=\"id\" kind=identity\nBig.\n\n@plane z=1 label=\"hub\" kind=skill triggers=\"hub\"\nHub:")
+	for z := 2; z <= 600; z++ {
+		fmt.Fprintf(&b, " [[z=%d]]", z)
+	}
+	b.WriteString("\n\n")
+	for z := 2; z <= 600; z++ {
+		fmt.Fprintf(&b, "@plane z=%d label=\"leaf-%d\" kind=skill triggers=\"leaf %d\"\nLeaf %d.\n\n", z, z, z, z)
+	}
+	path := filepath.Join(t.TempDir(), "big.3md")
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	a, err := loader.Open(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	logs := &syncBuffer{}
+	s := newServer(&Options{Agent: a, Logger: slog.New(slog.NewTextHandler(logs, nil))})
+	sess := newSession(nil)
+	var page struct {
+		Skills []testSkillEntry
+	}
+	mustRPC(t, s, sess, methodSkillsList, nil, &page)
+	for _, sk := range page.Skills {
+		if sk.URI == "skill://hub/SKILL.md" {
+			t.Errorf("hub (600 files) is listed")
+		}
+	}
+	if len(page.Skills) != skillsPageSize-1 || !strings.Contains(logs.String(), "skill left out of skills/list") {
+		t.Errorf("%d skills on the first page, log %q", len(page.Skills), logs.String())
+	}
+	_, err = rpc(t, s, sess, methodSkillsGet, map[string]any{"uri": "skill://hub/SKILL.md"})
+	if err == nil || !strings.Contains(err.Error(), "more than the 512") {
+		t.Errorf("skills/get hub: %v", err)
+	}
+	if got := readText(t, s, sess, "skill://hub/references/leaf-600.md"); !strings.Contains(got, "Leaf 600.") {
+		t.Errorf("reference read %q", got)
+	}
+}

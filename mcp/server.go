@@ -133,6 +133,9 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, opts *Options) erro
 	// reported (and the exit status says so) even when no request needed it.
 	select {
 	case <-s.ready:
+		if s.cur.Load() != nil {
+			return nil // a failed first load fixed since by a reload
+		}
 		return s.loadErr
 	case <-ctx.Done():
 		return nil
