@@ -124,7 +124,7 @@ func (S *Server) Exchange(ctx context.Context, x *Exchange) Reply {
 		out = funcNotifier(x.Notify)
 	}
 	sess := newSession(out)
-	if v := x.ProtocolVersion; v != "" && negotiate(v) == v {
+	if v := x.ProtocolVersion; v != "" && negotiate(v) == v && m.method != methodInitialize {
 		sess.version = v
 	}
 	s := S.srv

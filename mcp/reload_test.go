@@ -410,3 +410,7 @@ func TestSkillPastExtensionLimits(t *testing.T) {
 		t.Errorf("reference read %q", got)
 	}
 }
+
+func openPathFunc(path string) func(context.Context) (*loader.Agent, error) {
+	return func(context.Context) (*loader.Agent, error) { return openVersion(path) }
+}

@@ -1,0 +1,292 @@
+package mcp
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+)
+
+// The Streamable HTTP transport, stateless (docs/protocol.md §12): one
+// POST carries one JSON-RPC message and gets its answer, as JSON or, when
+// the request streams (subscriptions/listen, or a request with a progress
+// token from a client that accepts event streams), as an SSE stream of
+// its notifications and then its answer. No session id is ever minted or
+// required. Authentication, Origin and Host checks, body and concurrency
+// limits are the HTTP server's (cmd's serve, internal/httpd); this adapter
+// only speaks MCP over what reaches it.
+
+// HTTPOptions configures HTTPHandler.
+type HTTPOptions struct {
+	// MaxBodyBytes bounds one POST body (default DefaultMaxLineBytes).
+	MaxBodyBytes int64
+	// KeepAlive is the interval of the comments that keep an open event
+	// stream alive through proxies (default 15 s).
+	KeepAlive time.Duration
+	// OnMethod, when set, is told each request's MCP method (for the
+	// server's request log).
+	OnMethod func(r *http.Request, method string)
+}
+
+// HTTP header names (matched case-insensitively by net/http).
+const (
+	headerProtocolVersion = "MCP-Protocol-Version"
+	headerMethod          = "Mcp-Method"
+	headerName            = "Mcp-Name"
+	codeHeaderMismatch    = -32020
+)
+
+// HTTPHandler serves the core over stateless Streamable HTTP.
+func (S *Server) HTTPHandler(opts *HTTPOptions) http.Handler {
+	o := HTTPOptions{}
+	if opts != nil {
+		o = *opts
+	}
+	if o.MaxBodyBytes <= 0 {
+		o.MaxBodyBytes = DefaultMaxLineBytes
+	}
+	if o.KeepAlive <= 0 {
+		o.KeepAlive = 15 * time.Second
+	}
+	return &httpHandler{S: S, o: o}
+}
+
+type httpHandler struct {
+	S *Server
+	o HTTPOptions
+}
+
+func (h *httpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodPost {
+		w.Header().Set("Allow", http.MethodPost)
+		writeJSONError(w, http.StatusMethodNotAllowed, codeInvalidRequest,
+			fmt.Sprintf("Method not allowed: this endpoint takes POST (one JSON-RPC message); %s is not served, since the server is stateless", r.Method))
+		return
+	}
+	body, err := io.ReadAll(io.LimitReader(r.Body, h.o.MaxBodyBytes+1))
+	if err != nil {
+		writeJSONError(w, http.StatusBadRequest, codeParseError, "Parse error: reading the request body: "+err.Error())
+		return
+	}
+	if int64(len(body)) > h.o.MaxBodyBytes {
+		writeJSONError(w, http.StatusRequestEntityTooLarge, codeInvalidRequest,
+			fmt.Sprintf("Invalid Request: the body passes the %d-byte bound (--max-message-bytes)", h.o.MaxBodyBytes))
+		return
+	}
+	method, name, modern, isRequest, ok := Peek(body)
+	if h.o.OnMethod != nil && method != "" {
+		h.o.OnMethod(r, method)
+	}
+	hv := strings.TrimSpace(r.Header.Get(headerProtocolVersion))
+	if ok && isRequest {
+		if line, status := h.checkHeaders(r, body, hv, method, name, modern); line != nil {
+			writeLine(w, status, line)
+			return
+		}
+	}
+	x := &Exchange{Body: body, ProtocolVersion: hv}
+	if !ok || !isRequest {
+		rep := h.S.Exchange(r.Context(), x)
+		if rep.Line != nil { // a malformed message
+			writeLine(w, statusFor(rep, true), rep.Line)
+			return
+		}
+		w.WriteHeader(http.StatusAccepted)
+		return
+	}
+	if h.streams(r, method, body) {
+		h.stream(w, r, x)
+		return
+	}
+	rep := h.S.Exchange(r.Context(), x)
+	if rep.Line == nil {
+		return // the client went away
+	}
+	writeLine(w, statusFor(rep, rep.Modern), rep.Line)
+}
+
+// checkHeaders applies the transport's header rules before the request is
+// served: a header revision the server does not speak is -32022; a
+// 2026-07-28 request (its _meta, or its header) must carry the required
+// _meta keys first, then headers that agree with its body (-32020).
+func (h *httpHandler) checkHeaders(r *http.Request, body []byte, hv, method, name string, modern bool) ([]byte, int) {
+	id := rawIDOf(body)
+	if hv != "" && !supported(hv) {
+		return errorLine(id, codeUnsupportedProtocol, "Unsupported protocol version: "+hv+" (header "+headerProtocolVersion+")",
+			map[string]any{"supported": supportedVersions, "requested": hv}), http.StatusBadRequest
+	}
+	if !modern && hv != version20260728 {
+		return nil, 0
+	}
+	params, _ := decodeParams(rawParamsOf(body))
+	meta := decodeMeta(params)
+	if !modern {
+		return errorLine(id, codeInvalidParams, fmt.Sprintf("Invalid params: params._meta[%q] is required on a %s request", metaProtocolVersion, version20260728), nil), http.StatusBadRequest
+	}
+	if _, err := modernCall(method, params, meta); err != nil {
+		if we := toWire(err); we.Code == codeInvalidParams {
+			return appendAnswer(nil, id, nil, err), http.StatusBadRequest
+		}
+	}
+	var metaVersion string
+	_ = json.Unmarshal(meta[metaProtocolVersion], &metaVersion)
+	mismatch := func(header, want string) ([]byte, int) {
+		return errorLine(id, codeHeaderMismatch, fmt.Sprintf("Header mismatch: %s must be %q, as in the body", header, want), nil), http.StatusBadRequest
+	}
+	if hv != metaVersion {
+		return mismatch(headerProtocolVersion, metaVersion)
+	}
+	if headerValue(r, headerMethod) != method {
+		return mismatch(headerMethod, method)
+	}
+	switch method {
+	case methodToolsCall, methodPromptsGet, methodResourcesRead:
+		if headerValue(r, headerName) != name {
+			return mismatch(headerName, name)
+		}
+	}
+	return nil, 0
+}
+
+// headerValue is a header trimmed, with an =?base64?…?= value decoded.
+func headerValue(r *http.Request, key string) string {
+	v := strings.TrimSpace(r.Header.Get(key))
+	if inner, ok := strings.CutPrefix(v, "=?base64?"); ok {
+		if inner, ok = strings.CutSuffix(inner, "?="); ok {
+			if b, err := base64.StdEncoding.DecodeString(inner); err == nil {
+				return string(b)
+			}
+		}
+	}
+	return v
+}
+
+func supported(v string) bool {
+	for _, s := range supportedVersions {
+		if s == v {
+			return true
+		}
+	}
+	return false
+}
+
+// streams reports whether a request is answered as an event stream: a
+// listen always; any request with a progress token when the client
+// accepts event streams.
+func (h *httpHandler) streams(r *http.Request, method string, body []byte) bool {
+	if method == methodListen {
+		return true
+	}
+	if !strings.Contains(r.Header.Get("Accept"), "text/event-stream") {
+		return false
+	}
+	params, err := decodeParams(rawParamsOf(body))
+	if err != nil {
+		return false
+	}
+	_, ok := decodeMeta(params)["progressToken"]
+	return ok
+}
+
+// stream serves a request as SSE: each notification an event, then the
+// answer, with keep-alive comments while it runs.
+func (h *httpHandler) stream(w http.ResponseWriter, r *http.Request, x *Exchange) {
+	flusher, _ := w.(http.Flusher)
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.Header().Set("Cache-Control", "no-cache")
+	w.Header().Set("X-Accel-Buffering", "no")
+	w.WriteHeader(http.StatusOK)
+	var mu sync.Mutex
+	send := func(line []byte) {
+		mu.Lock()
+		defer mu.Unlock()
+		fmt.Fprintf(w, "event: message\ndata: %s\n\n", line)
+		if flusher != nil {
+			flusher.Flush()
+		}
+	}
+	if flusher != nil {
+		flusher.Flush()
+	}
+	x.Notify = send
+	done := make(chan struct{})
+	go func() {
+		t := time.NewTicker(h.o.KeepAlive)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+				mu.Lock()
+				io.WriteString(w, ": keep-alive\n\n")
+				if flusher != nil {
+					flusher.Flush()
+				}
+				mu.Unlock()
+			}
+		}
+	}()
+	rep := h.S.Exchange(r.Context(), x)
+	close(done)
+	if rep.Line != nil {
+		send(rep.Line)
+	}
+}
+
+// statusFor maps an answer to its HTTP status: 2026-07-28 requests get
+// 400 for the errors the revision puts on the transport and 404 for an
+// unknown method; handshake-era answers are 200 whatever their error
+// (their clients take 404 for a lost session), except messages that are
+// not JSON-RPC at all.
+func statusFor(rep Reply, modern bool) int {
+	switch rep.Code {
+	case codeParseError, codeInvalidRequest:
+		return http.StatusBadRequest
+	}
+	if !modern {
+		return http.StatusOK
+	}
+	switch rep.Code {
+	case codeInvalidParams, codeHeaderMismatch, codeUnsupportedProtocol, -32021:
+		return http.StatusBadRequest
+	case codeMethodNotFound:
+		return http.StatusNotFound
+	}
+	return http.StatusOK
+}
+
+func writeLine(w http.ResponseWriter, status int, line []byte) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	w.Write(line)
+	w.Write([]byte{'\n'})
+}
+
+func writeJSONError(w http.ResponseWriter, status int, code int64, msg string) {
+	writeLine(w, status, errorLine(nil, code, msg, nil))
+}
+
+// rawIDOf and rawParamsOf read a message's id and params (nil when
+// absent or not a valid message).
+func rawIDOf(body []byte) json.RawMessage {
+	m, errLine := decodeMessage(trimSpace(body))
+	if errLine != nil {
+		return nil
+	}
+	return m.rawID
+}
+
+func rawParamsOf(body []byte) json.RawMessage {
+	m, errLine := decodeMessage(trimSpace(body))
+	if errLine != nil {
+		return nil
+	}
+	return m.params
+}
+
+func trimSpace(b []byte) []byte { return []byte(strings.TrimSpace(string(b))) }

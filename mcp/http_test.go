@@ -1,0 +1,178 @@
+package mcp
+
+import (
+	"bufio"
+	"context"
+	"encoding/base64"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+)
+
+const httpModernMeta = `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}`
+
+func httpServer(t *testing.T, opts *Options) (*Server, *httptest.Server) {
+	t.Helper()
+	if opts == nil {
+		opts = &Options{}
+	}
+	if opts.Agent == nil && opts.Open == nil {
+		opts.Agent = openAda(t)
+	}
+	if opts.Router == nil {
+		opts.Router = testRouterOptions(t)
+	}
+	opts.Version = "test"
+	S, err := NewServer(context.Background(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := httptest.NewServer(S.HTTPHandler(nil))
+	t.Cleanup(func() { ts.Close(); S.Close() })
+	return S, ts
+}
+
+func post(t *testing.T, url, body string, headers map[string]string) (*http.Response, string) {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	for k, v := range headers {
+		req.Header.Set(k, v)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp, string(b)
+}
+
+func modernHeaders(method, name string) map[string]string {
+	h := map[string]string{"MCP-Protocol-Version": "2026-07-28", "Mcp-Method": method, "Accept": "application/json, text/event-stream"}
+	if name != "" {
+		h["Mcp-Name"] = name
+	}
+	return h
+}
+
+// TestHTTPStatuses: every status path of the stateless transport, in both
+// eras, as the clients of docs/protocol.md §12 send them.
+func TestHTTPStatuses(t *testing.T) {
+	_, ts := httpServer(t, nil)
+	legacyOnly := map[string]string{"Accept": "application/json", "MCP-Protocol-Version": "2024-11-05"}
+	for _, tt := range []struct {
+		name    string
+		body    string
+		headers map[string]string
+		status  int
+		want    string
+	}{
+		{"skill-provider initialize", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2024-11-05","capabilities":{},"clientInfo":{"name":"p","version":"1"}}}`, legacyOnly, 200, `"protocolVersion":"2024-11-05"`},
+		{"skill-provider resources/list", `{"jsonrpc":"2.0","id":2,"method":"resources/list"}`, legacyOnly, 200, `"uri":"skill://search/SKILL.md","name":"search"`},
+		{"skill-provider reads the alias", `{"jsonrpc":"2.0","id":3,"method":"resources/read","params":{"uri":"skill://search"}}`, legacyOnly, 200, `"text":"---\nname: \"search\"`},
+		{"tools/list with no handshake", `{"jsonrpc":"2.0","id":4,"method":"tools/list"}`, nil, 200, `"name":"route_skill"`},
+		{"tools/call with no handshake", `{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"get_skill","arguments":{"name":"style"}}}`, nil, 200, `Imperative mood`},
+		{"legacy unknown method is 200", `{"jsonrpc":"2.0","id":6,"method":"nope"}`, nil, 200, `-32601`},
+		{"legacy unknown resource is 200", `{"jsonrpc":"2.0","id":7,"method":"resources/read","params":{"uri":"skill://nope/SKILL.md"}}`, nil, 200, `-32002`},
+		{"notification", `{"jsonrpc":"2.0","method":"notifications/initialized"}`, nil, 202, ``},
+		{"response from the client", `{"jsonrpc":"2.0","id":9,"result":{}}`, nil, 202, ``},
+		{"not JSON", `{nope`, nil, 400, `-32700`},
+		{"a batch", `[{"jsonrpc":"2.0","id":1,"method":"ping"}]`, nil, 400, `batches are not accepted`},
+		{"unsupported header version", `{"jsonrpc":"2.0","id":10,"method":"tools/list"}`, map[string]string{"MCP-Protocol-Version": "1999-01-01"}, 400, `-32022`},
+		{"modern discover", `{"jsonrpc":"2.0","id":11,"method":"server/discover","params":{` + httpModernMeta + `}}`, modernHeaders("server/discover", ""), 200, `"resultType":"complete"`},
+		{"modern header without _meta", `{"jsonrpc":"2.0","id":12,"method":"tools/list"}`, modernHeaders("tools/list", ""), 400, `-32602`},
+		{"modern Mcp-Method mismatch", `{"jsonrpc":"2.0","id":13,"method":"tools/list","params":{` + httpModernMeta + `}}`, modernHeaders("prompts/list", ""), 400, `-32020`},
+		{"modern Mcp-Method missing", `{"jsonrpc":"2.0","id":14,"method":"tools/list","params":{` + httpModernMeta + `}}`, map[string]string{"MCP-Protocol-Version": "2026-07-28"}, 400, `-32020`},
+		{"modern Mcp-Name mismatch", `{"jsonrpc":"2.0","id":15,"method":"resources/read","params":{"uri":"skill://style/SKILL.md",` + httpModernMeta + `}}`, modernHeaders("resources/read", "skill://other/SKILL.md"), 400, `Header mismatch: Mcp-Name`},
+		{"modern Mcp-Name base64", `{"jsonrpc":"2.0","id":16,"method":"resources/read","params":{"uri":"skill://style/SKILL.md",` + httpModernMeta + `}}`, modernHeaders("resources/read", "=?base64?"+base64.StdEncoding.EncodeToString([]byte("skill://style/SKILL.md"))+"?="), 200, `Message style`},
+		{"modern header version differs from _meta", `{"jsonrpc":"2.0","id":17,"method":"tools/list","params":{` + httpModernMeta + `}}`, map[string]string{"MCP-Protocol-Version": "2025-11-25", "Mcp-Method": "tools/list"}, 400, `-32020`},
+		{"modern removed method", `{"jsonrpc":"2.0","id":18,"method":"ping","params":{` + httpModernMeta + `}}`, modernHeaders("ping", ""), 404, `-32601`},
+		{"modern unknown resource", `{"jsonrpc":"2.0","id":19,"method":"resources/read","params":{"uri":"skill://nope/SKILL.md",` + httpModernMeta + `}}`, modernHeaders("resources/read", "skill://nope/SKILL.md"), 400, `"data":{"uri":"skill://nope/SKILL.md"}`},
+		{"modern missing clientCapabilities", `{"jsonrpc":"2.0","id":20,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}`, modernHeaders("tools/list", ""), 400, `clientCapabilities`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			resp, body := post(t, ts.URL, tt.body, tt.headers)
+			if resp.StatusCode != tt.status || !strings.Contains(body, tt.want) {
+				t.Errorf("status %d body %.300s; want %d containing %q", resp.StatusCode, body, tt.status, tt.want)
+			}
+			if resp.Header.Get("Mcp-Session-Id") != "" {
+				t.Errorf("a session id was minted")
+			}
+		})
+	}
+	for _, m := range []string{http.MethodGet, http.MethodDelete, http.MethodPut} {
+		req, _ := http.NewRequest(m, ts.URL, nil)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != 405 || resp.Header.Get("Allow") != "POST" {
+			t.Errorf("%s: %d Allow %q, want 405 Allow POST", m, resp.StatusCode, resp.Header.Get("Allow"))
+		}
+	}
+}
+
+// TestHTTPListenStream: subscriptions/listen over HTTP is an event stream:
+// the acknowledgement, then a reload's notifications, then, when the
+// server closes, the answer.
+func TestHTTPListenStream(t *testing.T) {
+	r := startReloadRig(t)
+	r.finish()
+	changes := make(chan struct{}, 1)
+	S, ts := httpServer(t, &Options{Open: openPathFunc(r.path), Reopen: openPathFunc(r.path), Changes: changes})
+	body := `{"jsonrpc":"2.0","id":"sub","method":"subscriptions/listen","params":{` + httpModernMeta + `,"notifications":{"toolsListChanged":true}}}`
+	req, _ := http.NewRequest(http.MethodPost, ts.URL, strings.NewReader(body))
+	for k, v := range modernHeaders("subscriptions/listen", "") {
+		req.Header.Set(k, v)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if ct := resp.Header.Get("Content-Type"); ct != "text/event-stream" {
+		t.Fatalf("content type %q", ct)
+	}
+	events := make(chan string, 16)
+	go func() {
+		sc := bufio.NewScanner(resp.Body)
+		for sc.Scan() {
+			if l, ok := strings.CutPrefix(sc.Text(), "data: "); ok {
+				events <- l
+			}
+		}
+		close(events)
+	}()
+	next := func(what string) string {
+		select {
+		case e, ok := <-events:
+			if !ok {
+				t.Fatalf("stream ended before %s", what)
+			}
+			return e
+		case <-time.After(10 * time.Second):
+			t.Fatalf("no %s", what)
+		}
+		return ""
+	}
+	if e := next("acknowledgement"); !strings.Contains(e, methodListenAcked) {
+		t.Fatalf("first event %s", e)
+	}
+	writeByRename(t, r.path, agentText(2))
+	changes <- struct{}{}
+	if e := next("tools list_changed"); !strings.Contains(e, methodToolsChanged) || !strings.Contains(e, `"sub"`) {
+		t.Fatalf("event %s", e)
+	}
+	S.Close()
+	if e := next("the final answer"); !strings.Contains(e, `"id":"sub","result":{"resultType":"complete"`) {
+		t.Fatalf("final event %s", e)
+	}
+}
