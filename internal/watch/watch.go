@@ -122,11 +122,8 @@ func (w *Watcher) Close() error {
 // when the path is a symlink, on its target's directory.
 func (w *Watcher) watch() error {
 	w.names, w.dirs = map[string]bool{w.path: true}, map[string]bool{filepath.Dir(w.path): true}
-	if target, err := filepath.EvalSymlinks(w.path); err == nil && target != w.path {
-		if abs, err := filepath.Abs(target); err == nil {
-			w.names[abs] = true
-			w.dirs[filepath.Dir(abs)] = true
-		}
+	if name, dir, ok := target(w.path); ok {
+		w.names[name], w.dirs[dir] = true, true
 	}
 	fw, err := newNotify()
 	if err != nil {
@@ -140,6 +137,36 @@ func (w *Watcher) watch() error {
 	}
 	w.fw = fw
 	return nil
+}
+
+// follow starts watching the target of the path when a new symlink was
+// put in its place. Names watched before stay watched: an extra signal
+// only makes the reader look again.
+func (w *Watcher) follow() {
+	name, dir, ok := target(w.path)
+	if !ok || w.names[name] {
+		return
+	}
+	w.names[name] = true
+	if !w.dirs[dir] {
+		w.dirs[dir] = true
+		if err := w.fw.Add(dir); err != nil {
+			w.startPolling(fmt.Errorf("watching %s: %w", dir, err))
+		}
+	}
+}
+
+// target returns the full name and directory a symlink at path leads to;
+// false when path is no symlink or leads nowhere.
+func target(path string) (name, dir string, ok bool) {
+	t, err := filepath.EvalSymlinks(path)
+	if err != nil || t == path {
+		return "", "", false
+	}
+	if t, err = filepath.Abs(t); err != nil {
+		return "", "", false
+	}
+	return t, filepath.Dir(t), true
 }
 
 // run is the Watcher's goroutine: it turns events (or, while polling, stat
@@ -200,6 +227,9 @@ func (w *Watcher) onEvent(ev fsnotify.Event, ok bool) bool {
 		w.startPolling(fmt.Errorf("directory %s was removed or renamed", ev.Name))
 		return true
 	case w.names[ev.Name]:
+		if ev.Name == w.path && ev.Has(fsnotify.Create|fsnotify.Rename) {
+			w.follow()
+		}
 		return w.relevant(ev)
 	}
 	return false // another file in the directory

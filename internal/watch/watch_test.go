@@ -305,9 +305,25 @@ func TestSymlink(t *testing.T) {
 	check(t, os.WriteFile(target, []byte("v0\n"), 0o644))
 	link := filepath.Join(t.TempDir(), "agent.3md")
 	check(t, os.Symlink(target, link))
-	w := newWatcher(t, link, testOpts(nil))
+	var logs lockedBuffer
+	w := newWatcher(t, link, testOpts(slog.New(slog.NewTextHandler(&logs, nil))))
 	saves[2].save(t, target, "v1, saved by rename\n")
 	waitSignal(t, w, "target saved")
+
+	// The link is pointed elsewhere (by rename, as stow and deploys do):
+	// that is a change, and the new target is watched from then on.
+	other := filepath.Join(t.TempDir(), "other.3md")
+	check(t, os.WriteFile(other, []byte("other v0\n"), 0o644))
+	tmp := link + ".new"
+	check(t, os.Symlink(other, tmp))
+	check(t, os.Rename(tmp, link))
+	waitSignal(t, w, "link retargeted")
+	saves[2].save(t, other, "other v1, saved by rename\n")
+	waitSignal(t, w, "new target saved")
+	check(t, w.Close())
+	if strings.Contains(logs.String(), "polling") {
+		t.Fatalf("fell back to polling: %s", logs.String())
+	}
 }
 
 // TestClose: Close ends the goroutine (which closes Changes), in both
