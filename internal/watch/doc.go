@@ -10,9 +10,9 @@
 // and goes silent after the first such save. A watch on the directory sees
 // every name that appears, changes or goes in it; the Watcher keeps the
 // events for the file's base name (and, when the path is a symlink, for
-// its target's name in the target's directory, resolved when watching
-// starts). A file that is missing (deleted, not yet recreated) is simply
-// watched for until it comes back.
+// its target's name in the target's directory; a link pointed elsewhere is
+// followed to its new target). A file that is missing (deleted, not yet
+// recreated) is simply watched for until it comes back.
 //
 // Why debounce. One save is many events: a truncate, several writes, a
 // chmod, or a create and a rename. Reloading on each would read half-written
