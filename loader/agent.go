@@ -32,6 +32,25 @@ type Options struct {
 	// rewritten, never trusted: it must decode, pass its checksum and
 	// name the file's hash.
 	CatalogCache string
+	// NoRescan pins the Agent to the one version of the file it scanned:
+	// reads never stat or re-scan the path, and a body whose bytes no
+	// longer match that scan (a checksum mismatch or short read, after an
+	// edit in place) fails with an error wrapping ErrStale and ErrChanged
+	// instead of being served from a newer scan. A file replaced by a
+	// rename or unlinked keeps serving its old bytes from the open file.
+	// A server that reloads whole versions itself (docs/reload.md)
+	// sets it, so that routing, listing and reading never answer from two
+	// versions; Recheck is then unused. Default false: the Agent follows
+	// the file by re-scanning it, as the CLI wants.
+	NoRescan bool
+	// Settle is how long OpenStable waits for the file to be quiet: its
+	// change time must be at least this old before a scan counts (default
+	// DefaultSettle). Only OpenStable reads it.
+	Settle time.Duration
+	// StableTries bounds how many scans OpenStable makes of a file that
+	// keeps changing before it gives up with ErrUnsettled (default
+	// DefaultStableTries). Only OpenStable reads it.
+	StableTries int
 }
 
 // DefaultRecheck is the default Options.Recheck: a stat of the path costs
@@ -55,7 +74,8 @@ var ErrChanged = errors.New("agent file changed while it was being read")
 // open file, from which bodies are read on demand and verified against the
 // catalog's CRC-32C. When the file changes on disk (edited in place,
 // truncated, or replaced by a rename) the next read re-scans it once and
-// swaps the new catalog in atomically. Safe for concurrent use.
+// swaps the new catalog in atomically, unless Options.NoRescan pins it to
+// one version. Safe for concurrent use.
 type Agent struct {
 	path string
 	opts Options

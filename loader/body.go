@@ -27,6 +27,9 @@ var errStale = errors.New("the file no longer matches its scan")
 // call. If fn still finds the file changed, view returns an error wrapping
 // ErrChanged. fn must not keep st.f beyond its return.
 func (a *Agent) view(ctx context.Context, fn func(st *state) error) error {
+	if a.opts.NoRescan {
+		return a.viewPinned(ctx, fn)
+	}
 	rescanned := false
 	var scanErr error // why the re-scan failed, if it did
 	for {
@@ -66,6 +69,24 @@ func (a *Agent) view(ctx context.Context, fn func(st *state) error) error {
 			return fmt.Errorf("%s: %w (%v), and re-scanning it failed: %w", a.path, ErrChanged, err, scanErr)
 		}
 	}
+}
+
+// viewPinned is view for Options.NoRescan: fn runs against the one state
+// the Agent has, without a stat, and a body that no longer matches the
+// scan is reported as stale rather than answered by a re-scan.
+func (a *Agent) viewPinned(ctx context.Context, fn func(st *state) error) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	st, err := a.rlock()
+	if err != nil {
+		return err
+	}
+	defer a.mu.RUnlock()
+	if err := fn(st); errors.Is(err, errStale) {
+		return &staleError{path: a.path, cause: err}
+	}
+	return err
 }
 
 // rlock read-locks the agent and returns the state in force.

@@ -22,6 +22,16 @@
 // Snapshot, Command) use the catalog in force and see an edit once a read
 // has re-scanned the file.
 //
+// One version at a time. A server that reloads the file itself, swapping
+// whole versions (catalog, index and rendered files together), opens it
+// with OpenStable and Options.NoRescan (docs/reload.md): OpenStable waits
+// until the file is quiet and scans it again if it changed during the
+// scan, so a save in progress is not taken for a version; NoRescan keeps
+// the Agent on that one version, so a body that no longer matches it
+// fails with ErrStale rather than being answered from a newer scan.
+// Version names the version (stat and content SHA-256), so a reload that
+// finds the same bytes can be ignored.
+//
 // Warm starts. With Options.CatalogCache the scanned catalog is kept on
 // disk keyed by the file's SHA-256 and the limits, and a settled file is
 // stamped with its stat signature so the next open neither scans nor
@@ -31,6 +41,6 @@
 //
 // It does not parse the format itself (package agentfile), route requests
 // (package router) or speak any protocol (package mcp). It does not watch
-// the file either, and nothing outside it triggers a reload: the re-scan
-// above happens inside the read that finds the file changed.
+// the file either (package internal/watch does): without NoRescan, the
+// re-scan above happens inside the read that finds the file changed.
 package loader

@@ -13,6 +13,11 @@ func fileSig(f *os.File) (sig, bool) {
 	if err != nil {
 		return sig{}, false
 	}
+	return statSig(fi)
+}
+
+// statSig is the signature in fi; false where the platform gives none.
+func statSig(fi os.FileInfo) (sig, bool) {
 	st, ok := fi.Sys().(*syscall.Stat_t)
 	if !ok {
 		return sig{}, false
