@@ -128,6 +128,11 @@ func TestHTTPListenStream(t *testing.T) {
 	r.finish()
 	changes := make(chan struct{}, 1)
 	S, ts := httpServer(t, &Options{Open: openPathFunc(r.path), Reopen: openPathFunc(r.path), Changes: changes})
+	for deadline := time.Now().Add(10 * time.Second); !S.Loaded(); time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the agent never loaded")
+		}
+	}
 	body := `{"jsonrpc":"2.0","id":"sub","method":"subscriptions/listen","params":{` + httpModernMeta + `,"notifications":{"toolsListChanged":true}}}`
 	req, _ := http.NewRequest(http.MethodPost, ts.URL, strings.NewReader(body))
 	for k, v := range modernHeaders("subscriptions/listen", "") {

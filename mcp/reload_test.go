@@ -52,7 +52,7 @@ func startReloadRig(t *testing.T) *reloadRig {
 	path := filepath.Join(dir, "agent.3md")
 	writeByRename(t, path, agentText(1))
 	r := &reloadRig{path: path, changes: make(chan struct{}, 1), logs: &syncBuffer{}}
-	open := func(context.Context) (*loader.Agent, error) { return loader.Open(path, nil) }
+	open := func(context.Context) (*loader.Agent, error) { return openVersion(path) }
 	r.harness = serveHarness(t, &Options{
 		Open: open, Reopen: open, Changes: r.changes,
 		Logger: slog.New(slog.NewTextHandler(r.logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
@@ -163,11 +163,18 @@ func TestListenStream(t *testing.T) {
 	meta := `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}`
 	r.send(`{"jsonrpc":"2.0","id":"L","method":"subscriptions/listen","params":{` + meta + `,"notifications":{"toolsListChanged":true,"resourceSubscriptions":["skill://beta/SKILL.md"]}}}`)
 	ack := r.collect(methodListenAcked)
+	r.send(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_skill","arguments":{"name":"alpha"}}}`)
+	r.collect(`Alpha body of version 1`) // version 1 is loaded before it is replaced
 	if !strings.Contains(ack[0], `"io.modelcontextprotocol/subscriptionId":"L"`) || strings.Contains(ack[0], "promptsListChanged") {
 		t.Errorf("acknowledgement %s", ack[0])
 	}
 	writeByRename(t, r.path, agentText(2))
 	r.changes <- struct{}{}
+	defer func() {
+		if t.Failed() {
+			t.Log(r.logs.String())
+		}
+	}()
 	got := r.collect(methodToolsChanged, `"uri":"skill://beta/SKILL.md"`)
 	for _, l := range got {
 		if !strings.Contains(l, `"io.modelcontextprotocol/subscriptionId":"L"`) {
@@ -330,7 +337,9 @@ func TestDigestsMatchWithinAVersion(t *testing.T) {
 
 // openVersion opens one version of an agent file, as cmd does for a
 // watched file.
-func openVersion(path string) (*loader.Agent, error) { return loader.Open(path, nil) }
+func openVersion(path string) (*loader.Agent, error) {
+	return loader.OpenStable(path, &loader.Options{NoRescan: true, Settle: 5 * time.Millisecond})
+}
 
 // TestStartDuringASave: a server whose first load fails (the file was
 // being written) serves the file once a change makes it good, instead of

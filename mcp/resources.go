@@ -120,8 +120,15 @@ func (s *server) resourcesList(ctx context.Context, c *call) (any, error) {
 		out.Resources = append(out.Resources,
 			resourceJSON{URI: uriIdentity, Name: "identity", Title: agentTitle(v) + " identity", Description: "The agent's identity plane: who it is and how it works (also the server's instructions).", MimeType: mimeText},
 			resourceJSON{URI: uriManifest, Name: "manifest", Title: agentTitle(v) + " manifest", Description: "The agent3md/1 JSON projection of the agent: its skills, their inputs and dependencies.", MimeType: mimeJSON},
-			resourceJSON{URI: uriPromptXML, Name: "prompt-xml", Title: "Available skills", Description: "An <available_skills> block naming every skill and its SKILL.md, for a system prompt.", MimeType: mimeXML},
 		)
+		// Listed only when it fits an answer: a client that follows the
+		// list must be able to read what it names.
+		if xml, err := v.files.promptXML(ctx, v.agent, s.maxAnswerBytes()); err == nil {
+			size := int64(len(xml))
+			out.Resources = append(out.Resources, resourceJSON{URI: uriPromptXML, Name: "prompt-xml", Title: "Available skills", Description: "An <available_skills> block naming every skill and its SKILL.md, for a system prompt.", MimeType: mimeXML, Size: &size})
+		} else if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
 	}
 	for i := pg.start; i < pg.end; i++ {
 		if i%64 == 63 {

@@ -212,3 +212,28 @@ func TestSkillURIsNeverPaths(t *testing.T) {
 		}
 	}
 }
+
+// TestPromptXMLListedOnlyWhenReadable: an <available_skills> block that
+// would pass the answer bound is not listed (a client following the list
+// could not read it), and reading it says why.
+func TestPromptXMLListedOnlyWhenReadable(t *testing.T) {
+	a := openSynth(t, 300)
+	for _, tt := range []struct {
+		bound  int
+		listed bool
+	}{{DefaultMaxAnswerBytes, true}, {2000, false}} {
+		s := newServer(&Options{Agent: a, MaxAnswerBytes: tt.bound})
+		sess := newSession(nil)
+		b, err := rpc(t, s, sess, methodResourcesList, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.Contains(string(b), uriPromptXML); got != tt.listed {
+			t.Errorf("bound %d: prompt-xml listed %v, want %v", tt.bound, got, tt.listed)
+		}
+		_, err = rpc(t, s, sess, methodResourcesRead, map[string]any{"uri": uriPromptXML})
+		if (err == nil) != tt.listed || (err != nil && !strings.Contains(err.Error(), "--max-answer-bytes")) {
+			t.Errorf("bound %d: reading prompt-xml: %v", tt.bound, err)
+		}
+	}
+}

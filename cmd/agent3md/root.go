@@ -126,6 +126,26 @@ func (a *app) open(arg string) (*loader.Agent, error) {
 	return ag, nil
 }
 
+// openVersion opens one settled version of the agent file for a server
+// that watches it: no read ever re-scans it (a reload replaces the whole
+// version), and a file being written is waited for, not served half-done
+// (loader.OpenStable).
+func (a *app) openVersion(arg string) (*loader.Agent, error) {
+	path, name, err := a.agentSource(arg)
+	if err != nil {
+		return nil, err
+	}
+	opts := a.loaderOptions(path, name)
+	opts.NoRescan = true
+	done := a.scanNote(path, name)
+	ag, err := loader.OpenStable(path, opts)
+	done()
+	if err != nil {
+		return nil, a.loadError(err)
+	}
+	return ag, nil
+}
+
 // scanNoteBytes is the file size from which a terminal is told that the
 // scan is under way: about a second of scanning.
 const scanNoteBytes = 64 << 20

@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/agent3md/agent3md/agentfile"
+	"github.com/agent3md/agent3md/internal/watch"
 	"github.com/agent3md/agent3md/loader"
 	"github.com/agent3md/agent3md/mcp"
 	"github.com/agent3md/agent3md/router"
@@ -26,6 +27,7 @@ func (a *app) mcpCmd() *cobra.Command {
 		maxAnswer   int
 		logLevel    string
 		memLimit    string
+		noWatch     bool
 	)
 	c := &cobra.Command{
 		Use:   "mcp FILE",
@@ -33,8 +35,12 @@ func (a *app) mcpCmd() *cobra.Command {
 		Long: `mcp serves FILE to one MCP client over stdio: newline-delimited JSON-RPC on
 stdin and stdout, logs on stderr. It speaks the legacy handshake revisions
 (2024-11-05 … 2025-11-25) and the stateless 2026-07-28 revision on the same
-connection, and offers the tools list_skills, route_skill, get_skill,
-resolve_skill and fill_skill. It exits 0 when stdin closes.
+connection. It offers the tools list_skills, route_skill, get_skill,
+resolve_skill and fill_skill; every skill as an Agent Skills directory of
+skill:// resources (SKILL.md, references, _manifest) and through the skills
+extension (skills/list, skills/get); a prompt per skill; and completion.
+The file is watched: a saved change is reloaded whole and announced to the
+client (--no-watch turns this off). It exits 0 when stdin closes.
 
 Point a client at it with the command "agent3md" and the arguments
 ["mcp", "/absolute/path/to/agent.3md"].`,
@@ -62,8 +68,22 @@ Point a client at it with the command "agent3md" and the arguments
 			if err != nil {
 				return err
 			}
+			opener := a.open
+			opts := &mcp.Options{}
+			if !noWatch {
+				// The file's directory is watched, so a save by rename is
+				// seen; each settled change reloads one whole version.
+				w, err := watch.New(args[0], &watch.Options{Logger: logger})
+				if err != nil {
+					return ioError(err)
+				}
+				defer w.Close()
+				opener = a.openVersion
+				opts.Changes = w.Changes()
+				opts.Reopen = func(context.Context) (*loader.Agent, error) { return a.openVersion(args[0]) }
+			}
 			open := func(context.Context) (*loader.Agent, error) {
-				ag, err := a.open(args[0])
+				ag, err := opener(args[0])
 				if err != nil {
 					return nil, err
 				}
@@ -75,13 +95,11 @@ Point a client at it with the command "agent3md" and the arguments
 				logger.Info("agent3md serving over stdio", "agent", ag.Info().Name, "skills", len(ag.Info().Skills), "file", args[0], "catalog", catalog, "version", buildVersion().short())
 				return ag, nil
 			}
-			err = mcp.Serve(c.Context(), a.stdin, a.stdout, &mcp.Options{
-				Open: open, Head: head, Router: a.serveRouterOptions(), Version: buildVersion().short(),
-				MaxLineBytes: maxMessage, MaxInFlight: maxInFlight, MaxPendingBytes: maxPending,
-				MaxAnswerBytes: maxAnswer, Logger: logger,
-				Ready:      func() { mem.apply(logger) },
-				Projection: projectionJSON,
-			})
+			opts.Open, opts.Head, opts.Router, opts.Version = open, head, a.serveRouterOptions(), buildVersion().short()
+			opts.MaxLineBytes, opts.MaxInFlight, opts.MaxPendingBytes, opts.MaxAnswerBytes = maxMessage, maxInFlight, maxPending, maxAnswer
+			opts.Logger, opts.Projection = logger, projectionJSON
+			opts.Ready = func() { mem.apply(logger) }
+			err = mcp.Serve(c.Context(), a.stdin, a.stdout, opts)
 			if err != nil && c.Context().Err() == nil {
 				var ex *exitError
 				if errors.As(err, &ex) {
@@ -96,6 +114,7 @@ Point a client at it with the command "agent3md" and the arguments
 	c.Flags().IntVar(&maxInFlight, "max-in-flight", mcp.DefaultMaxInFlight, "requests handled at once on their own goroutines; more wait in a queue while stdin is still read")
 	c.Flags().Int64Var(&maxPending, "max-pending-bytes", mcp.DefaultMaxPendingBytes, "bytes of requests read but not answered plus answers not yet written; past it the server stops reading stdin until the client reads")
 	c.Flags().IntVar(&maxAnswer, "max-answer-bytes", mcp.DefaultMaxAnswerBytes, "largest tool answer, in bytes: list_skills pages under it, and a larger answer is a tool error saying what to ask for instead")
+	c.Flags().BoolVar(&noWatch, "no-watch", false, "serve the file as loaded: do not watch it for changes (then the server declares no listChanged or subscribe)")
 	c.Flags().StringVar(&logLevel, "log-level", "info", "stderr log level: debug, info, warn or error")
 	c.Flags().StringVar(&memLimit, "memory-limit", "auto", "Go soft memory limit once loaded: auto (follows the live heap plus a margin, so the footprint stays near what the agent needs), off (Go's default, or GOMEMLIMIT), or a size such as 512MiB")
 	a.addLimitFlags(c.Flags())
