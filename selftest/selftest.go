@@ -213,13 +213,14 @@ type runner struct {
 	skills     []skillInfo // the whole catalog
 	skillsErr  string      // why the skill catalog is unavailable
 
-	resources    []resourceInfo // from resources/list, nil when not listed
-	resourcesErr string         // why resources is nil
-	prompts      []promptInfo   // from prompts/list, nil when not listed
-	promptsErr   string         // why prompts is nil
-	templates    []templateInfo // from resources/templates/list
-	skillEntries []skillEntry   // from skills/list, nil when not listed
-	entriesErr   string         // why skillEntries is nil
+	resources    []resourceInfo  // from resources/list, nil when not listed
+	resourcesErr string          // why resources is nil
+	resourceSet  map[string]bool // the URIs of resources, built on first use
+	prompts      []promptInfo    // from prompts/list, nil when not listed
+	promptsErr   string          // why prompts is nil
+	templates    []templateInfo  // from resources/templates/list
+	skillEntries []skillEntry    // from skills/list, nil when not listed
+	entriesErr   string          // why skillEntries is nil
 }
 
 // check runs fn as the check called name and records its outcome.

@@ -30,9 +30,17 @@ func skillResources(listed []resourceInfo) []skillResource {
 	return out
 }
 
-// listedURI reports whether uri is in the resource list.
+// listedURI reports whether uri is in the resource list. The set is
+// built once: the alias and manifest checks ask for every listed skill,
+// and a huge agent lists a hundred thousand.
 func (r *runner) listedURI(uri string) bool {
-	return slices.ContainsFunc(r.resources, func(res resourceInfo) bool { return res.URI == uri })
+	if r.resourceSet == nil {
+		r.resourceSet = make(map[string]bool, len(r.resources))
+		for _, res := range r.resources {
+			r.resourceSet[res.URI] = true
+		}
+	}
+	return r.resourceSet[uri]
 }
 
 // skillResourceChecks check skills served as resources (the
