@@ -69,7 +69,13 @@ func (r *runner) complete(c *conn, ref map[string]any, arg, value string) (value
 	if err != nil {
 		return nil, false, "", err
 	}
-	what := fmt.Sprintf("completing %v argument %q from %q", ref, arg, value)
+	target, _ := ref["name"].(string)
+	if uri, ok := ref["uri"].(string); ok {
+		target = "resource " + uri
+	} else {
+		target = "prompt " + target
+	}
+	what := fmt.Sprintf("completing %s argument %q from %q", target, arg, value)
 	if m.Error != nil {
 		return nil, false, fmt.Sprintf("%s answered %v", what, m.Error), nil
 	}

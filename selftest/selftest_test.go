@@ -48,8 +48,8 @@ var (
 		"resources/manifest", "resources/alias", "resources/prompt-xml", "prompts/missing-argument",
 		"completion/complete", "skills/list", "skills/resources", "skills/get", "skills/unknown",
 		"skills/directory-read", "modern/resources", "modern/skills"}
-	// skillsExtension are the checks that need skills/list's entries.
-	skillsEntryChecks = []string{"skills/resources", "skills/get", "skills/unknown", "skills/directory-read"}
+	// skillsEntryChecks are the checks that need skills/list's entries.
+	skillsEntryChecks = []string{"skills/resources", "skills/get", "skills/directory-read"}
 	// resourcesPrompts are skipped by every fake that declares neither
 	// resources nor prompts (all but the generic and skills ones).
 	resourcesPrompts = append([]string{"resources/list", "resources/read", "prompts/list", "prompts/get"}, skillFeatures...)
@@ -245,7 +245,7 @@ func TestRunAgainstFakeServers(t *testing.T) {
 			wantDetail: map[string]string{"resources/prompt-xml": `"docs" has location "skill://ghost/SKILL.md", which is not a listed`}},
 		{name: "completion over 100 values", variant: vSkillsMany,
 			wantFail:   []string{"completion/complete"},
-			wantDetail: map[string]string{"completion/complete": "104 values, over the 100 one answer may hold"}},
+			wantDetail: map[string]string{"completion/complete": `completing prompt deploy argument "env" from "": 104 values, over the 100 one answer may hold`}},
 		{name: "legacy results tagged with resultType", variant: vSkillsLegacyTag,
 			wantFail: []string{"resources/templates", "resources/skill-md", "resources/manifest", "resources/alias",
 				"resources/prompt-xml", "skills/list"},

@@ -169,7 +169,11 @@ func (r *runner) skillsExtensionChecks() {
 		return r.withEntries(func(w wire, _ bool) outcome { return r.checkSkillsGet(w) })
 	})
 	r.check("skills/unknown", func() outcome {
-		return r.withEntries(func(w wire, _ bool) outcome { return r.checkSkillsUnknown(w) })
+		w, _, out, ok := r.needSkillsExtension()
+		if !ok {
+			return out
+		}
+		return r.checkSkillsUnknown(w)
 	})
 	r.check("skills/directory-read", func() outcome {
 		return r.withEntries(func(w wire, dirRead bool) outcome {
