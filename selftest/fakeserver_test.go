@@ -557,5 +557,8 @@ func runFakeIfAsked() {
 	if os.Getenv(fakeEnv) != "1" || len(os.Args) < 3 || os.Args[1] != fakeArg {
 		return
 	}
+	if os.Args[2] == vSDK {
+		os.Exit(serveSDK())
+	}
 	os.Exit(serveFake(os.Args[2], os.Stdin, os.Stdout))
 }

@@ -69,7 +69,7 @@ func defaultSkips(variant string) []string {
 	switch {
 	case variant == vGeneric:
 		return genericSkips
-	case slices.Contains(skillsVariants, variant):
+	case slices.Contains(skillsVariants, variant) || variant == vSDK:
 		return nil
 	}
 	return resourcesPrompts
@@ -251,6 +251,25 @@ func TestRunAgainstFakeServers(t *testing.T) {
 				"resources/prompt-xml", "skills/list"},
 			wantSkip:   skillsEntryChecks,
 			wantDetail: map[string]string{"skills/list": "skills/list result on a legacy session carries resultType"}},
+		{name: "skills served by the Go SDK", variant: vSDK,
+			// Long enough for a loaded machine to answer initialize; the
+			// SDK leaves a malformed line unanswered, so one request waits
+			// it out.
+			opts: selftest.Options{Timeout: 2 * time.Second},
+			// Findings about the SDK (go.mod's version), not the skill
+			// checks: no answer to a malformed line, an object id ends
+			// the session, no line bound, and server/discover for an
+			// unknown revision is -32601, not -32022.
+			wantFail: []string{"probe/malformed-json", "probe/object-id", "probe/oversized-line", "modern/unsupported-version"},
+			wantSkip: join([]string{"tools/list", "tools/call", "modern/tools-list", "modern/skills"}, contractChecks,
+				[]string{"error/unknown-tool", "error/missing-argument", "skills/list", "skills/unknown"}, skillsEntryChecks),
+			wantDetail: map[string]string{
+				"resources/skill-md":  "3 skills",
+				"resources/manifest":  "3 manifests",
+				"resources/alias":     "warning: 2 skill(s) do not serve the skill://<path> alias",
+				"completion/complete": "deploy among 1 values",
+				"modern/resources":    "each with resultType and cache hints",
+			}},
 		{name: "asks the client things", variant: vAsks,
 			wantDetail: map[string]string{"exit/eof": "asked roots/list, sampling/createMessage, elicitation/create, ping"}},
 		{name: "slow first tool call with progress", variant: vSlowStart,
