@@ -12,7 +12,7 @@ import (
 // URI, which must be -32602 in this revision.
 func (r *runner) checkModernResources(w wire) outcome {
 	var listed []resourceInfo
-	_, err := r.paginateIn(w, "resources/list", nil, func(raw json.RawMessage) (string, error) {
+	more, err := r.paginateIn(w, "resources/list", nil, func(raw json.RawMessage) (string, error) {
 		var page struct {
 			Resources  []resourceInfo `json:"resources"`
 			NextCursor string         `json:"nextCursor"`
@@ -26,7 +26,7 @@ func (r *runner) checkModernResources(w wire) outcome {
 	if err != nil {
 		return fail("%v", err)
 	}
-	done := []string{fmt.Sprintf("%d resources", len(listed))}
+	done := []string{fmt.Sprintf("%d resources%s", len(listed), moreNote(more))}
 	if len(listed) > 0 {
 		uri := listed[0].URI
 		if skills := skillResources(listed); len(skills) > 0 {
@@ -53,7 +53,7 @@ func (r *runner) checkModernResources(w wire) outcome {
 // checkModernSkills lists the skills as 2026-07-28 requests, gets the
 // first one back and asks for an unserved one.
 func (r *runner) checkModernSkills(w wire) outcome {
-	entries, pages, err := r.listSkillEntries(w)
+	entries, pages, more, err := r.listSkillEntries(w)
 	if err != nil {
 		return fail("%v", err)
 	}
@@ -65,5 +65,5 @@ func (r *runner) checkModernSkills(w wire) outcome {
 	if out := r.checkSkillsUnknown(w); out.status != StatusPass {
 		return out
 	}
-	return pass("%d skills in %d page(s) and skills/get, each with resultType and cache hints; an unknown skill is %d", len(entries), pages, codeInvalidParams)
+	return pass("%d skills %s and skills/get, each with resultType and cache hints; an unknown skill is %d", len(entries), pagesNote(pages, more), codeInvalidParams)
 }
