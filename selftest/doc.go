@@ -11,7 +11,12 @@
 // contract checks on list_skills, route_skill, get_skill and resolve_skill,
 // and on fill_skill when it offers that optional tool; on any other server
 // those are skipped with "not an agent-3md server: contract checks
-// skipped".
+// skipped". A server that serves skills as skill:// resources, prompts
+// with completion, or the io.modelcontextprotocol/skills extension gets
+// the skill checks (resources/skill-md, skills/list, …): sizes and
+// digests against the exact bytes read, frontmatter names, the never
+// listed skill://<path> alias, paging, and the era markers of each
+// result; each is skipped when its capability is not declared.
 //
 // Being fair means: params are omitted, never sent as null; version
 // negotiation is judged by the specification's rule alone (any handshake

@@ -96,8 +96,24 @@ func callGeneric(params json.RawMessage) (any, int, string, any) {
 	return nil, -32602, "Unknown tool: " + p.Name, nil
 }
 
-// genericMethod answers resources/* and prompts/* for vGeneric.
-func genericMethod(method string, params json.RawMessage) (any, int, string, any) {
+// genericMethod answers resources/* and prompts/* for vGeneric, in the
+// era the request was sent in.
+func genericMethod(method string, params json.RawMessage, modern bool) (any, int, string, any) {
+	res, code, msg, data := genericLegacy(method, params)
+	if code == -32002 && modern {
+		code = -32602
+	}
+	if m, ok := res.(map[string]any); ok && modern {
+		m["resultType"] = "complete"
+		if method != "prompts/get" {
+			m["ttlMs"], m["cacheScope"] = 0, "public"
+		}
+	}
+	return res, code, msg, data
+}
+
+// genericLegacy answers resources/* and prompts/* as a legacy server.
+func genericLegacy(method string, params json.RawMessage) (any, int, string, any) {
 	var p struct {
 		URI       string            `json:"uri"`
 		Name      string            `json:"name"`

@@ -341,6 +341,9 @@ func (s *fakeServer) dispatch(method string, params json.RawMessage) (any, int, 
 	case vGeneric:
 		caps["resources"], caps["prompts"] = map[string]any{}, map[string]any{}
 	}
+	if slices.Contains(skillsVariants, s.variant) {
+		skillsCaps(caps)
+	}
 	switch {
 	case method == "initialize" && modern == "":
 		var p struct {
@@ -383,7 +386,10 @@ func (s *fakeServer) dispatch(method string, params json.RawMessage) (any, int, 
 	case method == "tools/call":
 		return s.callTool(params)
 	case s.variant == vGeneric && (strings.HasPrefix(method, "resources/") || strings.HasPrefix(method, "prompts/")):
-		return genericMethod(method, params)
+		return genericMethod(method, params, modern != "")
+	case slices.Contains(skillsVariants, s.variant) && (strings.HasPrefix(method, "resources/") ||
+		strings.HasPrefix(method, "prompts/") || strings.HasPrefix(method, "skills/") || method == "completion/complete"):
+		return s.skillsMethod(method, params, modern != "")
 	}
 	if s.variant == vWrongCodes {
 		return nil, -32603, "internal error", nil
@@ -550,6 +556,9 @@ const fakeArg = "selftest-fake-server"
 func runFakeIfAsked() {
 	if os.Getenv(fakeEnv) != "1" || len(os.Args) < 3 || os.Args[1] != fakeArg {
 		return
+	}
+	if os.Args[2] == vSDK {
+		os.Exit(serveSDK())
 	}
 	os.Exit(serveFake(os.Args[2], os.Stdin, os.Stdout))
 }

@@ -36,6 +36,7 @@ const (
 	codeInvalidRequest     = -32600
 	codeMethodNotFound     = -32601
 	codeInvalidParams      = -32602
+	codeResourceNotFound   = -32002
 	codeUnsupportedVersion = -32022
 )
 
@@ -228,7 +229,7 @@ func modernParams(version string, extra map[string]any) map[string]any {
 // server that never sees initialize. They run even when legacy sessions
 // failed: a server may offer only the modern revision.
 func (r *runner) modernChecks() {
-	names := []string{"modern/discover", "modern/unsupported-version", "modern/tools-list"}
+	names := []string{"modern/discover", "modern/unsupported-version", "modern/tools-list", "modern/resources", "modern/skills"}
 	c, err := start(r.o.Command, r.o)
 	if err != nil {
 		for _, n := range names {
@@ -270,6 +271,42 @@ func (r *runner) modernChecks() {
 		}
 		return r.checkModernToolsList(c)
 	})
+	r.check("modern/resources", func() outcome {
+		if out, ok := modernNeeds(c, disc, unsupported); !ok {
+			return out
+		}
+		if disc.Capabilities["resources"] == nil {
+			return skip("server/discover does not declare the resources capability")
+		}
+		return r.checkModernResources(wire{c: c, modern: true})
+	})
+	r.check("modern/skills", func() outcome {
+		if out, ok := modernNeeds(c, disc, unsupported); !ok {
+			return out
+		}
+		declared, _, problem := skillsSettings(disc.Capabilities)
+		switch {
+		case !declared:
+			return skip("server/discover does not declare capabilities.extensions[%q]", skillsExtension)
+		case problem != "":
+			return fail("%s", problem)
+		}
+		return r.checkModernSkills(wire{c: c, modern: true})
+	})
+}
+
+// modernNeeds returns the outcome of a modern check that cannot run: the
+// revision is not offered, or server/discover gave no capabilities.
+func modernNeeds(c *conn, disc *discoverResult, unsupported string) (outcome, bool) {
+	switch {
+	case unsupported != "":
+		return skip("%s", unsupported), false
+	case !c.alive():
+		return fail("the stateless session is gone: %v", c.broken), false
+	case disc == nil || disc.Capabilities == nil:
+		return skip("needs the capabilities server/discover did not give"), false
+	}
+	return outcome{}, true
 }
 
 // checkDiscover validates a DiscoverResult (docs/protocol.md §1).

@@ -3,18 +3,34 @@ package selftest
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 )
 
 // resourceInfo is the part of a Resource the checks read.
 type resourceInfo struct {
-	URI  string `json:"uri"`
-	Name string `json:"name"`
+	URI      string          `json:"uri"`
+	Name     string          `json:"name"`
+	MimeType string          `json:"mimeType"`
+	Size     json.RawMessage `json:"size"`
+}
+
+// size is the listed size in bytes; ok is false when none is listed, and
+// problem says why a listed one is not a byte count.
+func (res resourceInfo) size() (n int64, ok bool, problem string) {
+	if len(res.Size) == 0 || string(res.Size) == "null" {
+		return 0, false, ""
+	}
+	if err := json.Unmarshal(res.Size, &n); err != nil || n < 0 {
+		return 0, false, fmt.Sprintf("listed size %s is not a byte count", snippet(string(res.Size), 40))
+	}
+	return n, true, ""
 }
 
 // promptInfo is the part of a Prompt the checks read.
 type promptInfo struct {
-	Name      string `json:"name"`
-	Arguments []struct {
+	Name        string `json:"name"`
+	Description string `json:"description"`
+	Arguments   []struct {
 		Name     string `json:"name"`
 		Required bool   `json:"required"`
 	} `json:"arguments"`
@@ -94,14 +110,18 @@ func listPages[T any](r *runner, capability, method, key string) (all []T, more 
 func (r *runner) listResources() (outcome, []resourceInfo) {
 	all, more, failed, ok := listPages[resourceInfo](r, "resources", "resources/list", "resources")
 	if !ok {
+		r.resourcesErr = failed.detail
 		return failed, nil
 	}
 	for i, res := range all {
 		if res.URI == "" || res.Name == "" {
+			r.resourcesErr = "resources/list failed"
 			return fail("resource #%d needs a uri and a name, got uri %q name %q", i+1, res.URI, res.Name), nil
 		}
 	}
-	return pass("%d resources%s", len(all), moreNote(more)), all
+	r.resources = all
+	skills := len(skillResources(all))
+	return pass("%d resources%s, %d of them skill://<path>/%s", len(all), moreNote(more), skills, skillFile), all
 }
 
 // moreNote says a list was cut short after maxListPages pages.
@@ -163,8 +183,10 @@ func readProblem(m *message) string {
 func (r *runner) listPrompts() (outcome, []promptInfo) {
 	all, more, failed, ok := listPages[promptInfo](r, "prompts", "prompts/list", "prompts")
 	if !ok {
+		r.promptsErr = failed.detail
 		return failed, nil
 	}
+	r.promptsErr = "prompts/list failed"
 	for i, p := range all {
 		if p.Name == "" {
 			return fail("prompt #%d has no name", i+1), nil
@@ -175,8 +197,29 @@ func (r *runner) listPrompts() (outcome, []promptInfo) {
 			}
 		}
 	}
-	return pass("%d prompts%s", len(all), moreNote(more)), all
+	r.prompts = all
+	return pass("%d prompts%s%s", len(all), moreNote(more), undescribedNote(all)), all
 }
+
+// undescribedNote warns about prompts without a description: a client
+// shows the description to pick a prompt, so one without is hard to use,
+// though the specification allows it.
+func undescribedNote(prompts []promptInfo) string {
+	var bare []string
+	for _, p := range prompts {
+		if strings.TrimSpace(p.Description) == "" {
+			bare = append(bare, p.Name)
+		}
+	}
+	if len(bare) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("; warning: %d without a description (%s)", len(bare), orNone(bare))
+}
+
+// promptArgValue is the made-up value every required prompt argument
+// gets: short and plain, so a prompt that takes free text accepts it.
+const promptArgValue = "x"
 
 // getPrompts gets a sample of the listed prompts, each with a string for
 // every required argument. A prompt with required arguments may refuse
@@ -193,7 +236,7 @@ func (r *runner) getPrompts(listed []promptInfo) outcome {
 		args := map[string]string{}
 		for _, a := range p.Arguments {
 			if a.Required {
-				args[a.Name] = "selftest"
+				args[a.Name] = promptArgValue
 			}
 		}
 		m, err := c.call(r.ctx, "prompts/get", map[string]any{"name": p.Name, "arguments": args})

@@ -54,7 +54,7 @@ type Options struct {
 	// received it.
 	MaxResponseBytes int
 	// Sample is how many skills the per-skill checks (route, get,
-	// resolve) visit: all of them on a smaller agent, else that many
+	// resolve, and the skill resource and skills extension checks) visit: all of them on a smaller agent, else that many
 	// spread evenly over the catalog, the same ones on every run (default
 	// DefaultSample). The check's detail says when a sample was taken.
 	Sample int
@@ -212,6 +212,15 @@ type runner struct {
 	agent3md   bool        // the tool list marks an agent-3md server
 	skills     []skillInfo // the whole catalog
 	skillsErr  string      // why the skill catalog is unavailable
+
+	resources    []resourceInfo  // from resources/list, nil when not listed
+	resourcesErr string          // why resources is nil
+	resourceSet  map[string]bool // the URIs of resources, built on first use
+	prompts      []promptInfo    // from prompts/list, nil when not listed
+	promptsErr   string          // why prompts is nil
+	templates    []templateInfo  // from resources/templates/list
+	skillEntries []skillEntry    // from skills/list, nil when not listed
+	entriesErr   string          // why skillEntries is nil
 }
 
 // check runs fn as the check called name and records its outcome.
