@@ -83,7 +83,8 @@ func (a *Agent) viewPinned(ctx context.Context, fn func(st *state) error) error 
 		return err
 	}
 	defer a.mu.RUnlock()
-	if err := fn(st); errors.Is(err, errStale) {
+	err = fn(st)
+	if errors.Is(err, errStale) {
 		return &staleError{path: a.path, cause: err}
 	}
 	return err

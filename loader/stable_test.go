@@ -3,6 +3,7 @@ package loader
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"context"
 	"errors"
 	"io/fs"
 	"os"
@@ -263,5 +264,23 @@ func writeInPlace0(t *testing.T, path, text string) {
 	t.Helper()
 	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestNoRescanKeepsErrors: a pinned agent reports what an unpinned one
+// does for a skill it lacks (the error of the read, not an empty body).
+func TestNoRescanKeepsErrors(t *testing.T) {
+	a, err := Open("../examples/devtools.3md", &Options{NoRescan: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	body, err := a.Body(context.Background(), "no-such-skill")
+	var ue *UnknownSkillError
+	if !errors.As(err, &ue) || body != "" {
+		t.Errorf("Body(no-such-skill) = %q, %v; want an UnknownSkillError", body, err)
+	}
+	if _, err := a.Resolve(context.Background(), "no-such-skill"); !errors.As(err, &ue) {
+		t.Errorf("Resolve(no-such-skill): %v", err)
 	}
 }
