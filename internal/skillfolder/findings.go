@@ -19,28 +19,28 @@ const (
 // Rule identifiers of findings (docs/skill-folders.md §3). Rules
 // marked "skips" make the skill broken: it is left out of the catalog.
 const (
-	RuleFrontmatter      = "frontmatter"        // skips: no frontmatter, unclosed, too large, bad YAML, not a mapping
-	RuleYAMLAlias        = "yaml-alias"         // skips: anchors, aliases and merge keys are refused
-	RuleYAMLValue        = "yaml-value"         // skips: a value JSON cannot carry (NaN, complex key, duplicate key, too deep)
-	RuleYAMLTimestamp    = "yaml-timestamp"     // warning: hosts disagree on unquoted dates; kept as the string
-	RuleSkillMD          = "skill-md"           // skips: SKILL.md unreadable, not a regular file or over MaxFileBytes
-	RuleName             = "name"               // skips: missing, not a string, or outside the Agent Skills charset
-	RuleNameMismatch     = "name-mismatch"      // skips: name differs from the folder's name
-	RuleDescription      = "description"        // skips when missing or empty; error when over 1024 characters
-	RuleCompatibility    = "compatibility"      // error: not a string of 1-500 characters
-	RuleLicense          = "license"            // error: not a string
-	RuleMetadata         = "metadata"           // error: not a map of string to string
-	RuleAllowedTools     = "allowed-tools"      // error: neither a string nor a list of strings
-	RuleUnknownKey       = "unknown-key"        // warning: a top-level key the format does not define
-	RuleInputs           = "inputs"             // error: metadata inputs with a type outside docs/format.md §9
-	RuleTool             = "tool"               // error: the command uses an undeclared input, or tool and command disagree
-	RuleFileTooLarge     = "file-too-large"     // warning: a file over MaxFileBytes, not listed
-	RuleSpecialFile      = "special-file"       // warning: a device, FIFO, socket or directory symlink, not listed
-	RuleSymlinkEscape    = "symlink-escape"     // warning: a symlink resolving outside the skill, not listed
-	RuleTooManyFiles     = "too-many-files"     // warning: over MaxFilesPerSkill, list cut
-	RuleSkillTooLarge    = "skill-too-large"    // warning: files total over MaxSkillBytes
-	RuleUnreadable       = "unreadable"         // warning: a directory or file that could not be read
-	RuleNestedTooDeep    = "nested-too-deep"    // warning: a SKILL.md below MaxDepth, served as a file only
+	RuleFrontmatter   = "frontmatter"     // skips: no frontmatter, unclosed, too large, bad YAML, not a mapping
+	RuleYAMLAlias     = "yaml-alias"      // skips: anchors, aliases and merge keys are refused
+	RuleYAMLValue     = "yaml-value"      // skips: a value JSON cannot carry (NaN, complex key, duplicate key, too deep)
+	RuleYAMLTimestamp = "yaml-timestamp"  // warning: hosts disagree on unquoted dates; kept as the string
+	RuleSkillMD       = "skill-md"        // skips: SKILL.md unreadable, not a regular file or over MaxFileBytes
+	RuleName          = "name"            // skips: missing, not a string, or outside the Agent Skills charset
+	RuleNameMismatch  = "name-mismatch"   // skips: name differs from the folder's name
+	RuleDescription   = "description"     // skips when missing or empty; error when over 1024 characters
+	RuleCompatibility = "compatibility"   // error: not a string of 1-500 characters
+	RuleLicense       = "license"         // error: not a string
+	RuleMetadata      = "metadata"        // error: not a map of string to string
+	RuleAllowedTools  = "allowed-tools"   // error: neither a string nor a list of strings
+	RuleUnknownKey    = "unknown-key"     // warning: a top-level key the format does not define
+	RuleInputs        = "inputs"          // error: metadata inputs with a type outside docs/format.md §9
+	RuleTool          = "tool"            // error: the command uses an undeclared input, or tool and command disagree
+	RuleFileTooLarge  = "file-too-large"  // warning: a file over MaxFileBytes, not listed
+	RuleSpecialFile   = "special-file"    // warning: a device, FIFO, socket or directory symlink, not listed
+	RuleSymlinkEscape = "symlink-escape"  // warning: a symlink resolving outside the skill, not listed
+	RuleTooManyFiles  = "too-many-files"  // warning: over MaxFilesPerSkill, list cut
+	RuleSkillTooLarge = "skill-too-large" // warning: files total over MaxSkillBytes
+	RuleUnreadable    = "unreadable"      // warning: a directory or file that could not be read
+	RuleNestedTooDeep = "nested-too-deep" // warning: a SKILL.md below MaxDepth, served as a file only
 )
 
 // Finding is one problem found in a skill folder.

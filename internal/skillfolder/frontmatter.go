@@ -64,14 +64,11 @@ func splitFrontmatter(data []byte, maxBytes int) (yml []byte, firstLine int, bod
 	if !isDelimiter(first) {
 		return nil, 0, 0, &fmProblem{RuleFrontmatter, 1, SeverityError, "SKILL.md does not start with a '---' line; put the YAML frontmatter (name, description) between two '---' lines at the top"}
 	}
-	start, line := next, 2
-	for pos := start; pos < len(data); line++ {
+	start := next
+	for pos := start; pos < len(data) && pos-start <= maxBytes; {
 		l, n := lineAt(data, pos)
 		if isDelimiter(l) {
 			return data[start:pos], 2, int64(n), nil
-		}
-		if pos-start > maxBytes {
-			break
 		}
 		pos = n
 	}
