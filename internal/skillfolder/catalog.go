@@ -67,6 +67,7 @@ type Skill struct {
 	Findings []Finding
 
 	realDir string   // Dir with symlinks resolved at scan
+	dirID   sig      // realDir's device and inode at scan
 	depth   int      // levels below Root
 	links   []string // cleaned targets of relative links, for Deps
 	sums    []atomic.Pointer[[32]byte]

@@ -104,16 +104,30 @@ func (c *Catalog) ReadFile(ctx context.Context, name, rel string) (*Content, err
 // the file is gone; the skill is re-scanned.
 var errStale = errors.New("stale")
 
-// readChecked reads rel inside s's folder, re-resolving the folder first.
+// readChecked reads rel inside s's folder. The folder must still be the
+// directory the scan read (same device and inode, not a symlink), before
+// and after the read: a folder moved away or an ancestor swapped for a
+// symlink makes the skill stale. One lstat each way, instead of resolving
+// every element of the folder's path on each read.
 func (c *Catalog) readChecked(s *Skill, rel string) ([]byte, sig, error) {
-	if real, err := filepath.EvalSymlinks(s.Dir); err != nil || real != s.realDir {
+	if !s.sameDir() {
 		return nil, sig{}, errStale
 	}
 	data, sg, err := readInside(s.realDir, rel, c.opts.MaxFileBytes)
-	if errors.Is(err, fs.ErrNotExist) {
+	if errors.Is(err, fs.ErrNotExist) || err == nil && !s.sameDir() {
 		return nil, sig{}, errStale
 	}
 	return data, sg, err
+}
+
+// sameDir reports whether s.realDir is still the directory scanned.
+func (s *Skill) sameDir() bool {
+	fi, err := os.Lstat(s.realDir)
+	if err != nil || !fi.IsDir() {
+		return false
+	}
+	id := sigOf(fi)
+	return id.dev == s.dirID.dev && id.ino == s.dirID.ino
 }
 
 // content builds the Content of file i from data, caching its digest for
@@ -169,31 +183,20 @@ func (c *Catalog) Digest(ctx context.Context, name, rel string) (string, *Skill,
 
 // unchanged reports whether file i still has its scanned signature.
 func (c *Catalog) unchanged(s *Skill, i int) bool {
-	real, err := filepath.EvalSymlinks(filepath.Join(s.Dir, filepath.FromSlash(s.Files[i].Path)))
-	if err != nil || !within(s.realDir, real) {
-		return false
-	}
-	fi, err := os.Stat(real)
+	_, fi, err := resolveBelow(s.realDir, s.Files[i].Path)
 	return err == nil && fi.Mode().IsRegular() && sigOf(fi) == s.Files[i].sig
 }
 
-// readInside reads the regular file rel below the resolved folder real.
-// The path is resolved at read time and must stay inside real; the type
-// is checked before opening, so a FIFO or device is never opened; the open
-// follows no final symlink and does not block; the file is stat'ed before
-// and after the read and its path resolved again, and a read that raced a
+// readInside reads the regular file rel below the folder real, which the
+// caller has just resolved (it holds no symlink). The path below it is
+// resolved at read time and must stay inside real; the type is checked
+// before opening, so a FIFO or device is never opened; the open follows
+// no final symlink and does not block; the file is stat'ed before and
+// after the read and its path resolved again, and a read that raced a
 // change starts over (bounded) instead of returning mixed bytes.
 func readInside(real, rel string, maxBytes int64) ([]byte, sig, error) {
-	full := filepath.Join(real, filepath.FromSlash(rel))
 	for range readAttempts {
-		target, err := filepath.EvalSymlinks(full)
-		if err != nil {
-			return nil, sig{}, err
-		}
-		if !within(real, target) {
-			return nil, sig{}, fmt.Errorf("%s resolves outside the skill folder: %w", rel, ErrRefused)
-		}
-		fi, err := os.Lstat(target)
+		target, fi, err := resolveBelow(real, rel)
 		if err != nil {
 			return nil, sig{}, err
 		}
@@ -210,12 +213,46 @@ func readInside(real, rel string, maxBytes int64) ([]byte, sig, error) {
 		if err != nil {
 			return nil, sig{}, err
 		}
-		if again, err := filepath.EvalSymlinks(full); err != nil || again != target {
+		if again, _, err := resolveBelow(real, rel); err != nil || again != target {
 			continue
 		}
 		return data, sg, nil
 	}
 	return nil, sig{}, fmt.Errorf("%s kept changing while read: %w", rel, ErrChanged)
+}
+
+// resolveBelow resolves real/rel, where real holds no symlink: it lstats
+// each element below real and, only when one is a symlink, resolves the
+// whole path. It returns the resolved path, which must lie inside real,
+// and the lstat of what it names. Checking just the elements below real
+// costs one lstat per element of rel instead of one per element of the
+// whole path.
+func resolveBelow(real, rel string) (string, os.FileInfo, error) {
+	p := real
+	var fi os.FileInfo
+	for seg := range strings.SplitSeq(rel, "/") {
+		p = filepath.Join(p, seg)
+		var err error
+		if fi, err = os.Lstat(p); err != nil {
+			return "", nil, err
+		}
+		if fi.Mode()&os.ModeSymlink != 0 {
+			return resolveFull(real, rel)
+		}
+	}
+	return p, fi, nil
+}
+
+func resolveFull(real, rel string) (string, os.FileInfo, error) {
+	target, err := filepath.EvalSymlinks(filepath.Join(real, filepath.FromSlash(rel)))
+	if err != nil {
+		return "", nil, err
+	}
+	if !within(real, target) {
+		return "", nil, fmt.Errorf("%s resolves outside the skill folder: %w", rel, ErrRefused)
+	}
+	fi, err := os.Lstat(target)
+	return target, fi, err
 }
 
 // readOpen opens target, checks it is the file lstat saw, and reads it

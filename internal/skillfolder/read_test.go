@@ -97,10 +97,10 @@ func TestSymlinks(t *testing.T) {
 	write(t, outside, "secret")
 	dep := filepath.Join(root, "deploy")
 	links := map[string]string{
-		"references/alias.md": "build.md",            // inside: served
-		"references/escape":   outside,               // outside: refused
+		"references/alias.md": "build.md",             // inside: served
+		"references/escape":   outside,                // outside: refused
 		"references/up.md":    "../../build/SKILL.md", // another skill's file: outside
-		"references/dir":      "../scripts",          // a folder: not followed
+		"references/dir":      "../scripts",           // a folder: not followed
 		"references/dangling": "nowhere",
 		"references/swap.md":  "build.md", // swapped to escape after the scan
 	}
@@ -270,3 +270,23 @@ func TestChangedSinceScan(t *testing.T) {
 		}
 	})
 }
+
+// A skill folder replaced by another folder of the same name (a checkout
+// switching branches) is re-scanned: its old files are not served.
+func TestFolderReplaced(t *testing.T) {
+	root := copyTree(t, "tree")
+	dep := filepath.Join(root, "deploy")
+	c := scan(t, nil, root)
+	if err := os.Rename(dep, filepath.Join(root, "deploy-old")); err != nil {
+		t.Fatal(err)
+	}
+	write(t, filepath.Join(dep, "SKILL.md"), skillMD("deploy", "", "Replaced.\n"))
+	body, s, err := c.Body(ctx, "deploy")
+	if err != nil || body != "Replaced.\n" || slices.Contains(paths(s), "scripts/run.sh") {
+		t.Errorf("Body = %q, %v; files %v", body, err, paths(s))
+	}
+	if _, err := c.ReadFile(ctx, "deploy", "scripts/run.sh"); !errors.Is(err, ErrNotFound) {
+		t.Errorf("old file: %v", err)
+	}
+}
+

@@ -20,7 +20,13 @@ func (c *Catalog) Rescan(ctx context.Context, name string) (*Skill, error) {
 	if !ok {
 		return nil, fmt.Errorf("skill %q is not served: %w", clip(name, 120), ErrNotFound)
 	}
-	s, _, broken := scanSkill(old.Root, old.Dir, old.depth, &c.opts)
+	var s *Skill
+	var broken []Finding
+	if real, err := filepath.EvalSymlinks(old.Dir); err != nil {
+		broken = []Finding{{Skill: filepath.Base(old.Dir), Path: old.SkillMD(), Rule: RuleSkillMD, Severity: SeverityError, Msg: "skill folder is gone: " + err.Error()}}
+	} else {
+		s, _, broken = scanSkill(old.Root, old.Dir, real, old.depth, &c.opts)
+	}
 	if broken != nil {
 		if err := c.replace(old, nil, broken); err != nil {
 			return nil, err

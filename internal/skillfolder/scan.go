@@ -42,7 +42,7 @@ func Scan(ctx context.Context, roots []string, opts *Options) (*Catalog, error) 
 		if err != nil {
 			return nil, fmt.Errorf("skills folder %s: %w", r, err)
 		}
-		sc.pool.submit(func() { sc.dir(abs, abs, real, 0) })
+		sc.pool.submit(func() { sc.dir(abs, abs, real, real, 0) })
 	}
 	sc.pool.run(o.Workers)
 	if sc.err != nil {
@@ -95,8 +95,9 @@ func (sc *scanner) note(fs ...Finding) {
 // a skill, otherwise its subdirectories are searched while depth allows.
 // Directory symlinks are followed only when they leave the root's real
 // tree (a user's ~/.claude/skills/x → ~/src/x); one pointing back inside
-// would only find the same skills twice.
-func (sc *scanner) dir(root, dir, realRoot string, depth int) {
+// would only find the same skills twice. real is dir with its symlinks
+// resolved, tracked along the walk so no folder is resolved twice.
+func (sc *scanner) dir(root, dir, real, realRoot string, depth int) {
 	if sc.ctx.Err() != nil {
 		return
 	}
@@ -107,7 +108,7 @@ func (sc *scanner) dir(root, dir, realRoot string, depth int) {
 	}
 	for _, e := range entries {
 		if e.Name() == "SKILL.md" {
-			sc.skill(root, dir, depth, "")
+			sc.skill(root, dir, real, depth, "")
 			return
 		}
 	}
@@ -119,26 +120,27 @@ func (sc *scanner) dir(root, dir, realRoot string, depth int) {
 		if strings.HasPrefix(name, ".") {
 			continue
 		}
-		child := filepath.Join(dir, name)
+		child, realChild := filepath.Join(dir, name), filepath.Join(real, name)
 		switch {
 		case e.IsDir():
 		case e.Type()&os.ModeSymlink != 0:
-			real, err := filepath.EvalSymlinks(child)
-			if err != nil || within(realRoot, real) {
+			r, err := filepath.EvalSymlinks(child)
+			if err != nil || within(realRoot, r) {
 				continue
 			}
-			if fi, err := os.Stat(real); err != nil || !fi.IsDir() {
+			if fi, err := os.Stat(r); err != nil || !fi.IsDir() {
 				continue
 			}
+			realChild = r
 		default:
 			continue
 		}
-		sc.pool.submit(func() { sc.dir(root, child, realRoot, depth+1) })
+		sc.pool.submit(func() { sc.dir(root, child, realChild, realRoot, depth+1) })
 	}
 }
 
 // skill scans one skill folder and queues the skills nested in it.
-func (sc *scanner) skill(root, dir string, depth int, parent string) {
+func (sc *scanner) skill(root, dir, real string, depth int, parent string) {
 	if sc.ctx.Err() != nil {
 		return
 	}
@@ -146,7 +148,7 @@ func (sc *scanner) skill(root, dir string, depth int, parent string) {
 		sc.fail(fmt.Errorf("more than %d skills under the skills folders (MaxSkills): %w", sc.opts.MaxSkills, ErrTooManySkills))
 		return
 	}
-	s, nested, broken := scanSkill(root, dir, depth, sc.opts)
+	s, nested, broken := scanSkill(root, dir, real, depth, sc.opts)
 	s.Parent = parent
 	sc.mu.Lock()
 	if broken != nil {
@@ -157,32 +159,34 @@ func (sc *scanner) skill(root, dir string, depth int, parent string) {
 	sc.mu.Unlock()
 	for _, rel := range nested {
 		d := depth + strings.Count(rel, "/") + 1
-		child := filepath.Join(dir, filepath.FromSlash(rel))
+		child, realChild := filepath.Join(dir, filepath.FromSlash(rel)), filepath.Join(real, filepath.FromSlash(rel))
 		if d > sc.opts.MaxDepth {
 			sc.note(Finding{Skill: filepath.Base(child), Path: filepath.Join(child, "SKILL.md"), Rule: RuleNestedTooDeep, Severity: SeverityWarning,
 				Msg: fmt.Sprintf("nested skill is %d levels below its root, past MaxDepth %d; it is served only as files of %s", d, sc.opts.MaxDepth, filepath.Base(dir))})
 			continue
 		}
-		sc.pool.submit(func() { sc.skill(root, child, d, filepath.Base(dir)) })
+		sc.pool.submit(func() { sc.skill(root, child, realChild, d, filepath.Base(dir)) })
 	}
 }
 
 // scanSkill reads one skill folder: SKILL.md's frontmatter and links, and
 // the list of its files. It returns the skill, the slash paths of folders
 // nested in it that hold a SKILL.md, and — when the skill is broken —
-// the findings that say why (then the skill is not to be served).
-func scanSkill(root, dir string, depth int, o *Options) (s *Skill, nested []string, broken []Finding) {
+// the findings that say why (then the skill is not to be served). real is
+// dir with its symlinks resolved.
+func scanSkill(root, dir, real string, depth int, o *Options) (s *Skill, nested []string, broken []Finding) {
 	s = &Skill{Dir: dir, Root: root, depth: depth}
 	s.Rel, _ = filepath.Rel(root, dir)
 	s.Rel = filepath.ToSlash(s.Rel)
 	md := filepath.Join(dir, "SKILL.md")
 	c := &checker{skill: filepath.Base(dir), path: md}
-	real, err := filepath.EvalSymlinks(dir)
-	if err != nil {
-		c.out = append(c.out, Finding{Skill: c.skill, Path: md, Rule: RuleSkillMD, Severity: SeverityError, Msg: "cannot resolve the skill folder: " + err.Error()})
+	s.realDir = real
+	fi, err := os.Lstat(real)
+	if err != nil || !fi.IsDir() {
+		c.out = append(c.out, Finding{Skill: c.skill, Path: md, Rule: RuleSkillMD, Severity: SeverityError, Msg: "the skill folder is gone or not a folder"})
 		return s, nil, c.out
 	}
-	s.realDir = real
+	s.dirID = sigOf(fi)
 	data, _, err := readInside(real, "SKILL.md", o.MaxFileBytes)
 	if err != nil {
 		c.out = append(c.out, Finding{Skill: c.skill, Path: md, Rule: RuleSkillMD, Severity: SeverityError, Msg: "cannot read SKILL.md: " + errText(err, o)})
