@@ -289,4 +289,3 @@ func TestFolderReplaced(t *testing.T) {
 		t.Errorf("old file: %v", err)
 	}
 }
-
