@@ -3,6 +3,7 @@ package skillfolder
 import (
 	"cmp"
 	"fmt"
+	"io"
 	"mime"
 	"os"
 	"path"
@@ -25,14 +26,32 @@ type fileWalk struct {
 // walk lists the files below real/rel. Hidden entries are skipped (a
 // skill's .env is not meant for a model), directory symlinks are not
 // followed (no loops, no second path to a file) and file symlinks are
-// listed only when they resolve inside the skill.
+// listed only when they resolve inside the skill. Entries are read in
+// batches and the walk stops once the list is full, so a folder holding a
+// million files costs a batch, not a million entries.
 func (w *fileWalk) walk(real, rel string, depth int) {
-	dir := filepath.Join(real, filepath.FromSlash(rel))
-	entries, err := os.ReadDir(dir)
+	f, err := os.Open(filepath.Join(real, filepath.FromSlash(rel)))
 	if err != nil {
 		w.warn(rel, RuleUnreadable, "cannot read folder: "+err.Error())
 		return
 	}
+	defer f.Close()
+	for !w.full {
+		entries, err := f.ReadDir(dirBatch)
+		w.entries(real, rel, depth, entries)
+		if err != nil {
+			if err != io.EOF {
+				w.warn(rel, RuleUnreadable, "cannot read folder: "+err.Error())
+			}
+			return
+		}
+	}
+}
+
+// dirBatch is how many directory entries a walk reads at a time.
+const dirBatch = 256
+
+func (w *fileWalk) entries(real, rel string, depth int, entries []os.DirEntry) {
 	for _, e := range entries {
 		name := e.Name()
 		if strings.HasPrefix(name, ".") {
