@@ -57,7 +57,10 @@ func (w *fileWalk) entries(real, rel string, depth int, entries []os.DirEntry) {
 		if strings.HasPrefix(name, ".") {
 			continue
 		}
-		if rel != "" && name == "SKILL.md" {
+		if name == "SKILL.md" {
+			if rel == "" {
+				continue // listed by scanSkill
+			}
 			w.nested = append(w.nested, rel)
 		}
 		p := path.Join(rel, name)

@@ -300,3 +300,51 @@ func readAllLimit(r io.Reader, size, maxBytes int64) ([]byte, error) {
 	}
 	return b.Bytes(), nil
 }
+
+// Manifest returns skill name's entry with the digest of each of its
+// Files, all from that one entry: when a file turns out changed midway,
+// the skill is re-scanned and the digests start over, so the list a
+// client checks never mixes two versions of the skill. Digests already
+// known for a file's signature are not recomputed.
+func (c *Catalog) Manifest(ctx context.Context, name string) (*Skill, []string, error) {
+	for range readAttempts {
+		s, ok := c.Skill(name)
+		if !ok {
+			return nil, nil, fmt.Errorf("skill %q is not served: %w", clip(name, 120), ErrNotFound)
+		}
+		digests, err := c.digests(ctx, s)
+		if errors.Is(err, errStale) {
+			continue
+		}
+		if err != nil {
+			return nil, nil, err
+		}
+		return s, digests, nil
+	}
+	return nil, nil, fmt.Errorf("skill %q kept changing during %d manifests: %w", name, readAttempts, ErrChanged)
+}
+
+// digests computes s's digests, errStale when a read found s outdated.
+func (c *Catalog) digests(ctx context.Context, s *Skill) ([]string, error) {
+	out := make([]string, len(s.Files))
+	for i, f := range s.Files {
+		if sum := s.sums[i].Load(); sum != nil && c.unchanged(s, i) {
+			out[i] = "sha256:" + hex.EncodeToString(sum[:])
+			continue
+		}
+		ct, err := c.ReadFile(ctx, s.Name, f.Path)
+		if errors.Is(err, ErrNotFound) {
+			if _, ok := c.Skill(s.Name); ok {
+				return nil, errStale // the file left the re-scanned skill
+			}
+		}
+		if err != nil {
+			return nil, err
+		}
+		if ct.Skill != s {
+			return nil, errStale
+		}
+		out[i] = ct.Digest
+	}
+	return out, nil
+}

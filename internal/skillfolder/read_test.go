@@ -289,3 +289,35 @@ func TestFolderReplaced(t *testing.T) {
 		t.Errorf("old file: %v", err)
 	}
 }
+
+func TestManifest(t *testing.T) {
+	root := copyTree(t, "tree")
+	c := scan(t, nil, root)
+	s, digests, err := c.Manifest(ctx, "deploy")
+	if err != nil || len(digests) != len(s.Files) {
+		t.Fatalf("Manifest = %v, %v", digests, err)
+	}
+	for i, f := range s.Files {
+		data, _ := os.ReadFile(filepath.Join(root, "deploy", filepath.FromSlash(f.Path)))
+		sum := sha256.Sum256(data)
+		if digests[i] != "sha256:"+hex.EncodeToString(sum[:]) {
+			t.Errorf("%s: %s", f.Path, digests[i])
+		}
+	}
+	// A change after the scan: the manifest is the fresh skill's.
+	write(t, filepath.Join(root, "deploy", "scripts", "run.sh"), "echo changed, and longer\n")
+	s2, digests2, err := c.Manifest(ctx, "deploy")
+	if err != nil || s2 == s || digests2[2] == digests[2] || digests2[0] != digests[0] {
+		t.Errorf("after a change: %v %v, %v", digests2, err, s2 == s)
+	}
+	if _, _, err := c.Manifest(ctx, "nope"); !errors.Is(err, ErrNotFound) {
+		t.Errorf("unknown skill: %v", err)
+	}
+}
+
+func TestSameRootTwice(t *testing.T) {
+	root := filepath.Join("testdata", "tree")
+	if c := scan(t, nil, root, root+"/"); c.Len() != 6 {
+		t.Errorf("served %v", names(c))
+	}
+}

@@ -26,6 +26,7 @@ func Scan(ctx context.Context, roots []string, opts *Options) (*Catalog, error) 
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	sc := &scanner{ctx: ctx, cancel: cancel, opts: &o, pool: newPool()}
+	seen := map[string]bool{}
 	for _, r := range roots {
 		abs, err := filepath.Abs(r)
 		if err != nil {
@@ -42,6 +43,10 @@ func Scan(ctx context.Context, roots []string, opts *Options) (*Catalog, error) 
 		if err != nil {
 			return nil, fmt.Errorf("skills folder %s: %w", r, err)
 		}
+		if seen[real] {
+			continue // the same folder given twice is served once
+		}
+		seen[real] = true
 		sc.pool.submit(func() { sc.dir(abs, abs, real, real, 0) })
 	}
 	sc.pool.run(o.Workers)
@@ -187,7 +192,7 @@ func scanSkill(root, dir, real string, depth int, o *Options) (s *Skill, nested 
 		return s, nil, c.out
 	}
 	s.dirID = sigOf(fi)
-	data, _, err := readInside(real, "SKILL.md", o.MaxFileBytes)
+	data, mdSig, err := readInside(real, "SKILL.md", o.MaxFileBytes)
 	if err != nil {
 		c.out = append(c.out, Finding{Skill: c.skill, Path: md, Rule: RuleSkillMD, Severity: SeverityError, Msg: "cannot read SKILL.md: " + errText(err, o)})
 		return s, nil, c.out
@@ -203,6 +208,10 @@ func scanSkill(root, dir, real string, depth int, o *Options) (s *Skill, nested 
 			s.links = bodyLinks(data[fm.bodyOffset:], dir)
 		}
 	}
+	// SKILL.md is listed first, with the signature of the bytes just
+	// parsed, so a cut list still holds it.
+	s.Files = append(s.Files, File{Path: "SKILL.md", Size: int64(len(data)), MIME: mimeByExt("SKILL.md"), sig: mdSig})
+	s.Bytes = int64(len(data))
 	data = nil // the body is not kept
 	w := &fileWalk{s: s, o: o, c: c}
 	w.walk(real, "", 0)

@@ -264,3 +264,35 @@ func TestHiddenAndSpecialSkipped(t *testing.T) {
 	}
 	_ = os.Remove
 }
+
+func TestNestedTooDeep(t *testing.T) {
+	root := t.TempDir()
+	parent := filepath.Join(root, "a", "b", "c", "parent")
+	write(t, filepath.Join(parent, "SKILL.md"), skillMD("parent", "", ""))
+	write(t, filepath.Join(parent, "child", "SKILL.md"), skillMD("child", "", ""))
+	c := scan(t, nil, root)
+	if got := names(c); !slices.Equal(got, []string{"parent"}) {
+		t.Errorf("served %v", got)
+	}
+	if !hasFinding(c.Findings(), RuleNestedTooDeep, filepath.Join("child", "SKILL.md")) {
+		t.Errorf("findings %v", c.Findings())
+	}
+	if !slices.Contains(paths(mustSkill(t, c, "parent")), "child/SKILL.md") {
+		t.Error("the nested SKILL.md is not a file of its parent")
+	}
+}
+
+// The default MaxFilesPerSkill (512) cuts a big folder's list.
+func TestDefaultFileLimit(t *testing.T) {
+	root := t.TempDir()
+	dir := filepath.Join(root, "big")
+	write(t, filepath.Join(dir, "SKILL.md"), skillMD("big", "", ""))
+	for i := range 600 {
+		write(t, filepath.Join(dir, "assets", fmt.Sprintf("f%03d.txt", i)), "x")
+	}
+	s := mustSkill(t, scan(t, nil, root), "big")
+	// SKILL.md stays listed whatever order the folder lists its entries in.
+	if len(s.Files) != DefaultMaxFilesPerSkill || !s.Truncated || !hasFinding(s.Findings, RuleTooManyFiles, "") || !slices.Contains(paths(s), "SKILL.md") {
+		t.Errorf("%d files, truncated %v, findings %v", len(s.Files), s.Truncated, s.Findings)
+	}
+}
