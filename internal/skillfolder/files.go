@@ -21,6 +21,7 @@ type fileWalk struct {
 	c      *checker
 	nested []string // slash paths of sub-folders holding a SKILL.md
 	full   bool     // MaxFilesPerSkill reached
+	root   *os.Root // the skill folder, opened on the first symlink
 }
 
 // walk lists the files below real/rel. Hidden entries are skipped (a
@@ -85,21 +86,22 @@ func (w *fileWalk) entries(real, rel string, depth int, entries []os.DirEntry) {
 	}
 }
 
-// symlink lists a file symlink whose target stays inside the skill.
+// symlink lists a file symlink when it resolves inside the skill the way
+// a read will resolve it: through an os.Root on the skill folder, which
+// refuses symlinks that leave it or are absolute.
 func (w *fileWalk) symlink(real, p string) {
-	target, err := filepath.EvalSymlinks(filepath.Join(real, filepath.FromSlash(p)))
-	if err != nil {
-		w.warn(p, RuleSymlinkEscape, "symlink does not resolve: "+err.Error())
-		return
+	if w.root == nil {
+		r, err := os.OpenRoot(real)
+		if err != nil {
+			w.warn(p, RuleUnreadable, "cannot open the skill folder: "+err.Error())
+			return
+		}
+		w.root = r
 	}
-	if !within(real, target) {
-		w.warn(p, RuleSymlinkEscape, "symlink points outside the skill folder; it is never served")
-		return
-	}
-	fi, err := os.Stat(target)
+	fi, err := w.root.Stat(filepath.FromSlash(p))
 	switch {
 	case err != nil:
-		return
+		w.warn(p, RuleSymlinkEscape, "symlink leaves the skill folder, is absolute or does not resolve; it is never served")
 	case fi.IsDir():
 		w.warn(p, RuleSpecialFile, "a symlink to a folder is not followed; its files are not served")
 	case !fi.Mode().IsRegular():
@@ -131,6 +133,9 @@ func (w *fileWalk) warn(p, rule, msg string) {
 
 // finish sorts the list and checks the skill's total size.
 func (w *fileWalk) finish() {
+	if w.root != nil {
+		w.root.Close()
+	}
 	s := w.s
 	slices.SortFunc(s.Files, func(a, b File) int { return cmp.Compare(a.Path, b.Path) })
 	s.Files = slices.Clip(s.Files)

@@ -1,13 +1,11 @@
 package skillfolder
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path"
@@ -104,30 +102,14 @@ func (c *Catalog) ReadFile(ctx context.Context, name, rel string) (*Content, err
 // the file is gone; the skill is re-scanned.
 var errStale = errors.New("stale")
 
-// readChecked reads rel inside s's folder. The folder must still be the
-// directory the scan read (same device and inode, not a symlink), before
-// and after the read: a folder moved away or an ancestor swapped for a
-// symlink makes the skill stale. One lstat each way, instead of resolving
-// every element of the folder's path on each read.
+// readChecked reads rel inside s's folder; errStale when the folder is
+// no longer the directory scanned or the file is gone.
 func (c *Catalog) readChecked(s *Skill, rel string) ([]byte, sig, error) {
-	if !s.sameDir() {
-		return nil, sig{}, errStale
-	}
-	data, sg, err := readInside(s.realDir, rel, c.opts.MaxFileBytes)
-	if errors.Is(err, fs.ErrNotExist) || err == nil && !s.sameDir() {
+	data, sg, err := readInside(s.realDir, s.dirID, rel, c.opts.MaxFileBytes)
+	if errors.Is(err, fs.ErrNotExist) {
 		return nil, sig{}, errStale
 	}
 	return data, sg, err
-}
-
-// sameDir reports whether s.realDir is still the directory scanned.
-func (s *Skill) sameDir() bool {
-	fi, err := os.Lstat(s.realDir)
-	if err != nil || !fi.IsDir() {
-		return false
-	}
-	id := sigOf(fi)
-	return id.dev == s.dirID.dev && id.ino == s.dirID.ino
 }
 
 // content builds the Content of file i from data, caching its digest for
@@ -181,124 +163,12 @@ func (c *Catalog) Digest(ctx context.Context, name, rel string) (string, *Skill,
 	return ct.Digest, ct.Skill, nil
 }
 
-// unchanged reports whether file i still has its scanned signature.
+// unchanged reports whether file i still has its scanned signature. It
+// only decides whether a cached digest may be reused: a stat through the
+// resolved folder, without the read's guarantees.
 func (c *Catalog) unchanged(s *Skill, i int) bool {
-	_, fi, err := resolveBelow(s.realDir, s.Files[i].Path)
+	fi, err := os.Stat(filepath.Join(s.realDir, filepath.FromSlash(s.Files[i].Path)))
 	return err == nil && fi.Mode().IsRegular() && sigOf(fi) == s.Files[i].sig
-}
-
-// readInside reads the regular file rel below the folder real, which the
-// caller has just resolved (it holds no symlink). The path below it is
-// resolved at read time and must stay inside real; the type is checked
-// before opening, so a FIFO or device is never opened; the open follows
-// no final symlink and does not block; the file is stat'ed before and
-// after the read and its path resolved again, and a read that raced a
-// change starts over (bounded) instead of returning mixed bytes.
-func readInside(real, rel string, maxBytes int64) ([]byte, sig, error) {
-	for range readAttempts {
-		target, fi, err := resolveBelow(real, rel)
-		if err != nil {
-			return nil, sig{}, err
-		}
-		if !fi.Mode().IsRegular() {
-			return nil, sig{}, fmt.Errorf("%s is not a regular file: %w", rel, ErrRefused)
-		}
-		if fi.Size() > maxBytes {
-			return nil, sig{}, fmt.Errorf("%s has %d bytes, over %d (MaxFileBytes): %w", rel, fi.Size(), maxBytes, ErrTooLarge)
-		}
-		data, sg, err := readOpen(target, fi, maxBytes)
-		if errors.Is(err, ErrChanged) {
-			continue
-		}
-		if err != nil {
-			return nil, sig{}, err
-		}
-		if again, _, err := resolveBelow(real, rel); err != nil || again != target {
-			continue
-		}
-		return data, sg, nil
-	}
-	return nil, sig{}, fmt.Errorf("%s kept changing while read: %w", rel, ErrChanged)
-}
-
-// resolveBelow resolves real/rel, where real holds no symlink: it lstats
-// each element below real and, only when one is a symlink, resolves the
-// whole path. It returns the resolved path, which must lie inside real,
-// and the lstat of what it names. Checking just the elements below real
-// costs one lstat per element of rel instead of one per element of the
-// whole path.
-func resolveBelow(real, rel string) (string, os.FileInfo, error) {
-	p := real
-	var fi os.FileInfo
-	for seg := range strings.SplitSeq(rel, "/") {
-		p = filepath.Join(p, seg)
-		var err error
-		if fi, err = os.Lstat(p); err != nil {
-			return "", nil, err
-		}
-		if fi.Mode()&os.ModeSymlink != 0 {
-			return resolveFull(real, rel)
-		}
-	}
-	return p, fi, nil
-}
-
-func resolveFull(real, rel string) (string, os.FileInfo, error) {
-	target, err := filepath.EvalSymlinks(filepath.Join(real, filepath.FromSlash(rel)))
-	if err != nil {
-		return "", nil, err
-	}
-	if !within(real, target) {
-		return "", nil, fmt.Errorf("%s resolves outside the skill folder: %w", rel, ErrRefused)
-	}
-	fi, err := os.Lstat(target)
-	return target, fi, err
-}
-
-// readOpen opens target, checks it is the file lstat saw, and reads it
-// whole; ErrChanged when it changed meanwhile.
-func readOpen(target string, seen os.FileInfo, maxBytes int64) ([]byte, sig, error) {
-	f, err := os.OpenFile(target, openFlags, 0)
-	if err != nil {
-		return nil, sig{}, err
-	}
-	defer f.Close()
-	before, err := f.Stat()
-	if err != nil {
-		return nil, sig{}, err
-	}
-	if !before.Mode().IsRegular() || !os.SameFile(before, seen) {
-		return nil, sig{}, ErrChanged
-	}
-	if before.Size() > maxBytes {
-		return nil, sig{}, fmt.Errorf("%d bytes, over %d (MaxFileBytes): %w", before.Size(), maxBytes, ErrTooLarge)
-	}
-	data, err := readAllLimit(f, before.Size(), maxBytes)
-	if err != nil {
-		return nil, sig{}, err
-	}
-	after, err := f.Stat()
-	if err != nil {
-		return nil, sig{}, err
-	}
-	if sigOf(after) != sigOf(before) || int64(len(data)) != after.Size() {
-		return nil, sig{}, ErrChanged
-	}
-	return data, sigOf(after), nil
-}
-
-// readAllLimit reads r to its end, failing past maxBytes. size is the
-// expected length, so a file that did not grow is read into one buffer.
-func readAllLimit(r io.Reader, size, maxBytes int64) ([]byte, error) {
-	var b bytes.Buffer
-	b.Grow(int(min(size, maxBytes)) + bytes.MinRead)
-	if _, err := b.ReadFrom(io.LimitReader(r, maxBytes+1)); err != nil {
-		return nil, err
-	}
-	if int64(b.Len()) > maxBytes {
-		return nil, fmt.Errorf("over %d bytes (MaxFileBytes): %w", maxBytes, ErrTooLarge)
-	}
-	return b.Bytes(), nil
 }
 
 // Manifest returns skill name's entry with the digest of each of its

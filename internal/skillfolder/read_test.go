@@ -102,7 +102,9 @@ func TestSymlinks(t *testing.T) {
 		"references/up.md":    "../../build/SKILL.md", // another skill's file: outside
 		"references/dir":      "../scripts",           // a folder: not followed
 		"references/dangling": "nowhere",
-		"references/swap.md":  "build.md", // swapped to escape after the scan
+		"references/swap.md":  "build.md",                                   // swapped to escape after the scan
+		"references/abs.md":   filepath.Join(dep, "references", "build.md"), // absolute: refused like an escape
+		"scripts/chain.md":    "../references/alias.md",                     // a chain that stays inside: served
 	}
 	for name, target := range links {
 		if err := os.Symlink(target, filepath.Join(dep, filepath.FromSlash(name))); err != nil {
@@ -111,13 +113,14 @@ func TestSymlinks(t *testing.T) {
 	}
 	c := scan(t, nil, root)
 	s := mustSkill(t, c, "deploy")
-	want := []string{"SKILL.md", "references/alias.md", "references/build.md", "references/swap.md", "scripts/run.sh"}
+	want := []string{"SKILL.md", "references/alias.md", "references/build.md", "references/swap.md", "scripts/chain.md", "scripts/run.sh"}
 	if !slices.Equal(paths(s), want) {
 		t.Errorf("files %v, want %v", paths(s), want)
 	}
 	for _, tt := range []struct{ rule, path string }{
 		{RuleSymlinkEscape, "references/escape"}, {RuleSymlinkEscape, "references/up.md"},
 		{RuleSpecialFile, "references/dir"}, {RuleSymlinkEscape, "references/dangling"},
+		{RuleSymlinkEscape, "references/abs.md"},
 	} {
 		if !hasFinding(s.Findings, tt.rule, filepath.FromSlash(tt.path)) {
 			t.Errorf("no %s finding for %s in %v", tt.rule, tt.path, s.Findings)
@@ -126,7 +129,10 @@ func TestSymlinks(t *testing.T) {
 	if ct, err := c.ReadFile(ctx, "deploy", "references/alias.md"); err != nil || !strings.HasPrefix(string(ct.Data), "# Build notes") {
 		t.Errorf("inside symlink: %v", err)
 	}
-	for _, p := range []string{"references/escape", "references/up.md"} {
+	if ct, err := c.ReadFile(ctx, "deploy", "scripts/chain.md"); err != nil || !strings.HasPrefix(string(ct.Data), "# Build notes") {
+		t.Errorf("symlink chain inside: %v", err)
+	}
+	for _, p := range []string{"references/escape", "references/up.md", "references/abs.md"} {
 		if _, err := c.ReadFile(ctx, "deploy", p); err == nil {
 			t.Errorf("escaping symlink %s was read", p)
 		}
@@ -174,7 +180,18 @@ func TestSpecialFiles(t *testing.T) {
 	if err := syscall.Mkfifo(filepath.Join(dep, "pipe"), 0o644); err != nil {
 		t.Skip("no FIFOs here:", err)
 	}
+	// A SKILL.md that is a FIFO: the skill is broken, the scan does not
+	// hang on it.
+	if err := os.MkdirAll(filepath.Join(root, "fifo"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(filepath.Join(root, "fifo", "SKILL.md"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	c := scan(t, nil, root)
+	if _, ok := c.Skill("fifo"); ok || !hasFinding(c.Findings(), RuleSkillMD, filepath.Join("fifo", "SKILL.md")) {
+		t.Errorf("FIFO SKILL.md: findings %v", c.Findings())
+	}
 	s := mustSkill(t, c, "deploy")
 	if slices.Contains(paths(s), "pipe") || !hasFinding(s.Findings, RuleSpecialFile, "pipe") {
 		t.Errorf("files %v findings %v", paths(s), s.Findings)

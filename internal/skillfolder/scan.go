@@ -192,7 +192,7 @@ func scanSkill(root, dir, real string, depth int, o *Options) (s *Skill, nested 
 		return s, nil, c.out
 	}
 	s.dirID = sigOf(fi)
-	data, mdSig, err := readInside(real, "SKILL.md", o.MaxFileBytes)
+	data, mdSig, err := readInside(real, s.dirID, "SKILL.md", o.MaxFileBytes)
 	if err != nil {
 		c.out = append(c.out, Finding{Skill: c.skill, Path: md, Rule: RuleSkillMD, Severity: SeverityError, Msg: "cannot read SKILL.md: " + errText(err, o)})
 		return s, nil, c.out

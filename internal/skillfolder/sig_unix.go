@@ -19,7 +19,8 @@ func sigOf(fi os.FileInfo) sig {
 	return s
 }
 
-// openFlags open a file without following a final symlink and without
-// blocking: if a FIFO was swapped in after the type check, the open does
-// not wait for a writer, and the fstat after it refuses the file.
-const openFlags = os.O_RDONLY | syscall.O_NOFOLLOW | syscall.O_NONBLOCK | syscall.O_CLOEXEC
+// openFlags open a file without blocking: if a FIFO was swapped in after
+// the type check, the open does not wait for a writer, and the fstat
+// after it refuses the file. (os.Root resolves symlinks itself, refusing
+// those that leave the folder.)
+const openFlags = os.O_RDONLY | syscall.O_NONBLOCK
