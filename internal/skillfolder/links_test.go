@@ -3,6 +3,7 @@ package skillfolder
 import (
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -51,4 +52,32 @@ func TestDeps(t *testing.T) {
 	if got := mustSkill(t, c, "c").Deps; !slices.Equal(got, []string{"a"}) {
 		t.Errorf("c deps %v (cycles are kept for the resolver to report)", got)
 	}
+}
+
+func FuzzBodyLinks(f *testing.F) {
+	f.Add([]byte("see [b](../b/SKILL.md) and [c][r]\n\n[r]: ../c/\n"))
+	f.Add([]byte("[x](<../a b/>) ![i](../i.png) [u](http://x)"))
+	dir := filepath.FromSlash("/r/a")
+	f.Fuzz(func(t *testing.T, body []byte) {
+		for _, target := range bodyLinks(body, dir) {
+			if target != filepath.Clean(target) || !filepath.IsAbs(target) {
+				t.Fatalf("target %q is not a clean absolute path", target)
+			}
+		}
+	})
+}
+
+func FuzzCleanRel(f *testing.F) {
+	for _, s := range []string{"SKILL.md", "a/../b", "./a//b", "/etc/passwd", "a\\b", "..", "a/.", ""} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, rel string) {
+		got, err := cleanRel(rel)
+		if err != nil {
+			return
+		}
+		if got == "" || strings.HasPrefix(got, "/") || strings.ContainsAny(got, "\\\x00") || slices.Contains(strings.Split(got, "/"), "..") {
+			t.Fatalf("cleanRel(%q) = %q", rel, got)
+		}
+	})
 }
