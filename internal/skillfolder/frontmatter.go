@@ -92,7 +92,9 @@ func isDelimiter(l []byte) bool {
 	return string(bytes.TrimRight(l, " \t\r")) == "---"
 }
 
-var yamlErrLine = regexp.MustCompile(`line (\d+)`)
+// yamlErrLine finds the line in the YAML library's message, which is
+// then dropped from the text: the finding carries the SKILL.md line.
+var yamlErrLine = regexp.MustCompile(`^yaml: (?:line (\d+): )?`)
 
 // parseFrontmatter reads SKILL.md's frontmatter into a JSON-compatible
 // map. Anchors, aliases and merge keys are refused outright rather than
@@ -106,13 +108,14 @@ func parseFrontmatter(data []byte, maxBytes int) (*frontmatter, *fmProblem) {
 	f := &frontmatter{firstLine: firstLine, bodyOffset: body}
 	var doc yaml.Node
 	if err := yaml.Unmarshal(yml, &doc); err != nil {
-		line := firstLine
-		if m := yamlErrLine.FindStringSubmatch(err.Error()); m != nil {
+		line, msg := firstLine, err.Error()
+		if m := yamlErrLine.FindStringSubmatch(msg); m != nil {
 			if n, err := strconv.Atoi(m[1]); err == nil {
 				line = firstLine + n - 1
 			}
+			msg = msg[len(m[0]):]
 		}
-		return nil, &fmProblem{RuleFrontmatter, line, SeverityError, "frontmatter is not valid YAML: " + err.Error()}
+		return nil, &fmProblem{RuleFrontmatter, line, SeverityError, "frontmatter is not valid YAML: " + msg}
 	}
 	root := &doc
 	if root.Kind == yaml.DocumentNode && len(root.Content) == 1 {
