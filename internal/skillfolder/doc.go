@@ -14,9 +14,10 @@
 // Everything under the roots is someone else's input. Frontmatter YAML is
 // parsed by a real YAML library with bounded size and no anchors or
 // aliases; a client's path is refused when absolute, holding "..", a
-// backslash or NUL; a path must resolve, symlinks included and at read
-// time too, inside its skill's folder; only regular files up to
-// MaxFileBytes are opened, and never a FIFO or device. A file whose
+// backslash or NUL, or not in the skill's list; a read resolves the path
+// beneath the skill folder it has opened (os.Root), so no symlink, even
+// one swapped in after the scan, leads it outside; only regular files up
+// to MaxFileBytes are opened, and never a FIFO or device. A file whose
 // signature changed since the scan re-scans its skill, and no read
 // returns bytes that disagree with the entry it returns them with.
 // Nothing found is ever executed.
