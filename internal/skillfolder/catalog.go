@@ -36,7 +36,8 @@ type Skill struct {
 	Name        string
 	Description string
 	// Frontmatter is the whole YAML frontmatter as JSON values
-	// (map[string]any, []any, string, int64, float64, bool, nil).
+	// (map[string]any, []any, string, int64, float64, bool, nil). It is
+	// shared by every reader of this *Skill: never modify it.
 	Frontmatter map[string]any
 	// Triggers, Inputs and Tool come from metadata triggers, inputs and
 	// tool (or command); docs/skill-folders.md §4.
@@ -45,7 +46,9 @@ type Skill struct {
 	Tool     string
 	HasTool  bool
 	// Deps names the other served skills the body links to (relative
-	// Markdown links to their folder or SKILL.md), in body order, once each.
+	// Markdown links to their folder or SKILL.md), in body order, once each,
+	// as the catalog stood when this entry was made: a skill that left the
+	// catalog since may still be named.
 	Deps []string
 	// Dir is the folder as found (root joined with Rel); Root is the root
 	// it was found under and Rel its slash path below it ("." when the

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -262,7 +261,6 @@ func TestHiddenAndSpecialSkipped(t *testing.T) {
 	if _, err := c.ReadFile(context.Background(), "deploy", ".env"); !errors.Is(err, ErrNotFound) {
 		t.Errorf("reading .env: %v", err)
 	}
-	_ = os.Remove
 }
 
 func TestNestedTooDeep(t *testing.T) {
