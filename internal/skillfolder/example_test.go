@@ -1,0 +1,44 @@
+package skillfolder_test
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/agent3md/agent3md/internal/skillfolder"
+)
+
+func ExampleScan() {
+	ctx := context.Background()
+	c, err := skillfolder.Scan(ctx, []string{"testdata/tree"}, nil)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for _, s := range c.Skills() {
+		fmt.Println(s.Name, s.Deps, len(s.Files))
+	}
+	for _, f := range c.Findings() {
+		if f.Severity == skillfolder.SeverityError {
+			fmt.Println(f.Skill, f.Line, f.Rule)
+		}
+	}
+	ct, err := c.ReadFile(ctx, "deploy", "scripts/run.sh")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(ct.MIME, ct.Text, ct.File.Size)
+	// Output:
+	// build [] 1
+	// deploy [build lint] 3
+	// lint [rules] 2
+	// rules [] 1
+	// search-code [] 1
+	// warn-keys [] 1
+	// alias 3 yaml-alias
+	// broken-yaml 2 frontmatter
+	// mismatch 2 name-mismatch
+	// no-frontmatter 1 frontmatter
+	// warn-keys 7 metadata
+	// text/x-shellscript true 64
+}

@@ -1,0 +1,232 @@
+package skillfolder
+
+import (
+	"bytes"
+	"fmt"
+	"math"
+	"regexp"
+	"strconv"
+
+	yaml "go.yaml.in/yaml/v3"
+)
+
+// maxYAMLDepth bounds the nesting of frontmatter values. The format uses
+// two levels (metadata is a map of strings); the bound only keeps a
+// hostile file from costing deep recursion.
+const maxYAMLDepth = 32
+
+// fmProblem is a frontmatter problem at a line of SKILL.md.
+type fmProblem struct {
+	rule string
+	line int
+	sev  Severity
+	msg  string
+}
+
+func (p *fmProblem) Error() string { return fmt.Sprintf("line %d: %s", p.line, p.msg) }
+
+// frontmatter is a parsed SKILL.md head.
+type frontmatter struct {
+	// fields is the whole frontmatter as JSON would carry it.
+	fields map[string]any
+	// root is the YAML mapping, kept for the line of each key; nil after
+	// validation.
+	root *yaml.Node
+	// firstLine is the SKILL.md line of the frontmatter's first line.
+	firstLine int
+	// bodyOffset is where the Markdown body starts in SKILL.md.
+	bodyOffset int64
+	// warnings are problems that do not stop the frontmatter's use.
+	warnings []fmProblem
+}
+
+// line maps a line of the YAML text to its SKILL.md line.
+func (f *frontmatter) line(n *yaml.Node) int {
+	if n == nil || n.Line == 0 {
+		return f.firstLine
+	}
+	return f.firstLine + n.Line - 1
+}
+
+var bom = []byte{0xEF, 0xBB, 0xBF}
+
+// splitFrontmatter finds the YAML between the opening "---" line and the
+// next "---" line (docs/skill-folders.md §2). It returns the
+// YAML, the SKILL.md line where it starts and the body's offset. Trailing
+// spaces and a CR after either delimiter are allowed; a leading byte order
+// mark is skipped.
+func splitFrontmatter(data []byte, maxBytes int) (yml []byte, firstLine int, body int64, p *fmProblem) {
+	off := 0
+	if bytes.HasPrefix(data, bom) {
+		off = len(bom)
+	}
+	first, next := lineAt(data, off)
+	if !isDelimiter(first) {
+		return nil, 0, 0, &fmProblem{RuleFrontmatter, 1, SeverityError, "SKILL.md does not start with a '---' line; put the YAML frontmatter (name, description) between two '---' lines at the top"}
+	}
+	start := next
+	for pos := start; pos < len(data) && pos-start <= maxBytes; {
+		l, n := lineAt(data, pos)
+		if isDelimiter(l) {
+			return data[start:pos], 2, int64(n), nil
+		}
+		pos = n
+	}
+	if len(data)-start > maxBytes {
+		return nil, 0, 0, &fmProblem{RuleFrontmatter, 2, SeverityError, fmt.Sprintf("frontmatter is over %d bytes (MaxFrontmatterBytes) or never closed; close it with a '---' line and keep long text in the body", maxBytes)}
+	}
+	return nil, 0, 0, &fmProblem{RuleFrontmatter, 1, SeverityError, "the frontmatter opened on line 1 is never closed; add a '---' line after it"}
+}
+
+// lineAt returns the line starting at off (without its newline) and the
+// offset of the next line.
+func lineAt(data []byte, off int) ([]byte, int) {
+	i := bytes.IndexByte(data[off:], '\n')
+	if i < 0 {
+		return data[off:], len(data)
+	}
+	return data[off : off+i], off + i + 1
+}
+
+func isDelimiter(l []byte) bool {
+	return string(bytes.TrimRight(l, " \t\r")) == "---"
+}
+
+// yamlErrLine finds the line in the YAML library's message, which is
+// then dropped from the text: the finding carries the SKILL.md line.
+var yamlErrLine = regexp.MustCompile(`^yaml: (?:line (\d+): )?`)
+
+// parseFrontmatter reads SKILL.md's frontmatter into a JSON-compatible
+// map. Anchors, aliases and merge keys are refused outright rather than
+// expanded, so no document costs more than its size (an alias bomb is
+// refused on its first anchor); the YAML library also bounds nesting.
+func parseFrontmatter(data []byte, maxBytes int) (*frontmatter, *fmProblem) {
+	yml, firstLine, body, p := splitFrontmatter(data, maxBytes)
+	if p != nil {
+		return nil, p
+	}
+	f := &frontmatter{firstLine: firstLine, bodyOffset: body}
+	var doc yaml.Node
+	if err := yaml.Unmarshal(yml, &doc); err != nil {
+		line, msg := firstLine, err.Error()
+		if m := yamlErrLine.FindStringSubmatch(msg); m != nil {
+			if n, err := strconv.Atoi(m[1]); err == nil {
+				line = firstLine + n - 1
+			}
+			msg = msg[len(m[0]):]
+		}
+		return nil, &fmProblem{RuleFrontmatter, line, SeverityError, "frontmatter is not valid YAML: " + msg}
+	}
+	root := &doc
+	if root.Kind == yaml.DocumentNode && len(root.Content) == 1 {
+		root = root.Content[0]
+	}
+	if root.Kind != yaml.MappingNode {
+		return nil, &fmProblem{RuleFrontmatter, f.line(root), SeverityError, "frontmatter must be a YAML mapping of keys (name: ..., description: ...)"}
+	}
+	v, p := f.toJSON(root, 0)
+	if p != nil {
+		return nil, p
+	}
+	f.fields, f.root = v.(map[string]any), root
+	return f, nil
+}
+
+// toJSON converts a YAML node to what a host's YAML parser yields, as JSON
+// values: map[string]any, []any, string, int64, float64, bool or nil.
+func (f *frontmatter) toJSON(n *yaml.Node, depth int) (any, *fmProblem) {
+	if depth > maxYAMLDepth {
+		return nil, &fmProblem{RuleYAMLValue, f.line(n), SeverityError, fmt.Sprintf("frontmatter nests deeper than %d levels", maxYAMLDepth)}
+	}
+	if n.Kind == yaml.AliasNode || n.Anchor != "" {
+		return nil, &fmProblem{RuleYAMLAlias, f.line(n), SeverityError, "frontmatter uses a YAML anchor or alias (& or *); write the value out instead"}
+	}
+	switch n.Kind {
+	case yaml.MappingNode:
+		return f.mapping(n, depth)
+	case yaml.SequenceNode:
+		out := make([]any, 0, len(n.Content))
+		for _, c := range n.Content {
+			v, p := f.toJSON(c, depth+1)
+			if p != nil {
+				return nil, p
+			}
+			out = append(out, v)
+		}
+		return out, nil
+	case yaml.ScalarNode:
+		return f.scalar(n)
+	}
+	return nil, &fmProblem{RuleYAMLValue, f.line(n), SeverityError, "frontmatter holds a YAML node JSON cannot carry"}
+}
+
+func (f *frontmatter) mapping(n *yaml.Node, depth int) (any, *fmProblem) {
+	out := make(map[string]any, len(n.Content)/2)
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		if k.Kind == yaml.AliasNode || k.Anchor != "" {
+			return nil, &fmProblem{RuleYAMLAlias, f.line(k), SeverityError, "frontmatter uses a YAML anchor or alias (& or *); write the value out instead"}
+		}
+		if k.Kind != yaml.ScalarNode {
+			return nil, &fmProblem{RuleYAMLValue, f.line(k), SeverityError, "frontmatter has a key that is not a plain scalar; JSON keys are strings"}
+		}
+		if k.ShortTag() == "!!merge" {
+			return nil, &fmProblem{RuleYAMLAlias, f.line(k), SeverityError, "frontmatter uses a YAML merge key (<<); write the keys out instead"}
+		}
+		// A host's YAML parser turns a scalar key into its text as a
+		// JSON key (1: x gives "1").
+		if _, dup := out[k.Value]; dup {
+			return nil, &fmProblem{RuleYAMLValue, f.line(k), SeverityError, fmt.Sprintf("frontmatter key %q appears twice", k.Value)}
+		}
+		val, p := f.toJSON(v, depth+1)
+		if p != nil {
+			return nil, p
+		}
+		out[k.Value] = val
+	}
+	return out, nil
+}
+
+func (f *frontmatter) scalar(n *yaml.Node) (any, *fmProblem) {
+	switch n.ShortTag() {
+	case "!!str", "!!binary":
+		return n.Value, nil
+	case "!!null":
+		return nil, nil
+	case "!!bool":
+		var b bool
+		if err := n.Decode(&b); err != nil {
+			return nil, &fmProblem{RuleYAMLValue, f.line(n), SeverityError, "frontmatter value " + strconv.Quote(n.Value) + " is not a boolean: " + err.Error()}
+		}
+		return b, nil
+	case "!!int":
+		var i int64
+		if err := n.Decode(&i); err == nil {
+			return i, nil
+		}
+		fallthrough
+	case "!!float":
+		var x float64
+		if err := n.Decode(&x); err != nil || math.IsNaN(x) || math.IsInf(x, 0) {
+			return nil, &fmProblem{RuleYAMLValue, f.line(n), SeverityError, "frontmatter number " + strconv.Quote(n.Value) + " has no JSON form; quote it"}
+		}
+		return x, nil
+	case "!!timestamp":
+		f.warnings = append(f.warnings, fmProblem{RuleYAMLTimestamp, f.line(n), SeverityWarning, "unquoted date " + strconv.Quote(n.Value) + " reads as a date in some YAML parsers and a string in others; quote it"})
+		return n.Value, nil
+	}
+	return nil, &fmProblem{RuleYAMLValue, f.line(n), SeverityError, "frontmatter uses the YAML tag " + strconv.Quote(n.Tag) + ", which hosts' parsers refuse; remove it"}
+}
+
+// keyNode returns the key and value nodes of key in mapping m.
+func keyNode(m *yaml.Node, key string) (k, v *yaml.Node) {
+	if m == nil {
+		return nil, nil
+	}
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		if m.Content[i].Value == key {
+			return m.Content[i], m.Content[i+1]
+		}
+	}
+	return nil, nil
+}

@@ -1,0 +1,192 @@
+package skillfolder
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+)
+
+func TestFrontmatter(t *testing.T) {
+	tests := []struct {
+		name, in string
+		want     map[string]any // nil when a problem is wanted
+		rule     string
+		line     int
+	}{
+		{"plain", "---\nname: a\ndescription: b\n---\nbody", map[string]any{"name": "a", "description": "b"}, "", 0},
+		{"BOM and CRLF", "\ufeff---\r\nname: a\r\n---  \r\nbody", map[string]any{"name": "a"}, "", 0},
+		{"typed scalars", "---\nn: 3\nf: 1.5\nb: true\nz: null\ns: '3'\nl: [a, 1]\nm: {k: v}\n---\n",
+			map[string]any{"n": int64(3), "f": 1.5, "b": true, "z": nil, "s": "3", "l": []any{"a", int64(1)}, "m": map[string]any{"k": "v"}}, "", 0},
+		{"scalar keys become strings", "---\n1: a\ntrue: b\n---\n", map[string]any{"1": "a", "true": "b"}, "", 0},
+		{"huge int becomes a float", "---\nn: 123456789012345678901234567890\n---\n", map[string]any{"n": 1.2345678901234568e29}, "", 0},
+		{"timestamp kept as text", "---\nd: 2024-01-02\n---\n", map[string]any{"d": "2024-01-02"}, "", 0},
+		{"no frontmatter", "# Title\n", nil, RuleFrontmatter, 1},
+		{"unclosed", "---\nname: a\n", nil, RuleFrontmatter, 1},
+		{"empty", "---\n---\n", nil, RuleFrontmatter, 2},
+		{"not a mapping", "---\n- a\n- b\n---\n", nil, RuleFrontmatter, 2},
+		{"scalar", "---\njust text\n---\n", nil, RuleFrontmatter, 2},
+		{"bad yaml", "---\nname: a\nb: c: d\n---\n", nil, RuleFrontmatter, 3},
+		{"anchor", "---\nname: &x a\n---\n", nil, RuleYAMLAlias, 2},
+		{"alias", "---\na: 1\nb: *x\n---\n", nil, RuleFrontmatter, 2}, // unknown anchor: a YAML error without a line
+		{"merge key", "---\nm:\n  <<: {a: 1}\n---\n", nil, RuleYAMLAlias, 3},
+		{"anchored key", "---\n&k a: 1\n---\n", nil, RuleYAMLAlias, 2},
+		{"duplicate key", "---\na: 1\na: 2\n---\n", nil, RuleYAMLValue, 3},
+		{"complex key", "---\n? [a]\n: 1\n---\n", nil, RuleYAMLValue, 2},
+		{"NaN", "---\nx: .nan\n---\n", nil, RuleYAMLValue, 2},
+		{"infinity", "---\nx: -.inf\n---\n", nil, RuleYAMLValue, 2},
+		{"custom tag", "---\nx: !foo bar\n---\n", nil, RuleYAMLValue, 2},
+		{"too deep", "---\nx: " + strings.Repeat("[", 40) + strings.Repeat("]", 40) + "\n---\n", nil, RuleYAMLValue, 2},
+		// The limit (100 here) counts the YAML between the delimiters.
+		{"at size limit", "---\n" + "a: " + strings.Repeat("x", 96) + "\n---\n", map[string]any{"a": strings.Repeat("x", 96)}, "", 0},
+		{"over size limit", "---\n" + "a: " + strings.Repeat("x", 97) + "\n---\n", nil, RuleFrontmatter, 2},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			fm, p := parseFrontmatter([]byte(tt.in), 100)
+			if tt.want == nil {
+				if p == nil || p.rule != tt.rule || p.line != tt.line {
+					t.Fatalf("problem %+v, want %s at line %d", p, tt.rule, tt.line)
+				}
+				return
+			}
+			if p != nil {
+				t.Fatalf("problem %+v", p)
+			}
+			if !reflect.DeepEqual(fm.fields, tt.want) {
+				t.Errorf("fields %#v, want %#v", fm.fields, tt.want)
+			}
+			if _, err := json.Marshal(fm.fields); err != nil {
+				t.Errorf("not JSON: %v", err)
+			}
+		})
+	}
+}
+
+// An alias bomb (each level doubling the last) is refused at its first
+// anchor, before anything is expanded.
+func TestAliasBomb(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("---\nname: bomb\ndescription: x\na0: &a0 [lol, lol, lol, lol, lol, lol, lol, lol, lol]\n")
+	for i := 1; i < 30; i++ {
+		fmt.Fprintf(&b, "a%d: &a%d [*a%d, *a%d, *a%d, *a%d, *a%d, *a%d, *a%d, *a%d, *a%d]\n", i, i, i-1, i-1, i-1, i-1, i-1, i-1, i-1, i-1, i-1)
+	}
+	b.WriteString("---\n")
+	_, p := parseFrontmatter([]byte(b.String()), DefaultMaxFrontmatterBytes)
+	if p == nil || p.rule != RuleYAMLAlias || p.line != 4 {
+		t.Fatalf("problem %+v, want %s at line 4", p, RuleYAMLAlias)
+	}
+	root := t.TempDir()
+	write(t, filepath.Join(root, "bomb", "SKILL.md"), b.String())
+	c := scan(t, nil, root)
+	if c.Len() != 0 || !hasFinding(c.Findings(), RuleYAMLAlias, "SKILL.md") {
+		t.Errorf("served %v findings %v", names(c), c.Findings())
+	}
+}
+
+func TestValidate(t *testing.T) {
+	long := strings.Repeat("d", 1025)
+	tests := []struct {
+		name, folder, extra string // extra frontmatter lines after name/description
+		fm                  string // whole frontmatter, replacing the default
+		served              bool
+		rules               []string
+	}{
+		{"valid", "ok", "license: MIT\ncompatibility: Python 3\nallowed-tools: Read Bash\n", "", true, nil},
+		{"allowed-tools list", "ok", "allowed-tools: [Read, Bash]\n", "", true, nil},
+		{"allowed-tools map", "ok", "allowed-tools: {a: b}\n", "", true, []string{RuleAllowedTools}},
+		{"compatibility too long", "ok", "compatibility: " + strings.Repeat("c", 501) + "\n", "", true, []string{RuleCompatibility}},
+		{"compatibility at limit", "ok", "compatibility: " + strings.Repeat("c", 500) + "\n", "", true, nil},
+		{"license not a string", "ok", "license: [MIT]\n", "", true, []string{RuleLicense}},
+		{"metadata not a map", "ok", "metadata: x\n", "", true, []string{RuleMetadata}},
+		{"metadata number", "ok", "metadata:\n  v: 1\n  w: \"2\"\n", "", true, []string{RuleMetadata}},
+		{"unknown key", "ok", "version: \"1\"\n", "", true, []string{RuleUnknownKey}},
+		{"input type", "ok", "metadata:\n  inputs: \"p:path\"\n", "", true, []string{RuleInputs}},
+		{"undeclared placeholder", "ok", "metadata:\n  command: \"rg {p}\"\n", "", true, []string{RuleTool}},
+		{"tool and command differ", "ok", "metadata:\n  inputs: p\n  tool: \"a {p}\"\n  command: \"b {p}\"\n", "", true, []string{RuleTool}},
+		{"missing name", "ok", "", "description: x\n", false, []string{RuleName}},
+		{"name not a string", "ok", "", "name: 1\ndescription: x\n", false, []string{RuleName}},
+		{"name uppercase", "Ok", "", "name: Ok\ndescription: x\n", false, []string{RuleName}},
+		{"name double hyphen", "a--b", "", "name: a--b\ndescription: x\n", false, []string{RuleName}},
+		{"name leading hyphen", "-a", "", "name: -a\ndescription: x\n", false, []string{RuleName}},
+		{"name at 64", strings.Repeat("n", 64), "", "name: " + strings.Repeat("n", 64) + "\ndescription: x\n", true, nil},
+		{"name at 65", strings.Repeat("n", 65), "", "name: " + strings.Repeat("n", 65) + "\ndescription: x\n", false, []string{RuleName}},
+		{"name mismatch", "ok", "", "name: other\ndescription: x\n", false, []string{RuleNameMismatch}},
+		{"missing description", "ok", "", "name: ok\n", false, []string{RuleDescription}},
+		{"blank description", "ok", "", "name: ok\ndescription: \"  \"\n", false, []string{RuleDescription}},
+		{"description at 1024", "ok", "", "name: ok\ndescription: " + long[:1024] + "\n", true, nil},
+		{"description at 1025", "ok", "", "name: ok\ndescription: " + long + "\n", true, []string{RuleDescription}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			fm := tt.fm
+			if fm == "" {
+				fm = "name: " + tt.folder + "\ndescription: x\n" + tt.extra
+			}
+			f, p := parseFrontmatter([]byte("---\n"+fm+"---\nbody\n"), DefaultMaxFrontmatterBytes)
+			if p != nil {
+				t.Fatalf("parse: %+v", p)
+			}
+			c := &checker{fm: f, skill: tt.folder, path: "SKILL.md"}
+			s := &Skill{}
+			served := validate(s, f, c)
+			var rules []string
+			for _, x := range c.out {
+				rules = append(rules, x.Rule)
+				if x.Line < 2 {
+					t.Errorf("finding without a frontmatter line: %v", x)
+				}
+			}
+			if served != tt.served || !slices.Equal(slices.Compact(rules), tt.rules) {
+				t.Errorf("served %v rules %v, want %v %v: %v", served, rules, tt.served, tt.rules, c.out)
+			}
+		})
+	}
+}
+
+func TestSplitTriggers(t *testing.T) {
+	got := splitTriggers(" a, b ,\n c\n\n,d ")
+	if want := []string{"a", "b", "c", "d"}; !slices.Equal(got, want) {
+		t.Errorf("%q", got)
+	}
+}
+
+func FuzzFrontmatter(f *testing.F) {
+	seeds, _ := filepath.Glob(filepath.Join("testdata", "tree", "*", "SKILL.md"))
+	for _, p := range seeds {
+		if b, err := os.ReadFile(p); err == nil {
+			f.Add(b)
+		}
+	}
+	f.Add([]byte("---\na: &x [1]\nb: *x\n---\n"))
+	f.Add([]byte("\ufeff---\r\nname: a\r\n---\r\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		const limit = 4096
+		fm, p := parseFrontmatter(data, limit)
+		if p != nil {
+			if p.line < 1 || p.rule == "" || p.msg == "" {
+				t.Fatalf("problem without position or rule: %+v", p)
+			}
+			_ = p.Error()
+			return
+		}
+		if _, err := json.Marshal(fm.fields); err != nil {
+			t.Fatalf("frontmatter not JSON: %v", err)
+		}
+		if fm.bodyOffset > int64(len(data)) || fm.bodyOffset < 4 {
+			t.Fatalf("body offset %d of %d", fm.bodyOffset, len(data))
+		}
+		c := &checker{fm: fm, skill: "x", path: "SKILL.md"}
+		validate(&Skill{}, fm, c)
+		for _, x := range c.out {
+			if x.Line < 1 {
+				t.Fatalf("finding without a line: %v", x)
+			}
+			_ = x.String()
+		}
+	})
+}

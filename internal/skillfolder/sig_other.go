@@ -1,0 +1,13 @@
+//go:build !unix
+
+package skillfolder
+
+import "os"
+
+// sigOf is a file's cheap change signature: where the platform gives no
+// inode, size and modification time.
+func sigOf(fi os.FileInfo) sig {
+	return sig{size: fi.Size(), mtime: fi.ModTime().UnixNano()}
+}
+
+const openFlags = os.O_RDONLY

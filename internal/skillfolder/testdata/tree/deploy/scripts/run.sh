@@ -1,0 +1,3 @@
+#!/bin/sh
+# Served as text, never executed.
+echo deploying "$1"
