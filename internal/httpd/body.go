@@ -28,10 +28,12 @@ func (s *Server) readBody(w http.ResponseWriter, r *http.Request) bool {
 	rc := http.NewResponseController(w)
 	_ = rc.SetReadDeadline(time.Now().Add(s.opts.ReadTimeout))
 	data, err := io.ReadAll(io.LimitReader(r.Body, max+1))
-	// Lift the deadline: net/http keeps reading in the background to notice
-	// a client that goes away, and a deadline there would cancel the
-	// request's context mid-answer.
-	_ = rc.SetReadDeadline(time.Time{})
+	if err != nil || int64(len(data)) > max {
+		// The body is not read to its end: the connection can't carry
+		// another request. The read deadline stays, so net/http's attempt
+		// to drain the rest after the answer can't hang.
+		w.Header().Set("Connection", "close")
+	}
 	switch {
 	case errors.Is(err, os.ErrDeadlineExceeded):
 		writeError(w, http.StatusRequestTimeout, codeInvalidRequest,
@@ -44,6 +46,10 @@ func (s *Server) readBody(w http.ResponseWriter, r *http.Request) bool {
 		s.tooLarge(w)
 		return false
 	}
+	// Lift the deadline: net/http keeps reading in the background to notice
+	// a client that goes away, and a deadline there would cancel the
+	// request's context mid-answer.
+	_ = rc.SetReadDeadline(time.Time{})
 	r.Body = io.NopCloser(bytes.NewReader(data))
 	r.ContentLength = int64(len(data))
 	return true
