@@ -80,7 +80,7 @@ func start(t *testing.T, opts Options, eps Endpoints) *running {
 	if opts.Addr == "" {
 		opts.Addr = "127.0.0.1:0"
 	}
-	opts.Logger = slog.New(slog.NewTextHandler(buf, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	opts.Logger = newTestLogger(buf)
 	srv, err := New(&opts, eps)
 	if err != nil {
 		t.Fatalf("New: %v", err)
@@ -153,4 +153,8 @@ func writeFile(t *testing.T, name, data string) string {
 		t.Fatal(err)
 	}
 	return p
+}
+
+func newTestLogger(w io.Writer) *slog.Logger {
+	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: slog.LevelDebug}))
 }
