@@ -59,9 +59,11 @@ type Options struct {
 	// in an Origin header besides loopback ones; "*" accepts any origin.
 	AllowOrigins []string
 	// AllowHosts are host names ("mcp.example.com", no port) accepted in
-	// the Host header besides localhost, 127.0.0.1 and [::1]. When Addr is
-	// loopback the Host header is always checked (DNS rebinding); on
-	// another address it is checked only when AllowHosts is set.
+	// the Host header besides localhost, 127.0.0.1 and [::1]. A request
+	// that arrives over loopback always has its Host checked (DNS
+	// rebinding), so a proxy on the same machine must either pass a
+	// loopback Host or have its public name listed here; once AllowHosts
+	// is set, every request's Host is checked.
 	AllowHosts []string
 
 	// TLSCert and TLSKey are PEM files; both set turns on HTTPS (TLS 1.2

@@ -11,11 +11,10 @@ import (
 type guard struct {
 	anyOrigin bool
 	origins   map[string]bool // normalized exact origins
-	checkHost bool
 	hosts     map[string]bool // lower-case names, no port
 }
 
-func newGuard(o *Options, loopback bool) *guard {
+func newGuard(o *Options) *guard {
 	g := &guard{origins: map[string]bool{}, hosts: map[string]bool{}}
 	for _, s := range o.AllowOrigins {
 		s = strings.TrimSpace(s)
@@ -28,7 +27,6 @@ func newGuard(o *Options, loopback bool) *guard {
 	for _, h := range o.AllowHosts {
 		g.hosts[strings.TrimSuffix(strings.ToLower(strings.TrimSpace(h)), ".")] = true
 	}
-	g.checkHost = loopback || len(g.hosts) > 0
 	return g
 }
 
@@ -77,12 +75,15 @@ func (g *guard) originAllowed(origin string) bool {
 
 // hostAllowed applies the Host rule, which stops DNS rebinding: a page on
 // evil.example whose name now resolves to 127.0.0.1 still sends
-// "Host: evil.example".
-func (g *guard) hostAllowed(host string) bool {
-	if !g.checkHost {
+// "Host: evil.example". The rule holds for every connection that arrives
+// over loopback, whatever address the server is bound to (0.0.0.0 takes
+// loopback connections too), and for every connection once AllowHosts is
+// set.
+func (g *guard) hostAllowed(r *http.Request) bool {
+	if len(g.hosts) == 0 && !arrivedOverLoopback(r) {
 		return true
 	}
-	name := strings.TrimSuffix(strings.ToLower(hostName(host)), ".")
+	name := strings.TrimSuffix(strings.ToLower(hostName(r.Host)), ".")
 	if name == "" {
 		return false
 	}
@@ -92,7 +93,7 @@ func (g *guard) hostAllowed(host string) bool {
 // check answers 403 for a request whose Host or Origin is not allowed,
 // and reports whether the request may go on.
 func (g *guard) check(w http.ResponseWriter, r *http.Request) bool {
-	if !g.hostAllowed(r.Host) {
+	if !g.hostAllowed(r) {
 		writeError(w, http.StatusForbidden, codeInvalidRequest,
 			"Forbidden: Host header not allowed (DNS rebinding protection)", nil)
 		return false
@@ -103,4 +104,16 @@ func (g *guard) check(w http.ResponseWriter, r *http.Request) bool {
 		return false
 	}
 	return true
+}
+
+// arrivedOverLoopback reports whether the request's connection has a
+// loopback local address. A request not from net/http's server (no local
+// address) counts as loopback: the strict side.
+func arrivedOverLoopback(r *http.Request) bool {
+	a, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr)
+	if !ok {
+		return true
+	}
+	tcp, ok := a.(*net.TCPAddr)
+	return !ok || tcp.IP.IsLoopback()
 }

@@ -30,9 +30,10 @@ type Server struct {
 	draining atomic.Bool
 	stopOnce sync.Once
 
-	mu    sync.Mutex
-	ln    net.Listener
-	guard *guard // set by Listen: the Host rule depends on the bound address
+	guard *guard
+
+	mu sync.Mutex
+	ln net.Listener
 }
 
 // New checks opts and endpoints and loads the tokens and certificate; it
@@ -52,6 +53,7 @@ func New(opts *Options, endpoints Endpoints) (*Server, error) {
 		log:    o.Logger,
 		route:  rt,
 		tokens: toks,
+		guard:  newGuard(&o),
 		sem:    make(chan struct{}, o.MaxConcurrent),
 		drain:  make(chan struct{}),
 	}
@@ -87,7 +89,6 @@ func (s *Server) Listen() error {
 		return &BindError{Addr: s.opts.Addr, IP: ip.String(), Err: ErrNoToken}
 	}
 	s.ln = ln
-	s.guard = newGuard(&s.opts, loopback)
 	attrs := []any{"addr", ln.Addr().String(), "tls", s.certs != nil, "tokens", s.tokens.count()}
 	if s.certs != nil {
 		attrs = append(attrs, "cert_not_after", s.certs.expiry())
@@ -217,13 +218,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		s.health(w)
 		return
 	}
-	s.mu.Lock()
-	g := s.guard
-	s.mu.Unlock()
-	if g == nil { // ServeHTTP without Listen (tests): loopback rules
-		g = newGuard(&s.opts, true)
-	}
-	if !g.check(w, r) || !s.tokens.authorize(w, r) {
+	if !s.guard.check(w, r) || !s.tokens.authorize(w, r) {
 		return
 	}
 	h := s.route.handler(r.URL.Path)

@@ -272,3 +272,41 @@ func TestReadTimeoutSparesLongHandlers(t *testing.T) {
 	r := start(t, Options{ReadTimeout: 20 * time.Millisecond}, Endpoints{Agents: map[string]http.Handler{"a": long}})
 	runCases(t, r, []statusCase{{name: "long", req: req{path: "/mcp", body: postBody}, status: 200, bodyHas: []string{"alive"}}})
 }
+
+// The Host rule follows the connection, not the bound address: on
+// 0.0.0.0 a request over loopback is checked, one over another interface
+// is not (unless AllowHosts is set).
+func TestHostRuleFollowsConnection(t *testing.T) {
+	ip := nonLoopbackIP(t)
+	r := start(t, Options{Addr: "0.0.0.0:0", Tokens: []string{tokA}}, oneAgent())
+	_, port, _ := net.SplitHostPort(r.srv.Addr().String())
+	auth := map[string]string{"Authorization": "Bearer " + tokA}
+	for _, tt := range []struct {
+		name, ip string
+		want     int
+	}{
+		{"over loopback", "127.0.0.1", 403},
+		{"over " + ip, ip, 200},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			rr := *r
+			rr.url = "http://" + net.JoinHostPort(tt.ip, port)
+			resp, body := rr.do(t, nil, req{path: "/mcp", body: postBody, host: "evil.example.com", headers: auth})
+			if resp.StatusCode != tt.want {
+				t.Fatalf("status %d, want %d: %s", resp.StatusCode, tt.want, body)
+			}
+		})
+	}
+}
+
+// nonLoopbackIP is an IPv4 address of this machine that is not loopback.
+func nonLoopbackIP(t *testing.T) string {
+	addrs, _ := net.InterfaceAddrs()
+	for _, a := range addrs {
+		if n, ok := a.(*net.IPNet); ok && !n.IP.IsLoopback() && n.IP.To4() != nil {
+			return n.IP.String()
+		}
+	}
+	t.Skip("no non-loopback IPv4 address on this machine")
+	return ""
+}
