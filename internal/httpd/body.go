@@ -1,0 +1,64 @@
+package httpd
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"time"
+)
+
+// readBody reads the whole request body, at most MaxBodyBytes, within
+// ReadTimeout, and puts it back as r.Body, so the endpoint gets a body
+// that is complete and bounded. An MCP request is one JSON message that
+// must be read whole anyway. It answers 413 past the limit, 408 when the
+// client is too slow, 400 when the read fails, and reports whether the
+// request may go on.
+func (s *Server) readBody(w http.ResponseWriter, r *http.Request) bool {
+	max := s.opts.MaxBodyBytes
+	if r.ContentLength > max {
+		s.tooLarge(w)
+		return false
+	}
+	if r.ContentLength == 0 {
+		return true
+	}
+	rc := http.NewResponseController(w)
+	_ = rc.SetReadDeadline(time.Now().Add(s.opts.ReadTimeout))
+	data, err := io.ReadAll(io.LimitReader(r.Body, max+1))
+	if err != nil || int64(len(data)) > max {
+		// The body is not read to its end: the connection can't carry
+		// another request. The read deadline stays, so net/http's attempt
+		// to drain the rest after the answer can't hang.
+		w.Header().Set("Connection", "close")
+	}
+	switch {
+	case errors.Is(err, os.ErrDeadlineExceeded):
+		writeError(w, http.StatusRequestTimeout, codeInvalidRequest,
+			fmt.Sprintf("Request timeout: body not received within %s", s.opts.ReadTimeout), nil)
+		return false
+	case err != nil:
+		writeError(w, http.StatusBadRequest, codeInvalidRequest, "Bad request: reading the body failed", nil)
+		return false
+	case int64(len(data)) > max:
+		s.tooLarge(w)
+		return false
+	}
+	// Lift the deadline: net/http keeps reading in the background to notice
+	// a client that goes away, and a deadline there would cancel the
+	// request's context mid-answer.
+	_ = rc.SetReadDeadline(time.Time{})
+	r.Body = io.NopCloser(bytes.NewReader(data))
+	r.ContentLength = int64(len(data))
+	return true
+}
+
+func (s *Server) tooLarge(w http.ResponseWriter) {
+	// The rest of the body is never read: close the connection rather than
+	// drain it.
+	w.Header().Set("Connection", "close")
+	writeError(w, http.StatusRequestEntityTooLarge, codeInvalidRequest,
+		fmt.Sprintf("Request body too large: the limit is %d bytes", s.opts.MaxBodyBytes), nil)
+}

@@ -1,0 +1,24 @@
+// Package httpd is the HTTP server under `agent3md serve`: listening,
+// TLS, bearer tokens, Origin and Host checks, limits, per-request logging,
+// /healthz, endpoint routing and graceful shutdown (docs/http.md).
+//
+// It owns everything of the HTTP transport that is not MCP. The MCP
+// endpoints come in as plain http.Handler values (Endpoints), so this
+// package never imports the protocol package; the adapter that turns a
+// POST body into a JSON-RPC answer lives beside the protocol core and uses
+// the few hooks exported here: SetMCPMethod for the log line,
+// Draining for long-lived streams, ExtendWriteDeadline for streams that
+// outlive the write timeout, and MethodNotAllowed for GET and DELETE.
+//
+// Every request goes through the same chain, outermost first:
+//
+//	log line → /healthz (no auth, no agent data) → Host → Origin →
+//	bearer token → endpoint or 404 → concurrency cap → body limit →
+//	endpoint handler
+//
+// Rejections carry an id-less JSON-RPC error body so an MCP client can
+// show the message; the HTTP status is what a client acts on.
+//
+// A Server is safe for concurrent use: Reload may run while requests are
+// served.
+package httpd

@@ -1,0 +1,258 @@
+package httpd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// maxHeaderBytes bounds request headers. MCP requests carry a handful of
+// short headers; 64 KiB leaves room for long tokens and proxies' additions.
+const maxHeaderBytes = 64 << 10
+
+// Server serves Endpoints over HTTP or HTTPS. Make one with New, then call
+// Serve (and Listen first when the bound address is needed before).
+type Server struct {
+	opts   Options
+	log    *slog.Logger
+	route  *route
+	tokens *tokenStore
+	certs  *certStore // nil: plain HTTP
+
+	sem      chan struct{} // one slot per request being served
+	drain    chan struct{} // closed when shutdown starts
+	draining atomic.Bool
+	stopOnce sync.Once
+
+	guard *guard
+
+	mu sync.Mutex
+	ln net.Listener
+}
+
+// New checks opts and endpoints and loads the tokens and certificate; it
+// does not listen yet.
+func New(opts *Options, endpoints Endpoints) (*Server, error) {
+	o := opts.withDefaults()
+	rt, err := newRoute(endpoints)
+	if err != nil {
+		return nil, err
+	}
+	toks, err := newTokenStore(o.TokenFile, o.Tokens)
+	if err != nil {
+		return nil, err
+	}
+	s := &Server{
+		opts:   o,
+		log:    o.Logger,
+		route:  rt,
+		tokens: toks,
+		guard:  newGuard(&o),
+		sem:    make(chan struct{}, o.MaxConcurrent),
+		drain:  make(chan struct{}),
+	}
+	if (o.TLSCert == "") != (o.TLSKey == "") {
+		return nil, fmt.Errorf("HTTPS needs both a certificate and a key file (got certificate %q, key %q)", o.TLSCert, o.TLSKey)
+	}
+	if o.TLSCert != "" {
+		if s.certs, err = newCertStore(o.TLSCert, o.TLSKey); err != nil {
+			return nil, err
+		}
+	}
+	return s, nil
+}
+
+// Listen binds Options.Addr. It refuses, with a *BindError, an address
+// that is not loopback when no token is configured and Insecure is off:
+// the check uses the address actually bound, so a host name that resolves
+// to a public address is caught too.
+func (s *Server) Listen() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.ln != nil {
+		return nil
+	}
+	ln, err := net.Listen("tcp", s.opts.Addr)
+	if err != nil {
+		return fmt.Errorf("listen on %s: %w", s.opts.Addr, err)
+	}
+	ip := ln.Addr().(*net.TCPAddr).IP
+	loopback := ip.IsLoopback()
+	if !loopback && !s.tokens.required && !s.opts.Insecure {
+		ln.Close()
+		return &BindError{Addr: s.opts.Addr, IP: ip.String(), Err: ErrNoToken}
+	}
+	s.ln = ln
+	attrs := []any{"addr", ln.Addr().String(), "tls", s.certs != nil, "tokens", s.tokens.count()}
+	if s.certs != nil {
+		attrs = append(attrs, "cert_not_after", s.certs.expiry())
+	}
+	s.log.Info("listening", attrs...)
+	if !loopback && !s.tokens.required {
+		s.log.Warn("serving without authentication on a non-loopback address (insecure)", "addr", ln.Addr().String())
+	}
+	return nil
+}
+
+// Addr is the bound address, or nil before Listen.
+func (s *Server) Addr() net.Addr {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.ln == nil {
+		return nil
+	}
+	return s.ln.Addr()
+}
+
+// Serve listens (unless Listen was called) and serves until ctx ends, then
+// shuts down gracefully: /healthz turns 503, no new connection is
+// accepted, Draining channels close so streams can end, and in-flight
+// requests get ShutdownTimeout to finish before their connections are
+// closed. It returns nil after a clean shutdown.
+func (s *Server) Serve(ctx context.Context) error {
+	if err := s.Listen(); err != nil {
+		return err
+	}
+	srv := &http.Server{
+		Handler:           s,
+		ReadHeaderTimeout: s.opts.ReadHeaderTimeout,
+		IdleTimeout:       s.opts.IdleTimeout,
+		MaxHeaderBytes:    maxHeaderBytes,
+		// ReadTimeout and WriteTimeout stay 0: they are applied per request
+		// (see Options), so a stream is not cut off by a server-wide one.
+		ErrorLog: slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
+	}
+	srv.RegisterOnShutdown(s.startDrain)
+	errc := make(chan error, 1)
+	go func() {
+		if s.certs != nil {
+			srv.TLSConfig = s.certs.config()
+			errc <- srv.ServeTLS(s.ln, "", "")
+		} else {
+			errc <- srv.Serve(s.ln)
+		}
+	}()
+	select {
+	case err := <-errc:
+		return fmt.Errorf("serve on %s: %w", s.ln.Addr(), err)
+	case <-ctx.Done():
+	}
+	return s.shutdown(srv, errc)
+}
+
+// shutdown stops srv within ShutdownTimeout, then forces it.
+func (s *Server) shutdown(srv *http.Server, errc <-chan error) error {
+	s.startDrain()
+	s.log.Info("shutting down", "timeout", s.opts.ShutdownTimeout)
+	sctx, cancel := context.WithTimeout(context.Background(), s.opts.ShutdownTimeout)
+	defer cancel()
+	err := srv.Shutdown(sctx)
+	if err != nil {
+		srv.Close()
+		err = fmt.Errorf("shutdown: requests still running after %s were cut off: %w", s.opts.ShutdownTimeout, err)
+	}
+	if serr := <-errc; !errors.Is(serr, http.ErrServerClosed) && err == nil {
+		err = serr
+	}
+	return err
+}
+
+// startDrain marks the server draining and tells streams to end.
+func (s *Server) startDrain() {
+	s.stopOnce.Do(func() {
+		s.draining.Store(true)
+		close(s.drain)
+	})
+}
+
+// Reload reads the token file and the TLS certificate again (the command
+// calls it on SIGHUP). What fails to load is reported and the old value
+// stays in use; what loads replaces the old at once, for new requests and
+// handshakes.
+func (s *Server) Reload() error {
+	var errs []error
+	if s.tokens.file != "" {
+		if err := s.tokens.reload(); err != nil {
+			s.log.Error("token reload failed; keeping the tokens in use", "err", err)
+			errs = append(errs, err)
+		} else {
+			s.log.Info("tokens reloaded", "tokens", s.tokens.count())
+		}
+	}
+	if s.certs != nil {
+		if err := s.certs.reload(); err != nil {
+			s.log.Error("certificate reload failed; keeping the certificate in use", "err", err)
+			errs = append(errs, err)
+		} else {
+			s.log.Info("certificate reloaded", "cert_not_after", s.certs.expiry())
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// ServeHTTP runs the chain of doc.go around the endpoint and logs the
+// request.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	start := time.Now()
+	ri := &requestInfo{drain: s.drain}
+	r = r.WithContext(context.WithValue(r.Context(), infoKey{}, ri))
+	rec := &recorder{ResponseWriter: w}
+	body := &countingBody{ReadCloser: r.Body}
+	r.Body = body
+	level := slog.LevelInfo
+	if r.URL.Path == HealthPath {
+		level = slog.LevelDebug // probes every few seconds would drown the log
+	}
+	defer func() { logRequest(s.log, level, r, rec, body.n, ri, start) }()
+	s.serve(rec, r)
+}
+
+func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
+	if r.URL.Path == HealthPath {
+		s.health(w)
+		return
+	}
+	if !s.guard.check(w, r) || !s.tokens.authorize(w, r) {
+		return
+	}
+	h := s.route.handler(r.URL.Path)
+	if h == nil {
+		s.route.notFound(w, r)
+		return
+	}
+	select {
+	case s.sem <- struct{}{}:
+		defer func() { <-s.sem }()
+	default:
+		w.Header().Set("Retry-After", fmt.Sprint(int(DefaultRetryAfter/time.Second)))
+		writeError(w, http.StatusServiceUnavailable, codeInternal,
+			fmt.Sprintf("Service unavailable: %d requests already being served; retry shortly", s.opts.MaxConcurrent), nil)
+		return
+	}
+	if !s.readBody(w, r) {
+		return
+	}
+	// The answer's clock starts once the body is in (see Options.WriteTimeout).
+	_ = http.NewResponseController(w).SetWriteDeadline(time.Now().Add(s.opts.WriteTimeout))
+	h.ServeHTTP(w, r)
+}
+
+// health answers probes: 200 while serving, 503 once draining, so a load
+// balancer stops sending before connections close. No agent data.
+func (s *Server) health(w http.ResponseWriter) {
+	h := w.Header()
+	h.Set("Content-Type", "application/json")
+	h.Set("Cache-Control", "no-store")
+	if s.draining.Load() {
+		w.WriteHeader(http.StatusServiceUnavailable)
+		w.Write([]byte(`{"status":"draining"}` + "\n"))
+		return
+	}
+	w.Write([]byte(`{"status":"ok"}` + "\n"))
+}

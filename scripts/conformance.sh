@@ -1,0 +1,108 @@
+#!/usr/bin/env bash
+# Runs the official MCP conformance suite (npm @modelcontextprotocol/conformance)
+# under Bun against a running `agent3md serve` (docs/http.md §9).
+#
+# Both packages are installed with npm into a cache folder, never into the
+# repository, and only when the pinned versions are not there yet.
+#
+# Usage:
+#   scripts/conformance.sh --url URL [--spec-version V] SCENARIO...
+#   scripts/conformance.sh --install     install if needed, print where
+#   scripts/conformance.sh --installed   exit 0 if installed, 1 if not (no network)
+#
+# Example:
+#   agent3md serve examples/devtools.3md &
+#   scripts/conformance.sh --url http://localhost:8765/mcp \
+#     server-initialize ping tools-list resources-list prompts-list dns-rebinding-protection
+#   scripts/conformance.sh --url http://localhost:8765/mcp --spec-version 2026-07-28 \
+#     tools-list resources-list prompts-list dns-rebinding-protection
+#
+# Without --spec-version the suite runs a scenario at 2025-11-25 (or at the
+# revision that introduced it); scenarios removed in 2026-07-28
+# (server-initialize, ping) are skipped, exit 0, at --spec-version 2026-07-28.
+#
+# Environment:
+#   AGENT3MD_CONFORMANCE_DIR  cache folder (default $XDG_CACHE_HOME/agent3md-conformance,
+#                             or ~/.cache/agent3md-conformance)
+#   CONFORMANCE_VERSION       suite version (default below; 0.1.x lacks 2026-07-28)
+#   BUN_VERSION               Bun version (default below)
+set -euo pipefail
+
+CONFORMANCE_VERSION="${CONFORMANCE_VERSION:-0.2.0-alpha.12}"
+BUN_VERSION="${BUN_VERSION:-1.4.5}"
+dir="${AGENT3MD_CONFORMANCE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/agent3md-conformance}"
+suite="$dir/node_modules/@modelcontextprotocol/conformance"
+entry="$suite/dist/index.js"
+
+die() { echo "conformance: $*" >&2; exit 2; }
+
+# bun_pkg names the npm package that ships Bun for this machine.
+bun_pkg() {
+  local arch libc=""
+  case "$(uname -m)" in
+    x86_64 | amd64) arch=x64 ;;
+    aarch64 | arm64) arch=aarch64 ;;
+    *) die "no Bun package for $(uname -m); install Bun yourself and put it on PATH" ;;
+  esac
+  [ "$(uname -s)" = Linux ] || die "this script installs Bun on Linux only; elsewhere install Bun and put it on PATH"
+  if ldd --version 2>&1 | grep -qi musl; then libc=-musl; fi
+  echo "@oven/bun-linux-$arch$libc"
+}
+
+bun_bin() { echo "$dir/node_modules/$(bun_pkg)/bin/bun"; }
+
+# installed: the pinned suite is there, and a Bun to run it.
+installed() {
+  [ -f "$entry" ] || return 1
+  grep -q "\"version\": \"$CONFORMANCE_VERSION\"" "$suite/package.json" || return 1
+  command -v bun >/dev/null || [ -x "$(bun_bin)" ]
+}
+
+install() {
+  installed && return 0
+  command -v npm >/dev/null || die "npm is needed to install the suite (apt-get install npm)"
+  mkdir -p "$dir"
+  # A package.json of its own keeps npm from walking up into a project.
+  [ -f "$dir/package.json" ] || echo '{"private": true}' >"$dir/package.json"
+  local pkgs=("@modelcontextprotocol/conformance@$CONFORMANCE_VERSION")
+  command -v bun >/dev/null || pkgs+=("$(bun_pkg)@$BUN_VERSION")
+  echo "conformance: installing ${pkgs[*]} into $dir" >&2
+  npm install --prefix "$dir" --no-audit --no-fund --loglevel=error "${pkgs[@]}" >&2 \
+    || die "npm install failed (is the npm registry reachable?)"
+  installed || die "installed, but $entry or Bun is still missing"
+}
+
+bun_cmd() {
+  if command -v bun >/dev/null; then command -v bun; else bun_bin; fi
+}
+
+url="" spec=() scenarios=()
+while (($#)); do
+  case "$1" in
+    --installed) installed && exit 0 || exit 1 ;;
+    --install) install; echo "bun=$(bun_cmd)"; echo "suite=$entry"; exit 0 ;;
+    --url) url="${2:?--url needs a value}"; shift 2 ;;
+    --spec-version) spec=(--spec-version "${2:?--spec-version needs a value}"); shift 2 ;;
+    -h | --help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+    -*) die "unknown flag $1 (see --help)" ;;
+    *) scenarios+=("$1"); shift ;;
+  esac
+done
+[ -n "$url" ] || die "give --url URL of the MCP endpoint, e.g. http://localhost:8765/mcp"
+((${#scenarios[@]})) || die "name at least one scenario, e.g. server-initialize"
+
+install
+bun="$(bun_cmd)"
+passed=() failed=()
+for sc in "${scenarios[@]}"; do
+  echo "== conformance: $sc ${spec[*]}"
+  start=$(date +%s%N)
+  if "$bun" "$entry" server --url "$url" --scenario "$sc" "${spec[@]}"; then
+    passed+=("$sc")
+  else
+    failed+=("$sc")
+  fi
+  echo "== conformance: $sc took $((($(date +%s%N) - start) / 1000000)) ms"
+done
+echo "conformance: ${#passed[@]} scenario(s) passed, ${#failed[@]} failed${failed:+: ${failed[*]}}"
+((${#failed[@]} == 0))
