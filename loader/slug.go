@@ -105,3 +105,8 @@ func withSuffix(base, suffix string) string {
 	}
 	return base + "-" + suffix
 }
+
+// Slugify turns a name into an Agent Skills name: lowercase ASCII letters
+// and digits, other runs of characters as one "-", at most 64 characters;
+// "" when nothing is left. Servers use it for URL path segments too.
+func Slugify(name string) string { return slugify(name) }

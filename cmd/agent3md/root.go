@@ -75,7 +75,7 @@ fill the skill's typed inputs, run (or hand back) its command.`,
 		a.parseCmd(), a.validateCmd(), a.newCmd(),
 		a.manifestCmd(), a.skillsCmd(), a.routeCmd(), a.getCmd(), a.resolveCmd(),
 		a.runCmd(), a.exportCmd(), a.indexCmd(),
-		a.mcpCmd(), a.selftestCmd(), a.versionCmd(), a.cacheCmd(),
+		a.mcpCmd(), a.serveCmd(), a.selftestCmd(), a.versionCmd(), a.cacheCmd(),
 		a.limitsHelp(),
 	)
 	return root

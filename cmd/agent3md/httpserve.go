@@ -1,0 +1,190 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"os"
+	"os/signal"
+	"strings"
+	"sync"
+	"syscall"
+
+	"github.com/spf13/cobra"
+
+	"github.com/agent3md/agent3md/internal/httpd"
+	"github.com/agent3md/agent3md/internal/watch"
+	"github.com/agent3md/agent3md/loader"
+	"github.com/agent3md/agent3md/mcp"
+)
+
+// serveCmd is `agent3md serve`: the same protocol core as `mcp`, over
+// stateless Streamable HTTP, one endpoint per agent (docs/http.md).
+func (a *app) serveCmd() *cobra.Command {
+	var (
+		o          httpd.Options
+		def        string
+		logLevel   string
+		noWatch    bool
+		maxAnswer  int
+		allowOrig  []string
+		allowHosts []string
+	)
+	c := &cobra.Command{
+		Use:   "serve FILE...",
+		Short: "Serve agents over MCP Streamable HTTP, for a team or an HTTP-only client",
+		Long: `serve serves each FILE at /mcp/<agent-slug> over stateless Streamable HTTP
+(and at /mcp when there is one agent, or the one named by --default): every
+protocol revision, the tools, skill resources, prompts, the skills extension
+and completion, with live reload — the same core as 'agent3md mcp'.
+
+It binds 127.0.0.1:8765 unless told otherwise. A non-loopback --addr needs a
+bearer token (--token-file FILE, one per line, or AGENT3MD_TOKEN) unless
+--insecure is given. --tls-cert and --tls-key turn on HTTPS. SIGHUP reloads
+the token file and the certificate; SIGINT and SIGTERM finish the requests in
+flight, then stop. /healthz answers probes without authentication.`,
+		Example: `  agent3md serve examples/devtools.3md
+  AGENT3MD_TOKEN=s3cret agent3md serve --addr 0.0.0.0:8765 --tls-cert cert.pem --tls-key key.pem examples/*.3md`,
+		Args: args(cobra.MinimumNArgs(1)),
+		RunE: func(c *cobra.Command, files []string) error {
+			level, err := parseLevel(logLevel)
+			if err != nil {
+				return err
+			}
+			logger := slog.New(slog.NewTextHandler(a.stderr, &slog.HandlerOptions{Level: level}))
+			if tok := strings.TrimSpace(os.Getenv(httpd.TokenEnv)); tok != "" {
+				o.Tokens = append(o.Tokens, tok)
+			}
+			o.AllowOrigins, o.AllowHosts, o.Logger = allowOrig, allowHosts, logger
+			a.useCache = true
+			ctx := c.Context()
+			servers, endpoints, err := a.openServed(ctx, files, def, noWatch, maxAnswer, logger)
+			defer func() {
+				for _, s := range servers {
+					s.Close()
+				}
+			}()
+			if err != nil {
+				return err
+			}
+			srv, err := httpd.New(&o, endpoints)
+			if err != nil {
+				return ioError(err)
+			}
+			if err := srv.Listen(); err != nil {
+				return ioError(err)
+			}
+			logger.Info("agent3md serving over HTTP", "addr", srv.Addr().String(), "agents", len(servers), "tls", o.TLSCert != "", "version", buildVersion().short())
+			hup := make(chan os.Signal, 1)
+			signal.Notify(hup, syscall.SIGHUP)
+			defer signal.Stop(hup)
+			go func() {
+				for {
+					select {
+					case <-ctx.Done():
+						return
+					case <-hup:
+						if err := srv.Reload(); err != nil {
+							logger.Error("reload on SIGHUP failed; the old tokens and certificate stay in use", "err", err)
+						} else {
+							logger.Info("tokens and certificate reloaded")
+						}
+					}
+				}
+			}()
+			// Open listen streams are answered when the server stops, so
+			// graceful shutdown does not wait on them.
+			go func() {
+				<-ctx.Done()
+				for _, s := range servers {
+					s.Close()
+				}
+			}()
+			if err := srv.Serve(ctx); err != nil && !errors.Is(err, context.Canceled) {
+				return ioError(err)
+			}
+			return nil
+		},
+	}
+	f := c.Flags()
+	f.StringVar(&o.Addr, "addr", httpd.DefaultAddr, "host:port to listen on; a non-loopback address needs a token or --insecure")
+	f.StringVar(&def, "default", "", "the agent slug served at /mcp when there are several")
+	f.StringVar(&o.TokenFile, "token-file", "", "bearer tokens, one per line (# comments); also AGENT3MD_TOKEN; reloaded on SIGHUP")
+	f.BoolVar(&o.Insecure, "insecure", false, "allow a non-loopback --addr without any token (only behind an authenticating proxy)")
+	f.StringSliceVar(&allowOrig, "allow-origin", nil, "an Origin accepted besides loopback ones (repeatable; * for any)")
+	f.StringSliceVar(&allowHosts, "allow-host", nil, "a Host name accepted besides localhost, 127.0.0.1 and [::1] (repeatable), e.g. the public name behind a proxy")
+	f.StringVar(&o.TLSCert, "tls-cert", "", "PEM certificate for HTTPS (with --tls-key; TLS 1.2+; reloaded on SIGHUP)")
+	f.StringVar(&o.TLSKey, "tls-key", "", "PEM private key for HTTPS")
+	f.Int64Var(&o.MaxBodyBytes, "max-body-bytes", httpd.DefaultMaxBodyBytes, "largest request body; past it the answer is 413")
+	f.IntVar(&o.MaxConcurrent, "max-concurrent", httpd.DefaultMaxConcurrent, "requests served at once; past it the answer is 503 with Retry-After")
+	f.DurationVar(&o.ShutdownTimeout, "shutdown-timeout", httpd.DefaultShutdownTimeout, "how long requests in flight may finish after SIGINT/SIGTERM")
+	f.DurationVar(&o.WriteTimeout, "write-timeout", httpd.DefaultWriteTimeout, "longest time to write one answer (event streams extend it as they go)")
+	f.IntVar(&maxAnswer, "max-answer-bytes", mcp.DefaultMaxAnswerBytes, "largest tool answer, in bytes (as for mcp)")
+	f.BoolVar(&noWatch, "no-watch", false, "serve the files as loaded: do not watch them for changes")
+	f.StringVar(&logLevel, "log-level", "info", "stderr log level: debug, info, warn or error")
+	a.addLimitFlags(f)
+	a.addCacheFlags(f)
+	return c
+}
+
+// openServed opens every agent (so a broken file stops the start with its
+// reason, before anything listens) and builds one protocol core and one
+// endpoint each, named by the agent's slug.
+func (a *app) openServed(ctx context.Context, files []string, def string, noWatch bool, maxAnswer int, logger *slog.Logger) ([]*mcp.Server, httpd.Endpoints, error) {
+	ep := httpd.Endpoints{Agents: map[string]http.Handler{}, Default: def}
+	var servers []*mcp.Server
+	from := map[string]string{}
+	for _, file := range files {
+		if err := noStdin("serve", file, "each agent is served from its own file"); err != nil {
+			return servers, ep, err
+		}
+		ag, err := a.openVersion(file)
+		if err != nil {
+			return servers, ep, err
+		}
+		slug := loader.Slugify(ag.Info().Name)
+		if slug == "" {
+			slug = "agent"
+		}
+		if prev, dup := from[slug]; dup {
+			ag.Close()
+			return servers, ep, ioError(fmt.Errorf("%s and %s both name an agent %q (endpoint /mcp/%s): give one a different title in its frontmatter", prev, file, slug, slug))
+		}
+		from[slug] = file
+		name, skills := ag.Info().Name, len(ag.Skills())
+		var once sync.Once
+		opts := &mcp.Options{
+			// The first version is the one opened here to name the
+			// endpoint; the server owns it from now on.
+			Open: func(context.Context) (*loader.Agent, error) {
+				var first *loader.Agent
+				once.Do(func() { first = ag })
+				if first != nil {
+					return first, nil
+				}
+				return a.openVersion(file)
+			},
+			Router: a.serveRouterOptions(), Version: buildVersion().short(), MaxAnswerBytes: maxAnswer,
+			Logger: logger.With("agent", slug), Projection: projectionJSON,
+		}
+		if !noWatch {
+			w, err := watch.New(file, &watch.Options{Logger: logger})
+			if err != nil {
+				return servers, ep, ioError(err)
+			}
+			go func() { <-ctx.Done(); w.Close() }()
+			opts.Changes = w.Changes()
+			opts.Reopen = func(context.Context) (*loader.Agent, error) { return a.openVersion(file) }
+		}
+		s, err := mcp.NewServer(ctx, opts)
+		if err != nil {
+			return servers, ep, err
+		}
+		servers = append(servers, s)
+		ep.Agents[slug] = s.HTTPHandler(&mcp.HTTPOptions{OnMethod: func(r *http.Request, m string) { httpd.SetMCPMethod(r.Context(), m) }})
+		logger.Info("agent ready", "agent", name, "endpoint", "/mcp/"+slug, "skills", skills, "file", file)
+	}
+	return servers, ep, nil
+}
