@@ -1,9 +1,9 @@
 package loader
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"context"
 	"errors"
 	"io/fs"
 	"os"
