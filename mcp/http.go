@@ -196,6 +196,12 @@ func (h *httpHandler) streams(r *http.Request, method string, body []byte) bool 
 // answer, with keep-alive comments while it runs.
 func (h *httpHandler) stream(w http.ResponseWriter, r *http.Request, x *Exchange) {
 	flusher, _ := w.(http.Flusher)
+	rc := http.NewResponseController(w)
+	// A stream lives as long as its request: each event pushes the write
+	// deadline (the HTTP server's per-answer bound) past the next
+	// keep-alive, so only a stalled client is cut off.
+	extend := func() { _ = rc.SetWriteDeadline(time.Now().Add(2*h.o.KeepAlive + 10*time.Second)) }
+	extend()
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("Cache-Control", "no-cache")
 	w.Header().Set("X-Accel-Buffering", "no")
@@ -204,6 +210,7 @@ func (h *httpHandler) stream(w http.ResponseWriter, r *http.Request, x *Exchange
 	send := func(line []byte) {
 		mu.Lock()
 		defer mu.Unlock()
+		extend()
 		fmt.Fprintf(w, "event: message\ndata: %s\n\n", line)
 		if flusher != nil {
 			flusher.Flush()
@@ -223,6 +230,7 @@ func (h *httpHandler) stream(w http.ResponseWriter, r *http.Request, x *Exchange
 				return
 			case <-t.C:
 				mu.Lock()
+				extend()
 				io.WriteString(w, ": keep-alive\n\n")
 				if flusher != nil {
 					flusher.Flush()
