@@ -49,7 +49,8 @@ type Options struct {
 	// starting with # are ignored. Reload reads it again.
 	TokenFile string
 	// Tokens are bearer tokens given directly (the command passes
-	// AGENT3MD_TOKEN here). They are accepted beside the file's.
+	// AGENT3MD_TOKEN here); empty ones are ignored. They are accepted
+	// beside the file's.
 	Tokens []string
 	// Insecure allows a non-loopback Addr without any token. Only for a
 	// server behind a proxy that authenticates.

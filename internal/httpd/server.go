@@ -203,6 +203,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	ri := &requestInfo{drain: s.drain}
 	r = r.WithContext(context.WithValue(r.Context(), infoKey{}, ri))
 	rec := &recorder{ResponseWriter: w}
+	if r.Body == nil { // only a Request built by hand; net/http always sets one
+		r.Body = http.NoBody
+	}
 	body := &countingBody{ReadCloser: r.Body}
 	r.Body = body
 	level := slog.LevelInfo

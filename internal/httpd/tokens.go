@@ -153,6 +153,9 @@ func newTokenStore(file string, static []string) (*tokenStore, error) {
 	t := &tokenStore{file: file}
 	for _, s := range static {
 		s = strings.TrimSpace(s)
+		if s == "" { // an empty AGENT3MD_TOKEN means none, not a bad one
+			continue
+		}
 		if err := checkToken(s); err != nil {
 			return nil, &TokenError{Err: err}
 		}
