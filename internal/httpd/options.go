@@ -30,8 +30,8 @@ const (
 	// DefaultShutdownTimeout is how long in-flight requests get to finish
 	// after shutdown starts. Kubernetes' default grace period is 30 s.
 	DefaultShutdownTimeout = 20 * time.Second
-	// DefaultRetryAfter is the Retry-After of a 503 past MaxConcurrent.
-	DefaultRetryAfter = time.Second
+	// retryAfter is the Retry-After of a 503 past MaxConcurrent.
+	retryAfter = time.Second
 	// TokenEnv is the environment variable the command reads one token
 	// from (docs/http.md §2); the package itself never reads the
 	// environment.

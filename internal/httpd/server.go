@@ -233,7 +233,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	case s.sem <- struct{}{}:
 		defer func() { <-s.sem }()
 	default:
-		w.Header().Set("Retry-After", fmt.Sprint(int(DefaultRetryAfter/time.Second)))
+		w.Header().Set("Retry-After", fmt.Sprint(int(retryAfter/time.Second)))
 		writeError(w, http.StatusServiceUnavailable, codeInternal,
 			fmt.Sprintf("Service unavailable: %d requests already being served; retry shortly", s.opts.MaxConcurrent), nil)
 		return
