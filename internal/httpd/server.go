@@ -1,6 +1,7 @@
 package httpd
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -78,13 +79,22 @@ func (s *Server) Listen() error {
 	if s.ln != nil {
 		return nil
 	}
+	open := !s.tokens.required && !s.opts.Insecure
+	// An IP address (or none, meaning all interfaces) is refused before
+	// binding, so the port is never open for a moment; a host name is
+	// checked on the address it resolved to.
+	if host, _, err := net.SplitHostPort(s.opts.Addr); err == nil && open {
+		if ip := net.ParseIP(host); host == "" || (ip != nil && !ip.IsLoopback()) {
+			return &BindError{Addr: s.opts.Addr, IP: cmp.Or(host, "every interface"), Err: ErrNoToken}
+		}
+	}
 	ln, err := net.Listen("tcp", s.opts.Addr)
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", s.opts.Addr, err)
 	}
 	ip := ln.Addr().(*net.TCPAddr).IP
 	loopback := ip.IsLoopback()
-	if !loopback && !s.tokens.required && !s.opts.Insecure {
+	if !loopback && open {
 		ln.Close()
 		return &BindError{Addr: s.opts.Addr, IP: ip.String(), Err: ErrNoToken}
 	}
@@ -259,3 +269,4 @@ func (s *Server) health(w http.ResponseWriter) {
 	}
 	w.Write([]byte(`{"status":"ok"}` + "\n"))
 }
+

@@ -133,6 +133,8 @@ func TestBindRefusal(t *testing.T) {
 		refused bool
 	}{
 		{name: "all interfaces, no token", opts: Options{Addr: "0.0.0.0:0"}, refused: true},
+		{name: "no host, no token", opts: Options{Addr: ":0"}, refused: true},
+		{name: "ipv6 any, no token", opts: Options{Addr: "[::]:0"}, refused: true},
 		{name: "all interfaces, token", opts: Options{Addr: "0.0.0.0:0", Tokens: []string{tokA}}},
 		{name: "all interfaces, insecure", opts: Options{Addr: "0.0.0.0:0", Insecure: true}},
 		{name: "loopback, no token", opts: Options{Addr: "127.0.0.1:0"}},
@@ -160,7 +162,7 @@ func TestBindRefusal(t *testing.T) {
 			if !errors.As(err, &be) || !errors.Is(err, ErrNoToken) {
 				t.Fatalf("err %v, want a *BindError wrapping ErrNoToken", err)
 			}
-			for _, s := range []string{"--token-file", TokenEnv, "--insecure", "0.0.0.0"} {
+			for _, s := range []string{"--token-file", TokenEnv, "--insecure", tt.opts.Addr} {
 				if !strings.Contains(err.Error(), s) {
 					t.Errorf("err %q does not name %s", err, s)
 				}
