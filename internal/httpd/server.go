@@ -269,4 +269,3 @@ func (s *Server) health(w http.ResponseWriter) {
 	}
 	w.Write([]byte(`{"status":"ok"}` + "\n"))
 }
-
