@@ -139,10 +139,12 @@ func (s *Server) Serve(ctx context.Context) error {
 		ErrorLog: slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
 	}
 	srv.RegisterOnShutdown(s.startDrain)
+	if s.certs != nil {
+		srv.TLSConfig = s.certs.config()
+	}
 	errc := make(chan error, 1)
 	go func() {
 		if s.certs != nil {
-			srv.TLSConfig = s.certs.config()
 			errc <- srv.ServeTLS(s.ln, "", "")
 		} else {
 			errc <- srv.Serve(s.ln)
