@@ -60,12 +60,12 @@ var ErrNoToken = errors.New("no bearer token configured")
 // since it is the one a user meets first.
 type BindError struct {
 	Addr string // the address asked for
-	IP   string // the address actually bound
+	IP   string // the address it means, which is not loopback
 	Err  error
 }
 
 func (e *BindError) Error() string {
-	return fmt.Sprintf("refusing to serve %s (bound %s, not loopback) without a bearer token: "+
+	return fmt.Sprintf("refusing to serve %s (%s is not loopback) without a bearer token: "+
 		"give --token-file FILE or set %s, or pass --insecure if a proxy in front authenticates",
 		e.Addr, e.IP, TokenEnv)
 }

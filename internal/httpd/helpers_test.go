@@ -15,7 +15,7 @@ import (
 	"testing"
 )
 
-// Tokens used by the tests: long enough for MinTokenBytes.
+// Tokens used by the tests: long enough for minTokenBytes.
 const (
 	tokA = "alpha-0123456789abcdef"
 	tokB = "bravo-0123456789abcdef"

@@ -30,8 +30,8 @@ const (
 	// DefaultShutdownTimeout is how long in-flight requests get to finish
 	// after shutdown starts. Kubernetes' default grace period is 30 s.
 	DefaultShutdownTimeout = 20 * time.Second
-	// DefaultRetryAfter is the Retry-After of a 503 past MaxConcurrent.
-	DefaultRetryAfter = time.Second
+	// retryAfter is the Retry-After of a 503 past MaxConcurrent.
+	retryAfter = time.Second
 	// TokenEnv is the environment variable the command reads one token
 	// from (docs/http.md §2); the package itself never reads the
 	// environment.
@@ -49,7 +49,8 @@ type Options struct {
 	// starting with # are ignored. Reload reads it again.
 	TokenFile string
 	// Tokens are bearer tokens given directly (the command passes
-	// AGENT3MD_TOKEN here). They are accepted beside the file's.
+	// AGENT3MD_TOKEN here); empty ones are ignored. They are accepted
+	// beside the file's.
 	Tokens []string
 	// Insecure allows a non-loopback Addr without any token. Only for a
 	// server behind a proxy that authenticates.

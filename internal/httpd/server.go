@@ -1,6 +1,7 @@
 package httpd
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -78,13 +79,22 @@ func (s *Server) Listen() error {
 	if s.ln != nil {
 		return nil
 	}
+	open := !s.tokens.required && !s.opts.Insecure
+	// An IP address (or none, meaning all interfaces) is refused before
+	// binding, so the port is never open for a moment; a host name is
+	// checked on the address it resolved to.
+	if host, _, err := net.SplitHostPort(s.opts.Addr); err == nil && open {
+		if ip := net.ParseIP(host); host == "" || (ip != nil && !ip.IsLoopback()) {
+			return &BindError{Addr: s.opts.Addr, IP: cmp.Or(host, "every interface"), Err: ErrNoToken}
+		}
+	}
 	ln, err := net.Listen("tcp", s.opts.Addr)
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", s.opts.Addr, err)
 	}
 	ip := ln.Addr().(*net.TCPAddr).IP
 	loopback := ip.IsLoopback()
-	if !loopback && !s.tokens.required && !s.opts.Insecure {
+	if !loopback && open {
 		ln.Close()
 		return &BindError{Addr: s.opts.Addr, IP: ip.String(), Err: ErrNoToken}
 	}
@@ -129,10 +139,12 @@ func (s *Server) Serve(ctx context.Context) error {
 		ErrorLog: slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
 	}
 	srv.RegisterOnShutdown(s.startDrain)
+	if s.certs != nil {
+		srv.TLSConfig = s.certs.config()
+	}
 	errc := make(chan error, 1)
 	go func() {
 		if s.certs != nil {
-			srv.TLSConfig = s.certs.config()
 			errc <- srv.ServeTLS(s.ln, "", "")
 		} else {
 			errc <- srv.Serve(s.ln)
@@ -203,6 +215,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	ri := &requestInfo{drain: s.drain}
 	r = r.WithContext(context.WithValue(r.Context(), infoKey{}, ri))
 	rec := &recorder{ResponseWriter: w}
+	if r.Body == nil { // only a Request built by hand; net/http always sets one
+		r.Body = http.NoBody
+	}
 	body := &countingBody{ReadCloser: r.Body}
 	r.Body = body
 	level := slog.LevelInfo
@@ -230,7 +245,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	case s.sem <- struct{}{}:
 		defer func() { <-s.sem }()
 	default:
-		w.Header().Set("Retry-After", fmt.Sprint(int(DefaultRetryAfter/time.Second)))
+		w.Header().Set("Retry-After", fmt.Sprint(int(retryAfter/time.Second)))
 		writeError(w, http.StatusServiceUnavailable, codeInternal,
 			fmt.Sprintf("Service unavailable: %d requests already being served; retry shortly", s.opts.MaxConcurrent), nil)
 		return

@@ -310,3 +310,39 @@ func nonLoopbackIP(t *testing.T) string {
 	t.Skip("no non-loopback IPv4 address on this machine")
 	return ""
 }
+
+// WriteTimeout bounds each answer, and a handler that streams can push it
+// forward with ExtendWriteDeadline.
+func TestWriteTimeoutPerRequest(t *testing.T) {
+	const wt = 20 * time.Millisecond
+	late := func(extend bool) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if extend {
+				if err := ExtendWriteDeadline(w, time.Minute); err != nil {
+					t.Errorf("ExtendWriteDeadline: %v", err)
+				}
+			}
+			<-time.After(10 * wt)
+			w.Write([]byte("late answer"))
+		})
+	}
+	r := start(t, Options{WriteTimeout: wt}, Endpoints{Agents: map[string]http.Handler{
+		"plain": late(false), "stream": late(true),
+	}})
+	resp, err := http.Post(r.url+"/mcp/plain", "application/json", strings.NewReader(postBody))
+	if err == nil {
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if string(b) == "late answer" {
+			t.Fatal("an answer written after WriteTimeout arrived")
+		}
+	}
+	runCases(t, r, []statusCase{{name: "extended", req: req{path: "/mcp/stream", body: postBody}, status: 200, bodyHas: []string{"late answer"}}})
+}
+
+func TestEmptyStaticTokenIgnored(t *testing.T) {
+	s, err := New(&Options{Tokens: []string{"", "  "}}, oneAgent())
+	if err != nil || s.tokens.required {
+		t.Fatalf("New: %v, required %v; want no error and no auth", err, s.tokens.required)
+	}
+}

@@ -95,9 +95,26 @@ func TestTLS(t *testing.T) {
 		if got := servedSerial(t, r, client); got != 1 {
 			t.Fatalf("serial %d, want 1", got)
 		}
+		if v := r.srv.certs.config().MinVersion; v != tls.VersionTLS12 {
+			t.Fatalf("MinVersion %x, want TLS 1.2", v)
+		}
 		resp, _ := r.do(t, client, req{path: "/mcp", body: postBody, headers: map[string]string{"Authorization": "Bearer " + tokA}})
 		if resp.StatusCode != 200 || resp.TLS.Version < tls.VersionTLS12 {
 			t.Fatalf("status %d, TLS version %x", resp.StatusCode, resp.TLS.Version)
+		}
+	})
+	t.Run("HTTP/2", func(t *testing.T) {
+		h2 := &http.Client{Transport: &http.Transport{
+			TLSClientConfig:   &tls.Config{RootCAs: roots},
+			ForceAttemptHTTP2: true,
+		}}
+		resp, body := r.do(t, h2, req{path: "/mcp", body: postBody, headers: map[string]string{"Authorization": "Bearer " + tokA}})
+		if resp.ProtoMajor != 2 || resp.StatusCode != 200 || !strings.Contains(body, `"bytes":46`) {
+			t.Fatalf("%s %d %s", resp.Proto, resp.StatusCode, body)
+		}
+		resp, _ = r.do(t, h2, req{path: "/mcp", body: strings.Repeat("x", DefaultMaxBodyBytes+1), headers: map[string]string{"Authorization": "Bearer " + tokA}})
+		if resp.StatusCode != 413 {
+			t.Fatalf("over the limit on HTTP/2: %d", resp.StatusCode)
 		}
 	})
 	t.Run("TLS 1.1 refused", func(t *testing.T) {

@@ -15,25 +15,25 @@ import (
 
 // Token limits (docs/http.md §2).
 const (
-	// MinTokenBytes is the shortest token accepted: 16 bytes of a random
+	// minTokenBytes is the shortest token accepted: 16 bytes of a random
 	// hex or base64 string is still 64+ bits; anything shorter is a
 	// password someone typed.
-	MinTokenBytes = 16
-	// MaxTokenBytes bounds one token, so a token file can't be a dump.
-	MaxTokenBytes = 4096
-	// MaxTokenFileBytes bounds the token file read on start and reload.
-	MaxTokenFileBytes = 1 << 20
+	minTokenBytes = 16
+	// maxTokenBytes bounds one token, so a token file can't be a dump.
+	maxTokenBytes = 4096
+	// maxTokenFileBytes bounds the token file read on start and reload.
+	maxTokenFileBytes = 1 << 20
 )
 
 // Errors a token or token file can give, wrapped in a *TokenError.
 var (
-	ErrTokenTooShort = errors.New("token too short")
-	ErrTokenTooLong  = errors.New("token too long")
-	// ErrTokenChars: a token is sent in an Authorization header, so it is
+	errTokenTooShort = errors.New("token too short")
+	errTokenTooLong  = errors.New("token too long")
+	// errTokenChars: a token is sent in an Authorization header, so it is
 	// restricted to RFC 6750's b64token characters.
-	ErrTokenChars = errors.New("token has a character outside A-Z a-z 0-9 - . _ ~ + / =")
-	ErrNoTokens   = errors.New("no tokens")
-	ErrTokenFile  = errors.New("token file too large")
+	errTokenChars = errors.New("token has a character outside A-Z a-z 0-9 - . _ ~ + / =")
+	errNoTokens   = errors.New("no tokens")
+	errTokenFile  = errors.New("token file too large")
 )
 
 // TokenError says which token is wrong and where it came from. Line is 0
@@ -55,25 +55,25 @@ func (e *TokenError) Error() string {
 	}
 	msg := e.Err.Error()
 	switch {
-	case errors.Is(e.Err, ErrTokenTooShort):
-		msg += fmt.Sprintf(" (use at least %d bytes, e.g. the output of `openssl rand -hex 32`)", MinTokenBytes)
-	case errors.Is(e.Err, ErrTokenTooLong):
-		msg += fmt.Sprintf(" (at most %d bytes)", MaxTokenBytes)
-	case errors.Is(e.Err, ErrNoTokens):
+	case errors.Is(e.Err, errTokenTooShort):
+		msg += fmt.Sprintf(" (use at least %d bytes, e.g. the output of `openssl rand -hex 32`)", minTokenBytes)
+	case errors.Is(e.Err, errTokenTooLong):
+		msg += fmt.Sprintf(" (at most %d bytes)", maxTokenBytes)
+	case errors.Is(e.Err, errNoTokens):
 		msg += " (one token a line; blank lines and # comments are ignored)"
-	case errors.Is(e.Err, ErrTokenFile):
-		msg += fmt.Sprintf(" (at most %d bytes)", MaxTokenFileBytes)
+	case errors.Is(e.Err, errTokenFile):
+		msg += fmt.Sprintf(" (at most %d bytes)", maxTokenFileBytes)
 	}
 	return where + ": " + msg
 }
 
 func (e *TokenError) Unwrap() error { return e.Err }
 
-// ParseTokens reads a token file's text: one token a line, surrounding
+// parseTokens reads a token file's text: one token a line, surrounding
 // spaces trimmed, blank lines and lines starting with # ignored. name is
 // used in errors only. A file with no token is an error: it is certainly
 // a mistake when the operator pointed at it.
-func ParseTokens(name string, data []byte) ([]string, error) {
+func parseTokens(name string, data []byte) ([]string, error) {
 	var toks []string
 	for i, line := range bytes.Split(data, []byte("\n")) {
 		s := strings.TrimSpace(string(line))
@@ -86,22 +86,22 @@ func ParseTokens(name string, data []byte) ([]string, error) {
 		toks = append(toks, s)
 	}
 	if len(toks) == 0 {
-		return nil, &TokenError{File: name, Err: ErrNoTokens}
+		return nil, &TokenError{File: name, Err: errNoTokens}
 	}
 	return toks, nil
 }
 
 // checkToken applies the token rules of docs/http.md §2.
 func checkToken(s string) error {
-	if len(s) > MaxTokenBytes {
-		return fmt.Errorf("%w: %d bytes", ErrTokenTooLong, len(s))
+	if len(s) > maxTokenBytes {
+		return fmt.Errorf("%w: %d bytes", errTokenTooLong, len(s))
 	}
-	if len(s) < MinTokenBytes {
-		return fmt.Errorf("%w: %d bytes", ErrTokenTooShort, len(s))
+	if len(s) < minTokenBytes {
+		return fmt.Errorf("%w: %d bytes", errTokenTooShort, len(s))
 	}
 	for i := 0; i < len(s); i++ {
 		if !isTokenByte(s[i]) {
-			return fmt.Errorf("%w (byte %d)", ErrTokenChars, i+1)
+			return fmt.Errorf("%w (byte %d)", errTokenChars, i+1)
 		}
 	}
 	return nil
@@ -116,21 +116,21 @@ func isTokenByte(c byte) bool {
 }
 
 // readTokenFile reads and parses path, refusing files over
-// MaxTokenFileBytes before reading them whole.
+// maxTokenFileBytes before reading them whole.
 func readTokenFile(path string) ([]string, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, &TokenError{File: path, Err: err}
 	}
 	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, MaxTokenFileBytes+1))
+	data, err := io.ReadAll(io.LimitReader(f, maxTokenFileBytes+1))
 	if err != nil {
 		return nil, &TokenError{File: path, Err: err}
 	}
-	if len(data) > MaxTokenFileBytes {
-		return nil, &TokenError{File: path, Err: ErrTokenFile}
+	if len(data) > maxTokenFileBytes {
+		return nil, &TokenError{File: path, Err: errTokenFile}
 	}
-	return ParseTokens(path, data)
+	return parseTokens(path, data)
 }
 
 // tokenDigest is what is kept of a token: its SHA-256. Comparing digests
@@ -153,6 +153,9 @@ func newTokenStore(file string, static []string) (*tokenStore, error) {
 	t := &tokenStore{file: file}
 	for _, s := range static {
 		s = strings.TrimSpace(s)
+		if s == "" { // an empty AGENT3MD_TOKEN means none, not a bad one
+			continue
+		}
 		if err := checkToken(s); err != nil {
 			return nil, &TokenError{Err: err}
 		}

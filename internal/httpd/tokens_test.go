@@ -18,20 +18,20 @@ func TestParseTokens(t *testing.T) {
 	}{
 		{name: "one", text: tokA, want: []string{tokA}},
 		{name: "comments blanks crlf", text: "# a comment\r\n\r\n" + tokA + "\r\n  # indented comment\n\t" + tokB + " \n", want: []string{tokA, tokB}},
-		{name: "empty", text: "", wantErr: ErrNoTokens, errHas: "f: no tokens"},
-		{name: "only comments", text: "# nothing\n\n", wantErr: ErrNoTokens},
-		{name: "short", text: "# x\nshort-token\n", wantErr: ErrTokenTooShort, errHas: "f:2: token too short: 11 bytes (use at least 16"},
-		{name: "exactly min", text: strings.Repeat("a", MinTokenBytes), want: []string{strings.Repeat("a", MinTokenBytes)}},
-		{name: "one under min", text: strings.Repeat("a", MinTokenBytes-1), wantErr: ErrTokenTooShort},
-		{name: "exactly max", text: strings.Repeat("a", MaxTokenBytes), want: []string{strings.Repeat("a", MaxTokenBytes)}},
-		{name: "one over max", text: strings.Repeat("a", MaxTokenBytes+1), wantErr: ErrTokenTooLong},
-		{name: "space inside", text: "abcdefgh ijklmnopq", wantErr: ErrTokenChars, errHas: "f:1: token has a character outside A-Z a-z 0-9 - . _ ~ + / = (byte 9)"},
-		{name: "non-ascii", text: "abcdefghijklmnopé", wantErr: ErrTokenChars},
+		{name: "empty", text: "", wantErr: errNoTokens, errHas: "f: no tokens"},
+		{name: "only comments", text: "# nothing\n\n", wantErr: errNoTokens},
+		{name: "short", text: "# x\nshort-token\n", wantErr: errTokenTooShort, errHas: "f:2: token too short: 11 bytes (use at least 16"},
+		{name: "exactly min", text: strings.Repeat("a", minTokenBytes), want: []string{strings.Repeat("a", minTokenBytes)}},
+		{name: "one under min", text: strings.Repeat("a", minTokenBytes-1), wantErr: errTokenTooShort},
+		{name: "exactly max", text: strings.Repeat("a", maxTokenBytes), want: []string{strings.Repeat("a", maxTokenBytes)}},
+		{name: "one over max", text: strings.Repeat("a", maxTokenBytes+1), wantErr: errTokenTooLong},
+		{name: "space inside", text: "abcdefgh ijklmnopq", wantErr: errTokenChars, errHas: "f:1: token has a character outside A-Z a-z 0-9 - . _ ~ + / = (byte 9)"},
+		{name: "non-ascii", text: "abcdefghijklmnopé", wantErr: errTokenChars},
 		{name: "base64 chars", text: "AZaz09-._~+/abcd==", want: []string{"AZaz09-._~+/abcd=="}},
 	}
 	for _, tt := range cases {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := ParseTokens("f", []byte(tt.text))
+			got, err := parseTokens("f", []byte(tt.text))
 			if tt.wantErr != nil {
 				var te *TokenError
 				if !errors.Is(err, tt.wantErr) || !errors.As(err, &te) {
@@ -52,12 +52,12 @@ func TestParseTokens(t *testing.T) {
 // The token never shows in an error about it.
 func TestTokenErrorsHideTheToken(t *testing.T) {
 	secret := "sekrit sekrit sekrit"
-	_, err := ParseTokens("f", []byte(secret))
+	_, err := parseTokens("f", []byte(secret))
 	if err == nil || strings.Contains(err.Error(), "sekrit") {
 		t.Fatalf("err %v", err)
 	}
 	_, err = New(&Options{Tokens: []string{"tiny"}}, oneAgent())
-	if !errors.Is(err, ErrTokenTooShort) || strings.Contains(err.Error(), "tiny") {
+	if !errors.Is(err, errTokenTooShort) || strings.Contains(err.Error(), "tiny") {
 		t.Fatalf("err %v", err)
 	}
 }
@@ -65,13 +65,13 @@ func TestTokenErrorsHideTheToken(t *testing.T) {
 func TestTokenFileErrors(t *testing.T) {
 	dir := t.TempDir()
 	big := filepath.Join(dir, "big")
-	os.WriteFile(big, []byte(strings.Repeat("#\n", MaxTokenFileBytes/2+1)), 0o600)
+	os.WriteFile(big, []byte(strings.Repeat("#\n", maxTokenFileBytes/2+1)), 0o600)
 	for _, tt := range []struct {
 		name, file string
 		want       error
 	}{
 		{"missing", filepath.Join(dir, "nope"), os.ErrNotExist},
-		{"too big", big, ErrTokenFile},
+		{"too big", big, errTokenFile},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := New(&Options{TokenFile: tt.file}, oneAgent())
@@ -133,6 +133,8 @@ func TestBindRefusal(t *testing.T) {
 		refused bool
 	}{
 		{name: "all interfaces, no token", opts: Options{Addr: "0.0.0.0:0"}, refused: true},
+		{name: "no host, no token", opts: Options{Addr: ":0"}, refused: true},
+		{name: "ipv6 any, no token", opts: Options{Addr: "[::]:0"}, refused: true},
 		{name: "all interfaces, token", opts: Options{Addr: "0.0.0.0:0", Tokens: []string{tokA}}},
 		{name: "all interfaces, insecure", opts: Options{Addr: "0.0.0.0:0", Insecure: true}},
 		{name: "loopback, no token", opts: Options{Addr: "127.0.0.1:0"}},
@@ -160,7 +162,7 @@ func TestBindRefusal(t *testing.T) {
 			if !errors.As(err, &be) || !errors.Is(err, ErrNoToken) {
 				t.Fatalf("err %v, want a *BindError wrapping ErrNoToken", err)
 			}
-			for _, s := range []string{"--token-file", TokenEnv, "--insecure", "0.0.0.0"} {
+			for _, s := range []string{"--token-file", TokenEnv, "--insecure", tt.opts.Addr} {
 				if !strings.Contains(err.Error(), s) {
 					t.Errorf("err %q does not name %s", err, s)
 				}
@@ -170,14 +172,14 @@ func TestBindRefusal(t *testing.T) {
 }
 
 func FuzzParseTokens(f *testing.F) {
-	for _, seed := range []string{"", "#\n", tokA + "\n" + tokB, "short", "a b", "\r\n\r\n", strings.Repeat("x", MaxTokenBytes+1)} {
+	for _, seed := range []string{"", "#\n", tokA + "\n" + tokB, "short", "a b", "\r\n\r\n", strings.Repeat("x", maxTokenBytes+1)} {
 		f.Add([]byte(seed))
 	}
 	if b, err := os.ReadFile("testdata/tokens.txt"); err == nil {
 		f.Add(b)
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		toks, err := ParseTokens("f", data)
+		toks, err := parseTokens("f", data)
 		if err != nil {
 			var te *TokenError
 			if !errors.As(err, &te) || te.File != "f" {
