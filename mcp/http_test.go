@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/base64"
+	"encoding/json"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -179,5 +180,30 @@ func TestHTTPListenStream(t *testing.T) {
 	S.Close()
 	if e := next("the final answer"); !strings.Contains(e, `"id":"sub","result":{"resultType":"complete"`) {
 		t.Fatalf("final event %s", e)
+	}
+}
+
+// TestCursorsDecodeOnAnyReplica: two servers of the same file (replicas
+// behind a load balancer) read each other's cursors: nothing per process
+// is in them.
+func TestCursorsDecodeOnAnyReplica(t *testing.T) {
+	a1, a2 := openSynth(t, 250), openSynth(t, 250)
+	_, ts1 := httpServer(t, &Options{Agent: a1})
+	_, ts2 := httpServer(t, &Options{Agent: a2})
+	for _, method := range []string{"resources/list", "skills/list", "prompts/list"} {
+		_, body := post(t, ts1.URL, `{"jsonrpc":"2.0","id":1,"method":"`+method+`"}`, nil)
+		var first struct {
+			Result struct {
+				NextCursor string `json:"nextCursor"`
+			} `json:"result"`
+		}
+		if err := json.Unmarshal([]byte(body), &first); err != nil || first.Result.NextCursor == "" {
+			t.Fatalf("%s: no next cursor in %.200s", method, body)
+		}
+		cur, _ := json.Marshal(first.Result.NextCursor)
+		resp, body := post(t, ts2.URL, `{"jsonrpc":"2.0","id":2,"method":"`+method+`","params":{"cursor":`+string(cur)+`}}`, nil)
+		if resp.StatusCode != 200 || strings.Contains(body, `"error"`) {
+			t.Errorf("%s: the other replica refused the cursor: %d %.200s", method, resp.StatusCode, body)
+		}
 	}
 }
