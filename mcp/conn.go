@@ -143,6 +143,9 @@ func (c *conn) waitRoom() bool {
 // answer with an error saying so); any still running a grace period
 // later are abandoned, so a server whose stdin closed always ends.
 func (c *conn) drain() {
+	// Open subscriptions/listen requests end with the input: they are
+	// answered at once rather than held for the grace period.
+	c.sess.eachListen(func(l *listen) { l.stop() })
 	idle := make(chan struct{})
 	go func() {
 		c.tr.waitIdle(c.stop)

@@ -423,3 +423,20 @@ func TestSkillPastExtensionLimits(t *testing.T) {
 func openPathFunc(path string) func(context.Context) (*loader.Agent, error) {
 	return func(context.Context) (*loader.Agent, error) { return openVersion(path) }
 }
+
+// TestListenEndsAtEOF: a listen still open when stdin closes is answered
+// with its graceful end, not held for the grace period or cut off.
+func TestListenEndsAtEOF(t *testing.T) {
+	r := startReloadRig(t)
+	meta := `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}`
+	r.send(`{"jsonrpc":"2.0","id":7,"method":"subscriptions/listen","params":{` + meta + `,"notifications":{"toolsListChanged":true}}}`)
+	r.collect(methodListenAcked)
+	r.in.Close()
+	got := r.collect(`"id":7,"result":{"resultType":"complete","_meta":{"io.modelcontextprotocol/serverInfo"`)
+	if !strings.Contains(got[len(got)-1], `"io.modelcontextprotocol/subscriptionId":7`) {
+		t.Errorf("final answer %s lacks the subscription id", got[len(got)-1])
+	}
+	if err := <-r.done; err != nil {
+		t.Errorf("Serve: %v", err)
+	}
+}

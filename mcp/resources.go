@@ -383,6 +383,7 @@ type skillFiles struct {
 	mu     sync.Mutex
 	bySlug map[string]*fileSet
 	xml    []byte
+	xmlErr error // the block passes the answer bound
 }
 
 // fileSet is one skill's files: the rendering, each file's size and

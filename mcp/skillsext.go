@@ -200,9 +200,9 @@ func (s *server) directoryRead(ctx context.Context, c *call) (any, error) {
 // max bytes.
 func (sf *skillFiles) promptXML(ctx context.Context, a *loader.Agent, max int) ([]byte, error) {
 	sf.mu.Lock()
-	if sf.xml != nil {
+	if sf.xml != nil || sf.xmlErr != nil {
 		defer sf.mu.Unlock()
-		return sf.xml, nil
+		return sf.xml, sf.xmlErr
 	}
 	sf.mu.Unlock()
 	snap := a.Snapshot()
@@ -218,7 +218,11 @@ func (sf *skillFiles) promptXML(ctx context.Context, a *loader.Agent, max int) (
 		fmt.Fprintf(&b, "  <skill>\n    <name>%s</name>\n    <description>%s</description>\n    <location>%s</location>\n  </skill>\n",
 			html.EscapeString(slug), html.EscapeString(snap.Description(i)), html.EscapeString(schemeSkill+slug+"/"+fileSkillMD))
 		if b.Len() > max {
-			return nil, fmt.Errorf("the <available_skills> block passes the %d-byte answer bound (--max-answer-bytes) at skill %d of %d; list skills with resources/list or skills/list instead", max, i+1, snap.Len())
+			err := fmt.Errorf("the <available_skills> block passes the %d-byte answer bound (--max-answer-bytes) at skill %d of %d; list skills with resources/list or skills/list instead", max, i+1, snap.Len())
+			sf.mu.Lock()
+			sf.xmlErr = err // the version will not shrink: do not build it again
+			sf.mu.Unlock()
+			return nil, err
 		}
 	}
 	b.WriteString("</available_skills>\n")
