@@ -265,6 +265,12 @@ func (s *server) logFindings(a *loader.Agent) {
 // validationErrors are the agent's validation errors as validate prints
 // them.
 func validationErrors(a *loader.Agent) []string {
+	if a.Folders() != nil {
+		// Skill folders: the scan's findings (skills left out and why,
+		// and served skills' problems); the catalog is synthesized from
+		// valid skills, so the 3md rules have nothing to say.
+		return a.Findings()
+	}
 	cat := a.Catalog()
 	if cat == nil {
 		return nil
