@@ -131,10 +131,7 @@ func (a *Agent) Findings() []string {
 func scanFolders(ctx context.Context, cfg *folderConfig, gen uint64) (*state, error) {
 	sc, err := skillfolder.Scan(ctx, cfg.roots, &cfg.scan)
 	if err != nil {
-		var clash *skillfolder.ClashError
-		if errors.As(err, &clash) {
-			return nil, fmt.Errorf("open skill folders: %w; rename one of the folders (and its frontmatter name), or serve them separately", err)
-		}
+		// A *skillfolder.ClashError names both SKILL.md files and the fix.
 		return nil, fmt.Errorf("open skill folders: %w", err)
 	}
 	maxID := cfg.scan.MaxFileBytes
