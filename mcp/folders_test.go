@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/agent3md/agent3md/loader"
@@ -222,4 +223,44 @@ func TestFolderUnservedPaths(t *testing.T) {
 	if blob || mime != mimeMarkdown || !bytes.HasPrefix(data, []byte("---\nname: deploy\n")) {
 		t.Errorf("skill://deploy: %q %v %s", data, blob, mime)
 	}
+}
+
+// TestFolderReload: a served folder that changes (an asset rewritten, a
+// skill added) is reloaded whole on a change signal: subscribers of the
+// changed file hear resources/updated, every session list_changed, and
+// the new skill routes and reads.
+func TestFolderReload(t *testing.T) {
+	_, dir := openFolderAgent(t)
+	changes := make(chan struct{}, 1)
+	open := func(ctx context.Context) (*loader.Agent, error) {
+		return loader.OpenFolders(ctx, []string{dir}, &loader.FolderOptions{NoRescan: true})
+	}
+	r := &reloadRig{changes: changes, logs: &syncBuffer{}}
+	r.harness = serveHarness(t, &Options{Open: open, Reopen: open, Changes: changes})
+	r.send(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}`)
+	r.collect(`"listChanged":true,"subscribe":true`)
+	r.send(`{"jsonrpc":"2.0","id":1,"method":"resources/subscribe","params":{"uri":"skill://lint/assets/logo.png"}}`)
+	r.send(`{"jsonrpc":"2.0","id":2,"method":"resources/subscribe","params":{"uri":"skill://build/SKILL.md"}}`)
+	r.collect(`"id":1,"result":{}`, `"id":2,"result":{}`)
+
+	if err := os.WriteFile(filepath.Join(dir, "lint", "assets", "logo.png"), append(folderPNG, 7), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(dir, "gamma"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "gamma", "SKILL.md"), []byte("---\nname: gamma\ndescription: Gamma rays. Use for gamma tasks.\n---\nGamma body.\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	changes <- struct{}{}
+	got := r.collect(methodResChanged, `"method":"notifications/resources/updated","params":{"uri":"skill://lint/assets/logo.png"}`)
+	for _, l := range got {
+		if strings.Contains(l, "skill://build/SKILL.md") {
+			t.Errorf("an unchanged file was announced: %s", l)
+		}
+	}
+	r.send(`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"route_skill","arguments":{"text":"gamma rays"}}}`)
+	r.send(`{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"get_skill","arguments":{"name":"gamma"}}}`)
+	r.collect(`"id":3,"result":{"content":[{"type":"text","text":"gamma`, `Gamma body.`)
+	r.finish()
 }

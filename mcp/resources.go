@@ -244,9 +244,11 @@ func (s *server) resourcesRead(ctx context.Context, c *call) (any, error) {
 // errNoResource marks a URI that names nothing served.
 var errNoResource = errors.New("no such resource")
 
-// readResource returns a resource's bytes and MIME type. A skill's file
-// is served only when the version's listing has it (so its digest there
-// is that of these bytes), then read through the loader.
+// readResourceBytes returns a resource's bytes and MIME type. A skill's
+// file is read through the loader, which serves only files of the
+// version's listing and only the bytes that listing's digests describe;
+// the listing itself (which hashes every file of a folder) is not needed
+// to read one file.
 func (s *server) readResourceBytes(ctx context.Context, v *version, uri string) (resourceBytes, error) {
 	switch uri {
 	case uriIdentity:
@@ -266,18 +268,15 @@ func (s *server) readResourceBytes(ctx context.Context, v *version, uri string) 
 	if !ok {
 		return resourceBytes{}, errNoResource
 	}
-	files, err := v.files.of(ctx, v.agent, slug)
-	if err != nil {
-		return resourceBytes{}, err
-	}
 	switch path {
 	case "": // skill://<slug> is the alias older clients read
 		path = fileSkillMD
 	case fileManifest:
+		files, err := v.files.of(ctx, v.agent, slug)
+		if err != nil {
+			return resourceBytes{}, err
+		}
 		return resourceBytes{data: files.manifest, mime: mimeJSON}, nil
-	}
-	if !files.has(path) {
-		return resourceBytes{}, errNoResource
 	}
 	data, f, err := v.agent.ReadSkillFile(ctx, slug, path)
 	if err != nil {
@@ -431,16 +430,6 @@ type fileSet struct {
 	list     []loader.SkillFile // SKILL.md first
 	manifest []byte
 	total    int64
-}
-
-// has reports whether path is one of the skill's files.
-func (f *fileSet) has(path string) bool {
-	for _, e := range f.list {
-		if e.Path == path {
-			return true
-		}
-	}
-	return false
 }
 
 func (f *fileSet) uri(path string) string { return schemeSkill + f.slug + "/" + path }
