@@ -337,3 +337,27 @@ func TestSkillFilesAgentFile(t *testing.T) {
 		t.Error("an agent file has no folders")
 	}
 }
+
+// BenchmarkFolderReadSkillMD reads one SKILL.md of a served folder through
+// the file API, as resources/read does (docs/skill-folders.md §10).
+func BenchmarkFolderReadSkillMD(b *testing.B) {
+	a := openFolders(b, &FolderOptions{NoRescan: true}, copyFolders(b))
+	ctx := context.Background()
+	for b.Loop() {
+		if _, _, err := a.ReadSkillFile(ctx, "deploy", "SKILL.md"); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkOpenFolders scans the fixture and synthesizes its catalog.
+func BenchmarkOpenFolders(b *testing.B) {
+	dir := copyFolders(b)
+	for b.Loop() {
+		a, err := OpenFolders(context.Background(), []string{dir}, &FolderOptions{NoRescan: true})
+		if err != nil {
+			b.Fatal(err)
+		}
+		a.Close()
+	}
+}
