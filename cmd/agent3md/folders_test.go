@@ -1,0 +1,62 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestMCPFolderSources: mcp sorts its arguments into one agent file or
+// skill folders, refuses a mix and an empty list with what to do, and
+// serves folders (initialize names the AGENT.md agent; the scan's
+// findings are logged).
+func TestMCPFolderSources(t *testing.T) {
+	dir := folderFixture(t)
+	t.Setenv("HOME", t.TempDir()) // no well-known folder exists
+	const init = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}` + "\n"
+	tests := []struct {
+		name   string
+		args   []string
+		code   int
+		stdout string
+		stderr string
+	}{
+		{"file and folder", []string{"mcp", devtools, dir}, 2, "", "not both"},
+		{"two files", []string{"mcp", devtools, devtools}, 2, "", "one agent file, got 2"},
+		{"nothing", []string{"mcp"}, 2, "", "one or more skill folders"},
+		{"missing well-known only", []string{"mcp", "--claude-skills"}, 2, "", "--claude-skills: "},
+		{"folder", []string{"mcp", "--no-cache", "--no-watch", dir}, 0, `"name":"agent3md:Fixture Tools"`, "serving skill folders"},
+		{"folder and missing well-known", []string{"mcp", "--no-cache", "--no-watch", "--codex-skills", dir}, 0, `"id":1,"result"`, "does not exist; not served"},
+		{"clash", []string{"mcp", "--no-cache", "--no-watch", dir, folderFixture(t)}, 2, "", "defined twice"},
+		{"bad depth", []string{"mcp", "--no-cache", "--max-skill-depth", "0", dir}, 2, "", "--max-skill-depth 0"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			code, out, errOut := cliIn(t, init, tc.args...)
+			if code != tc.code || !strings.Contains(out, tc.stdout) || !strings.Contains(errOut, tc.stderr) {
+				t.Errorf("exit %d, want %d\nstdout: %s\nstderr: %s\nwant %q on stdout, %q on stderr", code, tc.code, out, errOut, tc.stdout, tc.stderr)
+			}
+		})
+	}
+}
+
+// TestMCPWellKnownFolder: --claude-skills serves ~/.claude/skills.
+func TestMCPWellKnownFolder(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	dst := filepath.Join(home, ".claude")
+	if err := os.MkdirAll(dst, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(folderFixture(t), filepath.Join(dst, "skills")); err != nil {
+		t.Fatal(err)
+	}
+	const in = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}` + "\n" +
+		`{"jsonrpc":"2.0","method":"notifications/initialized"}` + "\n" +
+		`{"jsonrpc":"2.0","id":2,"method":"resources/read","params":{"uri":"skill://rules/SKILL.md"}}` + "\n"
+	code, out, errOut := cliIn(t, in, "mcp", "--no-cache", "--no-watch", "--claude-skills")
+	if code != 0 || !strings.Contains(out, "The house style rules") {
+		t.Errorf("exit %d\nstdout: %s\nstderr: %s", code, out, errOut)
+	}
+}
