@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -106,7 +107,25 @@ func (a *app) openFolders(ctx context.Context, roots []string, ff *folderFlags) 
 	if err != nil {
 		return nil, ioError(err)
 	}
+	if len(ag.Info().Skills) == 0 {
+		// Most likely a project folder passed for its agent file: say so
+		// rather than serve an agent with no skills.
+		ag.Close()
+		hint := ""
+		for _, r := range roots {
+			if p := filepath.Join(r, "agent.3md"); fileExists(p) {
+				hint = "; to serve the agent file, pass its path: " + p
+				break
+			}
+		}
+		return nil, ioError(fmt.Errorf("no skill found in %s: a skill is a folder holding a SKILL.md, at most %d levels down (--max-skill-depth)%s", strings.Join(roots, ", "), ff.maxDepth, hint))
+	}
 	return ag, nil
+}
+
+func fileExists(p string) bool {
+	fi, err := os.Stat(p)
+	return err == nil && fi.Mode().IsRegular()
 }
 
 // folderPoll is how often served skill folders are re-scanned for
