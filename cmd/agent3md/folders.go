@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -46,6 +47,23 @@ func wellKnownHint(name string) string {
 	return "under the home directory"
 }
 
+// existing returns the well-known folders asked for that exist, warning
+// on w about the others.
+func (f *folderFlags) existing(w io.Writer) []string {
+	var out []string
+	for _, l := range skillfolder.WellKnown() {
+		if on := f.wellKnown[l.Name]; on == nil || !*on {
+			continue
+		}
+		if fi, err := os.Stat(l.Path); err == nil && fi.IsDir() {
+			out = append(out, l.Path)
+		} else {
+			fmt.Fprintf(w, "agent3md: warning: --%s-skills: %s does not exist; not served\n", l.Name, l.Path)
+		}
+	}
+	return out
+}
+
 // mcpSource is what mcp serves: one agent file, or skill folders.
 type mcpSource struct {
 	file    string
@@ -71,16 +89,7 @@ func (a *app) mcpSources(args []string, ff *folderFlags) (mcpSource, error) {
 		}
 		files = append(files, arg)
 	}
-	for _, l := range skillfolder.WellKnown() {
-		if on := ff.wellKnown[l.Name]; on == nil || !*on {
-			continue
-		}
-		if fi, err := os.Stat(l.Path); err == nil && fi.IsDir() {
-			src.folders = append(src.folders, l.Path)
-		} else {
-			fmt.Fprintf(a.stderr, "agent3md: warning: --%s-skills: %s does not exist; not served\n", l.Name, l.Path)
-		}
-	}
+	src.folders = append(src.folders, ff.existing(a.stderr)...)
 	switch {
 	case len(files) > 0 && len(src.folders) > 0:
 		return src, ioError(fmt.Errorf("mcp serves either one agent file or skill folders, not both (%s with %s): turn the folders into planes with 'agent3md import DIR' and merge them into the agent file, or serve them from a second server", files[0], src.folders[0]))

@@ -1,6 +1,11 @@
 package main
 
 import (
+	"context"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -59,5 +64,47 @@ func TestMCPWellKnownFolder(t *testing.T) {
 	code, out, errOut := cliIn(t, in, "mcp", "--no-cache", "--no-watch", "--claude-skills")
 	if code != 0 || !strings.Contains(out, "The house style rules") {
 		t.Errorf("exit %d\nstdout: %s\nstderr: %s", code, out, errOut)
+	}
+}
+
+// TestServeFolderEndpoint: serve opens a skills DIR as one agent, at the
+// endpoint named by its AGENT.md, next to an agent file; its files are
+// read over HTTP like over stdio (the binary asset as a blob).
+func TestServeFolderEndpoint(t *testing.T) {
+	dir := folderFixture(t)
+	t.Setenv("HOME", t.TempDir())
+	a := &app{stderr: io.Discard, stdout: io.Discard}
+	a.cache.noCache = true
+	ff := &folderFlags{maxDepth: 4, maxFileBytes: 1 << 20}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	servers, ep, err := a.openServed(ctx, []string{devtools, dir}, "", false, 0, slog.New(slog.NewTextHandler(io.Discard, nil)), ff)
+	for _, s := range servers {
+		defer s.Close()
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, ok := ep.Agents["fixture-tools"]
+	if !ok || len(ep.Agents) != 2 {
+		t.Fatalf("endpoints %v, want fixture-tools beside the file's", ep.Agents)
+	}
+	ts := httptest.NewServer(h)
+	defer ts.Close()
+	const meta = `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}`
+	req, _ := http.NewRequest(http.MethodPost, ts.URL, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"resources/read","params":{"uri":"skill://lint/assets/logo.png",`+meta+`}}`))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("MCP-Protocol-Version", "2026-07-28")
+	req.Header.Set("Mcp-Method", "resources/read")
+	req.Header.Set("Mcp-Name", "skill://lint/assets/logo.png")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != 200 || !strings.Contains(string(body), `"blob":"`) || !strings.Contains(string(body), `"mimeType":"image/png"`) {
+		t.Errorf("status %d: %s", resp.StatusCode, body)
 	}
 }
