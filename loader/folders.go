@@ -101,6 +101,33 @@ func OpenFolders(ctx context.Context, roots []string, opts *FolderOptions) (*Age
 	return a, nil
 }
 
+// FolderHead is ReadHead for skill folders: the agent's name and identity
+// exactly as OpenFolders with the same roots and options will give them,
+// read from the first root's AGENT.md (or generated) without scanning, so
+// a server answers the handshake while the folders are scanned.
+func FolderHead(roots []string, opts *FolderOptions) (*Head, error) {
+	if len(roots) == 0 {
+		return nil, errors.New("skill folders: no folder given; pass at least one folder of skill folders")
+	}
+	abs := make([]string, len(roots))
+	for i, r := range roots {
+		p, err := filepath.Abs(r)
+		if err != nil {
+			return nil, fmt.Errorf("skills folder %s: %w", r, err)
+		}
+		abs[i] = p
+	}
+	maxID := int64(skillfolder.DefaultMaxFileBytes)
+	if opts != nil && opts.MaxFileBytes > 0 {
+		maxID = opts.MaxFileBytes
+	}
+	name, identity, _, err := readIdentity(abs, maxID)
+	if err != nil {
+		return nil, err
+	}
+	return &Head{Name: name, Identity: identity, IdentityKnown: true}, nil
+}
+
 // Folders returns the roots of an Agent opened by OpenFolders (absolute
 // paths), nil for one opened from an agent file.
 func (a *Agent) Folders() []string {

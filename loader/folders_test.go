@@ -297,6 +297,23 @@ func TestOpenFoldersProblems(t *testing.T) {
 			t.Errorf("generated identity %q, name %q", id, a.Info().Name)
 		}
 	})
+	t.Run("head agrees with the open", func(t *testing.T) {
+		for _, withAgent := range []bool{true, false} {
+			dir := copyFolders(t)
+			if !withAgent {
+				os.Remove(filepath.Join(dir, "AGENT.md"))
+			}
+			h, err := FolderHead([]string{dir}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			a := openFolders(t, nil, dir)
+			id, _ := a.IdentityBody(ctx)
+			if h.Name != a.Info().Name || h.Identity != id || !h.IdentityKnown {
+				t.Errorf("head %+v, open: name %q identity %q", h, a.Info().Name, id)
+			}
+		}
+	})
 	t.Run("no roots", func(t *testing.T) {
 		if _, err := OpenFolders(ctx, nil, nil); err == nil {
 			t.Error("no error")

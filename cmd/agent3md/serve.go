@@ -95,6 +95,11 @@ Point a client at it with the command "agent3md" and the arguments
 				}
 				a.useCache = true
 				opts := &mcp.Options{}
+				// The handshake is answered from AGENT.md while the
+				// folders are scanned.
+				if head, err := loader.FolderHead(src.folders, &loader.FolderOptions{MaxFileBytes: folders.maxFileBytes}); err == nil {
+					opts.Head = head
+				}
 				opts.Open = func(ctx context.Context) (*loader.Agent, error) {
 					ag, err := a.openFolders(ctx, src.folders, &folders)
 					if err != nil {
