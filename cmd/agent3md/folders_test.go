@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"io"
 	"log/slog"
@@ -10,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestMCPFolderSources: mcp sorts its arguments into one agent file or
@@ -106,5 +108,71 @@ func TestServeFolderEndpoint(t *testing.T) {
 	body, _ := io.ReadAll(resp.Body)
 	if resp.StatusCode != 200 || !strings.Contains(string(body), `"blob":"`) || !strings.Contains(string(body), `"mimeType":"image/png"`) {
 		t.Errorf("status %d: %s", resp.StatusCode, body)
+	}
+}
+
+// TestMCPFolderPolledReload: a served folder is re-scanned on its own; an
+// added skill reaches the client as list_changed, then routes.
+func TestMCPFolderPolledReload(t *testing.T) {
+	if testing.Short() {
+		t.Skip("waits for a poll (two seconds)")
+	}
+	dir := folderFixture(t)
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	done := make(chan int, 1)
+	go func() {
+		done <- run(context.Background(), []string{"mcp", "--no-cache", "--log-level", "warn", dir}, inR, outW, io.Discard)
+		outW.Close()
+	}()
+	lines := make(chan string, 64)
+	go func() {
+		sc := bufio.NewScanner(outR)
+		sc.Buffer(make([]byte, 1<<20), 1<<20)
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
+		close(lines)
+	}()
+	wait := func(want string) {
+		t.Helper()
+		deadline := time.After(30 * time.Second)
+		for {
+			select {
+			case l, ok := <-lines:
+				if !ok {
+					t.Fatalf("server exited before %q", want)
+				}
+				if strings.Contains(l, want) {
+					return
+				}
+			case <-deadline:
+				t.Fatalf("never saw %q", want)
+			}
+		}
+	}
+	send := func(s string) {
+		t.Helper()
+		if _, err := io.WriteString(inW, s+"\n"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
+	wait(`"listChanged":true`)
+	send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	send(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"list_skills","arguments":{}}}`)
+	wait(`"id":2`)
+	if err := os.MkdirAll(filepath.Join(dir, "gamma"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "gamma", "SKILL.md"), []byte("---\nname: gamma\ndescription: Gamma rays. Use for gamma tasks.\n---\nGamma body.\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	wait("notifications/tools/list_changed")
+	send(`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"get_skill","arguments":{"name":"gamma"}}}`)
+	wait("Gamma body.")
+	inW.Close()
+	if code := <-done; code != 0 {
+		t.Errorf("exit %d", code)
 	}
 }

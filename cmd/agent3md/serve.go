@@ -100,8 +100,9 @@ Point a client at it with the command "agent3md" and the arguments
 				if head, err := loader.FolderHead(src.folders, &loader.FolderOptions{MaxFileBytes: folders.maxFileBytes}); err == nil {
 					opts.Head = head
 				}
+				var poll poller
 				opts.Open = func(ctx context.Context) (*loader.Agent, error) {
-					ag, err := a.openFolders(ctx, src.folders, &folders)
+					ag, err := poll.timed(func() (*loader.Agent, error) { return a.openFolders(ctx, src.folders, &folders) })
 					if err != nil {
 						return nil, err
 					}
@@ -113,8 +114,10 @@ Point a client at it with the command "agent3md" and the arguments
 					// Polled until internal/watch watches trees (see folderPoll).
 					ctx, cancel := context.WithCancel(c.Context())
 					defer cancel()
-					opts.Changes = pollChanges(ctx, folderPoll)
-					opts.Reopen = func(ctx context.Context) (*loader.Agent, error) { return a.openFolders(ctx, src.folders, &folders) }
+					opts.Changes = poll.changes(ctx)
+					opts.Reopen = func(ctx context.Context) (*loader.Agent, error) {
+						return poll.timed(func() (*loader.Agent, error) { return a.openFolders(ctx, src.folders, &folders) })
+					}
 				}
 				return serve(opts)
 			}
