@@ -97,6 +97,10 @@ type Agent struct {
 	start     time.Time
 	lastCheck atomic.Int64
 
+	// folders is set for an Agent served from skill folders (OpenFolders):
+	// what a re-scan scans.
+	folders *folderConfig
+
 	// afterRescan, when set (by tests), runs after each successful re-scan.
 	afterRescan func()
 }
@@ -186,7 +190,7 @@ func (a *Agent) Close() error {
 		return nil
 	}
 	a.closed = true
-	return a.st.f.Close()
+	return a.st.close()
 }
 
 // current returns the state in force without holding any lock afterwards.

@@ -108,6 +108,11 @@ func (a *Agent) rlock() (*state, error) {
 // reported again until the file changes once more. Checks happen at most
 // once per Options.Recheck.
 func (a *Agent) moved(st *state) bool {
+	if st.folder != nil {
+		// A folder has no one file to stat: a changed skill shows up
+		// when a read finds its entry outdated (errStale).
+		return false
+	}
 	if every := a.opts.Recheck; every > 0 {
 		now := int64(time.Since(a.start))
 		last := a.lastCheck.Load()
@@ -140,14 +145,23 @@ func (a *Agent) rescan(gen uint64) error {
 	if cur.gen != gen {
 		return nil
 	}
-	pre, _ := os.Stat(a.path)
-	a.mu.RLock()
-	failed := a.failed
-	a.mu.RUnlock()
-	if failed != nil && pre != nil && sameVersion(pre, failed.fi) {
-		return failed.err // the same broken file: do not parse it again
+	var (
+		st  *state
+		err error
+		pre os.FileInfo
+	)
+	if a.folders != nil {
+		st, err = scanFolders(context.Background(), a.folders, gen+1)
+	} else {
+		pre, _ = os.Stat(a.path)
+		a.mu.RLock()
+		failed := a.failed
+		a.mu.RUnlock()
+		if failed != nil && pre != nil && sameVersion(pre, failed.fi) {
+			return failed.err // the same broken file: do not parse it again
+		}
+		st, err = scan(a.path, &a.opts, gen+1)
 	}
-	st, err := scan(a.path, &a.opts, gen+1)
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if err != nil {
@@ -157,13 +171,13 @@ func (a *Agent) rescan(gen uint64) error {
 		return err
 	}
 	if a.closed {
-		st.f.Close()
+		st.close()
 		return ErrClosed
 	}
 	old := a.st
 	a.st, a.failed = st, nil
 	// Every reader of old held the read lock; Lock waited for them.
-	old.f.Close()
+	old.close()
 	if a.afterRescan != nil {
 		a.afterRescan()
 	}
@@ -174,6 +188,9 @@ func (a *Agent) rescan(gen uint64) error {
 // it against the catalog's CRC-32C. A short read or a mismatch wraps
 // errStale.
 func (st *state) body(p int) (string, error) {
+	if st.folder != nil {
+		return st.folderBody(p)
+	}
 	return readBody(st.f, st.fi.Size(), &st.cat.Planes[p])
 }
 

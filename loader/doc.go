@@ -39,6 +39,17 @@
 // a stamped content hash) for a server's handshake. The skill list and
 // Agent Skills slugs are built on first use.
 //
+// Skill folders. OpenFolders serves Agent Skills folders through the same
+// Agent (docs/skill-folders.md §9): package internal/skillfolder scans
+// them, and the loader synthesizes a catalog from the scan — the identity
+// at z=0, one plane per skill at z=1, 2, … in name order, metadata as
+// attributes, links between skills as [[z=N]] — so everything above the
+// loader serves both sources alike. Bodies are read from SKILL.md on
+// demand and served only from the entry the Agent was built from.
+// SkillFiles, ReadSkillFile and Frontmatter give a skill's files
+// whatever the source: the rendering for a file, the real files for a
+// folder.
+//
 // It does not parse the format itself (package agentfile), route requests
 // (package router) or speak any protocol (package mcp). It does not watch
 // the file either (package internal/watch does): without NoRescan, the

@@ -39,6 +39,10 @@ type Reference struct {
 // maxDescription is the Agent Skills bound on a description, in characters.
 const maxDescription = 1024
 
+// For an Agent served from skill folders, SkillMD is the skill's own
+// SKILL.md byte for byte, with no References (its other files are listed
+// by SkillFiles).
+//
 // SkillMD renders a skill as an Agent Skills SKILL.md with its references:
 // the frontmatter holds name (the skill's slug), description and metadata
 // (label, z, triggers, inputs, tool, cost as strings; empty ones omitted);
@@ -77,6 +81,9 @@ func (a *Agent) SkillMDBySlug(ctx context.Context, slug string) (*Rendered, erro
 }
 
 func (st *state) render(ctx context.Context, i int) (*Rendered, error) {
+	if st.folder != nil {
+		return st.folderSkillMD(ctx, i)
+	}
 	chain := st.chain(i)
 	inChain := make(map[int]bool, len(chain))
 	for _, j := range chain {

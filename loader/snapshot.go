@@ -62,7 +62,19 @@ func (s Snapshot) SlugIndex(slug string) (int, bool) {
 
 // Frontmatter returns skill i's SKILL.md frontmatter as a YAML parser
 // yields it (Rendered.Frontmatter) without reading any body.
-func (s Snapshot) Frontmatter(i int) map[string]any { return s.st.frontmatter(i).asMap() }
+// For skill folders it is the SKILL.md's own frontmatter, shared: it must
+// not be modified.
+func (s Snapshot) Frontmatter(i int) map[string]any {
+	if s.st.folder != nil {
+		return s.st.folder.skills[i].Frontmatter
+	}
+	return s.st.frontmatter(i).asMap()
+}
 
 // Description returns skill i's SKILL.md description.
-func (s Snapshot) Description(i int) string { return s.st.description(i) }
+func (s Snapshot) Description(i int) string {
+	if s.st.folder != nil {
+		return s.st.folder.skills[i].Description
+	}
+	return s.st.description(i)
+}

@@ -64,6 +64,9 @@ type FileVersion struct {
 // Open, or for an Agent without Options.NoRescan the latest re-scan.
 func (a *Agent) Version() FileVersion {
 	st := a.current()
+	if st.folder != nil {
+		return FileVersion{SHA256: st.cat.SHA256}
+	}
 	v := FileVersion{Size: st.fi.Size(), ModTime: st.fi.ModTime().UnixNano(), SHA256: st.cat.SHA256}
 	if s, ok := statSig(st.fi); ok {
 		v.Dev, v.Inode = uint64(s.dev), uint64(s.ino)

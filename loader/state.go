@@ -24,6 +24,9 @@ type state struct {
 
 	cat  *agentfile.Catalog
 	info *agentfile.Agent
+	// folder is set when the agent is served from skill folders
+	// (OpenFolders): bodies come from there, and f and fi are nil.
+	folder *folderState
 
 	names   []string               // skill names in source order (byName's keys)
 	byName  *hashidx.Index[string] // skill name -> index in info.Skills (names are unique)
@@ -205,7 +208,22 @@ func unique(xs []int) []int {
 }
 
 func (st *state) slugList() []string {
-	st.slugsOnce.Do(func() { st.slugs, st.bySlug = assignSlugs(st.info.Skills) })
+	st.slugsOnce.Do(func() {
+		if st.folder != nil {
+			// A folder's name is already a valid, unique Agent Skills
+			// name: it is its own slug.
+			st.bySlug = make(map[string]int, len(st.names))
+			for i := range st.info.Skills {
+				st.bySlug[st.info.Skills[i].Name] = i
+			}
+			st.slugs = make([]string, len(st.info.Skills))
+			for i := range st.info.Skills {
+				st.slugs[i] = st.info.Skills[i].Name
+			}
+			return
+		}
+		st.slugs, st.bySlug = assignSlugs(st.info.Skills)
+	})
 	return st.slugs
 }
 
@@ -245,4 +263,12 @@ func (st *state) identityBody() (string, error) {
 		return "", nil
 	}
 	return st.body(st.info.Identity)
+}
+
+// close releases the state's open file, if it has one.
+func (st *state) close() error {
+	if st.f == nil {
+		return nil
+	}
+	return st.f.Close()
 }

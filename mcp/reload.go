@@ -91,7 +91,7 @@ func (s *server) reload(ctx context.Context) {
 		}
 	}
 	for _, f := range validationErrors(a) {
-		s.log.Warn("validation error (served anyway; run agent3md validate)", "finding", f)
+		s.log.Warn(findingsNote(a), "finding", f)
 	}
 	rs := newRouterState()
 	ro := s.routerOptions(a)

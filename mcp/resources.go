@@ -3,6 +3,7 @@ package mcp
 import (
 	"context"
 	"crypto/sha256"
+	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -14,9 +15,11 @@ import (
 )
 
 // Skills as resources (docs/protocol.md §9): every skill is an Agent
-// Skills directory rendered by the loader — skill://<slug>/SKILL.md and
-// skill://<slug>/references/<dep-slug>.md for each other skill of its
-// resolve chain — plus the skills-as-resources convention's
+// Skills directory whose files the loader gives (Agent.SkillFiles,
+// ReadSkillFile) — for an agent file its rendering, skill://<slug>/SKILL.md
+// and skill://<slug>/references/<dep-slug>.md for each other skill of its
+// resolve chain; for skill folders every file of the folder byte for byte,
+// binary ones as base64 blobs — plus the skills-as-resources convention's
 // skill://<slug>/_manifest and skill://prompt-xml, and the agent's own
 // agent3md://identity and agent3md://manifest. URIs are looked up by key
 // in the version's catalog, never turned into paths.
@@ -143,7 +146,7 @@ func (s *server) resourcesList(ctx context.Context, c *call) (any, error) {
 		}
 		fm := snap.Frontmatter(i)
 		md := files.list[0]
-		size := int64(md.size)
+		size := md.Size
 		res := resourceJSON{
 			URI: files.uri(fileSkillMD), Name: slug, Title: snap.Skill(i).Name,
 			Description: snap.Description(i), MimeType: mimeMarkdown, Size: &size,
@@ -178,11 +181,24 @@ func contentFP(snap loader.Snapshot) string {
 	return "0"
 }
 
+// contentJSON is MCP's TextResourceContents or, with Blob set,
+// BlobResourceContents (base64 of bytes that are not UTF-8 text).
 type contentJSON struct {
-	URI      string `json:"uri"`
-	MimeType string `json:"mimeType,omitempty"`
-	Text     string `json:"text"`
+	URI      string  `json:"uri"`
+	MimeType string  `json:"mimeType,omitempty"`
+	Text     *string `json:"text,omitempty"`
+	Blob     *string `json:"blob,omitempty"`
 }
+
+// resourceBytes is what a read serves: the bytes, their type, and whether
+// they go out as text or as a base64 blob.
+type resourceBytes struct {
+	data   []byte
+	mime   string
+	binary bool
+}
+
+func textResource(s, mime string) resourceBytes { return resourceBytes{data: []byte(s), mime: mime} }
 
 type resourcesReadResult struct {
 	modernFields
@@ -203,55 +219,76 @@ func (s *server) resourcesRead(ctx context.Context, c *call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	text, mime, err := s.readResource(ctx, v, p.URI)
+	rb, err := s.readResourceBytes(ctx, v, p.URI)
 	if err != nil {
 		return nil, s.resourceFailure(c, p.URI, err)
 	}
-	if max := s.maxAnswerBytes(); len(text) > max {
-		return nil, errorf(codeInternalError, "Internal error: %s is %d bytes, more than the %d-byte answer bound (--max-answer-bytes); raise the bound to read it", clip(p.URI, 120), len(text), max)
+	n := len(rb.data)
+	if rb.binary {
+		n = base64.StdEncoding.EncodedLen(n)
 	}
-	return &resourcesReadResult{Contents: []contentJSON{{URI: p.URI, MimeType: mime, Text: text}}}, nil
+	if max := s.maxAnswerBytes(); n > max {
+		return nil, errorf(codeInternalError, "Internal error: %s is %d bytes, more than the %d-byte answer bound (--max-answer-bytes); raise the bound to read it", clip(p.URI, 120), n, max)
+	}
+	out := contentJSON{URI: p.URI, MimeType: rb.mime}
+	if rb.binary {
+		b := base64.StdEncoding.EncodeToString(rb.data)
+		out.Blob = &b
+	} else {
+		t := string(rb.data)
+		out.Text = &t
+	}
+	return &resourcesReadResult{Contents: []contentJSON{out}}, nil
 }
 
 // errNoResource marks a URI that names nothing served.
 var errNoResource = errors.New("no such resource")
 
-// readResource returns a resource's text and MIME type.
-func (s *server) readResource(ctx context.Context, v *version, uri string) (string, string, error) {
+// readResourceBytes returns a resource's bytes and MIME type. A skill's
+// file is read through the loader, which serves only files of the
+// version's listing and only the bytes that listing's digests describe;
+// the listing itself (which hashes every file of a folder) is not needed
+// to read one file.
+func (s *server) readResourceBytes(ctx context.Context, v *version, uri string) (resourceBytes, error) {
 	switch uri {
 	case uriIdentity:
 		body, err := v.agent.IdentityBody(ctx)
-		return body, mimeText, err
+		return textResource(body, mimeText), err
 	case uriManifest:
 		if s.opts.Projection == nil {
-			return "", "", errNoResource
+			return resourceBytes{}, errNoResource
 		}
 		b, err := s.opts.Projection(ctx, v.agent)
-		return string(b), mimeJSON, err
+		return resourceBytes{data: b, mime: mimeJSON}, err
 	case uriPromptXML:
 		b, err := v.files.promptXML(ctx, v.agent, s.maxAnswerBytes())
-		return string(b), mimeXML, err
+		return resourceBytes{data: b, mime: mimeXML}, err
 	}
 	slug, path, ok := splitSkillURI(uri)
 	if !ok {
-		return "", "", errNoResource
-	}
-	files, err := v.files.of(ctx, v.agent, slug)
-	if err != nil {
-		return "", "", err
+		return resourceBytes{}, errNoResource
 	}
 	switch path {
-	case "", fileSkillMD: // skill://<slug> is the alias older clients read
-		return string(files.rendered.Text), mimeMarkdown, nil
+	case "": // skill://<slug> is the alias older clients read
+		path = fileSkillMD
 	case fileManifest:
-		return string(files.manifest), mimeJSON, nil
-	}
-	for _, ref := range files.rendered.References {
-		if ref.Path == path {
-			return string(ref.Text), mimeMarkdown, nil
+		files, err := v.files.of(ctx, v.agent, slug)
+		if err != nil {
+			return resourceBytes{}, err
 		}
+		return resourceBytes{data: files.manifest, mime: mimeJSON}, nil
 	}
-	return "", "", errNoResource
+	data, f, err := v.agent.ReadSkillFile(ctx, slug, path)
+	if err != nil {
+		return resourceBytes{}, err
+	}
+	return resourceBytes{data: data, mime: f.MIME, binary: !f.Text}, nil
+}
+
+// readResource is readResourceBytes as text and MIME type.
+func (s *server) readResource(ctx context.Context, v *version, uri string) (string, string, error) {
+	rb, err := s.readResourceBytes(ctx, v, uri)
+	return string(rb.data), rb.mime, err
 }
 
 // splitSkillURI splits skill://<slug>[/<path>] into slug and path. Only
@@ -296,7 +333,7 @@ func validSlug(s string) bool {
 // 2026-07-28, both with data.uri; anything else is internal.
 func (s *server) resourceFailure(c *call, uri string, err error) error {
 	var unknown *loader.UnknownSkillError
-	if errors.Is(err, errNoResource) || errors.As(err, &unknown) {
+	if errors.Is(err, errNoResource) || errors.Is(err, loader.ErrNoSkillFile) || errors.As(err, &unknown) {
 		code := int64(codeResourceNotFound)
 		if c.modern {
 			code = codeInvalidParams
@@ -360,7 +397,7 @@ func (s *server) resourcesSubscribe(ctx context.Context, c *call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if _, _, err := s.readResource(ctx, v, p.URI); err != nil {
+	if _, err := s.readResourceBytes(ctx, v, p.URI); err != nil {
 		return nil, s.resourceFailure(c, p.URI, err)
 	}
 	c.sess.subscribe(p.URI)
@@ -376,9 +413,10 @@ func (s *server) resourcesUnsubscribe(ctx context.Context, c *call) (any, error)
 	return struct{}{}, nil
 }
 
-// skillFiles are the version's rendered skill directories' digests,
+// skillFiles are the version's skill directories' listings with digests,
 // computed on first need and kept (a few hundred bytes a skill; the bytes
-// themselves are re-rendered on each read, deterministic).
+// themselves are read through the loader on each read, which serves only
+// the version listed).
 type skillFiles struct {
 	mu     sync.Mutex
 	bySlug map[string]*fileSet
@@ -386,41 +424,33 @@ type skillFiles struct {
 	xmlErr error // the block passes the answer bound
 }
 
-// fileSet is one skill's files: the rendering, each file's size and
-// digest, and its _manifest.
+// fileSet is one skill's files, each with its size and digest, and its
+// _manifest.
 type fileSet struct {
 	slug     string
-	rendered *loader.Rendered
-	list     []fileEntry // SKILL.md first, then references in chain order
+	list     []loader.SkillFile // SKILL.md first
 	manifest []byte
 	total    int64
 }
 
-type fileEntry struct {
-	path   string
-	size   int
-	digest string // "sha256:<hex>"
-}
-
 func (f *fileSet) uri(path string) string { return schemeSkill + f.slug + "/" + path }
 
-// maxKeptRenderings bounds the renderings kept per version: digests are
-// kept for every skill touched, the bytes only for a few.
+// maxKeptRenderings bounds the listings kept per version.
 const maxKeptRenderings = 256
 
-// of returns skill slug's files, rendering it on first use.
+// of returns skill slug's files, listing them on first use.
 func (sf *skillFiles) of(ctx context.Context, a *loader.Agent, slug string) (*fileSet, error) {
 	sf.mu.Lock()
 	f := sf.bySlug[slug]
 	sf.mu.Unlock()
-	if f != nil && f.rendered != nil {
+	if f != nil {
 		return f, nil
 	}
-	r, err := a.SkillMDBySlug(ctx, slug)
+	list, err := a.SkillFiles(ctx, slug)
 	if err != nil {
 		return nil, err
 	}
-	f = newFileSet(slug, r)
+	f = newFileSet(slug, list)
 	sf.mu.Lock()
 	if sf.bySlug == nil {
 		sf.bySlug = map[string]*fileSet{}
@@ -436,17 +466,14 @@ func (sf *skillFiles) of(ctx context.Context, a *loader.Agent, slug string) (*fi
 	return f, nil
 }
 
-func newFileSet(slug string, r *loader.Rendered) *fileSet {
-	f := &fileSet{slug: slug, rendered: r}
-	f.list = append(f.list, fileEntry{path: fileSkillMD, size: len(r.Text), digest: "sha256:" + r.SHA256})
-	f.total = int64(len(r.Text))
-	for _, ref := range r.References {
-		f.list = append(f.list, fileEntry{path: ref.Path, size: len(ref.Text), digest: "sha256:" + ref.SHA256})
-		f.total += int64(len(ref.Text))
+func newFileSet(slug string, list []loader.SkillFile) *fileSet {
+	f := &fileSet{slug: slug, list: list}
+	for _, e := range list {
+		f.total += e.Size
 	}
 	type mf struct {
 		Path string `json:"path"`
-		Size int    `json:"size"`
+		Size int64  `json:"size"`
 		Hash string `json:"hash"`
 	}
 	m := struct {
@@ -454,7 +481,7 @@ func newFileSet(slug string, r *loader.Rendered) *fileSet {
 		Files []mf   `json:"files"`
 	}{Skill: slug, Files: make([]mf, len(f.list))}
 	for i, e := range f.list {
-		m.Files[i] = mf{e.path, e.size, e.digest}
+		m.Files[i] = mf{e.Path, e.Size, e.Digest}
 	}
 	f.manifest, _ = encodeResult(m)
 	return f
@@ -475,11 +502,11 @@ func (f *fileSet) overLimits() string {
 // digestOf returns a served resource's digest ("" when it serves none),
 // for telling subscribers which URIs changed across a reload.
 func (s *server) digestOf(ctx context.Context, v *version, uri string) string {
-	text, _, err := s.readResource(ctx, v, uri)
+	rb, err := s.readResourceBytes(ctx, v, uri)
 	if err != nil {
 		return ""
 	}
-	h := sha256.Sum256([]byte(text))
+	h := sha256.Sum256(rb.data)
 	return hex.EncodeToString(h[:])
 }
 

@@ -258,13 +258,28 @@ const findingsWait = time.Second
 // still served, and its operator should hear why it may misbehave.
 func (s *server) logFindings(a *loader.Agent) {
 	for _, msg := range validationErrors(a) {
-		s.log.Warn("validation error (served anyway; run agent3md validate)", "finding", msg)
+		s.log.Warn(findingsNote(a), "finding", msg)
 	}
+}
+
+// findingsNote is the log message validation findings go under: a file
+// with errors is served whole, a skill folder with errors is left out.
+func findingsNote(a *loader.Agent) string {
+	if a.Folders() != nil {
+		return "skill folder finding (a broken skill is left out: docs/skill-folders.md §3)"
+	}
+	return "validation error (served anyway; run agent3md validate)"
 }
 
 // validationErrors are the agent's validation errors as validate prints
 // them.
 func validationErrors(a *loader.Agent) []string {
+	if a.Folders() != nil {
+		// Skill folders: the scan's findings (skills left out and why,
+		// and served skills' problems); the catalog is synthesized from
+		// valid skills, so the 3md rules have nothing to say.
+		return a.Findings()
+	}
 	cat := a.Catalog()
 	if cat == nil {
 		return nil

@@ -39,7 +39,7 @@ var skillsFeature = &feature{
 type skillResource struct {
 	URI    string `json:"uri"`
 	Digest string `json:"digest"`
-	Size   int    `json:"size"`
+	Size   int64  `json:"size"`
 }
 
 type skillJSON struct {
@@ -57,7 +57,7 @@ type skillsListResult struct {
 func skillEntry(snap loader.Snapshot, i int, f *fileSet) skillJSON {
 	e := skillJSON{URI: f.uri(fileSkillMD), Frontmatter: snap.Frontmatter(i), Resources: make([]skillResource, len(f.list))}
 	for k, fe := range f.list {
-		e.Resources[k] = skillResource{URI: f.uri(fe.path), Digest: fe.digest, Size: fe.size}
+		e.Resources[k] = skillResource{URI: f.uri(fe.Path), Digest: fe.Digest, Size: fe.Size}
 	}
 	return e
 }
@@ -147,9 +147,11 @@ type directoryParams struct {
 	Cursor *string `json:"cursor"`
 }
 
-// directoryRead lists a skill directory's direct children: skill://<slug>
-// holds SKILL.md and, when the skill has dependencies, references/;
-// skill://<slug>/references holds their files.
+// directoryRead lists a skill directory's direct children, files and
+// subdirectories (inode/directory), in the listing's order with each
+// directory at its first file: for an agent file skill://<slug> holds
+// SKILL.md and, when the skill has dependencies, references/, and
+// skill://<slug>/references their files; for a folder, its real tree.
 func (s *server) directoryRead(ctx context.Context, c *call) (any, error) {
 	var p directoryParams
 	if err := bind(c, &p); err != nil {
@@ -163,7 +165,7 @@ func (s *server) directoryRead(ctx context.Context, c *call) (any, error) {
 		return errorData(codeInvalidParams, "No directory is served at "+clip(p.URI, 200)+": pass a skill's directory, skill://<name>, or a directory it lists", map[string]any{"uri": clip(p.URI, 200)})
 	}
 	slug, path, ok := splitSkillURI(p.URI)
-	if !ok || (path != "" && path != dirReferences) {
+	if !ok {
 		return nil, notDir()
 	}
 	if _, ok := v.agent.Snapshot().SlugIndex(slug); !ok {
@@ -173,21 +175,9 @@ func (s *server) directoryRead(ctx context.Context, c *call) (any, error) {
 	if err != nil {
 		return nil, s.resourceFailure(c, p.URI, err)
 	}
-	var children []resourceJSON
-	if path == "" {
-		size := int64(f.list[0].size)
-		children = append(children, resourceJSON{URI: f.uri(fileSkillMD), Name: fileSkillMD, MimeType: mimeMarkdown, Size: &size})
-		if len(f.list) > 1 {
-			children = append(children, resourceJSON{URI: f.uri(dirReferences), Name: dirReferences, MimeType: mimeDirectory})
-		}
-	} else {
-		if len(f.list) == 1 {
-			return nil, notDir()
-		}
-		for _, fe := range f.list[1:] {
-			size := int64(fe.size)
-			children = append(children, resourceJSON{URI: f.uri(fe.path), Name: strings.TrimPrefix(fe.path, dirReferences+"/"), MimeType: mimeMarkdown, Size: &size})
-		}
+	children := f.children(path)
+	if len(children) == 0 {
+		return nil, notDir()
 	}
 	pg, err := pageOf(p.Cursor, cursorDirectory, contentFP(v.agent.Snapshot())+slug+path, "entry", len(children), directoryPageSize)
 	if err != nil {
@@ -231,4 +221,31 @@ func (sf *skillFiles) promptXML(ctx context.Context, a *loader.Agent, max int) (
 	sf.xml = out
 	sf.mu.Unlock()
 	return out, nil
+}
+
+// children lists directory dir's direct entries ("" is the skill's
+// root): its files, and each subdirectory once, where its first file is.
+func (f *fileSet) children(dir string) []resourceJSON {
+	prefix := ""
+	if dir != "" {
+		prefix = dir + "/"
+	}
+	var out []resourceJSON
+	seen := map[string]bool{}
+	for _, fe := range f.list {
+		rest, ok := strings.CutPrefix(fe.Path, prefix)
+		if !ok {
+			continue
+		}
+		if sub, _, nested := strings.Cut(rest, "/"); nested {
+			if !seen[sub] {
+				seen[sub] = true
+				out = append(out, resourceJSON{URI: f.uri(prefix + sub), Name: sub, MimeType: mimeDirectory})
+			}
+			continue
+		}
+		size := fe.Size
+		out = append(out, resourceJSON{URI: f.uri(fe.Path), Name: rest, MimeType: fe.MIME, Size: &size})
+	}
+	return out
 }

@@ -65,6 +65,13 @@ created, replaced or removed is listed.`,
 // projectionJSON renders ag's agent3md/1 projection (no bodies) as
 // export prints it: the agent3md://manifest resource of mcp and serve.
 func projectionJSON(_ context.Context, ag *loader.Agent) ([]byte, error) {
+	if ag.Folders() != nil {
+		var b bytes.Buffer
+		if err := writeJSON(&b, projectFolders(ag.Scanned())); err != nil {
+			return nil, err
+		}
+		return b.Bytes(), nil
+	}
 	f, err := os.Open(ag.Path())
 	if err != nil {
 		return nil, err

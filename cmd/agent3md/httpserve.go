@@ -31,14 +31,18 @@ func (a *app) serveCmd() *cobra.Command {
 		maxAnswer  int
 		allowOrig  []string
 		allowHosts []string
+		folders    folderFlags
 	)
 	c := &cobra.Command{
-		Use:   "serve FILE...",
+		Use:   "serve FILE|DIR...",
 		Short: "Serve agents over MCP Streamable HTTP, for a team or an HTTP-only client",
 		Long: `serve serves each FILE at /mcp/<agent-slug> over stateless Streamable HTTP
 (and at /mcp when there is one agent, or the one named by --default): every
 protocol revision, the tools, skill resources, prompts, the skills extension
-and completion, with live reload — the same core as 'agent3md mcp'.
+and completion, with live reload — the same core as 'agent3md mcp'. A DIR
+is a folder of Agent Skills folders served as one agent (named by its
+AGENT.md, else the folder); --claude-skills and the like add that user
+folder as one more agent when it exists (docs/skill-folders.md §10).
 
 It binds 127.0.0.1:8765 unless told otherwise. A non-loopback --addr needs a
 bearer token (--token-file FILE, one per line, or AGENT3MD_TOKEN) unless
@@ -47,8 +51,12 @@ the token file and the certificate; SIGINT and SIGTERM finish the requests in
 flight, then stop. /healthz answers probes without authentication.`,
 		Example: `  agent3md serve examples/devtools.3md
   AGENT3MD_TOKEN=s3cret agent3md serve --addr 0.0.0.0:8765 --tls-cert cert.pem --tls-key key.pem examples/*.3md`,
-		Args: args(cobra.MinimumNArgs(1)),
+		Args: args(cobra.ArbitraryArgs),
 		RunE: func(c *cobra.Command, files []string) error {
+			files = append(files, folders.existing(a.stderr)...)
+			if len(files) == 0 {
+				return ioError(fmt.Errorf("serve needs an agent FILE or a skills DIR (or --claude-skills and the like for a folder that exists)\nusage: %s", c.UseLine()))
+			}
 			level, err := parseLevel(logLevel)
 			if err != nil {
 				return err
@@ -60,7 +68,7 @@ flight, then stop. /healthz answers probes without authentication.`,
 			o.AllowOrigins, o.AllowHosts, o.Logger = allowOrig, allowHosts, logger
 			a.useCache = true
 			ctx := c.Context()
-			servers, endpoints, err := a.openServed(ctx, files, def, noWatch, maxAnswer, logger)
+			servers, endpoints, err := a.openServed(ctx, files, def, noWatch, maxAnswer, logger, &folders)
 			defer func() {
 				for _, s := range servers {
 					s.Close()
@@ -122,13 +130,14 @@ flight, then stop. /healthz answers probes without authentication.`,
 	f.StringVar(&logLevel, "log-level", "info", "stderr log level: debug, info, warn or error")
 	a.addLimitFlags(f)
 	a.addCacheFlags(f)
+	folders.add(f)
 	return c
 }
 
 // openServed opens every agent (so a broken file stops the start with its
 // reason, before anything listens) and builds one protocol core and one
 // endpoint each, named by the agent's slug.
-func (a *app) openServed(ctx context.Context, files []string, def string, noWatch bool, maxAnswer int, logger *slog.Logger) ([]*mcp.Server, httpd.Endpoints, error) {
+func (a *app) openServed(ctx context.Context, files []string, def string, noWatch bool, maxAnswer int, logger *slog.Logger, ff *folderFlags) ([]*mcp.Server, httpd.Endpoints, error) {
 	ep := httpd.Endpoints{Agents: map[string]http.Handler{}, Default: def}
 	var servers []*mcp.Server
 	from := map[string]string{}
@@ -136,7 +145,16 @@ func (a *app) openServed(ctx context.Context, files []string, def string, noWatc
 		if err := noStdin("serve", file, "each agent is served from its own file"); err != nil {
 			return servers, ep, err
 		}
-		ag, err := a.openVersion(file)
+		// A directory is a skills folder, served as one agent.
+		openVersion := a.openVersion
+		poll := &poller{}
+		if fi, err := os.Stat(file); err == nil && fi.IsDir() {
+			root := file
+			openVersion = func(string) (*loader.Agent, error) {
+				return poll.timed(func() (*loader.Agent, error) { return a.openFolders(ctx, []string{root}, ff) })
+			}
+		}
+		ag, err := openVersion(file)
 		if err != nil {
 			return servers, ep, err
 		}
@@ -160,19 +178,25 @@ func (a *app) openServed(ctx context.Context, files []string, def string, noWatc
 				if first != nil {
 					return first, nil
 				}
-				return a.openVersion(file)
+				return openVersion(file)
 			},
 			Router: a.serveRouterOptions(), Version: buildVersion().short(), MaxAnswerBytes: maxAnswer,
 			Logger: logger.With("agent", slug), Projection: projectionJSON,
 		}
-		if !noWatch {
+		switch {
+		case noWatch:
+		case ag.Folders() != nil:
+			// Polled until internal/watch watches trees (see folderPoll).
+			opts.Changes = poll.changes(ctx)
+			opts.Reopen = func(context.Context) (*loader.Agent, error) { return openVersion(file) }
+		default:
 			w, err := watch.New(file, &watch.Options{Logger: logger})
 			if err != nil {
 				return servers, ep, ioError(err)
 			}
 			go func() { <-ctx.Done(); w.Close() }()
 			opts.Changes = w.Changes()
-			opts.Reopen = func(context.Context) (*loader.Agent, error) { return a.openVersion(file) }
+			opts.Reopen = func(context.Context) (*loader.Agent, error) { return openVersion(file) }
 		}
 		s, err := mcp.NewServer(ctx, opts)
 		if err != nil {

@@ -1,9 +1,12 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
+	"io/fs"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
@@ -70,6 +73,7 @@ func TestInteropGoSDK(t *testing.T) {
 			}
 		})
 	}
+	t.Run("skill-folders", func(t *testing.T) { interopFolders(t, bin) })
 }
 
 // checkTools lists the tools and checks the revision-dependent fields.
@@ -312,4 +316,106 @@ func checkResourcesAndPrompts(ctx context.Context, t *testing.T, cs *sdk.ClientS
 	if err != nil || !slices.Contains(comp.Completion.Values, name) {
 		t.Errorf("completion of %q: %v %+v", name[:2], err, comp)
 	}
+}
+
+// interopFolders serves a skills folder (the loader's fixture plus a
+// binary asset) and drives it with the SDK client in the newest and the
+// last legacy revision: the same tools, every file read byte for byte
+// (the asset as a blob), and the selftest, by directory and by --server.
+func interopFolders(t *testing.T, bin string) {
+	dir := folderFixture(t)
+	for _, version := range []string{"", "2025-11-25"} {
+		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+		cmd := exec.Command(bin, "mcp", "--cache-dir", t.TempDir(), "--log-level", "warn", dir)
+		client := sdk.NewClient(&sdk.Implementation{Name: "interop-test", Version: "1"}, nil)
+		cs, err := client.Connect(ctx, &sdk.CommandTransport{Command: cmd}, &sdk.ClientSessionOptions{ProtocolVersion: version})
+		if err != nil {
+			cancel()
+			t.Fatalf("connect: %v", err)
+		}
+		init := cs.InitializeResult()
+		if init.ServerInfo == nil || !strings.Contains(init.Instructions, "A small agent made of skill folders") {
+			t.Errorf("%s: serverInfo %+v, instructions %.80q: want AGENT.md as the identity", version, init.ServerInfo, init.Instructions)
+		}
+		checkTools(ctx, t, cs, init.ProtocolVersion)
+		checkToolCalls(ctx, t, cs, init.ProtocolVersion)
+		files := 0
+		for _, slug := range []string{"build", "deploy", "lint"} {
+			res, err := cs.ReadResource(ctx, &sdk.ReadResourceParams{URI: "skill://" + slug + "/_manifest"})
+			if err != nil {
+				t.Fatalf("%s manifest: %v", slug, err)
+			}
+			var m struct{ Files []struct{ Path, Hash string } }
+			if err := json.Unmarshal([]byte(res.Contents[0].Text), &m); err != nil {
+				t.Fatal(err)
+			}
+			for _, f := range m.Files {
+				res, err := cs.ReadResource(ctx, &sdk.ReadResourceParams{URI: "skill://" + slug + "/" + f.Path})
+				if err != nil || len(res.Contents) != 1 {
+					t.Fatalf("read %s/%s: %v", slug, f.Path, err)
+				}
+				c := res.Contents[0]
+				data := []byte(c.Text)
+				if c.Blob != nil {
+					data = c.Blob
+				}
+				want, _ := os.ReadFile(filepath.Join(dir, slug, filepath.FromSlash(f.Path)))
+				if !bytes.Equal(data, want) {
+					t.Errorf("%s/%s: read bytes differ from the file on disk", slug, f.Path)
+				}
+				if f.Path == "assets/logo.png" && (c.Blob == nil || c.MIMEType != "image/png") {
+					t.Errorf("%s/%s: mimeType %q, blob %v: want an image/png blob", slug, f.Path, c.MIMEType, c.Blob != nil)
+				}
+				files++
+			}
+		}
+		if files < 7 {
+			t.Errorf("%d files read", files)
+		}
+		if err := cs.Close(); err != nil {
+			t.Errorf("closing: %v", err)
+		}
+		cancel()
+	}
+	for _, args := range [][]string{
+		{"selftest", dir},
+		{"selftest", "--server", bin + " mcp --no-cache " + dir},
+	} {
+		out, err := exec.Command(bin, args...).CombinedOutput()
+		if err != nil || !strings.Contains(string(out), " 0 failed") {
+			t.Errorf("%q: %v\n%s", args, err, out)
+		}
+	}
+}
+
+// folderFixture copies ../../loader/testdata/folders to a temporary
+// folder and adds a binary asset (none is committed).
+func folderFixture(t *testing.T) string {
+	t.Helper()
+	src := filepath.Join("..", "..", "loader", "testdata", "folders")
+	dst := t.TempDir()
+	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		if d.IsDir() {
+			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(dst, rel), b, 0o644)
+	})
+	if err == nil {
+		err = os.MkdirAll(filepath.Join(dst, "lint", "assets"), 0o755)
+	}
+	if err == nil {
+		err = os.WriteFile(filepath.Join(dst, "lint", "assets", "logo.png"), []byte{0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n', 0, 0xff}, 0o644)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dst
 }

@@ -223,6 +223,40 @@ func identityPlane(cat *agentfile.Catalog) int {
 }
 
 func projectSkill(cat *agentfile.Catalog, i int, r io.ReaderAt) (projectionSkill, error) {
+	s := projectSkillAttrs(cat, i)
+	body, err := planeBody(cat, i, r)
+	if err != nil {
+		return s, err
+	}
+	s.Deps = []jsNumber{}
+	for _, m := range depLink.FindAllStringSubmatch(body, -1) {
+		// Digits only, so the one failure is a value past float64's
+		// range: +Inf, which the reference writes as null too.
+		f, _ := strconv.ParseFloat(m[1], 64)
+		s.Deps = append(s.Deps, jsNumber(f))
+	}
+	return s, nil
+}
+
+// projectFolders is the projection of an agent served from skill folders:
+// its synthesized catalog's attributes, and as deps the z of each skill
+// its SKILL.md links to (docs/skill-folders.md §5), with no body to scan.
+func projectFolders(cat *agentfile.Catalog, info *agentfile.Agent) *projection {
+	p := &projection{Schema: "agent3md/1", Agent: projectAgent(cat), Skills: make([]projectionSkill, 0, len(info.Skills))}
+	for _, sk := range info.Skills {
+		s := projectSkillAttrs(cat, sk.Plane)
+		s.Deps = make([]jsNumber, len(sk.Deps))
+		for k, z := range sk.Deps {
+			s.Deps[k] = jsNumber(z)
+		}
+		p.Skills = append(p.Skills, s)
+	}
+	return p
+}
+
+// projectSkillAttrs is a skill's projection without its deps, from the
+// plane's label and attributes.
+func projectSkillAttrs(cat *agentfile.Catalog, i int) projectionSkill {
 	pl := &cat.Planes[i]
 	s := projectionSkill{plane: i, Name: pl.Label, Z: jsNumber(pl.Z), Triggers: nonNil(agentfile.SplitList(pl.Attributes.Value("triggers")))}
 	if !pl.HasLabel {
@@ -239,18 +273,7 @@ func projectSkill(cat *agentfile.Catalog, i int, r io.ReaderAt) (projectionSkill
 	if v, ok := pl.Attributes.Get("cost"); ok {
 		s.Cost = &v
 	}
-	body, err := planeBody(cat, i, r)
-	if err != nil {
-		return s, err
-	}
-	s.Deps = []jsNumber{}
-	for _, m := range depLink.FindAllStringSubmatch(body, -1) {
-		// Digits only, so the one failure is a value past float64's
-		// range: +Inf, which the reference writes as null too.
-		f, _ := strconv.ParseFloat(m[1], 64)
-		s.Deps = append(s.Deps, jsNumber(f))
-	}
-	return s, nil
+	return s
 }
 
 // projectInputs reads an inputs list: each item is name, name:type or

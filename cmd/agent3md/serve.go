@@ -28,9 +28,10 @@ func (a *app) mcpCmd() *cobra.Command {
 		logLevel    string
 		memLimit    string
 		noWatch     bool
+		folders     folderFlags
 	)
 	c := &cobra.Command{
-		Use:   "mcp FILE",
+		Use:   "mcp FILE | mcp DIR...",
 		Short: "Serve the agent's skills over MCP on stdin/stdout (what an MCP client launches)",
 		Long: `mcp serves FILE to one MCP client over stdio: newline-delimited JSON-RPC on
 stdin and stdout, logs on stderr. It speaks the legacy handshake revisions
@@ -42,11 +43,19 @@ extension (skills/list, skills/get); a prompt per skill; and completion.
 The file is watched: a saved change is reloaded whole and announced to the
 client (--no-watch turns this off). It exits 0 when stdin closes.
 
+Instead of a file, mcp serves Agent Skills folders: each DIR (and, with
+--claude-skills, --cursor-skills, --codex-skills or --agents-skills, that
+user folder if it exists) is searched for folders holding a SKILL.md, and
+all of them are served as one agent, every file of a skill byte for byte
+(docs/skill-folders.md §10). Skill names must be unique across the
+folders. Folders are re-scanned every two seconds for changes.
+
 Point a client at it with the command "agent3md" and the arguments
 ["mcp", "/absolute/path/to/agent.3md"].`,
 		Example: `  agent3md mcp examples/devtools.3md
-  claude mcp add devtools -- agent3md mcp "$PWD/examples/devtools.3md"`,
-		Args: args(cobra.ExactArgs(1)),
+  claude mcp add devtools -- agent3md mcp "$PWD/examples/devtools.3md"
+  agent3md mcp --claude-skills ./skills`,
+		Args: args(cobra.ArbitraryArgs),
 		RunE: func(c *cobra.Command, args []string) error {
 			level, err := parseLevel(logLevel)
 			if err != nil {
@@ -60,6 +69,59 @@ Point a client at it with the command "agent3md" and the arguments
 			if err != nil {
 				return ioError(err)
 			}
+			// serve runs the server with what both sources share.
+			serve := func(opts *mcp.Options) error {
+				opts.Router, opts.Version = a.serveRouterOptions(), buildVersion().short()
+				opts.MaxLineBytes, opts.MaxInFlight, opts.MaxPendingBytes, opts.MaxAnswerBytes = maxMessage, maxInFlight, maxPending, maxAnswer
+				opts.Logger, opts.Projection = logger, projectionJSON
+				opts.Ready = func() { mem.apply(logger) }
+				err := mcp.Serve(c.Context(), a.stdin, a.stdout, opts)
+				if err != nil && c.Context().Err() == nil {
+					var ex *exitError
+					if errors.As(err, &ex) {
+						return err // a load error, already classified
+					}
+					return ioError(err)
+				}
+				return nil
+			}
+			src, err := a.mcpSources(args, &folders)
+			if err != nil {
+				return err
+			}
+			if src.file == "" {
+				if err := a.checkServeArgs(c, "", maxMessage); err != nil {
+					return err
+				}
+				a.useCache = true
+				opts := &mcp.Options{}
+				// The handshake is answered from AGENT.md while the
+				// folders are scanned.
+				if head, err := loader.FolderHead(src.folders, &loader.FolderOptions{MaxFileBytes: folders.maxFileBytes}); err == nil {
+					opts.Head = head
+				}
+				var poll poller
+				opts.Open = func(ctx context.Context) (*loader.Agent, error) {
+					ag, err := poll.timed(func() (*loader.Agent, error) { return a.openFolders(ctx, src.folders, &folders) })
+					if err != nil {
+						return nil, err
+					}
+					a.maintainCache(ag.Catalog().SHA256)
+					logger.Info("agent3md serving skill folders over stdio", "agent", ag.Info().Name, "skills", len(ag.Info().Skills), "folders", strings.Join(ag.Folders(), ", "), "version", buildVersion().short())
+					return ag, nil
+				}
+				if !noWatch {
+					// Polled until internal/watch watches trees (see folderPoll).
+					ctx, cancel := context.WithCancel(c.Context())
+					defer cancel()
+					opts.Changes = poll.changes(ctx)
+					opts.Reopen = func(ctx context.Context) (*loader.Agent, error) {
+						return poll.timed(func() (*loader.Agent, error) { return a.openFolders(ctx, src.folders, &folders) })
+					}
+				}
+				return serve(opts)
+			}
+			args = []string{src.file}
 			if err := a.checkServeArgs(c, args[0], maxMessage); err != nil {
 				return err
 			}
@@ -95,19 +157,8 @@ Point a client at it with the command "agent3md" and the arguments
 				logger.Info("agent3md serving over stdio", "agent", ag.Info().Name, "skills", len(ag.Info().Skills), "file", args[0], "catalog", catalog, "version", buildVersion().short())
 				return ag, nil
 			}
-			opts.Open, opts.Head, opts.Router, opts.Version = open, head, a.serveRouterOptions(), buildVersion().short()
-			opts.MaxLineBytes, opts.MaxInFlight, opts.MaxPendingBytes, opts.MaxAnswerBytes = maxMessage, maxInFlight, maxPending, maxAnswer
-			opts.Logger, opts.Projection = logger, projectionJSON
-			opts.Ready = func() { mem.apply(logger) }
-			err = mcp.Serve(c.Context(), a.stdin, a.stdout, opts)
-			if err != nil && c.Context().Err() == nil {
-				var ex *exitError
-				if errors.As(err, &ex) {
-					return err // a load error, already classified
-				}
-				return ioError(err)
-			}
-			return nil
+			opts.Open, opts.Head = open, head
+			return serve(opts)
 		},
 	}
 	c.Flags().IntVar(&maxMessage, "max-message-bytes", mcp.DefaultMaxLineBytes, "longest JSON-RPC message (one line) accepted on stdin, in bytes")
@@ -126,6 +177,7 @@ Point a client at it with the command "agent3md" and the arguments
 	// the command's output, which for mcp is the protocol stream.
 	c.Flags().MarkHidden("max-file-line-bytes")
 	a.addCacheFlags(c.Flags())
+	folders.add(c.Flags())
 	return c
 }
 
@@ -173,10 +225,10 @@ func (a *app) selftestCmd() *cobra.Command {
 		sample  int
 	)
 	c := &cobra.Command{
-		Use:   "selftest [FILE]",
+		Use:   "selftest [FILE | DIR]",
 		Short: "Drive an MCP server end to end and check every answer",
 		Long: `selftest spawns an MCP server — by default this binary's own
-'agent3md mcp FILE', or any command given with --server — and drives it as a
+'agent3md mcp FILE' (or a skills folder DIR), or any command given with --server — and drives it as a
 client: the legacy handshake and the 2026-07-28 discover, tools/list, every
 skill tool on every skill, error cases, robustness probes (malformed and
 oversized lines, bad ids, unknown methods) and a clean exit on EOF. It prints
@@ -211,8 +263,21 @@ func (a *app) selftest(ctx context.Context, args []string, server string, asJSON
 		if err := noStdin("selftest", args[0], "the server it starts reads the agent file by path"); err != nil {
 			return err
 		}
-		if err := checkAgentPath(args[0]); err != nil {
-			return err
+		var open func() (*loader.Agent, error)
+		if fi, err := os.Stat(args[0]); err == nil && fi.IsDir() {
+			// A skills folder: the server serves it as skill folders.
+			open = func() (*loader.Agent, error) {
+				ag, err := loader.OpenFolders(ctx, args[:1], nil)
+				if err != nil {
+					return nil, ioError(err)
+				}
+				return ag, nil
+			}
+		} else {
+			if err := checkAgentPath(args[0]); err != nil {
+				return err
+			}
+			open = func() (*loader.Agent, error) { return a.open(args[0]) }
 		}
 		self, err := os.Executable()
 		if err != nil {
@@ -220,7 +285,7 @@ func (a *app) selftest(ctx context.Context, args []string, server string, asJSON
 		}
 		opts.Command = []string{self, "mcp", args[0]}
 		// Our own server: hold its answers to what the library says.
-		ag, err := a.open(args[0])
+		ag, err := open()
 		if err != nil {
 			return err
 		}

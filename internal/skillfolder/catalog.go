@@ -28,6 +28,14 @@ type File struct {
 	sig  sig
 }
 
+// Stamp is the file's change signature as scanned — size, modification
+// and change times in nanoseconds, device and inode — for callers that
+// fingerprint a catalog (package loader keys caches on it): two scans of
+// an untouched file give equal stamps, and any write changes one.
+func (f File) Stamp() [5]int64 {
+	return [5]int64{f.sig.size, f.sig.mtime, f.sig.ctime, int64(f.sig.dev), int64(f.sig.ino)}
+}
+
 // Skill is one skill folder as scanned. A *Skill is never modified after
 // the scan that made it: a change on disk makes a new one, so holding a
 // *Skill gives one consistent snapshot. Safe for concurrent use.

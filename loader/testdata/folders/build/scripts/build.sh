@@ -1,0 +1,3 @@
+#!/bin/sh
+# Never run by agent3md: served as text.
+go build ./...
