@@ -149,6 +149,9 @@ func (a *Agent) Findings() []string {
 	out := make([]string, len(fs))
 	for i, f := range fs {
 		out[i] = f.String()
+		if _, served := st.folder.cat.Skill(f.Skill); !served && f.Skill != "" {
+			out[i] += " (the skill is left out until this is fixed)"
+		}
 	}
 	return out
 }

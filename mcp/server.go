@@ -263,10 +263,11 @@ func (s *server) logFindings(a *loader.Agent) {
 }
 
 // findingsNote is the log message validation findings go under: a file
-// with errors is served whole, a skill folder with errors is left out.
+// with errors is served whole; a skill folder's problems are served with
+// the skill, except those that break it, which say the skill is left out.
 func findingsNote(a *loader.Agent) string {
 	if a.Folders() != nil {
-		return "skill folder finding (a broken skill is left out: docs/skill-folders.md §3)"
+		return "skill folder finding (run agent3md validate on the folder; docs/skill-folders.md §3)"
 	}
 	return "validation error (served anyway; run agent3md validate)"
 }
