@@ -88,13 +88,11 @@ type importedSkill struct {
 
 // importResult is what import built, for the summary line.
 type importResult struct {
-	agent            string
-	skills, links    int
-	files, skipped   int
-	warnings         []string
-	data             []byte
-	cat              *agentfile.Catalog
-	descriptionsKept int
+	agent          string
+	skills, links  int
+	files, skipped int
+	warnings       []string
+	data           []byte
 }
 
 func (a *app) importDir(ctx context.Context, dir string, o importOptions) error {
@@ -189,7 +187,10 @@ func (a *app) importBuild(ctx context.Context, dir string, o importOptions) (*im
 		warn := func(format string, args ...any) {
 			r.warnings = append(r.warnings, fmt.Sprintf("%s: ", it.s.SkillMD())+fmt.Sprintf(format, args...))
 		}
-		it.body = stripExportArtifacts(it.body, it.exported != nil)
+		if strings.Contains(strings.ReplaceAll(it.body, "\r\n", ""), "\r") {
+			warn("lone carriage returns read as line breaks")
+		}
+		it.body = stripExportArtifacts(normalizeNewlines(it.body), it.exported != nil)
 		var n int
 		it.body, n = neutralizeLinks(it.body, func(target string) bool {
 			// An export leaves links to the identity as written: keep them.
@@ -293,7 +294,7 @@ func (a *app) importBuild(ctx context.Context, dir string, o importOptions) (*im
 		}
 		return nil, fmt.Errorf("internal error: the imported agent does not validate; please report it:\n  %s", strings.Join(lines, "\n  "))
 	}
-	r.data, r.cat = data, parsed
+	r.data = data
 	return r, nil
 }
 
@@ -609,7 +610,7 @@ func readIdentity(ctx context.Context, dir string, cat *skillfolder.Catalog, ite
 	if strings.TrimSpace(id.body) == "" {
 		id.body = fmt.Sprintf("# %s\n\nThis agent's skills were imported from an Agent Skills folder. Route each request to the one skill that fits, read it (and the skills it links to) before acting, and follow it. A skill's files are listed by path in its folder; they are not part of this file.", id.title)
 	}
-	id.body, _, _ = sanitizeBody(strings.Trim(id.body, "\n"))
+	id.body, _, _ = sanitizeBody(strings.Trim(normalizeNewlines(id.body), "\n"))
 	id.body, _ = neutralizeLinks(id.body, nil)
 	return id, nil
 }

@@ -28,6 +28,17 @@ func isDirectiveLine(l string) bool {
 	return strings.HasPrefix(l, "@plane") && (len(l) == 6 || l[6] == ' ' || l[6] == '\t')
 }
 
+// normalizeNewlines makes every line end in "\n": agentfile reads "\r\n"
+// as one, and a lone "\r" is no line break to it but may be one to
+// whoever reads the skill; as "\n" it is a line break to both, and an
+// "@plane" after it is escaped like any other.
+func normalizeNewlines(s string) string {
+	if !strings.Contains(s, "\r") {
+		return s
+	}
+	return strings.ReplaceAll(strings.ReplaceAll(s, "\r\n", "\n"), "\r", "\n")
+}
+
 // neutralizeLinks keeps text that reads as a 3md link from being one:
 // "[[z=" becomes "[\[z=", which Markdown shows the same. keep says which
 // links (by target) may stay. It returns how many it changed.
@@ -90,43 +101,103 @@ type inlineLink struct {
 
 // inlineLinks finds the inline links [text](dest "title") of one line that
 // is not in a code block: not images, not inside code spans, with
-// backslash escapes honoured. It is deliberately narrow — a link must fit
-// on its line — since what it finds is rewritten: missing a link only
-// leaves it as it was.
+// backslash escapes honoured and nested brackets balanced. It is
+// deliberately narrow — a link must fit on its line — since what it finds
+// is rewritten: missing a link only leaves it as it was. It runs in time
+// linear in the line (a hostile line of brackets or backticks costs no
+// more than a plain one): code spans are matched once, brackets on a
+// stack, and a destination is looked for over at most maxLinkDest bytes.
 func inlineLinks(l string) []inlineLink {
+	spans := codeSpans(l)
 	var out []inlineLink
+	type opener struct {
+		at    int
+		image bool
+	}
+	var stack []opener
 	for i := 0; i < len(l); i++ {
-		switch c := l[i]; c {
+		if end, ok := spans[i]; ok {
+			i = end - 1
+			continue
+		}
+		switch l[i] {
 		case '\\':
 			i++
-		case '`':
-			n := runLen(l, i, '`')
-			if end := closingRun(l, i+n, n); end >= 0 {
-				i = end + n - 1
-			} else {
-				i += n - 1
-			}
 		case '[':
-			image := i > 0 && l[i-1] == '!' && (i < 2 || l[i-2] != '\\')
-			closeAt := closingBracket(l, i)
-			if closeAt < 0 {
+			stack = append(stack, opener{at: i, image: i > 0 && l[i-1] == '!' && (i < 2 || l[i-2] != '\\')})
+		case ']':
+			if len(stack) == 0 {
 				continue
 			}
-			if closeAt+1 >= len(l) || l[closeAt+1] != '(' {
-				continue // not an inline link; its text may hold one
+			op := stack[len(stack)-1]
+			stack = stack[:len(stack)-1]
+			if i+1 >= len(l) || l[i+1] != '(' {
+				continue // not an inline link; an outer one may still be
 			}
-			dest, end, ok := linkDest(l, closeAt+2)
+			dest, end, ok := linkDest(l, i+2)
 			if !ok {
 				continue
 			}
-			if !image {
-				out = append(out, inlineLink{start: i, end: end, text: l[i+1 : closeAt], dest: dest})
+			if !op.image {
+				out = append(out, inlineLink{start: op.at, end: end, text: l[op.at+1 : i], dest: dest})
+				// A link holds no other link: the brackets opened
+				// before it cannot make one around it.
+				stack = stack[:0]
 			}
 			i = end - 1
 		}
 	}
 	return out
 }
+
+// codeSpans maps the start of each code span of l to its end: a run of n
+// backticks up to the next run of exactly n. Runs are indexed by length
+// once, so matching them all is linear.
+func codeSpans(l string) map[int]int {
+	if strings.IndexByte(l, '`') < 0 {
+		return nil
+	}
+	type bt struct{ at, n int }
+	var runs []bt
+	for i := 0; i < len(l); i++ {
+		if l[i] == '\\' {
+			i++
+			continue
+		}
+		if l[i] == '`' {
+			n := runLen(l, i, '`')
+			runs = append(runs, bt{i, n})
+			i += n - 1
+		}
+	}
+	byLen := map[int][]int{} // run length → indexes into runs, in order
+	for k, r := range runs {
+		byLen[r.n] = append(byLen[r.n], k)
+	}
+	next := map[int]int{} // run length → position in byLen[n] to look from
+	spans := map[int]int{}
+	for k := 0; k < len(runs); k++ {
+		r := runs[k]
+		list := byLen[r.n]
+		p := next[r.n]
+		for p < len(list) && list[p] <= k {
+			p++
+		}
+		next[r.n] = p
+		if p == len(list) {
+			continue // no closing run: literal backticks
+		}
+		closer := runs[list[p]]
+		spans[r.at] = closer.at + closer.n
+		k = list[p] // runs inside the span are its text
+	}
+	return spans
+}
+
+// maxLinkDest bounds the bytes a link destination and title are looked
+// for over: a relative path to a skill is short, and the bound keeps a
+// line of "[x](" repeated from costing quadratic time.
+const maxLinkDest = 1024
 
 // runLen counts the bytes c from l[i].
 func runLen(l string, i int, c byte) int {
@@ -137,52 +208,10 @@ func runLen(l string, i int, c byte) int {
 	return n
 }
 
-// closingRun finds the next run of exactly n backticks from l[i]; -1 when
-// there is none.
-func closingRun(l string, i, n int) int {
-	for i < len(l) {
-		if l[i] != '`' {
-			i++
-			continue
-		}
-		m := runLen(l, i, '`')
-		if m == n {
-			return i
-		}
-		i += m
-	}
-	return -1
-}
-
-// closingBracket finds the ] that closes the [ at l[open], with nested
-// brackets balanced and escapes and code spans skipped; -1 when none.
-func closingBracket(l string, open int) int {
-	depth := 0
-	for i := open; i < len(l); i++ {
-		switch l[i] {
-		case '\\':
-			i++
-		case '`':
-			n := runLen(l, i, '`')
-			if end := closingRun(l, i+n, n); end >= 0 {
-				i = end + n - 1
-			} else {
-				i += n - 1
-			}
-		case '[':
-			depth++
-		case ']':
-			if depth--; depth == 0 {
-				return i
-			}
-		}
-	}
-	return -1
-}
-
 // linkDest reads a link destination and optional title from l[i] (just
 // after the "(") to the closing ")"; end is just after it.
 func linkDest(l string, i int) (dest string, end int, ok bool) {
+	l = l[:min(len(l), i+maxLinkDest)]
 	for i < len(l) && l[i] == ' ' {
 		i++
 	}
