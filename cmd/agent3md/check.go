@@ -160,7 +160,7 @@ func (a *app) validateCmd() *cobra.Command {
 	var asJSON bool
 	c := &cobra.Command{
 		Use:   "validate FILE|DIR...",
-		Short: "Check agent files against every agent3md/1 rule",
+		Short: "Check agent files (every agent3md/1 rule) or Agent Skills folders",
 		Long: `validate parses each FILE and checks it against the agent3md/1 rules
 (frontmatter, identity, missing-label, unique-skill, dead-link, entry, cycle,
 dup-input, input-type, tool-input as errors; triggers, tool, unused-input,

@@ -177,7 +177,6 @@ func (a *app) importBuild(ctx context.Context, dir string, o importOptions) (*im
 		return nil, err
 	}
 	r.agent = id.title
-	tools := slices.Clone(id.tools)
 	dirs := map[string]*importedSkill{}
 	for _, it := range items {
 		dirs[filepath.Clean(it.s.Dir)] = it
@@ -230,15 +229,7 @@ func (a *app) importBuild(ctx context.Context, dir string, o importOptions) (*im
 		it.files, it.cut = listedFiles(it, dirs)
 		r.files += len(it.files)
 		it.attrs = planeAttrs(it, warn, a.limits.MaxAttributeBytes)
-		for _, kv := range it.attrs {
-			if kv[0] == "tool" {
-				if bin := strings.Fields(kv[1]); len(bin) > 0 && !slices.Contains(tools, bin[0]) && !strings.ContainsAny(bin[0], `,"'\`) {
-					tools = append(tools, bin[0])
-				}
-			}
-		}
 	}
-	id.tools = tools
 	r.skills = len(items)
 	// Render, then keep each description: where the body's first
 	// paragraph does not read as the description, put it in front.
@@ -706,8 +697,21 @@ func renderAgent(id *identity, items []*importedSkill) []byte {
 	if id.persona != "" {
 		fmt.Fprintf(&b, "persona: %s\n", frontValue(id.persona))
 	}
-	if len(id.tools) > 0 {
-		fmt.Fprintf(&b, "tools: %s\n", frontValue(strings.Join(id.tools, ", ")))
+	// The programs the commands run are tools the agent uses
+	// (docs/format.md §12, undeclared-tool).
+	tools := slices.Clone(id.tools)
+	for _, it := range items {
+		for _, kv := range it.attrs {
+			if kv[0] != "tool" {
+				continue
+			}
+			if bin := strings.Fields(kv[1]); len(bin) > 0 && !slices.Contains(tools, bin[0]) && !strings.ContainsAny(bin[0], `,"'\`) {
+				tools = append(tools, bin[0])
+			}
+		}
+	}
+	if len(tools) > 0 {
+		fmt.Fprintf(&b, "tools: %s\n", frontValue(strings.Join(tools, ", ")))
 	}
 	b.WriteString("---\n")
 	fmt.Fprintf(&b, "@plane z=0 label=%s kind=identity\n%s\n", frontValue(id.title), id.body)

@@ -382,3 +382,32 @@ func TestImportRefusesOverwrite(t *testing.T) {
 		t.Fatalf("empty folder: exit %d: %s", code, stderr)
 	}
 }
+
+// TestImportDropsRefusedCommand: a command the validator refuses (an
+// undeclared placeholder, one the shell would not quote) is left out of
+// its skill with a warning; the skill and the rest of the agent import.
+func TestImportDropsRefusedCommand(t *testing.T) {
+	src := filepath.Join(t.TempDir(), "skills")
+	writeSkill(t, src, "undeclared", "description: Uses an undeclared input.\nmetadata:\n  tool: \"echo {missing}\"\n", "Body.\n", nil)
+	writeSkill(t, src, "unsafe", "description: Runs its input as code.\nmetadata:\n  inputs: \"cmd\"\n  tool: \"sh -c \\\"$({cmd})\\\"\"\n", "Body.\n", nil)
+	writeSkill(t, src, "fine", "description: A fine command.\nmetadata:\n  inputs: \"who\"\n  tool: \"echo {who}\"\n", "Body.\n", nil)
+	_, cat, stderr := importOK(t, src)
+	tools := map[string]string{}
+	for _, s := range cat.Agent().Skills {
+		if s.HasTool {
+			tools[s.Name] = s.Tool
+		}
+	}
+	if len(tools) != 1 || tools["fine"] != "echo {who}" {
+		t.Errorf("commands kept: %q, want only fine's", tools)
+	}
+	// The frontmatter declares the programs of the commands kept, only.
+	if got := strings.Join(cat.Agent().Tools, ","); got != "echo" {
+		t.Errorf("tools: %q, want echo", got)
+	}
+	for _, name := range []string{"undeclared", "unsafe"} {
+		if !strings.Contains(stderr, filepath.Join(src, name, "SKILL.md")+": its command is left out") {
+			t.Errorf("no warning for %s:\n%s", name, stderr)
+		}
+	}
+}
