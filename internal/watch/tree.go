@@ -49,7 +49,8 @@ type tree struct {
 // of watches, or when a root itself goes, the Watcher logs once and polls
 // a signature of the trees (names, sizes, modification times) every
 // Options.Poll instead, trying now and then to watch again. NewTree fails
-// only when a root cannot be made absolute. Close stops it.
+// only when a root cannot be made absolute; a root that does not exist
+// yet is polled for until it does. Close stops it.
 func NewTree(roots []string, opts *Options) (*Watcher, error) {
 	t := &tree{}
 	for _, r := range roots {
@@ -85,6 +86,12 @@ func (w *Watcher) watchTree() error {
 	}
 	t.fw, t.dirs = fw, map[string]bool{}
 	for _, r := range t.roots {
+		// A missing root has no directory to watch, and its parent is not
+		// watched: only polling sees it appear.
+		if fi, err := os.Stat(r); err != nil || !fi.IsDir() {
+			w.stopTreeNotify()
+			return fmt.Errorf("folder %s is missing or not a folder", r)
+		}
 		if err := w.addTree(r); err != nil {
 			w.stopTreeNotify()
 			return err

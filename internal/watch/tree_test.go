@@ -273,3 +273,20 @@ func TestTreeClose(t *testing.T) {
 		})
 	}
 }
+
+// TestTreeRootMissing: a root that does not exist yet is polled for; its
+// creation signals, and it is watched once there.
+func TestTreeRootMissing(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "later")
+	var logs lockedBuffer
+	w := newTreeWatcher(t, []string{root}, testOpts(slog.New(slog.NewTextHandler(&logs, nil))))
+	check(t, os.MkdirAll(filepath.Join(root, "skill"), 0o755))
+	waitSignal(t, w, "root created")
+	for end := time.Now().Add(patience); !strings.Contains(logs.String(), "watching the skills folders for changes again"); time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(end) {
+			t.Fatalf("never watched; log: %s", logs.String())
+		}
+	}
+	check(t, os.WriteFile(filepath.Join(root, "skill", "SKILL.md"), []byte("v0\n"), 0o644))
+	waitSignal(t, w, "a change once watched")
+}
