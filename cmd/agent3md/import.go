@@ -602,7 +602,16 @@ func readIdentity(ctx context.Context, dir string, cat *skillfolder.Catalog, ite
 		id.body = fmt.Sprintf("# %s\n\nThis agent's skills were imported from an Agent Skills folder. Route each request to the one skill that fits, read it (and the skills it links to) before acting, and follow it. A skill's files are listed by path in its folder; they are not part of this file.", id.title)
 	}
 	id.body, _, _ = sanitizeBody(strings.Trim(normalizeNewlines(id.body), "\n"))
-	id.body, _ = neutralizeLinks(id.body, nil)
+	// Links to imported skills stay links (the identity is no skill, so
+	// they make no cycle); text that would be any other link is made inert.
+	planes := map[float64]bool{0: true}
+	for _, it := range items {
+		planes[float64(it.z)] = true
+	}
+	id.body, _ = neutralizeLinks(id.body, func(target string) bool {
+		z, ok := agentfile.ParseNumber(target)
+		return ok && planes[z]
+	})
 	return id, nil
 }
 

@@ -120,8 +120,12 @@ func TestImportRoundTripExamples(t *testing.T) {
 			}
 			// The identity came back from the exported AGENT.md.
 			orig := parseFile(t, ex)
-			if got, want := cat.Agent().Name, orig.Agent().Name; got != want {
-				t.Errorf("agent name %q, want %q", got, want)
+			og, ig := orig.Agent(), cat.Agent()
+			if ig.Name != og.Name || ig.Model != og.Model || ig.Persona != og.Persona || strings.Join(ig.Tools, ",") != strings.Join(og.Tools, ",") {
+				t.Errorf("agent %q %q %q %q, want %q %q %q %q", ig.Name, ig.Model, ig.Persona, ig.Tools, og.Name, og.Model, og.Persona, og.Tools)
+			}
+			if got, want := importedBody(t, imported, cat, ig.Identity), importedBody(t, ex, orig, og.Identity); got != want {
+				t.Errorf("identity\n got %q\nwant %q", got, want)
 			}
 			exportTo(t, imported, second)
 			a, b := scanFolder(t, first), scanFolder(t, second)
@@ -141,6 +145,17 @@ func TestImportRoundTripExamples(t *testing.T) {
 			}
 		})
 	}
+}
+
+// importedBody reads plane i's body of the agent file at path.
+func importedBody(t *testing.T, path string, cat *agentfile.Catalog, i int) string {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sp := cat.Planes[i].Body
+	return string(data[sp.Start:sp.End])
 }
 
 func parseFile(t *testing.T, path string) *agentfile.Catalog {
@@ -341,7 +356,7 @@ func TestImportIdentity(t *testing.T) {
 	if got := cat.Agent().Name; got != `Odd "name", here` {
 		t.Errorf("--title gave %q", got)
 	}
-	agentMD := "# Forge\n\n- model: claude-x\n- persona: terse\n- tools: rg, go\n\nYou are Forge. Never push to main.\n"
+	agentMD := "# Forge\n\n- model: claude-x\n- persona: terse\n- tools: rg, go\n\nYou are Forge. Never push to main.\nStart with [[z=1|one]], never [[z=99]].\n"
 	if err := os.WriteFile(filepath.Join(src, "AGENT.md"), []byte(agentMD), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -351,7 +366,8 @@ func TestImportIdentity(t *testing.T) {
 		t.Errorf("agent %+v from AGENT.md", ag)
 	}
 	data, _ := os.ReadFile(file)
-	if !strings.Contains(string(data), "kind=identity\nYou are Forge. Never push to main.\n") {
+	// A link to an imported skill stays one; one to no plane is made inert.
+	if !strings.Contains(string(data), "kind=identity\nYou are Forge. Never push to main.\nStart with [[z=1|one]], never [\\[z=99]].\n") {
 		t.Errorf("identity body:\n%s", data)
 	}
 }
