@@ -356,11 +356,19 @@ func TestImportIdentity(t *testing.T) {
 	if got := cat.Agent().Name; got != `Odd "name", here` {
 		t.Errorf("--title gave %q", got)
 	}
+	// An AGENT.md of prose: its H1 names the agent, all of it is the identity.
+	if err := os.WriteFile(filepath.Join(src, "AGENT.md"), []byte("# Helper\n\nBe brief.\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	file, cat, _ := importOK(t, src)
+	if data, _ := os.ReadFile(file); cat.Agent().Name != "Helper" || !strings.Contains(string(data), "kind=identity\n# Helper\n\nBe brief.\n") {
+		t.Errorf("prose AGENT.md: agent %q\n%s", cat.Agent().Name, data)
+	}
 	agentMD := "# Forge\n\n- model: claude-x\n- persona: terse\n- tools: rg, go\n\nYou are Forge. Never push to main.\nStart with [[z=1|one]], never [[z=99]].\n"
 	if err := os.WriteFile(filepath.Join(src, "AGENT.md"), []byte(agentMD), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	file, cat, _ := importOK(t, src)
+	file, cat, _ = importOK(t, src)
 	ag := cat.Agent()
 	if ag.Name != "Forge" || ag.Model != "claude-x" || ag.Persona != "terse" || strings.Join(ag.Tools, ",") != "rg,go" {
 		t.Errorf("agent %+v from AGENT.md", ag)
