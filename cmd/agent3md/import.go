@@ -379,13 +379,13 @@ func metaString(s *skillfolder.Skill, key string) (string, bool) {
 	return v, ok
 }
 
-// planeAttrs are a skill's plane attributes after z: label, kind,
+// planeAttrs are a skill's plane attributes after z and kind: label,
 // triggers, inputs, tool and cost (docs/skill-folders.md §4). A value no
 // directive can hold (a line break, over the attribute limit) is left out
 // with a warning.
 func planeAttrs(it *importedSkill, warn func(string, ...any), maxBytes int) [][2]string {
 	s := it.s
-	out := [][2]string{{"label", s.Name}, {"kind", "skill"}}
+	out := [][2]string{{"label", s.Name}}
 	add := func(k, v string) {
 		if v == "" {
 			return
@@ -482,7 +482,11 @@ func filesSection(it *importedSkill) string {
 	}
 	var b strings.Builder
 	b.WriteString(filesMarker + "\n")
-	fmt.Fprintf(&b, "Files of this skill, by path in its folder `%s` (not included here):\n\n", codeText(it.s.Rel))
+	folder := it.s.Rel
+	if folder == "." {
+		folder = filepath.Base(it.s.Dir)
+	}
+	fmt.Fprintf(&b, "Files of this skill, by path in its folder `%s` (not included here):\n\n", codeText(folder))
 	for _, f := range it.files {
 		fmt.Fprintf(&b, "- %s\n", codeSpan(f))
 	}
@@ -725,7 +729,7 @@ func renderAgent(id *identity, items []*importedSkill) []byte {
 	b.WriteString("---\n")
 	fmt.Fprintf(&b, "@plane z=0 label=%s kind=identity\n%s\n", frontValue(id.title), id.body)
 	for _, it := range items {
-		fmt.Fprintf(&b, "\n@plane z=%d", it.z)
+		fmt.Fprintf(&b, "\n@plane z=%d kind=skill", it.z)
 		for _, kv := range it.attrs {
 			v, _ := attrValue(kv[1])
 			fmt.Fprintf(&b, " %s=%s", kv[0], v)

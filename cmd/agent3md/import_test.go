@@ -399,7 +399,7 @@ func TestImportRefusesOverwrite(t *testing.T) {
 		t.Fatalf("--force did not replace the file: %q", data)
 	}
 	// Standard output, and a folder without skills.
-	if code, stdout, _ := cli(t, "import", src, "-o", "-"); code != 0 || !strings.Contains(stdout, "@plane z=1 label=\"one\"") {
+	if code, stdout, _ := cli(t, "import", src, "-o", "-"); code != 0 || !strings.Contains(stdout, "@plane z=1 kind=skill label=\"one\"") {
 		t.Fatalf("-o -: exit %d:\n%s", code, stdout)
 	}
 	if code, _, stderr := cli(t, "import", t.TempDir(), "-o", "-"); code != 2 || !strings.Contains(stderr, "no valid skill folder") {
