@@ -134,13 +134,21 @@ func (w *Watcher) depth(dir string) int {
 // walkTree calls onDir for dir and each non-hidden directory below it, to
 // maxTreeDepth, and onEntry (when not nil) for every non-hidden entry. A
 // directory symlink is walked through its link path, once per real
-// directory (seen).
+// directory (seen). Only the start and directories reached through a
+// link are resolved: without a link no directory can be met twice, and
+// resolving every directory would cost a system call per path element.
 func walkTree(dir string, depth int, seen map[string]bool, onDir func(string) error, onEntry func(path string, fi os.FileInfo)) error {
-	if real, err := filepath.EvalSymlinks(dir); err == nil {
-		if seen[real] {
-			return nil
+	return walkDir(dir, depth, true, seen, onDir, onEntry)
+}
+
+func walkDir(dir string, depth int, resolve bool, seen map[string]bool, onDir func(string) error, onEntry func(path string, fi os.FileInfo)) error {
+	if resolve {
+		if real, err := filepath.EvalSymlinks(dir); err == nil {
+			if seen[real] {
+				return nil
+			}
+			seen[real] = true
 		}
-		seen[real] = true
 	}
 	if err := onDir(dir); err != nil {
 		return err
@@ -157,8 +165,8 @@ func walkTree(dir string, depth int, seen map[string]bool, onDir func(string) er
 			continue
 		}
 		p := filepath.Join(dir, e.Name())
-		isDir := e.IsDir()
-		if e.Type()&os.ModeSymlink != 0 {
+		isDir, link := e.IsDir(), e.Type()&os.ModeSymlink != 0
+		if link {
 			fi, err := os.Stat(p)
 			isDir = err == nil && fi.IsDir()
 		}
@@ -168,7 +176,7 @@ func walkTree(dir string, depth int, seen map[string]bool, onDir func(string) er
 			}
 		}
 		if isDir {
-			if err := walkTree(p, depth+1, seen, onDir, onEntry); err != nil {
+			if err := walkDir(p, depth+1, link, seen, onDir, onEntry); err != nil {
 				return err
 			}
 		}

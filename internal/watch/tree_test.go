@@ -290,3 +290,20 @@ func TestTreeRootMissing(t *testing.T) {
 	check(t, os.WriteFile(filepath.Join(root, "skill", "SKILL.md"), []byte("v0\n"), 0o644))
 	waitSignal(t, w, "a change once watched")
 }
+
+// TestTreeSymlinkLoop: a link back up the tree does not make the walk run
+// away: the watcher starts, watches, and still signals.
+func TestTreeSymlinkLoop(t *testing.T) {
+	root := skillTree(t)
+	check(t, os.Symlink("..", filepath.Join(root, "deploy", "references", "up")))
+	check(t, os.Symlink(root, filepath.Join(root, "build", "root")))
+	for _, mode := range treeModes {
+		t.Run(mode.name, func(t *testing.T) {
+			opts := testOpts(nil)
+			mode.setup(t, opts)
+			w := newTreeWatcher(t, []string{root}, opts)
+			check(t, os.WriteFile(filepath.Join(root, "deploy", "references", "deep", "notes.md"), []byte("v1, through a loop\n"), 0o644))
+			waitSignal(t, w, "a change in a tree with link loops")
+		})
+	}
+}
