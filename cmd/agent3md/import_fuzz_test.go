@@ -26,6 +26,7 @@ func FuzzImportBody(f *testing.F) {
 		"plain", "@plane z=9\nx", "```\n@plane z=9\n", "~~~\n", "[[z=2]] and [[z=0|x]]",
 		"[b](../b/SKILL.md) `[c](../b)` ![i](../b/SKILL.md)", "a\r@plane z=3", "@plane\r\nx",
 		"    [indented](../b)\n\n```\n[fenced](../b)\n```", "[x\\]y](../b) [](../b) [[t](../b)](u)",
+		"[t][r] [r][] [r] [r]: x\n[r]: ../b/SKILL.md\n [R ]:  <../b>", "[a]:\n[a][a]",
 	} {
 		f.Add(s)
 	}

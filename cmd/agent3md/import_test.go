@@ -314,7 +314,8 @@ func TestImportAwkwardValues(t *testing.T) {
 func TestImportBodies(t *testing.T) {
 	src := filepath.Join(t.TempDir(), "skills")
 	writeSkill(t, src, "alpha", "description: Alpha does a.\n",
-		"Alpha does a.\n\nUse [beta](../beta/SKILL.md) and [beta's folder](../beta).\n\n@plane z=99 label=evil\n\nLiteral [[z=1]] here.\n", nil)
+		"Alpha does a.\n\nUse [beta](../beta/SKILL.md) and [beta's folder](../beta).\n\n@plane z=99 label=evil\n\nLiteral [[z=1]] here.\n\n"+
+			"By reference: [the beta][b], [B][] and [b], not `[b]`.\n\n[b]: ../beta/SKILL.md \"Beta\"\n", nil)
 	writeSkill(t, src, "beta", "description: Beta does b.\n",
 		"Beta does b.\n\nBack to [alpha](../alpha/SKILL.md), a cycle.\n\n```sh\n@plane z=5 inside a fence\n", map[string]string{"assets/logo.png": "\x89PNG"})
 	file, cat, stderr := importOK(t, src)
@@ -322,9 +323,11 @@ func TestImportBodies(t *testing.T) {
 	text := string(data)
 	for _, want := range []string{
 		"[[z=2|beta]]", "[[z=2|beta's folder]]", // alpha → beta
-		"[alpha](../alpha/SKILL.md)", // beta → alpha would close a cycle
-		"\\@plane z=99 label=evil",   // escaped directive
-		"Literal [\\[z=1]] here.",    // text that would be a link
+		"By reference: [[z=2|the beta]], [[z=2|B]] and [[z=2|b]], not `[b]`.", // reference links
+		"\n[b]: ../beta/SKILL.md \"Beta\"\n",                                  // the definition stays
+		"[alpha](../alpha/SKILL.md)",                                          // beta → alpha would close a cycle
+		"\\@plane z=99 label=evil",                                            // escaped directive
+		"Literal [\\[z=1]] here.",                                             // text that would be a link
 		"@plane z=5 inside a fence\n```\n",
 		"- `assets/logo.png`",
 	} {

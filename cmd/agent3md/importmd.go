@@ -1,6 +1,7 @@
 package main
 
 import (
+	"regexp"
 	"strings"
 	"unicode/utf8"
 
@@ -99,15 +100,16 @@ type inlineLink struct {
 	text, dest string
 }
 
-// inlineLinks finds the inline links [text](dest "title") of one line that
-// is not in a code block: not images, not inside code spans, with
+// inlineLinks finds the links of one line that is not in a code block —
+// inline [text](dest "title"), and reference links whose label defs
+// defines — not images, not inside code spans, with
 // backslash escapes honoured and nested brackets balanced. It is
 // deliberately narrow — a link must fit on its line — since what it finds
 // is rewritten: missing a link only leaves it as it was. It runs in time
 // linear in the line (a hostile line of brackets or backticks costs no
 // more than a plain one): code spans are matched once, brackets on a
 // stack, and a destination is looked for over at most maxLinkDest bytes.
-func inlineLinks(l string) []inlineLink {
+func inlineLinks(l string, defs map[string]string) []inlineLink {
 	spans := codeSpans(l)
 	var out []inlineLink
 	type opener struct {
@@ -131,12 +133,16 @@ func inlineLinks(l string) []inlineLink {
 			}
 			op := stack[len(stack)-1]
 			stack = stack[:len(stack)-1]
-			if i+1 >= len(l) || l[i+1] != '(' {
-				continue // not an inline link; an outer one may still be
+			var dest string
+			var end int
+			var ok bool
+			if i+1 < len(l) && l[i+1] == '(' {
+				dest, end, ok = linkDest(l, i+2)
+			} else {
+				dest, end, ok = refLink(l, op.at, i, defs)
 			}
-			dest, end, ok := linkDest(l, i+2)
 			if !ok {
-				continue
+				continue // not a link; an outer one may still be
 			}
 			if !op.image {
 				out = append(out, inlineLink{start: op.at, end: end, text: l[op.at+1 : i], dest: dest})
@@ -148,6 +154,70 @@ func inlineLinks(l string) []inlineLink {
 		}
 	}
 	return out
+}
+
+// refLink reads a reference link whose text runs from l[open] to the ]
+// at l[close]: full "[text][label]", collapsed "[label][]" or shortcut
+// "[label]", with the label defined in defs (linkDefs).
+func refLink(l string, open, close int, defs map[string]string) (dest string, end int, ok bool) {
+	if len(defs) == 0 {
+		return "", 0, false
+	}
+	label, end := l[open+1:close], close+1
+	if close+1 < len(l) && l[close+1] == '[' {
+		k := strings.IndexByte(l[close+2:min(len(l), close+2+maxLinkDest)], ']')
+		if k < 0 {
+			return "", 0, false
+		}
+		if k > 0 {
+			label = l[close+2 : close+2+k]
+		}
+		end = close + 2 + k + 1
+	} else if close+1 < len(l) && l[close+1] == ':' {
+		return "", 0, false // a definition, not a use
+	}
+	dest, ok = defs[refLabel(label)]
+	return dest, end, ok
+}
+
+// refDef is a link reference definition: up to three spaces, [label]:,
+// then the destination (a title after it is ignored).
+var refDef = regexp.MustCompile(`^ {0,3}\[((?:[^\]\\]|\\.){1,999})\]:[ \t]*(<[^>]*>|\S+)`)
+
+// refLabel normalises a link label as Markdown matches labels: case and
+// runs of white space do not count.
+func refLabel(s string) string { return strings.ToLower(strings.Join(strings.Fields(s), " ")) }
+
+// linkDefs collects the link reference definitions of lines outside code
+// (the first definition of a label wins) and says which lines they are.
+func linkDefs(lines []string) (defs map[string]string, defLines map[int]bool) {
+	var fence byte
+	for i, l := range lines {
+		if f := fenceOf(l); f != 0 {
+			if fence == 0 {
+				fence = f
+			} else if f == fence {
+				fence = 0
+			}
+			continue
+		}
+		if fence != 0 || !strings.Contains(l, "]:") {
+			continue
+		}
+		m := refDef.FindStringSubmatch(l)
+		if m == nil {
+			continue
+		}
+		if defs == nil {
+			defs, defLines = map[string]string{}, map[int]bool{}
+		}
+		label := refLabel(m[1])
+		if _, seen := defs[label]; !seen && label != "" {
+			defs[label] = strings.TrimSuffix(strings.TrimPrefix(m[2], "<"), ">")
+		}
+		defLines[i] = true
+	}
+	return defs, defLines
 }
 
 // codeSpans maps the start of each code span of l to its end: a run of n
@@ -279,10 +349,11 @@ func linkText3md(text string) (string, bool) {
 // text is empty). A link whose text cannot be a 3md link text stays, and
 // is counted in kept.
 func rewriteLinks(body string, resolve func(dest string) (z string, ok bool)) (out string, rewritten, kept int) {
-	if !strings.Contains(body, "](") {
+	if !strings.Contains(body, "](") && !strings.Contains(body, "]:") {
 		return body, 0, 0
 	}
 	lines := strings.Split(body, "\n")
+	defs, defLines := linkDefs(lines)
 	var fence byte
 	for i, l := range lines {
 		if f := fenceOf(l); f != 0 {
@@ -293,10 +364,10 @@ func rewriteLinks(body string, resolve func(dest string) (z string, ok bool)) (o
 			}
 			continue
 		}
-		if fence != 0 || strings.HasPrefix(l, "    ") || strings.HasPrefix(l, "\t") {
-			continue // code: links there are text
+		if fence != 0 || strings.HasPrefix(l, "    ") || strings.HasPrefix(l, "\t") || defLines[i] {
+			continue // code, whose links are text, or a definition
 		}
-		links := inlineLinks(l)
+		links := inlineLinks(l, defs)
 		if len(links) == 0 {
 			continue
 		}
