@@ -37,10 +37,11 @@ func (a *app) importCmd() *cobra.Command {
 deep, holding a SKILL.md) and writes one agent file: an identity plane, then
 one skill plane per skill, labelled with the skill's name.
 
-The identity comes from DIR/AGENT.md when there is one (an H1 title, then
-"- model:", "- persona:" and "- tools:" lines as export writes them, then
-the identity text), else from the AGENT.md an export left in the skills'
-references/, else a short generated one. Each plane takes the skill's
+The identity comes from DIR/AGENT.md when there is one (its first "# "
+heading names the agent; "- model:", "- persona:" and "- tools:" lines
+right after an opening heading, as export writes them, set those fields),
+else from the AGENT.md an export left in the skills' references/, else a
+short generated one named after DIR. Each plane takes the skill's
 metadata triggers, inputs, tool (or command) and cost, as export
 --skills-dir writes them; a skill without triggers is given its name as
 one. The plane body is the SKILL.md body: its description is kept as the
@@ -62,7 +63,7 @@ same skill names, descriptions and bodies (links aside).`,
 	}
 	c.Flags().StringVarP(&out, "output", "o", "agent.3md", `the agent file to write ("-" for standard output)`)
 	c.Flags().BoolVar(&force, "force", false, "replace OUT when it exists")
-	c.Flags().StringVar(&title, "title", "", "the agent's name (default: AGENT.md's title, else DIR's name)")
+	c.Flags().StringVar(&title, "title", "", "the agent's name (default: AGENT.md's first heading, else DIR's name)")
 	a.addLimitFlags(c.Flags())
 	return c
 }
@@ -599,8 +600,7 @@ func readIdentity(ctx context.Context, dir string, cat *skillfolder.Catalog, ite
 		id.title = title
 	}
 	if id.title == "" {
-		abs, _ := filepath.Abs(dir)
-		id.title = filepath.Base(abs)
+		id.title = folderAgentName(dir)
 	}
 	if strings.TrimSpace(id.body) == "" {
 		id.body = fmt.Sprintf("# %s\n\nThis agent's skills were imported from an Agent Skills folder. Route each request to the one skill that fits, read it (and the skills it links to) before acting, and follow it. A skill's files are listed by path in its folder; they are not part of this file.", id.title)
@@ -652,15 +652,42 @@ func readRootFile(dir, name string) (string, bool, error) {
 	return string(b), true, nil
 }
 
+// folderAgentName names an agent after its skills folder, as a served
+// folder is named: the folder's name, or for a folder called "skills"
+// (~/.claude/skills) its parent's, "claude-skills", which says more.
+func folderAgentName(dir string) string {
+	abs, _ := filepath.Abs(dir)
+	name := filepath.Base(abs)
+	if name == "skills" {
+		if p := strings.TrimPrefix(filepath.Base(filepath.Dir(abs)), "."); p != "" && p != "/" && p != "." {
+			name = p + "-skills"
+		}
+	}
+	return name
+}
+
 var agentMDField = regexp.MustCompile(`^- (model|persona|tools): (.*)$`)
 
-// parseAgentMD reads an AGENT.md: an H1 title, when it starts with one;
-// then the "- model:", "- persona:", "- tools:" lines export writes
-// (consumed with the title); the rest is the identity text. A file
-// without those lines is the identity text whole.
+// parseAgentMD reads an AGENT.md as a served folder reads it: a YAML
+// frontmatter, if any, is dropped; the first "# " heading names the
+// agent; the text is the identity. When the text opens with that heading
+// followed by the "- model:", "- persona:", "- tools:" lines export
+// writes, those set the agent's fields and are not part of the identity.
 func parseAgentMD(text string) *identity {
+	text = strings.ReplaceAll(text, "\r\n", "\n")
+	if rest, ok := strings.CutPrefix(text, "---\n"); ok {
+		if _, after, found := strings.Cut(rest, "\n---\n"); found {
+			text = after
+		}
+	}
 	id := &identity{body: text}
-	lines := strings.Split(strings.ReplaceAll(text, "\r\n", "\n"), "\n")
+	lines := strings.Split(text, "\n")
+	for _, l := range lines {
+		if h, ok := strings.CutPrefix(l, "# "); ok && strings.TrimSpace(h) != "" {
+			id.title = strings.TrimSpace(h)
+			break
+		}
+	}
 	i := 0
 	for i < len(lines) && strings.TrimSpace(lines[i]) == "" {
 		i++
@@ -668,7 +695,6 @@ func parseAgentMD(text string) *identity {
 	if i == len(lines) || !strings.HasPrefix(lines[i], "# ") {
 		return id
 	}
-	id.title = strings.TrimSpace(lines[i][2:])
 	j := i + 1
 	for j < len(lines) && strings.TrimSpace(lines[j]) == "" {
 		j++

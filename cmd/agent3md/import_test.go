@@ -355,16 +355,23 @@ func TestImportIdentity(t *testing.T) {
 	if got := cat.Agent().Name; got != "my-skills" {
 		t.Errorf("generated agent name %q, want the folder's", got)
 	}
+	// A folder called skills is named after its parent, as when served.
+	claude := filepath.Join(t.TempDir(), ".claude", "skills")
+	writeSkill(t, claude, "one", "description: One.\n", "One.\n", nil)
+	if _, cat, _ := importOK(t, claude); cat.Agent().Name != "claude-skills" {
+		t.Errorf("agent name %q for ~/.claude/skills, want claude-skills", cat.Agent().Name)
+	}
 	_, cat, _ = importOK(t, src, "--title", `Odd "name", here`)
 	if got := cat.Agent().Name; got != `Odd "name", here` {
 		t.Errorf("--title gave %q", got)
 	}
-	// An AGENT.md of prose: its H1 names the agent, all of it is the identity.
-	if err := os.WriteFile(filepath.Join(src, "AGENT.md"), []byte("# Helper\n\nBe brief.\n"), 0o644); err != nil {
+	// An AGENT.md of prose, after a YAML frontmatter: its first H1 names
+	// the agent, all of it but the frontmatter is the identity.
+	if err := os.WriteFile(filepath.Join(src, "AGENT.md"), []byte("---\nname: x\n---\nRules first.\n\n# Helper\n\nBe brief.\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	file, cat, _ := importOK(t, src)
-	if data, _ := os.ReadFile(file); cat.Agent().Name != "Helper" || !strings.Contains(string(data), "kind=identity\n# Helper\n\nBe brief.\n") {
+	if data, _ := os.ReadFile(file); cat.Agent().Name != "Helper" || !strings.Contains(string(data), "kind=identity\nRules first.\n\n# Helper\n\nBe brief.\n") {
 		t.Errorf("prose AGENT.md: agent %q\n%s", cat.Agent().Name, data)
 	}
 	agentMD := "# Forge\n\n- model: claude-x\n- persona: terse\n- tools: rg, go\n\nYou are Forge. Never push to main.\nStart with [[z=1|one]], never [[z=99]].\n"

@@ -1,8 +1,9 @@
 // Package watch tells a server when one file (New), or anything in the
 // directory trees of skills folders (NewTree), has changed and settled, so
-// it can reload it (docs/reload.md §3, docs/skill-folders.md §9). It owns noticing and debouncing only:
-// it does not read the file, and a signal means "look again", not "the
-// content differs" — the reader compares versions.
+// it can reload it (docs/reload.md §3, docs/skill-folders.md §11). It owns
+// noticing and debouncing only: it does not read the file, and a signal
+// means "look again", not "the content differs" — the reader compares
+// versions.
 //
 // Why the directory is watched, not the file. Editors save in ways that
 // replace the file's inode: they write a temp file and rename it over the

@@ -39,7 +39,7 @@ type tree struct {
 }
 
 // NewTree starts watching the directory trees under roots, as a server of
-// skills folders needs (docs/skill-folders.md §9): a signal on Changes
+// skills folders needs (docs/skill-folders.md §11): a signal on Changes
 // follows any file or directory being created, written, renamed or
 // removed anywhere below a root, debounced and coalesced as for New.
 // Entries whose name starts with "." are ignored, as skillfolder ignores
