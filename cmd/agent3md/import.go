@@ -31,17 +31,19 @@ func (a *app) importCmd() *cobra.Command {
 		title string
 	)
 	c := &cobra.Command{
-		Use:   "import DIR",
+		Use:   "import DIR...",
 		Short: "Convert an Agent Skills folder into one agent.3md",
-		Long: `import reads DIR as an Agent Skills folder (every folder below it, 4 levels
-deep, holding a SKILL.md) and writes one agent file: an identity plane, then
-one skill plane per skill, labelled with the skill's name.
+		Long: `import reads each DIR as an Agent Skills folder (every folder below it, 4
+levels deep, holding a SKILL.md) and writes one agent file: an identity
+plane, then one skill plane per skill, labelled with the skill's name.
+Several folders make one agent, as mcp serves them; a skill name found in
+two of them stops the import with both paths.
 
-The identity comes from DIR/AGENT.md when there is one (its first "# "
+The identity comes from the first DIR's AGENT.md when there is one (its first "# "
 heading names the agent; "- model:", "- persona:" and "- tools:" lines
 right after an opening heading, as export writes them, set those fields),
 else from the AGENT.md an export left in the skills' references/, else a
-short generated one named after DIR. Each plane takes the skill's
+short generated one named after the first DIR. Each plane takes the skill's
 metadata triggers, inputs, tool (or command) and cost, as export
 --skills-dir writes them; a skill without triggers is given its name as
 one. The plane body is the SKILL.md body: its description is kept as the
@@ -56,9 +58,9 @@ replaced without --force. Import, then export --skills-dir, gives back the
 same skill names, descriptions and bodies (links aside).`,
 		Example: `  agent3md import ~/.claude/skills -o claude.3md
   agent3md import skills/ -o - | agent3md validate -`,
-		Args: args(cobra.ExactArgs(1)),
+		Args: args(cobra.MinimumNArgs(1)),
 		RunE: func(c *cobra.Command, args []string) error {
-			return a.importDir(c.Context(), args[0], importOptions{out: out, force: force, title: title})
+			return a.importDir(c.Context(), args, importOptions{out: out, force: force, title: title})
 		},
 	}
 	c.Flags().StringVarP(&out, "output", "o", "agent.3md", `the agent file to write ("-" for standard output)`)
@@ -96,13 +98,13 @@ type importResult struct {
 	data           []byte
 }
 
-func (a *app) importDir(ctx context.Context, dir string, o importOptions) error {
+func (a *app) importDir(ctx context.Context, dirs []string, o importOptions) error {
 	if o.out != "-" && !o.force {
 		if _, err := os.Lstat(o.out); err == nil {
 			return ioError(fmt.Errorf("%s already exists; pass --force to replace it, or choose another -o", o.out))
 		}
 	}
-	r, err := a.importBuild(ctx, dir, o)
+	r, err := a.importBuild(ctx, dirs, o)
 	if err != nil {
 		return err
 	}
@@ -125,10 +127,10 @@ func (a *app) importDir(ctx context.Context, dir string, o importOptions) error 
 	return nil
 }
 
-// importBuild scans dir and renders the agent file, checked by the parser
-// and the validator.
-func (a *app) importBuild(ctx context.Context, dir string, o importOptions) (*importResult, error) {
-	cat, err := skillfolder.Scan(ctx, []string{dir}, nil)
+// importBuild scans the folders and renders the agent file, checked by the
+// parser and the validator.
+func (a *app) importBuild(ctx context.Context, roots []string, o importOptions) (*importResult, error) {
+	cat, err := skillfolder.Scan(ctx, roots, nil)
 	if err != nil {
 		if errors.Is(err, skillfolder.ErrNameClash) {
 			return nil, invalid(err)
@@ -153,7 +155,7 @@ func (a *app) importBuild(ctx context.Context, dir string, o importOptions) (*im
 		}
 	}
 	if len(skills) == 0 {
-		return nil, ioError(fmt.Errorf("%s holds no valid skill folder (a folder with a SKILL.md within %d levels); nothing to import", dir, skillfolder.DefaultMaxDepth))
+		return nil, ioError(fmt.Errorf("%s holds no valid skill folder (a folder with a SKILL.md within %d levels); nothing to import", strings.Join(roots, ", "), skillfolder.DefaultMaxDepth))
 	}
 	items := make([]*importedSkill, len(skills))
 	byName := map[string]*importedSkill{}
@@ -173,12 +175,12 @@ func (a *app) importBuild(ctx context.Context, dir string, o importOptions) (*im
 		byName[fresh.Name] = it
 	}
 	assignZ(items)
-	id, err := readIdentity(ctx, dir, cat, items, o.title)
+	id, err := readIdentity(ctx, roots[0], cat, items, o.title)
 	if err != nil {
 		return nil, err
 	}
 	r.agent = id.title
-	dirs := map[string]*importedSkill{}
+	dirs := map[string]*importedSkill{} // skill folder → skill, for links
 	for _, it := range items {
 		dirs[filepath.Clean(it.s.Dir)] = it
 	}

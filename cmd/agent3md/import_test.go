@@ -445,3 +445,28 @@ func TestImportDropsRefusedCommand(t *testing.T) {
 		}
 	}
 }
+
+// TestImportSeveralFolders: several folders make one agent, links across
+// them included; a name in two of them stops the import naming both.
+func TestImportSeveralFolders(t *testing.T) {
+	base := t.TempDir()
+	a, b := filepath.Join(base, "team"), filepath.Join(base, "mine")
+	writeSkill(t, a, "deploy", "description: Deploy.\n", "Deploy.\n\nBuild first: [build](../../mine/build/SKILL.md).\n", nil)
+	writeSkill(t, b, "build", "description: Build.\n", "Build.\n", nil)
+	out := filepath.Join(t.TempDir(), "agent.3md")
+	if code, _, stderr := cli(t, "import", a, b, "-o", out); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	cat := parseFile(t, out)
+	if n := len(cat.Agent().Skills); n != 2 || cat.Agent().Name != "team" {
+		t.Fatalf("%d skills, agent %q", n, cat.Agent().Name)
+	}
+	if len(cat.AllLinks()) != 1 {
+		t.Errorf("the link across folders is not a [[z=N]] link: %+v", cat.AllLinks())
+	}
+	writeSkill(t, b, "deploy", "description: Another deploy.\n", "Deploy.\n", nil)
+	code, _, stderr := cli(t, "import", a, b, "-o", "-")
+	if code != 1 || !strings.Contains(stderr, filepath.Join(a, "deploy", "SKILL.md")) || !strings.Contains(stderr, filepath.Join(b, "deploy", "SKILL.md")) {
+		t.Fatalf("clash: exit %d: %s", code, stderr)
+	}
+}
