@@ -32,19 +32,19 @@ func (a *app) importCmd() *cobra.Command {
 	)
 	c := &cobra.Command{
 		Use:   "import DIR...",
-		Short: "Convert an Agent Skills folder into one agent.3md",
+		Short: "Convert Agent Skills folders into one agent.3md",
 		Long: `import reads each DIR as an Agent Skills folder (every folder below it, 4
 levels deep, holding a SKILL.md) and writes one agent file: an identity
 plane, then one skill plane per skill, labelled with the skill's name.
 Several folders make one agent, as mcp serves them; a skill name found in
 two of them stops the import with both paths.
 
-The identity comes from the first DIR's AGENT.md when there is one (its first "# "
-heading names the agent; "- model:", "- persona:" and "- tools:" lines
-right after an opening heading, as export writes them, set those fields),
-else from the AGENT.md an export left in the skills' references/, else a
-short generated one named after the first DIR. Each plane takes the skill's
-metadata triggers, inputs, tool (or command) and cost, as export
+The identity comes from the first DIR's AGENT.md when there is one (its
+first "# " heading names the agent; "- model:", "- persona:" and "- tools:"
+lines right after an opening heading, as export writes them, set those
+fields), else from the AGENT.md an export left in the skills' references/,
+else a short generated one named after the first DIR. Each plane takes the
+skill's metadata triggers, inputs, tool (or command) and cost, as export
 --skills-dir writes them; a skill without triggers is given its name as
 one. The plane body is the SKILL.md body: its description is kept as the
 first paragraph (added when the body does not start with it), relative
