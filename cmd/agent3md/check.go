@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -146,24 +147,39 @@ type fileReport struct {
 	Warnings []agentfile.Finding `json:"warnings"`
 	Error    string              `json:"error,omitempty"`
 	Skipped  bool                `json:"skipped,omitempty"`
+	// Skill is set for a skill folder's report (validate DIR): File is
+	// then its SKILL.md, and a finding about another file of the skill
+	// names that file in its message.
+	Skill string `json:"skill,omitempty"`
+	// errPaths and warnPaths, when set, are the file of each finding for
+	// the text output (a skill's findings may be about any of its files).
+	errPaths, warnPaths []string
 }
 
 func (a *app) validateCmd() *cobra.Command {
 	var asJSON bool
 	c := &cobra.Command{
-		Use:   "validate FILE...",
-		Short: "Check agent files against every agent3md/1 rule",
+		Use:   "validate FILE|DIR...",
+		Short: "Check agent files (every agent3md/1 rule) or Agent Skills folders",
 		Long: `validate parses each FILE and checks it against the agent3md/1 rules
 (frontmatter, identity, missing-label, unique-skill, dead-link, entry, cycle,
 dup-input, input-type, tool-input as errors; triggers, tool, unused-input,
 undeclared-tool as warnings). Exit status: 0 when no file has errors, 1 when
 any has, 2 when a file cannot be read. With --json it prints one object for
-one file and an array for several.`,
+one file and an array for several.
+
+An argument that is a directory is read as an Agent Skills folder: every
+folder below it (4 levels deep) holding a SKILL.md is checked against the
+Agent Skills rules (name and its folder, description, frontmatter keys and
+types, metadata triggers, inputs and tool), with one report per skill and
+each finding's file and line. Files and folders may be mixed; a folder's
+reports always print as a JSON array.`,
 		Example: `  agent3md validate agent.3md
-  agent3md validate --json examples/*.3md`,
+  agent3md validate --json examples/*.3md
+  agent3md validate ~/.claude/skills`,
 		Args: args(cobra.MinimumNArgs(1)),
 		RunE: func(c *cobra.Command, files []string) error {
-			return a.validate(files, asJSON)
+			return a.validate(c.Context(), files, asJSON)
 		},
 	}
 	c.Flags().BoolVar(&asJSON, "json", false, "print findings as JSON")
@@ -171,27 +187,24 @@ one file and an array for several.`,
 	return c
 }
 
-func (a *app) validate(files []string, asJSON bool) error {
+func (a *app) validate(ctx context.Context, files []string, asJSON bool) error {
 	var reports []fileReport
 	code, checked := exitOK, 0
+	single := len(files) == 1
+	var batch []fileReport
 	for _, path := range files {
-		fr := a.validateOne(path)
-		reports = append(reports, fr)
-		switch {
-		case fr.Skipped:
-			fmt.Fprintf(a.stderr, "agent3md: skipping %s\n", fr.Error)
-			continue
-		case fr.Error != "":
-			fmt.Fprintf(a.stderr, "agent3md: %s\n", fr.Error)
-			code = exitUsage
-			continue
+		if isDir(path) {
+			// A skills folder: one report per skill (docs/skill-folders.md §3).
+			batch = a.validateDir(ctx, path)
+			single = false
+		} else {
+			batch = []fileReport{a.validateOne(path)}
 		}
-		checked++
-		if !fr.OK && code == exitOK {
-			code = exitInvalid
-		}
-		if !asJSON {
-			printReport(a.stdout, fr)
+		for _, fr := range batch {
+			reports = append(reports, fr)
+			if a.noteReport(fr, asJSON, &code) {
+				checked++
+			}
 		}
 	}
 	if checked == 0 && code == exitOK {
@@ -200,7 +213,7 @@ func (a *app) validate(files []string, asJSON bool) error {
 	}
 	if asJSON {
 		var v any = reports
-		if len(files) == 1 {
+		if single {
 			v = reports[0]
 		}
 		if err := writeJSON(a.stdout, v); err != nil {
@@ -211,6 +224,27 @@ func (a *app) validate(files []string, asJSON bool) error {
 		return silent(code)
 	}
 	return nil
+}
+
+// noteReport prints one report (unless asJSON), raises the exit code it
+// calls for, and says whether the report counts as checked.
+func (a *app) noteReport(fr fileReport, asJSON bool, code *int) bool {
+	switch {
+	case fr.Skipped:
+		fmt.Fprintf(a.stderr, "agent3md: skipping %s\n", fr.Error)
+		return false
+	case fr.Error != "":
+		fmt.Fprintf(a.stderr, "agent3md: %s\n", fr.Error)
+		*code = exitUsage
+		return false
+	}
+	if !fr.OK && *code == exitOK {
+		*code = exitInvalid
+	}
+	if !asJSON {
+		printReport(a.stdout, fr)
+	}
+	return true
 }
 
 // validateOne checks one file argument. A file that is not a regular one
@@ -259,12 +293,21 @@ func printReport(w io.Writer, r fileReport) {
 		verdict = "invalid"
 	}
 	fmt.Fprintf(w, "%s: %s (%d errors, %d warnings)\n", r.File, verdict, len(r.Errors), len(r.Warnings))
-	for _, f := range r.Errors {
-		fmt.Fprintf(w, "  %s\n", findingLine(r.File, "error", f))
+	for i, f := range r.Errors {
+		fmt.Fprintf(w, "  %s\n", findingLine(findingFile(r.File, r.errPaths, i), "error", f))
 	}
-	for _, f := range r.Warnings {
-		fmt.Fprintf(w, "  %s\n", findingLine(r.File, "warning", f))
+	for i, f := range r.Warnings {
+		fmt.Fprintf(w, "  %s\n", findingLine(findingFile(r.File, r.warnPaths, i), "warning", f))
 	}
+}
+
+// findingFile is the file finding i is about: its own when the report
+// lists one, else the report's.
+func findingFile(file string, paths []string, i int) string {
+	if i < len(paths) && paths[i] != "" {
+		return paths[i]
+	}
+	return file
 }
 
 func findingLine(file, level string, f agentfile.Finding) string {

@@ -52,7 +52,7 @@ func TestCommands(t *testing.T) {
 		{"validate ok", []string{"validate", devtools}, 0, "ok (0 errors, 0 warnings)", ""},
 		{"validate invalid", []string{"validate", "../../agentfile/testdata/conformance/agent3md/invalid-cycle.3md"}, 1, "[cycle]", ""},
 		{"validate parse failure", []string{"validate", bad}, 1, "[parse]", ""},
-		{"validate a directory", []string{"validate", dir}, 2, "", "is a directory; pass an agent file"},
+		{"validate a directory without skills", []string{"validate", dir}, 2, "", "holds no skill folder"},
 		{"validate unreadable", []string{"validate", filepath.Join(dir, "missing.3md")}, 2, "", "no such file"},
 		{"parse summary", []string{"parse", devtools}, 0, "axis", ""},
 		{"parse json error", []string{"parse", "--json", bad}, 1, `"error": "invalidPlaneDirective"`, ""},

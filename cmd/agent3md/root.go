@@ -72,7 +72,7 @@ fill the skill's typed inputs, run (or hand back) its command.`,
 		return ioError(fmt.Errorf("%w (see '%s --help')", err, c.CommandPath()))
 	})
 	root.AddCommand(
-		a.parseCmd(), a.validateCmd(), a.newCmd(),
+		a.parseCmd(), a.validateCmd(), a.newCmd(), a.importCmd(),
 		a.manifestCmd(), a.skillsCmd(), a.routeCmd(), a.getCmd(), a.resolveCmd(),
 		a.runCmd(), a.exportCmd(), a.indexCmd(),
 		a.mcpCmd(), a.serveCmd(), a.selftestCmd(), a.versionCmd(), a.cacheCmd(),

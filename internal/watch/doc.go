@@ -1,7 +1,9 @@
-// Package watch tells a server when one file has changed and settled, so it
-// can reload it (docs/reload.md §3). It owns noticing and debouncing only:
-// it does not read the file, and a signal means "look again", not "the
-// content differs" — the reader compares versions.
+// Package watch tells a server when one file (New), or anything in the
+// directory trees of skills folders (NewTree), has changed and settled, so
+// it can reload it (docs/reload.md §3, docs/skill-folders.md §11). It owns
+// noticing and debouncing only: it does not read the file, and a signal
+// means "look again", not "the content differs" — the reader compares
+// versions.
 //
 // Why the directory is watched, not the file. Editors save in ways that
 // replace the file's inode: they write a temp file and rename it over the
@@ -29,4 +31,14 @@
 // cases the Watcher logs once and falls back to comparing the file's stat
 // every Options.Poll, trying to watch again on each poll, so a server never
 // fails for lack of file events.
+//
+// Trees. Operating system watches are per directory and not recursive, so
+// NewTree adds one for every directory below its roots, adds the whole
+// tree of a directory as it appears (walking it, since files may be made
+// in it before its watch is in place) and drops the watches of one that
+// goes. Hidden entries are ignored, as the skills scanner ignores them.
+// Watches are a per-user resource shared with every other program: past
+// Options.MaxDirs directories, or when the system refuses a watch, the
+// tree is polled instead — a hash of every entry's path, kind, size and
+// modification time — and watching is tried again every few polls.
 package watch

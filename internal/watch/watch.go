@@ -24,6 +24,11 @@ const (
 	// DefaultPoll is how often the file is stat'ed when it cannot be
 	// watched.
 	DefaultPoll = time.Second
+	// DefaultMaxDirs is how many directories NewTree watches through the
+	// operating system before it polls the tree instead: well under the
+	// usual per-user inotify watch limit (8192 on older kernels), so one
+	// server does not starve the others.
+	DefaultMaxDirs = 8192
 )
 
 // Options configures New. A nil *Options means defaults.
@@ -41,10 +46,17 @@ type Options struct {
 	// Logger receives the fall-backs to polling and returns from it
 	// (default slog.Default()).
 	Logger *slog.Logger
+	// MaxDirs bounds the directories a NewTree Watcher watches through
+	// the operating system; past it the tree is polled (default
+	// DefaultMaxDirs). New ignores it.
+	MaxDirs int
 }
 
-// Watcher watches one file. Its methods are safe for concurrent use.
+// Watcher watches one file (New) or the directory trees of skills folders
+// (NewTree). Its methods are safe for concurrent use.
 type Watcher struct {
+	tree *tree // set by NewTree; owned by runTree
+
 	opts    Options
 	log     *slog.Logger
 	path    string
@@ -80,22 +92,30 @@ func New(path string, opts *Options) (*Watcher, error) {
 		done:    make(chan struct{}),
 		exited:  make(chan struct{}),
 	}
-	if opts != nil {
-		w.opts = *opts
-	}
-	w.opts.Debounce = orDefault(w.opts.Debounce, DefaultDebounce)
-	w.opts.MaxWait = max(orDefault(w.opts.MaxWait, DefaultMaxWait), w.opts.Debounce)
-	w.opts.Poll = orDefault(w.opts.Poll, DefaultPoll)
-	w.log = w.opts.Logger
-	if w.log == nil {
-		w.log = slog.Default()
-	}
+	w.setOptions(opts)
 	// Watch first, stat second: a change in between is then both seen by
 	// the stat and reported as an event, never missed.
 	werr := w.watch()
 	w.seen = statOf(w.path)
 	go w.run(werr)
 	return w, nil
+}
+
+// setOptions fills w.opts and w.log from opts and the defaults.
+func (w *Watcher) setOptions(opts *Options) {
+	if opts != nil {
+		w.opts = *opts
+	}
+	w.opts.Debounce = orDefault(w.opts.Debounce, DefaultDebounce)
+	w.opts.MaxWait = max(orDefault(w.opts.MaxWait, DefaultMaxWait), w.opts.Debounce)
+	w.opts.Poll = orDefault(w.opts.Poll, DefaultPoll)
+	if w.opts.MaxDirs <= 0 {
+		w.opts.MaxDirs = DefaultMaxDirs
+	}
+	w.log = w.opts.Logger
+	if w.log == nil {
+		w.log = slog.Default()
+	}
 }
 
 func orDefault(d, def time.Duration) time.Duration {

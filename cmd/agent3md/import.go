@@ -1,0 +1,824 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"net/url"
+	"os"
+	"path"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/spf13/cobra"
+
+	"github.com/agent3md/agent3md/agentfile"
+	"github.com/agent3md/agent3md/internal/skillfolder"
+)
+
+func (a *app) importCmd() *cobra.Command {
+	var (
+		out   string
+		force bool
+		title string
+	)
+	c := &cobra.Command{
+		Use:   "import DIR...",
+		Short: "Convert Agent Skills folders into one agent.3md",
+		Long: `import reads each DIR as an Agent Skills folder (every folder below it, 4
+levels deep, holding a SKILL.md) and writes one agent file: an identity
+plane, then one skill plane per skill, labelled with the skill's name.
+Several folders make one agent, as mcp serves them; a skill name found in
+two of them stops the import with both paths.
+
+The identity comes from the first DIR's AGENT.md when there is one (its
+first "# " heading names the agent; "- model:", "- persona:" and "- tools:"
+lines right after an opening heading, as export writes them, set those
+fields), else from the AGENT.md an export left in the skills' references/,
+else a short generated one named after the first DIR. Each plane takes the
+skill's metadata triggers, inputs, tool (or command) and cost, as export
+--skills-dir writes them; a skill without triggers is given its name as
+one. The plane body is the SKILL.md body: its description is kept as the
+first paragraph (added when the body does not start with it), relative
+links to other imported skills become [[z=N|text]] links (except one that
+would close a dependency cycle), and the skill's other files are listed at
+the end by path — never inlined, never run. Broken skills are skipped with
+their findings on stderr.
+
+The result always validates without errors; an existing OUT is never
+replaced without --force. Import, then export --skills-dir, gives back the
+same skill names, descriptions and bodies (links aside).`,
+		Example: `  agent3md import ~/.claude/skills -o claude.3md
+  agent3md import skills/ -o - | agent3md validate -`,
+		Args: args(cobra.MinimumNArgs(1)),
+		RunE: func(c *cobra.Command, args []string) error {
+			return a.importDir(c.Context(), args, importOptions{out: out, force: force, title: title})
+		},
+	}
+	c.Flags().StringVarP(&out, "output", "o", "agent.3md", `the agent file to write ("-" for standard output)`)
+	c.Flags().BoolVar(&force, "force", false, "replace OUT when it exists")
+	c.Flags().StringVar(&title, "title", "", "the agent's name (default: AGENT.md's first heading, else DIR's name)")
+	a.addLimitFlags(c.Flags())
+	return c
+}
+
+type importOptions struct {
+	out   string
+	force bool
+	title string
+}
+
+// importedSkill is one skill on its way into a plane.
+type importedSkill struct {
+	s        *skillfolder.Skill
+	z        int
+	body     string
+	exported map[string]bool // files an export wrote here (its marker), nil when none
+	desc     string          // the description, whitespace collapsed
+	attrs    [][2]string     // plane attributes after z, in order
+	files    []string        // files listed as references
+	cut      bool            // the file list was cut at the scan's limit
+	addDesc  bool            // put the description in as the first paragraph
+}
+
+// importResult is what import built, for the summary line.
+type importResult struct {
+	agent          string
+	skills, links  int
+	files, skipped int
+	warnings       []string
+	data           []byte
+}
+
+func (a *app) importDir(ctx context.Context, dirs []string, o importOptions) error {
+	if o.out != "-" && !o.force {
+		if _, err := os.Lstat(o.out); err == nil {
+			return ioError(fmt.Errorf("%s already exists; pass --force to replace it, or choose another -o", o.out))
+		}
+	}
+	r, err := a.importBuild(ctx, dirs, o)
+	if err != nil {
+		return err
+	}
+	for _, w := range r.warnings {
+		fmt.Fprintf(a.stderr, "agent3md: import: %s\n", w)
+	}
+	summary := fmt.Sprintf("agent %q: %d skills, %d links between them, %d files listed, %d broken skills skipped",
+		r.agent, r.skills, r.links, r.files, r.skipped)
+	if o.out == "-" {
+		if _, err := a.stdout.Write(r.data); err != nil {
+			return ioError(err)
+		}
+		fmt.Fprintf(a.stderr, "agent3md: import: %s\n", summary)
+		return nil
+	}
+	if err := writeNew(o.out, r.data, o.force); err != nil {
+		return ioError(err)
+	}
+	fmt.Fprintf(a.stdout, "wrote %s: %s\n", o.out, summary)
+	return nil
+}
+
+// importBuild scans the folders and renders the agent file, checked by the
+// parser and the validator.
+func (a *app) importBuild(ctx context.Context, roots []string, o importOptions) (*importResult, error) {
+	cat, err := skillfolder.Scan(ctx, roots, nil)
+	if err != nil {
+		if errors.Is(err, skillfolder.ErrNameClash) {
+			return nil, invalid(err)
+		}
+		return nil, ioError(err)
+	}
+	r := &importResult{}
+	for _, f := range cat.Findings() {
+		if f.Severity == skillfolder.SeverityError || f.Rule == skillfolder.RuleNestedTooDeep {
+			r.warnings = append(r.warnings, f.String())
+		}
+	}
+	skills := cat.Skills()
+	served := map[string]bool{}
+	for _, s := range skills {
+		served[s.SkillMD()] = true
+	}
+	for _, f := range cat.Findings() {
+		if filepath.Base(f.Path) == "SKILL.md" && f.Severity == skillfolder.SeverityError && !served[f.Path] && f.Rule != skillfolder.RuleNestedTooDeep {
+			served[f.Path] = true // count each broken skill once
+			r.skipped++
+		}
+	}
+	if len(skills) == 0 {
+		return nil, ioError(fmt.Errorf("%s holds no valid skill folder (a folder with a SKILL.md within %d levels); nothing to import", strings.Join(roots, ", "), skillfolder.DefaultMaxDepth))
+	}
+	items := make([]*importedSkill, len(skills))
+	byName := map[string]*importedSkill{}
+	for i, s := range skills {
+		body, fresh, err := cat.Body(ctx, s.Name)
+		if err != nil {
+			return nil, ioError(fmt.Errorf("reading %s: %w", s.SkillMD(), err))
+		}
+		it := &importedSkill{s: fresh, body: body, desc: strings.Join(strings.Fields(fresh.Description), " ")}
+		if m, err := readMarker(fresh.Dir); err == nil && m != nil {
+			it.exported = map[string]bool{}
+			for _, f := range m.Files {
+				it.exported[f] = true
+			}
+		}
+		items[i] = it
+		byName[fresh.Name] = it
+	}
+	assignZ(items)
+	id, err := readIdentity(ctx, roots[0], cat, items, o.title)
+	if err != nil {
+		return nil, err
+	}
+	r.agent = id.title
+	dirs := map[string]*importedSkill{} // skill folder → skill, for links
+	for _, it := range items {
+		dirs[filepath.Clean(it.s.Dir)] = it
+	}
+	g := newDepGraph()
+	for _, it := range items {
+		warn := func(format string, args ...any) {
+			r.warnings = append(r.warnings, fmt.Sprintf("%s: ", it.s.SkillMD())+fmt.Sprintf(format, args...))
+		}
+		if strings.Contains(strings.ReplaceAll(it.body, "\r\n", ""), "\r") {
+			warn("lone carriage returns read as line breaks")
+		}
+		it.body = stripExportArtifacts(normalizeNewlines(it.body), it.exported != nil)
+		var n int
+		it.body, n = neutralizeLinks(it.body, func(target string) bool {
+			// An export leaves links to the identity as written: keep them.
+			return it.exported != nil && target == "0"
+		})
+		if n > 0 {
+			warn("%d [[z=…]] texts would read as links in an agent file; written as [\\[z=…]] instead", n)
+		}
+		var rewritten, kept, cyclic int
+		it.body, rewritten, kept = rewriteLinks(it.body, func(dest string) (string, bool) {
+			t := linkTarget(it, dest, dirs, byName)
+			if t == nil || t == it {
+				return "", false
+			}
+			if !g.add(it.z, t.z) {
+				cyclic++
+				return "", false
+			}
+			return strconv.Itoa(t.z), true
+		})
+		r.links += rewritten
+		if kept > 0 {
+			warn("%d links to other skills keep their Markdown form: their text cannot be a [[z=…]] link text (a ']', or over 400 characters)", kept)
+		}
+		if cyclic > 0 {
+			warn("%d links to other skills keep their Markdown form: as [[z=…]] links they would close a dependency cycle", cyclic)
+		}
+		var dirsEscaped int
+		var closed bool
+		it.body, dirsEscaped, closed = sanitizeBody(strings.Trim(it.body, "\n"))
+		if dirsEscaped > 0 {
+			warn("%d lines starting with @plane written as \\@plane, so they stay body text", dirsEscaped)
+		}
+		if closed {
+			warn("the body leaves a code fence open; closed at its end so the planes after it are read")
+		}
+		it.files, it.cut = listedFiles(it, dirs)
+		r.files += len(it.files)
+		it.attrs = planeAttrs(it, warn, a.limits.MaxAttributeBytes)
+	}
+	r.skills = len(items)
+	// Render, then keep each description: where the body's first
+	// paragraph does not read as the description, put it in front.
+	data := renderAgent(id, items)
+	parsed, err := a.parseImported(data)
+	if err != nil {
+		return nil, err
+	}
+	var missing []*importedSkill
+	for _, it := range items {
+		if !descriptionMatches(parsed, it) {
+			it.addDesc = true
+			missing = append(missing, it)
+		}
+	}
+	if len(missing) > 0 {
+		data = renderAgent(id, items)
+		if parsed, err = a.parseImported(data); err != nil {
+			return nil, err
+		}
+		for _, it := range missing {
+			if !descriptionMatches(parsed, it) {
+				r.warnings = append(r.warnings, fmt.Sprintf("%s: the description reads back as %q", it.s.SkillMD(), parsed.Planes[parsed.PlaneIndex(float64(it.z))].Description))
+			}
+		}
+	}
+	// A command or inputs the validator refuses (an undeclared or unsafe
+	// placeholder, a bad type) are left out rather than failing the whole
+	// import: the skill's guidance still comes through.
+	rep := agentfile.Validate(parsed)
+	if !rep.OK() {
+		dropped := false
+		for _, f := range rep.Errors {
+			it := itemAt(items, f.Z)
+			if it == nil || !dropTool(it) {
+				continue
+			}
+			dropped = true
+			r.warnings = append(r.warnings, fmt.Sprintf("%s: its command is left out (%s: %s)", it.s.SkillMD(), f.Rule, f.Message))
+		}
+		if dropped {
+			data = renderAgent(id, items)
+			if parsed, err = a.parseImported(data); err != nil {
+				return nil, err
+			}
+			rep = agentfile.Validate(parsed)
+		}
+	}
+	if !rep.OK() {
+		var lines []string
+		for _, f := range rep.Errors {
+			lines = append(lines, findingLine("(import)", "error", f))
+		}
+		return nil, fmt.Errorf("internal error: the imported agent does not validate; please report it:\n  %s", strings.Join(lines, "\n  "))
+	}
+	r.data = data
+	return r, nil
+}
+
+// parseImported parses the rendered agent with the command's limits.
+func (a *app) parseImported(data []byte) (*agentfile.Catalog, error) {
+	cat, err := agentfile.Parse(bytes.NewReader(data), &agentfile.Options{File: "(import)", Limits: a.limits})
+	if err != nil {
+		a.limitError(err)
+		var le *agentfile.LimitError
+		if errors.As(err, &le) {
+			return nil, invalid(fmt.Errorf("the imported agent is over a limit: %w", err))
+		}
+		return nil, fmt.Errorf("internal error: the imported agent does not parse; please report it: %w", err)
+	}
+	return cat, nil
+}
+
+// descriptionMatches reports whether the plane of it describes itself with
+// the skill's description, as far as agentfile keeps one (500 characters,
+// then cut at a word with "…").
+func descriptionMatches(cat *agentfile.Catalog, it *importedSkill) bool {
+	i := cat.PlaneIndex(float64(it.z))
+	if i < 0 {
+		return false
+	}
+	got := cat.Planes[i].Description
+	if got == it.desc {
+		return true
+	}
+	if utf8.RuneCountInString(it.desc) <= agentfile.MaxDescriptionRunes {
+		return false
+	}
+	cut, ok := strings.CutSuffix(got, "…")
+	return ok && strings.HasPrefix(it.desc, cut)
+}
+
+func itemAt(items []*importedSkill, z *float64) *importedSkill {
+	if z == nil {
+		return nil
+	}
+	for _, it := range items {
+		if float64(it.z) == *z {
+			return it
+		}
+	}
+	return nil
+}
+
+// dropTool removes a plane's tool and inputs; false when it had neither.
+func dropTool(it *importedSkill) bool {
+	n := len(it.attrs)
+	it.attrs = slices.DeleteFunc(it.attrs, func(kv [2]string) bool { return kv[0] == "tool" || kv[0] == "inputs" })
+	return len(it.attrs) != n
+}
+
+// assignZ numbers the skills' planes: the z an export wrote in metadata
+// when it is a whole number from 1 and no other skill has it, else the
+// next free numbers after the largest, in name order. The identity is z=0.
+func assignZ(items []*importedSkill) {
+	used := map[int]bool{0: true}
+	top := 0
+	for _, it := range items {
+		z, ok := metaString(it.s, "z")
+		if !ok || len(z) > 9 || strings.Trim(z, "0123456789") != "" {
+			continue
+		}
+		n, _ := strconv.Atoi(z)
+		if n < 1 || used[n] {
+			continue
+		}
+		it.z, used[n] = n, true
+		top = max(top, n)
+	}
+	for _, it := range items {
+		if it.z == 0 {
+			top++
+			it.z = top
+			used[top] = true
+		}
+	}
+	sort.SliceStable(items, func(i, j int) bool { return items[i].z < items[j].z })
+}
+
+// metaString returns the string metadata key of a skill's frontmatter.
+func metaString(s *skillfolder.Skill, key string) (string, bool) {
+	m, ok := s.Frontmatter["metadata"].(map[string]any)
+	if !ok {
+		return "", false
+	}
+	v, ok := m[key].(string)
+	return v, ok
+}
+
+// planeAttrs are a skill's plane attributes after z and kind: label,
+// triggers, inputs, tool and cost (docs/skill-folders.md §4). A value no
+// directive can hold (a line break, over the attribute limit) is left out
+// with a warning.
+func planeAttrs(it *importedSkill, warn func(string, ...any), maxBytes int) [][2]string {
+	s := it.s
+	out := [][2]string{{"label", s.Name}}
+	add := func(k, v string) {
+		if v == "" {
+			return
+		}
+		if _, ok := attrValue(v); !ok {
+			warn("metadata %s holds a line break or NUL, which a plane's %s= cannot; left out", k, k)
+			return
+		}
+		if maxBytes > 0 && len(v) > maxBytes {
+			warn("metadata %s is %d bytes, over the attribute limit of %d (--max-attribute-bytes); left out", k, len(v), maxBytes)
+			return
+		}
+		out = append(out, [2]string{k, v})
+	}
+	triggers := s.Triggers
+	if len(triggers) == 0 {
+		// Routing goes by triggers (docs/format.md §10): without one the
+		// skill could only be found by relevance.
+		triggers = []string{strings.ReplaceAll(s.Name, "-", " ")}
+	}
+	add("triggers", strings.Join(triggers, ", "))
+	ins := make([]string, len(s.Inputs))
+	for i, in := range s.Inputs {
+		ins[i] = in.Name + ":" + in.Type
+		if in.Optional {
+			ins[i] += "?"
+		}
+	}
+	add("inputs", strings.Join(ins, ", "))
+	if s.HasTool {
+		add("tool", s.Tool)
+	}
+	if cost, ok := metaString(s, "cost"); ok {
+		add("cost", strings.TrimSpace(cost))
+	}
+	return out
+}
+
+// linkTarget maps a link destination in it's body to an imported skill:
+// a relative path to another skill's folder or its SKILL.md, or, in a
+// folder an export wrote, the references/<name>.md copy of a skill it
+// depends on. nil when it is neither.
+func linkTarget(it *importedSkill, dest string, dirs map[string]*importedSkill, byName map[string]*importedSkill) *importedSkill {
+	u, err := url.Parse(dest)
+	if err != nil || u.Scheme != "" || u.Host != "" || u.Path == "" || strings.HasPrefix(u.Path, "/") || strings.ContainsRune(u.Path, '\\') {
+		return nil
+	}
+	p := path.Clean(u.Path)
+	if it.exported != nil && it.exported[p] {
+		if name, ok := strings.CutPrefix(p, "references/"); ok && strings.HasSuffix(name, ".md") {
+			if t, ok := byName[strings.TrimSuffix(name, ".md")]; ok {
+				return t
+			}
+		}
+	}
+	full := filepath.Join(it.s.Dir, filepath.FromSlash(p))
+	if filepath.Base(full) == "SKILL.md" {
+		full = filepath.Dir(full)
+	}
+	return dirs[filepath.Clean(full)]
+}
+
+// listedFiles are the files of it's folder listed in its plane: all but
+// SKILL.md, those of skills nested in it (listed with them) and those an
+// export wrote (copies of other planes and of the identity).
+func listedFiles(it *importedSkill, dirs map[string]*importedSkill) (out []string, cut bool) {
+	for _, f := range it.s.Files {
+		if f.Path == "SKILL.md" || it.exported[f.Path] {
+			continue
+		}
+		nested := false
+		for d := path.Dir(f.Path); d != "."; d = path.Dir(d) {
+			if _, ok := dirs[filepath.Join(it.s.Dir, filepath.FromSlash(d))]; ok {
+				nested = true
+				break
+			}
+		}
+		if !nested {
+			out = append(out, f.Path)
+		}
+	}
+	return out, it.s.Truncated
+}
+
+// filesMarker opens the file list import appends to a plane's body; an
+// HTML comment, so Markdown shows nothing of it and a later import of an
+// exported skill recognises (and replaces) the list.
+const filesMarker = "<!-- agent3md import: files -->"
+
+// filesSection renders the file list appended to a plane's body.
+func filesSection(it *importedSkill) string {
+	if len(it.files) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString(filesMarker + "\n")
+	folder := it.s.Rel
+	if folder == "." {
+		folder = filepath.Base(it.s.Dir)
+	}
+	fmt.Fprintf(&b, "Files of this skill, by path in its folder `%s` (not included here):\n\n", codeText(folder))
+	for _, f := range it.files {
+		fmt.Fprintf(&b, "- %s\n", codeSpan(f))
+	}
+	if it.cut {
+		b.WriteString("- … (the list was cut at the file limit)\n")
+	}
+	return b.String()
+}
+
+// codeSpan renders s as a Markdown code span, fenced by one more backtick
+// than its longest run.
+func codeSpan(s string) string {
+	n, cur := 0, 0
+	for i := 0; i < len(s); i++ {
+		if s[i] == '`' {
+			cur++
+			n = max(n, cur)
+		} else {
+			cur = 0
+		}
+	}
+	fence := strings.Repeat("`", n+1)
+	if n > 0 {
+		return fence + " " + s + " " + fence
+	}
+	return fence + s + fence
+}
+
+func codeText(s string) string { return strings.ReplaceAll(s, "`", "'") }
+
+// exportTrailer matches the line export adds to every SKILL.md it writes,
+// pointing at the identity (skillsdir.go).
+var exportTrailer = regexp.MustCompile(`\n*This skill belongs to the agent [^\n]*: read its identity and rules in \[AGENT\.md\]\(references/AGENT\.md\) before acting\.\n*$`)
+
+// stripExportArtifacts removes what import and export add around a body,
+// so that converting back and forth does not pile them up: export's
+// pointer to the identity (in a folder export wrote) and, elsewhere, a
+// file list an earlier import appended.
+func stripExportArtifacts(body string, exported bool) string {
+	body = strings.TrimRight(body, "\n") + "\n"
+	if exported {
+		body = exportTrailer.ReplaceAllString(body, "\n")
+	}
+	// A folder export wrote has no files but its own, so the list in its
+	// body is the one to keep; elsewhere the list is made afresh.
+	if k := strings.LastIndex(body, filesMarker); k >= 0 && !exported {
+		body = body[:k]
+	}
+	return body
+}
+
+// depGraph keeps the dependency links made so far, to refuse one that
+// would close a cycle (the validator's cycle rule, docs/format.md §12).
+type depGraph struct{ edges map[int][]int }
+
+func newDepGraph() *depGraph { return &depGraph{edges: map[int][]int{}} }
+
+// add records from → to unless to already reaches from; false then.
+func (g *depGraph) add(from, to int) bool {
+	if slices.Contains(g.edges[from], to) {
+		return true
+	}
+	seen := map[int]bool{}
+	stack := []int{to}
+	for len(stack) > 0 {
+		n := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if n == from {
+			return false
+		}
+		if seen[n] {
+			continue
+		}
+		seen[n] = true
+		stack = append(stack, g.edges[n]...)
+	}
+	g.edges[from] = append(g.edges[from], to)
+	return true
+}
+
+// identity is the agent's frontmatter and identity plane.
+type identity struct {
+	title, model, persona string
+	tools                 []string
+	body                  string
+}
+
+// readIdentity reads DIR/AGENT.md, else the AGENT.md an export wrote into
+// the skills' references, else makes a short identity.
+func readIdentity(ctx context.Context, dir string, cat *skillfolder.Catalog, items []*importedSkill, title string) (*identity, error) {
+	text, found, err := readRootFile(dir, "AGENT.md")
+	if err != nil {
+		return nil, ioError(err)
+	}
+	if !found {
+		for _, it := range items {
+			if it.exported[identityFile] {
+				if ct, err := cat.ReadFile(ctx, it.s.Name, identityFile); err == nil {
+					text, found = string(ct.Data), true
+					break
+				}
+			}
+		}
+	}
+	id := &identity{}
+	if found {
+		id = parseAgentMD(text)
+	}
+	if title != "" {
+		id.title = title
+	}
+	if id.title == "" {
+		id.title = folderAgentName(dir)
+	}
+	if strings.TrimSpace(id.body) == "" {
+		id.body = fmt.Sprintf("# %s\n\nThis agent's skills were imported from an Agent Skills folder. Route each request to the one skill that fits, read it (and the skills it links to) before acting, and follow it. A skill's files are listed by path in its folder; they are not part of this file.", id.title)
+	}
+	id.body, _, _ = sanitizeBody(strings.Trim(normalizeNewlines(id.body), "\n"))
+	// Links to imported skills stay links (the identity is no skill, so
+	// they make no cycle); text that would be any other link is made inert.
+	planes := map[float64]bool{0: true}
+	for _, it := range items {
+		planes[float64(it.z)] = true
+	}
+	id.body, _ = neutralizeLinks(id.body, func(target string) bool {
+		z, ok := agentfile.ParseNumber(target)
+		return ok && planes[z]
+	})
+	return id, nil
+}
+
+// readRootFile reads a small regular file directly in dir, through an
+// os.Root so a symlink cannot lead it out of dir.
+func readRootFile(dir, name string) (string, bool, error) {
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return "", false, err
+	}
+	defer root.Close()
+	st, err := root.Lstat(name)
+	if errors.Is(err, fs.ErrNotExist) {
+		return "", false, nil
+	}
+	if err != nil {
+		return "", false, err
+	}
+	if !st.Mode().IsRegular() {
+		return "", false, fmt.Errorf("%s is not a regular file (%s); remove it or make it one", filepath.Join(dir, name), fileKind(st.Mode()))
+	}
+	if st.Size() > skillfolder.DefaultMaxFileBytes {
+		return "", false, fmt.Errorf("%s is over %d bytes", filepath.Join(dir, name), skillfolder.DefaultMaxFileBytes)
+	}
+	f, err := root.Open(name)
+	if err != nil {
+		return "", false, err
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, skillfolder.DefaultMaxFileBytes+1))
+	if err != nil {
+		return "", false, err
+	}
+	return string(b), true, nil
+}
+
+// folderAgentName names an agent after its skills folder, as a served
+// folder is named: the folder's name, or for a folder called "skills"
+// (~/.claude/skills) its parent's, "claude-skills", which says more.
+func folderAgentName(dir string) string {
+	abs, _ := filepath.Abs(dir)
+	name := filepath.Base(abs)
+	if name == "skills" {
+		if p := strings.TrimPrefix(filepath.Base(filepath.Dir(abs)), "."); p != "" && p != "/" && p != "." {
+			name = p + "-skills"
+		}
+	}
+	return name
+}
+
+var agentMDField = regexp.MustCompile(`^- (model|persona|tools): (.*)$`)
+
+// parseAgentMD reads an AGENT.md as a served folder reads it: a YAML
+// frontmatter, if any, is dropped; the first "# " heading names the
+// agent; the text is the identity. When the text opens with that heading
+// followed by the "- model:", "- persona:", "- tools:" lines export
+// writes, those set the agent's fields and are not part of the identity.
+func parseAgentMD(text string) *identity {
+	text = strings.ReplaceAll(text, "\r\n", "\n")
+	if rest, ok := strings.CutPrefix(text, "---\n"); ok {
+		if _, after, found := strings.Cut(rest, "\n---\n"); found {
+			text = after
+		}
+	}
+	id := &identity{body: text}
+	lines := strings.Split(text, "\n")
+	for _, l := range lines {
+		if h, ok := strings.CutPrefix(l, "# "); ok && strings.TrimSpace(h) != "" {
+			id.title = strings.TrimSpace(h)
+			break
+		}
+	}
+	i := 0
+	for i < len(lines) && strings.TrimSpace(lines[i]) == "" {
+		i++
+	}
+	if i == len(lines) || !strings.HasPrefix(lines[i], "# ") {
+		return id
+	}
+	j := i + 1
+	for j < len(lines) && strings.TrimSpace(lines[j]) == "" {
+		j++
+	}
+	fields := 0
+	for ; j < len(lines); j++ {
+		m := agentMDField.FindStringSubmatch(lines[j])
+		if m == nil {
+			break
+		}
+		fields++
+		switch m[1] {
+		case "model":
+			id.model = strings.TrimSpace(m[2])
+		case "persona":
+			id.persona = strings.TrimSpace(m[2])
+		case "tools":
+			for _, t := range strings.Split(m[2], ",") {
+				if t = strings.TrimSpace(t); t != "" {
+					id.tools = append(id.tools, t)
+				}
+			}
+		}
+	}
+	if fields > 0 {
+		id.body = strings.Join(lines[j:], "\n")
+	}
+	return id
+}
+
+// renderAgent writes the agent file: frontmatter, identity, skills.
+func renderAgent(id *identity, items []*importedSkill) []byte {
+	var b bytes.Buffer
+	b.WriteString("---\n3md: 1.0\n")
+	fmt.Fprintf(&b, "title: %s\n", frontValue(id.title))
+	if id.model != "" {
+		fmt.Fprintf(&b, "model: %s\n", frontValue(id.model))
+	}
+	if id.persona != "" {
+		fmt.Fprintf(&b, "persona: %s\n", frontValue(id.persona))
+	}
+	// The programs the commands run are tools the agent uses
+	// (docs/format.md §12, undeclared-tool).
+	tools := slices.Clone(id.tools)
+	for _, it := range items {
+		for _, kv := range it.attrs {
+			if kv[0] != "tool" {
+				continue
+			}
+			if bin := strings.Fields(kv[1]); len(bin) > 0 && !slices.Contains(tools, bin[0]) && !strings.ContainsAny(bin[0], `,"'\`) {
+				tools = append(tools, bin[0])
+			}
+		}
+	}
+	if len(tools) > 0 {
+		fmt.Fprintf(&b, "tools: %s\n", frontValue(strings.Join(tools, ", ")))
+	}
+	b.WriteString("---\n")
+	fmt.Fprintf(&b, "@plane z=0 label=%s kind=identity\n%s\n", frontValue(id.title), id.body)
+	for _, it := range items {
+		fmt.Fprintf(&b, "\n@plane z=%d kind=skill", it.z)
+		for _, kv := range it.attrs {
+			v, _ := attrValue(kv[1])
+			fmt.Fprintf(&b, " %s=%s", kv[0], v)
+		}
+		b.WriteByte('\n')
+		body := it.body
+		if it.addDesc {
+			body = insertAfterHeadings(body, descriptionParagraph(it.desc))
+		}
+		if list := filesSection(it); list != "" {
+			body = strings.TrimRight(body, "\n") + "\n\n" + list
+		}
+		b.WriteString(strings.Trim(body, "\n"))
+		b.WriteByte('\n')
+	}
+	return b.Bytes()
+}
+
+// writeNew writes data to name atomically: a temporary file in the same
+// folder, then linked to name, which fails when name exists (so nothing is
+// ever replaced by accident), or, with force, renamed over it.
+func writeNew(name string, data []byte, force bool) error {
+	if st, err := os.Stat(name); err == nil && st.IsDir() {
+		return fmt.Errorf("%s is a directory; -o takes a file name", name)
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(name), ".agent3md-import-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
+		return err
+	}
+	if force {
+		return os.Rename(tmp.Name(), name)
+	}
+	err = os.Link(tmp.Name(), name)
+	if errors.Is(err, fs.ErrExist) {
+		return fmt.Errorf("%s already exists; pass --force to replace it, or choose another -o", name)
+	}
+	if err != nil {
+		// No hard links here (some file systems): create exclusively.
+		f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+		if errors.Is(err, fs.ErrExist) {
+			return fmt.Errorf("%s already exists; pass --force to replace it, or choose another -o", name)
+		}
+		if err != nil {
+			return err
+		}
+		if _, err := f.Write(data); err != nil {
+			f.Close()
+			return err
+		}
+		return f.Close()
+	}
+	return nil
+}

@@ -1,0 +1,54 @@
+package watch_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/agent3md/agent3md/internal/skillfolder"
+	"github.com/agent3md/agent3md/internal/watch"
+)
+
+// A skills server watches its folders and scans them again after each
+// settled burst of changes: a signal says "look again", the scan says what
+// changed.
+func ExampleNewTree() {
+	root, _ := os.MkdirTemp("", "skills")
+	defer os.RemoveAll(root)
+	w, err := watch.NewTree([]string{root}, &watch.Options{Debounce: 20 * time.Millisecond})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer w.Close()
+
+	// Someone installs a skill.
+	os.MkdirAll(filepath.Join(root, "deploy"), 0o755)
+	os.WriteFile(filepath.Join(root, "deploy", "SKILL.md"), []byte("---\nname: deploy\ndescription: Ship it.\n---\nSteps.\n"), 0o644)
+
+	// A signal may come between the folder and its SKILL.md: each one
+	// means scan again, until the scan finds the skill.
+	timeout := time.After(10 * time.Second)
+	for {
+		select {
+		case <-w.Changes():
+			cat, err := skillfolder.Scan(context.Background(), []string{root}, nil)
+			if err != nil {
+				fmt.Println(err)
+				return
+			}
+			for _, s := range cat.Skills() {
+				fmt.Println(s.Name, "-", s.Description)
+			}
+			if cat.Len() > 0 {
+				return
+			}
+		case <-timeout:
+			fmt.Println("no change seen")
+			return
+		}
+	}
+	// Output: deploy - Ship it.
+}
