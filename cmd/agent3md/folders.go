@@ -5,15 +5,15 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync/atomic"
-	"time"
 
 	"github.com/spf13/pflag"
 
 	"github.com/agent3md/agent3md/internal/skillfolder"
+	"github.com/agent3md/agent3md/internal/watch"
 	"github.com/agent3md/agent3md/loader"
 )
 
@@ -138,49 +138,14 @@ func fileExists(p string) bool {
 	return err == nil && fi.Mode().IsRegular()
 }
 
-// folderPoll is the shortest interval between re-scans of served skill
-// folders for changes; a re-scan that finds the same catalog fingerprint
-// is dropped by the server without a notification. The interval grows
-// to folderPollFactor times the last scan's duration, so a large tree
-// (10,000 skills scan in about half a second) costs a few percent of a
-// core, not a third.
-//
-// TODO: watch the trees with internal/watch's directory watcher
-// (watch.NewTree) once it lands, and keep polling only as its fallback.
-const (
-	folderPoll       = 2 * time.Second
-	folderPollFactor = 20
-)
-
-// poller signals the server to re-scan, spaced by how long scans take.
-type poller struct {
-	last atomic.Int64 // duration of the last scan, in nanoseconds
-}
-
-// timed runs one scan, recording how long it took.
-func (p *poller) timed(open func() (*loader.Agent, error)) (*loader.Agent, error) {
-	start := time.Now()
-	ag, err := open()
-	p.last.Store(int64(time.Since(start)))
-	return ag, err
-}
-
-// changes signals after each interval until ctx ends.
-func (p *poller) changes(ctx context.Context) <-chan struct{} {
-	ch := make(chan struct{}, 1)
-	go func() {
-		for {
-			wait := max(folderPoll, folderPollFactor*time.Duration(p.last.Load()))
-			select {
-			case <-ctx.Done():
-				return
-			case <-time.After(wait):
-				select {
-				case ch <- struct{}{}:
-				default: // a reload is already pending
-				}
-			}
-		}
-	}()
-	return ch
+// watchFolders signals each settled change below the served folders:
+// internal/watch's tree watcher (inotify on every directory, falling back
+// to polling a signature of the tree past its limits). It stops with ctx.
+func watchFolders(ctx context.Context, roots []string, logger *slog.Logger) (<-chan struct{}, error) {
+	w, err := watch.NewTree(roots, &watch.Options{Logger: logger})
+	if err != nil {
+		return nil, ioError(err)
+	}
+	go func() { <-ctx.Done(); w.Close() }()
+	return w.Changes(), nil
 }

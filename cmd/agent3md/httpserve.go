@@ -147,12 +147,9 @@ func (a *app) openServed(ctx context.Context, files []string, def string, noWatc
 		}
 		// A directory is a skills folder, served as one agent.
 		openVersion := a.openVersion
-		poll := &poller{}
 		if fi, err := os.Stat(file); err == nil && fi.IsDir() {
 			root := file
-			openVersion = func(string) (*loader.Agent, error) {
-				return poll.timed(func() (*loader.Agent, error) { return a.openFolders(ctx, []string{root}, ff) })
-			}
+			openVersion = func(string) (*loader.Agent, error) { return a.openFolders(ctx, []string{root}, ff) }
 		}
 		ag, err := openVersion(file)
 		if err != nil {
@@ -186,8 +183,11 @@ func (a *app) openServed(ctx context.Context, files []string, def string, noWatc
 		switch {
 		case noWatch:
 		case ag.Folders() != nil:
-			// Polled until internal/watch watches trees (see folderPoll).
-			opts.Changes = poll.changes(ctx)
+			changes, err := watchFolders(ctx, ag.Folders(), logger)
+			if err != nil {
+				return servers, ep, err
+			}
+			opts.Changes = changes
 			opts.Reopen = func(context.Context) (*loader.Agent, error) { return openVersion(file) }
 		default:
 			w, err := watch.New(file, &watch.Options{Logger: logger})

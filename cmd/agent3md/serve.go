@@ -48,7 +48,7 @@ Instead of a file, mcp serves Agent Skills folders: each DIR (and, with
 user folder if it exists) is searched for folders holding a SKILL.md, and
 all of them are served as one agent, every file of a skill byte for byte
 (docs/skill-folders.md §10). Skill names must be unique across the
-folders. Folders are re-scanned every two seconds for changes.
+folders. The folders are watched: a change re-scans them.
 
 Point a client at it with the command "agent3md" and the arguments
 ["mcp", "/absolute/path/to/agent.3md"].`,
@@ -100,9 +100,8 @@ Point a client at it with the command "agent3md" and the arguments
 				if head, err := loader.FolderHead(src.folders, &loader.FolderOptions{MaxFileBytes: folders.maxFileBytes}); err == nil {
 					opts.Head = head
 				}
-				var poll poller
 				opts.Open = func(ctx context.Context) (*loader.Agent, error) {
-					ag, err := poll.timed(func() (*loader.Agent, error) { return a.openFolders(ctx, src.folders, &folders) })
+					ag, err := a.openFolders(ctx, src.folders, &folders)
 					if err != nil {
 						return nil, err
 					}
@@ -111,12 +110,13 @@ Point a client at it with the command "agent3md" and the arguments
 					return ag, nil
 				}
 				if !noWatch {
-					// Polled until internal/watch watches trees (see folderPoll).
 					ctx, cancel := context.WithCancel(c.Context())
 					defer cancel()
-					opts.Changes = poll.changes(ctx)
+					if opts.Changes, err = watchFolders(ctx, src.folders, logger); err != nil {
+						return err
+					}
 					opts.Reopen = func(ctx context.Context) (*loader.Agent, error) {
-						return poll.timed(func() (*loader.Agent, error) { return a.openFolders(ctx, src.folders, &folders) })
+						return a.openFolders(ctx, src.folders, &folders)
 					}
 				}
 				return serve(opts)
