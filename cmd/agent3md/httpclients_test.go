@@ -183,12 +183,30 @@ func replaySkillProvider(t *testing.T, c *httpClient) {
 	}
 	skills := 0
 	for _, r := range list.Resources {
-		// The client's rule: skill:// scheme, or failing that text/markdown.
+		// The client's rule: every skill:// resource is a skill named by its
+		// name (text/markdown is the fallback). It reads skill://<name> and
+		// silently drops what fails or is not a skill, so the skill-provider
+		// convention's other skill:// resources (prompt-xml, each _manifest)
+		// must be answered cleanly, and never as some skill's SKILL.md.
 		isSkill := strings.HasPrefix(r.URI, "skill://") && strings.HasSuffix(r.URI, "/SKILL.md")
 		if r.MIMEType == "text/markdown" && !isSkill {
 			t.Errorf("%s is text/markdown but not a skill: such clients would take it for one", r.URI)
 		}
+		if r.URI == "skill://"+r.Name && r.MIMEType == "text/markdown" {
+			t.Errorf("%s, the alias of a skill, is listed: the client would see that skill twice", r.URI)
+		}
+		if !strings.HasPrefix(r.URI, "skill://") {
+			continue
+		}
 		if !isSkill {
+			resp, body := c.post("resources/read", map[string]any{"uri": "skill://" + r.Name})
+			if resp.StatusCode != http.StatusOK {
+				t.Errorf("skill://%s (listed as %s): status %d: %s", r.Name, r.URI, resp.StatusCode, body)
+			} else if a, err := decodeAnswer(resp, body); err != nil {
+				t.Errorf("skill://%s: %v", r.Name, err)
+			} else if a.Error == nil && strings.Contains(string(a.Result), `"text/markdown"`) {
+				t.Errorf("skill://%s (listed as %s, %s) reads as Markdown: %.200s", r.Name, r.URI, r.MIMEType, a.Result)
+			}
 			continue
 		}
 		skills++
