@@ -8,8 +8,10 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -268,8 +270,11 @@ func TestServeChatPlatformClient(t *testing.T) {
 	pki := newTestPKI(t, host)
 	s := startServe(t, "--no-watch", "--token-file", writeTokenFile(t, "an-old-token-0123456789abcdef", token),
 		"--tls-cert", pki.certFile, "--tls-key", pki.keyFile, "--allow-host", host, agent)
+	// Such connectors run on HTTP/2 stacks when the server offers it
+	// (docs/http.md §4): the whole replay goes over HTTP/2.
 	transport := &http.Transport{
-		TLSClientConfig: pki.tlsConfig(),
+		TLSClientConfig:   pki.tlsConfig(),
+		ForceAttemptHTTP2: true,
 		DialContext: func(ctx context.Context, network, _ string) (net.Conn, error) {
 			return (&net.Dialer{}).DialContext(ctx, network, s.addr)
 		},
@@ -281,8 +286,8 @@ func TestServeChatPlatformClient(t *testing.T) {
 			"Accept":       "application/json, text/event-stream",
 			"X-Team":       "a",
 		}}
-	if resp, body := c.post("tools/list", nil); resp.StatusCode != http.StatusUnauthorized {
-		t.Fatalf("tools/list without the key: status %d, want 401: %s", resp.StatusCode, body)
+	if resp, body := c.post("tools/list", nil); resp.StatusCode != http.StatusUnauthorized || resp.ProtoMajor != 2 {
+		t.Fatalf("tools/list without the key: status %d over %s, want 401 over HTTP/2: %s", resp.StatusCode, resp.Proto, body)
 	}
 	c.headers["Authorization"] = "Bearer " + token
 
@@ -411,8 +416,8 @@ func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
 // TestServeGoSDKStreamableHTTP connects the official Go SDK's Streamable
 // HTTP client to `agent3md serve` in every revision it speaks, and runs the
 // same checks as the stdio interop test: tools listed and called, resources
-// listed and read, prompts, completion. One run goes over HTTPS with a
-// token.
+// listed and read, prompts, completion. Two runs go over HTTPS (HTTP/2)
+// with a token.
 func TestServeGoSDKStreamableHTTP(t *testing.T) {
 	agent, err := filepath.Abs(devtools)
 	if err != nil {
@@ -443,7 +448,7 @@ func TestServeGoSDKStreamableHTTP(t *testing.T) {
 			tr := &sdk.StreamableClientTransport{Endpoint: "http://" + plain.addr + "/mcp", MaxRetries: -1}
 			if tt.https {
 				tr.Endpoint = "https://" + secure.addr + "/mcp"
-				tr.HTTPClient = &http.Client{Transport: bearer{token, &http.Transport{TLSClientConfig: pki.tlsConfig()}}}
+				tr.HTTPClient = &http.Client{Transport: bearer{token, &http.Transport{TLSClientConfig: pki.tlsConfig(), ForceAttemptHTTP2: true}}}
 			}
 			client := sdk.NewClient(&sdk.Implementation{Name: "interop-http-test", Version: "1"}, nil)
 			cs, err := client.Connect(ctx, tr, &sdk.ClientSessionOptions{ProtocolVersion: tt.requested})
@@ -467,5 +472,65 @@ func TestServeGoSDKStreamableHTTP(t *testing.T) {
 	}
 	if strings.Contains(plain.log()+secure.log(), "status=5") {
 		t.Errorf("a request was answered 5xx:\n%s%s", plain.log(), secure.log())
+	}
+}
+
+// TestServeListenOverHTTP2: a 2026-07-28 subscriptions/listen stream over
+// HTTPS and HTTP/2 is acknowledged, carries the list changes of a reload
+// (the agent file replaced by rename), and on SIGTERM gets its answer and
+// ends cleanly while the process exits 0 (docs/http.md §7).
+func TestServeListenOverHTTP2(t *testing.T) {
+	src, err := os.ReadFile(devtools)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	agent := filepath.Join(dir, "devtools.3md")
+	if err := os.WriteFile(agent, src, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	pki := newTestPKI(t, "127.0.0.1")
+	s := startServe(t, "--tls-cert", pki.certFile, "--tls-key", pki.keyFile, agent)
+	client := &http.Client{Transport: &http.Transport{TLSClientConfig: pki.tlsConfig(), ForceAttemptHTTP2: true}}
+	events, closeStream := openListenWith(t, client, "https://"+s.addr+"/mcp")
+	defer closeStream()
+
+	edited := strings.Replace(string(src), "# Search the code", "# Search the code base", 1)
+	if err := os.WriteFile(filepath.Join(dir, ".devtools.tmp"), []byte(edited), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(filepath.Join(dir, ".devtools.tmp"), agent); err != nil {
+		t.Fatal(err)
+	}
+	waitLine := func(what, want string) {
+		t.Helper()
+		timeout := time.After(30 * time.Second)
+		for {
+			select {
+			case line, ok := <-events:
+				if !ok {
+					t.Fatalf("the stream ended before %s; server log:\n%s", what, s.log())
+				}
+				if strings.Contains(line, want) {
+					return
+				}
+			case <-timeout:
+				t.Fatalf("no %s within 30s; server log:\n%s", what, s.log())
+			}
+		}
+	}
+	waitLine("list change after the reload", "notifications/tools/list_changed")
+
+	s.cmd.Process.Signal(syscall.SIGTERM)
+	waitLine("answer to the listen request at shutdown", `"id":"listen-1"`)
+	for range events { // the stream must end
+	}
+	select {
+	case <-s.done:
+		if s.err != nil {
+			t.Errorf("exit after SIGTERM: %v\n%s", s.err, s.log())
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatalf("the server did not exit within 30s of SIGTERM:\n%s", s.log())
 	}
 }

@@ -390,14 +390,22 @@ func heapInUse() uint64 {
 // the returned channel until close is called.
 func openListen(t *testing.T, url string) (events <-chan string, closeStream func()) {
 	t.Helper()
+	tr := &http.Transport{}
+	ev, cl := openListenWith(t, &http.Client{Transport: tr}, url)
+	return ev, func() { cl(); tr.CloseIdleConnections() }
+}
+
+// openListenWith is openListen over the given client; the channel closes
+// when the stream ends.
+func openListenWith(t *testing.T, client *http.Client, url string) (events <-chan string, closeStream func()) {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	body := `{"jsonrpc":"2.0","id":"listen-1","method":"subscriptions/listen","params":{"notifications":{"toolsListChanged":true,"resourcesListChanged":true},` +
 		`"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`
 	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, url, strings.NewReader(body))
 	req.Header = http.Header{"Content-Type": {"application/json"}, "Accept": {"application/json, text/event-stream"},
 		"MCP-Protocol-Version": {"2026-07-28"}, "Mcp-Method": {"subscriptions/listen"}}
-	tr := &http.Transport{}
-	resp, err := (&http.Client{Transport: tr}).Do(req)
+	resp, err := client.Do(req)
 	if err != nil {
 		cancel()
 		t.Fatalf("subscriptions/listen: %v", err)
@@ -431,7 +439,7 @@ func openListen(t *testing.T, url string) (events <-chan string, closeStream fun
 		cancel()
 		t.Fatal("subscriptions/listen was not acknowledged within 30s")
 	}
-	return ch, func() { cancel(); resp.Body.Close(); tr.CloseIdleConnections() }
+	return ch, func() { cancel(); resp.Body.Close() }
 }
 
 // runLoad keeps loadClients clients busy until the time is up and until
