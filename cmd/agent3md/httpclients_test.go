@@ -534,3 +534,103 @@ func TestServeListenOverHTTP2(t *testing.T) {
 		t.Fatalf("the server did not exit within 30s of SIGTERM:\n%s", s.log())
 	}
 }
+
+// TestServeReplicas: two `agent3md serve` processes on the same file, each
+// with its own cache, stand in for replicas behind a load balancer without
+// sticky sessions (docs/http.md §10). The same request gets the same bytes
+// from both (no per-process id leaks into an answer), and a client that
+// pages through resources/list and skills/list hopping between them gets
+// every entry once.
+func TestServeReplicas(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("---\n3md: 1.0\ntitle: Replicas\nagent: replicas\n---\n@plane z=0 kind=identity\n# Replicas\n\nMany small skills.\n")
+	const n = 130 // two pages of resources/list (100), three of skills/list (50)
+	for i := 1; i <= n; i++ {
+		fmt.Fprintf(&b, "\n@plane z=%d label=\"chore-%03d\" kind=skill triggers=\"chore %d, do chore %d\"\n# Chore %d\n\nUse this to do chore %d.\n", i, i, i, i, i, i)
+	}
+	agent := filepath.Join(t.TempDir(), "replicas.3md")
+	if err := os.WriteFile(agent, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	replicas := []*served{startServe(t, "--no-watch", agent), startServe(t, "--no-watch", agent)}
+	clients := make([]*httpClient, len(replicas))
+	for i, s := range replicas {
+		clients[i] = &httpClient{t: t, url: "http://" + s.addr + "/mcp", http: &http.Client{Timeout: 30 * time.Second},
+			headers: map[string]string{"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}}
+	}
+	modern := map[string]any{"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": map[string]any{}}
+	same := []struct {
+		method string
+		params map[string]any
+		modern bool // 2026-07-28: its headers too
+	}{
+		{"initialize", map[string]any{"protocolVersion": "2025-11-25", "capabilities": map[string]any{}, "clientInfo": map[string]any{"name": "lb", "version": "1"}}, false},
+		{"tools/list", nil, false},
+		{"resources/list", nil, false},
+		{"skills/list", nil, false},
+		{"prompts/list", nil, false},
+		{"tools/call", map[string]any{"name": "route_skill", "arguments": map[string]any{"text": "do chore 42"}}, false},
+		{"tools/call", map[string]any{"name": "list_skills", "arguments": map[string]any{}}, false},
+		{"resources/read", map[string]any{"uri": "skill://chore-042/_manifest"}, false},
+		{"server/discover", map[string]any{"_meta": modern}, true},
+		{"tools/list", map[string]any{"_meta": modern}, true},
+	}
+	for _, q := range same {
+		var bodies []string
+		for _, c := range clients {
+			c.nextID = 0   // the same id on both
+			var params any // a nil map would be sent as "params": null
+			if q.params != nil {
+				params = q.params
+			}
+			if q.modern {
+				c.headers["MCP-Protocol-Version"], c.headers["Mcp-Method"] = "2026-07-28", q.method
+			}
+			resp, body := c.post(q.method, params)
+			delete(c.headers, "MCP-Protocol-Version")
+			delete(c.headers, "Mcp-Method")
+			if resp.StatusCode != http.StatusOK {
+				t.Fatalf("%s: status %d: %s", q.method, resp.StatusCode, body)
+			}
+			bodies = append(bodies, string(body))
+		}
+		if bodies[0] != bodies[1] {
+			t.Errorf("%s answered differently by two replicas of one file:\n%.400s\n%.400s", q.method, bodies[0], bodies[1])
+		}
+	}
+	// Page through, each page from the other replica.
+	for _, list := range []struct{ method, field, key string }{{"resources/list", "resources", "uri"}, {"skills/list", "skills", "uri"}} {
+		seen := map[string]bool{}
+		cursor, pages := "", 0
+		for {
+			params := map[string]any{}
+			if cursor != "" {
+				params["cursor"] = cursor
+			}
+			var page map[string]any
+			clients[pages%2].call(list.method, params, &page)
+			pages++
+			entries, _ := page[list.field].([]any)
+			for _, e := range entries {
+				key, _ := e.(map[string]any)[list.key].(string)
+				if seen[key] {
+					t.Errorf("%s: %s listed twice", list.method, key)
+				}
+				seen[key] = true
+			}
+			cursor, _ = page["nextCursor"].(string)
+			if cursor == "" || pages > 10 {
+				break
+			}
+		}
+		skills := 0
+		for k := range seen {
+			if strings.HasSuffix(k, "/SKILL.md") {
+				skills++
+			}
+		}
+		if skills != n || pages < 2 {
+			t.Errorf("%s across replicas: %d skills in %d pages, want %d in several", list.method, skills, pages, n)
+		}
+	}
+}
