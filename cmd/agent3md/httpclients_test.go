@@ -492,6 +492,11 @@ func TestServeListenOverHTTP2(t *testing.T) {
 	pki := newTestPKI(t, "127.0.0.1")
 	s := startServe(t, "--tls-cert", pki.certFile, "--tls-key", pki.keyFile, agent)
 	client := &http.Client{Transport: &http.Transport{TLSClientConfig: pki.tlsConfig(), ForceAttemptHTTP2: true}}
+	resp, err := client.Get("https://" + s.addr + "/healthz")
+	if err != nil || resp.ProtoMajor != 2 {
+		t.Fatalf("/healthz over HTTPS: %v %v; want HTTP/2", err, resp)
+	}
+	resp.Body.Close()
 	events, closeStream := openListenWith(t, client, "https://"+s.addr+"/mcp")
 	defer closeStream()
 
