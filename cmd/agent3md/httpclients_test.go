@@ -98,6 +98,9 @@ func (c *httpClient) call(method string, params, out any) {
 // resources/read of skill://<name> for each listed skill, whose text must be
 // Markdown with YAML frontmatter naming that skill.
 func TestServeSkillProviderClient(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the agent3md binary; skipped with -short")
+	}
 	agent, err := filepath.Abs(devtools)
 	if err != nil {
 		t.Fatal(err)
