@@ -22,8 +22,12 @@
 # starts only:
 #   go run ./bench/mcpbench -bin ./agent3md -ab /tmp/agent3md-before -sizes 4000 -runs 9 -kinds none
 #
-# Output goes to the terminal and to bench/out/go-bench.txt and
-# bench/out/mcp-bench.txt. The machine is shared and noisy: compare medians,
+# The HTTP benchmark alone (agent3md serve, 1/8/64 keep-alive clients, 4,000
+# skills):
+#   go run ./bench/mcpbench -http -runs 3
+#
+# Output goes to the terminal and to bench/out/go-bench.txt,
+# bench/out/mcp-bench.txt and bench/out/http-bench.txt. The machine is shared and noisy: compare medians,
 # and rerun before trusting a single figure. Exits non-zero when any step
 # failed, after running the others.
 set -euo pipefail
@@ -114,6 +118,12 @@ fi
 echo "== MCP stdio benchmark (go run ./bench/mcpbench ${mcp_flags[*]}) -> $out/mcp-bench.txt"
 if ! go run ./bench/mcpbench -bin "$bin_dir/agent3md" -dir "$out" "${mcp_flags[@]}" | tee "$out/mcp-bench.txt"; then
 	echo "mcpbench reported failures; see FAILED lines above" >&2
+	status=1
+fi
+echo
+echo "== HTTP benchmark (go run ./bench/mcpbench -http -runs $count) -> $out/http-bench.txt"
+if ! go run ./bench/mcpbench -bin "$bin_dir/agent3md" -dir "$out" -http -runs "$count" | tee "$out/http-bench.txt"; then
+	echo "the HTTP benchmark reported failures; see FAILED lines above" >&2
 	status=1
 fi
 if [[ -n "${REF:-}" ]]; then

@@ -23,6 +23,15 @@
 // ratio side by side; -ab BIN puts a second agent3md build in that column
 // instead, for A/B measurements of a change. See compare.go.
 //
+// -http benchmarks `agent3md serve` instead: throughput and p50/p99
+// latency of route_skill, get_skill and resources/read with 1, 8 and 64
+// concurrent keep-alive clients on loopback, and the server's RSS at 64
+// clients, on a 4,000-skill agent unless -sizes says otherwise:
+//
+//	go run ./bench/mcpbench -http -runs 3
+//
+// See httpmode.go.
+//
 // Agents are written by bench/gen-agent.py as DIR/agent-N.3md when missing.
 // Every read from a server has a timeout; a hung or failing server is
 // reported with the tail of its stderr, and the exit status is 1.
@@ -61,6 +70,10 @@ type options struct {
 	ab       string        // a second agent3md binary, compared in the reference's place
 	kinds    []string      // request kinds -compare times; empty: cold starts only
 	burst    time.Duration // aimed length of one timed burst in -compare
+
+	http         bool          // the HTTP mode (httpmode.go) instead of stdio
+	httpClients  []int         // concurrent keep-alive clients per cell
+	httpDuration time.Duration // length of one cell
 }
 
 func main() {
@@ -95,6 +108,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	if o.compare {
 		return runCompare(o, w, tmp, stdout, stderr)
+	}
+	if o.http {
+		return runHTTP(o, w, tmp, stdout, stderr)
 	}
 	var results []*sizeResult
 	for _, n := range o.sizes {
@@ -138,8 +154,24 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	fs.StringVar(&o.ab, "ab", "", "a second agent3md binary, measured as ours is in the reference's column (A/B of two builds); implies -compare")
 	kinds := fs.String("kinds", "all", "in -compare, the request kinds to time ("+strings.Join(requestKinds, ",")+"), all, or none for cold starts only")
 	fs.DurationVar(&o.burst, "burst", 300*time.Millisecond, "in -compare, aimed length of one timed burst of requests")
+	fs.BoolVar(&o.http, "http", false, "benchmark agent3md serve over HTTP instead of stdio: route_skill, get_skill and resources/read with -http-clients keep-alive clients (sizes default to 4000)")
+	clients := fs.String("http-clients", "1,8,64", "in -http, the concurrent client counts")
+	fs.DurationVar(&o.httpDuration, "http-duration", 2*time.Second, "in -http, how long each kind × client count is timed")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
+	}
+	if o.http && (o.compare || o.ref != "" || o.ab != "") {
+		return nil, fmt.Errorf("-http measures one binary; leave out -compare, -ref and -ab")
+	}
+	for _, f := range strings.Split(*clients, ",") {
+		c, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || c < 1 || c > 4096 {
+			return nil, fmt.Errorf("-http-clients: %q is not a client count from 1 to 4096; use e.g. -http-clients 1,8,64", f)
+		}
+		o.httpClients = append(o.httpClients, c)
+	}
+	if o.httpDuration <= 0 {
+		return nil, fmt.Errorf("-http-duration must be positive, e.g. -http-duration 2s")
 	}
 	if o.ref != "" && o.ab != "" {
 		return nil, fmt.Errorf("-ref and -ab both fill the second column; pass one")
@@ -149,6 +181,9 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	fs.Visit(func(f *flag.Flag) { sizesSet = sizesSet || f.Name == "sizes" })
 	if o.compare && !sizesSet {
 		*sizes = "10,1000,4000"
+	}
+	if o.http && !sizesSet {
+		*sizes = "4000"
 	}
 	var err error
 	if o.kinds, err = parseKinds(*kinds); err != nil {

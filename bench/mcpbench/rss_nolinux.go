@@ -8,3 +8,6 @@ func liveHWMMB(int) (float64, bool) { return 0, false }
 
 // parseVmHWM is Linux-only; elsewhere nothing parses.
 func parseVmHWM([]byte) (float64, bool) { return 0, false }
+
+// liveRSSMB reports that no live RSS is available off Linux.
+func liveRSSMB(int) (float64, bool) { return 0, false }
