@@ -111,11 +111,11 @@ func TestServeFolderEndpoint(t *testing.T) {
 	}
 }
 
-// TestMCPFolderPolledReload: a served folder is re-scanned on its own; an
+// TestMCPFolderReload: a served folder is watched (watch.NewTree); an
 // added skill reaches the client as list_changed, then routes.
-func TestMCPFolderPolledReload(t *testing.T) {
+func TestMCPFolderReload(t *testing.T) {
 	if testing.Short() {
-		t.Skip("waits for a poll (two seconds)")
+		t.Skip("waits for the watcher to settle")
 	}
 	dir := folderFixture(t)
 	inR, inW := io.Pipe()
