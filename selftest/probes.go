@@ -160,8 +160,12 @@ func (r *runner) exitCheck() {
 			return fail("%v", err)
 		}
 		defer r.endSession()
+		t, isStdio := c.t.(*stdioTransport)
+		if !isStdio {
+			return skip("%s", stdioOnly("a process that must exit when its stdin closes"))
+		}
 		start := time.Now()
-		code, ok := c.closeStdin(r.o.ExitTimeout)
+		code, ok := t.closeStdin(r.o.ExitTimeout)
 		if !ok {
 			return fail("still running %v after its stdin closed; a server must exit on EOF", r.o.ExitTimeout)
 		}

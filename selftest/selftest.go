@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
+	"net/url"
 	"os/exec"
 	"strings"
 	"time"
@@ -34,8 +36,23 @@ const (
 // Options configures Run. Run does not modify it.
 type Options struct {
 	// Command is the server argv to spawn, e.g.
-	// ["/path/agent3md", "mcp", "x.3md"]. Required.
+	// ["/path/agent3md", "mcp", "x.3md"]. Exactly one of Command and URL
+	// is required.
 	Command []string
+	// URL is a Streamable HTTP endpoint to test instead of a command,
+	// e.g. "https://skills.example/mcp" (docs/selftest.md §7): every
+	// message is POSTed to it, the stdio-only checks are skipped and the
+	// http/ checks run.
+	URL string
+	// Token, when set, is sent as "Authorization: Bearer <token>" on every
+	// HTTP request; http/auth then checks that the server refuses a
+	// request without it or with another one.
+	Token string
+	// HTTPClient sends the HTTP requests (default: a client of its own
+	// with no overall timeout, since Timeout bounds each request). Give
+	// one whose transport trusts a private CA to test an HTTPS server
+	// with a test certificate.
+	HTTPClient *http.Client
 	// Timeout bounds each request, from writing it to reading its answer's
 	// line (default DefaultTimeout). Huge agents need more: listing
 	// 100,000 skills is an answer of about 85 MB.
@@ -86,8 +103,11 @@ type Check struct {
 
 // Report is the outcome of a Run.
 type Report struct {
-	// Server is the command that was tested, shell-quoted.
+	// Server is the command that was tested, shell-quoted, or the URL.
 	Server string
+	// Transport is how the server was reached: TransportStdio or
+	// TransportHTTP ("" reads as stdio).
+	Transport string
 	// Checks are in the order they ran.
 	Checks                  []Check
 	Passed, Failed, Skipped int
@@ -96,8 +116,15 @@ type Report struct {
 // OK reports whether no check failed.
 func (r *Report) OK() bool { return r.Failed == 0 }
 
-// ErrNoCommand is returned by Run when Options.Command is empty.
-var ErrNoCommand = errors.New("selftest: no server command given (pass the server argv, e.g. --server 'agent3md mcp agent.3md')")
+// ErrNoCommand is returned by Run when Options has neither a Command nor
+// a URL.
+var ErrNoCommand = errors.New("selftest: no server given: set Options.Command to the server's argv (e.g. agent3md mcp agent.3md) or Options.URL to its HTTP endpoint")
+
+// Transports a Report names.
+const (
+	TransportStdio = "stdio"
+	TransportHTTP  = "http"
+)
 
 // Run spawns the server (several times: one legacy session, one for an
 // older protocol revision, one for the stateless 2026-07-28 revision) and
@@ -111,10 +138,15 @@ func Run(ctx context.Context, opts *Options) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	if _, err := exec.LookPath(o.Command[0]); err != nil {
-		return nil, fmt.Errorf("selftest: cannot run server %q: %w", o.Command[0], err)
+	r := &runner{ctx: ctx, o: o, report: &Report{Server: o.URL, Transport: TransportHTTP}}
+	if o.URL == "" {
+		if _, err := exec.LookPath(o.Command[0]); err != nil {
+			return nil, fmt.Errorf("selftest: cannot run server %q: %w", o.Command[0], err)
+		}
+		r.report.Server, r.report.Transport = quoteArgv(o.Command), TransportStdio
+	} else {
+		r.httpLog = &httpLog{}
 	}
-	r := &runner{ctx: ctx, o: o, report: &Report{Server: quoteArgv(o.Command)}}
 	defer r.endSession()
 	stages := []func(){
 		r.legacyChecks,
@@ -124,6 +156,7 @@ func Run(ctx context.Context, opts *Options) (*Report, error) {
 		r.exitCheck,
 		r.olderVersionCheck,
 		r.modernChecks,
+		r.httpChecks,
 	}
 	for _, stage := range stages {
 		if ctx.Err() != nil {
@@ -140,11 +173,22 @@ func Run(ctx context.Context, opts *Options) (*Report, error) {
 
 // withDefaults copies opts with zero fields set to their defaults.
 func (opts *Options) withDefaults() (*Options, error) {
-	if opts == nil || len(opts.Command) == 0 || opts.Command[0] == "" {
+	if opts == nil || (len(opts.Command) == 0 || opts.Command[0] == "") && opts.URL == "" {
 		return nil, ErrNoCommand
 	}
 	o := *opts
 	o.Command = append([]string(nil), opts.Command...)
+	if o.URL != "" {
+		if len(o.Command) > 0 {
+			return nil, fmt.Errorf("selftest: both a server command (%s) and a URL (%s) given; test one at a time", quoteArgv(o.Command), o.URL)
+		}
+		if err := checkURL(o.URL); err != nil {
+			return nil, err
+		}
+		if o.HTTPClient == nil {
+			o.HTTPClient = &http.Client{}
+		}
+	}
 	if o.Timeout <= 0 {
 		o.Timeout = DefaultTimeout
 	}
@@ -221,6 +265,26 @@ type runner struct {
 	templates    []templateInfo  // from resources/templates/list
 	skillEntries []skillEntry    // from skills/list, nil when not listed
 	entriesErr   string          // why skillEntries is nil
+
+	httpLog       *httpLog // every POST of the run, nil over stdio
+	modernOffered bool     // server/discover answered (for the http/ checks)
+}
+
+// open starts a fresh session: a spawned process, or a new HTTP client
+// of the URL.
+func (r *runner) open() (*conn, error) {
+	if r.o.URL != "" {
+		return dial(r.o, r.httpLog), nil
+	}
+	return start(r.o.Command, r.o)
+}
+
+// overHTTP reports whether the run tests an HTTP endpoint.
+func (r *runner) overHTTP() bool { return r.o.URL != "" }
+
+// stdioOnly is the detail of a check skipped over HTTP.
+func stdioOnly(what string) string {
+	return "stdio only: " + what + "; this run is over HTTP"
 }
 
 // check runs fn as the check called name and records its outcome.
@@ -297,4 +361,16 @@ func shellQuoteIfNeeded(a string) string {
 // closed, backslash-escaped and reopened.
 func shellQuote(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// checkURL accepts an absolute http or https URL.
+func checkURL(s string) error {
+	u, err := url.Parse(s)
+	if err != nil {
+		return fmt.Errorf("selftest: server URL %q: %w", s, err)
+	}
+	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return fmt.Errorf("selftest: server URL %q: want an absolute http:// or https:// URL, e.g. https://host:8765/mcp", s)
+	}
+	return nil
 }
