@@ -254,6 +254,7 @@ func (r *runner) modernChecks() {
 		}
 		d, out := checkDiscover(m.Result)
 		disc = d
+		r.modernOffered = true
 		return out
 	})
 	r.check("modern/unsupported-version", func() outcome {

@@ -86,6 +86,9 @@ func oversizedLine(n int) []byte {
 // checkOversized sends a line longer than the server should accept.
 func (r *runner) checkOversized() outcome {
 	n := r.o.MaxLineBytes
+	if r.overHTTP() {
+		return r.checkOversizedBody(n)
+	}
 	return r.probe(func() []byte { return oversizedLine(n) }, fmt.Sprintf("a %d-byte line", n), func(m *message) string {
 		if m.Error == nil {
 			return fmt.Sprintf("the server accepted it and answered a result; its line bound is at least %d bytes, so set MaxLineBytes above that bound", n)

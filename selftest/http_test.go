@@ -1,0 +1,179 @@
+package selftest_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/agent3md/agent3md/loader"
+	"github.com/agent3md/agent3md/mcp"
+	"github.com/agent3md/agent3md/router"
+	"github.com/agent3md/agent3md/selftest"
+)
+
+// agentHandler serves one example agent over stateless HTTP, the way
+// agent3md serve does, in the test process.
+func agentHandler(t *testing.T, file string) *mcp.Server {
+	t.Helper()
+	ag, err := loader.Open(file, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ag.Close() })
+	S, err := mcp.NewServer(context.Background(), &mcp.Options{
+		Agent:   ag,
+		Router:  &router.Options{CacheDir: t.TempDir(), NoCache: true},
+		Version: "test",
+		// cmd supplies the projection behind agent3md://manifest.
+		Projection: func(context.Context, *loader.Agent) ([]byte, error) { return []byte(`{"schema":"agent3md/1"}`), nil },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(S.Close)
+	return S
+}
+
+// stdioOnlyChecks are skipped over HTTP.
+var stdioOnlyChecks = []string{"exit/eof"}
+
+// httpChecks are the checks only an HTTP run performs, in order.
+var httpChecks = []string{"http/get", "http/notification", "http/not-json", "http/session-id",
+	"http/auth", "http/header-mismatch", "http/status-codes"}
+
+// httpRunChecks is every check of an HTTP run, in order.
+var httpRunChecks = append(slices.Clone(allChecks), httpChecks...)
+
+func TestRunOverHTTPOnExamples(t *testing.T) {
+	files, err := filepath.Glob("../examples/*.3md")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no example agents: %v", err)
+	}
+	for _, file := range files {
+		t.Run(filepath.Base(file), func(t *testing.T) {
+			ts := httptest.NewServer(agentHandler(t, file).HTTPHandler(nil))
+			defer ts.Close()
+			rep, err := selftest.Run(context.Background(), &selftest.Options{URL: ts.URL + "/mcp"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var text strings.Builder
+			rep.WriteText(&text)
+			checkRun(t, rep, httpRunChecks, nil, append(stdioOnlyChecks, "http/auth"), text.String())
+		})
+	}
+}
+
+// requireToken answers 401 with a Bearer challenge unless the request
+// carries token.
+func requireToken(token string, h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Authorization") != "Bearer "+token {
+			w.Header().Set("WWW-Authenticate", `Bearer realm="selftest"`)
+			http.Error(w, "a bearer token is required", http.StatusUnauthorized)
+			return
+		}
+		h.ServeHTTP(w, r)
+	})
+}
+
+func TestRunOverHTTPSWithToken(t *testing.T) {
+	const token = "s3cret-test-token"
+	ts := httptest.NewTLSServer(requireToken(token, agentHandler(t, "../examples/support.3md").HTTPHandler(nil)))
+	defer ts.Close()
+
+	t.Run("with the token", func(t *testing.T) {
+		rep, err := selftest.Run(context.Background(), &selftest.Options{URL: ts.URL + "/mcp", Token: token, HTTPClient: ts.Client()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var text strings.Builder
+		rep.WriteText(&text)
+		checkRun(t, rep, httpRunChecks, nil, stdioOnlyChecks, text.String())
+		if strings.Contains(text.String(), token) {
+			t.Errorf("the report shows the token:\n%s", text.String())
+		}
+	})
+	t.Run("without it", func(t *testing.T) {
+		rep, err := selftest.Run(context.Background(), &selftest.Options{URL: ts.URL + "/mcp", HTTPClient: ts.Client()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rep.OK() || rep.Checks[0].Name != "legacy/initialize" || rep.Checks[0].Status != selftest.StatusFail ||
+			!strings.Contains(rep.Checks[0].Detail, "401") || !strings.Contains(rep.Checks[0].Detail, "bearer token") {
+			t.Errorf("want legacy/initialize to fail with the 401 and a hint, got %+v", rep.Checks[0])
+		}
+	})
+	t.Run("an untrusted certificate", func(t *testing.T) {
+		rep, err := selftest.Run(context.Background(), &selftest.Options{URL: ts.URL + "/mcp", Token: token})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rep.OK() || !strings.Contains(rep.Checks[0].Detail, "certificate") {
+			t.Errorf("want legacy/initialize to fail on the certificate, got %+v", rep.Checks[0])
+		}
+	})
+}
+
+// brokenHTTP wraps a correct handler with the faults a stateful or
+// careless server has: it answers GET with 200, mints a session id, and
+// answers notifications with 200.
+func brokenHTTP(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodGet {
+			io.WriteString(w, "hello")
+			return
+		}
+		w.Header().Set("Mcp-Session-Id", "selftest-minted-1")
+		body, _ := io.ReadAll(r.Body)
+		var m struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+		}
+		if json.Unmarshal(body, &m) == nil && m.Method != "" && m.ID == nil {
+			w.WriteHeader(http.StatusOK)
+			return
+		}
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		h.ServeHTTP(w, r)
+	})
+}
+
+func TestRunOverHTTPBrokenServer(t *testing.T) {
+	ts := httptest.NewServer(brokenHTTP(agentHandler(t, "../examples/oncall.3md").HTTPHandler(nil)))
+	defer ts.Close()
+	rep, err := selftest.Run(context.Background(), &selftest.Options{URL: ts.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var text strings.Builder
+	rep.WriteText(&text)
+	checkRun(t, rep, httpRunChecks, []string{"http/get", "http/notification", "http/session-id", "http/status-codes"},
+		append(stdioOnlyChecks, "http/auth"), text.String())
+}
+
+func TestRunOptionsErrors(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		opts selftest.Options
+		want string
+	}{
+		{"command and URL", selftest.Options{Command: []string{"x"}, URL: "http://127.0.0.1:1/mcp"}, "test one at a time"},
+		{"relative URL", selftest.Options{URL: "/mcp"}, "absolute http:// or https:// URL"},
+		{"other scheme", selftest.Options{URL: "ftp://host/mcp"}, "absolute http:// or https:// URL"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := selftest.Run(context.Background(), &tt.opts)
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("Run error = %v, want it to say %q", err, tt.want)
+			}
+		})
+	}
+}
