@@ -448,8 +448,8 @@ func TestDocsListEveryCheck(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, name := range append(slices.Clone(allChecks), selftest.JSONSchema,
-		`"schema"`, `"server"`, `"ok"`, `"passed"`, `"failed"`, `"skipped"`, `"checks"`,
+	for _, name := range append(slices.Concat(allChecks, httpChecks), selftest.JSONSchema,
+		`"schema"`, `"server"`, `"transport"`, `"ok"`, `"passed"`, `"failed"`, `"skipped"`, `"checks"`,
 		`"name"`, `"status"`, `"detail"`, `"durationMs"`) {
 		if !bytes.Contains(doc, []byte("`"+name)) {
 			t.Errorf("docs/selftest.md does not mention `%s", name)

@@ -1,0 +1,141 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"encoding/pem"
+	"io"
+	"log"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/agent3md/agent3md/loader"
+	"github.com/agent3md/agent3md/mcp"
+	"github.com/agent3md/agent3md/router"
+)
+
+// selftestToken is the bearer token the test server wants.
+const selftestToken = "selftest-cli-token-0123456789"
+
+// selftestHTTPS serves devtools over HTTPS, as agent3md serve would,
+// refusing requests without the token; it returns the endpoint and a CA
+// file that trusts its certificate.
+func selftestHTTPS(t *testing.T) (url, caFile string) {
+	t.Helper()
+	ag, err := loader.Open(devtools, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ag.Close() })
+	S, err := mcp.NewServer(context.Background(), &mcp.Options{Agent: ag, Version: "test", Projection: projectionJSON,
+		Router: &router.Options{CacheDir: t.TempDir(), NoCache: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(S.Close)
+	h := S.HTTPHandler(nil)
+	ts := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Authorization") != "Bearer "+selftestToken {
+			w.Header().Set("WWW-Authenticate", "Bearer")
+			http.Error(w, "token required", http.StatusUnauthorized)
+			return
+		}
+		h.ServeHTTP(w, r)
+	}))
+	ts.Config.ErrorLog = log.New(io.Discard, "", 0) // the untrusted run fails handshakes on purpose
+	ts.StartTLS()
+	t.Cleanup(ts.Close)
+	caFile = filepath.Join(t.TempDir(), "ca.pem")
+	cert := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: ts.Certificate().Raw})
+	if err := os.WriteFile(caFile, cert, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return ts.URL + "/mcp", caFile
+}
+
+func TestSelftestOverHTTPS(t *testing.T) {
+	url, ca := selftestHTTPS(t)
+	dir := t.TempDir()
+	tokenFile := filepath.Join(dir, "tokens")
+	if err := os.WriteFile(tokenFile, []byte("# team token\n"+selftestToken+"\nanother-token-0123456789\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Run("token file, CA file and the agent FILE", func(t *testing.T) {
+		code, out, errOut := cli(t, "selftest", "--json", "--url", url, "--token-file", tokenFile, "--ca-file", ca, devtools)
+		var rep struct {
+			Transport string `json:"transport"`
+			Server    string `json:"server"`
+			OK        bool   `json:"ok"`
+			Checks    []struct{ Name, Status, Detail string }
+		}
+		if err := json.Unmarshal([]byte(out), &rep); err != nil {
+			t.Fatalf("exit %d, not a JSON report: %v\n%s%s", code, err, out, errOut)
+		}
+		if code != 0 || !rep.OK || rep.Transport != "http" || rep.Server != url {
+			t.Fatalf("exit %d, ok %v, transport %q, server %q:\n%s%s", code, rep.OK, rep.Transport, rep.Server, out, errOut)
+		}
+		status := map[string]string{}
+		for _, c := range rep.Checks {
+			status[c.Name] = c.Status
+		}
+		for name, want := range map[string]string{"http/auth": "pass", "exit/eof": "skip", "tool/get_skill": "pass", "modern/discover": "pass"} {
+			if status[name] != want {
+				t.Errorf("%s: %s, want %s", name, status[name], want)
+			}
+		}
+		if strings.Contains(out, selftestToken) {
+			t.Error("the report shows the token")
+		}
+	})
+	t.Run("token from the environment", func(t *testing.T) {
+		t.Setenv("AGENT3MD_TOKEN", selftestToken)
+		if code, out, errOut := cli(t, "selftest", "--url", url, "--ca-file", ca); code != 0 {
+			t.Fatalf("exit %d:\n%s%s", code, out, errOut)
+		}
+	})
+	t.Run("no token", func(t *testing.T) {
+		t.Setenv("AGENT3MD_TOKEN", "")
+		code, out, _ := cli(t, "selftest", "--url", url, "--ca-file", ca)
+		if code != 1 || !strings.Contains(out, "401 Unauthorized; the server wants a bearer token") {
+			t.Fatalf("exit %d, want 1 with the 401 explained:\n%s", code, out)
+		}
+	})
+	t.Run("untrusted certificate", func(t *testing.T) {
+		code, out, _ := cli(t, "selftest", "--url", url, "--token-file", tokenFile)
+		if code != 1 || !strings.Contains(out, "certificate") {
+			t.Fatalf("exit %d, want 1 with a certificate error:\n%s", code, out)
+		}
+	})
+}
+
+func TestSelftestHTTPFlagErrors(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, text string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	short, notPEM := write("short", "abc\n"), write("notpem", "hello\n")
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--token-file", short, devtools}, "go with --url URL"},
+		{[]string{"--url", "http://127.0.0.1:1/mcp", "--server", "x y"}, "test one server at a time"},
+		{[]string{"--url", "http://127.0.0.1:1/mcp", "--token-file", short}, short + ":1: token too short"},
+		{[]string{"--url", "http://127.0.0.1:1/mcp", "--token-file", filepath.Join(dir, "missing")}, "no such file"},
+		{[]string{"--url", "http://127.0.0.1:1/mcp", "--ca-file", notPEM}, "no PEM certificate found"},
+		{[]string{"--url", "ftp://host/mcp"}, "absolute http:// or https:// URL"},
+	} {
+		code, _, errOut := cli(t, append([]string{"selftest"}, tt.args...)...)
+		if code != 2 || !strings.Contains(errOut, tt.want) {
+			t.Errorf("selftest %q: exit %d, stderr %q; want 2 and %q", tt.args, code, errOut, tt.want)
+		}
+	}
+}
