@@ -241,6 +241,10 @@ func (r *runner) modernChecks() {
 	var disc *discoverResult
 	unsupported := ""
 	r.check("modern/discover", func() outcome {
+		if why, refused := r.modernRefused(); refused {
+			unsupported = why
+			return skip("%s", unsupported)
+		}
 		m, err := c.call(r.ctx, "server/discover", modernParams(modernRev, nil))
 		if err != nil {
 			return fail("%v", err)

@@ -22,11 +22,13 @@ const (
 	headerSessionID       = "Mcp-Session-Id"
 )
 
-// httpTransport speaks stateless Streamable HTTP (docs/selftest.md §7):
-// each message is one POST; a JSON answer is one message, and each data
-// event of an event-stream answer is one. It keeps no session id; the
-// only state is the revision initialize negotiated, which legacy
-// clients send in MCP-Protocol-Version on every later request.
+// httpTransport speaks Streamable HTTP (docs/selftest.md §7): each
+// message is one POST; a JSON answer is one message, and each data event
+// of an event-stream answer is one. Its state is the revision initialize
+// negotiated, which legacy clients send in MCP-Protocol-Version on every
+// later request, and, only when a server mints one anyway, its session
+// id: echoed as the specification requires of clients, so the other
+// checks still run on a stateful server (http/session-id fails it).
 type httpTransport struct {
 	client  *http.Client
 	url     string
@@ -41,6 +43,7 @@ type httpTransport struct {
 	wg     sync.WaitGroup // event streams being read
 
 	version string // negotiated by initialize; "" before
+	session string // Mcp-Session-Id minted by initialize; "" when none
 }
 
 // dial returns a conn whose messages are POSTed to o.URL. Nothing is
@@ -152,6 +155,9 @@ func (t *httpTransport) newRequest(ctx context.Context, b []byte, p peeked) (*ht
 	case t.version != "":
 		req.Header.Set(headerProtocolVersion, t.version)
 	}
+	if t.session != "" {
+		req.Header.Set(headerSessionID, t.session)
+	}
 	return req, nil
 }
 
@@ -251,6 +257,7 @@ func (t *httpTransport) deliver(resp *http.Response, p peeked, body []byte, tooL
 	case json.Valid(body):
 		if p.initReq && status == http.StatusOK {
 			t.learnVersion(body)
+			t.session = resp.Header.Get(headerSessionID)
 		}
 		t.q.push(rawLine{b: body})
 	case needsAnswer:
@@ -365,11 +372,31 @@ func (t *httpTransport) done() <-chan struct{} { return nil }
 func (t *httpTransport) endNote() string       { return "" }
 func (t *httpTransport) stderrNote() string    { return "" }
 
-// release waits for the event streams, which end with the context.
+// release waits for the event streams, which end with the context, and
+// ends a session a stateful server minted.
 func (t *httpTransport) release() {
 	t.cancel()
 	t.wg.Wait()
+	if t.session == "" {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), min(t.timeout, endSessionWait))
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodDelete, t.url, nil)
+	if err != nil {
+		return
+	}
+	req.Header.Set(headerSessionID, t.session)
+	if t.token != "" {
+		req.Header.Set("Authorization", "Bearer "+t.token)
+	}
+	if resp, err := t.client.Do(req); err == nil {
+		resp.Body.Close()
+	}
 }
+
+// endSessionWait bounds the DELETE that ends a minted session.
+const endSessionWait = 2 * time.Second
 
 // maxQueued bounds the messages received and not yet read by the conn;
 // past it new ones are dropped (a server flooding an event stream cannot

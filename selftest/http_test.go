@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"log"
 	"net/http"
@@ -11,6 +12,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/agent3md/agent3md/loader"
@@ -179,5 +181,71 @@ func TestRunOptionsErrors(t *testing.T) {
 				t.Errorf("Run error = %v, want it to say %q", err, tt.want)
 			}
 		})
+	}
+}
+
+// statefulLegacy wraps a correct handler as a stateful, handshake-only
+// server: initialize mints a session id that every later request must
+// carry (400 otherwise), DELETE ends a session, and a 2026-07-28 header
+// is refused with a plain-text 400.
+type statefulLegacy struct {
+	h        http.Handler
+	mu       sync.Mutex
+	sessions map[string]bool
+	n        int
+	ended    int
+}
+
+func (s *statefulLegacy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	id := r.Header.Get("Mcp-Session-Id")
+	if r.Header.Get("MCP-Protocol-Version") == "2026-07-28" {
+		http.Error(w, "Bad Request: unsupported protocol version", http.StatusBadRequest)
+		return
+	}
+	body, _ := io.ReadAll(r.Body)
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	if r.Method == http.MethodPost && bytes.Contains(body, []byte(`"method":"initialize"`)) {
+		s.n++
+		id = fmt.Sprintf("session-%d", s.n)
+		s.sessions[id] = true
+		w.Header().Set("Mcp-Session-Id", id)
+		s.h.ServeHTTP(w, r)
+		return
+	}
+	if !s.sessions[id] {
+		http.Error(w, "Bad Request: no valid session id", http.StatusBadRequest)
+		return
+	}
+	if r.Method == http.MethodDelete {
+		delete(s.sessions, id)
+		s.ended++
+		return
+	}
+	s.h.ServeHTTP(w, r)
+}
+
+// TestRunOverHTTPStatefulServer: a stateful server is driven through its
+// sessions (the id echoed, each session ended with DELETE); what a
+// stateless server must do fails, and 2026-07-28 is skipped as on stdio.
+func TestRunOverHTTPStatefulServer(t *testing.T) {
+	s := &statefulLegacy{h: agentHandler(t, "../examples/data.3md").HTTPHandler(nil), sessions: map[string]bool{}}
+	ts := httptest.NewServer(s)
+	defer ts.Close()
+	rep, err := selftest.Run(context.Background(), &selftest.Options{URL: ts.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var text strings.Builder
+	rep.WriteText(&text)
+	checkRun(t, rep, httpRunChecks, []string{"http/get", "http/notification", "http/session-id"},
+		slices.Concat(stdioOnlyChecks, modernChecks, []string{"http/auth", "http/header-mismatch"}), text.String())
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	// Every session but the one http/session-id opens outside the
+	// harness's clients is ended.
+	if s.ended != s.n-1 || len(s.sessions) != 1 {
+		t.Errorf("%d sessions minted, %d ended, %d left; want all but one ended", s.n, s.ended, len(s.sessions))
 	}
 }

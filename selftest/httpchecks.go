@@ -336,3 +336,29 @@ func (r *runner) checkOversizedBody(n int) outcome {
 	}
 	return pass("a %d-byte body answered %d; a ping still works", n, a.status)
 }
+
+// modernRefused reports, over HTTP, a server that refuses a 2026-07-28
+// server/discover at the transport: a 4xx other than the revision's own
+// answers about a request it understood (-32602, -32020, -32021). Over
+// stdio such a server answers -32601 and the modern checks are skipped;
+// over HTTP it may never reach the method, since the request's
+// MCP-Protocol-Version names a revision it lacks (or it wants a session).
+func (r *runner) modernRefused() (string, bool) {
+	if !r.overHTTP() {
+		return "", false
+	}
+	body, err := encodeMessage("selftest-discover", "server/discover", modernParams(modernRev, nil))
+	if err != nil {
+		return "", false
+	}
+	a, err := r.raw(http.MethodPost, body, r.o.Token, map[string]string{headerProtocolVersion: modernRev, headerMethod: "server/discover"})
+	if err != nil || a.status < 400 || a.status >= 500 || a.status == http.StatusUnauthorized || a.status == http.StatusForbidden {
+		return "", false // the session's own request reports it
+	}
+	switch errorCode(a.body) {
+	case codeInvalidParams, codeHeaderMismatch, codeMissingHeader:
+		return "", false
+	}
+	return fmt.Sprintf("server does not offer the stateless %s revision (server/discover with %s: %s answered %d%s)",
+		modernRev, headerProtocolVersion, modernRev, a.status, bodyNote(a.body)), true
+}
