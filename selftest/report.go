@@ -26,7 +26,7 @@ func statusMark(status string) string {
 func (r *Report) WriteText(w io.Writer) error {
 	bw := bufio.NewWriter(w)
 	switch {
-	case r.Server != "" && r.Transport == TransportHTTP:
+	case r.Server != "" && r.Transport == transportHTTP:
 		fmt.Fprintf(bw, "selftest: %s (Streamable HTTP)\n", r.Server)
 	case r.Server != "":
 		fmt.Fprintf(bw, "selftest: %s\n", r.Server)
@@ -98,7 +98,7 @@ func (r *Report) WriteJSON(w io.Writer) error {
 // transport is r.Transport, stdio when unset.
 func (r *Report) transport() string {
 	if r.Transport == "" {
-		return TransportStdio
+		return transportStdio
 	}
 	return r.Transport
 }

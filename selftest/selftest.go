@@ -105,8 +105,8 @@ type Check struct {
 type Report struct {
 	// Server is the command that was tested, shell-quoted, or the URL.
 	Server string
-	// Transport is how the server was reached: TransportStdio or
-	// TransportHTTP ("" reads as stdio).
+	// Transport is how the server was reached: "stdio" (Command) or
+	// "http" (URL); "" reads as stdio.
 	Transport string
 	// Checks are in the order they ran.
 	Checks                  []Check
@@ -120,30 +120,33 @@ func (r *Report) OK() bool { return r.Failed == 0 }
 // a URL.
 var ErrNoCommand = errors.New("selftest: no server given: set Options.Command to the server's argv (e.g. agent3md mcp agent.3md) or Options.URL to its HTTP endpoint")
 
-// Transports a Report names.
+// Report.Transport values.
 const (
-	TransportStdio = "stdio"
-	TransportHTTP  = "http"
+	transportStdio = "stdio"
+	transportHTTP  = "http"
 )
 
-// Run spawns the server (several times: one legacy session, one for an
-// older protocol revision, one for the stateless 2026-07-28 revision) and
-// runs every check against it: the generic ones on any MCP server, the
-// agent-3md contract checks when its tools mark it as an agent-3md server. It returns an error only when the server
-// cannot be started at all or ctx ends; every misbehaviour of a running
-// server is a failed check. Run is bounded: each request has a timeout and
-// a server that stops answering is killed.
+// Run spawns the server, or opens clients of Options.URL (several times:
+// one legacy session, one for an older protocol revision, one for the
+// stateless 2026-07-28 revision), and runs every check against it: the
+// generic ones on any MCP server, the agent-3md contract checks when its
+// tools mark it as an agent-3md server, the http/ ones over HTTP. It
+// returns an error only when the options are unusable, the server cannot
+// be started at all, or ctx ends; every misbehaviour of a running server
+// (an unreachable URL included) is a failed check. Run is bounded: each
+// request has a timeout and a server that stops answering is killed (its
+// open HTTP requests cancelled).
 func Run(ctx context.Context, opts *Options) (*Report, error) {
 	o, err := opts.withDefaults()
 	if err != nil {
 		return nil, err
 	}
-	r := &runner{ctx: ctx, o: o, report: &Report{Server: o.URL, Transport: TransportHTTP}}
+	r := &runner{ctx: ctx, o: o, report: &Report{Server: o.URL, Transport: transportHTTP}}
 	if o.URL == "" {
 		if _, err := exec.LookPath(o.Command[0]); err != nil {
 			return nil, fmt.Errorf("selftest: cannot run server %q: %w", o.Command[0], err)
 		}
-		r.report.Server, r.report.Transport = quoteArgv(o.Command), TransportStdio
+		r.report.Server, r.report.Transport = quoteArgv(o.Command), transportStdio
 	} else {
 		r.httpLog = &httpLog{}
 	}
