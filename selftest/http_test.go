@@ -249,3 +249,18 @@ func TestRunOverHTTPStatefulServer(t *testing.T) {
 		t.Errorf("%d sessions minted, %d ended, %d left; want all but one ended", s.n, s.ended, len(s.sessions))
 	}
 }
+
+// TestRunOverHTTPUnreachable: a URL nobody answers is a failed run that
+// says why, not an error from Run.
+func TestRunOverHTTPUnreachable(t *testing.T) {
+	ts := httptest.NewServer(http.NotFoundHandler())
+	url := ts.URL + "/mcp"
+	ts.Close()
+	rep, err := selftest.Run(context.Background(), &selftest.Options{URL: url})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.OK() || rep.Checks[0].Status != selftest.StatusFail || !strings.Contains(rep.Checks[0].Detail, "POST initialize (id 1) to "+url) {
+		t.Errorf("want legacy/initialize to fail naming the POST, got %+v", rep.Checks[0])
+	}
+}

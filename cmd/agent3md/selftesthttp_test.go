@@ -6,6 +6,7 @@ import (
 	"encoding/pem"
 	"io"
 	"log"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -13,6 +14,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agent3md/agent3md/internal/httpd"
 	"github.com/agent3md/agent3md/loader"
 	"github.com/agent3md/agent3md/mcp"
 	"github.com/agent3md/agent3md/router"
@@ -136,6 +138,36 @@ func TestSelftestHTTPFlagErrors(t *testing.T) {
 		code, _, errOut := cli(t, append([]string{"selftest"}, tt.args...)...)
 		if code != 2 || !strings.Contains(errOut, tt.want) {
 			t.Errorf("selftest %q: exit %d, stderr %q; want 2 and %q", tt.args, code, errOut, tt.want)
+		}
+	}
+}
+
+// TestSelftestAgainstHTTPD: the whole serving stack agent3md serve uses
+// (internal/httpd's Host and Origin checks, tokens, body limits, around
+// mcp's handler) passes every check.
+func TestSelftestAgainstHTTPD(t *testing.T) {
+	ag, err := loader.Open(devtools, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ag.Close()
+	S, err := mcp.NewServer(context.Background(), &mcp.Options{Agent: ag, Version: "test", Projection: projectionJSON,
+		Router: &router.Options{CacheDir: t.TempDir(), NoCache: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer S.Close()
+	srv, err := httpd.New(&httpd.Options{Tokens: []string{selftestToken}, Logger: slog.New(slog.DiscardHandler)},
+		httpd.Endpoints{Agents: map[string]http.Handler{"devtools": S.HTTPHandler(nil)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := httptest.NewServer(srv)
+	defer ts.Close()
+	t.Setenv("AGENT3MD_TOKEN", selftestToken)
+	for _, path := range []string{"/mcp", "/mcp/devtools"} {
+		if code, out, errOut := cli(t, "selftest", "--url", ts.URL+path, devtools); code != 0 {
+			t.Errorf("%s: exit %d:\n%s%s", path, code, out, errOut)
 		}
 	}
 }
