@@ -195,9 +195,23 @@ func (t *httpTransport) send(b []byte) error {
 		}
 		return fmt.Errorf("%s to %s: %w", p.what(), t.url, err)
 	}
+	if p.initReq && resp.StatusCode == http.StatusOK {
+		t.session = resp.Header.Get(headerSessionID)
+	}
 	if mediaType(resp) == "text/event-stream" && resp.StatusCode == http.StatusOK {
-		timer.Stop()
 		t.log.add(exchange{peeked: p, status: resp.StatusCode, stream: true})
+		if p.initReq {
+			// Read here: later requests need the revision it negotiates.
+			defer cancel()
+			defer resp.Body.Close()
+			answer := t.readEvents(resp.Body, p)
+			if !timer.Stop() {
+				return fmt.Errorf("%w to %s within %v", errNoAnswer, p.what(), t.timeout)
+			}
+			t.learnVersion(answer)
+			return nil
+		}
+		timer.Stop()
 		t.wg.Add(1)
 		go func() {
 			defer t.wg.Done()
@@ -243,7 +257,8 @@ func mediaType(resp *http.Response) string {
 // message).
 func (t *httpTransport) deliver(resp *http.Response, p peeked, body []byte, tooLong bool) {
 	status := resp.StatusCode
-	t.log.add(exchange{peeked: p, status: status, code: errorCode(body), empty: len(body) == 0})
+	t.log.add(exchange{peeked: p, status: status, code: errorCode(body), empty: len(body) == 0,
+		notJSON: len(body) > 0 && !tooLong && !json.Valid(body)})
 	needsAnswer := p.request() || !p.parsed
 	switch {
 	case status == http.StatusUnauthorized || status == http.StatusForbidden:
@@ -257,7 +272,6 @@ func (t *httpTransport) deliver(resp *http.Response, p peeked, body []byte, tooL
 	case json.Valid(body):
 		if p.initReq && status == http.StatusOK {
 			t.learnVersion(body)
-			t.session = resp.Header.Get(headerSessionID)
 		}
 		t.q.push(rawLine{b: body})
 	case needsAnswer:
@@ -308,14 +322,14 @@ func errorCode(body []byte) int {
 }
 
 // readEvents delivers each data event of an event stream, and says so
-// when the stream of a request ends without the request's answer.
-func (t *httpTransport) readEvents(body io.Reader, p peeked) {
+// when the stream of a request ends without the request's answer. It
+// returns that answer (nil when none came).
+func (t *httpTransport) readEvents(body io.Reader, p peeked) (answer []byte) {
 	br := bufio.NewReaderSize(body, 64<<10)
 	var (
 		data      []byte
 		seen      bool // a data field since the last dispatch
 		tooLong   bool
-		answered  bool
 		readError error
 	)
 	dispatch := func() {
@@ -323,7 +337,9 @@ func (t *httpTransport) readEvents(body io.Reader, p peeked) {
 		case tooLong:
 			t.q.push(rawLine{bad: fmt.Sprintf("an event answering %s is over %d bytes", p.what(), t.maxLen)})
 		case seen:
-			answered = answered || isAnswerTo(data, p.id)
+			if answer == nil && isAnswerTo(data, p.id) {
+				answer = data
+			}
 			t.q.push(rawLine{b: data})
 		}
 		data, seen, tooLong = nil, false, false
@@ -353,9 +369,10 @@ func (t *httpTransport) readEvents(body io.Reader, p peeked) {
 		}
 	}
 	dispatch()
-	if p.request() && !answered && t.ctx.Err() == nil {
+	if p.request() && answer == nil && t.ctx.Err() == nil {
 		t.q.push(rawLine{bad: fmt.Sprintf("the event stream answering %s ended without its answer (%v)", p.what(), readError)})
 	}
+	return answer
 }
 
 // isAnswerTo reports whether data is the response to the request id.
@@ -454,10 +471,11 @@ func (q *lineQueue) pump() {
 // exchange is one POST as the status check judges it.
 type exchange struct {
 	peeked
-	status int
-	code   int  // the answer's JSON-RPC error code, 0 when none
-	empty  bool // no body
-	stream bool // answered as an event stream
+	status  int
+	code    int  // the answer's JSON-RPC error code, 0 when none
+	empty   bool // no body
+	notJSON bool // a body that is not JSON (judged by the check that waited)
+	stream  bool // answered as an event stream
 }
 
 // httpLog collects the run's exchanges for http/status-codes. Safe for

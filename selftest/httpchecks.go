@@ -260,12 +260,12 @@ func (r *runner) checkStatusCodes() outcome {
 // lost session (-32700 and -32600 may be 400); a 2026-07-28 error 404 for
 // -32601, 400 for the header and version errors (-32020, -32021,
 // -32022), 200 or 400 for -32602, else 200. A body over the server's
-// bound may be 413. Answers 401 and 403 are judged by the checks they
-// fail, malformed bodies by the probes.
+// bound may be 413. Answers 401 and 403, and answers that are not JSON,
+// are judged by the checks they fail, malformed bodies by the probes.
 func statusProblem(x exchange) string {
 	s := x.status
 	switch {
-	case x.stream || !x.parsed || s == http.StatusUnauthorized || s == http.StatusForbidden:
+	case x.stream || x.notJSON || !x.parsed || s == http.StatusUnauthorized || s == http.StatusForbidden:
 		return ""
 	case x.code != 0 && s == http.StatusRequestEntityTooLarge:
 		return ""
@@ -361,4 +361,36 @@ func (r *runner) modernRefused() (string, bool) {
 	}
 	return fmt.Sprintf("server does not offer the stateless %s revision (server/discover with %s: %s answered %d%s)",
 		modernRev, headerProtocolVersion, modernRev, a.status, bodyNote(a.body)), true
+}
+
+// probeHTTP is a probe over HTTP, where a server that cannot accept a
+// body answers an HTTP error status, and its body MAY be an id-less
+// JSON-RPC error (docs/protocol.md §12): any 4xx passes, and a JSON-RPC
+// body is judged by expect as over stdio. Then a ping must still work.
+func (r *runner) probeHTTP(body []byte, what string, expect func(*message) string) outcome {
+	a, err := r.raw(http.MethodPost, body, r.o.Token, r.legacyHeader())
+	if err != nil {
+		return fail("sending %s: %v", what, err)
+	}
+	problem, answer := "", fmt.Sprintf("%d", a.status)
+	if m := decodeMessage(a.body, false, maxRawBody); len(a.body) > 0 && m.bad == "" {
+		problem = expect(m)
+		if m.Error != nil {
+			answer += " with " + m.Error.String()
+		}
+	}
+	if a.status < 400 || a.status >= 500 {
+		problem = fmt.Sprintf("answered %d%s, want a 4xx refusal (400)", a.status, bodyNote(a.body))
+	}
+	c, err := r.session()
+	if err != nil {
+		return fail("%v", err)
+	}
+	if out, ok := r.ping(c); !ok {
+		return fail("after %s the server stopped answering: %s", what, out.detail)
+	}
+	if problem != "" {
+		return fail("%s: %s", what, problem)
+	}
+	return pass("%s answered %s; a ping still works", what, answer)
 }

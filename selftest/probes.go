@@ -47,6 +47,9 @@ func constLine(s string) func() []byte { return func() []byte { return []byte(s)
 // probe writes the line built by line, checks the first response with
 // expect, then checks the server still answers a ping.
 func (r *runner) probe(line func() []byte, what string, expect func(*message) string) outcome {
+	if r.overHTTP() {
+		return r.probeHTTP(line(), what, expect)
+	}
 	c, err := r.session()
 	if err != nil {
 		return fail("%v", err)
