@@ -7,20 +7,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"strings"
 	"sync"
 	"time"
 	"unicode/utf8"
 )
-
-// waitDelay bounds how long Wait keeps copying stderr after the server
-// exits (a grandchild may hold the pipe open).
-const waitDelay = 2 * time.Second
-
-// stderrTailBytes is how much of the server's stderr a conn keeps for
-// failure details.
-const stderrTailBytes = 8 << 10
 
 // message is one JSON-RPC message read from the server.
 type message struct {
@@ -360,44 +350,6 @@ func (c *conn) Close() {
 // stderrNote is the last lines of the server's stderr, or "".
 func (c *conn) stderrNote() string { return c.t.stderrNote() }
 
-// tailWriter keeps the last max bytes written to it. Safe for concurrent
-// use.
-type tailWriter struct {
-	mu  sync.Mutex
-	max int
-	buf []byte
-}
-
-// Write implements io.Writer.
-func (w *tailWriter) Write(p []byte) (int, error) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	w.buf = append(w.buf, p...)
-	if over := len(w.buf) - w.max; over > 0 {
-		w.buf = append(w.buf[:0], w.buf[over:]...)
-	}
-	return len(p), nil
-}
-
-// tail returns the last few non-empty lines, at most 400 bytes.
-func (w *tailWriter) tail() string {
-	w.mu.Lock()
-	s := string(w.buf)
-	w.mu.Unlock()
-	lines := strings.FieldsFunc(s, func(r rune) bool { return r == '\n' || r == '\r' })
-	if len(lines) > 3 {
-		lines = lines[len(lines)-3:]
-	}
-	out := strings.Join(lines, " | ")
-	if cut := len(out) - 400; cut > 0 {
-		for cut < len(out) && !utf8.RuneStart(out[cut]) {
-			cut++
-		}
-		out = "…" + out[cut:]
-	}
-	return out
-}
-
 // snippet shortens s to at most n bytes for a failure detail.
 // The cut never splits a UTF-8 sequence.
 func snippet(s string, n int) string {
@@ -409,5 +361,3 @@ func snippet(s string, n int) string {
 	}
 	return s[:n] + "…"
 }
-
-var _ io.Writer = (*tailWriter)(nil)
