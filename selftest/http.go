@@ -136,7 +136,7 @@ func peekMessage(b []byte) peeked {
 func (t *httpTransport) newRequest(ctx context.Context, b []byte, p peeked) (*http.Request, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, t.url, bytes.NewReader(b))
 	if err != nil {
-		return nil, fmt.Errorf("build the POST to %s: %w", t.url, err)
+		return nil, fmt.Errorf("build the %s: %w", p.what(), err)
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")
@@ -193,7 +193,7 @@ func (t *httpTransport) send(b []byte) error {
 		if !timer.Stop() {
 			return fmt.Errorf("%w to %s within %v", errNoAnswer, p.what(), t.timeout)
 		}
-		return fmt.Errorf("%s to %s: %w", p.what(), t.url, err)
+		return fmt.Errorf("%s: %w", p.what(), err) // err names the URL, password stripped
 	}
 	if p.initReq && resp.StatusCode == http.StatusOK {
 		t.session = resp.Header.Get(headerSessionID)

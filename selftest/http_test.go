@@ -256,11 +256,20 @@ func TestRunOverHTTPUnreachable(t *testing.T) {
 	ts := httptest.NewServer(http.NotFoundHandler())
 	url := ts.URL + "/mcp"
 	ts.Close()
-	rep, err := selftest.Run(context.Background(), &selftest.Options{URL: url})
+	// The password in the URL is never shown.
+	withPassword := strings.Replace(url, "http://", "http://user:hunter2@", 1)
+	rep, err := selftest.Run(context.Background(), &selftest.Options{URL: withPassword})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rep.OK() || rep.Checks[0].Status != selftest.StatusFail || !strings.Contains(rep.Checks[0].Detail, "POST initialize (id 1) to "+url) {
-		t.Errorf("want legacy/initialize to fail naming the POST, got %+v", rep.Checks[0])
+	first := rep.Checks[0]
+	if rep.OK() || first.Status != selftest.StatusFail || !strings.Contains(first.Detail, "POST initialize (id 1)") ||
+		!strings.Contains(first.Detail, strings.TrimPrefix(url, "http://")) {
+		t.Errorf("want legacy/initialize to fail naming the POST and the URL, got %+v", first)
+	}
+	var text strings.Builder
+	rep.WriteText(&text)
+	if strings.Contains(text.String(), "hunter2") {
+		t.Errorf("the report shows the URL's password:\n%s", text.String())
 	}
 }

@@ -77,7 +77,7 @@ func (r *runner) raw(method string, body []byte, token string, header map[string
 	}
 	resp, err := r.o.HTTPClient.Do(req)
 	if err != nil {
-		return nil, fmt.Errorf("%s %s: %w", method, r.o.URL, err)
+		return nil, err // it names the method and the URL, password stripped
 	}
 	defer resp.Body.Close()
 	b, err := io.ReadAll(io.LimitReader(resp.Body, maxRawBody))

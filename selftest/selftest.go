@@ -62,13 +62,13 @@ type Options struct {
 	Expect func(name string) (body string, ok bool)
 	// ExpectResolve is Expect for resolve_skill's text.
 	ExpectResolve func(name string) (text string, ok bool)
-	// MaxLineBytes is the length of the line the oversized-line probe
-	// sends; it must exceed the server's line bound (default
-	// DefaultMaxLineBytes).
+	// MaxLineBytes is the length of the line (over HTTP, the body) the
+	// oversized-line probe sends; it must exceed the server's bound
+	// (default DefaultMaxLineBytes).
 	MaxLineBytes int
-	// MaxResponseBytes bounds one line read from the server (default
-	// DefaultMaxResponseBytes); a longer line fails the check that
-	// received it.
+	// MaxResponseBytes bounds one line read from the server, or one HTTP
+	// answer or event (default DefaultMaxResponseBytes); a longer one
+	// fails the check that received it.
 	MaxResponseBytes int
 	// Sample is how many skills the per-skill checks (route, get,
 	// resolve, and the skill resource and skills extension checks) visit: all of them on a smaller agent, else that many
@@ -76,7 +76,7 @@ type Options struct {
 	// DefaultSample). The check's detail says when a sample was taken.
 	Sample int
 	// ExitTimeout is how long the server may take to exit once its stdin
-	// is closed (default DefaultExitTimeout).
+	// is closed (default DefaultExitTimeout; unused over HTTP).
 	ExitTimeout time.Duration
 }
 
@@ -141,7 +141,7 @@ func Run(ctx context.Context, opts *Options) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &runner{ctx: ctx, o: o, report: &Report{Server: o.URL, Transport: transportHTTP}}
+	r := &runner{ctx: ctx, o: o, report: &Report{Server: redacted(o.URL), Transport: transportHTTP}}
 	if o.URL == "" {
 		if _, err := exec.LookPath(o.Command[0]); err != nil {
 			return nil, fmt.Errorf("selftest: cannot run server %q: %w", o.Command[0], err)
@@ -376,4 +376,14 @@ func checkURL(s string) error {
 		return fmt.Errorf("selftest: server URL %q: want an absolute http:// or https:// URL, e.g. https://host:8765/mcp", s)
 	}
 	return nil
+}
+
+// redacted is a URL with any password replaced by "xxxxx", for the
+// report.
+func redacted(s string) string {
+	u, err := url.Parse(s)
+	if err != nil {
+		return s
+	}
+	return u.Redacted()
 }
