@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"log"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
@@ -15,6 +16,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/agent3md/agent3md/internal/httpd"
 	"github.com/agent3md/agent3md/loader"
 	"github.com/agent3md/agent3md/mcp"
 	"github.com/agent3md/agent3md/router"
@@ -44,16 +46,31 @@ func agentHandler(t *testing.T, file string) *mcp.Server {
 	return S
 }
 
+// served is an agent behind the serving stack agent3md serve runs:
+// internal/httpd (Host and Origin checks, tokens, body bound) around
+// mcp's handler, at /mcp.
+func served(t *testing.T, file string, tokens ...string) http.Handler {
+	t.Helper()
+	srv, err := httpd.New(&httpd.Options{Tokens: tokens, Logger: slog.New(slog.DiscardHandler)},
+		httpd.Endpoints{Agents: map[string]http.Handler{"agent": agentHandler(t, file).HTTPHandler(nil)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return srv
+}
+
 // stdioOnlyChecks are skipped over HTTP.
 var stdioOnlyChecks = []string{"exit/eof"}
 
 // httpChecks are the checks only an HTTP run performs, in order.
 var httpChecks = []string{"http/get", "http/notification", "http/not-json", "http/session-id",
-	"http/auth", "http/header-mismatch", "http/status-codes"}
+	"http/origin", "http/auth", "http/header-mismatch", "http/status-codes"}
 
 // httpRunChecks is every check of an HTTP run, in order.
 var httpRunChecks = append(slices.Clone(allChecks), httpChecks...)
 
+// TestRunOverHTTPOnExamples: every example agent, served as agent3md
+// serve serves it, passes every check in both eras.
 func TestRunOverHTTPOnExamples(t *testing.T) {
 	files, err := filepath.Glob("../examples/*.3md")
 	if err != nil || len(files) == 0 {
@@ -61,7 +78,7 @@ func TestRunOverHTTPOnExamples(t *testing.T) {
 	}
 	for _, file := range files {
 		t.Run(filepath.Base(file), func(t *testing.T) {
-			ts := httptest.NewServer(agentHandler(t, file).HTTPHandler(nil))
+			ts := httptest.NewServer(served(t, file))
 			defer ts.Close()
 			rep, err := selftest.Run(context.Background(), &selftest.Options{URL: ts.URL + "/mcp"})
 			if err != nil {
@@ -74,22 +91,23 @@ func TestRunOverHTTPOnExamples(t *testing.T) {
 	}
 }
 
-// requireToken answers 401 with a Bearer challenge unless the request
-// carries token.
-func requireToken(token string, h http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Header.Get("Authorization") != "Bearer "+token {
-			w.Header().Set("WWW-Authenticate", `Bearer realm="selftest"`)
-			http.Error(w, "a bearer token is required", http.StatusUnauthorized)
-			return
-		}
-		h.ServeHTTP(w, r)
-	})
+// TestRunOverHTTPBareHandler: mcp's handler alone passes every check
+// but http/origin: it leaves Origin and Host to internal/httpd.
+func TestRunOverHTTPBareHandler(t *testing.T) {
+	ts := httptest.NewServer(agentHandler(t, "../examples/devtools.3md").HTTPHandler(nil))
+	defer ts.Close()
+	rep, err := selftest.Run(context.Background(), &selftest.Options{URL: ts.URL + "/mcp"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var text strings.Builder
+	rep.WriteText(&text)
+	checkRun(t, rep, httpRunChecks, []string{"http/origin"}, append(stdioOnlyChecks, "http/auth"), text.String())
 }
 
 func TestRunOverHTTPSWithToken(t *testing.T) {
 	const token = "s3cret-test-token"
-	ts := httptest.NewUnstartedServer(requireToken(token, agentHandler(t, "../examples/support.3md").HTTPHandler(nil)))
+	ts := httptest.NewUnstartedServer(served(t, "../examples/support.3md", token))
 	// The untrusted-certificate run fails every handshake on purpose.
 	ts.Config.ErrorLog = log.New(io.Discard, "", 0)
 	ts.StartTLS()
@@ -161,7 +179,7 @@ func TestRunOverHTTPBrokenServer(t *testing.T) {
 	}
 	var text strings.Builder
 	rep.WriteText(&text)
-	checkRun(t, rep, httpRunChecks, []string{"http/get", "http/notification", "http/session-id", "http/status-codes"},
+	checkRun(t, rep, httpRunChecks, []string{"http/get", "http/notification", "http/session-id", "http/origin", "http/status-codes"},
 		append(stdioOnlyChecks, "http/auth"), text.String())
 }
 
@@ -239,7 +257,7 @@ func TestRunOverHTTPStatefulServer(t *testing.T) {
 	}
 	var text strings.Builder
 	rep.WriteText(&text)
-	checkRun(t, rep, httpRunChecks, []string{"http/get", "http/notification", "http/session-id"},
+	checkRun(t, rep, httpRunChecks, []string{"http/get", "http/notification", "http/session-id", "http/origin"},
 		slices.Concat(stdioOnlyChecks, modernChecks, []string{"http/auth", "http/header-mismatch"}), text.String())
 	s.mu.Lock()
 	defer s.mu.Unlock()

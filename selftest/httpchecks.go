@@ -5,7 +5,9 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
+	"net/url"
 	"strings"
 )
 
@@ -31,6 +33,7 @@ func (r *runner) httpChecks() {
 	r.check("http/notification", r.checkNotification)
 	r.check("http/not-json", r.checkNotJSON)
 	r.check("http/session-id", r.checkSessionID)
+	r.check("http/origin", r.checkOrigin)
 	r.check("http/auth", r.checkAuth)
 	r.check("http/header-mismatch", r.checkHeaderMismatch)
 	r.check("http/status-codes", r.checkStatusCodes)
@@ -73,6 +76,10 @@ func (r *runner) raw(method string, body []byte, token string, header map[string
 		req.Header.Set("Authorization", "Bearer "+token)
 	}
 	for k, v := range header {
+		if k == "Host" {
+			req.Host = v
+			continue
+		}
 		req.Header.Set(k, v)
 	}
 	resp, err := r.o.HTTPClient.Do(req)
@@ -393,4 +400,53 @@ func (r *runner) probeHTTP(body []byte, what string, expect func(*message) strin
 		return fail("%s: %s", what, problem)
 	}
 	return pass("%s answered %s; a ping still works", what, answer)
+}
+
+// foreignOrigin is a web origin no server allows.
+const foreignOrigin = "https://selftest-rebinding.example"
+
+// checkOrigin: a request a web page on another origin makes is 403, so
+// a script the user's browser runs cannot reach the server (docs/protocol.md
+// §12). At a loopback URL, a foreign Host (DNS rebinding) is refused too,
+// while the URL's own origin is served.
+func (r *runner) checkOrigin() outcome {
+	ping := []byte(`{"jsonrpc":"2.0","id":"selftest-origin","method":"ping"}`)
+	h := r.legacyHeader()
+	h["Origin"] = foreignOrigin
+	a, err := r.raw(http.MethodPost, ping, r.o.Token, h)
+	if err != nil {
+		return fail("%v", err)
+	}
+	if a.status != http.StatusForbidden {
+		return fail("a ping with Origin: %s answered %d, want 403 Forbidden (a page on any web site could otherwise call the server from its visitors' browsers)", foreignOrigin, a.status)
+	}
+	u, err := url.Parse(r.o.URL)
+	if err != nil || !isLoopback(u.Hostname()) {
+		return pass("403 for a foreign Origin")
+	}
+	h["Host"] = "selftest-rebinding.example"
+	if a, err = r.raw(http.MethodPost, ping, r.o.Token, h); err != nil {
+		return fail("%v", err)
+	}
+	hostStatus := a.status
+	if hostStatus < 400 || hostStatus >= 500 {
+		return fail("at a loopback URL, a ping with Host: %s answered %d, want a 4xx (DNS rebinding protection)", h["Host"], hostStatus)
+	}
+	own := map[string]string{headerProtocolVersion: r.negotiated(), "Origin": u.Scheme + "://" + u.Host}
+	if a, err = r.raw(http.MethodPost, ping, r.o.Token, own); err != nil {
+		return fail("%v", err)
+	}
+	if a.status != http.StatusOK {
+		return fail("a ping with the URL's own Origin %s answered %d, want 200", own["Origin"], a.status)
+	}
+	return pass("403 for a foreign Origin; at this loopback URL, %d for a foreign Host and 200 for its own origin", hostStatus)
+}
+
+// isLoopback reports whether host names this machine.
+func isLoopback(host string) bool {
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
 }

@@ -23,9 +23,11 @@ func TestRunOverHTTPAgainstGoSDK(t *testing.T) {
 		[]string{"error/unknown-tool", "error/missing-argument", "skills/list", "skills/unknown"}, skillsEntryChecks,
 		stdioOnlyChecks, []string{"http/auth"})
 	// Findings in every mode: an unknown method is a plain-text 400, not
-	// a -32601 answer, and a request naming an unknown revision in
-	// MCP-Protocol-Version is a plain-text 400, not -32022.
-	findings := []string{"probe/unknown-method", "modern/unsupported-version"}
+	// a -32601 answer; a request naming an unknown revision in
+	// MCP-Protocol-Version is a plain-text 400, not -32022; and a foreign
+	// Origin is served (the SDK checks Host at loopback, but Origin only
+	// when configured to).
+	findings := []string{"probe/unknown-method", "modern/unsupported-version", "http/origin"}
 	for _, tt := range []struct {
 		name     string
 		opts     mcp.StreamableHTTPOptions

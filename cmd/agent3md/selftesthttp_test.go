@@ -23,9 +23,9 @@ import (
 // selftestToken is the bearer token the test server wants.
 const selftestToken = "selftest-cli-token-0123456789"
 
-// selftestHTTPS serves devtools over HTTPS, as agent3md serve would,
-// refusing requests without the token; it returns the endpoint and a CA
-// file that trusts its certificate.
+// selftestHTTPS serves devtools over HTTPS through internal/httpd, as
+// agent3md serve does, refusing requests without the token; it returns
+// the endpoint and a CA file that trusts its certificate.
 func selftestHTTPS(t *testing.T) (url, caFile string) {
 	t.Helper()
 	ag, err := loader.Open(devtools, nil)
@@ -39,15 +39,12 @@ func selftestHTTPS(t *testing.T) (url, caFile string) {
 		t.Fatal(err)
 	}
 	t.Cleanup(S.Close)
-	h := S.HTTPHandler(nil)
-	ts := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Header.Get("Authorization") != "Bearer "+selftestToken {
-			w.Header().Set("WWW-Authenticate", "Bearer")
-			http.Error(w, "token required", http.StatusUnauthorized)
-			return
-		}
-		h.ServeHTTP(w, r)
-	}))
+	srv, err := httpd.New(&httpd.Options{Tokens: []string{selftestToken}, Logger: slog.New(slog.DiscardHandler)},
+		httpd.Endpoints{Agents: map[string]http.Handler{"devtools": S.HTTPHandler(nil)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := httptest.NewUnstartedServer(srv)
 	ts.Config.ErrorLog = log.New(io.Discard, "", 0) // the untrusted run fails handshakes on purpose
 	ts.StartTLS()
 	t.Cleanup(ts.Close)
@@ -84,7 +81,7 @@ func TestSelftestOverHTTPS(t *testing.T) {
 		for _, c := range rep.Checks {
 			status[c.Name] = c.Status
 		}
-		for name, want := range map[string]string{"http/auth": "pass", "exit/eof": "skip", "tool/get_skill": "pass", "modern/discover": "pass"} {
+		for name, want := range map[string]string{"http/auth": "pass", "http/origin": "pass", "exit/eof": "skip", "tool/get_skill": "pass", "modern/discover": "pass"} {
 			if status[name] != want {
 				t.Errorf("%s: %s, want %s", name, status[name], want)
 			}
