@@ -257,19 +257,23 @@ func mediaType(resp *http.Response) string {
 // message).
 func (t *httpTransport) deliver(resp *http.Response, p peeked, body []byte, tooLong bool) {
 	status := resp.StatusCode
+	isJSON := len(body) > 0 && !tooLong && json.Valid(body)
 	t.log.add(exchange{peeked: p, status: status, code: errorCode(body), empty: len(body) == 0,
-		notJSON: len(body) > 0 && !tooLong && !json.Valid(body)})
+		notJSON: len(body) > 0 && !tooLong && !isJSON})
 	needsAnswer := p.request() || !p.parsed
 	switch {
 	case status == http.StatusUnauthorized || status == http.StatusForbidden:
-		t.q.push(rawLine{bad: fmt.Sprintf("%s answered %s%s", p.what(), resp.Status, t.authHint(status))})
+		// A refused notification is left to the next request, refused too.
+		if needsAnswer {
+			t.q.push(rawLine{bad: fmt.Sprintf("%s answered %s%s", p.what(), resp.Status, t.authHint(status))})
+		}
 	case tooLong:
 		t.q.push(rawLine{bad: fmt.Sprintf("the answer to %s is over %d bytes", p.what(), t.maxLen)})
 	case len(body) == 0:
 		if needsAnswer {
 			t.q.push(rawLine{bad: fmt.Sprintf("%s answered %s with no body; a request needs its JSON-RPC answer", p.what(), resp.Status)})
 		}
-	case json.Valid(body):
+	case isJSON:
 		if p.initReq && status == http.StatusOK {
 			t.learnVersion(body)
 		}

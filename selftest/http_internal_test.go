@@ -235,3 +235,26 @@ func TestStatusProblem(t *testing.T) {
 		}
 	}
 }
+
+// FuzzPeekMessage: any body, however malformed (the probes send such
+// bodies), frames into a valid request without a panic.
+func FuzzPeekMessage(f *testing.F) {
+	f.Add(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"x","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}`)
+	f.Add(`{"jsonrpc":"2.0","id":{"x":1},"method":"ping"`)
+	f.Add(`{"method":"resources/read","params":{"uri":"skill://é\n/SKILL.md"}}`)
+	f.Fuzz(func(t *testing.T, body string) {
+		p := peekMessage([]byte(body))
+		tr := &httpTransport{url: "http://127.0.0.1/mcp", token: "t", version: "2025-11-25"}
+		req, err := tr.newRequest(context.Background(), []byte(body), p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for k, vs := range req.Header {
+			for _, v := range vs {
+				if strings.ContainsAny(v, "\r\n\x00") {
+					t.Fatalf("header %s carries a control character: %q", k, v)
+				}
+			}
+		}
+	})
+}
