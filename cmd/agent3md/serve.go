@@ -237,9 +237,9 @@ one line per check and exits 1 if any fails.
 
 With --url it drives a Streamable HTTP endpoint the same way instead of
 spawning anything, skips the stdio-only checks and adds the HTTP ones (405
-on GET, 202 for notifications, no session id, 401 without the token). A
-FILE given with --url is the agent the endpoint serves: bodies are then
-compared with the library's.`,
+on GET, 202 for notifications, no session id, 403 for a foreign Origin,
+401 without the token). A FILE given with --url is the agent the endpoint
+serves: bodies are then compared with the library's.`,
 		Example: `  agent3md selftest examples/devtools.3md
   agent3md selftest --server 'node ./reference-server.js agent.3md'
   agent3md selftest --url http://127.0.0.1:8765/mcp
