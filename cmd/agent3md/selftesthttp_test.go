@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"encoding/pem"
@@ -10,9 +11,13 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/agent3md/agent3md/internal/httpd"
 	"github.com/agent3md/agent3md/loader"
@@ -165,6 +170,67 @@ func TestSelftestAgainstHTTPD(t *testing.T) {
 	for _, path := range []string{"/mcp", "/mcp/devtools"} {
 		if code, out, errOut := cli(t, "selftest", "--url", ts.URL+path, devtools); code != 0 {
 			t.Errorf("%s: exit %d:\n%s%s", path, code, out, errOut)
+		}
+	}
+}
+
+// TestSelftestServeEndToEnd: agent3md selftest --url passes every check
+// against a real agent3md serve process, token and all.
+func TestSelftestServeEndToEnd(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "agent3md")
+	if out, err := exec.Command("go", "build", "-o", bin, "github.com/agent3md/agent3md/cmd/agent3md").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	tokens := filepath.Join(dir, "tokens")
+	if err := os.WriteFile(tokens, []byte(selftestToken+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	serve := exec.Command(bin, "serve", "--addr", "127.0.0.1:0", "--cache-dir", filepath.Join(dir, "cache"),
+		"--token-file", tokens, "--no-watch", devtools)
+	stderr, err := serve.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := serve.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		serve.Process.Signal(syscall.SIGTERM)
+		serve.Wait()
+	}()
+	// The log names the address once it listens; the rest of the log is
+	// drained so the server never blocks writing it.
+	addr := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(stderr)
+		for sc.Scan() {
+			if m := regexp.MustCompile(`msg="agent3md serving over HTTP" addr=(\S+)`).FindStringSubmatch(sc.Text()); m != nil {
+				addr <- m[1]
+			}
+		}
+		close(addr)
+	}()
+	var a string
+	select {
+	case got, ok := <-addr:
+		if !ok {
+			t.Fatal("serve ended without listening")
+		}
+		a = got
+	case <-time.After(2 * time.Minute): // a hang guard, not a timing check
+		t.Fatal("serve did not listen")
+	}
+	code, out, errOut := cli(t, "selftest", "--url", "http://"+a+"/mcp", "--token-file", tokens, devtools)
+	if code != 0 {
+		t.Fatalf("selftest against agent3md serve: exit %d\n%s%s", code, out, errOut)
+	}
+	for _, want := range []string{"✓ http/origin", "✓ http/auth", "✓ modern/discover", "✓ tool/get_skill"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("report lacks %q:\n%s", want, out)
 		}
 	}
 }
