@@ -7,22 +7,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"os"
-	"os/exec"
-	"strings"
 	"sync"
 	"time"
 	"unicode/utf8"
 )
-
-// waitDelay bounds how long Wait keeps copying stderr after the server
-// exits (a grandchild may hold the pipe open).
-const waitDelay = 2 * time.Second
-
-// stderrTailBytes is how much of the server's stderr a conn keeps for
-// failure details.
-const stderrTailBytes = 8 << 10
 
 // message is one JSON-RPC message read from the server.
 type message struct {
@@ -55,19 +43,16 @@ type rpcError struct {
 
 func (e *rpcError) String() string { return fmt.Sprintf("error %d %q", e.Code, e.Message) }
 
-// conn is one spawned server and the JSON-RPC client talking to it over
-// stdio. It is used by one goroutine at a time; its reader and waiter
-// goroutines end when the process's stdout closes or Close is called.
+// conn is the JSON-RPC client side of one server session. Its transport
+// (stdio or HTTP) delivers what it writes and feeds what the server says
+// to lines; conn only matches answers to requests. It is used by one
+// goroutine at a time.
 type conn struct {
-	cmd     *exec.Cmd
-	stdin   *os.File
-	stdout  *os.File
-	stderr  *tailWriter
+	t       transport
 	timeout time.Duration
 
-	lines  chan rawLine // stdout lines, decoded by the reader of the conn
+	lines  chan rawLine // server messages, decoded by the reader of the conn
 	maxLen int          // MaxResponseBytes
-	exited chan struct{}
 	quit   chan struct{}
 
 	nextID    int
@@ -79,78 +64,42 @@ type conn struct {
 	closeOnce sync.Once
 }
 
+// transport carries one session's messages: framing and delivery live
+// here, request matching in conn (docs/selftest.md §7).
+type transport interface {
+	// send delivers one message. What the server says in return arrives
+	// on the conn's lines; an error wrapping errNoAnswer means the server
+	// did not answer in time.
+	send(b []byte) error
+	// stop ends the server side: kills the process, cancels open
+	// requests. It is idempotent.
+	stop()
+	// done is closed once the server side has ended by itself; nil when
+	// it never does (HTTP).
+	done() <-chan struct{}
+	// endNote describes how the server ended, if it did, for a failure
+	// detail ("" or " (…)").
+	endNote() string
+	// stderrNote is the tail of the server's stderr ("" or "; stderr: …").
+	stderrNote() string
+	// release frees what the transport holds, once stop has been called
+	// and the conn's quit channel is closed.
+	release()
+}
+
+// errNoAnswer marks a transport error that is a timeout.
+var errNoAnswer = errors.New("no answer")
+
 // maxStrays caps how many unexpected messages a conn remembers.
 const maxStrays = 16
 
-// start spawns argv with its stdio connected to a new conn.
-func start(argv []string, o *Options) (*conn, error) {
-	inR, inW, err := os.Pipe()
-	if err != nil {
-		return nil, fmt.Errorf("create stdin pipe: %w", err)
-	}
-	outR, outW, err := os.Pipe()
-	if err != nil {
-		inR.Close()
-		inW.Close()
-		return nil, fmt.Errorf("create stdout pipe: %w", err)
-	}
-	c := &conn{
-		stdin:   inW,
-		stdout:  outR,
-		stderr:  &tailWriter{max: stderrTailBytes},
-		timeout: o.Timeout,
-		lines:   make(chan rawLine, 16),
-		maxLen:  o.MaxResponseBytes,
-		exited:  make(chan struct{}),
-		quit:    make(chan struct{}),
-	}
-	c.cmd = exec.Command(argv[0], argv[1:]...)
-	c.cmd.Stdin = inR
-	c.cmd.Stdout = outW
-	c.cmd.Stderr = c.stderr
-	c.cmd.WaitDelay = waitDelay
-	err = c.cmd.Start()
-	// The child holds its own copies of these ends now.
-	inR.Close()
-	outW.Close()
-	if err != nil {
-		inW.Close()
-		outR.Close()
-		return nil, fmt.Errorf("start server %q: %w", argv[0], err)
-	}
-	go c.readLoop()
-	go func() {
-		c.cmd.Wait() // the exit status is read from ProcessState
-		close(c.exited)
-	}()
-	return c, nil
-}
-
-// rawLine is one line of the server's stdout.
+// rawLine is one message's bytes as the transport received them.
 type rawLine struct {
 	b       []byte
 	tooLong bool
-}
-
-// readLoop hands stdout lines to the conn until stdout closes or the conn
-// is closed. Lines are decoded by the receiver, so a request's timeout
-// measures the server, not the harness's JSON decoding of a large answer.
-func (c *conn) readLoop() {
-	defer close(c.lines)
-	br := bufio.NewReaderSize(c.stdout, 64<<10)
-	for {
-		line, tooLong, err := readLine(br, c.maxLen)
-		if tooLong || len(bytes.TrimSpace(line)) > 0 {
-			select {
-			case c.lines <- rawLine{line, tooLong}:
-			case <-c.quit:
-				return
-			}
-		}
-		if err != nil {
-			return
-		}
-	}
+	// bad, when set, says why the transport could not get a message
+	// (an HTTP answer that is no JSON-RPC message, say).
+	bad string
 }
 
 // readLine reads one '\n'-terminated line of at most max bytes; the rest of
@@ -171,6 +120,14 @@ func readLine(br *bufio.Reader, max int) (line []byte, tooLong bool, err error) 
 		line = bytes.TrimSuffix(bytes.TrimSuffix(line, []byte("\n")), []byte("\r"))
 		return line, tooLong, err
 	}
+}
+
+// decode parses what the transport received.
+func (l rawLine) decode(max int) *message {
+	if l.bad != "" {
+		return &message{bad: l.bad}
+	}
+	return decodeMessage(l.b, l.tooLong, max)
 }
 
 // decodeMessage parses one line; a line that is not a JSON-RPC object
@@ -256,16 +213,15 @@ func sameID(got json.RawMessage, want []byte) bool {
 	return bytes.Equal(buf.Bytes(), want)
 }
 
-// writeLine writes b and a newline to the server's stdin, bounded by the
+// writeLine sends one message through the transport, bounded by the
 // request timeout so a server that stops reading cannot stall the harness.
 func (c *conn) writeLine(b []byte) error {
 	if c.broken != nil {
 		return c.broken
 	}
-	c.stdin.SetWriteDeadline(time.Now().Add(c.timeout))
-	_, err := c.stdin.Write(append(b, '\n'))
-	if err != nil {
-		c.fail(fmt.Errorf("could not write to the server's stdin: %w%s", err, c.exitNote()))
+	if err := c.t.send(b); err != nil {
+		c.timedOut = errors.Is(err, errNoAnswer)
+		c.fail(err)
 		return c.broken
 	}
 	return nil
@@ -285,10 +241,10 @@ func (c *conn) await(ctx context.Context, what string, match func(*message) bool
 		select {
 		case l, ok := <-c.lines:
 			if !ok {
-				c.fail(fmt.Errorf("server closed stdout before answering %s%s", what, c.exitNote()))
+				c.fail(fmt.Errorf("server closed stdout before answering %s%s", what, c.t.endNote()))
 				return nil, c.broken
 			}
-			m := decodeMessage(l.b, l.tooLong, c.maxLen)
+			m := l.decode(c.maxLen)
 			if m.bad != "" {
 				return nil, errors.New(m.bad)
 			}
@@ -349,7 +305,7 @@ func (c *conn) drain(d time.Duration) {
 			if !ok {
 				return
 			}
-			if m := decodeMessage(l.b, l.tooLong, c.maxLen); m.bad == "" {
+			if m := l.decode(c.maxLen); m.bad == "" {
 				if c.noteMessage(m) != nil {
 					return
 				}
@@ -365,7 +321,7 @@ func (c *conn) fail(err error) {
 	if c.broken == nil {
 		c.broken = err
 	}
-	c.kill()
+	c.t.stop()
 }
 
 // alive reports whether the conn can still carry requests.
@@ -374,107 +330,25 @@ func (c *conn) alive() bool {
 		return false
 	}
 	select {
-	case <-c.exited:
+	case <-c.t.done():
 		return false
 	default:
 		return true
 	}
 }
 
-// closeStdin signals EOF to the server and waits up to d for it to exit.
-// It returns the exit code, or ok=false when the server is still running.
-func (c *conn) closeStdin(d time.Duration) (code int, ok bool) {
-	c.stdin.Close()
-	timer := time.NewTimer(d)
-	defer timer.Stop()
-	select {
-	case <-c.exited:
-		return c.cmd.ProcessState.ExitCode(), true
-	case <-timer.C:
-		return 0, false
-	}
-}
-
-// kill stops the process if it is still running.
-func (c *conn) kill() {
-	select {
-	case <-c.exited:
-	default:
-		c.cmd.Process.Kill()
-	}
-}
-
-// Close kills the server if needed and releases the pipes. It is
+// Close stops the server if needed and releases the transport. It is
 // idempotent.
 func (c *conn) Close() {
 	c.closeOnce.Do(func() {
-		c.kill()
+		c.t.stop()
 		close(c.quit)
-		c.stdin.Close()
-		c.stdout.Close()
-		select {
-		case <-c.exited:
-		case <-time.After(waitDelay + time.Second):
-		}
+		c.t.release()
 	})
 }
 
-// exitNote describes how the server ended, if it did, with its stderr tail.
-func (c *conn) exitNote() string {
-	select {
-	case <-c.exited:
-	case <-time.After(time.Second):
-		return c.stderrNote()
-	}
-	return fmt.Sprintf(" (server exited: %v)%s", c.cmd.ProcessState, c.stderrNote())
-}
-
 // stderrNote is the last lines of the server's stderr, or "".
-func (c *conn) stderrNote() string {
-	tail := c.stderr.tail()
-	if tail == "" {
-		return ""
-	}
-	return "; stderr: " + tail
-}
-
-// tailWriter keeps the last max bytes written to it. Safe for concurrent
-// use.
-type tailWriter struct {
-	mu  sync.Mutex
-	max int
-	buf []byte
-}
-
-// Write implements io.Writer.
-func (w *tailWriter) Write(p []byte) (int, error) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	w.buf = append(w.buf, p...)
-	if over := len(w.buf) - w.max; over > 0 {
-		w.buf = append(w.buf[:0], w.buf[over:]...)
-	}
-	return len(p), nil
-}
-
-// tail returns the last few non-empty lines, at most 400 bytes.
-func (w *tailWriter) tail() string {
-	w.mu.Lock()
-	s := string(w.buf)
-	w.mu.Unlock()
-	lines := strings.FieldsFunc(s, func(r rune) bool { return r == '\n' || r == '\r' })
-	if len(lines) > 3 {
-		lines = lines[len(lines)-3:]
-	}
-	out := strings.Join(lines, " | ")
-	if cut := len(out) - 400; cut > 0 {
-		for cut < len(out) && !utf8.RuneStart(out[cut]) {
-			cut++
-		}
-		out = "…" + out[cut:]
-	}
-	return out
-}
+func (c *conn) stderrNote() string { return c.t.stderrNote() }
 
 // snippet shortens s to at most n bytes for a failure detail.
 // The cut never splits a UTF-8 sequence.
@@ -487,5 +361,3 @@ func snippet(s string, n int) string {
 	}
 	return s[:n] + "…"
 }
-
-var _ io.Writer = (*tailWriter)(nil)

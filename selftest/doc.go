@@ -1,9 +1,13 @@
-// Package selftest is an MCP client harness: it spawns a server command,
-// drives it over stdio through both protocol eras, calls its tools, sends
+// Package selftest is an MCP client harness: it spawns a server command
+// and drives it over stdio, or POSTs to a Streamable HTTP endpoint
+// (Options.URL), through both protocol eras, calls its tools, sends
 // robustness probes, and reports one pass/fail/skip line per check.
 //
-// It depends only on the wire protocol, so it can test any stdio MCP
-// server, and it judges each one by what it offers. Every server gets the
+// It depends only on the wire protocol, so it can test any stdio or HTTP
+// MCP server, and it judges each one by what it offers. The transport
+// (stdio.go, http.go) only frames and delivers messages; the checks do
+// not know which one carries them, except the stdio-only ones (skipped
+// over HTTP) and the http/ ones (run only over HTTP). Every server gets the
 // generic checks: the handshake, the tools/list shape, each listed tool
 // called with arguments built from its input schema, resources and prompts
 // when declared, error answers and probes. A server whose tools mark it as
@@ -25,7 +29,7 @@
 // sampling/createMessage, …) are answered at once, so a server that asks
 // never stalls the run.
 //
-// Run spawns the server at least three times: a legacy session
+// Run spawns the server (or opens a new HTTP client) at least three times: a legacy session
 // (initialize with 2025-11-25) that carries most checks, a fresh one
 // initialized with 2025-03-26, and a fresh one spoken to only in the
 // stateless 2026-07-28 revision; a legacy session that crashes or times

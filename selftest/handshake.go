@@ -59,7 +59,7 @@ type initializeResult struct {
 // spawnLegacy starts a server, initializes it asking for version and sends
 // notifications/initialized.
 func (r *runner) spawnLegacy(version string) (*conn, *initializeResult, error) {
-	c, err := start(r.o.Command, r.o)
+	c, err := r.open()
 	if err != nil {
 		return nil, nil, err
 	}
@@ -230,7 +230,7 @@ func modernParams(version string, extra map[string]any) map[string]any {
 // failed: a server may offer only the modern revision.
 func (r *runner) modernChecks() {
 	names := []string{"modern/discover", "modern/unsupported-version", "modern/tools-list", "modern/resources", "modern/skills"}
-	c, err := start(r.o.Command, r.o)
+	c, err := r.open()
 	if err != nil {
 		for _, n := range names {
 			r.check(n, func() outcome { return fail("%v", err) })
@@ -241,6 +241,10 @@ func (r *runner) modernChecks() {
 	var disc *discoverResult
 	unsupported := ""
 	r.check("modern/discover", func() outcome {
+		if why, refused := r.modernRefused(); refused {
+			unsupported = why
+			return skip("%s", unsupported)
+		}
 		m, err := c.call(r.ctx, "server/discover", modernParams(modernRev, nil))
 		if err != nil {
 			return fail("%v", err)
@@ -254,6 +258,7 @@ func (r *runner) modernChecks() {
 		}
 		d, out := checkDiscover(m.Result)
 		disc = d
+		r.modernOffered = true
 		return out
 	})
 	r.check("modern/unsupported-version", func() outcome {

@@ -47,6 +47,9 @@ func constLine(s string) func() []byte { return func() []byte { return []byte(s)
 // probe writes the line built by line, checks the first response with
 // expect, then checks the server still answers a ping.
 func (r *runner) probe(line func() []byte, what string, expect func(*message) string) outcome {
+	if r.overHTTP() {
+		return r.probeHTTP(line(), what, expect)
+	}
 	c, err := r.session()
 	if err != nil {
 		return fail("%v", err)
@@ -86,6 +89,9 @@ func oversizedLine(n int) []byte {
 // checkOversized sends a line longer than the server should accept.
 func (r *runner) checkOversized() outcome {
 	n := r.o.MaxLineBytes
+	if r.overHTTP() {
+		return r.checkOversizedBody(n)
+	}
 	return r.probe(func() []byte { return oversizedLine(n) }, fmt.Sprintf("a %d-byte line", n), func(m *message) string {
 		if m.Error == nil {
 			return fmt.Sprintf("the server accepted it and answered a result; its line bound is at least %d bytes, so set MaxLineBytes above that bound", n)
@@ -160,8 +166,12 @@ func (r *runner) exitCheck() {
 			return fail("%v", err)
 		}
 		defer r.endSession()
+		t, isStdio := c.t.(*stdioTransport)
+		if !isStdio {
+			return skip("%s", stdioOnly("a process that must exit when its stdin closes"))
+		}
 		start := time.Now()
-		code, ok := c.closeStdin(r.o.ExitTimeout)
+		code, ok := t.closeStdin(r.o.ExitTimeout)
 		if !ok {
 			return fail("still running %v after its stdin closed; a server must exit on EOF", r.o.ExitTimeout)
 		}

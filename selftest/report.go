@@ -25,7 +25,10 @@ func statusMark(status string) string {
 // skipped".
 func (r *Report) WriteText(w io.Writer) error {
 	bw := bufio.NewWriter(w)
-	if r.Server != "" {
+	switch {
+	case r.Server != "" && r.Transport == transportHTTP:
+		fmt.Fprintf(bw, "selftest: %s (Streamable HTTP)\n", r.Server)
+	case r.Server != "":
 		fmt.Fprintf(bw, "selftest: %s\n", r.Server)
 	}
 	for _, c := range r.Checks {
@@ -54,28 +57,30 @@ const JSONSchema = "agent3md-selftest/1"
 
 // jsonReport is a Report as WriteJSON prints it.
 type jsonReport struct {
-	Schema  string      `json:"schema"`
-	Server  string      `json:"server"`
-	OK      bool        `json:"ok"`
-	Passed  int         `json:"passed"`
-	Failed  int         `json:"failed"`
-	Skipped int         `json:"skipped"`
-	Checks  []jsonCheck `json:"checks"`
+	Schema    string      `json:"schema"`
+	Server    string      `json:"server"`
+	Transport string      `json:"transport"`
+	OK        bool        `json:"ok"`
+	Passed    int         `json:"passed"`
+	Failed    int         `json:"failed"`
+	Skipped   int         `json:"skipped"`
+	Checks    []jsonCheck `json:"checks"`
 }
 
 // WriteJSON writes the report as one indented JSON object:
-// {"schema", "server", "ok", "passed", "failed", "skipped",
+// {"schema", "server", "transport", "ok", "passed", "failed", "skipped",
 // "checks":[{"name", "status", "detail", "durationMs"}]}, with schema
 // JSONSchema.
 func (r *Report) WriteJSON(w io.Writer) error {
 	out := jsonReport{
-		Schema:  JSONSchema,
-		Server:  r.Server,
-		OK:      r.OK(),
-		Passed:  r.Passed,
-		Failed:  r.Failed,
-		Skipped: r.Skipped,
-		Checks:  make([]jsonCheck, len(r.Checks)),
+		Schema:    JSONSchema,
+		Server:    r.Server,
+		Transport: r.transport(),
+		OK:        r.OK(),
+		Passed:    r.Passed,
+		Failed:    r.Failed,
+		Skipped:   r.Skipped,
+		Checks:    make([]jsonCheck, len(r.Checks)),
 	}
 	for i, c := range r.Checks {
 		out.Checks[i] = jsonCheck{
@@ -88,4 +93,12 @@ func (r *Report) WriteJSON(w io.Writer) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(out)
+}
+
+// transport is r.Transport, stdio when unset.
+func (r *Report) transport() string {
+	if r.Transport == "" {
+		return transportStdio
+	}
+	return r.Transport
 }

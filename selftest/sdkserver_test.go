@@ -22,6 +22,15 @@ const vSDK = "sdk"
 
 // serveSDK serves the fake's skills with the Go SDK over stdio.
 func serveSDK() int {
+	if err := newSDKServer().Run(context.Background(), &mcp.StdioTransport{}); err != nil {
+		os.Stderr.WriteString("sdk server: " + err.Error() + "\n")
+	}
+	return 0
+}
+
+// newSDKServer is the Go SDK server of the fake's skills, for any
+// transport.
+func newSDKServer() *mcp.Server {
 	files := &fakeServer{variant: vSkills}
 	srv := mcp.NewServer(&mcp.Implementation{Name: "sdk-skills", Version: "0.0.1"}, &mcp.ServerOptions{
 		Capabilities:      &mcp.ServerCapabilities{},
@@ -52,10 +61,7 @@ func serveSDK() int {
 	}
 	srv.AddResource(&mcp.Resource{URI: "skill://prompt-xml", Name: "prompt-xml", MIMEType: "application/xml"}, read)
 	srv.AddResourceTemplate(&mcp.ResourceTemplate{URITemplate: "skill://{name}/{+path}", Name: "skill-file"}, read)
-	if err := srv.Run(context.Background(), &mcp.StdioTransport{}); err != nil {
-		os.Stderr.WriteString("sdk server: " + err.Error() + "\n")
-	}
-	return 0
+	return srv
 }
 
 // sdkRead answers a read from the fake's files.

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
+	"net/url"
 	"os/exec"
 	"strings"
 	"time"
@@ -34,8 +36,23 @@ const (
 // Options configures Run. Run does not modify it.
 type Options struct {
 	// Command is the server argv to spawn, e.g.
-	// ["/path/agent3md", "mcp", "x.3md"]. Required.
+	// ["/path/agent3md", "mcp", "x.3md"]. Exactly one of Command and URL
+	// is required.
 	Command []string
+	// URL is a Streamable HTTP endpoint to test instead of a command,
+	// e.g. "https://skills.example/mcp" (docs/selftest.md §7): every
+	// message is POSTed to it, the stdio-only checks are skipped and the
+	// http/ checks run.
+	URL string
+	// Token, when set, is sent as "Authorization: Bearer <token>" on every
+	// HTTP request; http/auth then checks that the server refuses a
+	// request without it or with another one.
+	Token string
+	// HTTPClient sends the HTTP requests (default: a client of its own
+	// with no overall timeout, since Timeout bounds each request). Give
+	// one whose transport trusts a private CA to test an HTTPS server
+	// with a test certificate.
+	HTTPClient *http.Client
 	// Timeout bounds each request, from writing it to reading its answer's
 	// line (default DefaultTimeout). Huge agents need more: listing
 	// 100,000 skills is an answer of about 85 MB.
@@ -45,13 +62,13 @@ type Options struct {
 	Expect func(name string) (body string, ok bool)
 	// ExpectResolve is Expect for resolve_skill's text.
 	ExpectResolve func(name string) (text string, ok bool)
-	// MaxLineBytes is the length of the line the oversized-line probe
-	// sends; it must exceed the server's line bound (default
-	// DefaultMaxLineBytes).
+	// MaxLineBytes is the length of the line (over HTTP, the body) the
+	// oversized-line probe sends; it must exceed the server's bound
+	// (default DefaultMaxLineBytes).
 	MaxLineBytes int
-	// MaxResponseBytes bounds one line read from the server (default
-	// DefaultMaxResponseBytes); a longer line fails the check that
-	// received it.
+	// MaxResponseBytes bounds one line read from the server, or one HTTP
+	// answer or event (default DefaultMaxResponseBytes); a longer one
+	// fails the check that received it.
 	MaxResponseBytes int
 	// Sample is how many skills the per-skill checks (route, get,
 	// resolve, and the skill resource and skills extension checks) visit: all of them on a smaller agent, else that many
@@ -59,7 +76,7 @@ type Options struct {
 	// DefaultSample). The check's detail says when a sample was taken.
 	Sample int
 	// ExitTimeout is how long the server may take to exit once its stdin
-	// is closed (default DefaultExitTimeout).
+	// is closed (default DefaultExitTimeout; unused over HTTP).
 	ExitTimeout time.Duration
 }
 
@@ -86,8 +103,11 @@ type Check struct {
 
 // Report is the outcome of a Run.
 type Report struct {
-	// Server is the command that was tested, shell-quoted.
+	// Server is the command that was tested, shell-quoted, or the URL.
 	Server string
+	// Transport is how the server was reached: "stdio" (Command) or
+	// "http" (URL); "" reads as stdio.
+	Transport string
 	// Checks are in the order they ran.
 	Checks                  []Check
 	Passed, Failed, Skipped int
@@ -96,25 +116,40 @@ type Report struct {
 // OK reports whether no check failed.
 func (r *Report) OK() bool { return r.Failed == 0 }
 
-// ErrNoCommand is returned by Run when Options.Command is empty.
-var ErrNoCommand = errors.New("selftest: no server command given (pass the server argv, e.g. --server 'agent3md mcp agent.3md')")
+// ErrNoCommand is returned by Run when Options has neither a Command nor
+// a URL.
+var ErrNoCommand = errors.New("selftest: no server given: set Options.Command to the server's argv (e.g. agent3md mcp agent.3md) or Options.URL to its HTTP endpoint")
 
-// Run spawns the server (several times: one legacy session, one for an
-// older protocol revision, one for the stateless 2026-07-28 revision) and
-// runs every check against it: the generic ones on any MCP server, the
-// agent-3md contract checks when its tools mark it as an agent-3md server. It returns an error only when the server
-// cannot be started at all or ctx ends; every misbehaviour of a running
-// server is a failed check. Run is bounded: each request has a timeout and
-// a server that stops answering is killed.
+// Report.Transport values.
+const (
+	transportStdio = "stdio"
+	transportHTTP  = "http"
+)
+
+// Run spawns the server, or opens clients of Options.URL (several times:
+// one legacy session, one for an older protocol revision, one for the
+// stateless 2026-07-28 revision), and runs every check against it: the
+// generic ones on any MCP server, the agent-3md contract checks when its
+// tools mark it as an agent-3md server, the http/ ones over HTTP. It
+// returns an error only when the options are unusable, the server cannot
+// be started at all, or ctx ends; every misbehaviour of a running server
+// (an unreachable URL included) is a failed check. Run is bounded: each
+// request has a timeout and a server that stops answering is killed (its
+// open HTTP requests cancelled).
 func Run(ctx context.Context, opts *Options) (*Report, error) {
 	o, err := opts.withDefaults()
 	if err != nil {
 		return nil, err
 	}
-	if _, err := exec.LookPath(o.Command[0]); err != nil {
-		return nil, fmt.Errorf("selftest: cannot run server %q: %w", o.Command[0], err)
+	r := &runner{ctx: ctx, o: o, report: &Report{Server: redacted(o.URL), Transport: transportHTTP}}
+	if o.URL == "" {
+		if _, err := exec.LookPath(o.Command[0]); err != nil {
+			return nil, fmt.Errorf("selftest: cannot run server %q: %w", o.Command[0], err)
+		}
+		r.report.Server, r.report.Transport = quoteArgv(o.Command), transportStdio
+	} else {
+		r.httpLog = &httpLog{}
 	}
-	r := &runner{ctx: ctx, o: o, report: &Report{Server: quoteArgv(o.Command)}}
 	defer r.endSession()
 	stages := []func(){
 		r.legacyChecks,
@@ -124,6 +159,7 @@ func Run(ctx context.Context, opts *Options) (*Report, error) {
 		r.exitCheck,
 		r.olderVersionCheck,
 		r.modernChecks,
+		r.httpChecks,
 	}
 	for _, stage := range stages {
 		if ctx.Err() != nil {
@@ -140,11 +176,22 @@ func Run(ctx context.Context, opts *Options) (*Report, error) {
 
 // withDefaults copies opts with zero fields set to their defaults.
 func (opts *Options) withDefaults() (*Options, error) {
-	if opts == nil || len(opts.Command) == 0 || opts.Command[0] == "" {
+	if opts == nil || (len(opts.Command) == 0 || opts.Command[0] == "") && opts.URL == "" {
 		return nil, ErrNoCommand
 	}
 	o := *opts
 	o.Command = append([]string(nil), opts.Command...)
+	if o.URL != "" {
+		if len(o.Command) > 0 {
+			return nil, fmt.Errorf("selftest: both a server command (%s) and a URL (%s) given; test one at a time", quoteArgv(o.Command), o.URL)
+		}
+		if err := checkURL(o.URL); err != nil {
+			return nil, err
+		}
+		if o.HTTPClient == nil {
+			o.HTTPClient = &http.Client{}
+		}
+	}
 	if o.Timeout <= 0 {
 		o.Timeout = DefaultTimeout
 	}
@@ -221,6 +268,26 @@ type runner struct {
 	templates    []templateInfo  // from resources/templates/list
 	skillEntries []skillEntry    // from skills/list, nil when not listed
 	entriesErr   string          // why skillEntries is nil
+
+	httpLog       *httpLog // every POST of the run, nil over stdio
+	modernOffered bool     // server/discover answered (for the http/ checks)
+}
+
+// open starts a fresh session: a spawned process, or a new HTTP client
+// of the URL.
+func (r *runner) open() (*conn, error) {
+	if r.o.URL != "" {
+		return dial(r.o, r.httpLog), nil
+	}
+	return start(r.o.Command, r.o)
+}
+
+// overHTTP reports whether the run tests an HTTP endpoint.
+func (r *runner) overHTTP() bool { return r.o.URL != "" }
+
+// stdioOnly is the detail of a check skipped over HTTP.
+func stdioOnly(what string) string {
+	return "stdio only: " + what + "; this run is over HTTP"
 }
 
 // check runs fn as the check called name and records its outcome.
@@ -297,4 +364,26 @@ func shellQuoteIfNeeded(a string) string {
 // closed, backslash-escaped and reopened.
 func shellQuote(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// checkURL accepts an absolute http or https URL.
+func checkURL(s string) error {
+	u, err := url.Parse(s)
+	if err != nil {
+		return fmt.Errorf("selftest: server URL %q: %w", s, err)
+	}
+	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return fmt.Errorf("selftest: server URL %q: want an absolute http:// or https:// URL, e.g. https://host:8765/mcp", s)
+	}
+	return nil
+}
+
+// redacted is a URL with any password replaced by "xxxxx", for the
+// report.
+func redacted(s string) string {
+	u, err := url.Parse(s)
+	if err != nil {
+		return s
+	}
+	return u.Redacted()
 }

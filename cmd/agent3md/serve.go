@@ -223,6 +223,7 @@ func (a *app) selftestCmd() *cobra.Command {
 		asJSON  bool
 		timeout time.Duration
 		sample  int
+		remote  selftestHTTP
 	)
 	c := &cobra.Command{
 		Use:   "selftest [FILE | DIR]",
@@ -232,27 +233,47 @@ func (a *app) selftestCmd() *cobra.Command {
 client: the legacy handshake and the 2026-07-28 discover, tools/list, every
 skill tool on every skill, error cases, robustness probes (malformed and
 oversized lines, bad ids, unknown methods) and a clean exit on EOF. It prints
-one line per check and exits 1 if any fails.`,
+one line per check and exits 1 if any fails.
+
+With --url it drives a Streamable HTTP endpoint the same way instead of
+spawning anything, skips the stdio-only checks and adds the HTTP ones (405
+on GET, 202 for notifications, no session id, 403 for a foreign Origin,
+401 without the token). A FILE given with --url is the agent the endpoint
+serves: bodies are then compared with the library's.`,
 		Example: `  agent3md selftest examples/devtools.3md
-  agent3md selftest --server 'node ./reference-server.js agent.3md'`,
+  agent3md selftest --server 'node ./reference-server.js agent.3md'
+  agent3md selftest --url http://127.0.0.1:8765/mcp
+  AGENT3MD_TOKEN=... agent3md selftest --url https://skills.example/mcp --ca-file ca.pem`,
 		Args: args(cobra.MaximumNArgs(1)),
 		RunE: func(c *cobra.Command, args []string) error {
 			if sample < 1 {
 				return ioError(fmt.Errorf("--sample %d: use a positive number of skills (default %d)", sample, selftest.DefaultSample))
 			}
-			return a.selftest(c.Context(), args, server, asJSON, &selftest.Options{Timeout: timeout, Sample: sample})
+			opts := &selftest.Options{Timeout: timeout, Sample: sample}
+			if err := remote.apply(opts, server); err != nil {
+				return err
+			}
+			return a.selftest(c.Context(), args, server, asJSON, opts)
 		},
 	}
 	c.Flags().StringVar(&server, "server", "", "server command line to test instead of 'agent3md mcp FILE' (words split on spaces; quote a word with ' or \")")
 	c.Flags().DurationVar(&timeout, "timeout", selftest.DefaultTimeout, "how long each request may take (raise it for very large agents)")
 	c.Flags().BoolVar(&asJSON, "json", false, "print the report as JSON")
 	c.Flags().IntVar(&sample, "sample", selftest.DefaultSample, "how many skills the per-skill checks visit, spread evenly over the catalog (bounds the run on very large agents)")
+	remote.addFlags(c)
 	a.addLimitFlags(c.Flags())
 	return c
 }
 
 func (a *app) selftest(ctx context.Context, args []string, server string, asJSON bool, opts *selftest.Options) error {
 	switch {
+	case opts.URL != "" && len(args) == 1:
+		closeAgent, err := a.selftestExpect(ctx, args[0], opts)
+		if err != nil {
+			return err
+		}
+		defer closeAgent()
+	case opts.URL != "":
 	case server != "":
 		words, err := splitWords(server)
 		if err != nil {
@@ -299,7 +320,7 @@ func (a *app) selftest(ctx context.Context, args []string, server string, asJSON
 			return text, err == nil
 		}
 	default:
-		return ioError(fmt.Errorf("selftest needs an agent FILE or --server 'CMD ARGS...'"))
+		return ioError(fmt.Errorf("selftest needs an agent FILE, --server 'CMD ARGS...' or --url URL"))
 	}
 	report, err := selftest.Run(ctx, opts)
 	if err != nil {

@@ -115,9 +115,11 @@ func isTokenByte(c byte) bool {
 	return strings.IndexByte("-._~+/=", c) >= 0
 }
 
-// readTokenFile reads and parses path, refusing files over
-// maxTokenFileBytes before reading them whole.
-func readTokenFile(path string) ([]string, error) {
+// ReadTokenFile reads and parses path, refusing files over
+// maxTokenFileBytes before reading them whole. The server reads its
+// accepted tokens with it, and cmd's selftest the token it sends, so
+// both read one format.
+func ReadTokenFile(path string) ([]string, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, &TokenError{File: path, Err: err}
@@ -172,7 +174,7 @@ func newTokenStore(file string, static []string) (*tokenStore, error) {
 func (t *tokenStore) reload() error {
 	set := append([]tokenDigest(nil), t.static...)
 	if t.file != "" {
-		toks, err := readTokenFile(t.file)
+		toks, err := ReadTokenFile(t.file)
 		if err != nil {
 			return err
 		}

@@ -1,0 +1,123 @@
+package main
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+
+	"github.com/spf13/cobra"
+
+	"github.com/agent3md/agent3md/internal/httpd"
+	"github.com/agent3md/agent3md/selftest"
+)
+
+// selftestHTTP holds selftest's flags for an HTTP endpoint
+// (docs/selftest.md §7).
+type selftestHTTP struct {
+	url       string
+	tokenFile string
+	caFile    string
+}
+
+func (h *selftestHTTP) addFlags(c *cobra.Command) {
+	c.Flags().StringVar(&h.url, "url", "", "test the Streamable HTTP endpoint at URL (e.g. http://127.0.0.1:8765/mcp) instead of spawning a server")
+	c.Flags().StringVar(&h.tokenFile, "token-file", "", "with --url: send the first bearer token in FILE (one a line, # comments); default $"+httpd.TokenEnv)
+	c.Flags().StringVar(&h.caFile, "ca-file", "", "with --url: also trust the PEM CA certificates in FILE (an https server with a private or test certificate)")
+}
+
+// apply checks the flags' combinations and fills the HTTP fields of opts.
+func (h *selftestHTTP) apply(opts *selftest.Options, server string) error {
+	if h.url == "" {
+		if h.tokenFile != "" || h.caFile != "" {
+			return ioError(fmt.Errorf("--token-file and --ca-file go with --url URL (they configure the HTTP client)"))
+		}
+		return nil
+	}
+	if server != "" {
+		return ioError(fmt.Errorf("--url and --server: test one server at a time"))
+	}
+	opts.URL = h.url
+	token, err := h.token()
+	if err != nil {
+		return err
+	}
+	opts.Token = token
+	client, err := h.client()
+	if err != nil {
+		return err
+	}
+	opts.HTTPClient = client
+	return nil
+}
+
+// token is the first token of --token-file, else $AGENT3MD_TOKEN, else "".
+func (h *selftestHTTP) token() (string, error) {
+	if h.tokenFile == "" {
+		return os.Getenv(httpd.TokenEnv), nil
+	}
+	toks, err := httpd.ReadTokenFile(h.tokenFile)
+	if err != nil {
+		return "", ioError(fmt.Errorf("--token-file: %w", err))
+	}
+	return toks[0], nil
+}
+
+// client is an HTTP client trusting --ca-file beside the system's roots.
+func (h *selftestHTTP) client() (*http.Client, error) {
+	if h.caFile == "" {
+		return nil, nil // selftest's default
+	}
+	pem, err := readBounded(h.caFile, 1<<20)
+	if err != nil {
+		return nil, ioError(fmt.Errorf("--ca-file: %w", err))
+	}
+	pool, err := x509.SystemCertPool()
+	if err != nil {
+		pool = x509.NewCertPool()
+	}
+	if !pool.AppendCertsFromPEM(pem) {
+		return nil, ioError(fmt.Errorf("--ca-file %s: no PEM certificate found (want -----BEGIN CERTIFICATE----- blocks)", h.caFile))
+	}
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	tr.TLSClientConfig = &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}
+	return &http.Client{Transport: tr}, nil
+}
+
+// readBounded reads a small file whole, refusing one over max bytes.
+func readBounded(path string, max int64) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, max+1))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if int64(len(data)) > max {
+		return nil, fmt.Errorf("%s: over %d bytes; is it the right file?", path, max)
+	}
+	return data, nil
+}
+
+// selftestExpect opens the agent at path so the run holds the server's
+// bodies to what the library reads; the caller closes it.
+func (a *app) selftestExpect(ctx context.Context, path string, opts *selftest.Options) (func(), error) {
+	ag, err := a.open(path)
+	if err != nil {
+		return nil, err
+	}
+	opts.Expect = func(name string) (string, bool) {
+		body, err := ag.Body(ctx, name)
+		return body, err == nil
+	}
+	opts.ExpectResolve = func(name string) (string, bool) {
+		text, err := resolveText(ctx, ag, name)
+		return text, err == nil
+	}
+	return func() { ag.Close() }, nil
+}
