@@ -122,8 +122,10 @@ func (s *server) resourcesList(ctx context.Context, c *call) (any, error) {
 	if pg.start == 0 {
 		out.Resources = append(out.Resources,
 			resourceJSON{URI: uriIdentity, Name: "identity", Title: agentTitle(v) + " identity", Description: "The agent's identity plane: who it is and how it works (also the server's instructions).", MimeType: mimeText},
-			resourceJSON{URI: uriManifest, Name: "manifest", Title: agentTitle(v) + " manifest", Description: "The agent3md/1 JSON projection of the agent: its skills, their inputs and dependencies.", MimeType: mimeJSON},
 		)
+		if s.opts.Projection != nil { // readable only where cmd renders it
+			out.Resources = append(out.Resources, resourceJSON{URI: uriManifest, Name: "manifest", Title: agentTitle(v) + " manifest", Description: "The agent3md/1 JSON projection of the agent: its skills, their inputs and dependencies.", MimeType: mimeJSON})
+		}
 		// Listed only when it fits an answer: a client that follows the
 		// list must be able to read what it names.
 		if xml, err := v.files.promptXML(ctx, v.agent, s.maxAnswerBytes()); err == nil {

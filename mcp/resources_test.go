@@ -113,6 +113,9 @@ func TestDigestsMatchReads(t *testing.T) {
 				}
 				mustRPC(t, s, sess, methodResourcesList, params, &page)
 				for _, r := range page.Resources {
+					if _, err := rpc(t, s, sess, methodResourcesRead, map[string]any{"uri": r.URI}); err != nil {
+						t.Errorf("%s is listed but reading it fails: %v", r.URI, err)
+					}
 					if r.Size != nil {
 						listed[r.URI] = *r.Size
 					}
