@@ -55,10 +55,7 @@ type promptsListResult struct {
 // agent prompt counts as entry 0).
 func (s *server) promptsList(ctx context.Context, c *call) (any, error) {
 	var p listParams
-	if err := bind(c, &p); err != nil {
-		return nil, err
-	}
-	v, err := c.agentVersion(ctx)
+	v, err := c.bindAgent(ctx, &p)
 	if err != nil {
 		return nil, err
 	}
@@ -107,10 +104,7 @@ type promptsGetResult struct {
 
 func (s *server) promptsGet(ctx context.Context, c *call) (any, error) {
 	var p promptsGetParams
-	if err := bind(c, &p); err != nil {
-		return nil, err
-	}
-	v, err := c.agentVersion(ctx)
+	v, err := c.bindAgent(ctx, &p)
 	if err != nil {
 		return nil, err
 	}
@@ -204,10 +198,7 @@ type completeResult struct {
 
 func (s *server) complete(ctx context.Context, c *call) (any, error) {
 	var p completeParams
-	if err := bind(c, &p); err != nil {
-		return nil, err
-	}
-	v, err := c.agentVersion(ctx)
+	v, err := c.bindAgent(ctx, &p)
 	if err != nil {
 		return nil, err
 	}

@@ -106,10 +106,7 @@ type listParams struct {
 // skills (their digests are kept for the version).
 func (s *server) resourcesList(ctx context.Context, c *call) (any, error) {
 	var p listParams
-	if err := bind(c, &p); err != nil {
-		return nil, err
-	}
-	v, err := c.agentVersion(ctx)
+	v, err := c.bindAgent(ctx, &p)
 	if err != nil {
 		return nil, err
 	}
@@ -214,10 +211,7 @@ type uriParams struct {
 // resourcesRead serves one resource's exact bytes.
 func (s *server) resourcesRead(ctx context.Context, c *call) (any, error) {
 	var p uriParams
-	if err := bind(c, &p); err != nil {
-		return nil, err
-	}
-	v, err := c.agentVersion(ctx)
+	v, err := c.bindAgent(ctx, &p)
 	if err != nil {
 		return nil, err
 	}
@@ -392,10 +386,7 @@ func (s *server) resourcesTemplates(ctx context.Context, c *call) (any, error) {
 // the agent is watched). Any served URI may be subscribed to.
 func (s *server) resourcesSubscribe(ctx context.Context, c *call) (any, error) {
 	var p uriParams
-	if err := bind(c, &p); err != nil {
-		return nil, err
-	}
-	v, err := c.agentVersion(ctx)
+	v, err := c.bindAgent(ctx, &p)
 	if err != nil {
 		return nil, err
 	}

@@ -66,10 +66,7 @@ func skillEntry(snap loader.Snapshot, i int, f *fileSet) skillJSON {
 // limits is left out, with a warning on stderr.
 func (s *server) skillsList(ctx context.Context, c *call) (any, error) {
 	var p listParams
-	if err := bind(c, &p); err != nil {
-		return nil, err
-	}
-	v, err := c.agentVersion(ctx)
+	v, err := c.bindAgent(ctx, &p)
 	if err != nil {
 		return nil, err
 	}
@@ -107,10 +104,7 @@ type skillsGetResult struct {
 // -32602 in both eras.
 func (s *server) skillsGet(ctx context.Context, c *call) (any, error) {
 	var p uriParams
-	if err := bind(c, &p); err != nil {
-		return nil, err
-	}
-	v, err := c.agentVersion(ctx)
+	v, err := c.bindAgent(ctx, &p)
 	if err != nil {
 		return nil, err
 	}
@@ -154,10 +148,7 @@ type directoryParams struct {
 // skill://<slug>/references their files; for a folder, its real tree.
 func (s *server) directoryRead(ctx context.Context, c *call) (any, error) {
 	var p directoryParams
-	if err := bind(c, &p); err != nil {
-		return nil, err
-	}
-	v, err := c.agentVersion(ctx)
+	v, err := c.bindAgent(ctx, &p)
 	if err != nil {
 		return nil, err
 	}

@@ -89,6 +89,15 @@ func (c *call) agentVersion(ctx context.Context) (*version, error) {
 	return c.v, nil
 }
 
+// bindAgent decodes the call's params into dst (bind) and takes its agent
+// version: the start of every handler that reads the agent.
+func (c *call) bindAgent(ctx context.Context, dst any) (*version, error) {
+	if err := bind(c, dst); err != nil {
+		return nil, err
+	}
+	return c.agentVersion(ctx)
+}
+
 // done releases what the call took.
 func (c *call) done() {
 	if c.v != nil {
