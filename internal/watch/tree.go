@@ -191,41 +191,12 @@ func (w *Watcher) runTree() {
 	defer close(w.changes)
 	defer w.stopTreeNotify()
 	defer w.stopTreePolling()
-	deb := debounce{quiet: w.opts.Debounce, most: w.opts.MaxWait}
-	timer := time.NewTimer(time.Hour)
-	timer.Stop()
-	defer timer.Stop()
-	for {
-		var events <-chan fsnotify.Event
-		var errs <-chan error
-		if t.fw != nil {
-			events, errs = t.fw.Events, t.fw.Errors
-		}
-		var tick <-chan time.Time
-		if t.ticker != nil {
-			tick = t.ticker.C
-		}
-		changed := false
-		select {
-		case <-w.done:
-			return
-		case ev, ok := <-events:
-			changed = w.onTreeEvent(ev, ok)
-		case err, ok := <-errs:
-			changed = w.onTreeError(err, ok)
-		case <-tick:
-			changed = w.onTreeTick()
-		case <-timer.C:
-			deb.fire()
-			select {
-			case w.changes <- struct{}{}:
-			default: // a signal is already waiting: it covers this one
-			}
-		}
-		if changed {
-			timer.Reset(time.Until(deb.touch(time.Now())))
-		}
-	}
+	w.loop(modeHandlers{
+		sources: func() (<-chan fsnotify.Event, <-chan error, <-chan time.Time) {
+			return sourcesOf(t.fw, t.ticker)
+		},
+		onEvent: w.onTreeEvent, onError: w.onTreeError, onTick: w.onTreeTick,
+	})
 }
 
 // onTreeEvent handles one event and reports whether the trees changed.

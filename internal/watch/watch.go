@@ -199,30 +199,59 @@ func (w *Watcher) run(werr error) {
 	if werr != nil {
 		w.startPolling(werr)
 	}
+	w.loop(modeHandlers{
+		sources: func() (<-chan fsnotify.Event, <-chan error, <-chan time.Time) {
+			return sourcesOf(w.fw, w.ticker)
+		},
+		onEvent: w.onEvent, onError: w.onError, onTick: w.onTick,
+	})
+}
+
+// modeHandlers are one kind of Watcher's reactions (one file, or trees);
+// loop, shared, turns them into debounced signals.
+type modeHandlers struct {
+	// sources are the channels to wait on now (nil: not in use).
+	sources func() (<-chan fsnotify.Event, <-chan error, <-chan time.Time)
+	// Each reports whether what is watched may have changed.
+	onEvent func(ev fsnotify.Event, ok bool) bool
+	onError func(err error, ok bool) bool
+	onTick  func() bool
+}
+
+// sourcesOf are the channels of an fsnotify watcher and a poll ticker,
+// either of which may be nil.
+func sourcesOf(fw *fsnotify.Watcher, ticker *time.Ticker) (<-chan fsnotify.Event, <-chan error, <-chan time.Time) {
+	var events <-chan fsnotify.Event
+	var errs <-chan error
+	if fw != nil {
+		events, errs = fw.Events, fw.Errors
+	}
+	var tick <-chan time.Time
+	if ticker != nil {
+		tick = ticker.C
+	}
+	return events, errs, tick
+}
+
+// loop waits on h's sources until Close and signals each change once it
+// has been quiet for Options.Debounce (or waited Options.MaxWait).
+func (w *Watcher) loop(h modeHandlers) {
 	deb := debounce{quiet: w.opts.Debounce, most: w.opts.MaxWait}
 	timer := time.NewTimer(time.Hour)
 	timer.Stop()
 	defer timer.Stop()
 	for {
-		var events <-chan fsnotify.Event
-		var errs <-chan error
-		if w.fw != nil {
-			events, errs = w.fw.Events, w.fw.Errors
-		}
-		var tick <-chan time.Time
-		if w.ticker != nil {
-			tick = w.ticker.C
-		}
+		events, errs, tick := h.sources()
 		changed := false
 		select {
 		case <-w.done:
 			return
 		case ev, ok := <-events:
-			changed = w.onEvent(ev, ok)
+			changed = h.onEvent(ev, ok)
 		case err, ok := <-errs:
-			changed = w.onError(err, ok)
+			changed = h.onError(err, ok)
 		case <-tick:
-			changed = w.onTick()
+			changed = h.onTick()
 		case <-timer.C:
 			deb.fire()
 			select {
