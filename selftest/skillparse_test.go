@@ -309,7 +309,9 @@ func FuzzSkillParsers(f *testing.F) {
 		completionProblem(json.RawMessage(s))
 		eraProblem(true, "skills/list", json.RawMessage(s))
 		if p, ok := skillPathOf(s); ok {
-			lastSegment(p)
+			if seg := lastSegment(p); strings.Contains(seg, "/") {
+				t.Errorf("lastSegment(%q) = %q holds a slash", p, seg)
+			}
 			directoryProblem(skillScheme+p, []resourceInfo{{URI: s}})
 		}
 	})
