@@ -23,6 +23,16 @@
 // ratio side by side; -ab BIN puts a second agent3md build in that column
 // instead, for A/B measurements of a change. See compare.go.
 //
+// -folder DIR and -folder-sizes N serve Agent Skills folders instead (a
+// folder of one's own, generated ones of N skills) and -ref-folder names
+// another folder server to measure beside ours: spawn → initialize, the
+// SKILL.md read, peak RSS, and our first route cold and warm. See
+// folder.go.
+//
+//	go run ./bench/mcpbench -folder /work/ext/anthropics-skills/skills \
+//		-ref-folder 'node /work/ext/skilljack/dist/index.js' -runs 7
+//	go run ./bench/mcpbench -folder-sizes 10000 -runs 5
+//
 // Agents are written by bench/gen-agent.py as DIR/agent-N.3md when missing.
 // Every read from a server has a timeout; a hung or failing server is
 // reported with the tail of its stderr, and the exit status is 1.
@@ -61,6 +71,15 @@ type options struct {
 	ab       string        // a second agent3md binary, compared in the reference's place
 	kinds    []string      // request kinds -compare times; empty: cold starts only
 	burst    time.Duration // aimed length of one timed burst in -compare
+
+	// The folder mode (folder.go).
+	folder      string // a skills folder to serve, e.g. anthropics/skills' skills/
+	folderSizes []int  // generated skills folders to serve
+	refFolder   string // reference folder server, run as CMD DIR
+	folderSkill string // the skill of -folder whose SKILL.md is read
+	folderRoute string // the route_skill request sent to -folder
+	reads       int    // timed sequential reads per serving session
+	skillsGen   string // the skills folder generator
 }
 
 func main() {
@@ -92,6 +111,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		fmt.Fprintln(stderr, "mcpbench:", err)
 		return 2
+	}
+	if o.folder != "" || len(o.folderSizes) > 0 {
+		return runFolders(o, w, tmp, stdout, stderr)
 	}
 	if o.compare {
 		return runCompare(o, w, tmp, stdout, stderr)
@@ -138,8 +160,25 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	fs.StringVar(&o.ab, "ab", "", "a second agent3md binary, measured as ours is in the reference's column (A/B of two builds); implies -compare")
 	kinds := fs.String("kinds", "all", "in -compare, the request kinds to time ("+strings.Join(requestKinds, ",")+"), all, or none for cold starts only")
 	fs.DurationVar(&o.burst, "burst", 300*time.Millisecond, "in -compare, aimed length of one timed burst of requests")
+	fs.StringVar(&o.folder, "folder", "", "serve this skills folder (docs/skill-folders.md) instead of agent files: spawn → initialize, SKILL.md reads, peak RSS, first route cold and warm")
+	folderSizes := fs.String("folder-sizes", "", "also serve generated skills folders of these sizes (bench/gen-skills.py, kept as DIR/skills-N), e.g. 10000")
+	fs.StringVar(&o.refFolder, "ref-folder", "", "reference folder server, run as CMD DIR (e.g. 'node /work/ext/skilljack/dist/index.js'); measured beside ours on every folder")
+	fs.StringVar(&o.folderSkill, "folder-skill", "pdf", "the skill of -folder whose SKILL.md is read (resources/read skill://NAME)")
+	fs.StringVar(&o.folderRoute, "folder-route", "extract the tables from a pdf file", "the route_skill request sent to -folder")
+	fs.IntVar(&o.reads, "reads", 200, "in the folder mode, timed sequential SKILL.md reads per serving session")
+	fs.StringVar(&o.skillsGen, "skills-gen", "bench/gen-skills.py", "the skills folder generator")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
+	}
+	var err error
+	if o.folderSizes, err = parseCounts("-folder-sizes", *folderSizes); err != nil {
+		return nil, err
+	}
+	if o.refFolder != "" && o.folder == "" && len(o.folderSizes) == 0 {
+		return nil, fmt.Errorf("-ref-folder needs a folder to serve: pass -folder DIR or -folder-sizes N")
+	}
+	if o.reads < 1 {
+		return nil, fmt.Errorf("-reads must be at least 1")
 	}
 	if o.ref != "" && o.ab != "" {
 		return nil, fmt.Errorf("-ref and -ab both fill the second column; pass one")
@@ -150,7 +189,6 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	if o.compare && !sizesSet {
 		*sizes = "10,1000,4000"
 	}
-	var err error
 	if o.kinds, err = parseKinds(*kinds); err != nil {
 		return nil, err
 	}
@@ -160,12 +198,8 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	if fs.NArg() > 0 {
 		return nil, fmt.Errorf("unexpected argument %q; every setting is a flag (see -h)", fs.Arg(0))
 	}
-	for _, f := range strings.Split(*sizes, ",") {
-		n, err := strconv.Atoi(strings.TrimSpace(f))
-		if err != nil || n < 1 {
-			return nil, fmt.Errorf("-sizes: %q is not a positive skill count; use e.g. -sizes 10,1000,4000", f)
-		}
-		o.sizes = append(o.sizes, n)
+	if o.sizes, err = parseCounts("-sizes", *sizes); err != nil {
+		return nil, err
 	}
 	if o.runs < 1 || o.requests < 1 || o.coldRuns < 0 {
 		return nil, fmt.Errorf("-runs and -requests must be at least 1, -cold-runs at least 0")
@@ -174,6 +208,22 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 		o.coldRuns = o.runs
 	}
 	return o, nil
+}
+
+// parseCounts reads a comma-separated list of skill counts; empty is none.
+func parseCounts(flagName, s string) ([]int, error) {
+	if strings.TrimSpace(s) == "" {
+		return nil, nil
+	}
+	var out []int
+	for _, f := range strings.Split(s, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n < 1 {
+			return nil, fmt.Errorf("%s: %q is not a positive skill count; use e.g. %s 10,1000,4000", flagName, f, flagName)
+		}
+		out = append(out, n)
+	}
+	return out, nil
 }
 
 // parseKinds reads -kinds.
