@@ -339,37 +339,36 @@ func (p *folderProbe) session(c folderContender, cacheDir string, r *folderResul
 	if err := s.send(initializedNotification()); err != nil {
 		return err
 	}
-	n, err := p.read(s, 2)
+	sent := time.Now()
+	trip, n, err := p.read(s, 2)
 	if err != nil {
 		return fmt.Errorf("first read: %w", err)
 	}
-	first := time.Since(s.start)
+	first := sent.Add(trip).Sub(s.start)
 	for i := 0; i < readWarmup; i++ {
-		if _, err := p.read(s, 3+i); err != nil {
+		if _, _, err := p.read(s, 3+i); err != nil {
 			return err
 		}
 	}
 	trips := make([]float64, p.reads)
 	for i := range trips {
-		start := time.Now()
-		if _, err := p.read(s, 3+readWarmup+i); err != nil {
+		trip, _, err := p.read(s, 3+readWarmup+i)
+		if err != nil {
 			return err
 		}
-		trips[i] = float64(time.Since(start)) / float64(time.Microsecond)
+		trips[i] = float64(trip) / float64(time.Microsecond)
 	}
-	// Pings time the transport and the client alone: what a read costs
-	// beyond them is the server's reading and encoding.
+	// Pings time the transport and the server's dispatch alone: what a
+	// read costs beyond them is its reading and encoding.
 	pings := make([]float64, p.reads)
 	for i := range pings {
 		id := 3 + readWarmup + p.reads + i
-		start := time.Now()
-		if err := s.send(map[string]any{"jsonrpc": "2.0", "id": id, "method": "ping"}); err != nil {
-			return err
-		}
-		if _, err := s.await(id); err != nil {
+		req := fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%d,"method":"ping"}`+"\n", id)
+		_, trip, err := s.roundTrip(req, id)
+		if err != nil {
 			return fmt.Errorf("ping: %w", err)
 		}
-		pings[i] = float64(time.Since(start)) / float64(time.Microsecond)
+		pings[i] = float64(trip) / float64(time.Microsecond)
 	}
 	rss, err := p.end(c, s)
 	if err != nil {
@@ -385,17 +384,21 @@ func (p *folderProbe) session(c folderContender, cacheDir string, r *folderResul
 }
 
 // read sends resources/read of skill://NAME (the SKILL.md, as both
-// servers name it) and waits for the answer; it returns the text's size
-// and fails when the text differs from the file on disk.
-func (p *folderProbe) read(s *server, id int) (int, error) {
+// servers name it) and waits for the answer. It returns the round trip,
+// from the write of the request to the arrival of the whole answer line
+// (the client's own decoding, which for an 8 KB answer costs more than
+// the transport, is not counted), and the text's size; it fails when the
+// text differs from the file on disk.
+func (p *folderProbe) read(s *server, id int) (time.Duration, int, error) {
 	uri := "skill://" + p.target.Skill
-	if err := s.send(map[string]any{"jsonrpc": "2.0", "id": id, "method": "resources/read",
-		"params": map[string]any{"uri": uri}}); err != nil {
-		return 0, err
-	}
-	res, err := s.await(id)
+	req, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "method": "resources/read",
+		"params": map[string]any{"uri": uri}})
 	if err != nil {
-		return 0, err
+		return 0, 0, err
+	}
+	res, trip, err := s.roundTrip(append(req, '\n'), id)
+	if err != nil {
+		return 0, 0, fmt.Errorf("resources/read %s: %w", uri, err)
 	}
 	var rr struct {
 		Contents []struct {
@@ -403,16 +406,16 @@ func (p *folderProbe) read(s *server, id int) (int, error) {
 		} `json:"contents"`
 	}
 	if err := json.Unmarshal(res, &rr); err != nil {
-		return 0, fmt.Errorf("resources/read %s: the result is not a read result: %v", uri, err)
+		return 0, 0, fmt.Errorf("resources/read %s: the result is not a read result: %v", uri, err)
 	}
 	if len(rr.Contents) == 0 || rr.Contents[0].Text == nil {
-		return 0, fmt.Errorf("resources/read %s: no text content", uri)
+		return 0, 0, fmt.Errorf("resources/read %s: no text content", uri)
 	}
 	text := *rr.Contents[0].Text
 	if p.want != nil && text != string(p.want) {
-		return 0, fmt.Errorf("resources/read %s: %d bytes that differ from the %d of its SKILL.md on disk", uri, len(text), len(p.want))
+		return 0, 0, fmt.Errorf("resources/read %s: %d bytes that differ from the %d of its SKILL.md on disk", uri, len(text), len(p.want))
 	}
-	return len(text), nil
+	return trip, len(text), nil
 }
 
 // firstRoute measures spawn → first route_skill answer with cacheDir as
