@@ -28,6 +28,8 @@ type folderContender struct {
 	// argv returns the command line serving dir with cacheDir as the
 	// routing index cache (a server without one ignores it).
 	argv func(dir, cacheDir string) []string
+	// env is added to the environment it runs in.
+	env []string
 	// routes is set for a server with route_skill: the cold and warm
 	// first-route rows are measured for it alone.
 	routes bool
@@ -69,7 +71,7 @@ var folderMetrics = []struct {
 	{metric{"init", "spawn → initialize", "ms", "%.1f"}, 0.1},
 	{metric{"firstRead", "spawn → first SKILL.md read", "ms", "%.1f"}, 0},
 	{metric{"read", "resources/read SKILL.md", "µs", "%.1f"}, 0.05},
-	{metric{"ping", "ping (the round-trip floor)", "µs", "%.1f"}, 0},
+	{metric{"ping", "ping (transport and dispatch)", "µs", "%.1f"}, 0},
 	{metric{"rss", "peak RSS after the reads", "MB", "%.1f"}, 0.33},
 	{metric{"coldRoute", "spawn → first route, cold", "ms", "%.1f"}, 0},
 	{metric{"coldRSS", "peak RSS, cold first route", "MB", "%.1f"}, 0},
@@ -129,6 +131,14 @@ func runFolders(o *options, w words, tmp string, stdout, stderr io.Writer) int {
 	who := []folderContender{oursFolder(o.bin)}
 	if o.refFolder != "" {
 		who = append(who, referenceFolder(o.refFolder))
+	}
+	if o.floor {
+		f, err := floorFolder()
+		if err != nil {
+			fmt.Fprintln(stderr, "mcpbench:", err)
+			return 2
+		}
+		who = append(who, f)
 	}
 	var targets []folderTarget
 	var results []*folderResult
@@ -324,7 +334,7 @@ func measureFolder(o *options, who []folderContender, t folderTarget, tmp string
 // trips and the peak RSS after them.
 func (p *folderProbe) session(c folderContender, cacheDir string, r *folderResult) error {
 	argv := c.argv(p.target.Dir, cacheDir)
-	s, err := startServer(argv[0], argv[1:], p.timeout)
+	s, err := startServerEnv(argv[0], argv[1:], c.env, p.timeout)
 	if err != nil {
 		return err
 	}
@@ -424,7 +434,7 @@ func (p *folderProbe) read(s *server, id int) (time.Duration, int, error) {
 // and the process's peak RSS.
 func (p *folderProbe) firstRoute(c folderContender, cacheDir string, k int) (float64, float64, error) {
 	argv := c.argv(p.target.Dir, cacheDir)
-	s, err := startServer(argv[0], argv[1:], p.timeout)
+	s, err := startServerEnv(argv[0], argv[1:], c.env, p.timeout)
 	if err != nil {
 		return 0, 0, err
 	}

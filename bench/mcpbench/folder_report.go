@@ -34,21 +34,34 @@ func writeFolders(w io.Writer, o *options, results []*folderResult) error {
 	fmt.Fprintf(w, "read = median round trip of %d sequential resources/read skill://NAME after %d untimed ones\n", o.reads, readWarmup)
 	fmt.Fprintf(w, "reference: %s\n\n", ref)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "folder\tmeasure\tours\treference\tratio\tgoal\t")
+	head := "folder\tmeasure\tours\treference\tratio\tgoal\t"
+	if o.floor {
+		head += "floor\tfloor / reference\t"
+	}
+	fmt.Fprintln(tw, head)
 	for _, r := range results {
 		for _, m := range folderMetrics {
 			us, them := r.cell("ours", m.key), r.cell("reference", m.key)
 			if !us.ok && !them.ok {
 				continue
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t\n", r.Name, m.label, formatCell(m.metric, us), formatCell(m.metric, them),
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t", r.Name, m.label, formatCell(m.metric, us), formatCell(m.metric, them),
 				formatRatio(us, them), formatGoal(m.goal, us, them))
+			if o.floor {
+				f := r.cell("floor", m.key)
+				fmt.Fprintf(tw, "%s\t%s\t", formatCell(m.metric, f), formatRatio(f, them))
+			}
+			fmt.Fprintln(tw)
 		}
 	}
 	if err := tw.Flush(); err != nil {
 		return err
 	}
 	fmt.Fprintln(w, "\nours serves the reads from a cache a first route filled; the cold rows start with an empty --cache-dir.")
+	if o.floor {
+		fmt.Fprintln(w, "floor: mcpbench itself as the least stdio server (one goroutine, answers from memory); no server's")
+		fmt.Fprintln(w, "round trip through this client on this machine goes under it, so floor / reference bounds every ratio.")
+	}
 	for _, r := range results {
 		if r.Dir != "" {
 			fmt.Fprintf(w, "\n%s: %s, %d SKILL.md files; read skill://%s", r.Name, r.Dir, r.Skills, r.Skill)
@@ -75,6 +88,7 @@ func writeFolderJSON(w io.Writer, results []*folderResult) error {
 		Reference *float64 `json:"reference"`
 		Ratio     *float64 `json:"ratio"`
 		Goal      *float64 `json:"goal,omitempty"`
+		Floor     *float64 `json:"floor,omitempty"`
 	}
 	type out struct {
 		*folderResult
@@ -99,7 +113,7 @@ func writeFolderJSON(w io.Writer, results []*folderResult) error {
 			if m.goal > 0 {
 				goal = &m.goal
 			}
-			all[i].Medians = append(all[i].Medians, row{m.key, m.unit, opt(us), opt(them), opt(cmpCell{q, ok}), goal})
+			all[i].Medians = append(all[i].Medians, row{m.key, m.unit, opt(us), opt(them), opt(cmpCell{q, ok}), goal, opt(r.cell("floor", m.key))})
 		}
 	}
 	enc := json.NewEncoder(w)

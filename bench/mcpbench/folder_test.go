@@ -158,11 +158,12 @@ func folderFixture() *folderResult {
 	r.add("ours", "read", 230)
 	r.add("reference", "read", 460)
 	r.add("ours", "coldRoute", 25)
+	r.add("floor", "read", 46)
 	return r
 }
 
 func TestWriteFolders(t *testing.T) {
-	o := &options{runs: 3, coldRuns: 3, reads: 200, refFolder: "node dist/index.js"}
+	o := &options{runs: 3, coldRuns: 3, reads: 200, refFolder: "node dist/index.js", floor: true}
 	var b bytes.Buffer
 	if err := writeFolders(&b, o, []*folderResult{folderFixture()}); err != nil {
 		t.Fatal(err)
@@ -171,7 +172,9 @@ func TestWriteFolders(t *testing.T) {
 	for _, want := range []string{
 		"reference: node dist/index.js DIR",
 		"anthropics/skills  spawn → initialize  13.0 ms  260.0 ms  0.05×  ≤ 0.10× met",
-		"anthropics/skills  resources/read SKILL.md  230.0 µs  460.0 µs  0.50×  ≤ 0.05× MISSED",
+		"anthropics/skills  resources/read SKILL.md  230.0 µs  460.0 µs  0.50×  ≤ 0.05× MISSED  46.0 µs  0.10×",
+		"anthropics/skills  spawn → initialize  13.0 ms  260.0 ms  0.05×  ≤ 0.10× met  —  —",
+		"floor / reference bounds every ratio",
 		"anthropics/skills  spawn → first route, cold  25.0 ms  —  —",
 		"read skill://pdf; ours answered 8072 bytes; reference answered 8072 bytes",
 		"FAILED anthropics/skills: reference, serving: server hung",
@@ -339,4 +342,57 @@ func tree(t *testing.T, dir string) string {
 		t.Fatal(err)
 	}
 	return b.String()
+}
+
+func TestFloorServer(t *testing.T) {
+	target, _ := fakeFolder(t, "ok")
+	in := strings.Join([]string{
+		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}`,
+		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
+		`{"jsonrpc":"2.0","id":"two","method":"resources/read","params":{"uri":"skill://pdf"}}`,
+		`{"jsonrpc":"2.0","id":3,"method":"resources/read","params":{"uri":"skill://nope"}}`,
+		`{"jsonrpc":"2.0","id":4,"method":"tools/list"}`,
+		`{"jsonrpc":"2.0","id":5,"method":"ping"}`,
+	}, "\n")
+	var out bytes.Buffer
+	if code := floorServer(target.Dir, strings.NewReader(in), &out); code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	if len(lines) != 5 {
+		t.Fatalf("%d answers, want 5 (none to the notification):\n%s", len(lines), out.String())
+	}
+	var read struct {
+		ID     string
+		Result struct{ Contents []struct{ Text string } }
+	}
+	if err := json.Unmarshal([]byte(lines[1]), &read); err != nil || read.ID != "two" || len(read.Result.Contents) != 1 ||
+		!strings.HasPrefix(read.Result.Contents[0].Text, "---\nname: pdf\n") {
+		t.Errorf("read answer %s: %v", lines[1], err)
+	}
+	for i, want := range []string{`"error":{"code":-32002`, `"code":-32601`, `"id":5,"result":{}`} {
+		if !strings.Contains(lines[2+i], want) {
+			t.Errorf("answer %d = %s, want %s", 2+i, lines[2+i], want)
+		}
+	}
+}
+
+// TestFloorContender runs the floor as the folder mode does: the test
+// binary again, with floorEnv set for it alone.
+func TestFloorContender(t *testing.T) {
+	_, p := fakeFolder(t, "")
+	f, err := floorFolder()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &folderResult{Samples: map[string]map[string][]float64{}, ReadBytes: map[string]int{}}
+	if err := p.session(f, t.TempDir(), r); err != nil {
+		t.Fatal(err)
+	}
+	if r.ReadBytes["floor"] != len(p.want) || len(r.Samples["floor"]["read"]) != 1 {
+		t.Errorf("floor session: %+v", r)
+	}
+	if os.Getenv(floorEnv) != "" {
+		t.Errorf("%s leaked into the bench's own environment", floorEnv)
+	}
 }

@@ -79,10 +79,14 @@ type options struct {
 	folderSkill string // the skill of -folder whose SKILL.md is read
 	folderRoute string // the route_skill request sent to -folder
 	reads       int    // timed sequential reads per serving session
+	floor       bool   // also measure the floor server (floor.go)
 	skillsGen   string // the skills folder generator
 }
 
 func main() {
+	if os.Getenv(floorEnv) != "" {
+		os.Exit(floorServer(os.Args[len(os.Args)-1], os.Stdin, os.Stdout))
+	}
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 
@@ -165,6 +169,7 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	fs.StringVar(&o.refFolder, "ref-folder", "", "reference folder server, run as CMD DIR (e.g. 'node /work/ext/skilljack/dist/index.js'); measured beside ours on every folder")
 	fs.StringVar(&o.folderSkill, "folder-skill", "pdf", "the skill of -folder whose SKILL.md is read (resources/read skill://NAME)")
 	fs.StringVar(&o.folderRoute, "folder-route", "extract the tables from a pdf file", "the route_skill request sent to -folder")
+	fs.BoolVar(&o.floor, "floor", false, "in the folder mode, also measure the floor: mcpbench itself as the least stdio server (answers from memory), which no server's round trip goes under")
 	fs.IntVar(&o.reads, "reads", 200, "in the folder mode, timed sequential SKILL.md reads per serving session")
 	fs.StringVar(&o.skillsGen, "skills-gen", "bench/gen-skills.py", "the skills folder generator")
 	if err := fs.Parse(args); err != nil {

@@ -16,6 +16,9 @@ import (
 const fakeEnv = "MCPBENCH_FAKE_SERVER"
 
 func TestMain(m *testing.M) {
+	if os.Getenv(floorEnv) != "" {
+		os.Exit(floorServer(os.Args[len(os.Args)-1], os.Stdin, os.Stdout))
+	}
 	if mode := os.Getenv(fakeEnv); mode != "" {
 		os.Exit(fakeServer(mode, os.Stdin, os.Stdout))
 	}

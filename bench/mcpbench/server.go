@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"os/exec"
 	"strings"
 	"sync"
@@ -49,7 +50,16 @@ type server struct {
 // startServer spawns bin with args and starts reading its stdout. timeout
 // bounds every later recv.
 func startServer(bin string, args []string, timeout time.Duration) (*server, error) {
+	return startServerEnv(bin, args, nil, timeout)
+}
+
+// startServerEnv is startServer with env added to the inherited
+// environment.
+func startServerEnv(bin string, args, env []string, timeout time.Duration) (*server, error) {
 	cmd := exec.Command(bin, args...)
+	if len(env) > 0 {
+		cmd.Env = append(os.Environ(), env...)
+	}
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		return nil, fmt.Errorf("creating the server's stdin pipe: %w", err)
