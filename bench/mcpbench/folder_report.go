@@ -31,7 +31,8 @@ func writeFolders(w io.Writer, o *options, results []*folderResult) error {
 		ref = o.refFolder + " DIR"
 	}
 	fmt.Fprintf(w, "agent3md vs reference serving skill folders over stdio: medians of %d runs (cold: %d); ratio = ours / reference\n", o.runs, o.coldRuns)
-	fmt.Fprintf(w, "read = median round trip of %d sequential resources/read skill://NAME after %d untimed ones\n", o.reads, readWarmup)
+	fmt.Fprintf(w, "read, ping = median of %d sequential round trips after %d untimed ones, from the request's write to the\n", o.reads, readWarmup)
+	fmt.Fprintln(w, "arrival of the whole answer line (the client's JSON decoding is not counted)")
 	fmt.Fprintf(w, "reference: %s\n\n", ref)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	head := "folder\tmeasure\tours\treference\tratio\tgoal\t"
