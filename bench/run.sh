@@ -12,6 +12,18 @@
 #       # "$REF FILE" (CorvidLabs/agent-3md on Bun: Bun is the npm package
 #       # @oven/bun-linux-x64, its binary under node_modules/@oven/bun-linux-x64/bin/bun)
 #
+# Skill folders (docs/skill-folders.md), only when asked:
+#   FOLDER=/work/ext/anthropics-skills/skills SKILLJACK=/work/ext/skilljack bench/run.sh
+#       # serve FOLDER beside skilljack-mcp (node $SKILLJACK/dist/index.js DIR):
+#       # spawn → initialize, SKILL.md reads, peak RSS; without a built
+#       # skilljack (or node) ours is measured alone, with a message
+#   FOLDER_SIZES=10000 bench/run.sh
+#       # a generated folder of 10,000 skills (bench/gen-skills.py): scan +
+#       # first route, cold and warm, and peak RSS
+#   FOLDERS_ONLY=1 FOLDER=... bench/run.sh   # the folder runs alone
+#   FOLDERBENCH_FLAGS="-runs 9 -reads 500"    # extra flags for them
+# How to get skilljack-mcp and anthropics/skills: bench/README.md.
+#
 # The comparison alone, from the repository root:
 #   go run ./bench/mcpbench -ref 'bun /work/ref/src/mcp.ts' -runs 5
 # prints, for 10, 1,000 and 4,000 skills, the time per pipelined request of
@@ -73,6 +85,55 @@ echo "commit:   $(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
 echo "mode:     $([[ "${QUICK:-0}" == 1 ]] && echo QUICK || echo full)"
 echo
 
+status=0
+
+# mcpbench builds ./cmd/agent3md once here and is handed the binary.
+bin_dir=$(mktemp -d)
+trap 'rm -rf "$bin_dir"' EXIT
+if ! go build -o "$bin_dir/agent3md" ./cmd/agent3md; then
+	echo "go build ./cmd/agent3md failed: no MCP benchmark" >&2
+	exit 1
+fi
+
+# folder_runs measures FOLDER (beside skilljack-mcp when SKILLJACK holds a
+# build) and the generated folders of FOLDER_SIZES, when either is set.
+folder_runs() {
+	local args=()
+	if [[ -n "${FOLDER:-}" ]]; then
+		# -floor adds the least stdio server: what no server goes under here.
+		args+=(-folder "$FOLDER" -floor)
+		local sj="${SKILLJACK:-}/dist/index.js"
+		if [[ -z "${SKILLJACK:-}" ]]; then
+			echo "(SKILLJACK unset: $FOLDER is measured without skilljack-mcp; see bench/README.md)"
+		elif [[ ! -f "$sj" ]] || ! command -v node >/dev/null; then
+			echo "(skipping skilljack-mcp: no $sj or no node on PATH; build it with 'npm install && npm run build', see bench/README.md)"
+		else
+			args+=(-ref-folder "node $sj")
+		fi
+	fi
+	if [[ -n "${FOLDER_SIZES:-}" ]]; then
+		args+=(-folder-sizes "$FOLDER_SIZES")
+	fi
+	if [[ ${#args[@]} -eq 0 ]]; then
+		return 0
+	fi
+	# A cold 10,000-skill start scans and indexes for seconds: 5 runs,
+	# unless FOLDERBENCH_FLAGS (extra mcpbench flags) says otherwise.
+	# shellcheck disable=SC2206
+	args+=(-runs 5 ${FOLDERBENCH_FLAGS:-})
+	echo "== skill folders (go run ./bench/mcpbench ${args[*]}) -> $out/folder-bench.txt"
+	if ! go run ./bench/mcpbench -bin "$bin_dir/agent3md" -dir "$out" "${args[@]}" | tee "$out/folder-bench.txt"; then
+		echo "the folder benchmark reported failures; see FAILED lines above" >&2
+		status=1
+	fi
+	echo
+}
+
+if [[ "${FOLDERS_ONLY:-0}" == 1 ]]; then
+	folder_runs
+	exit "$status"
+fi
+
 echo "== synthetic agents ($out/agent-N.3md)"
 for n in "${sizes[@]}"; do
 	f="$out/agent-$n.3md"
@@ -84,8 +145,6 @@ for n in "${sizes[@]}"; do
 	ls -lh "$f" | awk '{print $5, $NF}'
 done
 echo
-
-status=0
 
 echo "== Go benchmarks (-count $count) -> $out/go-bench.txt"
 if ! go test -run '^$' -bench "$bench_re" -benchmem -count "$count" \
@@ -108,13 +167,6 @@ else
 fi
 echo
 
-# mcpbench builds ./cmd/agent3md once here and is handed the binary.
-bin_dir=$(mktemp -d)
-trap 'rm -rf "$bin_dir"' EXIT
-if ! go build -o "$bin_dir/agent3md" ./cmd/agent3md; then
-	echo "go build ./cmd/agent3md failed: no MCP benchmark" >&2
-	exit 1
-fi
 echo "== MCP stdio benchmark (go run ./bench/mcpbench ${mcp_flags[*]}) -> $out/mcp-bench.txt"
 if ! go run ./bench/mcpbench -bin "$bin_dir/agent3md" -dir "$out" "${mcp_flags[@]}" | tee "$out/mcp-bench.txt"; then
 	echo "mcpbench reported failures; see FAILED lines above" >&2
@@ -135,4 +187,6 @@ if [[ -n "${REF:-}" ]]; then
 		status=1
 	fi
 fi
+echo
+folder_runs
 exit "$status"

@@ -31,6 +31,15 @@
 //	go run ./bench/mcpbench -http -runs 3
 //
 // See httpmode.go.
+// -folder DIR and -folder-sizes N serve Agent Skills folders instead (a
+// folder of one's own, generated ones of N skills) and -ref-folder names
+// another folder server to measure beside ours: spawn → initialize, the
+// SKILL.md read, peak RSS, and our first route cold and warm. See
+// folder.go.
+//
+//	go run ./bench/mcpbench -folder /work/ext/anthropics-skills/skills \
+//		-ref-folder 'node /work/ext/skilljack/dist/index.js' -runs 7
+//	go run ./bench/mcpbench -folder-sizes 10000 -runs 5
 //
 // Agents are written by bench/gen-agent.py as DIR/agent-N.3md when missing.
 // Every read from a server has a timeout; a hung or failing server is
@@ -74,9 +83,22 @@ type options struct {
 	http         bool          // the HTTP mode (httpmode.go) instead of stdio
 	httpClients  []int         // concurrent keep-alive clients per cell
 	httpDuration time.Duration // length of one cell
+
+	// The folder mode (folder.go).
+	folder      string // a skills folder to serve, e.g. anthropics/skills' skills/
+	folderSizes []int  // generated skills folders to serve
+	refFolder   string // reference folder server, run as CMD DIR
+	folderSkill string // the skill of -folder whose SKILL.md is read
+	folderRoute string // the route_skill request sent to -folder
+	reads       int    // timed sequential reads per serving session
+	floor       bool   // also measure the floor server (floor.go)
+	skillsGen   string // the skills folder generator
 }
 
 func main() {
+	if os.Getenv(floorEnv) != "" {
+		os.Exit(floorServer(os.Args[len(os.Args)-1], os.Stdin, os.Stdout))
+	}
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 
@@ -105,6 +127,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		fmt.Fprintln(stderr, "mcpbench:", err)
 		return 2
+	}
+	if o.folder != "" || len(o.folderSizes) > 0 {
+		return runFolders(o, w, tmp, stdout, stderr)
 	}
 	if o.compare {
 		return runCompare(o, w, tmp, stdout, stderr)
@@ -157,6 +182,14 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	fs.BoolVar(&o.http, "http", false, "benchmark agent3md serve over HTTP instead of stdio: route_skill, get_skill and resources/read with -http-clients keep-alive clients (sizes default to 4000)")
 	clients := fs.String("http-clients", "1,8,64", "in -http, the concurrent client counts")
 	fs.DurationVar(&o.httpDuration, "http-duration", 2*time.Second, "in -http, how long each kind × client count is timed")
+	fs.StringVar(&o.folder, "folder", "", "serve this skills folder (docs/skill-folders.md) instead of agent files: spawn → initialize, SKILL.md reads, peak RSS, first route cold and warm")
+	folderSizes := fs.String("folder-sizes", "", "also serve generated skills folders of these sizes (bench/gen-skills.py, kept as DIR/skills-N), e.g. 10000")
+	fs.StringVar(&o.refFolder, "ref-folder", "", "reference folder server, run as CMD DIR (e.g. 'node /work/ext/skilljack/dist/index.js'); measured beside ours on every folder")
+	fs.StringVar(&o.folderSkill, "folder-skill", "pdf", "the skill of -folder whose SKILL.md is read (resources/read skill://NAME)")
+	fs.StringVar(&o.folderRoute, "folder-route", "extract the tables from a pdf file", "the route_skill request sent to -folder")
+	fs.BoolVar(&o.floor, "floor", false, "in the folder mode, also measure the floor: mcpbench itself as the least stdio server (answers from memory), which no server's round trip goes under")
+	fs.IntVar(&o.reads, "reads", 200, "in the folder mode, timed sequential SKILL.md reads per serving session")
+	fs.StringVar(&o.skillsGen, "skills-gen", "bench/gen-skills.py", "the skills folder generator")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
@@ -173,6 +206,16 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	if o.httpDuration <= 0 {
 		return nil, fmt.Errorf("-http-duration must be positive, e.g. -http-duration 2s")
 	}
+	var err error
+	if o.folderSizes, err = parseCounts("-folder-sizes", *folderSizes); err != nil {
+		return nil, err
+	}
+	if o.refFolder != "" && o.folder == "" && len(o.folderSizes) == 0 {
+		return nil, fmt.Errorf("-ref-folder needs a folder to serve: pass -folder DIR or -folder-sizes N")
+	}
+	if o.reads < 1 {
+		return nil, fmt.Errorf("-reads must be at least 1")
+	}
 	if o.ref != "" && o.ab != "" {
 		return nil, fmt.Errorf("-ref and -ab both fill the second column; pass one")
 	}
@@ -185,7 +228,6 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	if o.http && !sizesSet {
 		*sizes = "4000"
 	}
-	var err error
 	if o.kinds, err = parseKinds(*kinds); err != nil {
 		return nil, err
 	}
@@ -195,12 +237,8 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	if fs.NArg() > 0 {
 		return nil, fmt.Errorf("unexpected argument %q; every setting is a flag (see -h)", fs.Arg(0))
 	}
-	for _, f := range strings.Split(*sizes, ",") {
-		n, err := strconv.Atoi(strings.TrimSpace(f))
-		if err != nil || n < 1 {
-			return nil, fmt.Errorf("-sizes: %q is not a positive skill count; use e.g. -sizes 10,1000,4000", f)
-		}
-		o.sizes = append(o.sizes, n)
+	if o.sizes, err = parseCounts("-sizes", *sizes); err != nil {
+		return nil, err
 	}
 	if o.runs < 1 || o.requests < 1 || o.coldRuns < 0 {
 		return nil, fmt.Errorf("-runs and -requests must be at least 1, -cold-runs at least 0")
@@ -209,6 +247,22 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 		o.coldRuns = o.runs
 	}
 	return o, nil
+}
+
+// parseCounts reads a comma-separated list of skill counts; empty is none.
+func parseCounts(flagName, s string) ([]int, error) {
+	if strings.TrimSpace(s) == "" {
+		return nil, nil
+	}
+	var out []int
+	for _, f := range strings.Split(s, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n < 1 {
+			return nil, fmt.Errorf("%s: %q is not a positive skill count; use e.g. %s 10,1000,4000", flagName, f, flagName)
+		}
+		out = append(out, n)
+	}
+	return out, nil
 }
 
 // parseKinds reads -kinds.

@@ -16,6 +16,9 @@ import (
 const fakeEnv = "MCPBENCH_FAKE_SERVER"
 
 func TestMain(m *testing.M) {
+	if os.Getenv(floorEnv) != "" {
+		os.Exit(floorServer(os.Args[len(os.Args)-1], os.Stdin, os.Stdout))
+	}
 	if mode := os.Getenv(fakeEnv); mode != "" {
 		os.Exit(fakeServer(mode, os.Stdin, os.Stdout))
 	}
@@ -46,8 +49,16 @@ func fakeServer(mode string, in io.Reader, out io.Writer) int {
 		case mode == "garbage":
 			fmt.Fprintln(out, "this is not json")
 			continue
+		case mode == "notify":
+			fmt.Fprintln(out, `{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"x"}}`)
+			fakeAnswer(out, *req.ID, req.Method, req.Params.Arguments.Text)
+			continue
 		case req.Method == "initialize":
 			fmt.Fprintf(out, `{"jsonrpc":"2.0","id":%d,"result":{"protocolVersion":%q,"capabilities":{"tools":{}}}}`+"\n", *req.ID, legacyVersion)
+		case req.Method == "ping":
+			fmt.Fprintf(out, `{"jsonrpc":"2.0","id":%d,"result":{}}`+"\n", *req.ID)
+		case req.Method == "resources/read":
+			fakeRead(out, *req.ID)
 		case mode == "toolerror":
 			fmt.Fprintf(out, `{"jsonrpc":"2.0","id":%d,"result":{"content":[{"type":"text","text":"boom"}],"isError":true}}`+"\n", *req.ID)
 		default:
@@ -66,6 +77,30 @@ func fakeServer(mode string, in io.Reader, out io.Writer) int {
 		time.Sleep(time.Minute)
 	}
 	return 0
+}
+
+// fakeReadEnv names the file whose text the fake server answers
+// resources/read with.
+const fakeReadEnv = "MCPBENCH_FAKE_READ"
+
+// fakeRead answers resources/read with the text of $MCPBENCH_FAKE_READ.
+func fakeRead(out io.Writer, id int) {
+	text, _ := os.ReadFile(os.Getenv(fakeReadEnv))
+	b, _ := json.Marshal(string(text))
+	fmt.Fprintf(out, `{"jsonrpc":"2.0","id":%d,"result":{"contents":[{"uri":"skill://x","text":%s}]}}`+"\n", id, b)
+}
+
+// fakeAnswer answers a request the way the "ok" mode does.
+func fakeAnswer(out io.Writer, id int, method, text string) {
+	switch method {
+	case "initialize":
+		fmt.Fprintf(out, `{"jsonrpc":"2.0","id":%d,"result":{"protocolVersion":%q,"capabilities":{"tools":{}}}}`+"\n", id, legacyVersion)
+	case "resources/read":
+		fakeRead(out, id)
+	default:
+		b, _ := json.Marshal("search-report  (score 1; matched: " + text + ")")
+		fmt.Fprintf(out, `{"jsonrpc":"2.0","id":%d,"result":{"content":[{"type":"text","text":%s}]}}`+"\n", id, b)
+	}
 }
 
 func testProbe(t *testing.T, mode string) *probe {

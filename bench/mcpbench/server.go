@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"os/exec"
 	"strings"
 	"sync"
@@ -49,7 +50,16 @@ type server struct {
 // startServer spawns bin with args and starts reading its stdout. timeout
 // bounds every later recv.
 func startServer(bin string, args []string, timeout time.Duration) (*server, error) {
+	return startServerEnv(bin, args, nil, timeout)
+}
+
+// startServerEnv is startServer with env added to the inherited
+// environment.
+func startServerEnv(bin string, args, env []string, timeout time.Duration) (*server, error) {
 	cmd := exec.Command(bin, args...)
+	if len(env) > 0 {
+		cmd.Env = append(os.Environ(), env...)
+	}
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		return nil, fmt.Errorf("creating the server's stdin pipe: %w", err)
@@ -125,6 +135,17 @@ func (s *server) sendRaw(lines []byte) error {
 // recv returns the next message from the server, failing when none
 // arrives within the timeout or stdout closes.
 func (s *server) recv() (*message, error) {
+	line, err := s.recvLine()
+	if err != nil {
+		return nil, err
+	}
+	return decodeMessage(line)
+}
+
+// recvLine returns the next line from the server undecoded, so that a
+// timing can stop when the answer has arrived rather than after the
+// client has parsed it.
+func (s *server) recvLine() ([]byte, error) {
 	timer := time.NewTimer(s.timeout)
 	defer timer.Stop()
 	select {
@@ -135,14 +156,19 @@ func (s *server) recv() (*message, error) {
 			}
 			return nil, fmt.Errorf("server closed stdout before answering%s", s.stderrNote())
 		}
-		var m message
-		if err := json.Unmarshal(line, &m); err != nil {
-			return nil, fmt.Errorf("server wrote a line that is not JSON (%v): %.200q", err, line)
-		}
-		return &m, nil
+		return line, nil
 	case <-timer.C:
 		return nil, fmt.Errorf("server hung: no message within %v (raise -timeout if this size needs longer)%s", s.timeout, s.stderrNote())
 	}
+}
+
+// decodeMessage parses one line from the server.
+func decodeMessage(line []byte) (*message, error) {
+	var m message
+	if err := json.Unmarshal(line, &m); err != nil {
+		return nil, fmt.Errorf("server wrote a line that is not JSON (%v): %.200q", err, line)
+	}
+	return &m, nil
 }
 
 // await reads messages until the response with the given numeric id,
@@ -244,4 +270,34 @@ func (t *tailBuffer) String() string {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return string(t.buf)
+}
+
+// roundTrip writes one encoded request line and reads until the answer
+// to id, skipping notifications. It returns the result and the time from
+// the write to the arrival of the answer's line, before it is decoded.
+func (s *server) roundTrip(req []byte, id int) (json.RawMessage, time.Duration, error) {
+	want := fmt.Sprint(id)
+	start := time.Now()
+	if err := s.sendRaw(req); err != nil {
+		return nil, 0, err
+	}
+	for {
+		line, err := s.recvLine()
+		if err != nil {
+			return nil, 0, fmt.Errorf("waiting for the answer to request %d: %w", id, err)
+		}
+		trip := time.Since(start)
+		m, err := decodeMessage(line)
+		if err != nil {
+			return nil, 0, err
+		}
+		if m.Method != "" {
+			continue // a notification
+		}
+		if string(m.ID) != want {
+			return nil, 0, fmt.Errorf("waiting for the answer to request %d, got one for id %s", id, m.ID)
+		}
+		res, err := m.result(id)
+		return res, trip, err
+	}
 }

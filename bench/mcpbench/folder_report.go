@@ -1,0 +1,123 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+)
+
+// formatGoal shows the issue's goal for a ratio and whether the median
+// meets it: "≤ 0.10× met", "≤ 0.05× MISSED", or "" without a goal or a
+// ratio.
+func formatGoal(goal float64, ours, ref cmpCell) string {
+	q, ok := ratio(ours, ref)
+	if goal == 0 || !ok {
+		return ""
+	}
+	verdict := "met"
+	if q > goal {
+		verdict = "MISSED"
+	}
+	return fmt.Sprintf("≤ %.2f× %s", goal, verdict)
+}
+
+// writeFolders prints one row per folder and metric: our median, the
+// reference's, their ratio and the goal, then every failure.
+func writeFolders(w io.Writer, o *options, results []*folderResult) error {
+	ref := "none (pass -ref-folder 'CMD' to compare)"
+	if o.refFolder != "" {
+		ref = o.refFolder + " DIR"
+	}
+	fmt.Fprintf(w, "agent3md vs reference serving skill folders over stdio: medians of %d runs (cold: %d); ratio = ours / reference\n", o.runs, o.coldRuns)
+	fmt.Fprintf(w, "read, ping = median of %d sequential round trips after %d untimed ones, from the request's write to the\n", o.reads, readWarmup)
+	fmt.Fprintln(w, "arrival of the whole answer line (the client's JSON decoding is not counted)")
+	fmt.Fprintf(w, "reference: %s\n\n", ref)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	head := "folder\tmeasure\tours\treference\tratio\tgoal\t"
+	if o.floor {
+		head += "floor\tfloor / reference\t"
+	}
+	fmt.Fprintln(tw, head)
+	for _, r := range results {
+		for _, m := range folderMetrics {
+			us, them := r.cell("ours", m.key), r.cell("reference", m.key)
+			if !us.ok && !them.ok {
+				continue
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t", r.Name, m.label, formatCell(m.metric, us), formatCell(m.metric, them),
+				formatRatio(us, them), formatGoal(m.goal, us, them))
+			if o.floor {
+				f := r.cell("floor", m.key)
+				fmt.Fprintf(tw, "%s\t%s\t", formatCell(m.metric, f), formatRatio(f, them))
+			}
+			fmt.Fprintln(tw)
+		}
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	fmt.Fprintln(w, "\nours serves the reads from a cache a first route filled; the cold rows start with an empty --cache-dir.")
+	if o.floor {
+		fmt.Fprintln(w, "floor: mcpbench itself as the least stdio server (one goroutine, answers from memory); no server's")
+		fmt.Fprintln(w, "round trip through this client on this machine goes under it, so floor / reference bounds every ratio.")
+	}
+	for _, r := range results {
+		if r.Dir != "" {
+			fmt.Fprintf(w, "\n%s: %s, %d SKILL.md files; read skill://%s", r.Name, r.Dir, r.Skills, r.Skill)
+			for _, who := range []string{"ours", "reference"} {
+				if n, ok := r.ReadBytes[who]; ok {
+					fmt.Fprintf(w, "; %s answered %d bytes", who, n)
+				}
+			}
+			fmt.Fprintln(w)
+		}
+		for _, e := range r.Errors {
+			fmt.Fprintf(w, "\nFAILED %s: %s\n", r.Name, strings.TrimSpace(e))
+		}
+	}
+	return nil
+}
+
+// writeFolderJSON prints every sample with the medians, ratios and goals.
+func writeFolderJSON(w io.Writer, results []*folderResult) error {
+	type row struct {
+		Metric    string   `json:"metric"`
+		Unit      string   `json:"unit"`
+		Ours      *float64 `json:"ours"`
+		Reference *float64 `json:"reference"`
+		Ratio     *float64 `json:"ratio"`
+		Goal      *float64 `json:"goal,omitempty"`
+		Floor     *float64 `json:"floor,omitempty"`
+	}
+	type out struct {
+		*folderResult
+		Medians []row `json:"medians"`
+	}
+	opt := func(c cmpCell) *float64 {
+		if !c.ok {
+			return nil
+		}
+		return &c.value
+	}
+	all := make([]out, len(results))
+	for i, r := range results {
+		all[i].folderResult = r
+		for _, m := range folderMetrics {
+			us, them := r.cell("ours", m.key), r.cell("reference", m.key)
+			if !us.ok && !them.ok {
+				continue
+			}
+			q, ok := ratio(us, them)
+			var goal *float64
+			if m.goal > 0 {
+				goal = &m.goal
+			}
+			all[i].Medians = append(all[i].Medians, row{m.key, m.unit, opt(us), opt(them), opt(cmpCell{q, ok}), goal, opt(r.cell("floor", m.key))})
+		}
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(all)
+}
