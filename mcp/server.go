@@ -588,7 +588,9 @@ func (s *server) inlineMethod(method string) bool {
 	switch method {
 	case methodInitialize, methodPing:
 		return true
-	case methodDiscover, methodToolsList, methodToolsCall:
+	case methodDiscover, methodToolsList, methodToolsCall,
+		// One file of one skill, or a fixed list: as cheap as get_skill.
+		methodResourcesRead, methodResourcesTemplates, methodSkillsGet:
 		return s.loadedOK()
 	}
 	return false
