@@ -13,14 +13,20 @@ import (
 // copies it as is, with no second encoding or compaction pass.
 type preEncoded []byte
 
-// Answers that depend only on the catalog, the request and the revision
-// (tools/list, list_skills) are encoded once per catalog and reused: they
-// are the largest answers a small agent gives, and rebuilding them cost
-// several times a ping. Bounded so a huge agent's list is never pinned.
+// Answers that depend only on the agent version, the request and the
+// revision (tools/list, list_skills, resources/read) are encoded once per
+// version and reused: the lists are the largest answers a small agent
+// gives, and a file read is what skill-provider clients repeat; rebuilding
+// them cost several times a ping (a folder file is opened through its
+// skill's root, about ten system calls). A version's bytes never change
+// (a reload makes a new version), so a cached read serves exactly what the
+// version read. Bounded in count and bytes so a huge agent is never
+// pinned: past the bounds answers are built each time.
 const (
-	maxCachedAnswer  = 256 << 10
-	maxCachedAnswers = 16
-	maxCacheKeyArgs  = 256
+	maxCachedAnswer      = 256 << 10
+	maxCachedAnswers     = 512
+	maxCachedAnswerBytes = 8 << 20
+	maxCacheKeyArgs      = 256
 )
 
 // answerCache holds the encoded answers for one catalog; a re-scan (a new
@@ -29,17 +35,24 @@ type answerCache struct {
 	mu      sync.Mutex
 	cat     *agentfile.Catalog
 	entries map[string]preEncoded
+	bytes   int // the cached answers' total size
 }
 
 // cacheKey names a legacy request whose answer may be cached, or reports
 // false: tools/list, and tools/call of list_skills with small arguments.
 func cacheKey(method, version string, params map[string]json.RawMessage) (string, bool) {
 	for k := range params {
-		if k != "name" && k != "arguments" && k != "cursor" {
+		if k != "name" && k != "arguments" && k != "cursor" && k != "uri" {
 			return "", false // _meta and the like: keep the general path
 		}
 	}
 	switch method {
+	case methodResourcesRead:
+		uri, ok := plainString(params["uri"])
+		if !ok || len(params) != 1 || len(uri) > maxCacheKeyArgs {
+			return "", false
+		}
+		return method + "\x00" + version + "\x00" + uri, true
 	case methodToolsList:
 		return method + "\x00" + version + "\x00" + string(params["cursor"]), true
 	case methodToolsCall:
@@ -71,10 +84,13 @@ func (c *answerCache) put(cat *agentfile.Catalog, key string, enc preEncoded) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.cat != cat || c.entries == nil {
-		c.cat, c.entries = cat, map[string]preEncoded{}
+		c.cat, c.entries, c.bytes = cat, map[string]preEncoded{}, 0
 	}
-	if len(c.entries) >= maxCachedAnswers {
+	if len(c.entries) >= maxCachedAnswers || c.bytes+len(enc) > maxCachedAnswerBytes {
 		return
+	}
+	if _, dup := c.entries[key]; !dup {
+		c.bytes += len(enc)
 	}
 	c.entries[key] = enc
 }
