@@ -70,7 +70,8 @@ var folderMetrics = []struct {
 }{
 	{metric{"init", "spawn → initialize", "ms", "%.1f"}, 0.1},
 	{metric{"firstRead", "spawn → first SKILL.md read", "ms", "%.1f"}, 0},
-	{metric{"read", "resources/read SKILL.md", "µs", "%.1f"}, 0.05},
+	{metric{"read", "resources/read SKILL.md, round trip", "µs", "%.1f"}, 0.05},
+	{metric{"readPipe", "resources/read SKILL.md, pipelined (per read)", "µs", "%.1f"}, 0.05},
 	{metric{"ping", "ping (transport and dispatch)", "µs", "%.1f"}, 0},
 	{metric{"rss", "peak RSS after the reads", "MB", "%.1f"}, 0.33},
 	{metric{"coldRoute", "spawn → first route, cold", "ms", "%.1f"}, 0},
@@ -380,10 +381,18 @@ func (p *folderProbe) session(c folderContender, cacheDir string, r *folderResul
 		}
 		pings[i] = float64(trip) / float64(time.Microsecond)
 	}
+	// Pipelined: every read written at once, as a client that loads many
+	// skills does; the per-read time is the server's throughput, not the
+	// transport's round trip.
+	pipe, err := p.pipelined(s, 3+readWarmup+2*p.reads)
+	if err != nil {
+		return err
+	}
 	rss, err := p.end(c, s)
 	if err != nil {
 		return err
 	}
+	r.add(c.label, "readPipe", pipe)
 	r.add(c.label, "ping", median(pings))
 	r.add(c.label, "init", ms(hello))
 	r.add(c.label, "firstRead", ms(first))
@@ -426,6 +435,43 @@ func (p *folderProbe) read(s *server, id int) (time.Duration, int, error) {
 		return 0, 0, fmt.Errorf("resources/read %s: %d bytes that differ from the %d of its SKILL.md on disk", uri, len(text), len(p.want))
 	}
 	return trip, len(text), nil
+}
+
+// pipelined writes p.reads reads of the SKILL.md in one go (from a
+// goroutine, so a server that answers as it reads never blocks on a full
+// pipe) and returns the time until the last answer line, per read, in
+// microseconds. Every answer must be a result with the text of the first
+// read's size or more (answers are checked in full by read).
+func (p *folderProbe) pipelined(s *server, firstID int) (float64, error) {
+	uri := "skill://" + p.target.Skill
+	var buf []byte
+	for i := 0; i < p.reads; i++ {
+		buf = fmt.Appendf(buf, `{"jsonrpc":"2.0","id":%d,"method":"resources/read","params":{"uri":%q}}`+"\n", firstID+i, uri)
+	}
+	start := time.Now()
+	sent := make(chan error, 1)
+	go func() { sent <- s.sendRaw(buf) }()
+	for i := 0; i < p.reads; {
+		line, err := s.recvLine()
+		if err != nil {
+			return 0, fmt.Errorf("pipelined reads: %w", err)
+		}
+		// Decoding each 8 KB answer would time the client: a byte scan
+		// tells results from notifications (read checks answers in full).
+		isResult := bytes.Contains(line, []byte(`"result"`))
+		if !isResult && bytes.Contains(line, []byte(`"method"`)) {
+			continue // a notification between the answers
+		}
+		i++
+		if !isResult || len(line) < len(p.want) {
+			return 0, fmt.Errorf("pipelined read %d: not a whole read result: %.200q", i, line)
+		}
+	}
+	elapsed := time.Since(start)
+	if err := <-sent; err != nil {
+		return 0, err
+	}
+	return float64(elapsed) / float64(time.Microsecond) / float64(p.reads), nil
 }
 
 // firstRoute measures spawn → first route_skill answer with cacheDir as

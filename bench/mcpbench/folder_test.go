@@ -172,7 +172,7 @@ func TestWriteFolders(t *testing.T) {
 	for _, want := range []string{
 		"reference: node dist/index.js DIR",
 		"anthropics/skills  spawn → initialize  13.0 ms  260.0 ms  0.05×  ≤ 0.10× met",
-		"anthropics/skills  resources/read SKILL.md  230.0 µs  460.0 µs  0.50×  ≤ 0.05× MISSED  46.0 µs  0.10×",
+		"anthropics/skills  resources/read SKILL.md, round trip  230.0 µs  460.0 µs  0.50×  ≤ 0.05× MISSED  46.0 µs  0.10×",
 		"anthropics/skills  spawn → initialize  13.0 ms  260.0 ms  0.05×  ≤ 0.10× met  —  —",
 		"floor / reference bounds every ratio",
 		"anthropics/skills  spawn → first route, cold  25.0 ms  —  —",
