@@ -5,10 +5,12 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/agent3md/agent3md/loader"
 )
@@ -238,5 +240,33 @@ func TestPromptXMLListedOnlyWhenReadable(t *testing.T) {
 		if (err == nil) != tt.listed || (err != nil && !strings.Contains(err.Error(), "--max-answer-bytes")) {
 			t.Errorf("bound %d: reading prompt-xml: %v", tt.bound, err)
 		}
+	}
+}
+
+// TestReadAnswersCachedPerVersion: a resources/read answer is encoded once
+// per version and reused byte for byte; a reload's version reads anew.
+func TestReadAnswersCachedPerVersion(t *testing.T) {
+	r := startReloadRig(t)
+	defer r.finish()
+	r.send(`{"jsonrpc":"2.0","id":1,"method":"resources/read","params":{"uri":"skill://beta/SKILL.md"}}`)
+	first := r.collect(`Beta body of version 1`)
+	r.send(`{"jsonrpc":"2.0","id":1,"method":"resources/read","params":{"uri":"skill://beta/SKILL.md"}}`)
+	again := r.collect(`Beta body of version 1`)
+	if first[len(first)-1] != again[len(again)-1] {
+		t.Errorf("the same read answered differently:\n%s\n%s", first[len(first)-1], again[len(again)-1])
+	}
+	writeByRename(t, r.path, agentText(2))
+	r.changes <- struct{}{}
+	deadline := time.Now().Add(10 * time.Second)
+	for id := 2; ; id++ {
+		r.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"resources/read","params":{"uri":"skill://beta/SKILL.md"}}`, id))
+		got := r.collect(fmt.Sprintf(`"id":%d`, id))
+		if strings.Contains(got[len(got)-1], "Beta body of version 2") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("a cached read outlived its version: %s", got[len(got)-1])
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 }
