@@ -71,26 +71,37 @@ type Reply struct {
 	Code int64
 }
 
-// Peek reads what a transport needs to know about a message before
-// serving it: its method, its params' name or uri, and whether it is a
-// 2026-07-28 request. ok is false for anything that is not a single valid
-// request or notification.
-func Peek(body []byte) (method, name string, modern, isRequest, ok bool) {
+// peeked is what a transport needs to know about a message before
+// serving it.
+type peeked struct {
+	msg     message
+	params  map[string]json.RawMessage // nil when params is not an object
+	method  string
+	name    string // params.name, else params.uri
+	modern  bool   // a 2026-07-28 request (its _meta names the revision)
+	request bool
+}
+
+// peek reads a message's method, name and era; ok is false for anything
+// that is not a single valid request or notification.
+func peek(body []byte) (p peeked, ok bool) {
 	m, errLine := decodeMessage(bytes.TrimSpace(body))
 	if errLine != nil || m.reply {
-		return "", "", false, false, false
+		return p, false
 	}
+	p.msg, p.method, p.request = m, m.method, m.rawID != nil
 	params, err := decodeParams(m.params)
 	if err != nil {
-		return m.method, "", false, m.rawID != nil, true
+		return p, true
 	}
-	_, modern = decodeMeta(params)[metaProtocolVersion]
+	p.params = params
+	_, p.modern = decodeMeta(params)[metaProtocolVersion]
 	if n, ok := plainString(params["name"]); ok {
-		name = n
+		p.name = n
 	} else if u, ok := plainString(params["uri"]); ok {
-		name = u
+		p.name = u
 	}
-	return m.method, name, modern, m.rawID != nil, true
+	return p, true
 }
 
 // funcNotifier sends notifications to a function.
@@ -139,13 +150,8 @@ func (S *Server) Exchange(ctx context.Context, x *Exchange) Reply {
 	}
 	params, err := decodeParams(m.params)
 	rep := Reply{Method: m.method}
-	if err == nil {
-		_, rep.Modern = decodeMeta(params)[metaProtocolVersion]
-		if n, ok := plainString(params["name"]); ok {
-			rep.Name = n
-		} else if u, ok := plainString(params["uri"]); ok {
-			rep.Name = u
-		}
+	if pk, ok := peek(body); ok {
+		rep.Name, rep.Modern = pk.name, pk.modern
 	}
 	S.srv.attach(sess)
 	defer S.srv.detach(sess)

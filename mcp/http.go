@@ -77,13 +77,14 @@ func (h *httpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			fmt.Sprintf("Invalid Request: the body passes the %d-byte bound (--max-message-bytes)", h.o.MaxBodyBytes))
 		return
 	}
-	method, name, modern, isRequest, ok := Peek(body)
+	pk, ok := peek(body)
+	method, isRequest := pk.method, pk.request
 	if h.o.OnMethod != nil && method != "" {
 		h.o.OnMethod(r, method)
 	}
 	hv := strings.TrimSpace(r.Header.Get(headerProtocolVersion))
 	if ok && isRequest {
-		if line, status := h.checkHeaders(r, body, hv, method, name, modern); line != nil {
+		if line, status := h.checkHeaders(r, &pk, hv); line != nil {
 			writeLine(w, status, line)
 			return
 		}
@@ -98,7 +99,7 @@ func (h *httpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusAccepted)
 		return
 	}
-	if h.streams(r, method, body) {
+	if h.streams(r, &pk) {
 		h.stream(w, r, x)
 		return
 	}
@@ -113,8 +114,8 @@ func (h *httpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // served: a header revision the server does not speak is -32022; a
 // 2026-07-28 request (its _meta, or its header) must carry the required
 // _meta keys first, then headers that agree with its body (-32020).
-func (h *httpHandler) checkHeaders(r *http.Request, body []byte, hv, method, name string, modern bool) ([]byte, int) {
-	id := rawIDOf(body)
+func (h *httpHandler) checkHeaders(r *http.Request, pk *peeked, hv string) ([]byte, int) {
+	id, method, name, modern := pk.msg.rawID, pk.method, pk.name, pk.modern
 	if hv != "" && !supported(hv) {
 		return errorLine(id, codeUnsupportedProtocol, "Unsupported protocol version: "+hv+" (header "+headerProtocolVersion+")",
 			map[string]any{"supported": supportedVersions, "requested": hv}), http.StatusBadRequest
@@ -122,7 +123,7 @@ func (h *httpHandler) checkHeaders(r *http.Request, body []byte, hv, method, nam
 	if !modern && hv != version20260728 {
 		return nil, 0
 	}
-	params, _ := decodeParams(rawParamsOf(body))
+	params := pk.params
 	meta := decodeMeta(params)
 	if !modern {
 		return errorLine(id, codeInvalidParams, fmt.Sprintf("Invalid params: params._meta[%q] is required on a %s request", metaProtocolVersion, version20260728), nil), http.StatusBadRequest
@@ -177,18 +178,14 @@ func supported(v string) bool {
 // streams reports whether a request is answered as an event stream: a
 // listen always; any request with a progress token when the client
 // accepts event streams.
-func (h *httpHandler) streams(r *http.Request, method string, body []byte) bool {
-	if method == methodListen {
+func (h *httpHandler) streams(r *http.Request, pk *peeked) bool {
+	if pk.method == methodListen {
 		return true
 	}
 	if !strings.Contains(r.Header.Get("Accept"), "text/event-stream") {
 		return false
 	}
-	params, err := decodeParams(rawParamsOf(body))
-	if err != nil {
-		return false
-	}
-	_, ok := decodeMeta(params)["progressToken"]
+	_, ok := decodeMeta(pk.params)["progressToken"]
 	return ok
 }
 
@@ -278,23 +275,3 @@ func writeLine(w http.ResponseWriter, status int, line []byte) {
 func writeJSONError(w http.ResponseWriter, status int, code int64, msg string) {
 	writeLine(w, status, errorLine(nil, code, msg, nil))
 }
-
-// rawIDOf and rawParamsOf read a message's id and params (nil when
-// absent or not a valid message).
-func rawIDOf(body []byte) json.RawMessage {
-	m, errLine := decodeMessage(trimSpace(body))
-	if errLine != nil {
-		return nil
-	}
-	return m.rawID
-}
-
-func rawParamsOf(body []byte) json.RawMessage {
-	m, errLine := decodeMessage(trimSpace(body))
-	if errLine != nil {
-		return nil
-	}
-	return m.params
-}
-
-func trimSpace(b []byte) []byte { return []byte(strings.TrimSpace(string(b))) }
