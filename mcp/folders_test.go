@@ -20,7 +20,8 @@ import (
 var folderPNG = []byte{0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n', 0, 0, 0, 0x0d, 0xff, 0xfe}
 
 // openFolderAgent serves a copy of the loader's skill-folder fixture
-// (../loader/testdata/folders) with lint/assets/logo.png added.
+// (../loader/testdata/folders) with lint/assets/logo.png and files whose
+// names need escaping in a URI added.
 func openFolderAgent(t *testing.T) (*loader.Agent, string) {
 	t.Helper()
 	src := "../loader/testdata/folders"
@@ -44,6 +45,12 @@ func openFolderAgent(t *testing.T) (*loader.Agent, string) {
 	}
 	if err == nil {
 		err = os.WriteFile(filepath.Join(dst, "lint", "assets", "logo.png"), folderPNG, 0o644)
+	}
+	// File names a URI must escape: served under escaped URIs, read back.
+	for _, name := range []string{"my notes.md", "50% off.txt", "a#b?c.txt"} {
+		if err == nil {
+			err = os.WriteFile(filepath.Join(dst, "lint", "assets", name), []byte("awkward name: "+name+"\n"), 0o644)
+		}
 	}
 	if err != nil {
 		t.Fatal(err)
@@ -162,6 +169,15 @@ func TestFolderDigestsMatchReads(t *testing.T) {
 	if read < 7 {
 		t.Errorf("only %d files read", read)
 	}
+	escaped := false
+	for _, sk := range page.Skills {
+		for _, r := range sk.Resources {
+			escaped = escaped || r.URI == "skill://lint/assets/my%20notes.md" || r.URI == "skill://lint/assets/a%23b%3Fc.txt"
+		}
+	}
+	if !escaped {
+		t.Error("no file name that needs escaping was listed under an escaped URI")
+	}
 }
 
 func TestFolderDirectoryRead(t *testing.T) {
@@ -174,7 +190,7 @@ func TestFolderDirectoryRead(t *testing.T) {
 		dirs  []string
 	}{
 		{"skill://lint", []string{"SKILL.md", "assets", "rules"}, []string{"assets", "rules"}},
-		{"skill://lint/assets", []string{"logo.png"}, nil},
+		{"skill://lint/assets", []string{"50% off.txt", "a#b?c.txt", "logo.png", "my notes.md"}, nil},
 		{"skill://lint/rules", []string{"SKILL.md"}, nil},
 		{"skill://deploy", []string{"SKILL.md", "references"}, []string{"references"}},
 		{"skill://build/scripts", []string{"build.sh"}, nil},

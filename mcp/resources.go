@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/url"
 	"strings"
 	"sync"
 
@@ -302,12 +303,30 @@ func splitSkillURI(uri string) (slug, path string, ok bool) {
 	if path == "" {
 		return slug, "", !strings.HasSuffix(rest, "/")
 	}
-	for _, seg := range strings.Split(path, "/") {
-		if seg == "" || seg == "." || seg == ".." || strings.ContainsAny(seg, "\\\x00?#%") {
+	segs := strings.Split(path, "/")
+	for i, seg := range segs {
+		if strings.ContainsAny(seg, "?#") {
 			return "", "", false
 		}
+		// A file name may need escapes in a URI ("my notes.md" is
+		// my%20notes.md); what they decode to is checked as a name.
+		dec, err := url.PathUnescape(seg)
+		if err != nil || dec == "" || dec == "." || dec == ".." || strings.ContainsAny(dec, "/\\\x00") {
+			return "", "", false
+		}
+		segs[i] = dec
 	}
-	return slug, path, true
+	return slug, strings.Join(segs, "/"), true
+}
+
+// fileURI is the skill:// URI of a skill's file: each path segment
+// escaped as a URI path needs (splitSkillURI undoes it).
+func fileURI(slug, path string) string {
+	segs := strings.Split(path, "/")
+	for i, s := range segs {
+		segs[i] = url.PathEscape(s)
+	}
+	return schemeSkill + slug + "/" + strings.Join(segs, "/")
 }
 
 // validSlug accepts Agent Skills names: 1–64 of [a-z0-9-].
@@ -426,7 +445,7 @@ type fileSet struct {
 	total    int64
 }
 
-func (f *fileSet) uri(path string) string { return schemeSkill + f.slug + "/" + path }
+func (f *fileSet) uri(path string) string { return fileURI(f.slug, path) }
 
 // maxKeptRenderings bounds the listings kept per version.
 const maxKeptRenderings = 256
