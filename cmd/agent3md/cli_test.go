@@ -59,7 +59,7 @@ func TestCommands(t *testing.T) {
 		{"parse line limit names flag", []string{"parse", "--max-line-bytes", "10", devtools}, 1, "", "--max-line-bytes"},
 		{"get unknown skill suggests", []string{"get", devtools, "run-test"}, 1, "", "did you mean"},
 		{"not a .3md file warns", []string{"skills", notAgent}, 1, "", "warning: " + notAgent + " does not end in .3md"},
-		{"directory refused", []string{"skills", dir + "/"}, 2, "", "is a directory"},
+		{"a directory without skills", []string{"skills", dir + "/"}, 2, "", "no skill found in"},
 		{"route no match", []string{"route", devtools, "zzqx wobble"}, 0, "no skill matched", ""},
 		{"route names the tier of a name match", []string{"route", "--no-cache", devtools, "tests"}, 0, "run-tests  (score 0; matched: tests, name)", ""},
 		{"route bad mode", []string{"route", "--mode", "fuzzy", devtools, "x"}, 2, "", `use "ranked" or "spec"`},

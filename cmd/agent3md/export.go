@@ -45,6 +45,9 @@ created, replaced or removed is listed.`,
 		Args: args(cobra.ExactArgs(1)),
 		RunE: func(c *cobra.Command, args []string) error {
 			return a.withAgent(args[0], func(ag *loader.Agent) error {
+				if ag.Folders() != nil {
+					return ioError(fmt.Errorf("%s is a skills folder: export writes an agent file's projection; turn the folder into one first with 'agent3md import %s -o agent.3md'", args[0], args[0]))
+				}
 				if skillsDir != "" {
 					return a.writeSkillsDir(c.Context(), ag, skillsDir, force)
 				}

@@ -176,3 +176,29 @@ func TestMCPFolderReload(t *testing.T) {
 		t.Errorf("exit %d", code)
 	}
 }
+
+// TestCommandsOnAFolder: the one-shot commands read a directory as a
+// skills folder, as mcp does; export, which writes an agent file's
+// projection, says to import the folder first.
+func TestCommandsOnAFolder(t *testing.T) {
+	dir := folderFixture(t)
+	for _, tt := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"skills", dir}, 0, "build (z="},
+		{[]string{"get", dir, "build"}, 0, "#"},
+		{[]string{"resolve", dir, "deploy"}, 0, "### build"},
+		{[]string{"route", "--no-cache", dir, "build the project"}, 0, "build"},
+		{[]string{"manifest", dir}, 0, "build"},
+		{[]string{"export", dir}, 2, "agent3md import"},
+		{[]string{"get", dir, "nope"}, 1, "no skill named"},
+	} {
+		var out, errb strings.Builder
+		code := run(context.Background(), tt.args, strings.NewReader(""), &out, &errb)
+		if code != tt.code || !strings.Contains(out.String()+errb.String(), tt.want) {
+			t.Errorf("%v: exit %d, want %d containing %q\nstdout: %.300s\nstderr: %.300s", tt.args, code, tt.code, tt.want, out.String(), errb.String())
+		}
+	}
+}

@@ -6,16 +6,28 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/agent3md/agent3md/internal/skillfolder"
 	"github.com/agent3md/agent3md/loader"
 )
 
-// withAgent opens FILE for a command and closes it afterwards.
+// withAgent opens FILE for a command and closes it afterwards. A
+// directory is read as an Agent Skills folder (docs/skill-folders.md), so
+// skills, get, resolve, route, run and the rest work on ~/.claude/skills
+// as on an agent file.
 func (a *app) withAgent(path string, fn func(ag *loader.Agent) error) error {
-	ag, err := a.open(path)
+	var ag *loader.Agent
+	var err error
+	if fi, serr := os.Stat(path); serr == nil && fi.IsDir() {
+		ff := folderFlags{maxDepth: skillfolder.DefaultMaxDepth, maxFileBytes: skillfolder.DefaultMaxFileBytes}
+		ag, err = a.openFolders(context.Background(), []string{path}, &ff)
+	} else {
+		ag, err = a.open(path)
+	}
 	if err != nil {
 		return err
 	}
