@@ -74,7 +74,7 @@ func (h *httpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	if int64(len(body)) > h.o.MaxBodyBytes {
 		writeJSONError(w, http.StatusRequestEntityTooLarge, codeInvalidRequest,
-			fmt.Sprintf("Invalid Request: the body passes the %d-byte bound (--max-message-bytes)", h.o.MaxBodyBytes))
+			fmt.Sprintf("Invalid Request: the body passes the %d-byte bound (agent3md serve raises it with --max-body-bytes)", h.o.MaxBodyBytes))
 		return
 	}
 	pk, ok := peek(body)

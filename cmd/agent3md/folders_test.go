@@ -80,7 +80,7 @@ func TestServeFolderEndpoint(t *testing.T) {
 	ff := &folderFlags{maxDepth: 4, maxFileBytes: 1 << 20}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	servers, ep, err := a.openServed(ctx, []string{devtools, dir}, "", false, 0, slog.New(slog.NewTextHandler(io.Discard, nil)), ff)
+	servers, ep, err := a.openServed(ctx, []string{devtools, dir}, servedOptions{logger: slog.New(slog.NewTextHandler(io.Discard, nil)), folders: ff})
 	for _, s := range servers {
 		defer s.Close()
 	}

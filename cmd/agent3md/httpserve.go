@@ -68,7 +68,7 @@ flight, then stop. /healthz answers probes without authentication.`,
 			o.AllowOrigins, o.AllowHosts, o.Logger = allowOrig, allowHosts, logger
 			a.useCache = true
 			ctx := c.Context()
-			servers, endpoints, err := a.openServed(ctx, files, def, noWatch, maxAnswer, logger, &folders)
+			servers, endpoints, err := a.openServed(ctx, files, servedOptions{def: def, noWatch: noWatch, maxAnswer: maxAnswer, maxBody: o.MaxBodyBytes, logger: logger, folders: &folders})
 			defer func() {
 				for _, s := range servers {
 					s.Close()
@@ -134,10 +134,21 @@ flight, then stop. /healthz answers probes without authentication.`,
 	return c
 }
 
+// servedOptions are serve's settings for the agents it opens.
+type servedOptions struct {
+	def       string // the slug served at /mcp
+	noWatch   bool
+	maxAnswer int
+	maxBody   int64
+	logger    *slog.Logger
+	folders   *folderFlags
+}
+
 // openServed opens every agent (so a broken file stops the start with its
 // reason, before anything listens) and builds one protocol core and one
 // endpoint each, named by the agent's slug.
-func (a *app) openServed(ctx context.Context, files []string, def string, noWatch bool, maxAnswer int, logger *slog.Logger, ff *folderFlags) ([]*mcp.Server, httpd.Endpoints, error) {
+func (a *app) openServed(ctx context.Context, files []string, so servedOptions) ([]*mcp.Server, httpd.Endpoints, error) {
+	def, noWatch, maxAnswer, maxBody, logger, ff := so.def, so.noWatch, so.maxAnswer, so.maxBody, so.logger, so.folders
 	ep := httpd.Endpoints{Agents: map[string]http.Handler{}, Default: def}
 	var servers []*mcp.Server
 	from := map[string]string{}
@@ -203,7 +214,7 @@ func (a *app) openServed(ctx context.Context, files []string, def string, noWatc
 			return servers, ep, err
 		}
 		servers = append(servers, s)
-		ep.Agents[slug] = s.HTTPHandler(&mcp.HTTPOptions{OnMethod: func(r *http.Request, m string) { httpd.SetMCPMethod(r.Context(), m) }})
+		ep.Agents[slug] = s.HTTPHandler(&mcp.HTTPOptions{MaxBodyBytes: maxBody, OnMethod: func(r *http.Request, m string) { httpd.SetMCPMethod(r.Context(), m) }})
 		logger.Info("agent ready", "agent", name, "endpoint", "/mcp/"+slug, "skills", skills, "file", file)
 	}
 	return servers, ep, nil
