@@ -3,6 +3,7 @@ package mcp
 import (
 	"context"
 	"maps"
+	"strings"
 )
 
 // handlerFunc serves one request method.
@@ -88,7 +89,7 @@ func (s *server) declared(path string) bool {
 		return true
 	}
 	for _, f := range s.features {
-		key, flag, nested := cut(path, '.')
+		key, flag, nested := strings.Cut(path, ".")
 		if f.capability != key {
 			continue
 		}
@@ -102,15 +103,6 @@ func (s *server) declared(path string) bool {
 		return v
 	}
 	return false
-}
-
-func cut(s string, sep byte) (before, after string, found bool) {
-	for i := 0; i < len(s); i++ {
-		if s[i] == sep {
-			return s[:i], s[i+1:], true
-		}
-	}
-	return s, "", false
 }
 
 // lifecycleFeature is the handshake, ping and discovery: no capability.

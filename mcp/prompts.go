@@ -2,7 +2,6 @@ package mcp
 
 import (
 	"context"
-	"fmt"
 	"sort"
 	"strings"
 
@@ -268,7 +267,6 @@ func typeValues(typ string) []string {
 	return nil
 }
 
-var _ = fmt.Sprintf
 
 // fillOf is fill_skill's answer for a fill: the confirm fields from the
 // skill's cost tag.

@@ -2,7 +2,6 @@ package mcp
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"time"
 
@@ -65,10 +64,6 @@ func (s *server) stopWatch() {
 	}
 }
 
-// retryAfterFailedStart is a no-op hook point: a server whose first load
-// failed keeps its reload loop, so the next change to the file is tried
-// as the first version.
-func (s *server) retryAfterFailedStart(context.Context) {}
 
 // reload opens the file's new version and swaps it in, unless its bytes
 // are those of the version in force (a touch, or an editor's no-op save).
@@ -166,7 +161,6 @@ func listChangedMethod(capability string) string {
 // methodResourceUpdated tells a subscriber a resource's bytes changed.
 const methodResourceUpdated = "notifications/resources/updated"
 
-// versionFields lets tests and logs name a version.
+// String names a version in logs and test failures.
 func (v *version) String() string { return fmt.Sprintf("v%d", v.gen) }
 
-var _ = json.RawMessage(nil)

@@ -5,7 +5,6 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/url"
@@ -545,4 +544,3 @@ func (s *server) changedURIs(ctx context.Context, prev, next *version) map[strin
 	return changed
 }
 
-var _ = json.Valid

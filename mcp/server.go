@@ -323,10 +323,9 @@ func (s *server) open(ctx context.Context) {
 		s.log.Error("the agent file failed to load; requests that need it will fail until it is fixed", "err", err)
 		err = fmt.Errorf("loading the agent: %w", err)
 	}
+	// A failed first load is not retried here: the reload loop (when the
+	// file is watched) tries the next change as the first version.
 	s.loaded(a, true, err)
-	if err != nil {
-		s.retryAfterFailedStart(ctx)
-	}
 }
 
 // awaitLoad waits for the first load. A failed load is an internal error

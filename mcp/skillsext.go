@@ -21,7 +21,6 @@ const (
 	extensionSkills   = "io.modelcontextprotocol/skills"
 	methodSkillsList  = "skills/list"
 	methodSkillsGet   = "skills/get"
-	skillsCacheTTLMs  = cacheTTLMs
 	directoryPageSize = 200
 )
 

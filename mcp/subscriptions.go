@@ -39,7 +39,6 @@ type listenWants struct {
 
 type listenParams struct {
 	Notifications listenWants `json:"notifications"`
-	// id is filled from the request, not the params.
 }
 
 // listen is one open subscriptions/listen request.
