@@ -440,3 +440,33 @@ func TestListenEndsAtEOF(t *testing.T) {
 		t.Errorf("Serve: %v", err)
 	}
 }
+
+// TestSubscriptionsBounded: a session cannot make every reload compare an
+// unbounded set of URIs, through resources/subscribe or a listen.
+func TestSubscriptionsBounded(t *testing.T) {
+	sess := newSession(nil)
+	for i := range maxSubscriptions {
+		if !sess.subscribe(fmt.Sprintf("skill://s%d/SKILL.md", i)) {
+			t.Fatalf("subscription %d refused", i)
+		}
+	}
+	if sess.subscribe("skill://one-more/SKILL.md") {
+		t.Error("a subscription past the bound was taken")
+	}
+	if !sess.subscribe("skill://s0/SKILL.md") {
+		t.Error("renewing a held subscription was refused")
+	}
+	s := newServer(&Options{Agent: openAda(t)})
+	uris := make([]string, maxSubscriptions+1)
+	for i := range uris {
+		uris[i] = fmt.Sprintf("skill://s%d/SKILL.md", i)
+	}
+	params := map[string]any{
+		"_meta":         map[string]any{metaProtocolVersion: version20260728, metaClientCapabilities: map[string]any{}},
+		"notifications": map[string]any{"resourceSubscriptions": uris},
+	}
+	_, err := rpc(t, s, newSession(nil), methodListen, params)
+	if err == nil || !strings.Contains(err.Error(), "resourceSubscriptions has 1025 URIs") {
+		t.Errorf("listen with %d URIs: %v", len(uris), err)
+	}
+}

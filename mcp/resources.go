@@ -411,7 +411,9 @@ func (s *server) resourcesSubscribe(ctx context.Context, c *call) (any, error) {
 	if _, err := s.readResourceBytes(ctx, v, p.URI); err != nil {
 		return nil, s.resourceFailure(c, p.URI, err)
 	}
-	c.sess.subscribe(p.URI)
+	if !c.sess.subscribe(p.URI) {
+		return nil, errorf(codeInvalidParams, "Invalid params: this session already subscribes to %d resources, the most it may; unsubscribe from some first", maxSubscriptions)
+	}
 	return struct{}{}, nil
 }
 

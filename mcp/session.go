@@ -55,13 +55,23 @@ func (s *session) negotiated() string {
 func (s *session) batchesAllowed() bool { return s.negotiated() == version20250326 }
 
 // subscribe and unsubscribe keep the legacy resource subscriptions.
-func (s *session) subscribe(uri string) {
+// maxSubscriptions bounds the URIs one session (or one listen) watches:
+// each is compared across versions at every reload.
+const maxSubscriptions = 1024
+
+// subscribe records uri; false when the session already watches
+// maxSubscriptions others.
+func (s *session) subscribe(uri string) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.subs == nil {
 		s.subs = map[string]bool{}
 	}
+	if !s.subs[uri] && len(s.subs) >= maxSubscriptions {
+		return false
+	}
 	s.subs[uri] = true
+	return true
 }
 
 func (s *session) unsubscribe(uri string) {

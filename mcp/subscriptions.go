@@ -124,6 +124,9 @@ func (s *server) listen(ctx context.Context, c *call) (any, error) {
 	if err := bind(c, &p); err != nil {
 		return nil, err
 	}
+	if n := len(p.Notifications.ResourceSubscriptions); n > maxSubscriptions {
+		return nil, errorf(codeInvalidParams, "Invalid params: params.notifications.resourceSubscriptions has %d URIs, more than the %d one listen may hold", n, maxSubscriptions)
+	}
 	id := requestID(ctx)
 	honoured := listenWants{
 		ToolsListChanged:     p.Notifications.ToolsListChanged,
