@@ -71,34 +71,42 @@ type Reply struct {
 	Code int64
 }
 
-// peeked is what a transport needs to know about a message before
-// serving it.
+// peeked is one message decoded once, with what a transport needs to
+// know before serving it.
 type peeked struct {
-	msg     message
-	params  map[string]json.RawMessage // nil when params is not an object
-	method  string
-	name    string // params.name, else params.uri
-	modern  bool   // a 2026-07-28 request (its _meta names the revision)
-	request bool
+	msg       message
+	errLine   []byte                     // the error answer when it is not a valid message
+	params    map[string]json.RawMessage // nil when params is not an object
+	paramsErr error                      // why params is not an object
+	method    string
+	name      string // params.name, else params.uri
+	modern    bool   // a 2026-07-28 request (its _meta names the revision)
+	request   bool
 }
 
-// peek reads a message's method, name and era; ok is false for anything
-// that is not a single valid request or notification.
+// peek decodes a message; ok is false for anything that is not a single
+// valid request or notification (errLine then says why, except for a
+// response, which wants no answer).
 func peek(body []byte) (p peeked, ok bool) {
-	m, errLine := decodeMessage(bytes.TrimSpace(body))
+	body = bytes.TrimSpace(body)
+	if len(body) > 0 && body[0] == '[' {
+		p.errLine = errorLine(nil, codeInvalidRequest, "Invalid Request: batches are not accepted on this transport; send one message per request", nil)
+		return p, false
+	}
+	m, errLine := decodeMessage(body)
 	if errLine != nil || m.reply {
+		p.errLine = errLine
 		return p, false
 	}
 	p.msg, p.method, p.request = m, m.method, m.rawID != nil
-	params, err := decodeParams(m.params)
-	if err != nil {
+	p.params, p.paramsErr = decodeParams(m.params)
+	if p.paramsErr != nil {
 		return p, true
 	}
-	p.params = params
-	_, p.modern = decodeMeta(params)[metaProtocolVersion]
-	if n, ok := plainString(params["name"]); ok {
+	_, p.modern = decodeMeta(p.params)[metaProtocolVersion]
+	if n, ok := plainString(p.params["name"]); ok {
 		p.name = n
-	} else if u, ok := plainString(params["uri"]); ok {
+	} else if u, ok := plainString(p.params["uri"]); ok {
 		p.name = u
 	}
 	return p, true
@@ -122,13 +130,19 @@ func (f funcNotifier) Notify(ctx context.Context, method string, params any) err
 // Cancelling ctx (the client went away) cancels the request; it is then
 // not answered. A batch is refused: no stateless revision has them.
 func (S *Server) Exchange(ctx context.Context, x *Exchange) Reply {
-	body := bytes.TrimSpace(x.Body)
-	if len(body) > 0 && body[0] == '[' {
-		return Reply{Line: errorLine(nil, codeInvalidRequest, "Invalid Request: batches are not accepted on this transport; send one message per request", nil), Code: codeInvalidRequest}
+	pk, _ := peek(x.Body)
+	return S.exchange(ctx, x, &pk)
+}
+
+// exchange is Exchange for a message already decoded (peek), so a
+// transport that looked at it first does not decode it again.
+func (S *Server) exchange(ctx context.Context, x *Exchange, pk *peeked) Reply {
+	if pk.errLine != nil {
+		return Reply{Line: pk.errLine, Code: codeOf(pk.errLine)}
 	}
-	m, errLine := decodeMessage(body)
-	if errLine != nil {
-		return Reply{Line: errLine, Code: codeOf(errLine)}
+	m := pk.msg
+	if m.reply {
+		return Reply{}
 	}
 	var out notifier
 	if x.Notify != nil {
@@ -139,26 +153,19 @@ func (S *Server) Exchange(ctx context.Context, x *Exchange) Reply {
 		sess.version = v
 	}
 	s := S.srv
-	switch {
-	case m.reply:
-		return Reply{}
-	case m.rawID == nil:
+	if m.rawID == nil {
 		if m.method != methodCancelled {
 			s.notify(sess, m.method)
 		}
 		return Reply{Method: m.method}
 	}
-	params, err := decodeParams(m.params)
-	rep := Reply{Method: m.method}
-	if pk, ok := peek(body); ok {
-		rep.Name, rep.Modern = pk.name, pk.modern
-	}
-	S.srv.attach(sess)
-	defer S.srv.detach(sess)
-	var res any
+	rep := Reply{Method: m.method, Name: pk.name, Modern: pk.modern}
+	s.attach(sess)
+	defer s.detach(sess)
+	res, err := any(nil), pk.paramsErr
 	if err == nil {
 		ctx = withNotifier(withRequestID(ctx, m.rawID), sess.out)
-		res, err = s.safeDispatch(ctx, sess, m.method, params)
+		res, err = s.safeDispatch(ctx, sess, m.method, pk.params)
 	}
 	if ctx.Err() != nil && err != nil {
 		return rep // the client is gone: nothing to answer

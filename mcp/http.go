@@ -91,7 +91,7 @@ func (h *httpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	x := &Exchange{Body: body, ProtocolVersion: hv}
 	if !ok || !isRequest {
-		rep := h.S.Exchange(r.Context(), x)
+		rep := h.S.exchange(r.Context(), x, &pk)
 		if rep.Line != nil { // a malformed message
 			writeLine(w, statusFor(rep, true), rep.Line)
 			return
@@ -100,10 +100,10 @@ func (h *httpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if h.streams(r, &pk) {
-		h.stream(w, r, x)
+		h.stream(w, r, x, &pk)
 		return
 	}
-	rep := h.S.Exchange(r.Context(), x)
+	rep := h.S.exchange(r.Context(), x, &pk)
 	if rep.Line == nil {
 		return // the client went away
 	}
@@ -191,7 +191,7 @@ func (h *httpHandler) streams(r *http.Request, pk *peeked) bool {
 
 // stream serves a request as SSE: each notification an event, then the
 // answer, with keep-alive comments while it runs.
-func (h *httpHandler) stream(w http.ResponseWriter, r *http.Request, x *Exchange) {
+func (h *httpHandler) stream(w http.ResponseWriter, r *http.Request, x *Exchange, pk *peeked) {
 	flusher, _ := w.(http.Flusher)
 	rc := http.NewResponseController(w)
 	// A stream lives as long as its request: each event pushes the write
@@ -236,7 +236,7 @@ func (h *httpHandler) stream(w http.ResponseWriter, r *http.Request, x *Exchange
 			}
 		}
 	}()
-	rep := h.S.Exchange(r.Context(), x)
+	rep := h.S.exchange(r.Context(), x, pk)
 	close(done)
 	if rep.Line != nil {
 		send(rep.Line)

@@ -267,7 +267,6 @@ func typeValues(typ string) []string {
 	return nil
 }
 
-
 // fillOf is fill_skill's answer for a fill: the confirm fields from the
 // skill's cost tag.
 func fillOf(f *loader.Fill, cost string) fillResult {

@@ -64,7 +64,6 @@ func (s *server) stopWatch() {
 	}
 }
 
-
 // reload opens the file's new version and swaps it in, unless its bytes
 // are those of the version in force (a touch, or an editor's no-op save).
 func (s *server) reload(ctx context.Context) {
@@ -163,4 +162,3 @@ const methodResourceUpdated = "notifications/resources/updated"
 
 // String names a version in logs and test failures.
 func (v *version) String() string { return fmt.Sprintf("v%d", v.gen) }
-

@@ -545,4 +545,3 @@ func (s *server) changedURIs(ctx context.Context, prev, next *version) map[strin
 	}
 	return changed
 }
-
