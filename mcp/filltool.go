@@ -62,12 +62,11 @@ func (s *server) fillSkill(ctx context.Context, v *version, args map[string]json
 		return &toolOutcome{isError: true, text: fmt.Sprintf(
 			"skill %s has no command template (tool=) to fill; follow its instructions from get_skill instead", name)}, nil
 	}
-	res := fillResult{Fill: f, ConfirmReasons: []string{}}
-	if sk, err := v.agent.Skill(name); err == nil && sk.Cost != "" {
-		cost := sk.Cost
-		res.Cost = &cost
-		res.ConfirmReasons = append(res.ConfirmReasons, "the skill is tagged cost="+cost)
+	cost := ""
+	if sk, err := v.agent.Skill(name); err == nil {
+		cost = sk.Cost
 	}
+	res := fillOf(f, cost)
 	if stringArg(args, "tier") == "relaxed" {
 		res.ConfirmReasons = append(res.ConfirmReasons, "it was chosen from a relaxed route_skill match (no trigger phrase matched)")
 	}
@@ -209,4 +208,16 @@ func skillInputs(s *agentfile.Skill) string {
 		parts[i] = in.Name + opt + ": " + in.Type
 	}
 	return s.Name + "(" + strings.Join(parts, ", ") + ")"
+}
+
+// fillOf is fill_skill's answer for a fill (prompts/get shows it too):
+// the confirm fields from the skill's cost tag.
+func fillOf(f *loader.Fill, cost string) fillResult {
+	res := fillResult{Fill: f, ConfirmReasons: []string{}}
+	if cost != "" {
+		res.Cost = &cost
+		res.ConfirmReasons = append(res.ConfirmReasons, "the skill is tagged cost="+cost)
+	}
+	res.Confirm = len(res.ConfirmReasons) > 0
+	return res
 }

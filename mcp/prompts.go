@@ -266,15 +266,3 @@ func typeValues(typ string) []string {
 	}
 	return nil
 }
-
-// fillOf is fill_skill's answer for a fill: the confirm fields from the
-// skill's cost tag.
-func fillOf(f *loader.Fill, cost string) fillResult {
-	res := fillResult{Fill: f, ConfirmReasons: []string{}}
-	if cost != "" {
-		res.Cost = &cost
-		res.ConfirmReasons = append(res.ConfirmReasons, "the skill is tagged cost="+cost)
-	}
-	res.Confirm = len(res.ConfirmReasons) > 0
-	return res
-}
