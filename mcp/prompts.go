@@ -135,11 +135,7 @@ func (s *server) promptsGet(ctx context.Context, c *call) (any, error) {
 	if err != nil {
 		return nil, errorf(codeInternalError, "Internal error: resolving %s: %v", sk.Name, err)
 	}
-	parts := make([]string, len(chain))
-	for k, r := range chain {
-		parts[k] = "### " + r.Name + "\n" + r.Body
-	}
-	text := strings.Join(parts, "\n\n")
+	text := chainText(chain)
 	if sk.HasTool {
 		f, err := v.agent.Command(sk.Name, p.Arguments)
 		if err == nil {

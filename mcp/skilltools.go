@@ -202,12 +202,20 @@ func (s *server) resolveSkill(ctx context.Context, v *version, args map[string]j
 		return s.unknownSkill(v, err, name)
 	}
 	res := resolveResult{Skills: make([]resolvedSkill, len(chain))}
-	parts := make([]string, len(chain))
 	for i, r := range chain {
 		res.Skills[i] = resolvedSkill{Name: r.Name, Z: r.Z, Body: r.Body}
+	}
+	return &toolOutcome{text: chainText(chain), structured: res}, nil
+}
+
+// chainText is a resolve chain as resolve_skill's text (and prompts/get's):
+// a "### name" section per skill, separated by a blank line.
+func chainText(chain []loader.Resolved) string {
+	parts := make([]string, len(chain))
+	for i, r := range chain {
 		parts[i] = "### " + r.Name + "\n" + r.Body
 	}
-	return &toolOutcome{text: strings.Join(parts, "\n\n"), structured: res}, nil
+	return strings.Join(parts, "\n\n")
 }
 
 func nonNil[T any](s []T) []T {
