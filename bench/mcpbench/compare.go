@@ -179,23 +179,34 @@ func (p *cmpProbe) coldRoute(c contender, cacheDir string, k int) (msec, rssMB f
 		return 0, 0, err
 	}
 	defer s.kill()
-	var buf bytes.Buffer
-	for _, m := range []map[string]any{initializeRequest(1), initializedNotification(), routeRequest(2, p.words.text(k))} {
-		if err := appendLine(&buf, m); err != nil {
-			return 0, 0, err
-		}
-	}
-	if err := s.sendRaw(buf.Bytes()); err != nil {
+	elapsed, err := spawnRoute(s, p.words.text(k))
+	if err != nil {
 		return 0, 0, err
 	}
-	pr := &probe{pipeline: true}
-	if err := pr.awaitRoute(s, 2); err != nil {
-		return 0, 0, err
-	}
-	elapsed := time.Since(s.start)
 	rss, err := s.finish(p.exitWait)
 	return ms(elapsed), rss, err
 }
+
+// spawnRoute sends initialize, notifications/initialized and a route_skill
+// of text to a freshly started server in one write, as a pipelining client
+// does, and returns the time from spawn to the route's answer.
+func spawnRoute(s *server, text string) (time.Duration, error) {
+	var buf bytes.Buffer
+	for _, m := range []map[string]any{initializeRequest(1), initializedNotification(), routeRequest(2, text)} {
+		if err := appendLine(&buf, m); err != nil {
+			return 0, err
+		}
+	}
+	if err := s.sendRaw(buf.Bytes()); err != nil {
+		return 0, err
+	}
+	pr := &probe{pipeline: true}
+	if err := pr.awaitRoute(s, 2); err != nil {
+		return 0, err
+	}
+	return time.Since(s.start), nil
+}
+
 
 // session spawns c once, times the handshake, then each request kind in
 // turn as a pipelined burst, and records the peak RSS after stdin closes.

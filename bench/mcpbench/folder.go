@@ -169,16 +169,11 @@ func runFolders(o *options, w words, tmp string, stdout, stderr io.Writer) int {
 	} else {
 		err = writeFolders(stdout, o, results)
 	}
-	if err != nil {
-		fmt.Fprintln(stderr, "mcpbench: writing the report:", err)
-		return 2
-	}
+	failed := false
 	for _, r := range results {
-		if len(r.Errors) > 0 {
-			return 1
-		}
+		failed = failed || len(r.Errors) > 0
 	}
-	return 0
+	return reportStatus(err, failed, stderr)
 }
 
 // namedFolder is the -folder target: -folder-skill is read and
@@ -485,20 +480,10 @@ func (p *folderProbe) firstRoute(c folderContender, cacheDir string, k int) (flo
 		return 0, 0, err
 	}
 	defer s.kill()
-	var buf bytes.Buffer
-	for _, m := range []map[string]any{initializeRequest(1), initializedNotification(), routeRequest(2, p.target.route(k))} {
-		if err := appendLine(&buf, m); err != nil {
-			return 0, 0, err
-		}
-	}
-	if err := s.sendRaw(buf.Bytes()); err != nil {
+	elapsed, err := spawnRoute(s, p.target.route(k))
+	if err != nil {
 		return 0, 0, err
 	}
-	pr := &probe{pipeline: true}
-	if err := pr.awaitRoute(s, 2); err != nil {
-		return 0, 0, err
-	}
-	elapsed := time.Since(s.start)
 	rss, err := p.end(c, s)
 	return ms(elapsed), rss, err
 }

@@ -354,16 +354,11 @@ func runHTTP(o *options, w words, tmp string, stdout, stderr io.Writer) int {
 	} else {
 		err = writeHTTPTable(stdout, o, results)
 	}
-	if err != nil {
-		fmt.Fprintln(stderr, "mcpbench: writing the report:", err)
-		return 2
-	}
+	failed := false
 	for _, r := range results {
-		if len(r.Errors) > 0 {
-			return 1
-		}
+		failed = failed || len(r.Errors) > 0
 	}
-	return 0
+	return reportStatus(err, failed, stderr)
 }
 
 // writeHTTPTable prints the medians of every cell and the bar.

@@ -146,14 +146,22 @@ func run(args []string, stdout, stderr io.Writer) int {
 	} else {
 		err = writeTable(stdout, o, results)
 	}
+	failed := false
+	for _, r := range results {
+		failed = failed || len(r.Errors) > 0
+	}
+	return reportStatus(err, failed, stderr)
+}
+
+// reportStatus is a mode's exit status once its report is written: 2 when
+// writing failed, 1 when a measurement failed, else 0.
+func reportStatus(err error, failed bool, stderr io.Writer) int {
 	if err != nil {
 		fmt.Fprintln(stderr, "mcpbench: writing the report:", err)
 		return 2
 	}
-	for _, r := range results {
-		if len(r.Errors) > 0 {
-			return 1
-		}
+	if failed {
+		return 1
 	}
 	return 0
 }
@@ -303,16 +311,11 @@ func runCompare(o *options, w words, tmp string, stdout, stderr io.Writer) int {
 	} else {
 		err = writeCompare(stdout, o, results)
 	}
-	if err != nil {
-		fmt.Fprintln(stderr, "mcpbench: writing the report:", err)
-		return 2
-	}
+	failed := false
 	for _, r := range results {
-		if len(r.Errors) > 0 {
-			return 1
-		}
+		failed = failed || len(r.Errors) > 0
 	}
-	return 0
+	return reportStatus(err, failed, stderr)
 }
 
 // buildBinary builds ./cmd/agent3md into dir.
