@@ -207,7 +207,6 @@ func spawnRoute(s *server, text string) (time.Duration, error) {
 	return time.Since(s.start), nil
 }
 
-
 // session spawns c once, times the handshake, then each request kind in
 // turn as a pipelined burst, and records the peak RSS after stdin closes.
 func (p *cmpProbe) session(c contender, cacheDir string, run int, r *cmpResult) error {
