@@ -110,7 +110,12 @@ func kindOf(t reflect.Type) string {
 		return "an integer"
 	case reflect.Float64:
 		return "a number"
-	case reflect.Map, reflect.Struct:
+	case reflect.Map:
+		if t.Elem().Kind() == reflect.String {
+			return "an object of string values"
+		}
+		return "an object"
+	case reflect.Struct:
 		return "an object"
 	case reflect.Slice:
 		if t.Elem().Kind() == reflect.Uint8 {

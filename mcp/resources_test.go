@@ -270,3 +270,13 @@ func TestReadAnswersCachedPerVersion(t *testing.T) {
 		time.Sleep(20 * time.Millisecond)
 	}
 }
+
+// TestPromptArgumentsMustBeStrings: prompts/get arguments are strings, and
+// the error says so rather than only "an object".
+func TestPromptArgumentsMustBeStrings(t *testing.T) {
+	s := newServer(&Options{Agent: openAda(t)})
+	_, err := rpc(t, s, newSession(nil), methodPromptsGet, map[string]any{"name": "commit", "arguments": map[string]any{"message": 5}})
+	if err == nil || !strings.Contains(err.Error(), "params.arguments must be an object of string values") {
+		t.Errorf("prompts/get with a number argument: %v", err)
+	}
+}
