@@ -182,6 +182,11 @@ func Open(path string, opts *Options) (*Agent, error) {
 // Options.CatalogCache instead of scanned.
 func (a *Agent) CatalogCached() bool { return a.current().cached }
 
+// Pinned reports whether the Agent serves the one version it scanned
+// (Options.NoRescan, or FolderOptions.NoRescan): its bodies and files then
+// never change while it is open, so a caller may keep what it read.
+func (a *Agent) Pinned() bool { return a.opts.NoRescan }
+
 // Close releases the file. It is idempotent; later reads return ErrClosed.
 func (a *Agent) Close() error {
 	a.mu.Lock()

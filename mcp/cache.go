@@ -14,7 +14,8 @@ import (
 type preEncoded []byte
 
 // Answers that depend only on the agent version, the request and the
-// revision (tools/list, list_skills, resources/read) are encoded once per
+// revision (tools/list, list_skills, get_skill, resolve_skill,
+// resources/read) are encoded once per
 // version and reused: the lists are the largest answers a small agent
 // gives, and a file read is what skill-provider clients repeat; rebuilding
 // them cost several times a ping (a folder file is opened through its
@@ -39,31 +40,40 @@ type answerCache struct {
 }
 
 // cacheKey names a legacy request whose answer may be cached, or reports
-// false: tools/list, and tools/call of list_skills with small arguments.
-func cacheKey(method, version string, params map[string]json.RawMessage) (string, bool) {
+// false: tools/list, resources/read, and tools/call of list_skills,
+// get_skill and resolve_skill with small arguments. bodies is set for the
+// answers that hold skill bodies: those are cached only for a pinned agent
+// (loader.Agent.Pinned), because an agent that follows its file notices
+// an edit when it reads a body, and a cached body would hide the edit.
+func cacheKey(method, version string, params map[string]json.RawMessage) (key string, bodies, ok bool) {
 	for k := range params {
 		if k != "name" && k != "arguments" && k != "cursor" && k != "uri" {
-			return "", false // _meta and the like: keep the general path
+			return "", false, false // _meta and the like: keep the general path
 		}
 	}
 	switch method {
 	case methodResourcesRead:
 		uri, ok := plainString(params["uri"])
 		if !ok || len(params) != 1 || len(uri) > maxCacheKeyArgs {
-			return "", false
+			return "", false, false
 		}
-		return method + "\x00" + version + "\x00" + uri, true
+		return method + "\x00" + version + "\x00" + uri, false, true
 	case methodToolsList:
-		return method + "\x00" + version + "\x00" + string(params["cursor"]), true
+		return method + "\x00" + version + "\x00" + string(params["cursor"]), false, true
 	case methodToolsCall:
 		name, _ := plainString(params["name"])
 		args := params["arguments"]
-		if name != toolListSkills || len(args) > maxCacheKeyArgs {
-			return "", false
+		if len(args) > maxCacheKeyArgs {
+			return "", false, false
 		}
-		return name + "\x00" + version + "\x00" + string(args), true
+		switch name {
+		case toolListSkills:
+			return name + "\x00" + version + "\x00" + string(args), false, true
+		case toolGetSkill, toolResolveSkill:
+			return name + "\x00" + version + "\x00" + string(args), true, true
+		}
 	}
-	return "", false
+	return "", false, false
 }
 
 // get returns the answer cached for key under catalog cat, or nil.
@@ -128,12 +138,12 @@ func appendEncoded(dst preEncoded, res any) (preEncoded, error) {
 // cachedHandle serves a legacy request through the answer cache when it is
 // cacheable and the agent is loaded, else calls handle.
 func (s *server) cachedHandle(ctx context.Context, c *call, handle func() (any, error)) (any, error) {
-	key, ok := cacheKey(c.method, c.version, c.params)
+	key, bodies, ok := cacheKey(c.method, c.version, c.params)
 	if !ok || !s.loadedOK() {
 		return handle()
 	}
 	v, err := c.agentVersion(ctx)
-	if err != nil {
+	if err != nil || bodies && !v.agent.Pinned() {
 		return handle()
 	}
 	cat := v.agent.Catalog()

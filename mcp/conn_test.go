@@ -245,8 +245,60 @@ func TestAnswerCache(t *testing.T) {
 	if n := len(s.cur.Load().cache.entries); n != 1 {
 		t.Errorf("%d cached answers after a new catalog, want only the new one", n)
 	}
-	if key, ok := cacheKey(methodToolsCall, version20251125, map[string]json.RawMessage{"name": json.RawMessage(`"get_skill"`)}); ok {
-		t.Errorf("get_skill is cached under %q; bodies must be read each time", key)
+	getSkill := map[string]json.RawMessage{"name": json.RawMessage(`"get_skill"`), "arguments": json.RawMessage(`{"name":"commit"}`)}
+	if _, err := s.dispatch(ctx, &session{version: version20251125}, methodToolsCall, getSkill); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(s.cur.Load().cache.entries); n != 1 {
+		t.Errorf("%d cached answers after get_skill on an agent that follows its file, want 1: its bodies must be read each time", n)
+	}
+}
+
+// TestBodyAnswersCachedWhenPinned: on a pinned agent (one version, never
+// re-scanned) get_skill and resolve_skill answers are encoded once per
+// revision, byte for byte what the handler gives; a tool error (unknown
+// skill) is never kept.
+func TestBodyAnswersCachedWhenPinned(t *testing.T) {
+	a, err := loader.Open("testdata/ada.3md", &loader.Options{NoRescan: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	s := newServer(&Options{Agent: a})
+	ctx := context.Background()
+	toolCall := func(tool, args string) map[string]json.RawMessage {
+		return map[string]json.RawMessage{"name": json.RawMessage(`"` + tool + `"`), "arguments": json.RawMessage(args)}
+	}
+	for _, tt := range []struct {
+		version string
+		params  map[string]json.RawMessage
+	}{
+		{version20251125, toolCall(toolGetSkill, `{"name":"commit"}`)},
+		{version20241105, toolCall(toolGetSkill, `{"name":"commit"}`)},
+		{version20251125, toolCall(toolResolveSkill, `{"name":"commit"}`)},
+	} {
+		sess := &session{version: tt.version}
+		c := &call{srv: s, sess: sess, method: methodToolsCall, params: tt.params, version: tt.version}
+		fresh, err := s.methods[methodToolsCall].handle(s, ctx, c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, _ := encodeResult(fresh)
+		for i := 0; i < 2; i++ {
+			got, err := s.dispatch(ctx, sess, methodToolsCall, tt.params)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if enc, ok := got.(preEncoded); !ok || string(enc) != string(want) {
+				t.Fatalf("%s %s call %d: got %T %.200s, want the handler's encoding %.200s", tt.params["arguments"], tt.version, i+1, got, got, want)
+			}
+		}
+	}
+	if _, err := s.dispatch(ctx, &session{version: version20251125}, methodToolsCall, toolCall(toolGetSkill, `{"name":"nope"}`)); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(s.cur.Load().cache.entries); n != 3 {
+		t.Errorf("%d cached answers, want 3 (one per tool, arguments and revision; never the tool error)", n)
 	}
 }
 

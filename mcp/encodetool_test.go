@@ -17,6 +17,8 @@ func TestEncodeToolResultIdentical(t *testing.T) {
 		{Content: []textContent{{Type: "text", Text: "failed"}}, IsError: true},
 		{Content: []textContent{{Type: "text", Text: "failed"}}, StructuredContent: json.RawMessage(`{"isError":true}`), IsError: true},
 		{Content: []textContent{}, StructuredContent: json.RawMessage(`{}`)},
+		{StructuredContent: json.RawMessage(`{"a":1}`)},
+		{Content: []textContent{{Type: "text", Text: "bad \xff utf-8 \x00\x1b"}}, IsError: true},
 	}
 	for i, r := range cases {
 		want, err := encodeResult(r)

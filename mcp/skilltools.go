@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/agent3md/agent3md/loader"
@@ -136,7 +137,7 @@ func (s *server) routeSkill(ctx context.Context, v *version, args map[string]jso
 		return nil, err
 	}
 	res := routeResult{Matches: make([]routeMatch, len(matches))}
-	lines := make([]string, len(matches))
+	var lines strings.Builder
 	for i, m := range matches {
 		rm := routeMatch{Name: m.Name, Z: m.Z, Score: m.Score, Relevance: m.Relevance, Hits: nonNil(m.Hits), Tier: m.Tier, Inputs: []catalogInput{}}
 		if sk, err := v.agent.SkillByZ(m.Z); err == nil {
@@ -150,12 +151,76 @@ func (s *server) routeSkill(ctx context.Context, v *version, args map[string]jso
 		}
 		rm.Confirm = rm.Cost != nil || m.Tier == "relaxed"
 		res.Matches[i] = rm
-		lines[i] = fmt.Sprintf("%s  (score %d; matched: %s)", m.Name, m.Score, strings.Join(m.Hits, ", "))
+		// One line per match, as the reference writes it:
+		// "name  (score N; matched: a, b)".
+		if i > 0 {
+			lines.WriteByte('\n')
+		}
+		lines.WriteString(m.Name)
+		lines.WriteString("  (score ")
+		lines.WriteString(strconv.Itoa(m.Score))
+		lines.WriteString("; matched: ")
+		for k, h := range m.Hits {
+			if k > 0 {
+				lines.WriteString(", ")
+			}
+			lines.WriteString(h)
+		}
+		lines.WriteByte(')')
 	}
-	if len(lines) == 0 {
-		return &toolOutcome{text: "no skill matched", structured: res}, nil
+	out := &toolOutcome{text: lines.String(), structured: res.encode()}
+	if len(matches) == 0 {
+		out.text = "no skill matched"
 	}
-	return &toolOutcome{text: strings.Join(lines, "\n"), structured: res}, nil
+	return out, nil
+}
+
+// encode writes res as encoding/json would (compact, HTML escaping off),
+// by hand: a route is the request an agent repeats most, and reflection
+// over its matches cost as much as routing a small agent.
+func (res routeResult) encode() json.RawMessage {
+	b := make([]byte, 0, 16+256*len(res.Matches))
+	b = append(b, `{"matches":[`...)
+	for i, m := range res.Matches {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, `{"name":`...)
+		b = appendJSONString(b, m.Name)
+		b = append(b, `,"z":`...)
+		b = appendJSONFloat(b, m.Z)
+		b = append(b, `,"score":`...)
+		b = strconv.AppendInt(b, int64(m.Score), 10)
+		b = append(b, `,"relevance":`...)
+		b = appendJSONFloat(b, m.Relevance)
+		b = append(b, `,"hits":`...)
+		b = appendJSONStrings(b, m.Hits)
+		b = append(b, `,"tier":`...)
+		b = appendJSONString(b, m.Tier)
+		b = append(b, `,"inputs":[`...)
+		for k, in := range m.Inputs {
+			if k > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, `{"name":`...)
+			b = appendJSONString(b, in.Name)
+			b = append(b, `,"type":`...)
+			b = appendJSONString(b, in.Type)
+			b = append(b, `,"required":`...)
+			b = strconv.AppendBool(b, in.Required)
+			b = append(b, '}')
+		}
+		b = append(b, `],"cost":`...)
+		if m.Cost == nil {
+			b = append(b, "null"...)
+		} else {
+			b = appendJSONString(b, *m.Cost)
+		}
+		b = append(b, `,"confirm":`...)
+		b = strconv.AppendBool(b, m.Confirm)
+		b = append(b, '}')
+	}
+	return append(b, "]}"...)
 }
 
 type skillBody struct {

@@ -289,33 +289,48 @@ type encodedTool struct {
 func (t encodedTool) MarshalJSON() ([]byte, error) { return t.enc, nil }
 
 // encodeToolResult encodes r as compact JSON without HTML escaping, byte
-// for byte what encoding/json writes for it, but without handing the
-// structured content to encoding/json: it would validate and compact those
-// bytes again, a third of a small answer's time. The structured content is
-// compact JSON already (the pooled encoder's output, or written by hand so),
-// and with HTML escaping off encoding/json copies such bytes unchanged, so
-// splicing them in after the content array gives the same bytes.
+// for byte what encoding/json writes for it (encodetool_test.go), but by
+// hand: reflection over the result was a third of a small answer's time,
+// and encoding/json would validate and compact the structured content
+// again. The structured content is compact JSON already (the pooled
+// encoder's output, or written by hand so), and with HTML escaping off
+// encoding/json copies such bytes unchanged, so it is spliced in as is.
+// Modern results (the 2026-07-28 keys set) are stamped later
+// (stampEncoded), so r never carries them here.
 func encodeToolResult(r *toolCallResult) (encodedTool, error) {
-	raw := r.StructuredContent
-	size := 64 + len(raw)
+	if r.modernFields.ResultType != "" || r.Meta != nil || r.TTLMs != nil || r.CacheScope != "" {
+		return encodedTool{}, fmt.Errorf("mcp: a tool result reached encoding with its modern keys already set")
+	}
+	size := 64 + len(r.StructuredContent)
 	for _, c := range r.Content {
 		size += 32 + len(c.Text) + len(c.Text)/8
 	}
-	r.StructuredContent = nil
-	enc, err := appendEncoded(make(preEncoded, 0, size), r)
-	r.StructuredContent = raw
-	if err != nil || len(raw) == 0 {
-		return encodedTool{enc: enc, isError: r.IsError}, err
+	enc := make(preEncoded, 0, size)
+	enc = append(enc, `{"content":`...)
+	if r.Content == nil {
+		enc = append(enc, "null"...)
+	} else {
+		enc = append(enc, '[')
+		for i, c := range r.Content {
+			if i > 0 {
+				enc = append(enc, ',')
+			}
+			enc = append(enc, `{"type":`...)
+			enc = appendJSONString(enc, c.Type)
+			enc = append(enc, `,"text":`...)
+			enc = appendJSONString(enc, c.Text)
+			enc = append(enc, '}')
+		}
+		enc = append(enc, ']')
 	}
-	// isError is the only key after structuredContent, before the
-	// object's closing brace.
-	tail := `}`
+	if len(r.StructuredContent) > 0 {
+		enc = append(enc, `,"structuredContent":`...)
+		enc = append(enc, r.StructuredContent...)
+	}
 	if r.IsError {
-		tail = `,"isError":true}`
+		enc = append(enc, `,"isError":true`...)
 	}
-	enc = append(enc[:len(enc)-len(tail)], `,"structuredContent":`...)
-	enc = append(enc, raw...)
-	return encodedTool{enc: append(enc, tail...), isError: r.IsError}, nil
+	return encodedTool{enc: append(enc, '}'), isError: r.IsError}, nil
 }
 
 // encodedStringLen bounds the length of b, text encoding/json wrote itself

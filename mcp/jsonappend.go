@@ -1,0 +1,104 @@
+package mcp
+
+import (
+	"math"
+	"strconv"
+	"unicode/utf8"
+)
+
+// The answers a client asks for most (route_skill, the tool result around
+// every text block) are written by hand with these appenders instead of
+// through encoding/json's reflection, which was a third of a small
+// route's time. They write exactly the bytes appendAnswer's encoder
+// writes (compact, HTML escaping off): jsonappend_test.go checks them
+// against encoding/json over every byte, edge strings and floats, and a
+// fuzz target keeps checking.
+
+const hexDigits = "0123456789abcdef"
+
+// appendJSONString appends s as a JSON string: quote and backslash
+// escaped, the five short control escapes, other control bytes as \u00XX,
+// invalid UTF-8 as \ufffd, and U+2028/U+2029 escaped (JavaScript reads
+// them as line ends).
+func appendJSONString(dst []byte, s string) []byte {
+	dst = append(dst, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c >= 0x20 && c != '"' && c != '\\' {
+				i++
+				continue
+			}
+			dst = append(dst, s[start:i]...)
+			switch c {
+			case '"', '\\':
+				dst = append(dst, '\\', c)
+			case '\b':
+				dst = append(dst, '\\', 'b')
+			case '\f':
+				dst = append(dst, '\\', 'f')
+			case '\n':
+				dst = append(dst, '\\', 'n')
+			case '\r':
+				dst = append(dst, '\\', 'r')
+			case '\t':
+				dst = append(dst, '\\', 't')
+			default:
+				dst = append(dst, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, `\ufffd`...)
+		case r == '\u2028' || r == '\u2029':
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, '\\', 'u', '2', '0', '2', hexDigits[r&0xf])
+		default:
+			i += size
+			continue
+		}
+		i += size
+		start = i
+	}
+	dst = append(dst, s[start:]...)
+	return append(dst, '"')
+}
+
+// appendJSONFloat appends a finite f as encoding/json writes a float64:
+// the shortest decimal that reads back as f, in exponent form only below
+// 1e-6 or from 1e21, with a one-digit negative exponent unpadded.
+// Callers pass finite values only (scores, z): JSON has no NaN.
+func appendJSONFloat(dst []byte, f float64) []byte {
+	format := byte('f')
+	if a := math.Abs(f); a != 0 && (a < 1e-6 || a >= 1e21) {
+		format = 'e'
+	}
+	dst = strconv.AppendFloat(dst, f, format, -1, 64)
+	if format == 'e' {
+		// "1e-07" → "1e-7"
+		n := len(dst)
+		if n >= 4 && dst[n-4] == 'e' && dst[n-3] == '-' && dst[n-2] == '0' {
+			dst[n-2] = dst[n-1]
+			dst = dst[:n-1]
+		}
+	}
+	return dst
+}
+
+// appendJSONStrings appends ss as a JSON array of strings ([] when empty).
+func appendJSONStrings(dst []byte, ss []string) []byte {
+	dst = append(dst, '[')
+	for i, s := range ss {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = appendJSONString(dst, s)
+	}
+	return append(dst, ']')
+}

@@ -1,0 +1,109 @@
+package mcp
+
+import (
+	"bytes"
+	"encoding/json"
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+// stdJSON is what encoding/json writes for v with HTML escaping off, as
+// appendAnswer's encoder is set up.
+func stdJSON(t testing.TB, v any) string {
+	t.Helper()
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		t.Fatal(err)
+	}
+	return string(bytes.TrimSuffix(b.Bytes(), []byte("\n")))
+}
+
+func checkString(t testing.TB, s string) {
+	t.Helper()
+	if got, want := string(appendJSONString(nil, s)), stdJSON(t, s); got != want {
+		t.Fatalf("appendJSONString(%q) = %s, encoding/json writes %s", s, got, want)
+	}
+}
+
+// TestAppendJSONStringMatchesEncodingJSON: every byte alone and inside
+// text, multi-byte runes, invalid and truncated UTF-8, U+2028/U+2029 and
+// random byte strings encode as encoding/json encodes them.
+func TestAppendJSONStringMatchesEncodingJSON(t *testing.T) {
+	for c := 0; c < 256; c++ {
+		checkString(t, string([]byte{byte(c)}))
+		checkString(t, "a"+string([]byte{byte(c)})+"b")
+	}
+	for _, s := range []string{
+		"", "plain", `q"uo\te`, "<b>&amp;</b>", "é ü 世界 🙂", "\u2028x\u2029", "\xe2\x80", "\xff\xfe",
+		"\xed\xa0\x80", "tab\tnl\nret\rbs\bff\f", "\x00\x1f\x7f", "a\u2028", "\xf4\x90\x80\x80",
+	} {
+		checkString(t, s)
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	alphabet := []string{"a", " ", `"`, `\`, "\n", "\x01", "é", "\u2028", "\xff", "\xe2\x80", "🙂", "<"}
+	for i := 0; i < 5000; i++ {
+		var b []byte
+		for n := rng.IntN(12); n > 0; n-- {
+			if rng.IntN(4) == 0 {
+				b = append(b, byte(rng.IntN(256)))
+			} else {
+				b = append(b, alphabet[rng.IntN(len(alphabet))]...)
+			}
+		}
+		checkString(t, string(b))
+	}
+}
+
+// TestAppendJSONFloatMatchesEncodingJSON: scores and z values, at and
+// around the exponent-form bounds, negative and random bit patterns.
+func TestAppendJSONFloatMatchesEncodingJSON(t *testing.T) {
+	check := func(f float64) {
+		if math.IsNaN(f) || math.IsInf(f, 0) {
+			return
+		}
+		if got, want := string(appendJSONFloat(nil, f)), stdJSON(t, f); got != want {
+			t.Fatalf("appendJSONFloat(%v) = %s, encoding/json writes %s", f, got, want)
+		}
+	}
+	for _, f := range []float64{0, math.Copysign(0, -1), 1, -1, 0.5, 3, 12.25, 1e-6, 9.99999e-7, 1e-7, 1.5e-9, 1e20, 1e21, 1e22, -1e-7,
+		0.000187662, 123456789, math.MaxFloat64, math.SmallestNonzeroFloat64, 1.0 / 3} {
+		check(f)
+		check(math.Nextafter(f, math.Inf(1)))
+		check(math.Nextafter(f, math.Inf(-1)))
+	}
+	rng := rand.New(rand.NewPCG(3, 4))
+	for i := 0; i < 20000; i++ {
+		check(math.Float64frombits(rng.Uint64()))
+		check(rng.Float64() * math.Pow(10, float64(rng.IntN(40)-20)))
+	}
+}
+
+// FuzzAppendJSONString keeps comparing the appender with encoding/json.
+func FuzzAppendJSONString(f *testing.F) {
+	for _, s := range []string{"", "a\"b", "\xff", "\u2028", "\x00", "é"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) { checkString(t, s) })
+}
+
+// TestRouteResultEncode: route_skill's hand-written structured content is
+// what encoding/json writes for the same matches.
+func TestRouteResultEncode(t *testing.T) {
+	cost := "fs <écriture>"
+	cases := []routeResult{
+		{Matches: []routeMatch{}},
+		{Matches: []routeMatch{
+			{Name: "deploy-report", Z: 8, Score: 4, Relevance: 0, Hits: []string{"deploy", "deploy \"the\" report"}, Tier: "phrase", Inputs: []catalogInput{{Name: "format", Type: "object", Required: true}}},
+			{Name: "a\u2028b\xff", Z: 1.5, Score: 1, Relevance: 0.000187662, Hits: []string{}, Tier: "relaxed", Inputs: []catalogInput{}, Cost: &cost, Confirm: true},
+			{Name: "tiny", Z: -3, Score: 0, Relevance: 1.25e-9, Hits: []string{"x\ty"}, Tier: "name", Inputs: []catalogInput{{Name: "p", Type: "a|b", Required: false}, {Name: "q", Type: "string", Required: true}}},
+		}},
+	}
+	for i, res := range cases {
+		if got, want := string(res.encode()), stdJSON(t, res); got != want {
+			t.Errorf("case %d:\n got %s\nwant %s", i, got, want)
+		}
+	}
+}
