@@ -25,7 +25,7 @@ type preEncoded []byte
 // pinned: past the bounds answers are built each time.
 const (
 	maxCachedAnswer      = 256 << 10
-	maxCachedAnswers     = 512
+	maxCachedAnswers     = 4096
 	maxCachedAnswerBytes = 8 << 20
 	maxCacheKeyArgs      = 256
 )

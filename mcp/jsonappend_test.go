@@ -2,10 +2,15 @@ package mcp
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"math"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"testing"
+
+	"github.com/agent3md/agent3md/loader"
 )
 
 // stdJSON is what encoding/json writes for v with HTML escaping off, as
@@ -105,5 +110,63 @@ func TestRouteResultEncode(t *testing.T) {
 		if got, want := string(res.encode()), stdJSON(t, res); got != want {
 			t.Errorf("case %d:\n got %s\nwant %s", i, got, want)
 		}
+	}
+}
+
+// TestBodyToolsEncodeAsEncodingJSON: get_skill and resolve_skill escape
+// each body once and use it twice; the text and the structured content
+// they give are what encoding/json writes for the same values, for every
+// skill of every example agent and of an agent whose bodies hold control
+// bytes, quotes, U+2028 and invalid UTF-8.
+func TestBodyToolsEncodeAsEncodingJSON(t *testing.T) {
+	odd := filepath.Join(t.TempDir(), "odd.3md")
+	text := "---\n3md: 1.0\naxis: skill\ntitle: Odd\nagent: odd\n---\n\n@plane z=0 label=\"odd\" kind=identity\nIdentity.\n\n" +
+		"@plane z=1 label=\"alpha\" kind=skill triggers=\"alpha\"\nTab\there \"quoted\" back\\slash \x01\x1f line\u2028sep bad \xff\xe2\x80 end [[z=2]]\n\n" +
+		"@plane z=2 label=\"beta\" kind=skill triggers=\"beta\"\nBeta <b>&amp; é 🙂 \r\n\n"
+	if err := os.WriteFile(odd, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	files, _ := filepath.Glob("../examples/*.3md")
+	files = append(files, "testdata/ada.3md", odd)
+	ctx := context.Background()
+	for _, file := range files {
+		a, err := loader.Open(file, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := newServer(&Options{Agent: a})
+		v := s.cur.Load()
+		for _, sk := range a.Skills() {
+			args := map[string]json.RawMessage{"name": json.RawMessage(stdJSON(t, sk.Name))}
+			got, err := s.getSkill(ctx, v, args)
+			if err != nil || got.isError {
+				t.Fatalf("%s: get_skill %s: %v %s", file, sk.Name, err, got.text)
+			}
+			if string(got.quoted) != stdJSON(t, got.text) {
+				t.Errorf("%s: get_skill %s text:\n got %s\nwant %s", file, sk.Name, got.quoted, stdJSON(t, got.text))
+			}
+			if want := stdJSON(t, skillBody{Name: sk.Name, Body: got.text}); string(got.structured.(json.RawMessage)) != want {
+				t.Errorf("%s: get_skill %s structured:\n got %s\nwant %s", file, sk.Name, got.structured, want)
+			}
+			got, err = s.resolveSkill(ctx, v, args)
+			if err != nil || got.isError {
+				t.Fatalf("%s: resolve_skill %s: %v %s", file, sk.Name, err, got.text)
+			}
+			chain, err := a.Resolve(ctx, sk.Name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := stdJSON(t, chainText(chain)); string(got.quoted) != want {
+				t.Errorf("%s: resolve_skill %s text:\n got %s\nwant %s", file, sk.Name, got.quoted, want)
+			}
+			res := resolveResult{Skills: make([]resolvedSkill, len(chain))}
+			for i, r := range chain {
+				res.Skills[i] = resolvedSkill{Name: r.Name, Z: r.Z, Body: r.Body}
+			}
+			if want := stdJSON(t, res); string(got.structured.(json.RawMessage)) != want {
+				t.Errorf("%s: resolve_skill %s structured:\n got %s\nwant %s", file, sk.Name, got.structured, want)
+			}
+		}
+		a.Close()
 	}
 }

@@ -234,20 +234,23 @@ func (s *server) getSkill(ctx context.Context, v *version, args map[string]json.
 	if err != nil {
 		return s.unknownSkill(v, err, name)
 	}
-	return &toolOutcome{text: body, structured: skillBody{Name: name, Body: body}}, nil
+	// The body is escaped once, for the text block and the structured
+	// content {"name","body"} alike.
+	quoted := appendJSONString(make([]byte, 0, len(body)+len(body)/8+2), body)
+	structured := make([]byte, 0, len(quoted)+len(name)+24)
+	structured = append(structured, `{"name":`...)
+	structured = appendJSONString(structured, name)
+	structured = append(structured, `,"body":`...)
+	structured = append(append(structured, quoted...), '}')
+	return &toolOutcome{text: body, quoted: quoted, structured: json.RawMessage(structured)}, nil
 }
 
 // resolveHint says how to load a chain too large for one answer.
 func resolveHint(out *toolOutcome) string {
-	res, ok := out.structured.(resolveResult)
-	if !ok || len(res.Skills) == 0 {
+	if len(out.chain) == 0 {
 		return "load the skill and each of its dependencies with get_skill, one per call"
 	}
-	names := make([]string, len(res.Skills))
-	for i, r := range res.Skills {
-		names[i] = r.Name
-	}
-	return "load these skills with get_skill instead, one per call, in this order: " + clip(strings.Join(names, ", "), 2000)
+	return "load these skills with get_skill instead, one per call, in this order: " + clip(strings.Join(out.chain, ", "), 2000)
 }
 
 type resolvedSkill struct {
@@ -266,11 +269,39 @@ func (s *server) resolveSkill(ctx context.Context, v *version, args map[string]j
 	if err != nil {
 		return s.unknownSkill(v, err, name)
 	}
-	res := resolveResult{Skills: make([]resolvedSkill, len(chain))}
-	for i, r := range chain {
-		res.Skills[i] = resolvedSkill{Name: r.Name, Z: r.Z, Body: r.Body}
+	// Each body is escaped once and used twice: in the text (chainText's
+	// sections; JSON escaping of a concatenation is the concatenation of
+	// the escapes, since every piece is whole runes or ends in ASCII) and
+	// in the structured content {"skills":[{"name","z","body"}]}.
+	size := 16
+	for _, r := range chain {
+		size += len(r.Body) + len(r.Body)/8 + 2*len(r.Name) + 48
 	}
-	return &toolOutcome{text: chainText(chain), structured: res}, nil
+	text := append(make([]byte, 0, size), '"')
+	structured := append(make([]byte, 0, size), `{"skills":[`...)
+	names := make([]string, len(chain))
+	var q []byte
+	for i, r := range chain {
+		names[i] = r.Name
+		if i > 0 {
+			text = append(text, `\n\n`...)
+			structured = append(structured, ',')
+		}
+		q = appendJSONString(q[:0], "### "+r.Name+"\n")
+		text = append(text, q[1:len(q)-1]...)
+		q = appendJSONString(q[:0], r.Body)
+		text = append(text, q[1:len(q)-1]...)
+		structured = append(structured, `{"name":`...)
+		structured = appendJSONString(structured, r.Name)
+		structured = append(structured, `,"z":`...)
+		structured = appendJSONFloat(structured, r.Z)
+		structured = append(structured, `,"body":`...)
+		structured = append(structured, q...)
+		structured = append(structured, '}')
+	}
+	text = append(text, '"')
+	structured = append(structured, "]}"...)
+	return &toolOutcome{text: chainText(chain), quoted: text, structured: json.RawMessage(structured), chain: names}, nil
 }
 
 // chainText is a resolve chain as resolve_skill's text (and prompts/get's):

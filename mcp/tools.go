@@ -47,7 +47,11 @@ const DefaultMaxAnswerBytes = 4 << 20
 // an error the model can act on. structured may be a json.RawMessage the
 // tool encoded itself.
 type toolOutcome struct {
-	text       string
+	text string
+	// quoted, when set, is text already encoded as a JSON string: a tool
+	// that escapes a body once for its structured content reuses it.
+	quoted     []byte
+	chain      []string // resolve_skill: the chain's names, for the too-big hint
 	extra      []string
 	structured any
 	isError    bool
@@ -193,6 +197,9 @@ func buildSkillNames(skills []string) string {
 type textContent struct {
 	Type string `json:"type"`
 	Text string `json:"text"`
+	// quoted is Text encoded as a JSON string, when the tool had it
+	// (toolOutcome.quoted); encodeToolResult then copies it.
+	quoted []byte
 }
 
 type toolCallResult struct {
@@ -245,7 +252,7 @@ func (s *server) toolsCall(ctx context.Context, c *call) (any, error) {
 // answer bound becomes a tool error saying what to ask instead.
 func (s *server) toolResult(t *toolDef, out *toolOutcome, structured bool) (encodedTool, error) {
 	res := &toolCallResult{Content: make([]textContent, 0, 1+len(out.extra)), IsError: out.isError}
-	res.Content = append(res.Content, textContent{Type: "text", Text: out.text})
+	res.Content = append(res.Content, textContent{Type: "text", Text: out.text, quoted: out.quoted})
 	for _, x := range out.extra {
 		res.Content = append(res.Content, textContent{Type: "text", Text: x})
 	}
@@ -318,7 +325,11 @@ func encodeToolResult(r *toolCallResult) (encodedTool, error) {
 			enc = append(enc, `{"type":`...)
 			enc = appendJSONString(enc, c.Type)
 			enc = append(enc, `,"text":`...)
-			enc = appendJSONString(enc, c.Text)
+			if c.quoted != nil {
+				enc = append(enc, c.quoted...)
+			} else {
+				enc = appendJSONString(enc, c.Text)
+			}
 			enc = append(enc, '}')
 		}
 		enc = append(enc, ']')
