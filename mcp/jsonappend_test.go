@@ -10,7 +10,9 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/agent3md/agent3md/agentfile"
 	"github.com/agent3md/agent3md/loader"
+	"github.com/agent3md/agent3md/router"
 )
 
 // stdJSON is what encoding/json writes for v with HTML escaping off, as
@@ -94,20 +96,22 @@ func FuzzAppendJSONString(f *testing.F) {
 	f.Fuzz(func(t *testing.T, s string) { checkString(t, s) })
 }
 
-// TestRouteResultEncode: route_skill's hand-written structured content is
-// what encoding/json writes for the same matches.
-func TestRouteResultEncode(t *testing.T) {
-	cost := "fs <écriture>"
-	cases := []routeResult{
-		{Matches: []routeMatch{}},
-		{Matches: []routeMatch{
-			{Name: "deploy-report", Z: 8, Score: 4, Relevance: 0, Hits: []string{"deploy", "deploy \"the\" report"}, Tier: "phrase", Inputs: []catalogInput{{Name: "format", Type: "object", Required: true}}},
-			{Name: "a\u2028b\xff", Z: 1.5, Score: 1, Relevance: 0.000187662, Hits: []string{}, Tier: "relaxed", Inputs: []catalogInput{}, Cost: &cost, Confirm: true},
-			{Name: "tiny", Z: -3, Score: 0, Relevance: 1.25e-9, Hits: []string{"x\ty"}, Tier: "name", Inputs: []catalogInput{{Name: "p", Type: "a|b", Required: false}, {Name: "q", Type: "string", Required: true}}},
-		}},
+// TestRouteMatchEncode: route_skill's hand-written matches are what
+// encoding/json writes for the same matches.
+func TestRouteMatchEncode(t *testing.T) {
+	with := &agentfile.Skill{Inputs: []agentfile.Input{{Name: "format", Type: "object"}, {Name: "p\"q", Type: "a|b", Optional: true}}, Cost: "fs <écriture>"}
+	bare := &agentfile.Skill{}
+	cases := []struct {
+		m  router.Match
+		sk *agentfile.Skill
+	}{
+		{router.Match{Name: "deploy-report", Z: 8, Score: 4, Hits: []string{"deploy", "deploy \"the\" report"}, Tier: router.TierPhrase}, with},
+		{router.Match{Name: "a\u2028b\xff", Z: 1.5, Score: 1, Relevance: 0.000187662, Tier: router.TierRelaxed}, bare},
+		{router.Match{Name: "tiny", Z: -3, Relevance: 1.25e-9, Hits: []string{"x\ty"}, Tier: "name"}, nil},
+		{router.Match{Name: "big", Z: 1e21, Score: 1 << 40, Relevance: 12.5, Hits: []string{}, Tier: router.TierPhrase}, bare},
 	}
-	for i, res := range cases {
-		if got, want := string(res.encode()), stdJSON(t, res); got != want {
+	for i, c := range cases {
+		if got, want := string(appendRouteMatch(nil, &c.m, c.sk)), stdJSON(t, newRouteMatch(&c.m, c.sk)); got != want {
 			t.Errorf("case %d:\n got %s\nwant %s", i, got, want)
 		}
 	}

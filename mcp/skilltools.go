@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/agent3md/agent3md/agentfile"
 	"github.com/agent3md/agent3md/loader"
 	"github.com/agent3md/agent3md/router"
 )
@@ -104,10 +105,6 @@ type routeMatch struct {
 // sends no limit.
 const defaultRankedLimit = 10
 
-type routeResult struct {
-	Matches []routeMatch `json:"matches"`
-}
-
 func (s *server) routeSkill(ctx context.Context, v *version, args map[string]json.RawMessage) (*toolOutcome, error) {
 	text := stringArg(args, "text")
 	if strings.TrimSpace(text) == "" {
@@ -136,26 +133,21 @@ func (s *server) routeSkill(ctx context.Context, v *version, args map[string]jso
 	if err != nil {
 		return nil, err
 	}
-	res := routeResult{Matches: make([]routeMatch, len(matches))}
+	structured := make([]byte, 0, 16+256*len(matches))
+	structured = append(structured, `{"matches":[`...)
 	var lines strings.Builder
 	for i, m := range matches {
-		rm := routeMatch{Name: m.Name, Z: m.Z, Score: m.Score, Relevance: m.Relevance, Hits: nonNil(m.Hits), Tier: m.Tier, Inputs: []catalogInput{}}
-		if sk, err := v.agent.SkillByZ(m.Z); err == nil {
-			for _, in := range sk.Inputs {
-				rm.Inputs = append(rm.Inputs, catalogInput{Name: in.Name, Type: in.Type, Required: !in.Optional})
-			}
-			if sk.Cost != "" {
-				cost := sk.Cost
-				rm.Cost = &cost
-			}
+		sk, err := v.agent.SkillByZ(m.Z)
+		if err != nil {
+			sk = nil // the router and the catalog are one version: not expected
 		}
-		rm.Confirm = rm.Cost != nil || m.Tier == "relaxed"
-		res.Matches[i] = rm
-		// One line per match, as the reference writes it:
-		// "name  (score N; matched: a, b)".
 		if i > 0 {
+			structured = append(structured, ',')
 			lines.WriteByte('\n')
 		}
+		structured = appendRouteMatch(structured, &m, sk)
+		// One line per match, as the reference writes it:
+		// "name  (score N; matched: a, b)".
 		lines.WriteString(m.Name)
 		lines.WriteString("  (score ")
 		lines.WriteString(strconv.Itoa(m.Score))
@@ -168,37 +160,53 @@ func (s *server) routeSkill(ctx context.Context, v *version, args map[string]jso
 		}
 		lines.WriteByte(')')
 	}
-	out := &toolOutcome{text: lines.String(), structured: res.encode()}
+	structured = append(structured, "]}"...)
+	out := &toolOutcome{text: lines.String(), structured: json.RawMessage(structured)}
 	if len(matches) == 0 {
 		out.text = "no skill matched"
 	}
 	return out, nil
 }
 
-// encode writes res as encoding/json would (compact, HTML escaping off),
-// by hand: a route is the request an agent repeats most, and reflection
-// over its matches cost as much as routing a small agent.
-func (res routeResult) encode() json.RawMessage {
-	b := make([]byte, 0, 16+256*len(res.Matches))
-	b = append(b, `{"matches":[`...)
-	for i, m := range res.Matches {
-		if i > 0 {
-			b = append(b, ',')
+// newRouteMatch is what route_skill says of match m of skill sk (nil when
+// the catalog has no skill at m's z): the router's findings, the skill's
+// inputs and cost tag, and whether to confirm before running it.
+func newRouteMatch(m *router.Match, sk *agentfile.Skill) routeMatch {
+	rm := routeMatch{Name: m.Name, Z: m.Z, Score: m.Score, Relevance: m.Relevance, Hits: nonNil(m.Hits), Tier: m.Tier, Inputs: []catalogInput{}}
+	if sk != nil {
+		for _, in := range sk.Inputs {
+			rm.Inputs = append(rm.Inputs, catalogInput{Name: in.Name, Type: in.Type, Required: !in.Optional})
 		}
-		b = append(b, `{"name":`...)
-		b = appendJSONString(b, m.Name)
-		b = append(b, `,"z":`...)
-		b = appendJSONFloat(b, m.Z)
-		b = append(b, `,"score":`...)
-		b = strconv.AppendInt(b, int64(m.Score), 10)
-		b = append(b, `,"relevance":`...)
-		b = appendJSONFloat(b, m.Relevance)
-		b = append(b, `,"hits":`...)
-		b = appendJSONStrings(b, m.Hits)
-		b = append(b, `,"tier":`...)
-		b = appendJSONString(b, m.Tier)
-		b = append(b, `,"inputs":[`...)
-		for k, in := range m.Inputs {
+		if sk.Cost != "" {
+			cost := sk.Cost
+			rm.Cost = &cost
+		}
+	}
+	rm.Confirm = rm.Cost != nil || m.Tier == router.TierRelaxed
+	return rm
+}
+
+// appendRouteMatch writes newRouteMatch(m, sk) as encoding/json would
+// (compact, HTML escaping off), by hand and without building it: a route
+// is the request an agent repeats most, and reflection over its matches
+// cost as much as routing a small agent (jsonappend_test.go compares).
+func appendRouteMatch(b []byte, m *router.Match, sk *agentfile.Skill) []byte {
+	b = append(b, `{"name":`...)
+	b = appendJSONString(b, m.Name)
+	b = append(b, `,"z":`...)
+	b = appendJSONFloat(b, m.Z)
+	b = append(b, `,"score":`...)
+	b = strconv.AppendInt(b, int64(m.Score), 10)
+	b = append(b, `,"relevance":`...)
+	b = appendJSONFloat(b, m.Relevance)
+	b = append(b, `,"hits":`...)
+	b = appendJSONStrings(b, m.Hits)
+	b = append(b, `,"tier":`...)
+	b = appendJSONString(b, m.Tier)
+	b = append(b, `,"inputs":[`...)
+	cost := false
+	if sk != nil {
+		for k, in := range sk.Inputs {
 			if k > 0 {
 				b = append(b, ',')
 			}
@@ -207,20 +215,20 @@ func (res routeResult) encode() json.RawMessage {
 			b = append(b, `,"type":`...)
 			b = appendJSONString(b, in.Type)
 			b = append(b, `,"required":`...)
-			b = strconv.AppendBool(b, in.Required)
+			b = strconv.AppendBool(b, !in.Optional)
 			b = append(b, '}')
 		}
-		b = append(b, `],"cost":`...)
-		if m.Cost == nil {
-			b = append(b, "null"...)
-		} else {
-			b = appendJSONString(b, *m.Cost)
-		}
-		b = append(b, `,"confirm":`...)
-		b = strconv.AppendBool(b, m.Confirm)
-		b = append(b, '}')
+		cost = sk.Cost != ""
 	}
-	return append(b, "]}"...)
+	b = append(b, `],"cost":`...)
+	if cost {
+		b = appendJSONString(b, sk.Cost)
+	} else {
+		b = append(b, "null"...)
+	}
+	b = append(b, `,"confirm":`...)
+	b = strconv.AppendBool(b, cost || m.Tier == router.TierRelaxed)
+	return append(b, '}')
 }
 
 type skillBody struct {
