@@ -72,13 +72,18 @@ const (
 // among up to statsWorkers goroutines (GOMAXPROCS at most): on a cold
 // start the table stands between the process and its first answer.
 func buildTermStats(ctx context.Context, m mapping.IndexMapping, skills Source) (*termStats, error) {
+	workers := max(1, min(statsWorkers, runtime.GOMAXPROCS(0), skills.Len()/statsChunkMin))
+	return buildTermStatsOn(ctx, m, skills, workers)
+}
+
+// buildTermStatsOn is buildTermStats on the given number of goroutines.
+func buildTermStatsOn(ctx context.Context, m mapping.IndexMapping, skills Source, workers int) (*termStats, error) {
 	an, err := docAnalyzerOf(m)
 	if err != nil {
 		return nil, err
 	}
 	n := skills.Len()
 	ts := &termStats{length: make([]uint32, n)}
-	workers := max(1, min(statsWorkers, runtime.GOMAXPROCS(0), n/statsChunkMin))
 	chunks := make([]*statsChunk, workers)
 	errs := make([]error, workers)
 	var wg sync.WaitGroup
@@ -121,7 +126,8 @@ func analyzeChunk(ctx context.Context, an analysis.Analyzer, skills Source, lo, 
 	ids := make(map[string]uint32, 1024)
 	// last[t] is the index in raw of term t's posting for the skill being
 	// read, valid when lastSkill[t] is that skill.
-	var last, lastSkill []int32
+	var last []int
+	var lastSkill []int32
 	for i := lo; i < hi; i++ {
 		if (i-lo)%progressEvery == progressEvery-1 {
 			if err := ctx.Err(); err != nil {
@@ -132,7 +138,16 @@ func analyzeChunk(ctx context.Context, an analysis.Analyzer, skills Source, lo, 
 		text, _ := document(&s)[indexField].(string)
 		toks := an.Analyze([]byte(text))
 		length[i] = uint32(len(toks))
+		// The repeat filter emits a weighted field's token in a run of
+		// copies sharing one term: a run costs one lookup.
+		var prev []byte
+		at := -1 // the posting prev counted in
 		for _, tok := range toks {
+			if len(prev) > 0 && len(tok.Term) == len(prev) && &tok.Term[0] == &prev[0] {
+				c.raw[at].freq++
+				continue
+			}
+			prev = tok.Term
 			id, ok := ids[string(tok.Term)]
 			if !ok {
 				id = uint32(len(c.terms))
@@ -142,10 +157,12 @@ func analyzeChunk(ctx context.Context, an analysis.Analyzer, skills Source, lo, 
 				last, lastSkill = append(last, 0), append(lastSkill, -1)
 			}
 			if lastSkill[id] == int32(i) {
-				c.raw[last[id]].freq++
+				at = last[id]
+				c.raw[at].freq++
 				continue
 			}
-			lastSkill[id], last[id] = int32(i), int32(len(c.raw))
+			at = len(c.raw)
+			lastSkill[id], last[id] = int32(i), at
 			c.raw = append(c.raw, rawPosting{id, posting{uint32(i), 1}})
 		}
 	}

@@ -7,6 +7,8 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -232,4 +234,37 @@ func checkAgainstSearch(t *testing.T, name string, r *Router, text string, a ana
 			t.Fatalf("%s %q, skill %d: table relevance %v, bleve search %v", name, text, c.skill, c.rel, full[c.skill])
 		}
 	}
+}
+
+// TestTermStatsWorkers checks that splitting the skills among goroutines
+// gives the table one goroutine builds.
+func TestTermStatsWorkers(t *testing.T) {
+	m, err := newMapping()
+	if err != nil {
+		t.Fatal(err)
+	}
+	skills := Skills(genSkills(700))
+	one, err := buildTermStatsOn(context.Background(), m, skills, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range []int{2, 3, 7} {
+		got, err := buildTermStatsOn(context.Background(), m, skills, w)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(tableByTerm(got), tableByTerm(one)) || !slices.Equal(got.length, one.length) || got.avgLength != one.avgLength {
+			t.Errorf("%d goroutines build another table than one", w)
+		}
+	}
+}
+
+// tableByTerm is a table's postings keyed by term, independent of how
+// terms were numbered.
+func tableByTerm(ts *termStats) map[string][]posting {
+	out := make(map[string][]posting, len(ts.ids))
+	for term := range ts.ids {
+		out[term], _ = ts.postings(term)
+	}
+	return out
 }
