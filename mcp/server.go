@@ -242,6 +242,7 @@ func (s *server) buildFirstIndex(ctx context.Context) {
 	if err == nil {
 		info := r.Info()
 		s.log.Info("routing index ready", "index", info.Index, "prepared", info.Prepared, "skills", info.Skills, "took", info.Took, "path", info.Path, "reason", info.Reason)
+		s.logBuilt(ctx, r)
 	} else if ctx.Err() == nil {
 		s.log.Error("routing index unavailable; route_skill will fail", "err", err)
 	}
