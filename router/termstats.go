@@ -8,6 +8,7 @@ import (
 	"runtime"
 	"slices"
 	"sync"
+	"sync/atomic"
 
 	"github.com/blevesearch/bleve/v2/analysis"
 	"github.com/blevesearch/bleve/v2/mapping"
@@ -61,38 +62,43 @@ func docAnalyzerOf(m mapping.IndexMapping) (analysis.Analyzer, error) {
 	return a, nil
 }
 
-// statsWorkers bounds the goroutines buildTermStats splits the skills
-// among, and statsChunkMin is the fewest skills worth a goroutine.
+// The skills are cut into chunks of at least statsChunkMin skills (at
+// most statsChunks of them) that up to statsWorkers goroutines (GOMAXPROCS
+// at most) take in turn: on a cold start the table stands between the
+// process and its first answer, and a goroutine that shares its processor
+// (with the phrase index build) takes fewer chunks.
 const (
 	statsWorkers  = 4
-	statsChunkMin = 1000
+	statsChunks   = 16
+	statsChunkMin = 250
 )
 
-// buildTermStats analyzes every skill's document once, the skills split
-// among up to statsWorkers goroutines (GOMAXPROCS at most): on a cold
-// start the table stands between the process and its first answer.
+// buildTermStats analyzes every skill's document once.
 func buildTermStats(ctx context.Context, m mapping.IndexMapping, skills Source) (*termStats, error) {
-	workers := max(1, min(statsWorkers, runtime.GOMAXPROCS(0), skills.Len()/statsChunkMin))
-	return buildTermStatsOn(ctx, m, skills, workers)
+	chunks := max(1, min(statsChunks, skills.Len()/statsChunkMin))
+	return buildTermStatsOn(ctx, m, skills, min(statsWorkers, runtime.GOMAXPROCS(0), chunks), chunks)
 }
 
-// buildTermStatsOn is buildTermStats on the given number of goroutines.
-func buildTermStatsOn(ctx context.Context, m mapping.IndexMapping, skills Source, workers int) (*termStats, error) {
+// buildTermStatsOn is buildTermStats with the skills cut into k chunks
+// taken by the given number of goroutines.
+func buildTermStatsOn(ctx context.Context, m mapping.IndexMapping, skills Source, workers, k int) (*termStats, error) {
 	an, err := docAnalyzerOf(m)
 	if err != nil {
 		return nil, err
 	}
 	n := skills.Len()
 	ts := &termStats{length: make([]uint32, n)}
-	chunks := make([]*statsChunk, workers)
-	errs := make([]error, workers)
+	chunks := make([]*statsChunk, k)
+	errs := make([]error, k)
+	var next atomic.Int32
 	var wg sync.WaitGroup
-	for w := range chunks {
-		lo, hi := w*n/workers, (w+1)*n/workers
+	for range workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			chunks[w], errs[w] = analyzeChunk(ctx, an, skills, lo, hi, ts.length)
+			for c := int(next.Add(1)) - 1; c < k; c = int(next.Add(1)) - 1 {
+				chunks[c], errs[c] = analyzeChunk(ctx, an, skills, c*n/k, (c+1)*n/k, ts.length)
+			}
 		}()
 	}
 	wg.Wait()
@@ -106,7 +112,7 @@ func buildTermStatsOn(ctx context.Context, m mapping.IndexMapping, skills Source
 	return ts, nil
 }
 
-// statsChunk is what one goroutine gathers over skills [lo, hi): its own
+// statsChunk is what is gathered over one chunk of skills [lo, hi): its own
 // term ids (terms, by id) and postings as (term, skill, freq), in skill
 // order.
 type statsChunk struct {

@@ -236,25 +236,25 @@ func checkAgainstSearch(t *testing.T, name string, r *Router, text string, a ana
 	}
 }
 
-// TestTermStatsWorkers checks that splitting the skills among goroutines
-// gives the table one goroutine builds.
+// TestTermStatsWorkers checks that cutting the skills into chunks taken by
+// several goroutines gives the table one goroutine builds in one go.
 func TestTermStatsWorkers(t *testing.T) {
 	m, err := newMapping()
 	if err != nil {
 		t.Fatal(err)
 	}
 	skills := Skills(genSkills(700))
-	one, err := buildTermStatsOn(context.Background(), m, skills, 1)
+	one, err := buildTermStatsOn(context.Background(), m, skills, 1, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, w := range []int{2, 3, 7} {
-		got, err := buildTermStatsOn(context.Background(), m, skills, w)
+	for _, w := range []struct{ workers, chunks int }{{1, 5}, {2, 2}, {2, 9}, {3, 7}, {7, 3}} {
+		got, err := buildTermStatsOn(context.Background(), m, skills, w.workers, w.chunks)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if !reflect.DeepEqual(tableByTerm(got), tableByTerm(one)) || !slices.Equal(got.length, one.length) || got.avgLength != one.avgLength {
-			t.Errorf("%d goroutines build another table than one", w)
+			t.Errorf("%d goroutines over %d chunks build another table than one", w.workers, w.chunks)
 		}
 	}
 }
