@@ -14,38 +14,37 @@ import (
 // name in init and named by the persisted mapping.
 
 // wordsTokenizerImpl splits text into maximal runs of letters and digits.
-// It allocates the stream's tokens in one block, which matters: indexing
-// is mostly analysis.
+// It reads the text once, noting the runs (on the stack for an ordinary
+// field), and allocates the stream's tokens in one block, which matters:
+// indexing is mostly analysis.
 type wordsTokenizerImpl struct{}
 
 // Tokenize implements analysis.Tokenizer.
 func (wordsTokenizerImpl) Tokenize(input []byte) analysis.TokenStream {
-	n := 0
-	for i, in := 0, false; i < len(input); {
-		w, size := wordAt(input, i)
-		if w && !in {
-			n++
-		}
-		in = w
-		i += size
-	}
-	block := make([]analysis.Token, n)
-	stream := make(analysis.TokenStream, n)
-	k, start := 0, -1
-	for i := 0; i <= len(input); {
-		w, size := false, 1
-		if i < len(input) {
+	var onStack [128][2]int
+	spans := onStack[:0]
+	start := -1
+	for i := 0; i < len(input); {
+		w, size := asciiWord[input[i]&0x7f], 1
+		if input[i] >= utf8.RuneSelf {
 			w, size = wordAt(input, i)
 		}
 		if w && start < 0 {
 			start = i
 		} else if !w && start >= 0 {
-			block[k] = analysis.Token{Term: input[start:i], Start: start, End: i, Position: k + 1, Type: analysis.AlphaNumeric}
-			stream[k] = &block[k]
-			k++
+			spans = append(spans, [2]int{start, i})
 			start = -1
 		}
 		i += size
+	}
+	if start >= 0 {
+		spans = append(spans, [2]int{start, len(input)})
+	}
+	block := make([]analysis.Token, len(spans))
+	stream := make(analysis.TokenStream, len(spans))
+	for k, sp := range spans {
+		block[k] = analysis.Token{Term: input[sp[0]:sp[1]], Start: sp[0], End: sp[1], Position: k + 1, Type: analysis.AlphaNumeric}
+		stream[k] = &block[k]
 	}
 	return stream
 }
