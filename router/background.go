@@ -71,7 +71,7 @@ func (r *Router) openEarly(ctx context.Context) error {
 		return err
 	}
 	r.scorer = &scorerIndex{table: stats}
-	r.late = &pendingIndex{done: make(chan struct{})}
+	r.late = &pendingIndex{done: make(chan struct{}), kicked: make(chan struct{})}
 	r.idx = r.late
 	r.info.Index = IndexBuilding
 	return nil
@@ -87,6 +87,16 @@ func (r *Router) startBuild(ctx context.Context, started time.Time) {
 	p.hold = r.opts.holdBuild
 	go func() {
 		defer close(p.done)
+		// The build waits for the first route to be answered: started at
+		// once it takes every processor just as the client's first
+		// request, usually already queued, is to be served.
+		t := time.NewTimer(buildGrace)
+		select {
+		case <-p.kicked:
+		case <-t.C:
+		case <-ctx.Done():
+		}
+		t.Stop()
 		if p.hold != nil {
 			select {
 			case <-p.hold:
@@ -115,12 +125,23 @@ func (r *Router) startBuild(ctx context.Context, started time.Time) {
 // search waits for the build (or the search's context); every other use
 // is the Router's own, after the build (Close waits for it).
 type pendingIndex struct {
-	built   // the built index; set before done closes, nil on failure
-	done    chan struct{}
-	err     error  // why the build failed; set before done closes
-	info    Info   // the Router's Info once done
-	cleanup func() // removes a temp index after Close
-	hold    chan struct{}
+	built    // the built index; set before done closes, nil on failure
+	done     chan struct{}
+	kicked   chan struct{} // closed to start the build before buildGrace
+	kickOnce sync.Once
+	err      error  // why the build failed; set before done closes
+	info     Info   // the Router's Info once done
+	cleanup  func() // removes a temp index after Close
+	hold     chan struct{}
+}
+
+// buildGrace is the longest a background build waits for the first route
+// to be answered before it starts.
+const buildGrace = 30 * time.Millisecond
+
+// kick starts the build if it has not started.
+func (p *pendingIndex) kick() {
+	p.kickOnce.Do(func() { close(p.kicked) })
 }
 
 // wait waits for the build; it returns the build's error, or ctx's.
@@ -146,6 +167,7 @@ type built = bleve.Index
 
 // SearchInContext waits for the build, then searches.
 func (p *pendingIndex) SearchInContext(ctx context.Context, req *bleve.SearchRequest) (*bleve.SearchResult, error) {
+	p.kick()
 	if err := p.wait(ctx); err != nil {
 		return nil, err
 	}
@@ -159,6 +181,7 @@ func (p *pendingIndex) Search(req *bleve.SearchRequest) (*bleve.SearchResult, er
 
 // Close waits for the build to end, then releases the index.
 func (p *pendingIndex) Close() error {
+	p.kick()
 	<-p.done
 	var err error
 	if p.built != nil {

@@ -292,6 +292,9 @@ func (r *Router) Route(ctx context.Context, text string, q *Query) ([]Match, err
 	if r.closed {
 		return nil, ErrClosed
 	}
+	if r.late != nil {
+		defer r.late.kick() // a background build waits for the first route
+	}
 	var qq Query
 	if q != nil {
 		qq = *q
