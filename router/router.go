@@ -128,10 +128,11 @@ type Options struct {
 	// ContentHash) and the agent has at most 25,000 skills: routes start
 	// once the phrase index and the index's term statistics exist, and
 	// give the answers they would give after the build; only a request
-	// that needs the relaxed tier waits for it. ctx then also governs the
-	// build, Close waits for it, Info says IndexBuilding until it ends and
-	// Wait waits for it. Progress is still reported. Default false: New
-	// returns with the index built.
+	// that needs the relaxed tier waits for it. The build starts once
+	// the first route is answered (30 ms at most). ctx then also governs
+	// the build, Close waits for it, Info says IndexBuilding until it
+	// ends and Wait waits for it. Progress is still reported. Default
+	// false: New returns with the index built.
 	Background bool
 
 	// holdBuild, in tests, keeps a background build from starting until
