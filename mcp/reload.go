@@ -102,6 +102,7 @@ func (s *server) reload(ctx context.Context) {
 		return
 	}
 	rs.publish(r, nil)
+	s.logBuilt(ctx, r)
 	v := &version{gen: s.gen.Add(1), agent: a, routing: rs}
 	v.closeFn = func() { r.Close(); a.Close() }
 	s.skillCount.Store(int64(len(a.Skills())))
@@ -162,3 +163,21 @@ const methodResourceUpdated = "notifications/resources/updated"
 
 // String names a version in logs and test failures.
 func (v *version) String() string { return fmt.Sprintf("v%d", v.gen) }
+
+// logBuilt logs, once it ends, a routing index build that r left running
+// in the background (router.Options.Background): the version serves
+// meanwhile, the relaxed tier waiting for the build.
+func (s *server) logBuilt(ctx context.Context, r *router.Router) {
+	if r.Info().Index != router.IndexBuilding {
+		return
+	}
+	go func() {
+		info, err := r.Wait(ctx)
+		switch {
+		case err == nil:
+			s.log.Info("routing index built", "index", info.Index, "skills", info.Skills, "took", info.Took, "path", info.Path, "reason", info.Reason)
+		case ctx.Err() == nil:
+			s.log.Error("routing index build failed; route_skill answers only requests that hit a trigger phrase or name a skill", "err", err)
+		}
+	}()
+}

@@ -158,6 +158,14 @@ func (s *server) start(parent context.Context) (stop func()) {
 		defer close(findingsDone)
 		// outer, not ctx: the server's own end must not skip the findings.
 		if err := s.awaitLoad(outer); err == nil && outer.Err() == nil {
+			// Validating a large agent takes a processor for tens of
+			// milliseconds: not while the first routing index, which the
+			// first route waits for, is being built.
+			select {
+			case <-s.firstRouting.ready:
+			case <-time.After(findingsDefer):
+			case <-outer.Done():
+			}
 			if v := s.acquire(); v != nil {
 				s.logFindings(v.agent)
 				v.release()
@@ -242,6 +250,7 @@ func (s *server) buildFirstIndex(ctx context.Context) {
 	if err == nil {
 		info := r.Info()
 		s.log.Info("routing index ready", "index", info.Index, "prepared", info.Prepared, "skills", info.Skills, "took", info.Took, "path", info.Path, "reason", info.Reason)
+		s.logBuilt(ctx, r)
 	} else if ctx.Err() == nil {
 		s.log.Error("routing index unavailable; route_skill will fail", "err", err)
 	}
@@ -252,6 +261,10 @@ func (s *server) buildFirstIndex(ctx context.Context) {
 // findingsWait bounds how long Serve, returning, waits for the validation
 // findings to be logged.
 const findingsWait = time.Second
+
+// findingsDefer bounds how long the validation findings wait for the
+// first routing index to be usable.
+const findingsDefer = 200 * time.Millisecond
 
 // logFindings logs each validation error of the served agent once, as
 // validate prints it (file:line: [rule] message): a file with errors is

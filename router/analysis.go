@@ -2,7 +2,6 @@ package router
 
 import (
 	"sync"
-	"sync/atomic"
 	"unicode/utf8"
 
 	"github.com/blevesearch/bleve/v2/analysis"
@@ -15,38 +14,37 @@ import (
 // name in init and named by the persisted mapping.
 
 // wordsTokenizerImpl splits text into maximal runs of letters and digits.
-// It allocates the stream's tokens in one block, which matters: indexing
-// is mostly analysis.
+// It reads the text once, noting the runs (on the stack for an ordinary
+// field), and allocates the stream's tokens in one block, which matters:
+// indexing is mostly analysis.
 type wordsTokenizerImpl struct{}
 
 // Tokenize implements analysis.Tokenizer.
 func (wordsTokenizerImpl) Tokenize(input []byte) analysis.TokenStream {
-	n := 0
-	for i, in := 0, false; i < len(input); {
-		w, size := wordAt(input, i)
-		if w && !in {
-			n++
-		}
-		in = w
-		i += size
-	}
-	block := make([]analysis.Token, n)
-	stream := make(analysis.TokenStream, n)
-	k, start := 0, -1
-	for i := 0; i <= len(input); {
-		w, size := false, 1
-		if i < len(input) {
+	var onStack [128][2]int
+	spans := onStack[:0]
+	start := -1
+	for i := 0; i < len(input); {
+		w, size := asciiWord[input[i]&0x7f], 1
+		if input[i] >= utf8.RuneSelf {
 			w, size = wordAt(input, i)
 		}
 		if w && start < 0 {
 			start = i
 		} else if !w && start >= 0 {
-			block[k] = analysis.Token{Term: input[start:i], Start: start, End: i, Position: k + 1, Type: analysis.AlphaNumeric}
-			stream[k] = &block[k]
-			k++
+			spans = append(spans, [2]int{start, i})
 			start = -1
 		}
 		i += size
+	}
+	if start >= 0 {
+		spans = append(spans, [2]int{start, len(input)})
+	}
+	block := make([]analysis.Token, len(spans))
+	stream := make(analysis.TokenStream, len(spans))
+	for k, sp := range spans {
+		block[k] = analysis.Token{Term: input[sp[0]:sp[1]], Start: sp[0], End: sp[1], Position: k + 1, Type: analysis.AlphaNumeric}
+		stream[k] = &block[k]
 	}
 	return stream
 }
@@ -74,30 +72,50 @@ func wordAt(input []byte, i int) (bool, int) {
 const stemCacheMax = 1 << 16
 
 // cachedPorter is the Porter stemmer behind a concurrent cache: agents
-// repeat a small vocabulary, and stemming is a large share of indexing.
+// repeat a small vocabulary, and stemming is a large share of indexing. A
+// token stream is looked up under one read lock: about half the cost of a
+// sync.Map probe per token. A stem handed out is shared by every token of
+// that word: the filters after this one only read terms.
 type cachedPorter struct {
-	cache sync.Map // string -> []byte
-	size  atomic.Int64
+	mu    sync.RWMutex
+	cache map[string][]byte
 }
 
 // Filter implements analysis.TokenFilter.
 func (c *cachedPorter) Filter(input analysis.TokenStream) analysis.TokenStream {
-	for _, tok := range input {
+	var missed []int // positions of the tokens the cache lacks
+	c.mu.RLock()
+	for i, tok := range input {
 		if tok.KeyWord || len(tok.Term) <= 2 {
 			continue
 		}
-		if v, ok := c.cache.Load(string(tok.Term)); ok {
-			tok.Term = v.([]byte)
-			continue
+		if v, ok := c.cache[string(tok.Term)]; ok {
+			tok.Term = v
+		} else {
+			missed = append(missed, i)
 		}
-		stemmed := analysis.BuildTermFromRunes(porterstemmer.StemWithoutLowerCasing([]rune(string(tok.Term))))
-		if c.size.Load() < stemCacheMax {
-			if _, loaded := c.cache.LoadOrStore(string(tok.Term), stemmed); !loaded {
-				c.size.Add(1)
-			}
-		}
-		tok.Term = stemmed
 	}
+	c.mu.RUnlock()
+	if len(missed) == 0 {
+		return input
+	}
+	words := make([]string, len(missed))
+	for k, i := range missed {
+		tok := input[i]
+		words[k] = string(tok.Term)
+		tok.Term = analysis.BuildTermFromRunes(porterstemmer.StemWithoutLowerCasing([]rune(words[k])))
+	}
+	c.mu.Lock()
+	if c.cache == nil {
+		c.cache = make(map[string][]byte, 1024)
+	}
+	for k, i := range missed {
+		if len(c.cache) >= stemCacheMax {
+			break
+		}
+		c.cache[words[k]] = input[i].Term
+	}
+	c.mu.Unlock()
 	return input
 }
 

@@ -122,6 +122,31 @@ func BenchmarkIndexCold(b *testing.B) {
 	}
 }
 
+// BenchmarkColdFirstRoute is a server's cold start at 4,000 skills:
+// New with Options.Background (phrase index and term statistics, the
+// bleve build left running) and the first route, which is all a client
+// waits for; then the build is waited for, untimed.
+func BenchmarkColdFirstRoute(b *testing.B) {
+	skills := synthSkills(b, 4000)
+	text := benchRequests()[0]
+	ctx := context.Background()
+	for i := 0; i < b.N; i++ {
+		r, err := New(ctx, skills, &Options{CacheDir: b.TempDir(), ContentHash: "f125", Background: true})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := r.Route(ctx, text, nil); err != nil {
+			b.Fatal(err)
+		}
+		b.StopTimer()
+		if info, err := r.Wait(ctx); err != nil || info.Index != IndexCacheBuilt {
+			b.Fatalf("build: %+v, %v", info, err)
+		}
+		r.Close()
+		b.StartTimer()
+	}
+}
+
 // BenchmarkIndexWarm reopens an existing cache entry, as a restart does.
 func BenchmarkIndexWarm(b *testing.B) {
 	for _, n := range []int{4000, 100000} {

@@ -30,7 +30,11 @@
 // analysis.go). It is computed only for the tied skills whose order it
 // decides, straight from the postings of a snapshot the Router holds, with
 // bleve's own term searchers and scorer (relevance.go): the same score a
-// bleve search would give, without its per-search machinery.
+// bleve search would give, without its per-search machinery. A router
+// built cold with Options.Background takes it instead from term
+// statistics gathered by one pass of the index field's analyzer
+// (termstats.go): the same numbers, so it routes while bleve builds
+// (background.go).
 //
 // Index lifecycle: agents up to Options.MemoryThreshold skills are indexed
 // in memory. Larger ones, given Options.ContentHash, use an on-disk cache

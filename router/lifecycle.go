@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/blevesearch/bleve/v2"
 )
 
 // openIndex gives r its bleve index: none for zero skills, in memory for
@@ -18,47 +20,78 @@ func (r *Router) openIndex(ctx context.Context) error {
 		r.info.Index = IndexNone
 		return nil
 	}
-	large := o.MemoryThreshold < 0 || n > o.MemoryThreshold
 	if p := o.Prepared; p != nil {
+		large := o.MemoryThreshold < 0 || n > o.MemoryThreshold
 		if !large || o.NoCache || p.path == "" {
 			p.Close()
 		} else if ok, err := r.adopt(ctx, p); ok || err != nil {
 			return err
 		}
 	}
+	b, err := r.buildBleve(ctx, true)
+	if err != nil {
+		return err
+	}
+	r.idx, r.scorer, r.cleanup = b.idx, b.scorer, b.cleanup
+	if b.phrases != nil {
+		r.phrases = b.phrases
+	}
+	r.info.Index, r.info.Path, r.info.Reason = b.kind, b.path, b.reason
+	return nil
+}
+
+// builtIndex is a bleve index buildBleve obtained, with what came with it.
+type builtIndex struct {
+	idx     bleve.Index
+	scorer  *scorerIndex // nil unless asked for
+	phrases *phraseIndex // read from a cache entry; nil when built in memory
+	cleanup func()       // removes a temp index after Close
+	kind    string
+	path    string
+	reason  string
+}
+
+// buildBleve opens or builds r's bleve index (at least one skill): from
+// the cache for large agents with a content hash, else in memory. With
+// scorer set it also sets up direct relevance over it (relevance.go).
+func (r *Router) buildBleve(ctx context.Context, scorer bool) (*builtIndex, error) {
+	o := &r.opts
+	n := r.src.Len()
+	large := o.MemoryThreshold < 0 || n > o.MemoryThreshold
+	var b *builtIndex
+	var reason string
+	var saved *docIDs
 	if large && !o.NoCache && o.ContentHash != "" {
 		c, err := r.fromCache(ctx)
 		if err == nil {
-			r.idx, r.cleanup, r.phrases = c.idx, c.cleanup, c.phrases
-			r.info.Index, r.info.Path, r.info.Reason = c.kind, c.path, c.reason
-			return r.openScorer(ctx, c.ids)
+			b = &builtIndex{idx: c.idx, cleanup: c.cleanup, phrases: c.phrases, kind: c.kind, path: c.path, reason: c.reason}
+			saved = c.ids
+		} else if ctx.Err() != nil {
+			return nil, ctx.Err()
+		} else {
+			reason = fmt.Sprintf("cache unusable, indexed in memory: %v", err)
 		}
-		if ctx.Err() != nil {
-			return ctx.Err()
-		}
-		r.info.Reason = fmt.Sprintf("cache unusable, indexed in memory: %v", err)
 	}
-	idx, err := buildMemory(ctx, r.mapping, r.src, o.Progress)
+	if b == nil {
+		idx, err := buildMemory(ctx, r.mapping, r.src, o.Progress)
+		if err != nil {
+			return nil, err
+		}
+		b = &builtIndex{idx: idx, kind: IndexMemory, reason: reason}
+	}
+	if !scorer {
+		return b, nil
+	}
+	s, err := openScorer(ctx, b.idx, n, saved)
 	if err != nil {
-		return err
-	}
-	r.idx = idx
-	r.info.Index = IndexMemory
-	return r.openScorer(ctx, nil)
-}
-
-// openScorer sets up direct relevance over r.idx (see relevance.go).
-func (r *Router) openScorer(ctx context.Context, saved *docIDs) error {
-	s, err := openScorer(ctx, r.idx, r.src.Len(), saved)
-	if err != nil {
-		r.idx.Close()
-		if r.cleanup != nil {
-			r.cleanup()
+		b.idx.Close()
+		if b.cleanup != nil {
+			b.cleanup()
 		}
-		return err
+		return nil, err
 	}
-	r.scorer = s
-	return nil
+	b.scorer = s
+	return b, nil
 }
 
 func (r *Router) fromCache(ctx context.Context) (*cached, error) {

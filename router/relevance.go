@@ -203,6 +203,9 @@ type scorerIndex struct {
 	// bleve gives any term no document has.
 	vocab        map[string]struct{}
 	absentWeight float64
+	// table, when set, answers relevance instead of the snapshot (which
+	// is then nil): see termstats.go.
+	table *termStats
 }
 
 // openScorer takes a snapshot of idx and the skills' ids in it: from
@@ -294,7 +297,7 @@ func (s *scorerIndex) readVocab(ctx context.Context) (err error) {
 }
 
 func (s *scorerIndex) close() error {
-	if s == nil {
+	if s == nil || s.snapshot == nil {
 		return nil
 	}
 	return s.snapshot.Close()
@@ -319,6 +322,10 @@ func bm25Context(ctx context.Context) context.Context {
 // Advance per term and candidate, in internal id order.
 func (s *scorerIndex) relevanceOf(ctx context.Context, terms []term, all []candidate, which []int, ord *orderScratch) (err error) {
 	if len(terms) == 0 || len(which) == 0 {
+		return nil
+	}
+	if s.table != nil {
+		s.table.relevanceOf(terms, all, which)
 		return nil
 	}
 	// terms are distinct (analyze keeps each once), as bleve's disjunction

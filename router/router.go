@@ -66,7 +66,8 @@ type Skill struct {
 // Source gives a Router its skills by position, so that a caller holding
 // its skills in another shape routes over them without a second copy (at
 // 100,000 skills a []Skill is ~13 MB). Both methods must be cheap (no
-// allocation) and must describe the same skill i for the Source's life.
+// allocation), safe to call from several goroutines at once, and must
+// describe the same skill i for the Source's life.
 type Source interface {
 	Len() int
 	// Skill returns all of skill i. It is called for every skill when an
@@ -122,6 +123,21 @@ type Options struct {
 	// adopts it when it was built from exactly these skills and closes it
 	// otherwise. Default nil.
 	Prepared *Prepared
+	// Background lets New return before the bleve index is built when
+	// there is none to open (no Prepared entry, no cache entry under
+	// ContentHash) and the agent has at most 25,000 skills: routes start
+	// once the phrase index and the index's term statistics exist, and
+	// give the answers they would give after the build; only a request
+	// that needs the relaxed tier waits for it. The build starts once
+	// the first route is answered (30 ms at most). ctx then also governs
+	// the build, Close waits for it, Info says IndexBuilding until it
+	// ends and Wait waits for it. Progress is still reported. Default
+	// false: New returns with the index built.
+	Background bool
+
+	// holdBuild, in tests, keeps a background build from starting until
+	// it is closed.
+	holdBuild chan struct{}
 }
 
 func (o *Options) withDefaults() Options {
@@ -173,10 +189,12 @@ const (
 
 // Info describes how a Router got its index, for logging.
 type Info struct {
-	Index  string        `json:"index"`            // one of the Index* kinds
-	Skills int           `json:"skills"`           // skills indexed
-	Path   string        `json:"path,omitempty"`   // cache entry, when on disk
-	Took   time.Duration `json:"took"`             // build or open time, phrases included
+	Index  string `json:"index"`          // one of the Index* kinds
+	Skills int    `json:"skills"`         // skills indexed
+	Path   string `json:"path,omitempty"` // cache entry, when on disk
+	// Took is the build or open time, phrases included; while the index
+	// builds in the background, the time until the Router could route.
+	Took   time.Duration `json:"took"`
 	Reason string        `json:"reason,omitempty"` // why the cache was not used or was rebuilt
 	// Prepared is set when the entry was opened ahead of the skills
 	// (Options.Prepared) and adopted.
@@ -188,9 +206,10 @@ type Info struct {
 type Router struct {
 	src     Source
 	phrases *phraseIndex
-	zRank   []uint32     // each skill's position in (z, name, index) order
-	idx     bleve.Index  // nil when there are no skills
-	scorer  *scorerIndex // direct relevance over idx; nil with it
+	zRank   []uint32      // each skill's position in (z, name, index) order
+	idx     bleve.Index   // nil when there are no skills
+	scorer  *scorerIndex  // direct relevance over idx; nil with it
+	late    *pendingIndex // idx while it builds in the background; else nil
 	mapping mapping.IndexMapping
 	an      *analyzers
 	opts    Options
@@ -231,6 +250,15 @@ func NewFrom(ctx context.Context, skills Source, opts *Options) (*Router, error)
 	// 100,000 skills), so a server answering dozens of pipelined routes
 	// queues them here.
 	r := &Router{src: skills, mapping: m, an: an, opts: o, slots: make(chan struct{}, runtime.GOMAXPROCS(0))}
+	if r.deferBuild() {
+		if err := r.openEarly(ctx); err != nil {
+			return nil, err
+		}
+		r.info.Skills = skills.Len()
+		r.info.Took = time.Since(start)
+		r.startBuild(ctx, start)
+		return r, nil
+	}
 	if err := r.openIndex(ctx); err != nil {
 		return nil, err
 	}
@@ -243,8 +271,18 @@ func NewFrom(ctx context.Context, skills Source, opts *Options) (*Router, error)
 	return r, nil
 }
 
-// Info reports how the index was obtained.
-func (r *Router) Info() Info { return r.info }
+// Info reports how the index was obtained (IndexBuilding while it builds
+// in the background).
+func (r *Router) Info() Info {
+	if p := r.late; p != nil {
+		select {
+		case <-p.done:
+			return p.info
+		default:
+		}
+	}
+	return r.info
+}
 
 // Route scores text against the skills; no hit = empty slice. A request
 // of more than MaxRequestWords words is refused with an error wrapping
@@ -254,6 +292,9 @@ func (r *Router) Route(ctx context.Context, text string, q *Query) ([]Match, err
 	defer r.mu.RUnlock()
 	if r.closed {
 		return nil, ErrClosed
+	}
+	if r.late != nil {
+		defer r.late.kick() // a background build waits for the first route
 	}
 	var qq Query
 	if q != nil {

@@ -200,7 +200,10 @@ const maxMessageCeiling = 1 << 30
 // serveRouterOptions are the index cache options for mcp; the server fills
 // in the content hash once the agent is loaded.
 func (a *app) serveRouterOptions() *router.Options {
-	o := &router.Options{NoCache: a.cache.noCache}
+	// A cold index answers routes while bleve builds behind it
+	// (docs/architecture.md §5): a server's first route should not wait
+	// for a build its answer does not need.
+	o := &router.Options{NoCache: a.cache.noCache, Background: true}
 	if dir, err := a.cacheDir(); err == nil {
 		o.CacheDir = dir
 	} else {

@@ -1,0 +1,211 @@
+package router
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/blevesearch/bleve/v2"
+)
+
+// A cold router (Options.Background) answers before its bleve index
+// exists. The phrase tier needs bleve only for relevance, which the term
+// statistics give bit for bit (termstats.go), so the Router is usable once
+// the phrase index and the statistics are built, about a third of the
+// work, spread over the processors; the bleve index (and the cache entry)
+// builds behind it. The relaxed tier searches bleve: its search waits for
+// the build. Answers are the ones a Router built in the foreground gives.
+
+// backgroundMaxSkills is the most skills built in the background. The
+// statistics cost ~130 bytes a skill, kept for the Router's life; past
+// this, a cold build is seconds long anyway and memory is what the
+// largest agents run short of, so they build as before.
+const backgroundMaxSkills = 25000
+
+// IndexBuilding is Info.Index while the bleve index builds in the
+// background (Options.Background); Wait returns the final kind.
+const IndexBuilding = "building"
+
+// deferBuild reports whether NewFrom builds the bleve index in the
+// background: asked for, not too many skills, and nothing already built
+// to open (a Prepared entry or a cache entry under the content hash opens
+// in milliseconds).
+func (r *Router) deferBuild() bool {
+	o := &r.opts
+	n := r.src.Len()
+	if !o.Background || n == 0 || n > backgroundMaxSkills || o.Prepared != nil {
+		return false
+	}
+	if large := o.MemoryThreshold < 0 || n > o.MemoryThreshold; !large || o.NoCache || o.ContentHash == "" {
+		return true
+	}
+	root, err := cacheRoot(o)
+	if err != nil {
+		return true
+	}
+	name, err := entryName(o.ContentHash)
+	if err != nil {
+		return true
+	}
+	_, err = os.Stat(filepath.Join(root, name))
+	return err != nil
+}
+
+// openEarly builds what routes need but bleve: the phrase index and the
+// z order on one goroutine, the term statistics on others. The bleve
+// index starts building when startBuild is called.
+func (r *Router) openEarly(ctx context.Context) error {
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		r.phrases = buildPhrases(r.src)
+		r.zRank = zOrder(r.src)
+	}()
+	stats, err := buildTermStats(ctx, r.mapping, r.src)
+	wg.Wait()
+	if err != nil {
+		return err
+	}
+	r.scorer = &scorerIndex{table: stats}
+	r.late = &pendingIndex{done: make(chan struct{}), kicked: make(chan struct{})}
+	r.idx = r.late
+	r.info.Index = IndexBuilding
+	return nil
+}
+
+// startBuild builds the bleve index in the background: in the cache when
+// the agent is large and a content hash is known, else in memory, as the
+// foreground build would. ctx governs it: cancelling ctx stops it, and
+// Close waits for it. started is when NewFrom began (for Info.Took).
+func (r *Router) startBuild(ctx context.Context, started time.Time) {
+	p := r.late
+	p.info = r.info
+	p.hold = r.opts.holdBuild
+	go func() {
+		defer close(p.done)
+		// The build waits for the first route to be answered: started at
+		// once it takes every processor just as the client's first
+		// request, usually already queued, is to be served.
+		t := time.NewTimer(buildGrace)
+		select {
+		case <-p.kicked:
+		case <-t.C:
+		case <-ctx.Done():
+		}
+		t.Stop()
+		if p.hold != nil {
+			select {
+			case <-p.hold:
+			case <-ctx.Done():
+			}
+		}
+		b, err := (*builtIndex)(nil), ctx.Err() // cancelled while held
+		if err == nil {
+			b, err = r.buildBleve(ctx, false)
+		}
+		if err != nil {
+			p.err = err
+			p.info.Index = IndexNone
+			p.info.Reason = fmt.Sprintf("background index build failed: %v", err)
+			return
+		}
+		// The table answers relevance for the Router's life: no snapshot
+		// or ids for bleve's term searchers.
+		p.built, p.cleanup = b.idx, b.cleanup
+		p.info.Index, p.info.Path, p.info.Reason = b.kind, b.path, b.reason
+		p.info.Took = time.Since(started)
+	}()
+}
+
+// pendingIndex is the bleve index while it builds in the background. A
+// search waits for the build (or the search's context); every other use
+// is the Router's own, after the build (Close waits for it).
+type pendingIndex struct {
+	built    // the built index; set before done closes, nil on failure
+	done     chan struct{}
+	kicked   chan struct{} // closed to start the build before buildGrace
+	kickOnce sync.Once
+	err      error  // why the build failed; set before done closes
+	info     Info   // the Router's Info once done
+	cleanup  func() // removes a temp index after Close
+	hold     chan struct{}
+}
+
+// buildGrace is the longest a background build waits for the first route
+// to be answered before it starts.
+const buildGrace = 30 * time.Millisecond
+
+// kick starts the build if it has not started.
+func (p *pendingIndex) kick() {
+	p.kickOnce.Do(func() { close(p.kicked) })
+}
+
+// wait waits for the build; it returns the build's error, or ctx's.
+func (p *pendingIndex) wait(ctx context.Context) error {
+	select {
+	case <-p.done:
+	case <-ctx.Done():
+		select {
+		case <-p.done: // both ready: a finished build wins
+		default:
+			return ctx.Err()
+		}
+	}
+	if p.err != nil {
+		return fmt.Errorf("router: the routing index could not be built: %w", p.err)
+	}
+	return nil
+}
+
+// built is bleve.Index under a name that does not hide its Index method
+// when embedded.
+type built = bleve.Index
+
+// SearchInContext waits for the build, then searches.
+func (p *pendingIndex) SearchInContext(ctx context.Context, req *bleve.SearchRequest) (*bleve.SearchResult, error) {
+	p.kick()
+	if err := p.wait(ctx); err != nil {
+		return nil, err
+	}
+	return p.built.SearchInContext(ctx, req)
+}
+
+// Search is SearchInContext without a deadline.
+func (p *pendingIndex) Search(req *bleve.SearchRequest) (*bleve.SearchResult, error) {
+	return p.SearchInContext(context.Background(), req)
+}
+
+// Close waits for the build to end, then releases the index.
+func (p *pendingIndex) Close() error {
+	p.kick()
+	<-p.done
+	var err error
+	if p.built != nil {
+		err = p.built.Close()
+	}
+	if p.cleanup != nil {
+		p.cleanup()
+	}
+	return err
+}
+
+// Wait waits until the Router's bleve index is built (at once unless
+// Options.Background deferred it) and returns Info then. The error is
+// ctx's, or what stopped the background build: the phrase tier still
+// answers, relaxed routes return that error.
+func (r *Router) Wait(ctx context.Context) (Info, error) {
+	if r.late == nil {
+		return r.info, nil
+	}
+	if err := r.late.wait(ctx); err != nil {
+		if ctx.Err() != nil {
+			return r.info, err
+		}
+		return r.late.info, err
+	}
+	return r.late.info, nil
+}

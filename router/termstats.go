@@ -1,0 +1,333 @@
+package router
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"runtime"
+	"slices"
+	"sync"
+	"sync/atomic"
+
+	"github.com/blevesearch/bleve/v2/analysis"
+	"github.com/blevesearch/bleve/v2/mapping"
+	bsearch "github.com/blevesearch/bleve/v2/search"
+)
+
+// Term statistics let a route compute bleve's relevance without bleve:
+// the phrase tier needs relevance only to order a few candidates, and
+// BM25 over one field is a small closed formula of a term's document
+// frequency, its frequency in the skill, the skill's field length and two
+// index-wide numbers. One pass runs every skill's document through the
+// index field's own analyzer (the one the mapping hands bleve, so the
+// statistics can never describe other tokens than bleve indexes) and
+// keeps, per term, the skills holding it and how often. That is a third
+// of the work of building the bleve index, so a cold router answers the
+// phrase tier while bleve builds (see Options.Background).
+//
+// The arithmetic below repeats bleve's own (search/scorer/scorer_term.go,
+// search/searcher/search_term.go and the zap segment's norm) operation for
+// operation, in the order relevanceOf sums, so the relevance is the same
+// float64, bit for bit; TestTermStatsRelevance holds it to that.
+
+// termStats are the BM25 statistics of the index field.
+type termStats struct {
+	ids map[string]uint32 // term → term id
+	// The skills holding term t are post[start[t]:start[t+1]], by skill
+	// position.
+	start []uint32
+	post  []posting
+	// length is each skill's field length in tokens: bleve's norm is
+	// derived from it.
+	length []uint32
+	// avgLength is bleve's BM25 average document length: the number of
+	// distinct terms over the number of skills, rounded up (sic: bleve
+	// divides the field's dictionary size, not its token count).
+	avgLength float64
+}
+
+type posting struct {
+	skill uint32
+	freq  uint32
+}
+
+// docAnalyzerOf is the analyzer the mapping gives the index field.
+func docAnalyzerOf(m mapping.IndexMapping) (analysis.Analyzer, error) {
+	name := m.AnalyzerNameForPath(indexField)
+	a := m.AnalyzerNamed(name)
+	if a == nil {
+		return nil, fmt.Errorf("router: analyzer %q of the index field is not registered", name)
+	}
+	return a, nil
+}
+
+// The skills are cut into chunks of at least statsChunkMin skills (at
+// most statsChunks of them) that up to statsWorkers goroutines (GOMAXPROCS
+// at most) take in turn: on a cold start the table stands between the
+// process and its first answer, and a goroutine that shares its processor
+// (with the phrase index build) takes fewer chunks.
+const (
+	statsWorkers  = 4
+	statsChunks   = 16
+	statsChunkMin = 250
+)
+
+// buildTermStats analyzes every skill's document once.
+func buildTermStats(ctx context.Context, m mapping.IndexMapping, skills Source) (*termStats, error) {
+	chunks := max(1, min(statsChunks, skills.Len()/statsChunkMin))
+	return buildTermStatsOn(ctx, m, skills, min(statsWorkers, runtime.GOMAXPROCS(0), chunks), chunks)
+}
+
+// buildTermStatsOn is buildTermStats with the skills cut into k chunks
+// taken by the given number of goroutines.
+func buildTermStatsOn(ctx context.Context, m mapping.IndexMapping, skills Source, workers, k int) (*termStats, error) {
+	an, err := docAnalyzerOf(m)
+	if err != nil {
+		return nil, err
+	}
+	n := skills.Len()
+	ts := &termStats{length: make([]uint32, n)}
+	chunks := make([]*statsChunk, k)
+	errs := make([]error, k)
+	var next atomic.Int32
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for c := int(next.Add(1)) - 1; c < k; c = int(next.Add(1)) - 1 {
+				chunks[c], errs[c] = analyzeChunk(ctx, an, skills, c*n/k, (c+1)*n/k, ts.length)
+			}
+		}()
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	ts.merge(chunks)
+	if n > 0 {
+		ts.avgLength = math.Ceil(float64(len(ts.ids)) / float64(n))
+	}
+	return ts, nil
+}
+
+// statsChunk is what is gathered over one chunk of skills [lo, hi): its own
+// term ids (terms, by id) and postings as (term, skill, freq), in skill
+// order.
+type statsChunk struct {
+	terms []string
+	raw   []rawPosting
+}
+
+type rawPosting struct {
+	term uint32
+	posting
+}
+
+// analyzeChunk analyzes skills [lo, hi), writing their field lengths into
+// length.
+func analyzeChunk(ctx context.Context, an analysis.Analyzer, skills Source, lo, hi int, length []uint32) (*statsChunk, error) {
+	c := &statsChunk{raw: make([]rawPosting, 0, 24*(hi-lo))}
+	ids := make(map[string]uint32, 1024)
+	// last[t] is the index in raw of term t's posting for the skill being
+	// read, valid when lastSkill[t] is that skill.
+	var last []int
+	var lastSkill []int32
+	for i := lo; i < hi; i++ {
+		if (i-lo)%progressEvery == progressEvery-1 {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+		}
+		s := skills.Skill(i)
+		text, _ := document(&s)[indexField].(string)
+		toks := an.Analyze([]byte(text))
+		length[i] = uint32(len(toks))
+		// The repeat filter emits a weighted field's token in a run of
+		// copies sharing one term: a run costs one lookup.
+		var prev []byte
+		at := -1 // the posting prev counted in
+		for _, tok := range toks {
+			if len(prev) > 0 && len(tok.Term) == len(prev) && &tok.Term[0] == &prev[0] {
+				c.raw[at].freq++
+				continue
+			}
+			prev = tok.Term
+			id, ok := ids[string(tok.Term)]
+			if !ok {
+				id = uint32(len(c.terms))
+				t := string(tok.Term)
+				ids[t] = id
+				c.terms = append(c.terms, t)
+				last, lastSkill = append(last, 0), append(lastSkill, -1)
+			}
+			if lastSkill[id] == int32(i) {
+				at = last[id]
+				c.raw[at].freq++
+				continue
+			}
+			at = len(c.raw)
+			lastSkill[id], last[id] = int32(i), at
+			c.raw = append(c.raw, rawPosting{id, posting{uint32(i), 1}})
+		}
+	}
+	return c, nil
+}
+
+// merge gives the chunks' terms one numbering and groups their postings
+// by term; chunks cover ascending skill ranges, so each term's skills stay
+// in order.
+func (ts *termStats) merge(chunks []*statsChunk) {
+	ts.ids = make(map[string]uint32, len(chunks[0].terms))
+	global := make([][]uint32, len(chunks)) // chunk's term id → global id
+	total := 0
+	for k, c := range chunks {
+		global[k] = make([]uint32, len(c.terms))
+		for local, t := range c.terms {
+			id, ok := ts.ids[t]
+			if !ok {
+				id = uint32(len(ts.ids))
+				ts.ids[t] = id
+			}
+			global[k][local] = id
+		}
+		total += len(c.raw)
+	}
+	ts.start = make([]uint32, len(ts.ids)+1)
+	for k, c := range chunks {
+		for _, p := range c.raw {
+			ts.start[global[k][p.term]+1]++
+		}
+	}
+	for t := 1; t < len(ts.start); t++ {
+		ts.start[t] += ts.start[t-1]
+	}
+	ts.post = make([]posting, total)
+	next := slices.Clone(ts.start[:len(ts.ids)])
+	for k, c := range chunks {
+		for _, p := range c.raw {
+			id := global[k][p.term]
+			ts.post[next[id]] = p.posting
+			next[id]++
+		}
+	}
+}
+
+// docs is the number of skills.
+func (ts *termStats) docs() int { return len(ts.length) }
+
+// postings returns the skills holding term, nil when none does.
+func (ts *termStats) postings(term string) ([]posting, bool) {
+	id, ok := ts.ids[term]
+	if !ok {
+		return nil, false
+	}
+	return ts.post[ts.start[id]:ts.start[id+1]], true
+}
+
+// idf is bleve's inverse document frequency of a term df skills hold
+// (scorer_term.go computeIDF).
+func (ts *termStats) idf(df int) float64 {
+	total, term := uint64(ts.docs()), uint64(df)
+	if ts.avgLength > 0 {
+		return math.Log(1 + (float64(total)-float64(term)+0.5)/
+			(float64(term)+0.5))
+	}
+	return 1.0 + math.Log(float64(total)/
+		float64(term+1.0))
+}
+
+// norm is the norm a zap segment reports for a field of length tokens:
+// 1/sqrt(length) rounded to float32.
+func norm(length uint32) float64 {
+	return float64(float32(1.0 / math.Sqrt(float64(length))))
+}
+
+// docScore is bleve's per-document term score before the query weight
+// (scorer_term.go docScore), with tf the square root of the frequency.
+func (ts *termStats) docScore(idf float64, p posting) float64 {
+	tf := math.Sqrt(float64(p.freq))
+	nm := norm(ts.length[p.skill])
+	if ts.avgLength > 0 {
+		fieldLength := 1 / (nm * nm)
+		return idf * (tf * bsearch.BM25_k1) /
+			(tf + bsearch.BM25_k1*(1-bsearch.BM25_b+(bsearch.BM25_b*fieldLength/ts.avgLength)))
+	}
+	return tf * nm * idf
+}
+
+// tableTerm is one request term as the table scores it.
+type tableTerm struct {
+	post        []posting
+	queryWeight float64
+}
+
+// relevanceOf is scorerIndex.relevanceOf from the table: the same
+// disjunction score for each of all[which], the same float64.
+func (ts *termStats) relevanceOf(terms []term, all []candidate, which []int) {
+	if len(terms) == 0 || len(which) == 0 {
+		return
+	}
+	qs := make([]tableTerm, 0, len(terms))
+	idfs := make([]float64, 0, len(terms))
+	var weights float64
+	for _, t := range terms {
+		post, ok := ts.postings(t.term)
+		idf := ts.idf(len(post))
+		w := 1.0 * idf // bleve's Weight: (boost·idf)², boost 1
+		weights += w * w
+		if ok {
+			qs = append(qs, tableTerm{post: post})
+			idfs = append(idfs, idf)
+		}
+	}
+	qnorm := 1 / math.Sqrt(weights)
+	for i := range qs {
+		qs[i].queryWeight = 1.0 * idfs[i] * qnorm
+	}
+	for _, k := range which {
+		c := &all[k]
+		var sum float64
+		matched := 0
+		for i := range qs {
+			p, ok := find(qs[i].post, uint32(c.skill))
+			if !ok {
+				continue
+			}
+			score := ts.docScore(idfs[i], p)
+			if qs[i].queryWeight != 1.0 {
+				score = score * qs[i].queryWeight
+			}
+			sum += score
+			matched++
+		}
+		c.rel = roundRelevance(sum * float64(matched) / float64(len(terms)))
+	}
+}
+
+// find returns skill's posting in post.
+func find(post []posting, skill uint32) (posting, bool) {
+	i, ok := slices.BinarySearchFunc(post, skill, func(p posting, s uint32) int {
+		switch {
+		case p.skill < s:
+			return -1
+		case p.skill > s:
+			return 1
+		}
+		return 0
+	})
+	if !ok {
+		return posting{}, false
+	}
+	return post[i], true
+}
+
+// size is the table's approximate memory in bytes.
+func (ts *termStats) size() int {
+	n := 8*len(ts.post) + 4*len(ts.start) + 4*len(ts.length)
+	for t := range ts.ids {
+		n += len(t) + 16 + 8 // string header, value, bucket share
+	}
+	return n
+}
