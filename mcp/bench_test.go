@@ -25,7 +25,11 @@ func newPipeClient(tb testing.TB, a *loader.Agent) *pipeClient {
 	outR, outW := io.Pipe()
 	c := &pipeClient{in: inW, out: bufio.NewReaderSize(outR, 1<<20), done: make(chan error, 1)}
 	go func() {
-		c.done <- Serve(context.Background(), inR, outW, &Options{Agent: a, Router: testRouterOptions(tb)})
+		// As agent3md's servers route: a cold index builds behind the
+		// first answers (router.Options.Background).
+		ro := testRouterOptions(tb)
+		ro.Background = true
+		c.done <- Serve(context.Background(), inR, outW, &Options{Agent: a, Router: ro})
 		outW.Close()
 	}()
 	return c

@@ -108,7 +108,7 @@ func TestBackgroundAnswersLikeForeground(t *testing.T) {
 					t.Fatalf("Wait = %+v, %v", info, err)
 				}
 				for _, i := range later {
-					if !sameUpToTies(got[i], want[i]) {
+					if !reflect.DeepEqual(got[i], want[i]) {
 						t.Fatalf("%v waiting for the build:\n got %+v\nwant %+v", cases[i], got[i], want[i])
 					}
 				}
@@ -134,20 +134,6 @@ func TestBackgroundAnswersLikeForeground(t *testing.T) {
 	}
 }
 
-// sameUpToTies reports whether two answers are equal but for which
-// skills of equal relevance they hold and in what order: the same number
-// of matches, with the same relevance and tier at each position.
-func sameUpToTies(a, b []Match) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i].Relevance != b[i].Relevance || a[i].Tier != b[i].Tier {
-			return false
-		}
-	}
-	return true
-}
 
 // TestBackgroundCancel checks that cancelling the context New was given
 // stops a background build: relaxed routes then fail with the reason,

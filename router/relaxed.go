@@ -1,9 +1,13 @@
 package router
 
 import (
+	"cmp"
 	"context"
 	"slices"
 	"unicode/utf8"
+
+	"github.com/blevesearch/bleve/v2"
+	"github.com/blevesearch/bleve/v2/search/query"
 )
 
 // relaxed finds skills for a request that hit no trigger phrase, from
@@ -28,7 +32,7 @@ func (r *Router) relaxed(ctx context.Context, text string, limit int) ([]Match, 
 	// its hit pool to the requested size on every search, so a small
 	// agent asks for no more than it has: same hits, less garbage.
 	pool := min(want*relaxedPool, max(r.src.Len(), 1))
-	res, err := search(ctx, r.idx, q, pool)
+	res, err := searchTies(ctx, r.idx, q, pool, r.src.Len())
 	if err != nil || len(res) == 0 {
 		return out, err
 	}
@@ -89,4 +93,33 @@ func (r *Router) evidence(a analyzed, s *Skill) (float64, []string) {
 		}
 	}
 	return weight, words
+}
+
+// searchTies is search for the top size skills of n, in an order that does
+// not depend on how the index was built: equal scores by skill position.
+// Bleve breaks ties by its internal document numbers, which an in-memory
+// build hands out as each document's analysis finishes, so two builds of
+// one agent could order (and, at the cut, pick) tied skills differently.
+// When the skill after the cut ties with the last one kept, the search is
+// widened until the tie ends, so the cut falls between different scores
+// and the tied skills kept are those first in the agent.
+func searchTies(ctx context.Context, idx bleve.Index, q query.Query, size, n int) ([]scored, error) {
+	for ask := size; ; ask *= 2 {
+		k := min(ask+1, max(n, 1))
+		res, err := search(ctx, idx, q, k)
+		if err != nil {
+			return nil, err
+		}
+		// Every skill scoring what the last one kept scores is among res
+		// when res is short of k, ends on a lower score, or holds them all.
+		if len(res) <= size || len(res) < k || k >= n || res[len(res)-1].score != res[size-1].score {
+			slices.SortStableFunc(res, func(a, b scored) int {
+				if a.score != b.score {
+					return cmp.Compare(b.score, a.score)
+				}
+				return cmp.Compare(a.skill, b.skill)
+			})
+			return res[:min(size, len(res))], nil
+		}
+	}
 }
