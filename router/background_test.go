@@ -134,7 +134,6 @@ func TestBackgroundAnswersLikeForeground(t *testing.T) {
 	}
 }
 
-
 // TestBackgroundCancel checks that cancelling the context New was given
 // stops a background build: relaxed routes then fail with the reason,
 // phrase routes still answer, and Close returns.
