@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/analysis"
@@ -133,6 +134,9 @@ func document(s *Skill) map[string]interface{} {
 // words ("CrashLoopBackOff" adds "crash loop back off"), so that a request
 // that spells the idea out ("crash-looping") meets the identifier.
 func withCamelParts(text string) string {
+	if !hasInnerUpper(text) {
+		return text // no word can split: most descriptions, and the common case
+	}
 	var extra []string
 	for _, w := range strings.FieldsFunc(text, func(r rune) bool { return !isWordRune(r) }) {
 		if parts := camelParts(w); len(parts) > 1 {
@@ -143,6 +147,31 @@ func withCamelParts(text string) string {
 		return text
 	}
 	return text + " . " + strings.Join(extra, " ")
+}
+
+// hasInnerUpper reports whether some upper-case letter of text follows a
+// word rune, which every camel-case split needs (camelParts); it reads the
+// text once, without allocating.
+func hasInnerUpper(text string) bool {
+	prevWord := false
+	for i := 0; i < len(text); {
+		c := text[i]
+		if c < utf8.RuneSelf {
+			if prevWord && 'A' <= c && c <= 'Z' {
+				return true
+			}
+			prevWord = isWordRune(rune(c))
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(text[i:])
+		if prevWord && unicode.IsUpper(r) {
+			return true
+		}
+		prevWord = isWordRune(r)
+		i += size
+	}
+	return false
 }
 
 // camelParts splits a word at each lower-to-upper case change and before
