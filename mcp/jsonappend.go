@@ -75,6 +75,11 @@ func appendJSONString(dst []byte, s string) []byte {
 // 1e-6 or from 1e21, with a one-digit negative exponent unpadded.
 // Callers pass finite values only (scores, z): JSON has no NaN.
 func appendJSONFloat(dst []byte, f float64) []byte {
+	// Whole numbers (every z of most agents) need no float formatting;
+	// -0 is left to strconv, which keeps its sign as encoding/json does.
+	if i := int64(f); float64(i) == f && i > -1e15 && i < 1e15 && (i != 0 || !math.Signbit(f)) {
+		return strconv.AppendInt(dst, i, 10)
+	}
 	format := byte('f')
 	if a := math.Abs(f); a != 0 && (a < 1e-6 || a >= 1e21) {
 		format = 'e'
