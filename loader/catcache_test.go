@@ -27,6 +27,7 @@ func cacheFixture(t *testing.T) (dir, path string, src []byte, opts *Options, op
 	open = func() *Agent {
 		t.Helper()
 		a, err := Open(path, opts)
+		FlushCatalogCache() // these tests look at the entries Open writes
 		if err != nil {
 			t.Fatal(err)
 		}

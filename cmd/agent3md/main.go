@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/agent3md/agent3md/loader"
 	"io"
 	"os"
 	"os/signal"
@@ -60,6 +61,9 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		for _, f := range a.cleanups {
 			f()
 		}
+		// The catalog of an agent this run scanned is written in the
+		// background; without it the next run would scan again.
+		loader.FlushCatalogCache()
 	}()
 	root := newRoot(a)
 	root.SetArgs(args)
