@@ -85,7 +85,8 @@ func (s *server) unknownSkill(v *version, err error, name string) (*toolOutcome,
 	return &toolOutcome{text: msg, isError: true}, nil
 }
 
-// routeMatch is one structured route_skill match: what the router found,
+// routeMatch is one structured route_skill match (newRouteMatch; written
+// by hand by appendRouteMatch): what the router found,
 // then what a model needs to go on without another call (the skill's
 // inputs for fill_skill, its cost tag) and whether to ask the user before
 // running it (a cost tag, or a relaxed match).
@@ -137,10 +138,9 @@ func (s *server) routeSkill(ctx context.Context, v *version, args map[string]jso
 	structured = append(structured, `{"matches":[`...)
 	var lines strings.Builder
 	for i, m := range matches {
-		sk, err := v.agent.SkillByZ(m.Z)
-		if err != nil {
-			sk = nil // the router and the catalog are one version: not expected
-		}
+		// nil only if the router named a z the catalog lacks: they come
+		// from one version, so it is not expected.
+		sk, _ := v.agent.SkillByZ(m.Z)
 		if i > 0 {
 			structured = append(structured, ',')
 			lines.WriteByte('\n')
@@ -231,6 +231,9 @@ func appendRouteMatch(b []byte, m *router.Match, sk *agentfile.Skill) []byte {
 	return append(b, '}')
 }
 
+// skillBody is get_skill's structured content (its outputSchema). The
+// answer is written by hand (getSkill); this type is the shape it keeps,
+// and tests compare the two.
 type skillBody struct {
 	Name string `json:"name"`
 	Body string `json:"body"`
@@ -261,6 +264,8 @@ func resolveHint(out *toolOutcome) string {
 	return "load these skills with get_skill instead, one per call, in this order: " + clip(strings.Join(out.chain, ", "), 2000)
 }
 
+// resolvedSkill and resolveResult are resolve_skill's structured content,
+// written by hand (resolveSkill) and compared with these by tests.
 type resolvedSkill struct {
 	Name string  `json:"name"`
 	Z    float64 `json:"z"`
