@@ -134,18 +134,12 @@ func (s *server) routeSkill(ctx context.Context, v *version, args map[string]jso
 	if err != nil {
 		return nil, err
 	}
-	structured := make([]byte, 0, 16+256*len(matches))
-	structured = append(structured, `{"matches":[`...)
 	var lines strings.Builder
+	size := 16
 	for i, m := range matches {
-		// nil only if the router named a z the catalog lacks: they come
-		// from one version, so it is not expected.
-		sk, _ := v.agent.SkillByZ(m.Z)
 		if i > 0 {
-			structured = append(structured, ',')
 			lines.WriteByte('\n')
 		}
-		structured = appendRouteMatch(structured, &m, sk)
 		// One line per match, as the reference writes it:
 		// "name  (score N; matched: a, b)".
 		lines.WriteString(m.Name)
@@ -159,9 +153,23 @@ func (s *server) routeSkill(ctx context.Context, v *version, args map[string]jso
 			lines.WriteString(h)
 		}
 		lines.WriteByte(')')
+		size += 256 + len(m.Name) + 2*len(m.Hits)*8
 	}
-	structured = append(structured, "]}"...)
-	out := &toolOutcome{text: lines.String(), structured: json.RawMessage(structured)}
+	size += 2 * lines.Len()
+	structured := structuredWriter{size: size, append: func(b []byte) []byte {
+		b = append(b, `{"matches":[`...)
+		for i := range matches {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			// nil only if the router named a z the catalog lacks: they
+			// come from one version, so it is not expected.
+			sk, _ := v.agent.SkillByZ(matches[i].Z)
+			b = appendRouteMatch(b, &matches[i], sk)
+		}
+		return append(b, "]}"...)
+	}}
+	out := &toolOutcome{text: lines.String(), structured: structured}
 	if len(matches) == 0 {
 		out.text = "no skill matched"
 	}

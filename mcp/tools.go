@@ -207,6 +207,18 @@ type toolCallResult struct {
 	Content           []textContent   `json:"content"`
 	StructuredContent json.RawMessage `json:"structuredContent,omitempty"`
 	IsError           bool            `json:"isError,omitempty"`
+	// writeStructured, when set instead of StructuredContent, writes it
+	// straight into the encoded result (encodeToolResult only).
+	writeStructured *structuredWriter
+}
+
+// structuredWriter is structured content a tool writes as compact JSON
+// (HTML escaping off) straight into its encoded answer: a route's matches
+// are most of its answer, and building them apart first cost an extra
+// buffer of their size, copied and then collected, on every route.
+type structuredWriter struct {
+	size   int                   // about how many bytes it writes
+	append func(b []byte) []byte // appends the JSON value to b
 }
 
 type toolsCallParams struct {
@@ -257,17 +269,20 @@ func (s *server) toolResult(t *toolDef, out *toolOutcome, structured bool) (enco
 		res.Content = append(res.Content, textContent{Type: "text", Text: x})
 	}
 	if structured && out.structured != nil {
-		raw, ok := out.structured.(json.RawMessage)
-		if !ok {
+		switch st := out.structured.(type) {
+		case json.RawMessage:
+			res.StructuredContent = st
+		case structuredWriter:
+			res.writeStructured = &st
+		default:
 			// Encoded straight into bytes by the pooled encoder: compact,
 			// no HTML escaping, as the rest of the answer.
 			b, err := appendEncoded(nil, out.structured)
 			if err != nil {
 				return encodedTool{}, fmt.Errorf("encoding %s's structured content: %w", t.name, err)
 			}
-			raw = json.RawMessage(b)
+			res.StructuredContent = json.RawMessage(b)
 		}
-		res.StructuredContent = raw
 	}
 	enc, err := encodeToolResult(res)
 	if err != nil {
@@ -309,6 +324,9 @@ func encodeToolResult(r *toolCallResult) (encodedTool, error) {
 		return encodedTool{}, fmt.Errorf("mcp: a tool result reached encoding with its modern keys already set")
 	}
 	size := 64 + len(r.StructuredContent)
+	if r.writeStructured != nil {
+		size += r.writeStructured.size
+	}
 	for _, c := range r.Content {
 		size += 32 + len(c.Text) + len(c.Text)/8
 	}
@@ -334,7 +352,11 @@ func encodeToolResult(r *toolCallResult) (encodedTool, error) {
 		}
 		enc = append(enc, ']')
 	}
-	if len(r.StructuredContent) > 0 {
+	switch {
+	case r.writeStructured != nil:
+		enc = append(enc, `,"structuredContent":`...)
+		enc = r.writeStructured.append(enc)
+	case len(r.StructuredContent) > 0:
 		enc = append(enc, `,"structuredContent":`...)
 		enc = append(enc, r.StructuredContent...)
 	}
