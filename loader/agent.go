@@ -253,6 +253,13 @@ func (a *Agent) Manifest(ctx context.Context) (*Manifest, error) {
 // modified.
 func (a *Agent) Skills() []SkillInfo { return a.current().skillInfos() }
 
+// SkillCount returns len(Skills()) without building that catalog: it is
+// built on first use and kept (about 30 MB at 100,000 skills, slugs
+// included), so a server that only needs the count must not call Skills
+// while its routing index is being built, where that memory would raise
+// the cold start's peak.
+func (a *Agent) SkillCount() int { return len(a.current().info.Skills) }
+
 // Skill returns a skill by name. Names are matched exactly, and are unique:
 // Open refuses a file in which two skills share a name.
 func (a *Agent) Skill(name string) (*agentfile.Skill, error) {

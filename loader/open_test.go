@@ -318,3 +318,19 @@ func TestOpenRefusesInvalidUTF8Name(t *testing.T) {
 		t.Errorf("error %q should be valid UTF-8 and name the file", msg)
 	}
 }
+
+// TestSkillCountBuildsNoCatalog: SkillCount is len(Skills()) without
+// building the body-less catalog, which a server counting its skills while
+// its routing index builds would otherwise hold through the build.
+func TestSkillCountBuildsNoCatalog(t *testing.T) {
+	a := openPath(t, vector("valid-typed-inputs.3md"))
+	if n := a.SkillCount(); n != len(a.Info().Skills) || n != 1 {
+		t.Fatalf("SkillCount = %d, want 1 (the file's one skill)", n)
+	}
+	if st := a.current(); st.skills != nil || st.slugs != nil {
+		t.Fatal("SkillCount built the skill catalog or the slugs")
+	}
+	if n := len(a.Skills()); n != a.SkillCount() {
+		t.Fatalf("len(Skills()) = %d, SkillCount = %d", n, a.SkillCount())
+	}
+}

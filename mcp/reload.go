@@ -105,10 +105,10 @@ func (s *server) reload(ctx context.Context) {
 	s.logBuilt(ctx, r)
 	v := &version{gen: s.gen.Add(1), agent: a, routing: rs}
 	v.closeFn = func() { r.Close(); a.Close() }
-	s.skillCount.Store(int64(len(a.Info().Skills)))
+	s.skillCount.Store(int64(a.SkillCount()))
 	// A server whose first load failed serves this as its first version.
 	prev := s.cur.Swap(v)
-	s.log.Info("agent reloaded", "skills", len(a.Skills()), "version", v.gen, "took", time.Since(started))
+	s.log.Info("agent reloaded", "skills", a.SkillCount(), "version", v.gen, "took", time.Since(started))
 	s.announce(ctx, prev, v)
 	if prev != nil {
 		prev.retire()

@@ -323,7 +323,7 @@ func (s *server) loaded(a *loader.Agent, owned bool, err error) {
 				a.Close()
 			}
 		}
-		s.skillCount.Store(int64(len(a.Info().Skills))) // Skills() would build a list
+		s.skillCount.Store(int64(a.SkillCount()))
 		s.cur.Store(v)
 	}
 	close(s.ready)

@@ -175,7 +175,7 @@ func (a *app) openServed(ctx context.Context, files []string, so servedOptions) 
 			return servers, ep, ioError(fmt.Errorf("%s and %s both name an agent %q (endpoint /mcp/%s): give one a different title in its frontmatter", prev, file, slug, slug))
 		}
 		from[slug] = file
-		name, skills := ag.Info().Name, len(ag.Skills())
+		name, skills := ag.Info().Name, ag.SkillCount()
 		var once sync.Once
 		opts := &mcp.Options{
 			// The first version is the one opened here to name the
