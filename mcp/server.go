@@ -294,12 +294,14 @@ func validationErrors(a *loader.Agent) []string {
 		// valid skills, so the 3md rules have nothing to say.
 		return a.Findings()
 	}
-	cat := a.Catalog()
-	if cat == nil {
+	// The loader's own reading of the catalog, not a second one: this
+	// runs while the first routing index may still be building.
+	cat, info := a.Scanned()
+	if cat == nil || info == nil {
 		return nil
 	}
 	var out []string
-	for _, f := range agentfile.Validate(cat).Errors {
+	for _, f := range agentfile.ValidateAgent(cat, info).Errors {
 		msg := fmt.Sprintf("%s:%d: [%s] %s", a.Path(), f.Line, f.Rule, f.Message)
 		if f.Z != nil {
 			msg = fmt.Sprintf("%s:%d: [%s] z=%v: %s", a.Path(), f.Line, f.Rule, *f.Z, f.Message)
