@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/crc32"
+	"io"
 	"math"
 	"sort"
 	"unsafe"
@@ -26,9 +27,42 @@ var ErrBadCatalog = errors.New("not a valid encoded catalog")
 // lets a server restart on a large agent skip the scan.
 func (c *Catalog) MarshalBinary() ([]byte, error) {
 	if c.Partial {
-		return nil, errors.New("agentfile: a partial catalog (Options.Planes) cannot be encoded; scan the whole file")
+		return nil, errPartialEncode
 	}
 	e := encoder{b: make([]byte, 0, 1<<16)}
+	c.encode(&e)
+	e.b = binary.LittleEndian.AppendUint32(e.b, crc32.Checksum(e.b, castagnoli))
+	return e.b, nil
+}
+
+var errPartialEncode = errors.New("agentfile: a partial catalog (Options.Planes) cannot be encoded; scan the whole file")
+
+// encodeChunk is how many encoded bytes WriteBinary gathers before it
+// writes them out.
+const encodeChunk = 64 << 10
+
+// WriteBinary writes to w what MarshalBinary returns, byte for byte,
+// through a 64 KiB buffer instead of one slice as large as the encoding
+// (32 MB at 100,000 skills, grown by doubling): a server that caches the
+// catalog it has just scanned does so while it holds the catalog, so the
+// slice and its discarded smaller copies raised its peak. It returns the
+// first write error.
+func (c *Catalog) WriteBinary(w io.Writer) error {
+	if c.Partial {
+		return errPartialEncode
+	}
+	e := encoder{b: make([]byte, 0, encodeChunk+1<<10), w: w}
+	c.encode(&e)
+	e.flush()
+	if e.err != nil {
+		return e.err
+	}
+	_, err := w.Write(binary.LittleEndian.AppendUint32(nil, e.crc))
+	return err
+}
+
+// encode appends the catalog to e, checksum excepted.
+func (c *Catalog) encode(e *encoder) {
 	e.b = append(e.b, catalogMagic...)
 	e.str(c.Version)
 	e.str(c.Axis)
@@ -65,12 +99,30 @@ func (c *Catalog) MarshalBinary() ([]byte, error) {
 	e.uint(uint64(len(c.Planes)))
 	for i := range c.Planes {
 		e.plane(&c.Planes[i])
+		if e.w != nil && len(e.b) >= encodeChunk {
+			e.flush()
+		}
 	}
-	e.b = binary.LittleEndian.AppendUint32(e.b, crc32.Checksum(e.b, castagnoli))
-	return e.b, nil
 }
 
-type encoder struct{ b []byte }
+// encoder appends to b; with w set, flush moves b's bytes to w, keeping
+// their running CRC-32C.
+type encoder struct {
+	b   []byte
+	w   io.Writer
+	crc uint32
+	err error
+}
+
+// flush writes b out to w and empties it; after a write error it only
+// empties it.
+func (e *encoder) flush() {
+	if e.err == nil {
+		e.crc = crc32.Update(e.crc, castagnoli, e.b)
+		_, e.err = e.w.Write(e.b)
+	}
+	e.b = e.b[:0]
+}
 
 func (e *encoder) uint(v uint64)   { e.b = binary.AppendUvarint(e.b, v) }
 func (e *encoder) float(f float64) { e.b = binary.LittleEndian.AppendUint64(e.b, math.Float64bits(f)) }

@@ -169,17 +169,24 @@ func FlushCatalogCache() { catalogWrites.wait() }
 // concurrent reader sees the old entry, the new one, or none. Failure only
 // costs the next start its shortcut.
 func storeCatalog(dir, entry string, cat *agentfile.Catalog) {
-	b, err := cat.MarshalBinary()
-	if err != nil {
-		return
-	}
-	writeAtomic(dir, entry, b)
+	// Streamed to the file: encoded whole in memory first, a 100,000-skill
+	// catalog's 32 MB (and the copies its growth leaves behind) would
+	// add to the peak of a cold start, which holds the scanned catalog.
+	writeAtomicWith(dir, entry, cat.WriteBinary)
 }
 
 // writeAtomic writes b to path through a temp file and a rename, so a
 // concurrent reader sees the old file, the new one, or none. Failure only
 // costs the next start its shortcut.
 func writeAtomic(dir, path string, b []byte) {
+	writeAtomicWith(dir, path, func(w io.Writer) error {
+		_, err := w.Write(b)
+		return err
+	})
+}
+
+// writeAtomicWith is writeAtomic for content that write streams out.
+func writeAtomicWith(dir, path string, write func(io.Writer) error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return
 	}
@@ -187,7 +194,7 @@ func writeAtomic(dir, path string, b []byte) {
 	if err != nil {
 		return
 	}
-	_, werr := tmp.Write(b)
+	werr := write(tmp)
 	cerr := tmp.Close()
 	if werr != nil || cerr != nil || os.Rename(tmp.Name(), path) != nil {
 		os.Remove(tmp.Name())
