@@ -93,7 +93,10 @@ func (s *server) reload(ctx context.Context) {
 		ro.ContentHash = cat.SHA256
 	}
 	ro.Prepared = nil
+	var built func()
+	ro.Progress, built = s.indexBuild(ro.Progress)
 	r, err := router.ForAgent(ctx, a, ro)
+	built()
 	if err != nil {
 		a.Close()
 		if ctx.Err() == nil {

@@ -73,6 +73,15 @@ type Options struct {
 	// there. It must be quick; Serve does not return while it runs.
 	// Default nil.
 	Ready func()
+	// IndexBuild, when set, is called when a routing index starts being
+	// built rather than opened from the cache (at the build's first
+	// progress report), with the agent's skill count; the function it
+	// returns is called once the router is ready (or failed), before
+	// Ready. cmd lowers Go's GC target there for large agents: a cold
+	// 100,000-skill build turns over gigabytes on top of the ~110 MB it
+	// holds, and the default target lets the heap reach twice that. Both
+	// run on the build's goroutine and must be quick. Default nil.
+	IndexBuild func(skills int) (end func())
 
 	// Changes, when set with Reopen, carries a signal each time the agent
 	// file has changed and settled (cmd watches it): the server opens the
@@ -238,7 +247,8 @@ func (s *server) buildFirstIndex(ctx context.Context) {
 	}
 	defer v.release()
 	ro := s.routerOptions(v.agent)
-	ro.Progress = rs.reporter(ro.Progress)
+	progress, built := s.indexBuild(ro.Progress)
+	ro.Progress = rs.reporter(progress)
 	if prep != nil && ro.ContentHash == s.opts.Head.ContentHash {
 		ro.Prepared = prep
 	} else {
@@ -247,6 +257,7 @@ func (s *server) buildFirstIndex(ctx context.Context) {
 	// Logged before it is published, so the line precedes any route
 	// answered from the index.
 	r, err := router.ForAgent(ctx, v.agent, ro)
+	built()
 	if err == nil {
 		info := r.Info()
 		s.log.Info("routing index ready", "index", info.Index, "prepared", info.Prepared, "skills", info.Skills, "took", info.Took, "path", info.Path, "reason", info.Reason)
@@ -256,6 +267,43 @@ func (s *server) buildFirstIndex(ctx context.Context) {
 	}
 	ready()
 	rs.publish(r, err)
+}
+
+// indexBuild wraps a router Progress callback (next, which may be nil) so
+// that Options.IndexBuild hears of a build at its first report; done ends
+// it: call it once the router has returned, since opening the index just
+// built allocates as much as the build's last stretch. A cache hit
+// reports nothing and calls neither.
+func (s *server) indexBuild(next func(done, total int)) (progress func(done, total int), done func()) {
+	if s.opts.IndexBuild == nil {
+		return next, func() {}
+	}
+	var (
+		mu      sync.Mutex
+		started bool
+		end     func()
+	)
+	finish := func() {
+		mu.Lock()
+		defer mu.Unlock()
+		if end != nil {
+			end()
+		}
+		end = nil
+		started = true // a report after the end starts nothing
+	}
+	progress = func(d, total int) {
+		mu.Lock()
+		if !started {
+			started = true
+			end = s.opts.IndexBuild(total)
+		}
+		mu.Unlock()
+		if next != nil {
+			next(d, total)
+		}
+	}
+	return progress, finish
 }
 
 // findingsWait bounds how long Serve, returning, waits for the validation

@@ -139,3 +139,49 @@ func TestApplyMemoryLimit(t *testing.T) {
 	}
 	restore(stop)
 }
+
+// TestIndexBuildGC: under auto a build of more than buildGCSkills skills
+// runs at buildGCPercent, overlapping builds restore the target only when
+// the last ends (each end counts once), and small agents, off, a size or
+// GOGC in the environment leave the target alone.
+func TestIndexBuildGC(t *testing.T) {
+	percent := func() int { p := debug.SetGCPercent(100); debug.SetGCPercent(p); return p }
+	orig := debug.SetGCPercent(100)
+	t.Cleanup(func() { debug.SetGCPercent(orig) })
+	t.Setenv("GOGC", "") // the test's own environment must not turn it off
+	big := buildGCSkills + 1
+
+	for _, m := range []memoryLimit{{}, {bytes: 300 << 20}} {
+		m.indexBuild(big)()
+		if got := percent(); got != 100 {
+			t.Errorf("%+v changed the GC target to %d", m, got)
+		}
+	}
+	auto := memoryLimit{auto: true}
+	end := auto.indexBuild(buildGCSkills)
+	if got := percent(); got != 100 {
+		t.Errorf("a build of %d skills set the GC target to %d", buildGCSkills, got)
+	}
+	end()
+
+	first := auto.indexBuild(big)
+	if got := percent(); got != buildGCPercent {
+		t.Fatalf("a large build: GC target %d, want %d", got, buildGCPercent)
+	}
+	second := auto.indexBuild(big)
+	first()
+	first() // a second call must not end the other build's setting
+	if got := percent(); got != buildGCPercent {
+		t.Errorf("one of two builds ended: GC target %d, want %d", got, buildGCPercent)
+	}
+	second()
+	if got := percent(); got != 100 {
+		t.Errorf("both builds ended: GC target %d, want 100 back", got)
+	}
+
+	t.Setenv("GOGC", "200")
+	auto.indexBuild(big)()
+	if got := percent(); got != 100 {
+		t.Errorf("GOGC set: the GC target changed to %d", got)
+	}
+}

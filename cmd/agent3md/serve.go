@@ -75,6 +75,7 @@ Point a client at it with the command "agent3md" and the arguments
 				opts.MaxLineBytes, opts.MaxInFlight, opts.MaxPendingBytes, opts.MaxAnswerBytes = maxMessage, maxInFlight, maxPending, maxAnswer
 				opts.Logger, opts.Projection = logger, projectionJSON
 				opts.Ready = func() { mem.apply(logger) }
+				opts.IndexBuild = mem.indexBuild
 				err := mcp.Serve(c.Context(), a.stdin, a.stdout, opts)
 				if err != nil && c.Context().Err() == nil {
 					var ex *exitError
