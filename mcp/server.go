@@ -192,6 +192,15 @@ func (s *server) start(parent context.Context) (stop func()) {
 			s.firstRouting.closeWhenBuilt()
 		}
 		s.stopWatch()
+		// The validation findings are logged before the server returns,
+		// so an operator sees them even when the client leaves at once; a
+		// cancelled server does not wait for them long. They are waited
+		// for before the version is retired: findings still waiting for
+		// the first index (findingsDefer) would find no version to read.
+		select {
+		case <-findingsDone:
+		case <-time.After(findingsWait):
+		}
 		select {
 		case <-s.ready:
 			if v := s.cur.Swap(nil); v != nil {
@@ -206,13 +215,6 @@ func (s *server) start(parent context.Context) (stop func()) {
 					v.retire()
 				}
 			}()
-		}
-		// The validation findings are logged before the server returns,
-		// so an operator sees them even when the client leaves at once; a
-		// cancelled server does not wait for them long.
-		select {
-		case <-findingsDone:
-		case <-time.After(findingsWait):
 		}
 	}
 }
