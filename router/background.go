@@ -209,3 +209,60 @@ func (r *Router) Wait(ctx context.Context) (Info, error) {
 	}
 	return r.late.info, nil
 }
+
+// A server's router that opened its bleve index warm (from the cache or a
+// prepared entry) still scores relevance with bleve's term searchers: a
+// few allocations-heavy postings readers per request term. The term
+// statistics give the same values for a fraction of the work, so such a
+// router builds them behind its first route and switches to them
+// (scorerIndex.later). Only under Options.Background (servers, which live
+// long enough to profit) and up to backgroundMaxSkills, like the cold path.
+
+// laterTable is the term statistics build of a warm router.
+type laterTable struct {
+	kicked   chan struct{} // closed by the first route (or Close)
+	kickOnce sync.Once
+	stop     context.CancelFunc
+	done     chan struct{}
+}
+
+func (t *laterTable) kick() { t.kickOnce.Do(func() { close(t.kicked) }) }
+
+// startTable starts the build when it applies. ctx bounds it, as it
+// bounds a background bleve build; Close stops it too.
+func (r *Router) startTable(ctx context.Context) {
+	if !r.opts.Background || r.scorer == nil || r.scorer.table != nil || r.src.Len() > backgroundMaxSkills {
+		return
+	}
+	ctx, stop := context.WithCancel(ctx)
+	t := &laterTable{kicked: make(chan struct{}), stop: stop, done: make(chan struct{})}
+	r.table = t
+	go func() {
+		defer close(t.done)
+		defer stop()
+		timer := time.NewTimer(buildGrace)
+		select {
+		case <-t.kicked:
+		case <-timer.C:
+		case <-ctx.Done():
+		}
+		timer.Stop()
+		if ctx.Err() != nil {
+			return
+		}
+		stats, err := buildTermStats(ctx, r.mapping, r.src)
+		if err != nil {
+			return // the term searchers go on answering
+		}
+		r.scorer.later.Store(stats)
+	}()
+}
+
+// stopTable stops a table build and waits for it.
+func (r *Router) stopTable() {
+	if t := r.table; t != nil {
+		t.stop()
+		t.kick()
+		<-t.done
+	}
+}

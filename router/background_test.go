@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"reflect"
 	"testing"
+	"time"
 )
 
 // routeCase is one request with the query it is routed under.
@@ -43,12 +44,9 @@ func needsBleve(c routeCase, warm []Match) bool {
 // relevance to the last bit, hits, tiers). Phrase-tier requests are
 // answered while the build is held back; relaxed ones wait for it.
 //
-// The relaxed tier orders skills of equal relevance as bleve numbered
-// their documents, which differs from one build of an index to the next
-// (scorch numbers a batch's documents as their analysis finishes): so
-// relaxed answers are compared exactly with a warm Router over the same
-// cache entry, which is what a restart serves, and for in-memory indexes
-// (rebuilt at every start) up to the order of equal relevance.
+// Relaxed matches of equal relevance come in skill order (searchTies),
+// whatever order a build numbered bleve's documents in, so relaxed
+// answers are compared exactly too.
 func TestBackgroundAnswersLikeForeground(t *testing.T) {
 	for _, ag := range relevanceAgents(t) {
 		t.Run(ag.name, func(t *testing.T) {
@@ -203,5 +201,54 @@ func TestBackgroundOnlyWhenCold(t *testing.T) {
 	}
 	if none := newTest(t, nil, &Options{Background: true}); none.Info().Index != IndexNone {
 		t.Errorf("no skills: %+v", none.Info())
+	}
+}
+
+// TestWarmRouterSwitchesToTable: a server's router opened warm (from a
+// cache entry) builds the term statistics behind its first route and
+// then answers from them exactly as from bleve's term searchers; Close
+// stops a build still waiting.
+func TestWarmRouterSwitchesToTable(t *testing.T) {
+	for _, ag := range relevanceAgents(t) {
+		t.Run(ag.name, func(t *testing.T) {
+			dir := t.TempDir()
+			o := Options{CacheDir: dir, ContentHash: "3a7e", MemoryThreshold: -1}
+			plain := newTest(t, ag.skills, &o) // builds the entry; term searchers
+			cases := routeCases(ag.texts)
+			want := make([][]Match, len(cases))
+			for i, c := range cases {
+				want[i] = route(t, plain, c.text, &c.q)
+			}
+			bg := o
+			bg.Background = true
+			warm := newTest(t, ag.skills, &bg)
+			if warm.Info().Index == IndexBuilding || warm.table == nil {
+				t.Fatalf("a warm server router: Info %+v, table build started %v", warm.Info(), warm.table != nil)
+			}
+			route(t, warm, cases[0].text, &cases[0].q) // starts the table
+			deadline := time.Now().Add(30 * time.Second)
+			for warm.scorer.later.Load() == nil {
+				if time.Now().After(deadline) {
+					t.Fatal("the term statistics were never built")
+				}
+				time.Sleep(5 * time.Millisecond)
+			}
+			for i, c := range cases {
+				if got := route(t, warm, c.text, &c.q); !reflect.DeepEqual(got, want[i]) {
+					t.Fatalf("%v from the statistics:\n got %+v\nwant %+v", c, got, want[i])
+				}
+			}
+			idle := newTest(t, ag.skills, &bg) // never routed: its build waits
+			done := make(chan error, 1)
+			go func() { done <- idle.Close() }()
+			select {
+			case err := <-done:
+				if err != nil {
+					t.Fatal(err)
+				}
+			case <-time.After(10 * time.Second):
+				t.Fatal("Close did not stop a waiting table build")
+			}
+		})
 	}
 }

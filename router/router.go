@@ -210,6 +210,7 @@ type Router struct {
 	idx     bleve.Index   // nil when there are no skills
 	scorer  *scorerIndex  // direct relevance over idx; nil with it
 	late    *pendingIndex // idx while it builds in the background; else nil
+	table   *laterTable   // term statistics building after a warm open; else nil
 	mapping mapping.IndexMapping
 	an      *analyzers
 	opts    Options
@@ -268,6 +269,7 @@ func NewFrom(ctx context.Context, skills Source, opts *Options) (*Router, error)
 	r.zRank = zOrder(skills)
 	r.info.Skills = skills.Len()
 	r.info.Took = time.Since(start)
+	r.startTable(ctx)
 	return r, nil
 }
 
@@ -292,6 +294,9 @@ func (r *Router) Route(ctx context.Context, text string, q *Query) ([]Match, err
 	defer r.mu.RUnlock()
 	if r.closed {
 		return nil, ErrClosed
+	}
+	if r.table != nil {
+		defer r.table.kick() // so does a warm router's table
 	}
 	if r.late != nil {
 		defer r.late.kick() // a background build waits for the first route
@@ -335,6 +340,7 @@ func (r *Router) Close() error {
 		return nil
 	}
 	r.closed = true
+	r.stopTable()
 	err := r.scorer.close()
 	if r.idx != nil {
 		if cerr := r.idx.Close(); err == nil {
