@@ -137,6 +137,12 @@ func withCamelParts(text string) string {
 	if !hasInnerUpper(text) {
 		return text // no word can split: most descriptions, and the common case
 	}
+	return splitCamelWords(text)
+}
+
+// splitCamelWords is withCamelParts without its shortcut: every word of
+// text is tried.
+func splitCamelWords(text string) string {
 	var extra []string
 	for _, w := range strings.FieldsFunc(text, func(r rune) bool { return !isWordRune(r) }) {
 		if parts := camelParts(w); len(parts) > 1 {
