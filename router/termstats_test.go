@@ -268,3 +268,23 @@ func tableByTerm(ts *termStats) map[string][]posting {
 	}
 	return out
 }
+
+// TestTermStatsMemory: the statistics a server keeps for its router's
+// life stay small next to the skills (docs/architecture.md §5 counts on
+// ~130 bytes a skill); 400 would mean something now holds text per skill.
+func TestTermStatsMemory(t *testing.T) {
+	skills := genSkills(2000)
+	m, err := newMapping()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts, err := buildTermStats(context.Background(), m, Skills(skills))
+	if err != nil {
+		t.Fatal(err)
+	}
+	per := float64(ts.size()) / float64(len(skills))
+	t.Logf("term statistics: %d bytes, %.0f a skill", ts.size(), per)
+	if per > 400 {
+		t.Errorf("term statistics hold %.0f bytes a skill, over 400", per)
+	}
+}
