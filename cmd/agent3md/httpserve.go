@@ -190,6 +190,10 @@ func (a *app) openServed(ctx context.Context, files []string, so servedOptions) 
 			},
 			Router: a.serveRouterOptions(), Version: buildVersion().short(), MaxAnswerBytes: maxAnswer,
 			Logger: logger.With("agent", slug), Projection: projectionJSON,
+			// serve has no --memory-limit; a large index build still runs
+			// at the lower GC target mcp's default gives it (not when GOGC
+			// is set), which bounds a cold 100,000-skill start's peak.
+			IndexBuild: memoryLimit{auto: true}.indexBuild,
 		}
 		switch {
 		case noWatch:
