@@ -135,6 +135,14 @@ func (s *server) routeSkill(ctx context.Context, v *version, args map[string]jso
 		return nil, err
 	}
 	var lines strings.Builder
+	textSize := 0
+	for _, m := range matches {
+		textSize += len(m.Name) + 32
+		for _, h := range m.Hits {
+			textSize += len(h) + 2
+		}
+	}
+	lines.Grow(textSize)
 	size := 16
 	for i, m := range matches {
 		if i > 0 {
