@@ -251,6 +251,14 @@ func (c *conn) acceptOne(m message, size int, b *batch, slot int) []byte {
 	c.tr.add(e)
 	c.mu.Lock()
 	c.pending += e.size
+	if e.method == methodListen && b == nil {
+		// A listen is held open until cancelled or the input ends: run
+		// outside the in-flight bound, it never holds a handler slot that
+		// other requests wait for (the session bounds open listens).
+		c.mu.Unlock()
+		go c.run(e)
+		return nil
+	}
 	if c.running < c.maxInFlight {
 		c.running++
 		c.mu.Unlock()

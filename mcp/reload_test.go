@@ -470,3 +470,29 @@ func TestSubscriptionsBounded(t *testing.T) {
 		t.Errorf("listen with %d URIs: %v", len(uris), err)
 	}
 }
+
+// TestListenHoldsNoHandlerSlot: an open subscriptions/listen does not
+// hold one of the connection's handler slots, so with a single slot a
+// later request that needs a handler is still answered; and a session
+// holds at most maxListens open listens.
+func TestListenHoldsNoHandlerSlot(t *testing.T) {
+	r := &reloadRig{harness: serveHarness(t, &Options{Agent: openAda(t), MaxInFlight: 1})}
+	meta := `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}`
+	for i := 0; i < maxListens; i++ {
+		r.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":"L%d","method":"subscriptions/listen","params":{%s,"notifications":{"toolsListChanged":true}}}`, i, meta))
+		r.collect(fmt.Sprintf(`"io.modelcontextprotocol/subscriptionId":"L%d"`, i))
+	}
+	// prompts/list is never answered inline: it needs a handler slot.
+	r.send(`{"jsonrpc":"2.0","id":1,"method":"prompts/list"}`)
+	r.collect(`"id":1,"result"`)
+	r.send(`{"jsonrpc":"2.0","id":"over","method":"subscriptions/listen","params":{` + meta + `,"notifications":{"toolsListChanged":true}}}`)
+	if got := r.collect(`"id":"over"`); !strings.Contains(got[len(got)-1], "open subscriptions/listen requests") {
+		t.Errorf("a listen past the bound: %s", got[len(got)-1])
+	}
+	for i := 0; i < maxListens; i++ { // a cancelled listen is never answered
+		r.send(fmt.Sprintf(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"L%d"}}`, i))
+	}
+	r.send(`{"jsonrpc":"2.0","id":2,"method":"ping"}`)
+	r.collect(`"id":2`)
+	r.finish()
+}

@@ -66,17 +66,29 @@ func (s *session) eachListen(fn func(*listen)) {
 	}
 }
 
-func (s *session) addListen(l *listen) bool {
+// maxListens bounds the subscriptions/listen requests one session holds
+// open: each is a goroutine for as long as it lasts, outside the
+// connection's in-flight bound (it would otherwise hold a handler slot
+// for the whole session).
+const maxListens = 16
+
+// errTooManyListens answers a listen past maxListens.
+var errTooManyListens = errorf(codeInvalidRequest, "Invalid Request: this session already holds %d open subscriptions/listen requests; cancel one (notifications/cancelled) before opening another", maxListens)
+
+func (s *session) addListen(l *listen) (bool, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
-		return false
+		return false, nil
+	}
+	if len(s.listens) >= maxListens {
+		return false, errTooManyListens
 	}
 	if s.listens == nil {
 		s.listens = map[*listen]bool{}
 	}
 	s.listens[l] = true
-	return true
+	return true, nil
 }
 
 func (s *session) dropListen(l *listen) {
@@ -140,7 +152,10 @@ func (s *server) listen(ctx context.Context, c *call) (any, error) {
 	for _, u := range honoured.ResourceSubscriptions {
 		l.uris[u] = true
 	}
-	if !c.sess.addListen(l) {
+	if ok, err := c.sess.addListen(l); !ok {
+		if err != nil {
+			return nil, err
+		}
 		return nil, ctx.Err()
 	}
 	defer c.sess.dropListen(l)
