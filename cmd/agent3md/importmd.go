@@ -23,6 +23,25 @@ func fenceOf(l string) byte {
 	return 0
 }
 
+// fences follows code fences line by line, as agentfile does: the fence
+// character of the open fence, or 0 outside code.
+type fences byte
+
+// step reads line l and reports whether it is a fence line itself (one
+// that opens or closes code, or an unmatched one inside code).
+func (f *fences) step(l string) bool {
+	c := fenceOf(l)
+	if c == 0 {
+		return false
+	}
+	if *f == 0 {
+		*f = fences(c)
+	} else if byte(*f) == c {
+		*f = 0
+	}
+	return true
+}
+
 // isDirectiveLine is agentfile's directive rule: @plane at column 0,
 // followed by a space, a tab or the end of the line.
 func isDirectiveLine(l string) bool {
@@ -72,15 +91,9 @@ func neutralizeLinks(body string, keep func(target string) bool) (string, int) {
 // closed, so the next directive is seen. It reports what it changed.
 func sanitizeBody(body string) (out string, directives int, closed bool) {
 	lines := strings.Split(body, "\n")
-	var fence byte
+	var fence fences
 	for i, l := range lines {
-		if f := fenceOf(strings.TrimSuffix(l, "\r")); f != 0 {
-			if fence == 0 {
-				fence = f
-			} else if f == fence {
-				fence = 0
-			}
-		}
+		fence.step(strings.TrimSuffix(l, "\r"))
 		if fence == 0 && isDirectiveLine(l) {
 			lines[i] = `\` + l
 			directives++
@@ -88,7 +101,7 @@ func sanitizeBody(body string) (out string, directives int, closed bool) {
 	}
 	out = strings.Join(lines, "\n")
 	if fence != 0 {
-		out = strings.TrimRight(out, "\n") + "\n" + strings.Repeat(string(fence), 3) + "\n"
+		out = strings.TrimRight(out, "\n") + "\n" + strings.Repeat(string(rune(fence)), 3) + "\n"
 		closed = true
 	}
 	return out, directives, closed
@@ -191,14 +204,9 @@ func refLabel(s string) string { return strings.ToLower(strings.Join(strings.Fie
 // linkDefs collects the link reference definitions of lines outside code
 // (the first definition of a label wins) and says which lines they are.
 func linkDefs(lines []string) (defs map[string]string, defLines map[int]bool) {
-	var fence byte
+	var fence fences
 	for i, l := range lines {
-		if f := fenceOf(l); f != 0 {
-			if fence == 0 {
-				fence = f
-			} else if f == fence {
-				fence = 0
-			}
+		if fence.step(l) {
 			continue
 		}
 		if fence != 0 || !strings.Contains(l, "]:") {
@@ -354,14 +362,9 @@ func rewriteLinks(body string, resolve func(dest string) (z string, ok bool)) (o
 	}
 	lines := strings.Split(body, "\n")
 	defs, defLines := linkDefs(lines)
-	var fence byte
+	var fence fences
 	for i, l := range lines {
-		if f := fenceOf(l); f != 0 {
-			if fence == 0 {
-				fence = f
-			} else if f == fence {
-				fence = 0
-			}
+		if fence.step(l) {
 			continue
 		}
 		if fence != 0 || strings.HasPrefix(l, "    ") || strings.HasPrefix(l, "\t") || defLines[i] {
