@@ -97,36 +97,61 @@ func writeCompare(w io.Writer, o *options, results []*cmpResult) error {
 
 // writeCompareJSON prints every sample with the medians and ratios.
 func writeCompareJSON(w io.Writer, results []*cmpResult) error {
-	type row struct {
-		Metric    string   `json:"metric"`
-		Unit      string   `json:"unit"`
-		Ours      *float64 `json:"ours"`
-		Reference *float64 `json:"reference"`
-		Ratio     *float64 `json:"ratio"`
-	}
 	type out struct {
 		*cmpResult
-		Medians []row `json:"medians"`
-	}
-	opt := func(c cmpCell) *float64 {
-		if !c.ok {
-			return nil
-		}
-		return &c.value
+		Medians []medianRow `json:"medians"`
 	}
 	all := make([]out, len(results))
 	for i, r := range results {
 		all[i].cmpResult = r
 		for _, m := range compareMetrics {
-			us, ref := r.cell("ours", m.key), r.cell("reference", m.key)
-			if !us.ok && !ref.ok {
-				continue
+			if row, ok := newMedianRow(m, 0, func(who string) cmpCell { return r.cell(who, m.key) }); ok {
+				all[i].Medians = append(all[i].Medians, row)
 			}
-			q, ok := ratio(us, ref)
-			all[i].Medians = append(all[i].Medians, row{m.key, m.unit, opt(us), opt(ref), opt(cmpCell{q, ok})})
 		}
 	}
+	return writeIndentedJSON(w, all)
+}
+
+// medianRow is one metric's medians in a JSON report: ours, the
+// reference's, their ratio and, in the folder mode, the goal and the
+// floor server's.
+type medianRow struct {
+	Metric    string   `json:"metric"`
+	Unit      string   `json:"unit"`
+	Ours      *float64 `json:"ours"`
+	Reference *float64 `json:"reference"`
+	Ratio     *float64 `json:"ratio"`
+	Goal      *float64 `json:"goal,omitempty"`
+	Floor     *float64 `json:"floor,omitempty"`
+}
+
+// newMedianRow builds m's row from cell (who → median); false when
+// neither ours nor the reference has samples.
+func newMedianRow(m metric, goal float64, cell func(who string) cmpCell) (medianRow, bool) {
+	us, ref := cell("ours"), cell("reference")
+	if !us.ok && !ref.ok {
+		return medianRow{}, false
+	}
+	q, ok := ratio(us, ref)
+	row := medianRow{Metric: m.key, Unit: m.unit, Ours: optCell(us), Reference: optCell(ref),
+		Ratio: optCell(cmpCell{q, ok}), Floor: optCell(cell("floor"))}
+	if goal > 0 {
+		row.Goal = &goal
+	}
+	return row, true
+}
+
+// optCell is c's value, or nil (JSON null) when it has none.
+func optCell(c cmpCell) *float64 {
+	if !c.ok {
+		return nil
+	}
+	return &c.value
+}
+
+func writeIndentedJSON(w io.Writer, v any) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
-	return enc.Encode(all)
+	return enc.Encode(v)
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
@@ -82,42 +81,18 @@ func writeFolders(w io.Writer, o *options, results []*folderResult) error {
 
 // writeFolderJSON prints every sample with the medians, ratios and goals.
 func writeFolderJSON(w io.Writer, results []*folderResult) error {
-	type row struct {
-		Metric    string   `json:"metric"`
-		Unit      string   `json:"unit"`
-		Ours      *float64 `json:"ours"`
-		Reference *float64 `json:"reference"`
-		Ratio     *float64 `json:"ratio"`
-		Goal      *float64 `json:"goal,omitempty"`
-		Floor     *float64 `json:"floor,omitempty"`
-	}
 	type out struct {
 		*folderResult
-		Medians []row `json:"medians"`
-	}
-	opt := func(c cmpCell) *float64 {
-		if !c.ok {
-			return nil
-		}
-		return &c.value
+		Medians []medianRow `json:"medians"`
 	}
 	all := make([]out, len(results))
 	for i, r := range results {
 		all[i].folderResult = r
 		for _, m := range folderMetrics {
-			us, them := r.cell("ours", m.key), r.cell("reference", m.key)
-			if !us.ok && !them.ok {
-				continue
+			if row, ok := newMedianRow(m.metric, m.goal, func(who string) cmpCell { return r.cell(who, m.key) }); ok {
+				all[i].Medians = append(all[i].Medians, row)
 			}
-			q, ok := ratio(us, them)
-			var goal *float64
-			if m.goal > 0 {
-				goal = &m.goal
-			}
-			all[i].Medians = append(all[i].Medians, row{m.key, m.unit, opt(us), opt(them), opt(cmpCell{q, ok}), goal, opt(r.cell("floor", m.key))})
 		}
 	}
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(all)
+	return writeIndentedJSON(w, all)
 }
