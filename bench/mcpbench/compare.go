@@ -84,17 +84,21 @@ var compareMetrics = []metric{
 
 // cmpResult holds the samples of one agent size for every contender.
 type cmpResult struct {
-	Size    int                             `json:"size"`
-	Samples map[string]map[string][]float64 `json:"samples"` // contender label → metric key → samples
-	Misses  map[string]int                  `json:"noSkillMatched,omitempty"`
-	Errors  []string                        `json:"errors,omitempty"`
+	Size    int            `json:"size"`
+	Samples samples        `json:"samples"`
+	Misses  map[string]int `json:"noSkillMatched,omitempty"`
+	Errors  []string       `json:"errors,omitempty"`
 }
 
-func (r *cmpResult) add(who, key string, v float64) {
-	if r.Samples[who] == nil {
-		r.Samples[who] = map[string][]float64{}
+// samples are every contender's samples: contender label → metric key →
+// samples.
+type samples map[string]map[string][]float64
+
+func (s samples) add(who, key string, v float64) {
+	if s[who] == nil {
+		s[who] = map[string][]float64{}
 	}
-	r.Samples[who][key] = append(r.Samples[who][key], v)
+	s[who][key] = append(s[who][key], v)
 }
 
 // cmpProbe is what the comparison of one agent size needs.
@@ -114,7 +118,7 @@ type cmpProbe struct {
 // so that drift in the machine's load hits both alike. A contender that fails a kind of
 // measurement is not asked for it again.
 func compareSize(o *options, w words, who []contender, n int, tmp string, log io.Writer) *cmpResult {
-	r := &cmpResult{Size: n, Samples: map[string]map[string][]float64{}, Misses: map[string]int{}}
+	r := &cmpResult{Size: n, Samples: samples{}, Misses: map[string]int{}}
 	path, _, err := ensureAgent(o.gen, o.dir, n)
 	if err != nil {
 		r.Errors = append(r.Errors, "generating the agent: "+err.Error())
@@ -155,8 +159,8 @@ func compareSize(o *options, w words, who []contender, n int, tmp string, log io
 				if err != nil {
 					fail(c, "cold", err)
 				} else {
-					r.add(c.label, "coldRoute", ms)
-					r.add(c.label, "coldRSS", rss)
+					r.Samples.add(c.label, "coldRoute", ms)
+					r.Samples.add(c.label, "coldRSS", rss)
 				}
 			}
 			if !failed[c.label+"serving"] && len(p.kinds) > 0 {
@@ -222,7 +226,7 @@ func (p *cmpProbe) session(c contender, cacheDir string, run int, r *cmpResult) 
 	if _, err := s.await(1); err != nil {
 		return err
 	}
-	r.add(c.label, "init", ms(time.Since(s.start)))
+	r.Samples.add(c.label, "init", ms(time.Since(s.start)))
 	if err := s.send(initializedNotification()); err != nil {
 		return err
 	}
@@ -232,14 +236,14 @@ func (p *cmpProbe) session(c contender, cacheDir string, run int, r *cmpResult) 
 		if err != nil {
 			return fmt.Errorf("%s: %w", kind, err)
 		}
-		r.add(c.label, kind, perReq)
+		r.Samples.add(c.label, kind, perReq)
 		r.Misses[c.label] += misses
 	}
 	rss, err := s.finish(p.exitWait)
 	if err != nil {
 		return err
 	}
-	r.add(c.label, "rss", rss)
+	r.Samples.add(c.label, "rss", rss)
 	return nil
 }
 

@@ -15,12 +15,12 @@ type cmpCell struct {
 }
 
 // cell returns the median of who's samples of key.
-func (r *cmpResult) cell(who, key string) cmpCell {
-	s := r.Samples[who][key]
-	if len(s) == 0 {
+func (s samples) cell(who, key string) cmpCell {
+	v := s[who][key]
+	if len(v) == 0 {
 		return cmpCell{}
 	}
-	return cmpCell{value: median(s), ok: true}
+	return cmpCell{value: median(v), ok: true}
 }
 
 // ratio is ours / reference: under 1 means ours is faster or smaller. It
@@ -70,7 +70,7 @@ func writeCompare(w io.Writer, o *options, results []*cmpResult) error {
 	fmt.Fprintln(tw, "skills\tmeasure\tours\treference\tratio\t")
 	for _, r := range results {
 		for _, m := range compareMetrics {
-			us, ref := r.cell("ours", m.key), r.cell("reference", m.key)
+			us, ref := r.Samples.cell("ours", m.key), r.Samples.cell("reference", m.key)
 			if !us.ok && !ref.ok {
 				continue
 			}
@@ -105,7 +105,7 @@ func writeCompareJSON(w io.Writer, results []*cmpResult) error {
 	for i, r := range results {
 		all[i].cmpResult = r
 		for _, m := range compareMetrics {
-			if row, ok := newMedianRow(m, 0, func(who string) cmpCell { return r.cell(who, m.key) }); ok {
+			if row, ok := newMedianRow(m, 0, func(who string) cmpCell { return r.Samples.cell(who, m.key) }); ok {
 				all[i].Medians = append(all[i].Medians, row)
 			}
 		}

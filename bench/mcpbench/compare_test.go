@@ -41,12 +41,12 @@ func cmpFixture() *cmpResult {
 	r := &cmpResult{Size: 4000, Samples: map[string]map[string][]float64{}, Misses: map[string]int{"reference": 3},
 		Errors: []string{"reference, cold: server hung"}}
 	for _, v := range []float64{30, 10, 20} {
-		r.add("ours", "ping", v)
+		r.Samples.add("ours", "ping", v)
 	}
 	for _, v := range []float64{40, 50, 70, 60} {
-		r.add("reference", "ping", v)
+		r.Samples.add("reference", "ping", v)
 	}
-	r.add("ours", "coldRoute", 90)
+	r.Samples.add("ours", "coldRoute", 90)
 	return r
 }
 

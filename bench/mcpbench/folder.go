@@ -93,25 +93,9 @@ type folderTarget struct {
 // folderResult holds the samples of one folder for every contender.
 type folderResult struct {
 	folderTarget
-	Samples   map[string]map[string][]float64 `json:"samples"` // contender → metric → samples
-	ReadBytes map[string]int                  `json:"readBytes,omitempty"`
-	Errors    []string                        `json:"errors,omitempty"`
-}
-
-func (r *folderResult) add(who, key string, v float64) {
-	if r.Samples[who] == nil {
-		r.Samples[who] = map[string][]float64{}
-	}
-	r.Samples[who][key] = append(r.Samples[who][key], v)
-}
-
-// cell returns the median of who's samples of key.
-func (r *folderResult) cell(who, key string) cmpCell {
-	s := r.Samples[who][key]
-	if len(s) == 0 {
-		return cmpCell{}
-	}
-	return cmpCell{value: median(s), ok: true}
+	Samples   samples        `json:"samples"`
+	ReadBytes map[string]int `json:"readBytes,omitempty"`
+	Errors    []string       `json:"errors,omitempty"`
 }
 
 // folderProbe is what measuring one folder needs.
@@ -263,7 +247,7 @@ func countSkills(dir string) (int, error) {
 // both alike. A contender that fails a kind of measurement is not asked
 // for it again.
 func measureFolder(o *options, who []folderContender, t folderTarget, tmp string, log io.Writer) *folderResult {
-	r := &folderResult{folderTarget: t, Samples: map[string]map[string][]float64{}, ReadBytes: map[string]int{}}
+	r := &folderResult{folderTarget: t, Samples: samples{}, ReadBytes: map[string]int{}}
 	timeout := o.timeout
 	if timeout == 0 {
 		timeout = 30*time.Second + time.Duration(t.Skills)*2*time.Millisecond
@@ -307,16 +291,16 @@ func measureFolder(o *options, who []folderContender, t folderTarget, tmp string
 				if err != nil {
 					fail(c, "cold route", err)
 				} else {
-					r.add(c.label, "coldRoute", ms)
-					r.add(c.label, "coldRSS", rss)
+					r.Samples.add(c.label, "coldRoute", ms)
+					r.Samples.add(c.label, "coldRSS", rss)
 				}
 			}
 			if !failed[c.label+"warm route"] {
 				if ms, rss, err := p.firstRoute(c, warm, run+1); err != nil {
 					fail(c, "warm route", err)
 				} else {
-					r.add(c.label, "warmRoute", ms)
-					r.add(c.label, "warmRSS", rss)
+					r.Samples.add(c.label, "warmRoute", ms)
+					r.Samples.add(c.label, "warmRSS", rss)
 				}
 			}
 		}
@@ -387,12 +371,12 @@ func (p *folderProbe) session(c folderContender, cacheDir string, r *folderResul
 	if err != nil {
 		return err
 	}
-	r.add(c.label, "readPipe", pipe)
-	r.add(c.label, "ping", median(pings))
-	r.add(c.label, "init", ms(hello))
-	r.add(c.label, "firstRead", ms(first))
-	r.add(c.label, "read", median(trips))
-	r.add(c.label, "rss", rss)
+	r.Samples.add(c.label, "readPipe", pipe)
+	r.Samples.add(c.label, "ping", median(pings))
+	r.Samples.add(c.label, "init", ms(hello))
+	r.Samples.add(c.label, "firstRead", ms(first))
+	r.Samples.add(c.label, "read", median(trips))
+	r.Samples.add(c.label, "rss", rss)
 	r.ReadBytes[c.label] = n
 	return nil
 }

@@ -41,14 +41,14 @@ func writeFolders(w io.Writer, o *options, results []*folderResult) error {
 	fmt.Fprintln(tw, head)
 	for _, r := range results {
 		for _, m := range folderMetrics {
-			us, them := r.cell("ours", m.key), r.cell("reference", m.key)
+			us, them := r.Samples.cell("ours", m.key), r.Samples.cell("reference", m.key)
 			if !us.ok && !them.ok {
 				continue
 			}
 			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t", r.Name, m.label, formatCell(m.metric, us), formatCell(m.metric, them),
 				formatRatio(us, them), formatGoal(m.goal, us, them))
 			if o.floor {
-				f := r.cell("floor", m.key)
+				f := r.Samples.cell("floor", m.key)
 				fmt.Fprintf(tw, "%s\t%s\t", formatCell(m.metric, f), formatRatio(f, them))
 			}
 			fmt.Fprintln(tw)
@@ -89,7 +89,7 @@ func writeFolderJSON(w io.Writer, results []*folderResult) error {
 	for i, r := range results {
 		all[i].folderResult = r
 		for _, m := range folderMetrics {
-			if row, ok := newMedianRow(m.metric, m.goal, func(who string) cmpCell { return r.cell(who, m.key) }); ok {
+			if row, ok := newMedianRow(m.metric, m.goal, func(who string) cmpCell { return r.Samples.cell(who, m.key) }); ok {
 				all[i].Medians = append(all[i].Medians, row)
 			}
 		}

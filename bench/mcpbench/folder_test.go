@@ -152,13 +152,13 @@ func folderFixture() *folderResult {
 		Samples: map[string]map[string][]float64{}, ReadBytes: map[string]int{"ours": 8072, "reference": 8072},
 		Errors: []string{"reference, serving: server hung"}}
 	for _, v := range []float64{12, 14, 13} {
-		r.add("ours", "init", v)
+		r.Samples.add("ours", "init", v)
 	}
-	r.add("reference", "init", 260)
-	r.add("ours", "read", 230)
-	r.add("reference", "read", 460)
-	r.add("ours", "coldRoute", 25)
-	r.add("floor", "read", 46)
+	r.Samples.add("reference", "init", 260)
+	r.Samples.add("ours", "read", 230)
+	r.Samples.add("reference", "read", 460)
+	r.Samples.add("ours", "coldRoute", 25)
+	r.Samples.add("floor", "read", 46)
 	return r
 }
 
