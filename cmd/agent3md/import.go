@@ -783,25 +783,15 @@ func writeNew(name string, data []byte, force bool) error {
 	if st, err := os.Stat(name); err == nil && st.IsDir() {
 		return fmt.Errorf("%s is a directory; -o takes a file name", name)
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(name), ".agent3md-import-*")
+	tmp, err := writeTemp(filepath.Dir(name), ".agent3md-import-*", data)
 	if err != nil {
 		return err
 	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
-		return err
-	}
+	defer os.Remove(tmp)
 	if force {
-		return os.Rename(tmp.Name(), name)
+		return os.Rename(tmp, name)
 	}
-	err = os.Link(tmp.Name(), name)
+	err = os.Link(tmp, name)
 	if errors.Is(err, fs.ErrExist) {
 		return fmt.Errorf("%s already exists; pass --force to replace it, or choose another -o", name)
 	}

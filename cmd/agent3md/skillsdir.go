@@ -378,22 +378,34 @@ func writeIfChanged(name string, b []byte) (string, error) {
 // writeFile writes b atomically: a temporary file in the same directory,
 // renamed over name (a rename replaces a link rather than following it).
 func writeFile(name string, b []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(name), ".tmp-*")
+	tmp, err := writeTemp(filepath.Dir(name), ".tmp-*", b)
 	if err != nil {
 		return err
 	}
-	defer os.Remove(tmp.Name()) // a no-op once renamed
-	if _, err := tmp.Write(b); err != nil {
-		tmp.Close()
-		return err
+	defer os.Remove(tmp) // a no-op once renamed
+	return os.Rename(tmp, name)
+}
+
+// writeTemp writes b to a new file in dir (named after pattern, as
+// os.CreateTemp does), readable by all (0644), and returns its name; the
+// caller moves it into place or removes it. On error nothing is left.
+func writeTemp(dir, pattern string, b []byte) (string, error) {
+	f, err := os.CreateTemp(dir, pattern)
+	if err != nil {
+		return "", err
 	}
-	if err := tmp.Close(); err != nil {
-		return err
+	_, err = f.Write(b)
+	if cerr := f.Close(); err == nil {
+		err = cerr
 	}
-	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
-		return err
+	if err == nil {
+		err = os.Chmod(f.Name(), 0o644)
 	}
-	return os.Rename(tmp.Name(), name)
+	if err != nil {
+		os.Remove(f.Name())
+		return "", err
+	}
+	return f.Name(), nil
 }
 
 func (r *exportReport) print(a *app, dir string, skills int) {
