@@ -6,7 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
-	"io/fs"
+	"github.com/agent3md/agent3md/internal/synth"
 	"os"
 	"path/filepath"
 	"slices"
@@ -22,24 +22,7 @@ var pngBytes = []byte{0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n', 0, 0, 0, 0x0d
 // binary asset lint/assets/logo.png, which is not committed.
 func copyFolders(t testing.TB) string {
 	t.Helper()
-	dst := t.TempDir()
-	err := filepath.WalkDir("testdata/folders", func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel("testdata/folders", p)
-		if d.IsDir() {
-			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(filepath.Join(dst, rel), b, 0o644)
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	dst := synth.CopyDir(t, "testdata/folders")
 	if err := os.MkdirAll(filepath.Join(dst, "lint", "assets"), 0o755); err != nil {
 		t.Fatal(err)
 	}

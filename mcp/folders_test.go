@@ -6,7 +6,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
-	"io/fs"
+	"github.com/agent3md/agent3md/internal/synth"
 	"os"
 	"path/filepath"
 	"slices"
@@ -24,25 +24,8 @@ var folderPNG = []byte{0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n', 0, 0, 0, 0x0
 // names need escaping in a URI added.
 func openFolderAgent(t *testing.T) (*loader.Agent, string) {
 	t.Helper()
-	src := "../loader/testdata/folders"
-	dst := t.TempDir()
-	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(src, p)
-		if d.IsDir() {
-			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(filepath.Join(dst, rel), b, 0o644)
-	})
-	if err == nil {
-		err = os.MkdirAll(filepath.Join(dst, "lint", "assets"), 0o755)
-	}
+	dst := synth.CopyDir(t, "../loader/testdata/folders")
+	err := os.MkdirAll(filepath.Join(dst, "lint", "assets"), 0o755)
 	if err == nil {
 		err = os.WriteFile(filepath.Join(dst, "lint", "assets", "logo.png"), folderPNG, 0o644)
 	}

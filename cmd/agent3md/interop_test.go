@@ -5,7 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"io/fs"
+	"github.com/agent3md/agent3md/internal/synth"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -392,25 +392,8 @@ func interopFolders(t *testing.T, bin string) {
 // folder and adds a binary asset (none is committed).
 func folderFixture(t *testing.T) string {
 	t.Helper()
-	src := filepath.Join("..", "..", "loader", "testdata", "folders")
-	dst := t.TempDir()
-	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(src, p)
-		if d.IsDir() {
-			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(filepath.Join(dst, rel), b, 0o644)
-	})
-	if err == nil {
-		err = os.MkdirAll(filepath.Join(dst, "lint", "assets"), 0o755)
-	}
+	dst := synth.CopyDir(t, filepath.Join("..", "..", "loader", "testdata", "folders"))
+	err := os.MkdirAll(filepath.Join(dst, "lint", "assets"), 0o755)
 	if err == nil {
 		err = os.WriteFile(filepath.Join(dst, "lint", "assets", "logo.png"), []byte{0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n', 0, 0xff}, 0o644)
 	}

@@ -1,6 +1,7 @@
 // Package synth provides the project's synthetic benchmark agents to tests
 // and benchmarks: files written by bench/gen-agent.py (the generator every
-// scale figure in this project uses, so numbers stay comparable).
+// scale figure in this project uses, so numbers stay comparable). It also
+// copies committed fixture trees for tests that add to them (CopyDir).
 //
 // Files are generated once per size into a shared temporary directory and
 // reused by later runs. A machine without python3 skips the caller.
@@ -52,4 +53,33 @@ func Path(tb testing.TB, n int) string {
 func Generator() string {
 	_, file, _, _ := runtime.Caller(0)
 	return filepath.Join(filepath.Dir(file), "..", "..", "bench", "gen-agent.py")
+}
+
+// CopyDir copies the tree at src (a committed fixture) into a new
+// temporary directory and returns it, so that a test can add files the
+// repository does not hold (binaries) or change it without touching src.
+func CopyDir(tb testing.TB, src string) string {
+	tb.Helper()
+	dst := tb.TempDir()
+	err := filepath.WalkDir(src, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, err := filepath.Rel(src, p)
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(dst, rel), b, 0o644)
+	})
+	if err != nil {
+		tb.Fatalf("synth: copying %s: %v", src, err)
+	}
+	return dst
 }
