@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/blevesearch/bleve/v2"
 	"reflect"
 	"testing"
 	"time"
@@ -250,5 +251,51 @@ func TestWarmRouterSwitchesToTable(t *testing.T) {
 				t.Fatal("Close did not stop a waiting table build")
 			}
 		})
+	}
+}
+
+// sizeRecorder is an index that records the largest search it was asked.
+type sizeRecorder struct {
+	built // bleve.Index, under a name that keeps its Index method
+	most  int
+}
+
+func (s *sizeRecorder) SearchInContext(ctx context.Context, req *bleve.SearchRequest) (*bleve.SearchResult, error) {
+	s.most = max(s.most, req.Size)
+	return s.built.SearchInContext(ctx, req)
+}
+
+// TestSearchTiesBounded: a tie wider than maxTieHits is settled within
+// it (the search is never widened to the whole agent), and a narrower
+// one picks the first skills in agent order.
+func TestSearchTiesBounded(t *testing.T) {
+	skills := make([]Skill, 300)
+	for i := range skills {
+		skills[i] = Skill{Name: fmt.Sprintf("same-%03d", i), Z: float64(i + 1), Triggers: []string{fmt.Sprintf("unique%d", i)},
+			Description: "Handles the shared boilerplate request exactly like every other skill."}
+	}
+	r := newTest(t, skills, &Options{NoCache: true})
+	q := relevanceQuery(analyze(r.an, "shared boilerplate request", true))
+	rec := &sizeRecorder{built: r.idx}
+	old := maxTieHits
+	t.Cleanup(func() { maxTieHits = old })
+	maxTieHits = 64
+	res, err := searchTies(context.Background(), rec, q, 10, len(skills))
+	if err != nil || len(res) != 10 {
+		t.Fatalf("searchTies = %d hits, %v", len(res), err)
+	}
+	if rec.most > maxTieHits {
+		t.Errorf("a search of %d hits, over the bound of %d", rec.most, maxTieHits)
+	}
+	maxTieHits = 1000
+	rec.most = 0
+	res, err = searchTies(context.Background(), rec, q, 10, len(skills))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, h := range res {
+		if h.skill != i {
+			t.Fatalf("tied hit %d is skill %d, want the agent's first skills in order", i, h.skill)
+		}
 	}
 }

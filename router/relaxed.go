@@ -95,6 +95,9 @@ func (r *Router) evidence(a analyzed, s *Skill) (float64, []string) {
 	return weight, words
 }
 
+// maxTieHits bounds how far searchTies widens a search to settle a tie.
+var maxTieHits = 4096
+
 // searchTies is search for the top size skills of n, in an order that does
 // not depend on how the index was built: equal scores by skill position.
 // Bleve breaks ties by its internal document numbers, which an in-memory
@@ -103,16 +106,22 @@ func (r *Router) evidence(a analyzed, s *Skill) (float64, []string) {
 // When the skill after the cut ties with the last one kept, the search is
 // widened until the tie ends, so the cut falls between different scores
 // and the tied skills kept are those first in the agent.
+//
+// The widening stops at maxTieHits: a request whose words every skill
+// shares alike (a boilerplate sentence in generated descriptions) would
+// otherwise fetch every skill of a 100,000-skill agent on each route.
+// Past it, which of the tied skills make the cut is bleve's choice again.
 func searchTies(ctx context.Context, idx bleve.Index, q query.Query, size, n int) ([]scored, error) {
+	most := min(max(n, 1), max(maxTieHits, size+1))
 	for ask := size; ; ask *= 2 {
-		k := min(ask+1, max(n, 1))
+		k := min(ask+1, most)
 		res, err := search(ctx, idx, q, k)
 		if err != nil {
 			return nil, err
 		}
 		// Every skill scoring what the last one kept scores is among res
 		// when res is short of k, ends on a lower score, or holds them all.
-		if len(res) <= size || len(res) < k || k >= n || res[len(res)-1].score != res[size-1].score {
+		if len(res) <= size || len(res) < k || k >= most || res[len(res)-1].score != res[size-1].score {
 			slices.SortStableFunc(res, func(a, b scored) int {
 				if a.score != b.score {
 					return cmp.Compare(b.score, a.score)
