@@ -72,8 +72,6 @@ func (s *session) eachListen(fn func(*listen)) {
 // for the whole session).
 const maxListens = 16
 
-// errTooManyListens answers a listen past maxListens.
-var errTooManyListens = errorf(codeInvalidRequest, "Invalid Request: this session already holds %d open subscriptions/listen requests; cancel one (notifications/cancelled) before opening another", maxListens)
 
 func (s *session) addListen(l *listen) (bool, error) {
 	s.mu.Lock()
@@ -82,7 +80,7 @@ func (s *session) addListen(l *listen) (bool, error) {
 		return false, nil
 	}
 	if len(s.listens) >= maxListens {
-		return false, errTooManyListens
+		return false, errorf(codeInvalidRequest, "Invalid Request: this session already holds %d open subscriptions/listen requests; cancel one (notifications/cancelled) before opening another", maxListens)
 	}
 	if s.listens == nil {
 		s.listens = map[*listen]bool{}
