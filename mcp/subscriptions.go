@@ -72,7 +72,6 @@ func (s *session) eachListen(fn func(*listen)) {
 // for the whole session).
 const maxListens = 16
 
-
 func (s *session) addListen(l *listen) (bool, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
