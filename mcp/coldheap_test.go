@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/agent3md/agent3md/agentfile"
+	"github.com/agent3md/agent3md/internal/raceflag"
 	"github.com/agent3md/agent3md/internal/synth"
 	"github.com/agent3md/agent3md/loader"
 	"github.com/agent3md/agent3md/router"
@@ -195,6 +196,9 @@ func TestFindingsReuseTheReading(t *testing.T) {
 	if testing.Short() {
 		t.Skip("generates a synthetic agent")
 	}
+	if raceflag.Enabled {
+		t.Skip("compares allocations, which the race detector inflates unevenly")
+	}
 	a := openSynth(t, 2000)
 	cat := a.Catalog()
 	reading := allocatedBy(func() { cat.Agent() })
@@ -205,11 +209,18 @@ func TestFindingsReuseTheReading(t *testing.T) {
 	}
 }
 
+// allocatedBy returns the heap bytes f allocates: the least of three
+// measurements, since other goroutines (a test's background work, the
+// runtime's own) can only add to the process-wide count.
 func allocatedBy(f func()) uint64 {
-	var before, after runtime.MemStats
-	runtime.GC()
-	runtime.ReadMemStats(&before)
-	f()
-	runtime.ReadMemStats(&after)
-	return after.TotalAlloc - before.TotalAlloc
+	least := ^uint64(0)
+	for range 3 {
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		f()
+		runtime.ReadMemStats(&after)
+		least = min(least, after.TotalAlloc-before.TotalAlloc)
+	}
+	return least
 }
