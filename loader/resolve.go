@@ -38,13 +38,35 @@ func (a *Agent) Resolve(ctx context.Context, name string) ([]Resolved, error) {
 	return out, nil
 }
 
+// ChainWithin reports whether skill name's resolve chain (the skill and
+// every skill it reaches through its links) holds at most max skills. It
+// is a hint for scheduling, read from the catalog in force without
+// checking the file: a server answers a short chain on its reading
+// goroutine and hands a long one to a worker. An unknown name reports
+// true: its answer is a quick error.
+func (a *Agent) ChainWithin(name string, max int) bool {
+	st := a.current()
+	i, ok := st.byName.Find(name)
+	if !ok {
+		return true
+	}
+	_, complete := st.chainUpTo(i, max)
+	return complete
+}
+
 // chain returns the skill indices of skill i's resolve order: i first, then
 // a pre-order depth-first walk of its links in body order, each skill once.
-// Popping marks a skill visited and pushes its links in reverse, which
-// visits them exactly as the recursive definition would.
 func (st *state) chain(i int) []int {
+	order, _ := st.chainUpTo(i, -1)
+	return order
+}
+
+// chainUpTo is chain stopped after limit skills (no limit when negative);
+// complete reports whether the walk ended before it. Popping marks a skill
+// visited and pushes its links in reverse, which visits them exactly as
+// the recursive definition would.
+func (st *state) chainUpTo(i, limit int) (order []int, complete bool) {
 	var (
-		order []int
 		seen  = map[int]bool{}
 		stack = []int{i}
 	)
@@ -53,6 +75,9 @@ func (st *state) chain(i int) []int {
 		stack = stack[:len(stack)-1]
 		if seen[j] {
 			continue
+		}
+		if len(order) == limit {
+			return order, false
 		}
 		seen[j] = true
 		order = append(order, j)
@@ -63,5 +88,5 @@ func (st *state) chain(i int) []int {
 			}
 		}
 	}
-	return order
+	return order, true
 }

@@ -58,6 +58,33 @@ func TestResolve(t *testing.T) {
 	}
 }
 
+// TestChainWithin: the bound counts the skills Resolve would return,
+// cycles and repeated links once; an unknown name is within any bound.
+func TestChainWithin(t *testing.T) {
+	a := openText(t, head+
+		"@plane z=1 label=a\n[[z=2]] then [[z=3|c]] then [[z=2]] again\n\n"+
+		"@plane z=2 label=b\n[[z=4]] [[z=3]]\n\n"+
+		"@plane z=3 label=c\n[[z=1]] back to a\n\n"+
+		"@plane z=4 label=d\n[[z=4]] self\n")
+	tests := []struct {
+		skill string
+		max   int
+		want  bool
+	}{
+		{"a", 4, true}, // a b d c
+		{"a", 3, false},
+		{"c", 4, true}, // c a b d
+		{"d", 1, true},
+		{"d", 0, false},
+		{"nope", 0, true},
+	}
+	for _, tt := range tests {
+		if got := a.ChainWithin(tt.skill, tt.max); got != tt.want {
+			t.Errorf("ChainWithin(%q, %d) = %v, want %v", tt.skill, tt.max, got, tt.want)
+		}
+	}
+}
+
 func TestResolveCycleVector(t *testing.T) {
 	a := openPath(t, vector("invalid-cycle.3md"))
 	for _, s := range a.Skills() {

@@ -635,14 +635,19 @@ func (s *server) notify(sess *session, method string) {
 	}
 }
 
-// inlineSkills is the largest agent whose cheap tool calls are answered
-// on the reading goroutine: past it list_skills and routing take long
-// enough that they should not hold up reading (and cancellations).
+// inlineSkills is the largest agent whose catalog-wide tool calls
+// (list_skills, route_skill) are answered on the reading goroutine: past
+// it they take long enough that they should not hold up reading (and
+// cancellations). Calls about one skill are cheap at any size.
 const inlineSkills = 2000
 
 // inlineArgsBytes bounds the arguments of a route_skill answered inline:
 // the router's work grows with the request's text.
 const inlineArgsBytes = 1024
+
+// inlineChain is the longest resolve chain answered inline: each skill in
+// it is one body read.
+const inlineChain = 16
 
 // inlineMethod reports whether method is answered as it is read: the
 // handshake always (it must be in place before the requests behind it),
@@ -660,29 +665,63 @@ func (s *server) inlineMethod(method string) bool {
 	return false
 }
 
+// nameArgument is the "name" member of a tools/call's arguments, "" when
+// there is none or it is not a string.
+func nameArgument(args json.RawMessage) string {
+	args = bytes.TrimSpace(args)
+	if len(args) == 0 || args[0] != '{' {
+		return ""
+	}
+	var name string
+	eachMember(args, func(key string, val []byte) {
+		if key != "name" {
+			return
+		}
+		var ok bool
+		if name, ok = plainString(val); !ok {
+			_ = json.Unmarshal(val, &name)
+		}
+	})
+	return name
+}
+
 // cheapCall reports whether a tools/call is quick enough to answer
-// inline: every tool but route_skill reads the loaded catalog or one
-// skill's body; route_skill once its index is ready and for a short
-// request. Calls that will fail validation are cheap too.
+// inline. get_skill and fill_skill read one skill (its catalog entry, one
+// body of at most the parser's body bound), resolve_skill a chain of
+// bodies, cheap while short; list_skills walks the catalog and
+// route_skill the index, cheap on a small agent, and route_skill only once
+// its index is ready and for a short request. Calls that will fail
+// validation are cheap too. The reading goroutine answering them saves a
+// hand-off to a worker and back, which is most of a small answer's cost.
 func (s *server) cheapCall(params map[string]json.RawMessage) bool {
-	if s.skillCount.Load() > inlineSkills {
-		return false
-	}
+	small := s.skillCount.Load() <= inlineSkills
 	name, _ := plainString(params["name"])
-	if name != toolRouteSkill {
+	switch name {
+	case toolGetSkill, toolFillSkill:
 		return true
+	case toolResolveSkill:
+		if small {
+			return true
+		}
+		v := s.cur.Load()
+		if v == nil {
+			return true // answered with the load error
+		}
+		return v.agent.ChainWithin(nameArgument(params["arguments"]), inlineChain)
+	case toolRouteSkill:
+		if !small || len(params["arguments"]) > inlineArgsBytes {
+			return false
+		}
+		v := s.cur.Load()
+		if v == nil {
+			return false
+		}
+		select {
+		case <-v.routing.ready:
+			return true
+		default:
+			return false
+		}
 	}
-	if len(params["arguments"]) > inlineArgsBytes {
-		return false
-	}
-	v := s.cur.Load()
-	if v == nil {
-		return false
-	}
-	select {
-	case <-v.routing.ready:
-		return true
-	default:
-		return false
-	}
+	return small
 }
