@@ -24,6 +24,15 @@ func appendJSONString(dst []byte, s string) []byte {
 	dst = append(dst, '"')
 	start := 0
 	for i := 0; i < len(s); {
+		// Eight plain bytes at a time: most of a skill body needs no
+		// escape, and a byte at a time was the largest cost of a body
+		// read's answer.
+		for i+8 <= len(s) && plainASCII8(s[i:i+8]) {
+			i += 8
+		}
+		if i >= len(s) {
+			break
+		}
 		c := s[i]
 		if c < utf8.RuneSelf {
 			if c >= 0x20 && c != '"' && c != '\\' {
@@ -68,6 +77,23 @@ func appendJSONString(dst []byte, s string) []byte {
 	}
 	dst = append(dst, s[start:]...)
 	return append(dst, '"')
+}
+
+// plainASCII8 reports whether the 8 bytes of b are all printable ASCII
+// other than '"' and '\\': bytes appendJSONString copies as they are.
+func plainASCII8(b string) bool {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	x := uint64(b[0]) | uint64(b[1])<<8 | uint64(b[2])<<16 | uint64(b[3])<<24 |
+		uint64(b[4])<<32 | uint64(b[5])<<40 | uint64(b[6])<<48 | uint64(b[7])<<56
+	// A byte is flagged when its high bit is set (non-ASCII), when it is
+	// below 0x20, or when it equals '"' or '\\' (x^c has a zero byte
+	// there); the usual "has a byte less than n" trick, exact because
+	// bytes with the high bit set are caught separately.
+	less := (x - ones*0x20) &^ x
+	quote := x ^ (ones * '"')
+	slash := x ^ (ones * '\\')
+	zero := ((quote - ones) &^ quote) | ((slash - ones) &^ slash)
+	return (x|less|zero)&highs == 0
 }
 
 // appendJSONFloat appends a finite f as encoding/json writes a float64:

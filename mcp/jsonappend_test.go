@@ -42,6 +42,12 @@ func TestAppendJSONStringMatchesEncodingJSON(t *testing.T) {
 	for c := 0; c < 256; c++ {
 		checkString(t, string([]byte{byte(c)}))
 		checkString(t, "a"+string([]byte{byte(c)})+"b")
+		// At every position of the eight-byte blocks, and past them.
+		for at := 0; at < 19; at++ {
+			b := []byte("abcdefghijklmnopqrs")
+			b[at] = byte(c)
+			checkString(t, string(b))
+		}
 	}
 	for _, s := range []string{
 		"", "plain", `q"uo\te`, "<b>&amp;</b>", "é ü 世界 🙂", "\u2028x\u2029", "\xe2\x80", "\xff\xfe",
@@ -53,7 +59,7 @@ func TestAppendJSONStringMatchesEncodingJSON(t *testing.T) {
 	alphabet := []string{"a", " ", `"`, `\`, "\n", "\x01", "é", "\u2028", "\xff", "\xe2\x80", "🙂", "<"}
 	for i := 0; i < 5000; i++ {
 		var b []byte
-		for n := rng.IntN(12); n > 0; n-- {
+		for n := rng.IntN(40); n > 0; n-- {
 			if rng.IntN(4) == 0 {
 				b = append(b, byte(rng.IntN(256)))
 			} else {
@@ -61,6 +67,47 @@ func TestAppendJSONStringMatchesEncodingJSON(t *testing.T) {
 			}
 		}
 		checkString(t, string(b))
+	}
+}
+
+// TestPlainASCII8: the eight-byte test agrees with a byte-by-byte one for
+// every byte value at every position and for random blocks.
+func TestPlainASCII8(t *testing.T) {
+	plain := func(b []byte) bool {
+		for _, c := range b {
+			if c < 0x20 || c >= 0x80 || c == '"' || c == '\\' {
+				return false
+			}
+		}
+		return true
+	}
+	check := func(b []byte) {
+		t.Helper()
+		if got, want := plainASCII8(string(b)), plain(b); got != want {
+			t.Fatalf("plainASCII8(%q) = %v, want %v", b, got, want)
+		}
+	}
+	for c := 0; c < 256; c++ {
+		for at := 0; at < 8; at++ {
+			b := []byte("        ")
+			b[at] = byte(c)
+			check(b)
+			b = []byte("~~~~~~~~")
+			b[at] = byte(c)
+			check(b)
+		}
+	}
+	rng := rand.New(rand.NewPCG(3, 4))
+	b := make([]byte, 8)
+	for i := 0; i < 200000; i++ {
+		for k := range b {
+			if rng.IntN(3) == 0 {
+				b[k] = byte(rng.IntN(256))
+			} else {
+				b[k] = byte(0x20 + rng.IntN(0x60))
+			}
+		}
+		check(b)
 	}
 }
 
@@ -172,5 +219,23 @@ func TestBodyToolsEncodeAsEncodingJSON(t *testing.T) {
 			}
 		}
 		a.Close()
+	}
+}
+
+// BenchmarkAppendJSONString encodes a skill body of an example agent.
+func BenchmarkAppendJSONString(b *testing.B) {
+	a, err := loader.Open(filepath.Join("..", "examples", "devtools.3md"), nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer a.Close()
+	body, err := a.Body(context.Background(), a.Skills()[0].Name)
+	if err != nil {
+		b.Fatal(err)
+	}
+	buf := make([]byte, 0, 2*len(body))
+	b.SetBytes(int64(len(body)))
+	for b.Loop() {
+		buf = appendJSONString(buf[:0], body)
 	}
 }
