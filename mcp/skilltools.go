@@ -330,7 +330,7 @@ func (s *server) resolveSkill(ctx context.Context, v *version, args map[string]j
 	}
 	text = append(text, '"')
 	structured = append(structured, "]}"...)
-	return &toolOutcome{text: chainText(chain), quoted: text, structured: json.RawMessage(structured), chain: names}, nil
+	return &toolOutcome{quoted: text, structured: json.RawMessage(structured), chain: names}, nil
 }
 
 // chainText is a resolve chain as resolve_skill's text (and prompts/get's):

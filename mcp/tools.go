@@ -48,8 +48,9 @@ const DefaultMaxAnswerBytes = 4 << 20
 // tool encoded itself.
 type toolOutcome struct {
 	text string
-	// quoted, when set, is text already encoded as a JSON string: a tool
-	// that escapes a body once for its structured content reuses it.
+	// quoted, when set, is the text already encoded as a JSON string (a
+	// tool that escapes a body once for its structured content reuses
+	// it), and text is not read: a tool may leave it empty.
 	quoted     []byte
 	chain      []string // resolve_skill: the chain's names, for the too-big hint
 	extra      []string
@@ -328,7 +329,11 @@ func encodeToolResult(r *toolCallResult) (encodedTool, error) {
 		size += r.writeStructured.size
 	}
 	for _, c := range r.Content {
-		size += 32 + len(c.Text) + len(c.Text)/8
+		if c.quoted != nil {
+			size += 32 + len(c.quoted)
+		} else {
+			size += 32 + len(c.Text) + len(c.Text)/8
+		}
 	}
 	enc := make(preEncoded, 0, size)
 	enc = append(enc, `{"content":`...)
