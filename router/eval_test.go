@@ -1,13 +1,16 @@
 package router
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 	"testing"
 
 	"github.com/agent3md/agent3md/agentfile"
+	"github.com/agent3md/agent3md/loader"
 )
 
 // examplesDir holds the example agents and the labelled routing set.
@@ -27,9 +30,23 @@ type evalCase struct {
 }
 
 // loadAgentSkills parses an example agent and maps its skills the way the
-// server does.
+// server does; a directory is opened as skill folders, through the server's
+// own adapter.
 func loadAgentSkills(t testing.TB, path string) []Skill {
 	t.Helper()
+	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+		a, err := loader.OpenFolders(context.Background(), []string{path}, nil)
+		if err != nil {
+			t.Fatalf("opening the skill folders %s: %v", path, err)
+		}
+		defer a.Close()
+		src := newRouterSkills(a)
+		skills := make([]Skill, src.Len())
+		for i := range skills {
+			skills[i] = src.Skill(i)
+		}
+		return skills
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
@@ -155,9 +172,13 @@ func holdTo(t *testing.T, name, file string, floor float64, falseBar, vsSpec boo
 // and the per-agent table, reports any positive case Ranked loses that
 // Spec gets right, and returns the totals per mode.
 func evalSet(t *testing.T, file string) map[Mode]*tally {
-	data, err := os.ReadFile(filepath.Join(examplesDir, file))
+	path := filepath.Join(examplesDir, file)
+	if strings.HasPrefix(file, "testdata/") {
+		path = file // agents written elsewhere live with the tests
+	}
+	data, err := os.ReadFile(path)
 	if err != nil {
-		t.Fatalf("the routing eval needs examples/%s: %v", file, err)
+		t.Fatalf("the routing eval needs %s: %v", path, err)
 	}
 	var set struct {
 		Cases []evalCase `json:"cases"`
@@ -171,7 +192,7 @@ func evalSet(t *testing.T, file string) map[Mode]*tally {
 	for _, c := range set.Cases {
 		r, ok := routers[c.Agent]
 		if !ok {
-			r = newTest(t, loadAgentSkills(t, filepath.Join(examplesDir, c.Agent)), nil)
+			r = newTest(t, loadAgentSkills(t, filepath.Join(filepath.Dir(path), c.Agent)), nil)
 			routers[c.Agent] = r
 			stats[c.Agent] = map[Mode]*tally{Spec: {}, Ranked: {}}
 		}
