@@ -63,6 +63,16 @@ func (r *Router) routeRanked(ctx context.Context, text string, limit int) ([]Mat
 		}
 		named = append(named, s)
 	})
+	sp.commandedBy(rq, func(s, at, n int) {
+		if slices.Contains(named, s) {
+			return
+		}
+		if t.count[s] == 0 {
+			t.seen = append(t.seen, uint32(s))
+		}
+		named = append(named, s)
+		t.said = append(t.said, said{s, at, n})
+	})
 	t.named = named
 	if len(t.seen) == 0 {
 		return r.relaxed(ctx, text, limit)
@@ -92,6 +102,11 @@ func (r *Router) routeRanked(ctx context.Context, text string, limit int) ([]Mat
 		if cands[k].score == 0 { // named, no phrase hit: the name is the evidence
 			out[i].Tier = TierName
 			out[i].Hits = rq.words
+			for _, c := range t.said {
+				if c.skill == cands[k].skill { // by its command: the words that say it
+					out[i].Hits = slices.Clone(toks[c.at : c.at+c.n])
+				}
+			}
 		}
 	}
 	return out, nil

@@ -380,7 +380,9 @@ func TestRelaxedCommand(t *testing.T) {
 		first string // "" = no match
 		hits  []string
 	}{
-		{"curl the health endpoint", "probe-url", []string{"curl", "health"}},
+		// A binary of its own names probe-url by its command
+		// (TestRankedCommand), ahead of the relaxed tier.
+		{"curl the health endpoint", "probe-url", []string{"curl"}},
 		{"show the rollout history of payments", "deploy-log", []string{"rollout", "history"}},
 		{"payments pods keep crash-looping", "pod-state", []string{"pods", "keep", "crash", "looping"}},
 		{"what is the weather in paris", "", nil},
@@ -394,8 +396,12 @@ func TestRelaxedCommand(t *testing.T) {
 			}
 			continue
 		}
-		if len(got) == 0 || got[0].Name != tt.first || got[0].Tier != TierRelaxed || !reflect.DeepEqual(got[0].Hits, tt.hits) {
-			t.Errorf("%q: got %+v, want %s first, relaxed, hits %v", tt.text, got, tt.first, tt.hits)
+		tier := TierRelaxed
+		if tt.first == "probe-url" {
+			tier = TierName
+		}
+		if len(got) == 0 || got[0].Name != tt.first || got[0].Tier != tier || !reflect.DeepEqual(got[0].Hits, tt.hits) {
+			t.Errorf("%q: got %+v, want %s first, %s, hits %v", tt.text, got, tt.first, tier, tt.hits)
 		}
 	}
 }
@@ -422,6 +428,53 @@ func TestToolCommand(t *testing.T) {
 	} {
 		if got := camelParts(w); !reflect.DeepEqual(got, want) {
 			t.Errorf("camelParts(%q) = %q, want %q", w, got, want)
+		}
+	}
+}
+
+// saidSkills have commands a request can say: a binary of their own
+// (csvlook), a binary shared with another skill whose subcommands tell
+// them apart (stripe customers list, stripe invoices list), and a binary
+// that is an everyday word another skill triggers on (make).
+var saidSkills = []Skill{
+	{Name: "preview-file", Z: 1, Triggers: []string{"peek"}, Tool: "csvlook --max-rows={rows} -- {file}"},
+	{Name: "lookup-customer", Z: 2, Triggers: []string{"look up"}, Tool: "stripe customers list --email={email}"},
+	{Name: "billing-history", Z: 3, Triggers: []string{"invoices"}, Tool: "stripe invoices list --customer={customer}"},
+	{Name: "build-site", Z: 4, Triggers: []string{"build"}, Tool: "make site"},
+	{Name: "chart-metric", Z: 5, Triggers: []string{"make a chart"}, Description: "Draw a metric."},
+}
+
+// TestRankedCommand pins the command rule (commands.go): a request that
+// says the words of a skill's command that no other command starts with
+// names that skill.
+func TestRankedCommand(t *testing.T) {
+	r := newTest(t, saidSkills, nil)
+	tests := []struct {
+		text  string
+		first string // "" = no command match first
+		hits  []string
+	}{
+		{"csvlook events.csv", "preview-file", []string{"csvlook"}},
+		// "stripe customers" is as far as the request must go.
+		{"stripe customers list for ana@example.com", "lookup-customer", []string{"stripe", "customers"}},
+		{"stripe customer lookup", "lookup-customer", []string{"stripe", "customer"}},
+		// "stripe" alone is shared by two commands.
+		{"what does stripe say about this card", "", nil},
+		// The words must be adjacent, in order.
+		{"list the customers we have in stripe", "", nil},
+		// "make" is chart-metric's trigger word: not a command of one word.
+		{"make breakfast", "", nil},
+	}
+	for _, tt := range tests {
+		got := route(t, r, tt.text, nil)
+		if tt.first == "" {
+			if len(got) > 0 && got[0].Tier == TierName {
+				t.Errorf("%q: got %+v, want no command match", tt.text, got)
+			}
+			continue
+		}
+		if len(got) == 0 || got[0].Name != tt.first || got[0].Tier != TierName || !reflect.DeepEqual(got[0].Hits, tt.hits) {
+			t.Errorf("%q: got %+v, want %s first by its command, hits %v", tt.text, got, tt.first, tt.hits)
 		}
 	}
 }

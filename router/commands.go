@@ -1,0 +1,116 @@
+package router
+
+import (
+	"encoding/binary"
+	"slices"
+)
+
+// A request that says a skill's command ("stripe customers list for
+// ana@…", "kubectl rollout history for cart", "csvlook events.csv") asks
+// for that skill as plainly as one that says its name. What a command
+// says is its binary and subcommands (toolCommand); the request must hold
+// the shortest run of those words, from the binary on, that no other
+// skill's command starts with ("kubectl rollout history", where "kubectl"
+// and "kubectl rollout" are shared; "csvlook" alone), as adjacent words.
+// A command of one word must also be no other skill's trigger or name
+// word and not a stop word, so that a binary that is an everyday word
+// ("make", "find") in an agent that uses it so does not turn every
+// request with that word into a command.
+
+// readCommands reads every skill's command as stems, extending the
+// vocabulary like readNames; skills without a command get an empty list.
+// stop[i] says whether skill i's command starts with a stop word.
+func (sp *specifics) readCommands(src Source) (cmds csrLists, stop []bool) {
+	n := src.Len()
+	cmds.start = make([]uint32, 1, n+1)
+	stop = make([]bool, n)
+	var toks []string
+	tokID := map[string]uint32{}
+	for i := 0; i < n; i++ {
+		if tool := src.Skill(i).Tool; tool != "" {
+			toks = appendTokens(toks[:0], toolCommand(tool))
+			for k, tok := range toks {
+				id, ok := tokID[tok]
+				if !ok {
+					st := stem(tok)
+					if id, ok = sp.id(st); !ok {
+						id = uint32(len(sp.x.stems.ids) + len(sp.extra))
+						sp.extra[st] = id
+					}
+					tokID[tok] = id
+				}
+				if k == 0 {
+					stop[i] = stopWords[tok]
+				}
+				cmds.items = append(cmds.items, id)
+			}
+		}
+		cmds.start = append(cmds.start, uint32(len(cmds.items)))
+	}
+	return cmds, stop
+}
+
+// pickCommands keeps, of each skill's command (cmds), the shortest prefix
+// no other skill's command shares, subject to the one-word rule above
+// (df: skills using each stem in triggers or name; uses reports whether
+// skill s itself does), and files the prefixes under their first word.
+func (sp *specifics) pickCommands(cmds csrLists, stop []bool, df []uint32, uses func(s int, id uint32) bool) {
+	n := len(cmds.start) - 1
+	shared := map[string]int{}
+	var key []byte
+	for i := 0; i < n; i++ {
+		key = key[:0]
+		for _, id := range cmds.list(i) {
+			key = binary.LittleEndian.AppendUint32(key, id)
+			shared[string(key)]++
+		}
+	}
+	sp.cmdPrefix.start = make([]uint32, 1, n+1)
+	var firstOf, owner []uint32
+	for i := 0; i < n; i++ {
+		key = key[:0]
+		for k, id := range cmds.list(i) {
+			key = binary.LittleEndian.AppendUint32(key, id)
+			if shared[string(key)] > 1 {
+				continue
+			}
+			if k == 0 {
+				first := cmds.list(i)[0]
+				if stop[i] || df[first] > 1 || df[first] == 1 && !uses(i, first) {
+					break
+				}
+			}
+			sp.cmdPrefix.items = append(sp.cmdPrefix.items, cmds.list(i)[:k+1]...)
+			firstOf = append(firstOf, cmds.list(i)[0])
+			owner = append(owner, uint32(i))
+			sp.cmdSig |= 1 << (cmds.list(i)[0] % 64)
+			break
+		}
+		sp.cmdPrefix.start = append(sp.cmdPrefix.start, uint32(len(sp.cmdPrefix.items)))
+	}
+	start, order := csr(len(sp.idf), firstOf)
+	sp.cmdFirst.start = start
+	sp.cmdFirst.items = make([]uint32, len(order))
+	for k, at := range order {
+		sp.cmdFirst.items[k] = owner[at]
+	}
+}
+
+// commandedBy calls fn for every skill whose command the request says,
+// with the position and length of the words that say it.
+func (sp *specifics) commandedBy(rq request, fn func(skill, at, n int)) {
+	if sp.cmdSig&rq.sig == 0 {
+		return
+	}
+	for i, id := range rq.seq {
+		if id == noID || sp.cmdSig&(1<<(id%64)) == 0 {
+			continue
+		}
+		for _, s := range sp.cmdFirst.list(int(id)) {
+			p := sp.cmdPrefix.list(int(s))
+			if i+len(p) <= len(rq.seq) && slices.Equal(rq.seq[i:i+len(p)], p) {
+				fn(int(s), i, len(p))
+			}
+		}
+	}
+}
