@@ -478,3 +478,28 @@ func TestRankedCommand(t *testing.T) {
 		}
 	}
 }
+
+// TestAmericanSpelling pins the -ise/-ize folding behind stems: a British
+// spelling in a request meets an American one in a trigger, in the phrase
+// tier and in the relaxed tier's index alike.
+func TestAmericanSpelling(t *testing.T) {
+	for in, want := range map[string]string{
+		"summarise": "summarize", "visualised": "visualized", "analyses": "analyzes",
+		"normalisation": "normalization", "organisers": "organizers",
+		"raise": "raise", "rise": "rise", "noise": "noise", "size": "size", "summarize": "summarize",
+	} {
+		if got := americanSpelling(in); got != want {
+			t.Errorf("americanSpelling(%q) = %q, want %q", in, got, want)
+		}
+	}
+	r := newTest(t, []Skill{
+		{Name: "commit-message", Z: 1, Triggers: []string{"summarize staged changes"}},
+		{Name: "chart-metric", Z: 2, Triggers: []string{"plot"}, Description: "Visualize a metric over time."},
+	}, nil)
+	if got := route(t, r, "summarise my staged changes", nil); len(got) == 0 || got[0].Name != "commit-message" || got[0].Tier != TierPhrase {
+		t.Errorf("summarise my staged changes: got %+v, want commit-message by its phrase", got)
+	}
+	if got := route(t, r, "visualise the metric", nil); len(got) == 0 || got[0].Name != "chart-metric" || got[0].Tier != TierRelaxed {
+		t.Errorf("visualise the metric: got %+v, want chart-metric, relaxed", got)
+	}
+}
