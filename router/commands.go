@@ -1,8 +1,8 @@
 package router
 
 import (
-	"encoding/binary"
 	"slices"
+	"strings"
 )
 
 // A request that says a skill's command ("stripe customers list for
@@ -17,9 +17,18 @@ import (
 // ("make", "find") in an agent that uses it so does not turn every
 // request with that word into a command.
 
-// readCommands reads every skill's command as stems, extending the
-// vocabulary like readNames; skills without a command get an empty list.
-// stop[i] says whether skill i's command starts with a stop word.
+// maxCommandWords bounds the words of a command that are read: a binary
+// of a word or two and its subcommands (toolCommand keeps three).
+const maxCommandWords = 4
+
+// commandKey is up to maxCommandWords stem ids of a command, zero-padded
+// after the first n (ids are offset by one so that 0 means none).
+type commandKey [maxCommandWords]uint32
+
+// readCommands reads every skill's command (toolCommand's words, as
+// tokens, at most maxCommandWords) as stems, extending the vocabulary
+// like readNames; skills without a command get an empty list. stop[i]
+// says whether skill i's command starts with a stop word.
 func (sp *specifics) readCommands(src Source) (cmds csrLists, stop []bool) {
 	n := src.Len()
 	cmds.start = make([]uint32, 1, n+1)
@@ -28,7 +37,7 @@ func (sp *specifics) readCommands(src Source) (cmds csrLists, stop []bool) {
 	tokID := map[string]uint32{}
 	for i := 0; i < n; i++ {
 		if tool := src.Skill(i).Tool; tool != "" {
-			toks = appendTokens(toks[:0], toolCommand(tool))
+			toks = appendCommandTokens(toks[:0], tool)
 			for k, tok := range toks {
 				id, ok := tokID[tok]
 				if !ok {
@@ -37,7 +46,7 @@ func (sp *specifics) readCommands(src Source) (cmds csrLists, stop []bool) {
 						id = uint32(len(sp.x.stems.ids) + len(sp.extra))
 						sp.extra[st] = id
 					}
-					tokID[tok] = id
+					tokID[strings.Clone(tok)] = id
 				}
 				if k == 0 {
 					stop[i] = stopWords[tok]
@@ -50,42 +59,72 @@ func (sp *specifics) readCommands(src Source) (cmds csrLists, stop []bool) {
 	return cmds, stop
 }
 
+// appendCommandTokens appends the tokens of toolCommand(tool), at most
+// maxCommandWords, without building the command's string: it reads every
+// skill's tool when a router first routes in Ranked mode.
+func appendCommandTokens(dst []string, tool string) []string {
+	start := len(dst)
+	words := 0
+	for rest := tool; rest != "" && len(dst)-start < maxCommandWords; words++ {
+		rest = strings.TrimLeft(rest, " \t\n\r\f\v")
+		end := strings.IndexAny(rest, " \t\n\r\f\v")
+		if end < 0 {
+			end = len(rest)
+		}
+		w := rest[:end]
+		rest = rest[end:]
+		if w == "" {
+			break
+		}
+		if words == 0 {
+			w = w[strings.LastIndexByte(w, '/')+1:] // the binary's base name
+		} else if strings.HasPrefix(w, "-") || strings.ContainsAny(w, "{}=/$'\"") || words > maxSubcommands {
+			break
+		}
+		dst = appendTokens(dst, w)
+	}
+	if len(dst)-start > maxCommandWords {
+		dst = dst[:start+maxCommandWords]
+	}
+	return dst
+}
+
 // pickCommands keeps, of each skill's command (cmds), the shortest prefix
 // no other skill's command shares, subject to the one-word rule above
 // (df: skills using each stem in triggers or name; uses reports whether
 // skill s itself does), and files the prefixes under their first word.
 func (sp *specifics) pickCommands(cmds csrLists, stop []bool, df []uint32, uses func(s int, id uint32) bool) {
 	n := len(cmds.start) - 1
-	shared := map[string]int{}
-	var key []byte
-	for i := 0; i < n; i++ {
-		key = key[:0]
-		for _, id := range cmds.list(i) {
-			key = binary.LittleEndian.AppendUint32(key, id)
-			shared[string(key)]++
+	prefixes := func(i int, fn func(k int, key commandKey) bool) {
+		var key commandKey
+		for k, id := range cmds.list(i) {
+			key[k] = id + 1
+			if !fn(k, key) {
+				return
+			}
 		}
+	}
+	shared := map[commandKey]int32{}
+	for i := 0; i < n; i++ {
+		prefixes(i, func(_ int, key commandKey) bool { shared[key]++; return true })
 	}
 	sp.cmdPrefix.start = make([]uint32, 1, n+1)
 	var firstOf, owner []uint32
 	for i := 0; i < n; i++ {
-		key = key[:0]
-		for k, id := range cmds.list(i) {
-			key = binary.LittleEndian.AppendUint32(key, id)
-			if shared[string(key)] > 1 {
-				continue
+		cmd := cmds.list(i)
+		prefixes(i, func(k int, key commandKey) bool {
+			if shared[key] > 1 {
+				return true
 			}
-			if k == 0 {
-				first := cmds.list(i)[0]
-				if stop[i] || df[first] > 1 || df[first] == 1 && !uses(i, first) {
-					break
-				}
+			if k == 0 && (stop[i] || df[cmd[0]] > 1 || df[cmd[0]] == 1 && !uses(i, cmd[0])) {
+				return false
 			}
-			sp.cmdPrefix.items = append(sp.cmdPrefix.items, cmds.list(i)[:k+1]...)
-			firstOf = append(firstOf, cmds.list(i)[0])
+			sp.cmdPrefix.items = append(sp.cmdPrefix.items, cmd[:k+1]...)
+			firstOf = append(firstOf, cmd[0])
 			owner = append(owner, uint32(i))
-			sp.cmdSig |= 1 << (cmds.list(i)[0] % 64)
-			break
-		}
+			sp.cmdSig |= 1 << (cmd[0] % 64)
+			return false
+		})
 		sp.cmdPrefix.start = append(sp.cmdPrefix.start, uint32(len(sp.cmdPrefix.items)))
 	}
 	start, order := csr(len(sp.idf), firstOf)

@@ -503,3 +503,23 @@ func TestAmericanSpelling(t *testing.T) {
 		t.Errorf("visualise the metric: got %+v, want chart-metric, relaxed", got)
 	}
 }
+
+// TestCommandTokens checks that the command rule reads a tool's command
+// as toolCommand does, without building its string.
+func TestCommandTokens(t *testing.T) {
+	for _, tool := range []string{
+		"kubectl rollout history deployment/{service} -n {namespace}",
+		"/usr/bin/gh pr create --draft --base {base}",
+		"curl -sSv -o /dev/null {url}", "amtool silence add alertname={a}",
+		"go test -count=1 -run {pattern} {packages}", "golangci-lint run --fix={fix} -- {packages}",
+		"a b c d e f", "  csvlook   --max-rows={rows} -- {file}", "", "Stripe Customers list",
+	} {
+		want := appendTokens(nil, toolCommand(tool))
+		if len(want) > maxCommandWords {
+			want = want[:maxCommandWords]
+		}
+		if got := appendCommandTokens(nil, tool); !slices.Equal(got, want) {
+			t.Errorf("appendCommandTokens(%q) = %q, want %q", tool, got, want)
+		}
+	}
+}
