@@ -109,7 +109,59 @@ func (r *Router) routeRanked(ctx context.Context, text string, limit int) ([]Mat
 			}
 		}
 	}
+	if len(out) > 0 && out[0].Tier == TierPhrase && out[0].Score == 1 && cands[order[0]].exact == 0 && len(rq.words) >= challengeRequest {
+		return r.challenge(ctx, text, cands[order[0]].skill, out, limit)
+	}
 	return out, nil
+}
+
+// challengeWords is how many distinct request words a relaxed match must
+// account for to go ahead of a phrase-tier leader that hit one phrase,
+// and challengeRatio how much more relevant than the leader it must be.
+// challengeRequest is how many distinct content words the request must
+// have for the leader to be challenged at all: in a request this long,
+// one phrase accounts for a small part of what is asked, while a shorter
+// one is mostly a phrase and its object, where the phrase is the intent.
+// It also keeps the challenge's search (what a relaxed route costs) off
+// the short requests most routes are.
+const (
+	challengeWords   = 4
+	challengeRatio   = 1.5
+	challengeRequest = 7
+)
+
+// challenge lets the best relaxed match go ahead of a weak phrase-tier
+// leader (lead, out[0]): one phrase hit, a word or two of a longer
+// request, against a skill whose triggers, name, command and
+// description account for challengeWords of its words or more and whose
+// relevance is challengeRatio times the leader's. The relaxed match
+// keeps its tier; the phrase matches follow it.
+func (r *Router) challenge(ctx context.Context, text string, lead int, out []Match, limit int) ([]Match, error) {
+	rel, res, err := r.relaxedSearch(ctx, text, 1)
+	if err != nil || len(rel) == 0 || len(rel[0].Hits) < challengeWords || rel[0].Name == out[0].Name {
+		return out, err
+	}
+	leadRel := 0.0
+	for _, h := range res {
+		leadRel = h.score // when the leader is not among the hits, at most the last one's
+		if h.skill == lead {
+			break
+		}
+	}
+	if rel[0].Relevance < challengeRatio*leadRel {
+		return out, nil
+	}
+	kept := make([]Match, 0, len(out)+1)
+	kept = append(kept, rel[0])
+	for _, m := range out {
+		if m.Name != rel[0].Name {
+			kept = append(kept, m)
+		}
+	}
+	if limit > 0 && len(kept) > limit {
+		kept = kept[:limit]
+	}
+	return kept, nil
 }
 
 // weigh sets the evidence of cands[which]: the summed specificity of the

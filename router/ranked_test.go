@@ -523,3 +523,41 @@ func TestCommandTokens(t *testing.T) {
 		}
 	}
 }
+
+// challengeSkills: run-tests hits "a test goes red roughly one run in
+// ten" only through the stems of its phrase "run tests"; flaky-test's
+// triggers and description hold four of the request's words.
+var challengeSkills = []Skill{
+	{Name: "run-tests", Z: 1, Triggers: []string{"run tests", "go test"},
+		Description: "Run the test suite of some packages."},
+	{Name: "flaky-test", Z: 2, Triggers: []string{"flaky", "intermittent"},
+		Description: "A test that goes red one run in ten and green the next: reproduce it roughly a hundred times."},
+	{Name: "lint", Z: 3, Triggers: []string{"lint"}, Description: "Run the linters."},
+}
+
+// TestRankedChallenge pins the challenge (routeRanked): a relaxed match
+// that accounts for challengeWords request words goes ahead of a leader
+// found through the stems of one phrase in a long request, and nothing
+// else moves.
+func TestRankedChallenge(t *testing.T) {
+	r := newTest(t, challengeSkills, nil)
+	tests := []struct {
+		text, first, tier string
+	}{
+		{"a test goes red roughly one run in ten", "flaky-test", TierRelaxed},
+		// Short: the phrase is the intent.
+		{"test goes red each run", "run-tests", TierPhrase},
+		// Hit as written ("run tests"): Spec's answer stays first.
+		{"run tests and a test goes red roughly one run in ten", "run-tests", TierPhrase},
+	}
+	for _, tt := range tests {
+		got := route(t, r, tt.text, nil)
+		if len(got) == 0 || got[0].Name != tt.first || got[0].Tier != tt.tier {
+			t.Errorf("%q: got %+v, want %s first (%s)", tt.text, got, tt.first, tt.tier)
+		}
+	}
+	got := route(t, r, challengeSkills[0].Description, &Query{Limit: 1})
+	if len(got) != 1 {
+		t.Errorf("limit 1: got %+v, want one match", got)
+	}
+}
