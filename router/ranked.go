@@ -27,8 +27,10 @@ const relaxedMinWords = 2
 //
 //  1. skills with a phrase hit token for token (Spec's answer) before
 //     those found only through stems or by name;
-//  2. within each, skills whose name holds every content word of a short
-//     request ("tests", "commit", "run the tests"): the request names them;
+//  2. within each, skills the request names: whose name holds every
+//     content word of a short request ("tests", "commit", "run the
+//     tests"), or whose command it says ("csvlook events.csv";
+//     commands.go);
 //  3. phrases hit, descending;
 //  4. the request says the skill's whole name ("summarize the invoice");
 //  5. evidence: the specificity of the request words the phrases hit and
@@ -36,7 +38,9 @@ const relaxedMinWords = 2
 //     outweighs one many use; see weigh);
 //  6. bleve relevance, then z.
 //
-// When nothing hits and nothing is named, it falls back to relaxed matches.
+// When nothing hits and nothing is named, it falls back to relaxed matches;
+// a leader found only through the stems of one phrase in a long request
+// may be overtaken by one (challenge).
 func (r *Router) routeRanked(ctx context.Context, text string, limit int) ([]Match, error) {
 	toks := appendTokens(nil, text)
 	reqE := r.phrases.exact.lookup(nil, toks)
