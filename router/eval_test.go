@@ -252,7 +252,9 @@ func TestRoutingDev2(t *testing.T) {
 	holdTo(t, "dev2", "routing-dev2.json", dev2MinTop1, true, false)
 }
 
-const dev2MinTop1 = 0.58
+// dev2MinTop1 is its floor: measured 62.1% before the command rule and the challenge,
+// 64.5% with them.
+const dev2MinTop1 = 0.62
 
 // TestRoutingBlind2 routes the fourth held-out set
 // (examples/routing-blind2.json): 90 requests over every skill of the four
@@ -266,5 +268,7 @@ func TestRoutingBlind2(t *testing.T) {
 }
 
 // blind2MinTop1 is its floor: measured 86.7% ranked (62.2% spec), no false
-// match, when it was committed.
-const blind2MinTop1 = 0.82
+// match, when it was committed, and 87.8% (79/90), no false match, once,
+// after the command rule, the -ise folding and the challenge of a
+// stem-only leader.
+const blind2MinTop1 = 0.84
