@@ -1,8 +1,10 @@
 package router
 
 import (
+	"path"
 	"slices"
 	"strings"
+	"unicode"
 )
 
 // A request that says a skill's command ("stripe customers list for
@@ -66,8 +68,8 @@ func appendCommandTokens(dst []string, tool string) []string {
 	start := len(dst)
 	words := 0
 	for rest := tool; rest != "" && len(dst)-start < maxCommandWords; words++ {
-		rest = strings.TrimLeft(rest, " \t\n\r\f\v")
-		end := strings.IndexAny(rest, " \t\n\r\f\v")
+		rest = strings.TrimLeftFunc(rest, unicode.IsSpace)
+		end := strings.IndexFunc(rest, unicode.IsSpace)
 		if end < 0 {
 			end = len(rest)
 		}
@@ -77,7 +79,7 @@ func appendCommandTokens(dst []string, tool string) []string {
 			break
 		}
 		if words == 0 {
-			w = w[strings.LastIndexByte(w, '/')+1:] // the binary's base name
+			w = path.Base(w) // the binary's base name
 		} else if strings.HasPrefix(w, "-") || strings.ContainsAny(w, "{}=/$'\"") || words > maxSubcommands {
 			break
 		}
