@@ -103,7 +103,7 @@ func (c *cachedPorter) Filter(input analysis.TokenStream) analysis.TokenStream {
 	for k, i := range missed {
 		tok := input[i]
 		words[k] = string(tok.Term)
-		tok.Term = analysis.BuildTermFromRunes(porterstemmer.StemWithoutLowerCasing([]rune(words[k])))
+		tok.Term = analysis.BuildTermFromRunes(porterstemmer.StemWithoutLowerCasing([]rune(americanSpelling(words[k]))))
 	}
 	c.mu.Lock()
 	if c.cache == nil {

@@ -13,7 +13,8 @@ type hitTally struct {
 	seen  []uint32 // skills with a hit, in first-hit order
 	hits  []uint32 // the phrases hit
 	cands []candidate
-	named []int // skills the request names (Ranked)
+	named []int  // skills the request names (Ranked)
+	said  []said // of those, the ones named by their command
 	rank  rankScratch
 	ord   orderScratch // relevance's visiting order
 }
@@ -31,7 +32,7 @@ func (r *Router) putTally(t *hitTally) {
 	for _, s := range t.seen {
 		t.count[s], t.exact[s] = 0, 0
 	}
-	t.seen, t.hits, t.cands, t.named = t.seen[:0], t.hits[:0], t.cands[:0], t.named[:0]
+	t.seen, t.hits, t.cands, t.named, t.said = t.seen[:0], t.hits[:0], t.cands[:0], t.named[:0], t.said[:0]
 	r.tallies.Put(t)
 }
 
@@ -92,3 +93,6 @@ func (t *hitTally) phraseHits(x *phraseIndex, cands []candidate, order []int) []
 	}
 	return out
 }
+
+// said is a skill whose command the request says: toks[at:at+n].
+type said struct{ skill, at, n int }

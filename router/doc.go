@@ -7,17 +7,22 @@
 // trigger phrase hits when all its tokens are in the request (a phrase
 // without tokens never hits); score is the number of phrases hit; order is
 // score descending, then z. Ranked (the default) matches phrases on Porter
-// stems as well (and adjacent request words as one: "crash-looping" meets
-// "crashloop"), keeps every skill with an exact (Spec) phrase hit ahead of
-// skills that only hit through stems, puts first within each the skills
-// whose name a short request is made of ("tests" names run-tests; tier
+// stems as well (British -ise spellings folded into -ize first, and
+// adjacent request words as one: "crash-looping" meets "crashloop"),
+// keeps every skill with an exact (Spec) phrase hit ahead of skills that
+// only hit through stems, puts first within each the skills the request
+// names: whose name a short request is made of ("tests" names run-tests)
+// or whose command it says ("csvlook events.csv"; commands.go); tier
 // "name" when no phrase hit), orders by phrases hit, then by whether the
 // request says the whole name, then by evidence (the inverse skill frequency
 // of the request words the hit phrases and the name account for: a word few
 // skills use outweighs one many use; names.go), then by bleve BM25
 // relevance, then z. When nothing hits or is named it returns relaxed
 // matches found by relevance alone, which must contain at least two request
-// words and enough weighted evidence (Options.RelaxedEvidence).
+// words and enough weighted evidence (Options.RelaxedEvidence). A leader
+// found only through the stems of one phrase in a long request is
+// challenged by the best relaxed match, which goes first when it accounts
+// for four of the request's words and is more relevant (routeRanked).
 //
 // Phrase matching runs on an in-memory phrase index (phrases.go): equal
 // token sets are stored once and filed under their rarest token, so a

@@ -28,6 +28,11 @@ type specifics struct {
 	// nameSig is, per skill, a bit per name stem (id mod 64): a request
 	// whose signature shares no bit with it holds no word of the name.
 	nameSig []uint64
+	// cmdPrefix is, per skill, the words of its command a request must
+	// say to name it that way; cmdFirst files the skills under the first
+	// of them, and cmdSig is a bit per first word (commands.go).
+	cmdPrefix, cmdFirst csrLists
+	cmdSig              uint64
 }
 
 // csrLists is a list of id lists in one buffer: list i is
@@ -62,7 +67,19 @@ func buildSpecifics(src Source, x *phraseIndex) *specifics {
 		}
 	}
 	sp.readNames(src)
-	sp.countSkills(src.Len())
+	cmds, stop := sp.readCommands(src)
+	df, phraseStart, phrases := sp.countSkills(src.Len())
+	sp.pickCommands(cmds, stop, df, func(s int, id uint32) bool {
+		if slices.Contains(sp.names.list(s), id) {
+			return true
+		}
+		for _, p := range phrases[phraseStart[s]:phraseStart[s+1]] {
+			if slices.Contains(sp.phraseStems(p), id) {
+				return true
+			}
+		}
+		return false
+	})
 	// The inverse of names: the skills whose name holds each stem.
 	nameOf := make([]uint32, len(sp.names.items))
 	for i := 0; i+1 < len(sp.names.start); i++ {
@@ -112,11 +129,13 @@ func (sp *specifics) readNames(src Source) {
 }
 
 // countSkills sets idf from how many of the n skills use each stem in
-// their triggers or name, each skill counted once per stem.
-func (sp *specifics) countSkills(n int) {
+// their triggers or name, each skill counted once per stem. It returns
+// those counts and each skill's phrases (skill i's are
+// phrases[phraseStart[i]:phraseStart[i+1]]).
+func (sp *specifics) countSkills(n int) (df, phraseStart, phrases []uint32) {
 	x := sp.x
 	vocab := len(x.stems.ids) + len(sp.extra)
-	df := make([]uint32, vocab)
+	df = make([]uint32, vocab)
 	last := make([]int32, vocab)
 	for i := range last {
 		last[i] = -1
@@ -129,7 +148,7 @@ func (sp *specifics) countSkills(n int) {
 			}
 		}
 	}
-	phraseStart, phrases := csr(n, x.skillOf) // each skill's phrases
+	phraseStart, phrases = csr(n, x.skillOf) // each skill's phrases
 	for i := 0; i < n; i++ {
 		for _, p := range phrases[phraseStart[i]:phraseStart[i+1]] {
 			count(sp.phraseStems(p), int32(i))
@@ -140,6 +159,7 @@ func (sp *specifics) countSkills(n int) {
 	for id, d := range df {
 		sp.idf[id] = math.Log(1 + float64(n)/float64(max(d, 1)))
 	}
+	return df, phraseStart, phrases
 }
 
 // id is the id of stem st in the phrase index's vocabulary or extra.

@@ -27,8 +27,10 @@ const relaxedMinWords = 2
 //
 //  1. skills with a phrase hit token for token (Spec's answer) before
 //     those found only through stems or by name;
-//  2. within each, skills whose name holds every content word of a short
-//     request ("tests", "commit", "run the tests"): the request names them;
+//  2. within each, skills the request names: whose name holds every
+//     content word of a short request ("tests", "commit", "run the
+//     tests"), or whose command it says ("csvlook events.csv";
+//     commands.go);
 //  3. phrases hit, descending;
 //  4. the request says the skill's whole name ("summarize the invoice");
 //  5. evidence: the specificity of the request words the phrases hit and
@@ -36,7 +38,9 @@ const relaxedMinWords = 2
 //     outweighs one many use; see weigh);
 //  6. bleve relevance, then z.
 //
-// When nothing hits and nothing is named, it falls back to relaxed matches.
+// When nothing hits and nothing is named, it falls back to relaxed matches;
+// a leader found only through the stems of one phrase in a long request
+// may be overtaken by one (challenge).
 func (r *Router) routeRanked(ctx context.Context, text string, limit int) ([]Match, error) {
 	toks := appendTokens(nil, text)
 	reqE := r.phrases.exact.lookup(nil, toks)
@@ -62,6 +66,16 @@ func (r *Router) routeRanked(ctx context.Context, text string, limit int) ([]Mat
 			t.seen = append(t.seen, uint32(s))
 		}
 		named = append(named, s)
+	})
+	sp.commandedBy(rq, func(s, at, n int) {
+		if slices.Contains(named, s) {
+			return
+		}
+		if t.count[s] == 0 {
+			t.seen = append(t.seen, uint32(s))
+		}
+		named = append(named, s)
+		t.said = append(t.said, said{s, at, n})
 	})
 	t.named = named
 	if len(t.seen) == 0 {
@@ -92,9 +106,66 @@ func (r *Router) routeRanked(ctx context.Context, text string, limit int) ([]Mat
 		if cands[k].score == 0 { // named, no phrase hit: the name is the evidence
 			out[i].Tier = TierName
 			out[i].Hits = rq.words
+			for _, c := range t.said {
+				if c.skill == cands[k].skill { // by its command: the words that say it
+					out[i].Hits = slices.Clone(toks[c.at : c.at+c.n])
+				}
+			}
 		}
 	}
+	if len(out) > 0 && out[0].Tier == TierPhrase && out[0].Score == 1 && cands[order[0]].exact == 0 && len(rq.words) >= challengeRequest {
+		return r.challenge(ctx, text, cands[order[0]].skill, out, limit)
+	}
 	return out, nil
+}
+
+// challengeWords is how many distinct request words a relaxed match must
+// account for to go ahead of a phrase-tier leader that hit one phrase,
+// and challengeRatio how much more relevant than the leader it must be.
+// challengeRequest is how many distinct content words the request must
+// have for the leader to be challenged at all: in a request this long,
+// one phrase accounts for a small part of what is asked, while a shorter
+// one is mostly a phrase and its object, where the phrase is the intent.
+// It also keeps the challenge's search (what a relaxed route costs) off
+// the short requests most routes are.
+const (
+	challengeWords   = 4
+	challengeRatio   = 1.5
+	challengeRequest = 7
+)
+
+// challenge lets the best relaxed match go ahead of a weak phrase-tier
+// leader (lead, out[0]): one phrase hit, a word or two of a longer
+// request, against a skill whose triggers, name, command and
+// description account for challengeWords of its words or more and whose
+// relevance is challengeRatio times the leader's. The relaxed match
+// keeps its tier; the phrase matches follow it.
+func (r *Router) challenge(ctx context.Context, text string, lead int, out []Match, limit int) ([]Match, error) {
+	rel, res, err := r.relaxedSearch(ctx, text, 1)
+	if err != nil || len(rel) == 0 || len(rel[0].Hits) < challengeWords || rel[0].Name == out[0].Name {
+		return out, err
+	}
+	leadRel := 0.0
+	for _, h := range res {
+		leadRel = h.score // when the leader is not among the hits, at most the last one's
+		if h.skill == lead {
+			break
+		}
+	}
+	if rel[0].Relevance < challengeRatio*leadRel {
+		return out, nil
+	}
+	kept := make([]Match, 0, len(out)+1)
+	kept = append(kept, rel[0])
+	for _, m := range out {
+		if m.Name != rel[0].Name {
+			kept = append(kept, m)
+		}
+	}
+	if limit > 0 && len(kept) > limit {
+		kept = kept[:limit]
+	}
+	return kept, nil
 }
 
 // weigh sets the evidence of cands[which]: the summed specificity of the

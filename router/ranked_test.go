@@ -380,7 +380,9 @@ func TestRelaxedCommand(t *testing.T) {
 		first string // "" = no match
 		hits  []string
 	}{
-		{"curl the health endpoint", "probe-url", []string{"curl", "health"}},
+		// A binary of its own names probe-url by its command
+		// (TestRankedCommand), ahead of the relaxed tier.
+		{"curl the health endpoint", "probe-url", []string{"curl"}},
 		{"show the rollout history of payments", "deploy-log", []string{"rollout", "history"}},
 		{"payments pods keep crash-looping", "pod-state", []string{"pods", "keep", "crash", "looping"}},
 		{"what is the weather in paris", "", nil},
@@ -394,8 +396,12 @@ func TestRelaxedCommand(t *testing.T) {
 			}
 			continue
 		}
-		if len(got) == 0 || got[0].Name != tt.first || got[0].Tier != TierRelaxed || !reflect.DeepEqual(got[0].Hits, tt.hits) {
-			t.Errorf("%q: got %+v, want %s first, relaxed, hits %v", tt.text, got, tt.first, tt.hits)
+		tier := TierRelaxed
+		if tt.first == "probe-url" {
+			tier = TierName
+		}
+		if len(got) == 0 || got[0].Name != tt.first || got[0].Tier != tier || !reflect.DeepEqual(got[0].Hits, tt.hits) {
+			t.Errorf("%q: got %+v, want %s first, %s, hits %v", tt.text, got, tt.first, tier, tt.hits)
 		}
 	}
 }
@@ -423,5 +429,135 @@ func TestToolCommand(t *testing.T) {
 		if got := camelParts(w); !reflect.DeepEqual(got, want) {
 			t.Errorf("camelParts(%q) = %q, want %q", w, got, want)
 		}
+	}
+}
+
+// saidSkills have commands a request can say: a binary of their own
+// (csvlook), a binary shared with another skill whose subcommands tell
+// them apart (stripe customers list, stripe invoices list), and a binary
+// that is an everyday word another skill triggers on (make).
+var saidSkills = []Skill{
+	{Name: "preview-file", Z: 1, Triggers: []string{"peek"}, Tool: "csvlook --max-rows={rows} -- {file}"},
+	{Name: "lookup-customer", Z: 2, Triggers: []string{"look up"}, Tool: "stripe customers list --email={email}"},
+	{Name: "billing-history", Z: 3, Triggers: []string{"invoices"}, Tool: "stripe invoices list --customer={customer}"},
+	{Name: "build-site", Z: 4, Triggers: []string{"build"}, Tool: "make site"},
+	{Name: "chart-metric", Z: 5, Triggers: []string{"make a chart"}, Description: "Draw a metric."},
+}
+
+// TestRankedCommand pins the command rule (commands.go): a request that
+// says the words of a skill's command that no other command starts with
+// names that skill.
+func TestRankedCommand(t *testing.T) {
+	r := newTest(t, saidSkills, nil)
+	tests := []struct {
+		text  string
+		first string // "" = no command match first
+		hits  []string
+	}{
+		{"csvlook events.csv", "preview-file", []string{"csvlook"}},
+		// "stripe customers" is as far as the request must go.
+		{"stripe customers list for ana@example.com", "lookup-customer", []string{"stripe", "customers"}},
+		{"stripe customer lookup", "lookup-customer", []string{"stripe", "customer"}},
+		// "stripe" alone is shared by two commands.
+		{"what does stripe say about this card", "", nil},
+		// The words must be adjacent, in order.
+		{"list the customers we have in stripe", "", nil},
+		// "make" is chart-metric's trigger word: not a command of one word.
+		{"make breakfast", "", nil},
+	}
+	for _, tt := range tests {
+		got := route(t, r, tt.text, nil)
+		if tt.first == "" {
+			if len(got) > 0 && got[0].Tier == TierName {
+				t.Errorf("%q: got %+v, want no command match", tt.text, got)
+			}
+			continue
+		}
+		if len(got) == 0 || got[0].Name != tt.first || got[0].Tier != TierName || !reflect.DeepEqual(got[0].Hits, tt.hits) {
+			t.Errorf("%q: got %+v, want %s first by its command, hits %v", tt.text, got, tt.first, tt.hits)
+		}
+	}
+}
+
+// TestAmericanSpelling pins the -ise/-ize folding behind stems: a British
+// spelling in a request meets an American one in a trigger, in the phrase
+// tier and in the relaxed tier's index alike.
+func TestAmericanSpelling(t *testing.T) {
+	for in, want := range map[string]string{
+		"summarise": "summarize", "visualised": "visualized", "analyses": "analyzes",
+		"normalisation": "normalization", "organisers": "organizers",
+		"raise": "raise", "rise": "rise", "noise": "noise", "size": "size", "summarize": "summarize",
+	} {
+		if got := americanSpelling(in); got != want {
+			t.Errorf("americanSpelling(%q) = %q, want %q", in, got, want)
+		}
+	}
+	r := newTest(t, []Skill{
+		{Name: "commit-message", Z: 1, Triggers: []string{"summarize staged changes"}},
+		{Name: "chart-metric", Z: 2, Triggers: []string{"plot"}, Description: "Visualize a metric over time."},
+	}, nil)
+	if got := route(t, r, "summarise my staged changes", nil); len(got) == 0 || got[0].Name != "commit-message" || got[0].Tier != TierPhrase {
+		t.Errorf("summarise my staged changes: got %+v, want commit-message by its phrase", got)
+	}
+	if got := route(t, r, "visualise the metric", nil); len(got) == 0 || got[0].Name != "chart-metric" || got[0].Tier != TierRelaxed {
+		t.Errorf("visualise the metric: got %+v, want chart-metric, relaxed", got)
+	}
+}
+
+// TestCommandTokens checks that the command rule reads a tool's command
+// as toolCommand does, without building its string.
+func TestCommandTokens(t *testing.T) {
+	for _, tool := range []string{
+		"kubectl rollout history deployment/{service} -n {namespace}",
+		"/usr/bin/gh pr create --draft --base {base}",
+		"curl -sSv -o /dev/null {url}", "amtool silence add alertname={a}",
+		"go test -count=1 -run {pattern} {packages}", "golangci-lint run --fix={fix} -- {packages}",
+		"a b c d e f", "  csvlook   --max-rows={rows} -- {file}", "", "Stripe Customers list",
+	} {
+		want := appendTokens(nil, toolCommand(tool))
+		if len(want) > maxCommandWords {
+			want = want[:maxCommandWords]
+		}
+		if got := appendCommandTokens(nil, tool); !slices.Equal(got, want) {
+			t.Errorf("appendCommandTokens(%q) = %q, want %q", tool, got, want)
+		}
+	}
+}
+
+// challengeSkills: run-tests hits "a test goes red roughly one run in
+// ten" only through the stems of its phrase "run tests"; flaky-test's
+// triggers and description hold four of the request's words.
+var challengeSkills = []Skill{
+	{Name: "run-tests", Z: 1, Triggers: []string{"run tests", "go test"},
+		Description: "Run the test suite of some packages."},
+	{Name: "flaky-test", Z: 2, Triggers: []string{"flaky", "intermittent"},
+		Description: "A test that goes red one run in ten and green the next: reproduce it roughly a hundred times."},
+	{Name: "lint", Z: 3, Triggers: []string{"lint"}, Description: "Run the linters."},
+}
+
+// TestRankedChallenge pins the challenge (routeRanked): a relaxed match
+// that accounts for challengeWords request words goes ahead of a leader
+// found through the stems of one phrase in a long request, and nothing
+// else moves.
+func TestRankedChallenge(t *testing.T) {
+	r := newTest(t, challengeSkills, nil)
+	tests := []struct {
+		text, first, tier string
+	}{
+		{"a test goes red roughly one run in ten", "flaky-test", TierRelaxed},
+		// Short: the phrase is the intent.
+		{"test goes red each run", "run-tests", TierPhrase},
+		// Hit as written ("run tests"): Spec's answer stays first.
+		{"run tests and a test goes red roughly one run in ten", "run-tests", TierPhrase},
+	}
+	for _, tt := range tests {
+		got := route(t, r, tt.text, nil)
+		if len(got) == 0 || got[0].Name != tt.first || got[0].Tier != tt.tier {
+			t.Errorf("%q: got %+v, want %s first (%s)", tt.text, got, tt.first, tt.tier)
+		}
+	}
+	got := route(t, r, challengeSkills[0].Description, &Query{Limit: 1})
+	if len(got) != 1 {
+		t.Errorf("limit 1: got %+v, want one match", got)
 	}
 }

@@ -15,18 +15,25 @@ import (
 // of the best-scoring skill and with at least RelaxedEvidence and two
 // request words (docs/architecture.md §5).
 func (r *Router) relaxed(ctx context.Context, text string, limit int) ([]Match, error) {
+	want := limit
+	if want == 0 {
+		want = relaxedLimit
+	}
+	out, _, err := r.relaxedSearch(ctx, text, want)
+	return out, err
+}
+
+// relaxedSearch is relaxed for want matches; it also returns the search
+// hits they were chosen from, best first.
+func (r *Router) relaxedSearch(ctx context.Context, text string, want int) ([]Match, []scored, error) {
 	out := []Match{}
 	if r.idx == nil {
-		return out, nil
+		return out, nil, nil
 	}
 	a := analyze(r.an, text, true)
 	q := relevanceQuery(a)
 	if q == nil {
-		return out, nil
-	}
-	want := limit
-	if want == 0 {
-		want = relaxedLimit
+		return out, nil, nil
 	}
 	// The index never holds more hits than skills, and bleve allocates
 	// its hit pool to the requested size on every search, so a small
@@ -34,7 +41,7 @@ func (r *Router) relaxed(ctx context.Context, text string, limit int) ([]Match, 
 	pool := min(want*relaxedPool, max(r.src.Len(), 1))
 	res, err := searchTies(ctx, r.idx, q, pool, r.src.Len())
 	if err != nil || len(res) == 0 {
-		return out, err
+		return out, res, err
 	}
 	cut := res[0].score * r.opts.RelaxedThreshold
 	for _, h := range res {
@@ -51,7 +58,7 @@ func (r *Router) relaxed(ctx context.Context, text string, limit int) ([]Match, 
 		}
 		out = append(out, Match{Name: s.Name, Z: s.Z, Relevance: h.score, Hits: words, Tier: TierRelaxed})
 	}
-	return out, nil
+	return out, res, nil
 }
 
 // evidence is the summed boosts of the (field, term) pairs of the request

@@ -30,9 +30,10 @@ const (
 const (
 	TierPhrase  = "phrase"
 	TierRelaxed = "relaxed"
-	// TierName marks a Ranked match found because the request is made of
-	// words of the skill's name alone ("tests" for run-tests), with no
-	// trigger phrase hit.
+	// TierName marks a Ranked match found because the request names the
+	// skill, with no trigger phrase hit: it is made of words of the
+	// skill's name alone ("tests" for run-tests), or it says the skill's
+	// command ("csvlook events.csv"; see commands.go).
 	TierName = "name"
 )
 
@@ -128,7 +129,8 @@ type Options struct {
 	// ContentHash) and the agent has at most 25,000 skills: routes start
 	// once the phrase index and the index's term statistics exist, and
 	// give the answers they would give after the build; only a request
-	// that needs the relaxed tier waits for it. The build starts once
+	// that needs the relaxed tier (or a challenge, see routeRanked) waits
+	// for it. The build starts once
 	// the first route is answered (30 ms at most). ctx then also governs
 	// the build, Close waits for it, Info says IndexBuilding until it
 	// ends and Wait waits for it. Progress is still reported. Default

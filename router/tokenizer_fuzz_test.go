@@ -1,6 +1,7 @@
 package router
 
 import (
+	"slices"
 	"testing"
 	"unicode/utf8"
 )
@@ -26,6 +27,25 @@ func FuzzWordsTokenizer(f *testing.F) {
 			if !utf8.Valid(tok.Term) {
 				t.Fatalf("%q token %d holds invalid UTF-8: %q", text, k, tok.Term)
 			}
+		}
+	})
+}
+
+// FuzzCommandTokens holds the command rule's reading of a tool template
+// to toolCommand's, which relevance indexes, on any text: the same
+// tokens, cut at maxCommandWords.
+func FuzzCommandTokens(f *testing.F) {
+	for _, seed := range []string{"", "kubectl rollout history deployment/{s} -n {ns}", "/usr/bin/gh pr create --x",
+		"foo/ bar", "/", "a\u00a0b c", "x\xff y", "golangci-lint run --fix={fix}", "a b c d e f"} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, tool string) {
+		want := appendTokens(nil, toolCommand(tool))
+		if len(want) > maxCommandWords {
+			want = want[:maxCommandWords]
+		}
+		if got := appendCommandTokens(nil, tool); !slices.Equal(got, want) {
+			t.Fatalf("appendCommandTokens(%q) = %q, want %q", tool, got, want)
 		}
 	})
 }

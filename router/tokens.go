@@ -66,7 +66,8 @@ func lowerToken(tok string) string {
 	return string(buf)
 }
 
-// stem is the English (Porter) stem of a lowercased token: the same stemmer
+// stem is the English (Porter) stem of a lowercased token, after its
+// British -ise spelling is made -ize (americanSpelling): the same steps
 // the index's analyzer applies, so phrase stems and indexed terms agree.
 func stem(tok string) string {
 	for i := 0; i < len(tok); i++ {
@@ -77,5 +78,26 @@ func stem(tok string) string {
 	if len(tok) <= 2 {
 		return tok
 	}
-	return string(porterstemmer.StemWithoutLowerCasing([]rune(tok)))
+	return string(porterstemmer.StemWithoutLowerCasing([]rune(americanSpelling(tok))))
+}
+
+// zEndings are the endings of British -ise and -yse words ("summarise",
+// "visualised", "analyses", "normalisation"), longest first.
+var zEndings = []string{"isations", "isation", "isers", "ising", "iser", "ised", "ises", "ise",
+	"ysers", "ysing", "yser", "ysed", "yses", "yse"}
+
+// americanSpelling writes the s of a British -ise or -yse ending as z, so
+// that "summarise" and a trigger "summarize" share a stem (Porter keeps
+// them apart: "summaris", "summar"). Words that only look British
+// ("promise") become words nobody writes ("promize") on both sides of a
+// match alike, which changes nothing; at least three letters must come
+// before the ending ("raise" stays).
+func americanSpelling(tok string) string {
+	for _, e := range zEndings {
+		if len(tok) >= len(e)+3 && tok[len(tok)-len(e):] == e {
+			i := len(tok) - len(e) + 1 // the s
+			return tok[:i] + "z" + tok[i+1:]
+		}
+	}
+	return tok
 }
