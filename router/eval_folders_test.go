@@ -13,5 +13,8 @@ func TestRoutingFolders(t *testing.T) {
 }
 
 // foldersMinTop1 is the floor of the folders set: it measured 84.7%
-// ranked (83/98), 0% false matches (0/15), when it was introduced.
-const foldersMinTop1 = 0.80
+// ranked (83/98), 0% false matches (0/15), when it was introduced, and
+// 86.7% once relaxed matches put a skill whose name is said first (a rule
+// made after reading this set's misses: since then it is a development
+// set, not a held-out one).
+const foldersMinTop1 = 0.82

@@ -287,6 +287,17 @@ func (rq request) saysName(name []uint32) bool {
 	return false
 }
 
+// nameSaid reports which request words skill's name accounts for, and
+// whether the request says the whole name, its words in order.
+func (sp *specifics) nameSaid(rq request, skill int) (words uint64, full bool) {
+	if sp.nameSig[skill]&rq.sig == 0 {
+		return 0, false
+	}
+	name := sp.names.list(skill)
+	words = rq.mask(name)
+	return words, words != 0 && bits.OnesCount64(words) == len(name) && rq.saysName(name)
+}
+
 // mask is the set of request words (bits: positions in rq.ids, the first
 // 64) among ids.
 func (rq request) mask(ids []uint32) uint64 {

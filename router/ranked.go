@@ -2,7 +2,6 @@ package router
 
 import (
 	"context"
-	"math/bits"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -79,7 +78,7 @@ func (r *Router) routeRanked(ctx context.Context, text string, limit int) ([]Mat
 	})
 	t.named = named
 	if len(t.seen) == 0 {
-		return r.relaxed(ctx, text, limit)
+		return r.relaxed(ctx, text, limit, sp, rq)
 	}
 	cands := t.candidates()
 	for i := range cands {
@@ -141,7 +140,7 @@ const (
 // relevance is challengeRatio times the leader's. The relaxed match
 // keeps its tier; the phrase matches follow it.
 func (r *Router) challenge(ctx context.Context, text string, lead int, out []Match, limit int) ([]Match, error) {
-	rel, res, err := r.relaxedSearch(ctx, text, 1)
+	rel, _, res, err := r.relaxedSearch(ctx, text, 1)
 	if err != nil || len(rel) == 0 || len(rel[0].Hits) < challengeWords || rel[0].Name == out[0].Name {
 		return out, err
 	}
@@ -217,11 +216,7 @@ func (r *Router) weigh(t *hitTally, sp *specifics, rq request, reqP []uint32, ca
 	for _, i := range which {
 		c := &cands[i]
 		var nameWords uint64
-		if sp.nameSig[c.skill]&rq.sig != 0 {
-			name := sp.names.list(c.skill)
-			nameWords = rq.mask(name)
-			c.full = nameWords != 0 && bits.OnesCount64(nameWords) == len(name) && rq.saysName(name)
-		}
+		nameWords, c.full = sp.nameSaid(rq, c.skill)
 		c.ev += rq.weight(c.wordsExact|nameWords) + stemOnlyWeight*rq.weight(c.wordsStem&^(c.wordsExact|nameWords))
 		c.ev = roundRelevance(c.ev)
 	}

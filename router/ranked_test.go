@@ -561,3 +561,31 @@ func TestRankedChallenge(t *testing.T) {
 		t.Errorf("limit 1: got %+v, want one match", got)
 	}
 }
+
+// TestRelaxedNamedFirst: among relaxed matches, a skill whose whole name
+// the request says goes first, even when another skill's description
+// shares more of the request's words; without its name said, relevance
+// orders them.
+func TestRelaxedNamedFirst(t *testing.T) {
+	r := newTest(t, []Skill{
+		{Name: "cirq", Z: 1, Description: "Run quantum circuits on Google hardware; to run a circuit on IBM quantum machines use qiskit instead, or its runtime service"},
+		{Name: "qiskit", Z: 2, Description: "IBM quantum computing framework: circuits and the runtime service"},
+		{Name: "tree-view", Z: 3, Description: "Draw a phylogenetic tree as a picture"},
+		{Name: "tree-build", Z: 4, Description: "Build a phylogenetic tree from aligned sequences"},
+	}, nil)
+	tests := []struct{ text, first string }{
+		{"run my circuit on IBM quantum with qiskit runtime", "qiskit"},
+		{"run my circuit on IBM quantum hardware", "cirq"},
+		{"I want a tree build from my phylogenetic data, then a picture", "tree-build"},
+	}
+	for _, tt := range tests {
+		got := route(t, r, tt.text, nil)
+		if len(got) == 0 || got[0].Name != tt.first || got[0].Tier != TierRelaxed {
+			t.Errorf("%q: got %s, want %s first, relaxed", tt.text, brief(got), tt.first)
+		}
+	}
+	// The first request draws both; relevance alone puts cirq first.
+	if got := route(t, r, tests[0].text, nil); len(got) < 2 {
+		t.Errorf("%q: got %s, want both quantum skills", tests[0].text, brief(got))
+	}
+}

@@ -13,35 +13,53 @@ import (
 // relaxed finds skills for a request that hit no trigger phrase, from
 // bleve relevance over all fields, keeping those within RelaxedThreshold
 // of the best-scoring skill and with at least RelaxedEvidence and two
-// request words (docs/architecture.md §5).
-func (r *Router) relaxed(ctx context.Context, text string, limit int) ([]Match, error) {
+// request words (docs/architecture.md §5). Among those kept, the skills
+// whose whole name the request says (rq, as routeRanked read it) come
+// first, in relevance order: "run it on IBM Quantum with Qiskit Runtime"
+// asks for the skill named qiskit, whatever another skill's description
+// says about IBM.
+func (r *Router) relaxed(ctx context.Context, text string, limit int, sp *specifics, rq request) ([]Match, error) {
 	want := limit
 	if want == 0 {
 		want = relaxedLimit
 	}
-	out, _, err := r.relaxedSearch(ctx, text, want)
-	return out, err
+	out, skills, _, err := r.relaxedSearch(ctx, text, want)
+	if err != nil || len(out) < 2 {
+		return out, err
+	}
+	named := make([]Match, 0, len(out))
+	rest := make([]Match, 0, len(out))
+	for i, m := range out {
+		if _, full := sp.nameSaid(rq, skills[i]); full {
+			named = append(named, m)
+		} else {
+			rest = append(rest, m)
+		}
+	}
+	return append(named, rest...), nil
 }
 
-// relaxedSearch is relaxed for want matches; it also returns the search
-// hits they were chosen from, best first.
-func (r *Router) relaxedSearch(ctx context.Context, text string, want int) ([]Match, []scored, error) {
+// relaxedSearch is relaxed for want matches, without the named skills
+// first; it also returns the matches' skill positions and the search hits
+// they were chosen from, best first.
+func (r *Router) relaxedSearch(ctx context.Context, text string, want int) ([]Match, []int, []scored, error) {
 	out := []Match{}
 	if r.idx == nil {
-		return out, nil, nil
+		return out, nil, nil, nil
 	}
 	a := analyze(r.an, text, true)
 	q := relevanceQuery(a)
 	if q == nil {
-		return out, nil, nil
+		return out, nil, nil, nil
 	}
+	var skills []int
 	// The index never holds more hits than skills, and bleve allocates
 	// its hit pool to the requested size on every search, so a small
 	// agent asks for no more than it has: same hits, less garbage.
 	pool := min(want*relaxedPool, max(r.src.Len(), 1))
 	res, err := searchTies(ctx, r.idx, q, pool, r.src.Len())
 	if err != nil || len(res) == 0 {
-		return out, res, err
+		return out, nil, res, err
 	}
 	cut := res[0].score * r.opts.RelaxedThreshold
 	for _, h := range res {
@@ -57,8 +75,9 @@ func (r *Router) relaxedSearch(ctx context.Context, text string, want int) ([]Ma
 			continue
 		}
 		out = append(out, Match{Name: s.Name, Z: s.Z, Relevance: h.score, Hits: words, Tier: TierRelaxed})
+		skills = append(skills, h.skill)
 	}
-	return out, res, nil
+	return out, skills, res, nil
 }
 
 // evidence is the summed boosts of the (field, term) pairs of the request
