@@ -19,7 +19,9 @@
 // skills use outweighs one many use; names.go), then by bleve BM25
 // relevance, then z. When nothing hits or is named it returns relaxed
 // matches found by relevance alone, which must contain at least two request
-// words and enough weighted evidence (Options.RelaxedEvidence). A leader
+// words and enough weighted evidence (Options.RelaxedEvidence, or the
+// lower RelaxedEvidenceUntriggered for a skill without triggers); a skill
+// whose whole name the request says leads them. A leader
 // found only through the stems of one phrase in a long request is
 // challenged by the best relaxed match, which goes first when it accounts
 // for four of the request's words and is more relevant (routeRanked).

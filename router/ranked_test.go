@@ -589,3 +589,25 @@ func TestRelaxedNamedFirst(t *testing.T) {
 		t.Errorf("%q: got %s, want both quantum skills", tests[0].text, brief(got))
 	}
 }
+
+// TestRelaxedUntriggered: two description words are enough evidence for
+// a skill without trigger phrases, not for one whose triggers all missed.
+func TestRelaxedUntriggered(t *testing.T) {
+	skills := []Skill{
+		{Name: "scan-anonymizer", Z: 1, Description: "Read and anonymize DICOM medical image headers"},
+		{Name: "notes", Z: 2, Description: "Keep meeting notes tidy"},
+	}
+	text := "strip the patient names from these dicom headers"
+	if got := route(t, newTest(t, skills, nil), text, nil); len(got) == 0 || got[0].Name != "scan-anonymizer" || got[0].Tier != TierRelaxed {
+		t.Errorf("no triggers: got %s, want scan-anonymizer, relaxed", brief(got))
+	}
+	skills[0].Triggers = []string{"anonymize a scan"}
+	if got := route(t, newTest(t, skills, nil), text, nil); len(got) != 0 {
+		t.Errorf("with triggers that miss: got %s, want nothing", brief(got))
+	}
+	o := &Options{RelaxedEvidenceUntriggered: DefaultRelaxedEvidence}
+	skills[0].Triggers = nil
+	if got := route(t, newTest(t, skills, o), text, nil); len(got) != 0 {
+		t.Errorf("untriggered bar raised to %v: got %s, want nothing", DefaultRelaxedEvidence, brief(got))
+	}
+}

@@ -12,8 +12,9 @@ import (
 
 // relaxed finds skills for a request that hit no trigger phrase, from
 // bleve relevance over all fields, keeping those within RelaxedThreshold
-// of the best-scoring skill and with at least RelaxedEvidence and two
-// request words (docs/architecture.md §5). Among those kept, the skills
+// of the best-scoring skill and with at least RelaxedEvidence (a skill
+// without triggers: RelaxedEvidenceUntriggered) and two request words
+// (docs/architecture.md §5). Among those kept, the skills
 // whose whole name the request says (rq, as routeRanked read it) come
 // first, in relevance order: "run it on IBM Quantum with Qiskit Runtime"
 // asks for the skill named qiskit, whatever another skill's description
@@ -71,7 +72,11 @@ func (r *Router) relaxedSearch(ctx context.Context, text string, want int) ([]Ma
 		}
 		s := r.src.Skill(h.skill)
 		weight, words := r.evidence(a, &s)
-		if weight < r.opts.RelaxedEvidence || len(words) < relaxedMinWords {
+		bar := r.opts.RelaxedEvidence
+		if len(s.Triggers) == 0 {
+			bar = r.opts.RelaxedEvidenceUntriggered
+		}
+		if weight < bar || len(words) < relaxedMinWords {
 			continue
 		}
 		out = append(out, Match{Name: s.Name, Z: s.Z, Relevance: h.score, Hits: words, Tier: TierRelaxed})

@@ -51,6 +51,14 @@ const (
 	// trigger term is 3, a name term or a word of the tool's command, its
 	// binary and subcommands, 2, a description term 1, an input name 0.5).
 	DefaultRelaxedEvidence = 3
+	// DefaultRelaxedEvidenceUntriggered is the least evidence a relaxed
+	// match needs when the skill has no trigger phrases (most Agent Skills
+	// folders): its name, command and description are all it offers, so
+	// two of its description words, or one of its name and one of its
+	// description, are as much as a short request can show. A skill with
+	// triggers was passed over by every one of them before the relaxed
+	// tier ran, and needs the stronger bar.
+	DefaultRelaxedEvidenceUntriggered = 2
 )
 
 // Skill is what the router indexes about one skill. The router does not
@@ -117,6 +125,10 @@ type Options struct {
 	// RelaxedEvidence is the least evidence a relaxed match needs (default
 	// DefaultRelaxedEvidence; see there).
 	RelaxedEvidence float64
+	// RelaxedEvidenceUntriggered is RelaxedEvidence for a skill without
+	// trigger phrases (default DefaultRelaxedEvidenceUntriggered; see
+	// there).
+	RelaxedEvidenceUntriggered float64
 	// Progress, when set, is called as an index build proceeds with the
 	// number of skills indexed so far and the total. Default nil.
 	Progress func(done, total int)
@@ -152,6 +164,9 @@ func (o *Options) withDefaults() Options {
 	}
 	if v.RelaxedThreshold == 0 {
 		v.RelaxedThreshold = DefaultRelaxedThreshold
+	}
+	if v.RelaxedEvidenceUntriggered == 0 {
+		v.RelaxedEvidenceUntriggered = DefaultRelaxedEvidenceUntriggered
 	}
 	if v.RelaxedEvidence == 0 {
 		v.RelaxedEvidence = DefaultRelaxedEvidence
