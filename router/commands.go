@@ -41,19 +41,10 @@ func (sp *specifics) readCommands(src Source) (cmds csrLists, stop []bool) {
 		if tool := src.Skill(i).Tool; tool != "" {
 			toks = appendCommandTokens(toks[:0], tool)
 			for k, tok := range toks {
-				id, ok := tokID[tok]
-				if !ok {
-					st := stem(tok)
-					if id, ok = sp.id(st); !ok {
-						id = uint32(len(sp.x.stems.ids) + len(sp.extra))
-						sp.extra[st] = id
-					}
-					tokID[strings.Clone(tok)] = id
-				}
 				if k == 0 {
 					stop[i] = stopWords[tok]
 				}
-				cmds.items = append(cmds.items, id)
+				cmds.items = append(cmds.items, sp.wordID(tokID, tok))
 			}
 		}
 		cmds.start = append(cmds.start, uint32(len(cmds.items)))

@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/bits"
 	"slices"
+	"strings"
 
 	"github.com/blevesearch/bleve/v2/analysis"
 	"github.com/blevesearch/bleve/v2/analysis/lang/en"
@@ -96,6 +97,23 @@ func buildSpecifics(src Source, x *phraseIndex) *specifics {
 	return sp
 }
 
+// wordID is the id of tok's stem, given one past the phrase vocabulary
+// (in extra) when no phrase uses it. memo keeps each token's id, so a word
+// repeated across skills is stemmed and looked up once.
+func (sp *specifics) wordID(memo map[string]uint32, tok string) uint32 {
+	if id, ok := memo[tok]; ok {
+		return id
+	}
+	st := stem(tok)
+	id, ok := sp.id(st)
+	if !ok {
+		id = uint32(len(sp.x.stems.ids) + len(sp.extra))
+		sp.extra[st] = id
+	}
+	memo[strings.Clone(tok)] = id
+	return id
+}
+
 // readNames reads every skill's name as stems, so "run-tests" is {run,
 // test}. Names repeat their words, so each distinct word is stemmed and
 // looked up once.
@@ -110,15 +128,7 @@ func (sp *specifics) readNames(src Source) {
 		start := len(sp.names.items)
 		toks = appendTokens(toks[:0], name)
 		for _, tok := range toks {
-			id, ok := tokID[tok]
-			if !ok {
-				st := stem(tok)
-				if id, ok = sp.id(st); !ok {
-					id = uint32(len(sp.x.stems.ids) + len(sp.extra))
-					sp.extra[st] = id
-				}
-				tokID[tok] = id
-			}
+			id := sp.wordID(tokID, tok)
 			if !slices.Contains(sp.names.items[start:], id) {
 				sp.names.items = append(sp.names.items, id)
 			}
