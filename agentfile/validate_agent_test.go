@@ -5,10 +5,9 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
-	"runtime"
 	"testing"
 
-	"github.com/agent3md/agent3md/internal/raceflag"
+	"github.com/agent3md/agent3md/internal/allocs"
 	"github.com/agent3md/agent3md/internal/synth"
 )
 
@@ -53,7 +52,7 @@ func TestValidateAgentReadsNoSecondAgent(t *testing.T) {
 	if testing.Short() {
 		t.Skip("generates a synthetic agent")
 	}
-	if raceflag.Enabled {
+	if allocs.RaceEnabled {
 		t.Skip("compares allocations, which the race detector inflates unevenly")
 	}
 	src, err := os.ReadFile(synth.Path(t, 2000))
@@ -65,27 +64,11 @@ func TestValidateAgentReadsNoSecondAgent(t *testing.T) {
 		t.Fatal(err)
 	}
 	info := cat.Agent()
-	reading := allocated(func() { cat.Agent() })
-	with := allocated(func() { ValidateAgent(cat, info) })
-	without := allocated(func() { Validate(cat) })
+	reading := allocs.Bytes(func() { cat.Agent() })
+	with := allocs.Bytes(func() { ValidateAgent(cat, info) })
+	without := allocs.Bytes(func() { Validate(cat) })
 	t.Logf("one reading %d KB; Validate %d KB, ValidateAgent %d KB", reading>>10, without>>10, with>>10)
 	if with+reading/2 > without {
 		t.Errorf("ValidateAgent allocated %d bytes, Validate %d: the difference is less than half a reading of the catalog (%d bytes)", with, without, reading)
 	}
-}
-
-// allocated returns the heap bytes f allocates: the least of three
-// measurements, since other goroutines (a test's background work, the
-// runtime's own) can only add to the process-wide count.
-func allocated(f func()) uint64 {
-	least := ^uint64(0)
-	for range 3 {
-		var before, after runtime.MemStats
-		runtime.GC()
-		runtime.ReadMemStats(&before)
-		f()
-		runtime.ReadMemStats(&after)
-		least = min(least, after.TotalAlloc-before.TotalAlloc)
-	}
-	return least
 }

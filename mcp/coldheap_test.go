@@ -13,7 +13,7 @@ import (
 	"testing"
 
 	"github.com/agent3md/agent3md/agentfile"
-	"github.com/agent3md/agent3md/internal/raceflag"
+	"github.com/agent3md/agent3md/internal/allocs"
 	"github.com/agent3md/agent3md/internal/synth"
 	"github.com/agent3md/agent3md/loader"
 	"github.com/agent3md/agent3md/router"
@@ -196,31 +196,15 @@ func TestFindingsReuseTheReading(t *testing.T) {
 	if testing.Short() {
 		t.Skip("generates a synthetic agent")
 	}
-	if raceflag.Enabled {
+	if allocs.RaceEnabled {
 		t.Skip("compares allocations, which the race detector inflates unevenly")
 	}
 	a := openSynth(t, 2000)
 	cat := a.Catalog()
-	reading := allocatedBy(func() { cat.Agent() })
-	ours := allocatedBy(func() { validationErrors(a) })
-	again := allocatedBy(func() { agentfile.Validate(cat) })
+	reading := allocs.Bytes(func() { cat.Agent() })
+	ours := allocs.Bytes(func() { validationErrors(a) })
+	again := allocs.Bytes(func() { agentfile.Validate(cat) })
 	if ours+reading/2 > again {
 		t.Errorf("validationErrors allocated %d bytes, agentfile.Validate %d, one reading of the catalog %d: the findings read the catalog again", ours, again, reading)
 	}
-}
-
-// allocatedBy returns the heap bytes f allocates: the least of three
-// measurements, since other goroutines (a test's background work, the
-// runtime's own) can only add to the process-wide count.
-func allocatedBy(f func()) uint64 {
-	least := ^uint64(0)
-	for range 3 {
-		var before, after runtime.MemStats
-		runtime.GC()
-		runtime.ReadMemStats(&before)
-		f()
-		runtime.ReadMemStats(&after)
-		least = min(least, after.TotalAlloc-before.TotalAlloc)
-	}
-	return least
 }
