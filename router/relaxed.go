@@ -28,16 +28,17 @@ func (r *Router) relaxed(ctx context.Context, text string, limit int, sp *specif
 	if err != nil || len(out) < 2 {
 		return out, err
 	}
-	named := make([]Match, 0, len(out))
-	rest := make([]Match, 0, len(out))
-	for i, m := range out {
+	// A stable partition in place: out[:k] are the named ones so far.
+	k := 0
+	for i := range out {
 		if _, full := sp.nameSaid(rq, skills[i]); full {
-			named = append(named, m)
-		} else {
-			rest = append(rest, m)
+			m := out[i]
+			copy(out[k+1:i+1], out[k:i])
+			out[k] = m
+			k++
 		}
 	}
-	return append(named, rest...), nil
+	return out, nil
 }
 
 // relaxedSearch is relaxed for want matches, without the named skills
