@@ -1,0 +1,151 @@
+package router
+
+import (
+	_ "embed"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"unicode"
+)
+
+// The domain thesaurus (thesaurus.txt, docs/architecture.md §5): groups of
+// words users say interchangeably for one intent. Ranked routing reads it
+// to widen a request that hit no trigger phrase (synonyms.go); spec
+// routing never does.
+
+//go:embed thesaurus.txt
+var thesaurusText string
+
+// thesaurus is the parsed thesaurus: groups of members and, to find them
+// in a request, the groups of each one-word member by stem and the
+// members of several words by the stem of their first word.
+type thesaurus struct {
+	groups [][]synMember
+	// single maps the stem of a one-word member to its groups.
+	single map[string][]uint32
+	// multi maps the first stem of a member of several words to the
+	// members that start with it.
+	multi map[string][]synRef
+}
+
+// synMember is one member of a group: its words as written and their
+// Porter stems, as the phrase index and the index's analyzer stem them.
+type synMember struct {
+	words []string
+	stems []string
+}
+
+// synRef is member m of group g.
+type synRef struct{ g, m uint32 }
+
+// Limits on the thesaurus file: it is ours and embedded, but the parser
+// holds to them so that an edit gone wrong fails a test, not a route.
+const (
+	maxThesaurusLine   = 1024 // bytes per line
+	maxGroupMembers    = 40   // members per group
+	maxMemberWords     = 5    // words per member
+	maxThesaurusGroups = 4096
+)
+
+// thesaurusError is a line of the thesaurus that does not parse.
+type thesaurusError struct {
+	line int
+	msg  string
+}
+
+func (e *thesaurusError) Error() string {
+	return fmt.Sprintf("router: thesaurus.txt line %d: %s", e.line, e.msg)
+}
+
+// parseThesaurus reads text in the format thesaurus.txt's header
+// describes. Every member must be lower case, letters, digits and single
+// spaces between words; a group needs two members, and no two members of
+// one group may have the same stems (a plural beside its singular says
+// nothing the stemmer does not).
+func parseThesaurus(text string) (*thesaurus, error) {
+	th := &thesaurus{single: map[string][]uint32{}, multi: map[string][]synRef{}}
+	for n, line := range strings.Split(text, "\n") {
+		n++ // lines count from 1
+		if len(line) > maxThesaurusLine {
+			return nil, &thesaurusError{n, fmt.Sprintf("%d bytes, over the limit of %d", len(line), maxThesaurusLine)}
+		}
+		line = strings.TrimSpace(line)
+		if line == "" || line[0] == '#' {
+			continue
+		}
+		if len(th.groups) == maxThesaurusGroups {
+			return nil, &thesaurusError{n, fmt.Sprintf("more than %d groups", maxThesaurusGroups)}
+		}
+		group, err := parseGroup(line)
+		if err != nil {
+			return nil, &thesaurusError{n, err.Error()}
+		}
+		g := uint32(len(th.groups))
+		th.groups = append(th.groups, group)
+		for m, mem := range group {
+			if len(mem.stems) == 1 {
+				th.single[mem.stems[0]] = append(th.single[mem.stems[0]], g)
+			} else {
+				th.multi[mem.stems[0]] = append(th.multi[mem.stems[0]], synRef{g, uint32(m)})
+			}
+		}
+	}
+	return th, nil
+}
+
+// parseGroup reads one line's comma-separated members.
+func parseGroup(line string) ([]synMember, error) {
+	parts := strings.Split(line, ",")
+	if len(parts) < 2 {
+		return nil, fmt.Errorf("a group needs at least two members separated by commas")
+	}
+	if len(parts) > maxGroupMembers {
+		return nil, fmt.Errorf("%d members, over the limit of %d", len(parts), maxGroupMembers)
+	}
+	group := make([]synMember, 0, len(parts))
+	for i, p := range parts {
+		p = strings.TrimSpace(p)
+		if p == "" {
+			return nil, fmt.Errorf("member %d is empty", i+1)
+		}
+		for _, r := range p {
+			if r != ' ' && !isWordRune(r) || unicode.IsUpper(r) {
+				return nil, fmt.Errorf("member %d %q: only lower-case letters, digits and spaces", i+1, p)
+			}
+		}
+		words := strings.Fields(p)
+		if strings.Join(words, " ") != p {
+			return nil, fmt.Errorf("member %d %q: words are separated by one space", i+1, p)
+		}
+		if len(words) > maxMemberWords {
+			return nil, fmt.Errorf("member %d %q: %d words, over the limit of %d", i+1, p, len(words), maxMemberWords)
+		}
+		mem := synMember{words: words, stems: make([]string, len(words))}
+		for k, w := range words {
+			mem.stems[k] = stem(w)
+		}
+		for _, o := range group {
+			if slices.Equal(o.stems, mem.stems) {
+				return nil, fmt.Errorf("member %d %q has the stems of %q: keep one", i+1, p, strings.Join(o.words, " "))
+			}
+		}
+		group = append(group, mem)
+	}
+	return group, nil
+}
+
+// thesaurusOnce parses the embedded thesaurus the first time a Ranked
+// route needs it.
+var thesaurusOnce = sync.OnceValue(func() *thesaurus {
+	th, err := parseThesaurus(thesaurusText)
+	if err != nil {
+		// TestThesaurusParses keeps this from shipping; should it happen,
+		// routing goes on without synonyms rather than failing.
+		return &thesaurus{}
+	}
+	return th
+})
+
+// String is the member as written.
+func (m synMember) String() string { return strings.Join(m.words, " ") }

@@ -1,0 +1,74 @@
+package router
+
+import (
+	"slices"
+	"strings"
+	"testing"
+)
+
+// TestThesaurusParses holds the embedded thesaurus to its format: it
+// parses, every group has distinct members (by stem), no group repeats
+// another or is contained in one (it would only add weight to words
+// another line already joins), and it is large enough to be the broad
+// domain list it claims to be.
+func TestThesaurusParses(t *testing.T) {
+	th, err := parseThesaurus(thesaurusText)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(th.groups) < 150 {
+		t.Errorf("%d groups, want the broad list of at least 150", len(th.groups))
+	}
+	keys := make([][]string, len(th.groups))
+	for i, g := range th.groups {
+		for _, m := range g {
+			keys[i] = append(keys[i], strings.Join(m.stems, " "))
+		}
+		slices.Sort(keys[i])
+	}
+	for i := range keys {
+		for j := range keys {
+			if i != j && subset(keys[i], keys[j]) && (len(keys[i]) < len(keys[j]) || i < j) {
+				t.Errorf("group %q is contained in group %q: merge them", th.groups[i], th.groups[j])
+			}
+		}
+	}
+	if got := thesaurusOnce(); len(got.groups) != len(th.groups) {
+		t.Errorf("the router's thesaurus has %d groups, the file %d", len(got.groups), len(th.groups))
+	}
+}
+
+// subset reports whether sorted a is within sorted b.
+func subset(a, b []string) bool {
+	for _, x := range a {
+		if _, ok := slices.BinarySearch(b, x); !ok {
+			return false
+		}
+	}
+	return true
+}
+
+func TestParseThesaurusErrors(t *testing.T) {
+	for _, c := range []struct{ text, want string }{
+		{"deploy", "line 1: a group needs at least two members"},
+		{"# c\n\ndeploy, Ship", `line 3: member 2 "Ship": only lower-case`},
+		{"deploy, , ship", "line 1: member 2 is empty"},
+		{"deploy,  roll  out", `words are separated by one space`},
+		{"test, tests", `member 2 "tests" has the stems of "test"`},
+		{"a, b c d e f g", "6 words, over the limit of 5"},
+		{"ship, déploy!", "only lower-case letters"},
+		{strings.Repeat("a", 2000), "over the limit of 1024"},
+	} {
+		_, err := parseThesaurus(c.text)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("parseThesaurus(%.40q) = %v, want an error with %q", c.text, err, c.want)
+		}
+	}
+	th, err := parseThesaurus("# comment\n\n  deploy, ship, roll out  \n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(th.groups) != 1 || len(th.single[stem("deploy")]) != 1 || len(th.multi["roll"]) != 1 {
+		t.Errorf("parsed %+v", th)
+	}
+}
