@@ -24,9 +24,17 @@ func (r *Router) relaxed(ctx context.Context, text string, limit int, sp *specif
 	if want == 0 {
 		want = relaxedLimit
 	}
-	out, skills, _, err := r.relaxedSearch(ctx, text, want)
-	if err != nil || len(out) < 2 {
+	// Only here, with no phrase hit and nothing named, may synonyms widen
+	// the request (synonyms.go).
+	toks := appendTokens(nil, text)
+	ex := expand(toks, stemsOf(toks), r.indexHas)
+	out, skills, res, err := r.relaxedSearchWith(ctx, text, want, ex)
+	if err != nil {
 		return out, err
+	}
+	out, skills = r.synonymFirst(sp, text, toks, ex, out, skills, res, want)
+	if len(out) < 2 {
+		return out, nil
 	}
 	// A stable partition in place: out[:k] are the named ones so far.
 	k := 0
@@ -45,12 +53,18 @@ func (r *Router) relaxed(ctx context.Context, text string, limit int, sp *specif
 // first; it also returns the matches' skill positions and the search hits
 // they were chosen from, best first.
 func (r *Router) relaxedSearch(ctx context.Context, text string, want int) ([]Match, []int, []scored, error) {
+	return r.relaxedSearchWith(ctx, text, want, nil)
+}
+
+// relaxedSearchWith is relaxedSearch for a request widened by ex (nil:
+// as written).
+func (r *Router) relaxedSearchWith(ctx context.Context, text string, want int, ex *expansion) ([]Match, []int, []scored, error) {
 	out := []Match{}
 	if r.idx == nil {
 		return out, nil, nil, nil
 	}
 	a := analyze(r.an, text, true)
-	q := relevanceQuery(a)
+	q := expandQuery(relevanceQuery(a), ex)
 	if q == nil {
 		return out, nil, nil, nil
 	}
@@ -72,26 +86,45 @@ func (r *Router) relaxedSearch(ctx context.Context, text string, want int) ([]Ma
 			continue
 		}
 		s := r.src.Skill(h.skill)
-		weight, words := r.evidence(a, &s)
+		ev := r.evidence(a, &s, ex)
 		bar := r.opts.RelaxedEvidence
 		if len(s.Triggers) == 0 {
 			bar = r.opts.RelaxedEvidenceUntriggered
 		}
-		if weight < bar || len(words) < relaxedMinWords {
+		if !ev.enough(bar) {
 			continue
 		}
-		out = append(out, Match{Name: s.Name, Z: s.Z, Relevance: h.score, Hits: words, Tier: TierRelaxed})
+		out = append(out, Match{Name: s.Name, Z: s.Z, Relevance: h.score, Hits: ev.words, Tier: TierRelaxed})
 		skills = append(skills, h.skill)
 	}
 	return out, skills, res, nil
 }
 
-// evidence is the summed boosts of the (field, term) pairs of the request
-// that skill s contains, and the request words behind them in request
-// order.
-func (r *Router) evidence(a analyzed, s *Skill) (float64, []string) {
-	var weight float64
-	matched := map[string]bool{}
+// relaxedEvidence is what a skill's fields hold of a request: the summed
+// boosts of the (field, term) pairs of the request the skill contains
+// (weight), what synonyms add to that (syn, see
+// expansion.fieldEvidence), the request words behind either in request
+// order, and how many of those the skill holds as written (own).
+type relaxedEvidence struct {
+	weight, syn float64
+	words       []string
+	own         int
+}
+
+// enough reports whether the evidence makes a relaxed match against bar:
+// relaxedMinWords request words, at least one of them met as written (a
+// request whose words a skill holds only through synonyms is not about
+// that skill), and weight, synonyms counted, up to bar.
+func (ev relaxedEvidence) enough(bar float64) bool {
+	return ev.weight+ev.syn >= bar && len(ev.words) >= relaxedMinWords && ev.own > 0
+}
+
+// evidence is the relaxedEvidence of skill s for the analysed request a,
+// widened by ex (nil: as written).
+func (r *Router) evidence(a analyzed, s *Skill, ex *expansion) relaxedEvidence {
+	var weight, syn float64
+	matched := map[string]bool{} // request words the skill holds as written
+	viaSyn := map[string]bool{}  // and those it holds only through synonyms
 	for _, f := range fields {
 		terms := a.text
 		if f.analyzer == exactAnalyzer {
@@ -117,14 +150,18 @@ func (r *Router) evidence(a analyzed, s *Skill) (float64, []string) {
 				matched[t.word] = true
 			}
 		}
+		syn += ex.fieldEvidence(have, f.weight, terms, viaSyn)
 	}
-	var words []string
+	ev := relaxedEvidence{weight: weight, syn: syn}
 	for _, t := range a.exact { // every request word, in request order
-		if matched[t.word] && !slices.Contains(words, t.word) {
-			words = append(words, t.word)
+		if (matched[t.word] || viaSyn[t.word]) && !slices.Contains(ev.words, t.word) {
+			ev.words = append(ev.words, t.word)
+			if matched[t.word] {
+				ev.own++
+			}
 		}
 	}
-	return weight, words
+	return ev
 }
 
 // maxTieHits bounds how far searchTies widens a search to settle a tie.

@@ -1,0 +1,408 @@
+package router
+
+import (
+	"cmp"
+	"slices"
+	"strings"
+
+	"github.com/blevesearch/bleve/v2/search/query"
+)
+
+// Synonym expansion (docs/architecture.md §5, "Synonyms"). Most requests
+// that reach the relaxed tier miss because the user says a word no field
+// of the right skill uses: "ship cart" to a skill that deploys, "draw daily
+// signups" to one that charts, "what is the service printing" to one that
+// tails logs. The thesaurus (thesaurus.txt) joins such words. Only a
+// Ranked route that hit no phrase, through words or stems, and named no
+// skill reads it (relaxed), so it can neither demote a phrase hit (spec's
+// answer or a stem hit) nor touch Spec routing. There, each request word
+// brings the other members of its groups that the agent's index holds,
+// and they always count for less than the words the user wrote:
+//
+//   - synonym hits: a skill whose trigger phrase or name the request
+//     covers once one of its words is read as a synonym ("ship" covers
+//     a trigger "deploy"; "update cobra" covers "upgrade") is offered as
+//     a relaxed match, the user still to confirm it, if it accounts for
+//     two request words, one as written, like any relaxed match. It goes
+//     ahead of the matches found by relevance alone unless one of those
+//     accounts for more request words (synonymFirst);
+//   - for a request word the index does not hold (a vocabulary gap), the
+//     relaxed search adds its synonyms as term queries boosted by
+//     synonymBoost, and evidence counts a field that holds one of them at
+//     synonymWeight of the field's weight, once per request word. A word
+//     the index holds is searched as written: its synonyms would only blur
+//     which skills hold it (measured: they reordered right answers);
+//   - a relaxed match needs one request word met as written: a request
+//     whose words a skill holds only through synonyms ("refund this
+//     customer" against "returning users") is not about that skill.
+
+// synonymWeight is how much a request word met only through a synonym
+// counts, against the same word met as written: a synonym is the user's
+// intent as the thesaurus reads it, weaker evidence than their own word.
+const synonymWeight = 0.5
+
+// synonymBoost is the boost of a synonym's term in the relaxed search,
+// lower than synonymWeight: BM25 adds up every term a skill holds, and a
+// word with several synonyms in one skill's fields would otherwise weigh
+// more than the word itself (the dev sets measured 0.15-0.25 best, 0.5
+// reordering relevance-only matches that were right).
+const synonymBoost = 0.25
+
+// maxSynonymTerms bounds the stems one request adds, so that a long
+// request of common words cannot grow its search without limit.
+const maxSynonymTerms = 64
+
+// expansion is what the thesaurus adds to one request.
+type expansion struct {
+	syn []synTerm
+}
+
+// synTerm is a stem a request word brings through the thesaurus.
+type synTerm struct {
+	stem string
+	word string // the request word it came from, as written (lowercased)
+	// gap marks a synonym of a word the agent's index does not hold: a
+	// vocabulary gap, which the relaxed search and its evidence bridge.
+	// A word the index holds is searched as written; its synonyms would
+	// only blur which skills hold it.
+	gap bool
+}
+
+// expand reads the request's tokens and their stems against the
+// thesaurus: each one-word member met by its stem and each member of
+// several words met as adjacent stems brings the stems of the other
+// members of its group, except those the request already has and stop
+// words (the "to" of "push to production"), which the index drops and
+// which would let a synonym complete any phrase with a "to" in it. It
+// returns nil when the request meets no group.
+func expand(toks, stems []string, has func(term string) bool) *expansion {
+	th := thesaurusOnce()
+	if len(th.groups) == 0 {
+		return nil
+	}
+	var ex *expansion
+	add := func(g uint32, word string, gap bool) {
+		for _, m := range th.groups[g] {
+			for k, st := range m.stems {
+				if len(ex.syn) == maxSynonymTerms || stopWords[m.words[k]] || slices.Contains(stems, st) ||
+					slices.ContainsFunc(ex.syn, func(t synTerm) bool { return t.stem == st }) || !has(st) {
+					continue
+				}
+				ex.syn = append(ex.syn, synTerm{stem: st, word: word, gap: gap})
+			}
+		}
+	}
+	for i, st := range stems {
+		if stopWords[toks[i]] {
+			continue
+		}
+		for _, g := range th.single[st] {
+			if ex == nil {
+				ex = &expansion{}
+			}
+			add(g, toks[i], !has(st))
+		}
+		for _, ref := range th.multi[st] {
+			m := th.groups[ref.g][ref.m]
+			if i+len(m.stems) > len(stems) || !slices.Equal(stems[i:i+len(m.stems)], m.stems) {
+				continue
+			}
+			if ex == nil {
+				ex = &expansion{}
+			}
+			word := toks[i] // the first content word of the span names it
+			for _, tok := range toks[i : i+len(m.stems)] {
+				if !stopWords[tok] {
+					word = tok
+					break
+				}
+			}
+			gap := false // a phrase is a gap when a word of it is
+			for _, st := range m.stems {
+				gap = gap || !has(st)
+			}
+			add(ref.g, word, gap)
+		}
+	}
+	if ex != nil && len(ex.syn) == 0 {
+		return nil
+	}
+	return ex
+}
+
+// expandQuery is q with the expansion's stems as term queries
+// boosted by synonymWeight.
+func expandQuery(q query.Query, ex *expansion) query.Query {
+	if ex == nil {
+		return q
+	}
+	var qs []query.Query
+	if q != nil {
+		qs = append(qs, q)
+	}
+	for _, t := range ex.syn {
+		if !t.gap {
+			continue
+		}
+		tq := query.NewTermQuery(t.stem)
+		tq.SetField(indexField)
+		tq.SetBoost(synonymBoost)
+		qs = append(qs, tq)
+	}
+	if len(qs) == 0 {
+		return nil
+	}
+	return query.NewDisjunctionQuery(qs)
+}
+
+// fieldEvidence is the evidence the expansion adds to one field of a
+// skill (its analysed terms in have, weight the field's): synonymWeight of
+// weight for each request word the field holds a synonym of but not the
+// word itself (terms, the request's own), once per word. It records the
+// words in matched.
+func (ex *expansion) fieldEvidence(have map[string]bool, weight float64, terms []term, matched map[string]bool) float64 {
+	if ex == nil {
+		return 0
+	}
+	var w float64
+	var done []string
+	for _, t := range ex.syn {
+		if !t.gap || !have[t.stem] || len(t.word) < 2 || slices.Contains(done, t.word) {
+			continue
+		}
+		if slices.ContainsFunc(terms, func(o term) bool { return o.word == t.word && have[o.term] }) {
+			continue // met as written: counted at full weight already
+		}
+		done = append(done, t.word)
+		w += synonymWeight * weight
+		matched[t.word] = true
+	}
+	return w
+}
+
+// synonymHit is a skill whose trigger phrases or name the request covers
+// with the help of synonyms.
+type synonymHit struct {
+	skill   int
+	phrases int // trigger phrases covered, plus one for the name
+	rel     float64
+	words   []string // content words of the request behind what was covered
+	own     bool     // one of them is the request's own, not a synonym's source
+}
+
+// synonymHits finds the skills whose trigger phrases or name the request
+// covers with its stems (toks, stems; adjacent pairs as one word too, as
+// phrase matching reads them) once one of its words is read as a synonym:
+// the stems of a phrase that the request lacks must all be synonyms of
+// one request word. One word swapped is what "ship the cart" for "deploy
+// the cart" is; two swapped at once ("refund" and "customer" making
+// "returning users") reads meaning into the request that it does not
+// have. Callers reach it only when no phrase hit without synonyms, so
+// every phrase it finds needs a synonym.
+func (r *Router) synonymHits(sp *specifics, toks, stems []string, ex *expansion) []synonymHit {
+	if ex == nil {
+		return nil
+	}
+	x := r.phrases
+	all := requestStems(toks, stems)
+	for _, t := range ex.syn {
+		all = append(all, t.stem)
+	}
+	ids := x.stems.lookup(nil, all)
+	// The ids of the synonyms' stems, each with its request word.
+	synIDs := map[uint32]string{}
+	for _, t := range ex.syn {
+		if id, ok := sp.id(t.stem); ok {
+			synIDs[id] = t.word
+		}
+	}
+	if len(synIDs) == 0 {
+		return nil
+	}
+	var hits []synonymHit
+	at := map[int]int{} // skill -> position in hits
+	hit := func(skill int, set []uint32) {
+		from := ""
+		for _, id := range set {
+			if w, ok := synIDs[id]; ok {
+				if from != "" && from != w {
+					return // synonyms of two request words
+				}
+				from = w
+			}
+		}
+		if from == "" {
+			return
+		}
+		k, ok := at[skill]
+		if !ok {
+			k = len(hits)
+			at[skill] = k
+			hits = append(hits, synonymHit{skill: skill})
+		}
+		h := &hits[k]
+		h.phrases++
+		for _, id := range set {
+			w := synIDs[id]
+			if w == "" {
+				w = ownWord(id, toks, stems, sp)
+				h.own = h.own || w != "" && !stopWords[w]
+			}
+			if w != "" && !stopWords[w] && !slices.Contains(h.words, w) {
+				h.words = append(h.words, w)
+			}
+		}
+	}
+	x.stems.each(ids, func(p uint32) { hit(int(x.skillOf[p]), sp.phraseStems(p)) })
+	// Names holding a synonym, every stem of them the request's or a
+	// synonym's.
+	have := map[uint32]bool{}
+	for _, st := range stems {
+		if id, ok := sp.id(st); ok {
+			have[id] = true
+		}
+	}
+	for id := range synIDs {
+		have[id] = true
+	}
+	for id := range synIDs {
+		for _, s := range sp.named.list(int(id)) {
+			name := sp.names.list(int(s))
+			if !slices.ContainsFunc(name, func(n uint32) bool { return !have[n] }) {
+				hit(int(s), name)
+			}
+		}
+	}
+	return hits
+}
+
+// ownWord is the request word whose stem has id, or "".
+func ownWord(id uint32, toks, stems []string, sp *specifics) string {
+	for i, st := range stems {
+		if sid, ok := sp.id(st); ok && sid == id {
+			return toks[i]
+		}
+	}
+	return ""
+}
+
+// synonymFirst puts the skills that synonymHits finds ahead of the relaxed
+// matches out (of skills, searched with the expansion; res are the
+// search's hits, for relevance), most phrases covered first, then by
+// relevance, then z, and keeps want matches. Like any relaxed match, a
+// skill found this way must account for relaxedMinWords request words,
+// one of them as written: those behind what it covered and those its
+// fields hold (evidence). A phrase of two words with one swapped has
+// them; a one-word trigger met through a synonym ("ship" for "deploy")
+// needs another request word the skill holds ("ship the cart service"
+// to a skill whose input is the service), which keeps "write a limerick
+// about cheese" from a skill that triggers on "compose".
+func (r *Router) synonymFirst(sp *specifics, text string, toks []string, ex *expansion, out []Match, skills []int, res []scored, want int) ([]Match, []int) {
+	if ex == nil {
+		return out, skills
+	}
+	hits := r.synonymHits(sp, toks, stemsOf(toks), ex)
+	if len(hits) == 0 {
+		return out, skills
+	}
+	var a analyzed
+	if r.an != nil {
+		a = analyze(r.an, text, true)
+	}
+	kept := hits[:0]
+	for _, h := range hits {
+		if r.an != nil {
+			s := r.src.Skill(h.skill)
+			ev := r.evidence(a, &s, ex)
+			h.own = h.own || ev.own > 0
+			for _, w := range ev.words {
+				if !slices.Contains(h.words, w) {
+					h.words = append(h.words, w)
+				}
+			}
+		}
+		if len(h.words) < relaxedMinWords || !h.own {
+			continue
+		}
+		for _, sc := range res {
+			if sc.skill == h.skill {
+				h.rel = sc.score
+				break
+			}
+		}
+		kept = append(kept, h)
+	}
+	hits = kept
+	if len(hits) == 0 {
+		return out, skills
+	}
+	slices.SortFunc(hits, func(a, b synonymHit) int {
+		return cmp.Or(cmp.Compare(b.phrases, a.phrases), cmp.Compare(b.rel, a.rel),
+			cmp.Compare(r.zRank[a.skill], r.zRank[b.skill]))
+	})
+	merged := make([]Match, 0, len(hits)+len(out))
+	mskills := make([]int, 0, len(hits)+len(out))
+	i, j := 0, 0
+	for len(merged) < want && (i < len(hits) || j < len(out)) {
+		if j < len(out) && slices.Contains(mskills, skills[j]) {
+			j++
+			continue
+		}
+		if i < len(hits) && (j == len(out) || !outweighs(out[j], hits[i])) {
+			h := hits[i]
+			name, z, _ := r.src.Phrases(h.skill)
+			merged = append(merged, Match{Name: name, Z: z, Relevance: h.rel, Hits: h.words, Tier: TierRelaxed})
+			mskills = append(mskills, h.skill)
+			i++
+			continue
+		}
+		if slices.Contains(mskills, skills[j]) {
+			j++
+			continue
+		}
+		merged = append(merged, out[j])
+		mskills = append(mskills, skills[j])
+		j++
+	}
+	return merged, mskills
+}
+
+// outweighs reports whether relaxed match m goes ahead of synonym hit h:
+// it accounts for more request words ("send my branch to the team on
+// GitHub so they can review it" is about the skill whose fields hold
+// send, branch, GitHub and review, not the one that reads "review" as a
+// synonym of its trigger), or as many and is more relevant.
+func outweighs(m Match, h synonymHit) bool {
+	return len(m.Hits) > len(h.words)
+}
+
+// indexHas reports whether the agent's index holds term; true when it
+// cannot tell (no index), so that nothing is left out for want of it.
+func (r *Router) indexHas(term string) bool {
+	switch s := r.scorer; {
+	case s == nil:
+		return true
+	case s.table != nil:
+		_, ok := s.table.postings(term)
+		return ok
+	case s.vocab != nil:
+		_, ok := s.vocab[term]
+		return ok
+	}
+	return true
+}
+
+// String shows an expansion in test failures.
+func (ex *expansion) String() string {
+	if ex == nil {
+		return "none"
+	}
+	var b strings.Builder
+	for i, t := range ex.syn {
+		if i > 0 {
+			b.WriteString(" ")
+		}
+		b.WriteString(t.word + ">" + t.stem)
+	}
+	return b.String()
+}
