@@ -41,6 +41,13 @@ import (
 // intent as the thesaurus reads it, weaker evidence than their own word.
 const synonymWeight = 0.5
 
+// synonymPhrases is how many of a skill's trigger phrases (or its name)
+// one request word must cover through synonyms to make a synonym hit on
+// its own: a skill that says the intent several ways ("upgrade", "bump")
+// is what "update cobra to v1.8" asks for, while a lone trigger met
+// through an everyday word ("write" for "compose") is no evidence.
+const synonymPhrases = 2
+
 // synonymBoost is the boost of a synonym's term in the relaxed search,
 // lower than synonymWeight: BM25 adds up every term a skill holds, and a
 // word with several synonyms in one skill's fields would otherwise weigh
@@ -117,9 +124,9 @@ func expand(toks, stems []string, has func(term string) bool) *expansion {
 					break
 				}
 			}
-			gap := false // a phrase is a gap when a word of it is
-			for _, st := range m.stems {
-				gap = gap || !has(st)
+			gap := false // a phrase is a gap when a word of it the index keeps is
+			for k, st := range m.stems {
+				gap = gap || !stopWords[m.words[k]] && !has(st)
 			}
 			add(ref.g, word, gap)
 		}
@@ -321,7 +328,7 @@ func (r *Router) synonymFirst(sp *specifics, text string, toks []string, ex *exp
 				}
 			}
 		}
-		if len(h.words) < relaxedMinWords || !h.own {
+		if (len(h.words) < relaxedMinWords || !h.own) && h.phrases < synonymPhrases {
 			continue
 		}
 		for _, sc := range res {
@@ -342,27 +349,28 @@ func (r *Router) synonymFirst(sp *specifics, text string, toks []string, ex *exp
 	})
 	merged := make([]Match, 0, len(hits)+len(out))
 	mskills := make([]int, 0, len(hits)+len(out))
-	i, j := 0, 0
-	for len(merged) < want && (i < len(hits) || j < len(out)) {
-		if j < len(out) && slices.Contains(mskills, skills[j]) {
-			j++
-			continue
+	taken := make([]bool, len(out))
+	add := func(m Match, skill int) {
+		if len(merged) < want && !slices.Contains(mskills, skill) {
+			merged = append(merged, m)
+			mskills = append(mskills, skill)
 		}
-		if i < len(hits) && (j == len(out) || !outweighs(out[j], hits[i])) {
-			h := hits[i]
-			name, z, _ := r.src.Phrases(h.skill)
-			merged = append(merged, Match{Name: name, Z: z, Relevance: h.rel, Hits: h.words, Tier: TierRelaxed})
-			mskills = append(mskills, h.skill)
-			i++
-			continue
+	}
+	for _, h := range hits {
+		// The relaxed matches that outweigh h go first, in their order.
+		for k := range out {
+			if !taken[k] && outweighs(out[k], h) {
+				taken[k] = true
+				add(out[k], skills[k])
+			}
 		}
-		if slices.Contains(mskills, skills[j]) {
-			j++
-			continue
+		name, z, _ := r.src.Phrases(h.skill)
+		add(Match{Name: name, Z: z, Relevance: h.rel, Hits: h.words, Tier: TierRelaxed}, h.skill)
+	}
+	for k := range out {
+		if !taken[k] {
+			add(out[k], skills[k])
 		}
-		merged = append(merged, out[j])
-		mskills = append(mskills, skills[j])
-		j++
 	}
 	return merged, mskills
 }
