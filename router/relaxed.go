@@ -28,11 +28,11 @@ func (r *Router) relaxed(ctx context.Context, text string, limit int, sp *specif
 	// the request (synonyms.go).
 	toks := appendTokens(nil, text)
 	ex := expand(toks, stemsOf(toks), r.indexHas)
-	out, skills, res, err := r.relaxedSearchWith(ctx, text, want, ex)
+	out, skills, _, err := r.relaxedSearchWith(ctx, text, want, ex)
 	if err != nil {
 		return out, err
 	}
-	out, skills = r.synonymFirst(sp, text, toks, ex, out, skills, res, want)
+	out, skills = r.synonymFirst(ctx, sp, text, toks, ex, out, skills, want)
 	if len(out) < 2 {
 		return out, nil
 	}

@@ -229,6 +229,7 @@ func FuzzRoute(f *testing.F) {
 	f.Add("Ärger melden|İstanbul", "ÄRGER melden in istanbul")
 	f.Add("a b c,,|", "c b a a")
 	f.Add("\xff\xfe|x²", "x 2 \xff")
+	f.Add("deploy,release a build|logs,tail the logs|compose", "ship the printing service, roll out and write it up")
 	f.Fuzz(func(t *testing.T, agent, text string) {
 		var skills []Skill
 		for i, part := range strings.Split(agent, "|") {

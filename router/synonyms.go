@@ -2,6 +2,7 @@ package router
 
 import (
 	"cmp"
+	"context"
 	"slices"
 	"strings"
 
@@ -294,9 +295,8 @@ func ownWord(id uint32, toks, stems []string, sp *specifics) string {
 }
 
 // synonymFirst puts the skills that synonymHits finds ahead of the relaxed
-// matches out (of skills, searched with the expansion; res are the
-// search's hits, for relevance), most phrases covered first, then by
-// relevance, then z, and keeps want matches. Like any relaxed match, a
+// matches out (of skills), most phrases covered first, then by relevance
+// (synonymRelevance), then z, and keeps want matches. Like any relaxed match, a
 // skill found this way must account for relaxedMinWords request words,
 // one of them as written: those behind what it covered and those its
 // fields hold (evidence). A phrase of two words with one swapped has
@@ -304,7 +304,7 @@ func ownWord(id uint32, toks, stems []string, sp *specifics) string {
 // needs another request word the skill holds ("ship the cart service"
 // to a skill whose input is the service), which keeps "write a limerick
 // about cheese" from a skill that triggers on "compose".
-func (r *Router) synonymFirst(sp *specifics, text string, toks []string, ex *expansion, out []Match, skills []int, res []scored, want int) ([]Match, []int) {
+func (r *Router) synonymFirst(ctx context.Context, sp *specifics, text string, toks []string, ex *expansion, out []Match, skills []int, want int) ([]Match, []int) {
 	if ex == nil {
 		return out, skills
 	}
@@ -331,18 +331,13 @@ func (r *Router) synonymFirst(sp *specifics, text string, toks []string, ex *exp
 		if (len(h.words) < relaxedMinWords || !h.own) && h.phrases < synonymPhrases {
 			continue
 		}
-		for _, sc := range res {
-			if sc.skill == h.skill {
-				h.rel = sc.score
-				break
-			}
-		}
 		kept = append(kept, h)
 	}
 	hits = kept
 	if len(hits) == 0 {
 		return out, skills
 	}
+	r.synonymRelevance(ctx, a, ex, hits)
 	slices.SortFunc(hits, func(a, b synonymHit) int {
 		return cmp.Or(cmp.Compare(b.phrases, a.phrases), cmp.Compare(b.rel, a.rel),
 			cmp.Compare(r.zRank[a.skill], r.zRank[b.skill]))
@@ -373,6 +368,35 @@ func (r *Router) synonymFirst(sp *specifics, text string, toks []string, ex *exp
 		}
 	}
 	return merged, mskills
+}
+
+// synonymRelevance sets the relevance of hits: bleve's BM25 for the
+// request's terms and every synonym of the expansion, unboosted, so that
+// a skill found through a synonym of a word the index holds (which the
+// relaxed search did not look for) is scored too, and the hits compare
+// among themselves.
+func (r *Router) synonymRelevance(ctx context.Context, a analyzed, ex *expansion, hits []synonymHit) {
+	if r.scorer == nil {
+		return
+	}
+	terms := slices.Clone(a.text)
+	for _, t := range ex.syn {
+		if !slices.ContainsFunc(terms, func(o term) bool { return o.term == t.stem }) {
+			terms = append(terms, term{t.stem, t.word})
+		}
+	}
+	cands := make([]candidate, len(hits))
+	which := make([]int, len(hits))
+	for i, h := range hits {
+		cands[i].skill, which[i] = h.skill, i
+	}
+	var ord orderScratch
+	if r.scorer.relevanceOf(ctx, terms, cands, which, &ord) != nil {
+		return // cancelled: the order falls back to z
+	}
+	for i := range hits {
+		hits[i].rel = cands[i].rel
+	}
 }
 
 // outweighs reports whether relaxed match m goes ahead of synonym hit h:

@@ -1,0 +1,155 @@
+package router
+
+import (
+	"reflect"
+	"slices"
+	"testing"
+)
+
+// synonymSkills is a small agent whose skills say their intents in words
+// the requests below avoid.
+var synonymSkills = []Skill{
+	{Name: "deploy-service", Z: 1, Triggers: []string{"deploy", "release a build", "roll out"},
+		Description: "Deploy a service build to the cluster.", Tool: "kubectl apply -f {manifest}", Inputs: []string{"service"}},
+	{Name: "tail-logs", Z: 2, Triggers: []string{"logs", "tail the logs", "stack trace"},
+		Description: "Stream the most recent log lines of a service.", Tool: "kubectl logs deploy/{service}", Inputs: []string{"service"}},
+	{Name: "chart-metric", Z: 3, Triggers: []string{"chart", "plot", "line graph"},
+		Description: "Render a line chart of a metric over time.", Tool: "plotmetric {metric}", Inputs: []string{"metric"}},
+	{Name: "draft-reply", Z: 4, Triggers: []string{"draft a reply", "compose"},
+		Description: "Draft a reply to a customer's ticket.", Inputs: []string{"ticket"}},
+	{Name: "bump-dependency", Z: 5, Triggers: []string{"upgrade", "bump", "outdated module"},
+		Description: "Move one module to a newer version.", Tool: "go get {module}@{version}", Inputs: []string{"module", "version"}},
+	{Name: "clean-data", Z: 6,
+		Description: "Clean a CSV file: trim cells, fix dates, drop duplicate rows.", Tool: "csvclean {file}", Inputs: []string{"file"}},
+}
+
+// withThesaurus runs fn with th as the router's thesaurus.
+func withThesaurus(t *testing.T, th *thesaurus, fn func()) {
+	t.Helper()
+	saved := thesaurusOnce
+	thesaurusOnce = func() *thesaurus { return th }
+	defer func() { thesaurusOnce = saved }()
+	fn()
+}
+
+// TestSynonymRoutes shows requests that use none of the right skill's
+// words reaching it through the thesaurus, and that without it they
+// reach nothing or something else.
+func TestSynonymRoutes(t *testing.T) {
+	r := newTest(t, synonymSkills, nil)
+	tests := []struct {
+		name, text, want string
+	}{
+		{"one word for two triggers", "ship the cart service this afternoon", "deploy-service"},
+		{"a word for a trigger, another in the inputs", "what is the payments service printing", "tail-logs"},
+		{"draw for chart and plot", "draw daily signups", "chart-metric"},
+		{"update for upgrade and bump", "update cobra to v1.8", "bump-dependency"},
+		{"a vocabulary gap bridged in the relaxed search", "tidy up this csv export", "clean-data"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := route(t, r, tt.text, nil)
+			if len(got) == 0 || got[0].Name != tt.want {
+				t.Fatalf("Route(%q) = %s, want %s first", tt.text, brief(got), tt.want)
+			}
+			m := got[0]
+			if m.Tier != TierRelaxed || m.Score != 0 || m.Relevance <= 0 || len(m.Hits) == 0 {
+				t.Errorf("first match %+v: want a relaxed match with relevance and hits", m)
+			}
+			withThesaurus(t, &thesaurus{}, func() {
+				if without := route(t, r, tt.text, nil); len(without) > 0 && without[0].Name == tt.want {
+					t.Errorf("without the thesaurus Route(%q) = %s already: the case shows nothing", tt.text, brief(without))
+				}
+			})
+		})
+	}
+}
+
+// TestSynonymBars holds synonyms to the bars of a relaxed match: one
+// everyday word that covers a single trigger through a synonym is no
+// match, nor is a skill that holds a request's words only through
+// synonyms.
+func TestSynonymBars(t *testing.T) {
+	r := newTest(t, synonymSkills, nil)
+	for _, text := range []string{
+		"write a limerick about cheese", // write covers "compose" only
+		"what is the weather in paris",
+	} {
+		if got := route(t, r, text, nil); len(got) > 0 {
+			t.Errorf("Route(%q) = %s, want nothing", text, brief(got))
+		}
+	}
+}
+
+// TestSynonymsNeverOutrankPhrases checks that a phrase hit, as written or
+// through stems, decides the route alone: synonyms are read only when no
+// phrase hits, so they cannot add a skill ahead of it or beside it.
+func TestSynonymsNeverOutrankPhrases(t *testing.T) {
+	r := newTest(t, synonymSkills, nil)
+	for _, tt := range []struct{ text, want string }{
+		{"ship the logs of cart", "tail-logs"},           // exact hit "logs"; "ship" means deploy
+		{"charting the payments output", "chart-metric"}, // stem hit "chart"; "output" means logs
+	} {
+		got := route(t, r, tt.text, nil)
+		if len(got) != 1 || got[0].Name != tt.want || got[0].Tier != TierPhrase {
+			t.Errorf("Route(%q) = %s, want only %s by phrase", tt.text, brief(got), tt.want)
+		}
+	}
+}
+
+// TestSynonymsLeaveSpec routes requests in Spec mode with and without the
+// thesaurus: the answers are identical, and nothing is found through a
+// synonym.
+func TestSynonymsLeaveSpec(t *testing.T) {
+	r := newTest(t, synonymSkills, nil)
+	spec := &Query{Mode: Spec}
+	for _, text := range []string{
+		"ship the cart service this afternoon", "what is the payments service printing",
+		"draw daily signups", "update cobra to v1.8", "ship the logs of cart", "deploy and chart it",
+	} {
+		with := route(t, r, text, spec)
+		var without []Match
+		withThesaurus(t, &thesaurus{}, func() { without = route(t, r, text, spec) })
+		if !reflect.DeepEqual(with, without) {
+			t.Errorf("Spec Route(%q) = %s with the thesaurus, %s without", text, brief(with), brief(without))
+		}
+		for _, m := range with {
+			if m.Tier != TierPhrase {
+				t.Errorf("Spec Route(%q): %s has tier %s", text, m.Name, m.Tier)
+			}
+		}
+	}
+}
+
+func TestExpand(t *testing.T) {
+	th, err := parseThesaurus("deploy, ship, roll out, push to production\nlogs, printing, stdout\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	has := func(term string) bool { return term != stem("ship") } // the agent never says ship
+	withThesaurus(t, th, func() {
+		for _, tt := range []struct {
+			text string
+			want []synTerm
+		}{
+			// Stop words ("out", "to") are never added; "ship" is not in
+			// the index, so it is not added either.
+			{"roll out cart", []synTerm{{stem("deploy"), "roll", false}, {stem("push"), "roll", false}, {stem("production"), "roll", false}}},
+			// A word the index lacks is a gap: its synonyms are searched.
+			{"ship cart", []synTerm{{stem("deploy"), "ship", true}, {"roll", "ship", true}, {stem("push"), "ship", true}, {stem("production"), "ship", true}}},
+			// The request's own words are not added again.
+			{"deploy printing logs", []synTerm{{"roll", "deploy", false}, {stem("push"), "deploy", false}, {stem("production"), "deploy", false}, {"stdout", "printing", false}}},
+			{"nothing to see", nil},
+		} {
+			toks := appendTokens(nil, tt.text)
+			ex := expand(toks, stemsOf(toks), has)
+			var got []synTerm
+			if ex != nil {
+				got = ex.syn
+			}
+			if !slices.Equal(got, tt.want) {
+				t.Errorf("expand(%q) = %v, want %v", tt.text, got, tt.want)
+			}
+		}
+	})
+}
