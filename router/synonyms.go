@@ -211,28 +211,30 @@ func (r *Router) synonymHits(sp *specifics, toks, stems []string, ex *expansion)
 	if ex == nil {
 		return nil
 	}
-	x := r.phrases
-	all := requestStems(toks, stems)
-	for _, t := range ex.syn {
-		all = append(all, t.stem)
-	}
-	ids := x.stems.lookup(nil, all)
-	// The ids of the synonyms' stems, each with its request word.
-	synIDs := map[uint32]string{}
+	// The synonyms' stems that some trigger or name uses, as ids, in
+	// expansion order (so hits list their words in a fixed order).
+	var syn []synID
 	for _, t := range ex.syn {
 		if id, ok := sp.id(t.stem); ok {
-			synIDs[id] = t.word
+			syn = append(syn, synID{id, t.word})
 		}
 	}
-	if len(synIDs) == 0 {
+	if len(syn) == 0 {
 		return nil
 	}
+	wordOf := func(id uint32) string {
+		for _, s := range syn {
+			if s.id == id {
+				return s.word
+			}
+		}
+		return ""
+	}
 	var hits []synonymHit
-	at := map[int]int{} // skill -> position in hits
 	hit := func(skill int, set []uint32) {
 		from := ""
 		for _, id := range set {
-			if w, ok := synIDs[id]; ok {
+			if w := wordOf(id); w != "" {
 				if from != "" && from != w {
 					return // synonyms of two request words
 				}
@@ -242,16 +244,15 @@ func (r *Router) synonymHits(sp *specifics, toks, stems []string, ex *expansion)
 		if from == "" {
 			return
 		}
-		k, ok := at[skill]
-		if !ok {
+		k := slices.IndexFunc(hits, func(h synonymHit) bool { return h.skill == skill })
+		if k < 0 {
 			k = len(hits)
-			at[skill] = k
 			hits = append(hits, synonymHit{skill: skill})
 		}
 		h := &hits[k]
 		h.phrases++
 		for _, id := range set {
-			w := synIDs[id]
+			w := wordOf(id)
 			if w == "" {
 				w = ownWord(id, toks, stems, sp)
 				h.own = h.own || w != "" && !stopWords[w]
@@ -261,27 +262,29 @@ func (r *Router) synonymHits(sp *specifics, toks, stems []string, ex *expansion)
 			}
 		}
 	}
-	x.stems.each(ids, func(p uint32) { hit(int(x.skillOf[p]), sp.phraseStems(p)) })
+	x := r.phrases
+	all := requestStems(toks, stems)
+	for _, t := range ex.syn {
+		all = append(all, t.stem)
+	}
+	x.stems.each(x.stems.lookup(nil, all), func(p uint32) { hit(int(x.skillOf[p]), sp.phraseStems(p)) })
 	// Names holding a synonym, every stem of them the request's or a
 	// synonym's.
-	have := map[uint32]bool{}
-	for _, st := range stems {
-		if id, ok := sp.id(st); ok {
-			have[id] = true
-		}
-	}
-	for id := range synIDs {
-		have[id] = true
-	}
-	for id := range synIDs {
-		for _, s := range sp.named.list(int(id)) {
-			name := sp.names.list(int(s))
-			if !slices.ContainsFunc(name, func(n uint32) bool { return !have[n] }) {
-				hit(int(s), name)
+	covered := func(id uint32) bool { return wordOf(id) != "" || ownWord(id, toks, stems, sp) != "" }
+	for _, s := range syn {
+		for _, skill := range sp.named.list(int(s.id)) {
+			if name := sp.names.list(int(skill)); !slices.ContainsFunc(name, func(n uint32) bool { return !covered(n) }) {
+				hit(int(skill), name)
 			}
 		}
 	}
 	return hits
+}
+
+// synID is a synonym's stem id and the request word it came from.
+type synID struct {
+	id   uint32
+	word string
 }
 
 // ownWord is the request word whose stem has id, or "".
