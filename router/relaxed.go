@@ -86,7 +86,7 @@ func (r *Router) relaxedSearchWith(ctx context.Context, text string, want int, e
 			continue
 		}
 		s := r.src.Skill(h.skill)
-		ev := r.evidence(a, &s, ex)
+		ev := r.evidence(a, h.skill, ex)
 		bar := r.opts.RelaxedEvidence
 		if len(s.Triggers) == 0 {
 			bar = r.opts.RelaxedEvidenceUntriggered
@@ -119,33 +119,26 @@ func (ev relaxedEvidence) enough(bar float64) bool {
 	return ev.weight+ev.syn >= bar && len(ev.words) >= relaxedMinWords && ev.own > 0
 }
 
-// evidence is the relaxedEvidence of skill s for the analysed request a,
-// widened by ex (nil: as written).
-func (r *Router) evidence(a analyzed, s *Skill, ex *expansion) relaxedEvidence {
+// evidence is the relaxedEvidence of skill (a position) for the
+// analysed request a, widened by ex (nil: as written).
+func (r *Router) evidence(a analyzed, skill int, ex *expansion) relaxedEvidence {
 	var weight, syn float64
 	matched := map[string]bool{} // request words the skill holds as written
 	viaSyn := map[string]bool{}  // and those it holds only through synonyms
-	for _, f := range fields {
+	st := r.termsOf(skill)
+	for k, f := range fields {
 		terms := a.text
 		if f.analyzer == exactAnalyzer {
 			terms = a.exact
 		}
-		val := fieldValue(s, f.name)
-		if val == "" || len(terms) == 0 {
+		have := st[k]
+		if len(have) == 0 || len(terms) == 0 {
 			continue
-		}
-		have := map[string]bool{}
-		an := r.an.text
-		if f.analyzer == exactAnalyzer {
-			an = r.an.exact
-		}
-		for _, tok := range an.Analyze([]byte(val)) {
-			have[string(tok.Term)] = true
 		}
 		for _, t := range terms {
 			// Single letters are mostly the tails of contractions and
 			// possessives ("customer's"): no evidence of anything.
-			if have[t.term] && utf8.RuneCountInString(t.word) > 1 {
+			if holds(have, t.term) && utf8.RuneCountInString(t.word) > 1 {
 				weight += f.weight
 				matched[t.word] = true
 			}

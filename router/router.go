@@ -237,6 +237,8 @@ type Router struct {
 	specOnce sync.Once
 	spec     *specifics // see specificsOf
 
+	evTerms evidenceTerms // analysed field terms of skills relaxed routes examined
+
 	tallies sync.Pool     // *hitTally scratch for routes
 	slots   chan struct{} // one per route running at once
 

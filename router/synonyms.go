@@ -164,21 +164,21 @@ func expandQuery(q query.Query, ex *expansion) query.Query {
 }
 
 // fieldEvidence is the evidence the expansion adds to one field of a
-// skill (its analysed terms in have, weight the field's): synonymWeight of
+// skill (its analysed terms in have, sorted; weight the field's): synonymWeight of
 // weight for each request word the field holds a synonym of but not the
 // word itself (terms, the request's own), once per word. It records the
 // words in matched.
-func (ex *expansion) fieldEvidence(have map[string]bool, weight float64, terms []term, matched map[string]bool) float64 {
+func (ex *expansion) fieldEvidence(have []string, weight float64, terms []term, matched map[string]bool) float64 {
 	if ex == nil {
 		return 0
 	}
 	var w float64
 	var done []string
 	for _, t := range ex.syn {
-		if !t.gap || !have[t.stem] || len(t.word) < 2 || slices.Contains(done, t.word) {
+		if !t.gap || !holds(have, t.stem) || len(t.word) < 2 || slices.Contains(done, t.word) {
 			continue
 		}
-		if slices.ContainsFunc(terms, func(o term) bool { return o.word == t.word && have[o.term] }) {
+		if slices.ContainsFunc(terms, func(o term) bool { return o.word == t.word && holds(have, o.term) }) {
 			continue // met as written: counted at full weight already
 		}
 		done = append(done, t.word)
@@ -322,8 +322,7 @@ func (r *Router) synonymFirst(ctx context.Context, sp *specifics, text string, t
 	kept := hits[:0]
 	for _, h := range hits {
 		if r.an != nil {
-			s := r.src.Skill(h.skill)
-			ev := r.evidence(a, &s, ex)
+			ev := r.evidence(a, h.skill, ex)
 			h.own = h.own || ev.own > 0
 			for _, w := range ev.words {
 				if !slices.Contains(h.words, w) {
