@@ -105,6 +105,9 @@ func expand(toks, stems []string, has func(term string) bool) *expansion {
 			continue
 		}
 		for _, g := range th.single[st] {
+			if has(st) && gapsOnly {
+				break
+			}
 			if ex == nil {
 				ex = &expansion{}
 			}
@@ -128,6 +131,9 @@ func expand(toks, stems []string, has func(term string) bool) *expansion {
 			gap := false // a phrase is a gap when a word of it the index keeps is
 			for k, st := range m.stems {
 				gap = gap || !stopWords[m.words[k]] && !has(st)
+			}
+			if !gap && gapsOnly {
+				continue
 			}
 			add(ref.g, word, gap)
 		}
@@ -440,3 +446,5 @@ func (ex *expansion) String() string {
 	}
 	return b.String()
 }
+
+var gapsOnly = true
