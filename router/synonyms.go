@@ -74,6 +74,12 @@ type synTerm struct {
 	// A word the index holds is searched as written; its synonyms would
 	// only blur which skills hold it.
 	gap bool
+	// part is, for a member of several words ("roll out"), the stems of
+	// its content words: such a stem is no synonym alone ("get" of "get
+	// rid of" is not "delete"), so it is never searched or weighed, and
+	// it covers a phrase only with the rest of its member. Nil for a
+	// one-word member.
+	part []string
 }
 
 // expand reads the request's tokens and their stems against the
@@ -91,12 +97,23 @@ func expand(toks, stems []string, has func(term string) bool) *expansion {
 	var ex *expansion
 	add := func(g uint32, word string, gap bool) {
 		for _, m := range th.groups[g] {
+			var part []string
+			if len(m.stems) > 1 {
+				for k, st := range m.stems {
+					if !stopWords[m.words[k]] {
+						part = append(part, st)
+					}
+				}
+				if slices.ContainsFunc(part, func(st string) bool { return !has(st) }) {
+					continue // a word of it no skill uses: it covers nothing
+				}
+			}
 			for k, st := range m.stems {
-				if len(ex.syn) == maxSynonymTerms || stopWords[m.words[k]] || slices.Contains(stems, st) ||
-					slices.ContainsFunc(ex.syn, func(t synTerm) bool { return t.stem == st }) || !has(st) {
+				if len(ex.syn) == maxSynonymTerms || stopWords[m.words[k]] || slices.Contains(stems, st) || !has(st) ||
+					slices.ContainsFunc(ex.syn, func(t synTerm) bool { return t.stem == st && t.part == nil }) {
 					continue
 				}
-				ex.syn = append(ex.syn, synTerm{stem: st, word: word, gap: gap})
+				ex.syn = append(ex.syn, synTerm{stem: st, word: word, gap: gap, part: part})
 			}
 		}
 	}
@@ -155,7 +172,7 @@ func expandQuery(q query.Query, ex *expansion) query.Query {
 		qs = append(qs, q)
 	}
 	for _, t := range ex.syn {
-		if !t.gap {
+		if !t.gap || t.part != nil {
 			continue
 		}
 		tq := query.NewTermQuery(t.stem)
@@ -181,7 +198,7 @@ func (ex *expansion) fieldEvidence(have []string, weight float64, terms []term, 
 	var w float64
 	var done []string
 	for _, t := range ex.syn {
-		if !t.gap || !holds(have, t.stem) || len(t.word) < 2 || slices.Contains(done, t.word) {
+		if !t.gap || t.part != nil || !holds(have, t.stem) || len(t.word) < 2 || slices.Contains(done, t.word) {
 			continue
 		}
 		if slices.ContainsFunc(terms, func(o term) bool { return o.word == t.word && holds(have, o.term) }) {
@@ -221,16 +238,26 @@ func (r *Router) synonymHits(sp *specifics, toks, stems []string, ex *expansion)
 	// expansion order (so hits list their words in a fixed order).
 	var syn []synID
 	for _, t := range ex.syn {
-		if id, ok := sp.id(t.stem); ok {
-			syn = append(syn, synID{id, t.word})
+		id, ok := sp.id(t.stem)
+		var part []uint32
+		for _, st := range t.part {
+			pid, found := sp.id(st)
+			ok = ok && found
+			part = append(part, pid)
+		}
+		if ok {
+			syn = append(syn, synID{id, t.word, part})
 		}
 	}
 	if len(syn) == 0 {
 		return nil
 	}
-	wordOf := func(id uint32) string {
+	// wordOf is the request word behind id as a synonym in set: a
+	// one-word member's stem, or a stem of a member whose every content
+	// stem set holds; "" when it is neither.
+	wordOf := func(id uint32, set []uint32) string {
 		for _, s := range syn {
-			if s.id == id {
+			if s.id == id && !slices.ContainsFunc(s.part, func(p uint32) bool { return !slices.Contains(set, p) }) {
 				return s.word
 			}
 		}
@@ -240,7 +267,11 @@ func (r *Router) synonymHits(sp *specifics, toks, stems []string, ex *expansion)
 	hit := func(skill int, set []uint32) {
 		from := ""
 		for _, id := range set {
-			if w := wordOf(id); w != "" {
+			w := wordOf(id, set)
+			if w == "" && ownWord(id, toks, stems, sp) == "" {
+				return // only part of a member of several words
+			}
+			if w != "" {
 				if from != "" && from != w {
 					return // synonyms of two request words
 				}
@@ -258,7 +289,7 @@ func (r *Router) synonymHits(sp *specifics, toks, stems []string, ex *expansion)
 		h := &hits[k]
 		h.phrases++
 		for _, id := range set {
-			w := wordOf(id)
+			w := wordOf(id, set)
 			if w == "" {
 				w = ownWord(id, toks, stems, sp)
 				h.own = h.own || w != "" && !stopWords[w]
@@ -276,21 +307,24 @@ func (r *Router) synonymHits(sp *specifics, toks, stems []string, ex *expansion)
 	x.stems.each(x.stems.lookup(nil, all), func(p uint32) { hit(int(x.skillOf[p]), sp.phraseStems(p)) })
 	// Names holding a synonym, every stem of them the request's or a
 	// synonym's.
-	covered := func(id uint32) bool { return wordOf(id) != "" || ownWord(id, toks, stems, sp) != "" }
+	var named []uint32 // a name counts once, however many synonyms it holds
 	for _, s := range syn {
 		for _, skill := range sp.named.list(int(s.id)) {
-			if name := sp.names.list(int(skill)); !slices.ContainsFunc(name, func(n uint32) bool { return !covered(n) }) {
-				hit(int(skill), name)
+			if !slices.Contains(named, skill) {
+				named = append(named, skill)
+				hit(int(skill), sp.names.list(int(skill))) // hit checks the cover
 			}
 		}
 	}
 	return hits
 }
 
-// synID is a synonym's stem id and the request word it came from.
+// synID is a synonym's stem id, the request word it came from, and the
+// ids of its member's content stems when the member has several words.
 type synID struct {
 	id   uint32
 	word string
+	part []uint32
 }
 
 // ownWord is the request word whose stem has id, or "".
@@ -443,8 +477,14 @@ func (ex *expansion) String() string {
 			b.WriteString(" ")
 		}
 		b.WriteString(t.word + ">" + t.stem)
+		if t.gap {
+			b.WriteString("*")
+		}
+		if t.part != nil {
+			b.WriteString("+")
+		}
 	}
 	return b.String()
 }
 
-var gapsOnly = true
+var gapsOnly = false
