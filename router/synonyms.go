@@ -487,4 +487,4 @@ func (ex *expansion) String() string {
 	return b.String()
 }
 
-var gapsOnly = false
+var gapsOnly = true
