@@ -116,7 +116,7 @@ type relaxedEvidence struct {
 // request whose words a skill holds only through synonyms is not about
 // that skill), and weight, synonyms counted, up to bar.
 func (ev relaxedEvidence) enough(bar float64) bool {
-	return ev.weight+ev.syn >= bar && len(ev.words) >= relaxedMinWords && ev.own > 0
+	return ev.weight+ev.syn >= bar && len(ev.words) >= relaxedMinWords && ev.own >= ownMin
 }
 
 // evidence is the relaxedEvidence of skill (a position) for the

@@ -488,3 +488,4 @@ func (ex *expansion) String() string {
 }
 
 var gapsOnly = true
+var ownMin = 2
