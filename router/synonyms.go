@@ -487,5 +487,5 @@ func (ex *expansion) String() string {
 	return b.String()
 }
 
-var gapsOnly = true
+var gapsOnly = false
 var ownMin = 2
