@@ -112,11 +112,12 @@ type relaxedEvidence struct {
 }
 
 // enough reports whether the evidence makes a relaxed match against bar:
-// relaxedMinWords request words, at least one of them met as written (a
-// request whose words a skill holds only through synonyms is not about
-// that skill), and weight, synonyms counted, up to bar.
+// relaxedMinWords request words met as written, and weight, synonyms
+// counted, up to bar. A synonym adds weight and order, never one of the
+// words: "delete the old release branch" holds only "branch" of a skill
+// that opens pull requests, whatever "release" is a synonym of there.
 func (ev relaxedEvidence) enough(bar float64) bool {
-	return ev.weight+ev.syn >= bar && len(ev.words) >= relaxedMinWords && ev.own >= ownMin
+	return ev.weight+ev.syn >= bar && ev.own >= relaxedMinWords
 }
 
 // evidence is the relaxedEvidence of skill (a position) for the

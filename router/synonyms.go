@@ -17,25 +17,30 @@ import (
 // Ranked route that hit no phrase, through words or stems, and named no
 // skill reads it (relaxed), so it can neither demote a phrase hit (spec's
 // answer or a stem hit) nor touch Spec routing. There, each request word
-// brings the other members of its groups that the agent's index holds,
-// and they always count for less than the words the user wrote:
+// the agent's index does not hold (a vocabulary gap) brings the other
+// members of its groups that the index does hold. A word the agent uses
+// is left as it is: it means what the agent uses it for, and its synonyms
+// only blurred which skills hold it (on the development sets they
+// reordered right answers and, through "incident", "update" or "rotate",
+// offered skills for requests no skill handles). Synonyms always count
+// for less than the words the user wrote:
 //
 //   - synonym hits: a skill whose trigger phrase or name the request
 //     covers once one of its words is read as a synonym ("ship" covers
-//     a trigger "deploy"; "update cobra" covers "upgrade") is offered as
-//     a relaxed match, the user still to confirm it, if it accounts for
-//     two request words, one as written, like any relaxed match. It goes
-//     ahead of the matches found by relevance alone unless one of those
-//     accounts for more request words (synonymFirst);
-//   - for a request word the index does not hold (a vocabulary gap), the
-//     relaxed search adds its synonyms as term queries boosted by
-//     synonymBoost, and evidence counts a field that holds one of them at
-//     synonymWeight of the field's weight, once per request word. A word
-//     the index holds is searched as written: its synonyms would only blur
-//     which skills hold it (measured: they reordered right answers);
-//   - a relaxed match needs one request word met as written: a request
-//     whose words a skill holds only through synonyms ("refund this
-//     customer" against "returning users") is not about that skill.
+//     a trigger "deploy"; "draw" covers "chart") is offered as a relaxed
+//     match, the user still to confirm it, when it accounts for two
+//     request words, one as written, or when that one word covers two
+//     of its phrases. It goes ahead of the matches found by relevance
+//     alone unless one of those accounts for more request words
+//     (synonymFirst);
+//   - the relaxed search adds the synonyms as term queries boosted by
+//     synonymBoost, and evidence counts a field that holds one at
+//     synonymWeight of the field's weight, once per request word; but a
+//     relaxed match still needs two request words as written
+//     (relaxedEvidence.enough): synonyms add weight and order, not words;
+//   - a member of several words ("roll out", "get rid of") is met in a
+//     request as adjacent words, and covers a phrase only whole: "get" is
+//     no synonym of "delete".
 
 // synonymWeight is how much a request word met only through a synonym
 // counts, against the same word met as written: a synonym is the user's
@@ -69,11 +74,6 @@ type expansion struct {
 type synTerm struct {
 	stem string
 	word string // the request word it came from, as written (lowercased)
-	// gap marks a synonym of a word the agent's index does not hold: a
-	// vocabulary gap, which the relaxed search and its evidence bridge.
-	// A word the index holds is searched as written; its synonyms would
-	// only blur which skills hold it.
-	gap bool
 	// part is, for a member of several words ("roll out"), the stems of
 	// its content words: such a stem is no synonym alone ("get" of "get
 	// rid of" is not "delete"), so it is never searched or weighed, and
@@ -84,18 +84,19 @@ type synTerm struct {
 
 // expand reads the request's tokens and their stems against the
 // thesaurus: each one-word member met by its stem and each member of
-// several words met as adjacent stems brings the stems of the other
-// members of its group, except those the request already has and stop
-// words (the "to" of "push to production"), which the index drops and
-// which would let a synonym complete any phrase with a "to" in it. It
-// returns nil when the request meets no group.
+// several words met as adjacent stems, when the index does not hold it
+// (has; for a member of several words, one of its content words),
+// brings the stems of the other members of its groups that the index
+// holds, except those the request already has and stop words (the "to"
+// of "push to production"), which the index drops. It returns nil when
+// the request brings nothing.
 func expand(toks, stems []string, has func(term string) bool) *expansion {
 	th := thesaurusOnce()
 	if len(th.groups) == 0 {
 		return nil
 	}
 	var ex *expansion
-	add := func(g uint32, word string, gap bool) {
+	add := func(g uint32, word string) {
 		for _, m := range th.groups[g] {
 			var part []string
 			if len(m.stems) > 1 {
@@ -113,7 +114,7 @@ func expand(toks, stems []string, has func(term string) bool) *expansion {
 					slices.ContainsFunc(ex.syn, func(t synTerm) bool { return t.stem == st && t.part == nil }) {
 					continue
 				}
-				ex.syn = append(ex.syn, synTerm{stem: st, word: word, gap: gap, part: part})
+				ex.syn = append(ex.syn, synTerm{stem: st, word: word, part: part})
 			}
 		}
 	}
@@ -121,18 +122,24 @@ func expand(toks, stems []string, has func(term string) bool) *expansion {
 		if stopWords[toks[i]] {
 			continue
 		}
-		for _, g := range th.single[st] {
-			if has(st) && gapsOnly {
-				break
-			}
+		if len(th.single[st]) > 0 && !has(st) {
 			if ex == nil {
 				ex = &expansion{}
 			}
-			add(g, toks[i], !has(st))
+			for _, g := range th.single[st] {
+				add(g, toks[i])
+			}
 		}
 		for _, ref := range th.multi[st] {
 			m := th.groups[ref.g][ref.m]
 			if i+len(m.stems) > len(stems) || !slices.Equal(stems[i:i+len(m.stems)], m.stems) {
+				continue
+			}
+			gap := false // a member is a gap when a word of it the index keeps is
+			for k, st := range m.stems {
+				gap = gap || !stopWords[m.words[k]] && !has(st)
+			}
+			if !gap {
 				continue
 			}
 			if ex == nil {
@@ -145,14 +152,7 @@ func expand(toks, stems []string, has func(term string) bool) *expansion {
 					break
 				}
 			}
-			gap := false // a phrase is a gap when a word of it the index keeps is
-			for k, st := range m.stems {
-				gap = gap || !stopWords[m.words[k]] && !has(st)
-			}
-			if !gap && gapsOnly {
-				continue
-			}
-			add(ref.g, word, gap)
+			add(ref.g, word)
 		}
 	}
 	if ex != nil && len(ex.syn) == 0 {
@@ -172,7 +172,7 @@ func expandQuery(q query.Query, ex *expansion) query.Query {
 		qs = append(qs, q)
 	}
 	for _, t := range ex.syn {
-		if !t.gap || t.part != nil {
+		if t.part != nil {
 			continue
 		}
 		tq := query.NewTermQuery(t.stem)
@@ -198,7 +198,7 @@ func (ex *expansion) fieldEvidence(have []string, weight float64, terms []term, 
 	var w float64
 	var done []string
 	for _, t := range ex.syn {
-		if !t.gap || t.part != nil || !holds(have, t.stem) || len(t.word) < 2 || slices.Contains(done, t.word) {
+		if t.part != nil || !holds(have, t.stem) || len(t.word) < 2 || slices.Contains(done, t.word) {
 			continue
 		}
 		if slices.ContainsFunc(terms, func(o term) bool { return o.word == t.word && holds(have, o.term) }) {
@@ -477,15 +477,9 @@ func (ex *expansion) String() string {
 			b.WriteString(" ")
 		}
 		b.WriteString(t.word + ">" + t.stem)
-		if t.gap {
-			b.WriteString("*")
-		}
 		if t.part != nil {
 			b.WriteString("+")
 		}
 	}
 	return b.String()
 }
-
-var gapsOnly = false
-var ownMin = 2

@@ -18,7 +18,7 @@ var synonymSkills = []Skill{
 		Description: "Draft a reply to a customer's ticket.", Inputs: []string{"ticket"}},
 	{Name: "bump-dependency", Z: 5, Triggers: []string{"upgrade", "bump", "outdated module"},
 		Description: "Move one module to a newer version.", Tool: "go get {module}@{version}", Inputs: []string{"module", "version"}},
-	{Name: "clean-data", Z: 6,
+	{Name: "clean-data", Z: 6, Triggers: []string{"dedupe rows"},
 		Description: "Clean a CSV file: trim cells, fix dates, drop duplicate rows.", Tool: "csvclean {file}", Inputs: []string{"file"}},
 }
 
@@ -43,7 +43,7 @@ func TestSynonymRoutes(t *testing.T) {
 		{"a word for a trigger, another in the inputs", "what is the payments service printing", "tail-logs"},
 		{"draw for chart and plot", "draw daily signups", "chart-metric"},
 		{"update for upgrade and bump", "update cobra to v1.8", "bump-dependency"},
-		{"a vocabulary gap bridged in the relaxed search", "tidy up this csv export", "clean-data"},
+		{"a vocabulary gap bridged in the relaxed search", "tidy up this csv file", "clean-data"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -125,18 +125,24 @@ func TestExpand(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	has := func(term string) bool { return term != stem("ship") } // the agent never says ship
+	// The agent's index holds these stems only.
+	held := map[string]bool{}
+	for _, w := range []string{"deploy", "push", "production", "stdout", "logs", "delete", "remove", "cart"} {
+		held[stem(w)] = true
+	}
+	has := func(term string) bool { return held[term] }
 	withThesaurus(t, th, func() {
-		// word>stem, * for a vocabulary gap, + for part of a member of
-		// several words (never searched alone).
+		// word>stem, + for part of a member of several words (never
+		// searched alone).
 		for _, tt := range []struct{ text, want string }{
-			// Stop words ("out", "to") are never added; "ship" is not in
-			// the index, so it is not added either.
+			// Only words the index lacks are read as synonyms, and only
+			// synonyms it holds are added; "roll out" lacks "roll", so it
+			// brings nothing for "ship". Stop words are never added.
+			{"ship cart", "ship>deploi ship>push+ ship>product+"},
 			{"roll out cart", "roll>deploi roll>push+ roll>product+"},
-			// A word the index lacks is a gap: its synonyms are searched.
-			{"ship cart", "ship>deploi* ship>roll*+ ship>push*+ ship>product*+"},
-			// The request's own words are not added again.
-			{"deploy printing logs", "deploy>roll+ deploy>push+ deploy>product+ printing>stdout"},
+			// A word the index holds ("deploy") is left as it is; the
+			// request's own words are not added again.
+			{"deploy printing logs", "printing>stdout"},
 			{"get rid of it", "get>delet get>remov"},
 			{"nothing to see", "none"},
 		} {
