@@ -22,11 +22,11 @@
 // words and enough weighted evidence (Options.RelaxedEvidence, or the
 // lower RelaxedEvidenceUntriggered for a skill without triggers); a skill
 // whose whole name the request says leads them. Only there, Ranked reads
-// a domain thesaurus (thesaurus.txt, synonyms.go): a skill whose trigger
-// or name the request covers with one word read as a synonym ("ship" for
-// "deploy") is offered as a relaxed match, and a request word no skill
-// uses brings its synonyms into the relaxed search and its evidence, each
-// counting less than the words the user wrote. A leader
+// a domain thesaurus (thesaurus.txt, synonyms.go) for the request words
+// the index lacks: a skill whose trigger or name the request covers with
+// one such word read as a synonym ("ship" for "deploy") is offered as a
+// relaxed match, and the synonyms join the relaxed search and its
+// evidence, each counting less than the words the user wrote. A leader
 // found only through the stems of one phrase in a long request is
 // challenged by the best relaxed match, which goes first when it accounts
 // for four of the request's words and is more relevant (routeRanked).
