@@ -78,6 +78,11 @@ func (r *Router) routeRanked(ctx context.Context, text string, limit int) ([]Mat
 	})
 	t.named = named
 	if len(t.seen) == 0 {
+		// No phrase and no name: read typing slips as the agent words
+		// they stand for and route again (spelling.go), else relax.
+		if fixed, ok := r.spellerOf().correct(toks); ok {
+			return r.routeRanked(ctx, joinWords(fixed), limit)
+		}
 		return r.relaxed(ctx, text, limit, sp, rq)
 	}
 	cands := t.candidates()

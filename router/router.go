@@ -237,6 +237,9 @@ type Router struct {
 	specOnce sync.Once
 	spec     *specifics // see specificsOf
 
+	spellOnce sync.Once
+	speller   *speller // see spellerOf
+
 	tallies sync.Pool     // *hitTally scratch for routes
 	slots   chan struct{} // one per route running at once
 
