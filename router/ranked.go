@@ -222,6 +222,11 @@ func (r *Router) weigh(t *hitTally, sp *specifics, rq request, reqP []uint32, ca
 		c := &cands[i]
 		var nameWords uint64
 		nameWords, c.full = sp.nameSaid(rq, c.skill)
+		// A one-word name that the request hit as a trigger is that
+		// hit again, not a second piece of evidence ("pods", "verify").
+		if c.full && len(sp.names.list(c.skill)) == 1 && nameWords&^c.wordsExact == 0 {
+			c.full = false
+		}
 		c.ev += rq.weight(c.wordsExact|nameWords) + stemOnlyWeight*rq.weight(c.wordsStem&^(c.wordsExact|nameWords))
 		c.ev = roundRelevance(c.ev)
 	}
