@@ -1,0 +1,137 @@
+package router
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/agent3md/agent3md/internal/synth"
+)
+
+var update = flag.Bool("update", false, "rewrite testdata/routes*.golden with the routes' actual answers")
+
+// goldenSets are the labelled request sets whose every answer
+// testdata/routes.golden pins, as evalSet names them.
+var goldenSets = []string{
+	"routing.json",
+	"routing-holdout.json",
+	"routing-fresh.json",
+	"routing-blind.json",
+	"routing-blind2.json",
+	"routing-dev2.json",
+	"testdata/routing-folders.json",
+	"testdata/routing-folders-fresh.json",
+}
+
+// goldenQueries are the queries every request is routed with: both modes,
+// and Ranked with a limit, which orders only the tiers reaching into it.
+var goldenQueries = []Query{{Mode: Spec}, {Mode: Ranked}, {Mode: Ranked, Limit: 1}, {Mode: Ranked, Limit: 3}}
+
+// TestRoutesGolden pins every match of every request of the labelled sets
+// (names, tiers, hits, scores and relevance to the last bit), so work on
+// the routing's speed shows at once if it changes an answer. The eval
+// tests only count top-1 answers; this sees the whole list. Run with
+// -update after a change meant to alter answers, and read the diff.
+func TestRoutesGolden(t *testing.T) {
+	var buf bytes.Buffer
+	for _, file := range goldenSets {
+		path := filepath.Join(examplesDir, file)
+		if strings.HasPrefix(file, "testdata/") {
+			path = file
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var set struct {
+			Cases []evalCase `json:"cases"`
+		}
+		if err := json.Unmarshal(data, &set); err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		routers := map[string]*Router{}
+		for _, c := range set.Cases {
+			r, ok := routers[c.Agent]
+			if !ok {
+				r = newTest(t, loadAgentSkills(t, filepath.Join(filepath.Dir(path), c.Agent)), nil)
+				routers[c.Agent] = r
+			}
+			writeRoutes(t, &buf, r, file+" "+c.Agent, c.Text, goldenQueries)
+		}
+	}
+	compareGolden(t, "testdata/routes.golden", buf.Bytes())
+}
+
+// TestRoutesGoldenSynth is TestRoutesGolden over the synthetic agents the
+// benchmarks route on, with the benchmarks' requests.
+func TestRoutesGoldenSynth(t *testing.T) {
+	var buf bytes.Buffer
+	reqs := append(benchRequests(), "please deploy the nightly report", "rotate the logs and check disk usage", "report")
+	for _, n := range []int{10, 1000} {
+		r := newTest(t, loadAgentSkills(t, synth.Path(t, n)), nil)
+		queries := goldenQueries
+		if n > 10 { // every query, but not every one of hundreds of matches
+			queries = []Query{{Mode: Spec, Limit: 10}, {Mode: Ranked, Limit: 10}}
+		}
+		for _, text := range reqs {
+			writeRoutes(t, &buf, r, fmt.Sprintf("synth-%d", n), text, queries)
+		}
+	}
+	compareGolden(t, "testdata/routes-synth.golden", buf.Bytes())
+}
+
+// writeRoutes writes where a request comes from and the request, then a
+// line per golden query: the query and each match as name, tier, score,
+// relevance (formatted to read back as the same bits) and hits.
+func writeRoutes(t *testing.T, w *bytes.Buffer, r *Router, from, text string, queries []Query) {
+	t.Helper()
+	fmt.Fprintf(w, "%s %q\n", from, text)
+	for _, q := range queries {
+		fmt.Fprintf(w, "\t%s/%d", q.Mode, q.Limit)
+		for _, m := range route(t, r, text, &q) {
+			fmt.Fprintf(w, " %s:%s:%d:%s%q", m.Name, m.Tier, m.Score, strconv.FormatFloat(m.Relevance, 'g', -1, 64), m.Hits)
+		}
+		w.WriteByte('\n')
+	}
+}
+
+func compareGolden(t *testing.T, path string, got []byte) {
+	t.Helper()
+	if *update {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run with -update to create it)", err)
+	}
+	if bytes.Equal(got, want) {
+		return
+	}
+	gl, wl := strings.Split(string(got), "\n"), strings.Split(string(want), "\n")
+	shown := 0
+	for i := 0; i < max(len(gl), len(wl)) && shown < 10; i++ {
+		var g, w string
+		if i < len(gl) {
+			g = gl[i]
+		}
+		if i < len(wl) {
+			w = wl[i]
+		}
+		if g != w {
+			t.Errorf("%s line %d:\n got %s\nwant %s", path, i+1, g, w)
+			shown++
+		}
+	}
+	if shown == 0 {
+		t.Errorf("%s differs", path)
+	}
+}
