@@ -234,3 +234,41 @@ func reportPeak(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkRouteSmall is one Ranked route on the 10-skill synthetic agent,
+// the agent the MCP server's per-request benchmarks serve: "hits" hits
+// trigger phrases of every skill (ten candidates, nine tied, so relevance
+// orders them), "relaxed" hits none and falls back to the relaxed tier,
+// and "named" says a skill's name without a trigger. These are the
+// requests of mcp's BenchmarkPipelined. The router is built as the server
+// builds it (Options.Background: relevance from term statistics).
+func BenchmarkRouteSmall(b *testing.B) {
+	r, err := New(context.Background(), synthSkills(b, 10), &Options{NoCache: true, Background: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer r.Close()
+	if _, err := r.Wait(context.Background()); err != nil {
+		b.Fatal(err)
+	}
+	for _, bc := range []struct {
+		name, text string
+		limit      int
+	}{
+		{"hits", "please deploy the nightly report", 0},
+		{"hits-top5", "please deploy the nightly report", 5},
+		{"relaxed", "rotate the logs and check disk usage", 5},
+		{"named", "report", 0},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			ctx := context.Background()
+			q := &Query{Limit: bc.limit}
+			b.ReportAllocs()
+			for i := 0; i < b.N; i++ {
+				if _, err := r.Route(ctx, bc.text, q); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

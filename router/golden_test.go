@@ -55,14 +55,14 @@ func TestRoutesGolden(t *testing.T) {
 		if err := json.Unmarshal(data, &set); err != nil {
 			t.Fatalf("%s: %v", path, err)
 		}
-		routers := map[string]*Router{}
+		routers := map[string][]*Router{}
 		for _, c := range set.Cases {
-			r, ok := routers[c.Agent]
+			rs, ok := routers[c.Agent]
 			if !ok {
-				r = newTest(t, loadAgentSkills(t, filepath.Join(filepath.Dir(path), c.Agent)), nil)
-				routers[c.Agent] = r
+				rs = goldenRouters(t, loadAgentSkills(t, filepath.Join(filepath.Dir(path), c.Agent)))
+				routers[c.Agent] = rs
 			}
-			writeRoutes(t, &buf, r, file+" "+c.Agent, c.Text, goldenQueries)
+			writeRoutes(t, &buf, rs, file+" "+c.Agent, c.Text, goldenQueries)
 		}
 	}
 	compareGolden(t, "testdata/routes.golden", buf.Bytes())
@@ -74,30 +74,47 @@ func TestRoutesGoldenSynth(t *testing.T) {
 	var buf bytes.Buffer
 	reqs := append(benchRequests(), "please deploy the nightly report", "rotate the logs and check disk usage", "report")
 	for _, n := range []int{10, 1000} {
-		r := newTest(t, loadAgentSkills(t, synth.Path(t, n)), nil)
+		rs := goldenRouters(t, loadAgentSkills(t, synth.Path(t, n)))
 		queries := goldenQueries
 		if n > 10 { // every query, but not every one of hundreds of matches
 			queries = []Query{{Mode: Spec, Limit: 10}, {Mode: Ranked, Limit: 10}}
 		}
 		for _, text := range reqs {
-			writeRoutes(t, &buf, r, fmt.Sprintf("synth-%d", n), text, queries)
+			writeRoutes(t, &buf, rs, fmt.Sprintf("synth-%d", n), text, queries)
 		}
 	}
 	compareGolden(t, "testdata/routes-synth.golden", buf.Bytes())
 }
 
+// goldenRouters are two routers over skills: one built in the foreground,
+// whose relevance comes from bleve's term searchers, and one built as the
+// MCP server builds it (Options.Background), whose relevance comes from
+// term statistics.
+func goldenRouters(t *testing.T, skills []Skill) []*Router {
+	return []*Router{newTest(t, skills, nil), newTest(t, skills, &Options{NoCache: true, Background: true})}
+}
+
 // writeRoutes writes where a request comes from and the request, then a
 // line per golden query: the query and each match as name, tier, score,
-// relevance (formatted to read back as the same bits) and hits.
-func writeRoutes(t *testing.T, w *bytes.Buffer, r *Router, from, text string, queries []Query) {
+// relevance (formatted to read back as the same bits) and hits. Every
+// router of rs must give the same line.
+func writeRoutes(t *testing.T, w *bytes.Buffer, rs []*Router, from, text string, queries []Query) {
 	t.Helper()
 	fmt.Fprintf(w, "%s %q\n", from, text)
 	for _, q := range queries {
-		fmt.Fprintf(w, "\t%s/%d", q.Mode, q.Limit)
-		for _, m := range route(t, r, text, &q) {
-			fmt.Fprintf(w, " %s:%s:%d:%s%q", m.Name, m.Tier, m.Score, strconv.FormatFloat(m.Relevance, 'g', -1, 64), m.Hits)
+		var first string
+		for k, r := range rs {
+			line := fmt.Sprintf("\t%s/%d", q.Mode, q.Limit)
+			for _, m := range route(t, r, text, &q) {
+				line += fmt.Sprintf(" %s:%s:%d:%s%q", m.Name, m.Tier, m.Score, strconv.FormatFloat(m.Relevance, 'g', -1, 64), m.Hits)
+			}
+			if k == 0 {
+				first = line
+			} else if line != first {
+				t.Errorf("%s %q: routers disagree:\n%s\n%s", from, text, first, line)
+			}
 		}
-		w.WriteByte('\n')
+		w.WriteString(first + "\n")
 	}
 }
 
