@@ -50,8 +50,7 @@ func (r *Router) relaxedSearch(ctx context.Context, text string, want int) ([]Ma
 		return out, nil, nil, nil
 	}
 	a := analyze(r.an, text, true)
-	q := relevanceQuery(a)
-	if q == nil {
+	if len(a.text) == 0 { // no term to search for (relevanceQuery is nil)
 		return out, nil, nil, nil
 	}
 	var skills []int
@@ -59,7 +58,7 @@ func (r *Router) relaxedSearch(ctx context.Context, text string, want int) ([]Ma
 	// its hit pool to the requested size on every search, so a small
 	// agent asks for no more than it has: same hits, less garbage.
 	pool := min(want*relaxedPool, max(r.src.Len(), 1))
-	res, err := searchTies(ctx, r.idx, q, pool, r.src.Len())
+	res, err := r.searchRelevant(ctx, a, pool)
 	if err != nil || len(res) == 0 {
 		return out, nil, res, err
 	}
