@@ -199,6 +199,9 @@ type request struct {
 	sig     uint64   // signature of ids
 	words   []string // distinct content words as written
 	known   bool     // every content word is some skill's trigger or name word
+	// toks and stems are the request's tokens (appendTokens) and their
+	// stems, which requestTerms reads.
+	toks, stems []string
 }
 
 // stopWords are the English stop words the text analyzer drops.
@@ -212,7 +215,7 @@ var stopWords = func() analysis.TokenMap {
 
 // request looks up a request's tokens (toks, with their stems).
 func (sp *specifics) request(toks, stems []string) request {
-	rq := request{known: true, seq: make([]uint32, len(stems))}
+	rq := request{known: true, seq: make([]uint32, len(stems)), toks: toks, stems: stems}
 	for i, st := range stems {
 		id, ok := sp.id(st)
 		if !ok {

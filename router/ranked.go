@@ -95,7 +95,7 @@ func (r *Router) routeRanked(ctx context.Context, text string, limit int) ([]Mat
 	// into the first limit results.
 	order, err := rank(cands, limit, true, &t.rank, func(which []int) error {
 		r.weigh(t, sp, rq, r.phrases.exact.lookupPlurals(nil, toks), cands, which)
-		return r.relevance(ctx, text, cands, which, &t.ord)
+		return r.relevance(ctx, text, rq, cands, which, &t.ord)
 	})
 	if err != nil {
 		return nil, err
@@ -113,7 +113,7 @@ func (r *Router) routeRanked(ctx context.Context, text string, limit int) ([]Mat
 		}
 	}
 	if len(out) > 0 && out[0].Tier == TierPhrase && out[0].Score == 1 && cands[order[0]].exact == 0 && len(rq.words) >= challengeRequest {
-		return r.challenge(ctx, text, cands[order[0]].skill, out, limit)
+		return r.challenge(ctx, text, rq, cands[order[0]].skill, out, limit)
 	}
 	return out, nil
 }
@@ -139,8 +139,8 @@ const (
 // description account for challengeWords of its words or more and whose
 // relevance is challengeRatio times the leader's. The relaxed match
 // keeps its tier; the phrase matches follow it.
-func (r *Router) challenge(ctx context.Context, text string, lead int, out []Match, limit int) ([]Match, error) {
-	rel, _, res, err := r.relaxedSearch(ctx, text, 1)
+func (r *Router) challenge(ctx context.Context, text string, rq request, lead int, out []Match, limit int) ([]Match, error) {
+	rel, _, res, err := r.relaxedSearch(ctx, text, rq, 1)
 	if err != nil || len(rel) == 0 || len(rel[0].Hits) < challengeWords || rel[0].Name == out[0].Name {
 		return out, err
 	}
@@ -308,12 +308,13 @@ func routeStem(tok string) string {
 	return st
 }
 
-// relevance fills in the bleve relevance of cands[which].
-func (r *Router) relevance(ctx context.Context, text string, all []candidate, which []int, ord *orderScratch) error {
+// relevance fills in the bleve relevance of cands[which] for the request
+// text (read as rq).
+func (r *Router) relevance(ctx context.Context, text string, rq request, all []candidate, which []int, ord *orderScratch) error {
 	if r.scorer == nil || len(which) == 0 {
 		return nil
 	}
-	return r.scorer.relevanceOf(ctx, analyze(r.an, text, false).text, all, which, ord)
+	return r.scorer.relevanceOf(ctx, requestTerms(r.an, text, rq.toks, rq.stems, false).text, all, which, ord)
 }
 
 func b2i(b bool) int {

@@ -24,7 +24,7 @@ func (r *Router) relaxed(ctx context.Context, text string, limit int, sp *specif
 	if want == 0 {
 		want = relaxedLimit
 	}
-	out, skills, _, err := r.relaxedSearch(ctx, text, want)
+	out, skills, _, err := r.relaxedSearch(ctx, text, rq, want)
 	if err != nil || len(out) < 2 {
 		return out, err
 	}
@@ -44,12 +44,12 @@ func (r *Router) relaxed(ctx context.Context, text string, limit int, sp *specif
 // relaxedSearch is relaxed for want matches, without the named skills
 // first; it also returns the matches' skill positions and the search hits
 // they were chosen from, best first.
-func (r *Router) relaxedSearch(ctx context.Context, text string, want int) ([]Match, []int, []scored, error) {
+func (r *Router) relaxedSearch(ctx context.Context, text string, rq request, want int) ([]Match, []int, []scored, error) {
 	out := []Match{}
 	if r.idx == nil {
 		return out, nil, nil, nil
 	}
-	a := analyze(r.an, text, true)
+	a := requestTerms(r.an, text, rq.toks, rq.stems, true)
 	if len(a.text) == 0 { // no term to search for (relevanceQuery is nil)
 		return out, nil, nil, nil
 	}
