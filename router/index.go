@@ -268,7 +268,7 @@ func analyze(an *analyzers, text string, exact bool) analyzed {
 }
 
 // requestTerms is analyze(an, text, exact) for a request already read
-// as tokens (toks, from appendTokens) and their stems (stemsOf). When
+// as tokens (toks, from appendTokens) and their stems (appendStems). When
 // every token is ASCII it is computed from them, without bleve's
 // analyzers: over ASCII the analyzers' tokenizer, lowercasing, stop
 // words and stemmer are appendTokens', stopWords and stem, so the terms
@@ -282,7 +282,7 @@ func requestTerms(an *analyzers, text string, toks, stems []string, exact bool) 
 			}
 		}
 	}
-	var a analyzed
+	a := analyzed{text: make([]term, 0, len(toks))}
 	var seen map[string]struct{}
 	for i, tok := range toks {
 		if !stopWords[tok] {
@@ -291,6 +291,7 @@ func requestTerms(an *analyzers, text string, toks, stems []string, exact bool) 
 	}
 	if exact {
 		seen = nil
+		a.exact = make([]term, 0, len(toks))
 		for _, tok := range toks {
 			a.exact, seen = appendDistinct(a.exact, seen, term{tok, tok})
 		}
