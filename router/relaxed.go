@@ -71,7 +71,7 @@ func (r *Router) relaxedSearch(ctx context.Context, text string, rq request, wan
 			continue
 		}
 		s := r.src.Skill(h.skill)
-		weight, words := r.evidence(a, &s)
+		weight, words := r.evidence(a, h.skill, &s)
 		bar := r.opts.RelaxedEvidence
 		if len(s.Triggers) == 0 {
 			bar = r.opts.RelaxedEvidenceUntriggered
@@ -86,32 +86,25 @@ func (r *Router) relaxedSearch(ctx context.Context, text string, rq request, wan
 }
 
 // evidence is the summed boosts of the (field, term) pairs of the request
-// that skill s contains, and the request words behind them in request
-// order.
-func (r *Router) evidence(a analyzed, s *Skill) (float64, []string) {
+// that skill s (at position skill) contains, and the request words
+// behind them in request order.
+func (r *Router) evidence(a analyzed, skill int, s *Skill) (float64, []string) {
 	var weight float64
 	matched := map[string]bool{}
-	for _, f := range fields {
+	st := r.fieldTerms(skill, s)
+	for k, f := range fields {
 		terms := a.text
 		if f.analyzer == exactAnalyzer {
 			terms = a.exact
 		}
-		val := fieldValue(s, f.name)
-		if val == "" || len(terms) == 0 {
+		have := st[k]
+		if len(have) == 0 || len(terms) == 0 {
 			continue
-		}
-		have := map[string]bool{}
-		an := r.an.text
-		if f.analyzer == exactAnalyzer {
-			an = r.an.exact
-		}
-		for _, tok := range an.Analyze([]byte(val)) {
-			have[string(tok.Term)] = true
 		}
 		for _, t := range terms {
 			// Single letters are mostly the tails of contractions and
 			// possessives ("customer's"): no evidence of anything.
-			if have[t.term] && utf8.RuneCountInString(t.word) > 1 {
+			if _, ok := slices.BinarySearch(have, t.term); ok && utf8.RuneCountInString(t.word) > 1 {
 				weight += f.weight
 				matched[t.word] = true
 			}

@@ -237,6 +237,8 @@ type Router struct {
 	specOnce sync.Once
 	spec     *specifics // see specificsOf
 
+	fieldCache fieldTermCache // see fieldTerms
+
 	tallies sync.Pool     // *hitTally scratch for routes
 	slots   chan struct{} // one per route running at once
 
