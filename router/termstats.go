@@ -47,6 +47,11 @@ type termStats struct {
 	// distinct terms over the number of skills, rounded up (sic: bleve
 	// divides the field's dictionary size, not its token count).
 	avgLength float64
+	// lengthNorm is, per skill, BM25's length normalisation (see
+	// lengthNormOf) when avgLength > 0: the part of docScore that depends
+	// only on the skill, with its three divisions and a square root,
+	// worked out once instead of for every term and skill a route scores.
+	lengthNorm []float64
 }
 
 type posting struct {
@@ -110,6 +115,12 @@ func buildTermStatsOn(ctx context.Context, m mapping.IndexMapping, skills Source
 	ts.merge(chunks)
 	if n > 0 {
 		ts.avgLength = math.Ceil(float64(len(ts.ids)) / float64(n))
+	}
+	if ts.avgLength > 0 {
+		ts.lengthNorm = make([]float64, n)
+		for s, l := range ts.length {
+			ts.lengthNorm[s] = ts.lengthNormOf(l)
+		}
 	}
 	return ts, nil
 }
@@ -246,17 +257,25 @@ func norm(length uint32) float64 {
 	return float64(float32(1.0 / math.Sqrt(float64(length))))
 }
 
+// lengthNormOf is BM25's normalisation of a field of length tokens,
+// 1 - b + b·fieldLength/avgLength, with the field length bleve derives
+// from the norm. No addition takes a product here, so no compiler fuses
+// one into a multiply-add: computed ahead, it is the same float64.
+func (ts *termStats) lengthNormOf(length uint32) float64 {
+	nm := norm(length)
+	fieldLength := 1 / (nm * nm)
+	return 1 - bsearch.BM25_b + (bsearch.BM25_b * fieldLength / ts.avgLength)
+}
+
 // docScore is bleve's per-document term score before the query weight
 // (scorer_term.go docScore), with tf the square root of the frequency.
 func (ts *termStats) docScore(idf float64, p posting) float64 {
 	tf := math.Sqrt(float64(p.freq))
-	nm := norm(ts.length[p.skill])
 	if ts.avgLength > 0 {
-		fieldLength := 1 / (nm * nm)
 		return idf * (tf * bsearch.BM25_k1) /
-			(tf + bsearch.BM25_k1*(1-bsearch.BM25_b+(bsearch.BM25_b*fieldLength/ts.avgLength)))
+			(tf + bsearch.BM25_k1*ts.lengthNorm[p.skill])
 	}
-	return tf * nm * idf
+	return tf * norm(ts.length[p.skill]) * idf
 }
 
 // tableTerm is one request term as the table scores it.
@@ -470,7 +489,7 @@ func find(post []posting, skill uint32) (posting, bool) {
 
 // size is the table's approximate memory in bytes.
 func (ts *termStats) size() int {
-	n := 8*len(ts.post) + 4*len(ts.start) + 4*len(ts.length)
+	n := 8*len(ts.post) + 4*len(ts.start) + 4*len(ts.length) + 8*len(ts.lengthNorm)
 	for t := range ts.ids {
 		n += len(t) + 16 + 8 // string header, value, bucket share
 	}
