@@ -79,7 +79,7 @@ func TestRequestTermsLikeAnalyze(t *testing.T) {
 	for _, text := range texts {
 		toks := appendTokens(nil, text)
 		for _, exact := range []bool{false, true} {
-			got, want := requestTerms(an, text, toks, appendStems(nil, toks), exact), analyze(an, text, exact)
+			got, want := requestTerms(an, text, toks, appendStems(nil, toks), exact, nil), analyze(an, text, exact)
 			if !slices.Equal(got.text, want.text) || !slices.Equal(got.exact, want.exact) {
 				t.Errorf("%q (exact %v):\n got %q\nwant %q", text, exact, got, want)
 			}

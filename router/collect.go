@@ -24,6 +24,7 @@ type hitTally struct {
 	reqE, reqS, reqP []uint32
 	pair             []byte
 	rq               request
+	terms            []term // the request's terms, for relevance
 	// phraseHits' memory.
 	flat      []uint32
 	off, fill []int
@@ -48,6 +49,7 @@ func (r *Router) putTally(t *hitTally) {
 	clear(t.toks)
 	clear(t.stems)
 	clear(t.rq.words)
+	clear(t.terms)
 	r.tallies.Put(t)
 }
 

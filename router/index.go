@@ -273,8 +273,9 @@ func analyze(an *analyzers, text string, exact bool) analyzed {
 // analyzers: over ASCII the analyzers' tokenizer, lowercasing, stop
 // words and stemmer are appendTokens', stopWords and stem, so the terms
 // are the same, and a route spends no time running the analyzers again.
-// Any other request goes through the analyzers.
-func requestTerms(an *analyzers, text string, toks, stems []string, exact bool) analyzed {
+// Any other request goes through the analyzers. The text terms are
+// appended to buf (the caller's memory, or nil).
+func requestTerms(an *analyzers, text string, toks, stems []string, exact bool, buf []term) analyzed {
 	for _, tok := range toks {
 		for i := 0; i < len(tok); i++ {
 			if tok[i] >= utf8.RuneSelf {
@@ -282,7 +283,7 @@ func requestTerms(an *analyzers, text string, toks, stems []string, exact bool) 
 			}
 		}
 	}
-	a := analyzed{text: make([]term, 0, len(toks))}
+	a := analyzed{text: slices.Grow(buf[:0], len(toks))}
 	var seen map[string]struct{}
 	for i, tok := range toks {
 		if !stopWords[tok] {

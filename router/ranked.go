@@ -99,7 +99,7 @@ func (r *Router) routeRanked(ctx context.Context, text string, limit int) ([]Mat
 	order, err := rank(cands, limit, true, &t.rank, func(which []int) error {
 		t.reqP = r.phrases.exact.lookupPlurals(t.reqP[:0], toks)
 		r.weigh(t, sp, rq, t.reqP, cands, which)
-		return r.relevance(ctx, text, rq, cands, which, &t.ord)
+		return r.relevance(ctx, text, rq, cands, which, t)
 	})
 	if err != nil {
 		return nil, err
@@ -341,12 +341,13 @@ func storeStem(tok string) string {
 }
 
 // relevance fills in the bleve relevance of cands[which] for the request
-// text (read as rq).
-func (r *Router) relevance(ctx context.Context, text string, rq request, all []candidate, which []int, ord *orderScratch) error {
+// text (read as rq), in the memory of t.
+func (r *Router) relevance(ctx context.Context, text string, rq request, all []candidate, which []int, t *hitTally) error {
 	if r.scorer == nil || len(which) == 0 {
 		return nil
 	}
-	return r.scorer.relevanceOf(ctx, requestTerms(r.an, text, rq.toks, rq.stems, false).text, all, which, ord)
+	t.terms = requestTerms(r.an, text, rq.toks, rq.stems, false, t.terms).text
+	return r.scorer.relevanceOf(ctx, t.terms, all, which, &t.ord)
 }
 
 func b2i(b bool) int {

@@ -49,7 +49,7 @@ func (r *Router) relaxedSearch(ctx context.Context, text string, rq request, wan
 	if r.idx == nil {
 		return out, nil, nil, nil
 	}
-	a := requestTerms(r.an, text, rq.toks, rq.stems, true)
+	a := requestTerms(r.an, text, rq.toks, rq.stems, true, nil)
 	if len(a.text) == 0 { // no term to search for (relevanceQuery is nil)
 		return out, nil, nil, nil
 	}
