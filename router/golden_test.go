@@ -2,13 +2,16 @@ package router
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/agent3md/agent3md/internal/synth"
@@ -150,5 +153,74 @@ func compareGolden(t *testing.T, path string, got []byte) {
 	}
 	if shown == 0 {
 		t.Errorf("%s differs", path)
+	}
+}
+
+// TestRoutesKeepTheirAnswers: routes reuse pooled memory (the tally) and
+// kept field terms, so this routes the development set's requests from
+// several goroutines at once, each answer compared with the one routed
+// alone first, and then checks that those first answers are unchanged:
+// no Match may share memory a later route writes.
+func TestRoutesKeepTheirAnswers(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join(examplesDir, "routing.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var set struct {
+		Cases []evalCase `json:"cases"`
+	}
+	if err := json.Unmarshal(data, &set); err != nil {
+		t.Fatal(err)
+	}
+	routers := map[string]*Router{}
+	queries := []Query{{}, {Limit: 3}, {Mode: Spec}}
+	var first [][]Match
+	for _, c := range set.Cases {
+		if routers[c.Agent] == nil {
+			routers[c.Agent] = newTest(t, loadAgentSkills(t, filepath.Join(examplesDir, c.Agent)), &Options{NoCache: true, Background: true})
+		}
+		for _, q := range queries {
+			first = append(first, route(t, routers[c.Agent], c.Text, &q))
+		}
+	}
+	want := make([][]Match, len(first))
+	for i, m := range first {
+		b, err := json.Marshal(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal(b, &want[i]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var wg sync.WaitGroup
+	for g := 0; g < 4; g++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for pass := 0; pass < 2; pass++ {
+				k := 0
+				for _, c := range set.Cases {
+					for _, q := range queries {
+						got, err := routers[c.Agent].Route(context.Background(), c.Text, &q)
+						if err != nil {
+							t.Error(err)
+							return
+						}
+						if !reflect.DeepEqual(got, first[k]) {
+							t.Errorf("%s %q %+v routed concurrently:\n got %+v\nwant %+v", c.Agent, c.Text, q, got, first[k])
+							return
+						}
+						k++
+					}
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	for i := range first {
+		if !reflect.DeepEqual(first[i], want[i]) && (len(first[i]) > 0 || len(want[i]) > 0) {
+			t.Fatalf("answer %d changed after later routes:\n got %+v\nwant %+v", i, first[i], want[i])
+		}
 	}
 }
