@@ -24,7 +24,7 @@ func (r *Router) relaxed(ctx context.Context, text string, limit int, sp *specif
 	if want == 0 {
 		want = relaxedLimit
 	}
-	out, skills, _, err := r.relaxedSearch(ctx, text, want)
+	out, skills, _, err := r.relaxedSearch(ctx, text, rq, want)
 	if err != nil || len(out) < 2 {
 		return out, err
 	}
@@ -44,14 +44,13 @@ func (r *Router) relaxed(ctx context.Context, text string, limit int, sp *specif
 // relaxedSearch is relaxed for want matches, without the named skills
 // first; it also returns the matches' skill positions and the search hits
 // they were chosen from, best first.
-func (r *Router) relaxedSearch(ctx context.Context, text string, want int) ([]Match, []int, []scored, error) {
+func (r *Router) relaxedSearch(ctx context.Context, text string, rq request, want int) ([]Match, []int, []scored, error) {
 	out := []Match{}
 	if r.idx == nil {
 		return out, nil, nil, nil
 	}
-	a := analyze(r.an, text, true)
-	q := relevanceQuery(a)
-	if q == nil {
+	a := requestTerms(r.an, text, rq.toks, rq.stems, true, nil)
+	if len(a.text) == 0 { // no term to search for (relevanceQuery is nil)
 		return out, nil, nil, nil
 	}
 	var skills []int
@@ -59,7 +58,7 @@ func (r *Router) relaxedSearch(ctx context.Context, text string, want int) ([]Ma
 	// its hit pool to the requested size on every search, so a small
 	// agent asks for no more than it has: same hits, less garbage.
 	pool := min(want*relaxedPool, max(r.src.Len(), 1))
-	res, err := searchTies(ctx, r.idx, q, pool, r.src.Len())
+	res, err := r.searchRelevant(ctx, a, pool)
 	if err != nil || len(res) == 0 {
 		return out, nil, res, err
 	}
@@ -72,7 +71,7 @@ func (r *Router) relaxedSearch(ctx context.Context, text string, want int) ([]Ma
 			continue
 		}
 		s := r.src.Skill(h.skill)
-		weight, words := r.evidence(a, &s)
+		weight, words := r.evidence(a, h.skill, &s)
 		bar := r.opts.RelaxedEvidence
 		if len(s.Triggers) == 0 {
 			bar = r.opts.RelaxedEvidenceUntriggered
@@ -87,32 +86,25 @@ func (r *Router) relaxedSearch(ctx context.Context, text string, want int) ([]Ma
 }
 
 // evidence is the summed boosts of the (field, term) pairs of the request
-// that skill s contains, and the request words behind them in request
-// order.
-func (r *Router) evidence(a analyzed, s *Skill) (float64, []string) {
+// that skill s (at position skill) contains, and the request words
+// behind them in request order.
+func (r *Router) evidence(a analyzed, skill int, s *Skill) (float64, []string) {
 	var weight float64
 	matched := map[string]bool{}
-	for _, f := range fields {
+	st := r.fieldTerms(skill, s)
+	for k, f := range fields {
 		terms := a.text
 		if f.analyzer == exactAnalyzer {
 			terms = a.exact
 		}
-		val := fieldValue(s, f.name)
-		if val == "" || len(terms) == 0 {
+		have := st[k]
+		if len(have) == 0 || len(terms) == 0 {
 			continue
-		}
-		have := map[string]bool{}
-		an := r.an.text
-		if f.analyzer == exactAnalyzer {
-			an = r.an.exact
-		}
-		for _, tok := range an.Analyze([]byte(val)) {
-			have[string(tok.Term)] = true
 		}
 		for _, t := range terms {
 			// Single letters are mostly the tails of contractions and
 			// possessives ("customer's"): no evidence of anything.
-			if have[t.term] && utf8.RuneCountInString(t.word) > 1 {
+			if _, ok := slices.BinarySearch(have, t.term); ok && utf8.RuneCountInString(t.word) > 1 {
 				weight += f.weight
 				matched[t.word] = true
 			}

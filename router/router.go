@@ -240,6 +240,8 @@ type Router struct {
 	spellOnce sync.Once
 	speller   *speller // see spellerOf
 
+	fieldCache fieldTermCache // see fieldTerms
+
 	tallies sync.Pool     // *hitTally scratch for routes
 	slots   chan struct{} // one per route running at once
 

@@ -92,7 +92,9 @@ func (sp *speller) correct(toks []string) ([]string, bool) {
 			continue
 		}
 		fix, ok := sp.oneEditAway(w)
-		if !ok {
+		if !ok || stem(fix) == stem(w) {
+			// A plural or other form of an agent word is no slip: the
+			// stems meet already, and the user's word stays in the hits.
 			continue
 		}
 		if out == nil {
