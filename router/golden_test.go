@@ -30,6 +30,12 @@ var goldenSets = []string{
 	"routing-dev2.json",
 	"testdata/routing-folders.json",
 	"testdata/routing-folders-fresh.json",
+	"routing-blind3.json",
+	"routing-nearmiss.json",
+	"testdata/routing-folders-blind.json",
+	"testdata/routing-folders-nearmiss.json",
+	"testdata/routing-refagents-dev.json",
+	"testdata/routing-refagents-holdout.json",
 }
 
 // goldenQueries are the queries every request is routed with: both modes,
