@@ -106,7 +106,8 @@ func (sp *speller) correct(toks []string) ([]string, bool) {
 }
 
 // oneEditAway returns the one agent word a single typing slip from w, if
-// exactly one exists. The slips read are the ones people make far more
+// exactly one exists (forms of one word, such as a singular and its
+// plural, count as one). The slips read are the ones people make far more
 // often than jargon is spelt that way: a letter missing ("atest"), two
 // neighbours swapped ("bulid"), a letter doubled ("isssue") and, inside a
 // word of five or more letters, one wrong letter ("deplpy"). The first
@@ -119,10 +120,16 @@ func (sp *speller) oneEditAway(w string) (string, bool) {
 	var found string
 	n := 0
 	buf := make([]byte, 0, len(w)+1)
+	var foundStem string
 	try := func(b []byte) bool {
 		// m[string(b)] does not allocate; only a hit is kept as a string.
-		if _, ok := sp.words[string(b)]; ok && string(b) != found {
-			found = string(b)
+		if _, ok := sp.words[string(b)]; !ok || string(b) == found {
+			return true
+		}
+		// Two forms of one word ("test", "tests" for "tets") are one
+		// reading, not two.
+		if st := stem(string(b)); n == 0 || st != foundStem {
+			found, foundStem = string(b), st
 			n++
 		}
 		return n < 2

@@ -115,3 +115,17 @@ func FuzzSpeller(f *testing.F) {
 		}
 	})
 }
+
+// TestSlipFormsOfOneWord: a slip one edit from two forms of one agent
+// word ("tets": "test" and "tests") is read as that word, not left alone
+// as ambiguous.
+func TestSlipFormsOfOneWord(t *testing.T) {
+	r := newTest(t, []Skill{
+		{Name: "run-tests", Z: 1, Triggers: []string{"test", "tests failing"}},
+		{Name: "deploy", Z: 2, Triggers: []string{"deploy"}},
+	}, nil)
+	got := route(t, r, "the tets are failing", nil)
+	if len(got) == 0 || got[0].Name != "run-tests" || got[0].Tier != TierPhrase {
+		t.Errorf("got %+v, want run-tests by a phrase", got)
+	}
+}
