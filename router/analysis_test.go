@@ -2,6 +2,7 @@ package router
 
 import (
 	"maps"
+	"slices"
 	"strings"
 	"testing"
 
@@ -54,4 +55,34 @@ func freqs(ts analysis.TokenStream) map[string]int {
 		out[string(t.Term)]++
 	}
 	return out
+}
+
+// TestRequestTermsLikeAnalyze: terms read from a request's tokens and
+// stems are the analyzers' own, word for word, in both analyzers and in
+// order, for ASCII requests of every shape (case, stop words, repeats,
+// short words, British spellings, punctuation, more distinct terms than
+// analyze scans) and for the non-ASCII ones that go through the
+// analyzers.
+func TestRequestTermsLikeAnalyze(t *testing.T) {
+	m, err := newMapping()
+	if err != nil {
+		t.Fatal(err)
+	}
+	an, err := newAnalyzers(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	texts := append(wordRequests(genSkills(50), 300, 9),
+		"", "the a of", "Deploy the DEPLOYS deployed, deploying!", "go to it: is up", "summarise the analysed organisation",
+		"crash-looping pods — roll back ‘now’", "naïve café résumé", "İstanbul ΣΟΦΟΣ Ⱥ", "x\xffy", "v1.2.3 a1b2 42",
+		strings.Repeat("alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu nu xi omicron pi rho sigma tau ", 3))
+	for _, text := range texts {
+		toks := appendTokens(nil, text)
+		for _, exact := range []bool{false, true} {
+			got, want := requestTerms(an, text, toks, appendStems(nil, toks), exact, nil), analyze(an, text, exact)
+			if !slices.Equal(got.text, want.text) || !slices.Equal(got.exact, want.exact) {
+				t.Errorf("%q (exact %v):\n got %q\nwant %q", text, exact, got, want)
+			}
+		}
+	}
 }

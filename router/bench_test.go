@@ -234,3 +234,51 @@ func reportPeak(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkRouteSmall is one Ranked route on a small agent: the 10-skill
+// synthetic agent the MCP server's per-request benchmarks serve, where
+// "hits" hits trigger phrases of every skill (ten candidates, nine tied,
+// so relevance orders them), "relaxed" hits none and falls back to the
+// relaxed tier, finding nothing, and "named" says a skill's name without
+// a trigger (these are the requests of mcp's BenchmarkPipelined); and the
+// devtools example, where "relaxed-hits" finds relaxed matches, whose
+// evidence is read from their skills' text. The routers are built as the
+// server builds them (Options.Background: relevance from term
+// statistics).
+func BenchmarkRouteSmall(b *testing.B) {
+	agents := map[string][]Skill{"synth": synthSkills(b, 10), "devtools": loadAgentSkills(b, "../examples/devtools.3md")}
+	for _, bc := range []struct {
+		agent, name, text string
+		limit             int
+	}{
+		{"synth", "hits", "please deploy the nightly report", 0},
+		{"synth", "hits-top5", "please deploy the nightly report", 5},
+		{"synth", "relaxed", "rotate the logs and check disk usage", 5},
+		{"synth", "named", "report", 0},
+		{"devtools", "relaxed-hits", "send my branch to the team on GitHub so they can review it", 5},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			r, err := New(context.Background(), agents[bc.agent], &Options{NoCache: true, Background: true})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer r.Close()
+			if _, err := r.Wait(context.Background()); err != nil {
+				b.Fatal(err)
+			}
+			ctx := context.Background()
+			q := &Query{Limit: bc.limit}
+			b.ReportAllocs()
+			b.ResetTimer()
+			c0 := cpuTime()
+			for i := 0; i < b.N; i++ {
+				if _, err := r.Route(ctx, bc.text, q); err != nil {
+					b.Fatal(err)
+				}
+			}
+			// The process's CPU time (garbage collection included) varies
+			// less than wall time on a shared machine.
+			b.ReportMetric(float64((cpuTime()-c0).Nanoseconds())/float64(b.N), "cpu-ns/op")
+		})
+	}
+}

@@ -17,6 +17,18 @@ type hitTally struct {
 	said  []said // of those, the ones named by their command
 	rank  rankScratch
 	ord   orderScratch // relevance's visiting order
+	// The request as routeRanked reads it: tokens, stems, ids in the
+	// exact, stem and plural lookups, the pair buffer of lookupStems, and
+	// the request's words.
+	toks, stems      []string
+	reqE, reqS, reqP []uint32
+	pair             []byte
+	rq               request
+	terms            []term // the request's terms, for relevance
+	// phraseHits' memory.
+	flat      []uint32
+	off, fill []int
+	ords      [][]uint32
 }
 
 func (r *Router) getTally() *hitTally {
@@ -33,6 +45,9 @@ func (r *Router) putTally(t *hitTally) {
 		t.count[s], t.exact[s] = 0, 0
 	}
 	t.seen, t.hits, t.cands, t.named, t.said = t.seen[:0], t.hits[:0], t.cands[:0], t.named[:0], t.said[:0]
+	// The request's tokens stay behind until the next route overwrites
+	// them: clearing them cost more than the rest of putTally, and the
+	// pool lets its tallies go within two collections anyway.
 	r.tallies.Put(t)
 }
 
@@ -62,16 +77,17 @@ func (t *hitTally) candidates() []candidate {
 
 // phraseHits returns, for each of cands[order[i]], the indexes in its
 // skill's Triggers of the phrases it hit, ascending: one pass over the
-// hits, whatever the number of candidates.
+// hits, whatever the number of candidates. The lists live in the tally
+// until the next call.
 func (t *hitTally) phraseHits(x *phraseIndex, cands []candidate, order []int) [][]uint32 {
-	flat := make([]uint32, 0, 64)
-	off := make([]int, len(order)+1)
+	off := slices.Grow(t.off[:0], len(order)+1)[:len(order)+1]
+	off[0] = 0
 	for i, k := range order {
 		off[i+1] = off[i] + cands[k].score
 	}
-	flat = slices.Grow(flat, off[len(order)])[:off[len(order)]]
-	fill := make([]int, len(order))
-	copy(fill, off)
+	flat := slices.Grow(t.flat[:0], off[len(order)])[:off[len(order)]]
+	fill := append(t.fill[:0], off[:len(order)]...)
+	t.off, t.flat, t.fill = off, flat, fill
 	// count[s] becomes 1 + the position in order of skill s (0: not
 	// shown); putTally zeroes it either way.
 	for _, s := range t.seen {
@@ -86,7 +102,8 @@ func (t *hitTally) phraseHits(x *phraseIndex, cands []candidate, order []int) []
 			fill[i-1]++
 		}
 	}
-	out := make([][]uint32, len(order))
+	out := slices.Grow(t.ords[:0], len(order))[:len(order)]
+	t.ords = out
 	for i := range order {
 		out[i] = flat[off[i]:off[i+1]:off[i+1]]
 		slices.Sort(out[i])

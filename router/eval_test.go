@@ -149,12 +149,13 @@ const holdoutMinTop1 = 0.85
 
 // holdTo routes examples/<file> (evalSet) and holds ranked mode to a
 // top-1 floor and, when asked, to the false-match bar and to getting at
-// least as many cases right as spec mode.
-func holdTo(t *testing.T, name, file string, floor float64, falseBar, vsSpec bool) {
+// least as many cases right as spec mode. It returns the totals per mode
+// (nil when the set could not be routed) for checks of a set's own.
+func holdTo(t *testing.T, name, file string, floor float64, falseBar, vsSpec bool) map[Mode]*tally {
 	t.Helper()
 	total := evalSet(t, file)
 	if total == nil {
-		return
+		return nil
 	}
 	r, s := total[Ranked], total[Spec]
 	if r.top1Rate() < floor {
@@ -166,6 +167,7 @@ func holdTo(t *testing.T, name, file string, floor float64, falseBar, vsSpec boo
 	if vsSpec && r.top1 < s.top1 {
 		t.Errorf("%s: ranked gets %d cases right, fewer than spec's %d", name, r.top1, s.top1)
 	}
+	return total
 }
 
 // evalSet routes every case of examples/<file> in both modes, logs misses
@@ -293,3 +295,72 @@ func TestRoutingBlind2(t *testing.T) {
 // after the command rule, the -ise folding and the challenge of a
 // stem-only leader.
 const blind2MinTop1 = 0.84
+
+// TestRoutingBlind3 routes the fifth held-out set
+// (examples/routing-blind3.json): 90 requests, two for each of the 45
+// skills of the four example agents, and 20 irrelevant ones (near misses
+// that share words with skills among them), written from each skill's
+// purpose with its triggers out of sight and with fresh phrasing. It was
+// committed before any routing figure was taken on it.
+//
+// Ranked mode is held to a top-1 floor and to getting at least as many
+// cases right as spec mode, as for blind2. Its false-match rate measured
+// far above the 10% bar, so it is held to its own ceiling instead (a
+// drift upwards is caught) until a routing change brings it under the
+// bar; then this test should move to holdTo with falseBar set.
+func TestRoutingBlind3(t *testing.T) {
+	const name = "blind3 held-out"
+	total := holdTo(t, name, "routing-blind3.json", blind3MinTop1, false, true)
+	if total == nil {
+		return
+	}
+	if r := total[Ranked]; r.falseRate() > blind3MaxFalseMatch {
+		t.Errorf("%s false-match rate %.1f%% (%d/%d), above its %.0f%% ceiling", name, 100*r.falseRate(), r.falseMatch, r.neg, 100*blind3MaxFalseMatch)
+	}
+}
+
+// blind3MinTop1 is its top-1 floor and blind3MaxFalseMatch its
+// false-match ceiling. Measured once, when the set was committed and
+// before any routing change was measured on it: ranked top-1 95.6%
+// (86/90), spec top-1 73.3% (66/90); false matches 30.0% (6/20) ranked,
+// 10.0% (2/20) spec.
+const (
+	blind3MinTop1       = 0.92
+	blind3MaxFalseMatch = 0.35
+)
+
+// TestRoutingNearMiss routes two development sets of requests no skill
+// handles (examples/routing-nearmiss.json over the example agents,
+// testdata/routing-folders-nearmiss.json over the skill folders): office
+// chores, accounts and small talk that share a word or two with a skill.
+// They were written before anything was measured on them, to watch false
+// matches, which the positive sets hold too few of to show. Every false
+// match they drew when committed was a relaxed match on two everyday
+// words ("remind me to renew the database license next month" → forecast
+// on "next", "month"); ceilings just over those figures keep a rule that
+// lets more through from landing unnoticed.
+func TestRoutingNearMiss(t *testing.T) {
+	for _, c := range []struct {
+		file    string
+		ceiling float64
+	}{
+		{"routing-nearmiss.json", nearMissMaxFalse},
+		{"testdata/routing-folders-nearmiss.json", foldersNearMissMaxFalse},
+	} {
+		total := evalSet(t, c.file)
+		if total == nil {
+			continue
+		}
+		if r := total[Ranked]; r.falseRate() > c.ceiling {
+			t.Errorf("%s: false-match rate %.1f%% (%d/%d), above its %.0f%% ceiling", c.file, 100*r.falseRate(), r.falseMatch, r.neg, 100*c.ceiling)
+		}
+	}
+}
+
+// nearMissMaxFalse and foldersNearMissMaxFalse are the near-miss sets'
+// ceilings: measured 10.4% (5/48) and 5.6% (1/18) ranked, 0% spec, when
+// committed.
+const (
+	nearMissMaxFalse        = 0.12
+	foldersNearMissMaxFalse = 0.10
+)

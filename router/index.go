@@ -267,6 +267,60 @@ func analyze(an *analyzers, text string, exact bool) analyzed {
 	return a
 }
 
+// requestTerms is analyze(an, text, exact) for a request already read
+// as tokens (toks, from appendTokens) and their stems (appendStems). When
+// every token is ASCII it is computed from them, without bleve's
+// analyzers: over ASCII the analyzers' tokenizer, lowercasing, stop
+// words and stemmer are appendTokens', stopWords and stem, so the terms
+// are the same, and a route spends no time running the analyzers again.
+// Any other request goes through the analyzers. The text terms are
+// appended to buf (the caller's memory, or nil).
+func requestTerms(an *analyzers, text string, toks, stems []string, exact bool, buf []term) analyzed {
+	for _, tok := range toks {
+		for i := 0; i < len(tok); i++ {
+			if tok[i] >= utf8.RuneSelf {
+				return analyze(an, text, exact)
+			}
+		}
+	}
+	a := analyzed{text: slices.Grow(buf[:0], len(toks))}
+	var seen map[string]struct{}
+	for i, tok := range toks {
+		if !stopWords[tok] {
+			a.text, seen = appendDistinct(a.text, seen, term{stems[i], tok})
+		}
+	}
+	if exact {
+		seen = nil
+		a.exact = make([]term, 0, len(toks))
+		for _, tok := range toks {
+			a.exact, seen = appendDistinct(a.exact, seen, term{tok, tok})
+		}
+	}
+	return a
+}
+
+// appendDistinct appends t to out unless out holds its term, scanning
+// out while it is short and keeping seen (made here) once it is not, as
+// analyze does.
+func appendDistinct(out []term, seen map[string]struct{}, t term) ([]term, map[string]struct{}) {
+	if seen == nil && len(out) == analyzeScanMax {
+		seen = make(map[string]struct{}, 2*analyzeScanMax)
+		for _, o := range out {
+			seen[o.term] = struct{}{}
+		}
+	}
+	if seen != nil {
+		if _, dup := seen[t.term]; dup {
+			return out, seen
+		}
+		seen[t.term] = struct{}{}
+	} else if slices.ContainsFunc(out, func(o term) bool { return o.term == t.term }) {
+		return out, seen
+	}
+	return append(out, t), seen
+}
+
 // analyzeScanMax is how many distinct terms analyze de-duplicates by
 // scanning before it switches to a set: below it a scan is cheaper than
 // hashing, and every ordinary request stays below it.

@@ -199,6 +199,9 @@ type request struct {
 	sig     uint64   // signature of ids
 	words   []string // distinct content words as written
 	known   bool     // every content word is some skill's trigger or name word
+	// toks and stems are the request's tokens (appendTokens) and their
+	// stems, which requestTerms reads.
+	toks, stems []string
 }
 
 // stopWords are the English stop words the text analyzer drops.
@@ -212,7 +215,14 @@ var stopWords = func() analysis.TokenMap {
 
 // request looks up a request's tokens (toks, with their stems).
 func (sp *specifics) request(toks, stems []string) request {
-	rq := request{known: true, seq: make([]uint32, len(stems))}
+	return sp.readRequest(request{}, toks, stems)
+}
+
+// readRequest is request in the memory of old, a request read before,
+// which it reuses: routeRanked keeps one per tally.
+func (sp *specifics) readRequest(old request, toks, stems []string) request {
+	rq := request{known: true, toks: toks, stems: stems, seq: slices.Grow(old.seq[:0], len(stems))[:len(stems)],
+		ids: old.ids[:0], content: old.content[:0], words: old.words[:0]}
 	for i, st := range stems {
 		id, ok := sp.id(st)
 		if !ok {
@@ -237,7 +247,7 @@ func (sp *specifics) request(toks, stems []string) request {
 	rq.sig = signature(rq.ids)
 	slices.Sort(rq.content)
 	rq.content = slices.Compact(rq.content)
-	rq.wt = make([]float64, len(rq.ids))
+	rq.wt = slices.Grow(old.wt[:0], len(rq.ids))[:len(rq.ids)]
 	for k, id := range rq.ids {
 		rq.wt[k] = sp.idf[id]
 		if _, ok := slices.BinarySearch(rq.content, id); !ok {

@@ -82,7 +82,7 @@ func TestSaysName(t *testing.T) {
 		"summarize":                       false,
 	} {
 		toks := appendTokens(nil, text)
-		if got := sp.request(toks, stemsOf(toks)).saysName(name); got != want {
+		if got := sp.request(toks, appendStems(nil, toks)).saysName(name); got != want {
 			t.Errorf("%q says summarize-invoice: %v, want %v", text, got, want)
 		}
 	}

@@ -23,12 +23,7 @@ func rank(cands []candidate, limit int, byRel bool, s *rankScratch, relevance fu
 	// The tiers present, each with its members. There are few (exact or
 	// not, times the distinct phrase counts), so a linear search finds a
 	// candidate's tier; members go in one buffer, bucketed by tier.
-	type tierRun struct {
-		tier    uint64
-		n       int
-		members []int
-	}
-	var tiers []tierRun
+	tiers := s.tiers[:0]
 	var byTier map[uint64]int // once tiers are too many to search
 	tierOf := slices.Grow(s.buf[:0], 2*len(cands))[:2*len(cands)]
 	last := -1
@@ -68,7 +63,7 @@ func rank(cands []candidate, limit int, byRel bool, s *rankScratch, relevance fu
 	for i, k := range tierOf[:len(cands)] {
 		tiers[k].members = append(tiers[k].members, i)
 	}
-	s.buf = tierOf
+	s.buf, s.tiers = tierOf, tiers
 	slices.SortFunc(tiers, func(a, b tierRun) int { return cmp.Compare(a.tier, b.tier) })
 	keep, total := 0, 0
 	for keep < len(tiers) && total < limit {
@@ -119,8 +114,16 @@ func rank(cands []candidate, limit int, byRel bool, s *rankScratch, relevance fu
 // same scratch.
 type rankScratch struct {
 	buf   []int // tier of each candidate, then the members bucketed by tier
+	tiers []tierRun
 	which []int // candidates whose relevance is asked for
 	out   []int
+}
+
+// tierRun is one tier of rank's candidates and its members.
+type tierRun struct {
+	tier    uint64
+	n       int
+	members []int
 }
 
 // maxLinearTiers is how many tiers are searched linearly before a map

@@ -41,14 +41,17 @@ const relaxedMinWords = 2
 // a leader found only through the stems of one phrase in a long request
 // may be overtaken by one (challenge).
 func (r *Router) routeRanked(ctx context.Context, text string, limit int) ([]Match, error) {
-	toks := appendTokens(nil, text)
-	reqE := r.phrases.exact.lookup(nil, toks)
-	stems := stemsOf(toks)
-	reqS := r.phrases.stems.lookup(nil, requestStems(toks, stems))
-	sp := r.specificsOf()
-	rq := sp.request(toks, stems)
 	t := r.getTally()
 	defer r.putTally(t)
+	// The request as read lives in the tally's memory, reused route after
+	// route; what a Match keeps of it is copied.
+	toks := appendTokens(t.toks[:0], text)
+	stems := appendStems(t.stems[:0], toks)
+	reqE := r.phrases.exact.lookup(t.reqE[:0], toks)
+	reqS := r.phrases.stems.lookupStems(t.reqS[:0], toks, stems, &t.pair)
+	sp := r.specificsOf()
+	rq := sp.readRequest(t.rq, toks, stems)
+	t.toks, t.stems, t.reqE, t.reqS, t.rq = toks, stems, reqE, reqS, rq
 	x := r.phrases
 	// Phrases sharing a stem set mostly share their exact set too, so the
 	// last exact-set verdict is reused.
@@ -78,6 +81,11 @@ func (r *Router) routeRanked(ctx context.Context, text string, limit int) ([]Mat
 	})
 	t.named = named
 	if len(t.seen) == 0 {
+		// No phrase and no name: read typing slips as the agent words
+		// they stand for and route again (spelling.go), else relax.
+		if fixed, ok := r.spellerOf().correct(toks); ok {
+			return r.routeRanked(ctx, joinWords(fixed), limit)
+		}
 		return r.relaxed(ctx, text, limit, sp, rq)
 	}
 	cands := t.candidates()
@@ -94,17 +102,22 @@ func (r *Router) routeRanked(ctx context.Context, text string, limit int) ([]Mat
 	// name rule and score), so they are computed for the tiers that reach
 	// into the first limit results.
 	order, err := rank(cands, limit, true, &t.rank, func(which []int) error {
-		r.weigh(t, sp, rq, r.phrases.exact.lookupPlurals(nil, toks), cands, which)
-		return r.relevance(ctx, text, cands, which, &t.ord)
+		t.reqP = r.phrases.exact.lookupPlurals(t.reqP[:0], toks)
+		r.weigh(t, sp, rq, t.reqP, cands, which)
+		return r.relevance(ctx, text, rq, cands, which, t)
 	})
 	if err != nil {
 		return nil, err
 	}
 	out := r.matches(cands, order, t.phraseHits(x, cands, order), true)
+	var words []string // rq.words, copied out of the tally once
 	for i, k := range order {
 		if cands[k].score == 0 { // named, no phrase hit: the name is the evidence
+			if words == nil && len(rq.words) > 0 {
+				words = slices.Clone(rq.words)
+			}
 			out[i].Tier = TierName
-			out[i].Hits = rq.words
+			out[i].Hits = words
 			for _, c := range t.said {
 				if c.skill == cands[k].skill { // by its command: the words that say it
 					out[i].Hits = slices.Clone(toks[c.at : c.at+c.n])
@@ -113,7 +126,7 @@ func (r *Router) routeRanked(ctx context.Context, text string, limit int) ([]Mat
 		}
 	}
 	if len(out) > 0 && out[0].Tier == TierPhrase && out[0].Score == 1 && cands[order[0]].exact == 0 && len(rq.words) >= challengeRequest {
-		return r.challenge(ctx, text, cands[order[0]].skill, out, limit)
+		return r.challenge(ctx, text, rq, cands[order[0]].skill, out, limit)
 	}
 	return out, nil
 }
@@ -139,8 +152,8 @@ const (
 // description account for challengeWords of its words or more and whose
 // relevance is challengeRatio times the leader's. The relaxed match
 // keeps its tier; the phrase matches follow it.
-func (r *Router) challenge(ctx context.Context, text string, lead int, out []Match, limit int) ([]Match, error) {
-	rel, _, res, err := r.relaxedSearch(ctx, text, 1)
+func (r *Router) challenge(ctx context.Context, text string, rq request, lead int, out []Match, limit int) ([]Match, error) {
+	rel, _, res, err := r.relaxedSearch(ctx, text, rq, 1)
 	if err != nil || len(rel) == 0 || len(rel[0].Hits) < challengeWords || rel[0].Name == out[0].Name {
 		return out, err
 	}
@@ -217,6 +230,11 @@ func (r *Router) weigh(t *hitTally, sp *specifics, rq request, reqP []uint32, ca
 		c := &cands[i]
 		var nameWords uint64
 		nameWords, c.full = sp.nameSaid(rq, c.skill)
+		// A one-word name that the request hit as a trigger is that
+		// hit again, not a second piece of evidence ("pods", "verify").
+		if c.full && len(sp.names.list(c.skill)) == 1 && nameWords&^c.wordsExact == 0 {
+			c.full = false
+		}
 		c.ev += rq.weight(c.wordsExact|nameWords) + stemOnlyWeight*rq.weight(c.wordsStem&^(c.wordsExact|nameWords))
 		c.ev = roundRelevance(c.ev)
 	}
@@ -238,7 +256,8 @@ func (r *Router) rankedKey(c *candidate) uint64 {
 // word met in another number ("deploys" for "deploy") counts as met as
 // written, not through a stem.
 func (v *vocabLists) lookupPlurals(dst []uint32, toks []string) []uint32 {
-	var buf []byte
+	var onStack [32]byte
+	buf := onStack[:0]
 	try := func(b []byte) {
 		if id, ok := v.ids[string(b)]; ok {
 			dst = append(dst, id)
@@ -265,26 +284,35 @@ func (v *vocabLists) lookupPlurals(dst []uint32, toks []string) []uint32 {
 // of the skill's than when it is the skill's own.
 const stemOnlyWeight = 0.75
 
-// requestStems is the Porter stems of a request's tokens (stems, one per
-// token), followed by the stem of each adjacent pair written as one word,
-// so "crash-looping" meets a trigger "crashloop" and "roll back" meets
-// "rollback".
-func requestStems(toks, stems []string) []string {
-	out := make([]string, 0, 2*len(toks))
-	out = append(out, stems...)
-	for i := 1; i < len(toks); i++ {
-		out = append(out, routeStem(toks[i-1]+toks[i]))
+// lookupStems is lookup over the Porter stems of a request's tokens
+// (stems, one per token) and the stem of each adjacent pair written as
+// one word, so "crash-looping" meets a trigger "crashloop" and "roll
+// back" meets "rollback". A pair is joined in *buf, memory the caller
+// keeps: a pair whose stem is remembered costs no allocation.
+func (v *vocabLists) lookupStems(dst []uint32, toks, stems []string, buf *[]byte) []uint32 {
+	for _, st := range stems {
+		if id, ok := v.ids[st]; ok {
+			dst = append(dst, id)
+		}
 	}
-	return out
+	b := *buf
+	for i := 1; i < len(toks); i++ {
+		b = append(append(b[:0], toks[i-1]...), toks[i]...)
+		if id, ok := v.ids[routeStemBytes(b)]; ok {
+			dst = append(dst, id)
+		}
+	}
+	*buf = b
+	slices.Sort(dst)
+	return slices.Compact(dst)
 }
 
-// stemsOf is the Porter stem of each token.
-func stemsOf(toks []string) []string {
-	out := make([]string, len(toks))
-	for i, tok := range toks {
-		out[i] = routeStem(tok)
+// appendStems appends the Porter stem of each token to dst.
+func appendStems(dst, toks []string) []string {
+	for _, tok := range toks {
+		dst = append(dst, routeStem(tok))
 	}
-	return out
+	return dst
 }
 
 // routeStems remembers the stems of request words: requests repeat a
@@ -299,6 +327,20 @@ func routeStem(tok string) string {
 	if v, ok := routeStems.cache.Load(tok); ok {
 		return v.(string)
 	}
+	return storeStem(tok)
+}
+
+// routeStemBytes is routeStem of string(b), which it only builds when
+// the stem is not remembered.
+func routeStemBytes(b []byte) string {
+	if v, ok := routeStems.cache.Load(string(b)); ok {
+		return v.(string)
+	}
+	return storeStem(string(b))
+}
+
+// storeStem stems tok and remembers it while routeStems has room.
+func storeStem(tok string) string {
 	st := stem(tok)
 	if routeStems.size.Load() < stemCacheMax {
 		if _, loaded := routeStems.cache.LoadOrStore(tok, st); !loaded {
@@ -308,12 +350,14 @@ func routeStem(tok string) string {
 	return st
 }
 
-// relevance fills in the bleve relevance of cands[which].
-func (r *Router) relevance(ctx context.Context, text string, all []candidate, which []int, ord *orderScratch) error {
+// relevance fills in the bleve relevance of cands[which] for the request
+// text (read as rq), in the memory of t.
+func (r *Router) relevance(ctx context.Context, text string, rq request, all []candidate, which []int, t *hitTally) error {
 	if r.scorer == nil || len(which) == 0 {
 		return nil
 	}
-	return r.scorer.relevanceOf(ctx, analyze(r.an, text, false).text, all, which, ord)
+	t.terms = requestTerms(r.an, text, rq.toks, rq.stems, false, t.terms).text
+	return r.scorer.relevanceOf(ctx, t.terms, all, which, &t.ord)
 }
 
 func b2i(b bool) int {

@@ -611,3 +611,29 @@ func TestRelaxedUntriggered(t *testing.T) {
 		t.Errorf("untriggered bar raised to %v: got %s, want nothing", DefaultRelaxedEvidence, brief(got))
 	}
 }
+
+// TestOneWordNameIsItsTrigger: a skill named by one word that is also its
+// own trigger gains nothing more when the request says that word: the
+// name and the phrase hit are one piece of evidence, not two, and the
+// more specific trigger of another skill decides.
+func TestOneWordNameIsItsTrigger(t *testing.T) {
+	r := newTest(t, []Skill{
+		{Name: "verify", Z: 1, Triggers: []string{"verify", "gate"}},
+		{Name: "check-signature", Z: 2, Triggers: []string{"verify", "signature"}},
+		{Name: "attest", Z: 3, Triggers: []string{"attest", "provenance"}},
+		{Name: "run-tests", Z: 4, Triggers: []string{"tests"}},
+		{Name: "lint", Z: 5, Triggers: []string{"tests", "style"}},
+	}, nil)
+	// "verify" is two skills' trigger, "provenance" one's: before, the
+	// skill named verify came first because its whole name was said.
+	got := route(t, r, "produce provenance for the artifact so people can verify where it came from", nil)
+	if len(got) == 0 || got[0].Name != "attest" {
+		t.Errorf("got %+v, want attest first (provenance is the rarer trigger)", got)
+	}
+	// A name of several words said in full still counts: "tests" hits
+	// both skills alike, and run-tests' whole name is said.
+	got = route(t, r, "run the tests again", nil)
+	if len(got) == 0 || got[0].Name != "run-tests" {
+		t.Errorf("got %+v, want run-tests first (its whole name is said)", got)
+	}
+}

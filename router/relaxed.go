@@ -26,13 +26,12 @@ func (r *Router) relaxed(ctx context.Context, text string, limit int, sp *specif
 	}
 	// Only here, with no phrase hit and nothing named, may synonyms widen
 	// the request (synonyms.go).
-	toks := appendTokens(nil, text)
-	ex := expand(toks, stemsOf(toks), r.indexHas)
-	out, skills, _, err := r.relaxedSearchWith(ctx, text, want, ex)
+	ex := expand(rq.toks, rq.stems, r.indexHas)
+	out, skills, _, err := r.relaxedSearchWith(ctx, text, rq, want, ex)
 	if err != nil {
 		return out, err
 	}
-	out, skills = r.synonymFirst(ctx, sp, text, toks, ex, out, skills, want)
+	out, skills = r.synonymFirst(ctx, sp, text, rq.toks, rq.stems, ex, out, skills, want)
 	if len(out) < 2 {
 		return out, nil
 	}
@@ -52,20 +51,19 @@ func (r *Router) relaxed(ctx context.Context, text string, limit int, sp *specif
 // relaxedSearch is relaxed for want matches, without the named skills
 // first; it also returns the matches' skill positions and the search hits
 // they were chosen from, best first.
-func (r *Router) relaxedSearch(ctx context.Context, text string, want int) ([]Match, []int, []scored, error) {
-	return r.relaxedSearchWith(ctx, text, want, nil)
+func (r *Router) relaxedSearch(ctx context.Context, text string, rq request, want int) ([]Match, []int, []scored, error) {
+	return r.relaxedSearchWith(ctx, text, rq, want, nil)
 }
 
 // relaxedSearchWith is relaxedSearch for a request widened by ex (nil:
 // as written).
-func (r *Router) relaxedSearchWith(ctx context.Context, text string, want int, ex *expansion) ([]Match, []int, []scored, error) {
+func (r *Router) relaxedSearchWith(ctx context.Context, text string, rq request, want int, ex *expansion) ([]Match, []int, []scored, error) {
 	out := []Match{}
 	if r.idx == nil {
 		return out, nil, nil, nil
 	}
-	a := analyze(r.an, text, true)
-	q := expandQuery(relevanceQuery(a), ex)
-	if q == nil {
+	a := requestTerms(r.an, text, rq.toks, rq.stems, true, nil)
+	if len(a.text) == 0 { // no term to search for (relevanceQuery is nil)
 		return out, nil, nil, nil
 	}
 	var skills []int
@@ -73,7 +71,7 @@ func (r *Router) relaxedSearchWith(ctx context.Context, text string, want int, e
 	// its hit pool to the requested size on every search, so a small
 	// agent asks for no more than it has: same hits, less garbage.
 	pool := min(want*relaxedPool, max(r.src.Len(), 1))
-	res, err := searchTies(ctx, r.idx, q, pool, r.src.Len())
+	res, err := r.searchExpanded(ctx, a, ex, pool)
 	if err != nil || len(res) == 0 {
 		return out, nil, res, err
 	}
@@ -86,7 +84,7 @@ func (r *Router) relaxedSearchWith(ctx context.Context, text string, want int, e
 			continue
 		}
 		s := r.src.Skill(h.skill)
-		ev := r.evidence(a, h.skill, ex)
+		ev := r.evidence(a, h.skill, &s, ex)
 		bar := r.opts.RelaxedEvidence
 		if len(s.Triggers) == 0 {
 			bar = r.opts.RelaxedEvidenceUntriggered
@@ -120,13 +118,13 @@ func (ev relaxedEvidence) enough(bar float64) bool {
 	return ev.weight+ev.syn >= bar && ev.own >= relaxedMinWords
 }
 
-// evidence is the relaxedEvidence of skill (a position) for the
+// evidence is the relaxedEvidence of skill s (at position skill) for the
 // analysed request a, widened by ex (nil: as written).
-func (r *Router) evidence(a analyzed, skill int, ex *expansion) relaxedEvidence {
+func (r *Router) evidence(a analyzed, skill int, s *Skill, ex *expansion) relaxedEvidence {
 	var weight, syn float64
 	matched := map[string]bool{} // request words the skill holds as written
 	viaSyn := map[string]bool{}  // and those it holds only through synonyms
-	st := r.termsOf(skill)
+	st := r.fieldTerms(skill, s)
 	for k, f := range fields {
 		terms := a.text
 		if f.analyzer == exactAnalyzer {
@@ -139,7 +137,7 @@ func (r *Router) evidence(a analyzed, skill int, ex *expansion) relaxedEvidence 
 		for _, t := range terms {
 			// Single letters are mostly the tails of contractions and
 			// possessives ("customer's"): no evidence of anything.
-			if holds(have, t.term) && utf8.RuneCountInString(t.word) > 1 {
+			if _, ok := slices.BinarySearch(have, t.term); ok && utf8.RuneCountInString(t.word) > 1 {
 				weight += f.weight
 				matched[t.word] = true
 			}

@@ -237,7 +237,10 @@ type Router struct {
 	specOnce sync.Once
 	spec     *specifics // see specificsOf
 
-	evTerms evidenceTerms // analysed field terms of skills relaxed routes examined
+	spellOnce sync.Once
+	speller   *speller // see spellerOf
+
+	fieldCache fieldTermCache // see fieldTerms
 
 	tallies sync.Pool     // *hitTally scratch for routes
 	slots   chan struct{} // one per route running at once

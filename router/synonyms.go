@@ -161,15 +161,21 @@ func expand(toks, stems []string, has func(term string) bool) *expansion {
 	return ex
 }
 
-// expandQuery is q with the expansion's stems as term queries
-// boosted by synonymWeight.
-func expandQuery(q query.Query, ex *expansion) query.Query {
+// expandQuery is relevanceQuery's disjunction over a's terms with the
+// expansion's stems added as term queries boosted by synonymBoost, all
+// in one disjunction: bleve multiplies a disjunction's score by the
+// share of its clauses a skill matches, so a synonym is one clause
+// among the request's terms, as a word of the request is, not a clause
+// beside one that holds them all (which made each synonym matched count
+// as much as every request word together).
+func expandQuery(a analyzed, ex *expansion) query.Query {
+	q := relevanceQuery(a)
 	if ex == nil {
 		return q
 	}
 	var qs []query.Query
-	if q != nil {
-		qs = append(qs, q)
+	if d, ok := q.(*query.DisjunctionQuery); ok {
+		qs = append(qs, d.Disjuncts...)
 	}
 	for _, t := range ex.syn {
 		if t.part != nil {
@@ -300,11 +306,15 @@ func (r *Router) synonymHits(sp *specifics, toks, stems []string, ex *expansion)
 		}
 	}
 	x := r.phrases
-	all := requestStems(toks, stems)
+	var pair []byte
+	ids := x.stems.lookupStems(nil, toks, stems, &pair)
 	for _, t := range ex.syn {
-		all = append(all, t.stem)
+		if id, ok := x.stems.ids[t.stem]; ok {
+			ids = append(ids, id)
+		}
 	}
-	x.stems.each(x.stems.lookup(nil, all), func(p uint32) { hit(int(x.skillOf[p]), sp.phraseStems(p)) })
+	slices.Sort(ids)
+	x.stems.each(slices.Compact(ids), func(p uint32) { hit(int(x.skillOf[p]), sp.phraseStems(p)) })
 	// Names holding a synonym, every stem of them the request's or a
 	// synonym's.
 	var named []uint32 // a name counts once, however many synonyms it holds
@@ -347,11 +357,11 @@ func ownWord(id uint32, toks, stems []string, sp *specifics) string {
 // needs another request word the skill holds ("ship the cart service"
 // to a skill whose input is the service), which keeps "write a limerick
 // about cheese" from a skill that triggers on "compose".
-func (r *Router) synonymFirst(ctx context.Context, sp *specifics, text string, toks []string, ex *expansion, out []Match, skills []int, want int) ([]Match, []int) {
+func (r *Router) synonymFirst(ctx context.Context, sp *specifics, text string, toks, stems []string, ex *expansion, out []Match, skills []int, want int) ([]Match, []int) {
 	if ex == nil {
 		return out, skills
 	}
-	hits := r.synonymHits(sp, toks, stemsOf(toks), ex)
+	hits := r.synonymHits(sp, toks, stems, ex)
 	if len(hits) == 0 {
 		return out, skills
 	}
@@ -362,7 +372,8 @@ func (r *Router) synonymFirst(ctx context.Context, sp *specifics, text string, t
 	kept := hits[:0]
 	for _, h := range hits {
 		if r.an != nil {
-			ev := r.evidence(a, h.skill, ex)
+			s := r.src.Skill(h.skill)
+			ev := r.evidence(a, h.skill, &s, ex)
 			h.own = h.own || ev.own > 0
 			for _, w := range ev.words {
 				if !slices.Contains(h.words, w) {
@@ -448,6 +459,24 @@ func (r *Router) synonymRelevance(ctx context.Context, a analyzed, ex *expansion
 // synonym of its trigger), or as many and is more relevant.
 func outweighs(m Match, h synonymHit) bool {
 	return len(m.Hits) > len(h.words)
+}
+
+// searchExpanded is searchRelevant for a request widened by ex. The term
+// statistics search scores unboosted terms only, so a request with
+// synonyms to search goes to bleve, synonyms boosted by synonymBoost;
+// any other goes where searchRelevant sends it. Only relaxed routes with
+// a vocabulary gap the thesaurus fills take the bleve path.
+func (r *Router) searchExpanded(ctx context.Context, a analyzed, ex *expansion, size int) ([]scored, error) {
+	if ex == nil || !slices.ContainsFunc(ex.syn, func(t synTerm) bool { return t.part == nil }) {
+		return r.searchRelevant(ctx, a, size)
+	}
+	return searchTies(ctx, r.idx, expandQuery(a, ex), size, r.src.Len())
+}
+
+// holds reports whether the sorted terms hold term.
+func holds(terms []string, term string) bool {
+	_, ok := slices.BinarySearch(terms, term)
+	return ok
 }
 
 // indexHas reports whether the agent's index holds term; true when it

@@ -1,6 +1,7 @@
 package router
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -13,6 +14,7 @@ import (
 	"github.com/blevesearch/bleve/v2/analysis"
 	"github.com/blevesearch/bleve/v2/mapping"
 	bsearch "github.com/blevesearch/bleve/v2/search"
+	"github.com/blevesearch/bleve/v2/search/searcher"
 )
 
 // Term statistics let a route compute bleve's relevance without bleve:
@@ -45,6 +47,11 @@ type termStats struct {
 	// distinct terms over the number of skills, rounded up (sic: bleve
 	// divides the field's dictionary size, not its token count).
 	avgLength float64
+	// lengthNorm is, per skill, BM25's length normalisation (see
+	// lengthNormOf) when avgLength > 0: the part of docScore that depends
+	// only on the skill, with its three divisions and a square root,
+	// worked out once instead of for every term and skill a route scores.
+	lengthNorm []float64
 }
 
 type posting struct {
@@ -108,6 +115,12 @@ func buildTermStatsOn(ctx context.Context, m mapping.IndexMapping, skills Source
 	ts.merge(chunks)
 	if n > 0 {
 		ts.avgLength = math.Ceil(float64(len(ts.ids)) / float64(n))
+	}
+	if ts.avgLength > 0 {
+		ts.lengthNorm = make([]float64, n)
+		for s, l := range ts.length {
+			ts.lengthNorm[s] = ts.lengthNormOf(l)
+		}
 	}
 	return ts, nil
 }
@@ -244,23 +257,66 @@ func norm(length uint32) float64 {
 	return float64(float32(1.0 / math.Sqrt(float64(length))))
 }
 
+// lengthNormOf is BM25's normalisation of a field of length tokens,
+// 1 - b + b·fieldLength/avgLength, with the field length bleve derives
+// from the norm. No addition takes a product here, so no compiler fuses
+// one into a multiply-add: computed ahead, it is the same float64.
+func (ts *termStats) lengthNormOf(length uint32) float64 {
+	nm := norm(length)
+	fieldLength := 1 / (nm * nm)
+	return 1 - bsearch.BM25_b + (bsearch.BM25_b * fieldLength / ts.avgLength)
+}
+
 // docScore is bleve's per-document term score before the query weight
 // (scorer_term.go docScore), with tf the square root of the frequency.
 func (ts *termStats) docScore(idf float64, p posting) float64 {
 	tf := math.Sqrt(float64(p.freq))
-	nm := norm(ts.length[p.skill])
 	if ts.avgLength > 0 {
-		fieldLength := 1 / (nm * nm)
 		return idf * (tf * bsearch.BM25_k1) /
-			(tf + bsearch.BM25_k1*(1-bsearch.BM25_b+(bsearch.BM25_b*fieldLength/ts.avgLength)))
+			(tf + bsearch.BM25_k1*ts.lengthNorm[p.skill])
 	}
-	return tf * nm * idf
+	return tf * norm(ts.length[p.skill]) * idf
 }
 
 // tableTerm is one request term as the table scores it.
 type tableTerm struct {
 	post        []posting
+	idf         float64
 	queryWeight float64
+}
+
+// maxStackTerms is how many request terms the table scores without
+// allocating: ordinary requests have fewer.
+const maxStackTerms = 16
+
+// query looks up the request terms some skill holds, with bleve's query
+// weights: each term's idf over the disjunction's query norm, which every
+// term weighs in, held or not.
+func (ts *termStats) query(dst []tableTerm, terms []term) []tableTerm {
+	var weights float64
+	for _, t := range terms {
+		post, ok := ts.postings(t.term)
+		idf := ts.idf(len(post))
+		w := 1.0 * idf // bleve's Weight: (boost·idf)², boost 1
+		weights += w * w
+		if ok {
+			dst = append(dst, tableTerm{post: post, idf: idf})
+		}
+	}
+	qnorm := 1 / math.Sqrt(weights)
+	for i := range dst {
+		dst[i].queryWeight = 1.0 * dst[i].idf * qnorm
+	}
+	return dst
+}
+
+// score is q's score for the skill of p.
+func (ts *termStats) score(q *tableTerm, p posting) float64 {
+	score := ts.docScore(q.idf, p)
+	if q.queryWeight != 1.0 {
+		score = score * q.queryWeight
+	}
+	return score
 }
 
 // relevanceOf is scorerIndex.relevanceOf from the table: the same
@@ -269,23 +325,8 @@ func (ts *termStats) relevanceOf(terms []term, all []candidate, which []int) {
 	if len(terms) == 0 || len(which) == 0 {
 		return
 	}
-	qs := make([]tableTerm, 0, len(terms))
-	idfs := make([]float64, 0, len(terms))
-	var weights float64
-	for _, t := range terms {
-		post, ok := ts.postings(t.term)
-		idf := ts.idf(len(post))
-		w := 1.0 * idf // bleve's Weight: (boost·idf)², boost 1
-		weights += w * w
-		if ok {
-			qs = append(qs, tableTerm{post: post})
-			idfs = append(idfs, idf)
-		}
-	}
-	qnorm := 1 / math.Sqrt(weights)
-	for i := range qs {
-		qs[i].queryWeight = 1.0 * idfs[i] * qnorm
-	}
+	var onStack [maxStackTerms]tableTerm
+	qs := ts.query(onStack[:0], terms)
 	for _, k := range which {
 		c := &all[k]
 		var sum float64
@@ -295,15 +336,138 @@ func (ts *termStats) relevanceOf(terms []term, all []candidate, which []int) {
 			if !ok {
 				continue
 			}
-			score := ts.docScore(idfs[i], p)
-			if qs[i].queryWeight != 1.0 {
-				score = score * qs[i].queryWeight
-			}
-			sum += score
+			sum += ts.score(&qs[i], p)
 			matched++
 		}
 		c.rel = roundRelevance(sum * float64(matched) / float64(len(terms)))
 	}
+}
+
+// search is what searchTies finds for relevanceQuery over terms, from the
+// table: of the skills holding at least one term, the first size by the
+// score bleve's search gives them (searchScores), best first, equal
+// scores in skill order. Since it sees every skill a term holds, a tie
+// at the cut needs no second search. ok is false when the table cannot
+// give bleve's scores.
+func (ts *termStats) search(terms []term, size int) (best []scored, ok bool) {
+	if size <= 0 {
+		return nil, true
+	}
+	ok = ts.searchScores(terms, func(skill int, score float64) {
+		best = keepBest(best, scored{skill, roundRelevance(score)}, size)
+	})
+	return best, ok
+}
+
+// searchScores calls fn, in skill order, for every skill holding at
+// least one of terms, with the score a bleve search of relevanceQuery
+// gives it, the same float64. That is not relevanceOf's: the search's
+// disjunction (of at most searcher.DisjunctionHeapTakeover terms, past
+// which ok is false) orders its terms by how many skills hold them
+// (sort.Sort, stable for so few), sums their weights and a skill's
+// scores in that order, and multiplies the sum by the fraction of terms
+// matched. searchScores does the same, operation for operation, merging
+// the terms' postings, which are in skill order.
+func (ts *termStats) searchScores(terms []term, fn func(skill int, score float64)) (ok bool) {
+	if len(terms) > searcher.DisjunctionHeapTakeover || len(terms) > maxStackTerms {
+		return false
+	}
+	if len(terms) == 0 {
+		return true
+	}
+	var onStack [maxStackTerms]tableTerm
+	qs := onStack[:0]
+	for _, t := range terms {
+		post, _ := ts.postings(t.term)
+		qs = append(qs, tableTerm{post: post, idf: ts.idf(len(post))})
+	}
+	slices.SortStableFunc(qs, func(a, b tableTerm) int { return cmp.Compare(len(a.post), len(b.post)) })
+	var weights float64
+	for i := range qs {
+		w := 1.0 * qs[i].idf // bleve's Weight: (boost·idf)², boost 1
+		weights += w * w
+	}
+	qnorm := 1 / math.Sqrt(weights)
+	for i := range qs {
+		qs[i].queryWeight = 1.0 * qs[i].idf * qnorm
+	}
+	for {
+		next := uint32(math.MaxUint32) // the next skill holding a term
+		for i := range qs {
+			if len(qs[i].post) > 0 {
+				next = min(next, qs[i].post[0].skill)
+			}
+		}
+		if next == math.MaxUint32 {
+			return true
+		}
+		var sum float64
+		matched := 0
+		for i := range qs {
+			if post := qs[i].post; len(post) > 0 && post[0].skill == next {
+				sum += ts.score(&qs[i], post[0])
+				matched++
+				qs[i].post = post[1:]
+			}
+		}
+		coord := float64(matched) / float64(len(terms))
+		fn(int(next), sum*coord)
+	}
+}
+
+// keepBest adds h to best (at most size hits, by score descending) unless
+// size hits score at least as much: h's skill comes after theirs, so they
+// win ties.
+func keepBest(best []scored, h scored, size int) []scored {
+	at := len(best)
+	for at > 0 && best[at-1].score < h.score {
+		at--
+	}
+	if at == size {
+		return best
+	}
+	if len(best) < size {
+		best = append(best, scored{})
+	}
+	copy(best[at+1:], best[at:len(best)-1])
+	best[at] = h
+	return best
+}
+
+// stats returns the term statistics that answer relevance for s, nil
+// while there are none.
+func (s *scorerIndex) stats() *termStats {
+	if s == nil {
+		return nil
+	}
+	if s.table != nil {
+		return s.table
+	}
+	return s.later.Load()
+}
+
+// searchRelevant is searchTies(relevanceQuery(a)) for the top size
+// skills. Term statistics, when the router has them, answer it without a
+// bleve search: a small agent's relaxed route spent half its time setting
+// up bleve's searchers and collector. They answer it exactly when every
+// tie can be settled, within maxTieHits, and the request has few enough
+// terms (search); otherwise bleve searches.
+// A background build is still waited for, so a relaxed route keeps
+// failing when the build does (Options.Background).
+func (r *Router) searchRelevant(ctx context.Context, a analyzed, size int) ([]scored, error) {
+	n := r.src.Len()
+	if ts := r.scorer.stats(); ts != nil && n <= maxTieHits {
+		if p := r.late; p != nil {
+			p.kick()
+			if err := p.wait(ctx); err != nil {
+				return nil, err
+			}
+		}
+		if res, ok := ts.search(a.text, size); ok {
+			return res, nil
+		}
+	}
+	return searchTies(ctx, r.idx, relevanceQuery(a), size, n)
 }
 
 // find returns skill's posting in post.
@@ -325,7 +489,7 @@ func find(post []posting, skill uint32) (posting, bool) {
 
 // size is the table's approximate memory in bytes.
 func (ts *termStats) size() int {
-	n := 8*len(ts.post) + 4*len(ts.start) + 4*len(ts.length)
+	n := 8*len(ts.post) + 4*len(ts.start) + 4*len(ts.length) + 8*len(ts.lengthNorm)
 	for t := range ts.ids {
 		n += len(t) + 16 + 8 // string header, value, bucket share
 	}

@@ -9,9 +9,11 @@ import (
 	"path/filepath"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/blevesearch/bleve/v2"
 	bsearch "github.com/blevesearch/bleve/v2/search"
 	"github.com/blevesearch/bleve/v2/search/searcher"
 
@@ -286,5 +288,68 @@ func TestTermStatsMemory(t *testing.T) {
 	t.Logf("term statistics: %d bytes, %.0f a skill", ts.size(), per)
 	if per > 400 {
 		t.Errorf("term statistics hold %.0f bytes a skill, over 400", per)
+	}
+}
+
+// TestTableSearchLikeBleve checks that the term statistics find what a
+// bleve search of the request's disjunction finds: the same skills with
+// the same score, bit for bit before rounding (searchScores), and so the
+// same relaxed hits, in the same order, as searchTies for any size.
+func TestTableSearchLikeBleve(t *testing.T) {
+	ctx := context.Background()
+	scored, refused := 0, 0
+	for _, ag := range relevanceAgents(t) {
+		r := newTest(t, ag.skills, &Options{NoCache: true})
+		ts, err := buildTermStats(ctx, r.mapping, Skills(ag.skills))
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := len(ag.skills)
+		for _, text := range ag.texts {
+			a := analyze(r.an, text, true)
+			q := relevanceQuery(a)
+			if q == nil {
+				continue
+			}
+			res, err := r.idx.SearchInContext(ctx, bleve.NewSearchRequestOptions(q, n, 0, false))
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := map[int]float64{}
+			for _, h := range res.Hits {
+				i, _ := strconv.Atoi(h.ID)
+				want[i] = h.Score
+			}
+			got := map[int]float64{}
+			if !ts.searchScores(a.text, func(skill int, score float64) { got[skill] = score }) {
+				refused++
+				if len(a.text) <= searcher.DisjunctionHeapTakeover {
+					t.Fatalf("%s %q: %d terms refused", ag.name, text, len(a.text))
+				}
+				continue
+			}
+			scored++
+			if len(got) != len(want) {
+				t.Fatalf("%s %q: the table finds %d skills, bleve %d", ag.name, text, len(got), len(want))
+			}
+			for s, w := range want {
+				if g, ok := got[s]; !ok || math.Float64bits(g) != math.Float64bits(w) {
+					t.Fatalf("%s %q, skill %d: table score %v (%x), bleve %v (%x)", ag.name, text, s, g, math.Float64bits(g), w, math.Float64bits(w))
+				}
+			}
+			for _, size := range []int{1, 3, 10, 40} {
+				bl, err := searchTies(ctx, r.idx, q, size, n)
+				if err != nil {
+					t.Fatal(err)
+				}
+				tb, _ := ts.search(a.text, size)
+				if !reflect.DeepEqual(tb, bl) && len(tb)+len(bl) > 0 {
+					t.Fatalf("%s %q, size %d: table\n%v\nbleve\n%v", ag.name, text, size, tb, bl)
+				}
+			}
+		}
+	}
+	if scored == 0 || refused == 0 {
+		t.Errorf("%d requests scored, %d refused: both must be exercised", scored, refused)
 	}
 }

@@ -1,0 +1,59 @@
+package router
+
+import "testing"
+
+// TestRoutingRefAgentsDev routes testdata/routing-refagents-dev.json over
+// the three example agents of the reference implementation
+// (testdata/refagents/README.md): agents whose trigger lists someone else
+// wrote, the one case the other sets do not cover.
+func TestRoutingRefAgentsDev(t *testing.T) {
+	holdRefAgents(t, "reference agents, dev", "testdata/routing-refagents-dev.json", refDevMinTop1, refDevMaxFalse)
+}
+
+// TestRoutingRefAgentsHoldout routes the held-out set over the same agents
+// (testdata/routing-refagents-holdout.json). Its misses are not to be read
+// when changing routing: only its totals.
+func TestRoutingRefAgentsHoldout(t *testing.T) {
+	holdRefAgents(t, "reference agents, held-out", "testdata/routing-refagents-holdout.json", refHoldoutMinTop1, refHoldoutMaxFalse)
+}
+
+// holdRefAgents holds a set to its top-1 floor, to ranked not doing worse
+// than spec, and to its own false-match ceiling.
+func holdRefAgents(t *testing.T, name, file string, floor, ceiling float64) {
+	t.Helper()
+	total := holdTo(t, name, file, floor, false, true)
+	if total == nil {
+		return
+	}
+	for _, m := range []Mode{Ranked, Spec} {
+		x := total[m]
+		t.Logf("%s %v: top-1 %d/%d, false %d/%d", name, m, x.top1, x.pos, x.falseMatch, x.neg)
+	}
+	if r := total[Ranked]; r.falseRate() > ceiling {
+		t.Errorf("%s false-match rate %.1f%% (%d/%d), above its %.0f%% ceiling", name, 100*r.falseRate(), r.falseMatch, r.neg, 100*ceiling)
+	}
+}
+
+// The floors and ceilings below were set from one run, made after both sets
+// were committed (written blind to the trigger lists, from each skill's
+// name, body and tool) and before any routing change was measured on them:
+//
+//	dev:      ranked top-1 87.1% (54/62), false 66.7% (10/15);
+//	          spec   top-1 77.4% (48/62), false 66.7% (10/15)
+//	held-out: ranked top-1 78.3% (47/60), false 80.0% (12/15);
+//	          spec   top-1 66.7% (40/60), false 60.0% (9/15)
+//
+// The false-match rates are far above the 10% bar the other sets hold to
+// because these agents' trigger lists hold single everyday words (the dev
+// set's near misses "scale this recipe", "push the meeting to Thursday",
+// "reply to my mom's text" each contain one): a trigger said in a request
+// is a phrase match in both modes, so the near misses match as specified.
+// Ceilings just above the measured rates keep a rule that lets more
+// through from landing unnoticed; floors a few points under the measured
+// top-1 rates catch a drop.
+const (
+	refDevMinTop1      = 0.84
+	refDevMaxFalse     = 0.70
+	refHoldoutMinTop1  = 0.75
+	refHoldoutMaxFalse = 0.85
+)
