@@ -64,7 +64,7 @@ func (r *Router) relaxedSearchWith(ctx context.Context, text string, want int, e
 		return out, nil, nil, nil
 	}
 	a := analyze(r.an, text, true)
-	q := expandQuery(relevanceQuery(a), ex)
+	q := expandQuery(a, ex)
 	if q == nil {
 		return out, nil, nil, nil
 	}

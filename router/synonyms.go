@@ -161,15 +161,21 @@ func expand(toks, stems []string, has func(term string) bool) *expansion {
 	return ex
 }
 
-// expandQuery is q with the expansion's stems as term queries
-// boosted by synonymWeight.
-func expandQuery(q query.Query, ex *expansion) query.Query {
+// expandQuery is relevanceQuery's disjunction over a's terms with the
+// expansion's stems added as term queries boosted by synonymBoost, all
+// in one disjunction: bleve multiplies a disjunction's score by the
+// share of its clauses a skill matches, so a synonym is one clause
+// among the request's terms, as a word of the request is, not a clause
+// beside one that holds them all (which made each synonym matched count
+// as much as every request word together).
+func expandQuery(a analyzed, ex *expansion) query.Query {
+	q := relevanceQuery(a)
 	if ex == nil {
 		return q
 	}
 	var qs []query.Query
-	if q != nil {
-		qs = append(qs, q)
+	if d, ok := q.(*query.DisjunctionQuery); ok {
+		qs = append(qs, d.Disjuncts...)
 	}
 	for _, t := range ex.syn {
 		if t.part != nil {
