@@ -57,8 +57,8 @@ const synonymPhrases = 2
 // synonymBoost is the boost of a synonym's term in the relaxed search,
 // lower than synonymWeight: BM25 adds up every term a skill holds, and a
 // word with several synonyms in one skill's fields would otherwise weigh
-// more than the word itself (the dev sets measured 0.15-0.25 best, 0.5
-// reordering relevance-only matches that were right).
+// more than the word itself (on the development sets 0.15-0.25 did best;
+// 0.5 reordered relevance-only matches that were right).
 const synonymBoost = 0.25
 
 // maxSynonymTerms bounds the stems one request adds, so that a long
