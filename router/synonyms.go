@@ -57,8 +57,8 @@ const synonymPhrases = 2
 // synonymBoost is the boost of a synonym's term in the relaxed search,
 // lower than synonymWeight: BM25 adds up every term a skill holds, and a
 // word with several synonyms in one skill's fields would otherwise weigh
-// more than the word itself (the dev sets measured 0.15-0.25 best, 0.5
-// reordering relevance-only matches that were right).
+// more than the word itself (on the development sets 0.15-0.25 did best;
+// 0.5 reordered relevance-only matches that were right).
 const synonymBoost = 0.25
 
 // maxSynonymTerms bounds the stems one request adds, so that a long
@@ -98,16 +98,9 @@ func expand(toks, stems []string, has func(term string) bool) *expansion {
 	var ex *expansion
 	add := func(g uint32, word string) {
 		for _, m := range th.groups[g] {
-			var part []string
-			if len(m.stems) > 1 {
-				for k, st := range m.stems {
-					if !stopWords[m.words[k]] {
-						part = append(part, st)
-					}
-				}
-				if slices.ContainsFunc(part, func(st string) bool { return !has(st) }) {
-					continue // a word of it no skill uses: it covers nothing
-				}
+			part := m.content // shared with the thesaurus: read only
+			if slices.ContainsFunc(part, func(st string) bool { return !has(st) }) {
+				continue // a word of it no skill uses: it covers nothing
 			}
 			for k, st := range m.stems {
 				if len(ex.syn) == maxSynonymTerms || stopWords[m.words[k]] || slices.Contains(stems, st) || !has(st) ||
@@ -124,7 +117,7 @@ func expand(toks, stems []string, has func(term string) bool) *expansion {
 		}
 		if len(th.single[st]) > 0 && !has(st) {
 			if ex == nil {
-				ex = &expansion{}
+				ex = &expansion{syn: make([]synTerm, 0, 16)}
 			}
 			for _, g := range th.single[st] {
 				add(g, toks[i])
@@ -143,7 +136,7 @@ func expand(toks, stems []string, has func(term string) bool) *expansion {
 				continue
 			}
 			if ex == nil {
-				ex = &expansion{}
+				ex = &expansion{syn: make([]synTerm, 0, 16)}
 			}
 			word := toks[i] // the first content word of the span names it
 			for _, tok := range toks[i : i+len(m.stems)] {

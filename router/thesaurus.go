@@ -34,6 +34,9 @@ type thesaurus struct {
 type synMember struct {
 	words []string
 	stems []string
+	// content is, for a member of several words, the stems of those that
+	// are not stop words (what the index keeps of it); nil otherwise.
+	content []string
 }
 
 // synRef is member m of group g.
@@ -124,6 +127,9 @@ func parseGroup(line string) ([]synMember, error) {
 		mem := synMember{words: words, stems: make([]string, len(words))}
 		for k, w := range words {
 			mem.stems[k] = stem(w)
+			if len(words) > 1 && !stopWords[w] {
+				mem.content = append(mem.content, mem.stems[k])
+			}
 		}
 		for _, o := range group {
 			if slices.Equal(o.stems, mem.stems) {
