@@ -27,7 +27,7 @@ func (r *Router) relaxed(ctx context.Context, text string, limit int, sp *specif
 	// Only here, with no phrase hit and nothing named, may synonyms widen
 	// the request (synonyms.go).
 	toks := appendTokens(nil, text)
-	ex := expand(toks, stemsOf(toks), r.indexHas)
+	ex := r.heldThesaurus().expand(toks, stemsOf(toks))
 	out, skills, _, err := r.relaxedSearchWith(ctx, text, want, ex)
 	if err != nil {
 		return out, err

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/blevesearch/bleve/v2"
@@ -237,7 +238,8 @@ type Router struct {
 	specOnce sync.Once
 	spec     *specifics // see specificsOf
 
-	evTerms evidenceTerms // analysed field terms of skills relaxed routes examined
+	evTerms evidenceTerms                 // analysed field terms of skills relaxed routes examined
+	held    atomic.Pointer[heldThesaurus] // see heldThesaurus
 
 	tallies sync.Pool     // *hitTally scratch for routes
 	slots   chan struct{} // one per route running at once
