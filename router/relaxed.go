@@ -26,7 +26,7 @@ func (r *Router) relaxed(ctx context.Context, text string, limit int, sp *specif
 	}
 	// Only here, with no phrase hit and nothing named, may synonyms widen
 	// the request (synonyms.go).
-	ex := expand(rq.toks, rq.stems, r.indexHas)
+	ex := r.heldThesaurus().expand(rq.toks, rq.stems)
 	out, skills, _, err := r.relaxedSearchWith(ctx, text, rq, want, ex)
 	if err != nil {
 		return out, err

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/blevesearch/bleve/v2"
@@ -240,7 +241,8 @@ type Router struct {
 	spellOnce sync.Once
 	speller   *speller // see spellerOf
 
-	fieldCache fieldTermCache // see fieldTerms
+	fieldCache fieldTermCache                // see fieldTerms
+	held       atomic.Pointer[heldThesaurus] // see heldThesaurus
 
 	tallies sync.Pool     // *hitTally scratch for routes
 	slots   chan struct{} // one per route running at once

@@ -82,42 +82,85 @@ type synTerm struct {
 	part []string
 }
 
+// heldThesaurus is the thesaurus as one agent can use it: per group, the
+// stems of its members that the agent's index holds, stop words left
+// out, each with its member's content stems when the member has several
+// words (and then only members whose every content stem is held). A
+// Router builds it once (Router.heldThesaurus), so an expansion looks up
+// the request's words and reads lists, instead of asking the index about
+// every member of every group they meet.
+type heldThesaurus struct {
+	th  *thesaurus
+	has func(term string) bool
+	syn [][]heldStem // per group
+}
+
+// heldStem is one stem of a group that the index holds.
+type heldStem struct {
+	stem string
+	part []string // the member's content stems, for a member of several words
+}
+
+// holdThesaurus reads th against an index that holds the terms has says.
+func holdThesaurus(th *thesaurus, has func(term string) bool) *heldThesaurus {
+	h := &heldThesaurus{th: th, has: has, syn: make([][]heldStem, len(th.groups))}
+	for g, group := range th.groups {
+		for _, m := range group {
+			if slices.ContainsFunc(m.content, func(st string) bool { return !has(st) }) {
+				continue // a word of it no skill uses: it covers nothing
+			}
+			for k, st := range m.stems {
+				if !stopWords[m.words[k]] && has(st) {
+					h.syn[g] = append(h.syn[g], heldStem{st, m.content})
+				}
+			}
+		}
+	}
+	return h
+}
+
+// heldThesaurus returns the Router's heldThesaurus for the thesaurus in
+// use, building it on first use.
+func (r *Router) heldThesaurus() *heldThesaurus {
+	th := thesaurusOnce()
+	if h := r.held.Load(); h != nil && h.th == th {
+		return h
+	}
+	h := holdThesaurus(th, r.indexHas)
+	r.held.Store(h)
+	return h
+}
+
 // expand reads the request's tokens and their stems against the
 // thesaurus: each one-word member met by its stem and each member of
 // several words met as adjacent stems, when the index does not hold it
-// (has; for a member of several words, one of its content words),
-// brings the stems of the other members of its groups that the index
-// holds, except those the request already has and stop words (the "to"
-// of "push to production"), which the index drops. It returns nil when
-// the request brings nothing.
-func expand(toks, stems []string, has func(term string) bool) *expansion {
-	th := thesaurusOnce()
+// (for a member of several words, one of its content words), brings
+// the stems of its groups that the index holds, except those the
+// request already has and stop words (the "to" of "push to
+// production"), which the index drops. It returns nil when the request
+// brings nothing.
+func (h *heldThesaurus) expand(toks, stems []string) *expansion {
+	th := h.th
 	if len(th.groups) == 0 {
 		return nil
 	}
 	var ex *expansion
 	add := func(g uint32, word string) {
-		for _, m := range th.groups[g] {
-			part := m.content // shared with the thesaurus: read only
-			if slices.ContainsFunc(part, func(st string) bool { return !has(st) }) {
-				continue // a word of it no skill uses: it covers nothing
+		for _, hs := range h.syn[g] {
+			if len(ex.syn) == maxSynonymTerms || slices.Contains(stems, hs.stem) ||
+				slices.ContainsFunc(ex.syn, func(t synTerm) bool { return t.stem == hs.stem && t.part == nil }) {
+				continue
 			}
-			for k, st := range m.stems {
-				if len(ex.syn) == maxSynonymTerms || stopWords[m.words[k]] || slices.Contains(stems, st) || !has(st) ||
-					slices.ContainsFunc(ex.syn, func(t synTerm) bool { return t.stem == st && t.part == nil }) {
-					continue
-				}
-				ex.syn = append(ex.syn, synTerm{stem: st, word: word, part: part})
-			}
+			ex.syn = append(ex.syn, synTerm{stem: hs.stem, word: word, part: hs.part})
 		}
 	}
 	for i, st := range stems {
 		if stopWords[toks[i]] {
 			continue
 		}
-		if len(th.single[st]) > 0 && !has(st) {
+		if len(th.single[st]) > 0 && !h.has(st) {
 			if ex == nil {
-				ex = &expansion{syn: make([]synTerm, 0, 16)}
+				ex = &expansion{}
 			}
 			for _, g := range th.single[st] {
 				add(g, toks[i])
@@ -125,18 +168,12 @@ func expand(toks, stems []string, has func(term string) bool) *expansion {
 		}
 		for _, ref := range th.multi[st] {
 			m := th.groups[ref.g][ref.m]
-			if i+len(m.stems) > len(stems) || !slices.Equal(stems[i:i+len(m.stems)], m.stems) {
-				continue
-			}
-			gap := false // a member is a gap when a word of it the index keeps is
-			for k, st := range m.stems {
-				gap = gap || !stopWords[m.words[k]] && !has(st)
-			}
-			if !gap {
-				continue
+			if i+len(m.stems) > len(stems) || !slices.Equal(stems[i:i+len(m.stems)], m.stems) ||
+				!slices.ContainsFunc(m.content, func(st string) bool { return !h.has(st) }) {
+				continue // not said, or not a gap: every word of it is held
 			}
 			if ex == nil {
-				ex = &expansion{syn: make([]synTerm, 0, 16)}
+				ex = &expansion{}
 			}
 			word := toks[i] // the first content word of the span names it
 			for _, tok := range toks[i : i+len(m.stems)] {

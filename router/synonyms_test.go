@@ -147,7 +147,7 @@ func TestExpand(t *testing.T) {
 			{"nothing to see", "none"},
 		} {
 			toks := appendTokens(nil, tt.text)
-			if got := expand(toks, appendStems(nil, toks), has).String(); got != tt.want {
+			if got := holdThesaurus(th, has).expand(toks, appendStems(nil, toks)).String(); got != tt.want {
 				t.Errorf("expand(%q) = %s, want %s", tt.text, got, tt.want)
 			}
 		}
