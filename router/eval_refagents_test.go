@@ -51,8 +51,13 @@ func holdRefAgents(t *testing.T, name, file string, floor, ceiling float64) {
 // Ceilings just above the measured rates keep a rule that lets more
 // through from landing unnoticed; floors a few points under the measured
 // top-1 rates catch a drop.
+//
+// Since then the dev set has been tuned on: typing slips ("atest",
+// "isue") and the one-word-name rule took it to 93.5% (58/62); the floor
+// follows. The held-out set was read again only for its totals: 78.3%
+// throughout.
 const (
-	refDevMinTop1      = 0.84
+	refDevMinTop1      = 0.90
 	refDevMaxFalse     = 0.70
 	refHoldoutMinTop1  = 0.75
 	refHoldoutMaxFalse = 0.85

@@ -139,7 +139,7 @@ func TestRoutingFresh(t *testing.T) {
 
 // freshMinTop1 is the fresh held-out set's floor: measured 89.8% (79/88)
 // when it was introduced, before and after the rules it was held back
-// from.
+// from, and 90.9% (80/88) with the thesaurus's synonyms (totals only).
 const freshMinTop1 = 0.85
 
 // holdoutMinTop1 is the held-out set's floor: measured 90.8% when it was
@@ -276,8 +276,8 @@ func TestRoutingDev2(t *testing.T) {
 }
 
 // dev2MinTop1 is its floor: measured 62.1% before the command rule and the challenge,
-// 64.5% with them.
-const dev2MinTop1 = 0.62
+// 64.5% with them, 72.6% with the thesaurus's synonyms.
+const dev2MinTop1 = 0.70
 
 // TestRoutingBlind2 routes the fourth held-out set
 // (examples/routing-blind2.json): 90 requests over every skill of the four
@@ -293,7 +293,8 @@ func TestRoutingBlind2(t *testing.T) {
 // blind2MinTop1 is its floor: measured 86.7% ranked (62.2% spec), no false
 // match, when it was committed, and 87.8% (79/90), no false match, once,
 // after the command rule, the -ise folding and the challenge of a
-// stem-only leader.
+// stem-only leader; 90.0% (81/90), no false match, with typing slips and
+// synonyms (totals only).
 const blind2MinTop1 = 0.84
 
 // TestRoutingBlind3 routes the fifth held-out set
@@ -323,7 +324,11 @@ func TestRoutingBlind3(t *testing.T) {
 // false-match ceiling. Measured once, when the set was committed and
 // before any routing change was measured on it: ranked top-1 95.6%
 // (86/90), spec top-1 73.3% (66/90); false matches 30.0% (6/20) ranked,
-// 10.0% (2/20) spec.
+// 10.0% (2/20) spec. Totals since (its misses unread): 94.4% with typing
+// slips (the one slip it holds, "relase", is read right and then hits
+// another skill's "release" phrase), 93.3% with synonyms; false matches
+// unchanged. Only the corrected word pairs of the held-out sets were
+// looked at, to check the slips were slips.
 const (
 	blind3MinTop1       = 0.92
 	blind3MaxFalseMatch = 0.35
