@@ -382,8 +382,29 @@ func (c *conn) Notify(ctx context.Context, method string, params any) error {
 // scratch holds reusable answer buffers.
 var scratch = sync.Pool{New: func() any { return new([]byte) }}
 
-// putAnswer encodes one answer and hands it to the writer.
+// putAnswer encodes one answer and hands it to the writer. An answer
+// encoded already (a tool result, a cached answer) goes straight into the
+// output around its envelope, as appendAnswer would write it, without
+// first being copied whole into a line of its own.
 func (c *conn) putAnswer(rawID json.RawMessage, res any, err error) {
+	if err == nil {
+		var enc preEncoded
+		switch r := res.(type) {
+		case encodedTool:
+			enc = r.enc
+		case preEncoded:
+			enc = r
+		}
+		if enc != nil {
+			var hb [64]byte
+			head := append(append(append(hb[:0], `{"jsonrpc":"2.0","id":`...), rawID...), `,"result":`...)
+			c.putLine(head, enc, closeObject)
+			if t, ok := res.(encodedTool); ok {
+				releaseTool(t) // copied into the output
+			}
+			return
+		}
+	}
 	sc := scratch.Get().(*[]byte)
 	line := appendAnswer((*sc)[:0], rawID, res, err)
 	c.put(line)
@@ -401,26 +422,34 @@ const outChunk = 64 << 10
 // maxFreeChunks bounds the written chunks kept for reuse (1 MiB).
 const maxFreeChunks = 16
 
+// closeObject ends an answer putAnswer writes in parts.
+var closeObject = []byte{'}'}
+
 // put appends one message line for the writer, charging it to the budget.
-func (c *conn) put(line []byte) {
+func (c *conn) put(line []byte) { c.putLine(line, nil, nil) }
+
+// putLine appends the line a+b+z for the writer, charging it to the
+// budget.
+func (c *conn) putLine(a, b, z []byte) {
+	size := len(a) + len(b) + len(z) + 1
 	c.mu.Lock()
 	if c.stopped {
 		c.mu.Unlock()
 		return
 	}
 	n := len(c.out)
-	if n == 0 || cap(c.out[n-1])-len(c.out[n-1]) < len(line)+1 {
+	if n == 0 || cap(c.out[n-1])-len(c.out[n-1]) < size {
 		var chunk []byte
-		if k := len(c.free); k > 0 && len(line)+1 <= outChunk {
+		if k := len(c.free); k > 0 && size <= outChunk {
 			chunk, c.free = c.free[k-1], c.free[:k-1]
 		} else {
-			chunk = make([]byte, 0, max(outChunk, len(line)+1))
+			chunk = make([]byte, 0, max(outChunk, size))
 		}
 		c.out = append(c.out, chunk)
 		n++
 	}
-	c.out[n-1] = append(append(c.out[n-1], line...), '\n')
-	c.pending += int64(len(line) + 1)
+	c.out[n-1] = append(append(append(append(c.out[n-1], a...), b...), z...), '\n')
+	c.pending += int64(size)
 	c.mu.Unlock()
 	c.wake()
 }

@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // Tool names: a compatibility contract with the public reference server.
@@ -305,6 +306,28 @@ func (s *server) toolResult(t *toolDef, out *toolOutcome, structured bool) (enco
 type encodedTool struct {
 	enc     preEncoded
 	isError bool
+	// pooled marks enc as taken from toolBufs: the stdio connection
+	// returns it once the answer line is copied out (putAnswer). Anything
+	// else that keeps an encodedTool (the answer cache keeps enc itself,
+	// and returns that instead) simply leaves the buffer to the collector.
+	pooled bool
+}
+
+// toolBufs recycles the buffers tool results are encoded into. A route's
+// answer is a few KB that lives only until its line is copied to the
+// output; allocating it per request was over half of the bytes a
+// small agent's route allocated, and the collections they cost.
+var toolBufs = sync.Pool{New: func() any { return new([]byte) }}
+
+// maxPooledToolBuf keeps a large answer's buffer out of the pool.
+const maxPooledToolBuf = 64 << 10
+
+// releaseTool returns a pooled result's buffer once nothing reads it.
+func releaseTool(t encodedTool) {
+	if t.pooled && cap(t.enc) <= maxPooledToolBuf {
+		b := []byte(t.enc[:0])
+		toolBufs.Put(&b)
+	}
 }
 
 // MarshalJSON returns the encoded result, so an encodedTool marshals as
@@ -335,7 +358,14 @@ func encodeToolResult(r *toolCallResult) (encodedTool, error) {
 			size += 32 + len(c.Text) + len(c.Text)/8
 		}
 	}
-	enc := make(preEncoded, 0, size)
+	var enc preEncoded
+	pooled := size <= maxPooledToolBuf
+	if pooled {
+		enc = preEncoded((*toolBufs.Get().(*[]byte))[:0])
+	}
+	if cap(enc) < size {
+		enc = make(preEncoded, 0, size)
+	}
 	enc = append(enc, `{"content":`...)
 	if r.Content == nil {
 		enc = append(enc, "null"...)
@@ -368,7 +398,7 @@ func encodeToolResult(r *toolCallResult) (encodedTool, error) {
 	if r.IsError {
 		enc = append(enc, `,"isError":true`...)
 	}
-	return encodedTool{enc: append(enc, '}'), isError: r.IsError}, nil
+	return encodedTool{enc: append(enc, '}'), isError: r.IsError, pooled: pooled}, nil
 }
 
 // encodedStringLen bounds the length of b, text encoding/json wrote itself
