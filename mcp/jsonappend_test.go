@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -157,10 +158,36 @@ func TestRouteMatchEncode(t *testing.T) {
 		{router.Match{Name: "tiny", Z: -3, Relevance: 1.25e-9, Hits: []string{"x\ty"}, Tier: "name"}, nil},
 		{router.Match{Name: "big", Z: 1e21, Score: 1 << 40, Relevance: 12.5, Hits: []string{}, Tier: router.TierPhrase}, bare},
 	}
+	var rt routeTails
 	for i, c := range cases {
-		if got, want := string(appendRouteMatch(nil, &c.m, c.sk)), stdJSON(t, newRouteMatch(&c.m, c.sk)); got != want {
+		want := stdJSON(t, newRouteMatch(&c.m, c.sk))
+		if got := string(appendRouteMatch(nil, &c.m, c.sk)); got != want {
 			t.Errorf("case %d:\n got %s\nwant %s", i, got, want)
 		}
+		// Twice through the per-version tails: written, then kept.
+		for k := 0; k < 2; k++ {
+			got := string(appendRouteMatchTail(nil, &c.m, rt.tail(c.sk), c.sk != nil && c.sk.Cost != ""))
+			if got != want {
+				t.Errorf("case %d, kept tail %d:\n got %s\nwant %s", i, k, got, want)
+			}
+		}
+	}
+}
+
+// TestRouteTailsBounded: a version keeps at most maxRouteTails skills'
+// tails, and a skill past the bound still gets its own, written afresh.
+func TestRouteTailsBounded(t *testing.T) {
+	var rt routeTails
+	for i := 0; i < maxRouteTails+500; i++ {
+		sk := &agentfile.Skill{Inputs: []agentfile.Input{{Name: fmt.Sprintf("in%d", i), Type: "string"}}}
+		if got, want := string(rt.tail(sk)), string(appendRouteTail(nil, sk)); got != want {
+			t.Fatalf("skill %d: tail %s, want %s", i, got, want)
+		}
+	}
+	kept := 0
+	rt.m.Range(func(any, any) bool { kept++; return true })
+	if kept > maxRouteTails || int(rt.n.Load()) != kept {
+		t.Errorf("kept %d tails (count %d), bound %d", kept, rt.n.Load(), maxRouteTails)
 	}
 }
 

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/agent3md/agent3md/agentfile"
 	"github.com/agent3md/agent3md/loader"
@@ -173,7 +175,7 @@ func (s *server) routeSkill(ctx context.Context, v *version, args map[string]jso
 			// nil only if the router named a z the catalog lacks: they
 			// come from one version, so it is not expected.
 			sk, _ := v.agent.SkillByZ(matches[i].Z)
-			b = appendRouteMatch(b, &matches[i], sk)
+			b = appendRouteMatchTail(b, &matches[i], v.tails.tail(sk), sk != nil && sk.Cost != "")
 		}
 		return append(b, "]}"...)
 	}}
@@ -207,6 +209,13 @@ func newRouteMatch(m *router.Match, sk *agentfile.Skill) routeMatch {
 // is the request an agent repeats most, and reflection over its matches
 // cost as much as routing a small agent (jsonappend_test.go compares).
 func appendRouteMatch(b []byte, m *router.Match, sk *agentfile.Skill) []byte {
+	return appendRouteMatchTail(b, m, appendRouteTail(nil, sk), sk != nil && sk.Cost != "")
+}
+
+// appendRouteMatchTail is appendRouteMatch with the part that depends on
+// the skill alone (appendRouteTail) written already, and whether the
+// skill has a cost tag.
+func appendRouteMatchTail(b []byte, m *router.Match, tail []byte, cost bool) []byte {
 	b = append(b, `{"name":`...)
 	b = appendJSONString(b, m.Name)
 	b = append(b, `,"z":`...)
@@ -219,8 +228,16 @@ func appendRouteMatch(b []byte, m *router.Match, sk *agentfile.Skill) []byte {
 	b = appendJSONStrings(b, m.Hits)
 	b = append(b, `,"tier":`...)
 	b = appendJSONString(b, m.Tier)
+	b = append(b, tail...)
+	b = append(b, `,"confirm":`...)
+	b = strconv.AppendBool(b, cost || m.Tier == router.TierRelaxed)
+	return append(b, '}')
+}
+
+// appendRouteTail writes the end of a route match that depends on skill
+// sk alone (nil: none): its inputs and its cost tag.
+func appendRouteTail(b []byte, sk *agentfile.Skill) []byte {
 	b = append(b, `,"inputs":[`...)
-	cost := false
 	if sk != nil {
 		for k, in := range sk.Inputs {
 			if k > 0 {
@@ -234,17 +251,43 @@ func appendRouteMatch(b []byte, m *router.Match, sk *agentfile.Skill) []byte {
 			b = strconv.AppendBool(b, !in.Optional)
 			b = append(b, '}')
 		}
-		cost = sk.Cost != ""
 	}
 	b = append(b, `],"cost":`...)
-	if cost {
-		b = appendJSONString(b, sk.Cost)
-	} else {
-		b = append(b, "null"...)
+	if sk != nil && sk.Cost != "" {
+		return appendJSONString(b, sk.Cost)
 	}
-	b = append(b, `,"confirm":`...)
-	b = strconv.AppendBool(b, cost || m.Tier == router.TierRelaxed)
-	return append(b, '}')
+	return append(b, "null"...)
+}
+
+// routeTails keeps each skill's route-match tail (appendRouteTail) for
+// one version of the agent: a small agent's routes name the same few
+// skills call after call, and their inputs were most of what encoding a
+// match cost. At most maxRouteTails are kept, so a huge agent's routes
+// cannot grow it without bound; past that, tails are written each time.
+type routeTails struct {
+	m sync.Map // *agentfile.Skill -> []byte
+	n atomic.Int32
+}
+
+// maxRouteTails bounds the tails one version keeps (a few hundred bytes
+// each at most for ordinary skills).
+const maxRouteTails = 4096
+
+// tail returns sk's route-match tail, written once per version.
+func (rt *routeTails) tail(sk *agentfile.Skill) []byte {
+	if sk == nil {
+		return appendRouteTail(nil, nil)
+	}
+	if t, ok := rt.m.Load(sk); ok {
+		return t.([]byte)
+	}
+	t := appendRouteTail(nil, sk)
+	if rt.n.Load() < maxRouteTails {
+		if _, loaded := rt.m.LoadOrStore(sk, t); !loaded {
+			rt.n.Add(1)
+		}
+	}
+	return t
 }
 
 // skillBody is get_skill's structured content (its outputSchema). The
