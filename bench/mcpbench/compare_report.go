@@ -63,8 +63,8 @@ func writeCompare(w io.Writer, o *options, results []*cmpResult) error {
 		refName = o.ab + " (-ab: another agent3md build, measured as ours)"
 	}
 	fmt.Fprintf(w, "agent3md vs reference over stdio: medians of %d runs (cold: %d); requests pipelined, one kind at a time,\n", o.runs, o.coldRuns)
-	fmt.Fprintf(w, "each timed burst aimed at %v (%d–%d requests) after %d untimed ones; ratio = ours / reference\n",
-		o.burst, warmupRequests, o.requests, warmupRequests)
+	fmt.Fprintf(w, "each timed burst aimed at %v (%d–%d requests) after %d untimed ones, from %v after the handshake and one route;\nratio = ours / reference\n",
+		o.burst, warmupRequests, o.requests, warmupRequests, o.settle)
 	fmt.Fprintf(w, "reference: %s\n\n", refName)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "skills\tmeasure\tours\treference\tratio\t")

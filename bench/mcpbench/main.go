@@ -79,6 +79,7 @@ type options struct {
 	ab       string        // a second agent3md binary, compared in the reference's place
 	kinds    []string      // request kinds -compare times; empty: cold starts only
 	burst    time.Duration // aimed length of one timed burst in -compare
+	settle   time.Duration // in -compare, the pause after the handshake and one route
 
 	http         bool          // the HTTP mode (httpmode.go) instead of stdio
 	httpClients  []int         // concurrent keep-alive clients per cell
@@ -187,6 +188,7 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	fs.StringVar(&o.ab, "ab", "", "a second agent3md binary, measured as ours is in the reference's column (A/B of two builds); implies -compare")
 	kinds := fs.String("kinds", "all", "in -compare, the request kinds to time ("+strings.Join(requestKinds, ",")+"), all, or none for cold starts only")
 	fs.DurationVar(&o.burst, "burst", 300*time.Millisecond, "in -compare, aimed length of one timed burst of requests")
+	fs.DurationVar(&o.settle, "settle", time.Second, "in -compare, how long each serving session waits after its handshake and one untimed route before timing anything, so one-time start-up work is not charged to a request kind (0: no wait)")
 	fs.BoolVar(&o.http, "http", false, "benchmark agent3md serve over HTTP instead of stdio: route_skill, get_skill and resources/read with -http-clients keep-alive clients (sizes default to 4000)")
 	clients := fs.String("http-clients", "1,8,64", "in -http, the concurrent client counts")
 	fs.DurationVar(&o.httpDuration, "http-duration", 2*time.Second, "in -http, how long each kind × client count is timed")
