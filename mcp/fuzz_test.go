@@ -65,3 +65,32 @@ func FuzzServe(f *testing.F) {
 		}
 	})
 }
+
+// FuzzEachMember: for any valid JSON object, eachMember yields the names
+// and raw values encoding/json decodes, the last of a repeated name
+// winning, whether a name is one knownKey answers or not.
+func FuzzEachMember(f *testing.F) {
+	for _, s := range []string{`{}`, `{"id":1,"id":2}`, `{"te\u0078t":"a","text":"b"}`, `{"method":"x","params":{"name":"y"}}`, `{"\u00e9":[1,{"a":"}"}]}`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, in string) {
+		b := bytes.TrimSpace([]byte(in))
+		if !json.Valid(b) || len(b) == 0 || b[0] != '{' {
+			return
+		}
+		want := map[string]json.RawMessage{}
+		if err := json.Unmarshal(b, &want); err != nil {
+			return // valid JSON that is not an object of members
+		}
+		got := map[string]json.RawMessage{}
+		eachMember(b, func(k string, v []byte) { got[k] = v })
+		if len(got) != len(want) {
+			t.Fatalf("%s: %d members, want %d", b, len(got), len(want))
+		}
+		for k, v := range want {
+			if !bytes.Equal(bytes.TrimSpace(got[k]), bytes.TrimSpace(v)) {
+				t.Fatalf("%s: member %q = %s, want %s", b, k, got[k], v)
+			}
+		}
+	})
+}

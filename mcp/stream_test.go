@@ -326,6 +326,9 @@ func TestEachMember(t *testing.T) {
 		"{\"a\":\t\"\\\\\",\n\"b\":\r\n{}}",
 		`{"a":1,"a":2}`,
 		`{"":"", "x":[[[]]]}`,
+		// Names read as constants (knownKey), plain and escaped alike.
+		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"route_skill","arguments":{"text":"x","mode":"spec","limit":2}}}`,
+		`{"te\u0078t":"a","te":"b","texts":"c","_meta":{},"progressToken":7,"values":{},"tier":"relaxed","query":"q","cursor":"c","uri":"u","result":1,"error":2}`,
 	}
 	for _, in := range inputs {
 		want := map[string]json.RawMessage{}

@@ -306,11 +306,12 @@ func (s *server) toolResult(t *toolDef, out *toolOutcome, structured bool) (enco
 type encodedTool struct {
 	enc     preEncoded
 	isError bool
-	// pooled marks enc as taken from toolBufs: the stdio connection
-	// returns it once the answer line is copied out (putAnswer). Anything
-	// else that keeps an encodedTool (the answer cache keeps enc itself,
-	// and returns that instead) simply leaves the buffer to the collector.
-	pooled bool
+	// buf, when set, is the toolBufs entry enc was encoded into: the
+	// stdio connection returns it once the answer line is copied out
+	// (putAnswer). Anything else that keeps an encodedTool (the answer
+	// cache keeps enc itself, and returns that instead) simply leaves the
+	// buffer to the collector.
+	buf *[]byte
 }
 
 // toolBufs recycles the buffers tool results are encoded into. A route's
@@ -324,9 +325,9 @@ const maxPooledToolBuf = 64 << 10
 
 // releaseTool returns a pooled result's buffer once nothing reads it.
 func releaseTool(t encodedTool) {
-	if t.pooled && cap(t.enc) <= maxPooledToolBuf {
-		b := []byte(t.enc[:0])
-		toolBufs.Put(&b)
+	if t.buf != nil && cap(t.enc) <= maxPooledToolBuf {
+		*t.buf = t.enc[:0]
+		toolBufs.Put(t.buf)
 	}
 }
 
@@ -359,9 +360,10 @@ func encodeToolResult(r *toolCallResult) (encodedTool, error) {
 		}
 	}
 	var enc preEncoded
-	pooled := size <= maxPooledToolBuf
-	if pooled {
-		enc = preEncoded((*toolBufs.Get().(*[]byte))[:0])
+	var buf *[]byte
+	if size <= maxPooledToolBuf {
+		buf = toolBufs.Get().(*[]byte)
+		enc = (*buf)[:0]
 	}
 	if cap(enc) < size {
 		enc = make(preEncoded, 0, size)
@@ -398,7 +400,7 @@ func encodeToolResult(r *toolCallResult) (encodedTool, error) {
 	if r.IsError {
 		enc = append(enc, `,"isError":true`...)
 	}
-	return encodedTool{enc: append(enc, '}'), isError: r.IsError, pooled: pooled}, nil
+	return encodedTool{enc: append(enc, '}'), isError: r.IsError, buf: buf}, nil
 }
 
 // encodedStringLen bounds the length of b, text encoding/json wrote itself
@@ -565,6 +567,9 @@ func describeJSON(raw json.RawMessage) string {
 func stringArg(args map[string]json.RawMessage, name string) string {
 	var v string
 	if raw, ok := args[name]; ok {
+		if s, plain := plainString(raw); plain {
+			return s // no escapes: the bytes are the string
+		}
 		_ = json.Unmarshal(raw, &v)
 	}
 	return v
