@@ -41,6 +41,13 @@ const relaxedMinWords = 2
 // a leader found only through the stems of one phrase in a long request
 // may be overtaken by one (challenge).
 func (r *Router) routeRanked(ctx context.Context, text string, limit int) ([]Match, error) {
+	return r.rankedRoute(ctx, text, limit, true)
+}
+
+// rankedRoute is routeRanked; slips says whether a request that hits
+// nothing may be read again with its typing slips corrected (once: the
+// corrected request is routed with slips false).
+func (r *Router) rankedRoute(ctx context.Context, text string, limit int, slips bool) ([]Match, error) {
 	t := r.getTally()
 	defer r.putTally(t)
 	// The request as read lives in the tally's memory, reused route after
@@ -83,8 +90,10 @@ func (r *Router) routeRanked(ctx context.Context, text string, limit int) ([]Mat
 	if len(t.seen) == 0 {
 		// No phrase and no name: read typing slips as the agent words
 		// they stand for and route again (spelling.go), else relax.
-		if fixed, ok := r.spellerOf().correct(toks); ok {
-			return r.routeRanked(ctx, joinWords(fixed), limit)
+		if slips {
+			if fixed, ok := r.spellerOf().correct(toks); ok {
+				return r.rankedRoute(ctx, joinWords(fixed), limit, false)
+			}
 		}
 		return r.relaxed(ctx, text, limit, sp, rq)
 	}

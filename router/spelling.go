@@ -11,9 +11,8 @@ import (
 // "attest" and "issue". When a Ranked route finds no phrase and no name,
 // each request word that is neither one of the agent's trigger or name
 // words nor an English word (internal/wordlist) is read as the one such
-// agent word a single edit away from it (a letter missing, extra or
-// wrong, or two neighbours swapped), and the request is routed again so
-// corrected (docs/architecture.md §5).
+// agent word a single slip away from it (see oneEditAway), and the
+// request is routed again so corrected, once (docs/architecture.md §5).
 //
 // The English-word test is what keeps this safe: "plants" stays "plants"
 // in an agent with a "plans" trigger, "later" stays "later" beside
@@ -70,10 +69,10 @@ func (r *Router) spellerOf() *speller {
 	return r.speller
 }
 
-// correct returns toks with every slip replaced by the agent word it
-// stands for, and whether any was. It is idempotent: a corrected word is
-// an agent word, and a word it left alone it leaves alone again, so a
-// request routed again after correction is not corrected twice.
+// correct returns toks with the slips among its first maxSlips unknown
+// words replaced by the agent words they stand for, and whether any was.
+// A corrected word is an agent word, so correcting the result again
+// changes nothing among the words already tried.
 func (sp *speller) correct(toks []string) ([]string, bool) {
 	var out []string
 	tried := 0
