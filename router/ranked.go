@@ -3,6 +3,7 @@ package router
 import (
 	"context"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 )
@@ -92,7 +93,7 @@ func (r *Router) rankedRoute(ctx context.Context, text string, limit int, slips 
 		// they stand for and route again (spelling.go), else relax.
 		if slips {
 			if fixed, ok := r.spellerOf().correct(toks); ok {
-				return r.rankedRoute(ctx, joinWords(fixed), limit, false)
+				return r.rankedRoute(ctx, strings.Join(fixed, " "), limit, false)
 			}
 		}
 		return r.relaxed(ctx, text, limit, sp, rq)

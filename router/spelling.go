@@ -1,10 +1,6 @@
 package router
 
-import (
-	"strings"
-
-	"github.com/agent3md/agent3md/internal/wordlist"
-)
+import "github.com/agent3md/agent3md/internal/wordlist"
 
 // Typing slips. A request with "atest the release binary" or "show the
 // discussion on isue 1203" hits no trigger, although the user meant
@@ -186,6 +182,3 @@ func lowerASCII(w string) bool {
 	}
 	return true
 }
-
-// joinWords is the text of corrected request words, for routing again.
-func joinWords(toks []string) string { return strings.Join(toks, " ") }

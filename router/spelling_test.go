@@ -81,11 +81,11 @@ func TestCorrectIdempotent(t *testing.T) {
 	if !ok {
 		t.Fatal("nothing corrected")
 	}
-	if want := "attest build issue deployment tezts xcode"; joinWords(fixed) != want {
-		t.Errorf("corrected to %q, want %q", joinWords(fixed), want)
+	if want := "attest build issue deployment tezts xcode"; strings.Join(fixed, " ") != want {
+		t.Errorf("corrected to %q, want %q", strings.Join(fixed, " "), want)
 	}
 	if again, ok := sp.correct(fixed); ok {
-		t.Errorf("corrected twice: %q", joinWords(again))
+		t.Errorf("corrected twice: %q", strings.Join(again, " "))
 	}
 }
 
