@@ -130,3 +130,19 @@ func TestSlipFormsOfOneWord(t *testing.T) {
 		t.Errorf("got %+v, want run-tests by a phrase", got)
 	}
 }
+
+// TestSlipsReadOnce: a request is corrected once, among its first
+// maxSlips unknown words; the corrected request is not corrected again
+// (which tried the next maxSlips words, one full route a pass).
+func TestSlipsReadOnce(t *testing.T) {
+	r := newTest(t, []Skill{
+		{Name: "attest", Z: 1, Triggers: []string{"attest the artifact"}},
+		{Name: "deploy", Z: 2, Triggers: []string{"deployment"}},
+	}, nil)
+	// "atest" is corrected; the seven made-up words use up the tries, so
+	// "depolyment", the ninth unknown word, is left as typed.
+	text := "atest qzvx wqpk zzkv xqjw vkqz jqxw kqzv depolyment"
+	if got := route(t, r, text, nil); len(got) > 0 && got[0].Name == "deploy" && got[0].Tier == TierPhrase {
+		t.Errorf("got %+v: the corrected request was corrected again", got)
+	}
+}

@@ -197,6 +197,29 @@ func TestCompareAgainstFakeServer(t *testing.T) {
 	}
 }
 
+// TestCompareSettles: with -settle, a serving session routes once and
+// waits before its first timed burst; a server that can only answer
+// after a route (the fake's "settle" mode) fails without it.
+func TestCompareSettles(t *testing.T) {
+	t.Setenv(fakeEnv, "settle")
+	p := &cmpProbe{agent: "unused.3md", size: 2, timeout: 10 * time.Second, exitWait: 10 * time.Second, kinds: []string{"ping"},
+		requests: 100, budget: 10 * time.Millisecond,
+		words: words{Verbs: []string{"search", "render"}, Nouns: []string{"report"}}}
+	fake := contender{label: "ours", argv: func(string, string) []string { return []string{os.Args[0]} }}
+	r := &cmpResult{Size: 2, Samples: map[string]map[string][]float64{}, Misses: map[string]int{}}
+	if err := p.session(fake, t.TempDir(), 0, r); err == nil {
+		t.Fatal("without -settle the first ping burst reached the server before any route, yet the session passed")
+	}
+	p.settle = 200 * time.Millisecond
+	start := time.Now()
+	if err := p.session(fake, t.TempDir(), 0, r); err != nil {
+		t.Fatalf("with -settle: %v", err)
+	}
+	if d := time.Since(start); d < p.settle {
+		t.Errorf("the session took %v, less than the %v it must wait", d, p.settle)
+	}
+}
+
 func TestParseVmHWM(t *testing.T) {
 	if _, ok := liveHWMMB(os.Getpid()); !ok {
 		t.Skip("no /proc/PID/status here")

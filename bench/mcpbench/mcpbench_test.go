@@ -30,6 +30,7 @@ func TestMain(m *testing.M) {
 func fakeServer(mode string, in io.Reader, out io.Writer) int {
 	sc := bufio.NewScanner(in)
 	sc.Buffer(nil, 1<<20)
+	routed := false // mode "settle": ping fails until a tool was called
 	for sc.Scan() {
 		var req struct {
 			ID     *int   `json:"id"`
@@ -55,6 +56,8 @@ func fakeServer(mode string, in io.Reader, out io.Writer) int {
 			continue
 		case req.Method == "initialize":
 			fmt.Fprintf(out, `{"jsonrpc":"2.0","id":%d,"result":{"protocolVersion":%q,"capabilities":{"tools":{}}}}`+"\n", *req.ID, legacyVersion)
+		case req.Method == "ping" && mode == "settle" && !routed:
+			fmt.Fprintf(out, `{"jsonrpc":"2.0","id":%d,"error":{"code":-32603,"message":"pinged before any route"}}`+"\n", *req.ID)
 		case req.Method == "ping":
 			fmt.Fprintf(out, `{"jsonrpc":"2.0","id":%d,"result":{}}`+"\n", *req.ID)
 		case req.Method == "resources/read":
@@ -62,6 +65,7 @@ func fakeServer(mode string, in io.Reader, out io.Writer) int {
 		case mode == "toolerror":
 			fmt.Fprintf(out, `{"jsonrpc":"2.0","id":%d,"result":{"content":[{"type":"text","text":"boom"}],"isError":true}}`+"\n", *req.ID)
 		default:
+			routed = true
 			text := "no skill matched"
 			if strings.Contains(req.Params.Arguments.Text, "search") {
 				text = "search-report  (score 1; matched: search)"
