@@ -148,6 +148,42 @@ func TestNewScaffoldIsValidAndNeverOverwrites(t *testing.T) {
 	}
 }
 
+// TestNewTarget checks how new reads a lone argument: a plain name gets
+// NAME.3md, a path is the file and its base name the agent's name.
+func TestNewTarget(t *testing.T) {
+	for _, c := range []struct {
+		args      []string
+		name, out string
+	}{
+		{[]string{"triage"}, "triage", "triage.3md"},
+		{[]string{"my.3md"}, "my", "my.3md"},
+		{[]string{"Ops.3MD"}, "Ops", "Ops.3MD"},
+		{[]string{"agents/triage.3md"}, "triage", "agents/triage.3md"},
+		{[]string{"agents/triage"}, "triage", "agents/triage.3md"},
+		{[]string{"release.helper"}, "release.helper", "release.helper.3md"},
+		{[]string{"triage", "x/y.3md"}, "triage", "x/y.3md"},
+	} {
+		name, out, err := newTarget(c.args)
+		if err != nil || name != c.name || out != c.out {
+			t.Errorf("newTarget(%q) = %q, %q, %v; want %q, %q", c.args, name, out, err, c.name, c.out)
+		}
+	}
+	if _, _, err := newTarget([]string{"agents/"}); err == nil || !strings.Contains(err.Error(), "directory") {
+		t.Errorf("a directory: %v", err)
+	}
+	dir := t.TempDir()
+	path := filepath.Join(dir, "ops.3md")
+	if code, _, errOut := cli(t, "new", path); code != 0 {
+		t.Fatalf("new %s: exit %d: %s", path, code, errOut)
+	}
+	if code, stdout, _ := cli(t, "validate", path); code != 0 || !strings.Contains(stdout, "0 errors, 0 warnings") {
+		t.Fatalf("new %s does not validate cleanly: %s", path, stdout)
+	}
+	if data, _ := os.ReadFile(path); !bytes.Contains(data, []byte("\nagent: ops\n")) {
+		t.Errorf("new %s: agent not named after the file:\n%.200s", path, data)
+	}
+}
+
 func TestRouteGetResolveRun(t *testing.T) {
 	code, out, errOut := cli(t, "route", "--json", "--no-cache", devtools, "run the unit tests")
 	if code != 0 {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"strings"
 	"text/template"
 
@@ -56,18 +57,47 @@ func (a *app) newCmd() *cobra.Command {
 		Short: "Write a new, valid agent file to start from",
 		Long: `new writes a small agent named NAME to OUT (default NAME.3md): an identity
 plane, a command-backed skill with typed inputs and a guidance-only skill it
-links to. It never overwrites an existing file.`,
+links to. It never overwrites an existing file.
+
+A lone argument that is a path (it ends in .3md or has a directory) is
+where the file goes, and the agent is named after its base name:
+"new agents/triage.3md" writes agents/triage.3md for an agent "triage".`,
 		Example: `  agent3md new release-helper
+  agent3md new agents/triage.3md
   agent3md new triage agents/triage.3md`,
 		Args: args(cobra.RangeArgs(1, 2)),
 		RunE: func(c *cobra.Command, args []string) error {
-			out := args[0] + ".3md"
-			if len(args) == 2 {
-				out = args[1]
+			name, out, err := newTarget(args)
+			if err != nil {
+				return err
 			}
-			return a.scaffold(args[0], out)
+			return a.scaffold(name, out)
 		},
 	}
+}
+
+// newTarget reads new's arguments as the agent's name and the file to
+// write. A lone argument naming a path is the file, not the name: "new
+// my.3md" writing "my.3md.3md" for an agent called "my.3md" was what a
+// first try of the command gave.
+func newTarget(args []string) (name, out string, err error) {
+	if len(args) == 2 {
+		return args[0], args[1], nil
+	}
+	arg := args[0]
+	if strings.HasSuffix(arg, "/") || strings.HasSuffix(arg, string(filepath.Separator)) {
+		return "", "", ioError(fmt.Errorf("%q is a directory; name the file to write, e.g. agent3md new %s", arg, filepath.Join(arg, "my-agent.3md")))
+	}
+	ext := filepath.Ext(arg)
+	isPath := strings.EqualFold(ext, ".3md") || strings.ContainsRune(arg, '/') || strings.ContainsRune(arg, filepath.Separator)
+	if !isPath {
+		return arg, arg + ".3md", nil
+	}
+	base := filepath.Base(arg)
+	if strings.EqualFold(ext, ".3md") {
+		return strings.TrimSuffix(base, ext), arg, nil
+	}
+	return base, arg + ".3md", nil
 }
 
 func (a *app) scaffold(name, out string) error {
