@@ -121,16 +121,40 @@ func (a *app) openFolders(ctx context.Context, roots []string, ff *folderFlags) 
 		// Most likely a project folder passed for its agent file: say so
 		// rather than serve an agent with no skills.
 		ag.Close()
-		hint := ""
-		for _, r := range roots {
-			if p := filepath.Join(r, "agent.3md"); fileExists(p) {
-				hint = "; to serve the agent file, pass its path: " + p
-				break
-			}
-		}
+		hint := agentFileHint(roots)
 		return nil, ioError(fmt.Errorf("no skill found in %s: a skill is a folder holding a SKILL.md, at most %d levels down (--max-skill-depth)%s", strings.Join(roots, ", "), ff.maxDepth, hint))
 	}
 	return ag, nil
+}
+
+// agentFileHint names the agent files in roots, for a folder passed where
+// one of its .3md files was meant: agent.3md first, else up to three
+// others in name order. It is "" when there are none.
+func agentFileHint(roots []string) string {
+	for _, r := range roots {
+		if p := filepath.Join(r, "agent.3md"); fileExists(p) {
+			return "; to serve the agent file, pass its path: " + p
+		}
+	}
+	for _, r := range roots {
+		found, _ := filepath.Glob(filepath.Join(r, "*.3md"))
+		var files []string
+		for _, p := range found {
+			if fileExists(p) {
+				files = append(files, p)
+			}
+		}
+		if len(files) == 0 {
+			continue
+		}
+		more := ""
+		if len(files) > 3 {
+			more = fmt.Sprintf(" and %d more", len(files)-3)
+			files = files[:3]
+		}
+		return fmt.Sprintf("; %s holds agent files (%s%s): pass one of their paths instead of the folder", r, strings.Join(files, ", "), more)
+	}
+	return ""
 }
 
 func fileExists(p string) bool {

@@ -36,7 +36,7 @@ func TestMCPFolderSources(t *testing.T) {
 		{"folder", []string{"mcp", "--no-cache", "--no-watch", dir}, 0, `"name":"agent3md:Fixture Tools"`, "serving skill folders"},
 		{"folder and missing well-known", []string{"mcp", "--no-cache", "--no-watch", "--codex-skills", dir}, 0, `"id":1,"result"`, "does not exist; not served"},
 		{"clash", []string{"mcp", "--no-cache", "--no-watch", dir, folderFixture(t)}, 2, "", "defined twice"},
-		{"no skills", []string{"mcp", "--no-cache", "--no-watch", filepath.Dir(devtools)}, 2, "", "no skill found in"},
+		{"no skills", []string{"mcp", "--no-cache", "--no-watch", filepath.Dir(devtools)}, 2, "", "holds agent files ("},
 		{"bad depth", []string{"mcp", "--no-cache", "--max-skill-depth", "0", dir}, 2, "", "--max-skill-depth 0"},
 	}
 	for _, tc := range tests {
