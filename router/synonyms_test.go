@@ -153,3 +153,32 @@ func TestExpand(t *testing.T) {
 		}
 	})
 }
+
+// TestExpandOneWay: in a one-way group the names before the colon bring
+// the generic words after it (and the other names the index holds), and
+// a generic word brings nothing: "chart" is no synonym of "visualize"
+// because one tool stands for both.
+func TestExpandOneWay(t *testing.T) {
+	th, err := parseThesaurus("matplotlib, seaborn, vega lite: chart, plot, visualize\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	held := map[string]bool{}
+	for _, w := range []string{"chart", "plot", "seaborn", "lite", "png"} {
+		held[stem(w)] = true
+	}
+	has := func(term string) bool { return held[term] }
+	for _, tt := range []struct{ text, want string }{
+		{"render a matplotlib png", "matplotlib>seaborn matplotlib>chart matplotlib>plot"},
+		{"a vega lite spec", "vega>seaborn vega>chart vega>plot"},
+		// Targets are brought, never looked up: "visualize" is a gap
+		// here, yet it brings neither "chart" nor the tool names.
+		{"visualize revenue", "none"},
+		{"chart revenue", "none"},
+	} {
+		toks := appendTokens(nil, tt.text)
+		if got := holdThesaurus(th, has).expand(toks, appendStems(nil, toks)).String(); got != tt.want {
+			t.Errorf("expand(%q) = %s, want %s", tt.text, got, tt.want)
+		}
+	}
+}
