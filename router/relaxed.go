@@ -102,20 +102,25 @@ func (r *Router) relaxedSearchWith(ctx context.Context, text string, rq request,
 // boosts of the (field, term) pairs of the request the skill contains
 // (weight), what synonyms add to that (syn, see
 // expansion.fieldEvidence), the request words behind either in request
-// order, and how many of those the skill holds as written (own).
+// order, how many of those the skill holds as written (own), and how
+// many others it holds through a tool name or piece of jargon (jargon).
 type relaxedEvidence struct {
 	weight, syn float64
 	words       []string
-	own         int
+	own, jargon int
 }
 
 // enough reports whether the evidence makes a relaxed match against bar:
-// relaxedMinWords request words met as written, and weight, synonyms
-// counted, up to bar. A synonym adds weight and order, never one of the
-// words: "delete the old release branch" holds only "branch" of a skill
-// that opens pull requests, whatever "release" is a synonym of there.
+// relaxedMinWords request words, at least one met as written and the
+// others as written or through a name of a one-way group, and weight,
+// synonyms counted, up to bar. An everyday synonym adds weight and
+// order, never one of the words: "delete the old release branch" holds
+// only "branch" of a skill that opens pull requests, whatever "release"
+// is a synonym of there. A tool name is the intent said in other words
+// ("render a matplotlib png of signups" asks for a chart as plainly as
+// "chart signups" does), so it counts as a word, but never alone.
 func (ev relaxedEvidence) enough(bar float64) bool {
-	return ev.weight+ev.syn >= bar && ev.own >= relaxedMinWords
+	return ev.weight+ev.syn >= bar && ev.own >= 1 && ev.own+ev.jargon >= relaxedMinWords
 }
 
 // evidence is the relaxedEvidence of skill s (at position skill) for the
@@ -124,6 +129,7 @@ func (r *Router) evidence(a analyzed, skill int, s *Skill, ex *expansion) relaxe
 	var weight, syn float64
 	matched := map[string]bool{} // request words the skill holds as written
 	viaSyn := map[string]bool{}  // and those it holds only through synonyms
+	jargon := map[string]bool{}  // of those, the ones a tool name brought
 	st := r.fieldTerms(skill, s)
 	for k, f := range fields {
 		terms := a.text
@@ -142,7 +148,7 @@ func (r *Router) evidence(a analyzed, skill int, s *Skill, ex *expansion) relaxe
 				matched[t.word] = true
 			}
 		}
-		syn += ex.fieldEvidence(have, f.weight, terms, viaSyn)
+		syn += ex.fieldEvidence(have, f.weight, terms, viaSyn, jargon)
 	}
 	ev := relaxedEvidence{weight: weight, syn: syn}
 	for _, t := range a.exact { // every request word, in request order
@@ -150,6 +156,8 @@ func (r *Router) evidence(a analyzed, skill int, s *Skill, ex *expansion) relaxe
 			ev.words = append(ev.words, t.word)
 			if matched[t.word] {
 				ev.own++
+			} else if jargon[t.word] {
+				ev.jargon++
 			}
 		}
 	}

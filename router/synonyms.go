@@ -37,7 +37,9 @@ import (
 //     synonymBoost, and evidence counts a field that holds one at
 //     synonymWeight of the field's weight, once per request word; but a
 //     relaxed match still needs two request words as written
-//     (relaxedEvidence.enough): synonyms add weight and order, not words;
+//     (relaxedEvidence.enough): synonyms add weight and order, not words,
+//     except a tool name or piece of jargon from a one-way group, which
+//     counts as a word beside one written as the skill says it;
 //   - a member of several words ("roll out", "get rid of") is met in a
 //     request as adjacent words, and covers a phrase only whole: "get" is
 //     no synonym of "delete".
@@ -80,6 +82,11 @@ type synTerm struct {
 	// it covers a phrase only with the rest of its member. Nil for a
 	// one-word member.
 	part []string
+	// jargon marks a stem brought by a name of a one-way group (a tool,
+	// library, format or piece of jargon): the name says the intent as
+	// plainly as the generic word would, so relaxed evidence counts the
+	// request word behind it towards its words (relaxedEvidence.enough).
+	jargon bool
 }
 
 // heldThesaurus is the thesaurus as one agent can use it: per group, the
@@ -146,12 +153,13 @@ func (h *heldThesaurus) expand(toks, stems []string) *expansion {
 	}
 	var ex *expansion
 	add := func(g uint32, word string) {
+		jargon := th.oneWay(g)
 		for _, hs := range h.syn[g] {
 			if len(ex.syn) == maxSynonymTerms || slices.Contains(stems, hs.stem) ||
 				slices.ContainsFunc(ex.syn, func(t synTerm) bool { return t.stem == hs.stem && t.part == nil }) {
 				continue
 			}
-			ex.syn = append(ex.syn, synTerm{stem: hs.stem, word: word, part: hs.part})
+			ex.syn = append(ex.syn, synTerm{stem: hs.stem, word: word, part: hs.part, jargon: jargon})
 		}
 	}
 	for i, st := range stems {
@@ -226,8 +234,9 @@ func expandQuery(a analyzed, ex *expansion) query.Query {
 // skill (its analysed terms in have, sorted; weight the field's): synonymWeight of
 // weight for each request word the field holds a synonym of but not the
 // word itself (terms, the request's own), once per word. It records the
-// words in matched.
-func (ex *expansion) fieldEvidence(have []string, weight float64, terms []term, matched map[string]bool) float64 {
+// words in matched, and in jargon those that came through a name of a
+// one-way group.
+func (ex *expansion) fieldEvidence(have []string, weight float64, terms []term, matched, jargon map[string]bool) float64 {
 	if ex == nil {
 		return 0
 	}
@@ -243,6 +252,9 @@ func (ex *expansion) fieldEvidence(have []string, weight float64, terms []term, 
 		done = append(done, t.word)
 		w += synonymWeight * weight
 		matched[t.word] = true
+		if t.jargon {
+			jargon[t.word] = true
+		}
 	}
 	return w
 }

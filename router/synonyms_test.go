@@ -153,3 +153,72 @@ func TestExpand(t *testing.T) {
 		}
 	})
 }
+
+// TestExpandOneWay: in a one-way group the names before the colon bring
+// the generic words after it (and the other names the index holds), and
+// a generic word brings nothing: "chart" is no synonym of "visualize"
+// because one tool stands for both.
+func TestExpandOneWay(t *testing.T) {
+	th, err := parseThesaurus("matplotlib, seaborn, vega lite: chart, plot, visualize\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	held := map[string]bool{}
+	for _, w := range []string{"chart", "plot", "seaborn", "lite", "png"} {
+		held[stem(w)] = true
+	}
+	has := func(term string) bool { return held[term] }
+	for _, tt := range []struct{ text, want string }{
+		{"render a matplotlib png", "matplotlib>seaborn matplotlib>chart matplotlib>plot"},
+		{"a vega lite spec", "vega>seaborn vega>chart vega>plot"},
+		// Targets are brought, never looked up: "visualize" is a gap
+		// here, yet it brings neither "chart" nor the tool names.
+		{"visualize revenue", "none"},
+		{"chart revenue", "none"},
+	} {
+		toks := appendTokens(nil, tt.text)
+		if got := holdThesaurus(th, has).expand(toks, appendStems(nil, toks)).String(); got != tt.want {
+			t.Errorf("expand(%q) = %s, want %s", tt.text, got, tt.want)
+		}
+	}
+}
+
+// TestJargonCountsAsWord: a tool name read through a one-way group counts
+// towards the two request words a relaxed match needs, beside one word as
+// written, while the same word in an ordinary group adds only weight, and
+// a tool name never makes a match alone.
+func TestJargonCountsAsWord(t *testing.T) {
+	r := newTest(t, synonymSkills, nil)
+	const text = "eks for the cart service" // "cluster" is in deploy-service's description only
+	for _, tt := range []struct {
+		thesaurus, text, want string
+	}{
+		{"eks: cluster\n", text, "deploy-service"},
+		{"eks, cluster\n", text, ""},               // an everyday synonym adds no word
+		{"eks: cluster\n", "eks for the cart", ""}, // no word as written
+	} {
+		th, err := parseThesaurus(tt.thesaurus)
+		if err != nil {
+			t.Fatal(err)
+		}
+		withThesaurus(t, th, func() {
+			got := route(t, r, tt.text, nil)
+			if tt.want == "" && len(got) > 0 || tt.want != "" && (len(got) == 0 || got[0].Name != tt.want) {
+				t.Errorf("with %q, Route(%q) = %s, want %q", tt.thesaurus, tt.text, brief(got), tt.want)
+			}
+		})
+	}
+	for _, tt := range []struct {
+		ev   relaxedEvidence
+		want bool
+	}{
+		{relaxedEvidence{weight: 2, own: 2}, true},
+		{relaxedEvidence{weight: 1, syn: 1, own: 1, jargon: 1}, true},
+		{relaxedEvidence{weight: 1, syn: 1, own: 1}, false},
+		{relaxedEvidence{syn: 2, jargon: 2}, false},
+	} {
+		if got := tt.ev.enough(1); got != tt.want {
+			t.Errorf("%+v.enough(1) = %v, want %v", tt.ev, got, tt.want)
+		}
+	}
+}

@@ -37,6 +37,11 @@ type synMember struct {
 	// content is, for a member of several words, the stems of those that
 	// are not stop words (what the index keeps of it); nil otherwise.
 	content []string
+	// target marks a member after the colon of a one-way group ("pytest,
+	// jest: test, unit test"): it is brought by the group's other
+	// members but brings nothing itself, so the generic words a tool
+	// name stands for are not made synonyms of each other by it.
+	target bool
 }
 
 // synRef is member m of group g.
@@ -87,6 +92,9 @@ func parseThesaurus(text string) (*thesaurus, error) {
 		g := uint32(len(th.groups))
 		th.groups = append(th.groups, group)
 		for m, mem := range group {
+			if mem.target {
+				continue // brought, never looked up
+			}
 			if len(mem.stems) == 1 {
 				th.single[mem.stems[0]] = append(th.single[mem.stems[0]], g)
 			} else {
@@ -97,9 +105,22 @@ func parseThesaurus(text string) (*thesaurus, error) {
 	return th, nil
 }
 
-// parseGroup reads one line's comma-separated members.
+// parseGroup reads one line's comma-separated members; in a one-way
+// group, those after the colon are targets.
 func parseGroup(line string) ([]synMember, error) {
 	parts := strings.Split(line, ",")
+	split := -1 // the index of the first target, in a one-way group
+	if src, dst, ok := strings.Cut(line, ":"); ok {
+		if strings.Contains(dst, ":") {
+			return nil, fmt.Errorf("more than one colon: a one-way group is members, a colon, then the words they stand for")
+		}
+		parts = strings.Split(src, ",")
+		split = len(parts)
+		parts = append(parts, strings.Split(dst, ",")...)
+		if strings.TrimSpace(src) == "" || strings.TrimSpace(dst) == "" {
+			return nil, fmt.Errorf("a one-way group needs members before and after its colon")
+		}
+	}
 	if len(parts) < 2 {
 		return nil, fmt.Errorf("a group needs at least two members separated by commas")
 	}
@@ -124,7 +145,7 @@ func parseGroup(line string) ([]synMember, error) {
 		if len(words) > maxMemberWords {
 			return nil, fmt.Errorf("member %d %q: %d words, over the limit of %d", i+1, p, len(words), maxMemberWords)
 		}
-		mem := synMember{words: words, stems: make([]string, len(words))}
+		mem := synMember{words: words, stems: make([]string, len(words)), target: split >= 0 && i >= split}
 		for k, w := range words {
 			mem.stems[k] = stem(w)
 			if len(words) > 1 && !stopWords[w] {
@@ -152,6 +173,12 @@ var thesaurusOnce = sync.OnceValue(func() *thesaurus {
 	}
 	return th
 })
+
+// oneWay reports whether group g is a one-way group (its members after
+// the colon are targets); such a group's names are tools and jargon.
+func (th *thesaurus) oneWay(g uint32) bool {
+	return slices.ContainsFunc(th.groups[g], func(m synMember) bool { return m.target })
+}
 
 // String is the member as written.
 func (m synMember) String() string { return strings.Join(m.words, " ") }

@@ -9,7 +9,8 @@ import (
 // TestThesaurusParses holds the embedded thesaurus to its format: it
 // parses, every group has distinct members (by stem), no group repeats
 // another or is contained in one (it would only add weight to words
-// another line already joins), and it is large enough to be the broad
+// another line already joins; a one-way group's targets count apart,
+// since they bring nothing), and it is large enough to be the broad
 // domain list it claims to be.
 func TestThesaurusParses(t *testing.T) {
 	th, err := parseThesaurus(thesaurusText)
@@ -22,7 +23,13 @@ func TestThesaurusParses(t *testing.T) {
 	keys := make([][]string, len(th.groups))
 	for i, g := range th.groups {
 		for _, m := range g {
-			keys[i] = append(keys[i], strings.Join(m.stems, " "))
+			k := strings.Join(m.stems, " ")
+			if m.target {
+				// A one-way group's targets are not synonyms of each
+				// other: a two-way group among them is no repeat.
+				k = ">" + k
+			}
+			keys[i] = append(keys[i], k)
 		}
 		slices.Sort(keys[i])
 	}
@@ -58,6 +65,10 @@ func TestParseThesaurusErrors(t *testing.T) {
 		{"a, b c d e f g", "6 words, over the limit of 5"},
 		{"ship, déploy!", "only lower-case letters"},
 		{strings.Repeat("a", 2000), "over the limit of 1024"},
+		{"pytest: test: unit test", "more than one colon"},
+		{"pytest, jest:", "members before and after its colon"},
+		{": test", "members before and after its colon"},
+		{"pytest: pytest", `member 2 "pytest" has the stems of "pytest"`},
 	} {
 		_, err := parseThesaurus(c.text)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
@@ -70,5 +81,17 @@ func TestParseThesaurusErrors(t *testing.T) {
 	}
 	if len(th.groups) != 1 || len(th.single[stem("deploy")]) != 1 || len(th.multi["roll"]) != 1 {
 		t.Errorf("parsed %+v", th)
+	}
+	// A one-way group: the names are looked up, the words after the
+	// colon are members to bring but never keys.
+	th, err = parseThesaurus("pytest, go test: test, unit test\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := th.groups[0]
+	if len(g) != 4 || g[0].target || g[1].target || !g[2].target || !g[3].target ||
+		len(th.single[stem("pytest")]) != 1 || len(th.multi["go"]) != 1 ||
+		len(th.single[stem("test")]) != 0 || len(th.multi["unit"]) != 0 {
+		t.Errorf("parsed one-way group %+v", th)
 	}
 }
