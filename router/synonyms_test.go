@@ -2,6 +2,7 @@ package router
 
 import (
 	"reflect"
+	"slices"
 	"testing"
 )
 
@@ -152,6 +153,32 @@ func TestExpand(t *testing.T) {
 			}
 		}
 	})
+}
+
+// TestEverydayWordsBringNothing: words every kind of request says bring
+// no group of the shipped thesaurus, however little of them an agent's
+// index holds. Each was once brought in by a member whose Porter stem
+// is the everyday word's ("localize" → local, "takings" → take,
+// "headings" → head) or by a member that is the word in another sense
+// ("checkout", a shop's, read as git's).
+func TestEverydayWordsBringNothing(t *testing.T) {
+	th, err := parseThesaurus(thesaurusText)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// An index holding every word but the request's: whatever a request
+	// word brings is added.
+	for _, text := range []string{
+		"set it up locally", "is it local", "take a look at it", "taking too long",
+		"the head of support", "the checkout page",
+	} {
+		toks := appendTokens(nil, text)
+		stems := appendStems(nil, toks)
+		has := func(term string) bool { return !slices.Contains(stems, term) }
+		if got := holdThesaurus(th, has).expand(toks, stems).String(); got != "none" {
+			t.Errorf("expand(%q) = %s, want none", text, got)
+		}
+	}
 }
 
 // TestExpandOneWay: in a one-way group the names before the colon bring
