@@ -275,6 +275,11 @@ func NewFrom(ctx context.Context, skills Source, opts *Options) (*Router, error)
 	// 100,000 skills), so a server answering dozens of pipelined routes
 	// queues them here.
 	r := &Router{src: skills, mapping: m, an: an, opts: o, slots: make(chan struct{}, runtime.GOMAXPROCS(0))}
+	if o.Background {
+		// A server's first relaxed route would otherwise parse the
+		// thesaurus (a few ms, once per process) while a client waits.
+		go thesaurusOnce()
+	}
 	if r.deferBuild() {
 		if err := r.openEarly(ctx); err != nil {
 			return nil, err
