@@ -92,3 +92,50 @@ func TestFillUnsafeTemplate(t *testing.T) {
 		t.Errorf("fill of an unsafe template: %s", wire)
 	}
 }
+
+// TestRouteTextMarksRelaxed: the text of route_skill, which is all many
+// clients show the model, marks each relaxed match (a guess that needs
+// the user's confirmation) as the structured content's tier does, and
+// leaves phrase matches in the reference's form.
+func TestRouteTextMarksRelaxed(t *testing.T) {
+	a, err := loader.Open("../examples/devtools.3md", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	c := newPipeClient(t, a)
+	defer c.close(t)
+	c.roundTrip(t, benchInit)
+	seen := map[string]bool{}
+	for i, text := range []string{"run the tests", "the local build keeps failing", "why did the nightly job go red on main", "find where parseConfig is called"} {
+		req, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": i + 1, "method": "tools/call",
+			"params": map[string]any{"name": toolRouteSkill, "arguments": map[string]any{"text": text}}})
+		wire := c.roundTrip(t, string(req))
+		var msg struct {
+			Result struct {
+				Content           []struct{ Text string }
+				StructuredContent struct {
+					Matches []struct{ Name, Tier string }
+				}
+			}
+		}
+		if err := json.Unmarshal([]byte(wire), &msg); err != nil || len(msg.Result.Content) != 1 {
+			t.Fatalf("%q: %v %s", text, err, wire)
+		}
+		res := msg.Result
+		lines := strings.Split(res.Content[0].Text, "\n")
+		if len(res.StructuredContent.Matches) == 0 || len(lines) != len(res.StructuredContent.Matches) {
+			t.Fatalf("%q: %d lines for %d matches:\n%s", text, len(lines), len(res.StructuredContent.Matches), res.Content[0].Text)
+		}
+		for i, m := range res.StructuredContent.Matches {
+			seen[m.Tier] = true
+			marked := strings.HasSuffix(lines[i], "; relaxed)")
+			if !strings.HasPrefix(lines[i], m.Name+"  (score ") || marked != (m.Tier == "relaxed") {
+				t.Errorf("%q: line %q for a %s match of %s", text, lines[i], m.Tier, m.Name)
+			}
+		}
+	}
+	if !seen["relaxed"] || !seen["phrase"] {
+		t.Errorf("the requests made tiers %v; the test needs a phrase and a relaxed match", seen)
+	}
+}

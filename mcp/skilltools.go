@@ -36,7 +36,8 @@ var (
 		name:  toolRouteSkill,
 		title: "Route a request to skills",
 		desc: "Find which skills fit a request: pass the user's request as text and get the matching skill names, best first, with the trigger phrases that matched. " +
-			"Call it first when you do not know which skill applies, then load the winner with get_skill.",
+			"Call it first when you do not know which skill applies, then load the winner with get_skill. " +
+			"A line ending in \"; relaxed\" is a guess from the skill's words, not its triggers: confirm with the user first (pass tier \"relaxed\" to fill_skill).",
 		params: []paramDef{
 			{name: "text", kind: "string", required: true, desc: "the request to route, in the user's words"},
 			{name: "mode", kind: "string", enum: []string{string(router.Ranked), string(router.Spec)},
@@ -161,6 +162,12 @@ func (s *server) routeSkill(ctx context.Context, v *version, args map[string]jso
 				lines.WriteString(", ")
 			}
 			lines.WriteString(h)
+		}
+		if m.Tier == router.TierRelaxed {
+			// The text is all many clients show the model: a guess that
+			// needs the user's confirmation says so there too, after the
+			// reference's fields (spec mode never makes one).
+			lines.WriteString("; relaxed")
 		}
 		lines.WriteByte(')')
 		size += 256 + len(m.Name) + 2*len(m.Hits)*8

@@ -61,7 +61,7 @@ func TestCommands(t *testing.T) {
 		{"not a .3md file warns", []string{"skills", notAgent}, 1, "", "warning: " + notAgent + " does not end in .3md"},
 		{"a directory without skills", []string{"skills", dir + "/"}, 2, "", "no skill found in"},
 		{"route no match", []string{"route", devtools, "zzqx wobble"}, 0, "no skill matched", ""},
-		{"route names the tier of a name match", []string{"route", "--no-cache", devtools, "tests"}, 0, "run-tests  (score 0; matched: tests, name)", ""},
+		{"route names the tier of a name match", []string{"route", "--no-cache", devtools, "tests"}, 0, "run-tests  (score 0; matched: tests; name)", ""},
 		{"route bad mode", []string{"route", "--mode", "fuzzy", devtools, "x"}, 2, "", `use "ranked" or "spec"`},
 		{"mcp bad file", []string{"mcp", filepath.Join(dir, "missing.3md")}, 2, "", "cannot read agent file"},
 		{"mcp broken head", []string{"mcp", bad}, 1, "", "invalidPlaneDirective"},

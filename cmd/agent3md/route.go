@@ -91,7 +91,7 @@ func printMatches(w io.Writer, matches []router.Match) {
 	for _, m := range matches {
 		tier := ""
 		if m.Tier != router.TierPhrase {
-			tier = ", " + m.Tier
+			tier = "; " + m.Tier
 		}
 		fmt.Fprintf(w, "%s  (score %d; matched: %s%s)\n", m.Name, m.Score, strings.Join(m.Hits, ", "), tier)
 	}
