@@ -1,0 +1,132 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// tsClientTimeout bounds one driver run: a hung server or a request the
+// SDK waits on forever fails the run instead of the whole test binary.
+const tsClientTimeout = 3 * time.Minute
+
+// TestInteropTypeScriptSDK builds the real binary and drives `agent3md mcp`
+// over stdio with the official MCP TypeScript SDK client under Bun
+// (testdata/tsclient.mjs), on every example agent, the router's reference
+// agents and a skills folder. The SDK is what most MCP hosts are built on,
+// and it validates each tool result's structuredContent against the tool's
+// outputSchema and throws when they differ: the driver turns any thrown
+// error into a failure naming the call. The SDK and Bun come from
+// `scripts/conformance.sh --install`; without them the test skips.
+func TestInteropTypeScriptSDK(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the agent3md binary and runs Bun; skipped with -short")
+	}
+	bun, modules := tsSDK(t)
+
+	bin := filepath.Join(t.TempDir(), "agent3md")
+	build := exec.Command("go", "build", "-o", bin, "github.com/agent3md/agent3md/cmd/agent3md")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+
+	// Bun resolves a bare import from the script's folder upwards, and not
+	// through NODE_PATH; so the driver runs from a folder whose
+	// node_modules links to the cache's. --no-install stops Bun from
+	// fetching a missing package (some other version) from the registry.
+	run := t.TempDir()
+	driver, err := os.ReadFile(filepath.Join("testdata", "tsclient.mjs"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(run, "tsclient.mjs"), driver, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(modules, filepath.Join(run, "node_modules")); err != nil {
+		t.Fatalf("linking the SDK's node_modules: %v", err)
+	}
+
+	var agents []string
+	for _, pattern := range []string{"../../examples/*.3md", "../../router/testdata/refagents/*.3md"} {
+		m, err := filepath.Glob(pattern)
+		if err != nil || len(m) == 0 {
+			t.Fatalf("%s: no agents (%v)", pattern, err)
+		}
+		agents = append(agents, m...)
+	}
+	agents = append(agents, folderFixture(t))
+
+	for _, agent := range agents {
+		abs, err := filepath.Abs(agent)
+		if err != nil {
+			t.Fatal(err)
+		}
+		name := filepath.Base(filepath.Dir(agent)) + "/" + filepath.Base(agent)
+		if !strings.HasSuffix(agent, ".3md") {
+			name = "skills-folder"
+		}
+		t.Run(name, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), tsClientTimeout)
+			defer cancel()
+			cmd := exec.CommandContext(ctx, bun, "--no-install", filepath.Join(run, "tsclient.mjs"), bin, abs)
+			cmd.Dir = run
+			cmd.WaitDelay = 5 * time.Second // the server inherits stderr; do not wait on it forever
+			out, err := cmd.CombinedOutput()
+			if ctx.Err() != nil {
+				t.Fatalf("the TypeScript SDK driver did not finish within %v:\n%s", tsClientTimeout, out)
+			}
+			if err != nil {
+				t.Fatalf("the TypeScript SDK driver failed (%v):\n%s", err, out)
+			}
+			summary := ""
+			for _, line := range strings.Split(string(out), "\n") {
+				if strings.HasPrefix(line, "tsclient: ") {
+					summary = line
+				}
+			}
+			if !strings.Contains(summary, ": ok, ") {
+				t.Fatalf("the driver exited 0 without its summary line:\n%s", out)
+			}
+			t.Log(summary)
+		})
+	}
+}
+
+// tsSDK asks scripts/conformance.sh whether the pinned TypeScript SDK and
+// Bun are installed (never installing them) and returns Bun and the
+// node_modules folder that holds the SDK; it skips the test when they are
+// missing.
+func tsSDK(t *testing.T) (bun, modules string) {
+	t.Helper()
+	script, err := filepath.Abs("../../scripts/conformance.sh")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("bash", script, "--installed")
+	cmd.Env = append(os.Environ(), "AGENT3MD_CONFORMANCE_DIR="+conformanceDir())
+	out, err := cmd.Output()
+	if err != nil {
+		t.Skipf("the MCP TypeScript SDK or Bun is not installed in %s: run scripts/conformance.sh --install", conformanceDir())
+	}
+	var sdk string
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	for sc.Scan() {
+		if v, ok := strings.CutPrefix(sc.Text(), "bun="); ok {
+			bun = v
+		}
+		if v, ok := strings.CutPrefix(sc.Text(), "sdk="); ok {
+			sdk = v
+		}
+	}
+	if bun == "" || sdk == "" {
+		t.Fatalf("scripts/conformance.sh --installed printed no bun= and sdk= lines:\n%s", out)
+	}
+	// sdk is …/node_modules/@modelcontextprotocol/sdk.
+	return bun, filepath.Dir(filepath.Dir(sdk))
+}
