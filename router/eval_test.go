@@ -341,6 +341,38 @@ const (
 	blind3MaxFalseMatch = 0.35
 )
 
+// TestRoutingBlind4 routes the fifth held-out set over the example agents
+// (examples/routing-blind4.json): 104 requests over all 45 skills and 20
+// irrelevant ones, written by a helper blind to the triggers, the
+// thesaurus, the router and every other set, and committed before any
+// run. Half of its requests name a tool, library, product or piece of
+// jargon instead of the generic word ("a seaborn barplot of weekly
+// signups"), half of its irrelevant ones name a tool in a non-task sense
+// ("how do you pronounce kubectl"): it measures the thesaurus's one-way
+// groups, which were written before it, on requests they were not tuned
+// on.
+func TestRoutingBlind4(t *testing.T) {
+	const name = "blind4 held-out"
+	total := holdTo(t, name, "routing-blind4.json", blind4MinTop1, false, true)
+	if total == nil {
+		return
+	}
+	holdFalseTo(t, name, total, blind4MaxFalseMatch)
+}
+
+// blind4MinTop1 is its top-1 floor and blind4MaxFalseMatch its
+// false-match ceiling, set from the one run made when the test was added
+// (its misses unread): ranked top-1 86.5% (90/104), spec 58.7%; false
+// matches 60% (12/20) ranked, 40% (8/20) spec, whose trigger phrases
+// its everyday near misses say ("scale a recipe"). The same run on the
+// commit before the one-way groups: 83.7% top-1, 50% false, so on
+// requests they were not written for the groups gained three right
+// answers and two false matches (a tool named in a non-task sense).
+const (
+	blind4MinTop1       = 0.84
+	blind4MaxFalseMatch = 0.65
+)
+
 // TestRoutingNearMiss routes two development sets of requests no skill
 // handles (examples/routing-nearmiss.json over the example agents,
 // testdata/routing-folders-nearmiss.json over the skill folders): office

@@ -31,6 +31,7 @@ var goldenSets = []string{
 	"testdata/routing-folders.json",
 	"testdata/routing-folders-fresh.json",
 	"routing-blind3.json",
+	"routing-blind4.json",
 	"routing-nearmiss.json",
 	"testdata/routing-folders-blind.json",
 	"testdata/routing-folders-nearmiss.json",
