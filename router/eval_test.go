@@ -368,6 +368,9 @@ func TestRoutingBlind4(t *testing.T) {
 // commit before the one-way groups: 83.7% top-1, 50% false, so on
 // requests they were not written for the groups gained three right
 // answers and two false matches (a tool named in a non-task sense).
+// Then, from a development set of such names (routing-nearmiss-tools.json),
+// a tool name came to need two words beside it and one written word not
+// among the commonest: 86.5% and 50%, one total read.
 const (
 	blind4MinTop1       = 0.84
 	blind4MaxFalseMatch = 0.65
@@ -382,7 +385,10 @@ const (
 // match they drew when committed was a relaxed match on two everyday
 // words ("remind me to renew the database license next month" → forecast
 // on "next", "month"); ceilings just over those figures keep a rule that
-// lets more through from landing unnoticed.
+// lets more through from landing unnoticed. A third
+// (examples/routing-nearmiss-tools.json) says tool and product names in a
+// non-task sense ("what does the Intercom logo look like"), for the
+// thesaurus's tool-name groups.
 func TestRoutingNearMiss(t *testing.T) {
 	for _, c := range []struct {
 		file    string
@@ -390,6 +396,7 @@ func TestRoutingNearMiss(t *testing.T) {
 	}{
 		{"routing-nearmiss.json", nearMissMaxFalse},
 		{"testdata/routing-folders-nearmiss.json", foldersNearMissMaxFalse},
+		{"routing-nearmiss-tools.json", toolsNearMissMaxFalse},
 	} {
 		total := evalSet(t, c.file)
 		if total == nil {
@@ -401,8 +408,16 @@ func TestRoutingNearMiss(t *testing.T) {
 
 // nearMissMaxFalse and foldersNearMissMaxFalse are the near-miss sets'
 // ceilings: measured 10.4% (5/48) and 5.6% (1/18) ranked, 0% spec, when
-// committed.
+// committed. toolsNearMissMaxFalse is the tool-name set's: 23.8% (10/42)
+// ranked, 4.8% spec, when committed; 14.3% (6/42) once a tool name
+// needed two words beside it even where it covers two phrases, and a
+// written word not among the commonest beside it (relaxedEvidence). The
+// six left are a trigger phrase said ("the history of Linux"), a stem
+// shared with a trigger ("project"/"projection", "fire"/"firing"), a
+// command's binary named ("DuckDB") and two everyday words ("VS Code
+// theme").
 const (
 	nearMissMaxFalse        = 0.12
 	foldersNearMissMaxFalse = 0.10
+	toolsNearMissMaxFalse   = 0.16
 )

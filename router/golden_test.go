@@ -33,6 +33,7 @@ var goldenSets = []string{
 	"routing-blind3.json",
 	"routing-blind4.json",
 	"routing-nearmiss.json",
+	"routing-nearmiss-tools.json",
 	"testdata/routing-folders-blind.json",
 	"testdata/routing-folders-nearmiss.json",
 	"testdata/routing-refagents-dev.json",

@@ -4,10 +4,13 @@ import (
 	"cmp"
 	"context"
 	"slices"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/search/query"
+
+	"github.com/agent3md/agent3md/internal/wordlist"
 )
 
 // relaxed finds skills for a request that hit no trigger phrase, from
@@ -102,12 +105,13 @@ func (r *Router) relaxedSearchWith(ctx context.Context, text string, rq request,
 // boosts of the (field, term) pairs of the request the skill contains
 // (weight), what synonyms add to that (syn, see
 // expansion.fieldEvidence), the request words behind either in request
-// order, how many of those the skill holds as written (own), and how
-// many others it holds through a tool name or piece of jargon (jargon).
+// order, how many of those the skill holds as written (own) and how many
+// of those are not among English's commonest words (rare), and how many
+// others it holds through a tool name or piece of jargon (jargon).
 type relaxedEvidence struct {
-	weight, syn float64
-	words       []string
-	own, jargon int
+	weight, syn       float64
+	words             []string
+	own, rare, jargon int
 }
 
 // enough reports whether the evidence makes a relaxed match against bar:
@@ -118,9 +122,13 @@ type relaxedEvidence struct {
 // only "branch" of a skill that opens pull requests, whatever "release"
 // is a synonym of there. A tool name is the intent said in other words
 // ("render a matplotlib png of signups" asks for a chart as plainly as
-// "chart signups" does), so it counts as a word, but never alone.
+// "chart signups" does), so it counts as a word, but never alone, nor
+// beside only a word as common as "look" or "can": a tool named in
+// passing ("what does the Intercom logo look like") is no request for
+// the skill that works with it.
 func (ev relaxedEvidence) enough(bar float64) bool {
-	return ev.weight+ev.syn >= bar && ev.own >= 1 && ev.own+ev.jargon >= relaxedMinWords
+	words := ev.own >= relaxedMinWords || ev.rare > 0 && ev.own+ev.jargon >= relaxedMinWords
+	return words && ev.weight+ev.syn >= bar
 }
 
 // evidence is the relaxedEvidence of skill s (at position skill) for the
@@ -156,6 +164,9 @@ func (r *Router) evidence(a analyzed, skill int, s *Skill, ex *expansion) relaxe
 			ev.words = append(ev.words, t.word)
 			if matched[t.word] {
 				ev.own++
+				if !wordlist.Common(strings.ToLower(t.word)) {
+					ev.rare++
+				}
 			} else if jargon[t.word] {
 				ev.jargon++
 			}

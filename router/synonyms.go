@@ -267,6 +267,13 @@ type synonymHit struct {
 	rel     float64
 	words   []string // content words of the request behind what was covered
 	own     bool     // one of them is the request's own, not a synonym's source
+	// everyday is set when a phrase was covered through an everyday
+	// (two-way) synonym. Only then may phrases alone make the match: a
+	// tool name stands for several generic words at once ("pytest" for
+	// test, test suite, unit test), so covering two phrases with it is
+	// no evidence that the request asks for the skill ("print the
+	// pytest conference poster").
+	everyday bool
 }
 
 // synonymHits finds the skills whose trigger phrases or name the request
@@ -294,7 +301,7 @@ func (r *Router) synonymHits(sp *specifics, toks, stems []string, ex *expansion)
 			part = append(part, pid)
 		}
 		if ok {
-			syn = append(syn, synID{id, t.word, part})
+			syn = append(syn, synID{id, t.word, part, t.jargon})
 		}
 	}
 	if len(syn) == 0 {
@@ -303,19 +310,19 @@ func (r *Router) synonymHits(sp *specifics, toks, stems []string, ex *expansion)
 	// wordOf is the request word behind id as a synonym in set: a
 	// one-word member's stem, or a stem of a member whose every content
 	// stem set holds; "" when it is neither.
-	wordOf := func(id uint32, set []uint32) string {
+	wordOf := func(id uint32, set []uint32) (string, bool) {
 		for _, s := range syn {
 			if s.id == id && !slices.ContainsFunc(s.part, func(p uint32) bool { return !slices.Contains(set, p) }) {
-				return s.word
+				return s.word, s.jargon
 			}
 		}
-		return ""
+		return "", false
 	}
 	var hits []synonymHit
 	hit := func(skill int, set []uint32) {
-		from := ""
+		from, everyday := "", false
 		for _, id := range set {
-			w := wordOf(id, set)
+			w, jargon := wordOf(id, set)
 			if w == "" && ownWord(id, toks, stems, sp) == "" {
 				return // only part of a member of several words
 			}
@@ -324,6 +331,7 @@ func (r *Router) synonymHits(sp *specifics, toks, stems []string, ex *expansion)
 					return // synonyms of two request words
 				}
 				from = w
+				everyday = everyday || !jargon
 			}
 		}
 		if from == "" {
@@ -336,8 +344,9 @@ func (r *Router) synonymHits(sp *specifics, toks, stems []string, ex *expansion)
 		}
 		h := &hits[k]
 		h.phrases++
+		h.everyday = h.everyday || everyday
 		for _, id := range set {
-			w := wordOf(id, set)
+			w, _ := wordOf(id, set)
 			if w == "" {
 				w = ownWord(id, toks, stems, sp)
 				h.own = h.own || w != "" && !stopWords[w]
@@ -374,9 +383,10 @@ func (r *Router) synonymHits(sp *specifics, toks, stems []string, ex *expansion)
 // synID is a synonym's stem id, the request word it came from, and the
 // ids of its member's content stems when the member has several words.
 type synID struct {
-	id   uint32
-	word string
-	part []uint32
+	id     uint32
+	word   string
+	part   []uint32
+	jargon bool // brought by a name of a one-way group (synTerm.jargon)
 }
 
 // ownWord is the request word whose stem has id, or "".
@@ -423,7 +433,7 @@ func (r *Router) synonymFirst(ctx context.Context, sp *specifics, text string, t
 				}
 			}
 		}
-		if (len(h.words) < relaxedMinWords || !h.own) && h.phrases < synonymPhrases {
+		if (len(h.words) < relaxedMinWords || !h.own) && (h.phrases < synonymPhrases || !h.everyday) {
 			continue
 		}
 		kept = append(kept, h)

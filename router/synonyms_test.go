@@ -212,17 +212,24 @@ func TestExpandOneWay(t *testing.T) {
 
 // TestJargonCountsAsWord: a tool name read through a one-way group counts
 // towards the two request words a relaxed match needs, beside one word as
-// written, while the same word in an ordinary group adds only weight, and
-// a tool name never makes a match alone.
+// written that is not among the commonest English words, while the same
+// word in an ordinary group adds only weight, and a tool name never makes
+// a match alone.
 func TestJargonCountsAsWord(t *testing.T) {
-	r := newTest(t, synonymSkills, nil)
-	const text = "eks for the cart service" // "cluster" is in deploy-service's description only
+	r := newTest(t, []Skill{
+		{Name: "deploy-service", Z: 1, Triggers: []string{"deploy", "helmfile sync"},
+			Description: "Roll a service build out to the staging cluster.", Inputs: []string{"service"}},
+		{Name: "tail-logs", Z: 2, Triggers: []string{"logs"},
+			Description: "Stream the most recent log lines of a service.", Inputs: []string{"service"}},
+	}, nil)
+	const text = "eks helmfile for the cart" // "cluster" is in deploy-service's description only
 	for _, tt := range []struct {
 		thesaurus, text, want string
 	}{
 		{"eks: cluster\n", text, "deploy-service"},
-		{"eks, cluster\n", text, ""},               // an everyday synonym adds no word
-		{"eks: cluster\n", "eks for the cart", ""}, // no word as written
+		{"eks, cluster\n", text, ""},                       // an everyday synonym adds no word
+		{"eks: cluster\n", "eks for the cart", ""},         // no word as written
+		{"eks: cluster\n", "eks for the cart service", ""}, // only a common one ("service")
 	} {
 		th, err := parseThesaurus(tt.thesaurus)
 		if err != nil {
@@ -240,12 +247,42 @@ func TestJargonCountsAsWord(t *testing.T) {
 		want bool
 	}{
 		{relaxedEvidence{weight: 2, own: 2}, true},
-		{relaxedEvidence{weight: 1, syn: 1, own: 1, jargon: 1}, true},
-		{relaxedEvidence{weight: 1, syn: 1, own: 1}, false},
+		{relaxedEvidence{weight: 1, syn: 1, own: 1, rare: 1, jargon: 1}, true},
+		{relaxedEvidence{weight: 1, syn: 1, own: 1, jargon: 1}, false}, // the word written is a common one
+		{relaxedEvidence{weight: 1, syn: 1, own: 1, rare: 1}, false},
 		{relaxedEvidence{syn: 2, jargon: 2}, false},
 	} {
 		if got := tt.ev.enough(1); got != tt.want {
 			t.Errorf("%+v.enough(1) = %v, want %v", tt.ev, got, tt.want)
 		}
+	}
+}
+
+// TestJargonPhrasesNeedWords: a tool name that stands for several generic
+// words covers several of a skill's phrases at once, so unlike an
+// everyday synonym it does not make a match by phrases alone: the
+// request needs the two words any relaxed match needs.
+func TestJargonPhrasesNeedWords(t *testing.T) {
+	r := newTest(t, []Skill{
+		{Name: "run-tests", Z: 1, Triggers: []string{"tests", "unit tests", "run the suite"},
+			Description: "Run the package's tests and report failures.", Inputs: []string{"pkg"}},
+		{Name: "tail-logs", Z: 2, Triggers: []string{"logs"},
+			Description: "Stream the most recent log lines of a service.", Inputs: []string{"service"}},
+	}, nil)
+	const text = "print the pytest conference poster"
+	for _, tt := range []struct{ thesaurus, want string }{
+		{"pytest: test, unit test\n", ""},          // a tool named in passing
+		{"pytest, test, unit test\n", "run-tests"}, // an everyday synonym covering two phrases
+	} {
+		th, err := parseThesaurus(tt.thesaurus)
+		if err != nil {
+			t.Fatal(err)
+		}
+		withThesaurus(t, th, func() {
+			got := route(t, r, text, nil)
+			if tt.want == "" && len(got) > 0 || tt.want != "" && (len(got) == 0 || got[0].Name != tt.want) {
+				t.Errorf("with %q, Route(%q) = %s, want %q", tt.thesaurus, text, brief(got), tt.want)
+			}
+		})
 	}
 }

@@ -10,26 +10,36 @@ import (
 )
 
 //go:embed words.txt.gz
-var packed []byte
+var packedWords []byte
+
+//go:embed common.txt.gz
+var packedCommon []byte
 
 // MinLen is the length of the shortest word the list holds: Known says
 // nothing about shorter words (it answers false).
 const MinLen = 4
 
+// list is one embedded, sorted word list, unpacked on first use.
+type list struct {
+	packed []byte
+	once   sync.Once
+	blob   []byte   // the words, sorted, each followed by '\n'
+	ends   []uint32 // word i is blob[start(i):ends[i]]
+}
+
 var (
-	once sync.Once
-	blob []byte   // the words, sorted, each followed by '\n'
-	ends []uint32 // word i is blob[start(i):ends[i]]
+	words  = &list{packed: packedWords}
+	common = &list{packed: packedCommon}
 )
 
-func load() {
-	zr, err := gzip.NewReader(bytes.NewReader(packed))
+func (l *list) load() {
+	zr, err := gzip.NewReader(bytes.NewReader(l.packed))
 	if err != nil {
-		panic("wordlist: the embedded list is corrupt: " + err.Error())
+		panic("wordlist: an embedded list is corrupt: " + err.Error())
 	}
 	b, err := io.ReadAll(zr)
 	if err != nil {
-		panic("wordlist: the embedded list is corrupt: " + err.Error())
+		panic("wordlist: an embedded list is corrupt: " + err.Error())
 	}
 	n := bytes.Count(b, []byte{'\n'})
 	e := make([]uint32, 0, n)
@@ -38,15 +48,21 @@ func load() {
 			e = append(e, uint32(i))
 		}
 	}
-	blob, ends = b, e
+	l.blob, l.ends = b, e
 }
 
-func word(i int) []byte {
+func (l *list) word(i int) []byte {
 	start := 0
 	if i > 0 {
-		start = int(ends[i-1]) + 1
+		start = int(l.ends[i-1]) + 1
 	}
-	return blob[start:ends[i]]
+	return l.blob[start:l.ends[i]]
+}
+
+func (l *list) has(w string) bool {
+	l.once.Do(l.load)
+	i := sort.Search(len(l.ends), func(i int) bool { return string(l.word(i)) >= w })
+	return i < len(l.ends) && string(l.word(i)) == w
 }
 
 // Known reports whether w, in lower case, is a word of the list. It is
@@ -55,13 +71,19 @@ func Known(w string) bool {
 	if len(w) < MinLen {
 		return false
 	}
-	once.Do(load)
-	i := sort.Search(len(ends), func(i int) bool { return string(word(i)) >= w })
-	return i < len(ends) && string(word(i)) == w
+	return words.has(w)
 }
 
-// Len is how many words the list holds.
+// Common reports whether w, in lower case, is one of the about 3,900
+// commonest English words (SCOWL's size 10: "can", "look", "check",
+// "test", "order"), whatever its length. A request word that common says
+// little about what is asked on its own. It is safe for concurrent use.
+func Common(w string) bool {
+	return w != "" && common.has(w)
+}
+
+// Len is how many words the list Known reads holds.
 func Len() int {
-	once.Do(load)
-	return len(ends)
+	words.once.Do(words.load)
+	return len(words.ends)
 }

@@ -23,30 +23,56 @@ func TestKnown(t *testing.T) {
 	}
 }
 
-// TestListShape checks the embedded list is what Known's binary search
-// needs: sorted, distinct, lowercase a-z words of MinLen or more letters.
+// TestListShape checks the embedded lists are what the binary search
+// needs: sorted, distinct, lowercase a-z words (of MinLen or more letters
+// for Known's list).
 func TestListShape(t *testing.T) {
 	if n := Len(); n < 50000 {
 		t.Fatalf("the list holds %d words; expected about 72,000", n)
 	}
-	words := bytes.Split(bytes.TrimSuffix(blob, []byte{'\n'}), []byte{'\n'})
-	if len(words) != Len() {
-		t.Fatalf("%d lines, %d words indexed", len(words), Len())
+	checkShape(t, "words", words, MinLen)
+	Common("warm")
+	if n := len(common.ends); n < 3000 || n > 5000 {
+		t.Fatalf("the common list holds %d words; expected about 3,900", n)
 	}
-	if !sort.SliceIsSorted(words, func(i, j int) bool { return bytes.Compare(words[i], words[j]) < 0 }) {
-		t.Fatal("the list is not sorted")
+	checkShape(t, "common", common, 1)
+}
+
+func checkShape(t *testing.T, name string, l *list, minLen int) {
+	t.Helper()
+	ws := bytes.Split(bytes.TrimSuffix(l.blob, []byte{'\n'}), []byte{'\n'})
+	if len(ws) != len(l.ends) {
+		t.Fatalf("%s: %d lines, %d words indexed", name, len(ws), len(l.ends))
 	}
-	for i, w := range words {
-		if len(w) < MinLen {
-			t.Fatalf("word %d %q is shorter than %d letters", i, w, MinLen)
+	if !sort.SliceIsSorted(ws, func(i, j int) bool { return bytes.Compare(ws[i], ws[j]) < 0 }) {
+		t.Fatalf("%s: the list is not sorted", name)
+	}
+	for i, w := range ws {
+		if len(w) < minLen {
+			t.Fatalf("%s: word %d %q is shorter than %d letters", name, i, w, minLen)
 		}
 		for _, c := range w {
 			if c < 'a' || c > 'z' {
-				t.Fatalf("word %d %q has a byte outside a-z", i, w)
+				t.Fatalf("%s: word %d %q has a byte outside a-z", name, i, w)
 			}
 		}
-		if i > 0 && bytes.Equal(words[i-1], w) {
-			t.Fatalf("word %q repeats", w)
+		if i > 0 && bytes.Equal(ws[i-1], w) {
+			t.Fatalf("%s: word %q repeats", name, w)
+		}
+	}
+}
+
+func TestCommon(t *testing.T) {
+	for _, c := range []struct {
+		w    string
+		want bool
+	}{
+		{"can", true}, {"look", true}, {"check", true}, {"the", true}, {"money", true},
+		{"replicas", false}, {"png", false}, {"deploy", false}, {"revenue", false}, {"kubectl", false},
+		{"", false}, {"Look", false},
+	} {
+		if got := Common(c.w); got != c.want {
+			t.Errorf("Common(%q) = %v, want %v", c.w, got, c.want)
 		}
 	}
 }
