@@ -30,7 +30,8 @@ import (
 //     a trigger "deploy"; "draw" covers "chart") is offered as a relaxed
 //     match, the user still to confirm it, when it accounts for two
 //     request words, one as written, or when that one word covers two
-//     of its phrases. It goes ahead of the matches found by relevance
+//     of its phrases through an everyday synonym (a tool name covers
+//     several at once: synonymHit.everyday). It goes ahead of the matches found by relevance
 //     alone unless one of those accounts for more request words
 //     (synonymFirst);
 //   - the relaxed search adds the synonyms as term queries boosted by
@@ -39,7 +40,8 @@ import (
 //     relaxed match still needs two request words as written
 //     (relaxedEvidence.enough): synonyms add weight and order, not words,
 //     except a tool name or piece of jargon from a one-way group, which
-//     counts as a word beside one written as the skill says it;
+//     counts as a word beside one written as the skill says it that is
+//     not among English's commonest (wordlist.Common);
 //   - a member of several words ("roll out", "get rid of") is met in a
 //     request as adjacent words, and covers a phrase only whole: "get" is
 //     no synonym of "delete".
