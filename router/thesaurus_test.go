@@ -95,3 +95,43 @@ func TestParseThesaurusErrors(t *testing.T) {
 		t.Errorf("parsed one-way group %+v", th)
 	}
 }
+
+// FuzzParseThesaurus: the thesaurus parser either refuses a text with an
+// error naming its line, or returns groups of at least two members, each
+// member with as many stems as words, and keys that point at real
+// groups; it never panics, and a request expanded with what it returns
+// never does either.
+func FuzzParseThesaurus(f *testing.F) {
+	f.Add("deploy, ship, roll out\n")
+	f.Add("pytest, go test: test, unit test\n# c\n\nchart, plot")
+	f.Add("a: b: c")
+	f.Add("x,, y")
+	f.Fuzz(func(t *testing.T, text string) {
+		th, err := parseThesaurus(text)
+		if err != nil {
+			if !strings.Contains(err.Error(), "line ") {
+				t.Fatalf("error without a line: %v", err)
+			}
+			return
+		}
+		for _, g := range th.groups {
+			if len(g) < 2 {
+				t.Fatalf("group %+v has fewer than two members", g)
+			}
+			for _, m := range g {
+				if len(m.words) == 0 || len(m.words) != len(m.stems) {
+					t.Fatalf("member %+v", m)
+				}
+			}
+		}
+		for _, gs := range th.single {
+			for _, g := range gs {
+				if int(g) >= len(th.groups) {
+					t.Fatalf("key points at group %d of %d", g, len(th.groups))
+				}
+			}
+		}
+		toks := appendTokens(nil, text)
+		holdThesaurus(th, func(string) bool { return true }).expand(toks, appendStems(nil, toks))
+	})
+}
