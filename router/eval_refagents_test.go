@@ -7,29 +7,14 @@ import "testing"
 // (testdata/refagents/README.md): agents whose trigger lists someone else
 // wrote, the one case the other sets do not cover.
 func TestRoutingRefAgentsDev(t *testing.T) {
-	holdRefAgents(t, "reference agents, dev", "testdata/routing-refagents-dev.json", refDevMinTop1, refDevMaxFalse)
+	holdWithCeiling(t, "reference agents, dev", "testdata/routing-refagents-dev.json", refDevMinTop1, refDevMaxFalse)
 }
 
 // TestRoutingRefAgentsHoldout routes the held-out set over the same agents
 // (testdata/routing-refagents-holdout.json). Its misses are not to be read
 // when changing routing: only its totals.
 func TestRoutingRefAgentsHoldout(t *testing.T) {
-	holdRefAgents(t, "reference agents, held-out", "testdata/routing-refagents-holdout.json", refHoldoutMinTop1, refHoldoutMaxFalse)
-}
-
-// holdRefAgents holds a set to its top-1 floor, to ranked not doing worse
-// than spec, and to its own false-match ceiling.
-func holdRefAgents(t *testing.T, name, file string, floor, ceiling float64) {
-	t.Helper()
-	total := holdTo(t, name, file, floor, false, true)
-	if total == nil {
-		return
-	}
-	for _, m := range []Mode{Ranked, Spec} {
-		x := total[m]
-		t.Logf("%s %v: top-1 %d/%d, false %d/%d", name, m, x.top1, x.pos, x.falseMatch, x.neg)
-	}
-	holdFalseTo(t, name, total, ceiling)
+	holdWithCeiling(t, "reference agents, held-out", "testdata/routing-refagents-holdout.json", refHoldoutMinTop1, refHoldoutMaxFalse)
 }
 
 // The floors and ceilings below were set from one run, made after both sets
