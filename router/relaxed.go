@@ -136,8 +136,7 @@ func (ev relaxedEvidence) enough(bar float64) bool {
 func (r *Router) evidence(a analyzed, skill int, s *Skill, ex *expansion) relaxedEvidence {
 	var weight, syn float64
 	matched := map[string]bool{} // request words the skill holds as written
-	viaSyn := map[string]bool{}  // and those it holds only through synonyms
-	jargon := map[string]bool{}  // of those, the ones a tool name brought
+	viaSyn := map[string]bool{}  // and those it holds only through synonyms (true: a tool name's)
 	st := r.fieldTerms(skill, s)
 	for k, f := range fields {
 		terms := a.text
@@ -156,18 +155,19 @@ func (r *Router) evidence(a analyzed, skill int, s *Skill, ex *expansion) relaxe
 				matched[t.word] = true
 			}
 		}
-		syn += ex.fieldEvidence(have, f.weight, terms, viaSyn, jargon)
+		syn += ex.fieldEvidence(have, f.weight, terms, viaSyn)
 	}
 	ev := relaxedEvidence{weight: weight, syn: syn}
 	for _, t := range a.exact { // every request word, in request order
-		if (matched[t.word] || viaSyn[t.word]) && !slices.Contains(ev.words, t.word) {
+		toolName, bySyn := viaSyn[t.word]
+		if (matched[t.word] || bySyn) && !slices.Contains(ev.words, t.word) {
 			ev.words = append(ev.words, t.word)
 			if matched[t.word] {
 				ev.own++
 				if !wordlist.Common(strings.ToLower(t.word)) {
 					ev.rare++
 				}
-			} else if jargon[t.word] {
+			} else if toolName {
 				ev.jargon++
 			}
 		}

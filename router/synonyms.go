@@ -235,10 +235,10 @@ func expandQuery(a analyzed, ex *expansion) query.Query {
 // fieldEvidence is the evidence the expansion adds to one field of a
 // skill (its analysed terms in have, sorted; weight the field's): synonymWeight of
 // weight for each request word the field holds a synonym of but not the
-// word itself (terms, the request's own), once per word. It records the
-// words in matched, and in jargon those that came through a name of a
-// one-way group.
-func (ex *expansion) fieldEvidence(have []string, weight float64, terms []term, matched, jargon map[string]bool) float64 {
+// word itself (terms, the request's own), once per word. It records each
+// such word in matched, true when it came through a name of a one-way
+// group (a tool name).
+func (ex *expansion) fieldEvidence(have []string, weight float64, terms []term, matched map[string]bool) float64 {
 	if ex == nil {
 		return 0
 	}
@@ -253,10 +253,7 @@ func (ex *expansion) fieldEvidence(have []string, weight float64, terms []term, 
 		}
 		done = append(done, t.word)
 		w += synonymWeight * weight
-		matched[t.word] = true
-		if t.jargon {
-			jargon[t.word] = true
-		}
+		matched[t.word] = matched[t.word] || t.jargon
 	}
 	return w
 }
