@@ -4,7 +4,10 @@
 # (CorvidLabs/agent-3md, src/threemd.ts, run under Bun) and by
 # `agent3md parse --json`; any file where the document, the cross-plane
 # links or the error's canonical name differ is printed, and the exit
-# status is 1. The conformance vectors and FuzzParse (agentfile) pin the
+# status is 1. Every file both parse is then projected with the
+# reference's src/export.ts --bodies and `agent3md export --bodies`, which
+# must agree byte for byte (a file we refuse for duplicate skill names is
+# counted apart: docs/format.md §12). The conformance vectors and FuzzParse (agentfile) pin the
 # rules; this runs them on whatever corpus you have, for example the
 # several hundred example documents of CorvidLabs/3md.
 #
@@ -22,7 +25,8 @@ set -euo pipefail
 
 [ $# -ge 2 ] || { sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
 ref="$1"; shift
-threemd="$(cd "$ref" && pwd)/src/threemd.ts"
+ref="$(cd "$ref" && pwd)"
+threemd="$ref/src/threemd.ts"
 [ -f "$threemd" ] || { echo "refdiff: $threemd not found: REF_CHECKOUT must be a checkout of CorvidLabs/agent-3md" >&2; exit 2; }
 bun="${BUN:-$(command -v bun || true)}"
 [ -n "$bun" ] || { echo "refdiff: Bun not found: put it on PATH or set BUN (scripts/conformance.sh --install provides one)" >&2; exit 2; }
@@ -31,4 +35,4 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
 (cd "$root" && go build -o "$tmp/agent3md" ./cmd/agent3md)
-"$bun" "$root/scripts/refdiff.ts" "$threemd" "$tmp/agent3md" "$@"
+"$bun" "$root/scripts/refdiff.ts" "$ref" "$tmp/agent3md" "$@"
