@@ -7,7 +7,7 @@
 # status is 1. Every file both parse is then projected with the
 # reference's src/export.ts --bodies and `agent3md export --bodies`, which
 # must agree byte for byte (a file we refuse for duplicate skill names is
-# counted apart: docs/format.md §12). The conformance vectors and FuzzParse (agentfile) pin the
+# counted apart: docs/format.md §8). The conformance vectors and FuzzParse (agentfile) pin the
 # rules; this runs them on whatever corpus you have, for example the
 # several hundred example documents of CorvidLabs/3md.
 #

@@ -56,7 +56,7 @@ function firstDifference(a: any, b: any, path: string): string {
 
 // exportDifference compares the two agent3md/1 projections of file, byte
 // for byte; "" when they agree. A file we refuse because two skills share
-// a name (docs/format.md §12; the reference serves one of them) is
+// a name (docs/format.md §8; the reference serves one of them) is
 // reported as refused, not as a difference.
 function exportDifference(file: string): { diff: string; refused: boolean } {
   const want = Bun.spawnSync([process.execPath, `${refDir}/src/export.ts`, file, "--bodies"], { stderr: "pipe" });
