@@ -7,9 +7,10 @@
 # status is 1. Every file both parse is then projected with the
 # reference's src/export.ts --bodies and `agent3md export --bodies`, which
 # must agree byte for byte (a file we refuse for duplicate skill names is
-# counted apart: docs/format.md §8). The conformance vectors and FuzzParse (agentfile) pin the
-# rules; this runs them on whatever corpus you have, for example the
-# several hundred example documents of CorvidLabs/3md.
+# counted apart: docs/format.md §8). The conformance vectors and
+# FuzzParse (agentfile) pin the rules; this runs them on whatever corpus
+# you have, for example the several hundred example documents of
+# CorvidLabs/3md.
 #
 # Usage:
 #   scripts/refdiff.sh REF_CHECKOUT FILE...
@@ -23,7 +24,7 @@
 # its cache; BUN names another).
 set -euo pipefail
 
-[ $# -ge 2 ] || { sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
+[ $# -ge 2 ] || { sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
 ref="$1"; shift
 ref="$(cd "$ref" && pwd)"
 threemd="$ref/src/threemd.ts"
