@@ -24,6 +24,14 @@ type contender struct {
 	argv func(agent, cacheDir string) []string
 	// prebuild, when set, fills a warm cache before the serving runs.
 	prebuild func(cacheDir, agent string, timeout time.Duration) error
+	// env is added to the environment it runs in.
+	env []string
+	// noCold leaves it out of the cold-start rows: it has no index to
+	// build (the replay floor).
+	noCold bool
+	// replay, set for the replay floor, maps an agent's path to the
+	// answers ours recorded for it, which compareSize fills.
+	replay map[string]string
 }
 
 // ours is agent3md itself.
@@ -154,6 +162,18 @@ func compareSize(o *options, w words, who []contender, n int, tmp string, log io
 			}
 		}
 	}
+	for _, c := range who {
+		if c.replay == nil || len(p.kinds) == 0 {
+			continue
+		}
+		file := filepath.Join(tmp, fmt.Sprintf("floor-answers-%d.json", n))
+		fmt.Fprintf(log, "size %d: recording the answers of %s for the floor\n", n, who[0].label)
+		if err := p.recordAnswers(who[0], warm[0], file); err != nil {
+			fail(c, "serving", fmt.Errorf("recording %s's answers: %w", who[0].label, err))
+			continue
+		}
+		c.replay[path] = file
+	}
 	for run := 0; run < o.runs; run++ {
 		fmt.Fprintf(log, "size %d: comparison run %d/%d\n", n, run+1, o.runs)
 		// Who goes first alternates from run to run, so that whatever
@@ -161,7 +181,7 @@ func compareSize(o *options, w words, who []contender, n int, tmp string, log io
 		for k := range who {
 			i := (k + run) % len(who)
 			c := who[i]
-			if !failed[c.label+"cold"] && run < o.coldRuns {
+			if !c.noCold && !failed[c.label+"cold"] && run < o.coldRuns {
 				cold := filepath.Join(tmp, fmt.Sprintf("cmp-cold-%d-%d-%d", n, i, run)) // fresh and empty
 				ms, rss, err := p.coldRoute(c, cold, run)
 				os.RemoveAll(cold)
@@ -187,7 +207,7 @@ func compareSize(o *options, w words, who []contender, n int, tmp string, log io
 // together, as a pipelining client sends them.
 func (p *cmpProbe) coldRoute(c contender, cacheDir string, k int) (msec, rssMB float64, err error) {
 	argv := c.argv(p.agent, cacheDir)
-	s, err := startServer(argv[0], argv[1:], p.timeout)
+	s, err := startServerEnv(argv[0], argv[1:], c.env, p.timeout)
 	if err != nil {
 		return 0, 0, err
 	}
@@ -224,7 +244,7 @@ func spawnRoute(s *server, text string) (time.Duration, error) {
 // turn as a pipelined burst, and records the peak RSS after stdin closes.
 func (p *cmpProbe) session(c contender, cacheDir string, run int, r *cmpResult) error {
 	argv := c.argv(p.agent, cacheDir)
-	s, err := startServer(argv[0], argv[1:], p.timeout)
+	s, err := startServerEnv(argv[0], argv[1:], c.env, p.timeout)
 	if err != nil {
 		return err
 	}

@@ -66,19 +66,36 @@ func writeCompare(w io.Writer, o *options, results []*cmpResult) error {
 	fmt.Fprintf(w, "each timed burst aimed at %v (%d–%d requests) after %d untimed ones, from %v after the handshake and one route;\nratio = ours / reference\n",
 		o.burst, warmupRequests, o.requests, warmupRequests, o.settle)
 	fmt.Fprintf(w, "reference: %s\n\n", refName)
+	floor := false
+	for _, r := range results {
+		floor = floor || len(r.Samples["floor"]) > 0
+	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "skills\tmeasure\tours\treference\tratio\t")
+	if floor {
+		fmt.Fprintln(tw, "skills\tmeasure\tours\treference\tratio\tfloor\tours / floor\t")
+	} else {
+		fmt.Fprintln(tw, "skills\tmeasure\tours\treference\tratio\t")
+	}
 	for _, r := range results {
 		for _, m := range compareMetrics {
 			us, ref := r.Samples.cell("ours", m.key), r.Samples.cell("reference", m.key)
 			if !us.ok && !ref.ok {
 				continue
 			}
-			fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t\n", r.Size, m.label, formatCell(m, us), formatCell(m, ref), formatRatio(us, ref))
+			fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t", r.Size, m.label, formatCell(m, us), formatCell(m, ref), formatRatio(us, ref))
+			if floor {
+				fl := r.Samples.cell("floor", m.key)
+				fmt.Fprintf(tw, "%s\t%s\t", formatCell(m, fl), formatRatio(us, fl))
+			}
+			fmt.Fprintln(tw)
 		}
 	}
 	if err := tw.Flush(); err != nil {
 		return err
+	}
+	if floor {
+		fmt.Fprintln(w, "\nfloor: mcpbench itself answering every request from memory with the answers ours gave")
+		fmt.Fprintln(w, "(the first 64 of each kind, in turn): what ours' bytes cost the pipe and this client.")
 	}
 	fmt.Fprintln(w, "\nours serves from a pre-built cache (agent3md index) except in the cold rows, which start")
 	fmt.Fprintln(w, "with an empty --cache-dir; \"all requests\" RSS is the serving process after every burst.")

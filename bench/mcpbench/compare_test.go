@@ -71,6 +71,25 @@ func TestWriteCompare(t *testing.T) {
 	if strings.Contains(out, "get_skill") {
 		t.Errorf("a metric neither side measured has a row:\n%s", out)
 	}
+	if strings.Contains(out, "floor") {
+		t.Errorf("floor columns without floor samples:\n%s", out)
+	}
+
+	r := cmpFixture()
+	r.Samples.add("floor", "ping", 16)
+	b.Reset()
+	if err := writeCompare(&b, o, []*cmpResult{r}); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"ratio  floor  ours / floor",
+		"4000  ping  20.0 µs  55.0 µs  0.36×  16.0 µs  1.25×",
+		"4000  spawn → first route, cold  90.0 ms  —  —  —  —",
+	} {
+		if !strings.Contains(squeeze(b.String()), want) {
+			t.Errorf("table with a floor lacks %q:\n%s", want, b.String())
+		}
+	}
 }
 
 var padding = regexp.MustCompile(` {2,}`)

@@ -14,6 +14,20 @@ import (
 // floor server: -floor re-runs mcpbench itself with it set.
 const floorEnv = "MCPBENCH_FLOOR_SERVER"
 
+// runAsFloor runs mcpbench as the floor server floorEnv asks for, if
+// any, and returns its exit status; false when floorEnv is unset.
+func runAsFloor() (int, bool) {
+	arg := os.Args[len(os.Args)-1]
+	switch os.Getenv(floorEnv) {
+	case "":
+		return 0, false
+	case replayEnvValue:
+		return replayServer(arg, os.Stdin, os.Stdout), true
+	default:
+		return floorServer(arg, os.Stdin, os.Stdout), true
+	}
+}
+
 // floorServer is the least a stdio MCP server can do for the folder mode:
 // one goroutine, answers written from memory (initialize, ping, and
 // resources/read of skill://NAME from DIR/NAME/SKILL.md, read once), no

@@ -97,8 +97,8 @@ type options struct {
 }
 
 func main() {
-	if os.Getenv(floorEnv) != "" {
-		os.Exit(floorServer(os.Args[len(os.Args)-1], os.Stdin, os.Stdout))
+	if status, ok := runAsFloor(); ok {
+		os.Exit(status)
 	}
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
@@ -197,7 +197,7 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	fs.StringVar(&o.refFolder, "ref-folder", "", "reference folder server, run as CMD DIR (e.g. 'node /work/ext/skilljack/dist/index.js'); measured beside ours on every folder")
 	fs.StringVar(&o.folderSkill, "folder-skill", "pdf", "the skill of -folder whose SKILL.md is read (resources/read skill://NAME)")
 	fs.StringVar(&o.folderRoute, "folder-route", "extract the tables from a pdf file", "the route_skill request sent to -folder")
-	fs.BoolVar(&o.floor, "floor", false, "in the folder mode, also measure the floor: mcpbench itself as the least stdio server (answers from memory), which no server's round trip goes under")
+	fs.BoolVar(&o.floor, "floor", false, "also measure the floor: mcpbench itself as the least stdio server, answering from memory (in -compare, with the answers ours gave), which no server goes under")
 	fs.IntVar(&o.reads, "reads", 200, "in the folder mode, timed sequential SKILL.md reads per serving session")
 	fs.StringVar(&o.skillsGen, "skills-gen", "bench/gen-skills.py", "the skills folder generator")
 	if err := fs.Parse(args); err != nil {
@@ -302,6 +302,14 @@ func runCompare(o *options, w words, tmp string, stdout, stderr io.Writer) int {
 		who = append(who, reference(o.ref))
 	case o.ab != "":
 		who = append(who, other(o.ab))
+	}
+	if o.floor {
+		f, err := replayFloor()
+		if err != nil {
+			fmt.Fprintln(stderr, "mcpbench:", err)
+			return 2
+		}
+		who = append(who, f)
 	}
 	var results []*cmpResult
 	for _, n := range o.sizes {

@@ -16,8 +16,8 @@ import (
 const fakeEnv = "MCPBENCH_FAKE_SERVER"
 
 func TestMain(m *testing.M) {
-	if os.Getenv(floorEnv) != "" {
-		os.Exit(floorServer(os.Args[len(os.Args)-1], os.Stdin, os.Stdout))
+	if status, ok := runAsFloor(); ok {
+		os.Exit(status)
 	}
 	if mode := os.Getenv(fakeEnv); mode != "" {
 		os.Exit(fakeServer(mode, os.Stdin, os.Stdout))
