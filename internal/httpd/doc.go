@@ -13,6 +13,7 @@
 // Every request goes through the same chain, outermost first:
 //
 //	log line → /healthz (no auth, no agent data) → Host → Origin →
+//	CORS (an allowed Origin's headers; a preflight answered here) →
 //	bearer token → endpoint or 404 → concurrency cap → body limit →
 //	endpoint handler
 //

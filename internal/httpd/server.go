@@ -233,7 +233,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		s.health(w)
 		return
 	}
-	if !s.guard.check(w, r) || !s.tokens.authorize(w, r) {
+	if !s.guard.check(w, r) || cors(w, r) || !s.tokens.authorize(w, r) {
 		return
 	}
 	h := s.route.handler(r.URL.Path)
