@@ -176,11 +176,12 @@ func supported(v string) bool {
 }
 
 // streams reports whether a request is answered as an event stream: a
-// listen always; any request with a progress token when the client
+// 2026-07-28 listen always (a handshake-era one is an unknown method,
+// answered as JSON); any request with a progress token when the client
 // accepts event streams.
 func (h *httpHandler) streams(r *http.Request, pk *peeked) bool {
 	if pk.method == methodListen {
-		return true
+		return pk.modern
 	}
 	if !strings.Contains(r.Header.Get("Accept"), "text/event-stream") {
 		return false

@@ -121,6 +121,19 @@ func TestHTTPStatuses(t *testing.T) {
 	}
 }
 
+// TestHTTPLegacyListenIsJSON: subscriptions/listen is a 2026-07-28
+// method; a handshake-era request for it is an unknown method, answered
+// as JSON like any other, not as an event stream a client that accepts
+// only application/json can't read.
+func TestHTTPLegacyListenIsJSON(t *testing.T) {
+	_, ts := httpServer(t, nil)
+	resp, body := post(t, ts.URL, `{"jsonrpc":"2.0","id":1,"method":"subscriptions/listen","params":{"notifications":{"toolsListChanged":true}}}`,
+		map[string]string{"Accept": "application/json", "MCP-Protocol-Version": "2025-11-25"})
+	if ct := resp.Header.Get("Content-Type"); resp.StatusCode != 200 || ct != "application/json" || !strings.HasPrefix(body, `{"jsonrpc":"2.0","id":1,"error":{"code":-32601`) {
+		t.Errorf("status %d, Content-Type %q, body %.300s; want 200 application/json with -32601", resp.StatusCode, ct, body)
+	}
+}
+
 // TestHTTPListenStream: subscriptions/listen over HTTP is an event stream:
 // the acknowledgement, then a reload's notifications, then, when the
 // server closes, the answer.
