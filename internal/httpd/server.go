@@ -247,7 +247,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	default:
 		w.Header().Set("Retry-After", fmt.Sprint(int(retryAfter/time.Second)))
 		writeError(w, http.StatusServiceUnavailable, codeInternal,
-			fmt.Sprintf("Service unavailable: %d requests already being served; retry shortly", s.opts.MaxConcurrent), nil)
+			fmt.Sprintf("Service unavailable: %d requests already being served (the server's --max-concurrent); retry shortly", s.opts.MaxConcurrent), nil)
 		return
 	}
 	if !s.readBody(w, r) {
