@@ -190,9 +190,16 @@ func TestHTTPListenStream(t *testing.T) {
 	if e := next("tools list_changed"); !strings.Contains(e, methodToolsChanged) || !strings.Contains(e, `"sub"`) {
 		t.Fatalf("event %s", e)
 	}
+	name := S.AgentName()
+	if name == "" || name == "agent" {
+		t.Fatalf("AgentName = %q before Close, want the agent's own name", name)
+	}
 	S.Close()
-	if e := next("the final answer"); !strings.Contains(e, `"id":"sub","result":{"resultType":"complete"`) {
-		t.Fatalf("final event %s", e)
+	// The answer is written after Close retired the agent; it still names
+	// the server as every answer before it did.
+	if e := next("the final answer"); !strings.Contains(e, `"id":"sub","result":{"resultType":"complete"`) ||
+		!strings.Contains(e, `"name":"agent3md:`+name+`"`) {
+		t.Fatalf("final event %s, want a complete result whose serverInfo names %s", e, name)
 	}
 }
 
