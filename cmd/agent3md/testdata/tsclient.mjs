@@ -112,8 +112,13 @@ if (overHTTP) {
   transport = new StdioClientTransport({ command: bin, args: ["mcp", "--no-cache", agent], stderr: "inherit" });
 }
 // A transport error the SDK only reports here (a failed GET stream, a
-// POST answered with an unexpected status) fails the run too.
-transport.onerror = (err) => fail("transport", err && err.stack ? err.stack : String(err));
+// POST answered with an unexpected status) fails the run too; except once
+// the driver closes: the SDK then aborts the readers of event streams
+// whose answer it already has, and reports each abort here.
+let closing = false;
+transport.onerror = (err) => {
+  if (!closing) fail("transport", err && err.stack ? err.stack : String(err));
+};
 await step("connect (initialize)", () => client.connect(transport));
 check(client.getServerCapabilities()?.tools, "initialize", "the server announced no tools capability");
 
@@ -250,6 +255,7 @@ if (overHTTP) {
   // server, which the SDK takes as "nothing to end".
   await step("terminateSession (DELETE)", () => transport.terminateSession());
 }
+closing = true;
 await step("close", () => client.close());
 console.log(`tsclient: ${agent}: ok, ${calls} calls (${skills.length} skills, ` +
   `${Math.min(resources.length, maxReads)}/${resources.length} resources read, ${templates.length} templates, ` +
