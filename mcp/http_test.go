@@ -5,12 +5,15 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/agent3md/agent3md/loader"
 )
 
 const httpModernMeta = `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}`
@@ -118,6 +121,43 @@ func TestHTTPStatuses(t *testing.T) {
 		if resp.StatusCode != 405 || resp.Header.Get("Allow") != "POST" {
 			t.Errorf("%s: %d Allow %q, want 405 Allow POST", m, resp.StatusCode, resp.Header.Get("Allow"))
 		}
+	}
+}
+
+// TestHTTPOffersNoPushToLegacyClients: a handshake-era client over HTTP
+// has no stream on which a list change or a resource update could reach
+// it (GET is 405 and each answer ends its request), so even on a watched
+// agent its initialize declares no listChanged or subscribe, and
+// resources/subscribe does not exist for it. A 2026-07-28 client keeps
+// listChanged: subscriptions/listen carries those events.
+func TestHTTPOffersNoPushToLegacyClients(t *testing.T) {
+	changes := make(chan struct{})
+	_, ts := httpServer(t, &Options{Agent: openAda(t), Changes: changes,
+		Reopen: func(context.Context) (*loader.Agent, error) { return nil, errors.New("not reloaded in this test") }})
+	for _, tt := range []struct {
+		name, body string
+		headers    map[string]string
+		want       string
+		wantNot    []string
+	}{
+		{"initialize", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}`,
+			nil, `"capabilities":{`, []string{"listChanged", "subscribe"}},
+		{"resources/subscribe", `{"jsonrpc":"2.0","id":2,"method":"resources/subscribe","params":{"uri":"skill://search/SKILL.md"}}`,
+			map[string]string{"MCP-Protocol-Version": "2025-06-18"}, `"code":-32601`, nil},
+		{"modern discover", `{"jsonrpc":"2.0","id":3,"method":"server/discover","params":{` + httpModernMeta + `}}`,
+			modernHeaders("server/discover", ""), `"listChanged":true`, nil},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			resp, body := post(t, ts.URL, tt.body, tt.headers)
+			if resp.StatusCode != 200 || !strings.Contains(body, tt.want) {
+				t.Errorf("status %d body %.400s; want 200 containing %q", resp.StatusCode, body, tt.want)
+			}
+			for _, no := range tt.wantNot {
+				if strings.Contains(body, no) {
+					t.Errorf("body %.400s offers %q", body, no)
+				}
+			}
+		})
 	}
 }
 

@@ -209,7 +209,7 @@ func (s *server) initialize(ctx context.Context, c *call) (any, error) {
 	}
 	return &initializeResult{
 		ProtocolVersion: v,
-		Capabilities:    s.capabilities(),
+		Capabilities:    s.sessionCapabilities(c.sess),
 		ServerInfo:      s.serverInfo(v),
 		Instructions:    s.instructions(ctx, c),
 	}, nil

@@ -564,7 +564,7 @@ func (s *server) dispatch(ctx context.Context, sess *session, method string, par
 		return s.stampModern(res, spec.cached)
 	}
 	spec, ok := s.methods[method]
-	if !ok || !spec.legacy || !s.declared(spec.needs) {
+	if !ok || !spec.legacy || !s.offered(sess, spec.needs) {
 		return nil, errorf(codeMethodNotFound, "Method not found: %s", method)
 	}
 	version := sess.negotiated()
