@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -158,6 +159,41 @@ func TestHTTPOffersNoPushToLegacyClients(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestHTTPOnStream: a listen asks HTTPOptions.OnStream before it opens
+// its stream, and is not opened when the hook refuses (having answered);
+// a request streamed only for its progress is no long-lived stream and
+// does not ask.
+func TestHTTPOnStream(t *testing.T) {
+	S, _ := httpServer(t, nil)
+	var (
+		mu    sync.Mutex
+		asked []string
+	)
+	ts := httptest.NewServer(S.HTTPHandler(&HTTPOptions{OnStream: func(w http.ResponseWriter, r *http.Request) bool {
+		mu.Lock()
+		defer mu.Unlock()
+		asked = append(asked, r.Header.Get("Mcp-Method"))
+		w.WriteHeader(http.StatusServiceUnavailable)
+		return false
+	}}))
+	defer ts.Close()
+	resp, body := post(t, ts.URL, `{"jsonrpc":"2.0","id":1,"method":"subscriptions/listen","params":{`+httpModernMeta+`,"notifications":{"toolsListChanged":true}}}`,
+		modernHeaders("subscriptions/listen", ""))
+	if resp.StatusCode != http.StatusServiceUnavailable || body != "" {
+		t.Errorf("listen refused by the hook: status %d body %.200s; want the hook's 503 alone", resp.StatusCode, body)
+	}
+	resp, body = post(t, ts.URL, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"list_skills","arguments":{},"_meta":{"progressToken":"p"}}}`,
+		map[string]string{"Accept": "application/json, text/event-stream"})
+	if resp.StatusCode != 200 || resp.Header.Get("Content-Type") != "text/event-stream" || !strings.Contains(body, `"id":2,"result"`) {
+		t.Errorf("progress-streamed call: status %d %s body %.200s", resp.StatusCode, resp.Header.Get("Content-Type"), body)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(asked) != 1 || asked[0] != "subscriptions/listen" {
+		t.Errorf("OnStream asked for %q, want the listen only", asked)
 	}
 }
 

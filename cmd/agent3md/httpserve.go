@@ -123,6 +123,7 @@ flight, then stop. /healthz answers probes without authentication.`,
 	f.StringVar(&o.TLSKey, "tls-key", "", "PEM private key for HTTPS")
 	f.Int64Var(&o.MaxBodyBytes, "max-body-bytes", httpd.DefaultMaxBodyBytes, "largest request body; past it the answer is 413")
 	f.IntVar(&o.MaxConcurrent, "max-concurrent", httpd.DefaultMaxConcurrent, "requests served at once; past it the answer is 503 with Retry-After")
+	f.IntVar(&o.MaxStreams, "max-streams", httpd.DefaultMaxStreams, "subscriptions/listen streams open at once, besides --max-concurrent; past it the answer is 503")
 	f.DurationVar(&o.ShutdownTimeout, "shutdown-timeout", httpd.DefaultShutdownTimeout, "how long requests in flight may finish after SIGINT/SIGTERM")
 	f.DurationVar(&o.WriteTimeout, "write-timeout", httpd.DefaultWriteTimeout, "longest time to write one answer (event streams extend it as they go)")
 	f.IntVar(&maxAnswer, "max-answer-bytes", mcp.DefaultMaxAnswerBytes, "largest tool answer, in bytes (as for mcp)")
@@ -218,7 +219,9 @@ func (a *app) openServed(ctx context.Context, files []string, so servedOptions) 
 			return servers, ep, err
 		}
 		servers = append(servers, s)
-		ep.Agents[slug] = s.HTTPHandler(&mcp.HTTPOptions{MaxBodyBytes: maxBody, OnMethod: func(r *http.Request, m string) { httpd.SetMCPMethod(r.Context(), m) }})
+		ep.Agents[slug] = s.HTTPHandler(&mcp.HTTPOptions{MaxBodyBytes: maxBody,
+			OnMethod: func(r *http.Request, m string) { httpd.SetMCPMethod(r.Context(), m) },
+			OnStream: httpd.StartStream})
 		logger.Info("agent ready", "agent", name, "endpoint", "/mcp/"+slug, "skills", skills, "file", file)
 	}
 	return servers, ep, nil

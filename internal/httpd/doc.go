@@ -7,8 +7,10 @@
 // package never imports the protocol package; the adapter that turns a
 // POST body into a JSON-RPC answer lives beside the protocol core and uses
 // the few hooks exported here: SetMCPMethod for the log line,
-// Draining for long-lived streams, ExtendWriteDeadline for streams that
-// outlive the write timeout, and MethodNotAllowed for GET and DELETE.
+// StartStream for a request that becomes a long-lived stream (it leaves
+// MaxConcurrent for MaxStreams), Draining for long-lived streams,
+// ExtendWriteDeadline for streams that outlive the write timeout, and
+// MethodNotAllowed for GET and DELETE.
 //
 // Every request goes through the same chain, outermost first:
 //
