@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -56,6 +57,9 @@ flight, then stop. /healthz answers probes without authentication.`,
 			files = append(files, folders.existing(a.stderr)...)
 			if len(files) == 0 {
 				return ioError(fmt.Errorf("serve needs an agent FILE or a skills DIR (or --claude-skills and the like for a folder that exists)\nusage: %s", c.UseLine()))
+			}
+			if err := checkHTTPFlags(&o); err != nil {
+				return err
 			}
 			level, err := parseLevel(logLevel)
 			if err != nil {
@@ -133,6 +137,40 @@ flight, then stop. /healthz answers probes without authentication.`,
 	a.addCacheFlags(f)
 	folders.add(f)
 	return c
+}
+
+// Ceilings of serve's own bounds: a body is held whole in memory, once per
+// request being served; each request and stream is a few goroutines.
+const (
+	maxConcurrentCeiling = 1 << 16
+	maxStreamsCeiling    = 1 << 20
+)
+
+// checkHTTPFlags refuses serve's bounds set to 0 or less, which
+// internal/httpd would silently take for its default, and past their
+// ceilings.
+func checkHTTPFlags(o *httpd.Options) error {
+	for _, f := range []struct {
+		name   string
+		v, max int64
+	}{
+		{"max-body-bytes", o.MaxBodyBytes, maxMessageCeiling},
+		{"max-concurrent", int64(o.MaxConcurrent), maxConcurrentCeiling},
+		{"max-streams", int64(o.MaxStreams), maxStreamsCeiling},
+	} {
+		if err := checkRange(f.name, f.v, 1, f.max); err != nil {
+			return err
+		}
+	}
+	for _, f := range []struct {
+		name string
+		d    time.Duration
+	}{{"write-timeout", o.WriteTimeout}, {"shutdown-timeout", o.ShutdownTimeout}} {
+		if f.d <= 0 {
+			return ioError(fmt.Errorf("--%s %s is out of range: use a positive duration, such as 30s or 2m", f.name, f.d))
+		}
+	}
+	return nil
 }
 
 // servedOptions are serve's settings for the agents it opens.
