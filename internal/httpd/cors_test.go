@@ -1,6 +1,9 @@
 package httpd
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 // TestCORS: a browser page on an allowed origin can call the server. Its
 // preflight (no token: browsers never send one there) is answered 204
@@ -49,4 +52,19 @@ func TestCORS(t *testing.T) {
 			header: map[string]string{"Access-Control-Allow-Origin": "", "Access-Control-Expose-Headers": ""}},
 		{name: "OPTIONS that is no preflight still needs the token", req: req{method: "OPTIONS", path: "/mcp", headers: withOrigin("http://localhost:6274", false)}, status: 401},
 	})
+}
+
+// TestAnyOriginWithoutTokenWarns: --allow-origin '*' on a server without a
+// token lets any page read its answers; the start says so, and is quiet
+// once a token is required.
+func TestAnyOriginWithoutTokenWarns(t *testing.T) {
+	const warning = "any web page a user opens can call this server"
+	open := start(t, Options{AllowOrigins: []string{"*"}}, oneAgent())
+	if !strings.Contains(open.log.String(), warning) {
+		t.Errorf("no warning for '*' without a token:\n%s", open.log.String())
+	}
+	guarded := start(t, Options{AllowOrigins: []string{"*"}, Tokens: []string{tokA}}, oneAgent())
+	if strings.Contains(guarded.log.String(), warning) {
+		t.Errorf("a warning although a token is required:\n%s", guarded.log.String())
+	}
 }

@@ -109,6 +109,10 @@ func (s *Server) Listen() error {
 	if !loopback && !s.tokens.required {
 		s.log.Warn("serving without authentication on a non-loopback address (insecure)", "addr", ln.Addr().String())
 	}
+	if s.guard.anyOrigin && !s.tokens.required {
+		// CORS (cors.go) lets every page read the answers it gets.
+		s.log.Warn("any web page a user opens can call this server through the browser and read its answers: --allow-origin '*' without a bearer token")
+	}
 	return nil
 }
 
