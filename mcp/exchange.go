@@ -149,6 +149,7 @@ func (S *Server) exchange(ctx context.Context, x *Exchange, pk *peeked) Reply {
 		out = funcNotifier(x.Notify)
 	}
 	sess := newSession(out)
+	sess.stateless = true
 	if v := x.ProtocolVersion; v != "" && negotiate(v) == v && m.method != methodInitialize {
 		sess.version = v
 	}

@@ -3,6 +3,7 @@ package mcp
 import (
 	"context"
 	"maps"
+	"slices"
 	"strings"
 )
 
@@ -80,6 +81,41 @@ func (s *server) capabilities() map[string]any {
 		caps["extensions"] = exts
 	}
 	return caps
+}
+
+// pushFlags are the capability flags that promise notifications sent
+// outside any request's answer: list changes and resource updates.
+var pushFlags = []string{"listChanged", "subscribe"}
+
+// sessionCapabilities are the capabilities offered to a handshake-era
+// session: all of them, except that a stateless one (a single message
+// over HTTP, with no stream left open to carry an event) is promised no
+// notifications it could never receive (docs/protocol.md §12).
+func (s *server) sessionCapabilities(sess *session) map[string]any {
+	caps := s.capabilities()
+	if !sess.stateless {
+		return caps
+	}
+	for _, v := range caps {
+		if settings, ok := v.(map[string]any); ok {
+			for _, f := range pushFlags {
+				delete(settings, f)
+			}
+		}
+	}
+	return caps
+}
+
+// offered is declared for a handshake-era session: a push flag is never
+// offered to a stateless one (sessionCapabilities), so the methods behind
+// it (resources/subscribe) do not exist there.
+func (s *server) offered(sess *session, path string) bool {
+	if sess.stateless {
+		if _, flag, ok := strings.Cut(path, "."); ok && slices.Contains(pushFlags, flag) {
+			return false
+		}
+	}
+	return s.declared(path)
 }
 
 // declared reports whether the capability path ("resources.subscribe",

@@ -30,6 +30,12 @@ type HTTPOptions struct {
 	// OnMethod, when set, is told each request's MCP method (for the
 	// server's request log).
 	OnMethod func(r *http.Request, method string)
+	// OnStream, when set, is called before a request becomes a stream
+	// held open for as long as the client stays (subscriptions/listen),
+	// so the HTTP server can count it apart from requests (serve passes
+	// httpd.StartStream). When it reports false it has answered the
+	// request itself, and the stream is not opened.
+	OnStream func(w http.ResponseWriter, r *http.Request) bool
 }
 
 // HTTP header names (matched case-insensitively by net/http).
@@ -176,11 +182,12 @@ func supported(v string) bool {
 }
 
 // streams reports whether a request is answered as an event stream: a
-// listen always; any request with a progress token when the client
+// 2026-07-28 listen always (a handshake-era one is an unknown method,
+// answered as JSON); any request with a progress token when the client
 // accepts event streams.
 func (h *httpHandler) streams(r *http.Request, pk *peeked) bool {
 	if pk.method == methodListen {
-		return true
+		return pk.modern
 	}
 	if !strings.Contains(r.Header.Get("Accept"), "text/event-stream") {
 		return false
@@ -192,6 +199,9 @@ func (h *httpHandler) streams(r *http.Request, pk *peeked) bool {
 // stream serves a request as SSE: each notification an event, then the
 // answer, with keep-alive comments while it runs.
 func (h *httpHandler) stream(w http.ResponseWriter, r *http.Request, x *Exchange, pk *peeked) {
+	if pk.method == methodListen && h.o.OnStream != nil && !h.o.OnStream(w, r) {
+		return
+	}
 	flusher, _ := w.(http.Flusher)
 	rc := http.NewResponseController(w)
 	// A stream lives as long as its request: each event pushes the write

@@ -5,12 +5,16 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 	"time"
+
+	"github.com/agent3md/agent3md/loader"
 )
 
 const httpModernMeta = `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}`
@@ -121,6 +125,91 @@ func TestHTTPStatuses(t *testing.T) {
 	}
 }
 
+// TestHTTPOffersNoPushToLegacyClients: a handshake-era client over HTTP
+// has no stream on which a list change or a resource update could reach
+// it (GET is 405 and each answer ends its request), so even on a watched
+// agent its initialize declares no listChanged or subscribe, and
+// resources/subscribe does not exist for it. A 2026-07-28 client keeps
+// listChanged: subscriptions/listen carries those events.
+func TestHTTPOffersNoPushToLegacyClients(t *testing.T) {
+	changes := make(chan struct{})
+	_, ts := httpServer(t, &Options{Agent: openAda(t), Changes: changes,
+		Reopen: func(context.Context) (*loader.Agent, error) { return nil, errors.New("not reloaded in this test") }})
+	for _, tt := range []struct {
+		name, body string
+		headers    map[string]string
+		want       string
+		wantNot    []string
+	}{
+		{"initialize", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}`,
+			nil, `"capabilities":{`, []string{"listChanged", "subscribe"}},
+		{"resources/subscribe", `{"jsonrpc":"2.0","id":2,"method":"resources/subscribe","params":{"uri":"skill://search/SKILL.md"}}`,
+			map[string]string{"MCP-Protocol-Version": "2025-06-18"}, `"code":-32601`, nil},
+		{"modern discover", `{"jsonrpc":"2.0","id":3,"method":"server/discover","params":{` + httpModernMeta + `}}`,
+			modernHeaders("server/discover", ""), `"listChanged":true`, nil},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			resp, body := post(t, ts.URL, tt.body, tt.headers)
+			if resp.StatusCode != 200 || !strings.Contains(body, tt.want) {
+				t.Errorf("status %d body %.400s; want 200 containing %q", resp.StatusCode, body, tt.want)
+			}
+			for _, no := range tt.wantNot {
+				if strings.Contains(body, no) {
+					t.Errorf("body %.400s offers %q", body, no)
+				}
+			}
+		})
+	}
+}
+
+// TestHTTPOnStream: a listen asks HTTPOptions.OnStream before it opens
+// its stream, and is not opened when the hook refuses (having answered);
+// a request streamed only for its progress is no long-lived stream and
+// does not ask.
+func TestHTTPOnStream(t *testing.T) {
+	S, _ := httpServer(t, nil)
+	var (
+		mu    sync.Mutex
+		asked []string
+	)
+	ts := httptest.NewServer(S.HTTPHandler(&HTTPOptions{OnStream: func(w http.ResponseWriter, r *http.Request) bool {
+		mu.Lock()
+		defer mu.Unlock()
+		asked = append(asked, r.Header.Get("Mcp-Method"))
+		w.WriteHeader(http.StatusServiceUnavailable)
+		return false
+	}}))
+	defer ts.Close()
+	resp, body := post(t, ts.URL, `{"jsonrpc":"2.0","id":1,"method":"subscriptions/listen","params":{`+httpModernMeta+`,"notifications":{"toolsListChanged":true}}}`,
+		modernHeaders("subscriptions/listen", ""))
+	if resp.StatusCode != http.StatusServiceUnavailable || body != "" {
+		t.Errorf("listen refused by the hook: status %d body %.200s; want the hook's 503 alone", resp.StatusCode, body)
+	}
+	resp, body = post(t, ts.URL, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"list_skills","arguments":{},"_meta":{"progressToken":"p"}}}`,
+		map[string]string{"Accept": "application/json, text/event-stream"})
+	if resp.StatusCode != 200 || resp.Header.Get("Content-Type") != "text/event-stream" || !strings.Contains(body, `"id":2,"result"`) {
+		t.Errorf("progress-streamed call: status %d %s body %.200s", resp.StatusCode, resp.Header.Get("Content-Type"), body)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(asked) != 1 || asked[0] != "subscriptions/listen" {
+		t.Errorf("OnStream asked for %q, want the listen only", asked)
+	}
+}
+
+// TestHTTPLegacyListenIsJSON: subscriptions/listen is a 2026-07-28
+// method; a handshake-era request for it is an unknown method, answered
+// as JSON like any other, not as an event stream a client that accepts
+// only application/json can't read.
+func TestHTTPLegacyListenIsJSON(t *testing.T) {
+	_, ts := httpServer(t, nil)
+	resp, body := post(t, ts.URL, `{"jsonrpc":"2.0","id":1,"method":"subscriptions/listen","params":{"notifications":{"toolsListChanged":true}}}`,
+		map[string]string{"Accept": "application/json", "MCP-Protocol-Version": "2025-11-25"})
+	if ct := resp.Header.Get("Content-Type"); resp.StatusCode != 200 || ct != "application/json" || !strings.HasPrefix(body, `{"jsonrpc":"2.0","id":1,"error":{"code":-32601`) {
+		t.Errorf("status %d, Content-Type %q, body %.300s; want 200 application/json with -32601", resp.StatusCode, ct, body)
+	}
+}
+
 // TestHTTPListenStream: subscriptions/listen over HTTP is an event stream:
 // the acknowledgement, then a reload's notifications, then, when the
 // server closes, the answer.
@@ -177,9 +266,16 @@ func TestHTTPListenStream(t *testing.T) {
 	if e := next("tools list_changed"); !strings.Contains(e, methodToolsChanged) || !strings.Contains(e, `"sub"`) {
 		t.Fatalf("event %s", e)
 	}
+	name := S.AgentName()
+	if name == "" || name == "agent" {
+		t.Fatalf("AgentName = %q before Close, want the agent's own name", name)
+	}
 	S.Close()
-	if e := next("the final answer"); !strings.Contains(e, `"id":"sub","result":{"resultType":"complete"`) {
-		t.Fatalf("final event %s", e)
+	// The answer is written after Close retired the agent; it still names
+	// the server as every answer before it did.
+	if e := next("the final answer"); !strings.Contains(e, `"id":"sub","result":{"resultType":"complete"`) ||
+		!strings.Contains(e, `"name":"agent3md:`+name+`"`) {
+		t.Fatalf("final event %s, want a complete result whose serverInfo names %s", e, name)
 	}
 }
 

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"unicode/utf8"
+
+	"github.com/agent3md/agent3md/loader"
 )
 
 // maxInstructionsBytes bounds the instructions (the identity plane's body)
@@ -114,7 +116,18 @@ func (s *server) agentName() string {
 			}
 		}
 	}
+	if n := s.lastName.Load(); n != nil {
+		return *n // stopped: no version is in force any more
+	}
 	return "agent"
+}
+
+// rememberName records the name of a version being put in force.
+func (s *server) rememberName(a *loader.Agent) {
+	if info := a.Info(); info != nil && info.Name != "" {
+		name := info.Name
+		s.lastName.Store(&name)
+	}
 }
 
 // serverInfo describes this server; title exists from 2025-06-18 on.
@@ -196,7 +209,7 @@ func (s *server) initialize(ctx context.Context, c *call) (any, error) {
 	}
 	return &initializeResult{
 		ProtocolVersion: v,
-		Capabilities:    s.capabilities(),
+		Capabilities:    s.sessionCapabilities(c.sess),
 		ServerInfo:      s.serverInfo(v),
 		Instructions:    s.instructions(ctx, c),
 	}, nil

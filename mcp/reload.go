@@ -109,6 +109,7 @@ func (s *server) reload(ctx context.Context) {
 	v := &version{gen: s.gen.Add(1), agent: a, routing: rs}
 	v.closeFn = func() { r.Close(); a.Close() }
 	s.skillCount.Store(int64(a.SkillCount()))
+	s.rememberName(a)
 	// A server whose first load failed serves this as its first version.
 	prev := s.cur.Swap(v)
 	s.log.Info("agent reloaded", "skills", a.SkillCount(), "version", v.gen, "took", time.Since(started))

@@ -376,6 +376,7 @@ func (s *server) loaded(a *loader.Agent, owned bool, err error) {
 			}
 		}
 		s.skillCount.Store(int64(a.SkillCount()))
+		s.rememberName(a)
 		s.cur.Store(v)
 	}
 	close(s.ready)
@@ -426,6 +427,10 @@ type server struct {
 	gen atomic.Uint64
 	// skillCount is the size of the version in force.
 	skillCount atomic.Int64
+	// lastName is the name of the last version put in force: what the
+	// server still calls itself in answers written after it stopped (a
+	// subscriptions/listen ended by the shutdown).
+	lastName atomic.Pointer[string]
 	// firstRouting is the first version's index, built in the background
 	// while requests are already served.
 	firstRouting *routerState
@@ -559,7 +564,7 @@ func (s *server) dispatch(ctx context.Context, sess *session, method string, par
 		return s.stampModern(res, spec.cached)
 	}
 	spec, ok := s.methods[method]
-	if !ok || !spec.legacy || !s.declared(spec.needs) {
+	if !ok || !spec.legacy || !s.offered(sess, spec.needs) {
 		return nil, errorf(codeMethodNotFound, "Method not found: %s", method)
 	}
 	version := sess.negotiated()

@@ -17,6 +17,10 @@ type session struct {
 	// out sends a notification to this client; nil when the transport
 	// cannot carry one (then notifications are dropped).
 	out notifier
+	// stateless marks the session of one message on a stateless transport
+	// (Exchange): nothing reaches the client after its answer, so it is
+	// offered no list_changed events and no resource subscriptions.
+	stateless bool
 
 	mu      sync.Mutex
 	version string // "" until initialize is answered

@@ -642,3 +642,34 @@ func TestServeReplicas(t *testing.T) {
 		}
 	}
 }
+
+// TestServeListenersDoNotStarveRequests: a 2026-07-28 client holds a
+// subscriptions/listen stream open for as long as it is connected (the Go
+// SDK opens one by itself on a watched agent). With --max-concurrent 2,
+// two such clients once took every slot and each further request, theirs
+// included, got 503. Streams now count against --max-streams, and past it
+// a listen is the one refused, naming the flag.
+func TestServeListenersDoNotStarveRequests(t *testing.T) {
+	agent, err := filepath.Abs(devtools)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := startServe(t, "--max-concurrent", "2", "--max-streams", "2", agent)
+	url := "http://" + s.addr + "/mcp"
+	for range 2 {
+		_, closeStream := openListenWith(t, http.DefaultClient, url)
+		defer closeStream()
+	}
+	c := &httpClient{t: t, url: url, http: http.DefaultClient, headers: map[string]string{"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}}
+	var tools struct{ Tools []struct{ Name string } }
+	c.call("tools/list", nil, &tools)
+	if len(tools.Tools) == 0 {
+		t.Fatal("tools/list beside two open streams listed no tools")
+	}
+	c.headers["MCP-Protocol-Version"], c.headers["Mcp-Method"] = "2026-07-28", "subscriptions/listen"
+	resp, body := c.post("subscriptions/listen", map[string]any{"notifications": map[string]any{"toolsListChanged": true},
+		"_meta": map[string]any{"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": map[string]any{}}})
+	if resp.StatusCode != http.StatusServiceUnavailable || !strings.Contains(string(body), "--max-streams") {
+		t.Errorf("a third listen: status %d %s; want 503 naming --max-streams", resp.StatusCode, body)
+	}
+}

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -56,6 +57,9 @@ flight, then stop. /healthz answers probes without authentication.`,
 			files = append(files, folders.existing(a.stderr)...)
 			if len(files) == 0 {
 				return ioError(fmt.Errorf("serve needs an agent FILE or a skills DIR (or --claude-skills and the like for a folder that exists)\nusage: %s", c.UseLine()))
+			}
+			if err := checkHTTPFlags(&o); err != nil {
+				return err
 			}
 			level, err := parseLevel(logLevel)
 			if err != nil {
@@ -123,6 +127,7 @@ flight, then stop. /healthz answers probes without authentication.`,
 	f.StringVar(&o.TLSKey, "tls-key", "", "PEM private key for HTTPS")
 	f.Int64Var(&o.MaxBodyBytes, "max-body-bytes", httpd.DefaultMaxBodyBytes, "largest request body; past it the answer is 413")
 	f.IntVar(&o.MaxConcurrent, "max-concurrent", httpd.DefaultMaxConcurrent, "requests served at once; past it the answer is 503 with Retry-After")
+	f.IntVar(&o.MaxStreams, "max-streams", httpd.DefaultMaxStreams, "subscriptions/listen streams open at once, besides --max-concurrent; past it the answer is 503")
 	f.DurationVar(&o.ShutdownTimeout, "shutdown-timeout", httpd.DefaultShutdownTimeout, "how long requests in flight may finish after SIGINT/SIGTERM")
 	f.DurationVar(&o.WriteTimeout, "write-timeout", httpd.DefaultWriteTimeout, "longest time to write one answer (event streams extend it as they go)")
 	f.IntVar(&maxAnswer, "max-answer-bytes", mcp.DefaultMaxAnswerBytes, "largest tool answer, in bytes (as for mcp)")
@@ -132,6 +137,40 @@ flight, then stop. /healthz answers probes without authentication.`,
 	a.addCacheFlags(f)
 	folders.add(f)
 	return c
+}
+
+// Ceilings of serve's own bounds: a body is held whole in memory, once per
+// request being served; each request and stream is a few goroutines.
+const (
+	maxConcurrentCeiling = 1 << 16
+	maxStreamsCeiling    = 1 << 20
+)
+
+// checkHTTPFlags refuses serve's bounds set to 0 or less, which
+// internal/httpd would silently take for its default, and past their
+// ceilings.
+func checkHTTPFlags(o *httpd.Options) error {
+	for _, f := range []struct {
+		name   string
+		v, max int64
+	}{
+		{"max-body-bytes", o.MaxBodyBytes, maxMessageCeiling},
+		{"max-concurrent", int64(o.MaxConcurrent), maxConcurrentCeiling},
+		{"max-streams", int64(o.MaxStreams), maxStreamsCeiling},
+	} {
+		if err := checkRange(f.name, f.v, 1, f.max); err != nil {
+			return err
+		}
+	}
+	for _, f := range []struct {
+		name string
+		d    time.Duration
+	}{{"write-timeout", o.WriteTimeout}, {"shutdown-timeout", o.ShutdownTimeout}} {
+		if f.d <= 0 {
+			return ioError(fmt.Errorf("--%s %s is out of range: use a positive duration, such as 30s or 2m", f.name, f.d))
+		}
+	}
+	return nil
 }
 
 // servedOptions are serve's settings for the agents it opens.
@@ -218,7 +257,9 @@ func (a *app) openServed(ctx context.Context, files []string, so servedOptions) 
 			return servers, ep, err
 		}
 		servers = append(servers, s)
-		ep.Agents[slug] = s.HTTPHandler(&mcp.HTTPOptions{MaxBodyBytes: maxBody, OnMethod: func(r *http.Request, m string) { httpd.SetMCPMethod(r.Context(), m) }})
+		ep.Agents[slug] = s.HTTPHandler(&mcp.HTTPOptions{MaxBodyBytes: maxBody,
+			OnMethod: func(r *http.Request, m string) { httpd.SetMCPMethod(r.Context(), m) },
+			OnStream: httpd.StartStream})
 		logger.Info("agent ready", "agent", name, "endpoint", "/mcp/"+slug, "skills", skills, "file", file)
 	}
 	return servers, ep, nil

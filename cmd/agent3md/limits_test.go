@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 )
 
 // cliIn runs one command line in-process with stdin.
@@ -43,6 +44,33 @@ func TestLimitFlagsRange(t *testing.T) {
 		if code != exitUsage || !strings.Contains(errOut, "--max-message-bytes "+v+" is out of range") {
 			t.Errorf("mcp --max-message-bytes=%s: exit %d, stderr %q", v, code, errOut)
 		}
+	}
+}
+
+// TestServeFlagsRange: serve's own bounds refuse 0, a negative value and
+// one past their ceiling (internal/httpd would silently take the first
+// two for its default) before anything is opened or bound.
+func TestServeFlagsRange(t *testing.T) {
+	for _, tt := range []struct{ flag, want string }{
+		{"--max-body-bytes=0", "--max-body-bytes 0 is out of range: use a value from 1 to"},
+		{"--max-body-bytes=-5", "--max-body-bytes -5 is out of range"},
+		{fmt.Sprintf("--max-body-bytes=%d", maxMessageCeiling+1), "is out of range"},
+		{"--max-concurrent=0", "--max-concurrent 0 is out of range"},
+		{"--max-streams=-1", "--max-streams -1 is out of range"},
+		{fmt.Sprintf("--max-streams=%d", maxStreamsCeiling+1), "is out of range"},
+		{"--write-timeout=0", "--write-timeout 0s is out of range: use a positive duration"},
+		{"--shutdown-timeout=-1s", "--shutdown-timeout -1s is out of range"},
+	} {
+		t.Run(tt.flag, func(t *testing.T) {
+			// A server that starts anyway is stopped, not waited on forever.
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			var out, errb bytes.Buffer
+			code := run(ctx, []string{"serve", "--addr", "127.0.0.1:0", "--no-watch", tt.flag, devtools}, strings.NewReader(""), &out, &errb)
+			if errOut := errb.String(); code != exitUsage || !strings.Contains(errOut, tt.want) {
+				t.Fatalf("exit %d, stderr %q; want exit 2 and %q", code, errOut, tt.want)
+			}
+		})
 	}
 }
 

@@ -150,6 +150,7 @@ func (s *served) port() string {
 // certificate it signed for the given names (IP addresses or DNS names).
 type testPKI struct {
 	roots             *x509.CertPool // holds the CA: what a client trusts
+	caPEM             []byte         // the CA certificate, for clients that read a file
 	certFile, keyFile string         // the server's PEM pair
 }
 
@@ -207,6 +208,7 @@ func newTestPKI(t *testing.T, names ...string) *testPKI {
 	dir := t.TempDir()
 	p := &testPKI{roots: x509.NewCertPool(), certFile: filepath.Join(dir, "tls.crt"), keyFile: filepath.Join(dir, "tls.key")}
 	p.roots.AddCert(ca)
+	p.caPEM = pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: caDER})
 	if err := os.WriteFile(p.certFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o644); err != nil {
 		t.Fatal(err)
 	}

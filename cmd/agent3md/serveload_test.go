@@ -8,6 +8,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -600,20 +601,23 @@ func TestServeLoad(t *testing.T) {
 		}
 		const limit = 4
 		url, log, _ := startInProcessServe(t, "--no-watch", "--max-concurrent", fmt.Sprint(limit), file)
-		// Listen streams hold every slot, so the next request is certainly
-		// refused; then two of them end, and the other two hold half the
-		// slots for the whole run.
+		// Requests whose body has not arrived yet hold every slot, so the
+		// next request is certainly refused; then two of them end, and the
+		// other two hold half the slots for the run (or until the body
+		// read timeout, 30 s). A listen stream opened first takes none of
+		// them.
+		_, closeListen := openListen(t, url)
+		defer closeListen()
 		var closers []func()
 		for range limit {
-			_, cl := openListen(t, url)
-			closers = append(closers, cl)
+			closers = append(closers, holdSlot(t, url))
 		}
 		probe := &loadStats{seen: map[int64]bool{}}
 		c := &loadClient{url: url, ids: new(atomic.Int64), stats: probe, http: &http.Client{Transport: &http.Transport{}}}
 		c.do(0)
 		c.http.CloseIdleConnections()
 		if probe.unavailable.Load() != 1 || len(probe.errors) > 0 {
-			t.Fatalf("with every slot held by a stream, a request got no 503: %v\n%s", probe.errors, log)
+			t.Fatalf("with every slot held, a request got no 503: %v\n%s", probe.errors, log)
 		}
 		for _, cl := range closers[2:] {
 			cl()
@@ -631,4 +635,24 @@ func TestServeLoad(t *testing.T) {
 			t.Errorf("%d sent, %d answered, %d refused: some were lost or wrong", stats.sent.Load(), stats.answered.Load(), stats.unavailable.Load())
 		}
 	})
+}
+
+// holdSlot holds one of serve's --max-concurrent slots: a POST whose body
+// the server asks for (its "100 Continue" comes once the request has its
+// slot and starts reading) and never gets. The returned func lets it go.
+func holdSlot(t *testing.T, url string) func() {
+	t.Helper()
+	addr := strings.TrimPrefix(strings.TrimSuffix(url, "/mcp"), "http://")
+	conn, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn.SetDeadline(time.Now().Add(30 * time.Second)) // a hang fails, not blocks
+	fmt.Fprintf(conn, "POST /mcp HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\nExpect: 100-continue\r\nContent-Length: 64\r\n\r\n", addr)
+	line, err := bufio.NewReader(conn).ReadString('\n')
+	if err != nil || !strings.HasPrefix(line, "HTTP/1.1 100 ") {
+		conn.Close()
+		t.Fatalf("holding a slot: got %q, %v; want 100 Continue", line, err)
+	}
+	return func() { conn.Close() }
 }

@@ -57,8 +57,9 @@ func (s *Server) readBody(w http.ResponseWriter, r *http.Request) bool {
 
 func (s *Server) tooLarge(w http.ResponseWriter) {
 	// The rest of the body is never read: close the connection rather than
-	// drain it.
+	// drain it. The message names serve's flag (as BindError does): the
+	// client shows it to a user, who needs to know what to ask for.
 	w.Header().Set("Connection", "close")
 	writeError(w, http.StatusRequestEntityTooLarge, codeInvalidRequest,
-		fmt.Sprintf("Request body too large: the limit is %d bytes", s.opts.MaxBodyBytes), nil)
+		fmt.Sprintf("Request body too large: the limit is %d bytes (the server's --max-body-bytes)", s.opts.MaxBodyBytes), nil)
 }

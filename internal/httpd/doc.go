@@ -7,12 +7,15 @@
 // package never imports the protocol package; the adapter that turns a
 // POST body into a JSON-RPC answer lives beside the protocol core and uses
 // the few hooks exported here: SetMCPMethod for the log line,
-// Draining for long-lived streams, ExtendWriteDeadline for streams that
-// outlive the write timeout, and MethodNotAllowed for GET and DELETE.
+// StartStream for a request that becomes a long-lived stream (it leaves
+// MaxConcurrent for MaxStreams), Draining for long-lived streams,
+// ExtendWriteDeadline for streams that outlive the write timeout, and
+// MethodNotAllowed for GET and DELETE.
 //
 // Every request goes through the same chain, outermost first:
 //
 //	log line → /healthz (no auth, no agent data) → Host → Origin →
+//	CORS (an allowed Origin's headers; a preflight answered here) →
 //	bearer token → endpoint or 404 → concurrency cap → body limit →
 //	endpoint handler
 //

@@ -22,6 +22,10 @@ const (
 type requestInfo struct {
 	mcpMethod atomic.Pointer[string]
 	drain     <-chan struct{}
+	// streams is the server's stream semaphore and slot the one the
+	// request holds (StartStream moves it from one bound to the other).
+	streams chan struct{}
+	slot    slotHolder
 }
 
 type infoKey struct{}

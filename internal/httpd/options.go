@@ -14,9 +14,14 @@ const (
 	// far below this.
 	DefaultMaxBodyBytes = 4 << 20
 	// DefaultMaxConcurrent bounds requests being served at once (streams
-	// included). With DefaultMaxBodyBytes it caps buffered bodies at 1 GiB
-	// in the worst case, and far less in practice.
+	// handed over with StartStream excepted). With DefaultMaxBodyBytes it
+	// caps buffered bodies at 1 GiB in the worst case, and far less in
+	// practice.
 	DefaultMaxConcurrent = 256
+	// DefaultMaxStreams bounds the streams held open at once (StartStream):
+	// about one per connected 2026-07-28 client, each a few goroutines and
+	// buffers, tens of KiB.
+	DefaultMaxStreams = 1024
 	// DefaultReadHeaderTimeout ends connections that trickle headers.
 	DefaultReadHeaderTimeout = 10 * time.Second
 	// DefaultReadTimeout bounds reading one request body.
@@ -79,6 +84,10 @@ type Options struct {
 	// DefaultMaxConcurrent); past it the answer is 503 with Retry-After.
 	// /healthz is not counted.
 	MaxConcurrent int
+	// MaxStreams bounds the requests turned into long-lived streams with
+	// StartStream (default DefaultMaxStreams); they leave MaxConcurrent,
+	// and past this bound StartStream answers 503.
+	MaxStreams int
 
 	// ReadHeaderTimeout bounds reading request headers (default
 	// DefaultReadHeaderTimeout).
@@ -118,6 +127,9 @@ func (o *Options) withDefaults() Options {
 	}
 	if c.MaxConcurrent <= 0 {
 		c.MaxConcurrent = DefaultMaxConcurrent
+	}
+	if c.MaxStreams <= 0 {
+		c.MaxStreams = DefaultMaxStreams
 	}
 	setDuration(&c.ReadHeaderTimeout, DefaultReadHeaderTimeout)
 	setDuration(&c.ReadTimeout, DefaultReadTimeout)

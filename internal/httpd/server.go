@@ -27,6 +27,7 @@ type Server struct {
 	certs  *certStore // nil: plain HTTP
 
 	sem      chan struct{} // one slot per request being served
+	streams  chan struct{} // one slot per open stream (StartStream)
 	drain    chan struct{} // closed when shutdown starts
 	draining atomic.Bool
 	stopOnce sync.Once
@@ -50,13 +51,14 @@ func New(opts *Options, endpoints Endpoints) (*Server, error) {
 		return nil, err
 	}
 	s := &Server{
-		opts:   o,
-		log:    o.Logger,
-		route:  rt,
-		tokens: toks,
-		guard:  newGuard(&o),
-		sem:    make(chan struct{}, o.MaxConcurrent),
-		drain:  make(chan struct{}),
+		opts:    o,
+		log:     o.Logger,
+		route:   rt,
+		tokens:  toks,
+		guard:   newGuard(&o),
+		sem:     make(chan struct{}, o.MaxConcurrent),
+		streams: make(chan struct{}, o.MaxStreams),
+		drain:   make(chan struct{}),
 	}
 	if (o.TLSCert == "") != (o.TLSKey == "") {
 		return nil, fmt.Errorf("HTTPS needs both a certificate and a key file (got certificate %q, key %q)", o.TLSCert, o.TLSKey)
@@ -106,6 +108,10 @@ func (s *Server) Listen() error {
 	s.log.Info("listening", attrs...)
 	if !loopback && !s.tokens.required {
 		s.log.Warn("serving without authentication on a non-loopback address (insecure)", "addr", ln.Addr().String())
+	}
+	if s.guard.anyOrigin && !s.tokens.required {
+		// CORS (cors.go) lets every page read the answers it gets.
+		s.log.Warn("any web page a user opens can call this server through the browser and read its answers: --allow-origin '*' without a bearer token")
 	}
 	return nil
 }
@@ -212,7 +218,7 @@ func (s *Server) Reload() error {
 // request.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
-	ri := &requestInfo{drain: s.drain}
+	ri := &requestInfo{drain: s.drain, streams: s.streams}
 	r = r.WithContext(context.WithValue(r.Context(), infoKey{}, ri))
 	rec := &recorder{ResponseWriter: w}
 	if r.Body == nil { // only a Request built by hand; net/http always sets one
@@ -233,7 +239,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		s.health(w)
 		return
 	}
-	if !s.guard.check(w, r) || !s.tokens.authorize(w, r) {
+	if !s.guard.check(w, r) || cors(w, r) || !s.tokens.authorize(w, r) {
 		return
 	}
 	h := s.route.handler(r.URL.Path)
@@ -241,13 +247,15 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		s.route.notFound(w, r)
 		return
 	}
+	ri := infoFrom(r.Context())
 	select {
 	case s.sem <- struct{}{}:
-		defer func() { <-s.sem }()
+		ri.slot.hold(s.sem)
+		defer ri.slot.release() // this slot, or the stream's (StartStream)
 	default:
 		w.Header().Set("Retry-After", fmt.Sprint(int(retryAfter/time.Second)))
 		writeError(w, http.StatusServiceUnavailable, codeInternal,
-			fmt.Sprintf("Service unavailable: %d requests already being served; retry shortly", s.opts.MaxConcurrent), nil)
+			fmt.Sprintf("Service unavailable: %d requests already being served (the server's --max-concurrent); retry shortly", s.opts.MaxConcurrent), nil)
 		return
 	}
 	if !s.readBody(w, r) {

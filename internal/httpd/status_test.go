@@ -144,7 +144,7 @@ func TestBodyLimit(t *testing.T) {
 	r := start(t, Options{MaxBodyBytes: max}, oneAgent())
 	runCases(t, r, []statusCase{
 		{name: "at the limit", req: req{path: "/mcp", body: strings.Repeat("a", max)}, status: 200, bodyHas: []string{`"bytes":64`}},
-		{name: "one past", req: req{path: "/mcp", body: strings.Repeat("a", max+1)}, status: 413, bodyHas: []string{"64 bytes"}},
+		{name: "one past", req: req{path: "/mcp", body: strings.Repeat("a", max+1)}, status: 413, bodyHas: []string{"64 bytes", "--max-body-bytes"}},
 	})
 	// Without Content-Length (chunked), the limit holds while reading.
 	for _, n := range []int{max, max + 1, 10 * max} {
@@ -227,7 +227,7 @@ func TestConcurrencyCap(t *testing.T) {
 	}()
 	<-started
 	runCases(t, r, []statusCase{
-		{name: "over the cap", req: req{path: "/mcp", body: postBody}, status: 503, header: map[string]string{"Retry-After": "1"}},
+		{name: "over the cap", req: req{path: "/mcp", body: postBody}, status: 503, header: map[string]string{"Retry-After": "1"}, bodyHas: []string{"--max-concurrent"}},
 		{name: "healthz not capped", req: req{method: "GET", path: "/healthz"}, status: 200},
 	})
 	close(release)

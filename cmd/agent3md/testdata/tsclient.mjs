@@ -1,10 +1,15 @@
-// tsclient.mjs drives `agent3md mcp` over stdio with the official MCP
-// TypeScript SDK client (npm @modelcontextprotocol/sdk), the client most MCP
-// hosts are built on. TestInteropTypeScriptSDK (interop_ts_test.go) runs it
-// under Bun with the SDK that `scripts/conformance.sh --install` puts in its
-// cache folder.
+// tsclient.mjs drives `agent3md mcp` over stdio, or `agent3md serve` over
+// Streamable HTTP, with the official MCP TypeScript SDK client (npm
+// @modelcontextprotocol/sdk), the client most MCP hosts are built on.
+// TestInteropTypeScriptSDK and TestInteropTypeScriptSDKHTTP
+// (interop_ts_test.go) run it under Bun with the SDK that
+// `scripts/conformance.sh --install` puts in its cache folder.
 //
 //   bun tsclient.mjs BIN AGENT      (AGENT: a .3md file or a skills folder)
+//   bun tsclient.mjs URL AGENT      (URL: http(s)://…/mcp/<slug> of a running
+//                                    `agent3md serve`; AGENT only names the
+//                                    run; TSCLIENT_TOKEN, when set, is sent
+//                                    as a bearer token)
 //
 // The point is the SDK's own checks: every result is parsed with its zod
 // schemas, and callTool validates a tool's structuredContent against the
@@ -16,10 +21,11 @@
 
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 
 const [bin, agent] = process.argv.slice(2);
 if (!bin || !agent) {
-  console.error("usage: bun tsclient.mjs BIN AGENT");
+  console.error("usage: bun tsclient.mjs BIN|URL AGENT");
   process.exit(2);
 }
 
@@ -92,8 +98,27 @@ function sample(arg) {
 }
 
 const client = new Client({ name: "agent3md-tsclient", version: "1" });
-// The server's stderr (its log) is inherited, so a failure shows it too.
-const transport = new StdioClientTransport({ command: bin, args: ["mcp", "--no-cache", agent], stderr: "inherit" });
+const overHTTP = /^https?:\/\//.test(bin);
+let transport;
+if (overHTTP) {
+  // The transport a remote MCP host uses: initialize, then a GET for the
+  // server's event stream (405 from a stateless server, which the SDK
+  // accepts), then one POST per message; DELETE on close.
+  const token = process.env.TSCLIENT_TOKEN;
+  const requestInit = token ? { headers: { Authorization: `Bearer ${token}` } } : undefined;
+  transport = new StreamableHTTPClientTransport(new URL(bin), { requestInit });
+} else {
+  // The server's stderr (its log) is inherited, so a failure shows it too.
+  transport = new StdioClientTransport({ command: bin, args: ["mcp", "--no-cache", agent], stderr: "inherit" });
+}
+// A transport error the SDK only reports here (a failed GET stream, a
+// POST answered with an unexpected status) fails the run too; except once
+// the driver closes: the SDK then aborts the readers of event streams
+// whose answer it already has, and reports each abort here.
+let closing = false;
+transport.onerror = (err) => {
+  if (!closing) fail("transport", err && err.stack ? err.stack : String(err));
+};
 await step("connect (initialize)", () => client.connect(transport));
 check(client.getServerCapabilities()?.tools, "initialize", "the server announced no tools capability");
 
@@ -220,6 +245,17 @@ for (const p of prompts) {
   check(res.messages.length > 0, `prompts/get ${p.name}`, "no messages");
 }
 
+if (overHTTP) {
+  // A request with a progress token, from a client that accepts event
+  // streams, is answered as one: the SDK must read its answer from it.
+  const streamed = await step("tools/call list_skills with a progress token (SSE answer)",
+    () => client.callTool({ name: "list_skills", arguments: { limit: 1 } }, undefined, { onprogress: () => {} }));
+  check(streamed.structuredContent?.skills?.length === 1, "tools/call over SSE", JSON.stringify(streamed).slice(0, 300));
+  // The SDK's DELETE when a host ends a session: 405 from a stateless
+  // server, which the SDK takes as "nothing to end".
+  await step("terminateSession (DELETE)", () => transport.terminateSession());
+}
+closing = true;
 await step("close", () => client.close());
 console.log(`tsclient: ${agent}: ok, ${calls} calls (${skills.length} skills, ` +
   `${Math.min(resources.length, maxReads)}/${resources.length} resources read, ${templates.length} templates, ` +
