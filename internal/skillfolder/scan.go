@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -162,8 +163,19 @@ func (sc *scanner) skill(root, dir, real string, depth int, parent string) {
 		sc.skills = append(sc.skills, s)
 	}
 	sc.mu.Unlock()
+	held := make(map[string]bool, len(nested))
+	for _, rel := range nested {
+		held[rel] = true
+	}
 	for _, rel := range nested {
 		d := depth + strings.Count(rel, "/") + 1
+		if a, ok := nestedAncestor(held, rel); ok && depth+strings.Count(a, "/")+1 <= sc.opts.MaxDepth {
+			// The walk lists every SKILL.md below the folder; one inside a
+			// nested skill that is scanned is found again by that skill's
+			// own scan, and queuing it here too would serve it twice (a
+			// name clash with itself) and give it the wrong parent.
+			continue
+		}
 		child, realChild := filepath.Join(dir, filepath.FromSlash(rel)), filepath.Join(real, filepath.FromSlash(rel))
 		if d > sc.opts.MaxDepth {
 			sc.note(Finding{Skill: filepath.Base(child), Path: filepath.Join(child, "SKILL.md"), Rule: RuleNestedTooDeep, Severity: SeverityWarning,
@@ -172,6 +184,17 @@ func (sc *scanner) skill(root, dir, real string, depth int, parent string) {
 		}
 		sc.pool.submit(func() { sc.skill(root, child, realChild, d, filepath.Base(dir)) })
 	}
+}
+
+// nestedAncestor returns the nearest folder in held (slash paths
+// relative to one skill) that holds rel, if any.
+func nestedAncestor(held map[string]bool, rel string) (string, bool) {
+	for p := path.Dir(rel); p != "."; p = path.Dir(p) {
+		if held[p] {
+			return p, true
+		}
+	}
+	return "", false
 }
 
 // scanSkill reads one skill folder: SKILL.md's frontmatter and links, and

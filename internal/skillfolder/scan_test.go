@@ -294,3 +294,37 @@ func TestDefaultFileLimit(t *testing.T) {
 		t.Errorf("%d files, truncated %v, findings %v", len(s.Files), s.Truncated, s.Findings)
 	}
 }
+
+// A skill nested in a nested skill is served once, with the skill just
+// above it as its parent: the walk of the outer skill sees both SKILL.md
+// files, and the middle skill's own scan finds the inner one again.
+func TestNestedTwoLevels(t *testing.T) {
+	root := t.TempDir()
+	write(t, filepath.Join(root, "outer", "SKILL.md"), skillMD("outer", "", ""))
+	write(t, filepath.Join(root, "outer", "middle", "SKILL.md"), skillMD("middle", "", ""))
+	write(t, filepath.Join(root, "outer", "middle", "inner", "SKILL.md"), skillMD("inner", "", ""))
+	c := scan(t, nil, root)
+	if got, want := names(c), []string{"inner", "middle", "outer"}; !slices.Equal(got, want) {
+		t.Fatalf("served %v, want %v", got, want)
+	}
+	if p := mustSkill(t, c, "inner").Parent; p != "middle" {
+		t.Errorf("inner's parent %q, want middle", p)
+	}
+	if p := mustSkill(t, c, "middle").Parent; p != "outer" {
+		t.Errorf("middle's parent %q, want outer", p)
+	}
+	// Past MaxDepth, the deepest one is warned of once, not twice.
+	c = scan(t, &Options{MaxDepth: 2}, root)
+	if got, want := names(c), []string{"middle", "outer"}; !slices.Equal(got, want) {
+		t.Errorf("MaxDepth 2 served %v, want %v", got, want)
+	}
+	n := 0
+	for _, f := range c.Findings() {
+		if f.Rule == RuleNestedTooDeep {
+			n++
+		}
+	}
+	if n != 1 {
+		t.Errorf("%d nested-too-deep findings, want 1: %v", n, c.Findings())
+	}
+}
