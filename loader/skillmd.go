@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"strings"
 	"unicode/utf8"
 
@@ -130,6 +131,7 @@ func sum(b []byte) string {
 // frontmatter is the ordered content of a SKILL.md frontmatter.
 type frontmatter struct {
 	name, description string
+	top               []topField // license, compatibility, allowed-tools when set
 	metadata          [][2]string // key, value in a fixed order
 }
 
@@ -138,8 +140,33 @@ func (f frontmatter) asMap() map[string]any {
 	for _, kv := range f.metadata {
 		meta[kv[0]] = kv[1]
 	}
-	return map[string]any{"name": f.name, "description": f.description, "metadata": meta}
+	m := map[string]any{"name": f.name, "description": f.description, "metadata": meta}
+	for _, kv := range f.top {
+		if kv.list != nil {
+			l := make([]any, len(kv.list))
+			for i, v := range kv.list {
+				l[i] = v
+			}
+			m[kv.key] = l
+		} else {
+			m[kv.key] = kv.value
+		}
+	}
+	return m
 }
+
+// topField is one top-level frontmatter field besides name and
+// description: a string, or a list of strings when list is not nil.
+type topField struct {
+	key, value string
+	list       []string
+}
+
+// topKeys are the Agent Skills frontmatter fields a plane can carry as
+// attributes of the same name, which import writes so that they survive a
+// round trip (docs/format.md §15): the agent format has no field of its
+// own for them.
+var topKeys = []string{"license", "compatibility", "allowed-tools"}
 
 // frontmatter builds skill i's frontmatter (docs/format.md §15: metadata is a
 // string-to-string map, so numbers are strings and lists are joined).
@@ -147,6 +174,28 @@ func (st *state) frontmatter(i int) frontmatter {
 	s := &st.info.Skills[i]
 	pl := &st.cat.Planes[s.Plane]
 	f := frontmatter{name: st.slugList()[i], description: st.description(i)}
+	if d := strings.Join(strings.Fields(clean(pl.Attributes.Value("description"))), " "); d != "" {
+		// The whole Agent Skills description, which the body's first
+		// paragraph holds only to docs/format.md §5's 500 characters.
+		f.description = clip(d, maxDescription)
+	}
+	for _, k := range topKeys {
+		v := clean(pl.Attributes.Value(k))
+		if strings.TrimSpace(v) == "" {
+			continue
+		}
+		// allowed-tools may be a YAML list; import keeps one as a JSON
+		// array of strings, since an item may hold spaces or commas.
+		var list []string
+		if k == "allowed-tools" && strings.HasPrefix(v, "[") && json.Unmarshal([]byte(v), &list) == nil && list != nil {
+			for i := range list {
+				list[i] = clean(list[i])
+			}
+			f.top = append(f.top, topField{key: k, list: list})
+			continue
+		}
+		f.top = append(f.top, topField{key: k, value: v})
+	}
 	add := func(k, v string) {
 		if v = clean(v); v != "" {
 			f.metadata = append(f.metadata, [2]string{k, v})

@@ -16,6 +16,25 @@ func writeFrontmatter(b *bytes.Buffer, f frontmatter) {
 	b.WriteString("\ndescription: ")
 	b.WriteString(yamlQuote(f.description))
 	b.WriteString("\n")
+	for _, kv := range f.top {
+		b.WriteString(kv.key)
+		if kv.list == nil {
+			b.WriteString(": ")
+			b.WriteString(yamlQuote(kv.value))
+			b.WriteString("\n")
+			continue
+		}
+		if len(kv.list) == 0 {
+			b.WriteString(": []\n")
+			continue
+		}
+		b.WriteString(":\n")
+		for _, v := range kv.list {
+			b.WriteString("  - ")
+			b.WriteString(yamlQuote(v))
+			b.WriteString("\n")
+		}
+	}
 	if len(f.metadata) > 0 {
 		b.WriteString("metadata:\n")
 		for _, kv := range f.metadata {
