@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -389,19 +390,22 @@ func metaString(s *skillfolder.Skill, key string) (string, bool) {
 func planeAttrs(it *importedSkill, warn func(string, ...any), maxBytes int) [][2]string {
 	s := it.s
 	out := [][2]string{{"label", s.Name}}
-	add := func(k, v string) {
-		if v == "" {
-			return
-		}
+	// field adds k=v, what naming the value in a warning.
+	field := func(what, k, v string) {
 		if _, ok := attrValue(v); !ok {
-			warn("metadata %s holds a line break or NUL, which a plane's %s= cannot; left out", k, k)
+			warn("%s holds a line break or NUL, which a plane's %s= cannot; left out", what, k)
 			return
 		}
 		if maxBytes > 0 && len(v) > maxBytes {
-			warn("metadata %s is %d bytes, over the attribute limit of %d (--max-attribute-bytes); left out", k, len(v), maxBytes)
+			warn("%s is %d bytes, over the attribute limit of %d (--max-attribute-bytes); left out", what, len(v), maxBytes)
 			return
 		}
 		out = append(out, [2]string{k, v})
+	}
+	add := func(k, v string) {
+		if v != "" {
+			field("metadata "+k, k, v)
+		}
 	}
 	triggers := s.Triggers
 	if len(triggers) == 0 {
@@ -424,7 +428,48 @@ func planeAttrs(it *importedSkill, warn func(string, ...any), maxBytes int) [][2
 	if cost, ok := metaString(s, "cost"); ok {
 		add("cost", strings.TrimSpace(cost))
 	}
+	// Frontmatter fields the agent format has no place for travel as
+	// attributes of the same name, which export writes back
+	// (docs/format.md §15): the whole description when the body's first
+	// paragraph would cut it, license, compatibility and allowed-tools.
+	if d := strings.Join(strings.Fields(s.Description), " "); utf8.RuneCountInString(d) > agentfile.MaxDescriptionRunes {
+		field("description", "description", d)
+	}
+	for _, k := range []string{"license", "compatibility"} {
+		if v, ok := s.Frontmatter[k].(string); ok && strings.TrimSpace(v) != "" {
+			field(k, k, strings.TrimSpace(v))
+		}
+	}
+	switch v := s.Frontmatter["allowed-tools"].(type) {
+	case string:
+		if strings.TrimSpace(v) != "" {
+			field("allowed-tools", "allowed-tools", strings.TrimSpace(v))
+		}
+	case []any:
+		// A list stays a list: as a JSON array, since an item may hold
+		// the spaces or commas a joined string would split on.
+		if j, ok := jsonStrings(v); ok {
+			field("allowed-tools", "allowed-tools", j)
+		}
+	}
 	return out
+}
+
+// jsonStrings writes a list of strings as a JSON array, HTML characters
+// as they are; ok is false when an item is not a string.
+func jsonStrings(l []any) (string, bool) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	for _, v := range l {
+		if _, ok := v.(string); !ok {
+			return "", false
+		}
+	}
+	if enc.Encode(l) != nil {
+		return "", false
+	}
+	return strings.TrimSuffix(b.String(), "\n"), true
 }
 
 // linkTarget maps a link destination in it's body to an imported skill:

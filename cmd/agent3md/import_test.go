@@ -470,3 +470,43 @@ func TestImportSeveralFolders(t *testing.T) {
 		t.Fatalf("clash: exit %d: %s", code, stderr)
 	}
 }
+
+// TestImportKeepsAgentSkillsFields: license, compatibility, allowed-tools
+// (string or list) and a description longer than an agent file's 500
+// characters come back from import then export as they were written, and
+// warnings-free (as the skills of anthropics/skills, which all carry a
+// license, and several a longer description, did not).
+func TestImportKeepsAgentSkillsFields(t *testing.T) {
+	src := t.TempDir()
+	long := strings.TrimSpace(strings.Repeat("Use this skill whenever a spreadsheet is involved. ", 15))
+	writeSkill(t, src, "xlsx", "description: "+yamlString(long)+"\nlicense: Proprietary. LICENSE.txt has complete terms\ncompatibility: \"Needs python3 and openpyxl\"\nallowed-tools: Bash(python:*) Read\n", "# XLSX\n\nBody.\n", nil)
+	writeSkill(t, src, "git-tools", "description: Commit changes.\nallowed-tools:\n  - \"Bash(git add:*)\"\n  - \"Bash(git commit -m <msg>, --amend)\"\n", "Body.\n", nil)
+	file, _, _ := importOK(t, src)
+	out := filepath.Join(t.TempDir(), "skills")
+	exportTo(t, file, out)
+	cat, err := skillfolder.Scan(context.Background(), []string{out}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fs := cat.Findings(); len(fs) != 0 {
+		t.Errorf("exported folder has findings: %v", fs)
+	}
+	for _, tt := range []struct {
+		skill, key string
+		want       any
+	}{
+		{"xlsx", "description", long},
+		{"xlsx", "license", "Proprietary. LICENSE.txt has complete terms"},
+		{"xlsx", "compatibility", "Needs python3 and openpyxl"},
+		{"xlsx", "allowed-tools", "Bash(python:*) Read"},
+		{"git-tools", "allowed-tools", []any{"Bash(git add:*)", "Bash(git commit -m <msg>, --amend)"}},
+	} {
+		s, ok := cat.Skill(tt.skill)
+		if !ok {
+			t.Fatalf("%s not exported", tt.skill)
+		}
+		if got := s.Frontmatter[tt.key]; fmt.Sprint(got) != fmt.Sprint(tt.want) {
+			t.Errorf("%s %s = %#v, want %#v", tt.skill, tt.key, got, tt.want)
+		}
+	}
+}
