@@ -131,7 +131,7 @@ func sum(b []byte) string {
 // frontmatter is the ordered content of a SKILL.md frontmatter.
 type frontmatter struct {
 	name, description string
-	top               []topField // license, compatibility, allowed-tools when set
+	top               []topField  // license, compatibility, allowed-tools when set
 	metadata          [][2]string // key, value in a fixed order
 }
 
