@@ -6,6 +6,7 @@ import (
 	"math"
 	"regexp"
 	"strconv"
+	"strings"
 
 	yaml "go.yaml.in/yaml/v3"
 )
@@ -96,6 +97,25 @@ func isDelimiter(l []byte) bool {
 // then dropped from the text: the finding carries the SKILL.md line.
 var yamlErrLine = regexp.MustCompile(`^yaml: (?:line (\d+): )?`)
 
+// yamlHint says how to fix a YAML syntax error, given the library's
+// message. Most come from a plain (unquoted) value, which YAML reads as
+// syntax where a writer meant text: "description: Use when: asked" is the
+// classic one.
+func yamlHint(msg string) string {
+	const quote = `put the value in double quotes (description: "Use when: ..."), or write key: > and the text on indented lines below`
+	switch {
+	case strings.Contains(msg, "mapping values are not allowed"):
+		return "a value holding ': ' must be quoted: " + quote + "; or a key is indented more than the keys above it"
+	case strings.Contains(msg, "cannot start any token"):
+		return "a value cannot start with @, ` or % unquoted, and indentation must use spaces, not tabs: " + quote
+	case strings.Contains(msg, "block sequence entries are not allowed"):
+		return "a value starting with '- ' reads as a list: " + quote
+	case strings.Contains(msg, "end of stream"), strings.Contains(msg, "did not find expected"):
+		return "a quote, [ or { is opened and never closed: close it, or " + quote
+	}
+	return "quote values that hold ': ' or ' #' or start with a YAML indicator such as [, {, &, *, !, | or >"
+}
+
 // parseFrontmatter reads SKILL.md's frontmatter into a JSON-compatible
 // map. Anchors, aliases and merge keys are refused outright rather than
 // expanded, so no document costs more than its size (an alias bomb is
@@ -115,7 +135,7 @@ func parseFrontmatter(data []byte, maxBytes int) (*frontmatter, *fmProblem) {
 			}
 			msg = msg[len(m[0]):]
 		}
-		return nil, &fmProblem{RuleFrontmatter, line, SeverityError, "frontmatter is not valid YAML: " + msg}
+		return nil, &fmProblem{RuleFrontmatter, line, SeverityError, "frontmatter is not valid YAML: " + msg + "; " + yamlHint(msg)}
 	}
 	root := &doc
 	if root.Kind == yaml.DocumentNode && len(root.Content) == 1 {

@@ -67,6 +67,23 @@ func TestFrontmatter(t *testing.T) {
 	}
 }
 
+// A YAML syntax error says how to fix it: the usual cause is a plain
+// value holding ': ' or starting with a YAML indicator.
+func TestFrontmatterSyntaxHint(t *testing.T) {
+	for _, tt := range []struct{ yaml, want string }{
+		{"description: Use when: asked", `double quotes`},
+		{"description: @mention it", "cannot start with @"},
+		{"description: - item", "reads as a list"},
+		{`description: "never closed`, "never closed"},
+		{"description: [a, b", "never closed"},
+	} {
+		_, p := parseFrontmatter([]byte("---\nname: a\n"+tt.yaml+"\n---\n"), 1000)
+		if p == nil || p.rule != RuleFrontmatter || !strings.Contains(p.msg, tt.want) {
+			t.Errorf("%q: problem %+v, want a %s finding saying %q", tt.yaml, p, RuleFrontmatter, tt.want)
+		}
+	}
+}
+
 // An alias bomb (each level doubling the last) is refused at its first
 // anchor, before anything is expanded.
 func TestAliasBomb(t *testing.T) {
