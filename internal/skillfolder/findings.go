@@ -41,6 +41,7 @@ const (
 	RuleSkillTooLarge = "skill-too-large" // warning: files total over MaxSkillBytes
 	RuleUnreadable    = "unreadable"      // warning: a directory or file that could not be read
 	RuleNestedTooDeep = "nested-too-deep" // warning: a SKILL.md below MaxDepth, served as a file only
+	RuleSkillMDCase   = "skill-md-case"   // error: a skill.md (or other casing) where SKILL.md is wanted: no skill
 )
 
 // Finding is one problem found in a skill folder.

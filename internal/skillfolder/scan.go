@@ -118,6 +118,16 @@ func (sc *scanner) dir(root, dir, real, realRoot string, depth int) {
 			return
 		}
 	}
+	for _, e := range entries {
+		if strings.EqualFold(e.Name(), "SKILL.md") && !e.IsDir() {
+			// Hosts look for SKILL.md exactly (on a case-sensitive file
+			// system); a skill.md would be skipped without a word.
+			// It belongs to no skill, and is an error: the folder was
+			// meant as one.
+			sc.note(Finding{Path: filepath.Join(dir, e.Name()), Rule: RuleSkillMDCase, Severity: SeverityError,
+				Msg: fmt.Sprintf("this folder is no skill: its %s must be named SKILL.md, in upper case; rename it", e.Name())})
+		}
+	}
 	if depth >= sc.opts.MaxDepth {
 		return
 	}

@@ -328,3 +328,18 @@ func TestNestedTwoLevels(t *testing.T) {
 		t.Errorf("%d nested-too-deep findings, want 1: %v", n, c.Findings())
 	}
 }
+
+// A folder whose SKILL.md is spelt skill.md is no skill (hosts look for
+// SKILL.md), but the scan says so instead of skipping it without a word.
+func TestSkillMDCase(t *testing.T) {
+	root := t.TempDir()
+	write(t, filepath.Join(root, "good", "SKILL.md"), skillMD("good", "", ""))
+	write(t, filepath.Join(root, "lower", "skill.md"), skillMD("lower", "", ""))
+	c := scan(t, nil, root)
+	if got := names(c); !slices.Equal(got, []string{"good"}) {
+		t.Errorf("served %v", got)
+	}
+	if !hasFinding(c.Findings(), RuleSkillMDCase, filepath.Join("lower", "skill.md")) {
+		t.Errorf("no %s finding for lower/skill.md: %v", RuleSkillMDCase, c.Findings())
+	}
+}
