@@ -112,6 +112,12 @@ func (w *fileWalk) symlink(real, p string) {
 }
 
 func (w *fileWalk) add(p string, fi os.FileInfo) {
+	if !readable(fi) {
+		// Listed, it would fail every manifest of the skill, and with
+		// it skills/list and resources/list.
+		w.warn(p, RuleUnreadable, fmt.Sprintf("file cannot be read by this user (mode %04o); it is not served; make it readable (chmod a+r) or move it out of the skill", fi.Mode().Perm()))
+		return
+	}
 	if fi.Size() > w.o.MaxFileBytes {
 		w.warn(p, RuleFileTooLarge, fmt.Sprintf("file has %d bytes, over MaxFileBytes (%d); it is not served", fi.Size(), w.o.MaxFileBytes))
 		return
