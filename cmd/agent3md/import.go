@@ -777,7 +777,10 @@ func renderAgent(id *identity, items []*importedSkill) []byte {
 	var b bytes.Buffer
 	b.WriteString("---\n3md: 1.0\n")
 	fmt.Fprintf(&b, "title: %s\n", frontValue(id.title))
-	if id.model != "" {
+	if id.model != "" && id.model != "unknown" {
+		// "unknown" is the format's default (docs/format.md §7), which
+		// export's AGENT.md spells out: written here, a second import
+		// would differ from the first by a line that means nothing.
 		fmt.Fprintf(&b, "model: %s\n", frontValue(id.model))
 	}
 	if id.persona != "" {

@@ -510,3 +510,21 @@ func TestImportKeepsAgentSkillsFields(t *testing.T) {
 		}
 	}
 }
+
+// TestImportExportImportFixedPoint: a folder imported, exported and
+// imported again gives the same agent file, byte for byte (the second
+// import used to add model: "unknown", read from export's AGENT.md).
+func TestImportExportImportFixedPoint(t *testing.T) {
+	src := t.TempDir()
+	writeSkill(t, src, "deploy", "description: Deploy the app.\nlicense: MIT\n", "# Deploy\n\nDeploy the app.\n\nRun it.\n", nil)
+	writeSkill(t, src, "build", "description: Build the app.\n", "Build the app.\n\nThen [deploy](../deploy/SKILL.md).\n", nil)
+	first, _, _ := importOK(t, src, "--title", "shop")
+	out := filepath.Join(t.TempDir(), "skills")
+	exportTo(t, first, out)
+	second, _, _ := importOK(t, out, "--title", "shop")
+	a, _ := os.ReadFile(first)
+	b, _ := os.ReadFile(second)
+	if !bytes.Equal(a, b) {
+		t.Errorf("second import differs from the first:\n--- first\n%s\n--- second\n%s", a, b)
+	}
+}
