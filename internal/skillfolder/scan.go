@@ -100,8 +100,9 @@ func (sc *scanner) note(fs ...Finding) {
 // dir reads one directory that is not inside a skill: a SKILL.md makes it
 // a skill, otherwise its subdirectories are searched while depth allows.
 // Directory symlinks are followed only when they leave the root's real
-// tree (a user's ~/.claude/skills/x → ~/src/x); one pointing back inside
-// would only find the same skills twice. real is dir with its symlinks
+// tree (a user's ~/.claude/skills/x → ~/src/x) and do not lead to a
+// folder holding the root; one pointing back inside would only find the
+// same skills twice. real is dir with its symlinks
 // resolved, tracked along the walk so no folder is resolved twice.
 func (sc *scanner) dir(root, dir, real, realRoot string, depth int) {
 	if sc.ctx.Err() != nil {
@@ -141,7 +142,10 @@ func (sc *scanner) dir(root, dir, real, realRoot string, depth int) {
 		case e.IsDir():
 		case e.Type()&os.ModeSymlink != 0:
 			r, err := filepath.EvalSymlinks(child)
-			if err != nil || within(realRoot, r) {
+			if err != nil || within(realRoot, r) || within(r, realRoot) {
+				// Inside the root it finds the same skills again; a
+				// folder holding the root (a link to .. or ~) would
+				// search the whole tree around it.
 				continue
 			}
 			if fi, err := os.Stat(r); err != nil || !fi.IsDir() {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -341,5 +342,31 @@ func TestSkillMDCase(t *testing.T) {
 	}
 	if !hasFinding(c.Findings(), RuleSkillMDCase, filepath.Join("lower", "skill.md")) {
 		t.Errorf("no %s finding for lower/skill.md: %v", RuleSkillMDCase, c.Findings())
+	}
+}
+
+// One skill folder reached through two symlinks (one to it, one to the
+// folder holding it) is one skill, not a name clash that stops the scan;
+// and a symlink to a folder holding the root is not followed.
+func TestSymlinkedTwice(t *testing.T) {
+	base := t.TempDir()
+	root, src := filepath.Join(base, "skills"), filepath.Join(base, "src")
+	write(t, filepath.Join(src, "mine", "SKILL.md"), skillMD("mine", "", ""))
+	write(t, filepath.Join(root, "own", "SKILL.md"), skillMD("own", "", "[mine](../mine/SKILL.md)\n"))
+	write(t, filepath.Join(base, "other", "stray", "SKILL.md"), skillMD("stray", "", ""))
+	for link, target := range map[string]string{"mine": filepath.Join(src, "mine"), "all": src, "up": ".."} {
+		if err := os.Symlink(target, filepath.Join(root, link)); err != nil {
+			t.Skip("no symlinks here:", err)
+		}
+	}
+	c := scan(t, nil, root)
+	if got, want := names(c), []string{"mine", "own"}; !slices.Equal(got, want) {
+		t.Fatalf("served %v, want %v (findings %v)", got, want, c.Findings())
+	}
+	if s := mustSkill(t, c, "mine"); s.Rel != "all/mine" {
+		t.Errorf("mine served from %q, want the first path in order, all/mine", s.Rel)
+	}
+	if deps := mustSkill(t, c, "own").Deps; !slices.Equal(deps, []string{"mine"}) {
+		t.Errorf("own's deps %v: a link through the other path still names mine", deps)
 	}
 }
