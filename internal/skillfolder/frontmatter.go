@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	yaml "go.yaml.in/yaml/v3"
 )
@@ -60,6 +61,11 @@ func splitFrontmatter(data []byte, maxBytes int) (yml []byte, firstLine int, bod
 	off := 0
 	if bytes.HasPrefix(data, bom) {
 		off = len(bom)
+	}
+	if bytes.HasPrefix(data, []byte{0xFF, 0xFE}) || bytes.HasPrefix(data, []byte{0xFE, 0xFF}) {
+		// What Windows PowerShell 5 writes with > and Out-File, and
+		// Notepad's old "Unicode": no host reads it.
+		return nil, 0, 0, &fmProblem{RuleFrontmatter, 1, SeverityError, "SKILL.md is UTF-16 text; save it as UTF-8"}
 	}
 	first, next := lineAt(data, off)
 	if !isDelimiter(first) {
@@ -126,6 +132,22 @@ func parseFrontmatter(data []byte, maxBytes int) (*frontmatter, *fmProblem) {
 		return nil, p
 	}
 	f := &frontmatter{firstLine: firstLine, bodyOffset: body}
+	if !utf8.Valid(yml) {
+		// Say so plainly: the YAML library's "invalid trailing UTF-8
+		// octet" names neither the encoding nor, often, the line.
+		n := 0
+		for len(yml) > 0 {
+			r, size := utf8.DecodeRune(yml)
+			if r == utf8.RuneError && size <= 1 {
+				break
+			}
+			if r == '\n' {
+				n++
+			}
+			yml = yml[size:]
+		}
+		return nil, &fmProblem{RuleFrontmatter, firstLine + n, SeverityError, "frontmatter is not UTF-8 text (a Latin-1 or Windows-1252 character?); save SKILL.md as UTF-8"}
+	}
 	var doc yaml.Node
 	if err := yaml.Unmarshal(yml, &doc); err != nil {
 		line, msg := firstLine, err.Error()

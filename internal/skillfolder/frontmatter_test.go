@@ -43,6 +43,8 @@ func TestFrontmatter(t *testing.T) {
 		{"too deep", "---\nx: " + strings.Repeat("[", 40) + strings.Repeat("]", 40) + "\n---\n", nil, RuleYAMLValue, 2},
 		// The limit (100 here) counts the YAML between the delimiters.
 		{"at size limit", "---\n" + "a: " + strings.Repeat("x", 96) + "\n---\n", map[string]any{"a": strings.Repeat("x", 96)}, "", 0},
+		{"Latin-1 frontmatter", "---\nname: a\nmetadata:\n  author: \"Jos\xe9\"\n---\n", nil, RuleFrontmatter, 4},
+		{"UTF-16 file", "\xff\xfe-\x00-\x00-\x00\n\x00", nil, RuleFrontmatter, 1},
 		{"over size limit", "---\n" + "a: " + strings.Repeat("x", 97) + "\n---\n", nil, RuleFrontmatter, 2},
 	}
 	for _, tt := range tests {
@@ -76,8 +78,14 @@ func TestFrontmatterSyntaxHint(t *testing.T) {
 		{"description: - item", "reads as a list"},
 		{`description: "never closed`, "never closed"},
 		{"description: [a, b", "never closed"},
+		{"description: caf\xe9", "save SKILL.md as UTF-8"},
+		{"", "UTF-16"},
 	} {
-		_, p := parseFrontmatter([]byte("---\nname: a\n"+tt.yaml+"\n---\n"), 1000)
+		in := "---\nname: a\n" + tt.yaml + "\n---\n"
+		if tt.yaml == "" {
+			in = "\xff\xfe-\x00-\x00-\x00\n\x00"
+		}
+		_, p := parseFrontmatter([]byte(in), 1000)
 		if p == nil || p.rule != RuleFrontmatter || !strings.Contains(p.msg, tt.want) {
 			t.Errorf("%q: problem %+v, want a %s finding saying %q", tt.yaml, p, RuleFrontmatter, tt.want)
 		}
