@@ -231,7 +231,13 @@ func scanSkill(root, dir, real string, depth int, o *Options) (s *Skill, nested 
 	s.dirID = sigOf(fi)
 	data, mdSig, err := readInside(real, s.dirID, "SKILL.md", o.MaxFileBytes)
 	if err != nil {
-		c.out = append(c.out, Finding{Skill: c.skill, Path: md, Rule: RuleSkillMD, Severity: SeverityError, Msg: "cannot read SKILL.md: " + errText(err, o)})
+		msg := "cannot read SKILL.md: " + errText(err, o)
+		if target, lerr := os.Readlink(md); lerr == nil && errors.Is(err, ErrRefused) {
+			// A dotfiles manager (GNU Stow, Home Manager) links each file;
+			// say what to link instead.
+			msg = fmt.Sprintf("SKILL.md is a symlink to %s, which is absolute or leaves the skill folder, and a skill's files are never read through such links; link the whole skill folder instead (make %s a symlink to %s), or copy the file", target, dir, filepath.Dir(resolveLink(md, target)))
+		}
+		c.out = append(c.out, Finding{Skill: c.skill, Path: md, Rule: RuleSkillMD, Severity: SeverityError, Msg: msg})
 		return s, nil, c.out
 	}
 	fm, p := parseFrontmatter(data, o.MaxFrontmatterBytes)
@@ -259,6 +265,14 @@ func scanSkill(root, dir, real string, depth int, o *Options) (s *Skill, nested 
 	}
 	s.Findings = c.out
 	return s, nested, nil
+}
+
+// resolveLink makes a symlink's target absolute, relative to the link.
+func resolveLink(link, target string) string {
+	if filepath.IsAbs(target) {
+		return filepath.Clean(target)
+	}
+	return filepath.Join(filepath.Dir(link), target)
 }
 
 // errText words a read error for a finding, naming the limit concerned.

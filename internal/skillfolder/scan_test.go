@@ -370,3 +370,27 @@ func TestSymlinkedTwice(t *testing.T) {
 		t.Errorf("own's deps %v: a link through the other path still names mine", deps)
 	}
 }
+
+// A SKILL.md that is a symlink out of its folder (GNU Stow, Home Manager)
+// is refused with a message that says what to link instead.
+func TestSkillMDSymlinkedOut(t *testing.T) {
+	base := t.TempDir()
+	write(t, filepath.Join(base, "dotfiles", "deploy", "SKILL.md"), skillMD("deploy", "", ""))
+	dir := filepath.Join(base, "skills", "deploy")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join("..", "..", "dotfiles", "deploy", "SKILL.md"), filepath.Join(dir, "SKILL.md")); err != nil {
+		t.Skip("no symlinks here:", err)
+	}
+	c := scan(t, nil, filepath.Join(base, "skills"))
+	var msg string
+	for _, f := range c.Findings() {
+		if f.Rule == RuleSkillMD {
+			msg = f.Msg
+		}
+	}
+	if want := "link the whole skill folder instead (make " + dir + " a symlink to " + filepath.Join(base, "dotfiles", "deploy") + ")"; !strings.Contains(msg, want) {
+		t.Errorf("finding %q does not say %q", msg, want)
+	}
+}
