@@ -23,6 +23,7 @@ const (
 	RuleYAMLAlias     = "yaml-alias"      // skips: anchors, aliases and merge keys are refused
 	RuleYAMLValue     = "yaml-value"      // skips: a value JSON cannot carry (NaN, complex key, duplicate key, too deep)
 	RuleYAMLTimestamp = "yaml-timestamp"  // warning: hosts disagree on unquoted dates; kept as the string
+	RuleYAMLBool      = "yaml-bool"       // warning: hosts disagree on unquoted yes, no, on, off; kept as the string
 	RuleSkillMD       = "skill-md"        // skips: SKILL.md unreadable, not a regular file or over MaxFileBytes
 	RuleName          = "name"            // skips: missing, not a string, or outside the Agent Skills charset
 	RuleNameMismatch  = "name-mismatch"   // skips: name differs from the folder's name

@@ -229,9 +229,19 @@ func (f *frontmatter) mapping(n *yaml.Node, depth int) (any, *fmProblem) {
 	return out, nil
 }
 
+// yaml11Bool are the plain scalars YAML 1.1 reads as booleans and YAML
+// 1.2 as strings (true and false are booleans in both).
+var yaml11Bool = map[string]bool{"yes": true, "no": true, "on": true, "off": true, "y": true, "n": true}
+
 func (f *frontmatter) scalar(n *yaml.Node) (any, *fmProblem) {
 	switch n.ShortTag() {
 	case "!!str", "!!binary":
+		if n.Style == 0 && yaml11Bool[strings.ToLower(n.Value)] {
+			// YAML 1.2 (this library, JavaScript hosts) reads a plain
+			// yes as a string, YAML 1.1 (PyYAML) as true: the host and
+			// the skills extension's frontmatter would disagree.
+			f.warnings = append(f.warnings, fmProblem{RuleYAMLBool, f.line(n), SeverityWarning, "unquoted " + strconv.Quote(n.Value) + " reads as a boolean in YAML 1.1 parsers (PyYAML) and a string in YAML 1.2 ones; quote it, or write true or false"})
+		}
 		return n.Value, nil
 	case "!!null":
 		return nil, nil

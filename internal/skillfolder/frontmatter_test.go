@@ -215,3 +215,27 @@ func FuzzFrontmatter(f *testing.F) {
 		}
 	})
 }
+
+// An unquoted yes, no, on or off is a string here and to JavaScript hosts
+// but a boolean to PyYAML: kept as the string, with a warning.
+func TestYAML11Bool(t *testing.T) {
+	for _, tt := range []struct {
+		yaml string
+		warn bool
+	}{
+		{"x: yes", true}, {"x: Off", true}, {"x: n", true},
+		{"x: 'yes'", false}, {`x: "on"`, false}, {"x: true", false}, {"x: yesterday", false},
+	} {
+		fm, p := parseFrontmatter([]byte("---\n"+tt.yaml+"\n---\n"), 1000)
+		if p != nil {
+			t.Fatalf("%s: %+v", tt.yaml, p)
+		}
+		got := len(fm.warnings) == 1 && fm.warnings[0].rule == RuleYAMLBool && fm.warnings[0].line == 2
+		if got != tt.warn || (!tt.warn && len(fm.warnings) != 0) {
+			t.Errorf("%s: warnings %+v, want a %s warning: %v", tt.yaml, fm.warnings, RuleYAMLBool, tt.warn)
+		}
+		if _, ok := fm.fields["x"].(string); !ok && tt.yaml != "x: true" {
+			t.Errorf("%s: x = %#v, want the string", tt.yaml, fm.fields["x"])
+		}
+	}
+}
