@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/agent3md/agent3md/loader"
 )
@@ -262,4 +263,36 @@ func TestFolderReload(t *testing.T) {
 	r.send(`{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"get_skill","arguments":{"name":"gamma"}}}`)
 	r.collect(`"id":3,"result":{"content":[{"type":"text","text":"gamma`, `Gamma body.`)
 	r.finish()
+}
+
+// TestFolderListsSurviveAStaleSkill: a file of one skill changed after a
+// pinned folder agent was loaded (a chmod +x, a touch) leaves that skill
+// out of skills/list and resources/list until the reload, instead of
+// failing both lists for every skill.
+func TestFolderListsSurviveAStaleSkill(t *testing.T) {
+	a, dir := openFolderAgent(t)
+	later := time.Now().Add(time.Hour)
+	if err := os.Chtimes(filepath.Join(dir, "build", "SKILL.md"), later, later); err != nil {
+		t.Fatal(err)
+	}
+	s := newServer(&Options{Agent: a})
+	sess := newSession(nil)
+	var page struct{ Skills []testSkillEntry }
+	mustRPC(t, s, sess, methodSkillsList, nil, &page)
+	var got []string
+	for _, sk := range page.Skills {
+		got = append(got, sk.URI)
+	}
+	if slices.Contains(got, "skill://build/SKILL.md") || !slices.Contains(got, "skill://deploy/SKILL.md") || len(got) != 3 {
+		t.Errorf("skills/list = %q, want every skill but build", got)
+	}
+	var list struct{ Resources []struct{ URI string } }
+	mustRPC(t, s, sess, methodResourcesList, nil, &list)
+	got = got[:0]
+	for _, r := range list.Resources {
+		got = append(got, r.URI)
+	}
+	if slices.Contains(got, "skill://build/SKILL.md") || !slices.Contains(got, "skill://deploy/SKILL.md") {
+		t.Errorf("resources/list = %q, want every skill but build", got)
+	}
 }

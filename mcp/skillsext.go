@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"html"
 	"strings"
@@ -62,7 +63,10 @@ func skillEntry(snap loader.Snapshot, i int, f *fileSet) skillJSON {
 }
 
 // skillsList pages through the skills; a skill past the extension's
-// limits is left out, with a warning on stderr.
+// limits is left out, with a warning on stderr, and so is one that changed
+// on disk since the agent was loaded (a pinned folder agent refuses its
+// files until the reload the change brings): a partial page until then,
+// rather than no list at all.
 func (s *server) skillsList(ctx context.Context, c *call) (any, error) {
 	var p listParams
 	v, err := c.bindAgent(ctx, &p)
@@ -81,6 +85,10 @@ func (s *server) skillsList(ctx context.Context, c *call) (any, error) {
 		}
 		slug := snap.Slug(i)
 		f, err := v.files.of(ctx, v.agent, slug)
+		if errors.Is(err, loader.ErrStale) {
+			s.log.Warn("skill changed on disk, left out of skills/list until the next reload", "skill", slug, "err", err)
+			continue
+		}
 		if err != nil {
 			return nil, s.resourceFailure(c, schemeSkill+slug+"/"+fileSkillMD, err)
 		}
