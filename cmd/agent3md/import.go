@@ -231,6 +231,10 @@ func (a *app) importBuild(ctx context.Context, roots []string, o importOptions) 
 			warn("the body leaves a code fence open; closed at its end so the planes after it are read")
 		}
 		it.files, it.cut = listedFiles(it, dirs)
+		if kept := slices.DeleteFunc(it.files, func(f string) bool { return !listable(f) }); len(kept) < len(it.files) {
+			warn("%d files not listed: their names hold a line break, a control character or [[, which the agent file would read as a directive or link", len(it.files)-len(kept))
+			it.files = kept
+		}
 		r.files += len(it.files)
 		it.attrs = planeAttrs(it, warn, a.limits.MaxAttributeBytes)
 	}
@@ -531,8 +535,8 @@ func filesSection(it *importedSkill) string {
 	var b strings.Builder
 	b.WriteString(filesMarker + "\n")
 	folder := it.s.Rel
-	if folder == "." {
-		folder = filepath.Base(it.s.Dir)
+	if folder == "." || !listable(folder) {
+		folder = filepath.Base(it.s.Dir) // the skill's name: a valid one
 	}
 	fmt.Fprintf(&b, "Files of this skill, by path in its folder `%s` (not included here):\n\n", codeText(folder))
 	for _, f := range it.files {
@@ -542,6 +546,23 @@ func filesSection(it *importedSkill) string {
 		b.WriteString("- … (the list was cut at the file limit)\n")
 	}
 	return b.String()
+}
+
+// listable reports whether a file or folder name can be written in a
+// plane's body as it is: a code span keeps Markdown from reading it, but
+// the agent format reads lines and [[z=N]] links before any Markdown, so a
+// name holding a line break ("x\n@plane z=9 tool=...") would add a plane
+// and one holding [[ a link.
+func listable(s string) bool {
+	if strings.Contains(s, "[[") {
+		return false
+	}
+	for _, r := range s {
+		if r < 0x20 || r == 0x7f || r == 0x85 || r == 0x2028 || r == 0x2029 {
+			return false
+		}
+	}
+	return true
 }
 
 // codeSpan renders s as a Markdown code span, fenced by one more backtick
