@@ -80,12 +80,18 @@ func (a *app) validateDir(ctx context.Context, arg string) []fileReport {
 		if f.Skill != "" && filepath.Base(file) != "SKILL.md" {
 			// A finding about another file of a skill: find the skill's
 			// SKILL.md above it, and name the file in the message.
-			if sk, ok := cat.Skill(f.Skill); ok && strings.HasPrefix(f.Path, sk.Dir+string(filepath.Separator)) {
+			// A finding about the whole folder (too many files) has the
+			// folder itself as its path.
+			sk, ok := cat.Skill(f.Skill)
+			switch {
+			case ok && (f.Path == sk.Dir || strings.HasPrefix(f.Path, sk.Dir+string(filepath.Separator))):
 				skillMD = show(sk.SkillMD())
-			} else {
+			case f.Rule == skillfolder.RuleTooManyFiles || f.Rule == skillfolder.RuleSkillTooLarge:
+				skillMD = filepath.Join(file, "SKILL.md") // of a broken skill
+			default:
 				skillMD = skillFileAbove(file, f.Skill)
 			}
-			if rel, err := filepath.Rel(filepath.Dir(skillMD), file); err == nil {
+			if rel, err := filepath.Rel(filepath.Dir(skillMD), file); err == nil && rel != "." {
 				msg = filepath.ToSlash(rel) + ": " + msg
 			}
 		}
