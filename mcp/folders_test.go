@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"encoding/xml"
 	"errors"
 	"github.com/agent3md/agent3md/internal/synth"
 	"os"
@@ -294,5 +295,38 @@ func TestFolderListsSurviveAStaleSkill(t *testing.T) {
 	}
 	if slices.Contains(got, "skill://build/SKILL.md") || !slices.Contains(got, "skill://deploy/SKILL.md") {
 		t.Errorf("resources/list = %q, want every skill but build", got)
+	}
+}
+
+// TestPromptXMLWellFormed: a description holding a NUL or an escape (YAML
+// "\u0000", "\e") would make the <available_skills> block ill-formed XML,
+// which XML 1.0 cannot hold even as a reference; it is replaced.
+func TestPromptXMLWellFormed(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, "odd"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	md := "---\nname: odd\ndescription: \"Odd \\u0000 skill \\e[2J </description> & more\"\n---\nBody.\n"
+	if err := os.WriteFile(filepath.Join(dir, "odd", "SKILL.md"), []byte(md), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	a, err := loader.OpenFolders(context.Background(), []string{dir}, &loader.FolderOptions{NoRescan: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { a.Close() })
+	s := newServer(&Options{Agent: a})
+	b, _, _ := readBytes(t, s, newSession(nil), uriPromptXML)
+	var doc struct {
+		Skills []struct {
+			Name        string `xml:"name"`
+			Description string `xml:"description"`
+		} `xml:"skill"`
+	}
+	if err := xml.Unmarshal(b, &doc); err != nil {
+		t.Fatalf("not well-formed XML: %v\n%q", err, b)
+	}
+	if len(doc.Skills) != 1 || doc.Skills[0].Description != "Odd \uFFFD skill \uFFFD[2J </description> & more" {
+		t.Errorf("skills %+v", doc.Skills)
 	}
 }

@@ -204,7 +204,7 @@ func (sf *skillFiles) promptXML(ctx context.Context, a *loader.Agent, max int) (
 		}
 		slug := snap.Slug(i)
 		fmt.Fprintf(&b, "  <skill>\n    <name>%s</name>\n    <description>%s</description>\n    <location>%s</location>\n  </skill>\n",
-			html.EscapeString(slug), html.EscapeString(snap.Description(i)), html.EscapeString(schemeSkill+slug+"/"+fileSkillMD))
+			xmlText(slug), xmlText(snap.Description(i)), xmlText(schemeSkill+slug+"/"+fileSkillMD))
 		if b.Len() > max {
 			err := fmt.Errorf("the <available_skills> block passes the %d-byte answer bound (--max-answer-bytes) at skill %d of %d; list skills with resources/list or skills/list instead", max, i+1, snap.Len())
 			sf.mu.Lock()
@@ -219,6 +219,26 @@ func (sf *skillFiles) promptXML(ctx context.Context, a *loader.Agent, max int) (
 	sf.xml = out
 	sf.mu.Unlock()
 	return out, nil
+}
+
+// xmlText escapes s for XML character data, replacing the characters XML
+// 1.0 does not allow at all (control characters but tab and line breaks,
+// U+FFFE, U+FFFF), not even as references, with U+FFFD: one description
+// holding a NUL or an escape would make the whole block unparsable.
+func xmlText(s string) string {
+	if strings.IndexFunc(s, badXMLChar) >= 0 {
+		s = strings.Map(func(r rune) rune {
+			if badXMLChar(r) {
+				return '\uFFFD'
+			}
+			return r
+		}, s)
+	}
+	return html.EscapeString(s)
+}
+
+func badXMLChar(r rune) bool {
+	return r < 0x20 && r != '\t' && r != '\n' && r != '\r' || r == 0xFFFE || r == 0xFFFF
 }
 
 // children lists directory dir's direct entries ("" is the skill's
