@@ -143,6 +143,8 @@ func TestValidate(t *testing.T) {
 		{"name mismatch", "ok", "", "name: other\ndescription: x\n", false, []string{RuleNameMismatch}},
 		{"missing description", "ok", "", "name: ok\n", false, []string{RuleDescription}},
 		{"blank description", "ok", "", "name: ok\ndescription: \"  \"\n", false, []string{RuleDescription}},
+		{"description with an escape", "ok", "", "name: ok\ndescription: \"a \\e[2J b\"\n", true, []string{RuleDescription}},
+		{"description with a NUL", "ok", "", "name: ok\ndescription: \"a \\0 b\"\n", true, []string{RuleDescription}},
 		{"description at 1024", "ok", "", "name: ok\ndescription: " + long[:1024] + "\n", true, nil},
 		{"description at 1025", "ok", "", "name: ok\ndescription: " + long + "\n", true, []string{RuleDescription}},
 	}

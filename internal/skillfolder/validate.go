@@ -108,6 +108,18 @@ func (c *checker) description(s *Skill, fm *frontmatter) {
 	default:
 		s.Description = d
 	}
+	if i := strings.IndexFunc(d, controlChar); ok && i >= 0 {
+		// Hosts show a description to people and put it in prompts: an
+		// escape sequence can rewrite a terminal, a NUL breaks XML.
+		r, _ := utf8.DecodeRuneInString(d[i:])
+		c.add(RuleDescription, SeverityWarning, v, "description holds the control character %U at character %d; remove it (hosts print descriptions and put them in XML)", r, utf8.RuneCountInString(d[:i])+1)
+	}
+}
+
+// controlChar reports a control character other than the tab and line
+// breaks a folded or literal description holds.
+func controlChar(r rune) bool {
+	return (r < 0x20 || r >= 0x7f && r < 0xa0) && r != '\t' && r != '\n' && r != '\r'
 }
 
 // optional checks license, compatibility and allowed-tools.
