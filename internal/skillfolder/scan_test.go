@@ -394,3 +394,30 @@ func TestSkillMDSymlinkedOut(t *testing.T) {
 		t.Errorf("finding %q does not say %q", msg, want)
 	}
 }
+
+// When a skill has more files than MaxFilesPerSkill (an npm install in
+// the skill folder), the files kept are those nearest its SKILL.md, the
+// same on every run: folders are read breadth first, in name order.
+func TestFileLimitKeepsNearFiles(t *testing.T) {
+	root := t.TempDir()
+	dir := filepath.Join(root, "web")
+	write(t, filepath.Join(dir, "SKILL.md"), skillMD("web", "", ""))
+	write(t, filepath.Join(dir, "scripts", "build.sh"), "x")
+	write(t, filepath.Join(dir, "references", "api.md"), "x")
+	for i := range 40 {
+		write(t, filepath.Join(dir, "aaa_modules", fmt.Sprintf("p%02d", i), "lib", "index.js"), "x")
+	}
+	s := mustSkill(t, scan(t, &Options{MaxFilesPerSkill: 10}, root), "web")
+	got := paths(s)
+	for _, want := range []string{"SKILL.md", "references/api.md", "scripts/build.sh"} {
+		if !slices.Contains(got, want) {
+			t.Errorf("files %v lack %s", got, want)
+		}
+	}
+	if !s.Truncated || len(got) != 10 {
+		t.Errorf("%d files, truncated %v; want 10, cut", len(got), s.Truncated)
+	}
+	if again := paths(mustSkill(t, scan(t, &Options{MaxFilesPerSkill: 10}, root), "web")); !slices.Equal(again, got) {
+		t.Errorf("a second scan keeps %v, the first %v", again, got)
+	}
+}
