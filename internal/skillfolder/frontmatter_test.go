@@ -241,3 +241,27 @@ func TestYAML11Bool(t *testing.T) {
 		}
 	}
 }
+
+// An invalid name's finding suggests a valid one, and a number says to
+// quote it.
+func TestNameSuggestion(t *testing.T) {
+	for _, tt := range []struct{ folder, fm, want string }{
+		{"zoho_mail-automation", "name: zoho_mail-automation\n", `rename the skill and its folder "zoho-mail-automation"`},
+		{"PDF Tools", "name: PDF Tools\n", `rename the skill and its folder "pdf-tools"`},
+		{"123", "name: 123\n", `write name: "123"`},
+	} {
+		fm, p := parseFrontmatter([]byte("---\n"+tt.fm+"description: x\n---\n"), 1000)
+		if p != nil {
+			t.Fatal(p)
+		}
+		s := &Skill{}
+		c := &checker{skill: tt.folder, path: "SKILL.md", fm: fm}
+		validate(s, fm, c)
+		if len(c.out) == 0 || !strings.Contains(c.out[0].Msg, tt.want) {
+			t.Errorf("%s: findings %v, want one saying %q", tt.fm, c.out, tt.want)
+		}
+	}
+	if got := nameFor("---"); got != "" {
+		t.Errorf(`nameFor("---") = %q, want ""`, got)
+	}
+}

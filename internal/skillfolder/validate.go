@@ -84,9 +84,14 @@ func (c *checker) name(s *Skill, fm *frontmatter) {
 	case k == nil:
 		c.skip(RuleName, fm.root, "frontmatter has no name; add name: %s", c.skill)
 	case !ok:
-		c.skip(RuleName, v, "name must be a string; write name: %s", c.skill)
+		// name: 123 is a number; quoting makes it the string.
+		c.skip(RuleName, v, "name must be a string; write name: %s", strconv.Quote(c.skill))
 	case !validName(name):
-		c.skip(RuleName, v, "name %s is not 1-64 characters of a-z, 0-9 and single inner '-'", strconv.Quote(clip(name, 80)))
+		fix := ""
+		if sug := nameFor(name); sug != "" {
+			fix = fmt.Sprintf("; rename the skill and its folder %s", strconv.Quote(sug))
+		}
+		c.skip(RuleName, v, "name %s is not 1-64 characters of a-z, 0-9 and single inner '-'%s", strconv.Quote(clip(name, 80)), fix)
 	case name != c.skill:
 		c.skip(RuleNameMismatch, v, "name %q differs from its folder %q; rename one so they match", name, c.skill)
 	default:
@@ -114,6 +119,33 @@ func (c *checker) description(s *Skill, fm *frontmatter) {
 		r, _ := utf8.DecodeRuneInString(d[i:])
 		c.add(RuleDescription, SeverityWarning, v, "description holds the control character %U at character %d; remove it (hosts print descriptions and put them in XML)", r, utf8.RuneCountInString(d[:i])+1)
 	}
+}
+
+// nameFor suggests a valid name for an invalid one: lower case, every
+// run of other characters one '-', at most 64 characters ("" when
+// nothing is left).
+func nameFor(name string) string {
+	var b strings.Builder
+	dash := false
+	for _, r := range strings.ToLower(name) {
+		if r >= 'a' && r <= 'z' || r >= '0' && r <= '9' {
+			if dash && b.Len() > 0 {
+				b.WriteByte('-')
+			}
+			b.WriteRune(r)
+			dash = false
+		} else {
+			dash = true
+		}
+		if b.Len() >= 64 {
+			break
+		}
+	}
+	out := strings.Trim(b.String()[:min(b.Len(), 64)], "-")
+	if !validName(out) {
+		return ""
+	}
+	return out
 }
 
 // controlChar reports a control character other than the tab and line
