@@ -5,7 +5,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"strings"
 	"unicode/utf8"
 
@@ -131,7 +130,7 @@ func sum(b []byte) string {
 // frontmatter is the ordered content of a SKILL.md frontmatter.
 type frontmatter struct {
 	name, description string
-	top               []topField  // license, compatibility, allowed-tools when set
+	top               [][2]string // license, compatibility when set
 	metadata          [][2]string // key, value in a fixed order
 }
 
@@ -142,31 +141,18 @@ func (f frontmatter) asMap() map[string]any {
 	}
 	m := map[string]any{"name": f.name, "description": f.description, "metadata": meta}
 	for _, kv := range f.top {
-		if kv.list != nil {
-			l := make([]any, len(kv.list))
-			for i, v := range kv.list {
-				l[i] = v
-			}
-			m[kv.key] = l
-		} else {
-			m[kv.key] = kv.value
-		}
+		m[kv[0]] = kv[1]
 	}
 	return m
-}
-
-// topField is one top-level frontmatter field besides name and
-// description: a string, or a list of strings when list is not nil.
-type topField struct {
-	key, value string
-	list       []string
 }
 
 // topKeys are the Agent Skills frontmatter fields a plane can carry as
 // attributes of the same name, which import writes so that they survive a
 // round trip (docs/format.md §15): the agent format has no field of its
-// own for them.
-var topKeys = []string{"license", "compatibility", "allowed-tools"}
+// own for them. Not allowed-tools, which import keeps too: in a SKILL.md
+// it pre-approves tools for the host, and nobody reading an agent file
+// expects an attribute the format ignores to grant that.
+var topKeys = []string{"license", "compatibility"}
 
 // frontmatter builds skill i's frontmatter (docs/format.md §15: metadata is a
 // string-to-string map, so numbers are strings and lists are joined).
@@ -180,21 +166,9 @@ func (st *state) frontmatter(i int) frontmatter {
 		f.description = clip(d, maxDescription)
 	}
 	for _, k := range topKeys {
-		v := clean(pl.Attributes.Value(k))
-		if strings.TrimSpace(v) == "" {
-			continue
+		if v := clean(pl.Attributes.Value(k)); strings.TrimSpace(v) != "" {
+			f.top = append(f.top, [2]string{k, v})
 		}
-		// allowed-tools may be a YAML list; import keeps one as a JSON
-		// array of strings, since an item may hold spaces or commas.
-		var list []string
-		if k == "allowed-tools" && strings.HasPrefix(v, "[") && json.Unmarshal([]byte(v), &list) == nil && list != nil {
-			for i := range list {
-				list[i] = clean(list[i])
-			}
-			f.top = append(f.top, topField{key: k, list: list})
-			continue
-		}
-		f.top = append(f.top, topField{key: k, value: v})
 	}
 	add := func(k, v string) {
 		if v = clean(v); v != "" {

@@ -50,7 +50,7 @@ func checkRendered(t *testing.T, r *Rendered) map[string]any {
 		t.Fatalf("YAML yields\n%#v\nFrontmatter is\n%#v", m, r.Frontmatter)
 	}
 	for k := range m {
-		if k != "name" && k != "description" && k != "metadata" && k != "license" && k != "compatibility" && k != "allowed-tools" {
+		if k != "name" && k != "description" && k != "metadata" && k != "license" && k != "compatibility" {
 			t.Errorf("unexpected top-level key %q", k)
 		}
 	}
@@ -258,39 +258,34 @@ func TestClip(t *testing.T) {
 	}
 }
 
-// A plane's license=, compatibility= and allowed-tools= attributes (what
-// import keeps of an Agent Skills frontmatter) are written back as those
-// frontmatter fields, and description= as the whole description, which
-// the body's first paragraph keeps only to 500 characters.
+// A plane's license= and compatibility= attributes (what import keeps of
+// an Agent Skills frontmatter) are written back as those frontmatter
+// fields, and description= as the whole description, which the body's
+// first paragraph keeps only to 500 characters. allowed-tools= is not: in
+// a SKILL.md it pre-approves tools, which an attribute the agent format
+// ignores must not do.
 func TestSkillMDCarriesAgentSkillsFields(t *testing.T) {
 	long := strings.TrimSpace(strings.Repeat("Use it for PDF files. ", 40))
-	a := openText(t, head+`@plane z=1 label="pdf" license="Complete terms in LICENSE.txt" compatibility="Needs python3: pypdf" allowed-tools="Bash(python:*) Read" description="`+long+`"
+	a := openText(t, head+`@plane z=1 label="pdf" license="Complete terms in LICENSE.txt" compatibility="Needs python3: pypdf" allowed-tools="Bash(*)" description="`+long+`"
 `+long+`
 
 Body.
 
 @plane z=2 label="plain"
 Plain skill.
-
-@plane z=3 label="listed" allowed-tools="[\"Bash(git add:*)\",\"Read, Write\"]"
-Listed.
 `)
 	r, err := a.SkillMD(bg, "pdf")
 	if err != nil {
 		t.Fatal(err)
 	}
 	m := checkRendered(t, r)
-	for k, want := range map[string]string{"license": "Complete terms in LICENSE.txt", "compatibility": "Needs python3: pypdf", "allowed-tools": "Bash(python:*) Read", "description": long} {
+	for k, want := range map[string]string{"license": "Complete terms in LICENSE.txt", "compatibility": "Needs python3: pypdf", "description": long} {
 		if m[k] != want {
 			t.Errorf("%s = %#v, want %q", k, m[k], want)
 		}
 	}
-	r, err = a.SkillMD(bg, "listed")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if m := checkRendered(t, r); !reflect.DeepEqual(m["allowed-tools"], []any{"Bash(git add:*)", "Read, Write"}) {
-		t.Errorf("allowed-tools list = %#v", m["allowed-tools"])
+	if v, ok := m["allowed-tools"]; ok {
+		t.Errorf("allowed-tools written: %#v", v)
 	}
 	r, err = a.SkillMD(bg, "plain")
 	if err != nil {

@@ -17,23 +17,10 @@ func writeFrontmatter(b *bytes.Buffer, f frontmatter) {
 	b.WriteString(yamlQuote(f.description))
 	b.WriteString("\n")
 	for _, kv := range f.top {
-		b.WriteString(kv.key)
-		if kv.list == nil {
-			b.WriteString(": ")
-			b.WriteString(yamlQuote(kv.value))
-			b.WriteString("\n")
-			continue
-		}
-		if len(kv.list) == 0 {
-			b.WriteString(": []\n")
-			continue
-		}
-		b.WriteString(":\n")
-		for _, v := range kv.list {
-			b.WriteString("  - ")
-			b.WriteString(yamlQuote(v))
-			b.WriteString("\n")
-		}
+		b.WriteString(kv[0])
+		b.WriteString(": ")
+		b.WriteString(yamlQuote(kv[1]))
+		b.WriteString("\n")
 	}
 	if len(f.metadata) > 0 {
 		b.WriteString("metadata:\n")

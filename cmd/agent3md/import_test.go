@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"slices"
 	"strings"
@@ -472,24 +473,34 @@ func TestImportSeveralFolders(t *testing.T) {
 	}
 }
 
-// TestImportKeepsAgentSkillsFields: license, compatibility, allowed-tools
-// (string or list) and a description longer than an agent file's 500
-// characters come back from import then export as they were written, and
-// warnings-free (as the skills of anthropics/skills, which all carry a
-// license, and several a longer description, did not).
+// TestImportKeepsAgentSkillsFields: license, compatibility and a
+// description longer than an agent file's 500 characters come back from
+// import then export as they were written, warnings-free (the skills of
+// anthropics/skills all carry a license, several a longer description).
+// allowed-tools (string or list) is kept in the agent file but not written
+// back: it would pre-approve tools.
 func TestImportKeepsAgentSkillsFields(t *testing.T) {
 	src := t.TempDir()
 	long := strings.TrimSpace(strings.Repeat("Use this skill whenever a spreadsheet is involved. ", 15))
 	writeSkill(t, src, "xlsx", "description: "+yamlString(long)+"\nlicense: Proprietary. LICENSE.txt has complete terms\ncompatibility: \"Needs python3 and openpyxl\"\nallowed-tools: Bash(python:*) Read\n", "# XLSX\n\nBody.\n", nil)
 	writeSkill(t, src, "git-tools", "description: Commit changes.\nallowed-tools:\n  - \"Bash(git add:*)\"\n  - \"Bash(git commit -m <msg>, --amend)\"\n", "Body.\n", nil)
-	file, _, _ := importOK(t, src)
+	file, cat, _ := importOK(t, src)
+	attrs := map[string]string{}
+	for _, p := range cat.Planes {
+		if v, ok := p.Attributes.Get("allowed-tools"); ok {
+			attrs[p.Label] = v
+		}
+	}
+	if want := map[string]string{"xlsx": "Bash(python:*) Read", "git-tools": `["Bash(git add:*)","Bash(git commit -m <msg>, --amend)"]`}; !reflect.DeepEqual(attrs, want) {
+		t.Errorf("allowed-tools attributes %q, want %q", attrs, want)
+	}
 	out := filepath.Join(t.TempDir(), "skills")
 	exportTo(t, file, out)
-	cat, err := skillfolder.Scan(context.Background(), []string{out}, nil)
+	sc, err := skillfolder.Scan(context.Background(), []string{out}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if fs := cat.Findings(); len(fs) != 0 {
+	if fs := sc.Findings(); len(fs) != 0 {
 		t.Errorf("exported folder has findings: %v", fs)
 	}
 	for _, tt := range []struct {
@@ -499,10 +510,10 @@ func TestImportKeepsAgentSkillsFields(t *testing.T) {
 		{"xlsx", "description", long},
 		{"xlsx", "license", "Proprietary. LICENSE.txt has complete terms"},
 		{"xlsx", "compatibility", "Needs python3 and openpyxl"},
-		{"xlsx", "allowed-tools", "Bash(python:*) Read"},
-		{"git-tools", "allowed-tools", []any{"Bash(git add:*)", "Bash(git commit -m <msg>, --amend)"}},
+		{"xlsx", "allowed-tools", nil},
+		{"git-tools", "allowed-tools", nil},
 	} {
-		s, ok := cat.Skill(tt.skill)
+		s, ok := sc.Skill(tt.skill)
 		if !ok {
 			t.Fatalf("%s not exported", tt.skill)
 		}
