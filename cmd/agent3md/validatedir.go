@@ -37,7 +37,10 @@ func (a *app) validateDir(ctx context.Context, arg string) []fileReport {
 		var clash *skillfolder.ClashError
 		switch {
 		case errors.As(err, &clash):
-			fr.Errors = append(fr.Errors, agentfile.Finding{Rule: "name-clash", Message: clash.Error()})
+			// One finding per clash, so one run names them all.
+			for _, c := range append([]*skillfolder.ClashError{{Name: clash.Name, First: clash.First, Second: clash.Second}}, clash.Others...) {
+				fr.Errors = append(fr.Errors, agentfile.Finding{Rule: "name-clash", Message: c.Error()})
+			}
 		case errors.Is(err, skillfolder.ErrTooManySkills):
 			fr.Errors = append(fr.Errors, agentfile.Finding{Rule: "too-many-skills", Message: err.Error()})
 		default:

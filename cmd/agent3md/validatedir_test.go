@@ -184,3 +184,23 @@ func TestValidateDirFolderFinding(t *testing.T) {
 		t.Errorf("a report names %s, which does not exist:\n%s", filepath.Join(dir, "SKILL.md"), out)
 	}
 }
+
+// TestValidateDirEveryClash: validate names every name used twice, one
+// name-clash error each.
+func TestValidateDirEveryClash(t *testing.T) {
+	dir := t.TempDir()
+	for _, p := range []string{"a/deploy", "b/deploy", "a/lint", "b/lint"} {
+		skill := filepath.Join(dir, filepath.FromSlash(p))
+		if err := os.MkdirAll(skill, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		md := "---\nname: " + filepath.Base(p) + "\ndescription: x\n---\n"
+		if err := os.WriteFile(filepath.Join(skill, "SKILL.md"), []byte(md), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	code, out, _ := cli(t, "validate", dir)
+	if code != 1 || !strings.Contains(out, "invalid (2 errors") || !strings.Contains(out, `skill "deploy" is defined twice`) || !strings.Contains(out, `skill "lint" is defined twice`) {
+		t.Errorf("exit %d, want 1 and a name-clash error for deploy and for lint:\n%s", code, out)
+	}
+}

@@ -160,6 +160,7 @@ func (c *Catalog) publish(skills []*Skill) error {
 	// a symlink to the folder holding it) is one skill, served under the
 	// first path; its other paths still name it for links.
 	var aliases []*Skill
+	var clash *ClashError
 	kept := skills[:0]
 	for _, s := range skills {
 		if n := len(kept); n > 0 && kept[n-1].Name == s.Name {
@@ -167,9 +168,18 @@ func (c *Catalog) publish(skills []*Skill) error {
 				aliases = append(aliases, s)
 				continue
 			}
-			return &ClashError{Name: s.Name, First: kept[n-1].SkillMD(), Second: s.SkillMD()}
+			e := &ClashError{Name: s.Name, First: kept[n-1].SkillMD(), Second: s.SkillMD()}
+			if clash == nil {
+				clash = e
+			} else {
+				clash.Others = append(clash.Others, e)
+			}
+			continue
 		}
 		kept = append(kept, s)
+	}
+	if clash != nil {
+		return clash
 	}
 	skills = kept
 	c.skills = skills

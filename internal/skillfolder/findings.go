@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 )
 
 // Severity of a Finding.
@@ -92,10 +93,25 @@ var (
 type ClashError struct {
 	Name          string
 	First, Second string // the two SKILL.md paths
+	// Others are the scan's further clashes, in name order, so one run
+	// of validate can name them all.
+	Others []*ClashError
 }
 
 func (e *ClashError) Error() string {
-	return fmt.Sprintf("skill %q is defined twice: %s and %s; rename one folder and its frontmatter name, or serve only one of the folders", e.Name, e.First, e.Second)
+	msg := fmt.Sprintf("skill %q is defined twice: %s and %s; rename one folder and its frontmatter name, or serve only one of the folders", e.Name, e.First, e.Second)
+	if n := len(e.Others); n > 0 {
+		names := make([]string, 0, 3)
+		for _, o := range e.Others[:min(n, 3)] {
+			names = append(names, strconv.Quote(o.Name))
+		}
+		more := ""
+		if n > 3 {
+			more = ", …"
+		}
+		msg += fmt.Sprintf(" (and %d more names defined twice: %s%s)", n, strings.Join(names, ", "), more)
+	}
+	return msg
 }
 
 // Unwrap makes errors.Is(err, ErrNameClash) hold.

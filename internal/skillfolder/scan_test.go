@@ -421,3 +421,25 @@ func TestFileLimitKeepsNearFiles(t *testing.T) {
 		t.Errorf("a second scan keeps %v, the first %v", again, got)
 	}
 }
+
+// Every name clash of a scan is reported, not only the first, so one run
+// of validate names them all.
+func TestEveryNameClash(t *testing.T) {
+	a, b := t.TempDir(), t.TempDir()
+	for _, root := range []string{a, b} {
+		for _, name := range []string{"deploy", "lint", "only-" + filepath.Base(root)} {
+			write(t, filepath.Join(root, name, "SKILL.md"), skillMD(name, "", ""))
+		}
+	}
+	_, err := Scan(context.Background(), []string{a, b}, nil)
+	var ce *ClashError
+	if !errors.As(err, &ce) {
+		t.Fatalf("err = %v, want a *ClashError", err)
+	}
+	if ce.Name != "deploy" || len(ce.Others) != 1 || ce.Others[0].Name != "lint" {
+		t.Errorf("clashes %q and %+v, want deploy, then lint", ce.Name, ce.Others)
+	}
+	if !strings.Contains(err.Error(), `and 1 more names defined twice: "lint"`) {
+		t.Errorf("error %q does not name lint", err)
+	}
+}
