@@ -265,3 +265,23 @@ func TestNameSuggestion(t *testing.T) {
 		t.Errorf(`nameFor("---") = %q, want ""`, got)
 	}
 }
+
+// A Claude Code field is warned of as outside the format, but not with
+// the advice to move it under metadata, which would turn it off.
+func TestClaudeCodeKeys(t *testing.T) {
+	for _, tt := range []struct{ key, want, not string }{
+		{"disable-model-invocation: true", "is a Claude Code field", "move it under metadata"},
+		{"argument-hint: \"[issue]\"", "is a Claude Code field", "move it under metadata"},
+		{"version: \"1\"", "move it under metadata", "Claude Code"},
+	} {
+		fm, p := parseFrontmatter([]byte("---\nname: ok\ndescription: x\n"+tt.key+"\n---\n"), 1000)
+		if p != nil {
+			t.Fatal(p)
+		}
+		c := &checker{skill: "ok", path: "SKILL.md", fm: fm}
+		validate(&Skill{}, fm, c)
+		if len(c.out) != 1 || c.out[0].Rule != RuleUnknownKey || !strings.Contains(c.out[0].Msg, tt.want) || strings.Contains(c.out[0].Msg, tt.not) {
+			t.Errorf("%s: findings %v, want one %s saying %q, not %q", tt.key, c.out, RuleUnknownKey, tt.want, tt.not)
+		}
+	}
+}

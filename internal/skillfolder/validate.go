@@ -186,10 +186,23 @@ func (c *checker) optional(fm *frontmatter) {
 	}
 }
 
+// claudeCodeKeys are the top-level SKILL.md fields Claude Code reads
+// beyond the Agent Skills format.
+var claudeCodeKeys = map[string]bool{
+	"argument-hint": true, "disable-model-invocation": true, "user-invocable": true,
+	"model": true, "effort": true, "context": true, "agent": true, "hooks": true,
+}
+
 func (c *checker) unknownKeys(fm *frontmatter) {
 	for i := 0; i+1 < len(fm.root.Content); i += 2 {
 		k := fm.root.Content[i]
-		if !knownKeys[k.Value] {
+		switch {
+		case knownKeys[k.Value]:
+		case claudeCodeKeys[k.Value]:
+			// Moving it under metadata, the usual advice, would turn off
+			// what it does in Claude Code.
+			c.add(RuleUnknownKey, SeverityWarning, k, "top-level key %q is a Claude Code field, not part of the Agent Skills format: Claude Code reads it, other hosts ignore it and skills-ref refuses it; keep it if the skill is for Claude Code", clip(k.Value, 80))
+		default:
 			c.add(RuleUnknownKey, SeverityWarning, k, "top-level key %q is not part of the Agent Skills format; move it under metadata", clip(k.Value, 80))
 		}
 	}
