@@ -130,7 +130,7 @@ func sum(b []byte) string {
 // frontmatter is the ordered content of a SKILL.md frontmatter.
 type frontmatter struct {
 	name, description string
-	top               [][2]string // license, compatibility when set
+	top               [][2]string // topKeys set on the plane, in that order
 	metadata          [][2]string // key, value in a fixed order
 }
 
@@ -141,7 +141,11 @@ func (f frontmatter) asMap() map[string]any {
 	}
 	m := map[string]any{"name": f.name, "description": f.description, "metadata": meta}
 	for _, kv := range f.top {
-		m[kv[0]] = kv[1]
+		if boolKeys[kv[0]] {
+			m[kv[0]] = kv[1] == "true"
+		} else {
+			m[kv[0]] = kv[1]
+		}
 	}
 	return m
 }
@@ -152,7 +156,15 @@ func (f frontmatter) asMap() map[string]any {
 // own for them. Not allowed-tools, which import keeps too: in a SKILL.md
 // it pre-approves tools for the host, and nobody reading an agent file
 // expects an attribute the format ignores to grant that.
-var topKeys = []string{"license", "compatibility"}
+//
+// The Claude Code fields that only restrict or describe the skill come
+// back too (a deploy skill marked disable-model-invocation must not turn
+// auto-invoked by a round trip); hooks, which run commands, do not.
+var topKeys = []string{"license", "compatibility", "argument-hint", "disable-model-invocation", "user-invocable", "model", "effort"}
+
+// boolKeys are the topKeys written as YAML booleans: Claude Code reads
+// "true" in quotes as a string.
+var boolKeys = map[string]bool{"disable-model-invocation": true, "user-invocable": true}
 
 // frontmatter builds skill i's frontmatter (docs/format.md §15: metadata is a
 // string-to-string map, so numbers are strings and lists are joined).
@@ -166,9 +178,11 @@ func (st *state) frontmatter(i int) frontmatter {
 		f.description = clip(d, maxDescription)
 	}
 	for _, k := range topKeys {
-		if v := clean(pl.Attributes.Value(k)); strings.TrimSpace(v) != "" {
-			f.top = append(f.top, [2]string{k, v})
+		v := clean(pl.Attributes.Value(k))
+		if strings.TrimSpace(v) == "" || boolKeys[k] && v != "true" && v != "false" {
+			continue
 		}
+		f.top = append(f.top, [2]string{k, v})
 	}
 	add := func(k, v string) {
 		if v = clean(v); v != "" {

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"reflect"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -50,7 +51,7 @@ func checkRendered(t *testing.T, r *Rendered) map[string]any {
 		t.Fatalf("YAML yields\n%#v\nFrontmatter is\n%#v", m, r.Frontmatter)
 	}
 	for k := range m {
-		if k != "name" && k != "description" && k != "metadata" && k != "license" && k != "compatibility" {
+		if k != "name" && k != "description" && k != "metadata" && !slices.Contains(topKeys, k) {
 			t.Errorf("unexpected top-level key %q", k)
 		}
 	}
@@ -266,7 +267,7 @@ func TestClip(t *testing.T) {
 // ignores must not do.
 func TestSkillMDCarriesAgentSkillsFields(t *testing.T) {
 	long := strings.TrimSpace(strings.Repeat("Use it for PDF files. ", 40))
-	a := openText(t, head+`@plane z=1 label="pdf" license="Complete terms in LICENSE.txt" compatibility="Needs python3: pypdf" allowed-tools="Bash(*)" description="`+long+`"
+	a := openText(t, head+`@plane z=1 label="pdf" license="Complete terms in LICENSE.txt" compatibility="Needs python3: pypdf" allowed-tools="Bash(*)" hooks="x" disable-model-invocation=true user-invocable=maybe model=haiku description="`+long+`"
 `+long+`
 
 Body.
@@ -284,8 +285,14 @@ Plain skill.
 			t.Errorf("%s = %#v, want %q", k, m[k], want)
 		}
 	}
-	if v, ok := m["allowed-tools"]; ok {
-		t.Errorf("allowed-tools written: %#v", v)
+	for _, k := range []string{"allowed-tools", "hooks", "user-invocable"} {
+		if v, ok := m[k]; ok {
+			t.Errorf("%s written: %#v", k, v)
+		}
+	}
+	// A boolean, as Claude Code reads it; "maybe" is no boolean: left out.
+	if m["disable-model-invocation"] != true || m["model"] != "haiku" {
+		t.Errorf("disable-model-invocation %#v, model %#v", m["disable-model-invocation"], m["model"])
 	}
 	r, err = a.SkillMD(bg, "plain")
 	if err != nil {

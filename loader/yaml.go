@@ -19,7 +19,11 @@ func writeFrontmatter(b *bytes.Buffer, f frontmatter) {
 	for _, kv := range f.top {
 		b.WriteString(kv[0])
 		b.WriteString(": ")
-		b.WriteString(yamlQuote(kv[1]))
+		if boolKeys[kv[0]] {
+			b.WriteString(kv[1]) // true or false, unquoted: a boolean
+		} else {
+			b.WriteString(yamlQuote(kv[1]))
+		}
 		b.WriteString("\n")
 	}
 	if len(f.metadata) > 0 {

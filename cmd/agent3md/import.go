@@ -439,9 +439,16 @@ func planeAttrs(it *importedSkill, warn func(string, ...any), maxBytes int) [][2
 	if d := strings.Join(strings.Fields(s.Description), " "); utf8.RuneCountInString(d) > agentfile.MaxDescriptionRunes {
 		field("description", "description", d)
 	}
-	for _, k := range []string{"license", "compatibility"} {
+	// Also the Claude Code fields export writes back (docs/format.md §15):
+	// a skill marked disable-model-invocation must stay so.
+	for _, k := range []string{"license", "compatibility", "argument-hint", "model", "effort"} {
 		if v, ok := s.Frontmatter[k].(string); ok && strings.TrimSpace(v) != "" {
 			field(k, k, strings.TrimSpace(v))
+		}
+	}
+	for _, k := range []string{"disable-model-invocation", "user-invocable"} {
+		if v, ok := s.Frontmatter[k].(bool); ok {
+			field(k, k, strconv.FormatBool(v))
 		}
 	}
 	switch v := s.Frontmatter["allowed-tools"].(type) {

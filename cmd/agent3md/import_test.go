@@ -483,6 +483,7 @@ func TestImportKeepsAgentSkillsFields(t *testing.T) {
 	src := t.TempDir()
 	long := strings.TrimSpace(strings.Repeat("Use this skill whenever a spreadsheet is involved. ", 15))
 	writeSkill(t, src, "xlsx", "description: "+yamlString(long)+"\nlicense: Proprietary. LICENSE.txt has complete terms\ncompatibility: \"Needs python3 and openpyxl\"\nallowed-tools: Bash(python:*) Read\n", "# XLSX\n\nBody.\n", nil)
+	writeSkill(t, src, "deploy", "description: Deploy.\ndisable-model-invocation: true\nargument-hint: \"[env]\"\nmodel: haiku\nhooks:\n  PreToolUse: []\n", "Deploy.\n", nil)
 	writeSkill(t, src, "git-tools", "description: Commit changes.\nallowed-tools:\n  - \"Bash(git add:*)\"\n  - \"Bash(git commit -m <msg>, --amend)\"\n", "Body.\n", nil)
 	file, cat, _ := importOK(t, src)
 	attrs := map[string]string{}
@@ -500,8 +501,10 @@ func TestImportKeepsAgentSkillsFields(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if fs := sc.Findings(); len(fs) != 0 {
-		t.Errorf("exported folder has findings: %v", fs)
+	for _, f := range sc.Findings() {
+		if f.Rule != skillfolder.RuleUnknownKey { // the Claude Code fields
+			t.Errorf("exported folder has a finding: %v", f)
+		}
 	}
 	for _, tt := range []struct {
 		skill, key string
@@ -512,6 +515,10 @@ func TestImportKeepsAgentSkillsFields(t *testing.T) {
 		{"xlsx", "compatibility", "Needs python3 and openpyxl"},
 		{"xlsx", "allowed-tools", nil},
 		{"git-tools", "allowed-tools", nil},
+		{"deploy", "disable-model-invocation", true},
+		{"deploy", "argument-hint", "[env]"},
+		{"deploy", "model", "haiku"},
+		{"deploy", "hooks", nil},
 	} {
 		s, ok := sc.Skill(tt.skill)
 		if !ok {
