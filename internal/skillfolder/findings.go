@@ -44,6 +44,7 @@ const (
 	RuleUnreadable    = "unreadable"      // warning: a directory or file that could not be read
 	RuleNestedTooDeep = "nested-too-deep" // warning: a SKILL.md below MaxDepth, served as a file only
 	RuleSkillMDCase   = "skill-md-case"   // error: a skill.md (or other casing) where SKILL.md is wanted: no skill
+	RuleBrokenLink    = "broken-link"     // warning: a body link into the skill folder at a file it does not serve
 )
 
 // Finding is one problem found in a skill folder.

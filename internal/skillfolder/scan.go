@@ -1,12 +1,14 @@
 package skillfolder
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -255,16 +257,52 @@ func scanSkill(root, dir, real string, depth int, o *Options) (s *Skill, nested 
 	// parsed, so a cut list still holds it.
 	s.Files = append(s.Files, File{Path: "SKILL.md", Size: int64(len(data)), MIME: mimeByExt("SKILL.md"), sig: mdSig})
 	s.Bytes = int64(len(data))
+	var body []byte
+	bodyLine := 0
+	if p == nil && len(s.links) > 0 {
+		body, bodyLine = data[fm.bodyOffset:], 1+bytes.Count(data[:fm.bodyOffset], []byte("\n"))
+	}
 	data = nil // the body is not kept
 	w := &fileWalk{s: s, o: o, c: c}
 	w.walk(real, "", 0)
 	nested = w.nested
 	w.finish()
+	if !s.Truncated {
+		brokenLinks(s, body, bodyLine, c)
+	}
 	if p != nil || c.skipped {
 		return s, nested, c.out
 	}
 	s.Findings = c.out
 	return s, nested, nil
+}
+
+// brokenLinks warns of each relative link in the body that points into
+// the skill folder at nothing it serves: a renamed file, a folder never
+// copied, a hidden file. A host following it over MCP gets "not found".
+// Links leading out of the folder are another skill's business (Deps).
+func brokenLinks(s *Skill, body []byte, bodyLine int, c *checker) {
+	seen := map[string]bool{}
+	for _, t := range s.links {
+		rel, err := filepath.Rel(s.Dir, t)
+		if err != nil || rel == "." || !filepath.IsLocal(rel) {
+			continue
+		}
+		rel = filepath.ToSlash(rel)
+		if seen[rel] {
+			continue
+		}
+		seen[rel] = true
+		if _, ok := s.file(rel); ok || slices.ContainsFunc(s.Files, func(f File) bool { return strings.HasPrefix(f.Path, rel+"/") }) {
+			continue
+		}
+		line := bodyLine
+		if i := bytes.Index(body, []byte(rel)); i >= 0 {
+			line += bytes.Count(body[:i], []byte("\n"))
+		}
+		c.out = append(c.out, Finding{Skill: c.skill, Path: c.path, Line: line, Rule: RuleBrokenLink, Severity: SeverityWarning,
+			Msg: fmt.Sprintf("the body links to %s, which the skill folder does not serve (missing, hidden, a special file or over a limit); fix the link or add the file", rel)})
+	}
 }
 
 // resolveLink makes a symlink's target absolute, relative to the link.

@@ -443,3 +443,30 @@ func TestEveryNameClash(t *testing.T) {
 		t.Errorf("error %q does not name lint", err)
 	}
 }
+
+// A body link into the skill folder at a file it does not serve (renamed,
+// hidden, never copied: what an exported skill keeps of its source's
+// references/) is warned of with its line; links to served files and
+// folders, to the folder itself, to other skills and to URLs are not.
+func TestBrokenLinks(t *testing.T) {
+	root := t.TempDir()
+	body := "# Tool\n\nSee [the guide](references/guide.md) and [api](references/api.md#auth).\n\n" +
+		"Run [scripts](scripts/) or [here](.) or [web](https://example.com/x.md) or [other](../other/SKILL.md).\n\n" +
+		"Secrets in [env](.env).\n"
+	write(t, filepath.Join(root, "tool", "SKILL.md"), skillMD("tool", "", body))
+	write(t, filepath.Join(root, "tool", "references", "api.md"), "x")
+	write(t, filepath.Join(root, "tool", "scripts", "run.sh"), "x")
+	write(t, filepath.Join(root, "tool", ".env"), "x")
+	write(t, filepath.Join(root, "other", "SKILL.md"), skillMD("other", "", ""))
+	s := mustSkill(t, scan(t, nil, root), "tool")
+	var got []string
+	for _, f := range s.Findings {
+		if f.Rule == RuleBrokenLink {
+			got = append(got, fmt.Sprintf("%d %s", f.Line, strings.Fields(f.Msg)[4]))
+		}
+	}
+	// SKILL.md: 4 lines of frontmatter, the body from line 5.
+	if want := []string{"7 references/guide.md,", "11 .env,"}; !slices.Equal(got, want) {
+		t.Errorf("broken links %q, want %q (findings %v)", got, want, s.Findings)
+	}
+}
