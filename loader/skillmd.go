@@ -130,6 +130,7 @@ func sum(b []byte) string {
 // frontmatter is the ordered content of a SKILL.md frontmatter.
 type frontmatter struct {
 	name, description string
+	top               [][2]string // topKeys set on the plane, in that order
 	metadata          [][2]string // key, value in a fixed order
 }
 
@@ -138,8 +139,32 @@ func (f frontmatter) asMap() map[string]any {
 	for _, kv := range f.metadata {
 		meta[kv[0]] = kv[1]
 	}
-	return map[string]any{"name": f.name, "description": f.description, "metadata": meta}
+	m := map[string]any{"name": f.name, "description": f.description, "metadata": meta}
+	for _, kv := range f.top {
+		if boolKeys[kv[0]] {
+			m[kv[0]] = kv[1] == "true"
+		} else {
+			m[kv[0]] = kv[1]
+		}
+	}
+	return m
 }
+
+// topKeys are the Agent Skills frontmatter fields a plane can carry as
+// attributes of the same name, which import writes so that they survive a
+// round trip (docs/format.md §15): the agent format has no field of its
+// own for them. Not allowed-tools, which import keeps too: in a SKILL.md
+// it pre-approves tools for the host, and nobody reading an agent file
+// expects an attribute the format ignores to grant that.
+//
+// The Claude Code fields that only restrict or describe the skill come
+// back too (a deploy skill marked disable-model-invocation must not turn
+// auto-invoked by a round trip); hooks, which run commands, do not.
+var topKeys = []string{"license", "compatibility", "argument-hint", "disable-model-invocation", "user-invocable", "model", "effort"}
+
+// boolKeys are the topKeys written as YAML booleans: Claude Code reads
+// "true" in quotes as a string.
+var boolKeys = map[string]bool{"disable-model-invocation": true, "user-invocable": true}
 
 // frontmatter builds skill i's frontmatter (docs/format.md §15: metadata is a
 // string-to-string map, so numbers are strings and lists are joined).
@@ -147,6 +172,18 @@ func (st *state) frontmatter(i int) frontmatter {
 	s := &st.info.Skills[i]
 	pl := &st.cat.Planes[s.Plane]
 	f := frontmatter{name: st.slugList()[i], description: st.description(i)}
+	if d := strings.Join(strings.Fields(clean(pl.Attributes.Value("description"))), " "); d != "" {
+		// The whole Agent Skills description, which the body's first
+		// paragraph holds only to docs/format.md §5's 500 characters.
+		f.description = clip(d, maxDescription)
+	}
+	for _, k := range topKeys {
+		v := clean(pl.Attributes.Value(k))
+		if strings.TrimSpace(v) == "" || boolKeys[k] && v != "true" && v != "false" {
+			continue
+		}
+		f.top = append(f.top, [2]string{k, v})
+	}
 	add := func(k, v string) {
 		if v = clean(v); v != "" {
 			f.metadata = append(f.metadata, [2]string{k, v})

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"reflect"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -50,7 +51,7 @@ func checkRendered(t *testing.T, r *Rendered) map[string]any {
 		t.Fatalf("YAML yields\n%#v\nFrontmatter is\n%#v", m, r.Frontmatter)
 	}
 	for k := range m {
-		if k != "name" && k != "description" && k != "metadata" {
+		if k != "name" && k != "description" && k != "metadata" && !slices.Contains(topKeys, k) {
 			t.Errorf("unexpected top-level key %q", k)
 		}
 	}
@@ -255,5 +256,49 @@ func TestClip(t *testing.T) {
 	}
 	if clip("short", 10) != "short" {
 		t.Fatal("clip changed a short string")
+	}
+}
+
+// A plane's license= and compatibility= attributes (what import keeps of
+// an Agent Skills frontmatter) are written back as those frontmatter
+// fields, and description= as the whole description, which the body's
+// first paragraph keeps only to 500 characters. allowed-tools= is not: in
+// a SKILL.md it pre-approves tools, which an attribute the agent format
+// ignores must not do.
+func TestSkillMDCarriesAgentSkillsFields(t *testing.T) {
+	long := strings.TrimSpace(strings.Repeat("Use it for PDF files. ", 40))
+	a := openText(t, head+`@plane z=1 label="pdf" license="Complete terms in LICENSE.txt" compatibility="Needs python3: pypdf" allowed-tools="Bash(*)" hooks="x" disable-model-invocation=true user-invocable=maybe model=haiku description="`+long+`"
+`+long+`
+
+Body.
+
+@plane z=2 label="plain"
+Plain skill.
+`)
+	r, err := a.SkillMD(bg, "pdf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := checkRendered(t, r)
+	for k, want := range map[string]string{"license": "Complete terms in LICENSE.txt", "compatibility": "Needs python3: pypdf", "description": long} {
+		if m[k] != want {
+			t.Errorf("%s = %#v, want %q", k, m[k], want)
+		}
+	}
+	for _, k := range []string{"allowed-tools", "hooks", "user-invocable"} {
+		if v, ok := m[k]; ok {
+			t.Errorf("%s written: %#v", k, v)
+		}
+	}
+	// A boolean, as Claude Code reads it; "maybe" is no boolean: left out.
+	if m["disable-model-invocation"] != true || m["model"] != "haiku" {
+		t.Errorf("disable-model-invocation %#v, model %#v", m["disable-model-invocation"], m["model"])
+	}
+	r, err = a.SkillMD(bg, "plain")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m := checkRendered(t, r); len(m) != 3 || m["description"] != "Plain skill." {
+		t.Errorf("a plane without those attributes gains keys: %#v", m)
 	}
 }

@@ -16,6 +16,16 @@ func writeFrontmatter(b *bytes.Buffer, f frontmatter) {
 	b.WriteString("\ndescription: ")
 	b.WriteString(yamlQuote(f.description))
 	b.WriteString("\n")
+	for _, kv := range f.top {
+		b.WriteString(kv[0])
+		b.WriteString(": ")
+		if boolKeys[kv[0]] {
+			b.WriteString(kv[1]) // true or false, unquoted: a boolean
+		} else {
+			b.WriteString(yamlQuote(kv[1]))
+		}
+		b.WriteString("\n")
+	}
 	if len(f.metadata) > 0 {
 		b.WriteString("metadata:\n")
 		for _, kv := range f.metadata {

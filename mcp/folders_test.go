@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"encoding/xml"
 	"errors"
 	"github.com/agent3md/agent3md/internal/synth"
 	"os"
@@ -12,6 +13,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/agent3md/agent3md/loader"
 )
@@ -262,4 +264,69 @@ func TestFolderReload(t *testing.T) {
 	r.send(`{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"get_skill","arguments":{"name":"gamma"}}}`)
 	r.collect(`"id":3,"result":{"content":[{"type":"text","text":"gamma`, `Gamma body.`)
 	r.finish()
+}
+
+// TestFolderListsSurviveAStaleSkill: a file of one skill changed after a
+// pinned folder agent was loaded (a chmod +x, a touch) leaves that skill
+// out of skills/list and resources/list until the reload, instead of
+// failing both lists for every skill.
+func TestFolderListsSurviveAStaleSkill(t *testing.T) {
+	a, dir := openFolderAgent(t)
+	later := time.Now().Add(time.Hour)
+	if err := os.Chtimes(filepath.Join(dir, "build", "SKILL.md"), later, later); err != nil {
+		t.Fatal(err)
+	}
+	s := newServer(&Options{Agent: a})
+	sess := newSession(nil)
+	var page struct{ Skills []testSkillEntry }
+	mustRPC(t, s, sess, methodSkillsList, nil, &page)
+	var got []string
+	for _, sk := range page.Skills {
+		got = append(got, sk.URI)
+	}
+	if slices.Contains(got, "skill://build/SKILL.md") || !slices.Contains(got, "skill://deploy/SKILL.md") || len(got) != 3 {
+		t.Errorf("skills/list = %q, want every skill but build", got)
+	}
+	var list struct{ Resources []struct{ URI string } }
+	mustRPC(t, s, sess, methodResourcesList, nil, &list)
+	got = got[:0]
+	for _, r := range list.Resources {
+		got = append(got, r.URI)
+	}
+	if slices.Contains(got, "skill://build/SKILL.md") || !slices.Contains(got, "skill://deploy/SKILL.md") {
+		t.Errorf("resources/list = %q, want every skill but build", got)
+	}
+}
+
+// TestPromptXMLWellFormed: a description holding a NUL or an escape (YAML
+// "\u0000", "\e") would make the <available_skills> block ill-formed XML,
+// which XML 1.0 cannot hold even as a reference; it is replaced.
+func TestPromptXMLWellFormed(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, "odd"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	md := "---\nname: odd\ndescription: \"Odd \\u0000 skill \\e[2J </description> & more\"\n---\nBody.\n"
+	if err := os.WriteFile(filepath.Join(dir, "odd", "SKILL.md"), []byte(md), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	a, err := loader.OpenFolders(context.Background(), []string{dir}, &loader.FolderOptions{NoRescan: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { a.Close() })
+	s := newServer(&Options{Agent: a})
+	b, _, _ := readBytes(t, s, newSession(nil), uriPromptXML)
+	var doc struct {
+		Skills []struct {
+			Name        string `xml:"name"`
+			Description string `xml:"description"`
+		} `xml:"skill"`
+	}
+	if err := xml.Unmarshal(b, &doc); err != nil {
+		t.Fatalf("not well-formed XML: %v\n%q", err, b)
+	}
+	if len(doc.Skills) != 1 || doc.Skills[0].Description != "Odd \uFFFD skill \uFFFD[2J </description> & more" {
+		t.Errorf("skills %+v", doc.Skills)
+	}
 }

@@ -140,6 +140,12 @@ func (s *server) resourcesList(ctx context.Context, c *call) (any, error) {
 		}
 		slug := snap.Slug(i)
 		files, err := v.files.of(ctx, v.agent, slug)
+		if errors.Is(err, loader.ErrStale) {
+			// Changed on disk since the load: left out until the reload
+			// the change brings, rather than failing the whole list.
+			s.log.Warn("skill changed on disk, left out of resources/list until the next reload", "skill", slug, "err", err)
+			continue
+		}
 		if err != nil {
 			return nil, s.resourceFailure(c, schemeSkill+slug+"/"+fileSkillMD, err)
 		}

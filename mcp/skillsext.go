@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"html"
 	"strings"
@@ -62,7 +63,10 @@ func skillEntry(snap loader.Snapshot, i int, f *fileSet) skillJSON {
 }
 
 // skillsList pages through the skills; a skill past the extension's
-// limits is left out, with a warning on stderr.
+// limits is left out, with a warning on stderr, and so is one that changed
+// on disk since the agent was loaded (a pinned folder agent refuses its
+// files until the reload the change brings): a partial page until then,
+// rather than no list at all.
 func (s *server) skillsList(ctx context.Context, c *call) (any, error) {
 	var p listParams
 	v, err := c.bindAgent(ctx, &p)
@@ -81,6 +85,10 @@ func (s *server) skillsList(ctx context.Context, c *call) (any, error) {
 		}
 		slug := snap.Slug(i)
 		f, err := v.files.of(ctx, v.agent, slug)
+		if errors.Is(err, loader.ErrStale) {
+			s.log.Warn("skill changed on disk, left out of skills/list until the next reload", "skill", slug, "err", err)
+			continue
+		}
 		if err != nil {
 			return nil, s.resourceFailure(c, schemeSkill+slug+"/"+fileSkillMD, err)
 		}
@@ -196,7 +204,7 @@ func (sf *skillFiles) promptXML(ctx context.Context, a *loader.Agent, max int) (
 		}
 		slug := snap.Slug(i)
 		fmt.Fprintf(&b, "  <skill>\n    <name>%s</name>\n    <description>%s</description>\n    <location>%s</location>\n  </skill>\n",
-			html.EscapeString(slug), html.EscapeString(snap.Description(i)), html.EscapeString(schemeSkill+slug+"/"+fileSkillMD))
+			xmlText(slug), xmlText(snap.Description(i)), xmlText(schemeSkill+slug+"/"+fileSkillMD))
 		if b.Len() > max {
 			err := fmt.Errorf("the <available_skills> block passes the %d-byte answer bound (--max-answer-bytes) at skill %d of %d; list skills with resources/list or skills/list instead", max, i+1, snap.Len())
 			sf.mu.Lock()
@@ -211,6 +219,26 @@ func (sf *skillFiles) promptXML(ctx context.Context, a *loader.Agent, max int) (
 	sf.xml = out
 	sf.mu.Unlock()
 	return out, nil
+}
+
+// xmlText escapes s for XML character data, replacing the characters XML
+// 1.0 does not allow at all (control characters but tab and line breaks,
+// U+FFFE, U+FFFF), not even as references, with U+FFFD: one description
+// holding a NUL or an escape would make the whole block unparsable.
+func xmlText(s string) string {
+	if strings.IndexFunc(s, badXMLChar) >= 0 {
+		s = strings.Map(func(r rune) rune {
+			if badXMLChar(r) {
+				return '\uFFFD'
+			}
+			return r
+		}, s)
+	}
+	return html.EscapeString(s)
+}
+
+func badXMLChar(r rune) bool {
+	return r < 0x20 && r != '\t' && r != '\n' && r != '\r' || r == 0xFFFE || r == 0xFFFF
 }
 
 // children lists directory dir's direct entries ("" is the skill's

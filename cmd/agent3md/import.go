@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -230,6 +231,10 @@ func (a *app) importBuild(ctx context.Context, roots []string, o importOptions) 
 			warn("the body leaves a code fence open; closed at its end so the planes after it are read")
 		}
 		it.files, it.cut = listedFiles(it, dirs)
+		if kept := slices.DeleteFunc(it.files, func(f string) bool { return !listable(f) }); len(kept) < len(it.files) {
+			warn("%d files not listed: their names hold a line break, a control character or [[, which the agent file would read as a directive or link", len(it.files)-len(kept))
+			it.files = kept
+		}
 		r.files += len(it.files)
 		it.attrs = planeAttrs(it, warn, a.limits.MaxAttributeBytes)
 	}
@@ -389,19 +394,22 @@ func metaString(s *skillfolder.Skill, key string) (string, bool) {
 func planeAttrs(it *importedSkill, warn func(string, ...any), maxBytes int) [][2]string {
 	s := it.s
 	out := [][2]string{{"label", s.Name}}
-	add := func(k, v string) {
-		if v == "" {
-			return
-		}
+	// field adds k=v, what naming the value in a warning.
+	field := func(what, k, v string) {
 		if _, ok := attrValue(v); !ok {
-			warn("metadata %s holds a line break or NUL, which a plane's %s= cannot; left out", k, k)
+			warn("%s holds a line break or NUL, which a plane's %s= cannot; left out", what, k)
 			return
 		}
 		if maxBytes > 0 && len(v) > maxBytes {
-			warn("metadata %s is %d bytes, over the attribute limit of %d (--max-attribute-bytes); left out", k, len(v), maxBytes)
+			warn("%s is %d bytes, over the attribute limit of %d (--max-attribute-bytes); left out", what, len(v), maxBytes)
 			return
 		}
 		out = append(out, [2]string{k, v})
+	}
+	add := func(k, v string) {
+		if v != "" {
+			field("metadata "+k, k, v)
+		}
 	}
 	triggers := s.Triggers
 	if len(triggers) == 0 {
@@ -424,7 +432,55 @@ func planeAttrs(it *importedSkill, warn func(string, ...any), maxBytes int) [][2
 	if cost, ok := metaString(s, "cost"); ok {
 		add("cost", strings.TrimSpace(cost))
 	}
+	// Frontmatter fields the agent format has no place for travel as
+	// attributes of the same name, which export writes back
+	// (docs/format.md §15): the whole description when the body's first
+	// paragraph would cut it, license, compatibility and allowed-tools.
+	if d := strings.Join(strings.Fields(s.Description), " "); utf8.RuneCountInString(d) > agentfile.MaxDescriptionRunes {
+		field("description", "description", d)
+	}
+	// Also the Claude Code fields export writes back (docs/format.md §15):
+	// a skill marked disable-model-invocation must stay so.
+	for _, k := range []string{"license", "compatibility", "argument-hint", "model", "effort"} {
+		if v, ok := s.Frontmatter[k].(string); ok && strings.TrimSpace(v) != "" {
+			field(k, k, strings.TrimSpace(v))
+		}
+	}
+	for _, k := range []string{"disable-model-invocation", "user-invocable"} {
+		if v, ok := s.Frontmatter[k].(bool); ok {
+			field(k, k, strconv.FormatBool(v))
+		}
+	}
+	switch v := s.Frontmatter["allowed-tools"].(type) {
+	case string:
+		if strings.TrimSpace(v) != "" {
+			field("allowed-tools", "allowed-tools", strings.TrimSpace(v))
+		}
+	case []any:
+		// A list stays a list: as a JSON array, since an item may hold
+		// the spaces or commas a joined string would split on.
+		if j, ok := jsonStrings(v); ok {
+			field("allowed-tools", "allowed-tools", j)
+		}
+	}
 	return out
+}
+
+// jsonStrings writes a list of strings as a JSON array, HTML characters
+// as they are; ok is false when an item is not a string.
+func jsonStrings(l []any) (string, bool) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	for _, v := range l {
+		if _, ok := v.(string); !ok {
+			return "", false
+		}
+	}
+	if enc.Encode(l) != nil {
+		return "", false
+	}
+	return strings.TrimSuffix(b.String(), "\n"), true
 }
 
 // linkTarget maps a link destination in it's body to an imported skill:
@@ -486,8 +542,8 @@ func filesSection(it *importedSkill) string {
 	var b strings.Builder
 	b.WriteString(filesMarker + "\n")
 	folder := it.s.Rel
-	if folder == "." {
-		folder = filepath.Base(it.s.Dir)
+	if folder == "." || !listable(folder) {
+		folder = filepath.Base(it.s.Dir) // the skill's name: a valid one
 	}
 	fmt.Fprintf(&b, "Files of this skill, by path in its folder `%s` (not included here):\n\n", codeText(folder))
 	for _, f := range it.files {
@@ -497,6 +553,23 @@ func filesSection(it *importedSkill) string {
 		b.WriteString("- … (the list was cut at the file limit)\n")
 	}
 	return b.String()
+}
+
+// listable reports whether a file or folder name can be written in a
+// plane's body as it is: a code span keeps Markdown from reading it, but
+// the agent format reads lines and [[z=N]] links before any Markdown, so a
+// name holding a line break ("x\n@plane z=9 tool=...") would add a plane
+// and one holding [[ a link.
+func listable(s string) bool {
+	if strings.Contains(s, "[[") {
+		return false
+	}
+	for _, r := range s {
+		if r < 0x20 || r == 0x7f || r == 0x85 || r == 0x2028 || r == 0x2029 {
+			return false
+		}
+	}
+	return true
 }
 
 // codeSpan renders s as a Markdown code span, fenced by one more backtick
@@ -732,7 +805,10 @@ func renderAgent(id *identity, items []*importedSkill) []byte {
 	var b bytes.Buffer
 	b.WriteString("---\n3md: 1.0\n")
 	fmt.Fprintf(&b, "title: %s\n", frontValue(id.title))
-	if id.model != "" {
+	if id.model != "" && id.model != "unknown" {
+		// "unknown" is the format's default (docs/format.md §7), which
+		// export's AGENT.md spells out: written here, a second import
+		// would differ from the first by a line that means nothing.
 		fmt.Fprintf(&b, "model: %s\n", frontValue(id.model))
 	}
 	if id.persona != "" {

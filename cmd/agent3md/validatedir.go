@@ -37,7 +37,10 @@ func (a *app) validateDir(ctx context.Context, arg string) []fileReport {
 		var clash *skillfolder.ClashError
 		switch {
 		case errors.As(err, &clash):
-			fr.Errors = append(fr.Errors, agentfile.Finding{Rule: "name-clash", Message: clash.Error()})
+			// One finding per clash, so one run names them all.
+			for _, c := range append([]*skillfolder.ClashError{{Name: clash.Name, First: clash.First, Second: clash.Second}}, clash.Others...) {
+				fr.Errors = append(fr.Errors, agentfile.Finding{Rule: "name-clash", Message: c.Error()})
+			}
 		case errors.Is(err, skillfolder.ErrTooManySkills):
 			fr.Errors = append(fr.Errors, agentfile.Finding{Rule: "too-many-skills", Message: err.Error()})
 		default:
@@ -80,12 +83,18 @@ func (a *app) validateDir(ctx context.Context, arg string) []fileReport {
 		if f.Skill != "" && filepath.Base(file) != "SKILL.md" {
 			// A finding about another file of a skill: find the skill's
 			// SKILL.md above it, and name the file in the message.
-			if sk, ok := cat.Skill(f.Skill); ok && strings.HasPrefix(f.Path, sk.Dir+string(filepath.Separator)) {
+			// A finding about the whole folder (too many files) has the
+			// folder itself as its path.
+			sk, ok := cat.Skill(f.Skill)
+			switch {
+			case ok && (f.Path == sk.Dir || strings.HasPrefix(f.Path, sk.Dir+string(filepath.Separator))):
 				skillMD = show(sk.SkillMD())
-			} else {
+			case f.Rule == skillfolder.RuleTooManyFiles || f.Rule == skillfolder.RuleSkillTooLarge:
+				skillMD = filepath.Join(file, "SKILL.md") // of a broken skill
+			default:
 				skillMD = skillFileAbove(file, f.Skill)
 			}
-			if rel, err := filepath.Rel(filepath.Dir(skillMD), file); err == nil {
+			if rel, err := filepath.Rel(filepath.Dir(skillMD), file); err == nil && rel != "." {
 				msg = filepath.ToSlash(rel) + ": " + msg
 			}
 		}

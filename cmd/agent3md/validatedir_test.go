@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -147,5 +148,59 @@ func TestValidateDirFileFinding(t *testing.T) {
 	want := filepath.Join(skill, "escape") + ":0: warning [symlink-escape]: escape: "
 	if code != 0 || !strings.Contains(out, filepath.Join(skill, "SKILL.md")+": ok (0 errors, 1 warnings)") || !strings.Contains(out, want) {
 		t.Fatalf("exit %d, want 0 and %q:\n%s", code, want, out)
+	}
+}
+
+// TestValidateDirFolderFinding: a finding about a whole skill folder (too
+// many files), of a served or a broken skill, is counted in that skill's
+// report, not in one of a SKILL.md in the folder above.
+func TestValidateDirFolderFinding(t *testing.T) {
+	dir := t.TempDir()
+	for name, md := range map[string]string{"big": "---\nname: big\ndescription: x\n---\n", "bad": "no frontmatter\n"} {
+		skill := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Join(skill, "many"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(skill, "SKILL.md"), []byte(md), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		for i := range 520 {
+			if err := os.WriteFile(filepath.Join(skill, "many", fmt.Sprintf("f%d.txt", i)), []byte("x"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	_, out, _ := cli(t, "validate", dir)
+	for _, want := range []string{
+		filepath.Join(dir, "big", "SKILL.md") + ": ok (0 errors, 1 warnings)",
+		filepath.Join(dir, "big") + ":0: warning [too-many-files]: skill has more than 512 files",
+		filepath.Join(dir, "bad", "SKILL.md") + ": invalid (1 errors, 1 warnings)",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, filepath.Join(dir, "SKILL.md")) {
+		t.Errorf("a report names %s, which does not exist:\n%s", filepath.Join(dir, "SKILL.md"), out)
+	}
+}
+
+// TestValidateDirEveryClash: validate names every name used twice, one
+// name-clash error each.
+func TestValidateDirEveryClash(t *testing.T) {
+	dir := t.TempDir()
+	for _, p := range []string{"a/deploy", "b/deploy", "a/lint", "b/lint"} {
+		skill := filepath.Join(dir, filepath.FromSlash(p))
+		if err := os.MkdirAll(skill, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		md := "---\nname: " + filepath.Base(p) + "\ndescription: x\n---\n"
+		if err := os.WriteFile(filepath.Join(skill, "SKILL.md"), []byte(md), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	code, out, _ := cli(t, "validate", dir)
+	if code != 1 || !strings.Contains(out, "invalid (2 errors") || !strings.Contains(out, `skill "deploy" is defined twice`) || !strings.Contains(out, `skill "lint" is defined twice`) {
+		t.Errorf("exit %d, want 1 and a name-clash error for deploy and for lint:\n%s", code, out)
 	}
 }

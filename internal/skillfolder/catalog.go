@@ -156,16 +156,40 @@ func (c *Catalog) publish(skills []*Skill) error {
 	slices.SortFunc(skills, func(a, b *Skill) int {
 		return cmp.Or(cmp.Compare(a.Name, b.Name), cmp.Compare(a.Dir, b.Dir))
 	})
-	for i := 1; i < len(skills); i++ {
-		if skills[i].Name == skills[i-1].Name {
-			return &ClashError{Name: skills[i].Name, First: skills[i-1].SkillMD(), Second: skills[i].SkillMD()}
+	// One real folder reached by two paths (a symlink to a skill beside
+	// a symlink to the folder holding it) is one skill, served under the
+	// first path; its other paths still name it for links.
+	var aliases []*Skill
+	var clash *ClashError
+	kept := skills[:0]
+	for _, s := range skills {
+		if n := len(kept); n > 0 && kept[n-1].Name == s.Name {
+			if a := kept[n-1]; filepath.Clean(a.realDir) == filepath.Clean(s.realDir) || a.dirID.ino != 0 && sameID(a.dirID, s.dirID) {
+				aliases = append(aliases, s)
+				continue
+			}
+			e := &ClashError{Name: s.Name, First: kept[n-1].SkillMD(), Second: s.SkillMD()}
+			if clash == nil {
+				clash = e
+			} else {
+				clash.Others = append(clash.Others, e)
+			}
+			continue
 		}
+		kept = append(kept, s)
 	}
+	if clash != nil {
+		return clash
+	}
+	skills = kept
 	c.skills = skills
 	c.index = make(map[string]int, len(skills))
 	c.dirs = make(map[string]string, len(skills))
 	for i, s := range skills {
 		c.index[s.Name] = i
+		c.dirs[filepath.Clean(s.Dir)] = s.Name
+	}
+	for _, s := range aliases {
 		c.dirs[filepath.Clean(s.Dir)] = s.Name
 	}
 	for _, s := range skills {

@@ -30,29 +30,62 @@ type fileWalk struct {
 // listed only when they resolve inside the skill. Entries are read in
 // batches and the walk stops once the list is full, so a folder holding a
 // million files costs a batch, not a million entries.
+//
+// Folders are walked breadth first, each batch in name order: when the
+// list is cut at MaxFilesPerSkill, the files kept are those nearest the
+// SKILL.md (scripts/, references/), not whatever a node_modules the
+// directory order happens to put first, and the same ones on every
+// machine.
 func (w *fileWalk) walk(real, rel string, depth int) {
+	queue := []pendingDir{{rel, depth}}
+	for len(queue) > 0 && !w.full {
+		d := queue[0]
+		queue = queue[1:]
+		sub := w.walkDir(real, d.rel, d.depth)
+		if len(queue)+len(sub) > maxPendingDirs {
+			w.warn(d.rel, RuleUnreadable, fmt.Sprintf("more than %d folders wait to be read in this skill; the ones below this folder are not served", maxPendingDirs))
+			continue
+		}
+		queue = append(queue, sub...)
+	}
+}
+
+// pendingDir is a folder a walk has yet to read.
+type pendingDir struct {
+	rel   string
+	depth int
+}
+
+// maxPendingDirs bounds the folders a breadth-first walk holds at once.
+const maxPendingDirs = 1 << 16
+
+// walkDir lists the files of one folder and returns its subfolders.
+func (w *fileWalk) walkDir(real, rel string, depth int) []pendingDir {
 	f, err := os.Open(filepath.Join(real, filepath.FromSlash(rel)))
 	if err != nil {
 		w.warn(rel, RuleUnreadable, "cannot read folder: "+err.Error())
-		return
+		return nil
 	}
 	defer f.Close()
+	var sub []pendingDir
 	for !w.full {
 		entries, err := f.ReadDir(dirBatch)
-		w.entries(real, rel, depth, entries)
+		slices.SortFunc(entries, func(a, b os.DirEntry) int { return cmp.Compare(a.Name(), b.Name()) })
+		sub = w.entries(real, rel, depth, entries, sub)
 		if err != nil {
 			if err != io.EOF {
 				w.warn(rel, RuleUnreadable, "cannot read folder: "+err.Error())
 			}
-			return
+			break
 		}
 	}
+	return sub
 }
 
 // dirBatch is how many directory entries a walk reads at a time.
 const dirBatch = 256
 
-func (w *fileWalk) entries(real, rel string, depth int, entries []os.DirEntry) {
+func (w *fileWalk) entries(real, rel string, depth int, entries []os.DirEntry, sub []pendingDir) []pendingDir {
 	for _, e := range entries {
 		name := e.Name()
 		if strings.HasPrefix(name, ".") {
@@ -71,7 +104,7 @@ func (w *fileWalk) entries(real, rel string, depth int, entries []os.DirEntry) {
 				w.warn(p, RuleUnreadable, fmt.Sprintf("folder is more than %d levels deep; its files are not served", maxFileDepth))
 				continue
 			}
-			w.walk(real, p, depth+1)
+			sub = append(sub, pendingDir{p, depth + 1})
 		case t.IsRegular():
 			fi, err := e.Info()
 			if err != nil {
@@ -84,6 +117,7 @@ func (w *fileWalk) entries(real, rel string, depth int, entries []os.DirEntry) {
 			w.warn(p, RuleSpecialFile, "a device, FIFO or socket is never served")
 		}
 	}
+	return sub
 }
 
 // symlink lists a file symlink when it resolves inside the skill the way
@@ -112,6 +146,12 @@ func (w *fileWalk) symlink(real, p string) {
 }
 
 func (w *fileWalk) add(p string, fi os.FileInfo) {
+	if !readable(fi) {
+		// Listed, it would fail every manifest of the skill, and with
+		// it skills/list and resources/list.
+		w.warn(p, RuleUnreadable, fmt.Sprintf("file cannot be read by this user (mode %04o); it is not served; make it readable (chmod a+r) or move it out of the skill", fi.Mode().Perm()))
+		return
+	}
 	if fi.Size() > w.o.MaxFileBytes {
 		w.warn(p, RuleFileTooLarge, fmt.Sprintf("file has %d bytes, over MaxFileBytes (%d); it is not served", fi.Size(), w.o.MaxFileBytes))
 		return

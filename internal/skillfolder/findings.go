@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 )
 
 // Severity of a Finding.
@@ -23,6 +24,7 @@ const (
 	RuleYAMLAlias     = "yaml-alias"      // skips: anchors, aliases and merge keys are refused
 	RuleYAMLValue     = "yaml-value"      // skips: a value JSON cannot carry (NaN, complex key, duplicate key, too deep)
 	RuleYAMLTimestamp = "yaml-timestamp"  // warning: hosts disagree on unquoted dates; kept as the string
+	RuleYAMLBool      = "yaml-bool"       // warning: hosts disagree on unquoted yes, no, on, off; kept as the string
 	RuleSkillMD       = "skill-md"        // skips: SKILL.md unreadable, not a regular file or over MaxFileBytes
 	RuleName          = "name"            // skips: missing, not a string, or outside the Agent Skills charset
 	RuleNameMismatch  = "name-mismatch"   // skips: name differs from the folder's name
@@ -41,6 +43,8 @@ const (
 	RuleSkillTooLarge = "skill-too-large" // warning: files total over MaxSkillBytes
 	RuleUnreadable    = "unreadable"      // warning: a directory or file that could not be read
 	RuleNestedTooDeep = "nested-too-deep" // warning: a SKILL.md below MaxDepth, served as a file only
+	RuleSkillMDCase   = "skill-md-case"   // error: a skill.md (or other casing) where SKILL.md is wanted: no skill
+	RuleBrokenLink    = "broken-link"     // warning: a body link into the skill folder at a file it does not serve
 )
 
 // Finding is one problem found in a skill folder.
@@ -90,10 +94,25 @@ var (
 type ClashError struct {
 	Name          string
 	First, Second string // the two SKILL.md paths
+	// Others are the scan's further clashes, in name order, so one run
+	// of validate can name them all.
+	Others []*ClashError
 }
 
 func (e *ClashError) Error() string {
-	return fmt.Sprintf("skill %q is defined twice: %s and %s; rename one folder and its frontmatter name, or serve only one of the folders", e.Name, e.First, e.Second)
+	msg := fmt.Sprintf("skill %q is defined twice: %s and %s; rename one folder and its frontmatter name, or serve only one of the folders", e.Name, e.First, e.Second)
+	if n := len(e.Others); n > 0 {
+		names := make([]string, 0, 3)
+		for _, o := range e.Others[:min(n, 3)] {
+			names = append(names, strconv.Quote(o.Name))
+		}
+		more := ""
+		if n > 3 {
+			more = ", …"
+		}
+		msg += fmt.Sprintf(" (and %d more names defined twice: %s%s)", n, strings.Join(names, ", "), more)
+	}
+	return msg
 }
 
 // Unwrap makes errors.Is(err, ErrNameClash) hold.

@@ -6,6 +6,8 @@ import (
 	"math"
 	"regexp"
 	"strconv"
+	"strings"
+	"unicode/utf8"
 
 	yaml "go.yaml.in/yaml/v3"
 )
@@ -60,6 +62,11 @@ func splitFrontmatter(data []byte, maxBytes int) (yml []byte, firstLine int, bod
 	if bytes.HasPrefix(data, bom) {
 		off = len(bom)
 	}
+	if bytes.HasPrefix(data, []byte{0xFF, 0xFE}) || bytes.HasPrefix(data, []byte{0xFE, 0xFF}) {
+		// What Windows PowerShell 5 writes with > and Out-File, and
+		// Notepad's old "Unicode": no host reads it.
+		return nil, 0, 0, &fmProblem{RuleFrontmatter, 1, SeverityError, "SKILL.md is UTF-16 text; save it as UTF-8"}
+	}
 	first, next := lineAt(data, off)
 	if !isDelimiter(first) {
 		return nil, 0, 0, &fmProblem{RuleFrontmatter, 1, SeverityError, "SKILL.md does not start with a '---' line; put the YAML frontmatter (name, description) between two '---' lines at the top"}
@@ -96,6 +103,25 @@ func isDelimiter(l []byte) bool {
 // then dropped from the text: the finding carries the SKILL.md line.
 var yamlErrLine = regexp.MustCompile(`^yaml: (?:line (\d+): )?`)
 
+// yamlHint says how to fix a YAML syntax error, given the library's
+// message. Most come from a plain (unquoted) value, which YAML reads as
+// syntax where a writer meant text: "description: Use when: asked" is the
+// classic one.
+func yamlHint(msg string) string {
+	const quote = `put the value in double quotes (description: "Use when: ..."), or write key: > and the text on indented lines below`
+	switch {
+	case strings.Contains(msg, "mapping values are not allowed"):
+		return "a value holding ': ' must be quoted: " + quote + "; or a key is indented more than the keys above it"
+	case strings.Contains(msg, "cannot start any token"):
+		return "a value cannot start with @, ` or % unquoted, and indentation must use spaces, not tabs: " + quote
+	case strings.Contains(msg, "block sequence entries are not allowed"):
+		return "a value starting with '- ' reads as a list: " + quote
+	case strings.Contains(msg, "end of stream"), strings.Contains(msg, "did not find expected"):
+		return "a quote, [ or { is opened and never closed: close it, or " + quote
+	}
+	return "quote values that hold ': ' or ' #' or start with a YAML indicator such as [, {, &, *, !, | or >"
+}
+
 // parseFrontmatter reads SKILL.md's frontmatter into a JSON-compatible
 // map. Anchors, aliases and merge keys are refused outright rather than
 // expanded, so no document costs more than its size (an alias bomb is
@@ -106,6 +132,22 @@ func parseFrontmatter(data []byte, maxBytes int) (*frontmatter, *fmProblem) {
 		return nil, p
 	}
 	f := &frontmatter{firstLine: firstLine, bodyOffset: body}
+	if !utf8.Valid(yml) {
+		// Say so plainly: the YAML library's "invalid trailing UTF-8
+		// octet" names neither the encoding nor, often, the line.
+		n := 0
+		for len(yml) > 0 {
+			r, size := utf8.DecodeRune(yml)
+			if r == utf8.RuneError && size <= 1 {
+				break
+			}
+			if r == '\n' {
+				n++
+			}
+			yml = yml[size:]
+		}
+		return nil, &fmProblem{RuleFrontmatter, firstLine + n, SeverityError, "frontmatter is not UTF-8 text (a Latin-1 or Windows-1252 character?); save SKILL.md as UTF-8"}
+	}
 	var doc yaml.Node
 	if err := yaml.Unmarshal(yml, &doc); err != nil {
 		line, msg := firstLine, err.Error()
@@ -115,7 +157,7 @@ func parseFrontmatter(data []byte, maxBytes int) (*frontmatter, *fmProblem) {
 			}
 			msg = msg[len(m[0]):]
 		}
-		return nil, &fmProblem{RuleFrontmatter, line, SeverityError, "frontmatter is not valid YAML: " + msg}
+		return nil, &fmProblem{RuleFrontmatter, line, SeverityError, "frontmatter is not valid YAML: " + msg + "; " + yamlHint(msg)}
 	}
 	root := &doc
 	if root.Kind == yaml.DocumentNode && len(root.Content) == 1 {
@@ -187,9 +229,19 @@ func (f *frontmatter) mapping(n *yaml.Node, depth int) (any, *fmProblem) {
 	return out, nil
 }
 
+// yaml11Bool are the plain scalars YAML 1.1 reads as booleans and YAML
+// 1.2 as strings (true and false are booleans in both).
+var yaml11Bool = map[string]bool{"yes": true, "no": true, "on": true, "off": true, "y": true, "n": true}
+
 func (f *frontmatter) scalar(n *yaml.Node) (any, *fmProblem) {
 	switch n.ShortTag() {
 	case "!!str", "!!binary":
+		if n.Style == 0 && yaml11Bool[strings.ToLower(n.Value)] {
+			// YAML 1.2 (this library, JavaScript hosts) reads a plain
+			// yes as a string, YAML 1.1 (PyYAML) as true: the host and
+			// the skills extension's frontmatter would disagree.
+			f.warnings = append(f.warnings, fmProblem{RuleYAMLBool, f.line(n), SeverityWarning, "unquoted " + strconv.Quote(n.Value) + " reads as a boolean in YAML 1.1 parsers (PyYAML) and a string in YAML 1.2 ones; quote it, or write true or false"})
+		}
 		return n.Value, nil
 	case "!!null":
 		return nil, nil

@@ -43,6 +43,8 @@ func TestFrontmatter(t *testing.T) {
 		{"too deep", "---\nx: " + strings.Repeat("[", 40) + strings.Repeat("]", 40) + "\n---\n", nil, RuleYAMLValue, 2},
 		// The limit (100 here) counts the YAML between the delimiters.
 		{"at size limit", "---\n" + "a: " + strings.Repeat("x", 96) + "\n---\n", map[string]any{"a": strings.Repeat("x", 96)}, "", 0},
+		{"Latin-1 frontmatter", "---\nname: a\nmetadata:\n  author: \"Jos\xe9\"\n---\n", nil, RuleFrontmatter, 4},
+		{"UTF-16 file", "\xff\xfe-\x00-\x00-\x00\n\x00", nil, RuleFrontmatter, 1},
 		{"over size limit", "---\n" + "a: " + strings.Repeat("x", 97) + "\n---\n", nil, RuleFrontmatter, 2},
 	}
 	for _, tt := range tests {
@@ -64,6 +66,29 @@ func TestFrontmatter(t *testing.T) {
 				t.Errorf("not JSON: %v", err)
 			}
 		})
+	}
+}
+
+// A YAML syntax error says how to fix it: the usual cause is a plain
+// value holding ': ' or starting with a YAML indicator.
+func TestFrontmatterSyntaxHint(t *testing.T) {
+	for _, tt := range []struct{ yaml, want string }{
+		{"description: Use when: asked", `double quotes`},
+		{"description: @mention it", "cannot start with @"},
+		{"description: - item", "reads as a list"},
+		{`description: "never closed`, "never closed"},
+		{"description: [a, b", "never closed"},
+		{"description: caf\xe9", "save SKILL.md as UTF-8"},
+		{"", "UTF-16"},
+	} {
+		in := "---\nname: a\n" + tt.yaml + "\n---\n"
+		if tt.yaml == "" {
+			in = "\xff\xfe-\x00-\x00-\x00\n\x00"
+		}
+		_, p := parseFrontmatter([]byte(in), 1000)
+		if p == nil || p.rule != RuleFrontmatter || !strings.Contains(p.msg, tt.want) {
+			t.Errorf("%q: problem %+v, want a %s finding saying %q", tt.yaml, p, RuleFrontmatter, tt.want)
+		}
 	}
 }
 
@@ -118,6 +143,8 @@ func TestValidate(t *testing.T) {
 		{"name mismatch", "ok", "", "name: other\ndescription: x\n", false, []string{RuleNameMismatch}},
 		{"missing description", "ok", "", "name: ok\n", false, []string{RuleDescription}},
 		{"blank description", "ok", "", "name: ok\ndescription: \"  \"\n", false, []string{RuleDescription}},
+		{"description with an escape", "ok", "", "name: ok\ndescription: \"a \\e[2J b\"\n", true, []string{RuleDescription}},
+		{"description with a NUL", "ok", "", "name: ok\ndescription: \"a \\0 b\"\n", true, []string{RuleDescription}},
 		{"description at 1024", "ok", "", "name: ok\ndescription: " + long[:1024] + "\n", true, nil},
 		{"description at 1025", "ok", "", "name: ok\ndescription: " + long + "\n", true, []string{RuleDescription}},
 	}
@@ -189,4 +216,72 @@ func FuzzFrontmatter(f *testing.F) {
 			_ = x.String()
 		}
 	})
+}
+
+// An unquoted yes, no, on or off is a string here and to JavaScript hosts
+// but a boolean to PyYAML: kept as the string, with a warning.
+func TestYAML11Bool(t *testing.T) {
+	for _, tt := range []struct {
+		yaml string
+		warn bool
+	}{
+		{"x: yes", true}, {"x: Off", true}, {"x: n", true},
+		{"x: 'yes'", false}, {`x: "on"`, false}, {"x: true", false}, {"x: yesterday", false},
+	} {
+		fm, p := parseFrontmatter([]byte("---\n"+tt.yaml+"\n---\n"), 1000)
+		if p != nil {
+			t.Fatalf("%s: %+v", tt.yaml, p)
+		}
+		got := len(fm.warnings) == 1 && fm.warnings[0].rule == RuleYAMLBool && fm.warnings[0].line == 2
+		if got != tt.warn || (!tt.warn && len(fm.warnings) != 0) {
+			t.Errorf("%s: warnings %+v, want a %s warning: %v", tt.yaml, fm.warnings, RuleYAMLBool, tt.warn)
+		}
+		if _, ok := fm.fields["x"].(string); !ok && tt.yaml != "x: true" {
+			t.Errorf("%s: x = %#v, want the string", tt.yaml, fm.fields["x"])
+		}
+	}
+}
+
+// An invalid name's finding suggests a valid one, and a number says to
+// quote it.
+func TestNameSuggestion(t *testing.T) {
+	for _, tt := range []struct{ folder, fm, want string }{
+		{"zoho_mail-automation", "name: zoho_mail-automation\n", `rename the skill and its folder "zoho-mail-automation"`},
+		{"PDF Tools", "name: PDF Tools\n", `rename the skill and its folder "pdf-tools"`},
+		{"123", "name: 123\n", `write name: "123"`},
+	} {
+		fm, p := parseFrontmatter([]byte("---\n"+tt.fm+"description: x\n---\n"), 1000)
+		if p != nil {
+			t.Fatal(p)
+		}
+		s := &Skill{}
+		c := &checker{skill: tt.folder, path: "SKILL.md", fm: fm}
+		validate(s, fm, c)
+		if len(c.out) == 0 || !strings.Contains(c.out[0].Msg, tt.want) {
+			t.Errorf("%s: findings %v, want one saying %q", tt.fm, c.out, tt.want)
+		}
+	}
+	if got := nameFor("---"); got != "" {
+		t.Errorf(`nameFor("---") = %q, want ""`, got)
+	}
+}
+
+// A Claude Code field is warned of as outside the format, but not with
+// the advice to move it under metadata, which would turn it off.
+func TestClaudeCodeKeys(t *testing.T) {
+	for _, tt := range []struct{ key, want, not string }{
+		{"disable-model-invocation: true", "is a Claude Code field", "move it under metadata"},
+		{"argument-hint: \"[issue]\"", "is a Claude Code field", "move it under metadata"},
+		{"version: \"1\"", "move it under metadata", "Claude Code"},
+	} {
+		fm, p := parseFrontmatter([]byte("---\nname: ok\ndescription: x\n"+tt.key+"\n---\n"), 1000)
+		if p != nil {
+			t.Fatal(p)
+		}
+		c := &checker{skill: "ok", path: "SKILL.md", fm: fm}
+		validate(&Skill{}, fm, c)
+		if len(c.out) != 1 || c.out[0].Rule != RuleUnknownKey || !strings.Contains(c.out[0].Msg, tt.want) || strings.Contains(c.out[0].Msg, tt.not) {
+			t.Errorf("%s: findings %v, want one %s saying %q, not %q", tt.key, c.out, RuleUnknownKey, tt.want, tt.not)
+		}
+	}
 }

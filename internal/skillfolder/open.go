@@ -69,6 +69,11 @@ func refusal(rel string, err error) error {
 	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, ErrTooLarge) || errors.Is(err, ErrRefused) {
 		return err
 	}
+	if errors.Is(err, fs.ErrPermission) {
+		// Kept recognisable: a file made unreadable after the scan is a
+		// change of the skill, to be re-scanned, not a refusal.
+		return fmt.Errorf("%s cannot be read: %w: %w", rel, err, ErrRefused)
+	}
 	return fmt.Errorf("%s cannot be read inside the skill folder (%v): %w", rel, err, ErrRefused)
 }
 

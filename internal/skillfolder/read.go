@@ -106,7 +106,10 @@ var errStale = errors.New("stale")
 // no longer the directory scanned or the file is gone.
 func (c *Catalog) readChecked(s *Skill, rel string) ([]byte, sig, error) {
 	data, sg, err := readInside(s.realDir, s.dirID, rel, c.opts.MaxFileBytes)
-	if errors.Is(err, fs.ErrNotExist) {
+	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrPermission) {
+		// A file made unreadable since the scan (a chmod) is re-scanned
+		// too, which leaves it out, rather than failing every manifest
+		// of the skill.
 		return nil, sig{}, errStale
 	}
 	return data, sg, err

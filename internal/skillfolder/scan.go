@@ -1,11 +1,14 @@
 package skillfolder
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"os"
+	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -99,8 +102,9 @@ func (sc *scanner) note(fs ...Finding) {
 // dir reads one directory that is not inside a skill: a SKILL.md makes it
 // a skill, otherwise its subdirectories are searched while depth allows.
 // Directory symlinks are followed only when they leave the root's real
-// tree (a user's ~/.claude/skills/x → ~/src/x); one pointing back inside
-// would only find the same skills twice. real is dir with its symlinks
+// tree (a user's ~/.claude/skills/x → ~/src/x) and do not lead to a
+// folder holding the root; one pointing back inside would only find the
+// same skills twice. real is dir with its symlinks
 // resolved, tracked along the walk so no folder is resolved twice.
 func (sc *scanner) dir(root, dir, real, realRoot string, depth int) {
 	if sc.ctx.Err() != nil {
@@ -117,6 +121,16 @@ func (sc *scanner) dir(root, dir, real, realRoot string, depth int) {
 			return
 		}
 	}
+	for _, e := range entries {
+		if strings.EqualFold(e.Name(), "SKILL.md") && !e.IsDir() {
+			// Hosts look for SKILL.md exactly (on a case-sensitive file
+			// system); a skill.md would be skipped without a word.
+			// It belongs to no skill, and is an error: the folder was
+			// meant as one.
+			sc.note(Finding{Path: filepath.Join(dir, e.Name()), Rule: RuleSkillMDCase, Severity: SeverityError,
+				Msg: fmt.Sprintf("this folder is no skill: its %s must be named SKILL.md, in upper case; rename it", e.Name())})
+		}
+	}
 	if depth >= sc.opts.MaxDepth {
 		return
 	}
@@ -130,7 +144,10 @@ func (sc *scanner) dir(root, dir, real, realRoot string, depth int) {
 		case e.IsDir():
 		case e.Type()&os.ModeSymlink != 0:
 			r, err := filepath.EvalSymlinks(child)
-			if err != nil || within(realRoot, r) {
+			if err != nil || within(realRoot, r) || within(r, realRoot) {
+				// Inside the root it finds the same skills again; a
+				// folder holding the root (a link to .. or ~) would
+				// search the whole tree around it.
 				continue
 			}
 			if fi, err := os.Stat(r); err != nil || !fi.IsDir() {
@@ -162,8 +179,19 @@ func (sc *scanner) skill(root, dir, real string, depth int, parent string) {
 		sc.skills = append(sc.skills, s)
 	}
 	sc.mu.Unlock()
+	held := make(map[string]bool, len(nested))
+	for _, rel := range nested {
+		held[rel] = true
+	}
 	for _, rel := range nested {
 		d := depth + strings.Count(rel, "/") + 1
+		if a, ok := nestedAncestor(held, rel); ok && depth+strings.Count(a, "/")+1 <= sc.opts.MaxDepth {
+			// The walk lists every SKILL.md below the folder; one inside a
+			// nested skill that is scanned is found again by that skill's
+			// own scan, and queuing it here too would serve it twice (a
+			// name clash with itself) and give it the wrong parent.
+			continue
+		}
 		child, realChild := filepath.Join(dir, filepath.FromSlash(rel)), filepath.Join(real, filepath.FromSlash(rel))
 		if d > sc.opts.MaxDepth {
 			sc.note(Finding{Skill: filepath.Base(child), Path: filepath.Join(child, "SKILL.md"), Rule: RuleNestedTooDeep, Severity: SeverityWarning,
@@ -172,6 +200,17 @@ func (sc *scanner) skill(root, dir, real string, depth int, parent string) {
 		}
 		sc.pool.submit(func() { sc.skill(root, child, realChild, d, filepath.Base(dir)) })
 	}
+}
+
+// nestedAncestor returns the nearest folder in held (slash paths
+// relative to one skill) that holds rel, if any.
+func nestedAncestor(held map[string]bool, rel string) (string, bool) {
+	for p := path.Dir(rel); p != "."; p = path.Dir(p) {
+		if held[p] {
+			return p, true
+		}
+	}
+	return "", false
 }
 
 // scanSkill reads one skill folder: SKILL.md's frontmatter and links, and
@@ -194,7 +233,13 @@ func scanSkill(root, dir, real string, depth int, o *Options) (s *Skill, nested 
 	s.dirID = sigOf(fi)
 	data, mdSig, err := readInside(real, s.dirID, "SKILL.md", o.MaxFileBytes)
 	if err != nil {
-		c.out = append(c.out, Finding{Skill: c.skill, Path: md, Rule: RuleSkillMD, Severity: SeverityError, Msg: "cannot read SKILL.md: " + errText(err, o)})
+		msg := "cannot read SKILL.md: " + errText(err, o)
+		if target, lerr := os.Readlink(md); lerr == nil && errors.Is(err, ErrRefused) {
+			// A dotfiles manager (GNU Stow, Home Manager) links each file;
+			// say what to link instead.
+			msg = fmt.Sprintf("SKILL.md is a symlink to %s, which is absolute or leaves the skill folder, and a skill's files are never read through such links; link the whole skill folder instead (make %s a symlink to %s), or copy the file", target, dir, filepath.Dir(resolveLink(md, target)))
+		}
+		c.out = append(c.out, Finding{Skill: c.skill, Path: md, Rule: RuleSkillMD, Severity: SeverityError, Msg: msg})
 		return s, nil, c.out
 	}
 	fm, p := parseFrontmatter(data, o.MaxFrontmatterBytes)
@@ -212,16 +257,60 @@ func scanSkill(root, dir, real string, depth int, o *Options) (s *Skill, nested 
 	// parsed, so a cut list still holds it.
 	s.Files = append(s.Files, File{Path: "SKILL.md", Size: int64(len(data)), MIME: mimeByExt("SKILL.md"), sig: mdSig})
 	s.Bytes = int64(len(data))
+	var body []byte
+	bodyLine := 0
+	if p == nil && len(s.links) > 0 {
+		body, bodyLine = data[fm.bodyOffset:], 1+bytes.Count(data[:fm.bodyOffset], []byte("\n"))
+	}
 	data = nil // the body is not kept
 	w := &fileWalk{s: s, o: o, c: c}
 	w.walk(real, "", 0)
 	nested = w.nested
 	w.finish()
+	if !s.Truncated {
+		brokenLinks(s, body, bodyLine, c)
+	}
 	if p != nil || c.skipped {
 		return s, nested, c.out
 	}
 	s.Findings = c.out
 	return s, nested, nil
+}
+
+// brokenLinks warns of each relative link in the body that points into
+// the skill folder at nothing it serves: a renamed file, a folder never
+// copied, a hidden file. A host following it over MCP gets "not found".
+// Links leading out of the folder are another skill's business (Deps).
+func brokenLinks(s *Skill, body []byte, bodyLine int, c *checker) {
+	seen := map[string]bool{}
+	for _, t := range s.links {
+		rel, err := filepath.Rel(s.Dir, t)
+		if err != nil || rel == "." || !filepath.IsLocal(rel) {
+			continue
+		}
+		rel = filepath.ToSlash(rel)
+		if seen[rel] {
+			continue
+		}
+		seen[rel] = true
+		if _, ok := s.file(rel); ok || slices.ContainsFunc(s.Files, func(f File) bool { return strings.HasPrefix(f.Path, rel+"/") }) {
+			continue
+		}
+		line := bodyLine
+		if i := bytes.Index(body, []byte(rel)); i >= 0 {
+			line += bytes.Count(body[:i], []byte("\n"))
+		}
+		c.out = append(c.out, Finding{Skill: c.skill, Path: c.path, Line: line, Rule: RuleBrokenLink, Severity: SeverityWarning,
+			Msg: fmt.Sprintf("the body links to %s, which the skill folder does not serve (missing, hidden, a special file or over a limit); fix the link or add the file", rel)})
+	}
+}
+
+// resolveLink makes a symlink's target absolute, relative to the link.
+func resolveLink(link, target string) string {
+	if filepath.IsAbs(target) {
+		return filepath.Clean(target)
+	}
+	return filepath.Join(filepath.Dir(link), target)
 }
 
 // errText words a read error for a finding, naming the limit concerned.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -292,5 +293,180 @@ func TestDefaultFileLimit(t *testing.T) {
 	// SKILL.md stays listed whatever order the folder lists its entries in.
 	if len(s.Files) != DefaultMaxFilesPerSkill || !s.Truncated || !hasFinding(s.Findings, RuleTooManyFiles, "") || !slices.Contains(paths(s), "SKILL.md") {
 		t.Errorf("%d files, truncated %v, findings %v", len(s.Files), s.Truncated, s.Findings)
+	}
+}
+
+// A skill nested in a nested skill is served once, with the skill just
+// above it as its parent: the walk of the outer skill sees both SKILL.md
+// files, and the middle skill's own scan finds the inner one again.
+func TestNestedTwoLevels(t *testing.T) {
+	root := t.TempDir()
+	write(t, filepath.Join(root, "outer", "SKILL.md"), skillMD("outer", "", ""))
+	write(t, filepath.Join(root, "outer", "middle", "SKILL.md"), skillMD("middle", "", ""))
+	write(t, filepath.Join(root, "outer", "middle", "inner", "SKILL.md"), skillMD("inner", "", ""))
+	c := scan(t, nil, root)
+	if got, want := names(c), []string{"inner", "middle", "outer"}; !slices.Equal(got, want) {
+		t.Fatalf("served %v, want %v", got, want)
+	}
+	if p := mustSkill(t, c, "inner").Parent; p != "middle" {
+		t.Errorf("inner's parent %q, want middle", p)
+	}
+	if p := mustSkill(t, c, "middle").Parent; p != "outer" {
+		t.Errorf("middle's parent %q, want outer", p)
+	}
+	// Past MaxDepth, the deepest one is warned of once, not twice.
+	c = scan(t, &Options{MaxDepth: 2}, root)
+	if got, want := names(c), []string{"middle", "outer"}; !slices.Equal(got, want) {
+		t.Errorf("MaxDepth 2 served %v, want %v", got, want)
+	}
+	n := 0
+	for _, f := range c.Findings() {
+		if f.Rule == RuleNestedTooDeep {
+			n++
+		}
+	}
+	if n != 1 {
+		t.Errorf("%d nested-too-deep findings, want 1: %v", n, c.Findings())
+	}
+}
+
+// A folder whose SKILL.md is spelt skill.md is no skill (hosts look for
+// SKILL.md), but the scan says so instead of skipping it without a word.
+func TestSkillMDCase(t *testing.T) {
+	root := t.TempDir()
+	write(t, filepath.Join(root, "good", "SKILL.md"), skillMD("good", "", ""))
+	write(t, filepath.Join(root, "lower", "skill.md"), skillMD("lower", "", ""))
+	c := scan(t, nil, root)
+	if got := names(c); !slices.Equal(got, []string{"good"}) {
+		t.Errorf("served %v", got)
+	}
+	if !hasFinding(c.Findings(), RuleSkillMDCase, filepath.Join("lower", "skill.md")) {
+		t.Errorf("no %s finding for lower/skill.md: %v", RuleSkillMDCase, c.Findings())
+	}
+}
+
+// One skill folder reached through two symlinks (one to it, one to the
+// folder holding it) is one skill, not a name clash that stops the scan;
+// and a symlink to a folder holding the root is not followed.
+func TestSymlinkedTwice(t *testing.T) {
+	base := t.TempDir()
+	root, src := filepath.Join(base, "skills"), filepath.Join(base, "src")
+	write(t, filepath.Join(src, "mine", "SKILL.md"), skillMD("mine", "", ""))
+	write(t, filepath.Join(root, "own", "SKILL.md"), skillMD("own", "", "[mine](../mine/SKILL.md)\n"))
+	write(t, filepath.Join(base, "other", "stray", "SKILL.md"), skillMD("stray", "", ""))
+	for link, target := range map[string]string{"mine": filepath.Join(src, "mine"), "all": src, "up": ".."} {
+		if err := os.Symlink(target, filepath.Join(root, link)); err != nil {
+			t.Skip("no symlinks here:", err)
+		}
+	}
+	c := scan(t, nil, root)
+	if got, want := names(c), []string{"mine", "own"}; !slices.Equal(got, want) {
+		t.Fatalf("served %v, want %v (findings %v)", got, want, c.Findings())
+	}
+	if s := mustSkill(t, c, "mine"); s.Rel != "all/mine" {
+		t.Errorf("mine served from %q, want the first path in order, all/mine", s.Rel)
+	}
+	if deps := mustSkill(t, c, "own").Deps; !slices.Equal(deps, []string{"mine"}) {
+		t.Errorf("own's deps %v: a link through the other path still names mine", deps)
+	}
+}
+
+// A SKILL.md that is a symlink out of its folder (GNU Stow, Home Manager)
+// is refused with a message that says what to link instead.
+func TestSkillMDSymlinkedOut(t *testing.T) {
+	base := t.TempDir()
+	write(t, filepath.Join(base, "dotfiles", "deploy", "SKILL.md"), skillMD("deploy", "", ""))
+	dir := filepath.Join(base, "skills", "deploy")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join("..", "..", "dotfiles", "deploy", "SKILL.md"), filepath.Join(dir, "SKILL.md")); err != nil {
+		t.Skip("no symlinks here:", err)
+	}
+	c := scan(t, nil, filepath.Join(base, "skills"))
+	var msg string
+	for _, f := range c.Findings() {
+		if f.Rule == RuleSkillMD {
+			msg = f.Msg
+		}
+	}
+	if want := "link the whole skill folder instead (make " + dir + " a symlink to " + filepath.Join(base, "dotfiles", "deploy") + ")"; !strings.Contains(msg, want) {
+		t.Errorf("finding %q does not say %q", msg, want)
+	}
+}
+
+// When a skill has more files than MaxFilesPerSkill (an npm install in
+// the skill folder), the files kept are those nearest its SKILL.md, the
+// same on every run: folders are read breadth first, in name order.
+func TestFileLimitKeepsNearFiles(t *testing.T) {
+	root := t.TempDir()
+	dir := filepath.Join(root, "web")
+	write(t, filepath.Join(dir, "SKILL.md"), skillMD("web", "", ""))
+	write(t, filepath.Join(dir, "scripts", "build.sh"), "x")
+	write(t, filepath.Join(dir, "references", "api.md"), "x")
+	for i := range 40 {
+		write(t, filepath.Join(dir, "aaa_modules", fmt.Sprintf("p%02d", i), "lib", "index.js"), "x")
+	}
+	s := mustSkill(t, scan(t, &Options{MaxFilesPerSkill: 10}, root), "web")
+	got := paths(s)
+	for _, want := range []string{"SKILL.md", "references/api.md", "scripts/build.sh"} {
+		if !slices.Contains(got, want) {
+			t.Errorf("files %v lack %s", got, want)
+		}
+	}
+	if !s.Truncated || len(got) != 10 {
+		t.Errorf("%d files, truncated %v; want 10, cut", len(got), s.Truncated)
+	}
+	if again := paths(mustSkill(t, scan(t, &Options{MaxFilesPerSkill: 10}, root), "web")); !slices.Equal(again, got) {
+		t.Errorf("a second scan keeps %v, the first %v", again, got)
+	}
+}
+
+// Every name clash of a scan is reported, not only the first, so one run
+// of validate names them all.
+func TestEveryNameClash(t *testing.T) {
+	a, b := t.TempDir(), t.TempDir()
+	for _, root := range []string{a, b} {
+		for _, name := range []string{"deploy", "lint", "only-" + filepath.Base(root)} {
+			write(t, filepath.Join(root, name, "SKILL.md"), skillMD(name, "", ""))
+		}
+	}
+	_, err := Scan(context.Background(), []string{a, b}, nil)
+	var ce *ClashError
+	if !errors.As(err, &ce) {
+		t.Fatalf("err = %v, want a *ClashError", err)
+	}
+	if ce.Name != "deploy" || len(ce.Others) != 1 || ce.Others[0].Name != "lint" {
+		t.Errorf("clashes %q and %+v, want deploy, then lint", ce.Name, ce.Others)
+	}
+	if !strings.Contains(err.Error(), `and 1 more names defined twice: "lint"`) {
+		t.Errorf("error %q does not name lint", err)
+	}
+}
+
+// A body link into the skill folder at a file it does not serve (renamed,
+// hidden, never copied: what an exported skill keeps of its source's
+// references/) is warned of with its line; links to served files and
+// folders, to the folder itself, to other skills and to URLs are not.
+func TestBrokenLinks(t *testing.T) {
+	root := t.TempDir()
+	body := "# Tool\n\nSee [the guide](references/guide.md) and [api](references/api.md#auth).\n\n" +
+		"Run [scripts](scripts/) or [here](.) or [web](https://example.com/x.md) or [other](../other/SKILL.md).\n\n" +
+		"Secrets in [env](.env).\n"
+	write(t, filepath.Join(root, "tool", "SKILL.md"), skillMD("tool", "", body))
+	write(t, filepath.Join(root, "tool", "references", "api.md"), "x")
+	write(t, filepath.Join(root, "tool", "scripts", "run.sh"), "x")
+	write(t, filepath.Join(root, "tool", ".env"), "x")
+	write(t, filepath.Join(root, "other", "SKILL.md"), skillMD("other", "", ""))
+	s := mustSkill(t, scan(t, nil, root), "tool")
+	var got []string
+	for _, f := range s.Findings {
+		if f.Rule == RuleBrokenLink {
+			got = append(got, fmt.Sprintf("%d %s", f.Line, strings.Fields(f.Msg)[4]))
+		}
+	}
+	// SKILL.md: 4 lines of frontmatter, the body from line 5.
+	if want := []string{"7 references/guide.md,", "11 .env,"}; !slices.Equal(got, want) {
+		t.Errorf("broken links %q, want %q (findings %v)", got, want, s.Findings)
 	}
 }

@@ -4,6 +4,8 @@ package skillfolder
 
 import (
 	"os"
+	"slices"
+	"sync"
 	"syscall"
 )
 
@@ -24,3 +26,32 @@ func sigOf(fi os.FileInfo) sig {
 // after it refuses the file. (os.Root resolves symlinks itself, refusing
 // those that leave the folder.)
 const openFlags = os.O_RDONLY | syscall.O_NONBLOCK
+
+// ids returns this process's effective user and groups, read once (a
+// variable, for tests).
+var ids = sync.OnceValues(func() (int, []int) {
+	groups, _ := os.Getgroups()
+	return os.Geteuid(), append(groups, os.Getegid())
+})
+
+// readable reports whether this process may read the file by its mode
+// bits: the read permission of its owner, group or others, whichever
+// applies (root reads everything). It costs no system call; access lists
+// and the like are left to the read, which then fails as a changed file.
+func readable(fi os.FileInfo) bool {
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok {
+		return true
+	}
+	uid, groups := ids()
+	mode := fi.Mode().Perm()
+	switch {
+	case uid == 0:
+		return true
+	case int(st.Uid) == uid:
+		return mode&0o400 != 0
+	case slices.Contains(groups, int(st.Gid)):
+		return mode&0o040 != 0
+	}
+	return mode&0o004 != 0
+}

@@ -84,9 +84,14 @@ func (c *checker) name(s *Skill, fm *frontmatter) {
 	case k == nil:
 		c.skip(RuleName, fm.root, "frontmatter has no name; add name: %s", c.skill)
 	case !ok:
-		c.skip(RuleName, v, "name must be a string; write name: %s", c.skill)
+		// name: 123 is a number; quoting makes it the string.
+		c.skip(RuleName, v, "name must be a string; write name: %s", strconv.Quote(c.skill))
 	case !validName(name):
-		c.skip(RuleName, v, "name %s is not 1-64 characters of a-z, 0-9 and single inner '-'", strconv.Quote(clip(name, 80)))
+		fix := ""
+		if sug := nameFor(name); sug != "" {
+			fix = fmt.Sprintf("; rename the skill and its folder %s", strconv.Quote(sug))
+		}
+		c.skip(RuleName, v, "name %s is not 1-64 characters of a-z, 0-9 and single inner '-'%s", strconv.Quote(clip(name, 80)), fix)
 	case name != c.skill:
 		c.skip(RuleNameMismatch, v, "name %q differs from its folder %q; rename one so they match", name, c.skill)
 	default:
@@ -108,6 +113,45 @@ func (c *checker) description(s *Skill, fm *frontmatter) {
 	default:
 		s.Description = d
 	}
+	if i := strings.IndexFunc(d, controlChar); ok && i >= 0 {
+		// Hosts show a description to people and put it in prompts: an
+		// escape sequence can rewrite a terminal, a NUL breaks XML.
+		r, _ := utf8.DecodeRuneInString(d[i:])
+		c.add(RuleDescription, SeverityWarning, v, "description holds the control character %U at character %d; remove it (hosts print descriptions and put them in XML)", r, utf8.RuneCountInString(d[:i])+1)
+	}
+}
+
+// nameFor suggests a valid name for an invalid one: lower case, every
+// run of other characters one '-', at most 64 characters ("" when
+// nothing is left).
+func nameFor(name string) string {
+	var b strings.Builder
+	dash := false
+	for _, r := range strings.ToLower(name) {
+		if r >= 'a' && r <= 'z' || r >= '0' && r <= '9' {
+			if dash && b.Len() > 0 {
+				b.WriteByte('-')
+			}
+			b.WriteRune(r)
+			dash = false
+		} else {
+			dash = true
+		}
+		if b.Len() >= 64 {
+			break
+		}
+	}
+	out := strings.Trim(b.String()[:min(b.Len(), 64)], "-")
+	if !validName(out) {
+		return ""
+	}
+	return out
+}
+
+// controlChar reports a control character other than the tab and line
+// breaks a folded or literal description holds.
+func controlChar(r rune) bool {
+	return (r < 0x20 || r >= 0x7f && r < 0xa0) && r != '\t' && r != '\n' && r != '\r'
 }
 
 // optional checks license, compatibility and allowed-tools.
@@ -142,10 +186,23 @@ func (c *checker) optional(fm *frontmatter) {
 	}
 }
 
+// claudeCodeKeys are the top-level SKILL.md fields Claude Code reads
+// beyond the Agent Skills format.
+var claudeCodeKeys = map[string]bool{
+	"argument-hint": true, "disable-model-invocation": true, "user-invocable": true,
+	"model": true, "effort": true, "context": true, "agent": true, "hooks": true,
+}
+
 func (c *checker) unknownKeys(fm *frontmatter) {
 	for i := 0; i+1 < len(fm.root.Content); i += 2 {
 		k := fm.root.Content[i]
-		if !knownKeys[k.Value] {
+		switch {
+		case knownKeys[k.Value]:
+		case claudeCodeKeys[k.Value]:
+			// Moving it under metadata, the usual advice, would turn off
+			// what it does in Claude Code.
+			c.add(RuleUnknownKey, SeverityWarning, k, "top-level key %q is a Claude Code field, not part of the Agent Skills format: Claude Code reads it, other hosts ignore it and skills-ref refuses it; keep it if the skill is for Claude Code", clip(k.Value, 80))
+		default:
 			c.add(RuleUnknownKey, SeverityWarning, k, "top-level key %q is not part of the Agent Skills format; move it under metadata", clip(k.Value, 80))
 		}
 	}

@@ -208,9 +208,11 @@ func (w *Watcher) onTreeEvent(ev fsnotify.Event, ok bool) bool {
 		return true
 	case strings.HasPrefix(filepath.Base(ev.Name), "."):
 		return false // hidden: never part of a skill
-	case ev.Op == fsnotify.Chmod:
-		return false // a mode or time change alone: no new content
 	}
+	// A mode or time change alone (chmod +x on a script, a touch) is a
+	// change too: the scanner's file signatures hold the change time and
+	// it leaves out files it may not read, so a server pinned to the old
+	// scan refuses reads of that file until it scans again.
 	if ev.Has(fsnotify.Remove | fsnotify.Rename) {
 		for _, r := range t.roots {
 			if ev.Name == r {
@@ -334,7 +336,7 @@ func (w *Watcher) pollTree() bool {
 }
 
 // treeSignature hashes what polling compares: every non-hidden entry's
-// path, kind, size and modification time under each root (a missing root
+// path, kind and permissions, size and modification time under each root (a missing root
 // hashes as such), and counts the directories seen.
 func (w *Watcher) treeSignature() (uint64, int) {
 	h := fnv.New64a()
@@ -356,7 +358,7 @@ func hashEntry(h hash.Hash64, p string, fi os.FileInfo) {
 	b := make([]byte, 0, len(p)+48)
 	b = append(b, p...)
 	b = append(b, 0)
-	b = strconv.AppendUint(b, uint64(fi.Mode().Type()), 16)
+	b = strconv.AppendUint(b, uint64(fi.Mode()), 16) // type and permissions: a chmod signals
 	if !fi.IsDir() {
 		b = append(b, ' ')
 		b = strconv.AppendInt(b, fi.Size(), 10)

@@ -70,6 +70,15 @@ var treeChanges = []struct {
 	{"delete deep file", func(t *testing.T, root string) {
 		check(t, os.Remove(filepath.Join(root, "deploy", "references", "deep", "notes.md")))
 	}},
+	// A server pinned to a scan refuses reads of a file whose change
+	// time or readability moved, until it scans again.
+	{"chmod a script", func(t *testing.T, root string) {
+		check(t, os.Chmod(filepath.Join(root, "build", "scripts", "run.sh"), 0o755))
+	}},
+	{"touch a file", func(t *testing.T, root string) {
+		later := time.Now().Add(time.Hour)
+		check(t, os.Chtimes(filepath.Join(root, "deploy", "references", "deep", "notes.md"), later, later))
+	}},
 	{"save by rename from a hidden temp file", func(t *testing.T, root string) {
 		tmp := filepath.Join(root, "deploy", ".SKILL.md.swp")
 		check(t, os.WriteFile(tmp, []byte("saved by rename\n"), 0o644))
