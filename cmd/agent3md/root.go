@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
@@ -78,7 +79,78 @@ fill the skill's typed inputs, run (or hand back) its command.`,
 		a.mcpCmd(), a.serveCmd(), a.selftestCmd(), a.versionCmd(), a.cacheCmd(),
 		a.limitsHelp(),
 	)
+	a.strictGroups(root)
 	return root
+}
+
+// strictGroups makes a mistyped subcommand an error. cobra runs a command
+// that only groups others (cache, completion) with any arguments at all by
+// printing its help and exiting 0, and its help command answers an
+// unknown topic the same way: "agent3md cache prun" looked like success
+// to a script and said nothing of the typo. Each such command now says
+// which word it did not know, suggests the nearest, and exits 2; given no
+// subcommand it prints its help on stderr and exits 2, as agent3md alone
+// does.
+func (a *app) strictGroups(root *cobra.Command) {
+	root.InitDefaultHelpCmd()
+	root.InitDefaultCompletionCmd()
+	var walk func(c *cobra.Command)
+	walk = func(c *cobra.Command) {
+		for _, sub := range c.Commands() {
+			walk(sub)
+		}
+		if c == root || !c.HasSubCommands() || c.Runnable() {
+			return
+		}
+		c.Args = func(c *cobra.Command, args []string) error {
+			if len(args) > 0 {
+				return unknownCommand(c, args[0])
+			}
+			return nil
+		}
+		c.RunE = func(c *cobra.Command, _ []string) error {
+			c.SetOut(a.stderr)
+			c.Help()
+			return silent(exitUsage)
+		}
+	}
+	walk(root)
+	for _, c := range root.Commands() {
+		if c.Name() != "help" || c.Run == nil {
+			continue
+		}
+		show := c.Run
+		c.Run = nil
+		c.RunE = func(c *cobra.Command, args []string) error {
+			if len(args) > 0 {
+				cmd, rest, err := root.Find(args)
+				if err != nil || cmd == nil || cmd == root {
+					return ioError(fmt.Errorf("no help topic %q; 'agent3md help' lists the commands and topics", strings.Join(args, " ")))
+				}
+				if len(rest) > 0 && cmd.HasSubCommands() {
+					return unknownCommand(cmd, rest[0])
+				}
+			}
+			show(c, args)
+			return nil
+		}
+	}
+}
+
+// unknownCommand is the usage error for a word that names no subcommand
+// of c, with cobra's suggestions.
+func unknownCommand(c *cobra.Command, word string) error {
+	msg := fmt.Sprintf("unknown command %q for %q", word, c.CommandPath())
+	if s := c.SuggestionsFor(word); len(s) > 0 {
+		msg += "; did you mean " + strings.Join(s, " or ") + "?"
+	}
+	names := []string{}
+	for _, sub := range c.Commands() {
+		if sub.IsAvailableCommand() {
+			names = append(names, sub.Name())
+		}
+	}
+	return ioError(fmt.Errorf("%s (its commands: %s; see '%s --help')", msg, strings.Join(names, ", "), c.CommandPath()))
 }
 
 // args wraps a cobra positional-argument check so that a wrong count is a
