@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
+	"github.com/agent3md/agent3md/agentfile"
 	"github.com/agent3md/agent3md/loader"
 	"github.com/agent3md/agent3md/router"
 )
@@ -117,12 +118,18 @@ func isPair(s string) bool {
 	return true
 }
 
+// parseValues reads the NAME=VALUE arguments. A name given twice is a
+// usage error: the last one silently won, so "path=a path=b" ran on b
+// alone where the caller may have meant both.
 func parseValues(pairs []string) (map[string]string, error) {
 	values := map[string]string{}
 	for _, p := range pairs {
 		k, v, ok := strings.Cut(p, "=")
 		if !ok || k == "" {
-			return nil, ioError(fmt.Errorf("argument %q is not NAME=VALUE", p))
+			return nil, ioError(fmt.Errorf("argument %q is not NAME=VALUE; values come after the request text as NAME=VALUE, each in its own argument", p))
+		}
+		if prev, dup := values[k]; dup {
+			return nil, ioError(fmt.Errorf("input %s is given twice (%s=%s and %s); give each input once", k, k, prev, p))
 		}
 		values[k] = v
 	}
@@ -153,7 +160,13 @@ func (a *app) choose(c *cobra.Command, ag *loader.Agent, file, text, skill strin
 		return nil, err
 	}
 	if len(matches) == 0 {
-		return nil, &exitError{code: exitNoMatch, err: fmt.Errorf("no skill matched %q; name one with --skill (see 'agent3md skills %s')", text, file)}
+		hint := ""
+		if isPair(text) {
+			// "run FILE pattern=x" forgot the request: the first
+			// argument after FILE is always the text.
+			hint = fmt.Sprintf("; %q was read as the request TEXT, which comes right after FILE: agent3md run %s \"TEXT\" %s", text, shellWord(file), shellWord(text))
+		}
+		return nil, &exitError{code: exitNoMatch, err: fmt.Errorf("no skill matched %q; name one with --skill (see 'agent3md skills %s')%s", text, shellWord(file), hint)}
 	}
 	m := matches[0]
 	return &choice{name: m.Name, tier: m.Tier, hits: m.Hits}, nil
@@ -185,7 +198,12 @@ func (a *app) runSkill(c *cobra.Command, ag *loader.Agent, file, text string, va
 	if !fl.doExec {
 		if !fl.asJSON {
 			printCommand(a.stdout, a.stderr, f)
-			printProblems(a.stderr, f)
+			printIgnored(a.stderr, f, sk)
+		}
+		if f.HasTool && !f.Ready && len(f.Unsafe) == 0 {
+			// The same words as the guard's refusal, with what to add:
+			// every refusal of run is a line starting "agent3md:".
+			return &exitError{code: exitNotReady, err: notReady(f, false)}
 		}
 		return fillVerdict(f)
 	}
@@ -193,7 +211,7 @@ func (a *app) runSkill(c *cobra.Command, ag *loader.Agent, file, text string, va
 		if len(f.Unsafe) > 0 {
 			printCommand(a.stdout, a.stderr, f)
 		}
-		printIgnored(a.stderr, f) // the guard's refusal says the rest
+		printIgnored(a.stderr, f, sk) // the guard's refusal says the rest
 	}
 	g := &runGuard{yes: fl.yes, named: fl.skill != "", in: a.stdin, out: a.stderr, tty: isTerminal(a.stdin)}
 	if err := g.check(ch, sk.Cost, f); err != nil {
@@ -241,28 +259,26 @@ func printCommand(out, errw io.Writer, f *loader.Fill) {
 	}
 }
 
-// printProblems lists on errw what keeps a fill from being ready, and the
-// values it ignored.
-func printProblems(errw io.Writer, f *loader.Fill) {
-	if len(f.Missing) > 0 {
-		fmt.Fprintf(errw, "missing required inputs: %s\n", strings.Join(f.Missing, ", "))
+// printIgnored names the values given for inputs the skill does not
+// declare, and the inputs it does: a misspelt name is then plain to see.
+func printIgnored(errw io.Writer, f *loader.Fill, sk *agentfile.Skill) {
+	if len(f.Unknown) == 0 {
+		return
 	}
-	for _, p := range f.Invalid {
-		fmt.Fprintf(errw, "invalid input %s (%s): %s\n", p.Name, p.Type, p.Reason)
+	u := append([]string(nil), f.Unknown...)
+	sort.Strings(u)
+	takes := make([]string, len(sk.Inputs))
+	for i, in := range sk.Inputs {
+		takes[i] = in.Name
+		if in.Optional {
+			takes[i] += "?"
+		}
 	}
-	if len(f.Unbound) > 0 {
-		fmt.Fprintf(errw, "the template uses undeclared placeholders with no value: %s\n", strings.Join(f.Unbound, ", "))
+	what := "no inputs"
+	if len(takes) > 0 {
+		what = strings.Join(takes, ", ")
 	}
-	printIgnored(errw, f)
-}
-
-// printIgnored names the values given for inputs the skill does not declare.
-func printIgnored(errw io.Writer, f *loader.Fill) {
-	if len(f.Unknown) > 0 {
-		u := append([]string(nil), f.Unknown...)
-		sort.Strings(u)
-		fmt.Fprintf(errw, "ignored values for undeclared inputs: %s\n", strings.Join(u, ", "))
-	}
+	fmt.Fprintf(errw, "ignored values for undeclared inputs: %s; %s takes %s\n", strings.Join(u, ", "), f.Skill, what)
 }
 
 // execFill runs a ready fill: a plain template's words directly as argv,
