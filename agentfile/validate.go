@@ -87,6 +87,7 @@ func ValidateAgent(c *Catalog, a *Agent) *Report {
 	// The text findings come first: a stray carriage return or a name
 	// that is not UTF-8 is often the cause of the findings after it.
 	v.text()
+	v.keys()
 	v.agent()
 	v.skills()
 	v.cycles()
