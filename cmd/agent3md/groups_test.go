@@ -40,3 +40,28 @@ func TestUnknownSubcommands(t *testing.T) {
 		t.Errorf("cache --help usage:\n%s", out)
 	}
 }
+
+// TestFlagHints checks that an unknown flag says what was most likely
+// meant: a misspelt flag its nearest spelling, and request text or a value
+// starting with "-" the way to pass it. Before, "--skil" and "-rf stuff"
+// got only cobra's "unknown flag".
+func TestFlagHints(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"run", devtools, "run tests", "--skil", "x"}, "unknown flag: --skil; did you mean --skill?"},
+		{[]string{"run", devtools, "run tests", "--exce"}, "did you mean --exec?"},
+		{[]string{"route", devtools, "--limt=3", "x"}, "unknown flag: --limt; did you mean --limit?"},
+		{[]string{"route", devtools, "-rf stuff"}, "put -- before it (agent3md route … -- '-rf stuff')"},
+		{[]string{"run", devtools, "x", "-x"}, "put -- before it"},
+	} {
+		code, _, errOut := cli(t, c.args...)
+		if code != exitUsage || !strings.Contains(errOut, c.want) {
+			t.Errorf("agent3md %s: exit %d, want %d with %q:\n%s", strings.Join(c.args, " "), code, exitUsage, c.want, errOut)
+		}
+	}
+	if _, _, errOut := cli(t, "route", devtools, "--zzzzzz", "x"); strings.Contains(errOut, "did you mean") {
+		t.Errorf("a flag nothing like any other got a suggestion: %s", errOut)
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 	"golang.org/x/term"
 
 	"github.com/agent3md/agent3md/agentfile"
@@ -70,7 +71,7 @@ fill the skill's typed inputs, run (or hand back) its command.`,
 	root.SetErr(a.stderr)
 	root.SetIn(a.stdin)
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
-		return ioError(fmt.Errorf("%w (see '%s --help')", err, c.CommandPath()))
+		return ioError(fmt.Errorf("%w%s (see '%s --help')", err, flagHint(c, err), c.CommandPath()))
 	})
 	root.AddCommand(
 		a.parseCmd(), a.validateCmd(), a.newCmd(), a.importCmd(),
@@ -135,6 +136,63 @@ func (a *app) strictGroups(root *cobra.Command) {
 			return nil
 		}
 	}
+}
+
+// flagHint adds to an unknown-flag error what the user most likely meant:
+// the command's flag one or two letters away ("--skil"), or, for a word
+// that is plainly not a flag (it holds a space: "-rf stuff" as the request
+// text, a value), how to pass an argument that starts with "-".
+func flagHint(c *cobra.Command, err error) string {
+	msg := err.Error()
+	var word string
+	switch {
+	case strings.HasPrefix(msg, "unknown flag: --"):
+		word = strings.TrimPrefix(msg, "unknown flag: ")
+	case strings.HasPrefix(msg, "unknown shorthand flag: "):
+		if _, arg, ok := strings.Cut(msg, " in "); ok {
+			word = arg
+		}
+	default:
+		return ""
+	}
+	if strings.ContainsAny(word, " \t") || !strings.HasPrefix(word, "--") {
+		return "; an argument that starts with - is read as flags: to pass it as text or a value, put -- before it (agent3md " + c.Name() + " … -- '" + word + "')"
+	}
+	name, _, _ := strings.Cut(strings.TrimPrefix(word, "--"), "=")
+	best, bestD := "", 3
+	c.Flags().VisitAll(func(f *pflag.Flag) {
+		if f.Hidden {
+			return
+		}
+		if d := editDistance(name, f.Name); d < bestD {
+			best, bestD = f.Name, d
+		}
+	})
+	if best == "" {
+		return ""
+	}
+	return "; did you mean --" + best + "?"
+}
+
+// editDistance is the Levenshtein distance of two flag names.
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
 }
 
 // unknownCommand is the usage error for a word that names no subcommand
