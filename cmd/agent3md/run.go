@@ -179,7 +179,7 @@ func (a *app) runSkill(c *cobra.Command, ag *loader.Agent, file, text string, va
 	}
 	sk, err := ag.Skill(ch.name)
 	if err != nil {
-		return skillError(err)
+		return skillError(ag, file, err)
 	}
 	line := "→ " + ch.String()
 	if sk.Cost != "" {
@@ -188,7 +188,7 @@ func (a *app) runSkill(c *cobra.Command, ag *loader.Agent, file, text string, va
 	fmt.Fprintln(a.stderr, line)
 	f, err := ag.Command(ch.name, values)
 	if err != nil {
-		return skillError(err)
+		return skillError(ag, file, err)
 	}
 	if fl.asJSON {
 		if err := writeJSON(a.stdout, f); err != nil {
