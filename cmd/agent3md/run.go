@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"os/signal"
 	"sort"
 	"strings"
 	"syscall"
@@ -283,12 +284,40 @@ func printIgnored(errw io.Writer, f *loader.Fill, sk *agentfile.Skill) {
 
 // execFill runs a ready fill: a plain template's words directly as argv,
 // anything else through sh -c. The command's exit status is run's.
-func (a *app) execFill(c *cobra.Command, f *loader.Fill) error {
-	cmd := commandFor(c, f)
+//
+// While it runs, agent3md is a wrapper: a SIGTERM or SIGHUP sent to it
+// (a supervisor stopping it, a closed terminal) is passed on to the
+// command (forwardSignals says to which processes), and run waits for the
+// command's own exit status. Killing the command outright, as the
+// cancelled context used to, gave it no chance to clean up and orphaned
+// whatever it had started: a shell's children kept running.
+func (a *app) execFill(_ *cobra.Command, f *loader.Fill) error {
+	cmd := commandFor(f)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = a.stdin, a.stdout, a.stderr
-	err := cmd.Run()
+	forward, pass := forwardSignals(cmd, isTerminal(a.stdin))
+	sigs := make(chan os.Signal, 4)
+	if len(forward) > 0 {
+		signal.Notify(sigs, forward...)
+		defer signal.Stop(sigs)
+	}
+	err := cmd.Start()
 	if err == nil {
-		return nil
+		done := make(chan struct{})
+		go func() {
+			for {
+				select {
+				case s := <-sigs:
+					pass(s)
+				case <-done:
+					return
+				}
+			}
+		}()
+		err = cmd.Wait()
+		close(done)
+		if err == nil {
+			return nil
+		}
 	}
 	var ee *exec.ExitError
 	if errors.As(err, &ee) {
@@ -306,14 +335,15 @@ func (a *app) execFill(c *cobra.Command, f *loader.Fill) error {
 }
 
 // commandFor builds the process for a ready fill: a plain template's
-// words directly as argv, anything else through sh -c.
-func commandFor(c *cobra.Command, f *loader.Fill) *exec.Cmd {
+// words directly as argv, anything else through sh -c. It is not tied to
+// a context: execFill passes signals on instead of killing it.
+func commandFor(f *loader.Fill) *exec.Cmd {
 	// Argv can decline even a plain template (it reads only what it is
 	// sure sh reads the same way); sh -c then runs the same quoted line.
 	if argv, ok := f.Argv(); ok {
-		return exec.CommandContext(c.Context(), argv[0], argv[1:]...)
+		return exec.Command(argv[0], argv[1:]...)
 	}
-	return exec.CommandContext(c.Context(), "sh", "-c", f.Command)
+	return exec.Command("sh", "-c", f.Command)
 }
 
 func isTerminal(r io.Reader) bool {

@@ -1,14 +1,11 @@
 package main
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
-
-	"github.com/spf13/cobra"
 
 	"github.com/agent3md/agent3md/loader"
 	"github.com/agent3md/agent3md/router"
@@ -196,8 +193,6 @@ func TestRunArgsSplit(t *testing.T) {
 // TestRunPlainIsArgv pins that a template of plain words runs without a
 // shell, and anything else through sh -c.
 func TestRunPlainIsArgv(t *testing.T) {
-	c := &cobra.Command{}
-	c.SetContext(context.Background())
 	for _, tt := range []struct {
 		f    loader.Fill
 		args []string
@@ -205,7 +200,7 @@ func TestRunPlainIsArgv(t *testing.T) {
 		{loader.Fill{Command: `fake 'a b' --x='it'\''s'`, Plain: true, Ready: true}, []string{"fake", "a b", "--x=it's"}},
 		{loader.Fill{Command: `fake "a" | cat`}, []string{"sh", "-c", `fake "a" | cat`}},
 	} {
-		cmd := commandFor(c, &tt.f)
+		cmd := commandFor(&tt.f)
 		if !reflect.DeepEqual(cmd.Args, tt.args) {
 			t.Errorf("%s: args %q, want %q", tt.f.Command, cmd.Args, tt.args)
 		}
