@@ -1,6 +1,9 @@
 package main
 
 import (
+	"bytes"
+	"context"
+	"os"
 	"strings"
 	"testing"
 )
@@ -32,5 +35,19 @@ func TestUnknownSkillMessages(t *testing.T) {
 		if strings.Contains(errOut, "skills FILE") {
 			t.Errorf("agent3md %s: the message names FILE, not the file: %s", strings.Join(c.args, " "), errOut)
 		}
+	}
+}
+
+// TestIndexStdinName checks that index names standard input <stdin>, as
+// docs/cli.md says every message does; it printed "-: 11 skills".
+func TestIndexStdinName(t *testing.T) {
+	src, err := os.ReadFile(devtools)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out, errb bytes.Buffer
+	code := run(context.Background(), []string{"index", "--no-cache", "-"}, bytes.NewReader(src), &out, &errb)
+	if code != 0 || !strings.HasPrefix(out.String(), "<stdin>: 11 skills") {
+		t.Errorf("index -: exit %d, stdout %q, stderr %q", code, out.String(), errb.String())
 	}
 }
