@@ -26,11 +26,16 @@ var (
 // same first letter ("tools" for tool, not "host" for cost: a short custom
 // key is as likely as a slip).
 func nearKey(key string, known []string) (string, bool) {
-	best, bestD := "", 3
+	// Nearly every key is a known one: answer it before any distance is
+	// computed, so a 100,000-skill agent's validation allocates nothing
+	// here.
 	for _, k := range known {
 		if key == k {
 			return "", false
 		}
+	}
+	best, bestD := "", 3
+	for _, k := range known {
 		bound := 2
 		if len(k) <= 4 {
 			bound = 1
