@@ -90,6 +90,7 @@ func ValidateAgent(c *Catalog, a *Agent) *Report {
 	v.keys()
 	v.agent()
 	v.skills()
+	v.confusable()
 	v.cycles()
 	return v.r
 }
