@@ -123,27 +123,25 @@ func nearDirective(l []byte) (string, bool) {
 	if len(l) == 0 || (l[0] != '@' && l[0] != ' ') {
 		return "", false
 	}
-	t := l
 	indent := 0
-	for indent < len(t) && t[indent] == ' ' {
+	for indent < len(l) && indent <= 3 && l[indent] == ' ' {
 		indent++
 	}
-	if indent > 3 {
+	t := l[indent:]
+	// Cheap refusals first: body lines indented by a space or two are
+	// common, and this runs on every one of them.
+	if indent > 3 || len(t) == 0 || t[0] != '@' || (indent > 0 && !isDirective(t)) {
 		return "", false
 	}
-	t = t[indent:]
 	end := bytes.IndexAny(t, " \t")
-	if end < 0 {
+	if end < 0 || !hasZToken(t[end:]) {
 		return "", false
 	}
-	word, rest := t[:end], t[end:]
-	if !hasZToken(rest) {
-		return "", false
-	}
+	word := t[:end]
 	if indent > 0 {
-		return string(l[:indent+end]), string(word) == "@plane"
+		return string(l[:indent+end]), true
 	}
-	if len(word) < 2 || word[0] != '@' || len(word) > 9 {
+	if len(word) < 2 || len(word) > 9 {
 		return "", false
 	}
 	return string(word), editDistance(bytes.ToLower(word), []byte("@plane")) <= 2
@@ -152,9 +150,9 @@ func nearDirective(l []byte) (string, bool) {
 // hasZToken reports a z=<something> token among the space- or
 // tab-separated tokens of rest.
 func hasZToken(rest []byte) bool {
-	for _, f := range bytes.FieldsFunc(rest, func(r rune) bool { return r == ' ' || r == '\t' }) {
-		if len(f) > 2 && (f[0] == 'z' || f[0] == 'Z') && f[1] == '=' {
-			return true
+	for i := 0; i+2 < len(rest); i++ {
+		if (rest[i] == ' ' || rest[i] == '\t') && (rest[i+1] == 'z' || rest[i+1] == 'Z') && rest[i+2] == '=' {
+			return i+3 < len(rest) && rest[i+3] != ' ' && rest[i+3] != '\t'
 		}
 	}
 	return false
