@@ -205,6 +205,13 @@ func (a *app) checkServeArgs(c *cobra.Command, file string, maxMessage int) erro
 	if err := noStdin("mcp", file, "it carries the protocol"); err != nil {
 		return err
 	}
+	if file != "" {
+		if st, err := os.Stat(file); err == nil && !st.IsDir() {
+			if err := checkServedPath(file); err != nil {
+				return err
+			}
+		}
+	}
 	if c.Flags().Changed("max-file-line-bytes") {
 		fmt.Fprintln(a.stderr, "agent3md: warning: --max-file-line-bytes is deprecated: use --max-line-bytes (the agent file's line bound on every command); a JSON-RPC message is bounded by --max-message-bytes")
 	}
@@ -327,7 +334,7 @@ func (a *app) selftest(ctx context.Context, args []string, server string, asJSON
 				return ag, nil
 			}
 		} else {
-			if err := checkAgentPath(args[0]); err != nil {
+			if err := checkServedPath(args[0]); err != nil {
 				return err
 			}
 			open = func() (*loader.Agent, error) { return a.open(args[0]) }
