@@ -15,7 +15,7 @@ import (
 
 // catalogMagic starts every encoded catalog; the digit is the format
 // version, bumped whenever Catalog's fields change.
-const catalogMagic = "agent3md-catalog-2\n"
+const catalogMagic = "agent3md-catalog-3\n"
 
 // ErrBadCatalog is wrapped by every failure to decode an encoded catalog:
 // the bytes are not one, are truncated, or fail their checksum.

@@ -27,6 +27,12 @@ const (
 	// a block scalar, an indented or "- item" line) that 3md reads as a
 	// plain single-line value.
 	NoticeYAML = "yaml"
+	// NoticeDirectiveTypo is a body line that was almost an @plane
+	// directive: "@plan z=1 …", "@Plane z=1 …" or " @plane z=1 …". The
+	// format reads it as body text of the plane before it, so the skill
+	// it was meant to open silently does not exist. Form is the word as
+	// written.
+	NoticeDirectiveTypo = "directive-typo"
 )
 
 // Notice is one such observation. Key and Form are set for NoticeYAML: the
@@ -106,6 +112,71 @@ func (p *parser) inspect(l []byte, outside bool) {
 	if !utf8.Valid(l) {
 		p.note(Notice{Kind: NoticeUTF8, Line: p.lr.line})
 	}
+}
+
+// nearDirective reports whether l, a line the scanner did not read as a
+// directive, looks like one that was meant: its first word is one or two
+// edits from @plane (case included), or it is @plane indented by one to
+// three spaces (four make a Markdown code block, a likely example), and a
+// z= token follows. It returns the first word as written.
+func nearDirective(l []byte) (string, bool) {
+	if len(l) == 0 || (l[0] != '@' && l[0] != ' ') {
+		return "", false
+	}
+	indent := 0
+	for indent < len(l) && indent <= 3 && l[indent] == ' ' {
+		indent++
+	}
+	t := l[indent:]
+	// Cheap refusals first: body lines indented by a space or two are
+	// common, and this runs on every one of them.
+	if indent > 3 || len(t) == 0 || t[0] != '@' || (indent > 0 && !isDirective(t)) {
+		return "", false
+	}
+	end := bytes.IndexAny(t, " \t")
+	if end < 0 || !hasZToken(t[end:]) {
+		return "", false
+	}
+	word := t[:end]
+	if indent > 0 {
+		return string(l[:indent+end]), true
+	}
+	if len(word) < 2 || len(word) > 9 {
+		return "", false
+	}
+	return string(word), editDistance(bytes.ToLower(word), []byte("@plane")) <= 2
+}
+
+// hasZToken reports a z=<something> token among the space- or
+// tab-separated tokens of rest.
+func hasZToken(rest []byte) bool {
+	for i := 0; i+2 < len(rest); i++ {
+		if (rest[i] == ' ' || rest[i] == '\t') && (rest[i+1] == 'z' || rest[i+1] == 'Z') && rest[i+2] == '=' {
+			return i+3 < len(rest) && rest[i+3] != ' ' && rest[i+3] != '\t'
+		}
+	}
+	return false
+}
+
+// editDistance is the Levenshtein distance of two short byte strings.
+func editDistance(a, b []byte) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
 }
 
 // hidesDirective reports whether some lone CR in l is followed by what

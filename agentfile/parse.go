@@ -116,6 +116,11 @@ func (p *parser) run() error {
 			break
 		}
 		p.inspect(l, p.inFence == 0)
+		if !directive && p.inFence == 0 {
+			if word, ok := nearDirective(l); ok {
+				p.note(Notice{Kind: NoticeDirectiveTypo, Line: p.lr.line, Form: word})
+			}
+		}
 		if directive {
 			if err := p.directive(l); err != nil {
 				return err

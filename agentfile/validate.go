@@ -87,8 +87,10 @@ func ValidateAgent(c *Catalog, a *Agent) *Report {
 	// The text findings come first: a stray carriage return or a name
 	// that is not UTF-8 is often the cause of the findings after it.
 	v.text()
+	v.keys()
 	v.agent()
 	v.skills()
+	v.confusable()
 	v.cycles()
 	return v.r
 }
@@ -182,6 +184,7 @@ func (v *validation) skills() {
 		v.inputs(s, pl)
 		v.tool(s, pl, tools)
 		v.toolQuote(s, pl)
+		v.toolRunsValue(s, pl)
 		for _, l := range pl.Links {
 			if l.IntegerTarget() && !l.TargetExists {
 				v.r.Errors = append(v.r.Errors, Finding{Rule: RuleDeadLink, Z: &s.Z, Line: l.Line,

@@ -23,6 +23,9 @@ const (
 	RuleHiddenDirective = "hidden-directive"
 	// RuleYAML (warning): a frontmatter line written as YAML.
 	RuleYAML = "yaml-frontmatter"
+	// RuleDirectiveTypo (warning): a body line that was almost an @plane
+	// directive, so the plane it meant to open does not exist.
+	RuleDirectiveTypo = "directive-typo"
 )
 
 // text reports the names that are not UTF-8 and turns the scanner's
@@ -86,6 +89,9 @@ func noticeFinding(n Notice) (rule, msg string, isErr bool) {
 		return RuleStrayCR, fmt.Sprintf("stray carriage return at line %d: a CR without a line feed does not end a line in 3md and stays in the text; convert the file's line endings to LF", n.Line), false
 	case NoticeCRDirective:
 		return RuleHiddenDirective, fmt.Sprintf("stray carriage return at line %d hides an @plane directive: 3md ends lines only at LF or CRLF, so the plane after the CR is read as body text of the one before it; convert the file's line endings to LF", n.Line), true
+	case NoticeDirectiveTypo:
+		return RuleDirectiveTypo, fmt.Sprintf("line %d starts with %s and a z= token, so it looks like a plane directive, but only '@plane' at column 0 opens a plane: "+
+			"it is read as body text of the plane before it and the plane it meant does not exist; write '@plane' at the start of the line", n.Line, quoted(n.Form)), false
 	default: // NoticeYAML
 		fix := "one 'key: value' per line, lists as comma lists ('tools: rg, go')"
 		if n.Fix != "" {

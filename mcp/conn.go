@@ -198,7 +198,7 @@ func (c *conn) accept(line []byte) {
 // 2025-03-26 may batch.
 func (c *conn) acceptBatch(line []byte) {
 	if !json.Valid(line) {
-		c.put(errorLine(nil, codeParseError, "Parse error: invalid JSON", nil))
+		c.put(parseErrorLine(line))
 		return
 	}
 	if !c.sess.batchesAllowed() {

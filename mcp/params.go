@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"reflect"
 	"strings"
@@ -43,6 +44,14 @@ func bind(c *call, dst any) error {
 			continue
 		}
 		if err := json.Unmarshal(raw, fv.Addr().Interface()); err != nil {
+			// A member of the right kind with a wrong value inside
+			// ({"argument": {"value": 5}}) is named down to that value:
+			// "needs params.argument, an object {name, value}" said to a
+			// client that sent one left it guessing.
+			var te *json.UnmarshalTypeError
+			if errors.As(err, &te) && te.Field != "" && jsonKind(raw) == "object" {
+				return errorf(codeInvalidParams, "Invalid params: params.%s.%s must be %s, got %s", f.name, te.Field, kindOf(te.Type), te.Value)
+			}
 			return f.wrong(c.method)
 		}
 	}

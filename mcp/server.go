@@ -542,6 +542,9 @@ func (s *server) safeDispatch(ctx context.Context, sess *session, method string,
 // A legacy request before any initialize is served as the newest legacy
 // revision: clients that skip the handshake exist.
 func (s *server) dispatch(ctx context.Context, sess *session, method string, params map[string]json.RawMessage) (any, error) {
+	if err := checkMeta(params); err != nil {
+		return nil, err
+	}
 	meta := decodeMeta(params)
 	if _, modern := meta[metaProtocolVersion]; modern {
 		c, err := modernCall(method, params, meta)
@@ -604,6 +607,23 @@ func decodeMeta(params map[string]json.RawMessage) map[string]json.RawMessage {
 		return nil
 	}
 	return meta
+}
+
+// checkMeta refuses a params._meta that is not an object (null counts as
+// absent). Read as absent, "_meta": "x" or ["…"] was served as a
+// handshake-era request with no progress token, whatever revision and
+// token the client meant to send: the mistake went unseen.
+func checkMeta(params map[string]json.RawMessage) error {
+	raw, ok := params["_meta"]
+	if !ok {
+		return nil
+	}
+	switch k := jsonKind(bytes.TrimSpace(raw)); k {
+	case "object", "null":
+		return nil
+	default:
+		return errorf(codeInvalidParams, "Invalid params: params._meta must be an object, got %s", k)
+	}
 }
 
 // modernCall checks a 2026-07-28 request's required _meta keys and version,

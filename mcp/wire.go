@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"unicode/utf8"
 
@@ -42,6 +43,28 @@ type rpcIn struct {
 	Error   json.RawMessage `json:"error"`
 }
 
+// parseErrorLine is the -32700 answer to a line that is not JSON, saying
+// where and why: a client that wrote one bad byte in a long line, or
+// nested past the decoder's depth limit (valid JSON, refused all the
+// same), was told only "invalid JSON".
+func parseErrorLine(raw []byte) []byte {
+	msg := "Parse error: invalid JSON"
+	var v json.RawMessage
+	var se *json.SyntaxError
+	switch err := json.Unmarshal(raw, &v); {
+	case errors.As(err, &se) && strings.Contains(se.Error(), "exceeded max depth"):
+		msg = fmt.Sprintf("Parse error: JSON nested deeper than %d arrays and objects (at byte %d)", maxJSONDepth, se.Offset)
+	case errors.As(err, &se):
+		msg += fmt.Sprintf(" at byte %d: %s", se.Offset, se.Error())
+	case err != nil:
+		msg += ": " + err.Error()
+	}
+	return errorLine(nil, codeParseError, msg, nil)
+}
+
+// maxJSONDepth is encoding/json's nesting limit, named in parseErrorLine.
+const maxJSONDepth = 10000
+
 // decodeMessage checks one JSON value (already trimmed) as a JSON-RPC 2.0
 // message. On failure it returns the whole error line to send (with the id
 // when the id itself is sound, null otherwise); the caller answers it and
@@ -49,12 +72,12 @@ type rpcIn struct {
 func decodeMessage(raw []byte) (m message, errLine []byte) {
 	if len(raw) == 0 || raw[0] != '{' {
 		if !json.Valid(raw) {
-			return m, errorLine(nil, codeParseError, "Parse error: invalid JSON", nil)
+			return m, parseErrorLine(raw)
 		}
 		return m, invalidRequest("a message must be a JSON object")
 	}
 	if !json.Valid(raw) {
-		return m, errorLine(nil, codeParseError, "Parse error: invalid JSON", nil)
+		return m, parseErrorLine(raw)
 	}
 	var in rpcIn
 	eachMember(raw, func(key string, val []byte) {

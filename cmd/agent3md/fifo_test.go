@@ -31,8 +31,10 @@ func TestFIFORefused(t *testing.T) {
 		{[]string{"route", fifo, "x"}, 2, "is not a regular file"},
 		{[]string{"export", fifo}, 2, "is not a regular file"},
 		{[]string{"index", fifo}, 2, "is not a regular file"},
-		{[]string{"mcp", fifo}, 2, "is not a regular file"},
-		{[]string{"selftest", fifo}, 2, "is not a regular file"},
+		{[]string{"skills", fifo}, 2, "or - to read one from standard input"},
+		// mcp and selftest refuse "-": their refusal must not offer it.
+		{[]string{"mcp", fifo}, 2, "is not a regular file (a named pipe); pass the path of an agent file (save a stream to a file first)"},
+		{[]string{"selftest", fifo}, 2, "is not a regular file (a named pipe); pass the path of an agent file (save a stream to a file first)"},
 	}
 	for _, tt := range tests {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {

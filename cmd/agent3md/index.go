@@ -33,7 +33,11 @@ On a terminal it shows a progress bar for large files.`,
 				}
 				defer r.Close()
 				info := r.Info()
-				fmt.Fprintf(a.stdout, "%s: %d skills, index %s in %v", args[0], info.Skills, info.Index, time.Since(start).Round(time.Millisecond))
+				name := args[0]
+				if name == "-" {
+					name = stdinName // as in every other message about it
+				}
+				fmt.Fprintf(a.stdout, "%s: %d skills, index %s in %v", name, info.Skills, info.Index, time.Since(start).Round(time.Millisecond))
 				if info.Path != "" {
 					fmt.Fprintf(a.stdout, " at %s", info.Path)
 				}

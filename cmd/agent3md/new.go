@@ -9,10 +9,13 @@ import (
 	"path/filepath"
 	"strings"
 	"text/template"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 
 	"github.com/agent3md/agent3md/agentfile"
+	"github.com/agent3md/agent3md/loader"
 )
 
 // scaffold is the agent `new` writes: valid under every agent3md/1 rule with
@@ -57,7 +60,9 @@ func (a *app) newCmd() *cobra.Command {
 		Short: "Write a new, valid agent file to start from",
 		Long: `new writes a small agent named NAME to OUT (default NAME.3md): an identity
 plane, a command-backed skill with typed inputs and a guidance-only skill it
-links to. It never overwrites an existing file.
+links to. It never overwrites an existing file. NAME is the agent's title
+and file name: at most 100 characters, without quotes, colons, backslashes
+or control characters.
 
 A lone argument that is a path (it ends in .3md or has a directory) is
 where the file goes, and the agent is named after its base name:
@@ -100,13 +105,53 @@ func newTarget(args []string) (name, out string, err error) {
 	return base, arg + ".3md", nil
 }
 
+// maxNameChars bounds the agent name new accepts: a name is a title and a
+// file name, and one longer than this is a mistake (a pasted paragraph),
+// not a name.
+const maxNameChars = 100
+
+// checkNewName refuses a name the scaffold cannot carry as written: the
+// name sits in the frontmatter (where a colon starts a value and a quoted
+// value loses its quotes) and in a quoted label="…" (where a backslash
+// escapes and a quote closes), and it names the file. Anything else would
+// come out of the scaffold's own self-check as an "internal error", or
+// silently as another name.
+func checkNewName(name string) error {
+	const rule = "use letters, digits, spaces, - or _; no quotes, colons, backslashes or control characters"
+	switch {
+	case name == "":
+		return fmt.Errorf("agent name is empty; %s", rule)
+	case !utf8.ValidString(name):
+		return fmt.Errorf("agent name %q is not valid UTF-8; %s", name, rule)
+	case utf8.RuneCountInString(name) > maxNameChars:
+		return fmt.Errorf("agent name is %d characters long, over the limit of %d; choose a shorter one", utf8.RuneCountInString(name), maxNameChars)
+	}
+	for _, r := range name {
+		if unicode.IsControl(r) {
+			return fmt.Errorf("agent name %q holds the control character U+%04X; %s", name, r, rule)
+		}
+		if strings.ContainsRune("\"'\\:", r) {
+			return fmt.Errorf("agent name %q holds the character %c; %s", name, r, rule)
+		}
+	}
+	return nil
+}
+
+// titleOf is name with its first letter in upper case. It works on the
+// first rune, not the first byte: upper-casing half of a multi-byte letter
+// wrote a name that was not UTF-8.
+func titleOf(name string) string {
+	r, size := utf8.DecodeRuneInString(name)
+	return string(unicode.ToUpper(r)) + name[size:]
+}
+
 func (a *app) scaffold(name, out string) error {
 	name = strings.TrimSpace(name)
-	if name == "" || strings.ContainsAny(name, "\"\n\r:") {
-		return ioError(fmt.Errorf("agent name %q must be non-empty and free of quotes, colons and newlines", name))
+	if err := checkNewName(name); err != nil {
+		return ioError(err)
 	}
 	var buf bytes.Buffer
-	title := strings.ToUpper(name[:1]) + name[1:]
+	title := titleOf(name)
 	if err := scaffold.Execute(&buf, map[string]string{"Name": name, "Title": title}); err != nil {
 		return ioError(err)
 	}
@@ -122,6 +167,10 @@ func (a *app) scaffold(name, out string) error {
 	if errors.Is(err, fs.ErrExist) {
 		return ioError(fmt.Errorf("%s already exists; choose another OUT or remove it first", out))
 	}
+	if errors.Is(err, fs.ErrNotExist) {
+		dir := filepath.Dir(out)
+		return ioError(fmt.Errorf("cannot write %s: its directory %s does not exist; create it first (mkdir -p %s)", out, dir, shellWord(dir)))
+	}
 	if err != nil {
 		return ioError(err)
 	}
@@ -132,6 +181,21 @@ func (a *app) scaffold(name, out string) error {
 	if err := f.Close(); err != nil {
 		return ioError(err)
 	}
-	fmt.Fprintf(a.stdout, "wrote %s (agent %q, %d skills); try: agent3md route %s \"find usages of main\"\n", out, name, len(cat.Agent().Skills), out)
+	fmt.Fprintf(a.stdout, "wrote %s (agent %q, %d skills); try: agent3md route %s \"find usages of main\"\n", out, name, len(cat.Agent().Skills), shellWord(out))
 	return nil
+}
+
+// shellWord is path as the user can paste it into a shell: as it is when
+// it holds only characters no shell treats specially, else single-quoted.
+func shellWord(path string) string {
+	for _, r := range path {
+		if r >= utf8.RuneSelf && (unicode.IsLetter(r) || unicode.IsDigit(r)) {
+			continue
+		}
+		if !(r < utf8.RuneSelf && (r == '-' || r == '_' || r == '.' || r == '/' || r == '+' || r == ',' || r == '@' || r == '%' || r == '=' || r == ':' ||
+			(r|0x20 >= 'a' && r|0x20 <= 'z') || (r >= '0' && r <= '9'))) {
+			return loader.Quote(path)
+		}
+	}
+	return path
 }

@@ -33,14 +33,29 @@ func checkAgentPath(path string) error {
 }
 
 // regular is checkAgentPath's verdict on a stat result.
-func regular(path string, st fs.FileInfo) error {
+func regular(path string, st fs.FileInfo) error { return regularFor(path, st, true) }
+
+// checkServedPath is checkAgentPath for mcp and selftest, whose standard
+// input is not the agent's: the refusal of a pipe or device must not
+// suggest "-", which they refuse in turn.
+func checkServedPath(path string) error {
+	st, err := os.Stat(path)
+	if err != nil {
+		return ioError(fmt.Errorf("cannot read agent file: %w", err))
+	}
+	return regularFor(path, st, false)
+}
+
+func regularFor(path string, st fs.FileInfo, stdinOK bool) error {
 	switch m := st.Mode(); {
 	case m.IsRegular():
 		return nil
 	case m.IsDir():
 		return ioError(fmt.Errorf("%s is a directory; pass an agent file, e.g. %s", path, filepath.Join(path, "agent.3md")))
-	default:
+	case stdinOK:
 		return ioError(fmt.Errorf("%s is not a regular file (%s); pass the path of an agent file, or - to read one from standard input", path, fileKind(m)))
+	default:
+		return ioError(fmt.Errorf("%s is not a regular file (%s); pass the path of an agent file (save a stream to a file first)", path, fileKind(m)))
 	}
 }
 

@@ -5,8 +5,10 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 	"golang.org/x/term"
 
 	"github.com/agent3md/agent3md/agentfile"
@@ -69,7 +71,7 @@ fill the skill's typed inputs, run (or hand back) its command.`,
 	root.SetErr(a.stderr)
 	root.SetIn(a.stdin)
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
-		return ioError(fmt.Errorf("%w (see '%s --help')", err, c.CommandPath()))
+		return ioError(fmt.Errorf("%w%s (see '%s --help')", err, flagHint(c, err), c.CommandPath()))
 	})
 	root.AddCommand(
 		a.parseCmd(), a.validateCmd(), a.newCmd(), a.importCmd(),
@@ -78,7 +80,135 @@ fill the skill's typed inputs, run (or hand back) its command.`,
 		a.mcpCmd(), a.serveCmd(), a.selftestCmd(), a.versionCmd(), a.cacheCmd(),
 		a.limitsHelp(),
 	)
+	a.strictGroups(root)
 	return root
+}
+
+// strictGroups makes a mistyped subcommand an error. cobra runs a command
+// that only groups others (cache, completion) with any arguments at all by
+// printing its help and exiting 0, and its help command answers an
+// unknown topic the same way: "agent3md cache prun" looked like success
+// to a script and said nothing of the typo. Each such command now says
+// which word it did not know, suggests the nearest, and exits 2; given no
+// subcommand it prints its help on stderr and exits 2, as agent3md alone
+// does.
+func (a *app) strictGroups(root *cobra.Command) {
+	root.InitDefaultHelpCmd()
+	root.InitDefaultCompletionCmd()
+	var walk func(c *cobra.Command)
+	walk = func(c *cobra.Command) {
+		for _, sub := range c.Commands() {
+			walk(sub)
+		}
+		if c == root || !c.HasSubCommands() || c.Runnable() {
+			return
+		}
+		c.Args = func(c *cobra.Command, args []string) error {
+			if len(args) > 0 {
+				return unknownCommand(c, args[0])
+			}
+			return nil
+		}
+		c.RunE = func(c *cobra.Command, _ []string) error {
+			c.SetOut(a.stderr)
+			c.Help()
+			return silent(exitUsage)
+		}
+	}
+	walk(root)
+	for _, c := range root.Commands() {
+		if c.Name() != "help" || c.Run == nil {
+			continue
+		}
+		show := c.Run
+		c.Run = nil
+		c.RunE = func(c *cobra.Command, args []string) error {
+			if len(args) > 0 {
+				cmd, rest, err := root.Find(args)
+				if err != nil || cmd == nil || cmd == root {
+					return ioError(fmt.Errorf("no help topic %q; 'agent3md help' lists the commands and topics", strings.Join(args, " ")))
+				}
+				if len(rest) > 0 && cmd.HasSubCommands() {
+					return unknownCommand(cmd, rest[0])
+				}
+			}
+			show(c, args)
+			return nil
+		}
+	}
+}
+
+// flagHint adds to an unknown-flag error what the user most likely meant:
+// the command's flag one or two letters away ("--skil"), or, for a word
+// that is plainly not a flag (it holds a space: "-rf stuff" as the request
+// text, a value), how to pass an argument that starts with "-".
+func flagHint(c *cobra.Command, err error) string {
+	msg := err.Error()
+	var word string
+	switch {
+	case strings.HasPrefix(msg, "unknown flag: --"):
+		word = strings.TrimPrefix(msg, "unknown flag: ")
+	case strings.HasPrefix(msg, "unknown shorthand flag: "):
+		if _, arg, ok := strings.Cut(msg, " in "); ok {
+			word = arg
+		}
+	default:
+		return ""
+	}
+	if strings.ContainsAny(word, " \t") || !strings.HasPrefix(word, "--") {
+		return "; an argument that starts with - is read as flags: to pass it as text or a value, put -- before it (agent3md " + c.Name() + " … -- '" + word + "')"
+	}
+	name, _, _ := strings.Cut(strings.TrimPrefix(word, "--"), "=")
+	best, bestD := "", 3
+	c.Flags().VisitAll(func(f *pflag.Flag) {
+		if f.Hidden {
+			return
+		}
+		if d := editDistance(name, f.Name); d < bestD {
+			best, bestD = f.Name, d
+		}
+	})
+	if best == "" {
+		return ""
+	}
+	return "; did you mean --" + best + "?"
+}
+
+// editDistance is the Levenshtein distance of two flag names.
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
+
+// unknownCommand is the usage error for a word that names no subcommand
+// of c, with cobra's suggestions.
+func unknownCommand(c *cobra.Command, word string) error {
+	msg := fmt.Sprintf("unknown command %q for %q", word, c.CommandPath())
+	if s := c.SuggestionsFor(word); len(s) > 0 {
+		msg += "; did you mean " + strings.Join(s, " or ") + "?"
+	}
+	names := []string{}
+	for _, sub := range c.Commands() {
+		if sub.IsAvailableCommand() {
+			names = append(names, sub.Name())
+		}
+	}
+	return ioError(fmt.Errorf("%s (its commands: %s; see '%s --help')", msg, strings.Join(names, ", "), c.CommandPath()))
 }
 
 // args wraps a cobra positional-argument check so that a wrong count is a

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"os/signal"
 	"sort"
 	"strings"
 	"syscall"
@@ -13,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
+	"github.com/agent3md/agent3md/agentfile"
 	"github.com/agent3md/agent3md/loader"
 	"github.com/agent3md/agent3md/router"
 )
@@ -117,12 +119,18 @@ func isPair(s string) bool {
 	return true
 }
 
+// parseValues reads the NAME=VALUE arguments. A name given twice is a
+// usage error: the last one silently won, so "path=a path=b" ran on b
+// alone where the caller may have meant both.
 func parseValues(pairs []string) (map[string]string, error) {
 	values := map[string]string{}
 	for _, p := range pairs {
 		k, v, ok := strings.Cut(p, "=")
 		if !ok || k == "" {
-			return nil, ioError(fmt.Errorf("argument %q is not NAME=VALUE", p))
+			return nil, ioError(fmt.Errorf("argument %q is not NAME=VALUE; values come after the request text as NAME=VALUE, each in its own argument", p))
+		}
+		if prev, dup := values[k]; dup {
+			return nil, ioError(fmt.Errorf("input %s is given twice (%s=%s and %s); give each input once", k, k, prev, p))
 		}
 		values[k] = v
 	}
@@ -153,7 +161,13 @@ func (a *app) choose(c *cobra.Command, ag *loader.Agent, file, text, skill strin
 		return nil, err
 	}
 	if len(matches) == 0 {
-		return nil, &exitError{code: exitNoMatch, err: fmt.Errorf("no skill matched %q; name one with --skill (see 'agent3md skills %s')", text, file)}
+		hint := ""
+		if isPair(text) {
+			// "run FILE pattern=x" forgot the request: the first
+			// argument after FILE is always the text.
+			hint = fmt.Sprintf("; %q was read as the request TEXT, which comes right after FILE: agent3md run %s \"TEXT\" %s", text, shellWord(file), shellWord(text))
+		}
+		return nil, &exitError{code: exitNoMatch, err: fmt.Errorf("no skill matched %q; name one with --skill (see 'agent3md skills %s')%s", text, shellWord(file), hint)}
 	}
 	m := matches[0]
 	return &choice{name: m.Name, tier: m.Tier, hits: m.Hits}, nil
@@ -166,7 +180,7 @@ func (a *app) runSkill(c *cobra.Command, ag *loader.Agent, file, text string, va
 	}
 	sk, err := ag.Skill(ch.name)
 	if err != nil {
-		return skillError(err)
+		return skillError(ag, file, err)
 	}
 	line := "→ " + ch.String()
 	if sk.Cost != "" {
@@ -175,7 +189,7 @@ func (a *app) runSkill(c *cobra.Command, ag *loader.Agent, file, text string, va
 	fmt.Fprintln(a.stderr, line)
 	f, err := ag.Command(ch.name, values)
 	if err != nil {
-		return skillError(err)
+		return skillError(ag, file, err)
 	}
 	if fl.asJSON {
 		if err := writeJSON(a.stdout, f); err != nil {
@@ -185,7 +199,12 @@ func (a *app) runSkill(c *cobra.Command, ag *loader.Agent, file, text string, va
 	if !fl.doExec {
 		if !fl.asJSON {
 			printCommand(a.stdout, a.stderr, f)
-			printProblems(a.stderr, f)
+			printIgnored(a.stderr, f, sk)
+		}
+		if f.HasTool && !f.Ready && len(f.Unsafe) == 0 {
+			// The same words as the guard's refusal, with what to add:
+			// every refusal of run is a line starting "agent3md:".
+			return &exitError{code: exitNotReady, err: notReady(f, false)}
 		}
 		return fillVerdict(f)
 	}
@@ -193,7 +212,7 @@ func (a *app) runSkill(c *cobra.Command, ag *loader.Agent, file, text string, va
 		if len(f.Unsafe) > 0 {
 			printCommand(a.stdout, a.stderr, f)
 		}
-		printIgnored(a.stderr, f) // the guard's refusal says the rest
+		printIgnored(a.stderr, f, sk) // the guard's refusal says the rest
 	}
 	g := &runGuard{yes: fl.yes, named: fl.skill != "", in: a.stdin, out: a.stderr, tty: isTerminal(a.stdin)}
 	if err := g.check(ch, sk.Cost, f); err != nil {
@@ -241,38 +260,64 @@ func printCommand(out, errw io.Writer, f *loader.Fill) {
 	}
 }
 
-// printProblems lists on errw what keeps a fill from being ready, and the
-// values it ignored.
-func printProblems(errw io.Writer, f *loader.Fill) {
-	if len(f.Missing) > 0 {
-		fmt.Fprintf(errw, "missing required inputs: %s\n", strings.Join(f.Missing, ", "))
+// printIgnored names the values given for inputs the skill does not
+// declare, and the inputs it does: a misspelt name is then plain to see.
+func printIgnored(errw io.Writer, f *loader.Fill, sk *agentfile.Skill) {
+	if len(f.Unknown) == 0 {
+		return
 	}
-	for _, p := range f.Invalid {
-		fmt.Fprintf(errw, "invalid input %s (%s): %s\n", p.Name, p.Type, p.Reason)
+	u := append([]string(nil), f.Unknown...)
+	sort.Strings(u)
+	takes := make([]string, len(sk.Inputs))
+	for i, in := range sk.Inputs {
+		takes[i] = in.Name
+		if in.Optional {
+			takes[i] += "?"
+		}
 	}
-	if len(f.Unbound) > 0 {
-		fmt.Fprintf(errw, "the template uses undeclared placeholders with no value: %s\n", strings.Join(f.Unbound, ", "))
+	what := "no inputs"
+	if len(takes) > 0 {
+		what = strings.Join(takes, ", ")
 	}
-	printIgnored(errw, f)
-}
-
-// printIgnored names the values given for inputs the skill does not declare.
-func printIgnored(errw io.Writer, f *loader.Fill) {
-	if len(f.Unknown) > 0 {
-		u := append([]string(nil), f.Unknown...)
-		sort.Strings(u)
-		fmt.Fprintf(errw, "ignored values for undeclared inputs: %s\n", strings.Join(u, ", "))
-	}
+	fmt.Fprintf(errw, "ignored values for undeclared inputs: %s; %s takes %s\n", strings.Join(u, ", "), f.Skill, what)
 }
 
 // execFill runs a ready fill: a plain template's words directly as argv,
 // anything else through sh -c. The command's exit status is run's.
-func (a *app) execFill(c *cobra.Command, f *loader.Fill) error {
-	cmd := commandFor(c, f)
+//
+// While it runs, agent3md is a wrapper: a SIGTERM or SIGHUP sent to it
+// (a supervisor stopping it, a closed terminal) is passed on to the
+// command (forwardSignals says to which processes), and run waits for the
+// command's own exit status. Killing the command outright, as the
+// cancelled context used to, gave it no chance to clean up and orphaned
+// whatever it had started: a shell's children kept running.
+func (a *app) execFill(_ *cobra.Command, f *loader.Fill) error {
+	cmd := commandFor(f)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = a.stdin, a.stdout, a.stderr
-	err := cmd.Run()
+	forward, pass := forwardSignals(cmd, isTerminal(a.stdin))
+	sigs := make(chan os.Signal, 4)
+	if len(forward) > 0 {
+		signal.Notify(sigs, forward...)
+		defer signal.Stop(sigs)
+	}
+	err := cmd.Start()
 	if err == nil {
-		return nil
+		done := make(chan struct{})
+		go func() {
+			for {
+				select {
+				case s := <-sigs:
+					pass(s)
+				case <-done:
+					return
+				}
+			}
+		}()
+		err = cmd.Wait()
+		close(done)
+		if err == nil {
+			return nil
+		}
 	}
 	var ee *exec.ExitError
 	if errors.As(err, &ee) {
@@ -290,14 +335,15 @@ func (a *app) execFill(c *cobra.Command, f *loader.Fill) error {
 }
 
 // commandFor builds the process for a ready fill: a plain template's
-// words directly as argv, anything else through sh -c.
-func commandFor(c *cobra.Command, f *loader.Fill) *exec.Cmd {
+// words directly as argv, anything else through sh -c. It is not tied to
+// a context: execFill passes signals on instead of killing it.
+func commandFor(f *loader.Fill) *exec.Cmd {
 	// Argv can decline even a plain template (it reads only what it is
 	// sure sh reads the same way); sh -c then runs the same quoted line.
 	if argv, ok := f.Argv(); ok {
-		return exec.CommandContext(c.Context(), argv[0], argv[1:]...)
+		return exec.Command(argv[0], argv[1:]...)
 	}
-	return exec.CommandContext(c.Context(), "sh", "-c", f.Command)
+	return exec.Command("sh", "-c", f.Command)
 }
 
 func isTerminal(r io.Reader) bool {

@@ -1,14 +1,11 @@
 package main
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
-
-	"github.com/spf13/cobra"
 
 	"github.com/agent3md/agent3md/loader"
 	"github.com/agent3md/agent3md/router"
@@ -95,6 +92,16 @@ func TestRunGuard(t *testing.T) {
 		{"through sh", []string{"--exec", "FILE", "pipe it", "a=a\"b $(c)"}, "", 0, nil, "a\"b $(c)\n"},
 		{"no tool", []string{"--exec", "FILE", "give advice"}, "", exitRefused, []string{"guidance only"}, noLog},
 		{"not installed", []string{"--exec", "FILE", "no binary", "a=x"}, "", 127, []string{"cannot run"}, noLog},
+		// A value given twice silently kept the last one.
+		{"value given twice", []string{"--exec", "FILE", "echo args", "a=x", "a=y"}, "", exitUsage, []string{"agent3md: input a is given twice (a=x and a=y)"}, noLog},
+		// The request text forgotten: the value was routed as the text
+		// and the message said only that nothing matched.
+		{"text forgotten", []string{"--exec", "FILE", "a=x"}, "", exitNoMatch, []string{`"a=x" was read as the request TEXT, which comes right after FILE`}, noLog},
+		// A printed fill that is not ready said so without the
+		// "agent3md:" line every refusal has, and without what to add.
+		{"print only, missing input", []string{"FILE", "echo args"}, "", exitNotReady, []string{"\nagent3md: echo-args's command is not ready to run: missing required inputs: a (add a=…)"}, noLog},
+		{"print only, option value", []string{"FILE", "run tests", "pattern=x", "packages=-x"}, "", exitNotReady, []string{"\nagent3md: tests's command is not ready to run: input packages (string): starts with"}, noLog},
+		{"misspelt input named", []string{"FILE", "echo args", "A=x"}, "", exitNotReady, []string{"ignored values for undeclared inputs: A; echo-args takes a, b?"}, noLog},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -117,7 +124,7 @@ func TestRunGuard(t *testing.T) {
 					t.Errorf("stderr lacks %q:\n%s", s, errOut)
 				}
 			}
-			if !strings.HasPrefix(errOut, "→ ") && tt.code != exitNoMatch {
+			if !strings.HasPrefix(errOut, "→ ") && tt.code != exitNoMatch && tt.code != exitUsage {
 				t.Errorf("stderr does not start with the chosen skill:\n%s", errOut)
 			}
 			got, err := os.ReadFile(log)
@@ -186,8 +193,6 @@ func TestRunArgsSplit(t *testing.T) {
 // TestRunPlainIsArgv pins that a template of plain words runs without a
 // shell, and anything else through sh -c.
 func TestRunPlainIsArgv(t *testing.T) {
-	c := &cobra.Command{}
-	c.SetContext(context.Background())
 	for _, tt := range []struct {
 		f    loader.Fill
 		args []string
@@ -195,7 +200,7 @@ func TestRunPlainIsArgv(t *testing.T) {
 		{loader.Fill{Command: `fake 'a b' --x='it'\''s'`, Plain: true, Ready: true}, []string{"fake", "a b", "--x=it's"}},
 		{loader.Fill{Command: `fake "a" | cat`}, []string{"sh", "-c", `fake "a" | cat`}},
 	} {
-		cmd := commandFor(c, &tt.f)
+		cmd := commandFor(&tt.f)
 		if !reflect.DeepEqual(cmd.Args, tt.args) {
 			t.Errorf("%s: args %q, want %q", tt.f.Command, cmd.Args, tt.args)
 		}

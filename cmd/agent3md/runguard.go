@@ -41,7 +41,7 @@ func (g *runGuard) check(ch *choice, cost string, f *loader.Fill) error {
 			"the template must be fixed (agent3md validate reports it as tool-quote)", f.Skill)
 	}
 	if !f.Ready {
-		return &exitError{code: exitNotReady, err: notReady(f)}
+		return &exitError{code: exitNotReady, err: notReady(f, true)}
 	}
 	if cost == "" || g.yes {
 		return nil
@@ -56,8 +56,9 @@ func (g *runGuard) check(ch *choice, cost string, f *loader.Fill) error {
 	return refused("not running %s: it is tagged cost=%s; add --yes to run it", f.Skill, cost)
 }
 
-// notReady says why a fill that has a command cannot run.
-func notReady(f *loader.Fill) error {
+// notReady says why a fill that has a command cannot run: the guard's
+// refusal when running, else what a printed fill lacks.
+func notReady(f *loader.Fill, running bool) error {
 	var parts []string
 	if len(f.Missing) > 0 {
 		args := make([]string, len(f.Missing))
@@ -75,6 +76,9 @@ func notReady(f *loader.Fill) error {
 	}
 	if len(parts) == 0 {
 		return errors.New("the fill is not ready")
+	}
+	if !running {
+		return fmt.Errorf("%s's command is not ready to run: %s", f.Skill, strings.Join(parts, "; "))
 	}
 	return fmt.Errorf("not running %s: %s", f.Skill, strings.Join(parts, "; "))
 }

@@ -61,8 +61,25 @@ Point a client at it with the command "agent3md" and the arguments
 			if err != nil {
 				return err
 			}
-			if maxPending < 1 {
-				return ioError(fmt.Errorf("--max-pending-bytes %d: use a positive byte count (default %d, 64 MiB)", maxPending, int64(mcp.DefaultMaxPendingBytes)))
+			// Each bound is checked against its stated range: 0 or a
+			// negative --max-in-flight or --max-answer-bytes was taken
+			// silently as the default.
+			for _, b := range []struct {
+				name           string
+				v, lo, hi, def int64
+				unit           string
+			}{
+				{"max-in-flight", int64(maxInFlight), 1, maxInFlightCeiling, mcp.DefaultMaxInFlight, ""},
+				{"max-pending-bytes", maxPending, 1, maxPendingCeiling, mcp.DefaultMaxPendingBytes, "64 MiB"},
+				{"max-answer-bytes", int64(maxAnswer), minAnswerBytes, maxAnswerCeiling, mcp.DefaultMaxAnswerBytes, "4 MiB"},
+			} {
+				if err := checkRange(b.name, b.v, b.lo, b.hi); err != nil {
+					def := fmt.Sprint(b.def)
+					if b.unit != "" {
+						def += ", " + b.unit
+					}
+					return ioError(fmt.Errorf("%w (default %s)", err, def))
+				}
 			}
 			logger := slog.New(slog.NewTextHandler(a.stderr, &slog.HandlerOptions{Level: level}))
 			mem, err := parseMemoryLimit(memLimit)
@@ -162,10 +179,10 @@ Point a client at it with the command "agent3md" and the arguments
 			return serve(opts)
 		},
 	}
-	c.Flags().IntVar(&maxMessage, "max-message-bytes", mcp.DefaultMaxLineBytes, "longest JSON-RPC message (one line) accepted on stdin, in bytes")
-	c.Flags().IntVar(&maxInFlight, "max-in-flight", mcp.DefaultMaxInFlight, "requests handled at once on their own goroutines; more wait in a queue while stdin is still read")
-	c.Flags().Int64Var(&maxPending, "max-pending-bytes", mcp.DefaultMaxPendingBytes, "bytes of requests read but not answered plus answers not yet written; past it the server stops reading stdin until the client reads")
-	c.Flags().IntVar(&maxAnswer, "max-answer-bytes", mcp.DefaultMaxAnswerBytes, "largest tool answer, in bytes: list_skills pages under it, and a larger answer is a tool error saying what to ask for instead")
+	c.Flags().IntVar(&maxMessage, "max-message-bytes", mcp.DefaultMaxLineBytes, fmt.Sprintf("longest JSON-RPC message (one line) accepted on stdin, in bytes (1 to %d)", maxMessageCeiling))
+	c.Flags().IntVar(&maxInFlight, "max-in-flight", mcp.DefaultMaxInFlight, fmt.Sprintf("requests handled at once on their own goroutines; more wait in a queue while stdin is still read (1 to %d)", maxInFlightCeiling))
+	c.Flags().Int64Var(&maxPending, "max-pending-bytes", mcp.DefaultMaxPendingBytes, fmt.Sprintf("bytes of requests read but not answered plus answers not yet written; past it the server stops reading stdin until the client reads (1 to %d)", int64(maxPendingCeiling)))
+	c.Flags().IntVar(&maxAnswer, "max-answer-bytes", mcp.DefaultMaxAnswerBytes, fmt.Sprintf("largest tool answer, in bytes: list_skills pages under it, and a larger answer is a tool error saying what to ask for instead (%d to %d)", minAnswerBytes, maxAnswerCeiling))
 	c.Flags().BoolVar(&noWatch, "no-watch", false, "serve the file as loaded: do not watch it for changes (then the server declares no listChanged or subscribe)")
 	c.Flags().StringVar(&logLevel, "log-level", "info", "stderr log level: debug, info, warn or error")
 	c.Flags().StringVar(&memLimit, "memory-limit", "auto", "Go soft memory limit once loaded: auto (follows the live heap plus a margin, so the footprint stays near what the agent needs), off (Go's default, or GOMEMLIMIT), or a size such as 512MiB")
@@ -188,6 +205,13 @@ func (a *app) checkServeArgs(c *cobra.Command, file string, maxMessage int) erro
 	if err := noStdin("mcp", file, "it carries the protocol"); err != nil {
 		return err
 	}
+	if file != "" {
+		if st, err := os.Stat(file); err == nil && !st.IsDir() {
+			if err := checkServedPath(file); err != nil {
+				return err
+			}
+		}
+	}
 	if c.Flags().Changed("max-file-line-bytes") {
 		fmt.Fprintln(a.stderr, "agent3md: warning: --max-file-line-bytes is deprecated: use --max-line-bytes (the agent file's line bound on every command); a JSON-RPC message is bounded by --max-message-bytes")
 	}
@@ -197,6 +221,17 @@ func (a *app) checkServeArgs(c *cobra.Command, file string, maxMessage int) erro
 // maxMessageCeiling is the largest --max-message-bytes: one message is
 // held whole in memory.
 const maxMessageCeiling = 1 << 30
+
+// The ranges of mcp's other bounds. A handler goroutine per request in
+// flight; pending bytes and one answer are held in memory, like a message.
+// An answer bound under 1 KiB would leave room for no answer but the
+// error saying it is too small.
+const (
+	maxInFlightCeiling = 1 << 16
+	maxPendingCeiling  = 1 << 40
+	minAnswerBytes     = 1 << 10
+	maxAnswerCeiling   = 1 << 30
+)
 
 // serveRouterOptions are the index cache options for mcp; the server fills
 // in the content hash once the agent is loaded.
@@ -299,7 +334,7 @@ func (a *app) selftest(ctx context.Context, args []string, server string, asJSON
 				return ag, nil
 			}
 		} else {
-			if err := checkAgentPath(args[0]); err != nil {
+			if err := checkServedPath(args[0]); err != nil {
 				return err
 			}
 			open = func() (*loader.Agent, error) { return a.open(args[0]) }

@@ -37,14 +37,22 @@ func (a *app) withAgent(path string, fn func(ag *loader.Agent) error) error {
 
 // skillError turns an unknown-skill error into an invalid-input error that
 // suggests the closest names.
-func skillError(err error) error {
+func skillError(ag *loader.Agent, file string, err error) error {
 	var ue *loader.UnknownSkillError
 	if errors.As(err, &ue) {
 		msg := fmt.Sprintf("no skill named %q", ue.Name)
+		// The identity plane has a label too, and it is the first name
+		// a newcomer tries: say what it is and where its text is.
+		if info, cat := ag.Info(), ag.Catalog(); info.Identity >= 0 && info.Identity < len(cat.Planes) {
+			if id := &cat.Planes[info.Identity]; id.HasLabel && id.Label == ue.Name {
+				return invalid(fmt.Errorf("%s: %q is the agent's identity plane (line %d), not a skill; print it with 'agent3md manifest %s', list the skills with 'agent3md skills %s'",
+					msg, ue.Name, id.Line, shellWord(file), shellWord(file)))
+			}
+		}
 		if len(ue.Closest) > 0 {
 			msg += fmt.Sprintf("; did you mean %s?", strings.Join(quoteAll(ue.Closest), ", "))
 		}
-		return invalid(errors.New(msg + " (list them with 'agent3md skills FILE')"))
+		return invalid(fmt.Errorf("%s (list them with 'agent3md skills %s')", msg, shellWord(file)))
 	}
 	return ioError(err)
 }
@@ -150,7 +158,7 @@ func (a *app) getCmd() *cobra.Command {
 			return a.withAgent(args[0], func(ag *loader.Agent) error {
 				body, err := ag.Body(c.Context(), args[1])
 				if err != nil {
-					return skillError(err)
+					return skillError(ag, args[0], err)
 				}
 				fmt.Fprintln(a.stdout, body)
 				return nil
@@ -174,7 +182,7 @@ agent needs to carry the skill out.`,
 			return a.withAgent(args[0], func(ag *loader.Agent) error {
 				text, err := resolveText(c.Context(), ag, args[1])
 				if err != nil {
-					return skillError(err)
+					return skillError(ag, args[0], err)
 				}
 				fmt.Fprintln(a.stdout, text)
 				return nil

@@ -14,7 +14,9 @@ import (
 func (a *app) usage(c *cobra.Command) error {
 	w := c.OutOrStderr()
 	fmt.Fprintf(w, "Usage:\n")
-	if c.Runnable() {
+	// A group (cache, completion) runs only to refuse a missing or
+	// unknown subcommand: its usage is "[command]" alone.
+	if c.Runnable() && (!c.HasParent() || !c.HasAvailableSubCommands()) {
 		fmt.Fprintf(w, "  %s\n", c.UseLine())
 	}
 	if c.HasAvailableSubCommands() {
