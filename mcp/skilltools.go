@@ -49,11 +49,14 @@ var (
 		run:     (*server).routeSkill,
 	}
 	getSkillTool = &toolDef{
-		name:    toolGetSkill,
-		title:   "Get a skill",
-		desc:    "Load one skill's instructions (its Markdown body) by name. Call it once you know which skill to follow.",
-		params:  []paramDef{{name: "name", kind: "string", required: true, desc: "the skill's name, as list_skills or route_skill gives it"}},
-		output:  json.RawMessage(`{"type":"object","properties":{"name":{"type":"string"},"body":{"type":"string"}},"required":["name","body"]}`),
+		name:  toolGetSkill,
+		title: "Get a skill",
+		desc:  "Load one skill's instructions (its Markdown body) by name. Call it once you know which skill to follow; pass file to read a file the instructions point to.",
+		params: []paramDef{
+			{name: "name", kind: "string", required: true, desc: "the skill's name, as list_skills or route_skill gives it"},
+			{name: "file", kind: "string", desc: "a file of the skill's folder that its instructions mention (e.g. reference.md, scripts/fill.py), as a path relative to the skill; absent: the instructions"},
+		},
+		output:  json.RawMessage(`{"type":"object","properties":{"name":{"type":"string"},"body":{"type":"string"},"file":{"type":"string"}},"required":["name","body"]}`),
 		bigHint: hint("the skill's body is too large to send in one answer; ask the operator to raise the bound"),
 		run:     (*server).getSkill,
 	}
@@ -303,23 +306,78 @@ func (rt *routeTails) tail(sk *agentfile.Skill) []byte {
 type skillBody struct {
 	Name string `json:"name"`
 	Body string `json:"body"`
+	File string `json:"file,omitempty"`
 }
 
 func (s *server) getSkill(ctx context.Context, v *version, args map[string]json.RawMessage) (*toolOutcome, error) {
 	name := stringArg(args, "name")
+	// An empty file is no file: models often fill every optional
+	// argument, with "" for those they have nothing for.
+	if file := stringArg(args, "file"); file != "" {
+		return s.getSkillFile(ctx, v, name, file)
+	}
 	body, err := v.agent.Body(ctx, name)
 	if err != nil {
 		return s.unknownSkill(v, err, name)
 	}
-	// The body is escaped once, for the text block and the structured
-	// content {"name","body"} alike.
+	return bodyOutcome(name, body, ""), nil
+}
+
+// bodyOutcome is get_skill's answer: text escaped once, for the text block
+// and the structured content {"name","body"[,"file"]} alike.
+func bodyOutcome(name, body, file string) *toolOutcome {
 	quoted := appendJSONString(make([]byte, 0, len(body)+len(body)/8+2), body)
-	structured := make([]byte, 0, len(quoted)+len(name)+24)
+	structured := make([]byte, 0, len(quoted)+len(name)+len(file)+32)
 	structured = append(structured, `{"name":`...)
 	structured = appendJSONString(structured, name)
 	structured = append(structured, `,"body":`...)
-	structured = append(append(structured, quoted...), '}')
-	return &toolOutcome{text: body, quoted: quoted, structured: json.RawMessage(structured)}, nil
+	structured = append(structured, quoted...)
+	if file != "" {
+		structured = append(structured, `,"file":`...)
+		structured = appendJSONString(structured, file)
+	}
+	structured = append(structured, '}')
+	return &toolOutcome{text: body, quoted: quoted, structured: json.RawMessage(structured)}
+}
+
+// maxListedFiles bounds the files an unknown-file answer lists.
+const maxListedFiles = 20
+
+// getSkillFile is get_skill with file: one file of the skill's Agent
+// Skills directory (docs/protocol.md §4), the same bytes resources/read
+// of skill://<slug>/<file> serves, for the clients that give the model
+// tools but no resources. A binary file is named with its resource URI
+// instead; a path the skill does not serve lists the ones it does.
+func (s *server) getSkillFile(ctx context.Context, v *version, name, file string) (*toolOutcome, error) {
+	slug, err := v.agent.Slug(name)
+	if err != nil {
+		return s.unknownSkill(v, err, name)
+	}
+	file = strings.TrimPrefix(file, "./")
+	data, f, err := v.agent.ReadSkillFile(ctx, slug, file)
+	switch {
+	case errors.Is(err, loader.ErrNoSkillFile):
+		files, lerr := v.agent.SkillFiles(ctx, slug)
+		if lerr != nil {
+			return nil, lerr
+		}
+		paths := make([]string, 0, min(len(files), maxListedFiles))
+		for _, f := range files[:min(len(files), maxListedFiles)] {
+			paths = append(paths, f.Path)
+		}
+		more := ""
+		if len(files) > maxListedFiles {
+			more = fmt.Sprintf(" and %d more", len(files)-maxListedFiles)
+		}
+		return &toolOutcome{isError: true, text: fmt.Sprintf("Skill %s has no file %q. Argument \"file\" must be a path relative to the skill, one of: %s%s.",
+			name, clip(file, 120), strings.Join(paths, ", "), more)}, nil
+	case err != nil:
+		return s.unknownSkill(v, err, name)
+	case !f.Text:
+		return &toolOutcome{isError: true, text: fmt.Sprintf("File %s of skill %s is not text (%s, %d bytes); read it as the resource %s.",
+			f.Path, name, f.MIME, f.Size, fileURI(slug, f.Path))}, nil
+	}
+	return bodyOutcome(name, string(data), f.Path), nil
 }
 
 // resolveHint says how to load a chain too large for one answer.

@@ -45,6 +45,7 @@ const (
 	vOldShape     = "old-shape"      // list_skills answers {"agent","skills"}
 	vSlowStart    = "slow-start"     // the first tools/call takes longer than a timeout, reporting progress meanwhile
 	vPartial      = "partial"        // an agent-3md server without route_skill
+	vFileIgnored  = "file-ignored"   // get_skill declares file but answers the body whatever it names
 )
 
 // slowStartSteps and slowStartStep shape vSlowStart's first tool call:
@@ -375,6 +376,8 @@ func (s *fakeServer) dispatch(method string, params json.RawMessage) (any, int, 
 			tools = genericTools()
 		case vPartial:
 			tools = slices.DeleteFunc(tools, func(t map[string]any) bool { return t["name"] == "route_skill" })
+		case vFileIgnored:
+			tools[2]["inputSchema"].(map[string]any)["properties"].(map[string]any)["file"] = map[string]any{"type": "string"}
 		}
 		res := map[string]any{"tools": tools}
 		if modern != "" {

@@ -31,7 +31,7 @@ var allChecks = []string{
 	"resources/alias", "resources/prompt-xml", "prompts/missing-argument", "completion/complete",
 	"skills/list", "skills/resources", "skills/get", "skills/unknown", "skills/directory-read",
 	"contract/agent3md", "tool/list_skills", "tool/route_skill", "tool/get_skill",
-	"tool/resolve_skill", "tool/fill_skill", "tool/fill_skill-missing",
+	"tool/get_skill-file", "tool/resolve_skill", "tool/fill_skill", "tool/fill_skill-missing",
 	"error/unknown-tool", "error/unknown-skill", "error/missing-argument",
 	"probe/malformed-json", "probe/object-id", "probe/oversized-line",
 	"probe/unknown-method", "probe/notification",
@@ -58,21 +58,26 @@ var (
 	// completion.
 	genericSkips = without(skillFeatures, "resources/unknown", "prompts/missing-argument", "modern/resources")
 	// skillChecks need the catalog list_skills gives.
-	skillChecks = []string{"tool/route_skill", "tool/get_skill", "tool/resolve_skill", "tool/fill_skill", "tool/fill_skill-missing"}
+	skillChecks = []string{"tool/route_skill", "tool/get_skill", "tool/get_skill-file", "tool/resolve_skill", "tool/fill_skill", "tool/fill_skill-missing"}
 	// contractChecks are skipped on a server that is not an agent-3md one.
 	contractChecks = append([]string{"contract/agent3md", "tool/list_skills"}, append(skillChecks, "error/unknown-skill")...)
 	modernChecks   = []string{"modern/discover", "modern/unsupported-version", "modern/tools-list", "modern/resources", "modern/skills"}
 )
 
 // defaultSkips are the checks a variant skips for want of a capability.
+// Only vFileIgnored's get_skill declares the optional file argument.
 func defaultSkips(variant string) []string {
+	var skips []string
+	if variant != vFileIgnored {
+		skips = []string{"tool/get_skill-file"}
+	}
 	switch {
 	case variant == vGeneric:
-		return genericSkips
+		return append(skips, genericSkips...)
 	case slices.Contains(skillsVariants, variant) || variant == vSDK:
-		return nil
+		return skips
 	}
-	return resourcesPrompts
+	return append(skips, resourcesPrompts...)
 }
 
 // span is the checks from first to last, both included, in run order.
@@ -129,6 +134,9 @@ func TestRunAgainstFakeServers(t *testing.T) {
 			wantFail: []string{"exit/eof"}},
 		{name: "exits non-zero on EOF", variant: vExitStatus,
 			wantFail: []string{"exit/eof"}},
+		{name: "get_skill ignores its file argument", variant: vFileIgnored,
+			wantFail:   []string{"tool/get_skill-file"},
+			wantDetail: map[string]string{"tool/get_skill-file": "answered without isError"}},
 		{name: "bad tool output", variant: vBadOutput,
 			wantFail: []string{"tool/route_skill", "tool/get_skill", "tool/resolve_skill", "tool/fill_skill"}},
 		{name: "answers notifications", variant: vChatty,

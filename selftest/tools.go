@@ -154,6 +154,7 @@ func (r *runner) toolChecks() {
 	r.check("tool/"+toolList, r.checkListSkills)
 	r.check("tool/"+toolRoute, r.checkRoute)
 	r.check("tool/"+toolGet, r.checkGet)
+	r.check("tool/"+toolGet+"-file", r.checkGetFile)
 	r.check("tool/"+toolResolve, r.checkResolve)
 	r.check("tool/"+toolFill, r.checkFill)
 	r.check("tool/"+toolFill+"-missing", r.checkFillMissing)
