@@ -194,6 +194,10 @@ func TestCommandsOnAFolder(t *testing.T) {
 		{[]string{"manifest", dir}, 0, "build"},
 		{[]string{"export", dir}, 2, "agent3md import"},
 		{[]string{"get", dir, "nope"}, 1, "no skill named"},
+		{[]string{"get", dir, "deploy", "--file", "references/runbook.md"}, 0, "#"},
+		{[]string{"get", dir, "deploy", "--file", "./SKILL.md"}, 0, "name: deploy"},
+		{[]string{"get", dir, "deploy", "--file", "../lint/SKILL.md"}, 1, "its files: SKILL.md, references/runbook.md"},
+		{[]string{"get", dir, "nope", "--file", "SKILL.md"}, 1, "no skill named"},
 	} {
 		var out, errb strings.Builder
 		code := run(context.Background(), tt.args, strings.NewReader(""), &out, &errb)
