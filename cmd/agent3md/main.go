@@ -56,7 +56,7 @@ func main() {
 // run executes one command line and returns its exit code. Tests call it
 // with their own readers and writers.
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	a := &app{stdin: stdin, stdout: stdout, stderr: stderr}
+	a := &app{stdin: stdin, stdout: termSafe(stdout), stderr: termSafe(stderr), rawStdout: stdout, rawStderr: stderr}
 	defer func() {
 		for _, f := range a.cleanups {
 			f()

@@ -21,6 +21,10 @@ import (
 type app struct {
 	stdin          io.Reader
 	stdout, stderr io.Writer
+	// rawStdout and rawStderr are the streams as given: stdout and stderr
+	// are these behind termSafe when they are terminals. The MCP stream,
+	// the progress line and a run command's own output use these.
+	rawStdout, rawStderr io.Writer
 
 	limits agentfile.Limits
 	cache  cacheFlags
@@ -235,7 +239,7 @@ func (a *app) routerOptions(ag *loader.Agent) *router.Options {
 		opts.NoCache = true
 	}
 	a.maintainCache(hash)
-	if f, ok := a.stderr.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+	if f, ok := a.rawStderr.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
 		opts.Progress = progressBar(f)
 	}
 	return opts
@@ -284,7 +288,7 @@ const scanNoteBytes = 64 << 20
 // the line when done is called: a cold start on a big agent is otherwise
 // silent for seconds before the index progress bar appears.
 func (a *app) scanNote(path, name string) (done func()) {
-	f, ok := a.stderr.(*os.File)
+	f, ok := a.rawStderr.(*os.File)
 	st, err := os.Stat(path)
 	if !ok || err != nil || st.Size() < scanNoteBytes || !term.IsTerminal(int(f.Fd())) {
 		return func() {}

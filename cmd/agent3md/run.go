@@ -293,7 +293,7 @@ func printIgnored(errw io.Writer, f *loader.Fill, sk *agentfile.Skill) {
 // whatever it had started: a shell's children kept running.
 func (a *app) execFill(_ *cobra.Command, f *loader.Fill) error {
 	cmd := commandFor(f)
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = a.stdin, a.stdout, a.stderr
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = a.stdin, a.rawStdout, a.rawStderr // the command's own output, as it writes it
 	forward, pass := forwardSignals(cmd, isTerminal(a.stdin))
 	sigs := make(chan os.Signal, 4)
 	if len(forward) > 0 {

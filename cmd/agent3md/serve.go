@@ -93,7 +93,7 @@ Point a client at it with the command "agent3md" and the arguments
 				opts.Logger, opts.Projection = logger, projectionJSON
 				opts.Ready = func() { mem.apply(logger) }
 				opts.IndexBuild = mem.indexBuild
-				err := mcp.Serve(c.Context(), a.stdin, a.stdout, opts)
+				err := mcp.Serve(c.Context(), a.stdin, a.rawStdout, opts) // the protocol stream, never rewritten
 				if err != nil && c.Context().Err() == nil {
 					var ex *exitError
 					if errors.As(err, &ex) {

@@ -72,3 +72,46 @@ func TestProgressOnTerminal(t *testing.T) {
 		t.Fatalf("no progress bar on the terminal: %q", s)
 	}
 }
+
+// TestTerminalGetsNoEscapes: an agent file whose description carries an
+// escape sequence (a window title, here) cannot send it to the user's
+// terminal through skills, nor through an error naming a skill; a pipe
+// still gets the body's bytes as they are.
+func TestTerminalGetsNoEscapes(t *testing.T) {
+	dir := t.TempDir()
+	agent := dir + "/evil.3md"
+	src := "---\n3md: 1\ntitle: Evil\n---\n@plane z=0 kind=identity\nI am.\n\n" +
+		"@plane z=1 label=\"search\" triggers=\"search\"\nUse this to search \x1b]0;pwned\x07 the code.\n"
+	if err := os.WriteFile(agent, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	master, tty := openPTY(t)
+	master.SetReadDeadline(time.Now().Add(30 * time.Second))
+	for _, args := range [][]string{{"skills", agent}, {"get", agent, "sear\x1b[2Jch"}} {
+		code := run(context.Background(), args, strings.NewReader(""), tty, tty)
+		if code != 0 && args[0] == "skills" {
+			t.Fatalf("%v: exit %d", args, code)
+		}
+	}
+	tty.Write([]byte("END\n"))
+	var b bytes.Buffer
+	buf := make([]byte, 4096)
+	for !strings.Contains(b.String(), "END") {
+		n, err := master.Read(buf)
+		b.Write(buf[:n])
+		if err != nil {
+			break
+		}
+	}
+	got := b.String()
+	if strings.ContainsRune(got, 0x1b) || strings.ContainsRune(got, 0x07) {
+		t.Errorf("a control character reached the terminal: %q", got)
+	}
+	if !strings.Contains(got, `\x1b]0;pwned\x07`) || !strings.Contains(got, `sear\x1b[2Jch`) {
+		t.Errorf("the escaped sequences are not shown: %q", got)
+	}
+	var out bytes.Buffer
+	if code := run(context.Background(), []string{"get", agent, "search"}, strings.NewReader(""), &out, &out); code != 0 || !strings.Contains(out.String(), "\x1b]0;pwned\x07") {
+		t.Errorf("get into a pipe: exit %d, %q; want the body's bytes unchanged", code, out.String())
+	}
+}
