@@ -2,8 +2,6 @@ package main
 
 import (
 	"fmt"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -64,27 +62,6 @@ func (a *app) checkCacheFlags(fs *pflag.FlagSet) error {
 		return ioError(fmt.Errorf("--cache-max-size: %w", err))
 	}
 	return nil
-}
-
-// parseSize reads a byte count: digits with an optional unit B, KiB, MiB,
-// GiB or TiB (also KB, MB, GB, TB as their binary sizes).
-func parseSize(s string) (int64, error) {
-	t := strings.TrimSpace(s)
-	mult := int64(1)
-	for _, u := range []struct {
-		suffix string
-		mult   int64
-	}{{"KiB", 1 << 10}, {"MiB", 1 << 20}, {"GiB", 1 << 30}, {"TiB", 1 << 40}, {"KB", 1 << 10}, {"MB", 1 << 20}, {"GB", 1 << 30}, {"TB", 1 << 40}, {"B", 1}} {
-		if rest, ok := strings.CutSuffix(t, u.suffix); ok {
-			t, mult = strings.TrimSpace(rest), u.mult
-			break
-		}
-	}
-	n, err := strconv.ParseInt(t, 10, 64)
-	if err != nil || n < 0 || n > (1<<62)/mult {
-		return 0, fmt.Errorf("%q is not a size; write e.g. 0, 500MiB or 2GiB", s)
-	}
-	return n * mult, nil
 }
 
 func (a *app) cacheCmd() *cobra.Command {

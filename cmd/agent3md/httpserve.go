@@ -58,6 +58,9 @@ flight, then stop. /healthz answers probes without authentication.`,
 			if len(files) == 0 {
 				return ioError(fmt.Errorf("serve needs an agent FILE or a skills DIR (or --claude-skills and the like for a folder that exists)\nusage: %s", c.UseLine()))
 			}
+			if err := checkRange("max-answer-bytes", int64(maxAnswer), minAnswerBytes, maxAnswerCeiling); err != nil {
+				return err
+			}
 			if err := checkHTTPFlags(&o); err != nil {
 				return err
 			}
@@ -125,12 +128,12 @@ flight, then stop. /healthz answers probes without authentication.`,
 	f.StringSliceVar(&allowHosts, "allow-host", nil, "a Host name accepted besides localhost, 127.0.0.1 and [::1] (repeatable), e.g. the public name behind a proxy")
 	f.StringVar(&o.TLSCert, "tls-cert", "", "PEM certificate for HTTPS (with --tls-key; TLS 1.2+; reloaded on SIGHUP)")
 	f.StringVar(&o.TLSKey, "tls-key", "", "PEM private key for HTTPS")
-	f.Int64Var(&o.MaxBodyBytes, "max-body-bytes", httpd.DefaultMaxBodyBytes, "largest request body; past it the answer is 413")
+	int64SizeVar(f, &o.MaxBodyBytes, "max-body-bytes", httpd.DefaultMaxBodyBytes, fmt.Sprintf("largest request body (1 to %d; units B, KiB, MiB, GiB); past it the answer is 413", int64(maxMessageCeiling)))
 	f.IntVar(&o.MaxConcurrent, "max-concurrent", httpd.DefaultMaxConcurrent, "requests served at once; past it the answer is 503 with Retry-After")
 	f.IntVar(&o.MaxStreams, "max-streams", httpd.DefaultMaxStreams, "subscriptions/listen streams open at once, besides --max-concurrent; past it the answer is 503")
 	f.DurationVar(&o.ShutdownTimeout, "shutdown-timeout", httpd.DefaultShutdownTimeout, "how long requests in flight may finish after SIGINT/SIGTERM")
 	f.DurationVar(&o.WriteTimeout, "write-timeout", httpd.DefaultWriteTimeout, "longest time to write one answer (event streams extend it as they go)")
-	f.IntVar(&maxAnswer, "max-answer-bytes", mcp.DefaultMaxAnswerBytes, "largest tool answer, in bytes (as for mcp)")
+	intSizeVar(f, &maxAnswer, "max-answer-bytes", mcp.DefaultMaxAnswerBytes, fmt.Sprintf("largest tool answer, in bytes, as for mcp (%d to %d; units B, KiB, MiB, GiB)", minAnswerBytes, maxAnswerCeiling))
 	f.BoolVar(&noWatch, "no-watch", false, "serve the files as loaded: do not watch them for changes")
 	f.StringVar(&logLevel, "log-level", "info", "stderr log level: debug, info, warn or error")
 	a.addLimitFlags(f)

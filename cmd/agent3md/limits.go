@@ -65,9 +65,15 @@ func (a *app) limitFlags() []limitFlag {
 // addLimitFlags registers the agent file's bounds on fs.
 func (a *app) addLimitFlags(fs *pflag.FlagSet) {
 	for _, l := range a.limitFlags() {
-		if l.i64 != nil {
+		switch {
+		case strings.HasSuffix(l.name, "-bytes"):
+			// A byte bound takes units: --max-bytes 2GiB.
+			v := sizeValue{i64: l.i64, i: l.i}
+			v.set(l.def)
+			fs.Var(v, l.name, l.usage+" (units B, KiB, MiB, GiB)")
+		case l.i64 != nil:
 			fs.Int64Var(l.i64, l.name, l.def, l.usage)
-		} else {
+		default:
 			fs.IntVar(l.i, l.name, int(l.def), l.usage)
 		}
 		fs.SetAnnotation(l.name, limitAnnotation, []string{"true"})

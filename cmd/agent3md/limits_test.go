@@ -60,6 +60,9 @@ func TestServeFlagsRange(t *testing.T) {
 		{fmt.Sprintf("--max-streams=%d", maxStreamsCeiling+1), "is out of range"},
 		{"--write-timeout=0", "--write-timeout 0s is out of range: use a positive duration"},
 		{"--shutdown-timeout=-1s", "--shutdown-timeout -1s is out of range"},
+		{"--max-answer-bytes=0", "--max-answer-bytes 0 is out of range: use a value from 1024"},
+		{"--max-answer-bytes=2GiB", "--max-answer-bytes 2147483648 is out of range"},
+		{"--max-body-bytes=4Mx", "is not a size: write digits with an optional unit"},
 	} {
 		t.Run(tt.flag, func(t *testing.T) {
 			// A server that starts anyway is stopped, not waited on forever.
@@ -128,6 +131,30 @@ func TestHelpGroupsLimits(t *testing.T) {
 	for _, l := range a.limitFlags() {
 		if !strings.Contains(out, fmt.Sprintf("--%s", l.name)) || !strings.Contains(out, fmt.Sprint(l.ceiling)) {
 			t.Errorf("help limits lacks --%s or its ceiling %d", l.name, l.ceiling)
+		}
+	}
+}
+
+// TestByteLimitsTakeUnits: a byte bound reads units as --cache-max-size
+// does, a malformed size says how to write one, and a negative one is
+// still refused with the valid range.
+func TestByteLimitsTakeUnits(t *testing.T) {
+	for _, tt := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"validate", "--max-bytes", "2KiB", "../../examples/devtools.3md"}, 1, "input size exceeds the limit of 2048"},
+		{[]string{"validate", "--max-line-bytes", "1MiB", "--max-bytes", "512MiB", "../../examples/devtools.3md"}, 0, "ok (0 errors, 0 warnings)"},
+		{[]string{"validate", "--max-attribute-bytes", "64KB", "../../examples/devtools.3md"}, 0, "ok"},
+		{[]string{"validate", "--max-bytes", "1Kx", "../../examples/devtools.3md"}, 2, "write digits with an optional unit"},
+		{[]string{"validate", "--max-bytes", "-1", "../../examples/devtools.3md"}, 2, "--max-bytes -1 is out of range: use a value from 1"},
+		{[]string{"validate", "--max-description-bytes", "0B", "../../examples/devtools.3md"}, 2, "--max-description-bytes 0 is out of range"},
+	} {
+		var out, errb strings.Builder
+		code := run(context.Background(), tt.args, strings.NewReader(""), &out, &errb)
+		if code != tt.code || !strings.Contains(out.String()+errb.String(), tt.want) {
+			t.Errorf("%v: exit %d, want %d containing %q\nstdout: %.300s\nstderr: %.300s", tt.args, code, tt.code, tt.want, out.String(), errb.String())
 		}
 	}
 }

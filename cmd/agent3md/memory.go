@@ -7,7 +7,6 @@ import (
 	"runtime"
 	"runtime/debug"
 	"runtime/metrics"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -42,7 +41,7 @@ type memoryLimit struct {
 	bytes int64
 }
 
-// parseMemoryLimit reads auto, off, or a size written as GOMEMLIMIT is:
+// parseMemoryLimit reads auto, off, or a size as GOMEMLIMIT writes one:
 // digits with an optional unit B, KiB, MiB, GiB or TiB.
 func parseMemoryLimit(s string) (memoryLimit, error) {
 	switch strings.ToLower(strings.TrimSpace(s)) {
@@ -51,22 +50,11 @@ func parseMemoryLimit(s string) (memoryLimit, error) {
 	case "off":
 		return memoryLimit{}, nil
 	}
-	t := strings.TrimSpace(s)
-	mult := int64(1)
-	for _, u := range []struct {
-		suffix string
-		mult   int64
-	}{{"KiB", 1 << 10}, {"MiB", 1 << 20}, {"GiB", 1 << 30}, {"TiB", 1 << 40}, {"B", 1}} {
-		if strings.HasSuffix(t, u.suffix) {
-			t, mult = strings.TrimSpace(strings.TrimSuffix(t, u.suffix)), u.mult
-			break
-		}
-	}
-	n, err := strconv.ParseInt(t, 10, 64)
-	if err != nil || n <= 0 || n > (1<<62)/mult {
+	n, err := parseSizeIn(s, binaryUnits)
+	if err != nil || n <= 0 {
 		return memoryLimit{}, fmt.Errorf("--memory-limit %q: use auto, off, or a size such as 512MiB", s)
 	}
-	return memoryLimit{bytes: n * mult}, nil
+	return memoryLimit{bytes: n}, nil
 }
 
 // apply sets the limit for a loaded server and logs what it did. The

@@ -36,7 +36,8 @@ func TestMCPBoundFlags(t *testing.T) {
 		}
 	}
 	_, out, _ := cli(t, "mcp", "--help")
-	for _, want := range []string{"(1 to 65536) (default 64)", "(1024 to 1073741824) (default 4194304)", "(1 to 1099511627776) (default 67108864)", "(1 to 1073741824) (default 4194304)"} {
+	for _, want := range []string{"(1 to 65536) (default 64)", "(1024 to 1073741824; units B, KiB, MiB, GiB) (default 4194304)",
+		"(1 to 1099511627776; units B, KiB, MiB, GiB) (default 67108864)", "(1 to 1073741824; units B, KiB, MiB, GiB) (default 4194304)"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("mcp --help does not state %q", want)
 		}

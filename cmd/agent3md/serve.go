@@ -179,10 +179,10 @@ Point a client at it with the command "agent3md" and the arguments
 			return serve(opts)
 		},
 	}
-	c.Flags().IntVar(&maxMessage, "max-message-bytes", mcp.DefaultMaxLineBytes, fmt.Sprintf("longest JSON-RPC message (one line) accepted on stdin, in bytes (1 to %d)", maxMessageCeiling))
+	intSizeVar(c.Flags(), &maxMessage, "max-message-bytes", mcp.DefaultMaxLineBytes, fmt.Sprintf("longest JSON-RPC message (one line) accepted on stdin, in bytes (1 to %d; units B, KiB, MiB, GiB)", maxMessageCeiling))
 	c.Flags().IntVar(&maxInFlight, "max-in-flight", mcp.DefaultMaxInFlight, fmt.Sprintf("requests handled at once on their own goroutines; more wait in a queue while stdin is still read (1 to %d)", maxInFlightCeiling))
-	c.Flags().Int64Var(&maxPending, "max-pending-bytes", mcp.DefaultMaxPendingBytes, fmt.Sprintf("bytes of requests read but not answered plus answers not yet written; past it the server stops reading stdin until the client reads (1 to %d)", int64(maxPendingCeiling)))
-	c.Flags().IntVar(&maxAnswer, "max-answer-bytes", mcp.DefaultMaxAnswerBytes, fmt.Sprintf("largest tool answer, in bytes: list_skills pages under it, and a larger answer is a tool error saying what to ask for instead (%d to %d)", minAnswerBytes, maxAnswerCeiling))
+	int64SizeVar(c.Flags(), &maxPending, "max-pending-bytes", mcp.DefaultMaxPendingBytes, fmt.Sprintf("bytes of requests read but not answered plus answers not yet written; past it the server stops reading stdin until the client reads (1 to %d; units B, KiB, MiB, GiB)", int64(maxPendingCeiling)))
+	intSizeVar(c.Flags(), &maxAnswer, "max-answer-bytes", mcp.DefaultMaxAnswerBytes, fmt.Sprintf("largest tool answer, in bytes: list_skills pages under it, and a larger answer is a tool error saying what to ask for instead (%d to %d; units B, KiB, MiB, GiB)", minAnswerBytes, maxAnswerCeiling))
 	c.Flags().BoolVar(&noWatch, "no-watch", false, "serve the file as loaded: do not watch it for changes (then the server declares no listChanged or subscribe)")
 	c.Flags().StringVar(&logLevel, "log-level", "info", "stderr log level: debug, info, warn or error")
 	c.Flags().StringVar(&memLimit, "memory-limit", "auto", "Go soft memory limit once loaded: auto (follows the live heap plus a margin, so the footprint stays near what the agent needs), off (Go's default, or GOMEMLIMIT), or a size such as 512MiB")
