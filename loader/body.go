@@ -85,7 +85,7 @@ func (a *Agent) viewPinned(ctx context.Context, fn func(st *state) error) error 
 	defer a.mu.RUnlock()
 	err = fn(st)
 	if errors.Is(err, errStale) {
-		return &staleError{path: a.path, cause: err}
+		return &staleError{path: a.path, cause: err, folder: st.folder != nil}
 	}
 	return err
 }

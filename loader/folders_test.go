@@ -240,6 +240,8 @@ func TestOpenFoldersChanges(t *testing.T) {
 	}
 	if _, err := pinned.Body(ctx, "deploy"); !errors.Is(err, ErrStale) {
 		t.Errorf("pinned Body after an edit = %v, want ErrStale", err)
+	} else if msg := err.Error(); !strings.Contains(msg, "skills folder changed") || strings.Contains(msg, "agent file") {
+		t.Errorf("pinned Body after an edit says %q; want it to speak of the skills folder, not an agent file", msg)
 	}
 	body, err := live.Body(ctx, "deploy")
 	if err != nil || body != "New body." {

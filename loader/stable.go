@@ -34,11 +34,15 @@ const DefaultStableTries = 5
 // staleError is a body read that found the file changed under an Agent
 // pinned by Options.NoRescan.
 type staleError struct {
-	path  string
-	cause error // what the read found, wrapping errStale
+	path   string
+	cause  error // what the read found, wrapping errStale
+	folder bool  // the Agent serves skills folders, not a file
 }
 
 func (e *staleError) Error() string {
+	if e.folder {
+		return fmt.Sprintf("%s: skills folder changed since this version was scanned: %v; reload the folder to serve its new files", e.path, e.cause)
+	}
 	return fmt.Sprintf("%s: %v: %v; reload the file to serve its new version", e.path, ErrStale, e.cause)
 }
 
