@@ -54,6 +54,13 @@ func (r *Router) rankedRoute(ctx context.Context, text string, limit int, slips 
 	// The request as read lives in the tally's memory, reused route after
 	// route; what a Match keeps of it is copied.
 	toks := appendTokens(t.toks[:0], text)
+	if hasUnspaced(text) {
+		// A run of Chinese, Japanese or Korean is read as the agent's
+		// words it holds (segment.go).
+		if words, cut := r.segmenterOf().split(nil, toks); cut {
+			toks = words
+		}
+	}
 	stems := appendStems(t.stems[:0], toks)
 	reqE := r.phrases.exact.lookup(t.reqE[:0], toks)
 	reqS := r.phrases.stems.lookupStems(t.reqS[:0], toks, stems, &t.pair)

@@ -241,6 +241,9 @@ type Router struct {
 	spellOnce sync.Once
 	speller   *speller // see spellerOf
 
+	segOnce sync.Once
+	seg     *segmenter // see segmenterOf
+
 	fieldCache fieldTermCache                // see fieldTerms
 	held       atomic.Pointer[heldThesaurus] // see heldThesaurus
 

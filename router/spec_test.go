@@ -230,6 +230,7 @@ func FuzzRoute(f *testing.F) {
 	f.Add("a b c,,|", "c b a a")
 	f.Add("\xff\xfe|x²", "x 2 \xff")
 	f.Add("deploy,release a build|logs,tail the logs|compose", "ship the printing service, roll out and write it up")
+	f.Add("部署,发布|查看日志,日志|デプロイ,배포", "请部署结账服务然后查看日志 k8s部署 배포해줘")
 	f.Fuzz(func(t *testing.T, agent, text string) {
 		var skills []Skill
 		for i, part := range strings.Split(agent, "|") {

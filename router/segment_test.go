@@ -1,0 +1,105 @@
+package router
+
+import (
+	"slices"
+	"strings"
+	"testing"
+)
+
+func testSegmenter() *segmenter {
+	x := buildPhrases(Skills([]Skill{
+		{Name: "deploy", Triggers: []string{"部署", "发布"}},
+		{Name: "logs", Triggers: []string{"查看日志", "日志"}},
+		{Name: "ja", Triggers: []string{"デプロイ"}},
+		{Name: "ko", Triggers: []string{"배포"}},
+		{Name: "latin", Triggers: []string{"log", "deploy"}},
+	}))
+	return buildSegmenter(Skills([]Skill{{Name: "回滚"}}), x)
+}
+
+func TestSegmenterSplit(t *testing.T) {
+	sg := testSegmenter()
+	for _, tt := range []struct {
+		in   string
+		want []string // nil: left as it was
+	}{
+		{"请部署结账服务", []string{"请", "部署", "结账服务"}},
+		{"帮我查看日志", []string{"帮我", "查看日志"}},   // the longest word first
+		{"日志和部署", []string{"日志", "和", "部署"}}, // two words, the text between kept
+		{"k8s部署", []string{"k8s", "部署"}},     // other scripts stay words
+		{"回滚支付服务", []string{"回滚", "支付服务"}},   // a skill's name is a word too
+		{"決済サービスをデプロイして", []string{"決済サービスを", "デプロイ", "して"}},
+		{"배포해줘", []string{"배포", "해줘"}},
+		{"今天天气怎么样", nil}, // none of the agent's words: whole
+		{"catalog", nil}, // Latin words are never cut: "log" is not in it
+		{"deploy the app", nil},
+	} {
+		toks := appendTokens(nil, tt.in)
+		got, cut := sg.split(nil, toks)
+		want := tt.want
+		if want == nil {
+			want = toks
+		}
+		if cut != (tt.want != nil) || !slices.Equal(got, want) {
+			t.Errorf("split(%q) = %q, %v; want %q, %v", tt.in, got, cut, want, tt.want != nil)
+		}
+	}
+}
+
+// TestRouteUnspaced: ranked mode finds a Chinese, Japanese or Korean
+// trigger inside a request written without spaces, and leaves requests
+// that hold none unmatched; spec mode stays the reference's routing, where
+// a token must equal the trigger's.
+func TestRouteUnspaced(t *testing.T) {
+	r := newTest(t, []Skill{
+		{Name: "deploy", Z: 1, Triggers: []string{"部署", "发布", "デプロイ", "배포"}, Description: "部署一个服务到生产环境。"},
+		{Name: "logs", Z: 2, Triggers: []string{"查看日志", "日志", "ログ", "로그"}, Description: "查看服务的日志。"},
+		{Name: "rollback", Z: 3, Triggers: []string{"回滚"}},
+	}, nil)
+	for _, tt := range []struct{ text, want string }{
+		{"请部署结账服务", "deploy"},
+		{"帮我看一下支付服务的日志", "logs"},
+		{"回滚支付服务", "rollback"},
+		{"決済サービスをデプロイして", "deploy"},
+		{"결제 서비스를 배포해줘", "deploy"},
+		{"결제 서비스 로그 좀 보여줘", "logs"},
+		{"今天天气怎么样", ""},
+		{"오늘 날씨 어때", ""},
+	} {
+		got := route(t, r, tt.text, &Query{Mode: Ranked})
+		name := ""
+		if len(got) > 0 {
+			name = got[0].Name
+		}
+		if name != tt.want {
+			t.Errorf("ranked %q: %+v, want %q first", tt.text, got, tt.want)
+		}
+		if spec := route(t, r, tt.text, &Query{Mode: Spec}); len(spec) != 0 && !strings.Contains(tt.text, " ") {
+			t.Errorf("spec %q: %+v; a token must equal a trigger's there", tt.text, spec)
+		}
+	}
+}
+
+// FuzzSegment: cutting never loses or invents text: the words split
+// returns spell the tokens it was given, in order.
+func FuzzSegment(f *testing.F) {
+	for _, s := range []string{"请部署结账服务", "k8s部署now", "決済サービスをデプロイして", "배포해줘", "日志日志", "ー部署ー", "plain text"} {
+		f.Add(s)
+	}
+	sg := testSegmenter()
+	f.Fuzz(func(t *testing.T, s string) {
+		toks := appendTokens(nil, s)
+		got, cut := sg.split(nil, toks)
+		if strings.Join(got, "") != strings.Join(toks, "") {
+			t.Fatalf("split(%q) = %q: not the tokens' text", toks, got)
+		}
+		for _, w := range got {
+			if w == "" {
+				t.Fatalf("split(%q) = %q: an empty word", toks, got)
+			}
+		}
+		if !cut && !slices.Equal(got, toks) {
+			t.Fatalf("split(%q) = %q, reporting no cut", toks, got)
+		}
+	})
+}
