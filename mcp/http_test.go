@@ -89,7 +89,16 @@ func TestHTTPStatuses(t *testing.T) {
 		{"notification", `{"jsonrpc":"2.0","method":"notifications/initialized"}`, nil, 202, ``},
 		{"response from the client", `{"jsonrpc":"2.0","id":9,"result":{}}`, nil, 202, ``},
 		{"not JSON", `{nope`, nil, 400, `-32700`},
-		{"a batch", `[{"jsonrpc":"2.0","id":1,"method":"ping"}]`, nil, 400, `batches are not accepted`},
+		// 2025-03-26 is the one revision with batches, and its clients send
+		// no MCP-Protocol-Version header (docs/protocol.md §12).
+		{"a 2025-03-26 batch", `[{"jsonrpc":"2.0","id":1,"method":"ping"},{"jsonrpc":"2.0","method":"notifications/initialized"},{"jsonrpc":"2.0","id":"b","method":"nope"}]`, nil, 200, `[{"jsonrpc":"2.0","id":1,"result":{}},{"jsonrpc":"2.0","id":"b","error":{"code":-32601`},
+		{"a batch under a 2025-03-26 header", `[{"jsonrpc":"2.0","id":1,"method":"tools/list"}]`, map[string]string{"MCP-Protocol-Version": "2025-03-26"}, 200, `[{"jsonrpc":"2.0","id":1,"result":{"tools":[`},
+		{"a batch of notifications only", `[{"jsonrpc":"2.0","method":"notifications/initialized"}]`, nil, 202, ``},
+		{"an empty batch", `[]`, nil, 400, `-32600`},
+		{"initialize in a batch", `[{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-03-26","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}]`, nil, 200, `initialize must not be part of a batch`},
+		{"a bad element in a batch", `[1,{"jsonrpc":"2.0","id":2,"method":"ping"}]`, nil, 200, `{"jsonrpc":"2.0","id":2,"result":{}}]`},
+		{"a batch under a later revision", `[{"jsonrpc":"2.0","id":1,"method":"ping"}]`, map[string]string{"MCP-Protocol-Version": "2025-06-18"}, 400, `batches are accepted only at protocol version 2025-03-26`},
+		{"a batch of 2026-07-28 requests", `[{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{` + httpModernMeta + `}}]`, nil, 200, `"error":{"code":-32600`},
 		{"unsupported header version", `{"jsonrpc":"2.0","id":10,"method":"tools/list"}`, map[string]string{"MCP-Protocol-Version": "1999-01-01"}, 400, `-32022`},
 		{"modern discover", `{"jsonrpc":"2.0","id":11,"method":"server/discover","params":{` + httpModernMeta + `}}`, modernHeaders("server/discover", ""), 200, `"resultType":"complete"`},
 		{"modern header without _meta", `{"jsonrpc":"2.0","id":12,"method":"tools/list"}`, modernHeaders("tools/list", ""), 400, `-32602`},
