@@ -25,6 +25,11 @@ import (
 type HTTPOptions struct {
 	// MaxBodyBytes bounds one POST body (default DefaultMaxLineBytes).
 	MaxBodyBytes int64
+	// MaxBatchAnswerBytes bounds the answers of one 2025-03-26 batch,
+	// which are sent as one array (default DefaultMaxPendingBytes, the
+	// bound stdio puts on what it holds for a client); past it the
+	// remaining requests are refused with a short error each.
+	MaxBatchAnswerBytes int64
 	// KeepAlive is the interval of the comments that keep an open event
 	// stream alive through proxies (default 15 s).
 	KeepAlive time.Duration
@@ -55,6 +60,9 @@ func (S *Server) HTTPHandler(opts *HTTPOptions) http.Handler {
 	}
 	if o.MaxBodyBytes <= 0 {
 		o.MaxBodyBytes = DefaultMaxLineBytes
+	}
+	if o.MaxBatchAnswerBytes <= 0 {
+		o.MaxBatchAnswerBytes = DefaultMaxPendingBytes
 	}
 	if o.KeepAlive <= 0 {
 		o.KeepAlive = 15 * time.Second
@@ -127,7 +135,8 @@ func (h *httpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // absent or names 2025-03-26 and refused (400, -32600) otherwise
 // (docs/protocol.md §2, §12). Each element is served as a 2025-03-26
 // request, in order; the answer is one array without entries for
-// notifications and responses, or 202 when nothing wants an answer.
+// notifications and responses, or 202 when nothing wants an answer. The
+// array is bounded by MaxBatchAnswerBytes.
 // initialize, and a 2026-07-28 request (stateless, never batched), are
 // refused element by element, as on stdio.
 func (h *httpHandler) batch(w http.ResponseWriter, r *http.Request, body []byte, hv string) {
@@ -160,6 +169,8 @@ func (h *httpHandler) batch(w http.ResponseWriter, r *http.Request, body []byte,
 			line = errorLine(pk.msg.rawID, codeInvalidRequest, "Invalid Request: a "+version20260728+" request is never batched; send one message per request", nil)
 		case len(bytes.TrimSpace(elem)) > 0 && bytes.TrimSpace(elem)[0] == '[':
 			line = errorLine(nil, codeInvalidRequest, "Invalid Request: a batch element must be a JSON-RPC message, not an array", nil)
+		case ok && pk.request && int64(len(out)) > h.o.MaxBatchAnswerBytes:
+			line = errorLine(pk.msg.rawID, codeInvalidRequest, fmt.Sprintf("Invalid Request: the batch's answers passed the %d-byte bound before this request; send it in another batch", h.o.MaxBatchAnswerBytes), nil)
 		default:
 			line = h.S.exchange(r.Context(), &Exchange{Body: elem, ProtocolVersion: version20250326}, &pk).Line
 		}

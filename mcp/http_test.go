@@ -6,6 +6,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -310,5 +311,41 @@ func TestCursorsDecodeOnAnyReplica(t *testing.T) {
 		if resp.StatusCode != 200 || strings.Contains(body, `"error"`) {
 			t.Errorf("%s: the other replica refused the cursor: %d %.200s", method, resp.StatusCode, body)
 		}
+	}
+}
+
+// TestHTTPBatchAnswerBounded: a 2025-03-26 batch is answered in one
+// array, so its answers are bounded (HTTPOptions.MaxBatchAnswerBytes):
+// past the bound the remaining requests are refused with a short error
+// each, instead of the server holding every answer in memory.
+func TestHTTPBatchAnswerBounded(t *testing.T) {
+	S, _ := httpServer(t, nil)
+	ts := httptest.NewServer(S.HTTPHandler(&HTTPOptions{MaxBatchAnswerBytes: 2000}))
+	defer ts.Close()
+	var elems []string
+	for i := 1; i <= 5; i++ {
+		elems = append(elems, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/list"}`, i))
+	}
+	resp, body := post(t, ts.URL, "["+strings.Join(elems, ",")+"]", nil)
+	if resp.StatusCode != 200 {
+		t.Fatalf("status %d: %.300s", resp.StatusCode, body)
+	}
+	var answers []struct {
+		ID     int             `json:"id"`
+		Result json.RawMessage `json:"result"`
+		Error  *struct {
+			Code    int64  `json:"code"`
+			Message string `json:"message"`
+		} `json:"error"`
+	}
+	if err := json.Unmarshal([]byte(body), &answers); err != nil {
+		t.Fatalf("not a JSON array: %v: %.300s", err, body)
+	}
+	if len(answers) != 5 || answers[0].Result == nil {
+		t.Fatalf("want 5 answers, the first a result: %.500s", body)
+	}
+	last := answers[4]
+	if last.Error == nil || last.Error.Code != codeInvalidRequest || !strings.Contains(last.Error.Message, "2000-byte") {
+		t.Errorf("the last answer past the bound: %+v", last)
 	}
 }
