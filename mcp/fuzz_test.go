@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -90,6 +92,55 @@ func FuzzEachMember(f *testing.F) {
 		for k, v := range want {
 			if !bytes.Equal(bytes.TrimSpace(got[k]), bytes.TrimSpace(v)) {
 				t.Fatalf("%s: member %q = %s, want %s", b, k, got[k], v)
+			}
+		}
+	})
+}
+
+// FuzzHTTPBody posts arbitrary bodies to the HTTP handler, with and
+// without a 2025-03-26 header (the one revision whose batches it serves):
+// it must never panic, and every answer with a body must be one JSON
+// value, an object or, for a batch, an array of JSON-RPC 2.0 objects.
+func FuzzHTTPBody(f *testing.F) {
+	for _, seed := range []string{
+		`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`,
+		`[{"jsonrpc":"2.0","id":1,"method":"ping"},{"jsonrpc":"2.0","method":"notifications/initialized"}]`,
+		`[]`, `[1,[2],{"jsonrpc":"2.0","id":"x","method":"initialize"}]`, `[{`,
+		`[{"jsonrpc":"2.0","id":3,"method":"resources/read","params":{"uri":"skill://style/SKILL.md"}}]`,
+	} {
+		f.Add([]byte(seed), false)
+		f.Add([]byte(seed), true)
+	}
+	S, err := NewServer(context.Background(), &Options{Agent: openAda(f), Router: testRouterOptions(f), Version: "test"})
+	if err != nil {
+		f.Fatal(err)
+	}
+	defer S.Close()
+	h := S.HTTPHandler(&HTTPOptions{MaxBodyBytes: 1 << 16, MaxBatchAnswerBytes: 1 << 14})
+	f.Fuzz(func(t *testing.T, body []byte, header bool) {
+		req := httptest.NewRequest(http.MethodPost, "/mcp", bytes.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		if header {
+			req.Header.Set("MCP-Protocol-Version", "2025-03-26")
+		}
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		out := bytes.TrimSpace(rec.Body.Bytes())
+		if len(out) == 0 {
+			return
+		}
+		var v any
+		if err := json.Unmarshal(out, &v); err != nil {
+			t.Fatalf("answer %d is not one JSON value: %q", rec.Code, out)
+		}
+		msgs, isArray := v.([]any)
+		if !isArray {
+			msgs = []any{v}
+		}
+		for _, m := range msgs {
+			o, ok := m.(map[string]any)
+			if !ok || o["jsonrpc"] != "2.0" {
+				t.Fatalf("answer holds a non-JSON-RPC value: %q", out)
 			}
 		}
 	})

@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"bytes"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
@@ -24,6 +25,11 @@ import (
 type HTTPOptions struct {
 	// MaxBodyBytes bounds one POST body (default DefaultMaxLineBytes).
 	MaxBodyBytes int64
+	// MaxBatchAnswerBytes bounds the answers of one 2025-03-26 batch,
+	// which are sent as one array (default DefaultMaxPendingBytes, the
+	// bound stdio puts on what it holds for a client); past it the
+	// remaining requests are refused with a short error each.
+	MaxBatchAnswerBytes int64
 	// KeepAlive is the interval of the comments that keep an open event
 	// stream alive through proxies (default 15 s).
 	KeepAlive time.Duration
@@ -55,6 +61,9 @@ func (S *Server) HTTPHandler(opts *HTTPOptions) http.Handler {
 	if o.MaxBodyBytes <= 0 {
 		o.MaxBodyBytes = DefaultMaxLineBytes
 	}
+	if o.MaxBatchAnswerBytes <= 0 {
+		o.MaxBatchAnswerBytes = DefaultMaxPendingBytes
+	}
 	if o.KeepAlive <= 0 {
 		o.KeepAlive = 15 * time.Second
 	}
@@ -83,12 +92,16 @@ func (h *httpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			fmt.Sprintf("Invalid Request: the body passes the %d-byte bound (agent3md serve raises it with --max-body-bytes)", h.o.MaxBodyBytes))
 		return
 	}
+	hv := strings.TrimSpace(r.Header.Get(headerProtocolVersion))
+	if trimmed := bytes.TrimSpace(body); len(trimmed) > 0 && trimmed[0] == '[' {
+		h.batch(w, r, trimmed, hv)
+		return
+	}
 	pk, ok := peek(body)
 	method, isRequest := pk.method, pk.request
 	if h.o.OnMethod != nil && method != "" {
 		h.o.OnMethod(r, method)
 	}
-	hv := strings.TrimSpace(r.Header.Get(headerProtocolVersion))
 	if ok && isRequest {
 		if line, status := h.checkHeaders(r, &pk, hv); line != nil {
 			writeLine(w, status, line)
@@ -114,6 +127,70 @@ func (h *httpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return // the client went away
 	}
 	writeLine(w, statusFor(rep, rep.Modern), rep.Line)
+}
+
+// batch serves a JSON array of messages. 2025-03-26 is the one revision
+// whose Streamable HTTP takes batches, and its clients send no
+// MCP-Protocol-Version header, so a batch is served when the header is
+// absent or names 2025-03-26 and refused (400, -32600) otherwise
+// (docs/protocol.md §2, §12). Each element is served as a 2025-03-26
+// request, in order; the answer is one array without entries for
+// notifications and responses, or 202 when nothing wants an answer. The
+// array is bounded by MaxBatchAnswerBytes.
+// initialize, and a 2026-07-28 request (stateless, never batched), are
+// refused element by element, as on stdio.
+func (h *httpHandler) batch(w http.ResponseWriter, r *http.Request, body []byte, hv string) {
+	if hv != "" && hv != version20250326 {
+		writeJSONError(w, http.StatusBadRequest, codeInvalidRequest,
+			fmt.Sprintf("Invalid Request: batches are accepted only at protocol version %s (header %s is %q); send one message per request", version20250326, headerProtocolVersion, hv))
+		return
+	}
+	var elems []json.RawMessage
+	if err := json.Unmarshal(body, &elems); err != nil {
+		writeLine(w, http.StatusBadRequest, parseErrorLine(body))
+		return
+	}
+	if len(elems) == 0 {
+		writeJSONError(w, http.StatusBadRequest, codeInvalidRequest, "Invalid Request: empty batch")
+		return
+	}
+	out := []byte{'['}
+	answers := 0
+	for _, elem := range elems {
+		pk, ok := peek(elem)
+		if h.o.OnMethod != nil && pk.method != "" {
+			h.o.OnMethod(r, pk.method)
+		}
+		var line []byte
+		switch {
+		case ok && pk.request && pk.method == methodInitialize:
+			line = errorLine(pk.msg.rawID, codeInvalidRequest, "Invalid Request: initialize must not be part of a batch", nil)
+		case ok && pk.request && pk.modern:
+			line = errorLine(pk.msg.rawID, codeInvalidRequest, "Invalid Request: a "+version20260728+" request is never batched; send one message per request", nil)
+		case len(bytes.TrimSpace(elem)) > 0 && bytes.TrimSpace(elem)[0] == '[':
+			line = errorLine(nil, codeInvalidRequest, "Invalid Request: a batch element must be a JSON-RPC message, not an array", nil)
+		case ok && pk.request && int64(len(out)) > h.o.MaxBatchAnswerBytes:
+			line = errorLine(pk.msg.rawID, codeInvalidRequest, fmt.Sprintf("Invalid Request: the batch's answers passed the %d-byte bound before this request; send it in another batch", h.o.MaxBatchAnswerBytes), nil)
+		default:
+			line = h.S.exchange(r.Context(), &Exchange{Body: elem, ProtocolVersion: version20250326}, &pk).Line
+		}
+		if r.Context().Err() != nil {
+			return // the client went away
+		}
+		if line == nil {
+			continue
+		}
+		if answers > 0 {
+			out = append(out, ',')
+		}
+		out = append(out, line...)
+		answers++
+	}
+	if answers == 0 {
+		w.WriteHeader(http.StatusAccepted)
+		return
+	}
+	writeLine(w, http.StatusOK, append(out, ']'))
 }
 
 // checkHeaders applies the transport's header rules before the request is

@@ -6,6 +6,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -89,7 +90,16 @@ func TestHTTPStatuses(t *testing.T) {
 		{"notification", `{"jsonrpc":"2.0","method":"notifications/initialized"}`, nil, 202, ``},
 		{"response from the client", `{"jsonrpc":"2.0","id":9,"result":{}}`, nil, 202, ``},
 		{"not JSON", `{nope`, nil, 400, `-32700`},
-		{"a batch", `[{"jsonrpc":"2.0","id":1,"method":"ping"}]`, nil, 400, `batches are not accepted`},
+		// 2025-03-26 is the one revision with batches, and its clients send
+		// no MCP-Protocol-Version header (docs/protocol.md §12).
+		{"a 2025-03-26 batch", `[{"jsonrpc":"2.0","id":1,"method":"ping"},{"jsonrpc":"2.0","method":"notifications/initialized"},{"jsonrpc":"2.0","id":"b","method":"nope"}]`, nil, 200, `[{"jsonrpc":"2.0","id":1,"result":{}},{"jsonrpc":"2.0","id":"b","error":{"code":-32601`},
+		{"a batch under a 2025-03-26 header", `[{"jsonrpc":"2.0","id":1,"method":"tools/list"}]`, map[string]string{"MCP-Protocol-Version": "2025-03-26"}, 200, `[{"jsonrpc":"2.0","id":1,"result":{"tools":[`},
+		{"a batch of notifications only", `[{"jsonrpc":"2.0","method":"notifications/initialized"}]`, nil, 202, ``},
+		{"an empty batch", `[]`, nil, 400, `-32600`},
+		{"initialize in a batch", `[{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-03-26","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}]`, nil, 200, `initialize must not be part of a batch`},
+		{"a bad element in a batch", `[1,{"jsonrpc":"2.0","id":2,"method":"ping"}]`, nil, 200, `{"jsonrpc":"2.0","id":2,"result":{}}]`},
+		{"a batch under a later revision", `[{"jsonrpc":"2.0","id":1,"method":"ping"}]`, map[string]string{"MCP-Protocol-Version": "2025-06-18"}, 400, `batches are accepted only at protocol version 2025-03-26`},
+		{"a batch of 2026-07-28 requests", `[{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{` + httpModernMeta + `}}]`, nil, 200, `"error":{"code":-32600`},
 		{"unsupported header version", `{"jsonrpc":"2.0","id":10,"method":"tools/list"}`, map[string]string{"MCP-Protocol-Version": "1999-01-01"}, 400, `-32022`},
 		{"modern discover", `{"jsonrpc":"2.0","id":11,"method":"server/discover","params":{` + httpModernMeta + `}}`, modernHeaders("server/discover", ""), 200, `"resultType":"complete"`},
 		{"modern header without _meta", `{"jsonrpc":"2.0","id":12,"method":"tools/list"}`, modernHeaders("tools/list", ""), 400, `-32602`},
@@ -301,5 +311,41 @@ func TestCursorsDecodeOnAnyReplica(t *testing.T) {
 		if resp.StatusCode != 200 || strings.Contains(body, `"error"`) {
 			t.Errorf("%s: the other replica refused the cursor: %d %.200s", method, resp.StatusCode, body)
 		}
+	}
+}
+
+// TestHTTPBatchAnswerBounded: a 2025-03-26 batch is answered in one
+// array, so its answers are bounded (HTTPOptions.MaxBatchAnswerBytes):
+// past the bound the remaining requests are refused with a short error
+// each, instead of the server holding every answer in memory.
+func TestHTTPBatchAnswerBounded(t *testing.T) {
+	S, _ := httpServer(t, nil)
+	ts := httptest.NewServer(S.HTTPHandler(&HTTPOptions{MaxBatchAnswerBytes: 2000}))
+	defer ts.Close()
+	var elems []string
+	for i := 1; i <= 5; i++ {
+		elems = append(elems, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/list"}`, i))
+	}
+	resp, body := post(t, ts.URL, "["+strings.Join(elems, ",")+"]", nil)
+	if resp.StatusCode != 200 {
+		t.Fatalf("status %d: %.300s", resp.StatusCode, body)
+	}
+	var answers []struct {
+		ID     int             `json:"id"`
+		Result json.RawMessage `json:"result"`
+		Error  *struct {
+			Code    int64  `json:"code"`
+			Message string `json:"message"`
+		} `json:"error"`
+	}
+	if err := json.Unmarshal([]byte(body), &answers); err != nil {
+		t.Fatalf("not a JSON array: %v: %.300s", err, body)
+	}
+	if len(answers) != 5 || answers[0].Result == nil {
+		t.Fatalf("want 5 answers, the first a result: %.500s", body)
+	}
+	last := answers[4]
+	if last.Error == nil || last.Error.Code != codeInvalidRequest || !strings.Contains(last.Error.Message, "2000-byte") {
+		t.Errorf("the last answer past the bound: %+v", last)
 	}
 }

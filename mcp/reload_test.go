@@ -496,3 +496,25 @@ func TestListenHoldsNoHandlerSlot(t *testing.T) {
 	r.collect(`"id":2`)
 	r.finish()
 }
+
+// TestListenHonoursOnlyDeclaredChanges: a server that does not watch its
+// agent declares no listChanged (its lists never change), so its
+// acknowledgement must not claim to honour list-change notifications it
+// will never send (docs/protocol.md §12): a client would wait for them.
+func TestListenHonoursOnlyDeclaredChanges(t *testing.T) {
+	h := startServer(t, "ada.3md", nil)
+	r := &reloadRig{harness: h}
+	meta := `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}`
+	r.send(`{"jsonrpc":"2.0","id":"L","method":"subscriptions/listen","params":{` + meta + `,"notifications":{"toolsListChanged":true,"promptsListChanged":true,"resourcesListChanged":true,"resourceSubscriptions":["skill://x/SKILL.md"]}}}`)
+	ack := r.collect(methodListenAcked)[0]
+	for _, flag := range []string{"toolsListChanged", "promptsListChanged", "resourcesListChanged", "resourceSubscriptions"} {
+		if strings.Contains(ack, flag) {
+			t.Errorf("an unwatched server acknowledged %s: %s", flag, ack)
+		}
+	}
+	if !strings.Contains(ack, `"notifications":{}`) {
+		t.Errorf("acknowledgement %s: want an empty honoured set", ack)
+	}
+	r.send(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"L"}}`)
+	r.finish()
+}

@@ -137,12 +137,16 @@ func (s *server) listen(ctx context.Context, c *call) (any, error) {
 		return nil, errorf(codeInvalidParams, "Invalid params: params.notifications.resourceSubscriptions has %d URIs, more than the %d one listen may hold", n, maxSubscriptions)
 	}
 	id := requestID(ctx)
+	// Only what the declared capabilities promise is honoured: an agent
+	// that is not watched never changes, declares no listChanged or
+	// subscribe, and must not acknowledge events it will never send
+	// (docs/protocol.md §6, §11).
 	honoured := listenWants{
-		ToolsListChanged:     p.Notifications.ToolsListChanged,
-		PromptsListChanged:   p.Notifications.PromptsListChanged && s.hasFeature("prompts"),
-		ResourcesListChanged: p.Notifications.ResourcesListChanged && s.hasFeature("resources"),
+		ToolsListChanged:     p.Notifications.ToolsListChanged && s.declared("tools.listChanged"),
+		PromptsListChanged:   p.Notifications.PromptsListChanged && s.declared("prompts.listChanged"),
+		ResourcesListChanged: p.Notifications.ResourcesListChanged && s.declared("resources.listChanged"),
 	}
-	if s.hasFeature("resources") {
+	if s.declared("resources.subscribe") {
 		honoured.ResourceSubscriptions = p.Notifications.ResourceSubscriptions
 	}
 	l := &listen{sess: c.sess, id: id, wants: honoured, uris: map[string]bool{}, done: make(chan struct{})}

@@ -28,8 +28,10 @@ func conformanceDir() string {
 // TestServeConformanceSuite runs the official MCP conformance suite (under
 // Bun, through scripts/conformance.sh) against the real `agent3md serve` on
 // examples/devtools.3md, at the suite's default revision (2025-11-25) and
-// at 2026-07-28. It never installs the suite: `scripts/conformance.sh
-// --install` does.
+// at 2026-07-28, every scenario that needs no fixture tool or prompt of
+// the suite's own test server (docs/http.md §9), and the skills
+// extension's scenarios against the skills folder fixture. It never
+// installs the suite: `scripts/conformance.sh --install` does.
 func TestServeConformanceSuite(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the agent3md binary and runs Bun; skipped with -short")
@@ -59,9 +61,26 @@ func TestServeConformanceSuite(t *testing.T) {
 		{"2025-11-25", []string{"server-initialize", "ping", "tools-list", "resources-list", "prompts-list", "dns-rebinding-protection"}},
 		// server-initialize and ping were removed in 2026-07-28; the suite
 		// skips them there.
-		{"2026-07-28", []string{"--spec-version", "2026-07-28", "tools-list", "resources-list", "prompts-list", "dns-rebinding-protection"}},
+		{"2026-07-28", []string{"--spec-version", "2026-07-28", "tools-list", "resources-list", "prompts-list", "dns-rebinding-protection",
+			"sep-2164-resource-not-found", "caching", "http-header-validation"}},
 	}
+	// The skills extension's scenarios (no revision of their own) want a
+	// skill with a subdirectory: the skills folder fixture's good/
+	// has references/.
+	skillsDir, err := filepath.Abs("testdata/skillsdir")
+	if err != nil {
+		t.Fatal(err)
+	}
+	skills := startServe(t, "--no-watch", skillsDir)
+	runs = append(runs, struct {
+		name string
+		args []string
+	}{"skills-extension", []string{"sep-2640-skills-enumeration", "sep-2640-skills-manifest", "sep-2640-skills-directory"}})
 	for _, run := range runs {
+		url := url
+		if run.name == "skills-extension" {
+			url = "http://localhost:" + skills.port() + "/mcp"
+		}
 		t.Run(run.name, func(t *testing.T) {
 			cmd := exec.Command("bash", append([]string{script, "--url", url}, run.args...)...)
 			cmd.Env = env
