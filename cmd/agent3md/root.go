@@ -99,6 +99,7 @@ fill the skill's typed inputs, run (or hand back) its command.`,
 func (a *app) strictGroups(root *cobra.Command) {
 	root.InitDefaultHelpCmd()
 	root.InitDefaultCompletionCmd()
+	completionExamples(root)
 	var walk func(c *cobra.Command)
 	walk = func(c *cobra.Command) {
 		for _, sub := range c.Commands() {
@@ -342,4 +343,31 @@ func classify(err error) error {
 		return invalid(err)
 	}
 	return ioError(err)
+}
+
+// completionExamples gives cobra's generated completion command and its
+// shells an Example, as every other command has: the README promises each
+// command's --help shows one, and docs/install.md has the lines to copy.
+func completionExamples(root *cobra.Command) {
+	for _, c := range root.Commands() {
+		if c.Name() != "completion" {
+			continue
+		}
+		if c.Example == "" {
+			c.Example = "  source <(agent3md completion bash)   # this shell only; docs/install.md has every shell"
+		}
+		for _, sh := range c.Commands() {
+			if sh.Example != "" {
+				continue
+			}
+			switch sh.Name() {
+			case "bash", "zsh":
+				sh.Example = "  source <(agent3md completion " + sh.Name() + ")"
+			case "fish":
+				sh.Example = "  agent3md completion fish | source"
+			case "powershell":
+				sh.Example = "  agent3md completion powershell | Out-String | Invoke-Expression"
+			}
+		}
+	}
 }
