@@ -100,6 +100,14 @@ func buildSegmenter(src Source, x *phraseIndex) *segmenter {
 	return sg
 }
 
+// Bounds on cutting, so a hostile request costs what an ordinary one
+// does: a run longer than maxSegmentRun bytes (about 5,000 characters
+// without a space or a punctuation mark: a pasted document, not a
+// request) is kept whole, and once the words reach MaxRequestWords the
+// remaining tokens are kept as they are (checkRequest bounds the words
+// before cutting; cutting must not multiply them).
+const maxSegmentRun = 16 << 10
+
 // split appends toks to dst with each token that holds unspaced runes
 // read as words: its runs of other runes ("k8s" in "k8s部署") stay words,
 // and each unspaced run is cut at the agent's words found in it, longest
@@ -108,8 +116,11 @@ func buildSegmenter(src Source, x *phraseIndex) *segmenter {
 // any token was cut.
 func (sg *segmenter) split(dst, toks []string) ([]string, bool) {
 	cut := false
-	for _, tok := range toks {
-		if len(sg.byFirst) == 0 || !hasUnspaced(tok) {
+	for k, tok := range toks {
+		if len(dst)+len(toks)-k > MaxRequestWords {
+			return append(dst, toks[k:]...), cut
+		}
+		if len(sg.byFirst) == 0 || len(tok) > maxSegmentRun || !hasUnspaced(tok) {
 			dst = append(dst, tok)
 			continue
 		}

@@ -103,3 +103,25 @@ func FuzzSegment(f *testing.F) {
 		}
 	})
 }
+
+// TestSegmenterBounds: a run longer than maxSegmentRun is kept whole, and
+// cutting stops adding words once the request holds MaxRequestWords: a
+// pasted document costs what a request does.
+func TestSegmenterBounds(t *testing.T) {
+	sg := testSegmenter()
+	long := strings.Repeat("部署", maxSegmentRun/len("部署")+1)
+	if got, cut := sg.split(nil, []string{long}); cut || len(got) != 1 {
+		t.Errorf("a %d-byte run: %d words, cut %v; want it whole", len(long), len(got), cut)
+	}
+	toks := make([]string, MaxRequestWords)
+	for i := range toks {
+		toks[i] = "部署日志" // two words each
+	}
+	got, _ := sg.split(nil, toks)
+	if len(got) > MaxRequestWords+2 {
+		t.Errorf("%d tokens of two words each became %d words; want at most about %d", len(toks), len(got), MaxRequestWords)
+	}
+	if strings.Join(got, "") != strings.Join(toks, "") {
+		t.Error("the words do not spell the tokens")
+	}
+}
