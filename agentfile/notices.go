@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"hash"
 	"unicode/utf8"
+
+	"github.com/agent3md/agent3md/internal/editdist"
 )
 
 // Notice kinds: what the scanner saw on a line that the format accepts but
@@ -144,7 +146,7 @@ func nearDirective(l []byte) (string, bool) {
 	if len(word) < 2 || len(word) > 9 {
 		return "", false
 	}
-	return string(word), editDistance(bytes.ToLower(word), []byte("@plane")) <= 2
+	return string(word), editdist.Slips(string(bytes.ToLower(word)), "@plane") <= 2
 }
 
 // hasZToken reports a z=<something> token among the space- or
@@ -156,27 +158,6 @@ func hasZToken(rest []byte) bool {
 		}
 	}
 	return false
-}
-
-// editDistance is the Levenshtein distance of two short byte strings.
-func editDistance(a, b []byte) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
 
 // hidesDirective reports whether some lone CR in l is followed by what

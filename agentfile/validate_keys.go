@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/agent3md/agent3md/internal/editdist"
 )
 
 // RuleMisspeltKey (warning): a directive attribute, a frontmatter key or
@@ -62,38 +64,11 @@ func closeKey(key string, known []string, most int) (string, bool) {
 		if len(key) > len(k)+bound || len(k) > len(key)+bound {
 			continue
 		}
-		if d := slipDistance([]byte(strings.ToLower(key)), []byte(k)); d <= bound && d < bestD {
+		if d := editdist.Slips(strings.ToLower(key), k); d <= bound && d < bestD {
 			best, bestD = k, d
 		}
 	}
 	return best, best != ""
-}
-
-// slipDistance is the edit distance of two short byte strings with a
-// swap of neighbouring letters counted as one edit (the optimal string
-// alignment distance): "tilte" is one slip from title, not two.
-func slipDistance(a, b []byte) int {
-	d := make([][]int, len(a)+1)
-	for i := range d {
-		d[i] = make([]int, len(b)+1)
-		d[i][0] = i
-	}
-	for j := range d[0] {
-		d[0][j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			d[i][j] = min(d[i-1][j]+1, d[i][j-1]+1, d[i-1][j-1]+cost)
-			if i > 1 && j > 1 && a[i-1] == b[j-2] && a[i-2] == b[j-1] {
-				d[i][j] = min(d[i][j], d[i-2][j-2]+1)
-			}
-		}
-	}
-	return d[len(a)][len(b)]
 }
 
 // keys reports misspelt frontmatter keys, directive keys and kind values.
@@ -118,7 +93,7 @@ func (v *validation) keys() {
 			}
 		}
 		if kind := pl.Attributes.Value("kind"); kind != "" && kind != "identity" && kind != "skill" &&
-			editDistance([]byte(strings.ToLower(kind)), []byte("identity")) <= 2 {
+			editdist.Slips(strings.ToLower(kind), "identity") <= 2 {
 			v.warnf(RuleMisspeltKey, pl, "plane z=%s has kind=%s, which agent3md does not read as kind=identity; did you mean kind=identity?", bare(pl.ZText), kind)
 		}
 	}

@@ -46,17 +46,3 @@ func TestNearKey(t *testing.T) {
 		}
 	}
 }
-
-func TestSlipDistance(t *testing.T) {
-	for _, tt := range []struct {
-		a, b string
-		want int
-	}{
-		{"", "", 0}, {"abc", "abc", 0}, {"ab", "ba", 1}, {"modle", "model", 1}, {"site", "title", 2},
-		{"kitten", "sitting", 3}, {"", "abc", 3},
-	} {
-		if got := slipDistance([]byte(tt.a), []byte(tt.b)); got != tt.want {
-			t.Errorf("slipDistance(%q, %q) = %d, want %d", tt.a, tt.b, got, tt.want)
-		}
-	}
-}

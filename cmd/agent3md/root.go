@@ -12,6 +12,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/agent3md/agent3md/agentfile"
+	"github.com/agent3md/agent3md/internal/editdist"
 	"github.com/agent3md/agent3md/loader"
 	"github.com/agent3md/agent3md/router"
 )
@@ -169,7 +170,7 @@ func flagHint(c *cobra.Command, err error) string {
 		if f.Hidden {
 			return
 		}
-		if d := editDistance(name, f.Name); d < bestD {
+		if d := editdist.Slips(name, f.Name); d < bestD {
 			best, bestD = f.Name, d
 		}
 	})
@@ -177,27 +178,6 @@ func flagHint(c *cobra.Command, err error) string {
 		return ""
 	}
 	return "; did you mean --" + best + "?"
-}
-
-// editDistance is the Levenshtein distance of two flag names.
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
 
 // unknownCommand is the usage error for a word that names no subcommand
