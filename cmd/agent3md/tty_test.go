@@ -41,6 +41,21 @@ func openPTY(t *testing.T) (master, tty *os.File) {
 	return m, s
 }
 
+// readUntil reads the pty's master side until what it has read holds
+// marker, or the read fails (its deadline passes), and returns it.
+func readUntil(master *os.File, marker string) string {
+	var b bytes.Buffer
+	buf := make([]byte, 4096)
+	for !strings.Contains(b.String(), marker) {
+		n, err := master.Read(buf)
+		b.Write(buf[:n])
+		if err != nil {
+			break
+		}
+	}
+	return b.String()
+}
+
 // TestProgressOnTerminal: a cold route on a large agent draws the index
 // progress bar when stderr is a terminal.
 func TestProgressOnTerminal(t *testing.T) {
@@ -52,16 +67,7 @@ func TestProgressOnTerminal(t *testing.T) {
 	go func() {
 		// Read until the test closes the tty: the pty buffer is a few KB,
 		// and an unread bar would block the writer.
-		var b bytes.Buffer
-		buf := make([]byte, 4096)
-		for !strings.Contains(b.String(), "100%") {
-			n, err := master.Read(buf)
-			b.Write(buf[:n])
-			if err != nil {
-				break
-			}
-		}
-		got <- b.String()
+		got <- readUntil(master, "100%")
 	}()
 	var out bytes.Buffer
 	code := run(context.Background(), []string{"route", "--cache-dir", t.TempDir(), agent, "search the code"}, strings.NewReader(""), &out, tty)
@@ -94,16 +100,7 @@ func TestTerminalGetsNoEscapes(t *testing.T) {
 		}
 	}
 	tty.Write([]byte("END\n"))
-	var b bytes.Buffer
-	buf := make([]byte, 4096)
-	for !strings.Contains(b.String(), "END") {
-		n, err := master.Read(buf)
-		b.Write(buf[:n])
-		if err != nil {
-			break
-		}
-	}
-	got := b.String()
+	got := readUntil(master, "END")
 	if strings.ContainsRune(got, 0x1b) || strings.ContainsRune(got, 0x07) {
 		t.Errorf("a control character reached the terminal: %q", got)
 	}
