@@ -28,6 +28,20 @@ const eofGrace = time.Second
 // the server stops reading stdin until the client reads some answers.
 const DefaultMaxPendingBytes = 64 << 20
 
+// answerLead is how many bytes of answers may wait for the writer before
+// the connection stops producing more: further requests are still read
+// and queued (a request line is small next to its answer), and run as
+// the writer catches up. A pipelining client that reads more slowly than
+// the server answers, the usual case for large answers such as tools/list,
+// so costs the server a request queue rather than megabytes of answers
+// that each need fresh memory; it matches the chunks kept for reuse.
+const answerLead = maxFreeChunks * outChunk
+
+// queuedOverhead is charged to the budget for each queued request on top
+// of its line: the request's own bookkeeping, so a flood of tiny requests
+// cannot hold several times the budget.
+const queuedOverhead = 256
+
 // conn is one JSON-RPC connection over the stdio transport: it reads lines
 // as long as the pending budget allows, answers what is cheap as it reads
 // (in read order, no goroutine hand-off), queues the rest for at most
@@ -53,6 +67,14 @@ type conn struct {
 	queue   []*inflight
 	running int      // handler goroutines
 	out     [][]byte // answers, newline-terminated, in chunks not yet taken by the writer
+	// unwritten is the bytes of answers in out or being written: past
+	// answerLead no request is started (answerLead).
+	unwritten int64
+	// held is the cheap requests read while the answers were behind, in
+	// read order; one goroutine (draining) answers them as tryInline
+	// would once the writer catches up.
+	held     []*heldRequest
+	draining bool
 	free    [][]byte // written chunks kept for reuse
 	closing bool     // no more answers will come: the writer ends when out is empty
 	stopped bool     // Serve is ending: nobody waits any more
@@ -148,6 +170,7 @@ func (c *conn) drain() {
 	c.sess.eachListen(func(l *listen) { l.stop() })
 	idle := make(chan struct{})
 	go func() {
+		c.waitHeld()
 		c.tr.waitIdle(c.stop)
 		close(idle)
 	}()
@@ -238,7 +261,9 @@ func (c *conn) acceptOne(m message, size int, b *batch, slot int) []byte {
 		c.cancelled(m.params)
 		return nil
 	case m.rawID == nil:
-		c.srv.notify(c.sess, m.method)
+		if !c.hold(m, false) {
+			c.srv.notify(c.sess, m.method)
+		}
 		return nil
 	case b != nil && m.method == methodInitialize:
 		return errorLine(m.rawID, codeInvalidRequest, "Invalid Request: initialize must not be part of a batch", nil)
@@ -247,7 +272,7 @@ func (c *conn) acceptOne(m message, size int, b *batch, slot int) []byte {
 	}
 	// The message's slices point into the line, which the next read
 	// overwrites: a queued request keeps its own copies.
-	e := &inflight{rawID: bytes.Clone(m.rawID), key: m.key, method: m.method, params: bytes.Clone(m.params), size: int64(size), batch: b, slot: slot}
+	e := &inflight{rawID: bytes.Clone(m.rawID), key: m.key, method: m.method, params: bytes.Clone(m.params), size: int64(size) + queuedOverhead, batch: b, slot: slot}
 	c.tr.add(e)
 	c.mu.Lock()
 	c.pending += e.size
@@ -259,7 +284,7 @@ func (c *conn) acceptOne(m message, size int, b *batch, slot int) []byte {
 		go c.run(e)
 		return nil
 	}
-	if c.running < c.maxInFlight {
+	if c.running < c.maxInFlight && c.unwritten < answerLead {
 		c.running++
 		c.mu.Unlock()
 		go c.work(e)
@@ -268,6 +293,23 @@ func (c *conn) acceptOne(m message, size int, b *batch, slot int) []byte {
 	c.queue = append(c.queue, e)
 	c.mu.Unlock()
 	return nil
+}
+
+// startQueuedLocked starts the goroutine answering held requests, and
+// handler goroutines for queued requests, while the in-flight bound and
+// answerLead allow; the writer calls it as it catches up. c.mu is held.
+func (c *conn) startQueuedLocked() {
+	if len(c.held) > 0 && !c.draining && c.unwritten < answerLead {
+		c.draining = true
+		go c.answerHeld()
+	}
+	for len(c.queue) > 0 && c.running < c.maxInFlight && c.unwritten < answerLead {
+		e := c.queue[0]
+		c.queue[0] = nil
+		c.queue = c.queue[1:]
+		c.running++
+		go c.work(e)
+	}
 }
 
 // tryInline answers a cheap request on the reader's goroutine, in read
@@ -281,12 +323,96 @@ func (c *conn) tryInline(m message) bool {
 	if err == nil && m.method == methodToolsCall && !c.srv.cheapCall(params) {
 		return false
 	}
+	if c.hold(m, true) {
+		return true
+	}
+	c.answerInline(m, params, err)
+	return true
+}
+
+// answerInline answers a cheap request on the calling goroutine.
+func (c *conn) answerInline(m message, params map[string]json.RawMessage, err error) {
 	var res any
 	if err == nil {
 		res, err = c.srv.safeDispatch(withRequestID(c.ctx, m.rawID), c.sess, m.method, params)
 	}
 	c.putAnswer(m.rawID, res, err)
+}
+
+// heldRequest is a cheap request read while the answers were behind.
+type heldRequest struct {
+	m       message // rawID and params are the request's own copies
+	size    int64   // charged to the budget
+	dropped bool    // cancelled before it was answered
+}
+
+// hold keeps a cheap request for later when the answers are behind
+// (answerLead, when whenBehind is set), or a cheap request or a
+// notification when earlier ones are still held, so what the reader
+// handles keeps its read order (an initialize, then the notification
+// that follows it). It reports false when m may be handled now.
+func (c *conn) hold(m message, whenBehind bool) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.held) == 0 && !c.draining && (!whenBehind || c.unwritten < answerLead) {
+		return false
+	}
+	m.rawID, m.params = bytes.Clone(m.rawID), bytes.Clone(m.params)
+	h := &heldRequest{m: m, size: int64(len(m.rawID)+len(m.params)+len(m.method)) + queuedOverhead}
+	c.held = append(c.held, h)
+	c.pending += h.size
+	c.startQueuedLocked()
 	return true
+}
+
+// answerHeld answers the held requests in order while the answers are
+// not behind; it is the one goroutine doing so (draining).
+func (c *conn) answerHeld() {
+	for {
+		c.mu.Lock()
+		if len(c.held) == 0 || c.unwritten >= answerLead || c.stopped {
+			c.draining = false
+			c.room.Broadcast() // drain may be waiting for the held requests
+			c.mu.Unlock()
+			return
+		}
+		h := c.held[0]
+		c.held[0] = nil
+		c.held = c.held[1:]
+		c.mu.Unlock()
+		switch {
+		case h.dropped:
+		case h.m.rawID == nil:
+			c.srv.notify(c.sess, h.m.method)
+		default:
+			params, err := decodeParams(h.m.params)
+			c.answerInline(h.m, params, err)
+		}
+		c.credit(h.size)
+	}
+}
+
+// dropHeld marks the held request with id key as cancelled; false when
+// none is held.
+func (c *conn) dropHeld(key string) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, h := range c.held {
+		if h != nil && !h.dropped && h.m.key == key {
+			h.dropped = true
+			return true
+		}
+	}
+	return false
+}
+
+// waitHeld blocks until no request is held, or Serve is ending.
+func (c *conn) waitHeld() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for (len(c.held) > 0 || c.draining) && !c.stopped {
+		c.room.Wait()
+	}
 }
 
 // work runs e and then whatever waits in the queue, until it is empty.
@@ -295,7 +421,7 @@ func (c *conn) work(e *inflight) {
 		c.run(e)
 		c.mu.Lock()
 		e = nil
-		if len(c.queue) > 0 {
+		if len(c.queue) > 0 && c.unwritten < answerLead {
 			e = c.queue[0]
 			c.queue[0] = nil
 			c.queue = c.queue[1:]
@@ -359,7 +485,7 @@ func (c *conn) cancelled(params json.RawMessage) {
 	if err != nil {
 		return
 	}
-	if c.tr.cancel(key) {
+	if c.tr.cancel(key) || c.dropHeld(key) {
 		c.log.Debug("request cancelled", "id", string(p.RequestID))
 	}
 }
@@ -450,6 +576,7 @@ func (c *conn) putLine(a, b, z []byte) {
 	}
 	c.out[n-1] = append(append(append(append(c.out[n-1], a...), b...), z...), '\n')
 	c.pending += int64(size)
+	c.unwritten += int64(size)
 	c.mu.Unlock()
 	c.wake()
 }
@@ -496,6 +623,8 @@ func (c *conn) writeLoop() {
 			_, err := c.w.Write(buf)
 			c.mu.Lock()
 			c.pending -= int64(len(buf))
+			c.unwritten -= int64(len(buf))
+			c.startQueuedLocked()
 			if cap(buf) == outChunk && len(c.free) < maxFreeChunks {
 				c.free = append(c.free, buf[:0])
 			}

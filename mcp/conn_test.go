@@ -58,11 +58,16 @@ func startPipeServer(t *testing.T, opts *Options) *pipeServer {
 // writeAll writes requests 1..n, then closes stdin; the result arrives on
 // the returned channel once every request has been taken by the server.
 func (p *pipeServer) writeAll(n int) <-chan error {
+	return p.writeEach(n, pipelineRequest)
+}
+
+// writeEach writes the lines request(1)..request(n), then closes stdin.
+func (p *pipeServer) writeEach(n int, request func(i int) string) <-chan error {
 	wrote := make(chan error, 1)
 	go func() {
 		w := bufio.NewWriter(p.in)
 		for i := 1; i <= n; i++ {
-			if _, err := io.WriteString(w, pipelineRequest(i)+"\n"); err != nil {
+			if _, err := io.WriteString(w, request(i)+"\n"); err != nil {
 				wrote <- err
 				return
 			}
@@ -170,6 +175,68 @@ func TestPendingBudget(t *testing.T) {
 	}
 	if got := c.pendingBytes(); got != 0 {
 		t.Errorf("pending bytes %d after every answer was written, want 0", got)
+	}
+}
+
+// TestAnswerLead: a client that writes 1,500 tools/list requests before
+// reading any answer has them all read (its writes complete), but the
+// server holds at most answerLead bytes of answers (plus the one being
+// added) rather than all 1,500; a ping read while the answers were behind
+// and then cancelled is never answered; every other request is.
+func TestAnswerLead(t *testing.T) {
+	const n = 1500
+	var c *conn
+	p := startPipeServer(t, &Options{onConn: func(cn *conn) { c = cn }})
+	toolsList := func(i int) string { return fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/list"}`, i) }
+	wrote := p.writeEach(n+2, func(i int) string {
+		switch i {
+		case n + 1:
+			return fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"ping"}`, 9999)
+		case n + 2:
+			return `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":9999}}`
+		}
+		return toolsList(i)
+	})
+	if err := <-wrote; err != nil {
+		t.Fatalf("writing the requests: %v", err)
+	}
+	c.mu.Lock()
+	unwritten, held := c.unwritten, len(c.held)
+	c.mu.Unlock()
+	first, err := p.out.ReadString('\n')
+	if err != nil {
+		t.Fatal(err)
+	}
+	if unwritten > answerLead+int64(len(first)) {
+		t.Errorf("%d bytes of answers held for a client that reads nothing, want at most answerLead %d plus one answer (%d)", unwritten, answerLead, len(first))
+	}
+	if held == 0 {
+		t.Errorf("no request held back although %d answers of %d bytes were asked for", n, len(first))
+	}
+	seen := map[int]bool{}
+	for l := first; ; {
+		var m struct {
+			ID     int             `json:"id"`
+			Result json.RawMessage `json:"result"`
+		}
+		if err := json.Unmarshal([]byte(l), &m); err != nil || m.Result == nil || seen[m.ID] {
+			t.Fatalf("unexpected answer %.200q (%v)", l, err)
+		}
+		seen[m.ID] = true
+		if l, err = p.out.ReadString('\n'); err == io.EOF {
+			break
+		} else if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if seen[9999] {
+		t.Error("the cancelled ping was answered")
+	}
+	if len(seen) != n {
+		t.Errorf("%d answers for %d tools/list requests", len(seen), n)
+	}
+	if err := <-p.done; err != nil {
+		t.Fatalf("Serve = %v", err)
 	}
 }
 
