@@ -75,9 +75,9 @@ type conn struct {
 	// would once the writer catches up.
 	held     []*heldRequest
 	draining bool
-	free    [][]byte // written chunks kept for reuse
-	closing bool     // no more answers will come: the writer ends when out is empty
-	stopped bool     // Serve is ending: nobody waits any more
+	free     [][]byte // written chunks kept for reuse
+	closing  bool     // no more answers will come: the writer ends when out is empty
+	stopped  bool     // Serve is ending: nobody waits any more
 	// eofCancelled is set when requests were cancelled because stdin
 	// closed while they ran.
 	eofCancelled bool
