@@ -24,10 +24,15 @@ func (wordsTokenizerImpl) Tokenize(input []byte) analysis.TokenStream {
 	var onStack [128][2]int
 	spans := onStack[:0]
 	start := -1
+	wide := false // a word holds a rune of an unspaced script
 	for i := 0; i < len(input); {
 		w, size := asciiWord[input[i]&0x7f], 1
 		if input[i] >= utf8.RuneSelf {
 			w, size = wordAt(input, i)
+			if w && !wide {
+				r, _ := utf8.DecodeRune(input[i:])
+				wide = unspaced(r)
+			}
 		}
 		if w && start < 0 {
 			start = i
@@ -40,6 +45,9 @@ func (wordsTokenizerImpl) Tokenize(input []byte) analysis.TokenStream {
 	if start >= 0 {
 		spans = append(spans, [2]int{start, len(input)})
 	}
+	if wide {
+		spans = bigramSpans(input, spans)
+	}
 	block := make([]analysis.Token, len(spans))
 	stream := make(analysis.TokenStream, len(spans))
 	for k, sp := range spans {
@@ -47,6 +55,63 @@ func (wordsTokenizerImpl) Tokenize(input []byte) analysis.TokenStream {
 		stream[k] = &block[k]
 	}
 	return stream
+}
+
+// bigramSpans rewrites the word spans for the index: within a word, a run
+// of an unspaced script (segment.go) becomes its overlapping pairs of
+// runes, a run of one rune stays whole, and the rest of the word (the
+// "k8s" of "k8s部署") stays a word of its own. Chinese and Japanese put
+// no spaces between words and Korean words carry their particles, so a
+// whole run is one word no request repeats: "帮我翻译这份文档" never
+// shared a word with a description that says "把文档翻译成英文", nor
+// "예보" with "예보를". Their pairs are shared ("翻译", "文档", "예보"),
+// which is how search engines index these scripts without a dictionary;
+// the request goes through the same analyzers, so it is cut the same way.
+// Only the bleve side reads pairs: trigger phrases keep the agent's own
+// words (segment.go).
+func bigramSpans(input []byte, spans [][2]int) [][2]int {
+	out := make([][2]int, 0, 2*len(spans))
+	var runes []int // byte offsets of the current run's runes
+	flush := func(end int) {
+		switch len(runes) {
+		case 0:
+		case 1:
+			out = append(out, [2]int{runes[0], end})
+		default:
+			for j := 0; j+1 < len(runes); j++ {
+				e := end
+				if j+2 < len(runes) {
+					e = runes[j+2]
+				}
+				out = append(out, [2]int{runes[j], e})
+			}
+		}
+		runes = runes[:0]
+	}
+	for _, sp := range spans {
+		other := -1 // start of the current run of other runes
+		for i := sp[0]; i < sp[1]; {
+			r, size := utf8.DecodeRune(input[i:sp[1]])
+			if unspaced(r) {
+				if other >= 0 {
+					out = append(out, [2]int{other, i})
+					other = -1
+				}
+				runes = append(runes, i)
+			} else {
+				flush(i)
+				if other < 0 {
+					other = i
+				}
+			}
+			i += size
+		}
+		flush(sp[1])
+		if other >= 0 {
+			out = append(out, [2]int{other, sp[1]})
+		}
+	}
+	return out
 }
 
 // asciiWord marks the ASCII bytes that are word runes: agent text is mostly

@@ -34,6 +34,11 @@ func TestRouteRequestWordLimit(t *testing.T) {
 		{"one word over", atLimit + " now", true},
 		{"punctuation only, any length", strings.Repeat("-- ", 1<<20), false},
 		{"non-ASCII words count", strings.Repeat("ñandú ", MaxRequestWords+1), true},
+		// One run of letters, but the index reads it as pairs of
+		// characters (bigramSpans): 4,097 pairs is one over.
+		{"Chinese pairs at the limit", strings.Repeat("部", MaxRequestWords+1), false},
+		{"Chinese pairs, one over", strings.Repeat("部", MaxRequestWords+2), true},
+		{"Korean, words of pairs", strings.Repeat("배포해줘 ", MaxRequestWords/3+1), true},
 	}
 	for _, tt := range tests {
 		for _, mode := range []Mode{Ranked, Spec} {

@@ -125,3 +125,40 @@ func TestSegmenterBounds(t *testing.T) {
 		t.Error("the words do not spell the tokens")
 	}
 }
+
+// TestRouteUnspacedRelaxed: a Chinese, Japanese or Korean request that
+// hits no trigger finds the skill whose description it shares words with,
+// as an English one would: the index reads those scripts as overlapping
+// pairs of runes, so "文档" and "翻译" inside an unspaced request meet
+// the same words inside an unspaced description, and "예보" meets "예보를".
+// Small talk that shares no such words stays unmatched.
+func TestRouteUnspacedRelaxed(t *testing.T) {
+	r := newTest(t, []Skill{
+		{Name: "translate", Z: 1, Triggers: []string{"translate"}, Description: "把文档翻译成英文或中文，保留格式。"},
+		{Name: "invoice", Z: 2, Triggers: []string{"invoice"}, Description: "为客户生成发票并发送邮件。"},
+		{Name: "backup", Z: 3, Triggers: []string{"backup"}, Description: "データベースを毎晩バックアップする。"},
+		{Name: "weather", Z: 4, Triggers: []string{"forecast"}, Description: "날씨 예보를 조회합니다."},
+	}, nil)
+	for _, tt := range []struct{ text, want string }{
+		{"帮我把这份文档翻译成英文", "translate"},
+		{"给客户生成一张发票", "invoice"},
+		{"データベースのバックアップを取って", "backup"},
+		{"내일 날씨 예보를 조회해줘", "weather"},
+		{"今天吃什么", ""},
+		{"我们需要一个新的服务", ""},
+		{"오늘 기분이 좋아요", ""},
+		{"这份文档写得怎么样", ""},
+	} {
+		got := route(t, r, tt.text, &Query{Mode: Ranked})
+		name := ""
+		if len(got) > 0 {
+			name = got[0].Name
+			if got[0].Tier != TierRelaxed {
+				t.Errorf("%q: tier %s, want relaxed (no trigger is in it)", tt.text, got[0].Tier)
+			}
+		}
+		if name != tt.want {
+			t.Errorf("ranked %q: %+v, want %q first", tt.text, got, tt.want)
+		}
+	}
+}
