@@ -59,6 +59,12 @@ type conn struct {
 	broken    error      // set once the conn is unusable (timeout, write error)
 	timedOut  bool       // the server failed to answer within the timeout
 	progress  string     // progressToken of the request in flight, "" when none
+	// awaited is the request in flight, for telling an echo of it from a
+	// request of the server's own.
+	awaited struct {
+		method string
+		id     []byte
+	}
 	strays    []*message // responses nobody asked for, capped
 	asked     []string   // methods of requests the server sent, capped
 	closeOnce sync.Once
@@ -164,6 +170,8 @@ func (c *conn) callID(ctx context.Context, id any, method string, params any) (*
 	if err := c.writeLine(b); err != nil {
 		return nil, err
 	}
+	c.awaited.method, c.awaited.id = method, want
+	defer func() { c.awaited.method, c.awaited.id = "", nil }()
 	return c.await(ctx, "the "+method+" request", func(m *message) bool {
 		return m.isResponse() && sameID(m.ID, want)
 	})

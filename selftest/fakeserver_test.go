@@ -26,6 +26,7 @@ const fakeEnv = "AGENT3MD_SELFTEST_FAKE_SERVER"
 // Fake server variants.
 const (
 	vOK           = "ok"             // correct
+	vEcho         = "echo"           // copies its input to its output, like cat
 	vLegacyOnly   = "legacy-only"    // no server/discover
 	vNoTools      = "no-tools"       // declares no tools capability
 	vCrashBadJSON = "crash-bad-json" // exits on a malformed line
@@ -562,6 +563,13 @@ func runFakeIfAsked() {
 	}
 	if os.Args[2] == vSDK {
 		os.Exit(serveSDK())
+	}
+	if os.Args[2] == vEcho {
+		// Not a server: a program that copies its input, as cat does.
+		if _, err := io.Copy(os.Stdout, os.Stdin); err != nil {
+			os.Exit(1)
+		}
+		os.Exit(0)
 	}
 	os.Exit(serveFake(os.Args[2], os.Stdin, os.Stdout))
 }

@@ -388,6 +388,28 @@ func TestRunErrors(t *testing.T) {
 	}
 }
 
+// TestRunAgainstEcho: a command that copies its input instead of serving
+// (selftest --server cat) fails at once with a failure that says so,
+// not with our own answer to the echoed request read as the server's.
+func TestRunAgainstEcho(t *testing.T) {
+	rep, err := selftest.Run(context.Background(), &selftest.Options{Command: fakeCommand(t, vEcho), Timeout: 5 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.OK() || len(rep.Checks) == 0 {
+		t.Fatalf("Run against an echo passed: %+v", rep)
+	}
+	first := rep.Checks[0]
+	if first.Name != "legacy/initialize" || first.Status != selftest.StatusFail || !strings.Contains(first.Detail, "sent our initialize request (id 1) back") {
+		t.Errorf("first check %s %v %q; want legacy/initialize failing because the request came back", first.Name, first.Status, first.Detail)
+	}
+	for _, c := range rep.Checks {
+		if strings.Contains(c.Detail, "does not offer initialize") {
+			t.Errorf("%s read the harness's own answer as the server's: %q", c.Name, c.Detail)
+		}
+	}
+}
+
 func TestRunCancelled(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()

@@ -23,6 +23,13 @@ func (c *conn) noteMessage(m *message) error {
 		return nil
 	case m.idIsNull():
 		return nil // a notification
+	case c.awaited.method != "" && m.Method == c.awaited.method && sameID(m.ID, c.awaited.id):
+		// Our own request, back as it went: a program that copies its
+		// input (cat, tee) rather than a server. Answering it would only
+		// have the copy of our answer read as the server's.
+		err := fmt.Errorf("the server sent our %s request (id %s) back instead of answering it: is it an MCP server? A program that copies its input, such as cat, does this", m.Method, c.awaited.id)
+		c.fail(err)
+		return err
 	}
 	if len(c.asked) < maxServerRequests {
 		c.asked = append(c.asked, m.Method)
