@@ -55,10 +55,10 @@ type conn struct {
 	maxLen int          // MaxResponseBytes
 	quit   chan struct{}
 
-	nextID    int
-	broken    error      // set once the conn is unusable (timeout, write error)
-	timedOut  bool       // the server failed to answer within the timeout
-	progress  string     // progressToken of the request in flight, "" when none
+	nextID   int
+	broken   error  // set once the conn is unusable (timeout, write error)
+	timedOut bool   // the server failed to answer within the timeout
+	progress string // progressToken of the request in flight, "" when none
 	// awaited is the request in flight, for telling an echo of it from a
 	// request of the server's own.
 	awaited struct {
