@@ -3,6 +3,8 @@ package agentfile
 import (
 	"strings"
 	"unicode"
+
+	"golang.org/x/text/unicode/norm"
 )
 
 // RuleConfusableName (warning): a skill name that a person or a client
@@ -13,8 +15,10 @@ import (
 // showed the same name twice, one of them answering only to the spaces.
 const RuleConfusableName = "confusable-name"
 
-// foldName is the form two names are compared in for confusion.
-func foldName(name string) string { return strings.ToLower(strings.TrimSpace(name)) }
+// foldName is the form two names are compared in for confusion: case,
+// spaces at the ends and how accents are composed ("é" as one character
+// or as "e" and a combining accent) are not seen by a person.
+func foldName(name string) string { return norm.NFC.String(strings.ToLower(strings.TrimSpace(name))) }
 
 // confusable reports the names above. Most agents have none, and then no
 // map is built: a name equal to its folded form that holds no control
@@ -54,7 +58,7 @@ func (v *validation) confusable() {
 			continue
 		}
 		if other := skills[j].Name; other != n {
-			v.warnf(RuleConfusableName, pl, "skill name %s differs from %s (line %d) only in case or spaces at its ends, so the two read as one name; give one of them another label",
+			v.warnf(RuleConfusableName, pl, "skill name %s differs from %s (line %d) only in case, spaces at its ends or how its accents are encoded (é as one character or as e and a combining accent), so the two read as one name; give one of them another label",
 				quoted(n), quoted(other), v.c.Planes[skills[j].Plane].Line)
 		}
 	}

@@ -334,3 +334,28 @@ func TestSkillCountBuildsNoCatalog(t *testing.T) {
 		t.Fatalf("len(Skills()) = %d, SkillCount = %d", n, a.SkillCount())
 	}
 }
+
+// TestLookupEitherComposition: a skill name with an accent answers to the
+// accent composed (é, one character) and decomposed (e and a combining
+// accent), whichever the file and the client used; a name that differs
+// in more than that is still unknown.
+func TestLookupEitherComposition(t *testing.T) {
+	const composed, decomposed = "caf\u00e9", "cafe\u0301"
+	for _, tt := range []struct{ file, ask string }{
+		{composed, decomposed},
+		{decomposed, composed},
+		{composed, composed},
+	} {
+		a := openPath(t, writeAgent(t, "---\n3md: 1.0\ntitle: Cafe\n---\n@plane z=0 label=\"cafe-agent\" kind=identity\nServes coffee.\n\n@plane z=1 label=\""+tt.file+"\" triggers=\"coffee\"\nBrew it.\n"))
+		s, err := a.Skill(tt.ask)
+		if err != nil || s.Name != tt.file {
+			t.Errorf("file %+q, asked %+q: Skill = %+v, %v; want the skill named as the file writes it", tt.file, tt.ask, s, err)
+		}
+		if body, err := a.Body(bg, tt.ask); err != nil || body != "Brew it." {
+			t.Errorf("file %+q, asked %+q: Body = %q, %v", tt.file, tt.ask, body, err)
+		}
+		if _, err := a.Skill("cafe"); !errors.As(err, new(*UnknownSkillError)) {
+			t.Errorf("file %+q: Skill(\"cafe\") = %v, want UnknownSkillError", tt.file, err)
+		}
+	}
+}

@@ -7,6 +7,8 @@ import (
 	"sync"
 	"unicode/utf8"
 
+	"golang.org/x/text/unicode/norm"
+
 	"github.com/agent3md/agent3md/agentfile"
 	"github.com/agent3md/agent3md/internal/hashidx"
 )
@@ -254,7 +256,36 @@ func (st *state) lookup(name string) (int, error) {
 	if i, ok := st.byName.Find(name); ok {
 		return i, nil
 	}
+	if i, ok := st.findComposed(name); ok {
+		return i, nil
+	}
 	return -1, &UnknownSkillError{Name: name, Closest: closest(st.names, name, 3)}
+}
+
+// findComposed finds a skill whose name is name written with its accents
+// composed the other way: "café" typed as one character é or as e and a
+// combining accent is the same name to a person, and a client's keyboard,
+// clipboard or file system (macOS writes names decomposed) picks either.
+// The exact bytes win when a skill has them (lookup tries them first).
+func (st *state) findComposed(name string) (int, bool) {
+	ascii := true
+	for i := 0; i < len(name); i++ {
+		if name[i] >= utf8.RuneSelf {
+			ascii = false
+			break
+		}
+	}
+	if ascii {
+		return -1, false
+	}
+	for _, f := range []norm.Form{norm.NFC, norm.NFD} {
+		if alt := f.String(name); alt != name {
+			if i, ok := st.byName.Find(alt); ok {
+				return i, true
+			}
+		}
+	}
+	return -1, false
 }
 
 // identityBody reads the identity plane's body; "" when there are no planes.
