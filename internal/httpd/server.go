@@ -27,6 +27,7 @@ type Server struct {
 	certs  *certStore // nil: plain HTTP
 
 	sem      chan struct{} // one slot per request being served
+	reading  chan struct{} // one slot per request body being read (bodyReadsPerSlot)
 	streams  chan struct{} // one slot per open stream (StartStream)
 	drain    chan struct{} // closed when shutdown starts
 	draining atomic.Bool
@@ -57,6 +58,7 @@ func New(opts *Options, endpoints Endpoints) (*Server, error) {
 		tokens:  toks,
 		guard:   newGuard(&o),
 		sem:     make(chan struct{}, o.MaxConcurrent),
+		reading: make(chan struct{}, bodyReadsPerSlot*o.MaxConcurrent),
 		streams: make(chan struct{}, o.MaxStreams),
 		drain:   make(chan struct{}),
 	}
@@ -247,23 +249,46 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		s.route.notFound(w, r)
 		return
 	}
+	// The body is read before a --max-concurrent slot is taken: a client
+	// that trickles its body (a byte a second, for up to ReadTimeout)
+	// would otherwise hold a slot while the server does nothing for it,
+	// and --max-concurrent such clients would turn every other request
+	// away. Bodies being read have their own, larger bound.
+	select {
+	case s.reading <- struct{}{}:
+	default:
+		s.unavailable(w, fmt.Sprintf("Service unavailable: %d request bodies already being read (%d for each of the server's --max-concurrent slots); retry shortly", cap(s.reading), bodyReadsPerSlot))
+		return
+	}
+	ok := s.readBody(w, r)
+	<-s.reading
+	if !ok {
+		return
+	}
 	ri := infoFrom(r.Context())
 	select {
 	case s.sem <- struct{}{}:
 		ri.slot.hold(s.sem)
 		defer ri.slot.release() // this slot, or the stream's (StartStream)
 	default:
-		w.Header().Set("Retry-After", fmt.Sprint(int(retryAfter/time.Second)))
-		writeError(w, http.StatusServiceUnavailable, codeInternal,
-			fmt.Sprintf("Service unavailable: %d requests already being served (the server's --max-concurrent); retry shortly", s.opts.MaxConcurrent), nil)
-		return
-	}
-	if !s.readBody(w, r) {
+		s.unavailable(w, fmt.Sprintf("Service unavailable: %d requests already being served (the server's --max-concurrent); retry shortly", s.opts.MaxConcurrent))
 		return
 	}
 	// The answer's clock starts once the body is in (see Options.WriteTimeout).
 	_ = http.NewResponseController(w).SetWriteDeadline(time.Now().Add(s.opts.WriteTimeout))
 	h.ServeHTTP(w, r)
+}
+
+// bodyReadsPerSlot is how many request bodies may be read at once for
+// each --max-concurrent slot. Reading a body costs a goroutine and what
+// has arrived of it (at most MaxBodyBytes), not the agent's work, so the
+// bound is looser than the one on requests served.
+const bodyReadsPerSlot = 4
+
+// unavailable answers 503 with Retry-After and msg.
+func (s *Server) unavailable(w http.ResponseWriter, msg string) {
+	w.Header().Set("Retry-After", fmt.Sprint(int(retryAfter/time.Second)))
+	writeError(w, http.StatusServiceUnavailable, codeInternal, msg, nil)
 }
 
 // health answers probes: 200 while serving, 503 once draining, so a load

@@ -346,3 +346,40 @@ func TestEmptyStaticTokenIgnored(t *testing.T) {
 		t.Fatalf("New: %v, required %v; want no error and no auth", err, s.tokens.required)
 	}
 }
+
+// TestSlowBodiesHoldNoSlot: clients that send part of a body and stall
+// do not hold --max-concurrent slots, so with MaxConcurrent 1 an honest
+// request is still served while one trickles; bodies being read have
+// their own bound (bodyReadsPerSlot per slot), past which the answer is
+// 503 saying so.
+func TestSlowBodiesHoldNoSlot(t *testing.T) {
+	r := start(t, Options{MaxConcurrent: 1}, oneAgent())
+	stall := func() net.Conn {
+		conn, err := net.Dial("tcp", r.srv.Addr().String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { conn.Close() })
+		io.WriteString(conn, "POST /mcp HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"jsonrpc\"")
+		return conn
+	}
+	// waitReading waits until n bodies are being read.
+	waitReading := func(n int) {
+		deadline := time.Now().Add(10 * time.Second)
+		for len(r.srv.reading) != n {
+			if time.Now().After(deadline) {
+				t.Fatalf("%d bodies being read, want %d", len(r.srv.reading), n)
+			}
+			time.Sleep(time.Millisecond)
+		}
+	}
+	stall()
+	waitReading(1)
+	runCases(t, r, []statusCase{{name: "served beside a trickling body", req: req{path: "/mcp", body: postBody}, status: 200}})
+	for i := 1; i < bodyReadsPerSlot; i++ {
+		stall()
+	}
+	waitReading(bodyReadsPerSlot)
+	runCases(t, r, []statusCase{{name: "past the bodies being read", req: req{path: "/mcp", body: postBody}, status: 503,
+		header: map[string]string{"Retry-After": "1"}, bodyHas: []string{"request bodies already being read", "--max-concurrent"}}})
+}
