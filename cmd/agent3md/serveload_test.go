@@ -601,15 +601,17 @@ func TestServeLoad(t *testing.T) {
 		}
 		const limit = 4
 		url, log, _ := startInProcessServe(t, "--no-watch", "--max-concurrent", fmt.Sprint(limit), file)
-		// Requests whose body has not arrived yet hold every slot, so the
-		// next request is certainly refused; then two of them end, and the
-		// other two hold half the slots for the run (or until the body
-		// read timeout, 30 s). A listen stream opened first takes none of
-		// them.
+		// Requests whose body has not arrived yet hold no --max-concurrent
+		// slot, but every one of the bodies being read, four per slot
+		// (docs/http.md), so the next request is certainly refused; then
+		// half of them end, and the other half stay for the run (or until
+		// the body read timeout, 30 s). A listen stream opened first takes
+		// none of them.
+		const bodies = 4 * limit
 		_, closeListen := openListen(t, url)
 		defer closeListen()
 		var closers []func()
-		for range limit {
+		for range bodies {
 			closers = append(closers, holdSlot(t, url))
 		}
 		probe := &loadStats{seen: map[int64]bool{}}
@@ -617,14 +619,14 @@ func TestServeLoad(t *testing.T) {
 		c.do(0)
 		c.http.CloseIdleConnections()
 		if probe.unavailable.Load() != 1 || len(probe.errors) > 0 {
-			t.Fatalf("with every slot held, a request got no 503: %v\n%s", probe.errors, log)
+			t.Fatalf("with every body slot held, a request got no 503: %v\n%s", probe.errors, log)
 		}
-		for _, cl := range closers[2:] {
+		for _, cl := range closers[bodies/2:] {
 			cl()
 		}
 		stats := &loadStats{seen: map[int64]bool{}}
 		runLoad(t, url, d, nil, stats)
-		for _, cl := range closers[:2] {
+		for _, cl := range closers[:bodies/2] {
 			cl()
 		}
 		t.Logf("%d requests: %d answered, %d refused with 503 and Retry-After", stats.sent.Load(), stats.answered.Load(), stats.unavailable.Load())
@@ -637,9 +639,9 @@ func TestServeLoad(t *testing.T) {
 	})
 }
 
-// holdSlot holds one of serve's --max-concurrent slots: a POST whose body
-// the server asks for (its "100 Continue" comes once the request has its
-// slot and starts reading) and never gets. The returned func lets it go.
+// holdSlot holds one of serve's slots for bodies being read: a POST whose
+// body the server asks for (its "100 Continue" comes once it starts
+// reading) and never gets. The returned func lets it go.
 func holdSlot(t *testing.T, url string) func() {
 	t.Helper()
 	addr := strings.TrimPrefix(strings.TrimSuffix(url, "/mcp"), "http://")
