@@ -1,6 +1,7 @@
 package router
 
 import (
+	"strings"
 	"sync"
 	"unicode/utf8"
 
@@ -110,6 +111,41 @@ func bigramSpans(input []byte, spans [][2]int) [][2]int {
 		if other >= 0 {
 			out = append(out, [2]int{other, sp[1]})
 		}
+	}
+	return out
+}
+
+// joinPairs rejoins, for display, the character pairs of a match's hits
+// that the request wrote as one run: the index matched 文档, 档翻, 翻译
+// as three words, and the person reading the answer wrote 文档翻译.
+// Consecutive hits in an unspaced script join when one ends with the
+// rune the next starts with and the joined text is in the request;
+// anything else is kept as it is. Routing has already used the hits as
+// evidence, pair by pair; this only changes what is shown.
+func joinPairs(hits []string, text string) []string {
+	wide := false
+	for _, h := range hits {
+		if h != "" && h[0] >= utf8.RuneSelf && allUnspaced(h) {
+			wide = true
+			break
+		}
+	}
+	if !wide {
+		return hits
+	}
+	out := make([]string, 0, len(hits))
+	for _, h := range hits {
+		if n := len(out); n > 0 && allUnspaced(h) && allUnspaced(out[n-1]) {
+			last, size := utf8.DecodeLastRuneInString(out[n-1])
+			first, fsize := utf8.DecodeRuneInString(h)
+			if size > 0 && last == first {
+				if joined := out[n-1] + h[fsize:]; strings.Contains(text, joined) {
+					out[n-1] = joined
+					continue
+				}
+			}
+		}
+		out = append(out, h)
 	}
 	return out
 }

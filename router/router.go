@@ -358,7 +358,11 @@ func (r *Router) Route(ctx context.Context, text string, q *Query) ([]Match, err
 	case Spec:
 		return r.routeSpec(text, qq.Limit), nil
 	case Ranked, "":
-		return r.routeRanked(ctx, text, qq.Limit)
+		out, err := r.routeRanked(ctx, text, qq.Limit)
+		for i := range out {
+			out[i].Hits = joinPairs(out[i].Hits, text)
+		}
+		return out, err
 	default:
 		return nil, fmt.Errorf("router: unknown mode %q; use %q or %q", qq.Mode, Ranked, Spec)
 	}

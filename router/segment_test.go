@@ -161,4 +161,31 @@ func TestRouteUnspacedRelaxed(t *testing.T) {
 			t.Errorf("ranked %q: %+v, want %q first", tt.text, got, tt.want)
 		}
 	}
+	// The hits show the request's own runs, not the pairs the index
+	// matched them by.
+	got := route(t, r, "帮我把这份文档翻译成英文", &Query{Mode: Ranked})
+	if len(got) == 0 || !slices.Equal(got[0].Hits, []string{"文档翻译成英文"}) {
+		t.Errorf("hits %+v, want the run 文档翻译成英文 whole", got)
+	}
+}
+
+// TestJoinPairs: consecutive pairs join only where the request has the
+// joined run; other hits are kept as they are.
+func TestJoinPairs(t *testing.T) {
+	for _, tt := range []struct {
+		hits []string
+		text string
+		want []string
+	}{
+		{[]string{"文档", "档翻", "翻译"}, "把文档翻译好", []string{"文档翻译"}},
+		{[]string{"文档", "翻译"}, "文档要翻译", []string{"文档", "翻译"}},
+		{[]string{"文档", "档案"}, "文档和档案", []string{"文档", "档案"}},
+		{[]string{"deploy", "logs"}, "deploy logs", []string{"deploy", "logs"}},
+		{[]string{"날씨", "예보", "보를"}, "날씨 예보를", []string{"날씨", "예보를"}},
+		{nil, "x", nil},
+	} {
+		if got := joinPairs(slices.Clone(tt.hits), tt.text); !slices.Equal(got, tt.want) {
+			t.Errorf("joinPairs(%q, %q) = %q, want %q", tt.hits, tt.text, got, tt.want)
+		}
+	}
 }
