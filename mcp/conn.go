@@ -284,7 +284,7 @@ func (c *conn) acceptOne(m message, size int, b *batch, slot int) []byte {
 		go c.run(e)
 		return nil
 	}
-	if c.running < c.maxInFlight && c.unwritten < answerLead {
+	if c.running < c.maxInFlight && c.mayStartLocked() {
 		c.running++
 		c.mu.Unlock()
 		go c.work(e)
@@ -295,15 +295,26 @@ func (c *conn) acceptOne(m message, size int, b *batch, slot int) []byte {
 	return nil
 }
 
+// mayStartLocked reports whether a queued request may start: the answers
+// are not behind, and no cheap request or notification read before it is
+// still held (an initialize held there must be handled before the
+// requests behind it run). c.mu is held.
+func (c *conn) mayStartLocked() bool {
+	return c.unwritten < answerLead && len(c.held) == 0 && !c.draining
+}
+
 // startQueuedLocked starts the goroutine answering held requests, and
 // handler goroutines for queued requests, while the in-flight bound and
 // answerLead allow; the writer calls it as it catches up. c.mu is held.
 func (c *conn) startQueuedLocked() {
+	if c.stopped {
+		return
+	}
 	if len(c.held) > 0 && !c.draining && c.unwritten < answerLead {
 		c.draining = true
 		go c.answerHeld()
 	}
-	for len(c.queue) > 0 && c.running < c.maxInFlight && c.unwritten < answerLead {
+	for len(c.queue) > 0 && c.running < c.maxInFlight && c.mayStartLocked() {
 		e := c.queue[0]
 		c.queue[0] = nil
 		c.queue = c.queue[1:]
@@ -373,6 +384,7 @@ func (c *conn) answerHeld() {
 		if len(c.held) == 0 || c.unwritten >= answerLead || c.stopped {
 			c.draining = false
 			c.room.Broadcast() // drain may be waiting for the held requests
+			c.startQueuedLocked()
 			c.mu.Unlock()
 			return
 		}
@@ -421,7 +433,7 @@ func (c *conn) work(e *inflight) {
 		c.run(e)
 		c.mu.Lock()
 		e = nil
-		if len(c.queue) > 0 && c.unwritten < answerLead {
+		if len(c.queue) > 0 && c.mayStartLocked() {
 			e = c.queue[0]
 			c.queue[0] = nil
 			c.queue = c.queue[1:]
