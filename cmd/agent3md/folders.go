@@ -164,12 +164,15 @@ func fileExists(p string) bool {
 
 // watchFolders signals each settled change below the served folders:
 // internal/watch's tree watcher (inotify on every directory, falling back
-// to polling a signature of the tree past its limits). It stops with ctx.
-func watchFolders(ctx context.Context, roots []string, logger *slog.Logger) (<-chan struct{}, error) {
+// to polling a signature of the tree past its limits). It stops with ctx,
+// or when stop is called; stop returns once the watcher has ended, so a
+// command that calls it before returning leaves no watcher behind to log
+// after it.
+func watchFolders(ctx context.Context, roots []string, logger *slog.Logger) (changes <-chan struct{}, stop func(), err error) {
 	w, err := watch.NewTree(roots, &watch.Options{Logger: logger})
 	if err != nil {
-		return nil, ioError(err)
+		return nil, nil, ioError(err)
 	}
 	go func() { <-ctx.Done(); w.Close() }()
-	return w.Changes(), nil
+	return w.Changes(), func() { w.Close() }, nil
 }

@@ -240,7 +240,7 @@ func (a *app) openServed(ctx context.Context, files []string, so servedOptions) 
 		switch {
 		case noWatch:
 		case ag.Folders() != nil:
-			changes, err := watchFolders(ctx, ag.Folders(), logger)
+			changes, _, err := watchFolders(ctx, ag.Folders(), logger)
 			if err != nil {
 				return servers, ep, err
 			}

@@ -130,9 +130,12 @@ Point a client at it with the command "agent3md" and the arguments
 				if !noWatch {
 					ctx, cancel := context.WithCancel(c.Context())
 					defer cancel()
-					if opts.Changes, err = watchFolders(ctx, src.folders, logger); err != nil {
+					changes, stop, err := watchFolders(ctx, src.folders, logger)
+					if err != nil {
 						return err
 					}
+					defer stop()
+					opts.Changes = changes
 					opts.Reopen = func(ctx context.Context) (*loader.Agent, error) {
 						return a.openFolders(ctx, src.folders, &folders)
 					}
