@@ -154,8 +154,14 @@ func (v *validation) agent() {
 	}
 }
 
+// namedPlane is a skill's name as written and its plane.
+type namedPlane struct {
+	name string
+	pl   *Plane
+}
+
 func (v *validation) skills() {
-	seen := map[string]*Plane{}
+	seen := map[string]namedPlane{} // NameKey -> the first skill of that key
 	tools := map[string]bool{}
 	for _, t := range v.a.Tools {
 		tools[t] = true
@@ -165,12 +171,14 @@ func (v *validation) skills() {
 		pl := &v.c.Planes[s.Plane]
 		// Every name counts, skill-<z> ones and a second identity's
 		// included: this is the clash that Agent.NameClash refuses to
-		// open.
-		if prev, dup := seen[s.Name]; dup {
-			v.errorf(RuleUniqueSkill, pl, "skill name %s is already used by the plane on line %d%s; skill names must be unique: give one of them another label",
-				quoted(s.Name), prev.Line, fallbackNote(prev, pl))
+		// open; names are compared by NameKey, so "café" with a composed
+		// é and with e and a combining accent clash too.
+		k := NameKey(s.Name)
+		if prev, dup := seen[k]; dup {
+			v.errorf(RuleUniqueSkill, pl, "skill name %s is already used by the plane on line %d%s%s; skill names must be unique: give one of them another label",
+				quoted(s.Name), prev.pl.Line, sameNameNote(prev.name, s.Name), fallbackNote(prev.pl, pl))
 		} else {
-			seen[s.Name] = pl
+			seen[k] = namedPlane{s.Name, pl}
 		}
 		if pl.Attributes.Value("kind") == "identity" {
 			continue // a second identity: reported under "identity", not a skill

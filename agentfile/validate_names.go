@@ -10,8 +10,8 @@ import (
 // RuleConfusableName (warning): a skill name that a person or a client
 // can take for another: it has spaces at either end or a control
 // character, or it equals another skill's name once case and those
-// spaces are ignored. unique-skill compares names byte for byte, so
-// label=" run-tests " beside label="run-tests" passed, and a listing
+// spaces are ignored. unique-skill compares names by NameKey (NFC), so
+// label=" run-tests " beside label="run-tests" passed it, and a listing
 // showed the same name twice, one of them answering only to the spaces.
 const RuleConfusableName = "confusable-name"
 
@@ -22,8 +22,8 @@ func foldName(name string) string { return norm.NFC.String(strings.ToLower(strin
 
 // confusable reports the names above. Most agents have none, and then no
 // map is built: a name equal to its folded form that holds no control
-// character can only be confused with one that is not, and the exact
-// duplicates are unique-skill's.
+// character can only be confused with one that is not, and names equal
+// in NFC form (exact duplicates included) are unique-skill's errors.
 func (v *validation) confusable() {
 	skills := v.a.Skills
 	odd := false
@@ -57,7 +57,7 @@ func (v *validation) confusable() {
 			first[f] = i
 			continue
 		}
-		if other := skills[j].Name; other != n {
+		if other := skills[j].Name; NameKey(other) != NameKey(n) {
 			v.warnf(RuleConfusableName, pl, "skill name %s differs from %s (line %d) only in case, spaces at its ends or how its accents are encoded (é as one character or as e and a combining accent), so the two read as one name; give one of them another label",
 				quoted(n), quoted(other), v.c.Planes[skills[j].Plane].Line)
 		}

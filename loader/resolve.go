@@ -46,7 +46,7 @@ func (a *Agent) Resolve(ctx context.Context, name string) ([]Resolved, error) {
 // true: its answer is a quick error.
 func (a *Agent) ChainWithin(name string, max int) bool {
 	st := a.current()
-	i, ok := st.byName.Find(name)
+	i, ok := st.find(name)
 	if !ok {
 		return true
 	}

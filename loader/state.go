@@ -7,8 +7,6 @@ import (
 	"sync"
 	"unicode/utf8"
 
-	"golang.org/x/text/unicode/norm"
-
 	"github.com/agent3md/agent3md/agentfile"
 	"github.com/agent3md/agent3md/internal/hashidx"
 )
@@ -30,10 +28,16 @@ type state struct {
 	// (OpenFolders): bodies come from there, and f and fi are nil.
 	folder *folderState
 
-	names   []string               // skill names in source order (byName's keys)
-	byName  *hashidx.Index[string] // skill name -> index in info.Skills (names are unique)
-	byPlane []int                  // plane index -> skill index, -1 for the identity
-	deps    [][]int                // per skill: linked skills in body order, as written
+	names  []string               // skill names in source order (byName's keys)
+	byName *hashidx.Index[string] // skill name -> index in info.Skills (names are unique)
+	// byKey maps agentfile.NameKey (the NFC form) of each skill name
+	// that is not its own key to the skill's index: lookup falls back to
+	// it and to byName with the key, so a name answers however its
+	// accents are encoded (docs/format.md §8). nil when every name is
+	// its own key, as every ASCII name is.
+	byKey   map[string]int
+	byPlane []int   // plane index -> skill index, -1 for the identity
+	deps    [][]int // per skill: linked skills in body order, as written
 	// slugs (per skill: its Agent Skills name) and bySlug (slug -> index
 	// in info.Skills) are built on first use: only SKILL.md rendering and
 	// skill:// names need them. Use slugList and slugIndex.
@@ -120,7 +124,8 @@ func regular(path string, fi os.FileInfo) error {
 }
 
 // build derives the lookup tables from a catalog. It refuses a catalog in
-// which two skills answer to one name, or a name is not valid UTF-8 (file
+// which two skills answer to one name (names equal in NFC form count as
+// one, docs/format.md §8), or a name is not valid UTF-8 (file
 // names it in the error): every command opens agents through here, so none
 // serves such a file, where a route could pick one skill and a fetch by
 // name the other, or a listed name could never be fetched.
@@ -142,6 +147,9 @@ func build(cat *agentfile.Catalog, info *agentfile.Agent, file string) (*state, 
 			return nil, info.BadName(cat, file, i)
 		}
 		if prev, dup := st.byName.Add(s.Name, false); dup {
+			return nil, info.NameClash(cat, file, prev, i)
+		}
+		if prev, dup := st.addKey(s.Name, i); dup {
 			return nil, info.NameClash(cat, file, prev, i)
 		}
 		if s.Plane >= 0 && s.Plane < len(st.byPlane) {
@@ -253,39 +261,60 @@ func (st *state) skillAt(z float64) (int, bool) {
 // lookup returns the index of the skill called name, or an
 // *UnknownSkillError carrying the nearest names.
 func (st *state) lookup(name string) (int, error) {
-	if i, ok := st.byName.Find(name); ok {
-		return i, nil
-	}
-	if i, ok := st.findComposed(name); ok {
+	if i, ok := st.find(name); ok {
 		return i, nil
 	}
 	return -1, &UnknownSkillError{Name: name, Closest: closest(st.names, name, 3)}
 }
 
-// findComposed finds a skill whose name is name written with its accents
-// composed the other way: "café" typed as one character é or as e and a
-// combining accent is the same name to a person, and a client's keyboard,
-// clipboard or file system (macOS writes names decomposed) picks either.
-// The exact bytes win when a skill has them (lookup tries them first).
-func (st *state) findComposed(name string) (int, bool) {
-	ascii := true
-	for i := 0; i < len(name); i++ {
-		if name[i] >= utf8.RuneSelf {
-			ascii = false
-			break
-		}
+// find is lookup without the error: the exact name, else its NFC form.
+func (st *state) find(name string) (int, bool) {
+	if i, ok := st.byName.Find(name); ok {
+		return i, true
 	}
-	if ascii {
+	return st.findComposed(name)
+}
+
+// addKey records skill i's name under its NFC key and reports the
+// earlier skill whose name has the same key, if any (the exact same name
+// byName.Add has already refused). Two cases: i's name is its own key
+// and an earlier name was not (byKey has it), or i's name is not its
+// own key and an earlier name is that key (byName has it) or shares it
+// (byKey has it).
+func (st *state) addKey(name string, i int) (prev int, dup bool) {
+	k := agentfile.NameKey(name)
+	if j, ok := st.byKey[k]; ok {
+		return j, true
+	}
+	if k == name {
 		return -1, false
 	}
-	for _, f := range []norm.Form{norm.NFC, norm.NFD} {
-		if alt := f.String(name); alt != name {
-			if i, ok := st.byName.Find(alt); ok {
-				return i, true
-			}
-		}
+	if j, ok := st.byName.Find(k); ok {
+		return j, true
 	}
+	if st.byKey == nil {
+		st.byKey = map[string]int{}
+	}
+	st.byKey[k] = i
 	return -1, false
+}
+
+// findComposed finds a skill whose name is name with its accents encoded
+// another way: "café" typed as one character é or as e and a combining
+// accent is the same name to a person, and a client's keyboard,
+// clipboard or file system (macOS writes names decomposed) picks either.
+// Names are compared by their NFC form, which build keeps unique; the
+// exact bytes are tried first (lookup), and the name served is always
+// the one the file writes.
+func (st *state) findComposed(name string) (int, bool) {
+	k := agentfile.NameKey(name)
+	if i, ok := st.byKey[k]; ok {
+		return i, true
+	}
+	if k == name {
+		return -1, false // asked in NFC: byName had it if any name is k
+	}
+	return st.byName.Find(k)
 }
 
 // identityBody reads the identity plane's body; "" when there are no planes.
