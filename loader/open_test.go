@@ -359,3 +359,18 @@ func TestLookupEitherComposition(t *testing.T) {
 		}
 	}
 }
+
+// TestOpenRefusesNFCClash: two skills whose names differ only in how an
+// accent is encoded are one name, refused like an exact duplicate, with
+// both lines and both encodings in the error, in either order.
+func TestOpenRefusesNFCClash(t *testing.T) {
+	const composed, decomposed = "caf\u00e9", "cafe\u0301"
+	for _, pair := range [][2]string{{composed, decomposed}, {decomposed, composed}} {
+		path := writeAgent(t, "---\n3md: 1.0\ntitle: Cafe\n---\n@plane z=0 label=\"cafe-agent\" kind=identity\nServes coffee.\n\n@plane z=1 label=\""+pair[0]+"\" triggers=\"coffee\"\nOne.\n\n@plane z=2 label=\""+pair[1]+"\" triggers=\"espresso\"\nTwo.\n")
+		_, err := Open(path, nil)
+		var pe *agentfile.ParseError
+		if !errors.As(err, &pe) || pe.Name != agentfile.DuplicateSkill || !strings.Contains(err.Error(), "lines 8 and 11") || !strings.Contains(err.Error(), `caf\u00e9`) || !strings.Contains(err.Error(), `cafe\u0301`) {
+			t.Errorf("%+q then %+q: Open = %v; want a DuplicateSkill error naming both lines and both encodings", pair[0], pair[1], err)
+		}
+	}
+}
