@@ -123,6 +123,9 @@ func bigramSpans(input []byte, spans [][2]int) [][2]int {
 // anything else is kept as it is. Routing has already used the hits as
 // evidence, pair by pair; this only changes what is shown.
 func joinPairs(hits []string, text string) []string {
+	if len(text) > maxJoinText {
+		return hits // each join searches the text: keep a long request's cost bounded
+	}
 	wide := false
 	for _, h := range hits {
 		if h != "" && h[0] >= utf8.RuneSelf && allUnspaced(h) {
@@ -149,6 +152,11 @@ func joinPairs(hits []string, text string) []string {
 	}
 	return out
 }
+
+// maxJoinText bounds the request text joinPairs searches: past it the
+// hits are shown as pairs. A request of 4,096 words can be padded to
+// megabytes with punctuation, and each join is a search of the text.
+const maxJoinText = 16 << 10
 
 // asciiWord marks the ASCII bytes that are word runes: agent text is mostly
 // ASCII, and a table lookup is most of what tokenising it costs.

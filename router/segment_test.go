@@ -67,11 +67,7 @@ func TestRouteUnspaced(t *testing.T) {
 		{"오늘 날씨 어때", ""},
 	} {
 		got := route(t, r, tt.text, &Query{Mode: Ranked})
-		name := ""
-		if len(got) > 0 {
-			name = got[0].Name
-		}
-		if name != tt.want {
+		if firstName(got) != tt.want {
 			t.Errorf("ranked %q: %+v, want %q first", tt.text, got, tt.want)
 		}
 		if spec := route(t, r, tt.text, &Query{Mode: Spec}); len(spec) != 0 && !strings.Contains(tt.text, " ") {
@@ -150,14 +146,10 @@ func TestRouteUnspacedRelaxed(t *testing.T) {
 		{"这份文档写得怎么样", ""},
 	} {
 		got := route(t, r, tt.text, &Query{Mode: Ranked})
-		name := ""
-		if len(got) > 0 {
-			name = got[0].Name
-			if got[0].Tier != TierRelaxed {
-				t.Errorf("%q: tier %s, want relaxed (no trigger is in it)", tt.text, got[0].Tier)
-			}
+		if len(got) > 0 && got[0].Tier != TierRelaxed {
+			t.Errorf("%q: tier %s, want relaxed (no trigger is in it)", tt.text, got[0].Tier)
 		}
-		if name != tt.want {
+		if firstName(got) != tt.want {
 			t.Errorf("ranked %q: %+v, want %q first", tt.text, got, tt.want)
 		}
 	}
@@ -183,9 +175,18 @@ func TestJoinPairs(t *testing.T) {
 		{[]string{"deploy", "logs"}, "deploy logs", []string{"deploy", "logs"}},
 		{[]string{"날씨", "예보", "보를"}, "날씨 예보를", []string{"날씨", "예보를"}},
 		{nil, "x", nil},
+		{[]string{"文档", "档翻"}, "文档翻" + strings.Repeat(".", maxJoinText), []string{"文档", "档翻"}},
 	} {
 		if got := joinPairs(slices.Clone(tt.hits), tt.text); !slices.Equal(got, tt.want) {
 			t.Errorf("joinPairs(%q, %q) = %q, want %q", tt.hits, tt.text, got, tt.want)
 		}
 	}
+}
+
+// firstName is the name of the first match, "" when there is none.
+func firstName(got []Match) string {
+	if len(got) == 0 {
+		return ""
+	}
+	return got[0].Name
 }
