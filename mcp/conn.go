@@ -10,6 +10,8 @@ import (
 	"log/slog"
 	"sync"
 	"time"
+
+	"github.com/agent3md/agent3md/internal/jsoncheck"
 )
 
 // DefaultMaxInFlight is how many handler goroutines one connection runs at
@@ -220,7 +222,7 @@ func (c *conn) accept(line []byte) {
 // acceptBatch handles a JSON array: only connections negotiated to
 // 2025-03-26 may batch.
 func (c *conn) acceptBatch(line []byte) {
-	if !json.Valid(line) {
+	if !jsoncheck.Valid(line) {
 		c.put(parseErrorLine(line))
 		return
 	}

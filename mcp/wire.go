@@ -10,6 +10,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/sourcegraph/jsonrpc2"
+
+	"github.com/agent3md/agent3md/internal/jsoncheck"
 )
 
 // The wire layer: one JSON-RPC message in (decoded and checked), one answer
@@ -71,12 +73,12 @@ const maxJSONDepth = 10000
 // keeps reading.
 func decodeMessage(raw []byte) (m message, errLine []byte) {
 	if len(raw) == 0 || raw[0] != '{' {
-		if !json.Valid(raw) {
+		if !jsoncheck.Valid(raw) {
 			return m, parseErrorLine(raw)
 		}
 		return m, invalidRequest("a message must be a JSON object")
 	}
-	if !json.Valid(raw) {
+	if !jsoncheck.Valid(raw) {
 		return m, parseErrorLine(raw)
 	}
 	var in rpcIn

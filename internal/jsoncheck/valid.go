@@ -1,0 +1,210 @@
+package jsoncheck
+
+// maxDepth is encoding/json's nesting bound: a value nested deeper than
+// this is not valid.
+const maxDepth = 10000
+
+// Valid reports whether b is exactly one JSON value, with optional
+// whitespace around it: what encoding/json.Valid reports.
+func Valid(b []byte) bool {
+	// open holds the containers entered and not yet closed, '{' or '[';
+	// the small array keeps the common shallow message off the heap.
+	var small [64]byte
+	open := small[:0]
+	i := skipSpace(b, 0)
+	for {
+		// A value starts at b[i].
+		if i >= len(b) {
+			return false
+		}
+		switch c := b[i]; c {
+		case '{', '[':
+			if len(open) >= maxDepth {
+				return false
+			}
+			open = append(open, c)
+			i = skipSpace(b, i+1)
+			if i < len(b) && b[i] == c+2 { // '}' is '{'+2, ']' is '['+2
+				open = open[:len(open)-1]
+				i++
+				break
+			}
+			if c == '{' {
+				if i = member(b, i); i < 0 {
+					return false
+				}
+			}
+			continue
+		case '"':
+			if i = stringEnd(b, i); i < 0 {
+				return false
+			}
+		case 't':
+			if i = literal(b, i, "true"); i < 0 {
+				return false
+			}
+		case 'f':
+			if i = literal(b, i, "false"); i < 0 {
+				return false
+			}
+		case 'n':
+			if i = literal(b, i, "null"); i < 0 {
+				return false
+			}
+		default:
+			if i = numberEnd(b, i); i < 0 {
+				return false
+			}
+		}
+		// A value ended just before b[i]: close what it completes, then
+		// either the input ends or a comma leads to the next value.
+		for {
+			i = skipSpace(b, i)
+			if len(open) == 0 {
+				return i == len(b)
+			}
+			if i >= len(b) {
+				return false
+			}
+			top := open[len(open)-1]
+			if b[i] == top+2 {
+				open = open[:len(open)-1]
+				i++
+				continue
+			}
+			if b[i] != ',' {
+				return false
+			}
+			i = skipSpace(b, i+1)
+			if top == '{' {
+				if i = member(b, i); i < 0 {
+					return false
+				}
+			}
+			break
+		}
+	}
+}
+
+// member reads an object member's name and colon at b[i] and returns
+// where its value starts, or -1.
+func member(b []byte, i int) int {
+	if i >= len(b) || b[i] != '"' {
+		return -1
+	}
+	if i = stringEnd(b, i); i < 0 {
+		return -1
+	}
+	i = skipSpace(b, i)
+	if i >= len(b) || b[i] != ':' {
+		return -1
+	}
+	return skipSpace(b, i+1)
+}
+
+func skipSpace(b []byte, i int) int {
+	for i < len(b) {
+		switch b[i] {
+		case ' ', '\t', '\n', '\r':
+			i++
+		default:
+			return i
+		}
+	}
+	return i
+}
+
+// stringEnd returns the index just past the string opening at b[i], or
+// -1 when it is not a valid string.
+func stringEnd(b []byte, i int) int {
+	for i++; i < len(b); i++ {
+		c := b[i]
+		if c >= 0x20 && c != '"' && c != '\\' {
+			continue
+		}
+		switch c {
+		case '"':
+			return i + 1
+		case '\\':
+			i++
+			if i >= len(b) {
+				return -1
+			}
+			switch b[i] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+			case 'u':
+				if i+4 >= len(b) {
+					return -1
+				}
+				for _, h := range b[i+1 : i+5] {
+					if !isHex(h) {
+						return -1
+					}
+				}
+				i += 4
+			default:
+				return -1
+			}
+		default: // a control character
+			return -1
+		}
+	}
+	return -1
+}
+
+func isHex(c byte) bool {
+	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
+}
+
+func isDigit(c byte) bool { return '0' <= c && c <= '9' }
+
+// numberEnd returns the index just past the number starting at b[i], or
+// -1: -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?
+func numberEnd(b []byte, i int) int {
+	if b[i] == '-' {
+		i++
+	}
+	switch {
+	case i >= len(b):
+		return -1
+	case b[i] == '0':
+		i++
+	case '1' <= b[i] && b[i] <= '9':
+		i = digits(b, i+1)
+	default:
+		return -1
+	}
+	if i < len(b) && b[i] == '.' {
+		if i+1 >= len(b) || !isDigit(b[i+1]) {
+			return -1
+		}
+		i = digits(b, i+1)
+	}
+	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
+		i++
+		if i < len(b) && (b[i] == '+' || b[i] == '-') {
+			i++
+		}
+		if i >= len(b) || !isDigit(b[i]) {
+			return -1
+		}
+		i = digits(b, i)
+	}
+	return i
+}
+
+func digits(b []byte, i int) int {
+	for i < len(b) && isDigit(b[i]) {
+		i++
+	}
+	return i
+}
+
+// literal returns the index past word at b[i], or -1 when b does not
+// spell it there.
+func literal(b []byte, i int, word string) int {
+	if len(b)-i < len(word) || string(b[i:i+len(word)]) != word {
+		return -1
+	}
+	return i + len(word)
+}
