@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"hash/maphash"
 	"sync"
 
 	"github.com/agent3md/agent3md/agentfile"
@@ -37,7 +38,20 @@ type answerCache struct {
 	cat     *agentfile.Catalog
 	entries map[string]preEncoded
 	bytes   int // the cached answers' total size
+	// seen admits an answer on its second request: a key's hash sits in
+	// its slot after the first. A client walking many skills once each
+	// (a first read of every skill of a large agent) then costs no copy
+	// of each answer and no growth of entries, and does not fill the
+	// bounds with answers nobody asks for again. A slot two keys share
+	// only delays one of them.
+	seen *[seenSlots]uint64
 }
+
+// seenSlots sizes answerCache.seen: 32 KB per catalog in use.
+const seenSlots = 4096
+
+// cacheSeed hashes the cache keys for answerCache.seen.
+var cacheSeed = maphash.MakeSeed()
 
 // cacheKey names a legacy request whose answer may be cached, or reports
 // false: tools/list, resources/read, and tools/call of list_skills,
@@ -86,6 +100,29 @@ func (c *answerCache) get(cat *agentfile.Catalog, key string) preEncoded {
 	return c.entries[key]
 }
 
+// admit reports whether key's answer should be kept now: true from its
+// second request under catalog cat, within the bounds.
+func (c *answerCache) admit(cat *agentfile.Catalog, key string) bool {
+	h := maphash.String(cacheSeed, key)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.cat != cat || c.entries == nil {
+		c.cat, c.entries, c.bytes, c.seen = cat, map[string]preEncoded{}, 0, nil
+	}
+	if len(c.entries) >= maxCachedAnswers {
+		return false
+	}
+	if c.seen == nil {
+		c.seen = new([seenSlots]uint64)
+	}
+	slot := &c.seen[h%seenSlots]
+	if *slot != h {
+		*slot = h
+		return false
+	}
+	return true
+}
+
 // put caches enc under key for catalog cat, within the bounds.
 func (c *answerCache) put(cat *agentfile.Catalog, key string, enc preEncoded) {
 	if len(enc) > maxCachedAnswer {
@@ -94,7 +131,7 @@ func (c *answerCache) put(cat *agentfile.Catalog, key string, enc preEncoded) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.cat != cat || c.entries == nil {
-		c.cat, c.entries, c.bytes = cat, map[string]preEncoded{}, 0
+		c.cat, c.entries, c.bytes, c.seen = cat, map[string]preEncoded{}, 0, nil
 	}
 	if len(c.entries) >= maxCachedAnswers || c.bytes+len(enc) > maxCachedAnswerBytes {
 		return
@@ -151,7 +188,7 @@ func (s *server) cachedHandle(ctx context.Context, c *call, handle func() (any, 
 		return enc, nil
 	}
 	res, err := handle()
-	if err != nil || !cacheable(res) {
+	if err != nil || !cacheable(res) || !v.cache.admit(cat, key) {
 		return res, err
 	}
 	enc, ok := res.(preEncoded)

@@ -294,15 +294,12 @@ func TestAnswerCache(t *testing.T) {
 			t.Fatal(err)
 		}
 		want, _ := encodeResult(fresh)
-		for i := 0; i < 2; i++ {
+		for i := 0; i < 3; i++ {
 			got, err := s.dispatch(ctx, sess, tt.method, tt.params)
 			if err != nil {
 				t.Fatal(err)
 			}
-			enc, ok := got.(preEncoded)
-			if !ok || string(enc) != string(want) {
-				t.Fatalf("%s %s call %d: got %T %.200s, want the handler's encoding %.200s", tt.method, tt.version, i+1, got, got, want)
-			}
+			checkCachedCall(t, got, want, i, fmt.Sprint(tt.method, " ", tt.version))
 		}
 	}
 	if n := len(s.cur.Load().cache.entries); n != 3 {
@@ -318,6 +315,71 @@ func TestAnswerCache(t *testing.T) {
 	}
 	if n := len(s.cur.Load().cache.entries); n != 1 {
 		t.Errorf("%d cached answers after get_skill on an agent that follows its file, want 1: its bodies must be read each time", n)
+	}
+}
+
+// checkCachedCall checks the answer to call i (from 0) of a cacheable
+// request: byte for byte the handler's encoding every time; the first is
+// the handler's own result (an answer is kept from its second request, so
+// a one-off read copies nothing), later ones the kept encoding.
+func checkCachedCall(t *testing.T, got any, want preEncoded, i int, what string) {
+	t.Helper()
+	enc, kept := got.(preEncoded)
+	if !kept {
+		if tool, ok := got.(encodedTool); ok {
+			enc = tool.enc
+		} else {
+			enc, _ = encodeResult(got)
+		}
+	}
+	if string(enc) != string(want) {
+		t.Fatalf("%s call %d: got %T %.200s, want the handler's encoding %.200s", what, i+1, got, enc, want)
+	}
+	if i > 0 && !kept {
+		t.Fatalf("%s call %d: got %T, want the cached encoding (preEncoded)", what, i+1, got)
+	}
+}
+
+// TestAnswerCacheKeepsFromSecondRequest: an answer is kept from its second
+// request, so a client reading every skill once (a first walk of a large
+// agent) copies none of them and leaves the bounds to the answers that
+// are asked for again.
+func TestAnswerCacheKeepsFromSecondRequest(t *testing.T) {
+	a, err := loader.Open("testdata/ada.3md", &loader.Options{NoRescan: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	s := newServer(&Options{Agent: a})
+	ctx := context.Background()
+	sess := &session{version: version20251125}
+	get := func(name string) {
+		t.Helper()
+		params := map[string]json.RawMessage{"name": json.RawMessage(`"get_skill"`), "arguments": json.RawMessage(`{"name":"` + name + `"}`)}
+		if _, err := s.dispatch(ctx, sess, methodToolsCall, params); err != nil {
+			t.Fatal(err)
+		}
+	}
+	kept := func() int { return len(s.cur.Load().cache.entries) }
+	names := []string{}
+	for _, sk := range a.Skills() {
+		names = append(names, sk.Name)
+	}
+	for _, name := range names {
+		get(name)
+	}
+	if n := kept(); n != 0 {
+		t.Fatalf("%d answers kept after one read of each skill, want 0", n)
+	}
+	get(names[0])
+	if n := kept(); n != 1 {
+		t.Fatalf("%d answers kept after a second read of %s, want 1", n, names[0])
+	}
+	// A new catalog forgets what the old one saw.
+	s.cur.Load().cache.put(nil, "k", preEncoded(`{}`))
+	get(names[1])
+	if n := kept(); n != 0 {
+		t.Fatalf("%d answers kept after a first read under a new catalog, want 0", n)
 	}
 }
 
@@ -351,14 +413,12 @@ func TestBodyAnswersCachedWhenPinned(t *testing.T) {
 			t.Fatal(err)
 		}
 		want, _ := encodeResult(fresh)
-		for i := 0; i < 2; i++ {
+		for i := 0; i < 3; i++ {
 			got, err := s.dispatch(ctx, sess, methodToolsCall, tt.params)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if enc, ok := got.(preEncoded); !ok || string(enc) != string(want) {
-				t.Fatalf("%s %s call %d: got %T %.200s, want the handler's encoding %.200s", tt.params["arguments"], tt.version, i+1, got, got, want)
-			}
+			checkCachedCall(t, got, want, i, fmt.Sprint(string(tt.params["arguments"]), " ", tt.version))
 		}
 	}
 	if _, err := s.dispatch(ctx, &session{version: version20251125}, methodToolsCall, toolCall(toolGetSkill, `{"name":"nope"}`)); err != nil {

@@ -1,0 +1,52 @@
+package mcp
+
+import (
+	"bufio"
+	"fmt"
+	"testing"
+	"time"
+)
+
+// BenchmarkFirstReads measures get_skill and resolve_skill pipelined over
+// all 4,000 skills of a synthetic agent, each skill asked for once per
+// 4,000 requests, beside get_skill of the same 8 skills ("same"): a first
+// read costs the body's read from the file and its encoding, which the
+// answer cache saves on repeats. The index build is left to finish first
+// so it does not compete for the cores.
+func BenchmarkFirstReads(b *testing.B) {
+	a := openSynth(b, 4000)
+	skills := a.Skills()
+	for _, tool := range []string{"get_skill", "resolve_skill", "same"} {
+		b.Run(tool, func(b *testing.B) {
+			c := newPipeClient(b, a)
+			c.roundTrip(b, benchInit)
+			c.roundTrip(b, benchRoute)
+			time.Sleep(2 * time.Second)
+			b.ReportAllocs()
+			b.ResetTimer()
+			werr := make(chan error, 1)
+			go func() {
+				w := bufio.NewWriterSize(c.in, 64<<10)
+				for i := 0; i < b.N; i++ {
+					name := skills[(i*7919)%len(skills)].Name
+					tool := tool
+					if tool == "same" {
+						tool, name = "get_skill", skills[i%8].Name
+					}
+					fmt.Fprintf(w, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":%q,"arguments":{"name":%q}}}`+"\n", tool, name)
+				}
+				werr <- w.Flush()
+			}()
+			for i := 0; i < b.N; i++ {
+				if _, err := c.out.ReadSlice('\n'); err != nil && err != bufio.ErrBufferFull {
+					b.Fatal(err)
+				}
+			}
+			if err := <-werr; err != nil {
+				b.Fatal(err)
+			}
+			b.StopTimer()
+			c.close(b)
+		})
+	}
+}
