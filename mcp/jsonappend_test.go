@@ -9,6 +9,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/agent3md/agent3md/agentfile"
@@ -220,12 +221,7 @@ func TestBodyToolsEncodeAsEncodingJSON(t *testing.T) {
 			if err != nil || got.isError {
 				t.Fatalf("%s: get_skill %s: %v %s", file, sk.Name, err, got.text)
 			}
-			if string(got.quoted) != stdJSON(t, got.text) {
-				t.Errorf("%s: get_skill %s text:\n got %s\nwant %s", file, sk.Name, got.quoted, stdJSON(t, got.text))
-			}
-			if want := stdJSON(t, skillBody{Name: sk.Name, Body: got.text}); string(got.structured.(json.RawMessage)) != want {
-				t.Errorf("%s: get_skill %s structured:\n got %s\nwant %s", file, sk.Name, got.structured, want)
-			}
+			checkBodyAnswer(t, s, got, skillBody{Name: sk.Name, Body: got.text})
 			got, err = s.resolveSkill(ctx, v, args)
 			if err != nil || got.isError {
 				t.Fatalf("%s: resolve_skill %s: %v %s", file, sk.Name, err, got.text)
@@ -246,6 +242,39 @@ func TestBodyToolsEncodeAsEncodingJSON(t *testing.T) {
 			}
 		}
 		a.Close()
+	}
+}
+
+// checkBodyAnswer checks a get_skill outcome as encodeToolResult writes
+// it: the body escaped as encoding/json escapes it, in the text block and
+// again in the structured content, which is want.
+func checkBodyAnswer(t *testing.T, s *server, out *toolOutcome, want skillBody) {
+	t.Helper()
+	res, err := s.toolResult(getSkillTool, out, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantEnc := `{"content":[{"type":"text","text":` + stdJSON(t, want.Body) + `}],"structuredContent":` + stdJSON(t, want) + `}`
+	if string(res.enc) != wantEnc {
+		t.Errorf("get_skill %s:\n got %s\nwant %s", want.Name, res.enc, wantEnc)
+	}
+	legacy, err := s.toolResult(getSkillTool, out, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if wantEnc := `{"content":[{"type":"text","text":` + stdJSON(t, want.Body) + `}]}`; string(legacy.enc) != wantEnc {
+		t.Errorf("get_skill %s before 2025-06-18:\n got %s\nwant %s", want.Name, legacy.enc, wantEnc)
+	}
+}
+
+// TestBodyAnswerWithFile: get_skill of a skill's file names the file in
+// its structured content, and a body long enough to grow the answer past
+// its first estimate is still copied whole.
+func TestBodyAnswerWithFile(t *testing.T) {
+	s := newServer(&Options{Agent: openAda(t)})
+	for _, body := range []string{"", "plain", "quote \" and \\ and \u2028 and \x01", strings.Repeat("\x02<>&", 5000)} {
+		checkBodyAnswer(t, s, bodyOutcome("commit", body, "refs/style.md"), skillBody{Name: "commit", Body: body, File: "refs/style.md"})
+		checkBodyAnswer(t, s, bodyOutcome("commit", body, ""), skillBody{Name: "commit", Body: body})
 	}
 }
 

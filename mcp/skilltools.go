@@ -323,21 +323,13 @@ func (s *server) getSkill(ctx context.Context, v *version, args map[string]json.
 	return bodyOutcome(name, body, ""), nil
 }
 
-// bodyOutcome is get_skill's answer: text escaped once, for the text block
-// and the structured content {"name","body"[,"file"]} alike.
+// bodyOutcome is get_skill's answer: the body as the text block, and as
+// the structured content {"name","body"[,"file"]}, whose body
+// encodeToolResult copies from the text block it has just escaped. Nothing
+// is built here: a first read of a skill allocated its escaped body twice
+// before it reached the answer.
 func bodyOutcome(name, body, file string) *toolOutcome {
-	quoted := appendJSONString(make([]byte, 0, len(body)+len(body)/8+2), body)
-	structured := make([]byte, 0, len(quoted)+len(name)+len(file)+32)
-	structured = append(structured, `{"name":`...)
-	structured = appendJSONString(structured, name)
-	structured = append(structured, `,"body":`...)
-	structured = append(structured, quoted...)
-	if file != "" {
-		structured = append(structured, `,"file":`...)
-		structured = appendJSONString(structured, file)
-	}
-	structured = append(structured, '}')
-	return &toolOutcome{text: body, quoted: quoted, structured: json.RawMessage(structured)}
+	return &toolOutcome{text: body, bodyOf: &bodyRef{name: name, file: file}}
 }
 
 // maxListedFiles bounds the files an unknown-file answer lists.

@@ -56,8 +56,14 @@ type toolOutcome struct {
 	chain      []string // resolve_skill: the chain's names, for the too-big hint
 	extra      []string
 	structured any
-	isError    bool
+	// bodyOf, when set instead of structured, makes the structured content
+	// {"name","body"[,"file"]} with text as the body (get_skill).
+	bodyOf  *bodyRef
+	isError bool
 }
+
+// bodyRef names the skill (and file) whose body a tool answers with.
+type bodyRef struct{ name, file string }
 
 // toolDef is one tool of the static tool table.
 type toolDef struct {
@@ -212,6 +218,9 @@ type toolCallResult struct {
 	// writeStructured, when set instead of StructuredContent, writes it
 	// straight into the encoded result (encodeToolResult only).
 	writeStructured *structuredWriter
+	// bodyOf, when set instead, writes {"name","body"[,"file"]} with the
+	// first text block's escaped bytes as the body.
+	bodyOf *bodyRef
 }
 
 // structuredWriter is structured content a tool writes as compact JSON
@@ -269,6 +278,9 @@ func (s *server) toolResult(t *toolDef, out *toolOutcome, structured bool) (enco
 	res.Content = append(res.Content, textContent{Type: "text", Text: out.text, quoted: out.quoted})
 	for _, x := range out.extra {
 		res.Content = append(res.Content, textContent{Type: "text", Text: x})
+	}
+	if structured && out.bodyOf != nil {
+		res.bodyOf = out.bodyOf
 	}
 	if structured && out.structured != nil {
 		switch st := out.structured.(type) {
@@ -359,6 +371,9 @@ func encodeToolResult(r *toolCallResult) (encodedTool, error) {
 			size += 32 + len(c.Text) + len(c.Text)/8
 		}
 	}
+	if r.bodyOf != nil && len(r.Content) > 0 {
+		size += 48 + len(r.bodyOf.name) + len(r.bodyOf.file) + len(r.Content[0].Text) + len(r.Content[0].Text)/8
+	}
 	var enc preEncoded
 	var buf *[]byte
 	if size <= maxPooledToolBuf {
@@ -369,6 +384,7 @@ func encodeToolResult(r *toolCallResult) (encodedTool, error) {
 		enc = make(preEncoded, 0, size)
 	}
 	enc = append(enc, `{"content":`...)
+	textStart, textEnd := 0, 0 // the first text block's escaped text
 	if r.Content == nil {
 		enc = append(enc, "null"...)
 	} else {
@@ -380,16 +396,32 @@ func encodeToolResult(r *toolCallResult) (encodedTool, error) {
 			enc = append(enc, `{"type":`...)
 			enc = appendJSONString(enc, c.Type)
 			enc = append(enc, `,"text":`...)
+			start := len(enc)
 			if c.quoted != nil {
 				enc = append(enc, c.quoted...)
 			} else {
 				enc = appendJSONString(enc, c.Text)
+			}
+			if i == 0 {
+				textStart, textEnd = start, len(enc)
 			}
 			enc = append(enc, '}')
 		}
 		enc = append(enc, ']')
 	}
 	switch {
+	case r.bodyOf != nil && len(r.Content) > 0:
+		enc = append(enc, `,"structuredContent":{"name":`...)
+		enc = appendJSONString(enc, r.bodyOf.name)
+		enc = append(enc, `,"body":`...)
+		// The source is the text already written: append copies it from
+		// the old array when it has to grow enc.
+		enc = append(enc, enc[textStart:textEnd]...)
+		if r.bodyOf.file != "" {
+			enc = append(enc, `,"file":`...)
+			enc = appendJSONString(enc, r.bodyOf.file)
+		}
+		enc = append(enc, '}')
 	case r.writeStructured != nil:
 		enc = append(enc, `,"structuredContent":`...)
 		enc = r.writeStructured.append(enc)
