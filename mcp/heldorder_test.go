@@ -1,0 +1,280 @@
+package mcp
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestHeldRequestsKeepReadOrder pins the ordering rule of the answer lead
+// (docs/protocol.md §2; conn.go: hold, mayStartLocked): once requests are
+// held behind a client that reads slowly, nothing read after them runs
+// before them. A client
+// that writes a pile of pre-handshake tools/list requests, then an
+// initialize for the oldest revision, notifications/initialized, and
+// requests both cheap (answered by answerHeld) and not (queued for a
+// handler goroutine), all before reading a byte, must find every request
+// after the initialize served under the revision it negotiated, the
+// notification handled after the initialize, and the requests before it
+// served as the newest legacy revision (docs/protocol.md §1).
+func TestHeldRequestsKeepReadOrder(t *testing.T) {
+	const (
+		before = 400 // pre-handshake tools/list requests, several answerLeads of answers
+		old    = version20241105
+	)
+	logs := &syncBuffer{}
+	var c *conn
+	p := startOrderServer(t, &Options{
+		Logger: slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
+		onConn: func(cn *conn) {
+			c = cn
+			// stdin closes before the answers are read: the requests
+			// must not be cancelled while this test reads slowly.
+			cn.grace = time.Hour
+		},
+	})
+
+	// route_skill with text past inlineArgsBytes is not cheap: it goes
+	// through the queue and a handler goroutine, as test/version does.
+	longText := strings.Repeat("deploy the app to production ", inlineArgsBytes/16)
+	type req struct {
+		id    int
+		line  string
+		check func(result json.RawMessage) error // the answer's shape under the old revision
+	}
+	after := []req{
+		{before + 1, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"initialize","params":{"protocolVersion":%q,"capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`, before+1, old), checkInitialized(old)},
+		{0, `{"jsonrpc":"2.0","method":"notifications/initialized"}`, nil},
+		{before + 2, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/list"}`, before+2), checkToolsList(false)},
+		{before + 3, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"get_skill","arguments":{"name":"search"}}}`, before+3), checkToolCall(false)},
+		{before + 4, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"route_skill","arguments":{"text":%q}}}`, before+4, longText), checkToolCall(false)},
+		{before + 5, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"test/version"}`, before+5), checkVersion(old)},
+		{before + 6, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"get_skill","arguments":{"name":"commit"}}}`, before+6), checkToolCall(false)},
+	}
+	last := after[len(after)-1]
+	wrote := p.writeEach(before+len(after), func(i int) string {
+		if i <= before {
+			return fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/list"}`, i)
+		}
+		return after[i-before-1].line
+	})
+	if err := <-wrote; err != nil {
+		t.Fatalf("writing the requests: %v", err)
+	}
+	waitHeld(t, c, last.id)
+	// The setup is what the rule is about: the answers are behind, so
+	// the initialize was held, and the requests that are not cheap wait
+	// in the queue behind it.
+	c.mu.Lock()
+	initHeld := false
+	for _, h := range c.held {
+		initHeld = initHeld || h.m.method == methodInitialize
+	}
+	queued := len(c.queue)
+	c.mu.Unlock()
+	if !initHeld {
+		t.Fatalf("the initialize was not held although %d tools/list answers were asked for before it: the test no longer exercises the answer lead", before)
+	}
+	if queued != 2 {
+		t.Errorf("%d requests queued behind the held initialize, want 2 (route_skill with long text, test/version)", queued)
+	}
+
+	answers := p.readAll(t)
+	for id := 1; id <= before; id++ {
+		res, ok := answers[id]
+		if !ok {
+			t.Errorf("pre-handshake tools/list %d was not answered", id)
+			continue
+		}
+		if err := checkToolsList(true)(res); err != nil {
+			t.Errorf("pre-handshake tools/list %d, served as %s: %v", id, legacyVersions[0], err)
+		}
+		delete(answers, id)
+	}
+	for _, r := range after {
+		if r.id == 0 {
+			continue
+		}
+		res, ok := answers[r.id]
+		if !ok {
+			t.Errorf("request %d (%.80s) was not answered", r.id, r.line)
+			continue
+		}
+		if err := r.check(res); err != nil {
+			t.Errorf("request %d (%.80s) written after the initialize for %s: %v", r.id, r.line, old, err)
+		}
+		delete(answers, r.id)
+	}
+	for id := range answers {
+		t.Errorf("unexpected answer with id %d", id)
+	}
+	if err := <-p.done; err != nil {
+		t.Fatalf("Serve = %v", err)
+	}
+	// The notification is handled in its place, after the initialize it
+	// follows: it is logged with the negotiated revision.
+	var initialized []string
+	for _, l := range strings.Split(logs.String(), "\n") {
+		if strings.Contains(l, `msg="client initialized"`) {
+			initialized = append(initialized, l)
+		}
+	}
+	if len(initialized) != 1 || !strings.Contains(initialized[0], "version="+old) {
+		t.Errorf("notifications/initialized logged as %q, want once with version=%s (handled after the held initialize)", initialized, old)
+	}
+}
+
+// startOrderServer is startPipeServer with test/version, a request that is
+// never answered inline and reports the revision it was served under.
+func startOrderServer(t *testing.T, opts *Options) *pipeServer {
+	t.Helper()
+	opts.Agent = openAda(t)
+	opts.Router = testRouterOptions(t)
+	opts.testMethods = map[string]methodSpec{
+		"test/version": {legacy: true, handle: func(s *server, ctx context.Context, c *call) (any, error) {
+			return map[string]string{"version": c.version}, nil
+		}},
+	}
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	p := &pipeServer{in: inW, out: bufio.NewReader(outR), done: make(chan error, 1)}
+	go func() {
+		err := Serve(context.Background(), inR, outW, opts)
+		outW.Close()
+		p.done <- err
+	}()
+	return p
+}
+
+// waitHeld waits until the request with the given id, the last one
+// written, is held: every line before it has then been read and taken in.
+// The wait is for a state, not a duration; the deadline only turns a hang
+// into a failure.
+func waitHeld(t *testing.T, c *conn, id int) {
+	t.Helper()
+	want := fmt.Sprint(id)
+	deadline := time.Now().Add(time.Minute)
+	for {
+		c.mu.Lock()
+		n := len(c.held)
+		got := n > 0 && string(c.held[n-1].m.rawID) == want
+		c.mu.Unlock()
+		if got {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("request %d was never held: the answers were not behind when it was read", id)
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+// readAll reads answers until EOF: each must be a result, and no id may be
+// answered twice.
+func (p *pipeServer) readAll(t *testing.T) map[int]json.RawMessage {
+	t.Helper()
+	got := map[int]json.RawMessage{}
+	for {
+		l, err := p.out.ReadString('\n')
+		if err == io.EOF {
+			return got
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		var m struct {
+			ID     int             `json:"id"`
+			Result json.RawMessage `json:"result"`
+		}
+		if err := json.Unmarshal([]byte(l), &m); err != nil || m.Result == nil {
+			t.Fatalf("unexpected answer %.300q (%v)", l, err)
+		}
+		if _, dup := got[m.ID]; dup {
+			t.Fatalf("id %d answered twice", m.ID)
+		}
+		got[m.ID] = m.Result
+	}
+}
+
+// checkInitialized wants an initialize result for revision v, whose
+// serverInfo has no title before 2025-06-18.
+func checkInitialized(v string) func(json.RawMessage) error {
+	return func(res json.RawMessage) error {
+		var r struct {
+			ProtocolVersion string          `json:"protocolVersion"`
+			ServerInfo      json.RawMessage `json:"serverInfo"`
+		}
+		if err := json.Unmarshal(res, &r); err != nil {
+			return err
+		}
+		if r.ProtocolVersion != v {
+			return fmt.Errorf("protocolVersion %q, want %q", r.ProtocolVersion, v)
+		}
+		if v < version20250618 && strings.Contains(string(r.ServerInfo), `"title"`) {
+			return fmt.Errorf("serverInfo %s has a title, which %s does not know", r.ServerInfo, v)
+		}
+		return nil
+	}
+}
+
+// checkToolsList wants every tool with an outputSchema (modern: 2025-06-18
+// on) or every tool without one.
+func checkToolsList(modern bool) func(json.RawMessage) error {
+	return func(res json.RawMessage) error {
+		var r struct {
+			Tools []map[string]json.RawMessage `json:"tools"`
+		}
+		if err := json.Unmarshal(res, &r); err != nil {
+			return err
+		}
+		if len(r.Tools) == 0 {
+			return fmt.Errorf("no tools in %.200s", res)
+		}
+		for _, tool := range r.Tools {
+			if _, has := tool["outputSchema"]; has != modern {
+				return fmt.Errorf("tool %s: outputSchema present = %v, want %v", tool["name"], has, modern)
+			}
+		}
+		return nil
+	}
+}
+
+// checkToolCall wants a successful tool result with structuredContent
+// (2025-06-18 on) or without.
+func checkToolCall(structured bool) func(json.RawMessage) error {
+	return func(res json.RawMessage) error {
+		var r map[string]json.RawMessage
+		if err := json.Unmarshal(res, &r); err != nil {
+			return err
+		}
+		if string(r["isError"]) == "true" {
+			return fmt.Errorf("tool error: %.300s", res)
+		}
+		if _, has := r["structuredContent"]; has != structured {
+			return fmt.Errorf("structuredContent present = %v, want %v: %.200s", has, structured, res)
+		}
+		return nil
+	}
+}
+
+// checkVersion wants test/version's report of revision v.
+func checkVersion(v string) func(json.RawMessage) error {
+	return func(res json.RawMessage) error {
+		var r struct {
+			Version string `json:"version"`
+		}
+		if err := json.Unmarshal(res, &r); err != nil {
+			return err
+		}
+		if r.Version != v {
+			return fmt.Errorf("served as %q, want %q", r.Version, v)
+		}
+		return nil
+	}
+}
