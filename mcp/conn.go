@@ -51,13 +51,17 @@ const queuedOverhead = 256
 // and hands every answer to one writer goroutine, so a client that does
 // not read never stops the server from reading until the budget is spent.
 type conn struct {
-	srv         *server
-	sess        *session        // the connection's one session
-	ctx         context.Context // every request's context derives from it
-	cancelReqs  context.CancelFunc
-	grace       time.Duration // eofGrace; tests shorten it
-	log         *slog.Logger
-	lr          *lineReader
+	srv        *server
+	sess       *session        // the connection's one session
+	ctx        context.Context // every request's context derives from it
+	cancelReqs context.CancelFunc
+	grace      time.Duration // eofGrace; tests shorten it
+	log        *slog.Logger
+	lr         *lineReader
+	// initRead is set once the reader has read an initialize request
+	// (handled or held): the requests read before it are pre-handshake
+	// requests whenever they run. Only the reading goroutine uses it.
+	initRead    bool
 	w           io.Writer
 	tr          *tracker
 	maxInFlight int
@@ -254,6 +258,9 @@ func (c *conn) acceptBatch(line []byte) {
 // queued (inside batch b at slot when b is not nil). It returns an error
 // line to send in the request's place, or nil.
 func (c *conn) acceptOne(m message, size int, b *batch, slot int) []byte {
+	if m.method == methodInitialize && m.rawID != nil && b == nil {
+		defer func() { c.initRead = true }() // after m itself is queued or handled
+	}
 	switch {
 	case m.reply:
 		// This server sends no requests, so no response is awaited.
@@ -274,7 +281,8 @@ func (c *conn) acceptOne(m message, size int, b *batch, slot int) []byte {
 	}
 	// The message's slices point into the line, which the next read
 	// overwrites: a queued request keeps its own copies.
-	e := &inflight{rawID: bytes.Clone(m.rawID), key: m.key, method: m.method, params: bytes.Clone(m.params), size: int64(size) + queuedOverhead, batch: b, slot: slot}
+	e := &inflight{rawID: bytes.Clone(m.rawID), key: m.key, method: m.method, params: bytes.Clone(m.params), size: int64(size) + queuedOverhead, batch: b, slot: slot,
+		beforeHandshake: !c.initRead}
 	c.tr.add(e)
 	c.mu.Lock()
 	c.pending += e.size
@@ -460,6 +468,9 @@ func (c *conn) run(e *inflight) {
 	params, err := decodeParams(e.params)
 	var res any
 	if err == nil {
+		if e.beforeHandshake {
+			ctx = withBeforeHandshake(ctx)
+		}
 		res, err = c.srv.safeDispatch(withRequestID(ctx, e.rawID), c.sess, e.method, params)
 	}
 	if err != nil && c.ctx.Err() != nil && c.cancelledAtEOF() {

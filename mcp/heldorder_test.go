@@ -22,7 +22,8 @@ import (
 // handler goroutine), all before reading a byte, must find every request
 // after the initialize served under the revision it negotiated, the
 // notification handled after the initialize, and the requests before it
-// served as the newest legacy revision (docs/protocol.md §1).
+// served as the newest legacy revision (docs/protocol.md §1), even one
+// that waited in the queue until after the initialize was handled.
 func TestHeldRequestsKeepReadOrder(t *testing.T) {
 	const (
 		before = 400 // pre-handshake tools/list requests, several answerLeads of answers
@@ -59,7 +60,13 @@ func TestHeldRequestsKeepReadOrder(t *testing.T) {
 	}
 	last := after[len(after)-1]
 	wrote := p.writeEach(before+len(after), func(i int) string {
-		if i <= before {
+		if i == before {
+			// Queued behind the answers, it runs after the initialize
+			// that follows it has been handled: it must still be served
+			// as a request read before any handshake.
+			return fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"test/version"}`, i)
+		}
+		if i < before {
 			return fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/list"}`, i)
 		}
 		return after[i-before-1].line
@@ -81,12 +88,16 @@ func TestHeldRequestsKeepReadOrder(t *testing.T) {
 	if !initHeld {
 		t.Fatalf("the initialize was not held although %d tools/list answers were asked for before it: the test no longer exercises the answer lead", before)
 	}
-	if queued != 2 {
-		t.Errorf("%d requests queued behind the held initialize, want 2 (route_skill with long text, test/version)", queued)
+	if queued != 3 {
+		t.Errorf("%d requests queued, want 3 (test/version before the held initialize; route_skill with long text and test/version after it)", queued)
 	}
 
 	answers := p.readAll(t)
-	for id := 1; id <= before; id++ {
+	if err := checkVersion(legacyVersions[0])(answers[before]); err != nil {
+		t.Errorf("test/version read before the initialize: %v", err)
+	}
+	delete(answers, before)
+	for id := 1; id < before; id++ {
 		res, ok := answers[id]
 		if !ok {
 			t.Errorf("pre-handshake tools/list %d was not answered", id)

@@ -571,13 +571,28 @@ func (s *server) dispatch(ctx context.Context, sess *session, method string, par
 		return nil, errorf(codeMethodNotFound, "Method not found: %s", method)
 	}
 	version := sess.negotiated()
-	if version == "" && method != methodInitialize {
+	if (version == "" || readBeforeHandshake(ctx)) && method != methodInitialize {
 		version = legacyVersions[0]
 		s.log.Debug("request before initialize; serving it as the newest legacy revision", "method", method, "version", version)
 	}
 	c := &call{srv: s, sess: sess, method: method, params: params, version: version}
 	defer c.done()
 	return s.cachedHandle(ctx, c, func() (any, error) { return spec.handle(s, ctx, c) })
+}
+
+type beforeHandshakeKey struct{}
+
+// withBeforeHandshake marks a request read before any initialize was
+// handled. A request waiting in the queue may run after an initialize
+// read behind it: the mark keeps it served as what it was when it
+// arrived, the newest legacy revision.
+func withBeforeHandshake(ctx context.Context) context.Context {
+	return context.WithValue(ctx, beforeHandshakeKey{}, true)
+}
+
+func readBeforeHandshake(ctx context.Context) bool {
+	b, _ := ctx.Value(beforeHandshakeKey{}).(bool)
+	return b
 }
 
 // decodeParams reads params as an object; absent is {}. The values are

@@ -17,7 +17,11 @@ type inflight struct {
 	size   int64  // bytes charged to the pending budget until it is answered
 	batch  *batch // nil outside a batch
 	slot   int    // the request's position in its batch
-	cancel context.CancelFunc
+	// beforeHandshake is set when no initialize had been handled when the
+	// request was read: it is served as such even if one is handled
+	// while it waits in the queue (docs/protocol.md §1).
+	beforeHandshake bool
+	cancel          context.CancelFunc
 	// writing is set once its answer is claimed: a cancellation then
 	// comes too late.
 	writing bool
