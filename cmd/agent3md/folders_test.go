@@ -80,10 +80,9 @@ func TestServeFolderEndpoint(t *testing.T) {
 	ff := &folderFlags{maxDepth: 4, maxFileBytes: 1 << 20}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	servers, ep, err := a.openServed(ctx, []string{devtools, dir}, servedOptions{logger: slog.New(slog.NewTextHandler(io.Discard, nil)), folders: ff})
-	for _, s := range servers {
-		defer s.Close()
-	}
+	sv, err := a.openServed(ctx, []string{devtools, dir}, servedOptions{logger: slog.New(slog.NewTextHandler(io.Discard, nil)), folders: ff})
+	defer sv.Close()
+	ep := sv.ep
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -75,12 +75,9 @@ flight, then stop. /healthz answers probes without authentication.`,
 			o.AllowOrigins, o.AllowHosts, o.Logger = allowOrig, allowHosts, logger
 			a.useCache = true
 			ctx := c.Context()
-			servers, endpoints, err := a.openServed(ctx, files, servedOptions{def: def, noWatch: noWatch, maxAnswer: maxAnswer, maxBody: o.MaxBodyBytes, logger: logger, folders: &folders})
-			defer func() {
-				for _, s := range servers {
-					s.Close()
-				}
-			}()
+			sv, err := a.openServed(ctx, files, servedOptions{def: def, noWatch: noWatch, maxAnswer: maxAnswer, maxBody: o.MaxBodyBytes, logger: logger, folders: &folders})
+			defer sv.Close()
+			servers, endpoints := sv.servers, sv.ep
 			if err != nil {
 				return err
 			}
@@ -186,17 +183,35 @@ type servedOptions struct {
 	folders   *folderFlags
 }
 
+// servedAgents is what openServed built: one protocol core per agent, their
+// endpoints, and the watchers that feed them reloads.
+type servedAgents struct {
+	servers []*mcp.Server
+	ep      httpd.Endpoints
+	stops   []func() // each closes a watcher and waits for it
+}
+
+// Close stops the watchers, each before it returns, so none logs into an
+// output the command has left behind, then closes the servers.
+func (s *servedAgents) Close() {
+	for _, stop := range s.stops {
+		stop()
+	}
+	for _, srv := range s.servers {
+		srv.Close()
+	}
+}
+
 // openServed opens every agent (so a broken file stops the start with its
 // reason, before anything listens) and builds one protocol core and one
 // endpoint each, named by the agent's slug.
-func (a *app) openServed(ctx context.Context, files []string, so servedOptions) ([]*mcp.Server, httpd.Endpoints, error) {
+func (a *app) openServed(ctx context.Context, files []string, so servedOptions) (*servedAgents, error) {
 	def, noWatch, maxAnswer, maxBody, logger, ff := so.def, so.noWatch, so.maxAnswer, so.maxBody, so.logger, so.folders
-	ep := httpd.Endpoints{Agents: map[string]http.Handler{}, Default: def}
-	var servers []*mcp.Server
+	sv := &servedAgents{ep: httpd.Endpoints{Agents: map[string]http.Handler{}, Default: def}}
 	from := map[string]string{}
 	for _, file := range files {
 		if err := noStdin("serve", file, "each agent is served from its own file"); err != nil {
-			return servers, ep, err
+			return sv, err
 		}
 		// A directory is a skills folder, served as one agent.
 		openVersion := a.openVersion
@@ -206,7 +221,7 @@ func (a *app) openServed(ctx context.Context, files []string, so servedOptions) 
 		}
 		ag, err := openVersion(file)
 		if err != nil {
-			return servers, ep, err
+			return sv, err
 		}
 		slug := loader.Slugify(ag.Info().Name)
 		if slug == "" {
@@ -214,7 +229,7 @@ func (a *app) openServed(ctx context.Context, files []string, so servedOptions) 
 		}
 		if prev, dup := from[slug]; dup {
 			ag.Close()
-			return servers, ep, ioError(fmt.Errorf("%s and %s both name an agent %q (endpoint /mcp/%s): give one a different title in its frontmatter", prev, file, slug, slug))
+			return sv, ioError(fmt.Errorf("%s and %s both name an agent %q (endpoint /mcp/%s): give one a different title in its frontmatter", prev, file, slug, slug))
 		}
 		from[slug] = file
 		name, skills := ag.Info().Name, ag.SkillCount()
@@ -240,30 +255,32 @@ func (a *app) openServed(ctx context.Context, files []string, so servedOptions) 
 		switch {
 		case noWatch:
 		case ag.Folders() != nil:
-			changes, _, err := watchFolders(ctx, ag.Folders(), logger)
+			changes, stop, err := watchFolders(ctx, ag.Folders(), logger)
 			if err != nil {
-				return servers, ep, err
+				return sv, err
 			}
+			sv.stops = append(sv.stops, stop)
 			opts.Changes = changes
 			opts.Reopen = func(context.Context) (*loader.Agent, error) { return openVersion(file) }
 		default:
 			w, err := watch.New(file, &watch.Options{Logger: logger})
 			if err != nil {
-				return servers, ep, ioError(err)
+				return sv, ioError(err)
 			}
 			go func() { <-ctx.Done(); w.Close() }()
+			sv.stops = append(sv.stops, func() { w.Close() })
 			opts.Changes = w.Changes()
 			opts.Reopen = func(context.Context) (*loader.Agent, error) { return openVersion(file) }
 		}
 		s, err := mcp.NewServer(ctx, opts)
 		if err != nil {
-			return servers, ep, err
+			return sv, err
 		}
-		servers = append(servers, s)
-		ep.Agents[slug] = s.HTTPHandler(&mcp.HTTPOptions{MaxBodyBytes: maxBody,
+		sv.servers = append(sv.servers, s)
+		sv.ep.Agents[slug] = s.HTTPHandler(&mcp.HTTPOptions{MaxBodyBytes: maxBody,
 			OnMethod: func(r *http.Request, m string) { httpd.SetMCPMethod(r.Context(), m) },
 			OnStream: httpd.StartStream})
 		logger.Info("agent ready", "agent", name, "endpoint", "/mcp/"+slug, "skills", skills, "file", file)
 	}
-	return servers, ep, nil
+	return sv, nil
 }
