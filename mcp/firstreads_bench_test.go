@@ -2,6 +2,8 @@ package mcp
 
 import (
 	"bufio"
+	"context"
+	"encoding/json"
 	"fmt"
 	"testing"
 	"time"
@@ -47,6 +49,37 @@ func BenchmarkFirstReads(b *testing.B) {
 			}
 			b.StopTimer()
 			c.close(b)
+		})
+	}
+}
+
+// BenchmarkDispatchFirstReads is BenchmarkFirstReads without the
+// connection: the server's own cost of a first read (the body's read from
+// the file, its escaping, the answer's encoding), each skill of 4,000
+// asked for once per 4,000 calls.
+func BenchmarkDispatchFirstReads(b *testing.B) {
+	for _, tool := range []string{"get_skill", "resolve_skill"} {
+		b.Run(tool, func(b *testing.B) {
+			a := openSynth(b, 4000)
+			s := newServer(&Options{Agent: a})
+			sess := &session{version: version20251125}
+			ctx := context.Background()
+			skills := a.Skills()
+			params := make([]map[string]json.RawMessage, len(skills))
+			for i, sk := range skills {
+				params[i] = map[string]json.RawMessage{"name": json.RawMessage(`"` + tool + `"`), "arguments": json.RawMessage(`{"name":"` + sk.Name + `"}`)}
+			}
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				res, err := s.dispatch(ctx, sess, methodToolsCall, params[(i*7919)%len(params)])
+				if err != nil {
+					b.Fatal(err)
+				}
+				if t, ok := res.(encodedTool); ok {
+					releaseTool(t)
+				}
+			}
 		})
 	}
 }

@@ -21,7 +21,14 @@ const hexDigits = "0123456789abcdef"
 // invalid UTF-8 as \ufffd, and U+2028/U+2029 escaped (JavaScript reads
 // them as line ends).
 func appendJSONString(dst []byte, s string) []byte {
-	dst = append(dst, '"')
+	dst = appendJSONChars(append(dst, '"'), s)
+	return append(dst, '"')
+}
+
+// appendJSONChars appends s escaped as appendJSONString escapes it, without
+// the quotes: the escaping of a concatenation is the concatenation of the
+// escapings, since each piece is whole runes.
+func appendJSONChars(dst []byte, s string) []byte {
 	start := 0
 	for i := 0; i < len(s); {
 		// Eight plain bytes at a time: most of a skill body needs no
@@ -75,8 +82,7 @@ func appendJSONString(dst []byte, s string) []byte {
 		i += size
 		start = i
 	}
-	dst = append(dst, s[start:]...)
-	return append(dst, '"')
+	return append(dst, s[start:]...)
 }
 
 // plainASCII8 reports whether the 8 bytes of b are all printable ASCII

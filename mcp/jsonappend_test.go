@@ -230,15 +230,17 @@ func TestBodyToolsEncodeAsEncodingJSON(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if want := stdJSON(t, chainText(chain)); string(got.quoted) != want {
-				t.Errorf("%s: resolve_skill %s text:\n got %s\nwant %s", file, sk.Name, got.quoted, want)
-			}
 			res := resolveResult{Skills: make([]resolvedSkill, len(chain))}
 			for i, r := range chain {
 				res.Skills[i] = resolvedSkill{Name: r.Name, Z: r.Z, Body: r.Body}
 			}
-			if want := stdJSON(t, res); string(got.structured.(json.RawMessage)) != want {
-				t.Errorf("%s: resolve_skill %s structured:\n got %s\nwant %s", file, sk.Name, got.structured, want)
+			enc, err := s.toolResult(resolveSkillTool, got, true)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := `{"content":[{"type":"text","text":` + stdJSON(t, chainText(chain)) + `}],"structuredContent":` + stdJSON(t, res) + `}`
+			if string(enc.enc) != want {
+				t.Errorf("%s: resolve_skill %s:\n got %s\nwant %s", file, sk.Name, enc.enc, want)
 			}
 		}
 		a.Close()

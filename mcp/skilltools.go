@@ -398,39 +398,46 @@ func (s *server) resolveSkill(ctx context.Context, v *version, args map[string]j
 	if err != nil {
 		return s.unknownSkill(v, err, name)
 	}
-	// Each body is escaped once and used twice: in the text (chainText's
-	// sections; JSON escaping of a concatenation is the concatenation of
-	// the escapes, since every piece is whole runes or ends in ASCII) and
-	// in the structured content {"skills":[{"name","z","body"}]}.
+	// Each body is escaped once, into the text (chainText's sections),
+	// and the structured content {"skills":[{"name","z","body"}]} copies
+	// it from there as it is written into the answer.
 	size := 16
 	for _, r := range chain {
-		size += len(r.Body) + len(r.Body)/8 + 2*len(r.Name) + 48
+		size += len(r.Body) + len(r.Body)/8 + 2*len(r.Name) + 16
 	}
 	text := append(make([]byte, 0, size), '"')
-	structured := append(make([]byte, 0, size), `{"skills":[`...)
 	names := make([]string, len(chain))
-	var q []byte
+	bodies := make([][2]int, len(chain)) // each escaped body's span in text
 	for i, r := range chain {
 		names[i] = r.Name
 		if i > 0 {
 			text = append(text, `\n\n`...)
-			structured = append(structured, ',')
 		}
-		q = appendJSONString(q[:0], "### "+r.Name+"\n")
-		text = append(text, q[1:len(q)-1]...)
-		q = appendJSONString(q[:0], r.Body)
-		text = append(text, q[1:len(q)-1]...)
-		structured = append(structured, `{"name":`...)
-		structured = appendJSONString(structured, r.Name)
-		structured = append(structured, `,"z":`...)
-		structured = appendJSONFloat(structured, r.Z)
-		structured = append(structured, `,"body":`...)
-		structured = append(structured, q...)
-		structured = append(structured, '}')
+		text = append(text, "### "...)
+		text = appendJSONChars(text, r.Name)
+		text = append(text, `\n`...)
+		start := len(text)
+		text = appendJSONChars(text, r.Body)
+		bodies[i] = [2]int{start, len(text)}
 	}
 	text = append(text, '"')
-	structured = append(structured, "]}"...)
-	return &toolOutcome{quoted: text, structured: json.RawMessage(structured), chain: names}, nil
+	structured := structuredWriter{size: len(text) + 48*len(chain), append: func(b []byte) []byte {
+		b = append(b, `{"skills":[`...)
+		for i, r := range chain {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, `{"name":`...)
+			b = appendJSONString(b, r.Name)
+			b = append(b, `,"z":`...)
+			b = appendJSONFloat(b, r.Z)
+			b = append(b, `,"body":"`...)
+			b = append(b, text[bodies[i][0]:bodies[i][1]]...)
+			b = append(b, `"}`...)
+		}
+		return append(b, "]}"...)
+	}}
+	return &toolOutcome{quoted: text, structured: structured, chain: names}, nil
 }
 
 // chainText is a resolve chain as resolve_skill's text (and prompts/get's):
