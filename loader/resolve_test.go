@@ -2,9 +2,11 @@ package loader
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -121,5 +123,47 @@ func TestResolveLongChain(t *testing.T) {
 	}
 	if len(rs) != n+1 || rs[0].Name != "s1" || rs[n-1].Name != fmt.Sprintf("s%d", n) || rs[n].Name != "last" {
 		t.Fatalf("got %d skills, first %s, last %s", len(rs), rs[0].Name, rs[len(rs)-1].Name)
+	}
+}
+
+// TestChainMatchesRecursiveWalk holds chainUpTo to the recursive
+// definition (the skill, then each link's chain in link order, each skill
+// once) on random link graphs, small and past smallChain, with cycles,
+// diamonds and self-links, and with limits.
+func TestChainMatchesRecursiveWalk(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for round := 0; round < 300; round++ {
+		n := 1 + rng.IntN(80)
+		st := &state{deps: make([][]int, n)}
+		for j := range st.deps {
+			for k := rng.IntN(4); k > 0; k-- {
+				st.deps[j] = append(st.deps[j], rng.IntN(n))
+			}
+		}
+		start := rng.IntN(n)
+		var want []int
+		seen := map[int]bool{}
+		var walk func(j int)
+		walk = func(j int) {
+			if seen[j] {
+				return
+			}
+			seen[j] = true
+			want = append(want, j)
+			for _, d := range st.deps[j] {
+				walk(d)
+			}
+		}
+		walk(start)
+		got, complete := st.chainUpTo(start, -1)
+		if !complete || !slices.Equal(got, want) {
+			t.Fatalf("round %d, graph %v from %d: chain %v (complete %v), want %v", round, st.deps, start, got, complete, want)
+		}
+		if limit := rng.IntN(len(want) + 1); limit < len(want) {
+			got, complete = st.chainUpTo(start, limit)
+			if complete || !slices.Equal(got, want[:limit]) {
+				t.Fatalf("round %d: chain up to %d = %v (complete %v), want %v", round, limit, got, complete, want[:limit])
+			}
+		}
 	}
 }
