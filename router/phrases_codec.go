@@ -175,7 +175,7 @@ func decodePhrases(path string) (*phraseIndex, error) {
 // check verifies every index the router will follow is in bounds.
 func (x *phraseIndex) check(skills Source) error {
 	n := len(x.skillOf)
-	if len(x.ordOf) != n || len(x.exactSet) != n || n > math.MaxUint32 {
+	if len(x.ordOf) != n || len(x.exactSet) != n || uint64(n) > math.MaxUint32 {
 		return fmt.Errorf("%w: phrase lists differ in length", errBadPhrases)
 	}
 	for p := range n {
