@@ -191,12 +191,18 @@ func (st *state) body(p int) (string, error) {
 	if st.folder != nil {
 		return st.folderBody(p)
 	}
-	return readBody(st.f, st.fi.Size(), &st.cat.Planes[p])
+	return readBodyFrom(st.f, st.mem, st.fi.Size(), &st.cat.Planes[p])
 }
 
 // readBody reads plane pl's body from f (size bytes long), normalised and
 // checked against the scan's CRC.
 func readBody(f *os.File, size int64, pl *agentfile.Plane) (string, error) {
+	return readBodyFrom(f, nil, size, pl)
+}
+
+// readBodyFrom is readBody from mem, f's mapping, when it has one that
+// covers the body (see mapped.go), and from f otherwise.
+func readBodyFrom(f *os.File, mem []byte, size int64, pl *agentfile.Plane) (string, error) {
 	n := pl.Body.Len()
 	if n < 0 || pl.Body.Start < 0 {
 		return "", fmt.Errorf("plane z=%s: invalid body span [%d, %d)", pl.ZText, pl.Body.Start, pl.Body.End)
@@ -208,6 +214,12 @@ func readBody(f *os.File, size int64, pl *agentfile.Plane) (string, error) {
 		return "", fmt.Errorf("plane z=%s: body span of %d bytes exceeds the file: %w", pl.ZText, n, errStale)
 	}
 	buf := make([]byte, n)
+	if pl.Body.End <= int64(len(mem)) {
+		if !copyMapped(buf, mem[pl.Body.Start:pl.Body.End]) {
+			return "", fmt.Errorf("plane z=%s: its body is past the end of the file (file truncated?): %w", pl.ZText, errStale)
+		}
+		return checkedBody(buf, pl)
+	}
 	m, err := f.ReadAt(buf, pl.Body.Start)
 	if m < len(buf) {
 		if err == nil || errors.Is(err, io.EOF) {
@@ -215,6 +227,12 @@ func readBody(f *os.File, size int64, pl *agentfile.Plane) (string, error) {
 		}
 		return "", fmt.Errorf("plane z=%s: reading its body from %s: %w", pl.ZText, f.Name(), err)
 	}
+	return checkedBody(buf, pl)
+}
+
+// checkedBody normalises a body's bytes, as read, and checks them against
+// the scan's CRC.
+func checkedBody(buf []byte, pl *agentfile.Plane) (string, error) {
 	buf = agentfile.Normalize(buf)
 	if crc32.Checksum(buf, castagnoli) != pl.CRC {
 		return "", fmt.Errorf("plane z=%s: body no longer matches its checksum: %w", pl.ZText, errStale)

@@ -15,7 +15,10 @@ import (
 // the lookup tables built from it. Everything but f is immutable once built;
 // f is only read through ReadAt while Agent.mu is read-locked.
 type state struct {
-	f   *os.File
+	f *os.File
+	// mem maps f (fi.Size() bytes, read-only), or is nil: bodies are then
+	// read with pread (mapped.go).
+	mem []byte
 	fi  os.FileInfo // f's Stat, taken before the scan
 	gen uint64      // 1 for the first scan, +1 per re-scan
 	// cached is true when the catalog was decoded from the catalog cache
@@ -76,6 +79,7 @@ func scan(path string, opts *Options, gen uint64) (*state, error) {
 		return nil, err
 	}
 	st.f, st.fi, st.gen, st.cached = f, fi, gen, cached
+	st.mem = mapOf(f, fi.Size())
 	return st, nil
 }
 
@@ -329,6 +333,10 @@ func (st *state) identityBody() (string, error) {
 func (st *state) close() error {
 	if st.f == nil {
 		return nil
+	}
+	if st.mem != nil {
+		unmapFile(st.mem)
+		st.mem = nil
 	}
 	return st.f.Close()
 }
