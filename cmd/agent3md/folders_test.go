@@ -81,11 +81,12 @@ func TestServeFolderEndpoint(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	sv, err := a.openServed(ctx, []string{devtools, dir}, servedOptions{logger: slog.New(slog.NewTextHandler(io.Discard, nil)), folders: ff})
-	defer sv.Close()
-	ep := sv.ep
 	if err != nil {
+		sv.Close()
 		t.Fatal(err)
 	}
+	defer sv.Close()
+	ep := sv.ep
 	h, ok := ep.Agents["fixture-tools"]
 	if !ok || len(ep.Agents) != 2 {
 		t.Fatalf("endpoints %v, want fixture-tools beside the file's", ep.Agents)

@@ -76,11 +76,12 @@ flight, then stop. /healthz answers probes without authentication.`,
 			a.useCache = true
 			ctx := c.Context()
 			sv, err := a.openServed(ctx, files, servedOptions{def: def, noWatch: noWatch, maxAnswer: maxAnswer, maxBody: o.MaxBodyBytes, logger: logger, folders: &folders})
-			defer sv.Close()
-			servers, endpoints := sv.servers, sv.ep
 			if err != nil {
+				sv.Close() // what opened before the failure
 				return err
 			}
+			defer sv.Close()
+			servers, endpoints := sv.servers, sv.ep
 			srv, err := httpd.New(&o, endpoints)
 			if err != nil {
 				return ioError(err)
