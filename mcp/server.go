@@ -582,10 +582,10 @@ func (s *server) dispatch(ctx context.Context, sess *session, method string, par
 
 type beforeHandshakeKey struct{}
 
-// withBeforeHandshake marks a request read before any initialize was
-// handled. A request waiting in the queue may run after an initialize
-// read behind it: the mark keeps it served as what it was when it
-// arrived, the newest legacy revision.
+// withBeforeHandshake marks a request read before the connection's
+// initialize was read. A request waiting in the queue may run after that
+// initialize has been handled: the mark keeps it served as what it was
+// when it arrived, the newest legacy revision (docs/protocol.md §1).
 func withBeforeHandshake(ctx context.Context) context.Context {
 	return context.WithValue(ctx, beforeHandshakeKey{}, true)
 }
