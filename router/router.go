@@ -244,6 +244,9 @@ type Router struct {
 	segOnce sync.Once
 	seg     *segmenter // see segmenterOf
 
+	hanOnce sync.Once
+	han     int8 // see hanScriptOf
+
 	fieldCache fieldTermCache                // see fieldTerms
 	held       atomic.Pointer[heldThesaurus] // see heldThesaurus
 
@@ -358,6 +361,7 @@ func (r *Router) Route(ctx context.Context, text string, q *Query) ([]Match, err
 	case Spec:
 		return r.routeSpec(text, qq.Limit), nil
 	case Ranked, "":
+		text = r.inAgentScript(text)
 		out, err := r.routeRanked(ctx, text, qq.Limit)
 		for i := range out {
 			out[i].Hits = joinPairs(out[i].Hits, text)
