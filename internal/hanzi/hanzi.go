@@ -86,27 +86,30 @@ func ToSimplified(s string) string { return convert(s, Simplified) }
 // traditional form; s itself when it has none.
 func ToTraditional(s string) string { return convert(s, Traditional) }
 
+// convert maps each character of s through conv, copying s only from
+// the first character conv changes.
 func convert(s string, conv func(rune) (rune, bool)) string {
 	load()
 	var b strings.Builder
+	started := false
 	for i, r := range s {
 		c, ok := rune(0), false
 		if r >= tableMin {
 			c, ok = conv(r)
 		}
-		if !ok {
-			if b.Cap() > 0 {
-				b.WriteRune(r)
-			}
-			continue
-		}
-		if b.Cap() == 0 {
+		switch {
+		case ok && !started:
 			b.Grow(len(s) + 8)
 			b.WriteString(s[:i])
+			started = true
+			b.WriteRune(c)
+		case ok:
+			b.WriteRune(c)
+		case started:
+			b.WriteRune(r)
 		}
-		b.WriteRune(c)
 	}
-	if b.Cap() == 0 {
+	if !started {
 		return s
 	}
 	return b.String()
