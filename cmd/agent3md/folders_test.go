@@ -206,3 +206,42 @@ func TestCommandsOnAFolder(t *testing.T) {
 		}
 	}
 }
+
+// TestServedCloseStopsWatchers: closing what openServed built has stopped
+// every watcher, the agent file's and the skills folder's, by the time it
+// returns, though the context they were started with is still live: none
+// of them can log into the command's output afterwards.
+func TestServedCloseStopsWatchers(t *testing.T) {
+	dir := folderFixture(t)
+	t.Setenv("HOME", t.TempDir())
+	a := &app{stderr: io.Discard, stdout: io.Discard}
+	a.cache.noCache = true
+	ff := &folderFlags{maxDepth: 4, maxFileBytes: 1 << 20}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	sv, err := a.openServed(ctx, []string{devtools, dir}, servedOptions{logger: slog.New(slog.NewTextHandler(io.Discard, nil)), folders: ff})
+	if err != nil {
+		sv.Close()
+		t.Fatal(err)
+	}
+	if len(sv.watched) != 2 {
+		t.Fatalf("%d watchers, want 2 (the file and the folder)", len(sv.watched))
+	}
+	sv.Close()
+	for i, ch := range sv.watched {
+		// A change signalled before the stop may be pending (a watcher
+		// holds at most one); the close must be right behind it.
+		stopped := false
+		for k := 0; k < 2 && !stopped; k++ {
+			select {
+			case _, open := <-ch:
+				stopped = !open
+			default:
+				k = 2
+			}
+		}
+		if !stopped {
+			t.Errorf("watcher %d still running after Close returned", i)
+		}
+	}
+}

@@ -190,6 +190,9 @@ type servedAgents struct {
 	servers []*mcp.Server
 	ep      httpd.Endpoints
 	stops   []func() // each closes a watcher and waits for it
+	// watched is each watcher's change channel, which it closes once it
+	// has stopped.
+	watched []<-chan struct{}
 }
 
 // Close stops the watchers, each before it returns, so none logs into an
@@ -260,7 +263,7 @@ func (a *app) openServed(ctx context.Context, files []string, so servedOptions) 
 			if err != nil {
 				return sv, err
 			}
-			sv.stops = append(sv.stops, stop)
+			sv.stops, sv.watched = append(sv.stops, stop), append(sv.watched, changes)
 			opts.Changes = changes
 			opts.Reopen = func(context.Context) (*loader.Agent, error) { return openVersion(file) }
 		default:
@@ -269,7 +272,7 @@ func (a *app) openServed(ctx context.Context, files []string, so servedOptions) 
 				return sv, ioError(err)
 			}
 			go func() { <-ctx.Done(); w.Close() }()
-			sv.stops = append(sv.stops, func() { w.Close() })
+			sv.stops, sv.watched = append(sv.stops, func() { w.Close() }), append(sv.watched, w.Changes())
 			opts.Changes = w.Changes()
 			opts.Reopen = func(context.Context) (*loader.Agent, error) { return openVersion(file) }
 		}
