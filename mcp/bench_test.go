@@ -128,31 +128,34 @@ func BenchmarkPipelined(b *testing.B) {
 			c := newPipeClient(b, a)
 			c.roundTrip(b, benchInit)
 			c.roundTrip(b, benchRoute)
-			b.ReportAllocs()
-			b.ResetTimer()
-			werr := make(chan error, 1)
-			go func() {
-				w := bufio.NewWriterSize(c.in, 64<<10)
-				for i := 0; i < b.N; i++ {
-					if _, err := w.WriteString(bc.req + "\n"); err != nil {
-						werr <- err
-						return
-					}
-				}
-				werr <- w.Flush()
-			}()
-			for i := 0; i < b.N; i++ {
-				if _, err := c.out.ReadSlice('\n'); err != nil && err != bufio.ErrBufferFull {
-					b.Fatal(err)
-				}
-			}
-			if err := <-werr; err != nil {
-				b.Fatal(err)
-			}
-			b.StopTimer()
-			c.close(b)
+			c.pipelined(b, func(w *bufio.Writer, _ int) { w.WriteString(bc.req + "\n") })
 		})
 	}
+}
+
+// pipelined times b.N requests written ahead of their answers: one
+// goroutine writes request i with write, this one reads the answers.
+func (c *pipeClient) pipelined(b *testing.B, write func(w *bufio.Writer, i int)) {
+	b.ReportAllocs()
+	b.ResetTimer()
+	werr := make(chan error, 1)
+	go func() {
+		w := bufio.NewWriterSize(c.in, 64<<10)
+		for i := 0; i < b.N; i++ {
+			write(w, i)
+		}
+		werr <- w.Flush() // a write error sticks to w and shows here
+	}()
+	for i := 0; i < b.N; i++ {
+		if _, err := c.out.ReadSlice('\n'); err != nil && err != bufio.ErrBufferFull {
+			b.Fatal(err)
+		}
+	}
+	if err := <-werr; err != nil {
+		b.Fatal(err)
+	}
+	b.StopTimer()
+	c.close(b)
 }
 
 // BenchmarkHandshake measures Serve start to the initialize response on a

@@ -43,7 +43,9 @@ func startPipeServer(t *testing.T, opts *Options) *pipeServer {
 	t.Helper()
 	opts.Agent = openAda(t)
 	opts.Router = testRouterOptions(t)
-	opts.testMethods = testMethods()
+	if opts.testMethods == nil {
+		opts.testMethods = testMethods()
+	}
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
 	p := &pipeServer{in: inW, out: bufio.NewReader(outR), done: make(chan error, 1)}
@@ -345,11 +347,7 @@ func checkCachedCall(t *testing.T, got any, want preEncoded, i int, what string)
 // agent) copies none of them and leaves the bounds to the answers that
 // are asked for again.
 func TestAnswerCacheKeepsFromSecondRequest(t *testing.T) {
-	a, err := loader.Open("testdata/ada.3md", &loader.Options{NoRescan: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer a.Close()
+	a := openPinnedAda(t)
 	s := newServer(&Options{Agent: a})
 	ctx := context.Background()
 	sess := &session{version: version20251125}
@@ -388,11 +386,7 @@ func TestAnswerCacheKeepsFromSecondRequest(t *testing.T) {
 // revision, byte for byte what the handler gives; a tool error (unknown
 // skill) is never kept.
 func TestBodyAnswersCachedWhenPinned(t *testing.T) {
-	a, err := loader.Open("testdata/ada.3md", &loader.Options{NoRescan: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer a.Close()
+	a := openPinnedAda(t)
 	s := newServer(&Options{Agent: a})
 	ctx := context.Background()
 	toolCall := func(tool, args string) map[string]json.RawMessage {

@@ -24,31 +24,13 @@ func BenchmarkFirstReads(b *testing.B) {
 			c.roundTrip(b, benchInit)
 			c.roundTrip(b, benchRoute)
 			time.Sleep(2 * time.Second)
-			b.ReportAllocs()
-			b.ResetTimer()
-			werr := make(chan error, 1)
-			go func() {
-				w := bufio.NewWriterSize(c.in, 64<<10)
-				for i := 0; i < b.N; i++ {
-					name := skills[(i*7919)%len(skills)].Name
-					tool := tool
-					if tool == "same" {
-						tool, name = "get_skill", skills[i%8].Name
-					}
-					fmt.Fprintf(w, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":%q,"arguments":{"name":%q}}}`+"\n", tool, name)
+			c.pipelined(b, func(w *bufio.Writer, i int) {
+				tool, name := tool, skills[(i*7919)%len(skills)].Name
+				if tool == "same" {
+					tool, name = "get_skill", skills[i%8].Name
 				}
-				werr <- w.Flush()
-			}()
-			for i := 0; i < b.N; i++ {
-				if _, err := c.out.ReadSlice('\n'); err != nil && err != bufio.ErrBufferFull {
-					b.Fatal(err)
-				}
-			}
-			if err := <-werr; err != nil {
-				b.Fatal(err)
-			}
-			b.StopTimer()
-			c.close(b)
+				fmt.Fprintf(w, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":%q,"arguments":{"name":%q}}}`+"\n", tool, name)
+			})
 		})
 	}
 }

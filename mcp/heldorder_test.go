@@ -1,7 +1,6 @@
 package mcp
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -145,22 +144,11 @@ func TestHeldRequestsKeepReadOrder(t *testing.T) {
 // never answered inline and reports the revision it was served under.
 func startOrderServer(t *testing.T, opts *Options) *pipeServer {
 	t.Helper()
-	opts.Agent = openAda(t)
-	opts.Router = testRouterOptions(t)
-	opts.testMethods = map[string]methodSpec{
-		"test/version": {legacy: true, handle: func(s *server, ctx context.Context, c *call) (any, error) {
-			return map[string]string{"version": c.version}, nil
-		}},
-	}
-	inR, inW := io.Pipe()
-	outR, outW := io.Pipe()
-	p := &pipeServer{in: inW, out: bufio.NewReader(outR), done: make(chan error, 1)}
-	go func() {
-		err := Serve(context.Background(), inR, outW, opts)
-		outW.Close()
-		p.done <- err
-	}()
-	return p
+	opts.testMethods = testMethods()
+	opts.testMethods["test/version"] = methodSpec{legacy: true, handle: func(s *server, ctx context.Context, c *call) (any, error) {
+		return map[string]string{"version": c.version}, nil
+	}}
+	return startPipeServer(t, opts)
 }
 
 // waitHeld waits until the request with the given id, the last one

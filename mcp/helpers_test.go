@@ -16,7 +16,19 @@ func testRouterOptions(t testing.TB) *router.Options {
 // openAda opens the small test agent.
 func openAda(t testing.TB) *loader.Agent {
 	t.Helper()
-	a, err := loader.Open("testdata/ada.3md", nil)
+	return openAdaWith(t, nil)
+}
+
+// openPinnedAda opens the test agent pinned (never re-scanned), as the
+// servers open theirs: its body answers may be cached.
+func openPinnedAda(t testing.TB) *loader.Agent {
+	t.Helper()
+	return openAdaWith(t, &loader.Options{NoRescan: true})
+}
+
+func openAdaWith(t testing.TB, opts *loader.Options) *loader.Agent {
+	t.Helper()
+	a, err := loader.Open("testdata/ada.3md", opts)
 	if err != nil {
 		t.Fatalf("opening the test agent: %v", err)
 	}

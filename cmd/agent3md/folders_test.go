@@ -73,18 +73,7 @@ func TestMCPWellKnownFolder(t *testing.T) {
 // endpoint named by its AGENT.md, next to an agent file; its files are
 // read over HTTP like over stdio (the binary asset as a blob).
 func TestServeFolderEndpoint(t *testing.T) {
-	dir := folderFixture(t)
-	t.Setenv("HOME", t.TempDir())
-	a := &app{stderr: io.Discard, stdout: io.Discard}
-	a.cache.noCache = true
-	ff := &folderFlags{maxDepth: 4, maxFileBytes: 1 << 20}
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	sv, err := a.openServed(ctx, []string{devtools, dir}, servedOptions{logger: slog.New(slog.NewTextHandler(io.Discard, nil)), folders: ff})
-	if err != nil {
-		sv.Close()
-		t.Fatal(err)
-	}
+	sv := openServedFixture(t)
 	defer sv.Close()
 	ep := sv.ep
 	h, ok := ep.Agents["fixture-tools"]
@@ -212,18 +201,7 @@ func TestCommandsOnAFolder(t *testing.T) {
 // returns, though the context they were started with is still live: none
 // of them can log into the command's output afterwards.
 func TestServedCloseStopsWatchers(t *testing.T) {
-	dir := folderFixture(t)
-	t.Setenv("HOME", t.TempDir())
-	a := &app{stderr: io.Discard, stdout: io.Discard}
-	a.cache.noCache = true
-	ff := &folderFlags{maxDepth: 4, maxFileBytes: 1 << 20}
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	sv, err := a.openServed(ctx, []string{devtools, dir}, servedOptions{logger: slog.New(slog.NewTextHandler(io.Discard, nil)), folders: ff})
-	if err != nil {
-		sv.Close()
-		t.Fatal(err)
-	}
+	sv := openServedFixture(t)
 	if len(sv.watched) != 2 {
 		t.Fatalf("%d watchers, want 2 (the file and the folder)", len(sv.watched))
 	}
@@ -244,4 +222,24 @@ func TestServedCloseStopsWatchers(t *testing.T) {
 			t.Errorf("watcher %d still running after Close returned", i)
 		}
 	}
+}
+
+// openServedFixture opens what serve would for devtools.3md beside the
+// folder fixture, watchers included; the context stays live until the
+// test ends, so only Close stops them.
+func openServedFixture(t *testing.T) *servedAgents {
+	t.Helper()
+	dir := folderFixture(t)
+	t.Setenv("HOME", t.TempDir())
+	a := &app{stderr: io.Discard, stdout: io.Discard}
+	a.cache.noCache = true
+	ff := &folderFlags{maxDepth: 4, maxFileBytes: 1 << 20}
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	sv, err := a.openServed(ctx, []string{devtools, dir}, servedOptions{logger: slog.New(slog.NewTextHandler(io.Discard, nil)), folders: ff})
+	if err != nil {
+		sv.Close()
+		t.Fatal(err)
+	}
+	return sv
 }
