@@ -176,7 +176,7 @@ func (s *server) routeSkill(ctx context.Context, v *version, args map[string]jso
 		size += 256 + len(m.Name) + 2*len(m.Hits)*8
 	}
 	size += 2 * lines.Len()
-	structured := structuredWriter{size: size, append: func(b []byte) []byte {
+	structured := structuredWriter{size: size, append: func(b, _ []byte) []byte {
 		b = append(b, `{"matches":[`...)
 		for i := range matches {
 			if i > 0 {
@@ -324,12 +324,23 @@ func (s *server) getSkill(ctx context.Context, v *version, args map[string]json.
 }
 
 // bodyOutcome is get_skill's answer: the body as the text block, and as
-// the structured content {"name","body"[,"file"]}, whose body
-// encodeToolResult copies from the text block it has just escaped. Nothing
-// is built here: a first read of a skill allocated its escaped body twice
-// before it reached the answer.
+// the structured content {"name","body"[,"file"]}, whose body is copied
+// from the text block as the answer is written (structuredWriter):
+// a first read of a skill once allocated its escaped body twice before it
+// reached the answer.
 func bodyOutcome(name, body, file string) *toolOutcome {
-	return &toolOutcome{text: body, bodyOf: &bodyRef{name: name, file: file}}
+	size := len(body) + len(body)/8 + len(name) + len(file) + 48
+	return &toolOutcome{text: body, structured: structuredWriter{size: size, append: func(b, text []byte) []byte {
+		b = append(b, `{"name":`...)
+		b = appendJSONString(b, name)
+		b = append(b, `,"body":`...)
+		b = append(b, text...)
+		if file != "" {
+			b = append(b, `,"file":`...)
+			b = appendJSONString(b, file)
+		}
+		return append(b, '}')
+	}}}
 }
 
 // maxListedFiles bounds the files an unknown-file answer lists.
@@ -421,7 +432,7 @@ func (s *server) resolveSkill(ctx context.Context, v *version, args map[string]j
 		bodies[i] = [2]int{start, len(text)}
 	}
 	text = append(text, '"')
-	structured := structuredWriter{size: len(text) + 48*len(chain), append: func(b []byte) []byte {
+	structured := structuredWriter{size: len(text) + 48*len(chain), append: func(b, text []byte) []byte {
 		b = append(b, `{"skills":[`...)
 		for i, r := range chain {
 			if i > 0 {

@@ -56,14 +56,8 @@ type toolOutcome struct {
 	chain      []string // resolve_skill: the chain's names, for the too-big hint
 	extra      []string
 	structured any
-	// bodyOf, when set instead of structured, makes the structured content
-	// {"name","body"[,"file"]} with text as the body (get_skill).
-	bodyOf  *bodyRef
-	isError bool
+	isError    bool
 }
-
-// bodyRef names the skill (and file) whose body a tool answers with.
-type bodyRef struct{ name, file string }
 
 // toolDef is one tool of the static tool table.
 type toolDef struct {
@@ -218,18 +212,19 @@ type toolCallResult struct {
 	// writeStructured, when set instead of StructuredContent, writes it
 	// straight into the encoded result (encodeToolResult only).
 	writeStructured *structuredWriter
-	// bodyOf, when set instead, writes {"name","body"[,"file"]} with the
-	// first text block's escaped bytes as the body.
-	bodyOf *bodyRef
 }
 
 // structuredWriter is structured content a tool writes as compact JSON
 // (HTML escaping off) straight into its encoded answer: a route's matches
 // are most of its answer, and building them apart first cost an extra
 // buffer of their size, copied and then collected, on every route.
+//
+// text is the answer's first text block as written into it, escaped and
+// quoted: structured content that repeats the text (a skill's body) copies
+// its escaped bytes from there instead of escaping them a second time.
 type structuredWriter struct {
-	size   int                   // about how many bytes it writes
-	append func(b []byte) []byte // appends the JSON value to b
+	size   int                         // about how many bytes it writes
+	append func(b, text []byte) []byte // appends the JSON value to b
 }
 
 type toolsCallParams struct {
@@ -278,9 +273,6 @@ func (s *server) toolResult(t *toolDef, out *toolOutcome, structured bool) (enco
 	res.Content = append(res.Content, textContent{Type: "text", Text: out.text, quoted: out.quoted})
 	for _, x := range out.extra {
 		res.Content = append(res.Content, textContent{Type: "text", Text: x})
-	}
-	if structured && out.bodyOf != nil {
-		res.bodyOf = out.bodyOf
 	}
 	if structured && out.structured != nil {
 		switch st := out.structured.(type) {
@@ -371,9 +363,6 @@ func encodeToolResult(r *toolCallResult) (encodedTool, error) {
 			size += 32 + len(c.Text) + len(c.Text)/8
 		}
 	}
-	if r.bodyOf != nil && len(r.Content) > 0 {
-		size += 48 + len(r.bodyOf.name) + len(r.bodyOf.file) + len(r.Content[0].Text) + len(r.Content[0].Text)/8
-	}
 	var enc preEncoded
 	var buf *[]byte
 	if size <= maxPooledToolBuf {
@@ -410,21 +399,11 @@ func encodeToolResult(r *toolCallResult) (encodedTool, error) {
 		enc = append(enc, ']')
 	}
 	switch {
-	case r.bodyOf != nil && len(r.Content) > 0:
-		enc = append(enc, `,"structuredContent":{"name":`...)
-		enc = appendJSONString(enc, r.bodyOf.name)
-		enc = append(enc, `,"body":`...)
-		// The source is the text already written: append copies it from
-		// the old array when it has to grow enc.
-		enc = append(enc, enc[textStart:textEnd]...)
-		if r.bodyOf.file != "" {
-			enc = append(enc, `,"file":`...)
-			enc = appendJSONString(enc, r.bodyOf.file)
-		}
-		enc = append(enc, '}')
 	case r.writeStructured != nil:
 		enc = append(enc, `,"structuredContent":`...)
-		enc = r.writeStructured.append(enc)
+		// The text is a span of enc already written: when the writer's
+		// appends grow enc, the span still reads the old array.
+		enc = r.writeStructured.append(enc, enc[textStart:textEnd:textEnd])
 	case len(r.StructuredContent) > 0:
 		enc = append(enc, `,"structuredContent":`...)
 		enc = append(enc, r.StructuredContent...)
