@@ -360,7 +360,13 @@ func appendAnswer(dst []byte, rawID json.RawMessage, result any, err error) []by
 		}
 	}
 	e.buf.Reset()
-	if encErr := e.enc.Encode(toWire(err)); encErr != nil {
+	we := toWire(err)
+	if len(we.Message) > hostErrorChars { // a name or method echoed whole
+		clipped := *we
+		clipped.Message = clipError(we.Message)
+		we = &clipped
+	}
+	if encErr := e.enc.Encode(we); encErr != nil {
 		e.buf.Reset()
 		e.buf.WriteString(`{"code":-32603,"message":"Internal error: the error could not be encoded"}`)
 	}
