@@ -1,7 +1,6 @@
 package mcp
 
 import (
-	"bufio"
 	"context"
 	"encoding/base64"
 	"encoding/json"
@@ -239,29 +238,7 @@ func TestHTTPListenStream(t *testing.T) {
 			t.Fatal("the agent never loaded")
 		}
 	}
-	body := `{"jsonrpc":"2.0","id":"sub","method":"subscriptions/listen","params":{` + httpModernMeta + `,"notifications":{"toolsListChanged":true}}}`
-	req, _ := http.NewRequest(http.MethodPost, ts.URL, strings.NewReader(body))
-	for k, v := range modernHeaders("subscriptions/listen", "") {
-		req.Header.Set(k, v)
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	if ct := resp.Header.Get("Content-Type"); ct != "text/event-stream" {
-		t.Fatalf("content type %q", ct)
-	}
-	events := make(chan string, 16)
-	go func() {
-		sc := bufio.NewScanner(resp.Body)
-		for sc.Scan() {
-			if l, ok := strings.CutPrefix(sc.Text(), "data: "); ok {
-				events <- l
-			}
-		}
-		close(events)
-	}()
+	events := listenEvents(t, ts.URL, `{"toolsListChanged":true}`)
 	next := func(what string) string {
 		select {
 		case e, ok := <-events:

@@ -228,27 +228,7 @@ func TestEmittedMessagesOverHTTP(t *testing.T) {
 	if _, loaded := post(t, ts.URL, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_skill","arguments":{"name":"alpha"}}}`, nil); !strings.Contains(loaded, "Alpha body of version 1") {
 		t.Fatalf("get_skill before the edit: %.300s", loaded)
 	}
-	body := `{"jsonrpc":"2.0","id":"sub","method":"subscriptions/listen","params":{` + httpModernMeta +
-		`,"notifications":{"toolsListChanged":true,"promptsListChanged":true,"resourcesListChanged":true,"resourceSubscriptions":["skill://alpha/SKILL.md"]}}}`
-	req, _ := http.NewRequest(http.MethodPost, ts.URL, strings.NewReader(body))
-	for k, v := range modernHeaders("subscriptions/listen", "") {
-		req.Header.Set(k, v)
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	events := make(chan string, 64)
-	go func() {
-		defer close(events)
-		sc := bufio.NewScanner(resp.Body)
-		for sc.Scan() {
-			if l, ok := strings.CutPrefix(sc.Text(), "data: "); ok {
-				events <- l
-			}
-		}
-	}()
+	events := listenEvents(t, ts.URL, `{"toolsListChanged":true,"promptsListChanged":true,"resourcesListChanged":true,"resourceSubscriptions":["skill://alpha/SKILL.md"]}`)
 	var got []string
 	await := func(want string) {
 		t.Helper()
@@ -288,6 +268,37 @@ func TestEmittedMessagesOverHTTP(t *testing.T) {
 	}
 	checkShapes(t, got, methodToolsChanged, methodPromptsChanged, methodResChanged, methodResourceUpdated,
 		`"id":"sub","result"`, `"id":2,"result"`)
+}
+
+// listenEvents opens a 2026-07-28 subscriptions/listen request (id "sub")
+// for notifications, an object, over HTTP at url, and returns the data of
+// each event of its stream, closed when the stream ends.
+func listenEvents(t *testing.T, url, notifications string) <-chan string {
+	t.Helper()
+	body := `{"jsonrpc":"2.0","id":"sub","method":"subscriptions/listen","params":{` + httpModernMeta + `,"notifications":` + notifications + `}}`
+	req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
+	for k, v := range modernHeaders("subscriptions/listen", "") {
+		req.Header.Set(k, v)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { resp.Body.Close() })
+	if ct := resp.Header.Get("Content-Type"); ct != "text/event-stream" {
+		t.Fatalf("subscriptions/listen answered as %q", ct)
+	}
+	events := make(chan string, 64)
+	go func() {
+		defer close(events)
+		sc := bufio.NewScanner(resp.Body)
+		for sc.Scan() {
+			if l, ok := strings.CutPrefix(sc.Text(), "data: "); ok {
+				events <- l
+			}
+		}
+	}()
+	return events
 }
 
 // TestProgressShape: a progress report, encoded by the path every
