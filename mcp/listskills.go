@@ -22,7 +22,7 @@ import (
 // stops at 10 MB), so larger agents are answered a page at a time.
 const (
 	// defaultListLimit is the most skills a page holds when the call names
-	// no limit; such a page also fits hostAnswerChars (listHostChars).
+	// no limit; such a page also fits hostAnswerChars (budget.go).
 	defaultListLimit = 200
 	// maxListLimit is the largest page a call may ask for.
 	maxListLimit = 1000
