@@ -291,3 +291,59 @@ func TestRunOverHTTPUnreachable(t *testing.T) {
 		t.Errorf("the report shows the URL's password:\n%s", text.String())
 	}
 }
+
+// bigBodies answers a POST body over 1 MiB itself, as a server whose body
+// bound is above the oversized-line probe would (or a broken one), and
+// passes every other request to h.
+func bigBodies(h http.Handler, status int, answer string) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		if len(body) <= 1<<20 {
+			r.Body = io.NopCloser(bytes.NewReader(body))
+			h.ServeHTTP(w, r)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(status)
+		io.WriteString(w, answer)
+	})
+}
+
+// TestOversizedBodyOverHTTP: probe/oversized-line judges an HTTP server
+// by its own body bound, as over stdio: a 4xx refusal, an error, or the
+// ping's answer pass; a 5xx or an answer that is no ping's fails.
+func TestOversizedBodyOverHTTP(t *testing.T) {
+	for _, tt := range []struct {
+		name, answer string
+		status       int
+		fail         bool
+		detail       string
+	}{
+		{"refused", `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"too large"}}`, 413, false, "answered 413; a ping still works"},
+		{"answered as a ping", `{"jsonrpc":"2.0","id":"selftest-big","result":{}}`, 200, false, "with the ping's answer (the server's body bound is above 4195328 bytes)"},
+		{"answered with an error", `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"too large"}}`, 200, false, `answered 200 with error -32600 "too large"`},
+		{"server error", `oops`, 500, true, "answered 500, want a 4xx refusal"},
+		{"not JSON", `oops`, 200, true, "not a JSON-RPC object"},
+		{"another id's result", `{"jsonrpc":"2.0","id":3,"result":{}}`, 200, true, "a result for id 3"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			ts := httptest.NewServer(bigBodies(served(t, "../examples/devtools.3md"), tt.status, tt.answer))
+			defer ts.Close()
+			rep, err := selftest.Run(context.Background(), &selftest.Options{URL: ts.URL + "/mcp"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var text strings.Builder
+			rep.WriteText(&text)
+			var fails []string
+			if tt.fail {
+				fails = []string{"probe/oversized-line"}
+			}
+			checkRun(t, rep, httpRunChecks, fails, append(stdioOnlyChecks, "http/auth"), text.String())
+			i := slices.IndexFunc(rep.Checks, func(c selftest.Check) bool { return c.Name == "probe/oversized-line" })
+			if !strings.Contains(rep.Checks[i].Detail, tt.detail) {
+				t.Errorf("probe/oversized-line detail %q lacks %q", rep.Checks[i].Detail, tt.detail)
+			}
+		})
+	}
+}

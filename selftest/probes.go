@@ -1,6 +1,7 @@
 package selftest
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
@@ -47,8 +48,16 @@ func constLine(s string) func() []byte { return func() []byte { return []byte(s)
 // probe writes the line built by line, checks the first response with
 // expect, then checks the server still answers a ping.
 func (r *runner) probe(line func() []byte, what string, expect func(*message) string) outcome {
+	return r.probeWith(line, what, func(m *message) (string, string) {
+		return expect(m), fmt.Sprintf("%s answered", m.Error)
+	})
+}
+
+// probeWith is probe with a judge that also says, for a passing answer,
+// what the server did.
+func (r *runner) probeWith(line func() []byte, what string, judge func(*message) (problem, did string)) outcome {
 	if r.overHTTP() {
-		return r.probeHTTP(line(), what, expect)
+		return r.probeHTTP(line(), what, func(m *message) string { p, _ := judge(m); return p })
 	}
 	c, err := r.session()
 	if err != nil {
@@ -61,20 +70,20 @@ func (r *runner) probe(line func() []byte, what string, expect func(*message) st
 	if err != nil {
 		return fail("no error response to %s: %v", what, err)
 	}
-	problem := expect(m)
+	problem, did := judge(m)
 	if out, ok := r.ping(c); !ok {
 		return fail("after %s the server stopped answering: %s", what, out.detail)
 	}
 	if problem != "" {
 		return fail("%s: %s", what, problem)
 	}
-	return pass("%s answered; connection alive", m.Error)
+	return pass("%s; connection alive", did)
 }
 
 // oversizedLine builds a ping request exactly n bytes long (without its
 // newline), padded inside a string parameter.
 func oversizedLine(n int) []byte {
-	head := []byte(`{"jsonrpc":"2.0","id":"selftest-big","method":"ping","params":{"pad":"`)
+	head := []byte(`{"jsonrpc":"2.0","id":"` + oversizedID + `","method":"ping","params":{"pad":"`)
 	tail := []byte(`"}}`)
 	pad := max(n-len(head)-len(tail), 0)
 	// One allocation, with room for the newline writeLine appends.
@@ -86,18 +95,52 @@ func oversizedLine(n int) []byte {
 	return append(b, tail...)
 }
 
-// checkOversized sends a line longer than the server should accept.
+// oversizedID is the id of the oversized-line probe's ping.
+const oversizedID = "selftest-big"
+
+// checkOversized sends a line longer than servers are expected to bound
+// lines at, and judges the server by its own bound (docs/selftest.md §4):
+// one whose bound is higher answers it as the ping it is, one whose bound
+// is lower answers an error; either way it must keep serving. A crash, a
+// hang or an answer that is neither fails.
 func (r *runner) checkOversized() outcome {
 	n := r.o.MaxLineBytes
 	if r.overHTTP() {
 		return r.checkOversizedBody(n)
 	}
-	return r.probe(func() []byte { return oversizedLine(n) }, fmt.Sprintf("a %d-byte line", n), func(m *message) string {
-		if m.Error == nil {
-			return fmt.Sprintf("the server accepted it and answered a result; its line bound is at least %d bytes, so set MaxLineBytes above that bound", n)
+	return r.probeWith(func() []byte { return oversizedLine(n) }, fmt.Sprintf("a %d-byte line", n), func(m *message) (string, string) {
+		if m.Error != nil {
+			return oversizedErrorProblem(m), fmt.Sprintf("%s answered", m.Error)
 		}
-		return ""
+		if p := oversizedResultProblem(m); p != "" {
+			return p, ""
+		}
+		return "", fmt.Sprintf("answered as the ping it is (the server's line bound is above %d bytes)", n)
 	})
+}
+
+// oversizedErrorProblem says what is wrong with an error answering the
+// oversized probe: it must answer the probe (its id, or null when the
+// server could not read it), not another request.
+func oversizedErrorProblem(m *message) string {
+	want, _ := json.Marshal(oversizedID)
+	if m.idIsNull() || sameID(m.ID, want) {
+		return ""
+	}
+	return fmt.Sprintf("%v carries id %s, want null or %s", m.Error, m.ID, want)
+}
+
+// oversizedResultProblem says what is wrong with a result answering the
+// oversized ping: it must be the ping's answer, an object for its id.
+func oversizedResultProblem(m *message) string {
+	want, _ := json.Marshal(oversizedID)
+	switch {
+	case !sameID(m.ID, want):
+		return fmt.Sprintf("answered a result for id %s, want the ping's answer (id %s) or an error", m.ID, want)
+	case !isJSONObject(m.Result):
+		return fmt.Sprintf("answered the ping with %s, want an object ({}) or an error", snippet(string(m.Result), 60))
+	}
+	return ""
 }
 
 // checkUnknownMethod calls a method no server has.
