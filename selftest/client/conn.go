@@ -133,9 +133,9 @@ type transport interface {
 // server's notifications and requests to the Options' handlers. It is
 // safe for concurrent use.
 type Conn struct {
-	o       Options
-	t       transport
-	proc    *Process // nil over HTTP
+	o    Options
+	t    transport
+	proc *Process // nil over HTTP
 	// perPOST: every answer belongs to the POST that carried it (HTTP),
 	// so a bad one fails that request alone.
 	perPOST bool
@@ -507,9 +507,9 @@ func (c *Conn) receive(raw []byte, at time.Time, from *Pending) {
 // response completes the request raw answers, else the oldest raw
 // waiter, else hands it to OnUnmatched.
 func (c *Conn) response(raw []byte, env envelope, at time.Time) {
-	key := string(canonicalID(env.id))
+	id := canonicalID(env.id)
 	c.mu.Lock()
-	p := c.pending[key]
+	p := c.pending[string(id)] // no allocation: the hot path of a pipelined burst
 	if p == nil && len(c.catchAll) > 0 {
 		p = c.catchAll[0]
 	}
@@ -535,9 +535,9 @@ func (c *Conn) response(raw []byte, env envelope, at time.Time) {
 // own (bounded), so a server that asks and waits never stalls reading.
 // A request that is one of ours coming back ends the Conn.
 func (c *Conn) serverRequest(raw []byte, env envelope, from *Pending) {
-	key := string(canonicalID(env.id))
+	id := canonicalID(env.id)
 	c.mu.Lock()
-	ours := c.pending[key]
+	ours := c.pending[string(id)]
 	c.mu.Unlock()
 	if ours != nil && ours.method == env.method {
 		err := fmt.Errorf("the server sent our %s request (id %s) back instead of answering it: is it an MCP server? A program that copies its input, such as cat, does this (%w)", env.method, ours.id, ErrEcho)

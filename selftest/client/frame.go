@@ -57,8 +57,6 @@ func (e envelope) request() bool {
 	return e.hasMethod && len(e.id) > 0 && string(e.id) != "null"
 }
 
-func (e envelope) notification() bool { return e.hasMethod && !e.request() }
-
 // errNotEnvelope marks a line that is not a JSON object with a usable id
 // and method; Decode says what exactly is wrong with it.
 var errNotEnvelope = errors.New("not a JSON-RPC message")

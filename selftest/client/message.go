@@ -154,7 +154,7 @@ func canonicalID(raw []byte) []byte {
 		}
 		return b
 	}
-	if bytes.IndexAny(raw, " \t\r\n") < 0 {
+	if !bytes.ContainsAny(raw, " \t\r\n") {
 		return raw
 	}
 	var b bytes.Buffer
