@@ -103,6 +103,29 @@ type Timing struct {
 // RoundTrip is Answered - Written.
 func (t Timing) RoundTrip() time.Duration { return t.Answered.Sub(t.Written) }
 
+// Span is the time from the first request's write to the last answer's
+// arrival: a pipelined burst's length, without the decoding of its
+// answers. It is zero when some request has no answer yet.
+func Span(ps []*Pending) time.Duration {
+	var first, last time.Time
+	for _, p := range ps {
+		if p == nil {
+			continue
+		}
+		t := p.Timing()
+		if t.Answered.IsZero() {
+			return 0
+		}
+		if first.IsZero() || t.Written.Before(first) {
+			first = t.Written
+		}
+		if t.Answered.After(last) {
+			last = t.Answered
+		}
+	}
+	return last.Sub(first)
+}
+
 // ErrClosed is wrapped by the errors of requests that cannot be answered
 // any more: the server closed its output or the Conn was closed.
 var ErrClosed = errors.New("the connection is closed")

@@ -30,7 +30,11 @@ func (lr *LineReader) Next() (line []byte, tooLong bool, err error) {
 	for {
 		chunk, err := lr.br.ReadSlice('\n')
 		if !tooLong {
-			if len(line)+len(chunk) > lr.max+1 { // +1: the '\n' itself
+			n := len(line) + len(chunk)
+			if err == nil {
+				n-- // the '\n' itself
+			}
+			if n > lr.max {
 				tooLong, line = true, nil
 			} else {
 				line = append(line, chunk...)
@@ -99,7 +103,8 @@ func peekEnvelope(b []byte) (envelope, error) {
 			if json.Unmarshal(b[i:end], &env.method) != nil {
 				return env, errNotEnvelope
 			}
-			env.hasMethod = true
+			// A null or empty method is no method, as Decode reads it.
+			env.hasMethod = env.method != ""
 		case "result", "error":
 			if seenID && !env.hasMethod {
 				return env, nil
