@@ -12,8 +12,8 @@ func TestParseOutgoingAndHeaderSafe(t *testing.T) {
 		t.Errorf("parsed %+v", o)
 	}
 	for body, what := range map[string]string{
-		`not json`: "POST of a malformed message",
-		`[1]`:      "POST of a malformed message",
+		`not json`:                               "POST of a malformed message",
+		`[1]`:                                    "POST of a malformed message",
 		`{"id":{"x":1},"method":5}`:              "POST of a response",
 		`{"method":"ping","params":null}`:        "POST of notification ping",
 		`{"jsonrpc":"2.0","id":"a","result":{}}`: "POST of a response",
