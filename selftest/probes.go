@@ -1,10 +1,11 @@
 package selftest
 
 import (
-	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/agent3md/agent3md/selftest/client"
 )
 
 // strayWait is how long the notification probe listens for replies that
@@ -35,7 +36,7 @@ func expectNullIDError(code int) func(*message) string {
 			return fmt.Sprintf("got a result, want error %d", code)
 		case m.Error.Code != code:
 			return fmt.Sprintf("got %v, want code %d", m.Error, code)
-		case !m.idIsNull():
+		case !m.IDIsNull():
 			return fmt.Sprintf("error %d carries id %s, want null", code, m.ID)
 		}
 		return ""
@@ -63,10 +64,13 @@ func (r *runner) probeWith(line func() []byte, what string, judge func(*message)
 	if err != nil {
 		return fail("%v", err)
 	}
-	if err := c.writeLine(line()); err != nil {
+	// The first response no request claims is the probe's answer: an
+	// error with a null id, or the answer to the line's own id.
+	p, err := c.startRaw(r.ctx, what, line())
+	if err != nil {
 		return fail("sending %s: %v", what, err)
 	}
-	m, err := c.await(r.ctx, what, (*message).isResponse)
+	m, err := c.await(r.ctx, what, p)
 	if err != nil {
 		return fail("no error response to %s: %v", what, err)
 	}
@@ -123,20 +127,18 @@ func (r *runner) checkOversized() outcome {
 // oversized probe: it must answer the probe (its id, or null when the
 // server could not read it), not another request.
 func oversizedErrorProblem(m *message) string {
-	want, _ := json.Marshal(oversizedID)
-	if m.idIsNull() || sameID(m.ID, want) {
+	if m.IDIsNull() || client.SameID(m.ID, oversizedID) {
 		return ""
 	}
-	return fmt.Sprintf("%v carries id %s, want null or %s", m.Error, m.ID, want)
+	return fmt.Sprintf("%v carries id %s, want null or %q", m.Error, m.ID, oversizedID)
 }
 
 // oversizedResultProblem says what is wrong with a result answering the
 // oversized ping: it must be the ping's answer, an object for its id.
 func oversizedResultProblem(m *message) string {
-	want, _ := json.Marshal(oversizedID)
 	switch {
-	case !sameID(m.ID, want):
-		return fmt.Sprintf("answered a result for id %s, want the ping's answer (id %s) or an error", m.ID, want)
+	case !client.SameID(m.ID, oversizedID):
+		return fmt.Sprintf("answered a result for id %s, want the ping's answer (id %q) or an error", m.ID, oversizedID)
 	case !isJSONObject(m.Result):
 		return fmt.Sprintf("answered the ping with %s, want an object ({}) or an error", snippet(string(m.Result), 60))
 	}
@@ -176,7 +178,7 @@ func (r *runner) checkNotifications() outcome {
 	if err != nil {
 		return fail("%v", err)
 	}
-	c.strays = nil
+	c.takeStrays()
 	notes := []struct {
 		method string
 		params any
@@ -194,8 +196,8 @@ func (r *runner) checkNotifications() outcome {
 		return fail("after %d notifications the server stopped answering: %s", len(notes), out.detail)
 	}
 	c.drain(strayWait)
-	if len(c.strays) > 0 {
-		return fail("notifications must get no reply, got %s", describeStrays(c.strays))
+	if strays := c.takeStrays(); len(strays) > 0 {
+		return fail("notifications must get no reply, got %s", describeStrays(strays))
 	}
 	return pass("%d notifications, no reply", len(notes))
 }
@@ -209,12 +211,12 @@ func (r *runner) exitCheck() {
 			return fail("%v", err)
 		}
 		defer r.endSession()
-		t, isStdio := c.t.(*stdioTransport)
-		if !isStdio {
+		proc := c.cc.Process()
+		if proc == nil {
 			return skip("%s", stdioOnly("a process that must exit when its stdin closes"))
 		}
 		start := time.Now()
-		code, ok := t.closeStdin(r.o.ExitTimeout)
+		code, ok := proc.CloseInput(r.o.ExitTimeout)
 		if !ok {
 			return fail("still running %v after its stdin closed; a server must exit on EOF", r.o.ExitTimeout)
 		}
@@ -222,8 +224,8 @@ func (r *runner) exitCheck() {
 			return fail("exited with status %d after its stdin closed, want 0%s", code, c.stderrNote())
 		}
 		asked := ""
-		if len(c.asked) > 0 {
-			asked = "; during the session it asked " + strings.Join(c.asked, ", ") + ", each answered"
+		if methods := c.askedMethods(); len(methods) > 0 {
+			asked = "; during the session it asked " + strings.Join(methods, ", ") + ", each answered"
 		}
 		return pass("exited 0 in %v%s", time.Since(start).Round(time.Millisecond), asked)
 	})

@@ -274,15 +274,6 @@ type runner struct {
 	modernOffered bool     // server/discover answered (for the http/ checks)
 }
 
-// open starts a fresh session: a spawned process, or a new HTTP client
-// of the URL.
-func (r *runner) open() (*conn, error) {
-	if r.o.URL != "" {
-		return dial(r.o, r.httpLog), nil
-	}
-	return start(r.o.Command, r.o)
-}
-
 // overHTTP reports whether the run tests an HTTP endpoint.
 func (r *runner) overHTTP() bool { return r.o.URL != "" }
 

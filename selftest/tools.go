@@ -73,12 +73,11 @@ func (t *toolResult) text() string {
 
 // callTool calls a tool; exactly one of the results is non-nil on success.
 // The call carries a progress token, so a server that reports progress on
-// a slow call keeps it from timing out (see conn.await).
+// a slow call keeps it from timing out (conn.await restarts its timeout on each).
 func (r *runner) callTool(c *conn, name string, args map[string]any) (*toolResult, *rpcError, error) {
 	c.progress = fmt.Sprintf("selftest-progress-%d", c.nextID+1)
 	defer func() { c.progress = "" }()
-	m, err := c.call(r.ctx, "tools/call", map[string]any{"name": name, "arguments": args,
-		"_meta": map[string]any{"progressToken": c.progress}})
+	m, err := c.call(r.ctx, "tools/call", map[string]any{"name": name, "arguments": args})
 	if err != nil {
 		return nil, nil, err
 	}

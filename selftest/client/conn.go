@@ -20,8 +20,8 @@ const (
 	// DefaultStderrBytes is how much of a spawned server's stderr is kept
 	// for error messages.
 	DefaultStderrBytes = 8 << 10
-	// maxAnswering bounds the answers to server requests being written at
-	// once; past it, reading waits (the server must read to go on).
+	// maxAnswering bounds the server's requests waiting for their
+	// answers; past it, reading waits (the server must read to go on).
 	maxAnswering = 64
 )
 
@@ -38,7 +38,8 @@ type Options struct {
 	// OnRequest answers a request the server sends (ping, roots/list,
 	// sampling/createMessage, …): it returns the result, or an *RPCError
 	// to answer with. Default: RefuseRequest for "the client". It runs on
-	// a goroutine of its own, so it may take its time.
+	// a goroutine of its own, one request at a time in the order they
+	// came, so it may take its time.
 	OnRequest func(*Message) (any, error)
 	// OnUnmatched, when set, receives what no waiting request claims: a
 	// response to no request in flight (err nil), or a line that is not a
@@ -135,6 +136,19 @@ var ErrClosed = errors.New("the connection is closed")
 // copies its input (cat), not an MCP server.
 var ErrEcho = errors.New("the peer sent our request back")
 
+// EchoError is what ends a Conn whose peer echoed a request in flight.
+type EchoError struct {
+	Method string
+	ID     json.RawMessage
+}
+
+func (e *EchoError) Error() string {
+	return fmt.Sprintf("the server sent our %s request (id %s) back instead of answering it: is it an MCP server? A program that copies its input, such as cat, does this", e.Method, e.ID)
+}
+
+// Is makes errors.Is(err, ErrEcho) hold.
+func (e *EchoError) Is(target error) bool { return target == ErrEcho }
+
 // transport carries messages: framing and delivery live there,
 // correlation in Conn.
 type transport interface {
@@ -163,7 +177,9 @@ type Conn struct {
 	// so a bad one fails that request alone.
 	perPOST bool
 	nextID  atomic.Int64
-	answers chan struct{} // semaphore of answers to server requests
+	// requests from the server, answered in order by answerLoop
+	requests   chan *Message
+	answerOnce sync.Once
 
 	mu       sync.Mutex
 	pending  map[string]*Pending // by canonical id
@@ -182,7 +198,7 @@ func newConn(o *Options) *Conn {
 		progress: map[string]*Pending{},
 		subs:     map[string]*Subscription{},
 		closed:   make(chan struct{}),
-		answers:  make(chan struct{}, maxAnswering),
+		requests: make(chan *Message, maxAnswering),
 	}
 	if o != nil {
 		c.o = *o
@@ -554,8 +570,8 @@ func (c *Conn) response(raw []byte, env envelope, at time.Time) {
 	}
 }
 
-// serverRequest answers a request the server sent, on a goroutine of its
-// own (bounded), so a server that asks and waits never stalls reading.
+// serverRequest queues a request the server sent for answerLoop, so a
+// server that asks and waits never stalls reading.
 // A request that is one of ours coming back ends the Conn.
 func (c *Conn) serverRequest(raw []byte, env envelope, from *Pending) {
 	id := canonicalID(env.id)
@@ -563,7 +579,7 @@ func (c *Conn) serverRequest(raw []byte, env envelope, from *Pending) {
 	ours := c.pending[string(id)]
 	c.mu.Unlock()
 	if ours != nil && ours.method == env.method {
-		err := fmt.Errorf("the server sent our %s request (id %s) back instead of answering it: is it an MCP server? A program that copies its input, such as cat, does this (%w)", env.method, ours.id, ErrEcho)
+		err := &EchoError{Method: env.method, ID: ours.id}
 		c.end(err)
 		c.t.stop()
 		return
@@ -573,11 +589,25 @@ func (c *Conn) serverRequest(raw []byte, env envelope, from *Pending) {
 		c.failWaiting(from, raw, err)
 		return
 	}
-	c.answers <- struct{}{}
-	go func() {
-		defer func() { <-c.answers }()
-		c.answer(m)
-	}()
+	c.answerOnce.Do(func() { go c.answerLoop() })
+	select {
+	case c.requests <- m:
+	case <-c.closed:
+	}
+}
+
+// answerLoop answers the server's requests in the order they came, off
+// the reading goroutine; a full queue makes reading wait (the server
+// must read its answers to go on).
+func (c *Conn) answerLoop() {
+	for {
+		select {
+		case m := <-c.requests:
+			c.answer(m)
+		case <-c.closed:
+			return
+		}
+	}
 }
 
 // answer writes the reply to a server request; one that cannot be

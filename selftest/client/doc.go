@@ -18,8 +18,8 @@
 // What the server sends is routed on the goroutine that reads it: a
 // response to the Pending of its id (or, for StartRaw, to the oldest raw
 // waiter when no request claims it), a request to Options.OnRequest on a
-// goroutine of its own (so a server that asks and waits never stalls the
-// client), a notification to its subscription or Options.OnNotification,
+// goroutine of its own, in order (so a server that asks and waits never
+// stalls the client), a notification to its subscription or Options.OnNotification,
 // progress for a request to Pending.Progress. Routing reads only a
 // message's id and method: the waiter decodes its own answer, so a
 // benchmark's clock (Timing) stops when the answer's bytes arrive, not
@@ -28,7 +28,7 @@
 // Bounds: a line, an HTTP answer or an event longer than
 // Options.MaxLineBytes is read past without being held and fails the
 // requests it could answer; a server that stops reading cannot stall a
-// write past its context; answers to server requests being written are
+// write past its context; the server's requests waiting for answers are
 // capped; a subscription holds at most ListenBuffer unread notifications.
 // A line that is not a message fails the requests in flight over stdio
 // (it could be anyone's answer) and only its own POST's over HTTP.

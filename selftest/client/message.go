@@ -40,8 +40,8 @@ type RPCError struct {
 // String is the error as a report shows it: error -32601 "…".
 func (e *RPCError) String() string { return fmt.Sprintf("error %d %q", e.Code, e.Message) }
 
-// Error implements error.
-func (e *RPCError) Error() string { return "the server answered " + e.String() }
+// Error implements error; it reads as String does.
+func (e *RPCError) Error() string { return e.String() }
 
 // JSON-RPC and MCP error codes a client meets.
 const (
