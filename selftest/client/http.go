@@ -3,6 +3,7 @@ package client
 import (
 	"bytes"
 	"context"
+	"crypto/tls"
 	"crypto/x509"
 	"encoding/base64"
 	"encoding/json"
@@ -67,10 +68,10 @@ func HTTPClientWithCA(pem []byte) (*http.Client, error) {
 		pool = x509.NewCertPool()
 	}
 	if !pool.AppendCertsFromPEM(pem) {
-		return nil, errors.New("no PEM certificate found: want one or more -----BEGIN CERTIFICATE----- blocks")
+		return nil, errors.New("no PEM certificate found (want -----BEGIN CERTIFICATE----- blocks)")
 	}
 	tr := http.DefaultTransport.(*http.Transport).Clone()
-	tr.TLSClientConfig.RootCAs = pool
+	tr.TLSClientConfig = &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}
 	return &http.Client{Transport: tr}, nil
 }
 
