@@ -23,6 +23,10 @@ func NewLineReader(r io.Reader, max int) *LineReader {
 	return &LineReader{br: bufio.NewReaderSize(r, 64<<10), max: max}
 }
 
+// Buffered is how many bytes are read and not yet returned: a server
+// that answers lines in batches flushes when none are left.
+func (lr *LineReader) Buffered() int { return lr.br.Buffered() }
+
 // Next returns the next line, a copy the caller owns. tooLong reports a
 // line over the bound, of which nothing is returned. err is io.EOF at the
 // end of the input (the last line may come with it).
