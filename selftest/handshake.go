@@ -43,18 +43,8 @@ const (
 // clientInfo is how the harness introduces itself.
 var clientInfo = client.Implementation{Name: "agent3md-selftest", Version: "1"}
 
-// implementation is MCP's Implementation (serverInfo).
-type implementation struct {
-	Name    string `json:"name"`
-	Version string `json:"version"`
-}
-
 // initializeResult is the part of InitializeResult the checks read.
-type initializeResult struct {
-	ProtocolVersion string                     `json:"protocolVersion"`
-	Capabilities    map[string]json.RawMessage `json:"capabilities"`
-	ServerInfo      *implementation            `json:"serverInfo"`
-}
+type initializeResult = client.InitializeResult
 
 // spawnLegacy starts a server, initializes it asking for version and sends
 // notifications/initialized.
@@ -326,7 +316,7 @@ func checkDiscover(raw json.RawMessage) (*discoverResult, outcome) {
 	if d.Capabilities == nil {
 		problems = append(problems, "no capabilities object")
 	}
-	var si implementation
+	var si client.Implementation
 	if err := json.Unmarshal(d.Meta[metaServerInfo], &si); err != nil || si.Name == "" {
 		problems = append(problems, "no _meta[\""+metaServerInfo+"\"] with a name")
 	}

@@ -77,18 +77,25 @@ func TestRunOverHTTPOnExamples(t *testing.T) {
 		t.Fatalf("no example agents: %v", err)
 	}
 	for _, file := range files {
-		t.Run(filepath.Base(file), func(t *testing.T) {
-			ts := httptest.NewServer(served(t, file))
-			defer ts.Close()
-			rep, err := selftest.Run(context.Background(), &selftest.Options{URL: ts.URL + "/mcp"})
-			if err != nil {
-				t.Fatal(err)
-			}
-			var text strings.Builder
-			rep.WriteText(&text)
-			checkRun(t, rep, httpRunChecks, nil, append(stdioOnlyChecks, "http/auth"), text.String())
-		})
+		t.Run(filepath.Base(file), func(t *testing.T) { runServed(t, served(t, file), nil) })
 	}
+}
+
+// runServed runs selftest on h at /mcp, without a token, and wants the
+// checks in fails to fail, the stdio-only ones and http/auth skipped and
+// every other one to pass.
+func runServed(t *testing.T, h http.Handler, fails []string) *selftest.Report {
+	t.Helper()
+	ts := httptest.NewServer(h)
+	defer ts.Close()
+	rep, err := selftest.Run(context.Background(), &selftest.Options{URL: ts.URL + "/mcp"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var text strings.Builder
+	rep.WriteText(&text)
+	checkRun(t, rep, httpRunChecks, fails, append(stdioOnlyChecks, "http/auth"), text.String())
+	return rep
 }
 
 // TestRunOverHTTPBareHandler: mcp's handler alone passes every check
@@ -327,19 +334,11 @@ func TestOversizedBodyOverHTTP(t *testing.T) {
 		{"another id's result", `{"jsonrpc":"2.0","id":3,"result":{}}`, 200, true, "a result for id 3"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			ts := httptest.NewServer(bigBodies(served(t, "../examples/devtools.3md"), tt.status, tt.answer))
-			defer ts.Close()
-			rep, err := selftest.Run(context.Background(), &selftest.Options{URL: ts.URL + "/mcp"})
-			if err != nil {
-				t.Fatal(err)
-			}
-			var text strings.Builder
-			rep.WriteText(&text)
 			var fails []string
 			if tt.fail {
 				fails = []string{"probe/oversized-line"}
 			}
-			checkRun(t, rep, httpRunChecks, fails, append(stdioOnlyChecks, "http/auth"), text.String())
+			rep := runServed(t, bigBodies(served(t, "../examples/devtools.3md"), tt.status, tt.answer), fails)
 			i := slices.IndexFunc(rep.Checks, func(c selftest.Check) bool { return c.Name == "probe/oversized-line" })
 			if !strings.Contains(rep.Checks[i].Detail, tt.detail) {
 				t.Errorf("probe/oversized-line detail %q lacks %q", rep.Checks[i].Detail, tt.detail)

@@ -163,18 +163,18 @@ type ResourceContents struct {
 
 // Bytes is the exact bytes the content carries: a text's UTF-8 bytes or
 // a blob's decoded base64.
-func (rc *ResourceContents) Bytes() ([]byte, error) {
+func (rc ResourceContents) Bytes() ([]byte, error) {
 	switch {
 	case rc.Text != nil && rc.Blob == nil:
 		return []byte(*rc.Text), nil
 	case rc.Blob != nil && rc.Text == nil:
 		b, err := base64.StdEncoding.DecodeString(*rc.Blob)
 		if err != nil {
-			return nil, fmt.Errorf("%s: the blob is not base64: %w", rc.URI, err)
+			return nil, fmt.Errorf("blob is not base64: %v", err)
 		}
 		return b, nil
 	}
-	return nil, fmt.Errorf("%s: a content holds exactly one of text or blob", rc.URI)
+	return nil, errors.New("content needs exactly one of text or blob")
 }
 
 // ReadResource reads uri's contents.
