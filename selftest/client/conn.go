@@ -319,11 +319,14 @@ func (c *Conn) prepare(r Request) ([]byte, *Pending, error) {
 	if id == nil {
 		id = c.nextID.Add(1)
 	}
-	line, err := Encode(id, r.Method, params)
+	raw, err := encodeID(id)
+	if err != nil {
+		return nil, nil, fmt.Errorf("encode %s: %w", r.Method, err)
+	}
+	line, err := Encode(json.RawMessage(raw), r.Method, params)
 	if err != nil {
 		return nil, nil, err
 	}
-	raw, _ := encodeID(id)
 	p := &Pending{c: c, key: string(raw), id: raw, method: r.Method, done: make(chan struct{})}
 	if r.Progress != nil {
 		tok, _ := encodeID(r.Progress)

@@ -77,51 +77,68 @@ var errNotEnvelope = errors.New("not a JSON-RPC message")
 // or error are seen the scan stops: the rest is the caller's to read.
 func peekEnvelope(b []byte) (envelope, error) {
 	var env envelope
-	i := skipSpace(b, 0)
-	if i >= len(b) || b[i] != '{' {
-		return env, errNotEnvelope
-	}
-	i = skipSpace(b, i+1)
-	if i < len(b) && b[i] == '}' {
-		return env, nil
-	}
 	seenID := false
-	for {
-		key, next, ok := scanString(b, i)
-		if !ok {
-			return env, errNotEnvelope
-		}
-		i = skipSpace(b, next)
-		if i >= len(b) || b[i] != ':' {
-			return env, errNotEnvelope
-		}
-		i = skipSpace(b, i+1)
-		end, ok := skipValue(b, i)
-		if !ok {
-			return env, errNotEnvelope
-		}
+	var bad bool
+	err := eachMember(b, func(key, value []byte) bool {
 		switch string(key) {
 		case "id":
-			env.id, seenID = b[i:end], true
+			env.id, seenID = value, true
 		case "method":
-			if json.Unmarshal(b[i:end], &env.method) != nil {
-				return env, errNotEnvelope
+			if json.Unmarshal(value, &env.method) != nil {
+				bad = true
+				return false
 			}
 			// A null or empty method is no method, as Decode reads it.
 			env.hasMethod = env.method != ""
 		case "result", "error":
-			if seenID && !env.hasMethod {
-				return env, nil
-			}
+			return !seenID || env.hasMethod
+		}
+		return true
+	})
+	if err != nil || bad {
+		return envelope{}, errNotEnvelope
+	}
+	return env, nil
+}
+
+// eachMember calls fn with the key (decoded) and raw value of each
+// top-level member of the JSON object b, in order, until fn returns
+// false. Values are skipped, not decoded: it checks nesting and strings,
+// not every token.
+func eachMember(b []byte, fn func(key, value []byte) bool) error {
+	i := skipSpace(b, 0)
+	if i >= len(b) || b[i] != '{' {
+		return errNotEnvelope
+	}
+	i = skipSpace(b, i+1)
+	if i < len(b) && b[i] == '}' {
+		return nil
+	}
+	for {
+		key, next, ok := scanString(b, i)
+		if !ok {
+			return errNotEnvelope
+		}
+		i = skipSpace(b, next)
+		if i >= len(b) || b[i] != ':' {
+			return errNotEnvelope
+		}
+		i = skipSpace(b, i+1)
+		end, ok := skipValue(b, i)
+		if !ok {
+			return errNotEnvelope
+		}
+		if !fn(key, b[i:end]) {
+			return nil
 		}
 		i = skipSpace(b, end)
 		switch {
 		case i < len(b) && b[i] == ',':
 			i = skipSpace(b, i+1)
 		case i < len(b) && b[i] == '}':
-			return env, nil
+			return nil
 		default:
-			return env, errNotEnvelope
+			return errNotEnvelope
 		}
 	}
 }

@@ -1,7 +1,9 @@
 package client
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"strings"
 	"testing"
 )
@@ -94,4 +96,114 @@ func FuzzEventStream(f *testing.F) {
 		raw, _ := p.Raw()
 		check(raw)
 	})
+}
+
+// decodedOutgoing is ParseOutgoing written with encoding/json, as it was
+// before it scanned: the fuzzer holds the scan to it.
+func decodedOutgoing(b []byte) Outgoing {
+	var m struct {
+		ID     json.RawMessage `json:"id"`
+		Method json.RawMessage `json:"method"`
+		Params json.RawMessage `json:"params"`
+	}
+	if json.Unmarshal(b, &m) != nil {
+		return Outgoing{}
+	}
+	o := Outgoing{Parsed: true}
+	if json.Unmarshal(m.Method, &o.Method) != nil {
+		o.Method = ""
+	}
+	if len(m.ID) > 0 {
+		o.ID = canonicalID(m.ID)
+	}
+	var params map[string]json.RawMessage
+	if json.Unmarshal(m.Params, &params) != nil {
+		return o
+	}
+	var meta map[string]json.RawMessage
+	json.Unmarshal(params["_meta"], &meta)
+	json.Unmarshal(meta[MetaProtocolVersion], &o.Modern)
+	switch o.Method {
+	case "tools/call", "prompts/get":
+		json.Unmarshal(params["name"], &o.Name)
+	case "resources/read":
+		json.Unmarshal(params["uri"], &o.Name)
+	}
+	return o
+}
+
+// ambiguous reports whether some object in the JSON text b has a key
+// twice (encoding/json keeps the last; a scan may keep another), or a
+// key the framing reads in other letter case (encoding/json matches
+// field names regardless of case; JSON-RPC does not).
+func ambiguous(b []byte) bool {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	type frame struct {
+		object bool
+		keys   map[string]bool
+		atKey  bool
+	}
+	var stack []*frame
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			return false
+		}
+		top := (*frame)(nil)
+		if len(stack) > 0 {
+			top = stack[len(stack)-1]
+		}
+		switch v := tok.(type) {
+		case json.Delim:
+			if v == '{' || v == '[' {
+				if top != nil && top.object {
+					top.atKey = true
+				}
+				stack = append(stack, &frame{object: v == '{', keys: map[string]bool{}, atKey: true})
+			} else {
+				stack = stack[:len(stack)-1]
+			}
+			continue
+		case string:
+			if top != nil && top.object && top.atKey {
+				if top.keys[v] || caseVariant(v) {
+					return true
+				}
+				top.keys[v] = true
+				top.atKey = false
+				continue
+			}
+		}
+		if top != nil && top.object {
+			top.atKey = true
+		}
+	}
+}
+
+// FuzzParseOutgoing: the scan reads what a full decode reads.
+func FuzzParseOutgoing(f *testing.F) {
+	f.Add(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"x","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}`)
+	f.Add(`{"id":"a\u003c","method":"resources/read","params":{"uri":"skill://é/SKILL.md","_meta":{}}}`)
+	f.Add(`{"method":"prompts/get","params":[1]}`)
+	f.Add(`[{"id":1}]`)
+	f.Fuzz(func(t *testing.T, body string) {
+		if ambiguous([]byte(body)) {
+			return
+		}
+		got, want := ParseOutgoing([]byte(body)), decodedOutgoing([]byte(body))
+		if got.Parsed != want.Parsed || got.Method != want.Method || string(got.ID) != string(want.ID) || got.Modern != want.Modern || got.Name != want.Name {
+			t.Fatalf("scan %+v, decode %+v", got, want)
+		}
+	})
+}
+
+// caseVariant reports whether k is a key the framing reads, spelt in
+// other letter case.
+func caseVariant(k string) bool {
+	for _, name := range []string{"id", "method", "params", "name", "uri", "_meta", MetaProtocolVersion} {
+		if k != name && strings.EqualFold(k, name) {
+			return true
+		}
+	}
+	return false
 }

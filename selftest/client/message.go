@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"unicode/utf8"
 )
 
@@ -86,24 +87,44 @@ func Encode(id any, method string, params any) ([]byte, error) {
 		b.WriteString(`,"id":`)
 		b.Write(raw)
 	}
-	name, err := marshal(method)
-	if err != nil {
-		return nil, fmt.Errorf("encode %s: %w", method, err)
-	}
 	b.WriteString(`,"method":`)
-	b.Write(name)
-	if params != nil {
-		p, err := marshal(params)
+	if plainString(method) {
+		b.WriteByte('"')
+		b.WriteString(method)
+		b.WriteByte('"')
+	} else {
+		name, err := marshal(method)
 		if err != nil {
+			return nil, fmt.Errorf("encode %s: %w", method, err)
+		}
+		b.Write(name)
+	}
+	if params != nil {
+		mark := b.Len()
+		b.WriteString(`,"params":`)
+		enc := json.NewEncoder(&b)
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(params); err != nil {
 			return nil, fmt.Errorf("encode %s params: %w", method, err)
 		}
-		if string(p) != "null" {
-			b.WriteString(`,"params":`)
-			b.Write(p)
+		b.Truncate(b.Len() - 1) // Encode's newline
+		if string(b.Bytes()[mark+len(`,"params":`):]) == "null" {
+			b.Truncate(mark)
 		}
 	}
 	b.WriteByte('}')
 	return b.Bytes(), nil
+}
+
+// plainString reports whether s is its own JSON string body: printable
+// ASCII without a quote or a backslash.
+func plainString(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' {
+			return false
+		}
+	}
+	return true
 }
 
 // marshal is json.Marshal without HTML escaping, so a value reads back
@@ -124,7 +145,11 @@ func encodeID(id any) ([]byte, error) {
 	switch v := id.(type) {
 	case json.RawMessage:
 		return canonicalID(v), nil
-	case string, int, int64, int32, uint, uint64, uint32, json.Number:
+	case int64:
+		return strconv.AppendInt(nil, v, 10), nil
+	case int:
+		return strconv.AppendInt(nil, int64(v), 10), nil
+	case string, int32, uint, uint64, uint32, json.Number:
 		b, err := marshal(v)
 		if err != nil {
 			return nil, err

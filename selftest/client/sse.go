@@ -47,37 +47,51 @@ func (o Outgoing) What() string {
 
 // ParseOutgoing reads the fields the HTTP framing needs; anything it
 // cannot read is left empty (the server judges the message, not the
-// client).
+// client). It scans rather than decodes: it runs on every POST.
 func ParseOutgoing(b []byte) Outgoing {
-	var m struct {
-		ID     json.RawMessage `json:"id"`
-		Method json.RawMessage `json:"method"`
-		Params json.RawMessage `json:"params"`
-	}
-	if json.Unmarshal(b, &m) != nil {
+	if !json.Valid(b) {
 		return Outgoing{}
 	}
-	o := Outgoing{Parsed: true}
-	if json.Unmarshal(m.Method, &o.Method) != nil {
-		o.Method = ""
+	var (
+		o      Outgoing
+		params []byte
+	)
+	err := eachMember(b, func(key, value []byte) bool {
+		switch string(key) {
+		case "id":
+			o.ID = canonicalID(value)
+		case "method":
+			if json.Unmarshal(value, &o.Method) != nil {
+				o.Method = ""
+			}
+		case "params":
+			params = value
+		}
+		return true
+	})
+	if err != nil {
+		return Outgoing{} // valid JSON, but not an object
 	}
-	var id bytes.Buffer
-	if len(m.ID) > 0 && json.Compact(&id, m.ID) == nil {
-		o.ID = id.Bytes()
+	o.Parsed = true
+	named := o.Method == "tools/call" || o.Method == "prompts/get" || o.Method == "resources/read"
+	nameKey := "name"
+	if o.Method == "resources/read" {
+		nameKey = "uri"
 	}
-	var params map[string]json.RawMessage
-	if json.Unmarshal(m.Params, &params) != nil {
-		return o
-	}
-	var meta map[string]json.RawMessage
-	json.Unmarshal(params["_meta"], &meta)
-	json.Unmarshal(meta[MetaProtocolVersion], &o.Modern)
-	switch o.Method {
-	case "tools/call", "prompts/get":
-		json.Unmarshal(params["name"], &o.Name)
-	case "resources/read":
-		json.Unmarshal(params["uri"], &o.Name)
-	}
+	eachMember(params, func(key, value []byte) bool {
+		switch {
+		case named && string(key) == nameKey:
+			json.Unmarshal(value, &o.Name)
+		case string(key) == "_meta":
+			eachMember(value, func(k, v []byte) bool {
+				if string(k) == MetaProtocolVersion {
+					json.Unmarshal(v, &o.Modern)
+				}
+				return true
+			})
+		}
+		return true
+	})
 	return o
 }
 
