@@ -172,33 +172,18 @@ func (p *httpProbe) request(kind string, id, k int) client.Request {
 	return r
 }
 
-// httpClient is one keep-alive client of the server, and the status of
-// its last answer.
-type httpClient struct {
-	c      *client.Conn
-	status int
-}
-
 // dial is a client of the server that sends through hc, as a handshake-era
 // client past its initialize.
-func (p *httpProbe) dial(hc *http.Client) (*httpClient, error) {
-	cl := &httpClient{}
-	c, err := client.Dial(p.url, &client.Options{HTTPClient: hc, ProtocolVersion: legacyVersion,
-		// Called on the sending goroutine: a JSON answer is read by Start.
-		OnExchange: func(x client.Exchange) { cl.status = x.Status }})
-	if err != nil {
-		return nil, err
-	}
-	cl.c = c
-	return cl, nil
+func (p *httpProbe) dial(hc *http.Client) (*client.Conn, error) {
+	return client.Dial(p.url, &client.Options{HTTPClient: hc, ProtocolVersion: legacyVersion})
 }
 
 // send posts one request and checks that it is answered 200 with its id
 // (the client matches it) and no error.
-func (p *httpProbe) send(cl *httpClient, kind string, id, k int) error {
+func (p *httpProbe) send(c *client.Conn, kind string, id, k int) error {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	pd, err := cl.c.Start(ctx, p.request(kind, id, k))
+	pd, err := c.Start(ctx, p.request(kind, id, k))
 	if err != nil {
 		return fmt.Errorf("%s: %w", kind, err)
 	}
@@ -206,9 +191,9 @@ func (p *httpProbe) send(cl *httpClient, kind string, id, k int) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", kind, err)
 	}
-	if cl.status != http.StatusOK {
+	if status := pd.HTTPStatus(); status != http.StatusOK {
 		raw, _ := pd.Raw()
-		return fmt.Errorf("%s: status %d: %.200s", kind, cl.status, raw)
+		return fmt.Errorf("%s: status %d: %.200s", kind, status, raw)
 	}
 	if m.Error != nil {
 		return fmt.Errorf("%s: error %d %s", kind, m.Error.Code, m.Error.Message)
@@ -248,7 +233,7 @@ func (p *httpProbe) cell(kind string, clients int, d time.Duration, onBusy func(
 				cancel()
 				return
 			}
-			defer c.c.Close()
+			defer c.Close()
 			lat := make([]time.Duration, 0, 4096)
 			for k := i; ctx.Err() == nil && time.Now().Before(deadline); k += clients {
 				t0 := time.Now()
@@ -344,7 +329,7 @@ func measureHTTP(o *options, w words, n int, tmp string, log io.Writer) *httpRes
 				}
 			}
 		}
-		warm.c.Close()
+		warm.Close()
 		warmHTTP.CloseIdleConnections()
 		rss64 := 0.0
 		for _, kind := range httpKinds {

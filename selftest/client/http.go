@@ -25,6 +25,12 @@ const (
 	HeaderSessionID       = "Mcp-Session-Id"
 )
 
+// The header values every POST carries (never modified).
+var (
+	contentJSON = []string{"application/json"}
+	acceptBoth  = []string{"application/json, text/event-stream"}
+)
+
 // endSessionWait bounds the DELETE that ends a minted session.
 const endSessionWait = 2 * time.Second
 
@@ -154,7 +160,7 @@ func (t *httpTransport) post(ctx context.Context, b []byte, p *Pending) error {
 			return noAnswer()
 		}
 		if p != nil {
-			p.stream = cancel
+			p.stream, p.status = cancel, resp.StatusCode
 		}
 		t.wg.Add(1)
 		go func() {
@@ -186,10 +192,11 @@ func (t *httpTransport) newRequest(ctx context.Context, b []byte, out Outgoing) 
 	if err != nil {
 		return nil, fmt.Errorf("build the %s: %w", out.What(), err)
 	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
+	// Canonical keys, assigned: no canonicalization per request.
+	req.Header["Content-Type"] = contentJSON
+	req.Header["Accept"] = acceptBoth
 	if t.c.o.Token != "" {
-		req.Header.Set("Authorization", "Bearer "+t.c.o.Token)
+		req.Header["Authorization"] = []string{"Bearer " + t.c.o.Token}
 	}
 	t.mu.Lock()
 	version, session := t.version, t.session
@@ -248,9 +255,20 @@ func mediaType(resp *http.Response) string {
 // message).
 func (t *httpTransport) deliver(resp *http.Response, out Outgoing, body []byte, tooLong bool, p *Pending, at time.Time) {
 	status := resp.StatusCode
-	isJSON := len(body) > 0 && !tooLong && json.Valid(body)
-	t.exchange(Exchange{Outgoing: out, Status: status, ErrorCode: ErrorCode(body), Empty: len(body) == 0,
-		NotJSON: len(body) > 0 && !tooLong && !isJSON})
+	if p != nil {
+		p.status = status
+	}
+	// A body that reads as a message is routed, and its waiter decodes it;
+	// whether other bytes are JSON at all is asked only to say what they
+	// are (and for OnExchange, which wants to know exactly).
+	isJSON := len(body) > 0 && !tooLong
+	if _, err := peekEnvelope(body); isJSON && (err != nil || t.c.o.OnExchange != nil) {
+		isJSON = json.Valid(body)
+	}
+	if t.c.o.OnExchange != nil {
+		t.exchange(Exchange{Outgoing: out, Status: status, ErrorCode: ErrorCode(body), Empty: len(body) == 0,
+			NotJSON: len(body) > 0 && !tooLong && !isJSON})
+	}
 	needsAnswer := out.IsRequest() || !out.Parsed
 	var problem error
 	switch {

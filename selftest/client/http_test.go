@@ -212,6 +212,9 @@ func TestEventStreams(t *testing.T) {
 			}
 			_, err = p.WaitResult(ctx)
 			c.Close() // waits for the stream's reader
+			if p.HTTPStatus() != http.StatusOK {
+				t.Errorf("HTTPStatus %d, want 200", p.HTTPStatus())
+			}
 			if tt.err == "" && err != nil || tt.err != "" && (err == nil || !strings.Contains(err.Error(), tt.err)) {
 				t.Errorf("error %v, want %q", err, tt.err)
 			}

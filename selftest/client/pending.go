@@ -63,7 +63,12 @@ type Pending struct {
 	err    error
 	timing Timing
 	stream context.CancelFunc // ends the event stream carrying the answer (HTTP)
+	status int                // the HTTP status of the POST's answer
 }
+
+// HTTPStatus is the status of the HTTP answer to the request's POST; 0
+// over stdio or before the answer's headers came.
+func (p *Pending) HTTPStatus() int { return p.status }
 
 // ID is the request's id as sent (nil for a raw waiter).
 func (p *Pending) ID() json.RawMessage { return p.id }
