@@ -69,6 +69,10 @@ flight, then stop. /healthz answers probes without authentication.`,
 				return err
 			}
 			logger := slog.New(slog.NewTextHandler(a.stderr, &slog.HandlerOptions{Level: level}))
+			// Deferred first, so it ends last: a stop that hangs anywhere
+			// below is still ended by a second signal or the grace.
+			stops, endStops := watchStopSignals(logger, o.ShutdownTimeout)
+			defer endStops()
 			if tok := strings.TrimSpace(os.Getenv(httpd.TokenEnv)); tok != "" {
 				o.Tokens = append(o.Tokens, tok)
 			}
@@ -84,11 +88,12 @@ flight, then stop. /healthz answers probes without authentication.`,
 			servers, endpoints := sv.servers, sv.ep
 			srv, err := httpd.New(&o, endpoints)
 			if err != nil {
-				return ioError(err)
+				return ioError(credentialFlagError(err))
 			}
 			if err := srv.Listen(); err != nil {
 				return ioError(err)
 			}
+			stops.serving.Store(true)
 			logger.Info("agent3md serving over HTTP", "addr", srv.Addr().String(), "agents", len(servers), "tls", o.TLSCert != "", "version", buildVersion().short())
 			hup := make(chan os.Signal, 1)
 			signal.Notify(hup, syscall.SIGHUP)
@@ -172,6 +177,25 @@ func checkHTTPFlags(o *httpd.Options) error {
 		}
 	}
 	return nil
+}
+
+// credentialFlags name the flag of each kind of credential file.
+var credentialFlags = map[string]string{
+	httpd.KindTokenFile: "--token-file",
+	httpd.KindTLSCert:   "--tls-cert",
+	httpd.KindTLSKey:    "--tls-key",
+}
+
+// credentialFlagError words a credential file error with the flag that
+// named the file ("--token-file /run/tokens is a named pipe, …").
+func credentialFlagError(err error) error {
+	var ce *httpd.CredentialError
+	if errors.As(err, &ce) {
+		if flag, ok := credentialFlags[ce.Kind]; ok {
+			return fmt.Errorf("%s %s%s", flag, ce.Path, ce.Reason())
+		}
+	}
+	return err
 }
 
 // servedOptions are serve's settings for the agents it opens.
