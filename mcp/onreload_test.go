@@ -4,8 +4,8 @@ import (
 	"context"
 	"log/slog"
 	"path/filepath"
-	"strings"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
