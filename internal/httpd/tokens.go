@@ -223,6 +223,16 @@ func (t *tokenStore) authorize(w http.ResponseWriter, r *http.Request) bool {
 	if tok != "" && t.match(tok) {
 		return true
 	}
+	if ri := infoFrom(r.Context()); ri != nil {
+		switch {
+		case !sent:
+			ri.auth = AuthMissing
+		case tok == "":
+			ri.auth = AuthMalformed
+		default:
+			ri.auth = AuthInvalid
+		}
+	}
 	// RFC 6750 §3.1: no error code when the request had no credentials.
 	challenge := `Bearer realm="` + realm + `"`
 	msg := "Unauthorized: send Authorization: Bearer <token>"
