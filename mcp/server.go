@@ -462,7 +462,7 @@ func newServer(opts *Options) *server {
 		firstRouting: newRouterState(),
 		sessions:     map[*session]bool{},
 	}
-	s.register(lifecycleFeature, toolsFeature, resourcesFeature, promptsFeature, completionFeature, skillsFeature, listenFeature)
+	s.register(servedFeatures...)
 	if len(opts.testMethods) > 0 {
 		s.register(&feature{name: "test", methods: opts.testMethods})
 	}

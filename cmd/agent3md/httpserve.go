@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/agent3md/agent3md/internal/httpd"
+	"github.com/agent3md/agent3md/internal/metrics"
 	"github.com/agent3md/agent3md/internal/watch"
 	"github.com/agent3md/agent3md/loader"
 	"github.com/agent3md/agent3md/mcp"
@@ -77,9 +78,13 @@ flight, then stop. /healthz answers probes without authentication.`,
 				o.Tokens = append(o.Tokens, tok)
 			}
 			o.AllowOrigins, o.AllowHosts, o.Logger = allowOrig, allowHosts, logger
+			// Metrics count from the first agent opened (its reloads) to
+			// the end (docs/http.md §13).
+			m := metrics.New(metrics.Options{Methods: mcp.Methods(), Version: buildVersion().short(), Logger: logger})
+			o.Observer, o.Metrics = m, m.Handler()
 			a.useCache = true
 			ctx := c.Context()
-			sv, err := a.openServed(ctx, files, servedOptions{def: def, noWatch: noWatch, maxAnswer: maxAnswer, maxBody: o.MaxBodyBytes, logger: logger, folders: &folders})
+			sv, err := a.openServed(ctx, files, servedOptions{def: def, noWatch: noWatch, maxAnswer: maxAnswer, maxBody: o.MaxBodyBytes, logger: logger, folders: &folders, onAgent: m.AddAgent})
 			if err != nil {
 				sv.Close() // what opened before the failure
 				return err
@@ -89,6 +94,9 @@ flight, then stop. /healthz answers probes without authentication.`,
 			srv, err := httpd.New(&o, endpoints)
 			if err != nil {
 				return ioError(credentialFlagError(err))
+			}
+			if err := m.WatchServer(srv); err != nil {
+				return ioError(err)
 			}
 			if err := srv.Listen(); err != nil {
 				return ioError(err)
@@ -131,6 +139,8 @@ flight, then stop. /healthz answers probes without authentication.`,
 	f.StringSliceVar(&allowHosts, "allow-host", nil, "a Host name accepted besides localhost, 127.0.0.1 and [::1] (repeatable), e.g. the public name behind a proxy")
 	f.StringVar(&o.TLSCert, "tls-cert", "", "PEM certificate for HTTPS (with --tls-key; TLS 1.2+; reloaded on SIGHUP)")
 	f.StringVar(&o.TLSKey, "tls-key", "", "PEM private key for HTTPS")
+	f.StringVar(&o.MetricsAddr, "metrics-addr", "", "serve /metrics on this host:port of its own, without a token (loopback unless --metrics-public), instead of on --addr behind the token")
+	f.BoolVar(&o.MetricsPublic, "metrics-public", false, "allow a non-loopback --metrics-addr (a firewall or network policy guards it)")
 	int64SizeVar(f, &o.MaxBodyBytes, "max-body-bytes", httpd.DefaultMaxBodyBytes, fmt.Sprintf("largest request body (1 to %d; units B, KiB, MiB, GiB); past it the answer is 413", int64(maxMessageCeiling)))
 	f.IntVar(&o.MaxConcurrent, "max-concurrent", httpd.DefaultMaxConcurrent, "requests served at once; past it the answer is 503 with Retry-After")
 	f.IntVar(&o.MaxStreams, "max-streams", httpd.DefaultMaxStreams, "subscriptions/listen streams open at once, besides --max-concurrent; past it the answer is 503")
@@ -167,6 +177,9 @@ func checkHTTPFlags(o *httpd.Options) error {
 		if err := checkRange(f.name, f.v, 1, f.max); err != nil {
 			return err
 		}
+	}
+	if o.MetricsPublic && o.MetricsAddr == "" {
+		return ioError(fmt.Errorf("--metrics-public applies to --metrics-addr, which is not given: /metrics is served on --addr behind the token"))
 	}
 	for _, f := range []struct {
 		name string
@@ -206,6 +219,9 @@ type servedOptions struct {
 	maxBody   int64
 	logger    *slog.Logger
 	folders   *folderFlags
+	// onAgent, when set, is told each agent's slug and gives the hook
+	// its reloads report to (the metrics').
+	onAgent func(slug string) (onReload func(error))
 }
 
 // servedAgents is what openServed built: one protocol core per agent, their
@@ -279,6 +295,9 @@ func (a *app) openServed(ctx context.Context, files []string, so servedOptions) 
 			// at the lower GC target mcp's default gives it (not when GOGC
 			// is set), which bounds a cold 100,000-skill start's peak.
 			IndexBuild: memoryLimit{auto: true}.indexBuild,
+		}
+		if so.onAgent != nil {
+			opts.OnReload = so.onAgent(slug)
 		}
 		switch {
 		case noWatch:

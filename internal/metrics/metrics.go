@@ -3,9 +3,11 @@ package metrics
 import (
 	"errors"
 	"log/slog"
+	"maps"
 	"net/http"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -41,10 +43,9 @@ var LatencyBuckets = []float64{
 	0.1, 0.25, 0.5, 1, 2.5, 5, 10,
 }
 
-// Options says what a Metrics labels with.
+// Options says what a Metrics labels with. The agent label's values are
+// added one by one (AddAgent).
 type Options struct {
-	// Agents are the served agents' slugs: the agent label's values.
-	Agents []string
 	// Methods are the MCP methods served (mcp.Server.Methods): the method
 	// label's values.
 	Methods []string
@@ -55,12 +56,15 @@ type Options struct {
 }
 
 // Metrics collects serve's metrics in a registry of its own. It is an
-// httpd.Observer; Reloaded is the hook for mcp.Options.OnReload.
+// httpd.Observer; AddAgent gives the hook for mcp.Options.OnReload.
 type Metrics struct {
 	reg     *prometheus.Registry
-	agents  map[string]bool
 	methods map[string]bool
 	logger  *slog.Logger
+	// agents is the agent label's values, replaced whole by AddAgent so a
+	// request reads it with one atomic load.
+	agents   atomic.Pointer[map[string]bool]
+	agentsMu sync.Mutex // serializes AddAgent
 
 	requests     *prometheus.CounterVec   // agent, method, status
 	latency      *prometheus.HistogramVec // agent, method
@@ -76,14 +80,11 @@ type Metrics struct {
 	series sync.Map // reqKey → *reqSeries
 }
 
-// New makes the metrics of a server serving o.Agents, every series that
-// can be known in advance already at 0 (so an alert on an increase sees
-// the first one).
+// New makes a server's metrics, every series that can be known in
+// advance already at 0 (so an alert on an increase sees the first one).
 func New(o Options) *Metrics {
-	m := &Metrics{reg: prometheus.NewRegistry(), agents: map[string]bool{}, methods: map[string]bool{}, logger: o.Logger}
-	for _, a := range o.Agents {
-		m.agents[a] = true
-	}
+	m := &Metrics{reg: prometheus.NewRegistry(), methods: map[string]bool{}, logger: o.Logger}
+	m.agents.Store(&map[string]bool{})
 	for _, meth := range o.Methods {
 		m.methods[meth] = true
 	}
@@ -93,11 +94,6 @@ func New(o Options) *Metrics {
 	}
 	for _, r := range httpd.AuthFailures {
 		m.authFailures.WithLabelValues(string(r))
-	}
-	for a := range m.agents {
-		m.reloads.WithLabelValues(a)
-		m.reloadFails.WithLabelValues(a)
-		m.reloadFailed.WithLabelValues(a)
 	}
 	m.reg.MustRegister(
 		collectors.NewGoCollector(),
@@ -164,10 +160,24 @@ type reqSeries struct {
 	bytes    prometheus.Counter
 }
 
+// AddAgent adds slug to the agent label's values, its reload series at
+// 0, and returns the hook that counts its reloads (mcp.Options.OnReload).
+func (m *Metrics) AddAgent(slug string) (onReload func(error)) {
+	m.agentsMu.Lock()
+	next := maps.Clone(*m.agents.Load())
+	next[slug] = true
+	m.agents.Store(&next)
+	m.agentsMu.Unlock()
+	m.reloads.WithLabelValues(slug)
+	m.reloadFails.WithLabelValues(slug)
+	m.reloadFailed.WithLabelValues(slug)
+	return func(err error) { m.reloaded(slug, err) }
+}
+
 // Request counts one request (httpd.Observer).
 func (m *Metrics) Request(r httpd.RequestRecord) {
 	agent := r.Agent
-	if !m.agents[agent] {
+	if !(*m.agents.Load())[agent] {
 		agent = None
 	}
 	method := r.Method
@@ -235,11 +245,8 @@ func (m *Metrics) CredentialReload(kind string, err error) {
 	}
 }
 
-// Reloaded counts one reload of agent (mcp.Options.OnReload).
-func (m *Metrics) Reloaded(agent string, err error) {
-	if !m.agents[agent] {
-		agent = None
-	}
+// reloaded counts one reload of agent.
+func (m *Metrics) reloaded(agent string, err error) {
 	m.reloads.WithLabelValues(agent).Inc()
 	failed := 0.0
 	if err != nil {

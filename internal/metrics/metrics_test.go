@@ -16,7 +16,14 @@ import (
 	"github.com/agent3md/agent3md/internal/httpd"
 )
 
-var testOptions = Options{Agents: []string{"forge", "atlas"}, Methods: []string{"initialize", "tools/call", "tools/list"}, Version: "v9.9.9"}
+var testOptions = Options{Methods: []string{"initialize", "tools/call", "tools/list"}, Version: "v9.9.9"}
+
+// newTest is a Metrics serving the agents forge and atlas, and their
+// reload hooks.
+func newTest() (m *Metrics, forge, atlas func(error)) {
+	m = New(testOptions)
+	return m, m.AddAgent("forge"), m.AddAgent("atlas")
+}
 
 // series finds one gathered series: name and its labels as k=v pairs; ok
 // is false when no such series exists.
@@ -104,7 +111,7 @@ func TestRequestLabels(t *testing.T) {
 			agent: "forge", method: "initialize", status: Other, latency: true},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			m := New(testOptions)
+			m, _, _ := newTest()
 			m.Request(tt.rec)
 			if got := value(t, m, "agent3md_http_requests_total", "agent="+tt.agent, "method="+tt.method, "status="+tt.status); got != 1 {
 				t.Fatalf("requests_total{agent=%s,method=%s,status=%s} = %v, want 1", tt.agent, tt.method, tt.status, got)
@@ -140,7 +147,7 @@ func TestRequestLabels(t *testing.T) {
 // TestLabelsBounded: no stream of made-up agents, methods and statuses
 // grows the series past the closed sets.
 func TestLabelsBounded(t *testing.T) {
-	m := New(testOptions)
+	m, _, _ := newTest()
 	for i := range 5000 {
 		m.Request(httpd.RequestRecord{Agent: fmt.Sprint("agent-", i), Method: fmt.Sprint("method-", i), Status: 200 + i%2})
 		m.Request(httpd.RequestRecord{Agent: "forge", Method: fmt.Sprint("m", i), Status: 1000 + i})
@@ -156,17 +163,17 @@ func TestLabelsBounded(t *testing.T) {
 // TestReloadCounts: agent reloads and their failures by agent, with the
 // last outcome; credential reloads by credential.
 func TestReloadCounts(t *testing.T) {
-	m := New(testOptions)
+	m, forge, atlas := newTest()
 	if _, ok := series(t, m, "agent3md_agent_reload_failures_total", "agent=atlas"); !ok {
 		t.Fatal("the reload failure counter is not there at 0 before any reload")
 	}
-	m.Reloaded("forge", nil)
-	m.Reloaded("forge", errors.New("broken"))
+	forge(nil)
+	forge(errors.New("broken"))
 	if f := value(t, m, "agent3md_agent_last_reload_failed", "agent=forge"); f != 1 {
 		t.Fatalf("last_reload_failed after a failure = %v", f)
 	}
-	m.Reloaded("forge", nil)
-	m.Reloaded("atlas", nil)
+	forge(nil)
+	atlas(nil)
 	for _, c := range []struct {
 		name, agent string
 		want        float64
@@ -207,7 +214,7 @@ func (f *fakeServer) CertificateNotAfter() (time.Time, bool) {
 
 // TestWatchServer: the bounds are read at each scrape.
 func TestWatchServer(t *testing.T) {
-	m := New(testOptions)
+	m, _, _ := newTest()
 	fs := &fakeServer{load: httpd.Load{InFlight: 3, MaxConcurrent: 256, ReadingBodies: 2, MaxReadingBodies: 1024, Streams: 7, MaxStreams: 1024}}
 	if err := m.WatchServer(fs); err != nil {
 		t.Fatal(err)
@@ -234,7 +241,8 @@ func TestWatchServer(t *testing.T) {
 // TestHandler: the exposition has the build info, the Go and process
 // collectors, and each Metrics its own registry.
 func TestHandler(t *testing.T) {
-	a, b := New(testOptions), New(testOptions)
+	a, _, _ := newTest()
+	b, _, _ := newTest()
 	a.Request(httpd.RequestRecord{Agent: "forge", Method: "tools/list", Status: 200})
 	srv := httptest.NewServer(a.Handler())
 	defer srv.Close()
@@ -261,7 +269,7 @@ func TestHandler(t *testing.T) {
 
 // BenchmarkRequest is the cost serve adds to each request.
 func BenchmarkRequest(b *testing.B) {
-	m := New(testOptions)
+	m, _, _ := newTest()
 	rec := httpd.RequestRecord{Agent: "forge", Method: "tools/call", Status: 200, Duration: 300 * time.Microsecond, BytesOut: 2048}
 	b.ReportAllocs()
 	b.RunParallel(func(pb *testing.PB) {
@@ -274,7 +282,7 @@ func BenchmarkRequest(b *testing.B) {
 // TestConcurrentCounts: requests counted from many goroutines while
 // scrapes run add up exactly.
 func TestConcurrentCounts(t *testing.T) {
-	m := New(testOptions)
+	m, _, _ := newTest()
 	const goroutines, each = 8, 500
 	var wg sync.WaitGroup
 	for g := range goroutines {
