@@ -50,7 +50,9 @@ It binds 127.0.0.1:8765 unless told otherwise. A non-loopback --addr needs a
 bearer token (--token-file FILE, one per line, or AGENT3MD_TOKEN) unless
 --insecure is given. --tls-cert and --tls-key turn on HTTPS. SIGHUP reloads
 the token file and the certificate; SIGINT and SIGTERM finish the requests in
-flight, then stop. /healthz answers probes without authentication.`,
+flight, then stop (a second one stops at once). /healthz answers probes
+without authentication; /metrics gives Prometheus metrics behind the token,
+or on --metrics-addr without one.`,
 		Example: `  agent3md serve examples/devtools.3md
   AGENT3MD_TOKEN=s3cret agent3md serve --addr 0.0.0.0:8765 --tls-cert cert.pem --tls-key key.pem examples/*.3md`,
 		Args: args(cobra.ArbitraryArgs),
