@@ -22,13 +22,21 @@ func TestOnReload(t *testing.T) {
 	changes := make(chan struct{}, 1)
 	outcomes := make(chan error, 8)
 	logs := &syncBuffer{}
+	ready := make(chan struct{})
 	s, err := NewServer(context.Background(), &Options{Open: open, Reopen: open, Changes: changes,
-		Router: testRouterOptions(t), OnReload: func(err error) { outcomes <- err },
+		Router: testRouterOptions(t), OnReload: func(err error) { outcomes <- err }, Ready: func() { close(ready) },
 		Logger: slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer s.Close()
+	// The first load runs in the background: an edit before it would be
+	// what it loads, and no reload.
+	select {
+	case <-ready:
+	case <-time.After(20 * time.Second):
+		t.Fatal("the first version did not load within 20s")
+	}
 	save := func(text string) {
 		writeByRename(t, path, text)
 		changes <- struct{}{}
