@@ -76,6 +76,13 @@ or on --metrics-addr without one.`,
 			// below is still ended by a second signal or the grace.
 			stops, endStops := watchStopSignals(logger, o.ShutdownTimeout)
 			defer endStops()
+			// SIGHUP is caught from here on: one sent while the agents
+			// load (or just as the server starts listening) is a reload
+			// once it serves, not the signal's default, which ends the
+			// process.
+			hup := make(chan os.Signal, 1)
+			signal.Notify(hup, syscall.SIGHUP)
+			defer signal.Stop(hup)
 			if tok := strings.TrimSpace(os.Getenv(httpd.TokenEnv)); tok != "" {
 				o.Tokens = append(o.Tokens, tok)
 			}
@@ -105,9 +112,6 @@ or on --metrics-addr without one.`,
 			}
 			stops.serving.Store(true)
 			logger.Info("agent3md serving over HTTP", "addr", srv.Addr().String(), "agents", len(servers), "tls", o.TLSCert != "", "version", buildVersion().short())
-			hup := make(chan os.Signal, 1)
-			signal.Notify(hup, syscall.SIGHUP)
-			defer signal.Stop(hup)
 			go func() {
 				for {
 					select {
