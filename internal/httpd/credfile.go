@@ -10,6 +10,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/agent3md/agent3md/internal/filekind"
 )
 
 // Credential files — the token file, the TLS certificate and its key — are
@@ -158,7 +160,7 @@ func readRegular(path string) ([]byte, string, error) {
 		return nil, "", err
 	}
 	if !st.Mode().IsRegular() {
-		return nil, fileKind(st.Mode()), ErrNotRegular
+		return nil, filekind.Of(st.Mode()), ErrNotRegular
 	}
 	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOCTTY, 0)
 	if err != nil {
@@ -169,7 +171,7 @@ func readRegular(path string) ([]byte, string, error) {
 		return nil, "", err
 	}
 	if !st.Mode().IsRegular() { // swapped after the first stat
-		return nil, fileKind(st.Mode()), ErrNotRegular
+		return nil, filekind.Of(st.Mode()), ErrNotRegular
 	}
 	if st.Size() > MaxCredentialBytes {
 		return nil, "", ErrCredentialTooLarge
@@ -182,20 +184,4 @@ func readRegular(path string) ([]byte, string, error) {
 		return nil, "", ErrCredentialTooLarge
 	}
 	return data, "", nil
-}
-
-// fileKind names what a path that is not a regular file is.
-func fileKind(m fs.FileMode) string {
-	switch {
-	case m.IsDir():
-		return "a directory"
-	case m&fs.ModeNamedPipe != 0:
-		return "a named pipe"
-	case m&fs.ModeSocket != 0:
-		return "a socket"
-	case m&fs.ModeDevice != 0:
-		return "a device"
-	default:
-		return "a special file (mode " + m.Type().String() + ")"
-	}
 }

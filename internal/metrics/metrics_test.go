@@ -122,25 +122,31 @@ func TestRequestLabels(t *testing.T) {
 			if got := value(t, m, "agent3md_http_response_bytes_total", "agent="+tt.agent); got != float64(tt.rec.BytesOut) {
 				t.Errorf("response bytes %v, want %d", got, tt.rec.BytesOut)
 			}
+			var rejections, auths []string
 			for _, r := range httpd.Rejections {
-				want := 0.0
-				if string(r) == tt.rejection {
-					want = 1
-				}
-				if got := value(t, m, "agent3md_http_rejections_total", "reason="+string(r)); got != want {
-					t.Errorf("rejections{reason=%s} = %v, want %v", r, got, want)
-				}
+				rejections = append(rejections, string(r))
 			}
 			for _, a := range httpd.AuthFailures {
-				want := 0.0
-				if string(a) == tt.auth {
-					want = 1
-				}
-				if got := value(t, m, "agent3md_http_auth_failures_total", "reason="+string(a)); got != want {
-					t.Errorf("auth_failures{reason=%s} = %v, want %v", a, got, want)
-				}
+				auths = append(auths, string(a))
 			}
+			onlyOne(t, m, "agent3md_http_rejections_total", rejections, tt.rejection)
+			onlyOne(t, m, "agent3md_http_auth_failures_total", auths, tt.auth)
 		})
+	}
+}
+
+// onlyOne checks that of the series name{reason=…} for each of reasons,
+// the one named which (none when "") is 1 and the others 0.
+func onlyOne(t *testing.T, m *Metrics, name string, reasons []string, which string) {
+	t.Helper()
+	for _, r := range reasons {
+		want := 0.0
+		if r == which {
+			want = 1
+		}
+		if got := value(t, m, name, "reason="+r); got != want {
+			t.Errorf("%s{reason=%s} = %v, want %v", name, r, got, want)
+		}
 	}
 }
 
