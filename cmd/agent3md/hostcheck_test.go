@@ -136,7 +136,7 @@ func routeWinner(text string) string {
 func runHostScript(t *testing.T, k *hostKit, h *hostCase, run func(url string) (stdout, stderr string, err error)) {
 	t.Helper()
 	steps := hostScript(h)
-	f, err := fakemodel.Start(h.model, script(steps))
+	f, err := fakemodel.Start(h.model, script(steps), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,10 +13,15 @@ import (
 	"time"
 )
 
-// MaxBodyBytes bounds one recorded request body. A host's request holds
-// the whole conversation; 64 MiB is far above any this package is for, and
-// a body over it is refused with 413 instead of growing memory.
-const MaxBodyBytes = 64 << 20
+// DefaultMaxBodyBytes bounds one recorded request body. A host's request
+// holds the whole conversation; 64 MiB is far above any this package is
+// for, and a body over it is refused with 413 instead of growing memory.
+const DefaultMaxBodyBytes = 64 << 20
+
+// Options tunes a Server; nil means the defaults.
+type Options struct {
+	MaxBodyBytes int64 // largest request body accepted (default DefaultMaxBodyBytes)
+}
 
 // Call is one tool call of the scripted model.
 type Call struct {
@@ -114,10 +119,11 @@ type Dialect interface {
 type Server struct {
 	URL string // http://127.0.0.1:PORT
 
-	d      Dialect
-	script Script
-	srv    *http.Server
-	done   chan struct{}
+	d       Dialect
+	script  Script
+	maxBody int64
+	srv     *http.Server
+	done    chan struct{}
 
 	mu   sync.Mutex
 	reqs []Request
@@ -126,7 +132,7 @@ type Server struct {
 
 // Start listens on 127.0.0.1 on a free port and serves d, playing s.
 // Close stops it.
-func Start(d Dialect, s Script) (*Server, error) {
+func Start(d Dialect, s Script, opts *Options) (*Server, error) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return nil, fmt.Errorf("fakemodel: listening on 127.0.0.1: %w", err)
@@ -134,7 +140,10 @@ func Start(d Dialect, s Script) (*Server, error) {
 	if s.Final == "" {
 		s.Final = "done"
 	}
-	f := &Server{URL: "http://" + ln.Addr().String(), d: d, script: s, done: make(chan struct{})}
+	f := &Server{URL: "http://" + ln.Addr().String(), d: d, script: s, maxBody: DefaultMaxBodyBytes, done: make(chan struct{})}
+	if opts != nil && opts.MaxBodyBytes > 0 {
+		f.maxBody = opts.MaxBodyBytes
+	}
 	f.srv = &http.Server{Handler: f, ReadHeaderTimeout: 30 * time.Second}
 	go func() {
 		defer close(f.done)
@@ -202,13 +211,15 @@ func (f *Server) fail(err error) {
 
 // ServeHTTP records the request and answers it.
 func (f *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	body, err := io.ReadAll(io.LimitReader(r.Body, MaxBodyBytes+1))
+	body, err := io.ReadAll(io.LimitReader(r.Body, f.maxBody+1))
 	if err != nil {
 		http.Error(w, "reading the body: "+err.Error(), http.StatusBadRequest)
 		return
 	}
-	if len(body) > MaxBodyBytes {
-		http.Error(w, fmt.Sprintf("body over %d bytes", MaxBodyBytes), http.StatusRequestEntityTooLarge)
+	if int64(len(body)) > f.maxBody {
+		err := fmt.Errorf("%s %s: body over %d bytes (Options.MaxBodyBytes)", r.Method, r.URL.Path, f.maxBody)
+		f.fail(err)
+		http.Error(w, err.Error(), http.StatusRequestEntityTooLarge)
 		return
 	}
 	rec := Request{Method: r.Method, Path: r.URL.RequestURI(), Header: r.Header.Clone(), Body: body}
