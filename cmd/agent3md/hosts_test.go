@@ -282,3 +282,16 @@ func sample(s string, n int) string {
 	}
 	return fmt.Sprintf("%q", s)
 }
+
+// TestReadmeHostLines: the README has a configuration line for each host
+// the host tests run, with the placeholders they replace, so the lines
+// users copy are the lines CI runs even where the hosts are not installed.
+func TestReadmeHostLines(t *testing.T) {
+	for _, prefix := range []string{"claude mcp add", "codex mcp add", "gemini mcp add"} {
+		words := readmeLine(t, prefix)
+		got := serverLine(words, "s", "/bin/x", "/a.3md")
+		if !containsWord(got, "/bin/x") || !containsWord(got, "/a.3md") || !containsWord(got, "s") {
+			t.Errorf("%s: replacing the placeholders gave %q", prefix, got)
+		}
+	}
+}
