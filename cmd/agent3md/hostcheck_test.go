@@ -165,11 +165,11 @@ func runHostScript(t *testing.T, k *hostKit, h *hostCase, run func(url string) (
 	checkOffered(t, k, h, turn)
 }
 
-// report logs what the model saw at each step, in characters and as a
-// sample: the before/after record of docs/protocol.md §13.
+// report logs what the model saw at each step, in bytes, characters
+// and as a sample: the before/after record of docs/protocol.md §13.
 func report(t *testing.T, h *hostCase, turn *fakemodel.Turn, steps []hostStep) {
 	var b strings.Builder
-	fmt.Fprintf(&b, "what %s handed the model:\n| step | chars | sample |\n|---|---|---|\n", h.name)
+	fmt.Fprintf(&b, "what %s handed the model:\n| step | bytes | chars | sample |\n|---|---|---|---|\n", h.name)
 	for i, r := range turn.Results {
 		label := "?"
 		if i < len(steps) {
@@ -181,7 +181,7 @@ func report(t *testing.T, h *hostCase, turn *fakemodel.Turn, steps []hostStep) {
 				text += p.Type + ":" + p.Text + " "
 			}
 		}
-		fmt.Fprintf(&b, "| %s | %d | `%s` |\n", label, utf8.RuneCountInString(r.Text), sample(text, 100))
+		fmt.Fprintf(&b, "| %s | %d | %d | `%s` |\n", label, len(r.Text), utf8.RuneCountInString(r.Text), sample(text, 100))
 	}
 	t.Log(b.String())
 }

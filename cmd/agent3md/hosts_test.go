@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"fmt"
@@ -57,16 +56,7 @@ const (
 const bigServer = "big"
 
 // hostsDir is where scripts/hosts.sh keeps the hosts.
-func hostsDir() string {
-	if d := os.Getenv("AGENT3MD_HOSTS_DIR"); d != "" {
-		return d
-	}
-	if userCacheHome != "" {
-		return filepath.Join(userCacheHome, "agent3md-hosts")
-	}
-	home, _ := os.UserHomeDir()
-	return filepath.Join(home, ".cache", "agent3md-hosts")
-}
+func hostsDir() string { return npmCacheDir("AGENT3MD_HOSTS_DIR", "agent3md-hosts") }
 
 // hostExe asks scripts/hosts.sh whether the hosts are installed (never
 // installing them) and returns the executable of the one named; it skips
@@ -76,24 +66,14 @@ func hostExe(t *testing.T, name string) string {
 	if testing.Short() {
 		t.Skip("runs an MCP host from npm against the agent3md binary; skipped with -short")
 	}
-	script, err := filepath.Abs("../../scripts/hosts.sh")
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command("bash", script, "--installed")
-	cmd.Env = append(os.Environ(), "AGENT3MD_HOSTS_DIR="+hostsDir())
-	out, err := cmd.Output()
-	if err != nil {
+	paths, ok := scriptInstalled(t, "hosts.sh", "AGENT3MD_HOSTS_DIR", hostsDir())
+	if !ok {
 		t.Skipf("the MCP hosts are not installed in %s: run scripts/hosts.sh --install", hostsDir())
 	}
-	sc := bufio.NewScanner(bytes.NewReader(out))
-	for sc.Scan() {
-		if v, ok := strings.CutPrefix(sc.Text(), name+"="); ok {
-			return v
-		}
+	if paths[name] == "" {
+		t.Fatalf("scripts/hosts.sh --installed printed no %s= line: %v", name, paths)
 	}
-	t.Fatalf("scripts/hosts.sh --installed printed no %s= line:\n%s", name, out)
-	return ""
+	return paths[name]
 }
 
 // readmeLine returns the README's configuration line that starts with
