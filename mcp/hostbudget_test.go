@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/agent3md/agent3md/loader"
+	"github.com/agent3md/agent3md/router"
 )
 
 // The answers a model gets without asking for more fit what hosts show
@@ -270,5 +271,37 @@ func TestErrorTextsBounded(t *testing.T) {
 		if err == nil || len(line) > hostErrorChars+128 || !strings.Contains(string(line), "message cut at 8000 characters") {
 			t.Errorf("%.40s: a JSON-RPC error of %d bytes: %.200s", method, len(line), line)
 		}
+	}
+}
+
+// TestRouteFitsHost: a spec-mode route without limit answers every match
+// as the reference does, as many as fit hostAnswerChars, with a note
+// saying how many there are and to pass limit; limit 0 gets them all.
+func TestRouteFitsHost(t *testing.T) {
+	a := openSynth(t, 1000)
+	s := newServer(&Options{Agent: a})
+	r, err := router.ForAgent(context.Background(), a, testRouterOptions(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	s.firstRouting.publish(r, nil)
+	text := "run deploy build test report search query"
+	all, res := callTool(t, s, toolRouteSkill, map[string]any{"text": text, "mode": "spec", "limit": 0})
+	found := strings.Count(res.Content[0].Text, "\n") + 1
+	if res.IsError || len(res.Content) != 1 || hostChars(t, all) <= hostAnswerChars {
+		t.Fatalf("limit 0: %d matches in %d characters; the test needs more than a default answer holds", found, hostChars(t, all))
+	}
+	wire, res := callTool(t, s, toolRouteSkill, map[string]any{"text": text, "mode": "spec"})
+	kept := strings.Count(res.Content[0].Text, "\n") + 1
+	if got := hostChars(t, wire); got > hostAnswerChars || got < hostAnswerChars/2 {
+		t.Errorf("no limit: a host shows %d characters; want at most %d, and most of it used", got, hostAnswerChars)
+	}
+	if len(res.Content) != 2 || !strings.Contains(res.Content[1].Text, fmt.Sprintf("The first %d of %d matches", kept, found)) || !strings.HasPrefix(res.Content[0].Text, strings.SplitN(string(all), "\\n", 2)[0][len(`{"content":[{"type":"text","text":"`):]) {
+		t.Errorf("no limit: %d blocks, note %q", len(res.Content), res.Content[len(res.Content)-1].Text)
+	}
+	_, small := callTool(t, s, toolRouteSkill, map[string]any{"text": "search report"})
+	if len(small.Content) != 1 {
+		t.Errorf("a default ranked route was cut: %+v", small.Content)
 	}
 }

@@ -42,7 +42,7 @@ var (
 			{name: "text", kind: "string", required: true, desc: "the request to route, in the user's words"},
 			{name: "mode", kind: "string", enum: []string{string(router.Ranked), string(router.Spec)},
 				desc: `"ranked" (default: stemmed phrase matching, relevance tie-breaks, relaxed matches when no phrase hits) or "spec" (exact agent3md/1 trigger matching)`},
-			{name: "limit", kind: "integer", desc: "at most this many matches; 0 means all; absent means 10 in ranked mode and all in spec mode"},
+			{name: "limit", kind: "integer", desc: "at most this many matches; 0 means all; absent means 10 in ranked mode and all in spec mode, as many as fit in 40,000 characters"},
 		},
 		output:  json.RawMessage(`{"type":"object","properties":{"matches":{"type":"array","items":{"type":"object","properties":{"name":{"type":"string"},"z":{"type":"number"},"score":{"type":"integer"},"relevance":{"type":"number"},"hits":{"type":"array","items":{"type":"string"}},"tier":{"type":"string","enum":["phrase","name","relaxed"]},"inputs":{"type":"array","items":{"type":"object","properties":{"name":{"type":"string"},"type":{"type":"string"},"required":{"type":"boolean"}},"required":["name","type","required"]}},"cost":{"type":["string","null"]},"confirm":{"type":"boolean"}},"required":["name","z","score","relevance","hits","tier","inputs","cost","confirm"]}}},"required":["matches"]}`),
 		bigHint: hint("pass a smaller limit"),
@@ -130,7 +130,8 @@ func (s *server) routeSkill(ctx context.Context, v *version, args map[string]jso
 		// megabytes. Spec mode keeps the reference's "all matches".
 		q.Limit = defaultRankedLimit
 	}
-	if raw, ok := args["limit"]; ok && string(raw) != "null" {
+	raw, explicit := args["limit"]
+	if explicit = explicit && string(raw) != "null"; explicit {
 		if err := json.Unmarshal(raw, &q.Limit); err != nil {
 			return nil, fmt.Errorf("reading limit: %w", err)
 		}
@@ -142,6 +143,10 @@ func (s *server) routeSkill(ctx context.Context, v *version, args map[string]jso
 	matches, err := r.Route(ctx, text, q)
 	if err != nil {
 		return nil, err
+	}
+	found := len(matches)
+	if !explicit { // a default answer: what fits a host (spec mode is "all")
+		matches = fitRoute(v, matches)
 	}
 	var lines strings.Builder
 	textSize := 0
@@ -196,7 +201,51 @@ func (s *server) routeSkill(ctx context.Context, v *version, args map[string]jso
 	if len(matches) == 0 {
 		out.text = "no skill matched"
 	}
+	if len(matches) < found {
+		out.extra = []string{fmt.Sprintf("The first %d of %d matches, to keep this answer under %d characters: pass limit to get more (0 for all).",
+			len(matches), found, hostAnswerChars)}
+	}
 	return out, nil
+}
+
+// routeNoteChars is what a cut route answer keeps free for its note.
+const routeNoteChars = 256
+
+// fitRoute keeps the matches whose lines and structured entries fit
+// hostAnswerChars, at least one: a default route answer is ten ranked
+// matches, far below it, but spec mode answers every match, and a skill's
+// trigger phrases and inputs may be long.
+func fitRoute(v *version, matches []router.Match) []router.Match {
+	used := len(`{"matches":[]}`) + routeNoteChars
+	for i := range matches {
+		m := &matches[i]
+		sk, _ := v.agent.SkillByZ(m.Z)
+		// The line, "name  (score N; matched: a, b; relaxed)", and the
+		// entry beside its tail: keys, numbers and the tier.
+		n := 2*jsonChars(m.Name) + 160 + len(v.tails.tail(sk))
+		for _, h := range m.Hits {
+			n += 2*jsonChars(h) + 3
+		}
+		if i > 0 && used+n > hostAnswerChars {
+			return matches[:i]
+		}
+		used += n
+	}
+	return matches
+}
+
+// jsonChars bounds the length of s as a JSON string, quotes included.
+func jsonChars(s string) int {
+	n := 2 + len(s)
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c == '"' || c == '\\':
+			n++
+		case c < 0x20:
+			n += 5
+		}
+	}
+	return n
 }
 
 // newRouteMatch is what route_skill says of match m of skill sk (nil when

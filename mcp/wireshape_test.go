@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -222,6 +223,11 @@ func TestEmittedMessagesOverHTTP(t *testing.T) {
 	r.finish()
 	changes := make(chan struct{}, 1)
 	S, ts := httpServer(t, &Options{Open: openPathFunc(r.path), Reopen: openPathFunc(r.path), Changes: changes})
+	// A request that needs the skills waits for the first load: version 1
+	// must be served before it is replaced, or the edit is its first load.
+	if _, loaded := post(t, ts.URL, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_skill","arguments":{"name":"alpha"}}}`, nil); !strings.Contains(loaded, "Alpha body of version 1") {
+		t.Fatalf("get_skill before the edit: %.300s", loaded)
+	}
 	body := `{"jsonrpc":"2.0","id":"sub","method":"subscriptions/listen","params":{` + httpModernMeta +
 		`,"notifications":{"toolsListChanged":true,"promptsListChanged":true,"resourcesListChanged":true,"resourceSubscriptions":["skill://alpha/SKILL.md"]}}}`
 	req, _ := http.NewRequest(http.MethodPost, ts.URL, strings.NewReader(body))
@@ -322,5 +328,25 @@ func TestTellStatelessSession(t *testing.T) {
 			t.Errorf("stateless %v: told %q, want %d list changes", stateless, lines, want)
 		}
 		checkShapes(t, lines)
+	}
+}
+
+// TestEventStreamEndsWithAnswer: once a request's answer is written to
+// its event stream, a notification sent later (a reload announced as the
+// request returned) and a keep-alive write nothing: the answer is the
+// stream's last event, and nothing touches the ResponseWriter after its
+// handler has returned.
+func TestEventStreamEndsWithAnswer(t *testing.T) {
+	rec := httptest.NewRecorder()
+	es := &eventStream{w: rec, extend: func() {}}
+	es.send([]byte(`{"jsonrpc":"2.0","method":"a"}`))
+	es.end([]byte(`{"jsonrpc":"2.0","id":1,"result":{}}`))
+	es.send([]byte(`{"jsonrpc":"2.0","method":"late"}`))
+	if es.keepAlive() {
+		t.Error("a keep-alive after the end was written")
+	}
+	want := "event: message\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"a\"}\n\nevent: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n\n"
+	if got := rec.Body.String(); got != want {
+		t.Errorf("stream:\n%q\nwant\n%q", got, want)
 	}
 }
