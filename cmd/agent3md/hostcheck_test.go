@@ -60,7 +60,7 @@ func hostScript(h *hostCase) []hostStep {
 			}
 			w := routeWinner(r.Text)
 			if w == "" {
-				return fakemodel.Call{}, fmt.Errorf("route_skill's answer names no skill: %s", sample(r.Text, 300))
+				return fakemodel.Call{}, fmt.Errorf("route_skill's answer names no skill: %s", textHead(r.Text, 300))
 			}
 			return call(w), nil
 		}}
@@ -85,7 +85,7 @@ func hostScript(h *hostCase) []hostStep {
 			}
 			uri := "skill://" + hostWinner + "/SKILL.md"
 			if !strings.Contains(r.Text, uri) {
-				return fakemodel.Call{}, fmt.Errorf("the resource list does not name %s: %s", uri, sample(r.Text, 300))
+				return fakemodel.Call{}, fmt.Errorf("the resource list does not name %s: %s", uri, textHead(r.Text, 300))
 			}
 			return h.readResource(dev, uri), nil
 		}},
@@ -181,7 +181,7 @@ func report(t *testing.T, h *hostCase, turn *fakemodel.Turn, steps []hostStep) {
 				text += p.Type + ":" + p.Text + " "
 			}
 		}
-		fmt.Fprintf(&b, "| %s | %d | %d | `%s` |\n", label, len(r.Text), utf8.RuneCountInString(r.Text), sample(text, 100))
+		fmt.Fprintf(&b, "| %s | %d | %d | `%s` |\n", label, len(r.Text), utf8.RuneCountInString(r.Text), textHead(text, 100))
 	}
 	t.Log(b.String())
 }
@@ -196,29 +196,29 @@ func checkHanded(t *testing.T, k *hostKit, h *hostCase, turn *fakemodel.Turn, st
 		got[s.label] = turn.Results[i]
 	}
 	if w := routeWinner(got["route_skill"].Text); w != hostWinner {
-		t.Errorf("route_skill: the model read %q as the best skill, want %s:\n%s", w, hostWinner, sample(got["route_skill"].Text, 400))
+		t.Errorf("route_skill: the model read %q as the best skill, want %s:\n%s", w, hostWinner, textHead(got["route_skill"].Text, 400))
 	}
 	if r := got["get_skill"]; !strings.Contains(r.Text, k.body) {
 		t.Errorf("get_skill: the model was not handed the skill's body as Markdown; it read %d characters:\n%s",
-			utf8.RuneCountInString(r.Text), sample(r.Text, 400))
+			utf8.RuneCountInString(r.Text), textHead(r.Text, 400))
 	}
 	for name, body := range k.chain {
 		if r := got["resolve_skill"]; !strings.Contains(r.Text, "### "+name+"\n"+body) {
-			t.Errorf("resolve_skill: the model was not handed %s's body as a Markdown section; it read:\n%s", name, sample(r.Text, 400))
+			t.Errorf("resolve_skill: the model was not handed %s's body as a Markdown section; it read:\n%s", name, textHead(r.Text, 400))
 		}
 	}
 	if r := got["fill_skill"]; !strings.Contains(r.Text, k.command) {
-		t.Errorf("fill_skill: the model was not handed the command %s; it read:\n%s", k.command, sample(r.Text, 400))
+		t.Errorf("fill_skill: the model was not handed the command %s; it read:\n%s", k.command, textHead(r.Text, 400))
 	}
 	md, err := h.resourceText(got["read SKILL.md"].Text)
 	switch {
 	case err != nil:
 		t.Errorf("read SKILL.md: %v", err)
 	case strings.TrimRight(md, "\n") != k.skillMD:
-		t.Errorf("read SKILL.md: the model was not handed the SKILL.md as one Markdown document; it read:\n%s", sample(md, 400))
+		t.Errorf("read SKILL.md: the model was not handed the SKILL.md as one Markdown document; it read:\n%s", textHead(md, 400))
 	}
 	if r := got["list_skills (1,000 skills)"]; !strings.Contains(r.Text, k.bigFirst) {
-		t.Errorf("list_skills on %d skills: the answer does not name the first skill %s:\n%s", 1000, k.bigFirst, sample(r.Text, 400))
+		t.Errorf("list_skills on %d skills: the answer does not name the first skill %s:\n%s", 1000, k.bigFirst, textHead(r.Text, 400))
 	}
 	for i, r := range turn.Results[len(h.prelude):] {
 		label := steps[len(h.prelude)+i].label
@@ -227,11 +227,11 @@ func checkHanded(t *testing.T, k *hostKit, h *hostCase, turn *fakemodel.Turn, st
 		}
 		for _, m := range h.overflow {
 			if strings.Contains(r.Text, m) {
-				t.Errorf("%s: %s did not hand the answer over whole (%q):\n%s", label, h.name, m, sample(r.Text, 400))
+				t.Errorf("%s: %s did not hand the answer over whole (%q):\n%s", label, h.name, m, textHead(r.Text, 400))
 			}
 		}
 		if r.IsError {
-			t.Errorf("%s: an error:\n%s", label, sample(r.Text, 400))
+			t.Errorf("%s: an error:\n%s", label, textHead(r.Text, 400))
 		}
 	}
 }
@@ -241,7 +241,7 @@ func checkHanded(t *testing.T, k *hostKit, h *hostCase, turn *fakemodel.Turn, st
 func checkOffered(t *testing.T, k *hostKit, h *hostCase, turn *fakemodel.Turn) {
 	t.Helper()
 	if at := h.instructionsIn(turn, readmeServer); !strings.Contains(at, k.instructions) {
-		t.Errorf("the server's instructions did not reach the model where %s puts them:\n%s", h.name, sample(at, 400))
+		t.Errorf("the server's instructions did not reach the model where %s puts them:\n%s", h.name, textHead(at, 400))
 	}
 	for _, name := range mcpTools {
 		want := h.tool(readmeServer, name, nil)
@@ -265,10 +265,10 @@ func jsonContents(text string) (string, error) {
 		} `json:"contents"`
 	}
 	if err := json.Unmarshal([]byte(text), &v); err != nil {
-		return "", fmt.Errorf("the host's resource answer is not its JSON contents wrapper (%v): %s", err, sample(text, 300))
+		return "", fmt.Errorf("the host's resource answer is not its JSON contents wrapper (%v): %s", err, textHead(text, 300))
 	}
 	if len(v.Contents) != 1 || v.Contents[0].Text == nil {
-		return "", fmt.Errorf("the host's resource answer holds %d contents, want one text: %s", len(v.Contents), sample(text, 300))
+		return "", fmt.Errorf("the host's resource answer holds %d contents, want one text: %s", len(v.Contents), textHead(text, 300))
 	}
 	return *v.Contents[0].Text, nil
 }

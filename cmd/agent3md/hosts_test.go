@@ -252,8 +252,8 @@ func tail(s string, n int) string {
 	return "…" + s[len(s)-n:]
 }
 
-// sample is the start of a text as a one-line Go string, for the report.
-func sample(s string, n int) string {
+// textHead is the start of a text as a one-line Go string, for the report.
+func textHead(s string, n int) string {
 	if len(s) > n {
 		s = s[:n]
 		for !utf8.ValidString(s) {
