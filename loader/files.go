@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/agent3md/agent3md/internal/skillfolder"
+	"github.com/agent3md/agent3md/skillsdir"
 )
 
 // SkillFile is one file of a skill's Agent Skills directory, whatever the
@@ -117,7 +117,7 @@ func (a *Agent) ReadSkillFile(ctx context.Context, slug, path string) ([]byte, S
 		s := st.folder.skills[i]
 		ct, err := st.folder.cat.ReadFile(ctx, s.Name, path)
 		if err != nil {
-			if errors.Is(err, skillfolder.ErrRefused) || (errors.Is(err, skillfolder.ErrNotFound) && !served(s, path)) {
+			if errors.Is(err, skillsdir.ErrRefused) || (errors.Is(err, skillsdir.ErrNotFound) && !served(s, path)) {
 				return fmt.Errorf("skill %s, file %q: %w", slug, clip(path, 120), ErrNoSkillFile)
 			}
 			return folderErr(s, err)
@@ -159,7 +159,7 @@ func (st *state) bySlugErr(slug string) (int, error) {
 }
 
 // served reports whether path is one of s's listed files.
-func served(s *skillfolder.Skill, path string) bool {
+func served(s *skillsdir.Skill, path string) bool {
 	for _, f := range s.Files {
 		if f.Path == path {
 			return true
@@ -170,8 +170,8 @@ func served(s *skillfolder.Skill, path string) bool {
 
 // folderErr maps a skill folder read's failure: a skill gone or changed
 // under the read is stale (re-scan, or ErrStale when pinned).
-func folderErr(s *skillfolder.Skill, err error) error {
-	if errors.Is(err, skillfolder.ErrNotFound) || errors.Is(err, skillfolder.ErrChanged) {
+func folderErr(s *skillsdir.Skill, err error) error {
+	if errors.Is(err, skillsdir.ErrNotFound) || errors.Is(err, skillsdir.ErrChanged) {
 		return fmt.Errorf("skill %s: %v: %w", s.Name, err, errStale)
 	}
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {

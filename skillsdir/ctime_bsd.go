@@ -1,6 +1,6 @@
 //go:build darwin || freebsd || netbsd
 
-package skillfolder
+package skillsdir
 
 import "syscall"
 

@@ -1,6 +1,6 @@
 //go:build openbsd || dragonfly
 
-package skillfolder
+package skillsdir
 
 import "syscall"
 

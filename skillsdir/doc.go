@@ -1,4 +1,4 @@
-// Package skillfolder scans Agent Skills folders — directories holding one
+// Package skillsdir scans Agent Skills folders — directories holding one
 // folder per skill, each with a SKILL.md (YAML frontmatter, then Markdown)
 // and optional references/, scripts/ and assets/ — into a catalog a server
 // can route and serve from (docs/skill-folders.md).
@@ -30,4 +30,4 @@
 // It does not watch the folders, serve any protocol, route requests or
 // render 3md; package loader wraps it so an agent can be served from a
 // folder as from an agent.3md file.
-package skillfolder
+package skillsdir

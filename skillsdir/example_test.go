@@ -1,15 +1,15 @@
-package skillfolder_test
+package skillsdir_test
 
 import (
 	"context"
 	"fmt"
 
-	"github.com/agent3md/agent3md/internal/skillfolder"
+	"github.com/agent3md/agent3md/skillsdir"
 )
 
 func ExampleScan() {
 	ctx := context.Background()
-	c, err := skillfolder.Scan(ctx, []string{"testdata/tree"}, nil)
+	c, err := skillsdir.Scan(ctx, []string{"testdata/tree"}, nil)
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -18,7 +18,7 @@ func ExampleScan() {
 		fmt.Println(s.Name, s.Deps, len(s.Files))
 	}
 	for _, f := range c.Findings() {
-		if f.Severity == skillfolder.SeverityError {
+		if f.Severity == skillsdir.SeverityError {
 			fmt.Println(f.Skill, f.Line, f.Rule)
 		}
 	}

@@ -1,4 +1,4 @@
-package skillfolder
+package skillsdir
 
 import (
 	"context"

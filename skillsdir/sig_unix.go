@@ -1,6 +1,6 @@
 //go:build unix
 
-package skillfolder
+package skillsdir
 
 import (
 	"os"

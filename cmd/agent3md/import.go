@@ -22,7 +22,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/agent3md/agent3md/agentfile"
-	"github.com/agent3md/agent3md/internal/skillfolder"
+	"github.com/agent3md/agent3md/skillsdir"
 )
 
 func (a *app) importCmd() *cobra.Command {
@@ -79,7 +79,7 @@ type importOptions struct {
 
 // importedSkill is one skill on its way into a plane.
 type importedSkill struct {
-	s        *skillfolder.Skill
+	s        *skillsdir.Skill
 	z        int
 	body     string
 	exported map[string]bool // files an export wrote here (its marker), nil when none
@@ -131,16 +131,16 @@ func (a *app) importDir(ctx context.Context, dirs []string, o importOptions) err
 // importBuild scans the folders and renders the agent file, checked by the
 // parser and the validator.
 func (a *app) importBuild(ctx context.Context, roots []string, o importOptions) (*importResult, error) {
-	cat, err := skillfolder.Scan(ctx, roots, nil)
+	cat, err := skillsdir.Scan(ctx, roots, nil)
 	if err != nil {
-		if errors.Is(err, skillfolder.ErrNameClash) {
+		if errors.Is(err, skillsdir.ErrNameClash) {
 			return nil, invalid(err)
 		}
 		return nil, ioError(err)
 	}
 	r := &importResult{}
 	for _, f := range cat.Findings() {
-		if f.Severity == skillfolder.SeverityError || f.Rule == skillfolder.RuleNestedTooDeep {
+		if f.Severity == skillsdir.SeverityError || f.Rule == skillsdir.RuleNestedTooDeep {
 			r.warnings = append(r.warnings, f.String())
 		}
 	}
@@ -150,13 +150,13 @@ func (a *app) importBuild(ctx context.Context, roots []string, o importOptions) 
 		served[s.SkillMD()] = true
 	}
 	for _, f := range cat.Findings() {
-		if filepath.Base(f.Path) == "SKILL.md" && f.Severity == skillfolder.SeverityError && !served[f.Path] && f.Rule != skillfolder.RuleNestedTooDeep {
+		if filepath.Base(f.Path) == "SKILL.md" && f.Severity == skillsdir.SeverityError && !served[f.Path] && f.Rule != skillsdir.RuleNestedTooDeep {
 			served[f.Path] = true // count each broken skill once
 			r.skipped++
 		}
 	}
 	if len(skills) == 0 {
-		return nil, ioError(fmt.Errorf("%s holds no valid skill folder (a folder with a SKILL.md within %d levels); nothing to import", strings.Join(roots, ", "), skillfolder.DefaultMaxDepth))
+		return nil, ioError(fmt.Errorf("%s holds no valid skill folder (a folder with a SKILL.md within %d levels); nothing to import", strings.Join(roots, ", "), skillsdir.DefaultMaxDepth))
 	}
 	items := make([]*importedSkill, len(skills))
 	byName := map[string]*importedSkill{}
@@ -378,7 +378,7 @@ func assignZ(items []*importedSkill) {
 }
 
 // metaString returns the string metadata key of a skill's frontmatter.
-func metaString(s *skillfolder.Skill, key string) (string, bool) {
+func metaString(s *skillsdir.Skill, key string) (string, bool) {
 	m, ok := s.Frontmatter["metadata"].(map[string]any)
 	if !ok {
 		return "", false
@@ -652,7 +652,7 @@ type identity struct {
 
 // readIdentity reads DIR/AGENT.md, else the AGENT.md an export wrote into
 // the skills' references, else makes a short identity.
-func readIdentity(ctx context.Context, dir string, cat *skillfolder.Catalog, items []*importedSkill, title string) (*identity, error) {
+func readIdentity(ctx context.Context, dir string, cat *skillsdir.Catalog, items []*importedSkill, title string) (*identity, error) {
 	text, found, err := readRootFile(dir, "AGENT.md")
 	if err != nil {
 		return nil, ioError(err)
@@ -712,15 +712,15 @@ func readRootFile(dir, name string) (string, bool, error) {
 	if !st.Mode().IsRegular() {
 		return "", false, fmt.Errorf("%s is not a regular file (%s); remove it or make it one", filepath.Join(dir, name), fileKind(st.Mode()))
 	}
-	if st.Size() > skillfolder.DefaultMaxFileBytes {
-		return "", false, fmt.Errorf("%s is over %d bytes", filepath.Join(dir, name), skillfolder.DefaultMaxFileBytes)
+	if st.Size() > skillsdir.DefaultMaxFileBytes {
+		return "", false, fmt.Errorf("%s is over %d bytes", filepath.Join(dir, name), skillsdir.DefaultMaxFileBytes)
 	}
 	f, err := root.Open(name)
 	if err != nil {
 		return "", false, err
 	}
 	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, skillfolder.DefaultMaxFileBytes+1))
+	b, err := io.ReadAll(io.LimitReader(f, skillsdir.DefaultMaxFileBytes+1))
 	if err != nil {
 		return "", false, err
 	}

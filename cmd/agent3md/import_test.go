@@ -14,7 +14,7 @@ import (
 	"testing"
 
 	"github.com/agent3md/agent3md/agentfile"
-	"github.com/agent3md/agent3md/internal/skillfolder"
+	"github.com/agent3md/agent3md/skillsdir"
 )
 
 // writeSkill writes root/name/SKILL.md with the given frontmatter lines
@@ -76,12 +76,12 @@ type folderSkill struct{ desc, body string }
 
 func scanFolder(t *testing.T, dir string) map[string]folderSkill {
 	t.Helper()
-	cat, err := skillfolder.Scan(context.Background(), []string{dir}, nil)
+	cat, err := skillsdir.Scan(context.Background(), []string{dir}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, f := range cat.Findings() {
-		if f.Severity == skillfolder.SeverityError {
+		if f.Severity == skillsdir.SeverityError {
 			t.Errorf("%s: %s", dir, f)
 		}
 	}
@@ -497,12 +497,12 @@ func TestImportKeepsAgentSkillsFields(t *testing.T) {
 	}
 	out := filepath.Join(t.TempDir(), "skills")
 	exportTo(t, file, out)
-	sc, err := skillfolder.Scan(context.Background(), []string{out}, nil)
+	sc, err := skillsdir.Scan(context.Background(), []string{out}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, f := range sc.Findings() {
-		if f.Rule != skillfolder.RuleUnknownKey { // the Claude Code fields
+		if f.Rule != skillsdir.RuleUnknownKey { // the Claude Code fields
 			t.Errorf("exported folder has a finding: %v", f)
 		}
 	}

@@ -10,7 +10,7 @@ import (
 	"strings"
 
 	"github.com/agent3md/agent3md/agentfile"
-	"github.com/agent3md/agent3md/internal/skillfolder"
+	"github.com/agent3md/agent3md/skillsdir"
 )
 
 // isDir reports whether a validate argument names a directory (a skills
@@ -31,17 +31,17 @@ func isDir(arg string) bool {
 // many skills) is an error finding of arg, and one that cannot read arg an
 // I/O error.
 func (a *app) validateDir(ctx context.Context, arg string) []fileReport {
-	cat, err := skillfolder.Scan(ctx, []string{arg}, nil)
+	cat, err := skillsdir.Scan(ctx, []string{arg}, nil)
 	if err != nil {
 		fr := fileReport{File: arg, Errors: []agentfile.Finding{}, Warnings: []agentfile.Finding{}}
-		var clash *skillfolder.ClashError
+		var clash *skillsdir.ClashError
 		switch {
 		case errors.As(err, &clash):
 			// One finding per clash, so one run names them all.
-			for _, c := range append([]*skillfolder.ClashError{{Name: clash.Name, First: clash.First, Second: clash.Second}}, clash.Others...) {
+			for _, c := range append([]*skillsdir.ClashError{{Name: clash.Name, First: clash.First, Second: clash.Second}}, clash.Others...) {
 				fr.Errors = append(fr.Errors, agentfile.Finding{Rule: "name-clash", Message: c.Error()})
 			}
-		case errors.Is(err, skillfolder.ErrTooManySkills):
+		case errors.Is(err, skillsdir.ErrTooManySkills):
 			fr.Errors = append(fr.Errors, agentfile.Finding{Rule: "too-many-skills", Message: err.Error()})
 		default:
 			fr.Error = err.Error()
@@ -89,7 +89,7 @@ func (a *app) validateDir(ctx context.Context, arg string) []fileReport {
 			switch {
 			case ok && (f.Path == sk.Dir || strings.HasPrefix(f.Path, sk.Dir+string(filepath.Separator))):
 				skillMD = show(sk.SkillMD())
-			case f.Rule == skillfolder.RuleTooManyFiles || f.Rule == skillfolder.RuleSkillTooLarge:
+			case f.Rule == skillsdir.RuleTooManyFiles || f.Rule == skillsdir.RuleSkillTooLarge:
 				skillMD = filepath.Join(file, "SKILL.md") // of a broken skill
 			default:
 				skillMD = skillFileAbove(file, f.Skill)
@@ -103,7 +103,7 @@ func (a *app) validateDir(ctx context.Context, arg string) []fileReport {
 		}
 		fr := report(skillMD, f.Skill)
 		af := agentfile.Finding{Rule: f.Rule, Message: msg, Line: f.Line}
-		if f.Severity == skillfolder.SeverityError {
+		if f.Severity == skillsdir.SeverityError {
 			fr.Errors = append(fr.Errors, af)
 			fr.errPaths = append(fr.errPaths, file)
 			fr.OK = false
@@ -113,7 +113,7 @@ func (a *app) validateDir(ctx context.Context, arg string) []fileReport {
 		}
 	}
 	if len(order) == 0 {
-		return []fileReport{{File: arg, Error: fmt.Sprintf("%s holds no skill folder (no SKILL.md within %d levels); pass an agent file or a folder of skill folders", arg, skillfolder.DefaultMaxDepth)}}
+		return []fileReport{{File: arg, Error: fmt.Sprintf("%s holds no skill folder (no SKILL.md within %d levels); pass an agent file or a folder of skill folders", arg, skillsdir.DefaultMaxDepth)}}
 	}
 	slices.Sort(order)
 	out := make([]fileReport, 0, len(order))
