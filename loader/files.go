@@ -112,13 +112,13 @@ func (a *Agent) ReadSkillFile(ctx context.Context, slug, path string) ([]byte, S
 					return nil
 				}
 			}
-			return fmt.Errorf("skill %s, file %q: %w", slug, clip(path, 120), ErrNoSkillFile)
+			return fmt.Errorf("skill %s, file %q: %w", slug, skillsdir.Clip(path, 120), ErrNoSkillFile)
 		}
 		s := st.folder.skills[i]
 		ct, err := st.folder.cat.ReadFile(ctx, s.Name, path)
 		if err != nil {
 			if errors.Is(err, skillsdir.ErrRefused) || (errors.Is(err, skillsdir.ErrNotFound) && !served(s, path)) {
-				return fmt.Errorf("skill %s, file %q: %w", slug, clip(path, 120), ErrNoSkillFile)
+				return fmt.Errorf("skill %s, file %q: %w", slug, skillsdir.Clip(path, 120), ErrNoSkillFile)
 			}
 			return folderErr(s, err)
 		}
@@ -181,7 +181,7 @@ func folderErr(s *skillsdir.Skill, err error) error {
 }
 
 // renderedFiles lists a rendering's files.
-func renderedFiles(r *Rendered) []SkillFile {
+func renderedFiles(r *skillsdir.Rendered) []SkillFile {
 	out := make([]SkillFile, 0, 1+len(r.References))
 	out = append(out, SkillFile{Path: skillMDFile, Size: int64(len(r.Text)), MIME: markdownMIME, Digest: "sha256:" + r.SHA256, Text: true})
 	for _, ref := range r.References {
@@ -206,7 +206,7 @@ func textMIME(m string) bool {
 }
 
 // folderSkillMD is SkillMD for a folder: the SKILL.md as on disk.
-func (st *state) folderSkillMD(ctx context.Context, i int) (*Rendered, error) {
+func (st *state) folderSkillMD(ctx context.Context, i int) (*skillsdir.Rendered, error) {
 	s := st.folder.skills[i]
 	ct, err := st.folder.cat.ReadFile(ctx, s.Name, skillMDFile)
 	if err != nil {
@@ -215,5 +215,5 @@ func (st *state) folderSkillMD(ctx context.Context, i int) (*Rendered, error) {
 	if ct.Skill != s {
 		return nil, fmt.Errorf("skill %s: %s changed since the scan: %w", s.Name, s.SkillMD(), errStale)
 	}
-	return &Rendered{Slug: s.Name, Text: ct.Data, SHA256: strings.TrimPrefix(ct.Digest, "sha256:"), Frontmatter: s.Frontmatter}, nil
+	return &skillsdir.Rendered{Slug: s.Name, Text: ct.Data, SHA256: strings.TrimPrefix(ct.Digest, "sha256:"), Frontmatter: s.Frontmatter}, nil
 }

@@ -358,7 +358,7 @@ func firstParagraph(s string) string {
 		if p == "" || strings.HasPrefix(p, "#") {
 			continue
 		}
-		return clip(strings.Join(strings.Fields(p), " "), 280)
+		return skillsdir.Clip(strings.Join(strings.Fields(p), " "), 280)
 	}
 	return ""
 }

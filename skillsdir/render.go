@@ -1,4 +1,4 @@
-package loader
+package skillsdir
 
 import (
 	"bytes"
@@ -39,82 +39,64 @@ type Reference struct {
 // maxDescription is the Agent Skills bound on a description, in characters.
 const maxDescription = 1024
 
-// For an Agent served from skill folders, SkillMD is the skill's own
-// SKILL.md byte for byte, with no References (its other files are listed
-// by SkillFiles).
+// Doc is an agent file as the renderer reads it: the catalog, its
+// agent3md/1 reading, each skill's Agent Skills name, and how to find a
+// skill by z and read a plane's body. Package loader builds one for each
+// version of an open agent; the renderer holds nothing between calls.
+type Doc struct {
+	Catalog *agentfile.Catalog
+	Agent   *agentfile.Agent
+	// Slugs holds each skill's Agent Skills name (AssignSlugs), parallel
+	// to Agent.Skills.
+	Slugs []string
+	// SkillAt returns the index in Agent.Skills of the skill at z.
+	SkillAt func(z float64) (int, bool)
+	// Body returns the body of plane p (an index into Catalog.Planes).
+	Body func(p int) (string, error)
+}
+
+// Render renders skill i (an index into Agent.Skills) as an Agent Skills
+// SKILL.md with its references (docs/format.md §15). chain is the skill's
+// resolve order, i first: each later skill gets one reference file.
 //
-// SkillMD renders a skill as an Agent Skills SKILL.md with its references:
-// the frontmatter holds name (the skill's slug), description and metadata
+// The frontmatter holds name (the skill's slug), description and metadata
 // (label, z, triggers, inputs, tool, cost as strings; empty ones omitted);
-// the body follows with each [[z=N]] / [[z=N|text]] link to a skill
-// rewritten to [text](references/<slug>.md). Every other skill in the
-// resolve chain gets one reference file holding its body, whose links point
-// at sibling files (and at ../SKILL.md for the skill itself). Links to the
-// identity, to missing planes and with non-integer targets are left as
-// written.
-func (a *Agent) SkillMD(ctx context.Context, name string) (*Rendered, error) {
-	var r *Rendered
-	err := a.view(ctx, func(st *state) error {
-		i, err := st.lookup(name)
-		if err != nil {
-			return err
-		}
-		r, err = st.render(ctx, i)
-		return err
-	})
-	return r, err
-}
-
-// SkillMDBySlug is SkillMD for the skill whose Agent Skills name is slug.
-func (a *Agent) SkillMDBySlug(ctx context.Context, slug string) (*Rendered, error) {
-	var r *Rendered
-	err := a.view(ctx, func(st *state) error {
-		i, ok := st.slugIndex()[slug]
-		if !ok {
-			return &UnknownSkillError{Name: slug, Closest: closest(st.slugList(), slug, 3)}
-		}
-		var err error
-		r, err = st.render(ctx, i)
-		return err
-	})
-	return r, err
-}
-
-func (st *state) render(ctx context.Context, i int) (*Rendered, error) {
-	if st.folder != nil {
-		return st.folderSkillMD(ctx, i)
-	}
-	chain := st.chain(i)
+// the body follows with each [[z=N]] / [[z=N|text]] link to a skill of the
+// chain rewritten to [text](references/<slug>.md). Each reference holds
+// that skill's body, its links pointing at sibling files (and at
+// ../SKILL.md for skill i). Links to the identity, to missing planes and
+// with non-integer targets are left as written.
+func (d *Doc) Render(ctx context.Context, i int, chain []int) (*Rendered, error) {
 	inChain := make(map[int]bool, len(chain))
 	for _, j := range chain {
 		inChain[j] = true
 	}
-	fm := st.frontmatter(i)
-	body, err := st.body(st.info.Skills[i].Plane)
+	fm := d.frontmatter(i)
+	body, err := d.Body(d.Agent.Skills[i].Plane)
 	if err != nil {
 		return nil, err
 	}
 	var b bytes.Buffer
 	writeFrontmatter(&b, fm)
 	if body != "" {
-		b.WriteString(st.rewrite(body, i, inChain, "references/", "SKILL.md"))
+		b.WriteString(d.rewrite(body, i, inChain, "references/", "SKILL.md"))
 		b.WriteByte('\n')
 	}
-	r := &Rendered{Slug: st.slugList()[i], Text: b.Bytes(), SHA256: sum(b.Bytes()), Frontmatter: fm.asMap()}
+	r := &Rendered{Slug: d.Slugs[i], Text: b.Bytes(), SHA256: sum(b.Bytes()), Frontmatter: fm.asMap()}
 	for k, j := range chain[1:] {
 		if k%256 == 255 {
 			if err := ctx.Err(); err != nil {
 				return nil, err
 			}
 		}
-		dep, err := st.body(st.info.Skills[j].Plane)
+		dep, err := d.Body(d.Agent.Skills[j].Plane)
 		if err != nil {
 			return nil, err
 		}
-		text := []byte(st.rewrite(dep, i, inChain, "", "../SKILL.md") + "\n")
+		text := []byte(d.rewrite(dep, i, inChain, "", "../SKILL.md") + "\n")
 		r.References = append(r.References, Reference{
-			Path:   "references/" + st.slugList()[j] + ".md",
-			Skill:  st.info.Skills[j].Name,
+			Path:   "references/" + d.Slugs[j] + ".md",
+			Skill:  d.Agent.Skills[j].Name,
 			Text:   text,
 			SHA256: sum(text),
 		})
@@ -122,19 +104,23 @@ func (st *state) render(ctx context.Context, i int) (*Rendered, error) {
 	return r, nil
 }
 
+// Frontmatter returns skill i's SKILL.md frontmatter as a YAML parser
+// yields it (Rendered.Frontmatter), without reading any body.
+func (d *Doc) Frontmatter(i int) map[string]any { return d.frontmatter(i).asMap() }
+
 func sum(b []byte) string {
 	h := sha256.Sum256(b)
 	return hex.EncodeToString(h[:])
 }
 
-// frontmatter is the ordered content of a SKILL.md frontmatter.
-type frontmatter struct {
+// renderedFM is the ordered content of a SKILL.md frontmatter.
+type renderedFM struct {
 	name, description string
 	top               [][2]string // topKeys set on the plane, in that order
 	metadata          [][2]string // key, value in a fixed order
 }
 
-func (f frontmatter) asMap() map[string]any {
+func (f renderedFM) asMap() map[string]any {
 	meta := make(map[string]any, len(f.metadata))
 	for _, kv := range f.metadata {
 		meta[kv[0]] = kv[1]
@@ -168,14 +154,14 @@ var boolKeys = map[string]bool{"disable-model-invocation": true, "user-invocable
 
 // frontmatter builds skill i's frontmatter (docs/format.md §15: metadata is a
 // string-to-string map, so numbers are strings and lists are joined).
-func (st *state) frontmatter(i int) frontmatter {
-	s := &st.info.Skills[i]
-	pl := &st.cat.Planes[s.Plane]
-	f := frontmatter{name: st.slugList()[i], description: st.description(i)}
+func (d *Doc) frontmatter(i int) renderedFM {
+	s := &d.Agent.Skills[i]
+	pl := &d.Catalog.Planes[s.Plane]
+	f := renderedFM{name: d.Slugs[i], description: d.Description(i)}
 	if d := strings.Join(strings.Fields(clean(pl.Attributes.Value("description"))), " "); d != "" {
 		// The whole Agent Skills description, which the body's first
 		// paragraph holds only to docs/format.md §5's 500 characters.
-		f.description = clip(d, maxDescription)
+		f.description = Clip(d, maxDescription)
 	}
 	for _, k := range topKeys {
 		v := clean(pl.Attributes.Value(k))
@@ -192,7 +178,7 @@ func (st *state) frontmatter(i int) frontmatter {
 	if pl.HasLabel {
 		add("label", pl.Label)
 	}
-	add("z", formatZ(s.Z))
+	add("z", FormatZ(s.Z))
 	add("triggers", strings.Join(s.Triggers, ", "))
 	ins := make([]string, len(s.Inputs))
 	for k, in := range s.Inputs {
@@ -209,37 +195,37 @@ func (st *state) frontmatter(i int) frontmatter {
 	return f
 }
 
-// description is the plane's description, else a sentence built from the
-// triggers, else one naming the skill; whitespace collapsed, 1-1024
-// characters.
-func (st *state) description(i int) string {
-	s := &st.info.Skills[i]
-	d := strings.Join(strings.Fields(clean(st.linkText(st.cat.Planes[s.Plane].Description))), " ")
-	if d == "" && len(s.Triggers) > 0 {
-		d = "Use when a request mentions " + strings.Join(s.Triggers, ", ") + "."
-		d = strings.Join(strings.Fields(clean(d)), " ")
+// Description returns skill i's SKILL.md description: the plane's
+// description, else a sentence built from the triggers, else one naming
+// the skill; whitespace collapsed, 1-1024 characters.
+func (d *Doc) Description(i int) string {
+	s := &d.Agent.Skills[i]
+	desc := strings.Join(strings.Fields(clean(d.linkText(d.Catalog.Planes[s.Plane].Description))), " ")
+	if desc == "" && len(s.Triggers) > 0 {
+		desc = "Use when a request mentions " + strings.Join(s.Triggers, ", ") + "."
+		desc = strings.Join(strings.Fields(clean(desc)), " ")
 	}
-	if d == "" {
-		d = clean("The " + s.Name + " skill of the " + st.info.Name + " agent.")
+	if desc == "" {
+		desc = clean("The " + s.Name + " skill of the " + d.Agent.Name + " agent.")
 	}
-	return clip(d, maxDescription)
+	return Clip(desc, maxDescription)
 }
 
 // linkText replaces the links in a description with their text, or the
 // name of the skill they point at: a description is plain prose for a host
 // to show, where [[z=N]] means nothing.
-func (st *state) linkText(d string) string {
-	if !strings.Contains(d, "[[z=") {
-		return d
+func (d *Doc) linkText(desc string) string {
+	if !strings.Contains(desc, "[[z=") {
+		return desc
 	}
 	var b strings.Builder
-	rewriteLine(&b, d, func(target, text string, hasText bool) (string, bool) {
+	rewriteLine(&b, desc, func(target, text string, hasText bool) (string, bool) {
 		if hasText && text != "" {
 			return text, true
 		}
 		z, _ := agentfile.ParseNumber(target)
-		if j, ok := st.skillAt(z); ok {
-			return st.info.Skills[j].Name, true
+		if j, ok := d.SkillAt(z); ok {
+			return d.Agent.Skills[j].Name, true
 		}
 		return "", false
 	})
@@ -249,9 +235,11 @@ func (st *state) linkText(d string) string {
 // clean makes s valid UTF-8, so YAML parsers accept it.
 func clean(s string) string { return strings.ToValidUTF8(s, "\uFFFD") }
 
-// clip shortens s to at most n characters, at a word boundary when there is
-// one in the last quarter, ending with "…".
-func clip(s string, n int) string {
+// Clip shortens s to at most n characters, at a word boundary when there is
+// one in the last quarter, ending with "…": how a SKILL.md description is
+// cut to the Agent Skills bound, and how package loader shortens what it
+// quotes.
+func Clip(s string, n int) string {
 	if utf8.RuneCountInString(s) <= n {
 		return s
 	}
@@ -270,7 +258,7 @@ func clip(s string, n int) string {
 // the chain other than root -> prefix+<slug>.md, to root -> self. The link
 // text is the link's own text when it has some, else the target's name.
 // Links are found exactly as agentfile finds them, one line at a time.
-func (st *state) rewrite(body string, root int, inChain map[int]bool, prefix, self string) string {
+func (d *Doc) rewrite(body string, root int, inChain map[int]bool, prefix, self string) string {
 	if !strings.Contains(body, "[[z=") {
 		return body
 	}
@@ -281,16 +269,16 @@ func (st *state) rewrite(body string, root int, inChain map[int]bool, prefix, se
 				return "", false // not a dependency link (docs/format.md §11)
 			}
 			z, _ := agentfile.ParseNumber(target)
-			j, ok := st.skillAt(z)
+			j, ok := d.SkillAt(z)
 			if !ok || !inChain[j] {
 				return "", false
 			}
 			href := self
 			if j != root {
-				href = prefix + st.slugList()[j] + ".md"
+				href = prefix + d.Slugs[j] + ".md"
 			}
 			if !hasText || text == "" {
-				text = st.info.Skills[j].Name
+				text = d.Agent.Skills[j].Name
 			}
 			return "[" + escapeLinkText(text) + "](" + href + ")", true
 		})

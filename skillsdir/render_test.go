@@ -1,9 +1,12 @@
-package loader
+package skillsdir_test
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"os"
+	"path/filepath"
 	"reflect"
 	"regexp"
 	"slices"
@@ -11,7 +14,48 @@ import (
 	"testing"
 
 	yaml "go.yaml.in/yaml/v3"
+
+	"github.com/agent3md/agent3md/loader"
+	"github.com/agent3md/agent3md/skillsdir"
 )
+
+// The renderer is tested through package loader, which builds its Doc
+// from an open agent file: that is how every caller reaches it.
+
+var bg = context.Background()
+
+// head is an agent file's frontmatter and identity, for tests to append
+// skill planes to.
+const head = "---\n3md: 1.0\ntitle: T\nmodel: m\ntools: sh, printf\n---\n@plane z=0 label=\"T\" kind=identity\n# T\nIdentity text.\n\n"
+
+// vector is the path of a conformance vector of the agent layer.
+func vector(name string) string {
+	return filepath.Join("..", "agentfile", "testdata", "conformance", "agent3md", name)
+}
+
+// openText opens an agent written from text and closes it with the test.
+func openText(t testing.TB, text string) *loader.Agent {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "agent.3md")
+	if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return openPath(t, p)
+}
+
+func openPath(t testing.TB, path string) *loader.Agent {
+	t.Helper()
+	a, err := loader.Open(path, nil)
+	if err != nil {
+		t.Fatalf("Open(%s): %v", path, err)
+	}
+	t.Cleanup(func() { a.Close() })
+	return a
+}
+
+// topKeys are the frontmatter fields besides name, description and
+// metadata that a rendering may write (docs/format.md §15).
+var topKeys = []string{"license", "compatibility", "argument-hint", "disable-model-invocation", "user-invocable", "model", "effort"}
 
 // validName is the Agent Skills name rule without its look-ahead (RE2 has
 // none): the "no --" part is checked separately.
@@ -43,7 +87,7 @@ func parseFrontmatter(t *testing.T, text []byte) (map[string]any, string) {
 	return m, string(body)
 }
 
-func checkRendered(t *testing.T, r *Rendered) map[string]any {
+func checkRendered(t *testing.T, r *skillsdir.Rendered) map[string]any {
 	t.Helper()
 	checkName(t, r.Slug)
 	m, _ := parseFrontmatter(t, r.Text)
@@ -235,30 +279,6 @@ func TestSlugs(t *testing.T) {
 	}
 }
 
-func TestYAMLQuoteRoundTrip(t *testing.T) {
-	for _, s := range append(nastyValues, "\x00", "\x1b[31m", "\ufffe", "\U0010FFFF", "a\u2029b", "\u00a0") {
-		var m map[string]string
-		if err := yaml.Unmarshal([]byte("v: "+yamlQuote(clean(s))), &m); err != nil {
-			t.Fatalf("%q: %v", s, err)
-		}
-		got := m["v"]
-		if got != clean(s) {
-			t.Errorf("yamlQuote(%q) reads back as %q", s, got)
-		}
-	}
-}
-
-func TestClip(t *testing.T) {
-	s := strings.Repeat("word ", 300)
-	got := clip(s, maxDescription)
-	if n := len([]rune(got)); n > maxDescription || !strings.HasSuffix(got, "…") {
-		t.Fatalf("clip: %d characters, %q", n, got[len(got)-10:])
-	}
-	if clip("short", 10) != "short" {
-		t.Fatal("clip changed a short string")
-	}
-}
-
 // A plane's license= and compatibility= attributes (what import keeps of
 // an Agent Skills frontmatter) are written back as those frontmatter
 // fields, and description= as the whole description, which the body's
@@ -300,5 +320,47 @@ Plain skill.
 	}
 	if m := checkRendered(t, r); len(m) != 3 || m["description"] != "Plain skill." {
 		t.Errorf("a plane without those attributes gains keys: %#v", m)
+	}
+}
+
+// agentFiles are the agent files the renderer is tried on: the bundled
+// examples and every agent of agentfile's test data.
+func agentFiles(t *testing.T) []string {
+	t.Helper()
+	var out []string
+	for _, pattern := range []string{"../examples/*.3md", "../agentfile/testdata/*/*.3md", "../agentfile/testdata/*/*/*.3md"} {
+		m, err := filepath.Glob(pattern)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, m...)
+	}
+	if len(out) < 40 {
+		t.Fatalf("found %d agent files; is the test running in skillsdir/?", len(out))
+	}
+	return out
+}
+
+// TestRenderEveryAgent renders every skill of every agent that opens: each
+// SKILL.md is valid Agent Skills YAML that reads back as its Frontmatter.
+func TestRenderEveryAgent(t *testing.T) {
+	rendered := 0
+	for _, path := range agentFiles(t) {
+		a, err := loader.Open(path, nil)
+		if err != nil {
+			continue // agentfile's tests say why it does not open
+		}
+		for _, s := range a.Skills() {
+			r, err := a.SkillMDBySlug(bg, s.Slug)
+			if err != nil {
+				t.Fatalf("%s: %s: %v", path, s.Name, err)
+			}
+			checkRendered(t, r)
+			rendered++
+		}
+		a.Close()
+	}
+	if rendered < 50 {
+		t.Fatalf("rendered only %d skills", rendered)
 	}
 }

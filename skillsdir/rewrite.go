@@ -1,4 +1,4 @@
-package loader
+package skillsdir
 
 import (
 	"strings"

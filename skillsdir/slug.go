@@ -1,4 +1,4 @@
-package loader
+package skillsdir
 
 import (
 	"math"
@@ -11,11 +11,12 @@ import (
 // maxSlug is the Agent Skills bound on a skill name (docs/format.md §15).
 const maxSlug = 64
 
-// slugify turns a skill name into an Agent Skills name: ASCII letters
+// Slugify turns a name into an Agent Skills name: ASCII letters
 // lowercased and digits kept, every other run of characters (spaces,
 // punctuation, non-ASCII letters) becomes one "-", no leading or trailing
-// "-", at most 64 characters. It returns "" when nothing is left.
-func slugify(name string) string {
+// "-", at most 64 characters. It returns "" when nothing is left. Servers
+// use it for URL path segments too.
+func Slugify(name string) string {
 	b := make([]byte, 0, min(len(name), maxSlug))
 	dash := false
 	for i := 0; i < len(name) && len(b) < maxSlug; i++ {
@@ -44,30 +45,33 @@ func slugify(name string) string {
 // "1e21" / "1em7" for exponents.
 func zSlug(z float64) string {
 	r := strings.NewReplacer(".", "-", "-", "m", "+", "")
-	return r.Replace(formatZ(z))
+	return r.Replace(FormatZ(z))
 }
 
-// formatZ spells a plane position the way JSON would: integers without a
-// fraction, exponents only for very large or very small magnitudes.
-func formatZ(z float64) string {
+// FormatZ spells a plane position the way JSON would, as a SKILL.md's
+// metadata z carries it: integers without a fraction, exponents only for
+// very large or very small magnitudes.
+func FormatZ(z float64) string {
 	if a := math.Abs(z); a != 0 && (a < 1e-6 || a >= 1e21) {
 		return strconv.FormatFloat(z, 'g', -1, 64)
 	}
 	return strconv.FormatFloat(z, 'f', -1, 64)
 }
 
-// assignSlugs gives every skill a valid Agent Skills name, unique within
+// AssignSlugs gives every skill a valid Agent Skills name, unique within
 // the agent and deterministic for the file: each skill's natural slug
 // (slugify of its name, "skill-<z>" when that is empty) goes to the first
 // skill in source order that wants it; every later skill wanting a taken
 // slug gets "<slug>-z<z>" (z is unique per plane), and in the unlikely case
 // that is taken too, "<slug>-z<z>-2", "-3", and so on.
-func assignSlugs(skills []agentfile.Skill) ([]string, map[string]int) {
+//
+// It returns the slugs, parallel to skills, and the index of each.
+func AssignSlugs(skills []agentfile.Skill) ([]string, map[string]int) {
 	base := make([]string, len(skills))
 	slugs := make([]string, len(skills))
 	taken := make(map[string]int, len(skills))
 	for i := range skills {
-		base[i] = slugify(skills[i].Name)
+		base[i] = Slugify(skills[i].Name)
 		if base[i] == "" {
 			base[i] = withSuffix("skill", zSlug(skills[i].Z))
 		}
@@ -105,8 +109,3 @@ func withSuffix(base, suffix string) string {
 	}
 	return base + "-" + suffix
 }
-
-// Slugify turns a name into an Agent Skills name: lowercase ASCII letters
-// and digits, other runs of characters as one "-", at most 64 characters;
-// "" when nothing is left. Servers use it for URL path segments too.
-func Slugify(name string) string { return slugify(name) }

@@ -1,4 +1,4 @@
-package loader
+package skillsdir
 
 import (
 	"bytes"
@@ -10,7 +10,7 @@ import (
 // double-quoted (see yamlQuote), so a YAML parser yields exactly the
 // strings, never a number, boolean, null or date; keys are fixed ASCII
 // words and need no quoting.
-func writeFrontmatter(b *bytes.Buffer, f frontmatter) {
+func writeFrontmatter(b *bytes.Buffer, f renderedFM) {
 	b.WriteString("---\nname: ")
 	b.WriteString(yamlQuote(f.name))
 	b.WriteString("\ndescription: ")

@@ -19,6 +19,7 @@ import (
 	"github.com/agent3md/agent3md/internal/watch"
 	"github.com/agent3md/agent3md/loader"
 	"github.com/agent3md/agent3md/mcp"
+	"github.com/agent3md/agent3md/skillsdir"
 )
 
 // serveCmd is `agent3md serve`: the same protocol core as `mcp`, over
@@ -227,7 +228,7 @@ func (a *app) openServed(ctx context.Context, files []string, so servedOptions) 
 		if err != nil {
 			return sv, err
 		}
-		slug := loader.Slugify(ag.Info().Name)
+		slug := skillsdir.Slugify(ag.Info().Name)
 		if slug == "" {
 			slug = "agent"
 		}
