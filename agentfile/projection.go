@@ -1,4 +1,4 @@
-package main
+package agentfile
 
 import (
 	"bytes"
@@ -11,8 +11,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-
-	"github.com/agent3md/agent3md/agentfile"
 )
 
 // The agent3md/1 JSON projection is a compatibility format: clients and the
@@ -20,12 +18,13 @@ import (
 // writes, so every field here follows the reference's reading of the file,
 // including its edge cases (an empty title or label is kept as "", tool is
 // trimmed, a skill name given twice collapses to one entry). It is computed
-// straight from the catalog for that reason, not from agentfile.Agent, whose
-// reading serves routing and validation. testdata/export/ holds the
+// straight from the catalog for that reason, not from Agent, whose reading
+// serves routing and validation. cmd/agent3md/testdata/export/ holds the
 // reference's own output for every bundled and conformance agent.
 
-// projection is the agent3md/1 JSON projection printed by export.
-type projection struct {
+// Projection is the agent3md/1 JSON projection of an agent file, what
+// 'agent3md export' prints and the agent3md://manifest resource serves.
+type Projection struct {
 	Schema string            `json:"schema"`
 	Agent  projectionAgent   `json:"agent"`
 	Skills []projectionSkill `json:"skills"`
@@ -155,11 +154,11 @@ func marshalNoEscape(s string) ([]byte, error) {
 // text up to the first ']' (newlines included) after a '|'.
 var depLink = regexp.MustCompile(`\[\[z=([0-9]+)(?:\|[^\]]*)?\]\]`)
 
-// project builds the projection of cat. Bodies are read from r: the
+// Project builds the projection of cat. Bodies are read from r: the
 // dependency links are found in them, so even without withBodies every
 // skill body is read once (and checked against the scan's checksum).
-func project(cat *agentfile.Catalog, r io.ReaderAt, withBodies bool) (*projection, error) {
-	p := &projection{Schema: "agent3md/1", Agent: projectAgent(cat), Skills: []projectionSkill{}}
+func Project(cat *Catalog, r io.ReaderAt, withBodies bool) (*Projection, error) {
+	p := &Projection{Schema: "agent3md/1", Agent: projectAgent(cat), Skills: []projectionSkill{}}
 	identity := identityPlane(cat)
 	// A name given twice is one entry, at the first one's place, holding
 	// the last one's fields: the reference keys its skills by name.
@@ -194,8 +193,8 @@ func project(cat *agentfile.Catalog, r io.ReaderAt, withBodies bool) (*projectio
 	return p, nil
 }
 
-func projectAgent(cat *agentfile.Catalog) projectionAgent {
-	a := projectionAgent{Name: "agent", Model: "unknown", Tools: nonNil(agentfile.SplitList(cat.Metadata["tools"]))}
+func projectAgent(cat *Catalog) projectionAgent {
+	a := projectionAgent{Name: "agent", Model: "unknown", Tools: nonNil(SplitList(cat.Metadata["tools"]))}
 	if cat.HasTitle {
 		a.Name = cat.Title
 	} else if v, ok := cat.Metadata["agent"]; ok {
@@ -210,7 +209,7 @@ func projectAgent(cat *agentfile.Catalog) projectionAgent {
 
 // identityPlane is the first kind=identity plane, else the first plane; -1
 // when there are none.
-func identityPlane(cat *agentfile.Catalog) int {
+func identityPlane(cat *Catalog) int {
 	for i := range cat.Planes {
 		if cat.Planes[i].Attributes.Value("kind") == "identity" {
 			return i
@@ -222,7 +221,7 @@ func identityPlane(cat *agentfile.Catalog) int {
 	return 0
 }
 
-func projectSkill(cat *agentfile.Catalog, i int, r io.ReaderAt) (projectionSkill, error) {
+func projectSkill(cat *Catalog, i int, r io.ReaderAt) (projectionSkill, error) {
 	s := projectSkillAttrs(cat, i)
 	body, err := planeBody(cat, i, r)
 	if err != nil {
@@ -238,11 +237,12 @@ func projectSkill(cat *agentfile.Catalog, i int, r io.ReaderAt) (projectionSkill
 	return s, nil
 }
 
-// projectFolders is the projection of an agent served from skill folders:
-// its synthesized catalog's attributes, and as deps the z of each skill
-// its SKILL.md links to (docs/skill-folders.md §5), with no body to scan.
-func projectFolders(cat *agentfile.Catalog, info *agentfile.Agent) *projection {
-	p := &projection{Schema: "agent3md/1", Agent: projectAgent(cat), Skills: make([]projectionSkill, 0, len(info.Skills))}
+// ProjectLinked is the projection of an agent whose dependencies are
+// already known, an agent served from skill folders: the synthesized
+// catalog's attributes, and as deps the z of each skill its SKILL.md links
+// to (docs/skill-folders.md §5), with no body to scan.
+func ProjectLinked(cat *Catalog, info *Agent) *Projection {
+	p := &Projection{Schema: "agent3md/1", Agent: projectAgent(cat), Skills: make([]projectionSkill, 0, len(info.Skills))}
 	for _, sk := range info.Skills {
 		s := projectSkillAttrs(cat, sk.Plane)
 		s.Deps = make([]jsNumber, len(sk.Deps))
@@ -256,9 +256,9 @@ func projectFolders(cat *agentfile.Catalog, info *agentfile.Agent) *projection {
 
 // projectSkillAttrs is a skill's projection without its deps, from the
 // plane's label and attributes.
-func projectSkillAttrs(cat *agentfile.Catalog, i int) projectionSkill {
+func projectSkillAttrs(cat *Catalog, i int) projectionSkill {
 	pl := &cat.Planes[i]
-	s := projectionSkill{plane: i, Name: pl.Label, Z: jsNumber(pl.Z), Triggers: nonNil(agentfile.SplitList(pl.Attributes.Value("triggers")))}
+	s := projectionSkill{plane: i, Name: pl.Label, Z: jsNumber(pl.Z), Triggers: nonNil(SplitList(pl.Attributes.Value("triggers")))}
 	if !pl.HasLabel {
 		s.Name = "skill-" + s.Z.String()
 	}
@@ -281,7 +281,7 @@ func projectSkillAttrs(cat *agentfile.Catalog, i int) projectionSkill {
 // when missing or empty; an item with no name is dropped.
 func projectInputs(v string) []inputSchema {
 	out := []inputSchema{}
-	for _, item := range agentfile.SplitList(v) {
+	for _, item := range SplitList(v) {
 		in := inputSchema{Required: true}
 		if rest, ok := strings.CutSuffix(item, "?"); ok {
 			in.Required, item = false, strings.TrimRight(rest, " \t\n\r\f\v")
@@ -299,9 +299,9 @@ func projectInputs(v string) []inputSchema {
 	return out
 }
 
-func planeBody(cat *agentfile.Catalog, i int, r io.ReaderAt) (string, error) {
+func planeBody(cat *Catalog, i int, r io.ReaderAt) (string, error) {
 	pl := &cat.Planes[i]
-	b, err := agentfile.ReadSpan(r, pl.Body, pl.CRC)
+	b, err := ReadSpan(r, pl.Body, pl.CRC)
 	if err != nil {
 		return "", fmt.Errorf("reading the body of the plane at line %d: %w", pl.Line, err)
 	}

@@ -1,4 +1,4 @@
-package main
+package skillsdir
 
 import (
 	"bytes"
@@ -14,7 +14,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/agent3md/agent3md/loader"
+	"github.com/agent3md/agent3md/agentfile"
 )
 
 // Export into a skills directory (often a shared one, like
@@ -26,15 +26,20 @@ import (
 // never followed: writing through one would write outside it.
 
 // exportMarker is the marker file's name inside each skill folder.
-const exportMarker = ".agent3md-export.json"
+const exportMarker = MarkerFile
+
+// MarkerFile is the name of the marker file an export writes into each
+// skill folder (Marker).
+const MarkerFile = ".agent3md-export.json"
 
 // identityFile is the reference that carries the agent's identity in every
 // skill folder. Upper case: it can never collide with a dependency's
 // reference file, whose slug is lower case.
 const identityFile = "references/AGENT.md"
 
-// marker is the content of exportMarker.
-type marker struct {
+// Marker is the content of a skill folder's marker file: which agent wrote
+// the folder, from which file, and the files it wrote there.
+type Marker struct {
 	Agent  string   `json:"agent"`
 	Source string   `json:"source"` // the agent file, as an absolute path
 	Skill  string   `json:"skill"`
@@ -48,21 +53,52 @@ type folderPlan struct {
 	files       map[string][]byte // path → content
 }
 
-// exportReport lists what an export did, as slash paths relative to DIR.
-type exportReport struct {
-	created, replaced, unchanged, removed []string
+// Report lists what a write into a skills directory did, as slash paths
+// relative to the directory: each file created, replaced, left as it was
+// (its bytes already right) and removed.
+type Report struct {
+	Created, Replaced, Unchanged, Removed []string
 }
 
-func (a *app) writeSkillsDir(ctx context.Context, ag *loader.Agent, dir string, force bool) error {
+// Agent is the open agent Export writes out; *loader.Agent satisfies it.
+type Agent interface {
+	// Path is the agent file's path, which the markers name.
+	Path() string
+	// Scanned is the agent file's catalog and its agent3md/1 reading.
+	Scanned() (*agentfile.Catalog, *agentfile.Agent)
+	// IdentityBody is the identity plane's body.
+	IdentityBody(ctx context.Context) (string, error)
+	// SkillMDBySlug is the skill's rendering (Doc.Render).
+	SkillMDBySlug(ctx context.Context, slug string) (*Rendered, error)
+}
+
+// ExportOptions configures Export.
+type ExportOptions struct {
+	// Force writes into skill folders without a marker, or with another
+	// agent's.
+	Force bool
+}
+
+// Export writes one Agent Skills folder per skill of ag under dir
+// (docs/cli.md, export): SKILL.md, a references/<dep>.md per other skill
+// of its resolve chain, references/AGENT.md with the agent's identity, and
+// the marker. dir is created when missing. A folder this agent's export
+// did not write (no marker, or another agent's) is refused unless
+// opts.Force, a symbolic link below dir always; all folders are checked
+// before any is written, so a refusal leaves dir as it was. Files the
+// previous export of the same agent wrote and this one does not, and the
+// folders of skills the agent no longer has, are removed; nothing else is.
+func Export(ctx context.Context, ag Agent, dir string, opts *ExportOptions) (*Report, error) {
+	force := opts != nil && opts.Force
 	plans, agent, err := planSkillsDir(ctx, ag)
 	if err != nil {
-		return ioError(err)
+		return nil, err
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return ioError(err)
+		return nil, err
 	}
 	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
-		return ioError(fmt.Errorf("--skills-dir %s is not a directory", dir))
+		return nil, fmt.Errorf("%s is not a directory", dir)
 	}
 	// Check every folder before writing any, so a refusal leaves DIR as
 	// it was.
@@ -73,34 +109,36 @@ func (a *app) writeSkillsDir(ctx context.Context, ag *loader.Agent, dir string, 
 		}
 	}
 	if len(refusals) > 0 {
-		return ioError(fmt.Errorf("export into %s refused; nothing was written:\n  %s", dir, strings.Join(refusals, "\n  ")))
+		return nil, fmt.Errorf("export into %s refused; nothing was written:\n  %s", dir, strings.Join(refusals, "\n  "))
 	}
 	source, _ := filepath.Abs(ag.Path())
-	var rep exportReport
+	rep := &Report{}
 	for _, p := range plans {
-		if err := writeFolder(dir, p, marker{Agent: agent, Source: source, Skill: p.skill}, &rep); err != nil {
-			return ioError(err)
+		if err := writeFolder(dir, p, Marker{Agent: agent, Source: source, Skill: p.skill}, rep); err != nil {
+			return rep, err
 		}
 	}
-	if err := removeGoneFolders(dir, plans, agent, &rep); err != nil {
-		return ioError(err)
+	if err := removeGoneFolders(dir, plans, agent, rep); err != nil {
+		return rep, err
 	}
-	rep.print(a, dir, len(plans))
-	return nil
+	return rep, nil
 }
 
 // planSkillsDir renders every skill's folder: SKILL.md with a pointer to
 // the identity reference, its dependency references, and the identity.
-func planSkillsDir(ctx context.Context, ag *loader.Agent) ([]folderPlan, string, error) {
-	m, err := ag.Manifest(ctx)
+func planSkillsDir(ctx context.Context, ag Agent) ([]folderPlan, string, error) {
+	_, info := ag.Scanned()
+	idBody, err := ag.IdentityBody(ctx)
 	if err != nil {
 		return nil, "", err
 	}
-	identity := identityMarkdown(m)
+	identity := identityMarkdown(info, idBody)
+	m := info
+	slugs, _ := AssignSlugs(info.Skills)
 	var plans []folderPlan
-	for _, s := range ag.Skills() {
+	for i, s := range info.Skills {
 		// By slug: slugs are unique even when (invalid) files repeat a name.
-		r, err := ag.SkillMDBySlug(ctx, s.Slug)
+		r, err := ag.SkillMDBySlug(ctx, slugs[i])
 		if err != nil {
 			return nil, "", err
 		}
@@ -122,7 +160,7 @@ func planSkillsDir(ctx context.Context, ag *loader.Agent) ([]folderPlan, string,
 }
 
 // identityMarkdown is the agent's identity as a reference file.
-func identityMarkdown(m *loader.Manifest) []byte {
+func identityMarkdown(m *agentfile.Agent, identity string) []byte {
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "# %s\n\n", m.Name)
 	fmt.Fprintf(&b, "- model: %s\n", m.Model)
@@ -132,8 +170,8 @@ func identityMarkdown(m *loader.Manifest) []byte {
 	if len(m.Tools) > 0 {
 		fmt.Fprintf(&b, "- tools: %s\n", strings.Join(m.Tools, ", "))
 	}
-	if m.Identity != "" {
-		fmt.Fprintf(&b, "\n%s\n", m.Identity)
+	if identity != "" {
+		fmt.Fprintf(&b, "\n%s\n", identity)
 	}
 	return b.Bytes()
 }
@@ -203,7 +241,7 @@ func checkNoLink(root, rel string) error {
 
 // readMarker reads root's marker; nil when there is none. A marker that is
 // not a regular file or does not decode is an error: export will not guess.
-func readMarker(root string) (*marker, error) {
+func readMarker(root string) (*Marker, error) {
 	name := filepath.Join(root, exportMarker)
 	st, err := os.Lstat(name)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -219,7 +257,7 @@ func readMarker(root string) (*marker, error) {
 	if err != nil {
 		return nil, err
 	}
-	var m marker
+	var m Marker
 	if err := json.Unmarshal(b, &m); err != nil {
 		return nil, fmt.Errorf("%s does not decode (%w); remove it, or the folder, by hand", name, err)
 	}
@@ -228,7 +266,7 @@ func readMarker(root string) (*marker, error) {
 
 // writeFolder writes one plan, removes the files its previous export of
 // the same agent wrote that this one does not, and writes the marker last.
-func writeFolder(dir string, p folderPlan, m marker, rep *exportReport) error {
+func writeFolder(dir string, p folderPlan, m Marker, rep *Report) error {
 	root := filepath.Join(dir, p.slug)
 	old, err := readMarker(root)
 	if err != nil {
@@ -253,11 +291,11 @@ func writeFolder(dir string, p folderPlan, m marker, rep *exportReport) error {
 		rel := p.slug + "/" + name
 		switch state {
 		case "created":
-			rep.created = append(rep.created, rel)
+			rep.Created = append(rep.Created, rel)
 		case "replaced":
-			rep.replaced = append(rep.replaced, rel)
+			rep.Replaced = append(rep.Replaced, rel)
 		default:
-			rep.unchanged = append(rep.unchanged, rel)
+			rep.Unchanged = append(rep.Unchanged, rel)
 		}
 	}
 	if old != nil && old.Agent == m.Agent {
@@ -283,7 +321,7 @@ func writeFolder(dir string, p folderPlan, m marker, rep *exportReport) error {
 // file inside root (a marker is data on disk: a path that climbs out of
 // the folder or meets a link is refused), and the references/ folder it
 // leaves empty.
-func removeOwned(root, name, slug string, rep *exportReport) error {
+func removeOwned(root, name, slug string, rep *Report) error {
 	if !filepath.IsLocal(filepath.FromSlash(name)) || name == exportMarker {
 		return fmt.Errorf("%s lists %q, which is not a file inside the folder; fix or remove the marker", filepath.Join(root, exportMarker), name)
 	}
@@ -294,7 +332,7 @@ func removeOwned(root, name, slug string, rep *exportReport) error {
 	if err := os.Remove(full); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return err
 	}
-	rep.removed = append(rep.removed, slug+"/"+name)
+	rep.Removed = append(rep.Removed, slug+"/"+name)
 	if d := path.Dir(name); d != "." {
 		os.Remove(filepath.Join(root, filepath.FromSlash(d))) // only succeeds when empty
 	}
@@ -304,7 +342,7 @@ func removeOwned(root, name, slug string, rep *exportReport) error {
 // removeGoneFolders removes the folders of skills an earlier export of the
 // same agent wrote and this agent no longer has: the files its marker
 // lists, the marker, and the folder when that leaves it empty.
-func removeGoneFolders(dir string, plans []folderPlan, agent string, rep *exportReport) error {
+func removeGoneFolders(dir string, plans []folderPlan, agent string, rep *Report) error {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return err
@@ -406,17 +444,4 @@ func writeTemp(dir, pattern string, b []byte) (string, error) {
 		return "", err
 	}
 	return f.Name(), nil
-}
-
-func (r *exportReport) print(a *app, dir string, skills int) {
-	for _, group := range []struct {
-		verb  string
-		paths []string
-	}{{"created", r.created}, {"replaced", r.replaced}, {"removed", r.removed}} {
-		for _, p := range group.paths {
-			fmt.Fprintf(a.stdout, "%-8s %s\n", group.verb, p)
-		}
-	}
-	fmt.Fprintf(a.stdout, "%d skills under %s: %d files created, %d replaced, %d unchanged, %d removed\n",
-		skills, dir, len(r.created), len(r.replaced), len(r.unchanged), len(r.removed))
 }

@@ -1,4 +1,4 @@
-package main
+package skillsdir
 
 import (
 	"bytes"
@@ -19,67 +19,41 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/spf13/cobra"
-
 	"github.com/agent3md/agent3md/agentfile"
-	"github.com/agent3md/agent3md/skillsdir"
 )
 
-func (a *app) importCmd() *cobra.Command {
-	var (
-		out   string
-		force bool
-		title string
-	)
-	c := &cobra.Command{
-		Use:   "import DIR...",
-		Short: "Convert Agent Skills folders into one agent.3md",
-		Long: `import reads each DIR as an Agent Skills folder (every folder below it, 4
-levels deep, holding a SKILL.md) and writes one agent file: an identity
-plane, then one skill plane per skill, labelled with the skill's name.
-Several folders make one agent, as mcp serves them; a skill name found in
-two of them stops the import with both paths.
-
-The identity comes from the first DIR's AGENT.md when there is one (its
-first "# " heading names the agent; "- model:", "- persona:" and "- tools:"
-lines right after an opening heading, as export writes them, set those
-fields), else from the AGENT.md an export left in the skills' references/,
-else a short generated one named after the first DIR. Each plane takes the
-skill's metadata triggers, inputs, tool (or command) and cost, as export
---skills-dir writes them; a skill without triggers is given its name as
-one. The plane body is the SKILL.md body: its description is kept as the
-first paragraph (added when the body does not start with it), relative
-links to other imported skills become [[z=N|text]] links (except one that
-would close a dependency cycle), and the skill's other files are listed at
-the end by path — never inlined, never run. Broken skills are skipped with
-their findings on stderr.
-
-The result always validates without errors; an existing OUT is never
-replaced without --force. Import, then export --skills-dir, gives back the
-same skill names, descriptions and bodies (links aside).`,
-		Example: `  agent3md import ~/.claude/skills -o claude.3md
-  agent3md import skills/ -o - | agent3md validate -`,
-		Args: args(cobra.MinimumNArgs(1)),
-		RunE: func(c *cobra.Command, args []string) error {
-			return a.importDir(c.Context(), args, importOptions{out: out, force: force, title: title})
-		},
-	}
-	c.Flags().StringVarP(&out, "output", "o", "agent.3md", `the agent file to write ("-" for standard output)`)
-	c.Flags().BoolVar(&force, "force", false, "replace OUT when it exists")
-	c.Flags().StringVar(&title, "title", "", "the agent's name (default: AGENT.md's first heading, else DIR's name)")
-	a.addLimitFlags(c.Flags())
-	return c
+// ImportOptions configures Import. A nil *ImportOptions, or a zero field,
+// means the default.
+type ImportOptions struct {
+	// Title names the agent; "" takes the first heading of AGENT.md,
+	// else the first root's name (docs/skill-folders.md §11).
+	Title string
+	// Limits bound the agent file as it is read back before it is
+	// returned (agentfile.Limits; zero fields are the defaults): a value
+	// over the attribute bound is left out with a warning, and an agent
+	// over any other bound fails with an *agentfile.LimitError.
+	Limits agentfile.Limits
 }
 
-type importOptions struct {
-	out   string
-	force bool
-	title string
+// Imported is an agent file written from skills folders: its bytes, which
+// parse and validate without errors, and what the import did.
+type Imported struct {
+	// Data is the agent file.
+	Data []byte
+	// Agent is the agent's name.
+	Agent string
+	// Skills, Links and Files count the skill planes, the [[z=N]] links
+	// made between them and the files listed by path; Skipped counts the
+	// broken skills left out.
+	Skills, Links, Files, Skipped int
+	// Warnings say what import had to change or leave out, one line
+	// each, naming the file.
+	Warnings []string
 }
 
 // importedSkill is one skill on its way into a plane.
 type importedSkill struct {
-	s        *skillsdir.Skill
+	s        *Skill
 	z        int
 	body     string
 	exported map[string]bool // files an export wrote here (its marker), nil when none
@@ -90,58 +64,26 @@ type importedSkill struct {
 	addDesc  bool            // put the description in as the first paragraph
 }
 
-// importResult is what import built, for the summary line.
-type importResult struct {
-	agent          string
-	skills, links  int
-	files, skipped int
-	warnings       []string
-	data           []byte
-}
-
-func (a *app) importDir(ctx context.Context, dirs []string, o importOptions) error {
-	if o.out != "-" && !o.force {
-		if _, err := os.Lstat(o.out); err == nil {
-			return ioError(fmt.Errorf("%s already exists; pass --force to replace it, or choose another -o", o.out))
-		}
+// Import writes one agent file from the skills folders under roots, one
+// agent for all of them as when they are served together
+// (docs/skill-folders.md §11): an identity plane, then a plane per served
+// skill. Broken skills are left out and counted. The result is parsed and
+// validated with opts.Limits before it is returned; a command or inputs
+// the validator refuses are left out of their skill with a warning. A
+// skill name found in two roots fails with an error wrapping ErrNameClash.
+func Import(ctx context.Context, roots []string, opts *ImportOptions) (*Imported, error) {
+	var o ImportOptions
+	if opts != nil {
+		o = *opts
 	}
-	r, err := a.importBuild(ctx, dirs, o)
+	cat, err := Scan(ctx, roots, nil)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	for _, w := range r.warnings {
-		fmt.Fprintf(a.stderr, "agent3md: import: %s\n", w)
-	}
-	summary := fmt.Sprintf("agent %q: %d skills, %d links between them, %d files listed, %d broken skills skipped",
-		r.agent, r.skills, r.links, r.files, r.skipped)
-	if o.out == "-" {
-		if _, err := a.stdout.Write(r.data); err != nil {
-			return ioError(err)
-		}
-		fmt.Fprintf(a.stderr, "agent3md: import: %s\n", summary)
-		return nil
-	}
-	if err := writeNew(o.out, r.data, o.force); err != nil {
-		return ioError(err)
-	}
-	fmt.Fprintf(a.stdout, "wrote %s: %s\n", o.out, summary)
-	return nil
-}
-
-// importBuild scans the folders and renders the agent file, checked by the
-// parser and the validator.
-func (a *app) importBuild(ctx context.Context, roots []string, o importOptions) (*importResult, error) {
-	cat, err := skillsdir.Scan(ctx, roots, nil)
-	if err != nil {
-		if errors.Is(err, skillsdir.ErrNameClash) {
-			return nil, invalid(err)
-		}
-		return nil, ioError(err)
-	}
-	r := &importResult{}
+	r := &Imported{}
 	for _, f := range cat.Findings() {
-		if f.Severity == skillsdir.SeverityError || f.Rule == skillsdir.RuleNestedTooDeep {
-			r.warnings = append(r.warnings, f.String())
+		if f.Severity == SeverityError || f.Rule == RuleNestedTooDeep {
+			r.Warnings = append(r.Warnings, f.String())
 		}
 	}
 	skills := cat.Skills()
@@ -150,20 +92,20 @@ func (a *app) importBuild(ctx context.Context, roots []string, o importOptions) 
 		served[s.SkillMD()] = true
 	}
 	for _, f := range cat.Findings() {
-		if filepath.Base(f.Path) == "SKILL.md" && f.Severity == skillsdir.SeverityError && !served[f.Path] && f.Rule != skillsdir.RuleNestedTooDeep {
+		if filepath.Base(f.Path) == "SKILL.md" && f.Severity == SeverityError && !served[f.Path] && f.Rule != RuleNestedTooDeep {
 			served[f.Path] = true // count each broken skill once
-			r.skipped++
+			r.Skipped++
 		}
 	}
 	if len(skills) == 0 {
-		return nil, ioError(fmt.Errorf("%s holds no valid skill folder (a folder with a SKILL.md within %d levels); nothing to import", strings.Join(roots, ", "), skillsdir.DefaultMaxDepth))
+		return nil, fmt.Errorf("%s holds no valid skill folder (a folder with a SKILL.md within %d levels); nothing to import", strings.Join(roots, ", "), DefaultMaxDepth)
 	}
 	items := make([]*importedSkill, len(skills))
 	byName := map[string]*importedSkill{}
 	for i, s := range skills {
 		body, fresh, err := cat.Body(ctx, s.Name)
 		if err != nil {
-			return nil, ioError(fmt.Errorf("reading %s: %w", s.SkillMD(), err))
+			return nil, fmt.Errorf("reading %s: %w", s.SkillMD(), err)
 		}
 		it := &importedSkill{s: fresh, body: body, desc: strings.Join(strings.Fields(fresh.Description), " ")}
 		if m, err := readMarker(fresh.Dir); err == nil && m != nil {
@@ -176,11 +118,11 @@ func (a *app) importBuild(ctx context.Context, roots []string, o importOptions) 
 		byName[fresh.Name] = it
 	}
 	assignZ(items)
-	id, err := readIdentity(ctx, roots[0], cat, items, o.title)
+	id, err := readIdentity(ctx, roots[0], cat, items, o.Title)
 	if err != nil {
 		return nil, err
 	}
-	r.agent = id.title
+	r.Agent = id.title
 	dirs := map[string]*importedSkill{} // skill folder → skill, for links
 	for _, it := range items {
 		dirs[filepath.Clean(it.s.Dir)] = it
@@ -188,7 +130,7 @@ func (a *app) importBuild(ctx context.Context, roots []string, o importOptions) 
 	g := newDepGraph()
 	for _, it := range items {
 		warn := func(format string, args ...any) {
-			r.warnings = append(r.warnings, fmt.Sprintf("%s: ", it.s.SkillMD())+fmt.Sprintf(format, args...))
+			r.Warnings = append(r.Warnings, fmt.Sprintf("%s: ", it.s.SkillMD())+fmt.Sprintf(format, args...))
 		}
 		if strings.Contains(strings.ReplaceAll(it.body, "\r\n", ""), "\r") {
 			warn("lone carriage returns read as line breaks")
@@ -214,7 +156,7 @@ func (a *app) importBuild(ctx context.Context, roots []string, o importOptions) 
 			}
 			return strconv.Itoa(t.z), true
 		})
-		r.links += rewritten
+		r.Links += rewritten
 		if kept > 0 {
 			warn("%d links to other skills keep their Markdown form: their text cannot be a [[z=…]] link text (a ']', or over 400 characters)", kept)
 		}
@@ -235,14 +177,14 @@ func (a *app) importBuild(ctx context.Context, roots []string, o importOptions) 
 			warn("%d files not listed: their names hold a line break, a control character or [[, which the agent file would read as a directive or link", len(it.files)-len(kept))
 			it.files = kept
 		}
-		r.files += len(it.files)
-		it.attrs = planeAttrs(it, warn, a.limits.MaxAttributeBytes)
+		r.Files += len(it.files)
+		it.attrs = planeAttrs(it, warn, o.Limits.MaxAttributeBytes)
 	}
-	r.skills = len(items)
+	r.Skills = len(items)
 	// Render, then keep each description: where the body's first
 	// paragraph does not read as the description, put it in front.
 	data := renderAgent(id, items)
-	parsed, err := a.parseImported(data)
+	parsed, err := parseImported(data, o.Limits)
 	if err != nil {
 		return nil, err
 	}
@@ -255,12 +197,12 @@ func (a *app) importBuild(ctx context.Context, roots []string, o importOptions) 
 	}
 	if len(missing) > 0 {
 		data = renderAgent(id, items)
-		if parsed, err = a.parseImported(data); err != nil {
+		if parsed, err = parseImported(data, o.Limits); err != nil {
 			return nil, err
 		}
 		for _, it := range missing {
 			if !descriptionMatches(parsed, it) {
-				r.warnings = append(r.warnings, fmt.Sprintf("%s: the description reads back as %q", it.s.SkillMD(), parsed.Planes[parsed.PlaneIndex(float64(it.z))].Description))
+				r.Warnings = append(r.Warnings, fmt.Sprintf("%s: the description reads back as %q", it.s.SkillMD(), parsed.Planes[parsed.PlaneIndex(float64(it.z))].Description))
 			}
 		}
 	}
@@ -276,11 +218,11 @@ func (a *app) importBuild(ctx context.Context, roots []string, o importOptions) 
 				continue
 			}
 			dropped = true
-			r.warnings = append(r.warnings, fmt.Sprintf("%s: its command is left out (%s: %s)", it.s.SkillMD(), f.Rule, f.Message))
+			r.Warnings = append(r.Warnings, fmt.Sprintf("%s: its command is left out (%s: %s)", it.s.SkillMD(), f.Rule, f.Message))
 		}
 		if dropped {
 			data = renderAgent(id, items)
-			if parsed, err = a.parseImported(data); err != nil {
+			if parsed, err = parseImported(data, o.Limits); err != nil {
 				return nil, err
 			}
 			rep = agentfile.Validate(parsed)
@@ -289,22 +231,21 @@ func (a *app) importBuild(ctx context.Context, roots []string, o importOptions) 
 	if !rep.OK() {
 		var lines []string
 		for _, f := range rep.Errors {
-			lines = append(lines, findingLine("(import)", "error", f))
+			lines = append(lines, fmt.Sprintf("(import):%d: error [%s]: %s", f.Line, f.Rule, f.Message))
 		}
 		return nil, fmt.Errorf("internal error: the imported agent does not validate; please report it:\n  %s", strings.Join(lines, "\n  "))
 	}
-	r.data = data
+	r.Data = data
 	return r, nil
 }
 
-// parseImported parses the rendered agent with the command's limits.
-func (a *app) parseImported(data []byte) (*agentfile.Catalog, error) {
-	cat, err := agentfile.Parse(bytes.NewReader(data), &agentfile.Options{File: "(import)", Limits: a.limits})
+// parseImported parses the rendered agent with the caller's limits.
+func parseImported(data []byte, limits agentfile.Limits) (*agentfile.Catalog, error) {
+	cat, err := agentfile.Parse(bytes.NewReader(data), &agentfile.Options{File: "(import)", Limits: limits})
 	if err != nil {
-		a.limitError(err)
 		var le *agentfile.LimitError
 		if errors.As(err, &le) {
-			return nil, invalid(fmt.Errorf("the imported agent is over a limit: %w", err))
+			return nil, fmt.Errorf("the imported agent is over a limit: %w", err)
 		}
 		return nil, fmt.Errorf("internal error: the imported agent does not parse; please report it: %w", err)
 	}
@@ -378,7 +319,7 @@ func assignZ(items []*importedSkill) {
 }
 
 // metaString returns the string metadata key of a skill's frontmatter.
-func metaString(s *skillsdir.Skill, key string) (string, bool) {
+func metaString(s *Skill, key string) (string, bool) {
 	m, ok := s.Frontmatter["metadata"].(map[string]any)
 	if !ok {
 		return "", false
@@ -594,7 +535,7 @@ func codeSpan(s string) string {
 func codeText(s string) string { return strings.ReplaceAll(s, "`", "'") }
 
 // exportTrailer matches the line export adds to every SKILL.md it writes,
-// pointing at the identity (skillsdir.go).
+// pointing at the identity (go).
 var exportTrailer = regexp.MustCompile(`\n*This skill belongs to the agent [^\n]*: read its identity and rules in \[AGENT\.md\]\(references/AGENT\.md\) before acting\.\n*$`)
 
 // stripExportArtifacts removes what import and export add around a body,
@@ -652,10 +593,10 @@ type identity struct {
 
 // readIdentity reads DIR/AGENT.md, else the AGENT.md an export wrote into
 // the skills' references, else makes a short identity.
-func readIdentity(ctx context.Context, dir string, cat *skillsdir.Catalog, items []*importedSkill, title string) (*identity, error) {
+func readIdentity(ctx context.Context, dir string, cat *Catalog, items []*importedSkill, title string) (*identity, error) {
 	text, found, err := readRootFile(dir, "AGENT.md")
 	if err != nil {
-		return nil, ioError(err)
+		return nil, err
 	}
 	if !found {
 		for _, it := range items {
@@ -710,17 +651,17 @@ func readRootFile(dir, name string) (string, bool, error) {
 		return "", false, err
 	}
 	if !st.Mode().IsRegular() {
-		return "", false, fmt.Errorf("%s is not a regular file (%s); remove it or make it one", filepath.Join(dir, name), fileKind(st.Mode()))
+		return "", false, fmt.Errorf("%s is not a regular file (mode %s); remove it or make it one", filepath.Join(dir, name), st.Mode().Type())
 	}
-	if st.Size() > skillsdir.DefaultMaxFileBytes {
-		return "", false, fmt.Errorf("%s is over %d bytes", filepath.Join(dir, name), skillsdir.DefaultMaxFileBytes)
+	if st.Size() > DefaultMaxFileBytes {
+		return "", false, fmt.Errorf("%s is over %d bytes", filepath.Join(dir, name), DefaultMaxFileBytes)
 	}
 	f, err := root.Open(name)
 	if err != nil {
 		return "", false, err
 	}
 	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, skillsdir.DefaultMaxFileBytes+1))
+	b, err := io.ReadAll(io.LimitReader(f, DefaultMaxFileBytes+1))
 	if err != nil {
 		return "", false, err
 	}
@@ -852,10 +793,11 @@ func renderAgent(id *identity, items []*importedSkill) []byte {
 	return b.Bytes()
 }
 
-// writeNew writes data to name atomically: a temporary file in the same
-// folder, then linked to name, which fails when name exists (so nothing is
-// ever replaced by accident), or, with force, renamed over it.
-func writeNew(name string, data []byte, force bool) error {
+// WriteFile writes the agent file to name atomically: a temporary file in
+// the same folder, then linked to name, which fails when name exists (so
+// nothing is ever replaced by accident), or, with force, renamed over it.
+func (r *Imported) WriteFile(name string, force bool) error {
+	data := r.Data
 	if st, err := os.Stat(name); err == nil && st.IsDir() {
 		return fmt.Errorf("%s is a directory; -o takes a file name", name)
 	}

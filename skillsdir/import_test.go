@@ -1,9 +1,10 @@
-package main
+package skillsdir_test
 
 import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -14,6 +15,7 @@ import (
 	"testing"
 
 	"github.com/agent3md/agent3md/agentfile"
+	"github.com/agent3md/agent3md/loader"
 	"github.com/agent3md/agent3md/skillsdir"
 )
 
@@ -46,29 +48,24 @@ func yamlString(s string) string {
 	return string(b)
 }
 
-// importOK imports dir to a new file, checks it validates without errors
-// and returns the file and its catalog.
-func importOK(t *testing.T, dir string, extra ...string) (string, *agentfile.Catalog, string) {
+// importOK imports dirs (titled title, when not "") to a new file, checks
+// it validates without errors and returns the file, its catalog and the
+// warnings, one a line.
+func importOK(t *testing.T, title string, dirs ...string) (string, *agentfile.Catalog, string) {
 	t.Helper()
+	r, err := skillsdir.Import(context.Background(), dirs, &skillsdir.ImportOptions{Title: title})
+	if err != nil {
+		t.Fatalf("import %v: %v", dirs, err)
+	}
 	out := filepath.Join(t.TempDir(), "agent.3md")
-	code, stdout, stderr := cli(t, append([]string{"import", dir, "-o", out}, extra...)...)
-	if code != 0 {
-		t.Fatalf("import: exit %d\nstdout: %s\nstderr: %s", code, stdout, stderr)
-	}
-	if code, vout, _ := cli(t, "validate", out); code != 0 || !strings.Contains(vout, "(0 errors") {
-		data, _ := os.ReadFile(out)
-		t.Fatalf("imported agent does not validate: exit %d\n%s\n%s", code, vout, data)
-	}
-	f, err := os.Open(out)
-	if err != nil {
+	if err := r.WriteFile(out, false); err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
-	cat, err := agentfile.Parse(f, &agentfile.Options{File: out})
-	if err != nil {
-		t.Fatal(err)
+	cat := parseFile(t, out)
+	if rep := agentfile.Validate(cat); !rep.OK() || len(rep.Errors) > 0 {
+		t.Fatalf("imported agent does not validate: %+v\n%s", rep.Errors, r.Data)
 	}
-	return out, cat, stderr
+	return out, cat, strings.Join(r.Warnings, "\n")
 }
 
 // folderSkill is one skill of a folder as the scanner reads it back.
@@ -96,18 +93,27 @@ func scanFolder(t *testing.T, dir string) map[string]folderSkill {
 	return out
 }
 
-func exportTo(t *testing.T, file, dir string) {
+// exportTo exports the agent file into dir, as 'agent3md export
+// --skills-dir dir file' does.
+func exportTo(t *testing.T, file, dir string) *skillsdir.Report {
 	t.Helper()
-	if code, out, errOut := cli(t, "export", "--skills-dir", dir, file); code != 0 {
-		t.Fatalf("export %s: exit %d\n%s\n%s", file, code, out, errOut)
+	ag, err := loader.Open(file, nil)
+	if err != nil {
+		t.Fatal(err)
 	}
+	defer ag.Close()
+	rep, err := skillsdir.Export(context.Background(), ag, dir, nil)
+	if err != nil {
+		t.Fatalf("export %s: %v", file, err)
+	}
+	return rep
 }
 
 // TestImportRoundTripExamples: each bundled example, exported to a skills
 // folder, imported and exported again, gives the same skills with the
 // same descriptions and bodies.
 func TestImportRoundTripExamples(t *testing.T) {
-	examples, _ := filepath.Glob("../../examples/*.3md")
+	examples, _ := filepath.Glob("../examples/*.3md")
 	if len(examples) == 0 {
 		t.Fatal("no examples found")
 	}
@@ -116,7 +122,7 @@ func TestImportRoundTripExamples(t *testing.T) {
 			tmp := t.TempDir()
 			first, second := filepath.Join(tmp, "first"), filepath.Join(tmp, "second")
 			exportTo(t, ex, first)
-			imported, cat, stderr := importOK(t, first)
+			imported, cat, stderr := importOK(t, "", first)
 			if strings.Contains(stderr, "description reads back") {
 				t.Errorf("descriptions lost: %s", stderr)
 			}
@@ -174,6 +180,10 @@ func parseFile(t *testing.T, path string) *agentfile.Catalog {
 	return cat
 }
 
+// trailer is the line export ends every SKILL.md with, pointing at the
+// agent's identity.
+var trailer = regexp.MustCompile(`\n*This skill belongs to the agent [^\n]*: read its identity and rules in \[AGENT\.md\]\(references/AGENT\.md\) before acting\.\n*$`)
+
 // TestImportRoundTripGenerated: 1,000 generated skills — bodies that open
 // with their description and bodies that do not, links to other skills,
 // files — come back from import and export with the same names and
@@ -207,7 +217,7 @@ func TestImportRoundTripGenerated(t *testing.T) {
 		writeSkill(t, src, name, "description: "+yamlString(desc)+"\nmetadata:\n  triggers: "+yamlString(fmt.Sprintf("task %d, job %d", i, i))+"\n", body.String(), files)
 		want[name] = gen{desc: desc, body: body.String()}
 	}
-	imported, cat, _ := importOK(t, src)
+	imported, cat, _ := importOK(t, "", src)
 	if got := len(cat.Agent().Skills); got != n {
 		t.Fatalf("%d skills imported, want %d", got, n)
 	}
@@ -236,16 +246,18 @@ func TestImportRoundTripGenerated(t *testing.T) {
 		}
 		body := linkRE.ReplaceAllString(w.body, "](references/$1.md)")
 		if !strings.Contains(w.body, w.desc) {
-			body = strings.Replace(body, "\n\n", "\n\n"+descriptionParagraph(w.desc)+"\n\n", 1)
+			// Import puts the description in as the first paragraph;
+			// these hold nothing Markdown would read, so it stays as is.
+			body = strings.Replace(body, "\n\n", "\n\n"+w.desc+"\n\n", 1)
 		}
 		gb := g.body
-		if k := strings.Index(gb, filesMarker); k >= 0 {
+		if k := strings.Index(gb, "<!-- agent3md import: files -->"); k >= 0 {
 			if !strings.Contains(gb[k:], "`references/notes.md`") || !strings.Contains(gb[k:], "`scripts/run.sh`") {
 				t.Errorf("skill %s file list: %q", name, gb[k:])
 			}
 			gb = gb[:k]
 		}
-		gb = exportTrailer.ReplaceAllString(gb, "")
+		gb = trailer.ReplaceAllString(gb, "")
 		if strings.TrimSpace(gb) != strings.TrimSpace(body) {
 			t.Errorf("skill %s body\n got %q\nwant %q", name, gb, body)
 		}
@@ -283,7 +295,7 @@ func TestImportAwkwardValues(t *testing.T) {
 				"  inputs: \"who:string\"\n" +
 				"  tool: " + yamlString(tc.tool) + "\n"
 			writeSkill(t, src, "odd", fm, "# Odd\n\nThe body.\n", nil)
-			file, cat, _ := importOK(t, src)
+			file, cat, _ := importOK(t, "", src)
 			ag := cat.Agent()
 			if len(ag.Skills) != 1 {
 				t.Fatalf("%d skills", len(ag.Skills))
@@ -320,7 +332,7 @@ func TestImportBodies(t *testing.T) {
 			"By reference: [the beta][b], [B][] and [b], not `[b]`.\n\n[b]: ../beta/SKILL.md \"Beta\"\n", nil)
 	writeSkill(t, src, "beta", "description: Beta does b.\n",
 		"Beta does b.\n\nBack to [alpha](../alpha/SKILL.md), a cycle.\n\n```sh\n@plane z=5 inside a fence\n", map[string]string{"assets/logo.png": "\x89PNG"})
-	file, cat, stderr := importOK(t, src)
+	file, cat, stderr := importOK(t, "", src)
 	data, _ := os.ReadFile(file)
 	text := string(data)
 	for _, want := range []string{
@@ -353,17 +365,17 @@ func TestImportBodies(t *testing.T) {
 func TestImportIdentity(t *testing.T) {
 	src := filepath.Join(t.TempDir(), "my-skills")
 	writeSkill(t, src, "one", "description: One.\n", "One.\n", nil)
-	_, cat, _ := importOK(t, src)
+	_, cat, _ := importOK(t, "", src)
 	if got := cat.Agent().Name; got != "my-skills" {
 		t.Errorf("generated agent name %q, want the folder's", got)
 	}
 	// A folder called skills is named after its parent, as when served.
 	claude := filepath.Join(t.TempDir(), ".claude", "skills")
 	writeSkill(t, claude, "one", "description: One.\n", "One.\n", nil)
-	if _, cat, _ := importOK(t, claude); cat.Agent().Name != "claude-skills" {
+	if _, cat, _ := importOK(t, "", claude); cat.Agent().Name != "claude-skills" {
 		t.Errorf("agent name %q for ~/.claude/skills, want claude-skills", cat.Agent().Name)
 	}
-	_, cat, _ = importOK(t, src, "--title", `Odd "name", here`)
+	_, cat, _ = importOK(t, `Odd "name", here`, src)
 	if got := cat.Agent().Name; got != `Odd "name", here` {
 		t.Errorf("--title gave %q", got)
 	}
@@ -372,7 +384,7 @@ func TestImportIdentity(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(src, "AGENT.md"), []byte("---\nname: x\n---\nRules first.\n\n# Helper\n\nBe brief.\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	file, cat, _ := importOK(t, src)
+	file, cat, _ := importOK(t, "", src)
 	if data, _ := os.ReadFile(file); cat.Agent().Name != "Helper" || !strings.Contains(string(data), "kind=identity\nRules first.\n\n# Helper\n\nBe brief.\n") {
 		t.Errorf("prose AGENT.md: agent %q\n%s", cat.Agent().Name, data)
 	}
@@ -380,7 +392,7 @@ func TestImportIdentity(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(src, "AGENT.md"), []byte(agentMD), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	file, cat, _ = importOK(t, src)
+	file, cat, _ = importOK(t, "", src)
 	ag := cat.Agent()
 	if ag.Name != "Forge" || ag.Model != "claude-x" || ag.Persona != "terse" || strings.Join(ag.Tools, ",") != "rg,go" {
 		t.Errorf("agent %+v from AGENT.md", ag)
@@ -392,30 +404,31 @@ func TestImportIdentity(t *testing.T) {
 	}
 }
 
-// TestImportRefusesOverwrite: an existing output is kept unless --force.
-func TestImportRefusesOverwrite(t *testing.T) {
+// TestImportWriteFileRefusesOverwrite: an existing output is kept unless
+// forced; a folder without skills imports nothing.
+func TestImportWriteFileRefusesOverwrite(t *testing.T) {
 	src := filepath.Join(t.TempDir(), "skills")
 	writeSkill(t, src, "one", "description: One.\n", "One.\n", nil)
 	out := filepath.Join(t.TempDir(), "agent.3md")
 	if err := os.WriteFile(out, []byte("mine"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	code, _, stderr := cli(t, "import", src, "-o", out)
-	if data, _ := os.ReadFile(out); code != 2 || !strings.Contains(stderr, "already exists; pass --force") || string(data) != "mine" {
-		t.Fatalf("exit %d, stderr %q, file %q", code, stderr, data)
+	r, err := skillsdir.Import(context.Background(), []string{src}, nil)
+	if err != nil {
+		t.Fatal(err)
 	}
-	if code, _, stderr := cli(t, "import", src, "-o", out, "--force"); code != 0 {
-		t.Fatalf("--force: exit %d: %s", code, stderr)
+	err = r.WriteFile(out, false)
+	if data, _ := os.ReadFile(out); err == nil || !strings.Contains(err.Error(), "already exists; pass --force") || string(data) != "mine" {
+		t.Fatalf("err %v, file %q", err, data)
 	}
-	if data, _ := os.ReadFile(out); !bytes.HasPrefix(data, []byte("---\n3md:")) {
-		t.Fatalf("--force did not replace the file: %q", data)
+	if err := r.WriteFile(out, true); err != nil {
+		t.Fatalf("forced: %v", err)
 	}
-	// Standard output, and a folder without skills.
-	if code, stdout, _ := cli(t, "import", src, "-o", "-"); code != 0 || !strings.Contains(stdout, "@plane z=1 kind=skill label=\"one\"") {
-		t.Fatalf("-o -: exit %d:\n%s", code, stdout)
+	if data, _ := os.ReadFile(out); !bytes.Equal(data, r.Data) || !strings.Contains(string(data), "@plane z=1 kind=skill label=\"one\"") {
+		t.Fatalf("forcing did not replace the file: %q", data)
 	}
-	if code, _, stderr := cli(t, "import", t.TempDir(), "-o", "-"); code != 2 || !strings.Contains(stderr, "no valid skill folder") {
-		t.Fatalf("empty folder: exit %d: %s", code, stderr)
+	if _, err := skillsdir.Import(context.Background(), []string{t.TempDir()}, nil); err == nil || !strings.Contains(err.Error(), "no valid skill folder") {
+		t.Fatalf("empty folder: %v", err)
 	}
 }
 
@@ -427,7 +440,7 @@ func TestImportDropsRefusedCommand(t *testing.T) {
 	writeSkill(t, src, "undeclared", "description: Uses an undeclared input.\nmetadata:\n  tool: \"echo {missing}\"\n", "Body.\n", nil)
 	writeSkill(t, src, "unsafe", "description: Runs its input as code.\nmetadata:\n  inputs: \"cmd\"\n  tool: \"sh -c \\\"$({cmd})\\\"\"\n", "Body.\n", nil)
 	writeSkill(t, src, "fine", "description: A fine command.\nmetadata:\n  inputs: \"who\"\n  tool: \"echo {who}\"\n", "Body.\n", nil)
-	_, cat, stderr := importOK(t, src)
+	_, cat, stderr := importOK(t, "", src)
 	tools := map[string]string{}
 	for _, s := range cat.Agent().Skills {
 		if s.HasTool {
@@ -455,11 +468,7 @@ func TestImportSeveralFolders(t *testing.T) {
 	a, b := filepath.Join(base, "team"), filepath.Join(base, "mine")
 	writeSkill(t, a, "deploy", "description: Deploy.\n", "Deploy.\n\nBuild first: [build](../../mine/build/SKILL.md).\n", nil)
 	writeSkill(t, b, "build", "description: Build.\n", "Build.\n", nil)
-	out := filepath.Join(t.TempDir(), "agent.3md")
-	if code, _, stderr := cli(t, "import", a, b, "-o", out); code != 0 {
-		t.Fatalf("exit %d: %s", code, stderr)
-	}
-	cat := parseFile(t, out)
+	_, cat, _ := importOK(t, "", a, b)
 	if n := len(cat.Agent().Skills); n != 2 || cat.Agent().Name != "team" {
 		t.Fatalf("%d skills, agent %q", n, cat.Agent().Name)
 	}
@@ -467,9 +476,9 @@ func TestImportSeveralFolders(t *testing.T) {
 		t.Errorf("the link across folders is not a [[z=N]] link: %+v", cat.AllLinks())
 	}
 	writeSkill(t, b, "deploy", "description: Another deploy.\n", "Deploy.\n", nil)
-	code, _, stderr := cli(t, "import", a, b, "-o", "-")
-	if code != 1 || !strings.Contains(stderr, filepath.Join(a, "deploy", "SKILL.md")) || !strings.Contains(stderr, filepath.Join(b, "deploy", "SKILL.md")) {
-		t.Fatalf("clash: exit %d: %s", code, stderr)
+	_, err := skillsdir.Import(context.Background(), []string{a, b}, nil)
+	if !errors.Is(err, skillsdir.ErrNameClash) || !strings.Contains(err.Error(), filepath.Join(a, "deploy", "SKILL.md")) || !strings.Contains(err.Error(), filepath.Join(b, "deploy", "SKILL.md")) {
+		t.Fatalf("clash: %v", err)
 	}
 }
 
@@ -485,7 +494,7 @@ func TestImportKeepsAgentSkillsFields(t *testing.T) {
 	writeSkill(t, src, "xlsx", "description: "+yamlString(long)+"\nlicense: Proprietary. LICENSE.txt has complete terms\ncompatibility: \"Needs python3 and openpyxl\"\nallowed-tools: Bash(python:*) Read\n", "# XLSX\n\nBody.\n", nil)
 	writeSkill(t, src, "deploy", "description: Deploy.\ndisable-model-invocation: true\nargument-hint: \"[env]\"\nmodel: haiku\nhooks:\n  PreToolUse: []\n", "Deploy.\n", nil)
 	writeSkill(t, src, "git-tools", "description: Commit changes.\nallowed-tools:\n  - \"Bash(git add:*)\"\n  - \"Bash(git commit -m <msg>, --amend)\"\n", "Body.\n", nil)
-	file, cat, _ := importOK(t, src)
+	file, cat, _ := importOK(t, "", src)
 	attrs := map[string]string{}
 	for _, p := range cat.Planes {
 		if v, ok := p.Attributes.Get("allowed-tools"); ok {
@@ -537,10 +546,10 @@ func TestImportExportImportFixedPoint(t *testing.T) {
 	src := t.TempDir()
 	writeSkill(t, src, "deploy", "description: Deploy the app.\nlicense: MIT\n", "# Deploy\n\nDeploy the app.\n\nRun it.\n", nil)
 	writeSkill(t, src, "build", "description: Build the app.\n", "Build the app.\n\nThen [deploy](../deploy/SKILL.md).\n", nil)
-	first, _, _ := importOK(t, src, "--title", "shop")
+	first, _, _ := importOK(t, "shop", src)
 	out := filepath.Join(t.TempDir(), "skills")
 	exportTo(t, first, out)
-	second, _, _ := importOK(t, out, "--title", "shop")
+	second, _, _ := importOK(t, "shop", out)
 	a, _ := os.ReadFile(first)
 	b, _ := os.ReadFile(second)
 	if !bytes.Equal(a, b) {
@@ -562,7 +571,7 @@ func TestImportHostileFileNames(t *testing.T) {
 	}
 	writeSkill(t, src, "victim", "description: Victim skill.\n", "Body.\n", files)
 	writeSkill(t, filepath.Join(src, group), "nested", "description: Nested skill.\n", "Body.\n", map[string]string{"x.md": "x"})
-	_, cat, stderr := importOK(t, src)
+	_, cat, stderr := importOK(t, "", src)
 	var labels []string
 	links := 0
 	for _, p := range cat.Planes {

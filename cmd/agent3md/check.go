@@ -319,3 +319,11 @@ func findingLine(file, level string, f agentfile.Finding) string {
 	fmt.Fprintf(&b, ": %s", f.Message)
 	return b.String()
 }
+
+// nonNil keeps a JSON list a list ([]) when it is empty.
+func nonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
+}

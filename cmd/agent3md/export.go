@@ -8,7 +8,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/agent3md/agent3md/agentfile"
 	"github.com/agent3md/agent3md/loader"
+	"github.com/agent3md/agent3md/skillsdir"
 )
 
 func (a *app) exportCmd() *cobra.Command {
@@ -70,7 +72,7 @@ created, replaced or removed is listed.`,
 func projectionJSON(_ context.Context, ag *loader.Agent) ([]byte, error) {
 	if ag.Folders() != nil {
 		var b bytes.Buffer
-		if err := writeJSON(&b, projectFolders(ag.Scanned())); err != nil {
+		if err := writeJSON(&b, agentfile.ProjectLinked(ag.Scanned())); err != nil {
 			return nil, err
 		}
 		return b.Bytes(), nil
@@ -80,7 +82,7 @@ func projectionJSON(_ context.Context, ag *loader.Agent) ([]byte, error) {
 		return nil, err
 	}
 	defer f.Close()
-	p, err := project(ag.Catalog(), f, false)
+	p, err := agentfile.Project(ag.Catalog(), f, false)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", ag.Path(), err)
 	}
@@ -98,9 +100,31 @@ func (a *app) exportJSON(ag *loader.Agent, bodies bool) error {
 		return ioError(err)
 	}
 	defer f.Close()
-	p, err := project(ag.Catalog(), f, bodies)
+	p, err := agentfile.Project(ag.Catalog(), f, bodies)
 	if err != nil {
 		return ioError(fmt.Errorf("%s: %w", ag.Path(), err))
 	}
 	return writeJSON(a.stdout, p)
+}
+
+// writeSkillsDir exports ag into dir as Agent Skills folders and lists
+// every file created, replaced and removed.
+func (a *app) writeSkillsDir(ctx context.Context, ag *loader.Agent, dir string, force bool) error {
+	rep, err := skillsdir.Export(ctx, ag, dir, &skillsdir.ExportOptions{Force: force})
+	if rep != nil {
+		for _, group := range []struct {
+			verb  string
+			paths []string
+		}{{"created", rep.Created}, {"replaced", rep.Replaced}, {"removed", rep.Removed}} {
+			for _, p := range group.paths {
+				fmt.Fprintf(a.stdout, "%-8s %s\n", group.verb, p)
+			}
+		}
+	}
+	if err != nil {
+		return ioError(err)
+	}
+	fmt.Fprintf(a.stdout, "%d skills under %s: %d files created, %d replaced, %d unchanged, %d removed\n",
+		len(ag.Info().Skills), dir, len(rep.Created), len(rep.Replaced), len(rep.Unchanged), len(rep.Removed))
+	return nil
 }
