@@ -243,3 +243,81 @@ func agentFile(t *testing.T, dir, text string) string {
 	put(t, name, text)
 	return name
 }
+
+// TestExportReplacesFolderWhole: a folder whose skill changed is written
+// anew beside it and put in its place (a new directory), carrying over the
+// files export did not write, a folder of them and one beside its own
+// references included; one that did not change is left alone (the same
+// directory); no temporary folder is left behind.
+func TestExportReplacesFolderWhole(t *testing.T) {
+	dir, src := t.TempDir(), t.TempDir()
+	one := "---\n3md: 1\nagent: one\n---\n@plane z=0 kind=identity\nRules.\n\n@plane z=1 label=search-code triggers=search\nSearch. See [[z=2]].\n\n@plane z=2 label=helper triggers=help\nHelp.\n"
+	exportText(t, dir, src, one)
+	put(t, filepath.Join(dir, "search-code", "notes.md"), "mine\n")
+	put(t, filepath.Join(dir, "search-code", "references", "mine.md"), "also mine\n")
+	put(t, filepath.Join(dir, "search-code", "scripts", "run.sh"), "#!/bin/sh\n")
+	before, err := os.Stat(filepath.Join(dir, "search-code"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	helperBefore, _ := os.Stat(filepath.Join(dir, "helper"))
+	rep, err := exportAgent(t, dir, agentFile(t, src, strings.Replace(one, "Search. See", "Search well. See", 1)), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(rep.Replaced, []string{"search-code/SKILL.md"}) {
+		t.Errorf("replaced %q", rep.Replaced)
+	}
+	after, _ := os.Stat(filepath.Join(dir, "search-code"))
+	if os.SameFile(before, after) {
+		t.Error("the changed folder was written in place, not replaced whole")
+	}
+	if helperAfter, _ := os.Stat(filepath.Join(dir, "helper")); !os.SameFile(helperBefore, helperAfter) {
+		t.Error("an unchanged folder was rewritten")
+	}
+	got := tree(t, filepath.Join(dir, "search-code"))
+	for p, want := range map[string]string{"notes.md": "mine\n", "references/mine.md": "also mine\n", "scripts/run.sh": "#!/bin/sh\n"} {
+		if got[filepath.FromSlash(p)] != want {
+			t.Errorf("%s is %q after the export, want %q", p, got[filepath.FromSlash(p)], want)
+		}
+	}
+	if !strings.Contains(got["SKILL.md"], "Search well.") {
+		t.Errorf("SKILL.md not replaced:\n%s", got["SKILL.md"])
+	}
+	if st, _ := os.Stat(filepath.Join(dir, "search-code")); st.Mode().Perm() != 0o755 {
+		t.Errorf("folder mode %v, want 0755", st.Mode().Perm())
+	}
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		if strings.HasPrefix(e.Name(), ".") {
+			t.Errorf("left behind: %s", e.Name())
+		}
+	}
+}
+
+// TestWriteFoldersRefusesBadFolders: a folder name or file path that would
+// leave the skills directory is refused before anything is written, and
+// so is a marker listing a path outside its folder.
+func TestWriteFoldersRefusesBadFolders(t *testing.T) {
+	dir := t.TempDir()
+	for _, f := range []skillsdir.Folder{
+		{Name: "../up", Files: []skillsdir.FolderFile{{Path: "SKILL.md"}}},
+		{Name: ".hidden", Files: []skillsdir.FolderFile{{Path: "SKILL.md"}}},
+		{Name: "ok", Files: []skillsdir.FolderFile{{Path: "../x.md"}}},
+		{Name: "ok", Files: []skillsdir.FolderFile{{Path: "references/../../x.md"}}},
+		{Name: "ok", Files: []skillsdir.FolderFile{{Path: skillsdir.MarkerFile}}},
+		{Name: "ok", Files: []skillsdir.FolderFile{{Path: "a.md"}, {Path: "a.md"}}},
+	} {
+		if _, err := skillsdir.WriteFolders(dir, []skillsdir.Folder{f}, &skillsdir.WriteOptions{Agent: "a"}); err == nil {
+			t.Errorf("%+v written", f)
+		}
+	}
+	put(t, filepath.Join(dir, "ok", skillsdir.MarkerFile), `{"agent":"a","files":["../../etc/passwd"]}`)
+	_, err := skillsdir.WriteFolders(dir, []skillsdir.Folder{{Name: "ok", Files: []skillsdir.FolderFile{{Path: "SKILL.md", Data: []byte("x")}}}}, &skillsdir.WriteOptions{Agent: "a"})
+	if err == nil || !strings.Contains(err.Error(), "not a file inside the folder") {
+		t.Errorf("a marker listing ../../etc/passwd: %v", err)
+	}
+	if got := tree(t, dir); len(got) != 1 {
+		t.Errorf("something was written: %v", got)
+	}
+}

@@ -108,7 +108,7 @@ func Import(ctx context.Context, roots []string, opts *ImportOptions) (*Imported
 			return nil, fmt.Errorf("reading %s: %w", s.SkillMD(), err)
 		}
 		it := &importedSkill{s: fresh, body: body, desc: strings.Join(strings.Fields(fresh.Description), " ")}
-		if m, err := readMarker(fresh.Dir); err == nil && m != nil {
+		if m, err := readMarkerIn(fresh.Dir); err == nil && m != nil {
 			it.exported = map[string]bool{}
 			for _, f := range m.Files {
 				it.exported[f] = true
@@ -829,4 +829,26 @@ func (r *Imported) WriteFile(name string, force bool) error {
 		return f.Close()
 	}
 	return nil
+}
+
+// writeTemp writes b to a new file in dir (named after pattern, as
+// os.CreateTemp does), readable by all (0644), and returns its name; the
+// caller moves it into place or removes it. On error nothing is left.
+func writeTemp(dir, pattern string, b []byte) (string, error) {
+	f, err := os.CreateTemp(dir, pattern)
+	if err != nil {
+		return "", err
+	}
+	_, err = f.Write(b)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Chmod(f.Name(), 0o644)
+	}
+	if err != nil {
+		os.Remove(f.Name())
+		return "", err
+	}
+	return f.Name(), nil
 }
