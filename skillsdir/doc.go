@@ -1,19 +1,44 @@
-// Package skillsdir scans Agent Skills folders — directories holding one
-// folder per skill, each with a SKILL.md (YAML frontmatter, then Markdown)
-// and optional references/, scripts/ and assets/ — into a catalog a server
-// can route and serve from (docs/skill-folders.md).
+// Package skillsdir converts between agent files and Agent Skills folders,
+// both ways: directories holding one folder per skill, each with a
+// SKILL.md (YAML frontmatter, then Markdown) and optional references/,
+// scripts/ and assets/ (docs/skill-folders.md).
 //
-// Scan walks the roots in parallel with a bounded number of workers. The
-// Catalog keeps, per skill, only the parsed frontmatter (as JSON values,
-// what a host's YAML parser yields), the routing fields read from it, the
-// names of the skills its body links to, and its file list with sizes and
-// a stat signature (size, times, device, inode). Bodies and files are read
-// on demand by ReadFile; SHA-256 digests are computed on first need and
-// cached per file signature.
+// Reading. Scan walks the roots in parallel with a bounded number of
+// workers. The Catalog keeps, per skill, only the parsed frontmatter (as
+// JSON values, what a host's YAML parser yields), the routing fields read
+// from it, the names of the skills its body links to, and its file list
+// with sizes and a stat signature (size, times, device, inode). Bodies and
+// files are read on demand by ReadFile; SHA-256 digests are computed on
+// first need and cached per file signature. Nested skills: a folder inside
+// a skill that holds its own SKILL.md is a skill of its own (within
+// MaxDepth of its root), and its files are also files of the enclosing
+// skill, as the skills extension wants (docs/skill-folders.md §1).
+//
+// Rendering. Doc.Render writes a skill of an agent file as an Agent Skills
+// SKILL.md with one references/<dep>.md per other skill of its resolve
+// chain (docs/format.md §15); AssignSlugs gives every skill its Agent
+// Skills name.
+//
+// Import writes one agent file from folders; ExportFolders renders an
+// agent's skills as folders and WriteFolders writes them into a skills
+// directory (docs/skill-folders.md §11, docs/cli.md): a marker per folder
+// naming the agent that wrote it, no folder another agent (or nothing)
+// wrote unless forced, nothing written or removed through a symbolic link
+// (every operation goes through directories opened without following
+// links), each changed folder written whole beside its place and renamed
+// into it. Converting back and forth loses nothing either side can hold
+// (docs/skill-folders.md §12).
+//
+// Layering. The package sits below loader and above agentfile. The loader
+// needs the reader (to serve folders) and the renderer (to serve an agent
+// file's skills as SKILL.md); export reads an open agent only through the
+// small Agent interface, which *loader.Agent satisfies; import needs only
+// agentfile's parser and validator. cmd, loader and mcp (through loader)
+// call it; it imports nothing of theirs.
 //
 // Everything under the roots is someone else's input. Frontmatter YAML is
-// parsed by a real YAML library with bounded size and no anchors or
-// aliases; a client's path is refused when absolute, holding "..", a
+// parsed by a real YAML library with bounded size and no anchors, aliases
+// or tags; a client's path is refused when absolute, holding "..", a
 // backslash or NUL, or not in the skill's list; a read resolves the path
 // beneath the skill folder it has opened (os.Root), so no symlink, even
 // one swapped in after the scan, leads it outside; only regular files up
@@ -22,12 +47,5 @@
 // returns bytes that disagree with the entry it returns them with.
 // Nothing found is ever executed.
 //
-// Nested skills: a folder inside a skill that holds its own SKILL.md is a
-// skill of its own (within MaxDepth of its root), and its files are also
-// files of the enclosing skill, as the skills extension wants
-// (docs/skill-folders.md §1).
-//
-// It does not watch the folders, serve any protocol, route requests or
-// render 3md; package loader wraps it so an agent can be served from a
-// folder as from an agent.3md file.
+// It does not watch the folders, serve any protocol or route requests.
 package skillsdir

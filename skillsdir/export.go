@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -17,22 +16,36 @@ import (
 // agent wrote unless forced, never through a symbolic link, each folder
 // replaced whole.
 
-// MarkerFile is the name of the marker file an export writes into each
-// skill folder (Marker).
-const MarkerFile = ".agent3md-export.json"
+// markerFile is the name of the marker file written into each skill
+// folder (marker).
+const markerFile = ".agent3md-export.json"
 
 // identityFile is the reference that carries the agent's identity in every
 // skill folder. Upper case: it can never collide with a dependency's
 // reference file, whose slug is lower case.
 const identityFile = "references/AGENT.md"
 
-// Marker is the content of a skill folder's marker file: which agent wrote
+// marker is the content of a skill folder's marker file: which agent wrote
 // the folder, from which file, and the files it wrote there.
-type Marker struct {
+type marker struct {
 	Agent  string   `json:"agent"`
 	Source string   `json:"source"` // the agent file, as an absolute path
 	Skill  string   `json:"skill"`
 	Files  []string `json:"files"` // slash paths inside the folder, sorted
+	// Head is what the folder's AGENT.md cannot say exactly, for import
+	// (docs/skill-folders.md §11).
+	Head *agentHead `json:"head,omitempty"`
+}
+
+// agentHead is an agent file's frontmatter and identity plane as export
+// read them, so that import gives them back key for key.
+type agentHead struct {
+	// Frontmatter holds every key and value, in file order.
+	Frontmatter [][2]string `json:"frontmatter"`
+	// IdentityZ is the identity plane's z as written ("" when there is
+	// none); IdentityLabel its label, nil when it has none.
+	IdentityZ     string  `json:"identityZ,omitempty"`
+	IdentityLabel *string `json:"identityLabel,omitempty"`
 }
 
 // Report lists what a write into a skills directory did, as slash paths
@@ -54,35 +67,56 @@ type Agent interface {
 	SkillMDBySlug(ctx context.Context, slug string) (*Rendered, error)
 }
 
-// ExportOptions configures Export.
-type ExportOptions struct {
-	// Force writes into skill folders without a marker, or with another
-	// agent's.
-	Force bool
-}
-
-// Export writes one Agent Skills folder per skill of ag under dir
-// (docs/cli.md, export): SKILL.md, a references/<dep>.md per other skill
-// of its resolve chain, references/AGENT.md with the agent's identity, and
-// the marker. dir is created when missing. A folder this agent's export
-// did not write (no marker, or another agent's) is refused unless
-// opts.Force, a symbolic link below dir always; all folders are checked
-// before any is written, so a refusal leaves dir as it was. Files the
-// previous export of the same agent wrote and this one does not, and the
-// folders of skills the agent no longer has, are removed; nothing else is.
-func Export(ctx context.Context, ag Agent, dir string, opts *ExportOptions) (*Report, error) {
+// ExportFolders renders each skill of ag as the Agent Skills folder export
+// writes (docs/cli.md, export): SKILL.md, a references/<dep>.md per other
+// skill of its resolve chain and references/AGENT.md with the agent's
+// identity; and the WriteOptions that write them, naming the agent and
+// its file (set Force to write over other folders). WriteFolders writes
+// them; Prune is set, so the folders of skills the agent no longer has go.
+func ExportFolders(ctx context.Context, ag Agent) ([]Folder, WriteOptions, error) {
 	folders, agent, err := planSkillsDir(ctx, ag)
 	if err != nil {
-		return nil, err
+		return nil, WriteOptions{}, err
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, err
+	source, err := filepath.Abs(ag.Path())
+	if err != nil {
+		return nil, WriteOptions{}, err
 	}
-	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
-		return nil, fmt.Errorf("%s is not a directory", dir)
+	cat, info := ag.Scanned()
+	return folders, WriteOptions{Agent: agent, Source: source, Prune: true, head: headOf(cat, info)}, nil
+}
+
+// headOf is the agent file's frontmatter, in file order ("3md" first, the
+// other keys by line; "axis" when it is not the default), and its
+// identity plane.
+func headOf(cat *agentfile.Catalog, info *agentfile.Agent) *agentHead {
+	h := &agentHead{Frontmatter: [][2]string{{"3md", cat.Version}}}
+	type kv struct {
+		line int
+		k, v string
 	}
-	source, _ := filepath.Abs(ag.Path())
-	return WriteFolders(dir, folders, &WriteOptions{Agent: agent, Source: source, Force: opts != nil && opts.Force, Prune: true})
+	var rest []kv
+	if cat.HasTitle {
+		rest = append(rest, kv{cat.TitleLine, "title", cat.Title})
+	}
+	for k, v := range cat.Metadata {
+		rest = append(rest, kv{cat.MetadataLines[k], k, v})
+	}
+	slices.SortFunc(rest, func(a, b kv) int { return a.line - b.line })
+	for _, e := range rest {
+		h.Frontmatter = append(h.Frontmatter, [2]string{e.k, e.v})
+	}
+	if cat.Axis != "layer" {
+		h.Frontmatter = append(h.Frontmatter, [2]string{"axis", cat.Axis})
+	}
+	if info.Identity >= 0 {
+		pl := &cat.Planes[info.Identity]
+		h.IdentityZ = pl.ZText
+		if pl.HasLabel {
+			h.IdentityLabel = &pl.Label
+		}
+	}
+	return h
 }
 
 // planSkillsDir renders every skill's folder: SKILL.md with a pointer to

@@ -27,16 +27,25 @@ func put(t *testing.T, name, text string) {
 	}
 }
 
+// markerFile is the marker's name in each exported folder.
+const markerFile = ".agent3md-export.json"
+
+// marker is what a test reads of a marker.
+type marker struct {
+	Agent, Source, Skill string
+	Files                []string
+}
+
 // readMarker decodes a skill folder's marker; nil when it has none.
-func readMarker(folder string) (*skillsdir.Marker, error) {
-	b, err := os.ReadFile(filepath.Join(folder, skillsdir.MarkerFile))
+func readMarker(folder string) (*marker, error) {
+	b, err := os.ReadFile(filepath.Join(folder, markerFile))
 	if os.IsNotExist(err) {
 		return nil, nil
 	}
 	if err != nil {
 		return nil, err
 	}
-	var m skillsdir.Marker
+	var m marker
 	return &m, json.Unmarshal(b, &m)
 }
 
@@ -48,7 +57,12 @@ func exportAgent(t *testing.T, dir, file string, force bool) (*skillsdir.Report,
 		t.Fatal(err)
 	}
 	defer ag.Close()
-	return skillsdir.Export(context.Background(), ag, dir, &skillsdir.ExportOptions{Force: force})
+	folders, opts, err := skillsdir.ExportFolders(context.Background(), ag)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts.Force = force
+	return skillsdir.WriteFolders(dir, folders, &opts)
 }
 
 // exportText exports the agent file text (written in outside) into dir,
@@ -305,14 +319,14 @@ func TestWriteFoldersRefusesBadFolders(t *testing.T) {
 		{Name: ".hidden", Files: []skillsdir.FolderFile{{Path: "SKILL.md"}}},
 		{Name: "ok", Files: []skillsdir.FolderFile{{Path: "../x.md"}}},
 		{Name: "ok", Files: []skillsdir.FolderFile{{Path: "references/../../x.md"}}},
-		{Name: "ok", Files: []skillsdir.FolderFile{{Path: skillsdir.MarkerFile}}},
+		{Name: "ok", Files: []skillsdir.FolderFile{{Path: markerFile}}},
 		{Name: "ok", Files: []skillsdir.FolderFile{{Path: "a.md"}, {Path: "a.md"}}},
 	} {
 		if _, err := skillsdir.WriteFolders(dir, []skillsdir.Folder{f}, &skillsdir.WriteOptions{Agent: "a"}); err == nil {
 			t.Errorf("%+v written", f)
 		}
 	}
-	put(t, filepath.Join(dir, "ok", skillsdir.MarkerFile), `{"agent":"a","files":["../../etc/passwd"]}`)
+	put(t, filepath.Join(dir, "ok", markerFile), `{"agent":"a","files":["../../etc/passwd"]}`)
 	_, err := skillsdir.WriteFolders(dir, []skillsdir.Folder{{Name: "ok", Files: []skillsdir.FolderFile{{Path: "SKILL.md", Data: []byte("x")}}}}, &skillsdir.WriteOptions{Agent: "a"})
 	if err == nil || !strings.Contains(err.Error(), "not a file inside the folder") {
 		t.Errorf("a marker listing ../../etc/passwd: %v", err)

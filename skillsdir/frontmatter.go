@@ -183,6 +183,12 @@ func (f *frontmatter) toJSON(n *yaml.Node, depth int) (any, *fmProblem) {
 	if n.Kind == yaml.AliasNode || n.Anchor != "" {
 		return nil, &fmProblem{RuleYAMLAlias, f.line(n), SeverityError, "frontmatter uses a YAML anchor or alias (& or *); write the value out instead"}
 	}
+	if t := n.ShortTag(); n.Kind != yaml.ScalarNode && t != "!!map" && t != "!!seq" {
+		// A tag on a collection (!!python/object/apply:os.system [..],
+		// !!set, !custom {..}) names a type JSON cannot carry, however
+		// plain its contents look.
+		return nil, &fmProblem{RuleYAMLValue, f.line(n), SeverityError, "frontmatter uses the YAML tag " + strconv.Quote(n.Tag) + ", which hosts' parsers refuse; remove it"}
+	}
 	switch n.Kind {
 	case yaml.MappingNode:
 		return f.mapping(n, depth)

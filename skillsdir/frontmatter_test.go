@@ -40,6 +40,12 @@ func TestFrontmatter(t *testing.T) {
 		{"NaN", "---\nx: .nan\n---\n", nil, RuleYAMLValue, 2},
 		{"infinity", "---\nx: -.inf\n---\n", nil, RuleYAMLValue, 2},
 		{"custom tag", "---\nx: !foo bar\n---\n", nil, RuleYAMLValue, 2},
+		// A tag on a list or mapping is as foreign as on a scalar
+		// (issue 23: this was a license type error).
+		{"python tag on a list", "---\nname: a\nlicense: !!python/object/apply:os.system [\"echo hi\"]\n---\n", nil, RuleYAMLValue, 3},
+		{"custom tag on a mapping", "---\nmetadata: !thing {a: b}\n---\n", nil, RuleYAMLValue, 2},
+		{"set", "---\nx: !!set {a, b}\n---\n", nil, RuleYAMLValue, 2},
+		{"explicit standard tags", "---\nl: !!seq [a]\nm: !!map {k: v}\n---\n", map[string]any{"l": []any{"a"}, "m": map[string]any{"k": "v"}}, "", 0},
 		{"too deep", "---\nx: " + strings.Repeat("[", 40) + strings.Repeat("]", 40) + "\n---\n", nil, RuleYAMLValue, 2},
 		// The limit (100 here) counts the YAML between the delimiters.
 		{"at size limit", "---\n" + "a: " + strings.Repeat("x", 96) + "\n---\n", map[string]any{"a": strings.Repeat("x", 96)}, "", 0},

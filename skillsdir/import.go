@@ -3,10 +3,8 @@ package skillsdir
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"net/url"
 	"os"
@@ -55,8 +53,11 @@ type Imported struct {
 type importedSkill struct {
 	s        *Skill
 	z        int
-	body     string
+	label    string          // the plane's label; none when !hasLabel
+	hasLabel bool            //
+	body     string          //
 	exported map[string]bool // files an export wrote here (its marker), nil when none
+	mark     *marker         // the marker an export left, nil when none
 	desc     string          // the description, whitespace collapsed
 	attrs    [][2]string     // plane attributes after z, in order
 	files    []string        // files listed as references
@@ -76,11 +77,57 @@ func Import(ctx context.Context, roots []string, opts *ImportOptions) (*Imported
 	if opts != nil {
 		o = *opts
 	}
+	if o.Limits.MaxAttributeBytes <= 0 {
+		o.Limits.MaxAttributeBytes = agentfile.DefaultMaxAttributeBytes
+	}
 	cat, err := Scan(ctx, roots, nil)
 	if err != nil {
 		return nil, err
 	}
 	r := &Imported{}
+	items, err := readItems(ctx, cat, r)
+	if err != nil {
+		return nil, err
+	}
+	if len(items) == 0 {
+		return nil, fmt.Errorf("%s holds no valid skill folder (a folder with a SKILL.md within %d levels); nothing to import", strings.Join(roots, ", "), DefaultMaxDepth)
+	}
+	assignZ(items)
+	assignLabels(items)
+	id, err := readIdentity(ctx, roots[0], cat, items, o.Title)
+	if err != nil {
+		return nil, err
+	}
+	r.Agent = id.name()
+	dirs := map[string]*importedSkill{} // skill folder → skill, for links
+	byName := map[string]*importedSkill{}
+	for _, it := range items {
+		dirs[filepath.Clean(it.s.Dir)] = it
+		byName[it.s.Name] = it
+	}
+	g := newDepGraph()
+	for _, it := range items {
+		warn := func(format string, args ...any) {
+			r.Warnings = append(r.Warnings, fmt.Sprintf("%s: ", it.s.SkillMD())+fmt.Sprintf(format, args...))
+		}
+		r.Links += prepareBody(it, items, dirs, byName, g, warn)
+		it.files, it.cut = listedFiles(it, dirs)
+		if kept := slices.DeleteFunc(it.files, func(f string) bool { return !listable(f) }); len(kept) < len(it.files) {
+			warn("%d files not listed: their names hold a line break, a control character or [[, which the agent file would read as a directive or link", len(it.files)-len(kept))
+			it.files = kept
+		}
+		r.Files += len(it.files)
+		it.attrs = planeAttrs(it, warn, o.Limits.MaxAttributeBytes)
+	}
+	r.Skills = len(items)
+	r.Data, err = renderChecked(id, items, o.Limits, r)
+	return r, err
+}
+
+// readItems reads each served skill's body and the marker an export left
+// in its folder, and counts the broken skills (with their findings as
+// warnings).
+func readItems(ctx context.Context, cat *Catalog, r *Imported) ([]*importedSkill, error) {
 	for _, f := range cat.Findings() {
 		if f.Severity == SeverityError || f.Rule == RuleNestedTooDeep {
 			r.Warnings = append(r.Warnings, f.String())
@@ -97,11 +144,7 @@ func Import(ctx context.Context, roots []string, opts *ImportOptions) (*Imported
 			r.Skipped++
 		}
 	}
-	if len(skills) == 0 {
-		return nil, fmt.Errorf("%s holds no valid skill folder (a folder with a SKILL.md within %d levels); nothing to import", strings.Join(roots, ", "), DefaultMaxDepth)
-	}
 	items := make([]*importedSkill, len(skills))
-	byName := map[string]*importedSkill{}
 	for i, s := range skills {
 		body, fresh, err := cat.Body(ctx, s.Name)
 		if err != nil {
@@ -109,82 +152,80 @@ func Import(ctx context.Context, roots []string, opts *ImportOptions) (*Imported
 		}
 		it := &importedSkill{s: fresh, body: body, desc: strings.Join(strings.Fields(fresh.Description), " ")}
 		if m, err := readMarkerIn(fresh.Dir); err == nil && m != nil {
+			it.mark = m
 			it.exported = map[string]bool{}
 			for _, f := range m.Files {
 				it.exported[f] = true
 			}
 		}
 		items[i] = it
-		byName[fresh.Name] = it
 	}
-	assignZ(items)
-	id, err := readIdentity(ctx, roots[0], cat, items, o.Title)
-	if err != nil {
-		return nil, err
+	return items, nil
+}
+
+// prepareBody makes a SKILL.md body a plane body: export's additions
+// dropped, text that would read as 3md made inert, links to other
+// imported skills made [[z=N]] links (docs/skill-folders.md §11). It
+// returns the number of links made.
+func prepareBody(it *importedSkill, items []*importedSkill, dirs, byName map[string]*importedSkill, g *depGraph, warn func(string, ...any)) int {
+	if strings.Contains(strings.ReplaceAll(it.body, "\r\n", ""), "\r") {
+		warn("lone carriage returns read as line breaks")
 	}
-	r.Agent = id.title
-	dirs := map[string]*importedSkill{} // skill folder → skill, for links
-	for _, it := range items {
-		dirs[filepath.Clean(it.s.Dir)] = it
+	it.body = stripExportArtifacts(normalizeNewlines(it.body), it.exported != nil)
+	// An export leaves links it did not rewrite as they were written: to
+	// the identity, or to a skill by a z spelt otherwise ([[z=2.0]]).
+	planes := map[float64]bool{0: true}
+	for _, o := range items {
+		planes[float64(o.z)] = true
 	}
-	g := newDepGraph()
-	for _, it := range items {
-		warn := func(format string, args ...any) {
-			r.Warnings = append(r.Warnings, fmt.Sprintf("%s: ", it.s.SkillMD())+fmt.Sprintf(format, args...))
-		}
-		if strings.Contains(strings.ReplaceAll(it.body, "\r\n", ""), "\r") {
-			warn("lone carriage returns read as line breaks")
-		}
-		it.body = stripExportArtifacts(normalizeNewlines(it.body), it.exported != nil)
-		var n int
-		it.body, n = neutralizeLinks(it.body, func(target string) bool {
-			// An export leaves links to the identity as written: keep them.
-			return it.exported != nil && target == "0"
-		})
-		if n > 0 {
-			warn("%d [[z=…]] texts would read as links in an agent file; written as [\\[z=…]] instead", n)
-		}
-		var rewritten, kept, cyclic int
-		it.body, rewritten, kept = rewriteLinks(it.body, func(dest string) (string, bool) {
-			t := linkTarget(it, dest, dirs, byName)
-			if t == nil || t == it {
-				return "", false
-			}
-			if !g.add(it.z, t.z) {
-				cyclic++
-				return "", false
-			}
-			return strconv.Itoa(t.z), true
-		})
-		r.Links += rewritten
-		if kept > 0 {
-			warn("%d links to other skills keep their Markdown form: their text cannot be a [[z=…]] link text (a ']', or over 400 characters)", kept)
-		}
-		if cyclic > 0 {
-			warn("%d links to other skills keep their Markdown form: as [[z=…]] links they would close a dependency cycle", cyclic)
-		}
-		var dirsEscaped int
-		var closed bool
-		it.body, dirsEscaped, closed = sanitizeBody(strings.Trim(it.body, "\n"))
-		if dirsEscaped > 0 {
-			warn("%d lines starting with @plane written as \\@plane, so they stay body text", dirsEscaped)
-		}
-		if closed {
-			warn("the body leaves a code fence open; closed at its end so the planes after it are read")
-		}
-		it.files, it.cut = listedFiles(it, dirs)
-		if kept := slices.DeleteFunc(it.files, func(f string) bool { return !listable(f) }); len(kept) < len(it.files) {
-			warn("%d files not listed: their names hold a line break, a control character or [[, which the agent file would read as a directive or link", len(it.files)-len(kept))
-			it.files = kept
-		}
-		r.Files += len(it.files)
-		it.attrs = planeAttrs(it, warn, o.Limits.MaxAttributeBytes)
+	var n int
+	it.body, n = neutralizeLinks(it.body, func(target string) bool {
+		z, ok := agentfile.ParseNumber(target)
+		return it.exported != nil && ok && planes[z]
+	})
+	if n > 0 {
+		warn("%d [[z=…]] texts would read as links in an agent file; written as [\\[z=…]] instead", n)
 	}
-	r.Skills = len(items)
-	// Render, then keep each description: where the body's first
-	// paragraph does not read as the description, put it in front.
+	var rewritten, kept, cyclic int
+	it.body, rewritten, kept = rewriteLinks(it.body, func(dest string) (string, bool) {
+		t := linkTarget(it, dest, dirs, byName)
+		if t == nil || t == it {
+			return "", false
+		}
+		if !g.add(it.z, t.z) {
+			cyclic++
+			return "", false
+		}
+		return strconv.Itoa(t.z), true
+	}, func(dest string) bool {
+		u, err := url.Parse(dest)
+		return err == nil && it.exported[path.Clean(u.Path)]
+	})
+	if kept > 0 {
+		warn("%d links to other skills keep their Markdown form: their text cannot be a [[z=…]] link text (a ']', or over 400 characters)", kept)
+	}
+	if cyclic > 0 {
+		warn("%d links to other skills keep their Markdown form: as [[z=…]] links they would close a dependency cycle", cyclic)
+	}
+	var dirsEscaped int
+	var closed bool
+	it.body, dirsEscaped, closed = sanitizeBody(strings.Trim(it.body, "\n"))
+	if dirsEscaped > 0 {
+		warn("%d lines starting with @plane written as \\@plane, so they stay body text", dirsEscaped)
+	}
+	if closed {
+		warn("the body leaves a code fence open; closed at its end so the planes after it are read")
+	}
+	return rewritten
+}
+
+// renderChecked renders the agent file and reads it back: where a body's
+// first paragraph does not read as the skill's description, the
+// description is put in front; a command or inputs the validator refuses
+// are left out. What is returned parses and validates.
+func renderChecked(id *identity, items []*importedSkill, limits agentfile.Limits, r *Imported) ([]byte, error) {
 	data := renderAgent(id, items)
-	parsed, err := parseImported(data, o.Limits)
+	parsed, err := parseImported(data, limits)
 	if err != nil {
 		return nil, err
 	}
@@ -197,7 +238,7 @@ func Import(ctx context.Context, roots []string, opts *ImportOptions) (*Imported
 	}
 	if len(missing) > 0 {
 		data = renderAgent(id, items)
-		if parsed, err = parseImported(data, o.Limits); err != nil {
+		if parsed, err = parseImported(data, limits); err != nil {
 			return nil, err
 		}
 		for _, it := range missing {
@@ -222,11 +263,17 @@ func Import(ctx context.Context, roots []string, opts *ImportOptions) (*Imported
 		}
 		if dropped {
 			data = renderAgent(id, items)
-			if parsed, err = parseImported(data, o.Limits); err != nil {
+			if parsed, err = parseImported(data, limits); err != nil {
 				return nil, err
 			}
 			rep = agentfile.Validate(parsed)
 		}
+	}
+	if !rep.OK() && id.head != nil {
+		// The export's agent file was not valid (a dangling entry, no
+		// name): make the frontmatter from AGENT.md, as without a head.
+		id.head, id.z = nil, ""
+		return renderChecked(id, items, limits, r)
 	}
 	if !rep.OK() {
 		var lines []string
@@ -235,8 +282,7 @@ func Import(ctx context.Context, roots []string, opts *ImportOptions) (*Imported
 		}
 		return nil, fmt.Errorf("internal error: the imported agent does not validate; please report it:\n  %s", strings.Join(lines, "\n  "))
 	}
-	r.Data = data
-	return r, nil
+	return data, nil
 }
 
 // parseImported parses the rendered agent with the caller's limits.
@@ -254,13 +300,19 @@ func parseImported(data []byte, limits agentfile.Limits) (*agentfile.Catalog, er
 
 // descriptionMatches reports whether the plane of it describes itself with
 // the skill's description, as far as agentfile keeps one (500 characters,
-// then cut at a word with "…").
+// then cut at a word with "…"), and as export reads it back: links as
+// their text (else the target's name), the text made valid UTF-8.
 func descriptionMatches(cat *agentfile.Catalog, it *importedSkill) bool {
 	i := cat.PlaneIndex(float64(it.z))
 	if i < 0 {
 		return false
 	}
-	got := cat.Planes[i].Description
+	got := clean(plainLinks(cat.Planes[i].Description, func(z float64) (string, bool) {
+		if j := cat.PlaneIndex(z); j >= 0 {
+			return cat.Planes[j].Label, cat.Planes[j].HasLabel
+		}
+		return "", false
+	}))
 	if got == it.desc {
 		return true
 	}
@@ -290,6 +342,54 @@ func dropTool(it *importedSkill) bool {
 	return len(it.attrs) != n
 }
 
+// assignLabels names each skill's plane: by the label an export wrote in
+// metadata, so "Run Tests" stays "Run Tests", else by the folder's name (a
+// plane without a label is named skill-<z>, but the validator wants one).
+// A label is kept only when it gives back the folder's name as the skill's
+// Agent Skills name, since export writes the folder under that name.
+func assignLabels(items []*importedSkill) {
+	for _, it := range items {
+		v, ok := metaString(it.s, "label")
+		switch {
+		case ok && v != "" && !strings.ContainsAny(v, "\r\n\x00"):
+			it.label, it.hasLabel = v, true
+		default:
+			it.label, it.hasLabel = it.s.Name, true
+		}
+	}
+	// Reverting one label can change another's slug (a clash that was
+	// resolved by z): repeat until every slug is its folder's name.
+	for range len(items) + 1 {
+		skills := make([]agentfile.Skill, len(items))
+		for i, it := range items {
+			skills[i] = agentfile.Skill{Name: it.name(), Z: float64(it.z)}
+		}
+		slugs, _ := AssignSlugs(skills)
+		seen := map[string]bool{}
+		changed := false
+		for i, it := range items {
+			key := agentfile.NameKey(it.name())
+			if slugs[i] != it.s.Name || seen[key] {
+				if !it.hasLabel || it.label != it.s.Name {
+					it.label, it.hasLabel, changed = it.s.Name, true, true
+				}
+			}
+			seen[key] = true
+		}
+		if !changed {
+			return
+		}
+	}
+}
+
+// name is the skill's name in the agent file: its label, or skill-<z>.
+func (it *importedSkill) name() string {
+	if it.hasLabel {
+		return it.label
+	}
+	return "skill-" + strconv.Itoa(it.z)
+}
+
 // assignZ numbers the skills' planes: the z an export wrote in metadata
 // when it is a whole number from 1 and no other skill has it, else the
 // next free numbers after the largest, in name order. The identity is z=0.
@@ -316,112 +416,6 @@ func assignZ(items []*importedSkill) {
 		}
 	}
 	sort.SliceStable(items, func(i, j int) bool { return items[i].z < items[j].z })
-}
-
-// metaString returns the string metadata key of a skill's frontmatter.
-func metaString(s *Skill, key string) (string, bool) {
-	m, ok := s.Frontmatter["metadata"].(map[string]any)
-	if !ok {
-		return "", false
-	}
-	v, ok := m[key].(string)
-	return v, ok
-}
-
-// planeAttrs are a skill's plane attributes after z and kind: label,
-// triggers, inputs, tool and cost (docs/skill-folders.md §4). A value no
-// directive can hold (a line break, over the attribute limit) is left out
-// with a warning.
-func planeAttrs(it *importedSkill, warn func(string, ...any), maxBytes int) [][2]string {
-	s := it.s
-	out := [][2]string{{"label", s.Name}}
-	// field adds k=v, what naming the value in a warning.
-	field := func(what, k, v string) {
-		if _, ok := attrValue(v); !ok {
-			warn("%s holds a line break or NUL, which a plane's %s= cannot; left out", what, k)
-			return
-		}
-		if maxBytes > 0 && len(v) > maxBytes {
-			warn("%s is %d bytes, over the attribute limit of %d (--max-attribute-bytes); left out", what, len(v), maxBytes)
-			return
-		}
-		out = append(out, [2]string{k, v})
-	}
-	add := func(k, v string) {
-		if v != "" {
-			field("metadata "+k, k, v)
-		}
-	}
-	triggers := s.Triggers
-	if len(triggers) == 0 {
-		// Routing goes by triggers (docs/format.md §10): without one the
-		// skill could only be found by relevance.
-		triggers = []string{strings.ReplaceAll(s.Name, "-", " ")}
-	}
-	add("triggers", strings.Join(triggers, ", "))
-	ins := make([]string, len(s.Inputs))
-	for i, in := range s.Inputs {
-		ins[i] = in.Name + ":" + in.Type
-		if in.Optional {
-			ins[i] += "?"
-		}
-	}
-	add("inputs", strings.Join(ins, ", "))
-	if s.HasTool {
-		add("tool", s.Tool)
-	}
-	if cost, ok := metaString(s, "cost"); ok {
-		add("cost", strings.TrimSpace(cost))
-	}
-	// Frontmatter fields the agent format has no place for travel as
-	// attributes of the same name, which export writes back
-	// (docs/format.md §15): the whole description when the body's first
-	// paragraph would cut it, license, compatibility and allowed-tools.
-	if d := strings.Join(strings.Fields(s.Description), " "); utf8.RuneCountInString(d) > agentfile.MaxDescriptionRunes {
-		field("description", "description", d)
-	}
-	// Also the Claude Code fields export writes back (docs/format.md §15):
-	// a skill marked disable-model-invocation must stay so.
-	for _, k := range []string{"license", "compatibility", "argument-hint", "model", "effort"} {
-		if v, ok := s.Frontmatter[k].(string); ok && strings.TrimSpace(v) != "" {
-			field(k, k, strings.TrimSpace(v))
-		}
-	}
-	for _, k := range []string{"disable-model-invocation", "user-invocable"} {
-		if v, ok := s.Frontmatter[k].(bool); ok {
-			field(k, k, strconv.FormatBool(v))
-		}
-	}
-	switch v := s.Frontmatter["allowed-tools"].(type) {
-	case string:
-		if strings.TrimSpace(v) != "" {
-			field("allowed-tools", "allowed-tools", strings.TrimSpace(v))
-		}
-	case []any:
-		// A list stays a list: as a JSON array, since an item may hold
-		// the spaces or commas a joined string would split on.
-		if j, ok := jsonStrings(v); ok {
-			field("allowed-tools", "allowed-tools", j)
-		}
-	}
-	return out
-}
-
-// jsonStrings writes a list of strings as a JSON array, HTML characters
-// as they are; ok is false when an item is not a string.
-func jsonStrings(l []any) (string, bool) {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	for _, v := range l {
-		if _, ok := v.(string); !ok {
-			return "", false
-		}
-	}
-	if enc.Encode(l) != nil {
-		return "", false
-	}
-	return strings.TrimSuffix(b.String(), "\n"), true
 }
 
 // linkTarget maps a link destination in it's body to an imported skill:
@@ -582,215 +576,6 @@ func (g *depGraph) add(from, to int) bool {
 	}
 	g.edges[from] = append(g.edges[from], to)
 	return true
-}
-
-// identity is the agent's frontmatter and identity plane.
-type identity struct {
-	title, model, persona string
-	tools                 []string
-	body                  string
-}
-
-// readIdentity reads DIR/AGENT.md, else the AGENT.md an export wrote into
-// the skills' references, else makes a short identity.
-func readIdentity(ctx context.Context, dir string, cat *Catalog, items []*importedSkill, title string) (*identity, error) {
-	text, found, err := readRootFile(dir, "AGENT.md")
-	if err != nil {
-		return nil, err
-	}
-	if !found {
-		for _, it := range items {
-			if it.exported[identityFile] {
-				if ct, err := cat.ReadFile(ctx, it.s.Name, identityFile); err == nil {
-					text, found = string(ct.Data), true
-					break
-				}
-			}
-		}
-	}
-	id := &identity{}
-	if found {
-		id = parseAgentMD(text)
-	}
-	if title != "" {
-		id.title = title
-	}
-	if id.title == "" {
-		id.title = folderAgentName(dir)
-	}
-	if strings.TrimSpace(id.body) == "" {
-		id.body = fmt.Sprintf("# %s\n\nThis agent's skills were imported from an Agent Skills folder. Route each request to the one skill that fits, read it (and the skills it links to) before acting, and follow it. A skill's files are listed by path in its folder; they are not part of this file.", id.title)
-	}
-	id.body, _, _ = sanitizeBody(strings.Trim(normalizeNewlines(id.body), "\n"))
-	// Links to imported skills stay links (the identity is no skill, so
-	// they make no cycle); text that would be any other link is made inert.
-	planes := map[float64]bool{0: true}
-	for _, it := range items {
-		planes[float64(it.z)] = true
-	}
-	id.body, _ = neutralizeLinks(id.body, func(target string) bool {
-		z, ok := agentfile.ParseNumber(target)
-		return ok && planes[z]
-	})
-	return id, nil
-}
-
-// readRootFile reads a small regular file directly in dir, through an
-// os.Root so a symlink cannot lead it out of dir.
-func readRootFile(dir, name string) (string, bool, error) {
-	root, err := os.OpenRoot(dir)
-	if err != nil {
-		return "", false, err
-	}
-	defer root.Close()
-	st, err := root.Lstat(name)
-	if errors.Is(err, fs.ErrNotExist) {
-		return "", false, nil
-	}
-	if err != nil {
-		return "", false, err
-	}
-	if !st.Mode().IsRegular() {
-		return "", false, fmt.Errorf("%s is not a regular file (mode %s); remove it or make it one", filepath.Join(dir, name), st.Mode().Type())
-	}
-	if st.Size() > DefaultMaxFileBytes {
-		return "", false, fmt.Errorf("%s is over %d bytes", filepath.Join(dir, name), DefaultMaxFileBytes)
-	}
-	f, err := root.Open(name)
-	if err != nil {
-		return "", false, err
-	}
-	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, DefaultMaxFileBytes+1))
-	if err != nil {
-		return "", false, err
-	}
-	return string(b), true, nil
-}
-
-// folderAgentName names an agent after its skills folder, as a served
-// folder is named: the folder's name, or for a folder called "skills"
-// (~/.claude/skills) its parent's, "claude-skills", which says more.
-func folderAgentName(dir string) string {
-	abs, _ := filepath.Abs(dir)
-	name := filepath.Base(abs)
-	if name == "skills" {
-		if p := strings.TrimPrefix(filepath.Base(filepath.Dir(abs)), "."); p != "" && p != "/" && p != "." {
-			name = p + "-skills"
-		}
-	}
-	return name
-}
-
-var agentMDField = regexp.MustCompile(`^- (model|persona|tools): (.*)$`)
-
-// parseAgentMD reads an AGENT.md as a served folder reads it: a YAML
-// frontmatter, if any, is dropped; the first "# " heading names the
-// agent; the text is the identity. When the text opens with that heading
-// followed by the "- model:", "- persona:", "- tools:" lines export
-// writes, those set the agent's fields and are not part of the identity.
-func parseAgentMD(text string) *identity {
-	text = strings.ReplaceAll(text, "\r\n", "\n")
-	if rest, ok := strings.CutPrefix(text, "---\n"); ok {
-		if _, after, found := strings.Cut(rest, "\n---\n"); found {
-			text = after
-		}
-	}
-	id := &identity{body: text}
-	lines := strings.Split(text, "\n")
-	for _, l := range lines {
-		if h, ok := strings.CutPrefix(l, "# "); ok && strings.TrimSpace(h) != "" {
-			id.title = strings.TrimSpace(h)
-			break
-		}
-	}
-	i := 0
-	for i < len(lines) && strings.TrimSpace(lines[i]) == "" {
-		i++
-	}
-	if i == len(lines) || !strings.HasPrefix(lines[i], "# ") {
-		return id
-	}
-	j := i + 1
-	for j < len(lines) && strings.TrimSpace(lines[j]) == "" {
-		j++
-	}
-	fields := 0
-	for ; j < len(lines); j++ {
-		m := agentMDField.FindStringSubmatch(lines[j])
-		if m == nil {
-			break
-		}
-		fields++
-		switch m[1] {
-		case "model":
-			id.model = strings.TrimSpace(m[2])
-		case "persona":
-			id.persona = strings.TrimSpace(m[2])
-		case "tools":
-			for _, t := range strings.Split(m[2], ",") {
-				if t = strings.TrimSpace(t); t != "" {
-					id.tools = append(id.tools, t)
-				}
-			}
-		}
-	}
-	if fields > 0 {
-		id.body = strings.Join(lines[j:], "\n")
-	}
-	return id
-}
-
-// renderAgent writes the agent file: frontmatter, identity, skills.
-func renderAgent(id *identity, items []*importedSkill) []byte {
-	var b bytes.Buffer
-	b.WriteString("---\n3md: 1.0\n")
-	fmt.Fprintf(&b, "title: %s\n", frontValue(id.title))
-	if id.model != "" && id.model != "unknown" {
-		// "unknown" is the format's default (docs/format.md §7), which
-		// export's AGENT.md spells out: written here, a second import
-		// would differ from the first by a line that means nothing.
-		fmt.Fprintf(&b, "model: %s\n", frontValue(id.model))
-	}
-	if id.persona != "" {
-		fmt.Fprintf(&b, "persona: %s\n", frontValue(id.persona))
-	}
-	// The programs the commands run are tools the agent uses
-	// (docs/format.md §12, undeclared-tool).
-	tools := slices.Clone(id.tools)
-	for _, it := range items {
-		for _, kv := range it.attrs {
-			if kv[0] != "tool" {
-				continue
-			}
-			if bin := strings.Fields(kv[1]); len(bin) > 0 && !slices.Contains(tools, bin[0]) && !strings.ContainsAny(bin[0], `,"'\`) {
-				tools = append(tools, bin[0])
-			}
-		}
-	}
-	if len(tools) > 0 {
-		fmt.Fprintf(&b, "tools: %s\n", frontValue(strings.Join(tools, ", ")))
-	}
-	b.WriteString("---\n")
-	fmt.Fprintf(&b, "@plane z=0 label=%s kind=identity\n%s\n", frontValue(id.title), id.body)
-	for _, it := range items {
-		fmt.Fprintf(&b, "\n@plane z=%d kind=skill", it.z)
-		for _, kv := range it.attrs {
-			v, _ := attrValue(kv[1])
-			fmt.Fprintf(&b, " %s=%s", kv[0], v)
-		}
-		b.WriteByte('\n')
-		body := it.body
-		if it.addDesc {
-			body = insertAfterHeadings(body, descriptionParagraph(it.desc))
-		}
-		if list := filesSection(it); list != "" {
-			body = strings.TrimRight(body, "\n") + "\n\n" + list
-		}
-		b.WriteString(strings.Trim(body, "\n"))
-		b.WriteByte('\n')
-	}
-	return b.Bytes()
 }
 
 // WriteFile writes the agent file to name atomically: a temporary file in

@@ -39,7 +39,7 @@ func FuzzImportBody(f *testing.F) {
 		made := 0
 		body, made, _ = rewriteLinks(body, func(dest string) (string, bool) {
 			return "2", strings.Contains(dest, "b")
-		})
+		}, nil)
 		body, _, _ = sanitizeBody(body)
 		cat, err := agentfile.Parse(strings.NewReader(importDoc(body)), nil)
 		if err != nil {
@@ -68,7 +68,8 @@ func FuzzImportBody(f *testing.F) {
 }
 
 // FuzzDescriptionParagraph: the paragraph import writes for a description
-// reads back, as the plane's description, as the description itself.
+// reads back, as the plane's description, as the description itself, and
+// export takes it out again.
 func FuzzDescriptionParagraph(f *testing.F) {
 	for _, s := range []string{
 		"Deploy the app.", "# not a heading", "1. list", "- bullet", "a *b* _c_ `d` [e](f) <g> &amp; \\",
@@ -82,7 +83,11 @@ func FuzzDescriptionParagraph(f *testing.F) {
 			strings.IndexFunc(desc, func(r rune) bool { return unicode.IsControl(r) || r == utf8.RuneError }) >= 0 {
 			return
 		}
-		body, _, _ := sanitizeBody(insertAfterHeadings("# Title\n\nThe body.", descriptionParagraph(desc)))
+		const own = "# Title\n\nThe body."
+		body, _, _ := sanitizeBody(insertDescription(own, descriptionParagraph(desc)))
+		if back := removeDescription(body); back != own {
+			t.Fatalf("the description paragraph does not come out again:\n got %q\nwant %q", back, own)
+		}
 		cat, err := agentfile.Parse(strings.NewReader(importDoc(body)), nil)
 		if err != nil || len(cat.Planes) != 3 {
 			t.Fatalf("does not parse as 3 planes (%v)\nbody %q", err, body)

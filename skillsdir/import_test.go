@@ -102,7 +102,11 @@ func exportTo(t *testing.T, file, dir string) *skillsdir.Report {
 		t.Fatal(err)
 	}
 	defer ag.Close()
-	rep, err := skillsdir.Export(context.Background(), ag, dir, nil)
+	folders, opts, err := skillsdir.ExportFolders(context.Background(), ag)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := skillsdir.WriteFolders(dir, folders, &opts)
 	if err != nil {
 		t.Fatalf("export %s: %v", file, err)
 	}
@@ -245,11 +249,6 @@ func TestImportRoundTripGenerated(t *testing.T) {
 			t.Errorf("skill %s description\n got %q\nwant %q", name, g.desc, w.desc)
 		}
 		body := linkRE.ReplaceAllString(w.body, "](references/$1.md)")
-		if !strings.Contains(w.body, w.desc) {
-			// Import puts the description in as the first paragraph;
-			// these hold nothing Markdown would read, so it stays as is.
-			body = strings.Replace(body, "\n\n", "\n\n"+w.desc+"\n\n", 1)
-		}
 		gb := g.body
 		if k := strings.Index(gb, "<!-- agent3md import: files -->"); k >= 0 {
 			if !strings.Contains(gb[k:], "`references/notes.md`") || !strings.Contains(gb[k:], "`scripts/run.sh`") {

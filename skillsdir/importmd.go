@@ -355,8 +355,11 @@ func linkText3md(text string) (string, bool) {
 // rewriteLinks replaces, outside code blocks, each inline link that
 // resolve maps to a plane with a 3md link [[z=N|text]] ([[z=N]] when the
 // text is empty). A link whose text cannot be a 3md link text stays, and
-// is counted in kept.
-func rewriteLinks(body string, resolve func(dest string) (z string, ok bool)) (out string, rewritten, kept int) {
+// is counted in kept. In code, only the links inCode accepts (by their
+// destination) are replaced: export rewrites a body's links wherever they
+// are, as agentfile reads them, so in a folder it wrote its references are
+// links in code too. inCode may be nil.
+func rewriteLinks(body string, resolve func(dest string) (z string, ok bool), inCode func(dest string) bool) (out string, rewritten, kept int) {
 	if !strings.Contains(body, "](") && !strings.Contains(body, "]:") {
 		return body, 0, 0
 	}
@@ -364,10 +367,8 @@ func rewriteLinks(body string, resolve func(dest string) (z string, ok bool)) (o
 	defs, defLines := linkDefs(lines)
 	var fence fences
 	for i, l := range lines {
-		if fence.step(l) {
-			continue
-		}
-		if fence != 0 || strings.HasPrefix(l, "    ") || strings.HasPrefix(l, "\t") || defLines[i] {
+		code := fence.step(l) || fence != 0 || strings.HasPrefix(l, "    ") || strings.HasPrefix(l, "\t")
+		if (code && inCode == nil) || defLines[i] {
 			continue // code, whose links are text, or a definition
 		}
 		links := inlineLinks(l, defs)
@@ -377,6 +378,9 @@ func rewriteLinks(body string, resolve func(dest string) (z string, ok bool)) (o
 		var b strings.Builder
 		last := 0
 		for _, lk := range links {
+			if code && !inCode(lk.dest) {
+				continue
+			}
 			z, ok := resolve(lk.dest)
 			if !ok {
 				continue
@@ -447,23 +451,55 @@ func entityAt(s string) bool {
 	return true
 }
 
-// insertAfterHeadings puts para into body after its first line when that
-// is an ATX heading (agentfile skips leading headings when it looks for a
+// descMarker follows the description paragraph import puts in front of a
+// body that did not open with it: an HTML comment, which Markdown does not
+// show and which ends the paragraph, so that export can take the paragraph
+// out again (the SKILL.md frontmatter holds the description).
+const descMarker = "<!-- agent3md import: description -->"
+
+// insertDescription puts para, with descMarker on the line after it, into
+// body as its first paragraph: after the body's first line when that is an
+// ATX heading (agentfile skips a leading heading when it looks for a
 // description, and a description reads best under the title), else at the
-// top; separated by blank lines.
-func insertAfterHeadings(body, para string) string {
-	body = strings.TrimLeft(body, "\n")
-	first, rest, _ := strings.Cut(body, "\n")
-	if !isATX(first) {
-		if body == "" {
-			return para
-		}
-		return para + "\n\n" + body
+// top. The body's own text is kept byte for byte, so that
+// removeDescription gives it back.
+func insertDescription(body, para string) string {
+	block := para + "\n" + descMarker
+	first, rest, hasRest := strings.Cut(body, "\n")
+	switch {
+	case isATX(first) && hasRest:
+		return first + "\n\n" + block + "\n" + rest
+	case isATX(first):
+		return first + "\n\n" + block
+	case body == "":
+		return block
 	}
-	if rest = strings.TrimLeft(rest, "\n"); rest == "" {
-		return first + "\n\n" + para
+	return block + "\n" + body
+}
+
+// removeDescription undoes insertDescription: a body whose first paragraph
+// (after a leading heading and a blank line) is followed by descMarker
+// loses both. Any other body is returned as it is.
+func removeDescription(body string) string {
+	if !strings.Contains(body, descMarker) {
+		return body
 	}
-	return first + "\n\n" + para + "\n\n" + rest
+	head, rest := "", body
+	if first, r, ok := strings.Cut(body, "\n"); ok && isATX(first) && strings.HasPrefix(r, "\n") {
+		head, rest = first+"\n", r[1:]
+	}
+	para, after, ok := strings.Cut(rest, "\n")
+	if !ok || para == "" || strings.Contains(para, descMarker) {
+		return body
+	}
+	if after == descMarker {
+		return strings.TrimSuffix(head, "\n")
+	}
+	tail, ok := strings.CutPrefix(after, descMarker+"\n")
+	if !ok {
+		return body
+	}
+	return head + tail
 }
 
 func isATX(l string) bool {

@@ -78,7 +78,7 @@ func (d *Doc) Render(ctx context.Context, i int, chain []int) (*Rendered, error)
 	}
 	var b bytes.Buffer
 	writeFrontmatter(&b, fm)
-	if body != "" {
+	if body = removeDescription(body); body != "" {
 		b.WriteString(d.rewrite(body, i, inChain, "references/", "SKILL.md"))
 		b.WriteByte('\n')
 	}
@@ -113,88 +113,6 @@ func sum(b []byte) string {
 	return hex.EncodeToString(h[:])
 }
 
-// renderedFM is the ordered content of a SKILL.md frontmatter.
-type renderedFM struct {
-	name, description string
-	top               [][2]string // topKeys set on the plane, in that order
-	metadata          [][2]string // key, value in a fixed order
-}
-
-func (f renderedFM) asMap() map[string]any {
-	meta := make(map[string]any, len(f.metadata))
-	for _, kv := range f.metadata {
-		meta[kv[0]] = kv[1]
-	}
-	m := map[string]any{"name": f.name, "description": f.description, "metadata": meta}
-	for _, kv := range f.top {
-		if boolKeys[kv[0]] {
-			m[kv[0]] = kv[1] == "true"
-		} else {
-			m[kv[0]] = kv[1]
-		}
-	}
-	return m
-}
-
-// topKeys are the Agent Skills frontmatter fields a plane can carry as
-// attributes of the same name, which import writes so that they survive a
-// round trip (docs/format.md §15): the agent format has no field of its
-// own for them. Not allowed-tools, which import keeps too: in a SKILL.md
-// it pre-approves tools for the host, and nobody reading an agent file
-// expects an attribute the format ignores to grant that.
-//
-// The Claude Code fields that only restrict or describe the skill come
-// back too (a deploy skill marked disable-model-invocation must not turn
-// auto-invoked by a round trip); hooks, which run commands, do not.
-var topKeys = []string{"license", "compatibility", "argument-hint", "disable-model-invocation", "user-invocable", "model", "effort"}
-
-// boolKeys are the topKeys written as YAML booleans: Claude Code reads
-// "true" in quotes as a string.
-var boolKeys = map[string]bool{"disable-model-invocation": true, "user-invocable": true}
-
-// frontmatter builds skill i's frontmatter (docs/format.md §15: metadata is a
-// string-to-string map, so numbers are strings and lists are joined).
-func (d *Doc) frontmatter(i int) renderedFM {
-	s := &d.Agent.Skills[i]
-	pl := &d.Catalog.Planes[s.Plane]
-	f := renderedFM{name: d.Slugs[i], description: d.Description(i)}
-	if d := strings.Join(strings.Fields(clean(pl.Attributes.Value("description"))), " "); d != "" {
-		// The whole Agent Skills description, which the body's first
-		// paragraph holds only to docs/format.md §5's 500 characters.
-		f.description = Clip(d, maxDescription)
-	}
-	for _, k := range topKeys {
-		v := clean(pl.Attributes.Value(k))
-		if strings.TrimSpace(v) == "" || boolKeys[k] && v != "true" && v != "false" {
-			continue
-		}
-		f.top = append(f.top, [2]string{k, v})
-	}
-	add := func(k, v string) {
-		if v = clean(v); v != "" {
-			f.metadata = append(f.metadata, [2]string{k, v})
-		}
-	}
-	if pl.HasLabel {
-		add("label", pl.Label)
-	}
-	add("z", FormatZ(s.Z))
-	add("triggers", strings.Join(s.Triggers, ", "))
-	ins := make([]string, len(s.Inputs))
-	for k, in := range s.Inputs {
-		ins[k] = in.Name + ":" + in.Type
-		if in.Optional {
-			ins[k] += "?"
-		}
-	}
-	add("inputs", strings.Join(ins, ", "))
-	if s.HasTool {
-		add("tool", s.Tool)
-	}
-	add("cost", s.Cost)
-	return f
-}
-
 // Description returns skill i's SKILL.md description: the plane's
 // description, else a sentence built from the triggers, else one naming
 // the skill; whitespace collapsed, 1-1024 characters.
@@ -215,19 +133,27 @@ func (d *Doc) Description(i int) string {
 // name of the skill they point at: a description is plain prose for a host
 // to show, where [[z=N]] means nothing.
 func (d *Doc) linkText(desc string) string {
-	if !strings.Contains(desc, "[[z=") {
-		return desc
-	}
-	var b strings.Builder
-	rewriteLine(&b, desc, func(target, text string, hasText bool) (string, bool) {
-		if hasText && text != "" {
-			return text, true
-		}
-		z, _ := agentfile.ParseNumber(target)
+	return plainLinks(desc, func(z float64) (string, bool) {
 		if j, ok := d.SkillAt(z); ok {
 			return d.Agent.Skills[j].Name, true
 		}
 		return "", false
+	})
+}
+
+// plainLinks replaces each link in s with its text, else with the name
+// skillName gives its target; a link to nothing named stays as written.
+func plainLinks(s string, skillName func(z float64) (string, bool)) string {
+	if !strings.Contains(s, "[[z=") {
+		return s
+	}
+	var b strings.Builder
+	rewriteLine(&b, s, func(target, text string, hasText bool) (string, bool) {
+		if hasText && text != "" {
+			return text, true
+		}
+		z, _ := agentfile.ParseNumber(target)
+		return skillName(z)
 	})
 	return b.String()
 }

@@ -20,7 +20,7 @@ import (
 // anywhere else (docs/cli.md, export). The rules, for export and for any
 // later writer of skill folders:
 //
-//   - Each folder holds a marker (MarkerFile) naming the agent that wrote
+//   - Each folder holds a marker (markerFile) naming the agent that wrote
 //     it, the source file and the files written. A folder without one, or
 //     with another agent's, is refused unless forced; every folder is
 //     checked before any is written, so a refusal changes nothing.
@@ -67,6 +67,8 @@ type WriteOptions struct {
 	// Command names the writer in messages ("export": "was not written
 	// by 'agent3md export'"); "" is "export".
 	Command string
+
+	head *agentHead // what export adds to each marker
 }
 
 func (o *WriteOptions) command() string {
@@ -95,8 +97,8 @@ func (a fileID) same(b fileID) bool {
 const maxMarkerBytes = 1 << 20
 
 // WriteFolders writes folders into dir by the rules above and reports
-// every file created, replaced, left unchanged and removed. dir must
-// exist; it may itself be a symbolic link.
+// every file created, replaced, left unchanged and removed. dir is made
+// when missing; it may itself be a symbolic link.
 func WriteFolders(dir string, folders []Folder, opts *WriteOptions) (*Report, error) {
 	var o WriteOptions
 	if opts != nil {
@@ -106,6 +108,12 @@ func WriteFolders(dir string, folders []Folder, opts *WriteOptions) (*Report, er
 		if err := f.check(); err != nil {
 			return nil, err
 		}
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+		return nil, fmt.Errorf("%s is not a directory", dir)
 	}
 	root, err := openDirRoot(dir)
 	if err != nil {
@@ -123,7 +131,7 @@ func WriteFolders(dir string, folders []Folder, opts *WriteOptions) (*Report, er
 	}
 	rep := &Report{}
 	for _, f := range folders {
-		m := Marker{Agent: o.Agent, Source: o.Source, Skill: f.Skill}
+		m := marker{Agent: o.Agent, Source: o.Source, Skill: f.Skill, Head: o.head}
 		if err := writeFolder(root, f, m, rep); err != nil {
 			return rep, err
 		}
@@ -145,7 +153,7 @@ func (f *Folder) check() error {
 	seen := map[string]bool{}
 	for _, file := range f.Files {
 		p := file.Path
-		if !localSlashPath(p) || p == MarkerFile || seen[p] {
+		if !localSlashPath(p) || p == markerFile || seen[p] {
 			return fmt.Errorf("skill folder %s: file path %q is not a new relative path inside the folder", f.Name, p)
 		}
 		seen[p] = true
@@ -177,7 +185,7 @@ func checkFolder(root *dirFD, f Folder, o *WriteOptions) error {
 	case err != nil:
 		return err
 	case m == nil && !o.Force:
-		return fmt.Errorf("%s was not written by 'agent3md %s' (no %s); move it away, or pass --force to write into it", live.path, o.command(), MarkerFile)
+		return fmt.Errorf("%s was not written by 'agent3md %s' (no %s); move it away, or pass --force to write into it", live.path, o.command(), markerFile)
 	case m != nil && m.Agent != o.Agent && !o.Force:
 		return fmt.Errorf("%s holds skill %q of agent %q; pass --force to replace it with agent %q's", live.path, m.Skill, m.Agent, o.Agent)
 	}
@@ -286,9 +294,9 @@ func readFileAt(d *dirFD, rel string, max int64) (data []byte, found, over bool,
 // readMarker reads d's marker; nil when there is none. A marker that is not
 // a small regular file, does not decode or lists a path outside the folder
 // is an error: a writer will not guess.
-func readMarker(d *dirFD) (*Marker, error) {
-	b, found, over, err := readFileAt(d, MarkerFile, maxMarkerBytes)
-	name := d.join(MarkerFile)
+func readMarker(d *dirFD) (*marker, error) {
+	b, found, over, err := readFileAt(d, markerFile, maxMarkerBytes)
+	name := d.join(markerFile)
 	switch {
 	case err != nil && strings.Contains(err.Error(), "not a regular file"), over:
 		return nil, fmt.Errorf("%s is not a marker this program wrote (not a small regular file); remove it", name)
@@ -297,12 +305,12 @@ func readMarker(d *dirFD) (*Marker, error) {
 	case !found:
 		return nil, nil
 	}
-	var m Marker
+	var m marker
 	if err := json.Unmarshal(b, &m); err != nil {
 		return nil, fmt.Errorf("%s does not decode (%w); remove it, or the folder, by hand", name, err)
 	}
 	for _, f := range m.Files {
-		if !localSlashPath(f) || f == MarkerFile {
+		if !localSlashPath(f) || f == markerFile {
 			return nil, fmt.Errorf("%s lists %q, which is not a file inside the folder; fix or remove the marker", name, f)
 		}
 	}
@@ -310,7 +318,7 @@ func readMarker(d *dirFD) (*Marker, error) {
 }
 
 // readMarkerIn reads the marker of the skill folder at dir, for import.
-func readMarkerIn(dir string) (*Marker, error) {
+func readMarkerIn(dir string) (*marker, error) {
 	d, err := openDirRoot(dir)
 	if err != nil {
 		return nil, err
@@ -320,7 +328,7 @@ func readMarkerIn(dir string) (*Marker, error) {
 }
 
 // encodeMarker is the marker file for m and the files of f.
-func encodeMarker(m Marker, f Folder) ([]byte, error) {
+func encodeMarker(m marker, f Folder) ([]byte, error) {
 	m.Files = make([]string, len(f.Files))
 	for i, file := range f.Files {
 		m.Files[i] = file.Path
@@ -340,12 +348,12 @@ func tempName(name string) string {
 // writeFolder writes one folder: nothing when every file and the marker
 // already hold the right bytes; else the whole folder anew beside it,
 // moved into place.
-func writeFolder(root *dirFD, f Folder, m Marker, rep *Report) error {
+func writeFolder(root *dirFD, f Folder, m marker, rep *Report) error {
 	live, err := openExisting(root, f.Name)
 	if err != nil {
 		return err
 	}
-	var old *Marker
+	var old *marker
 	if live != nil {
 		defer live.close()
 		if old, err = readMarker(live); err != nil {
@@ -356,7 +364,7 @@ func writeFolder(root *dirFD, f Folder, m Marker, rep *Report) error {
 	if err != nil {
 		return err
 	}
-	plan := &folderWrite{f: f, planned: map[string]bool{MarkerFile: true}, owned: map[string]bool{}}
+	plan := &folderWrite{f: f, planned: map[string]bool{markerFile: true}, owned: map[string]bool{}}
 	for _, file := range f.Files {
 		plan.planned[file.Path] = true
 	}
@@ -421,7 +429,7 @@ func (w *folderWrite) compare(live *dirFD, markerData []byte) (changed bool, err
 	}
 	changed = live == nil || len(w.removed) > 0 || slices.ContainsFunc(w.states, func(s string) bool { return s != "unchanged" })
 	if !changed {
-		old, found, _, err := readFileAt(live, MarkerFile, int64(len(markerData)))
+		old, found, _, err := readFileAt(live, markerFile, int64(len(markerData)))
 		if err != nil {
 			return false, err
 		}

@@ -35,7 +35,7 @@ func (w *folderWrite) replace(root, live *dirFD, markerData []byte) error {
 			return err
 		}
 	}
-	if err := tmp.create(MarkerFile, markerData); err != nil {
+	if err := tmp.create(markerFile, markerData); err != nil {
 		return err
 	}
 	if live == nil {
@@ -242,7 +242,7 @@ func pruneFolders(root *dirFD, folders []Folder, agent string, rep *Report) erro
 			d.close()
 			continue // not ours to touch
 		}
-		w := &folderWrite{planned: map[string]bool{MarkerFile: true}, owned: map[string]bool{}}
+		w := &folderWrite{planned: map[string]bool{markerFile: true}, owned: map[string]bool{}}
 		for _, p := range m.Files {
 			w.owned[p] = true
 		}

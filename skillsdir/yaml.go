@@ -3,36 +3,33 @@ package skillsdir
 import (
 	"bytes"
 	"fmt"
+	"regexp"
 	"strings"
 )
 
-// writeFrontmatter writes the SKILL.md frontmatter block. Every scalar is
+// writeFrontmatter writes the SKILL.md frontmatter block. Every string is
 // double-quoted (see yamlQuote), so a YAML parser yields exactly the
-// strings, never a number, boolean, null or date; keys are fixed ASCII
-// words and need no quoting.
+// strings, never a number, boolean, null or date; agent3md's keys are
+// fixed ASCII words, and any other key is quoted unless it is a plain word.
 func writeFrontmatter(b *bytes.Buffer, f renderedFM) {
 	b.WriteString("---\nname: ")
 	b.WriteString(yamlQuote(f.name))
 	b.WriteString("\ndescription: ")
 	b.WriteString(yamlQuote(f.description))
 	b.WriteString("\n")
-	for _, kv := range f.top {
-		b.WriteString(kv[0])
+	for _, e := range f.top {
+		b.WriteString(yamlKey(e.key))
 		b.WriteString(": ")
-		if boolKeys[kv[0]] {
-			b.WriteString(kv[1]) // true or false, unquoted: a boolean
-		} else {
-			b.WriteString(yamlQuote(kv[1]))
-		}
+		writeYAMLValue(b, e.value) // a bool unquoted: a boolean
 		b.WriteString("\n")
 	}
 	if len(f.metadata) > 0 {
 		b.WriteString("metadata:\n")
-		for _, kv := range f.metadata {
+		for _, e := range f.metadata {
 			b.WriteString("  ")
-			b.WriteString(kv[0])
+			b.WriteString(yamlKey(e.key))
 			b.WriteString(": ")
-			b.WriteString(yamlQuote(kv[1]))
+			writeYAMLValue(b, e.value)
 			b.WriteString("\n")
 		}
 	}
@@ -86,4 +83,15 @@ func yamlPrintable(r rune) bool {
 		return true
 	}
 	return false
+}
+
+// plainKey is a key YAML reads as the string it is without quotes.
+var plainKey = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_-]*$`)
+
+// yamlKey writes a mapping key: as it is when plain, else quoted.
+func yamlKey(k string) string {
+	if plainKey.MatchString(k) && !yaml11Bool[strings.ToLower(k)] && k != "true" && k != "false" && k != "null" {
+		return k
+	}
+	return yamlQuote(clean(k))
 }

@@ -110,7 +110,12 @@ func (a *app) exportJSON(ag *loader.Agent, bodies bool) error {
 // writeSkillsDir exports ag into dir as Agent Skills folders and lists
 // every file created, replaced and removed.
 func (a *app) writeSkillsDir(ctx context.Context, ag *loader.Agent, dir string, force bool) error {
-	rep, err := skillsdir.Export(ctx, ag, dir, &skillsdir.ExportOptions{Force: force})
+	folders, opts, err := skillsdir.ExportFolders(ctx, ag)
+	if err != nil {
+		return ioError(err)
+	}
+	opts.Force = force
+	rep, err := skillsdir.WriteFolders(dir, folders, &opts)
 	if rep != nil {
 		for _, group := range []struct {
 			verb  string
