@@ -19,7 +19,6 @@ import (
 	"github.com/agent3md/agent3md/internal/watch"
 	"github.com/agent3md/agent3md/loader"
 	"github.com/agent3md/agent3md/mcp"
-	"github.com/agent3md/agent3md/skillsdir"
 )
 
 // serveCmd is `agent3md serve`: the same protocol core as `mcp`, over
@@ -228,13 +227,10 @@ func (a *app) openServed(ctx context.Context, files []string, so servedOptions) 
 		if err != nil {
 			return sv, err
 		}
-		slug := skillsdir.Slugify(ag.Info().Name)
-		if slug == "" {
-			slug = "agent"
-		}
+		slug := endpointSlug(ag, file)
 		if prev, dup := from[slug]; dup {
 			ag.Close()
-			return sv, ioError(fmt.Errorf("%s and %s both name an agent %q (endpoint /mcp/%s): give one a different title in its frontmatter", prev, file, slug, slug))
+			return sv, ioError(fmt.Errorf("%s and %s both name an agent %q (endpoint /mcp/%s): give one a different title (or `agent:` key) in its frontmatter", prev, file, slug, slug))
 		}
 		from[slug] = file
 		name, skills := ag.Info().Name, ag.SkillCount()
