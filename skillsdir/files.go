@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"unicode/utf8"
 )
 
 // fileWalk lists one skill folder's files.
@@ -89,6 +90,13 @@ func (w *fileWalk) entries(real, rel string, depth int, entries []os.DirEntry, s
 	for _, e := range entries {
 		name := e.Name()
 		if strings.HasPrefix(name, ".") {
+			continue
+		}
+		if !utf8.ValidString(name) {
+			// A manifest, skills/list and resources/list name files in
+			// JSON text, which cannot carry these bytes: the name there
+			// would read otherwise than the file's URI. One name per file.
+			w.warn(path.Join(rel, name), RuleFileName, "name is not valid UTF-8, which the JSON of a manifest or listing cannot carry; it is not served; rename it in UTF-8 (convmv -f latin1 -t utf8 does that)")
 			continue
 		}
 		if name == "SKILL.md" {

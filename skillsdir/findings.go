@@ -45,6 +45,7 @@ const (
 	RuleNestedTooDeep = "nested-too-deep" // warning: a SKILL.md below MaxDepth, served as a file only
 	RuleSkillMDCase   = "skill-md-case"   // error: a skill.md (or other casing) where SKILL.md is wanted: no skill
 	RuleBrokenLink    = "broken-link"     // warning: a body link into the skill folder at a file it does not serve
+	RuleFileName      = "file-name"       // warning: a file or folder whose name is not UTF-8, not listed
 )
 
 // Finding is one problem found in a skill folder.
