@@ -1,4 +1,4 @@
-package main
+package bytesize
 
 import (
 	"fmt"
@@ -9,10 +9,16 @@ import (
 	"github.com/spf13/pflag"
 )
 
-// parseSize reads a byte count: digits with an optional unit B, KiB, MiB,
+// Parse reads a byte count: digits with an optional unit B, KiB, MiB,
 // GiB or TiB (also KB, MB, GB, TB as their binary sizes).
-func parseSize(s string) (int64, error) {
-	return parseSizeIn(s, allUnits)
+func Parse(s string) (int64, error) {
+	return parseIn(s, allUnits)
+}
+
+// ParseBinary is Parse with only the units GOMEMLIMIT takes (B, KiB, MiB,
+// GiB, TiB).
+func ParseBinary(s string) (int64, error) {
+	return parseIn(s, binaryUnits)
 }
 
 // sizeUnit is a unit suffix and its multiple.
@@ -27,8 +33,8 @@ var (
 	allUnits    = append([]sizeUnit{{"KB", 1 << 10}, {"MB", 1 << 20}, {"GB", 1 << 30}, {"TB", 1 << 40}}, binaryUnits...)
 )
 
-// parseSizeIn is parseSize with only the given units.
-func parseSizeIn(s string, units []sizeUnit) (int64, error) {
+// parseIn is Parse with only the given units.
+func parseIn(s string, units []sizeUnit) (int64, error) {
 	t := strings.TrimSpace(s)
 	mult := int64(1)
 	for _, u := range units {
@@ -44,58 +50,76 @@ func parseSizeIn(s string, units []sizeUnit) (int64, error) {
 	return n * mult, nil
 }
 
-// sizeValue is a byte-count flag that takes units ("64KiB", "512MiB") as
+// Value is a byte-count flag that takes units ("64KiB", "512MiB") as
 // well as plain digits, so --max-bytes reads like --cache-max-size and
-// --memory-limit. Exactly one of i64 and i is set.
-type sizeValue struct {
-	i64 *int64
-	i   *int
+// --memory-limit. Exactly one of Int64 and Int is set.
+type Value struct {
+	Int64 *int64
+	Int   *int
 }
 
-func (v sizeValue) String() string {
+func (v Value) String() string {
 	switch {
-	case v.i64 != nil:
-		return strconv.FormatInt(*v.i64, 10)
-	case v.i != nil:
-		return strconv.Itoa(*v.i)
+	case v.Int64 != nil:
+		return strconv.FormatInt(*v.Int64, 10)
+	case v.Int != nil:
+		return strconv.Itoa(*v.Int)
 	}
 	return "0"
 }
 
-func (v sizeValue) Set(s string) error {
+// Set reads a size; a negative number is kept for the caller's range
+// check, which names the valid range.
+func (v Value) Set(s string) error {
 	// A sign is kept for the range check to refuse with the valid range:
 	// "-1" must not read as "not a size".
 	if n, err := strconv.ParseInt(strings.TrimSpace(s), 10, 64); err == nil && n < 0 {
 		return v.set(n)
 	}
-	n, err := parseSize(s)
+	n, err := Parse(s)
 	if err != nil {
 		return err
 	}
 	return v.set(n)
 }
 
-func (v sizeValue) set(n int64) error {
-	if v.i64 != nil {
-		*v.i64 = n
+func (v Value) set(n int64) error {
+	if v.Int64 != nil {
+		*v.Int64 = n
 		return nil
 	}
 	if n > math.MaxInt {
 		return fmt.Errorf("%d bytes is past what this flag can hold", n)
 	}
-	*v.i = int(n)
+	*v.Int = int(n)
 	return nil
 }
 
-func (v sizeValue) Type() string { return "size" }
+// Type names the flag's kind in help.
+func (v Value) Type() string { return "size" }
 
-// int64SizeVar and intSizeVar define a byte-count flag with units.
-func int64SizeVar(fs *pflag.FlagSet, p *int64, name string, def int64, usage string) {
+// Int64Var and IntVar define a byte-count flag with units.
+func Int64Var(fs *pflag.FlagSet, p *int64, name string, def int64, usage string) {
 	*p = def
-	fs.Var(sizeValue{i64: p}, name, usage)
+	fs.Var(Value{Int64: p}, name, usage)
 }
 
-func intSizeVar(fs *pflag.FlagSet, p *int, name string, def int, usage string) {
+// IntVar is Int64Var for an int.
+func IntVar(fs *pflag.FlagSet, p *int, name string, def int, usage string) {
 	*p = def
-	fs.Var(sizeValue{i: p}, name, usage)
+	fs.Var(Value{Int: p}, name, usage)
+}
+
+// Human writes n in the largest binary unit that keeps it at least 1.
+func Human(n int64) string {
+	const units = "KMGT"
+	if n < 1024 {
+		return fmt.Sprintf("%d B", n)
+	}
+	f, i := float64(n)/1024, 0
+	for f >= 1024 && i < len(units)-1 {
+		f /= 1024
+		i++
+	}
+	return fmt.Sprintf("%.1f %ciB", f, units[i])
 }

@@ -1,4 +1,4 @@
-package main
+package memlimit
 
 import (
 	"fmt"
@@ -10,6 +10,8 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+
+	"github.com/agent3md/agent3md/internal/bytesize"
 )
 
 // The mcp command's memory limit. A long-running server holds its agent
@@ -34,32 +36,35 @@ import (
 // memoryMarginMin is the least headroom auto leaves above the live heap.
 const memoryMarginMin = 32 << 20
 
-// memoryLimit is a parsed --memory-limit: auto (bytes 0, auto true), off
-// (both zero), or a size.
-type memoryLimit struct {
+// Limit is a parsed --memory-limit: auto (bytes 0, auto true), off (both
+// zero), or a size.
+type Limit struct {
 	auto  bool
 	bytes int64
 }
 
-// parseMemoryLimit reads auto, off, or a size as GOMEMLIMIT writes one:
-// digits with an optional unit B, KiB, MiB, GiB or TiB.
-func parseMemoryLimit(s string) (memoryLimit, error) {
+// Auto is the default limit, which follows the live heap.
+var Auto = Limit{auto: true}
+
+// Parse reads auto, off, or a size as GOMEMLIMIT writes one: digits with
+// an optional unit B, KiB, MiB, GiB or TiB.
+func Parse(s string) (Limit, error) {
 	switch strings.ToLower(strings.TrimSpace(s)) {
 	case "auto":
-		return memoryLimit{auto: true}, nil
+		return Auto, nil
 	case "off":
-		return memoryLimit{}, nil
+		return Limit{}, nil
 	}
-	n, err := parseSizeIn(s, binaryUnits)
+	n, err := bytesize.ParseBinary(s)
 	if err != nil || n <= 0 {
-		return memoryLimit{}, fmt.Errorf("--memory-limit %q: use auto, off, or a size such as 512MiB", s)
+		return Limit{}, fmt.Errorf("--memory-limit %q: use auto, off, or a size such as 512MiB", s)
 	}
-	return memoryLimit{bytes: n}, nil
+	return Limit{bytes: n}, nil
 }
 
-// apply sets the limit for a loaded server and logs what it did. The
+// Apply sets the limit for a loaded server and logs what it did. The
 // server never stops it; stop (for tests) ends auto's following.
-func (m memoryLimit) apply(log *slog.Logger) (stop func()) {
+func (m Limit) Apply(log *slog.Logger) (stop func()) {
 	switch {
 	case m.bytes > 0:
 		debug.SetMemoryLimit(m.bytes)
@@ -97,9 +102,9 @@ var buildGC struct {
 	saved int
 }
 
-// indexBuild is mcp.Options.IndexBuild for this limit: it lowers the GC
+// IndexBuild is mcp.Options.IndexBuild for this limit: it lowers the GC
 // target during a large build under auto, and returns what restores it.
-func (m memoryLimit) indexBuild(skills int) (end func()) {
+func (m Limit) IndexBuild(skills int) (end func()) {
 	if !m.auto || skills <= buildGCSkills || os.Getenv("GOGC") != "" {
 		return func() {}
 	}

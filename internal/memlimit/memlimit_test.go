@@ -1,4 +1,4 @@
-package main
+package memlimit
 
 import (
 	"io"
@@ -13,28 +13,28 @@ import (
 func TestParseMemoryLimit(t *testing.T) {
 	tests := []struct {
 		in   string
-		want memoryLimit
+		want Limit
 		ok   bool
 	}{
-		{"auto", memoryLimit{auto: true}, true},
-		{"AUTO", memoryLimit{auto: true}, true},
-		{"off", memoryLimit{}, true},
-		{"512MiB", memoryLimit{bytes: 512 << 20}, true},
-		{"2GiB", memoryLimit{bytes: 2 << 30}, true},
-		{"1048576", memoryLimit{bytes: 1 << 20}, true},
-		{"64 KiB", memoryLimit{bytes: 64 << 10}, true},
-		{"100B", memoryLimit{bytes: 100}, true},
-		{"", memoryLimit{}, false},
-		{"0", memoryLimit{}, false},
-		{"-5MiB", memoryLimit{}, false},
-		{"12MB", memoryLimit{}, false}, // GOMEMLIMIT has no MB
-		{"lots", memoryLimit{}, false},
-		{"99999999999TiB", memoryLimit{}, false},
+		{"auto", Limit{auto: true}, true},
+		{"AUTO", Limit{auto: true}, true},
+		{"off", Limit{}, true},
+		{"512MiB", Limit{bytes: 512 << 20}, true},
+		{"2GiB", Limit{bytes: 2 << 30}, true},
+		{"1048576", Limit{bytes: 1 << 20}, true},
+		{"64 KiB", Limit{bytes: 64 << 10}, true},
+		{"100B", Limit{bytes: 100}, true},
+		{"", Limit{}, false},
+		{"0", Limit{}, false},
+		{"-5MiB", Limit{}, false},
+		{"12MB", Limit{}, false}, // GOMEMLIMIT has no MB
+		{"lots", Limit{}, false},
+		{"99999999999TiB", Limit{}, false},
 	}
 	for _, tt := range tests {
-		got, err := parseMemoryLimit(tt.in)
+		got, err := Parse(tt.in)
 		if (err == nil) != tt.ok || (tt.ok && got != tt.want) {
-			t.Errorf("parseMemoryLimit(%q) = %+v, %v; want %+v, ok %v", tt.in, got, err, tt.want, tt.ok)
+			t.Errorf("Parse(%q) = %+v, %v; want %+v, ok %v", tt.in, got, err, tt.want, tt.ok)
 		}
 	}
 }
@@ -111,21 +111,21 @@ func TestApplyMemoryLimit(t *testing.T) {
 		debug.SetMemoryLimit(orig)
 	}
 
-	stop := memoryLimit{bytes: 300 << 20}.apply(log)
+	stop := Limit{bytes: 300 << 20}.Apply(log)
 	if got := current(); got != 300<<20 {
 		t.Errorf("a size: limit %d, want %d", got, 300<<20)
 	}
 	restore(stop)
 
 	debug.SetMemoryLimit(unset)
-	stop = memoryLimit{}.apply(log)
+	stop = Limit{}.Apply(log)
 	if got := current(); got != unset {
 		t.Errorf("off changed the limit to %d", got)
 	}
 	restore(stop)
 
 	debug.SetMemoryLimit(unset)
-	stop = memoryLimit{auto: true}.apply(log)
+	stop = Limit{auto: true}.Apply(log)
 	if got := current(); got == unset || got < int64(readGoMemory().live) {
 		t.Errorf("auto: limit %d, want one above the live heap", got)
 	}
@@ -133,7 +133,7 @@ func TestApplyMemoryLimit(t *testing.T) {
 
 	t.Setenv("GOMEMLIMIT", "1GiB")
 	debug.SetMemoryLimit(unset)
-	stop = memoryLimit{auto: true}.apply(log)
+	stop = Limit{auto: true}.Apply(log)
 	if got := current(); got != unset {
 		t.Errorf("auto with GOMEMLIMIT set changed the limit to %d", got)
 	}
@@ -151,24 +151,24 @@ func TestIndexBuildGC(t *testing.T) {
 	t.Setenv("GOGC", "") // the test's own environment must not turn it off
 	big := buildGCSkills + 1
 
-	for _, m := range []memoryLimit{{}, {bytes: 300 << 20}} {
-		m.indexBuild(big)()
+	for _, m := range []Limit{{}, {bytes: 300 << 20}} {
+		m.IndexBuild(big)()
 		if got := percent(); got != 100 {
 			t.Errorf("%+v changed the GC target to %d", m, got)
 		}
 	}
-	auto := memoryLimit{auto: true}
-	end := auto.indexBuild(buildGCSkills)
+	auto := Limit{auto: true}
+	end := auto.IndexBuild(buildGCSkills)
 	if got := percent(); got != 100 {
 		t.Errorf("a build of %d skills set the GC target to %d", buildGCSkills, got)
 	}
 	end()
 
-	first := auto.indexBuild(big)
+	first := auto.IndexBuild(big)
 	if got := percent(); got != buildGCPercent {
 		t.Fatalf("a large build: GC target %d, want %d", got, buildGCPercent)
 	}
-	second := auto.indexBuild(big)
+	second := auto.IndexBuild(big)
 	first()
 	first() // a second call must not end the other build's setting
 	if got := percent(); got != buildGCPercent {
@@ -180,7 +180,7 @@ func TestIndexBuildGC(t *testing.T) {
 	}
 
 	t.Setenv("GOGC", "200")
-	auto.indexBuild(big)()
+	auto.IndexBuild(big)()
 	if got := percent(); got != 100 {
 		t.Errorf("GOGC set: the GC target changed to %d", got)
 	}

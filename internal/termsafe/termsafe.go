@@ -1,4 +1,4 @@
-package main
+package termsafe
 
 import (
 	"fmt"
@@ -9,37 +9,25 @@ import (
 	"golang.org/x/term"
 )
 
-// Text from an agent file or a skills folder (names, triggers,
-// descriptions, bodies, file names) is not ours: one carrying an escape
-// sequence would reach the user's terminal through `skills`, `route`,
-// `validate` or an error message, and could retitle the window, write
-// the clipboard (OSC 52) or hide and fake what is shown. So when stdout
-// or stderr is a terminal, what the commands write there goes through
-// termSafe, which shows every control character as an escape ("\x1b")
-// instead of sending it. A pipe or a file gets the bytes unchanged, so
-// scripts and `get > file` see exactly what the agent holds; the MCP
-// stream, the progress bar and a run command's own output never pass
-// through it (docs/cli.md).
-
-// termSafeWriter escapes control characters on their way to a terminal:
+// writer escapes control characters on their way to a terminal:
 // C0 controls but tab and newline, DEL, C1 controls (U+0080–U+009F, which
 // some terminals read as CSI and the like) and bytes that are not UTF-8.
-type termSafeWriter struct {
+type writer struct {
 	w       io.Writer
 	pending []byte // the start of a rune a Write ended inside
 	buf     []byte
 }
 
-// termSafe returns w wrapped in a termSafeWriter when w is a terminal,
-// else w itself.
-func termSafe(w io.Writer) io.Writer {
+// Wrap returns w wrapped in a writer that escapes control characters when
+// w is a terminal, else w itself.
+func Wrap(w io.Writer) io.Writer {
 	if f, ok := w.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
-		return &termSafeWriter{w: w}
+		return &writer{w: w}
 	}
 	return w
 }
 
-func (t *termSafeWriter) Write(p []byte) (int, error) {
+func (t *writer) Write(p []byte) (int, error) {
 	in := p
 	if len(t.pending) > 0 {
 		in = append(t.pending, p...)

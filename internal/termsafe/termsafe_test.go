@@ -1,11 +1,11 @@
-package main
+package termsafe
 
 import (
 	"bytes"
 	"testing"
 )
 
-func TestTermSafeWriter(t *testing.T) {
+func TestWriter(t *testing.T) {
 	for _, tt := range []struct {
 		name   string
 		writes []string
@@ -23,7 +23,7 @@ func TestTermSafeWriter(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			var b bytes.Buffer
-			w := &termSafeWriter{w: &b}
+			w := &writer{w: &b}
 			for _, s := range tt.writes {
 				if n, err := w.Write([]byte(s)); err != nil || n != len(s) {
 					t.Fatalf("Write(%q) = %d, %v; want %d, nil", s, n, err, len(s))
@@ -36,11 +36,11 @@ func TestTermSafeWriter(t *testing.T) {
 	}
 }
 
-// TestTermSafeLeavesPipes: only a terminal is protected; a pipe or a
+// TestWrapLeavesPipes: only a terminal is protected; a pipe or a
 // buffer gets the bytes as they are.
-func TestTermSafeLeavesPipes(t *testing.T) {
+func TestWrapLeavesPipes(t *testing.T) {
 	var b bytes.Buffer
-	if w := termSafe(&b); w != &b {
-		t.Errorf("termSafe wrapped a buffer: %T", w)
+	if w := Wrap(&b); w != &b {
+		t.Errorf("Wrap wrapped a buffer: %T", w)
 	}
 }
