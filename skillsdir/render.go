@@ -25,9 +25,6 @@ type Rendered struct {
 	References  []Reference
 }
 
-// Size is the length of the SKILL.md in bytes.
-func (r *Rendered) Size() int { return len(r.Text) }
-
 // Reference is one supporting file of a rendered skill.
 type Reference struct {
 	Path   string // "references/<dep-slug>.md"
