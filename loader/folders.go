@@ -222,7 +222,7 @@ func synthesize(name, identity string, skills []*skillsdir.Skill) (*agentfile.Ca
 		zi := float64(i + 1)
 		attrs := agentfile.Attrs{}
 		if len(s.Inputs) > 0 {
-			attrs = append(attrs, agentfile.Attr{Key: "inputs", Value: inputsAttr(s.Inputs)})
+			attrs = append(attrs, agentfile.Attr{Key: "inputs", Value: skillsdir.FormatInputs(s.Inputs)})
 		}
 		attrs = append(attrs, agentfile.Attr{Key: "kind", Value: "skill"})
 		if s.HasTool {
@@ -251,18 +251,6 @@ func synthesize(name, identity string, skills []*skillsdir.Skill) (*agentfile.Ca
 		return nil, fmt.Errorf("open skill folders: encoding the catalog: %w", err)
 	}
 	return agentfile.UnmarshalCatalogOwned(b)
-}
-
-// inputsAttr writes inputs in the 3md inputs syntax (docs/format.md §9).
-func inputsAttr(ins []agentfile.Input) string {
-	parts := make([]string, len(ins))
-	for i, in := range ins {
-		parts[i] = in.Name + ":" + in.Type
-		if in.Optional {
-			parts[i] += "?"
-		}
-	}
-	return strings.Join(parts, ", ")
 }
 
 // fingerprint is the catalog's content key: the agent's name and

@@ -15,7 +15,6 @@ import (
 	"testing"
 
 	"github.com/agent3md/agent3md/agentfile"
-	"github.com/agent3md/agent3md/loader"
 	"github.com/agent3md/agent3md/skillsdir"
 )
 
@@ -97,16 +96,7 @@ func scanFolder(t *testing.T, dir string) map[string]folderSkill {
 // --skills-dir dir file' does.
 func exportTo(t *testing.T, file, dir string) *skillsdir.Report {
 	t.Helper()
-	ag, err := loader.Open(file, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ag.Close()
-	folders, opts, err := skillsdir.ExportFolders(context.Background(), ag)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rep, err := skillsdir.WriteFolders(dir, folders, &opts)
+	rep, err := exportAgent(t, dir, file, false)
 	if err != nil {
 		t.Fatalf("export %s: %v", file, err)
 	}

@@ -55,7 +55,7 @@ func planeAttrs(it *importedSkill, warn func(string, ...any), maxBytes int) [][2
 		triggers = []string{strings.ReplaceAll(s.Name, "-", " ")}
 	}
 	add("triggers", strings.Join(triggers, ", "))
-	add("inputs", inputsText(s.Inputs))
+	add("inputs", FormatInputs(s.Inputs))
 	if s.HasTool {
 		add("tool", s.Tool)
 	}
@@ -170,7 +170,7 @@ func reproducedMeta(it *importedSkill, k string, v any) bool {
 	case "triggers":
 		return len(s.Triggers) > 0 && str == strings.Join(s.Triggers, ", ")
 	case "inputs":
-		return len(s.Inputs) > 0 && str == inputsText(s.Inputs)
+		return len(s.Inputs) > 0 && str == FormatInputs(s.Inputs)
 	case "tool":
 		return s.HasTool && str == s.Tool
 	case "cost":
@@ -183,9 +183,10 @@ func reproducedMeta(it *importedSkill, k string, v any) bool {
 	return false
 }
 
-// inputsText writes inputs as metadata and plane attributes carry them:
-// name:type, with "?" when optional, joined with ", ".
-func inputsText(ins []agentfile.Input) string {
+// FormatInputs writes inputs as SKILL.md metadata and plane attributes
+// carry them (docs/format.md §9): name:type, with "?" when optional,
+// joined with ", ".
+func FormatInputs(ins []agentfile.Input) string {
 	parts := make([]string, len(ins))
 	for i, in := range ins {
 		parts[i] = in.Name + ":" + in.Type

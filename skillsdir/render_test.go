@@ -335,7 +335,7 @@ func agentFiles(t *testing.T) []string {
 		}
 		out = append(out, m...)
 	}
-	if len(out) < 40 {
+	if len(out) < 45 {
 		t.Fatalf("found %d agent files; is the test running in skillsdir/?", len(out))
 	}
 	return out

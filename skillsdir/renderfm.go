@@ -154,7 +154,7 @@ func (d *Doc) metadata(s *agentfile.Skill, pl *agentfile.Plane, extra map[string
 	}
 	add("z", FormatZ(s.Z))
 	add("triggers", strings.Join(s.Triggers, ", "))
-	add("inputs", inputsText(s.Inputs))
+	add("inputs", FormatInputs(s.Inputs))
 	if s.HasTool {
 		add("tool", s.Tool)
 	}
@@ -174,7 +174,7 @@ func sameMeta(k, kept, v string) bool {
 	case "triggers":
 		return strings.Join(splitTriggers(kept), ", ") == v
 	case "inputs":
-		return inputsText(agentfile.ParseInputs(kept)) == v
+		return FormatInputs(agentfile.ParseInputs(kept)) == v
 	case "z":
 		n, ok := agentfile.ParseNumber(strings.TrimSpace(kept))
 		return ok && FormatZ(n) == v

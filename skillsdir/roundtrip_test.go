@@ -42,28 +42,13 @@ var inexact = map[string]string{
 	"invalid-missing-frontmatter.3md": "a frontmatter the validator refuses is made from AGENT.md instead",
 }
 
-// agentFilesToTrip lists the bundled examples and every agent file of
-// agentfile's test data.
-func agentFilesToTrip(t *testing.T) []string {
-	t.Helper()
-	var out []string
-	for _, pattern := range []string{"../examples/*.3md", "../agentfile/testdata/*/*.3md", "../agentfile/testdata/*/*/*.3md"} {
-		m, _ := filepath.Glob(pattern)
-		out = append(out, m...)
-	}
-	if len(out) < 45 {
-		t.Fatalf("found %d agent files", len(out))
-	}
-	return out
-}
-
 // TestRoundTripAgentFiles: for every agent file export accepts, export →
 // import → export writes the same folders byte for byte, and the imported
 // agent file has the original's frontmatter (every key and value), every
 // plane's label and every plane's body.
 func TestRoundTripAgentFiles(t *testing.T) {
 	tripped := 0
-	for _, src := range agentFilesToTrip(t) {
+	for _, src := range agentFiles(t) {
 		base := filepath.Base(src)
 		t.Run(base, func(t *testing.T) {
 			tmp := t.TempDir()
