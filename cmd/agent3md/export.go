@@ -37,7 +37,9 @@ rules travel with its skills.
 Export into a shared directory is safe: each folder gets a marker file
 (.agent3md-export.json) listing the agent and the files it wrote. A folder
 without a marker, or written for another agent, is refused unless --force;
-a symbolic link anywhere below DIR is always refused; only files a previous
+a symbolic link anywhere below DIR is always refused, even one swapped in
+while export runs; a changed folder is written whole beside its place and
+renamed into it, keeping the files you added; only files a previous
 export of the same agent wrote are removed when they are no longer needed
 (including the folders of skills the agent no longer has). Every file
 created, replaced or removed is listed.`,

@@ -42,8 +42,9 @@ the end by path — never inlined, never run. Broken skills are skipped with
 their findings on stderr.
 
 The result always validates without errors; an existing OUT is never
-replaced without --force. Import, then export --skills-dir, gives back the
-same skill names, descriptions and bodies (links aside).`,
+replaced without --force. Import, then export --skills-dir, gives back each
+skill's frontmatter and body; export, import, export writes the same
+folders (docs/skill-folders.md §12 says where it cannot).`,
 		Example: `  agent3md import ~/.claude/skills -o claude.3md
   agent3md import skills/ -o - | agent3md validate -`,
 		Args: args(cobra.MinimumNArgs(1)),
