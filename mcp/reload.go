@@ -72,6 +72,7 @@ func (s *server) reload(ctx context.Context) {
 	if err != nil {
 		if ctx.Err() == nil {
 			s.log.Error("the agent file changed but its new version cannot be served; the last good version keeps serving", "err", err)
+			s.reloaded(err)
 		}
 		return
 	}
@@ -101,6 +102,7 @@ func (s *server) reload(ctx context.Context) {
 		a.Close()
 		if ctx.Err() == nil {
 			s.log.Error("the agent file changed but its routing index could not be built; the last good version keeps serving", "err", err)
+			s.reloaded(err)
 		}
 		return
 	}
@@ -113,9 +115,17 @@ func (s *server) reload(ctx context.Context) {
 	// A server whose first load failed serves this as its first version.
 	prev := s.cur.Swap(v)
 	s.log.Info("agent reloaded", "skills", a.SkillCount(), "version", v.gen, "took", time.Since(started))
+	s.reloaded(nil)
 	s.announce(ctx, prev, v)
 	if prev != nil {
 		prev.retire()
+	}
+}
+
+// reloaded reports a reload's outcome to Options.OnReload.
+func (s *server) reloaded(err error) {
+	if s.opts.OnReload != nil {
+		s.opts.OnReload(err)
 	}
 }
 
