@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/agent3md/agent3md/internal/bytesize"
+	"github.com/agent3md/agent3md/internal/memlimit"
 	"log/slog"
 	"net/http"
 	"os"
@@ -147,12 +149,12 @@ or on --metrics-addr without one.`,
 	f.StringVar(&o.TLSKey, "tls-key", "", "PEM private key for HTTPS")
 	f.StringVar(&o.MetricsAddr, "metrics-addr", "", "serve /metrics on this host:port of its own, without a token (loopback unless --metrics-public), instead of on --addr behind the token")
 	f.BoolVar(&o.MetricsPublic, "metrics-public", false, "allow a non-loopback --metrics-addr (a firewall or network policy guards it)")
-	int64SizeVar(f, &o.MaxBodyBytes, "max-body-bytes", httpd.DefaultMaxBodyBytes, fmt.Sprintf("largest request body (1 to %d; units B, KiB, MiB, GiB); past it the answer is 413", int64(maxMessageCeiling)))
+	bytesize.Int64Var(f, &o.MaxBodyBytes, "max-body-bytes", httpd.DefaultMaxBodyBytes, fmt.Sprintf("largest request body (1 to %d; units B, KiB, MiB, GiB); past it the answer is 413", int64(maxMessageCeiling)))
 	f.IntVar(&o.MaxConcurrent, "max-concurrent", httpd.DefaultMaxConcurrent, "requests served at once; past it the answer is 503 with Retry-After")
 	f.IntVar(&o.MaxStreams, "max-streams", httpd.DefaultMaxStreams, "subscriptions/listen streams open at once, besides --max-concurrent; past it the answer is 503")
 	f.DurationVar(&o.ShutdownTimeout, "shutdown-timeout", httpd.DefaultShutdownTimeout, "how long requests in flight may finish after SIGINT/SIGTERM")
 	f.DurationVar(&o.WriteTimeout, "write-timeout", httpd.DefaultWriteTimeout, "longest time to write one answer (event streams extend it as they go)")
-	intSizeVar(f, &maxAnswer, "max-answer-bytes", mcp.DefaultMaxAnswerBytes, fmt.Sprintf("largest tool answer, in bytes, as for mcp (%d to %d; units B, KiB, MiB, GiB)", minAnswerBytes, maxAnswerCeiling))
+	bytesize.IntVar(f, &maxAnswer, "max-answer-bytes", mcp.DefaultMaxAnswerBytes, fmt.Sprintf("largest tool answer, in bytes, as for mcp (%d to %d; units B, KiB, MiB, GiB)", minAnswerBytes, maxAnswerCeiling))
 	f.BoolVar(&noWatch, "no-watch", false, "serve the files as loaded: do not watch them for changes")
 	f.StringVar(&logLevel, "log-level", "info", "stderr log level: debug, info, warn or error")
 	a.addLimitFlags(f)
@@ -297,7 +299,7 @@ func (a *app) openServed(ctx context.Context, files []string, so servedOptions) 
 			// serve has no --memory-limit; a large index build still runs
 			// at the lower GC target mcp's default gives it (not when GOGC
 			// is set), which bounds a cold 100,000-skill start's peak.
-			IndexBuild: memoryLimit{auto: true}.indexBuild,
+			IndexBuild: memlimit.Auto.IndexBuild,
 		}
 		if so.onAgent != nil {
 			opts.OnReload = so.onAgent(slug)
