@@ -40,8 +40,12 @@ Unbound.
 @plane z=6 label="tests" kind=skill triggers="run tests" inputs="pattern, packages" tool="fake test -count=1 -run {pattern} {packages}"
 Tests.
 
-@plane z=9 label="safe-tests" kind=skill triggers="run safe tests" inputs="pattern, packages" tool="fake test --run={pattern} -- {packages}"
-Tests, with a dash allowed in both values.
+@plane z=9 label="safe-tests" kind=skill triggers="run safe tests" inputs="pattern, packages" tool="rg --regexp={pattern} -- {packages}"
+A search, with a dash allowed in both values: rg is a program agent3md
+knows, so its own -- proves the value after it is no option.
+
+@plane z=10 label="wrapped" kind=skill triggers="run it wrapped" inputs="script" tool="env -- fake {script}"
+The -- is env's, not fake's.
 
 @plane z=7 label="advice" kind=skill triggers="give advice"
 No tool.
@@ -62,6 +66,10 @@ func TestRunGuard(t *testing.T) {
 	}
 	script := "#!/bin/sh\nfor a in \"$@\"; do printf '%s\\n' \"$a\"; done > \"$FAKE_LOG\"\nexit ${FAKE_EXIT:-0}\n"
 	if err := os.WriteFile(fake, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	// rg here is the same logging script, under a name agent3md knows.
+	if err := os.WriteFile(filepath.Join(filepath.Dir(fake), "rg"), []byte(script), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	t.Setenv("PATH", filepath.Dir(fake)+string(os.PathListSeparator)+os.Getenv("PATH"))
@@ -86,9 +94,14 @@ func TestRunGuard(t *testing.T) {
 		{"unbound placeholder", []string{"--exec", "FILE", "typo here", "a=x"}, "", exitNotReady, []string{"{tpyo}"}, noLog},
 		{"unsafe template", []string{"--exec", "FILE", "nested quotes", "a=$(id)"}, "", exitRefused, []string{"tool-quote", "command substitution"}, noLog},
 		{"unsafe template print only", []string{"FILE", "nested quotes", "a=$(id)"}, "", exitRefused, []string{"tool-quote"}, noLog},
-		{"option injection", []string{"--exec", "FILE", "run tests", "pattern=TestX", "packages=-exec=/tmp/evil.sh"}, "", exitNotReady, []string{"input packages", "fake would read it as an option", "(fake test -count=1 -run {pattern} -- {packages})", "not run: fake test"}, noLog},
-		{"option argument refused", []string{"--exec", "FILE", "run tests", "pattern=-X", "packages=./..."}, "", exitNotReady, []string{"input pattern", "nothing in the template says -run takes {pattern}", "put -- before {pattern}", "--name={pattern}"}, noLog},
-		{"--name= and -- allow a dash", []string{"--exec", "FILE", "run safe tests", "pattern=-X", "packages=-y"}, "", 0, nil, "test\n--run=-X\n--\n-y\n"},
+		{"option injection", []string{"--exec", "FILE", "run tests", "pattern=TestX", "packages=-exec=/tmp/evil.sh"}, "", exitNotReady, []string{"input packages", "fake could read it as an option", "agent3md does not know fake", "--name={packages}", "not run: fake test"}, noLog},
+		{"option argument refused", []string{"--exec", "FILE", "run tests", "pattern=-X", "packages=./..."}, "", exitNotReady, []string{"input pattern", "nothing proves -run takes {pattern}", "--name={pattern}"}, noLog},
+		{"--name= and a known program's -- allow a dash", []string{"--exec", "FILE", "run safe tests", "pattern=-X", "packages=-y"}, "", 0, nil, "fake\n--regexp=-X\n--\n-y\n"},
+		// The issue's B2: env's -- does not end the options of the
+		// program env runs, and the message names that program.
+		{"a wrapper's -- proves nothing", []string{"--exec", "FILE", "run it wrapped", "script=-cimport os"}, "", exitNotReady, []string{"input script", "so fake could read it as an option", "the -- before it belongs to env, not to fake", "not run: env -- fake {script}"}, noLog},
+		{"a wrapper's -- proves nothing, print only", []string{"FILE", "run it wrapped", "script=-cimport os"}, "", exitNotReady, []string{"agent3md: wrapped's command is not ready to run: input script (string): starts with \"-\", so fake could read it as an option"}, noLog},
+		{"a wrapped program still gets a plain value", []string{"--exec", "FILE", "run it wrapped", "script=x.py"}, "", 0, nil, "fake\nx.py\n"},
 		{"through sh", []string{"--exec", "FILE", "pipe it", "a=a\"b $(c)"}, "", 0, nil, "a\"b $(c)\n"},
 		{"no tool", []string{"--exec", "FILE", "give advice"}, "", exitRefused, []string{"guidance only"}, noLog},
 		{"not installed", []string{"--exec", "FILE", "no binary", "a=x"}, "", 127, []string{"cannot run"}, noLog},
@@ -212,7 +225,7 @@ func TestRunPlainIsArgv(t *testing.T) {
 // tagged cost=prod-write. Neither runs anything now.
 func TestRunIssueRepro(t *testing.T) {
 	code, _, errOut := cli(t, "run", "--no-cache", "--exec", "--skill", "run-tests", devtools, "", "pattern=TestX", "packages=-exec=/tmp/evil.sh")
-	if code != exitNotReady || strings.Count(errOut, "input packages") != 1 || !strings.Contains(errOut, "go would read it as an option") {
+	if code != exitNotReady || strings.Count(errOut, "input packages") != 1 || !strings.Contains(errOut, "go could read it as an option") {
 		t.Errorf("option injection: exit %d\n%s", code, errOut)
 	}
 	code, _, errOut = cli(t, "run", "--no-cache", "--exec", "../../examples/oncall.3md", "the release looks bad, go back", "service=api", "namespace=prod", "revision=3")
@@ -247,7 +260,7 @@ func TestRunSearchCodePre(t *testing.T) {
 		}
 		code, out, errOut := cli(t, args...)
 		if code != exitNotReady || strings.Contains(out+errOut, "evil") || strings.Count(errOut, "input pattern") != 1 ||
-			!strings.Contains(errOut, "nothing in the template says --smart-case takes {pattern}") || !strings.Contains(errOut, "--smart-case={pattern}") {
+			!strings.Contains(errOut, "rg could read it as an option") || !strings.Contains(errOut, "(rg --json --smart-case -- {pattern} {path})") {
 			t.Errorf("%v: exit %d, want %d\nstdout %q\n%s", args, code, exitNotReady, out, errOut)
 		}
 	}

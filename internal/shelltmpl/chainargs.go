@@ -1,0 +1,355 @@
+package shelltmpl
+
+import "strings"
+
+// args files the words after program word p, read by who with spec sp, and
+// returns the index of the program a wrapper runs, or len(ws).
+func (c *chainer) args(p int, sp *spec, who reader) int {
+	st := pstate{free: true}
+	if sp.noOpts {
+		st = pstate{end: true}
+	}
+	mode, left := sp.rest, sp.operands
+	stop := false // the pending argument's option ends option parsing (python3 -c)
+	for k := p + 1; k < c.n; k++ {
+		w := c.ws[k]
+		sl := &c.out[k]
+		sl.who, sl.dash = who, c.dash
+		next, operand, option := c.readings(k, sp, st)
+		if stop && st.want && st.wantN == 1 && st.certain() {
+			c.unknown(k+1, reader{kind: readCode, name: who.name})
+			return c.n
+		}
+		if option.has && st.free {
+			if !st.certain() {
+				if option.mode.rest != mode && option.hasMode {
+					c.lost(k+1, "the guard cannot tell whether "+option.word+" is an option of "+who.String()+" or the argument of the option before it")
+					return c.n
+				}
+			} else if option.hasMode {
+				mode, stop = option.mode.rest, option.mode.stop
+				if mode == restProgram {
+					left = 0 // runuser -u USER: no su-style user operand
+				}
+				if stop && next.free && !next.want && !next.maybe && !next.end {
+					// python3 -cCODE: the words after it are the code's.
+					c.unknown(k+1, reader{kind: readCode, name: who.name})
+					return c.n
+				}
+			}
+		}
+		if !operand {
+			st = next
+			continue
+		}
+		// An operand of who: what it is depends on the operands before it.
+		sensitive := sp.subs != nil || mode != restData
+		if sensitive && !st.certain() {
+			c.lost(k, "the guard cannot tell which of "+who.String()+"'s words are its options' arguments, so which word it runs")
+			return c.n
+		}
+		ended := st.end
+		switch {
+		case sp.subs != nil:
+			return c.subcommand(k, sp, who)
+		case mode == restData:
+			st = next
+			continue
+		case mode == restProgram:
+			if left > 0 {
+				left--
+				st = next
+				continue
+			}
+			if sp.assigns && isAssignWord(w) {
+				st = next
+				continue
+			}
+			if sp.special == specialFlock && w.lit && (w.text == "-c" || w.text == "--command") {
+				if k+1 < c.n {
+					c.out[k+1].who, c.out[k+1].dash = who, c.dash
+					c.codeWord(k+1, "it is the command line "+who.name+" -c runs")
+				}
+				c.unknown(k+2, reader{kind: readCode, name: who.name})
+				return c.n
+			}
+			if sp.permute && !ended {
+				// su and runuser permute: a word after the program would
+				// still be theirs to read as an option.
+				c.lost(k, "without a -- of "+who.name+" before the program, "+who.name+" reads the program's options as its own")
+				return c.n
+			}
+			c.runner = who.String()
+			if sp.assigns && !w.lit && w.lead {
+				c.runner = ""
+				sl.kind, sl.why = slotProgram, "it may be a NAME=VALUE for "+who.name+" or the name of the program it runs"
+				c.unknown(k+1, reader{name: "{" + w.ph + "}"})
+				return c.n
+			}
+			return k
+		case mode == restScript:
+			sl.free, sl.end = ended, ended
+			c.unknown(k+1, reader{kind: readScript, name: who.name, sub: scriptName(w), subPh: !w.lit})
+			return c.n
+		case mode == restCode:
+			if left > 0 {
+				left--
+				st = next
+				continue
+			}
+			for j := k; j < c.n; j++ {
+				c.out[j].who, c.out[j].dash = who, c.dash
+				c.codeWord(j, "it is part of the command line "+who.name+" runs")
+			}
+			return c.n
+		case mode == restFirstCode:
+			c.codeWord(k, "it is the code "+who.name+" runs")
+			if sp.rest == restScript { // sh -c CODE $0 $1…
+				c.unknown(k+1, reader{kind: readCode, name: who.name})
+				return c.n
+			}
+			mode = restData // awk PROGRAM FILE…, sed SCRIPT FILE…
+			st = next
+		case mode == restCodeArgs:
+			c.unknown(k, reader{kind: readCode, name: who.name})
+			return c.n
+		}
+	}
+	return c.n
+}
+
+// subcommand files word k, the first operand of a program with
+// subcommands, and the words after it.
+func (c *chainer) subcommand(k int, sp *spec, who reader) int {
+	w := c.ws[k]
+	if !w.lit {
+		c.out[k].kind, c.out[k].why = slotProgram, "it names the "+who.name+" subcommand to run"
+		c.unknown(k+1, reader{name: who.name, sub: "{" + w.ph + "}"})
+		return c.n
+	}
+	sub, ok := sp.subs[w.text]
+	if !ok {
+		c.unknown(k+1, reader{name: who.name, sub: w.text})
+		return c.n
+	}
+	return c.args(k, sub, reader{name: who.name, sub: w.text, known: true})
+}
+
+// codeWord files word k as code: a placeholder there would run.
+func (c *chainer) codeWord(k int, why string) {
+	if !c.ws[k].lit {
+		c.out[k].kind, c.out[k].why = slotCode, why
+	}
+}
+
+// optReading is what a word is when read as an option of its program.
+type optReading struct {
+	has     bool
+	word    string
+	mode    modeSwitch
+	hasMode bool
+}
+
+// readings files word k under the parse states st of a program with spec
+// sp: whether it is an option's argument, an option, "--" or an operand,
+// and the states after it. operand reports that some state reads it as an
+// operand.
+func (c *chainer) readings(k int, sp *spec, st pstate) (next pstate, operand bool, opt optReading) {
+	w := c.ws[k]
+	sl := &c.out[k]
+	argOnly := !st.free && !st.end && !st.maybe // every state reads it as a known option's argument
+	if st.want {
+		sl.opt = st.wantOpt
+		if st.wantCode {
+			c.codeWord(k, "it is the argument of "+sl.who.String()+"'s "+st.wantOpt+", which runs it as code")
+		}
+		if st.wantN > 1 {
+			next.want, next.wantOpt, next.wantN, next.wantCode = true, st.wantOpt, st.wantN-1, st.wantCode
+		} else {
+			next.free = true
+		}
+		if w.lit && w.text == "--" {
+			c.setDash(k, dashArgument, st.wantOpt)
+		}
+	}
+	if st.maybe {
+		sl.opt = st.maybeOpt
+		next.free = true
+		if w.lit && w.text == "--" {
+			c.setDash(k, dashMaybeArg, st.maybeOpt)
+		}
+	}
+	if st.end {
+		operand, next.end = true, true
+	}
+	sl.free = argOnly || (st.end && !st.free && !st.maybe)
+	sl.end = st.end && !st.free && !st.maybe && !st.want
+	if !st.free {
+		return next, operand, opt
+	}
+	switch {
+	case w.lit && w.text == "--":
+		switch {
+		case sp.dashdash && !st.want && !st.maybe:
+			c.setDash(k, dashEnds, "")
+			next.end = true
+		case sp.dashdash:
+			next.end = true // ended in the states where no option waited
+		default:
+			c.setDash(k, dashNoEnd, "")
+			operand = true
+		}
+		return next, operand, opt
+	case w.lit && isOptionWord(sp, w.text):
+		opt = optReading{has: true, word: w.text}
+		n := optionWord(sp, w.text)
+		opt.mode, opt.hasMode = optionMode(sp, w.text)
+		return union(next, n), operand, opt
+	case !w.lit && strings.HasPrefix(w.text, "-") && len(w.text) > 1:
+		v, n := glued(sp, w.text, w.tail)
+		sl.glue = v
+		if v == glueCode {
+			sl.kind, sl.why = slotCode, "it is glued to "+w.text+", whose argument "+sl.who.String()+" runs as code"
+		}
+		if w.lead {
+			operand = true // with the placeholders before the text not empty
+		}
+		return union(union(next, n), pstate{free: true}), operand, opt
+	}
+	return union(next, pstate{free: true}), true, opt
+}
+
+// isOptionWord reports a literal word program sp reads as an option.
+func isOptionWord(sp *spec, v string) bool {
+	if len(v) < 2 || v == "--" {
+		return false
+	}
+	return v[0] == '-' || (sp.plus && v[0] == '+')
+}
+
+// optionWord returns the parse states after the literal option word v.
+func optionWord(sp *spec, v string) pstate {
+	if strings.HasPrefix(v, "--") {
+		name, _, eq := strings.Cut(v[2:], "=")
+		if eq {
+			return pstate{free: true}
+		}
+		switch a := sp.longArity(name); a {
+		case argNone, argOptional:
+			return pstate{free: true}
+		case argOne, argTwo:
+			n := 1
+			if a == argTwo {
+				n = 2
+			}
+			return pstate{want: true, wantOpt: v, wantN: n, wantCode: sp.longCode(name)}
+		}
+		return pstate{maybe: true, maybeOpt: v}
+	}
+	for j := 1; j < len(v); j++ {
+		switch sp.shortArity(v[j]) {
+		case argNone:
+			continue
+		case argOptional:
+			return pstate{free: true}
+		case argOne:
+			if j+1 < len(v) {
+				return pstate{free: true} // its argument is glued
+			}
+			return pstate{want: true, wantOpt: v, wantN: 1, wantCode: sp.shortCode(v[j])}
+		}
+		return pstate{maybe: true, maybeOpt: v}
+	}
+	return pstate{free: true}
+}
+
+// optionMode returns the mode switch a literal option word names.
+func optionMode(sp *spec, v string) (modeSwitch, bool) {
+	if strings.HasPrefix(v, "--") {
+		name, _, _ := strings.Cut(v, "=")
+		return sp.mode(name)
+	}
+	for j := 1; j < len(v); j++ {
+		for _, m := range sp.modes {
+			if len(m.opt) == 2 && m.opt[1] == v[j] {
+				return m, true
+			}
+		}
+		if a := sp.shortArity(v[j]); a == argOne || a == argOptional {
+			break // the rest of the word is this option's argument
+		}
+	}
+	return modeSwitch{}, false
+}
+
+// glued says what a value glued to the option text h is to program sp,
+// and the parse states after the word. tail: only placeholders follow h,
+// so with them empty the word is h itself.
+func glued(sp *spec, h string, tail bool) (glueVerdict, pstate) {
+	free := pstate{free: true}
+	if strings.HasPrefix(h, "--") {
+		name, _, eq := strings.Cut(h[2:], "=")
+		switch {
+		case !eq:
+			return glueName, free
+		case name == "":
+			return glueUnproven, free
+		case sp.longCode(name):
+			return glueCode, free
+		}
+		return glueProven, free
+	}
+	for j := 1; j < len(h); j++ {
+		switch a := sp.shortArity(h[j]); a {
+		case argNone:
+			continue
+		case argOne, argOptional:
+			if sp.shortCode(h[j]) {
+				return glueCode, free
+			}
+			if a == argOne && j == len(h)-1 && tail {
+				return glueProven, union(free, pstate{want: true, wantOpt: h, wantN: 1})
+			}
+			return glueProven, free
+		}
+		return glueUnproven, pstate{free: true, maybe: true, maybeOpt: h}
+	}
+	return glueUnproven, pstate{free: true, maybe: true, maybeOpt: h}
+}
+
+func union(a, b pstate) pstate {
+	a.free = a.free || b.free
+	a.end = a.end || b.end
+	if b.want {
+		a.want, a.wantOpt, a.wantN, a.wantCode = true, b.wantOpt, b.wantN, b.wantCode
+	}
+	if b.maybe {
+		a.maybe, a.maybeOpt = true, b.maybeOpt
+	}
+	return a
+}
+
+// isAssignWord reports a NAME=VALUE word env reads as an assignment: its
+// text before the first "=" is a name, and no value comes before it.
+func isAssignWord(w argWord) bool {
+	if !w.lit && w.lead {
+		return false
+	}
+	name, _, ok := strings.Cut(w.text, "=")
+	if !ok || name == "" {
+		return false
+	}
+	for i := 0; i < len(name); i++ {
+		if c := name[i]; !(c == '_' || isLetter(c) || (i > 0 && isDigit(c))) {
+			return false
+		}
+	}
+	return true
+}
+
+func scriptName(w argWord) string {
+	if w.lit {
+		return w.text
+	}
+	return w.ph
+}
