@@ -165,7 +165,7 @@ func TestRunGuardConfirm(t *testing.T) {
 		if (err == nil) != tt.ok {
 			t.Errorf("answer %q: err %v, want ok=%v", tt.answer, err, tt.ok)
 		}
-		if !strings.Contains(prompt.String(), "cost=prod-write. Run it? [y/N]") {
+		if !strings.Contains(prompt.String(), "drop-table is tagged cost=prod-write. It would run:\n  $ fake drop 'x'\nRun it? [y/N] ") {
 			t.Errorf("prompt %q", prompt.String())
 		}
 		if tt.answer == "YES\nrest" && in.Len() != len("rest") {
@@ -176,6 +176,40 @@ func TestRunGuardConfirm(t *testing.T) {
 	in := strings.NewReader("y\n")
 	if err := (&runGuard{in: in, out: &strings.Builder{}}).check(ch, "prod-write", f); err == nil || in.Len() != 2 {
 		t.Errorf("without a terminal: err %v, %d bytes left", err, in.Len())
+	}
+}
+
+// TestShowCommand: the command shown before the cost prompt is the one a
+// yes runs, with every byte a terminal would not show as text escaped, so
+// a value cannot hide or fake it (an escape sequence that clears the
+// line, a carriage return, a right-to-left override).
+func TestShowCommand(t *testing.T) {
+	for _, tt := range []struct {
+		cmd, want string
+		escaped   bool
+	}{
+		{"fake drop 'users'", "fake drop 'users'", false},
+		{"fake drop 'it'\\''s' \"é\" 漢字", "fake drop 'it'\\''s' \"é\" 漢字", false},
+		{"fake drop 'x\x1b[2K\rfake drop safe'", `fake drop 'x\x1b[2K\x0dfake drop safe'`, true},
+		{"fake 'a\nb\tc\x7f'", `fake 'a\x0ab\x09c\x7f'`, true},
+		{"fake '\u202egnp.exe'", `fake '\u202egnp.exe'`, true},
+		{"fake '\u200b\u2028\ufeff\u0085'", `fake '\u200b\u2028\ufeff\u0085'`, true},
+		{"fake '\xff\xfe'", `fake '\xff\xfe'`, true},
+	} {
+		got, escaped := showCommand(tt.cmd)
+		if got != tt.want || escaped != tt.escaped {
+			t.Errorf("showCommand(%q) = %q, %v; want %q, %v", tt.cmd, got, escaped, tt.want, tt.escaped)
+		}
+	}
+	f := &loader.Fill{Skill: "drop-table", Command: "fake drop 'x\x1b[2K\r'", HasTool: true, Ready: true}
+	var prompt strings.Builder
+	g := &runGuard{tty: true, in: strings.NewReader("n\n"), out: &prompt}
+	if err := g.check(&choice{name: "drop-table"}, "prod-write", f); err == nil {
+		t.Fatal("a no ran the command")
+	}
+	if want := "It would run:\n  $ fake drop 'x\\x1b[2K\\x0d'\n  (bytes a terminal would not show as text are written as \\xNN or \\uNNNN)\nRun it? [y/N] "; !strings.Contains(prompt.String(), want) ||
+		strings.ContainsAny(prompt.String(), "\x1b\r") {
+		t.Errorf("prompt %q\nwant %q", prompt.String(), want)
 	}
 }
 
