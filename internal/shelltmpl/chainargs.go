@@ -23,7 +23,7 @@ func (c *chainer) args(p int, sp *spec, who reader) int {
 		if option.has && st.free {
 			if !st.certain() {
 				if option.mode.rest != mode && option.hasMode {
-					c.lost(k+1, "the guard cannot tell whether "+option.word+" is an option of "+who.String()+" or the argument of the option before it")
+					c.lost(k+1, "agent3md cannot tell whether "+option.word+" is an option of "+who.String()+" or the argument of the option before it")
 					return c.n
 				}
 			} else if option.hasMode {
@@ -45,7 +45,7 @@ func (c *chainer) args(p int, sp *spec, who reader) int {
 		// An operand of who: what it is depends on the operands before it.
 		sensitive := sp.subs != nil || mode != restData
 		if sensitive && !st.certain() {
-			c.lost(k, "the guard cannot tell which of "+who.String()+"'s words are its options' arguments, so which word it runs")
+			c.lost(k, "agent3md cannot tell which of "+who.String()+"'s words are its options' arguments, so which word it runs")
 			return c.n
 		}
 		ended := st.end
@@ -198,6 +198,7 @@ func (c *chainer) readings(k int, sp *spec, st pstate) (next pstate, operand boo
 		default:
 			c.setDash(k, dashNoEnd, "")
 			operand = true
+			next.free = true
 		}
 		return next, operand, opt
 	case w.lit && isOptionWord(sp, w.text):
@@ -244,7 +245,7 @@ func optionWord(sp *spec, v string) pstate {
 			}
 			return pstate{want: true, wantOpt: v, wantN: n, wantCode: sp.longCode(name)}
 		}
-		return pstate{maybe: true, maybeOpt: v}
+		return pstate{free: true, maybe: true, maybeOpt: v}
 	}
 	for j := 1; j < len(v); j++ {
 		switch sp.shortArity(v[j]) {
@@ -258,7 +259,8 @@ func optionWord(sp *spec, v string) pstate {
 			}
 			return pstate{want: true, wantOpt: v, wantN: 1, wantCode: sp.shortCode(v[j])}
 		}
-		return pstate{maybe: true, maybeOpt: v}
+		// Unknown: it may take the next word, or none.
+		return pstate{free: true, maybe: true, maybeOpt: v}
 	}
 	return pstate{free: true}
 }

@@ -88,7 +88,7 @@ var interpreters = map[string]*spec{
 		modes:    []modeSwitch{{opt: "-e", rest: restCodeArgs}, {opt: "-p", rest: restCodeArgs}, {opt: "--eval", rest: restCodeArgs}, {opt: "--print", rest: restCodeArgs}}},
 	"perl": {short: "0::aC::cd::D:e:E:fF:hi::I:lM:m:npsStTuUvVwWx::X", code: "eEMmdI", rest: restScript, dashdash: true,
 		modes: []modeSwitch{{opt: "-e", rest: restCodeArgs}, {opt: "-E", rest: restCodeArgs}}},
-	"ruby": {short: "0::aC:cdE:eF:hi::I:K:lnpr:sS:T::vwW::x::y", code: "erI", rest: restScript, dashdash: true,
+	"ruby": {short: "0::aC:cdE:e:F:hi::I:K:lnpr:sS:T::vwW::x::y", code: "erI", rest: restScript, dashdash: true,
 		long:  []string{"enable=", "disable=", "encoding=", "external-encoding=", "internal-encoding=", "dump=", "verbose", "version", "help", "copyright", "yydebug", "jit", "backtrace-limit=", "crash-report="},
 		modes: []modeSwitch{{opt: "-e", rest: restCodeArgs}}},
 	"php": {short: "aB:c:Cd:eE:f:F:hHilmnqr:R:sS:t:vwz:", code: "BcdEFRrz", rest: restScript, dashdash: true,
