@@ -2,6 +2,7 @@ package loader
 
 import (
 	"fmt"
+	"os/exec"
 	"sort"
 	"strings"
 
@@ -134,6 +135,21 @@ func optionFix(p shelltmpl.Placeholder, tool string) string {
 // braces writes names as "{a}, {b}".
 func braces(names []string) string {
 	return "{" + strings.Join(names, "}, {") + "}"
+}
+
+// Cmd returns the process that runs a ready fill, as agent3md run --exec
+// runs it: a Plain template's words directly as argv, anything else
+// through sh -c; nil when the fill is not ready. Argv can decline even a
+// plain template (it reads only what it is sure sh reads the same way);
+// sh -c then runs the same quoted line.
+func (f *Fill) Cmd() *exec.Cmd {
+	if !f.Ready || !f.HasTool {
+		return nil
+	}
+	if argv, ok := f.Argv(); ok {
+		return exec.Command(argv[0], argv[1:]...)
+	}
+	return exec.Command("sh", "-c", f.Command)
 }
 
 // Argv returns the filled command as the arguments to run without a shell:

@@ -334,16 +334,12 @@ func (a *app) execFill(_ *cobra.Command, f *loader.Fill) error {
 	return &exitError{code: code, err: fmt.Errorf("cannot run %s: %w", cmd.Path, err)}
 }
 
-// commandFor builds the process for a ready fill: a plain template's
-// words directly as argv, anything else through sh -c. It is not tied to
-// a context: execFill passes signals on instead of killing it.
+// commandFor builds the process for a ready fill (loader.Fill.Cmd: a
+// plain template's words directly as argv, anything else through sh -c).
+// It is not tied to a context: execFill passes signals on instead of
+// killing it.
 func commandFor(f *loader.Fill) *exec.Cmd {
-	// Argv can decline even a plain template (it reads only what it is
-	// sure sh reads the same way); sh -c then runs the same quoted line.
-	if argv, ok := f.Argv(); ok {
-		return exec.Command(argv[0], argv[1:]...)
-	}
-	return exec.Command("sh", "-c", f.Command)
+	return f.Cmd()
 }
 
 func isTerminal(r io.Reader) bool {
