@@ -432,3 +432,33 @@ func TestExamplesTakeNoOption(t *testing.T) {
 		t.Errorf("refused %s\nwant    %s", got, want)
 	}
 }
+
+// TestGuardJudgesTheCommandThatRuns: an optional input without a value
+// drops its word, which can move the words after it: "flock {lock} {cmd}"
+// without {lock} makes {cmd} the lock file and the next word the program
+// flock runs; "grep -e {p} -- {f}" without {p} drops -e with it and keeps
+// the -- grep's. The guard judges the command as it will run.
+func TestGuardJudgesTheCommandThatRuns(t *testing.T) {
+	for _, tt := range []struct {
+		tool   string
+		inputs []string
+		values map[string]string
+		unsafe string // substring of the one unsafe reason, or ""
+		ready  bool
+	}{
+		{"flock {lock} ls -- {x}", []string{"lock?", "x"}, map[string]string{"lock": "f", "x": "-y"}, "", true},
+		{"flock {lock} ls -- {x}", []string{"lock?", "x"}, map[string]string{"x": "-y"}, "with {lock} left out, the command is flock ls -- {x}", false},
+		{"timeout {t} ls -- {x}", []string{"t?", "x"}, map[string]string{"x": "y"}, "names the program timeout runs", false},
+		{"grep -e {p} -- {f}", []string{"p?", "f"}, map[string]string{"f": "-y"}, "", true},
+		{"grep -i -e {p} -- {f}", []string{"p?", "f"}, map[string]string{"f": "-y"}, "", true},
+	} {
+		f := fill(skillWith(tt.tool, true, tt.inputs...), tt.values)
+		var reasons []string
+		for _, p := range f.Unsafe {
+			reasons = append(reasons, p.Reason)
+		}
+		if f.Ready != tt.ready || (tt.unsafe == "") != (len(reasons) == 0) || (tt.unsafe != "" && !strings.Contains(strings.Join(reasons, "\n"), tt.unsafe)) {
+			t.Errorf("%s with %q: ready %v, unsafe %q; want ready %v, unsafe %q", tt.tool, tt.values, f.Ready, reasons, tt.ready, tt.unsafe)
+		}
+	}
+}

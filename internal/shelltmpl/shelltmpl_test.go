@@ -135,10 +135,13 @@ func BenchmarkAnalyze(b *testing.B) {
 }
 
 // TestSimpleMatchesParser checks the parser-free path against the parser
-// on random templates of plain words, options, "--", "=" and placeholders:
-// wherever the fast path answers, it answers exactly as the parser does.
+// on random templates of plain words, options, "--", "=", placeholders,
+// wrappers and interpreters: wherever the fast path answers, it answers
+// exactly as the parser does, and Problems (which allocates nothing on a
+// plain template) always says what Analyze does.
 func TestSimpleMatchesParser(t *testing.T) {
-	tokens := []string{"cmd", "go", "-e", "--flag", "-n=1", "--x=y", "--", "-", "a/b.c", "{a}", "{b}", "x{a}", "{a}{b}", "{b}:{a}", "--f={a}", "-e{a}", "-{b}", "--{a}", "./{b}", "{a}-x", "=", "a=b", "if", "eval", "time", " ", "\t", "  ", "a^b", "%s", "@x", "+1", "a,b", "_.-"}
+	tokens := []string{"cmd", "go", "-e", "--flag", "-n=1", "--x=y", "--", "-", "a/b.c", "{a}", "{b}", "x{a}", "{a}{b}", "{b}:{a}", "--f={a}", "-e{a}", "-{b}", "--{a}", "./{b}", "{a}-x", "=", "a=b", "if", "eval", "time", " ", "\t", "  ", "a^b", "%s", "@x", "+1", "a,b", "_.-",
+		"env", "nice", "-n", "10", "timeout", "5s", "sudo", "-u", "xargs", "python3", "-c", "sh", "grep", "rg", "git", "blame", "-L", "find", "-exec", "flock", "A=B", "-i", "watch", "-x", "busybox", "--regexp", "--pre={a}", "-e{b}", "runuser", "curl", "--max-time"}
 	rng := rand.New(rand.NewSource(5))
 	answered := 0
 	for range 20000 {
@@ -150,6 +153,9 @@ func TestSimpleMatchesParser(t *testing.T) {
 			}
 		}
 		tmpl := b.String()
+		if got, want := Problems(tmpl), Analyze(tmpl).Problems; !reflect.DeepEqual(got, want) {
+			t.Fatalf("%q: Problems %v, Analyze %v", tmpl, got, want)
+		}
 		ms := Find(tmpl)
 		fast, ok := analyzeSimple(tmpl, ms)
 		if !ok {
