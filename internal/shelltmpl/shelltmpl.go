@@ -9,11 +9,15 @@
 // expansion in it. Inside $(…), `…`, ${…}, $((…)), a here-document, a
 // comment or a word that also expands something, the shell re-reads the
 // quotes or never sees them, so such templates are refused (the validator's
-// tool-quote rule). For each accepted placeholder the analysis also says
-// which role the value plays in its simple command (a positional argument,
-// the word after an option, a --name= value, after "--", …) so that a caller
-// can refuse a value that could turn into an option. Only what the template
-// itself proves counts: it never says which options take an argument.
+// tool-quote rule). For each accepted placeholder the analysis also works
+// out which program reads the value — walking through wrappers (env, nice,
+// sudo, …) and interpreters with the specs of programs_table.go — and which
+// role the value plays for it (a positional argument, an option's argument,
+// a --name= value, after that program's own "--", …), so that a caller can
+// refuse a value that could turn into an option. A placeholder where the
+// value would name the program to run or be code is refused with the
+// template. Only what the template and those specs prove counts: a "--" of
+// a program the specs do not cover proves nothing (docs/run-guard.md §2).
 package shelltmpl
 
 import (
