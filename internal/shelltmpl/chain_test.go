@@ -197,6 +197,13 @@ func TestChainCode(t *testing.T) {
 		{"mysql -u{x} db", "nothing proves that mysql's -u takes an argument"},
 		{"t --x{x}", "part of the option's name"},
 		{"t -n={x}", "nothing proves that t's -n= takes an argument"},
+		// A directory a program is then found in chooses what runs.
+		{"chroot {x} ls", "it is the root directory chroot finds the program in"},
+		{"env -C {x} ./run", "the argument of env's -C"},
+		{"sudo -D {x} ./run", "the argument of sudo's -D"},
+		{"unshare --root={x} ls", "glued to --root="},
+		{"node --env-file={x} app.js", "glued to --env-file="},
+		{"perl -F{x} -ane1 f", "glued to -F"},
 	} {
 		got := judgeAll(tt.tmpl)["x"]
 		if got.verdict != "refused" || !strings.Contains(got.says, tt.says) {
@@ -227,6 +234,7 @@ func TestChainData(t *testing.T) {
 		{"find {x} -name y", outcome{"nodash", "find", ""}},
 		{"find . -name {x}", outcome{"free", "find", ""}},
 		{"jq --arg a {x} .", outcome{"nodash", "jq", ""}},
+		{"chroot /srv ls -- {x}", outcome{"free", "ls", ""}},
 		{"awk -f prog.awk -- {x}", outcome{"free", "awk", ""}},
 		{"sed -e p -- {x}", outcome{"free", "sed", ""}},
 		{"ssh {x} uptime", outcome{"nodash", "ssh", ""}},

@@ -58,6 +58,9 @@ func (c *chainer) args(p int, sp *spec, who reader) int {
 		case mode == restProgram:
 			if left > 0 {
 				left--
+				if sp.codeOperands {
+					c.codeWord(k, "it is the root directory "+who.name+" finds the program in")
+				}
 				st = next
 				continue
 			}

@@ -7,9 +7,12 @@ package shelltmpl
 
 // Wrappers: they run a program named by a later word.
 var wrappers = map[string]*spec{
-	"env": {short: "0iu:C:S:P:v", code: "SP", rest: restProgram, assigns: true, dashdash: true,
+	// -S splits its argument into the command line; -P (BSD) is where the
+	// program is looked up, -C the directory a relative program name is
+	// found from: each lets the value choose what runs.
+	"env": {short: "0iu:C:S:P:v", code: "SPC", rest: restProgram, assigns: true, dashdash: true,
 		long:     []string{"ignore-environment", "null", "unset=", "chdir=", "split-string=", "block-signal?", "default-signal?", "ignore-signal?", "list-signal-handling", "debug", "help", "version"},
-		codeLong: []string{"split-string"}},
+		codeLong: []string{"split-string", "chdir"}},
 	"nice":    {short: "n:0123456789", long: []string{"adjustment=", "help", "version"}, rest: restProgram, dashdash: true},
 	"timeout": {short: "fk:ps:v", long: []string{"foreground", "kill-after=", "preserve-status", "signal=", "verbose", "help", "version"}, rest: restProgram, operands: 1, dashdash: true},
 	"nohup":   {long: []string{"help", "version"}, rest: restProgram, dashdash: true},
@@ -34,7 +37,8 @@ var wrappers = map[string]*spec{
 		long:     []string{"shared", "exclusive", "unlock", "nonblock", "nb", "timeout=", "wait=", "conflict-exit-code=", "close", "command=", "no-fork", "fcntl", "verbose", "help", "version"},
 		codeLong: []string{"command"},
 		modes:    []modeSwitch{{opt: "-c", rest: restData}, {opt: "--command", rest: restData}}},
-	"sudo": {short: "AbBC:D:Eeg:HiKklnPp:R:r:SsT:t:U:u:Vv", rest: restProgram, dashdash: true,
+	// -D and -R choose the directory and the root the program is found in.
+	"sudo": {short: "AbBC:D:Eeg:HiKklnPp:R:r:SsT:t:U:u:Vv", code: "DR", codeLong: []string{"chdir", "chroot"}, rest: restProgram, dashdash: true,
 		long: []string{"askpass", "background", "bell", "close-from=", "chdir=", "preserve-env?", "edit", "group=", "set-home", "help", "host=", "login", "remove-timestamp",
 			"reset-timestamp", "list", "non-interactive", "preserve-groups", "prompt=", "chroot=", "role=", "stdin", "shell", "type=", "command-timeout=", "other-user=", "user=", "version", "validate"},
 		// -s and -i hand the command to a shell as one command line.
@@ -53,11 +57,12 @@ var wrappers = map[string]*spec{
 		long:     []string{"command=", "session-command=", "fast", "group=", "supp-group=", "login", "preserve-environment", "pty", "shell=", "user=", "whitelist-environment=", "help", "version"},
 		codeLong: []string{"command", "session-command", "shell"},
 		modes:    []modeSwitch{{opt: "-u", rest: restProgram}, {opt: "--user", rest: restProgram}}},
-	"chroot": {long: []string{"userspec=", "groups=", "skip-chdir", "help", "version"}, rest: restProgram, operands: 1, dashdash: true},
-	"unshare": {short: "fmuinpCTUrR:w:S:G:chV", rest: restProgram, dashdash: true,
+	// chroot's operand is the root the program is found in.
+	"chroot": {long: []string{"userspec=", "groups=", "skip-chdir", "help", "version"}, rest: restProgram, operands: 1, codeOperands: true, dashdash: true},
+	"unshare": {short: "fmuinpCTUrR:w:S:G:chV", code: "Rw", codeLong: []string{"root", "wd"}, rest: restProgram, dashdash: true,
 		long: []string{"fork", "mount?", "uts?", "ipc?", "net?", "pid?", "cgroup?", "time?", "user?", "map-root-user", "map-current-user", "map-user=", "map-group=", "map-users=", "map-groups=",
 			"map-auto", "kill-child?", "mount-proc?", "mount-binfmt?", "propagation=", "setgroups=", "keep-caps", "setuid=", "setgid=", "root=", "wd=", "monotonic=", "boottime=", "help", "version"}},
-	"nsenter": {short: "at:m::u::i::n::p::C::U::T::S:G:r::w::W::eFZhV", rest: restProgram, dashdash: true,
+	"nsenter": {short: "at:m::u::i::n::p::C::U::T::S:G:r::w::W::eFZhV", code: "rwW", codeLong: []string{"root", "wd", "wdns"}, rest: restProgram, dashdash: true,
 		long: []string{"all", "target=", "mount?", "uts?", "ipc?", "net?", "pid?", "cgroup?", "user?", "time?", "user-parent", "setuid=", "setgid=", "preserve-credentials", "keep-caps",
 			"root?", "wd?", "wdns=", "env", "no-fork", "join-cgroup", "follow-context", "help", "version"}},
 	"setpriv": {short: "dhV", rest: restProgram, dashdash: true,
@@ -84,9 +89,11 @@ var interpreters = map[string]*spec{
 	"node": {short: "e:p:r:C:icvh", code: "epr", rest: restScript, dashdash: true,
 		long: []string{"eval=", "print=", "require=", "import=", "loader=", "experimental-loader=", "conditions=", "interactive", "check", "version", "help", "env-file=", "title=",
 			"input-type=", "inspect?", "inspect-brk?", "watch", "test", "no-warnings", "enable-source-maps", "stack-trace-limit="},
-		codeLong: []string{"eval", "print", "require", "import", "loader", "experimental-loader"},
+		// --env-file may set NODE_OPTIONS; --inspect opens a debugger.
+		codeLong: []string{"eval", "print", "require", "import", "loader", "experimental-loader", "env-file", "inspect", "inspect-brk"},
 		modes:    []modeSwitch{{opt: "-e", rest: restCodeArgs}, {opt: "-p", rest: restCodeArgs}, {opt: "--eval", rest: restCodeArgs}, {opt: "--print", rest: restCodeArgs}}},
-	"perl": {short: "0::aC::cd::D:e:E:fF:hi::I:lM:m:npsStTuUvVwWx::X", code: "eEMmdI", rest: restScript, dashdash: true,
+	// -F's pattern is compiled into the program, where (?{…}) runs code.
+	"perl": {short: "0::aC::cd::D:e:E:fF:hi::I:lM:m:npsStTuUvVwWx::X", code: "eEMmdIF", rest: restScript, dashdash: true,
 		modes: []modeSwitch{{opt: "-e", rest: restCodeArgs}, {opt: "-E", rest: restCodeArgs}}},
 	"ruby": {short: "0::aC:cdE:e:F:hi::I:K:lnpr:sS:T::vwW::x::y", code: "erI", rest: restScript, dashdash: true,
 		long:  []string{"enable=", "disable=", "encoding=", "external-encoding=", "internal-encoding=", "dump=", "verbose", "version", "help", "copyright", "yydebug", "jit", "backtrace-limit=", "crash-report="},
