@@ -73,10 +73,10 @@ type spec struct {
 	codeLong []string
 	modes    []modeSwitch
 	rest     rest
-	operands int  // restProgram, restCode: data operands before the program or the code
+	operands int // restProgram, restCode: data operands before the program or the code
 	// codeOperands: those operands choose what runs (chroot's root).
 	codeOperands bool
-	assigns  bool // restProgram: NAME=VALUE words before the program (env)
+	assigns      bool // restProgram: NAME=VALUE words before the program (env)
 	// permute: options may follow operands (GNU getopt, argparse, clap,
 	// pflag). A program that stops at its first operand is modelled so
 	// only where that matters (wrappers, interpreters).
