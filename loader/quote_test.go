@@ -166,6 +166,8 @@ func TestOptionReasons(t *testing.T) {
 		{"env -- python3 {p}", "so python3 could read it as an option, not as the {p} argument (the -- before it belongs to env, not to python3, which reads the value)"},
 		{"env -- python3 {p}", "put a -- of python3 right before {p} (env -- python3 -- {p})"},
 		{"nice -n 10 -- python3 {p}", "(the -- before it belongs to nice, not to python3, which reads the value)"},
+		// The issue: with no -- at all the message blamed nice.
+		{"nice -n 10 python3 {p}", "starts with \"-\", so python3 could read it as an option, not as the {p} argument; give a value that does not start with \"-\" (to accept such values, the skill's template must put a -- of python3 right before {p} (nice -n 10 python3 -- {p})"},
 		{"grep -e -- {p}", "(the -- before it is the argument of -e (grep's -e takes one), so it ends no options)"},
 		{"t -- {p}", "agent3md does not know t, so the -- before it proves nothing"},
 		{"t {a}-e{p} .", "is glued to an option in its word when {a} before it is empty"},
