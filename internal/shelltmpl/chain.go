@@ -136,6 +136,67 @@ type chainer struct {
 // chain files every word of a simple command (ws[0] is the command word)
 // into out, which has len(ws) slots.
 func chain(ws []argWord, out []wordSlot) {
+	chainCore(ws, out)
+	wrappedSuffixes(ws, out)
+}
+
+// wrappedSuffixes covers what a program the guard does not know may do
+// with the words after it: run them, as a wrapper does. Where one of those
+// words names a program the guard knows and can be executed ("runner sh
+// -c {p}", "python3 x.py env {p}"), the words from there on are walked as
+// that program's command too, and a placeholder that would then name a
+// program or be code is refused. (A placeholder right after the unknown
+// program, "runner {p}", cannot be judged: most programs are no wrappers,
+// docs/run-guard.md §2.) It walks each such suffix apart, so it needs no
+// recursion, and allocates only when there is one.
+func wrappedSuffixes(ws []argWord, out []wordSlot) {
+	var scratch []wordSlot
+	for j := 1; j < len(ws); j++ {
+		if !ws[j].lit || out[j].kind != slotArg || out[j].who.known || !executable(ws[j].text) {
+			continue
+		}
+		if scratch == nil {
+			scratch = make([]wordSlot, len(ws))
+		}
+		sub := scratch[:len(ws)-j]
+		chainCore(ws[j:], sub)
+		for k := range sub {
+			w := j + k
+			if ws[w].lit || out[w].kind != slotArg {
+				continue
+			}
+			switch {
+			case sub[k].kind != slotArg:
+				out[w].kind = slotCode
+				out[w].why = "agent3md does not know " + out[j].who.String() + ", which may run " + ws[j].text + " as a wrapper does, and then " + sub[k].why
+			case sub[k].glue == glueCode:
+				out[w].glue = glueCode
+			}
+		}
+	}
+}
+
+// executable reports a program the guard knows that exists as a file to
+// run, not only as a shell builtin.
+func executable(name string) bool {
+	sp := lookupProgram(name)
+	if sp == nil {
+		return false
+	}
+	for _, b := range builtins {
+		if b == sp {
+			return false
+		}
+	}
+	switch name {
+	case "command", "exec", "builtin":
+		return false
+	}
+	return true
+}
+
+// chainCore is chain without wrappedSuffixes.
+func chainCore(ws []argWord, out []wordSlot) {
 	c := chainer{ws: ws, out: out, n: len(ws), dash: -1}
 	for i := range out {
 		out[i] = wordSlot{dash: -1}

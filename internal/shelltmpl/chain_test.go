@@ -197,6 +197,14 @@ func TestChainCode(t *testing.T) {
 		{"mysql -u{x} db", "nothing proves that mysql's -u takes an argument"},
 		{"t --x{x}", "part of the option's name"},
 		{"t -n={x}", "nothing proves that t's -n= takes an argument"},
+		// After a program agent3md does not know, which may be a wrapper:
+		// the found by FuzzGuardRun (runner sh -c {x} ran the value).
+		{"runner sh -c {x}", "agent3md does not know runner, which may run sh as a wrapper does, and then it is the code sh runs"},
+		{"mytool run env {x} ls", "agent3md does not know mytool, which may run env"},
+		{"python3 x.py node -e {x}", "which may run node as a wrapper does"},
+		{"sh -c 'exec \"$@\"' sh python3 -c {x}", "agent3md does not know the code sh runs, which may run python3"},
+		{"runner -- timeout 5 {x}", "which may run timeout as a wrapper does, and then it names the program timeout runs"},
+		{"runner rg --pre={x} p", "glued to --pre="},
 		// A directory a program is then found in chooses what runs.
 		{"chroot {x} ls", "it is the root directory chroot finds the program in"},
 		{"env -C {x} ./run", "the argument of env's -C"},
@@ -245,6 +253,12 @@ func TestChainData(t *testing.T) {
 		{"git -C /r blame -- {x}", outcome{"free", "git blame", ""}},
 		{"git bisect run -- {x}", outcome{"nodash", "git bisect", "agent3md does not know git bisect"}},
 		{"X={x} ls", outcome{"free", "", ""}},
+		// A program agent3md does not know, then words that name no
+		// program it could run: data, though no -- proves anything.
+		{"db query {x} --limit 3", outcome{"nodash", "db", ""}},
+		{"mytool read {x}", outcome{"nodash", "mytool", ""}},
+		{"mytool test -run {x}", outcome{"nodash", "mytool", ""}},
+		{"runner python3 {x}", outcome{"nodash", "runner", ""}},
 		{"ls > {x}", outcome{"free", "", ""}},
 	} {
 		got := judgeAll(tt.tmpl)["x"]
