@@ -97,7 +97,7 @@ var genValues = []string{
 	"", "-", "--",
 	"-cpwn Q71", "--Q72=pwn", "-Q73", "-VQ74", ";pwn Q75", "$(pwn Q76)", "`pwn Q77`", "a\npwn Q78",
 	"'\"Q79\\", "\xffQ7a\xfe", "Q7b\x00x", "pwnQ7c", "-epwn Q7d", "--regexp=Q7e", "-xQ7f", "PATH=Q7g",
-	"Q7h", "-iQ7i", " -Q7j", "--preQ7k=pwn", "-sQ7l", "-uQ7m",
+	"Q7h", "-iQ7i", " -Q7j", "--preQ7k=pwn", "-sQ7l", "-uQ7m", "lockQ7n",
 }
 
 // genDecoder reads grammar choices from the fuzzer's bytes.
@@ -153,10 +153,20 @@ func genTemplate(gen []byte) (string, map[string]string) {
 	}
 	values := map[string]string{}
 	for i := 0; i < n; i++ {
-		values[fmt.Sprintf("p%d", i)] = genValues[d.pick(len(genValues))]
+		// One choice past the values leaves the input optional and
+		// without a value: the fill drops its word (and an option word
+		// before it), which moves the words after it.
+		if v := d.pick(len(genValues) + 1); v < len(genValues) {
+			values[fmt.Sprintf("p%d", i)] = genValues[v]
+		} else {
+			values[fmt.Sprintf("p%d", i)] = unset
+		}
 	}
 	return tmpl, values
 }
+
+// unset marks an optional input left without a value.
+const unset = "\x00unset"
 
 // fakeDir makes, once, the directory that is the commands' whole PATH:
 // a fake under each program's name, sh itself, and a pwn fake under each
@@ -200,10 +210,14 @@ var fakeDir = sync.OnceValues(func() (string, error) {
 func runGuarded(t *testing.T, dir, tmpl string, values map[string]string) (*Fill, []fakeRecord) {
 	t.Helper()
 	s := &agentfile.Skill{Name: "s", HasTool: true, Tool: tmpl}
-	for k := range values {
-		s.Inputs = append(s.Inputs, agentfile.Input{Name: k, Type: "string"})
+	given := map[string]string{}
+	for k, v := range values {
+		s.Inputs = append(s.Inputs, agentfile.Input{Name: k, Type: "string", Optional: v == unset})
+		if v != unset {
+			given[k] = v
+		}
 	}
-	f := fill(s, values)
+	f := fill(s, given)
 	return f, runFill(t, dir, f)
 }
 
@@ -315,7 +329,8 @@ func FuzzGuardRun(f *testing.F) {
 //
 // where an ITEM is "--", "opt:OPTION" or "form:FORM", each as written in
 // the grammar's tables, "sh" appends "; true", and the values are Go
-// strings, one per placeholder in order.
+// strings, one per placeholder in order ("\x00unset": an optional input
+// left without a value).
 func encodeSeed(line string) ([]byte, error) {
 	f := strings.Split(" "+line+" ", " | ")
 	for i := range f {
@@ -402,7 +417,7 @@ func encodeSeed(line string) ([]byte, error) {
 			return nil, fmt.Errorf("values: %v", err)
 		}
 		v, _ := strconv.Unquote(q)
-		i, err := index(genValues, v)
+		i, err := index(append(genValues[:len(genValues):len(genValues)], unset), v)
 		if err != nil {
 			return nil, err
 		}
@@ -451,6 +466,18 @@ func TestGuardRunSeeds(t *testing.T) {
 				continue
 			}
 			bare := &Fill{Command: ExpandTemplate(tmpl, values), HasTool: true, Ready: true, Plain: shelltmpl.Analyze(tmpl).Plain}
+			if strings.Contains(fmt.Sprint(values), unset) {
+				optional := map[string]bool{}
+				given := map[string]string{}
+				for k, v := range values {
+					if v == unset {
+						optional[k] = true
+					} else {
+						given[k] = v
+					}
+				}
+				bare.Command, _ = render(tmpl, given, optional)
+			}
 			if why := breach(runFill(t, dir, bare), values); why == "" && section == "refused" {
 				t.Errorf("%q with %q run without the guard (%s): the fakes saw nothing wrong", tmpl, values, bare.Command)
 			}
