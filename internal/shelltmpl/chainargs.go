@@ -2,123 +2,149 @@ package shelltmpl
 
 import "strings"
 
+// argWalk is the state of the walk over one program's arguments.
+type argWalk struct {
+	sp   *spec
+	who  reader
+	st   pstate // the parse states before the current word
+	mode rest   // what its operands are now (an option may change it)
+	left int    // data operands still to come (timeout's duration)
+	stop bool   // the pending argument's option ends option parsing (python3 -c)
+}
+
 // args files the words after program word p, read by who with spec sp, and
-// returns the index of the program a wrapper runs, or len(ws).
+// returns the index of the program a wrapper runs, or c.n.
 func (c *chainer) args(p int, sp *spec, who reader) int {
-	st := pstate{free: true}
+	a := &argWalk{sp: sp, who: who, st: pstate{free: true}, mode: sp.rest, left: sp.operands}
 	if sp.noOpts {
-		st = pstate{end: true}
+		a.st = pstate{end: true}
 	}
-	mode, left := sp.rest, sp.operands
-	stop := false // the pending argument's option ends option parsing (python3 -c)
 	for k := p + 1; k < c.n; k++ {
-		w := c.ws[k]
-		sl := &c.out[k]
-		sl.who, sl.dash = who, c.dash
-		next, operand, option := c.readings(k, sp, st)
-		if stop && st.want && st.wantN == 1 && st.certain() {
+		c.out[k].who, c.out[k].dash = who, c.dash
+		next, operand, option := c.readings(k, sp, a.st)
+		if a.stop && a.st.want && a.st.wantN == 1 && a.st.certain() {
 			c.unknown(k+1, reader{kind: readCode, name: who.name})
 			return c.n
 		}
-		if option.has && st.free {
-			if !st.certain() {
-				if option.mode.rest != mode && option.hasMode {
-					c.lost(k+1, "agent3md cannot tell whether "+option.word+" is an option of "+who.String()+" or the argument of the option before it")
-					return c.n
-				}
-			} else if option.hasMode {
-				mode, stop = option.mode.rest, option.mode.stop
-				if mode == restProgram {
-					left = 0 // runuser -u USER: no su-style user operand
-				}
-				if stop && next.free && !next.want && !next.maybe && !next.end {
-					// python3 -cCODE: the words after it are the code's.
-					c.unknown(k+1, reader{kind: readCode, name: who.name})
-					return c.n
-				}
-			}
+		if option.has && a.st.free && c.switchMode(k, a, option, next) {
+			return c.n
 		}
 		if !operand {
-			st = next
+			a.st = next
 			continue
 		}
-		// An operand of who: what it is depends on the operands before it.
-		sensitive := sp.subs != nil || mode != restData
-		if sensitive && !st.certain() {
-			c.lost(k, "agent3md cannot tell which of "+who.String()+"'s words are its options' arguments, so which word it runs")
-			return c.n
-		}
-		ended := st.end
-		switch {
-		case sp.subs != nil:
-			return c.subcommand(k, sp, who)
-		case mode == restData:
-			st = next
-			continue
-		case mode == restProgram:
-			if left > 0 {
-				left--
-				if sp.codeOperands {
-					c.codeWord(k, "it is the root directory "+who.name+" finds the program in")
-				}
-				st = next
-				continue
-			}
-			if sp.assigns && isAssignWord(w) {
-				st = next
-				continue
-			}
-			if sp.special == specialFlock && w.lit && (w.text == "-c" || w.text == "--command") {
-				if k+1 < c.n {
-					c.out[k+1].who, c.out[k+1].dash = who, c.dash
-					c.codeWord(k+1, "it is the command line "+who.name+" -c runs")
-				}
-				c.unknown(k+2, reader{kind: readCode, name: who.name})
-				return c.n
-			}
-			if sp.permute && !ended {
-				// su and runuser permute: a word after the program would
-				// still be theirs to read as an option.
-				c.lost(k, "without a -- of "+who.name+" before the program, "+who.name+" reads the program's options as its own")
-				return c.n
-			}
-			c.runner = who.String()
-			if sp.assigns && !w.lit && w.lead {
-				c.runner = ""
-				sl.kind, sl.why = slotProgram, "it may be a NAME=VALUE for "+who.name+" or the name of the program it runs"
-				c.unknown(k+1, reader{name: "{" + w.ph + "}"})
-				return c.n
-			}
-			return k
-		case mode == restScript:
-			sl.free, sl.end = ended, ended
-			c.unknown(k+1, reader{kind: readScript, name: who.name, sub: scriptName(w), subPh: !w.lit})
-			return c.n
-		case mode == restCode:
-			if left > 0 {
-				left--
-				st = next
-				continue
-			}
-			for j := k; j < c.n; j++ {
-				c.out[j].who, c.out[j].dash = who, c.dash
-				c.codeWord(j, "it is part of the command line "+who.name+" runs")
-			}
-			return c.n
-		case mode == restFirstCode:
-			c.codeWord(k, "it is the code "+who.name+" runs")
-			if sp.rest == restScript { // sh -c CODE $0 $1…
-				c.unknown(k+1, reader{kind: readCode, name: who.name})
-				return c.n
-			}
-			mode = restData // awk PROGRAM FILE…, sed SCRIPT FILE…
-			st = next
-		case mode == restCodeArgs:
-			c.unknown(k, reader{kind: readCode, name: who.name})
-			return c.n
+		if end, done := c.operand(k, a, next); done {
+			return end
 		}
 	}
 	return c.n
+}
+
+// switchMode applies the mode an option word k names (sh -c, watch -x,
+// command -v), and reports that the walk is over: the words after it are
+// code's, or the guard cannot tell whether the word is an option.
+func (c *chainer) switchMode(k int, a *argWalk, option optReading, next pstate) bool {
+	if !option.hasMode {
+		return false
+	}
+	if !a.st.certain() {
+		if option.mode.rest == a.mode {
+			return false
+		}
+		c.lost(k+1, "agent3md cannot tell whether "+option.word+" is an option of "+a.who.String()+" or the argument of the option before it")
+		return true
+	}
+	a.mode, a.stop = option.mode.rest, option.mode.stop
+	if a.mode == restProgram {
+		a.left = 0 // runuser -u USER: no su-style user operand
+	}
+	if a.stop && next.free && !next.want && !next.maybe && !next.end {
+		// python3 -cCODE: the words after it are the code's.
+		c.unknown(k+1, reader{kind: readCode, name: a.who.name})
+		return true
+	}
+	return false
+}
+
+// operand files word k, which some parse reads as an operand of a.who:
+// what it is depends on the operands before it and on a.mode. done
+// reports that the walk is over, and end is what args returns then.
+func (c *chainer) operand(k int, a *argWalk, next pstate) (end int, done bool) {
+	w, sl, who := c.ws[k], &c.out[k], a.who
+	if (a.sp.subs != nil || a.mode != restData) && !a.st.certain() {
+		c.lost(k, "agent3md cannot tell which of "+who.String()+"'s words are its options' arguments, so which word it runs")
+		return c.n, true
+	}
+	ended := a.st.end
+	a.st = next
+	switch {
+	case a.sp.subs != nil:
+		return c.subcommand(k, a.sp, who), true
+	case a.mode == restData:
+		return 0, false
+	case a.mode == restProgram:
+		return c.programOperand(k, a, ended)
+	case a.mode == restScript:
+		sl.free, sl.end = ended, ended
+		c.unknown(k+1, reader{kind: readScript, name: who.name, sub: scriptName(w), subPh: !w.lit})
+		return c.n, true
+	case a.mode == restCode:
+		if a.left > 0 {
+			a.left--
+			return 0, false
+		}
+		for j := k; j < c.n; j++ {
+			c.out[j].who, c.out[j].dash = who, c.dash
+			c.codeWord(j, "it is part of the command line "+who.name+" runs")
+		}
+		return c.n, true
+	case a.mode == restFirstCode:
+		c.codeWord(k, "it is the code "+who.name+" runs")
+		if a.sp.rest == restScript { // sh -c CODE $0 $1…
+			c.unknown(k+1, reader{kind: readCode, name: who.name})
+			return c.n, true
+		}
+		a.mode = restData // awk PROGRAM FILE…, sed SCRIPT FILE…
+		return 0, false
+	}
+	// restCodeArgs: the words are the arguments of code in an option.
+	c.unknown(k, reader{kind: readCode, name: who.name})
+	return c.n, true
+}
+
+// programOperand files operand k of a wrapper: a data operand before the
+// program (timeout's duration, flock's file), a NAME=VALUE for env, or
+// the program it runs, whose index it returns.
+func (c *chainer) programOperand(k int, a *argWalk, ended bool) (int, bool) {
+	w, sl, sp, who := c.ws[k], &c.out[k], a.sp, a.who
+	switch {
+	case a.left > 0:
+		a.left--
+		if sp.codeOperands {
+			c.codeWord(k, "it is the root directory "+who.name+" finds the program in")
+		}
+		return 0, false
+	case sp.assigns && isAssignWord(w):
+		return 0, false
+	case sp.special == specialFlock && w.lit && (w.text == "-c" || w.text == "--command"):
+		if k+1 < c.n {
+			c.out[k+1].who, c.out[k+1].dash = who, c.dash
+			c.codeWord(k+1, "it is the command line "+who.name+" -c runs")
+		}
+		c.unknown(k+2, reader{kind: readCode, name: who.name})
+		return c.n, true
+	case sp.permute && !ended:
+		// su and runuser permute: a word after the program would still be
+		// theirs to read as an option.
+		c.lost(k, "without a -- of "+who.name+" before the program, "+who.name+" reads the program's options as its own")
+		return c.n, true
+	case sp.assigns && !w.lit && w.lead:
+		sl.kind, sl.why = slotProgram, "it may be a NAME=VALUE for "+who.name+" or the name of the program it runs"
+		c.unknown(k+1, reader{name: "{" + w.ph + "}"})
+		return c.n, true
+	}
+	c.runner = who.String()
+	return k, true
 }
 
 // subcommand files word k, the first operand of a program with
