@@ -168,6 +168,20 @@ func genTemplate(gen []byte) (string, map[string]string) {
 // unset marks an optional input left without a value.
 const unset = "\x00unset"
 
+// splitUnset separates the values given from the optional inputs left
+// without one.
+func splitUnset(values map[string]string) (given map[string]string, optional map[string]bool) {
+	given, optional = map[string]string{}, map[string]bool{}
+	for k, v := range values {
+		if v == unset {
+			optional[k] = true
+		} else {
+			given[k] = v
+		}
+	}
+	return given, optional
+}
+
 // fakeDir makes, once, the directory that is the commands' whole PATH:
 // a fake under each program's name, sh itself, and a pwn fake under each
 // value's name.
@@ -210,12 +224,9 @@ var fakeDir = sync.OnceValues(func() (string, error) {
 func runGuarded(t *testing.T, dir, tmpl string, values map[string]string) (*Fill, []fakeRecord) {
 	t.Helper()
 	s := &agentfile.Skill{Name: "s", HasTool: true, Tool: tmpl}
-	given := map[string]string{}
-	for k, v := range values {
-		s.Inputs = append(s.Inputs, agentfile.Input{Name: k, Type: "string", Optional: v == unset})
-		if v != unset {
-			given[k] = v
-		}
+	given, optional := splitUnset(values)
+	for k := range values {
+		s.Inputs = append(s.Inputs, agentfile.Input{Name: k, Type: "string", Optional: optional[k]})
 	}
 	f := fill(s, given)
 	return f, runFill(t, dir, f)
@@ -300,19 +311,8 @@ func FuzzGuardRun(f *testing.F) {
 	// exec.Command looks the program up in this process's PATH, as
 	// agent3md's does: make it the fakes' directory.
 	f.Setenv("PATH", dir)
-	seeds, err := os.ReadFile("testdata/guardrun/seeds.txt")
-	if err != nil {
-		f.Fatal(err)
-	}
-	for _, line := range strings.Split(string(seeds), "\n") {
-		if line = strings.TrimRight(line, " \t\r"); strings.TrimSpace(line) == "" || strings.HasPrefix(line, "#") {
-			continue
-		}
-		gen, err := encodeSeed(line)
-		if err != nil {
-			f.Fatalf("seeds.txt: %q: %v", line, err)
-		}
-		f.Add(gen)
+	for _, sd := range readSeeds(f) {
+		f.Add(sd.gen)
 	}
 	f.Fuzz(func(t *testing.T, gen []byte) {
 		tmpl, values := genTemplate(gen)
@@ -321,6 +321,41 @@ func FuzzGuardRun(f *testing.F) {
 			t.Fatalf("%s\ntemplate %q\nvalues %q\ncommand %q", why, tmpl, values, fl.Command)
 		}
 	})
+}
+
+// seed is one line of testdata/guardrun/seeds.txt: the section it is in
+// and the bytes genTemplate reads for it.
+type seed struct {
+	section string
+	gen     []byte
+}
+
+// readSeeds reads testdata/guardrun/seeds.txt: "## NAME" starts a
+// section, "#" a comment, any other line that is not blank is a seed.
+func readSeeds(tb testing.TB) []seed {
+	tb.Helper()
+	b, err := os.ReadFile("testdata/guardrun/seeds.txt")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	var out []seed
+	section := ""
+	for _, line := range strings.Split(string(b), "\n") {
+		line = strings.TrimRight(line, " \t\r")
+		switch {
+		case strings.HasPrefix(line, "## "):
+			section = strings.TrimPrefix(line, "## ")
+			continue
+		case strings.TrimSpace(line) == "" || strings.HasPrefix(line, "#"):
+			continue
+		}
+		gen, err := encodeSeed(line)
+		if err != nil {
+			tb.Fatalf("seeds.txt: %q: %v", line, err)
+		}
+		out = append(out, seed{section, gen})
+	}
+	return out
 }
 
 // encodeSeed turns a readable seed line into the bytes genTemplate reads:
@@ -439,24 +474,10 @@ func TestGuardRunSeeds(t *testing.T) {
 		t.Skipf("no fake programs: %v", err)
 	}
 	t.Setenv("PATH", dir)
-	b, err := os.ReadFile("testdata/guardrun/seeds.txt")
-	if err != nil {
-		t.Fatal(err)
-	}
-	section, counted := "", map[string]int{}
-	for _, line := range strings.Split(string(b), "\n") {
-		switch {
-		case strings.HasPrefix(line, "## "):
-			section = strings.TrimPrefix(line, "## ")
-			continue
-		case strings.TrimSpace(line) == "" || strings.HasPrefix(line, "#"):
-			continue
-		}
-		gen, err := encodeSeed(line)
-		if err != nil {
-			t.Fatalf("%q: %v", line, err)
-		}
-		tmpl, values := genTemplate(gen)
+	counted := map[string]int{}
+	for _, sd := range readSeeds(t) {
+		section := sd.section
+		tmpl, values := genTemplate(sd.gen)
 		counted[section]++
 		f, recs := runGuarded(t, dir, tmpl, values)
 		switch section {
@@ -465,19 +486,10 @@ func TestGuardRunSeeds(t *testing.T) {
 				t.Errorf("%q with %q: the guard let it through: %s", tmpl, values, f.Command)
 				continue
 			}
-			bare := &Fill{Command: ExpandTemplate(tmpl, values), HasTool: true, Ready: true, Plain: shelltmpl.Analyze(tmpl).Plain}
-			if strings.Contains(fmt.Sprint(values), unset) {
-				optional := map[string]bool{}
-				given := map[string]string{}
-				for k, v := range values {
-					if v == unset {
-						optional[k] = true
-					} else {
-						given[k] = v
-					}
-				}
-				bare.Command, _ = render(tmpl, given, optional)
-			}
+			// As before the guard: each value quoted, nothing refused.
+			given, optional := splitUnset(values)
+			cmd, _ := render(tmpl, given, optional)
+			bare := &Fill{Command: cmd, HasTool: true, Ready: true, Plain: shelltmpl.Analyze(tmpl).Plain}
 			if why := breach(runFill(t, dir, bare), values); why == "" && section == "refused" {
 				t.Errorf("%q with %q run without the guard (%s): the fakes saw nothing wrong", tmpl, values, bare.Command)
 			}

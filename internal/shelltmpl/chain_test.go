@@ -31,15 +31,30 @@ func judgeAll(tmpl string) map[string]outcome {
 	return got
 }
 
+// outcomeCase is a template and what the guard does with its {x}.
+type outcomeCase struct {
+	tmpl string
+	want outcome
+}
+
+// checkOutcomes requires each template's {x} to get the outcome wanted:
+// its verdict and program exactly, and the piece of its reason or note.
+func checkOutcomes(t *testing.T, cases []outcomeCase) {
+	t.Helper()
+	for _, tt := range cases {
+		got := judgeAll(tt.tmpl)["x"]
+		if got.verdict != tt.want.verdict || got.program != tt.want.program || !strings.Contains(got.says, tt.want.says) {
+			t.Errorf("%s: {x} %+v\nwant %+v", tt.tmpl, got, tt.want)
+		}
+	}
+}
+
 // TestChainIssueCases replays the issue's B2: a "--" that belongs to a
 // wrapper (env, nice) or that is an option's argument (grep -e, --regexp,
 // -f) ends no options of the program reading the value, and the outcome
 // names that program, not the wrapper.
 func TestChainIssueCases(t *testing.T) {
-	for _, tt := range []struct {
-		tmpl string
-		want outcome // for {x}
-	}{
+	checkOutcomes(t, []outcomeCase{
 		{"env -- python3 {x}", outcome{"nodash", "python3", "the -- before it belongs to env, not to python3, which reads the value"}},
 		{"nice -n 10 -- python3 {x}", outcome{"nodash", "python3", "the -- before it belongs to nice, not to python3"}},
 		{"grep -e -- {x}", outcome{"nodash", "grep", "the -- before it is the argument of -e (grep's -e takes one)"}},
@@ -65,12 +80,7 @@ func TestChainIssueCases(t *testing.T) {
 		{"nice -n 10 python3 {x}", outcome{"nodash", "python3", ""}},
 		{"grep -e {x}", outcome{"free", "grep", ""}}, // -e's argument, whatever it is
 		{"mytool -e {x}", outcome{"nodash", "mytool", ""}},
-	} {
-		got := judgeAll(tt.tmpl)["x"]
-		if got.verdict != tt.want.verdict || (tt.want.program != "" && got.program != tt.want.program) || !strings.Contains(got.says, tt.want.says) {
-			t.Errorf("%s: {x} %+v\nwant %+v", tt.tmpl, got, tt.want)
-		}
-	}
+	})
 }
 
 // TestChainWrappers walks every wrapper the guard knows with its own
@@ -223,10 +233,7 @@ func TestChainCode(t *testing.T) {
 // TestChainData: values the programs read as data stay fillable, with
 // the outcome the program's parsing proves.
 func TestChainData(t *testing.T) {
-	for _, tt := range []struct {
-		tmpl string
-		want outcome
-	}{
+	checkOutcomes(t, []outcomeCase{
 		{"python3 {x}", outcome{"nodash", "python3", ""}}, // the script's name
 		{"python3 -- {x}", outcome{"free", "python3", ""}},
 		{"sh -c 'echo \"$1\"' sh {x}", outcome{"nodash", "the code sh runs", ""}},
@@ -260,22 +267,14 @@ func TestChainData(t *testing.T) {
 		{"mytool test -run {x}", outcome{"nodash", "mytool", ""}},
 		{"runner python3 {x}", outcome{"nodash", "runner", ""}},
 		{"ls > {x}", outcome{"free", "", ""}},
-	} {
-		got := judgeAll(tt.tmpl)["x"]
-		if got.verdict != tt.want.verdict || got.program != tt.want.program || !strings.Contains(got.says, tt.want.says) {
-			t.Errorf("%s: {x} %+v\nwant %+v", tt.tmpl, got, tt.want)
-		}
-	}
+	})
 }
 
 // TestChainParsesEveryState: where an option's arity is unknown, the
 // walk keeps both readings, so a word after it is no option only when
 // neither reading makes it one.
 func TestChainParsesEveryState(t *testing.T) {
-	for _, tt := range []struct {
-		tmpl string
-		want outcome
-	}{
+	checkOutcomes(t, []outcomeCase{
 		// --zzz may take the -- (then {x} is an option again) or not.
 		{"rg --zzz -- {x}", outcome{"nodash", "rg", "may be the argument of --zzz"}},
 		// -e takes "-x" as its argument, then -- ends the options.
@@ -287,10 +286,5 @@ func TestChainParsesEveryState(t *testing.T) {
 		// A short cluster ending in a letter that takes an argument.
 		{"grep -iA -- {x}", outcome{"nodash", "grep", "the argument of -iA"}},
 		{"grep -iA3 -- {x}", outcome{"free", "grep", ""}},
-	} {
-		got := judgeAll(tt.tmpl)["x"]
-		if got.verdict != tt.want.verdict || got.program != tt.want.program || !strings.Contains(got.says, tt.want.says) {
-			t.Errorf("%s: {x} %+v\nwant %+v", tt.tmpl, got, tt.want)
-		}
-	}
+	})
 }
