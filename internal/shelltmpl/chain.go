@@ -152,7 +152,7 @@ func chain(ws []argWord, out []wordSlot) {
 func wrappedSuffixes(ws []argWord, out []wordSlot) {
 	var scratch []wordSlot
 	for j := 1; j < len(ws); j++ {
-		if !ws[j].lit || out[j].kind != slotArg || out[j].who.known || !executable(ws[j].text) {
+		if !ws[j].lit || out[j].kind != slotArg || out[j].who.known || ws[j].text == "" || ws[j].text[0] == '-' || !executable(ws[j].text) {
 			continue
 		}
 		if scratch == nil {
@@ -179,20 +179,11 @@ func wrappedSuffixes(ws []argWord, out []wordSlot) {
 // executable reports a program the guard knows that exists as a file to
 // run, not only as a shell builtin.
 func executable(name string) bool {
-	sp := lookupProgram(name)
-	if sp == nil {
-		return false
+	base := name[strings.LastIndexByte(name, '/')+1:]
+	if executables[base] {
+		return true
 	}
-	for _, b := range builtins {
-		if b == sp {
-			return false
-		}
-	}
-	switch name {
-	case "command", "exec", "builtin":
-		return false
-	}
-	return true
+	return (strings.HasPrefix(base, "python") || strings.HasPrefix(base, "pypy")) && lookupProgram(base) == interpreters["python3"] // python3.12
 }
 
 // chainCore is chain without wrappedSuffixes.

@@ -146,9 +146,9 @@ func Problems(tmpl string) []Problem {
 // (one that would name a program, be code, or choose an option). false
 // also stands for "too many words to check here".
 func simpleProblemFree(tmpl string) bool {
-	var wbuf [32]argWord
-	var rbuf [32][2]int
-	var sbuf [32]wordSlot
+	var wbuf [16]argWord
+	var rbuf [16][2]int
+	var sbuf [16]wordSlot
 	n, start := 0, -1
 	for i := 0; i <= len(tmpl); i++ {
 		blank := i == len(tmpl) || tmpl[i] == ' ' || tmpl[i] == '\t'

@@ -93,6 +93,30 @@ type spec struct {
 	// special handles what getopt cannot say: find's -exec, flock's
 	// "FILE -c CMD", runuser's -u.
 	special specialKind
+	// longIdx is long by name, for the exact lookups nearly every word
+	// needs (built once, by indexLongs).
+	longIdx map[string]arity
+}
+
+// indexLongs builds each spec's longIdx.
+func indexLongs(specs map[string]*spec) {
+	var index func(s *spec)
+	index = func(s *spec) {
+		if s.longIdx != nil {
+			return
+		}
+		s.longIdx = make(map[string]arity, len(s.long))
+		for _, l := range s.long {
+			n, a := splitLong(l)
+			s.longIdx[n] = a
+		}
+		for _, sub := range s.subs {
+			index(sub)
+		}
+	}
+	for _, s := range specs {
+		index(s)
+	}
 }
 
 type specialKind uint8
@@ -158,6 +182,9 @@ func (s *spec) shortArity(c byte) arity {
 func (s *spec) longArity(name string) arity {
 	if name == "" {
 		return argUnknown
+	}
+	if a, ok := s.longIdx[name]; ok {
+		return a
 	}
 	found := argUnknown
 	for _, l := range s.long {

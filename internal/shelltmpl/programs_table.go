@@ -284,5 +284,27 @@ var programs = func() map[string]*spec {
 	m["readarray"] = builtins["mapfile"]
 	m["compgen"] = builtins["complete"]
 	m["gsed"] = interpreters["sed"]
+	indexLongs(m)
+	return m
+}()
+
+// executables are the programs the guard knows that exist as files to
+// run, not only as shell builtins: what a wrapper it does not know could
+// run (wrappedSuffixes).
+var executables = func() map[string]bool {
+	m := map[string]bool{}
+	for name, s := range programs {
+		builtin := false
+		for _, b := range builtins {
+			builtin = builtin || b == s
+		}
+		switch name {
+		case "command", "exec", "builtin":
+			builtin = true
+		}
+		if !builtin {
+			m[name] = true
+		}
+	}
 	return m
 }()

@@ -149,6 +149,9 @@ func voidNote(sl wordSlot, out []wordSlot) string {
 // simpleWord describes one plain word of a template (no quotes or
 // escapes) for the chain analysis.
 func simpleWord(w string) argWord {
+	if strings.IndexByte(w, '{') < 0 {
+		return argWord{lit: true, text: w}
+	}
 	first := -1
 	for i := 0; i < len(w); i++ {
 		if w[i] == '{' && at(w, i) > 0 {

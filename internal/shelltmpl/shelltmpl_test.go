@@ -228,3 +228,16 @@ func FuzzAnalyze(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkProblems is the validator's per-skill cost on plain templates:
+// an unknown program, a known one with --, and a wrapper.
+func BenchmarkProblems(b *testing.B) {
+	for _, tmpl := range []string{"go test -count=1 -run {pattern} {packages}", "rg --json --smart-case --regexp={pattern} -- {path}", "nice -n 10 python3 -- {script}"} {
+		b.Run(strings.Fields(tmpl)[0], func(b *testing.B) {
+			b.ReportAllocs()
+			for range b.N {
+				Problems(tmpl)
+			}
+		})
+	}
+}
