@@ -449,8 +449,9 @@ func TestGuardJudgesTheCommandThatRuns(t *testing.T) {
 		ready  bool
 	}{
 		{"flock {lock} ls -- {x}", []string{"lock?", "x"}, map[string]string{"lock": "f", "x": "-y"}, "", true},
-		{"flock {lock} ls -- {x}", []string{"lock?", "x"}, map[string]string{"x": "-y"}, "with {lock} left out, the command is flock ls -- {x}", false},
-		{"timeout {t} ls -- {x}", []string{"t?", "x"}, map[string]string{"x": "y"}, "names the program timeout runs", false},
+		{"flock {lock} ls {x}", []string{"lock?", "x"}, map[string]string{"x": "y"}, "it names the program flock runs, so the value would run as a program: whoever fills the skill chooses what runs; name the program in the template and pass {x} to it as an argument (with {lock} left out, the command is flock ls {x})", false},
+		{"timeout {t} ls {x}", []string{"t?", "x"}, map[string]string{"x": "y"}, "names the program timeout runs", false},
+		{"timeout {t} cat --regexp={x}", []string{"t?", "x"}, map[string]string{"x": " -y"}, "names the program timeout runs", false},
 		{"grep -e {p} -- {f}", []string{"p?", "f"}, map[string]string{"f": "-y"}, "", true},
 		{"grep -i -e {p} -- {f}", []string{"p?", "f"}, map[string]string{"f": "-y"}, "", true},
 	} {

@@ -105,18 +105,21 @@ type wordSlot struct {
 
 // pstate is the set of states a getopt-style parse can be in before a
 // word: options are read (free), a known option waits for its argument
-// (want, wantN words), an option that may take one waits (maybe), or the
-// program's "--" came (end).
+// (want, wantN words), an option that may take one waits (maybe), the
+// program's "--" came (end), or a program that stops at its first operand
+// (getopt's "+": timeout, env, every wrapper) has met it (stopped): it
+// reads no more options, but nothing proves the words are no options of
+// the program they go to next.
 type pstate struct {
-	free, want, maybe, end bool
-	wantOpt, maybeOpt      string
-	wantN                  int
-	wantCode               bool
+	free, want, maybe, end, stopped bool
+	wantOpt, maybeOpt               string
+	wantN                           int
+	wantCode                        bool
 }
 
 func (s pstate) certain() bool {
 	n := 0
-	for _, b := range []bool{s.free, s.want, s.maybe, s.end} {
+	for _, b := range [...]bool{s.free, s.want, s.maybe, s.end, s.stopped} {
 		if b {
 			n++
 		}

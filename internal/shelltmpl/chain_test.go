@@ -92,7 +92,7 @@ func TestChainWrappers(t *testing.T) {
 		name, prefix string // the wrapper with its options and operands
 		dashed       string // the same with the wrapper's own "--" ("" to skip)
 	}{
-		{"env", "env A=B -u HOME -i", "env -i -- A=B"},
+		{"env", "env -u HOME -i A=B", "env -i -- A=B"},
 		{"nice", "nice -n 10", "nice -n 10 --"},
 		{"nice (legacy)", "nice -10", "nice -10 --"},
 		{"timeout", "timeout -s KILL -k 1 5s", "timeout -s KILL -- 5s"},
@@ -185,7 +185,7 @@ func TestChainCode(t *testing.T) {
 		{"env -S {x}", "the argument of env's -S"},
 		{"env --split-string={x}", "glued to --split-string="},
 		{"env {x} ls", "it may be a NAME=VALUE for env or the name of the program"},
-		{"flock /tmp/l -c {x}", "flock's -c, which runs it as code"},
+		{"flock /tmp/l -c {x}", "the command line flock -c runs"},
 		{"flock -c {x} /tmp/l", "flock's -c, which runs it as code"},
 		{"watch {x}", "the command line watch runs"},
 		{"watch ls {x}", "the command line watch runs"},
@@ -214,6 +214,12 @@ func TestChainCode(t *testing.T) {
 		{"python3 x.py node -e {x}", "which may run node as a wrapper does"},
 		{"sh -c 'exec \"$@\"' sh python3 -c {x}", "agent3md does not know the code sh runs, which may run python3"},
 		{"runner -- timeout 5 {x}", "which may run timeout as a wrapper does, and then it names the program timeout runs"},
+		// A wrapper stops at its first operand: the word after timeout's
+		// duration is the program, whatever it starts with (the fuzzer
+		// found timeout cat --regexp={x}, {cat} being an optional input
+		// left out, running the value).
+		{"timeout 5 --regexp={x}", "it names the program timeout runs"},
+		{"env A=B -{x}", "it names the program env runs"},
 		{"runner rg --pre={x} p", "glued to --pre="},
 		// A directory a program is then found in chooses what runs.
 		{"chroot {x} ls", "it is the root directory chroot finds the program in"},
@@ -250,6 +256,8 @@ func TestChainData(t *testing.T) {
 		{"find . -name {x}", outcome{"free", "find", ""}},
 		{"jq --arg a {x} .", outcome{"nodash", "jq", ""}},
 		{"chroot /srv ls -- {x}", outcome{"free", "ls", ""}},
+		// After its first operand env reads no options: -u is the program.
+		{"env A=B -u HOME {x}", outcome{"nodash", "-u", ""}},
 		{"awk -f prog.awk -- {x}", outcome{"free", "awk", ""}},
 		{"sed -e p -- {x}", outcome{"free", "sed", ""}},
 		{"ssh {x} uptime", outcome{"nodash", "ssh", ""}},

@@ -211,10 +211,20 @@ func (c *chainer) readings(k int, sp *spec, st pstate) (next pstate, operand boo
 	if st.end {
 		operand, next.end = true, true
 	}
-	sl.free = argOnly || (st.end && !st.free && !st.maybe)
-	sl.end = st.end && !st.free && !st.maybe && !st.want
+	if st.stopped {
+		operand, next.stopped = true, true
+	}
+	argOnly = argOnly && !st.stopped
+	sl.free = argOnly || (st.end && !st.free && !st.maybe && !st.stopped)
+	sl.end = st.end && !st.free && !st.maybe && !st.want && !st.stopped
 	if !st.free {
 		return next, operand, opt
+	}
+	// After an operand read in this state: options again, or none when
+	// the program stops at its first operand.
+	after := pstate{free: true}
+	if !sp.permute {
+		after = pstate{stopped: true}
 	}
 	switch {
 	case w.lit && w.text == "--":
@@ -227,7 +237,7 @@ func (c *chainer) readings(k int, sp *spec, st pstate) (next pstate, operand boo
 		default:
 			c.setDash(k, dashNoEnd, "")
 			operand = true
-			next.free = true
+			next = union(next, after)
 		}
 		return next, operand, opt
 	case w.lit && isOptionWord(sp, w.text):
@@ -243,10 +253,11 @@ func (c *chainer) readings(k int, sp *spec, st pstate) (next pstate, operand boo
 		}
 		if w.lead {
 			operand = true // with the placeholders before the text not empty
+			next = union(next, after)
 		}
-		return union(union(next, n), pstate{free: true}), operand, opt
+		return union(next, n), operand, opt
 	}
-	return union(next, pstate{free: true}), true, opt
+	return union(next, after), true, opt
 }
 
 // isOptionWord reports a literal word program sp reads as an option.
@@ -351,6 +362,7 @@ func glued(sp *spec, h string, tail bool) (glueVerdict, pstate) {
 func union(a, b pstate) pstate {
 	a.free = a.free || b.free
 	a.end = a.end || b.end
+	a.stopped = a.stopped || b.stopped
 	if b.want {
 		a.want, a.wantOpt, a.wantN, a.wantCode = true, b.wantOpt, b.wantN, b.wantCode
 	}
