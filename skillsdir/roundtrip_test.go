@@ -30,6 +30,7 @@ import (
 var inexact = map[string]string{
 	"invalid-bad-input-type.3md":      "an input type the validator refuses is left out with its command",
 	"invalid-bad-placeholder.3md":     "a command the validator refuses is left out",
+	"tool-quote-runs.3md":             "commands the validator refuses (tool-quote: a value would run) are left out with their inputs",
 	"invalid-dup-input.3md":           "inputs the validator refuses are left out with their command",
 	"invalid-cycle.3md":               "a link that closes a dependency cycle keeps its Markdown form",
 	"invalid-dead-link.3md":           "a link to no plane is made inert",
