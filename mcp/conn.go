@@ -10,8 +10,6 @@ import (
 	"log/slog"
 	"sync"
 	"time"
-
-	"github.com/agent3md/agent3md/internal/jsoncheck"
 )
 
 // DefaultMaxInFlight is how many handler goroutines one connection runs at
@@ -218,91 +216,67 @@ func (c *conn) accept(line []byte) {
 		c.put(errLine)
 		return
 	}
-	if out := c.acceptOne(m, len(line), nil, 0); out != nil {
-		c.put(out)
-	}
+	c.acceptOne(m, len(line))
 }
 
-// acceptBatch handles a JSON array: only connections negotiated to
-// 2025-03-26 may batch.
-func (c *conn) acceptBatch(line []byte) {
-	if !jsoncheck.Valid(line) {
-		c.put(parseErrorLine(line))
-		return
-	}
-	if !c.sess.batchesAllowed() {
-		c.put(errorLine(nil, codeInvalidRequest,
-			"Invalid Request: batches are accepted only on connections initialized with protocol version 2025-03-26", nil))
-		return
-	}
-	var elems []json.RawMessage
-	if err := json.Unmarshal(line, &elems); err != nil || len(elems) == 0 {
-		c.put(errorLine(nil, codeInvalidRequest, "Invalid Request: empty batch", nil))
-		return
-	}
-	b := newBatch(c, len(elems))
-	for i, raw := range elems {
-		m, errLine := decodeMessage(bytes.TrimSpace(raw))
-		if errLine == nil {
-			errLine = c.acceptOne(m, len(raw), b, i)
-		}
-		if errLine != nil {
-			b.set(i, errLine)
-		}
-	}
-	b.seal()
-}
-
-// acceptOne takes one valid message: a cancellation is applied, another
-// notification handled, a cheap request answered now, any other request
-// queued (inside batch b at slot when b is not nil). It returns an error
-// line to send in the request's place, or nil.
-func (c *conn) acceptOne(m message, size int, b *batch, slot int) []byte {
-	if m.method == methodInitialize && m.rawID != nil && b == nil {
+// acceptOne takes one valid message outside a batch: a cancellation is
+// applied, another notification handled, a cheap request answered now,
+// any other request queued.
+func (c *conn) acceptOne(m message, size int) {
+	if m.method == methodInitialize && m.rawID != nil {
 		defer func() { c.initRead = true }() // after m itself is queued or handled
 	}
 	switch {
 	case m.reply:
 		// This server sends no requests, so no response is awaited.
 		c.log.Debug("ignoring a response from the client", "id", string(m.rawID))
-		return nil
+		return
 	case m.rawID == nil && m.method == methodCancelled:
 		c.cancelled(m.params)
-		return nil
+		return
 	case m.rawID == nil:
 		if !c.hold(m, false) {
 			c.srv.notify(c.sess, m.method)
 		}
-		return nil
-	case b != nil && m.method == methodInitialize:
-		return errorLine(m.rawID, codeInvalidRequest, "Invalid Request: initialize must not be part of a batch", nil)
-	case b == nil && c.tryInline(m):
-		return nil
+		return
+	case c.tryInline(m):
+		return
 	}
-	// The message's slices point into the line, which the next read
-	// overwrites: a queued request keeps its own copies.
-	e := &inflight{rawID: bytes.Clone(m.rawID), key: m.key, method: m.method, params: bytes.Clone(m.params), size: int64(size) + queuedOverhead, batch: b, slot: slot,
+	c.enqueue(c.newInflight(m, size, nil, 0))
+}
+
+// newInflight makes the tracked form of request m (size bytes on the
+// wire), inside batch b at slot when b is not nil. The message's slices
+// point into the line, which the next read overwrites: a queued request
+// keeps its own copies.
+func (c *conn) newInflight(m message, size int, b *batch, slot int) *inflight {
+	return &inflight{rawID: bytes.Clone(m.rawID), key: m.key, method: m.method, params: bytes.Clone(m.params), size: int64(size) + queuedOverhead, batch: b, slot: slot,
 		beforeHandshake: !c.initRead}
+}
+
+// enqueue tracks e, charges it to the budget and starts it on a handler
+// goroutine when the in-flight bound and the answer lead allow, else
+// queues it.
+func (c *conn) enqueue(e *inflight) {
 	c.tr.add(e)
 	c.mu.Lock()
 	c.pending += e.size
-	if e.method == methodListen && b == nil {
+	if e.method == methodListen && e.batch == nil {
 		// A listen is held open until cancelled or the input ends: run
 		// outside the in-flight bound, it never holds a handler slot that
 		// other requests wait for (the session bounds open listens).
 		c.mu.Unlock()
 		go c.run(e)
-		return nil
+		return
 	}
 	if c.running < c.maxInFlight && c.mayStartLocked() {
 		c.running++
 		c.mu.Unlock()
 		go c.work(e)
-		return nil
+		return
 	}
 	c.queue = append(c.queue, e)
 	c.mu.Unlock()
-	return nil
 }
 
 // mayStartLocked reports whether a queued request may start: the answers
@@ -481,7 +455,7 @@ func (c *conn) run(e *inflight) {
 		return
 	}
 	if e.batch != nil {
-		e.batch.fill(e.slot, appendAnswer(nil, e.rawID, res, err))
+		e.batch.fill(e.slot, e.rawID, appendAnswer(nil, e.rawID, res, err))
 	} else {
 		c.putAnswer(e.rawID, res, err)
 	}
@@ -606,6 +580,34 @@ func (c *conn) putLine(a, b, z []byte) {
 	c.wake()
 }
 
+// putOwned hands the writer a line the caller gives up, with room for the
+// newline: a large one (a batch's array) becomes a chunk of its own rather
+// than being copied.
+func (c *conn) putOwned(line []byte) {
+	if len(line) < outChunk {
+		c.put(line)
+		return
+	}
+	line = append(line, '\n')
+	c.mu.Lock()
+	if c.stopped {
+		c.mu.Unlock()
+		return
+	}
+	c.out = append(c.out, line)
+	c.pending += int64(len(line))
+	c.unwritten += int64(len(line))
+	c.mu.Unlock()
+	c.wake()
+}
+
+// charge takes n bytes from the budget.
+func (c *conn) charge(n int64) {
+	c.mu.Lock()
+	c.pending += n
+	c.mu.Unlock()
+}
+
 // credit returns n bytes to the budget.
 func (c *conn) credit(n int64) {
 	c.mu.Lock()
@@ -700,81 +702,4 @@ func (c *conn) pendingBytes() int64 {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.pending
-}
-
-// batch collects the responses of one 2025-03-26 batch and writes them as
-// one array, in the order of the batch's elements, once every request in it
-// is answered or cancelled. A batch of notifications only writes nothing.
-type batch struct {
-	c       *conn
-	mu      sync.Mutex
-	slots   [][]byte // one per element; nil for notifications and cancelled requests
-	bytes   int64    // answer bytes held, charged to the budget
-	waiting int      // requests not yet answered
-	sealed  bool
-	written bool
-}
-
-func newBatch(c *conn, n int) *batch { return &batch{c: c, slots: make([][]byte, n)} }
-
-// expect counts one more request awaiting its response.
-func (b *batch) expect() {
-	b.mu.Lock()
-	b.waiting++
-	b.mu.Unlock()
-}
-
-// set records an element's immediate error entry.
-func (b *batch) set(slot int, line []byte) {
-	b.mu.Lock()
-	b.slots[slot] = line
-	b.mu.Unlock()
-}
-
-// fill records the response of an expected request.
-func (b *batch) fill(slot int, line []byte) {
-	b.c.mu.Lock()
-	b.c.pending += int64(len(line))
-	b.c.mu.Unlock()
-	b.mu.Lock()
-	b.slots[slot] = line
-	b.bytes += int64(len(line))
-	b.waiting--
-	b.flushLocked()
-	b.mu.Unlock()
-}
-
-// drop forgets an expected request that was cancelled.
-func (b *batch) drop() {
-	b.mu.Lock()
-	b.waiting--
-	b.flushLocked()
-	b.mu.Unlock()
-}
-
-// seal marks the end of the batch's elements.
-func (b *batch) seal() {
-	b.mu.Lock()
-	b.sealed = true
-	b.flushLocked()
-	b.mu.Unlock()
-}
-
-func (b *batch) flushLocked() {
-	if !b.sealed || b.written || b.waiting > 0 {
-		return
-	}
-	b.written = true
-	var entries [][]byte
-	for _, e := range b.slots {
-		if e != nil {
-			entries = append(entries, e)
-		}
-	}
-	if len(entries) > 0 {
-		out := append([]byte{'['}, bytes.Join(entries, []byte{','})...)
-		b.c.put(append(out, ']'))
-	}
-	b.slots = nil
-	b.c.credit(b.bytes)
 }

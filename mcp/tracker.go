@@ -46,9 +46,6 @@ func newTracker() *tracker {
 
 // add registers a request and gives it its private id.
 func (t *tracker) add(e *inflight) {
-	if e.batch != nil {
-		e.batch.expect()
-	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.next++

@@ -64,6 +64,9 @@ flight, then stop. /healthz answers probes without authentication.`,
 			if err := checkHTTPFlags(&o); err != nil {
 				return err
 			}
+			if o.MaxAnswerMemory < int64(maxAnswer) {
+				return ioError(fmt.Errorf("--max-answer-memory %d is less than --max-answer-bytes %d: one answer of the largest size could never be sent; raise --max-answer-memory", o.MaxAnswerMemory, maxAnswer))
+			}
 			level, err := parseLevel(logLevel)
 			if err != nil {
 				return err
@@ -128,6 +131,7 @@ flight, then stop. /healthz answers probes without authentication.`,
 	f.StringVar(&o.TLSKey, "tls-key", "", "PEM private key for HTTPS")
 	int64SizeVar(f, &o.MaxBodyBytes, "max-body-bytes", httpd.DefaultMaxBodyBytes, fmt.Sprintf("largest request body (1 to %d; units B, KiB, MiB, GiB); past it the answer is 413", int64(maxMessageCeiling)))
 	f.IntVar(&o.MaxConcurrent, "max-concurrent", httpd.DefaultMaxConcurrent, "requests served at once; past it the answer is 503 with Retry-After")
+	int64SizeVar(f, &o.MaxAnswerMemory, "max-answer-memory", httpd.DefaultMaxAnswerMemory, fmt.Sprintf("bytes of answers held for writing across all requests, at least --max-answer-bytes (up to %d; units B, KiB, MiB, GiB); past it the answer is 503 with Retry-After", int64(maxPendingCeiling)))
 	f.IntVar(&o.MaxStreams, "max-streams", httpd.DefaultMaxStreams, "subscriptions/listen streams open at once, besides --max-concurrent; past it the answer is 503")
 	f.DurationVar(&o.ShutdownTimeout, "shutdown-timeout", httpd.DefaultShutdownTimeout, "how long requests in flight may finish after SIGINT/SIGTERM")
 	f.DurationVar(&o.WriteTimeout, "write-timeout", httpd.DefaultWriteTimeout, "longest time to write one answer (event streams extend it as they go)")
@@ -158,6 +162,7 @@ func checkHTTPFlags(o *httpd.Options) error {
 		{"max-body-bytes", o.MaxBodyBytes, maxMessageCeiling},
 		{"max-concurrent", int64(o.MaxConcurrent), maxConcurrentCeiling},
 		{"max-streams", int64(o.MaxStreams), maxStreamsCeiling},
+		{"max-answer-memory", o.MaxAnswerMemory, maxPendingCeiling},
 	} {
 		if err := checkRange(f.name, f.v, 1, f.max); err != nil {
 			return err
@@ -283,7 +288,7 @@ func (a *app) openServed(ctx context.Context, files []string, so servedOptions) 
 		sv.servers = append(sv.servers, s)
 		sv.ep.Agents[slug] = s.HTTPHandler(&mcp.HTTPOptions{MaxBodyBytes: maxBody,
 			OnMethod: func(r *http.Request, m string) { httpd.SetMCPMethod(r.Context(), m) },
-			OnStream: httpd.StartStream})
+			OnStream: httpd.StartStream, ReserveAnswer: httpd.ReserveAnswer})
 		logger.Info("agent ready", "agent", name, "endpoint", "/mcp/"+slug, "skills", skills, "file", file)
 	}
 	return sv, nil

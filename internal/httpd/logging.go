@@ -26,6 +26,8 @@ type requestInfo struct {
 	// request holds (StartStream moves it from one bound to the other).
 	streams chan struct{}
 	slot    slotHolder
+	// answers is the answer memory the request holds (ReserveAnswer).
+	answers answerHold
 }
 
 type infoKey struct{}
