@@ -54,6 +54,7 @@ type conn struct {
 	ctx        context.Context // every request's context derives from it
 	cancelReqs context.CancelFunc
 	grace      time.Duration // eofGrace; tests shorten it
+	stall      time.Duration // eofGrace: how long nothing may move after the cut (eof.go)
 	log        *slog.Logger
 	lr         *lineReader
 	// initRead is set once the reader has read an initialize request
@@ -82,18 +83,27 @@ type conn struct {
 	free     [][]byte // written chunks kept for reuse
 	closing  bool     // no more answers will come: the writer ends when out is empty
 	stopped  bool     // Serve is ending: nobody waits any more
-	// eofCancelled is set when requests were cancelled because stdin
-	// closed while they ran.
-	eofCancelled bool
-	ioErr        error // the first read or write failure
+	// cut is set a grace period after EOF when requests were still owed:
+	// the running ones were cancelled, and the rest start only to be
+	// answered that they were not run (eof.go).
+	cut bool
+	// progress counts answers put and writes done, for EOF's watchdog.
+	progress uint64
+	ioErr    error // the first read or write failure
 
 	kick       chan struct{} // wakes the writer
 	stop       chan struct{} // closed when Serve ends
 	writerDone chan struct{}
+	// abandoned is closed when, after EOF, nothing moved for a grace
+	// period: Serve returns without the answers it could not deliver.
+	abandoned chan struct{}
 
 	// onWait, when set (tests), is called under mu each time the reader
 	// waits for room, with the pending byte count.
 	onWait func(pending int64)
+	// onCut, when set (tests), is called once the requests owed a grace
+	// period after EOF have been cut.
+	onCut func()
 }
 
 func newConn(ctx context.Context, srv *server, in io.Reader, out io.Writer, opts *Options) *conn {
@@ -103,6 +113,7 @@ func newConn(ctx context.Context, srv *server, in io.Reader, out io.Writer, opts
 		ctx:         ctx,
 		cancelReqs:  cancel,
 		grace:       eofGrace,
+		stall:       eofGrace,
 		log:         srv.log,
 		lr:          newLineReader(in, opts.MaxLineBytes),
 		w:           out,
@@ -112,6 +123,7 @@ func newConn(ctx context.Context, srv *server, in io.Reader, out io.Writer, opts
 		kick:        make(chan struct{}, 1),
 		stop:        make(chan struct{}),
 		writerDone:  make(chan struct{}),
+		abandoned:   make(chan struct{}),
 	}
 	if c.maxInFlight <= 0 {
 		c.maxInFlight = DefaultMaxInFlight
@@ -161,44 +173,6 @@ func (c *conn) waitRoom() bool {
 		c.room.Wait()
 	}
 	return !c.stopped
-}
-
-// drain runs at EOF: once every request read has been answered or
-// cancelled, the writer writes what is left and ends. Requests still
-// running after the grace period have their contexts cancelled (they
-// answer with an error saying so); any still running a grace period
-// later are abandoned, so a server whose stdin closed always ends.
-func (c *conn) drain() {
-	// Open subscriptions/listen requests end with the input: they are
-	// answered at once rather than held for the grace period.
-	c.sess.eachListen(func(l *listen) { l.stop() })
-	idle := make(chan struct{})
-	go func() {
-		c.waitHeld()
-		c.tr.waitIdle(c.stop)
-		close(idle)
-	}()
-	t := time.NewTimer(c.grace)
-	defer t.Stop()
-	select {
-	case <-idle:
-	case <-t.C:
-		c.mu.Lock()
-		c.eofCancelled = true
-		c.mu.Unlock()
-		c.log.Warn("stdin closed with requests still running; cancelling them", "requests", c.tr.count(), "grace", c.grace)
-		c.cancelReqs()
-		t.Reset(c.grace)
-		select {
-		case <-idle:
-		case <-t.C:
-			c.log.Warn("requests ignored their cancellation; ending without their answers", "requests", c.tr.count())
-		}
-	}
-	c.mu.Lock()
-	c.closing = true
-	c.mu.Unlock()
-	c.wake()
 }
 
 // accept classifies one line: blank (ignored), a batch, or one message.
@@ -441,14 +415,17 @@ func (c *conn) run(e *inflight) {
 	}
 	params, err := decodeParams(e.params)
 	var res any
-	if err == nil {
+	switch {
+	case c.cutAtEOF():
+		err = c.notRunAtEOF(e.method)
+	case err == nil:
 		if e.beforeHandshake {
 			ctx = withBeforeHandshake(ctx)
 		}
 		res, err = c.srv.safeDispatch(withRequestID(ctx, e.rawID), c.sess, e.method, params)
-	}
-	if err != nil && c.ctx.Err() != nil && c.cancelledAtEOF() {
-		err = errorf(codeInternalError, "Internal error: %s was cancelled: stdin closed and it was still running %v later", e.method, c.grace)
+		if err != nil && ctx.Err() != nil && c.cutAtEOF() {
+			err = c.cancelledAtEOF(e.method)
+		}
 	}
 	if !c.tr.finish(e) {
 		c.credit(e.size)
@@ -461,12 +438,6 @@ func (c *conn) run(e *inflight) {
 	}
 	c.credit(e.size)
 	c.tr.release(e)
-}
-
-func (c *conn) cancelledAtEOF() bool {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.eofCancelled
 }
 
 // cancelled honours notifications/cancelled as the line is read, whatever
@@ -576,6 +547,7 @@ func (c *conn) putLine(a, b, z []byte) {
 	c.out[n-1] = append(append(append(append(c.out[n-1], a...), b...), z...), '\n')
 	c.pending += int64(size)
 	c.unwritten += int64(size)
+	c.progress++
 	c.mu.Unlock()
 	c.wake()
 }
@@ -597,6 +569,7 @@ func (c *conn) putOwned(line []byte) {
 	c.out = append(c.out, line)
 	c.pending += int64(len(line))
 	c.unwritten += int64(len(line))
+	c.progress++
 	c.mu.Unlock()
 	c.wake()
 }
@@ -651,6 +624,7 @@ func (c *conn) writeLoop() {
 			c.mu.Lock()
 			c.pending -= int64(len(buf))
 			c.unwritten -= int64(len(buf))
+			c.progress++
 			c.startQueuedLocked()
 			if cap(buf) == outChunk && len(c.free) < maxFreeChunks {
 				c.free = append(c.free, buf[:0])
