@@ -164,50 +164,71 @@ func TestBatchAttackHTTP(t *testing.T) {
 	}
 }
 
-// TestBatchAttackNonReaders: 24 clients POST the 4 MiB batch and never
-// read their answers, then go away; meanwhile and afterwards an ordinary
-// client is answered, and the server's peak RSS stays under 300 MB. A
-// short --write-timeout cuts the non-readers off within the test: their
-// answer memory must come back when it does, and when they close.
+// TestBatchAttackNonReaders is a soak of clients that never read: three
+// rounds of 24 clients that POST the 4 MiB batch, read nothing, and close
+// once the server has taken every body. While they hold their answers the
+// server's peak RSS stays under 300 MB; after they close, an ordinary
+// request is answered and the memory is handed back (RSS under
+// batchRSSIdle within a few seconds; issue 23 measured 5.1 GB still held).
 func TestBatchAttackNonReaders(t *testing.T) {
 	body, _ := attackBody(4 << 20)
-	s := startBoundsServe(t, "--write-timeout", "3s")
+	s := startBoundsServe(t)
 	url := "http://" + s.addr + "/mcp"
-	const clients = 24
-	conns := make([]net.Conn, 0, clients)
-	defer func() {
+	const clients, rounds = 24, 3
+	for round := 1; round <= rounds; round++ {
+		var wg sync.WaitGroup
+		conns := make([]net.Conn, clients)
+		for i := range conns {
+			c, err := net.Dial("tcp", s.addr)
+			if err != nil {
+				t.Fatal(err)
+			}
+			conns[i] = c
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				fmt.Fprintf(c, "POST /mcp HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\nAccept: application/json\r\nContent-Length: %d\r\n\r\n", s.addr, len(body))
+				c.Write(body) // and never read
+			}()
+		}
+		wg.Wait() // every body is in the server's hands (or its socket buffer)
+		holding, _ := procKB(s.cmd.Process.Pid, "VmRSS")
 		for _, c := range conns {
 			c.Close()
 		}
-	}()
-	for i := 0; i < clients; i++ {
-		c, err := net.Dial("tcp", s.addr)
+		rss := waitRSSBelow(t, s.cmd.Process.Pid, batchRSSIdle, 15*time.Second)
+		checkLaterRequest(t, url)
+		hwm, _ := procKB(s.cmd.Process.Pid, "VmHWM")
+		t.Logf("round %d: %d clients that never read: RSS %d MB while they held, peak %d MB so far, %d MB after they closed", round, clients, holding>>10, hwm>>10, rss>>10)
+		if hwm<<10 > batchRSSCeiling {
+			t.Fatalf("peak RSS %d MB, over %d MB", hwm>>10, batchRSSCeiling>>20)
+		}
+	}
+}
+
+// batchRSSIdle is the RSS a server must be back under once the attackers
+// are gone: its idle footprint on devtools is about 25 MB.
+const batchRSSIdle = 80 << 20
+
+// waitRSSBelow polls the server's RSS (an outside process: there is no
+// event to wait on) until it is under limit, and returns it in kB; past
+// wait it fails the test.
+func waitRSSBelow(t *testing.T, pid int, limit int64, wait time.Duration) int64 {
+	t.Helper()
+	deadline := time.Now().Add(wait)
+	for {
+		rss, err := procKB(pid, "VmRSS")
 		if err != nil {
 			t.Fatal(err)
 		}
-		conns = append(conns, c)
-		go func() {
-			fmt.Fprintf(c, "POST /mcp HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\nAccept: application/json\r\nContent-Length: %d\r\n\r\n", s.addr, len(body))
-			c.Write(body) // and never read
-		}()
-	}
-	// Every body is in and served once each request's log line is written
-	// (on its write deadline, for those that hold an answer).
-	waitLogged(t, s, clients, 30*time.Second)
-	checkLaterRequest(t, url)
-	for _, c := range conns {
-		c.Close()
-	}
-	conns = nil
-	checkLaterRequest(t, url)
-	hwm, err := procKB(s.cmd.Process.Pid, "VmHWM")
-	if err != nil {
-		t.Fatal(err)
-	}
-	rss, _ := procKB(s.cmd.Process.Pid, "VmRSS")
-	t.Logf("%d clients that never read: peak RSS %d MB, %d MB after they closed", clients, hwm>>10, rss>>10)
-	if hwm<<10 > batchRSSCeiling {
-		t.Errorf("peak RSS %d MB, over %d MB", hwm>>10, batchRSSCeiling>>20)
+		if rss<<10 < limit {
+			return rss
+		}
+		if time.Now().After(deadline) {
+			t.Errorf("RSS still %d MB %v after the clients closed, want under %d MB", rss>>10, wait, limit>>20)
+			return rss
+		}
+		time.Sleep(100 * time.Millisecond)
 	}
 }
 
@@ -312,17 +333,5 @@ func checkLaterRequest(t *testing.T, url string) {
 	status, got, _, err := postBytes(url, []byte(`{"jsonrpc":"2.0","id":"later","method":"tools/list"}`))
 	if err != nil || status != http.StatusOK || !bytes.Contains(got, []byte(`"id":"later","result"`)) {
 		t.Errorf("a request after the attack: %d %v %.200s", status, err, got)
-	}
-}
-
-// waitLogged waits until the server has logged n POSTs.
-func waitLogged(t *testing.T, s *served, n int, limit time.Duration) {
-	t.Helper()
-	deadline := time.Now().Add(limit)
-	for strings.Count(s.log(), `msg="http request" method=POST`) < n {
-		if time.Now().After(deadline) {
-			t.Fatalf("%d of %d POSTs logged after %v:\n%.2000s", strings.Count(s.log(), `msg="http request" method=POST`), n, limit, s.log())
-		}
-		time.Sleep(50 * time.Millisecond)
 	}
 }
