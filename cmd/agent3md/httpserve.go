@@ -28,6 +28,7 @@ func (a *app) serveCmd() *cobra.Command {
 		o          httpd.Options
 		def        string
 		logLevel   string
+		memLimit   string
 		noWatch    bool
 		maxAnswer  int
 		allowOrig  []string
@@ -72,19 +73,28 @@ flight, then stop. /healthz answers probes without authentication.`,
 				return err
 			}
 			logger := slog.New(slog.NewTextHandler(a.stderr, &slog.HandlerOptions{Level: level}))
+			mem, err := parseMemoryLimit(memLimit)
+			if err != nil {
+				return ioError(err)
+			}
 			if tok := strings.TrimSpace(os.Getenv(httpd.TokenEnv)); tok != "" {
 				o.Tokens = append(o.Tokens, tok)
 			}
 			o.AllowOrigins, o.AllowHosts, o.Logger = allowOrig, allowHosts, logger
 			a.useCache = true
 			ctx := c.Context()
-			sv, err := a.openServed(ctx, files, servedOptions{def: def, noWatch: noWatch, maxAnswer: maxAnswer, maxBody: o.MaxBodyBytes, logger: logger, folders: &folders})
+			sv, err := a.openServed(ctx, files, servedOptions{def: def, noWatch: noWatch, maxAnswer: maxAnswer, maxBody: o.MaxBodyBytes, logger: logger, folders: &folders, mem: mem})
 			if err != nil {
 				sv.Close() // what opened before the failure
 				return err
 			}
 			defer sv.Close()
 			servers, endpoints := sv.servers, sv.ep
+			// Loaded: from here the footprint is the agents plus what
+			// clients make the server hold, which the heap limit keeps
+			// close to what it holds (memory.go) rather than twice that.
+			restoreMem := mem.applyUntilReturn(logger)
+			defer restoreMem()
 			srv, err := httpd.New(&o, endpoints)
 			if err != nil {
 				return ioError(err)
@@ -138,6 +148,7 @@ flight, then stop. /healthz answers probes without authentication.`,
 	intSizeVar(f, &maxAnswer, "max-answer-bytes", mcp.DefaultMaxAnswerBytes, fmt.Sprintf("largest tool answer, in bytes, as for mcp (%d to %d; units B, KiB, MiB, GiB)", minAnswerBytes, maxAnswerCeiling))
 	f.BoolVar(&noWatch, "no-watch", false, "serve the files as loaded: do not watch them for changes")
 	f.StringVar(&logLevel, "log-level", "info", "stderr log level: debug, info, warn or error")
+	f.StringVar(&memLimit, "memory-limit", "auto", "Go soft memory limit once loaded, as for mcp: auto (follows the live heap plus a margin), off (Go's default, or GOMEMLIMIT), or a size such as 512MiB")
 	a.addLimitFlags(f)
 	a.addCacheFlags(f)
 	folders.add(f)
@@ -187,6 +198,7 @@ type servedOptions struct {
 	maxBody   int64
 	logger    *slog.Logger
 	folders   *folderFlags
+	mem       memoryLimit
 }
 
 // servedAgents is what openServed built: one protocol core per agent, their
@@ -256,10 +268,10 @@ func (a *app) openServed(ctx context.Context, files []string, so servedOptions) 
 			},
 			Router: a.serveRouterOptions(), Version: buildVersion().short(), MaxAnswerBytes: maxAnswer,
 			Logger: logger.With("agent", slug), Projection: projectionJSON,
-			// serve has no --memory-limit; a large index build still runs
-			// at the lower GC target mcp's default gives it (not when GOGC
-			// is set), which bounds a cold 100,000-skill start's peak.
-			IndexBuild: memoryLimit{auto: true}.indexBuild,
+			// A large index build runs at the lower GC target
+			// --memory-limit auto gives it (not when GOGC is set), as for
+			// mcp, which bounds a cold 100,000-skill start's peak.
+			IndexBuild: so.mem.indexBuild,
 		}
 		switch {
 		case noWatch:

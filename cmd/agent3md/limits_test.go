@@ -65,6 +65,7 @@ func TestServeFlagsRange(t *testing.T) {
 		{"--max-body-bytes=4Mx", "is not a size: write digits with an optional unit"},
 		{"--max-answer-memory=0", "--max-answer-memory 0 is out of range"},
 		{"--max-answer-memory=1MiB", "--max-answer-memory 1048576 is less than --max-answer-bytes 4194304"},
+		{"--memory-limit=lots", `--memory-limit "lots": use auto, off, or a size such as 512MiB`},
 	} {
 		t.Run(tt.flag, func(t *testing.T) {
 			// A server that starts anyway is stopped, not waited on forever.

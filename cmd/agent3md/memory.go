@@ -73,6 +73,19 @@ func (m memoryLimit) apply(log *slog.Logger) (stop func()) {
 	return func() {}
 }
 
+// applyUntilReturn is apply for a command that returns while its process
+// goes on (serve run in-process, as tests do): what it returns stops the
+// following and puts back the limit in force before, so a limit fitted
+// to a server that has stopped does not stay on the process.
+func (m memoryLimit) applyUntilReturn(log *slog.Logger) (restore func()) {
+	prev := debug.SetMemoryLimit(-1) // reads the limit without changing it
+	stop := m.apply(log)
+	return func() {
+		stop()
+		debug.SetMemoryLimit(prev)
+	}
+}
+
 // A cold build of a large agent's routing index allocates gigabytes while
 // the server holds the agent (about 110 MB of heap at 100,000 skills), and
 // under Go's default target the heap grows to twice what it holds between
