@@ -244,13 +244,10 @@ func (a *app) openServed(ctx context.Context, files []string, so servedOptions) 
 		if err != nil {
 			return sv, err
 		}
-		slug := loader.Slugify(ag.Info().Name)
-		if slug == "" {
-			slug = "agent"
-		}
+		slug := endpointSlug(ag, file)
 		if prev, dup := from[slug]; dup {
 			ag.Close()
-			return sv, ioError(fmt.Errorf("%s and %s both name an agent %q (endpoint /mcp/%s): give one a different title in its frontmatter", prev, file, slug, slug))
+			return sv, ioError(fmt.Errorf("%s and %s both name an agent %q (endpoint /mcp/%s): give one a different title (or `agent:` key) in its frontmatter", prev, file, slug, slug))
 		}
 		from[slug] = file
 		name, skills := ag.Info().Name, ag.SkillCount()

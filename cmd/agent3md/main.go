@@ -18,6 +18,11 @@ import (
 // overrides the module version read from the build info.
 var version = ""
 
+// commit, set with -ldflags "-X main.commit=…" by `just build` and
+// goreleaser, names the commit when the build info has none: a build with
+// -buildvcs=false, or from a tree without .git (docs/install.md).
+var commit = ""
+
 // Exit codes (docs/cli.md, docs/architecture.md §7): 0 success, 1 the input is invalid or a check
 // failed, 2 usage or I/O error.
 const (

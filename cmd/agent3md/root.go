@@ -219,7 +219,7 @@ func (a *app) routerOptions(ag *loader.Agent) *router.Options {
 	} else {
 		opts.NoCache = true
 	}
-	a.maintainCache(hash)
+	a.maintainCache(ag)
 	if f, ok := a.rawStderr.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
 		opts.Progress = progressBar(f)
 	}

@@ -123,7 +123,7 @@ Point a client at it with the command "agent3md" and the arguments
 					if err != nil {
 						return nil, err
 					}
-					a.maintainCache(ag.Catalog().SHA256)
+					a.maintainCache(ag)
 					logger.Info("agent3md serving skill folders over stdio", "agent", ag.Info().Name, "skills", len(ag.Info().Skills), "folders", strings.Join(ag.Folders(), ", "), "version", buildVersion().short())
 					return ag, nil
 				}
@@ -174,7 +174,7 @@ Point a client at it with the command "agent3md" and the arguments
 				if ag.CatalogCached() {
 					catalog = "from cache"
 				}
-				a.maintainCache(ag.Catalog().SHA256)
+				a.maintainCache(ag)
 				logger.Info("agent3md serving over stdio", "agent", ag.Info().Name, "skills", len(ag.Info().Skills), "file", args[0], "catalog", catalog, "version", buildVersion().short())
 				return ag, nil
 			}
