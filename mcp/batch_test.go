@@ -230,6 +230,25 @@ func TestHTTPBatchAnswerMemory(t *testing.T) {
 	}
 }
 
+// TestHTTPStreamAnswerMemory: a request answered as an event stream has
+// sent its status before its answer exists, so when the answer memory
+// cannot take the answer, the last event is an error with the request's
+// id saying so, not the answer held anyway.
+func TestHTTPStreamAnswerMemory(t *testing.T) {
+	S, _ := httpServer(t, nil)
+	mem := &fakeAnswerMemory{left: 10}
+	ts := httptest.NewServer(S.HTTPHandler(&HTTPOptions{ReserveAnswer: mem.reserve}))
+	defer ts.Close()
+	resp, body := post(t, ts.URL, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"list_skills","arguments":{},"_meta":{"progressToken":"p"}}}`,
+		map[string]string{"Accept": "application/json, text/event-stream"})
+	if resp.StatusCode != http.StatusOK || resp.Header.Get("Content-Type") != "text/event-stream" {
+		t.Fatalf("status %d %s", resp.StatusCode, resp.Header.Get("Content-Type"))
+	}
+	if strings.Contains(body, `"result"`) || !strings.Contains(body, `{"jsonrpc":"2.0","id":2,"error":{"code":-32603,"message":"Service unavailable: the server's memory for answers being sent is in use (agent3md serve --max-answer-memory); retry shortly"}}`) {
+		t.Errorf("the stream's last event: %.300s", body)
+	}
+}
+
 // TestPlannedEntryMax: every entry a batch gives without running the
 // request (its short errors, refusals, and the errors of malformed
 // elements) is at most plannedEntryMax bytes besides the element it
