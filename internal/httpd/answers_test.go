@@ -25,7 +25,12 @@ func TestReserveAnswer(t *testing.T) {
 	var released atomic.Bool
 	ep := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		n, _ := strconv.ParseInt(r.URL.Query().Get("n"), 10, 64)
-		body := r.Body.(interface{ TakeBytes() []byte }).TakeBytes()
+		held, ok := r.Body.(interface{ TakeBytes() []byte })
+		if !ok {
+			http.Error(w, "the body was not handed over whole", http.StatusInternalServerError)
+			return
+		}
+		body := held.TakeBytes()
 		if !ReserveAnswer(w, r, n) {
 			return
 		}
@@ -48,7 +53,11 @@ func TestReserveAnswer(t *testing.T) {
 		resp.Body.Close()
 		first <- string(b)
 	}()
-	<-holding
+	select {
+	case <-holding:
+	case got := <-first:
+		t.Fatalf("the first request ended before holding its answer: %s", got)
+	}
 	if got := srv.srv.answers.inUse(); got != 60 {
 		t.Errorf("%d bytes in use while one request holds 60", got)
 	}
