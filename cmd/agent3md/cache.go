@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"github.com/agent3md/agent3md/internal/bytesize"
 	"path/filepath"
 	"strings"
 	"time"
@@ -48,7 +49,7 @@ func (a *app) maintainCache(ag *loader.Agent) {
 	if err != nil {
 		return
 	}
-	max, err := parseSize(a.cache.maxSize)
+	max, err := bytesize.Parse(a.cache.maxSize)
 	if err != nil {
 		return // refused earlier, in checkCacheFlags
 	}
@@ -79,7 +80,7 @@ func (a *app) checkCacheFlags(fs *pflag.FlagSet) error {
 	if fs.Lookup("cache-max-size") == nil {
 		return nil
 	}
-	if _, err := parseSize(a.cache.maxSize); err != nil {
+	if _, err := bytesize.Parse(a.cache.maxSize); err != nil {
 		return ioError(fmt.Errorf("--cache-max-size: %w", err))
 	}
 	return nil
@@ -149,7 +150,7 @@ func (a *app) cachePruneCmd(resolve func() (string, error), maxSize *string) *co
 			if err != nil {
 				return err
 			}
-			max, err := parseSize(*maxSize)
+			max, err := bytesize.Parse(*maxSize)
 			if err != nil {
 				return ioError(fmt.Errorf("--max-size: %w", err))
 			}
@@ -168,21 +169,21 @@ func (a *app) pruneReport(dir, maxSize string, removed []cachedir.Entry) {
 	var n int64
 	for _, e := range removed {
 		n += e.Size
-		fmt.Fprintf(a.stdout, "removed %10s  %s\n", humanBytes(e.Size), entryLabel(e))
+		fmt.Fprintf(a.stdout, "removed %10s  %s\n", bytesize.Human(e.Size), entryLabel(e))
 	}
 	kept, err := cachedir.Entries(dir)
 	var k int64
 	for _, e := range kept {
 		k += e.Size
 	}
-	fmt.Fprintf(a.stdout, "removed %s (%s) from %s", entries(len(removed)), humanBytes(n), dir)
+	fmt.Fprintf(a.stdout, "removed %s (%s) from %s", entries(len(removed)), bytesize.Human(n), dir)
 	switch {
 	case err != nil:
 		fmt.Fprintf(a.stdout, "; could not list what is left: %v\n", err)
 	case len(kept) == 0:
 		fmt.Fprintln(a.stdout, "; the cache is empty")
 	default:
-		fmt.Fprintf(a.stdout, "; kept %s (%s): they fit in --max-size %s (pass --max-size 0 to empty the cache)\n", entries(len(kept)), humanBytes(k), maxSize)
+		fmt.Fprintf(a.stdout, "; kept %s (%s): they fit in --max-size %s (pass --max-size 0 to empty the cache)\n", entries(len(kept)), bytesize.Human(k), maxSize)
 	}
 }
 
@@ -194,12 +195,12 @@ func (a *app) cacheSize(dir string) error {
 	var total int64
 	for _, e := range ents {
 		total += e.Size
-		fmt.Fprintf(a.stdout, "%10s  %s  %s\n", humanBytes(e.Size), e.Used.Format(time.DateTime), entryLabel(e))
+		fmt.Fprintf(a.stdout, "%10s  %s  %s\n", bytesize.Human(e.Size), e.Used.Format(time.DateTime), entryLabel(e))
 		for _, src := range e.Sources[min(1, len(e.Sources)):] {
 			fmt.Fprintf(a.stdout, "%10s  %19s  %s  also %s (%s)\n", "", "", strings.Repeat(" ", 12), src.Name, src.Path)
 		}
 	}
-	fmt.Fprintf(a.stdout, "%10s  total, %s in %s\n", humanBytes(total), entries(len(ents)), dir)
+	fmt.Fprintf(a.stdout, "%10s  total, %s in %s\n", bytesize.Human(total), entries(len(ents)), dir)
 	return nil
 }
 
@@ -226,17 +227,3 @@ func entries(n int) string {
 
 // shortHash is a content hash's first 12 digits, as git shortens commits.
 func shortHash(h string) string { return h[:min(12, len(h))] }
-
-// humanBytes writes n in the largest binary unit that keeps it at least 1.
-func humanBytes(n int64) string {
-	const units = "KMGT"
-	if n < 1024 {
-		return fmt.Sprintf("%d B", n)
-	}
-	f, i := float64(n)/1024, 0
-	for f >= 1024 && i < len(units)-1 {
-		f /= 1024
-		i++
-	}
-	return fmt.Sprintf("%.1f %ciB", f, units[i])
-}

@@ -61,19 +61,6 @@ func TestCacheCap(t *testing.T) {
 	}
 }
 
-func TestParseSize(t *testing.T) {
-	for in, want := range map[string]int64{"0": 0, "1B": 1, "512MiB": 512 << 20, "2GiB": 2 << 30, " 3 KB ": 3 << 10} {
-		if got, err := parseSize(in); err != nil || got != want {
-			t.Errorf("parseSize(%q) = %d, %v; want %d", in, got, err, want)
-		}
-	}
-	for _, in := range []string{"", "-1", "lots", "1.5GiB", "99999999999TiB"} {
-		if _, err := parseSize(in); err == nil {
-			t.Errorf("parseSize(%q) accepted", in)
-		}
-	}
-}
-
 // TestProgressBar: the bar redraws in place once per percent and ends its
 // line when done; commands draw it only when stderr is a terminal, so a
 // piped stderr never gets one.

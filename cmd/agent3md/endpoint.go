@@ -6,6 +6,7 @@ import (
 	"unicode"
 
 	"github.com/agent3md/agent3md/loader"
+	"github.com/agent3md/agent3md/skillsdir"
 )
 
 // endpointSlug names the HTTP endpoint of an agent opened from file
@@ -19,12 +20,12 @@ import (
 func endpointSlug(ag *loader.Agent, file string) string {
 	candidates := []string{ag.Info().Name, ag.Catalog().Metadata["agent"], agentFileStem(file)}
 	for _, c := range candidates {
-		if s := loader.Slugify(c); s != "" && sluggable(c) {
+		if s := skillsdir.Slugify(c); s != "" && sluggable(c) {
 			return s
 		}
 	}
 	for _, c := range candidates { // a partial slug beats none
-		if s := loader.Slugify(c); s != "" {
+		if s := skillsdir.Slugify(c); s != "" {
 			return s
 		}
 	}

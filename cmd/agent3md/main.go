@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/agent3md/agent3md/internal/termsafe"
 	"github.com/agent3md/agent3md/loader"
 	"io"
 	"os"
@@ -61,7 +62,7 @@ func main() {
 // run executes one command line and returns its exit code. Tests call it
 // with their own readers and writers.
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	a := &app{stdin: stdin, stdout: termSafe(stdout), stderr: termSafe(stderr), rawStdout: stdout, rawStderr: stderr}
+	a := &app{stdin: stdin, stdout: termsafe.Wrap(stdout), stderr: termsafe.Wrap(stderr), rawStdout: stdout, rawStderr: stderr}
 	defer func() {
 		for _, f := range a.cleanups {
 			f()

@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"github.com/agent3md/agent3md/internal/bytesize"
 	"io"
 	"os"
 	"strings"
@@ -274,7 +275,7 @@ func (a *app) scanNote(path, name string) (done func()) {
 	if !ok || err != nil || st.Size() < scanNoteBytes || !term.IsTerminal(int(f.Fd())) {
 		return func() {}
 	}
-	fmt.Fprintf(f, "reading %s (%s)…", name, humanBytes(st.Size()))
+	fmt.Fprintf(f, "reading %s (%s)…", name, bytesize.Human(st.Size()))
 	return func() { fmt.Fprint(f, "\r\033[K") }
 }
 

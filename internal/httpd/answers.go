@@ -113,6 +113,7 @@ func ReserveAnswer(w http.ResponseWriter, r *http.Request, n int64) bool {
 	if w == nil {
 		return false
 	}
+	Reject(r.Context(), RejectAnswerMemory)
 	msg := fmt.Sprintf("Service unavailable: answers being sent already hold the server's %d bytes of answer memory (--max-answer-memory) and this one needs %d more; retry shortly", b.max, n)
 	if n > b.max {
 		// Retrying cannot help: say what to change.

@@ -17,7 +17,8 @@ import (
 // naming --max-answer-memory; one that needs more than the whole budget
 // gets 503 without Retry-After (retrying cannot help) saying to raise it;
 // once the holder ends its bytes are back, and the next request is
-// served. The body the endpoint reads is the one the client sent, taken
+// served. Each refusal is recorded for the metrics as answer_memory.
+// The body the endpoint reads is the one the client sent, taken
 // over without a copy.
 func TestReserveAnswer(t *testing.T) {
 	hold := make(chan struct{})
@@ -40,7 +41,8 @@ func TestReserveAnswer(t *testing.T) {
 		}
 		fmt.Fprintf(w, `{"bytes":%d,"body":%q}`, n, body)
 	})
-	srv := start(t, Options{MaxAnswerMemory: 100}, Endpoints{Agents: map[string]http.Handler{"ada": ep}})
+	obs := newRecordingObserver()
+	srv := start(t, Options{MaxAnswerMemory: 100, Observer: obs}, Endpoints{Agents: map[string]http.Handler{"ada": ep}})
 	srv.srv.answers.free = func() { released.Store(true) }
 	first := make(chan string, 1)
 	go func() {
@@ -85,6 +87,9 @@ func TestReserveAnswer(t *testing.T) {
 		}
 		if (resp.Header.Get("Retry-After") != "") != tt.retryAfter {
 			t.Errorf("n=%d: Retry-After %q, want it set: %v", tt.n, resp.Header.Get("Retry-After"), tt.retryAfter)
+		}
+		if rec := obs.next(t); rec.Rejection != RejectAnswerMemory || rec.Status != http.StatusServiceUnavailable {
+			t.Errorf("n=%d: recorded %+v, want the answer_memory rejection", tt.n, rec)
 		}
 	}
 	close(hold)
