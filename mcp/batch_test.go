@@ -14,6 +14,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 // batchOf is a JSON array of n requests, element(i) for i = 1..n.
@@ -101,6 +102,24 @@ func TestBatchWindow(t *testing.T) {
 	if p := c.pendingBytes(); p > 4<<10 {
 		t.Errorf("%d bytes pending for a batch of ten short requests", p)
 	}
+}
+
+// TestBatchOfOneIsTheRequest: the first answer always fits in a batch's
+// array, so a batch of one request whose answer is past the bound (a
+// tools/list of about 5 KB under a 1 KiB bound) is answered with exactly
+// the answer that request gets alone.
+func TestBatchOfOneIsTheRequest(t *testing.T) {
+	h := startServer(t, "ada.3md", &Options{MaxAnswerBytes: 1 << 10})
+	io.WriteString(h.in, `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-03-26","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`+"\n")
+	h.next(10 * time.Second)
+	io.WriteString(h.in, `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`+"\n")
+	alone, _ := h.next(10 * time.Second)
+	io.WriteString(h.in, `[{"jsonrpc":"2.0","id":1,"method":"tools/list"}]`+"\n")
+	batched, _ := h.next(10 * time.Second)
+	if len(alone) <= 1<<10 || batched != "["+alone+"]" {
+		t.Errorf("alone (%d bytes): %.100s\nin a batch of one: %.100s", len(alone), alone, batched)
+	}
+	h.finish()
 }
 
 // TestBatchBoundStdio: a batch of 3,000 tools/list on a connection whose
