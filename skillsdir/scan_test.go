@@ -34,7 +34,7 @@ func TestScanFixture(t *testing.T) {
 		{RuleUnknownKey, "warn-keys/SKILL.md", 4, SeverityWarning},
 		{RuleUnknownKey, "warn-keys/SKILL.md", 5, SeverityWarning},
 		{RuleYAMLTimestamp, "warn-keys/SKILL.md", 5, SeverityWarning},
-		{RuleMetadata, "warn-keys/SKILL.md", 7, SeverityError},
+		{RuleMetadata, "warn-keys/SKILL.md", 7, SeverityWarning},
 	}
 	for _, tt := range tests {
 		t.Run(tt.rule+"/"+tt.path, func(t *testing.T) {
