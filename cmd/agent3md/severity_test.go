@@ -1,12 +1,19 @@
 package main
 
 import (
+	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/agent3md/agent3md/skillsdir"
@@ -111,11 +118,12 @@ var severityUntested = map[string]string{
 	skillsdir.RuleTooManySkills: "MaxSkills is 100,000 and no command has a flag for it; skillsdir's scan tests break it with a small limit",
 }
 
-// TestSeverityAgrees: for every rule, validate, import and mcp agree on
-// its one severity (docs/skill-folders.md §3). An error: validate exits
-// 1, import skips the skill and counts it, mcp leaves it out and logs the
-// finding; a warning: validate exits 0 and prints it, import keeps the
-// skill and prints it, mcp serves the skill and logs it. A rule that makes
+// TestSeverityAgrees: for every rule, validate, import, mcp and serve
+// agree on its one severity (docs/skill-folders.md §3). An error:
+// validate exits 1, import skips the skill and counts it, mcp and serve
+// leave it out and log the finding; a warning: validate exits 0 and
+// prints it, import keeps the skill and prints it, mcp and serve serve the
+// skill and log it. A rule that makes
 // the whole scan fail (two folders with one name) stops every command.
 func TestSeverityAgrees(t *testing.T) {
 	t.Setenv("HOME", t.TempDir()) // no well-known folder joins in
@@ -136,6 +144,7 @@ func TestSeverityAgrees(t *testing.T) {
 			checkValidate(t, root, tc.rule, sev)
 			checkImport(t, root, tc.rule, sev)
 			checkMCP(t, root, tc.rule, sev)
+			checkServe(t, root, tc.rule, sev)
 		})
 	}
 	for _, r := range skillsdir.Rules() {
@@ -227,6 +236,77 @@ func checkMCP(t *testing.T, root, rule string, sev skillsdir.Severity) {
 	if left != (sev == skillsdir.SeverityError) {
 		t.Errorf("mcp with a %s %s: says the skill is left out = %v\n%s", sev, rule, left, errOut)
 	}
+}
+
+// checkServe: serve's endpoint for the folder answers as mcp does, and
+// its log holds the finding.
+func checkServe(t *testing.T, root, rule string, sev skillsdir.Severity) {
+	t.Helper()
+	var log lockedBuffer
+	a := &app{stderr: io.Discard, stdout: io.Discard}
+	a.cache.noCache = true
+	ff := &folderFlags{maxDepth: skillsdir.DefaultMaxDepth, maxFileBytes: skillsdir.DefaultMaxFileBytes}
+	sv, err := a.openServed(context.Background(), []string{root}, servedOptions{noWatch: true, logger: slog.New(slog.NewTextHandler(&log, nil)), folders: ff})
+	if err != nil {
+		sv.Close()
+		t.Fatalf("serve: %v", err)
+	}
+	if len(sv.ep.Agents) != 1 {
+		sv.Close()
+		t.Fatalf("serve: endpoints %v, want the folder's alone", sv.ep.Agents)
+	}
+	var h http.Handler
+	for _, eh := range sv.ep.Agents {
+		h = eh
+	}
+	ts := httptest.NewServer(h)
+	read := func(name string) bool {
+		uri := "skill://" + name + "/SKILL.md"
+		body := `{"jsonrpc":"2.0","id":1,"method":"resources/read","params":{"uri":"` + uri + `","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`
+		req, _ := http.NewRequest(http.MethodPost, ts.URL, strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("MCP-Protocol-Version", "2026-07-28")
+		req.Header.Set("Mcp-Method", "resources/read")
+		req.Header.Set("Mcp-Name", uri)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode == http.StatusOK && bytes.Contains(b, []byte(`"result"`))
+	}
+	good, subject := read("good"), read("subject")
+	ts.Close()
+	sv.Close() // the findings are logged before it returns
+	if !good {
+		t.Errorf("serve does not serve the good skill")
+	}
+	if subject != (sev == skillsdir.SeverityWarning) {
+		t.Errorf("serve with a %s %s: subject served = %v", sev, rule, subject)
+	}
+	if out := log.String(); !loggedFinding(out, rule, sev) || !strings.Contains(out, filepath.Join(root, "subject")) {
+		t.Errorf("serve does not log the %s %s with its file:\n%s", sev, rule, out)
+	}
+}
+
+// lockedBuffer is a log destination several goroutines write.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }
 
 // checkScanFails: a rule that fails the whole scan stops every command.
