@@ -51,6 +51,14 @@ func TestScanFixture(t *testing.T) {
 			t.Errorf("finding about a folder that is not a skill: %v", f)
 		}
 	}
+	// The broken folders are exactly those with an error finding.
+	var broken []string
+	for _, d := range c.Broken() {
+		broken = append(broken, filepath.Base(d))
+	}
+	if want := []string{"alias", "broken-yaml", "mismatch", "no-frontmatter"}; !slices.Equal(broken, want) {
+		t.Errorf("broken %v, want %v", broken, want)
+	}
 }
 
 func TestSkillFields(t *testing.T) {
