@@ -32,11 +32,11 @@ type severityCase struct {
 func severityCases() []severityCase {
 	fm := func(extra string) func(t *testing.T, root, dir string) {
 		return func(t *testing.T, root, dir string) {
-			writeFile(t, filepath.Join(dir, "SKILL.md"), "---\nname: subject\ndescription: The subject.\n"+extra+"---\nBody.\n")
+			write(t, filepath.Join(dir, "SKILL.md"), "---\nname: subject\ndescription: The subject.\n"+extra+"---\nBody.\n")
 		}
 	}
 	raw := func(text string) func(t *testing.T, root, dir string) {
-		return func(t *testing.T, root, dir string) { writeFile(t, filepath.Join(dir, "SKILL.md"), text) }
+		return func(t *testing.T, root, dir string) { write(t, filepath.Join(dir, "SKILL.md"), text) }
 	}
 	// withFile is the valid subject skill plus what more writes.
 	withFile := func(more func(t *testing.T, dir string)) func(t *testing.T, root, dir string) {
@@ -48,10 +48,10 @@ func severityCases() []severityCase {
 	return []severityCase{
 		{skillsdir.RuleSkillMD, func(t *testing.T, root, dir string) {
 			big := "---\nname: subject\ndescription: Too big.\n---\n" + strings.Repeat("x", int(skillsdir.DefaultMaxFileBytes))
-			writeFile(t, filepath.Join(dir, "SKILL.md"), big)
+			write(t, filepath.Join(dir, "SKILL.md"), big)
 		}},
 		{skillsdir.RuleSkillMDCase, func(t *testing.T, root, dir string) {
-			writeFile(t, filepath.Join(dir, "skill.md"), "---\nname: subject\ndescription: Lower case.\n---\n")
+			write(t, filepath.Join(dir, "skill.md"), "---\nname: subject\ndescription: Lower case.\n---\n")
 		}},
 		{skillsdir.RuleFrontmatter, raw("No frontmatter.\n")},
 		{skillsdir.RuleYAMLAlias, raw("---\nname: subject\ndescription: &d The subject.\nlicense: *d\n---\n")},
@@ -80,7 +80,7 @@ func severityCases() []severityCase {
 			sparse(t, filepath.Join(dir, "big.bin"), skillsdir.DefaultMaxFileBytes+1)
 		})},
 		{skillsdir.RuleSpecialFile, withFile(func(t *testing.T, dir string) {
-			writeFile(t, filepath.Join(dir, "sub", "a.md"), "a\n")
+			write(t, filepath.Join(dir, "sub", "a.md"), "a\n")
 			symlink(t, "sub", filepath.Join(dir, "linked"))
 		})},
 		{skillsdir.RuleSymlinkEscape, withFile(func(t *testing.T, dir string) {
@@ -93,7 +93,7 @@ func severityCases() []severityCase {
 		})},
 		{skillsdir.RuleTooManyFiles, withFile(func(t *testing.T, dir string) {
 			for i := range skillsdir.DefaultMaxFilesPerSkill + 1 {
-				writeFile(t, filepath.Join(dir, "many", fmt.Sprintf("%03d.md", i)), "x")
+				write(t, filepath.Join(dir, "many", fmt.Sprintf("%03d.md", i)), "x")
 			}
 		})},
 		{skillsdir.RuleSkillTooLarge, withFile(func(t *testing.T, dir string) {
@@ -104,10 +104,10 @@ func severityCases() []severityCase {
 		// Mode bits do not stop root, which tests may run as: a folder
 		// past the walk's depth is the other unreadable case.
 		{skillsdir.RuleUnreadable, withFile(func(t *testing.T, dir string) {
-			writeFile(t, filepath.Join(dir, strings.Repeat("d/", 20), "deep.md"), "x")
+			write(t, filepath.Join(dir, strings.Repeat("d/", 20), "deep.md"), "x")
 		})},
 		{skillsdir.RuleNestedTooDeep, withFile(func(t *testing.T, dir string) {
-			writeFile(t, filepath.Join(dir, "a", "b", "c", "deep", "SKILL.md"), "---\nname: deep\ndescription: Deep.\n---\n")
+			write(t, filepath.Join(dir, "a", "b", "c", "deep", "SKILL.md"), "---\nname: deep\ndescription: Deep.\n---\n")
 		})},
 		{skillsdir.RuleBrokenLink, raw("---\nname: subject\ndescription: The subject.\n---\nSee [notes](references/missing.md).\n")},
 	}
@@ -133,8 +133,8 @@ func TestSeverityAgrees(t *testing.T) {
 		t.Run(tc.rule, func(t *testing.T) {
 			base := t.TempDir()
 			root := filepath.Join(base, "skills")
-			writeFile(t, filepath.Join(root, "good", "SKILL.md"), "---\nname: good\ndescription: A good skill.\n---\nBody.\n")
-			writeFile(t, filepath.Join(base, "outside.md"), "outside\n")
+			write(t, filepath.Join(root, "good", "SKILL.md"), "---\nname: good\ndescription: A good skill.\n---\nBody.\n")
+			write(t, filepath.Join(base, "outside.md"), "outside\n")
 			tc.build(t, root, filepath.Join(root, "subject"))
 			sev := skillsdir.SeverityOf(tc.rule)
 			if tc.rule == skillsdir.RuleNameClash {
@@ -242,11 +242,14 @@ func checkMCP(t *testing.T, root, rule string, sev skillsdir.Severity) {
 // its log holds the finding.
 func checkServe(t *testing.T, root, rule string, sev skillsdir.Severity) {
 	t.Helper()
-	var log lockedBuffer
+	var (
+		mu  sync.Mutex
+		log bytes.Buffer
+	)
 	a := &app{stderr: io.Discard, stdout: io.Discard}
 	a.cache.noCache = true
 	ff := &folderFlags{maxDepth: skillsdir.DefaultMaxDepth, maxFileBytes: skillsdir.DefaultMaxFileBytes}
-	sv, err := a.openServed(context.Background(), []string{root}, servedOptions{noWatch: true, logger: slog.New(slog.NewTextHandler(&log, nil)), folders: ff})
+	sv, err := a.openServed(context.Background(), []string{root}, servedOptions{noWatch: true, logger: slog.New(slog.NewTextHandler(lockedWriter{&mu, &log}, nil)), folders: ff})
 	if err != nil {
 		sv.Close()
 		t.Fatalf("serve: %v", err)
@@ -286,27 +289,12 @@ func checkServe(t *testing.T, root, rule string, sev skillsdir.Severity) {
 	if subject != (sev == skillsdir.SeverityWarning) {
 		t.Errorf("serve with a %s %s: subject served = %v", sev, rule, subject)
 	}
-	if out := log.String(); !loggedFinding(out, rule, sev) || !strings.Contains(out, filepath.Join(root, "subject")) {
+	mu.Lock()
+	out := log.String()
+	mu.Unlock()
+	if !loggedFinding(out, rule, sev) || !strings.Contains(out, filepath.Join(root, "subject")) {
 		t.Errorf("serve does not log the %s %s with its file:\n%s", sev, rule, out)
 	}
-}
-
-// lockedBuffer is a log destination several goroutines write.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }
 
 // checkScanFails: a rule that fails the whole scan stops every command.
@@ -334,20 +322,10 @@ func loggedFinding(out, rule string, sev skillsdir.Severity) bool {
 	return false
 }
 
-func writeFile(t *testing.T, path, text string) {
-	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
-
 // sparse makes a file of size bytes without writing them.
 func sparse(t *testing.T, path string, size int64) {
 	t.Helper()
-	writeFile(t, path, "")
+	write(t, path, "")
 	if err := os.Truncate(path, size); err != nil {
 		t.Fatal(err)
 	}
