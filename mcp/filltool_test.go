@@ -2,8 +2,6 @@ package mcp
 
 import (
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -62,7 +60,7 @@ func TestFillProblemsAlike(t *testing.T) {
 // ready false, names the placeholder and why in both the text and the
 // structured result, and is not a tool error.
 func TestFillUnsafeTemplate(t *testing.T) {
-	s := newServer(&Options{Agent: openAgentText(t, "---\n3md: 1.0\ntitle: U\n---\n@plane z=0 kind=identity\n# U\n\n"+
+	s := newServer(&Options{Agent: writeAgent(t,
 		"@plane z=1 label=\"mail\" triggers=\"send mail\" inputs=\"msg\" tool=\"echo \\\"Subject: $(echo \\\"{msg}\\\" | head -1)\\\"\"\nMail it.\n")})
 	wire, _ := callTool(t, s, toolFillSkill, map[string]any{"name": "mail", "values": map[string]any{"msg": "$(touch /tmp/x)"}})
 	var res struct {
@@ -81,22 +79,6 @@ func TestFillUnsafeTemplate(t *testing.T) {
 		strings.Contains(res.Content[0].Text, "touch") {
 		t.Errorf("fill of an unsafe template: %s", wire)
 	}
-}
-
-// openAgentText opens an agent file holding src, closed when the test
-// ends.
-func openAgentText(t *testing.T, src string) *loader.Agent {
-	t.Helper()
-	path := filepath.Join(t.TempDir(), "agent.3md")
-	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	a, err := loader.Open(path, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { a.Close() })
-	return a
 }
 
 // TestRouteTextMarksRelaxed: the text of route_skill, which is all many
@@ -153,13 +135,12 @@ func TestRouteTextMarksRelaxed(t *testing.T) {
 // that program; a value in sh -c's code position is refused with the
 // template.
 func TestFillDashDashOfAnotherProgram(t *testing.T) {
-	src := "---\n3md: 1.0\ntitle: B2\n---\n@plane z=0 kind=identity\n# B2\n\n" +
-		"@plane z=1 label=\"env-py\" triggers=\"env py\" inputs=\"script\" tool=\"env -- python3 {script}\"\nRun.\n\n" +
-		"@plane z=2 label=\"nice-py\" triggers=\"nice py\" inputs=\"script\" tool=\"nice -n 10 -- python3 {script}\"\nRun.\n\n" +
-		"@plane z=3 label=\"grep-e\" triggers=\"grep e\" inputs=\"file\" tool=\"grep -e -- {file}\"\nRun.\n\n" +
-		"@plane z=4 label=\"sh-c\" triggers=\"sh c\" inputs=\"code\" tool=\"sh -c {code}\"\nRun.\n\n" +
-		"@plane z=5 label=\"fixed\" triggers=\"fixed\" inputs=\"script\" tool=\"env python3 -- {script}\"\nRun.\n"
-	s := newServer(&Options{Agent: openAgentText(t, src)})
+	s := newServer(&Options{Agent: writeAgent(t,
+		"@plane z=1 label=\"env-py\" triggers=\"env py\" inputs=\"script\" tool=\"env -- python3 {script}\"\nRun.\n",
+		"@plane z=2 label=\"nice-py\" triggers=\"nice py\" inputs=\"script\" tool=\"nice -n 10 -- python3 {script}\"\nRun.\n",
+		"@plane z=3 label=\"grep-e\" triggers=\"grep e\" inputs=\"file\" tool=\"grep -e -- {file}\"\nRun.\n",
+		"@plane z=4 label=\"sh-c\" triggers=\"sh c\" inputs=\"code\" tool=\"sh -c {code}\"\nRun.\n",
+		"@plane z=5 label=\"fixed\" triggers=\"fixed\" inputs=\"script\" tool=\"env python3 -- {script}\"\nRun.\n")})
 	for _, c := range []struct {
 		skill, input, value string
 		ready               bool
