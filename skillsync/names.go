@@ -92,11 +92,17 @@ func checkCollisions(paths []string) error {
 		}
 		seen[k] = p
 	}
+	dirs := map[string]string{}
 	for _, p := range paths {
 		for d := path.Dir(p); d != "."; d = path.Dir(d) {
-			if q, clash := seen[foldKey(d)]; clash {
+			k := foldKey(d)
+			if q, clash := seen[k]; clash {
 				return fmt.Errorf("%q is both a file and the folder of %q", clip(q), clip(p))
 			}
+			if q, ok := dirs[k]; ok && q != d {
+				return fmt.Errorf("folders %q and %q differ only in case or Unicode normalization: one folder on a case-insensitive file system", clip(q), clip(d))
+			}
+			dirs[k] = d
 		}
 	}
 	return nil

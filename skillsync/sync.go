@@ -97,6 +97,11 @@ func pass(ctx context.Context, k *conn, src *Source, o *Options, lim *Limits) (*
 	var files []*Remote
 	bySkill := map[*Remote]*step{}
 	for _, s := range p.steps {
+		if o.DryRun && s.r.Verified {
+			// The digests say it changes: no need to read it to say so.
+			w.record(s)
+			continue
+		}
 		files = append(files, s.r)
 		bySkill[s.r] = s
 	}
@@ -110,8 +115,9 @@ func pass(ctx context.Context, k *conn, src *Source, o *Options, lim *Limits) (*
 	})
 	cancel()
 	sum.Files = ft.files.Load()
-	if fatal == nil {
-		fatal = ctx.Err()
+	if err := ctx.Err(); err != nil {
+		// Interrupted: what failed after is the interruption's doing.
+		fatal = err
 	}
 	if fatal == nil {
 		fatal = w.drop(ctx, k, p.drop)
@@ -172,12 +178,17 @@ func (w *writer) put(s *step, f *fetched) error {
 			return fmt.Errorf("writing skill %s: %w", name, err)
 		}
 	}
-	if s.found.Kind == skillsdir.FoundNone {
-		w.sum.Added = append(w.sum.Added, name)
-	} else {
-		w.sum.Updated = append(w.sum.Updated, name)
-	}
+	w.record(s)
 	return nil
+}
+
+// record counts a skill written (or, in a dry run, to be written).
+func (w *writer) record(s *step) {
+	if s.found.Kind == skillsdir.FoundNone {
+		w.sum.Added = append(w.sum.Added, s.r.Name)
+	} else {
+		w.sum.Updated = append(w.sum.Updated, s.r.Name)
+	}
 }
 
 // folderOf is the folder a skill is written as, SKILL.md first.
