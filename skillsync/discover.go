@@ -2,6 +2,7 @@ package skillsync
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 )
@@ -31,8 +32,29 @@ type listing struct {
 	unlisted []Refusal
 }
 
-// discover lists the source's skills.
+// maxRelists bounds how often a listing starts over because the server
+// changed under it.
+const maxRelists = 3
+
+// errRelist is a listing whose cursor the server no longer takes: its
+// content changed between two pages (our servers expire cursors on a
+// reload), so the listing starts over.
+var errRelist = errors.New("the server's listing changed while it was read")
+
+// discover lists the source's skills, starting over when the server's
+// listing changes under it.
 func discover(ctx context.Context, k *conn, lim *Limits, workers int) (*listing, error) {
+	var err error
+	for range maxRelists {
+		var l *listing
+		if l, err = discoverOnce(ctx, k, lim, workers); !errors.Is(err, errRelist) {
+			return l, err
+		}
+	}
+	return nil, fmt.Errorf("gave up after %d tries: %w", maxRelists, err)
+}
+
+func discoverOnce(ctx context.Context, k *conn, lim *Limits, workers int) (*listing, error) {
 	if k.skillsExt {
 		l, err := listSkills(ctx, k, lim, workers)
 		if err == nil || !isMissingMethod(err) {
@@ -55,6 +77,9 @@ func pages(ctx context.Context, method string, read func(cursor string) (next st
 			return fmt.Errorf("%s: more than %d pages", method, maxPages)
 		}
 		next, err := read(cursor)
+		if err != nil && cursor != "" && isUnknown(err) {
+			return fmt.Errorf("%s: %w (%v)", method, errRelist, err)
+		}
 		if err != nil {
 			return fmt.Errorf("%s: %w", method, err)
 		}

@@ -62,6 +62,9 @@ type fakeConfig struct {
 	// makes them wait on fake.block.
 	FailAfter  int `json:"failAfter,omitempty"`
 	BlockAfter int `json:"blockAfter,omitempty"`
+	// Expire makes the next requests that carry a cursor fail with
+	// -32602, as a server that changed between two pages answers.
+	Expire int `json:"expire,omitempty"`
 	// PageSize is the skills per listing page (default 3).
 	PageSize int `json:"pageSize,omitempty"`
 }
@@ -181,6 +184,12 @@ func (f *fake) handle(method string, params json.RawMessage) (any, *rpcErr) {
 		Cursor string `json:"cursor"`
 	}
 	json.Unmarshal(params, &p)
+	if p.Cursor != "" && c.Expire > 0 {
+		f.mu.Lock()
+		f.cfg.Expire--
+		f.mu.Unlock()
+		return nil, &rpcErr{-32602, "Invalid params: unknown cursor"}
+	}
 	size := c.PageSize
 	if size == 0 {
 		size = 3
@@ -222,7 +231,15 @@ func (f *fake) handle(method string, params json.RawMessage) (any, *rpcErr) {
 		}
 		return map[string]any{"skill": c.entry(name)}, nil
 	case "resources/list":
-		return c.resourcesList(), nil
+		all := c.resourcesList()
+		start := 0
+		fmt.Sscanf(p.Cursor, "%d", &start)
+		end := min(start+2*size, len(all))
+		res := map[string]any{"resources": all[start:end]}
+		if end < len(all) {
+			res["nextCursor"] = fmt.Sprint(end)
+		}
+		return res, nil
 	case "resources/read":
 		return f.read(c, p.URI)
 	case "resources/directory/read":
@@ -241,7 +258,7 @@ func (c *fakeConfig) capabilities() map[string]any {
 	return caps
 }
 
-func (c *fakeConfig) resourcesList() any {
+func (c *fakeConfig) resourcesList() []any {
 	var out []any
 	for _, r := range c.Resources {
 		out = append(out, r)
@@ -257,7 +274,7 @@ func (c *fakeConfig) resourcesList() any {
 			}
 		}
 	}
-	return map[string]any{"resources": out}
+	return out
 }
 
 func (f *fake) read(c fakeConfig, uri string) (any, *rpcErr) {

@@ -153,3 +153,20 @@ func TestSyncLyingSize(t *testing.T) {
 		})
 	}
 }
+
+// A listing whose cursor the server stops taking (it changed between two
+// pages) starts over, a few times at most.
+func TestSyncRelists(t *testing.T) {
+	for _, mode := range []string{"ext", "manifest"} {
+		f := newFake(mode, library(7))
+		f.cfg.Expire = 2
+		sum, err := syncURL(t, f.serveHTTP(t), t.TempDir(), nil)
+		if err != nil || len(sum.Added) != 7 {
+			t.Fatalf("%s: %v, %+v", mode, err, sum)
+		}
+		f.set(func(c *fakeConfig) { c.Expire = 3 })
+		if _, err := syncURL(t, f.url(t), t.TempDir(), nil); err == nil || !strings.Contains(err.Error(), "gave up after 3 tries: "+map[string]string{"ext": "skills", "manifest": "resources"}[mode]+"/list: the server's listing changed") {
+			t.Fatalf("%s: %v, want the listing given up after 3 tries", mode, err)
+		}
+	}
+}
