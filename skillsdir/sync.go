@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"path"
 	"slices"
 	"sort"
 	"strings"
@@ -171,7 +172,8 @@ func look(root *dirFD, name string) (*Found, error) {
 // HashFiles is the SHA-256 digest of each regular file at paths below
 // dir/name as it is now; a path with nothing there is left out. A file
 // over max bytes, or a link or something else than a regular file on the
-// way, is an error.
+// way, is an error. Each folder on the way is opened once (a no-op sync
+// hashes every file of every skill).
 func HashFiles(dir, name string, paths []string, max int64) (map[string]string, error) {
 	root, err := openDirRoot(dir)
 	if err != nil {
@@ -182,26 +184,59 @@ func HashFiles(dir, name string, paths []string, max int64) (map[string]string, 
 	if err != nil || d == nil {
 		return map[string]string{}, err
 	}
-	defer d.close()
+	dirs := map[string]*dirFD{".": d}
+	defer func() {
+		for _, fd := range dirs {
+			fd.close()
+		}
+	}()
 	out := make(map[string]string, len(paths))
 	for _, p := range paths {
 		if !localSlashPath(p) {
 			return nil, fmt.Errorf("%q is not a path inside a folder", p)
 		}
-		if err := checkPath(d, p); err != nil {
+		parent, err := openParent(dirs, p)
+		if err != nil {
 			return nil, err
 		}
-		b, found, over, err := readFileAt(d, p, max)
+		if parent == nil {
+			continue
+		}
+		b, over, err := parent.readFile(path.Base(p), max)
 		switch {
+		case errors.Is(err, fs.ErrNotExist):
 		case err != nil:
 			return nil, err
 		case over:
 			return nil, fmt.Errorf("%s is over %d bytes", d.join(p), max)
-		case found:
+		default:
 			out[p] = digest(b)
 		}
 	}
 	return out, nil
+}
+
+// openParent opens the folder holding p, one component at a time without
+// following links, through the folders already open in dirs (keyed by
+// slash path, "." the skill folder); nil when one does not exist.
+func openParent(dirs map[string]*dirFD, p string) (*dirFD, error) {
+	parent := path.Dir(p)
+	if fd, ok := dirs[parent]; ok {
+		return fd, nil
+	}
+	up, err := openParent(dirs, parent)
+	if err != nil || up == nil {
+		return nil, err
+	}
+	fd, err := up.openDir(path.Base(parent))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	dirs[parent] = fd
+	return fd, nil
 }
 
 // RemoveFolders removes the folders names of dir that o owns (Found.Owned):

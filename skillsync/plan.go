@@ -1,6 +1,7 @@
 package skillsync
 
 import (
+	"context"
 	"fmt"
 	"path"
 	"path/filepath"
@@ -48,6 +49,7 @@ func makePlan(l *listing, dir string, o *Options, wo *skillsdir.WriteOptions, li
 	}
 	p := &plan{refused: slices.Clone(l.unlisted)}
 	listed := map[string]bool{}
+	var steps []*step
 	for _, r := range top(l.skills, p) {
 		listed[r.Name] = true
 		if r.Problem != "" {
@@ -58,17 +60,21 @@ func makePlan(l *listing, dir string, o *Options, wo *skillsdir.WriteOptions, li
 		if f == nil {
 			f = &skillsdir.Found{Name: r.Name}
 		}
-		s := &step{r: r, found: f}
-		if err := s.decide(dir, o, wo, lim); err != nil {
-			return nil, err
-		}
+		steps = append(steps, &step{r: r, found: f})
+	}
+	// Hashing DIR's files is most of a no-op sync: a few at once.
+	eachLimited(context.Background(), planWorkers, steps, func(s *step) error {
+		s.decide(dir, o, wo, lim)
+		return nil
+	})
+	for _, s := range steps {
 		switch {
 		case s.refused != "":
-			p.refused = append(p.refused, Refusal{Skill: r.Name, Reason: s.refused})
+			p.refused = append(p.refused, Refusal{Skill: s.r.Name, Reason: s.refused})
 		case s.fetch:
 			p.steps = append(p.steps, s)
 		default:
-			p.unchanged = append(p.unchanged, r.Name)
+			p.unchanged = append(p.unchanged, s.r.Name)
 		}
 	}
 	for _, r := range l.skills {
@@ -135,26 +141,29 @@ func nestedIn(b, a *Remote, f RemoteFile) bool {
 	return false
 }
 
+// planWorkers is how many skills' folders are read at once.
+const planWorkers = 4
+
 // decide sets the step's fate from what DIR holds by the skill's name.
-func (s *step) decide(dir string, o *Options, wo *skillsdir.WriteOptions, lim *Limits) error {
+func (s *step) decide(dir string, o *Options, wo *skillsdir.WriteOptions, lim *Limits) {
 	f := s.found
 	shown := filepath.Join(dir, f.Name)
 	switch {
 	case f.Kind == skillsdir.FoundNone:
 		s.fetch = true
-		return nil
+		return
 	case f.Kind == skillsdir.FoundLink:
 		s.refused = shown + " is a symbolic link; sync never writes through one (remove it, or sync elsewhere)"
-		return nil
+		return
 	case f.Kind == skillsdir.FoundOther:
 		s.refused = shown + " exists and is not a folder"
-		return nil
+		return
 	case f.MarkerErr != nil:
 		s.refused = f.MarkerErr.Error()
-		return nil
+		return
 	case !f.Owned(wo) && !o.Force:
 		s.refused = notOurs(shown, f, wo)
-		return nil
+		return
 	}
 	paths := make([]string, 0, len(s.r.Files)+len(f.Files))
 	for _, rf := range s.r.Files {
@@ -168,15 +177,14 @@ func (s *step) decide(dir string, o *Options, wo *skillsdir.WriteOptions, lim *L
 	local, err := skillsdir.HashFiles(dir, f.Name, paths, lim.MaxFileBytes)
 	if err != nil {
 		s.refused = err.Error()
-		return nil
+		return
 	}
 	s.local = local
 	if edited := s.editedHere(); len(edited) > 0 && !o.Force {
 		s.refused = fmt.Sprintf("%s changed here since sync wrote it (%s); move the changes elsewhere, or pass --force to replace them", shown, strings.Join(edited, ", "))
-		return nil
+		return
 	}
 	s.fetch = !(f.Owned(wo) && s.r.Verified && s.matches(nil))
-	return nil
 }
 
 // notOurs says whose a folder is.
