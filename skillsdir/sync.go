@@ -93,19 +93,6 @@ type Found struct {
 // or o's Agent when neither has an Origin).
 func (f *Found) Owned(o *WriteOptions) bool { return f.ownedBy != nil && o.owns(f.ownedBy) }
 
-// Look finds the entry name of dir; dir missing is FoundNone.
-func Look(dir, name string) (*Found, error) {
-	root, err := openDirRoot(dir)
-	if errors.Is(err, fs.ErrNotExist) {
-		return &Found{Name: name}, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	defer root.close()
-	return look(root, name)
-}
-
 // Survey finds every visible entry of dir, sorted by name; a missing dir
 // has none.
 func Survey(dir string) ([]*Found, error) {

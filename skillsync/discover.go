@@ -15,9 +15,9 @@ import (
 
 // Discovery methods, as the summary names them.
 const (
-	ViaSkillsExtension = "skills-extension"
-	ViaManifests       = "resources"
-	ViaSkillResources  = "skill-resources"
+	viaSkillsExtension = "skills-extension"
+	viaManifests       = "resources"
+	viaSkillResources  = "skill-resources"
 )
 
 // maxPages bounds the pages of any one listing.
@@ -26,7 +26,7 @@ const maxPages = 100_000
 // listing is what discovery found.
 type listing struct {
 	via    string
-	skills []*Remote
+	skills []*remote
 	// unlisted are URIs that looked like skills but do not name one,
 	// with why, for the summary.
 	unlisted []Refusal
@@ -100,8 +100,8 @@ func pages(ctx context.Context, method string, read func(cursor string) (next st
 // listSkills reads skills/list; skills listed as "dynamic" get their
 // files from resources/directory/read.
 func listSkills(ctx context.Context, k *conn, lim *Limits, workers int) (*listing, error) {
-	l := &listing{via: ViaSkillsExtension}
-	var dynamic []*Remote
+	l := &listing{via: viaSkillsExtension}
+	var dynamic []*remote
 	err := pages(ctx, "skills/list", func(cursor string) (string, error) {
 		var page struct {
 			Skills     []skillEntry `json:"skills"`
@@ -129,7 +129,7 @@ func listSkills(ctx context.Context, k *conn, lim *Limits, workers int) (*listin
 	if err != nil {
 		return nil, err
 	}
-	if err := eachLimited(ctx, workers, dynamic, func(r *Remote) error {
+	if err := eachLimited(ctx, workers, dynamic, func(r *remote) error {
 		return walkDirectory(ctx, k, r, lim)
 	}); err != nil {
 		return nil, err
@@ -151,7 +151,7 @@ func cursorParams(cursor string, p map[string]any) map[string]any {
 // walkDirectory lists a dynamic skill's files with
 // resources/directory/read, folder by folder. The files have no digests:
 // they are read to be compared.
-func walkDirectory(ctx context.Context, k *conn, r *Remote, lim *Limits) error {
+func walkDirectory(ctx context.Context, k *conn, r *remote, lim *Limits) error {
 	if !k.directoryRead {
 		r.refuse("skills/list gives its files as \"dynamic\" and the server offers no resources/directory/read to list them")
 		return nil
@@ -241,8 +241,8 @@ func listResources(ctx context.Context, k *conn, lim *Limits, workers int) (*lis
 	if err != nil {
 		return nil, err
 	}
-	l := &listing{via: ViaManifests}
-	byRoot := map[string]*Remote{}
+	l := &listing{via: viaManifests}
+	byRoot := map[string]*remote{}
 	for _, r := range listed {
 		if !strings.HasSuffix(r.uri, "/SKILL.md") {
 			continue
@@ -264,8 +264,8 @@ func listResources(ctx context.Context, k *conn, lim *Limits, workers int) (*lis
 	if len(l.skills) == 0 {
 		return listAliases(listed, lim, l), nil
 	}
-	manifests := map[*Remote]string{}
-	extra := map[*Remote][]string{}
+	manifests := map[*remote]string{}
+	extra := map[*remote][]string{}
 	for _, r := range listed {
 		root, last := splitLast(r.uri)
 		if rem := byRoot[root]; rem != nil && last == "_manifest" {
@@ -276,7 +276,7 @@ func listResources(ctx context.Context, k *conn, lim *Limits, workers int) (*lis
 			extra[rem] = append(extra[rem], r.uri)
 		}
 	}
-	err = eachLimited(ctx, workers, l.skills, func(r *Remote) error {
+	err = eachLimited(ctx, workers, l.skills, func(r *remote) error {
 		return r.filesFromResources(ctx, k, manifests[r], extra[r], lim)
 	})
 	return l, err
@@ -284,7 +284,7 @@ func listResources(ctx context.Context, k *conn, lim *Limits, workers int) (*lis
 
 // listAliases makes one-file skills of skill://<name> resources.
 func listAliases(listed []struct{ uri, mime string }, lim *Limits, l *listing) *listing {
-	l.via = ViaSkillResources
+	l.via = viaSkillResources
 	seen := map[string]bool{}
 	for _, r := range listed {
 		name := strings.TrimPrefix(r.uri, skillScheme)
@@ -299,8 +299,8 @@ func listAliases(listed []struct{ uri, mime string }, lim *Limits, l *listing) *
 		if len(l.skills) >= lim.MaxSkills {
 			break
 		}
-		rem := &Remote{Name: name, URI: r.uri, Root: r.uri, root: []string{name}}
-		rem.Files = []RemoteFile{{Path: "SKILL.md", URI: r.uri, Size: -1}}
+		rem := &remote{Name: name, URI: r.uri, Root: r.uri, root: []string{name}}
+		rem.Files = []remoteFile{{Path: "SKILL.md", URI: r.uri, Size: -1}}
 		l.skills = append(l.skills, rem)
 	}
 	return l
@@ -316,7 +316,7 @@ func splitLast(uri string) (string, string) {
 }
 
 // owner is the listed skill whose directory holds uri, the deepest one.
-func owner(byRoot map[string]*Remote, uri string) *Remote {
+func owner(byRoot map[string]*remote, uri string) *remote {
 	for dir, _ := splitLast(uri); strings.HasPrefix(dir, skillScheme) && len(dir) > len(skillScheme); dir, _ = splitLast(dir) {
 		if r := byRoot[dir]; r != nil {
 			return r
@@ -327,7 +327,7 @@ func owner(byRoot map[string]*Remote, uri string) *Remote {
 
 // filesFromResources fills a skill found by resources/list: from its
 // _manifest when it has one, else SKILL.md and the files listed below it.
-func (r *Remote) filesFromResources(ctx context.Context, k *conn, manifestURI string, extra []string, lim *Limits) error {
+func (r *remote) filesFromResources(ctx context.Context, k *conn, manifestURI string, extra []string, lim *Limits) error {
 	if manifestURI != "" {
 		data, err := readResource(ctx, k, manifestURI, 1<<20+int64(lim.MaxSkillFiles)*2048)
 		if err != nil {

@@ -92,7 +92,7 @@ func eachLimited[T any](ctx context.Context, n int, items []T, fn func(T) error)
 
 // fetched is one skill's files as read, or why it could not be.
 type fetched struct {
-	r    *Remote
+	r    *remote
 	data [][]byte // per r.Files
 	// problem refuses the skill (a digest, size or read failure);
 	// err stops the whole sync (the connection failed).
@@ -121,7 +121,7 @@ type fileJob struct {
 // run reads every file of skills with workers requests in flight and
 // calls done for each skill as it completes (from the worker that read
 // its last file). It returns when all are done or ctx ends.
-func (ft *fetcher) run(ctx context.Context, workers int, skills []*Remote, done func(*fetched)) {
+func (ft *fetcher) run(ctx context.Context, workers int, skills []*remote, done func(*fetched)) {
 	jobs := make(chan fileJob, workers)
 	var wg sync.WaitGroup
 	for range workers {

@@ -138,3 +138,63 @@ func FuzzRelPath(f *testing.F) {
 		}
 	})
 }
+
+// checkRemote holds an accepted listing to what a write may take.
+func checkRemote(t *testing.T, r *remote, lim *Limits) {
+	t.Helper()
+	if r.Problem != "" {
+		if len(r.Files) != 0 {
+			t.Fatalf("a refused skill keeps %d files", len(r.Files))
+		}
+		return
+	}
+	if checkName(r.Name) != nil || len(r.Files) > lim.MaxSkillFiles {
+		t.Fatalf("accepted %q with %d files", r.Name, len(r.Files))
+	}
+	var paths []string
+	for _, f := range r.Files {
+		if err := checkFilePath(f.Path); err != nil {
+			t.Fatalf("accepted file path: %v", err)
+		}
+		if f.Size > lim.MaxFileBytes {
+			t.Fatalf("accepted %s of %d bytes", f.Path, f.Size)
+		}
+		paths = append(paths, f.Path)
+	}
+	if len(paths) > 0 {
+		if err := checkCollisions(paths); err != nil {
+			t.Fatalf("accepted colliding paths: %v", err)
+		}
+	}
+}
+
+func FuzzEntry(f *testing.F) {
+	f.Add(`{"uri":"skill://a/SKILL.md","frontmatter":{"name":"a"},"resources":[{"uri":"skill://a/SKILL.md","digest":"sha256:` + strings.Repeat("ab", 32) + `","size":3}]}`)
+	f.Add(`{"uri":"skill://p/a/SKILL.md","frontmatter":{"name":"a"},"resources":"dynamic"}`)
+	f.Add(`{"uri":"skill://a/SKILL.md","frontmatter":{"name":"a"},"resources":[{"uri":"skill://a/../x","digest":"sha256:00","size":-1}]}`)
+	lim := (&Limits{MaxSkillFiles: 8, MaxFileBytes: 1000}).withDefaults()
+	f.Fuzz(func(t *testing.T, data string) {
+		var e skillEntry
+		if json.Unmarshal([]byte(data), &e) != nil {
+			return
+		}
+		r, _, err := fromEntry(e, &lim)
+		if err == nil {
+			checkRemote(t, r, &lim)
+		}
+	})
+}
+
+func FuzzManifest(f *testing.F) {
+	f.Add(`{"skill":"a","files":[{"path":"SKILL.md","size":3,"hash":"sha256:` + strings.Repeat("ab", 32) + `"}]}`)
+	f.Add(`{"skill":"a","files":[{"path":"../x","size":3,"hash":""},{"path":"README.md"},{"path":"readme.md"}]}`)
+	lim := (&Limits{MaxSkillFiles: 8, MaxFileBytes: 1000}).withDefaults()
+	f.Fuzz(func(t *testing.T, data string) {
+		r, err := newRemote("skill://a/SKILL.md")
+		if err != nil {
+			t.Fatal(err)
+		}
+		r.applyManifest([]byte(data), &lim)
+		checkRemote(t, r, &lim)
+	})
+}

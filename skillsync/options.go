@@ -69,9 +69,6 @@ type Source struct {
 	// Command is the server's argv; Dir its working directory.
 	Command []string
 	Dir     string
-	// Name is how markers and messages name the source; default the URL
-	// (without user info) or the command line.
-	Name string
 }
 
 // Options configures a sync.

@@ -19,7 +19,7 @@ import (
 
 // step is one listed skill's fate.
 type step struct {
-	r     *Remote
+	r     *remote
 	found *skillsdir.Found
 	// local is the digest of each file on disk now, when the folder is
 	// this source's (or forced).
@@ -91,12 +91,12 @@ func makePlan(l *listing, dir string, o *Options, wo *skillsdir.WriteOptions, li
 // top is the skills to write as folders of their own: not nested inside
 // another listed skill (whose folder carries them), and not sharing a
 // name with another (both are refused).
-func top(skills []*Remote, p *plan) []*Remote {
-	byName := map[string][]*Remote{}
+func top(skills []*remote, p *plan) []*remote {
+	byName := map[string][]*remote{}
 	for _, r := range skills {
 		byName[r.Name] = append(byName[r.Name], r)
 	}
-	nested := map[*Remote]bool{}
+	nested := map[*remote]bool{}
 	for _, a := range skills {
 		for _, f := range a.Files {
 			if f.Path == "SKILL.md" || path.Base(f.Path) != "SKILL.md" {
@@ -109,7 +109,7 @@ func top(skills []*Remote, p *plan) []*Remote {
 			}
 		}
 	}
-	var out []*Remote
+	var out []*remote
 	for _, r := range skills {
 		if nested[r] {
 			continue
@@ -129,7 +129,7 @@ func top(skills []*Remote, p *plan) []*Remote {
 
 // nestedIn reports whether b is the skill a lists as file f: its root is
 // inside a's, or its SKILL.md has f's digest.
-func nestedIn(b, a *Remote, f RemoteFile) bool {
+func nestedIn(b, a *remote, f remoteFile) bool {
 	if strings.HasPrefix(b.Root, a.Root+"/") {
 		return true
 	}

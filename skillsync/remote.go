@@ -7,16 +7,16 @@ import (
 	"strings"
 )
 
-// Remote is one skill as the source offers it: where it is, and every
+// remote is one skill as the source offers it: where it is, and every
 // file it holds with the digest and size the server gave, when it gave
 // them.
-type Remote struct {
+type remote struct {
 	// Name is the skill's Agent Skills name: its folder's name under DIR.
 	Name string
 	// URI is its SKILL.md URI, Root its directory (URI without /SKILL.md).
 	URI, Root string
 	// Files are its files, SKILL.md among them, each once.
-	Files []RemoteFile
+	Files []remoteFile
 	// Frontmatter is the frontmatter skills/list gave (nil otherwise);
 	// SKILL.md's own must agree with it.
 	Frontmatter map[string]any
@@ -29,8 +29,8 @@ type Remote struct {
 	root []string // Root's decoded segments
 }
 
-// RemoteFile is one file of a remote skill.
-type RemoteFile struct {
+// remoteFile is one file of a remote skill.
+type remoteFile struct {
 	// Path is its slash path inside the skill folder.
 	Path string
 	// URI is what resources/read reads it by.
@@ -54,7 +54,7 @@ func normDigest(d string) (string, error) {
 // newRemote starts a remote skill from its SKILL.md URI
 // (skill://<skill-path>/SKILL.md); a URI that does not name a valid skill
 // is an error.
-func newRemote(uri string) (*Remote, error) {
+func newRemote(uri string) (*remote, error) {
 	segs, err := uriSegments(uri)
 	if err != nil {
 		return nil, err
@@ -72,11 +72,11 @@ func newRemote(uri string) (*Remote, error) {
 			return nil, fmt.Errorf("%q has an empty, . or .. element in its skill path", clip(uri))
 		}
 	}
-	return &Remote{Name: name, URI: uri, Root: strings.TrimSuffix(uri, "/SKILL.md"), root: root}, nil
+	return &remote{Name: name, URI: uri, Root: strings.TrimSuffix(uri, "/SKILL.md"), root: root}, nil
 }
 
 // addFile adds a file by its URI, checking its path and bounds.
-func (r *Remote) addFile(uri, digest string, size int64, lim *Limits) error {
+func (r *remote) addFile(uri, digest string, size int64, lim *Limits) error {
 	p, err := relPath(r.root, uri)
 	if err != nil {
 		return err
@@ -92,13 +92,13 @@ func (r *Remote) addFile(uri, digest string, size int64, lim *Limits) error {
 	if len(r.Files) >= lim.MaxSkillFiles {
 		return fmt.Errorf("more than %d files (--max-skill-files)", lim.MaxSkillFiles)
 	}
-	r.Files = append(r.Files, RemoteFile{Path: p, URI: uri, Digest: digest, Size: size})
+	r.Files = append(r.Files, remoteFile{Path: p, URI: uri, Digest: digest, Size: size})
 	return nil
 }
 
 // finish checks the whole file list: SKILL.md present, no collisions,
 // within the skill's size bound; it sets Verified.
-func (r *Remote) finish(lim *Limits) error {
+func (r *remote) finish(lim *Limits) error {
 	paths := make([]string, len(r.Files))
 	var total int64
 	r.Verified = true
@@ -121,7 +121,7 @@ func (r *Remote) finish(lim *Limits) error {
 }
 
 // refuse marks the skill refused with why, dropping its files.
-func (r *Remote) refuse(format string, args ...any) {
+func (r *remote) refuse(format string, args ...any) {
 	if r.Problem == "" {
 		r.Problem = fmt.Sprintf(format, args...)
 	}
@@ -131,7 +131,7 @@ func (r *Remote) refuse(format string, args ...any) {
 
 // fileURI is the URI of a file of the skill by its path, escaped as a
 // URI path: what the convention's skill://{name}/{+path} template gives.
-func (r *Remote) fileURI(p string) string {
+func (r *remote) fileURI(p string) string {
 	segs := strings.Split(p, "/")
 	for i, s := range segs {
 		segs[i] = escapeSegment(s)
@@ -168,9 +168,9 @@ type entryFile struct {
 
 // fromEntry reads a skills/list entry; dynamic reports resources
 // "dynamic" (the files are then listed by directory reads). A listing it
-// cannot use gives a Remote with Problem set when its URI names a skill,
+// cannot use gives a remote with Problem set when its URI names a skill,
 // else an error.
-func fromEntry(e skillEntry, lim *Limits) (r *Remote, dynamic bool, err error) {
+func fromEntry(e skillEntry, lim *Limits) (r *remote, dynamic bool, err error) {
 	r, err = newRemote(e.URI)
 	if err != nil {
 		return nil, false, err
@@ -228,7 +228,7 @@ type manifest struct {
 }
 
 // applyManifest fills r's files from its _manifest's bytes.
-func (r *Remote) applyManifest(data []byte, lim *Limits) {
+func (r *remote) applyManifest(data []byte, lim *Limits) {
 	var m manifest
 	if err := json.Unmarshal(data, &m); err != nil {
 		r.refuse("its _manifest is not {\"skill\", \"files\": [{path, size, hash}]}: %v", err)

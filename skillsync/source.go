@@ -35,11 +35,9 @@ const (
 	methodSubscribe = "resources/subscribe"
 )
 
-// String is how markers and messages name the source.
+// String is how markers and messages name the source: the URL without
+// user info, or "server: " and the command line.
 func (s *Source) String() string {
-	if s.Name != "" {
-		return s.Name
-	}
 	if s.URL != "" {
 		if u, err := url.Parse(s.URL); err == nil {
 			u.User = nil

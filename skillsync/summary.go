@@ -7,9 +7,9 @@ import (
 	"strings"
 )
 
-// SummarySchema names the shape of the JSON summary: fields may be
+// summarySchema names the shape of the JSON summary: fields may be
 // added under this name; removing one or changing its meaning changes it.
-const SummarySchema = "agent3md-sync/1"
+const summarySchema = "agent3md-sync/1"
 
 // WriteJSON writes the summary as one JSON object (docs/sync.md §7).
 func (s *Summary) WriteJSON(w io.Writer) error {
@@ -32,7 +32,7 @@ func (s *Summary) WriteJSON(w io.Writer) error {
 	}
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)
-	return enc.Encode(out{Schema: SummarySchema, Summary: &c, OK: s.OK(), ElapsedMs: float64(s.Elapsed.Microseconds()) / 1000})
+	return enc.Encode(out{Schema: summarySchema, Summary: &c, OK: s.OK(), ElapsedMs: float64(s.Elapsed.Microseconds()) / 1000})
 }
 
 // WriteText writes the summary for a person: what changed by name,

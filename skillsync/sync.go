@@ -45,8 +45,9 @@ type Refusal struct {
 type Summary struct {
 	Source string `json:"source"`
 	Dir    string `json:"dir"`
-	// Via is the discovery used: ViaSkillsExtension, ViaManifests or
-	// ViaSkillResources.
+	// Via is the discovery used (docs/sync.md §2): "skills-extension",
+	// "resources" (skill://…/SKILL.md and _manifest) or
+	// "skill-resources" (skill://<name>).
 	Via    string `json:"via"`
 	DryRun bool   `json:"dryRun"`
 	// Skill names per outcome, sorted.
@@ -94,8 +95,8 @@ func pass(ctx context.Context, k *conn, src *Source, o *Options, lim *Limits) (*
 	}
 	w := &writer{dir: o.Dir, wo: wo, dry: o.DryRun, sum: sum}
 	ft := &fetcher{k: k, lim: lim}
-	var files []*Remote
-	bySkill := map[*Remote]*step{}
+	var files []*remote
+	bySkill := map[*remote]*step{}
 	for _, s := range p.steps {
 		if o.DryRun && s.r.Verified {
 			// The digests say it changes: no need to read it to say so.
@@ -192,7 +193,7 @@ func (w *writer) record(s *step) {
 }
 
 // folderOf is the folder a skill is written as, SKILL.md first.
-func folderOf(r *Remote, data [][]byte) skillsdir.Folder {
+func folderOf(r *remote, data [][]byte) skillsdir.Folder {
 	f := skillsdir.Folder{Name: r.Name, Skill: r.Name, URI: r.URI}
 	for i, rf := range r.Files {
 		f.Files = append(f.Files, skillsdir.FolderFile{Path: rf.Path, Data: data[i]})
@@ -213,7 +214,7 @@ func boolInt(b bool) int {
 // checkSkillMD refuses a skill whose SKILL.md a host would not load: no
 // frontmatter, a name other than the folder's, or (from skills/list) a
 // frontmatter other than the one listed.
-func checkSkillMD(r *Remote, data [][]byte) string {
+func checkSkillMD(r *remote, data [][]byte) string {
 	for i, rf := range r.Files {
 		if rf.Path != "SKILL.md" {
 			continue

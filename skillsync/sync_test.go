@@ -17,10 +17,10 @@ func TestSyncShapes(t *testing.T) {
 		modern    bool
 		verified  bool
 	}{
-		{"ext", ViaSkillsExtension, true, true},
-		{"ext", ViaSkillsExtension, false, true},
-		{"manifest", ViaManifests, true, true},
-		{"alias", ViaSkillResources, false, false},
+		{"ext", viaSkillsExtension, true, true},
+		{"ext", viaSkillsExtension, false, true},
+		{"manifest", viaManifests, true, true},
+		{"alias", viaSkillResources, false, false},
 	} {
 		t.Run(tt.mode+map[bool]string{true: "-modern", false: "-legacy"}[tt.modern], func(t *testing.T) {
 			lib := library(7)
