@@ -156,11 +156,16 @@ func TestRemoveFolders(t *testing.T) {
 		t.Fatal(err)
 	}
 	write(t, filepath.Join(dir, "b", "mine.txt"), "added by hand")
-	rep, err := RemoveFolders(dir, []string{"a", "b", "absent"}, o)
+	lic := syncFolder("c", "z")
+	lic.Files = append(lic.Files, FolderFile{Path: "LICENSE.txt", Data: []byte("MIT\n")})
+	if _, err := WriteFolders(dir, []Folder{lic}, o); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := RemoveFolders(dir, []string{"a", "b", "c", "absent"}, o)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := []string{"a/SKILL.md", "a/references/notes.md", "b/SKILL.md", "b/references/notes.md"}; !slices.Equal(rep.Removed, want) {
+	if want := []string{"a/SKILL.md", "a/references/notes.md", "b/SKILL.md", "b/references/notes.md", "c/SKILL.md", "c/LICENSE.txt", "c/references/notes.md"}; !slices.Equal(rep.Removed, want) {
 		t.Errorf("removed %v, want %v (SKILL.md first)", rep.Removed, want)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "a")); !os.IsNotExist(err) {

@@ -142,6 +142,27 @@ func TestSyncDryRun(t *testing.T) {
 		t.Fatalf("dry run: %+v", sum)
 	}
 	sameFiles(t, dir, before)
+
+	// Without digests the changed skill is read to be compared, and still
+	// not written.
+	lib := library(2)
+	for _, files := range lib {
+		for p := range files {
+			if p != "SKILL.md" {
+				delete(files, p)
+			}
+		}
+	}
+	g := newFake("alias", clone(lib))
+	gurl := g.serveHTTP(t)
+	dir = t.TempDir()
+	mustSync(t, gurl, dir, nil)
+	g.set(func(c *fakeConfig) { c.Skills["skill-01"]["SKILL.md"] = skillText("skill-01", "v2") })
+	sum = mustSync(t, gurl, dir, &Options{DryRun: true})
+	if join(sum.Updated) != "skill-01" || join(sum.Unchanged) != "skill-00" || sum.Files != 2 {
+		t.Fatalf("dry run without digests: %+v", sum)
+	}
+	sameFiles(t, dir, flat(lib))
 }
 
 // Bounds: a file, a skill or a file count past its limit refuses the

@@ -140,14 +140,19 @@ func TestSyncLyingDigest(t *testing.T) {
 	}
 }
 
-// A listed size the bytes do not have is refused like a digest.
+// A listed size the bytes do not have is refused like a digest: more
+// bytes than listed are not even read whole; fewer (with a digest of
+// those bytes) are caught by the size.
 func TestSyncLyingSize(t *testing.T) {
 	for _, mode := range []string{"ext", "manifest"} {
 		t.Run(mode, func(t *testing.T) {
-			f := newFake(mode, library(2))
-			f.cfg.SizeLie = map[string]int{fileURI("skill-00", "references/ref.md"): 3}
+			f := newFake(mode, library(3))
+			ref := "references/ref.md"
+			f.cfg.SizeLie = map[string]int{fileURI("skill-00", ref): 3, fileURI("skill-01", ref): 1000}
 			sum, err := syncURL(t, f.serveHTTP(t), t.TempDir(), nil)
-			if err != nil || refusedNames(sum) != "skill-00" || !strings.Contains(sum.Refused[0].Reason, "references/ref.md: the server listed 3 bytes and served more") {
+			if err != nil || refusedNames(sum) != "skill-00,skill-01" ||
+				!strings.Contains(sum.Refused[0].Reason, ref+": the server listed 3 bytes and served more") ||
+				!strings.Contains(sum.Refused[1].Reason, ref+": the server listed 1000 bytes and served 23") {
 				t.Fatalf("%v, refused %v", err, sum.Refused)
 			}
 		})
