@@ -103,11 +103,10 @@ func listSkills(ctx context.Context, k *conn, lim *Limits, workers int) (*listin
 	l := &listing{via: viaSkillsExtension}
 	var dynamic []*remote
 	err := pages(ctx, "skills/list", func(cursor string) (string, error) {
-		var page struct {
-			Skills     []skillEntry `json:"skills"`
-			NextCursor string       `json:"nextCursor"`
-		}
-		if err := k.call(ctx, "skills/list", cursorParams(cursor, nil), &page); err != nil {
+		tctx, cancel := k.timed(ctx)
+		page, err := k.s.ListSkills(tctx, cursor)
+		cancel()
+		if err != nil {
 			return "", err
 		}
 		for _, e := range page.Skills {
@@ -137,17 +136,6 @@ func listSkills(ctx context.Context, k *conn, lim *Limits, workers int) (*listin
 	return l, nil
 }
 
-func cursorParams(cursor string, p map[string]any) map[string]any {
-	if cursor == "" {
-		return p
-	}
-	if p == nil {
-		p = map[string]any{}
-	}
-	p["cursor"] = cursor
-	return p
-}
-
 // walkDirectory lists a dynamic skill's files with
 // resources/directory/read, folder by folder. The files have no digests:
 // they are read to be compared.
@@ -161,15 +149,10 @@ func walkDirectory(ctx context.Context, k *conn, r *remote, lim *Limits) error {
 		dir := dirs[0]
 		dirs = dirs[1:]
 		err := pages(ctx, "resources/directory/read", func(cursor string) (string, error) {
-			var page struct {
-				Resources []struct {
-					URI      string `json:"uri"`
-					MimeType string `json:"mimeType"`
-					Size     *int64 `json:"size"`
-				} `json:"resources"`
-				NextCursor string `json:"nextCursor"`
-			}
-			if err := k.call(ctx, "resources/directory/read", cursorParams(cursor, map[string]any{"uri": dir}), &page); err != nil {
+			tctx, cancel := k.timed(ctx)
+			page, err := k.s.ReadDirectory(tctx, dir, cursor)
+			cancel()
+			if err != nil {
 				return "", err
 			}
 			for _, e := range page.Resources {
@@ -218,14 +201,10 @@ func walkDirectory(ctx context.Context, k *conn, r *remote, lim *Limits) error {
 func listResources(ctx context.Context, k *conn, lim *Limits, workers int) (*listing, error) {
 	var listed []struct{ uri, mime string }
 	err := pages(ctx, "resources/list", func(cursor string) (string, error) {
-		var page struct {
-			Resources []struct {
-				URI      string `json:"uri"`
-				MimeType string `json:"mimeType"`
-			} `json:"resources"`
-			NextCursor string `json:"nextCursor"`
-		}
-		if err := k.call(ctx, "resources/list", cursorParams(cursor, nil), &page); err != nil {
+		tctx, cancel := k.timed(ctx)
+		page, err := k.s.ListResources(tctx, cursor)
+		cancel()
+		if err != nil {
 			return "", err
 		}
 		for _, r := range page.Resources {

@@ -19,24 +19,24 @@ import (
 // readResource reads uri's bytes: the content with its URI (or the only
 // one), as text or blob, at most max bytes.
 func readResource(ctx context.Context, k *conn, uri string, max int64) ([]byte, error) {
-	var res struct {
-		Contents []client.ResourceContents `json:"contents"`
-	}
-	if err := k.call(ctx, "resources/read", map[string]any{"uri": uri}, &res); err != nil {
+	tctx, cancel := k.timed(ctx)
+	contents, err := k.s.ReadResource(tctx, uri)
+	cancel()
+	if err != nil {
 		return nil, err
 	}
 	var pick *client.ResourceContents
-	for i := range res.Contents {
-		if res.Contents[i].URI == uri {
-			pick = &res.Contents[i]
+	for i := range contents {
+		if contents[i].URI == uri {
+			pick = &contents[i]
 			break
 		}
 	}
-	if pick == nil && len(res.Contents) == 1 {
-		pick = &res.Contents[0]
+	if pick == nil && len(contents) == 1 {
+		pick = &contents[0]
 	}
 	if pick == nil {
-		return nil, fmt.Errorf("resources/read of %s gave %d contents, none for that URI", clip(uri), len(res.Contents))
+		return nil, fmt.Errorf("resources/read of %s gave %d contents, none for that URI", clip(uri), len(contents))
 	}
 	b, err := pick.Bytes()
 	if err != nil {

@@ -128,3 +128,46 @@ func refusedNames(s *Summary) string {
 	}
 	return join(out)
 }
+
+// neverMixed fails the test when a skill folder of dir is neither its old
+// version whole nor its new one whole, or when the interruption fell
+// before the first skill or after the last; it says how many are new.
+func neverMixed(t *testing.T, dir string, old, nw map[string]map[string]string) {
+	t.Helper()
+	got := readDir(t, dir)
+	updated := 0
+	for name := range old {
+		isOld, isNew := true, true
+		for p := range old[name] {
+			isOld = isOld && got[name+"/"+p] == old[name][p]
+			isNew = isNew && got[name+"/"+p] == nw[name][p]
+		}
+		if !isOld && !isNew {
+			t.Errorf("%s is a mix of both versions", name)
+		}
+		if isNew {
+			updated++
+		}
+	}
+	if updated == 0 || updated == len(old) {
+		t.Errorf("%d of %d skills updated: the interruption did not fall mid-sync", updated, len(old))
+	}
+}
+
+// syncedTwice serves 12 skills, syncs them into dir, and gives a second
+// version of each (SKILL.md and a reference changed) for the test to
+// serve and interrupt.
+func syncedTwice(t *testing.T) (f *fake, url, dir string, lib, v2 map[string]map[string]string) {
+	t.Helper()
+	lib = library(12)
+	f = newFake("ext", clone(lib))
+	url = f.serveHTTP(t)
+	dir = t.TempDir()
+	mustSync(t, url, dir, nil)
+	v2 = clone(lib)
+	for name, files := range v2 {
+		files["SKILL.md"] = skillText(name, "v2")
+		files["references/ref.md"] = "Second reference of " + name + ".\n"
+	}
+	return f, url, dir, lib, v2
+}

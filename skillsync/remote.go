@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+
+	"github.com/agent3md/agent3md/selftest/client"
 )
 
 // remote is one skill as the source offers it: where it is, and every
@@ -153,24 +155,11 @@ func escapeSegment(s string) string {
 	return b.String()
 }
 
-// skillEntry is one skills/list entry as read here.
-type skillEntry struct {
-	URI         string          `json:"uri"`
-	Frontmatter json.RawMessage `json:"frontmatter"`
-	Resources   json.RawMessage `json:"resources"`
-}
-
-type entryFile struct {
-	URI    string `json:"uri"`
-	Digest string `json:"digest"`
-	Size   *int64 `json:"size"`
-}
-
 // fromEntry reads a skills/list entry; dynamic reports resources
 // "dynamic" (the files are then listed by directory reads). A listing it
 // cannot use gives a remote with Problem set when its URI names a skill,
 // else an error.
-func fromEntry(e skillEntry, lim *Limits) (r *remote, dynamic bool, err error) {
+func fromEntry(e client.SkillEntry, lim *Limits) (r *remote, dynamic bool, err error) {
 	r, err = newRemote(e.URI)
 	if err != nil {
 		return nil, false, err
@@ -185,28 +174,21 @@ func fromEntry(e skillEntry, lim *Limits) (r *remote, dynamic bool, err error) {
 		return r, false, nil
 	}
 	r.Frontmatter = fm
-	var word string
-	if json.Unmarshal(e.Resources, &word) == nil {
-		if word != "dynamic" {
-			r.refuse("resources is %q, want \"dynamic\" or a list of files", clip(word))
-		}
-		return r, word == "dynamic", nil
-	}
-	var files []entryFile
-	if err := json.Unmarshal(e.Resources, &files); err != nil {
-		r.refuse("resources is not a list of {uri, digest, size}")
+	files, dynamic, err := e.Files()
+	switch {
+	case err != nil:
+		r.refuse("%v", err)
 		return r, false, nil
+	case dynamic:
+		return r, true, nil
 	}
 	for _, f := range files {
-		size := int64(-1)
-		if f.Size != nil {
-			size = *f.Size
-		}
-		if f.Digest == "" || size < 0 {
-			r.refuse("file %s has no digest and size", clip(f.URI))
+		if f.Digest == "" {
+			r.refuse("file %s has no digest", clip(f.URI))
 			return r, false, nil
 		}
-		if err := r.addFile(f.URI, f.Digest, size, lim); err != nil {
+		// A size left out reads as 0: the bytes then fail its check.
+		if err := r.addFile(f.URI, f.Digest, f.Size, lim); err != nil {
 			r.refuse("%v", err)
 			return r, false, nil
 		}

@@ -257,16 +257,7 @@ func TestSyncListingShapes(t *testing.T) {
 func TestSyncInterrupted(t *testing.T) {
 	for _, how := range []string{"server dies", "cancelled"} {
 		t.Run(how, func(t *testing.T) {
-			lib := library(12)
-			f := newFake("ext", clone(lib))
-			url := f.serveHTTP(t)
-			dir := t.TempDir()
-			mustSync(t, url, dir, nil)
-			v2 := clone(lib)
-			for name, files := range v2 {
-				files["SKILL.md"] = skillText(name, "v2")
-				files["references/ref.md"] = "Second reference of " + name + ".\n"
-			}
+			f, url, dir, lib, v2 := syncedTwice(t)
 			ctx, cancel := context.WithCancel(ctx(t))
 			defer cancel()
 			f.set(func(c *fakeConfig) {
@@ -299,24 +290,7 @@ func TestSyncInterrupted(t *testing.T) {
 			if how == "cancelled" && !errors.Is(err, context.Canceled) {
 				t.Errorf("err %v, want cancelled", err)
 			}
-			got := readDir(t, dir)
-			updated := 0
-			for name := range lib {
-				old, nw := true, true
-				for p := range lib[name] {
-					old = old && got[name+"/"+p] == lib[name][p]
-					nw = nw && got[name+"/"+p] == v2[name][p]
-				}
-				if !old && !nw {
-					t.Errorf("%s is a mix of both versions", name)
-				}
-				if nw {
-					updated++
-				}
-			}
-			if updated == 0 || updated == len(lib) {
-				t.Errorf("%d of %d skills updated: the interruption did not fall mid-sync", updated, len(lib))
-			}
+			neverMixed(t, dir, lib, v2)
 			for _, e := range mustReadDir(t, dir) {
 				if strings.HasPrefix(e, ".") {
 					t.Errorf("left behind: %s", e)

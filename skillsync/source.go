@@ -78,6 +78,10 @@ func dial(ctx context.Context, src *Source, o *Options, lim *Limits) (*conn, err
 		Token:          src.Token,
 		Dir:            src.Dir,
 		OnNotification: k.notified,
+		OnDone: func(p *client.Pending) {
+			k.requests.Add(1)
+			k.bytes.Add(int64(p.Timing().AnswerBytes))
+		},
 	}
 	open := func() (*client.Conn, error) {
 		if src.URL != "" {
@@ -158,7 +162,7 @@ func (k *conn) handshake(ctx context.Context, reopen func() (*client.Conn, error
 	modern := &client.Session{Conn: k.c, Modern: true, Info: clientInfo}
 	var d discoverResult
 	pctx, cancel := context.WithTimeout(ctx, probeWait)
-	err := k.callIn(pctx, modern, methodDiscover, nil, &d)
+	err := modern.Call(pctx, methodDiscover, nil, &d)
 	cancel()
 	if err == nil && slices.Contains(d.SupportedVersions, client.ModernVersion) {
 		k.s = modern
@@ -216,31 +220,17 @@ func (k *conn) readCapabilities(caps map[string]json.RawMessage) error {
 	return nil
 }
 
-// call sends one request in the connection's era, bounded by the
-// request timeout, and counts it.
-func (k *conn) call(ctx context.Context, method string, params map[string]any, out any) error {
-	ctx, cancel := context.WithTimeout(ctx, k.timeout)
-	defer cancel()
-	return k.callIn(ctx, k.s, method, params, out)
+// timed bounds one request by the request timeout.
+func (k *conn) timed(ctx context.Context) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(ctx, k.timeout)
 }
 
-func (k *conn) callIn(ctx context.Context, s *client.Session, method string, params map[string]any, out any) error {
-	p, err := k.c.Start(ctx, client.Request{Method: method, Params: s.Params(params)})
-	if err != nil {
-		return err
-	}
-	raw, err := p.WaitResult(ctx)
-	k.requests.Add(1)
-	k.bytes.Add(int64(p.Timing().AnswerBytes))
-	if err != nil {
-		return err
-	}
-	if out != nil {
-		if err := json.Unmarshal(raw, out); err != nil {
-			return fmt.Errorf("the %s result is not what sync reads: %w", method, err)
-		}
-	}
-	return nil
+// call sends one request in the connection's era, bounded by the
+// request timeout.
+func (k *conn) call(ctx context.Context, method string, params map[string]any, out any) error {
+	ctx, cancel := k.timed(ctx)
+	defer cancel()
+	return k.s.Call(ctx, method, params, out)
 }
 
 // isUnknown reports an error answer that says the thing asked for is not

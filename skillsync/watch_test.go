@@ -181,16 +181,7 @@ func TestSyncKilled(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs a child process")
 	}
-	lib := library(12)
-	f := newFake("ext", clone(lib))
-	url := f.serveHTTP(t)
-	dir := t.TempDir()
-	mustSync(t, url, dir, nil)
-	v2 := clone(lib)
-	for name, files := range v2 {
-		files["SKILL.md"] = skillText(name, "v2")
-		files["references/ref.md"] = "Second reference of " + name + ".\n"
-	}
+	f, url, dir, lib, v2 := syncedTwice(t)
 	f.block = make(chan struct{})
 	f.set(func(c *fakeConfig) { c.Skills, c.BlockAfter = clone(v2), f.reads+17 })
 	cmd := exec.Command(os.Args[0])
@@ -210,24 +201,7 @@ func TestSyncKilled(t *testing.T) {
 	}
 	cmd.Process.Kill()
 	cmd.Wait()
-	got := readDir(t, dir)
-	updated := 0
-	for name := range lib {
-		old, nw := true, true
-		for p := range lib[name] {
-			old = old && got[name+"/"+p] == lib[name][p]
-			nw = nw && got[name+"/"+p] == v2[name][p]
-		}
-		if !old && !nw {
-			t.Errorf("%s is a mix of both versions", name)
-		}
-		if nw {
-			updated++
-		}
-	}
-	if updated == 0 || updated == len(lib) {
-		t.Errorf("%d of %d skills updated: the kill did not fall mid-sync", updated, len(lib))
-	}
+	neverMixed(t, dir, lib, v2)
 	f.unblock()
 	f.set(func(c *fakeConfig) { c.BlockAfter = 0 })
 	mustSync(t, url, dir, nil)
