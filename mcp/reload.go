@@ -146,17 +146,19 @@ func (s *server) announce(ctx context.Context, prev, next *version) {
 
 // tell sends one session the notifications its revision defines for a
 // reload: legacy sessions the list_changed notifications of the
-// capabilities declared with listChanged and resources/updated for their
-// subscriptions; open listen streams what they opted into.
+// capabilities offered to them with listChanged and resources/updated for
+// their subscriptions; open listen streams what they opted into. A
+// stateless session (one HTTP request, streamed while it runs) was offered
+// no listChanged, and hears none.
 func (s *server) tell(sess *session, changed map[string]bool) {
 	if v := sess.negotiated(); v != "" {
 		for _, f := range s.features {
-			if f.capability == "" || !s.declared(f.capability+".listChanged") {
+			if f.capability == "" || !s.offered(sess, f.capability+".listChanged") {
 				continue
 			}
 			sess.notify(listChangedMethod(f.capability), nil)
 		}
-		if s.declared("resources.subscribe") {
+		if s.offered(sess, "resources.subscribe") {
 			for _, uri := range sess.subscribed() {
 				if changed[uri] {
 					sess.notify(methodResourceUpdated, map[string]any{"uri": uri})
