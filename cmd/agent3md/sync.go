@@ -64,7 +64,8 @@ tries. SIGINT or SIGTERM stops it once the skill being written is in place.
 
 Exit status: 0 every skill synced; 1 a skill was refused (a digest that does
 not match, a bad name, a folder sync may not write); 2 a usage or I/O error
-(the server cannot be reached or listed, DIR cannot be written).`,
+(the server cannot be reached or listed, DIR cannot be written, the sync was
+interrupted). docs/sync.md has the details.`,
 		Example: `  agent3md sync https://skills.example.com/mcp/team ~/.claude/skills --token-file ~/.config/agent3md/token
   agent3md sync https://skills.example.com/mcp/team ~/.claude/skills --watch --token-file ~/.config/agent3md/token
   agent3md sync --server 'agent3md mcp team.3md' ./skills --dry-run
