@@ -409,3 +409,36 @@ func TestSyncRefusedExit(t *testing.T) {
 	}
 	fmt.Fprint(io.Discard, errOut)
 }
+
+// TestReadmeSyncLines: the README's team section's command lines (serve
+// on one side, sync on the other) are commands with flags this binary
+// takes.
+func TestReadmeSyncLines(t *testing.T) {
+	b, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := 0
+	for _, line := range strings.Split(string(b), "\n") {
+		if !strings.HasPrefix(line, "agent3md sync ") && !strings.HasPrefix(line, "agent3md serve --addr 0.0.0.0:8443 ") {
+			continue
+		}
+		seen++
+		line, _, _ = strings.Cut(line, " #")
+		words := strings.Fields(line)[1:]
+		root := newRoot(&app{stdout: io.Discard, stderr: io.Discard})
+		c, rest, err := root.Find(words)
+		if err == nil {
+			err = c.ParseFlags(rest)
+		}
+		if err == nil {
+			err = c.ValidateArgs(c.Flags().Args())
+		}
+		if err != nil || c.Name() != words[0] {
+			t.Errorf("README line %q: %v (command %s)", line, err, c.Name())
+		}
+	}
+	if seen < 2 {
+		t.Errorf("README has %d sync and serve lines in its team section, want both", seen)
+	}
+}
