@@ -78,7 +78,7 @@ func loadAgentSkills(t testing.TB, path string) []Skill {
 // same two counts for the near misses among them.
 type tally struct {
 	pos, top1, top3, neg, falseMatch int
-	nearNeg, nearFalse                int
+	nearNeg, nearFalse               int
 }
 
 // evalTopK is how far down the list top-k accuracy looks: a model reads
