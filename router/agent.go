@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"hash/crc32"
 
 	"github.com/agent3md/agent3md/agentfile"
 	"github.com/agent3md/agent3md/loader"
@@ -28,6 +29,8 @@ func ForAgent(ctx context.Context, a *loader.Agent, opts *Options) (*Router, err
 // per call): only the input names, which the scan keeps as
 // agentfile.Inputs, are gathered into one array of their own.
 type routerSkills struct {
+	agent  *loader.Agent
+	file   bool // an agent file, whose planes carry their bodies' CRCs
 	skills []agentfile.Skill
 	planes []agentfile.Plane
 	inputs []string // every skill's input names, in skill order
@@ -40,7 +43,7 @@ func newRouterSkills(a *loader.Agent) *routerSkills {
 	for i := range info.Skills {
 		n += len(info.Skills[i].Inputs)
 	}
-	rs := &routerSkills{skills: info.Skills, planes: cat.Planes, inputs: make([]string, 0, n), starts: make([]int32, len(info.Skills)+1)}
+	rs := &routerSkills{agent: a, file: len(a.Folders()) == 0, skills: info.Skills, planes: cat.Planes, inputs: make([]string, 0, n), starts: make([]int32, len(info.Skills)+1)}
 	for i := range info.Skills {
 		for _, in := range info.Skills[i].Inputs {
 			rs.inputs = append(rs.inputs, in.Name)
@@ -73,3 +76,22 @@ func (rs *routerSkills) Skill(i int) Skill {
 		Inputs:      rs.inputs[lo:hi:hi],
 	}
 }
+
+// Body reads skill i's body through the loader, which checks it against
+// the scan it came from; an agent file's body must also be the one this
+// Source's scan saw (the loader re-scans a file edited since).
+func (rs *routerSkills) Body(ctx context.Context, i int) (string, error) {
+	s := &rs.skills[i]
+	body, err := rs.agent.Body(ctx, s.Name)
+	if err != nil {
+		return "", err
+	}
+	if rs.file && crc32.Checksum([]byte(body), castagnoli) != rs.planes[s.Plane].CRC {
+		return "", fmt.Errorf("skill %s: its body changed since the agent file was read; route again", s.Name)
+	}
+	return body, nil
+}
+
+// BodySum is the CRC-32C of skill i's body the scan recorded (0 for a
+// skill folder, whose content hash covers it).
+func (rs *routerSkills) BodySum(i int) uint32 { return rs.planes[rs.skills[i].Plane].CRC }

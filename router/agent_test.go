@@ -1,7 +1,12 @@
 package router
 
 import (
+	"context"
+	"hash/crc32"
+	"os"
+	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/agent3md/agent3md/loader"
@@ -39,5 +44,42 @@ func TestRouterSkills(t *testing.T) {
 			}
 		}
 		a.Close()
+	}
+}
+
+// TestRouterSkillsBodies: the router reads each body through the loader,
+// and refuses a body that is not the one the scan it indexes saw (the
+// file was edited since: the loader re-scans, the router's skills do
+// not change), so a cache entry never holds terms of another version.
+func TestRouterSkillsBodies(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "a.3md")
+	orig, err := os.ReadFile("testdata/dataops.3md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, orig, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	a, err := loader.Open(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	rs := newRouterSkills(a)
+	ctx := context.Background()
+	for i := range rs.Len() {
+		body, err := rs.Body(ctx, i)
+		want, _ := a.Body(ctx, rs.skills[i].Name)
+		if err != nil || body != want || rs.BodySum(i) != crc32.Checksum([]byte(body), castagnoli) {
+			t.Fatalf("skill %d: body %q, %v; want %q with its CRC", i, body, err, want)
+		}
+	}
+	edited := strings.Replace(string(orig), "Show how full the filesystem", "Show how very full the filesystem", 1)
+	if err := os.WriteFile(path, []byte(edited), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	last := rs.Len() - 1
+	if _, err := rs.Body(ctx, last); err == nil || !strings.Contains(err.Error(), "changed") {
+		t.Fatalf("body of an edited file: %v, want an error saying it changed", err)
 	}
 }

@@ -10,7 +10,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/agent3md/agent3md/agentfile"
 	"github.com/agent3md/agent3md/loader"
 )
 
@@ -33,41 +32,29 @@ type evalCase struct {
 	NearMiss bool `json:"nearMiss"`
 }
 
-// loadAgentSkills parses an example agent and maps its skills the way the
-// server does; a directory is opened as skill folders, through the server's
-// own adapter.
+// loadAgentSkills opens an example agent (a directory as skill folders)
+// and maps its skills, bodies included, through the server's own adapter.
 func loadAgentSkills(t testing.TB, path string) []Skill {
 	t.Helper()
-	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
-		a, err := loader.OpenFolders(context.Background(), []string{path}, nil)
-		if err != nil {
-			t.Fatalf("opening the skill folders %s: %v", path, err)
-		}
-		defer a.Close()
-		src := newRouterSkills(a)
-		skills := make([]Skill, src.Len())
-		for i := range skills {
-			skills[i] = src.Skill(i)
-		}
-		return skills
+	ctx := context.Background()
+	var a *loader.Agent
+	var err error
+	if fi, serr := os.Stat(path); serr == nil && fi.IsDir() {
+		a, err = loader.OpenFolders(ctx, []string{path}, nil)
+	} else {
+		a, err = loader.Open(path, nil)
 	}
-	f, err := os.Open(path)
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("opening %s: %v", path, err)
 	}
-	defer f.Close()
-	cat, err := agentfile.Parse(f, &agentfile.Options{File: path})
-	if err != nil {
-		t.Fatalf("parsing %s: %v", path, err)
-	}
-	var skills []Skill
-	for _, s := range cat.Agent().Skills {
-		rs := Skill{Name: s.Name, Z: s.Z, Triggers: s.Triggers, Tool: s.Tool,
-			Description: cat.Planes[s.Plane].Description}
-		for _, in := range s.Inputs {
-			rs.Inputs = append(rs.Inputs, in.Name)
+	defer a.Close()
+	src := newRouterSkills(a)
+	skills := make([]Skill, src.Len())
+	for i := range skills {
+		skills[i] = src.Skill(i)
+		if skills[i].Body, err = src.Body(ctx, i); err != nil {
+			t.Fatalf("%s: %v", path, err)
 		}
-		skills = append(skills, rs)
 	}
 	return skills
 }

@@ -79,9 +79,14 @@ func writePhrases(path string, x *phraseIndex) error {
 type phraseReader struct {
 	r   *bufio.Reader
 	err error
+	// left, when positive, is how many bytes the file has left: a list
+	// whose items cannot fit in them is damage, found before anything
+	// is allocated for it. Zero means unknown.
+	left int64
 }
 
-func (p *phraseReader) count() int {
+// count reads a list's length, whose items take at least unit bytes each.
+func (p *phraseReader) count(unit int64) int {
 	var b [8]byte
 	if p.err != nil {
 		return 0
@@ -91,6 +96,13 @@ func (p *phraseReader) count() int {
 		return 0
 	}
 	n := binary.LittleEndian.Uint64(b[:])
+	if p.left > 0 {
+		p.left -= 8
+		if p.left <= 0 && n > 0 || p.left > 0 && n > uint64(p.left)/uint64(unit) {
+			p.err = fmt.Errorf("%w: list of %d items in the %d bytes left", errBadPhrases, n, max(p.left, 0))
+			return 0
+		}
+	}
 	if n > maxPhraseItems {
 		p.err = fmt.Errorf("%w: list of %d items", errBadPhrases, n)
 		return 0
@@ -98,8 +110,15 @@ func (p *phraseReader) count() int {
 	return int(n)
 }
 
+// spent counts n bytes read off left.
+func (p *phraseReader) spent(n int) {
+	if p.left > 0 {
+		p.left = max(p.left-int64(n), 1)
+	}
+}
+
 func (p *phraseReader) ints() []uint32 {
-	n := p.count()
+	n := p.count(4)
 	if p.err != nil {
 		return nil
 	}
@@ -108,6 +127,7 @@ func (p *phraseReader) ints() []uint32 {
 		p.err = err
 		return nil
 	}
+	p.spent(len(buf))
 	out := make([]uint32, n)
 	for i := range out {
 		out[i] = binary.LittleEndian.Uint32(buf[4*i:])
@@ -116,10 +136,10 @@ func (p *phraseReader) ints() []uint32 {
 }
 
 func (p *phraseReader) terms() map[string]uint32 {
-	n := p.count()
+	n := p.count(8) // each term has its length before it
 	ids := make(map[string]uint32, n)
 	for i := 0; i < n && p.err == nil; i++ {
-		l := p.count()
+		l := p.count(1)
 		if p.err != nil {
 			break
 		}
@@ -128,6 +148,7 @@ func (p *phraseReader) terms() map[string]uint32 {
 			p.err = err
 			break
 		}
+		p.spent(l)
 		ids[string(b)] = uint32(i)
 	}
 	if p.err == nil && len(ids) != n {
@@ -156,7 +177,11 @@ func decodePhrases(path string) (*phraseIndex, error) {
 		return nil, err
 	}
 	defer f.Close()
-	p := &phraseReader{r: bufio.NewReaderSize(f, 1<<16)}
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	p := &phraseReader{r: bufio.NewReaderSize(f, 1<<16), left: max(fi.Size()-int64(len(phrasesMagic)), 1)}
 	magic := make([]byte, len(phrasesMagic))
 	if _, err := io.ReadFull(p.r, magic); err != nil || string(magic) != phrasesMagic {
 		return nil, fmt.Errorf("%w: bad magic", errBadPhrases)

@@ -71,6 +71,10 @@ type Skill struct {
 	Description string
 	Tool        string   // command template; its first word is the binary
 	Inputs      []string // input names
+	// Body is the skill's instructions, read only while an index is
+	// built (through Bodies, which Skills implements from it): a Source
+	// that reads bodies from a file leaves it empty and implements Bodies.
+	Body string
 }
 
 // Source gives a Router its skills by position, so that a caller holding
@@ -130,6 +134,10 @@ type Options struct {
 	// trigger phrases (default DefaultRelaxedEvidenceUntriggered; see
 	// there).
 	RelaxedEvidenceUntriggered float64
+	// BodyTerms is the most distinct terms of one skill's body the index
+	// keeps, when the Source implements Bodies (default
+	// DefaultBodyTerms; negative: bodies are not read).
+	BodyTerms int
 	// Progress, when set, is called as an index build proceeds with the
 	// number of skills indexed so far and the total. Default nil.
 	Progress func(done, total int)
@@ -171,6 +179,9 @@ func (o *Options) withDefaults() Options {
 	}
 	if v.RelaxedEvidence == 0 {
 		v.RelaxedEvidence = DefaultRelaxedEvidence
+	}
+	if v.BodyTerms == 0 {
+		v.BodyTerms = DefaultBodyTerms
 	}
 	return v
 }
@@ -224,8 +235,11 @@ type Info struct {
 type Router struct {
 	src     Source
 	phrases *phraseIndex
-	zRank   []uint32      // each skill's position in (z, name, index) order
-	idx     bleve.Index   // nil when there are no skills
+	zRank   []uint32    // each skill's position in (z, name, index) order
+	idx     bleve.Index // nil when there are no skills
+	// bodies is the body index (nil without bodies, and while a
+	// background build runs).
+	bodies  atomic.Pointer[bodyIndex]
 	scorer  *scorerIndex  // direct relevance over idx; nil with it
 	late    *pendingIndex // idx while it builds in the background; else nil
 	table   *laterTable   // term statistics building after a warm open; else nil

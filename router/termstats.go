@@ -81,19 +81,19 @@ const (
 )
 
 // buildTermStats analyzes every skill's document once.
-func buildTermStats(ctx context.Context, m mapping.IndexMapping, skills Source) (*termStats, error) {
-	chunks := max(1, min(statsChunks, skills.Len()/statsChunkMin))
-	return buildTermStatsOn(ctx, m, skills, min(statsWorkers, runtime.GOMAXPROCS(0), chunks), chunks)
+func buildTermStats(ctx context.Context, in *corpus) (*termStats, error) {
+	chunks := max(1, min(statsChunks, in.skills.Len()/statsChunkMin))
+	return buildTermStatsOn(ctx, in, min(statsWorkers, runtime.GOMAXPROCS(0), chunks), chunks)
 }
 
 // buildTermStatsOn is buildTermStats with the skills cut into k chunks
 // taken by the given number of goroutines.
-func buildTermStatsOn(ctx context.Context, m mapping.IndexMapping, skills Source, workers, k int) (*termStats, error) {
-	an, err := docAnalyzerOf(m)
+func buildTermStatsOn(ctx context.Context, in *corpus, workers, k int) (*termStats, error) {
+	an, err := docAnalyzerOf(in.m)
 	if err != nil {
 		return nil, err
 	}
-	n := skills.Len()
+	n := in.skills.Len()
 	ts := &termStats{length: make([]uint32, n)}
 	chunks := make([]*statsChunk, k)
 	errs := make([]error, k)
@@ -103,8 +103,13 @@ func buildTermStatsOn(ctx context.Context, m mapping.IndexMapping, skills Source
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			d, err := in.maker(false)
 			for c := int(next.Add(1)) - 1; c < k; c = int(next.Add(1)) - 1 {
-				chunks[c], errs[c] = analyzeChunk(ctx, an, skills, c*n/k, (c+1)*n/k, ts.length)
+				if err != nil {
+					errs[c] = err
+					continue
+				}
+				chunks[c], errs[c] = analyzeChunk(ctx, an, d, c*n/k, (c+1)*n/k, ts.length)
 			}
 		}()
 	}
@@ -140,7 +145,7 @@ type rawPosting struct {
 
 // analyzeChunk analyzes skills [lo, hi), writing their field lengths into
 // length.
-func analyzeChunk(ctx context.Context, an analysis.Analyzer, skills Source, lo, hi int, length []uint32) (*statsChunk, error) {
+func analyzeChunk(ctx context.Context, an analysis.Analyzer, d *docMaker, lo, hi int, length []uint32) (*statsChunk, error) {
 	c := &statsChunk{raw: make([]rawPosting, 0, 24*(hi-lo))}
 	ids := make(map[string]uint32, 1024)
 	// last[t] is the index in raw of term t's posting for the skill being
@@ -153,8 +158,11 @@ func analyzeChunk(ctx context.Context, an analysis.Analyzer, skills Source, lo, 
 				return nil, err
 			}
 		}
-		s := skills.Skill(i)
-		text, _ := document(&s)[indexField].(string)
+		doc, _, err := d.document(ctx, i)
+		if err != nil {
+			return nil, fmt.Errorf("router: %w", err)
+		}
+		text, _ := doc[indexField].(string)
 		toks := an.Analyze([]byte(text))
 		length[i] = uint32(len(toks))
 		// The repeat filter emits a weighted field's token in a run of

@@ -1,0 +1,288 @@
+package router
+
+import (
+	"bufio"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"slices"
+
+	bsearch "github.com/blevesearch/bleve/v2/search"
+)
+
+// bodyIndex is which skills' bodies hold each term (body.go): the
+// skills holding term t are post[start[t]:start[t+1]], ascending. A body
+// holds each term once, so a posting is a skill and nothing more: four
+// bytes, where a postings list with frequencies would take eight.
+type bodyIndex struct {
+	ids   map[string]uint32
+	start []uint32
+	post  []uint32
+	// length is each skill's number of body terms, avgLength their mean:
+	// BM25's length normalisation (bodyRelevance).
+	length    []uint32
+	avgLength float64
+}
+
+// bodyIndexBuilder gathers a body index skill by skill, in skill order.
+type bodyIndexBuilder struct {
+	ids    map[string]uint32
+	lists  [][]uint32
+	length []uint32
+}
+
+func newBodyIndexBuilder(skills int) *bodyIndexBuilder {
+	return &bodyIndexBuilder{ids: make(map[string]uint32, 1024), length: make([]uint32, skills)}
+}
+
+// add records that skill's body holds terms (distinct).
+func (b *bodyIndexBuilder) add(skill int, terms []string) {
+	b.length[skill] = uint32(len(terms))
+	for _, t := range terms {
+		id, ok := b.ids[t]
+		if !ok {
+			id = uint32(len(b.lists))
+			b.ids[t] = id
+			b.lists = append(b.lists, nil)
+		}
+		b.lists[id] = append(b.lists[id], uint32(skill))
+	}
+}
+
+// finish flattens what was added into a bodyIndex.
+func (b *bodyIndexBuilder) finish() *bodyIndex {
+	x := &bodyIndex{ids: b.ids, start: make([]uint32, len(b.lists)+1), length: b.length}
+	total := 0
+	for id, l := range b.lists {
+		total += len(l)
+		x.start[id+1] = uint32(total)
+	}
+	x.post = make([]uint32, 0, total)
+	for _, l := range b.lists {
+		x.post = append(x.post, l...)
+	}
+	x.setAverage()
+	return x
+}
+
+func (x *bodyIndex) setAverage() {
+	var sum float64
+	for _, l := range x.length {
+		sum += float64(l)
+	}
+	if len(x.length) > 0 {
+		x.avgLength = sum / float64(len(x.length))
+	}
+}
+
+// skills is the number of skills the index covers.
+func (x *bodyIndex) skills() int { return len(x.length) }
+
+// postings returns the skills whose bodies hold term.
+func (x *bodyIndex) postings(term string) []uint32 {
+	id, ok := x.ids[term]
+	if !ok {
+		return nil
+	}
+	return x.post[x.start[id]:x.start[id+1]]
+}
+
+// size is the index's approximate memory in bytes.
+func (x *bodyIndex) size() int {
+	n := 4*len(x.post) + 4*len(x.start) + 4*len(x.length)
+	for t := range x.ids {
+		n += len(t) + 16 + 8
+	}
+	return n
+}
+
+// The body index is saved in a cache entry beside the bleve index
+// (bodies.bin), so a warm start reads it instead of every body. The
+// manifest's checksums cover it; decodeBodyIndex still checks every
+// bound, as decodePhrases does.
+const (
+	bodiesName  = "bodies.bin"
+	bodiesMagic = "A3BD"
+)
+
+var errBadBodies = errors.New("body index file is damaged")
+
+// writeBodyIndex saves x to path.
+func writeBodyIndex(path string, x *bodyIndex) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	w := bufio.NewWriterSize(f, 1<<16)
+	w.WriteString(bodiesMagic)
+	var b [8]byte
+	terms := make([]string, len(x.ids))
+	for t, id := range x.ids {
+		terms[id] = t
+	}
+	binary.LittleEndian.PutUint64(b[:], uint64(len(terms)))
+	w.Write(b[:])
+	for _, t := range terms {
+		binary.LittleEndian.PutUint64(b[:], uint64(len(t)))
+		w.Write(b[:])
+		w.WriteString(t)
+	}
+	buf := make([]byte, 0, 4096)
+	for _, l := range [][]uint32{x.start, x.post, x.length} {
+		binary.LittleEndian.PutUint64(b[:], uint64(len(l)))
+		w.Write(b[:])
+		for _, v := range l {
+			buf = binary.LittleEndian.AppendUint32(buf, v)
+			if len(buf) == cap(buf) {
+				w.Write(buf)
+				buf = buf[:0]
+			}
+		}
+		w.Write(buf)
+		buf = buf[:0]
+	}
+	if err := w.Flush(); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// readBodyIndex reads the body index of skills skills from path.
+func readBodyIndex(path string, skills int) (*bodyIndex, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	return decodeBodyIndex(bufio.NewReaderSize(f, 1<<16), fi.Size(), skills)
+}
+
+// decodeBodyIndex decodes a body index of skills skills from size bytes,
+// checking that every list fits in them before it is allocated and that
+// every offset and skill is in range.
+func decodeBodyIndex(r io.Reader, size int64, skills int) (*bodyIndex, error) {
+	var magic [len(bodiesMagic)]byte
+	if _, err := io.ReadFull(r, magic[:]); err != nil || string(magic[:]) != bodiesMagic {
+		return nil, fmt.Errorf("%w: bad header", errBadBodies)
+	}
+	p := &phraseReader{r: bufio.NewReader(r), left: max(size-int64(len(magic)), 1)}
+	ids := p.terms()
+	x := &bodyIndex{ids: ids, start: p.ints(), post: p.ints(), length: p.ints()}
+	if p.err != nil {
+		return nil, fmt.Errorf("%w: %v", errBadBodies, p.err)
+	}
+	if len(x.start) != len(ids)+1 || x.start[0] != 0 || int(x.start[len(ids)]) != len(x.post) || len(x.length) != skills {
+		return nil, fmt.Errorf("%w: lists of %d terms, %d postings, %d skills do not fit together", errBadBodies, len(ids), len(x.post), len(x.length))
+	}
+	for t := 1; t < len(x.start); t++ {
+		if x.start[t] < x.start[t-1] || int(x.start[t]) > len(x.post) {
+			return nil, fmt.Errorf("%w: term offsets out of order", errBadBodies)
+		}
+		if l := x.post[x.start[t-1]:x.start[t]]; !slices.IsSorted(l) || len(l) > 0 && int(l[len(l)-1]) >= skills {
+			return nil, fmt.Errorf("%w: postings out of order or of no skill", errBadBodies)
+		}
+	}
+	x.setAverage()
+	return x, nil
+}
+
+// bodyCommonShare: a term that more than this share of the bodies hold
+// is no evidence of what a request wants (in the example agents: "use",
+// "check", "run"), and bodyMaxPostings bounds the postings one request
+// term may cost a route, whatever the agent's size.
+const (
+	bodyCommonShare = 0.25
+	bodyMaxPostings = 1000
+)
+
+// bodyScored is a skill whose body holds some of a request's terms: its
+// BM25 relevance over the body index, and which terms (bits: positions
+// in the request's term list) it holds.
+type bodyScored struct {
+	skill int
+	rel   float64
+	terms uint64
+}
+
+// score finds every skill whose body holds an informative request term
+// (held by at most bodyCommonShare of the bodies, and by no more than
+// bodyMaxPostings), by skill. Its relevance is what bleve's BM25 would
+// give a disjunction of the terms over a field holding each body's terms
+// once (relevanceOf): each term's idf times its saturated, length
+// normalised frequency of one, weighted by the idf over the query norm,
+// the sum scaled by the share of terms held. Common terms count in the
+// norm and the share, never in the sum: they are not read.
+func (x *bodyIndex) score(terms []term) []bodyScored {
+	if x == nil || len(terms) == 0 || x.avgLength == 0 {
+		return nil
+	}
+	n := x.skills()
+	maxDF := min(max(1, int(bodyCommonShare*float64(n))), bodyMaxPostings)
+	var weights float64
+	type read struct {
+		post []uint32
+		idf  float64
+		bit  uint64
+	}
+	var onStack [maxStackTerms]read
+	reads := onStack[:0]
+	for k, t := range terms {
+		post := x.postings(t.term)
+		idf := math.Log(1 + (float64(n)-float64(len(post))+0.5)/(float64(len(post))+0.5))
+		weights += idf * idf
+		if len(post) > 0 && len(post) <= maxDF && k < 64 {
+			reads = append(reads, read{post, idf, 1 << k})
+		}
+	}
+	if len(reads) == 0 {
+		return nil
+	}
+	qnorm := 1 / math.Sqrt(weights)
+	var out []bodyScored
+	for _, rd := range reads {
+		for _, s := range rd.post {
+			out = append(out, bodyScored{skill: int(s), rel: rd.idf, terms: rd.bit})
+		}
+	}
+	slices.SortFunc(out, func(a, b bodyScored) int { return a.skill - b.skill })
+	merged := out[:0]
+	for _, h := range out {
+		if k := len(merged) - 1; k >= 0 && merged[k].skill == h.skill {
+			merged[k].terms |= h.terms
+			continue
+		}
+		merged = append(merged, bodyScored{skill: h.skill, terms: h.terms})
+	}
+	for i := range merged {
+		h := &merged[i]
+		norm := 1 - bsearch.BM25_b + bsearch.BM25_b*float64(x.length[h.skill])/x.avgLength
+		tf := bsearch.BM25_k1 / (1 + bsearch.BM25_k1*norm)
+		var sum float64
+		matched := 0
+		for _, rd := range reads {
+			if h.terms&rd.bit != 0 {
+				sum += rd.idf * qnorm * rd.idf * tf
+				matched++
+			}
+		}
+		h.rel = roundRelevance(sum * float64(matched) / float64(len(terms)))
+	}
+	return merged
+}
+
+// find returns skill's entry in scored (sorted by skill).
+func findBody(scored []bodyScored, skill int) (bodyScored, bool) {
+	i, ok := slices.BinarySearchFunc(scored, skill, func(h bodyScored, s int) int { return h.skill - s })
+	if !ok {
+		return bodyScored{}, false
+	}
+	return scored[i], true
+}
