@@ -2,6 +2,7 @@ package router
 
 import (
 	"context"
+	"errors"
 	"hash/crc32"
 	"os"
 	"path/filepath"
@@ -9,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agent3md/agent3md/agentfile"
 	"github.com/agent3md/agent3md/loader"
 )
 
@@ -67,19 +69,24 @@ func TestRouterSkillsBodies(t *testing.T) {
 	defer a.Close()
 	rs := newRouterSkills(a)
 	ctx := context.Background()
-	for i := range rs.Len() {
-		body, err := rs.Body(ctx, i)
+	read := 0
+	err = rs.EachBody(ctx, func(i int, body []byte) error {
 		want, _ := a.Body(ctx, rs.skills[i].Name)
-		if err != nil || body != want || rs.BodySum(i) != crc32.Checksum([]byte(body), castagnoli) {
-			t.Fatalf("skill %d: body %q, %v; want %q with its CRC", i, body, err, want)
+		if i != read || string(body) != want || rs.BodySum(i) != crc32.Checksum(body, castagnoli) {
+			t.Fatalf("skill %d (after %d): body %q; want %q with its CRC", i, read, body, want)
 		}
+		read++
+		return nil
+	})
+	if err != nil || read != rs.Len() {
+		t.Fatalf("read %d bodies of %d: %v", read, rs.Len(), err)
 	}
 	edited := strings.Replace(string(orig), "Show how full the filesystem", "Show how very full the filesystem", 1)
 	if err := os.WriteFile(path, []byte(edited), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	last := rs.Len() - 1
-	if _, err := rs.Body(ctx, last); err == nil || !strings.Contains(err.Error(), "changed") {
-		t.Fatalf("body of an edited file: %v, want an error saying it changed", err)
+	err = rs.EachBody(ctx, func(int, []byte) error { return nil })
+	if !errors.Is(err, agentfile.ErrChanged) || !strings.Contains(err.Error(), "disk-usage") {
+		t.Fatalf("bodies of an edited file: %v, want ErrChanged naming disk-usage", err)
 	}
 }

@@ -30,9 +30,12 @@ import (
 // Bodies is implemented by a Source whose skills have bodies. Without
 // it, the index holds no body words.
 type Bodies interface {
-	// Body returns skill i's body. It is called once per skill while an
-	// index is built, never while routing; an error stops the build.
-	Body(ctx context.Context, i int) (string, error)
+	// EachBody calls fn with every skill's body, one at a time, in skill
+	// order (i from 0 to Len()-1), and stops at fn's first error, which it
+	// returns. body is valid only during the call: the caller keeps its
+	// terms, never its text. It is called while an index is built, never
+	// while routing; an error of its own stops the build.
+	EachBody(ctx context.Context, fn func(i int, body []byte) error) error
 	// BodySum is a checksum of skill i's body that changes when the body
 	// does (the agent file's CRC-32C of it), cheap to get without reading
 	// it: a cache entry's fingerprint holds it, so an entry built from
@@ -40,8 +43,20 @@ type Bodies interface {
 	BodySum(i int) uint32
 }
 
-// Body returns skill i's Body field.
-func (s Skills) Body(_ context.Context, i int) (string, error) { return s[i].Body, nil }
+// EachBody calls fn with each skill's Body field.
+func (s Skills) EachBody(ctx context.Context, fn func(i int, body []byte) error) error {
+	for i := range s {
+		if i%progressEvery == 0 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
+		if err := fn(i, []byte(s[i].Body)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
 
 // BodySum is the CRC-32C of skill i's Body field.
 func (s Skills) BodySum(i int) uint32 { return crc32.Checksum([]byte(s[i].Body), castagnoli) }
@@ -59,42 +74,43 @@ const (
 	bodyScanBytes = 32 << 10
 )
 
-// bodyReader reads bodies and gives their terms. One is used by one
-// goroutine; its buffers are reused from skill to skill.
+// bodyReader turns bodies into the ids of their distinct terms in a body
+// index being built. One is used by one goroutine; its buffers are
+// reused from skill to skill.
 type bodyReader struct {
-	src  Bodies // nil: no bodies
-	an   *analyzers
-	max  int
-	seen map[string]struct{}
-	out  []string
-	toks []string
-	// stems remembers this build's stems: a body vocabulary repeats
-	// across skills, and a Porter stem costs far more than a lookup. It
-	// is its own so that bodies do not fill the request stems' cache.
-	stems map[string]string
+	src Bodies // nil: no bodies
+	an  *analyzers
+	max int
+	x   *bodyIndexBuilder
+	// words remembers, per lowercased ASCII word, its term id, or
+	// stopTerm for a stop word: a body vocabulary repeats across skills,
+	// and a Porter stem costs far more than the one lookup a word then
+	// costs. It is its own so that bodies do not fill the request stems'
+	// cache.
+	words map[string]int32
+	word  []byte
+	// seen marks the terms of the body being read: seen[id] == mark.
+	seen []uint32
+	mark uint32
+	out  []uint32
 }
 
-// newBodyReader reads the bodies of skills when it has them and max is
-// positive; otherwise it reads none.
-func newBodyReader(skills Source, an *analyzers, max int) *bodyReader {
-	br := &bodyReader{an: an, max: max, seen: map[string]struct{}{}}
+const stopTerm = -1
+
+// newBodyReader reads the bodies of skills into x when it has them and
+// max is positive; otherwise it reads none.
+func newBodyReader(skills Source, an *analyzers, max int, x *bodyIndexBuilder) *bodyReader {
+	br := &bodyReader{an: an, max: max, x: x, words: map[string]int32{}}
 	if b, ok := skills.(Bodies); ok && max > 0 {
 		br.src = b
 	}
 	return br
 }
 
-// terms reads skill i's body and returns its distinct analysed terms in
-// first-use order, at most br.max of them, in br's memory (valid until
-// the next call).
-func (br *bodyReader) terms(ctx context.Context, i int) ([]string, error) {
-	if br == nil || br.src == nil {
-		return nil, nil
-	}
-	body, err := br.src.Body(ctx, i)
-	if err != nil {
-		return nil, fmt.Errorf("reading its body for the index: %w", err)
-	}
+// terms returns the ids of body's distinct analysed terms in first-use
+// order, at most br.max of them, in br's memory (valid until the next
+// call).
+func (br *bodyReader) terms(body []byte) []uint32 {
 	if len(body) > bodyScanBytes {
 		cut := bodyScanBytes
 		for cut > 0 && !utf8.RuneStart(body[cut]) {
@@ -102,58 +118,80 @@ func (br *bodyReader) terms(ctx context.Context, i int) ([]string, error) {
 		}
 		body = body[:cut]
 	}
-	clear(br.seen)
 	br.out = br.out[:0]
-	add := func(t string) bool {
-		if _, dup := br.seen[t]; !dup {
-			br.seen[t] = struct{}{}
-			br.out = append(br.out, t)
-		}
-		return len(br.out) < br.max
+	br.mark++
+	if br.mark == 0 { // wrapped: no id may look seen
+		clear(br.seen)
+		br.mark = 1
 	}
-	if isASCII(body) {
-		// Over ASCII the text analyzer is appendTokens, the stop words and
-		// stem (see requestTerms): the same terms, without bleve's token
-		// stream for every word of the body.
-		br.toks = appendTokens(br.toks[:0], body)
-		for _, tok := range br.toks {
-			if !stopWords[tok] && !add(br.stem(tok)) {
-				break
-			}
-		}
-	} else {
-		for _, tok := range br.an.text.Analyze([]byte(body)) {
-			if !add(string(tok.Term)) {
+	if !br.ascii(body) {
+		for _, tok := range br.an.text.Analyze(body) {
+			if !br.add(br.x.id(string(tok.Term))) {
 				break
 			}
 		}
 	}
-	return br.out, nil
+	return br.out
 }
 
-// stem is stem(tok), remembered while br.stems has room.
-func (br *bodyReader) stem(tok string) string {
-	if st, ok := br.stems[tok]; ok {
-		return st
-	}
-	st := stem(tok)
-	if br.stems == nil {
-		br.stems = make(map[string]string, 1024)
-	}
-	if len(br.stems) < stemCacheMax {
-		br.stems[tok] = st
-	}
-	return st
-}
-
-// isASCII reports whether s is all ASCII.
-func isASCII(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] >= utf8.RuneSelf {
+// ascii reads an ASCII body (false, having read nothing, for any other):
+// over ASCII the text analyzer is maximal runs of letters and digits,
+// lowercased, the stop words and stem (see requestTerms), so each word
+// costs a lookup in words instead of a token stream.
+func (br *bodyReader) ascii(body []byte) bool {
+	for _, c := range body {
+		if c >= utf8.RuneSelf {
 			return false
 		}
 	}
+	w := br.word[:0]
+	flush := func() bool {
+		if len(w) == 0 {
+			return true
+		}
+		id, ok := br.words[string(w)]
+		if !ok {
+			tok := string(w)
+			id = stopTerm
+			if !stopWords[tok] {
+				id = int32(br.x.id(stem(tok)))
+			}
+			if len(br.words) < stemCacheMax {
+				br.words[tok] = id
+			}
+		}
+		w = w[:0]
+		return id == stopTerm || br.add(uint32(id))
+	}
+	for _, c := range body {
+		switch {
+		case 'a' <= c && c <= 'z' || '0' <= c && c <= '9':
+			w = append(w, c)
+		case 'A' <= c && c <= 'Z':
+			w = append(w, c+'a'-'A')
+		default:
+			if !flush() {
+				br.word = w
+				return true
+			}
+		}
+	}
+	flush()
+	br.word = w
 	return true
+}
+
+// add adds term id to the body's terms unless it has it, and reports
+// whether there is room for more.
+func (br *bodyReader) add(id uint32) bool {
+	for int(id) >= len(br.seen) {
+		br.seen = append(br.seen, 0)
+	}
+	if br.seen[id] != br.mark {
+		br.seen[id] = br.mark
+		br.out = append(br.out, id)
+	}
+	return len(br.out) < br.max
 }
 
 // corpus is what an index is built from: the mapping, the skills, and
@@ -195,26 +233,41 @@ func (c *corpus) maker(bodies bool) (*docMaker, error) {
 	if !bodies {
 		terms = 0
 	}
-	d := &docMaker{skills: c.skills, body: newBodyReader(c.skills, an, terms)}
+	x := newBodyIndexBuilder(c.skills.Len())
+	d := &docMaker{skills: c.skills, body: newBodyReader(c.skills, an, terms, x)}
 	if d.body.src != nil {
-		d.bodies = newBodyIndexBuilder(c.skills.Len())
+		d.bodies = x
 	}
 	return d, nil
 }
 
-// document is skill i's index document (see document) and the skill, for
-// errors that name it. Skills must be made in order, each once, for the
-// body index.
-func (d *docMaker) document(ctx context.Context, i int) (map[string]interface{}, Skill, error) {
-	s := d.skills.Skill(i)
-	if d.bodies != nil {
-		terms, err := d.body.terms(ctx, i)
-		if err != nil {
-			return nil, s, fmt.Errorf("indexing skill %q: %w", s.Name, err)
+// each calls fn with every skill's index document (see document), in
+// skill order, each skill's body read and its terms added to the body
+// index first.
+func (d *docMaker) each(ctx context.Context, fn func(i int, s *Skill, doc map[string]interface{}) error) error {
+	if d.bodies == nil {
+		for i := 0; i < d.skills.Len(); i++ {
+			s := d.skills.Skill(i)
+			if err := fn(i, &s, document(&s)); err != nil {
+				return err
+			}
 		}
-		d.bodies.add(i, terms)
+		return nil
 	}
-	return document(&s), s, nil
+	next := 0
+	err := d.body.src.EachBody(ctx, func(i int, body []byte) error {
+		if i != next {
+			return fmt.Errorf("router: the skills' bodies came out of order: skill %d where %d was next", i, next)
+		}
+		next++
+		d.bodies.add(i, d.body.terms(body))
+		s := d.skills.Skill(i)
+		return fn(i, &s, document(&s))
+	})
+	if err == nil && next != d.skills.Len() {
+		err = fmt.Errorf("router: read %d skills' bodies of %d", next, d.skills.Len())
+	}
+	return err
 }
 
 // bodyIndex is the body index of the documents made so far (nil when no

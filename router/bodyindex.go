@@ -13,16 +13,20 @@ import (
 	bsearch "github.com/blevesearch/bleve/v2/search"
 )
 
-// bodyIndex is which skills' bodies hold each term (body.go): the
-// skills holding term t are post[start[t]:start[t+1]], ascending. A body
-// holds each term once, so a posting is a skill and nothing more: four
-// bytes, where a postings list with frequencies would take eight.
+// bodyIndex is which skills' bodies hold each term (body.go). A body
+// holds each term once, so a posting is a skill and nothing more, and a
+// term's skills, ascending, are kept as the differences between them in
+// varint bytes: postings of skills near each other take a byte or two
+// where a list of integers would take four (a 100,000-skill agent's
+// bodies make millions of postings, built and held in memory at once).
+// Term t's postings are post[start[t]:start[t+1]], df[t] of them.
 type bodyIndex struct {
 	ids   map[string]uint32
 	start []uint32
-	post  []uint32
+	df    []uint32
+	post  []byte
 	// length is each skill's number of body terms, avgLength their mean:
-	// BM25's length normalisation (bodyRelevance).
+	// BM25's length normalisation (score).
 	length    []uint32
 	avgLength float64
 }
@@ -30,39 +34,60 @@ type bodyIndex struct {
 // bodyIndexBuilder gathers a body index skill by skill, in skill order.
 type bodyIndexBuilder struct {
 	ids    map[string]uint32
-	lists  [][]uint32
+	lists  []bodyList
 	length []uint32
+}
+
+// bodyList is one term's postings while they are gathered.
+type bodyList struct {
+	buf  []byte
+	last uint32 // the last skill added
+	n    uint32
 }
 
 func newBodyIndexBuilder(skills int) *bodyIndexBuilder {
 	return &bodyIndexBuilder{ids: make(map[string]uint32, 1024), length: make([]uint32, skills)}
 }
 
-// add records that skill's body holds terms (distinct).
-func (b *bodyIndexBuilder) add(skill int, terms []string) {
+// id returns term's id, adding the term when it is new.
+func (b *bodyIndexBuilder) id(term string) uint32 {
+	id, ok := b.ids[term]
+	if !ok {
+		id = uint32(len(b.lists))
+		b.ids[term] = id
+		b.lists = append(b.lists, bodyList{})
+	}
+	return id
+}
+
+// add records that skill's body holds terms (ids, distinct); skills come
+// in ascending order.
+func (b *bodyIndexBuilder) add(skill int, terms []uint32) {
 	b.length[skill] = uint32(len(terms))
-	for _, t := range terms {
-		id, ok := b.ids[t]
-		if !ok {
-			id = uint32(len(b.lists))
-			b.ids[t] = id
-			b.lists = append(b.lists, nil)
+	for _, id := range terms {
+		l := &b.lists[id]
+		gap := uint32(skill)
+		if l.n > 0 {
+			gap -= l.last
 		}
-		b.lists[id] = append(b.lists[id], uint32(skill))
+		l.buf = binary.AppendUvarint(l.buf, uint64(gap))
+		l.last, l.n = uint32(skill), l.n+1
 	}
 }
 
 // finish flattens what was added into a bodyIndex.
 func (b *bodyIndexBuilder) finish() *bodyIndex {
-	x := &bodyIndex{ids: b.ids, start: make([]uint32, len(b.lists)+1), length: b.length}
+	x := &bodyIndex{ids: b.ids, start: make([]uint32, len(b.lists)+1), df: make([]uint32, len(b.lists)), length: b.length}
 	total := 0
 	for id, l := range b.lists {
-		total += len(l)
+		total += len(l.buf)
 		x.start[id+1] = uint32(total)
+		x.df[id] = l.n
 	}
-	x.post = make([]uint32, 0, total)
-	for _, l := range b.lists {
-		x.post = append(x.post, l...)
+	x.post = make([]byte, 0, total)
+	for id := range b.lists {
+		x.post = append(x.post, b.lists[id].buf...)
+		b.lists[id].buf = nil // each list can go as soon as it is copied
 	}
 	x.setAverage()
 	return x
@@ -81,18 +106,46 @@ func (x *bodyIndex) setAverage() {
 // skills is the number of skills the index covers.
 func (x *bodyIndex) skills() int { return len(x.length) }
 
-// postings returns the skills whose bodies hold term.
-func (x *bodyIndex) postings(term string) []uint32 {
+// term returns term's id and how many bodies hold it.
+func (x *bodyIndex) term(term string) (id uint32, df int) {
 	id, ok := x.ids[term]
 	if !ok {
+		return 0, 0
+	}
+	return id, int(x.df[id])
+}
+
+// eachPosting calls fn with every skill whose body holds term id, in
+// ascending order.
+func (x *bodyIndex) eachPosting(id uint32, fn func(skill uint32)) {
+	b := x.post[x.start[id]:x.start[id+1]]
+	skill := uint32(0)
+	for k := 0; len(b) > 0; k++ {
+		gap, n := binary.Uvarint(b)
+		b = b[n:]
+		if k == 0 {
+			skill = uint32(gap)
+		} else {
+			skill += uint32(gap)
+		}
+		fn(skill)
+	}
+}
+
+// postings returns the skills whose bodies hold term (for tests).
+func (x *bodyIndex) postings(term string) []uint32 {
+	id, df := x.term(term)
+	if df == 0 {
 		return nil
 	}
-	return x.post[x.start[id]:x.start[id+1]]
+	out := make([]uint32, 0, df)
+	x.eachPosting(id, func(s uint32) { out = append(out, s) })
+	return out
 }
 
 // size is the index's approximate memory in bytes.
 func (x *bodyIndex) size() int {
-	n := 4*len(x.post) + 4*len(x.start) + 4*len(x.length)
+	n := len(x.post) + 4*len(x.start) + 4*len(x.df) + 4*len(x.length)
 	for t := range x.ids {
 		n += len(t) + 16 + 8
 	}
@@ -102,7 +155,7 @@ func (x *bodyIndex) size() int {
 // The body index is saved in a cache entry beside the bleve index
 // (bodies.bin), so a warm start reads it instead of every body. The
 // manifest's checksums cover it; decodeBodyIndex still checks every
-// bound, as decodePhrases does.
+// bound and every posting, as decodePhrases does.
 const (
 	bodiesName  = "bodies.bin"
 	bodiesMagic = "A3BD"
@@ -131,7 +184,7 @@ func writeBodyIndex(path string, x *bodyIndex) error {
 		w.WriteString(t)
 	}
 	buf := make([]byte, 0, 4096)
-	for _, l := range [][]uint32{x.start, x.post, x.length} {
+	for _, l := range [][]uint32{x.start, x.df, x.length} {
 		binary.LittleEndian.PutUint64(b[:], uint64(len(l)))
 		w.Write(b[:])
 		for _, v := range l {
@@ -144,6 +197,9 @@ func writeBodyIndex(path string, x *bodyIndex) error {
 		w.Write(buf)
 		buf = buf[:0]
 	}
+	binary.LittleEndian.PutUint64(b[:], uint64(len(x.post)))
+	w.Write(b[:])
+	w.Write(x.post)
 	if err := w.Flush(); err != nil {
 		f.Close()
 		return err
@@ -166,8 +222,8 @@ func readBodyIndex(path string, skills int) (*bodyIndex, error) {
 }
 
 // decodeBodyIndex decodes a body index of skills skills from size bytes,
-// checking that every list fits in them before it is allocated and that
-// every offset and skill is in range.
+// checking that every list fits in them before it is allocated, and that
+// every term's postings are df of them, ascending, each a skill.
 func decodeBodyIndex(r io.Reader, size int64, skills int) (*bodyIndex, error) {
 	var magic [len(bodiesMagic)]byte
 	if _, err := io.ReadFull(r, magic[:]); err != nil || string(magic[:]) != bodiesMagic {
@@ -175,23 +231,57 @@ func decodeBodyIndex(r io.Reader, size int64, skills int) (*bodyIndex, error) {
 	}
 	p := &phraseReader{r: bufio.NewReader(r), left: max(size-int64(len(magic)), 1)}
 	ids := p.terms()
-	x := &bodyIndex{ids: ids, start: p.ints(), post: p.ints(), length: p.ints()}
+	x := &bodyIndex{ids: ids, start: p.ints(), df: p.ints(), length: p.ints()}
+	if n := p.count(1); p.err == nil {
+		x.post = make([]byte, n)
+		if _, err := io.ReadFull(p.r, x.post); err != nil {
+			p.err = err
+		}
+	}
 	if p.err != nil {
 		return nil, fmt.Errorf("%w: %v", errBadBodies, p.err)
 	}
-	if len(x.start) != len(ids)+1 || x.start[0] != 0 || int(x.start[len(ids)]) != len(x.post) || len(x.length) != skills {
-		return nil, fmt.Errorf("%w: lists of %d terms, %d postings, %d skills do not fit together", errBadBodies, len(ids), len(x.post), len(x.length))
+	if len(x.start) != len(ids)+1 || len(x.df) != len(ids) || x.start[0] != 0 || int(x.start[len(ids)]) != len(x.post) || len(x.length) != skills {
+		return nil, fmt.Errorf("%w: lists of %d terms, %d posting bytes, %d skills do not fit together", errBadBodies, len(ids), len(x.post), len(x.length))
 	}
-	for t := 1; t < len(x.start); t++ {
-		if x.start[t] < x.start[t-1] || int(x.start[t]) > len(x.post) {
-			return nil, fmt.Errorf("%w: term offsets out of order", errBadBodies)
-		}
-		if l := x.post[x.start[t-1]:x.start[t]]; !slices.IsSorted(l) || len(l) > 0 && int(l[len(l)-1]) >= skills {
-			return nil, fmt.Errorf("%w: postings out of order or of no skill", errBadBodies)
+	for t := range ids {
+		if err := x.checkPostings(x.ids[t], skills); err != nil {
+			return nil, err
 		}
 	}
 	x.setAverage()
 	return x, nil
+}
+
+// checkPostings checks term id's postings: in range, df[id] of them,
+// ascending, each a skill.
+func (x *bodyIndex) checkPostings(id uint32, skills int) error {
+	lo, hi := x.start[id], x.start[id+1]
+	if lo > hi || int(hi) > len(x.post) {
+		return fmt.Errorf("%w: term offsets out of order", errBadBodies)
+	}
+	b := x.post[lo:hi]
+	var skill uint64
+	k := uint32(0)
+	for ; len(b) > 0; k++ {
+		gap, n := binary.Uvarint(b)
+		if n <= 0 || k > 0 && gap == 0 {
+			return fmt.Errorf("%w: a posting is not a varint, or repeats a skill", errBadBodies)
+		}
+		b = b[n:]
+		if k == 0 {
+			skill = gap
+		} else {
+			skill += gap
+		}
+		if skill >= uint64(skills) {
+			return fmt.Errorf("%w: a posting of skill %d, of %d", errBadBodies, skill, skills)
+		}
+	}
+	if k != x.df[id] {
+		return fmt.Errorf("%w: %d postings where the count says %d", errBadBodies, k, x.df[id])
+	}
+	return nil
 }
 
 // bodyCommonShare: a term that more than this share of the bodies hold
@@ -228,18 +318,18 @@ func (x *bodyIndex) score(terms []term) []bodyScored {
 	maxDF := min(max(1, int(bodyCommonShare*float64(n))), bodyMaxPostings)
 	var weights float64
 	type read struct {
-		post []uint32
-		idf  float64
-		bit  uint64
+		id  uint32
+		idf float64
+		bit uint64
 	}
 	var onStack [maxStackTerms]read
 	reads := onStack[:0]
 	for k, t := range terms {
-		post := x.postings(t.term)
-		idf := math.Log(1 + (float64(n)-float64(len(post))+0.5)/(float64(len(post))+0.5))
+		id, df := x.term(t.term)
+		idf := math.Log(1 + (float64(n)-float64(df)+0.5)/(float64(df)+0.5))
 		weights += idf * idf
-		if len(post) > 0 && len(post) <= maxDF && k < 64 {
-			reads = append(reads, read{post, idf, 1 << k})
+		if df > 0 && df <= maxDF && k < 64 {
+			reads = append(reads, read{id, idf, 1 << k})
 		}
 	}
 	if len(reads) == 0 {
@@ -248,9 +338,9 @@ func (x *bodyIndex) score(terms []term) []bodyScored {
 	qnorm := 1 / math.Sqrt(weights)
 	var out []bodyScored
 	for _, rd := range reads {
-		for _, s := range rd.post {
-			out = append(out, bodyScored{skill: int(s), rel: rd.idf, terms: rd.bit})
-		}
+		x.eachPosting(rd.id, func(s uint32) {
+			out = append(out, bodyScored{skill: int(s), terms: rd.bit})
+		})
 	}
 	slices.SortFunc(out, func(a, b bodyScored) int { return a.skill - b.skill })
 	merged := out[:0]

@@ -27,23 +27,21 @@ func buildMemory(ctx context.Context, c *corpus, progress func(int, int)) (bleve
 	}
 	b := idx.NewBatch()
 	n := c.skills.Len()
-	for i := 0; i < n; i++ {
-		doc, s, err := d.document(ctx, i)
-		if err != nil {
-			idx.Close()
-			return nil, nil, fmt.Errorf("router: %w", err)
-		}
+	err = d.each(ctx, func(i int, s *Skill, doc map[string]interface{}) error {
 		if err := b.Index(strconv.Itoa(i), doc); err != nil {
-			idx.Close()
-			return nil, nil, fmt.Errorf("router: indexing skill %q: %w", s.Name, err)
+			return fmt.Errorf("router: indexing skill %q: %w", s.Name, err)
 		}
 		if (i+1)%progressEvery == 0 {
 			if err := ctx.Err(); err != nil {
-				idx.Close()
-				return nil, nil, err
+				return err
 			}
 			report(progress, i+1, n)
 		}
+		return nil
+	})
+	if err != nil {
+		idx.Close()
+		return nil, nil, err
 	}
 	if err := idx.Batch(b); err != nil {
 		idx.Close()
@@ -76,20 +74,20 @@ func buildOffline(ctx context.Context, dir, scratch string, c *corpus, progress 
 	if err != nil {
 		return nil, fmt.Errorf("router: starting index build in %s: %w", dir, err)
 	}
-	for i := 0; i < n; i++ {
-		doc, s, err := d.document(ctx, i)
-		if err != nil {
-			return nil, fmt.Errorf("router: %w", err)
-		}
+	err = d.each(ctx, func(i int, s *Skill, doc map[string]interface{}) error {
 		if err := b.Index(strconv.Itoa(i), doc); err != nil {
-			return nil, fmt.Errorf("router: indexing skill %q: %w", s.Name, err)
+			return fmt.Errorf("router: indexing skill %q: %w", s.Name, err)
 		}
 		if (i+1)%progressEvery == 0 {
 			if err := ctx.Err(); err != nil {
-				return nil, err
+				return err
 			}
 			report(progress, i+1, n)
 		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	if err := b.Close(); err != nil {
 		return nil, fmt.Errorf("router: finishing index build in %s: %w", dir, err)
@@ -105,15 +103,8 @@ func buildBodies(ctx context.Context, c *corpus) (*bodyIndex, error) {
 	if err != nil || d.bodies == nil {
 		return nil, err
 	}
-	for i := 0; i < c.skills.Len(); i++ {
-		if i%progressEvery == 0 {
-			if err := ctx.Err(); err != nil {
-				return nil, err
-			}
-		}
-		if _, _, err := d.document(ctx, i); err != nil {
-			return nil, fmt.Errorf("router: %w", err)
-		}
+	if err := d.each(ctx, func(int, *Skill, map[string]interface{}) error { return nil }); err != nil {
+		return nil, err
 	}
 	return d.bodyIndex(), nil
 }

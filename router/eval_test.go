@@ -52,9 +52,13 @@ func loadAgentSkills(t testing.TB, path string) []Skill {
 	skills := make([]Skill, src.Len())
 	for i := range skills {
 		skills[i] = src.Skill(i)
-		if skills[i].Body, err = src.Body(ctx, i); err != nil {
-			t.Fatalf("%s: %v", path, err)
-		}
+	}
+	err = src.EachBody(ctx, func(i int, body []byte) error {
+		skills[i].Body = string(body)
+		return nil
+	})
+	if err != nil {
+		t.Fatalf("%s: %v", path, err)
 	}
 	return skills
 }

@@ -103,13 +103,8 @@ func buildTermStatsOn(ctx context.Context, in *corpus, workers, k int) (*termSta
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			d, err := in.maker(false)
 			for c := int(next.Add(1)) - 1; c < k; c = int(next.Add(1)) - 1 {
-				if err != nil {
-					errs[c] = err
-					continue
-				}
-				chunks[c], errs[c] = analyzeChunk(ctx, an, d, c*n/k, (c+1)*n/k, ts.length)
+				chunks[c], errs[c] = analyzeChunk(ctx, an, in.skills, c*n/k, (c+1)*n/k, ts.length)
 			}
 		}()
 	}
@@ -145,7 +140,7 @@ type rawPosting struct {
 
 // analyzeChunk analyzes skills [lo, hi), writing their field lengths into
 // length.
-func analyzeChunk(ctx context.Context, an analysis.Analyzer, d *docMaker, lo, hi int, length []uint32) (*statsChunk, error) {
+func analyzeChunk(ctx context.Context, an analysis.Analyzer, skills Source, lo, hi int, length []uint32) (*statsChunk, error) {
 	c := &statsChunk{raw: make([]rawPosting, 0, 24*(hi-lo))}
 	ids := make(map[string]uint32, 1024)
 	// last[t] is the index in raw of term t's posting for the skill being
@@ -158,11 +153,8 @@ func analyzeChunk(ctx context.Context, an analysis.Analyzer, d *docMaker, lo, hi
 				return nil, err
 			}
 		}
-		doc, _, err := d.document(ctx, i)
-		if err != nil {
-			return nil, fmt.Errorf("router: %w", err)
-		}
-		text, _ := doc[indexField].(string)
+		s := skills.Skill(i)
+		text, _ := document(&s)[indexField].(string)
 		toks := an.Analyze([]byte(text))
 		length[i] = uint32(len(toks))
 		// The repeat filter emits a weighted field's token in a run of
