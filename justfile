@@ -1,8 +1,9 @@
 # Mirrors the README; nothing requires `just` (npm install -g rust-just).
 
-# Build the static binary into ./bin/agent3md.
+# Build the static binary into ./bin/agent3md, stamped with the commit
+# (agent3md version prints it even where the build info has none).
 build:
-    CGO_ENABLED=0 go build -o bin/agent3md ./cmd/agent3md
+    CGO_ENABLED=0 go build -ldflags "-X main.commit=$(git rev-parse HEAD 2>/dev/null)" -o bin/agent3md ./cmd/agent3md
 
 # The test command from the README.
 test:

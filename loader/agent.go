@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/agent3md/agent3md/agentfile"
+	"github.com/agent3md/agent3md/skillsdir"
 )
 
 // Options configures Open. A nil *Options means defaults.
@@ -277,7 +278,7 @@ func (a *Agent) SkillByZ(z float64) (*agentfile.Skill, error) {
 	st := a.current()
 	i, ok := st.skillAt(z)
 	if !ok {
-		return nil, &UnknownSkillError{Name: "z=" + formatZ(z)}
+		return nil, &UnknownSkillError{Name: "z=" + skillsdir.FormatZ(z)}
 	}
 	return &st.info.Skills[i], nil
 }

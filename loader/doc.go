@@ -40,7 +40,7 @@
 // Agent Skills slugs are built on first use.
 //
 // Skill folders. OpenFolders serves Agent Skills folders through the same
-// Agent (docs/skill-folders.md §9): package internal/skillfolder scans
+// Agent (docs/skill-folders.md §9): package skillsdir scans
 // them, and the loader synthesizes a catalog from the scan — the identity
 // at z=0, one plane per skill at z=1, 2, … in name order, metadata as
 // attributes, links between skills as [[z=N]] — so everything above the

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/agent3md/agent3md/internal/skillfolder"
+	"github.com/agent3md/agent3md/skillsdir"
 )
 
 // SkillFile is one file of a skill's Agent Skills directory, whatever the
@@ -112,13 +112,13 @@ func (a *Agent) ReadSkillFile(ctx context.Context, slug, path string) ([]byte, S
 					return nil
 				}
 			}
-			return fmt.Errorf("skill %s, file %q: %w", slug, clip(path, 120), ErrNoSkillFile)
+			return fmt.Errorf("skill %s, file %q: %w", slug, skillsdir.Clip(path, 120), ErrNoSkillFile)
 		}
 		s := st.folder.skills[i]
 		ct, err := st.folder.cat.ReadFile(ctx, s.Name, path)
 		if err != nil {
-			if errors.Is(err, skillfolder.ErrRefused) || (errors.Is(err, skillfolder.ErrNotFound) && !served(s, path)) {
-				return fmt.Errorf("skill %s, file %q: %w", slug, clip(path, 120), ErrNoSkillFile)
+			if errors.Is(err, skillsdir.ErrRefused) || (errors.Is(err, skillsdir.ErrNotFound) && !served(s, path)) {
+				return fmt.Errorf("skill %s, file %q: %w", slug, skillsdir.Clip(path, 120), ErrNoSkillFile)
 			}
 			return folderErr(s, err)
 		}
@@ -159,7 +159,7 @@ func (st *state) bySlugErr(slug string) (int, error) {
 }
 
 // served reports whether path is one of s's listed files.
-func served(s *skillfolder.Skill, path string) bool {
+func served(s *skillsdir.Skill, path string) bool {
 	for _, f := range s.Files {
 		if f.Path == path {
 			return true
@@ -170,8 +170,8 @@ func served(s *skillfolder.Skill, path string) bool {
 
 // folderErr maps a skill folder read's failure: a skill gone or changed
 // under the read is stale (re-scan, or ErrStale when pinned).
-func folderErr(s *skillfolder.Skill, err error) error {
-	if errors.Is(err, skillfolder.ErrNotFound) || errors.Is(err, skillfolder.ErrChanged) {
+func folderErr(s *skillsdir.Skill, err error) error {
+	if errors.Is(err, skillsdir.ErrNotFound) || errors.Is(err, skillsdir.ErrChanged) {
 		return fmt.Errorf("skill %s: %v: %w", s.Name, err, errStale)
 	}
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
@@ -181,7 +181,7 @@ func folderErr(s *skillfolder.Skill, err error) error {
 }
 
 // renderedFiles lists a rendering's files.
-func renderedFiles(r *Rendered) []SkillFile {
+func renderedFiles(r *skillsdir.Rendered) []SkillFile {
 	out := make([]SkillFile, 0, 1+len(r.References))
 	out = append(out, SkillFile{Path: skillMDFile, Size: int64(len(r.Text)), MIME: markdownMIME, Digest: "sha256:" + r.SHA256, Text: true})
 	for _, ref := range r.References {
@@ -206,7 +206,7 @@ func textMIME(m string) bool {
 }
 
 // folderSkillMD is SkillMD for a folder: the SKILL.md as on disk.
-func (st *state) folderSkillMD(ctx context.Context, i int) (*Rendered, error) {
+func (st *state) folderSkillMD(ctx context.Context, i int) (*skillsdir.Rendered, error) {
 	s := st.folder.skills[i]
 	ct, err := st.folder.cat.ReadFile(ctx, s.Name, skillMDFile)
 	if err != nil {
@@ -215,5 +215,5 @@ func (st *state) folderSkillMD(ctx context.Context, i int) (*Rendered, error) {
 	if ct.Skill != s {
 		return nil, fmt.Errorf("skill %s: %s changed since the scan: %w", s.Name, s.SkillMD(), errStale)
 	}
-	return &Rendered{Slug: s.Name, Text: ct.Data, SHA256: strings.TrimPrefix(ct.Digest, "sha256:"), Frontmatter: s.Frontmatter}, nil
+	return &skillsdir.Rendered{Slug: s.Name, Text: ct.Data, SHA256: strings.TrimPrefix(ct.Digest, "sha256:"), Frontmatter: s.Frontmatter}, nil
 }

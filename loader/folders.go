@@ -17,7 +17,7 @@ import (
 	"time"
 
 	"github.com/agent3md/agent3md/agentfile"
-	"github.com/agent3md/agent3md/internal/skillfolder"
+	"github.com/agent3md/agent3md/skillsdir"
 )
 
 // FolderOptions configures OpenFolders. A nil *FolderOptions, or a zero
@@ -48,9 +48,9 @@ const AgentFileName = "AGENT.md"
 // come from that very entry.
 type folderState struct {
 	roots    []string
-	cat      *skillfolder.Catalog
-	skills   []*skillfolder.Skill // parallel to info.Skills
-	identity string               // the identity body (AGENT.md or generated)
+	cat      *skillsdir.Catalog
+	skills   []*skillsdir.Skill // parallel to info.Skills
+	identity string             // the identity body (AGENT.md or generated)
 	// idPath is the AGENT.md read, "" when the identity was generated.
 	idPath string
 }
@@ -58,7 +58,7 @@ type folderState struct {
 // folderConfig is what a folder Agent re-scans with.
 type folderConfig struct {
 	roots []string
-	scan  skillfolder.Options
+	scan  skillsdir.Options
 }
 
 // OpenFolders scans Agent Skills folders (docs/skill-folders.md) and
@@ -69,7 +69,7 @@ type folderConfig struct {
 // the identity is the AGENT.md at the first root, else a short text
 // naming the folders. Roots may be several: skill names must be unique
 // across them, and a clash fails with both paths (it wraps
-// skillfolder.ErrNameClash). A broken skill is left out; Findings says
+// skillsdir.ErrNameClash). A broken skill is left out; Findings says
 // why. Catalog().SHA256 fingerprints every served name, frontmatter and
 // file signature, so it changes whenever a served byte may have.
 func OpenFolders(ctx context.Context, roots []string, opts *FolderOptions) (*Agent, error) {
@@ -88,7 +88,7 @@ func OpenFolders(ctx context.Context, roots []string, opts *FolderOptions) (*Age
 		}
 		abs[i] = p
 	}
-	cfg := &folderConfig{roots: abs, scan: skillfolder.Options{
+	cfg := &folderConfig{roots: abs, scan: skillsdir.Options{
 		MaxDepth: fo.MaxDepth, MaxFileBytes: fo.MaxFileBytes, MaxSkills: fo.MaxSkills, Workers: fo.Workers,
 	}}
 	st, err := scanFolders(ctx, cfg, 1)
@@ -117,7 +117,7 @@ func FolderHead(roots []string, opts *FolderOptions) (*Head, error) {
 		}
 		abs[i] = p
 	}
-	maxID := int64(skillfolder.DefaultMaxFileBytes)
+	maxID := int64(skillsdir.DefaultMaxFileBytes)
 	if opts != nil && opts.MaxFileBytes > 0 {
 		maxID = opts.MaxFileBytes
 	}
@@ -159,14 +159,14 @@ func (a *Agent) Findings() []string {
 // scanFolders scans the roots and synthesizes the catalog the rest of the
 // loader (and the router, and the server) reads.
 func scanFolders(ctx context.Context, cfg *folderConfig, gen uint64) (*state, error) {
-	sc, err := skillfolder.Scan(ctx, cfg.roots, &cfg.scan)
+	sc, err := skillsdir.Scan(ctx, cfg.roots, &cfg.scan)
 	if err != nil {
-		// A *skillfolder.ClashError names both SKILL.md files and the fix.
+		// A *skillsdir.ClashError names both SKILL.md files and the fix.
 		return nil, fmt.Errorf("open skill folders: %w", err)
 	}
 	maxID := cfg.scan.MaxFileBytes
 	if maxID <= 0 {
-		maxID = skillfolder.DefaultMaxFileBytes
+		maxID = skillsdir.DefaultMaxFileBytes
 	}
 	name, identity, idPath, err := readIdentity(cfg.roots, maxID)
 	if err != nil {
@@ -203,7 +203,7 @@ func scanFolders(ctx context.Context, cfg *folderConfig, gen uint64) (*state, er
 // numbering is stable while the set of names is), labelled with its name,
 // its description and its metadata as attributes and its links to other
 // served skills as [[z=N]] links. Bodies stay on disk: spans are empty.
-func synthesize(name, identity string, skills []*skillfolder.Skill) (*agentfile.Catalog, error) {
+func synthesize(name, identity string, skills []*skillsdir.Skill) (*agentfile.Catalog, error) {
 	z := make(map[string]int, len(skills))
 	for i, s := range skills {
 		z[s.Name] = i + 1
@@ -222,7 +222,7 @@ func synthesize(name, identity string, skills []*skillfolder.Skill) (*agentfile.
 		zi := float64(i + 1)
 		attrs := agentfile.Attrs{}
 		if len(s.Inputs) > 0 {
-			attrs = append(attrs, agentfile.Attr{Key: "inputs", Value: inputsAttr(s.Inputs)})
+			attrs = append(attrs, agentfile.Attr{Key: "inputs", Value: skillsdir.FormatInputs(s.Inputs)})
 		}
 		attrs = append(attrs, agentfile.Attr{Key: "kind", Value: "skill"})
 		if s.HasTool {
@@ -253,24 +253,12 @@ func synthesize(name, identity string, skills []*skillfolder.Skill) (*agentfile.
 	return agentfile.UnmarshalCatalogOwned(b)
 }
 
-// inputsAttr writes inputs in the 3md inputs syntax (docs/format.md §9).
-func inputsAttr(ins []agentfile.Input) string {
-	parts := make([]string, len(ins))
-	for i, in := range ins {
-		parts[i] = in.Name + ":" + in.Type
-		if in.Optional {
-			parts[i] += "?"
-		}
-	}
-	return strings.Join(parts, ", ")
-}
-
 // fingerprint is the catalog's content key: the agent's name and
 // identity, then per skill its name, folder, whole frontmatter and every
 // served file's path and stat signature. A write to any served file
 // changes its signature, so the key changes with any served byte; a mere
 // touch changes it too, which only costs a cache miss.
-func fingerprint(name, identity string, skills []*skillfolder.Skill) string {
+func fingerprint(name, identity string, skills []*skillsdir.Skill) string {
 	h := sha256.New()
 	str := func(s string) {
 		var n [8]byte
@@ -358,7 +346,7 @@ func firstParagraph(s string) string {
 		if p == "" || strings.HasPrefix(p, "#") {
 			continue
 		}
-		return clip(strings.Join(strings.Fields(p), " "), 280)
+		return skillsdir.Clip(strings.Join(strings.Fields(p), " "), 280)
 	}
 	return ""
 }
@@ -381,7 +369,7 @@ func (st *state) folderBody(p int) (string, error) {
 	// reaches view before and after.
 	body, got, err := f.cat.Body(context.Background(), s.Name)
 	if err != nil {
-		if errors.Is(err, skillfolder.ErrNotFound) || errors.Is(err, skillfolder.ErrChanged) {
+		if errors.Is(err, skillsdir.ErrNotFound) || errors.Is(err, skillsdir.ErrChanged) {
 			return "", fmt.Errorf("skill %s: %v: %w", s.Name, err, errStale)
 		}
 		return "", fmt.Errorf("skill %s: %w", s.Name, err)

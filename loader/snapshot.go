@@ -68,7 +68,7 @@ func (s Snapshot) Frontmatter(i int) map[string]any {
 	if s.st.folder != nil {
 		return s.st.folder.skills[i].Frontmatter
 	}
-	return s.st.frontmatter(i).asMap()
+	return s.st.doc().Frontmatter(i)
 }
 
 // Description returns skill i's SKILL.md description.
@@ -76,5 +76,5 @@ func (s Snapshot) Description(i int) string {
 	if s.st.folder != nil {
 		return s.st.folder.skills[i].Description
 	}
-	return s.st.description(i)
+	return s.st.doc().Description(i)
 }

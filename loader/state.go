@@ -9,6 +9,7 @@ import (
 
 	"github.com/agent3md/agent3md/agentfile"
 	"github.com/agent3md/agent3md/internal/hashidx"
+	"github.com/agent3md/agent3md/skillsdir"
 )
 
 // state is one scan of the file: the catalog, the open file it came from and
@@ -236,7 +237,7 @@ func (st *state) slugList() []string {
 			}
 			return
 		}
-		st.slugs, st.bySlug = assignSlugs(st.info.Skills)
+		st.slugs, st.bySlug = skillsdir.AssignSlugs(st.info.Skills)
 	})
 	return st.slugs
 }

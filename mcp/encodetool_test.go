@@ -23,7 +23,7 @@ func TestEncodeToolResultIdentical(t *testing.T) {
 	// Structured content written into the answer gives the same bytes as
 	// the same content spliced in.
 	written := &toolCallResult{Content: []textContent{{Type: "text", Text: "w"}}, IsError: true,
-		writeStructured: &structuredWriter{size: 1, append: func(b, _ []byte) []byte { return append(b, structured...) }}}
+		writeStructured: &structuredWriter{size: 1, append: func(b []byte) []byte { return append(b, structured...) }}}
 	spliced := &toolCallResult{Content: written.Content, IsError: true, StructuredContent: structured}
 	w, err := encodeToolResult(written)
 	if err != nil {

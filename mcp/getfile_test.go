@@ -12,24 +12,19 @@ import (
 // URI, an unserved path lists the served ones, and an empty file is the
 // instructions, as a model that fills every argument sends it.
 func TestGetSkillFile(t *testing.T) {
-	type structured struct {
-		Name string  `json:"name"`
-		Body string  `json:"body"`
-		File *string `json:"file"`
-	}
-	get := func(t *testing.T, s *server, args map[string]any) (string, bool, structured) {
+	// get_skill answers with one text block and no structured content
+	// (docs/protocol.md §4): a file's bytes reach the model as they are.
+	get := func(t *testing.T, s *server, args map[string]any) (string, bool) {
 		t.Helper()
 		wire, res := callTool(t, s, toolGetSkill, args)
-		var w struct {
-			StructuredContent structured `json:"structuredContent"`
-		}
+		var w map[string]json.RawMessage
 		if err := json.Unmarshal(wire, &w); err != nil {
 			t.Fatal(err)
 		}
-		if len(res.Content) != 1 {
-			t.Fatalf("%v: %d content blocks", args, len(res.Content))
+		if _, ok := w["structuredContent"]; ok || len(res.Content) != 1 {
+			t.Fatalf("%v: %d content blocks, structured content %s; want one text block alone", args, len(res.Content), w["structuredContent"])
 		}
-		return res.Content[0].Text, res.IsError, w.StructuredContent
+		return res.Content[0].Text, res.IsError
 	}
 
 	t.Run("folder", func(t *testing.T) {
@@ -38,30 +33,30 @@ func TestGetSkillFile(t *testing.T) {
 		sess := newSession(nil)
 		want, _, _ := readBytes(t, s, sess, "skill://deploy/references/runbook.md")
 		for _, file := range []string{"references/runbook.md", "./references/runbook.md"} {
-			text, isErr, st := get(t, s, map[string]any{"name": "deploy", "file": file})
-			if isErr || text != string(want) || st.Body != text || st.Name != "deploy" || st.File == nil || *st.File != "references/runbook.md" {
-				t.Errorf("file %q: isError %v, text %.80q, structured %+v; want the runbook as resources/read serves it", file, isErr, text, st)
+			text, isErr := get(t, s, map[string]any{"name": "deploy", "file": file})
+			if isErr || text != string(want) {
+				t.Errorf("file %q: isError %v, text %.80q; want the runbook as resources/read serves it", file, isErr, text)
 			}
 		}
 		md, _, _ := readBytes(t, s, sess, "skill://lint/SKILL.md")
-		if text, isErr, _ := get(t, s, map[string]any{"name": "lint", "file": "SKILL.md"}); isErr || text != string(md) {
+		if text, isErr := get(t, s, map[string]any{"name": "lint", "file": "SKILL.md"}); isErr || text != string(md) {
 			t.Errorf("SKILL.md: isError %v, text %.80q; want the file with its frontmatter", isErr, text)
 		}
-		text, isErr, _ := get(t, s, map[string]any{"name": "lint", "file": "assets/logo.png"})
+		text, isErr := get(t, s, map[string]any{"name": "lint", "file": "assets/logo.png"})
 		if !isErr || !strings.Contains(text, "skill://lint/assets/logo.png") {
 			t.Errorf("a binary file: isError %v, %q; want an error naming its resource URI", isErr, text)
 		}
 		for _, bad := range []string{"../deploy/SKILL.md", "/etc/passwd", "references/nope.md"} {
-			text, isErr, _ := get(t, s, map[string]any{"name": "deploy", "file": bad})
+			text, isErr := get(t, s, map[string]any{"name": "deploy", "file": bad})
 			if !isErr || !strings.Contains(text, "references/runbook.md") || !strings.Contains(text, "SKILL.md") {
 				t.Errorf("file %q: isError %v, %q; want an error listing the files deploy serves", bad, isErr, text)
 			}
 		}
-		body, _, _ := get(t, s, map[string]any{"name": "deploy"})
-		if text, isErr, st := get(t, s, map[string]any{"name": "deploy", "file": ""}); isErr || text != body || st.File != nil {
-			t.Errorf(`file "": isError %v, structured %+v; want the instructions, as without file`, isErr, st)
+		body, _ := get(t, s, map[string]any{"name": "deploy"})
+		if text, isErr := get(t, s, map[string]any{"name": "deploy", "file": ""}); isErr || text != body {
+			t.Errorf(`file "": isError %v, %.80q; want the instructions, as without file`, isErr, text)
 		}
-		if text, isErr, _ := get(t, s, map[string]any{"name": "deplyo", "file": "SKILL.md"}); !isErr || !strings.Contains(text, "closest: deploy") {
+		if text, isErr := get(t, s, map[string]any{"name": "deplyo", "file": "SKILL.md"}); !isErr || !strings.Contains(text, "closest: deploy") {
 			t.Errorf("an unknown skill with a file: isError %v, %q", isErr, text)
 		}
 	})
@@ -76,7 +71,7 @@ func TestGetSkillFile(t *testing.T) {
 			t.Fatal(err)
 		}
 		want, _, _ := readBytes(t, s, sess, "skill://"+slug+"/SKILL.md")
-		if text, isErr, st := get(t, s, map[string]any{"name": name, "file": "SKILL.md"}); isErr || text != string(want) || st.File == nil {
+		if text, isErr := get(t, s, map[string]any{"name": name, "file": "SKILL.md"}); isErr || text != string(want) {
 			t.Errorf("SKILL.md of %s: isError %v, %.80q; want its rendering", name, isErr, text)
 		}
 	})

@@ -236,12 +236,21 @@ func checkToolsList(modern bool) func(json.RawMessage) error {
 			return fmt.Errorf("no tools in %.200s", res)
 		}
 		for _, tool := range r.Tools {
-			if _, has := tool["outputSchema"]; has != modern {
-				return fmt.Errorf("tool %s: outputSchema present = %v, want %v", tool["name"], has, modern)
+			// The body tools answer with text alone in every revision
+			// (docs/protocol.md §4).
+			want := modern && !textOnlyTool(tool["name"])
+			if _, has := tool["outputSchema"]; has != want {
+				return fmt.Errorf("tool %s: outputSchema present = %v, want %v", tool["name"], has, want)
 			}
 		}
 		return nil
 	}
+}
+
+// textOnlyTool reports whether the tool named by raw (a JSON string)
+// declares no outputSchema.
+func textOnlyTool(raw json.RawMessage) bool {
+	return string(raw) == `"`+toolGetSkill+`"` || string(raw) == `"`+toolResolveSkill+`"`
 }
 
 // checkToolCall wants a successful tool result with structuredContent

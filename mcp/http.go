@@ -279,31 +279,18 @@ func (h *httpHandler) stream(w http.ResponseWriter, r *http.Request, x *Exchange
 	if pk.method == methodListen && h.o.OnStream != nil && !h.o.OnStream(w, r) {
 		return
 	}
-	flusher, _ := w.(http.Flusher)
 	rc := http.NewResponseController(w)
 	// A stream lives as long as its request: each event pushes the write
 	// deadline (the HTTP server's per-answer bound) past the next
 	// keep-alive, so only a stalled client is cut off.
-	extend := func() { _ = rc.SetWriteDeadline(time.Now().Add(2*h.o.KeepAlive + 10*time.Second)) }
-	extend()
+	es := &eventStream{w: w, extend: func() { _ = rc.SetWriteDeadline(time.Now().Add(2*h.o.KeepAlive + 10*time.Second)) }}
+	es.extend()
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("Cache-Control", "no-cache")
 	w.Header().Set("X-Accel-Buffering", "no")
 	w.WriteHeader(http.StatusOK)
-	var mu sync.Mutex
-	send := func(line []byte) {
-		mu.Lock()
-		defer mu.Unlock()
-		extend()
-		fmt.Fprintf(w, "event: message\ndata: %s\n\n", line)
-		if flusher != nil {
-			flusher.Flush()
-		}
-	}
-	if flusher != nil {
-		flusher.Flush()
-	}
-	x.Notify = send
+	es.flush()
+	x.Notify = es.send
 	done := make(chan struct{})
 	go func() {
 		t := time.NewTicker(h.o.KeepAlive)
@@ -313,20 +300,71 @@ func (h *httpHandler) stream(w http.ResponseWriter, r *http.Request, x *Exchange
 			case <-done:
 				return
 			case <-t.C:
-				mu.Lock()
-				extend()
-				io.WriteString(w, ": keep-alive\n\n")
-				if flusher != nil {
-					flusher.Flush()
+				if !es.keepAlive() {
+					return
 				}
-				mu.Unlock()
 			}
 		}
 	}()
 	rep := h.S.exchange(r.Context(), x, pk)
 	close(done)
-	if rep.Line != nil {
-		send(rep.Line)
+	es.end(rep.Line)
+}
+
+// eventStream writes one request's event stream. Its writes are
+// serialized, and once end has written the answer nothing more is
+// written: a notification sent later (a reload announced while the
+// request returned) must not follow the answer, nor reach a
+// ResponseWriter whose handler has returned.
+type eventStream struct {
+	w      http.ResponseWriter
+	extend func() // pushes the write deadline on
+	mu     sync.Mutex
+	ended  bool
+}
+
+func (e *eventStream) flush() {
+	if f, ok := e.w.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+// send writes one message as an event, unless the stream has ended.
+func (e *eventStream) send(line []byte) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if !e.ended {
+		e.event(line)
+	}
+}
+
+func (e *eventStream) event(line []byte) {
+	e.extend()
+	fmt.Fprintf(e.w, "event: message\ndata: %s\n\n", line)
+	e.flush()
+}
+
+// keepAlive writes a comment; false once the stream has ended.
+func (e *eventStream) keepAlive() bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.ended {
+		return false
+	}
+	e.extend()
+	io.WriteString(e.w, ": keep-alive\n\n")
+	e.flush()
+	return true
+}
+
+// end writes the answer (nil: none, the client went away) as the last
+// event.
+func (e *eventStream) end(answer []byte) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.ended = true
+	if answer != nil {
+		e.event(answer)
 	}
 }
 

@@ -1,7 +1,6 @@
 package mcp
 
 import (
-	"bufio"
 	"context"
 	"encoding/base64"
 	"encoding/json"
@@ -89,6 +88,12 @@ func TestHTTPStatuses(t *testing.T) {
 		{"legacy unknown resource is 200", `{"jsonrpc":"2.0","id":7,"method":"resources/read","params":{"uri":"skill://nope/SKILL.md"}}`, nil, 200, `-32002`},
 		{"notification", `{"jsonrpc":"2.0","method":"notifications/initialized"}`, nil, 202, ``},
 		{"response from the client", `{"jsonrpc":"2.0","id":9,"result":{}}`, nil, 202, ``},
+		// A notification is never answered, whatever its params; a request
+		// with "params": null is (docs/protocol.md §2).
+		{"notification with params null", `{"jsonrpc":"2.0","method":"notifications/initialized","params":null}`, nil, 202, ``},
+		{"notification with params an array", `{"jsonrpc":"2.0","method":"notifications/initialized","params":[1]}`, nil, 202, ``},
+		{"request with params null", `{"jsonrpc":"2.0","id":21,"method":"tools/list","params":null}`, nil, 400, `{"jsonrpc":"2.0","id":21,"error":{"code":-32600`},
+		{"a batch with a params-null notification", `[{"jsonrpc":"2.0","method":"notifications/initialized","params":null},{"jsonrpc":"2.0","id":1,"method":"ping"}]`, nil, 200, `[{"jsonrpc":"2.0","id":1,"result":{}}]`},
 		{"not JSON", `{nope`, nil, 400, `-32700`},
 		// 2025-03-26 is the one revision with batches, and its clients send
 		// no MCP-Protocol-Version header (docs/protocol.md §12).
@@ -233,29 +238,7 @@ func TestHTTPListenStream(t *testing.T) {
 			t.Fatal("the agent never loaded")
 		}
 	}
-	body := `{"jsonrpc":"2.0","id":"sub","method":"subscriptions/listen","params":{` + httpModernMeta + `,"notifications":{"toolsListChanged":true}}}`
-	req, _ := http.NewRequest(http.MethodPost, ts.URL, strings.NewReader(body))
-	for k, v := range modernHeaders("subscriptions/listen", "") {
-		req.Header.Set(k, v)
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	if ct := resp.Header.Get("Content-Type"); ct != "text/event-stream" {
-		t.Fatalf("content type %q", ct)
-	}
-	events := make(chan string, 16)
-	go func() {
-		sc := bufio.NewScanner(resp.Body)
-		for sc.Scan() {
-			if l, ok := strings.CutPrefix(sc.Text(), "data: "); ok {
-				events <- l
-			}
-		}
-		close(events)
-	}()
+	events := listenEvents(t, ts.URL, `{"toolsListChanged":true}`)
 	next := func(what string) string {
 		select {
 		case e, ok := <-events:

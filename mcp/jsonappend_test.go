@@ -193,10 +193,11 @@ func TestRouteTailsBounded(t *testing.T) {
 }
 
 // TestBodyToolsEncodeAsEncodingJSON: get_skill and resolve_skill escape
-// each body once and use it twice; the text and the structured content
-// they give are what encoding/json writes for the same values, for every
-// skill of every example agent and of an agent whose bodies hold control
-// bytes, quotes, U+2028 and invalid UTF-8.
+// each body once, straight into their one text block, and declare no
+// structured content in any revision (docs/protocol.md §4): the answer is
+// what encoding/json writes for the same text, for every skill of every
+// example agent and of an agent whose bodies hold control bytes, quotes,
+// U+2028 and invalid UTF-8.
 func TestBodyToolsEncodeAsEncodingJSON(t *testing.T) {
 	odd := filepath.Join(t.TempDir(), "odd.3md")
 	text := "---\n3md: 1.0\naxis: skill\ntitle: Odd\nagent: odd\n---\n\n@plane z=0 label=\"odd\" kind=identity\nIdentity.\n\n" +
@@ -221,7 +222,11 @@ func TestBodyToolsEncodeAsEncodingJSON(t *testing.T) {
 			if err != nil || got.isError {
 				t.Fatalf("%s: get_skill %s: %v %s", file, sk.Name, err, got.text)
 			}
-			checkBodyAnswer(t, s, got, skillBody{Name: sk.Name, Body: got.text})
+			body, err := a.Body(ctx, sk.Name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkTextAnswer(t, s, getSkillTool, got, body)
 			got, err = s.resolveSkill(ctx, v, args)
 			if err != nil || got.isError {
 				t.Fatalf("%s: resolve_skill %s: %v %s", file, sk.Name, err, got.text)
@@ -230,53 +235,35 @@ func TestBodyToolsEncodeAsEncodingJSON(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			res := resolveResult{Skills: make([]resolvedSkill, len(chain))}
-			for i, r := range chain {
-				res.Skills[i] = resolvedSkill{Name: r.Name, Z: r.Z, Body: r.Body}
-			}
-			enc, err := s.toolResult(resolveSkillTool, got, true)
-			if err != nil {
-				t.Fatal(err)
-			}
-			want := `{"content":[{"type":"text","text":` + stdJSON(t, chainText(chain)) + `}],"structuredContent":` + stdJSON(t, res) + `}`
-			if string(enc.enc) != want {
-				t.Errorf("%s: resolve_skill %s:\n got %s\nwant %s", file, sk.Name, enc.enc, want)
-			}
+			checkTextAnswer(t, s, resolveSkillTool, got, chainText(chain))
 		}
 		a.Close()
 	}
 }
 
-// checkBodyAnswer checks a get_skill outcome as encodeToolResult writes
-// it: the body escaped as encoding/json escapes it, in the text block and
-// again in the structured content, which is want.
-func checkBodyAnswer(t *testing.T, s *server, out *toolOutcome, want skillBody) {
+// checkTextAnswer checks a body tool's outcome as toolResult encodes it,
+// in a revision with structured content and in one without: the one text
+// block want, escaped as encoding/json escapes it, and nothing else.
+func checkTextAnswer(t *testing.T, s *server, tool *toolDef, out *toolOutcome, want string) {
 	t.Helper()
-	res, err := s.toolResult(getSkillTool, out, true)
-	if err != nil {
-		t.Fatal(err)
-	}
-	wantEnc := `{"content":[{"type":"text","text":` + stdJSON(t, want.Body) + `}],"structuredContent":` + stdJSON(t, want) + `}`
-	if string(res.enc) != wantEnc {
-		t.Errorf("get_skill %s:\n got %s\nwant %s", want.Name, res.enc, wantEnc)
-	}
-	legacy, err := s.toolResult(getSkillTool, out, false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if wantEnc := `{"content":[{"type":"text","text":` + stdJSON(t, want.Body) + `}]}`; string(legacy.enc) != wantEnc {
-		t.Errorf("get_skill %s before 2025-06-18:\n got %s\nwant %s", want.Name, legacy.enc, wantEnc)
+	wantEnc := `{"content":[{"type":"text","text":` + stdJSON(t, want) + `}]}`
+	for _, structured := range []bool{true, false} {
+		res, err := s.toolResult(tool, out, structured)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(res.enc) != wantEnc {
+			t.Errorf("%s (structured %v):\n got %.300s\nwant %.300s", tool.name, structured, res.enc, wantEnc)
+		}
 	}
 }
 
-// TestBodyAnswerWithFile: get_skill of a skill's file names the file in
-// its structured content, and a body long enough to grow the answer past
-// its first estimate is still copied whole.
-func TestBodyAnswerWithFile(t *testing.T) {
+// TestBodyAnswerEscapes: a body long enough to grow the answer past its
+// first estimate (every byte escaped) is still written whole.
+func TestBodyAnswerEscapes(t *testing.T) {
 	s := newServer(&Options{Agent: openAda(t)})
 	for _, body := range []string{"", "plain", "quote \" and \\ and \u2028 and \x01", strings.Repeat("\x02<>&", 5000)} {
-		checkBodyAnswer(t, s, bodyOutcome("commit", body, "refs/style.md"), skillBody{Name: "commit", Body: body, File: "refs/style.md"})
-		checkBodyAnswer(t, s, bodyOutcome("commit", body, ""), skillBody{Name: "commit", Body: body})
+		checkTextAnswer(t, s, getSkillTool, &toolOutcome{text: body}, body)
 	}
 }
 

@@ -21,13 +21,19 @@ import (
 // line, past what real clients read (the TypeScript SDK's stdio reader
 // stops at 10 MB), so larger agents are answered a page at a time.
 const (
-	// defaultListLimit is the page size when the call names none.
+	// defaultListLimit is the most skills a page holds when the call names
+	// no limit; such a page also fits hostAnswerChars (budget.go).
 	defaultListLimit = 200
 	// maxListLimit is the largest page a call may ask for.
 	maxListLimit = 1000
 	// listOverhead is what a page keeps free of its answer budget for the
 	// envelope, the second text block and the cursor.
 	listOverhead = 1024
+	// listNoteChars is what a default page keeps free of hostAnswerChars
+	// for what a host shows besides the entries: the second text block
+	// (which may quote the query, at most maxQueryWords*64 bytes) and the
+	// structured copy's total, matched and cursor.
+	listNoteChars = 3 * 1024
 	// maxQueryWords bounds list_skills' query: every word is matched
 	// against every skill's name and triggers, so a query of a million
 	// words must be refused, not scanned.
@@ -77,12 +83,15 @@ func newListEntry(snap loader.Snapshot, i int) listEntry {
 
 // listRequest is list_skills' arguments, read and checked.
 type listRequest struct {
-	query  []string // lowercased words; empty matches every skill
-	raw    string   // the query as given
-	limit  int
-	start  int    // first skill index to consider (from the cursor)
-	fp     string // binds a cursor to the file version and the query
-	cursor bool
+	query []string // lowercased words; empty matches every skill
+	raw   string   // the query as given
+	limit int
+	// explicit is set when the call named a limit: the page is then
+	// bounded by the answer bound alone, not by hostAnswerChars.
+	explicit bool
+	start    int    // first skill index to consider (from the cursor)
+	fp       string // binds a cursor to the file version and the query
+	cursor   bool
 }
 
 // parseListRequest reads query, limit and cursor; a problem is returned as
@@ -101,7 +110,7 @@ func parseListRequest(snap loader.Snapshot, args map[string]json.RawMessage) (*l
 		if err != nil || n < 1 || n > maxListLimit {
 			return nil, fmt.Sprintf("argument \"limit\" must be between 1 and %d, got %s", maxListLimit, describeJSON(raw))
 		}
-		req.limit = n
+		req.limit, req.explicit = n, true
 	}
 	sum := ""
 	if cat := snap.Catalog(); cat != nil {
@@ -167,11 +176,14 @@ type listPage struct {
 	enc     *json.Encoder // writes to scratch
 	budget  int           // bytes the page may take in the answer
 	used    int           // bytes it takes so far
-	shown   int
-	next    int // where the next page starts
-	more    bool
-	matched int // skills matching the query, in the whole catalog
-	before  int // matching skills before the page
+	// chars and charBudget count what a host may show of the entries (0:
+	// no such bound, the call named a limit).
+	chars, charBudget int
+	shown             int
+	next              int // where the next page starts
+	more              bool
+	matched           int // skills matching the query, in the whole catalog
+	before            int // matching skills before the page
 }
 
 // listSkills answers one page of the catalog. Entries are built only for
@@ -203,6 +215,9 @@ type builtPage struct {
 
 func (s *server) buildListPage(ctx context.Context, snap loader.Snapshot, req *listRequest) (builtPage, error) {
 	p := &listPage{next: snap.Len(), budget: s.maxAnswerBytes() - listOverhead, used: 2}
+	if !req.explicit {
+		p.charBudget, p.chars = hostAnswerChars-listNoteChars, 4
+	}
 	p.enc = json.NewEncoder(&p.scratch)
 	p.enc.SetEscapeHTML(false)
 	p.arr.WriteByte('[')
@@ -233,8 +248,10 @@ func (s *server) buildListPage(ctx context.Context, snap loader.Snapshot, req *l
 				return builtPage{}, err
 			case fits && p.shown == req.limit:
 				full, p.next = true, i+1
-			case !fits && p.shown == 0:
+			case !fits && p.shown == 0 && size > 0:
 				return builtPage{tooBig: entryTooBig(snap.Skill(i).Name, size, s.maxAnswerBytes(), encodeListCursor(i+1, req.fp))}, nil
+			case !fits && p.shown == 0:
+				return builtPage{tooBig: entryTooLong(snap.Skill(i).Name, p.entryChars(), encodeListCursor(i, req.fp), encodeListCursor(i+1, req.fp))}, nil
 			case !fits:
 				full, p.next, p.more = true, i, true
 			}
@@ -250,8 +267,10 @@ func (s *server) buildListPage(ctx context.Context, snap loader.Snapshot, req *l
 	return builtPage{listPage: p}, nil
 }
 
-// add appends skill i's entry when the page's budget has room for it; it
-// returns whether it did, and the size the page would have had with it.
+// add appends skill i's entry when the page's budgets have room for it;
+// it returns whether it did, and, when the answer bound is what the entry
+// passes, the size the page would have had with it (0 when it is the
+// characters a host shows).
 func (p *listPage) add(snap loader.Snapshot, i int) (fits bool, size int, err error) {
 	p.scratch.Reset()
 	if err := p.enc.Encode(newListEntry(snap, i)); err != nil {
@@ -259,18 +278,29 @@ func (p *listPage) add(snap loader.Snapshot, i int) (fits bool, size int, err er
 	}
 	e := bytes.TrimSuffix(p.scratch.Bytes(), []byte("\n"))
 	// The entry is sent twice: escaped in the text block, and as raw JSON
-	// in the structured content (which costs no more).
-	cost := 2 * (encodedStringLen(e) + 1)
+	// in the structured content (which costs no more). A host shows the
+	// text or the structured copy; both count, for hosts that show both.
+	cost, chars := 2*(encodedStringLen(e)+1), 2*(len(e)+1)
 	if p.used+cost > p.budget {
 		return false, p.used + cost, nil
+	}
+	if p.charBudget > 0 && p.chars+chars > p.charBudget {
+		return false, 0, nil
 	}
 	if p.shown > 0 {
 		p.arr.WriteByte(',')
 	}
 	p.arr.Write(e)
 	p.used += cost
+	p.chars += chars
 	p.shown++
 	return true, p.used, nil
+}
+
+// entryChars is what a host shows of the entry add last refused, counted
+// as add counts it.
+func (p *listPage) entryChars() int {
+	return 2 * (len(bytes.TrimSuffix(p.scratch.Bytes(), []byte("\n"))) + 1)
 }
 
 // entryTooBig is list_skills' answer when one skill's entry alone passes
@@ -279,6 +309,15 @@ func entryTooBig(name string, size, limit int, cursor string) *toolOutcome {
 	return &toolOutcome{isError: true, text: fmt.Sprintf(
 		"skill %q alone makes a list_skills answer of about %d bytes, over this server's %d-byte bound on one answer (--max-answer-bytes): "+
 			"read it with get_skill, and list the skills after it with cursor %q", name, size, limit, cursor)}
+}
+
+// entryTooLong is list_skills' answer when one skill's entry alone passes
+// what a default page holds: say which, how to get it anyway, and how to
+// go on past it.
+func entryTooLong(name string, chars int, at, after string) *toolOutcome {
+	return &toolOutcome{isError: true, text: fmt.Sprintf(
+		"skill %q alone makes a list_skills page of about %d characters, more than the %d a page holds when no limit is given: "+
+			"read it with get_skill, or list it anyway with limit 1 and cursor %q; the skills after it start at cursor %q", name, chars, hostAnswerChars, at, after)}
 }
 
 // outcome is the page as a tool answer: the bare array first, so clients

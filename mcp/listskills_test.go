@@ -185,13 +185,14 @@ func TestListSkillsPagesLargeAgent(t *testing.T) {
 }
 
 // TestListSkillsDefaultPage: with no arguments a large agent gets the
-// default page, the total, and a cursor; the query filter counts every
-// match and pages through them.
+// default page (what fits a host, TestListSkillsDefaultPageFitsHost), the
+// total, and a cursor; the query filter counts every match and pages
+// through them.
 func TestListSkillsDefaultPage(t *testing.T) {
 	a := openSynth(t, 3000)
 	s := newServer(&Options{Agent: a})
 	_, res := callTool(t, s, toolListSkills, map[string]any{})
-	if n := len(res.StructuredContent.Skills); n != defaultListLimit || res.StructuredContent.NextCursor == "" || res.StructuredContent.Total != 3000 {
+	if n := len(res.StructuredContent.Skills); n == 0 || n > defaultListLimit || res.StructuredContent.NextCursor == "" || res.StructuredContent.Total != 3000 {
 		t.Fatalf("default page: %d skills, total %d, cursor %q", n, res.StructuredContent.Total, res.StructuredContent.NextCursor)
 	}
 	word := strings.SplitN(a.SkillNames()[7], "-", 2)[0]
@@ -256,26 +257,41 @@ func TestListSkillsAllocatesPerPage(t *testing.T) {
 func TestAnswerBound(t *testing.T) {
 	a := openAda(t)
 	s := newServer(&Options{Agent: a, MaxAnswerBytes: 700})
-	cases := []struct {
-		tool string
-		args map[string]any
-		want string
-	}{
-		{toolResolveSkill, map[string]any{"name": "commit"}, "load these skills with get_skill instead, one per call, in this order: commit, search, style"},
-		{toolListSkills, map[string]any{"cursor": encodeListCursor(1, mustListRequest(t, a).fp)}, `skill "commit" alone makes a list_skills answer`},
+	wire, res := callTool(t, s, toolListSkills, map[string]any{"cursor": encodeListCursor(1, mustListRequest(t, a).fp)})
+	if !res.IsError || !strings.Contains(res.Content[0].Text, `skill "commit" alone makes a list_skills answer`) || !strings.Contains(res.Content[0].Text, "700-byte bound") {
+		t.Errorf("list_skills: %s", wire)
 	}
-	for _, c := range cases {
-		wire, res := callTool(t, s, c.tool, c.args)
-		if !res.IsError || !strings.Contains(res.Content[0].Text, c.want) || !strings.Contains(res.Content[0].Text, "700-byte bound") {
-			t.Errorf("%s: %s", c.tool, wire)
+	for _, tt := range []struct {
+		bound int
+		want  []string // the text blocks
+	}{
+		// The whole chain fits.
+		{700, []string{"### commit\n", "### search\n", "### style\n"}},
+		// Only the requested skill and a note naming the rest fit.
+		{600, []string{"### commit\n", "Left out to keep this answer under 40000 characters: 2 of the 3 skills of this chain, in order: search, style."}},
+	} {
+		s := newServer(&Options{Agent: a, MaxAnswerBytes: tt.bound})
+		wire, res := callTool(t, s, toolResolveSkill, map[string]any{"name": "commit"})
+		got := ""
+		for _, c := range res.Content {
+			got += c.Text + "\n"
+		}
+		for _, w := range tt.want {
+			if res.IsError || !strings.Contains(got, w) {
+				t.Errorf("resolve_skill under %d bytes: want %q in %s", tt.bound, w, wire)
+			}
+		}
+		if len(wire) > tt.bound {
+			t.Errorf("resolve_skill under %d bytes answered %d", tt.bound, len(wire))
 		}
 	}
-	_, res := callTool(t, s, toolGetSkill, map[string]any{"name": "search"})
-	if res.IsError {
-		t.Errorf("a small answer was refused: %s", res.Content[0].Text)
-	}
 	tiny := newServer(&Options{Agent: a, MaxAnswerBytes: 250})
-	wire, res := callTool(t, tiny, toolGetSkill, map[string]any{"name": "search"})
+	wire, res = callTool(t, tiny, toolResolveSkill, map[string]any{"name": "commit"})
+	if !res.IsError || !strings.Contains(res.Content[0].Text, "load these skills with get_skill instead, one per call, in this order: commit, search, style") {
+		t.Errorf("resolve_skill when not even its first skill and the note fit: %s", wire)
+	}
+	tiny = newServer(&Options{Agent: a, MaxAnswerBytes: 100})
+	wire, res = callTool(t, tiny, toolGetSkill, map[string]any{"name": "search"})
 	if !res.IsError || !strings.Contains(res.Content[0].Text, "get_skill's answer would be") || !strings.Contains(res.Content[0].Text, "body is too large") {
 		t.Errorf("get_skill over the bound: %s", wire)
 	}

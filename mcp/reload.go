@@ -72,6 +72,7 @@ func (s *server) reload(ctx context.Context) {
 	if err != nil {
 		if ctx.Err() == nil {
 			s.log.Error("the agent file changed but its new version cannot be served; the last good version keeps serving", "err", err)
+			s.reloaded(err)
 		}
 		return
 	}
@@ -101,6 +102,7 @@ func (s *server) reload(ctx context.Context) {
 		a.Close()
 		if ctx.Err() == nil {
 			s.log.Error("the agent file changed but its routing index could not be built; the last good version keeps serving", "err", err)
+			s.reloaded(err)
 		}
 		return
 	}
@@ -113,9 +115,17 @@ func (s *server) reload(ctx context.Context) {
 	// A server whose first load failed serves this as its first version.
 	prev := s.cur.Swap(v)
 	s.log.Info("agent reloaded", "skills", a.SkillCount(), "version", v.gen, "took", time.Since(started))
+	s.reloaded(nil)
 	s.announce(ctx, prev, v)
 	if prev != nil {
 		prev.retire()
+	}
+}
+
+// reloaded reports a reload's outcome to Options.OnReload.
+func (s *server) reloaded(err error) {
+	if s.opts.OnReload != nil {
+		s.opts.OnReload(err)
 	}
 }
 
@@ -136,17 +146,19 @@ func (s *server) announce(ctx context.Context, prev, next *version) {
 
 // tell sends one session the notifications its revision defines for a
 // reload: legacy sessions the list_changed notifications of the
-// capabilities declared with listChanged and resources/updated for their
-// subscriptions; open listen streams what they opted into.
+// capabilities offered to them with listChanged and resources/updated for
+// their subscriptions; open listen streams what they opted into. A
+// stateless session (one HTTP request, streamed while it runs) was offered
+// no listChanged, and hears none.
 func (s *server) tell(sess *session, changed map[string]bool) {
 	if v := sess.negotiated(); v != "" {
 		for _, f := range s.features {
-			if f.capability == "" || !s.declared(f.capability+".listChanged") {
+			if f.capability == "" || !s.offered(sess, f.capability+".listChanged") {
 				continue
 			}
 			sess.notify(listChangedMethod(f.capability), nil)
 		}
-		if s.declared("resources.subscribe") {
+		if s.offered(sess, "resources.subscribe") {
 			for _, uri := range sess.subscribed() {
 				if changed[uri] {
 					sess.notify(methodResourceUpdated, map[string]any{"uri": uri})

@@ -92,6 +92,13 @@ type Options struct {
 	// Reopen opens the agent file's current version for a reload. It
 	// should refuse a file being written (loader.OpenStable).
 	Reopen func(context.Context) (*loader.Agent, error)
+	// OnReload, when set, is told the outcome of each reload that found
+	// new content: nil once the new version serves, or why it could not
+	// (it did not open, or its routing index did not build) and the last
+	// good version keeps serving. A save that left the bytes as they
+	// were, and a reload cut short by the server's end, are not reported.
+	// serve counts them (its metrics); it must be quick.
+	OnReload func(err error)
 	// Projection, when set, renders the agent3md/1 JSON projection served
 	// as agent3md://manifest (cmd's export owns the format).
 	Projection func(context.Context, *loader.Agent) ([]byte, error)
@@ -455,7 +462,7 @@ func newServer(opts *Options) *server {
 		firstRouting: newRouterState(),
 		sessions:     map[*session]bool{},
 	}
-	s.register(lifecycleFeature, toolsFeature, resourcesFeature, promptsFeature, completionFeature, skillsFeature, listenFeature)
+	s.register(servedFeatures...)
 	if len(opts.testMethods) > 0 {
 		s.register(&feature{name: "test", methods: opts.testMethods})
 	}

@@ -22,11 +22,11 @@ var (
 		name:  toolListSkills,
 		title: "List skills",
 		desc: "List the agent's skills as a JSON array in source order: each skill's name, z, trigger phrases, cost tag and command template (null when absent), then its description, typed inputs and dependencies. " +
-			"One call returns at most limit skills (default 200, at most 1000); when there are more, a second text block and structuredContent give the total and the cursor of the next page. " +
+			"Without limit, one call returns the skills that fit in 40,000 characters (at most 200); with limit, at most that many (up to 1000). When there are more, a second text block and structuredContent give the total and the cursor of the next page. " +
 			"Pass query to list only the skills whose name or trigger phrases contain every word of it. To find the skill for a request, route_skill is cheaper.",
 		params: []paramDef{
 			{name: "query", kind: "string", desc: "only skills whose name or trigger phrases contain every word of this, ignoring case"},
-			{name: "limit", kind: "integer", min: 1, max: maxListLimit, desc: "at most this many skills (1 to 1000; default 200)"},
+			{name: "limit", kind: "integer", min: 1, max: maxListLimit, desc: "at most this many skills (1 to 1000); absent: as many as fit in 40,000 characters, at most 200"},
 			{name: "cursor", kind: "string", desc: "the nextCursor of the previous answer, to get the next page (with the same query)"},
 		},
 		output: json.RawMessage(`{"type":"object","properties":{"skills":{"type":"array","items":{"type":"object","properties":{"name":{"type":"string"},"z":{"type":"number"},"triggers":{"type":"array","items":{"type":"string"}},"cost":{"type":["string","null"]},"tool":{"type":["string","null"]},"description":{"type":"string"},"inputs":{"type":"array","items":{"type":"object","properties":{"name":{"type":"string"},"type":{"type":"string"},"required":{"type":"boolean"}},"required":["name","type","required"]}},"deps":{"type":"array","items":{"type":"string"}}},"required":["name","z","triggers","cost","tool","description","inputs","deps"]}},"total":{"type":"integer"},"matched":{"type":"integer"},"nextCursor":{"type":"string"}},"required":["skills","total","matched"]}`),
@@ -42,12 +42,17 @@ var (
 			{name: "text", kind: "string", required: true, desc: "the request to route, in the user's words"},
 			{name: "mode", kind: "string", enum: []string{string(router.Ranked), string(router.Spec)},
 				desc: `"ranked" (default: stemmed phrase matching, relevance tie-breaks, relaxed matches when no phrase hits) or "spec" (exact agent3md/1 trigger matching)`},
-			{name: "limit", kind: "integer", desc: "at most this many matches; 0 means all; absent means 10 in ranked mode and all in spec mode"},
+			{name: "limit", kind: "integer", desc: "at most this many matches; 0 means all; absent means 10 in ranked mode and all in spec mode, as many as fit in 40,000 characters"},
 		},
 		output:  json.RawMessage(`{"type":"object","properties":{"matches":{"type":"array","items":{"type":"object","properties":{"name":{"type":"string"},"z":{"type":"number"},"score":{"type":"integer"},"relevance":{"type":"number"},"hits":{"type":"array","items":{"type":"string"}},"tier":{"type":"string","enum":["phrase","name","relaxed"]},"inputs":{"type":"array","items":{"type":"object","properties":{"name":{"type":"string"},"type":{"type":"string"},"required":{"type":"boolean"}},"required":["name","type","required"]}},"cost":{"type":["string","null"]},"confirm":{"type":"boolean"}},"required":["name","z","score","relevance","hits","tier","inputs","cost","confirm"]}}},"required":["matches"]}`),
 		bigHint: hint("pass a smaller limit"),
 		run:     (*server).routeSkill,
 	}
+	// get_skill and resolve_skill answer with text only, and declare no
+	// outputSchema: a body is Markdown for the model, and hosts that see
+	// structured content hand the model that instead of the text (Claude
+	// Code, Codex CLI), which made a body one escaped JSON string
+	// (docs/protocol.md §4).
 	getSkillTool = &toolDef{
 		name:  toolGetSkill,
 		title: "Get a skill",
@@ -56,7 +61,6 @@ var (
 			{name: "name", kind: "string", required: true, desc: "the skill's name, as list_skills or route_skill gives it"},
 			{name: "file", kind: "string", desc: "a file of the skill's folder that its instructions mention (e.g. reference.md, scripts/fill.py), as a path relative to the skill; absent: the instructions"},
 		},
-		output:  json.RawMessage(`{"type":"object","properties":{"name":{"type":"string"},"body":{"type":"string"},"file":{"type":"string"}},"required":["name","body"]}`),
 		bigHint: hint("the skill's body is too large to send in one answer; ask the operator to raise the bound"),
 		run:     (*server).getSkill,
 	}
@@ -64,9 +68,8 @@ var (
 		name:  toolResolveSkill,
 		title: "Resolve a skill with its dependencies",
 		desc: "Load a skill together with every skill it depends on (depth-first, each once), each as a \"### name\" section. " +
-			"Call it instead of get_skill when the skill links to other skills.",
+			"Call it instead of get_skill when the skill links to other skills. A chain too long for one answer ends with a note naming the skills left out: load those with get_skill.",
 		params:  []paramDef{{name: "name", kind: "string", required: true, desc: "the skill's name, as list_skills or route_skill gives it"}},
-		output:  json.RawMessage(`{"type":"object","properties":{"skills":{"type":"array","items":{"type":"object","properties":{"name":{"type":"string"},"z":{"type":"number"},"body":{"type":"string"}},"required":["name","z","body"]}}},"required":["skills"]}`),
 		bigHint: resolveHint,
 		run:     (*server).resolveSkill,
 	}
@@ -127,7 +130,8 @@ func (s *server) routeSkill(ctx context.Context, v *version, args map[string]jso
 		// megabytes. Spec mode keeps the reference's "all matches".
 		q.Limit = defaultRankedLimit
 	}
-	if raw, ok := args["limit"]; ok && string(raw) != "null" {
+	raw, explicit := args["limit"]
+	if explicit = explicit && string(raw) != "null"; explicit {
 		if err := json.Unmarshal(raw, &q.Limit); err != nil {
 			return nil, fmt.Errorf("reading limit: %w", err)
 		}
@@ -139,6 +143,10 @@ func (s *server) routeSkill(ctx context.Context, v *version, args map[string]jso
 	matches, err := r.Route(ctx, text, q)
 	if err != nil {
 		return nil, err
+	}
+	found := len(matches)
+	if !explicit { // a default answer: what fits a host (spec mode is "all")
+		matches = fitRoute(v, matches)
 	}
 	var lines strings.Builder
 	textSize := 0
@@ -176,7 +184,7 @@ func (s *server) routeSkill(ctx context.Context, v *version, args map[string]jso
 		size += 256 + len(m.Name) + 2*len(m.Hits)*8
 	}
 	size += 2 * lines.Len()
-	structured := structuredWriter{size: size, append: func(b, _ []byte) []byte {
+	structured := structuredWriter{size: size, append: func(b []byte) []byte {
 		b = append(b, `{"matches":[`...)
 		for i := range matches {
 			if i > 0 {
@@ -193,7 +201,51 @@ func (s *server) routeSkill(ctx context.Context, v *version, args map[string]jso
 	if len(matches) == 0 {
 		out.text = "no skill matched"
 	}
+	if len(matches) < found {
+		out.extra = []string{fmt.Sprintf("The first %d of %d matches, to keep this answer under %d characters: pass limit to get more (0 for all).",
+			len(matches), found, hostAnswerChars)}
+	}
 	return out, nil
+}
+
+// routeNoteChars is what a cut route answer keeps free for its note.
+const routeNoteChars = 256
+
+// fitRoute keeps the matches whose lines and structured entries fit
+// hostAnswerChars, at least one: a default route answer is ten ranked
+// matches, far below it, but spec mode answers every match, and a skill's
+// trigger phrases and inputs may be long.
+func fitRoute(v *version, matches []router.Match) []router.Match {
+	used := len(`{"matches":[]}`) + routeNoteChars
+	for i := range matches {
+		m := &matches[i]
+		sk, _ := v.agent.SkillByZ(m.Z)
+		// The line, "name  (score N; matched: a, b; relaxed)", and the
+		// entry beside its tail: keys, numbers and the tier.
+		n := 2*jsonChars(m.Name) + 160 + len(v.tails.tail(sk))
+		for _, h := range m.Hits {
+			n += 2*jsonChars(h) + 3
+		}
+		if i > 0 && used+n > hostAnswerChars {
+			return matches[:i]
+		}
+		used += n
+	}
+	return matches
+}
+
+// jsonChars bounds the length of s as a JSON string, quotes included.
+func jsonChars(s string) int {
+	n := 2 + len(s)
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c == '"' || c == '\\':
+			n++
+		case c < 0x20:
+			n += 5
+		}
+	}
+	return n
 }
 
 // newRouteMatch is what route_skill says of match m of skill sk (nil when
@@ -300,15 +352,6 @@ func (rt *routeTails) tail(sk *agentfile.Skill) []byte {
 	return t
 }
 
-// skillBody is get_skill's structured content (its outputSchema). The
-// answer is written by hand (getSkill); this type is the shape it keeps,
-// and tests compare the two.
-type skillBody struct {
-	Name string `json:"name"`
-	Body string `json:"body"`
-	File string `json:"file,omitempty"`
-}
-
 func (s *server) getSkill(ctx context.Context, v *version, args map[string]json.RawMessage) (*toolOutcome, error) {
 	name := stringArg(args, "name")
 	// An empty file is no file: models often fill every optional
@@ -320,27 +363,7 @@ func (s *server) getSkill(ctx context.Context, v *version, args map[string]json.
 	if err != nil {
 		return s.unknownSkill(v, err, name)
 	}
-	return bodyOutcome(name, body, ""), nil
-}
-
-// bodyOutcome is get_skill's answer: the body as the text block, and as
-// the structured content {"name","body"[,"file"]}, whose body is copied
-// from the text block as the answer is written (structuredWriter):
-// a first read of a skill once allocated its escaped body twice before it
-// reached the answer.
-func bodyOutcome(name, body, file string) *toolOutcome {
-	size := len(body) + len(body)/8 + len(name) + len(file) + 48
-	return &toolOutcome{text: body, structured: structuredWriter{size: size, append: func(b, text []byte) []byte {
-		b = append(b, `{"name":`...)
-		b = appendJSONString(b, name)
-		b = append(b, `,"body":`...)
-		b = append(b, text...)
-		if file != "" {
-			b = append(b, `,"file":`...)
-			b = appendJSONString(b, file)
-		}
-		return append(b, '}')
-	}}}
+	return &toolOutcome{text: body}, nil
 }
 
 // maxListedFiles bounds the files an unknown-file answer lists.
@@ -380,7 +403,7 @@ func (s *server) getSkillFile(ctx context.Context, v *version, name, file string
 		return &toolOutcome{isError: true, text: fmt.Sprintf("File %s of skill %s is not text (%s, %d bytes); read it as the resource %s.",
 			f.Path, name, f.MIME, f.Size, fileURI(slug, f.Path))}, nil
 	}
-	return bodyOutcome(name, string(data), f.Path), nil
+	return &toolOutcome{text: string(data)}, nil
 }
 
 // resolveHint says how to load a chain too large for one answer.
@@ -391,64 +414,99 @@ func resolveHint(out *toolOutcome) string {
 	return "load these skills with get_skill instead, one per call, in this order: " + clip(strings.Join(out.chain, ", "), 2000)
 }
 
-// resolvedSkill and resolveResult are resolve_skill's structured content,
-// written by hand (resolveSkill) and compared with these by tests.
-type resolvedSkill struct {
-	Name string  `json:"name"`
-	Z    float64 `json:"z"`
-	Body string  `json:"body"`
-}
-
-type resolveResult struct {
-	Skills []resolvedSkill `json:"skills"`
-}
-
 func (s *server) resolveSkill(ctx context.Context, v *version, args map[string]json.RawMessage) (*toolOutcome, error) {
 	name := stringArg(args, "name")
 	chain, err := v.agent.Resolve(ctx, name)
 	if err != nil {
 		return s.unknownSkill(v, err, name)
 	}
-	// Each body is escaped once, into the text (chainText's sections),
-	// and the structured content {"skills":[{"name","z","body"}]} copies
-	// it from there as it is written into the answer.
-	size := 16
-	for _, r := range chain {
-		size += len(r.Body) + len(r.Body)/8 + 2*len(r.Name) + 16
-	}
-	text := append(make([]byte, 0, size), '"')
 	names := make([]string, len(chain))
-	bodies := make([][2]int, len(chain)) // each escaped body's span in text
 	for i, r := range chain {
 		names[i] = r.Name
+	}
+	text, shown := s.chainQuoted(chain)
+	out := &toolOutcome{quoted: text, chain: names}
+	if shown < len(chain) {
+		out.extra = []string{leftOutNote(names[shown:], len(chain))}
+	}
+	return out, nil
+}
+
+// resolveNoteChars is what a resolve answer keeps free of its budget for
+// the note naming the skills left out (leftOutNote stays under it).
+const resolveNoteChars = 4096
+
+// chainQuoted writes the sections of chain that fit a default answer as
+// resolve_skill's text (chainText), escaped and quoted once, straight
+// from the bodies: the whole chain when it fits hostAnswerChars and the
+// answer bound; else the requested skill, then its dependencies in order
+// while they fit with room left for the note that names the rest. It
+// returns the text and how many skills it holds.
+func (s *server) chainQuoted(chain []loader.Resolved) ([]byte, int) {
+	chars := 0
+	for i, r := range chain {
+		chars += sectionChars(i, r)
+	}
+	wire := s.maxAnswerBytes() - 256 // the answer's envelope
+	if chars <= hostAnswerChars {
+		if text, shown := appendChain(chain, hostAnswerChars, wire); shown == len(chain) {
+			return text, shown
+		}
+	}
+	// The note's names are plain labels: escaping at most doubles them.
+	return appendChain(chain, hostAnswerChars-resolveNoteChars, wire-2*resolveNoteChars)
+}
+
+// appendChain writes chain's sections, quoted, while the text stays within
+// chars characters and wire bytes escaped; the first section always.
+func appendChain(chain []loader.Resolved, chars, wire int) ([]byte, int) {
+	size := 16
+	for _, r := range chain {
+		size += len(r.Body) + len(r.Body)/8 + len(r.Name) + 16
+	}
+	text := append(make([]byte, 0, min(size, 2*chars)), '"')
+	used, shown := 0, 0
+	for i, r := range chain {
+		mark, n := len(text), sectionChars(i, r)
 		if i > 0 {
+			if used+n > chars {
+				break
+			}
 			text = append(text, `\n\n`...)
 		}
 		text = append(text, "### "...)
 		text = appendJSONChars(text, r.Name)
 		text = append(text, `\n`...)
-		start := len(text)
 		text = appendJSONChars(text, r.Body)
-		bodies[i] = [2]int{start, len(text)}
-	}
-	text = append(text, '"')
-	structured := structuredWriter{size: len(text) + 48*len(chain), append: func(b, text []byte) []byte {
-		b = append(b, `{"skills":[`...)
-		for i, r := range chain {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = append(b, `{"name":`...)
-			b = appendJSONString(b, r.Name)
-			b = append(b, `,"z":`...)
-			b = appendJSONFloat(b, r.Z)
-			b = append(b, `,"body":"`...)
-			b = append(b, text[bodies[i][0]:bodies[i][1]]...)
-			b = append(b, `"}`...)
+		if i > 0 && len(text) > wire {
+			text = text[:mark]
+			break
 		}
-		return append(b, "]}"...)
-	}}
-	return &toolOutcome{quoted: text, structured: structured, chain: names}, nil
+		used += n
+		shown++
+	}
+	return append(text, '"'), shown
+}
+
+// sectionChars is the length of chain section i in chainText.
+func sectionChars(i int, r loader.Resolved) int {
+	n := len("### \n") + len(r.Name) + len(r.Body)
+	if i > 0 {
+		n += len("\n\n")
+	}
+	return n
+}
+
+// leftOutNote is the second text block of a resolve answer that holds only
+// part of its chain: which skills were left out, and how to load them.
+func leftOutNote(left []string, total int) string {
+	listed := strings.Join(left, ", ")
+	if len(listed) > resolveNoteChars/2 {
+		listed = clip(listed, resolveNoteChars/2) + " (the list is cut)"
+	}
+	return fmt.Sprintf("Left out to keep this answer under %d characters: %d of the %d skills of this chain, in order: %s. "+
+		"Load each with get_skill (resolve_skill on one of them loads it with its own dependencies).",
+		hostAnswerChars, len(left), total, listed)
 }
 
 // chainText is a resolve chain as resolve_skill's text (and prompts/get's):

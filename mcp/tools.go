@@ -50,8 +50,8 @@ const DefaultMaxAnswerBytes = 4 << 20
 type toolOutcome struct {
 	text string
 	// quoted, when set, is the text already encoded as a JSON string (a
-	// tool that escapes a body once for its structured content reuses
-	// it), and text is not read: a tool may leave it empty.
+	// tool that writes its text escaped straight from the bodies it
+	// joins), and text is not read: a tool may leave it empty.
 	quoted     []byte
 	chain      []string // resolve_skill: the chain's names, for the too-big hint
 	extra      []string
@@ -218,13 +218,9 @@ type toolCallResult struct {
 // (HTML escaping off) straight into its encoded answer: a route's matches
 // are most of its answer, and building them apart first cost an extra
 // buffer of their size, copied and then collected, on every route.
-//
-// text is the answer's first text block as written into it, escaped and
-// quoted: structured content that repeats the text (a skill's body) copies
-// its escaped bytes from there instead of escaping them a second time.
 type structuredWriter struct {
-	size   int                         // about how many bytes it writes
-	append func(b, text []byte) []byte // appends the JSON value to b
+	size   int                   // about how many bytes it writes
+	append func(b []byte) []byte // appends the JSON value to b
 }
 
 type toolsCallParams struct {
@@ -269,6 +265,9 @@ func (s *server) toolsCall(ctx context.Context, c *call) (any, error) {
 // the answer's size is known before it is sent: one that would pass the
 // answer bound becomes a tool error saying what to ask instead.
 func (s *server) toolResult(t *toolDef, out *toolOutcome, structured bool) (encodedTool, error) {
+	if out.isError { // a value or a name echoed whole must not make it long
+		out.text = clipError(out.text)
+	}
 	res := &toolCallResult{Content: make([]textContent, 0, 1+len(out.extra)), IsError: out.isError}
 	res.Content = append(res.Content, textContent{Type: "text", Text: out.text, quoted: out.quoted})
 	for _, x := range out.extra {
@@ -373,7 +372,6 @@ func encodeToolResult(r *toolCallResult) (encodedTool, error) {
 		enc = make(preEncoded, 0, size)
 	}
 	enc = append(enc, `{"content":`...)
-	textStart, textEnd := 0, 0 // the first text block's escaped text
 	if r.Content == nil {
 		enc = append(enc, "null"...)
 	} else {
@@ -385,14 +383,10 @@ func encodeToolResult(r *toolCallResult) (encodedTool, error) {
 			enc = append(enc, `{"type":`...)
 			enc = appendJSONString(enc, c.Type)
 			enc = append(enc, `,"text":`...)
-			start := len(enc)
 			if c.quoted != nil {
 				enc = append(enc, c.quoted...)
 			} else {
 				enc = appendJSONString(enc, c.Text)
-			}
-			if i == 0 {
-				textStart, textEnd = start, len(enc)
 			}
 			enc = append(enc, '}')
 		}
@@ -401,9 +395,7 @@ func encodeToolResult(r *toolCallResult) (encodedTool, error) {
 	switch {
 	case r.writeStructured != nil:
 		enc = append(enc, `,"structuredContent":`...)
-		// The text is a span of enc already written: when the writer's
-		// appends grow enc, the span still reads the old array.
-		enc = r.writeStructured.append(enc, enc[textStart:textEnd:textEnd])
+		enc = r.writeStructured.append(enc)
 	case len(r.StructuredContent) > 0:
 		enc = append(enc, `,"structuredContent":`...)
 		enc = append(enc, r.StructuredContent...)

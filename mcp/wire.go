@@ -123,6 +123,14 @@ func decodeMessage(raw []byte) (m message, errLine []byte) {
 	}
 	if string(in.Params) == "null" {
 		// JSON-RPC 2.0 allows params omitted or structured, never null.
+		// A request is told so; a notification is never answered, not
+		// even with an error (docs/protocol.md §2), so it is taken as
+		// having no params, as one with params of any other wrong shape
+		// is dropped by whatever reads them.
+		if m.rawID == nil {
+			m.method = method
+			return m, nil
+		}
 		return m, errorLine(m.rawID, codeInvalidRequest,
 			`Invalid Request: "params" must be an object when present, not null (omit it instead)`, nil)
 	}
@@ -352,7 +360,13 @@ func appendAnswer(dst []byte, rawID json.RawMessage, result any, err error) []by
 		}
 	}
 	e.buf.Reset()
-	if encErr := e.enc.Encode(toWire(err)); encErr != nil {
+	we := toWire(err)
+	if len(we.Message) > hostErrorChars { // a name or method echoed whole
+		clipped := *we
+		clipped.Message = clipError(we.Message)
+		we = &clipped
+	}
+	if encErr := e.enc.Encode(we); encErr != nil {
 		e.buf.Reset()
 		e.buf.WriteString(`{"code":-32603,"message":"Internal error: the error could not be encoded"}`)
 	}
@@ -411,15 +425,27 @@ func toWire(err error) *wireError {
 }
 
 // notificationLine encodes a server notification as one line (without the
-// newline), with jsonrpc2's request type.
+// newline). A notification without parameters (params nil, or a nil map
+// or pointer that encodes as null) omits "params": JSON-RPC 2.0 allows
+// params absent, an object or an array, never null, and strict clients
+// (the TypeScript SDK) drop a message with "params": null, so its handler
+// never runs (docs/protocol.md §2). Anything else that is not an object or
+// an array is a mistake of the caller, refused here rather than sent.
 func notificationLine(method string, params any) ([]byte, error) {
-	req := &jsonrpc2.Request{Method: method, Notif: true}
-	if err := req.SetParams(params); err != nil {
-		return nil, fmt.Errorf("encoding the params of %s: %w", method, err)
+	line := append(make([]byte, 0, 64+len(method)), `{"jsonrpc":"2.0","method":`...)
+	line = appendJSONString(line, method)
+	if params != nil {
+		enc, err := appendEncoded(nil, params)
+		if err != nil {
+			return nil, fmt.Errorf("encoding the params of %s: %w", method, err)
+		}
+		switch {
+		case string(enc) == "null":
+		case enc[0] == '{' || enc[0] == '[':
+			line = append(append(line, `,"params":`...), enc...)
+		default:
+			return nil, fmt.Errorf("the params of %s encode as %.20s: JSON-RPC params must be an object or an array", method, enc)
+		}
 	}
-	line, err := json.Marshal(req)
-	if err != nil {
-		return nil, fmt.Errorf("encoding %s: %w", method, err)
-	}
-	return line, nil
+	return append(line, '}'), nil
 }

@@ -191,7 +191,7 @@ func (r *runner) checkListSkills() outcome {
 		case rerr != nil:
 			return fail("page %d: list_skills answered %v", pages+1, rerr)
 		case res.IsError:
-			return fail("page %d: list_skills returned a tool error: %s", pages+1, snippet(res.text(), 200))
+			return fail("page %d: list_skills returned a tool error: %s", pages+1, snippet(res.Text(), 200))
 		}
 		skills, err := parseSkillCatalog(catalogText(res))
 		if err != nil {

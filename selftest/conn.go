@@ -1,157 +1,114 @@
 package selftest
 
 import (
-	"bufio"
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 	"unicode/utf8"
+
+	"github.com/agent3md/agent3md/selftest/client"
 )
 
-// message is one JSON-RPC message read from the server.
-type message struct {
-	JSONRPC string          `json:"jsonrpc"`
-	ID      json.RawMessage `json:"id,omitempty"`
-	Method  string          `json:"method,omitempty"`
-	Params  json.RawMessage `json:"params,omitempty"`
-	Result  json.RawMessage `json:"result,omitempty"`
-	Error   *rpcError       `json:"error,omitempty"`
+// message and rpcError are the client's: the checks read what it
+// decodes.
+type (
+	message  = client.Message
+	rpcError = client.RPCError
+)
 
-	// bad says why the line is not a usable message ("" when it is).
-	bad string
-}
+// maxStrays caps how many unexpected responses a conn remembers, and
+// maxServerRequests how many request methods the server sent.
+const (
+	maxStrays         = 16
+	maxServerRequests = 16
+)
 
-// isResponse reports whether m answers a request (it has no method).
-func (m *message) isResponse() bool { return m.Method == "" }
-
-// idIsNull reports whether m's id is null or absent, as JSON-RPC requires
-// for errors about a request whose id could not be read.
-func (m *message) idIsNull() bool {
-	return len(m.ID) == 0 || string(bytes.TrimSpace(m.ID)) == "null"
-}
-
-// rpcError is a JSON-RPC error object.
-type rpcError struct {
-	Code    int             `json:"code"`
-	Message string          `json:"message"`
-	Data    json.RawMessage `json:"data,omitempty"`
-}
-
-func (e *rpcError) String() string { return fmt.Sprintf("error %d %q", e.Code, e.Message) }
-
-// conn is the JSON-RPC client side of one server session. Its transport
-// (stdio or HTTP) delivers what it writes and feeds what the server says
-// to lines; conn only matches answers to requests. It is used by one
-// goroutine at a time.
+// conn is one server session as the checks drive it: a client.Conn (which
+// frames, correlates and answers the server's requests) under the
+// harness's timeout policy. Each request has the timeout to be sent and
+// again to be answered; a progress notification for it restarts the
+// second (docs/selftest.md §3); a request that times out breaks the
+// session, and the next check starts a fresh one. It is used by one
+// goroutine at a time; the client's handlers fill strays and asked.
 type conn struct {
-	t       transport
-	timeout time.Duration
-
-	lines  chan rawLine // server messages, decoded by the reader of the conn
-	maxLen int          // MaxResponseBytes
-	quit   chan struct{}
-
+	cc       *client.Conn
+	timeout  time.Duration
 	nextID   int
 	broken   error  // set once the conn is unusable (timeout, write error)
 	timedOut bool   // the server failed to answer within the timeout
 	progress string // progressToken of the request in flight, "" when none
-	// awaited is the request in flight, for telling an echo of it from a
-	// request of the server's own.
-	awaited struct {
-		method string
-		id     []byte
-	}
-	strays    []*message // responses nobody asked for, capped
-	asked     []string   // methods of requests the server sent, capped
-	closeOnce sync.Once
+
+	mu     sync.Mutex
+	strays []*message // responses nobody asked for, capped
+	asked  []string   // methods of requests the server sent, capped
 }
 
-// transport carries one session's messages: framing and delivery live
-// here, request matching in conn (docs/selftest.md §7).
-type transport interface {
-	// send delivers one message. What the server says in return arrives
-	// on the conn's lines; an error wrapping errNoAnswer means the server
-	// did not answer in time.
-	send(b []byte) error
-	// stop ends the server side: kills the process, cancels open
-	// requests. It is idempotent.
-	stop()
-	// done is closed once the server side has ended by itself; nil when
-	// it never does (HTTP).
-	done() <-chan struct{}
-	// endNote describes how the server ended, if it did, for a failure
-	// detail ("" or " (…)").
-	endNote() string
-	// stderrNote is the tail of the server's stderr ("" or "; stderr: …").
-	stderrNote() string
-	// release frees what the transport holds, once stop has been called
-	// and the conn's quit channel is closed.
-	release()
+// open starts a fresh session: a spawned process, or a new HTTP client
+// of the URL. Nothing is sent yet.
+func (r *runner) open() (*conn, error) {
+	c := &conn{timeout: r.o.Timeout}
+	o := &client.Options{MaxLineBytes: r.o.MaxResponseBytes, OnRequest: c.serverRequest, OnUnmatched: c.unmatched}
+	var err error
+	if r.overHTTP() {
+		o.HTTPClient, o.Token, o.OnExchange = r.o.HTTPClient, r.o.Token, r.httpLog.add
+		c.cc, err = client.Dial(r.o.URL, o)
+	} else {
+		c.cc, err = client.Spawn(r.o.Command, o)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return c, nil
 }
 
-// errNoAnswer marks a transport error that is a timeout.
-var errNoAnswer = errors.New("no answer")
-
-// maxStrays caps how many unexpected messages a conn remembers.
-const maxStrays = 16
-
-// rawLine is one message's bytes as the transport received them.
-type rawLine struct {
-	b       []byte
-	tooLong bool
-	// bad, when set, says why the transport could not get a message
-	// (an HTTP answer that is no JSON-RPC message, say).
-	bad string
+// serverRequest answers a request the server sent at once (a server that
+// asks and waits must never stall the run) and remembers its method for
+// the report. The harness declares no client capabilities, so it answers
+// as the client package's RefuseRequest does.
+func (c *conn) serverRequest(m *message) (any, error) {
+	c.mu.Lock()
+	if len(c.asked) < maxServerRequests {
+		c.asked = append(c.asked, m.Method)
+	}
+	c.mu.Unlock()
+	return client.RefuseRequest(m, "the selftest client")
 }
 
-// readLine reads one '\n'-terminated line of at most max bytes; the rest of
-// a longer line is discarded without buffering it, and tooLong is set.
-func readLine(br *bufio.Reader, max int) (line []byte, tooLong bool, err error) {
-	for {
-		chunk, err := br.ReadSlice('\n')
-		if !tooLong {
-			if len(line)+len(chunk) > max+1 { // +1: the '\n' itself
-				tooLong, line = true, nil
-			} else {
-				line = append(line, chunk...)
-			}
-		}
-		if errors.Is(err, bufio.ErrBufferFull) {
-			continue
-		}
-		line = bytes.TrimSuffix(bytes.TrimSuffix(line, []byte("\n")), []byte("\r"))
-		return line, tooLong, err
+// unmatched remembers a response no request claims (a server that
+// answers notifications, say); a bad line nobody waits for is the next
+// request's to meet, if it meets one.
+func (c *conn) unmatched(raw []byte, err error) {
+	if err != nil {
+		return
 	}
+	m, derr := client.Decode(raw)
+	if derr != nil || !m.IsResponse() {
+		return
+	}
+	c.mu.Lock()
+	if len(c.strays) < maxStrays {
+		c.strays = append(c.strays, m)
+	}
+	c.mu.Unlock()
 }
 
-// decode parses what the transport received.
-func (l rawLine) decode(max int) *message {
-	if l.bad != "" {
-		return &message{bad: l.bad}
-	}
-	return decodeMessage(l.b, l.tooLong, max)
+// takeStrays returns the strays so far and forgets them.
+func (c *conn) takeStrays() []*message {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	s := c.strays
+	c.strays = nil
+	return s
 }
 
-// decodeMessage parses one line; a line that is not a JSON-RPC object
-// becomes a message whose bad field says so.
-func decodeMessage(line []byte, tooLong bool, max int) *message {
-	if tooLong {
-		return &message{bad: fmt.Sprintf("server wrote a line over %d bytes to stdout", max)}
-	}
-	m := &message{}
-	if err := json.Unmarshal(line, m); err != nil {
-		return &message{bad: fmt.Sprintf("server wrote something that is not a JSON-RPC object to stdout (%v): %s", err, snippet(string(line), 120))}
-	}
-	if m.JSONRPC != "2.0" {
-		m.bad = fmt.Sprintf("server message lacks \"jsonrpc\":\"2.0\": %s", snippet(string(line), 120))
-	} else if m.isResponse() && m.Result == nil && m.Error == nil {
-		m.bad = fmt.Sprintf("server response has neither result nor error: %s", snippet(string(line), 120))
-	}
-	return m
+// askedMethods is what the server asked during the session.
+func (c *conn) askedMethods() []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return append([]string(nil), c.asked...)
 }
 
 // call sends a request with a fresh integer id and waits for its response.
@@ -162,112 +119,87 @@ func (c *conn) call(ctx context.Context, method string, params any) (*message, e
 
 // callID sends a request with the given id and waits for its response.
 func (c *conn) callID(ctx context.Context, id any, method string, params any) (*message, error) {
-	b, err := encodeMessage(id, method, params)
+	req := client.Request{ID: id, Method: method, Params: params}
+	if c.progress != "" {
+		req.Progress = c.progress
+	}
+	what := "the " + method + " request"
+	p, err := c.start(ctx, what, func(ctx context.Context) (*client.Pending, error) { return c.cc.Start(ctx, req) })
 	if err != nil {
 		return nil, err
 	}
-	want, _ := json.Marshal(id)
-	if err := c.writeLine(b); err != nil {
-		return nil, err
-	}
-	c.awaited.method, c.awaited.id = method, want
-	defer func() { c.awaited.method, c.awaited.id = "", nil }()
-	return c.await(ctx, "the "+method+" request", func(m *message) bool {
-		return m.isResponse() && sameID(m.ID, want)
-	})
+	return c.await(ctx, what, p)
 }
 
 // notify sends a notification (no id).
 func (c *conn) notify(method string, params any) error {
-	b, err := encodeMessage(nil, method, params)
-	if err != nil {
-		return err
-	}
-	return c.writeLine(b)
+	_, err := c.start(context.Background(), "notification "+method, func(ctx context.Context) (*client.Pending, error) {
+		return nil, c.cc.Notify(ctx, method, params)
+	})
+	return err
 }
 
-// encodeMessage renders a request (id non-nil) or a notification. Params
-// that encode as JSON null — a nil interface, or a nil map or slice inside
-// one — are left out: JSON-RPC allows params to be omitted or structured,
-// never null, and servers built on the official TypeScript SDK drop such a
-// message without answering.
-func encodeMessage(id any, method string, params any) ([]byte, error) {
-	req := map[string]any{"jsonrpc": "2.0", "method": method}
-	if id != nil {
-		req["id"] = id
-	}
-	if params != nil {
-		p, err := json.Marshal(params)
-		if err != nil {
-			return nil, fmt.Errorf("encode %s params: %w", method, err)
-		}
-		if string(p) != "null" {
-			req["params"] = json.RawMessage(p)
-		}
-	}
-	b, err := json.Marshal(req)
-	if err != nil {
-		return nil, fmt.Errorf("encode %s: %w", method, err)
-	}
-	return b, nil
+// startRaw writes line as it is (a probe) and returns the waiter for
+// the first response no request claims.
+func (c *conn) startRaw(ctx context.Context, what string, line []byte) (*client.Pending, error) {
+	return c.start(ctx, what, func(ctx context.Context) (*client.Pending, error) { return c.cc.StartRaw(ctx, line) })
 }
 
-// sameID reports whether a received id is the JSON value want.
-func sameID(got json.RawMessage, want []byte) bool {
-	var buf bytes.Buffer
-	if err := json.Compact(&buf, got); err != nil {
-		return false
-	}
-	return bytes.Equal(buf.Bytes(), want)
-}
-
-// writeLine sends one message through the transport, bounded by the
-// request timeout so a server that stops reading cannot stall the harness.
-func (c *conn) writeLine(b []byte) error {
-	if c.broken != nil {
-		return c.broken
-	}
-	if err := c.t.send(b); err != nil {
-		c.timedOut = errors.Is(err, errNoAnswer)
-		c.fail(err)
-		return c.broken
-	}
-	return nil
-}
-
-// await reads messages until one satisfies match, remembering the others
-// as strays. Notifications from the server are skipped. A timeout or a
-// closed stdout breaks the conn.
-func (c *conn) await(ctx context.Context, what string, match func(*message) bool) (*message, error) {
+// start sends within the timeout, so a server that stops reading cannot
+// stall the harness; a failure breaks the conn.
+func (c *conn) start(ctx context.Context, what string, send func(context.Context) (*client.Pending, error)) (*client.Pending, error) {
 	if c.broken != nil {
 		return nil, c.broken
 	}
+	sctx, cancel := context.WithTimeout(ctx, c.timeout)
+	defer cancel()
+	p, err := send(sctx)
+	if err == nil {
+		return p, nil
+	}
+	var noAnswer *client.NoAnswerError
+	switch {
+	case errors.As(err, &noAnswer):
+		c.timedOut = true
+		err = fmt.Errorf("no answer to %s within %v", noAnswer.What, c.timeout)
+	case errors.Is(err, client.ErrEcho):
+	case errors.Is(err, client.ErrClosed) && c.cc.Process() != nil:
+		err = fmt.Errorf("server closed stdout before answering %s%s", what, c.endNote())
+	case c.cc.Process() != nil:
+		err = fmt.Errorf("%w%s", err, c.endNote())
+	}
+	c.fail(err)
+	return nil, c.broken
+}
+
+// await waits for p's answer. A timeout, a closed stdout or a peer that
+// echoes breaks the conn; an answer that is not a message fails the
+// request alone.
+func (c *conn) await(ctx context.Context, what string, p *client.Pending) (*message, error) {
 	timer := time.NewTimer(c.timeout)
 	defer timer.Stop()
 	hardStop := time.Now().Add(maxProgressWaits * c.timeout)
 	for {
 		select {
-		case l, ok := <-c.lines:
-			if !ok {
-				c.fail(fmt.Errorf("server closed stdout before answering %s%s", what, c.t.endNote()))
+		case <-p.Done():
+			m, err := p.Message()
+			switch {
+			case err == nil:
+				return m, nil
+			case errors.Is(err, client.ErrEcho):
+				c.fail(err)
+				return nil, c.broken
+			case errors.Is(err, client.ErrClosed):
+				c.fail(fmt.Errorf("server closed stdout before answering %s%s", what, c.endNote()))
 				return nil, c.broken
 			}
-			m := l.decode(c.maxLen)
-			if m.bad != "" {
-				return nil, errors.New(m.bad)
-			}
-			if match(m) {
-				return m, nil
-			}
-			if c.isOurProgress(m) && time.Now().Before(hardStop) {
-				// The server says it is working on the request: a slow
-				// answer (a huge agent's first route builds its index) is
-				// not a hung server.
+			return nil, err
+		case <-p.Progress():
+			// The server says it is working on the request: a slow
+			// answer (a huge agent's first route builds its index) is
+			// not a hung server.
+			if time.Now().Before(hardStop) {
 				timer.Reset(min(c.timeout, time.Until(hardStop)))
-				continue
-			}
-			if err := c.noteMessage(m); err != nil {
-				return nil, err
 			}
 		case <-timer.C:
 			c.timedOut = true
@@ -284,43 +216,17 @@ func (c *conn) await(ctx context.Context, what string, match func(*message) bool
 // request's wait: to this many request timeouts in all.
 const maxProgressWaits = 30
 
-// isOurProgress reports whether m is a progress notification for the
-// request in flight.
-func (c *conn) isOurProgress(m *message) bool {
-	if c.progress == "" || m.Method != "notifications/progress" {
-		return false
-	}
-	var p struct {
-		Token json.RawMessage `json:"progressToken"`
-	}
-	if json.Unmarshal(m.Params, &p) != nil {
-		return false
-	}
-	want, _ := json.Marshal(c.progress)
-	return sameID(p.Token, want)
-}
-
-// drain collects every response arriving within d as strays.
+// drain lets responses that must not come arrive within d (the client
+// keeps them as strays).
 func (c *conn) drain(d time.Duration) {
 	if c.broken != nil {
 		return
 	}
 	timer := time.NewTimer(d)
 	defer timer.Stop()
-	for {
-		select {
-		case l, ok := <-c.lines:
-			if !ok {
-				return
-			}
-			if m := l.decode(c.maxLen); m.bad == "" {
-				if c.noteMessage(m) != nil {
-					return
-				}
-			}
-		case <-timer.C:
-			return
-		}
+	select {
+	case <-timer.C:
+	case <-c.cc.Done():
 	}
 }
 
@@ -329,7 +235,7 @@ func (c *conn) fail(err error) {
 	if c.broken == nil {
 		c.broken = err
 	}
-	c.t.stop()
+	c.cc.Close()
 }
 
 // alive reports whether the conn can still carry requests.
@@ -337,35 +243,60 @@ func (c *conn) alive() bool {
 	if c.broken != nil {
 		return false
 	}
-	select {
-	case <-c.t.done():
-		return false
-	default:
-		return true
+	if p := c.cc.Process(); p != nil {
+		select {
+		case <-p.Exited():
+			return false
+		default:
+		}
 	}
+	return true
 }
 
-// Close stops the server if needed and releases the transport. It is
+// Close stops the server if needed and releases the session. It is
 // idempotent.
-func (c *conn) Close() {
-	c.closeOnce.Do(func() {
-		c.t.stop()
-		close(c.quit)
-		c.t.release()
-	})
+func (c *conn) Close() { c.cc.Close() }
+
+// endNote describes how a spawned server ended, if it did within a
+// second, with its stderr tail; "" over HTTP.
+func (c *conn) endNote() string {
+	p := c.cc.Process()
+	if p == nil {
+		return ""
+	}
+	timer := time.NewTimer(time.Second)
+	defer timer.Stop()
+	select {
+	case <-p.Exited():
+	case <-timer.C:
+		return c.stderrNote()
+	}
+	return fmt.Sprintf(" (server exited: %v)%s", p.State(), c.stderrNote())
 }
 
-// stderrNote is the last lines of the server's stderr, or "".
-func (c *conn) stderrNote() string { return c.t.stderrNote() }
+// stderrNote is the last few lines of a spawned server's stderr, at most
+// 400 bytes, as "; stderr: …", or "".
+func (c *conn) stderrNote() string {
+	p := c.cc.Process()
+	if p == nil {
+		return ""
+	}
+	lines := strings.FieldsFunc(p.Stderr(), func(r rune) bool { return r == '\n' || r == '\r' })
+	if len(lines) > 3 {
+		lines = lines[len(lines)-3:]
+	}
+	out := strings.Join(lines, " | ")
+	if cut := len(out) - 400; cut > 0 {
+		for cut < len(out) && !utf8.RuneStart(out[cut]) {
+			cut++
+		}
+		out = "…" + out[cut:]
+	}
+	if out == "" {
+		return ""
+	}
+	return "; stderr: " + out
+}
 
 // snippet shortens s to at most n bytes for a failure detail.
-// The cut never splits a UTF-8 sequence.
-func snippet(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n] + "…"
-}
+func snippet(s string, n int) string { return client.Snippet(s, n) }

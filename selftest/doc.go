@@ -4,10 +4,11 @@
 // robustness probes, and reports one pass/fail/skip line per check.
 //
 // It depends only on the wire protocol, so it can test any stdio or HTTP
-// MCP server, and it judges each one by what it offers. The transport
-// (stdio.go, http.go) only frames and delivers messages; the checks do
-// not know which one carries them, except the stdio-only ones (skipped
-// over HTTP) and the http/ ones (run only over HTTP). Every server gets the
+// MCP server, and it judges each one by what it offers. Package
+// selftest/client spawns or dials the server, frames and correlates the
+// messages (conn.go adds the harness's timeouts); the checks do not know
+// which transport carries them, except the stdio-only ones (skipped over
+// HTTP) and the http/ ones (run only over HTTP). Every server gets the
 // generic checks: the handshake, the tools/list shape, each listed tool
 // called with arguments built from its input schema, resources and prompts
 // when declared, error answers and probes. A server whose tools mark it as

@@ -38,6 +38,11 @@ const (
 	vHang         = "hang"           // never answers
 	vHangTools    = "hang-tools"     // never answers tools/call
 	vNoLineBound  = "no-line-bound"  // accepts any line length
+	vBigCrash     = "big-crash"      // exits on a line over its bound
+	vBigGarbage   = "big-garbage"    // answers a line over its bound with a line that is not JSON
+	vBigWrongID   = "big-wrong-id"   // answers a line over its bound with an error for another id
+	vBigBadResult = "big-bad-result" // answers a line over its bound with a result that is no ping's
+	vBigSilent    = "big-silent"     // drops a line over its bound without a word, and keeps serving
 	vDropNull     = "drop-null"      // drops requests with "params": null unanswered, as the TypeScript SDK does
 	vOld          = "old-2024"       // offers only 2024-11-05; a missing argument is -32602
 	vGeneric      = "generic"        // no agent-3md tools; resources and prompts
@@ -119,7 +124,9 @@ func serveFake(variant string, in io.Reader, out io.Writer) int {
 	for {
 		line, tooLong, err := fakeReadLine(br, variant != vNoLineBound)
 		if tooLong {
-			s.sendError(nil, -32600, "line too long")
+			if !s.tooLong() {
+				return 2
+			}
 		} else if len(bytes.TrimSpace(line)) > 0 && variant != vHang {
 			if !s.handle(line) {
 				return 2
@@ -155,6 +162,26 @@ func fakeReadLine(br *bufio.Reader, bounded bool) ([]byte, bool, error) {
 		}
 		return bytes.TrimRight(line, "\r\n"), tooLong, err
 	}
+}
+
+// tooLong answers a line over the bound as the variant does; false
+// means "crash".
+func (s *fakeServer) tooLong() bool {
+	switch s.variant {
+	case vBigCrash:
+		return false
+	case vBigGarbage:
+		s.out.WriteString("line too long, giving up on it\n")
+		s.out.Flush()
+	case vBigWrongID:
+		s.sendError(json.RawMessage("99"), -32600, "line too long")
+	case vBigBadResult:
+		s.send(map[string]any{"jsonrpc": "2.0", "id": "selftest-big", "result": "pong"})
+	case vBigSilent:
+	default:
+		s.sendError(nil, -32600, "line too long")
+	}
+	return true
 }
 
 // handle answers one line; false means "crash".

@@ -95,7 +95,7 @@ func (r *runner) checkFill() outcome {
 	if p, err := toolProblem(s.Name, res, rerr, err); err != nil || p != "" {
 		return fail("%s", problemOrErr(p, err))
 	}
-	text := res.text()
+	text := res.Text()
 	if s.Tool != nil {
 		want := fillTemplate(*s.Tool, values)
 		if !strings.Contains(text, want) && jsonCommand(text) != want {
@@ -129,7 +129,7 @@ func (r *runner) checkFillMissing() outcome {
 	case rerr != nil:
 		return fail("%s: fill_skill answered %v; missing values are reported in the result", s.Name, rerr)
 	}
-	text := res.text()
+	text := res.Text()
 	if !strings.Contains(strings.ToLower(text), "missing") {
 		return fail("%s: text %q does not report missing inputs", s.Name, snippet(text, 200))
 	}
@@ -199,9 +199,9 @@ func (r *runner) expectToolError(tool string, args map[string]any, mention strin
 	case rerr != nil:
 		return fail("%s answered %v; it must return a result with isError:true", tool, rerr)
 	case !res.IsError:
-		return fail("%s returned a result without isError:true: %q", tool, snippet(res.text(), 120))
+		return fail("%s returned a result without isError:true: %q", tool, snippet(res.Text(), 120))
 	}
-	text := res.text()
+	text := res.Text()
 	if strings.TrimSpace(text) == "" {
 		return fail("%s returned isError:true with no text saying what is wrong", tool)
 	}

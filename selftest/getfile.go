@@ -54,14 +54,14 @@ func (r *runner) checkGetFile() outcome {
 			case rerr != nil:
 				return fmt.Sprintf("%s, file %s: answered %v; want a tool result with isError", s.Name, missing, rerr), nil
 			case !res.IsError:
-				return fmt.Sprintf("%s, file %s: a file the skill does not serve was answered without isError: %q", s.Name, missing, snippet(res.text(), 100)), nil
+				return fmt.Sprintf("%s, file %s: a file the skill does not serve was answered without isError: %q", s.Name, missing, snippet(res.Text(), 100)), nil
 			}
 		}
 		res, rerr, err := r.callTool(c, toolGet, map[string]any{"name": s.Name, "file": skillFile})
 		if p, err := toolProblem(s.Name, res, rerr, err); p != "" || err != nil {
 			return p, err
 		}
-		text := res.text()
+		text := res.Text()
 		fm, err := parseFrontmatter(text)
 		if err != nil {
 			return fmt.Sprintf("%s, file %s: %v", s.Name, skillFile, err), nil

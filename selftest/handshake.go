@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/agent3md/agent3md/selftest/client"
 )
 
 // Protocol revisions (docs/protocol.md §1).
@@ -24,10 +26,8 @@ var legacyRevs = []string{"2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"
 
 // Modern per-request _meta keys (docs/protocol.md §1).
 const (
-	metaProtocolVersion    = "io.modelcontextprotocol/protocolVersion"
-	metaClientCapabilities = "io.modelcontextprotocol/clientCapabilities"
-	metaClientInfo         = "io.modelcontextprotocol/clientInfo"
-	metaServerInfo         = "io.modelcontextprotocol/serverInfo"
+	metaProtocolVersion = client.MetaProtocolVersion
+	metaServerInfo      = client.MetaServerInfo
 )
 
 // JSON-RPC and MCP error codes the checks expect.
@@ -41,20 +41,10 @@ const (
 )
 
 // clientInfo is how the harness introduces itself.
-var clientInfo = map[string]any{"name": "agent3md-selftest", "version": "1"}
-
-// implementation is MCP's Implementation (serverInfo).
-type implementation struct {
-	Name    string `json:"name"`
-	Version string `json:"version"`
-}
+var clientInfo = client.Implementation{Name: "agent3md-selftest", Version: "1"}
 
 // initializeResult is the part of InitializeResult the checks read.
-type initializeResult struct {
-	ProtocolVersion string                     `json:"protocolVersion"`
-	Capabilities    map[string]json.RawMessage `json:"capabilities"`
-	ServerInfo      *implementation            `json:"serverInfo"`
-}
+type initializeResult = client.InitializeResult
 
 // spawnLegacy starts a server, initializes it asking for version and sends
 // notifications/initialized.
@@ -136,8 +126,8 @@ func (r *runner) legacyChecks() {
 		}
 		// A reply to notifications/initialized would arrive by now.
 		c.drain(50 * time.Millisecond)
-		if len(c.strays) > 0 {
-			return fail("server answered a notification: %s", describeStrays(c.strays))
+		if strays := c.takeStrays(); len(strays) > 0 {
+			return fail("server answered a notification: %s", describeStrays(strays))
 		}
 		return pass("ping answered {}; notifications/initialized got no reply")
 	})
@@ -213,15 +203,11 @@ type discoverResult struct {
 }
 
 // modernParams is params carrying the required modern _meta for version.
+// (version is the revision named there: unsupported-version names one
+// no server offers).
 func modernParams(version string, extra map[string]any) map[string]any {
-	p := map[string]any{"_meta": map[string]any{
-		metaProtocolVersion:    version,
-		metaClientCapabilities: map[string]any{},
-		metaClientInfo:         clientInfo,
-	}}
-	for k, v := range extra {
-		p[k] = v
-	}
+	p := client.ModernParams(clientInfo, extra)
+	p["_meta"].(map[string]any)[metaProtocolVersion] = version
 	return p
 }
 
@@ -330,7 +316,7 @@ func checkDiscover(raw json.RawMessage) (*discoverResult, outcome) {
 	if d.Capabilities == nil {
 		problems = append(problems, "no capabilities object")
 	}
-	var si implementation
+	var si client.Implementation
 	if err := json.Unmarshal(d.Meta[metaServerInfo], &si); err != nil || si.Name == "" {
 		problems = append(problems, "no _meta[\""+metaServerInfo+"\"] with a name")
 	}

@@ -77,24 +77,16 @@ func TestRunOverHTTPOnExamples(t *testing.T) {
 		t.Fatalf("no example agents: %v", err)
 	}
 	for _, file := range files {
-		t.Run(filepath.Base(file), func(t *testing.T) {
-			ts := httptest.NewServer(served(t, file))
-			defer ts.Close()
-			rep, err := selftest.Run(context.Background(), &selftest.Options{URL: ts.URL + "/mcp"})
-			if err != nil {
-				t.Fatal(err)
-			}
-			var text strings.Builder
-			rep.WriteText(&text)
-			checkRun(t, rep, httpRunChecks, nil, append(stdioOnlyChecks, "http/auth"), text.String())
-		})
+		t.Run(filepath.Base(file), func(t *testing.T) { runServed(t, served(t, file), nil) })
 	}
 }
 
-// TestRunOverHTTPBareHandler: mcp's handler alone passes every check
-// but http/origin: it leaves Origin and Host to internal/httpd.
-func TestRunOverHTTPBareHandler(t *testing.T) {
-	ts := httptest.NewServer(agentHandler(t, "../examples/devtools.3md").HTTPHandler(nil))
+// runServed runs selftest on h at /mcp, without a token, and wants the
+// checks in fails to fail, the stdio-only ones and http/auth skipped and
+// every other one to pass.
+func runServed(t *testing.T, h http.Handler, fails []string) *selftest.Report {
+	t.Helper()
+	ts := httptest.NewServer(h)
 	defer ts.Close()
 	rep, err := selftest.Run(context.Background(), &selftest.Options{URL: ts.URL + "/mcp"})
 	if err != nil {
@@ -102,7 +94,14 @@ func TestRunOverHTTPBareHandler(t *testing.T) {
 	}
 	var text strings.Builder
 	rep.WriteText(&text)
-	checkRun(t, rep, httpRunChecks, []string{"http/origin"}, append(stdioOnlyChecks, "http/auth"), text.String())
+	checkRun(t, rep, httpRunChecks, fails, append(stdioOnlyChecks, "http/auth"), text.String())
+	return rep
+}
+
+// TestRunOverHTTPBareHandler: mcp's handler alone passes every check
+// but http/origin: it leaves Origin and Host to internal/httpd.
+func TestRunOverHTTPBareHandler(t *testing.T) {
+	runServed(t, agentHandler(t, "../examples/devtools.3md").HTTPHandler(nil), []string{"http/origin"})
 }
 
 func TestRunOverHTTPSWithToken(t *testing.T) {
@@ -171,16 +170,8 @@ func brokenHTTP(h http.Handler) http.Handler {
 }
 
 func TestRunOverHTTPBrokenServer(t *testing.T) {
-	ts := httptest.NewServer(brokenHTTP(agentHandler(t, "../examples/oncall.3md").HTTPHandler(nil)))
-	defer ts.Close()
-	rep, err := selftest.Run(context.Background(), &selftest.Options{URL: ts.URL})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var text strings.Builder
-	rep.WriteText(&text)
-	checkRun(t, rep, httpRunChecks, []string{"http/get", "http/notification", "http/session-id", "http/origin", "http/status-codes"},
-		append(stdioOnlyChecks, "http/auth"), text.String())
+	runServed(t, brokenHTTP(agentHandler(t, "../examples/oncall.3md").HTTPHandler(nil)),
+		[]string{"http/get", "http/notification", "http/session-id", "http/origin", "http/status-codes"})
 }
 
 func TestRunOptionsErrors(t *testing.T) {
@@ -289,5 +280,53 @@ func TestRunOverHTTPUnreachable(t *testing.T) {
 	rep.WriteText(&text)
 	if strings.Contains(text.String(), "hunter2") {
 		t.Errorf("the report shows the URL's password:\n%s", text.String())
+	}
+}
+
+// bigBodies answers a POST body over 1 MiB itself, as a server whose body
+// bound is above the oversized-line probe would (or a broken one), and
+// passes every other request to h.
+func bigBodies(h http.Handler, status int, answer string) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		if len(body) <= 1<<20 {
+			r.Body = io.NopCloser(bytes.NewReader(body))
+			h.ServeHTTP(w, r)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(status)
+		io.WriteString(w, answer)
+	})
+}
+
+// TestOversizedBodyOverHTTP: probe/oversized-line judges an HTTP server
+// by its own body bound, as over stdio: a 4xx refusal, an error, or the
+// ping's answer pass; a 5xx or an answer that is no ping's fails.
+func TestOversizedBodyOverHTTP(t *testing.T) {
+	for _, tt := range []struct {
+		name, answer string
+		status       int
+		fail         bool
+		detail       string
+	}{
+		{"refused", `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"too large"}}`, 413, false, "answered 413; a ping still works"},
+		{"answered as a ping", `{"jsonrpc":"2.0","id":"selftest-big","result":{}}`, 200, false, "with the ping's answer (the server's body bound is above 4195328 bytes)"},
+		{"answered with an error", `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"too large"}}`, 200, false, `answered 200 with error -32600 "too large"`},
+		{"server error", `oops`, 500, true, "answered 500, want a 4xx refusal"},
+		{"not JSON", `oops`, 200, true, "not a JSON-RPC object"},
+		{"another id's result", `{"jsonrpc":"2.0","id":3,"result":{}}`, 200, true, "a result for id 3"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var fails []string
+			if tt.fail {
+				fails = []string{"probe/oversized-line"}
+			}
+			rep := runServed(t, bigBodies(served(t, "../examples/devtools.3md"), tt.status, tt.answer), fails)
+			i := slices.IndexFunc(rep.Checks, func(c selftest.Check) bool { return c.Name == "probe/oversized-line" })
+			if !strings.Contains(rep.Checks[i].Detail, tt.detail) {
+				t.Errorf("probe/oversized-line detail %q lacks %q", rep.Checks[i].Detail, tt.detail)
+			}
+		})
 	}
 }

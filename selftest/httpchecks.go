@@ -9,6 +9,9 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"sync"
+
+	"github.com/agent3md/agent3md/selftest/client"
 )
 
 // The transport's own checks (docs/selftest.md §7), run only over HTTP.
@@ -96,7 +99,7 @@ func (r *runner) raw(method string, body []byte, token string, header map[string
 
 // legacyHeader is the header a legacy client sends after initialize.
 func (r *runner) legacyHeader() map[string]string {
-	return map[string]string{headerProtocolVersion: r.negotiated()}
+	return map[string]string{client.HeaderProtocolVersion: r.negotiated()}
 }
 
 // checkGetRefused: a stateless server serves no stream on GET and has no session
@@ -167,7 +170,7 @@ func (r *runner) checkNotJSON() outcome {
 // checkSessionID: a stateless server never mints a session id, so a
 // client never has one to lose.
 func (r *runner) checkSessionID() outcome {
-	body, err := encodeMessage("selftest-session", "initialize", map[string]any{
+	body, err := client.Encode("selftest-session", "initialize", map[string]any{
 		"protocolVersion": latestLegacy,
 		"capabilities":    map[string]any{},
 		"clientInfo":      clientInfo,
@@ -179,10 +182,10 @@ func (r *runner) checkSessionID() outcome {
 	if err != nil {
 		return fail("%v", err)
 	}
-	if id := a.header.Get(headerSessionID); id != "" {
-		return fail("initialize answered %d with %s %q; a stateless server mints none (clients would then have to send it, and a replica that never saw it would refuse them)", a.status, headerSessionID, snippet(id, 40))
+	if id := a.header.Get(client.HeaderSessionID); id != "" {
+		return fail("initialize answered %d with %s %q; a stateless server mints none (clients would then have to send it, and a replica that never saw it would refuse them)", a.status, client.HeaderSessionID, snippet(id, 40))
 	}
-	return pass("initialize answered %d with no %s", a.status, headerSessionID)
+	return pass("initialize answered %d with no %s", a.status, client.HeaderSessionID)
 }
 
 // checkAuth: with a token configured, a request without it or with
@@ -218,7 +221,7 @@ func (r *runner) checkHeaderMismatch() outcome {
 	if !r.modernOffered {
 		return skip("the server does not offer %s (modern/discover)", modernRev)
 	}
-	body, err := encodeMessage("selftest-headers", "tools/list", modernParams(modernRev, nil))
+	body, err := client.Encode("selftest-headers", "tools/list", modernParams(modernRev, nil))
 	if err != nil {
 		return fail("%v", err)
 	}
@@ -226,23 +229,23 @@ func (r *runner) checkHeaderMismatch() outcome {
 		what   string
 		method string
 	}{
-		{"no " + headerMethod, ""},
-		{headerMethod + ": prompts/list", "prompts/list"},
+		{"no " + client.HeaderMethod, ""},
+		{client.HeaderMethod + ": prompts/list", "prompts/list"},
 	} {
-		h := map[string]string{headerProtocolVersion: modernRev}
+		h := map[string]string{client.HeaderProtocolVersion: modernRev}
 		if tc.method != "" {
-			h[headerMethod] = tc.method
+			h[client.HeaderMethod] = tc.method
 		}
 		a, err := r.raw(http.MethodPost, body, r.o.Token, h)
 		if err != nil {
 			return fail("%v", err)
 		}
-		code := errorCode(a.body)
+		code := client.ErrorCode(a.body)
 		if a.status != http.StatusBadRequest || (code != codeHeaderMismatch && code != codeMissingHeader) {
 			return fail("tools/list with %s answered %d%s, want 400 with error %d", tc.what, a.status, bodyNote(a.body), codeHeaderMismatch)
 		}
 	}
-	return pass("a missing or wrong %s is 400 with %d", headerMethod, codeHeaderMismatch)
+	return pass("a missing or wrong %s is 400 with %d", client.HeaderMethod, codeHeaderMismatch)
 }
 
 // checkStatusCodes judges the status of every POST the run made.
@@ -270,32 +273,32 @@ func (r *runner) checkStatusCodes() outcome {
 // bound may be 413. Answers 401 and 403, and answers that are not JSON,
 // are judged by the checks they fail, malformed bodies by the probes.
 func statusProblem(x exchange) string {
-	s := x.status
+	s := x.Status
 	switch {
-	case x.stream || x.notJSON || !x.parsed || s == http.StatusUnauthorized || s == http.StatusForbidden:
+	case x.Stream || x.NotJSON || !x.Parsed || s == http.StatusUnauthorized || s == http.StatusForbidden:
 		return ""
-	case x.code != 0 && s == http.StatusRequestEntityTooLarge:
+	case x.ErrorCode != 0 && s == http.StatusRequestEntityTooLarge:
 		return ""
-	case !x.request():
+	case !x.IsRequest():
 		if s == http.StatusAccepted || s >= 400 && s < 500 {
 			return ""
 		}
-		return fmt.Sprintf("%s answered %d, want 202", x.what(), s)
+		return fmt.Sprintf("%s answered %d, want 202", x.What(), s)
 	}
 	want := []int{http.StatusOK}
 	switch {
-	case x.code == 0:
-	case x.code == codeParseError || x.code == codeInvalidRequest:
+	case x.ErrorCode == 0:
+	case x.ErrorCode == codeParseError || x.ErrorCode == codeInvalidRequest:
 		want = []int{http.StatusOK, http.StatusBadRequest}
-	case x.modern == "":
-	case x.code == codeMethodNotFound && x.method == "server/discover":
+	case x.Modern == "":
+	case x.ErrorCode == codeMethodNotFound && x.Method == "server/discover":
 		// A server without the revision answers as its own era does.
 		want = []int{http.StatusOK, http.StatusNotFound}
-	case x.code == codeMethodNotFound:
+	case x.ErrorCode == codeMethodNotFound:
 		want = []int{http.StatusNotFound}
-	case x.code == codeHeaderMismatch || x.code == codeMissingHeader || x.code == codeUnsupportedVersion:
+	case x.ErrorCode == codeHeaderMismatch || x.ErrorCode == codeMissingHeader || x.ErrorCode == codeUnsupportedVersion:
 		want = []int{http.StatusBadRequest}
-	case x.code == codeInvalidParams:
+	case x.ErrorCode == codeInvalidParams:
 		want = []int{http.StatusOK, http.StatusBadRequest}
 	}
 	for _, w := range want {
@@ -304,14 +307,14 @@ func statusProblem(x exchange) string {
 		}
 	}
 	what := "a result"
-	if x.code != 0 {
-		what = fmt.Sprintf("error %d", x.code)
+	if x.ErrorCode != 0 {
+		what = fmt.Sprintf("error %d", x.ErrorCode)
 	}
 	era := "handshake-era"
-	if x.modern != "" {
+	if x.Modern != "" {
 		era = modernRev
 	}
-	return fmt.Sprintf("%s answered %s (%s) with status %d, want %s", x.what(), what, era, s, joinInts(want))
+	return fmt.Sprintf("%s answered %s (%s) with status %d, want %s", x.What(), what, era, s, joinInts(want))
 }
 
 // joinInts renders statuses as "200 or 400".
@@ -325,14 +328,35 @@ func joinInts(v []int) string {
 
 // checkOversizedBody is probe/oversized-line over HTTP: a body of n bytes
 // is refused with a 4xx (413 is the usual one) before it reaches the
-// protocol, and the server still answers a ping.
+// protocol, or answered 200 with an error, or, by a server whose body
+// bound is higher, with the ping's answer; either way the server still
+// answers a ping.
 func (r *runner) checkOversizedBody(n int) outcome {
 	a, err := r.raw(http.MethodPost, oversizedLine(n), r.o.Token, r.legacyHeader())
 	if err != nil {
 		return fail("sending a %d-byte body: %v", n, err)
 	}
-	if a.status < 400 || a.status >= 500 {
-		return fail("a %d-byte body answered %d, want a 4xx refusal such as 413; if the server's body bound is above %d bytes, set MaxLineBytes above that bound", n, a.status, n)
+	did := fmt.Sprintf("a %d-byte body answered %d", n, a.status)
+	switch {
+	case a.status >= 400 && a.status < 500:
+	case a.status == http.StatusOK:
+		m, err := client.Decode(a.body)
+		problem := ""
+		switch {
+		case err != nil:
+			problem = err.Error()
+		case m.Error != nil:
+			problem = oversizedErrorProblem(m)
+			did += " with " + m.Error.String()
+		default:
+			problem = oversizedResultProblem(m)
+			did += fmt.Sprintf(" with the ping's answer (the server's body bound is above %d bytes)", n)
+		}
+		if problem != "" {
+			return fail("a %d-byte body answered 200: %s; want a 4xx refusal such as 413, an error, or the ping's answer from a server whose body bound is higher", n, problem)
+		}
+	default:
+		return fail("a %d-byte body answered %d, want a 4xx refusal such as 413, an error, or the ping's answer from a server whose body bound is higher", n, a.status)
 	}
 	c, err := r.session()
 	if err != nil {
@@ -341,7 +365,7 @@ func (r *runner) checkOversizedBody(n int) outcome {
 	if out, ok := r.ping(c); !ok {
 		return fail("after a %d-byte body the server stopped answering: %s", n, out.detail)
 	}
-	return pass("a %d-byte body answered %d; a ping still works", n, a.status)
+	return pass("%s; a ping still works", did)
 }
 
 // modernRefused reports, over HTTP, a server that refuses a 2026-07-28
@@ -354,20 +378,20 @@ func (r *runner) modernRefused() (string, bool) {
 	if !r.overHTTP() {
 		return "", false
 	}
-	body, err := encodeMessage("selftest-discover", "server/discover", modernParams(modernRev, nil))
+	body, err := client.Encode("selftest-discover", "server/discover", modernParams(modernRev, nil))
 	if err != nil {
 		return "", false
 	}
-	a, err := r.raw(http.MethodPost, body, r.o.Token, map[string]string{headerProtocolVersion: modernRev, headerMethod: "server/discover"})
+	a, err := r.raw(http.MethodPost, body, r.o.Token, map[string]string{client.HeaderProtocolVersion: modernRev, client.HeaderMethod: "server/discover"})
 	if err != nil || a.status < 400 || a.status >= 500 || a.status == http.StatusUnauthorized || a.status == http.StatusForbidden {
 		return "", false // the session's own request reports it
 	}
-	switch errorCode(a.body) {
+	switch client.ErrorCode(a.body) {
 	case codeInvalidParams, codeHeaderMismatch, codeMissingHeader:
 		return "", false
 	}
 	return fmt.Sprintf("server does not offer the stateless %s revision (server/discover with %s: %s answered %d%s)",
-		modernRev, headerProtocolVersion, modernRev, a.status, bodyNote(a.body)), true
+		modernRev, client.HeaderProtocolVersion, modernRev, a.status, bodyNote(a.body)), true
 }
 
 // probeHTTP is a probe over HTTP, where a server that cannot accept a
@@ -380,7 +404,7 @@ func (r *runner) probeHTTP(body []byte, what string, expect func(*message) strin
 		return fail("sending %s: %v", what, err)
 	}
 	problem, answer := "", fmt.Sprintf("%d", a.status)
-	if m := decodeMessage(a.body, false, maxRawBody); len(a.body) > 0 && m.bad == "" {
+	if m, err := client.Decode(a.body); len(a.body) > 0 && err == nil {
 		problem = expect(m)
 		if m.Error != nil {
 			answer += " with " + m.Error.String()
@@ -432,7 +456,7 @@ func (r *runner) checkOrigin() outcome {
 	if hostStatus < 400 || hostStatus >= 500 {
 		return fail("at a loopback URL, a ping with Host: %s answered %d, want a 4xx (DNS rebinding protection)", h["Host"], hostStatus)
 	}
-	own := map[string]string{headerProtocolVersion: r.negotiated(), "Origin": u.Scheme + "://" + u.Host}
+	own := map[string]string{client.HeaderProtocolVersion: r.negotiated(), "Origin": u.Scheme + "://" + u.Host}
 	if a, err = r.raw(http.MethodPost, ping, r.o.Token, own); err != nil {
 		return fail("%v", err)
 	}
@@ -449,4 +473,31 @@ func isLoopback(host string) bool {
 	}
 	ip := net.ParseIP(host)
 	return ip != nil && ip.IsLoopback()
+}
+
+// exchange is one POST as the status check judges it.
+type exchange = client.Exchange
+
+// httpLog collects the run's exchanges for http/status-codes. Safe for
+// concurrent use.
+type httpLog struct {
+	mu   sync.Mutex
+	list []exchange
+}
+
+// maxLogged bounds the exchanges remembered.
+const maxLogged = 10000
+
+func (l *httpLog) add(x exchange) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if len(l.list) < maxLogged {
+		l.list = append(l.list, x)
+	}
+}
+
+func (l *httpLog) all() []exchange {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return append([]exchange(nil), l.list...)
 }

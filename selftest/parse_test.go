@@ -1,112 +1,11 @@
 package selftest
 
 import (
-	"bufio"
 	"encoding/json"
-	"errors"
-	"io"
 	"slices"
 	"strings"
 	"testing"
 )
-
-func TestReadLineBound(t *testing.T) {
-	const max = 32
-	tests := []struct {
-		name    string
-		in      string
-		want    []string // lines read, "!" marks a too-long line
-		wantEOF bool
-	}{
-		{name: "at the bound", in: strings.Repeat("a", max) + "\nnext\n", want: []string{strings.Repeat("a", max), "next"}},
-		{name: "one over the bound", in: strings.Repeat("a", max+1) + "\nnext\n", want: []string{"!", "next"}},
-		{name: "far over the bound", in: strings.Repeat("a", 10*max) + "\nnext\n", want: []string{"!", "next"}},
-		{name: "crlf", in: "x\r\ny\r\n", want: []string{"x", "y"}},
-		{name: "no final newline", in: "x\ny", want: []string{"x", "y"}},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			// A 16-byte buffer makes long lines arrive in many chunks.
-			br := bufio.NewReaderSize(strings.NewReader(tt.in), 16)
-			var got []string
-			for {
-				line, tooLong, err := readLine(br, max)
-				switch {
-				case tooLong:
-					got = append(got, "!")
-				case len(line) > 0:
-					got = append(got, string(line))
-				}
-				if errors.Is(err, io.EOF) {
-					break
-				}
-				if err != nil {
-					t.Fatal(err)
-				}
-			}
-			if !slices.Equal(got, tt.want) {
-				t.Errorf("lines %q, want %q", got, tt.want)
-			}
-		})
-	}
-}
-
-func TestDecodeMessage(t *testing.T) {
-	tests := []struct {
-		name     string
-		line     string
-		wantBad  bool
-		response bool
-		nullID   bool
-	}{
-		{name: "result", line: `{"jsonrpc":"2.0","id":1,"result":{}}`, response: true},
-		{name: "error with null id", line: `{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"x"}}`, response: true, nullID: true},
-		{name: "error without id", line: `{"jsonrpc":"2.0","error":{"code":-32700,"message":"x"}}`, response: true, nullID: true},
-		{name: "notification", line: `{"jsonrpc":"2.0","method":"notifications/message","params":{}}`},
-		{name: "not JSON", line: `hello`, wantBad: true},
-		{name: "no jsonrpc", line: `{"id":1,"result":{}}`, wantBad: true},
-		{name: "neither result nor error", line: `{"jsonrpc":"2.0","id":1}`, wantBad: true},
-		{name: "array", line: `[{"jsonrpc":"2.0","id":1,"result":{}}]`, wantBad: true},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			m := decodeMessage([]byte(tt.line), false, 100)
-			if (m.bad != "") != tt.wantBad {
-				t.Fatalf("bad = %q, want bad %v", m.bad, tt.wantBad)
-			}
-			if tt.wantBad {
-				return
-			}
-			if m.isResponse() != tt.response || (tt.response && m.idIsNull() != tt.nullID) {
-				t.Errorf("response %v nullID %v, want %v %v", m.isResponse(), m.idIsNull(), tt.response, tt.nullID)
-			}
-		})
-	}
-	if m := decodeMessage(nil, true, 100); !strings.Contains(m.bad, "over 100 bytes") {
-		t.Errorf("too-long line: bad = %q", m.bad)
-	}
-}
-
-func TestSameID(t *testing.T) {
-	tests := []struct {
-		got  string
-		want any
-		same bool
-	}{
-		{`1`, 1, true},
-		{` 1 `, 1, true},
-		{`"1"`, 1, false},
-		{`"selftest-ping-2"`, "selftest-ping-2", true},
-		{`2`, 1, false},
-		{`null`, 1, false},
-	}
-	for _, tt := range tests {
-		want, _ := json.Marshal(tt.want)
-		if got := sameID(json.RawMessage(tt.got), want); got != tt.same {
-			t.Errorf("sameID(%s, %s) = %v", tt.got, want, got)
-		}
-	}
-}
 
 func TestRoutedNames(t *testing.T) {
 	tests := []struct {
@@ -297,7 +196,6 @@ func FuzzServerOutput(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		decodeMessage([]byte(s), false, 1<<20)
 		routedNames(s)
 		if skills, err := parseSkillCatalog(s); err == nil && validateSkills(skills) == nil {
 			for _, sk := range skills {

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/agent3md/agent3md/selftest/client"
 )
 
 // strayWait is how long the notification probe listens for replies that
@@ -34,7 +36,7 @@ func expectNullIDError(code int) func(*message) string {
 			return fmt.Sprintf("got a result, want error %d", code)
 		case m.Error.Code != code:
 			return fmt.Sprintf("got %v, want code %d", m.Error, code)
-		case !m.idIsNull():
+		case !m.IDIsNull():
 			return fmt.Sprintf("error %d carries id %s, want null", code, m.ID)
 		}
 		return ""
@@ -47,34 +49,45 @@ func constLine(s string) func() []byte { return func() []byte { return []byte(s)
 // probe writes the line built by line, checks the first response with
 // expect, then checks the server still answers a ping.
 func (r *runner) probe(line func() []byte, what string, expect func(*message) string) outcome {
+	return r.probeWith(line, what, func(m *message) (string, string) {
+		return expect(m), fmt.Sprintf("%s answered", m.Error)
+	})
+}
+
+// probeWith is probe with a judge that also says, for a passing answer,
+// what the server did.
+func (r *runner) probeWith(line func() []byte, what string, judge func(*message) (problem, did string)) outcome {
 	if r.overHTTP() {
-		return r.probeHTTP(line(), what, expect)
+		return r.probeHTTP(line(), what, func(m *message) string { p, _ := judge(m); return p })
 	}
 	c, err := r.session()
 	if err != nil {
 		return fail("%v", err)
 	}
-	if err := c.writeLine(line()); err != nil {
+	// The first response no request claims is the probe's answer: an
+	// error with a null id, or the answer to the line's own id.
+	p, err := c.startRaw(r.ctx, what, line())
+	if err != nil {
 		return fail("sending %s: %v", what, err)
 	}
-	m, err := c.await(r.ctx, what, (*message).isResponse)
+	m, err := c.await(r.ctx, what, p)
 	if err != nil {
 		return fail("no error response to %s: %v", what, err)
 	}
-	problem := expect(m)
+	problem, did := judge(m)
 	if out, ok := r.ping(c); !ok {
 		return fail("after %s the server stopped answering: %s", what, out.detail)
 	}
 	if problem != "" {
 		return fail("%s: %s", what, problem)
 	}
-	return pass("%s answered; connection alive", m.Error)
+	return pass("%s; connection alive", did)
 }
 
 // oversizedLine builds a ping request exactly n bytes long (without its
 // newline), padded inside a string parameter.
 func oversizedLine(n int) []byte {
-	head := []byte(`{"jsonrpc":"2.0","id":"selftest-big","method":"ping","params":{"pad":"`)
+	head := []byte(`{"jsonrpc":"2.0","id":"` + oversizedID + `","method":"ping","params":{"pad":"`)
 	tail := []byte(`"}}`)
 	pad := max(n-len(head)-len(tail), 0)
 	// One allocation, with room for the newline writeLine appends.
@@ -86,18 +99,50 @@ func oversizedLine(n int) []byte {
 	return append(b, tail...)
 }
 
-// checkOversized sends a line longer than the server should accept.
+// oversizedID is the id of the oversized-line probe's ping.
+const oversizedID = "selftest-big"
+
+// checkOversized sends a line longer than servers are expected to bound
+// lines at, and judges the server by its own bound (docs/selftest.md §4):
+// one whose bound is higher answers it as the ping it is, one whose bound
+// is lower answers an error; either way it must keep serving. A crash, a
+// hang or an answer that is neither fails.
 func (r *runner) checkOversized() outcome {
 	n := r.o.MaxLineBytes
 	if r.overHTTP() {
 		return r.checkOversizedBody(n)
 	}
-	return r.probe(func() []byte { return oversizedLine(n) }, fmt.Sprintf("a %d-byte line", n), func(m *message) string {
-		if m.Error == nil {
-			return fmt.Sprintf("the server accepted it and answered a result; its line bound is at least %d bytes, so set MaxLineBytes above that bound", n)
+	return r.probeWith(func() []byte { return oversizedLine(n) }, fmt.Sprintf("a %d-byte line", n), func(m *message) (string, string) {
+		if m.Error != nil {
+			return oversizedErrorProblem(m), fmt.Sprintf("%s answered", m.Error)
 		}
-		return ""
+		if p := oversizedResultProblem(m); p != "" {
+			return p, ""
+		}
+		return "", fmt.Sprintf("answered as the ping it is (the server's line bound is above %d bytes)", n)
 	})
+}
+
+// oversizedErrorProblem says what is wrong with an error answering the
+// oversized probe: it must answer the probe (its id, or null when the
+// server could not read it), not another request.
+func oversizedErrorProblem(m *message) string {
+	if m.IDIsNull() || client.SameID(m.ID, oversizedID) {
+		return ""
+	}
+	return fmt.Sprintf("%v carries id %s, want null or %q", m.Error, m.ID, oversizedID)
+}
+
+// oversizedResultProblem says what is wrong with a result answering the
+// oversized ping: it must be the ping's answer, an object for its id.
+func oversizedResultProblem(m *message) string {
+	switch {
+	case !client.SameID(m.ID, oversizedID):
+		return fmt.Sprintf("answered a result for id %s, want the ping's answer (id %q) or an error", m.ID, oversizedID)
+	case !isJSONObject(m.Result):
+		return fmt.Sprintf("answered the ping with %s, want an object ({}) or an error", snippet(string(m.Result), 60))
+	}
+	return ""
 }
 
 // checkUnknownMethod calls a method no server has.
@@ -133,7 +178,7 @@ func (r *runner) checkNotifications() outcome {
 	if err != nil {
 		return fail("%v", err)
 	}
-	c.strays = nil
+	c.takeStrays()
 	notes := []struct {
 		method string
 		params any
@@ -151,8 +196,8 @@ func (r *runner) checkNotifications() outcome {
 		return fail("after %d notifications the server stopped answering: %s", len(notes), out.detail)
 	}
 	c.drain(strayWait)
-	if len(c.strays) > 0 {
-		return fail("notifications must get no reply, got %s", describeStrays(c.strays))
+	if strays := c.takeStrays(); len(strays) > 0 {
+		return fail("notifications must get no reply, got %s", describeStrays(strays))
 	}
 	return pass("%d notifications, no reply", len(notes))
 }
@@ -166,12 +211,12 @@ func (r *runner) exitCheck() {
 			return fail("%v", err)
 		}
 		defer r.endSession()
-		t, isStdio := c.t.(*stdioTransport)
-		if !isStdio {
+		proc := c.cc.Process()
+		if proc == nil {
 			return skip("%s", stdioOnly("a process that must exit when its stdin closes"))
 		}
 		start := time.Now()
-		code, ok := t.closeStdin(r.o.ExitTimeout)
+		code, ok := proc.CloseInput(r.o.ExitTimeout)
 		if !ok {
 			return fail("still running %v after its stdin closed; a server must exit on EOF", r.o.ExitTimeout)
 		}
@@ -179,8 +224,8 @@ func (r *runner) exitCheck() {
 			return fail("exited with status %d after its stdin closed, want 0%s", code, c.stderrNote())
 		}
 		asked := ""
-		if len(c.asked) > 0 {
-			asked = "; during the session it asked " + strings.Join(c.asked, ", ") + ", each answered"
+		if methods := c.askedMethods(); len(methods) > 0 {
+			asked = "; during the session it asked " + strings.Join(methods, ", ") + ", each answered"
 		}
 		return pass("exited 0 in %v%s", time.Since(start).Round(time.Millisecond), asked)
 	})

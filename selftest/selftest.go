@@ -63,8 +63,9 @@ type Options struct {
 	// ExpectResolve is Expect for resolve_skill's text.
 	ExpectResolve func(name string) (text string, ok bool)
 	// MaxLineBytes is the length of the line (over HTTP, the body) the
-	// oversized-line probe sends; it must exceed the server's bound
-	// (default DefaultMaxLineBytes).
+	// oversized-line probe sends (default DefaultMaxLineBytes). A server
+	// whose bound is higher answers it as the ping it is, which passes
+	// too: set it above the server's bound to see the bound enforced.
 	MaxLineBytes int
 	// MaxResponseBytes bounds one line read from the server, or one HTTP
 	// answer or event (default DefaultMaxResponseBytes); a longer one
@@ -271,15 +272,6 @@ type runner struct {
 
 	httpLog       *httpLog // every POST of the run, nil over stdio
 	modernOffered bool     // server/discover answered (for the http/ checks)
-}
-
-// open starts a fresh session: a spawned process, or a new HTTP client
-// of the URL.
-func (r *runner) open() (*conn, error) {
-	if r.o.URL != "" {
-		return dial(r.o, r.httpLog), nil
-	}
-	return start(r.o.Command, r.o)
 }
 
 // overHTTP reports whether the run tests an HTTP endpoint.

@@ -141,13 +141,33 @@ func TestRunAgainstFakeServers(t *testing.T) {
 			wantFail: []string{"tool/route_skill", "tool/get_skill", "tool/resolve_skill", "tool/fill_skill"}},
 		{name: "answers notifications", variant: vChatty,
 			wantFail: []string{"legacy/ping", "probe/notification"}},
+		// probe/oversized-line judges a server by its own bound: a line
+		// under it is a ping to answer, one over it an error to answer.
 		{name: "no line bound", variant: vNoLineBound,
-			wantFail: []string{"probe/oversized-line"}},
+			wantDetail: map[string]string{"probe/oversized-line": "answered as the ping it is (the server's line bound is above 4195328 bytes); connection alive"}},
 		{name: "probe line at the server's bound", variant: vOK,
-			opts:     selftest.Options{MaxLineBytes: fakeMaxLine},
-			wantFail: []string{"probe/oversized-line"}},
+			opts:       selftest.Options{MaxLineBytes: fakeMaxLine},
+			wantDetail: map[string]string{"probe/oversized-line": "answered as the ping it is"}},
 		{name: "probe line one over the server's bound", variant: vOK,
-			opts: selftest.Options{MaxLineBytes: fakeMaxLine + 1}},
+			opts:       selftest.Options{MaxLineBytes: fakeMaxLine + 1},
+			wantDetail: map[string]string{"probe/oversized-line": `error -32600 "line too long" answered; connection alive`}},
+		{name: "crashes on an oversized line", variant: vBigCrash,
+			wantFail:   []string{"probe/oversized-line"},
+			wantDetail: map[string]string{"probe/oversized-line": "server closed stdout before answering"}},
+		{name: "answers an oversized line with garbage", variant: vBigGarbage,
+			wantFail:   []string{"probe/oversized-line"},
+			wantDetail: map[string]string{"probe/oversized-line": "not a JSON-RPC object"}},
+		{name: "answers an oversized line for another id", variant: vBigWrongID,
+			wantFail:   []string{"probe/oversized-line"},
+			wantDetail: map[string]string{"probe/oversized-line": `carries id 99, want null or "selftest-big"`}},
+		{name: "answers an oversized ping with no ping result", variant: vBigBadResult,
+			wantFail:   []string{"probe/oversized-line"},
+			wantDetail: map[string]string{"probe/oversized-line": `answered the ping with "pong"`}},
+		{name: "drops an oversized line unanswered", variant: vBigSilent,
+			// Long enough for a loaded machine to answer initialize.
+			opts:       selftest.Options{Timeout: 2 * time.Second},
+			wantFail:   []string{"probe/oversized-line"},
+			wantDetail: map[string]string{"probe/oversized-line": "no answer to a 4195328-byte line within 2s"}},
 		{name: "hung server", variant: vHang,
 			opts:     selftest.Options{Timeout: 300 * time.Millisecond, ExitTimeout: 300 * time.Millisecond},
 			wantFail: allChecks},
@@ -262,21 +282,24 @@ func TestRunAgainstFakeServers(t *testing.T) {
 		{name: "skills served by the Go SDK", variant: vSDK,
 			// Long enough for a loaded machine to answer initialize; the
 			// SDK leaves a malformed line unanswered, so one request waits
-			// it out.
-			opts: selftest.Options{Timeout: 2 * time.Second},
+			// it out. The oversized probe is 256 KiB: the SDK parses a
+			// 4 MiB line for seconds under -race on a loaded machine.
+			opts: selftest.Options{Timeout: 2 * time.Second, MaxLineBytes: 256 << 10},
 			// Findings about the SDK (go.mod's version), not the skill
 			// checks: no answer to a malformed line, an object id ends
-			// the session, no line bound, and server/discover for an
-			// unknown revision is -32601, not -32022.
-			wantFail: []string{"probe/malformed-json", "probe/object-id", "probe/oversized-line", "modern/unsupported-version"},
+			// the session, and server/discover for an unknown revision
+			// is -32601, not -32022. It has no line bound at the probe's
+			// size, and answers that ping as a ping.
+			wantFail: []string{"probe/malformed-json", "probe/object-id", "modern/unsupported-version"},
 			wantSkip: join([]string{"tools/list", "tools/call", "modern/tools-list", "modern/skills"}, contractChecks,
 				[]string{"error/unknown-tool", "error/missing-argument", "skills/list", "skills/unknown"}, skillsEntryChecks),
 			wantDetail: map[string]string{
-				"resources/skill-md":  "3 skills",
-				"resources/manifest":  "3 manifests",
-				"resources/alias":     "warning: 2 skill(s) do not serve the skill://<path> alias",
-				"completion/complete": "deploy among 1 values",
-				"modern/resources":    "each with resultType and cache hints",
+				"resources/skill-md":   "3 skills",
+				"resources/manifest":   "3 manifests",
+				"resources/alias":      "warning: 2 skill(s) do not serve the skill://<path> alias",
+				"completion/complete":  "deploy among 1 values",
+				"modern/resources":     "each with resultType and cache hints",
+				"probe/oversized-line": "answered as the ping it is",
 			}},
 		{name: "asks the client things", variant: vAsks,
 			wantDetail: map[string]string{"exit/eof": "asked roots/list, sampling/createMessage, elicitation/create, ping"}},

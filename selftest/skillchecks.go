@@ -141,7 +141,7 @@ func (r *runner) checkRoute() outcome {
 		if p, err := toolProblem(s.Name, res, rerr, err); p != "" || err != nil {
 			return p, err
 		}
-		matches, perr := routedNames(res.text())
+		matches, perr := routedNames(res.Text())
 		if perr != nil {
 			return fmt.Sprintf("%s: %v", s.Name, perr), nil
 		}
@@ -168,7 +168,7 @@ func toolProblem(skill string, res *toolResult, rerr *rpcError, err error) (stri
 	case rerr != nil:
 		return fmt.Sprintf("%s: %v", skill, rerr), nil
 	case res.IsError:
-		return fmt.Sprintf("%s: tool error %q", skill, snippet(res.text(), 100)), nil
+		return fmt.Sprintf("%s: tool error %q", skill, snippet(res.Text(), 100)), nil
 	}
 	return "", nil
 }
@@ -184,7 +184,7 @@ func (r *runner) checkGet() outcome {
 		if p, err := toolProblem(s.Name, res, rerr, err); p != "" || err != nil {
 			return p, err
 		}
-		text := res.text()
+		text := res.Text()
 		if strings.TrimSpace(text) == "" {
 			return fmt.Sprintf("%s: empty body", s.Name), nil
 		}
@@ -203,7 +203,7 @@ func (r *runner) checkResolve() outcome {
 		if p, err := toolProblem(s.Name, res, rerr, err); p != "" || err != nil {
 			return p, err
 		}
-		text := res.text()
+		text := res.Text()
 		head := "### " + s.Name
 		if text != head && !strings.HasPrefix(text, head+"\n") {
 			return fmt.Sprintf("%s: text starts %q, want %q", s.Name, snippet(text, 40), head+"\\n"), nil

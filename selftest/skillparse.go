@@ -3,7 +3,6 @@ package selftest
 import (
 	"bytes"
 	"crypto/sha256"
-	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
 	"encoding/xml"
@@ -13,6 +12,8 @@ import (
 	"strings"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/agent3md/agent3md/selftest/client"
 )
 
 // What the skill checks read off the wire: skills as resources and the
@@ -215,25 +216,4 @@ func parsePromptXML(text string) ([]xmlSkill, error) {
 }
 
 // readContent is one entry of a resources/read result.
-type readContent struct {
-	URI      string  `json:"uri"`
-	MimeType string  `json:"mimeType"`
-	Text     *string `json:"text"`
-	Blob     *string `json:"blob"`
-}
-
-// bytes is the exact bytes a content carries: a text's UTF-8 bytes or a
-// blob's decoded base64.
-func (c readContent) bytes() ([]byte, error) {
-	switch {
-	case c.Text != nil && c.Blob == nil:
-		return []byte(*c.Text), nil
-	case c.Blob != nil && c.Text == nil:
-		b, err := base64.StdEncoding.DecodeString(*c.Blob)
-		if err != nil {
-			return nil, fmt.Errorf("blob is not base64: %v", err)
-		}
-		return b, nil
-	}
-	return nil, errors.New("content needs exactly one of text or blob")
-}
+type readContent = client.ResourceContents

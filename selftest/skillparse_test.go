@@ -262,7 +262,7 @@ func TestReadContentBytes(t *testing.T) {
 		{"neither", readContent{}, "", false},
 	}
 	for _, tt := range tests {
-		got, err := tt.c.bytes()
+		got, err := tt.c.Bytes()
 		if string(got) != tt.want || (err == nil) != tt.ok {
 			t.Errorf("%s: %q, %v", tt.name, got, err)
 		}

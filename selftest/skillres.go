@@ -102,7 +102,7 @@ func (r *runner) readOne(w wire, uri string) (readContent, []byte, string, error
 	if err := json.Unmarshal(raw, &res); err != nil || len(res.Contents) != 1 {
 		return readContent{}, nil, fmt.Sprintf("reading %s: want exactly one content, got %s", uri, countContents(raw)), nil
 	}
-	b, berr := res.Contents[0].bytes()
+	b, berr := res.Contents[0].Bytes()
 	if berr != nil {
 		return readContent{}, nil, fmt.Sprintf("reading %s: %v", uri, berr), nil
 	}

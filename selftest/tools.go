@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/agent3md/agent3md/selftest/client"
 )
 
 // The agent-3md skill tools (docs/protocol.md §4). The first four are the
@@ -51,34 +53,15 @@ type toolDef struct {
 }
 
 // toolResult is the part of a CallToolResult the checks read.
-type toolResult struct {
-	Content []struct {
-		Type string `json:"type"`
-		Text string `json:"text"`
-	} `json:"content"`
-	StructuredContent json.RawMessage `json:"structuredContent"`
-	IsError           bool            `json:"isError"`
-}
-
-// text joins the result's text blocks.
-func (t *toolResult) text() string {
-	var parts []string
-	for _, c := range t.Content {
-		if c.Type == "text" {
-			parts = append(parts, c.Text)
-		}
-	}
-	return strings.Join(parts, "\n")
-}
+type toolResult = client.ToolResult
 
 // callTool calls a tool; exactly one of the results is non-nil on success.
 // The call carries a progress token, so a server that reports progress on
-// a slow call keeps it from timing out (see conn.await).
+// a slow call keeps it from timing out (conn.await restarts its timeout on each).
 func (r *runner) callTool(c *conn, name string, args map[string]any) (*toolResult, *rpcError, error) {
 	c.progress = fmt.Sprintf("selftest-progress-%d", c.nextID+1)
 	defer func() { c.progress = "" }()
-	m, err := c.call(r.ctx, "tools/call", map[string]any{"name": name, "arguments": args,
-		"_meta": map[string]any{"progressToken": c.progress}})
+	m, err := c.call(r.ctx, "tools/call", map[string]any{"name": name, "arguments": args})
 	if err != nil {
 		return nil, nil, err
 	}

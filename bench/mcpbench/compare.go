@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -9,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/agent3md/agent3md/selftest/client"
 )
 
 // The comparison mode (-compare, implied by -ref) drives agent3md and,
@@ -224,20 +225,15 @@ func (p *cmpProbe) coldRoute(c contender, cacheDir string, k int) (msec, rssMB f
 // of text to a freshly started server in one write, as a pipelining client
 // does, and returns the time from spawn to the route's answer.
 func spawnRoute(s *server, text string) (time.Duration, error) {
-	var buf bytes.Buffer
-	for _, m := range []map[string]any{initializeRequest(1), initializedNotification(), routeRequest(2, text)} {
-		if err := appendLine(&buf, m); err != nil {
-			return 0, err
-		}
-	}
-	if err := s.sendRaw(buf.Bytes()); err != nil {
+	ps, err := s.start(initializeRequest(), initializedNotification(), routeRequest(text))
+	if err != nil {
 		return 0, err
 	}
 	pr := &probe{pipeline: true}
-	if err := pr.awaitRoute(s, 2); err != nil {
+	if err := pr.awaitRoute(s, ps[0], ps[2]); err != nil {
 		return 0, err
 	}
-	return time.Since(s.start), nil
+	return ps[2].Timing().Answered.Sub(s.started()), nil
 }
 
 // session spawns c once, times the handshake, then each request kind in
@@ -249,33 +245,29 @@ func (p *cmpProbe) session(c contender, cacheDir string, run int, r *cmpResult) 
 		return err
 	}
 	defer s.kill()
-	if err := s.send(initializeRequest(1)); err != nil {
+	init, err := s.start(initializeRequest())
+	if err != nil {
 		return err
 	}
-	if _, err := s.await(1); err != nil {
+	if _, err := s.result(init[0]); err != nil {
 		return err
 	}
-	r.Samples.add(c.label, "init", ms(time.Since(s.start)))
-	if err := s.send(initializedNotification()); err != nil {
+	r.Samples.add(c.label, "init", ms(init[0].Timing().Answered.Sub(s.started())))
+	if _, err := s.start(initializedNotification()); err != nil {
 		return err
 	}
-	nextID := 100
 	if p.settle > 0 {
 		// One route, then a pause: whatever a server does once after its
 		// first route or in its first moments (a warm agent3md builds its
 		// term statistics then) is over before the first timed burst, and
 		// is not charged to whichever kind happens to be timed first.
-		if err := s.send(routeRequest(nextID, p.words.text(0))); err != nil {
+		if _, err := s.call(routeRequest(p.words.text(0))); err != nil {
 			return err
 		}
-		if _, err := s.await(nextID); err != nil {
-			return err
-		}
-		nextID++
 		time.Sleep(p.settle)
 	}
 	for _, kind := range p.kinds {
-		perReq, misses, err := p.timeKind(s, kind, run, &nextID)
+		perReq, misses, err := p.timeKind(s, kind, run)
 		if err != nil {
 			return fmt.Errorf("%s: %w", kind, err)
 		}
@@ -298,7 +290,7 @@ const warmupRequests = 50
 // to last about p.budget (between warmupRequests and p.requests requests),
 // and returns the time per request in µs and how many route answers
 // matched no skill.
-func (p *cmpProbe) timeKind(s *server, kind string, run int, nextID *int) (float64, int, error) {
+func (p *cmpProbe) timeKind(s *server, kind string, run int) (float64, int, error) {
 	misses := 0
 	check := func(res json.RawMessage) error {
 		text, err := toolText(res)
@@ -310,7 +302,7 @@ func (p *cmpProbe) timeKind(s *server, kind string, run int, nextID *int) (float
 	if kind == "ping" || kind == "tools/list" {
 		check = func(json.RawMessage) error { return nil }
 	}
-	warm, err := p.burst(s, kind, run*p.requests, warmupRequests, nextID, check)
+	warm, err := p.burst(s, kind, run*p.requests, warmupRequests, check)
 	if err != nil {
 		return 0, 0, err
 	}
@@ -320,56 +312,34 @@ func (p *cmpProbe) timeKind(s *server, kind string, run int, nextID *int) (float
 		count = int(min(int64(p.requests), max(int64(warmupRequests), int64(p.budget/per))))
 	}
 	misses = 0
-	d, err := p.burst(s, kind, run*p.requests+warmupRequests, count, nextID, check)
+	d, err := p.burst(s, kind, run*p.requests+warmupRequests, count, check)
 	if err != nil {
 		return 0, 0, err
 	}
 	return float64(d) / float64(count) / float64(time.Microsecond), misses, nil
 }
 
-// burst writes count requests of kind at once, from a second goroutine so
-// neither pipe can fill and stall the other side, and returns first write
-// → last answer line. The answers are decoded and checked after the clock
-// stops: this client's JSON decoding costs more per answer than a small
-// answer costs the server (a few KB take tens of µs to decode), so timing
-// it would measure the client and pull every ratio towards 1. Every
-// answer is still checked before the figure counts.
-func (p *cmpProbe) burst(s *server, kind string, k0, count int, nextID *int, check func(json.RawMessage) error) (time.Duration, error) {
-	first := *nextID
-	*nextID += count
-	var buf bytes.Buffer
-	for i := 0; i < count; i++ {
-		if err := appendLine(&buf, p.request(kind, first+i, k0+i)); err != nil {
-			return 0, err
-		}
+// burst writes count requests of kind at once and returns first write →
+// last answer line, from the requests' timings. The answers are decoded
+// and checked after the clock stops: this client's JSON decoding costs
+// more per answer than a small answer costs the server (a few KB take tens
+// of µs to decode), so timing it would measure the client and pull every
+// ratio towards 1. Every answer is still checked before the figure counts.
+func (p *cmpProbe) burst(s *server, kind string, k0, count int, check func(json.RawMessage) error) (time.Duration, error) {
+	reqs := make([]client.Request, count)
+	for i := range reqs {
+		reqs[i] = p.request(kind, k0+i)
 	}
-	lines := make([][]byte, count)
-	start := time.Now()
-	writeErr := make(chan error, 1)
-	go func() { writeErr <- s.sendRaw(buf.Bytes()) }()
-	for got := 0; got < count; got++ {
-		line, err := s.recvLine()
-		if err != nil {
-			return 0, fmt.Errorf("%d of %d answered: %w", got, count, err)
-		}
-		lines[got] = line
-	}
-	elapsed := time.Since(start)
-	if err := <-writeErr; err != nil {
+	ps, err := s.start(reqs...)
+	if err != nil {
 		return 0, err
 	}
-	seen := make([]bool, count)
-	for _, line := range lines {
-		m, err := decodeMessage(line)
-		if err != nil {
-			return 0, err
-		}
-		var id int
-		if m.Method != "" || json.Unmarshal(m.ID, &id) != nil || id < first || id >= first+count || seen[id-first] {
-			return 0, fmt.Errorf("unexpected or repeated message id %s", m.ID)
-		}
-		seen[id-first] = true
-		res, err := m.result(id)
+	if err := s.waitAll(ps); err != nil {
+		return 0, err
+	}
+	elapsed := client.Span(ps)
+	for _, pd := range ps {
+		res, err := s.result(pd)
 		if err == nil {
 			err = check(res)
 		}
@@ -380,15 +350,13 @@ func (p *cmpProbe) burst(s *server, kind string, k0, count int, nextID *int, che
 	return elapsed, nil
 }
 
-// request builds the k-th request of kind with the given id.
-func (p *cmpProbe) request(kind string, id, k int) map[string]any {
-	msg := map[string]any{"jsonrpc": "2.0", "id": id}
+// request builds the k-th request of kind.
+func (p *cmpProbe) request(kind string, k int) client.Request {
 	switch kind {
 	case "ping", "tools/list":
-		msg["method"] = kind
-		return msg
+		return request(kind, nil)
 	case "route_skill":
-		return routeRequest(id, p.words.text(k))
+		return routeRequest(p.words.text(k))
 	}
 	args := map[string]any{}
 	switch kind {
@@ -398,9 +366,7 @@ func (p *cmpProbe) request(kind string, id, k int) map[string]any {
 	default:
 		args["name"] = p.words.skillName(k, p.size)
 	}
-	msg["method"] = "tools/call"
-	msg["params"] = map[string]any{"name": kind, "arguments": args}
-	return msg
+	return request("tools/call", map[string]any{"name": kind, "arguments": args})
 }
 
 // toolText returns the text of a tools/call result; a tool error result
@@ -423,15 +389,4 @@ func toolText(raw json.RawMessage) (string, error) {
 		return "", fmt.Errorf("tool error: %.300s", text)
 	}
 	return text, nil
-}
-
-// appendLine encodes msg as one line onto buf.
-func appendLine(buf *bytes.Buffer, msg any) error {
-	b, err := json.Marshal(msg)
-	if err != nil {
-		return fmt.Errorf("encoding a request: %w", err)
-	}
-	buf.Write(b)
-	buf.WriteByte('\n')
-	return nil
 }

@@ -11,6 +11,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/agent3md/agent3md/selftest/client"
 )
 
 // The folder mode (-folder DIR, -folder-sizes N) measures agent3md serving
@@ -319,42 +321,40 @@ func (p *folderProbe) session(c folderContender, cacheDir string, r *folderResul
 		return err
 	}
 	defer s.kill()
-	if err := s.send(initializeRequest(1)); err != nil {
+	init, err := s.start(initializeRequest())
+	if err != nil {
 		return err
 	}
-	if _, err := s.await(1); err != nil {
+	if _, err := s.result(init[0]); err != nil {
 		return err
 	}
-	hello := time.Since(s.start)
-	if err := s.send(initializedNotification()); err != nil {
+	hello := init[0].Timing().Answered.Sub(s.started())
+	if _, err := s.start(initializedNotification()); err != nil {
 		return err
 	}
-	sent := time.Now()
-	trip, n, err := p.read(s, 2)
+	t, n, err := p.read(s)
 	if err != nil {
 		return fmt.Errorf("first read: %w", err)
 	}
-	first := sent.Add(trip).Sub(s.start)
+	first := t.Answered.Sub(s.started())
 	for i := 0; i < readWarmup; i++ {
-		if _, _, err := p.read(s, 3+i); err != nil {
+		if _, _, err := p.read(s); err != nil {
 			return err
 		}
 	}
 	trips := make([]float64, p.reads)
 	for i := range trips {
-		trip, _, err := p.read(s, 3+readWarmup+i)
+		t, _, err := p.read(s)
 		if err != nil {
 			return err
 		}
-		trips[i] = float64(trip) / float64(time.Microsecond)
+		trips[i] = float64(t.RoundTrip()) / float64(time.Microsecond)
 	}
 	// Pings time the transport and the server's dispatch alone: what a
 	// read costs beyond them is its reading and encoding.
 	pings := make([]float64, p.reads)
 	for i := range pings {
-		id := 3 + readWarmup + p.reads + i
-		req := fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%d,"method":"ping"}`+"\n", id)
-		_, trip, err := s.roundTrip(req, id)
+		_, trip, err := s.roundTrip(request("ping", nil))
 		if err != nil {
 			return fmt.Errorf("ping: %w", err)
 		}
@@ -363,7 +363,7 @@ func (p *folderProbe) session(c folderContender, cacheDir string, r *folderResul
 	// Pipelined: every read written at once, as a client that loads many
 	// skills does; the per-read time is the server's throughput, not the
 	// transport's round trip.
-	pipe, err := p.pipelined(s, 3+readWarmup+2*p.reads)
+	pipe, err := p.pipelined(s)
 	if err != nil {
 		return err
 	}
@@ -382,21 +382,20 @@ func (p *folderProbe) session(c folderContender, cacheDir string, r *folderResul
 }
 
 // read sends resources/read of skill://NAME (the SKILL.md, as both
-// servers name it) and waits for the answer. It returns the round trip,
-// from the write of the request to the arrival of the whole answer line
-// (the client's own decoding, which for an 8 KB answer costs more than
-// the transport, is not counted), and the text's size; it fails when the
-// text differs from the file on disk.
-func (p *folderProbe) read(s *server, id int) (time.Duration, int, error) {
+// servers name it) and waits for the answer. It returns the request's
+// timing, whose round trip runs from the write of the request to the
+// arrival of the whole answer line (the client's own decoding, which for
+// an 8 KB answer costs more than the transport, is not counted), and the
+// text's size; it fails when the text differs from the file on disk.
+func (p *folderProbe) read(s *server) (client.Timing, int, error) {
 	uri := "skill://" + p.target.Skill
-	req, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "method": "resources/read",
-		"params": map[string]any{"uri": uri}})
+	ps, err := s.start(request("resources/read", map[string]any{"uri": uri}))
 	if err != nil {
-		return 0, 0, err
+		return client.Timing{}, 0, err
 	}
-	res, trip, err := s.roundTrip(append(req, '\n'), id)
+	res, err := s.result(ps[0])
 	if err != nil {
-		return 0, 0, fmt.Errorf("resources/read %s: %w", uri, err)
+		return client.Timing{}, 0, fmt.Errorf("resources/read %s: %w", uri, err)
 	}
 	var rr struct {
 		Contents []struct {
@@ -404,53 +403,48 @@ func (p *folderProbe) read(s *server, id int) (time.Duration, int, error) {
 		} `json:"contents"`
 	}
 	if err := json.Unmarshal(res, &rr); err != nil {
-		return 0, 0, fmt.Errorf("resources/read %s: the result is not a read result: %v", uri, err)
+		return client.Timing{}, 0, fmt.Errorf("resources/read %s: the result is not a read result: %v", uri, err)
 	}
 	if len(rr.Contents) == 0 || rr.Contents[0].Text == nil {
-		return 0, 0, fmt.Errorf("resources/read %s: no text content", uri)
+		return client.Timing{}, 0, fmt.Errorf("resources/read %s: no text content", uri)
 	}
 	text := *rr.Contents[0].Text
 	if p.want != nil && text != string(p.want) {
-		return 0, 0, fmt.Errorf("resources/read %s: %d bytes that differ from the %d of its SKILL.md on disk", uri, len(text), len(p.want))
+		return client.Timing{}, 0, fmt.Errorf("resources/read %s: %d bytes that differ from the %d of its SKILL.md on disk", uri, len(text), len(p.want))
 	}
-	return trip, len(text), nil
+	return ps[0].Timing(), len(text), nil
 }
 
-// pipelined writes p.reads reads of the SKILL.md in one go (from a
-// goroutine, so a server that answers as it reads never blocks on a full
-// pipe) and returns the time until the last answer line, per read, in
-// microseconds. Every answer must be a result with the text of the first
-// read's size or more (answers are checked in full by read).
-func (p *folderProbe) pipelined(s *server, firstID int) (float64, error) {
+// pipelined writes p.reads reads of the SKILL.md in one go (the answers
+// are read meanwhile, so a server that answers as it reads never blocks
+// on a full pipe) and returns the time until the last answer line, per
+// read, in microseconds. Every answer must be a result with the text of
+// the first read's size or more (answers are checked in full by read);
+// a byte scan tells, since decoding each 8 KB answer would time the
+// client.
+func (p *folderProbe) pipelined(s *server) (float64, error) {
 	uri := "skill://" + p.target.Skill
-	var buf []byte
-	for i := 0; i < p.reads; i++ {
-		buf = fmt.Appendf(buf, `{"jsonrpc":"2.0","id":%d,"method":"resources/read","params":{"uri":%q}}`+"\n", firstID+i, uri)
+	reqs := make([]client.Request, p.reads)
+	for i := range reqs {
+		reqs[i] = request("resources/read", map[string]any{"uri": uri})
 	}
-	start := time.Now()
-	sent := make(chan error, 1)
-	go func() { sent <- s.sendRaw(buf) }()
-	for i := 0; i < p.reads; {
-		line, err := s.recvLine()
-		if err != nil {
-			return 0, fmt.Errorf("pipelined reads: %w", err)
-		}
-		// Decoding each 8 KB answer would time the client: a byte scan
-		// tells results from notifications (read checks answers in full).
-		isResult := bytes.Contains(line, []byte(`"result"`))
-		if !isResult && bytes.Contains(line, []byte(`"method"`)) {
-			continue // a notification between the answers
-		}
-		i++
-		if !isResult || len(line) < len(p.want) {
-			return 0, fmt.Errorf("pipelined read %d: not a whole read result: %.200q", i, line)
-		}
-	}
-	elapsed := time.Since(start)
-	if err := <-sent; err != nil {
+	ps, err := s.start(reqs...)
+	if err != nil {
 		return 0, err
 	}
-	return float64(elapsed) / float64(time.Microsecond) / float64(p.reads), nil
+	if err := s.waitAll(ps); err != nil {
+		return 0, fmt.Errorf("pipelined reads: %w", err)
+	}
+	for i, pd := range ps {
+		line, err := pd.Raw()
+		if err != nil {
+			return 0, fmt.Errorf("pipelined read %d: %w", i+1, err)
+		}
+		if !bytes.Contains(line, []byte(`"result"`)) || len(line) < len(p.want) {
+			return 0, fmt.Errorf("pipelined read %d: not a whole read result: %.200q", i+1, line)
+		}
+	}
+	return float64(client.Span(ps)) / float64(time.Microsecond) / float64(p.reads), nil
 }
 
 // firstRoute measures spawn → first route_skill answer with cacheDir as
@@ -478,10 +472,10 @@ func (p *folderProbe) end(c folderContender, s *server) (float64, error) {
 	if c.exits {
 		return s.finish(p.exitWait)
 	}
-	rss, ok := liveHWMMB(s.cmd.Process.Pid)
+	rss, ok := liveHWMMB(s.proc.Pid())
 	s.kill()
 	if !ok {
-		rss = peakRSSMB(s.cmd.ProcessState) // killed: rusage still holds the peak
+		rss = peakRSSMB(s.proc.State()) // killed: rusage still holds the peak
 	}
 	return rss, nil
 }

@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agent3md/agent3md/internal/skillfolder"
+	"github.com/agent3md/agent3md/skillsdir"
 )
 
 // fakeFolder is a skills folder with a pdf skill, and the fake server set
@@ -291,7 +291,7 @@ func TestGenSkills(t *testing.T) {
 	if out, err := exec.Command("python3", gen, "5", b).CombinedOutput(); err == nil || !strings.Contains(string(out), "exists") {
 		t.Errorf("generating into an existing folder: %v %s; want a refusal", err, out)
 	}
-	cat, err := skillfolder.Scan(context.Background(), []string{a}, nil)
+	cat, err := skillsdir.Scan(context.Background(), []string{a}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,7 +2,7 @@ package main
 
 import (
 	"bufio"
-	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -12,11 +12,12 @@ import (
 	"os/exec"
 	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"text/tabwriter"
 	"time"
+
+	"github.com/agent3md/agent3md/selftest/client"
 )
 
 // The HTTP mode (-http): `agent3md serve` on loopback, driven by 1, 8 and
@@ -61,10 +62,25 @@ var listeningLine = regexp.MustCompile(`msg=listening addr=(\S+)`)
 
 // httpServer is one running `agent3md serve`.
 type httpServer struct {
-	cmd    *exec.Cmd
-	url    string
-	stderr *tailBuffer
-	done   chan struct{}
+	cmd  *exec.Cmd
+	url  string
+	done chan struct{}
+
+	mu   sync.Mutex
+	tail []string // the last lines of its log, for error messages
+}
+
+// logTailLines is how many log lines an httpServer keeps.
+const logTailLines = 20
+
+// logged keeps line among the last logTailLines.
+func (s *httpServer) logged(line string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.tail) == logTailLines {
+		s.tail = s.tail[1:]
+	}
+	s.tail = append(s.tail, strings.TrimRight(line, "\n"))
 }
 
 // startHTTPServer runs `agent3md serve --addr 127.0.0.1:0` on agent with a
@@ -75,7 +91,7 @@ func startHTTPServer(bin, cacheDir, agent string, timeout time.Duration) (*httpS
 	if err != nil {
 		return nil, err
 	}
-	s := &httpServer{cmd: cmd, stderr: &tailBuffer{max: 4 << 10}, done: make(chan struct{})}
+	s := &httpServer{cmd: cmd, done: make(chan struct{})}
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("starting %s: %w", bin, err)
 	}
@@ -92,7 +108,7 @@ func startHTTPServer(bin, cacheDir, agent string, timeout time.Duration) (*httpS
 				default:
 				}
 			}
-			s.stderr.Write([]byte(line))
+			s.logged(line)
 			if err != nil {
 				break
 			}
@@ -113,7 +129,9 @@ func startHTTPServer(bin, cacheDir, agent string, timeout time.Duration) (*httpS
 }
 
 func (s *httpServer) note() string {
-	tail := strings.TrimSpace(s.stderr.String())
+	s.mu.Lock()
+	tail := strings.TrimSpace(strings.Join(s.tail, "\n"))
+	s.mu.Unlock()
 	if tail == "" {
 		return ""
 	}
@@ -138,51 +156,44 @@ type httpProbe struct {
 	url   string
 }
 
-// body is the k-th request of kind, in the handshake era (no _meta; the
+// request is the k-th request of kind, in the handshake era (no _meta; the
 // MCP-Protocol-Version header says 2025-11-25).
-func (p *httpProbe) body(kind string, id, k int) []byte {
-	var msg map[string]any
+func (p *httpProbe) request(kind string, id, k int) client.Request {
+	var r client.Request
 	switch kind {
 	case "route_skill":
-		msg = routeRequest(id, p.words.text(k))
+		r = routeRequest(p.words.text(k))
 	case "get_skill":
-		msg = map[string]any{"jsonrpc": "2.0", "id": id, "method": "tools/call",
-			"params": map[string]any{"name": "get_skill", "arguments": map[string]any{"name": p.words.skillName(k, p.size)}}}
+		r = request("tools/call", map[string]any{"name": "get_skill", "arguments": map[string]any{"name": p.words.skillName(k, p.size)}})
 	case "resources/read":
-		msg = map[string]any{"jsonrpc": "2.0", "id": id, "method": "resources/read",
-			"params": map[string]any{"uri": "skill://" + p.words.skillName(k, p.size) + "/SKILL.md"}}
+		r = request("resources/read", map[string]any{"uri": "skill://" + p.words.skillName(k, p.size) + "/SKILL.md"})
 	}
-	b, _ := json.Marshal(msg)
-	return b
+	r.ID = id
+	return r
+}
+
+// dial is a client of the server that sends through hc, as a handshake-era
+// client past its initialize.
+func (p *httpProbe) dial(hc *http.Client) (*client.Conn, error) {
+	return client.Dial(p.url, &client.Options{HTTPClient: hc, ProtocolVersion: legacyVersion})
 }
 
 // send posts one request and checks that it is answered 200 with its id
-// and no error.
-func (p *httpProbe) send(c *http.Client, kind string, id, k int) error {
-	req, err := http.NewRequest(http.MethodPost, p.url, bytes.NewReader(p.body(kind, id, k)))
-	if err != nil {
-		return err
-	}
-	req.Header = http.Header{"Content-Type": {"application/json"}, "Accept": {"application/json, text/event-stream"},
-		"MCP-Protocol-Version": {legacyVersion}}
-	resp, err := c.Do(req)
+// (the client matches it) and no error.
+func (p *httpProbe) send(c *client.Conn, kind string, id, k int) error {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	pd, err := c.Start(ctx, p.request(kind, id, k))
 	if err != nil {
 		return fmt.Errorf("%s: %w", kind, err)
 	}
-	data, err := io.ReadAll(resp.Body)
-	resp.Body.Close()
+	m, err := pd.Wait(ctx)
 	if err != nil {
-		return fmt.Errorf("%s: reading the answer: %w", kind, err)
+		return fmt.Errorf("%s: %w", kind, err)
 	}
-	if resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("%s: status %d: %.200s", kind, resp.StatusCode, data)
-	}
-	var m message
-	if err := json.Unmarshal(data, &m); err != nil {
-		return fmt.Errorf("%s: answer is not JSON-RPC: %v", kind, err)
-	}
-	if string(m.ID) != strconv.Itoa(id) {
-		return fmt.Errorf("%s: answer id %s, want %d", kind, m.ID, id)
+	if status := pd.HTTPStatus(); status != http.StatusOK {
+		raw, _ := pd.Raw()
+		return fmt.Errorf("%s: status %d: %.200s", kind, status, raw)
 	}
 	if m.Error != nil {
 		return fmt.Errorf("%s: error %d %s", kind, m.Error.Code, m.Error.Message)
@@ -214,7 +225,15 @@ func (p *httpProbe) cell(kind string, clients int, d time.Duration, onBusy func(
 			defer wg.Done()
 			tr := &http.Transport{MaxIdleConnsPerHost: 1}
 			defer tr.CloseIdleConnections()
-			c := &http.Client{Transport: tr, Timeout: 30 * time.Second}
+			c, err := p.dial(&http.Client{Transport: tr, Timeout: 30 * time.Second})
+			if err != nil {
+				mu.Lock()
+				firstErr = cmp.Or(firstErr, err)
+				mu.Unlock()
+				cancel()
+				return
+			}
+			defer c.Close()
 			lat := make([]time.Duration, 0, 4096)
 			for k := i; ctx.Err() == nil && time.Now().Before(deadline); k += clients {
 				t0 := time.Now()
@@ -294,7 +313,13 @@ func measureHTTP(o *options, w words, n int, tmp string, log io.Writer) *httpRes
 		}
 		p := &httpProbe{words: w.forSize(n), size: n, url: s.url}
 		// Warm up: the first answers load the index and render skills.
-		warm := &http.Client{Transport: &http.Transport{}}
+		warmHTTP := &http.Client{Transport: &http.Transport{}}
+		warm, err := p.dial(warmHTTP)
+		if err != nil {
+			s.stop()
+			fail("warm-up", err)
+			return r
+		}
 		for k := range 50 {
 			for _, kind := range httpKinds {
 				if err := p.send(warm, kind, k+1, k); err != nil {
@@ -304,7 +329,8 @@ func measureHTTP(o *options, w words, n int, tmp string, log io.Writer) *httpRes
 				}
 			}
 		}
-		warm.CloseIdleConnections()
+		warm.Close()
+		warmHTTP.CloseIdleConnections()
 		rss64 := 0.0
 		for _, kind := range httpKinds {
 			for _, c := range o.httpClients {

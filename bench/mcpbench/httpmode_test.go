@@ -84,7 +84,7 @@ func TestHTTPCell(t *testing.T) {
 		}
 	}
 	p.url = fakeHTTPServer(t, true)
-	if _, _, err := p.cell("get_skill", 4, 100*time.Millisecond, nil); err == nil || !strings.Contains(err.Error(), "answer id") {
+	if _, _, err := p.cell("get_skill", 4, 100*time.Millisecond, nil); err == nil || !strings.Contains(err.Error(), "not its answer") {
 		t.Errorf("a mismatched id: err = %v", err)
 	}
 }

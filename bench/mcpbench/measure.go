@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/agent3md/agent3md/selftest/client"
 )
 
 // probe holds what every measurement of one synthetic agent needs.
@@ -48,24 +50,26 @@ func (p *probe) firstRoute(cacheDir string, k int) (routeSample, error) {
 		return routeSample{}, err
 	}
 	defer s.kill()
-	if err := s.send(initializeRequest(1)); err != nil {
+	init, err := s.start(initializeRequest())
+	if err != nil {
 		return routeSample{}, err
 	}
 	if !p.pipeline {
-		if _, err := s.await(1); err != nil {
+		if _, err := s.result(init[0]); err != nil {
 			return routeSample{}, err
 		}
 	}
-	if err := s.send(initializedNotification()); err != nil {
+	if _, err := s.start(initializedNotification()); err != nil {
 		return routeSample{}, err
 	}
-	if err := s.send(routeRequest(2, p.words.text(k))); err != nil {
+	route, err := s.start(routeRequest(p.words.text(k)))
+	if err != nil {
 		return routeSample{}, err
 	}
-	if err := p.awaitRoute(s, 2); err != nil {
+	if err := p.awaitRoute(s, init[0], route[0]); err != nil {
 		return routeSample{}, err
 	}
-	elapsed := time.Since(s.start)
+	elapsed := route[0].Timing().Answered.Sub(s.started())
 	rss, err := s.finish(p.exitWait)
 	if err != nil {
 		return routeSample{}, err
@@ -73,34 +77,23 @@ func (p *probe) firstRoute(cacheDir string, k int) (routeSample, error) {
 	return routeSample{ms: ms(elapsed), rssMB: rss}, nil
 }
 
-// awaitRoute reads until the answer to route request id, accepting the
-// initialize answer (id 1) on the way when it was pipelined.
-func (p *probe) awaitRoute(s *server, id int) error {
-	for {
-		m, err := s.recv()
-		if err != nil {
-			return fmt.Errorf("waiting for the first route_skill answer: %w", err)
-		}
-		switch {
-		case m.Method != "":
-			continue // a notification
-		case string(m.ID) == "1":
-			if _, err := m.result(1); err != nil {
-				return err
-			}
-		case string(m.ID) == fmt.Sprint(id):
-			res, err := m.result(id)
-			if err == nil {
-				_, err = routeAnswer(res)
-			}
-			if err != nil && p.pipeline {
-				err = fmt.Errorf("%w\n  (route_skill was sent before the initialize answer, as pipelining clients do; -pipeline=false waits for it)", err)
-			}
-			return err
-		default:
-			return fmt.Errorf("unexpected answer for id %s while waiting for route_skill", m.ID)
-		}
+// awaitRoute waits for the initialize answer (pipelined before the route)
+// and the route's, and checks both.
+func (p *probe) awaitRoute(s *server, init, route *client.Pending) error {
+	if _, err := s.result(init); err != nil {
+		return fmt.Errorf("waiting for the first route_skill answer: %w", err)
 	}
+	res, err := s.result(route)
+	if err == nil {
+		_, err = routeAnswer(res)
+	}
+	if err != nil && p.pipeline {
+		err = fmt.Errorf("%w\n  (route_skill was sent before the initialize answer, as pipelining clients do; -pipeline=false waits for it)", err)
+	}
+	if err != nil {
+		return fmt.Errorf("waiting for the first route_skill answer: %w", err)
+	}
+	return s.checkUnexpected()
 }
 
 // serve measures spawn → initialize answer (brief item 1), then pipelined
@@ -112,14 +105,15 @@ func (p *probe) serve(cacheDir string, run int) (serveSample, error) {
 		return serveSample{}, err
 	}
 	defer s.kill()
-	if err := s.send(initializeRequest(1)); err != nil {
+	init, err := s.start(initializeRequest())
+	if err != nil {
 		return serveSample{}, err
 	}
-	if _, err := s.await(1); err != nil {
+	if _, err := s.result(init[0]); err != nil {
 		return serveSample{}, err
 	}
-	out := serveSample{initMS: ms(time.Since(s.start))}
-	if err := s.send(initializedNotification()); err != nil {
+	out := serveSample{initMS: ms(init[0].Timing().Answered.Sub(s.started()))}
+	if _, err := s.start(initializedNotification()); err != nil {
 		return serveSample{}, err
 	}
 	t, err := p.throughput(s, run)
@@ -135,49 +129,50 @@ func (p *probe) serve(cacheDir string, run int) (serveSample, error) {
 	return out, nil
 }
 
-// throughput writes p.requests route_skill calls without waiting, from a
-// second goroutine so neither side's pipe can fill and stall the other,
-// and reads every answer.
+// throughput writes p.requests route_skill calls one by one without
+// waiting, from a second goroutine, while this one reads and checks the
+// answers; the time is the first write to the last answer's arrival.
 func (p *probe) throughput(s *server, run int) (burst, error) {
-	const firstID = 1000
-	start := time.Now()
+	sent := make(chan *client.Pending, p.requests)
 	writeErr := make(chan error, 1)
 	go func() {
+		defer close(sent)
 		for i := 0; i < p.requests; i++ {
-			if err := s.send(routeRequest(firstID+i, p.words.text(run*p.requests+i))); err != nil {
+			ps, err := s.start(routeRequest(p.words.text(run*p.requests + i)))
+			if err != nil {
 				writeErr <- err
 				return
 			}
+			sent <- ps[0]
 		}
 		writeErr <- nil
 	}()
-	seen := make([]bool, p.requests)
-	var b burst
-	for got := 0; got < p.requests; got++ {
-		m, err := s.recv()
+	var (
+		b   burst
+		all []*client.Pending
+	)
+	for pd := range sent {
+		res, err := s.result(pd)
+		if err == nil {
+			var text string
+			if text, err = routeAnswer(res); text == "no skill matched" {
+				b.misses++
+			}
+		}
 		if err != nil {
-			return b, fmt.Errorf("pipelined routes: %d of %d answered: %w", got, p.requests, err)
-		}
-		var id int
-		if m.Method != "" || json.Unmarshal(m.ID, &id) != nil || id < firstID || id >= firstID+p.requests || seen[id-firstID] {
-			return b, fmt.Errorf("pipelined routes: unexpected or repeated message id %s", m.ID)
-		}
-		seen[id-firstID] = true
-		res, err := m.result(id)
-		if err != nil {
-			return b, fmt.Errorf("pipelined routes: %w", err)
-		}
-		text, err := routeAnswer(res)
-		if err != nil {
-			return b, fmt.Errorf("pipelined routes: %w", err)
-		}
-		if text == "no skill matched" {
-			b.misses++
+			return b, fmt.Errorf("pipelined routes: %d of %d answered: %w", len(all), p.requests, err)
 		}
 		b.bytes += len(res)
+		all = append(all, pd)
 	}
-	b.elapsed = time.Since(start)
-	return b, <-writeErr
+	if err := <-writeErr; err != nil {
+		return b, err
+	}
+	if err := s.checkUnexpected(); err != nil {
+		return b, fmt.Errorf("pipelined routes: %w", err)
+	}
+	b.elapsed = client.Span(all)
+	return b, nil
 }
 
 // burst is the outcome of one throughput measurement.
@@ -216,24 +211,22 @@ func routeAnswer(raw json.RawMessage) (string, error) {
 }
 
 // initializeRequest is the legacy handshake's first request.
-func initializeRequest(id int) map[string]any {
-	return map[string]any{"jsonrpc": "2.0", "id": id, "method": "initialize",
-		"params": map[string]any{
-			"protocolVersion": legacyVersion,
-			"capabilities":    map[string]any{},
-			"clientInfo":      map[string]any{"name": "mcpbench", "version": "1"},
-		}}
+func initializeRequest() client.Request {
+	return request("initialize", map[string]any{
+		"protocolVersion": legacyVersion,
+		"capabilities":    map[string]any{},
+		"clientInfo":      map[string]any{"name": "mcpbench", "version": "1"},
+	})
 }
 
 // initializedNotification completes the legacy handshake.
-func initializedNotification() map[string]any {
-	return map[string]any{"jsonrpc": "2.0", "method": "notifications/initialized"}
+func initializedNotification() client.Request {
+	return client.Request{Method: "notifications/initialized", Notification: true}
 }
 
 // routeRequest calls the route_skill tool with text.
-func routeRequest(id int, text string) map[string]any {
-	return map[string]any{"jsonrpc": "2.0", "id": id, "method": "tools/call",
-		"params": map[string]any{"name": "route_skill", "arguments": map[string]any{"text": text}}}
+func routeRequest(text string) client.Request {
+	return request("tools/call", map[string]any{"name": "route_skill", "arguments": map[string]any{"text": text}})
 }
 
 // ms converts a duration to fractional milliseconds.

@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+
+	"github.com/agent3md/agent3md/selftest/client"
 )
 
 // The comparison's floor (-compare -floor): how long the same client takes
@@ -52,40 +54,31 @@ func (p *cmpProbe) recordAnswers(c contender, cacheDir, path string) error {
 	}
 	defer s.kill()
 	rec := replayAnswers{Answers: map[string][]json.RawMessage{}}
-	if err := s.send(initializeRequest(1)); err != nil {
+	if rec.Initialize, err = s.call(initializeRequest()); err != nil {
 		return err
 	}
-	if rec.Initialize, err = s.await(1); err != nil {
+	if _, err := s.start(initializedNotification()); err != nil {
 		return err
 	}
-	if err := s.send(initializedNotification()); err != nil {
-		return err
-	}
-	id := 2
-	ask := func(key string, msg map[string]any) error {
-		if err := s.send(msg); err != nil {
-			return err
-		}
-		res, err := s.await(id)
+	ask := func(key string, r client.Request) error {
+		res, err := s.call(r)
 		if err != nil {
 			return err
 		}
 		rec.Answers[key] = append(rec.Answers[key], res)
-		id++
 		return nil
 	}
-	if err := ask("route_skill", routeRequest(id, p.words.text(0))); err != nil {
+	if err := ask("route_skill", routeRequest(p.words.text(0))); err != nil {
 		return err
 	}
 	for _, kind := range p.kinds {
 		for k := 0; k < replaySample; k++ {
-			msg := p.request(kind, id, k)
-			method, _ := msg["method"].(string)
+			r := p.request(kind, k)
 			tool := ""
-			if params, ok := msg["params"].(map[string]any); ok {
+			if params, ok := r.Params.(map[string]any); ok {
 				tool, _ = params["name"].(string)
 			}
-			if err := ask(replayKey(method, tool), msg); err != nil {
+			if err := ask(replayKey(r.Method, tool), r); err != nil {
 				return fmt.Errorf("%s: %w", kind, err)
 			}
 		}
@@ -116,10 +109,10 @@ func replayServer(path string, in io.Reader, out io.Writer) int {
 		return 2
 	}
 	next := map[string]int{}
-	br := bufio.NewReaderSize(in, 64<<10)
+	lr := client.NewLineReader(in, maxLineBytes)
 	w := bufio.NewWriterSize(out, 64<<10)
 	for {
-		line, err := readLine(br)
+		line, _, err := lr.Next() // a line over the bound comes back empty
 		if len(bytes.TrimSpace(line)) > 0 {
 			var req struct {
 				ID     json.RawMessage `json:"id"`
@@ -147,7 +140,7 @@ func replayServer(path string, in io.Reader, out io.Writer) int {
 				}
 			}
 		}
-		if err != nil || br.Buffered() == 0 {
+		if err != nil || lr.Buffered() == 0 {
 			if ferr := w.Flush(); ferr != nil {
 				return 1
 			}

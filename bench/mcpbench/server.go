@@ -1,17 +1,15 @@
 package main
 
 import (
-	"bufio"
-	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"os"
-	"os/exec"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/agent3md/agent3md/selftest/client"
 )
 
 // legacyVersion is the protocol revision of the legacy handshake the
@@ -22,33 +20,20 @@ const legacyVersion = "2025-11-25"
 // are a few KB; a larger line means the server is misbehaving.
 const maxLineBytes = 16 << 20
 
-// message is the part of a JSON-RPC message from the server the benchmark
-// looks at.
-type message struct {
-	ID     json.RawMessage `json:"id"`
-	Method string          `json:"method"`
-	Result json.RawMessage `json:"result"`
-	Error  *struct {
-		Code    int    `json:"code"`
-		Message string `json:"message"`
-	} `json:"error"`
-}
-
-// server is one running `agent3md mcp` process driven over stdio. It is used
-// by one goroutine at a time, except that send may run concurrently with
-// recv.
+// server is one running stdio server driven through the client package,
+// which frames, matches answers to requests and stamps their times: the
+// measurements read a request's Timing, so decoding an answer is never
+// on the clock. Used by one goroutine at a time.
 type server struct {
-	cmd     *exec.Cmd
-	stdin   io.WriteCloser
-	lines   chan []byte // stdout lines; closed at EOF
-	readErr error       // why lines was closed, when not a clean EOF
-	stderr  *tailBuffer
-	start   time.Time // just before the process was started
+	c       *client.Conn
+	proc    *client.Process
 	timeout time.Duration
+
+	mu         sync.Mutex
+	unexpected error // the first answer no request was waiting for
 }
 
-// startServer spawns bin with args and starts reading its stdout. timeout
-// bounds every later recv.
+// startServer spawns bin with args. timeout bounds every later wait.
 func startServer(bin string, args []string, timeout time.Duration) (*server, error) {
 	return startServerEnv(bin, args, nil, timeout)
 }
@@ -56,149 +41,135 @@ func startServer(bin string, args []string, timeout time.Duration) (*server, err
 // startServerEnv is startServer with env added to the inherited
 // environment.
 func startServerEnv(bin string, args, env []string, timeout time.Duration) (*server, error) {
-	cmd := exec.Command(bin, args...)
-	if len(env) > 0 {
-		cmd.Env = append(os.Environ(), env...)
-	}
-	stdin, err := cmd.StdinPipe()
+	s := &server{timeout: timeout}
+	c, err := client.Spawn(append([]string{bin}, args...), &client.Options{
+		Env: env, MaxLineBytes: maxLineBytes, StderrBytes: 4 << 10, OnUnmatched: s.unmatched,
+	})
 	if err != nil {
-		return nil, fmt.Errorf("creating the server's stdin pipe: %w", err)
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		return nil, fmt.Errorf("creating the server's stdout pipe: %w", err)
-	}
-	s := &server{cmd: cmd, stdin: stdin, lines: make(chan []byte, 256),
-		stderr: &tailBuffer{max: 4 << 10}, timeout: timeout}
-	cmd.Stderr = s.stderr
-	s.start = time.Now()
-	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("starting %s: %w (build it with 'go build ./cmd/agent3md' or pass -bin)", bin, err)
 	}
-	go s.readLines(stdout)
+	s.c, s.proc = c, c.Process()
 	return s, nil
 }
 
-// readLines feeds stdout lines to s.lines until EOF or a read error.
-func (s *server) readLines(r io.Reader) {
-	defer close(s.lines)
-	br := bufio.NewReaderSize(r, 64<<10)
-	for {
-		line, err := readLine(br)
-		if len(line) > 0 {
-			s.lines <- line
-		}
-		if err != nil {
-			if !errors.Is(err, io.EOF) {
-				s.readErr = err
-			}
-			return
-		}
+// unmatched keeps the first answer that matched no request in flight (an
+// unexpected or repeated id), or the first line that was no message.
+func (s *server) unmatched(raw []byte, err error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.unexpected != nil {
+		return
 	}
-}
-
-// readLine reads one newline-terminated line of at most maxLineBytes.
-func readLine(br *bufio.Reader) ([]byte, error) {
-	var line []byte
-	for {
-		chunk, err := br.ReadSlice('\n')
-		line = append(line, chunk...)
-		if len(line) > maxLineBytes {
-			return nil, fmt.Errorf("server wrote a line longer than %d bytes", maxLineBytes)
-		}
-		if !errors.Is(err, bufio.ErrBufferFull) {
-			return bytes.TrimRight(line, "\r\n"), err
-		}
-	}
-}
-
-// send writes one JSON-RPC message as a line.
-func (s *server) send(msg any) error {
-	b, err := json.Marshal(msg)
 	if err != nil {
-		return fmt.Errorf("encoding a request: %w", err)
+		s.unexpected = err
+		return
 	}
-	if _, err := s.stdin.Write(append(b, '\n')); err != nil {
-		return fmt.Errorf("writing to the server's stdin: %w%s", err, s.stderrNote())
+	id := "?"
+	if m, derr := client.Decode(raw); derr == nil {
+		id = string(m.ID)
 	}
-	return nil
+	s.unexpected = fmt.Errorf("unexpected or repeated message id %s", id)
 }
 
-// sendRaw writes pre-encoded request lines.
-func (s *server) sendRaw(lines []byte) error {
-	if _, err := s.stdin.Write(lines); err != nil {
-		return fmt.Errorf("writing to the server's stdin: %w%s", err, s.stderrNote())
-	}
-	return nil
+// checkUnexpected fails a measurement during which an answer matched no
+// request.
+func (s *server) checkUnexpected() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.unexpected
 }
 
-// recv returns the next message from the server, failing when none
-// arrives within the timeout or stdout closes.
-func (s *server) recv() (*message, error) {
-	line, err := s.recvLine()
+// started is just before the process was started.
+func (s *server) started() time.Time { return s.proc.Started() }
+
+// start sends requests without waiting; over stdio they go in one write.
+// The answers are read meanwhile.
+func (s *server) start(reqs ...client.Request) ([]*client.Pending, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), s.timeout)
+	defer cancel()
+	ps, err := s.c.StartAll(ctx, reqs)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("writing to the server's stdin: %w%s", err, s.stderrNote())
 	}
-	return decodeMessage(line)
+	return ps, nil
 }
 
-// recvLine returns the next line from the server undecoded, so that a
-// timing can stop when the answer has arrived rather than after the
-// client has parsed it.
-func (s *server) recvLine() ([]byte, error) {
+// await waits for p's answer to arrive, at most the timeout, without
+// decoding it.
+func (s *server) await(p *client.Pending) error {
 	timer := time.NewTimer(s.timeout)
 	defer timer.Stop()
 	select {
-	case line, ok := <-s.lines:
-		if !ok {
-			if s.readErr != nil {
-				return nil, fmt.Errorf("reading the server's stdout: %w%s", s.readErr, s.stderrNote())
-			}
-			return nil, fmt.Errorf("server closed stdout before answering%s", s.stderrNote())
-		}
-		return line, nil
+	case <-p.Done():
+		return nil
 	case <-timer.C:
-		return nil, fmt.Errorf("server hung: no message within %v (raise -timeout if this size needs longer)%s", s.timeout, s.stderrNote())
+		p.Abandon()
+		return fmt.Errorf("server hung: no answer within %v (raise -timeout if this size needs longer)%s", s.timeout, s.stderrNote())
 	}
 }
 
-// decodeMessage parses one line from the server.
-func decodeMessage(line []byte) (*message, error) {
-	var m message
-	if err := json.Unmarshal(line, &m); err != nil {
-		return nil, fmt.Errorf("server wrote a line that is not JSON (%v): %.200q", err, line)
+// wait waits for p's answer and decodes it.
+func (s *server) wait(p *client.Pending) (*client.Message, error) {
+	if err := s.await(p); err != nil {
+		return nil, err
 	}
-	return &m, nil
+	m, err := p.Message()
+	switch {
+	case errors.Is(err, client.ErrClosed):
+		return nil, fmt.Errorf("server closed stdout before answering%s", s.stderrNote())
+	case err != nil:
+		return nil, err
+	}
+	return m, nil
 }
 
-// await reads messages until the response with the given numeric id,
-// skipping notifications, and returns its result.
-func (s *server) await(id int) (json.RawMessage, error) {
-	want := fmt.Sprint(id)
-	for {
-		m, err := s.recv()
-		if err != nil {
-			return nil, fmt.Errorf("waiting for the answer to request %d: %w", id, err)
-		}
-		if m.Method != "" || string(m.ID) != want {
-			if m.Method == "" {
-				return nil, fmt.Errorf("waiting for the answer to request %d, got one for id %s", id, m.ID)
-			}
+// waitAll waits for every answer to arrive (nil entries, notifications,
+// are skipped); nothing is decoded, so a burst's clock and this client's
+// JSON decoding never overlap.
+func (s *server) waitAll(ps []*client.Pending) error {
+	for i, p := range ps {
+		if p == nil {
 			continue
 		}
-		return m.result(id)
+		if err := s.await(p); err != nil {
+			return fmt.Errorf("%d of %d answered: %w", i, len(ps), err)
+		}
 	}
+	return s.checkUnexpected()
 }
 
-// result returns m's result, or its JSON-RPC error as a Go error.
-func (m *message) result(id int) (json.RawMessage, error) {
-	if m.Error != nil {
-		return nil, fmt.Errorf("request %d failed with JSON-RPC error %d: %s", id, m.Error.Code, m.Error.Message)
+// call sends one request and returns its result; an error answer is an
+// error.
+func (s *server) call(r client.Request) (json.RawMessage, error) {
+	ps, err := s.start(r)
+	if err != nil {
+		return nil, err
 	}
-	if m.Result == nil {
-		return nil, fmt.Errorf("answer to request %d has neither result nor error", id)
+	return s.result(ps[0])
+}
+
+// result waits for p and returns its result, or its error answer as an
+// error.
+func (s *server) result(p *client.Pending) (json.RawMessage, error) {
+	m, err := s.wait(p)
+	if err != nil {
+		return nil, fmt.Errorf("waiting for the answer to request %s: %w", p.ID(), err)
+	}
+	if m.Error != nil {
+		return nil, fmt.Errorf("request %s failed with JSON-RPC error %d: %s", p.ID(), m.Error.Code, m.Error.Message)
 	}
 	return m.Result, nil
+}
+
+// roundTrip sends one request and returns its result and the time from
+// its write to the arrival of its answer's line, before it is decoded.
+func (s *server) roundTrip(r client.Request) (json.RawMessage, time.Duration, error) {
+	ps, err := s.start(r)
+	if err != nil {
+		return nil, 0, err
+	}
+	res, err := s.result(ps[0])
+	return res, ps[0].Timing().RoundTrip(), err
 }
 
 // finish closes stdin and waits up to wait for the process to exit. It
@@ -208,96 +179,34 @@ func (m *message) result(id int) (json.RawMessage, error) {
 func (s *server) finish(wait time.Duration) (float64, error) {
 	// The peak so far, read while the process lives: see liveHWMMB. The
 	// exit itself allocates nothing worth counting.
-	hwm, live := liveHWMMB(s.cmd.Process.Pid)
-	s.stdin.Close()
-	done := make(chan error, 1)
-	go func() { done <- s.cmd.Wait() }()
-	select {
-	case err := <-done:
-		if err != nil {
-			return 0, fmt.Errorf("server exited badly after stdin closed: %w%s", err, s.stderrNote())
-		}
-	case <-time.After(wait):
-		s.cmd.Process.Kill()
-		<-done
+	hwm, live := liveHWMMB(s.proc.Pid())
+	code, exited := s.proc.CloseInput(wait)
+	if !exited {
+		s.c.Close()
 		return 0, fmt.Errorf("server did not exit within %v of stdin closing (docs/protocol.md §2: at EOF it finishes its requests and exits 0)", wait)
+	}
+	if code != 0 {
+		return 0, fmt.Errorf("server exited badly after stdin closed: %v%s", s.proc.State(), s.stderrNote())
 	}
 	if live {
 		return hwm, nil
 	}
-	return peakRSSMB(s.cmd.ProcessState), nil
+	return peakRSSMB(s.proc.State()), nil
 }
 
 // kill ends a server whose measurement failed; it is safe after finish.
-func (s *server) kill() {
-	if s.cmd.ProcessState == nil {
-		s.stdin.Close()
-		s.cmd.Process.Kill()
-		s.cmd.Wait()
-	}
-}
+func (s *server) kill() { s.c.Close() }
 
 // stderrNote formats the tail of the server's stderr for an error message.
 func (s *server) stderrNote() string {
-	tail := strings.TrimSpace(s.stderr.String())
+	tail := strings.TrimSpace(s.proc.Stderr())
 	if tail == "" {
 		return ""
 	}
 	return "\n  server stderr (tail):\n    " + strings.ReplaceAll(tail, "\n", "\n    ")
 }
 
-// tailBuffer keeps the last max bytes written to it. It is safe for
-// concurrent use.
-type tailBuffer struct {
-	mu  sync.Mutex
-	buf []byte
-	max int
-}
-
-// Write implements io.Writer.
-func (t *tailBuffer) Write(p []byte) (int, error) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.buf = append(t.buf, p...)
-	if over := len(t.buf) - t.max; over > 0 {
-		t.buf = append(t.buf[:0], t.buf[over:]...)
-	}
-	return len(p), nil
-}
-
-// String returns what is kept.
-func (t *tailBuffer) String() string {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return string(t.buf)
-}
-
-// roundTrip writes one encoded request line and reads until the answer
-// to id, skipping notifications. It returns the result and the time from
-// the write to the arrival of the answer's line, before it is decoded.
-func (s *server) roundTrip(req []byte, id int) (json.RawMessage, time.Duration, error) {
-	want := fmt.Sprint(id)
-	start := time.Now()
-	if err := s.sendRaw(req); err != nil {
-		return nil, 0, err
-	}
-	for {
-		line, err := s.recvLine()
-		if err != nil {
-			return nil, 0, fmt.Errorf("waiting for the answer to request %d: %w", id, err)
-		}
-		trip := time.Since(start)
-		m, err := decodeMessage(line)
-		if err != nil {
-			return nil, 0, err
-		}
-		if m.Method != "" {
-			continue // a notification
-		}
-		if string(m.ID) != want {
-			return nil, 0, fmt.Errorf("waiting for the answer to request %d, got one for id %s", id, m.ID)
-		}
-		res, err := m.result(id)
-		return res, trip, err
-	}
+// request is a request of method with params; the Conn numbers it.
+func request(method string, params any) client.Request {
+	return client.Request{Method: method, Params: params}
 }

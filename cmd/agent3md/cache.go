@@ -2,12 +2,16 @@ package main
 
 import (
 	"fmt"
+	"github.com/agent3md/agent3md/internal/bytesize"
+	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
 	"github.com/agent3md/agent3md/internal/cachedir"
+	"github.com/agent3md/agent3md/loader"
 )
 
 // cacheFlags are the routing index cache flags of mcp, route, run, index.
@@ -32,25 +36,43 @@ func (a *app) cacheDir() (string, error) {
 	return cachedir.Default()
 }
 
-// maintainCache marks the entry of hash as just used and evicts the least
-// recently used others past --cache-max-size. It only costs a directory
-// listing; failures are reported, not fatal: the cache is a shortcut.
-func (a *app) maintainCache(hash string) {
+// maintainCache marks the entry of ag's content as just used (and as
+// serving ag, for 'cache size') and evicts the least recently used others
+// past --cache-max-size. It only costs a directory listing; failures are
+// reported, not fatal: the cache is a shortcut.
+func (a *app) maintainCache(ag *loader.Agent) {
 	if a.cache.noCache {
 		return
 	}
+	hash := ag.Catalog().SHA256
 	dir, err := a.cacheDir()
 	if err != nil {
 		return
 	}
-	max, err := parseSize(a.cache.maxSize)
+	max, err := bytesize.Parse(a.cache.maxSize)
 	if err != nil {
 		return // refused earlier, in checkCacheFlags
 	}
+	cachedir.Record(dir, hash, agentSource(ag))
 	cachedir.Touch(dir, hash, time.Now())
 	if _, err := cachedir.Prune(dir, max, hash); err != nil {
 		fmt.Fprintf(a.stderr, "agent3md: warning: pruning the cache %s: %v\n", dir, err)
 	}
+}
+
+// agentSource names ag for the cache's record: its file, or its skill
+// folders, made absolute so the record means the same from anywhere.
+func agentSource(ag *loader.Agent) cachedir.Source {
+	paths := ag.Folders()
+	if len(paths) == 0 {
+		paths = []string{ag.Path()}
+	}
+	for i, p := range paths {
+		if abs, err := filepath.Abs(p); err == nil && p != "-" {
+			paths[i] = abs
+		}
+	}
+	return cachedir.Source{Path: strings.Join(paths, ", "), Name: ag.Info().Name}
 }
 
 // checkCacheFlags refuses a malformed --cache-max-size before any work.
@@ -58,7 +80,7 @@ func (a *app) checkCacheFlags(fs *pflag.FlagSet) error {
 	if fs.Lookup("cache-max-size") == nil {
 		return nil
 	}
-	if _, err := parseSize(a.cache.maxSize); err != nil {
+	if _, err := bytesize.Parse(a.cache.maxSize); err != nil {
 		return ioError(fmt.Errorf("--cache-max-size: %w", err))
 	}
 	return nil
@@ -128,21 +150,40 @@ func (a *app) cachePruneCmd(resolve func() (string, error), maxSize *string) *co
 			if err != nil {
 				return err
 			}
-			max, err := parseSize(*maxSize)
+			max, err := bytesize.Parse(*maxSize)
 			if err != nil {
 				return ioError(fmt.Errorf("--max-size: %w", err))
 			}
 			removed, err := cachedir.Prune(d, max, "")
-			var n int64
-			for _, e := range removed {
-				n += e.Size
-			}
-			fmt.Fprintf(a.stdout, "removed %d entries (%s) from %s\n", len(removed), humanBytes(n), d)
+			a.pruneReport(d, *maxSize, removed)
 			if err != nil {
 				return ioError(err)
 			}
 			return nil
 		},
+	}
+}
+
+// pruneReport says what prune removed, what it kept and why it stopped.
+func (a *app) pruneReport(dir, maxSize string, removed []cachedir.Entry) {
+	var n int64
+	for _, e := range removed {
+		n += e.Size
+		fmt.Fprintf(a.stdout, "removed %10s  %s\n", bytesize.Human(e.Size), entryLabel(e))
+	}
+	kept, err := cachedir.Entries(dir)
+	var k int64
+	for _, e := range kept {
+		k += e.Size
+	}
+	fmt.Fprintf(a.stdout, "removed %s (%s) from %s", entries(len(removed)), bytesize.Human(n), dir)
+	switch {
+	case err != nil:
+		fmt.Fprintf(a.stdout, "; could not list what is left: %v\n", err)
+	case len(kept) == 0:
+		fmt.Fprintln(a.stdout, "; the cache is empty")
+	default:
+		fmt.Fprintf(a.stdout, "; kept %s (%s): they fit in --max-size %s (pass --max-size 0 to empty the cache)\n", entries(len(kept)), bytesize.Human(k), maxSize)
 	}
 }
 
@@ -154,22 +195,35 @@ func (a *app) cacheSize(dir string) error {
 	var total int64
 	for _, e := range ents {
 		total += e.Size
-		fmt.Fprintf(a.stdout, "%10s  %s  %s\n", humanBytes(e.Size), e.Used.Format(time.DateTime), e.Key)
+		fmt.Fprintf(a.stdout, "%10s  %s  %s\n", bytesize.Human(e.Size), e.Used.Format(time.DateTime), entryLabel(e))
+		for _, src := range e.Sources[min(1, len(e.Sources)):] {
+			fmt.Fprintf(a.stdout, "%10s  %19s  %s  also %s (%s)\n", "", "", strings.Repeat(" ", 12), src.Name, src.Path)
+		}
 	}
-	fmt.Fprintf(a.stdout, "%10s  total, %d entries in %s\n", humanBytes(total), len(ents), dir)
+	fmt.Fprintf(a.stdout, "%10s  total, %s in %s\n", bytesize.Human(total), entries(len(ents)), dir)
 	return nil
 }
 
-// humanBytes writes n in the largest binary unit that keeps it at least 1.
-func humanBytes(n int64) string {
-	const units = "KMGT"
-	if n < 1024 {
-		return fmt.Sprintf("%d B", n)
+// entryLabel names a cache entry for people: its content hash, shortened,
+// and the agent it was last used for.
+func entryLabel(e cachedir.Entry) string {
+	switch {
+	case e.Stamp:
+		return "stamp " + shortHash(strings.TrimPrefix(e.Key, "stamp-")) + "  (an agent file's size and times, mapped to its content hash)"
+	case len(e.Sources) == 0:
+		return shortHash(e.Key) + "  (agent not recorded: cached by an earlier agent3md)"
+	default:
+		return fmt.Sprintf("%s  %s (%s)", shortHash(e.Key), e.Sources[0].Name, e.Sources[0].Path)
 	}
-	f, i := float64(n)/1024, 0
-	for f >= 1024 && i < len(units)-1 {
-		f /= 1024
-		i++
-	}
-	return fmt.Sprintf("%.1f %ciB", f, units[i])
 }
+
+// entries counts cache entries in words.
+func entries(n int) string {
+	if n == 1 {
+		return "1 entry"
+	}
+	return fmt.Sprintf("%d entries", n)
+}
+
+// shortHash is a content hash's first 12 digits, as git shortens commits.
+func shortHash(h string) string { return h[:min(12, len(h))] }

@@ -61,19 +61,6 @@ func TestCacheCap(t *testing.T) {
 	}
 }
 
-func TestParseSize(t *testing.T) {
-	for in, want := range map[string]int64{"0": 0, "1B": 1, "512MiB": 512 << 20, "2GiB": 2 << 30, " 3 KB ": 3 << 10} {
-		if got, err := parseSize(in); err != nil || got != want {
-			t.Errorf("parseSize(%q) = %d, %v; want %d", in, got, err, want)
-		}
-	}
-	for _, in := range []string{"", "-1", "lots", "1.5GiB", "99999999999TiB"} {
-		if _, err := parseSize(in); err == nil {
-			t.Errorf("parseSize(%q) accepted", in)
-		}
-	}
-}
-
 // TestProgressBar: the bar redraws in place once per percent and ends its
 // line when done; commands draw it only when stderr is a terminal, so a
 // piped stderr never gets one.
@@ -94,5 +81,38 @@ func TestProgressBar(t *testing.T) {
 	_, _, errOut := cli(t, "route", "--no-cache", devtools, "search the code")
 	if strings.Contains(errOut, "indexing [") {
 		t.Errorf("progress drawn on a stderr that is not a terminal: %q", errOut)
+	}
+}
+
+// TestCacheSaysWhatItHolds: size names each entry's agent (name and
+// absolute path), prune without --max-size says what it kept and why, and
+// index says when a small agent was not cached.
+func TestCacheSaysWhatItHolds(t *testing.T) {
+	dir := t.TempDir()
+	abs, err := filepath.Abs(devtools)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if code, _, errOut := cli(t, "route", "--cache-dir", dir, devtools, "search the code"); code != 0 {
+		t.Fatalf("route: exit %d: %s", code, errOut)
+	}
+	_, out, _ := cli(t, "cache", "size", "--cache-dir", dir)
+	if !strings.Contains(out, "Forge ("+abs+")") {
+		t.Errorf("cache size does not name the agent and its file:\n%s", out)
+	}
+	_, out, _ = cli(t, "cache", "prune", "--cache-dir", dir)
+	if !strings.Contains(out, "removed 0 entries") || !strings.Contains(out, "; kept ") || !strings.Contains(out, "fit in --max-size 1GiB") {
+		t.Errorf("prune with the default size does not say what it kept and why:\n%s", out)
+	}
+	_, out, _ = cli(t, "cache", "prune", "--cache-dir", dir, "--max-size", "0")
+	if !strings.Contains(out, "Forge ("+abs+")") || !strings.Contains(out, "the cache is empty") {
+		t.Errorf("prune --max-size 0 does not list what it removed:\n%s", out)
+	}
+	_, out, _ = cli(t, "index", "--cache-dir", dir, devtools)
+	if !strings.Contains(out, "not cached: agents of up to 500 skills are indexed in memory") {
+		t.Errorf("index on a small agent does not say it was not cached:\n%s", out)
+	}
+	if _, out, _ = cli(t, "index", "--no-cache", devtools); strings.Contains(out, "not cached:") {
+		t.Errorf("index --no-cache explains a cache it was told not to use:\n%s", out)
 	}
 }

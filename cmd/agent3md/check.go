@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/agent3md/agent3md/agentfile"
+	"github.com/agent3md/agent3md/skillsdir"
 )
 
 func (a *app) parseCmd() *cobra.Command {
@@ -318,4 +319,64 @@ func findingLine(file, level string, f agentfile.Finding) string {
 	}
 	fmt.Fprintf(&b, ": %s", f.Message)
 	return b.String()
+}
+
+// nonNil keeps a JSON list a list ([]) when it is empty.
+func nonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
+}
+
+// isDir reports whether a validate argument names a directory (a skills
+// folder) rather than an agent file.
+func isDir(arg string) bool {
+	if arg == stdinArg {
+		return false
+	}
+	st, err := os.Stat(arg)
+	return err == nil && st.IsDir()
+}
+
+// validateDir checks a skills folder with the Agent Skills rules
+// (docs/skill-folders.md §3): one report per skill folder, broken ones
+// included (skillsdir.Check). A scan that fails outright (a name used
+// twice, too many skills) is an error finding of arg, and one that cannot
+// read arg an I/O error.
+func (a *app) validateDir(ctx context.Context, arg string) []fileReport {
+	reps, err := skillsdir.Check(ctx, arg)
+	if err != nil {
+		fr := fileReport{File: arg, Errors: []agentfile.Finding{}, Warnings: []agentfile.Finding{}}
+		var clash *skillsdir.ClashError
+		switch {
+		case errors.As(err, &clash):
+			// One finding per clash, so one run names them all.
+			for _, c := range append([]*skillsdir.ClashError{{Name: clash.Name, First: clash.First, Second: clash.Second}}, clash.Others...) {
+				fr.Errors = append(fr.Errors, agentfile.Finding{Rule: "name-clash", Message: c.Error()})
+			}
+		case errors.Is(err, skillsdir.ErrTooManySkills):
+			fr.Errors = append(fr.Errors, agentfile.Finding{Rule: "too-many-skills", Message: err.Error()})
+		default:
+			fr.Error = err.Error()
+		}
+		return []fileReport{fr}
+	}
+	if len(reps) == 0 {
+		return []fileReport{{File: arg, Error: fmt.Sprintf("%s holds no skill folder (no SKILL.md within %d levels); pass an agent file or a folder of skill folders", arg, skillsdir.DefaultMaxDepth)}}
+	}
+	out := make([]fileReport, len(reps))
+	for i, r := range reps {
+		fr := fileReport{File: r.SkillMD, Skill: r.Skill, OK: true, Errors: []agentfile.Finding{}, Warnings: []agentfile.Finding{}}
+		for _, f := range r.Findings {
+			af := agentfile.Finding{Rule: f.Rule, Message: f.Msg, Line: f.Line}
+			if f.Severity == skillsdir.SeverityError {
+				fr.Errors, fr.errPaths, fr.OK = append(fr.Errors, af), append(fr.errPaths, f.Path), false
+			} else {
+				fr.Warnings, fr.warnPaths = append(fr.Warnings, af), append(fr.warnPaths, f.Path)
+			}
+		}
+		out[i] = fr
+	}
+	return out
 }

@@ -246,7 +246,10 @@ func TestExportProjectionAndSkillsDir(t *testing.T) {
 		Skills []struct {
 			Name        string
 			Inputs      []string
-			InputSchema []inputSchema
+			InputSchema []struct {
+				Name, Type string
+				Required   bool
+			}
 		}
 		Bodies map[string]string
 	}

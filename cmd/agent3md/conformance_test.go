@@ -15,14 +15,45 @@ var userCacheHome = os.Getenv("XDG_CACHE_HOME")
 
 // conformanceDir is where scripts/conformance.sh keeps the suite and Bun.
 func conformanceDir() string {
-	if d := os.Getenv("AGENT3MD_CONFORMANCE_DIR"); d != "" {
+	return npmCacheDir("AGENT3MD_CONFORMANCE_DIR", "agent3md-conformance")
+}
+
+// npmCacheDir is where a script of scripts/ keeps what it installs with
+// npm: the folder $env names, else name under the user's cache folder,
+// as the script itself decides.
+func npmCacheDir(env, name string) string {
+	if d := os.Getenv(env); d != "" {
 		return d
 	}
 	if userCacheHome != "" {
-		return filepath.Join(userCacheHome, "agent3md-conformance")
+		return filepath.Join(userCacheHome, name)
 	}
 	home, _ := os.UserHomeDir()
-	return filepath.Join(home, ".cache", "agent3md-conformance")
+	return filepath.Join(home, ".cache", name)
+}
+
+// scriptInstalled runs `bash scripts/SCRIPT --installed` with its cache
+// folder in env (never installing anything) and returns the NAME=VALUE
+// lines it prints; ok is false when it says something is missing.
+func scriptInstalled(t *testing.T, script, env, dir string) (paths map[string]string, ok bool) {
+	t.Helper()
+	abs, err := filepath.Abs(filepath.Join("../../scripts", script))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("bash", abs, "--installed")
+	cmd.Env = append(os.Environ(), env+"="+dir)
+	out, err := cmd.Output()
+	if err != nil {
+		return nil, false
+	}
+	paths = map[string]string{}
+	for _, line := range strings.Split(string(out), "\n") {
+		if k, v, found := strings.Cut(line, "="); found {
+			paths[k] = v
+		}
+	}
+	return paths, true
 }
 
 // TestServeConformanceSuite runs the official MCP conformance suite (under

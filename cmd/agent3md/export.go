@@ -8,7 +8,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/agent3md/agent3md/agentfile"
 	"github.com/agent3md/agent3md/loader"
+	"github.com/agent3md/agent3md/skillsdir"
 )
 
 func (a *app) exportCmd() *cobra.Command {
@@ -35,7 +37,9 @@ rules travel with its skills.
 Export into a shared directory is safe: each folder gets a marker file
 (.agent3md-export.json) listing the agent and the files it wrote. A folder
 without a marker, or written for another agent, is refused unless --force;
-a symbolic link anywhere below DIR is always refused; only files a previous
+a symbolic link anywhere below DIR is always refused, even one swapped in
+while export runs; a changed folder is written whole beside its place and
+renamed into it, keeping the files you added; only files a previous
 export of the same agent wrote are removed when they are no longer needed
 (including the folders of skills the agent no longer has). Every file
 created, replaced or removed is listed.`,
@@ -70,7 +74,7 @@ created, replaced or removed is listed.`,
 func projectionJSON(_ context.Context, ag *loader.Agent) ([]byte, error) {
 	if ag.Folders() != nil {
 		var b bytes.Buffer
-		if err := writeJSON(&b, projectFolders(ag.Scanned())); err != nil {
+		if err := writeJSON(&b, agentfile.ProjectLinked(ag.Scanned())); err != nil {
 			return nil, err
 		}
 		return b.Bytes(), nil
@@ -80,7 +84,7 @@ func projectionJSON(_ context.Context, ag *loader.Agent) ([]byte, error) {
 		return nil, err
 	}
 	defer f.Close()
-	p, err := project(ag.Catalog(), f, false)
+	p, err := agentfile.Project(ag.Catalog(), f, false)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", ag.Path(), err)
 	}
@@ -98,9 +102,36 @@ func (a *app) exportJSON(ag *loader.Agent, bodies bool) error {
 		return ioError(err)
 	}
 	defer f.Close()
-	p, err := project(ag.Catalog(), f, bodies)
+	p, err := agentfile.Project(ag.Catalog(), f, bodies)
 	if err != nil {
 		return ioError(fmt.Errorf("%s: %w", ag.Path(), err))
 	}
 	return writeJSON(a.stdout, p)
+}
+
+// writeSkillsDir exports ag into dir as Agent Skills folders and lists
+// every file created, replaced and removed.
+func (a *app) writeSkillsDir(ctx context.Context, ag *loader.Agent, dir string, force bool) error {
+	folders, opts, err := skillsdir.ExportFolders(ctx, ag)
+	if err != nil {
+		return ioError(err)
+	}
+	opts.Force = force
+	rep, err := skillsdir.WriteFolders(dir, folders, &opts)
+	if rep != nil {
+		for _, group := range []struct {
+			verb  string
+			paths []string
+		}{{"created", rep.Created}, {"replaced", rep.Replaced}, {"removed", rep.Removed}} {
+			for _, p := range group.paths {
+				fmt.Fprintf(a.stdout, "%-8s %s\n", group.verb, p)
+			}
+		}
+	}
+	if err != nil {
+		return ioError(err)
+	}
+	fmt.Fprintf(a.stdout, "%d skills under %s: %d files created, %d replaced, %d unchanged, %d removed\n",
+		len(ag.Info().Skills), dir, len(rep.Created), len(rep.Replaced), len(rep.Unchanged), len(rep.Removed))
+	return nil
 }

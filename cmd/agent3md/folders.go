@@ -12,9 +12,9 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/agent3md/agent3md/internal/skillfolder"
 	"github.com/agent3md/agent3md/internal/watch"
 	"github.com/agent3md/agent3md/loader"
+	"github.com/agent3md/agent3md/skillsdir"
 )
 
 // folderFlags are mcp's options for skill folders (docs/skill-folders.md
@@ -30,12 +30,12 @@ func (f *folderFlags) add(fs *pflag.FlagSet) {
 	for _, name := range []string{"claude", "cursor", "codex", "agents"} {
 		f.wellKnown[name] = fs.Bool(name+"-skills", false, "also serve the user's "+name+" skills folder ("+wellKnownHint(name)+") if it exists")
 	}
-	fs.IntVar(&f.maxDepth, "max-skill-depth", skillfolder.DefaultMaxDepth, "how many directory levels below each skills folder are searched for SKILL.md")
-	fs.Int64Var(&f.maxFileBytes, "max-skill-file-bytes", skillfolder.DefaultMaxFileBytes, "largest file of a skill folder that is served; bigger ones are skipped with a warning")
+	fs.IntVar(&f.maxDepth, "max-skill-depth", skillsdir.DefaultMaxDepth, "how many directory levels below each skills folder are searched for SKILL.md")
+	fs.Int64Var(&f.maxFileBytes, "max-skill-file-bytes", skillsdir.DefaultMaxFileBytes, "largest file of a skill folder that is served; bigger ones are skipped with a warning")
 }
 
 func wellKnownHint(name string) string {
-	for _, l := range skillfolder.WellKnown() {
+	for _, l := range skillsdir.WellKnown() {
 		if l.Name == name {
 			if home, err := os.UserHomeDir(); err == nil {
 				if rel, err := filepath.Rel(home, l.Path); err == nil {
@@ -52,7 +52,7 @@ func wellKnownHint(name string) string {
 // on w about the others.
 func (f *folderFlags) existing(w io.Writer) []string {
 	var out []string
-	for _, l := range skillfolder.WellKnown() {
+	for _, l := range skillsdir.WellKnown() {
 		if on := f.wellKnown[l.Name]; on == nil || !*on {
 			continue
 		}
@@ -108,10 +108,10 @@ func (a *app) mcpSources(args []string, ff *folderFlags) (mcpSource, error) {
 // since the server reloads whole versions.
 func (a *app) openFolders(ctx context.Context, roots []string, ff *folderFlags) (*loader.Agent, error) {
 	if ff.maxDepth < 1 {
-		return nil, ioError(fmt.Errorf("--max-skill-depth %d: use a positive number of levels (default %d)", ff.maxDepth, skillfolder.DefaultMaxDepth))
+		return nil, ioError(fmt.Errorf("--max-skill-depth %d: use a positive number of levels (default %d)", ff.maxDepth, skillsdir.DefaultMaxDepth))
 	}
 	if ff.maxFileBytes < 1 {
-		return nil, ioError(fmt.Errorf("--max-skill-file-bytes %d: use a positive byte count (default %d)", ff.maxFileBytes, skillfolder.DefaultMaxFileBytes))
+		return nil, ioError(fmt.Errorf("--max-skill-file-bytes %d: use a positive byte count (default %d)", ff.maxFileBytes, skillsdir.DefaultMaxFileBytes))
 	}
 	ag, err := loader.OpenFolders(ctx, roots, &loader.FolderOptions{MaxDepth: ff.maxDepth, MaxFileBytes: ff.maxFileBytes, NoRescan: true})
 	if err != nil {

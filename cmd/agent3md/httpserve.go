@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/agent3md/agent3md/internal/bytesize"
+	"github.com/agent3md/agent3md/internal/memlimit"
 	"log/slog"
 	"net/http"
 	"os"
@@ -16,6 +18,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/agent3md/agent3md/internal/httpd"
+	"github.com/agent3md/agent3md/internal/metrics"
 	"github.com/agent3md/agent3md/internal/watch"
 	"github.com/agent3md/agent3md/loader"
 	"github.com/agent3md/agent3md/mcp"
@@ -49,7 +52,9 @@ It binds 127.0.0.1:8765 unless told otherwise. A non-loopback --addr needs a
 bearer token (--token-file FILE, one per line, or AGENT3MD_TOKEN) unless
 --insecure is given. --tls-cert and --tls-key turn on HTTPS. SIGHUP reloads
 the token file and the certificate; SIGINT and SIGTERM finish the requests in
-flight, then stop. /healthz answers probes without authentication.`,
+flight, then stop (a second one stops at once). /healthz answers probes
+without authentication; /metrics gives Prometheus metrics behind the token,
+or on --metrics-addr without one.`,
 		Example: `  agent3md serve examples/devtools.3md
   AGENT3MD_TOKEN=s3cret agent3md serve --addr 0.0.0.0:8765 --tls-cert cert.pem --tls-key key.pem examples/*.3md`,
 		Args: args(cobra.ArbitraryArgs),
@@ -69,13 +74,28 @@ flight, then stop. /healthz answers probes without authentication.`,
 				return err
 			}
 			logger := slog.New(slog.NewTextHandler(a.stderr, &slog.HandlerOptions{Level: level}))
+			// Deferred first, so it ends last: a stop that hangs anywhere
+			// below is still ended by a second signal or the grace.
+			stops, endStops := watchStopSignals(logger, o.ShutdownTimeout)
+			defer endStops()
+			// SIGHUP is caught from here on: one sent while the agents
+			// load (or just as the server starts listening) is a reload
+			// once it serves, not the signal's default, which ends the
+			// process.
+			hup := make(chan os.Signal, 1)
+			signal.Notify(hup, syscall.SIGHUP)
+			defer signal.Stop(hup)
 			if tok := strings.TrimSpace(os.Getenv(httpd.TokenEnv)); tok != "" {
 				o.Tokens = append(o.Tokens, tok)
 			}
 			o.AllowOrigins, o.AllowHosts, o.Logger = allowOrig, allowHosts, logger
+			// Metrics count from the first agent opened (its reloads) to
+			// the end (docs/http.md §13).
+			m := metrics.New(metrics.Options{Methods: mcp.Methods(), Version: buildVersion().short(), Logger: logger})
+			o.Observer, o.Metrics = m, m.Handler()
 			a.useCache = true
 			ctx := c.Context()
-			sv, err := a.openServed(ctx, files, servedOptions{def: def, noWatch: noWatch, maxAnswer: maxAnswer, maxBody: o.MaxBodyBytes, logger: logger, folders: &folders})
+			sv, err := a.openServed(ctx, files, servedOptions{def: def, noWatch: noWatch, maxAnswer: maxAnswer, maxBody: o.MaxBodyBytes, logger: logger, folders: &folders, onAgent: m.AddAgent})
 			if err != nil {
 				sv.Close() // what opened before the failure
 				return err
@@ -84,15 +104,16 @@ flight, then stop. /healthz answers probes without authentication.`,
 			servers, endpoints := sv.servers, sv.ep
 			srv, err := httpd.New(&o, endpoints)
 			if err != nil {
+				return ioError(credentialFlagError(err))
+			}
+			if err := m.WatchServer(srv); err != nil {
 				return ioError(err)
 			}
 			if err := srv.Listen(); err != nil {
 				return ioError(err)
 			}
+			stops.serving.Store(true)
 			logger.Info("agent3md serving over HTTP", "addr", srv.Addr().String(), "agents", len(servers), "tls", o.TLSCert != "", "version", buildVersion().short())
-			hup := make(chan os.Signal, 1)
-			signal.Notify(hup, syscall.SIGHUP)
-			defer signal.Stop(hup)
 			go func() {
 				for {
 					select {
@@ -126,12 +147,14 @@ flight, then stop. /healthz answers probes without authentication.`,
 	f.StringSliceVar(&allowHosts, "allow-host", nil, "a Host name accepted besides localhost, 127.0.0.1 and [::1] (repeatable), e.g. the public name behind a proxy")
 	f.StringVar(&o.TLSCert, "tls-cert", "", "PEM certificate for HTTPS (with --tls-key; TLS 1.2+; reloaded on SIGHUP)")
 	f.StringVar(&o.TLSKey, "tls-key", "", "PEM private key for HTTPS")
-	int64SizeVar(f, &o.MaxBodyBytes, "max-body-bytes", httpd.DefaultMaxBodyBytes, fmt.Sprintf("largest request body (1 to %d; units B, KiB, MiB, GiB); past it the answer is 413", int64(maxMessageCeiling)))
+	f.StringVar(&o.MetricsAddr, "metrics-addr", "", "serve /metrics on this host:port of its own, without a token (loopback unless --metrics-public), instead of on --addr behind the token")
+	f.BoolVar(&o.MetricsPublic, "metrics-public", false, "allow a non-loopback --metrics-addr (a firewall or network policy guards it)")
+	bytesize.Int64Var(f, &o.MaxBodyBytes, "max-body-bytes", httpd.DefaultMaxBodyBytes, fmt.Sprintf("largest request body (1 to %d; units B, KiB, MiB, GiB); past it the answer is 413", int64(maxMessageCeiling)))
 	f.IntVar(&o.MaxConcurrent, "max-concurrent", httpd.DefaultMaxConcurrent, "requests served at once; past it the answer is 503 with Retry-After")
 	f.IntVar(&o.MaxStreams, "max-streams", httpd.DefaultMaxStreams, "subscriptions/listen streams open at once, besides --max-concurrent; past it the answer is 503")
 	f.DurationVar(&o.ShutdownTimeout, "shutdown-timeout", httpd.DefaultShutdownTimeout, "how long requests in flight may finish after SIGINT/SIGTERM")
 	f.DurationVar(&o.WriteTimeout, "write-timeout", httpd.DefaultWriteTimeout, "longest time to write one answer (event streams extend it as they go)")
-	intSizeVar(f, &maxAnswer, "max-answer-bytes", mcp.DefaultMaxAnswerBytes, fmt.Sprintf("largest tool answer, in bytes, as for mcp (%d to %d; units B, KiB, MiB, GiB)", minAnswerBytes, maxAnswerCeiling))
+	bytesize.IntVar(f, &maxAnswer, "max-answer-bytes", mcp.DefaultMaxAnswerBytes, fmt.Sprintf("largest tool answer, in bytes, as for mcp (%d to %d; units B, KiB, MiB, GiB)", minAnswerBytes, maxAnswerCeiling))
 	f.BoolVar(&noWatch, "no-watch", false, "serve the files as loaded: do not watch them for changes")
 	f.StringVar(&logLevel, "log-level", "info", "stderr log level: debug, info, warn or error")
 	a.addLimitFlags(f)
@@ -163,6 +186,9 @@ func checkHTTPFlags(o *httpd.Options) error {
 			return err
 		}
 	}
+	if o.MetricsPublic && o.MetricsAddr == "" {
+		return ioError(fmt.Errorf("--metrics-public applies to --metrics-addr, which is not given: /metrics is served on --addr behind the token"))
+	}
 	for _, f := range []struct {
 		name string
 		d    time.Duration
@@ -174,6 +200,25 @@ func checkHTTPFlags(o *httpd.Options) error {
 	return nil
 }
 
+// credentialFlags name the flag of each kind of credential file.
+var credentialFlags = map[string]string{
+	httpd.KindTokenFile: "--token-file",
+	httpd.KindTLSCert:   "--tls-cert",
+	httpd.KindTLSKey:    "--tls-key",
+}
+
+// credentialFlagError words a credential file error with the flag that
+// named the file ("--token-file /run/tokens is a named pipe, …").
+func credentialFlagError(err error) error {
+	var ce *httpd.CredentialError
+	if errors.As(err, &ce) {
+		if flag, ok := credentialFlags[ce.Kind]; ok {
+			return fmt.Errorf("%s %s%s", flag, ce.Path, ce.Reason())
+		}
+	}
+	return err
+}
+
 // servedOptions are serve's settings for the agents it opens.
 type servedOptions struct {
 	def       string // the slug served at /mcp
@@ -182,6 +227,9 @@ type servedOptions struct {
 	maxBody   int64
 	logger    *slog.Logger
 	folders   *folderFlags
+	// onAgent, when set, is told each agent's slug and gives the hook
+	// its reloads report to (the metrics').
+	onAgent func(slug string) (onReload func(error))
 }
 
 // servedAgents is what openServed built: one protocol core per agent, their
@@ -227,13 +275,10 @@ func (a *app) openServed(ctx context.Context, files []string, so servedOptions) 
 		if err != nil {
 			return sv, err
 		}
-		slug := loader.Slugify(ag.Info().Name)
-		if slug == "" {
-			slug = "agent"
-		}
+		slug := endpointSlug(ag, file)
 		if prev, dup := from[slug]; dup {
 			ag.Close()
-			return sv, ioError(fmt.Errorf("%s and %s both name an agent %q (endpoint /mcp/%s): give one a different title in its frontmatter", prev, file, slug, slug))
+			return sv, ioError(fmt.Errorf("%s and %s both name an agent %q (endpoint /mcp/%s): give one a different title (or `agent:` key) in its frontmatter", prev, file, slug, slug))
 		}
 		from[slug] = file
 		name, skills := ag.Info().Name, ag.SkillCount()
@@ -254,7 +299,10 @@ func (a *app) openServed(ctx context.Context, files []string, so servedOptions) 
 			// serve has no --memory-limit; a large index build still runs
 			// at the lower GC target mcp's default gives it (not when GOGC
 			// is set), which bounds a cold 100,000-skill start's peak.
-			IndexBuild: memoryLimit{auto: true}.indexBuild,
+			IndexBuild: memlimit.Auto.IndexBuild,
+		}
+		if so.onAgent != nil {
+			opts.OnReload = so.onAgent(slug)
 		}
 		switch {
 		case noWatch:

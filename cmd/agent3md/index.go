@@ -41,8 +41,13 @@ On a terminal it shows a progress bar for large files.`,
 				if info.Path != "" {
 					fmt.Fprintf(a.stdout, " at %s", info.Path)
 				}
-				if info.Reason != "" {
+				switch {
+				case info.Reason != "":
 					fmt.Fprintf(a.stdout, " (%s)", info.Reason)
+				case info.Index == router.IndexMemory && !a.cache.noCache:
+					// Say that nothing was written, and why: an agent this
+					// small indexes faster than a cache entry opens.
+					fmt.Fprintf(a.stdout, " (not cached: agents of up to %d skills are indexed in memory at every start)", router.DefaultMemoryThreshold)
 				}
 				fmt.Fprintln(a.stdout)
 				return nil

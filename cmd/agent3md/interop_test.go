@@ -86,8 +86,11 @@ func checkTools(ctx context.Context, t *testing.T, cs *sdk.ClientSession, versio
 	var names []string
 	for _, tool := range res.Tools {
 		names = append(names, tool.Name)
-		if version >= "2025-06-18" && (tool.Title == "" || tool.OutputSchema == nil) {
-			t.Errorf("%s: title %q / outputSchema %v missing for %s", tool.Name, tool.Title, tool.OutputSchema, version)
+		// The body tools declare no outputSchema: their Markdown reaches
+		// the model as text (docs/protocol.md §4).
+		textOnly := tool.Name == "get_skill" || tool.Name == "resolve_skill"
+		if version >= "2025-06-18" && (tool.Title == "" || (tool.OutputSchema == nil) != textOnly) {
+			t.Errorf("%s: title %q / outputSchema %v for %s; want a title, and an outputSchema unless the tool answers a body", tool.Name, tool.Title, tool.OutputSchema, version)
 		}
 		if version < "2025-06-18" && tool.OutputSchema != nil {
 			t.Errorf("%s: outputSchema sent to a %s session", tool.Name, version)
@@ -175,8 +178,8 @@ func checkToolCalls(ctx context.Context, t *testing.T, cs *sdk.ClientSession, ve
 	if strings.TrimSpace(text) == "" {
 		t.Errorf("get_skill %s: empty body", first.Name)
 	}
-	if (res.StructuredContent != nil) != (version >= "2025-06-18") {
-		t.Errorf("get_skill structuredContent = %v for %s", res.StructuredContent, version)
+	if res.StructuredContent != nil {
+		t.Errorf("get_skill structuredContent = %v for %s; want the body as text alone", res.StructuredContent, version)
 	}
 	text, _ = call(ctx, t, cs, "get_skill", map[string]any{"name": first.Name + "x"}, true)
 	if !strings.Contains(text, "closest: "+first.Name) {

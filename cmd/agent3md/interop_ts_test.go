@@ -1,8 +1,6 @@
 package main
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"os"
 	"os/exec"
@@ -175,28 +173,13 @@ func TestInteropTypeScriptSDKHTTP(t *testing.T) {
 // missing.
 func tsSDK(t *testing.T) (bun, modules string) {
 	t.Helper()
-	script, err := filepath.Abs("../../scripts/conformance.sh")
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command("bash", script, "--installed")
-	cmd.Env = append(os.Environ(), "AGENT3MD_CONFORMANCE_DIR="+conformanceDir())
-	out, err := cmd.Output()
-	if err != nil {
+	paths, ok := scriptInstalled(t, "conformance.sh", "AGENT3MD_CONFORMANCE_DIR", conformanceDir())
+	if !ok {
 		t.Skipf("the MCP TypeScript SDK or Bun is not installed in %s: run scripts/conformance.sh --install", conformanceDir())
 	}
-	var sdk string
-	sc := bufio.NewScanner(bytes.NewReader(out))
-	for sc.Scan() {
-		if v, ok := strings.CutPrefix(sc.Text(), "bun="); ok {
-			bun = v
-		}
-		if v, ok := strings.CutPrefix(sc.Text(), "sdk="); ok {
-			sdk = v
-		}
-	}
+	bun, sdk := paths["bun"], paths["sdk"]
 	if bun == "" || sdk == "" {
-		t.Fatalf("scripts/conformance.sh --installed printed no bun= and sdk= lines:\n%s", out)
+		t.Fatalf("scripts/conformance.sh --installed printed no bun= and sdk= lines: %v", paths)
 	}
 	// sdk is …/node_modules/@modelcontextprotocol/sdk.
 	return bun, filepath.Dir(filepath.Dir(sdk))

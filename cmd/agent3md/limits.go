@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"github.com/agent3md/agent3md/internal/bytesize"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -68,9 +69,11 @@ func (a *app) addLimitFlags(fs *pflag.FlagSet) {
 		switch {
 		case strings.HasSuffix(l.name, "-bytes"):
 			// A byte bound takes units: --max-bytes 2GiB.
-			v := sizeValue{i64: l.i64, i: l.i}
-			v.set(l.def)
-			fs.Var(v, l.name, l.usage+" (units B, KiB, MiB, GiB)")
+			if l.i64 != nil {
+				bytesize.Int64Var(fs, l.i64, l.name, l.def, l.usage+" (units B, KiB, MiB, GiB)")
+			} else {
+				bytesize.IntVar(fs, l.i, l.name, int(l.def), l.usage+" (units B, KiB, MiB, GiB)")
+			}
 		case l.i64 != nil:
 			fs.Int64Var(l.i64, l.name, l.def, l.usage)
 		default:

@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/agent3md/agent3md/internal/termsafe"
 	"github.com/agent3md/agent3md/loader"
 	"io"
 	"os"
@@ -17,6 +18,11 @@ import (
 // version, when a release build sets it with -ldflags "-X main.version=…",
 // overrides the module version read from the build info.
 var version = ""
+
+// commit, set with -ldflags "-X main.commit=…" by `just build` and
+// goreleaser, names the commit when the build info has none: a build with
+// -buildvcs=false, or from a tree without .git (docs/install.md).
+var commit = ""
 
 // Exit codes (docs/cli.md, docs/architecture.md §7): 0 success, 1 the input is invalid or a check
 // failed, 2 usage or I/O error.
@@ -56,7 +62,7 @@ func main() {
 // run executes one command line and returns its exit code. Tests call it
 // with their own readers and writers.
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	a := &app{stdin: stdin, stdout: termSafe(stdout), stderr: termSafe(stderr), rawStdout: stdout, rawStderr: stderr}
+	a := &app{stdin: stdin, stdout: termsafe.Wrap(stdout), stderr: termsafe.Wrap(stderr), rawStdout: stdout, rawStderr: stderr}
 	defer func() {
 		for _, f := range a.cleanups {
 			f()

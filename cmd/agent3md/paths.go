@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
+
+	"github.com/agent3md/agent3md/internal/filekind"
 )
 
 // One rule for an agent file argument, on every command: it is a regular
@@ -59,18 +61,8 @@ func regularFor(path string, st fs.FileInfo, stdinOK bool) error {
 	}
 }
 
-func fileKind(m fs.FileMode) string {
-	switch {
-	case m&fs.ModeNamedPipe != 0:
-		return "a named pipe"
-	case m&fs.ModeSocket != 0:
-		return "a socket"
-	case m&fs.ModeDevice != 0:
-		return "a device"
-	default:
-		return "mode " + m.Type().String()
-	}
-}
+// fileKind names what a path that is not a regular file is.
+func fileKind(m fs.FileMode) string { return filekind.Of(m) }
 
 // warnName warns about an agent file whose name does not end in .3md: it
 // is read all the same, but a typo (agent.md for agent.3md) is likelier

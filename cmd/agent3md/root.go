@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"github.com/agent3md/agent3md/internal/bytesize"
 	"io"
 	"os"
 	"strings"
@@ -219,7 +220,7 @@ func (a *app) routerOptions(ag *loader.Agent) *router.Options {
 	} else {
 		opts.NoCache = true
 	}
-	a.maintainCache(hash)
+	a.maintainCache(ag)
 	if f, ok := a.rawStderr.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
 		opts.Progress = progressBar(f)
 	}
@@ -274,7 +275,7 @@ func (a *app) scanNote(path, name string) (done func()) {
 	if !ok || err != nil || st.Size() < scanNoteBytes || !term.IsTerminal(int(f.Fd())) {
 		return func() {}
 	}
-	fmt.Fprintf(f, "reading %s (%s)…", name, humanBytes(st.Size()))
+	fmt.Fprintf(f, "reading %s (%s)…", name, bytesize.Human(st.Size()))
 	return func() { fmt.Fprint(f, "\r\033[K") }
 }
 

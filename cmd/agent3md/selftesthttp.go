@@ -2,8 +2,6 @@ package main
 
 import (
 	"context"
-	"crypto/tls"
-	"crypto/x509"
 	"fmt"
 	"io"
 	"net/http"
@@ -13,6 +11,7 @@ import (
 
 	"github.com/agent3md/agent3md/internal/httpd"
 	"github.com/agent3md/agent3md/selftest"
+	"github.com/agent3md/agent3md/selftest/client"
 )
 
 // selftestHTTP holds selftest's flags for an HTTP endpoint
@@ -75,16 +74,11 @@ func (h *selftestHTTP) client() (*http.Client, error) {
 	if err != nil {
 		return nil, ioError(fmt.Errorf("--ca-file: %w", err))
 	}
-	pool, err := x509.SystemCertPool()
+	hc, err := client.HTTPClientWithCA(pem)
 	if err != nil {
-		pool = x509.NewCertPool()
+		return nil, ioError(fmt.Errorf("--ca-file %s: %w", h.caFile, err))
 	}
-	if !pool.AppendCertsFromPEM(pem) {
-		return nil, ioError(fmt.Errorf("--ca-file %s: no PEM certificate found (want -----BEGIN CERTIFICATE----- blocks)", h.caFile))
-	}
-	tr := http.DefaultTransport.(*http.Transport).Clone()
-	tr.TLSClientConfig = &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}
-	return &http.Client{Transport: tr}, nil
+	return hc, nil
 }
 
 // readBounded reads a small file whole, refusing one over max bytes.

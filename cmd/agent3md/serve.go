@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/agent3md/agent3md/internal/bytesize"
+	"github.com/agent3md/agent3md/internal/memlimit"
 	"log/slog"
 	"os"
 	"strings"
@@ -82,7 +84,7 @@ Point a client at it with the command "agent3md" and the arguments
 				}
 			}
 			logger := slog.New(slog.NewTextHandler(a.stderr, &slog.HandlerOptions{Level: level}))
-			mem, err := parseMemoryLimit(memLimit)
+			mem, err := memlimit.Parse(memLimit)
 			if err != nil {
 				return ioError(err)
 			}
@@ -91,8 +93,8 @@ Point a client at it with the command "agent3md" and the arguments
 				opts.Router, opts.Version = a.serveRouterOptions(), buildVersion().short()
 				opts.MaxLineBytes, opts.MaxInFlight, opts.MaxPendingBytes, opts.MaxAnswerBytes = maxMessage, maxInFlight, maxPending, maxAnswer
 				opts.Logger, opts.Projection = logger, projectionJSON
-				opts.Ready = func() { mem.apply(logger) }
-				opts.IndexBuild = mem.indexBuild
+				opts.Ready = func() { mem.Apply(logger) }
+				opts.IndexBuild = mem.IndexBuild
 				err := mcp.Serve(c.Context(), a.stdin, a.rawStdout, opts) // the protocol stream, never rewritten
 				if err != nil && c.Context().Err() == nil {
 					var ex *exitError
@@ -123,7 +125,7 @@ Point a client at it with the command "agent3md" and the arguments
 					if err != nil {
 						return nil, err
 					}
-					a.maintainCache(ag.Catalog().SHA256)
+					a.maintainCache(ag)
 					logger.Info("agent3md serving skill folders over stdio", "agent", ag.Info().Name, "skills", len(ag.Info().Skills), "folders", strings.Join(ag.Folders(), ", "), "version", buildVersion().short())
 					return ag, nil
 				}
@@ -174,7 +176,7 @@ Point a client at it with the command "agent3md" and the arguments
 				if ag.CatalogCached() {
 					catalog = "from cache"
 				}
-				a.maintainCache(ag.Catalog().SHA256)
+				a.maintainCache(ag)
 				logger.Info("agent3md serving over stdio", "agent", ag.Info().Name, "skills", len(ag.Info().Skills), "file", args[0], "catalog", catalog, "version", buildVersion().short())
 				return ag, nil
 			}
@@ -182,10 +184,10 @@ Point a client at it with the command "agent3md" and the arguments
 			return serve(opts)
 		},
 	}
-	intSizeVar(c.Flags(), &maxMessage, "max-message-bytes", mcp.DefaultMaxLineBytes, fmt.Sprintf("longest JSON-RPC message (one line) accepted on stdin, in bytes (1 to %d; units B, KiB, MiB, GiB)", maxMessageCeiling))
+	bytesize.IntVar(c.Flags(), &maxMessage, "max-message-bytes", mcp.DefaultMaxLineBytes, fmt.Sprintf("longest JSON-RPC message (one line) accepted on stdin, in bytes (1 to %d; units B, KiB, MiB, GiB)", maxMessageCeiling))
 	c.Flags().IntVar(&maxInFlight, "max-in-flight", mcp.DefaultMaxInFlight, fmt.Sprintf("requests handled at once on their own goroutines; more wait in a queue while stdin is still read (1 to %d)", maxInFlightCeiling))
-	int64SizeVar(c.Flags(), &maxPending, "max-pending-bytes", mcp.DefaultMaxPendingBytes, fmt.Sprintf("bytes of requests read but not answered plus answers not yet written; past it the server stops reading stdin until the client reads (1 to %d; units B, KiB, MiB, GiB)", int64(maxPendingCeiling)))
-	intSizeVar(c.Flags(), &maxAnswer, "max-answer-bytes", mcp.DefaultMaxAnswerBytes, fmt.Sprintf("largest tool answer, in bytes: list_skills pages under it, and a larger answer is a tool error saying what to ask for instead (%d to %d; units B, KiB, MiB, GiB)", minAnswerBytes, maxAnswerCeiling))
+	bytesize.Int64Var(c.Flags(), &maxPending, "max-pending-bytes", mcp.DefaultMaxPendingBytes, fmt.Sprintf("bytes of requests read but not answered plus answers not yet written; past it the server stops reading stdin until the client reads (1 to %d; units B, KiB, MiB, GiB)", int64(maxPendingCeiling)))
+	bytesize.IntVar(c.Flags(), &maxAnswer, "max-answer-bytes", mcp.DefaultMaxAnswerBytes, fmt.Sprintf("largest tool answer, in bytes: list_skills pages under it, and a larger answer is a tool error saying what to ask for instead (%d to %d; units B, KiB, MiB, GiB)", minAnswerBytes, maxAnswerCeiling))
 	c.Flags().BoolVar(&noWatch, "no-watch", false, "serve the file as loaded: do not watch it for changes (then the server declares no listChanged or subscribe)")
 	c.Flags().StringVar(&logLevel, "log-level", "info", "stderr log level: debug, info, warn or error")
 	c.Flags().StringVar(&memLimit, "memory-limit", "auto", "Go soft memory limit once loaded: auto (follows the live heap plus a margin, so the footprint stays near what the agent needs), off (Go's default, or GOMEMLIMIT), or a size such as 512MiB")

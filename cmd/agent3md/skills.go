@@ -11,8 +11,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/agent3md/agent3md/internal/skillfolder"
 	"github.com/agent3md/agent3md/loader"
+	"github.com/agent3md/agent3md/skillsdir"
 )
 
 // withAgent opens FILE for a command and closes it afterwards. A
@@ -23,7 +23,7 @@ func (a *app) withAgent(path string, fn func(ag *loader.Agent) error) error {
 	var ag *loader.Agent
 	var err error
 	if fi, serr := os.Stat(path); serr == nil && fi.IsDir() {
-		ff := folderFlags{maxDepth: skillfolder.DefaultMaxDepth, maxFileBytes: skillfolder.DefaultMaxFileBytes}
+		ff := folderFlags{maxDepth: skillsdir.DefaultMaxDepth, maxFileBytes: skillsdir.DefaultMaxFileBytes}
 		ag, err = a.openFolders(context.Background(), []string{path}, &ff)
 	} else {
 		ag, err = a.open(path)

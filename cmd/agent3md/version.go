@@ -11,7 +11,7 @@ import (
 // versionInfo is what the binary knows about its own build.
 type versionInfo struct {
 	Version  string // module version: v1.2.3, a pseudo-version, or "(devel)"
-	Commit   string // VCS revision, when the build recorded one
+	Commit   string // VCS revision, when the build recorded one or ldflags set it
 	Time     string // commit time, when recorded
 	Modified bool   // the work tree had uncommitted changes
 	Go       string // the toolchain that built it
@@ -20,7 +20,8 @@ type versionInfo struct {
 // buildVersion reads the build info: 'go install …@v1.2.3' records the
 // module version; a build inside a git checkout records the commit (and
 // Go 1.24+ derives a version from it). -ldflags "-X main.version=…"
-// overrides the version.
+// overrides the version; -X main.commit=… gives the commit when the build
+// info has none (a build with -buildvcs=false, or outside a checkout).
 func buildVersion() versionInfo {
 	v := versionInfo{Version: "(devel)"}
 	bi, ok := debug.ReadBuildInfo()
@@ -34,10 +35,19 @@ func buildVersion() versionInfo {
 	if version != "" {
 		v.Version = version
 	}
+	v.fillCommit(commit)
+	return v
+}
+
+// fillCommit names the commit when the build info did not: from the
+// ldflags value, else from a pseudo-version's suffix.
+func (v *versionInfo) fillCommit(ldflags string) {
+	if v.Commit == "" {
+		v.Commit = ldflags
+	}
 	if v.Commit == "" {
 		v.Commit = pseudoCommit(v.Version)
 	}
-	return v
 }
 
 func (v *versionInfo) fromSettings(settings []debug.BuildSetting) {
@@ -87,6 +97,11 @@ func (v versionInfo) String() string {
 			b.WriteString(", modified")
 		}
 		b.WriteString(")")
+	} else if v.Version == "(devel)" {
+		// A local build with nothing to identify it: say why, so a bug
+		// report from such a build is not a dead end. (A tagged version
+		// names its source by itself.)
+		b.WriteString(" (commit not recorded: built with -buildvcs=false or outside a git checkout; 'just build' stamps it)")
 	}
 	if v.Go != "" {
 		fmt.Fprintf(&b, " %s", v.Go)
@@ -100,8 +115,9 @@ func (a *app) versionCmd() *cobra.Command {
 		Short: "Print the version, commit and Go version of this binary",
 		Long: `version prints the module version this binary was built from (the tag
 for 'go install github.com/agent3md/agent3md/cmd/agent3md@latest', a
-pseudo-version or "(devel)" otherwise), the commit when the build recorded
-one, and the Go toolchain.`,
+pseudo-version or "(devel)" otherwise), the commit — from the build info,
+or from -ldflags "-X main.commit=…" as 'just build' and release builds set
+it — and the Go toolchain.`,
 		Example: `  agent3md version`,
 		Args:    args(cobra.NoArgs),
 		RunE: func(c *cobra.Command, _ []string) error {

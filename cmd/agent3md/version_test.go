@@ -1,6 +1,8 @@
 package main
 
 import (
+	"os/exec"
+	"path/filepath"
 	"runtime/debug"
 	"strings"
 	"testing"
@@ -21,7 +23,7 @@ func TestVersionInfo(t *testing.T) {
 			{Key: "vcs.time", Value: "2026-11-26T05:00:00Z"},
 			{Key: "vcs.modified", Value: "true"},
 		}, "agent3md (devel) (commit 0123456789abcdef0123456789abcdef01234567, 2026-11-26T05:00:00Z, modified) go1.x"},
-		{"no vcs", "(devel)", nil, "agent3md (devel) go1.x"},
+		{"no vcs", "(devel)", nil, "agent3md (devel) (commit not recorded"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -49,5 +51,55 @@ func TestVersionCommand(t *testing.T) {
 	want := buildVersion().String()
 	if code != 0 || strings.TrimSpace(out) != want || !strings.HasPrefix(out, "agent3md ") || !strings.Contains(out, " go1.") {
 		t.Fatalf("exit %d, %q, want %q", code, out, want)
+	}
+}
+
+// TestVersionCommitFromLdflags: a build whose build info records no commit
+// (-buildvcs=false, or no .git) takes it from -X main.commit, and says so
+// when that is missing too; the build info's own commit wins over both.
+func TestVersionCommitFromLdflags(t *testing.T) {
+	const sha = "0123456789abcdef0123456789abcdef01234567"
+	tests := []struct {
+		name     string
+		settings []debug.BuildSetting
+		ldflags  string
+		want     string
+	}{
+		{"ldflags only", nil, sha, "agent3md (devel) (commit " + sha + ") go1.x"},
+		{"build info wins", []debug.BuildSetting{{Key: "vcs.revision", Value: "feedface"}}, sha, "(commit feedface)"},
+		{"neither", nil, "", "agent3md (devel) (commit not recorded: built with -buildvcs=false or outside a git checkout; 'just build' stamps it) go1.x"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			v := versionInfo{Version: "(devel)", Go: "go1.x"}
+			v.fromSettings(tt.settings)
+			v.fillCommit(tt.ldflags)
+			if got := v.String(); !strings.Contains(got, tt.want) {
+				t.Errorf("got %q, want it to contain %q", got, tt.want)
+			}
+		})
+	}
+}
+
+// TestVersionBinaryLdflags builds the real binary the way CI does
+// (-buildvcs=false) with and without -X main.commit.
+func TestVersionBinaryLdflags(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary twice; skipped with -short")
+	}
+	dir := t.TempDir()
+	for _, tt := range []struct{ name, ldflags, want string }{
+		{"stamped", "-X main.commit=abc123def456", "(commit abc123def456)"},
+		{"unstamped", "", "(commit not recorded"},
+	} {
+		bin := filepath.Join(dir, tt.name)
+		build := exec.Command("go", "build", "-buildvcs=false", "-ldflags", tt.ldflags, "-o", bin, "github.com/agent3md/agent3md/cmd/agent3md")
+		if out, err := build.CombinedOutput(); err != nil {
+			t.Fatalf("go build: %v\n%s", err, out)
+		}
+		out, err := exec.Command(bin, "version").Output()
+		if err != nil || !strings.Contains(string(out), tt.want) {
+			t.Errorf("%s: %q (%v), want it to contain %q", tt.name, out, err, tt.want)
+		}
 	}
 }

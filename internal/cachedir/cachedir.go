@@ -1,6 +1,7 @@
 // Package cachedir finds, measures and prunes agent3md's cache directory:
 // the routing indexes (index-v<schema>-<hash>/), the scanned catalogs
-// (catalog-<hash>-<limits>.bin) and the stamps that map a file to its hash
+// (catalog-<hash>-<limits>.bin), the record of which agents an entry
+// serves (source-<hash>) and the stamps that map a file to its hash
 // (stamp-<path hash>-<limits>). It owns the cache's size cap and its
 // least-recently-used eviction; it does not read or write entries (the
 // router and loader packages do).
@@ -43,6 +44,13 @@ type Entry struct {
 	// Used is the latest modification time among Paths: Touch sets it
 	// each time an agent is served from the entry.
 	Used time.Time
+	// Sources are the agents the entry was last used for, most recent
+	// first (Record); none for a stamp, or an entry an older agent3md
+	// made.
+	Sources []Source
+	// Stamp is set for a stamp: a file's stat signature and content hash,
+	// not an agent's entry.
+	Stamp bool
 }
 
 // Entries lists the cache's entries, least recently used first. Temporary
@@ -74,6 +82,10 @@ func Entries(root string) ([]Entry, error) {
 			return nil, err
 		}
 		en.Paths = append(en.Paths, e.Name())
+		if strings.HasPrefix(e.Name(), sourcePrefix) {
+			en.Sources = readSources(filepath.Join(root, e.Name()))
+		}
+		en.Stamp = strings.HasPrefix(e.Name(), "stamp-")
 		en.Size += size
 		if used.After(en.Used) {
 			en.Used = used
@@ -101,6 +113,9 @@ func keyOf(e fs.DirEntry) (string, bool) {
 	case !e.IsDir() && strings.HasPrefix(name, "catalog-") && strings.HasSuffix(name, ".bin"):
 		hash, _, ok := strings.Cut(strings.TrimPrefix(name, "catalog-"), "-")
 		return hash, ok && hash != ""
+	case !e.IsDir() && strings.HasPrefix(name, sourcePrefix):
+		hash := strings.TrimPrefix(name, sourcePrefix)
+		return hash, hash != ""
 	case !e.IsDir() && strings.HasPrefix(name, "stamp-"):
 		return name, true
 	}

@@ -19,7 +19,7 @@ import (
 func (s *Server) readBody(w http.ResponseWriter, r *http.Request) bool {
 	max := s.opts.MaxBodyBytes
 	if r.ContentLength > max {
-		s.tooLarge(w)
+		s.tooLarge(w, r)
 		return false
 	}
 	if r.ContentLength == 0 {
@@ -36,6 +36,7 @@ func (s *Server) readBody(w http.ResponseWriter, r *http.Request) bool {
 	}
 	switch {
 	case errors.Is(err, os.ErrDeadlineExceeded):
+		Reject(r.Context(), RejectBodyTimeout)
 		writeError(w, http.StatusRequestTimeout, codeInvalidRequest,
 			fmt.Sprintf("Request timeout: body not received within %s", s.opts.ReadTimeout), nil)
 		return false
@@ -43,7 +44,7 @@ func (s *Server) readBody(w http.ResponseWriter, r *http.Request) bool {
 		writeError(w, http.StatusBadRequest, codeInvalidRequest, "Bad request: reading the body failed", nil)
 		return false
 	case int64(len(data)) > max:
-		s.tooLarge(w)
+		s.tooLarge(w, r)
 		return false
 	}
 	// Lift the deadline: net/http keeps reading in the background to notice
@@ -55,7 +56,8 @@ func (s *Server) readBody(w http.ResponseWriter, r *http.Request) bool {
 	return true
 }
 
-func (s *Server) tooLarge(w http.ResponseWriter) {
+func (s *Server) tooLarge(w http.ResponseWriter, r *http.Request) {
+	Reject(r.Context(), RejectBodyTooLarge)
 	// The rest of the body is never read: close the connection rather than
 	// drain it. The message names serve's flag (as BindError does): the
 	// client shows it to a user, who needs to know what to ask for.

@@ -14,10 +14,16 @@
 //
 // Every request goes through the same chain, outermost first:
 //
-//	log line → /healthz (no auth, no agent data) → Host → Origin →
-//	CORS (an allowed Origin's headers; a preflight answered here) →
-//	bearer token → endpoint or 404 → concurrency cap → body limit →
-//	endpoint handler
+//	log line and Observer record → /healthz (no auth, no agent data) →
+//	Host → Origin → CORS (an allowed Origin's headers; a preflight
+//	answered here) → bearer token → /metrics (Options.Metrics) →
+//	endpoint or 404 → concurrency cap → body limit → endpoint handler
+//
+// Metrics are not counted here: an Options.Observer is told one
+// RequestRecord per request (observe.go), and Server.Load is what the
+// bounds hold, read on demand. Options.MetricsAddr moves /metrics to a
+// listener of its own (metricsserve.go). Credential files are read so
+// that they cannot block (credfile.go).
 //
 // Rejections carry an id-less JSON-RPC error body so an MCP client can
 // show the message; the HTTP status is what a client acts on.

@@ -25,9 +25,10 @@ type Endpoints struct {
 
 // route is Endpoints checked and resolved.
 type route struct {
-	agents map[string]http.Handler
-	def    http.Handler // nil: /mcp is not served
-	paths  []string     // every served MCP path, sorted, for the 404 body
+	agents  map[string]http.Handler
+	def     http.Handler // nil: /mcp is not served
+	defSlug string       // the slug def serves
+	paths   []string     // every served MCP path, sorted, for the 404 body
 }
 
 // newRoute checks e: at least one agent, slugs that fit in one path
@@ -50,10 +51,10 @@ func newRoute(e Endpoints) (*route, error) {
 		if !ok {
 			return nil, fmt.Errorf("default agent %q is not served; served: %s", e.Default, strings.Join(slugs(rt.agents), ", "))
 		}
-		rt.def = h
+		rt.def, rt.defSlug = h, e.Default
 	case len(rt.agents) == 1:
-		for _, h := range rt.agents {
-			rt.def = h
+		for slug, h := range rt.agents {
+			rt.def, rt.defSlug = h, slug
 		}
 	}
 	if rt.def != nil {
@@ -85,6 +86,20 @@ func (rt *route) handler(path string) http.Handler {
 		return rt.agents[slug]
 	}
 	return nil
+}
+
+// slugOf is the slug of the agent path serves, or "" (handler's rules).
+func (rt *route) slugOf(path string) string {
+	if len(path) > 1 {
+		path = strings.TrimSuffix(path, "/")
+	}
+	if path == MCPPath {
+		return rt.defSlug
+	}
+	if slug, ok := strings.CutPrefix(path, MCPPath+"/"); ok && rt.agents[slug] != nil {
+		return slug
+	}
+	return ""
 }
 
 // notFound answers 404 naming the served endpoints. It runs after the

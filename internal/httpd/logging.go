@@ -21,11 +21,18 @@ const (
 // MCP method, the log line reads it.
 type requestInfo struct {
 	mcpMethod atomic.Pointer[string]
+	methods   atomic.Int32 // SetMCPMethod calls: more than one is a batch
 	drain     <-chan struct{}
 	// streams is the server's stream semaphore and slot the one the
 	// request holds (StartStream moves it from one bound to the other).
 	streams chan struct{}
 	slot    slotHolder
+	// What the RequestRecord says beyond the answer (observe.go), set on
+	// the request's goroutine.
+	stream    bool
+	scraped   bool // a scrape of MetricsPath, served
+	rejection Rejection
+	auth      AuthFailure
 }
 
 type infoKey struct{}
@@ -42,6 +49,7 @@ func SetMCPMethod(ctx context.Context, method string) {
 	if ri := infoFrom(ctx); ri != nil {
 		m := clip(method, maxLoggedMethod)
 		ri.mcpMethod.Store(&m)
+		ri.methods.Add(1)
 	}
 }
 

@@ -2,6 +2,7 @@ package httpd
 
 import (
 	"log/slog"
+	"net/http"
 	"time"
 )
 
@@ -111,6 +112,21 @@ type Options struct {
 	// Logger gets one line per request and the server's own events
 	// (default: slog.Default()).
 	Logger *slog.Logger
+
+	// Observer is told of every request and credential reload, for
+	// metrics (observe.go); nil: nothing is told.
+	Observer Observer
+	// Metrics, when set, is served at MetricsPath (GET): on the main
+	// listener behind the token check, or on MetricsAddr alone.
+	Metrics http.Handler
+	// MetricsAddr, when set, is a host:port of its own for Metrics,
+	// served there without a token (and no longer on the main listener),
+	// Host and Origin still checked. It must be loopback unless
+	// MetricsPublic is set.
+	MetricsAddr string
+	// MetricsPublic allows a non-loopback MetricsAddr: the operator says
+	// who can reach it (a network policy, a firewall).
+	MetricsPublic bool
 }
 
 // withDefaults returns a copy of o with every zero field set.
@@ -138,6 +154,9 @@ func (o *Options) withDefaults() Options {
 	setDuration(&c.ShutdownTimeout, DefaultShutdownTimeout)
 	if c.Logger == nil {
 		c.Logger = slog.Default()
+	}
+	if c.Observer == nil {
+		c.Observer = nopObserver{}
 	}
 	return c
 }

@@ -94,12 +94,14 @@ func (g *guard) hostAllowed(r *http.Request) bool {
 // and reports whether the request may go on.
 func (g *guard) check(w http.ResponseWriter, r *http.Request) bool {
 	if !g.hostAllowed(r) {
+		Reject(r.Context(), RejectHost)
 		writeError(w, http.StatusForbidden, codeInvalidRequest,
 			"Forbidden: Host header not allowed (DNS rebinding protection)", nil)
 		return false
 	}
 	origins := r.Header.Values("Origin")
 	if len(origins) > 1 || (len(origins) == 1 && !g.originAllowed(origins[0])) {
+		Reject(r.Context(), RejectOrigin)
 		writeError(w, http.StatusForbidden, codeInvalidRequest, "Forbidden: Origin not allowed", nil)
 		return false
 	}

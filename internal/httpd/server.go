@@ -34,9 +34,11 @@ type Server struct {
 	stopOnce sync.Once
 
 	guard *guard
+	obs   Observer
 
-	mu sync.Mutex
-	ln net.Listener
+	mu        sync.Mutex
+	ln        net.Listener
+	metricsLn net.Listener // MetricsAddr's, when set
 }
 
 // New checks opts and endpoints and loads the tokens and certificate; it
@@ -57,6 +59,7 @@ func New(opts *Options, endpoints Endpoints) (*Server, error) {
 		route:   rt,
 		tokens:  toks,
 		guard:   newGuard(&o),
+		obs:     o.Observer,
 		sem:     make(chan struct{}, o.MaxConcurrent),
 		reading: make(chan struct{}, bodyReadsPerSlot*o.MaxConcurrent),
 		streams: make(chan struct{}, o.MaxStreams),
@@ -102,8 +105,15 @@ func (s *Server) Listen() error {
 		ln.Close()
 		return &BindError{Addr: s.opts.Addr, IP: ip.String(), Err: ErrNoToken}
 	}
+	if err := s.listenMetrics(); err != nil {
+		ln.Close()
+		return err
+	}
 	s.ln = ln
 	attrs := []any{"addr", ln.Addr().String(), "tls", s.certs != nil, "tokens", s.tokens.count()}
+	if s.metricsLn != nil {
+		attrs = append(attrs, "metrics_addr", s.metricsLn.Addr().String())
+	}
 	if s.certs != nil {
 		attrs = append(attrs, "cert_not_after", s.certs.expiry())
 	}
@@ -158,6 +168,8 @@ func (s *Server) Serve(ctx context.Context) error {
 			errc <- srv.Serve(s.ln)
 		}
 	}()
+	stopMetrics := s.serveMetrics()
+	defer stopMetrics()
 	select {
 	case err := <-errc:
 		return fmt.Errorf("serve on %s: %w", s.ln.Addr(), err)
@@ -198,20 +210,24 @@ func (s *Server) startDrain() {
 func (s *Server) Reload() error {
 	var errs []error
 	if s.tokens.file != "" {
-		if err := s.tokens.reload(); err != nil {
+		err := s.tokens.reload()
+		if err != nil {
 			s.log.Error("token reload failed; keeping the tokens in use", "err", err)
 			errs = append(errs, err)
 		} else {
 			s.log.Info("tokens reloaded", "tokens", s.tokens.count())
 		}
+		s.obs.CredentialReload(KindTokenFile, err)
 	}
 	if s.certs != nil {
-		if err := s.certs.reload(); err != nil {
+		err := s.certs.reload()
+		if err != nil {
 			s.log.Error("certificate reload failed; keeping the certificate in use", "err", err)
 			errs = append(errs, err)
 		} else {
 			s.log.Info("certificate reloaded", "cert_not_after", s.certs.expiry())
 		}
+		s.obs.CredentialReload(KindTLSCert, err)
 	}
 	return errors.Join(errs...)
 }
@@ -228,11 +244,16 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	body := &countingBody{ReadCloser: r.Body}
 	r.Body = body
-	level := slog.LevelInfo
-	if r.URL.Path == HealthPath {
-		level = slog.LevelDebug // probes every few seconds would drown the log
-	}
-	defer func() { logRequest(s.log, level, r, rec, body.n, ri, start) }()
+	defer func() {
+		// Probes and scrapes every few seconds would drown the log and
+		// the request counts. A scrape turned away is counted.
+		if r.URL.Path == HealthPath || ri.scraped {
+			logRequest(s.log, slog.LevelDebug, r, rec, body.n, ri, start)
+			return
+		}
+		logRequest(s.log, slog.LevelInfo, r, rec, body.n, ri, start)
+		s.obs.Request(s.record(r, rec, ri, start))
+	}()
 	s.serve(rec, r)
 }
 
@@ -242,6 +263,10 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if !s.guard.check(w, r) || cors(w, r) || !s.tokens.authorize(w, r) {
+		return
+	}
+	if s.scrape(r) {
+		s.metrics(w, r)
 		return
 	}
 	h := s.route.handler(r.URL.Path)
@@ -257,6 +282,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	select {
 	case s.reading <- struct{}{}:
 	default:
+		Reject(r.Context(), RejectBodyReads)
 		s.unavailable(w, fmt.Sprintf("Service unavailable: %d request bodies already being read (%d for each of the server's --max-concurrent slots); retry shortly", cap(s.reading), bodyReadsPerSlot))
 		return
 	}
@@ -271,6 +297,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		ri.slot.hold(s.sem)
 		defer ri.slot.release() // this slot, or the stream's (StartStream)
 	default:
+		Reject(r.Context(), RejectConcurrent)
 		s.unavailable(w, fmt.Sprintf("Service unavailable: %d requests already being served (the server's --max-concurrent); retry shortly", s.opts.MaxConcurrent))
 		return
 	}

@@ -54,6 +54,7 @@ func StartStream(w http.ResponseWriter, r *http.Request) bool {
 	select {
 	case ri.streams <- struct{}{}:
 	default:
+		ri.rejection = RejectStreams
 		w.Header().Set("Retry-After", fmt.Sprint(int(retryAfter/time.Second)))
 		writeError(w, http.StatusServiceUnavailable, codeInternal,
 			fmt.Sprintf("Service unavailable: %d streams already open (the server's --max-streams); retry shortly", cap(ri.streams)), nil)
@@ -61,5 +62,6 @@ func StartStream(w http.ResponseWriter, r *http.Request) bool {
 	}
 	ri.slot.release()
 	ri.slot.hold(ri.streams)
+	ri.stream = true
 	return true
 }

@@ -24,9 +24,19 @@ func newCertStore(certFile, keyFile string) (*certStore, error) {
 	return c, nil
 }
 
-// reload reads the pair again; a bad pair leaves the one in use.
+// reload reads the pair again; a bad pair leaves the one in use. Both
+// files are read as credential files (credfile.go): a pipe or a stalled
+// mount in their place is an error, never a wait.
 func (c *certStore) reload() error {
-	cert, err := tls.LoadX509KeyPair(c.certFile, c.keyFile)
+	certPEM, err := readCredential(KindTLSCert, c.certFile)
+	if err != nil {
+		return err
+	}
+	keyPEM, err := readCredential(KindTLSKey, c.keyFile)
+	if err != nil {
+		return err
+	}
+	cert, err := tls.X509KeyPair(certPEM, keyPEM)
 	if err != nil {
 		return fmt.Errorf("TLS certificate %s with key %s: %w", c.certFile, c.keyFile, err)
 	}

@@ -6,9 +6,7 @@ import (
 	"crypto/subtle"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
-	"os"
 	"strings"
 	"sync/atomic"
 )
@@ -21,8 +19,6 @@ const (
 	minTokenBytes = 16
 	// maxTokenBytes bounds one token, so a token file can't be a dump.
 	maxTokenBytes = 4096
-	// maxTokenFileBytes bounds the token file read on start and reload.
-	maxTokenFileBytes = 1 << 20
 )
 
 // Errors a token or token file can give, wrapped in a *TokenError.
@@ -33,7 +29,6 @@ var (
 	// restricted to RFC 6750's b64token characters.
 	errTokenChars = errors.New("token has a character outside A-Z a-z 0-9 - . _ ~ + / =")
 	errNoTokens   = errors.New("no tokens")
-	errTokenFile  = errors.New("token file too large")
 )
 
 // TokenError says which token is wrong and where it came from. Line is 0
@@ -61,8 +56,6 @@ func (e *TokenError) Error() string {
 		msg += fmt.Sprintf(" (at most %d bytes)", maxTokenBytes)
 	case errors.Is(e.Err, errNoTokens):
 		msg += " (one token a line; blank lines and # comments are ignored)"
-	case errors.Is(e.Err, errTokenFile):
-		msg += fmt.Sprintf(" (at most %d bytes)", maxTokenFileBytes)
 	}
 	return where + ": " + msg
 }
@@ -115,22 +108,15 @@ func isTokenByte(c byte) bool {
 	return strings.IndexByte("-._~+/=", c) >= 0
 }
 
-// ReadTokenFile reads and parses path, refusing files over
-// maxTokenFileBytes before reading them whole. The server reads its
-// accepted tokens with it, and cmd's selftest the token it sends, so
-// both read one format.
+// ReadTokenFile reads and parses path. The server reads its accepted
+// tokens with it, and cmd's selftest the token it sends, so both read one
+// format. The file is read as every credential file is (credfile.go): a
+// regular file only, bounded in size and time; what cannot be read is a
+// *CredentialError, what does not parse a *TokenError.
 func ReadTokenFile(path string) ([]string, error) {
-	f, err := os.Open(path)
+	data, err := readCredential(KindTokenFile, path)
 	if err != nil {
-		return nil, &TokenError{File: path, Err: err}
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, maxTokenFileBytes+1))
-	if err != nil {
-		return nil, &TokenError{File: path, Err: err}
-	}
-	if len(data) > maxTokenFileBytes {
-		return nil, &TokenError{File: path, Err: errTokenFile}
+		return nil, err
 	}
 	return parseTokens(path, data)
 }
@@ -236,6 +222,16 @@ func (t *tokenStore) authorize(w http.ResponseWriter, r *http.Request) bool {
 	tok, sent := bearer(r)
 	if tok != "" && t.match(tok) {
 		return true
+	}
+	if ri := infoFrom(r.Context()); ri != nil {
+		switch {
+		case !sent:
+			ri.auth = AuthMissing
+		case tok == "":
+			ri.auth = AuthMalformed
+		default:
+			ri.auth = AuthInvalid
+		}
 	}
 	// RFC 6750 §3.1: no error code when the request had no credentials.
 	challenge := `Bearer realm="` + realm + `"`

@@ -65,13 +65,13 @@ func TestTokenErrorsHideTheToken(t *testing.T) {
 func TestTokenFileErrors(t *testing.T) {
 	dir := t.TempDir()
 	big := filepath.Join(dir, "big")
-	os.WriteFile(big, []byte(strings.Repeat("#\n", maxTokenFileBytes/2+1)), 0o600)
+	os.WriteFile(big, []byte(strings.Repeat("#\n", MaxCredentialBytes/2+1)), 0o600)
 	for _, tt := range []struct {
 		name, file string
 		want       error
 	}{
 		{"missing", filepath.Join(dir, "nope"), os.ErrNotExist},
-		{"too big", big, errTokenFile},
+		{"too big", big, ErrCredentialTooLarge},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := New(&Options{TokenFile: tt.file}, oneAgent())

@@ -1,18 +1,18 @@
 package watch_test
 
 import (
-	"context"
+	"bytes"
 	"fmt"
 	"os"
 	"path/filepath"
 	"time"
 
-	"github.com/agent3md/agent3md/internal/skillfolder"
 	"github.com/agent3md/agent3md/internal/watch"
 )
 
 // A skills server watches its folders and scans them again after each
-// settled burst of changes: a signal says "look again", the scan says what
+// settled burst of changes: a signal says "look again", the scan (here a
+// look for the one SKILL.md; a server runs skillsdir.Scan) says what
 // changed.
 func ExampleNewTree() {
 	root, _ := os.MkdirTemp("", "skills")
@@ -34,15 +34,9 @@ func ExampleNewTree() {
 	for {
 		select {
 		case <-w.Changes():
-			cat, err := skillfolder.Scan(context.Background(), []string{root}, nil)
-			if err != nil {
-				fmt.Println(err)
-				return
-			}
-			for _, s := range cat.Skills() {
-				fmt.Println(s.Name, "-", s.Description)
-			}
-			if cat.Len() > 0 {
+			b, err := os.ReadFile(filepath.Join(root, "deploy", "SKILL.md"))
+			if err == nil && bytes.HasSuffix(b, []byte("Steps.\n")) {
+				fmt.Println("deploy - Ship it.")
 				return
 			}
 		case <-timeout:

@@ -42,7 +42,7 @@ type tree struct {
 // skills folders needs (docs/skill-folders.md §11): a signal on Changes
 // follows any file or directory being created, written, renamed or
 // removed anywhere below a root, debounced and coalesced as for New.
-// Entries whose name starts with "." are ignored, as skillfolder ignores
+// Entries whose name starts with "." are ignored, as package skillsdir ignores
 // them, and so are mode-only changes. Operating system watches are not
 // recursive, so one is added for each directory as it appears and dropped
 // as it goes; past Options.MaxDirs directories, when the system runs out
@@ -101,7 +101,7 @@ func (w *Watcher) watchTree() error {
 }
 
 // addTree watches dir and every directory below it that is not hidden.
-// Directory symlinks are followed, as skillfolder follows a user's linked
+// Directory symlinks are followed, as package skillsdir follows a user's linked
 // skills, once per real directory so a loop ends.
 func (w *Watcher) addTree(dir string) error {
 	seen := map[string]bool{}

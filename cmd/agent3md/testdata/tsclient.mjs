@@ -129,8 +129,13 @@ const tools = await step("tools/list", () => client.listTools());
 check(!tools.nextCursor, "tools/list", "the tools span several pages; the SDK would validate only the last");
 const toolNames = tools.tools.map((t) => t.name).join(" ");
 check(toolNames === "list_skills route_skill get_skill resolve_skill fill_skill", "tools/list", `tools are ${toolNames}`);
+// get_skill and resolve_skill answer Markdown as text alone, with no
+// outputSchema: hosts that see structured content show the model that
+// instead of the text (docs/protocol.md §4). The other tools keep theirs.
+const textOnly = new Set(["get_skill", "resolve_skill"]);
 for (const t of tools.tools) {
-  check(t.outputSchema, "tools/list", `${t.name} has no outputSchema, so its results go unchecked`);
+  check(Boolean(t.outputSchema) !== textOnly.has(t.name), "tools/list",
+    textOnly.has(t.name) ? `${t.name} declares an outputSchema` : `${t.name} has no outputSchema, so its results go unchecked`);
 }
 
 // list_skills: the text is the reference server's JSON array; page through
@@ -159,10 +164,11 @@ check(skills.length > 0, "list_skills", "no skills");
 
 for (const s of skills) {
   const got = await tool("get_skill", { name: s.name });
-  check(got.structuredContent.name === s.name, `get_skill ${s.name}`, `answered for ${got.structuredContent.name}`);
+  check(got.structuredContent === undefined && got.content.length === 1 && got.content[0].text.length > 0, `get_skill ${s.name}`,
+    `want the body as one text block alone: ${JSON.stringify(got).slice(0, 300)}`);
   const res = await tool("resolve_skill", { name: s.name });
-  check(res.structuredContent.skills[0]?.name === s.name, `resolve_skill ${s.name}`,
-    `first section is ${res.structuredContent.skills[0]?.name}`);
+  check(res.structuredContent === undefined && res.content[0].text.startsWith(`### ${s.name}\n`), `resolve_skill ${s.name}`,
+    `want its own section first, as text: ${res.content[0].text.slice(0, 120)}`);
   // A skill without a command template is a tool error, not a thrown one.
   const hasTool = s.tool !== null;
   await tool("fill_skill", { name: s.name, values: {} }, !hasTool);

@@ -1,7 +1,0 @@
-//go:build darwin || freebsd || netbsd
-
-package skillfolder
-
-import "syscall"
-
-func ctimeNano(st *syscall.Stat_t) int64 { return st.Ctimespec.Nano() }

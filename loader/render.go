@@ -1,0 +1,51 @@
+package loader
+
+import (
+	"context"
+
+	"github.com/agent3md/agent3md/skillsdir"
+)
+
+// SkillMD renders the skill named name as an Agent Skills SKILL.md with
+// one reference per other skill of its resolve chain (skillsdir.Doc.Render,
+// docs/format.md §15). For an Agent served from skill folders it is the
+// skill's own SKILL.md byte for byte, with no References (its other files
+// are listed by SkillFiles).
+func (a *Agent) SkillMD(ctx context.Context, name string) (*skillsdir.Rendered, error) {
+	var r *skillsdir.Rendered
+	err := a.view(ctx, func(st *state) error {
+		i, err := st.lookup(name)
+		if err != nil {
+			return err
+		}
+		r, err = st.render(ctx, i)
+		return err
+	})
+	return r, err
+}
+
+// SkillMDBySlug is SkillMD for the skill whose Agent Skills name is slug.
+func (a *Agent) SkillMDBySlug(ctx context.Context, slug string) (*skillsdir.Rendered, error) {
+	var r *skillsdir.Rendered
+	err := a.view(ctx, func(st *state) error {
+		i, err := st.bySlugErr(slug)
+		if err != nil {
+			return err
+		}
+		r, err = st.render(ctx, i)
+		return err
+	})
+	return r, err
+}
+
+func (st *state) render(ctx context.Context, i int) (*skillsdir.Rendered, error) {
+	if st.folder != nil {
+		return st.folderSkillMD(ctx, i)
+	}
+	return st.doc().Render(ctx, i, st.chain(i))
+}
+
+// doc is the state as the renderer reads it.
+func (st *state) doc() *skillsdir.Doc {
+	return &skillsdir.Doc{Catalog: st.cat, Agent: st.info, Slugs: st.slugList(), SkillAt: st.skillAt, Body: st.body}
+}

@@ -1,0 +1,7 @@
+//go:build darwin || freebsd || netbsd
+
+package skillsdir
+
+import "syscall"
+
+func ctimeNano(st *syscall.Stat_t) int64 { return st.Ctimespec.Nano() }

@@ -1,0 +1,171 @@
+package skillsdir
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/agent3md/agent3md/agentfile"
+)
+
+// Export writes an agent file's skills as Agent Skills folders, by the
+// rules of WriteFolders (write.go): a marker per folder, no folder another
+// agent wrote unless forced, never through a symbolic link, each folder
+// replaced whole.
+
+// markerFile is the name of the marker file written into each skill
+// folder (marker).
+const markerFile = ".agent3md-export.json"
+
+// identityFile is the reference that carries the agent's identity in every
+// skill folder. Upper case: it can never collide with a dependency's
+// reference file, whose slug is lower case.
+const identityFile = "references/AGENT.md"
+
+// marker is the content of a skill folder's marker file: which agent wrote
+// the folder, from which file, and the files it wrote there.
+type marker struct {
+	Agent  string   `json:"agent"`
+	Source string   `json:"source"` // the agent file, as an absolute path
+	Skill  string   `json:"skill"`
+	Files  []string `json:"files"` // slash paths inside the folder, sorted
+	// Head is what the folder's AGENT.md cannot say exactly, for import
+	// (docs/skill-folders.md §11).
+	Head *agentHead `json:"head,omitempty"`
+}
+
+// agentHead is an agent file's frontmatter and identity plane as export
+// read them, so that import gives them back key for key.
+type agentHead struct {
+	// Frontmatter holds every key and value, in file order.
+	Frontmatter [][2]string `json:"frontmatter"`
+	// IdentityZ is the identity plane's z as written ("" when there is
+	// none); IdentityLabel its label, nil when it has none.
+	IdentityZ     string  `json:"identityZ,omitempty"`
+	IdentityLabel *string `json:"identityLabel,omitempty"`
+}
+
+// Report lists what a write into a skills directory did, as slash paths
+// relative to the directory: each file created, replaced, left as it was
+// (its bytes already right) and removed.
+type Report struct {
+	Created, Replaced, Unchanged, Removed []string
+}
+
+// Agent is the open agent Export writes out; *loader.Agent satisfies it.
+type Agent interface {
+	// Path is the agent file's path, which the markers name.
+	Path() string
+	// Scanned is the agent file's catalog and its agent3md/1 reading.
+	Scanned() (*agentfile.Catalog, *agentfile.Agent)
+	// IdentityBody is the identity plane's body.
+	IdentityBody(ctx context.Context) (string, error)
+	// SkillMDBySlug is the skill's rendering (Doc.Render).
+	SkillMDBySlug(ctx context.Context, slug string) (*Rendered, error)
+}
+
+// ExportFolders renders each skill of ag as the Agent Skills folder export
+// writes (docs/cli.md, export): SKILL.md, a references/<dep>.md per other
+// skill of its resolve chain and references/AGENT.md with the agent's
+// identity; and the WriteOptions that write them, naming the agent and
+// its file (set Force to write over other folders). WriteFolders writes
+// them; Prune is set, so the folders of skills the agent no longer has go.
+func ExportFolders(ctx context.Context, ag Agent) ([]Folder, WriteOptions, error) {
+	folders, agent, err := planSkillsDir(ctx, ag)
+	if err != nil {
+		return nil, WriteOptions{}, err
+	}
+	source, err := filepath.Abs(ag.Path())
+	if err != nil {
+		return nil, WriteOptions{}, err
+	}
+	cat, info := ag.Scanned()
+	return folders, WriteOptions{Agent: agent, Source: source, Prune: true, head: headOf(cat, info)}, nil
+}
+
+// headOf is the agent file's frontmatter, in file order ("3md" first, the
+// other keys by line; "axis" when it is not the default), and its
+// identity plane.
+func headOf(cat *agentfile.Catalog, info *agentfile.Agent) *agentHead {
+	h := &agentHead{Frontmatter: [][2]string{{"3md", cat.Version}}}
+	type kv struct {
+		line int
+		k, v string
+	}
+	var rest []kv
+	if cat.HasTitle {
+		rest = append(rest, kv{cat.TitleLine, "title", cat.Title})
+	}
+	for k, v := range cat.Metadata {
+		rest = append(rest, kv{cat.MetadataLines[k], k, v})
+	}
+	slices.SortFunc(rest, func(a, b kv) int { return a.line - b.line })
+	for _, e := range rest {
+		h.Frontmatter = append(h.Frontmatter, [2]string{e.k, e.v})
+	}
+	if cat.Axis != "layer" {
+		h.Frontmatter = append(h.Frontmatter, [2]string{"axis", cat.Axis})
+	}
+	if info.Identity >= 0 {
+		pl := &cat.Planes[info.Identity]
+		h.IdentityZ = pl.ZText
+		if pl.HasLabel {
+			h.IdentityLabel = &pl.Label
+		}
+	}
+	return h
+}
+
+// planSkillsDir renders every skill's folder: SKILL.md with a pointer to
+// the identity reference, its dependency references, and the identity.
+func planSkillsDir(ctx context.Context, ag Agent) ([]Folder, string, error) {
+	_, info := ag.Scanned()
+	idBody, err := ag.IdentityBody(ctx)
+	if err != nil {
+		return nil, "", err
+	}
+	identity := identityMarkdown(info, idBody)
+	m := info
+	slugs, _ := AssignSlugs(info.Skills)
+	var plans []Folder
+	for i, s := range info.Skills {
+		// By slug: slugs are unique even when (invalid) files repeat a name.
+		r, err := ag.SkillMDBySlug(ctx, slugs[i])
+		if err != nil {
+			return nil, "", err
+		}
+		p := Folder{Name: r.Slug, Skill: s.Name}
+		add := func(name string, b []byte) {
+			p.Files = append(p.Files, FolderFile{Path: name, Data: b})
+		}
+		text := slices.Clone(r.Text)
+		text = fmt.Appendf(text, "\nThis skill belongs to the agent %s: read its identity and rules in [AGENT.md](%s) before acting.\n", m.Name, identityFile)
+		add("SKILL.md", text)
+		for _, ref := range r.References {
+			add(ref.Path, ref.Text)
+		}
+		add(identityFile, identity)
+		plans = append(plans, p)
+	}
+	return plans, m.Name, nil
+}
+
+// identityMarkdown is the agent's identity as a reference file.
+func identityMarkdown(m *agentfile.Agent, identity string) []byte {
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "# %s\n\n", m.Name)
+	fmt.Fprintf(&b, "- model: %s\n", m.Model)
+	if m.Persona != "" {
+		fmt.Fprintf(&b, "- persona: %s\n", m.Persona)
+	}
+	if len(m.Tools) > 0 {
+		fmt.Fprintf(&b, "- tools: %s\n", strings.Join(m.Tools, ", "))
+	}
+	if identity != "" {
+		fmt.Fprintf(&b, "\n%s\n", identity)
+	}
+	return b.Bytes()
+}

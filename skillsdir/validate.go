@@ -1,0 +1,306 @@
+package skillsdir
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/agent3md/agent3md/agentfile"
+	yaml "go.yaml.in/yaml/v3"
+)
+
+// Agent Skills bounds (docs/skill-folders.md §3).
+const (
+	maxNameLen          = 64
+	maxDescriptionLen   = 1024
+	maxCompatibilityLen = 500
+)
+
+// knownKeys are the top-level frontmatter keys of the Agent Skills format.
+var knownKeys = map[string]bool{
+	"name": true, "description": true, "license": true,
+	"compatibility": true, "metadata": true, "allowed-tools": true,
+}
+
+// validName reports whether s matches the Agent Skills name rule:
+// ^(?!.*--)[a-z0-9]([a-z0-9-]{0,62}[a-z0-9])?$ (Go's regexp has no
+// lookahead, so it is checked by hand).
+func validName(s string) bool {
+	if len(s) == 0 || len(s) > maxNameLen || s[0] == '-' || s[len(s)-1] == '-' || strings.Contains(s, "--") {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
+
+// checker collects one skill's findings.
+type checker struct {
+	fm      *frontmatter
+	skill   string // folder name
+	path    string // SKILL.md as found
+	out     []Finding
+	skipped bool
+}
+
+func (c *checker) add(rule string, sev Severity, n *yaml.Node, format string, args ...any) {
+	line := 0
+	if n != nil {
+		line = c.fm.line(n)
+	}
+	c.out = append(c.out, Finding{Skill: c.skill, Path: c.path, Line: line, Rule: rule, Severity: sev, Msg: fmt.Sprintf(format, args...)})
+}
+
+// skip records an error that makes the skill broken.
+func (c *checker) skip(rule string, n *yaml.Node, format string, args ...any) {
+	c.add(rule, SeverityError, n, format, args...)
+	c.skipped = true
+}
+
+// validate applies the Agent Skills rules to a parsed frontmatter and fills
+// s's routing fields. It reports whether the skill is served.
+func validate(s *Skill, fm *frontmatter, c *checker) bool {
+	for _, w := range fm.warnings {
+		c.out = append(c.out, Finding{Skill: c.skill, Path: c.path, Line: w.line, Rule: w.rule, Severity: w.sev, Msg: w.msg})
+	}
+	c.name(s, fm)
+	c.description(s, fm)
+	c.optional(fm)
+	c.metadata(s, fm)
+	c.unknownKeys(fm)
+	return !c.skipped
+}
+
+func (c *checker) name(s *Skill, fm *frontmatter) {
+	k, v := keyNode(fm.root, "name")
+	name, ok := fm.fields["name"].(string)
+	switch {
+	case k == nil:
+		c.skip(RuleName, fm.root, "frontmatter has no name; add name: %s", c.skill)
+	case !ok:
+		// name: 123 is a number; quoting makes it the string.
+		c.skip(RuleName, v, "name must be a string; write name: %s", strconv.Quote(c.skill))
+	case !validName(name):
+		fix := ""
+		if sug := nameFor(name); sug != "" {
+			fix = fmt.Sprintf("; rename the skill and its folder %s", strconv.Quote(sug))
+		}
+		c.skip(RuleName, v, "name %s is not 1-64 characters of a-z, 0-9 and single inner '-'%s", strconv.Quote(clip(name, 80)), fix)
+	case name != c.skill:
+		c.skip(RuleNameMismatch, v, "name %q differs from its folder %q; rename one so they match", name, c.skill)
+	default:
+		s.Name = name
+	}
+}
+
+func (c *checker) description(s *Skill, fm *frontmatter) {
+	k, v := keyNode(fm.root, "description")
+	d, ok := fm.fields["description"].(string)
+	switch {
+	case k == nil:
+		c.skip(RuleDescription, fm.root, "frontmatter has no description; say what the skill does and when to use it")
+	case !ok || strings.TrimSpace(d) == "":
+		c.skip(RuleDescription, v, "description must be a non-empty string")
+	case utf8.RuneCountInString(d) > maxDescriptionLen:
+		c.add(RuleDescription, SeverityError, v, "description has %d characters, over the limit of %d", utf8.RuneCountInString(d), maxDescriptionLen)
+		s.Description = d
+	default:
+		s.Description = d
+	}
+	if i := strings.IndexFunc(d, controlChar); ok && i >= 0 {
+		// Hosts show a description to people and put it in prompts: an
+		// escape sequence can rewrite a terminal, a NUL breaks XML.
+		r, _ := utf8.DecodeRuneInString(d[i:])
+		c.add(RuleDescription, SeverityWarning, v, "description holds the control character %U at character %d; remove it (hosts print descriptions and put them in XML)", r, utf8.RuneCountInString(d[:i])+1)
+	}
+}
+
+// nameFor suggests a valid name for an invalid one: lower case, every
+// run of other characters one '-', at most 64 characters ("" when
+// nothing is left).
+func nameFor(name string) string {
+	var b strings.Builder
+	dash := false
+	for _, r := range strings.ToLower(name) {
+		if r >= 'a' && r <= 'z' || r >= '0' && r <= '9' {
+			if dash && b.Len() > 0 {
+				b.WriteByte('-')
+			}
+			b.WriteRune(r)
+			dash = false
+		} else {
+			dash = true
+		}
+		if b.Len() >= 64 {
+			break
+		}
+	}
+	out := strings.Trim(b.String()[:min(b.Len(), 64)], "-")
+	if !validName(out) {
+		return ""
+	}
+	return out
+}
+
+// controlChar reports a control character other than the tab and line
+// breaks a folded or literal description holds.
+func controlChar(r rune) bool {
+	return (r < 0x20 || r >= 0x7f && r < 0xa0) && r != '\t' && r != '\n' && r != '\r'
+}
+
+// optional checks license, compatibility and allowed-tools.
+func (c *checker) optional(fm *frontmatter) {
+	if _, v := keyNode(fm.root, "license"); v != nil {
+		if _, ok := fm.fields["license"].(string); !ok {
+			c.add(RuleLicense, SeverityError, v, "license must be a string (a license name or a bundled file)")
+		}
+	}
+	if _, v := keyNode(fm.root, "compatibility"); v != nil {
+		s, ok := fm.fields["compatibility"].(string)
+		if n := utf8.RuneCountInString(s); !ok || n == 0 || n > maxCompatibilityLen {
+			c.add(RuleCompatibility, SeverityError, v, "compatibility must be a string of 1-%d characters", maxCompatibilityLen)
+		}
+	}
+	if _, v := keyNode(fm.root, "allowed-tools"); v != nil {
+		ok := false
+		switch t := fm.fields["allowed-tools"].(type) {
+		case string:
+			ok = true
+		case []any:
+			ok = true
+			for _, e := range t {
+				if _, isStr := e.(string); !isStr {
+					ok = false
+				}
+			}
+		}
+		if !ok {
+			c.add(RuleAllowedTools, SeverityError, v, "allowed-tools must be a space-separated string or a list of strings")
+		}
+	}
+}
+
+// claudeCodeKeys are the top-level SKILL.md fields Claude Code reads
+// beyond the Agent Skills format.
+var claudeCodeKeys = map[string]bool{
+	"argument-hint": true, "disable-model-invocation": true, "user-invocable": true,
+	"model": true, "effort": true, "context": true, "agent": true, "hooks": true,
+}
+
+func (c *checker) unknownKeys(fm *frontmatter) {
+	for i := 0; i+1 < len(fm.root.Content); i += 2 {
+		k := fm.root.Content[i]
+		switch {
+		case knownKeys[k.Value]:
+		case claudeCodeKeys[k.Value]:
+			// Moving it under metadata, the usual advice, would turn off
+			// what it does in Claude Code.
+			c.add(RuleUnknownKey, SeverityWarning, k, "top-level key %q is a Claude Code field, not part of the Agent Skills format: Claude Code reads it, other hosts ignore it and skills-ref refuses it; keep it if the skill is for Claude Code", clip(k.Value, 80))
+		default:
+			c.add(RuleUnknownKey, SeverityWarning, k, "top-level key %q is not part of the Agent Skills format; move it under metadata", clip(k.Value, 80))
+		}
+	}
+}
+
+// metadata checks the string-to-string map and reads the routing and
+// command conventions from it (docs/skill-folders.md §4).
+func (c *checker) metadata(s *Skill, fm *frontmatter) {
+	_, v := keyNode(fm.root, "metadata")
+	if v == nil {
+		return
+	}
+	m, ok := fm.fields["metadata"].(map[string]any)
+	if !ok {
+		c.add(RuleMetadata, SeverityError, v, "metadata must be a mapping of string keys to string values")
+		return
+	}
+	str := func(key string) (string, bool) {
+		x, ok := m[key].(string)
+		return x, ok
+	}
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		if _, ok := m[k].(string); !ok {
+			kn, _ := keyNode(v, k)
+			c.add(RuleMetadata, SeverityError, kn, "metadata %q must be a string; quote numbers and join lists", clip(k, 80))
+		}
+	}
+	if t, ok := str("triggers"); ok {
+		s.Triggers = splitTriggers(t)
+	}
+	if in, ok := str("inputs"); ok {
+		s.Inputs = agentfile.ParseInputs(in)
+		_, n := keyNode(v, "inputs")
+		for _, x := range s.Inputs {
+			if !agentfile.ValidInputType(x.Type) {
+				c.add(RuleInputs, SeverityError, n, "input %q has type %q; use one of %s", x.Name, x.Type, strings.Join(agentfile.InputTypes, ", "))
+			}
+		}
+	}
+	c.tool(s, v, str)
+}
+
+// tool reads the command template: metadata "tool" (what export writes,
+// docs/format.md §15) or "command"; both present must agree.
+func (c *checker) tool(s *Skill, meta *yaml.Node, str func(string) (string, bool)) {
+	t, hasT := str("tool")
+	cmd, hasC := str("command")
+	if hasT && hasC && t != cmd {
+		_, n := keyNode(meta, "command")
+		c.add(RuleTool, SeverityError, n, "metadata tool and command differ; keep one")
+	}
+	if !hasT {
+		t, hasT = cmd, hasC
+	}
+	if !hasT {
+		return
+	}
+	s.Tool, s.HasTool = t, true
+	declared := map[string]bool{}
+	for _, in := range s.Inputs {
+		declared[in.Name] = true
+	}
+	for _, ph := range agentfile.Placeholders(t) {
+		if !declared[ph] {
+			_, n := keyNode(meta, "tool")
+			if n == nil {
+				_, n = keyNode(meta, "command")
+			}
+			c.add(RuleTool, SeverityError, n, "command uses {%s}, which metadata inputs does not declare", ph)
+		}
+	}
+}
+
+// splitTriggers splits a comma- or newline-separated list, trimmed, with
+// empty items dropped.
+func splitTriggers(s string) []string {
+	var out []string
+	for _, part := range strings.FieldsFunc(s, func(r rune) bool { return r == ',' || r == '\n' }) {
+		if p := strings.TrimSpace(part); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// clip cuts s to at most n bytes on a rune boundary, for messages that
+// echo input.
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
+}
