@@ -189,10 +189,21 @@ func (o *Options) withDefaults() Options {
 // Query refines one Route call. A nil *Query means defaults.
 type Query struct {
 	Mode Mode // default Ranked
-	// Limit is the most matches returned; 0 means all phrase matches, or
-	// up to 10 relaxed ones.
+	// Limit is the most matches returned. 0 means every phrase match (in
+	// Ranked mode, and name match), then relaxed ones up to 10 matches in
+	// all. Callers that answer a person or a model pass DefaultLimit.
 	Limit int
 }
+
+// DefaultLimit is the limit of a Ranked route answer that asks for none
+// (route_skill, `agent3md route`): the sure matches and the best relaxed
+// runners-up, three in all. A model reads the answer on every request, so
+// it is kept small: on the example agents a whole route_skill answer
+// (text and structured content) is about 400 bytes (1.1 KB at most), and
+// on a 4,000-skill agent, where every request has runners-up, 800 bytes
+// (1 KB at most), against 2.5 KB with ten; three is the top-3 the routing
+// sets measure.
+const DefaultLimit = 3
 
 // Match is one routed skill with the evidence for it.
 type Match struct {
