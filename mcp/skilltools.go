@@ -111,7 +111,6 @@ type routeMatch struct {
 	Confirm   bool           `json:"confirm"`
 }
 
-
 func (s *server) routeSkill(ctx context.Context, v *version, args map[string]json.RawMessage) (*toolOutcome, error) {
 	text := stringArg(args, "text")
 	if strings.TrimSpace(text) == "" {
