@@ -333,9 +333,10 @@ func runSet(t *testing.T, file string, seen func(c evalCase, spec, ranked []Matc
 	return stats, total
 }
 
-// evalLimit is the limit the eval routes with: a route answer's
-// default (0 before issue 24 gave route_skill one of its own).
-const evalLimit = 0
+// evalLimit is the limit the eval routes with: the answer a model gets
+// by default. (Before issue 24 the eval routed with no limit; a route
+// then had no runners-up, so its first three matches were the same.)
+const evalLimit = DefaultLimit
 
 func brief(ms []Match) string {
 	if len(ms) == 0 {

@@ -37,7 +37,7 @@ func (r *Router) relaxed(ctx context.Context, text string, limit int, sp *specif
 		// widen the request (synonyms.go).
 		ex = r.heldThesaurus().expand(rq.toks, rq.stems)
 	}
-	out, skills, _, err := r.relaxedSearchWith(ctx, text, rq, want, ex)
+	out, skills, _, err := r.relaxedSearchWith(ctx, text, rq, want, ex, runnersUp)
 	if err != nil {
 		return out, err
 	}
@@ -62,12 +62,15 @@ func (r *Router) relaxed(ctx context.Context, text string, limit int, sp *specif
 // first; it also returns the matches' skill positions and the search hits
 // they were chosen from, best first.
 func (r *Router) relaxedSearch(ctx context.Context, text string, rq request, want int) ([]Match, []int, []scored, error) {
-	return r.relaxedSearchWith(ctx, text, rq, want, nil)
+	return r.relaxedSearchWith(ctx, text, rq, want, nil, false)
 }
 
 // relaxedSearchWith is relaxedSearch for a request widened by ex (nil:
-// as written).
-func (r *Router) relaxedSearchWith(ctx context.Context, text string, rq request, want int, ex *expansion) ([]Match, []int, []scored, error) {
+// as written). Runners-up (relaxed) are not held to RelaxedThreshold:
+// they follow a sure match, and the evidence bar alone decides whether
+// one is worth a line (a skill whose fields hold more of the request may
+// be less relevant than one whose few words are rare).
+func (r *Router) relaxedSearchWith(ctx context.Context, text string, rq request, want int, ex *expansion, runnersUp bool) ([]Match, []int, []scored, error) {
 	out := []Match{}
 	if r.idx == nil {
 		return out, nil, nil, nil
@@ -91,6 +94,9 @@ func (r *Router) relaxedSearchWith(ctx context.Context, text string, rq request,
 		return out, nil, res, nil
 	}
 	cut := res[0].score * r.opts.RelaxedThreshold
+	if runnersUp {
+		cut = 0
+	}
 	for _, h := range res {
 		if h.score < cut || len(out) == want {
 			break
