@@ -144,7 +144,7 @@ func (rs *routerSkills) EachBody(ctx context.Context, fn func(i int, body []byte
 }
 
 // bodyReadBuffer is the buffer EachBody reads an agent file through.
-const bodyReadBuffer = 256 << 10
+const bodyReadBuffer = 64 << 10
 
 // BodySum is the CRC-32C of skill i's body the scan recorded (0 for a
 // skill folder, whose content hash covers it).
