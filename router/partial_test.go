@@ -18,6 +18,10 @@ func TestDataopsRequests(t *testing.T) {
 	if len(got) == 0 || got[0].Tier != TierPhrase {
 		t.Errorf("DAG failed: %s, want the phrase match first", brief(got))
 	}
+	// What run asks for: the one sure answer, no runner-up beside it.
+	if one := route(t, r, "the nightly orders DAG failed, can you check what happened", &Query{Limit: 1}); len(one) != 1 || one[0].Name != "incident-summary" || one[0].Tier != TierPhrase {
+		t.Errorf("DAG failed, limit 1: %s, want incident-summary alone", brief(one))
+	}
 	got = route(t, r, "payments-api is hanging, bounce it", &Query{Limit: 3})
 	if len(got) == 0 || got[0].Name != "restart-service" || got[0].Tier != TierRelaxed {
 		t.Errorf("bounce it: %s, want restart-service, relaxed", brief(got))
