@@ -55,14 +55,7 @@ func TestBodyWords(t *testing.T) {
 // words out, in first-use order, cut at the bound; the ASCII shortcut
 // gives what the analyzer gives.
 func TestBodyTerms(t *testing.T) {
-	m, err := newMapping()
-	if err != nil {
-		t.Fatal(err)
-	}
-	an, err := newAnalyzers(m)
-	if err != nil {
-		t.Fatal(err)
-	}
+	an := testAnalyzers(t)
 	skills := Skills{{Body: "Deploying the services: deploy, then check the service health. Deploys are logged."}}
 	x := newBodyIndexBuilder(1)
 	br := newBodyReader(skills, an, 100, x)

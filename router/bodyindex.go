@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"slices"
 
 	bsearch "github.com/blevesearch/bleve/v2/search"
@@ -165,60 +164,24 @@ var errBadBodies = errors.New("body index file is damaged")
 
 // writeBodyIndex saves x to path.
 func writeBodyIndex(path string, x *bodyIndex) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	w := bufio.NewWriterSize(f, 1<<16)
-	w.WriteString(bodiesMagic)
-	var b [8]byte
-	terms := make([]string, len(x.ids))
-	for t, id := range x.ids {
-		terms[id] = t
-	}
-	binary.LittleEndian.PutUint64(b[:], uint64(len(terms)))
-	w.Write(b[:])
-	for _, t := range terms {
-		binary.LittleEndian.PutUint64(b[:], uint64(len(t)))
-		w.Write(b[:])
-		w.WriteString(t)
-	}
-	buf := make([]byte, 0, 4096)
-	for _, l := range [][]uint32{x.start, x.df, x.length} {
-		binary.LittleEndian.PutUint64(b[:], uint64(len(l)))
-		w.Write(b[:])
-		for _, v := range l {
-			buf = binary.LittleEndian.AppendUint32(buf, v)
-			if len(buf) == cap(buf) {
-				w.Write(buf)
-				buf = buf[:0]
-			}
-		}
-		w.Write(buf)
-		buf = buf[:0]
-	}
-	binary.LittleEndian.PutUint64(b[:], uint64(len(x.post)))
-	w.Write(b[:])
-	w.Write(x.post)
-	if err := w.Flush(); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
+	return writeLists(path, bodiesMagic, func(lw *listWriter) {
+		lw.terms(x.ids)
+		lw.ints(x.start)
+		lw.ints(x.df)
+		lw.ints(x.length)
+		lw.bytes(x.post)
+	})
 }
 
 // readBodyIndex reads the body index of skills skills from path.
 func readBodyIndex(path string, skills int) (*bodyIndex, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	return decodeBodyIndex(bufio.NewReaderSize(f, 1<<16), fi.Size(), skills)
+	var x *bodyIndex
+	err := readLists(path, func(r io.Reader, size int64) error {
+		var err error
+		x, err = decodeBodyIndex(r, size, skills)
+		return err
+	})
+	return x, err
 }
 
 // decodeBodyIndex decodes a body index of skills skills from size bytes,
