@@ -149,9 +149,9 @@ type Options struct {
 	// there is none to open (no Prepared entry, no cache entry under
 	// ContentHash) and the agent has at most 25,000 skills: routes start
 	// once the phrase index and the index's term statistics exist, and
-	// give the answers they would give after the build; only a request
-	// that needs the relaxed tier (or a challenge, see routeRanked) waits
-	// for it. The build starts once
+	// give the answers they would give after the build, but for their
+	// relaxed runners-up, which they leave out; only a request that needs
+	// the relaxed tier (or a challenge, see routeRanked) waits for it. The build starts once
 	// the first route is answered (30 ms at most). ctx then also governs
 	// the build, Close waits for it, Info says IndexBuilding until it
 	// ends and Wait waits for it. Progress is still reported. Default
