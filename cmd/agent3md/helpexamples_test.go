@@ -21,7 +21,7 @@ func TestEveryCommandHelpHasExample(t *testing.T) {
 		{"completion", "fish"}, {"completion", "powershell"},
 		{"export"}, {"get"}, {"import"}, {"index"}, {"manifest"}, {"mcp"},
 		{"new"}, {"parse"}, {"resolve"}, {"route"}, {"run"}, {"selftest"},
-		{"serve"}, {"skills"}, {"validate"}, {"version"},
+		{"serve"}, {"skills"}, {"sync"}, {"validate"}, {"version"},
 	}
 	for _, c := range cmds {
 		code, out, errOut := cli(t, append(c, "--help")...)

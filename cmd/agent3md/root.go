@@ -83,7 +83,7 @@ fill the skill's typed inputs, run (or hand back) its command.`,
 		a.parseCmd(), a.validateCmd(), a.newCmd(), a.importCmd(),
 		a.manifestCmd(), a.skillsCmd(), a.routeCmd(), a.getCmd(), a.resolveCmd(),
 		a.runCmd(), a.exportCmd(), a.indexCmd(),
-		a.mcpCmd(), a.serveCmd(), a.selftestCmd(), a.versionCmd(), a.cacheCmd(),
+		a.mcpCmd(), a.serveCmd(), a.selftestCmd(), a.syncCmd(), a.versionCmd(), a.cacheCmd(),
 		a.limitsHelp(),
 	)
 	a.strictGroups(root)
