@@ -58,7 +58,7 @@ plain words runs directly, without a shell; any other through sh -c.
 Exit status: 0 done (with --exec: the command's own status), 1 invalid agent
 file or argument, 2 usage or I/O error, 120 no skill matched, 121 refused by
 the guard, 122 inputs missing or invalid. See docs/run-guard.md.`,
-		Example: `  agent3md run examples/devtools.3md "search the code for parseConfig" pattern=parseConfig path=.
+		Example: `  agent3md run examples/devtools.3md "search the code for parseConfig" pattern=parseConfig path=.   # → search-code
   agent3md run --exec --skill search-code examples/devtools.3md pattern=TODO path=.
   agent3md run --exec --yes --skill rollback-deploy examples/oncall.3md service=api namespace=prod revision=3`,
 		Args: args(cobra.MinimumNArgs(1)),
