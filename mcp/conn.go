@@ -10,8 +10,6 @@ import (
 	"log/slog"
 	"sync"
 	"time"
-
-	"github.com/agent3md/agent3md/internal/jsoncheck"
 )
 
 // DefaultMaxInFlight is how many handler goroutines one connection runs at
@@ -56,6 +54,7 @@ type conn struct {
 	ctx        context.Context // every request's context derives from it
 	cancelReqs context.CancelFunc
 	grace      time.Duration // eofGrace; tests shorten it
+	stall      time.Duration // eofGrace: how long nothing may move after the cut (eof.go)
 	log        *slog.Logger
 	lr         *lineReader
 	// initRead is set once the reader has read an initialize request
@@ -84,18 +83,27 @@ type conn struct {
 	free     [][]byte // written chunks kept for reuse
 	closing  bool     // no more answers will come: the writer ends when out is empty
 	stopped  bool     // Serve is ending: nobody waits any more
-	// eofCancelled is set when requests were cancelled because stdin
-	// closed while they ran.
-	eofCancelled bool
-	ioErr        error // the first read or write failure
+	// cut is set a grace period after EOF when requests were still owed:
+	// the running ones were cancelled, and the rest start only to be
+	// answered that they were not run (eof.go).
+	cut bool
+	// progress counts answers put and writes done, for EOF's watchdog.
+	progress uint64
+	ioErr    error // the first read or write failure
 
 	kick       chan struct{} // wakes the writer
 	stop       chan struct{} // closed when Serve ends
 	writerDone chan struct{}
+	// abandoned is closed when, after EOF, nothing moved for a grace
+	// period: Serve returns without the answers it could not deliver.
+	abandoned chan struct{}
 
 	// onWait, when set (tests), is called under mu each time the reader
 	// waits for room, with the pending byte count.
 	onWait func(pending int64)
+	// onCut, when set (tests), is called once the requests owed a grace
+	// period after EOF have been cut.
+	onCut func()
 }
 
 func newConn(ctx context.Context, srv *server, in io.Reader, out io.Writer, opts *Options) *conn {
@@ -105,6 +113,7 @@ func newConn(ctx context.Context, srv *server, in io.Reader, out io.Writer, opts
 		ctx:         ctx,
 		cancelReqs:  cancel,
 		grace:       eofGrace,
+		stall:       eofGrace,
 		log:         srv.log,
 		lr:          newLineReader(in, opts.MaxLineBytes),
 		w:           out,
@@ -114,6 +123,7 @@ func newConn(ctx context.Context, srv *server, in io.Reader, out io.Writer, opts
 		kick:        make(chan struct{}, 1),
 		stop:        make(chan struct{}),
 		writerDone:  make(chan struct{}),
+		abandoned:   make(chan struct{}),
 	}
 	if c.maxInFlight <= 0 {
 		c.maxInFlight = DefaultMaxInFlight
@@ -165,44 +175,6 @@ func (c *conn) waitRoom() bool {
 	return !c.stopped
 }
 
-// drain runs at EOF: once every request read has been answered or
-// cancelled, the writer writes what is left and ends. Requests still
-// running after the grace period have their contexts cancelled (they
-// answer with an error saying so); any still running a grace period
-// later are abandoned, so a server whose stdin closed always ends.
-func (c *conn) drain() {
-	// Open subscriptions/listen requests end with the input: they are
-	// answered at once rather than held for the grace period.
-	c.sess.eachListen(func(l *listen) { l.stop() })
-	idle := make(chan struct{})
-	go func() {
-		c.waitHeld()
-		c.tr.waitIdle(c.stop)
-		close(idle)
-	}()
-	t := time.NewTimer(c.grace)
-	defer t.Stop()
-	select {
-	case <-idle:
-	case <-t.C:
-		c.mu.Lock()
-		c.eofCancelled = true
-		c.mu.Unlock()
-		c.log.Warn("stdin closed with requests still running; cancelling them", "requests", c.tr.count(), "grace", c.grace)
-		c.cancelReqs()
-		t.Reset(c.grace)
-		select {
-		case <-idle:
-		case <-t.C:
-			c.log.Warn("requests ignored their cancellation; ending without their answers", "requests", c.tr.count())
-		}
-	}
-	c.mu.Lock()
-	c.closing = true
-	c.mu.Unlock()
-	c.wake()
-}
-
 // accept classifies one line: blank (ignored), a batch, or one message.
 func (c *conn) accept(line []byte) {
 	line = bytes.TrimSpace(line)
@@ -218,91 +190,67 @@ func (c *conn) accept(line []byte) {
 		c.put(errLine)
 		return
 	}
-	if out := c.acceptOne(m, len(line), nil, 0); out != nil {
-		c.put(out)
-	}
+	c.acceptOne(m, len(line))
 }
 
-// acceptBatch handles a JSON array: only connections negotiated to
-// 2025-03-26 may batch.
-func (c *conn) acceptBatch(line []byte) {
-	if !jsoncheck.Valid(line) {
-		c.put(parseErrorLine(line))
-		return
-	}
-	if !c.sess.batchesAllowed() {
-		c.put(errorLine(nil, codeInvalidRequest,
-			"Invalid Request: batches are accepted only on connections initialized with protocol version 2025-03-26", nil))
-		return
-	}
-	var elems []json.RawMessage
-	if err := json.Unmarshal(line, &elems); err != nil || len(elems) == 0 {
-		c.put(errorLine(nil, codeInvalidRequest, "Invalid Request: empty batch", nil))
-		return
-	}
-	b := newBatch(c, len(elems))
-	for i, raw := range elems {
-		m, errLine := decodeMessage(bytes.TrimSpace(raw))
-		if errLine == nil {
-			errLine = c.acceptOne(m, len(raw), b, i)
-		}
-		if errLine != nil {
-			b.set(i, errLine)
-		}
-	}
-	b.seal()
-}
-
-// acceptOne takes one valid message: a cancellation is applied, another
-// notification handled, a cheap request answered now, any other request
-// queued (inside batch b at slot when b is not nil). It returns an error
-// line to send in the request's place, or nil.
-func (c *conn) acceptOne(m message, size int, b *batch, slot int) []byte {
-	if m.method == methodInitialize && m.rawID != nil && b == nil {
+// acceptOne takes one valid message outside a batch: a cancellation is
+// applied, another notification handled, a cheap request answered now,
+// any other request queued.
+func (c *conn) acceptOne(m message, size int) {
+	if m.method == methodInitialize && m.rawID != nil {
 		defer func() { c.initRead = true }() // after m itself is queued or handled
 	}
 	switch {
 	case m.reply:
 		// This server sends no requests, so no response is awaited.
 		c.log.Debug("ignoring a response from the client", "id", string(m.rawID))
-		return nil
+		return
 	case m.rawID == nil && m.method == methodCancelled:
 		c.cancelled(m.params)
-		return nil
+		return
 	case m.rawID == nil:
 		if !c.hold(m, false) {
 			c.srv.notify(c.sess, m.method)
 		}
-		return nil
-	case b != nil && m.method == methodInitialize:
-		return errorLine(m.rawID, codeInvalidRequest, "Invalid Request: initialize must not be part of a batch", nil)
-	case b == nil && c.tryInline(m):
-		return nil
+		return
+	case c.tryInline(m):
+		return
 	}
-	// The message's slices point into the line, which the next read
-	// overwrites: a queued request keeps its own copies.
-	e := &inflight{rawID: bytes.Clone(m.rawID), key: m.key, method: m.method, params: bytes.Clone(m.params), size: int64(size) + queuedOverhead, batch: b, slot: slot,
+	c.enqueue(c.newInflight(m, size, nil, 0))
+}
+
+// newInflight makes the tracked form of request m (size bytes on the
+// wire), inside batch b at slot when b is not nil. The message's slices
+// point into the line, which the next read overwrites: a queued request
+// keeps its own copies.
+func (c *conn) newInflight(m message, size int, b *batch, slot int) *inflight {
+	return &inflight{rawID: bytes.Clone(m.rawID), key: m.key, method: m.method, params: bytes.Clone(m.params), size: int64(size) + queuedOverhead, batch: b, slot: slot,
 		beforeHandshake: !c.initRead}
+}
+
+// enqueue tracks e, charges it to the budget and starts it on a handler
+// goroutine when the in-flight bound and the answer lead allow, else
+// queues it.
+func (c *conn) enqueue(e *inflight) {
 	c.tr.add(e)
 	c.mu.Lock()
 	c.pending += e.size
-	if e.method == methodListen && b == nil {
+	if e.method == methodListen && e.batch == nil {
 		// A listen is held open until cancelled or the input ends: run
 		// outside the in-flight bound, it never holds a handler slot that
 		// other requests wait for (the session bounds open listens).
 		c.mu.Unlock()
 		go c.run(e)
-		return nil
+		return
 	}
 	if c.running < c.maxInFlight && c.mayStartLocked() {
 		c.running++
 		c.mu.Unlock()
 		go c.work(e)
-		return nil
+		return
 	}
 	c.queue = append(c.queue, e)
 	c.mu.Unlock()
-	return nil
 }
 
 // mayStartLocked reports whether a queued request may start: the answers
@@ -467,32 +415,29 @@ func (c *conn) run(e *inflight) {
 	}
 	params, err := decodeParams(e.params)
 	var res any
-	if err == nil {
+	switch {
+	case c.cutAtEOF():
+		err = c.notRunAtEOF(e.method)
+	case err == nil:
 		if e.beforeHandshake {
 			ctx = withBeforeHandshake(ctx)
 		}
 		res, err = c.srv.safeDispatch(withRequestID(ctx, e.rawID), c.sess, e.method, params)
-	}
-	if err != nil && c.ctx.Err() != nil && c.cancelledAtEOF() {
-		err = errorf(codeInternalError, "Internal error: %s was cancelled: stdin closed and it was still running %v later", e.method, c.grace)
+		if err != nil && ctx.Err() != nil && c.cutAtEOF() {
+			err = c.cancelledAtEOF(e.method)
+		}
 	}
 	if !c.tr.finish(e) {
 		c.credit(e.size)
 		return
 	}
 	if e.batch != nil {
-		e.batch.fill(e.slot, appendAnswer(nil, e.rawID, res, err))
+		e.batch.fill(e.slot, e.rawID, appendAnswer(nil, e.rawID, res, err))
 	} else {
 		c.putAnswer(e.rawID, res, err)
 	}
 	c.credit(e.size)
 	c.tr.release(e)
-}
-
-func (c *conn) cancelledAtEOF() bool {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.eofCancelled
 }
 
 // cancelled honours notifications/cancelled as the line is read, whatever
@@ -602,8 +547,38 @@ func (c *conn) putLine(a, b, z []byte) {
 	c.out[n-1] = append(append(append(append(c.out[n-1], a...), b...), z...), '\n')
 	c.pending += int64(size)
 	c.unwritten += int64(size)
+	c.progress++
 	c.mu.Unlock()
 	c.wake()
+}
+
+// putOwned hands the writer a line the caller gives up, with room for the
+// newline: a large one (a batch's array) becomes a chunk of its own rather
+// than being copied.
+func (c *conn) putOwned(line []byte) {
+	if len(line) < outChunk {
+		c.put(line)
+		return
+	}
+	line = append(line, '\n')
+	c.mu.Lock()
+	if c.stopped {
+		c.mu.Unlock()
+		return
+	}
+	c.out = append(c.out, line)
+	c.pending += int64(len(line))
+	c.unwritten += int64(len(line))
+	c.progress++
+	c.mu.Unlock()
+	c.wake()
+}
+
+// charge takes n bytes from the budget.
+func (c *conn) charge(n int64) {
+	c.mu.Lock()
+	c.pending += n
+	c.mu.Unlock()
 }
 
 // credit returns n bytes to the budget.
@@ -649,6 +624,7 @@ func (c *conn) writeLoop() {
 			c.mu.Lock()
 			c.pending -= int64(len(buf))
 			c.unwritten -= int64(len(buf))
+			c.progress++
 			c.startQueuedLocked()
 			if cap(buf) == outChunk && len(c.free) < maxFreeChunks {
 				c.free = append(c.free, buf[:0])
@@ -700,81 +676,4 @@ func (c *conn) pendingBytes() int64 {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.pending
-}
-
-// batch collects the responses of one 2025-03-26 batch and writes them as
-// one array, in the order of the batch's elements, once every request in it
-// is answered or cancelled. A batch of notifications only writes nothing.
-type batch struct {
-	c       *conn
-	mu      sync.Mutex
-	slots   [][]byte // one per element; nil for notifications and cancelled requests
-	bytes   int64    // answer bytes held, charged to the budget
-	waiting int      // requests not yet answered
-	sealed  bool
-	written bool
-}
-
-func newBatch(c *conn, n int) *batch { return &batch{c: c, slots: make([][]byte, n)} }
-
-// expect counts one more request awaiting its response.
-func (b *batch) expect() {
-	b.mu.Lock()
-	b.waiting++
-	b.mu.Unlock()
-}
-
-// set records an element's immediate error entry.
-func (b *batch) set(slot int, line []byte) {
-	b.mu.Lock()
-	b.slots[slot] = line
-	b.mu.Unlock()
-}
-
-// fill records the response of an expected request.
-func (b *batch) fill(slot int, line []byte) {
-	b.c.mu.Lock()
-	b.c.pending += int64(len(line))
-	b.c.mu.Unlock()
-	b.mu.Lock()
-	b.slots[slot] = line
-	b.bytes += int64(len(line))
-	b.waiting--
-	b.flushLocked()
-	b.mu.Unlock()
-}
-
-// drop forgets an expected request that was cancelled.
-func (b *batch) drop() {
-	b.mu.Lock()
-	b.waiting--
-	b.flushLocked()
-	b.mu.Unlock()
-}
-
-// seal marks the end of the batch's elements.
-func (b *batch) seal() {
-	b.mu.Lock()
-	b.sealed = true
-	b.flushLocked()
-	b.mu.Unlock()
-}
-
-func (b *batch) flushLocked() {
-	if !b.sealed || b.written || b.waiting > 0 {
-		return
-	}
-	b.written = true
-	var entries [][]byte
-	for _, e := range b.slots {
-		if e != nil {
-			entries = append(entries, e)
-		}
-	}
-	if len(entries) > 0 {
-		out := append([]byte{'['}, bytes.Join(entries, []byte{','})...)
-		b.c.put(append(out, ']'))
-	}
-	b.slots = nil
-	b.c.credit(b.bytes)
 }

@@ -15,8 +15,10 @@
 //     they are read, the rest queued for at most Options.MaxInFlight
 //     handler goroutines while input is still read up to
 //     Options.MaxPendingBytes; notifications/cancelled applied as it is
-//     read; 2025-03-26 batches; one writer goroutine; EOF waiting a grace
-//     period for running requests;
+//     read; 2025-03-26 batches within one answer's bound (batch.go;
+//     over HTTP httpbatch.go); one writer goroutine; EOF answering what
+//     was read while the client reads, cutting what is still owed a
+//     grace period later (eof.go);
 //   - the transports: stdio lines (stream.go) and HTTP (http.go, over
 //     Server.Exchange in exchange.go: one message, one session, one
 //     answer);

@@ -97,6 +97,47 @@ func FuzzEachMember(f *testing.F) {
 	})
 }
 
+// FuzzEachElement: for any valid JSON array, eachElement yields exactly
+// the elements encoding/json decodes, in order, as slices of the array;
+// and each yields its short errors within the memory a batch plans for it
+// (plannedEntryMax besides the element).
+func FuzzEachElement(f *testing.F) {
+	for _, s := range []string{`[]`, `[ ]`, `[1,"a",{"b":[2,3]}]`, `[ {"jsonrpc":"2.0","id":"x,]","method":"ping"} , [ ] ,null]`, `[[[]],{"a":"\"]"}]`} {
+		f.Add(s)
+	}
+	a := &httpBatch{tl: tooLargeEntry(1 << 30)}
+	f.Fuzz(func(t *testing.T, in string) {
+		b := bytes.TrimSpace([]byte(in))
+		if len(b) == 0 || b[0] != '[' || !json.Valid(b) {
+			return
+		}
+		var want []json.RawMessage
+		if err := json.Unmarshal(b, &want); err != nil {
+			t.Fatalf("%s: valid JSON array not decoded: %v", b, err)
+		}
+		var got [][]byte
+		eachElement(b, func(start, end int) { got = append(got, b[start:end]) })
+		if len(got) != len(want) {
+			t.Fatalf("%s: %d elements, want %d", b, len(got), len(want))
+		}
+		for i := range want {
+			if !bytes.Equal(got[i], bytes.TrimSpace(want[i])) {
+				t.Fatalf("%s: element %d = %s, want %s", b, i, got[i], want[i])
+			}
+			pk, ok := peek(got[i])
+			lines := [][]byte{a.fixedLine(got[i], &pk, ok)}
+			if ok && pk.request {
+				lines = append(lines, a.tl.appendEntry(nil, pk.msg.rawID), busyEntry.appendEntry(nil, pk.msg.rawID))
+			}
+			for _, l := range lines {
+				if len(l)+1 > a.planned(len(got[i])) {
+					t.Fatalf("%s: an entry of %d bytes for element %s, over the %d planned", b, len(l), got[i], a.planned(len(got[i])))
+				}
+			}
+		}
+	})
+}
+
 // FuzzHTTPBody posts arbitrary bodies to the HTTP handler, with and
 // without a 2025-03-26 header (the one revision whose batches it serves):
 // it must never panic, and every answer with a body must be one JSON

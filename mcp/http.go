@@ -26,10 +26,17 @@ type HTTPOptions struct {
 	// MaxBodyBytes bounds one POST body (default DefaultMaxLineBytes).
 	MaxBodyBytes int64
 	// MaxBatchAnswerBytes bounds the answers of one 2025-03-26 batch,
-	// which are sent as one array (default DefaultMaxPendingBytes, the
-	// bound stdio puts on what it holds for a client); past it the
-	// remaining requests are refused with a short error each.
+	// which are sent as one array (default: the server's bound on one
+	// answer, Options.MaxAnswerBytes, as on stdio); past it the remaining
+	// requests get a short error each (batch.go).
 	MaxBatchAnswerBytes int64
+	// ReserveAnswer, when set, is asked for n bytes of the server's memory
+	// for answers being written before an answer is held for writing (a
+	// batch asks as its array grows), and keeps them until the request
+	// ends; serve passes httpd.ReserveAnswer. When it reports false it has
+	// answered 503 itself, unless w is nil (a stream, whose status is
+	// sent: the answer becomes an error event), and the request ends.
+	ReserveAnswer func(w http.ResponseWriter, r *http.Request, n int64) bool
 	// KeepAlive is the interval of the comments that keep an open event
 	// stream alive through proxies (default 15 s).
 	KeepAlive time.Duration
@@ -62,7 +69,7 @@ func (S *Server) HTTPHandler(opts *HTTPOptions) http.Handler {
 		o.MaxBodyBytes = DefaultMaxLineBytes
 	}
 	if o.MaxBatchAnswerBytes <= 0 {
-		o.MaxBatchAnswerBytes = DefaultMaxPendingBytes
+		o.MaxBatchAnswerBytes = int64(S.srv.maxAnswerBytes())
 	}
 	if o.KeepAlive <= 0 {
 		o.KeepAlive = 15 * time.Second
@@ -82,7 +89,7 @@ func (h *httpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			fmt.Sprintf("Method not allowed: this endpoint takes POST (one JSON-RPC message); %s is not served, since the server is stateless", r.Method))
 		return
 	}
-	body, err := io.ReadAll(io.LimitReader(r.Body, h.o.MaxBodyBytes+1))
+	body, err := readBody(r, h.o.MaxBodyBytes)
 	if err != nil {
 		writeJSONError(w, http.StatusBadRequest, codeParseError, "Parse error: reading the request body: "+err.Error())
 		return
@@ -126,71 +133,22 @@ func (h *httpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if rep.Line == nil {
 		return // the client went away
 	}
+	if h.o.ReserveAnswer != nil && !h.o.ReserveAnswer(w, r, int64(len(rep.Line))) {
+		return // answered 503
+	}
 	writeLine(w, statusFor(rep, rep.Modern), rep.Line)
 }
 
-// batch serves a JSON array of messages. 2025-03-26 is the one revision
-// whose Streamable HTTP takes batches, and its clients send no
-// MCP-Protocol-Version header, so a batch is served when the header is
-// absent or names 2025-03-26 and refused (400, -32600) otherwise
-// (docs/protocol.md §2, §12). Each element is served as a 2025-03-26
-// request, in order; the answer is one array without entries for
-// notifications and responses, or 202 when nothing wants an answer. The
-// array is bounded by MaxBatchAnswerBytes.
-// initialize, and a 2026-07-28 request (stateless, never batched), are
-// refused element by element, as on stdio.
-func (h *httpHandler) batch(w http.ResponseWriter, r *http.Request, body []byte, hv string) {
-	if hv != "" && hv != version20250326 {
-		writeJSONError(w, http.StatusBadRequest, codeInvalidRequest,
-			fmt.Sprintf("Invalid Request: batches are accepted only at protocol version %s (header %s is %q); send one message per request", version20250326, headerProtocolVersion, hv))
-		return
+// readBody reads the POST body, at most max+1 bytes (so a longer one is
+// seen). A body the HTTP server has already read whole (httpd hands over
+// one with a TakeBytes method) is taken over rather than copied: a 4 MiB
+// batch is then held once, not twice, and only while this handler still
+// uses it, not while a slow client reads the answer.
+func readBody(r *http.Request, max int64) ([]byte, error) {
+	if b, ok := r.Body.(interface{ TakeBytes() []byte }); ok {
+		return b.TakeBytes(), nil
 	}
-	var elems []json.RawMessage
-	if err := json.Unmarshal(body, &elems); err != nil {
-		writeLine(w, http.StatusBadRequest, parseErrorLine(body))
-		return
-	}
-	if len(elems) == 0 {
-		writeJSONError(w, http.StatusBadRequest, codeInvalidRequest, "Invalid Request: empty batch")
-		return
-	}
-	out := []byte{'['}
-	answers := 0
-	for _, elem := range elems {
-		pk, ok := peek(elem)
-		if h.o.OnMethod != nil && pk.method != "" {
-			h.o.OnMethod(r, pk.method)
-		}
-		var line []byte
-		switch {
-		case ok && pk.request && pk.method == methodInitialize:
-			line = errorLine(pk.msg.rawID, codeInvalidRequest, "Invalid Request: initialize must not be part of a batch", nil)
-		case ok && pk.request && pk.modern:
-			line = errorLine(pk.msg.rawID, codeInvalidRequest, "Invalid Request: a "+version20260728+" request is never batched; send one message per request", nil)
-		case len(bytes.TrimSpace(elem)) > 0 && bytes.TrimSpace(elem)[0] == '[':
-			line = errorLine(nil, codeInvalidRequest, "Invalid Request: a batch element must be a JSON-RPC message, not an array", nil)
-		case ok && pk.request && int64(len(out)) > h.o.MaxBatchAnswerBytes:
-			line = errorLine(pk.msg.rawID, codeInvalidRequest, fmt.Sprintf("Invalid Request: the batch's answers passed the %d-byte bound before this request; send it in another batch", h.o.MaxBatchAnswerBytes), nil)
-		default:
-			line = h.S.exchange(r.Context(), &Exchange{Body: elem, ProtocolVersion: version20250326}, &pk).Line
-		}
-		if r.Context().Err() != nil {
-			return // the client went away
-		}
-		if line == nil {
-			continue
-		}
-		if answers > 0 {
-			out = append(out, ',')
-		}
-		out = append(out, line...)
-		answers++
-	}
-	if answers == 0 {
-		w.WriteHeader(http.StatusAccepted)
-		return
-	}
-	writeLine(w, http.StatusOK, append(out, ']'))
+	return io.ReadAll(io.LimitReader(r.Body, max+1))
 }
 
 // checkHeaders applies the transport's header rules before the request is
@@ -308,6 +266,11 @@ func (h *httpHandler) stream(w http.ResponseWriter, r *http.Request, x *Exchange
 	}()
 	rep := h.S.exchange(r.Context(), x, pk)
 	close(done)
+	if rep.Line != nil && h.o.ReserveAnswer != nil && !h.o.ReserveAnswer(nil, r, int64(len(rep.Line))) {
+		// The status is sent: the answer the memory could not hold
+		// becomes an error the client can retry on.
+		rep.Line = errorLine(pk.msg.rawID, codeInternalError, "Service unavailable: the server's memory for answers being sent is in use (agent3md serve --max-answer-memory); retry shortly", nil)
+	}
 	es.end(rep.Line)
 }
 

@@ -139,6 +139,7 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, opts *Options) erro
 	go c.readLoop()
 	select {
 	case <-c.writerDone: // every answer written after EOF, or a write failed
+	case <-c.abandoned: // after EOF, nothing moved for a grace period
 	case <-ctx.Done():
 	}
 	c.shutdown()

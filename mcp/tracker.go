@@ -46,9 +46,6 @@ func newTracker() *tracker {
 
 // add registers a request and gives it its private id.
 func (t *tracker) add(e *inflight) {
-	if e.batch != nil {
-		e.batch.expect()
-	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.next++
@@ -121,13 +118,6 @@ func (t *tracker) cancel(key string) bool {
 	return true
 }
 
-// count is the number of requests owing a response.
-func (t *tracker) count() int {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return len(t.live)
-}
-
 // waitIdle blocks until no request is live or stop is closed.
 func (t *tracker) waitIdle(stop <-chan struct{}) {
 	t.mu.Lock()
@@ -148,4 +138,37 @@ func (t *tracker) wake() {
 	t.mu.Lock()
 	t.cond.Broadcast()
 	t.mu.Unlock()
+}
+
+// cancelRunning cancels the context of every request whose handler has
+// started and whose answer is not yet claimed, leaving them tracked: each
+// still answers (with an error saying why). It returns how many.
+func (t *tracker) cancelRunning() int {
+	t.mu.Lock()
+	var cancels []context.CancelFunc
+	for _, e := range t.live {
+		if e.cancel != nil && !e.writing {
+			cancels = append(cancels, e.cancel)
+		}
+	}
+	t.mu.Unlock()
+	for _, cancel := range cancels {
+		cancel()
+	}
+	return len(cancels)
+}
+
+// counts is how many requests owe a response: running (their handler has
+// started) and queued (waiting for one).
+func (t *tracker) counts() (running, queued int) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for _, e := range t.live {
+		if e.cancel != nil {
+			running++
+		} else {
+			queued++
+		}
+	}
+	return running, queued
 }

@@ -24,7 +24,8 @@ import (
 var update = flag.Bool("update", false, "rewrite testdata/transcripts/*.txtar with the server's actual responses")
 
 // A transcript (testdata/transcripts/*.txtar) is a comment holding options
-// ("agent: ada.3md", "max-line-bytes: 200") and one "transcript" section of
+// ("agent: ada.3md", "max-line-bytes: 200", "max-answer-bytes: 6000",
+// "max-in-flight: 1") and one "transcript" section of
 // steps: each "> line" is written to the server, and the "< line"s after it
 // are the responses it must produce before the next input is written
 // (compared as a set: concurrent requests may answer in any order). Input
@@ -43,10 +44,17 @@ type step struct {
 }
 
 type transcript struct {
-	comment string
-	agent   string
-	maxLine int
-	steps   []*step
+	comment     string
+	agent       string
+	maxLine     int
+	maxAnswer   int // "max-answer-bytes: N"
+	maxInFlight int // "max-in-flight: N"
+	steps       []*step
+}
+
+// options are the server options the transcript's header sets.
+func (tr *transcript) options() *Options {
+	return &Options{MaxLineBytes: tr.maxLine, MaxAnswerBytes: tr.maxAnswer, MaxInFlight: tr.maxInFlight}
 }
 
 // parseTranscript reads the txtar-shaped file.
@@ -63,12 +71,12 @@ func parseTranscript(data []byte) (*transcript, error) {
 		switch strings.TrimSpace(k) {
 		case "agent":
 			tr.agent = strings.TrimSpace(v)
-		case "max-line-bytes":
+		case "max-line-bytes", "max-answer-bytes", "max-in-flight":
 			n, err := strconv.Atoi(strings.TrimSpace(v))
 			if err != nil {
-				return nil, fmt.Errorf("max-line-bytes: %w", err)
+				return nil, fmt.Errorf("%s: %w", strings.TrimSpace(k), err)
 			}
-			tr.maxLine = n
+			*map[string]*int{"max-line-bytes": &tr.maxLine, "max-answer-bytes": &tr.maxAnswer, "max-in-flight": &tr.maxInFlight}[strings.TrimSpace(k)] = n
 		}
 	}
 	for i, l := range strings.Split(strings.TrimSuffix(body, "\n"), "\n") {
@@ -254,12 +262,12 @@ func runTranscript(t *testing.T, file string) {
 	if err != nil {
 		t.Fatalf("%s: %v", file, err)
 	}
-	h := startServer(t, tr.agent, &Options{MaxLineBytes: tr.maxLine})
+	h := startServer(t, tr.agent, tr.options())
 	got := make([][]string, len(tr.steps))
 	for i, s := range tr.steps {
 		if s.src == ">reconnect" {
 			h.finish()
-			h = startServer(t, tr.agent, &Options{MaxLineBytes: tr.maxLine})
+			h = startServer(t, tr.agent, tr.options())
 			continue
 		}
 		if _, err := h.in.Write(s.in); err != nil {

@@ -31,6 +31,7 @@ func (a *app) serveCmd() *cobra.Command {
 		o          httpd.Options
 		def        string
 		logLevel   string
+		memLimit   string
 		noWatch    bool
 		maxAnswer  int
 		allowOrig  []string
@@ -69,11 +70,18 @@ or on --metrics-addr without one.`,
 			if err := checkHTTPFlags(&o); err != nil {
 				return err
 			}
+			if o.MaxAnswerMemory < int64(maxAnswer) {
+				return ioError(fmt.Errorf("--max-answer-memory %d is less than --max-answer-bytes %d: one answer of the largest size could never be sent; raise --max-answer-memory", o.MaxAnswerMemory, maxAnswer))
+			}
 			level, err := parseLevel(logLevel)
 			if err != nil {
 				return err
 			}
 			logger := slog.New(slog.NewTextHandler(a.stderr, &slog.HandlerOptions{Level: level}))
+			mem, err := memlimit.Parse(memLimit)
+			if err != nil {
+				return ioError(err)
+			}
 			// Deferred first, so it ends last: a stop that hangs anywhere
 			// below is still ended by a second signal or the grace.
 			stops, endStops := watchStopSignals(logger, o.ShutdownTimeout)
@@ -95,13 +103,18 @@ or on --metrics-addr without one.`,
 			o.Observer, o.Metrics = m, m.Handler()
 			a.useCache = true
 			ctx := c.Context()
-			sv, err := a.openServed(ctx, files, servedOptions{def: def, noWatch: noWatch, maxAnswer: maxAnswer, maxBody: o.MaxBodyBytes, logger: logger, folders: &folders, onAgent: m.AddAgent})
+			sv, err := a.openServed(ctx, files, servedOptions{def: def, noWatch: noWatch, maxAnswer: maxAnswer, maxBody: o.MaxBodyBytes, logger: logger, folders: &folders, onAgent: m.AddAgent, mem: mem})
 			if err != nil {
 				sv.Close() // what opened before the failure
 				return err
 			}
 			defer sv.Close()
 			servers, endpoints := sv.servers, sv.ep
+			// Loaded: from here the footprint is the agents plus what
+			// clients make the server hold, which the heap limit keeps
+			// close to what it holds (internal/memlimit) rather than twice that.
+			restoreMem := mem.ApplyUntilReturn(logger)
+			defer restoreMem()
 			srv, err := httpd.New(&o, endpoints)
 			if err != nil {
 				return ioError(credentialFlagError(err))
@@ -151,12 +164,14 @@ or on --metrics-addr without one.`,
 	f.BoolVar(&o.MetricsPublic, "metrics-public", false, "allow a non-loopback --metrics-addr (a firewall or network policy guards it)")
 	bytesize.Int64Var(f, &o.MaxBodyBytes, "max-body-bytes", httpd.DefaultMaxBodyBytes, fmt.Sprintf("largest request body (1 to %d; units B, KiB, MiB, GiB); past it the answer is 413", int64(maxMessageCeiling)))
 	f.IntVar(&o.MaxConcurrent, "max-concurrent", httpd.DefaultMaxConcurrent, "requests served at once; past it the answer is 503 with Retry-After")
+	bytesize.Int64Var(f, &o.MaxAnswerMemory, "max-answer-memory", httpd.DefaultMaxAnswerMemory, fmt.Sprintf("bytes of answers held for writing across all requests, at least --max-answer-bytes (up to %d; units B, KiB, MiB, GiB); past it the answer is 503 with Retry-After", int64(maxPendingCeiling)))
 	f.IntVar(&o.MaxStreams, "max-streams", httpd.DefaultMaxStreams, "subscriptions/listen streams open at once, besides --max-concurrent; past it the answer is 503")
 	f.DurationVar(&o.ShutdownTimeout, "shutdown-timeout", httpd.DefaultShutdownTimeout, "how long requests in flight may finish after SIGINT/SIGTERM")
 	f.DurationVar(&o.WriteTimeout, "write-timeout", httpd.DefaultWriteTimeout, "longest time to write one answer (event streams extend it as they go)")
 	bytesize.IntVar(f, &maxAnswer, "max-answer-bytes", mcp.DefaultMaxAnswerBytes, fmt.Sprintf("largest tool answer, in bytes, as for mcp (%d to %d; units B, KiB, MiB, GiB)", minAnswerBytes, maxAnswerCeiling))
 	f.BoolVar(&noWatch, "no-watch", false, "serve the files as loaded: do not watch them for changes")
 	f.StringVar(&logLevel, "log-level", "info", "stderr log level: debug, info, warn or error")
+	f.StringVar(&memLimit, "memory-limit", "auto", "Go soft memory limit once loaded, as for mcp: auto (follows the live heap plus a margin), off (Go's default, or GOMEMLIMIT), or a size such as 512MiB")
 	a.addLimitFlags(f)
 	a.addCacheFlags(f)
 	folders.add(f)
@@ -181,6 +196,7 @@ func checkHTTPFlags(o *httpd.Options) error {
 		{"max-body-bytes", o.MaxBodyBytes, maxMessageCeiling},
 		{"max-concurrent", int64(o.MaxConcurrent), maxConcurrentCeiling},
 		{"max-streams", int64(o.MaxStreams), maxStreamsCeiling},
+		{"max-answer-memory", o.MaxAnswerMemory, maxPendingCeiling},
 	} {
 		if err := checkRange(f.name, f.v, 1, f.max); err != nil {
 			return err
@@ -227,6 +243,7 @@ type servedOptions struct {
 	maxBody   int64
 	logger    *slog.Logger
 	folders   *folderFlags
+	mem       memlimit.Limit
 	// onAgent, when set, is told each agent's slug and gives the hook
 	// its reloads report to (the metrics').
 	onAgent func(slug string) (onReload func(error))
@@ -296,10 +313,10 @@ func (a *app) openServed(ctx context.Context, files []string, so servedOptions) 
 			},
 			Router: a.serveRouterOptions(), Version: buildVersion().short(), MaxAnswerBytes: maxAnswer,
 			Logger: logger.With("agent", slug), Projection: projectionJSON,
-			// serve has no --memory-limit; a large index build still runs
-			// at the lower GC target mcp's default gives it (not when GOGC
-			// is set), which bounds a cold 100,000-skill start's peak.
-			IndexBuild: memlimit.Auto.IndexBuild,
+			// A large index build runs at the lower GC target
+			// --memory-limit auto gives it (not when GOGC is set), as for
+			// mcp, which bounds a cold 100,000-skill start's peak.
+			IndexBuild: so.mem.IndexBuild,
 		}
 		if so.onAgent != nil {
 			opts.OnReload = so.onAgent(slug)
@@ -331,7 +348,7 @@ func (a *app) openServed(ctx context.Context, files []string, so servedOptions) 
 		sv.servers = append(sv.servers, s)
 		sv.ep.Agents[slug] = s.HTTPHandler(&mcp.HTTPOptions{MaxBodyBytes: maxBody,
 			OnMethod: func(r *http.Request, m string) { httpd.SetMCPMethod(r.Context(), m) },
-			OnStream: httpd.StartStream})
+			OnStream: httpd.StartStream, ReserveAnswer: httpd.ReserveAnswer})
 		logger.Info("agent ready", "agent", name, "endpoint", "/mcp/"+slug, "skills", skills, "file", file)
 	}
 	return sv, nil

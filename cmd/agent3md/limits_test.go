@@ -63,6 +63,9 @@ func TestServeFlagsRange(t *testing.T) {
 		{"--max-answer-bytes=0", "--max-answer-bytes 0 is out of range: use a value from 1024"},
 		{"--max-answer-bytes=2GiB", "--max-answer-bytes 2147483648 is out of range"},
 		{"--max-body-bytes=4Mx", "is not a size: write digits with an optional unit"},
+		{"--max-answer-memory=0", "--max-answer-memory 0 is out of range"},
+		{"--max-answer-memory=1MiB", "--max-answer-memory 1048576 is less than --max-answer-bytes 4194304"},
+		{"--memory-limit=lots", `--memory-limit "lots": use auto, off, or a size such as 512MiB`},
 	} {
 		t.Run(tt.flag, func(t *testing.T) {
 			// A server that starts anyway is stopped, not waited on forever.

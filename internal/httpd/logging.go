@@ -27,6 +27,8 @@ type requestInfo struct {
 	// request holds (StartStream moves it from one bound to the other).
 	streams chan struct{}
 	slot    slotHolder
+	// answers is the answer memory the request holds (ReserveAnswer).
+	answers answerHold
 	// What the RequestRecord says beyond the answer (observe.go), set on
 	// the request's goroutine.
 	stream    bool

@@ -69,11 +69,12 @@ const (
 	RejectBodyReads    Rejection = "body_reads"     // 503: too many bodies being read
 	RejectConcurrent   Rejection = "max_concurrent" // 503: MaxConcurrent requests running
 	RejectStreams      Rejection = "max_streams"    // 503: MaxStreams streams open
+	RejectAnswerMemory Rejection = "answer_memory"  // 503: MaxAnswerMemory held by answers (answers.go)
 )
 
 // Rejections lists every Rejection, for an observer that shows each from
 // the start (a counter at 0 rather than none).
-var Rejections = []Rejection{RejectHost, RejectOrigin, RejectBodyTooLarge, RejectBodyTimeout, RejectBodyReads, RejectConcurrent, RejectStreams}
+var Rejections = []Rejection{RejectHost, RejectOrigin, RejectBodyTooLarge, RejectBodyTimeout, RejectBodyReads, RejectConcurrent, RejectStreams, RejectAnswerMemory}
 
 // AuthFailure is why a request failed the bearer token check (401).
 type AuthFailure string

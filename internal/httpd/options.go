@@ -85,6 +85,11 @@ type Options struct {
 	// DefaultMaxConcurrent); past it the answer is 503 with Retry-After.
 	// /healthz is not counted.
 	MaxConcurrent int
+	// MaxAnswerMemory bounds the bytes of answers held for writing across
+	// all requests (default DefaultMaxAnswerMemory): a handler reserves
+	// each answer's bytes with ReserveAnswer, and past the budget the
+	// answer is 503 with Retry-After (answers.go).
+	MaxAnswerMemory int64
 	// MaxStreams bounds the requests turned into long-lived streams with
 	// StartStream (default DefaultMaxStreams); they leave MaxConcurrent,
 	// and past this bound StartStream answers 503.
@@ -143,6 +148,9 @@ func (o *Options) withDefaults() Options {
 	}
 	if c.MaxConcurrent <= 0 {
 		c.MaxConcurrent = DefaultMaxConcurrent
+	}
+	if c.MaxAnswerMemory <= 0 {
+		c.MaxAnswerMemory = DefaultMaxAnswerMemory
 	}
 	if c.MaxStreams <= 0 {
 		c.MaxStreams = DefaultMaxStreams

@@ -29,6 +29,7 @@ type Server struct {
 	sem      chan struct{} // one slot per request being served
 	reading  chan struct{} // one slot per request body being read (bodyReadsPerSlot)
 	streams  chan struct{} // one slot per open stream (StartStream)
+	answers  *answerBudget // answer memory (ReserveAnswer)
 	drain    chan struct{} // closed when shutdown starts
 	draining atomic.Bool
 	stopOnce sync.Once
@@ -63,6 +64,7 @@ func New(opts *Options, endpoints Endpoints) (*Server, error) {
 		sem:     make(chan struct{}, o.MaxConcurrent),
 		reading: make(chan struct{}, bodyReadsPerSlot*o.MaxConcurrent),
 		streams: make(chan struct{}, o.MaxStreams),
+		answers: newAnswerBudget(o.MaxAnswerMemory),
 		drain:   make(chan struct{}),
 	}
 	if (o.TLSCert == "") != (o.TLSKey == "") {
@@ -237,6 +239,8 @@ func (s *Server) Reload() error {
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
 	ri := &requestInfo{drain: s.drain, streams: s.streams}
+	ri.answers.budget = s.answers
+	defer ri.answers.release() // the answer is written, failed or cut off
 	r = r.WithContext(context.WithValue(r.Context(), infoKey{}, ri))
 	rec := &recorder{ResponseWriter: w}
 	if r.Body == nil { // only a Request built by hand; net/http always sets one

@@ -78,6 +78,19 @@ func (m Limit) Apply(log *slog.Logger) (stop func()) {
 	return func() {}
 }
 
+// ApplyUntilReturn is Apply for a command that returns while its process
+// goes on (serve run in-process, as tests do): what it returns stops the
+// following and puts back the limit in force before, so a limit fitted
+// to a server that has stopped does not stay on the process.
+func (m Limit) ApplyUntilReturn(log *slog.Logger) (restore func()) {
+	prev := debug.SetMemoryLimit(-1) // reads the limit without changing it
+	stop := m.Apply(log)
+	return func() {
+		stop()
+		debug.SetMemoryLimit(prev)
+	}
+}
+
 // A cold build of a large agent's routing index allocates gigabytes while
 // the server holds the agent (about 110 MB of heap at 100,000 skills), and
 // under Go's default target the heap grows to twice what it holds between
