@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agent3md/agent3md/internal/allocs"
 	"github.com/agent3md/agent3md/selftest"
 )
 
@@ -325,7 +326,13 @@ func TestRunAgainstFakeServers(t *testing.T) {
 			opts := tt.opts
 			opts.Command = fakeCommand(t, tt.variant)
 			if opts.Timeout == 0 {
+				// A hang guard, not a speed bound: the parallel fakes
+				// parse 4 MiB probe lines, and under -race on a loaded
+				// two-core machine one took over 5 s.
 				opts.Timeout = 5 * time.Second
+				if allocs.RaceEnabled {
+					opts.Timeout = 30 * time.Second
+				}
 			}
 			// A guard against hangs, not a speed assertion.
 			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
