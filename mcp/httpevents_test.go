@@ -17,7 +17,7 @@ import (
 
 // watchedHTTP serves a reloadable agent (agentText) over HTTP with opts
 // and waits for its first version.
-func watchedHTTP(t *testing.T, opts *HTTPOptions) (S *Server, url, path string, changes chan struct{}) {
+func watchedHTTP(t testing.TB, opts *HTTPOptions) (S *Server, url, path string, changes chan struct{}) {
 	t.Helper()
 	path = filepath.Join(t.TempDir(), "agent.3md")
 	writeByRename(t, path, agentText(1))
