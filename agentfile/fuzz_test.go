@@ -435,7 +435,7 @@ var knownRules = map[string]bool{
 	RuleTriggers: true, RuleDupInput: true, RuleInputType: true, RuleTool: true,
 	RuleToolInput: true, RuleUnusedInput: true, RuleUndeclaredTool: true,
 	RuleNameUTF8: true, RuleNUL: true, RuleUTF8: true, RuleStrayCR: true,
-	RuleHiddenDirective: true, RuleYAML: true, RuleDirectiveTypo: true, RuleMisspeltKey: true, RuleConfusableName: true, RuleToolRunsValue: true,
+	RuleHiddenDirective: true, RuleYAML: true, RuleDirectiveTypo: true, RuleMisspeltKey: true, RuleConfusableName: true, RuleToolQuote: true,
 }
 
 // hasCycleKahn reports whether the skills' dependency links form a cycle,

@@ -192,7 +192,6 @@ func (v *validation) skills() {
 		v.inputs(s, pl)
 		v.tool(s, pl, tools)
 		v.toolQuote(s, pl)
-		v.toolRunsValue(s, pl)
 		for _, l := range pl.Links {
 			if l.IntegerTarget() && !l.TargetExists {
 				v.r.Errors = append(v.r.Errors, Finding{Rule: RuleDeadLink, Z: &s.Z, Line: l.Line,

@@ -7,23 +7,53 @@ import (
 )
 
 // RuleToolQuote is the validator rule for command templates whose
-// placeholders the shell would not read as quoted text: inside $(…), `…`,
-// ${…}, arithmetic, a here-document or a comment, or in a word that also
-// expands something. A value filled there could run as code, so fill and
-// run refuse such a template; the validator reports it as an error.
+// placeholders a value could escape (docs/run-guard.md). An error where
+// the shell would not read the placeholder as quoted text (inside $(…),
+// `…`, ${…}, arithmetic, a here-document or a comment, or in a word that
+// also expands something) and where the value would run: the command's
+// name or the program a wrapper runs ({cmd}, env {cmd}, xargs {cmd}), code
+// (sh -c {s}, python3 -c {s}, eval {s}, rg --pre={p}), or an option's name
+// or letters (--x{p}, -l{p} when nothing proves -l takes an argument).
+// Fill and run refuse such a template. A warning where a "--" before a
+// placeholder does not end the options of the program that reads the
+// value (env -- python3 {s}, grep -e -- {f}, a program agent3md does not
+// know): the template is filled, but a value starting with "-" is
+// refused, which the "--" suggests it was not.
 const RuleToolQuote = "tool-quote"
 
 // toolQuote reports each placeholder of the skill's command that cannot be
-// filled safely, with the skill's directive line.
+// filled safely, and each "--" that protects nothing, with the skill's
+// directive line.
 func (v *validation) toolQuote(s *Skill, pl *Plane) {
 	if !s.HasTool || strings.IndexByte(s.Tool, '{') < 0 {
 		return // nothing is ever substituted, so nothing can escape
 	}
-	for _, p := range shelltmpl.Problems(s.Tool) {
+	probs := shelltmpl.Problems(s.Tool)
+	for _, p := range probs {
 		if p.Name == "" {
 			v.errorf(RuleToolQuote, pl, "skill %q command cannot be checked for safe quoting: %s", s.Name, p.Reason)
 			continue
 		}
 		v.errorf(RuleToolQuote, pl, "skill %q command cannot hold {%s} there: %s", s.Name, p.Name, p.Reason)
 	}
+	if len(probs) > 0 || !strings.Contains(s.Tool, "--") {
+		return // a void "--" needs a "--"; Analyze costs more than Problems
+	}
+	seen := map[string]bool{}
+	for _, p := range shelltmpl.Analyze(s.Tool).Placeholders {
+		if p.Void == "" || seen[p.Name] {
+			continue
+		}
+		seen[p.Name] = true
+		v.warnf(RuleToolQuote, pl, "skill %q command: {%s}: %s; a value of {%s} starting with \"-\" is refused. %s",
+			s.Name, p.Name, p.Void, p.Name, voidFix(p))
+	}
+}
+
+// voidFix says how to make the "--" count.
+func voidFix(p shelltmpl.Placeholder) string {
+	if !p.Known {
+		return "To accept such values, pass it as --name={" + p.Name + "} if " + p.Program + " has that option; no -- can prove a value is no option of a program agent3md does not know"
+	}
+	return "To accept such values, put a -- of " + p.Program + " itself right before {" + p.Name + "}, or pass it as --name={" + p.Name + "}"
 }

@@ -115,8 +115,30 @@ func fill(s *agentfile.Skill, values map[string]string) *Fill {
 		f.unbound(s.Tool, declared, values)
 		return f
 	}
-	f.Plain = t.Plain
-	f.refuseOptions(s.Tool, t, s.Inputs, declared, good, optional)
+	// What runs is the template with the words of optional inputs that
+	// got no value dropped: "flock {lock} {cmd}" without {lock} makes
+	// {cmd} the lock file and the next word the program. So the guard
+	// judges that command, not only the template as written.
+	run, rt := s.Tool, t
+	if len(optional) > 0 {
+		if run, _ = render(s.Tool, map[string]string{}, optional); run != s.Tool {
+			rt = shelltmpl.Analyze(run)
+		}
+	}
+	for _, p := range rt.Problems {
+		reason := p.Reason
+		if rt != t {
+			reason += " (with " + omittedList(s.Inputs, optional) + " left out, the command is " + run + ")"
+		}
+		f.Unsafe = append(f.Unsafe, TemplateProblem{Placeholder: p.Name, Reason: reason})
+	}
+	if len(f.Unsafe) > 0 {
+		f.Command = s.Tool
+		f.unbound(s.Tool, declared, values)
+		return f
+	}
+	f.Plain = rt.Plain
+	f.refuseOptions(run, rt, s.Inputs, declared, good, optional)
 	var dropped map[string]bool
 	f.Command, dropped = render(s.Tool, good, optional)
 	for _, in := range s.Inputs {
@@ -127,6 +149,20 @@ func fill(s *agentfile.Skill, values map[string]string) *Fill {
 	}
 	f.unbound(s.Tool, declared, values)
 	return f
+}
+
+// omittedList names the optional inputs without a value, in declaration
+// order: "{a}, {b}".
+func omittedList(inputs []agentfile.Input, optional map[string]bool) string {
+	var names []string
+	seen := map[string]bool{}
+	for _, in := range inputs {
+		if optional[in.Name] && !seen[in.Name] {
+			names = append(names, "{"+in.Name+"}")
+			seen[in.Name] = true
+		}
+	}
+	return strings.Join(names, ", ")
 }
 
 // unbound fills Unbound from the template's placeholders and sets Ready.

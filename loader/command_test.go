@@ -98,9 +98,9 @@ func TestFill(t *testing.T) {
 		},
 		{
 			name:   "typed values that pass",
-			skill:  skillWith("t -- {n} {b} {o} {r}", true, "n:number", "b:boolean", "o:object", "r:array"),
+			skill:  skillWith("cat -- {n} {b} {o} {r}", true, "n:number", "b:boolean", "o:object", "r:array"),
 			values: map[string]string{"n": "-0.5e3", "b": "false", "o": ` {"a":[1]}`, "r": "[]"},
-			want:   Fill{Command: `t -- '-0.5e3' 'false' ' {"a":[1]}' '[]'`, Plain: true, Ready: true},
+			want:   Fill{Command: `cat -- '-0.5e3' 'false' ' {"a":[1]}' '[]'`, Plain: true, Ready: true},
 		},
 		{
 			name:   "unknown values listed, sorted, and still fill their placeholder",

@@ -138,8 +138,10 @@ func (a *Agent) Folders() []string {
 }
 
 // Findings returns, for an Agent served from skill folders, the scan's
-// findings as "path:line: severity [rule] message" lines: the skills left
-// out and why, and the served skills' warnings. Nil for an agent file.
+// findings as "path:line: severity: message [rule]" lines: the skills
+// left out and why (each error: its rule's severity decides it,
+// docs/skill-folders.md §3), and the served skills' warnings. Nil for an
+// agent file.
 func (a *Agent) Findings() []string {
 	st := a.current()
 	if st.folder == nil {
@@ -149,8 +151,8 @@ func (a *Agent) Findings() []string {
 	out := make([]string, len(fs))
 	for i, f := range fs {
 		out[i] = f.String()
-		if _, served := st.folder.cat.Skill(f.Skill); !served && f.Skill != "" {
-			out[i] += " (the skill is left out until this is fixed)"
+		if f.Breaks() {
+			out[i] += " (left out until this is fixed)"
 		}
 	}
 	return out

@@ -2,6 +2,7 @@ package loader
 
 import (
 	"fmt"
+	"os/exec"
 	"sort"
 	"strings"
 
@@ -9,25 +10,35 @@ import (
 	"github.com/agent3md/agent3md/internal/shelltmpl"
 )
 
-// refuseOptions moves to Invalid each value that starts with "-" where
-// the template does not prove it is no option: the command could read it
-// as one ("-exec=…", "--pre=…", "-o …"), not as the input's text. A
-// template cannot say which options take an argument (rg --smart-case
-// takes none, rg -e takes one), so only these let such a value through: a
-// "--" word earlier in the command, a long option's "--name=" right
-// before it in its word, literal text that is not an option before it in
-// its word (./{p}, name:{p}), or an assignment or redirection target.
+// refuseOptions moves to Invalid each value the command could read as an
+// option rather than as the input's text ("-exec=…", "--pre=…", "-o …"):
+// a value starting with "-" wherever the template does not prove it is
+// no option (docs/run-guard.md §2), and any non-empty value glued to an
+// option word whose other placeholders are empty ({a}-e{p} with {a}
+// empty). Only these prove it: a "--" that ends the options of the very
+// program that reads the value, an option the guard knows takes the value
+// as its argument, a long option's "--name=" right before it, literal
+// text that is not an option before it in its word (./{p}, name:{p}),
+// or an assignment or redirection target. tool is the command as it
+// will run (optional words without a value dropped), t its analysis.
 // Invalid keeps its order: declared inputs first, then undeclared names.
 func (f *Fill) refuseOptions(tool string, t *shelltmpl.Template, inputs []agentfile.Input, declared map[string]agentfile.Input, good map[string]string, optional map[string]bool) {
 	refused := map[string]bool{}
 	for _, p := range t.Placeholders {
-		switch p.Role {
-		case shelltmpl.Positional, shelltmpl.CommandName, shelltmpl.OptionArgument, shelltmpl.GluedOption:
-		default:
+		v, ok := good[p.Name]
+		if !ok || refused[p.Name] || !allEmpty(p.Preceding, good) {
 			continue
 		}
-		v, ok := good[p.Name]
-		if !ok || refused[p.Name] || !strings.HasPrefix(v, "-") || !allEmpty(p.Preceding, good) {
+		switch p.Role {
+		case shelltmpl.Positional, shelltmpl.OptionArgument:
+			if !strings.HasPrefix(v, "-") {
+				continue
+			}
+		case shelltmpl.GluedOption:
+			if v == "" {
+				continue
+			}
+		default:
 			continue
 		}
 		refused[p.Name] = true
@@ -73,43 +84,72 @@ func allEmpty(names []string, good map[string]string) bool {
 	return true
 }
 
-// optionReason says why a value starting with "-" is refused at p, and
-// how the template could accept it.
+// optionReason says why a value is refused at p, and how the template
+// could accept it. It names the program that reads the value, which is not
+// always the command's first word (env -- python3 {s}: python3).
 func optionReason(p shelltmpl.Placeholder, tool string) string {
-	cmd := "the command"
-	if p.Command != "" {
-		cmd = p.Command
-	}
+	prog := p.Program
 	const keep = "give a value that does not start with \"-\""
-	switch p.Role {
-	case shelltmpl.CommandName:
-		return fmt.Sprintf("starts with \"-\" and {%s} is the command's name; a command name cannot start with \"-\"", p.Name)
-	case shelltmpl.OptionArgument:
-		long := "--name={" + p.Name + "} (the option's long name glued with =)"
-		dashes := ""
-		if p.Context == shelltmpl.Unquoted && len(p.Preceding) == 0 {
-			dashes = fmt.Sprintf(" (%s-- %s)", tool[:p.Start], tool[p.Start:])
+	if p.Role == shelltmpl.GluedOption {
+		return fmt.Sprintf("is glued to an option in its word when %s before it is empty, and nothing proves %s reads it as that option's argument: %s could read its characters as more options; give %s a value, or leave {%s} empty "+
+			"(to accept such values, the skill's template must use --name={%s}, the option's long name glued with =)",
+			braces(p.Preceding), prog, prog, braces(p.Preceding), p.Name, p.Name)
+	}
+	why := fmt.Sprintf("starts with \"-\", so %s could read it as an option, not as the {%s} argument", prog, p.Name)
+	if p.Role == shelltmpl.OptionArgument {
+		why = fmt.Sprintf("starts with \"-\", and nothing proves %s takes {%s} as its argument (a flag such as rg --smart-case takes none), so %s could read the value as an option", p.Option, p.Name, prog)
+	}
+	if p.Void != "" {
+		why += " (" + p.Void + ")"
+	}
+	return why + "; " + keep + " (to accept such values, the skill's template must " + optionFix(p, tool) + ")"
+}
+
+// optionFix is how a template proves a value at p is no option.
+func optionFix(p shelltmpl.Placeholder, tool string) string {
+	spelled := p.Context == shelltmpl.Unquoted && len(p.Preceding) == 0
+	dashes := ""
+	if spelled {
+		dashes = fmt.Sprintf(" (%s-- %s)", tool[:p.Start], tool[p.Start:])
+	}
+	if !p.Known {
+		named := "--name={" + p.Name + "} (the option's long name glued with =)"
+		if strings.HasPrefix(p.Option, "--") {
+			named = p.Option + "={" + p.Name + "}"
 		}
+		return fmt.Sprintf("pass it as %s: agent3md does not know %s, so no -- in the template proves the value is no option of the program that reads it", named, p.Program)
+	}
+	if p.Role == shelltmpl.OptionArgument {
+		long := "--name={" + p.Name + "} (the option's long name glued with =)"
 		if strings.HasPrefix(p.Option, "--") {
 			long = p.Option + "={" + p.Name + "}"
-			if before := strings.TrimRight(tool[:p.Start], " \t"); p.Context == shelltmpl.Unquoted && len(p.Preceding) == 0 && strings.HasSuffix(before, " "+p.Option) {
+			if before := strings.TrimRight(tool[:p.Start], " \t"); spelled && strings.HasSuffix(before, " "+p.Option) {
 				long += " (" + before + "=" + tool[p.Start:] + ")"
 			}
 		}
-		return fmt.Sprintf("starts with \"-\", and nothing in the template says %s takes {%s} as its argument (a flag such as rg --smart-case takes none), so %s could read the value as an option; %s "+
-			"(to accept such values, the skill's template must use %s if %s takes an argument, or put -- before {%s} if it takes none%s)",
-			p.Option, p.Name, cmd, keep, long, p.Option, p.Name, dashes)
-	case shelltmpl.GluedOption:
-		return fmt.Sprintf("starts with \"-\" and is glued to an option in its word, so %s could read it as more options; %s "+
-			"(to accept such values, the skill's template must use --name={%s}, the option's long name glued with =)", cmd, keep, p.Name)
+		return fmt.Sprintf("use %s if %s takes an argument, or put -- before {%s} if it takes none%s", long, p.Option, p.Name, dashes)
 	}
-	fix := fmt.Sprintf("put -- before {%s}", p.Name)
-	if p.Context == shelltmpl.Unquoted && len(p.Preceding) == 0 {
-		fix += fmt.Sprintf(" (%s-- %s)", tool[:p.Start], tool[p.Start:])
+	return fmt.Sprintf("put a -- of %s right before {%s}%s, or use --name={%s} if it is an option's value", p.Program, p.Name, dashes, p.Name)
+}
+
+// braces writes names as "{a}, {b}".
+func braces(names []string) string {
+	return "{" + strings.Join(names, "}, {") + "}"
+}
+
+// Cmd returns the process that runs a ready fill, as agent3md run --exec
+// runs it: a Plain template's words directly as argv, anything else
+// through sh -c; nil when the fill is not ready. Argv can decline even a
+// plain template (it reads only what it is sure sh reads the same way);
+// sh -c then runs the same quoted line.
+func (f *Fill) Cmd() *exec.Cmd {
+	if !f.Ready || !f.HasTool {
+		return nil
 	}
-	return fmt.Sprintf("starts with \"-\", so %s would read it as an option, not as the {%s} argument; %s "+
-		"(to accept such values, the skill's template must %s, or use --name={%s} if it is an option's value)",
-		cmd, p.Name, keep, fix, p.Name)
+	if argv, ok := f.Argv(); ok {
+		return exec.Command(argv[0], argv[1:]...)
+	}
+	return exec.Command("sh", "-c", f.Command)
 }
 
 // Argv returns the filled command as the arguments to run without a shell:

@@ -55,50 +55,64 @@ func TestNestedQuotingRefused(t *testing.T) {
 
 // TestOptionInjectionRefused pins which placeholders may receive a value
 // starting with "-": only where the template proves it is no option —
-// after a "--" word, after "--name=" in its word, or behind literal text
-// that is not an option — never a positional argument, the word after an
-// option (the template cannot say whether that option takes it) or a
-// value glued to a short option.
+// after a "--" of the very program that reads the value, as the argument
+// of an option that program is known to take one, after "--name=" in its
+// word, or behind literal text that is not an option — never a
+// positional argument, the word after an option nothing says takes it,
+// or a value after a "--" that belongs to another program (a wrapper's)
+// or to a program agent3md does not know. unsafe lists the placeholders
+// refused with the whole template (the value would name a program, be
+// code, or choose an option whatever it is).
 func TestOptionInjectionRefused(t *testing.T) {
 	const evil = "--pre=/tmp/evil.sh"
 	tests := []struct {
 		tool   string
 		values map[string]string
 		refuse string // inputs refused, comma-separated; "" for none
+		unsafe string // placeholders the template is refused for
 	}{
-		{"go test -count=1 -run {pattern} {packages}", map[string]string{"pattern": "X", "packages": "-exec=/tmp/evil.sh"}, "packages"},
-		{"go test -count=1 -run {pattern} {packages}", map[string]string{"pattern": "-X", "packages": "./..."}, "pattern"},
-		{"go test -count=1 --run={pattern} -- {packages}", map[string]string{"pattern": "-X", "packages": "-y"}, ""},
-		{"rg {p} .", map[string]string{"p": evil}, "p"},
-		{"rg -- {p} .", map[string]string{"p": evil}, ""},
-		{"rg --json --smart-case {pattern} {path}", map[string]string{"pattern": evil, "path": "."}, "pattern"},
-		{"rg --json --smart-case --regexp={pattern} -- {path}", map[string]string{"pattern": evil, "path": "-x"}, ""},
-		{"rg -l {p} .", map[string]string{"p": evil}, "p"},
-		{"rg -e {p} .", map[string]string{"p": "--pre=x"}, "p"},
-		{"rg -e{p} .", map[string]string{"p": "-x"}, "p"},
-		{"rg -l{p} .", map[string]string{"p": "x"}, ""},
-		{`rg "-e{p}" .`, map[string]string{"p": "-x"}, "p"},
-		{"rg --regexp={p} .", map[string]string{"p": evil}, ""},
-		{"rg -- -e{p} .", map[string]string{"p": "-x"}, ""},
-		{"git log --format=%H {rev}", map[string]string{"rev": "--output=/tmp/x"}, "rev"},
-		{"curl -o {out} {url}", map[string]string{"out": "-", "url": "-o/etc/passwd"}, "out,url"},
-		{"curl -o {out} -- {url}", map[string]string{"out": "-", "url": "-o/etc/passwd"}, "out"},
-		{"t --flag={v}", map[string]string{"v": "-x"}, ""},
-		{"t -n={v}", map[string]string{"v": "-x"}, "v"},
-		{"t --={v}", map[string]string{"v": "-x"}, "v"},
-		{"t x{v}", map[string]string{"v": "-x"}, ""},
-		{"t ./{v}", map[string]string{"v": "-x"}, ""},
-		{"t name:{v}", map[string]string{"v": "-x"}, ""},
-		{`t "{v}"`, map[string]string{"v": "-x"}, "v"},
-		{`t "a {v}"`, map[string]string{"v": "-x"}, ""},
-		{"t {a}{b}", map[string]string{"a": "", "b": "-x"}, "b"},
-		{"t {a}{b}", map[string]string{"a": "x", "b": "-x"}, ""},
-		{"t {a}-e{b}", map[string]string{"a": "", "b": "-x"}, "b"},
-		{"t {a}-e{b}", map[string]string{"a": "x", "b": "-x"}, ""},
-		{"{c} x", map[string]string{"c": "-x"}, "c"},
-		{"X={v} t > {f}", map[string]string{"v": "-x", "f": "-y"}, ""},
-		{"t -n=1 {v}", map[string]string{"v": "-x"}, "v"},
-		{"t {n}", map[string]string{"n": "-1"}, "n"},
+		{"go test -count=1 -run {pattern} {packages}", map[string]string{"pattern": "X", "packages": "-exec=/tmp/evil.sh"}, "packages", ""},
+		{"go test -count=1 -run {pattern} {packages}", map[string]string{"pattern": "-X", "packages": "./..."}, "pattern", ""},
+		{"go test -count=1 --run={pattern} -- {packages}", map[string]string{"pattern": "-X", "packages": "-y"}, "packages", ""},
+		{"rg {p} .", map[string]string{"p": evil}, "p", ""},
+		{"rg -- {p} .", map[string]string{"p": evil}, "", ""},
+		{"rg --json --smart-case {pattern} {path}", map[string]string{"pattern": evil, "path": "."}, "pattern", ""},
+		{"rg --json --smart-case --regexp={pattern} -- {path}", map[string]string{"pattern": evil, "path": "-x"}, "", ""},
+		{"rg -l {p} .", map[string]string{"p": evil}, "p", ""},
+		{"rg -e {p} .", map[string]string{"p": "--pre=x"}, "", ""},
+		{"rg -e{p} .", map[string]string{"p": "-x"}, "", ""},
+		{"rg -l{p} .", map[string]string{"p": "x"}, "", "p"},
+		{`rg "-e{p}" .`, map[string]string{"p": "-x"}, "", ""},
+		{"rg --regexp={p} .", map[string]string{"p": evil}, "", ""},
+		{"rg -- -e{p} .", map[string]string{"p": "-x"}, "", ""},
+		{"rg --pre={p} .", map[string]string{"p": "x"}, "", "p"},
+		{"git log --format=%H {rev}", map[string]string{"rev": "--output=/tmp/x"}, "rev", ""},
+		{"curl -o {out} {url}", map[string]string{"out": "-", "url": "-o/etc/passwd"}, "url", ""},
+		{"curl -o {out} -- {url}", map[string]string{"out": "-", "url": "-o/etc/passwd"}, "", ""},
+		// The issue's runs: a "--" of env or nice, or one that is -e's
+		// argument, does not end the options of the program that reads
+		// the value.
+		{"env -- python3 {script}", map[string]string{"script": `-cimport os;os.system("touch /tmp/x")`}, "script", ""},
+		{"nice -n 10 -- python3 {script}", map[string]string{"script": "-cimport os"}, "script", ""},
+		{"grep -e -- {file}", map[string]string{"file": "-V"}, "file", ""},
+		{"env python3 -- {script}", map[string]string{"script": "-c"}, "", ""},
+		{"t -- {v}", map[string]string{"v": "-x"}, "v", ""},
+		{"t --flag={v}", map[string]string{"v": "-x"}, "", ""},
+		{"t -n={v}", map[string]string{"v": "-x"}, "", "v"},
+		{"t --={v}", map[string]string{"v": "-x"}, "", "v"},
+		{"t x{v}", map[string]string{"v": "-x"}, "", ""},
+		{"t ./{v}", map[string]string{"v": "-x"}, "", ""},
+		{"t name:{v}", map[string]string{"v": "-x"}, "", ""},
+		{`t "{v}"`, map[string]string{"v": "-x"}, "v", ""},
+		{`t "a {v}"`, map[string]string{"v": "-x"}, "", ""},
+		{"t {a}{b}", map[string]string{"a": "", "b": "-x"}, "b", ""},
+		{"t {a}{b}", map[string]string{"a": "x", "b": "-x"}, "", ""},
+		{"t {a}-e{b}", map[string]string{"a": "", "b": "x"}, "b", ""},
+		{"t {a}-e{b}", map[string]string{"a": "x", "b": "-x"}, "", ""},
+		{"{c} x", map[string]string{"c": "-x"}, "", "c"},
+		{"X={v} t > {f}", map[string]string{"v": "-x", "f": "-y"}, "", ""},
+		{"t -n=1 {v}", map[string]string{"v": "-x"}, "v", ""},
+		{"t {n}", map[string]string{"n": "-1"}, "n", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.tool, func(t *testing.T) {
@@ -108,14 +122,20 @@ func TestOptionInjectionRefused(t *testing.T) {
 			}
 			sort.Strings(inputs)
 			f := fill(skillWith(tt.tool, true, inputs...), tt.values)
-			var refused []string
+			var refused, unsafe []string
 			for _, p := range f.Invalid {
 				refused = append(refused, p.Name)
-				if !strings.Contains(p.Reason, "{"+p.Name+"}") || (!strings.Contains(p.Reason, "--") && !strings.HasPrefix(tt.tool, "{")) {
+				if !strings.Contains(p.Reason, "{"+p.Name+"}") || !strings.Contains(p.Reason, "--") {
 					t.Errorf("reason does not say how to pass it: %s", p.Reason)
 				}
 			}
-			if tt.refuse == "" {
+			for _, p := range f.Unsafe {
+				unsafe = append(unsafe, p.Placeholder)
+			}
+			if strings.Join(unsafe, ",") != tt.unsafe {
+				t.Fatalf("unsafe %v, want [%s]: %+v", unsafe, tt.unsafe, f)
+			}
+			if tt.refuse == "" && tt.unsafe == "" {
 				if !f.Ready {
 					t.Fatalf("refused: %+v", f)
 				}
@@ -133,21 +153,31 @@ func TestOptionInjectionRefused(t *testing.T) {
 	}
 }
 
-// TestOptionReasons pins the fix each refusal names: -- for a positional,
-// the long option glued with = for a value after or inside an option.
+// TestOptionReasons pins the fix each refusal names, and that it names
+// the program that reads the value: -- of that program for a positional
+// when agent3md knows it, the long option glued with = otherwise.
 func TestOptionReasons(t *testing.T) {
 	tests := []struct{ tool, want string }{
-		{"rg {p} .", "rg would read it as an option, not as the {p} argument"},
-		{"rg {p} .", "put -- before {p} (rg -- {p} .)"},
-		{"rg --smart-case {p} .", "nothing in the template says --smart-case takes {p} as its argument"},
-		{"rg --smart-case {p} .", "use --smart-case={p} (rg --smart-case={p} .) if --smart-case takes an argument, or put -- before {p} if it takes none (rg --smart-case -- {p} .)"},
-		{"rg -l {p} .", "use --name={p} (the option's long name glued with =) if -l takes an argument, or put -- before {p}"},
-		{"rg -e{p} .", "glued to an option in its word, so rg could read it as more options"},
-		{"rg -e{p} .", "use --name={p}"},
-		{"{p} .", "{p} is the command's name"},
+		{"rg {p} .", "rg could read it as an option, not as the {p} argument"},
+		{"rg {p} .", "put a -- of rg right before {p} (rg -- {p} .)"},
+		{"t --smart-case {p} .", "nothing proves --smart-case takes {p} as its argument"},
+		{"t --smart-case {p} .", "pass it as --smart-case={p}: agent3md does not know t"},
+		{"t -l {p} .", "pass it as --name={p} (the option's long name glued with =)"},
+		{"env -- python3 {p}", "so python3 could read it as an option, not as the {p} argument (the -- before it belongs to env, not to python3, which reads the value)"},
+		{"env -- python3 {p}", "put a -- of python3 right before {p} (env -- python3 -- {p})"},
+		{"nice -n 10 -- python3 {p}", "(the -- before it belongs to nice, not to python3, which reads the value)"},
+		// The issue: with no -- at all the message blamed nice.
+		{"nice -n 10 python3 {p}", "starts with \"-\", so python3 could read it as an option, not as the {p} argument; give a value that does not start with \"-\" (to accept such values, the skill's template must put a -- of python3 right before {p} (nice -n 10 python3 -- {p})"},
+		{"grep -e -- {p}", "(the -- before it is the argument of -e (grep's -e takes one), so it ends no options)"},
+		{"t -- {p}", "agent3md does not know t, so the -- before it proves nothing"},
+		{"t {a}-e{p} .", "is glued to an option in its word when {a} before it is empty"},
 	}
 	for _, tt := range tests {
-		f := fill(skillWith(tt.tool, true, "p"), map[string]string{"p": "-x"})
+		values := map[string]string{"p": "-x"}
+		if strings.Contains(tt.tool, "{a}") {
+			values = map[string]string{"a": "", "p": "x"}
+		}
+		f := fill(skillWith(tt.tool, true, "a", "p"), values)
 		if len(f.Invalid) != 1 || !strings.Contains(f.Invalid[0].Reason, tt.want) {
 			t.Errorf("%s: %+v\nwant a reason with %q", tt.tool, f.Invalid, tt.want)
 		}
@@ -160,7 +190,7 @@ func TestOptionRefusalOnDevtools(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if f.Ready || len(f.Invalid) != 1 || f.Invalid[0].Name != "packages" || !strings.Contains(f.Invalid[0].Reason, "go would read it as an option") {
+	if f.Ready || len(f.Invalid) != 1 || f.Invalid[0].Name != "packages" || !strings.Contains(f.Invalid[0].Reason, "go could read it as an option") {
 		t.Fatalf("fill = %+v", f)
 	}
 }
@@ -337,6 +367,11 @@ func FuzzFillStaysLiteral(f *testing.F) {
 // refused or leaves every option word before "--" as the template wrote
 // it, or a value behind its literal "--name=". The examples once let
 // --pre= through rg --smart-case {pattern}.
+// takesArgument are the options of the examples' programs that take the
+// next word as their argument (their man pages say so), so a value there
+// is that argument, not an option: git blame -L, curl --max-time.
+var takesArgument = map[string]bool{"git -L": true, "curl --max-time": true}
+
 func TestExamplesTakeNoOption(t *testing.T) {
 	paths, err := filepath.Glob("../examples/*.3md")
 	if err != nil || len(paths) == 0 {
@@ -381,7 +416,8 @@ func TestExamplesTakeNoOption(t *testing.T) {
 				tw := tmpl[i]
 				head, _, _ := strings.Cut(tw, "{")
 				ok := !strings.HasPrefix(w, "-") || w == tw ||
-					(strings.HasPrefix(head, "--") && strings.Index(head, "=") > 2 && strings.HasPrefix(w, head))
+					(strings.HasPrefix(head, "--") && strings.Index(head, "=") > 2 && strings.HasPrefix(w, head)) ||
+					(i > 0 && takesArgument[tmpl[0]+" "+tmpl[i-1]])
 				if !ok {
 					t.Errorf("%s: %q from %q reaches %s as an option", s.Name, w, tw, tmpl[0])
 				}
@@ -393,9 +429,39 @@ func TestExamplesTakeNoOption(t *testing.T) {
 	// no real input starts with "-" (revisions, package patterns, IDs,
 	// counts), and tools without a safe form here (duckdb -c, promtool).
 	want := "run-query.sql run-query.database run-tests.packages review-diff.base bisect-regression.bad bisect-regression.good " +
-		"blame-history.start flaky-test.package flaky-test.runs bump-dependency.module query-metrics.server query-metrics.expr " +
-		"probe-endpoint.timeout cancel-subscription.subscription"
+		"flaky-test.package bump-dependency.module query-metrics.server query-metrics.expr cancel-subscription.subscription"
 	if got := strings.Join(refused, " "); got != want {
 		t.Errorf("refused %s\nwant    %s", got, want)
+	}
+}
+
+// TestGuardJudgesTheCommandThatRuns: an optional input without a value
+// drops its word, which can move the words after it: "flock {lock} {cmd}"
+// without {lock} makes {cmd} the lock file and the next word the program
+// flock runs; "grep -e {p} -- {f}" without {p} drops -e with it and keeps
+// the -- grep's. The guard judges the command as it will run.
+func TestGuardJudgesTheCommandThatRuns(t *testing.T) {
+	for _, tt := range []struct {
+		tool   string
+		inputs []string
+		values map[string]string
+		unsafe string // substring of the one unsafe reason, or ""
+		ready  bool
+	}{
+		{"flock {lock} ls -- {x}", []string{"lock?", "x"}, map[string]string{"lock": "f", "x": "-y"}, "", true},
+		{"flock {lock} ls {x}", []string{"lock?", "x"}, map[string]string{"x": "y"}, "it names the program flock runs, so the value would run as a program: whoever fills the skill chooses what runs; name the program in the template and pass {x} to it as an argument (with {lock} left out, the command is flock ls {x})", false},
+		{"timeout {t} ls {x}", []string{"t?", "x"}, map[string]string{"x": "y"}, "names the program timeout runs", false},
+		{"timeout {t} cat --regexp={x}", []string{"t?", "x"}, map[string]string{"x": " -y"}, "names the program timeout runs", false},
+		{"grep -e {p} -- {f}", []string{"p?", "f"}, map[string]string{"f": "-y"}, "", true},
+		{"grep -i -e {p} -- {f}", []string{"p?", "f"}, map[string]string{"f": "-y"}, "", true},
+	} {
+		f := fill(skillWith(tt.tool, true, tt.inputs...), tt.values)
+		var reasons []string
+		for _, p := range f.Unsafe {
+			reasons = append(reasons, p.Reason)
+		}
+		if f.Ready != tt.ready || (tt.unsafe == "") != (len(reasons) == 0) || (tt.unsafe != "" && !strings.Contains(strings.Join(reasons, "\n"), tt.unsafe)) {
+			t.Errorf("%s with %q: ready %v, unsafe %q; want ready %v, unsafe %q", tt.tool, tt.values, f.Ready, reasons, tt.ready, tt.unsafe)
+		}
 	}
 }

@@ -2,8 +2,6 @@ package mcp
 
 import (
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -62,18 +60,8 @@ func TestFillProblemsAlike(t *testing.T) {
 // ready false, names the placeholder and why in both the text and the
 // structured result, and is not a tool error.
 func TestFillUnsafeTemplate(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "unsafe.3md")
-	src := "---\n3md: 1.0\ntitle: U\n---\n@plane z=0 kind=identity\n# U\n\n" +
-		"@plane z=1 label=\"mail\" triggers=\"send mail\" inputs=\"msg\" tool=\"echo \\\"Subject: $(echo \\\"{msg}\\\" | head -1)\\\"\"\nMail it.\n"
-	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	a, err := loader.Open(path, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { a.Close() })
-	s := newServer(&Options{Agent: a})
+	s := newServer(&Options{Agent: writeAgent(t,
+		"@plane z=1 label=\"mail\" triggers=\"send mail\" inputs=\"msg\" tool=\"echo \\\"Subject: $(echo \\\"{msg}\\\" | head -1)\\\"\"\nMail it.\n")})
 	wire, _ := callTool(t, s, toolFillSkill, map[string]any{"name": "mail", "values": map[string]any{"msg": "$(touch /tmp/x)"}})
 	var res struct {
 		IsError           bool
@@ -137,5 +125,48 @@ func TestRouteTextMarksRelaxed(t *testing.T) {
 	}
 	if !seen["relaxed"] || !seen["phrase"] {
 		t.Errorf("the requests made tiers %v; the test needs a phrase and a relaxed match", seen)
+	}
+}
+
+// TestFillDashDashOfAnotherProgram replays the issue's B2 through
+// fill_skill: a "--" that belongs to env or nice, or that is grep -e's
+// argument, ends no options of the program that reads the value, so a
+// value starting with "-" comes back ready false with a reason naming
+// that program; a value in sh -c's code position is refused with the
+// template.
+func TestFillDashDashOfAnotherProgram(t *testing.T) {
+	s := newServer(&Options{Agent: writeAgent(t,
+		"@plane z=1 label=\"env-py\" triggers=\"env py\" inputs=\"script\" tool=\"env -- python3 {script}\"\nRun.\n",
+		"@plane z=2 label=\"nice-py\" triggers=\"nice py\" inputs=\"script\" tool=\"nice -n 10 -- python3 {script}\"\nRun.\n",
+		"@plane z=3 label=\"grep-e\" triggers=\"grep e\" inputs=\"file\" tool=\"grep -e -- {file}\"\nRun.\n",
+		"@plane z=4 label=\"sh-c\" triggers=\"sh c\" inputs=\"code\" tool=\"sh -c {code}\"\nRun.\n",
+		"@plane z=5 label=\"fixed\" triggers=\"fixed\" inputs=\"script\" tool=\"env python3 -- {script}\"\nRun.\n")})
+	for _, c := range []struct {
+		skill, input, value string
+		ready               bool
+		text                []string
+	}{
+		{"env-py", "script", `-cimport os;os.system("touch /tmp/x")`, false, []string{"invalid value for script (string): starts with \"-\", so python3 could read it as an option", "the -- before it belongs to env, not to python3"}},
+		{"nice-py", "script", "-cimport os", false, []string{"so python3 could read it as an option", "the -- before it belongs to nice, not to python3"}},
+		{"grep-e", "file", "-V", false, []string{"so grep could read it as an option", "the -- before it is the argument of -e"}},
+		{"sh-c", "code", "echo hi", false, []string{"unsafe placeholder {code}: it is the code sh runs"}},
+		{"fixed", "script", "-cimport os", true, []string{"command: env python3 -- '-cimport os'\nready: true"}},
+	} {
+		wire, _ := callTool(t, s, toolFillSkill, map[string]any{"name": c.skill, "values": map[string]any{c.input: c.value}})
+		var res struct {
+			IsError           bool
+			Content           []struct{ Text string }
+			StructuredContent struct{ Ready bool }
+		}
+		if err := json.Unmarshal(wire, &res); err != nil {
+			t.Fatal(err)
+		}
+		ok := !res.IsError && res.StructuredContent.Ready == c.ready && len(res.Content) == 1
+		for _, w := range c.text {
+			ok = ok && strings.Contains(res.Content[0].Text, w)
+		}
+		if !ok {
+			t.Errorf("%s: %s", c.skill, wire)
+		}
 	}
 }

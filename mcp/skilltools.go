@@ -111,10 +111,6 @@ type routeMatch struct {
 	Confirm   bool           `json:"confirm"`
 }
 
-// defaultRankedLimit bounds route_skill's ranked answer when the caller
-// sends no limit.
-const defaultRankedLimit = 10
-
 func (s *server) routeSkill(ctx context.Context, v *version, args map[string]json.RawMessage) (*toolOutcome, error) {
 	text := stringArg(args, "text")
 	if strings.TrimSpace(text) == "" {
@@ -128,7 +124,7 @@ func (s *server) routeSkill(ctx context.Context, v *version, args map[string]jso
 		// A model wants the few best skills, not every skill that shares a
 		// word with the request: on a 100,000-skill agent "all" is
 		// megabytes. Spec mode keeps the reference's "all matches".
-		q.Limit = defaultRankedLimit
+		q.Limit = router.DefaultLimit
 	}
 	raw, explicit := args["limit"]
 	if explicit = explicit && string(raw) != "null"; explicit {
@@ -148,42 +144,7 @@ func (s *server) routeSkill(ctx context.Context, v *version, args map[string]jso
 	if !explicit { // a default answer: what fits a host (spec mode is "all")
 		matches = fitRoute(v, matches)
 	}
-	var lines strings.Builder
-	textSize := 0
-	for _, m := range matches {
-		textSize += len(m.Name) + 32
-		for _, h := range m.Hits {
-			textSize += len(h) + 2
-		}
-	}
-	lines.Grow(textSize)
-	size := 16
-	for i, m := range matches {
-		if i > 0 {
-			lines.WriteByte('\n')
-		}
-		// One line per match, as the reference writes it:
-		// "name  (score N; matched: a, b)".
-		lines.WriteString(m.Name)
-		lines.WriteString("  (score ")
-		lines.WriteString(strconv.Itoa(m.Score))
-		lines.WriteString("; matched: ")
-		for k, h := range m.Hits {
-			if k > 0 {
-				lines.WriteString(", ")
-			}
-			lines.WriteString(h)
-		}
-		if m.Tier == router.TierRelaxed {
-			// The text is all many clients show the model: a guess that
-			// needs the user's confirmation says so there too, after the
-			// reference's fields (spec mode never makes one).
-			lines.WriteString("; relaxed")
-		}
-		lines.WriteByte(')')
-		size += 256 + len(m.Name) + 2*len(m.Hits)*8
-	}
-	size += 2 * lines.Len()
+	text, size := routeText(matches)
 	structured := structuredWriter{size: size, append: func(b []byte) []byte {
 		b = append(b, `{"matches":[`...)
 		for i := range matches {
@@ -197,10 +158,7 @@ func (s *server) routeSkill(ctx context.Context, v *version, args map[string]jso
 		}
 		return append(b, "]}"...)
 	}}
-	out := &toolOutcome{text: lines.String(), structured: structured}
-	if len(matches) == 0 {
-		out.text = "no skill matched"
-	}
+	out := &toolOutcome{text: text, structured: structured}
 	if len(matches) < found {
 		out.extra = []string{fmt.Sprintf("The first %d of %d matches, to keep this answer under %d characters: pass limit to get more (0 for all).",
 			len(matches), found, hostAnswerChars)}

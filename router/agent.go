@@ -1,9 +1,13 @@
 package router
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
+	"hash/crc32"
+	"io"
+	"os"
 
 	"github.com/agent3md/agent3md/agentfile"
 	"github.com/agent3md/agent3md/loader"
@@ -28,6 +32,8 @@ func ForAgent(ctx context.Context, a *loader.Agent, opts *Options) (*Router, err
 // per call): only the input names, which the scan keeps as
 // agentfile.Inputs, are gathered into one array of their own.
 type routerSkills struct {
+	agent  *loader.Agent
+	file   bool // an agent file, whose planes carry their bodies' CRCs
 	skills []agentfile.Skill
 	planes []agentfile.Plane
 	inputs []string // every skill's input names, in skill order
@@ -40,7 +46,7 @@ func newRouterSkills(a *loader.Agent) *routerSkills {
 	for i := range info.Skills {
 		n += len(info.Skills[i].Inputs)
 	}
-	rs := &routerSkills{skills: info.Skills, planes: cat.Planes, inputs: make([]string, 0, n), starts: make([]int32, len(info.Skills)+1)}
+	rs := &routerSkills{agent: a, file: len(a.Folders()) == 0, skills: info.Skills, planes: cat.Planes, inputs: make([]string, 0, n), starts: make([]int32, len(info.Skills)+1)}
 	for i := range info.Skills {
 		for _, in := range info.Skills[i].Inputs {
 			rs.inputs = append(rs.inputs, in.Name)
@@ -73,3 +79,73 @@ func (rs *routerSkills) Skill(i int) Skill {
 		Inputs:      rs.inputs[lo:hi:hi],
 	}
 }
+
+// EachBody reads every skill's body, in skill order, one at a time:
+// from an agent file in one pass through a buffer (bodies are in file
+// order), each checked against the CRC the scan recorded, so that the
+// index never holds terms of a version of the file other than the one
+// its skills came from; from skill folders through the loader, which
+// reads each SKILL.md. It reads past the loader's mapping of the file:
+// a build touching every page of a large file through it would count
+// the whole file in the process's resident memory.
+func (rs *routerSkills) EachBody(ctx context.Context, fn func(i int, body []byte) error) error {
+	if !rs.file {
+		for i := range rs.skills {
+			body, err := rs.agent.Body(ctx, rs.skills[i].Name)
+			if err != nil {
+				return fmt.Errorf("skill %s: %w", rs.skills[i].Name, err)
+			}
+			if err := fn(i, []byte(body)); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	f, err := os.Open(rs.agent.Path())
+	if err != nil {
+		return fmt.Errorf("reading the skills' bodies: %w", err)
+	}
+	defer f.Close()
+	r := bufio.NewReaderSize(f, bodyReadBuffer)
+	var pos int64
+	var buf []byte
+	for i := range rs.skills {
+		if i%1000 == 0 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
+		s := &rs.skills[i]
+		pl := &rs.planes[s.Plane]
+		span := pl.Body
+		if span.Start < pos || span.End < span.Start {
+			return fmt.Errorf("skill %s: body span [%d, %d) out of file order", s.Name, span.Start, span.End)
+		}
+		if _, err := r.Discard(int(span.Start - pos)); err != nil {
+			return fmt.Errorf("skill %s: %w (%v)", s.Name, agentfile.ErrChanged, err)
+		}
+		n := int(span.Len())
+		if cap(buf) < n {
+			buf = make([]byte, n)
+		}
+		if _, err := io.ReadFull(r, buf[:n]); err != nil {
+			return fmt.Errorf("skill %s: %w (%v)", s.Name, agentfile.ErrChanged, err)
+		}
+		pos = span.End
+		body := agentfile.Normalize(buf[:n])
+		if crc32.Checksum(body, castagnoli) != pl.CRC {
+			return fmt.Errorf("skill %s: its body %w; route again", s.Name, agentfile.ErrChanged)
+		}
+		if err := fn(i, body); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// bodyReadBuffer is the buffer EachBody reads an agent file through.
+const bodyReadBuffer = 64 << 10
+
+// BodySum is the CRC-32C of skill i's body the scan recorded (0 for a
+// skill folder, whose content hash covers it).
+func (rs *routerSkills) BodySum(i int) uint32 { return rs.planes[rs.skills[i].Plane].CRC }

@@ -1,9 +1,16 @@
 package router
 
 import (
+	"context"
+	"errors"
+	"hash/crc32"
+	"os"
+	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
+	"github.com/agent3md/agent3md/agentfile"
 	"github.com/agent3md/agent3md/loader"
 )
 
@@ -39,5 +46,47 @@ func TestRouterSkills(t *testing.T) {
 			}
 		}
 		a.Close()
+	}
+}
+
+// TestRouterSkillsBodies: the router reads each body through the loader,
+// and refuses a body that is not the one the scan it indexes saw (the
+// file was edited since: the loader re-scans, the router's skills do
+// not change), so a cache entry never holds terms of another version.
+func TestRouterSkillsBodies(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "a.3md")
+	orig, err := os.ReadFile("testdata/dataops.3md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, orig, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	a, err := loader.Open(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	rs := newRouterSkills(a)
+	ctx := context.Background()
+	read := 0
+	err = rs.EachBody(ctx, func(i int, body []byte) error {
+		want, _ := a.Body(ctx, rs.skills[i].Name)
+		if i != read || string(body) != want || rs.BodySum(i) != crc32.Checksum(body, castagnoli) {
+			t.Fatalf("skill %d (after %d): body %q; want %q with its CRC", i, read, body, want)
+		}
+		read++
+		return nil
+	})
+	if err != nil || read != rs.Len() {
+		t.Fatalf("read %d bodies of %d: %v", read, rs.Len(), err)
+	}
+	edited := strings.Replace(string(orig), "Show how full the filesystem", "Show how very full the filesystem", 1)
+	if err := os.WriteFile(path, []byte(edited), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	err = rs.EachBody(ctx, func(int, []byte) error { return nil })
+	if !errors.Is(err, agentfile.ErrChanged) || !strings.Contains(err.Error(), "disk-usage") {
+		t.Fatalf("bodies of an edited file: %v, want ErrChanged naming disk-usage", err)
 	}
 }

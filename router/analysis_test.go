@@ -64,14 +64,7 @@ func freqs(ts analysis.TokenStream) map[string]int {
 // analyze scans) and for the non-ASCII ones that go through the
 // analyzers.
 func TestRequestTermsLikeAnalyze(t *testing.T) {
-	m, err := newMapping()
-	if err != nil {
-		t.Fatal(err)
-	}
-	an, err := newAnalyzers(m)
-	if err != nil {
-		t.Fatal(err)
-	}
+	an := testAnalyzers(t)
 	texts := append(wordRequests(genSkills(50), 300, 9),
 		"", "the a of", "Deploy the DEPLOYS deployed, deploying!", "go to it: is up", "summarise the analysed organisation",
 		"crash-looping pods — roll back ‘now’", "naïve café résumé", "İstanbul ΣΟΦΟΣ Ⱥ", "x\xffy", "v1.2.3 a1b2 42",
@@ -85,4 +78,19 @@ func TestRequestTermsLikeAnalyze(t *testing.T) {
 			}
 		}
 	}
+}
+
+// testAnalyzers are the mapping's analyzers, for tests that analyse text
+// as the index does.
+func testAnalyzers(t testing.TB) *analyzers {
+	t.Helper()
+	m, err := newMapping()
+	if err != nil {
+		t.Fatal(err)
+	}
+	an, err := newAnalyzers(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return an
 }

@@ -65,7 +65,7 @@ func (r *Router) openEarly(ctx context.Context) error {
 		r.phrases = buildPhrases(r.src)
 		r.zRank = zOrder(r.src)
 	}()
-	stats, err := buildTermStats(ctx, r.mapping, r.src)
+	stats, err := buildTermStats(ctx, r.corpus())
 	wg.Wait()
 	if err != nil {
 		return err
@@ -116,6 +116,7 @@ func (r *Router) startBuild(ctx context.Context, started time.Time) {
 		// The table answers relevance for the Router's life: no snapshot
 		// or ids for bleve's term searchers.
 		p.built, p.cleanup = b.idx, b.cleanup
+		r.bodies.Store(b.bodies)
 		p.info.Index, p.info.Path, p.info.Reason = b.kind, b.path, b.reason
 		p.info.Took = time.Since(started)
 	}()
@@ -138,6 +139,20 @@ type pendingIndex struct {
 // buildGrace is the longest a background build waits for the first route
 // to be answered before it starts.
 const buildGrace = 30 * time.Millisecond
+
+// pending reports whether p is a build still running (false for nil:
+// no background build).
+func (p *pendingIndex) pending() bool {
+	if p == nil {
+		return false
+	}
+	select {
+	case <-p.done:
+		return false
+	default:
+		return true
+	}
+}
 
 // kick starts the build if it has not started.
 func (p *pendingIndex) kick() {
@@ -250,7 +265,7 @@ func (r *Router) startTable(ctx context.Context) {
 		if ctx.Err() != nil {
 			return
 		}
-		stats, err := buildTermStats(ctx, r.mapping, r.src)
+		stats, err := buildTermStats(ctx, r.corpus())
 		if err != nil {
 			return // the term searchers go on answering
 		}

@@ -80,6 +80,7 @@ func BenchmarkRoute(b *testing.B) {
 				{"spec-top10", Query{Mode: Spec, Limit: 10}},
 				{"ranked", Query{Mode: Ranked}},
 				{"ranked-top10", Query{Mode: Ranked, Limit: 10}},
+				{"ranked-default", Query{Mode: Ranked, Limit: DefaultLimit}},
 			} {
 				b.Run(q.name, func(b *testing.B) {
 					ctx := context.Background()
@@ -281,4 +282,41 @@ func BenchmarkRouteSmall(b *testing.B) {
 			b.ReportMetric(float64((cpuTime()-c0).Nanoseconds())/float64(b.N), "cpu-ns/op")
 		})
 	}
+}
+
+// BenchmarkRouteRunnersUp is the route that pays for runners-up or the
+// relaxed tier at 4,000 skills: requests that hit no phrase of the
+// synthetic agent (its verbs and nouns are all one-word triggers, so a
+// request that says one hits dozens of skills and fills the limit with
+// sure matches), with the default limit, as route_skill asks. Each
+// searches relevance, reads the body index and weighs the evidence of
+// the candidates.
+func BenchmarkRouteRunnersUp(b *testing.B) {
+	reqs := []string{
+		"confirm the size budget before any side effect",
+		"retry transient backend failures with backoff",
+		"infer the output format when none is given",
+		"a permission error is reported and never retried",
+	}
+	skills := synthSkills(b, 4000)
+	r, err := New(context.Background(), skills, &Options{CacheDir: b.TempDir(), ContentHash: "feed4000"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer r.Close()
+	ctx := context.Background()
+	q := &Query{Limit: DefaultLimit}
+	matches := 0
+	b.ReportAllocs()
+	b.ResetTimer()
+	c0 := cpuTime()
+	for i := 0; i < b.N; i++ {
+		got, err := r.Route(ctx, reqs[i%len(reqs)], q)
+		if err != nil {
+			b.Fatal(err)
+		}
+		matches += len(got)
+	}
+	b.ReportMetric(float64((cpuTime()-c0).Nanoseconds())/float64(b.N), "cpu-ns/op")
+	b.ReportMetric(float64(matches)/float64(b.N), "matches/op")
 }

@@ -7,7 +7,6 @@ import (
 
 	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/index/scorch"
-	"github.com/blevesearch/bleve/v2/mapping"
 )
 
 // progressEvery is how many skills are indexed between Progress calls and
@@ -15,57 +14,21 @@ import (
 const progressEvery = 1000
 
 // buildMemory indexes skills into an in-memory scorch index (not
-// bleve.NewMemOnly, which is the older engine and ignores BM25).
-func buildMemory(ctx context.Context, m mapping.IndexMapping, skills Source, progress func(int, int)) (bleve.Index, error) {
-	idx, err := bleve.NewUsing("", m, scorch.Name, scorch.Name, nil)
+// bleve.NewMemOnly, which is the older engine and ignores BM25), and
+// their bodies into a body index (nil without bodies).
+func buildMemory(ctx context.Context, c *corpus, progress func(int, int)) (bleve.Index, *bodyIndex, error) {
+	d, err := c.maker(true)
 	if err != nil {
-		return nil, fmt.Errorf("router: creating in-memory index: %w", err)
+		return nil, nil, err
+	}
+	idx, err := bleve.NewUsing("", c.m, scorch.Name, scorch.Name, nil)
+	if err != nil {
+		return nil, nil, fmt.Errorf("router: creating in-memory index: %w", err)
 	}
 	b := idx.NewBatch()
-	n := skills.Len()
-	for i := 0; i < n; i++ {
-		s := skills.Skill(i)
-		if err := b.Index(strconv.Itoa(i), document(&s)); err != nil {
-			idx.Close()
-			return nil, fmt.Errorf("router: indexing skill %q: %w", s.Name, err)
-		}
-		if (i+1)%progressEvery == 0 {
-			if err := ctx.Err(); err != nil {
-				idx.Close()
-				return nil, err
-			}
-			report(progress, i+1, n)
-		}
-	}
-	if err := idx.Batch(b); err != nil {
-		idx.Close()
-		return nil, fmt.Errorf("router: building in-memory index: %w", err)
-	}
-	report(progress, n, n)
-	return idx, nil
-}
-
-// buildOffline writes a single-segment index of skills (at least one) to
-// dir, which must not exist; scratch, on the same filesystem, holds the
-// builder's intermediate segments. On failure or cancellation the builder
-// is abandoned unmerged, so cancelling stops the work at once: the caller
-// removes dir and scratch.
-func buildOffline(ctx context.Context, dir, scratch string, m mapping.IndexMapping, skills Source, progress func(int, int)) error {
-	n := skills.Len()
-	if n == 0 {
-		// The builder panics when closed with no documents.
-		return fmt.Errorf("router: no skills to index in %s", dir)
-	}
-	b, err := bleve.NewBuilder(dir, m, map[string]interface{}{
-		"buildPathPrefix": scratch,
-		"batchSize":       progressEvery,
-	})
-	if err != nil {
-		return fmt.Errorf("router: starting index build in %s: %w", dir, err)
-	}
-	for i := 0; i < n; i++ {
-		s := skills.Skill(i)
-		if err := b.Index(strconv.Itoa(i), document(&s)); err != nil {
+	n := c.skills.Len()
+	err = d.each(ctx, func(i int, s *Skill, doc map[string]interface{}) error {
+		if err := b.Index(strconv.Itoa(i), doc); err != nil {
 			return fmt.Errorf("router: indexing skill %q: %w", s.Name, err)
 		}
 		if (i+1)%progressEvery == 0 {
@@ -74,12 +37,76 @@ func buildOffline(ctx context.Context, dir, scratch string, m mapping.IndexMappi
 			}
 			report(progress, i+1, n)
 		}
+		return nil
+	})
+	if err != nil {
+		idx.Close()
+		return nil, nil, err
 	}
-	if err := b.Close(); err != nil {
-		return fmt.Errorf("router: finishing index build in %s: %w", dir, err)
+	if err := idx.Batch(b); err != nil {
+		idx.Close()
+		return nil, nil, fmt.Errorf("router: building in-memory index: %w", err)
 	}
 	report(progress, n, n)
-	return nil
+	return idx, d.bodyIndex(), nil
+}
+
+// buildOffline writes a single-segment index of skills (at least one) to
+// dir, which must not exist; scratch, on the same filesystem, holds the
+// builder's intermediate segments. On failure or cancellation the builder
+// is abandoned unmerged, so cancelling stops the work at once: the caller
+// removes dir and scratch. It returns the skills' body index (nil without
+// bodies).
+func buildOffline(ctx context.Context, dir, scratch string, c *corpus, progress func(int, int)) (*bodyIndex, error) {
+	n := c.skills.Len()
+	if n == 0 {
+		// The builder panics when closed with no documents.
+		return nil, fmt.Errorf("router: no skills to index in %s", dir)
+	}
+	d, err := c.maker(true)
+	if err != nil {
+		return nil, err
+	}
+	b, err := bleve.NewBuilder(dir, c.m, map[string]interface{}{
+		"buildPathPrefix": scratch,
+		"batchSize":       progressEvery,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("router: starting index build in %s: %w", dir, err)
+	}
+	err = d.each(ctx, func(i int, s *Skill, doc map[string]interface{}) error {
+		if err := b.Index(strconv.Itoa(i), doc); err != nil {
+			return fmt.Errorf("router: indexing skill %q: %w", s.Name, err)
+		}
+		if (i+1)%progressEvery == 0 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			report(progress, i+1, n)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if err := b.Close(); err != nil {
+		return nil, fmt.Errorf("router: finishing index build in %s: %w", dir, err)
+	}
+	report(progress, n, n)
+	return d.bodyIndex(), nil
+}
+
+// buildBodies builds the skills' body index alone (nil without bodies):
+// for a cache entry whose body index could not be read.
+func buildBodies(ctx context.Context, c *corpus) (*bodyIndex, error) {
+	d, err := c.maker(true)
+	if err != nil || d.bodies == nil {
+		return nil, err
+	}
+	if err := d.each(ctx, func(int, *Skill, map[string]interface{}) error { return nil }); err != nil {
+		return nil, err
+	}
+	return d.bodyIndex(), nil
 }
 
 func report(progress func(int, int), done, total int) {

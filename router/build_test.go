@@ -25,7 +25,7 @@ func TestBuildOfflineCancelled(t *testing.T) {
 		}
 	}
 	dir := filepath.Join(t.TempDir(), "idx")
-	err = buildOffline(ctx, dir, t.TempDir(), m, Skills(skills), progress)
+	_, err = buildOffline(ctx, dir, t.TempDir(), &corpus{m: m, skills: Skills(skills)}, progress)
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("buildOffline cancelled after %d skills: err = %v, want context.Canceled", progressEvery, err)
 	}
@@ -42,7 +42,7 @@ func TestBuildOfflineNoSkills(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	err = buildOffline(context.Background(), filepath.Join(t.TempDir(), "idx"), t.TempDir(), m, Skills(nil), nil)
+	_, err = buildOffline(context.Background(), filepath.Join(t.TempDir(), "idx"), t.TempDir(), &corpus{m: m, skills: Skills(nil)}, nil)
 	if err == nil || !strings.Contains(err.Error(), "no skills to index") {
 		t.Fatalf("buildOffline of no skills: err = %v", err)
 	}

@@ -18,7 +18,6 @@ import (
 	"time"
 
 	"github.com/blevesearch/bleve/v2"
-	"github.com/blevesearch/bleve/v2/mapping"
 )
 
 // Cache entry layout: <CacheDir>/index-v<SchemaVersion>-<ContentHash>/ holds
@@ -85,11 +84,20 @@ func entryName(hash string) (string, error) {
 	return fmt.Sprintf("index-v%d-%s", SchemaVersion, hash), nil
 }
 
-// fingerprint is a CRC-32C over everything the index holds about skills,
+// fingerprint is a CRC-32C over everything the index holds about skills
+// (their bodies by their checksums, and how many terms of each it keeps),
 // so an entry built from other skills under the same hash is caught.
-func fingerprint(skills Source) uint32 {
+func fingerprint(in *corpus) uint32 {
 	var crc uint32
+	skills := in.skills
+	bodies, _ := skills.(Bodies)
+	if in.bodyTerms <= 0 {
+		bodies = nil
+	}
 	buf := make([]byte, 0, 64<<10)
+	if bodies != nil {
+		buf = binary.LittleEndian.AppendUint64(buf, uint64(in.bodyTerms))
+	}
 	for i, n := 0, skills.Len(); i < n; i++ {
 		s := skills.Skill(i)
 		buf = appendStr(buf, s.Name)
@@ -103,6 +111,9 @@ func fingerprint(skills Source) uint32 {
 		buf = binary.LittleEndian.AppendUint64(buf, uint64(len(s.Inputs)))
 		for _, in := range s.Inputs {
 			buf = appendStr(buf, in)
+		}
+		if bodies != nil {
+			buf = binary.LittleEndian.AppendUint32(buf, bodies.BodySum(i))
 		}
 		if len(buf) >= 48<<10 {
 			crc = crc32.Update(crc, castagnoli, buf)
@@ -254,8 +265,9 @@ func discard(root, entry string) {
 type cached struct {
 	idx     bleve.Index
 	phrases *phraseIndex
-	ids     *docIDs // the skills' internal ids in idx; nil when unknown
-	builtFP uint32  // a reused entry's recorded fingerprint, still to check
+	bodies  *bodyIndex // nil without bodies, or, on a reused entry, until read
+	ids     *docIDs    // the skills' internal ids in idx; nil when unknown
+	builtFP uint32     // a reused entry's recorded fingerprint, still to check
 	kind    string
 	path    string
 	reason  string
@@ -266,11 +278,12 @@ type cached struct {
 // builds it. Losing a race to another process building the same entry is
 // fine: the winner's entry is used, or, if that fails to check out, this
 // process's own build in place.
-func openCached(ctx context.Context, root, hash string, m mapping.IndexMapping, skills Source, progress func(int, int)) (*cached, error) {
+func openCached(ctx context.Context, root, hash string, in *corpus, progress func(int, int)) (*cached, error) {
+	skills := in.skills
 	// The fingerprint of the skills (~40 ms at 100,000 skills, a cache
 	// miss per string) is computed once, when an entry needs it.
-	fp := sync.OnceValue(func() uint32 { return fingerprint(skills) })
-	c, err := openEntry(ctx, root, hash, m, skills, fp, progress)
+	fp := sync.OnceValue(func() uint32 { return fingerprint(in) })
+	c, err := openEntry(ctx, root, hash, in, fp, progress)
 	if err != nil {
 		return nil, err
 	}
@@ -279,7 +292,7 @@ func openCached(ctx context.Context, root, hash string, m mapping.IndexMapping, 
 			c.idx.Close()
 			discard(root, c.path)
 			reason := fmt.Sprintf("%v: %s: built from different skills (fingerprint %08x, want %08x)", errBadEntry, c.path, c.builtFP, got)
-			if c, err = openEntry(ctx, root, hash, m, skills, fp, progress); err != nil {
+			if c, err = openEntry(ctx, root, hash, in, fp, progress); err != nil {
 				return nil, err
 			}
 			if c.reason == "" {
@@ -298,11 +311,24 @@ func openCached(ctx context.Context, root, hash string, m mapping.IndexMapping, 
 		// used; on any doubt the router looks the ids up again.
 		c.ids, _ = readDocIDs(filepath.Join(c.path, docIDsName), skills.Len())
 	}
+	if c.bodies == nil && in.readsBodies() {
+		c.bodies, err = readBodyIndex(filepath.Join(c.path, bodiesName), skills.Len())
+		if err != nil { // checked by the manifest, so only a race gets here
+			if c.bodies, err = buildBodies(ctx, in); err != nil {
+				c.idx.Close()
+				if c.cleanup != nil {
+					c.cleanup()
+				}
+				return nil, err
+			}
+		}
+	}
 	return c, nil
 }
 
 // openEntry is openCached without the phrase index of a reused entry.
-func openEntry(ctx context.Context, root, hash string, m mapping.IndexMapping, skills Source, fp func() uint32, progress func(int, int)) (*cached, error) {
+func openEntry(ctx context.Context, root, hash string, in *corpus, fp func() uint32, progress func(int, int)) (*cached, error) {
+	skills := in.skills
 	name, err := entryName(hash)
 	if err != nil {
 		return nil, err
@@ -327,9 +353,16 @@ func openEntry(ctx context.Context, root, hash string, m mapping.IndexMapping, s
 	if err != nil {
 		return nil, fmt.Errorf("router: creating build directory: %w", err)
 	}
-	if err := buildOffline(ctx, filepath.Join(tmp, indexSubdir), tmp, m, skills, progress); err != nil {
+	bodies, err := buildOffline(ctx, filepath.Join(tmp, indexSubdir), tmp, in, progress)
+	if err != nil {
 		os.RemoveAll(tmp)
 		return nil, err
+	}
+	if bodies != nil {
+		if err := writeBodyIndex(filepath.Join(tmp, bodiesName), bodies); err != nil {
+			os.RemoveAll(tmp)
+			return nil, fmt.Errorf("router: writing body index: %w", err)
+		}
 	}
 	phrases := buildPhrases(skills)
 	if err := writePhrases(filepath.Join(tmp, phrasesName), phrases); err != nil {
@@ -350,13 +383,13 @@ func openEntry(ctx context.Context, root, hash string, m mapping.IndexMapping, s
 		if err != nil {
 			return nil, fmt.Errorf("router: opening new cache entry %s: %w", entry, err)
 		}
-		return &cached{idx: idx, phrases: phrases, ids: ids, kind: IndexCacheBuilt, path: entry, reason: reason}, nil
+		return &cached{idx: idx, phrases: phrases, bodies: bodies, ids: ids, kind: IndexCacheBuilt, path: entry, reason: reason}, nil
 	}
 	// Someone else renamed an entry into place first.
 	if built, err := verifyEntry(entry, hash, skills.Len()); err == nil && built == fp() {
 		if idx, err := openReadOnly(entry); err == nil {
 			os.RemoveAll(tmp)
-			return &cached{idx: idx, phrases: phrases, ids: nil, kind: IndexCacheHit, path: entry, reason: reason, builtFP: built}, nil
+			return &cached{idx: idx, phrases: phrases, bodies: bodies, ids: nil, kind: IndexCacheHit, path: entry, reason: reason, builtFP: built}, nil
 		}
 	}
 	idx, err := openReadOnly(tmp)
@@ -364,7 +397,7 @@ func openEntry(ctx context.Context, root, hash string, m mapping.IndexMapping, s
 		os.RemoveAll(tmp)
 		return nil, fmt.Errorf("router: opening built index %s: %w", tmp, err)
 	}
-	return &cached{idx: idx, phrases: phrases, ids: ids, kind: IndexTemp, path: tmp, reason: "another process holds the cache entry",
+	return &cached{idx: idx, phrases: phrases, bodies: bodies, ids: ids, kind: IndexTemp, path: tmp, reason: "another process holds the cache entry",
 		cleanup: func() { os.RemoveAll(tmp) }}, nil
 }
 

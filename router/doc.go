@@ -1,65 +1,100 @@
 // Package router scores request text against an agent's skills
 // (docs/architecture.md §5). It does not read agent files: callers hand it
-// []Skill.
+// their skills as a Source ([]Skill, or the loader's catalog through
+// ForAgent), and bodies through Bodies.
 //
-// Two modes. Spec is exactly the reference routing (docs/format.md §10):
-// tokens are maximal runs of Unicode letters and digits, lowercased; a
-// trigger phrase hits when all its tokens are in the request (a phrase
-// without tokens never hits); score is the number of phrases hit; order is
-// score descending, then z. Ranked (the default) matches phrases on Porter
-// stems as well (British -ise spellings folded into -ize first, and
-// adjacent request words as one: "crash-looping" meets "crashloop"),
-// keeps every skill with an exact (Spec) phrase hit ahead of skills that
-// only hit through stems, puts first within each the skills the request
-// names: whose name a short request is made of ("tests" names run-tests)
-// or whose command it says ("csvlook events.csv"; commands.go); tier
-// "name" when no phrase hit), orders by phrases hit, then by whether the
-// request says the whole name, then by evidence (the inverse skill frequency
-// of the request words the hit phrases and the name account for: a word few
-// skills use outweighs one many use; names.go), then by bleve BM25
-// relevance, then z. When nothing hits or is named it returns relaxed
-// matches found by relevance alone, which must contain at least two request
-// words and enough weighted evidence (Options.RelaxedEvidence, or the
-// lower RelaxedEvidenceUntriggered for a skill without triggers); a skill
-// whose whole name the request says leads them. Only there, Ranked reads
-// a domain thesaurus (thesaurus.txt, synonyms.go) for the request words
-// the index lacks: a skill whose trigger or name the request covers with
-// one such word read as a synonym ("ship" for "deploy") is offered as a
-// relaxed match, and the synonyms join the relaxed search and its
-// evidence, each counting less than the words the user wrote. A leader
-// found only through the stems of one phrase in a long request is
-// challenged by the best relaxed match, which goes first when it accounts
-// for four of the request's words and is more relevant (routeRanked).
+// # Two modes
+//
+// Spec is exactly the reference routing (docs/format.md §10): tokens are
+// maximal runs of Unicode letters and digits, lowercased; a trigger phrase
+// hits when all its tokens are in the request (a phrase without tokens
+// never hits); score is the number of phrases hit; order is score
+// descending, then z. Nothing below applies to it.
+//
+// Ranked (the default) answers two questions at once. Its sure matches
+// are what run --exec may act on: skills with a phrase hit (as written or
+// through stems) or that the request names. After them, up to the limit
+// (DefaultLimit for a model's answer), come relaxed runners-up, found by
+// relevance and held to an evidence bar, marked with their tier so they
+// are confirmed before anything runs. When nothing is sure, the relaxed
+// matches are the whole answer.
+//
+// # Signals
+//
+// Sure matches are ordered by keys, first key first; relaxed ones by
+// relevance, and kept by evidence. Each signal is named where it is
+// combined: rankedKey and rank order the sure matches (ranked.go,
+// rank.go), relaxedSearchWith orders and keeps the relaxed ones
+// (relaxed.go), and relaxedEvidence.enough is the bar. Figures are the
+// development sets' (examples/README.md) when the signal was added.
+//
+//	signal                reads                                      weight / role                          moved
+//	exact phrase          trigger tokens as written (Spec's answer)  1st key: never demoted by the rest      (the contract)
+//	stems                 Porter stems, -ise as -ize, joined pairs   a hit below exact ones                 routing.json
+//	named                 a short request made of name words, or     2nd key within each of those           dev2 62.1→64.5%
+//	                      the words that start one skill's command   (tier name when no phrase hit)         (with challenge)
+//	phrases hit           number of trigger phrases hit              3rd key                                (Spec's score)
+//	whole name            the request says the name, words in order  4th key                                routing.json
+//	evidence              inverse skill frequency of the words hit   5th key (names.go, weigh)              routing.json
+//	relevance             BM25 over one field: triggers ×3, name ×2, 6th key; relaxed order                 —
+//	                      tool ×2, description ×1, inputs ×1
+//	challenge             a stem-only one-phrase leader in a long    best relaxed goes first at 1.5× its    dev2 (with named)
+//	                      request                                    relevance and 4 words
+//	typing slips          words one slip from an agent word          re-route once, when nothing hit        refagents-dev →93.5%
+//	synonyms              thesaurus.txt, for words the index lacks   relaxed only: boost 0.25, evidence ×0.5 dev2 64.5→72.6→76.6%
+//	scripts               CJK runs cut at agent words; pairs; the    read before anything else              kefu held-out 70→72.5%
+//	                      agent's Chinese script
+//	relaxed evidence      field terms the request holds: trigger 3,  bar 3 (2 without triggers), and two    folders 86.7→90.8%
+//	                      name 2, tool 2, description 1, input 0.5   request words
+//	named first           a relaxed skill whose whole name is said   first among relaxed matches            folders 84.7→86.7%
+//	runners-up            relaxed matches after the sure ones        fill the limit                         all dev top-3 92.7→93.3%
+//	                                                                 evidence bar only, no relevance cut    dev2 top-3 82.3→83.1%,
+//	                                                                                                        refagents-dev 93.5→95.2%
+//	body relevance        each body's distinct terms (bodyindex.go)  +0.5 × its BM25 to relaxed relevance   dev2 76.6→78.2% top-1,
+//	body evidence         a body word no other field holds           1, a word if not common English        79.8→82.3% top-3
+//	partial phrase        all informative words of one trigger       waives the two-word minimum            dataops "bounce it"
+//	                      (partial.go)                                                                      (no set moved)
+//
+// Their figures on the held-out sets, and the whole before and after, are
+// in examples/README.md.
+//
+// # Where the work goes
 //
 // Phrase matching runs on an in-memory phrase index (phrases.go): equal
 // token sets are stored once and filed under their rarest token, so a
 // route visits only what it can hit; hits are tallied per skill in pooled
 // scratch (collect.go), and only the score tiers that reach into the
 // limit are ordered (rank.go). Relevance comes from a bleve scorch index
-// with one field in which each skill field's terms count by weight
-// (triggers ×3, name ×2, the tool's binary and subcommands ×2,
-// description with camel-case words split, input names; see
-// analysis.go). It is computed only for the tied skills whose order it
-// decides, straight from the postings of a snapshot the Router holds, with
-// bleve's own term searchers and scorer (relevance.go): the same score a
-// bleve search would give, without its per-search machinery. A router
-// built cold with Options.Background takes it instead from term
+// of one field in which each skill field's terms count by their weight
+// (analysis.go). It is computed only for the tied skills whose order it
+// decides, straight from the postings of a snapshot the Router holds,
+// with bleve's own term searchers and scorer (relevance.go): the same
+// score a bleve search would give, without its per-search machinery. A
+// router built cold with Options.Background takes it instead from term
 // statistics gathered by one pass of the index field's analyzer
 // (termstats.go): the same numbers, so it routes while bleve builds
-// (background.go).
+// (background.go); its routes have no runners-up until the build ends.
 //
-// Index lifecycle: agents up to Options.MemoryThreshold skills are indexed
-// in memory. Larger ones, given Options.ContentHash, use an on-disk cache
-// entry per content hash and SchemaVersion, built with bleve.NewBuilder in a
-// temporary directory beside it and renamed into place, then reopened read
-// only. The entry also holds the phrase index, so warm starts neither
-// re-tokenise nor re-stem. A manifest with the schema, hash, skill count, a
-// fingerprint of the skills and a CRC-32C of every file is checked before
-// an entry is trusted; anything that does not check out is rebuilt, and a
-// cache that cannot be used at all falls back to memory (Info says why).
-// Build fills the cache ahead of time for `agent3md index`; Prepare opens
-// an entry from its content hash alone, for New to adopt once the skills
-// are known (a server opens it while the agent file loads).
+// Bodies are read once, while the index builds, one at a time, through
+// the text analyzer; their distinct terms go into a body index of their
+// own (body.go, bodyindex.go), never into the bleve field relevance
+// reads, and never as text: the catalog stays body-less.
+//
+// # Index lifecycle
+//
+// Agents up to Options.MemoryThreshold skills are indexed in memory.
+// Larger ones, given Options.ContentHash, use an on-disk cache entry per
+// content hash and SchemaVersion, built with bleve.NewBuilder in a
+// temporary directory beside it and renamed into place, then reopened
+// read only. The entry also holds the phrase index and the body index, so
+// warm starts neither re-tokenise nor read a body. A manifest with the
+// schema, hash, skill count, a fingerprint of the skills (bodies by their
+// checksums) and a CRC-32C of every file is checked before an entry is
+// trusted; anything that does not check out is rebuilt, and a cache that
+// cannot be used at all falls back to memory (Info says why). Build fills
+// the cache ahead of time for `agent3md index`; Prepare opens an entry
+// from its content hash alone, for New to adopt once the skills are known
+// (a server opens it while the agent file loads).
 //
 // A Router is safe for concurrent use; Close waits for routes in flight.
 package router

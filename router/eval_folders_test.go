@@ -45,3 +45,11 @@ func TestRoutingFoldersBlind(t *testing.T) {
 // top-1 94.2% (65/69), false matches 7.7% (1/13); spec mode matches none
 // of these folders, which carry no trigger lists.
 const foldersBlindMinTop1 = 0.90
+
+// TestRoutingFoldersBlind2 routes the third held-out set over the skill
+// folders (testdata/routing-folders-blind2.json): 211 requests over all
+// 157 skills and 30 irrelevant ones (10 near misses, marked), one of the
+// blind sets of 2026-11-27 (see bars in eval_test.go).
+func TestRoutingFoldersBlind2(t *testing.T) {
+	holdBars(t, "skill folders, blind2 held-out", "testdata/routing-folders-blind2.json", bars{top1: 192, top3: 195, falseMatches: 3})
+}

@@ -3,13 +3,13 @@ package router
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
 
-	"github.com/agent3md/agent3md/agentfile"
 	"github.com/agent3md/agent3md/loader"
 )
 
@@ -27,53 +27,57 @@ type evalCase struct {
 	Agent string  `json:"agent"`
 	Text  string  `json:"text"`
 	Want  *string `json:"want"`
+	// NearMiss marks an irrelevant request that reuses a skill's words
+	// for something no skill does.
+	NearMiss bool `json:"nearMiss"`
 }
 
-// loadAgentSkills parses an example agent and maps its skills the way the
-// server does; a directory is opened as skill folders, through the server's
-// own adapter.
+// loadAgentSkills opens an example agent (a directory as skill folders)
+// and maps its skills, bodies included, through the server's own adapter.
 func loadAgentSkills(t testing.TB, path string) []Skill {
 	t.Helper()
-	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
-		a, err := loader.OpenFolders(context.Background(), []string{path}, nil)
-		if err != nil {
-			t.Fatalf("opening the skill folders %s: %v", path, err)
-		}
-		defer a.Close()
-		src := newRouterSkills(a)
-		skills := make([]Skill, src.Len())
-		for i := range skills {
-			skills[i] = src.Skill(i)
-		}
-		return skills
+	ctx := context.Background()
+	var a *loader.Agent
+	var err error
+	if fi, serr := os.Stat(path); serr == nil && fi.IsDir() {
+		a, err = loader.OpenFolders(ctx, []string{path}, nil)
+	} else {
+		a, err = loader.Open(path, nil)
 	}
-	f, err := os.Open(path)
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("opening %s: %v", path, err)
 	}
-	defer f.Close()
-	cat, err := agentfile.Parse(f, &agentfile.Options{File: path})
+	defer a.Close()
+	src := newRouterSkills(a)
+	skills := make([]Skill, src.Len())
+	for i := range skills {
+		skills[i] = src.Skill(i)
+	}
+	err = src.EachBody(ctx, func(i int, body []byte) error {
+		skills[i].Body = string(body)
+		return nil
+	})
 	if err != nil {
-		t.Fatalf("parsing %s: %v", path, err)
-	}
-	var skills []Skill
-	for _, s := range cat.Agent().Skills {
-		rs := Skill{Name: s.Name, Z: s.Z, Triggers: s.Triggers, Tool: s.Tool,
-			Description: cat.Planes[s.Plane].Description}
-		for _, in := range s.Inputs {
-			rs.Inputs = append(rs.Inputs, in.Name)
-		}
-		skills = append(skills, rs)
+		t.Fatalf("%s: %v", path, err)
 	}
 	return skills
 }
 
-// tally counts one agent's results in one mode.
+// tally counts one agent's results in one mode: positive cases, those
+// whose first match is right and those whose first evalTopK matches hold
+// the right one; irrelevant cases, those that drew any match, and the
+// same two counts for the near misses among them.
 type tally struct {
-	pos, top1, neg, falseMatch int
+	pos, top1, top3, neg, falseMatch int
+	nearNeg, nearFalse               int
 }
 
+// evalTopK is how far down the list top-k accuracy looks: a model reads
+// a short list and picks.
+const evalTopK = 3
+
 func (t tally) top1Rate() float64  { return ratio(t.top1, t.pos) }
+func (t tally) top3Rate() float64  { return ratio(t.top3, t.pos) }
 func (t tally) falseRate() float64 { return ratio(t.falseMatch, t.neg) }
 
 func ratio(a, b int) float64 {
@@ -86,18 +90,50 @@ func ratio(a, b int) float64 {
 func (t *tally) add(c evalCase, got []Match) bool {
 	if c.Want == nil {
 		t.neg++
+		if c.NearMiss {
+			t.nearNeg++
+		}
 		if len(got) > 0 {
 			t.falseMatch++
+			if c.NearMiss {
+				t.nearFalse++
+			}
 			return false
 		}
 		return true
 	}
 	t.pos++
-	if len(got) > 0 && got[0].Name == *c.Want {
-		t.top1++
-		return true
+	for i, m := range got[:min(len(got), evalTopK)] {
+		if m.Name == *c.Want {
+			t.top3++
+			if i == 0 {
+				t.top1++
+				return true
+			}
+		}
 	}
 	return false
+}
+
+// merge adds o's counts to t.
+func (t *tally) merge(o *tally) {
+	t.pos += o.pos
+	t.top1 += o.top1
+	t.top3 += o.top3
+	t.neg += o.neg
+	t.falseMatch += o.falseMatch
+	t.nearNeg += o.nearNeg
+	t.nearFalse += o.nearFalse
+}
+
+// figures is the one-line summary of t the README's table holds.
+func (t tally) figures() string {
+	near := "–"
+	if t.nearNeg > 0 {
+		near = fmt.Sprintf("%d/%d", t.nearFalse, t.nearNeg)
+	}
+	return fmt.Sprintf("top-1 %5.1f%% (%d/%d)  top-3 %5.1f%%  false %5.1f%% (%d/%d)  near-miss false %s",
+		100*t.top1Rate(), t.top1, t.pos, 100*t.top3Rate(), 100*t.falseRate(), t.falseMatch, t.neg, near)
 }
 
 // TestRoutingEval routes every labelled request of the development set
@@ -197,8 +233,60 @@ func holdFalseTo(t *testing.T, name string, total map[Mode]*tally, ceiling float
 
 // evalSet routes every case of examples/<file> in both modes, logs misses
 // and the per-agent table, reports any positive case Ranked loses that
-// Spec gets right, and returns the totals per mode.
+// Spec gets right, and returns the totals per mode. A set listed in
+// blindSets is routed the same way, but only its totals are logged and
+// held: its cases are not to be read while routing changes.
 func evalSet(t *testing.T, file string) map[Mode]*tally {
+	blind := blindSets[file]
+	stats, total := runSet(t, file, func(c evalCase, spec, ranked []Match, specOK, rankedOK bool) {
+		if blind {
+			return
+		}
+		if !rankedOK {
+			want := "nothing"
+			if c.Want != nil {
+				want = *c.Want
+			}
+			t.Logf("ranked miss %s %q: want %s, got %s", c.Agent, c.Text, want, brief(ranked))
+		}
+		// A negative case that draws a relaxed guess counts against the
+		// false-match bar, not here: only positive cases can be "lost".
+		if c.Want != nil && specOK && !rankedOK {
+			t.Errorf("ranked loses a case spec gets right: %s %q: spec %s, ranked %s", c.Agent, c.Text, brief(spec), brief(ranked))
+		}
+	})
+	if total == nil {
+		return nil
+	}
+	agents := make([]string, 0, len(stats))
+	for a := range stats {
+		agents = append(agents, a)
+	}
+	sort.Strings(agents)
+	t.Logf("%s", file)
+	t.Logf("%-20s %6s %6s %6s   %6s %6s %6s", "agent", "spec", "", "", "ranked", "", "")
+	t.Logf("%-20s %6s %6s %6s   %6s %6s %6s", "", "top-1", "top-3", "false", "top-1", "top-3", "false")
+	for _, a := range append(agents, "all") {
+		s, r := total[Spec], total[Ranked]
+		if a != "all" {
+			s, r = stats[a][Spec], stats[a][Ranked]
+		}
+		t.Logf("%-20s %5.1f%% %5.1f%% %5.1f%%   %5.1f%% %5.1f%% %5.1f%%", a,
+			100*s.top1Rate(), 100*s.top3Rate(), 100*s.falseRate(), 100*r.top1Rate(), 100*r.top3Rate(), 100*r.falseRate())
+	}
+	for _, m := range []Mode{Ranked, Spec} {
+		t.Logf("%s %-6s %s", file, m, total[m].figures())
+	}
+	return total
+}
+
+// runSet routes every case of examples/<file> (testdata/<file> for a
+// file under testdata/) in both modes with the limit a model is given
+// (evalLimit), calls seen with each case's answers and whether each
+// mode's first match is right, and returns the counts per agent and in
+// total, per mode.
+func runSet(t *testing.T, file string, seen func(c evalCase, spec, ranked []Match, specOK, rankedOK bool)) (map[string]map[Mode]*tally, map[Mode]*tally) {
+	t.Helper()
 	path := filepath.Join(examplesDir, file)
 	if strings.HasPrefix(file, "testdata/") {
 		path = file // agents written elsewhere live with the tests
@@ -223,43 +311,23 @@ func evalSet(t *testing.T, file string) map[Mode]*tally {
 			routers[c.Agent] = r
 			stats[c.Agent] = map[Mode]*tally{Spec: {}, Ranked: {}}
 		}
-		spec := route(t, r, c.Text, &Query{Mode: Spec})
-		ranked := route(t, r, c.Text, &Query{Mode: Ranked})
+		spec := route(t, r, c.Text, &Query{Mode: Spec, Limit: evalLimit})
+		ranked := route(t, r, c.Text, &Query{Mode: Ranked, Limit: evalLimit})
 		specOK := stats[c.Agent][Spec].add(c, spec)
 		total[Spec].add(c, spec)
 		rankedOK := stats[c.Agent][Ranked].add(c, ranked)
 		total[Ranked].add(c, ranked)
-		if !rankedOK {
-			want := "nothing"
-			if c.Want != nil {
-				want = *c.Want
-			}
-			t.Logf("ranked miss %s %q: want %s, got %s", c.Agent, c.Text, want, brief(ranked))
-		}
-		// A negative case that draws a relaxed guess counts against the
-		// false-match bar, not here: only positive cases can be "lost".
-		if c.Want != nil && specOK && !rankedOK {
-			t.Errorf("ranked loses a case spec gets right: %s %q: spec %s, ranked %s", c.Agent, c.Text, brief(spec), brief(ranked))
+		if seen != nil {
+			seen(c, spec, ranked, specOK, rankedOK)
 		}
 	}
-	agents := make([]string, 0, len(stats))
-	for a := range stats {
-		agents = append(agents, a)
-	}
-	sort.Strings(agents)
-	t.Logf("%s", file)
-	t.Logf("%-14s %6s %6s   %6s %6s", "agent", "spec", "", "ranked", "")
-	t.Logf("%-14s %6s %6s   %6s %6s", "", "top-1", "false", "top-1", "false")
-	for _, a := range append(agents, "all") {
-		s, r := total[Spec], total[Ranked]
-		if a != "all" {
-			s, r = stats[a][Spec], stats[a][Ranked]
-		}
-		t.Logf("%-14s %5.1f%% %5.1f%%   %5.1f%% %5.1f%%", a,
-			100*s.top1Rate(), 100*s.falseRate(), 100*r.top1Rate(), 100*r.falseRate())
-	}
-	return total
+	return stats, total
 }
+
+// evalLimit is the limit the eval routes with: the answer a model gets
+// by default. (Before issue 24 the eval routed with no limit; a route
+// then had no runners-up, so its first three matches were the same.)
+const evalLimit = DefaultLimit
 
 func brief(ms []Match) string {
 	if len(ms) == 0 {

@@ -101,8 +101,15 @@ func TestRoutesGoldenSynth(t *testing.T) {
 // whose relevance comes from bleve's term searchers, and one built as the
 // MCP server builds it (Options.Background), whose relevance comes from
 // term statistics.
+//
+// The second is waited for: a route answered while the index builds has
+// no runners-up (TestBackgroundAnswersLikeForeground covers that).
 func goldenRouters(t *testing.T, skills []Skill) []*Router {
-	return []*Router{newTest(t, skills, nil), newTest(t, skills, &Options{NoCache: true, Background: true})}
+	bg := newTest(t, skills, &Options{NoCache: true, Background: true})
+	if _, err := bg.Wait(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	return []*Router{newTest(t, skills, nil), bg}
 }
 
 // writeRoutes writes where a request comes from and the request, then a
@@ -186,6 +193,11 @@ func TestRoutesKeepTheirAnswers(t *testing.T) {
 	for _, c := range set.Cases {
 		if routers[c.Agent] == nil {
 			routers[c.Agent] = newTest(t, loadAgentSkills(t, filepath.Join(examplesDir, c.Agent)), &Options{NoCache: true, Background: true})
+			// Built, so that a first answer does not lack the runners-up
+			// a route made while the index builds leaves out.
+			if _, err := routers[c.Agent].Wait(context.Background()); err != nil {
+				t.Fatal(err)
+			}
 		}
 		for _, q := range queries {
 			first = append(first, route(t, routers[c.Agent], c.Text, &q))

@@ -24,7 +24,7 @@ import (
 // SchemaVersion identifies the index layout (mapping, fields, analyzers,
 // cache files). Cache entries carry it in their key and manifest; bump it
 // whenever any of those change so old entries are never trusted.
-const SchemaVersion = 7
+const SchemaVersion = 8
 
 // Analysis names registered with bleve. They are part of the persisted
 // mapping, so renaming one is a schema change.
@@ -54,7 +54,20 @@ var fields = []struct {
 	{"inputs", textAnalyzer, 1, 0.5},
 }
 
-// indexField is the one indexed field.
+// bodyRelevance is how much a skill's relevance over the body index
+// (bodyIndex.score) adds to its relevance over the index field in the
+// relaxed tier: half, since a body also names other skills and says
+// everyday words. bodyEvidence is what a request word its body alone
+// holds adds to relaxed evidence, as much as a description word; such a
+// word also counts among the request words a relaxed match needs when it
+// is not one of English's commonest (relaxedEvidence).
+const (
+	bodyRelevance = 0.5
+	bodyEvidence  = 1
+)
+
+// indexField is the one indexed field. Bodies have an index of their
+// own (bodyindex.go).
 const indexField = "skill"
 
 // newMapping builds the index mapping from the typed field table above.

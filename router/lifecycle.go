@@ -33,6 +33,7 @@ func (r *Router) openIndex(ctx context.Context) error {
 		return err
 	}
 	r.idx, r.scorer, r.cleanup = b.idx, b.scorer, b.cleanup
+	r.bodies.Store(b.bodies)
 	if b.phrases != nil {
 		r.phrases = b.phrases
 	}
@@ -45,6 +46,7 @@ type builtIndex struct {
 	idx     bleve.Index
 	scorer  *scorerIndex // nil unless asked for
 	phrases *phraseIndex // read from a cache entry; nil when built in memory
+	bodies  *bodyIndex   // nil without bodies
 	cleanup func()       // removes a temp index after Close
 	kind    string
 	path    string
@@ -64,7 +66,7 @@ func (r *Router) buildBleve(ctx context.Context, scorer bool) (*builtIndex, erro
 	if large && !o.NoCache && o.ContentHash != "" {
 		c, err := r.fromCache(ctx)
 		if err == nil {
-			b = &builtIndex{idx: c.idx, cleanup: c.cleanup, phrases: c.phrases, kind: c.kind, path: c.path, reason: c.reason}
+			b = &builtIndex{idx: c.idx, cleanup: c.cleanup, phrases: c.phrases, bodies: c.bodies, kind: c.kind, path: c.path, reason: c.reason}
 			saved = c.ids
 		} else if ctx.Err() != nil {
 			return nil, ctx.Err()
@@ -73,11 +75,11 @@ func (r *Router) buildBleve(ctx context.Context, scorer bool) (*builtIndex, erro
 		}
 	}
 	if b == nil {
-		idx, err := buildMemory(ctx, r.mapping, r.src, o.Progress)
+		idx, bodies, err := buildMemory(ctx, r.corpus(), o.Progress)
 		if err != nil {
 			return nil, err
 		}
-		b = &builtIndex{idx: idx, kind: IndexMemory, reason: reason}
+		b = &builtIndex{idx: idx, bodies: bodies, kind: IndexMemory, reason: reason}
 	}
 	if !scorer {
 		return b, nil
@@ -99,7 +101,7 @@ func (r *Router) fromCache(ctx context.Context) (*cached, error) {
 	if err != nil {
 		return nil, err
 	}
-	return openCached(ctx, root, r.opts.ContentHash, r.mapping, r.src, r.opts.Progress)
+	return openCached(ctx, root, r.opts.ContentHash, r.corpus(), r.opts.Progress)
 }
 
 // Build makes sure the on-disk cache holds a valid index for skills (for

@@ -22,10 +22,14 @@ type specifics struct {
 	// the stems that occur only in names; idf is indexed by these ids.
 	extra map[string]uint32
 	idf   []float64
-	x     *phraseIndex
-	setOf []uint32 // per phrase: its stem set in x
-	names csrLists // per skill: its name's stems, distinct, in name order
-	named csrLists // per stem id: the skills whose name holds it
+	// df is, per stem id, how many of the skills use it in their
+	// triggers or name.
+	df     []uint32
+	skills int
+	x      *phraseIndex
+	setOf  []uint32 // per phrase: its stem set in x
+	names  csrLists // per skill: its name's stems, distinct, in name order
+	named  csrLists // per stem id: the skills whose name holds it
 	// nameSig is, per skill, a bit per name stem (id mod 64): a request
 	// whose signature shares no bit with it holds no word of the name.
 	nameSig []uint64
@@ -70,6 +74,7 @@ func buildSpecifics(src Source, x *phraseIndex) *specifics {
 	sp.readNames(src)
 	cmds, stop := sp.readCommands(src)
 	df, phraseStart, phrases := sp.countSkills(src.Len())
+	sp.df, sp.skills = df, src.Len()
 	sp.pickCommands(cmds, stop, df, func(s int, id uint32) bool {
 		if slices.Contains(sp.names.list(s), id) {
 			return true

@@ -28,60 +28,97 @@ var errBadPhrases = errors.New("phrase index file is damaged")
 
 // writePhrases saves x to path.
 func writePhrases(path string, x *phraseIndex) error {
+	return writeLists(path, phrasesMagic, func(lw *listWriter) {
+		lw.ints(x.skillOf)
+		lw.ints(x.ordOf)
+		lw.ints(x.exactSet)
+		for _, v := range []*vocabLists{&x.exact, &x.stems} {
+			lw.terms(v.ids)
+			for _, l := range [][]uint32{v.start, v.toks, v.ownS, v.own, v.anchorS, v.anchor} {
+				lw.ints(l)
+			}
+		}
+	})
+}
+
+// writeLists writes a saved index's file at path: magic, then what
+// write puts there through a listWriter, each list its length (eight
+// bytes, little-endian) and its items, the form phraseReader reads.
+func writeLists(path, magic string, write func(lw *listWriter)) error {
 	f, err := os.Create(path)
 	if err != nil {
 		return err
 	}
-	w := bufio.NewWriterSize(f, 1<<16)
-	w.WriteString(phrasesMagic)
-	ints := func(v []uint32) {
-		var b [8]byte
-		binary.LittleEndian.PutUint64(b[:], uint64(len(v)))
-		w.Write(b[:])
-		buf := make([]byte, 0, 4096)
-		for _, n := range v {
-			buf = binary.LittleEndian.AppendUint32(buf, n)
-			if len(buf) == cap(buf) {
-				w.Write(buf)
-				buf = buf[:0]
-			}
-		}
-		w.Write(buf)
-	}
-	ints(x.skillOf)
-	ints(x.ordOf)
-	ints(x.exactSet)
-	for _, v := range []*vocabLists{&x.exact, &x.stems} {
-		terms := make([]string, len(v.ids))
-		for t, id := range v.ids {
-			terms[id] = t
-		}
-		var b [8]byte
-		binary.LittleEndian.PutUint64(b[:], uint64(len(terms)))
-		w.Write(b[:])
-		for _, t := range terms {
-			binary.LittleEndian.PutUint64(b[:], uint64(len(t)))
-			w.Write(b[:])
-			w.WriteString(t)
-		}
-		for _, l := range [][]uint32{v.start, v.toks, v.ownS, v.own, v.anchorS, v.anchor} {
-			ints(l)
-		}
-	}
-	if err := w.Flush(); err != nil {
+	lw := &listWriter{w: bufio.NewWriterSize(f, 1<<16), buf: make([]byte, 0, 4096)}
+	lw.w.WriteString(magic)
+	write(lw)
+	if err := lw.w.Flush(); err != nil {
 		f.Close()
 		return err
 	}
 	return f.Close()
 }
 
+// listWriter writes the lists of a saved index (writeLists); the
+// writer's errors surface at its Flush.
+type listWriter struct {
+	w   *bufio.Writer
+	buf []byte
+}
+
+// count writes a list's length.
+func (lw *listWriter) count(n int) {
+	var b [8]byte
+	binary.LittleEndian.PutUint64(b[:], uint64(n))
+	lw.w.Write(b[:])
+}
+
+// ints writes a list of 32-bit integers.
+func (lw *listWriter) ints(v []uint32) {
+	lw.count(len(v))
+	buf := lw.buf[:0]
+	for _, n := range v {
+		buf = binary.LittleEndian.AppendUint32(buf, n)
+		if len(buf) == cap(buf) {
+			lw.w.Write(buf)
+			buf = buf[:0]
+		}
+	}
+	lw.w.Write(buf)
+}
+
+// terms writes a vocabulary, each term by its id, as phraseReader.terms
+// reads it back.
+func (lw *listWriter) terms(ids map[string]uint32) {
+	terms := make([]string, len(ids))
+	for t, id := range ids {
+		terms[id] = t
+	}
+	lw.count(len(terms))
+	for _, t := range terms {
+		lw.count(len(t))
+		lw.w.WriteString(t)
+	}
+}
+
+// bytes writes a list of bytes.
+func (lw *listWriter) bytes(b []byte) {
+	lw.count(len(b))
+	lw.w.Write(b)
+}
+
 // phraseReader decodes the file's lists, remembering the first error.
 type phraseReader struct {
 	r   *bufio.Reader
 	err error
+	// left, when positive, is how many bytes the file has left: a list
+	// whose items cannot fit in them is damage, found before anything
+	// is allocated for it. Zero means unknown.
+	left int64
 }
 
-func (p *phraseReader) count() int {
+// count reads a list's length, whose items take at least unit bytes each.
+func (p *phraseReader) count(unit int64) int {
 	var b [8]byte
 	if p.err != nil {
 		return 0
@@ -91,6 +128,13 @@ func (p *phraseReader) count() int {
 		return 0
 	}
 	n := binary.LittleEndian.Uint64(b[:])
+	if p.left > 0 {
+		p.left -= 8
+		if p.left <= 0 && n > 0 || p.left > 0 && n > uint64(p.left)/uint64(unit) {
+			p.err = fmt.Errorf("%w: list of %d items in the %d bytes left", errBadPhrases, n, max(p.left, 0))
+			return 0
+		}
+	}
 	if n > maxPhraseItems {
 		p.err = fmt.Errorf("%w: list of %d items", errBadPhrases, n)
 		return 0
@@ -98,8 +142,15 @@ func (p *phraseReader) count() int {
 	return int(n)
 }
 
+// spent counts n bytes read off left.
+func (p *phraseReader) spent(n int) {
+	if p.left > 0 {
+		p.left = max(p.left-int64(n), 1)
+	}
+}
+
 func (p *phraseReader) ints() []uint32 {
-	n := p.count()
+	n := p.count(4)
 	if p.err != nil {
 		return nil
 	}
@@ -108,6 +159,7 @@ func (p *phraseReader) ints() []uint32 {
 		p.err = err
 		return nil
 	}
+	p.spent(len(buf))
 	out := make([]uint32, n)
 	for i := range out {
 		out[i] = binary.LittleEndian.Uint32(buf[4*i:])
@@ -116,10 +168,10 @@ func (p *phraseReader) ints() []uint32 {
 }
 
 func (p *phraseReader) terms() map[string]uint32 {
-	n := p.count()
+	n := p.count(8) // each term has its length before it
 	ids := make(map[string]uint32, n)
 	for i := 0; i < n && p.err == nil; i++ {
-		l := p.count()
+		l := p.count(1)
 		if p.err != nil {
 			break
 		}
@@ -128,6 +180,7 @@ func (p *phraseReader) terms() map[string]uint32 {
 			p.err = err
 			break
 		}
+		p.spent(l)
 		ids[string(b)] = uint32(i)
 	}
 	if p.err == nil && len(ids) != n {
@@ -151,12 +204,33 @@ func readPhrases(path string, skills Source) (*phraseIndex, error) {
 // decodePhrases loads a saved phrase index without checking it against
 // any skills: nothing may route with it before check.
 func decodePhrases(path string) (*phraseIndex, error) {
+	var x *phraseIndex
+	err := readLists(path, func(r io.Reader, size int64) error {
+		var err error
+		x, err = decodePhraseLists(r, size)
+		return err
+	})
+	return x, err
+}
+
+// readLists opens a saved index's file at path and calls decode with it
+// and its size.
+func readLists(path string, decode func(r io.Reader, size int64) error) error {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	defer f.Close()
-	p := &phraseReader{r: bufio.NewReaderSize(f, 1<<16)}
+	fi, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	return decode(bufio.NewReaderSize(f, 1<<16), fi.Size())
+}
+
+// decodePhraseLists decodes a phrase index of size bytes from r.
+func decodePhraseLists(r io.Reader, size int64) (*phraseIndex, error) {
+	p := &phraseReader{r: bufio.NewReader(r), left: max(size-int64(len(phrasesMagic)), 1)}
 	magic := make([]byte, len(phrasesMagic))
 	if _, err := io.ReadFull(p.r, magic); err != nil || string(magic) != phrasesMagic {
 		return nil, fmt.Errorf("%w: bad magic", errBadPhrases)

@@ -25,6 +25,7 @@ type Prepared struct {
 	idx     bleve.Index
 	scorer  *scorerIndex // vocabulary read; ids attached on adoption
 	phrases *phraseIndex // not yet checked against any skills
+	bodies  *bodyIndex   // nil when the entry has none (or it is unreadable)
 	ids     *docIDs      // may be nil
 	done    bool         // adopted or closed
 }
@@ -75,7 +76,8 @@ func prepare(ctx context.Context, o *Options) (*Prepared, error) {
 		return nil, err
 	}
 	ids, _ := readDocIDs(filepath.Join(entry, docIDsName), -1) // checked on adoption
-	return &Prepared{path: entry, skills: m.Skills, fp: m.Fingerprint, idx: idx, scorer: s, phrases: phrases, ids: ids}, nil
+	bodies, _ := readBodyIndex(filepath.Join(entry, bodiesName), m.Skills)
+	return &Prepared{path: entry, skills: m.Skills, fp: m.Fingerprint, idx: idx, scorer: s, phrases: phrases, bodies: bodies, ids: ids}, nil
 }
 
 // Close releases a Prepared that New did not adopt. It is idempotent, and
@@ -99,13 +101,22 @@ func (r *Router) adopt(ctx context.Context, p *Prepared) (bool, error) {
 		return false, nil
 	}
 	n := r.src.Len()
-	if p.skills != n || p.phrases.check(r.src) != nil || p.fp != fingerprint(r.src) {
+	if p.skills != n || p.phrases.check(r.src) != nil || p.fp != fingerprint(r.corpus()) {
 		return false, p.Close()
 	}
 	if err := p.scorer.attachIDs(ctx, n, p.ids); err != nil {
 		p.Close()
 		return false, err
 	}
+	bodies := p.bodies
+	if in := r.corpus(); bodies == nil && in.readsBodies() {
+		var err error
+		if bodies, err = buildBodies(ctx, in); err != nil {
+			p.Close()
+			return false, err
+		}
+	}
+	r.bodies.Store(bodies)
 	p.done = true
 	r.idx, r.scorer, r.phrases = p.idx, p.scorer, p.phrases
 	r.info.Index, r.info.Path, r.info.Prepared = IndexCacheHit, p.path, true

@@ -103,7 +103,7 @@ func (r *Router) rankedRoute(ctx context.Context, text string, limit int, slips 
 				return r.rankedRoute(ctx, strings.Join(fixed, " "), limit, false)
 			}
 		}
-		return r.relaxed(ctx, text, limit, sp, rq)
+		return r.relaxed(ctx, text, limit, sp, rq, false)
 	}
 	cands := t.candidates()
 	for i := range cands {
@@ -143,7 +143,47 @@ func (r *Router) rankedRoute(ctx context.Context, text string, limit int, slips 
 		}
 	}
 	if len(out) > 0 && out[0].Tier == TierPhrase && out[0].Score == 1 && cands[order[0]].exact == 0 && len(rq.words) >= challengeRequest {
-		return r.challenge(ctx, text, rq, cands[order[0]].skill, out, limit)
+		if out, err = r.challenge(ctx, text, rq, cands[order[0]].skill, out, limit); err != nil {
+			return nil, err
+		}
+	}
+	return r.runnersUp(ctx, text, sp, rq, out, limit)
+}
+
+// runnersUp appends to out, the sure matches (phrase and name tiers, and
+// a challenger), the best relaxed matches it does not hold, up to limit
+// matches in all (relaxedLimit when limit is 0, unless out is longer):
+// a model reading the answer sees the runner-up when the first answer
+// is wrong, which on the held-out sets was usually absent, not second.
+// They keep their tier, so nothing about the sure answer changes: Limit
+// 1 (run) never gets one beside a sure match.
+func (r *Router) runnersUp(ctx context.Context, text string, sp *specifics, rq request, out []Match, limit int) ([]Match, error) {
+	want := limit
+	if want == 0 {
+		want = relaxedLimit
+	}
+	if len(out) >= want || r.late.pending() {
+		// A route answered while the index builds in the background
+		// (Options.Background) has no runners-up: they would wait for the
+		// build, which the sure matches do not need.
+		return out, nil
+	}
+	rel, err := r.relaxed(ctx, text, want+len(out), sp, rq, true)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		// A background build that failed fails relaxed routes; the sure
+		// matches stand without runners-up.
+		return out, nil
+	}
+	for _, m := range rel {
+		if len(out) == want {
+			break
+		}
+		if !slices.ContainsFunc(out, func(o Match) bool { return o.Name == m.Name && o.Z == m.Z }) {
+			out = append(out, m)
+		}
 	}
 	return out, nil
 }

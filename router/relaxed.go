@@ -22,15 +22,22 @@ import (
 // first, in relevance order: "run it on IBM Quantum with Qiskit Runtime"
 // asks for the skill named qiskit, whatever another skill's description
 // says about IBM.
-func (r *Router) relaxed(ctx context.Context, text string, limit int, sp *specifics, rq request) ([]Match, error) {
+//
+// With runnersUp set, the matches are runners-up beside sure matches
+// (routeRanked): the thesaurus is not read (it widens only requests that
+// hit nothing, so that it never reorders what a phrase found).
+func (r *Router) relaxed(ctx context.Context, text string, limit int, sp *specifics, rq request, runnersUp bool) ([]Match, error) {
 	want := limit
 	if want == 0 {
 		want = relaxedLimit
 	}
-	// Only here, with no phrase hit and nothing named, may synonyms widen
-	// the request (synonyms.go).
-	ex := r.heldThesaurus().expand(rq.toks, rq.stems)
-	out, skills, _, err := r.relaxedSearchWith(ctx, text, rq, want, ex)
+	var ex *expansion
+	if !runnersUp {
+		// Only here, with no phrase hit and nothing named, may synonyms
+		// widen the request (synonyms.go).
+		ex = r.heldThesaurus().expand(rq.toks, rq.stems)
+	}
+	out, skills, _, err := r.relaxedSearchWith(ctx, text, rq, want, ex, runnersUp)
 	if err != nil {
 		return out, err
 	}
@@ -55,12 +62,15 @@ func (r *Router) relaxed(ctx context.Context, text string, limit int, sp *specif
 // first; it also returns the matches' skill positions and the search hits
 // they were chosen from, best first.
 func (r *Router) relaxedSearch(ctx context.Context, text string, rq request, want int) ([]Match, []int, []scored, error) {
-	return r.relaxedSearchWith(ctx, text, rq, want, nil)
+	return r.relaxedSearchWith(ctx, text, rq, want, nil, false)
 }
 
 // relaxedSearchWith is relaxedSearch for a request widened by ex (nil:
-// as written).
-func (r *Router) relaxedSearchWith(ctx context.Context, text string, rq request, want int, ex *expansion) ([]Match, []int, []scored, error) {
+// as written). Runners-up (relaxed) are not held to RelaxedThreshold:
+// they follow a sure match, and the evidence bar alone decides whether
+// one is worth a line (a skill whose fields hold more of the request may
+// be less relevant than one whose few words are rare).
+func (r *Router) relaxedSearchWith(ctx context.Context, text string, rq request, want int, ex *expansion, runnersUp bool) ([]Match, []int, []scored, error) {
 	out := []Match{}
 	if r.idx == nil {
 		return out, nil, nil, nil
@@ -75,10 +85,18 @@ func (r *Router) relaxedSearchWith(ctx context.Context, text string, rq request,
 	// agent asks for no more than it has: same hits, less garbage.
 	pool := min(want*relaxedPool, max(r.src.Len(), 1))
 	res, err := r.searchExpanded(ctx, a, ex, pool)
-	if err != nil || len(res) == 0 {
+	if err != nil {
 		return out, nil, res, err
 	}
+	res, body := r.withBodies(a, res, pool)
+	sp := r.specificsOf()
+	if len(res) == 0 {
+		return out, nil, res, nil
+	}
 	cut := res[0].score * r.opts.RelaxedThreshold
+	if runnersUp {
+		cut = 0
+	}
 	for _, h := range res {
 		if h.score < cut || len(out) == want {
 			break
@@ -87,7 +105,9 @@ func (r *Router) relaxedSearchWith(ctx context.Context, text string, rq request,
 			continue
 		}
 		s := r.src.Skill(h.skill)
-		ev := r.evidence(a, h.skill, &s, ex)
+		bh, _ := findBody(body, h.skill)
+		ev := r.evidence(a, h.skill, &s, ex, bh.terms)
+		ev.partial = r.partialPhrase(sp, rq, h.skill)
 		bar := r.opts.RelaxedEvidence
 		if len(s.Triggers) == 0 {
 			bar = r.opts.RelaxedEvidenceUntriggered
@@ -112,6 +132,9 @@ type relaxedEvidence struct {
 	weight, syn       float64
 	words             []string
 	own, rare, jargon int
+	// partial is set when the request holds every informative word of
+	// one of the skill's trigger phrases (partialPhrase).
+	partial bool
 }
 
 // enough reports whether the evidence makes a relaxed match against bar:
@@ -127,13 +150,15 @@ type relaxedEvidence struct {
 // passing ("what does the Intercom logo look like") is no request for
 // the skill that works with it.
 func (ev relaxedEvidence) enough(bar float64) bool {
-	words := ev.own >= relaxedMinWords || ev.rare > 0 && ev.own+ev.jargon >= relaxedMinWords
+	words := ev.own >= relaxedMinWords || ev.rare > 0 && ev.own+ev.jargon >= relaxedMinWords || ev.partial && ev.own > 0
 	return words && ev.weight+ev.syn >= bar
 }
 
 // evidence is the relaxedEvidence of skill s (at position skill) for the
-// analysed request a, widened by ex (nil: as written).
-func (r *Router) evidence(a analyzed, skill int, s *Skill, ex *expansion) relaxedEvidence {
+// analysed request a, widened by ex (nil: as written); body holds the
+// terms of a.text (bits by position) the skill's body holds
+// (bodyIndex.score), each bodyEvidence when no other field holds it.
+func (r *Router) evidence(a analyzed, skill int, s *Skill, ex *expansion, body uint64) relaxedEvidence {
 	var weight, syn float64
 	matched := map[string]bool{} // request words the skill holds as written
 	viaSyn := map[string]bool{}  // and those it holds only through synonyms (true: a tool name's)
@@ -156,6 +181,14 @@ func (r *Router) evidence(a analyzed, skill int, s *Skill, ex *expansion) relaxe
 			}
 		}
 		syn += ex.fieldEvidence(have, f.weight, terms, viaSyn)
+	}
+	for k, t := range a.text {
+		if k < 64 && body&(1<<k) != 0 && !matched[t.word] && utf8.RuneCountInString(t.word) > 1 {
+			weight += bodyEvidence
+			if !wordlist.Common(strings.ToLower(t.word)) {
+				matched[t.word] = true
+			}
+		}
 	}
 	ev := relaxedEvidence{weight: weight, syn: syn}
 	for _, t := range a.exact { // every request word, in request order
@@ -211,4 +244,39 @@ func searchTies(ctx context.Context, idx bleve.Index, q query.Query, size, n int
 			return res[:min(size, len(res))], nil
 		}
 	}
+}
+
+// withBodies adds the body index's relevance (bodyIndex.score) to the
+// relaxed search's hits res, at bodyRelevance of its own, and adds the
+// skills it finds that res lacks, best first, up to size of them; it
+// returns the hits by that sum, best first (equal sums in skill order),
+// and the body scores by skill, for evidence.
+func (r *Router) withBodies(a analyzed, res []scored, size int) ([]scored, []bodyScored) {
+	body := r.bodies.Load().score(a.text)
+	if len(body) == 0 {
+		return res, nil
+	}
+	out := make([]scored, 0, len(res)+min(size, len(body)))
+	for _, h := range res {
+		if b, ok := findBody(body, h.skill); ok {
+			h.score = roundRelevance(h.score + bodyRelevance*b.rel)
+		}
+		out = append(out, h)
+	}
+	var only []scored // found through their bodies alone
+	for _, b := range body {
+		if !slices.ContainsFunc(res, func(h scored) bool { return h.skill == b.skill }) {
+			only = append(only, scored{b.skill, roundRelevance(bodyRelevance * b.rel)})
+		}
+	}
+	order := func(a, b scored) int {
+		if a.score != b.score {
+			return cmp.Compare(b.score, a.score)
+		}
+		return cmp.Compare(a.skill, b.skill)
+	}
+	slices.SortFunc(only, order)
+	out = append(out, only[:min(len(only), size)]...)
+	slices.SortFunc(out, order)
+	return out, body
 }

@@ -71,6 +71,10 @@ type Skill struct {
 	Description string
 	Tool        string   // command template; its first word is the binary
 	Inputs      []string // input names
+	// Body is the skill's instructions, read only while an index is
+	// built (through Bodies, which Skills implements from it): a Source
+	// that reads bodies from a file leaves it empty and implements Bodies.
+	Body string
 }
 
 // Source gives a Router its skills by position, so that a caller holding
@@ -130,6 +134,10 @@ type Options struct {
 	// trigger phrases (default DefaultRelaxedEvidenceUntriggered; see
 	// there).
 	RelaxedEvidenceUntriggered float64
+	// BodyTerms is the most distinct terms of one skill's body the index
+	// keeps, when the Source implements Bodies (default
+	// DefaultBodyTerms; negative: bodies are not read).
+	BodyTerms int
 	// Progress, when set, is called as an index build proceeds with the
 	// number of skills indexed so far and the total. Default nil.
 	Progress func(done, total int)
@@ -141,9 +149,9 @@ type Options struct {
 	// there is none to open (no Prepared entry, no cache entry under
 	// ContentHash) and the agent has at most 25,000 skills: routes start
 	// once the phrase index and the index's term statistics exist, and
-	// give the answers they would give after the build; only a request
-	// that needs the relaxed tier (or a challenge, see routeRanked) waits
-	// for it. The build starts once
+	// give the answers they would give after the build, but for their
+	// relaxed runners-up, which they leave out; only a request that needs
+	// the relaxed tier (or a challenge, see routeRanked) waits for it. The build starts once
 	// the first route is answered (30 ms at most). ctx then also governs
 	// the build, Close waits for it, Info says IndexBuilding until it
 	// ends and Wait waits for it. Progress is still reported. Default
@@ -172,16 +180,30 @@ func (o *Options) withDefaults() Options {
 	if v.RelaxedEvidence == 0 {
 		v.RelaxedEvidence = DefaultRelaxedEvidence
 	}
+	if v.BodyTerms == 0 {
+		v.BodyTerms = DefaultBodyTerms
+	}
 	return v
 }
 
 // Query refines one Route call. A nil *Query means defaults.
 type Query struct {
 	Mode Mode // default Ranked
-	// Limit is the most matches returned; 0 means all phrase matches, or
-	// up to 10 relaxed ones.
+	// Limit is the most matches returned. 0 means every phrase match (in
+	// Ranked mode, and name match), then relaxed ones up to 10 matches in
+	// all. Callers that answer a person or a model pass DefaultLimit.
 	Limit int
 }
+
+// DefaultLimit is the limit of a Ranked route answer that asks for none
+// (route_skill, `agent3md route`): the sure matches and the best relaxed
+// runners-up, three in all. A model reads the answer on every request, so
+// it is kept small: on the example agents a whole route_skill answer
+// (text and structured content) is about 400 bytes (1.1 KB at most), and
+// on a 4,000-skill agent, where every request has runners-up, 800 bytes
+// (1 KB at most), against 2.5 KB with ten; three is the top-3 the routing
+// sets measure.
+const DefaultLimit = 3
 
 // Match is one routed skill with the evidence for it.
 type Match struct {
@@ -224,8 +246,11 @@ type Info struct {
 type Router struct {
 	src     Source
 	phrases *phraseIndex
-	zRank   []uint32      // each skill's position in (z, name, index) order
-	idx     bleve.Index   // nil when there are no skills
+	zRank   []uint32    // each skill's position in (z, name, index) order
+	idx     bleve.Index // nil when there are no skills
+	// bodies is the body index (nil without bodies, and while a
+	// background build runs).
+	bodies  atomic.Pointer[bodyIndex]
 	scorer  *scorerIndex  // direct relevance over idx; nil with it
 	late    *pendingIndex // idx while it builds in the background; else nil
 	table   *laterTable   // term statistics building after a warm open; else nil

@@ -424,7 +424,7 @@ func (r *Router) synonymFirst(ctx context.Context, sp *specifics, text string, t
 	for _, h := range hits {
 		if r.an != nil {
 			s := r.src.Skill(h.skill)
-			ev := r.evidence(a, h.skill, &s, ex)
+			ev := r.evidence(a, h.skill, &s, ex, 0)
 			h.own = h.own || ev.own > 0
 			for _, w := range ev.words {
 				if !slices.Contains(h.words, w) {

@@ -81,19 +81,19 @@ const (
 )
 
 // buildTermStats analyzes every skill's document once.
-func buildTermStats(ctx context.Context, m mapping.IndexMapping, skills Source) (*termStats, error) {
-	chunks := max(1, min(statsChunks, skills.Len()/statsChunkMin))
-	return buildTermStatsOn(ctx, m, skills, min(statsWorkers, runtime.GOMAXPROCS(0), chunks), chunks)
+func buildTermStats(ctx context.Context, in *corpus) (*termStats, error) {
+	chunks := max(1, min(statsChunks, in.skills.Len()/statsChunkMin))
+	return buildTermStatsOn(ctx, in, min(statsWorkers, runtime.GOMAXPROCS(0), chunks), chunks)
 }
 
 // buildTermStatsOn is buildTermStats with the skills cut into k chunks
 // taken by the given number of goroutines.
-func buildTermStatsOn(ctx context.Context, m mapping.IndexMapping, skills Source, workers, k int) (*termStats, error) {
-	an, err := docAnalyzerOf(m)
+func buildTermStatsOn(ctx context.Context, in *corpus, workers, k int) (*termStats, error) {
+	an, err := docAnalyzerOf(in.m)
 	if err != nil {
 		return nil, err
 	}
-	n := skills.Len()
+	n := in.skills.Len()
 	ts := &termStats{length: make([]uint32, n)}
 	chunks := make([]*statsChunk, k)
 	errs := make([]error, k)
@@ -104,7 +104,7 @@ func buildTermStatsOn(ctx context.Context, m mapping.IndexMapping, skills Source
 		go func() {
 			defer wg.Done()
 			for c := int(next.Add(1)) - 1; c < k; c = int(next.Add(1)) - 1 {
-				chunks[c], errs[c] = analyzeChunk(ctx, an, skills, c*n/k, (c+1)*n/k, ts.length)
+				chunks[c], errs[c] = analyzeChunk(ctx, an, in.skills, c*n/k, (c+1)*n/k, ts.length)
 			}
 		}()
 	}

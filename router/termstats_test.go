@@ -109,7 +109,7 @@ func TestTermStatsRelevance(t *testing.T) {
 		for _, opts := range []*Options{{NoCache: true}, {CacheDir: t.TempDir(), ContentHash: "5eed", MemoryThreshold: -1}} {
 			r := newTest(t, ag.skills, opts)
 			name := ag.name + "/" + r.Info().Index
-			ts, err := buildTermStats(ctx, r.mapping, Skills(ag.skills))
+			ts, err := buildTermStats(ctx, r.corpus())
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -246,12 +246,12 @@ func TestTermStatsWorkers(t *testing.T) {
 		t.Fatal(err)
 	}
 	skills := Skills(genSkills(700))
-	one, err := buildTermStatsOn(context.Background(), m, skills, 1, 1)
+	one, err := buildTermStatsOn(context.Background(), &corpus{m: m, skills: skills}, 1, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, w := range []struct{ workers, chunks int }{{1, 5}, {2, 2}, {2, 9}, {3, 7}, {7, 3}} {
-		got, err := buildTermStatsOn(context.Background(), m, skills, w.workers, w.chunks)
+		got, err := buildTermStatsOn(context.Background(), &corpus{m: m, skills: skills}, w.workers, w.chunks)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -280,7 +280,7 @@ func TestTermStatsMemory(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ts, err := buildTermStats(context.Background(), m, Skills(skills))
+	ts, err := buildTermStats(context.Background(), &corpus{m: m, skills: Skills(skills)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -300,7 +300,7 @@ func TestTableSearchLikeBleve(t *testing.T) {
 	scored, refused := 0, 0
 	for _, ag := range relevanceAgents(t) {
 		r := newTest(t, ag.skills, &Options{NoCache: true})
-		ts, err := buildTermStats(ctx, r.mapping, Skills(ag.skills))
+		ts, err := buildTermStats(ctx, r.corpus())
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -144,6 +144,24 @@ func (c *Catalog) Findings() []Finding {
 	return out
 }
 
+// Broken returns the folders left out for an error finding
+// (docs/skill-folders.md §3), sorted, each once: every skill folder whose
+// SKILL.md breaks a rule, and every folder that holds a mis-cased
+// skill.md. A served skill has no error finding, so this is what
+// Findings' errors are about.
+func (c *Catalog) Broken() []string {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	var out []string
+	for _, f := range c.other {
+		if f.Breaks() {
+			out = append(out, filepath.Dir(f.Path))
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
 func sortFindings(fs []Finding) {
 	slices.SortStableFunc(fs, func(a, b Finding) int {
 		return cmp.Or(cmp.Compare(a.Path, b.Path), cmp.Compare(a.Line, b.Line), cmp.Compare(a.Rule, b.Rule))

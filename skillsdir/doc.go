@@ -14,6 +14,13 @@
 // MaxDepth of its root), and its files are also files of the enclosing
 // skill, as the skills extension wants (docs/skill-folders.md §1).
 //
+// Findings. Each problem found is a Finding with a rule, and each rule has
+// one severity, set in one table (Rules, SeverityOf) that every command
+// reads through the findings: an error breaks the skill, so the catalog
+// leaves it out (Catalog.Broken) and validate, import, mcp and serve all
+// treat it as broken; a warning is served, imported and reported
+// (docs/skill-folders.md §3).
+//
 // Rendering. Doc.Render writes a skill of an agent file as an Agent Skills
 // SKILL.md with one references/<dep>.md per other skill of its resolve
 // chain (docs/format.md §15); AssignSlugs gives every skill its Agent

@@ -21,7 +21,7 @@ func ExampleScan() {
 		fmt.Println(s.Name, s.Deps, len(s.Files))
 	}
 	for _, f := range c.Findings() {
-		if f.Severity == skillsdir.SeverityError {
+		if f.Breaks() {
 			fmt.Println(f.Skill, f.Line, f.Rule)
 		}
 	}
@@ -42,7 +42,6 @@ func ExampleScan() {
 	// broken-yaml 2 frontmatter
 	// mismatch 2 name-mismatch
 	// no-frontmatter 1 frontmatter
-	// warn-keys 7 metadata
 	// text/x-shellscript true 64
 }
 

@@ -32,6 +32,12 @@ type marker struct {
 	Source string   `json:"source"` // the agent file, as an absolute path
 	Skill  string   `json:"skill"`
 	Files  []string `json:"files"` // slash paths inside the folder, sorted
+	// Origin owns the folder instead of Agent when set: the source a
+	// sync copied it from (WriteOptions.Origin). URI is where its
+	// SKILL.md came from, Digests the SHA-256 of each file written.
+	Origin  string            `json:"origin,omitempty"`
+	URI     string            `json:"uri,omitempty"`
+	Digests map[string]string `json:"digests,omitempty"`
 	// Head is what the folder's AGENT.md cannot say exactly, for import
 	// (docs/skill-folders.md §11).
 	Head *agentHead `json:"head,omitempty"`

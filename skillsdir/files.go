@@ -176,7 +176,7 @@ func (w *fileWalk) add(p string, fi os.FileInfo) {
 }
 
 func (w *fileWalk) warn(p, rule, msg string) {
-	w.c.out = append(w.c.out, Finding{Skill: w.c.skill, Path: filepath.Join(w.s.Dir, filepath.FromSlash(p)), Rule: rule, Severity: SeverityWarning, Msg: msg})
+	w.c.out = append(w.c.out, newFinding(rule, w.c.skill, filepath.Join(w.s.Dir, filepath.FromSlash(p)), 0, msg))
 }
 
 // finish sorts the list and checks the skill's total size.

@@ -7,46 +7,124 @@ import (
 	"strings"
 )
 
-// Severity of a Finding.
+// Severity of a Finding. It is the rule's, never the caller's: one table
+// (rules, below) gives each rule one severity, which every command reads
+// through the findings it is handed.
 type Severity string
 
-// Severities. An error breaks an Agent Skills rule; a warning is served
-// anyway but worth fixing.
+// Severities. An error breaks the skill: it is left out of the catalog,
+// so no command serves or imports it and validate fails. A warning is
+// served, imported and reported, and worth fixing.
 const (
 	SeverityError   Severity = "error"
 	SeverityWarning Severity = "warning"
 )
 
-// Rule identifiers of findings (docs/skill-folders.md §3). Rules
-// marked "skips" make the skill broken: it is left out of the catalog.
+// Rule identifiers of findings (docs/skill-folders.md §3). Each has one
+// severity, given by the rules table below.
 const (
-	RuleFrontmatter   = "frontmatter"     // skips: no frontmatter, unclosed, too large, bad YAML, not a mapping
-	RuleYAMLAlias     = "yaml-alias"      // skips: anchors, aliases and merge keys are refused
-	RuleYAMLValue     = "yaml-value"      // skips: a value JSON cannot carry (NaN, complex key, duplicate key, too deep)
-	RuleYAMLTimestamp = "yaml-timestamp"  // warning: hosts disagree on unquoted dates; kept as the string
-	RuleYAMLBool      = "yaml-bool"       // warning: hosts disagree on unquoted yes, no, on, off; kept as the string
-	RuleSkillMD       = "skill-md"        // skips: SKILL.md unreadable, not a regular file or over MaxFileBytes
-	RuleName          = "name"            // skips: missing, not a string, or outside the Agent Skills charset
-	RuleNameMismatch  = "name-mismatch"   // skips: name differs from the folder's name
-	RuleDescription   = "description"     // skips when missing or empty; error when over 1024 characters
-	RuleCompatibility = "compatibility"   // error: not a string of 1-500 characters
-	RuleLicense       = "license"         // error: not a string
-	RuleMetadata      = "metadata"        // error: not a map of string to string
-	RuleAllowedTools  = "allowed-tools"   // error: neither a string nor a list of strings
-	RuleUnknownKey    = "unknown-key"     // warning: a top-level key the format does not define
-	RuleInputs        = "inputs"          // error: metadata inputs with a type outside docs/format.md §9
-	RuleTool          = "tool"            // error: the command uses an undeclared input, or tool and command disagree
-	RuleFileTooLarge  = "file-too-large"  // warning: a file over MaxFileBytes, not listed
-	RuleSpecialFile   = "special-file"    // warning: a device, FIFO, socket or directory symlink, not listed
-	RuleSymlinkEscape = "symlink-escape"  // warning: a symlink resolving outside the skill, not listed
-	RuleTooManyFiles  = "too-many-files"  // warning: over MaxFilesPerSkill, list cut
-	RuleSkillTooLarge = "skill-too-large" // warning: files total over MaxSkillBytes
-	RuleUnreadable    = "unreadable"      // warning: a directory or file that could not be read
-	RuleNestedTooDeep = "nested-too-deep" // warning: a SKILL.md below MaxDepth, served as a file only
-	RuleSkillMDCase   = "skill-md-case"   // error: a skill.md (or other casing) where SKILL.md is wanted: no skill
-	RuleBrokenLink    = "broken-link"     // warning: a body link into the skill folder at a file it does not serve
-	RuleFileName      = "file-name"       // warning: a file or folder whose name is not UTF-8, not listed
+	RuleSkillMD            = "skill-md"            // SKILL.md unreadable, not a regular file or over MaxFileBytes
+	RuleSkillMDCase        = "skill-md-case"       // a skill.md (or other casing) where SKILL.md is wanted: no skill
+	RuleFrontmatter        = "frontmatter"         // no frontmatter, unclosed, too large, bad YAML, not a mapping
+	RuleYAMLAlias          = "yaml-alias"          // anchors, aliases and merge keys are refused
+	RuleYAMLValue          = "yaml-value"          // a value JSON cannot carry (NaN, complex key, duplicate key, tag, too deep)
+	RuleName               = "name"                // missing, not a string, or outside the Agent Skills charset
+	RuleNameMismatch       = "name-mismatch"       // name differs from the folder's name
+	RuleDescription        = "description"         // missing, blank or not a string
+	RuleMetadataKey        = "metadata-key"        // metadata triggers, inputs, tool or command is not a string
+	RuleInputs             = "inputs"              // metadata inputs with a type outside docs/format.md §9
+	RuleTool               = "tool"                // the command uses an undeclared input, or tool and command disagree
+	RuleNameClash          = "name-clash"          // two folders hold one skill name: the scan fails
+	RuleTooManySkills      = "too-many-skills"     // over MaxSkills: the scan fails
+	RuleDescriptionLength  = "description-length"  // description over 1,024 characters
+	RuleDescriptionControl = "description-control" // description holds a control character
+	RuleCompatibility      = "compatibility"       // not a string of 1-500 characters
+	RuleLicense            = "license"             // not a string
+	RuleMetadata           = "metadata"            // not a map of string to string (other than RuleMetadataKey's keys)
+	RuleAllowedTools       = "allowed-tools"       // neither a string nor a list of strings
+	RuleUnknownKey         = "unknown-key"         // a top-level key the format does not define
+	RuleYAMLTimestamp      = "yaml-timestamp"      // hosts disagree on unquoted dates; kept as the string
+	RuleYAMLBool           = "yaml-bool"           // hosts disagree on unquoted yes, no, on, off; kept as the string
+	RuleFileTooLarge       = "file-too-large"      // a file over MaxFileBytes, not listed
+	RuleSpecialFile        = "special-file"        // a device, FIFO, socket or directory symlink, not listed
+	RuleSymlinkEscape      = "symlink-escape"      // a symlink resolving outside the skill, not listed
+	RuleFileName           = "file-name"           // a file or folder whose name is not UTF-8, not listed
+	RuleTooManyFiles       = "too-many-files"      // over MaxFilesPerSkill, list cut
+	RuleSkillTooLarge      = "skill-too-large"     // files total over MaxSkillBytes
+	RuleUnreadable         = "unreadable"          // a directory or file that could not be read
+	RuleNestedTooDeep      = "nested-too-deep"     // a SKILL.md below MaxDepth, served as a file only
+	RuleBrokenLink         = "broken-link"         // a body link into the skill folder at a file it does not serve
 )
+
+// rules is the one table of severities (docs/skill-folders.md §3 gives
+// each row's reason). A rule is an error when it breaks the skill: a host
+// would refuse it or read it otherwise than we do (its name, its
+// frontmatter), or we could not serve what its author wrote (its
+// description, its command). Everything else is a warning: the skill is
+// served as it is on disk, which is what a host reading the folder gets.
+var rules = [...]struct {
+	id  string
+	sev Severity
+}{
+	{RuleSkillMD, SeverityError},
+	{RuleSkillMDCase, SeverityError},
+	{RuleFrontmatter, SeverityError},
+	{RuleYAMLAlias, SeverityError},
+	{RuleYAMLValue, SeverityError},
+	{RuleName, SeverityError},
+	{RuleNameMismatch, SeverityError},
+	{RuleDescription, SeverityError},
+	{RuleMetadataKey, SeverityError},
+	{RuleInputs, SeverityError},
+	{RuleTool, SeverityError},
+	{RuleNameClash, SeverityError},
+	{RuleTooManySkills, SeverityError},
+	{RuleDescriptionLength, SeverityWarning},
+	{RuleDescriptionControl, SeverityWarning},
+	{RuleCompatibility, SeverityWarning},
+	{RuleLicense, SeverityWarning},
+	{RuleMetadata, SeverityWarning},
+	{RuleAllowedTools, SeverityWarning},
+	{RuleUnknownKey, SeverityWarning},
+	{RuleYAMLTimestamp, SeverityWarning},
+	{RuleYAMLBool, SeverityWarning},
+	{RuleFileTooLarge, SeverityWarning},
+	{RuleSpecialFile, SeverityWarning},
+	{RuleSymlinkEscape, SeverityWarning},
+	{RuleFileName, SeverityWarning},
+	{RuleTooManyFiles, SeverityWarning},
+	{RuleSkillTooLarge, SeverityWarning},
+	{RuleUnreadable, SeverityWarning},
+	{RuleNestedTooDeep, SeverityWarning},
+	{RuleBrokenLink, SeverityWarning},
+}
+
+// Rules returns every rule identifier, errors first, in the order of
+// docs/skill-folders.md §3.
+func Rules() []string {
+	out := make([]string, len(rules))
+	for i, r := range rules {
+		out[i] = r.id
+	}
+	return out
+}
+
+// SeverityOf returns rule's severity. A rule the table does not hold (a
+// bug: every finding is made with a Rule constant) is an error, so the
+// skill is left out rather than served on an unchecked rule.
+func SeverityOf(rule string) Severity {
+	for _, r := range rules {
+		if r.id == rule {
+			return r.sev
+		}
+	}
+	return SeverityError
+}
+
+// newFinding makes a finding with its rule's severity.
+func newFinding(rule, skill, path string, line int, msg string) Finding {
+	return Finding{Skill: skill, Path: path, Line: line, Rule: rule, Severity: SeverityOf(rule), Msg: msg}
+}
 
 // Finding is one problem found in a skill folder.
 type Finding struct {
@@ -60,6 +138,10 @@ type Finding struct {
 	Severity Severity `json:"severity"`
 	Msg      string   `json:"message"`
 }
+
+// Breaks reports whether the finding leaves its skill out: its rule is
+// an error (docs/skill-folders.md §3).
+func (f Finding) Breaks() bool { return f.Severity == SeverityError }
 
 // String renders "path:line: severity: message [rule]".
 func (f Finding) String() string {

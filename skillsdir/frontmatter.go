@@ -17,11 +17,11 @@ import (
 // hostile file from costing deep recursion.
 const maxYAMLDepth = 32
 
-// fmProblem is a frontmatter problem at a line of SKILL.md.
+// fmProblem is a frontmatter problem at a line of SKILL.md; its severity
+// is its rule's (SeverityOf).
 type fmProblem struct {
 	rule string
 	line int
-	sev  Severity
 	msg  string
 }
 
@@ -65,11 +65,11 @@ func splitFrontmatter(data []byte, maxBytes int) (yml []byte, firstLine int, bod
 	if bytes.HasPrefix(data, []byte{0xFF, 0xFE}) || bytes.HasPrefix(data, []byte{0xFE, 0xFF}) {
 		// What Windows PowerShell 5 writes with > and Out-File, and
 		// Notepad's old "Unicode": no host reads it.
-		return nil, 0, 0, &fmProblem{RuleFrontmatter, 1, SeverityError, "SKILL.md is UTF-16 text; save it as UTF-8"}
+		return nil, 0, 0, &fmProblem{RuleFrontmatter, 1, "SKILL.md is UTF-16 text; save it as UTF-8"}
 	}
 	first, next := lineAt(data, off)
 	if !isDelimiter(first) {
-		return nil, 0, 0, &fmProblem{RuleFrontmatter, 1, SeverityError, "SKILL.md does not start with a '---' line; put the YAML frontmatter (name, description) between two '---' lines at the top"}
+		return nil, 0, 0, &fmProblem{RuleFrontmatter, 1, "SKILL.md does not start with a '---' line; put the YAML frontmatter (name, description) between two '---' lines at the top"}
 	}
 	start := next
 	for pos := start; pos < len(data) && pos-start <= maxBytes; {
@@ -80,9 +80,9 @@ func splitFrontmatter(data []byte, maxBytes int) (yml []byte, firstLine int, bod
 		pos = n
 	}
 	if len(data)-start > maxBytes {
-		return nil, 0, 0, &fmProblem{RuleFrontmatter, 2, SeverityError, fmt.Sprintf("frontmatter is over %d bytes (MaxFrontmatterBytes) or never closed; close it with a '---' line and keep long text in the body", maxBytes)}
+		return nil, 0, 0, &fmProblem{RuleFrontmatter, 2, fmt.Sprintf("frontmatter is over %d bytes (MaxFrontmatterBytes) or never closed; close it with a '---' line and keep long text in the body", maxBytes)}
 	}
-	return nil, 0, 0, &fmProblem{RuleFrontmatter, 1, SeverityError, "the frontmatter opened on line 1 is never closed; add a '---' line after it"}
+	return nil, 0, 0, &fmProblem{RuleFrontmatter, 1, "the frontmatter opened on line 1 is never closed; add a '---' line after it"}
 }
 
 // lineAt returns the line starting at off (without its newline) and the
@@ -146,7 +146,7 @@ func parseFrontmatter(data []byte, maxBytes int) (*frontmatter, *fmProblem) {
 			}
 			yml = yml[size:]
 		}
-		return nil, &fmProblem{RuleFrontmatter, firstLine + n, SeverityError, "frontmatter is not UTF-8 text (a Latin-1 or Windows-1252 character?); save SKILL.md as UTF-8"}
+		return nil, &fmProblem{RuleFrontmatter, firstLine + n, "frontmatter is not UTF-8 text (a Latin-1 or Windows-1252 character?); save SKILL.md as UTF-8"}
 	}
 	var doc yaml.Node
 	if err := yaml.Unmarshal(yml, &doc); err != nil {
@@ -157,14 +157,14 @@ func parseFrontmatter(data []byte, maxBytes int) (*frontmatter, *fmProblem) {
 			}
 			msg = msg[len(m[0]):]
 		}
-		return nil, &fmProblem{RuleFrontmatter, line, SeverityError, "frontmatter is not valid YAML: " + msg + "; " + yamlHint(msg)}
+		return nil, &fmProblem{RuleFrontmatter, line, "frontmatter is not valid YAML: " + msg + "; " + yamlHint(msg)}
 	}
 	root := &doc
 	if root.Kind == yaml.DocumentNode && len(root.Content) == 1 {
 		root = root.Content[0]
 	}
 	if root.Kind != yaml.MappingNode {
-		return nil, &fmProblem{RuleFrontmatter, f.line(root), SeverityError, "frontmatter must be a YAML mapping of keys (name: ..., description: ...)"}
+		return nil, &fmProblem{RuleFrontmatter, f.line(root), "frontmatter must be a YAML mapping of keys (name: ..., description: ...)"}
 	}
 	v, p := f.toJSON(root, 0)
 	if p != nil {
@@ -178,16 +178,16 @@ func parseFrontmatter(data []byte, maxBytes int) (*frontmatter, *fmProblem) {
 // values: map[string]any, []any, string, int64, float64, bool or nil.
 func (f *frontmatter) toJSON(n *yaml.Node, depth int) (any, *fmProblem) {
 	if depth > maxYAMLDepth {
-		return nil, &fmProblem{RuleYAMLValue, f.line(n), SeverityError, fmt.Sprintf("frontmatter nests deeper than %d levels", maxYAMLDepth)}
+		return nil, &fmProblem{RuleYAMLValue, f.line(n), fmt.Sprintf("frontmatter nests deeper than %d levels", maxYAMLDepth)}
 	}
 	if n.Kind == yaml.AliasNode || n.Anchor != "" {
-		return nil, &fmProblem{RuleYAMLAlias, f.line(n), SeverityError, "frontmatter uses a YAML anchor or alias (& or *); write the value out instead"}
+		return nil, &fmProblem{RuleYAMLAlias, f.line(n), "frontmatter uses a YAML anchor or alias (& or *); write the value out instead"}
 	}
 	if t := n.ShortTag(); n.Kind != yaml.ScalarNode && t != "!!map" && t != "!!seq" {
 		// A tag on a collection (!!python/object/apply:os.system [..],
 		// !!set, !custom {..}) names a type JSON cannot carry, however
 		// plain its contents look.
-		return nil, &fmProblem{RuleYAMLValue, f.line(n), SeverityError, "frontmatter uses the YAML tag " + strconv.Quote(n.Tag) + ", which hosts' parsers refuse; remove it"}
+		return nil, &fmProblem{RuleYAMLValue, f.line(n), "frontmatter uses the YAML tag " + strconv.Quote(n.Tag) + ", which hosts' parsers refuse; remove it"}
 	}
 	switch n.Kind {
 	case yaml.MappingNode:
@@ -205,7 +205,7 @@ func (f *frontmatter) toJSON(n *yaml.Node, depth int) (any, *fmProblem) {
 	case yaml.ScalarNode:
 		return f.scalar(n)
 	}
-	return nil, &fmProblem{RuleYAMLValue, f.line(n), SeverityError, "frontmatter holds a YAML node JSON cannot carry"}
+	return nil, &fmProblem{RuleYAMLValue, f.line(n), "frontmatter holds a YAML node JSON cannot carry"}
 }
 
 func (f *frontmatter) mapping(n *yaml.Node, depth int) (any, *fmProblem) {
@@ -213,18 +213,18 @@ func (f *frontmatter) mapping(n *yaml.Node, depth int) (any, *fmProblem) {
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], n.Content[i+1]
 		if k.Kind == yaml.AliasNode || k.Anchor != "" {
-			return nil, &fmProblem{RuleYAMLAlias, f.line(k), SeverityError, "frontmatter uses a YAML anchor or alias (& or *); write the value out instead"}
+			return nil, &fmProblem{RuleYAMLAlias, f.line(k), "frontmatter uses a YAML anchor or alias (& or *); write the value out instead"}
 		}
 		if k.Kind != yaml.ScalarNode {
-			return nil, &fmProblem{RuleYAMLValue, f.line(k), SeverityError, "frontmatter has a key that is not a plain scalar; JSON keys are strings"}
+			return nil, &fmProblem{RuleYAMLValue, f.line(k), "frontmatter has a key that is not a plain scalar; JSON keys are strings"}
 		}
 		if k.ShortTag() == "!!merge" {
-			return nil, &fmProblem{RuleYAMLAlias, f.line(k), SeverityError, "frontmatter uses a YAML merge key (<<); write the keys out instead"}
+			return nil, &fmProblem{RuleYAMLAlias, f.line(k), "frontmatter uses a YAML merge key (<<); write the keys out instead"}
 		}
 		// A host's YAML parser turns a scalar key into its text as a
 		// JSON key (1: x gives "1").
 		if _, dup := out[k.Value]; dup {
-			return nil, &fmProblem{RuleYAMLValue, f.line(k), SeverityError, fmt.Sprintf("frontmatter key %q appears twice", k.Value)}
+			return nil, &fmProblem{RuleYAMLValue, f.line(k), fmt.Sprintf("frontmatter key %q appears twice", k.Value)}
 		}
 		val, p := f.toJSON(v, depth+1)
 		if p != nil {
@@ -246,7 +246,7 @@ func (f *frontmatter) scalar(n *yaml.Node) (any, *fmProblem) {
 			// YAML 1.2 (this library, JavaScript hosts) reads a plain
 			// yes as a string, YAML 1.1 (PyYAML) as true: the host and
 			// the skills extension's frontmatter would disagree.
-			f.warnings = append(f.warnings, fmProblem{RuleYAMLBool, f.line(n), SeverityWarning, "unquoted " + strconv.Quote(n.Value) + " reads as a boolean in YAML 1.1 parsers (PyYAML) and a string in YAML 1.2 ones; quote it, or write true or false"})
+			f.warnings = append(f.warnings, fmProblem{RuleYAMLBool, f.line(n), "unquoted " + strconv.Quote(n.Value) + " reads as a boolean in YAML 1.1 parsers (PyYAML) and a string in YAML 1.2 ones; quote it, or write true or false"})
 		}
 		return n.Value, nil
 	case "!!null":
@@ -254,7 +254,7 @@ func (f *frontmatter) scalar(n *yaml.Node) (any, *fmProblem) {
 	case "!!bool":
 		var b bool
 		if err := n.Decode(&b); err != nil {
-			return nil, &fmProblem{RuleYAMLValue, f.line(n), SeverityError, "frontmatter value " + strconv.Quote(n.Value) + " is not a boolean: " + err.Error()}
+			return nil, &fmProblem{RuleYAMLValue, f.line(n), "frontmatter value " + strconv.Quote(n.Value) + " is not a boolean: " + err.Error()}
 		}
 		return b, nil
 	case "!!int":
@@ -266,14 +266,14 @@ func (f *frontmatter) scalar(n *yaml.Node) (any, *fmProblem) {
 	case "!!float":
 		var x float64
 		if err := n.Decode(&x); err != nil || math.IsNaN(x) || math.IsInf(x, 0) {
-			return nil, &fmProblem{RuleYAMLValue, f.line(n), SeverityError, "frontmatter number " + strconv.Quote(n.Value) + " has no JSON form; quote it"}
+			return nil, &fmProblem{RuleYAMLValue, f.line(n), "frontmatter number " + strconv.Quote(n.Value) + " has no JSON form; quote it"}
 		}
 		return x, nil
 	case "!!timestamp":
-		f.warnings = append(f.warnings, fmProblem{RuleYAMLTimestamp, f.line(n), SeverityWarning, "unquoted date " + strconv.Quote(n.Value) + " reads as a date in some YAML parsers and a string in others; quote it"})
+		f.warnings = append(f.warnings, fmProblem{RuleYAMLTimestamp, f.line(n), "unquoted date " + strconv.Quote(n.Value) + " reads as a date in some YAML parsers and a string in others; quote it"})
 		return n.Value, nil
 	}
-	return nil, &fmProblem{RuleYAMLValue, f.line(n), SeverityError, "frontmatter uses the YAML tag " + strconv.Quote(n.Tag) + ", which hosts' parsers refuse; remove it"}
+	return nil, &fmProblem{RuleYAMLValue, f.line(n), "frontmatter uses the YAML tag " + strconv.Quote(n.Tag) + ", which hosts' parsers refuse; remove it"}
 }
 
 // keyNode returns the key and value nodes of key in mapping m.

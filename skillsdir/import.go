@@ -42,10 +42,12 @@ type Imported struct {
 	Agent string
 	// Skills, Links and Files count the skill planes, the [[z=N]] links
 	// made between them and the files listed by path; Skipped counts the
-	// broken skills left out.
+	// broken skills left out (Catalog.Broken): those with an error finding.
 	Skills, Links, Files, Skipped int
-	// Warnings say what import had to change or leave out, one line
-	// each, naming the file.
+	// Warnings are the scan's findings as validate words them (path,
+	// line, severity, message, rule: an error is a skipped skill's, a
+	// warning a kept one's), then what import had to change or leave out,
+	// one line each, naming the file.
 	Warnings []string
 }
 
@@ -125,25 +127,16 @@ func Import(ctx context.Context, roots []string, opts *ImportOptions) (*Imported
 }
 
 // readItems reads each served skill's body and the marker an export left
-// in its folder, and counts the broken skills (with their findings as
-// warnings).
+// in its folder. Every finding of the scan becomes a warning line with its
+// severity — a served skill's warnings too, as validate prints them — and
+// the broken skills are counted: with one severity per rule, an error
+// finding is exactly what leaves a skill out (docs/skill-folders.md §3).
 func readItems(ctx context.Context, cat *Catalog, r *Imported) ([]*importedSkill, error) {
 	for _, f := range cat.Findings() {
-		if f.Severity == SeverityError || f.Rule == RuleNestedTooDeep {
-			r.Warnings = append(r.Warnings, f.String())
-		}
+		r.Warnings = append(r.Warnings, f.String())
 	}
+	r.Skipped = len(cat.Broken())
 	skills := cat.Skills()
-	served := map[string]bool{}
-	for _, s := range skills {
-		served[s.SkillMD()] = true
-	}
-	for _, f := range cat.Findings() {
-		if filepath.Base(f.Path) == "SKILL.md" && f.Severity == SeverityError && !served[f.Path] && f.Rule != RuleNestedTooDeep {
-			served[f.Path] = true // count each broken skill once
-			r.Skipped++
-		}
-	}
 	items := make([]*importedSkill, len(skills))
 	for i, s := range skills {
 		body, fresh, err := cat.Body(ctx, s.Name)

@@ -421,14 +421,23 @@ func TestImportWriteFileRefusesOverwrite(t *testing.T) {
 	}
 }
 
-// TestImportDropsRefusedCommand: a command the validator refuses (an
-// undeclared placeholder, one the shell would not quote) is left out of
-// its skill with a warning; the skill and the rest of the agent import.
+// TestImportDropsRefusedCommand: a command the agent file's validator
+// refuses but the folder rules pass (a placeholder the shell would not
+// quote) is left out of its skill with a warning, and the skill imports;
+// one the folder rules refuse (an undeclared placeholder: a tool error,
+// docs/skill-folders.md §3) leaves the skill out, counted, as mcp does.
 func TestImportDropsRefusedCommand(t *testing.T) {
 	src := filepath.Join(t.TempDir(), "skills")
 	writeSkill(t, src, "undeclared", "description: Uses an undeclared input.\nmetadata:\n  tool: \"echo {missing}\"\n", "Body.\n", nil)
 	writeSkill(t, src, "unsafe", "description: Runs its input as code.\nmetadata:\n  inputs: \"cmd\"\n  tool: \"sh -c \\\"$({cmd})\\\"\"\n", "Body.\n", nil)
 	writeSkill(t, src, "fine", "description: A fine command.\nmetadata:\n  inputs: \"who\"\n  tool: \"echo {who}\"\n", "Body.\n", nil)
+	r, err := skillsdir.Import(context.Background(), []string{src}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Skills != 2 || r.Skipped != 1 {
+		t.Errorf("%d skills, %d skipped; want 2 and 1 (undeclared)", r.Skills, r.Skipped)
+	}
 	_, cat, stderr := importOK(t, "", src)
 	tools := map[string]string{}
 	for _, s := range cat.Agent().Skills {
@@ -443,10 +452,11 @@ func TestImportDropsRefusedCommand(t *testing.T) {
 	if got := strings.Join(cat.Agent().Tools, ","); got != "echo" {
 		t.Errorf("tools: %q, want echo", got)
 	}
-	for _, name := range []string{"undeclared", "unsafe"} {
-		if !strings.Contains(stderr, filepath.Join(src, name, "SKILL.md")+": its command is left out") {
-			t.Errorf("no warning for %s:\n%s", name, stderr)
-		}
+	if !strings.Contains(stderr, filepath.Join(src, "unsafe", "SKILL.md")+": its command is left out") {
+		t.Errorf("no warning for unsafe:\n%s", stderr)
+	}
+	if want := filepath.Join(src, "undeclared", "SKILL.md") + ":5: error: command uses {missing}"; !strings.Contains(stderr, want) {
+		t.Errorf("no %q in:\n%s", want, stderr)
 	}
 }
 

@@ -23,7 +23,7 @@ func (c *Catalog) Rescan(ctx context.Context, name string) (*Skill, error) {
 	var s *Skill
 	var broken []Finding
 	if real, err := filepath.EvalSymlinks(old.Dir); err != nil {
-		broken = []Finding{{Skill: filepath.Base(old.Dir), Path: old.SkillMD(), Rule: RuleSkillMD, Severity: SeverityError, Msg: "skill folder is gone: " + err.Error()}}
+		broken = []Finding{newFinding(RuleSkillMD, filepath.Base(old.Dir), old.SkillMD(), 0, "skill folder is gone: "+err.Error())}
 	} else {
 		s, _, broken = scanSkill(old.Root, old.Dir, real, old.depth, &c.opts)
 	}

@@ -112,7 +112,7 @@ func (sc *scanner) dir(root, dir, real, realRoot string, depth int) {
 	}
 	entries, err := os.ReadDir(dir)
 	if err != nil {
-		sc.note(Finding{Path: dir, Rule: RuleUnreadable, Severity: SeverityWarning, Msg: "cannot read folder: " + err.Error()})
+		sc.note(newFinding(RuleUnreadable, "", dir, 0, "cannot read folder: "+err.Error()))
 		return
 	}
 	for _, e := range entries {
@@ -127,8 +127,8 @@ func (sc *scanner) dir(root, dir, real, realRoot string, depth int) {
 			// system); a skill.md would be skipped without a word.
 			// It belongs to no skill, and is an error: the folder was
 			// meant as one.
-			sc.note(Finding{Path: filepath.Join(dir, e.Name()), Rule: RuleSkillMDCase, Severity: SeverityError,
-				Msg: fmt.Sprintf("this folder is no skill: its %s must be named SKILL.md, in upper case; rename it", e.Name())})
+			sc.note(newFinding(RuleSkillMDCase, "", filepath.Join(dir, e.Name()), 0,
+				fmt.Sprintf("this folder is no skill: its %s must be named SKILL.md, in upper case; rename it", e.Name())))
 		}
 	}
 	if depth >= sc.opts.MaxDepth {
@@ -194,8 +194,8 @@ func (sc *scanner) skill(root, dir, real string, depth int, parent string) {
 		}
 		child, realChild := filepath.Join(dir, filepath.FromSlash(rel)), filepath.Join(real, filepath.FromSlash(rel))
 		if d > sc.opts.MaxDepth {
-			sc.note(Finding{Skill: filepath.Base(child), Path: filepath.Join(child, "SKILL.md"), Rule: RuleNestedTooDeep, Severity: SeverityWarning,
-				Msg: fmt.Sprintf("nested skill is %d levels below its root, past MaxDepth %d; it is served only as files of %s", d, sc.opts.MaxDepth, filepath.Base(dir))})
+			sc.note(newFinding(RuleNestedTooDeep, filepath.Base(child), filepath.Join(child, "SKILL.md"), 0,
+				fmt.Sprintf("nested skill is %d levels below its root, past MaxDepth %d; it is served only as files of %s", d, sc.opts.MaxDepth, filepath.Base(dir))))
 			continue
 		}
 		sc.pool.submit(func() { sc.skill(root, child, realChild, d, filepath.Base(dir)) })
@@ -227,7 +227,7 @@ func scanSkill(root, dir, real string, depth int, o *Options) (s *Skill, nested 
 	s.realDir = real
 	fi, err := os.Lstat(real)
 	if err != nil || !fi.IsDir() {
-		c.out = append(c.out, Finding{Skill: c.skill, Path: md, Rule: RuleSkillMD, Severity: SeverityError, Msg: "the skill folder is gone or not a folder"})
+		c.out = append(c.out, newFinding(RuleSkillMD, c.skill, md, 0, "the skill folder is gone or not a folder"))
 		return s, nil, c.out
 	}
 	s.dirID = sigOf(fi)
@@ -239,12 +239,12 @@ func scanSkill(root, dir, real string, depth int, o *Options) (s *Skill, nested 
 			// say what to link instead.
 			msg = fmt.Sprintf("SKILL.md is a symlink to %s, which is absolute or leaves the skill folder, and a skill's files are never read through such links; link the whole skill folder instead (make %s a symlink to %s), or copy the file", target, dir, filepath.Dir(resolveLink(md, target)))
 		}
-		c.out = append(c.out, Finding{Skill: c.skill, Path: md, Rule: RuleSkillMD, Severity: SeverityError, Msg: msg})
+		c.out = append(c.out, newFinding(RuleSkillMD, c.skill, md, 0, msg))
 		return s, nil, c.out
 	}
 	fm, p := parseFrontmatter(data, o.MaxFrontmatterBytes)
 	if p != nil {
-		c.out = append(c.out, Finding{Skill: c.skill, Path: md, Line: p.line, Rule: p.rule, Severity: p.sev, Msg: p.msg})
+		c.out = append(c.out, newFinding(p.rule, c.skill, md, p.line, p.msg))
 	} else {
 		c.fm = fm
 		ok := validate(s, fm, c)
@@ -270,7 +270,7 @@ func scanSkill(root, dir, real string, depth int, o *Options) (s *Skill, nested 
 	if !s.Truncated {
 		brokenLinks(s, body, bodyLine, c)
 	}
-	if p != nil || c.skipped {
+	if p != nil || slices.ContainsFunc(c.out, Finding.Breaks) {
 		return s, nested, c.out
 	}
 	s.Findings = c.out
@@ -300,8 +300,8 @@ func brokenLinks(s *Skill, body []byte, bodyLine int, c *checker) {
 		if i := bytes.Index(body, []byte(rel)); i >= 0 {
 			line += bytes.Count(body[:i], []byte("\n"))
 		}
-		c.out = append(c.out, Finding{Skill: c.skill, Path: c.path, Line: line, Rule: RuleBrokenLink, Severity: SeverityWarning,
-			Msg: fmt.Sprintf("the body links to %s, which the skill folder does not serve (missing, hidden, a special file or over a limit); fix the link or add the file", rel)})
+		c.out = append(c.out, newFinding(RuleBrokenLink, c.skill, c.path, line,
+			fmt.Sprintf("the body links to %s, which the skill folder does not serve (missing, hidden, a special file or over a limit); fix the link or add the file", rel)))
 	}
 }
 

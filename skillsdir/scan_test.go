@@ -34,7 +34,7 @@ func TestScanFixture(t *testing.T) {
 		{RuleUnknownKey, "warn-keys/SKILL.md", 4, SeverityWarning},
 		{RuleUnknownKey, "warn-keys/SKILL.md", 5, SeverityWarning},
 		{RuleYAMLTimestamp, "warn-keys/SKILL.md", 5, SeverityWarning},
-		{RuleMetadata, "warn-keys/SKILL.md", 7, SeverityError},
+		{RuleMetadata, "warn-keys/SKILL.md", 7, SeverityWarning},
 	}
 	for _, tt := range tests {
 		t.Run(tt.rule+"/"+tt.path, func(t *testing.T) {
@@ -50,6 +50,14 @@ func TestScanFixture(t *testing.T) {
 		if strings.Contains(f.Path, ".hidden") || strings.Contains(f.Path, "notes") {
 			t.Errorf("finding about a folder that is not a skill: %v", f)
 		}
+	}
+	// The broken folders are exactly those with an error finding.
+	var broken []string
+	for _, d := range c.Broken() {
+		broken = append(broken, filepath.Base(d))
+	}
+	if want := []string{"alias", "broken-yaml", "mismatch", "no-frontmatter"}; !slices.Equal(broken, want) {
+		t.Errorf("broken %v, want %v", broken, want)
 	}
 }
 

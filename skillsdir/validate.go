@@ -49,25 +49,25 @@ type checker struct {
 	skipped bool
 }
 
-func (c *checker) add(rule string, sev Severity, n *yaml.Node, format string, args ...any) {
+// add records a finding with its rule's severity; an error makes the
+// skill broken.
+func (c *checker) add(rule string, n *yaml.Node, format string, args ...any) {
 	line := 0
 	if n != nil {
 		line = c.fm.line(n)
 	}
-	c.out = append(c.out, Finding{Skill: c.skill, Path: c.path, Line: line, Rule: rule, Severity: sev, Msg: fmt.Sprintf(format, args...)})
-}
-
-// skip records an error that makes the skill broken.
-func (c *checker) skip(rule string, n *yaml.Node, format string, args ...any) {
-	c.add(rule, SeverityError, n, format, args...)
-	c.skipped = true
+	f := newFinding(rule, c.skill, c.path, line, fmt.Sprintf(format, args...))
+	c.out = append(c.out, f)
+	if f.Breaks() {
+		c.skipped = true
+	}
 }
 
 // validate applies the Agent Skills rules to a parsed frontmatter and fills
 // s's routing fields. It reports whether the skill is served.
 func validate(s *Skill, fm *frontmatter, c *checker) bool {
 	for _, w := range fm.warnings {
-		c.out = append(c.out, Finding{Skill: c.skill, Path: c.path, Line: w.line, Rule: w.rule, Severity: w.sev, Msg: w.msg})
+		c.out = append(c.out, newFinding(w.rule, c.skill, c.path, w.line, w.msg))
 	}
 	c.name(s, fm)
 	c.description(s, fm)
@@ -82,18 +82,18 @@ func (c *checker) name(s *Skill, fm *frontmatter) {
 	name, ok := fm.fields["name"].(string)
 	switch {
 	case k == nil:
-		c.skip(RuleName, fm.root, "frontmatter has no name; add name: %s", c.skill)
+		c.add(RuleName, fm.root, "frontmatter has no name; add name: %s", c.skill)
 	case !ok:
 		// name: 123 is a number; quoting makes it the string.
-		c.skip(RuleName, v, "name must be a string; write name: %s", strconv.Quote(c.skill))
+		c.add(RuleName, v, "name must be a string; write name: %s", strconv.Quote(c.skill))
 	case !validName(name):
 		fix := ""
 		if sug := nameFor(name); sug != "" {
 			fix = fmt.Sprintf("; rename the skill and its folder %s", strconv.Quote(sug))
 		}
-		c.skip(RuleName, v, "name %s is not 1-64 characters of a-z, 0-9 and single inner '-'%s", strconv.Quote(clip(name, 80)), fix)
+		c.add(RuleName, v, "name %s is not 1-64 characters of a-z, 0-9 and single inner '-'%s", strconv.Quote(clip(name, 80)), fix)
 	case name != c.skill:
-		c.skip(RuleNameMismatch, v, "name %q differs from its folder %q; rename one so they match", name, c.skill)
+		c.add(RuleNameMismatch, v, "name %q differs from its folder %q; rename one so they match", name, c.skill)
 	default:
 		s.Name = name
 	}
@@ -104,11 +104,14 @@ func (c *checker) description(s *Skill, fm *frontmatter) {
 	d, ok := fm.fields["description"].(string)
 	switch {
 	case k == nil:
-		c.skip(RuleDescription, fm.root, "frontmatter has no description; say what the skill does and when to use it")
+		c.add(RuleDescription, fm.root, "frontmatter has no description; say what the skill does and when to use it")
 	case !ok || strings.TrimSpace(d) == "":
-		c.skip(RuleDescription, v, "description must be a non-empty string")
+		c.add(RuleDescription, v, "description must be a non-empty string")
 	case utf8.RuneCountInString(d) > maxDescriptionLen:
-		c.add(RuleDescription, SeverityError, v, "description has %d characters, over the limit of %d", utf8.RuneCountInString(d), maxDescriptionLen)
+		// A warning (docs/skill-folders.md §3): our tools serve it well,
+		// and a host handed it over the skills extension decides as it
+		// would reading the folder itself.
+		c.add(RuleDescriptionLength, v, "description has %d characters, over the Agent Skills limit of %d: agent3md serves it, but hosts that apply the limit refuse the skill; shorten it and move details into the body, or give such hosts the copy import then export --skills-dir make, which cuts it at %d", utf8.RuneCountInString(d), maxDescriptionLen, maxDescriptionLen)
 		s.Description = d
 	default:
 		s.Description = d
@@ -117,7 +120,7 @@ func (c *checker) description(s *Skill, fm *frontmatter) {
 		// Hosts show a description to people and put it in prompts: an
 		// escape sequence can rewrite a terminal, a NUL breaks XML.
 		r, _ := utf8.DecodeRuneInString(d[i:])
-		c.add(RuleDescription, SeverityWarning, v, "description holds the control character %U at character %d; remove it (hosts print descriptions and put them in XML)", r, utf8.RuneCountInString(d[:i])+1)
+		c.add(RuleDescriptionControl, v, "description holds the control character %U at character %d; remove it (hosts print descriptions and put them in XML)", r, utf8.RuneCountInString(d[:i])+1)
 	}
 }
 
@@ -158,13 +161,13 @@ func controlChar(r rune) bool {
 func (c *checker) optional(fm *frontmatter) {
 	if _, v := keyNode(fm.root, "license"); v != nil {
 		if _, ok := fm.fields["license"].(string); !ok {
-			c.add(RuleLicense, SeverityError, v, "license must be a string (a license name or a bundled file)")
+			c.add(RuleLicense, v, "license must be a string (a license name or a bundled file)")
 		}
 	}
 	if _, v := keyNode(fm.root, "compatibility"); v != nil {
 		s, ok := fm.fields["compatibility"].(string)
 		if n := utf8.RuneCountInString(s); !ok || n == 0 || n > maxCompatibilityLen {
-			c.add(RuleCompatibility, SeverityError, v, "compatibility must be a string of 1-%d characters", maxCompatibilityLen)
+			c.add(RuleCompatibility, v, "compatibility must be a string of 1-%d characters", maxCompatibilityLen)
 		}
 	}
 	if _, v := keyNode(fm.root, "allowed-tools"); v != nil {
@@ -181,7 +184,7 @@ func (c *checker) optional(fm *frontmatter) {
 			}
 		}
 		if !ok {
-			c.add(RuleAllowedTools, SeverityError, v, "allowed-tools must be a space-separated string or a list of strings")
+			c.add(RuleAllowedTools, v, "allowed-tools must be a space-separated string or a list of strings")
 		}
 	}
 }
@@ -201,11 +204,17 @@ func (c *checker) unknownKeys(fm *frontmatter) {
 		case claudeCodeKeys[k.Value]:
 			// Moving it under metadata, the usual advice, would turn off
 			// what it does in Claude Code.
-			c.add(RuleUnknownKey, SeverityWarning, k, "top-level key %q is a Claude Code field, not part of the Agent Skills format: Claude Code reads it, other hosts ignore it and skills-ref refuses it; keep it if the skill is for Claude Code", clip(k.Value, 80))
+			c.add(RuleUnknownKey, k, "top-level key %q is a Claude Code field, not part of the Agent Skills format: Claude Code reads it, other hosts ignore it and skills-ref refuses it; keep it if the skill is for Claude Code", clip(k.Value, 80))
 		default:
-			c.add(RuleUnknownKey, SeverityWarning, k, "top-level key %q is not part of the Agent Skills format; move it under metadata", clip(k.Value, 80))
+			c.add(RuleUnknownKey, k, "top-level key %q is not part of the Agent Skills format; move it under metadata", clip(k.Value, 80))
 		}
 	}
+}
+
+// agent3mdKeys are the metadata keys agent3md reads (docs/skill-folders.md
+// §4), with what each gives the skill.
+var agent3mdKeys = map[string]string{
+	"triggers": "routing triggers", "inputs": "inputs", "tool": "command", "command": "command",
 }
 
 // metadata checks the string-to-string map and reads the routing and
@@ -217,7 +226,7 @@ func (c *checker) metadata(s *Skill, fm *frontmatter) {
 	}
 	m, ok := fm.fields["metadata"].(map[string]any)
 	if !ok {
-		c.add(RuleMetadata, SeverityError, v, "metadata must be a mapping of string keys to string values")
+		c.add(RuleMetadata, v, "metadata must be a mapping of string keys to string values; it is served as written, but skills-ref refuses it and agent3md reads no triggers, inputs or tool from it")
 		return
 	}
 	str := func(key string) (string, bool) {
@@ -230,10 +239,17 @@ func (c *checker) metadata(s *Skill, fm *frontmatter) {
 	}
 	sort.Strings(keys)
 	for _, k := range keys {
-		if _, ok := m[k].(string); !ok {
-			kn, _ := keyNode(v, k)
-			c.add(RuleMetadata, SeverityError, kn, "metadata %q must be a string; quote numbers and join lists", clip(k, 80))
+		if _, ok := m[k].(string); ok {
+			continue
 		}
+		kn, _ := keyNode(v, k)
+		if what, ok := agent3mdKeys[k]; ok {
+			// Served without it, the skill would route or run otherwise
+			// than its author wrote.
+			c.add(RuleMetadataKey, kn, "metadata %q must be a string: agent3md reads the skill's %s from it; write it as one string (join a list with commas)", k, what)
+			continue
+		}
+		c.add(RuleMetadata, kn, "metadata %q must be a string (the Agent Skills format maps strings to strings, and skills-ref refuses it); quote numbers and join lists", clip(k, 80))
 	}
 	if t, ok := str("triggers"); ok {
 		s.Triggers = splitTriggers(t)
@@ -243,7 +259,7 @@ func (c *checker) metadata(s *Skill, fm *frontmatter) {
 		_, n := keyNode(v, "inputs")
 		for _, x := range s.Inputs {
 			if !agentfile.ValidInputType(x.Type) {
-				c.add(RuleInputs, SeverityError, n, "input %q has type %q; use one of %s", x.Name, x.Type, strings.Join(agentfile.InputTypes, ", "))
+				c.add(RuleInputs, n, "input %q has type %q; use one of %s", x.Name, x.Type, strings.Join(agentfile.InputTypes, ", "))
 			}
 		}
 	}
@@ -257,7 +273,7 @@ func (c *checker) tool(s *Skill, meta *yaml.Node, str func(string) (string, bool
 	cmd, hasC := str("command")
 	if hasT && hasC && t != cmd {
 		_, n := keyNode(meta, "command")
-		c.add(RuleTool, SeverityError, n, "metadata tool and command differ; keep one")
+		c.add(RuleTool, n, "metadata tool and command differ; keep one")
 	}
 	if !hasT {
 		t, hasT = cmd, hasC
@@ -276,7 +292,7 @@ func (c *checker) tool(s *Skill, meta *yaml.Node, str func(string) (string, bool
 			if n == nil {
 				_, n = keyNode(meta, "command")
 			}
-			c.add(RuleTool, SeverityError, n, "command uses {%s}, which metadata inputs does not declare", ph)
+			c.add(RuleTool, n, "command uses {%s}, which metadata inputs does not declare", ph)
 		}
 	}
 }

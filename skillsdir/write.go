@@ -47,6 +47,9 @@ type Folder struct {
 	Name string
 	// Skill is the skill it holds, as its marker names it.
 	Skill string
+	// URI, when set, is where the skill came from (a sync's SKILL.md
+	// URI), recorded in its marker.
+	URI string
 	// Files are its files, SKILL.md first; the marker is added.
 	Files []FolderFile
 }
@@ -67,6 +70,11 @@ type WriteOptions struct {
 	// Command names the writer in messages ("export": "was not written
 	// by 'agent3md export'"); "" is "export".
 	Command string
+	// Origin, when set, owns the folders instead of Agent: a sync's
+	// source (its URL or server command). A folder is then this
+	// writer's only when its marker names the same Origin, and each
+	// marker also records every file's SHA-256 (sync.go).
+	Origin string
 
 	head *agentHead // what export adds to each marker
 }
@@ -131,13 +139,13 @@ func WriteFolders(dir string, folders []Folder, opts *WriteOptions) (*Report, er
 	}
 	rep := &Report{}
 	for _, f := range folders {
-		m := marker{Agent: o.Agent, Source: o.Source, Skill: f.Skill, Head: o.head}
-		if err := writeFolder(root, f, m, rep); err != nil {
+		m := marker{Agent: o.Agent, Source: o.Source, Skill: f.Skill, Head: o.head, Origin: o.Origin, URI: f.URI}
+		if err := writeFolder(root, f, m, &o, rep); err != nil {
 			return rep, err
 		}
 	}
 	if o.Prune {
-		if err := pruneFolders(root, folders, o.Agent, rep); err != nil {
+		if err := pruneFolders(root, folders, &o, rep); err != nil {
 			return rep, err
 		}
 	}
@@ -186,8 +194,8 @@ func checkFolder(root *dirFD, f Folder, o *WriteOptions) error {
 		return err
 	case m == nil && !o.Force:
 		return fmt.Errorf("%s was not written by 'agent3md %s' (no %s); move it away, or pass --force to write into it", live.path, o.command(), markerFile)
-	case m != nil && m.Agent != o.Agent && !o.Force:
-		return fmt.Errorf("%s holds skill %q of agent %q; pass --force to replace it with agent %q's", live.path, m.Skill, m.Agent, o.Agent)
+	case m != nil && !o.owns(m) && !o.Force:
+		return o.notOwned(live.path, m)
 	}
 	return nil
 }
@@ -333,6 +341,12 @@ func encodeMarker(m marker, f Folder) ([]byte, error) {
 	for i, file := range f.Files {
 		m.Files[i] = file.Path
 	}
+	if m.Origin != "" {
+		m.Digests = make(map[string]string, len(f.Files))
+		for _, file := range f.Files {
+			m.Digests[file.Path] = digest(file.Data)
+		}
+	}
 	slices.Sort(m.Files)
 	b, err := json.MarshalIndent(m, "", "  ")
 	return append(b, '\n'), err
@@ -348,7 +362,7 @@ func tempName(name string) string {
 // writeFolder writes one folder: nothing when every file and the marker
 // already hold the right bytes; else the whole folder anew beside it,
 // moved into place.
-func writeFolder(root *dirFD, f Folder, m marker, rep *Report) error {
+func writeFolder(root *dirFD, f Folder, m marker, o *WriteOptions, rep *Report) error {
 	live, err := openExisting(root, f.Name)
 	if err != nil {
 		return err
@@ -368,7 +382,7 @@ func writeFolder(root *dirFD, f Folder, m marker, rep *Report) error {
 	for _, file := range f.Files {
 		plan.planned[file.Path] = true
 	}
-	if old != nil && old.Agent == m.Agent {
+	if old != nil && o.owns(old) {
 		for _, p := range old.Files {
 			plan.owned[p] = true
 		}

@@ -216,7 +216,7 @@ func (w *folderWrite) clear(d *dirFD) (removed map[string]bool) {
 // pruneFolders removes the folders an earlier write for agent made that
 // folders no longer holds: the files their markers list, the marker, and
 // the folder when that leaves it empty.
-func pruneFolders(root *dirFD, folders []Folder, agent string, rep *Report) error {
+func pruneFolders(root *dirFD, folders []Folder, o *WriteOptions, rep *Report) error {
 	names, err := root.names()
 	if err != nil {
 		return err
@@ -238,7 +238,7 @@ func pruneFolders(root *dirFD, folders []Folder, agent string, rep *Report) erro
 			continue
 		}
 		m, err := readMarker(d)
-		if err != nil || m == nil || m.Agent != agent {
+		if err != nil || m == nil || !o.owns(m) {
 			d.close()
 			continue // not ours to touch
 		}

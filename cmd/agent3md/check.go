@@ -353,10 +353,10 @@ func (a *app) validateDir(ctx context.Context, arg string) []fileReport {
 		case errors.As(err, &clash):
 			// One finding per clash, so one run names them all.
 			for _, c := range append([]*skillsdir.ClashError{{Name: clash.Name, First: clash.First, Second: clash.Second}}, clash.Others...) {
-				fr.Errors = append(fr.Errors, agentfile.Finding{Rule: "name-clash", Message: c.Error()})
+				fr.Errors = append(fr.Errors, agentfile.Finding{Rule: skillsdir.RuleNameClash, Message: c.Error()})
 			}
 		case errors.Is(err, skillsdir.ErrTooManySkills):
-			fr.Errors = append(fr.Errors, agentfile.Finding{Rule: "too-many-skills", Message: err.Error()})
+			fr.Errors = append(fr.Errors, agentfile.Finding{Rule: skillsdir.RuleTooManySkills, Message: err.Error()})
 		default:
 			fr.Error = err.Error()
 		}
@@ -370,7 +370,9 @@ func (a *app) validateDir(ctx context.Context, arg string) []fileReport {
 		fr := fileReport{File: r.SkillMD, Skill: r.Skill, OK: true, Errors: []agentfile.Finding{}, Warnings: []agentfile.Finding{}}
 		for _, f := range r.Findings {
 			af := agentfile.Finding{Rule: f.Rule, Message: f.Msg, Line: f.Line}
-			if f.Severity == skillsdir.SeverityError {
+			// The rule's severity, from skillsdir's one table: an error is
+			// a skill that mcp leaves out and import skips.
+			if f.Breaks() {
 				fr.Errors, fr.errPaths, fr.OK = append(fr.Errors, af), append(fr.errPaths, f.Path), false
 			} else {
 				fr.Warnings, fr.warnPaths = append(fr.Warnings, af), append(fr.warnPaths, f.Path)

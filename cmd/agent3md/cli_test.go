@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"github.com/agent3md/agent3md/router"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -60,7 +61,9 @@ func TestCommands(t *testing.T) {
 		{"get unknown skill suggests", []string{"get", devtools, "run-test"}, 1, "", "did you mean"},
 		{"not a .3md file warns", []string{"skills", notAgent}, 1, "", "warning: " + notAgent + " does not end in .3md"},
 		{"a directory without skills", []string{"skills", dir + "/"}, 2, "", "no skill found in"},
-		{"route no match", []string{"route", devtools, "zzqx wobble"}, 0, "no skill matched", ""},
+		{"route no match exits 1, as grep does", []string{"route", devtools, "zzqx wobble"}, 1, "no skill matched", ""},
+		{"route --json no match exits 1", []string{"route", "--json", devtools, "zzqx wobble"}, 1, `"matches": []`, ""},
+		{"route spec no match exits 1", []string{"route", "--mode", "spec", devtools, "zzqx wobble"}, 1, "no skill matched", ""},
 		{"route names the tier of a name match", []string{"route", "--no-cache", devtools, "tests"}, 0, "run-tests  (score 0; matched: tests; name)", ""},
 		{"route bad mode", []string{"route", "--mode", "fuzzy", devtools, "x"}, 2, "", `use "ranked" or "spec"`},
 		{"mcp bad file", []string{"mcp", filepath.Join(dir, "missing.3md")}, 2, "", "cannot read agent file"},
@@ -335,5 +338,37 @@ func TestMCPCatalogCache(t *testing.T) {
 		if code != 0 || !strings.Contains(errb.String(), want) {
 			t.Fatalf("start %d: exit %d, stderr lacks %s:\n%s", i+1, code, want, errb.String())
 		}
+	}
+}
+
+// TestRouteDefaultLimit: a ranked route prints the sure matches and the
+// relaxed runners-up, router.DefaultLimit lines unless --limit says
+// otherwise; spec mode prints every match, as the reference does.
+func TestRouteDefaultLimit(t *testing.T) {
+	const many = "run the tests, lint, review the diff and explain the code"
+	count := func(args ...string) int {
+		t.Helper()
+		code, out, errOut := cli(t, append([]string{"route", "--no-cache"}, args...)...)
+		if code != 0 {
+			t.Fatalf("%q: exit %d: %s", args, code, errOut)
+		}
+		return strings.Count(out, "\n")
+	}
+	if n := count(devtools, many); n != router.DefaultLimit {
+		t.Errorf("ranked, no --limit: %d lines, want %d", n, router.DefaultLimit)
+	}
+	if n := count("--limit", "0", devtools, many); n <= router.DefaultLimit {
+		t.Errorf("ranked --limit 0: %d lines, want more than %d", n, router.DefaultLimit)
+	}
+	if n := count("--limit", "1", devtools, many); n != 1 {
+		t.Errorf("ranked --limit 1: %d lines", n)
+	}
+	if n := count("--mode", "spec", devtools, many); n <= router.DefaultLimit {
+		t.Errorf("spec, no --limit: %d lines, want every match", n)
+	}
+	// A runner-up says it is one.
+	_, out, _ := cli(t, "route", "--no-cache", "../../router/testdata/dataops.3md", "the nightly orders DAG failed, can you check what happened")
+	if want := "check-pipeline  (score 0; matched: dag, failed, check; relaxed)"; !strings.Contains(out, want) {
+		t.Errorf("dataops: %q, want the line %q", out, want)
 	}
 }

@@ -74,6 +74,14 @@ func claudeHTTPReload(t *testing.T, exe string, handshake bool) {
 			return fakemodel.Call{Name: "ToolSearch", Input: map[string]any{"query": "select:mcp__devtools__list_skills"}}, nil
 		},
 		func([]fakemodel.Result) (fakemodel.Call, error) {
+			// A request that needs the skills waits for the first
+			// version: an edit made while it still loads would be part of
+			// it, not a change.
+			resp, err := http.Post("http://"+srv.addr+"/mcp", "application/json", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"resources/list"}`))
+			if err != nil {
+				return fakemodel.Call{}, err
+			}
+			resp.Body.Close()
 			mark := len(srv.log())
 			// Not writeRenamed: this runs on the fake model's goroutine,
 			// where a test may not stop.

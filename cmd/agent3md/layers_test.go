@@ -27,6 +27,7 @@ var allowedImports = map[string][]string{
 	"mcp":             {"agentfile", "loader", "router"},
 	"selftest":        {"selftest/client"},
 	"selftest/client": {},
+	"skillsync":       {"skillsdir", "selftest/client"},
 	"bench/mcpbench":  {"router", "selftest/client"},
 }
 

@@ -260,6 +260,14 @@ func goSDKNotified(t *testing.T, tr sdk.Transport, version string, a notifyAgent
 			}
 		}
 	}
+	// Read what was subscribed to, as a client does: the edit then
+	// changes content the client has seen. An edit made while the server
+	// is still loading the agent (it answers the handshake first) is part
+	// of the first version it serves, and no change: under load, that
+	// race left every handler waiting.
+	if _, err := cs.ReadResource(ctx, &sdk.ReadResourceParams{URI: a.uri}); err != nil {
+		t.Fatalf("read %s: %v", a.uri, err)
+	}
 	a.edit(t)
 	for len(want) > 0 {
 		select {

@@ -54,7 +54,7 @@ The loop it supports is route -> fill -> run: route a request to a skill,
 fill the skill's typed inputs, run (or hand back) its command.`,
 		Example: `  agent3md mcp examples/devtools.3md        # what an MCP client launches
   agent3md validate examples/*.3md
-  agent3md route examples/devtools.3md "why is the build failing"
+  agent3md route examples/devtools.3md "why are the tests failing on main"   # → run-tests
   agent3md selftest examples/devtools.3md   # drive the MCP server end to end`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
@@ -83,7 +83,7 @@ fill the skill's typed inputs, run (or hand back) its command.`,
 		a.parseCmd(), a.validateCmd(), a.newCmd(), a.importCmd(),
 		a.manifestCmd(), a.skillsCmd(), a.routeCmd(), a.getCmd(), a.resolveCmd(),
 		a.runCmd(), a.exportCmd(), a.indexCmd(),
-		a.mcpCmd(), a.serveCmd(), a.selftestCmd(), a.versionCmd(), a.cacheCmd(),
+		a.mcpCmd(), a.serveCmd(), a.selftestCmd(), a.syncCmd(), a.versionCmd(), a.cacheCmd(),
 		a.limitsHelp(),
 	)
 	a.strictGroups(root)

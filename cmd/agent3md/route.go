@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -21,14 +20,20 @@ func (a *app) routeCmd() *cobra.Command {
 		Use:   "route FILE TEXT",
 		Short: "Rank the skills that fit a request",
 		Long: `route scores TEXT against the agent's skills. Mode "ranked" (default) matches
-trigger phrases on word stems, breaks ties by relevance and, when no phrase
-fits, offers relaxed matches from names, descriptions, tools and inputs.
-Mode "spec" is exactly the agent3md/1 route definition. Each match shows the
-phrases (or terms) that matched: routing is advice, so the evidence matters.`,
-		Example: `  agent3md route examples/devtools.3md "the tests are failing on main"
-  agent3md route --mode spec --json examples/devtools.3md "run tests"`,
+trigger phrases on word stems, breaks ties by relevance, and after the
+matches it is sure of offers the best relaxed ones, from names,
+descriptions, bodies, tools and inputs, each line marked "; relaxed"
+(at most 3 lines unless --limit says otherwise). Mode "spec" is exactly
+the agent3md/1 route definition, every match. Each match shows the
+phrases (or terms) that matched: routing is advice, so the evidence
+matters. Exit status 1 when no skill matched, as grep's.`,
+		Example: `  agent3md route examples/devtools.3md "the tests are failing on main"   # → run-tests
+  agent3md route --mode spec --json examples/devtools.3md "run tests"      # → run-tests`,
 		Args: args(cobra.ExactArgs(2)),
 		RunE: func(c *cobra.Command, args []string) error {
+			if !c.Flags().Changed("limit") && router.Mode(mode) == router.Ranked {
+				limit = router.DefaultLimit
+			}
 			q, err := query(mode, limit)
 			if err != nil {
 				return err
@@ -43,15 +48,21 @@ phrases (or terms) that matched: routing is advice, so the evidence matters.`,
 					if matches == nil {
 						matches = []router.Match{}
 					}
-					return writeJSON(a.stdout, map[string]any{"mode": q.Mode, "matches": matches})
+					if err := writeJSON(a.stdout, map[string]any{"mode": q.Mode, "matches": matches}); err != nil {
+						return err
+					}
+				} else {
+					printMatches(a.stdout, matches)
 				}
-				printMatches(a.stdout, matches)
+				if len(matches) == 0 {
+					return silent(exitInvalid) // as grep: a script can tell a miss from a hit
+				}
 				return nil
 			})
 		},
 	}
 	c.Flags().StringVar(&mode, "mode", string(router.Ranked), `routing mode: "ranked" or "spec"`)
-	c.Flags().IntVar(&limit, "limit", 0, "print at most this many matches (0: all)")
+	c.Flags().IntVar(&limit, "limit", 0, "print at most this many matches (0: all; default 3 in ranked mode, all in spec mode)")
 	c.Flags().BoolVar(&asJSON, "json", false, "print matches as JSON")
 	a.addLimitFlags(c.Flags())
 	a.addCacheFlags(c.Flags())
@@ -88,11 +99,9 @@ func printMatches(w io.Writer, matches []router.Match) {
 		fmt.Fprintln(w, "no skill matched")
 		return
 	}
-	for _, m := range matches {
-		tier := ""
-		if m.Tier != router.TierPhrase {
-			tier = "; " + m.Tier
-		}
-		fmt.Fprintf(w, "%s  (score %d; matched: %s%s)\n", m.Name, m.Score, strings.Join(m.Hits, ", "), tier)
+	var b []byte
+	for i := range matches {
+		b = append(router.AppendLine(b[:0], &matches[i]), '\n')
+		w.Write(b)
 	}
 }

@@ -58,7 +58,7 @@ plain words runs directly, without a shell; any other through sh -c.
 Exit status: 0 done (with --exec: the command's own status), 1 invalid agent
 file or argument, 2 usage or I/O error, 120 no skill matched, 121 refused by
 the guard, 122 inputs missing or invalid. See docs/run-guard.md.`,
-		Example: `  agent3md run examples/devtools.3md "search the code for parseConfig" pattern=parseConfig path=.
+		Example: `  agent3md run examples/devtools.3md "search the code for parseConfig" pattern=parseConfig path=.   # → search-code
   agent3md run --exec --skill search-code examples/devtools.3md pattern=TODO path=.
   agent3md run --exec --yes --skill rollback-deploy examples/oncall.3md service=api namespace=prod revision=3`,
 		Args: args(cobra.MinimumNArgs(1)),
@@ -334,16 +334,12 @@ func (a *app) execFill(_ *cobra.Command, f *loader.Fill) error {
 	return &exitError{code: code, err: fmt.Errorf("cannot run %s: %w", cmd.Path, err)}
 }
 
-// commandFor builds the process for a ready fill: a plain template's
-// words directly as argv, anything else through sh -c. It is not tied to
-// a context: execFill passes signals on instead of killing it.
+// commandFor builds the process for a ready fill (loader.Fill.Cmd: a
+// plain template's words directly as argv, anything else through sh -c).
+// It is not tied to a context: execFill passes signals on instead of
+// killing it.
 func commandFor(f *loader.Fill) *exec.Cmd {
-	// Argv can decline even a plain template (it reads only what it is
-	// sure sh reads the same way); sh -c then runs the same quoted line.
-	if argv, ok := f.Argv(); ok {
-		return exec.Command(argv[0], argv[1:]...)
-	}
-	return exec.Command("sh", "-c", f.Command)
+	return f.Cmd()
 }
 
 func isTerminal(r io.Reader) bool {

@@ -40,8 +40,12 @@ Unbound.
 @plane z=6 label="tests" kind=skill triggers="run tests" inputs="pattern, packages" tool="fake test -count=1 -run {pattern} {packages}"
 Tests.
 
-@plane z=9 label="safe-tests" kind=skill triggers="run safe tests" inputs="pattern, packages" tool="fake test --run={pattern} -- {packages}"
-Tests, with a dash allowed in both values.
+@plane z=9 label="safe-tests" kind=skill triggers="run safe tests" inputs="pattern, packages" tool="rg --regexp={pattern} -- {packages}"
+A search, with a dash allowed in both values: rg is a program agent3md
+knows, so its own -- proves the value after it is no option.
+
+@plane z=10 label="wrapped" kind=skill triggers="run it wrapped" inputs="script" tool="env -- fake {script}"
+The -- is env's, not fake's.
 
 @plane z=7 label="advice" kind=skill triggers="give advice"
 No tool.
@@ -62,6 +66,10 @@ func TestRunGuard(t *testing.T) {
 	}
 	script := "#!/bin/sh\nfor a in \"$@\"; do printf '%s\\n' \"$a\"; done > \"$FAKE_LOG\"\nexit ${FAKE_EXIT:-0}\n"
 	if err := os.WriteFile(fake, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	// rg here is the same logging script, under a name agent3md knows.
+	if err := os.WriteFile(filepath.Join(filepath.Dir(fake), "rg"), []byte(script), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	t.Setenv("PATH", filepath.Dir(fake)+string(os.PathListSeparator)+os.Getenv("PATH"))
@@ -86,9 +94,14 @@ func TestRunGuard(t *testing.T) {
 		{"unbound placeholder", []string{"--exec", "FILE", "typo here", "a=x"}, "", exitNotReady, []string{"{tpyo}"}, noLog},
 		{"unsafe template", []string{"--exec", "FILE", "nested quotes", "a=$(id)"}, "", exitRefused, []string{"tool-quote", "command substitution"}, noLog},
 		{"unsafe template print only", []string{"FILE", "nested quotes", "a=$(id)"}, "", exitRefused, []string{"tool-quote"}, noLog},
-		{"option injection", []string{"--exec", "FILE", "run tests", "pattern=TestX", "packages=-exec=/tmp/evil.sh"}, "", exitNotReady, []string{"input packages", "fake would read it as an option", "(fake test -count=1 -run {pattern} -- {packages})", "not run: fake test"}, noLog},
-		{"option argument refused", []string{"--exec", "FILE", "run tests", "pattern=-X", "packages=./..."}, "", exitNotReady, []string{"input pattern", "nothing in the template says -run takes {pattern}", "put -- before {pattern}", "--name={pattern}"}, noLog},
-		{"--name= and -- allow a dash", []string{"--exec", "FILE", "run safe tests", "pattern=-X", "packages=-y"}, "", 0, nil, "test\n--run=-X\n--\n-y\n"},
+		{"option injection", []string{"--exec", "FILE", "run tests", "pattern=TestX", "packages=-exec=/tmp/evil.sh"}, "", exitNotReady, []string{"input packages", "fake could read it as an option", "agent3md does not know fake", "--name={packages}", "not run: fake test"}, noLog},
+		{"option argument refused", []string{"--exec", "FILE", "run tests", "pattern=-X", "packages=./..."}, "", exitNotReady, []string{"input pattern", "nothing proves -run takes {pattern}", "--name={pattern}"}, noLog},
+		{"--name= and a known program's -- allow a dash", []string{"--exec", "FILE", "run safe tests", "pattern=-X", "packages=-y"}, "", 0, nil, "fake\n--regexp=-X\n--\n-y\n"},
+		// The issue's B2: env's -- does not end the options of the
+		// program env runs, and the message names that program.
+		{"a wrapper's -- proves nothing", []string{"--exec", "FILE", "run it wrapped", "script=-cimport os"}, "", exitNotReady, []string{"input script", "so fake could read it as an option", "the -- before it belongs to env, not to fake", "not run: env -- fake {script}"}, noLog},
+		{"a wrapper's -- proves nothing, print only", []string{"FILE", "run it wrapped", "script=-cimport os"}, "", exitNotReady, []string{"agent3md: wrapped's command is not ready to run: input script (string): starts with \"-\", so fake could read it as an option"}, noLog},
+		{"a wrapped program still gets a plain value", []string{"--exec", "FILE", "run it wrapped", "script=x.py"}, "", 0, nil, "fake\nx.py\n"},
 		{"through sh", []string{"--exec", "FILE", "pipe it", "a=a\"b $(c)"}, "", 0, nil, "a\"b $(c)\n"},
 		{"no tool", []string{"--exec", "FILE", "give advice"}, "", exitRefused, []string{"guidance only"}, noLog},
 		{"not installed", []string{"--exec", "FILE", "no binary", "a=x"}, "", 127, []string{"cannot run"}, noLog},
@@ -152,7 +165,7 @@ func TestRunGuardConfirm(t *testing.T) {
 		if (err == nil) != tt.ok {
 			t.Errorf("answer %q: err %v, want ok=%v", tt.answer, err, tt.ok)
 		}
-		if !strings.Contains(prompt.String(), "cost=prod-write. Run it? [y/N]") {
+		if !strings.Contains(prompt.String(), "drop-table is tagged cost=prod-write. It would run:\n  $ fake drop 'x'\nRun it? [y/N] ") {
 			t.Errorf("prompt %q", prompt.String())
 		}
 		if tt.answer == "YES\nrest" && in.Len() != len("rest") {
@@ -163,6 +176,40 @@ func TestRunGuardConfirm(t *testing.T) {
 	in := strings.NewReader("y\n")
 	if err := (&runGuard{in: in, out: &strings.Builder{}}).check(ch, "prod-write", f); err == nil || in.Len() != 2 {
 		t.Errorf("without a terminal: err %v, %d bytes left", err, in.Len())
+	}
+}
+
+// TestShowCommand: the command shown before the cost prompt is the one a
+// yes runs, with every byte a terminal would not show as text escaped, so
+// a value cannot hide or fake it (an escape sequence that clears the
+// line, a carriage return, a right-to-left override).
+func TestShowCommand(t *testing.T) {
+	for _, tt := range []struct {
+		cmd, want string
+		escaped   bool
+	}{
+		{"fake drop 'users'", "fake drop 'users'", false},
+		{"fake drop 'it'\\''s' \"é\" 漢字", "fake drop 'it'\\''s' \"é\" 漢字", false},
+		{"fake drop 'x\x1b[2K\rfake drop safe'", `fake drop 'x\x1b[2K\x0dfake drop safe'`, true},
+		{"fake 'a\nb\tc\x7f'", `fake 'a\x0ab\x09c\x7f'`, true},
+		{"fake '\u202egnp.exe'", `fake '\u202egnp.exe'`, true},
+		{"fake '\u200b\u2028\ufeff\u0085'", `fake '\u200b\u2028\ufeff\u0085'`, true},
+		{"fake '\xff\xfe'", `fake '\xff\xfe'`, true},
+	} {
+		got, escaped := showCommand(tt.cmd)
+		if got != tt.want || escaped != tt.escaped {
+			t.Errorf("showCommand(%q) = %q, %v; want %q, %v", tt.cmd, got, escaped, tt.want, tt.escaped)
+		}
+	}
+	f := &loader.Fill{Skill: "drop-table", Command: "fake drop 'x\x1b[2K\r'", HasTool: true, Ready: true}
+	var prompt strings.Builder
+	g := &runGuard{tty: true, in: strings.NewReader("n\n"), out: &prompt}
+	if err := g.check(&choice{name: "drop-table"}, "prod-write", f); err == nil {
+		t.Fatal("a no ran the command")
+	}
+	if want := "It would run:\n  $ fake drop 'x\\x1b[2K\\x0d'\n  (bytes a terminal would not show as text are written as \\xNN or \\uNNNN)\nRun it? [y/N] "; !strings.Contains(prompt.String(), want) ||
+		strings.ContainsAny(prompt.String(), "\x1b\r") {
+		t.Errorf("prompt %q\nwant %q", prompt.String(), want)
 	}
 }
 
@@ -197,13 +244,16 @@ func TestRunPlainIsArgv(t *testing.T) {
 		f    loader.Fill
 		args []string
 	}{
-		{loader.Fill{Command: `fake 'a b' --x='it'\''s'`, Plain: true, Ready: true}, []string{"fake", "a b", "--x=it's"}},
-		{loader.Fill{Command: `fake "a" | cat`}, []string{"sh", "-c", `fake "a" | cat`}},
+		{loader.Fill{Command: `fake 'a b' --x='it'\''s'`, HasTool: true, Plain: true, Ready: true}, []string{"fake", "a b", "--x=it's"}},
+		{loader.Fill{Command: `fake "a" | cat`, HasTool: true, Ready: true}, []string{"sh", "-c", `fake "a" | cat`}},
 	} {
 		cmd := commandFor(&tt.f)
 		if !reflect.DeepEqual(cmd.Args, tt.args) {
 			t.Errorf("%s: args %q, want %q", tt.f.Command, cmd.Args, tt.args)
 		}
+	}
+	if cmd := commandFor(&loader.Fill{Command: "fake {a}", HasTool: true, Plain: true}); cmd != nil {
+		t.Errorf("a fill that is not ready gave a process: %q", cmd.Args)
 	}
 }
 
@@ -212,7 +262,7 @@ func TestRunPlainIsArgv(t *testing.T) {
 // tagged cost=prod-write. Neither runs anything now.
 func TestRunIssueRepro(t *testing.T) {
 	code, _, errOut := cli(t, "run", "--no-cache", "--exec", "--skill", "run-tests", devtools, "", "pattern=TestX", "packages=-exec=/tmp/evil.sh")
-	if code != exitNotReady || strings.Count(errOut, "input packages") != 1 || !strings.Contains(errOut, "go would read it as an option") {
+	if code != exitNotReady || strings.Count(errOut, "input packages") != 1 || !strings.Contains(errOut, "go could read it as an option") {
 		t.Errorf("option injection: exit %d\n%s", code, errOut)
 	}
 	code, _, errOut = cli(t, "run", "--no-cache", "--exec", "../../examples/oncall.3md", "the release looks bad, go back", "service=api", "namespace=prod", "revision=3")
@@ -247,7 +297,7 @@ func TestRunSearchCodePre(t *testing.T) {
 		}
 		code, out, errOut := cli(t, args...)
 		if code != exitNotReady || strings.Contains(out+errOut, "evil") || strings.Count(errOut, "input pattern") != 1 ||
-			!strings.Contains(errOut, "nothing in the template says --smart-case takes {pattern}") || !strings.Contains(errOut, "--smart-case={pattern}") {
+			!strings.Contains(errOut, "rg could read it as an option") || !strings.Contains(errOut, "(rg --json --smart-case -- {pattern} {path})") {
 			t.Errorf("%v: exit %d, want %d\nstdout %q\n%s", args, code, exitNotReady, out, errOut)
 		}
 	}

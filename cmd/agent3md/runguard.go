@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/agent3md/agent3md/loader"
 	"github.com/agent3md/agent3md/router"
@@ -15,7 +17,7 @@ import (
 // skill; a template that is unsafe to fill; a fill that is not ready
 // (missing, invalid or unbound inputs); a skill with nothing to run; and a
 // skill with a cost= tag, unless --yes is given or, on a terminal, the
-// user types y at the prompt. Each refusal says what to add to go ahead.
+// user types y at the prompt, which shows the command a yes runs. Each refusal says what to add to go ahead.
 type runGuard struct {
 	yes   bool      // --yes
 	named bool      // --skill named the skill
@@ -47,7 +49,16 @@ func (g *runGuard) check(ch *choice, cost string, f *loader.Fill) error {
 		return nil
 	}
 	if g.tty {
-		fmt.Fprintf(g.out, "%s is tagged cost=%s. Run it? [y/N] ", f.Skill, cost)
+		// Show what a yes runs, byte for byte but for what a terminal
+		// would not show as text: a value could otherwise hide or fake
+		// the command behind escape sequences, a carriage return or a
+		// right-to-left override.
+		shown, escaped := showCommand(f.Command)
+		fmt.Fprintf(g.out, "%s is tagged cost=%s. It would run:\n  $ %s\n", f.Skill, cost, shown)
+		if escaped {
+			fmt.Fprintf(g.out, "  (bytes a terminal would not show as text are written as \\xNN or \\uNNNN)\n")
+		}
+		fmt.Fprintf(g.out, "Run it? [y/N] ")
 		if confirmed(g.in) {
 			return nil
 		}
@@ -81,6 +92,35 @@ func notReady(f *loader.Fill, running bool) error {
 		return fmt.Errorf("%s's command is not ready to run: %s", f.Skill, strings.Join(parts, "; "))
 	}
 	return fmt.Errorf("not running %s: %s", f.Skill, strings.Join(parts, "; "))
+}
+
+// showCommand returns cmd for a person to read on a terminal before
+// confirming it: every byte as it is, but control characters (newline,
+// tab and carriage return included), DEL, C1 controls, bytes that are not
+// UTF-8, and Unicode format and separator characters (bidirectional
+// overrides, zero-width characters, U+2028), which would move, hide or
+// reorder what is shown, are written as \xNN or \uNNNN. escaped reports
+// that one was.
+func showCommand(cmd string) (shown string, escaped bool) {
+	var b strings.Builder
+	for i := 0; i < len(cmd); {
+		r, n := utf8.DecodeRuneInString(cmd[i:])
+		switch {
+		case r == utf8.RuneError && n == 1:
+			fmt.Fprintf(&b, `\x%02x`, cmd[i])
+			escaped = true
+		case r < 0x20 || r == 0x7f:
+			fmt.Fprintf(&b, `\x%02x`, r)
+			escaped = true
+		case (r >= 0x80 && r <= 0x9f) || unicode.In(r, unicode.Cf, unicode.Zl, unicode.Zp):
+			fmt.Fprintf(&b, `\u%04x`, r)
+			escaped = true
+		default:
+			b.WriteString(cmd[i : i+n])
+		}
+		i += n
+	}
+	return b.String(), escaped
 }
 
 // confirmed reads one answer line, byte by byte so that nothing after it

@@ -112,3 +112,35 @@ func TestTerminalGetsNoEscapes(t *testing.T) {
 		t.Errorf("get into a pipe: exit %d, %q; want the body's bytes unchanged", code, out.String())
 	}
 }
+
+// TestCostPromptShowsCommand: at a terminal, run --exec on a skill tagged
+// cost= shows the command a yes would run before it asks, with a value's
+// escape sequence and carriage return shown as text, not sent; a "n"
+// runs nothing.
+func TestCostPromptShowsCommand(t *testing.T) {
+	dir := t.TempDir()
+	agent := dir + "/guard.3md"
+	if err := os.WriteFile(agent, []byte(guardAgent), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	log := dir + "/log"
+	t.Setenv("FAKE_LOG", log)
+	master, tty := openPTY(t)
+	master.SetReadDeadline(time.Now().Add(30 * time.Second))
+	done := make(chan int, 1)
+	go func() {
+		done <- run(context.Background(), []string{"run", "--no-cache", "--exec", agent, "drop the table", "t=users\x1b[2K\rsafe"}, tty, tty, tty)
+	}()
+	got := readUntil(master, "Run it? [y/N] ")
+	master.Write([]byte("n\n"))
+	if code := <-done; code != exitRefused {
+		t.Errorf("exit %d after a no, want %d", code, exitRefused)
+	}
+	want := "drop-table is tagged cost=prod-write. It would run:\r\n  $ fake drop 'users\\x1b[2K\\x0dsafe'\r\n"
+	if !strings.Contains(got, want) || strings.ContainsRune(got, 0x1b) {
+		t.Errorf("the terminal shows %q\nwant it to hold %q and no escape byte", got, want)
+	}
+	if _, err := os.Stat(log); err == nil {
+		t.Error("the command ran after a no")
+	}
+}

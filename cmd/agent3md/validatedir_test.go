@@ -29,15 +29,18 @@ func TestValidateDir(t *testing.T) {
 		{"broken frontmatter", []string{"validate", sk("broken-yaml")}, 1, []string{md("broken-yaml") + ":2: error [frontmatter]: frontmatter is not valid YAML"}, nil},
 		{"no frontmatter", []string{"validate", sk("no-frontmatter")}, 1, []string{md("no-frontmatter") + ":1: error [frontmatter]"}, nil},
 		{"name mismatch", []string{"validate", sk("mismatch")}, 1, []string{md("mismatch") + `:2: error [name-mismatch]: name "not-mismatch" differs from its folder "mismatch"`}, nil},
-		{"description too long", []string{"validate", sk("long-description")}, 1, []string{md("long-description") + ":3: error [description]: description has 1153 characters, over the limit of 1024"}, nil},
+		{"description too long warns only", []string{"validate", sk("long-description")}, 0, []string{
+			md("long-description") + ": ok (0 errors, 1 warnings)",
+			md("long-description") + ":3: warning [description-length]: description has 1153 characters, over the Agent Skills limit of 1024",
+		}, nil},
 		{"unknown keys warn only", []string{"validate", sk("unknown-keys")}, 0, []string{
 			md("unknown-keys") + ": ok (0 errors, 2 warnings)",
 			md("unknown-keys") + `:4: warning [unknown-key]: top-level key "version"`,
 			md("unknown-keys") + `:5: warning [unknown-key]: top-level key "author"`,
 		}, nil},
 		{"whole folder", []string{"validate", skillsFixture}, 1, []string{
-			md("good") + ": ok", md("good-tool") + ": ok", md("unknown-keys") + ": ok",
-			md("broken-yaml") + ": invalid", md("mismatch") + ": invalid", md("long-description") + ": invalid", md("no-frontmatter") + ": invalid",
+			md("good") + ": ok", md("good-tool") + ": ok", md("unknown-keys") + ": ok", md("long-description") + ": ok",
+			md("broken-yaml") + ": invalid", md("mismatch") + ": invalid", md("no-frontmatter") + ": invalid",
 		}, []string{"README.md"}},
 		{"folder and file mixed", []string{"validate", sk("good"), devtools}, 0, []string{md("good") + ": ok", devtools + ": ok"}, nil},
 		{"folder errors win over a good file", []string{"validate", devtools, sk("mismatch")}, 1, []string{devtools + ": ok", "[name-mismatch]"}, nil},
@@ -96,7 +99,7 @@ func TestValidateDirJSON(t *testing.T) {
 		}
 	}
 	want := map[string]string{"good": "ok", "good-tool": "ok", "unknown-keys": "ok", "broken-yaml": "frontmatter",
-		"no-frontmatter": "frontmatter", "mismatch": "name-mismatch", "long-description": "description"}
+		"no-frontmatter": "frontmatter", "mismatch": "name-mismatch", "long-description": "ok"}
 	if len(got) != len(want) {
 		t.Errorf("got reports %v, want %v", got, want)
 	}

@@ -166,6 +166,13 @@ func TestGetStreamBehindServer(t *testing.T) {
 	if !waitLine(t, lines, "data: ") { // the priming event of a 2025-11-25 client
 		t.Fatal("the stream ended before its priming event")
 	}
+	// A request that needs the skills waits for the first version: an
+	// edit made while it still loads would be part of it, not a change.
+	if resp, body := r.do(t, nil, req{path: "/mcp", body: `{"jsonrpc":"2.0","id":2,"method":"resources/list"}`,
+		headers: map[string]string{"Authorization": "Bearer " + tokA, "Content-Type": "application/json", "Accept": "application/json"}}); resp.StatusCode != 200 || !strings.Contains(body, "skill://") {
+		t.Fatalf("resources/list: %d %.300s", resp.StatusCode, body)
+	}
+	obs.next(t)
 	edit()
 	if !waitLine(t, lines, `"method":"notifications/tools/list_changed"`) {
 		t.Fatal("the stream ended before the reload's tools list_changed")

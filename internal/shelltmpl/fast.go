@@ -26,29 +26,29 @@ func analyzeSimple(tmpl string, ms []Match) (*Template, bool) {
 	if strings.Contains(first, "=") || shellWords[first] {
 		return nil, false // an assignment or a keyword: the parser decides
 	}
-	t := &Template{Plain: true}
-	literal := func(k int) (string, bool) {
-		w := tmpl[words[k][0]:words[k][1]]
-		return w, strings.IndexByte(w, '{') < 0 // braces only open placeholders here
+	ws := make([]argWord, len(words))
+	for k, r := range words {
+		ws[k] = simpleWord(tmpl[r[0]:r[1]])
 	}
-	k, endOfOptions := 0, false
+	slots := make([]wordSlot, len(ws))
+	chain(ws, slots)
+	t := &Template{}
+	k := 0
 	for _, m := range ms {
 		for m.Start >= words[k][1] {
 			k++
-			if v, ok := literal(k - 1); ok && v == "--" && k-1 > 0 {
-				endOfOptions = true
-			}
 		}
 		ph := Placeholder{Name: m.Name, Start: m.Start, End: m.End, Context: Unquoted}
-		if v, ok := literal(0); ok && k > 0 {
-			ph.Command = v
+		if k > 0 && ws[0].lit {
+			ph.Command = ws[0].text
 		}
-		ph.Role, ph.Preceding = wordRole(piecesSimple(tmpl[words[k][0]:m.Start]), k == 0, endOfOptions, k > 1 && isOptionText(literal(k-1)))
-		if ph.Role == OptionArgument {
-			ph.Option, _ = literal(k - 1)
+		if reason := resolve(&ph, piecesSimple(tmpl[words[k][0]:m.Start]), slots[k], slots); reason != "" {
+			t.Problems = append(t.Problems, Problem{Name: m.Name, Start: m.Start, Reason: reason})
+			continue
 		}
 		t.Placeholders = append(t.Placeholders, ph)
 	}
+	t.Plain = len(t.Problems) == 0
 	return t, true
 }
 
@@ -104,10 +104,6 @@ func piecesSimple(before string) []piece {
 	return ps
 }
 
-func isOptionText(v string, literal bool) bool {
-	return literal && len(v) > 1 && v[0] == '-' && v != "--" && !strings.Contains(v, "=")
-}
-
 // Problems returns what Analyze(tmpl).Problems would, without allocating
 // for the common template of plain words and placeholders (which has
 // none): the validator asks it of every skill.
@@ -139,8 +135,85 @@ func Problems(tmpl string) []Problem {
 			first = i
 		}
 	}
-	if first < 0 || (inFirst && shellWords[tmpl[first:]]) {
+	if first < 0 || (inFirst && shellWords[tmpl[first:]]) || !simpleProblemFree(tmpl) {
 		return Analyze(tmpl).Problems
 	}
 	return nil
+}
+
+// simpleProblemFree reports, without allocating, that a template of plain
+// words and placeholders has no placeholder the chain analysis refuses
+// (one that would name a program, be code, or choose an option). false
+// also stands for "too many words to check here".
+func simpleProblemFree(tmpl string) bool {
+	var wbuf [16]argWord
+	var rbuf [16][2]int
+	var sbuf [16]wordSlot
+	n, start := 0, -1
+	for i := 0; i <= len(tmpl); i++ {
+		blank := i == len(tmpl) || tmpl[i] == ' ' || tmpl[i] == '\t'
+		switch {
+		case blank && start >= 0:
+			if n == len(wbuf) {
+				return false
+			}
+			rbuf[n] = [2]int{start, i}
+			wbuf[n] = simpleWord(tmpl[start:i])
+			n++
+			start = -1
+		case !blank && start < 0:
+			start = i
+		}
+	}
+	ws, slots := wbuf[:n], sbuf[:n]
+	chain(ws, slots)
+	for k := range ws {
+		if ws[k].lit {
+			continue
+		}
+		w := tmpl[rbuf[k][0]:rbuf[k][1]]
+		for i := 0; i < len(w); i++ {
+			if w[i] != '{' {
+				continue
+			}
+			if m := at(w, i); m > 0 {
+				role, preceding, lead := prefixRoleText(w[:i])
+				if judge(slots[k], role, lead, preceding) != verdictOK {
+					return false
+				}
+				i += m - 1
+			}
+		}
+	}
+	return true
+}
+
+// prefixRoleText is prefixRole for the text of a plain word before a
+// placeholder: the role, whether placeholders come before the first
+// literal text, and whether there is no literal text at all.
+func prefixRoleText(before string) (role Role, preceding, lead bool) {
+	i := 0
+	for i < len(before) && before[i] == '{' {
+		n := at(before, i)
+		if n == 0 {
+			break
+		}
+		preceding = true
+		i += n
+	}
+	if i == len(before) {
+		return Positional, preceding, true
+	}
+	j := i
+	for j < len(before) && !(before[j] == '{' && at(before, j) > 0) {
+		j++
+	}
+	h := before[i:j]
+	switch {
+	case !strings.HasPrefix(h, "-"):
+		return Embedded, false, false
+	case strings.HasPrefix(h, "--") && strings.IndexByte(h, '=') > 2:
+		return OptionValue, false, false
+	}
+	return GluedOption, preceding, false
 }

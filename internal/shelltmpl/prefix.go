@@ -43,27 +43,3 @@ func prefixRole(ps []piece) (role Role, preceding []string, lead bool) {
 		return GluedOption, preceding, false
 	}
 }
-
-// wordRole decides a placeholder's role from its word's prefix (see
-// prefixRole) and the words around it: whether the word is the command's
-// name, comes after a "--" word, or right after an option word. It
-// returns the role and the placeholders the role depends on.
-func wordRole(ps []piece, name, afterEnd, afterOption bool) (Role, []string) {
-	role, preceding, lead := prefixRole(ps)
-	switch {
-	case !lead && (name || (afterEnd && role == GluedOption)):
-		// Literal text starts the command's name, or an operand after
-		// "--": neither is read as an option.
-		return Embedded, nil
-	case !lead:
-		return role, preceding
-	case name:
-		return CommandName, preceding
-	case afterEnd:
-		return AfterEndOfOptions, preceding
-	case afterOption:
-		return OptionArgument, preceding
-	default:
-		return Positional, preceding
-	}
-}

@@ -9,11 +9,15 @@
 // expansion in it. Inside $(…), `…`, ${…}, $((…)), a here-document, a
 // comment or a word that also expands something, the shell re-reads the
 // quotes or never sees them, so such templates are refused (the validator's
-// tool-quote rule). For each accepted placeholder the analysis also says
-// which role the value plays in its simple command (a positional argument,
-// the word after an option, a --name= value, after "--", …) so that a caller
-// can refuse a value that could turn into an option. Only what the template
-// itself proves counts: it never says which options take an argument.
+// tool-quote rule). For each accepted placeholder the analysis also works
+// out which program reads the value — walking through wrappers (env, nice,
+// sudo, …) and interpreters with the specs of programs_table.go — and which
+// role the value plays for it (a positional argument, an option's argument,
+// a --name= value, after that program's own "--", …), so that a caller can
+// refuse a value that could turn into an option. A placeholder where the
+// value would name the program to run or be code is refused with the
+// template. Only what the template and those specs prove counts: a "--" of
+// a program the specs do not cover proves nothing (docs/run-guard.md §2).
 package shelltmpl
 
 import (
@@ -47,14 +51,13 @@ const (
 	// Positional: the value starts an argument that no option claims.
 	Positional
 	// OptionArgument: the value starts the word right after an option word
-	// (-e {p}, --flag {p}). Nothing in a template says whether that option
-	// takes an argument (rg --smart-case {p} has it take none), so the
-	// value may as well be a positional argument.
+	// (-e {p}, --flag {p}) that the guard does not know to take an
+	// argument (rg --smart-case {p} has it take none), so the value may as
+	// well be a positional argument.
 	OptionArgument
-	// AfterEndOfOptions: a "--" word comes earlier in the same command.
+	// AfterEndOfOptions: a "--" of the program that reads the value comes
+	// earlier in the command, proven to end that program's options.
 	AfterEndOfOptions
-	// CommandName: the value is the command's first word.
-	CommandName
 	// NotArgument: the value is an assignment's value (X={p} cmd) or a
 	// redirection's target (> {p}), never parsed as an option.
 	NotArgument
@@ -62,11 +65,15 @@ const (
 	// so it is that long option's value: getopt_long refuses "=value" on
 	// an option that takes none.
 	OptionValue
-	// GluedOption: the value is glued to an option word's text (-e{p},
-	// "-e {p}", -n={p}, --flag{p}), where whether it is the option's
-	// argument or more options depends on the option: -l{p} with "-x"
-	// reads as -l -x when -l takes no argument.
+	// GluedOption: the value is glued to an option word's text behind
+	// other placeholders ({a}-e{p}): with them all empty the word is an
+	// option, and whether the value is its argument or more options
+	// depends on the option, which nothing proves.
 	GluedOption
+	// ProvenArgument: the value is, or ends, the argument of an option the
+	// reading program is known to give one (grep -e {p}, grep -e{p},
+	// curl --max-time {t}): the program never reads it as an option.
+	ProvenArgument
 )
 
 // Placeholder is one {name} occurrence the shell reads as quotable text.
@@ -77,17 +84,27 @@ type Placeholder struct {
 	Role       Role
 	// Preceding names the placeholders that come before this one in its
 	// word with no literal text between (as {a} before {b} in {a}{b}).
-	// For a Positional, OptionArgument or CommandName role the value
-	// starts the argument only when each of them is empty; for a
-	// GluedOption role, the word starts with the template's option text
-	// only when each of them is empty.
+	// For a Positional or OptionArgument role the value starts the
+	// argument only when each of them is empty; for a GluedOption role,
+	// the word starts with the template's option text only when each of
+	// them is empty.
 	Preceding []string
-	// Option is, for the OptionArgument role, the option word before the
-	// placeholder's word (as the command sees it, quotes removed).
+	// Option is, for the OptionArgument and ProvenArgument roles, the
+	// option word before the placeholder's word (as the command sees it).
 	Option string
 	// Command is the literal first word of the simple command holding the
 	// placeholder ("" when that word is not literal or there is none).
 	Command string
+	// Program names the program that reads the value: "python3" in
+	// "env -- python3 {s}", "git blame", "the script x.py that python3
+	// runs"; "" when the value is no command argument.
+	Program string
+	// Known: the guard has a spec for Program (docs/run-guard.md §2), so
+	// a "--" of Program's own before the value would prove it no option.
+	Known bool
+	// Void says why a "--" before the placeholder in its command does not
+	// end Program's options ("" when there is none, or when it does).
+	Void string
 }
 
 // Problem says why one placeholder occurrence cannot be filled safely, or

@@ -10,11 +10,12 @@ import (
 // walker visits the syntax tree keeping the path from the root, and files
 // each sentinel it meets as a placeholder or a problem.
 type walker struct {
-	t     *Template
-	ms    []Match
-	sent  []string
-	found []bool
-	stack []syntax.Node
+	t      *Template
+	ms     []Match
+	sent   []string
+	found  []bool
+	stack  []syntax.Node
+	chains map[*syntax.CallExpr][]wordSlot // each simple command's chain analysis
 }
 
 func (w *walker) walk(f *syntax.File) {
@@ -116,9 +117,8 @@ func (w *walker) place(i int) {
 	ph := Placeholder{Name: w.ms[i].Name, Start: w.ms[i].Start, End: w.ms[i].End, Context: ctx}
 	switch slot := w.stack[wi-1].(type) {
 	case *syntax.CallExpr:
-		w.role(&ph, slot, word, i)
-		if ph.Command == "eval" {
-			w.problem(i, "eval runs its arguments as shell code, so the value would run as code; call the command directly")
+		if reason := w.role(&ph, slot, word, i); reason != "" {
+			w.problem(i, reason)
 			return
 		}
 	case *syntax.Assign:
@@ -245,9 +245,9 @@ func describe(n syntax.Node) string {
 }
 
 // role fills ph's role in the simple command call, whose argument word
-// holds the sentinel i.
-func (w *walker) role(ph *Placeholder, call *syntax.CallExpr, word *syntax.Word, i int) {
-	idx := -1
+// holds the sentinel i, or returns why the placeholder cannot be filled.
+func (w *walker) role(ph *Placeholder, call *syntax.CallExpr, word *syntax.Word, i int) string {
+	idx := 0
 	for k, a := range call.Args {
 		if a == word {
 			idx = k
@@ -256,11 +256,60 @@ func (w *walker) role(ph *Placeholder, call *syntax.CallExpr, word *syntax.Word,
 	if idx > 0 {
 		ph.Command, _ = literalValue(call.Args[0], w.sent)
 	}
-	after := call.Args[1:max(idx, 1)]
-	ph.Role, ph.Preceding = wordRole(w.pieces(word, i), idx == 0, endOfOptionsBefore(after, w.sent), idx > 1 && isOptionWord(call.Args[idx-1], w.sent))
-	if ph.Role == OptionArgument {
-		ph.Option, _ = literalValue(call.Args[idx-1], w.sent)
+	slots := w.chainOf(call)
+	return resolve(ph, w.pieces(word, i), slots[idx], slots)
+}
+
+// chainOf returns the chain analysis of a simple command's words.
+func (w *walker) chainOf(call *syntax.CallExpr) []wordSlot {
+	if s, ok := w.chains[call]; ok {
+		return s
 	}
+	ws := make([]argWord, len(call.Args))
+	for k, a := range call.Args {
+		switch v, ok := literalValue(a, w.sent); {
+		case ok:
+			ws[k] = argWord{lit: true, text: v}
+		case len(sentinelsIn(wordSource(a), w.sent)) == 0:
+			// It expands something and holds no placeholder: text the
+			// template's environment decides, never a value.
+			ws[k] = argWord{lit: true, text: "$…"}
+		case w.plainWord(a) != "":
+			// A placeholder there is a problem of its own; to the other
+			// words it is a value of any text.
+			ws[k] = argWord{lead: true, ph: "…"}
+		default:
+			ws[k] = wordOfPieces(w.pieces(a, -1))
+		}
+	}
+	slots := make([]wordSlot, len(ws))
+	chain(ws, slots)
+	if w.chains == nil {
+		w.chains = map[*syntax.CallExpr][]wordSlot{}
+	}
+	w.chains[call] = slots
+	return slots
+}
+
+// wordSource is the literal text of a word's parts, quoted or not, where
+// sentinels may sit.
+func wordSource(word *syntax.Word) string {
+	var b strings.Builder
+	for _, part := range word.Parts {
+		switch p := part.(type) {
+		case *syntax.Lit:
+			b.WriteString(p.Value)
+		case *syntax.SglQuoted:
+			b.WriteString(p.Value)
+		case *syntax.DblQuoted:
+			for _, q := range p.Parts {
+				if l, ok := q.(*syntax.Lit); ok {
+					b.WriteString(l.Value)
+				}
+			}
+		}
+	}
+	return b.String()
 }
 
 // pieces returns the text of word before sentinel i as the command will
@@ -314,24 +363,10 @@ func (w *walker) pieces(word *syntax.Word, i int) []piece {
 			}
 		}
 	}
-	return ps
-}
-
-func endOfOptionsBefore(args []*syntax.Word, sent []string) bool {
-	for _, a := range args {
-		if v, ok := literalValue(a, sent); ok && v == "--" {
-			return true
-		}
+	if i < 0 && lit.Len() > 0 {
+		ps = append(ps, piece{lit: lit.String()})
 	}
-	return false
-}
-
-// isOptionWord reports a literal word that may take the next word as its
-// argument: it starts with "-", is not "-" or "--", and does not carry its
-// argument itself after "=".
-func isOptionWord(a *syntax.Word, sent []string) bool {
-	v, ok := literalValue(a, sent)
-	return ok && len(v) > 1 && v[0] == '-' && v != "--" && !strings.Contains(v, "=")
+	return ps
 }
 
 // literalValue returns the text a word stands for when it is literal: no

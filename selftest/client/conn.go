@@ -65,6 +65,12 @@ type Options struct {
 	// request carries before an initialize answer names one: set it to
 	// skip the handshake with a stateless server.
 	ProtocolVersion string
+	// OnDone, when set, receives every request once its answer is in, or
+	// why none will come is known (Pending.Raw says which; Timing holds
+	// the sizes): what a client counts of what it asked. It runs on the
+	// goroutine that finished the request (often the one that reads the
+	// server): it must not block.
+	OnDone func(*Pending)
 	// OnExchange, when set, receives every POST and its answer's status,
 	// once the answer is in (or its event stream begins).
 	OnExchange func(Exchange)
@@ -411,10 +417,19 @@ func (c *Conn) finish(p *Pending, raw []byte, err error, at time.Time) bool {
 	p.raw, p.err = raw, err
 	p.timing.Answered, p.timing.AnswerBytes = at, len(raw)
 	close(p.done)
+	c.completed(p)
+	return true
+}
+
+// completed tells whoever follows p that it is done: its subscription,
+// OnDone.
+func (c *Conn) completed(p *Pending) {
 	if p.sub != nil {
 		p.sub.end(p)
 	}
-	return true
+	if c.o.OnDone != nil {
+		c.o.OnDone(p)
+	}
 }
 
 // unfile removes p from every index and marks it finished; c.mu is held.

@@ -20,7 +20,8 @@
 // waiter when no request claims it), a request to Options.OnRequest on a
 // goroutine of its own, in order (so a server that asks and waits never
 // stalls the client), a notification to its subscription or Options.OnNotification,
-// progress for a request to Pending.Progress. Routing reads only a
+// progress for a request to Pending.Progress; every finished request,
+// answered or not, to Options.OnDone (what a client counts). Routing reads only a
 // message's id and method: the waiter decodes its own answer, so a
 // benchmark's clock (Timing) stops when the answer's bytes arrive, not
 // after this client has parsed them.

@@ -307,3 +307,55 @@ func TestDialURL(t *testing.T) {
 		}
 	}
 }
+
+// TestOnDone: every request is handed to OnDone once, answered (with its
+// answer's size), refused or abandoned.
+func TestOnDone(t *testing.T) {
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var m client.Message
+		json.NewDecoder(r.Body).Decode(&m)
+		if m.Method == "slow" {
+			<-r.Context().Done()
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		if m.Method == "nope" {
+			json.NewEncoder(w).Encode(map[string]any{"jsonrpc": "2.0", "id": m.ID, "error": map[string]any{"code": -32601, "message": "no"}})
+			return
+		}
+		json.NewEncoder(w).Encode(map[string]any{"jsonrpc": "2.0", "id": m.ID, "result": map[string]any{}})
+	}))
+	defer ts.Close()
+	var (
+		mu   sync.Mutex
+		done = map[string][]int{}
+	)
+	c, err := client.Dial(ts.URL, &client.Options{OnDone: func(p *client.Pending) {
+		mu.Lock()
+		defer mu.Unlock()
+		done[p.Method()] = append(done[p.Method()], p.Timing().AnswerBytes)
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	ctx := testCtx(t)
+	for range 2 {
+		if err := c.Call(ctx, "ping", nil, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := c.Call(ctx, "nope", nil, nil); err == nil {
+		t.Fatal("nope answered")
+	}
+	sctx, cancel := context.WithTimeout(ctx, 50*time.Millisecond)
+	defer cancel()
+	if err := c.Call(sctx, "slow", nil, nil); err == nil {
+		t.Fatal("slow answered")
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(done["ping"]) != 2 || done["ping"][0] == 0 || len(done["nope"]) != 1 || done["nope"][0] == 0 || len(done["slow"]) != 1 || done["slow"][0] != 0 {
+		t.Fatalf("OnDone saw %v", done)
+	}
+}

@@ -74,9 +74,7 @@ func (c *Conn) response(raw []byte, env envelope, at time.Time) {
 	p.raw = raw
 	p.timing.Answered, p.timing.AnswerBytes = at, len(raw)
 	close(p.done)
-	if p.sub != nil {
-		p.sub.end(p)
-	}
+	c.completed(p)
 }
 
 // serverRequest queues a request the server sent for answerLoop, so a

@@ -156,6 +156,15 @@ if (overGet) {
   }
 }
 
+// Read what was subscribed to, as a client does: the edit then changes
+// content the client has seen. (An edit made while the server is still
+// loading the agent is part of the first version it serves, not a change.)
+try {
+  await client.readResource({ uri });
+} catch (err) {
+  fail(`resources/read ${uri}`, String(err));
+}
+
 console.log("tsnotify: ready");
 const ok = await new Promise((resolve) => {
   wake = () => resolve(true);

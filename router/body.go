@@ -1,0 +1,280 @@
+package router
+
+import (
+	"context"
+	"fmt"
+	"hash/crc32"
+	"unicode/utf8"
+
+	"github.com/blevesearch/bleve/v2/mapping"
+)
+
+// A skill's body (its Markdown instructions) says what the skill is for
+// in many more words than its triggers and description: the Chinese
+// agent's buyers describe their situation ("显示已签收可我根本没拿到") in
+// words only a body uses, and "enumerate the png images under assets"
+// meets a files skill only in a body that talks of globs and extensions.
+// So while the index is built, every body is read once, one at a time,
+// through the text analyzer, and its distinct terms (at most
+// Options.BodyTerms, in the order the body first uses them) go into the
+// body index (bodyindex.go): which skills' bodies hold each term. The
+// text is dropped once analysed; the cache entry holds the postings; the
+// catalog stays body-less.
+//
+// The body index is its own, not a part of the bleve field relevance
+// reads: mixed into it, body terms made relevance noisier (a body names
+// other skills and says many everyday words) and reordered right answers
+// on the development sets. The relaxed tier reads it as a signal of its
+// own, at a low weight (relaxed.go).
+
+// Bodies is implemented by a Source whose skills have bodies. Without
+// it, the index holds no body words.
+type Bodies interface {
+	// EachBody calls fn with every skill's body, one at a time, in skill
+	// order (i from 0 to Len()-1), and stops at fn's first error, which it
+	// returns. body is valid only during the call: the caller keeps its
+	// terms, never its text. It is called while an index is built, never
+	// while routing; an error of its own stops the build.
+	EachBody(ctx context.Context, fn func(i int, body []byte) error) error
+	// BodySum is a checksum of skill i's body that changes when the body
+	// does (the agent file's CRC-32C of it), cheap to get without reading
+	// it: a cache entry's fingerprint holds it, so an entry built from
+	// other bodies is never trusted.
+	BodySum(i int) uint32
+}
+
+// EachBody calls fn with each skill's Body field.
+func (s Skills) EachBody(ctx context.Context, fn func(i int, body []byte) error) error {
+	for i := range s {
+		if i%progressEvery == 0 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
+		if err := fn(i, []byte(s[i].Body)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// BodySum is the CRC-32C of skill i's Body field.
+func (s Skills) BodySum(i int) uint32 { return crc32.Checksum([]byte(s[i].Body), castagnoli) }
+
+// Defaults for body analysis.
+const (
+	// DefaultBodyTerms is the most distinct terms of one body the index
+	// keeps: the procedure, the example and the edge cases of an ordinary
+	// skill, while a body of reference tables cannot make its skill hold
+	// every word.
+	DefaultBodyTerms = 160
+	// bodyScanBytes is how much of a body is read for its terms: enough
+	// for DefaultBodyTerms distinct terms in any body seen, and a bound
+	// on the work one skill costs.
+	bodyScanBytes = 32 << 10
+)
+
+// bodyReader turns bodies into the ids of their distinct terms in a body
+// index being built. One is used by one goroutine; its buffers are
+// reused from skill to skill.
+type bodyReader struct {
+	src Bodies // nil: no bodies
+	an  *analyzers
+	max int
+	x   *bodyIndexBuilder
+	// words remembers, per lowercased ASCII word, its term id, or
+	// stopTerm for a stop word: a body vocabulary repeats across skills,
+	// and a Porter stem costs far more than the one lookup a word then
+	// costs. It is its own so that bodies do not fill the request stems'
+	// cache.
+	words map[string]int32
+	word  []byte
+	// seen marks the terms of the body being read: seen[id] == mark.
+	seen []uint32
+	mark uint32
+	out  []uint32
+}
+
+const stopTerm = -1
+
+// newBodyReader reads the bodies of skills into x when it has them and
+// max is positive; otherwise it reads none.
+func newBodyReader(skills Source, an *analyzers, max int, x *bodyIndexBuilder) *bodyReader {
+	br := &bodyReader{an: an, max: max, x: x, words: map[string]int32{}}
+	if b, ok := skills.(Bodies); ok && max > 0 {
+		br.src = b
+	}
+	return br
+}
+
+// terms returns the ids of body's distinct analysed terms in first-use
+// order, at most br.max of them, in br's memory (valid until the next
+// call).
+func (br *bodyReader) terms(body []byte) []uint32 {
+	if len(body) > bodyScanBytes {
+		cut := bodyScanBytes
+		for cut > 0 && !utf8.RuneStart(body[cut]) {
+			cut--
+		}
+		body = body[:cut]
+	}
+	br.out = br.out[:0]
+	br.mark++
+	if br.mark == 0 { // wrapped: no id may look seen
+		clear(br.seen)
+		br.mark = 1
+	}
+	if !br.ascii(body) {
+		for _, tok := range br.an.text.Analyze(body) {
+			if !br.add(br.x.id(string(tok.Term))) {
+				break
+			}
+		}
+	}
+	return br.out
+}
+
+// ascii reads an ASCII body (false, having read nothing, for any other):
+// over ASCII the text analyzer is maximal runs of letters and digits,
+// lowercased, the stop words and stem (see requestTerms), so each word
+// costs a lookup in words instead of a token stream.
+func (br *bodyReader) ascii(body []byte) bool {
+	for _, c := range body {
+		if c >= utf8.RuneSelf {
+			return false
+		}
+	}
+	w := br.word[:0]
+	flush := func() bool {
+		if len(w) == 0 {
+			return true
+		}
+		id, ok := br.words[string(w)]
+		if !ok {
+			tok := string(w)
+			id = stopTerm
+			if !stopWords[tok] {
+				id = int32(br.x.id(stem(tok)))
+			}
+			if len(br.words) < stemCacheMax {
+				br.words[tok] = id
+			}
+		}
+		w = w[:0]
+		return id == stopTerm || br.add(uint32(id))
+	}
+	for _, c := range body {
+		switch {
+		case 'a' <= c && c <= 'z' || '0' <= c && c <= '9':
+			w = append(w, c)
+		case 'A' <= c && c <= 'Z':
+			w = append(w, c+'a'-'A')
+		default:
+			if !flush() {
+				br.word = w
+				return true
+			}
+		}
+	}
+	flush()
+	br.word = w
+	return true
+}
+
+// add adds term id to the body's terms unless it has it, and reports
+// whether there is room for more.
+func (br *bodyReader) add(id uint32) bool {
+	for int(id) >= len(br.seen) {
+		br.seen = append(br.seen, 0)
+	}
+	if br.seen[id] != br.mark {
+		br.seen[id] = br.mark
+		br.out = append(br.out, id)
+	}
+	return len(br.out) < br.max
+}
+
+// corpus is what an index is built from: the mapping, the skills, and
+// how many terms of each body the index keeps (0: none).
+type corpus struct {
+	m         mapping.IndexMapping
+	skills    Source
+	bodyTerms int
+}
+
+// readsBodies reports whether an index of c holds body terms.
+func (c *corpus) readsBodies() bool {
+	_, ok := c.skills.(Bodies)
+	return ok && c.bodyTerms > 0
+}
+
+// corpus is what r's index is built from.
+func (r *Router) corpus() *corpus {
+	return &corpus{m: r.mapping, skills: r.src, bodyTerms: max(r.opts.BodyTerms, 0)}
+}
+
+// docMaker makes the skills' index documents, one at a time, and, when
+// it reads bodies, adds their terms to a body index. It is used by one
+// goroutine.
+type docMaker struct {
+	skills Source
+	body   *bodyReader
+	bodies *bodyIndexBuilder // nil when no body is read
+}
+
+// maker returns a docMaker over c; with bodies set it also builds c's
+// body index (docMaker.bodyIndex).
+func (c *corpus) maker(bodies bool) (*docMaker, error) {
+	an, err := newAnalyzers(c.m)
+	if err != nil {
+		return nil, err
+	}
+	terms := c.bodyTerms
+	if !bodies {
+		terms = 0
+	}
+	x := newBodyIndexBuilder(c.skills.Len())
+	d := &docMaker{skills: c.skills, body: newBodyReader(c.skills, an, terms, x)}
+	if d.body.src != nil {
+		d.bodies = x
+	}
+	return d, nil
+}
+
+// each calls fn with every skill's index document (see document), in
+// skill order, each skill's body read and its terms added to the body
+// index first.
+func (d *docMaker) each(ctx context.Context, fn func(i int, s *Skill, doc map[string]interface{}) error) error {
+	if d.bodies == nil {
+		for i := 0; i < d.skills.Len(); i++ {
+			s := d.skills.Skill(i)
+			if err := fn(i, &s, document(&s)); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	next := 0
+	err := d.body.src.EachBody(ctx, func(i int, body []byte) error {
+		if i != next {
+			return fmt.Errorf("router: the skills' bodies came out of order: skill %d where %d was next", i, next)
+		}
+		next++
+		d.bodies.add(i, d.body.terms(body))
+		s := d.skills.Skill(i)
+		return fn(i, &s, document(&s))
+	})
+	if err == nil && next != d.skills.Len() {
+		err = fmt.Errorf("router: read %d skills' bodies of %d", next, d.skills.Len())
+	}
+	return err
+}
+
+// bodyIndex is the body index of the documents made so far (nil when no
+// body is read).
+func (d *docMaker) bodyIndex() *bodyIndex {
+	if d.bodies == nil {
+		return nil
+	}
+	return d.bodies.finish()
+}

@@ -1,0 +1,341 @@
+package router
+
+import (
+	"bufio"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"slices"
+
+	bsearch "github.com/blevesearch/bleve/v2/search"
+)
+
+// bodyIndex is which skills' bodies hold each term (body.go). A body
+// holds each term once, so a posting is a skill and nothing more, and a
+// term's skills, ascending, are kept as the differences between them in
+// varint bytes: postings of skills near each other take a byte or two
+// where a list of integers would take four (a 100,000-skill agent's
+// bodies make millions of postings, built and held in memory at once).
+// Term t's postings are post[start[t]:start[t+1]], df[t] of them.
+type bodyIndex struct {
+	ids   map[string]uint32
+	start []uint32
+	df    []uint32
+	post  []byte
+	// length is each skill's number of body terms, avgLength their mean:
+	// BM25's length normalisation (score).
+	length    []uint32
+	avgLength float64
+}
+
+// bodyIndexBuilder gathers a body index skill by skill, in skill order.
+type bodyIndexBuilder struct {
+	ids    map[string]uint32
+	lists  []bodyList
+	length []uint32
+}
+
+// bodyList is one term's postings while they are gathered.
+type bodyList struct {
+	buf  []byte
+	last uint32 // the last skill added
+	n    uint32
+}
+
+func newBodyIndexBuilder(skills int) *bodyIndexBuilder {
+	return &bodyIndexBuilder{ids: make(map[string]uint32, 1024), length: make([]uint32, skills)}
+}
+
+// id returns term's id, adding the term when it is new.
+func (b *bodyIndexBuilder) id(term string) uint32 {
+	id, ok := b.ids[term]
+	if !ok {
+		id = uint32(len(b.lists))
+		b.ids[term] = id
+		b.lists = append(b.lists, bodyList{})
+	}
+	return id
+}
+
+// add records that skill's body holds terms (ids, distinct); skills come
+// in ascending order.
+func (b *bodyIndexBuilder) add(skill int, terms []uint32) {
+	b.length[skill] = uint32(len(terms))
+	for _, id := range terms {
+		l := &b.lists[id]
+		gap := uint32(skill)
+		if l.n > 0 {
+			gap -= l.last
+		}
+		l.buf = binary.AppendUvarint(l.buf, uint64(gap))
+		l.last, l.n = uint32(skill), l.n+1
+	}
+}
+
+// finish flattens what was added into a bodyIndex.
+func (b *bodyIndexBuilder) finish() *bodyIndex {
+	x := &bodyIndex{ids: b.ids, start: make([]uint32, len(b.lists)+1), df: make([]uint32, len(b.lists)), length: b.length}
+	total := 0
+	for id, l := range b.lists {
+		total += len(l.buf)
+		x.start[id+1] = uint32(total)
+		x.df[id] = l.n
+	}
+	x.post = make([]byte, 0, total)
+	for id := range b.lists {
+		x.post = append(x.post, b.lists[id].buf...)
+		b.lists[id].buf = nil // each list can go as soon as it is copied
+	}
+	x.setAverage()
+	return x
+}
+
+func (x *bodyIndex) setAverage() {
+	var sum float64
+	for _, l := range x.length {
+		sum += float64(l)
+	}
+	if len(x.length) > 0 {
+		x.avgLength = sum / float64(len(x.length))
+	}
+}
+
+// skills is the number of skills the index covers.
+func (x *bodyIndex) skills() int { return len(x.length) }
+
+// term returns term's id and how many bodies hold it.
+func (x *bodyIndex) term(term string) (id uint32, df int) {
+	id, ok := x.ids[term]
+	if !ok {
+		return 0, 0
+	}
+	return id, int(x.df[id])
+}
+
+// eachPosting calls fn with every skill whose body holds term id, in
+// ascending order.
+func (x *bodyIndex) eachPosting(id uint32, fn func(skill uint32)) {
+	b := x.post[x.start[id]:x.start[id+1]]
+	skill := uint32(0)
+	for k := 0; len(b) > 0; k++ {
+		gap, n := binary.Uvarint(b)
+		b = b[n:]
+		if k == 0 {
+			skill = uint32(gap)
+		} else {
+			skill += uint32(gap)
+		}
+		fn(skill)
+	}
+}
+
+// postings returns the skills whose bodies hold term (for tests).
+func (x *bodyIndex) postings(term string) []uint32 {
+	id, df := x.term(term)
+	if df == 0 {
+		return nil
+	}
+	out := make([]uint32, 0, df)
+	x.eachPosting(id, func(s uint32) { out = append(out, s) })
+	return out
+}
+
+// size is the index's approximate memory in bytes.
+func (x *bodyIndex) size() int {
+	n := len(x.post) + 4*len(x.start) + 4*len(x.df) + 4*len(x.length)
+	for t := range x.ids {
+		n += len(t) + 16 + 8
+	}
+	return n
+}
+
+// The body index is saved in a cache entry beside the bleve index
+// (bodies.bin), so a warm start reads it instead of every body. The
+// manifest's checksums cover it; decodeBodyIndex still checks every
+// bound and every posting, as decodePhrases does.
+const (
+	bodiesName  = "bodies.bin"
+	bodiesMagic = "A3BD"
+)
+
+var errBadBodies = errors.New("body index file is damaged")
+
+// writeBodyIndex saves x to path.
+func writeBodyIndex(path string, x *bodyIndex) error {
+	return writeLists(path, bodiesMagic, func(lw *listWriter) {
+		lw.terms(x.ids)
+		lw.ints(x.start)
+		lw.ints(x.df)
+		lw.ints(x.length)
+		lw.bytes(x.post)
+	})
+}
+
+// readBodyIndex reads the body index of skills skills from path.
+func readBodyIndex(path string, skills int) (*bodyIndex, error) {
+	var x *bodyIndex
+	err := readLists(path, func(r io.Reader, size int64) error {
+		var err error
+		x, err = decodeBodyIndex(r, size, skills)
+		return err
+	})
+	return x, err
+}
+
+// decodeBodyIndex decodes a body index of skills skills from size bytes,
+// checking that every list fits in them before it is allocated, and that
+// every term's postings are df of them, ascending, each a skill.
+func decodeBodyIndex(r io.Reader, size int64, skills int) (*bodyIndex, error) {
+	var magic [len(bodiesMagic)]byte
+	if _, err := io.ReadFull(r, magic[:]); err != nil || string(magic[:]) != bodiesMagic {
+		return nil, fmt.Errorf("%w: bad header", errBadBodies)
+	}
+	p := &phraseReader{r: bufio.NewReader(r), left: max(size-int64(len(magic)), 1)}
+	ids := p.terms()
+	x := &bodyIndex{ids: ids, start: p.ints(), df: p.ints(), length: p.ints()}
+	if n := p.count(1); p.err == nil {
+		x.post = make([]byte, n)
+		if _, err := io.ReadFull(p.r, x.post); err != nil {
+			p.err = err
+		}
+	}
+	if p.err != nil {
+		return nil, fmt.Errorf("%w: %v", errBadBodies, p.err)
+	}
+	if len(x.start) != len(ids)+1 || len(x.df) != len(ids) || x.start[0] != 0 || int(x.start[len(ids)]) != len(x.post) || len(x.length) != skills {
+		return nil, fmt.Errorf("%w: lists of %d terms, %d posting bytes, %d skills do not fit together", errBadBodies, len(ids), len(x.post), len(x.length))
+	}
+	for t := range ids {
+		if err := x.checkPostings(x.ids[t], skills); err != nil {
+			return nil, err
+		}
+	}
+	x.setAverage()
+	return x, nil
+}
+
+// checkPostings checks term id's postings: in range, df[id] of them,
+// ascending, each a skill.
+func (x *bodyIndex) checkPostings(id uint32, skills int) error {
+	lo, hi := x.start[id], x.start[id+1]
+	if lo > hi || int(hi) > len(x.post) {
+		return fmt.Errorf("%w: term offsets out of order", errBadBodies)
+	}
+	b := x.post[lo:hi]
+	var skill uint64
+	k := uint32(0)
+	for ; len(b) > 0; k++ {
+		gap, n := binary.Uvarint(b)
+		if n <= 0 || k > 0 && gap == 0 {
+			return fmt.Errorf("%w: a posting is not a varint, or repeats a skill", errBadBodies)
+		}
+		b = b[n:]
+		if k == 0 {
+			skill = gap
+		} else {
+			skill += gap
+		}
+		if skill >= uint64(skills) {
+			return fmt.Errorf("%w: a posting of skill %d, of %d", errBadBodies, skill, skills)
+		}
+	}
+	if k != x.df[id] {
+		return fmt.Errorf("%w: %d postings where the count says %d", errBadBodies, k, x.df[id])
+	}
+	return nil
+}
+
+// bodyCommonShare: a term that more than this share of the bodies hold
+// is no evidence of what a request wants (in the example agents: "use",
+// "check", "run"), and bodyMaxPostings bounds the postings one request
+// term may cost a route, whatever the agent's size.
+const (
+	bodyCommonShare = 0.25
+	bodyMaxPostings = 1000
+)
+
+// bodyScored is a skill whose body holds some of a request's terms: its
+// BM25 relevance over the body index, and which terms (bits: positions
+// in the request's term list) it holds.
+type bodyScored struct {
+	skill int
+	rel   float64
+	terms uint64
+}
+
+// score finds every skill whose body holds an informative request term
+// (held by at most bodyCommonShare of the bodies, and by no more than
+// bodyMaxPostings), by skill. Its relevance is what bleve's BM25 would
+// give a disjunction of the terms over a field holding each body's terms
+// once (relevanceOf): each term's idf times its saturated, length
+// normalised frequency of one, weighted by the idf over the query norm,
+// the sum scaled by the share of terms held. Common terms count in the
+// norm and the share, never in the sum: they are not read.
+func (x *bodyIndex) score(terms []term) []bodyScored {
+	if x == nil || len(terms) == 0 || x.avgLength == 0 {
+		return nil
+	}
+	n := x.skills()
+	maxDF := min(max(1, int(bodyCommonShare*float64(n))), bodyMaxPostings)
+	var weights float64
+	type read struct {
+		id  uint32
+		idf float64
+		bit uint64
+	}
+	var onStack [maxStackTerms]read
+	reads := onStack[:0]
+	for k, t := range terms {
+		id, df := x.term(t.term)
+		idf := math.Log(1 + (float64(n)-float64(df)+0.5)/(float64(df)+0.5))
+		weights += idf * idf
+		if df > 0 && df <= maxDF && k < 64 {
+			reads = append(reads, read{id, idf, 1 << k})
+		}
+	}
+	if len(reads) == 0 {
+		return nil
+	}
+	qnorm := 1 / math.Sqrt(weights)
+	var out []bodyScored
+	for _, rd := range reads {
+		x.eachPosting(rd.id, func(s uint32) {
+			out = append(out, bodyScored{skill: int(s), terms: rd.bit})
+		})
+	}
+	slices.SortFunc(out, func(a, b bodyScored) int { return a.skill - b.skill })
+	merged := out[:0]
+	for _, h := range out {
+		if k := len(merged) - 1; k >= 0 && merged[k].skill == h.skill {
+			merged[k].terms |= h.terms
+			continue
+		}
+		merged = append(merged, bodyScored{skill: h.skill, terms: h.terms})
+	}
+	for i := range merged {
+		h := &merged[i]
+		norm := 1 - bsearch.BM25_b + bsearch.BM25_b*float64(x.length[h.skill])/x.avgLength
+		tf := bsearch.BM25_k1 / (1 + bsearch.BM25_k1*norm)
+		var sum float64
+		matched := 0
+		for _, rd := range reads {
+			if h.terms&rd.bit != 0 {
+				sum += rd.idf * qnorm * rd.idf * tf
+				matched++
+			}
+		}
+		h.rel = roundRelevance(sum * float64(matched) / float64(len(terms)))
+	}
+	return merged
+}
+
+// find returns skill's entry in scored (sorted by skill).
+func findBody(scored []bodyScored, skill int) (bodyScored, bool) {
+	i, ok := slices.BinarySearchFunc(scored, skill, func(h bodyScored, s int) int { return h.skill - s })
+	if !ok {
+		return bodyScored{}, false
+	}
+	return scored[i], true
+}

@@ -1,0 +1,64 @@
+package router
+
+import "testing"
+
+// blindSets are the held-out sets written blind and committed before any
+// run (2026-11-27): their misses are never logged, so nobody tunes on
+// them; only their totals are read.
+var blindSets = map[string]bool{
+	"routing-blind5.json":                  true,
+	"routing-kefu-blind2.json":             true,
+	"testdata/routing-folders-blind2.json": true,
+}
+
+// bars are a set's measured figures, held exactly: at least top1 and
+// top3 positive cases right in ranked mode, at most falseMatches
+// irrelevant ones drawing a match.
+type bars struct{ top1, top3, falseMatches int }
+
+// holdBars routes examples/<file> and holds ranked mode to b, logging
+// both modes' totals (a blind set's cases are never logged: blindSets).
+func holdBars(t *testing.T, name, file string, b bars) {
+	t.Helper()
+	total := evalSet(t, file)
+	if total == nil {
+		return
+	}
+	r := total[Ranked]
+	if r.top1 < b.top1 || r.top3 < b.top3 {
+		t.Errorf("%s: ranked top-1 %d/%d, top-3 %d/%d, below the %d and %d measured", name, r.top1, r.pos, r.top3, r.pos, b.top1, b.top3)
+	}
+	if r.falseMatch > b.falseMatches {
+		t.Errorf("%s: %d/%d irrelevant requests drew a match, above the %d measured", name, r.falseMatch, r.neg, b.falseMatches)
+	}
+}
+
+// The three blind sets of 2026-11-27 (issue 24) were written by a helper
+// that saw only each skill's name and one-line purpose, committed before
+// any run (e623ff8), measured once before the issue's changes and once
+// after them, and never read in between; their misses are never logged
+// (blindSets). Their bars are the figures measured after, held exactly:
+//
+//	set                          before: top-1  top-3  false     after: top-1  top-3  false
+//	routing-blind5.json          147/180  153/180  8/48             147/180  158/180  10/48
+//	routing-kefu-blind2.json      42/48    43/48   3/15              40/48    42/48   3/15
+//	routing-folders-blind2.json  192/211  195/211  3/30             192/211  195/211  3/30
+//
+// None reaches the issue's targets (95% top-1, 98% top-3, 10% false
+// matches; 85% top-1 for the Chinese set): examples/README.md says by how
+// far and what the misses have in common.
+
+// TestRoutingBlind5 routes the sixth held-out set over the example agents
+// (examples/routing-blind5.json): 180 requests, four for each of the 45
+// skills, and 48 irrelevant ones (16 near misses, marked).
+func TestRoutingBlind5(t *testing.T) {
+	holdBars(t, "blind5 held-out", "routing-blind5.json", bars{top1: 147, top3: 158, falseMatches: 10})
+}
+
+// TestRoutingKefuBlind2 routes the second held-out set of the Chinese
+// agent (examples/routing-kefu-blind2.json): 48 requests, six per skill,
+// about one in six in traditional characters, and 15 irrelevant ones (5
+// near misses).
+func TestRoutingKefuBlind2(t *testing.T) {
+	holdBars(t, "kefu blind2 held-out", "routing-kefu-blind2.json", bars{top1: 40, top3: 42, falseMatches: 3})
+}

@@ -1,0 +1,27 @@
+package router
+
+import "strconv"
+
+// AppendLine appends m as one line of the reference's route answer,
+// "name  (score N; matched: a, b)" (docs/format.md §10), without a
+// newline. A match of another tier than phrase says so after the
+// reference's fields ("; relaxed", "; name"), inside the parentheses, so
+// that a reader of the reference's lines still reads it; Spec mode's
+// matches are all of tier phrase, so its lines are the reference's.
+func AppendLine(b []byte, m *Match) []byte {
+	b = append(b, m.Name...)
+	b = append(b, "  (score "...)
+	b = strconv.AppendInt(b, int64(m.Score), 10)
+	b = append(b, "; matched: "...)
+	for k, h := range m.Hits {
+		if k > 0 {
+			b = append(b, ", "...)
+		}
+		b = append(b, h...)
+	}
+	if m.Tier != TierPhrase && m.Tier != "" {
+		b = append(b, "; "...)
+		b = append(b, m.Tier...)
+	}
+	return append(b, ')')
+}

@@ -1,0 +1,84 @@
+package skillsync
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+)
+
+// summarySchema names the shape of the JSON summary: fields may be
+// added under this name; removing one or changing its meaning changes it.
+const summarySchema = "agent3md-sync/1"
+
+// WriteJSON writes the summary as one JSON object (docs/sync.md §7).
+func (s *Summary) WriteJSON(w io.Writer) error {
+	type out struct {
+		Schema string `json:"schema"`
+		*Summary
+		OK        bool    `json:"ok"`
+		ElapsedMs float64 `json:"elapsedMs"`
+	}
+	c := *s
+	for _, l := range []*[]string{&c.Added, &c.Updated, &c.Removed, &c.Unchanged} {
+		if *l == nil {
+			*l = []string{}
+		}
+	}
+	for _, l := range []*[]Refusal{&c.Refused, &c.Kept} {
+		if *l == nil {
+			*l = []Refusal{}
+		}
+	}
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	return enc.Encode(out{Schema: summarySchema, Summary: &c, OK: s.OK(), ElapsedMs: float64(s.Elapsed.Microseconds()) / 1000})
+}
+
+// WriteText writes the summary for a person: what changed by name,
+// unchanged skills by count, each refusal with its reason, then one line
+// of totals.
+func (s *Summary) WriteText(w io.Writer) error {
+	var b strings.Builder
+	verb := func(done, would string) string {
+		if s.DryRun {
+			return would
+		}
+		return done
+	}
+	fmt.Fprintf(&b, "%s %s -> %s (%s)\n", verb("synced", "dry run: would sync"), s.Source, s.Dir, s.Via)
+	list := func(label string, names []string) {
+		for _, n := range names {
+			fmt.Fprintf(&b, "  %-9s %s\n", label, n)
+		}
+	}
+	list(verb("added", "add"), s.Added)
+	list(verb("updated", "update"), s.Updated)
+	list(verb("removed", "remove"), s.Removed)
+	for _, r := range s.Refused {
+		fmt.Fprintf(&b, "  %-9s %s: %s\n", "refused", r.Skill, r.Reason)
+	}
+	for _, r := range s.Kept {
+		fmt.Fprintf(&b, "  %-9s %s: %s\n", "kept", r.Skill, r.Reason)
+	}
+	fmt.Fprintf(&b, "%d added, %d updated, %d removed, %d unchanged, %d refused; %d requests, %s read, %d files, %.2fs\n",
+		len(s.Added), len(s.Updated), len(s.Removed), len(s.Unchanged), len(s.Refused),
+		s.Requests, humanBytes(s.Bytes), s.Files, s.Elapsed.Seconds())
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// Changed reports whether the pass added, updated or removed anything.
+func (s *Summary) Changed() bool {
+	return len(s.Added)+len(s.Updated)+len(s.Removed) > 0
+}
+
+func humanBytes(n int64) string {
+	switch {
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d B", n)
+}
