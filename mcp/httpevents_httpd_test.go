@@ -1,9 +1,7 @@
 package mcp
 
 import (
-	"bufio"
 	"context"
-	"io"
 	"log/slog"
 	"net/http"
 	"path/filepath"
@@ -38,45 +36,17 @@ func (r recordSink) next(t *testing.T) httpd.RequestRecord {
 	return httpd.RequestRecord{}
 }
 
-// httpdStream opens a GET stream through srv; its lines arrive on the
-// channel until it ends.
-func httpdStream(t *testing.T, url string, headers map[string]string) (*http.Response, <-chan string) {
-	t.Helper()
-	req, _ := http.NewRequest(http.MethodGet, url, nil)
-	for k, v := range headers {
-		req.Header.Set(k, v)
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { resp.Body.Close() })
-	lines := make(chan string, 64)
-	go func() {
-		defer close(lines)
-		sc := bufio.NewScanner(resp.Body)
-		for sc.Scan() {
-			lines <- sc.Text()
-		}
-	}()
-	return resp, lines
-}
-
-// waitLine reads lines until one contains want; false when the stream
-// ends first.
-func waitLine(t *testing.T, lines <-chan string, want string) bool {
+// waitBlock reads a stream's blocks until one contains want; false when
+// the stream ends first.
+func waitBlock(t *testing.T, blocks <-chan string, want string) bool {
 	t.Helper()
 	for {
-		select {
-		case l, ok := <-lines:
-			if !ok {
-				return false
-			}
-			if strings.Contains(l, want) {
-				return true
-			}
-		case <-time.After(20 * time.Second):
-			t.Fatalf("no line with %q within 20s", want)
+		b := nextBlock(t, blocks, want)
+		if b == "" {
+			return false
+		}
+		if strings.Contains(b, want) {
+			return true
 		}
 	}
 }
@@ -120,23 +90,6 @@ func TestGetStreamBehindHTTPServer(t *testing.T) {
 		}
 		return m
 	}
-	do := func(method string, headers map[string]string, host, body string) (*http.Response, string) {
-		t.Helper()
-		req, _ := http.NewRequest(method, url, strings.NewReader(body))
-		for k, v := range headers {
-			req.Header.Set(k, v)
-		}
-		if host != "" {
-			req.Host = host
-		}
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		b, _ := io.ReadAll(resp.Body)
-		return resp, string(b)
-	}
 	// Refused before any stream opens: the server's checks, then the
 	// adapter's own refusals.
 	for _, tt := range []struct {
@@ -153,7 +106,7 @@ func TestGetStreamBehindHTTPServer(t *testing.T) {
 		{"no event-stream Accept", "GET", with("Accept", "application/json"), "", 405},
 		{"DELETE", "DELETE", with(), "", 405},
 	} {
-		if resp, body := do(tt.method, tt.headers, tt.host, ""); resp.StatusCode != tt.status {
+		if resp, body := send(t, tt.method, url, "", tt.headers, tt.host); resp.StatusCode != tt.status {
 			t.Errorf("%s: %d %.200s, want %d", tt.name, resp.StatusCode, body, tt.status)
 		}
 		if rec := obs.next(t); rec.Stream {
@@ -163,7 +116,7 @@ func TestGetStreamBehindHTTPServer(t *testing.T) {
 	if l := srv.Load(); l.Streams != 0 {
 		t.Fatalf("streams open after refusals: %+v", l)
 	}
-	resp, lines := httpdStream(t, url+"/forge", auth)
+	resp, blocks := sseGet(t, url+"/forge", auth)
 	if resp.StatusCode != 200 || resp.Header.Get("Content-Type") != "text/event-stream" {
 		t.Fatalf("GET stream: %d %q", resp.StatusCode, resp.Header.Get("Content-Type"))
 	}
@@ -184,14 +137,14 @@ func TestGetStreamBehindHTTPServer(t *testing.T) {
 	if l := srv.Load(); lresp.StatusCode != 200 || l.Streams != 2 || l.GetStreams != 1 {
 		t.Errorf("listen beside the GET stream: %d, load %+v; want 200 and 2 streams, 1 a GET one", lresp.StatusCode, l)
 	}
-	full, body := do("GET", with(), "", "")
+	full, body := send(t, "GET", url, "", with(), "")
 	if full.StatusCode != 503 || full.Header.Get("Retry-After") != "1" || !strings.Contains(body, "--max-streams") {
 		t.Errorf("a GET stream past MaxStreams: %d Retry-After %q %.200s; want 503 naming --max-streams", full.StatusCode, full.Header.Get("Retry-After"), body)
 	}
 	if rec := obs.next(t); rec.Rejection != httpd.RejectStreams || rec.Status != 503 {
 		t.Errorf("refused stream recorded as %+v, want a max_streams 503", rec)
 	}
-	if !waitLine(t, lines, "data: ") { // the priming event of a 2025-11-25 client
+	if !waitBlock(t, blocks, "data: ") { // the priming event of a 2025-11-25 client
 		t.Fatal("the stream ended before its priming event")
 	}
 	for !S.Loaded() { // an edit made while the first version loads is part of it
@@ -199,7 +152,7 @@ func TestGetStreamBehindHTTPServer(t *testing.T) {
 	}
 	writeByRename(t, path, agentText(2))
 	changes <- struct{}{}
-	if !waitLine(t, lines, `data: {"jsonrpc":"2.0","method":"notifications/tools/list_changed"}`) {
+	if !waitBlock(t, blocks, `data: {"jsonrpc":"2.0","method":"notifications/tools/list_changed"}`) {
 		t.Fatal("the stream ended before the reload's tools list_changed")
 	}
 	// Shutdown ends the stream at once, not after ShutdownTimeout (an
@@ -207,13 +160,11 @@ func TestGetStreamBehindHTTPServer(t *testing.T) {
 	// its agent (serve closes the agents as it drains), open here.
 	lresp.Body.Close()
 	stop()
-	if !waitLine(t, lines, "retry: 2000") {
+	if !waitBlock(t, blocks, "retry: 2000") {
 		t.Error("the stream ended on shutdown without asking its client to come back")
 	}
-	for l := range lines {
-		if l != "" {
-			t.Errorf("the stream went on after the retry field: %q", l)
-		}
+	if b := nextBlock(t, blocks, "end"); b != "" {
+		t.Errorf("the stream went on after the retry field: %q", b)
 	}
 	select {
 	case err := <-served:

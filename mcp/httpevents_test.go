@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"errors"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
@@ -35,6 +36,29 @@ func watchedHTTP(t testing.TB, opts *HTTPOptions) (S *Server, url, path string, 
 		}
 	}
 	return S, ts.URL, path, changes
+}
+
+// send sends a request (to Host host, unless "") and returns its answer
+// and body.
+func send(t *testing.T, method, url, body string, headers map[string]string, host string) (*http.Response, string) {
+	t.Helper()
+	req, err := http.NewRequest(method, url, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, v := range headers {
+		req.Header.Set(k, v)
+	}
+	if host != "" {
+		req.Host = host
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp, string(b)
 }
 
 // sseGet opens a GET with headers and returns the answer and, for an
@@ -123,19 +147,9 @@ func TestHTTPGetRefused(t *testing.T) {
 		{"PUT", url, "PUT", eventStreamAccept, 405, "takes POST"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			req, _ := http.NewRequest(tt.method, tt.url, nil)
-			for k, v := range tt.headers {
-				req.Header.Set(k, v)
-			}
-			resp, err := http.DefaultClient.Do(req)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer resp.Body.Close()
-			var body strings.Builder
-			_, _ = bufio.NewReader(resp.Body).WriteTo(&body)
-			if resp.StatusCode != tt.status || !strings.Contains(body.String(), tt.want) {
-				t.Errorf("status %d body %.300s; want %d containing %q", resp.StatusCode, body.String(), tt.status, tt.want)
+			resp, body := send(t, tt.method, tt.url, "", tt.headers, "")
+			if resp.StatusCode != tt.status || !strings.Contains(body, tt.want) {
+				t.Errorf("status %d body %.300s; want %d containing %q", resp.StatusCode, body, tt.status, tt.want)
 			}
 			if tt.status == 405 && resp.Header.Get("Allow") != "POST" {
 				t.Errorf("405 with Allow %q, want POST", resp.Header.Get("Allow"))
