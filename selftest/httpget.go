@@ -79,6 +79,7 @@ func refused405(a *rawAnswer) string {
 type streamAnswer struct {
 	*rawAnswer
 	lines   []string
+	block   bool  // the read stopped after the stream's first whole block
 	ended   bool  // the server ended the stream within the window
 	readErr error // a failure other than the window's end
 }
@@ -122,7 +123,8 @@ func (r *runner) rawGet(header map[string]string) (*streamAnswer, error) {
 	for sc.Scan() {
 		g.lines = append(g.lines, sc.Text())
 		if sc.Text() == "" && len(g.lines) > 1 {
-			return g, nil // one whole block
+			g.block = true
+			return g, nil
 		}
 	}
 	if err := sc.Err(); err != nil && stop.Stop() {
@@ -216,6 +218,9 @@ func (g *streamAnswer) summary() string {
 		}
 	}
 	s := fmt.Sprintf("%d events, %d comments within %v", events, comments, streamWindow)
+	if g.block {
+		s = fmt.Sprintf("its first block read: %d events, %d comments", events, comments)
+	}
 	if g.ended {
 		s += ", then it ended"
 	}

@@ -98,7 +98,7 @@ func TestHTTPGetJudged(t *testing.T) {
 	}{
 		{"priming then a notification", stream("id: 1\ndata: \n\nid: 2\nevent: message\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/tools/list_changed\"}\n\n", true),
 			false, "GET opens an event stream"},
-		{"a keep-alive", stream(": keep-alive\n\n", true), false, "0 events, 1 comments"},
+		{"a keep-alive", stream(": keep-alive\n\n", true), false, "its first block read: 0 events, 1 comments"},
 		{"silent until the window ends", stream("", true), false, "0 events, 0 comments"},
 		{"ended by the server", stream("retry: 2000\n\n", false), false, "GET opens an event stream"},
 		{"a request split over data lines", stream("data: {\"jsonrpc\":\"2.0\",\ndata: \"id\":1,\"method\":\"ping\"}\n\n", true), false, "1 events"},
