@@ -21,7 +21,8 @@
 //     grace period later (eof.go);
 //   - the transports: stdio lines (stream.go) and HTTP (http.go, over
 //     Server.Exchange in exchange.go: one message, one session, one
-//     answer);
+//     answer; httpevents.go: a handshake-era client's GET stream of
+//     list_changed, fed by the change streams of changestreams.go);
 //   - the shared server (server.go) and the per-connection session
 //     (session.go): the agent versions and registered features on one
 //     side; the negotiated revision, client capabilities, subscriptions

@@ -54,6 +54,12 @@ type Exchange struct {
 	// runs (progress, a listen's acknowledgement and events), one encoded
 	// line each. Nil drops them.
 	Notify func(line []byte)
+	// ChangeEvents reports that the transport carries list_changed events
+	// outside any request (Streamable HTTP's GET stream, HTTPHandler): a
+	// handshake-era initialize is then offered listChanged where the agent
+	// declares it. resources.subscribe is never offered on a stateless
+	// transport: no stream knows what a client subscribed to.
+	ChangeEvents bool
 }
 
 // Reply is what a transport sends back for an Exchange.
@@ -149,7 +155,7 @@ func (S *Server) exchange(ctx context.Context, x *Exchange, pk *peeked) Reply {
 		out = funcNotifier(x.Notify)
 	}
 	sess := newSession(out)
-	sess.stateless = true
+	sess.stateless, sess.changeEvents = true, x.ChangeEvents
 	if v := x.ProtocolVersion; v != "" && negotiate(v) == v && m.method != methodInitialize {
 		sess.version = v
 	}

@@ -89,8 +89,10 @@ var pushFlags = []string{"listChanged", "subscribe"}
 
 // sessionCapabilities are the capabilities offered to a handshake-era
 // session: all of them, except that a stateless one (a single message
-// over HTTP, with no stream left open to carry an event) is promised no
-// notifications it could never receive (docs/protocol.md §12).
+// over HTTP) is promised no notification it could never receive
+// (docs/protocol.md §12): no resource updates, since no stream knows its
+// subscriptions, and list changes only when its transport carries them
+// on a stream of their own (Exchange.ChangeEvents).
 func (s *server) sessionCapabilities(sess *session) map[string]any {
 	caps := s.capabilities()
 	if !sess.stateless {
@@ -99,21 +101,27 @@ func (s *server) sessionCapabilities(sess *session) map[string]any {
 	for _, v := range caps {
 		if settings, ok := v.(map[string]any); ok {
 			for _, f := range pushFlags {
-				delete(settings, f)
+				if !sess.pushOffered(f) {
+					delete(settings, f)
+				}
 			}
 		}
 	}
 	return caps
 }
 
-// offered is declared for a handshake-era session: a push flag is never
-// offered to a stateless one (sessionCapabilities), so the methods behind
-// it (resources/subscribe) do not exist there.
+// pushOffered reports whether a push flag may be offered to the session
+// (as far as the agent declares it).
+func (sess *session) pushOffered(flag string) bool {
+	return !sess.stateless || flag == "listChanged" && sess.changeEvents
+}
+
+// offered is declared for a handshake-era session: a push flag that
+// sessionCapabilities withholds is not offered, so the methods behind it
+// (resources/subscribe) do not exist there.
 func (s *server) offered(sess *session, path string) bool {
-	if sess.stateless {
-		if _, flag, ok := strings.Cut(path, "."); ok && slices.Contains(pushFlags, flag) {
-			return false
-		}
+	if _, flag, ok := strings.Cut(path, "."); ok && slices.Contains(pushFlags, flag) && !sess.pushOffered(flag) {
+		return false
 	}
 	return s.declared(path)
 }

@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"bytes"
+	"context"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
@@ -16,8 +17,9 @@ import (
 // POST carries one JSON-RPC message and gets its answer, as JSON or, when
 // the request streams (subscriptions/listen, or a request with a progress
 // token from a client that accepts event streams), as an SSE stream of
-// its notifications and then its answer. No session id is ever minted or
-// required. Authentication, Origin and Host checks, body and concurrency
+// its notifications and then its answer. A handshake-era client's GET
+// opens a stream of change notifications (httpevents.go). No session id
+// is ever minted or required. Authentication, Origin and Host checks, body and concurrency
 // limits are the HTTP server's (cmd's serve, internal/httpd); this adapter
 // only speaks MCP over what reaches it.
 
@@ -44,11 +46,19 @@ type HTTPOptions struct {
 	// server's request log).
 	OnMethod func(r *http.Request, method string)
 	// OnStream, when set, is called before a request becomes a stream
-	// held open for as long as the client stays (subscriptions/listen),
-	// so the HTTP server can count it apart from requests (serve passes
+	// held open for as long as the client stays (subscriptions/listen, or
+	// a handshake-era client's GET stream), so the HTTP server can count
+	// it apart from requests and bound it (serve passes
 	// httpd.StartStream). When it reports false it has answered the
-	// request itself, and the stream is not opened.
+	// request itself, and the stream is not opened. Without it nothing
+	// bounds the number of open streams.
 	OnStream func(w http.ResponseWriter, r *http.Request) bool
+	// Draining, when set, returns a channel closed when the HTTP server
+	// starts shutting down (serve passes httpd.Draining): open GET streams
+	// then end at once, asking their clients to reconnect shortly, so the
+	// shutdown does not wait for them. They also end when the Server is
+	// closed.
+	Draining func(ctx context.Context) <-chan struct{}
 }
 
 // HTTP header names (matched case-insensitively by net/http).
@@ -83,6 +93,10 @@ type httpHandler struct {
 }
 
 func (h *httpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.Method == http.MethodGet {
+		h.serveGet(w, r)
+		return
+	}
 	if r.Method != http.MethodPost {
 		w.Header().Set("Allow", http.MethodPost)
 		writeJSONError(w, http.StatusMethodNotAllowed, codeInvalidRequest,
@@ -115,7 +129,7 @@ func (h *httpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	x := &Exchange{Body: body, ProtocolVersion: hv}
+	x := &Exchange{Body: body, ProtocolVersion: hv, ChangeEvents: true}
 	if !ok || !isRequest {
 		rep := h.S.exchange(r.Context(), x, &pk)
 		if rep.Line != nil { // a malformed message

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -42,21 +41,11 @@ func httpServer(t *testing.T, opts *Options) (*Server, *httptest.Server) {
 
 func post(t *testing.T, url, body string, headers map[string]string) (*http.Response, string) {
 	t.Helper()
-	req, err := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("Content-Type", "application/json")
+	h := map[string]string{"Content-Type": "application/json"}
 	for k, v := range headers {
-		req.Header.Set(k, v)
+		h[k] = v
 	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	return resp, string(b)
+	return send(t, http.MethodPost, url, body, h, "")
 }
 
 func modernHeaders(method, name string) map[string]string {
@@ -140,33 +129,40 @@ func TestHTTPStatuses(t *testing.T) {
 	}
 }
 
-// TestHTTPOffersNoPushToLegacyClients: a handshake-era client over HTTP
-// has no stream on which a list change or a resource update could reach
-// it (GET is 405 and each answer ends its request), so even on a watched
-// agent its initialize declares no listChanged or subscribe, and
-// resources/subscribe does not exist for it. A 2026-07-28 client keeps
-// listChanged: subscriptions/listen carries those events.
-func TestHTTPOffersNoPushToLegacyClients(t *testing.T) {
+// TestHTTPOffersLegacyClientsListChanged: over HTTP a handshake-era
+// client hears of list changes on its GET stream (httpevents.go), so on a
+// watched agent its initialize declares listChanged for every list; no
+// stream knows what it subscribed to, so resources.subscribe is not
+// declared and resources/subscribe does not exist for it. Exchange used
+// without a change stream (ChangeEvents unset) offers neither. A
+// 2026-07-28 client keeps listChanged: subscriptions/listen carries it.
+func TestHTTPOffersLegacyClientsListChanged(t *testing.T) {
 	changes := make(chan struct{})
-	_, ts := httpServer(t, &Options{Agent: openAda(t), Changes: changes,
+	S, ts := httpServer(t, &Options{Agent: openAda(t), Changes: changes,
 		Reopen: func(context.Context) (*loader.Agent, error) { return nil, errors.New("not reloaded in this test") }})
+	const initialize = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}`
+	listsChanged := []string{`"prompts":{"listChanged":true}`, `"resources":{"listChanged":true}`, `"tools":{"listChanged":true}`}
 	for _, tt := range []struct {
 		name, body string
 		headers    map[string]string
-		want       string
+		want       []string
 		wantNot    []string
 	}{
-		{"initialize", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}`,
-			nil, `"capabilities":{`, []string{"listChanged", "subscribe"}},
+		{"initialize", initialize, nil, listsChanged, []string{"subscribe"}},
 		{"resources/subscribe", `{"jsonrpc":"2.0","id":2,"method":"resources/subscribe","params":{"uri":"skill://search/SKILL.md"}}`,
-			map[string]string{"MCP-Protocol-Version": "2025-06-18"}, `"code":-32601`, nil},
+			map[string]string{"MCP-Protocol-Version": "2025-06-18"}, []string{`"code":-32601`}, nil},
 		{"modern discover", `{"jsonrpc":"2.0","id":3,"method":"server/discover","params":{` + httpModernMeta + `}}`,
-			modernHeaders("server/discover", ""), `"listChanged":true`, nil},
+			modernHeaders("server/discover", ""), []string{`"listChanged":true`}, nil},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			resp, body := post(t, ts.URL, tt.body, tt.headers)
-			if resp.StatusCode != 200 || !strings.Contains(body, tt.want) {
-				t.Errorf("status %d body %.400s; want 200 containing %q", resp.StatusCode, body, tt.want)
+			if resp.StatusCode != 200 {
+				t.Errorf("status %d body %.400s; want 200", resp.StatusCode, body)
+			}
+			for _, want := range tt.want {
+				if !strings.Contains(body, want) {
+					t.Errorf("body %.400s lacks %q", body, want)
+				}
 			}
 			for _, no := range tt.wantNot {
 				if strings.Contains(body, no) {
@@ -174,6 +170,10 @@ func TestHTTPOffersNoPushToLegacyClients(t *testing.T) {
 				}
 			}
 		})
+	}
+	rep := S.Exchange(context.Background(), &Exchange{Body: []byte(initialize)})
+	if !strings.Contains(string(rep.Line), `"capabilities":{`) || strings.Contains(string(rep.Line), "listChanged") || strings.Contains(string(rep.Line), "subscribe") {
+		t.Errorf("Exchange without ChangeEvents: %.400s; want no listChanged or subscribe", rep.Line)
 	}
 }
 

@@ -18,7 +18,7 @@ import (
 // every session is told what its revision defines: list_changed for tools,
 // resources and prompts, resources/updated for subscribed URIs whose bytes
 // changed, and the same through open 2026-07-28 subscriptions/listen
-// requests.
+// requests; open change streams (HTTP GET) get the list_changed.
 
 // watch consumes change signals until ctx ends.
 func (s *server) watch(ctx context.Context) {
@@ -142,16 +142,18 @@ func (s *server) announce(ctx context.Context, prev, next *version) {
 	s.eachSession(func(sess *session) {
 		s.tell(sess, changed)
 	})
+	s.changes.pokeAll()
 }
 
 // tell sends one session the notifications its revision defines for a
 // reload: legacy sessions the list_changed notifications of the
 // capabilities offered to them with listChanged and resources/updated for
 // their subscriptions; open listen streams what they opted into. A
-// stateless session (one HTTP request, streamed while it runs) was offered
-// no listChanged, and hears none.
+// stateless session (one HTTP request, streamed while it runs) hears no
+// list_changed in its answer's stream: its client hears them on a change
+// stream (changestreams.go), if at all.
 func (s *server) tell(sess *session, changed map[string]bool) {
-	if v := sess.negotiated(); v != "" {
+	if v := sess.negotiated(); v != "" && !sess.stateless {
 		for _, f := range s.features {
 			if f.capability == "" || !s.offered(sess, f.capability+".listChanged") {
 				continue

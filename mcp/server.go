@@ -195,6 +195,7 @@ func (s *server) start(parent context.Context) (stop func()) {
 		// Open subscriptions/listen requests end gracefully: answered, not
 		// dropped.
 		s.eachSession(func(sess *session) { sess.eachListen(func(l *listen) { l.stop() }) })
+		s.changes.stop()
 		cancel() // stops a build still running
 		if s.firstRouting != nil {
 			s.firstRouting.closeWhenBuilt()
@@ -445,6 +446,8 @@ type server struct {
 
 	sessMu   sync.Mutex
 	sessions map[*session]bool
+	// changes are the open change streams (HTTP GET, changestreams.go).
+	changes changeStreams
 
 	watchMu   sync.Mutex
 	watchStop func()

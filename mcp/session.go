@@ -18,9 +18,12 @@ type session struct {
 	// cannot carry one (then notifications are dropped).
 	out notifier
 	// stateless marks the session of one message on a stateless transport
-	// (Exchange): nothing reaches the client after its answer, so it is
-	// offered no list_changed events and no resource subscriptions.
-	stateless bool
+	// (Exchange): nothing reaches the client through it after its answer,
+	// so it is offered no resource subscriptions, and list_changed only
+	// when changeEvents says the transport carries them apart
+	// (changestreams.go).
+	stateless    bool
+	changeEvents bool
 
 	mu      sync.Mutex
 	version string // "" until initialize is answered

@@ -320,23 +320,25 @@ func TestProgressShape(t *testing.T) {
 
 // TestTellStatelessSession: a reload tells a handshake-era stdio session
 // of its three list changes, and a stateless one (an HTTP request streamed
-// while it runs, offered no listChanged) nothing: it was never promised
-// these events, and its stream is not where a client waits for them.
+// while it runs) nothing, even when its initialize offered listChanged
+// because the transport has a change stream (ChangeEvents): its client
+// waits for these events on that GET stream, not in the answer to some
+// request of its own.
 func TestTellStatelessSession(t *testing.T) {
 	changes := make(chan struct{})
 	s := newServer(&Options{Agent: openAda(t), Changes: changes, Reopen: func(context.Context) (*loader.Agent, error) { return nil, errors.New("unused") }})
-	for _, stateless := range []bool{false, true} {
+	for _, tt := range []struct{ stateless, changeEvents bool }{{false, false}, {true, false}, {true, true}} {
 		var lines []string
 		sess := newSession(funcNotifier(func(line []byte) { lines = append(lines, string(line)) }))
-		sess.stateless = stateless
+		sess.stateless, sess.changeEvents = tt.stateless, tt.changeEvents
 		sess.setVersion(version20251125, nil)
 		s.tell(sess, map[string]bool{})
 		want := 3
-		if stateless {
+		if tt.stateless {
 			want = 0
 		}
 		if len(lines) != want {
-			t.Errorf("stateless %v: told %q, want %d list changes", stateless, lines, want)
+			t.Errorf("%+v: told %q, want %d list changes", tt, lines, want)
 		}
 		checkShapes(t, lines)
 	}

@@ -32,7 +32,7 @@ func (r *runner) httpChecks() {
 	if !r.overHTTP() {
 		return
 	}
-	r.check("http/get", r.checkGetRefused)
+	r.check("http/get", r.checkHTTPGet)
 	r.check("http/notification", r.checkNotification)
 	r.check("http/not-json", r.checkNotJSON)
 	r.check("http/session-id", r.checkSessionID)
@@ -100,24 +100,6 @@ func (r *runner) raw(method string, body []byte, token string, header map[string
 // legacyHeader is the header a legacy client sends after initialize.
 func (r *runner) legacyHeader() map[string]string {
 	return map[string]string{client.HeaderProtocolVersion: r.negotiated()}
-}
-
-// checkGetRefused: a stateless server serves no stream on GET and has no session
-// to DELETE, so both are 405 with Allow: POST.
-func (r *runner) checkGetRefused() outcome {
-	for _, method := range []string{http.MethodGet, http.MethodDelete} {
-		a, err := r.raw(method, nil, r.o.Token, r.legacyHeader())
-		if err != nil {
-			return fail("%v", err)
-		}
-		if a.status != http.StatusMethodNotAllowed {
-			return fail("%s answered %d, want 405 Method Not Allowed (a stateless server opens no stream and has no session)", method, a.status)
-		}
-		if !allowsPost(a.header) {
-			return fail("%s answered 405 with Allow %q, want it to name POST", method, a.header.Values("Allow"))
-		}
-	}
-	return pass("GET and DELETE answer 405 with Allow: POST")
 }
 
 // allowsPost reports whether an Allow header names POST.

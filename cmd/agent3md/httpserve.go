@@ -348,7 +348,7 @@ func (a *app) openServed(ctx context.Context, files []string, so servedOptions) 
 		sv.servers = append(sv.servers, s)
 		sv.ep.Agents[slug] = s.HTTPHandler(&mcp.HTTPOptions{MaxBodyBytes: maxBody,
 			OnMethod: func(r *http.Request, m string) { httpd.SetMCPMethod(r.Context(), m) },
-			OnStream: httpd.StartStream, ReserveAnswer: httpd.ReserveAnswer})
+			OnStream: httpd.StartStream, ReserveAnswer: httpd.ReserveAnswer, Draining: httpd.Draining})
 		logger.Info("agent ready", "agent", name, "endpoint", "/mcp/"+slug, "skills", skills, "file", file)
 	}
 	return sv, nil

@@ -17,6 +17,10 @@ import (
 // handler for every change notification, subscribes to one skill, and an
 // edit of the agent (a file, then a skills folder) must fire them all,
 // over stdio and over Streamable HTTP (docs/protocol.md §2, §11, §12).
+// Over HTTP a handshake-era client, as every host ships today, uses its
+// SDK's transport untouched: the list changes reach it on the GET stream
+// the SDK opens after the handshake; it cannot subscribe to a resource
+// there (no stream knows its subscriptions), so it is not offered to.
 
 // notifyAgent is an agent the test may edit: where it is, the URI a client
 // subscribes to, and an edit that changes that URI's bytes.
@@ -101,11 +105,11 @@ func TestNotificationsTypeScriptSDK(t *testing.T) {
 	}
 	bin := agent3mdBinary(t)
 	for _, kind := range notifyAgents {
-		for _, over := range []string{"stdio", "http"} {
+		for _, over := range []string{"stdio", "http", "http-get"} {
 			t.Run(kind.name+"/"+over, func(t *testing.T) {
 				a := kind.make(t)
 				target := bin
-				if over == "http" {
+				if over != "stdio" {
 					var s *served
 					target, s = serveEndpoint(t, a.path)
 					defer func() {
@@ -114,7 +118,11 @@ func TestNotificationsTypeScriptSDK(t *testing.T) {
 						}
 					}()
 				}
-				t.Log(runNotifyDriver(t, bun, filepath.Join(run, "tsnotify.mjs"), target, a))
+				var extra []string
+				if over == "http-get" {
+					extra = append(extra, "get")
+				}
+				t.Log(runNotifyDriver(t, bun, filepath.Join(run, "tsnotify.mjs"), target, a, extra...))
 			})
 		}
 	}
@@ -122,11 +130,11 @@ func TestNotificationsTypeScriptSDK(t *testing.T) {
 
 // runNotifyDriver runs the driver, makes the edit once it says it is
 // ready, and returns its summary line; a failure or a hang fails the test.
-func runNotifyDriver(t *testing.T, bun, script, target string, a notifyAgent) string {
+func runNotifyDriver(t *testing.T, bun, script, target string, a notifyAgent, extra ...string) string {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), tsClientTimeout)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, bun, "--no-install", script, target, a.path, a.uri)
+	cmd := exec.CommandContext(ctx, bun, append([]string{"--no-install", script, target, a.path, a.uri}, extra...)...)
 	cmd.Dir = filepath.Dir(script)
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
@@ -165,14 +173,15 @@ func runNotifyDriver(t *testing.T, bun, script, target string, a notifyAgent) st
 
 // TestNotificationsGoSDK is the same with the official Go SDK client: over
 // stdio in the last handshake revision (resources/subscribe) and in
-// 2026-07-28 (subscriptions/listen, which the SDK opens itself), and over
+// 2026-07-28 (subscriptions/listen, which the SDK opens itself), over
 // HTTP in 2026-07-28, where listen is how a stateless server's client
-// hears of changes. Every handler must fire.
+// hears of changes, and over HTTP in handshake revisions, where the SDK's
+// own GET stream carries the list changes. Every handler must fire.
 func TestNotificationsGoSDK(t *testing.T) {
 	bin := agent3mdBinary(t)
 	for _, kind := range notifyAgents {
 		for _, tt := range []struct{ over, version string }{
-			{"stdio", "2025-11-25"}, {"stdio", ""}, {"http", ""},
+			{"stdio", "2025-11-25"}, {"stdio", ""}, {"http", ""}, {"http", "2025-11-25"}, {"http", "2025-03-26"},
 		} {
 			name := kind.name + "/" + tt.over + "/" + tt.version
 			if tt.version == "" {
@@ -182,7 +191,12 @@ func TestNotificationsGoSDK(t *testing.T) {
 				a := kind.make(t)
 				var tr sdk.Transport = &sdk.CommandTransport{Command: exec.Command(bin, "mcp", "--no-cache", "--log-level", "warn", a.path)}
 				if tt.over == "http" {
-					url, _ := serveEndpoint(t, a.path)
+					url, s := serveEndpoint(t, a.path)
+					defer func() {
+						if t.Failed() {
+							t.Logf("server log:\n%s", s.log())
+						}
+					}()
 					tr = &sdk.StreamableClientTransport{Endpoint: url, MaxRetries: -1}
 				}
 				goSDKNotified(t, tr, tt.version, a)
@@ -221,7 +235,20 @@ func goSDKNotified(t *testing.T, tr sdk.Transport, version string, a notifyAgent
 		t.Fatalf("connect: %v", err)
 	}
 	defer cs.Close()
-	if err := cs.Subscribe(ctx, &sdk.SubscribeParams{URI: a.uri}); err != nil {
+	want := map[string]bool{"tools": true, "prompts": true, "resources": true, "updated " + a.uri: true}
+	caps := cs.InitializeResult().Capabilities
+	if caps.Tools == nil || !caps.Tools.ListChanged || caps.Prompts == nil || !caps.Prompts.ListChanged || caps.Resources == nil || !caps.Resources.ListChanged {
+		t.Fatalf("capabilities %+v: a watched agent declares listChanged for every list", caps)
+	}
+	_, overHTTP := tr.(*sdk.StreamableClientTransport)
+	if overHTTP && cs.InitializeResult().ProtocolVersion < "2026-07-28" {
+		// The SDK opened its GET stream before Connect returned; the
+		// server offers no subscription there.
+		if caps.Resources.Subscribe {
+			t.Fatal("resources.subscribe offered to a handshake-era client over HTTP")
+		}
+		delete(want, "updated "+a.uri)
+	} else if err := cs.Subscribe(ctx, &sdk.SubscribeParams{URI: a.uri}); err != nil {
 		t.Fatalf("subscribe %s: %v", a.uri, err)
 	}
 	if cs.InitializeResult().ProtocolVersion >= "2026-07-28" {
@@ -242,7 +269,6 @@ func goSDKNotified(t *testing.T, tr sdk.Transport, version string, a notifyAgent
 		t.Fatalf("read %s: %v", a.uri, err)
 	}
 	a.edit(t)
-	want := map[string]bool{"tools": true, "prompts": true, "resources": true, "updated " + a.uri: true}
 	for len(want) > 0 {
 		select {
 		case f := <-fired:

@@ -8,7 +8,7 @@
 // POST body into a JSON-RPC answer lives beside the protocol core and uses
 // the few hooks exported here: SetMCPMethod for the log line,
 // StartStream for a request that becomes a long-lived stream (it leaves
-// MaxConcurrent for MaxStreams), ReserveAnswer for the memory an answer
+// MaxConcurrent for MaxStreams; a GET's are counted apart in Load), ReserveAnswer for the memory an answer
 // holds until it is written (one budget across requests, MaxAnswerMemory,
 // answers.go), Draining for long-lived streams,
 // ExtendWriteDeadline for streams that outlive the write timeout, and

@@ -25,8 +25,9 @@ type requestInfo struct {
 	drain     <-chan struct{}
 	// streams is the server's stream semaphore and slot the one the
 	// request holds (StartStream moves it from one bound to the other).
-	streams chan struct{}
-	slot    slotHolder
+	streams    chan struct{}
+	getStreams *atomic.Int64 // the server's count of GET streams
+	slot       slotHolder
 	// answers is the answer memory the request holds (ReserveAnswer).
 	answers answerHold
 	// What the RequestRecord says beyond the answer (observe.go), set on

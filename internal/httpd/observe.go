@@ -105,8 +105,11 @@ type Load struct {
 	// ReadingBodies counts requests admitted and reading their body,
 	// before they take a slot: the queue in front of MaxConcurrent.
 	ReadingBodies, MaxReadingBodies int
-	// Streams counts open long-lived streams (StartStream).
+	// Streams counts open long-lived streams (StartStream); GetStreams
+	// those of them a GET opened (a handshake-era client's change
+	// stream), the others being POSTs (subscriptions/listen).
 	Streams, MaxStreams int
+	GetStreams          int
 }
 
 // Load returns the server's current load: what its bounds hold now.
@@ -115,6 +118,7 @@ func (s *Server) Load() Load {
 		InFlight: len(s.sem), MaxConcurrent: cap(s.sem),
 		ReadingBodies: len(s.reading), MaxReadingBodies: cap(s.reading),
 		Streams: len(s.streams), MaxStreams: cap(s.streams),
+		GetStreams: int(s.getStreams.Load()),
 	}
 }
 

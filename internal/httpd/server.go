@@ -26,13 +26,15 @@ type Server struct {
 	tokens *tokenStore
 	certs  *certStore // nil: plain HTTP
 
-	sem      chan struct{} // one slot per request being served
-	reading  chan struct{} // one slot per request body being read (bodyReadsPerSlot)
-	streams  chan struct{} // one slot per open stream (StartStream)
-	answers  *answerBudget // answer memory (ReserveAnswer)
-	drain    chan struct{} // closed when shutdown starts
-	draining atomic.Bool
-	stopOnce sync.Once
+	sem     chan struct{} // one slot per request being served
+	reading chan struct{} // one slot per request body being read (bodyReadsPerSlot)
+	streams chan struct{} // one slot per open stream (StartStream)
+	// getStreams counts the streams opened by a GET (Load).
+	getStreams atomic.Int64
+	answers    *answerBudget // answer memory (ReserveAnswer)
+	drain      chan struct{} // closed when shutdown starts
+	draining   atomic.Bool
+	stopOnce   sync.Once
 
 	guard *guard
 	obs   Observer
@@ -238,7 +240,7 @@ func (s *Server) Reload() error {
 // request.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
-	ri := &requestInfo{drain: s.drain, streams: s.streams}
+	ri := &requestInfo{drain: s.drain, streams: s.streams, getStreams: &s.getStreams}
 	ri.answers.budget = s.answers
 	defer ri.answers.release() // the answer is written, failed or cut off
 	r = r.WithContext(context.WithValue(r.Context(), infoKey{}, ri))
@@ -298,7 +300,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	ri := infoFrom(r.Context())
 	select {
 	case s.sem <- struct{}{}:
-		ri.slot.hold(s.sem)
+		ri.slot.hold(s.sem, nil)
 		defer ri.slot.release() // this slot, or the stream's (StartStream)
 	default:
 		Reject(r.Context(), RejectConcurrent)

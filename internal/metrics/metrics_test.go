@@ -221,7 +221,7 @@ func (f *fakeServer) CertificateNotAfter() (time.Time, bool) {
 // TestWatchServer: the bounds are read at each scrape.
 func TestWatchServer(t *testing.T) {
 	m, _, _ := newTest()
-	fs := &fakeServer{load: httpd.Load{InFlight: 3, MaxConcurrent: 256, ReadingBodies: 2, MaxReadingBodies: 1024, Streams: 7, MaxStreams: 1024}}
+	fs := &fakeServer{load: httpd.Load{InFlight: 3, MaxConcurrent: 256, ReadingBodies: 2, MaxReadingBodies: 1024, Streams: 7, GetStreams: 3, MaxStreams: 1024}}
 	if err := m.WatchServer(fs); err != nil {
 		t.Fatal(err)
 	}
@@ -235,11 +235,21 @@ func TestWatchServer(t *testing.T) {
 	for name, want := range map[string]float64{
 		"agent3md_http_requests_in_flight": 5, "agent3md_http_max_concurrent_requests": 256,
 		"agent3md_http_requests_queued": 2, "agent3md_http_max_queued_requests": 1024,
-		"agent3md_http_listen_streams_open": 7, "agent3md_http_max_listen_streams": 1024,
-		"agent3md_tls_certificate_not_after_seconds": 1900000000,
+		"agent3md_http_max_listen_streams": 1024, "agent3md_tls_certificate_not_after_seconds": 1900000000,
 	} {
 		if got := value(t, m, name); got != want {
 			t.Errorf("%s = %v, want %v", name, got, want)
+		}
+	}
+	// Open streams by kind: the GET ones apart from the listen ones, and
+	// never a negative count when the two reads disagree.
+	for _, tt := range []struct{ streams, get, listen, wantGet float64 }{{7, 3, 4, 3}, {0, 1, 0, 0}} {
+		fs.load.Streams, fs.load.GetStreams = int(tt.streams), int(tt.get)
+		if got := value(t, m, "agent3md_http_listen_streams_open", "kind=listen"); got != tt.listen {
+			t.Errorf("%v streams, %v GET: listen streams = %v, want %v", tt.streams, tt.get, got, tt.listen)
+		}
+		if got := value(t, m, "agent3md_http_listen_streams_open", "kind=get"); got != tt.wantGet {
+			t.Errorf("%v streams, %v GET: GET streams = %v, want %v", tt.streams, tt.get, got, tt.wantGet)
 		}
 	}
 }

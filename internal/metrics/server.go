@@ -4,6 +4,12 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 )
 
+// The kind label's values of agent3md_http_listen_streams_open.
+const (
+	StreamListen = "listen"
+	StreamGet    = "get"
+)
+
 // serverCollector reads the server's bounds at scrape time: nothing is
 // counted per request for them.
 type serverCollector struct{ s Server }
@@ -18,7 +24,7 @@ var (
 	maxQueuedDesc = prometheus.NewDesc("agent3md_http_max_queued_requests",
 		"The bound on bodies being read at once (4 per --max-concurrent slot).", nil, nil)
 	streamsDesc = prometheus.NewDesc("agent3md_http_listen_streams_open",
-		"Open subscriptions/listen streams.", nil, nil)
+		"Open event streams held against --max-streams, by kind: listen (a 2026-07-28 client's subscriptions/listen) or get (a handshake-era client's GET stream of change notifications).", []string{"kind"}, nil)
 	maxStreamsDesc = prometheus.NewDesc("agent3md_http_max_listen_streams",
 		"The --max-streams bound.", nil, nil)
 	certDesc = prometheus.NewDesc("agent3md_tls_certificate_not_after_seconds",
@@ -39,10 +45,15 @@ func (c *serverCollector) Collect(ch chan<- prometheus.Metric) {
 	}{
 		{inFlightDesc, l.InFlight}, {maxConcurrentDesc, l.MaxConcurrent},
 		{queuedDesc, l.ReadingBodies}, {maxQueuedDesc, l.MaxReadingBodies},
-		{streamsDesc, l.Streams}, {maxStreamsDesc, l.MaxStreams},
+		{maxStreamsDesc, l.MaxStreams},
 	} {
 		ch <- prometheus.MustNewConstMetric(g.d, prometheus.GaugeValue, float64(g.v))
 	}
+	// The two counts are read one after the other: while a stream opens
+	// or closes between the reads, the difference may be off by one.
+	get := min(l.GetStreams, l.Streams)
+	ch <- prometheus.MustNewConstMetric(streamsDesc, prometheus.GaugeValue, float64(l.Streams-get), StreamListen)
+	ch <- prometheus.MustNewConstMetric(streamsDesc, prometheus.GaugeValue, float64(get), StreamGet)
 	if t, ok := c.s.CertificateNotAfter(); ok {
 		ch <- prometheus.MustNewConstMetric(certDesc, prometheus.GaugeValue, float64(t.Unix()))
 	}

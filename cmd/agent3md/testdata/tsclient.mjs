@@ -102,8 +102,9 @@ const overHTTP = /^https?:\/\//.test(bin);
 let transport;
 if (overHTTP) {
   // The transport a remote MCP host uses: initialize, then a GET for the
-  // server's event stream (405 from a stateless server, which the SDK
-  // accepts), then one POST per message; DELETE on close.
+  // server's event stream (the stream of change notifications of a
+  // watched agent, held open for the whole run; 405 with --no-watch,
+  // which the SDK accepts), then one POST per message; DELETE on close.
   const token = process.env.TSCLIENT_TOKEN;
   const requestInit = token ? { headers: { Authorization: `Bearer ${token}` } } : undefined;
   transport = new StreamableHTTPClientTransport(new URL(bin), { requestInit });

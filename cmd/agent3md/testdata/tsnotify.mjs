@@ -6,17 +6,22 @@
 // of calling their handler. TestNotificationsTypeScriptSDK
 // (notify_test.go) runs it under Bun.
 //
-//   bun tsnotify.mjs BIN AGENT URI   stdio: spawns `BIN mcp AGENT`
-//   bun tsnotify.mjs URL AGENT URI   HTTP: the endpoint of a running serve
+//   bun tsnotify.mjs BIN AGENT URI       stdio: spawns `BIN mcp AGENT`
+//   bun tsnotify.mjs URL AGENT URI       HTTP, 2026-07-28 listen
+//   bun tsnotify.mjs URL AGENT URI get   HTTP, the handshake-era GET stream
 //
 // It registers a handler for tools, prompts and resources list_changed and
 // for resources/updated, subscribes to URI (resources/subscribe on stdio;
-// over stateless HTTP, where no handshake-era stream exists, the
-// 2026-07-28 subscriptions/listen request that carries them), prints
-// "tsnotify: ready" and waits. The test then edits the agent; every
-// handler must fire, resources/updated for URI, within the deadline, and
-// client.onerror must never be called. On success it prints one summary
-// line starting "tsnotify: ok".
+// over HTTP, the 2026-07-28 subscriptions/listen request that carries
+// them), prints "tsnotify: ready" and waits. With "get" it uses the SDK's
+// transport as any host does, with no header of its own: the SDK opens
+// its GET stream after the handshake, and the driver waits for that
+// stream (watching the SDK's fetch, changing nothing) before "ready";
+// resources.subscribe must then not be offered (a stateless server cannot
+// know a client's subscriptions over HTTP) and resources/updated is not
+// expected. The test then edits the agent; every handler must fire within
+// the deadline, and client.onerror must never be called. On success it
+// prints one summary line starting "tsnotify: ok".
 
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
@@ -29,11 +34,12 @@ import {
   ResultSchema,
 } from "@modelcontextprotocol/sdk/types.js";
 
-const [target, agent, uri] = process.argv.slice(2);
-if (!target || !agent || !uri) {
-  console.error("usage: bun tsnotify.mjs BIN|URL AGENT URI");
+const [target, agent, uri, mode] = process.argv.slice(2);
+if (!target || !agent || !uri || (mode !== undefined && mode !== "get")) {
+  console.error("usage: bun tsnotify.mjs BIN|URL AGENT URI [get]");
   process.exit(2);
 }
+const overGet = mode === "get";
 // How long the handlers may take after "ready": a reload settles in well
 // under a second; this only bounds a server that never sends.
 const deadlineMs = 60_000;
@@ -53,7 +59,7 @@ client.onerror = (err) => {
 
 const fired = { tools: 0, prompts: 0, resources: 0, updated: 0 };
 let wake = () => {};
-const allFired = () => fired.tools > 0 && fired.prompts > 0 && fired.resources > 0 && fired.updated > 0;
+const allFired = () => fired.tools > 0 && fired.prompts > 0 && fired.resources > 0 && (overGet || fired.updated > 0);
 const note = (key) => () => {
   fired[key]++;
   if (allFired()) wake();
@@ -67,8 +73,20 @@ client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => {
 });
 
 const overHTTP = /^https?:\/\//.test(target);
+if (overGet && !overHTTP) fail("usage", "get needs an HTTP URL");
 let transport;
-if (overHTTP) {
+// Resolved once the SDK's GET stream is open (its answer's headers are
+// in: the server has registered it), or null when the server refused it.
+let getOpened;
+const getOpen = new Promise((resolve) => { getOpened = resolve; });
+if (overGet) {
+  const watchGet = async (url, init) => {
+    const res = await fetch(url, init);
+    if ((init?.method ?? "GET") === "GET") getOpened(res.ok && (res.headers.get("content-type") ?? "").startsWith("text/event-stream") ? res.status : null);
+    return res;
+  };
+  transport = new StreamableHTTPClientTransport(new URL(target), { fetch: watchGet });
+} else if (overHTTP) {
   // A 2026-07-28 request carries its revision in headers that agree with
   // its body (docs/protocol.md §12); the SDK sends its negotiated
   // revision, so the listen request's headers are set here, the way a
@@ -94,7 +112,15 @@ try {
 }
 
 const listen = new AbortController();
-if (overHTTP) {
+if (overGet) {
+  const caps = client.getServerCapabilities() ?? {};
+  if (!caps.tools?.listChanged || !caps.prompts?.listChanged || !caps.resources?.listChanged || caps.resources?.subscribe) {
+    fail("initialize", `capabilities ${JSON.stringify(caps)}: a watched agent over HTTP must declare listChanged, and not subscribe`);
+  }
+  const status = await Promise.race([getOpen, new Promise((r) => setTimeout(() => r("none"), deadlineMs))]);
+  if (status === "none") fail("GET stream", `the SDK opened none within ${deadlineMs} ms`);
+  if (status === null) fail("GET stream", "the server refused it (the SDK gives up on a 405 silently)");
+} else if (overHTTP) {
   const params = {
     _meta: {
       "io.modelcontextprotocol/protocolVersion": "2026-07-28",
@@ -149,5 +175,5 @@ if (!ok) fail("notifications", `not every handler fired within ${deadlineMs} ms:
 closing = true;
 listen.abort();
 await client.close();
-console.log(`tsnotify: ok ${agent}: handlers fired ${JSON.stringify(fired)} over ${overHTTP ? "http" : "stdio"}`);
+console.log(`tsnotify: ok ${agent}: handlers fired ${JSON.stringify(fired)} over ${overGet ? "http GET stream" : overHTTP ? "http" : "stdio"}`);
 process.exit(0);
