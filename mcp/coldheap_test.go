@@ -114,6 +114,12 @@ func TestColdStartHeap(t *testing.T) {
 	if testing.Short() {
 		t.Skip("generates and serves a 4,000-skill agent")
 	}
+	if allocs.RaceEnabled {
+		// The race detector keeps shadow state and changes what escapes:
+		// CI saw 1.26 under -race where the plain build measures 1.10-1.14.
+		// The plain `go test ./...` run holds the bound.
+		t.Skip("measures the live heap, which the race detector inflates")
+	}
 	if os.Getenv(coldHeapChild) == "" {
 		cmd := exec.Command(os.Args[0], "-test.run=^TestColdStartHeap$", "-test.v")
 		cmd.Env = append(os.Environ(), coldHeapChild+"=1")
