@@ -9,7 +9,7 @@ import (
 
 var (
 	routingTable  = flag.Bool("routing.table", false, "print every routing set's figures as the Markdown table of examples/README.md")
-	routingSetsOf = flag.String("routing.sets", "dev", `with -routing.table, which sets: "dev" (development sets only, for working on routing), "held" (and the held-out sets) or "all" (and the blind sets of 2026-11-27, whose figures are read once per change)`)
+	routingSetsOf = flag.String("routing.sets", "dev", `with -routing.table, which sets: "dev" (development sets only, for working on routing), "held" (and the held-out sets) or "all" (and the blind sets of both rounds, whose figures are read once per change)`)
 )
 
 // routingSets are every labelled routing set, development and held-out,
@@ -35,9 +35,11 @@ var routingSets = []struct {
 	{"testdata/routing-folders-fresh.json", "held-out"},
 	{"testdata/routing-folders-blind.json", "held-out"},
 	{"testdata/routing-refagents-holdout.json", "held-out"},
-	{"routing-blind5.json", "held-out, blind (2026-11-27)"},
-	{"routing-kefu-blind2.json", "held-out, blind (2026-11-27)"},
-	{"testdata/routing-folders-blind2.json", "held-out, blind (2026-11-27)"},
+	{"routing-blind5.json", "held-out, blind round 1 (2026-11-27)"},
+	{"routing-kefu-blind2.json", "held-out, blind round 1 (2026-11-27)"},
+	{"testdata/routing-folders-blind2.json", "held-out, blind round 1 (2026-11-27)"},
+	{"routing-blind6.json", "held-out, blind round 2 (2026-11-27)"},
+	{"routing-kefu-blind3.json", "held-out, blind round 2 (2026-11-27)"},
 }
 
 // TestRoutingTable prints, with -routing.table, one Markdown row per
