@@ -54,6 +54,10 @@
 //	body evidence         a body word no other field holds           1, a word if not common English        79.8→82.3% top-3
 //	partial phrase        all informative words of one trigger       waives the two-word minimum            dataops "bounce it"
 //	                      (partial.go)                                                                      (no set moved)
+//	body pairs            an unspaced body cut at the agent's words  pairs across an agent word's edge are  kefu-dev2 62.5%,
+//	                      before it is read in pairs (body.go); the  not indexed; one stretch is one        kefu held-out 77.5%
+//	                      request's pairs of one stretch of body     request word                           (neither moved)
+//	                      text
 //
 // Their figures on the held-out sets, and the whole before and after, are
 // in examples/README.md.

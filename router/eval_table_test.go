@@ -22,6 +22,7 @@ var routingSets = []struct {
 	{"routing-nearmiss.json", "development (irrelevant only)"},
 	{"routing-nearmiss-tools.json", "development (irrelevant only)"},
 	{"routing-kefu-dev.json", "development"},
+	{"routing-kefu-dev2.json", "development"},
 	{"testdata/routing-folders.json", "development"},
 	{"testdata/routing-folders-nearmiss.json", "development (irrelevant only)"},
 	{"testdata/routing-refagents-dev.json", "development"},
