@@ -107,7 +107,7 @@ func (r *Router) relaxedSearchWith(ctx context.Context, text string, rq request,
 		s := r.src.Skill(h.skill)
 		bh, _ := findBody(body, h.skill)
 		ev := r.evidence(a, h.skill, &s, ex, bh.terms)
-		ev.partial = r.partialPhrase(sp, rq, h.skill)
+		ev.partial = r.partialPhrase(ctx, sp, rq, h.skill)
 		bar := r.opts.RelaxedEvidence
 		if len(s.Triggers) == 0 {
 			bar = r.opts.RelaxedEvidenceUntriggered
