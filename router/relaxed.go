@@ -183,9 +183,10 @@ func (r *Router) evidence(a analyzed, skill int, s *Skill, ex *expansion, body u
 		}
 		syn += ex.fieldEvidence(have, f.weight, terms, viaSyn)
 	}
+	bx := r.bodies.Load()
 	for k, t := range a.text {
 		if k < 64 && body&(1<<k) != 0 && !matched[t.word] && utf8.RuneCountInString(t.word) > 1 {
-			weight += bodyEvidence
+			weight += bx.evidence(t.term)
 			if !wordlist.Common(strings.ToLower(t.word)) {
 				matched[t.word] = true
 				fromBody[t.word] = true
