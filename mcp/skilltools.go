@@ -35,14 +35,14 @@ var (
 	routeSkillTool = &toolDef{
 		name:  toolRouteSkill,
 		title: "Route a request to skills",
-		desc: "Find which skills fit a request: pass the user's request as text and get the matching skill names, best first, with the trigger phrases that matched. " +
-			"Call it first when you do not know which skill applies, then load the winner with get_skill. " +
-			"A line ending in \"; relaxed\" is a guess from the skill's words, not its triggers: confirm with the user first (pass tier \"relaxed\" to fill_skill).",
+		desc: "Find which skills fit a request: pass the user's request as text and get a short list of skill names, best first, with the words that matched. " +
+			"The sure matches come first: a trigger phrase hit, or a skill the request names (\"; name\"). After them, up to the limit, come relaxed runners-up, each line ending in \"; relaxed\": skills whose name, description or instructions share the request's words, for you to choose among when the first does not fit what the user asked. " +
+			"Call it first when you do not know which skill applies, then load the one you pick with get_skill. A relaxed one is a guess: confirm it with the user first (pass tier \"relaxed\" to fill_skill).",
 		params: []paramDef{
 			{name: "text", kind: "string", required: true, desc: "the request to route, in the user's words"},
 			{name: "mode", kind: "string", enum: []string{string(router.Ranked), string(router.Spec)},
 				desc: `"ranked" (default: stemmed phrase matching, relevance tie-breaks, relaxed matches when no phrase hits) or "spec" (exact agent3md/1 trigger matching)`},
-			{name: "limit", kind: "integer", desc: "at most this many matches; 0 means all; absent means 10 in ranked mode and all in spec mode, as many as fit in 40,000 characters"},
+			{name: "limit", kind: "integer", desc: "at most this many matches; 0 means all; absent means 3 in ranked mode (the sure matches, then relaxed runners-up) and all in spec mode, as many as fit in 40,000 characters"},
 		},
 		output:  json.RawMessage(`{"type":"object","properties":{"matches":{"type":"array","items":{"type":"object","properties":{"name":{"type":"string"},"z":{"type":"number"},"score":{"type":"integer"},"relevance":{"type":"number"},"hits":{"type":"array","items":{"type":"string"}},"tier":{"type":"string","enum":["phrase","name","relaxed"]},"inputs":{"type":"array","items":{"type":"object","properties":{"name":{"type":"string"},"type":{"type":"string"},"required":{"type":"boolean"}},"required":["name","type","required"]}},"cost":{"type":["string","null"]},"confirm":{"type":"boolean"}},"required":["name","z","score","relevance","hits","tier","inputs","cost","confirm"]}}},"required":["matches"]}`),
 		bigHint: hint("pass a smaller limit"),

@@ -78,7 +78,11 @@ const (
 // index being built. One is used by one goroutine; its buffers are
 // reused from skill to skill.
 type bodyReader struct {
-	src Bodies // nil: no bodies
+	src    Bodies // nil: no bodies
+	skills Source
+	// seg cuts a body's unspaced runs at the agent's words, as a
+	// request's are cut; made on the first body that needs it.
+	seg *segmenter
 	an  *analyzers
 	max int
 	x   *bodyIndexBuilder
@@ -89,6 +93,7 @@ type bodyReader struct {
 	// cache.
 	words map[string]int32
 	word  []byte
+	text  []byte // a body cut at the agent's words
 	// seen marks the terms of the body being read: seen[id] == mark.
 	seen []uint32
 	mark uint32
@@ -100,7 +105,7 @@ const stopTerm = -1
 // newBodyReader reads the bodies of skills into x when it has them and
 // max is positive; otherwise it reads none.
 func newBodyReader(skills Source, an *analyzers, max int, x *bodyIndexBuilder) *bodyReader {
-	br := &bodyReader{an: an, max: max, x: x, words: map[string]int32{}}
+	br := &bodyReader{skills: skills, an: an, max: max, x: x, words: map[string]int32{}}
 	if b, ok := skills.(Bodies); ok && max > 0 {
 		br.src = b
 	}
@@ -125,13 +130,32 @@ func (br *bodyReader) terms(body []byte) []uint32 {
 		br.mark = 1
 	}
 	if !br.ascii(body) {
-		for _, tok := range br.an.text.Analyze(body) {
+		for _, tok := range br.an.text.Analyze(br.cut(body)) {
 			if !br.add(br.x.id(string(tok.Term))) {
 				break
 			}
 		}
 	}
 	return br.out
+}
+
+// cut returns body with its unspaced runs cut at the agent's words (in
+// br's memory), so that its pairs of characters are those a request cut
+// the same way shares: the analyzer reads each run of Chinese as every
+// pair of neighbouring characters, and a pair across the edge of one of
+// the agent's words ("款原" of "退款原路返回", whose agent word is 退款)
+// is no word of the body's, yet a request that says the same stretch
+// shares it as evidence. Text between the agent's words is still read in
+// pairs: without a dictionary, nothing tells its words apart.
+func (br *bodyReader) cut(body []byte) []byte {
+	if br.seg == nil {
+		br.seg = buildSegmenter(br.skills)
+	}
+	if len(br.seg.byFirst) == 0 {
+		return body
+	}
+	br.text = br.seg.spaced(br.text[:0], string(body))
+	return br.text
 }
 
 // ascii reads an ASCII body (false, having read nothing, for any other):

@@ -228,3 +228,30 @@ func TestBodyIndexMemory(t *testing.T) {
 		t.Errorf("body index holds %.0f bytes a skill, more than its postings bound", per)
 	}
 }
+
+// TestBodyFewBodies: a request word that only one or two bodies hold
+// counts for more than one many bodies hold, so two of them make a
+// relaxed match where two words every body says do not.
+func TestBodyFewBodies(t *testing.T) {
+	skill := func(name string, z float64, body string) Skill {
+		return Skill{Name: name, Z: z, Triggers: []string{name}, Description: "Handles " + name + ".", Body: body}
+	}
+	few := []Skill{
+		skill("invoice", 1, "A voided invoice is reissued with the corrected tax number."),
+		skill("refund", 2, "Refunds go back the way the buyer paid."),
+		skill("exchange", 3, "Check the stock of the new size first."),
+		skill("coupon", 4, "Say why the coupon does not apply."),
+	}
+	r := newTest(t, few, nil)
+	const req = "can a voided one be reissued"
+	if got := route(t, r, req, nil); len(got) == 0 || got[0].Name != "invoice" || got[0].Tier != TierRelaxed {
+		t.Errorf("words one body holds: %s, want invoice, relaxed", brief(got))
+	}
+	many := slices.Clone(few)
+	for i := 1; i < 3; i++ {
+		many[i].Body += " A voided step is reissued."
+	}
+	if got := route(t, newTest(t, many, nil), req, nil); len(got) != 0 {
+		t.Errorf("words three bodies hold: %s, want nothing", brief(got))
+	}
+}

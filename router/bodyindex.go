@@ -331,6 +331,18 @@ func (x *bodyIndex) score(terms []term) []bodyScored {
 	return merged
 }
 
+// evidence is what a request term that only a skill's body holds adds
+// to its relaxed evidence: bodyFewEvidence when few bodies hold it.
+func (x *bodyIndex) evidence(term string) float64 {
+	if x == nil {
+		return bodyEvidence
+	}
+	if _, df := x.term(term); df <= bodyFewBodies {
+		return bodyFewEvidence
+	}
+	return bodyEvidence
+}
+
 // find returns skill's entry in scored (sorted by skill).
 func findBody(scored []bodyScored, skill int) (bodyScored, bool) {
 	i, ok := slices.BinarySearchFunc(scored, skill, func(h bodyScored, s int) int { return h.skill - s })

@@ -52,8 +52,15 @@
 //	                                                                                                        refagents-dev 93.5→95.2%
 //	body relevance        each body's distinct terms (bodyindex.go)  +0.5 × its BM25 to relaxed relevance   dev2 76.6→78.2% top-1,
 //	body evidence         a body word no other field holds           1, a word if not common English        79.8→82.3% top-3
+//	                                                                 1.5 if at most two bodies hold it      kefu-dev2 62.5→72.5%
 //	partial phrase        all informative words of one trigger       waives the two-word minimum            dataops "bounce it"
-//	                      (partial.go)                                                                      (no set moved)
+//	                      (partial.go); a lone one only if no other                                         (no set moved);
+//	                      skill's indexed fields hold it                                                    own word: held-out
+//	                                                                                                        false 23.1→22.0%
+//	body pairs            an unspaced body cut at the agent's words  pairs across an agent word's edge are  kefu-dev2 62.5%,
+//	                      before it is read in pairs (body.go); the  not indexed; one stretch is one        kefu held-out 77.5%
+//	                      request's pairs of one stretch of body     request word                           (neither moved)
+//	                      text
 //
 // Their figures on the held-out sets, and the whole before and after, are
 // in examples/README.md.

@@ -9,6 +9,8 @@ var blindSets = map[string]bool{
 	"routing-blind5.json":                  true,
 	"routing-kefu-blind2.json":             true,
 	"testdata/routing-folders-blind2.json": true,
+	"routing-blind6.json":                  true,
+	"routing-kefu-blind3.json":             true,
 }
 
 // bars are a set's measured figures, held exactly: at least top1 and

@@ -9,7 +9,7 @@ import (
 
 var (
 	routingTable  = flag.Bool("routing.table", false, "print every routing set's figures as the Markdown table of examples/README.md")
-	routingSetsOf = flag.String("routing.sets", "dev", `with -routing.table, which sets: "dev" (development sets only, for working on routing), "held" (and the held-out sets) or "all" (and the blind sets of 2026-11-27, whose figures are read once per change)`)
+	routingSetsOf = flag.String("routing.sets", "dev", `with -routing.table, which sets: "dev" (development sets only, for working on routing), "held" (and the held-out sets) or "all" (and the blind sets of both rounds, whose figures are read once per change)`)
 )
 
 // routingSets are every labelled routing set, development and held-out,
@@ -22,6 +22,7 @@ var routingSets = []struct {
 	{"routing-nearmiss.json", "development (irrelevant only)"},
 	{"routing-nearmiss-tools.json", "development (irrelevant only)"},
 	{"routing-kefu-dev.json", "development"},
+	{"routing-kefu-dev2.json", "development"},
 	{"testdata/routing-folders.json", "development"},
 	{"testdata/routing-folders-nearmiss.json", "development (irrelevant only)"},
 	{"testdata/routing-refagents-dev.json", "development"},
@@ -35,9 +36,11 @@ var routingSets = []struct {
 	{"testdata/routing-folders-fresh.json", "held-out"},
 	{"testdata/routing-folders-blind.json", "held-out"},
 	{"testdata/routing-refagents-holdout.json", "held-out"},
-	{"routing-blind5.json", "held-out, blind (2026-11-27)"},
-	{"routing-kefu-blind2.json", "held-out, blind (2026-11-27)"},
-	{"testdata/routing-folders-blind2.json", "held-out, blind (2026-11-27)"},
+	{"routing-blind5.json", "held-out, blind round 1 (2026-11-27)"},
+	{"routing-kefu-blind2.json", "held-out, blind round 1 (2026-11-27)"},
+	{"testdata/routing-folders-blind2.json", "held-out, blind round 1 (2026-11-27)"},
+	{"routing-blind6.json", "held-out, blind round 2 (2026-11-27)"},
+	{"routing-kefu-blind3.json", "held-out, blind round 2 (2026-11-27)"},
 }
 
 // TestRoutingTable prints, with -routing.table, one Markdown row per

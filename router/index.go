@@ -24,7 +24,7 @@ import (
 // SchemaVersion identifies the index layout (mapping, fields, analyzers,
 // cache files). Cache entries carry it in their key and manifest; bump it
 // whenever any of those change so old entries are never trusted.
-const SchemaVersion = 8
+const SchemaVersion = 9
 
 // Analysis names registered with bleve. They are part of the persisted
 // mapping, so renaming one is a schema change.
@@ -60,10 +60,18 @@ var fields = []struct {
 // everyday words. bodyEvidence is what a request word its body alone
 // holds adds to relaxed evidence, as much as a description word; such a
 // word also counts among the request words a relaxed match needs when it
-// is not one of English's commonest (relaxedEvidence).
+// is not one of English's commonest (relaxedEvidence). A word that at
+// most bodyFewBodies of the agent's bodies hold points at one or two
+// skills, where one many bodies say (a step every procedure has) points
+// at none, so it adds bodyFewEvidence: two such words make a relaxed
+// match alone ("税号填错了能重开吗" says 税号 and 重开, which only the
+// invoice skill's body holds), as two description words and a third
+// would.
 const (
-	bodyRelevance = 0.5
-	bodyEvidence  = 1
+	bodyRelevance   = 0.5
+	bodyEvidence    = 1
+	bodyFewEvidence = 1.5
+	bodyFewBodies   = 2
 )
 
 // indexField is the one indexed field. Bodies have an index of their

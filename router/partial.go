@@ -1,6 +1,7 @@
 package router
 
 import (
+	"context"
 	"slices"
 
 	"github.com/agent3md/agent3md/internal/wordlist"
@@ -25,7 +26,7 @@ import (
 // request names in its own way ("payments-api"). A phrase with no
 // informative word never counts, so "restart the service" needs its
 // words as before, and a phrase with one counts only when no other
-// skill's triggers or name use that word: one shared word is no more
+// skill's fields use that word (ownWord): one shared word is no more
 // telling in part of a phrase than alone (near misses that reuse an
 // agent's word drew relaxed matches through such phrases).
 
@@ -35,33 +36,50 @@ const commonShare = 0.25
 
 // partialPhrase reports whether one of skill's trigger phrases has at
 // least one informative word and all of them among the request's stems
-// (rq.ids).
-func (r *Router) partialPhrase(sp *specifics, rq request, skill int) bool {
+// (rq.ids). A phrase with one informative word counts only when that word
+// is the skill's own (ownWord).
+func (r *Router) partialPhrase(ctx context.Context, sp *specifics, rq request, skill int) bool {
 	_, _, triggers := r.src.Phrases(skill)
 	var onStack [16]string
 	for _, p := range triggers {
 		toks := appendTokens(onStack[:0], p)
-		informative, all, own := 0, true, false
+		informative, all, word, stem := 0, true, uint32(0), ""
 		for _, tok := range toks {
 			if stopWords[tok] {
 				continue
 			}
-			id, ok := sp.id(routeStem(tok))
+			st := routeStem(tok)
+			id, ok := sp.id(st)
 			if ok && (sp.common(id) || wordlist.Common(tok)) {
 				continue
 			}
 			informative++
-			own = own || ok && sp.df[id] == 1
+			word, stem = id, st
 			if _, held := slices.BinarySearch(rq.ids, id); !ok || !held {
 				all = false
 				break
 			}
 		}
-		if all && (informative > 1 || informative == 1 && own) {
+		if all && (informative > 1 || informative == 1 && r.ownWord(ctx, sp, word, stem)) {
 			return true
 		}
 	}
 	return false
+}
+
+// ownWord reports whether the word whose stem is st (id) is one skill's
+// alone: no other skill's triggers or name use it, nor its description,
+// tool or inputs (the indexed fields), where the router can tell. A word that another
+// skill's description also says ("cancel" in an agent whose refund
+// policy says when a cancelled plan is refunded) is used in more than one
+// sense across the agent, so the one word of a phrase is no sign of that
+// phrase's intent ("cancel my dentist appointment").
+func (r *Router) ownWord(ctx context.Context, sp *specifics, id uint32, st string) bool {
+	if int(id) >= len(sp.df) || sp.df[id] != 1 {
+		return false
+	}
+	n, ok := r.scorer.skillsHolding(ctx, st)
+	return !ok || n <= 1
 }
 
 // common reports whether more than commonShare of the agent's skills use

@@ -1,6 +1,7 @@
 package router
 
 import (
+	"context"
 	"testing"
 )
 
@@ -42,7 +43,7 @@ func hasAmong(ms []Match, name string, n int) bool {
 
 // TestPartialPhrase: a phrase counts in part only through its
 // informative words, all of them, and a single one only when no other
-// skill uses it.
+// skill uses it, in its triggers, name or description.
 func TestPartialPhrase(t *testing.T) {
 	skills := []Skill{
 		{Name: "restart-deployment", Z: 1, Triggers: []string{"bounce the service", "restart the service"}, Tool: "kubectl rollout restart {name}", Inputs: []string{"name"}},
@@ -53,6 +54,8 @@ func TestPartialPhrase(t *testing.T) {
 		{Name: "query-metrics", Z: 6, Triggers: []string{"error rate", "latency"}},
 		{Name: "open-incident", Z: 7, Triggers: []string{"declare an incident"}},
 		{Name: "find-runbook", Z: 8, Triggers: []string{"runbook"}},
+		{Name: "cancel-plan", Z: 9, Triggers: []string{"wants to cancel"}},
+		{Name: "refund-rules", Z: 10, Triggers: []string{"refund rules"}, Description: "Whether a cancelled plan is refunded."},
 	}
 	r := newTest(t, skills, nil)
 	for _, tt := range []struct {
@@ -65,6 +68,8 @@ func TestPartialPhrase(t *testing.T) {
 		{"restart that for me now", ""},                                    // "restart the service" has no informative word
 		{"bounce the service", "restart-deployment"},                       // the whole phrase: a phrase hit
 		{"my kids love to bounce on the trampoline", "restart-deployment"}, // still a relaxed guess, to be confirmed
+		{"cancel my dentist appointment", ""},                              // another skill's description says cancel too
+		{"the customer wants to cancel", "cancel-plan"},                    // the whole phrase: a phrase hit
 	} {
 		got := route(t, r, tt.text, nil)
 		switch {
@@ -73,5 +78,32 @@ func TestPartialPhrase(t *testing.T) {
 		case tt.want != "" && (len(got) == 0 || got[0].Name != tt.want):
 			t.Errorf("%q: %s, want %s", tt.text, brief(got), tt.want)
 		}
+	}
+}
+
+// TestSkillsHolding: the count of skills whose indexed fields hold a term
+// is the same from the term statistics and from bleve's own index.
+func TestSkillsHolding(t *testing.T) {
+	r := newTest(t, []Skill{
+		{Name: "cancel-plan", Z: 1, Triggers: []string{"wants to cancel"}},
+		{Name: "refund-rules", Z: 2, Description: "Whether a cancelled plan is refunded."},
+		{Name: "lookup", Z: 3, Description: "Find the account."},
+	}, nil)
+	ctx := context.Background()
+	snap, err := newScorer(ctx, r.idx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer snap.close()
+	for term, want := range map[string]int{"cancel": 2, "plan": 2, "account": 1, "absent": 0} {
+		for name, s := range map[string]*scorerIndex{"router": r.scorer, "bleve": snap} {
+			if n, ok := s.skillsHolding(ctx, term); !ok || n != want {
+				t.Errorf("%s: skillsHolding(%q) = %d, %v; want %d", name, term, n, ok, want)
+			}
+		}
+	}
+	var none *scorerIndex
+	if _, ok := none.skillsHolding(ctx, "cancel"); ok {
+		t.Error("a router without an index claims to know")
 	}
 }

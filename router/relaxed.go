@@ -107,7 +107,7 @@ func (r *Router) relaxedSearchWith(ctx context.Context, text string, rq request,
 		s := r.src.Skill(h.skill)
 		bh, _ := findBody(body, h.skill)
 		ev := r.evidence(a, h.skill, &s, ex, bh.terms)
-		ev.partial = r.partialPhrase(sp, rq, h.skill)
+		ev.partial = r.partialPhrase(ctx, sp, rq, h.skill)
 		bar := r.opts.RelaxedEvidence
 		if len(s.Triggers) == 0 {
 			bar = r.opts.RelaxedEvidenceUntriggered
@@ -160,8 +160,9 @@ func (ev relaxedEvidence) enough(bar float64) bool {
 // (bodyIndex.score), each bodyEvidence when no other field holds it.
 func (r *Router) evidence(a analyzed, skill int, s *Skill, ex *expansion, body uint64) relaxedEvidence {
 	var weight, syn float64
-	matched := map[string]bool{} // request words the skill holds as written
-	viaSyn := map[string]bool{}  // and those it holds only through synonyms (true: a tool name's)
+	matched := map[string]bool{}  // request words the skill holds as written
+	viaSyn := map[string]bool{}   // and those it holds only through synonyms (true: a tool name's)
+	fromBody := map[string]bool{} // and those only its body holds
 	st := r.fieldTerms(skill, s)
 	for k, f := range fields {
 		terms := a.text
@@ -182,19 +183,30 @@ func (r *Router) evidence(a analyzed, skill int, s *Skill, ex *expansion, body u
 		}
 		syn += ex.fieldEvidence(have, f.weight, terms, viaSyn)
 	}
+	bx := r.bodies.Load()
 	for k, t := range a.text {
 		if k < 64 && body&(1<<k) != 0 && !matched[t.word] && utf8.RuneCountInString(t.word) > 1 {
-			weight += bodyEvidence
+			weight += bx.evidence(t.term)
 			if !wordlist.Common(strings.ToLower(t.word)) {
 				matched[t.word] = true
+				fromBody[t.word] = true
 			}
 		}
 	}
 	ev := relaxedEvidence{weight: weight, syn: syn}
+	prev := ""                  // the request word before, when only the body holds it
 	for _, t := range a.exact { // every request word, in request order
 		toolName, bySyn := viaSyn[t.word]
+		run := fromBody[t.word] && continuesRun(prev, t.word)
+		prev = ""
+		if fromBody[t.word] {
+			prev = t.word
+		}
 		if (matched[t.word] || bySyn) && !slices.Contains(ev.words, t.word) {
 			ev.words = append(ev.words, t.word)
+			if run { // the same stretch of body text: one word
+				continue
+			}
 			if matched[t.word] {
 				ev.own++
 				if !wordlist.Common(strings.ToLower(t.word)) {
@@ -206,6 +218,22 @@ func (r *Router) evidence(a analyzed, skill int, s *Skill, ex *expansion, body u
 		}
 	}
 	return ev
+}
+
+// continuesRun reports whether pair, a request word of an unspaced
+// script, is the next pair of the same run of text as prev. A body is
+// read as pairs of characters (bigramSpans), and a stretch of text a
+// request shares with a body, often a stock phrase ("48 小时内发出" in
+// one body, "48小时内发货" in a request about another skill), is as many
+// pairs as it has characters less one, half of them straddling two
+// words (内发): one piece of evidence, counted as one request word.
+func continuesRun(prev, pair string) bool {
+	if prev == "" || !allUnspaced(prev) || !allUnspaced(pair) {
+		return false
+	}
+	last, _ := utf8.DecodeLastRuneInString(prev)
+	first, _ := utf8.DecodeRuneInString(pair)
+	return last == first
 }
 
 // maxTieHits bounds how far searchTies widens a search to settle a tie.

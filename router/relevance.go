@@ -301,6 +301,30 @@ func (s *scorerIndex) readVocab(ctx context.Context) (err error) {
 	return nil
 }
 
+// skillsHolding is how many skills' indexed fields (name, triggers,
+// description, tool, inputs) hold term; ok is false when s cannot tell.
+func (s *scorerIndex) skillsHolding(ctx context.Context, term string) (n int, ok bool) {
+	if s == nil {
+		return 0, false
+	}
+	if t := s.stats(); t != nil {
+		p, _ := t.postings(term)
+		return len(p), true
+	}
+	if s.snapshot == nil {
+		return 0, false
+	}
+	if _, ok := s.vocab[term]; !ok {
+		return 0, true
+	}
+	tr, err := s.snapshot.TermFieldReader(ctx, []byte(term), indexField, false, false, false)
+	if err != nil {
+		return 0, false
+	}
+	defer tr.Close()
+	return int(tr.Count()), true
+}
+
 func (s *scorerIndex) close() error {
 	if s == nil || s.snapshot == nil {
 		return nil

@@ -62,34 +62,35 @@ type segmenter struct {
 // in an unspaced script needs it, and an agent without such words gets
 // an empty one.
 func (r *Router) segmenterOf() *segmenter {
-	r.segOnce.Do(func() { r.seg = buildSegmenter(r.src, r.phrases) })
+	r.segOnce.Do(func() { r.seg = buildSegmenter(r.src) })
 	return r.seg
 }
 
 // buildSegmenter collects the trigger and name tokens of src written
 // wholly in unspaced scripts.
-func buildSegmenter(src Source, x *phraseIndex) *segmenter {
+func buildSegmenter(src Source) *segmenter {
 	sg := &segmenter{byFirst: map[rune][]string{}}
 	seen := map[string]bool{}
-	add := func(tok string) {
-		if seen[tok] || !allUnspaced(tok) {
+	var toks []string
+	add := func(text string) {
+		if !hasUnspaced(text) {
 			return
 		}
-		seen[tok] = true
-		r, _ := utf8.DecodeRuneInString(tok)
-		sg.byFirst[r] = append(sg.byFirst[r], tok)
-	}
-	for tok := range x.exact.ids {
-		add(tok)
-	}
-	var toks []string
-	for i := 0; i < src.Len(); i++ {
-		name, _, _ := src.Phrases(i)
-		if hasUnspaced(name) {
-			toks = appendTokens(toks[:0], name)
-			for _, tok := range toks {
-				add(tok)
+		toks = appendTokens(toks[:0], text)
+		for _, tok := range toks {
+			if seen[tok] || !allUnspaced(tok) {
+				continue
 			}
+			seen[tok] = true
+			r, _ := utf8.DecodeRuneInString(tok)
+			sg.byFirst[r] = append(sg.byFirst[r], strings.Clone(tok))
+		}
+	}
+	for i := 0; i < src.Len(); i++ {
+		name, _, triggers := src.Phrases(i)
+		add(name)
+		for _, p := range triggers {
+			add(p)
 		}
 	}
 	for _, words := range sg.byFirst {
@@ -150,14 +151,7 @@ func (sg *segmenter) cutRun(dst []string, run string) ([]string, bool) {
 	found := false
 	rest := 0 // start of the text not yet emitted
 	for i := 0; i < len(run); {
-		r, size := utf8.DecodeRuneInString(run[i:])
-		word := ""
-		for _, w := range sg.byFirst[r] {
-			if strings.HasPrefix(run[i:], w) {
-				word = w
-				break
-			}
-		}
+		word, size := sg.wordAt(run, i)
 		if word == "" {
 			i += size
 			continue
@@ -174,6 +168,39 @@ func (sg *segmenter) cutRun(dst []string, run string) ([]string, bool) {
 		dst = append(dst, run[rest:])
 	}
 	return dst, found
+}
+
+// wordAt returns the longest of the agent's words that text[i:] starts
+// with ("" when none), and the size of the rune at i.
+func (sg *segmenter) wordAt(text string, i int) (string, int) {
+	r, size := utf8.DecodeRuneInString(text[i:])
+	for _, w := range sg.byFirst[r] {
+		if strings.HasPrefix(text[i:], w) {
+			return w, size
+		}
+	}
+	return "", size
+}
+
+// spaced appends text to dst with a space on each side of every agent
+// word found in it, as split finds them: the body index reads a body cut
+// where a request is cut (bodyReader.terms), so that no pair of
+// characters straddles the edge of an agent word.
+func (sg *segmenter) spaced(dst []byte, text string) []byte {
+	for i := 0; i < len(text); {
+		word, size := "", 1
+		if text[i] >= utf8.RuneSelf {
+			word, size = sg.wordAt(text, i)
+		}
+		if word == "" {
+			dst = append(dst, text[i:i+size]...)
+			i += size
+			continue
+		}
+		dst = append(append(append(dst, ' '), word...), ' ')
+		i += len(word)
+	}
+	return dst
 }
 
 // scriptRuns yields tok's maximal runs of unspaced and of other runes.

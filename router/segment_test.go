@@ -7,14 +7,14 @@ import (
 )
 
 func testSegmenter() *segmenter {
-	x := buildPhrases(Skills([]Skill{
+	return buildSegmenter(Skills([]Skill{
 		{Name: "deploy", Triggers: []string{"部署", "发布"}},
 		{Name: "logs", Triggers: []string{"查看日志", "日志"}},
 		{Name: "ja", Triggers: []string{"デプロイ"}},
 		{Name: "ko", Triggers: []string{"배포"}},
 		{Name: "latin", Triggers: []string{"log", "deploy"}},
+		{Name: "回滚"},
 	}))
-	return buildSegmenter(Skills([]Skill{{Name: "回滚"}}), x)
 }
 
 func TestSegmenterSplit(t *testing.T) {
