@@ -46,6 +46,17 @@ func holdBars(t *testing.T, name, file string, b bars) {
 //	routing-kefu-blind2.json      42/48    43/48   3/15              40/48    42/48   3/15
 //	routing-folders-blind2.json  192/211  195/211  3/30             192/211  195/211  3/30
 //
+// Routing round 2 (after the body index's Chinese pairs, the informative
+// partial phrases and the 1.5 weight of rare body words) moved blind5 to
+// 9/48 false and kefu-blind2 to 41/48 top-1; the bars hold those.
+//
+// The second round's sets (e021887), measured once before round 2 and
+// once after it, did not move:
+//
+//	set                          before: top-1  top-3  false     after: top-1  top-3  false
+//	routing-blind6.json          113/135  122/135  12/36            113/135  122/135  12/36
+//	routing-kefu-blind3.json      34/40    36/40   1/12              34/40    36/40   1/12
+//
 // None reaches the targets (95% top-1, 98% top-3, 10% false
 // matches; 85% top-1 for the Chinese set): examples/README.md says by how
 // far and what the misses have in common.
@@ -54,7 +65,7 @@ func holdBars(t *testing.T, name, file string, b bars) {
 // (examples/routing-blind5.json): 180 requests, four for each of the 45
 // skills, and 48 irrelevant ones (16 near misses, marked).
 func TestRoutingBlind5(t *testing.T) {
-	holdBars(t, "blind5 held-out", "routing-blind5.json", bars{top1: 147, top3: 158, falseMatches: 10})
+	holdBars(t, "blind5 held-out", "routing-blind5.json", bars{top1: 147, top3: 158, falseMatches: 9})
 }
 
 // TestRoutingKefuBlind2 routes the second held-out set of the Chinese
@@ -62,5 +73,19 @@ func TestRoutingBlind5(t *testing.T) {
 // about one in six in traditional characters, and 15 irrelevant ones (5
 // near misses).
 func TestRoutingKefuBlind2(t *testing.T) {
-	holdBars(t, "kefu blind2 held-out", "routing-kefu-blind2.json", bars{top1: 40, top3: 42, falseMatches: 3})
+	holdBars(t, "kefu blind2 held-out", "routing-kefu-blind2.json", bars{top1: 41, top3: 42, falseMatches: 3})
+}
+
+// TestRoutingBlind6 routes the second round's held-out set over the four
+// English example agents (examples/routing-blind6.json): 135 requests and
+// 36 irrelevant ones (12 near misses).
+func TestRoutingBlind6(t *testing.T) {
+	holdBars(t, "blind6 held-out", "routing-blind6.json", bars{top1: 113, top3: 122, falseMatches: 12})
+}
+
+// TestRoutingKefuBlind3 routes the second round's held-out set of the
+// Chinese agent (examples/routing-kefu-blind3.json): 40 requests and 12
+// irrelevant ones (4 near misses).
+func TestRoutingKefuBlind3(t *testing.T) {
+	holdBars(t, "kefu blind3 held-out", "routing-kefu-blind3.json", bars{top1: 34, top3: 36, falseMatches: 1})
 }
