@@ -19,6 +19,7 @@ import (
 	"github.com/agent3md/agent3md/mcp"
 	"github.com/agent3md/agent3md/router"
 	"github.com/agent3md/agent3md/selftest"
+	"github.com/agent3md/agent3md/selftest/client"
 )
 
 func (a *app) mcpCmd() *cobra.Command {
@@ -319,7 +320,7 @@ func (a *app) selftest(ctx context.Context, args []string, server string, asJSON
 		defer closeAgent()
 	case opts.URL != "":
 	case server != "":
-		words, err := splitWords(server)
+		words, err := client.SplitCommand(server)
 		if err != nil {
 			return ioError(fmt.Errorf("--server: %w", err))
 		}
@@ -382,62 +383,6 @@ func (a *app) selftest(ctx context.Context, args []string, server string, asJSON
 		return silent(exitInvalid)
 	}
 	return nil
-}
-
-// splitWords splits a command line into words the way a shell would for
-// the simple cases: spaces separate words, single quotes keep everything
-// literal, double quotes keep spaces, and a backslash outside single quotes
-// escapes the next character.
-func splitWords(s string) ([]string, error) {
-	var (
-		words []string
-		cur   strings.Builder
-		in    bool // inside a word
-		quote rune
-	)
-	rs := []rune(s)
-	for i := 0; i < len(rs); i++ {
-		r := rs[i]
-		switch {
-		case quote == '\'':
-			if r == '\'' {
-				quote = 0
-			} else {
-				cur.WriteRune(r)
-			}
-		case r == '\\' && i+1 < len(rs):
-			i++
-			cur.WriteRune(rs[i])
-			in = true
-		case quote == '"':
-			if r == '"' {
-				quote = 0
-			} else {
-				cur.WriteRune(r)
-			}
-		case r == '\'' || r == '"':
-			quote, in = r, true
-		case r == ' ' || r == '\t' || r == '\n':
-			if in {
-				words = append(words, cur.String())
-				cur.Reset()
-				in = false
-			}
-		default:
-			cur.WriteRune(r)
-			in = true
-		}
-	}
-	if quote != 0 {
-		return nil, fmt.Errorf("unterminated %c quote in %q", quote, s)
-	}
-	if in {
-		words = append(words, cur.String())
-	}
-	if len(words) == 0 {
-		return nil, fmt.Errorf("empty command")
-	}
-	return words, nil
 }
 
 // headMinBytes is the size from which mcp answers the handshake from the
