@@ -18,27 +18,31 @@ func SplitCommand(s string) ([]string, error) {
 		words []string
 		cur   strings.Builder
 		in    bool // inside a word
-		quote rune
+		quote byte
 	)
-	rs := []rune(s)
-	for i := 0; i < len(rs); i++ {
-		r := rs[i]
+	// Byte by byte: every byte that quotes or separates is ASCII, so a
+	// multi-byte character passes through whole, and bytes that are not
+	// UTF-8 (a file name may hold them) pass through unchanged rather
+	// than as U+FFFD. A backslash before a multi-byte character escapes
+	// its first byte, which keeps the character whole too.
+	for i := 0; i < len(s); i++ {
+		r := s[i]
 		switch {
 		case quote == '\'':
 			if r == '\'' {
 				quote = 0
 			} else {
-				cur.WriteRune(r)
+				cur.WriteByte(r)
 			}
-		case r == '\\' && i+1 < len(rs):
+		case r == '\\' && i+1 < len(s):
 			i++
-			cur.WriteRune(rs[i])
+			cur.WriteByte(s[i])
 			in = true
 		case quote == '"':
 			if r == '"' {
 				quote = 0
 			} else {
-				cur.WriteRune(r)
+				cur.WriteByte(r)
 			}
 		case r == '\'' || r == '"':
 			quote, in = r, true
@@ -49,7 +53,7 @@ func SplitCommand(s string) ([]string, error) {
 				in = false
 			}
 		default:
-			cur.WriteRune(r)
+			cur.WriteByte(r)
 			in = true
 		}
 	}
