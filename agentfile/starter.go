@@ -45,6 +45,9 @@ Turn raw search hits into a short answer: which files matter, what the code
 there does, and what to read next.
 `))
 
+// starterRule is what a refused name is told to be.
+const starterRule = "use letters, digits, spaces, - or _; no quotes, colons, backslashes or control characters"
+
 // MaxStarterNameChars bounds the agent name Starter accepts: a name is a
 // title and a file name, and one longer than this is a mistake (a pasted
 // paragraph), not a name.
@@ -56,9 +59,10 @@ const MaxStarterNameChars = 100
 // scans to. The title is name with its first letter in upper case.
 //
 // A name the agent cannot carry as written is refused with an error that
-// says why (see checkStarterName). The result is checked with Parse and
-// Validate before it is returned: an error that says "internal error" is
-// a bug in this package.
+// says why: checkStarterName's rules first, then what Parse and Validate
+// find in the agent written with it (a name such as "|" reads as a YAML
+// block scalar in the frontmatter). The agent's other text is fixed and
+// clean, so whatever they find is the name's doing.
 func Starter(name string) ([]byte, *Catalog, error) {
 	if err := checkStarterName(name); err != nil {
 		return nil, nil, err
@@ -69,10 +73,11 @@ func Starter(name string) ([]byte, *Catalog, error) {
 	}
 	cat, err := Parse(bytes.NewReader(buf.Bytes()), &Options{File: name + ".3md"})
 	if err != nil {
-		return nil, nil, fmt.Errorf("internal error: scaffold does not parse: %w", err)
+		return nil, nil, fmt.Errorf("agent name %q cannot be written into an agent file as it is (%v); %s", name, err, starterRule)
 	}
-	if r := Validate(cat); !r.OK() || len(r.Warnings) > 0 {
-		return nil, nil, fmt.Errorf("internal error: scaffold is not valid: %+v", r)
+	r := Validate(cat)
+	if f := append(r.Errors, r.Warnings...); len(f) > 0 {
+		return nil, nil, fmt.Errorf("agent name %q cannot be written into an agent file as it is ([%s] %s); %s", name, f[0].Rule, f[0].Message, starterRule)
 	}
 	return buf.Bytes(), cat, nil
 }
@@ -81,13 +86,17 @@ func Starter(name string) ([]byte, *Catalog, error) {
 // the name sits in the frontmatter (where a colon starts a value and a
 // quoted value loses its quotes) and in a quoted label="…" (where a
 // backslash escapes and a quote closes), and it names the file. Anything
-// else would come out of Starter's own self-check as an "internal error",
-// or silently as another name.
+// else would come out of Starter's self-check, or silently as another
+// name.
 func checkStarterName(name string) error {
-	const rule = "use letters, digits, spaces, - or _; no quotes, colons, backslashes or control characters"
+	const rule = starterRule
 	switch {
-	case name == "":
+	case strings.TrimSpace(name) == "":
 		return fmt.Errorf("agent name is empty; %s", rule)
+	case strings.TrimSpace(name) != name:
+		// The frontmatter would trim the title, and the label keep the
+		// spaces: two names for one agent.
+		return fmt.Errorf("agent name %q starts or ends with white space; remove it", name)
 	case !utf8.ValidString(name):
 		return fmt.Errorf("agent name %q is not valid UTF-8; %s", name, rule)
 	case utf8.RuneCountInString(name) > MaxStarterNameChars:

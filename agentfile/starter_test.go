@@ -27,6 +27,9 @@ func TestStarter(t *testing.T) {
 		{name: "客服", title: "客服"},
 		{name: strings.Repeat("ä", agentfile.MaxStarterNameChars), title: "Ä" + strings.Repeat("ä", agentfile.MaxStarterNameChars-1)},
 		{name: "", want: "agent name is empty"},
+		{name: " ", want: "agent name is empty"},
+		{name: " ops", want: "starts or ends with white space"},
+		{name: "ops\u00a0", want: "starts or ends with white space"},
 		{name: strings.Repeat("a", agentfile.MaxStarterNameChars+1), want: "over the limit of 100"},
 		{name: `ops\`, want: `holds the character \`},
 		{name: "a\x01b", want: "control character U+0001"},
@@ -35,6 +38,9 @@ func TestStarter(t *testing.T) {
 		{name: "'q'", want: "holds the character '"},
 		{name: `x"y`, want: `holds the character "`},
 		{name: "a:b", want: "holds the character :"},
+		// The frontmatter reads "|" as a YAML block scalar: new wrote
+		// "internal error: scaffold is not valid".
+		{name: "|", want: `agent name "|" cannot be written into an agent file as it is ([yaml-frontmatter]`},
 	} {
 		text, cat, err := agentfile.Starter(c.name)
 		if c.want != "" {
@@ -64,4 +70,18 @@ func TestStarter(t *testing.T) {
 			t.Errorf("Starter(%q) is not UTF-8", c.name)
 		}
 	}
+}
+
+// FuzzStarter: a name is either refused with the name's fault or written
+// as a clean agent (TestStarter's checks are Starter's own self-check).
+func FuzzStarter(f *testing.F) {
+	for _, s := range []string{"triage", "äpfel", `ops\`, "a:b", "ǆx", "ß"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, name string) {
+		_, _, err := agentfile.Starter(name)
+		if err != nil && !strings.HasPrefix(err.Error(), "agent name ") {
+			t.Fatalf("Starter(%q): %v", name, err)
+		}
+	})
 }
