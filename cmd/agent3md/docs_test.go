@@ -303,3 +303,24 @@ func TestAnchor(t *testing.T) {
 		}
 	}
 }
+
+// TestReadmeIsShort holds the README to what a newcomer reads in five
+// minutes (issue 25 §6): under 200 lines, opening with the two commands a
+// fresh clone needs; the rest lives in docs/.
+func TestReadmeIsShort(t *testing.T) {
+	b, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(b)
+	if n := strings.Count(text, "\n"); n >= 200 {
+		t.Errorf("README.md has %d lines; keep it under 200 and move detail into docs/", n)
+	}
+	first := text[strings.Index(text, "```sh"):]
+	first = first[:strings.Index(first[3:], "```")+3]
+	for _, cmd := range []string{"go run ./cmd/agent3md selftest examples/", "go test ./..."} {
+		if !strings.Contains(first, cmd) {
+			t.Errorf("README's first command block lacks %q:\n%s", cmd, first)
+		}
+	}
+}
