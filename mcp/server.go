@@ -100,7 +100,8 @@ type Options struct {
 	// serve counts them (its metrics); it must be quick.
 	OnReload func(err error)
 	// Projection, when set, renders the agent3md/1 JSON projection served
-	// as agent3md://manifest (cmd's export owns the format).
+	// as agent3md://manifest (loader.Agent.Projection, encoded as cmd's
+	// export prints it).
 	Projection func(context.Context, *loader.Agent) ([]byte, error)
 
 	// testMethods adds request methods to the table; tests use it for
