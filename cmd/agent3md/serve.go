@@ -14,7 +14,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/agent3md/agent3md/agentfile"
-	"github.com/agent3md/agent3md/internal/watch"
 	"github.com/agent3md/agent3md/loader"
 	"github.com/agent3md/agent3md/mcp"
 	"github.com/agent3md/agent3md/router"
@@ -131,14 +130,7 @@ Point a client at it with the command "agent3md" and the arguments
 					return ag, nil
 				}
 				if !noWatch {
-					ctx, cancel := context.WithCancel(c.Context())
-					defer cancel()
-					changes, stop, err := watchFolders(ctx, src.folders, logger)
-					if err != nil {
-						return err
-					}
-					defer stop()
-					opts.Changes = changes
+					opts.Watch = &mcp.Watch{Folders: src.folders}
 					opts.Reopen = func(ctx context.Context) (*loader.Agent, error) {
 						return a.openFolders(ctx, src.folders, &folders)
 					}
@@ -157,15 +149,9 @@ Point a client at it with the command "agent3md" and the arguments
 			opener := a.open
 			opts := &mcp.Options{}
 			if !noWatch {
-				// The file's directory is watched, so a save by rename is
-				// seen; each settled change reloads one whole version.
-				w, err := watch.New(args[0], &watch.Options{Logger: logger})
-				if err != nil {
-					return ioError(err)
-				}
-				defer w.Close()
+				// Each settled change reloads one whole version.
 				opener = a.openVersion
-				opts.Changes = w.Changes()
+				opts.Watch = &mcp.Watch{File: args[0]}
 				opts.Reopen = func(context.Context) (*loader.Agent, error) { return a.openVersion(args[0]) }
 			}
 			open := func(context.Context) (*loader.Agent, error) {
