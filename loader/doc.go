@@ -4,8 +4,9 @@
 // answers the agent3md/1 operations (docs/architecture.md §4): get a skill
 // by name, z or slug in O(1), resolve its dependency chain (docs/format.md
 // §11), fill its command template with shell-quoted values (docs/format.md
-// §9), and render it as an Agent Skills SKILL.md with its references
-// (docs/format.md §15).
+// §9), render it as an Agent Skills SKILL.md with its references
+// (docs/format.md §15), and give the agent's agent3md/1 JSON projection
+// (Projection, what export prints) whichever source it was opened from.
 //
 // Changes on disk. A body read compares the path's stat with the open
 // file's (a rename replaced it, or its size or time changed) at most once

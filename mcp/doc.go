@@ -37,9 +37,11 @@
 //     helper (cursor.go);
 //   - versions and live reload (version.go, reload.go): a request uses
 //     the agent version in force when it first needs the agent; a change
-//     signalled on Options.Changes opens a whole new version
-//     (Options.Reopen), indexes it off the request path, swaps it in and
-//     tells every session what its revision defines;
+//     to the file or folders Options.Watch names (watched through
+//     internal/watch, stopped with the server), or one signalled on
+//     Options.Changes, opens a whole new version (Options.Reopen),
+//     indexes it off the request path, swaps it in and tells every
+//     session what its revision defines;
 //   - answers encoded once per version (cache.go) and progress while the
 //     routing index builds (progress.go).
 //
@@ -47,7 +49,7 @@
 // the handshake is answered from the head of the file (Options.Head) and
 // never waits for the index.
 //
-// It does not parse agent files, read bodies, watch files or score
+// It does not parse agent files, read bodies, notice file changes or score
 // requests (packages loader, internal/watch and router do), and it does
 // not own the process: signals, flags and exit codes are cmd's.
 package mcp

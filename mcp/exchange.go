@@ -12,7 +12,8 @@ import (
 // stdio (Serve) runs one connection on it, and a stateless transport such
 // as Streamable HTTP hands it one message at a time (Exchange). It loads
 // the agent and its routing index in the background, exactly as Serve
-// does, and reloads them when Options.Changes signals.
+// does, and reloads them when what Options.Watch names changes (or
+// Options.Changes signals).
 type Server struct {
 	srv  *server
 	stop func()
@@ -26,6 +27,9 @@ func NewServer(ctx context.Context, opts *Options) (*Server, error) {
 		return nil, errors.New("mcp: NewServer needs Options.Agent or Options.Open (open the agent file with loader.Open)")
 	}
 	s := newServer(opts)
+	if err := s.openWatch(); err != nil {
+		return nil, err
+	}
 	return &Server{srv: s, stop: s.start(ctx)}, nil
 }
 

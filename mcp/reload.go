@@ -2,23 +2,71 @@ package mcp
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
+	"github.com/agent3md/agent3md/internal/watch"
 	"github.com/agent3md/agent3md/loader"
 	"github.com/agent3md/agent3md/router"
 )
 
-// Live reload (docs/protocol.md §9): cmd watches the agent file and
-// signals Options.Changes once a change has settled; the server then opens
-// the new version with Options.Reopen, off the request path, builds its
-// routing index, and swaps the whole version in at once. Requests already
-// running finish on the version they started with. A version that fails to
-// open leaves the last good one serving, and the reason is logged. Then
-// every session is told what its revision defines: list_changed for tools,
+// Live reload (docs/protocol.md §9, docs/reload.md): the server watches
+// what Options.Watch names (internal/watch: an agent file's directory, or
+// every directory of skill folders' trees), or takes its caller's signals
+// on Options.Changes, once a change has settled; it then opens the new
+// version with Options.Reopen, off the request path, builds its routing
+// index, and swaps the whole version in at once. Requests already running
+// finish on the version they started with. A version that fails to open
+// leaves the last good one serving, and the reason is logged. Then every
+// session is told what its revision defines: list_changed for tools,
 // resources and prompts, resources/updated for subscribed URIs whose bytes
 // changed, and the same through open 2026-07-28 subscriptions/listen
 // requests; open change streams (HTTP GET) get the list_changed.
+
+// Watch names what the served agent is read from, for Options.Watch: one
+// agent file, or the roots of skill folders.
+type Watch struct {
+	// File is an agent file. Its directory is watched, so a save by
+	// rename or by unlink and re-create is seen.
+	File string
+	// Folders are the roots of skill folders; every directory below them
+	// is watched. When set, File is not read.
+	Folders []string
+}
+
+// openWatch starts the watcher Options.Watch names, whose signals feed
+// the reload loop; without it the loop reads Options.Changes.
+func (s *server) openWatch() error {
+	w := s.opts.Watch
+	if w == nil {
+		return nil
+	}
+	switch {
+	case s.opts.Changes != nil:
+		return errors.New("mcp: Options.Watch and Options.Changes are both set; give one source of change signals")
+	case s.opts.Reopen == nil:
+		return errors.New("mcp: Options.Watch needs Options.Reopen to open each new version")
+	}
+	var (
+		watcher *watch.Watcher
+		err     error
+	)
+	wo := &watch.Options{Logger: s.log}
+	switch {
+	case len(w.Folders) > 0:
+		watcher, err = watch.NewTree(w.Folders, wo)
+	case w.File != "":
+		watcher, err = watch.New(w.File, wo)
+	default:
+		return errors.New("mcp: Options.Watch names no file and no folder")
+	}
+	if err != nil {
+		return err
+	}
+	s.watcher, s.reloads = watcher, watcher.Changes()
+	return nil
+}
 
 // watch consumes change signals until ctx ends.
 func (s *server) watch(ctx context.Context) {
@@ -26,7 +74,7 @@ func (s *server) watch(ctx context.Context) {
 		select {
 		case <-ctx.Done():
 			return
-		case _, ok := <-s.opts.Changes:
+		case _, ok := <-s.reloads:
 			if !ok {
 				return
 			}
@@ -36,11 +84,11 @@ func (s *server) watch(ctx context.Context) {
 }
 
 // watching reports whether the agent is reloaded when its file changes.
-func (s *server) watching() bool { return s.opts.Changes != nil && s.opts.Reopen != nil }
+func (s *server) watching() bool { return s.reloads != nil && s.opts.Reopen != nil }
 
-// startWatch starts the reload loop when cmd gives change signals.
+// startWatch starts the reload loop when there are change signals.
 func (s *server) startWatch(ctx context.Context) {
-	if s.opts.Changes == nil || s.opts.Reopen == nil {
+	if !s.watching() {
 		return
 	}
 	ctx, cancel := context.WithCancel(ctx)
@@ -54,6 +102,8 @@ func (s *server) startWatch(ctx context.Context) {
 	s.watchMu.Unlock()
 }
 
+// stopWatch ends the reload loop, then the watcher it started, each
+// before it returns: no watcher logs after the server has stopped.
 func (s *server) stopWatch() {
 	s.watchMu.Lock()
 	stop := s.watchStop
@@ -61,6 +111,9 @@ func (s *server) stopWatch() {
 	s.watchMu.Unlock()
 	if stop != nil {
 		stop()
+	}
+	if s.watcher != nil {
+		s.watcher.Close()
 	}
 }
 

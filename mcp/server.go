@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/agent3md/agent3md/agentfile"
+	"github.com/agent3md/agent3md/internal/watch"
 	"github.com/agent3md/agent3md/loader"
 	"github.com/agent3md/agent3md/router"
 )
@@ -83,11 +84,16 @@ type Options struct {
 	// run on the build's goroutine and must be quick. Default nil.
 	IndexBuild func(skills int) (end func())
 
-	// Changes, when set with Reopen, carries a signal each time the agent
-	// file has changed and settled (cmd watches it): the server opens the
-	// new version with Reopen off the request path, swaps it in whole,
-	// and tells clients (docs/protocol.md §9). Nil: the agent is served as
-	// loaded.
+	// Watch, when set with Reopen, names the agent file or skill folders
+	// the agent is read from: the server watches them (internal/watch)
+	// and, each time they have changed and settled, opens the new version
+	// with Reopen off the request path, swaps it in whole, and tells
+	// clients (docs/protocol.md §9). Serve and Server.Close stop the
+	// watcher before they return. Nil, with Changes nil: the agent is
+	// served as loaded.
+	Watch *Watch
+	// Changes, when set with Reopen, carries the caller's own signal
+	// each time the agent has changed and settled, instead of Watch.
 	Changes <-chan struct{}
 	// Reopen opens the agent file's current version for a reload. It
 	// should refuse a file being written (loader.OpenStable).
@@ -100,7 +106,8 @@ type Options struct {
 	// serve counts them (its metrics); it must be quick.
 	OnReload func(err error)
 	// Projection, when set, renders the agent3md/1 JSON projection served
-	// as agent3md://manifest (cmd's export owns the format).
+	// as agent3md://manifest (loader.Agent.Projection, encoded as cmd's
+	// export prints it).
 	Projection func(context.Context, *loader.Agent) ([]byte, error)
 
 	// testMethods adds request methods to the table; tests use it for
@@ -126,6 +133,9 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, opts *Options) erro
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	s := newServer(opts)
+	if err := s.openWatch(); err != nil {
+		return err
+	}
 	stop := s.start(ctx)
 	defer stop()
 
@@ -449,6 +459,10 @@ type server struct {
 	// changes are the open change streams (HTTP GET, changestreams.go).
 	changes changeStreams
 
+	// reloads are the signals the reload loop reads: the watcher's, or
+	// Options.Changes.
+	reloads   <-chan struct{}
+	watcher   *watch.Watcher
 	watchMu   sync.Mutex
 	watchStop func()
 }
@@ -465,6 +479,7 @@ func newServer(opts *Options) *server {
 		methods:      map[string]methodSpec{},
 		firstRouting: newRouterState(),
 		sessions:     map[*session]bool{},
+		reloads:      opts.Changes, // or the watcher's, once openWatch starts it
 	}
 	s.register(servedFeatures...)
 	if len(opts.testMethods) > 0 {

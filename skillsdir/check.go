@@ -2,9 +2,12 @@ package skillsdir
 
 import (
 	"context"
+	"errors"
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/agent3md/agent3md/agentfile"
 )
 
 // FolderReport is one skill folder's findings, as validate reports them
@@ -25,11 +28,15 @@ type FolderReport struct {
 // Check scans root and groups its findings by skill folder: one report
 // per skill folder, served ones included even without findings, sorted by
 // SKILL.md path; none when root holds no skill folder at all. A scan that
-// fails (a name used twice, too many skills, root unreadable) returns its
-// error.
+// a rule stops (a name used twice, too many skills) is one report of root
+// itself, with a finding per clash, so one run names them all; a scan
+// that cannot read root returns its error.
 func Check(ctx context.Context, root string) ([]FolderReport, error) {
 	cat, err := Scan(ctx, []string{root}, nil)
 	if err != nil {
+		if fs := stopFindings(root, err); fs != nil {
+			return []FolderReport{{SkillMD: root, Findings: fs}}, nil
+		}
 		return nil, err
 	}
 	abs, err := filepath.Abs(root)
@@ -105,4 +112,37 @@ func skillFileAbove(file, skill string) string {
 			return filepath.Join(filepath.Dir(file), "SKILL.md")
 		}
 	}
+}
+
+// stopFindings are the findings of root for a scan a rule stopped: one
+// per name clash, or the skill count; nil for any other error.
+func stopFindings(root string, err error) []Finding {
+	var clash *ClashError
+	switch {
+	case errors.As(err, &clash):
+		fs := []Finding{newFinding(RuleNameClash, "", root, 0, (&ClashError{Name: clash.Name, First: clash.First, Second: clash.Second}).Error())}
+		for _, c := range clash.Others {
+			fs = append(fs, newFinding(RuleNameClash, "", root, 0, c.Error()))
+		}
+		return fs
+	case errors.Is(err, ErrTooManySkills):
+		return []Finding{newFinding(RuleTooManySkills, "", root, 0, err.Error())}
+	}
+	return nil
+}
+
+// FileReport is r in validate's per-file shape: each finding under its
+// rule's severity (an error is a skill that mcp leaves out and import
+// skips), with the file it is about.
+func (r *FolderReport) FileReport() agentfile.FileReport {
+	fr := agentfile.FileReport{File: r.SkillMD, Skill: r.Skill, OK: true, Errors: []agentfile.Finding{}, Warnings: []agentfile.Finding{}}
+	for _, f := range r.Findings {
+		af := agentfile.Finding{Rule: f.Rule, Message: f.Msg, Line: f.Line}
+		if f.Breaks() {
+			fr.Errors, fr.ErrorFiles, fr.OK = append(fr.Errors, af), append(fr.ErrorFiles, f.Path), false
+		} else {
+			fr.Warnings, fr.WarningFiles = append(fr.Warnings, af), append(fr.WarningFiles, f.Path)
+		}
+	}
+	return fr
 }

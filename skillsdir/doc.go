@@ -19,7 +19,10 @@
 // reads through the findings: an error breaks the skill, so the catalog
 // leaves it out (Catalog.Broken) and validate, import, mcp and serve all
 // treat it as broken; a warning is served, imported and reported
-// (docs/skill-folders.md §3).
+// (docs/skill-folders.md §3). Check groups a root's findings by skill
+// folder, as validate reports them (FolderReport.FileReport gives
+// agentfile's per-file report, the shape validate prints for agent files
+// too).
 //
 // Rendering. Doc.Render writes a skill of an agent file as an Agent Skills
 // SKILL.md with one references/<dep>.md per other skill of its resolve

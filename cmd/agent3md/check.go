@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -138,25 +137,6 @@ func writeJSON(out io.Writer, v any) error {
 	return w.Flush()
 }
 
-// fileReport is validate's per-file JSON shape. Error is set, and the
-// finding lists are empty, when the file could not be read at all;
-// Skipped says it was not a regular file and was passed over.
-type fileReport struct {
-	File     string              `json:"file"`
-	OK       bool                `json:"ok"`
-	Errors   []agentfile.Finding `json:"errors"`
-	Warnings []agentfile.Finding `json:"warnings"`
-	Error    string              `json:"error,omitempty"`
-	Skipped  bool                `json:"skipped,omitempty"`
-	// Skill is set for a skill folder's report (validate DIR): File is
-	// then its SKILL.md, and a finding about another file of the skill
-	// names that file in its message.
-	Skill string `json:"skill,omitempty"`
-	// errPaths and warnPaths, when set, are the file of each finding for
-	// the text output (a skill's findings may be about any of its files).
-	errPaths, warnPaths []string
-}
-
 func (a *app) validateCmd() *cobra.Command {
 	var asJSON bool
 	c := &cobra.Command{
@@ -189,17 +169,17 @@ reports always print as a JSON array.`,
 }
 
 func (a *app) validate(ctx context.Context, files []string, asJSON bool) error {
-	var reports []fileReport
+	var reports []agentfile.FileReport
 	code, checked := exitOK, 0
 	single := len(files) == 1
-	var batch []fileReport
+	var batch []agentfile.FileReport
 	for _, path := range files {
 		if isDir(path) {
 			// A skills folder: one report per skill (docs/skill-folders.md §3).
 			batch = a.validateDir(ctx, path)
 			single = false
 		} else {
-			batch = []fileReport{a.validateOne(path)}
+			batch = []agentfile.FileReport{a.validateOne(path)}
 		}
 		for _, fr := range batch {
 			reports = append(reports, fr)
@@ -229,7 +209,7 @@ func (a *app) validate(ctx context.Context, files []string, asJSON bool) error {
 
 // noteReport prints one report (unless asJSON), raises the exit code it
 // calls for, and says whether the report counts as checked.
-func (a *app) noteReport(fr fileReport, asJSON bool, code *int) bool {
+func (a *app) noteReport(fr agentfile.FileReport, asJSON bool, code *int) bool {
 	switch {
 	case fr.Skipped:
 		fmt.Fprintf(a.stderr, "agent3md: skipping %s\n", fr.Error)
@@ -243,7 +223,7 @@ func (a *app) noteReport(fr fileReport, asJSON bool, code *int) bool {
 		*code = exitInvalid
 	}
 	if !asJSON {
-		printReport(a.stdout, fr)
+		fr.WriteText(a.stdout)
 	}
 	return true
 }
@@ -251,8 +231,8 @@ func (a *app) noteReport(fr fileReport, asJSON bool, code *int) bool {
 // validateOne checks one file argument. A file that is not a regular one
 // (a FIFO matched by *.3md, a device) is skipped; one that cannot be read
 // gets an error entry.
-func (a *app) validateOne(path string) fileReport {
-	fr := fileReport{File: path, Errors: []agentfile.Finding{}, Warnings: []agentfile.Finding{}}
+func (a *app) validateOne(path string) agentfile.FileReport {
+	fr := agentfile.FileReport{File: path, Errors: []agentfile.Finding{}, Warnings: []agentfile.Finding{}}
 	if path == stdinArg {
 		fr.File = stdinName
 	} else {
@@ -266,8 +246,7 @@ func (a *app) validateOne(path string) fileReport {
 		fr.Error = err.Error()
 		return fr
 	}
-	fr.OK, fr.Errors, fr.Warnings = r.OK(), nonNil(r.Errors), nonNil(r.Warnings)
-	return fr
+	return r.For(fr.File)
 }
 
 func (a *app) validateFile(arg string) (*agentfile.Report, error) {
@@ -288,47 +267,6 @@ func (a *app) validateFile(arg string) (*agentfile.Report, error) {
 	return agentfile.Validate(cat), nil
 }
 
-func printReport(w io.Writer, r fileReport) {
-	verdict := "ok"
-	if !r.OK {
-		verdict = "invalid"
-	}
-	fmt.Fprintf(w, "%s: %s (%d errors, %d warnings)\n", r.File, verdict, len(r.Errors), len(r.Warnings))
-	for i, f := range r.Errors {
-		fmt.Fprintf(w, "  %s\n", findingLine(findingFile(r.File, r.errPaths, i), "error", f))
-	}
-	for i, f := range r.Warnings {
-		fmt.Fprintf(w, "  %s\n", findingLine(findingFile(r.File, r.warnPaths, i), "warning", f))
-	}
-}
-
-// findingFile is the file finding i is about: its own when the report
-// lists one, else the report's.
-func findingFile(file string, paths []string, i int) string {
-	if i < len(paths) && paths[i] != "" {
-		return paths[i]
-	}
-	return file
-}
-
-func findingLine(file, level string, f agentfile.Finding) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "%s:%d: %s [%s]", file, f.Line, level, f.Rule)
-	if f.Z != nil {
-		fmt.Fprintf(&b, " z=%v", *f.Z)
-	}
-	fmt.Fprintf(&b, ": %s", f.Message)
-	return b.String()
-}
-
-// nonNil keeps a JSON list a list ([]) when it is empty.
-func nonNil[T any](s []T) []T {
-	if s == nil {
-		return []T{}
-	}
-	return s
-}
-
 // isDir reports whether a validate argument names a directory (a skills
 // folder) rather than an agent file.
 func isDir(arg string) bool {
@@ -341,44 +279,19 @@ func isDir(arg string) bool {
 
 // validateDir checks a skills folder with the Agent Skills rules
 // (docs/skill-folders.md §3): one report per skill folder, broken ones
-// included (skillsdir.Check). A scan that fails outright (a name used
-// twice, too many skills) is an error finding of arg, and one that cannot
-// read arg an I/O error.
-func (a *app) validateDir(ctx context.Context, arg string) []fileReport {
+// included, and one of arg for a scan a rule stopped (skillsdir.Check); a
+// folder that cannot be read is an I/O error.
+func (a *app) validateDir(ctx context.Context, arg string) []agentfile.FileReport {
 	reps, err := skillsdir.Check(ctx, arg)
 	if err != nil {
-		fr := fileReport{File: arg, Errors: []agentfile.Finding{}, Warnings: []agentfile.Finding{}}
-		var clash *skillsdir.ClashError
-		switch {
-		case errors.As(err, &clash):
-			// One finding per clash, so one run names them all.
-			for _, c := range append([]*skillsdir.ClashError{{Name: clash.Name, First: clash.First, Second: clash.Second}}, clash.Others...) {
-				fr.Errors = append(fr.Errors, agentfile.Finding{Rule: skillsdir.RuleNameClash, Message: c.Error()})
-			}
-		case errors.Is(err, skillsdir.ErrTooManySkills):
-			fr.Errors = append(fr.Errors, agentfile.Finding{Rule: skillsdir.RuleTooManySkills, Message: err.Error()})
-		default:
-			fr.Error = err.Error()
-		}
-		return []fileReport{fr}
+		return []agentfile.FileReport{{File: arg, Error: err.Error(), Errors: []agentfile.Finding{}, Warnings: []agentfile.Finding{}}}
 	}
 	if len(reps) == 0 {
-		return []fileReport{{File: arg, Error: fmt.Sprintf("%s holds no skill folder (no SKILL.md within %d levels); pass an agent file or a folder of skill folders", arg, skillsdir.DefaultMaxDepth)}}
+		return []agentfile.FileReport{{File: arg, Error: fmt.Sprintf("%s holds no skill folder (no SKILL.md within %d levels); pass an agent file or a folder of skill folders", arg, skillsdir.DefaultMaxDepth)}}
 	}
-	out := make([]fileReport, len(reps))
-	for i, r := range reps {
-		fr := fileReport{File: r.SkillMD, Skill: r.Skill, OK: true, Errors: []agentfile.Finding{}, Warnings: []agentfile.Finding{}}
-		for _, f := range r.Findings {
-			af := agentfile.Finding{Rule: f.Rule, Message: f.Msg, Line: f.Line}
-			// The rule's severity, from skillsdir's one table: an error is
-			// a skill that mcp leaves out and import skips.
-			if f.Breaks() {
-				fr.Errors, fr.errPaths, fr.OK = append(fr.Errors, af), append(fr.errPaths, f.Path), false
-			} else {
-				fr.Warnings, fr.warnPaths = append(fr.Warnings, af), append(fr.warnPaths, f.Path)
-			}
-		}
-		out[i] = fr
+	out := make([]agentfile.FileReport, len(reps))
+	for i := range reps {
+		out[i] = reps[i].FileReport()
 	}
 	return out
 }

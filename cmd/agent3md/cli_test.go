@@ -284,30 +284,6 @@ func TestExportProjectionAndSkillsDir(t *testing.T) {
 	}
 }
 
-func TestSplitWords(t *testing.T) {
-	tests := []struct {
-		in   string
-		want []string
-		err  bool
-	}{
-		{"agent3md mcp x.3md", []string{"agent3md", "mcp", "x.3md"}, false},
-		{`node 'my server.js' "a b" c\ d`, []string{"node", "my server.js", "a b", "c d"}, false},
-		{`x '' y`, []string{"x", "", "y"}, false},
-		{`x 'open`, nil, true},
-		{"   ", nil, true},
-	}
-	for _, tt := range tests {
-		got, err := splitWords(tt.in)
-		if (err != nil) != tt.err {
-			t.Errorf("splitWords(%q) error = %v, want error %v", tt.in, err, tt.err)
-			continue
-		}
-		if !tt.err && strings.Join(got, "|") != strings.Join(tt.want, "|") {
-			t.Errorf("splitWords(%q) = %q, want %q", tt.in, got, tt.want)
-		}
-	}
-}
-
 // TestMain keeps every command the tests run (and every binary they spawn)
 // away from the user's cache directory.
 func TestMain(m *testing.M) {

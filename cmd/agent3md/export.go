@@ -4,11 +4,9 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"os"
 
 	"github.com/spf13/cobra"
 
-	"github.com/agent3md/agent3md/agentfile"
 	"github.com/agent3md/agent3md/loader"
 	"github.com/agent3md/agent3md/skillsdir"
 )
@@ -72,39 +70,20 @@ created, replaced or removed is listed.`,
 // projectionJSON renders ag's agent3md/1 projection (no bodies) as
 // export prints it: the agent3md://manifest resource of mcp and serve.
 func projectionJSON(_ context.Context, ag *loader.Agent) ([]byte, error) {
-	if ag.Folders() != nil {
-		var b bytes.Buffer
-		if err := writeJSON(&b, agentfile.ProjectLinked(ag.Scanned())); err != nil {
-			return nil, err
-		}
-		return b.Bytes(), nil
-	}
-	f, err := os.Open(ag.Path())
+	p, err := ag.Projection(false)
 	if err != nil {
 		return nil, err
-	}
-	defer f.Close()
-	p, err := agentfile.Project(ag.Catalog(), f, false)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", ag.Path(), err)
 	}
 	var b bytes.Buffer
-	if err := writeJSON(&b, p); err != nil {
-		return nil, err
-	}
-	return b.Bytes(), nil
+	err = writeJSON(&b, p)
+	return b.Bytes(), err
 }
 
 // exportJSON prints the projection of the agent's current scan.
 func (a *app) exportJSON(ag *loader.Agent, bodies bool) error {
-	f, err := os.Open(ag.Path())
+	p, err := ag.Projection(bodies)
 	if err != nil {
 		return ioError(err)
-	}
-	defer f.Close()
-	p, err := agentfile.Project(ag.Catalog(), f, bodies)
-	if err != nil {
-		return ioError(fmt.Errorf("%s: %w", ag.Path(), err))
 	}
 	return writeJSON(a.stdout, p)
 }

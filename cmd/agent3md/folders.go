@@ -5,14 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/spf13/pflag"
 
-	"github.com/agent3md/agent3md/internal/watch"
 	"github.com/agent3md/agent3md/loader"
 	"github.com/agent3md/agent3md/skillsdir"
 )
@@ -160,19 +158,4 @@ func agentFileHint(roots []string) string {
 func fileExists(p string) bool {
 	fi, err := os.Stat(p)
 	return err == nil && fi.Mode().IsRegular()
-}
-
-// watchFolders signals each settled change below the served folders:
-// internal/watch's tree watcher (inotify on every directory, falling back
-// to polling a signature of the tree past its limits). It stops with ctx,
-// or when stop is called; stop returns once the watcher has ended, so a
-// command that calls it before returning leaves no watcher behind to log
-// after it.
-func watchFolders(ctx context.Context, roots []string, logger *slog.Logger) (changes <-chan struct{}, stop func(), err error) {
-	w, err := watch.NewTree(roots, &watch.Options{Logger: logger})
-	if err != nil {
-		return nil, nil, ioError(err)
-	}
-	go func() { <-ctx.Done(); w.Close() }()
-	return w.Changes(), func() { w.Close() }, nil
 }

@@ -196,34 +196,6 @@ func TestCommandsOnAFolder(t *testing.T) {
 	}
 }
 
-// TestServedCloseStopsWatchers: closing what openServed built has stopped
-// every watcher, the agent file's and the skills folder's, by the time it
-// returns, though the context they were started with is still live: none
-// of them can log into the command's output afterwards.
-func TestServedCloseStopsWatchers(t *testing.T) {
-	sv := openServedFixture(t)
-	if len(sv.watched) != 2 {
-		t.Fatalf("%d watchers, want 2 (the file and the folder)", len(sv.watched))
-	}
-	sv.Close()
-	for i, ch := range sv.watched {
-		// A change signalled before the stop may be pending (a watcher
-		// holds at most one); the close must be right behind it.
-		stopped := false
-		for k := 0; k < 2 && !stopped; k++ {
-			select {
-			case _, open := <-ch:
-				stopped = !open
-			default:
-				k = 2
-			}
-		}
-		if !stopped {
-			t.Errorf("watcher %d still running after Close returned", i)
-		}
-	}
-}
-
 // openServedFixture opens what serve would for devtools.3md beside the
 // folder fixture, watchers included; the context stays live until the
 // test ends, so only Close stops them.

@@ -19,7 +19,6 @@ import (
 
 	"github.com/agent3md/agent3md/internal/httpd"
 	"github.com/agent3md/agent3md/internal/metrics"
-	"github.com/agent3md/agent3md/internal/watch"
 	"github.com/agent3md/agent3md/loader"
 	"github.com/agent3md/agent3md/mcp"
 )
@@ -249,23 +248,16 @@ type servedOptions struct {
 	onAgent func(slug string) (onReload func(error))
 }
 
-// servedAgents is what openServed built: one protocol core per agent, their
-// endpoints, and the watchers that feed them reloads.
+// servedAgents is what openServed built: one protocol core per agent
+// (each watching its agent) and their endpoints.
 type servedAgents struct {
 	servers []*mcp.Server
 	ep      httpd.Endpoints
-	stops   []func() // each closes a watcher and waits for it
-	// watched is each watcher's change channel, which it closes once it
-	// has stopped.
-	watched []<-chan struct{}
 }
 
-// Close stops the watchers, each before it returns, so none logs into an
-// output the command has left behind, then closes the servers.
+// Close closes the servers; each stops its watcher before it returns, so
+// none logs into an output the command has left behind.
 func (s *servedAgents) Close() {
-	for _, stop := range s.stops {
-		stop()
-	}
 	for _, srv := range s.servers {
 		srv.Close()
 	}
@@ -321,29 +313,14 @@ func (a *app) openServed(ctx context.Context, files []string, so servedOptions) 
 		if so.onAgent != nil {
 			opts.OnReload = so.onAgent(slug)
 		}
-		switch {
-		case noWatch:
-		case ag.Folders() != nil:
-			changes, stop, err := watchFolders(ctx, ag.Folders(), logger)
-			if err != nil {
-				return sv, err
-			}
-			sv.stops, sv.watched = append(sv.stops, stop), append(sv.watched, changes)
-			opts.Changes = changes
-			opts.Reopen = func(context.Context) (*loader.Agent, error) { return openVersion(file) }
-		default:
-			w, err := watch.New(file, &watch.Options{Logger: logger})
-			if err != nil {
-				return sv, ioError(err)
-			}
-			go func() { <-ctx.Done(); w.Close() }()
-			sv.stops, sv.watched = append(sv.stops, func() { w.Close() }), append(sv.watched, w.Changes())
-			opts.Changes = w.Changes()
+		if !noWatch {
+			opts.Watch = &mcp.Watch{File: file, Folders: ag.Folders()}
 			opts.Reopen = func(context.Context) (*loader.Agent, error) { return openVersion(file) }
 		}
 		s, err := mcp.NewServer(ctx, opts)
 		if err != nil {
-			return sv, err
+			ag.Close() // never handed to the server
+			return sv, ioError(err)
 		}
 		sv.servers = append(sv.servers, s)
 		sv.ep.Agents[slug] = s.HTTPHandler(&mcp.HTTPOptions{MaxBodyBytes: maxBody,

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/agent3md/agent3md/agentfile"
 )
 
 // TestNewNames runs new with the names people type: each is either
@@ -34,8 +36,8 @@ func TestNewNames(t *testing.T) {
 		{name: "double quote", arg: `x"y`, want: `holds the character "`},
 		{name: "colon", arg: "a:b", want: "holds the character :"},
 		{name: "blank", arg: "  ", want: "agent name is empty"},
-		{name: "too long", arg: strings.Repeat("a", maxNameChars+1), want: "over the limit of 100"},
-		{name: "100 characters", arg: strings.Repeat("ä", maxNameChars), title: "title: Ä" + strings.Repeat("ä", maxNameChars-1) + "\n"},
+		{name: "too long", arg: strings.Repeat("a", agentfile.MaxStarterNameChars+1), want: "over the limit of 100"},
+		{name: "100 characters", arg: strings.Repeat("ä", agentfile.MaxStarterNameChars), title: "title: Ä" + strings.Repeat("ä", agentfile.MaxStarterNameChars-1) + "\n"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			out := filepath.Join(t.TempDir(), "agent.3md")

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/agent3md/agent3md/agentfile"
 )
 
 // TestAnyFileName: every command reads an agent file whatever its name,
@@ -82,13 +84,13 @@ func TestJSONErrors(t *testing.T) {
 	missing := filepath.Join(t.TempDir(), "missing.3md")
 
 	code, out, _ := cli(t, "validate", "--json", missing)
-	var one fileReport
+	var one agentfile.FileReport
 	if code != exitUsage || json.Unmarshal([]byte(out), &one) != nil || one.File != missing || one.OK || !strings.Contains(one.Error, "no such file") {
 		t.Fatalf("validate --json missing: exit %d, %s", code, out)
 	}
 
 	code, out, _ = cli(t, "validate", "--json", devtools, missing)
-	var two []fileReport
+	var two []agentfile.FileReport
 	if code != exitUsage || json.Unmarshal([]byte(out), &two) != nil || len(two) != 2 || !two[0].OK || two[1].Error == "" {
 		t.Fatalf("validate --json ok+missing: exit %d, %s", code, out)
 	}

@@ -14,11 +14,11 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/agent3md/agent3md/agentfile"
-	"github.com/agent3md/agent3md/internal/watch"
 	"github.com/agent3md/agent3md/loader"
 	"github.com/agent3md/agent3md/mcp"
 	"github.com/agent3md/agent3md/router"
 	"github.com/agent3md/agent3md/selftest"
+	"github.com/agent3md/agent3md/selftest/client"
 )
 
 func (a *app) mcpCmd() *cobra.Command {
@@ -130,14 +130,7 @@ Point a client at it with the command "agent3md" and the arguments
 					return ag, nil
 				}
 				if !noWatch {
-					ctx, cancel := context.WithCancel(c.Context())
-					defer cancel()
-					changes, stop, err := watchFolders(ctx, src.folders, logger)
-					if err != nil {
-						return err
-					}
-					defer stop()
-					opts.Changes = changes
+					opts.Watch = &mcp.Watch{Folders: src.folders}
 					opts.Reopen = func(ctx context.Context) (*loader.Agent, error) {
 						return a.openFolders(ctx, src.folders, &folders)
 					}
@@ -156,15 +149,9 @@ Point a client at it with the command "agent3md" and the arguments
 			opener := a.open
 			opts := &mcp.Options{}
 			if !noWatch {
-				// The file's directory is watched, so a save by rename is
-				// seen; each settled change reloads one whole version.
-				w, err := watch.New(args[0], &watch.Options{Logger: logger})
-				if err != nil {
-					return ioError(err)
-				}
-				defer w.Close()
+				// Each settled change reloads one whole version.
 				opener = a.openVersion
-				opts.Changes = w.Changes()
+				opts.Watch = &mcp.Watch{File: args[0]}
 				opts.Reopen = func(context.Context) (*loader.Agent, error) { return a.openVersion(args[0]) }
 			}
 			open := func(context.Context) (*loader.Agent, error) {
@@ -319,7 +306,7 @@ func (a *app) selftest(ctx context.Context, args []string, server string, asJSON
 		defer closeAgent()
 	case opts.URL != "":
 	case server != "":
-		words, err := splitWords(server)
+		words, err := client.SplitCommand(server)
 		if err != nil {
 			return ioError(fmt.Errorf("--server: %w", err))
 		}
@@ -382,62 +369,6 @@ func (a *app) selftest(ctx context.Context, args []string, server string, asJSON
 		return silent(exitInvalid)
 	}
 	return nil
-}
-
-// splitWords splits a command line into words the way a shell would for
-// the simple cases: spaces separate words, single quotes keep everything
-// literal, double quotes keep spaces, and a backslash outside single quotes
-// escapes the next character.
-func splitWords(s string) ([]string, error) {
-	var (
-		words []string
-		cur   strings.Builder
-		in    bool // inside a word
-		quote rune
-	)
-	rs := []rune(s)
-	for i := 0; i < len(rs); i++ {
-		r := rs[i]
-		switch {
-		case quote == '\'':
-			if r == '\'' {
-				quote = 0
-			} else {
-				cur.WriteRune(r)
-			}
-		case r == '\\' && i+1 < len(rs):
-			i++
-			cur.WriteRune(rs[i])
-			in = true
-		case quote == '"':
-			if r == '"' {
-				quote = 0
-			} else {
-				cur.WriteRune(r)
-			}
-		case r == '\'' || r == '"':
-			quote, in = r, true
-		case r == ' ' || r == '\t' || r == '\n':
-			if in {
-				words = append(words, cur.String())
-				cur.Reset()
-				in = false
-			}
-		default:
-			cur.WriteRune(r)
-			in = true
-		}
-	}
-	if quote != 0 {
-		return nil, fmt.Errorf("unterminated %c quote in %q", quote, s)
-	}
-	if in {
-		words = append(words, cur.String())
-	}
-	if len(words) == 0 {
-		return nil, fmt.Errorf("empty command")
-	}
-	return words, nil
 }
 
 // headMinBytes is the size from which mcp answers the handshake from the

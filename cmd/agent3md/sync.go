@@ -11,6 +11,7 @@ import (
 
 	"github.com/agent3md/agent3md/internal/bytesize"
 	"github.com/agent3md/agent3md/internal/httpd"
+	"github.com/agent3md/agent3md/selftest/client"
 	"github.com/agent3md/agent3md/skillsync"
 )
 
@@ -168,7 +169,7 @@ func (f *syncFlags) source(args []string) (*skillsync.Source, string, error) {
 		if f.http.tokenFile != "" || f.http.caFile != "" {
 			return nil, "", ioError(fmt.Errorf("--token-file and --ca-file go with a URL, not --server"))
 		}
-		words, err := splitWords(f.server)
+		words, err := client.SplitCommand(f.server)
 		if err != nil || len(words) == 0 {
 			return nil, "", ioError(fmt.Errorf("--server: %v", orEmpty(err)))
 		}

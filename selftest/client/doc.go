@@ -1,5 +1,6 @@
 // Package client is an MCP client: it spawns a stdio server command
-// (Spawn) or speaks to a Streamable HTTP endpoint (Dial: a bearer token,
+// (Spawn; SplitCommand reads one typed as a line, as --server takes it)
+// or speaks to a Streamable HTTP endpoint (Dial: a bearer token,
 // TLS with a custom CA through HTTPClientWithCA, the handshake-era
 // session and the stateless 2026-07-28 revision with its per-request
 // _meta), frames messages (newline-delimited lines with a bound on their
