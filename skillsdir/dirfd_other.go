@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"time"
 )
 
 // dirFD is an open directory that writes go through. Without openat and
@@ -143,4 +144,13 @@ func swapIn(root *dirFD, tmpName, name string) (string, error) {
 
 func renameNew(root *dirFD, tmpName, name string) error {
 	return renameNewSteps(root, tmpName, name)
+}
+
+// modTime is when d's entries last changed.
+func (d *dirFD) modTime() (time.Time, error) {
+	fi, err := d.root.Stat(".")
+	if err != nil {
+		return time.Time{}, err
+	}
+	return fi.ModTime(), nil
 }

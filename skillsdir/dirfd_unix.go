@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -208,4 +209,19 @@ func ignoringEINTR(f func() (int, error)) (int, error) {
 			return n, err
 		}
 	}
+}
+
+// modTime is when d's entries last changed.
+func (d *dirFD) modTime() (time.Time, error) {
+	fd, err := unix.Dup(d.fd)
+	if err != nil {
+		return time.Time{}, &fs.PathError{Op: "dup", Path: d.path, Err: err}
+	}
+	f := os.NewFile(uintptr(fd), d.path)
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return time.Time{}, err
+	}
+	return fi.ModTime(), nil
 }

@@ -56,9 +56,12 @@ type agentHead struct {
 
 // Report lists what a write into a skills directory did, as slash paths
 // relative to the directory: each file created, replaced, left as it was
-// (its bytes already right) and removed.
+// (its bytes already right) and removed. RecoverStaged also lists the
+// entries it moved back into their folders (Restored) and the hidden
+// folders it had to leave (Left, as full paths).
 type Report struct {
 	Created, Replaced, Unchanged, Removed []string
+	Restored, Left                        []string
 }
 
 // Agent is the open agent Export writes out; *loader.Agent satisfies it.

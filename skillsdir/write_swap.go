@@ -30,13 +30,16 @@ func (w *folderWrite) replace(root, live *dirFD, markerData []byte) error {
 			w.discard(root, tmpName, tmp, live)
 		}
 	}()
+	// The marker first: a write killed from here on leaves a hidden
+	// folder that says whose it is, which RecoverStaged needs to put it
+	// right (staged.go).
+	if err := tmp.create(markerFile, markerData); err != nil {
+		return err
+	}
 	for _, file := range w.f.Files {
 		if err := writeAt(tmp, file.Path, file.Data); err != nil {
 			return err
 		}
-	}
-	if err := tmp.create(markerFile, markerData); err != nil {
-		return err
 	}
 	if live == nil {
 		if err := tmp.chmod(0o755); err != nil {
