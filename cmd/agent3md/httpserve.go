@@ -98,7 +98,7 @@ or on --metrics-addr without one.`,
 			o.AllowOrigins, o.AllowHosts, o.Logger = allowOrig, allowHosts, logger
 			// Metrics count from the first agent opened (its reloads) to
 			// the end (docs/http.md §13).
-			m := metrics.New(metrics.Options{Methods: mcp.Methods(), Version: buildVersion().short(), Logger: logger})
+			m := metrics.New(metrics.Options{Methods: mcp.Methods(), Version: buildVersion().Version, Logger: logger})
 			o.Observer, o.Metrics = m, m.Handler()
 			a.useCache = true
 			ctx := c.Context()
@@ -125,7 +125,7 @@ or on --metrics-addr without one.`,
 				return ioError(err)
 			}
 			stops.serving.Store(true)
-			logger.Info("agent3md serving over HTTP", "addr", srv.Addr().String(), "agents", len(servers), "tls", o.TLSCert != "", "version", buildVersion().short())
+			logger.Info("agent3md serving over HTTP", "addr", srv.Addr().String(), "agents", len(servers), "tls", o.TLSCert != "", "version", buildVersion().Version)
 			go func() {
 				for {
 					select {
@@ -303,7 +303,7 @@ func (a *app) openServed(ctx context.Context, files []string, so servedOptions) 
 				}
 				return openVersion(file)
 			},
-			Router: a.serveRouterOptions(), Version: buildVersion().short(), MaxAnswerBytes: maxAnswer,
+			Router: a.serveRouterOptions(), Version: buildVersion().Version, MaxAnswerBytes: maxAnswer,
 			Logger: logger.With("agent", slug), Projection: projectionJSON,
 			// A large index build runs at the lower GC target
 			// --memory-limit auto gives it (not when GOGC is set), as for

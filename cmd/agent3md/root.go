@@ -58,7 +58,7 @@ fill the skill's typed inputs, run (or hand back) its command.`,
   agent3md selftest examples/devtools.3md   # drive the MCP server end to end`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
-		Version:       buildVersion().short(),
+		Version:       buildVersion().Version,
 		// No command at all: the help, on stderr, as a usage error.
 		RunE: func(c *cobra.Command, _ []string) error {
 			c.SetOut(a.stderr)
