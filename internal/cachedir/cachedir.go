@@ -3,8 +3,9 @@
 // (catalog-<hash>-<limits>.bin), the record of which agents an entry
 // serves (source-<hash>) and the stamps that map a file to its hash
 // (stamp-<path hash>-<limits>). It owns the cache's size cap and its
-// least-recently-used eviction; it does not read or write entries (the
-// router and loader packages do).
+// least-recently-used eviction, and words what it holds and what a prune
+// removed for `agent3md cache size` and `cache prune` (listing.go); it
+// does not read or write entries (the router and loader packages do).
 package cachedir
 
 import (
