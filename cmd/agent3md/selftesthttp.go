@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/agent3md/agent3md/internal/httpd"
+	"github.com/agent3md/agent3md/loader"
 	"github.com/agent3md/agent3md/selftest"
 	"github.com/agent3md/agent3md/selftest/client"
 )
@@ -105,13 +106,18 @@ func (a *app) selftestExpect(ctx context.Context, path string, opts *selftest.Op
 	if err != nil {
 		return nil, err
 	}
+	expectFrom(ctx, ag, opts)
+	return func() { ag.Close() }, nil
+}
+
+// expectFrom holds a run's bodies and resolve chains to ag's.
+func expectFrom(ctx context.Context, ag *loader.Agent, opts *selftest.Options) {
 	opts.Expect = func(name string) (string, bool) {
 		body, err := ag.Body(ctx, name)
 		return body, err == nil
 	}
 	opts.ExpectResolve = func(name string) (string, bool) {
-		text, err := resolveText(ctx, ag, name)
+		text, err := ag.ResolveText(ctx, name)
 		return text, err == nil
 	}
-	return func() { ag.Close() }, nil
 }

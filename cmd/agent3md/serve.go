@@ -342,14 +342,7 @@ func (a *app) selftest(ctx context.Context, args []string, server string, asJSON
 			return err
 		}
 		defer ag.Close()
-		opts.Expect = func(name string) (string, bool) {
-			body, err := ag.Body(ctx, name)
-			return body, err == nil
-		}
-		opts.ExpectResolve = func(name string) (string, bool) {
-			text, err := resolveText(ctx, ag, name)
-			return text, err == nil
-		}
+		expectFrom(ctx, ag, opts)
 	default:
 		return ioError(fmt.Errorf("selftest needs an agent FILE, --server 'CMD ARGS...' or --url URL"))
 	}

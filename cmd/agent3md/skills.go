@@ -218,7 +218,7 @@ agent needs to carry the skill out.`,
 		Args:    args(cobra.ExactArgs(2)),
 		RunE: func(c *cobra.Command, args []string) error {
 			return a.withAgent(args[0], func(ag *loader.Agent) error {
-				text, err := resolveText(c.Context(), ag, args[1])
+				text, err := ag.ResolveText(c.Context(), args[1])
 				if err != nil {
 					return skillError(ag, args[0], err)
 				}
@@ -229,17 +229,4 @@ agent needs to carry the skill out.`,
 	}
 	a.addLimitFlags(c.Flags())
 	return c
-}
-
-// resolveText renders a resolve chain the way the resolve_skill tool does.
-func resolveText(ctx context.Context, ag *loader.Agent, name string) (string, error) {
-	chain, err := ag.Resolve(ctx, name)
-	if err != nil {
-		return "", err
-	}
-	parts := make([]string, len(chain))
-	for i, r := range chain {
-		parts[i] = "### " + r.Name + "\n" + r.Body
-	}
-	return strings.Join(parts, "\n\n"), nil
 }
