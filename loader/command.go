@@ -2,6 +2,7 @@ package loader
 
 import (
 	"encoding/json"
+	"fmt"
 	"math"
 	"sort"
 	"strconv"
@@ -79,6 +80,30 @@ type InputProblem struct {
 	Name   string `json:"name"`
 	Type   string `json:"type"`
 	Reason string `json:"reason"`
+}
+
+// Problems says, one phrase each, why a fill with a command is not
+// Ready for its inputs: the required inputs missing (and the NAME=… to add
+// for them), each invalid value with its input's type, and the template's
+// placeholders no input declares. None for a ready fill; an unsafe
+// template is said by Unsafe, not here.
+func (f *Fill) Problems() []string {
+	var parts []string
+	if len(f.Missing) > 0 {
+		args := make([]string, len(f.Missing))
+		for i, m := range f.Missing {
+			args[i] = m + "=…"
+		}
+		parts = append(parts, fmt.Sprintf("missing required inputs: %s (add %s)", strings.Join(f.Missing, ", "), strings.Join(args, " ")))
+	}
+	for _, p := range f.Invalid {
+		parts = append(parts, fmt.Sprintf("input %s (%s): %s", p.Name, p.Type, p.Reason))
+	}
+	if len(f.Unbound) > 0 {
+		parts = append(parts, fmt.Sprintf("the template uses %s, which no input declares (a typo in the agent file? agent3md validate reports it as tool-input)",
+			"{"+strings.Join(f.Unbound, "}, {")+"}"))
+	}
+	return parts
 }
 
 // Command fills the skill's command template with values (docs/format.md

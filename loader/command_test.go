@@ -279,3 +279,33 @@ func TestIsNumber(t *testing.T) {
 		}
 	}
 }
+
+// TestFillProblems: a fill that is not ready says why, one phrase a
+// cause, in the order missing, invalid, unbound; a ready one says nothing.
+func TestFillProblems(t *testing.T) {
+	for _, tt := range []struct {
+		name   string
+		skill  *agentfile.Skill
+		values map[string]string
+		want   []string
+	}{
+		{"ready", skillWith("rg {pattern}", true, "pattern"), map[string]string{"pattern": "x"}, nil},
+		{"missing", skillWith("rg {pattern} {path}", true, "pattern", "path"), nil,
+			[]string{"missing required inputs: pattern, path (add pattern=… path=…)"}},
+		{"invalid and unbound", skillWith("db {n} {typo}", true, "n:number"), map[string]string{"n": "ten"}, []string{
+			"input n (number): ",
+			"the template uses {typo}, which no input declares (a typo in the agent file? agent3md validate reports it as tool-input)"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			got := fill(tt.skill, tt.values).Problems()
+			if len(got) != len(tt.want) {
+				t.Fatalf("Problems() = %q, want %q", got, tt.want)
+			}
+			for i := range got {
+				if !strings.HasPrefix(got[i], tt.want[i]) {
+					t.Errorf("Problems()[%d] = %q, want it to start %q", i, got[i], tt.want[i])
+				}
+			}
+		})
+	}
+}
