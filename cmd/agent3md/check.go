@@ -85,7 +85,7 @@ func (a *app) parseFile(arg string, asJSON bool) error {
 		}
 		return writeJSON(a.stdout, map[string]any{"document": doc, "links": cat.DocLinks()})
 	}
-	return printCatalog(a.stdout, name, cat)
+	return cat.WriteSummary(a.stdout, name)
 }
 
 // openAgentFile opens an agent file argument for the commands that scan it
@@ -97,33 +97,6 @@ func (a *app) openAgentFile(arg string) (f *os.File, name string, err error) {
 	}
 	f, err = openRegular(path)
 	return f, name, err
-}
-
-func printCatalog(out io.Writer, path string, cat *agentfile.Catalog) error {
-	// One write per line would be 100,000 syscalls on a large agent.
-	w := bufio.NewWriter(out)
-	title := "(none)"
-	if cat.HasTitle {
-		title = cat.Title
-	}
-	fmt.Fprintf(w, "%s: 3md %s, axis %s, title %s, %d planes, %d lines, %d bytes\n",
-		path, cat.Version, cat.Axis, title, len(cat.Planes), cat.Lines, cat.Size)
-	for _, p := range cat.Planes {
-		label := "-"
-		if p.HasLabel {
-			label = p.Label
-		}
-		fmt.Fprintf(w, "  z=%-6s line %-5d %-24s %6d bytes  %s\n", p.ZText, p.Line, label, p.Body.Len(), shorten(p.Description, 60))
-	}
-	return w.Flush()
-}
-
-func shorten(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	return string(r[:n-1]) + "…"
 }
 
 func writeJSON(out io.Writer, v any) error {

@@ -1,11 +1,9 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"strings"
 
@@ -87,8 +85,7 @@ func (a *app) manifestCmd() *cobra.Command {
 					fmt.Fprintf(a.stdout, "persona: %s\n", m.Persona)
 				}
 				fmt.Fprintf(a.stdout, "\n%s\n\n", m.Identity)
-				printSkills(a.stdout, m.Skills)
-				return nil
+				return loader.WriteSkillList(a.stdout, m.Skills)
 			})
 		},
 	}
@@ -109,43 +106,13 @@ func (a *app) skillsCmd() *cobra.Command {
 				if asJSON {
 					return writeJSON(a.stdout, ag.Skills())
 				}
-				printSkills(a.stdout, ag.Skills())
-				return nil
+				return loader.WriteSkillList(a.stdout, ag.Skills())
 			})
 		},
 	}
 	c.Flags().BoolVar(&asJSON, "json", false, "print the skills as JSON")
 	a.addLimitFlags(c.Flags())
 	return c
-}
-
-func printSkills(out io.Writer, skills []loader.SkillInfo) {
-	w := bufio.NewWriter(out)
-	defer w.Flush()
-	for _, s := range skills {
-		fmt.Fprintf(w, "%s (z=%v)\n", s.Name, s.Z)
-		if s.Description != "" {
-			fmt.Fprintf(w, "  %s\n", shorten(s.Description, 100))
-		}
-		fmt.Fprintf(w, "  triggers: %s\n", strings.Join(s.Triggers, ", "))
-		if len(s.Inputs) > 0 {
-			var ins []string
-			for _, in := range s.Inputs {
-				d := in.Name + ":" + in.Type
-				if in.Optional {
-					d += "?"
-				}
-				ins = append(ins, d)
-			}
-			fmt.Fprintf(w, "  inputs: %s\n", strings.Join(ins, ", "))
-		}
-		if s.Tool != "" {
-			fmt.Fprintf(w, "  command: %s\n", s.Tool)
-		}
-		if len(s.Deps) > 0 {
-			fmt.Fprintf(w, "  depends on: %s\n", strings.Join(s.Deps, ", "))
-		}
-	}
 }
 
 func (a *app) getCmd() *cobra.Command {
