@@ -284,7 +284,7 @@ func (a *app) openServed(ctx context.Context, files []string, so servedOptions) 
 		if err != nil {
 			return sv, err
 		}
-		slug := endpointSlug(ag, file)
+		slug := ag.EndpointSlug()
 		if prev, dup := from[slug]; dup {
 			ag.Close()
 			return sv, ioError(fmt.Errorf("%s and %s both name an agent %q (endpoint /mcp/%s): give one a different title (or `agent:` key) in its frontmatter", prev, file, slug, slug))
