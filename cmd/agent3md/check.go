@@ -66,7 +66,6 @@ func (a *app) parseFile(arg string, asJSON bool) error {
 	defer f.Close()
 	cat, err := agentfile.Parse(f, &agentfile.Options{File: name, Limits: a.limits})
 	if err != nil {
-		a.limitError(err)
 		var pe *agentfile.ParseError
 		if !errors.As(err, &pe) || pe.Name == agentfile.ReadFailed {
 			return ioError(err)
@@ -230,7 +229,6 @@ func (a *app) validateFile(arg string) (*agentfile.Report, error) {
 	defer f.Close()
 	cat, err := agentfile.Parse(f, &agentfile.Options{File: name, Limits: a.limits})
 	if err != nil {
-		a.limitError(err)
 		var pe *agentfile.ParseError
 		if errors.As(err, &pe) && pe.Name == agentfile.ReadFailed {
 			return nil, err

@@ -69,7 +69,6 @@ func (a *app) importDir(ctx context.Context, dirs []string, out string, force bo
 	}
 	r, err := skillsdir.Import(ctx, dirs, &skillsdir.ImportOptions{Title: title, Limits: a.limits})
 	if err != nil {
-		a.limitError(err)
 		var le *agentfile.LimitError
 		if errors.Is(err, skillsdir.ErrNameClash) || errors.As(err, &le) {
 			return invalid(err)

@@ -21,20 +21,20 @@ func cliIn(t *testing.T, stdin string, args ...string) (code int, stdout, stderr
 // with the valid range, and accepts 1 and its ceiling.
 func TestLimitFlagsRange(t *testing.T) {
 	a := &app{}
-	for _, l := range a.limitFlags() {
+	for _, l := range a.limits.Bounds() {
 		for _, cmd := range []string{"parse", "skills", "mcp"} {
-			for _, v := range []int64{-1, 0, l.ceiling + 1} {
-				t.Run(fmt.Sprintf("%s/%s=%d", cmd, l.name, v), func(t *testing.T) {
-					code, _, errOut := cli(t, cmd, fmt.Sprintf("--%s=%d", l.name, v), devtools)
-					want := fmt.Sprintf("--%s %d is out of range: use a value from 1 to %d", l.name, v, l.ceiling)
+			for _, v := range []int64{-1, 0, l.Ceiling + 1} {
+				t.Run(fmt.Sprintf("%s/%s=%d", cmd, l.Name, v), func(t *testing.T) {
+					code, _, errOut := cli(t, cmd, fmt.Sprintf("--%s=%d", l.Name, v), devtools)
+					want := fmt.Sprintf("--%s %d is out of range: use a value from 1 to %d", l.Name, v, l.Ceiling)
 					if code != exitUsage || !strings.Contains(errOut, want) {
 						t.Fatalf("exit %d, stderr %q; want exit 2 and %q", code, errOut, want)
 					}
 				})
 			}
 		}
-		t.Run("parse/"+l.name+"=ceiling", func(t *testing.T) {
-			if code, _, errOut := cli(t, "parse", fmt.Sprintf("--%s=%d", l.name, l.ceiling), devtools); code != 0 {
+		t.Run("parse/"+l.Name+"=ceiling", func(t *testing.T) {
+			if code, _, errOut := cli(t, "parse", fmt.Sprintf("--%s=%d", l.Name, l.Ceiling), devtools); code != 0 {
 				t.Fatalf("the ceiling is refused: exit %d: %s", code, errOut)
 			}
 		})
@@ -118,9 +118,9 @@ func TestHelpGroupsLimits(t *testing.T) {
 		if !ok {
 			t.Fatalf("%s --help has no limits heading:\n%s", cmd, out)
 		}
-		for _, l := range a.limitFlags() {
-			if strings.Contains(own, "--"+l.name+" ") || !strings.Contains(limits, "--"+l.name+" ") {
-				t.Errorf("%s --help: --%s is not (only) under the limits heading", cmd, l.name)
+		for _, l := range a.limits.Bounds() {
+			if strings.Contains(own, "--"+l.Name+" ") || !strings.Contains(limits, "--"+l.Name+" ") {
+				t.Errorf("%s --help: --%s is not (only) under the limits heading", cmd, l.Name)
 			}
 		}
 		if !strings.Contains(own, "--help") {
@@ -131,9 +131,9 @@ func TestHelpGroupsLimits(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("help limits: exit %d", code)
 	}
-	for _, l := range a.limitFlags() {
-		if !strings.Contains(out, fmt.Sprintf("--%s", l.name)) || !strings.Contains(out, fmt.Sprint(l.ceiling)) {
-			t.Errorf("help limits lacks --%s or its ceiling %d", l.name, l.ceiling)
+	for _, l := range a.limits.Bounds() {
+		if !strings.Contains(out, fmt.Sprintf("--%s", l.Name)) || !strings.Contains(out, fmt.Sprint(l.Ceiling)) {
+			t.Errorf("help limits lacks --%s or its ceiling %d", l.Name, l.Ceiling)
 		}
 	}
 }

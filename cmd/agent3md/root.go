@@ -306,9 +306,8 @@ func (a *app) loaderOptions(path, name string) *loader.Options {
 	return opts
 }
 
-// loadError names the flag that raises a limit and sets the exit code.
+// loadError names standard input in a parse error and sets the exit code.
 func (a *app) loadError(err error) error {
-	a.limitError(err)
 	var pe *agentfile.ParseError
 	if a.stdinPath != "" && errors.As(err, &pe) && pe.File == a.stdinPath {
 		pe.File = stdinName
