@@ -67,9 +67,9 @@ the guard, 122 inputs missing or invalid. See docs/run-guard.md.`,
 			if err != nil {
 				return err
 			}
-			values, err := parseValues(pairs)
+			values, err := loader.ParseValues(pairs)
 			if err != nil {
-				return err
+				return ioError(err)
 			}
 			a.useCache = true
 			return a.withAgent(args[0], func(ag *loader.Agent) error {
@@ -97,44 +97,10 @@ func splitRunArgs(rest []string, named bool) (string, []string, error) {
 		}
 		return rest[0], rest[1:], nil
 	}
-	if len(rest) > 0 && !isPair(rest[0]) {
+	if len(rest) > 0 && !loader.IsValueArg(rest[0]) {
 		return rest[0], rest[1:], nil
 	}
 	return "", rest, nil
-}
-
-// isPair reports an argument of the form NAME=VALUE with NAME an input name.
-func isPair(s string) bool {
-	k, _, ok := strings.Cut(s, "=")
-	if !ok || k == "" {
-		return false
-	}
-	for i := 0; i < len(k); i++ {
-		c := k[i]
-		letter := c == '_' || (c|0x20 >= 'a' && c|0x20 <= 'z')
-		if !letter && (i == 0 || c < '0' || c > '9') {
-			return false
-		}
-	}
-	return true
-}
-
-// parseValues reads the NAME=VALUE arguments. A name given twice is a
-// usage error: the last one silently won, so "path=a path=b" ran on b
-// alone where the caller may have meant both.
-func parseValues(pairs []string) (map[string]string, error) {
-	values := map[string]string{}
-	for _, p := range pairs {
-		k, v, ok := strings.Cut(p, "=")
-		if !ok || k == "" {
-			return nil, ioError(fmt.Errorf("argument %q is not NAME=VALUE; values come after the request text as NAME=VALUE, each in its own argument", p))
-		}
-		if prev, dup := values[k]; dup {
-			return nil, ioError(fmt.Errorf("input %s is given twice (%s=%s and %s); give each input once", k, k, prev, p))
-		}
-		values[k] = v
-	}
-	return values, nil
 }
 
 // choice is the skill run works on and why.
@@ -162,7 +128,7 @@ func (a *app) choose(c *cobra.Command, ag *loader.Agent, file, text, skill strin
 	}
 	if len(matches) == 0 {
 		hint := ""
-		if isPair(text) {
+		if loader.IsValueArg(text) {
 			// "run FILE pattern=x" forgot the request: the first
 			// argument after FILE is always the text.
 			hint = fmt.Sprintf("; %q was read as the request TEXT, which comes right after FILE: agent3md run %s \"TEXT\" %s", text, shellWord(file), shellWord(text))
