@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/agent3md/agent3md/agentfile"
+	"github.com/agent3md/agent3md/internal/filekind"
 	"github.com/agent3md/agent3md/skillsdir"
 )
 
@@ -209,7 +210,7 @@ func (a *app) validateOne(path string) agentfile.FileReport {
 		fr.File = stdinName
 	} else {
 		if st, err := os.Stat(path); err == nil && !st.IsDir() && !st.Mode().IsRegular() {
-			fr.Error, fr.Skipped = fmt.Sprintf("%s: not a regular file (%s)", path, fileKind(st.Mode())), true
+			fr.Error, fr.Skipped = fmt.Sprintf("%s: not a regular file (%s)", path, filekind.Of(st.Mode())), true
 			return fr
 		}
 	}
