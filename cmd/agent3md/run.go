@@ -5,16 +5,14 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
-	"os/signal"
 	"sort"
 	"strings"
-	"syscall"
 
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
 	"github.com/agent3md/agent3md/agentfile"
+	"github.com/agent3md/agent3md/internal/childproc"
 	"github.com/agent3md/agent3md/loader"
 	"github.com/agent3md/agent3md/router"
 )
@@ -248,64 +246,21 @@ func printIgnored(errw io.Writer, f *loader.Fill, sk *agentfile.Skill) {
 	fmt.Fprintf(errw, "ignored values for undeclared inputs: %s; %s takes %s\n", strings.Join(u, ", "), f.Skill, what)
 }
 
-// execFill runs a ready fill: a plain template's words directly as argv,
-// anything else through sh -c. The command's exit status is run's.
-//
-// While it runs, agent3md is a wrapper: a SIGTERM or SIGHUP sent to it
-// (a supervisor stopping it, a closed terminal) is passed on to the
-// command (forwardSignals says to which processes), and run waits for the
-// command's own exit status. Killing the command outright, as the
-// cancelled context used to, gave it no chance to clean up and orphaned
-// whatever it had started: a shell's children kept running.
+// execFill runs a ready fill (loader.Fill.Cmd: a plain template's words
+// directly as argv, anything else through sh -c) as a wrapper
+// (internal/childproc): SIGTERM and SIGHUP sent to agent3md reach the
+// command, and its exit status is run's.
 func (a *app) execFill(_ *cobra.Command, f *loader.Fill) error {
-	cmd := commandFor(f)
+	cmd := f.Cmd()
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = a.stdin, a.rawStdout, a.rawStderr // the command's own output, as it writes it
-	forward, pass := forwardSignals(cmd, isTerminal(a.stdin))
-	sigs := make(chan os.Signal, 4)
-	if len(forward) > 0 {
-		signal.Notify(sigs, forward...)
-		defer signal.Stop(sigs)
+	code, err := childproc.Run(cmd, isTerminal(a.stdin))
+	if err != nil {
+		return &exitError{code: code, err: fmt.Errorf("cannot run %s: %w", cmd.Path, err)}
 	}
-	err := cmd.Start()
-	if err == nil {
-		done := make(chan struct{})
-		go func() {
-			for {
-				select {
-				case s := <-sigs:
-					pass(s)
-				case <-done:
-					return
-				}
-			}
-		}()
-		err = cmd.Wait()
-		close(done)
-		if err == nil {
-			return nil
-		}
+	if code != 0 {
+		return silent(code)
 	}
-	var ee *exec.ExitError
-	if errors.As(err, &ee) {
-		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-			return silent(128 + int(ws.Signal()))
-		}
-		return silent(ee.ExitCode())
-	}
-	// It never started: the shells' codes for "not found" and "cannot run".
-	code := 126
-	if errors.Is(err, exec.ErrNotFound) || errors.Is(err, os.ErrNotExist) {
-		code = 127
-	}
-	return &exitError{code: code, err: fmt.Errorf("cannot run %s: %w", cmd.Path, err)}
-}
-
-// commandFor builds the process for a ready fill (loader.Fill.Cmd: a
-// plain template's words directly as argv, anything else through sh -c).
-// It is not tied to a context: execFill passes signals on instead of
-// killing it.
-func commandFor(f *loader.Fill) *exec.Cmd {
-	return f.Cmd()
+	return nil
 }
 
 func isTerminal(r io.Reader) bool {

@@ -228,12 +228,12 @@ func TestRunPlainIsArgv(t *testing.T) {
 		{loader.Fill{Command: `fake 'a b' --x='it'\''s'`, HasTool: true, Plain: true, Ready: true}, []string{"fake", "a b", "--x=it's"}},
 		{loader.Fill{Command: `fake "a" | cat`, HasTool: true, Ready: true}, []string{"sh", "-c", `fake "a" | cat`}},
 	} {
-		cmd := commandFor(&tt.f)
+		cmd := tt.f.Cmd()
 		if !reflect.DeepEqual(cmd.Args, tt.args) {
 			t.Errorf("%s: args %q, want %q", tt.f.Command, cmd.Args, tt.args)
 		}
 	}
-	if cmd := commandFor(&loader.Fill{Command: "fake {a}", HasTool: true, Plain: true}); cmd != nil {
+	if cmd := (&loader.Fill{Command: "fake {a}", HasTool: true, Plain: true}).Cmd(); cmd != nil {
 		t.Errorf("a fill that is not ready gave a process: %q", cmd.Args)
 	}
 }
