@@ -83,7 +83,7 @@ or on --metrics-addr without one.`,
 			}
 			// Deferred first, so it ends last: a stop that hangs anywhere
 			// below is still ended by a second signal or the grace.
-			stops, endStops := watchStopSignals(logger, o.ShutdownTimeout)
+			stops, endStops := httpd.WatchStopSignals(logger, o.ShutdownTimeout, func() { os.Exit(exitUsage) })
 			defer endStops()
 			// SIGHUP is caught from here on: one sent while the agents
 			// load (or just as the server starts listening) is a reload
@@ -124,7 +124,7 @@ or on --metrics-addr without one.`,
 			if err := srv.Listen(); err != nil {
 				return ioError(err)
 			}
-			stops.serving.Store(true)
+			stops.Serving()
 			logger.Info("agent3md serving over HTTP", "addr", srv.Addr().String(), "agents", len(servers), "tls", o.TLSCert != "", "version", buildVersion().Version)
 			go func() {
 				for {
