@@ -309,3 +309,29 @@ func TestFillProblems(t *testing.T) {
 		})
 	}
 }
+
+// TestFillNotes: an unsafe template's note names the skill and each
+// placeholder with its reason; the ignored-values note lists the unknown
+// names sorted and what the skill takes. Both are empty when there is
+// nothing to say.
+func TestFillNotes(t *testing.T) {
+	f := &Fill{Skill: "s", Unsafe: []TemplateProblem{{Placeholder: "x", Reason: "inside $(…)"}, {Reason: "a here-document"}}}
+	want := "skill s's command template is unsafe to fill, so nothing was substituted (agent3md validate reports it as tool-quote):\n  {x}: inside $(…)\n  a here-document\n"
+	if got := f.UnsafeNote(); got != want {
+		t.Errorf("UnsafeNote:\n%q\nwant\n%q", got, want)
+	}
+	f = &Fill{Skill: "s", Unknown: []string{"zeta", "alpha"}}
+	inputs := []agentfile.Input{{Name: "path"}, {Name: "limit", Optional: true}}
+	if got, want := f.IgnoredNote(inputs), "ignored values for undeclared inputs: alpha, zeta; s takes path, limit?"; got != want {
+		t.Errorf("IgnoredNote = %q, want %q", got, want)
+	}
+	if got, want := f.IgnoredNote(nil), "ignored values for undeclared inputs: alpha, zeta; s takes no inputs"; got != want {
+		t.Errorf("IgnoredNote(no inputs) = %q, want %q", got, want)
+	}
+	if f.Unknown[0] != "zeta" {
+		t.Error("IgnoredNote sorted the fill's own Unknown")
+	}
+	if (&Fill{}).UnsafeNote() != "" || (&Fill{}).IgnoredNote(inputs) != "" {
+		t.Error("a fill with nothing to say has a note")
+	}
+}

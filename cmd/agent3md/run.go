@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"sort"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -206,44 +205,22 @@ func fillVerdict(f *loader.Fill) error {
 // printCommand writes the filled command to out, or, when the template is
 // unsafe to fill, why to errw; a skill without a command gets a note.
 func printCommand(out, errw io.Writer, f *loader.Fill) {
-	if !f.HasTool {
+	switch {
+	case !f.HasTool:
 		fmt.Fprintf(out, "skill %s has no command (guidance only); read it with 'agent3md get'\n", f.Skill)
-		return
-	}
-	if len(f.Unsafe) == 0 {
+	case len(f.Unsafe) == 0:
 		fmt.Fprintf(out, "%s\n", f.Command)
-		return
-	}
-	fmt.Fprintf(errw, "skill %s's command template is unsafe to fill, so nothing was substituted (agent3md validate reports it as tool-quote):\n", f.Skill)
-	for _, p := range f.Unsafe {
-		if p.Placeholder == "" {
-			fmt.Fprintf(errw, "  %s\n", p.Reason)
-		} else {
-			fmt.Fprintf(errw, "  {%s}: %s\n", p.Placeholder, p.Reason)
-		}
+	default:
+		io.WriteString(errw, f.UnsafeNote())
 	}
 }
 
 // printIgnored names the values given for inputs the skill does not
-// declare, and the inputs it does: a misspelt name is then plain to see.
+// declare (loader.Fill.IgnoredNote).
 func printIgnored(errw io.Writer, f *loader.Fill, sk *agentfile.Skill) {
-	if len(f.Unknown) == 0 {
-		return
+	if note := f.IgnoredNote(sk.Inputs); note != "" {
+		fmt.Fprintln(errw, note)
 	}
-	u := append([]string(nil), f.Unknown...)
-	sort.Strings(u)
-	takes := make([]string, len(sk.Inputs))
-	for i, in := range sk.Inputs {
-		takes[i] = in.Name
-		if in.Optional {
-			takes[i] += "?"
-		}
-	}
-	what := "no inputs"
-	if len(takes) > 0 {
-		what = strings.Join(takes, ", ")
-	}
-	fmt.Fprintf(errw, "ignored values for undeclared inputs: %s; %s takes %s\n", strings.Join(u, ", "), f.Skill, what)
 }
 
 // execFill runs a ready fill (loader.Fill.Cmd: a plain template's words
