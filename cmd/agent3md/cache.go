@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -53,9 +52,7 @@ func (a *app) maintainCache(ag *loader.Agent) {
 	if err != nil {
 		return // refused earlier, in checkCacheFlags
 	}
-	cachedir.Record(dir, hash, agentSource(ag))
-	cachedir.Touch(dir, hash, time.Now())
-	if _, err := cachedir.Prune(dir, max, hash); err != nil {
+	if err := cachedir.Use(dir, hash, agentSource(ag), max); err != nil {
 		fmt.Fprintf(a.stderr, "agent3md: warning: pruning the cache %s: %v\n", dir, err)
 	}
 }

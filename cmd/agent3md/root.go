@@ -208,7 +208,6 @@ func args(check cobra.PositionalArgs) cobra.PositionalArgs {
 	}
 }
 
-// routerOptions returns the index options for an opened agent.
 // routerOptions returns the index options for an opened agent: its cache
 // entry (the cache kept under its size cap first), and a progress bar when
 // stderr is a terminal, since a cold build on a big agent takes seconds.

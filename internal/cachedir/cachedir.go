@@ -172,6 +172,17 @@ func Touch(root, hash string, now time.Time) {
 	}
 }
 
+// Use is what a command does each time it serves an agent from the
+// cache: it records that the entry of hash serves src, marks it used now
+// and prunes the least recently used others past max bytes. The error is
+// Prune's; the rest only labels and orders entries.
+func Use(root, hash string, src Source, max int64) error {
+	Record(root, hash, src)
+	Touch(root, hash, time.Now())
+	_, err := Prune(root, max, hash)
+	return err
+}
+
 // Prune removes least recently used entries until the cache holds at most
 // max bytes, never the entry of keep (the agent being served now). It
 // returns what it removed.
