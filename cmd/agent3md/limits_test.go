@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/agent3md/agent3md/internal/httpd"
 )
 
 // cliIn runs one command line in-process with stdin.
@@ -54,10 +56,10 @@ func TestServeFlagsRange(t *testing.T) {
 	for _, tt := range []struct{ flag, want string }{
 		{"--max-body-bytes=0", "--max-body-bytes 0 is out of range: use a value from 1 to"},
 		{"--max-body-bytes=-5", "--max-body-bytes -5 is out of range"},
-		{fmt.Sprintf("--max-body-bytes=%d", maxMessageCeiling+1), "is out of range"},
+		{fmt.Sprintf("--max-body-bytes=%d", httpd.MaxBodyBytesCeiling+1), "is out of range"},
 		{"--max-concurrent=0", "--max-concurrent 0 is out of range"},
 		{"--max-streams=-1", "--max-streams -1 is out of range"},
-		{fmt.Sprintf("--max-streams=%d", maxStreamsCeiling+1), "is out of range"},
+		{fmt.Sprintf("--max-streams=%d", httpd.MaxStreamsCeiling+1), "is out of range"},
 		{"--write-timeout=0", "--write-timeout 0s is out of range: use a positive duration"},
 		{"--shutdown-timeout=-1s", "--shutdown-timeout -1s is out of range"},
 		{"--max-answer-bytes=0", "--max-answer-bytes 0 is out of range: use a value from 1024"},
