@@ -2,7 +2,9 @@ package loader
 
 import (
 	"encoding/json"
+	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -79,6 +81,71 @@ type InputProblem struct {
 	Name   string `json:"name"`
 	Type   string `json:"type"`
 	Reason string `json:"reason"`
+}
+
+// Problems says, one phrase each, why a fill with a command is not
+// Ready for its inputs: the required inputs missing (and the NAME=… to add
+// for them), each invalid value with its input's type, and the template's
+// placeholders no input declares. None for a ready fill; an unsafe
+// template is said by Unsafe, not here.
+func (f *Fill) Problems() []string {
+	var parts []string
+	if len(f.Missing) > 0 {
+		args := make([]string, len(f.Missing))
+		for i, m := range f.Missing {
+			args[i] = m + "=…"
+		}
+		parts = append(parts, fmt.Sprintf("missing required inputs: %s (add %s)", strings.Join(f.Missing, ", "), strings.Join(args, " ")))
+	}
+	for _, p := range f.Invalid {
+		parts = append(parts, fmt.Sprintf("input %s (%s): %s", p.Name, p.Type, p.Reason))
+	}
+	if len(f.Unbound) > 0 {
+		parts = append(parts, fmt.Sprintf("the template uses %s, which no input declares (a typo in the agent file? agent3md validate reports it as tool-input)",
+			"{"+strings.Join(f.Unbound, "}, {")+"}"))
+	}
+	return parts
+}
+
+// UnsafeNote says, for a person, why nothing was substituted into an
+// unsafe template: a line naming the skill, then one per problem with its
+// placeholder. "" when the template is safe to fill.
+func (f *Fill) UnsafeNote() string {
+	if len(f.Unsafe) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "skill %s's command template is unsafe to fill, so nothing was substituted (agent3md validate reports it as tool-quote):\n", f.Skill)
+	for _, p := range f.Unsafe {
+		if p.Placeholder == "" {
+			fmt.Fprintf(&b, "  %s\n", p.Reason)
+		} else {
+			fmt.Fprintf(&b, "  {%s}: %s\n", p.Placeholder, p.Reason)
+		}
+	}
+	return b.String()
+}
+
+// IgnoredNote names the values given for inputs the skill does not
+// declare (Unknown), and the inputs it does, so a misspelt name is plain
+// to see; inputs are the skill's. "" when every value was used.
+func (f *Fill) IgnoredNote(inputs []agentfile.Input) string {
+	if len(f.Unknown) == 0 {
+		return ""
+	}
+	u := slices.Sorted(slices.Values(f.Unknown))
+	takes := make([]string, len(inputs))
+	for i, in := range inputs {
+		takes[i] = in.Name
+		if in.Optional {
+			takes[i] += "?"
+		}
+	}
+	what := "no inputs"
+	if len(takes) > 0 {
+		what = strings.Join(takes, ", ")
+	}
+	return fmt.Sprintf("ignored values for undeclared inputs: %s; %s takes %s", strings.Join(u, ", "), f.Skill, what)
 }
 
 // Command fills the skill's command template with values (docs/format.md

@@ -279,3 +279,59 @@ func TestIsNumber(t *testing.T) {
 		}
 	}
 }
+
+// TestFillProblems: a fill that is not ready says why, one phrase a
+// cause, in the order missing, invalid, unbound; a ready one says nothing.
+func TestFillProblems(t *testing.T) {
+	for _, tt := range []struct {
+		name   string
+		skill  *agentfile.Skill
+		values map[string]string
+		want   []string
+	}{
+		{"ready", skillWith("rg {pattern}", true, "pattern"), map[string]string{"pattern": "x"}, nil},
+		{"missing", skillWith("rg {pattern} {path}", true, "pattern", "path"), nil,
+			[]string{"missing required inputs: pattern, path (add pattern=… path=…)"}},
+		{"invalid and unbound", skillWith("db {n} {typo}", true, "n:number"), map[string]string{"n": "ten"}, []string{
+			"input n (number): ",
+			"the template uses {typo}, which no input declares (a typo in the agent file? agent3md validate reports it as tool-input)"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			got := fill(tt.skill, tt.values).Problems()
+			if len(got) != len(tt.want) {
+				t.Fatalf("Problems() = %q, want %q", got, tt.want)
+			}
+			for i := range got {
+				if !strings.HasPrefix(got[i], tt.want[i]) {
+					t.Errorf("Problems()[%d] = %q, want it to start %q", i, got[i], tt.want[i])
+				}
+			}
+		})
+	}
+}
+
+// TestFillNotes: an unsafe template's note names the skill and each
+// placeholder with its reason; the ignored-values note lists the unknown
+// names sorted and what the skill takes. Both are empty when there is
+// nothing to say.
+func TestFillNotes(t *testing.T) {
+	f := &Fill{Skill: "s", Unsafe: []TemplateProblem{{Placeholder: "x", Reason: "inside $(…)"}, {Reason: "a here-document"}}}
+	want := "skill s's command template is unsafe to fill, so nothing was substituted (agent3md validate reports it as tool-quote):\n  {x}: inside $(…)\n  a here-document\n"
+	if got := f.UnsafeNote(); got != want {
+		t.Errorf("UnsafeNote:\n%q\nwant\n%q", got, want)
+	}
+	f = &Fill{Skill: "s", Unknown: []string{"zeta", "alpha"}}
+	inputs := []agentfile.Input{{Name: "path"}, {Name: "limit", Optional: true}}
+	if got, want := f.IgnoredNote(inputs), "ignored values for undeclared inputs: alpha, zeta; s takes path, limit?"; got != want {
+		t.Errorf("IgnoredNote = %q, want %q", got, want)
+	}
+	if got, want := f.IgnoredNote(nil), "ignored values for undeclared inputs: alpha, zeta; s takes no inputs"; got != want {
+		t.Errorf("IgnoredNote(no inputs) = %q, want %q", got, want)
+	}
+	if f.Unknown[0] != "zeta" {
+		t.Error("IgnoredNote sorted the fill's own Unknown")
+	}
+	if (&Fill{}).UnsafeNote() != "" || (&Fill{}).IgnoredNote(inputs) != "" {
+		t.Error("a fill with nothing to say has a note")
+	}
+}

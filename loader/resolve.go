@@ -2,6 +2,7 @@ package loader
 
 import (
 	"context"
+	"strings"
 )
 
 // Resolve returns the skill then its dependencies depth-first in body order
@@ -89,4 +90,24 @@ func (st *state) chainUpTo(i, limit int) (order []int, complete bool) {
 		}
 	}
 	return order, true
+}
+
+// ChainText is a resolve chain as one text, as the resolve_skill tool,
+// prompts/get and `agent3md resolve` give it: a "### name" section per
+// skill, then its body, sections separated by a blank line.
+func ChainText(chain []Resolved) string {
+	parts := make([]string, len(chain))
+	for i, r := range chain {
+		parts[i] = "### " + r.Name + "\n" + r.Body
+	}
+	return strings.Join(parts, "\n\n")
+}
+
+// ResolveText is Resolve's chain of name as ChainText.
+func (a *Agent) ResolveText(ctx context.Context, name string) (string, error) {
+	chain, err := a.Resolve(ctx, name)
+	if err != nil {
+		return "", err
+	}
+	return ChainText(chain), nil
 }

@@ -1,6 +1,7 @@
 package loader
 
 import (
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -57,6 +58,28 @@ func TestResolve(t *testing.T) {
 				t.Fatalf("Resolve(%s) = %v, want %v", tt.skill, got, tt.want)
 			}
 		})
+	}
+}
+
+// TestResolveText: the chain as one text, a "### name" section a skill
+// with its body, in Resolve's order, sections a blank line apart; an
+// unknown name is Resolve's error.
+func TestResolveText(t *testing.T) {
+	a := openText(t, head+"@plane z=1 label=a\nA [[z=2]]\n\n@plane z=2 label=b\nB\n")
+	got, err := a.ResolveText(bg, "a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "### a\n" + mustBody(t, a, "a") + "\n\n### b\n" + mustBody(t, a, "b")
+	if got != want {
+		t.Fatalf("ResolveText(a) = %q, want %q", got, want)
+	}
+	if got := ChainText(nil); got != "" {
+		t.Errorf("ChainText(nil) = %q", got)
+	}
+	var ue *UnknownSkillError
+	if _, err := a.ResolveText(bg, "zz"); !errors.As(err, &ue) {
+		t.Errorf("ResolveText(zz) error = %v, want an UnknownSkillError", err)
 	}
 }
 

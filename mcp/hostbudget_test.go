@@ -176,7 +176,7 @@ func chainLen(t *testing.T, a *loader.Agent) int {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return len(chainText(chain))
+	return len(loader.ChainText(chain))
 }
 
 // TestResolveFitsHost: a chain of exactly hostAnswerChars is answered

@@ -235,7 +235,7 @@ func TestBodyToolsEncodeAsEncodingJSON(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			checkTextAnswer(t, s, resolveSkillTool, got, chainText(chain))
+			checkTextAnswer(t, s, resolveSkillTool, got, loader.ChainText(chain))
 		}
 		a.Close()
 	}

@@ -135,7 +135,7 @@ func (s *server) promptsGet(ctx context.Context, c *call) (any, error) {
 	if err != nil {
 		return nil, errorf(codeInternalError, "Internal error: resolving %s: %v", sk.Name, err)
 	}
-	text := chainText(chain)
+	text := loader.ChainText(chain)
 	if sk.HasTool {
 		f, err := v.agent.Command(sk.Name, p.Arguments)
 		if err == nil {

@@ -467,16 +467,6 @@ func leftOutNote(left []string, total int) string {
 		hostAnswerChars, len(left), total, listed)
 }
 
-// chainText is a resolve chain as resolve_skill's text (and prompts/get's):
-// a "### name" section per skill, separated by a blank line.
-func chainText(chain []loader.Resolved) string {
-	parts := make([]string, len(chain))
-	for i, r := range chain {
-		parts[i] = "### " + r.Name + "\n" + r.Body
-	}
-	return strings.Join(parts, "\n\n")
-}
-
 func nonNil[T any](s []T) []T {
 	if s == nil {
 		return []T{}

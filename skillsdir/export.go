@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -62,6 +63,29 @@ type agentHead struct {
 type Report struct {
 	Created, Replaced, Unchanged, Removed []string
 	Restored, Left                        []string
+}
+
+// WriteText lists the files the write created, replaced and removed, a
+// line each ("created  pdf/SKILL.md"); unchanged ones are only counted,
+// by Summary.
+func (r *Report) WriteText(w io.Writer) error {
+	for _, group := range []struct {
+		verb  string
+		paths []string
+	}{{"created", r.Created}, {"replaced", r.Replaced}, {"removed", r.Removed}} {
+		for _, p := range group.paths {
+			if _, err := fmt.Fprintf(w, "%-8s %s\n", group.verb, p); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// Summary is the line that ends an export of skills folders into dir.
+func (r *Report) Summary(skills int, dir string) string {
+	return fmt.Sprintf("%d skills under %s: %d files created, %d replaced, %d unchanged, %d removed",
+		skills, dir, len(r.Created), len(r.Replaced), len(r.Unchanged), len(r.Removed))
 }
 
 // Agent is the open agent Export writes out; *loader.Agent satisfies it.

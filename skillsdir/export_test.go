@@ -335,3 +335,24 @@ func TestWriteFoldersRefusesBadFolders(t *testing.T) {
 		t.Errorf("something was written: %v", got)
 	}
 }
+
+// TestReportText: created, replaced and removed files are listed a line
+// each in that order, unchanged ones only counted; an import says what it
+// made in one line.
+func TestReportText(t *testing.T) {
+	r := &skillsdir.Report{Created: []string{"a/SKILL.md"}, Replaced: []string{"b/SKILL.md"}, Unchanged: []string{"c/SKILL.md", "c/x.md"}, Removed: []string{"d/SKILL.md"}}
+	var b strings.Builder
+	if err := r.WriteText(&b); err != nil {
+		t.Fatal(err)
+	}
+	if want := "created  a/SKILL.md\nreplaced b/SKILL.md\nremoved  d/SKILL.md\n"; b.String() != want {
+		t.Errorf("WriteText:\n%q\nwant\n%q", b.String(), want)
+	}
+	if got, want := r.Summary(4, "out"), "4 skills under out: 1 files created, 1 replaced, 2 unchanged, 1 removed"; got != want {
+		t.Errorf("Summary = %q, want %q", got, want)
+	}
+	im := &skillsdir.Imported{Agent: "Team", Skills: 3, Links: 2, Files: 1, Skipped: 1}
+	if got, want := im.Summary(), `agent "Team": 3 skills, 2 links between them, 1 files listed, 1 broken skills skipped`; got != want {
+		t.Errorf("Imported.Summary = %q, want %q", got, want)
+	}
+}

@@ -51,6 +51,12 @@ type Imported struct {
 	Warnings []string
 }
 
+// Summary says what the import made, in one line.
+func (r *Imported) Summary() string {
+	return fmt.Sprintf("agent %q: %d skills, %d links between them, %d files listed, %d broken skills skipped",
+		r.Agent, r.Skills, r.Links, r.Files, r.Skipped)
+}
+
 // importedSkill is one skill on its way into a plane.
 type importedSkill struct {
 	s        *Skill

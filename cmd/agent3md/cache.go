@@ -2,14 +2,13 @@ package main
 
 import (
 	"fmt"
-	"github.com/agent3md/agent3md/internal/bytesize"
 	"path/filepath"
 	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/agent3md/agent3md/internal/bytesize"
 	"github.com/agent3md/agent3md/internal/cachedir"
 	"github.com/agent3md/agent3md/loader"
 )
@@ -53,9 +52,7 @@ func (a *app) maintainCache(ag *loader.Agent) {
 	if err != nil {
 		return // refused earlier, in checkCacheFlags
 	}
-	cachedir.Record(dir, hash, agentSource(ag))
-	cachedir.Touch(dir, hash, time.Now())
-	if _, err := cachedir.Prune(dir, max, hash); err != nil {
+	if err := cachedir.Use(dir, hash, agentSource(ag), max); err != nil {
 		fmt.Fprintf(a.stderr, "agent3md: warning: pruning the cache %s: %v\n", dir, err)
 	}
 }
@@ -129,7 +126,10 @@ agents' entries.`,
 			if err != nil {
 				return err
 			}
-			return a.cacheSize(d)
+			if err := cachedir.WriteList(a.stdout, d); err != nil {
+				return ioError(err)
+			}
+			return nil
 		},
 	}
 	prune := a.cachePruneCmd(resolve, &maxSize)
@@ -155,7 +155,7 @@ func (a *app) cachePruneCmd(resolve func() (string, error), maxSize *string) *co
 				return ioError(fmt.Errorf("--max-size: %w", err))
 			}
 			removed, err := cachedir.Prune(d, max, "")
-			a.pruneReport(d, *maxSize, removed)
+			cachedir.WritePruned(a.stdout, d, *maxSize, removed)
 			if err != nil {
 				return ioError(err)
 			}
@@ -163,67 +163,3 @@ func (a *app) cachePruneCmd(resolve func() (string, error), maxSize *string) *co
 		},
 	}
 }
-
-// pruneReport says what prune removed, what it kept and why it stopped.
-func (a *app) pruneReport(dir, maxSize string, removed []cachedir.Entry) {
-	var n int64
-	for _, e := range removed {
-		n += e.Size
-		fmt.Fprintf(a.stdout, "removed %10s  %s\n", bytesize.Human(e.Size), entryLabel(e))
-	}
-	kept, err := cachedir.Entries(dir)
-	var k int64
-	for _, e := range kept {
-		k += e.Size
-	}
-	fmt.Fprintf(a.stdout, "removed %s (%s) from %s", entries(len(removed)), bytesize.Human(n), dir)
-	switch {
-	case err != nil:
-		fmt.Fprintf(a.stdout, "; could not list what is left: %v\n", err)
-	case len(kept) == 0:
-		fmt.Fprintln(a.stdout, "; the cache is empty")
-	default:
-		fmt.Fprintf(a.stdout, "; kept %s (%s): they fit in --max-size %s (pass --max-size 0 to empty the cache)\n", entries(len(kept)), bytesize.Human(k), maxSize)
-	}
-}
-
-func (a *app) cacheSize(dir string) error {
-	ents, err := cachedir.Entries(dir)
-	if err != nil {
-		return ioError(err)
-	}
-	var total int64
-	for _, e := range ents {
-		total += e.Size
-		fmt.Fprintf(a.stdout, "%10s  %s  %s\n", bytesize.Human(e.Size), e.Used.Format(time.DateTime), entryLabel(e))
-		for _, src := range e.Sources[min(1, len(e.Sources)):] {
-			fmt.Fprintf(a.stdout, "%10s  %19s  %s  also %s (%s)\n", "", "", strings.Repeat(" ", 12), src.Name, src.Path)
-		}
-	}
-	fmt.Fprintf(a.stdout, "%10s  total, %s in %s\n", bytesize.Human(total), entries(len(ents)), dir)
-	return nil
-}
-
-// entryLabel names a cache entry for people: its content hash, shortened,
-// and the agent it was last used for.
-func entryLabel(e cachedir.Entry) string {
-	switch {
-	case e.Stamp:
-		return "stamp " + shortHash(strings.TrimPrefix(e.Key, "stamp-")) + "  (an agent file's size and times, mapped to its content hash)"
-	case len(e.Sources) == 0:
-		return shortHash(e.Key) + "  (agent not recorded: cached by an earlier agent3md)"
-	default:
-		return fmt.Sprintf("%s  %s (%s)", shortHash(e.Key), e.Sources[0].Name, e.Sources[0].Path)
-	}
-}
-
-// entries counts cache entries in words.
-func entries(n int) string {
-	if n == 1 {
-		return "1 entry"
-	}
-	return fmt.Sprintf("%d entries", n)
-}
-
-// shortHash is a content hash's first 12 digits, as git shortens commits.
-func shortHash(h string) string { return h[:min(12, len(h))] }

@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/agent3md/agent3md/agentfile"
+	"github.com/agent3md/agent3md/internal/filekind"
 	"github.com/agent3md/agent3md/skillsdir"
 )
 
@@ -66,7 +67,6 @@ func (a *app) parseFile(arg string, asJSON bool) error {
 	defer f.Close()
 	cat, err := agentfile.Parse(f, &agentfile.Options{File: name, Limits: a.limits})
 	if err != nil {
-		a.limitError(err)
 		var pe *agentfile.ParseError
 		if !errors.As(err, &pe) || pe.Name == agentfile.ReadFailed {
 			return ioError(err)
@@ -85,7 +85,7 @@ func (a *app) parseFile(arg string, asJSON bool) error {
 		}
 		return writeJSON(a.stdout, map[string]any{"document": doc, "links": cat.DocLinks()})
 	}
-	return printCatalog(a.stdout, name, cat)
+	return cat.WriteSummary(a.stdout, name)
 }
 
 // openAgentFile opens an agent file argument for the commands that scan it
@@ -97,33 +97,6 @@ func (a *app) openAgentFile(arg string) (f *os.File, name string, err error) {
 	}
 	f, err = openRegular(path)
 	return f, name, err
-}
-
-func printCatalog(out io.Writer, path string, cat *agentfile.Catalog) error {
-	// One write per line would be 100,000 syscalls on a large agent.
-	w := bufio.NewWriter(out)
-	title := "(none)"
-	if cat.HasTitle {
-		title = cat.Title
-	}
-	fmt.Fprintf(w, "%s: 3md %s, axis %s, title %s, %d planes, %d lines, %d bytes\n",
-		path, cat.Version, cat.Axis, title, len(cat.Planes), cat.Lines, cat.Size)
-	for _, p := range cat.Planes {
-		label := "-"
-		if p.HasLabel {
-			label = p.Label
-		}
-		fmt.Fprintf(w, "  z=%-6s line %-5d %-24s %6d bytes  %s\n", p.ZText, p.Line, label, p.Body.Len(), shorten(p.Description, 60))
-	}
-	return w.Flush()
-}
-
-func shorten(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	return string(r[:n-1]) + "…"
 }
 
 func writeJSON(out io.Writer, v any) error {
@@ -237,7 +210,7 @@ func (a *app) validateOne(path string) agentfile.FileReport {
 		fr.File = stdinName
 	} else {
 		if st, err := os.Stat(path); err == nil && !st.IsDir() && !st.Mode().IsRegular() {
-			fr.Error, fr.Skipped = fmt.Sprintf("%s: not a regular file (%s)", path, fileKind(st.Mode())), true
+			fr.Error, fr.Skipped = fmt.Sprintf("%s: not a regular file (%s)", path, filekind.Of(st.Mode())), true
 			return fr
 		}
 	}
@@ -257,7 +230,6 @@ func (a *app) validateFile(arg string) (*agentfile.Report, error) {
 	defer f.Close()
 	cat, err := agentfile.Parse(f, &agentfile.Options{File: name, Limits: a.limits})
 	if err != nil {
-		a.limitError(err)
 		var pe *agentfile.ParseError
 		if errors.As(err, &pe) && pe.Name == agentfile.ReadFailed {
 			return nil, err

@@ -8,13 +8,10 @@ import (
 	"path/filepath"
 	"slices"
 	"testing"
-
-	"github.com/agent3md/agent3md/loader"
 )
 
-// TestEndpointSlug: an agent's endpoint is its Latin title, else its
-// `agent` key, else its file's name, and two agents with Chinese titles
-// are two endpoints.
+// TestEndpointSlug: two agents with Chinese titles served together are
+// two endpoints (loader.Agent.EndpointSlug names each).
 func TestEndpointSlug(t *testing.T) {
 	dir := t.TempDir()
 	agent := func(file, front string) string {
@@ -25,30 +22,6 @@ func TestEndpointSlug(t *testing.T) {
 		}
 		return path
 	}
-	tests := []struct {
-		name, file, front, want string
-	}{
-		{"latin title wins", "a.3md", "title: Forge Tools\nagent: devtools\n", "forge-tools"},
-		{"chinese title: agent key", "b.3md", "title: 小帮\nagent: kefu\n", "kefu"},
-		{"chinese title, no key: file name", "shop-help.3md", "title: 客服助手\n", "shop-help"},
-		{"partly latin title: agent key", "c.3md", "title: Café Bot\nagent: cafe\n", "cafe"},
-		{"nothing latin anywhere: partial slug", "帮助.3md", "title: 帮助 2\n", "2"},
-		{"nothing at all", "帮.3md", "title: 帮\n", "agent"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			path := agent(tt.file, tt.front)
-			ag, err := loader.Open(path, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer ag.Close()
-			if got := endpointSlug(ag, path); got != tt.want {
-				t.Errorf("endpointSlug = %q, want %q", got, tt.want)
-			}
-		})
-	}
-
 	// Served together, as `serve a.3md b.3md` would.
 	one := agent("one.3md", "title: 小帮\nagent: kefu\n")
 	two := agent("two.3md", "title: 小店\n")

@@ -98,19 +98,11 @@ func (a *app) writeSkillsDir(ctx context.Context, ag *loader.Agent, dir string, 
 	opts.Force = force
 	rep, err := skillsdir.WriteFolders(dir, folders, &opts)
 	if rep != nil {
-		for _, group := range []struct {
-			verb  string
-			paths []string
-		}{{"created", rep.Created}, {"replaced", rep.Replaced}, {"removed", rep.Removed}} {
-			for _, p := range group.paths {
-				fmt.Fprintf(a.stdout, "%-8s %s\n", group.verb, p)
-			}
-		}
+		rep.WriteText(a.stdout)
 	}
 	if err != nil {
 		return ioError(err)
 	}
-	fmt.Fprintf(a.stdout, "%d skills under %s: %d files created, %d replaced, %d unchanged, %d removed\n",
-		len(ag.Info().Skills), dir, len(rep.Created), len(rep.Replaced), len(rep.Unchanged), len(rep.Removed))
+	fmt.Fprintln(a.stdout, rep.Summary(len(ag.Info().Skills), dir))
 	return nil
 }

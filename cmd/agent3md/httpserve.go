@@ -13,7 +13,6 @@ import (
 	"strings"
 	"sync"
 	"syscall"
-	"time"
 
 	"github.com/spf13/cobra"
 
@@ -66,8 +65,8 @@ or on --metrics-addr without one.`,
 			if err := checkRange("max-answer-bytes", int64(maxAnswer), minAnswerBytes, maxAnswerCeiling); err != nil {
 				return err
 			}
-			if err := checkHTTPFlags(&o); err != nil {
-				return err
+			if err := o.Check(); err != nil {
+				return ioError(err)
 			}
 			if o.MaxAnswerMemory < int64(maxAnswer) {
 				return ioError(fmt.Errorf("--max-answer-memory %d is less than --max-answer-bytes %d: one answer of the largest size could never be sent; raise --max-answer-memory", o.MaxAnswerMemory, maxAnswer))
@@ -83,7 +82,7 @@ or on --metrics-addr without one.`,
 			}
 			// Deferred first, so it ends last: a stop that hangs anywhere
 			// below is still ended by a second signal or the grace.
-			stops, endStops := watchStopSignals(logger, o.ShutdownTimeout)
+			stops, endStops := httpd.WatchStopSignals(logger, o.ShutdownTimeout, func() { os.Exit(exitUsage) })
 			defer endStops()
 			// SIGHUP is caught from here on: one sent while the agents
 			// load (or just as the server starts listening) is a reload
@@ -98,7 +97,7 @@ or on --metrics-addr without one.`,
 			o.AllowOrigins, o.AllowHosts, o.Logger = allowOrig, allowHosts, logger
 			// Metrics count from the first agent opened (its reloads) to
 			// the end (docs/http.md §13).
-			m := metrics.New(metrics.Options{Methods: mcp.Methods(), Version: buildVersion().short(), Logger: logger})
+			m := metrics.New(metrics.Options{Methods: mcp.Methods(), Version: buildVersion().Version, Logger: logger})
 			o.Observer, o.Metrics = m, m.Handler()
 			a.useCache = true
 			ctx := c.Context()
@@ -124,8 +123,8 @@ or on --metrics-addr without one.`,
 			if err := srv.Listen(); err != nil {
 				return ioError(err)
 			}
-			stops.serving.Store(true)
-			logger.Info("agent3md serving over HTTP", "addr", srv.Addr().String(), "agents", len(servers), "tls", o.TLSCert != "", "version", buildVersion().short())
+			stops.Serving()
+			logger.Info("agent3md serving over HTTP", "addr", srv.Addr().String(), "agents", len(servers), "tls", o.TLSCert != "", "version", buildVersion().Version)
 			go func() {
 				for {
 					select {
@@ -161,9 +160,9 @@ or on --metrics-addr without one.`,
 	f.StringVar(&o.TLSKey, "tls-key", "", "PEM private key for HTTPS")
 	f.StringVar(&o.MetricsAddr, "metrics-addr", "", "serve /metrics on this host:port of its own, without a token (loopback unless --metrics-public), instead of on --addr behind the token")
 	f.BoolVar(&o.MetricsPublic, "metrics-public", false, "allow a non-loopback --metrics-addr (a firewall or network policy guards it)")
-	bytesize.Int64Var(f, &o.MaxBodyBytes, "max-body-bytes", httpd.DefaultMaxBodyBytes, fmt.Sprintf("largest request body (1 to %d; units B, KiB, MiB, GiB); past it the answer is 413", int64(maxMessageCeiling)))
+	bytesize.Int64Var(f, &o.MaxBodyBytes, "max-body-bytes", httpd.DefaultMaxBodyBytes, fmt.Sprintf("largest request body (1 to %d; units B, KiB, MiB, GiB); past it the answer is 413", int64(httpd.MaxBodyBytesCeiling)))
 	f.IntVar(&o.MaxConcurrent, "max-concurrent", httpd.DefaultMaxConcurrent, "requests served at once; past it the answer is 503 with Retry-After")
-	bytesize.Int64Var(f, &o.MaxAnswerMemory, "max-answer-memory", httpd.DefaultMaxAnswerMemory, fmt.Sprintf("bytes of answers held for writing across all requests, at least --max-answer-bytes (up to %d; units B, KiB, MiB, GiB); past it the answer is 503 with Retry-After", int64(maxPendingCeiling)))
+	bytesize.Int64Var(f, &o.MaxAnswerMemory, "max-answer-memory", httpd.DefaultMaxAnswerMemory, fmt.Sprintf("bytes of answers held for writing across all requests, at least --max-answer-bytes (up to %d; units B, KiB, MiB, GiB); past it the answer is 503 with Retry-After", int64(httpd.MaxAnswerMemoryCeiling)))
 	f.IntVar(&o.MaxStreams, "max-streams", httpd.DefaultMaxStreams, "subscriptions/listen streams open at once, besides --max-concurrent; past it the answer is 503")
 	f.DurationVar(&o.ShutdownTimeout, "shutdown-timeout", httpd.DefaultShutdownTimeout, "how long requests in flight may finish after SIGINT/SIGTERM")
 	f.DurationVar(&o.WriteTimeout, "write-timeout", httpd.DefaultWriteTimeout, "longest time to write one answer (event streams extend it as they go)")
@@ -175,44 +174,6 @@ or on --metrics-addr without one.`,
 	a.addCacheFlags(f)
 	folders.add(f)
 	return c
-}
-
-// Ceilings of serve's own bounds: a body is held whole in memory, once per
-// request being served; each request and stream is a few goroutines.
-const (
-	maxConcurrentCeiling = 1 << 16
-	maxStreamsCeiling    = 1 << 20
-)
-
-// checkHTTPFlags refuses serve's bounds set to 0 or less, which
-// internal/httpd would silently take for its default, and past their
-// ceilings.
-func checkHTTPFlags(o *httpd.Options) error {
-	for _, f := range []struct {
-		name   string
-		v, max int64
-	}{
-		{"max-body-bytes", o.MaxBodyBytes, maxMessageCeiling},
-		{"max-concurrent", int64(o.MaxConcurrent), maxConcurrentCeiling},
-		{"max-streams", int64(o.MaxStreams), maxStreamsCeiling},
-		{"max-answer-memory", o.MaxAnswerMemory, maxPendingCeiling},
-	} {
-		if err := checkRange(f.name, f.v, 1, f.max); err != nil {
-			return err
-		}
-	}
-	if o.MetricsPublic && o.MetricsAddr == "" {
-		return ioError(fmt.Errorf("--metrics-public applies to --metrics-addr, which is not given: /metrics is served on --addr behind the token"))
-	}
-	for _, f := range []struct {
-		name string
-		d    time.Duration
-	}{{"write-timeout", o.WriteTimeout}, {"shutdown-timeout", o.ShutdownTimeout}} {
-		if f.d <= 0 {
-			return ioError(fmt.Errorf("--%s %s is out of range: use a positive duration, such as 30s or 2m", f.name, f.d))
-		}
-	}
-	return nil
 }
 
 // credentialFlags name the flag of each kind of credential file.
@@ -284,7 +245,7 @@ func (a *app) openServed(ctx context.Context, files []string, so servedOptions) 
 		if err != nil {
 			return sv, err
 		}
-		slug := endpointSlug(ag, file)
+		slug := ag.EndpointSlug()
 		if prev, dup := from[slug]; dup {
 			ag.Close()
 			return sv, ioError(fmt.Errorf("%s and %s both name an agent %q (endpoint /mcp/%s): give one a different title (or `agent:` key) in its frontmatter", prev, file, slug, slug))
@@ -303,7 +264,7 @@ func (a *app) openServed(ctx context.Context, files []string, so servedOptions) 
 				}
 				return openVersion(file)
 			},
-			Router: a.serveRouterOptions(), Version: buildVersion().short(), MaxAnswerBytes: maxAnswer,
+			Router: a.serveRouterOptions(), Version: buildVersion().Version, MaxAnswerBytes: maxAnswer,
 			Logger: logger.With("agent", slug), Projection: projectionJSON,
 			// A large index build runs at the lower GC target
 			// --memory-limit auto gives it (not when GOGC is set), as for

@@ -69,7 +69,6 @@ func (a *app) importDir(ctx context.Context, dirs []string, out string, force bo
 	}
 	r, err := skillsdir.Import(ctx, dirs, &skillsdir.ImportOptions{Title: title, Limits: a.limits})
 	if err != nil {
-		a.limitError(err)
 		var le *agentfile.LimitError
 		if errors.Is(err, skillsdir.ErrNameClash) || errors.As(err, &le) {
 			return invalid(err)
@@ -79,8 +78,7 @@ func (a *app) importDir(ctx context.Context, dirs []string, out string, force bo
 	for _, w := range r.Warnings {
 		fmt.Fprintf(a.stderr, "agent3md: import: %s\n", w)
 	}
-	summary := fmt.Sprintf("agent %q: %d skills, %d links between them, %d files listed, %d broken skills skipped",
-		r.Agent, r.Skills, r.Links, r.Files, r.Skipped)
+	summary := r.Summary()
 	if out == "-" {
 		if _, err := a.stdout.Write(r.Data); err != nil {
 			return ioError(err)

@@ -1,85 +1,42 @@
 package main
 
 import (
-	"errors"
 	"fmt"
-	"github.com/agent3md/agent3md/internal/bytesize"
 	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/agent3md/agent3md/agentfile"
+	"github.com/agent3md/agent3md/internal/bytesize"
 )
 
 // The scanner's bounds are flags on every command that reads an agent file.
-// This file is the one place that knows them: their names, defaults and
-// ceilings, the range check, the help heading they are grouped under, and
-// the mapping from a bound the library reports to the flag that raises it.
+// agentfile.Limits.Bounds names them (the names its LimitErrors give, so
+// an error names the flag that raises the bound), with their defaults and
+// ceilings; this file declares the flags, checks their range and groups
+// them under their own help heading.
 
 // limitAnnotation marks a flag as one of the agent file limits, so usage
 // can group them under their own heading.
 const limitAnnotation = "agent3md-limit"
 
-// limitFlag is one bound of agentfile.Limits as a flag.
-type limitFlag struct {
-	name    string // the flag, without "--"
-	usage   string
-	def     int64
-	ceiling int64
-	i64     *int64 // exactly one of i64 and i is set
-	i       *int
-	// libFlag is the name agentfile's LimitError gives the bound.
-	libFlag string
-}
-
-func (l *limitFlag) value() int64 {
-	if l.i64 != nil {
-		return *l.i64
-	}
-	return int64(*l.i)
-}
-
-// limitFlags returns the table over a.limits.
-func (a *app) limitFlags() []limitFlag {
-	l := &a.limits
-	return []limitFlag{
-		{name: "max-bytes", libFlag: "--max-bytes", i64: &l.MaxBytes, def: agentfile.DefaultMaxBytes, ceiling: agentfile.MaxBytesCeiling,
-			usage: "largest agent file accepted, in bytes"},
-		{name: "max-line-bytes", libFlag: "--max-line-bytes", i: &l.MaxLineBytes, def: agentfile.DefaultMaxLineBytes, ceiling: agentfile.MaxLineBytesCeiling,
-			usage: "longest line accepted in the agent file, in bytes"},
-		{name: "max-frontmatter-lines", libFlag: "--max-frontmatter-lines", i: &l.MaxFrontmatterLines, def: agentfile.DefaultMaxFrontmatterLines, ceiling: agentfile.MaxFrontmatterLinesCeiling,
-			usage: "most frontmatter lines accepted"},
-		{name: "max-planes", libFlag: "--max-planes", i: &l.MaxPlanes, def: agentfile.DefaultMaxPlanes, ceiling: agentfile.MaxPlanesCeiling,
-			usage: "most planes (identity + skills) accepted"},
-		{name: "max-attributes", libFlag: "--max-attributes", i: &l.MaxAttributes, def: agentfile.DefaultMaxAttributes, ceiling: agentfile.MaxAttributesCeiling,
-			usage: "most key=value attributes on one @plane line"},
-		{name: "max-attribute-bytes", libFlag: "--max-attribute-bytes", i: &l.MaxAttributeBytes, def: agentfile.DefaultMaxAttributeBytes, ceiling: agentfile.MaxAttributeBytesCeiling,
-			usage: "longest attribute value accepted, in bytes"},
-		{name: "max-links", libFlag: "--max-links", i: &l.MaxLinks, def: agentfile.DefaultMaxLinks, ceiling: agentfile.MaxLinksCeiling,
-			usage: "most [[z=…]] links accepted in the whole file"},
-		{name: "max-description-bytes", libFlag: "--max-description-bytes", i: &l.MaxDescriptionBytes, def: agentfile.DefaultMaxDescriptionBytes, ceiling: agentfile.MaxDescriptionBytesCeiling,
-			usage: "body prefix read to build a skill's description, in bytes"},
-	}
-}
-
 // addLimitFlags registers the agent file's bounds on fs.
 func (a *app) addLimitFlags(fs *pflag.FlagSet) {
-	for _, l := range a.limitFlags() {
+	for _, l := range a.limits.Bounds() {
 		switch {
-		case strings.HasSuffix(l.name, "-bytes"):
+		case strings.HasSuffix(l.Name, "-bytes"):
 			// A byte bound takes units: --max-bytes 2GiB.
-			if l.i64 != nil {
-				bytesize.Int64Var(fs, l.i64, l.name, l.def, l.usage+" (units B, KiB, MiB, GiB)")
+			if l.Int64 != nil {
+				bytesize.Int64Var(fs, l.Int64, l.Name, l.Default, l.Usage+" (units B, KiB, MiB, GiB)")
 			} else {
-				bytesize.IntVar(fs, l.i, l.name, int(l.def), l.usage+" (units B, KiB, MiB, GiB)")
+				bytesize.IntVar(fs, l.Int, l.Name, int(l.Default), l.Usage+" (units B, KiB, MiB, GiB)")
 			}
-		case l.i64 != nil:
-			fs.Int64Var(l.i64, l.name, l.def, l.usage)
+		case l.Int64 != nil:
+			fs.Int64Var(l.Int64, l.Name, l.Default, l.Usage)
 		default:
-			fs.IntVar(l.i, l.name, int(l.def), l.usage)
+			fs.IntVar(l.Int, l.Name, int(l.Default), l.Usage)
 		}
-		fs.SetAnnotation(l.name, limitAnnotation, []string{"true"})
+		fs.SetAnnotation(l.Name, limitAnnotation, []string{"true"})
 	}
 }
 
@@ -87,11 +44,11 @@ func (a *app) addLimitFlags(fs *pflag.FlagSet) {
 // negative value would silently mean the default, and a value past the
 // ceiling would silently be cut to it (or stop bounding anything).
 func (a *app) checkLimits(fs *pflag.FlagSet) error {
-	for _, l := range a.limitFlags() {
-		if fs.Lookup(l.name) == nil {
+	for _, l := range a.limits.Bounds() {
+		if fs.Lookup(l.Name) == nil {
 			continue
 		}
-		if err := checkRange(l.name, l.value(), 1, l.ceiling); err != nil {
+		if err := checkRange(l.Name, l.Value(), 1, l.Ceiling); err != nil {
 			return err
 		}
 	}
@@ -106,25 +63,6 @@ func checkRange(name string, v, lo, hi int64) error {
 	return nil
 }
 
-// limitError rewrites a limit failure to name the flag this binary has for
-// it. The library renders its message when it stops, with its own name for
-// the bound; this is the single place that turns that into a flag.
-func (a *app) limitError(err error) {
-	var le *agentfile.LimitError
-	var pe *agentfile.ParseError
-	if !errors.As(err, &le) {
-		return
-	}
-	for _, l := range a.limitFlags() {
-		if l.libFlag == le.Flag {
-			le.Flag = "--" + l.name
-		}
-	}
-	if errors.As(err, &pe) && pe.Name == agentfile.LimitExceeded {
-		pe.Msg = le.Error()
-	}
-}
-
 // limitsHelp is the 'agent3md help limits' topic.
 func (a *app) limitsHelp() *cobra.Command {
 	var b strings.Builder
@@ -135,8 +73,8 @@ raises it. Each flag takes a value from 1 to its ceiling.
 
 `)
 	fmt.Fprintf(&b, "  %-26s %12s %14s  %s\n", "flag", "default", "ceiling", "bounds")
-	for _, l := range a.limitFlags() {
-		fmt.Fprintf(&b, "  %-26s %12d %14d  %s\n", "--"+l.name, l.def, l.ceiling, l.usage)
+	for _, l := range a.limits.Bounds() {
+		fmt.Fprintf(&b, "  %-26s %12d %14d  %s\n", "--"+l.Name, l.Default, l.Ceiling, l.Usage)
 	}
 	b.WriteString(`
 The mcp command also bounds one JSON-RPC message from the client with

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/agent3md/agent3md/internal/httpd"
 )
 
 // cliIn runs one command line in-process with stdin.
@@ -21,20 +23,20 @@ func cliIn(t *testing.T, stdin string, args ...string) (code int, stdout, stderr
 // with the valid range, and accepts 1 and its ceiling.
 func TestLimitFlagsRange(t *testing.T) {
 	a := &app{}
-	for _, l := range a.limitFlags() {
+	for _, l := range a.limits.Bounds() {
 		for _, cmd := range []string{"parse", "skills", "mcp"} {
-			for _, v := range []int64{-1, 0, l.ceiling + 1} {
-				t.Run(fmt.Sprintf("%s/%s=%d", cmd, l.name, v), func(t *testing.T) {
-					code, _, errOut := cli(t, cmd, fmt.Sprintf("--%s=%d", l.name, v), devtools)
-					want := fmt.Sprintf("--%s %d is out of range: use a value from 1 to %d", l.name, v, l.ceiling)
+			for _, v := range []int64{-1, 0, l.Ceiling + 1} {
+				t.Run(fmt.Sprintf("%s/%s=%d", cmd, l.Name, v), func(t *testing.T) {
+					code, _, errOut := cli(t, cmd, fmt.Sprintf("--%s=%d", l.Name, v), devtools)
+					want := fmt.Sprintf("--%s %d is out of range: use a value from 1 to %d", l.Name, v, l.Ceiling)
 					if code != exitUsage || !strings.Contains(errOut, want) {
 						t.Fatalf("exit %d, stderr %q; want exit 2 and %q", code, errOut, want)
 					}
 				})
 			}
 		}
-		t.Run("parse/"+l.name+"=ceiling", func(t *testing.T) {
-			if code, _, errOut := cli(t, "parse", fmt.Sprintf("--%s=%d", l.name, l.ceiling), devtools); code != 0 {
+		t.Run("parse/"+l.Name+"=ceiling", func(t *testing.T) {
+			if code, _, errOut := cli(t, "parse", fmt.Sprintf("--%s=%d", l.Name, l.Ceiling), devtools); code != 0 {
 				t.Fatalf("the ceiling is refused: exit %d: %s", code, errOut)
 			}
 		})
@@ -54,10 +56,10 @@ func TestServeFlagsRange(t *testing.T) {
 	for _, tt := range []struct{ flag, want string }{
 		{"--max-body-bytes=0", "--max-body-bytes 0 is out of range: use a value from 1 to"},
 		{"--max-body-bytes=-5", "--max-body-bytes -5 is out of range"},
-		{fmt.Sprintf("--max-body-bytes=%d", maxMessageCeiling+1), "is out of range"},
+		{fmt.Sprintf("--max-body-bytes=%d", httpd.MaxBodyBytesCeiling+1), "is out of range"},
 		{"--max-concurrent=0", "--max-concurrent 0 is out of range"},
 		{"--max-streams=-1", "--max-streams -1 is out of range"},
-		{fmt.Sprintf("--max-streams=%d", maxStreamsCeiling+1), "is out of range"},
+		{fmt.Sprintf("--max-streams=%d", httpd.MaxStreamsCeiling+1), "is out of range"},
 		{"--write-timeout=0", "--write-timeout 0s is out of range: use a positive duration"},
 		{"--shutdown-timeout=-1s", "--shutdown-timeout -1s is out of range"},
 		{"--max-answer-bytes=0", "--max-answer-bytes 0 is out of range: use a value from 1024"},
@@ -118,9 +120,9 @@ func TestHelpGroupsLimits(t *testing.T) {
 		if !ok {
 			t.Fatalf("%s --help has no limits heading:\n%s", cmd, out)
 		}
-		for _, l := range a.limitFlags() {
-			if strings.Contains(own, "--"+l.name+" ") || !strings.Contains(limits, "--"+l.name+" ") {
-				t.Errorf("%s --help: --%s is not (only) under the limits heading", cmd, l.name)
+		for _, l := range a.limits.Bounds() {
+			if strings.Contains(own, "--"+l.Name+" ") || !strings.Contains(limits, "--"+l.Name+" ") {
+				t.Errorf("%s --help: --%s is not (only) under the limits heading", cmd, l.Name)
 			}
 		}
 		if !strings.Contains(own, "--help") {
@@ -131,9 +133,9 @@ func TestHelpGroupsLimits(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("help limits: exit %d", code)
 	}
-	for _, l := range a.limitFlags() {
-		if !strings.Contains(out, fmt.Sprintf("--%s", l.name)) || !strings.Contains(out, fmt.Sprint(l.ceiling)) {
-			t.Errorf("help limits lacks --%s or its ceiling %d", l.name, l.ceiling)
+	for _, l := range a.limits.Bounds() {
+		if !strings.Contains(out, fmt.Sprintf("--%s", l.Name)) || !strings.Contains(out, fmt.Sprint(l.Ceiling)) {
+			t.Errorf("help limits lacks --%s or its ceiling %d", l.Name, l.Ceiling)
 		}
 	}
 }

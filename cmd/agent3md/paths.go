@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 
 	"github.com/agent3md/agent3md/internal/filekind"
 )
@@ -31,11 +30,8 @@ func checkAgentPath(path string) error {
 	if err != nil {
 		return ioError(fmt.Errorf("cannot read agent file: %w", err))
 	}
-	return regular(path, st)
+	return regularFor(path, st.Mode(), true)
 }
-
-// regular is checkAgentPath's verdict on a stat result.
-func regular(path string, st fs.FileInfo) error { return regularFor(path, st, true) }
 
 // checkServedPath is checkAgentPath for mcp and selftest, whose standard
 // input is not the agent's: the refusal of a pipe or device must not
@@ -45,24 +41,21 @@ func checkServedPath(path string) error {
 	if err != nil {
 		return ioError(fmt.Errorf("cannot read agent file: %w", err))
 	}
-	return regularFor(path, st, false)
+	return regularFor(path, st.Mode(), false)
 }
 
-func regularFor(path string, st fs.FileInfo, stdinOK bool) error {
-	switch m := st.Mode(); {
+func regularFor(path string, m fs.FileMode, stdinOK bool) error {
+	switch {
 	case m.IsRegular():
 		return nil
 	case m.IsDir():
 		return ioError(fmt.Errorf("%s is a directory; pass an agent file, e.g. %s", path, filepath.Join(path, "agent.3md")))
 	case stdinOK:
-		return ioError(fmt.Errorf("%s is not a regular file (%s); pass the path of an agent file, or - to read one from standard input", path, fileKind(m)))
+		return ioError(fmt.Errorf("%s is not a regular file (%s); pass the path of an agent file, or - to read one from standard input", path, filekind.Of(m)))
 	default:
-		return ioError(fmt.Errorf("%s is not a regular file (%s); pass the path of an agent file (save a stream to a file first)", path, fileKind(m)))
+		return ioError(fmt.Errorf("%s is not a regular file (%s); pass the path of an agent file (save a stream to a file first)", path, filekind.Of(m)))
 	}
 }
-
-// fileKind names what a path that is not a regular file is.
-func fileKind(m fs.FileMode) string { return filekind.Of(m) }
 
 // warnName warns about an agent file whose name does not end in .3md: it
 // is read all the same, but a typo (agent.md for agent.3md) is likelier
@@ -78,20 +71,15 @@ func (a *app) warnName(path string) {
 }
 
 // openRegular opens path for reading, refusing anything but a regular
-// file. The open itself does not block on a FIFO (O_NONBLOCK), so a path
-// swapped for one after a check is refused too, not waited on.
+// file, even one swapped in after a check (filekind.Open).
 func openRegular(path string) (*os.File, error) {
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	f, err := filekind.Open(path)
+	var nr *filekind.NotRegularError
+	if errors.As(err, &nr) {
+		return nil, regularFor(path, nr.Mode, true)
+	}
 	if err != nil {
 		return nil, ioError(fmt.Errorf("cannot read agent file: %w", err))
-	}
-	st, err := f.Stat()
-	if err == nil {
-		err = regular(path, st)
-	}
-	if err != nil {
-		f.Close()
-		return nil, err
 	}
 	return f, nil
 }

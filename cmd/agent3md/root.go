@@ -58,7 +58,7 @@ fill the skill's typed inputs, run (or hand back) its command.`,
   agent3md selftest examples/devtools.3md   # drive the MCP server end to end`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
-		Version:       buildVersion().short(),
+		Version:       buildVersion().Version,
 		// No command at all: the help, on stderr, as a usage error.
 		RunE: func(c *cobra.Command, _ []string) error {
 			c.SetOut(a.stderr)
@@ -208,7 +208,6 @@ func args(check cobra.PositionalArgs) cobra.PositionalArgs {
 	}
 }
 
-// routerOptions returns the index options for an opened agent.
 // routerOptions returns the index options for an opened agent: its cache
 // entry (the cache kept under its size cap first), and a progress bar when
 // stderr is a terminal, since a cold build on a big agent takes seconds.
@@ -306,9 +305,8 @@ func (a *app) loaderOptions(path, name string) *loader.Options {
 	return opts
 }
 
-// loadError names the flag that raises a limit and sets the exit code.
+// loadError names standard input in a parse error and sets the exit code.
 func (a *app) loadError(err error) error {
-	a.limitError(err)
 	var pe *agentfile.ParseError
 	if a.stdinPath != "" && errors.As(err, &pe) && pe.File == a.stdinPath {
 		pe.File = stdinName

@@ -5,16 +5,13 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
-	"os/signal"
-	"sort"
 	"strings"
-	"syscall"
 
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
 	"github.com/agent3md/agent3md/agentfile"
+	"github.com/agent3md/agent3md/internal/childproc"
 	"github.com/agent3md/agent3md/loader"
 	"github.com/agent3md/agent3md/router"
 )
@@ -67,9 +64,9 @@ the guard, 122 inputs missing or invalid. See docs/run-guard.md.`,
 			if err != nil {
 				return err
 			}
-			values, err := parseValues(pairs)
+			values, err := loader.ParseValues(pairs)
 			if err != nil {
-				return err
+				return ioError(err)
 			}
 			a.useCache = true
 			return a.withAgent(args[0], func(ag *loader.Agent) error {
@@ -97,44 +94,10 @@ func splitRunArgs(rest []string, named bool) (string, []string, error) {
 		}
 		return rest[0], rest[1:], nil
 	}
-	if len(rest) > 0 && !isPair(rest[0]) {
+	if len(rest) > 0 && !loader.IsValueArg(rest[0]) {
 		return rest[0], rest[1:], nil
 	}
 	return "", rest, nil
-}
-
-// isPair reports an argument of the form NAME=VALUE with NAME an input name.
-func isPair(s string) bool {
-	k, _, ok := strings.Cut(s, "=")
-	if !ok || k == "" {
-		return false
-	}
-	for i := 0; i < len(k); i++ {
-		c := k[i]
-		letter := c == '_' || (c|0x20 >= 'a' && c|0x20 <= 'z')
-		if !letter && (i == 0 || c < '0' || c > '9') {
-			return false
-		}
-	}
-	return true
-}
-
-// parseValues reads the NAME=VALUE arguments. A name given twice is a
-// usage error: the last one silently won, so "path=a path=b" ran on b
-// alone where the caller may have meant both.
-func parseValues(pairs []string) (map[string]string, error) {
-	values := map[string]string{}
-	for _, p := range pairs {
-		k, v, ok := strings.Cut(p, "=")
-		if !ok || k == "" {
-			return nil, ioError(fmt.Errorf("argument %q is not NAME=VALUE; values come after the request text as NAME=VALUE, each in its own argument", p))
-		}
-		if prev, dup := values[k]; dup {
-			return nil, ioError(fmt.Errorf("input %s is given twice (%s=%s and %s); give each input once", k, k, prev, p))
-		}
-		values[k] = v
-	}
-	return values, nil
 }
 
 // choice is the skill run works on and why.
@@ -162,7 +125,7 @@ func (a *app) choose(c *cobra.Command, ag *loader.Agent, file, text, skill strin
 	}
 	if len(matches) == 0 {
 		hint := ""
-		if isPair(text) {
+		if loader.IsValueArg(text) {
 			// "run FILE pattern=x" forgot the request: the first
 			// argument after FILE is always the text.
 			hint = fmt.Sprintf("; %q was read as the request TEXT, which comes right after FILE: agent3md run %s \"TEXT\" %s", text, shellWord(file), shellWord(text))
@@ -242,104 +205,39 @@ func fillVerdict(f *loader.Fill) error {
 // printCommand writes the filled command to out, or, when the template is
 // unsafe to fill, why to errw; a skill without a command gets a note.
 func printCommand(out, errw io.Writer, f *loader.Fill) {
-	if !f.HasTool {
+	switch {
+	case !f.HasTool:
 		fmt.Fprintf(out, "skill %s has no command (guidance only); read it with 'agent3md get'\n", f.Skill)
-		return
-	}
-	if len(f.Unsafe) == 0 {
+	case len(f.Unsafe) == 0:
 		fmt.Fprintf(out, "%s\n", f.Command)
-		return
-	}
-	fmt.Fprintf(errw, "skill %s's command template is unsafe to fill, so nothing was substituted (agent3md validate reports it as tool-quote):\n", f.Skill)
-	for _, p := range f.Unsafe {
-		if p.Placeholder == "" {
-			fmt.Fprintf(errw, "  %s\n", p.Reason)
-		} else {
-			fmt.Fprintf(errw, "  {%s}: %s\n", p.Placeholder, p.Reason)
-		}
+	default:
+		io.WriteString(errw, f.UnsafeNote())
 	}
 }
 
 // printIgnored names the values given for inputs the skill does not
-// declare, and the inputs it does: a misspelt name is then plain to see.
+// declare (loader.Fill.IgnoredNote).
 func printIgnored(errw io.Writer, f *loader.Fill, sk *agentfile.Skill) {
-	if len(f.Unknown) == 0 {
-		return
+	if note := f.IgnoredNote(sk.Inputs); note != "" {
+		fmt.Fprintln(errw, note)
 	}
-	u := append([]string(nil), f.Unknown...)
-	sort.Strings(u)
-	takes := make([]string, len(sk.Inputs))
-	for i, in := range sk.Inputs {
-		takes[i] = in.Name
-		if in.Optional {
-			takes[i] += "?"
-		}
-	}
-	what := "no inputs"
-	if len(takes) > 0 {
-		what = strings.Join(takes, ", ")
-	}
-	fmt.Fprintf(errw, "ignored values for undeclared inputs: %s; %s takes %s\n", strings.Join(u, ", "), f.Skill, what)
 }
 
-// execFill runs a ready fill: a plain template's words directly as argv,
-// anything else through sh -c. The command's exit status is run's.
-//
-// While it runs, agent3md is a wrapper: a SIGTERM or SIGHUP sent to it
-// (a supervisor stopping it, a closed terminal) is passed on to the
-// command (forwardSignals says to which processes), and run waits for the
-// command's own exit status. Killing the command outright, as the
-// cancelled context used to, gave it no chance to clean up and orphaned
-// whatever it had started: a shell's children kept running.
+// execFill runs a ready fill (loader.Fill.Cmd: a plain template's words
+// directly as argv, anything else through sh -c) as a wrapper
+// (internal/childproc): SIGTERM and SIGHUP sent to agent3md reach the
+// command, and its exit status is run's.
 func (a *app) execFill(_ *cobra.Command, f *loader.Fill) error {
-	cmd := commandFor(f)
+	cmd := f.Cmd()
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = a.stdin, a.rawStdout, a.rawStderr // the command's own output, as it writes it
-	forward, pass := forwardSignals(cmd, isTerminal(a.stdin))
-	sigs := make(chan os.Signal, 4)
-	if len(forward) > 0 {
-		signal.Notify(sigs, forward...)
-		defer signal.Stop(sigs)
+	code, err := childproc.Run(cmd, isTerminal(a.stdin))
+	if err != nil {
+		return &exitError{code: code, err: fmt.Errorf("cannot run %s: %w", cmd.Path, err)}
 	}
-	err := cmd.Start()
-	if err == nil {
-		done := make(chan struct{})
-		go func() {
-			for {
-				select {
-				case s := <-sigs:
-					pass(s)
-				case <-done:
-					return
-				}
-			}
-		}()
-		err = cmd.Wait()
-		close(done)
-		if err == nil {
-			return nil
-		}
+	if code != 0 {
+		return silent(code)
 	}
-	var ee *exec.ExitError
-	if errors.As(err, &ee) {
-		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-			return silent(128 + int(ws.Signal()))
-		}
-		return silent(ee.ExitCode())
-	}
-	// It never started: the shells' codes for "not found" and "cannot run".
-	code := 126
-	if errors.Is(err, exec.ErrNotFound) || errors.Is(err, os.ErrNotExist) {
-		code = 127
-	}
-	return &exitError{code: code, err: fmt.Errorf("cannot run %s: %w", cmd.Path, err)}
-}
-
-// commandFor builds the process for a ready fill (loader.Fill.Cmd: a
-// plain template's words directly as argv, anything else through sh -c).
-// It is not tied to a context: execFill passes signals on instead of
-// killing it.
-func commandFor(f *loader.Fill) *exec.Cmd {
-	return f.Cmd()
+	return nil
 }
 
 func isTerminal(r io.Reader) bool {

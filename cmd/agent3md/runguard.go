@@ -5,9 +5,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"unicode"
-	"unicode/utf8"
 
+	"github.com/agent3md/agent3md/internal/termsafe"
 	"github.com/agent3md/agent3md/loader"
 	"github.com/agent3md/agent3md/router"
 )
@@ -53,7 +52,7 @@ func (g *runGuard) check(ch *choice, cost string, f *loader.Fill) error {
 		// would not show as text: a value could otherwise hide or fake
 		// the command behind escape sequences, a carriage return or a
 		// right-to-left override.
-		shown, escaped := showCommand(f.Command)
+		shown, escaped := termsafe.Show(f.Command)
 		fmt.Fprintf(g.out, "%s is tagged cost=%s. It would run:\n  $ %s\n", f.Skill, cost, shown)
 		if escaped {
 			fmt.Fprintf(g.out, "  (bytes a terminal would not show as text are written as \\xNN or \\uNNNN)\n")
@@ -70,21 +69,7 @@ func (g *runGuard) check(ch *choice, cost string, f *loader.Fill) error {
 // notReady says why a fill that has a command cannot run: the guard's
 // refusal when running, else what a printed fill lacks.
 func notReady(f *loader.Fill, running bool) error {
-	var parts []string
-	if len(f.Missing) > 0 {
-		args := make([]string, len(f.Missing))
-		for i, m := range f.Missing {
-			args[i] = m + "=…"
-		}
-		parts = append(parts, fmt.Sprintf("missing required inputs: %s (add %s)", strings.Join(f.Missing, ", "), strings.Join(args, " ")))
-	}
-	for _, p := range f.Invalid {
-		parts = append(parts, fmt.Sprintf("input %s (%s): %s", p.Name, p.Type, p.Reason))
-	}
-	if len(f.Unbound) > 0 {
-		parts = append(parts, fmt.Sprintf("the template uses %s, which no input declares (a typo in the agent file? agent3md validate reports it as tool-input)",
-			"{"+strings.Join(f.Unbound, "}, {")+"}"))
-	}
+	parts := f.Problems()
 	if len(parts) == 0 {
 		return errors.New("the fill is not ready")
 	}
@@ -92,35 +77,6 @@ func notReady(f *loader.Fill, running bool) error {
 		return fmt.Errorf("%s's command is not ready to run: %s", f.Skill, strings.Join(parts, "; "))
 	}
 	return fmt.Errorf("not running %s: %s", f.Skill, strings.Join(parts, "; "))
-}
-
-// showCommand returns cmd for a person to read on a terminal before
-// confirming it: every byte as it is, but control characters (newline,
-// tab and carriage return included), DEL, C1 controls, bytes that are not
-// UTF-8, and Unicode format and separator characters (bidirectional
-// overrides, zero-width characters, U+2028), which would move, hide or
-// reorder what is shown, are written as \xNN or \uNNNN. escaped reports
-// that one was.
-func showCommand(cmd string) (shown string, escaped bool) {
-	var b strings.Builder
-	for i := 0; i < len(cmd); {
-		r, n := utf8.DecodeRuneInString(cmd[i:])
-		switch {
-		case r == utf8.RuneError && n == 1:
-			fmt.Fprintf(&b, `\x%02x`, cmd[i])
-			escaped = true
-		case r < 0x20 || r == 0x7f:
-			fmt.Fprintf(&b, `\x%02x`, r)
-			escaped = true
-		case (r >= 0x80 && r <= 0x9f) || unicode.In(r, unicode.Cf, unicode.Zl, unicode.Zp):
-			fmt.Fprintf(&b, `\u%04x`, r)
-			escaped = true
-		default:
-			b.WriteString(cmd[i : i+n])
-		}
-		i += n
-	}
-	return b.String(), escaped
 }
 
 // confirmed reads one answer line, byte by byte so that nothing after it

@@ -2,14 +2,15 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"os"
 
 	"github.com/spf13/cobra"
 
 	"github.com/agent3md/agent3md/internal/httpd"
+	"github.com/agent3md/agent3md/loader"
 	"github.com/agent3md/agent3md/selftest"
 	"github.com/agent3md/agent3md/selftest/client"
 )
@@ -70,32 +71,13 @@ func (h *selftestHTTP) client() (*http.Client, error) {
 	if h.caFile == "" {
 		return nil, nil // selftest's default
 	}
-	pem, err := readBounded(h.caFile, 1<<20)
-	if err != nil {
+	hc, err := client.HTTPClientWithCAFile(h.caFile)
+	if errors.Is(err, client.ErrNoCertificate) {
+		return nil, ioError(fmt.Errorf("--ca-file %s: %w", h.caFile, err))
+	} else if err != nil {
 		return nil, ioError(fmt.Errorf("--ca-file: %w", err))
 	}
-	hc, err := client.HTTPClientWithCA(pem)
-	if err != nil {
-		return nil, ioError(fmt.Errorf("--ca-file %s: %w", h.caFile, err))
-	}
 	return hc, nil
-}
-
-// readBounded reads a small file whole, refusing one over max bytes.
-func readBounded(path string, max int64) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, max+1))
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	if int64(len(data)) > max {
-		return nil, fmt.Errorf("%s: over %d bytes; is it the right file?", path, max)
-	}
-	return data, nil
 }
 
 // selftestExpect opens the agent at path so the run holds the server's
@@ -105,13 +87,18 @@ func (a *app) selftestExpect(ctx context.Context, path string, opts *selftest.Op
 	if err != nil {
 		return nil, err
 	}
+	expectFrom(ctx, ag, opts)
+	return func() { ag.Close() }, nil
+}
+
+// expectFrom holds a run's bodies and resolve chains to ag's.
+func expectFrom(ctx context.Context, ag *loader.Agent, opts *selftest.Options) {
 	opts.Expect = func(name string) (string, bool) {
 		body, err := ag.Body(ctx, name)
 		return body, err == nil
 	}
 	opts.ExpectResolve = func(name string) (string, bool) {
-		text, err := resolveText(ctx, ag, name)
+		text, err := ag.ResolveText(ctx, name)
 		return text, err == nil
 	}
-	return func() { ag.Close() }, nil
 }

@@ -90,7 +90,7 @@ Point a client at it with the command "agent3md" and the arguments
 			}
 			// serve runs the server with what both sources share.
 			serve := func(opts *mcp.Options) error {
-				opts.Router, opts.Version = a.serveRouterOptions(), buildVersion().short()
+				opts.Router, opts.Version = a.serveRouterOptions(), buildVersion().Version
 				opts.MaxLineBytes, opts.MaxInFlight, opts.MaxPendingBytes, opts.MaxAnswerBytes = maxMessage, maxInFlight, maxPending, maxAnswer
 				opts.Logger, opts.Projection = logger, projectionJSON
 				opts.Ready = func() { mem.Apply(logger) }
@@ -126,7 +126,7 @@ Point a client at it with the command "agent3md" and the arguments
 						return nil, err
 					}
 					a.maintainCache(ag)
-					logger.Info("agent3md serving skill folders over stdio", "agent", ag.Info().Name, "skills", len(ag.Info().Skills), "folders", strings.Join(ag.Folders(), ", "), "version", buildVersion().short())
+					logger.Info("agent3md serving skill folders over stdio", "agent", ag.Info().Name, "skills", len(ag.Info().Skills), "folders", strings.Join(ag.Folders(), ", "), "version", buildVersion().Version)
 					return ag, nil
 				}
 				if !noWatch {
@@ -164,7 +164,7 @@ Point a client at it with the command "agent3md" and the arguments
 					catalog = "from cache"
 				}
 				a.maintainCache(ag)
-				logger.Info("agent3md serving over stdio", "agent", ag.Info().Name, "skills", len(ag.Info().Skills), "file", args[0], "catalog", catalog, "version", buildVersion().short())
+				logger.Info("agent3md serving over stdio", "agent", ag.Info().Name, "skills", len(ag.Info().Skills), "file", args[0], "catalog", catalog, "version", buildVersion().Version)
 				return ag, nil
 			}
 			opts.Open, opts.Head = open, head
@@ -342,14 +342,7 @@ func (a *app) selftest(ctx context.Context, args []string, server string, asJSON
 			return err
 		}
 		defer ag.Close()
-		opts.Expect = func(name string) (string, bool) {
-			body, err := ag.Body(ctx, name)
-			return body, err == nil
-		}
-		opts.ExpectResolve = func(name string) (string, bool) {
-			text, err := resolveText(ctx, ag, name)
-			return text, err == nil
-		}
+		expectFrom(ctx, ag, opts)
 	default:
 		return ioError(fmt.Errorf("selftest needs an agent FILE, --server 'CMD ARGS...' or --url URL"))
 	}

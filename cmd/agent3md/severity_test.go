@@ -337,3 +337,15 @@ func symlink(t *testing.T, target, link string) {
 		t.Skipf("no symlinks here: %v", err)
 	}
 }
+
+// lockedWriter serializes writes to w.
+type lockedWriter struct {
+	mu *sync.Mutex
+	w  io.Writer
+}
+
+func (l lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
+}

@@ -1,11 +1,9 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"strings"
 
@@ -87,8 +85,7 @@ func (a *app) manifestCmd() *cobra.Command {
 					fmt.Fprintf(a.stdout, "persona: %s\n", m.Persona)
 				}
 				fmt.Fprintf(a.stdout, "\n%s\n\n", m.Identity)
-				printSkills(a.stdout, m.Skills)
-				return nil
+				return loader.WriteSkillList(a.stdout, m.Skills)
 			})
 		},
 	}
@@ -109,43 +106,13 @@ func (a *app) skillsCmd() *cobra.Command {
 				if asJSON {
 					return writeJSON(a.stdout, ag.Skills())
 				}
-				printSkills(a.stdout, ag.Skills())
-				return nil
+				return loader.WriteSkillList(a.stdout, ag.Skills())
 			})
 		},
 	}
 	c.Flags().BoolVar(&asJSON, "json", false, "print the skills as JSON")
 	a.addLimitFlags(c.Flags())
 	return c
-}
-
-func printSkills(out io.Writer, skills []loader.SkillInfo) {
-	w := bufio.NewWriter(out)
-	defer w.Flush()
-	for _, s := range skills {
-		fmt.Fprintf(w, "%s (z=%v)\n", s.Name, s.Z)
-		if s.Description != "" {
-			fmt.Fprintf(w, "  %s\n", shorten(s.Description, 100))
-		}
-		fmt.Fprintf(w, "  triggers: %s\n", strings.Join(s.Triggers, ", "))
-		if len(s.Inputs) > 0 {
-			var ins []string
-			for _, in := range s.Inputs {
-				d := in.Name + ":" + in.Type
-				if in.Optional {
-					d += "?"
-				}
-				ins = append(ins, d)
-			}
-			fmt.Fprintf(w, "  inputs: %s\n", strings.Join(ins, ", "))
-		}
-		if s.Tool != "" {
-			fmt.Fprintf(w, "  command: %s\n", s.Tool)
-		}
-		if len(s.Deps) > 0 {
-			fmt.Fprintf(w, "  depends on: %s\n", strings.Join(s.Deps, ", "))
-		}
-	}
 }
 
 func (a *app) getCmd() *cobra.Command {
@@ -218,7 +185,7 @@ agent needs to carry the skill out.`,
 		Args:    args(cobra.ExactArgs(2)),
 		RunE: func(c *cobra.Command, args []string) error {
 			return a.withAgent(args[0], func(ag *loader.Agent) error {
-				text, err := resolveText(c.Context(), ag, args[1])
+				text, err := ag.ResolveText(c.Context(), args[1])
 				if err != nil {
 					return skillError(ag, args[0], err)
 				}
@@ -229,17 +196,4 @@ agent needs to carry the skill out.`,
 	}
 	a.addLimitFlags(c.Flags())
 	return c
-}
-
-// resolveText renders a resolve chain the way the resolve_skill tool does.
-func resolveText(ctx context.Context, ag *loader.Agent, name string) (string, error) {
-	chain, err := ag.Resolve(ctx, name)
-	if err != nil {
-		return "", err
-	}
-	parts := make([]string, len(chain))
-	for i, r := range chain {
-		parts[i] = "### " + r.Name + "\n" + r.Body
-	}
-	return strings.Join(parts, "\n\n"), nil
 }

@@ -3,8 +3,9 @@
 // (catalog-<hash>-<limits>.bin), the record of which agents an entry
 // serves (source-<hash>) and the stamps that map a file to its hash
 // (stamp-<path hash>-<limits>). It owns the cache's size cap and its
-// least-recently-used eviction; it does not read or write entries (the
-// router and loader packages do).
+// least-recently-used eviction, and words what it holds and what a prune
+// removed for `agent3md cache size` and `cache prune` (listing.go); it
+// does not read or write entries (the router and loader packages do).
 package cachedir
 
 import (
@@ -169,6 +170,17 @@ func Touch(root, hash string, now time.Time) {
 			os.Chtimes(filepath.Join(root, e.Name()), now, now)
 		}
 	}
+}
+
+// Use is what a command does each time it serves an agent from the
+// cache: it records that the entry of hash serves src, marks it used now
+// and prunes the least recently used others past max bytes. The error is
+// Prune's; the rest only labels and orders entries.
+func Use(root, hash string, src Source, max int64) error {
+	Record(root, hash, src)
+	Touch(root, hash, time.Now())
+	_, err := Prune(root, max, hash)
+	return err
 }
 
 // Prune removes least recently used entries until the cache holds at most

@@ -120,6 +120,29 @@ func TestPruneLRU(t *testing.T) {
 	}
 }
 
+// TestUse: serving an agent from the cache records it, makes its entry
+// the most recently used and prunes the others past the cap, never it.
+func TestUse(t *testing.T) {
+	root, now := cache(t)
+	a := strings.Repeat("a", 64) // the least recently used agent entry
+	if err := Use(root, a, Source{Path: "/x/a.3md", Name: "a"}, 1200); err != nil {
+		t.Fatal(err)
+	}
+	ents, err := Entries(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := keys(ents); !slices.Equal(got, []string{"aaaaaaaaaa"}) {
+		t.Fatalf("entries after Use = %v, want a's alone (used now, the others pruned)", got)
+	}
+	if ents[0].Used.Before(now.Add(-time.Minute)) {
+		t.Errorf("a's entry was not marked used now: %s", ents[0].Used)
+	}
+	if len(ents[0].Sources) != 1 || ents[0].Sources[0].Name != "a" {
+		t.Errorf("a's source not recorded: %+v", ents[0].Sources)
+	}
+}
+
 func TestDefault(t *testing.T) {
 	x := t.TempDir()
 	t.Setenv("XDG_CACHE_HOME", x)

@@ -1,7 +1,8 @@
 // Package filekind names what a path is when it is not a regular file ("a
 // named pipe", "a device"), for the messages of the commands and of the
 // HTTP server that refuse such paths: one wording wherever a pipe is
-// refused.
+// refused. Open is the one way both open such a path: only a regular
+// file, and never waiting on a pipe swapped in after the check.
 package filekind
 
 import "io/fs"

@@ -5,10 +5,8 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/agent3md/agent3md/internal/filekind"
@@ -155,23 +153,18 @@ func readCredentialWithin(kind, path string, timeout time.Duration, read func(st
 // before and after the open, and reads at most MaxCredentialBytes. On
 // ErrNotRegular it also returns what the path is.
 func readRegular(path string) ([]byte, string, error) {
-	st, err := os.Stat(path)
-	if err != nil {
-		return nil, "", err
+	f, err := filekind.Open(path)
+	var nr *filekind.NotRegularError
+	if errors.As(err, &nr) {
+		return nil, filekind.Of(nr.Mode), ErrNotRegular
 	}
-	if !st.Mode().IsRegular() {
-		return nil, filekind.Of(st.Mode()), ErrNotRegular
-	}
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOCTTY, 0)
 	if err != nil {
 		return nil, "", err
 	}
 	defer f.Close()
-	if st, err = f.Stat(); err != nil {
+	st, err := f.Stat()
+	if err != nil {
 		return nil, "", err
-	}
-	if !st.Mode().IsRegular() { // swapped after the first stat
-		return nil, filekind.Of(st.Mode()), ErrNotRegular
 	}
 	if st.Size() > MaxCredentialBytes {
 		return nil, "", ErrCredentialTooLarge

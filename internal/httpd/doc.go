@@ -1,6 +1,8 @@
 // Package httpd is the HTTP server under `agent3md serve`: listening,
 // TLS, bearer tokens, Origin and Host checks, limits, per-request logging,
-// /healthz, endpoint routing and graceful shutdown (docs/http.md).
+// /healthz, endpoint routing and graceful shutdown, with the watch that
+// ends the process when a stop signal's graceful shutdown overruns or a
+// second signal comes (WatchStopSignals; docs/http.md).
 //
 // It owns everything of the HTTP transport that is not MCP. The MCP
 // endpoints come in as plain http.Handler values (Endpoints), so this

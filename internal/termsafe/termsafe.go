@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"golang.org/x/term"
@@ -66,4 +68,34 @@ func (t *writer) Write(p []byte) (int, error) {
 		return 0, err
 	}
 	return len(p), nil
+}
+
+// Show returns cmd, a command or any one line, for a person to read on a
+// terminal before confirming it (run --exec's cost prompt): every byte as
+// it is, but control characters (newline, tab and carriage return
+// included), DEL, C1 controls, bytes that are not UTF-8, and Unicode
+// format and separator characters (bidirectional overrides, zero-width
+// characters, U+2028), which would move, hide or reorder what is shown,
+// are written as \xNN or \uNNNN. escaped reports that one was. Unlike
+// Wrap it escapes whatever the output is: what is shown must be what runs.
+func Show(cmd string) (shown string, escaped bool) {
+	var b strings.Builder
+	for i := 0; i < len(cmd); {
+		r, n := utf8.DecodeRuneInString(cmd[i:])
+		switch {
+		case r == utf8.RuneError && n == 1:
+			fmt.Fprintf(&b, `\x%02x`, cmd[i])
+			escaped = true
+		case r < 0x20 || r == 0x7f:
+			fmt.Fprintf(&b, `\x%02x`, r)
+			escaped = true
+		case (r >= 0x80 && r <= 0x9f) || unicode.In(r, unicode.Cf, unicode.Zl, unicode.Zp):
+			fmt.Fprintf(&b, `\u%04x`, r)
+			escaped = true
+		default:
+			b.WriteString(cmd[i : i+n])
+		}
+		i += n
+	}
+	return b.String(), escaped
 }

@@ -44,3 +44,10 @@ func TestWrapLeavesPipes(t *testing.T) {
 		t.Errorf("Wrap wrapped a buffer: %T", w)
 	}
 }
+
+// TestShow: the command shown before run's cost prompt is the one a yes
+// runs, with every byte a terminal would not show as text escaped, so a
+// value cannot hide or fake it (an escape sequence that clears the line,
+// a carriage return, a right-to-left override).
+func TestShow(t *testing.T) {
+}

@@ -1,7 +1,7 @@
 // Package client is an MCP client: it spawns a stdio server command
 // (Spawn; SplitCommand reads one typed as a line, as --server takes it)
 // or speaks to a Streamable HTTP endpoint (Dial: a bearer token,
-// TLS with a custom CA through HTTPClientWithCA, the handshake-era
+// TLS with a custom CA through HTTPClientWithCA (or HTTPClientWithCAFile), the handshake-era
 // session and the stateless 2026-07-28 revision with its per-request
 // _meta), frames messages (newline-delimited lines with a bound on their
 // length; event streams over HTTP), and matches answers to requests by

@@ -13,6 +13,7 @@ import (
 	"mime"
 	"net/http"
 	"net/url"
+	"os"
 	"sync"
 	"time"
 )
@@ -65,6 +66,10 @@ func Dial(rawURL string, o *Options) (*Conn, error) {
 	return c, nil
 }
 
+// ErrNoCertificate is HTTPClientWithCA's error for PEM data that holds no
+// certificate.
+var ErrNoCertificate = errors.New("no PEM certificate found (want -----BEGIN CERTIFICATE----- blocks)")
+
 // HTTPClientWithCA is an HTTP client that trusts the PEM certificates in
 // pem beside the system's roots (a private or test CA). There is no way
 // to skip verification.
@@ -74,11 +79,35 @@ func HTTPClientWithCA(pem []byte) (*http.Client, error) {
 		pool = x509.NewCertPool()
 	}
 	if !pool.AppendCertsFromPEM(pem) {
-		return nil, errors.New("no PEM certificate found (want -----BEGIN CERTIFICATE----- blocks)")
+		return nil, ErrNoCertificate
 	}
 	tr := http.DefaultTransport.(*http.Transport).Clone()
 	tr.TLSClientConfig = &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}
 	return &http.Client{Transport: tr}, nil
+}
+
+// MaxCAFileBytes bounds the CA file HTTPClientWithCAFile reads: a chain of
+// a few certificates is a few KiB.
+const MaxCAFileBytes = 1 << 20
+
+// HTTPClientWithCAFile is HTTPClientWithCA with the PEM certificates of
+// the file at path (agent3md's --ca-file). A file over MaxCAFileBytes is
+// refused, not read whole: it is not a CA bundle. A file that holds no
+// certificate is ErrNoCertificate as it is; the caller names the file.
+func HTTPClientWithCAFile(path string) (*http.Client, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, MaxCAFileBytes+1))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if len(data) > MaxCAFileBytes {
+		return nil, fmt.Errorf("%s: over %d bytes; is it the right file?", path, MaxCAFileBytes)
+	}
+	return HTTPClientWithCA(data)
 }
 
 // httpTransport speaks Streamable HTTP. Its state is the revision

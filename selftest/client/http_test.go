@@ -10,6 +10,8 @@ import (
 	"log"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -295,8 +297,38 @@ func TestHTTPClientWithCA(t *testing.T) {
 			t.Errorf("error %v, want %q", err, tt.want)
 		}
 	}
-	if _, err := client.HTTPClientWithCA([]byte("not a certificate")); err == nil {
-		t.Error("a file with no certificate was taken")
+	if _, err := client.HTTPClientWithCA([]byte("not a certificate")); !errors.Is(err, client.ErrNoCertificate) {
+		t.Errorf("a file with no certificate: %v, want ErrNoCertificate", err)
+	}
+}
+
+// TestHTTPClientWithCAFile: the file's certificates are trusted; a file
+// without one, a missing one and one past MaxCAFileBytes are refused, the
+// last two naming the file.
+func TestHTTPClientWithCAFile(t *testing.T) {
+	ts := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
+	defer ts.Close()
+	dir := t.TempDir()
+	good, bad, big := filepath.Join(dir, "ca.pem"), filepath.Join(dir, "bad.pem"), filepath.Join(dir, "big.pem")
+	os.WriteFile(good, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: ts.Certificate().Raw}), 0o600)
+	os.WriteFile(bad, []byte("not a certificate"), 0o600)
+	os.WriteFile(big, make([]byte, client.MaxCAFileBytes+1), 0o600)
+	hc, err := client.HTTPClientWithCAFile(good)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := hc.Get(ts.URL)
+	if err != nil {
+		t.Fatalf("the file's CA is not trusted: %v", err)
+	}
+	resp.Body.Close()
+	if _, err := client.HTTPClientWithCAFile(bad); !errors.Is(err, client.ErrNoCertificate) {
+		t.Errorf("no certificate: %v", err)
+	}
+	for _, p := range []string{filepath.Join(dir, "missing.pem"), big} {
+		if _, err := client.HTTPClientWithCAFile(p); err == nil || !strings.Contains(err.Error(), p) {
+			t.Errorf("%s: %v, want an error naming the file", p, err)
+		}
 	}
 }
 

@@ -1,4 +1,4 @@
-package main
+package httpd
 
 import (
 	"log/slog"
@@ -10,14 +10,14 @@ import (
 )
 
 // SIGINT and SIGTERM stop serve in every state (docs/http.md §7). The first
-// one cancels the command's context (main's signal.NotifyContext): serve
-// stops listening, drains and exits, in at most --shutdown-timeout. That
-// relies on every step noticing the context, and a step that does not —
-// a read that blocks, a load that runs on — would leave the process
+// one cancels the command's context (its signal.NotifyContext): the
+// server stops listening, drains and returns, in at most ShutdownTimeout.
+// That relies on every step noticing the context, and a step that does
+// not — a read that blocks, a load that runs on — would leave the process
 // deaf to signals, since the signal's default action (exit) is replaced
-// by the context. So serve also keeps this watch: a second signal exits
-// at once, and the process exits by itself when the graceful stop takes
-// longer than it can legitimately take.
+// by the context. So the command also keeps this watch: a second signal
+// exits at once, and the process exits by itself when the graceful stop
+// takes longer than it can legitimately take.
 
 // Bounds on a graceful stop past which serve exits regardless.
 const (
@@ -26,26 +26,27 @@ const (
 	// exiting; the grace lets an agent load or a cache write that is
 	// almost done finish cleanly.
 	stopGraceStarting = 5 * time.Second
-	// stopGraceMargin is added to --shutdown-timeout once listening: the
+	// stopGraceMargin is added to ShutdownTimeout once listening: the
 	// time to close the connections cut off and stop the watchers.
 	stopGraceMargin = 10 * time.Second
 )
 
-// stopWatch escalates signals for one serve run.
-type stopWatch struct {
+// StopWatch escalates stop signals for one run of a server.
+type StopWatch struct {
 	sigs    <-chan os.Signal
-	exit    func(code int) // os.Exit but for tests
+	exit    func() // ends the process
 	log     *slog.Logger
-	drain   time.Duration // --shutdown-timeout
+	drain   time.Duration // Options.ShutdownTimeout
 	serving atomic.Bool   // set once the server listens
 }
 
-// watchStopSignals starts the watch for serve; stop ends it (serve
-// returned in time).
-func watchStopSignals(log *slog.Logger, drain time.Duration) (w *stopWatch, stop func()) {
+// WatchStopSignals starts the watch for a server whose graceful stop may
+// take drain once it listens; exit ends the process (os.Exit with a
+// failure status). stop ends the watch: the server returned in time.
+func WatchStopSignals(log *slog.Logger, drain time.Duration, exit func()) (w *StopWatch, stop func()) {
 	sigs := make(chan os.Signal, 2)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
-	w = &stopWatch{sigs: sigs, exit: os.Exit, log: log, drain: drain}
+	w = &StopWatch{sigs: sigs, exit: exit, log: log, drain: drain}
 	done := make(chan struct{})
 	finished := make(chan struct{})
 	go func() {
@@ -59,9 +60,12 @@ func watchStopSignals(log *slog.Logger, drain time.Duration) (w *stopWatch, stop
 	}
 }
 
+// Serving says the server now listens: a stop may take the drain time.
+func (w *StopWatch) Serving() { w.serving.Store(true) }
+
 // run waits for the first signal, then for a second one or the end of
 // the grace, whichever comes first, and exits; done ends it.
-func (w *stopWatch) run(done <-chan struct{}) {
+func (w *StopWatch) run(done <-chan struct{}) {
 	var first os.Signal
 	var deadline <-chan time.Time
 	var grace time.Duration
@@ -79,7 +83,7 @@ func (w *stopWatch) run(done <-chan struct{}) {
 				continue
 			}
 			w.log.Error("second signal: stopping at once, cutting off what is still running", "signal", sig.String())
-			w.exit(exitUsage)
+			w.exit()
 			return
 		case <-deadline:
 			what := "the server still had not started"
@@ -87,7 +91,7 @@ func (w *stopWatch) run(done <-chan struct{}) {
 				what = "requests or streams were still running"
 			}
 			w.log.Error("not stopped in time after the signal; exiting", "signal", first.String(), "after", grace, "why", what)
-			w.exit(exitUsage)
+			w.exit()
 			return
 		}
 	}

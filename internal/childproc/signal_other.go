@@ -1,14 +1,14 @@
 //go:build !unix
 
-package main
+package childproc
 
 import (
 	"os"
 	"os/exec"
 )
 
-// forwardSignals passes an interrupt on to the command run --exec runs;
-// process groups are a Unix matter (see runsignal_unix.go).
+// forwardSignals passes an interrupt on to the command Run runs; process
+// groups are a Unix matter (see signal_unix.go).
 func forwardSignals(cmd *exec.Cmd, terminal bool) ([]os.Signal, func(os.Signal)) {
 	if terminal {
 		return nil, func(os.Signal) {}

@@ -1,6 +1,6 @@
 //go:build unix
 
-package main
+package childproc
 
 import (
 	"os"
@@ -8,9 +8,9 @@ import (
 	"syscall"
 )
 
-// forwardSignals returns the signals run --exec passes on to the command
-// it runs, after preparing cmd (not yet started) to receive them, and the
-// function that passes one on.
+// forwardSignals returns the signals Run passes on to cmd, after
+// preparing cmd (not yet started) to receive them, and the function that
+// passes one on.
 //
 // With stdin not a terminal (a supervisor, a script, a CI job), the
 // command gets a process group of its own and each signal goes to the
@@ -18,7 +18,7 @@ import (
 // and a signal to the shell alone left them running once it died. With a
 // terminal, the command stays in the terminal's foreground group, where
 // it can read the terminal and where a Ctrl-C already reaches it and its
-// children; a SIGTERM or SIGHUP sent to agent3md goes to the command.
+// children; a SIGTERM or SIGHUP sent to the wrapper goes to the command.
 func forwardSignals(cmd *exec.Cmd, terminal bool) ([]os.Signal, func(os.Signal)) {
 	sigs := []os.Signal{syscall.SIGTERM, syscall.SIGHUP}
 	if terminal {

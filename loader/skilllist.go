@@ -1,0 +1,48 @@
+package loader
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"strings"
+)
+
+// WriteSkillList writes skills for a person (`agent3md skills`, and the
+// catalog `agent3md manifest` ends with): each skill's name and z, its
+// description cut to 100 characters, triggers, then what it has of
+// inputs (name:type, "?" when optional), command and dependencies.
+func WriteSkillList(out io.Writer, skills []SkillInfo) error {
+	w := bufio.NewWriter(out)
+	for _, s := range skills {
+		fmt.Fprintf(w, "%s (z=%v)\n", s.Name, s.Z)
+		if s.Description != "" {
+			fmt.Fprintf(w, "  %s\n", shortenRunes(s.Description, 100))
+		}
+		fmt.Fprintf(w, "  triggers: %s\n", strings.Join(s.Triggers, ", "))
+		if len(s.Inputs) > 0 {
+			ins := make([]string, len(s.Inputs))
+			for i, in := range s.Inputs {
+				ins[i] = in.Name + ":" + in.Type
+				if in.Optional {
+					ins[i] += "?"
+				}
+			}
+			fmt.Fprintf(w, "  inputs: %s\n", strings.Join(ins, ", "))
+		}
+		if s.Tool != "" {
+			fmt.Fprintf(w, "  command: %s\n", s.Tool)
+		}
+		if len(s.Deps) > 0 {
+			fmt.Fprintf(w, "  depends on: %s\n", strings.Join(s.Deps, ", "))
+		}
+	}
+	return w.Flush()
+}
+
+// shortenRunes cuts s to n runes, the last an ellipsis, when it is longer.
+func shortenRunes(s string, n int) string {
+	if r := []rune(s); len(r) > n {
+		return string(r[:n-1]) + "…"
+	}
+	return s
+}
