@@ -72,15 +72,24 @@ func (r *Report) WriteText(w io.Writer) error {
 	for _, group := range []struct {
 		verb  string
 		paths []string
-	}{{"created", r.Created}, {"replaced", r.Replaced}, {"removed", r.Removed}} {
+	}{{"restored", r.Restored}, {"created", r.Created}, {"replaced", r.Replaced}, {"removed", r.Removed}} {
 		for _, p := range group.paths {
 			if _, err := fmt.Fprintf(w, "%-8s %s\n", group.verb, p); err != nil {
 				return err
 			}
 		}
 	}
+	for _, d := range r.Left {
+		if _, err := fmt.Fprintf(w, "left     %s: %s\n", d, LeftAdvice); err != nil {
+			return err
+		}
+	}
 	return nil
 }
+
+// LeftAdvice is what to do with a hidden folder RecoverStaged had to
+// leave.
+const LeftAdvice = "a killed write's hidden folder, holding files its folder has again; keep what you need from it, then remove it"
 
 // Summary is the line that ends an export of skills folders into dir.
 func (r *Report) Summary(skills int, dir string) string {

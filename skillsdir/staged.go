@@ -94,7 +94,9 @@ func recoverOne(root *dirFD, staged, skill string, o *WriteOptions, now time.Tim
 	}
 	m, err := readMarker(s)
 	if err != nil {
-		return nil
+		// Cut short by the kill (created, not yet written): a leftover
+		// with no marker to go by, as one killed before it.
+		m = nil
 	}
 	live, err := openExisting(root, skill)
 	if err != nil {

@@ -281,3 +281,22 @@ func rewriteForever(dir string) {
 		}
 	}
 }
+
+// TestRecoverEmptyMarker: a write killed between creating its hidden
+// folder's marker and writing it leaves an empty marker; the leftover is
+// put right as one with none.
+func TestRecoverEmptyMarker(t *testing.T) {
+	ours := &WriteOptions{Agent: "team", Origin: "https://a/mcp", Command: "sync"}
+	dir := t.TempDir()
+	if _, err := WriteFolders(dir, []Folder{syncFolder("deploy", "v1")}, ours); err != nil {
+		t.Fatal(err)
+	}
+	staged := leftover(t, dir, "deploy", "", map[string]string{markerFile: ""}, time.Hour)
+	rep, err := RecoverStaged(dir, ours)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if exists(staged) || len(rep.Left) != 0 {
+		t.Errorf("the leftover is still there (report %+v)", rep)
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 func writeFile(t *testing.T, path, data string) {
@@ -315,4 +316,40 @@ func mustReadDir(t *testing.T, dir string) []string {
 		out = append(out, e.Name())
 	}
 	return out
+}
+
+// A sync killed between carrying a folder's local files into its hidden
+// next version and swapping it in leaves them there; the next sync puts
+// them back (skillsdir.RecoverStaged) and says so.
+func TestSyncRecoversLeftover(t *testing.T) {
+	f := newFake("ext", library(1))
+	url := f.serveHTTP(t)
+	dir := t.TempDir()
+	mustSync(t, url, dir, nil)
+	marker, err := os.ReadFile(filepath.Join(dir, "skill-00", ".agent3md-export.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	staged := filepath.Join(dir, ".skill-00.agent3md-00112233445566ff")
+	writeFile(t, filepath.Join(staged, ".agent3md-export.json"), string(marker))
+	writeFile(t, filepath.Join(staged, "mine.txt"), "my notes\n")
+	old := time.Now().Add(-time.Hour)
+	if err := os.Chtimes(staged, old, old); err != nil {
+		t.Fatal(err)
+	}
+	sum := mustSync(t, url, dir, nil)
+	if join(sum.Restored) != "skill-00/mine.txt" || len(sum.LeftStaged) != 0 {
+		t.Fatalf("restored %v, left %v", sum.Restored, sum.LeftStaged)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "skill-00", "mine.txt")); string(b) != "my notes\n" {
+		t.Errorf("mine.txt not back in its folder: %q", b)
+	}
+	if _, err := os.Lstat(staged); err == nil {
+		t.Error("the hidden folder is still there")
+	}
+	var text strings.Builder
+	sum.WriteText(&text)
+	if !strings.Contains(text.String(), "restored  skill-00/mine.txt") {
+		t.Errorf("the summary does not say what it restored:\n%s", text.String())
+	}
 }

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/agent3md/agent3md/skillsdir"
 )
 
 // summarySchema names the shape of the JSON summary: fields may be
@@ -20,7 +22,7 @@ func (s *Summary) WriteJSON(w io.Writer) error {
 		ElapsedMs float64 `json:"elapsedMs"`
 	}
 	c := *s
-	for _, l := range []*[]string{&c.Added, &c.Updated, &c.Removed, &c.Unchanged} {
+	for _, l := range []*[]string{&c.Added, &c.Updated, &c.Removed, &c.Unchanged, &c.Restored, &c.LeftStaged} {
 		if *l == nil {
 			*l = []string{}
 		}
@@ -60,6 +62,10 @@ func (s *Summary) WriteText(w io.Writer) error {
 	}
 	for _, r := range s.Kept {
 		fmt.Fprintf(&b, "  %-9s %s: %s\n", "kept", r.Skill, r.Reason)
+	}
+	list("restored", s.Restored)
+	for _, d := range s.LeftStaged {
+		fmt.Fprintf(&b, "  %-9s %s: %s\n", "left", d, skillsdir.LeftAdvice)
 	}
 	fmt.Fprintf(&b, "%d added, %d updated, %d removed, %d unchanged, %d refused; %d requests, %s read, %d files, %.2fs\n",
 		len(s.Added), len(s.Updated), len(s.Removed), len(s.Unchanged), len(s.Refused),

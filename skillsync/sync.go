@@ -60,6 +60,12 @@ type Summary struct {
 	// removed, and why (the server still serves the skill, or could not
 	// say).
 	Kept []Refusal `json:"kept"`
+	// Restored are the entries (folder/path) a killed earlier write had
+	// moved into a hidden folder beside their folder, now back in it;
+	// LeftStaged the hidden folders that could not be emptied
+	// (skillsdir.RecoverStaged).
+	Restored   []string `json:"restored"`
+	LeftStaged []string `json:"leftStaged"`
 	// Requests and Bytes count what was asked of the server and the
 	// bytes of its answers; Files the files read.
 	Requests int64         `json:"requests"`
@@ -81,12 +87,19 @@ func pass(ctx context.Context, k *conn, src *Source, o *Options, lim *Limits) (*
 		return nil, err
 	}
 	wo := &skillsdir.WriteOptions{Agent: k.server, Source: src.String(), Origin: src.String(), Force: o.Force, Command: "sync"}
+	rec := &skillsdir.Report{}
+	if !o.DryRun {
+		// What an earlier sync killed midway left is put right first.
+		if rec, err = skillsdir.RecoverStaged(o.Dir, wo); err != nil {
+			return nil, err
+		}
+	}
 	p, err := makePlan(l, o.Dir, o, wo, lim)
 	if err != nil {
 		return nil, err
 	}
 	sum := &Summary{Source: src.String(), Dir: o.Dir, Via: l.via, DryRun: o.DryRun, Unchanged: p.unchanged, Refused: p.refused,
-		uris: make(map[string]string, len(l.skills))}
+		Restored: rec.Restored, LeftStaged: rec.Left, uris: make(map[string]string, len(l.skills))}
 	for _, r := range l.skills {
 		sum.uris[r.Name] = r.URI
 	}

@@ -96,6 +96,14 @@ func (a *app) writeSkillsDir(ctx context.Context, ag *loader.Agent, dir string, 
 		return ioError(err)
 	}
 	opts.Force = force
+	// What an earlier export killed midway left is put right first.
+	rec, err := skillsdir.RecoverStaged(dir, &opts)
+	if rec != nil {
+		rec.WriteText(a.stdout)
+	}
+	if err != nil {
+		return ioError(err)
+	}
 	rep, err := skillsdir.WriteFolders(dir, folders, &opts)
 	if rep != nil {
 		rep.WriteText(a.stdout)

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestExportMatchesReference: export --bodies prints, byte for byte, what
@@ -122,5 +123,45 @@ func TestExportRefusesNameClash(t *testing.T) {
 		if !strings.Contains(errOut, want) {
 			t.Errorf("stderr %q does not name %s", errOut, want)
 		}
+	}
+}
+
+// TestExportRecoversLeftover: an export killed after carrying a folder's
+// own files into its hidden next version leaves them there; the next
+// export puts them back before it writes, and says so.
+func TestExportRecoversLeftover(t *testing.T) {
+	dir := t.TempDir()
+	if code, _, errOut := cli(t, "export", "--skills-dir", dir, devtools); code != 0 {
+		t.Fatalf("export: exit %d: %s", code, errOut)
+	}
+	marker, err := os.ReadFile(filepath.Join(dir, "run-tests", ".agent3md-export.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	staged := filepath.Join(dir, ".run-tests.agent3md-0011223344556677")
+	if err := os.MkdirAll(staged, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for name, data := range map[string]string{".agent3md-export.json": string(marker), "mine.txt": "my notes\n"} {
+		if err := os.WriteFile(filepath.Join(staged, name), []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	old := time.Now().Add(-time.Hour)
+	if err := os.Chtimes(staged, old, old); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := cli(t, "export", "--skills-dir", dir, devtools)
+	if code != 0 {
+		t.Fatalf("export again: exit %d: %s", code, errOut)
+	}
+	if !strings.Contains(out, "restored run-tests/mine.txt") {
+		t.Errorf("the export does not say what it restored:\n%s", out)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "run-tests", "mine.txt")); string(b) != "my notes\n" {
+		t.Errorf("mine.txt not back in its folder: %q", b)
+	}
+	if _, err := os.Lstat(staged); err == nil {
+		t.Error("the hidden folder is still there")
 	}
 }
