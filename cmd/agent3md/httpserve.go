@@ -158,6 +158,8 @@ or on --metrics-addr without one.`,
 	f.StringSliceVar(&allowHosts, "allow-host", nil, "a Host name accepted besides localhost, 127.0.0.1 and [::1] (repeatable), e.g. the public name behind a proxy")
 	f.StringVar(&o.TLSCert, "tls-cert", "", "PEM certificate for HTTPS (with --tls-key; TLS 1.2+; reloaded on SIGHUP)")
 	f.StringVar(&o.TLSKey, "tls-key", "", "PEM private key for HTTPS")
+	bytesize.Int64Var(f, &o.MaxCredentialBytes, "max-credential-bytes", httpd.DefaultMaxCredentialBytes, fmt.Sprintf("largest --token-file, --tls-cert or --tls-key (1 to %d; units B, KiB, MiB, GiB)", int64(httpd.MaxCredentialBytesCeiling)))
+	f.DurationVar(&o.CredentialTimeout, "credential-timeout", httpd.DefaultCredentialTimeout, "longest time to open and read one credential file, at start and on SIGHUP (a stalled mount is refused, not waited for)")
 	f.StringVar(&o.MetricsAddr, "metrics-addr", "", "serve /metrics on this host:port of its own, without a token (loopback unless --metrics-public), instead of on --addr behind the token")
 	f.BoolVar(&o.MetricsPublic, "metrics-public", false, "allow a non-loopback --metrics-addr (a firewall or network policy guards it)")
 	bytesize.Int64Var(f, &o.MaxBodyBytes, "max-body-bytes", httpd.DefaultMaxBodyBytes, fmt.Sprintf("largest request body (1 to %d; units B, KiB, MiB, GiB); past it the answer is 413", int64(httpd.MaxBodyBytesCeiling)))

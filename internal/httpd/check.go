@@ -30,6 +30,7 @@ func (o *Options) Check() error {
 		{"max-concurrent", int64(o.MaxConcurrent), MaxConcurrentCeiling},
 		{"max-streams", int64(o.MaxStreams), MaxStreamsCeiling},
 		{"max-answer-memory", o.MaxAnswerMemory, MaxAnswerMemoryCeiling},
+		{"max-credential-bytes", o.MaxCredentialBytes, MaxCredentialBytesCeiling},
 	} {
 		if f.v < 1 || f.v > f.max {
 			return fmt.Errorf("--%s %d is out of range: use a value from 1 to %d", f.name, f.v, f.max)
@@ -41,7 +42,7 @@ func (o *Options) Check() error {
 	for _, f := range []struct {
 		name string
 		d    time.Duration
-	}{{"write-timeout", o.WriteTimeout}, {"shutdown-timeout", o.ShutdownTimeout}} {
+	}{{"write-timeout", o.WriteTimeout}, {"shutdown-timeout", o.ShutdownTimeout}, {"credential-timeout", o.CredentialTimeout}} {
 		if f.d <= 0 {
 			return fmt.Errorf("--%s %s is out of range: use a positive duration, such as 30s or 2m", f.name, f.d)
 		}

@@ -12,7 +12,8 @@ import (
 func TestOptionsCheck(t *testing.T) {
 	good := func() Options {
 		return Options{MaxBodyBytes: DefaultMaxBodyBytes, MaxConcurrent: DefaultMaxConcurrent, MaxStreams: DefaultMaxStreams,
-			MaxAnswerMemory: DefaultMaxAnswerMemory, WriteTimeout: DefaultWriteTimeout, ShutdownTimeout: DefaultShutdownTimeout}
+			MaxAnswerMemory: DefaultMaxAnswerMemory, WriteTimeout: DefaultWriteTimeout, ShutdownTimeout: DefaultShutdownTimeout,
+			MaxCredentialBytes: DefaultMaxCredentialBytes, CredentialTimeout: DefaultCredentialTimeout}
 	}
 	o := good()
 	if err := o.Check(); err != nil {
@@ -29,6 +30,8 @@ func TestOptionsCheck(t *testing.T) {
 		{func(o *Options) { o.MaxAnswerMemory = 0 }, "--max-answer-memory 0 is out of range"},
 		{func(o *Options) { o.WriteTimeout = 0 }, "--write-timeout 0s is out of range: use a positive duration"},
 		{func(o *Options) { o.ShutdownTimeout = -time.Second }, "--shutdown-timeout -1s is out of range"},
+		{func(o *Options) { o.MaxCredentialBytes = MaxCredentialBytesCeiling + 1 }, "--max-credential-bytes 67108865 is out of range"},
+		{func(o *Options) { o.CredentialTimeout = 0 }, "--credential-timeout 0s is out of range"},
 		{func(o *Options) { o.MetricsPublic = true }, "--metrics-public applies to --metrics-addr"},
 	} {
 		o := good()

@@ -25,23 +25,41 @@ import (
 //  2. it is opened with O_NONBLOCK, so the open cannot wait even when the
 //     path was swapped for a pipe after the stat, and the open file is
 //     checked again (fstat) before anything is read;
-//  3. at most MaxCredentialBytes are read;
-//  4. all of it within CredentialReadTimeout. A read still blocked then is
+//  3. at most Options.MaxCredentialBytes are read;
+//  4. all of it within Options.CredentialTimeout. A read still blocked then is
 //     abandoned and reported; until it returns, the same path is refused
 //     at once rather than read again, so a stalled mount cannot pile up
 //     blocked threads one SIGHUP at a time.
 
 const (
-	// MaxCredentialBytes bounds each credential file. A token file of a
-	// few hundred tokens, or a certificate chain, is a few KiB; 1 MiB
-	// leaves room for comments and long chains, and stops a file that is
-	// not a credential at all from being read whole.
-	MaxCredentialBytes = 1 << 20
-	// CredentialReadTimeout bounds opening and reading one credential
+	// DefaultMaxCredentialBytes bounds each credential file. A token file
+	// of a few hundred tokens, or a certificate chain, is a few KiB;
+	// 1 MiB leaves room for comments and long chains, and stops a file
+	// that is not a credential at all from being read whole.
+	DefaultMaxCredentialBytes = 1 << 20
+	// MaxCredentialBytesCeiling is the most Options.MaxCredentialBytes
+	// may be: the file is held whole while it is parsed.
+	MaxCredentialBytesCeiling = 64 << 20
+	// DefaultCredentialTimeout bounds opening and reading one credential
 	// file. A local file takes microseconds; a network file system that
 	// takes longer is stalled, and the server goes on without it.
-	CredentialReadTimeout = 10 * time.Second
+	DefaultCredentialTimeout = 10 * time.Second
 )
+
+// credLimits are the bounds a credential file is read within.
+type credLimits struct {
+	maxBytes int64
+	timeout  time.Duration
+}
+
+// defaultCredLimits are the bounds where no Options give others (the
+// token a client sends, read by ReadTokenFile).
+var defaultCredLimits = credLimits{DefaultMaxCredentialBytes, DefaultCredentialTimeout}
+
+// credLimits are o's bounds for credential files.
+func (o *Options) credLimits() credLimits {
+	return credLimits{o.MaxCredentialBytes, o.CredentialTimeout}
+}
 
 // Errors a CredentialError wraps (besides the open's own, such as
 // fs.ErrNotExist).
@@ -49,10 +67,10 @@ var (
 	// ErrNotRegular: the path names a pipe, a device, a socket or a
 	// directory.
 	ErrNotRegular = errors.New("not a regular file")
-	// ErrCredentialTooLarge: the file is over MaxCredentialBytes.
+	// ErrCredentialTooLarge: the file is over Options.MaxCredentialBytes.
 	ErrCredentialTooLarge = errors.New("credential file too large")
 	// ErrCredentialTimeout: opening or reading the file did not finish
-	// within CredentialReadTimeout, or an earlier read of it still has
+	// within Options.CredentialTimeout, or an earlier read of it still has
 	// not.
 	ErrCredentialTimeout = errors.New("credential file read timed out")
 )
@@ -72,6 +90,8 @@ type CredentialError struct {
 	Err  error
 	// fileKind is what the path is, for ErrNotRegular ("a named pipe").
 	fileKind string
+	// limit is the size bound, for ErrCredentialTooLarge.
+	limit int64
 }
 
 func (e *CredentialError) Error() string {
@@ -86,7 +106,7 @@ func (e *CredentialError) Reason() string {
 	case errors.Is(e.Err, ErrNotRegular):
 		return fmt.Sprintf(" is %s, not a regular file: give the path of a regular file (a pipe or a device could block the server or never end)", e.fileKind)
 	case errors.Is(e.Err, ErrCredentialTooLarge):
-		return fmt.Sprintf(" is larger than %d bytes, the limit for a credential file: is it the right file?", MaxCredentialBytes)
+		return fmt.Sprintf(" is larger than %d bytes, the limit for a credential file: is it the right file? (serve --max-credential-bytes raises the limit)", e.limit)
 	case errors.Is(e.Err, ErrCredentialTimeout):
 		detail := strings.TrimPrefix(e.Err.Error(), ErrCredentialTimeout.Error()+": ")
 		return ": " + detail + " (is its file system stalled?); the server did not wait for it"
@@ -102,8 +122,12 @@ func (e *CredentialError) Unwrap() error { return e.Err }
 
 // readCredential reads a credential file as the package comment above
 // says.
-func readCredential(kind, path string) ([]byte, error) {
-	return readCredentialWithin(kind, path, CredentialReadTimeout, readRegular)
+func readCredential(kind, path string, lim credLimits) ([]byte, error) {
+	data, err := readCredentialWithin(kind, path, lim.timeout, func(p string) ([]byte, string, error) { return readRegular(p, lim.maxBytes) })
+	if ce, ok := err.(*CredentialError); ok {
+		ce.limit = lim.maxBytes
+	}
+	return data, err
 }
 
 // credentialReads are the paths whose read was abandoned and is still
@@ -145,14 +169,14 @@ func readCredentialWithin(kind, path string, timeout time.Duration, read func(st
 		}
 		return r.data, nil
 	case <-timer.C:
-		return nil, &CredentialError{Kind: kind, Path: path, Err: fmt.Errorf("%w: reading it took longer than %s", ErrCredentialTimeout, timeout)}
+		return nil, &CredentialError{Kind: kind, Path: path, Err: fmt.Errorf("%w: reading it took longer than %s (serve --credential-timeout)", ErrCredentialTimeout, timeout)}
 	}
 }
 
 // readRegular opens path without blocking, checks it is a regular file
-// before and after the open, and reads at most MaxCredentialBytes. On
+// before and after the open, and reads at most max bytes. On
 // ErrNotRegular it also returns what the path is.
-func readRegular(path string) ([]byte, string, error) {
+func readRegular(path string, max int64) ([]byte, string, error) {
 	f, err := filekind.Open(path)
 	var nr *filekind.NotRegularError
 	if errors.As(err, &nr) {
@@ -166,14 +190,14 @@ func readRegular(path string) ([]byte, string, error) {
 	if err != nil {
 		return nil, "", err
 	}
-	if st.Size() > MaxCredentialBytes {
+	if st.Size() > max {
 		return nil, "", ErrCredentialTooLarge
 	}
-	data, err := io.ReadAll(io.LimitReader(f, MaxCredentialBytes+1))
+	data, err := io.ReadAll(io.LimitReader(f, max+1))
 	if err != nil {
 		return nil, "", err
 	}
-	if len(data) > MaxCredentialBytes { // grew while read
+	if int64(len(data)) > max { // grew while read
 		return nil, "", ErrCredentialTooLarge
 	}
 	return data, "", nil

@@ -92,9 +92,9 @@ func TestReadCredential(t *testing.T) {
 	dir := t.TempDir()
 	ok := writeFile(t, "ok", tokA+"\n")
 	exact := filepath.Join(dir, "exact")
-	os.WriteFile(exact, make([]byte, MaxCredentialBytes), 0o600)
+	os.WriteFile(exact, make([]byte, DefaultMaxCredentialBytes), 0o600)
 	over := filepath.Join(dir, "over")
-	os.WriteFile(over, make([]byte, MaxCredentialBytes+1), 0o600)
+	os.WriteFile(over, make([]byte, DefaultMaxCredentialBytes+1), 0o600)
 	link := filepath.Join(dir, "link") // a mounted Secret's shape
 	os.Symlink(ok, link)
 	for _, tt := range []struct {
@@ -109,7 +109,7 @@ func TestReadCredential(t *testing.T) {
 		{"missing", filepath.Join(dir, "nope"), fs.ErrNotExist, ": no such file or directory"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			data, err := readCredential(KindTokenFile, tt.path)
+			data, err := readCredential(KindTokenFile, tt.path, defaultCredLimits)
 			if tt.want == nil {
 				if err != nil || len(data) == 0 {
 					t.Fatalf("got %d bytes, %v", len(data), err)
@@ -212,5 +212,26 @@ func TestReloadSurvivesFIFO(t *testing.T) {
 	}
 	if !r.srv.tokens.match(tokB) || r.srv.tokens.match(tokA) {
 		t.Fatal("tokens after the good reload: want B only")
+	}
+}
+
+// TestCredentialLimitsAreOptions: a server reads its credential files
+// within Options.MaxCredentialBytes, at start and on Reload, and its
+// message names the limit and the flag that raises it.
+func TestCredentialLimitsAreOptions(t *testing.T) {
+	file := writeFile(t, "tokens", tokA+"\n# a comment that takes the file past 64 bytes, nothing else\n")
+	_, err := New(&Options{TokenFile: file, MaxCredentialBytes: 64}, oneAgent())
+	if !errors.Is(err, ErrCredentialTooLarge) || !strings.Contains(err.Error(), "larger than 64 bytes") || !strings.Contains(err.Error(), "--max-credential-bytes") {
+		t.Fatalf("a 64-byte limit: %v", err)
+	}
+	s, err := New(&Options{TokenFile: file, MaxCredentialBytes: 4096}, oneAgent())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(file, []byte(tokA+"\n"+strings.Repeat("#\n", 3000)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Reload(); !errors.Is(err, ErrCredentialTooLarge) || !strings.Contains(err.Error(), "larger than 4096 bytes") {
+		t.Fatalf("a reload past the limit: %v", err)
 	}
 }

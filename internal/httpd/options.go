@@ -77,6 +77,12 @@ type Options struct {
 	// minimum). Reload reads them again.
 	TLSCert string
 	TLSKey  string
+	// MaxCredentialBytes bounds each credential file (the token file, the
+	// certificate, the key; default DefaultMaxCredentialBytes), and
+	// CredentialTimeout opening and reading one (default
+	// DefaultCredentialTimeout), at start and on every Reload.
+	MaxCredentialBytes int64
+	CredentialTimeout  time.Duration
 
 	// MaxBodyBytes bounds a request body (default DefaultMaxBodyBytes);
 	// past it the answer is 413.
@@ -155,6 +161,10 @@ func (o *Options) withDefaults() Options {
 	if c.MaxStreams <= 0 {
 		c.MaxStreams = DefaultMaxStreams
 	}
+	if c.MaxCredentialBytes <= 0 {
+		c.MaxCredentialBytes = DefaultMaxCredentialBytes
+	}
+	setDuration(&c.CredentialTimeout, DefaultCredentialTimeout)
 	setDuration(&c.ReadHeaderTimeout, DefaultReadHeaderTimeout)
 	setDuration(&c.ReadTimeout, DefaultReadTimeout)
 	setDuration(&c.WriteTimeout, DefaultWriteTimeout)

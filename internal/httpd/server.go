@@ -52,7 +52,7 @@ func New(opts *Options, endpoints Endpoints) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	toks, err := newTokenStore(o.TokenFile, o.Tokens)
+	toks, err := newTokenStore(o.TokenFile, o.Tokens, o.credLimits())
 	if err != nil {
 		return nil, err
 	}
@@ -73,7 +73,7 @@ func New(opts *Options, endpoints Endpoints) (*Server, error) {
 		return nil, fmt.Errorf("HTTPS needs both a certificate and a key file (got certificate %q, key %q)", o.TLSCert, o.TLSKey)
 	}
 	if o.TLSCert != "" {
-		if s.certs, err = newCertStore(o.TLSCert, o.TLSKey); err != nil {
+		if s.certs, err = newCertStore(o.TLSCert, o.TLSKey, o.credLimits()); err != nil {
 			return nil, err
 		}
 	}

@@ -13,11 +13,12 @@ import (
 // blocks or breaks a handshake in progress.
 type certStore struct {
 	certFile, keyFile string
+	lim               credLimits
 	cur               atomic.Pointer[tls.Certificate]
 }
 
-func newCertStore(certFile, keyFile string) (*certStore, error) {
-	c := &certStore{certFile: certFile, keyFile: keyFile}
+func newCertStore(certFile, keyFile string, lim credLimits) (*certStore, error) {
+	c := &certStore{certFile: certFile, keyFile: keyFile, lim: lim}
 	if err := c.reload(); err != nil {
 		return nil, err
 	}
@@ -28,11 +29,11 @@ func newCertStore(certFile, keyFile string) (*certStore, error) {
 // files are read as credential files (credfile.go): a pipe or a stalled
 // mount in their place is an error, never a wait.
 func (c *certStore) reload() error {
-	certPEM, err := readCredential(KindTLSCert, c.certFile)
+	certPEM, err := readCredential(KindTLSCert, c.certFile, c.lim)
 	if err != nil {
 		return err
 	}
-	keyPEM, err := readCredential(KindTLSKey, c.keyFile)
+	keyPEM, err := readCredential(KindTLSKey, c.keyFile, c.lim)
 	if err != nil {
 		return err
 	}

@@ -114,7 +114,11 @@ func isTokenByte(c byte) bool {
 // regular file only, bounded in size and time; what cannot be read is a
 // *CredentialError, what does not parse a *TokenError.
 func ReadTokenFile(path string) ([]string, error) {
-	data, err := readCredential(KindTokenFile, path)
+	return readTokenFile(path, defaultCredLimits)
+}
+
+func readTokenFile(path string, lim credLimits) ([]string, error) {
+	data, err := readCredential(KindTokenFile, path, lim)
 	if err != nil {
 		return nil, err
 	}
@@ -131,14 +135,15 @@ type tokenDigest = [sha256.Size]byte
 // authentication off.
 type tokenStore struct {
 	file     string
+	lim      credLimits
 	static   []tokenDigest
 	required bool
 	set      atomic.Pointer[[]tokenDigest]
 }
 
 // newTokenStore checks and loads the static tokens and the file.
-func newTokenStore(file string, static []string) (*tokenStore, error) {
-	t := &tokenStore{file: file}
+func newTokenStore(file string, static []string, lim credLimits) (*tokenStore, error) {
+	t := &tokenStore{file: file, lim: lim}
 	for _, s := range static {
 		s = strings.TrimSpace(s)
 		if s == "" { // an empty AGENT3MD_TOKEN means none, not a bad one
@@ -160,7 +165,7 @@ func newTokenStore(file string, static []string) (*tokenStore, error) {
 func (t *tokenStore) reload() error {
 	set := append([]tokenDigest(nil), t.static...)
 	if t.file != "" {
-		toks, err := ReadTokenFile(t.file)
+		toks, err := readTokenFile(t.file, t.lim)
 		if err != nil {
 			return err
 		}

@@ -65,7 +65,7 @@ func TestTokenErrorsHideTheToken(t *testing.T) {
 func TestTokenFileErrors(t *testing.T) {
 	dir := t.TempDir()
 	big := filepath.Join(dir, "big")
-	os.WriteFile(big, []byte(strings.Repeat("#\n", MaxCredentialBytes/2+1)), 0o600)
+	os.WriteFile(big, []byte(strings.Repeat("#\n", DefaultMaxCredentialBytes/2+1)), 0o600)
 	for _, tt := range []struct {
 		name, file string
 		want       error
