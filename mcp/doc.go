@@ -23,7 +23,7 @@
 //     Server.Exchange in exchange.go: one message, one session, one
 //     answer; httpevents.go: a handshake-era client's GET stream of
 //     list_changed, fed by the change streams of changestreams.go);
-//   - the shared server (server.go) and the per-connection session
+//   - the shared server (server.go, configured by options.go) and the per-connection session
 //     (session.go): the agent versions and registered features on one
 //     side; the negotiated revision, client capabilities, subscriptions
 //     and the way back to the client on the other;
