@@ -127,8 +127,14 @@ func recoverOne(root *dirFD, staged, skill string, o *WriteOptions, now time.Tim
 		}
 	}
 	if live != nil {
-		if err := w.restore(s, live, "", skill, rep); err != nil {
+		// What it carried across goes back the same way; an entry the
+		// folder holds again stays.
+		w.keepClashes = true
+		if err := w.carry(s, live, ""); err != nil {
 			return err
+		}
+		for _, rel := range w.carried {
+			rep.Restored = append(rep.Restored, skill+"/"+rel)
 		}
 	}
 	for p := range w.clear(s) {
@@ -140,59 +146,4 @@ func recoverOne(root *dirFD, staged, skill string, o *WriteOptions, now time.Tim
 		rep.Left = append(rep.Left, root.join(staged))
 	}
 	return nil
-}
-
-// restore moves back into dst the entries below src that the leftover's
-// marker does not list, at the same paths, where dst has nothing there;
-// an entry dst has again stays in src.
-func (w *folderWrite) restore(src, dst *dirFD, prefix, skill string, rep *Report) error {
-	names, err := src.names()
-	if err != nil {
-		return err
-	}
-	sort.Strings(names)
-	for _, name := range names {
-		rel := path.Join(prefix, name)
-		if w.planned[rel] || w.owned[rel] {
-			continue
-		}
-		if w.isDirOfWrite(rel) {
-			if err := w.restoreInto(src, dst, name, rel, skill, rep); err != nil {
-				return err
-			}
-			continue
-		}
-		if _, err := dst.lstat(name); err == nil {
-			continue // the folder has it again: keep both
-		}
-		if err := renameAt(src, name, dst, name); err != nil {
-			if errors.Is(err, fs.ErrNotExist) {
-				continue
-			}
-			return err
-		}
-		rep.Restored = append(rep.Restored, skill+"/"+rel)
-	}
-	return nil
-}
-
-// restoreInto restores the folder name of src, which holds listed paths,
-// into the folder of that name in dst (made when missing).
-func (w *folderWrite) restoreInto(src, dst *dirFD, name, rel, skill string, rep *Report) error {
-	sub, err := src.openDir(name)
-	if err != nil {
-		return nil
-	}
-	defer sub.close()
-	dsub, err := dst.openDir(name)
-	if errors.Is(err, fs.ErrNotExist) {
-		if err = dst.mkdir(name, 0o755); err == nil {
-			dsub, err = dst.openDir(name)
-		}
-	}
-	if err != nil {
-		return nil // a file or a link where the folder was: leave it in src
-	}
-	defer dsub.close()
-	return w.restore(sub, dsub, rel, skill, rep)
 }

@@ -410,6 +410,9 @@ type folderWrite struct {
 	states  []string        // per file of f: "created", "replaced" or "unchanged"
 	removed []string        // owned files not written again that were there
 	carried []string        // entries moved from the old folder into the new
+	// keepClashes leaves an entry carry cannot move where it is instead
+	// of failing (RecoverStaged).
+	keepClashes bool
 }
 
 // compare reads what the folder holds now: each file's state, the owned

@@ -131,6 +131,9 @@ func (w *folderWrite) isDirOfWrite(rel string) bool {
 // carry moves the entries below src that this write neither writes nor
 // owns into dst, at the same paths, recording each in w.carried. A folder
 // holding paths of the write is entered, never followed if it is a link.
+// A clash (dst holds an entry at the same path, or a folder on the way
+// cannot be opened) is an error, unless w.keepClashes: then the entry
+// stays in src (RecoverStaged puts entries back that way).
 func (w *folderWrite) carry(src, dst *dirFD, prefix string) error {
 	names, err := src.names()
 	if err != nil {
@@ -143,12 +146,15 @@ func (w *folderWrite) carry(src, dst *dirFD, prefix string) error {
 			continue
 		}
 		if w.isDirOfWrite(rel) {
-			if err := w.carryInto(src, dst, name, rel); err != nil {
+			if err := w.carryInto(src, dst, name, rel); err != nil && !w.keepClashes {
 				return err
 			}
 			continue
 		}
 		if _, err := dst.lstat(name); err == nil {
+			if w.keepClashes {
+				continue
+			}
 			return fmt.Errorf("%s changed while it was written (%s appeared in both versions)", src.join(name), rel)
 		}
 		if err := renameAt(src, name, dst, name); err != nil {
