@@ -227,9 +227,11 @@ func TestVersionsNeverMix(t *testing.T) {
 			time.Sleep(2 * time.Millisecond)
 		}
 	}()
-	deadline := time.Now().Add(400 * time.Millisecond)
+	// As in TestDigestsMatchWithinAVersion: on past the time until one
+	// read has succeeded, up to a hang guard.
+	deadline, giveUp := time.Now().Add(400*time.Millisecond), time.Now().Add(30*time.Second)
 	reads := 0
-	for time.Now().Before(deadline) {
+	for now := time.Now(); now.Before(deadline) || reads == 0 && now.Before(giveUp); now = time.Now() {
 		rep := S.Exchange(context.Background(), &Exchange{Body: []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_skill","arguments":{"name":"alpha"}}}`)})
 		var res struct {
 			Result struct {
@@ -307,9 +309,13 @@ func TestDigestsMatchWithinAVersion(t *testing.T) {
 			time.Sleep(time.Millisecond)
 		}
 	}()
-	deadline := time.Now().Add(500 * time.Millisecond)
+	// Half a second of reads, and on past it until one file has been
+	// read whole (a loaded machine under -race can lose every read of
+	// the first half second to the rewrites; CI once did), up to a hang
+	// guard.
+	deadline, giveUp := time.Now().Add(500*time.Millisecond), time.Now().Add(30*time.Second)
 	checked := 0
-	for time.Now().Before(deadline) {
+	for now := time.Now(); now.Before(deadline) || checked == 0 && now.Before(giveUp); now = time.Now() {
 		c := &call{srv: s, sess: newSession(nil), version: version20251125, params: map[string]json.RawMessage{"uri": json.RawMessage(`"skill://alpha/SKILL.md"`)}}
 		res, err := s.skillsGet(context.Background(), c)
 		if err != nil {
