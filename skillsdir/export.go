@@ -34,8 +34,9 @@ type marker struct {
 	Skill  string   `json:"skill"`
 	Files  []string `json:"files"` // slash paths inside the folder, sorted
 	// Origin owns the folder instead of Agent when set: the source a
-	// sync copied it from (WriteOptions.Origin). URI is where its
-	// SKILL.md came from, Digests the SHA-256 of each file written.
+	// sync copied it from (WriteOptions.Origin); URI is where its
+	// SKILL.md came from. Digests is the SHA-256 of each file written
+	// (every writer's; markers from before they were recorded lack it).
 	Origin  string            `json:"origin,omitempty"`
 	URI     string            `json:"uri,omitempty"`
 	Digests map[string]string `json:"digests,omitempty"`

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"path"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -265,7 +266,7 @@ func (f *Found) CheckWrite(dir string, o *WriteOptions, paths []string, local ma
 		return nil
 	}
 	users, edited := judgeWrite(f.Files, f.Digests, paths, local)
-	return o.writeRefusal(f.Name, path.Join(dir, f.Name), users, edited)
+	return o.writeRefusal(f.Name, filepath.Join(dir, f.Name), users, edited)
 }
 
 // addedEntries lists the entries below d no path of listed accounts for,

@@ -247,3 +247,33 @@ func TestRecoverStagedStaysInside(t *testing.T) {
 		os.RemoveAll(staged)
 	}
 }
+
+// Export's markers record digests too, so a file export wrote and the
+// user edited is neither replaced nor pruned without --force.
+func TestExportRefusesEditedFile(t *testing.T) {
+	o := &WriteOptions{Agent: "team", Prune: true}
+	dir := t.TempDir()
+	if _, err := WriteFolders(dir, []Folder{syncFolder("a", "x"), syncFolder("b", "y")}, o); err != nil {
+		t.Fatal(err)
+	}
+	write(t, filepath.Join(dir, "a", "references", "notes.md"), "edited a\n")
+	write(t, filepath.Join(dir, "b", "SKILL.md"), "edited b\n")
+	_, err := WriteFolders(dir, []Folder{syncFolder("a", "x2")}, o)
+	if err == nil || !strings.Contains(err.Error(), "a changed here since 'agent3md export' wrote it (references/notes.md)") ||
+		!strings.Contains(err.Error(), "SKILL.md changed here") {
+		t.Fatalf("export over two edits: %v", err)
+	}
+	for p, want := range map[string]string{"a/references/notes.md": "edited a\n", "b/SKILL.md": "edited b\n"} {
+		if b, _ := os.ReadFile(filepath.Join(dir, filepath.FromSlash(p))); string(b) != want {
+			t.Errorf("%s became %q", p, b)
+		}
+	}
+	forced := *o
+	forced.Force = true
+	if _, err := WriteFolders(dir, []Folder{syncFolder("a", "x2")}, &forced); err != nil {
+		t.Fatal(err)
+	}
+	if exists(filepath.Join(dir, "b")) {
+		t.Error("forced: b, holding only files export wrote, is still there")
+	}
+}

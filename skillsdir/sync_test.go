@@ -64,8 +64,8 @@ func TestOriginOwnsFolders(t *testing.T) {
 	}
 	var em marker
 	readJSON(t, filepath.Join(dir, "build", markerFile), &em)
-	if em.Origin != "" || em.Digests != nil {
-		t.Fatalf("an export's marker %+v gained sync fields", em)
+	if em.Origin != "" || len(em.Digests) != 2 {
+		t.Fatalf("an export's marker %+v gained sync fields or lacks its digests", em)
 	}
 }
 

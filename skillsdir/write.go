@@ -353,11 +353,11 @@ func encodeMarker(m marker, f Folder) ([]byte, error) {
 	for i, file := range f.Files {
 		m.Files[i] = file.Path
 	}
-	if m.Origin != "" {
-		m.Digests = make(map[string]string, len(f.Files))
-		for _, file := range f.Files {
-			m.Digests[file.Path] = digest(file.Data)
-		}
+	// Every marker records what it wrote, so a file edited since is told
+	// from one the writer may replace or remove (ownership.go).
+	m.Digests = make(map[string]string, len(f.Files))
+	for _, file := range f.Files {
+		m.Digests[file.Path] = digest(file.Data)
 	}
 	slices.Sort(m.Files)
 	b, err := json.MarshalIndent(m, "", "  ")
