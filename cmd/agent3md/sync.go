@@ -11,6 +11,7 @@ import (
 
 	"github.com/agent3md/agent3md/internal/bytesize"
 	"github.com/agent3md/agent3md/internal/httpd"
+	"github.com/agent3md/agent3md/internal/termsafe"
 	"github.com/agent3md/agent3md/selftest/client"
 	"github.com/agent3md/agent3md/skillsync"
 )
@@ -114,7 +115,9 @@ func (a *app) sync(c *cobra.Command, f *syncFlags, args []string) error {
 	}
 	sum, err := skillsync.Sync(c.Context(), src, opts)
 	if err != nil {
-		return ioError(err)
+		// The error may quote the server: one line, escaped (termsafe.Show).
+		fmt.Fprintf(a.stderr, "agent3md: %s\n", shownErr(err))
+		return silent(exitUsage)
 	}
 	if err := a.printSummary(f, sum); err != nil {
 		return ioError(err)
@@ -133,7 +136,7 @@ func (a *app) syncWatch(c *cobra.Command, f *syncFlags, src *skillsync.Source, o
 	w := &skillsync.WatchOptions{Interval: f.interval, OnPass: func(sum *skillsync.Summary, err error) {
 		switch {
 		case err != nil:
-			fmt.Fprintf(a.stderr, "agent3md sync: %v\n", err)
+			fmt.Fprintf(a.stderr, "agent3md sync: %s\n", shownErr(err))
 		case first || sum.Changed() || !sum.OK():
 			if perr := a.printSummary(f, sum); perr != nil && printErr == nil {
 				printErr = perr
@@ -232,4 +235,12 @@ func (f *syncFlags) options(dir string) (*skillsync.Options, error) {
 			MaxSkills: f.maxSkills, MaxTotalBytes: f.maxTotalBytes,
 		},
 	}, nil
+}
+
+// shownErr is a sync's error as one line a terminal shows as it is: the
+// server's text in it (a URI, a message) cannot move the cursor, retitle
+// the window or start a line of its own.
+func shownErr(err error) string {
+	s, _ := termsafe.Show(err.Error())
+	return s
 }
