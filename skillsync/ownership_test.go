@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // The writer's ownership rules as sync meets them (skillsdir's
@@ -141,5 +142,39 @@ func TestSyncSummaryEscapesServerText(t *testing.T) {
 	}
 	if !strings.Contains(out, `\x1b]0;pwned\x07\x0a`) {
 		t.Errorf("the summary does not show them escaped:\n%s", out)
+	}
+}
+
+// A hidden folder named like a leftover of the skill "..", holding a
+// marker of this source, is never recovered: its files would land in
+// DIR's parent (~/.claude for ~/.claude/skills). The summary lists it.
+func TestSyncRecoveryStaysInsideDir(t *testing.T) {
+	f := newFake("ext", library(1))
+	url := f.serveHTTP(t)
+	parent := t.TempDir()
+	dir := filepath.Join(parent, "skills")
+	mustSync(t, url, dir, nil)
+	marker, err := os.ReadFile(filepath.Join(dir, "skill-00", ".agent3md-export.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	staged := filepath.Join(dir, "....agent3md-00112233445566ff")
+	writeFile(t, filepath.Join(staged, ".agent3md-export.json"), string(marker))
+	writeFile(t, filepath.Join(staged, "settings.json"), `{"hooks": "planted"}`)
+	old := time.Now().Add(-time.Hour)
+	if err := os.Chtimes(staged, old, old); err != nil {
+		t.Fatal(err)
+	}
+	sum := mustSync(t, url, dir, nil)
+	if _, err := os.Lstat(filepath.Join(parent, "settings.json")); err == nil {
+		t.Fatal("recovery moved a planted file into DIR's parent")
+	}
+	if len(sum.Restored) != 0 || join(sum.SkippedStaged) != staged {
+		t.Fatalf("restored %v, skipped %v", sum.Restored, sum.SkippedStaged)
+	}
+	var b strings.Builder
+	sum.WriteText(&b)
+	if !strings.Contains(b.String(), "skipped   "+staged) {
+		t.Errorf("the summary does not list the skipped folder:\n%s", b.String())
 	}
 }
