@@ -115,7 +115,7 @@ func WriteFolders(dir string, folders []Folder, opts *WriteOptions) (*Report, er
 	}
 	for _, f := range folders {
 		if err := f.check(); err != nil {
-			return nil, err
+			return nil, &refusals{command: o.command(), dir: dir, list: []*Refusal{{Folder: f.Name, Path: filepath.Join(dir, f.Name), Reason: err.Error()}}}
 		}
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {

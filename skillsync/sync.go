@@ -9,6 +9,7 @@ import (
 	"slices"
 	"sort"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/agent3md/agent3md/skillsdir"
@@ -197,6 +198,11 @@ func (w *writer) put(s *step, f *fetched) error {
 		switch {
 		case errors.As(err, &r):
 			w.sum.Refused = append(w.sum.Refused, Refusal{Skill: name, Reason: r.Reason})
+			return nil
+		case errors.Is(err, syscall.ENAMETOOLONG):
+			// A file system with shorter names than the 255 bytes the
+			// listing was checked against: this skill cannot be held.
+			w.sum.Refused = append(w.sum.Refused, Refusal{Skill: name, Reason: fmt.Sprintf("a name is too long for the file system holding %s (%v); the old version is kept", w.dir, err)})
 			return nil
 		case err != nil:
 			return fmt.Errorf("writing skill %s: %w", name, err)
