@@ -178,3 +178,35 @@ func TestSyncRecoveryStaysInsideDir(t *testing.T) {
 		t.Errorf("the summary does not list the skipped folder:\n%s", b.String())
 	}
 }
+
+// A file the user adds after the plan and before the write is caught by
+// the writer's own check: the skill is refused, the pass goes on.
+func TestSyncUserFileAddedDuringPass(t *testing.T) {
+	f := newFake("ext", library(2))
+	url := f.serveHTTP(t)
+	dir := t.TempDir()
+	mustSync(t, url, dir, nil)
+	f.set(func(c *fakeConfig) {
+		c.Skills["skill-00"]["my-notes.md"] = "the server's notes\n"
+		c.BlockAfter = f.reads // every read from now on waits
+	})
+	f.block = make(chan struct{})
+	mine := filepath.Join(dir, "skill-00", "my-notes.md")
+	go func() {
+		for f.stalled() < 1 {
+			<-f.readSignal()
+		}
+		// Planned already, so the plan did not see it.
+		if err := os.WriteFile(mine, []byte("my notes\n"), 0o644); err != nil {
+			t.Error(err)
+		}
+		f.unblock()
+	}()
+	sum := mustSync(t, url, dir, nil)
+	if refusedNames(sum) != "skill-00" || !strings.Contains(sum.Refused[0].Reason, "my-notes.md") {
+		t.Fatalf("refused %+v, updated %v", sum.Refused, sum.Updated)
+	}
+	if b, _ := os.ReadFile(mine); string(b) != "my notes\n" {
+		t.Errorf("the user's file became %q", b)
+	}
+}
