@@ -36,7 +36,10 @@
 // wrote unless forced, nothing written or removed through a symbolic link
 // (every operation goes through directories opened without following
 // links), each changed folder written whole beside its place and renamed
-// into it. Converting back and forth loses nothing either side can hold
+// into it. Whose each entry is, and so what a writer may replace or
+// remove, is one set of rules in ownership.go (docs/skill-folders.md
+// §13): a file the marker does not list, or one edited since it was
+// written, is the user's, and never replaced or deleted unless forced. Converting back and forth loses nothing either side can hold
 // (docs/skill-folders.md §12).
 //
 // Layering. The package sits below loader and above agentfile. The loader

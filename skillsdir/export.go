@@ -34,8 +34,9 @@ type marker struct {
 	Skill  string   `json:"skill"`
 	Files  []string `json:"files"` // slash paths inside the folder, sorted
 	// Origin owns the folder instead of Agent when set: the source a
-	// sync copied it from (WriteOptions.Origin). URI is where its
-	// SKILL.md came from, Digests the SHA-256 of each file written.
+	// sync copied it from (WriteOptions.Origin); URI is where its
+	// SKILL.md came from. Digests is the SHA-256 of each file written
+	// (every writer's; markers from before they were recorded lack it).
 	Origin  string            `json:"origin,omitempty"`
 	URI     string            `json:"uri,omitempty"`
 	Digests map[string]string `json:"digests,omitempty"`
@@ -58,11 +59,13 @@ type agentHead struct {
 // Report lists what a write into a skills directory did, as slash paths
 // relative to the directory: each file created, replaced, left as it was
 // (its bytes already right) and removed. RecoverStaged also lists the
-// entries it moved back into their folders (Restored) and the hidden
-// folders it had to leave (Left, as full paths).
+// entries it moved back into their folders (Restored), the hidden
+// folders it had to leave (Left, as full paths) and those named like a
+// leftover of a folder no write makes, which it never touches (Skipped,
+// as full paths).
 type Report struct {
 	Created, Replaced, Unchanged, Removed []string
-	Restored, Left                        []string
+	Restored, Left, Skipped               []string
 }
 
 // WriteText lists the files the write created, replaced and removed, a
@@ -84,8 +87,17 @@ func (r *Report) WriteText(w io.Writer) error {
 			return err
 		}
 	}
+	for _, d := range r.Skipped {
+		if _, err := fmt.Fprintf(w, "skipped  %s: %s\n", d, SkippedAdvice); err != nil {
+			return err
+		}
+	}
 	return nil
 }
+
+// SkippedAdvice is what to do with a hidden folder named like a killed
+// write's leftover whose name decodes to no skill folder's name.
+const SkippedAdvice = "named like a killed write's hidden folder, but for no valid skill name, so no write of agent3md made it; it is left as it is; look inside, then remove it"
 
 // LeftAdvice is what to do with a hidden folder RecoverStaged had to
 // leave.

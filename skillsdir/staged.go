@@ -3,7 +3,6 @@ package skillsdir
 import (
 	"errors"
 	"io/fs"
-	"path"
 	"regexp"
 	"sort"
 	"time"
@@ -23,7 +22,9 @@ import (
 // and the hidden folder goes once that leaves it empty. It never deletes
 // a file no marker of this writer lists, and it never overwrites one: an
 // entry the live folder has again since stays where it is, and the
-// hidden folder with it.
+// hidden folder with it. It touches only a leftover whose name decodes to
+// a name a write could have used (ownership.go): "....agent3md-…", which
+// decodes to "..", would otherwise lead it into DIR's parent.
 
 // staleAfter is how long a hidden folder must have gone unchanged before
 // it is taken for a leftover: a live write adds to its hidden folder as it
@@ -42,7 +43,8 @@ var stagedName = regexp.MustCompile(`^\.(.+)\.agent3md-[0-9a-f]{16}$`)
 // may own them. The report lists, as Restored, the entries moved back
 // into their folders, as Removed the files of the leftovers removed, and
 // as Left the hidden folders that could not be emptied (their entries are
-// in the live folder again). Export and sync call it before they write;
+// in the live folder again), and as Skipped those named like a leftover
+// for a name no write uses, left as they are. Export and sync call it before they write;
 // a program calling WriteFolders should too.
 func RecoverStaged(dir string, opts *WriteOptions) (*Report, error) {
 	var o WriteOptions
@@ -69,11 +71,15 @@ func recoverStaged(root *dirFD, o *WriteOptions, now time.Time) (*Report, error)
 	rep := &Report{}
 	for _, name := range names {
 		m := stagedName.FindStringSubmatch(name)
-		if m == nil || m[1] != path.Base(m[1]) {
+		if m == nil {
 			continue
 		}
 		if id, err := root.lstat(name); err != nil || id.mode != fs.ModeDir {
 			continue // a link is never entered
+		}
+		if !validName(m[1]) {
+			rep.Skipped = append(rep.Skipped, root.join(name))
+			continue
 		}
 		if err := recoverOne(root, name, m[1], o, now, rep); err != nil {
 			return rep, err

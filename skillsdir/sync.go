@@ -226,11 +226,14 @@ func openParent(dirs map[string]*dirFD, p string) (*dirFD, error) {
 	return fd, nil
 }
 
-// RemoveFolders removes the folders names of dir that o owns (Found.Owned):
-// SKILL.md first, so a host stops seeing the skill at once, then the other
-// files the marker lists and the marker, then the folder when that leaves
-// it empty. Files the writer did not write stay. A folder o does not own,
-// or one that is a link, is refused, and nothing of it is removed.
+// RemoveFolders removes the folders names of dir that o owns (Found.Owned),
+// by the removal rule (ownership.go): one holding a file of the user's
+// (added, or one the marker lists edited since) is kept whole and refused
+// with a *Refusal, unless forced. It removes SKILL.md first, so a host
+// stops seeing the skill at once, then the other files the marker lists
+// and the marker, then the folder when that leaves it empty: files the
+// writer did not write stay, forced or not. A folder o does not own, or
+// one that is a link, is refused, and nothing of it is removed.
 func RemoveFolders(dir string, names []string, opts *WriteOptions) (*Report, error) {
 	var o WriteOptions
 	if opts != nil {
@@ -251,19 +254,13 @@ func RemoveFolders(dir string, names []string, opts *WriteOptions) (*Report, err
 }
 
 func removeOwned(root *dirFD, name string, o *WriteOptions, rep *Report) error {
-	d, err := openExisting(root, name)
+	d, m, err := openOwned(root, name, o)
 	if err != nil || d == nil {
 		return err
 	}
 	defer d.close()
-	m, err := readMarker(d)
-	switch {
-	case err != nil:
+	if err := o.checkRemove(d, name, m); err != nil {
 		return err
-	case m == nil:
-		return fmt.Errorf("%s was not written by 'agent3md %s' (no %s); it is left as it is", d.path, o.command(), markerFile)
-	case !o.owns(m):
-		return o.notOwned(d.path, m)
 	}
 	files := slices.Clone(m.Files)
 	// SKILL.md first: the folder stops being a skill before it empties.

@@ -64,8 +64,8 @@ func TestOriginOwnsFolders(t *testing.T) {
 	}
 	var em marker
 	readJSON(t, filepath.Join(dir, "build", markerFile), &em)
-	if em.Origin != "" || em.Digests != nil {
-		t.Fatalf("an export's marker %+v gained sync fields", em)
+	if em.Origin != "" || len(em.Digests) != 2 {
+		t.Fatalf("an export's marker %+v gained sync fields or lacks its digests", em)
 	}
 }
 
@@ -161,7 +161,13 @@ func TestRemoveFolders(t *testing.T) {
 	if _, err := WriteFolders(dir, []Folder{lic}, o); err != nil {
 		t.Fatal(err)
 	}
-	rep, err := RemoveFolders(dir, []string{"a", "b", "c", "absent"}, o)
+	// b holds a file added by hand: it is kept whole unless forced.
+	if _, err := RemoveFolders(dir, []string{"b"}, o); err == nil || !strings.Contains(err.Error(), "mine.txt added") {
+		t.Fatalf("b, holding a file added by hand, removed: %v", err)
+	}
+	forced := *o
+	forced.Force = true
+	rep, err := RemoveFolders(dir, []string{"a", "b", "c", "absent"}, &forced)
 	if err != nil {
 		t.Fatal(err)
 	}

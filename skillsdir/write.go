@@ -17,13 +17,11 @@ import (
 
 // Writing skill folders into a directory that is often shared
 // (~/.claude/skills) must never destroy what it did not write, nor write
-// anywhere else (docs/cli.md, export). The rules, for export and for any
-// later writer of skill folders:
+// anywhere else (docs/cli.md, export). Whose each entry is, and so what
+// may be written or removed, is ownership.go's; how it is done safely:
 //
-//   - Each folder holds a marker (markerFile) naming the agent that wrote
-//     it, the source file and the files written. A folder without one, or
-//     with another agent's, is refused unless forced; every folder is
-//     checked before any is written, so a refusal changes nothing.
+//   - Every folder is checked before any is written, so a refusal changes
+//     nothing.
 //   - Nothing is written or removed through a symbolic link. Every
 //     operation goes through directories opened without following links
 //     (dirFD), so a link swapped in after a check makes it fail instead of
@@ -32,7 +30,6 @@ import (
 //     beside it, which then takes its place in one rename (an exchange
 //     where the system has one): a reader sees the old skill or the new,
 //     never a mix. Files in it the writer did not write are moved across.
-//   - Only files a marker of the same agent lists are removed.
 
 // FolderFile is one file of a skill folder: its slash path inside the folder and
 // its bytes.
@@ -75,6 +72,10 @@ type WriteOptions struct {
 	// writer's only when its marker names the same Origin, and each
 	// marker also records every file's SHA-256 (sync.go).
 	Origin string
+	// MaxFileBytes is the largest file read to compare it with the
+	// digest a marker records (a larger one counts as changed);
+	// DefaultMaxCompareBytes when 0.
+	MaxFileBytes int64
 
 	head *agentHead // what export adds to each marker
 }
@@ -114,7 +115,7 @@ func WriteFolders(dir string, folders []Folder, opts *WriteOptions) (*Report, er
 	}
 	for _, f := range folders {
 		if err := f.check(); err != nil {
-			return nil, err
+			return nil, &refusals{command: o.command(), dir: dir, list: []*Refusal{{Folder: f.Name, Path: filepath.Join(dir, f.Name), Reason: err.Error()}}}
 		}
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -128,14 +129,17 @@ func WriteFolders(dir string, folders []Folder, opts *WriteOptions) (*Report, er
 		return nil, err
 	}
 	defer root.close()
-	var refusals []string
+	refused := &refusals{command: o.command(), dir: dir}
 	for _, f := range folders {
 		if err := checkFolder(root, f, &o); err != nil {
-			refusals = append(refusals, err.Error())
+			refused.list = append(refused.list, refusalOf(root, f.Name, err))
 		}
 	}
-	if len(refusals) > 0 {
-		return nil, fmt.Errorf("%s into %s refused; nothing was written:\n  %s", o.command(), dir, strings.Join(refusals, "\n  "))
+	if o.Prune {
+		refused.list = append(refused.list, checkPrune(root, folders, &o)...)
+	}
+	if len(refused.list) > 0 {
+		return nil, refused
 	}
 	rep := &Report{}
 	for _, f := range folders {
@@ -152,19 +156,22 @@ func WriteFolders(dir string, folders []Folder, opts *WriteOptions) (*Report, er
 	return rep, nil
 }
 
-// check refuses a folder no skills directory can hold: a name that is not
-// one plain component, or a file path that leaves the folder.
+// check refuses a folder no skills directory may hold (ownership.go): a
+// name that is not a valid Agent Skills name, a file path CheckFilePath
+// refuses, or one path twice.
 func (f *Folder) check() error {
-	if f.Name == "" || f.Name != filepath.Base(f.Name) || strings.HasPrefix(f.Name, ".") || strings.ContainsAny(f.Name, `/\`) {
-		return fmt.Errorf("skill folder name %q is not one visible path component", f.Name)
+	if !validName(f.Name) {
+		return fmt.Errorf("skill folder name %s is not a valid Agent Skills name", quote(f.Name))
 	}
 	seen := map[string]bool{}
 	for _, file := range f.Files {
-		p := file.Path
-		if !localSlashPath(p) || p == markerFile || seen[p] {
-			return fmt.Errorf("skill folder %s: file path %q is not a new relative path inside the folder", f.Name, p)
+		if err := CheckFilePath(file.Path); err != nil {
+			return fmt.Errorf("skill folder %s: %w", f.Name, err)
 		}
-		seen[p] = true
+		if seen[file.Path] {
+			return fmt.Errorf("skill folder %s: file path %s is listed twice", f.Name, quote(file.Path))
+		}
+		seen[file.Path] = true
 	}
 	return nil
 }
@@ -175,19 +182,15 @@ func localSlashPath(p string) bool {
 }
 
 // checkFolder refuses a skill folder that is a symbolic link, holds one on
-// a path this write would use, or was not written for the same agent
-// (unless forced).
+// a path this write would use, was not written by the same writer, or
+// holds a user's file the write would replace or remove (ownership.go;
+// the last two unless forced).
 func checkFolder(root *dirFD, f Folder, o *WriteOptions) error {
 	live, err := openExisting(root, f.Name)
 	if err != nil || live == nil {
 		return err
 	}
 	defer live.close()
-	for _, file := range f.Files {
-		if err := checkPath(live, file.Path); err != nil {
-			return err
-		}
-	}
 	m, err := readMarker(live)
 	switch {
 	case err != nil:
@@ -196,6 +199,15 @@ func checkFolder(root *dirFD, f Folder, o *WriteOptions) error {
 		return fmt.Errorf("%s was not written by 'agent3md %s' (no %s); move it away, or pass --force to write into it", live.path, o.command(), markerFile)
 	case m != nil && !o.owns(m) && !o.Force:
 		return o.notOwned(live.path, m)
+	}
+	// The user's files first: a refusal names them, whatever they are.
+	if err := o.checkWrite(live, m, f); err != nil {
+		return err
+	}
+	for _, file := range f.Files {
+		if err := checkPath(live, file.Path); err != nil {
+			return err
+		}
 	}
 	return nil
 }
@@ -341,11 +353,11 @@ func encodeMarker(m marker, f Folder) ([]byte, error) {
 	for i, file := range f.Files {
 		m.Files[i] = file.Path
 	}
-	if m.Origin != "" {
-		m.Digests = make(map[string]string, len(f.Files))
-		for _, file := range f.Files {
-			m.Digests[file.Path] = digest(file.Data)
-		}
+	// Every marker records what it wrote, so a file edited since is told
+	// from one the writer may replace or remove (ownership.go).
+	m.Digests = make(map[string]string, len(f.Files))
+	for _, file := range f.Files {
+		m.Digests[file.Path] = digest(file.Data)
 	}
 	slices.Sort(m.Files)
 	b, err := json.MarshalIndent(m, "", "  ")

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"path"
 	"slices"
 	"sort"
@@ -222,19 +223,18 @@ func (w *folderWrite) clear(d *dirFD) (removed map[string]bool) {
 	return removed
 }
 
-// pruneFolders removes the folders an earlier write for agent made that
-// folders no longer holds: the files their markers list, the marker, and
-// the folder when that leaves it empty.
-func pruneFolders(root *dirFD, folders []Folder, o *WriteOptions, rep *Report) error {
+// pruneNames is the folders an earlier write for the writer made that
+// folders no longer holds, with their markers.
+func pruneNames(root *dirFD, folders []Folder, o *WriteOptions) (map[string]*marker, error) {
 	names, err := root.names()
 	if err != nil {
-		return err
+		return nil, err
 	}
-	sort.Strings(names)
 	current := make(map[string]bool, len(folders))
 	for _, f := range folders {
 		current[f.Name] = true
 	}
+	out := map[string]*marker{}
 	for _, name := range names {
 		if current[name] || strings.HasPrefix(name, ".") {
 			continue
@@ -247,9 +247,53 @@ func pruneFolders(root *dirFD, folders []Folder, o *WriteOptions, rep *Report) e
 			continue
 		}
 		m, err := readMarker(d)
-		if err != nil || m == nil || !o.owns(m) {
+		d.close()
+		if err == nil && m != nil && o.owns(m) {
+			out[name] = m
+		}
+	}
+	return out, nil
+}
+
+// checkPrune refuses, before anything is written, the folders a prune
+// would remove that hold files of the user's (ownership.go).
+func checkPrune(root *dirFD, folders []Folder, o *WriteOptions) []*Refusal {
+	gone, err := pruneNames(root, folders, o)
+	if err != nil {
+		return []*Refusal{{Path: root.path, Reason: err.Error()}}
+	}
+	var out []*Refusal
+	for _, name := range slices.Sorted(maps.Keys(gone)) {
+		d, err := root.openDir(name)
+		if err != nil {
+			continue // gone meanwhile
+		}
+		if err := o.checkRemove(d, name, gone[name]); err != nil {
+			out = append(out, refusalOf(root, name, err))
+		}
+		d.close()
+	}
+	return out
+}
+
+// pruneFolders removes the folders an earlier write for the writer made
+// that folders no longer holds (checkPrune passed them): the files their
+// markers list, the marker, and the folder when that leaves it empty. One
+// that gained a file of the user's since it was checked is left.
+func pruneFolders(root *dirFD, folders []Folder, o *WriteOptions, rep *Report) error {
+	gone, err := pruneNames(root, folders, o)
+	if err != nil {
+		return err
+	}
+	for _, name := range slices.Sorted(maps.Keys(gone)) {
+		m := gone[name]
+		d, err := root.openDir(name)
+		if err != nil {
+			continue
+		}
+		if o.checkRemove(d, name, m) != nil {
 			d.close()
-			continue // not ours to touch
+			continue
 		}
 		w := &folderWrite{planned: map[string]bool{markerFile: true}, owned: map[string]bool{}}
 		for _, p := range m.Files {

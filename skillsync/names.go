@@ -29,8 +29,11 @@ const (
 // checkFilePath refuses a file path that is not a plain relative slash
 // path inside the skill folder: empty, absolute, with a "." or ".."
 // element, an empty element, a backslash, a NUL or another control
-// character, bytes that are not UTF-8, or over the bounds above. The
-// marker's name and the temporary names of the writer are refused too.
+// character, bytes that are not UTF-8, or over the bounds above; then
+// what the writer never writes into a skill folder (skillsdir's
+// CheckFilePath: a hidden element such as .git, an element over 255
+// bytes, the marker's name), so such a path refuses its skill here,
+// before anything is fetched, and the other skills sync.
 func checkFilePath(p string) error {
 	switch {
 	case p == "":
@@ -63,10 +66,7 @@ func checkFilePath(p string) error {
 	if p != path.Clean(p) {
 		return fmt.Errorf("file path %q is not clean", clip(p))
 	}
-	if skillsdir.IsMarker(p) {
-		return fmt.Errorf("file path %q is the name of the marker sync writes", p)
-	}
-	return nil
+	return skillsdir.CheckFilePath(p)
 }
 
 // foldKey is the name a case-insensitive, normalization-insensitive file

@@ -165,10 +165,11 @@ func (s *step) decide(dir string, o *Options, wo *skillsdir.WriteOptions, lim *L
 		s.refused = notOurs(shown, f, wo)
 		return
 	}
-	paths := make([]string, 0, len(s.r.Files)+len(f.Files))
-	for _, rf := range s.r.Files {
-		paths = append(paths, rf.Path)
+	wanted := make([]string, len(s.r.Files))
+	for i, rf := range s.r.Files {
+		wanted[i] = rf.Path
 	}
+	paths := slices.Clone(wanted)
 	for _, p := range f.Files {
 		if !slices.Contains(paths, p) {
 			paths = append(paths, p)
@@ -180,8 +181,11 @@ func (s *step) decide(dir string, o *Options, wo *skillsdir.WriteOptions, lim *L
 		return
 	}
 	s.local = local
-	if edited := s.editedHere(); len(edited) > 0 && !o.Force {
-		s.refused = fmt.Sprintf("%s changed here since sync wrote it (%s); move the changes elsewhere, or pass --force to replace them", shown, strings.Join(edited, ", "))
+	// The writer's rules (skillsdir's ownership.go): a file of the
+	// user's where the new version writes, or one sync wrote and the
+	// user edited, is not replaced without --force.
+	if err := f.CheckWrite(dir, wo, wanted, local); err != nil {
+		s.refused = err.Error()
 		return
 	}
 	s.fetch = !(f.Owned(wo) && s.r.Verified && s.matches(nil))
@@ -196,20 +200,6 @@ func notOurs(shown string, f *skillsdir.Found, wo *skillsdir.WriteOptions) strin
 		return fmt.Sprintf("%s was synced from %s, not %s; pass --force to replace it", shown, f.Origin, wo.Origin)
 	}
 	return fmt.Sprintf("%s was written by 'agent3md export' of agent %q; pass --force to replace it", shown, f.Agent)
-}
-
-// editedHere lists the files sync wrote whose bytes on disk now differ
-// from what it wrote (a file removed here is not an edit: it comes back).
-func (s *step) editedHere() []string {
-	var out []string
-	for _, p := range s.found.Files {
-		want, had := s.found.Digests[p]
-		got, there := s.local[p]
-		if had && there && got != want {
-			out = append(out, p)
-		}
-	}
-	return out
 }
 
 // matches reports whether DIR's folder holds exactly the skill: the files

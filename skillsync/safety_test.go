@@ -79,9 +79,21 @@ func TestSyncForeignFolders(t *testing.T) {
 	// A dropped skill of the other source is not this one's to remove.
 	f.set(func(c *fakeConfig) { delete(c.Skills, "skill-03"); delete(c.Skills, "skill-00") })
 	g.set(func(c *fakeConfig) { delete(c.Skills, "skill-03") })
+	// skill-00 holds notes.txt, added by hand: it is kept whole, refused
+	// with the file named, until --force removes the files sync wrote.
 	sum = mustSync(t, url, dir, nil)
-	if join(sum.Removed) != "skill-00,skill-03" {
-		t.Fatalf("removed %v", sum.Removed)
+	if join(sum.Removed) != "skill-03" || refusedNames(sum) != "skill-00,skill-01,skill-02" {
+		t.Fatalf("removed %v, refused %+v", sum.Removed, sum.Refused)
+	}
+	if r := sum.Refused[0].Reason; !strings.Contains(r, "notes.txt added") || !strings.Contains(r, "--force") {
+		t.Errorf("the refusal to remove skill-00: %q", r)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "skill-00", "SKILL.md")); err != nil {
+		t.Errorf("skill-00 lost its SKILL.md: %v", err)
+	}
+	sum = mustSync(t, url, dir, &Options{Force: true})
+	if join(sum.Removed) != "skill-00" {
+		t.Fatalf("forced: removed %v", sum.Removed)
 	}
 	if b, _ := os.ReadFile(filepath.Join(dir, "skill-00", "notes.txt")); string(b) != "keep me\n" {
 		t.Errorf("removing a skill took a file sync did not write: %q", b)

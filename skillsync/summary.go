@@ -6,6 +6,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/agent3md/agent3md/internal/termsafe"
 	"github.com/agent3md/agent3md/skillsdir"
 )
 
@@ -22,7 +23,7 @@ func (s *Summary) WriteJSON(w io.Writer) error {
 		ElapsedMs float64 `json:"elapsedMs"`
 	}
 	c := *s
-	for _, l := range []*[]string{&c.Added, &c.Updated, &c.Removed, &c.Unchanged, &c.Restored, &c.LeftStaged} {
+	for _, l := range []*[]string{&c.Added, &c.Updated, &c.Removed, &c.Unchanged, &c.Restored, &c.LeftStaged, &c.SkippedStaged} {
 		if *l == nil {
 			*l = []string{}
 		}
@@ -39,7 +40,11 @@ func (s *Summary) WriteJSON(w io.Writer) error {
 
 // WriteText writes the summary for a person: what changed by name,
 // unchanged skills by count, each refusal with its reason, then one line
-// of totals.
+// of totals. Names, URIs and reasons carry a server's text (and DIR's
+// names), so each goes through termsafe.Show: a control character (an
+// escape sequence that would retitle the terminal, a line break that
+// would fake an "added" line) is written as \xNN, whatever the output
+// is.
 func (s *Summary) WriteText(w io.Writer) error {
 	var b strings.Builder
 	verb := func(done, would string) string {
@@ -48,30 +53,39 @@ func (s *Summary) WriteText(w io.Writer) error {
 		}
 		return done
 	}
-	fmt.Fprintf(&b, "%s %s -> %s (%s)\n", verb("synced", "dry run: would sync"), s.Source, s.Dir, s.Via)
+	fmt.Fprintf(&b, "%s %s -> %s (%s)\n", verb("synced", "dry run: would sync"), shown(s.Source), shown(s.Dir), shown(s.Via))
 	list := func(label string, names []string) {
 		for _, n := range names {
-			fmt.Fprintf(&b, "  %-9s %s\n", label, n)
+			fmt.Fprintf(&b, "  %-9s %s\n", label, shown(n))
 		}
 	}
 	list(verb("added", "add"), s.Added)
 	list(verb("updated", "update"), s.Updated)
 	list(verb("removed", "remove"), s.Removed)
 	for _, r := range s.Refused {
-		fmt.Fprintf(&b, "  %-9s %s: %s\n", "refused", r.Skill, r.Reason)
+		fmt.Fprintf(&b, "  %-9s %s: %s\n", "refused", shown(r.Skill), shown(r.Reason))
 	}
 	for _, r := range s.Kept {
-		fmt.Fprintf(&b, "  %-9s %s: %s\n", "kept", r.Skill, r.Reason)
+		fmt.Fprintf(&b, "  %-9s %s: %s\n", "kept", shown(r.Skill), shown(r.Reason))
 	}
 	list("restored", s.Restored)
 	for _, d := range s.LeftStaged {
-		fmt.Fprintf(&b, "  %-9s %s: %s\n", "left", d, skillsdir.LeftAdvice)
+		fmt.Fprintf(&b, "  %-9s %s: %s\n", "left", shown(d), skillsdir.LeftAdvice)
+	}
+	for _, d := range s.SkippedStaged {
+		fmt.Fprintf(&b, "  %-9s %s: %s\n", "skipped", shown(d), skillsdir.SkippedAdvice)
 	}
 	fmt.Fprintf(&b, "%d added, %d updated, %d removed, %d unchanged, %d refused; %d requests, %s read, %d files, %.2fs\n",
 		len(s.Added), len(s.Updated), len(s.Removed), len(s.Unchanged), len(s.Refused),
 		s.Requests, humanBytes(s.Bytes), s.Files, s.Elapsed.Seconds())
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// shown is text from a server or DIR as a summary line may carry it.
+func shown(s string) string {
+	out, _ := termsafe.Show(s)
+	return out
 }
 
 // Changed reports whether the pass added, updated or removed anything.

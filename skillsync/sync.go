@@ -3,11 +3,13 @@ package skillsync
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"reflect"
 	"slices"
 	"sort"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/agent3md/agent3md/skillsdir"
@@ -62,10 +64,12 @@ type Summary struct {
 	Kept []Refusal `json:"kept"`
 	// Restored are the entries (folder/path) a killed earlier write had
 	// moved into a hidden folder beside their folder, now back in it;
-	// LeftStaged the hidden folders that could not be emptied
-	// (skillsdir.RecoverStaged).
-	Restored   []string `json:"restored"`
-	LeftStaged []string `json:"leftStaged"`
+	// LeftStaged the hidden folders that could not be emptied;
+	// SkippedStaged those named like one for a name no write uses, left
+	// as they are (skillsdir.RecoverStaged).
+	Restored      []string `json:"restored"`
+	LeftStaged    []string `json:"leftStaged"`
+	SkippedStaged []string `json:"skippedStaged"`
 	// Requests and Bytes count what was asked of the server and the
 	// bytes of its answers; Files the files read.
 	Requests int64         `json:"requests"`
@@ -86,7 +90,7 @@ func pass(ctx context.Context, k *conn, src *Source, o *Options, lim *Limits) (*
 	if err != nil {
 		return nil, err
 	}
-	wo := &skillsdir.WriteOptions{Agent: k.server, Source: src.String(), Origin: src.String(), Force: o.Force, Command: "sync"}
+	wo := &skillsdir.WriteOptions{Agent: k.server, Source: src.String(), Origin: src.String(), Force: o.Force, Command: "sync", MaxFileBytes: lim.MaxFileBytes}
 	rec := &skillsdir.Report{}
 	if !o.DryRun {
 		// What an earlier sync killed midway left is put right first.
@@ -99,7 +103,7 @@ func pass(ctx context.Context, k *conn, src *Source, o *Options, lim *Limits) (*
 		return nil, err
 	}
 	sum := &Summary{Source: src.String(), Dir: o.Dir, Via: l.via, DryRun: o.DryRun, Unchanged: p.unchanged, Refused: p.refused,
-		Restored: rec.Restored, LeftStaged: rec.Left, uris: make(map[string]string, len(l.skills))}
+		Restored: rec.Restored, LeftStaged: rec.Left, SkippedStaged: rec.Skipped, uris: make(map[string]string, len(l.skills))}
 	for _, r := range l.skills {
 		sum.uris[r.Name] = r.URI
 	}
@@ -166,8 +170,9 @@ type writer struct {
 }
 
 // put checks a fetched skill and writes it whole; a skill that fails its
-// checks is refused and its folder left as it was. The error is for a
-// write that failed.
+// checks, or that the writer refuses (skillsdir.Refusal: a file of the
+// user's it would replace, found since the plan), is refused and its
+// folder left as it was. The error is for a write that failed.
 func (w *writer) put(s *step, f *fetched) error {
 	if f.err != nil {
 		return f.err
@@ -188,7 +193,18 @@ func (w *writer) put(s *step, f *fetched) error {
 		return nil
 	}
 	if !w.dry {
-		if _, err := skillsdir.WriteFolders(w.dir, []skillsdir.Folder{folderOf(s.r, f.data)}, w.wo); err != nil {
+		_, err := skillsdir.WriteFolders(w.dir, []skillsdir.Folder{folderOf(s.r, f.data)}, w.wo)
+		var r *skillsdir.Refusal
+		switch {
+		case errors.As(err, &r):
+			w.sum.Refused = append(w.sum.Refused, Refusal{Skill: name, Reason: r.Reason})
+			return nil
+		case errors.Is(err, syscall.ENAMETOOLONG):
+			// A file system with shorter names than the 255 bytes the
+			// listing was checked against: this skill cannot be held.
+			w.sum.Refused = append(w.sum.Refused, Refusal{Skill: name, Reason: fmt.Sprintf("a name is too long for the file system holding %s (%v); the old version is kept", w.dir, err)})
+			return nil
+		case err != nil:
 			return fmt.Errorf("writing skill %s: %w", name, err)
 		}
 	}
@@ -263,7 +279,10 @@ func sameJSON(a, b any) bool {
 
 // drop removes this source's folders of skills it lists no more, once the
 // server confirms each is gone: a skill briefly left out of a listing (a
-// server between two versions of a folder) is not lost.
+// server between two versions of a folder) is not lost. A folder holding
+// a file of the user's (added, or edited since sync wrote it) is refused
+// and kept whole unless --force (skillsdir's removal rule), in a dry run
+// too.
 func (w *writer) drop(ctx context.Context, k *conn, gone []*skillsdir.Found) error {
 	for _, f := range gone {
 		if err := ctx.Err(); err != nil {
@@ -290,10 +309,17 @@ func (w *writer) drop(ctx context.Context, k *conn, gone []*skillsdir.Found) err
 			w.sum.Kept = append(w.sum.Kept, Refusal{Skill: f.Name, Reason: fmt.Sprintf("no longer listed, and asking for %s failed (%v); kept", uri, err)})
 			continue
 		}
-		if !w.dry {
-			if _, err := skillsdir.RemoveFolders(w.dir, []string{f.Name}, w.wo); err != nil {
-				return fmt.Errorf("removing skill %s: %w", f.Name, err)
-			}
+		err = skillsdir.CheckRemove(w.dir, f.Name, w.wo)
+		if err == nil && !w.dry {
+			_, err = skillsdir.RemoveFolders(w.dir, []string{f.Name}, w.wo)
+		}
+		var r *skillsdir.Refusal
+		switch {
+		case errors.As(err, &r):
+			w.sum.Refused = append(w.sum.Refused, Refusal{Skill: f.Name, Reason: r.Reason})
+			continue
+		case err != nil:
+			return fmt.Errorf("removing skill %s: %w", f.Name, err)
 		}
 		w.sum.Removed = append(w.sum.Removed, f.Name)
 	}

@@ -39,8 +39,11 @@ a symbolic link anywhere below DIR is always refused, even one swapped in
 while export runs; a changed folder is written whole beside its place and
 renamed into it, keeping the files you added; only files a previous
 export of the same agent wrote are removed when they are no longer needed
-(including the folders of skills the agent no longer has). Every file
-created, replaced or removed is listed.`,
+(including the folders of skills the agent no longer has). A file the
+marker does not list, or one export wrote that you edited since, is yours:
+an export that would write over it or remove it is refused, naming it,
+unless --force (which still never deletes a file no marker lists). Every
+file created, replaced or removed is listed.`,
 		Example: `  agent3md export examples/data.3md | jq '.skills | length'
   agent3md export --bodies examples/devtools.3md > devtools.json
   agent3md export --skills-dir ~/.claude/skills examples/devtools.3md`,
@@ -62,7 +65,7 @@ created, replaced or removed is listed.`,
 	}
 	c.Flags().BoolVar(&bodies, "bodies", false, "include every skill's body")
 	c.Flags().StringVar(&skillsDir, "skills-dir", "", "write one Agent Skills folder per skill under this directory")
-	c.Flags().BoolVar(&force, "force", false, "with --skills-dir: write into skill folders another agent (or no export) wrote")
+	c.Flags().BoolVar(&force, "force", false, "with --skills-dir: write into skill folders another agent (or no export) wrote, and over files of yours in them")
 	a.addLimitFlags(c.Flags())
 	return c
 }

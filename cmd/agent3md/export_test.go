@@ -165,3 +165,41 @@ func TestExportRecoversLeftover(t *testing.T) {
 		t.Error("the hidden folder is still there")
 	}
 }
+
+// TestExportKeepsUserFiles: a reference the user made by hand in an
+// exported folder is theirs. When the agent later gains a dependency of
+// that name, export --skills-dir refuses (naming the file, nothing
+// written) instead of replacing it; --force replaces it. Removing a
+// skill the agent lost keeps a folder holding a file of the user's too.
+func TestExportKeepsUserFiles(t *testing.T) {
+	dir, src := t.TempDir(), t.TempDir()
+	agent := filepath.Join(src, "agent.3md")
+	v1 := "---\n3md: 1\nagent: one\n---\n@plane z=0 kind=identity\nRules.\n\n@plane z=1 label=search-code triggers=search\nSearch.\n\n@plane z=2 label=helper triggers=help\nHelp.\n"
+	write(t, agent, v1)
+	if code, _, errOut := cli(t, "export", "--skills-dir", dir, agent); code != 0 {
+		t.Fatalf("export: exit %d: %s", code, errOut)
+	}
+	mine := filepath.Join(dir, "search-code", "references", "helper.md")
+	write(t, mine, "my own notes on helping\n")
+	write(t, agent, strings.Replace(v1, "Search.", "Search. See [[z=2]].", 1))
+	code, out, errOut := cli(t, "export", "--skills-dir", dir, agent)
+	if code == 0 || !strings.Contains(errOut, "references/helper.md") || !strings.Contains(errOut, "--force") {
+		t.Fatalf("export over a hand-made reference: exit %d\n%s%s", code, out, errOut)
+	}
+	if b, _ := os.ReadFile(mine); string(b) != "my own notes on helping\n" {
+		t.Fatalf("the hand-made reference became %q", b)
+	}
+	if code, out, errOut := cli(t, "export", "--skills-dir", dir, "--force", agent); code != 0 || !strings.Contains(out, "replaced search-code/references/helper.md") {
+		t.Fatalf("forced: exit %d\n%s%s", code, out, errOut)
+	}
+	// The agent loses helper, whose folder holds a file of the user's.
+	write(t, filepath.Join(dir, "helper", "todo.md"), "mine\n")
+	write(t, agent, strings.Replace(v1, "\n\n@plane z=2 label=helper triggers=help\nHelp.\n", "\n", 1))
+	code, out, errOut = cli(t, "export", "--skills-dir", dir, agent)
+	if code == 0 || !strings.Contains(errOut, "todo.md added") {
+		t.Fatalf("pruning a folder holding todo.md: exit %d\n%s%s", code, out, errOut)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "helper", "SKILL.md")); err != nil {
+		t.Errorf("helper lost its SKILL.md: %v", err)
+	}
+}

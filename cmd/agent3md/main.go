@@ -81,7 +81,9 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if errors.As(err, &s) {
 		return int(s)
 	}
-	fmt.Fprintf(stderr, "agent3md: %v\n", err)
+	// Through the terminal-safe writer: an error may quote what a file or
+	// a server said, escape sequences included.
+	fmt.Fprintf(a.stderr, "agent3md: %v\n", err)
 	var ee *exitError
 	if errors.As(err, &ee) {
 		return ee.code

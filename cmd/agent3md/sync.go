@@ -11,6 +11,7 @@ import (
 
 	"github.com/agent3md/agent3md/internal/bytesize"
 	"github.com/agent3md/agent3md/internal/httpd"
+	"github.com/agent3md/agent3md/internal/termsafe"
 	"github.com/agent3md/agent3md/selftest/client"
 	"github.com/agent3md/agent3md/skillsync"
 )
@@ -52,10 +53,13 @@ and renamed into it, so a host never reads half a skill. Unchanged skills
 
 DIR is safe to share: each folder sync writes holds a marker naming the
 source. A folder it did not write, or one written from another source, is
-never touched unless --force; nothing is written through a symbolic link;
-a file changed in DIR since sync wrote it is not replaced without --force;
-a skill the server no longer serves is removed only from this source's
-folders, once the server confirms it is gone.
+never touched unless --force; nothing is written through a symbolic link,
+nor a hidden path (.git/config) or one over 255 bytes an element. In a
+folder sync wrote, a file its marker does not list, or one changed in DIR
+since sync wrote it, is yours: never replaced or deleted without --force.
+A skill the server no longer serves is removed only from this source's
+folders, once the server confirms it is gone, and only when its folder
+holds no file of yours.
 
 --watch keeps DIR current: the server's change notifications start a new
 pass at once (subscriptions/listen on 2026-07-28 servers, list_changed and
@@ -64,7 +68,8 @@ whatever it says. A lost server is dialed again, waiting up to 30s between
 tries. SIGINT or SIGTERM stops it once the skill being written is in place.
 
 Exit status: 0 every skill synced; 1 a skill was refused (a digest that does
-not match, a bad name, a folder sync may not write); 2 a usage or I/O error
+not match, a bad name or path, a folder sync may not write, a file of yours
+in the way); 2 a usage or I/O error
 (the server cannot be reached or listed, DIR cannot be written, the sync was
 interrupted). docs/sync.md has the details.`,
 		Example: `  agent3md sync https://skills.example.com/mcp/team ~/.claude/skills --token-file ~/.config/agent3md/token
@@ -84,7 +89,7 @@ interrupted). docs/sync.md has the details.`,
 	fl.DurationVar(&f.interval, "interval", skillsync.DefaultInterval, "with --watch: the longest time between two passes, whatever the server says")
 	fl.BoolVar(&f.dry, "dry-run", false, "say what would change and write nothing")
 	fl.BoolVar(&f.asJSON, "json", false, "print the summary as JSON (one object a pass with --watch)")
-	fl.BoolVar(&f.force, "force", false, "write into folders sync did not write from this source, and over files changed in DIR")
+	fl.BoolVar(&f.force, "force", false, "write into folders sync did not write from this source, over files of yours (changed or added in DIR), and remove a dropped skill's files though its folder holds some")
 	fl.IntVar(&f.workers, "max-in-flight", skillsync.DefaultWorkers, "requests in flight at once while files are read")
 	fl.DurationVar(&f.timeout, "timeout", skillsync.DefaultTimeout, "longest wait for one answer")
 	bytesize.Int64Var(fl, &f.maxFileBytes, "max-file-bytes", skillsync.DefaultMaxFileBytes, "largest file taken")
@@ -114,7 +119,9 @@ func (a *app) sync(c *cobra.Command, f *syncFlags, args []string) error {
 	}
 	sum, err := skillsync.Sync(c.Context(), src, opts)
 	if err != nil {
-		return ioError(err)
+		// The error may quote the server: one line, escaped (termsafe.Show).
+		fmt.Fprintf(a.stderr, "agent3md: %s\n", shownErr(err))
+		return silent(exitUsage)
 	}
 	if err := a.printSummary(f, sum); err != nil {
 		return ioError(err)
@@ -133,7 +140,7 @@ func (a *app) syncWatch(c *cobra.Command, f *syncFlags, src *skillsync.Source, o
 	w := &skillsync.WatchOptions{Interval: f.interval, OnPass: func(sum *skillsync.Summary, err error) {
 		switch {
 		case err != nil:
-			fmt.Fprintf(a.stderr, "agent3md sync: %v\n", err)
+			fmt.Fprintf(a.stderr, "agent3md sync: %s\n", shownErr(err))
 		case first || sum.Changed() || !sum.OK():
 			if perr := a.printSummary(f, sum); perr != nil && printErr == nil {
 				printErr = perr
@@ -232,4 +239,12 @@ func (f *syncFlags) options(dir string) (*skillsync.Options, error) {
 			MaxSkills: f.maxSkills, MaxTotalBytes: f.maxTotalBytes,
 		},
 	}, nil
+}
+
+// shownErr is a sync's error as one line a terminal shows as it is: the
+// server's text in it (a URI, a message) cannot move the cursor, retitle
+// the window or start a line of its own.
+func shownErr(err error) string {
+	s, _ := termsafe.Show(err.Error())
+	return s
 }
