@@ -17,7 +17,7 @@ import (
 
 // evalFlags are eval's options.
 type evalFlags struct {
-	asJSON, junit, failedOnly bool
+	asJSON, junit, failedOnly  bool
 	minTop1, minTop3, maxFalse float64
 	compare                    string
 	limits                     cases.Limits
