@@ -111,7 +111,7 @@ func writeJSON(out io.Writer, v any) error {
 }
 
 func (a *app) validateCmd() *cobra.Command {
-	var asJSON bool
+	var asJSON, noLint bool
 	c := &cobra.Command{
 		Use:   "validate FILE|DIR...",
 		Short: "Check agent files (every agent3md/1 rule) or Agent Skills folders",
@@ -133,15 +133,16 @@ reports always print as a JSON array.`,
   agent3md validate ~/.claude/skills`,
 		Args: args(cobra.MinimumNArgs(1)),
 		RunE: func(c *cobra.Command, files []string) error {
-			return a.validate(c.Context(), files, asJSON)
+			return a.validate(c.Context(), files, asJSON, noLint)
 		},
 	}
 	c.Flags().BoolVar(&asJSON, "json", false, "print findings as JSON")
+	c.Flags().BoolVar(&noLint, "no-lint", false, "skip the routing lints (competing-skills, shared-trigger, everyday-trigger, description-when), which build the routing index")
 	a.addLimitFlags(c.Flags())
 	return c
 }
 
-func (a *app) validate(ctx context.Context, files []string, asJSON bool) error {
+func (a *app) validate(ctx context.Context, files []string, asJSON, noLint bool) error {
 	var reports []agentfile.FileReport
 	code, checked := exitOK, 0
 	single := len(files) == 1
@@ -151,8 +152,14 @@ func (a *app) validate(ctx context.Context, files []string, asJSON bool) error {
 			// A skills folder: one report per skill (docs/skill-folders.md §3).
 			batch = a.validateDir(ctx, path)
 			single = false
+			if !noLint {
+				a.lintDir(ctx, path, batch)
+			}
 		} else {
 			batch = []agentfile.FileReport{a.validateOne(path)}
+			if !noLint {
+				a.lintFile(ctx, path, &batch[0])
+			}
 		}
 		for _, fr := range batch {
 			reports = append(reports, fr)
