@@ -60,9 +60,9 @@ type RouteFunc func(ctx context.Context, text string) ([]router.Match, error)
 
 // Options configures Check. A nil *Options means defaults.
 type Options struct {
-	// Close is how near a runner-up's relevance must come to the first
-	// match's, as a share of it, to count as a tie when both are of one
-	// tier and trigger score (default DefaultClose).
+	// Close is how near a sure runner-up's relevance must come to the
+	// first sure match's, as a share of it, to count as a tie when both
+	// hit as many trigger phrases (default DefaultClose).
 	Close float64
 	// Workers is how many routes run at once (default GOMAXPROCS).
 	Workers int
@@ -238,17 +238,30 @@ func judge(s *Skill, p probe, ms []router.Match, close float64) *Finding {
 	return competing(s, rival, rank)
 }
 
-// tied reports two matches the ranking barely tells apart: one tier, one
-// trigger score, and relevance within close of each other (or no
-// relevance at all, which a phrase match of a tier of its own has).
+// tied reports two matches the ranking barely tells apart. Two relaxed
+// matches tie whenever route_skill shows both: the router offers the
+// runner-up (it keeps only those within router.DefaultRelaxedThreshold of
+// the best) as a candidate for the very text of the first skill's
+// description, so a paraphrase of it can go either way; on three public
+// collections of Agent Skills (router/testdata/folders, 157 skills) no
+// description draws a runner-up but a near twin. Two sure matches tie
+// with one trigger score and relevance within close of each other (or
+// no relevance at all, which a phrase match alone in its tier has).
 func tied(a, b *router.Match, close float64) bool {
 	if sure(a) != sure(b) || a.Score != b.Score {
 		return false
 	}
-	if a.Relevance == 0 {
-		return b.Relevance == 0
+	if !sure(a) || a.Relevance == 0 {
+		return !sure(a) || b.Relevance == 0
 	}
 	return b.Relevance >= close*a.Relevance
+}
+
+func tierWord(m *router.Match) string {
+	if sure(m) {
+		return "sure"
+	}
+	return "relaxed"
 }
 
 func place(rank int) string {
@@ -266,7 +279,7 @@ func place(rank int) string {
 func competing(s *Skill, rival *router.Match, rank int) *Finding {
 	how := fmt.Sprintf("routing %q's own description, %q comes first (%q is %s", s.Name, rival.Name, s.Name, place(rank))
 	if rank == 1 {
-		how = fmt.Sprintf("routing %q's own description, %q ties with it (the same tier, within %.0f%% of its relevance", s.Name, rival.Name, 100*(1-DefaultClose))
+		how = fmt.Sprintf("routing %q's own description, route_skill offers %q beside it (a %s match too", s.Name, rival.Name, tierWord(rival))
 	}
 	if len(rival.Hits) > 0 {
 		how += "; it matched " + quoteList(rival.Hits, 4)
