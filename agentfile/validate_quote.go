@@ -57,11 +57,19 @@ func (v *validation) toolQuote(s *Skill, pl *Plane, tools map[string]bool) {
 		case p.Known:
 			v.warnf(RuleToolQuote, pl, "skill %q command: {%s}: %s, so a value starting with \"-\" is refused there; put a -- of %s itself right before {%s}, or pass it as --name={%s}",
 				s.Name, p.Name, p.Void, p.Program, p.Name, p.Name)
-		case tools[p.Program]:
+		case declared(p.Program, tools):
 			// Declared: see above.
 		default:
 			v.warnf(RuleToolQuote, pl, "skill %q command: agent3md does not know %s, so the -- before {%s} cannot prove its value is no option and a value starting with \"-\" is refused; if {%s} may start with \"-\", pass it as --name={%s} where %s has such an option",
 				s.Name, p.Program, p.Name, p.Name, p.Name, p.Program)
 		}
 	}
+}
+
+// declared reports whether the program a placeholder's value goes to is
+// one tools: declares: "git" for "git tag", whose subcommand agent3md
+// may not know while the author declared the program.
+func declared(program string, tools map[string]bool) bool {
+	f := strings.Fields(program)
+	return len(f) > 0 && tools[f[0]]
 }

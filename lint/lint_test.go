@@ -37,8 +37,8 @@ func TestEveryday(t *testing.T) {
 			t.Errorf("%q: finding %+v", c.trigger, fs[0])
 		}
 	}
-	if fs := everyday(&Skill{Name: "git-push", Triggers: []string{"push"}}); !strings.Contains(fs[0].Message, `"push git"`) {
-		t.Errorf("no example built from the name: %s", fs[0].Message)
+	if fs := everyday(&Skill{Name: "git-push", Triggers: []string{"push"}}); !strings.Contains(fs[0].Message, `as in "push the …"`) {
+		t.Errorf("no example of the fix: %s", fs[0].Message)
 	}
 }
 

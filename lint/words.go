@@ -81,26 +81,10 @@ func everyday(s *Skill) []Finding {
 			line = s.Line
 		}
 		out = append(out, Finding{Rule: RuleEverydayTrigger, Skill: s.Name, File: s.File, Line: line, Z: s.Z,
-			Message: fmt.Sprintf("trigger %q of %q is only everyday words (%s), which requests about anything use, so it fires on requests that have nothing to do with %q: name what the skill acts on too%s",
-				t, s.Name, strings.Join(ws, ", "), s.Name, example(s.Name, t, ws))})
+			Message: fmt.Sprintf("trigger %q of %q is only everyday words (%s), which requests about anything use, so it fires on requests that have nothing to do with %q: name what the skill acts on too, as in %q",
+				t, s.Name, strings.Join(ws, ", "), s.Name, t+" the …")})
 	}
 	return out
-}
-
-// example suggests the trigger with a word of the skill's name it lacks:
-// "push" of git-push -> "push git"; "" when the name adds nothing.
-func example(name, trigger string, ws []string) string {
-	have := map[string]bool{}
-	for _, w := range ws {
-		have[w] = true
-	}
-	nws, _ := words(name)
-	for _, w := range nws {
-		if !have[w] && !stopWords[w] && !everydayWords[w] {
-			return fmt.Sprintf(" (as in %q)", trigger+" "+w)
-		}
-	}
-	return ""
 }
 
 // whenCues are words a description uses to say when a skill applies:
