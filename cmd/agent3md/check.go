@@ -117,8 +117,14 @@ func (a *app) validateCmd() *cobra.Command {
 		Short: "Check agent files (every agent3md/1 rule) or Agent Skills folders",
 		Long: `validate parses each FILE and checks it against the agent3md/1 rules
 (frontmatter, identity, missing-label, unique-skill, dead-link, entry, cycle,
-dup-input, input-type, tool-input as errors; triggers, tool, unused-input,
-undeclared-tool as warnings). Exit status: 0 when no file has errors, 1 when
+dup-input, input-type, tool-input, wrapped-directive, link-name as errors;
+triggers, tool, unused-input, undeclared-tool as warnings; docs/format.md
+§12 has them all). On an agent that passes, it then runs the routing lints,
+warnings that route each skill's description and triggers as route_skill
+does: competing-skills and shared-trigger name the skill it cannot be told
+apart from, everyday-trigger a trigger made of everyday words, and
+description-when an untriggered description that never says when to use
+the skill (--no-lint skips them). Exit status: 0 when no file has errors, 1 when
 any has, 2 when a file cannot be read. With --json it prints one object for
 one file and an array for several.
 
