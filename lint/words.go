@@ -62,10 +62,13 @@ func everyday(s *Skill) []Finding {
 		if !ok || len(ws) == 0 {
 			continue
 		}
-		// A phrase with a stop word in it is an idiom ("look up", "status
-		// of"), matched in order and read in context: the routing sets
-		// measure such phrases bringing more right answers than wrong
-		// ones. Only a bag of everyday words is flagged.
+		// A phrase with a stop word in it ("look up", "status of", "find
+		// where") is not flagged. It too fires off-topic, but the
+		// routing sets measure it earning its keep: rewording the 29
+		// such phrases of the four English example agents to name their
+		// object lost 9 right first answers of their 1,264 labelled
+		// requests and saved 2 false matches of 349. Only a bag of
+		// everyday words is flagged.
 		all := true
 		for _, w := range ws {
 			if stopWords[w] || !everydayWords[w] {
