@@ -436,6 +436,7 @@ var knownRules = map[string]bool{
 	RuleToolInput: true, RuleUnusedInput: true, RuleUndeclaredTool: true,
 	RuleNameUTF8: true, RuleNUL: true, RuleUTF8: true, RuleStrayCR: true,
 	RuleHiddenDirective: true, RuleYAML: true, RuleDirectiveTypo: true, RuleMisspeltKey: true, RuleConfusableName: true, RuleToolQuote: true,
+	RuleWrappedDirective: true, RuleLinkName: true,
 }
 
 // hasCycleKahn reports whether the skills' dependency links form a cycle,

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"hash"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/agent3md/agent3md/internal/editdist"
@@ -35,6 +36,14 @@ const (
 	// it was meant to open silently does not exist. Form is the word as
 	// written.
 	NoticeDirectiveTypo = "directive-typo"
+	// NoticeWrappedDirective is a body line right after an @plane
+	// directive (or after another such line) made only of key=value
+	// tokens, one of them an attribute agent3md reads (triggers=,
+	// inputs=, tool=, cost=, …): the directive was wrapped onto a second
+	// line. A directive is one line, so the format reads it as body text
+	// and the plane silently lacks those attributes. Key lists the keys,
+	// as "inputs=, tool=".
+	NoticeWrappedDirective = "wrapped-directive"
 )
 
 // Notice is one such observation. Key and Form are set for NoticeYAML: the
@@ -147,6 +156,67 @@ func nearDirective(l []byte) (string, bool) {
 		return "", false
 	}
 	return string(word), editdist.Slips(string(bytes.ToLower(word)), "@plane") <= 2
+}
+
+// directiveKeys are the attributes an @plane directive is read for
+// (docs/format.md §3 and §9): a wrapped line holding one of them lost it.
+var directiveKeys = map[string]bool{"z": true, "x": true, "y": true, "label": true, "kind": true,
+	"triggers": true, "inputs": true, "tool": true, "cost": true}
+
+// wrappedKeys returns the keys of l when l reads as the rest of a wrapped
+// directive: nothing but key=value tokens, in the directive's own token
+// grammar (p.token), at least one key a directive attribute. Nil when it
+// does not. It runs only on the line after a directive.
+func (p *parser) wrappedKeys(l []byte) []string {
+	s := bytes.TrimSpace(l)
+	if bytes.IndexByte(s, '=') < 0 {
+		return nil
+	}
+	var keys []string
+	known := false
+	for i := 0; ; {
+		for i < len(s) && (s[i] == ' ' || s[i] == '\t') {
+			i++
+		}
+		if i == len(s) {
+			break
+		}
+		start, eq, end, err := p.token(s, i, 0)
+		if err != nil || eq <= start || !attrKey(s[start:eq]) {
+			return nil
+		}
+		key := strings.ToLower(string(s[start:eq]))
+		known = known || directiveKeys[key]
+		keys = append(keys, key+"=")
+		i = end
+	}
+	if !known {
+		return nil
+	}
+	return keys
+}
+
+// ContinuesDirective reports whether line, written right after an @plane
+// directive, would read as the directive wrapped onto a second line
+// (NoticeWrappedDirective). A writer that puts a body under a directive
+// (import) leaves a blank line between them when it does: the body is
+// trimmed of leading blank lines, so it reads the same, and no longer
+// looks like the directive's continuation.
+func ContinuesDirective(line string) bool {
+	var p parser
+	return p.wrappedKeys([]byte(line)) != nil
+}
+
+// attrKey reports a key as directives write them: a letter, then letters,
+// digits, '-' or '_'.
+func attrKey(k []byte) bool {
+	for i, c := range k {
+		letter := c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
+		if !letter && (i == 0 || !(c >= '0' && c <= '9' || c == '-' || c == '_')) {
+			return false
+		}
+	}
+	return len(k) > 0
 }
 
 // hasZToken reports a z=<something> token among the space- or

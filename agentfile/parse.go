@@ -66,6 +66,10 @@ type parser struct {
 	nplanes  int
 	stopAt   int // Options.Planes
 
+	// wrapLine is the line of the last directive, or of the last line
+	// read as its wrapped continuation (NoticeWrappedDirective).
+	wrapLine int
+
 	// The frontmatter's opening line and its offset, for errors that
 	// point back at it.
 	openLine int
@@ -120,11 +124,18 @@ func (p *parser) run() error {
 			if word, ok := nearDirective(l); ok {
 				p.note(Notice{Kind: NoticeDirectiveTypo, Line: p.lr.line, Form: word})
 			}
+			if p.lr.line == p.wrapLine+1 {
+				if keys := p.wrappedKeys(l); keys != nil {
+					p.note(Notice{Kind: NoticeWrappedDirective, Line: p.lr.line, Key: strings.Join(keys, ", ")})
+					p.wrapLine = p.lr.line // a third line may continue it too
+				}
+			}
 		}
 		if directive {
 			if err := p.directive(l); err != nil {
 				return err
 			}
+			p.wrapLine = p.lr.line
 			continue
 		}
 		if err := p.bodyLine(l, start); err != nil {

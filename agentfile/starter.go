@@ -41,8 +41,8 @@ number.
 @plane z=2 label="explain-results" kind=skill triggers="explain, summarise results, what does this mean"
 # Explain results
 
-Turn raw search hits into a short answer: which files matter, what the code
-there does, and what to read next.
+Turn a list of hits into a short answer: which files matter, what each one
+does there, and what to read next.
 `))
 
 // starterRule is what a refused name is told to be.

@@ -25,6 +25,10 @@ const (
 	RuleToolInput      = "tool-input"
 	RuleUnusedInput    = "unused-input"    // warning
 	RuleUndeclaredTool = "undeclared-tool" // warning
+	// RuleLinkName (error): a [[z=N|text]] dependency link whose text is
+	// the name of another skill than z=N's: resolve follows the number,
+	// so the chain loads a skill the author did not name.
+	RuleLinkName = "link-name"
 )
 
 // Finding is one validator result. Z is nil when the finding concerns the
@@ -90,6 +94,7 @@ func ValidateAgent(c *Catalog, a *Agent) *Report {
 	v.keys()
 	v.agent()
 	v.skills()
+	v.linkNames()
 	v.confusable()
 	v.cycles()
 	return v.r
@@ -191,12 +196,50 @@ func (v *validation) skills() {
 		}
 		v.inputs(s, pl)
 		v.tool(s, pl, tools)
-		v.toolQuote(s, pl)
+		v.toolQuote(s, pl, tools)
 		for _, l := range pl.Links {
 			if l.IntegerTarget() && !l.TargetExists {
 				v.r.Errors = append(v.r.Errors, Finding{Rule: RuleDeadLink, Z: &s.Z, Line: l.Line,
 					Message: fmt.Sprintf("skill %s links to [[z=%s]], but no plane has z=%s", quoted(s.Name), l.Target, l.Target)})
 			}
+		}
+	}
+}
+
+// linkNames reports each dependency link whose text names a skill, but
+// another one than the plane its number points at: [[z=8|tail-logs]]
+// where z=8 is health-check. Link text that names no skill is prose and
+// free.
+func (v *validation) linkNames() {
+	byName := make(map[string]int, len(v.a.Skills)) // NameKey -> skill index, the first
+	byPlane := make(map[int]int, len(v.a.Skills))   // plane index -> skill index
+	for i := range v.a.Skills {
+		k := NameKey(v.a.Skills[i].Name)
+		if _, dup := byName[k]; !dup {
+			byName[k] = i
+		}
+		byPlane[v.a.Skills[i].Plane] = i
+	}
+	for i := range v.a.Skills {
+		s := &v.a.Skills[i]
+		for _, l := range v.c.Planes[s.Plane].Links {
+			if !l.HasText || !l.IntegerTarget() || !l.TargetExists {
+				continue
+			}
+			named, ok := byName[NameKey(strings.TrimSpace(l.Text))]
+			ti, isSkill := byPlane[v.c.PlaneIndex(l.TargetZ)]
+			if !ok || !isSkill || named == ti {
+				continue
+			}
+			n, t := &v.a.Skills[named], &v.a.Skills[ti]
+			nz := bare(v.c.Planes[n.Plane].ZText)
+			fix := fmt.Sprintf("write [[z=%s|%s]] or [[z=%s|%s]]", nz, n.Name, l.Target, t.Name)
+			if named == i { // a skill never depends on itself
+				fix = fmt.Sprintf("write [[z=%s|%s]], or drop the link", l.Target, t.Name)
+			}
+			v.r.Errors = append(v.r.Errors, Finding{Rule: RuleLinkName, Z: &s.Z, Line: l.Line,
+				Message: fmt.Sprintf("skill %s links [[z=%s|%s]], but z=%s is %s and %s is z=%s: resolve follows the number and loads %s; %s",
+					quoted(s.Name), l.Target, l.Text, l.Target, quoted(t.Name), quoted(n.Name), nz, quoted(t.Name), fix)})
 		}
 	}
 }

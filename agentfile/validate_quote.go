@@ -23,8 +23,16 @@ const RuleToolQuote = "tool-quote"
 
 // toolQuote reports each placeholder of the skill's command that cannot be
 // filled safely, and each "--" that protects nothing, with the skill's
-// directive line.
-func (v *validation) toolQuote(s *Skill, pl *Plane) {
+// directive line. tools is the frontmatter's tools: list.
+//
+// A "--" before a value of a program agent3md does not know is not
+// reported when the agent declares the program in tools:: its author
+// knows the program, the "--" is right for it, and the guard refusing a
+// value that starts with "-" there (docs/run-guard.md §3) is said by fill
+// and run when such a value comes. Reported, it taught authors to drop
+// the separator. An undeclared one gets one short warning beside
+// undeclared-tool's.
+func (v *validation) toolQuote(s *Skill, pl *Plane, tools map[string]bool) {
 	if !s.HasTool || strings.IndexByte(s.Tool, '{') < 0 {
 		return // nothing is ever substituted, so nothing can escape
 	}
@@ -45,15 +53,23 @@ func (v *validation) toolQuote(s *Skill, pl *Plane) {
 			continue
 		}
 		seen[p.Name] = true
-		v.warnf(RuleToolQuote, pl, "skill %q command: {%s}: %s; a value of {%s} starting with \"-\" is refused. %s",
-			s.Name, p.Name, p.Void, p.Name, voidFix(p))
+		switch {
+		case p.Known:
+			v.warnf(RuleToolQuote, pl, "skill %q command: {%s}: %s, so a value starting with \"-\" is refused there; put a -- of %s itself right before {%s}, or pass it as --name={%s}",
+				s.Name, p.Name, p.Void, p.Program, p.Name, p.Name)
+		case declared(p.Program, tools):
+			// Declared: see above.
+		default:
+			v.warnf(RuleToolQuote, pl, "skill %q command: agent3md does not know %s, so the -- before {%s} cannot prove its value is no option and a value starting with \"-\" is refused; if {%s} may start with \"-\", pass it as --name={%s} where %s has such an option",
+				s.Name, p.Program, p.Name, p.Name, p.Name, p.Program)
+		}
 	}
 }
 
-// voidFix says how to make the "--" count.
-func voidFix(p shelltmpl.Placeholder) string {
-	if !p.Known {
-		return "To accept such values, pass it as --name={" + p.Name + "} if " + p.Program + " has that option; no -- can prove a value is no option of a program agent3md does not know"
-	}
-	return "To accept such values, put a -- of " + p.Program + " itself right before {" + p.Name + "}, or pass it as --name={" + p.Name + "}"
+// declared reports whether the program a placeholder's value goes to is
+// one tools: declares: "git" for "git tag", whose subcommand agent3md
+// may not know while the author declared the program.
+func declared(program string, tools map[string]bool) bool {
+	f := strings.Fields(program)
+	return len(f) > 0 && tools[f[0]]
 }

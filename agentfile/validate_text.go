@@ -26,6 +26,9 @@ const (
 	// RuleDirectiveTypo (warning): a body line that was almost an @plane
 	// directive, so the plane it meant to open does not exist.
 	RuleDirectiveTypo = "directive-typo"
+	// RuleWrappedDirective (error): an @plane directive wrapped onto the
+	// next line, whose attributes are then read as body text.
+	RuleWrappedDirective = "wrapped-directive"
 )
 
 // text reports the names that are not UTF-8 and turns the scanner's
@@ -92,6 +95,9 @@ func noticeFinding(n Notice) (rule, msg string, isErr bool) {
 	case NoticeDirectiveTypo:
 		return RuleDirectiveTypo, fmt.Sprintf("line %d starts with %s and a z= token, so it looks like a plane directive, but only '@plane' at column 0 opens a plane: "+
 			"it is read as body text of the plane before it and the plane it meant does not exist; write '@plane' at the start of the line", n.Line, quoted(n.Form)), false
+	case NoticeWrappedDirective:
+		return RuleWrappedDirective, fmt.Sprintf("line %d continues the @plane directive above it (%s), but a directive is one line: these attributes are read as body text and the plane does not have them "+
+			"(a skill without its tool= has no command to run); join line %d onto the end of line %d", n.Line, n.Key, n.Line, n.Line-1), true
 	default: // NoticeYAML
 		fix := "one 'key: value' per line, lists as comma lists ('tools: rg, go')"
 		if n.Fix != "" {

@@ -137,6 +137,22 @@ func (a *Agent) Folders() []string {
 	return slices.Clone(a.folders.roots)
 }
 
+// FolderSkill returns, for an Agent served from skill folders, the scanned
+// skill named name (its SKILL.md, and the lines of its description and
+// triggers, which validate's lints point at); nil for an agent file or a
+// name the agent does not hold.
+func (a *Agent) FolderSkill(name string) *skillsdir.Skill {
+	st := a.current()
+	if st.folder == nil {
+		return nil
+	}
+	i, ok := st.find(name)
+	if !ok || i >= len(st.folder.skills) {
+		return nil
+	}
+	return st.folder.skills[i]
+}
+
 // Findings returns, for an Agent served from skill folders, the scan's
 // findings as "path:line: severity: message [rule]" lines: the skills
 // left out and why (each error: its rule's severity decides it,

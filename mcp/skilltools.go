@@ -111,20 +111,25 @@ type routeMatch struct {
 	Confirm   bool           `json:"confirm"`
 }
 
+// RouteQuery is the query route_skill routes a request with when the call
+// names no mode and no limit: Ranked, at most router.DefaultLimit matches.
+// A model wants the few best skills, not every skill that shares a word
+// with the request (on a 100,000-skill agent "all" is megabytes).
+// `agent3md eval` routes its cases with it, so its figures are what a
+// model calling route_skill is given.
+func RouteQuery() *router.Query {
+	return &router.Query{Mode: router.Ranked, Limit: router.DefaultLimit}
+}
+
 func (s *server) routeSkill(ctx context.Context, v *version, args map[string]json.RawMessage) (*toolOutcome, error) {
 	text := stringArg(args, "text")
 	if strings.TrimSpace(text) == "" {
 		return &toolOutcome{text: `argument "text" is empty: pass the request to route, in the user's words`, isError: true}, nil
 	}
-	q := &router.Query{Mode: router.Ranked}
-	if m := stringArg(args, "mode"); m != "" {
-		q.Mode = router.Mode(m)
-	}
-	if q.Mode == router.Ranked {
-		// A model wants the few best skills, not every skill that shares a
-		// word with the request: on a 100,000-skill agent "all" is
-		// megabytes. Spec mode keeps the reference's "all matches".
-		q.Limit = router.DefaultLimit
+	q := RouteQuery()
+	if m := stringArg(args, "mode"); m != "" && router.Mode(m) != router.Ranked {
+		// Spec mode keeps the reference's "all matches".
+		q.Mode, q.Limit = router.Mode(m), 0
 	}
 	raw, explicit := args["limit"]
 	if explicit = explicit && string(raw) != "null"; explicit {

@@ -74,6 +74,10 @@ type Skill struct {
 	Truncated bool
 	// BodyOffset is where the Markdown body starts in SKILL.md.
 	BodyOffset int64
+	// DescriptionLine and TriggersLine are the SKILL.md lines of the
+	// description key and of metadata triggers (0 when absent), for the
+	// findings that point at them.
+	DescriptionLine, TriggersLine int
 	// Findings are the warnings and non-fatal errors of this skill.
 	Findings []Finding
 

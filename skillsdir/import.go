@@ -185,11 +185,18 @@ func prepareBody(it *importedSkill, items []*importedSkill, dirs, byName map[str
 	if n > 0 {
 		warn("%d [[z=…]] texts would read as links in an agent file; written as [\\[z=…]] instead", n)
 	}
-	var rewritten, kept, cyclic int
-	it.body, rewritten, kept = rewriteLinks(it.body, func(dest string) (string, bool) {
+	var rewritten, kept, cyclic, misnamed int
+	it.body, rewritten, kept = rewriteLinks(it.body, func(dest, text string) (string, bool) {
 		t := linkTarget(it, dest, dirs, byName)
 		if t == nil || t == it {
 			return "", false
+		}
+		if txt, ok := linkText3md(text); ok {
+			if n, named := byName[strings.TrimSpace(txt)]; named && n != t {
+				// [[z=N|other-skill]] is the validator's link-name error.
+				misnamed++
+				return "", false
+			}
 		}
 		if !g.add(it.z, t.z) {
 			cyclic++
@@ -205,6 +212,9 @@ func prepareBody(it *importedSkill, items []*importedSkill, dirs, byName map[str
 	}
 	if cyclic > 0 {
 		warn("%d links to other skills keep their Markdown form: as [[z=…]] links they would close a dependency cycle", cyclic)
+	}
+	if misnamed > 0 {
+		warn("%d links to other skills keep their Markdown form: their text names another skill than the one they point at (as [[z=…]] links they would load the skill they point at, not the one they name); fix the text or the target", misnamed)
 	}
 	var dirsEscaped int
 	var closed bool

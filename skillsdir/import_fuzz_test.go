@@ -37,7 +37,7 @@ func FuzzImportBody(f *testing.F) {
 		body = normalizeNewlines(body)
 		body, _ = neutralizeLinks(body, nil)
 		made := 0
-		body, made, _ = rewriteLinks(body, func(dest string) (string, bool) {
+		body, made, _ = rewriteLinks(body, func(dest, _ string) (string, bool) {
 			return "2", strings.Contains(dest, "b")
 		}, nil)
 		body, _, _ = sanitizeBody(body)

@@ -296,7 +296,8 @@ func renderAgent(id *identity, items []*importedSkill) []byte {
 		if list := filesSection(it); list != "" {
 			body = strings.TrimRight(body, "\n") + "\n\n" + list
 		}
-		b.WriteString(strings.Trim(body, "\n"))
+		body = strings.Trim(body, "\n")
+		b.WriteString(apartFromDirective(body))
 		b.WriteByte('\n')
 	}
 	return b.Bytes()
@@ -313,7 +314,19 @@ func renderHead(b *bytes.Buffer, id *identity) {
 	if l := id.head.IdentityLabel; l != nil {
 		fmt.Fprintf(b, " label=%s", frontValue(*l))
 	}
-	fmt.Fprintf(b, " kind=identity\n%s\n", id.body)
+	fmt.Fprintf(b, " kind=identity\n%s\n", apartFromDirective(id.body))
+}
+
+// apartFromDirective puts a blank line before a body whose first line
+// would read as its directive wrapped onto a second line (a folder's
+// SKILL.md may well start "tool=\"…\""): the parser trims it, so the body
+// reads the same, and validate has no wrapped-directive to report.
+func apartFromDirective(body string) string {
+	first, _, _ := strings.Cut(body, "\n")
+	if agentfile.ContinuesDirective(first) {
+		return "\n" + body
+	}
+	return body
 }
 
 // renderFrontmatter writes a frontmatter made from AGENT.md (or the
@@ -347,5 +360,5 @@ func renderFrontmatter(b *bytes.Buffer, id *identity, items []*importedSkill) {
 		fmt.Fprintf(b, "tools: %s\n", frontValue(strings.Join(tools, ", ")))
 	}
 	b.WriteString("---\n")
-	fmt.Fprintf(b, "@plane z=0 label=%s kind=identity\n%s\n", frontValue(id.title), id.body)
+	fmt.Fprintf(b, "@plane z=0 label=%s kind=identity\n%s\n", frontValue(id.title), apartFromDirective(id.body))
 }

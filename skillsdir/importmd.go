@@ -353,13 +353,13 @@ func linkText3md(text string) (string, bool) {
 }
 
 // rewriteLinks replaces, outside code blocks, each inline link that
-// resolve maps to a plane with a 3md link [[z=N|text]] ([[z=N]] when the
-// text is empty). A link whose text cannot be a 3md link text stays, and
+// resolve maps to a plane (given the link's destination and its text as
+// written) with a 3md link [[z=N|text]] ([[z=N]] when the text is empty). A link whose text cannot be a 3md link text stays, and
 // is counted in kept. In code, only the links inCode accepts (by their
 // destination) are replaced: export rewrites a body's links wherever they
 // are, as agentfile reads them, so in a folder it wrote its references are
 // links in code too. inCode may be nil.
-func rewriteLinks(body string, resolve func(dest string) (z string, ok bool), inCode func(dest string) bool) (out string, rewritten, kept int) {
+func rewriteLinks(body string, resolve func(dest, text string) (z string, ok bool), inCode func(dest string) bool) (out string, rewritten, kept int) {
 	if !strings.Contains(body, "](") && !strings.Contains(body, "]:") {
 		return body, 0, 0
 	}
@@ -381,7 +381,7 @@ func rewriteLinks(body string, resolve func(dest string) (z string, ok bool), in
 			if code && !inCode(lk.dest) {
 				continue
 			}
-			z, ok := resolve(lk.dest)
+			z, ok := resolve(lk.dest, lk.text)
 			if !ok {
 				continue
 			}

@@ -32,6 +32,7 @@ var inexact = map[string]string{
 	"tool-quote-runs.3md":             "commands the validator refuses (tool-quote: a value would run) are left out with their inputs",
 	"invalid-cycle.3md":               "a link that closes a dependency cycle keeps its Markdown form",
 	"invalid-dead-link.3md":           "a link to no plane is made inert",
+	"link-name.3md":                   "a link whose text names another skill than its target keeps its Markdown form",
 	"cr-in-fence.3md":                 "a lone carriage return becomes a line break",
 	"stray-cr.3md":                    "a lone carriage return becomes a line break",
 	"hidden-directive.3md":            "a lone carriage return becomes a line break, and the @plane after it is escaped",

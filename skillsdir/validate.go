@@ -102,6 +102,9 @@ func (c *checker) name(s *Skill, fm *frontmatter) {
 func (c *checker) description(s *Skill, fm *frontmatter) {
 	k, v := keyNode(fm.root, "description")
 	d, ok := fm.fields["description"].(string)
+	if k != nil {
+		s.DescriptionLine = fm.line(k)
+	}
 	switch {
 	case k == nil:
 		c.add(RuleDescription, fm.root, "frontmatter has no description; say what the skill does and when to use it")
@@ -253,6 +256,8 @@ func (c *checker) metadata(s *Skill, fm *frontmatter) {
 	}
 	if t, ok := str("triggers"); ok {
 		s.Triggers = splitTriggers(t)
+		k, _ := keyNode(v, "triggers")
+		s.TriggersLine = fm.line(k)
 	}
 	if in, ok := str("inputs"); ok {
 		s.Inputs = agentfile.ParseInputs(in)

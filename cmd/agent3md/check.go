@@ -111,14 +111,20 @@ func writeJSON(out io.Writer, v any) error {
 }
 
 func (a *app) validateCmd() *cobra.Command {
-	var asJSON bool
+	var asJSON, noLint bool
 	c := &cobra.Command{
 		Use:   "validate FILE|DIR...",
 		Short: "Check agent files (every agent3md/1 rule) or Agent Skills folders",
 		Long: `validate parses each FILE and checks it against the agent3md/1 rules
 (frontmatter, identity, missing-label, unique-skill, dead-link, entry, cycle,
-dup-input, input-type, tool-input as errors; triggers, tool, unused-input,
-undeclared-tool as warnings). Exit status: 0 when no file has errors, 1 when
+dup-input, input-type, tool-input, wrapped-directive, link-name as errors;
+triggers, tool, unused-input, undeclared-tool as warnings; docs/format.md
+§12 has them all). On an agent that passes, it then runs the routing lints,
+warnings that route each skill's description and triggers as route_skill
+does: competing-skills and shared-trigger name the skill it cannot be told
+apart from, everyday-trigger a trigger made of everyday words, and
+description-when an untriggered description that never says when to use
+the skill (--no-lint skips them). Exit status: 0 when no file has errors, 1 when
 any has, 2 when a file cannot be read. With --json it prints one object for
 one file and an array for several.
 
@@ -133,15 +139,16 @@ reports always print as a JSON array.`,
   agent3md validate ~/.claude/skills`,
 		Args: args(cobra.MinimumNArgs(1)),
 		RunE: func(c *cobra.Command, files []string) error {
-			return a.validate(c.Context(), files, asJSON)
+			return a.validate(c.Context(), files, asJSON, noLint)
 		},
 	}
 	c.Flags().BoolVar(&asJSON, "json", false, "print findings as JSON")
+	c.Flags().BoolVar(&noLint, "no-lint", false, "skip the routing lints (competing-skills, shared-trigger, everyday-trigger, description-when), which build the routing index")
 	a.addLimitFlags(c.Flags())
 	return c
 }
 
-func (a *app) validate(ctx context.Context, files []string, asJSON bool) error {
+func (a *app) validate(ctx context.Context, files []string, asJSON, noLint bool) error {
 	var reports []agentfile.FileReport
 	code, checked := exitOK, 0
 	single := len(files) == 1
@@ -151,8 +158,14 @@ func (a *app) validate(ctx context.Context, files []string, asJSON bool) error {
 			// A skills folder: one report per skill (docs/skill-folders.md §3).
 			batch = a.validateDir(ctx, path)
 			single = false
+			if !noLint {
+				a.lintDir(ctx, path, batch)
+			}
 		} else {
 			batch = []agentfile.FileReport{a.validateOne(path)}
+			if !noLint {
+				a.lintFile(ctx, path, &batch[0])
+			}
 		}
 		for _, fr := range batch {
 			reports = append(reports, fr)

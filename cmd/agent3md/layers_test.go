@@ -25,6 +25,8 @@ var allowedImports = map[string][]string{
 	"loader":          {"agentfile", "skillsdir"},
 	"router":          {"agentfile", "loader"},
 	"mcp":             {"agentfile", "loader", "router"},
+	"cases":           {"router"},
+	"lint":            {"router"},
 	"selftest":        {"selftest/client"},
 	"selftest/client": {},
 	"skillsync":       {"skillsdir", "selftest/client"},

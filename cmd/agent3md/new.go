@@ -22,7 +22,9 @@ func (a *app) newCmd() *cobra.Command {
 		Short: "Write a new, valid agent file to start from",
 		Long: `new writes a small agent named NAME to OUT (default NAME.3md): an identity
 plane, a command-backed skill with typed inputs and a guidance-only skill it
-links to. It never overwrites an existing file. NAME is the agent's title
+links to; and beside it, OUT with .cases.tsv for .3md, a starter file of
+routing cases for 'agent3md eval' to grow as the skills do. It never
+overwrites an existing file. NAME is the agent's title
 and file name: at most 100 characters, without quotes, colons, backslashes
 or control characters.
 
@@ -94,8 +96,57 @@ func (a *app) scaffold(name, out string) error {
 		return ioError(err)
 	}
 	fmt.Fprintf(a.stdout, "wrote %s (agent %q, %d skills); try: agent3md route %s \"find usages of main\"\n", out, name, len(cat.Agent().Skills), shellWord(out))
+	cases := casesPathFor(out)
+	switch err := writeNew(cases, []byte(starterCases)); {
+	case errors.Is(err, fs.ErrExist):
+		fmt.Fprintf(a.stderr, "agent3md: %s already exists; left as it is\n", cases)
+	case err != nil:
+		return ioError(fmt.Errorf("writing the starter cases: %w", err))
+	default:
+		fmt.Fprintf(a.stdout, "wrote %s (routing cases); test them: agent3md eval %s %s\n", cases, shellWord(out), shellWord(cases))
+	}
 	return nil
 }
+
+// casesPathFor is the cases file beside an agent file: agent.3md ->
+// agent.cases.tsv.
+func casesPathFor(agentFile string) string {
+	base := agentFile
+	if ext := filepath.Ext(base); strings.EqualFold(ext, ".3md") {
+		base = strings.TrimSuffix(base, ext)
+	}
+	return base + ".cases.tsv"
+}
+
+// writeNew writes b to a file that must not exist yet.
+func writeNew(path string, b []byte) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(b); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// starterCases are the routing cases of the starter agent (agentfile.
+// Starter), in the TSV grammar eval reads (docs/writing-skills.md §4):
+// every one passes, so a failing one after an edit is the edit's doing.
+const starterCases = `# Routing cases for agent3md eval: one a line, the request a user would
+# type, a tab, then the skill it should reach (- when no skill should).
+# Lines starting with # are comments. Run:
+#   agent3md eval AGENT.3md THIS-FILE
+# Add a case for each way people ask for each skill, and a few requests
+# no skill should take.
+find usages of parseConfig	search-code
+where is the retry limit defined	search-code
+grep for TODO in the api folder	search-code
+explain what these results mean	explain-results
+summarise results of the last search	explain-results
+book a table for two tonight	-
+`
 
 // shellWord is path as the user can paste it into a shell: as it is when
 // it holds only characters no shell treats specially, else single-quoted.

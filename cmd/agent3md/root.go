@@ -81,7 +81,7 @@ fill the skill's typed inputs, run (or hand back) its command.`,
 	})
 	root.AddCommand(
 		a.parseCmd(), a.validateCmd(), a.newCmd(), a.importCmd(),
-		a.manifestCmd(), a.skillsCmd(), a.routeCmd(), a.getCmd(), a.resolveCmd(),
+		a.manifestCmd(), a.skillsCmd(), a.routeCmd(), a.evalCmd(), a.getCmd(), a.resolveCmd(),
 		a.runCmd(), a.exportCmd(), a.indexCmd(),
 		a.mcpCmd(), a.serveCmd(), a.selftestCmd(), a.syncCmd(), a.versionCmd(), a.cacheCmd(),
 		a.limitsHelp(),

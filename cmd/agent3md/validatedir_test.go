@@ -141,7 +141,7 @@ func TestValidateDirFileFinding(t *testing.T) {
 	if err := os.MkdirAll(skill, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(skill, "SKILL.md"), []byte("---\nname: linky\ndescription: x\n---\n"), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(skill, "SKILL.md"), []byte("---\nname: linky\ndescription: Use when testing links.\n---\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.Symlink("/etc/hostname", filepath.Join(skill, "escape")); err != nil {
@@ -159,7 +159,7 @@ func TestValidateDirFileFinding(t *testing.T) {
 // report, not in one of a SKILL.md in the folder above.
 func TestValidateDirFolderFinding(t *testing.T) {
 	dir := t.TempDir()
-	for name, md := range map[string]string{"big": "---\nname: big\ndescription: x\n---\n", "bad": "no frontmatter\n"} {
+	for name, md := range map[string]string{"big": "---\nname: big\ndescription: Use when testing sizes.\n---\n", "bad": "no frontmatter\n"} {
 		skill := filepath.Join(dir, name)
 		if err := os.MkdirAll(filepath.Join(skill, "many"), 0o755); err != nil {
 			t.Fatal(err)
