@@ -1,0 +1,112 @@
+package client_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/agent3md/agent3md/selftest/client"
+)
+
+// openFDs counts this process's open descriptors; the test skips where
+// /proc/self/fd is not there to count them.
+func openFDs(t *testing.T) int {
+	t.Helper()
+	ents, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		t.Skipf("cannot count descriptors: %v", err)
+	}
+	return len(ents)
+}
+
+// settledFDs waits (up to a generous bound: the server's side of a
+// connection the client closed ends when its handler sees it) until
+// at most limit descriptors are open, and returns the count.
+func settledFDs(t *testing.T, limit int) int {
+	t.Helper()
+	n := openFDs(t)
+	for deadline := time.Now().Add(20 * time.Second); n > limit && time.Now().Before(deadline); n = openFDs(t) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	return n
+}
+
+// holdingServer answers each request on an event stream and then keeps
+// the stream open until the client goes: answer says whether it sends
+// the answer at all (else only keep-alive comments).
+func holdingServer(t *testing.T, answer bool) *httptest.Server {
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var m client.Message
+		json.NewDecoder(r.Body).Decode(&m)
+		if len(m.ID) == 0 {
+			w.WriteHeader(http.StatusAccepted)
+			return
+		}
+		w.Header().Set("Content-Type", "text/event-stream")
+		io.WriteString(w, ": keep-alive\n\n")
+		if answer {
+			fmt.Fprintf(w, "data: {\"jsonrpc\":\"2.0\",\"id\":%s,\"result\":{}}\n\n", m.ID)
+		}
+		w.(http.Flusher).Flush()
+		<-r.Context().Done() // open until the client goes
+	}))
+	t.Cleanup(ts.Close)
+	return ts
+}
+
+// TestStreamClosedOnAnswer: once a request's answer has come on its
+// event stream, the client closes the stream, whatever the server does
+// next: 100 requests to a server that never ends a stream leave the
+// descriptors where they were (each held stream would be two, the
+// client's and the server's end).
+func TestStreamClosedOnAnswer(t *testing.T) {
+	for _, tt := range []struct {
+		name    string
+		answer  bool
+		timeout time.Duration
+		n       int
+	}{
+		{"answered", true, 0, 100},
+		// No answer: the request's timeout ends the stream.
+		{"timed out", false, 20 * time.Millisecond, 20},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			ts := holdingServer(t, tt.answer)
+			c, err := client.Dial(ts.URL, &client.Options{HTTPClient: ts.Client()})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c.Close()
+			ctx := testCtx(t)
+			call := func(i int) {
+				rctx, cancel := ctx, context.CancelFunc(func() {})
+				if tt.timeout > 0 {
+					rctx, cancel = context.WithTimeout(ctx, tt.timeout)
+				}
+				err := c.Call(rctx, "ping", nil, nil)
+				cancel()
+				if tt.answer && err != nil {
+					t.Fatalf("request %d: %v", i, err)
+				}
+				if !tt.answer && err == nil {
+					t.Fatalf("request %d answered", i)
+				}
+			}
+			call(0) // what the client keeps from the first request on is open from here
+			before := openFDs(t)
+			for i := range tt.n {
+				call(i + 1)
+			}
+			const slack = 6
+			if n := settledFDs(t, before+slack); n > before+slack {
+				t.Fatalf("%d descriptors open after %d requests, %d before: the streams were not closed", n, tt.n, before)
+			}
+		})
+	}
+}
