@@ -183,6 +183,7 @@ var credentialFlags = map[string]string{
 	httpd.KindTokenFile: "--token-file",
 	httpd.KindTLSCert:   "--tls-cert",
 	httpd.KindTLSKey:    "--tls-key",
+	httpd.KindCAFile:    "--ca-file",
 }
 
 // credentialFlagError words a credential file error with the flag that

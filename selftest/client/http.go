@@ -13,9 +13,10 @@ import (
 	"mime"
 	"net/http"
 	"net/url"
-	"os"
 	"sync"
 	"time"
+
+	"github.com/agent3md/agent3md/internal/filekind"
 )
 
 // HTTP header names of Streamable HTTP (docs/protocol.md §12).
@@ -91,11 +92,14 @@ func HTTPClientWithCA(pem []byte) (*http.Client, error) {
 const MaxCAFileBytes = 1 << 20
 
 // HTTPClientWithCAFile is HTTPClientWithCA with the PEM certificates of
-// the file at path (agent3md's --ca-file). A file over MaxCAFileBytes is
-// refused, not read whole: it is not a CA bundle. A file that holds no
-// certificate is ErrNoCertificate as it is; the caller names the file.
+// the file at path. Only a regular file is read, opened without blocking
+// (filekind.Open): a plain open of a named pipe waits for a writer for
+// ever. A file over MaxCAFileBytes is refused, not read whole: it is not
+// a CA bundle. A file that holds no certificate is ErrNoCertificate as it
+// is; the caller names the file. (agent3md's --ca-file reads the file
+// with httpd.ReadCAFile, which also bounds the time a read may take.)
 func HTTPClientWithCAFile(path string) (*http.Client, error) {
-	f, err := os.Open(path)
+	f, err := filekind.Open(path)
 	if err != nil {
 		return nil, err
 	}
