@@ -110,3 +110,21 @@ func TestStreamClosedOnAnswer(t *testing.T) {
 		})
 	}
 }
+
+// TestInitializeOnHeldStream: initialize, whose answer is read before
+// anything else is sent, returns once its answer is in even when the
+// server holds its stream open; before, it waited for the stream's end
+// and so failed for want of an answer it had.
+func TestInitializeOnHeldStream(t *testing.T) {
+	ts := holdingServer(t, true)
+	c, err := client.Dial(ts.URL, &client.Options{HTTPClient: ts.Client()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if _, err := c.Initialize(ctx, client.LatestLegacy, client.Implementation{Name: "t", Version: "1"}); err != nil {
+		t.Fatalf("initialize: %v", err)
+	}
+}
