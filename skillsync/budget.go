@@ -13,8 +13,9 @@ import (
 // themselves. So one pass's listings draw on one budget (docs/sync.md §5):
 // at most --max-pages pages in all (skills/list, resources/list and every
 // resources/directory/read together), each cursor at most
-// --max-cursor-bytes, and at most --max-listing-bytes of what the pages
-// list kept (URIs, frontmatter, file lists). Past a bound the listing
+// --max-cursor-bytes, and at most --max-listing-bytes of listing entries
+// (URIs, frontmatter, file lists, counted as the pages give them, kept or
+// refused: what is read is what costs). Past a bound the listing
 // ends with an error naming the flag, and the pass writes nothing. A
 // cursor the listing has already had ends it too: the server's paging
 // loops. Cursors are remembered by digest, so remembering them costs 32

@@ -29,8 +29,9 @@ type Limits struct {
 	// MaxCursorBytes bounds one cursor a listing page gives (default
 	// DefaultMaxCursorBytes).
 	MaxCursorBytes int
-	// MaxListingBytes bounds the bytes one pass keeps of its listings:
-	// URIs, frontmatter, file lists (default DefaultMaxListingBytes).
+	// MaxListingBytes bounds the bytes of listing entries one pass takes:
+	// URIs, frontmatter, file lists, counted as the pages give them
+	// (default DefaultMaxListingBytes).
 	MaxListingBytes int64
 	// MaxFrontmatterBytes bounds one skill's frontmatter as skills/list
 	// gives it (default DefaultMaxFrontmatterBytes); a skill over it is

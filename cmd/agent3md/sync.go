@@ -99,7 +99,7 @@ interrupted). docs/sync.md has the details.`,
 	bytesize.Int64Var(fl, &f.maxTotalBytes, "max-total-bytes", skillsync.DefaultMaxTotalBytes, "most bytes of files one pass reads")
 	fl.IntVar(&f.maxPages, "max-pages", skillsync.DefaultMaxPages, "most listing pages one pass reads (skills/list, resources/list, resources/directory/read together)")
 	bytesize.IntVar(fl, &f.maxCursorBytes, "max-cursor-bytes", skillsync.DefaultMaxCursorBytes, "longest cursor a listing page may give")
-	bytesize.Int64Var(fl, &f.maxListingBytes, "max-listing-bytes", skillsync.DefaultMaxListingBytes, "most bytes one pass keeps of the server's listings (URIs, frontmatter, file lists)")
+	bytesize.Int64Var(fl, &f.maxListingBytes, "max-listing-bytes", skillsync.DefaultMaxListingBytes, "most bytes of listing entries one pass takes (URIs, frontmatter, file lists)")
 	bytesize.IntVar(fl, &f.maxFrontmatterBytes, "max-frontmatter-bytes", skillsync.DefaultMaxFrontmatterBytes, "largest frontmatter skills/list may give for one skill (a skill over it is refused)")
 	return c
 }
