@@ -42,7 +42,7 @@ func (b *budget) page(method string) error {
 // keep counts n bytes of listing kept.
 func (b *budget) keep(n int) error {
 	if total := b.kept.Add(int64(n)); total > b.lim.MaxListingBytes {
-		return fmt.Errorf("the listings hold over %d bytes (--max-listing-bytes)", b.lim.MaxListingBytes)
+		return fmt.Errorf("the listings give over %d bytes of entries (--max-listing-bytes)", b.lim.MaxListingBytes)
 	}
 	return nil
 }
