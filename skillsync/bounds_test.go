@@ -143,7 +143,7 @@ func TestHostileListings(t *testing.T) {
 			refused: "skills/list gives 1048607 bytes of frontmatter, over the 65536-byte bound (--max-frontmatter-bytes)", most: 40},
 		{name: "listings over their bound", lim: Limits{MaxListingBytes: 2000},
 			hook: func(string, hostileParams) (any, bool) { return nil, false },
-			err:  "over 2000 bytes (--max-listing-bytes)", most: 10},
+			err:  "skills/list: the listings give over 2000 bytes of entries (--max-listing-bytes)", most: 10},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			f := newFake("ext", library(4))
