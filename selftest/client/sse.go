@@ -114,7 +114,8 @@ type Exchange struct {
 // (it SHOULD end the stream then), and one that holds the stream open
 // would otherwise keep a connection and its descriptor for as long as it
 // likes — one per request, which is what a sync of thousands of files
-// makes (docs/sync.md §5). The caller closes the body.
+// makes (docs/sync.md §5). The caller waits briefly for the end
+// (awaitEnd) and closes the body.
 func (t *httpTransport) readEvents(ctx context.Context, body io.Reader, out Outgoing, p *Pending) (answer []byte) {
 	max := t.c.o.MaxLineBytes
 	lr := NewLineReader(body, max)

@@ -5,9 +5,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -126,5 +128,54 @@ func TestInitializeOnHeldStream(t *testing.T) {
 	defer cancel()
 	if _, err := c.Initialize(ctx, client.LatestLegacy, client.Implementation{Name: "t", Version: "1"}); err != nil {
 		t.Fatalf("initialize: %v", err)
+	}
+}
+
+// TestStreamEndKeepsConnection: a server that ends each stream right
+// after its answer keeps one connection for 100 requests made one after
+// another: the client reads on past the answer long enough to see the
+// end, so the connection goes back to the pool instead of being closed
+// (a TLS handshake per request against servers that answer every request
+// as a stream).
+func TestStreamEndKeepsConnection(t *testing.T) {
+	var conns atomic.Int64
+	ts := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var m client.Message
+		json.NewDecoder(r.Body).Decode(&m)
+		if len(m.ID) == 0 {
+			w.WriteHeader(http.StatusAccepted)
+			return
+		}
+		w.Header().Set("Content-Type", "text/event-stream")
+		fmt.Fprintf(w, "data: {\"jsonrpc\":\"2.0\",\"id\":%s,\"result\":{}}\n\n", m.ID)
+		w.(http.Flusher).Flush()
+		// The end comes a moment after the answer, as over a network: a
+		// client that stops at the answer never sees it.
+		time.Sleep(time.Millisecond)
+	}))
+	ts.Config.ConnState = func(_ net.Conn, st http.ConnState) {
+		if st == http.StateNew {
+			conns.Add(1)
+		}
+	}
+	ts.Start()
+	t.Cleanup(ts.Close)
+	// One connection at a time: each request waits until the last one's
+	// connection is back in the pool, or closed.
+	tr := ts.Client().Transport.(*http.Transport).Clone()
+	tr.MaxConnsPerHost = 1
+	c, err := client.Dial(ts.URL, &client.Options{HTTPClient: &http.Client{Transport: tr}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	ctx := testCtx(t)
+	for i := range 100 {
+		if err := c.Call(ctx, "ping", nil, nil); err != nil {
+			t.Fatalf("request %d: %v", i, err)
+		}
+	}
+	if n := conns.Load(); n > 10 {
+		t.Fatalf("%d connections for 100 requests one after another, want a few: streams are cut off instead of read to their end", n)
 	}
 }
