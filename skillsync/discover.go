@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/agent3md/agent3md/selftest/client"
 )
 
 // Discovery, in order of what the server offers (docs/sync.md §2): the
@@ -19,9 +21,6 @@ const (
 	viaManifests       = "resources"
 	viaSkillResources  = "skill-resources"
 )
-
-// maxPages bounds the pages of any one listing.
-const maxPages = 100_000
 
 // listing is what discovery found.
 type listing struct {
@@ -42,21 +41,21 @@ const maxRelists = 3
 var errRelist = errors.New("the server's listing changed while it was read")
 
 // discover lists the source's skills, starting over when the server's
-// listing changes under it.
+// listing changes under it. Each try has the whole listing budget.
 func discover(ctx context.Context, k *conn, lim *Limits, workers int) (*listing, error) {
 	var err error
 	for range maxRelists {
 		var l *listing
-		if l, err = discoverOnce(ctx, k, lim, workers); !errors.Is(err, errRelist) {
+		if l, err = discoverOnce(ctx, k, newBudget(lim), workers); !errors.Is(err, errRelist) {
 			return l, err
 		}
 	}
 	return nil, fmt.Errorf("gave up after %d tries: %w", maxRelists, err)
 }
 
-func discoverOnce(ctx context.Context, k *conn, lim *Limits, workers int) (*listing, error) {
+func discoverOnce(ctx context.Context, k *conn, b *budget, workers int) (*listing, error) {
 	if k.skillsExt {
-		l, err := listSkills(ctx, k, lim, workers)
+		l, err := listSkills(ctx, k, b, workers)
 		if err == nil || !isMissingMethod(err) {
 			return l, err
 		}
@@ -64,45 +63,16 @@ func discoverOnce(ctx context.Context, k *conn, lim *Limits, workers int) (*list
 	if !k.resources {
 		return nil, fmt.Errorf("the server offers no skills: it declares neither the skills extension (%s) nor resources", extSkills)
 	}
-	return listResources(ctx, k, lim, workers)
-}
-
-// pages reads a cursor-paged listing, calling page for each; a cursor
-// seen twice or too many pages stop it.
-func pages(ctx context.Context, method string, read func(cursor string) (next string, err error)) error {
-	seen := map[string]bool{}
-	cursor := ""
-	for n := 0; ; n++ {
-		if n >= maxPages {
-			return fmt.Errorf("%s: more than %d pages", method, maxPages)
-		}
-		next, err := read(cursor)
-		if err != nil && cursor != "" && isUnknown(err) {
-			return fmt.Errorf("%s: %w (%v)", method, errRelist, err)
-		}
-		if err != nil {
-			return fmt.Errorf("%s: %w", method, err)
-		}
-		if next == "" {
-			return nil
-		}
-		if seen[next] {
-			return fmt.Errorf("%s: the server gave cursor %q twice; its paging loops", method, clip(next))
-		}
-		seen[next] = true
-		cursor = next
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-	}
+	return listResources(ctx, k, b, workers)
 }
 
 // listSkills reads skills/list; skills listed as "dynamic" get their
 // files from resources/directory/read.
-func listSkills(ctx context.Context, k *conn, lim *Limits, workers int) (*listing, error) {
+func listSkills(ctx context.Context, k *conn, b *budget, workers int) (*listing, error) {
+	lim := b.lim
 	l := &listing{via: viaSkillsExtension}
 	var dynamic []*remote
-	err := pages(ctx, "skills/list", func(cursor string) (string, error) {
+	err := b.pages(ctx, "skills/list", func(cursor string) (string, error) {
 		tctx, cancel := k.timed(ctx)
 		page, err := k.s.ListSkills(tctx, cursor)
 		cancel()
@@ -110,6 +80,9 @@ func listSkills(ctx context.Context, k *conn, lim *Limits, workers int) (*listin
 			return "", err
 		}
 		for _, e := range page.Skills {
+			if err := b.keep(len(e.URI) + len(e.Frontmatter) + len(e.Resources)); err != nil {
+				return "", err
+			}
 			r, dyn, err := fromEntry(e, lim)
 			if err != nil {
 				l.unlisted = append(l.unlisted, Refusal{Skill: clip(e.URI), Reason: err.Error()})
@@ -129,7 +102,7 @@ func listSkills(ctx context.Context, k *conn, lim *Limits, workers int) (*listin
 		return nil, err
 	}
 	if err := eachLimited(ctx, workers, dynamic, func(r *remote) error {
-		return walkDirectory(ctx, k, r, lim)
+		return walkDirectory(ctx, k, r, b)
 	}); err != nil {
 		return nil, err
 	}
@@ -138,42 +111,32 @@ func listSkills(ctx context.Context, k *conn, lim *Limits, workers int) (*listin
 
 // walkDirectory lists a dynamic skill's files with
 // resources/directory/read, folder by folder. The files have no digests:
-// they are read to be compared.
-func walkDirectory(ctx context.Context, k *conn, r *remote, lim *Limits) error {
+// they are read to be compared. A folder is read once: each one listed
+// must lie below the folder that lists it and be new, and there are at
+// most --max-skill-files of them, so a server whose folders list
+// themselves (or each other) cannot keep the walk going; the pages come
+// out of the pass's budget (--max-pages, --max-listing-bytes).
+func walkDirectory(ctx context.Context, k *conn, r *remote, b *budget) error {
 	if !k.directoryRead {
 		r.refuse("skills/list gives its files as \"dynamic\" and the server offers no resources/directory/read to list them")
 		return nil
 	}
-	dirs := []string{r.Root}
-	for len(dirs) > 0 && r.Problem == "" {
-		dir := dirs[0]
-		dirs = dirs[1:]
-		err := pages(ctx, "resources/directory/read", func(cursor string) (string, error) {
+	w := &walk{r: r, lim: b.lim, seen: map[string]bool{"": true}, queue: []folder{{uri: r.Root}}}
+	for len(w.queue) > 0 && r.Problem == "" {
+		dir := w.queue[0]
+		w.queue = w.queue[1:]
+		err := b.pages(ctx, "resources/directory/read", func(cursor string) (string, error) {
 			tctx, cancel := k.timed(ctx)
-			page, err := k.s.ReadDirectory(tctx, dir, cursor)
+			page, err := k.s.ReadDirectory(tctx, dir.uri, cursor)
 			cancel()
 			if err != nil {
 				return "", err
 			}
 			for _, e := range page.Resources {
-				if e.MimeType == "inode/directory" {
-					if _, err := relPath(r.root, e.URI); err != nil {
-						r.refuse("its directory lists %v", err)
-						return "", nil
-					}
-					if len(dirs) >= lim.MaxSkillFiles {
-						r.refuse("more than %d folders", lim.MaxSkillFiles)
-						return "", nil
-					}
-					dirs = append(dirs, e.URI)
-					continue
+				if err := b.keep(len(e.URI) + len(e.MimeType)); err != nil {
+					return "", err
 				}
-				size := int64(-1)
-				if e.Size != nil {
-					size = *e.Size
-				}
-				if err := r.addFile(e.URI, "", size, lim); err != nil {
-					r.refuse("its directory lists %v", err)
+				if !w.add(dir, e) {
 					return "", nil
 				}
 			}
@@ -188,19 +151,65 @@ func walkDirectory(ctx context.Context, k *conn, r *remote, lim *Limits) error {
 		}
 	}
 	if r.Problem == "" {
-		if err := r.finish(lim); err != nil {
+		if err := r.finish(b.lim); err != nil {
 			r.refuse("%v", err)
 		}
 	}
 	return nil
 }
 
+// folder is a folder of a dynamic skill: its URI, and its path inside
+// the skill ("" for the skill's own).
+type folder struct{ uri, path string }
+
+// walk is one dynamic skill's directory walk.
+type walk struct {
+	r     *remote
+	lim   *Limits
+	seen  map[string]bool // folders queued or read, by path
+	queue []folder
+}
+
+// add takes one entry of folder dir's listing: a folder to read next or
+// a file. It refuses the skill and reports false when the entry cannot
+// be taken.
+func (w *walk) add(dir folder, e client.Resource) bool {
+	if e.MimeType != "inode/directory" {
+		size := int64(-1)
+		if e.Size != nil {
+			size = *e.Size
+		}
+		if err := w.r.addFile(e.URI, "", size, w.lim); err != nil {
+			w.r.refuse("its directory lists %v", err)
+			return false
+		}
+		return true
+	}
+	p, err := relPath(w.r.root, e.URI)
+	switch {
+	case err != nil:
+		w.r.refuse("its directory lists %v", err)
+	case w.seen[p]:
+		w.r.refuse("its folder %q is listed twice (the folders list each other or themselves)", clip(p))
+	case dir.path != "" && !strings.HasPrefix(p, dir.path+"/"):
+		w.r.refuse("its folder %q lists folder %q, which is not inside it", clip(dir.path), clip(p))
+	case len(w.seen) > w.lim.MaxSkillFiles:
+		w.r.refuse("more than %d folders (--max-skill-files)", w.lim.MaxSkillFiles)
+	default:
+		w.seen[p] = true
+		w.queue = append(w.queue, folder{uri: e.URI, path: p})
+		return true
+	}
+	return false
+}
+
 // listResources reads resources/list for skill://<path>/SKILL.md (with
 // their _manifest when listed, and any other file listed below their
 // directory); when there are none, for skill://<name> resources.
-func listResources(ctx context.Context, k *conn, lim *Limits, workers int) (*listing, error) {
+func listResources(ctx context.Context, k *conn, b *budget, workers int) (*listing, error) {
+	lim := b.lim
 	var listed []struct{ uri, mime string }
-	err := pages(ctx, "resources/list", func(cursor string) (string, error) {
+	err := b.pages(ctx, "resources/list", func(cursor string) (string, error) {
 		tctx, cancel := k.timed(ctx)
 		page, err := k.s.ListResources(tctx, cursor)
 		cancel()
@@ -209,6 +218,9 @@ func listResources(ctx context.Context, k *conn, lim *Limits, workers int) (*lis
 		}
 		for _, r := range page.Resources {
 			if strings.HasPrefix(r.URI, skillScheme) {
+				if err := b.keep(len(r.URI) + len(r.MimeType)); err != nil {
+					return "", err
+				}
 				if len(listed) >= lim.MaxSkills*(lim.MaxSkillFiles+2) {
 					return "", fmt.Errorf("more skill:// resources than %d skills could hold (--max-skills)", lim.MaxSkills)
 				}

@@ -22,6 +22,21 @@ type Limits struct {
 	// MaxTotalBytes bounds the bytes of the files one sync reads
 	// (default DefaultMaxTotalBytes).
 	MaxTotalBytes int64
+	// MaxPages bounds the listing pages one pass reads, skills/list,
+	// resources/list and resources/directory/read together (default
+	// DefaultMaxPages).
+	MaxPages int
+	// MaxCursorBytes bounds one cursor a listing page gives (default
+	// DefaultMaxCursorBytes).
+	MaxCursorBytes int
+	// MaxListingBytes bounds the bytes of listing entries one pass takes:
+	// URIs, frontmatter, file lists, counted as the pages give them
+	// (default DefaultMaxListingBytes).
+	MaxListingBytes int64
+	// MaxFrontmatterBytes bounds one skill's frontmatter as skills/list
+	// gives it (default DefaultMaxFrontmatterBytes); a skill over it is
+	// refused.
+	MaxFrontmatterBytes int
 }
 
 // Defaults of Limits.
@@ -31,6 +46,18 @@ const (
 	DefaultMaxSkillFiles = 512
 	DefaultMaxSkills     = 10_000
 	DefaultMaxTotalBytes = 1 << 30
+	// DefaultMaxPages: 10,000 skills on pages of one, and a few folders
+	// each for those listed as "dynamic".
+	DefaultMaxPages = 100_000
+	// DefaultMaxCursorBytes: a cursor names a place in a listing; ours
+	// are a few dozen bytes, and encoded state rarely passes a few KiB.
+	DefaultMaxCursorBytes = 16 << 10
+	// DefaultMaxListingBytes: 10,000 skills with a kilobyte of
+	// frontmatter and a dozen files each are about 25 MiB.
+	DefaultMaxListingBytes = 128 << 20
+	// DefaultMaxFrontmatterBytes: a name of at most 64 characters, a
+	// description of at most 1,024 and some metadata.
+	DefaultMaxFrontmatterBytes = 64 << 10
 )
 
 func (l *Limits) withDefaults() Limits {
@@ -52,6 +79,18 @@ func (l *Limits) withDefaults() Limits {
 	}
 	if out.MaxTotalBytes <= 0 {
 		out.MaxTotalBytes = DefaultMaxTotalBytes
+	}
+	if out.MaxPages <= 0 {
+		out.MaxPages = DefaultMaxPages
+	}
+	if out.MaxCursorBytes <= 0 {
+		out.MaxCursorBytes = DefaultMaxCursorBytes
+	}
+	if out.MaxListingBytes <= 0 {
+		out.MaxListingBytes = DefaultMaxListingBytes
+	}
+	if out.MaxFrontmatterBytes <= 0 {
+		out.MaxFrontmatterBytes = DefaultMaxFrontmatterBytes
 	}
 	return out
 }

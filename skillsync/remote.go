@@ -164,6 +164,10 @@ func fromEntry(e client.SkillEntry, lim *Limits) (r *remote, dynamic bool, err e
 	if err != nil {
 		return nil, false, err
 	}
+	if len(e.Frontmatter) > lim.MaxFrontmatterBytes {
+		r.refuse("skills/list gives %d bytes of frontmatter, over the %d-byte bound (--max-frontmatter-bytes)", len(e.Frontmatter), lim.MaxFrontmatterBytes)
+		return r, false, nil
+	}
 	var fm map[string]any
 	if err := json.Unmarshal(e.Frontmatter, &fm); err != nil || fm == nil {
 		r.refuse("skills/list gives no frontmatter object")

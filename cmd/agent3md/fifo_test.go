@@ -35,6 +35,10 @@ func TestFIFORefused(t *testing.T) {
 		// mcp and selftest refuse "-": their refusal must not offer it.
 		{[]string{"mcp", fifo}, 2, "is not a regular file (a named pipe); pass the path of an agent file (save a stream to a file first)"},
 		{[]string{"selftest", fifo}, 2, "is not a regular file (a named pipe); pass the path of an agent file (save a stream to a file first)"},
+		// --ca-file is read as the token file is: never a plain open.
+		{[]string{"sync", "--ca-file", fifo, "https://127.0.0.1:1/mcp", "dir"}, 2, "--ca-file " + fifo + " is a named pipe, not a regular file"},
+		{[]string{"selftest", "--url", "https://127.0.0.1:1/mcp", "--ca-file", fifo}, 2, "--ca-file " + fifo + " is a named pipe, not a regular file"},
+		{[]string{"sync", "--token-file", fifo, "https://127.0.0.1:1/mcp", "dir"}, 2, "is a named pipe, not a regular file"},
 	}
 	for _, tt := range tests {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {

@@ -163,6 +163,7 @@ or on --metrics-addr without one.`,
 	f.StringVar(&o.MetricsAddr, "metrics-addr", "", "serve /metrics on this host:port of its own, without a token (loopback unless --metrics-public), instead of on --addr behind the token")
 	f.BoolVar(&o.MetricsPublic, "metrics-public", false, "allow a non-loopback --metrics-addr (a firewall or network policy guards it)")
 	bytesize.Int64Var(f, &o.MaxBodyBytes, "max-body-bytes", httpd.DefaultMaxBodyBytes, fmt.Sprintf("largest request body (1 to %d; units B, KiB, MiB, GiB); past it the answer is 413", int64(httpd.MaxBodyBytesCeiling)))
+	bytesize.Int64Var(f, &o.MaxBodyMemory, "max-body-memory", httpd.DefaultMaxBodyMemory, fmt.Sprintf("bytes of request bodies held across all requests, from the first byte read to the request's end, at least --max-body-bytes (up to %d; units B, KiB, MiB, GiB); past it the answer is 503 with Retry-After", int64(httpd.MaxAnswerMemoryCeiling)))
 	f.IntVar(&o.MaxConcurrent, "max-concurrent", httpd.DefaultMaxConcurrent, "requests served at once; past it the answer is 503 with Retry-After")
 	bytesize.Int64Var(f, &o.MaxAnswerMemory, "max-answer-memory", httpd.DefaultMaxAnswerMemory, fmt.Sprintf("bytes of answers held for writing across all requests, at least --max-answer-bytes (up to %d; units B, KiB, MiB, GiB); past it the answer is 503 with Retry-After", int64(httpd.MaxAnswerMemoryCeiling)))
 	f.IntVar(&o.MaxStreams, "max-streams", httpd.DefaultMaxStreams, "subscriptions/listen streams open at once, besides --max-concurrent; past it the answer is 503")
@@ -183,6 +184,7 @@ var credentialFlags = map[string]string{
 	httpd.KindTokenFile: "--token-file",
 	httpd.KindTLSCert:   "--tls-cert",
 	httpd.KindTLSKey:    "--tls-key",
+	httpd.KindCAFile:    "--ca-file",
 }
 
 // credentialFlagError words a credential file error with the flag that

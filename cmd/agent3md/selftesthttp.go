@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net/http"
 	"os"
@@ -67,15 +66,21 @@ func (h *selftestHTTP) token() (string, error) {
 }
 
 // client is an HTTP client trusting --ca-file beside the system's roots.
+// The file is read as the token file is (httpd.ReadCAFile): a regular
+// file only, opened without blocking, bounded in size and time, so a
+// named pipe given by mistake is refused at once instead of hanging the
+// command where SIGTERM cannot reach it.
 func (h *selftestHTTP) client() (*http.Client, error) {
 	if h.caFile == "" {
 		return nil, nil // selftest's default
 	}
-	hc, err := client.HTTPClientWithCAFile(h.caFile)
-	if errors.Is(err, client.ErrNoCertificate) {
+	pem, err := httpd.ReadCAFile(h.caFile)
+	if err != nil {
+		return nil, ioError(credentialFlagError(err))
+	}
+	hc, err := client.HTTPClientWithCA(pem)
+	if err != nil {
 		return nil, ioError(fmt.Errorf("--ca-file %s: %w", h.caFile, err))
-	} else if err != nil {
-		return nil, ioError(fmt.Errorf("--ca-file: %w", err))
 	}
 	return hc, nil
 }

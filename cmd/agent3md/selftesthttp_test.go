@@ -126,6 +126,7 @@ func TestSelftestHTTPFlagErrors(t *testing.T) {
 		return p
 	}
 	short, notPEM := write("short", "abc\n"), write("notpem", "hello\n")
+	big := write("big.pem", strings.Repeat("x", httpd.DefaultMaxCredentialBytes+1))
 	for _, tt := range []struct {
 		args []string
 		want string
@@ -135,6 +136,8 @@ func TestSelftestHTTPFlagErrors(t *testing.T) {
 		{[]string{"--url", "http://127.0.0.1:1/mcp", "--token-file", short}, short + ":1: token too short"},
 		{[]string{"--url", "http://127.0.0.1:1/mcp", "--token-file", filepath.Join(dir, "missing")}, "no such file"},
 		{[]string{"--url", "http://127.0.0.1:1/mcp", "--ca-file", notPEM}, "no PEM certificate found"},
+		{[]string{"--url", "http://127.0.0.1:1/mcp", "--ca-file", filepath.Join(dir, "missing.pem")}, "--ca-file " + filepath.Join(dir, "missing.pem") + ": no such file"},
+		{[]string{"--url", "http://127.0.0.1:1/mcp", "--ca-file", big}, "--ca-file " + big + " is larger than 1048576 bytes, the limit for a credential file: is it the right file?\n"},
 		{[]string{"--url", "ftp://host/mcp"}, "absolute http:// or https:// URL"},
 	} {
 		code, _, errOut := cli(t, append([]string{"selftest"}, tt.args...)...)

@@ -30,6 +30,11 @@ type syncFlags struct {
 	maxFileBytes  int64
 	maxSkillBytes int64
 	maxTotalBytes int64
+	// listing bounds (docs/sync.md §5)
+	maxPages            int
+	maxCursorBytes      int
+	maxListingBytes     int64
+	maxFrontmatterBytes int
 }
 
 func (a *app) syncCmd() *cobra.Command {
@@ -97,6 +102,10 @@ interrupted). docs/sync.md has the details.`,
 	fl.IntVar(&f.maxSkillFiles, "max-skill-files", skillsync.DefaultMaxSkillFiles, "most files in one skill")
 	fl.IntVar(&f.maxSkills, "max-skills", skillsync.DefaultMaxSkills, "most skills listed")
 	bytesize.Int64Var(fl, &f.maxTotalBytes, "max-total-bytes", skillsync.DefaultMaxTotalBytes, "most bytes of files one pass reads")
+	fl.IntVar(&f.maxPages, "max-pages", skillsync.DefaultMaxPages, "most listing pages one pass reads (skills/list, resources/list, resources/directory/read together)")
+	bytesize.IntVar(fl, &f.maxCursorBytes, "max-cursor-bytes", skillsync.DefaultMaxCursorBytes, "longest cursor a listing page may give")
+	bytesize.Int64Var(fl, &f.maxListingBytes, "max-listing-bytes", skillsync.DefaultMaxListingBytes, "most bytes of listing entries one pass takes (URIs, frontmatter, file lists)")
+	bytesize.IntVar(fl, &f.maxFrontmatterBytes, "max-frontmatter-bytes", skillsync.DefaultMaxFrontmatterBytes, "largest frontmatter skills/list may give for one skill (a skill over it is refused)")
 	return c
 }
 
@@ -223,6 +232,8 @@ func (f *syncFlags) options(dir string) (*skillsync.Options, error) {
 		{"--max-total-bytes", f.maxTotalBytes}, {"--max-skill-files", int64(f.maxSkillFiles)},
 		{"--max-skills", int64(f.maxSkills)}, {"--max-in-flight", int64(f.workers)},
 		{"--interval", int64(f.interval)}, {"--timeout", int64(f.timeout)},
+		{"--max-pages", int64(f.maxPages)}, {"--max-cursor-bytes", int64(f.maxCursorBytes)},
+		{"--max-listing-bytes", f.maxListingBytes}, {"--max-frontmatter-bytes", int64(f.maxFrontmatterBytes)},
 	}
 	for _, c := range checks {
 		if c.v <= 0 {
@@ -237,6 +248,8 @@ func (f *syncFlags) options(dir string) (*skillsync.Options, error) {
 		Limits: &skillsync.Limits{
 			MaxFileBytes: f.maxFileBytes, MaxSkillBytes: f.maxSkillBytes, MaxSkillFiles: f.maxSkillFiles,
 			MaxSkills: f.maxSkills, MaxTotalBytes: f.maxTotalBytes,
+			MaxPages: f.maxPages, MaxCursorBytes: f.maxCursorBytes,
+			MaxListingBytes: f.maxListingBytes, MaxFrontmatterBytes: f.maxFrontmatterBytes,
 		},
 	}, nil
 }

@@ -383,6 +383,10 @@ func TestSyncUsage(t *testing.T) {
 		{[]string{"sync", "--max-file-bytes", "0", "http://127.0.0.1:1/mcp", "dir"}, "--max-file-bytes must be above 0"},
 		{[]string{"sync", "--max-in-flight", "5000", "http://127.0.0.1:1/mcp", "dir"}, "from 1 to 1024"},
 		{[]string{"sync", "--interval", "0s", "http://127.0.0.1:1/mcp", "dir"}, "--interval must be above 0"},
+		{[]string{"sync", "--max-pages", "0", "http://127.0.0.1:1/mcp", "dir"}, "--max-pages must be above 0"},
+		{[]string{"sync", "--max-cursor-bytes", "0", "http://127.0.0.1:1/mcp", "dir"}, "--max-cursor-bytes must be above 0"},
+		{[]string{"sync", "--max-listing-bytes", "0", "http://127.0.0.1:1/mcp", "dir"}, "--max-listing-bytes must be above 0"},
+		{[]string{"sync", "--max-frontmatter-bytes", "0", "http://127.0.0.1:1/mcp", "dir"}, "--max-frontmatter-bytes must be above 0"},
 		{[]string{"sync", "http://127.0.0.1:1/mcp", t.TempDir()}, "127.0.0.1:1"},
 	} {
 		code, _, errOut := cli(t, tt.args...)

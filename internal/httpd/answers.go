@@ -85,6 +85,19 @@ type answerHold struct {
 	held   atomic.Int64
 }
 
+// take reserves n more bytes for the request; false, reserving nothing,
+// past the budget (or with no budget: a request not served by Server).
+func (h *answerHold) take(n int64) bool {
+	if h.budget == nil {
+		return true
+	}
+	if !h.budget.take(n) {
+		return false
+	}
+	h.held.Add(n)
+	return true
+}
+
 // release gives back everything the request reserved, once it has ended.
 func (h *answerHold) release() {
 	if h.budget != nil {

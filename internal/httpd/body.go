@@ -14,8 +14,8 @@ import (
 // ReadTimeout, and puts it back as r.Body, so the endpoint gets a body
 // that is complete and bounded. An MCP request is one JSON message that
 // must be read whole anyway. It answers 413 past the limit, 408 when the
-// client is too slow, 400 when the read fails, and reports whether the
-// request may go on.
+// client is too slow, 400 when the read fails, 503 when the server's body
+// memory is spent, and reports whether the request may go on.
 func (s *Server) readBody(w http.ResponseWriter, r *http.Request) bool {
 	max := s.opts.MaxBodyBytes
 	if r.ContentLength > max {
@@ -27,7 +27,7 @@ func (s *Server) readBody(w http.ResponseWriter, r *http.Request) bool {
 	}
 	rc := http.NewResponseController(w)
 	_ = rc.SetReadDeadline(time.Now().Add(s.opts.ReadTimeout))
-	data, err := readAll(r, max)
+	data, err := readAll(r, max, &infoFrom(r.Context()).bodies)
 	if err != nil || int64(len(data)) > max {
 		// The body is not read to its end: the connection can't carry
 		// another request. The read deadline stays, so net/http's attempt
@@ -35,6 +35,10 @@ func (s *Server) readBody(w http.ResponseWriter, r *http.Request) bool {
 		w.Header().Set("Connection", "close")
 	}
 	switch {
+	case errors.Is(err, errBodyMemory):
+		Reject(r.Context(), RejectBodyMemory)
+		s.unavailable(w, fmt.Sprintf("Service unavailable: request bodies already hold the server's %d bytes of body memory (--max-body-memory); retry shortly", s.opts.MaxBodyMemory))
+		return false
 	case errors.Is(err, os.ErrDeadlineExceeded):
 		Reject(r.Context(), RejectBodyTimeout)
 		writeError(w, http.StatusRequestTimeout, codeInvalidRequest,
@@ -56,19 +60,67 @@ func (s *Server) readBody(w http.ResponseWriter, r *http.Request) bool {
 	return true
 }
 
-// readAll reads a body of at most max bytes (max+1 when longer, so the
-// caller sees it): into one buffer of the declared length when there is
-// one, without the doublings (and their garbage) of a buffer that grows,
-// which for a 4 MiB body cost as much again.
-func readAll(r *http.Request, max int64) ([]byte, error) {
-	if n := r.ContentLength; n > 0 && n <= max {
-		data := make([]byte, n)
-		if _, err := io.ReadFull(r.Body, data); err != nil {
+// Body memory (docs/http.md §1). A body is held from its first byte read
+// until its request ends, and bodies being read have a bound of their own
+// (4 per --max-concurrent slot) only so that clients that trickle cannot
+// take every slot: 1,024 such bodies of 4 MiB would be 4 GiB. So every
+// body's buffer is reserved from one budget shared by all requests,
+// Options.MaxBodyMemory, as it grows with what has arrived (not with what
+// the client declares: a client that declares 4 MiB and sends a byte a
+// second holds a few KiB of it), and given back when its request ends.
+// A body that cannot grow within the budget is answered 503 with
+// Retry-After, and the connection closed.
+
+// errBodyMemory is readAll's error when the body memory is spent.
+var errBodyMemory = errors.New("the server's body memory is spent")
+
+// Growth of a body's buffer: a declared length up to bodyWhole is taken
+// at once (most bodies: one allocation of the right size); a longer one
+// starts at bodyWhole, one of unknown length at bodyFirst, and each
+// doubles (up to the declared length, or max+1) as the bytes arrive.
+const (
+	bodyWhole = 64 << 10
+	bodyFirst = 4 << 10
+)
+
+// readAll reads a body of at most limit bytes (limit+1 when longer, so the
+// caller sees it), reserving its buffer from hold's budget as it grows;
+// errBodyMemory when the budget has no room for the next step.
+func readAll(r *http.Request, limit int64, hold *answerHold) ([]byte, error) {
+	want := limit + 1
+	if n := r.ContentLength; n > 0 && n <= limit {
+		want = n
+	}
+	first := int64(bodyFirst)
+	if r.ContentLength > 0 {
+		first = bodyWhole
+	}
+	var buf []byte
+	for {
+		if len(buf) == cap(buf) {
+			if int64(len(buf)) >= want {
+				return buf, nil
+			}
+			next := min(want, max(first, 2*int64(cap(buf))))
+			if !hold.take(next - int64(cap(buf))) {
+				return nil, errBodyMemory
+			}
+			grown := make([]byte, len(buf), next)
+			copy(grown, buf)
+			buf = grown
+		}
+		n, err := r.Body.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		if err == io.EOF {
+			if r.ContentLength > 0 && int64(len(buf)) < want {
+				return nil, io.ErrUnexpectedEOF
+			}
+			return buf, nil
+		}
+		if err != nil {
 			return nil, err
 		}
-		return data, nil
 	}
-	return io.ReadAll(io.LimitReader(r.Body, max+1))
 }
 
 // heldBody is a body read whole. TakeBytes hands the endpoint the bytes

@@ -30,11 +30,15 @@ func (o *Options) Check() error {
 		{"max-concurrent", int64(o.MaxConcurrent), MaxConcurrentCeiling},
 		{"max-streams", int64(o.MaxStreams), MaxStreamsCeiling},
 		{"max-answer-memory", o.MaxAnswerMemory, MaxAnswerMemoryCeiling},
+		{"max-body-memory", o.MaxBodyMemory, MaxAnswerMemoryCeiling},
 		{"max-credential-bytes", o.MaxCredentialBytes, MaxCredentialBytesCeiling},
 	} {
 		if f.v < 1 || f.v > f.max {
 			return fmt.Errorf("--%s %d is out of range: use a value from 1 to %d", f.name, f.v, f.max)
 		}
+	}
+	if o.MaxBodyMemory < o.MaxBodyBytes {
+		return fmt.Errorf("--max-body-memory %d is less than --max-body-bytes %d: a body of the largest size could never be read; raise --max-body-memory", o.MaxBodyMemory, o.MaxBodyBytes)
 	}
 	if o.MetricsPublic && o.MetricsAddr == "" {
 		return errors.New("--metrics-public applies to --metrics-addr, which is not given: /metrics is served on --addr behind the token")

@@ -12,7 +12,7 @@ import (
 func TestOptionsCheck(t *testing.T) {
 	good := func() Options {
 		return Options{MaxBodyBytes: DefaultMaxBodyBytes, MaxConcurrent: DefaultMaxConcurrent, MaxStreams: DefaultMaxStreams,
-			MaxAnswerMemory: DefaultMaxAnswerMemory, WriteTimeout: DefaultWriteTimeout, ShutdownTimeout: DefaultShutdownTimeout,
+			MaxAnswerMemory: DefaultMaxAnswerMemory, MaxBodyMemory: DefaultMaxBodyMemory, WriteTimeout: DefaultWriteTimeout, ShutdownTimeout: DefaultShutdownTimeout,
 			MaxCredentialBytes: DefaultMaxCredentialBytes, CredentialTimeout: DefaultCredentialTimeout}
 	}
 	o := good()
@@ -28,6 +28,8 @@ func TestOptionsCheck(t *testing.T) {
 		{func(o *Options) { o.MaxConcurrent = -1 }, "--max-concurrent -1 is out of range"},
 		{func(o *Options) { o.MaxStreams = MaxStreamsCeiling + 1 }, "--max-streams 1048577 is out of range"},
 		{func(o *Options) { o.MaxAnswerMemory = 0 }, "--max-answer-memory 0 is out of range"},
+		{func(o *Options) { o.MaxBodyMemory = 0 }, "--max-body-memory 0 is out of range"},
+		{func(o *Options) { o.MaxBodyMemory = DefaultMaxBodyBytes - 1 }, "--max-body-memory 4194303 is less than --max-body-bytes 4194304: a body of the largest size could never be read; raise --max-body-memory"},
 		{func(o *Options) { o.WriteTimeout = 0 }, "--write-timeout 0s is out of range: use a positive duration"},
 		{func(o *Options) { o.ShutdownTimeout = -time.Second }, "--shutdown-timeout -1s is out of range"},
 		{func(o *Options) { o.MaxCredentialBytes = MaxCredentialBytesCeiling + 1 }, "--max-credential-bytes 67108865 is out of range"},
@@ -41,7 +43,7 @@ func TestOptionsCheck(t *testing.T) {
 		}
 	}
 	o = good()
-	o.MaxBodyBytes, o.MaxStreams, o.MetricsPublic, o.MetricsAddr = MaxBodyBytesCeiling, MaxStreamsCeiling, true, "0.0.0.0:9100"
+	o.MaxBodyBytes, o.MaxBodyMemory, o.MaxStreams, o.MetricsPublic, o.MetricsAddr = MaxBodyBytesCeiling, MaxBodyBytesCeiling, MaxStreamsCeiling, true, "0.0.0.0:9100"
 	if err := o.Check(); err != nil {
 		t.Errorf("ceilings and a public metrics address refused: %v", err)
 	}

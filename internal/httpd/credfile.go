@@ -50,15 +50,19 @@ const (
 type credLimits struct {
 	maxBytes int64
 	timeout  time.Duration
+	// client: the file is read for a client (a token it sends, a CA it
+	// trusts), whose bounds are the defaults and no serve flag raises.
+	client bool
 }
 
-// defaultCredLimits are the bounds where no Options give others (the
-// token a client sends, read by ReadTokenFile).
-var defaultCredLimits = credLimits{DefaultMaxCredentialBytes, DefaultCredentialTimeout}
+// clientCredLimits are the bounds of the files a client reads: the token
+// it sends (ReadTokenFile) and the CA certificates it trusts
+// (ReadCAFile), for sync and selftest --url.
+var clientCredLimits = credLimits{DefaultMaxCredentialBytes, DefaultCredentialTimeout, true}
 
 // credLimits are o's bounds for credential files.
 func (o *Options) credLimits() credLimits {
-	return credLimits{o.MaxCredentialBytes, o.CredentialTimeout}
+	return credLimits{maxBytes: o.MaxCredentialBytes, timeout: o.CredentialTimeout}
 }
 
 // Errors a CredentialError wraps (besides the open's own, such as
@@ -80,6 +84,7 @@ const (
 	KindTokenFile = "token file"
 	KindTLSCert   = "TLS certificate"
 	KindTLSKey    = "TLS key"
+	KindCAFile    = "CA file"
 )
 
 // CredentialError says which credential file could not be read and why.
@@ -92,6 +97,8 @@ type CredentialError struct {
 	fileKind string
 	// limit is the size bound, for ErrCredentialTooLarge.
 	limit int64
+	// client: read for a client, whose bounds no flag raises.
+	client bool
 }
 
 func (e *CredentialError) Error() string {
@@ -105,11 +112,16 @@ func (e *CredentialError) Reason() string {
 	switch {
 	case errors.Is(e.Err, ErrNotRegular):
 		return fmt.Sprintf(" is %s, not a regular file: give the path of a regular file (a pipe or a device could block the server or never end)", e.fileKind)
+	case errors.Is(e.Err, ErrCredentialTooLarge) && e.client:
+		return fmt.Sprintf(" is larger than %d bytes, the limit for a credential file: is it the right file?", e.limit)
 	case errors.Is(e.Err, ErrCredentialTooLarge):
 		return fmt.Sprintf(" is larger than %d bytes, the limit for a credential file: is it the right file? (serve --max-credential-bytes raises the limit)", e.limit)
+	case errors.Is(e.Err, ErrCredentialTimeout) && e.client:
+		detail := strings.TrimPrefix(e.Err.Error(), ErrCredentialTimeout.Error()+": ")
+		return ": " + detail + " (is its file system stalled?); it was not waited for"
 	case errors.Is(e.Err, ErrCredentialTimeout):
 		detail := strings.TrimPrefix(e.Err.Error(), ErrCredentialTimeout.Error()+": ")
-		return ": " + detail + " (is its file system stalled?); the server did not wait for it"
+		return ": " + detail + " (serve --credential-timeout; is its file system stalled?); the server did not wait for it"
 	}
 	var pe *fs.PathError
 	if errors.As(e.Err, &pe) {
@@ -125,9 +137,18 @@ func (e *CredentialError) Unwrap() error { return e.Err }
 func readCredential(kind, path string, lim credLimits) ([]byte, error) {
 	data, err := readCredentialWithin(kind, path, lim.timeout, func(p string) ([]byte, string, error) { return readRegular(p, lim.maxBytes) })
 	if ce, ok := err.(*CredentialError); ok {
-		ce.limit = lim.maxBytes
+		ce.limit, ce.client = lim.maxBytes, lim.client
 	}
 	return data, err
+}
+
+// ReadCAFile reads the PEM CA certificates a client trusts (sync's and
+// selftest's --ca-file) as every credential file is read: a regular file
+// only, opened without blocking, at most DefaultMaxCredentialBytes, within
+// DefaultCredentialTimeout; what cannot be read is a *CredentialError. A
+// plain open of a named pipe would wait for a writer for ever.
+func ReadCAFile(path string) ([]byte, error) {
+	return readCredential(KindCAFile, path, clientCredLimits)
 }
 
 // credentialReads are the paths whose read was abandoned and is still
@@ -169,7 +190,7 @@ func readCredentialWithin(kind, path string, timeout time.Duration, read func(st
 		}
 		return r.data, nil
 	case <-timer.C:
-		return nil, &CredentialError{Kind: kind, Path: path, Err: fmt.Errorf("%w: reading it took longer than %s (serve --credential-timeout)", ErrCredentialTimeout, timeout)}
+		return nil, &CredentialError{Kind: kind, Path: path, Err: fmt.Errorf("%w: reading it took longer than %s", ErrCredentialTimeout, timeout)}
 	}
 }
 

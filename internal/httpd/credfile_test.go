@@ -109,7 +109,7 @@ func TestReadCredential(t *testing.T) {
 		{"missing", filepath.Join(dir, "nope"), fs.ErrNotExist, ": no such file or directory"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			data, err := readCredential(KindTokenFile, tt.path, defaultCredLimits)
+			data, err := readCredential(KindTokenFile, tt.path, clientCredLimits)
 			if tt.want == nil {
 				if err != nil || len(data) == 0 {
 					t.Fatalf("got %d bytes, %v", len(data), err)

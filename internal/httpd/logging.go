@@ -30,6 +30,8 @@ type requestInfo struct {
 	slot       slotHolder
 	// answers is the answer memory the request holds (ReserveAnswer).
 	answers answerHold
+	// bodies is the body memory the request holds (readBody).
+	bodies answerHold
 	// What the RequestRecord says beyond the answer (observe.go), set on
 	// the request's goroutine.
 	stream    bool

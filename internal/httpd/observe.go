@@ -70,11 +70,12 @@ const (
 	RejectConcurrent   Rejection = "max_concurrent" // 503: MaxConcurrent requests running
 	RejectStreams      Rejection = "max_streams"    // 503: MaxStreams streams open
 	RejectAnswerMemory Rejection = "answer_memory"  // 503: MaxAnswerMemory held by answers (answers.go)
+	RejectBodyMemory   Rejection = "body_memory"    // 503: MaxBodyMemory held by bodies (body.go)
 )
 
 // Rejections lists every Rejection, for an observer that shows each from
 // the start (a counter at 0 rather than none).
-var Rejections = []Rejection{RejectHost, RejectOrigin, RejectBodyTooLarge, RejectBodyTimeout, RejectBodyReads, RejectConcurrent, RejectStreams, RejectAnswerMemory}
+var Rejections = []Rejection{RejectHost, RejectOrigin, RejectBodyTooLarge, RejectBodyTimeout, RejectBodyReads, RejectConcurrent, RejectStreams, RejectAnswerMemory, RejectBodyMemory}
 
 // AuthFailure is why a request failed the bearer token check (401).
 type AuthFailure string

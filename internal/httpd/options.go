@@ -15,10 +15,14 @@ const (
 	// far below this.
 	DefaultMaxBodyBytes = 4 << 20
 	// DefaultMaxConcurrent bounds requests being served at once (streams
-	// handed over with StartStream excepted). With DefaultMaxBodyBytes it
-	// caps buffered bodies at 1 GiB in the worst case, and far less in
-	// practice.
+	// handed over with StartStream excepted).
 	DefaultMaxConcurrent = 256
+	// DefaultMaxBodyMemory bounds the bytes of request bodies held across
+	// all requests, being read or served (body.go): sixteen bodies at
+	// DefaultMaxBodyBytes, or tens of thousands of the usual few-kilobyte
+	// ones. Without it, bodies being read (4 per MaxConcurrent slot) and
+	// served could hold 1,280 × 4 MiB, 5 GiB.
+	DefaultMaxBodyMemory = 64 << 20
 	// DefaultMaxStreams bounds the streams held open at once (StartStream):
 	// about one per connected 2026-07-28 client, each a few goroutines and
 	// buffers, tens of KiB.
@@ -87,6 +91,12 @@ type Options struct {
 	// MaxBodyBytes bounds a request body (default DefaultMaxBodyBytes);
 	// past it the answer is 413.
 	MaxBodyBytes int64
+	// MaxBodyMemory bounds the bytes of request bodies held across all
+	// requests, from the first byte read to the request's end (default
+	// DefaultMaxBodyMemory); a body that does not fit in what is left is
+	// answered 503 with Retry-After (body.go). It is at least
+	// MaxBodyBytes (Check).
+	MaxBodyMemory int64
 	// MaxConcurrent bounds requests served at once (default
 	// DefaultMaxConcurrent); past it the answer is 503 with Retry-After.
 	// /healthz is not counted.
@@ -151,6 +161,9 @@ func (o *Options) withDefaults() Options {
 	}
 	if c.MaxBodyBytes <= 0 {
 		c.MaxBodyBytes = DefaultMaxBodyBytes
+	}
+	if c.MaxBodyMemory <= 0 {
+		c.MaxBodyMemory = DefaultMaxBodyMemory
 	}
 	if c.MaxConcurrent <= 0 {
 		c.MaxConcurrent = DefaultMaxConcurrent

@@ -32,6 +32,7 @@ type Server struct {
 	// getStreams counts the streams opened by a GET (Load).
 	getStreams atomic.Int64
 	answers    *answerBudget // answer memory (ReserveAnswer)
+	bodies     *answerBudget // body memory (readBody)
 	drain      chan struct{} // closed when shutdown starts
 	draining   atomic.Bool
 	stopOnce   sync.Once
@@ -67,6 +68,7 @@ func New(opts *Options, endpoints Endpoints) (*Server, error) {
 		reading: make(chan struct{}, bodyReadsPerSlot*o.MaxConcurrent),
 		streams: make(chan struct{}, o.MaxStreams),
 		answers: newAnswerBudget(o.MaxAnswerMemory),
+		bodies:  newAnswerBudget(o.MaxBodyMemory),
 		drain:   make(chan struct{}),
 	}
 	if (o.TLSCert == "") != (o.TLSKey == "") {
@@ -243,6 +245,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	ri := &requestInfo{drain: s.drain, streams: s.streams, getStreams: &s.getStreams}
 	ri.answers.budget = s.answers
 	defer ri.answers.release() // the answer is written, failed or cut off
+	ri.bodies.budget = s.bodies
+	defer ri.bodies.release() // the body is dropped with the request
 	r = r.WithContext(context.WithValue(r.Context(), infoKey{}, ri))
 	rec := &recorder{ResponseWriter: w}
 	if r.Body == nil { // only a Request built by hand; net/http always sets one

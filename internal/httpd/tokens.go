@@ -114,7 +114,7 @@ func isTokenByte(c byte) bool {
 // regular file only, bounded in size and time; what cannot be read is a
 // *CredentialError, what does not parse a *TokenError.
 func ReadTokenFile(path string) ([]string, error) {
-	return readTokenFile(path, defaultCredLimits)
+	return readTokenFile(path, clientCredLimits)
 }
 
 func readTokenFile(path string, lim credLimits) ([]string, error) {

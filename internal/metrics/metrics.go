@@ -123,7 +123,7 @@ func (m *Metrics) define() {
 	m.reg.MustRegister(m.latency)
 	m.answerBytes = counter("agent3md_http_response_bytes_total", "Bytes of answer bodies written, by agent.", "agent")
 	m.rejections = counter("agent3md_http_rejections_total",
-		"Requests the server turned away itself, by reason: host, origin (403), body_too_large (413), body_timeout (408), body_reads, max_concurrent, max_streams, answer_memory (503).", "reason")
+		"Requests the server turned away itself, by reason: host, origin (403), body_too_large (413), body_timeout (408), body_reads, max_concurrent, max_streams, answer_memory, body_memory (503).", "reason")
 	m.authFailures = counter("agent3md_http_auth_failures_total",
 		"Requests refused with 401, by reason: missing (no Authorization header), malformed (not one Bearer token), invalid (a token not accepted).", "reason")
 	m.reloads = counter("agent3md_agent_reloads_total", "Reloads of an agent whose file changed, successful or not, by agent.", "agent")

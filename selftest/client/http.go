@@ -13,9 +13,10 @@ import (
 	"mime"
 	"net/http"
 	"net/url"
-	"os"
 	"sync"
 	"time"
+
+	"github.com/agent3md/agent3md/internal/filekind"
 )
 
 // HTTP header names of Streamable HTTP (docs/protocol.md §12).
@@ -58,7 +59,8 @@ func Dial(rawURL string, o *Options) (*Conn, error) {
 	}
 	c := newConn(o)
 	ctx, cancel := context.WithCancel(context.Background())
-	t := &httpTransport{c: c, client: c.o.HTTPClient, url: rawURL, ctx: ctx, cancel: cancel, version: c.o.ProtocolVersion}
+	t := &httpTransport{c: c, client: c.o.HTTPClient, url: rawURL, ctx: ctx, cancel: cancel, version: c.o.ProtocolVersion,
+		tails: make(chan struct{}, maxTails)}
 	if t.client == nil {
 		t.client = &http.Client{}
 	}
@@ -91,11 +93,14 @@ func HTTPClientWithCA(pem []byte) (*http.Client, error) {
 const MaxCAFileBytes = 1 << 20
 
 // HTTPClientWithCAFile is HTTPClientWithCA with the PEM certificates of
-// the file at path (agent3md's --ca-file). A file over MaxCAFileBytes is
-// refused, not read whole: it is not a CA bundle. A file that holds no
-// certificate is ErrNoCertificate as it is; the caller names the file.
+// the file at path. Only a regular file is read, opened without blocking
+// (filekind.Open): a plain open of a named pipe waits for a writer for
+// ever. A file over MaxCAFileBytes is refused, not read whole: it is not
+// a CA bundle. A file that holds no certificate is ErrNoCertificate as it
+// is; the caller names the file. (agent3md's --ca-file reads the file
+// with httpd.ReadCAFile, which also bounds the time a read may take.)
 func HTTPClientWithCAFile(path string) (*http.Client, error) {
-	f, err := os.Open(path)
+	f, err := filekind.Open(path)
 	if err != nil {
 		return nil, err
 	}
@@ -122,6 +127,7 @@ type httpTransport struct {
 	ctx    context.Context // ends every open request on stop
 	cancel context.CancelFunc
 	wg     sync.WaitGroup // event streams being read
+	tails  chan struct{}  // streams read past their answer (awaitEnd)
 
 	mu      sync.Mutex
 	version string // MCP-Protocol-Version for handshake-era requests
@@ -180,6 +186,9 @@ func (t *httpTransport) post(ctx context.Context, b []byte, p *Pending) error {
 			if !stop() {
 				return noAnswer()
 			}
+			if answer != nil {
+				t.awaitEnd(resp.Body, cancel)
+			}
 			t.learnVersion(answer)
 			return nil
 		}
@@ -196,7 +205,9 @@ func (t *httpTransport) post(ctx context.Context, b []byte, p *Pending) error {
 			defer t.wg.Done()
 			defer cancel()
 			defer resp.Body.Close()
-			t.readEvents(reqCtx, resp.Body, out, p)
+			if t.readEvents(reqCtx, resp.Body, out, p) != nil {
+				t.awaitEnd(resp.Body, cancel)
+			}
 		}()
 		return nil
 	}
@@ -213,6 +224,36 @@ func (t *httpTransport) post(ctx context.Context, b []byte, p *Pending) error {
 	}
 	t.deliver(resp, out, body, tooLong, p, at)
 	return nil
+}
+
+// A stream is read past its answer only to see it end: a server that
+// ends it at once (as it should: nothing may follow the answer) leaves
+// the connection fit for the next request, which matters over TLS and
+// against servers that answer every request as a stream; one that holds
+// it open is cut off after streamGrace. At most maxTails streams wait so
+// at once, and any more are closed at their answer: a server that holds
+// every stream costs at most that many descriptors beyond the requests
+// in flight, whatever its pace.
+const (
+	streamGrace     = 50 * time.Millisecond
+	streamTailBytes = 64 << 10
+	maxTails        = 32
+)
+
+// awaitEnd reads what follows an answer on its stream, up to
+// streamTailBytes and for at most streamGrace (then cancel ends the
+// request, and with it the read), and drops it; with maxTails streams
+// already waiting, it returns at once.
+func (t *httpTransport) awaitEnd(body io.Reader, cancel context.CancelFunc) {
+	select {
+	case t.tails <- struct{}{}:
+		defer func() { <-t.tails }()
+	default:
+		return
+	}
+	timer := time.AfterFunc(streamGrace, cancel)
+	defer timer.Stop()
+	io.Copy(io.Discard, io.LimitReader(body, streamTailBytes))
 }
 
 // newRequest is the POST of b with the headers its era wants.

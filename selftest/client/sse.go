@@ -109,7 +109,13 @@ type Exchange struct {
 
 // readEvents routes each data event of an event stream answering out
 // (docs/protocol.md §12), and fails p when the stream ends without p's
-// answer. It returns that answer (nil when none came).
+// answer. It returns that answer (nil when none came) as soon as it has
+// arrived, without reading on: a server sends nothing after the answer
+// (it SHOULD end the stream then), and one that holds the stream open
+// would otherwise keep a connection and its descriptor for as long as it
+// likes — one per request, which is what a sync of thousands of files
+// makes (docs/sync.md §5). The caller waits briefly for the end
+// (awaitEnd) and closes the body.
 func (t *httpTransport) readEvents(ctx context.Context, body io.Reader, out Outgoing, p *Pending) (answer []byte) {
 	max := t.c.o.MaxLineBytes
 	lr := NewLineReader(body, max)
@@ -131,7 +137,7 @@ func (t *httpTransport) readEvents(ctx context.Context, body io.Reader, out Outg
 		}
 		data, seen, tooLong = nil, false, false
 	}
-	for {
+	for answer == nil {
 		line, long, err := lr.Next()
 		switch {
 		case long:
@@ -152,10 +158,10 @@ func (t *httpTransport) readEvents(ctx context.Context, body io.Reader, out Outg
 		}
 		if err != nil {
 			readError = err
+			dispatch()
 			break
 		}
 	}
-	dispatch()
 	if p != nil && out.IsRequest() && ctx.Err() == nil && !p.isDone() {
 		t.c.failWaiting(p, nil, fmt.Errorf("the event stream answering %s ended without its answer (%v)", out.What(), readError))
 	}
