@@ -28,6 +28,7 @@ func (a *app) mcpCmd() *cobra.Command {
 		maxPending  int64
 		maxAnswer   int
 		logLevel    string
+		logFormat   string
 		memLimit    string
 		noWatch     bool
 		folders     folderFlags
@@ -83,7 +84,10 @@ Point a client at it with the command "agent3md" and the arguments
 					return ioError(fmt.Errorf("%w (default %s)", err, def))
 				}
 			}
-			logger := slog.New(slog.NewTextHandler(a.stderr, &slog.HandlerOptions{Level: level}))
+			logger, err := newLogger(a.stderr, level, logFormat)
+			if err != nil {
+				return err
+			}
 			mem, err := memlimit.Parse(memLimit)
 			if err != nil {
 				return ioError(err)
@@ -177,6 +181,7 @@ Point a client at it with the command "agent3md" and the arguments
 	bytesize.IntVar(c.Flags(), &maxAnswer, "max-answer-bytes", mcp.DefaultMaxAnswerBytes, fmt.Sprintf("largest tool answer, in bytes: list_skills pages under it, and a larger answer is a tool error saying what to ask for instead (%d to %d; units B, KiB, MiB, GiB)", minAnswerBytes, maxAnswerCeiling))
 	c.Flags().BoolVar(&noWatch, "no-watch", false, "serve the file as loaded: do not watch it for changes (then the server declares no listChanged or subscribe)")
 	c.Flags().StringVar(&logLevel, "log-level", "info", "stderr log level: debug, info, warn or error")
+	addLogFormat(c.Flags(), &logFormat)
 	c.Flags().StringVar(&memLimit, "memory-limit", "auto", "Go soft memory limit once loaded: auto (follows the live heap plus a margin, so the footprint stays near what the agent needs), off (Go's default, or GOMEMLIMIT), or a size such as 512MiB")
 	a.addLimitFlags(c.Flags())
 	// --max-file-line-bytes was mcp's name for the agent file's line bound
