@@ -92,12 +92,13 @@ Point a client at it with the command "agent3md" and the arguments
 			if err != nil {
 				return ioError(err)
 			}
+			hintTarget := "" // the file or folder mcpWaitHint names
 			// serve runs the server with what both sources share.
 			serve := func(opts *mcp.Options) error {
 				opts.Router, opts.Version = a.serveRouterOptions(), buildVersion().Version
 				opts.MaxLineBytes, opts.MaxInFlight, opts.MaxPendingBytes, opts.MaxAnswerBytes = maxMessage, maxInFlight, maxPending, maxAnswer
 				opts.Logger, opts.Projection = logger, projectionJSON
-				opts.Ready = func() { mem.Apply(logger) }
+				opts.Ready = func() { mem.Apply(logger); mcpWaitHint(a.stderr, a.stdin, hintTarget) }
 				opts.IndexBuild = mem.IndexBuild
 				err := mcp.Serve(c.Context(), a.stdin, a.rawStdout, opts) // the protocol stream, never rewritten
 				if err != nil && c.Context().Err() == nil {
@@ -112,6 +113,9 @@ Point a client at it with the command "agent3md" and the arguments
 			src, err := a.mcpSources(args, &folders)
 			if err != nil {
 				return err
+			}
+			if hintTarget = src.file; hintTarget == "" && len(src.folders) > 0 {
+				hintTarget = src.folders[0]
 			}
 			if src.file == "" {
 				if err := a.checkServeArgs(c, "", maxMessage); err != nil {
