@@ -416,7 +416,7 @@ func TestReadmeSyncLines(t *testing.T) {
 	}
 	seen := 0
 	for _, line := range strings.Split(string(b), "\n") {
-		if !strings.HasPrefix(line, "agent3md sync ") && !strings.HasPrefix(line, "agent3md serve --addr 0.0.0.0:8443 ") {
+		if !strings.HasPrefix(line, "agent3md sync ") && !strings.HasPrefix(line, "agent3md serve ") {
 			continue
 		}
 		seen++
