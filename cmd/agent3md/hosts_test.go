@@ -139,7 +139,7 @@ type hostKit struct {
 	// run in work, so a line that registered a server for one folder
 	// only (Claude Code's default scope) fails the test.
 	elsewhere string
-	env                []string // a clean environment: temp HOME and XDG folders, PATH, locale
+	env       []string // a clean environment: temp HOME and XDG folders, PATH, locale
 
 	instructions string // devtools' initialize instructions
 	body         string // get_skill's text for the winner
