@@ -176,7 +176,7 @@ func flagHint(c *cobra.Command, err error) string {
 		}
 	})
 	if best == "" {
-		return ""
+		return valueHint(c, word)
 	}
 	return "; did you mean --" + best + "?"
 }
@@ -204,7 +204,7 @@ func args(check cobra.PositionalArgs) cobra.PositionalArgs {
 		if err := check(c, a); err != nil {
 			return ioError(fmt.Errorf("%s: %w\nusage: %s", c.Name(), err, c.UseLine()))
 		}
-		return nil
+		return swappedFile(c, a)
 	}
 }
 
