@@ -87,6 +87,7 @@ fill the skill's typed inputs, run (or hand back) its command.`,
 		a.limitsHelp(),
 	)
 	a.strictGroups(root)
+	a.completions(root)
 	return root
 }
 
