@@ -37,19 +37,13 @@ type buildOptions struct {
 	Time              time.Time
 }
 
-// build writes one image per binary, under one index, as an OCI archive.
-// Each index entry is written here, not derived by the library, so it
-// carries what an image's entry holds and nothing else (no artifactType).
+// build writes one image per binary as an OCI archive: index.json names
+// one image index, tagged, whose entries are the platforms' images (what
+// `skopeo copy --all oci-archive:…` copies as one multi-platform image).
+// Each entry is written here, not derived by the library, so it carries
+// what an image's entry holds and nothing else (no artifactType).
 func build(o *buildOptions) error {
-	dir, err := os.MkdirTemp("", "agent3md-image-")
-	if err != nil {
-		return err
-	}
-	defer os.RemoveAll(dir)
-	lp, err := layout.Write(dir, mutate.IndexMediaType(empty.Index, types.OCIImageIndex))
-	if err != nil {
-		return fmt.Errorf("writing the OCI layout: %w", err)
-	}
+	var adds []mutate.IndexAddendum
 	seen := map[string]string{}
 	for _, bin := range o.Binaries {
 		p, err := elfPlatform(bin)
@@ -64,26 +58,63 @@ func build(o *buildOptions) error {
 		if err != nil {
 			return err
 		}
-		if err := lp.WriteImage(img); err != nil {
-			return fmt.Errorf("writing the OCI layout: %w", err)
-		}
-		raw, err := img.RawManifest()
+		d, err := describe(img, types.OCIManifestSchema1, p, nil)
 		if err != nil {
 			return err
 		}
-		digest, err := img.Digest()
-		if err != nil {
-			return err
-		}
-		if err := lp.AppendDescriptor(v1.Descriptor{
-			MediaType: types.OCIManifestSchema1, Size: int64(len(raw)), Digest: digest, Platform: p,
-			Annotations: map[string]string{"org.opencontainers.image.ref.name": o.Tag},
-		}); err != nil {
-			return err
-		}
+		adds = append(adds, mutate.IndexAddendum{Add: described{img, d}})
+	}
+	idx := mutate.IndexMediaType(mutate.AppendManifests(empty.Index, adds...), types.OCIImageIndex)
+	dir, err := os.MkdirTemp("", "agent3md-image-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	lp, err := layout.Write(dir, mutate.IndexMediaType(empty.Index, types.OCIImageIndex))
+	if err != nil {
+		return fmt.Errorf("writing the OCI layout: %w", err)
+	}
+	if err := lp.WriteIndex(idx); err != nil {
+		return fmt.Errorf("writing the OCI layout: %w", err)
+	}
+	top, err := describe(idx, types.OCIImageIndex, nil, map[string]string{"org.opencontainers.image.ref.name": o.Tag})
+	if err != nil {
+		return err
+	}
+	if err := lp.AppendDescriptor(*top); err != nil {
+		return err
 	}
 	return tarDir(dir, o.Out, o.Time)
 }
+
+// manifested is an image or an index: what a descriptor points at.
+type manifested interface {
+	RawManifest() ([]byte, error)
+	Digest() (v1.Hash, error)
+}
+
+// describe is the descriptor of m with the media type, platform and
+// annotations given.
+func describe(m manifested, mt types.MediaType, p *v1.Platform, ann map[string]string) (*v1.Descriptor, error) {
+	raw, err := m.RawManifest()
+	if err != nil {
+		return nil, err
+	}
+	digest, err := m.Digest()
+	if err != nil {
+		return nil, err
+	}
+	return &v1.Descriptor{MediaType: mt, Size: int64(len(raw)), Digest: digest, Platform: p, Annotations: ann}, nil
+}
+
+// described is an image whose index entry is the descriptor given
+// (partial.Descriptor asks an image for its own before deriving one).
+type described struct {
+	v1.Image
+	desc *v1.Descriptor
+}
+
+func (d described) Descriptor() (*v1.Descriptor, error) { return d.desc, nil }
 
 // image is the scratch image of one binary.
 func image(bin string, p *v1.Platform, o *buildOptions) (v1.Image, error) {

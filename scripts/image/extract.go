@@ -35,27 +35,49 @@ func extract(archive, platform string, w io.Writer) error {
 	return err
 }
 
-// pick is the image for platform in the OCI layout at dir.
+// pick is the image for platform in the OCI layout at dir, looking
+// through nested indexes (build writes one, tagged, over the platforms).
 func pick(dir, platform string) (v1.Image, error) {
 	idx, err := layout.ImageIndexFromPath(dir)
 	if err != nil {
 		return nil, err
 	}
-	m, err := idx.IndexManifest()
-	if err != nil {
-		return nil, err
-	}
-	var found []v1.Descriptor
+	var found []v1.Image
 	var have []string
-	for _, d := range m.Manifests {
-		if d.Platform == nil {
-			continue
+	var walk func(v1.ImageIndex) error
+	walk = func(idx v1.ImageIndex) error {
+		m, err := idx.IndexManifest()
+		if err != nil {
+			return err
 		}
-		p := d.Platform.OS + "/" + d.Platform.Architecture
-		have = append(have, p)
-		if platform == "" || p == platform {
-			found = append(found, d)
+		for _, d := range m.Manifests {
+			if d.MediaType.IsIndex() {
+				sub, err := idx.ImageIndex(d.Digest)
+				if err != nil {
+					return err
+				}
+				if err := walk(sub); err != nil {
+					return err
+				}
+				continue
+			}
+			if d.Platform == nil {
+				continue
+			}
+			p := d.Platform.OS + "/" + d.Platform.Architecture
+			have = append(have, p)
+			if platform == "" || p == platform {
+				img, err := idx.Image(d.Digest)
+				if err != nil {
+					return err
+				}
+				found = append(found, img)
+			}
 		}
+		return nil
+	}
+	if err := walk(idx); err != nil {
+		return nil, err
 	}
 	switch {
 	case len(found) == 0:
@@ -63,7 +85,7 @@ func pick(dir, platform string) (v1.Image, error) {
 	case len(found) > 1:
 		return nil, fmt.Errorf("it holds %s: pass -platform", strings.Join(have, ", "))
 	}
-	return idx.Image(found[0].Digest)
+	return found[0], nil
 }
 
 // untar unpacks the OCI archive into dir: regular files and directories

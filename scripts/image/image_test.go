@@ -3,6 +3,7 @@ package main
 import (
 	"archive/tar"
 	"bytes"
+	"encoding/json"
 	"errors"
 	"io"
 	"os"
@@ -12,11 +13,16 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	v1 "github.com/google/go-containerregistry/pkg/v1"
 )
 
 // staticBinary builds a small static Linux program for the test machine's
 // architecture: it prints "hello from <uid>".
-func staticBinary(t *testing.T) string {
+func staticBinary(t *testing.T) string { return staticBinaryFor(t, runtime.GOARCH) }
+
+// staticBinaryFor is staticBinary for the architecture arch.
+func staticBinaryFor(t *testing.T, arch string) string {
 	t.Helper()
 	dir := t.TempDir()
 	src := "package main\nimport (\"fmt\"; \"os\")\nfunc main() { fmt.Printf(\"hello from %d\\n\", os.Getuid()) }\n"
@@ -29,7 +35,7 @@ func staticBinary(t *testing.T) string {
 	bin := filepath.Join(dir, "hello")
 	cmd := exec.Command("go", "build", "-o", bin, ".")
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOOS=linux", "GOARCH="+runtime.GOARCH, "GOFLAGS=")
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOOS=linux", "GOARCH="+arch, "GOFLAGS=")
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
@@ -111,5 +117,38 @@ func TestRefusesWhatCannotRun(t *testing.T) {
 		t.Skip("/bin/sh is static here")
 	} else if !strings.Contains(err.Error(), "dynamically linked") && !strings.Contains(err.Error(), "not a Linux executable") {
 		t.Errorf("/bin/sh: %v", err)
+	}
+}
+
+// TestMultiPlatform: two binaries make one tagged index over both
+// platforms (index.json names that index alone), each extracted by its
+// platform; without one, extract says to pass it.
+func TestMultiPlatform(t *testing.T) {
+	amd, arm := staticBinaryFor(t, "amd64"), staticBinaryFor(t, "arm64")
+	out := filepath.Join(t.TempDir(), "multi.tar")
+	if err := build(&buildOptions{Out: out, Tag: "v9", Version: "v9", Binaries: []string{amd, arm}}); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if err := untar(out, dir); err != nil {
+		t.Fatal(err)
+	}
+	raw, _ := os.ReadFile(filepath.Join(dir, "index.json"))
+	var top v1.IndexManifest
+	if err := json.Unmarshal(raw, &top); err != nil || len(top.Manifests) != 1 ||
+		!top.Manifests[0].MediaType.IsIndex() || top.Manifests[0].Annotations["org.opencontainers.image.ref.name"] != "v9" {
+		t.Errorf("index.json should name one index, tagged v9: %s", raw)
+	}
+	for _, p := range []string{"linux/amd64", "linux/arm64"} {
+		cfg, err := pickFromArchive(t, out, p)
+		if err != nil || cfg.OS+"/"+cfg.Architecture != p {
+			t.Errorf("%s: %+v, %v", p, cfg, err)
+		}
+	}
+	if err := extract(out, "", io.Discard); err == nil || !strings.Contains(err.Error(), "pass -platform") {
+		t.Errorf("no -platform: %v", err)
+	}
+	if err := build(&buildOptions{Out: out, Binaries: []string{amd, amd}}); err == nil || !strings.Contains(err.Error(), "are both linux/amd64") {
+		t.Errorf("two binaries of one platform: %v", err)
 	}
 }
