@@ -3,8 +3,8 @@
 # engine or a registry (docs/http.md §14): static Linux binaries, then
 # scripts/image (a Go module of its own, on go-containerregistry) packs
 # each into a scratch image run as 65532:65532 and writes them, one
-# index, as an OCI archive (podman load, skopeo copy oci-archive:…,
-# docker load). The bytes are reproducible for one commit.
+# index, as an OCI archive (skopeo copy --all oci-archive:… pushes it,
+# podman load reads it). The bytes are reproducible for one commit.
 #
 # Usage: scripts/image.sh [-o OUT.tar] [--tag TAG] [--arch 'amd64 arm64'] [--check]
 #   -o       the archive (default dist/agent3md.oci.tar)

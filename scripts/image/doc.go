@@ -3,7 +3,7 @@
 // binary, /etc/passwd and /etc/group naming the non-root user 65532, its
 // home and /tmp) with the binary as its entrypoint, run as 65532:65532,
 // written as an OCI image layout in a tar file (an "oci-archive": what
-// `podman load`, `skopeo copy oci-archive:…` and `docker load` read).
+// `skopeo copy --all oci-archive:…` pushes, `podman load` reads).
 // One image per binary, each binary's platform read from its ELF header;
 // several binaries make a multi-platform index. Nothing is pulled: there
 // is no base image. The bytes are reproducible: every time is
