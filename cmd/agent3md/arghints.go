@@ -37,14 +37,21 @@ func shellQuote(s string) string {
 
 // valueHint explains an unknown --name=value flag to a command that takes
 // a skill's inputs as NAME=VALUE words (run): "--env=staging" was meant
-// as the input env.
-func valueHint(c *cobra.Command, word string) string {
+// as the input env. The parser's error names "--env" alone, so the value
+// is found in argv, the command line as typed ("VALUE" when it is not
+// there, as in "--env staging").
+func valueHint(c *cobra.Command, word string, argv []string) string {
 	if !strings.Contains(c.Use, "NAME=VALUE") {
 		return ""
 	}
 	name, value, ok := strings.Cut(strings.TrimPrefix(word, "--"), "=")
+	for _, a := range argv {
+		if v, found := strings.CutPrefix(a, "--"+name+"="); found && !ok {
+			value, ok = v, true
+		}
+	}
 	if !ok {
 		value = "VALUE"
 	}
-	return fmt.Sprintf("; a skill's inputs are NAME=VALUE words without dashes: %s=%s", name, value)
+	return fmt.Sprintf("; a skill's inputs are NAME=VALUE words without dashes: %s", shellQuote(name+"="+value))
 }

@@ -15,7 +15,9 @@ func TestArgHints(t *testing.T) {
 	}{
 		{[]string{"route", "why are the tests failing", devtools}, `the agent file comes first, e.g. agent3md route ` + devtools + ` 'why are the tests failing'`},
 		{[]string{"get", "run-tests", devtools}, "the agent file comes first, e.g. agent3md get " + devtools + " run-tests"},
-		{[]string{"run", devtools, "deploy it", "--env=staging"}, "unknown flag: --env; a skill's inputs are NAME=VALUE words without dashes: env=VALUE"},
+		{[]string{"run", devtools, "deploy it", "--env=staging"}, "unknown flag: --env; a skill's inputs are NAME=VALUE words without dashes: env=staging"},
+		{[]string{"run", devtools, "deploy it", "--env", "staging"}, "without dashes: env=VALUE"},
+		{[]string{"run", devtools, "deploy it", "--note=two words"}, "without dashes: 'note=two words'"},
 		{[]string{"run", devtools, "deploy it", "--skil", "x"}, "did you mean --skill?"},
 	} {
 		code, _, errOut := cli(t, c.args...)
