@@ -27,7 +27,7 @@ func watchLog(logger *slog.Logger, src *skillsync.Source, dir string, f *syncFla
 		case first:
 			print(sum)
 			logger.Info("watching for changes: the server's notifications start a pass, and one runs every interval",
-				"source", src.String(), "dir", dir, "interval", f.interval)
+				"source", src.String(), "dir", dir, "interval", f.interval.String()) // "1m0s" in JSON too, not nanoseconds
 		case failing:
 			logger.Info("synced again", "source", src.String())
 			fallthrough
