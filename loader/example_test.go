@@ -70,7 +70,10 @@ func ExampleAgent_SkillMD() {
 	// ---
 	// # Skill: answer
 	// Answer a question, then attach sources with [cite](references/cite.md).
+	//
+	// This skill belongs to the agent Deps: read its identity and rules in [AGENT.md](references/AGENT.md) before acting.
 	// references/cite.md
+	// references/AGENT.md
 }
 
 func ExampleAgent_Closest() {

@@ -321,7 +321,7 @@ func TestSkillFilesAgentFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	files, err := a.SkillFiles(ctx, "one")
-	if err != nil || len(files) != 2 || files[0].Path != "SKILL.md" || files[1].Path != "references/two.md" {
+	if err != nil || len(files) != 3 || files[0].Path != "SKILL.md" || files[1].Path != "references/two.md" || files[2].Path != "references/AGENT.md" {
 		t.Fatalf("files %+v, %v", files, err)
 	}
 	data, f, err := a.ReadSkillFile(ctx, "one", "SKILL.md")

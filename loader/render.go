@@ -6,9 +6,10 @@ import (
 	"github.com/agent3md/agent3md/skillsdir"
 )
 
-// SkillMD renders the skill named name as an Agent Skills SKILL.md with
-// one reference per other skill of its resolve chain (skillsdir.Doc.Render,
-// docs/format.md §15). For an Agent served from skill folders it is the
+// SkillMD renders the skill named name as the Agent Skills folder export
+// writes and a server serves: SKILL.md, one reference per other skill of
+// its resolve chain and references/AGENT.md with the agent's identity
+// (skillsdir.Doc.RenderFolder, docs/format.md §15). For an Agent served from skill folders it is the
 // skill's own SKILL.md byte for byte, with no References (its other files
 // are listed by SkillFiles).
 func (a *Agent) SkillMD(ctx context.Context, name string) (*skillsdir.Rendered, error) {
@@ -42,7 +43,7 @@ func (st *state) render(ctx context.Context, i int) (*skillsdir.Rendered, error)
 	if st.folder != nil {
 		return st.folderSkillMD(ctx, i)
 	}
-	return st.doc().Render(ctx, i, st.chain(i))
+	return st.doc().RenderFolder(ctx, i, st.chain(i))
 }
 
 // doc is the state as the renderer reads it.

@@ -5,18 +5,32 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/agent3md/agent3md/skillsdir"
 )
 
 // WriteSkillList writes skills for a person (`agent3md skills`, and the
-// catalog `agent3md manifest` ends with): each skill's name and z, its
-// description cut to 100 characters, triggers, then what it has of
+// catalog `agent3md manifest` ends with): each skill's name, z and cost
+// tag, its description with links as names, cut to 100 characters, triggers, then what it has of
 // inputs (name:type, "?" when optional), command and dependencies.
 func WriteSkillList(out io.Writer, skills []SkillInfo) error {
 	w := bufio.NewWriter(out)
+	byZ := make(map[float64]string, len(skills))
 	for _, s := range skills {
-		fmt.Fprintf(w, "%s (z=%v)\n", s.Name, s.Z)
+		byZ[s.Z] = s.Name
+	}
+	name := func(z float64) (string, bool) { n, ok := byZ[z]; return n, ok }
+	for _, s := range skills {
+		// The cost tag on the name's line: a skill that writes to
+		// production is seen at a glance.
+		if s.Cost != "" {
+			fmt.Fprintf(w, "%s (z=%v, cost=%s)\n", s.Name, s.Z, s.Cost)
+		} else {
+			fmt.Fprintf(w, "%s (z=%v)\n", s.Name, s.Z)
+		}
 		if s.Description != "" {
-			fmt.Fprintf(w, "  %s\n", shortenRunes(s.Description, 100))
+			// Links read as the names they point at, not as markup.
+			fmt.Fprintf(w, "  %s\n", shortenRunes(skillsdir.PlainLinks(s.Description, name), 100))
 		}
 		fmt.Fprintf(w, "  triggers: %s\n", strings.Join(s.Triggers, ", "))
 		if len(s.Inputs) > 0 {

@@ -115,9 +115,7 @@ type Agent interface {
 	Path() string
 	// Scanned is the agent file's catalog and its agent3md/1 reading.
 	Scanned() (*agentfile.Catalog, *agentfile.Agent)
-	// IdentityBody is the identity plane's body.
-	IdentityBody(ctx context.Context) (string, error)
-	// SkillMDBySlug is the skill's rendering (Doc.Render).
+	// SkillMDBySlug is the skill's folder as Doc.RenderFolder renders it.
 	SkillMDBySlug(ctx context.Context, slug string) (*Rendered, error)
 }
 
@@ -173,16 +171,11 @@ func headOf(cat *agentfile.Catalog, info *agentfile.Agent) *agentHead {
 	return h
 }
 
-// planSkillsDir renders every skill's folder: SKILL.md with a pointer to
-// the identity reference, its dependency references, and the identity.
+// planSkillsDir lists every skill's folder as the loader renders it
+// (Doc.RenderFolder): SKILL.md pointing at the identity reference, its
+// dependency references and references/AGENT.md.
 func planSkillsDir(ctx context.Context, ag Agent) ([]Folder, string, error) {
 	_, info := ag.Scanned()
-	idBody, err := ag.IdentityBody(ctx)
-	if err != nil {
-		return nil, "", err
-	}
-	identity := identityMarkdown(info, idBody)
-	m := info
 	slugs, _ := AssignSlugs(info.Skills)
 	var plans []Folder
 	for i, s := range info.Skills {
@@ -192,19 +185,13 @@ func planSkillsDir(ctx context.Context, ag Agent) ([]Folder, string, error) {
 			return nil, "", err
 		}
 		p := Folder{Name: r.Slug, Skill: s.Name}
-		add := func(name string, b []byte) {
-			p.Files = append(p.Files, FolderFile{Path: name, Data: b})
-		}
-		text := slices.Clone(r.Text)
-		text = fmt.Appendf(text, "\nThis skill belongs to the agent %s: read its identity and rules in [AGENT.md](%s) before acting.\n", m.Name, identityFile)
-		add("SKILL.md", text)
+		p.Files = append(p.Files, FolderFile{Path: "SKILL.md", Data: r.Text})
 		for _, ref := range r.References {
-			add(ref.Path, ref.Text)
+			p.Files = append(p.Files, FolderFile{Path: ref.Path, Data: ref.Text})
 		}
-		add(identityFile, identity)
 		plans = append(plans, p)
 	}
-	return plans, m.Name, nil
+	return plans, info.Name, nil
 }
 
 // identityMarkdown is the agent's identity as a reference file.

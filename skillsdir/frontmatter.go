@@ -110,6 +110,9 @@ var yamlErrLine = regexp.MustCompile(`^yaml: (?:line (\d+): )?`)
 func yamlHint(msg string) string {
 	const quote = `put the value in double quotes (description: "Use when: ..."), or write key: > and the text on indented lines below`
 	switch {
+	case strings.Contains(msg, "tab character"):
+		// YAML indents with spaces only; quoting would not help.
+		return "YAML indents with spaces only: replace the tab at the start of this line with spaces (or remove it, for a top-level key)"
 	case strings.Contains(msg, "mapping values are not allowed"):
 		return "a value holding ': ' must be quoted: " + quote + "; or a key is indented more than the keys above it"
 	case strings.Contains(msg, "cannot start any token"):

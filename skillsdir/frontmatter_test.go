@@ -86,6 +86,7 @@ func TestFrontmatterSyntaxHint(t *testing.T) {
 		{`description: "never closed`, "never closed"},
 		{"description: [a, b", "never closed"},
 		{"description: caf\xe9", "save SKILL.md as UTF-8"},
+		{"\tdescription: x", "replace the tab at the start of this line with spaces"},
 		{"", "UTF-16"},
 	} {
 		in := "---\nname: a\n" + tt.yaml + "\n---\n"

@@ -141,17 +141,25 @@ metadata:
 ---
 # Skill: answer
 Answer a question, then attach sources with [cite](references/cite.md).
+
+This skill belongs to the agent Deps: read its identity and rules in [AGENT.md](references/AGENT.md) before acting.
 `
 	if string(r.Text) != want {
 		t.Fatalf("SKILL.md:\n%s\nwant:\n%s", r.Text, want)
 	}
-	if len(r.References) != 1 {
+	if len(r.References) != 2 {
 		t.Fatalf("%d references", len(r.References))
 	}
 	ref := r.References[0]
 	if ref.Path != "references/cite.md" || ref.Skill != "cite" ||
 		string(ref.Text) != "# Skill: cite\nAttach a verifiable source to each claim.\n" {
 		t.Fatalf("reference %+v", ref)
+	}
+	// The identity comes last, as export writes it: the team's rules
+	// travel with every skill (RenderFolder).
+	id := r.References[1]
+	if id.Path != "references/AGENT.md" || string(id.Text) != "# Deps\n\n- model: claude-opus-4-8\n\n# Deps\nDemonstrates skill dependencies via cross-plane links.\n" {
+		t.Fatalf("identity reference %+v\n%s", id, id.Text)
 	}
 	again, err := a.SkillMD(bg, "answer")
 	if err != nil || !reflect.DeepEqual(again, r) {
@@ -175,7 +183,7 @@ func TestSkillMDLinksAndReferences(t *testing.T) {
 		t.Fatalf("slug %q", r.Slug)
 	}
 	_, body := parseFrontmatter(t, r.Text)
-	want := "Run [lint](references/lint.md) then [the \\[tests\\\\](references/test.md)], see [[z=0|rules]], [[z=9]] and [[z=2.0]]; me: [here](SKILL.md).\n"
+	want := "Run [lint](references/lint.md) then [the \\[tests\\\\](references/test.md)], see [[z=0|rules]], [[z=9]] and [[z=2.0]]; me: [here](SKILL.md).\n\nThis skill belongs to the agent T: read its identity and rules in [AGENT.md](references/AGENT.md) before acting.\n"
 	if body != want {
 		t.Fatalf("body\n%q\nwant\n%q", body, want)
 	}
@@ -193,7 +201,7 @@ func TestSkillMDLinksAndReferences(t *testing.T) {
 	for _, ref := range r.References {
 		paths = append(paths, ref.Path)
 	}
-	if !reflect.DeepEqual(paths, []string{"references/lint.md", "references/test.md"}) {
+	if !reflect.DeepEqual(paths, []string{"references/lint.md", "references/test.md", "references/AGENT.md"}) {
 		t.Fatalf("references %v", paths)
 	}
 	if got := string(r.References[0].Text); got != "lint, then back to [Build It](../SKILL.md) and on to [tests](test.md)\n" {

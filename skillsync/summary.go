@@ -75,7 +75,13 @@ func (s *Summary) WriteText(w io.Writer) error {
 	for _, d := range s.SkippedStaged {
 		fmt.Fprintf(&b, "  %-9s %s: %s\n", "skipped", shown(d), skillsdir.SkippedAdvice)
 	}
-	fmt.Fprintf(&b, "%d added, %d updated, %d removed, %d unchanged, %d refused; %d requests, %s read, %d files, %.2fs\n",
+	// A dry run's totals say what would happen, as its list does: "8
+	// added" under a list of "add" lines read as if it had written.
+	totals := "%d added, %d updated, %d removed, %d unchanged, %d refused"
+	if s.DryRun {
+		totals = "would add %d, update %d, remove %d; %d unchanged, %d refused"
+	}
+	fmt.Fprintf(&b, totals+"; %d requests, %s read, %d files, %.2fs\n",
 		len(s.Added), len(s.Updated), len(s.Removed), len(s.Unchanged), len(s.Refused),
 		s.Requests, humanBytes(s.Bytes), s.Files, s.Elapsed.Seconds())
 	_, err := io.WriteString(w, b.String())

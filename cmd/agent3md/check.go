@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 
 	"github.com/spf13/cobra"
@@ -173,6 +174,9 @@ func (a *app) validate(ctx context.Context, files []string, asJSON, noLint bool)
 				checked++
 			}
 		}
+		if isDir(path) && !asJSON {
+			a.dirSummary(path, batch)
+		}
 	}
 	if checked == 0 && code == exitOK {
 		// Every argument was skipped: nothing was validated.
@@ -222,6 +226,10 @@ func (a *app) validateOne(path string) agentfile.FileReport {
 	if path == stdinArg {
 		fr.File = stdinName
 	} else {
+		if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+			fr.Error = missingArg(path)
+			return fr
+		}
 		if st, err := os.Stat(path); err == nil && !st.IsDir() && !st.Mode().IsRegular() {
 			fr.Error, fr.Skipped = fmt.Sprintf("%s: not a regular file (%s)", path, filekind.Of(st.Mode())), true
 			return fr

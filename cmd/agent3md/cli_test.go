@@ -54,7 +54,7 @@ func TestCommands(t *testing.T) {
 		{"validate invalid", []string{"validate", "../../agentfile/testdata/conformance/agent3md/invalid-cycle.3md"}, 1, "[cycle]", ""},
 		{"validate parse failure", []string{"validate", bad}, 1, "[parse]", ""},
 		{"validate a directory without skills", []string{"validate", dir}, 2, "", "holds no skill folder"},
-		{"validate unreadable", []string{"validate", filepath.Join(dir, "missing.3md")}, 2, "", "no such file"},
+		{"validate unreadable", []string{"validate", filepath.Join(dir, "missing.3md")}, 2, "", "missing.3md does not exist"},
 		{"parse summary", []string{"parse", devtools}, 0, "axis", ""},
 		{"parse json error", []string{"parse", "--json", bad}, 1, `"error": "invalidPlaneDirective"`, ""},
 		{"parse line limit names flag", []string{"parse", "--max-line-bytes", "10", devtools}, 1, "", "--max-line-bytes"},

@@ -11,14 +11,18 @@ import (
 )
 
 // addServers runs the README's line for a host twice, as a user would:
-// once for examples/devtools.3md and once for the 1,000-skill agent.
+// once for examples/devtools.3md and once for the 1,000-skill agent. It
+// runs them in another folder than the host's: the README's lines
+// register a library for every folder.
 func (k *hostKit) addServers(t *testing.T, exe, prefix string, env []string) {
 	t.Helper()
 	words := readmeLine(t, prefix)
 	for _, s := range []struct{ name, agent string }{{readmeServer, k.devtools}, {bigServer, k.big}} {
 		argv := serverLine(words, s.name, k.bin, s.agent)
 		argv[0] = exe
-		k.mustRunHost(t, env, argv...)
+		if out, errOut, err := k.runHostIn(t, k.elsewhere, env, argv...); err != nil {
+			t.Fatalf("%s: %v\nstdout:\n%s\nstderr:\n%s", strings.Join(argv, " "), err, out, errOut)
+		}
 	}
 }
 
@@ -196,8 +200,8 @@ func TestHostGeminiCLI(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "settings.json"), []byte(geminiSettings), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	// gemini mcp add writes the project's settings, read only in a
-	// trusted folder.
+	// The trusted folder lets gemini -p offer the tools without asking;
+	// the README's --scope user line writes the user's settings.
 	env := []string{"GEMINI_CLI_TRUST_WORKSPACE=true", "GEMINI_API_KEY=test"}
 	k.addServers(t, exe, "gemini mcp add", env)
 	runHostScript(t, k, geminiCLI, func(url string) (string, string, error) {

@@ -135,7 +135,11 @@ func serverLine(words []string, name, bin, agent string) []string {
 type hostKit struct {
 	bin, devtools, big string
 	home, work         string
-	env                []string // a clean environment: temp HOME and XDG folders, PATH, locale
+	// elsewhere is the folder the README's lines are run in: the hosts
+	// run in work, so a line that registered a server for one folder
+	// only (Claude Code's default scope) fails the test.
+	elsewhere string
+	env       []string // a clean environment: temp HOME and XDG folders, PATH, locale
 
 	instructions string // devtools' initialize instructions
 	body         string // get_skill's text for the winner
@@ -153,8 +157,8 @@ func newHostKit(t *testing.T) *hostKit {
 		t.Fatal(err)
 	}
 	root := t.TempDir()
-	k.home, k.work = filepath.Join(root, "home"), filepath.Join(root, "work")
-	for _, d := range []string{k.home, k.work, filepath.Join(root, "tmp")} {
+	k.home, k.work, k.elsewhere = filepath.Join(root, "home"), filepath.Join(root, "work"), filepath.Join(root, "elsewhere")
+	for _, d := range []string{k.home, k.work, k.elsewhere, filepath.Join(root, "tmp")} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			t.Fatal(err)
 		}
@@ -219,10 +223,16 @@ func serverInstructions(t *testing.T, bin, agent string) string {
 // added to the kit's environment and returns its output; err is its exit.
 func (k *hostKit) runHost(t *testing.T, env []string, argv ...string) (stdout, stderr string, err error) {
 	t.Helper()
+	return k.runHostIn(t, k.work, env, argv...)
+}
+
+// runHostIn is runHost in folder dir.
+func (k *hostKit) runHostIn(t *testing.T, dir string, env []string, argv ...string) (stdout, stderr string, err error) {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), hostTimeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
-	cmd.Dir = k.work
+	cmd.Dir = dir
 	cmd.Env = append(append([]string(nil), k.env...), env...)
 	cmd.WaitDelay = 10 * time.Second // MCP servers inherit the pipes; do not wait on them forever
 	var out, errb bytes.Buffer
@@ -269,6 +279,12 @@ func textHead(s string, n int) string {
 func TestReadmeHostLines(t *testing.T) {
 	for _, prefix := range []string{"claude mcp add", "codex mcp add", "gemini mcp add"} {
 		words := readmeLine(t, prefix)
+		// A library is for every folder: Claude Code and Gemini CLI
+		// register in the current project unless told the user's scope
+		// (Codex CLI has only the user's, ~/.codex/config.toml).
+		if prefix != "codex mcp add" && !strings.Contains(strings.Join(words, " "), " --scope user ") {
+			t.Errorf("%s: the README's line %q registers the server for one folder only; add --scope user", prefix, strings.Join(words, " "))
+		}
 		got := serverLine(words, "s", "/bin/x", "/a.3md")
 		if !containsWord(got, "/bin/x") || !containsWord(got, "/a.3md") || !containsWord(got, "s") {
 			t.Errorf("%s: replacing the placeholders gave %q", prefix, got)

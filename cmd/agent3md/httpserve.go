@@ -29,6 +29,7 @@ func (a *app) serveCmd() *cobra.Command {
 		o          httpd.Options
 		def        string
 		logLevel   string
+		logFormat  string
 		memLimit   string
 		noWatch    bool
 		maxAnswer  int
@@ -75,7 +76,10 @@ or on --metrics-addr without one.`,
 			if err != nil {
 				return err
 			}
-			logger := slog.New(slog.NewTextHandler(a.stderr, &slog.HandlerOptions{Level: level}))
+			logger, err := newLogger(a.stderr, level, logFormat)
+			if err != nil {
+				return err
+			}
 			mem, err := memlimit.Parse(memLimit)
 			if err != nil {
 				return ioError(err)
@@ -121,8 +125,9 @@ or on --metrics-addr without one.`,
 				return ioError(err)
 			}
 			if err := srv.Listen(); err != nil {
-				return ioError(err)
+				return ioError(listenError(err, o.Addr))
 			}
+			logReady(logger, sv.ready, o.Addr, srv.Addr(), o.TLSCert != "")
 			stops.Serving()
 			logger.Info("agent3md serving over HTTP", "addr", srv.Addr().String(), "agents", len(servers), "tls", o.TLSCert != "", "version", buildVersion().Version)
 			go func() {
@@ -172,6 +177,7 @@ or on --metrics-addr without one.`,
 	bytesize.IntVar(f, &maxAnswer, "max-answer-bytes", mcp.DefaultMaxAnswerBytes, fmt.Sprintf("largest tool answer, in bytes, as for mcp (%d to %d; units B, KiB, MiB, GiB)", minAnswerBytes, maxAnswerCeiling))
 	f.BoolVar(&noWatch, "no-watch", false, "serve the files as loaded: do not watch them for changes")
 	f.StringVar(&logLevel, "log-level", "info", "stderr log level: debug, info, warn or error")
+	addLogFormat(f, &logFormat)
 	f.StringVar(&memLimit, "memory-limit", "auto", "Go soft memory limit once loaded, as for mcp: auto (follows the live heap plus a margin), off (Go's default, or GOMEMLIMIT), or a size such as 512MiB")
 	a.addLimitFlags(f)
 	a.addCacheFlags(f)
@@ -218,6 +224,7 @@ type servedOptions struct {
 type servedAgents struct {
 	servers []*mcp.Server
 	ep      httpd.Endpoints
+	ready   []readyAgent // logged once the port is bound (logReady)
 }
 
 // Close closes the servers; each stops its watcher before it returns, so
@@ -291,7 +298,7 @@ func (a *app) openServed(ctx context.Context, files []string, so servedOptions) 
 		sv.ep.Agents[slug] = s.HTTPHandler(&mcp.HTTPOptions{MaxBodyBytes: maxBody,
 			OnMethod: func(r *http.Request, m string) { httpd.SetMCPMethod(r.Context(), m) },
 			OnStream: httpd.StartStream, ReserveAnswer: httpd.ReserveAnswer, Draining: httpd.Draining})
-		logger.Info("agent ready", "agent", name, "endpoint", "/mcp/"+slug, "skills", skills, "file", file)
+		sv.ready = append(sv.ready, readyAgent{name: name, slug: slug, file: file, skills: skills})
 	}
 	return sv, nil
 }

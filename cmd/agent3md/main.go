@@ -62,7 +62,7 @@ func main() {
 // run executes one command line and returns its exit code. Tests call it
 // with their own readers and writers.
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	a := &app{stdin: stdin, stdout: termsafe.Wrap(stdout), stderr: termsafe.Wrap(stderr), rawStdout: stdout, rawStderr: stderr}
+	a := &app{stdin: stdin, stdout: termsafe.Wrap(stdout), stderr: termsafe.Wrap(stderr), rawStdout: stdout, rawStderr: stderr, argv: args}
 	defer func() {
 		for _, f := range a.cleanups {
 			f()

@@ -20,7 +20,9 @@ func (a *app) newCmd() *cobra.Command {
 	return &cobra.Command{
 		Use:   "new NAME [OUT]",
 		Short: "Write a new, valid agent file to start from",
-		Long: `new writes a small agent named NAME to OUT (default NAME.3md): an identity
+		Long: `new writes a small agent named NAME to OUT (default NAME.3md, or the
+endpoint's slug for a NAME a shell would need quoted: "Release Helper"
+writes release-helper.3md): an identity
 plane, a command-backed skill with typed inputs and a guidance-only skill it
 links to; and beside it, OUT with .cases.tsv for .3md, a starter file of
 routing cases for 'agent3md eval' to grow as the skills do. It never
@@ -60,7 +62,7 @@ func newTarget(args []string) (name, out string, err error) {
 	ext := filepath.Ext(arg)
 	isPath := strings.EqualFold(ext, ".3md") || strings.ContainsRune(arg, '/') || strings.ContainsRune(arg, filepath.Separator)
 	if !isPath {
-		return arg, arg + ".3md", nil
+		return arg, defaultNewFile(arg), nil
 	}
 	base := filepath.Base(arg)
 	if strings.EqualFold(ext, ".3md") {

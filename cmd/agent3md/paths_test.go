@@ -85,7 +85,7 @@ func TestJSONErrors(t *testing.T) {
 
 	code, out, _ := cli(t, "validate", "--json", missing)
 	var one agentfile.FileReport
-	if code != exitUsage || json.Unmarshal([]byte(out), &one) != nil || one.File != missing || one.OK || !strings.Contains(one.Error, "no such file") {
+	if code != exitUsage || json.Unmarshal([]byte(out), &one) != nil || one.File != missing || one.OK || !strings.Contains(one.Error, "does not exist") {
 		t.Fatalf("validate --json missing: exit %d, %s", code, out)
 	}
 

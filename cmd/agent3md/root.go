@@ -39,6 +39,9 @@ type app struct {
 	// route, run, index): they also keep the scanned catalog in the cache,
 	// so their next start skips the scan.
 	useCache bool
+	// argv is the command line as given, for hints that quote what was
+	// typed where the flag parser's error drops it (valueHint).
+	argv []string
 }
 
 func newRoot(a *app) *cobra.Command {
@@ -77,7 +80,7 @@ fill the skill's typed inputs, run (or hand back) its command.`,
 	root.SetErr(a.stderr)
 	root.SetIn(a.stdin)
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
-		return ioError(fmt.Errorf("%w%s (see '%s --help')", err, flagHint(c, err), c.CommandPath()))
+		return ioError(fmt.Errorf("%w%s (see '%s --help')", err, flagHint(c, err, a.argv), c.CommandPath()))
 	})
 	root.AddCommand(
 		a.parseCmd(), a.validateCmd(), a.newCmd(), a.importCmd(),
@@ -87,6 +90,7 @@ fill the skill's typed inputs, run (or hand back) its command.`,
 		a.limitsHelp(),
 	)
 	a.strictGroups(root)
+	a.completions(root)
 	return root
 }
 
@@ -149,7 +153,7 @@ func (a *app) strictGroups(root *cobra.Command) {
 // the command's flag one or two letters away ("--skil"), or, for a word
 // that is plainly not a flag (it holds a space: "-rf stuff" as the request
 // text, a value), how to pass an argument that starts with "-".
-func flagHint(c *cobra.Command, err error) string {
+func flagHint(c *cobra.Command, err error, argv []string) string {
 	msg := err.Error()
 	var word string
 	switch {
@@ -176,7 +180,7 @@ func flagHint(c *cobra.Command, err error) string {
 		}
 	})
 	if best == "" {
-		return ""
+		return valueHint(c, word, argv)
 	}
 	return "; did you mean --" + best + "?"
 }
@@ -204,7 +208,7 @@ func args(check cobra.PositionalArgs) cobra.PositionalArgs {
 		if err := check(c, a); err != nil {
 			return ioError(fmt.Errorf("%s: %w\nusage: %s", c.Name(), err, c.UseLine()))
 		}
-		return nil
+		return swappedFile(c, a)
 	}
 }
 

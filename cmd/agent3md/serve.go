@@ -28,6 +28,7 @@ func (a *app) mcpCmd() *cobra.Command {
 		maxPending  int64
 		maxAnswer   int
 		logLevel    string
+		logFormat   string
 		memLimit    string
 		noWatch     bool
 		folders     folderFlags
@@ -83,17 +84,21 @@ Point a client at it with the command "agent3md" and the arguments
 					return ioError(fmt.Errorf("%w (default %s)", err, def))
 				}
 			}
-			logger := slog.New(slog.NewTextHandler(a.stderr, &slog.HandlerOptions{Level: level}))
+			logger, err := newLogger(a.stderr, level, logFormat)
+			if err != nil {
+				return err
+			}
 			mem, err := memlimit.Parse(memLimit)
 			if err != nil {
 				return ioError(err)
 			}
+			hintTarget := "" // the file or folder mcpWaitHint names
 			// serve runs the server with what both sources share.
 			serve := func(opts *mcp.Options) error {
 				opts.Router, opts.Version = a.serveRouterOptions(), buildVersion().Version
 				opts.MaxLineBytes, opts.MaxInFlight, opts.MaxPendingBytes, opts.MaxAnswerBytes = maxMessage, maxInFlight, maxPending, maxAnswer
 				opts.Logger, opts.Projection = logger, projectionJSON
-				opts.Ready = func() { mem.Apply(logger) }
+				opts.Ready = func() { mem.Apply(logger); mcpWaitHint(a.stderr, a.stdin, hintTarget) }
 				opts.IndexBuild = mem.IndexBuild
 				err := mcp.Serve(c.Context(), a.stdin, a.rawStdout, opts) // the protocol stream, never rewritten
 				if err != nil && c.Context().Err() == nil {
@@ -108,6 +113,9 @@ Point a client at it with the command "agent3md" and the arguments
 			src, err := a.mcpSources(args, &folders)
 			if err != nil {
 				return err
+			}
+			if hintTarget = src.file; hintTarget == "" && len(src.folders) > 0 {
+				hintTarget = src.folders[0]
 			}
 			if src.file == "" {
 				if err := a.checkServeArgs(c, "", maxMessage); err != nil {
@@ -177,6 +185,7 @@ Point a client at it with the command "agent3md" and the arguments
 	bytesize.IntVar(c.Flags(), &maxAnswer, "max-answer-bytes", mcp.DefaultMaxAnswerBytes, fmt.Sprintf("largest tool answer, in bytes: list_skills pages under it, and a larger answer is a tool error saying what to ask for instead (%d to %d; units B, KiB, MiB, GiB)", minAnswerBytes, maxAnswerCeiling))
 	c.Flags().BoolVar(&noWatch, "no-watch", false, "serve the file as loaded: do not watch it for changes (then the server declares no listChanged or subscribe)")
 	c.Flags().StringVar(&logLevel, "log-level", "info", "stderr log level: debug, info, warn or error")
+	addLogFormat(c.Flags(), &logFormat)
 	c.Flags().StringVar(&memLimit, "memory-limit", "auto", "Go soft memory limit once loaded: auto (follows the live heap plus a margin, so the footprint stays near what the agent needs), off (Go's default, or GOMEMLIMIT), or a size such as 512MiB")
 	a.addLimitFlags(c.Flags())
 	// --max-file-line-bytes was mcp's name for the agent file's line bound

@@ -72,9 +72,10 @@ type served struct {
 	err    error         // its exit status, once done
 }
 
-// listeningRE finds the bound address in httpd's startup line
-// (`msg=listening addr=127.0.0.1:41234 …`).
-var listeningRE = regexp.MustCompile(`msg=listening addr=(\S+)`)
+// listeningRE finds the bound address in serve's last startup line
+// (`msg="agent3md serving over HTTP" addr=127.0.0.1:41234 …`), which
+// follows every "agent ready" line.
+var listeningRE = regexp.MustCompile(`msg="agent3md serving over HTTP" addr=(\S+)`)
 
 // startServe runs `agent3md serve --addr 127.0.0.1:0 ARGS...` with its own
 // cache folder, waits for its "listening" line and stops it (SIGTERM, then

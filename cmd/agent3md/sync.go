@@ -22,6 +22,7 @@ type syncFlags struct {
 	http          selftestHTTP // --token-file, --ca-file
 	watch, dry    bool
 	asJSON, force bool
+	logFormat     string // with --watch
 	interval      time.Duration
 	timeout       time.Duration
 	workers       int
@@ -91,6 +92,7 @@ interrupted). docs/sync.md has the details.`,
 	fl.StringVar(&f.http.tokenFile, "token-file", "", "send the first bearer token in FILE (one a line, # comments); default $"+httpd.TokenEnv)
 	fl.StringVar(&f.http.caFile, "ca-file", "", "also trust the PEM CA certificates in FILE (an https server with a private certificate)")
 	fl.BoolVar(&f.watch, "watch", false, "keep DIR current until interrupted")
+	addLogFormat(fl, &f.logFormat)
 	fl.DurationVar(&f.interval, "interval", skillsync.DefaultInterval, "with --watch: the longest time between two passes, whatever the server says")
 	fl.BoolVar(&f.dry, "dry-run", false, "say what would change and write nothing")
 	fl.BoolVar(&f.asJSON, "json", false, "print the summary as JSON (one object a pass with --watch)")
@@ -123,13 +125,17 @@ func (a *app) sync(c *cobra.Command, f *syncFlags, args []string) error {
 		if f.dry {
 			return ioError(fmt.Errorf("--watch and --dry-run: a dry run writes nothing to keep current; drop one"))
 		}
-		opts.Logger = slog.New(slog.NewTextHandler(a.stderr, nil))
-		return a.syncWatch(c, f, src, opts)
+		logger, err := newLogger(a.stderr, slog.LevelInfo, f.logFormat)
+		if err != nil {
+			return err
+		}
+		return a.syncWatch(c, f, src, opts, logger)
 	}
 	sum, err := skillsync.Sync(c.Context(), src, opts)
 	if err != nil {
-		// The error may quote the server: one line, escaped (termsafe.Show).
-		fmt.Fprintf(a.stderr, "agent3md: %s\n", shownErr(err))
+		// The error may quote the server: one line, escaped (termsafe.Show),
+		// led by its fix where one is known (syncFix).
+		fmt.Fprintf(a.stderr, "agent3md: %s\n", shownErr(syncFix(err, src, f.http.tokenFile)))
 		return silent(exitUsage)
 	}
 	if err := a.printSummary(f, sum); err != nil {
@@ -142,23 +148,18 @@ func (a *app) sync(c *cobra.Command, f *syncFlags, args []string) error {
 }
 
 // syncWatch keeps DIR current until the command's context ends (SIGINT,
-// SIGTERM); each pass that changed or refused something is printed.
-func (a *app) syncWatch(c *cobra.Command, f *syncFlags, src *skillsync.Source, opts *skillsync.Options) error {
-	first := true
+// SIGTERM); each pass that changed or refused something is printed, and
+// each event is logged once, with its time: watching, a failure (led by
+// its fix) and the pass that follows it.
+func (a *app) syncWatch(c *cobra.Command, f *syncFlags, src *skillsync.Source, opts *skillsync.Options, logger *slog.Logger) error {
 	var printErr error
-	w := &skillsync.WatchOptions{Interval: f.interval, OnPass: func(sum *skillsync.Summary, err error) {
-		switch {
-		case err != nil:
-			fmt.Fprintf(a.stderr, "agent3md sync: %s\n", shownErr(err))
-		case first || sum.Changed() || !sum.OK():
-			if perr := a.printSummary(f, sum); perr != nil && printErr == nil {
-				printErr = perr
-			}
+	// opts.Logger stays unset: skillsync's own line for a lost connection
+	// would say again what OnPass logs here.
+	w := &skillsync.WatchOptions{Interval: f.interval, OnPass: watchLog(logger, src, opts.Dir, f, func(sum *skillsync.Summary) {
+		if perr := a.printSummary(f, sum); perr != nil && printErr == nil {
+			printErr = perr
 		}
-		if err == nil {
-			first = false
-		}
-	}}
+	})}
 	if err := skillsync.Watch(c.Context(), src, opts, w); err != nil {
 		return ioError(err)
 	}

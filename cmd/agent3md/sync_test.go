@@ -21,8 +21,8 @@ import (
 
 // agent3md sync against our own servers: serve over HTTPS with a token
 // and a test CA, and mcp over stdio, for every bundled example (DIR then
-// holds what export --skills-dir writes, without the identity export
-// adds) and for skills folders (DIR then holds the folder itself).
+// holds what export --skills-dir writes, byte for byte) and for skills
+// folders (DIR then holds the folder itself).
 
 const syncToken = "sync-test-token-0123456789abcdef"
 
@@ -81,12 +81,10 @@ func treeFiles(t *testing.T, dir string) map[string]string {
 	return out
 }
 
-// identityLine is what export appends to each SKILL.md.
-var identityLine = regexp.MustCompile(`\nThis skill belongs to the agent [^\n]*: read its identity and rules in \[AGENT\.md\]\(references/AGENT\.md\) before acting\.\n$`)
-
 // sameAsExport compares DIR with export --skills-dir of the agent file:
-// the same files, byte for byte, but the identity export adds
-// (references/AGENT.md and a last line of SKILL.md pointing to it).
+// the same files, byte for byte, the identity too (references/AGENT.md
+// and the last line of SKILL.md pointing to it): a team's rules reach
+// whoever syncs. Only the hidden markers differ, each naming its writer.
 func sameAsExport(t *testing.T, dir, file string) {
 	t.Helper()
 	exp := t.TempDir()
@@ -94,15 +92,10 @@ func sameAsExport(t *testing.T, dir, file string) {
 		t.Fatalf("export: %s", errOut)
 	}
 	got, want := treeFiles(t, dir), treeFiles(t, exp)
+	ids := 0
 	for p, w := range want {
 		if strings.HasSuffix(p, "/references/AGENT.md") {
-			if _, ok := got[p]; ok {
-				t.Errorf("%s: synced, but the server serves no identity file", p)
-			}
-			continue
-		}
-		if strings.HasSuffix(p, "/SKILL.md") {
-			w = identityLine.ReplaceAllString(w, "")
+			ids++
 		}
 		if g, ok := got[p]; !ok {
 			t.Errorf("%s: missing", p)
@@ -117,6 +110,9 @@ func sameAsExport(t *testing.T, dir, file string) {
 	}
 	for p := range got {
 		t.Errorf("%s: synced, not exported", p)
+	}
+	if ids == 0 {
+		t.Errorf("export of %s wrote no references/AGENT.md", file)
 	}
 }
 
@@ -424,7 +420,7 @@ func TestReadmeSyncLines(t *testing.T) {
 	}
 	seen := 0
 	for _, line := range strings.Split(string(b), "\n") {
-		if !strings.HasPrefix(line, "agent3md sync ") && !strings.HasPrefix(line, "agent3md serve --addr 0.0.0.0:8443 ") {
+		if !strings.HasPrefix(line, "agent3md sync ") && !strings.HasPrefix(line, "agent3md serve ") {
 			continue
 		}
 		seen++

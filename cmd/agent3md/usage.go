@@ -9,8 +9,9 @@ import (
 )
 
 // usage prints a command's usage like cobra's default, except that the
-// agent file limits (eight --max-* flags on most commands) are grouped
-// under their own heading instead of burying the command's own flags.
+// agent file limits (eight --max-* flags on most commands) are named in
+// one line pointing at 'help limits' instead of burying the command's own
+// flags; they are accepted all the same.
 func (a *app) usage(c *cobra.Command) error {
 	w := c.OutOrStderr()
 	fmt.Fprintf(w, "Usage:\n")
@@ -31,7 +32,9 @@ func (a *app) usage(c *cobra.Command) error {
 		fmt.Fprintf(w, "\nFlags:\n%s", own.FlagUsages())
 	}
 	if limits.HasAvailableFlags() {
-		fmt.Fprintf(w, "\nAgent file limits (each from 1 to a ceiling; see '%s help limits'):\n%s", c.Root().Name(), limits.FlagUsages())
+		// One line, not eight flags every command repeats: they are
+		// listed, with defaults and ceilings, in one place.
+		fmt.Fprintf(w, "\nAgent file limits: the --max-* flags of '%s help limits' are taken here too.\n", c.Root().Name())
 	}
 	if c.HasAvailableInheritedFlags() {
 		fmt.Fprintf(w, "\nGlobal Flags:\n%s", c.InheritedFlags().FlagUsages())

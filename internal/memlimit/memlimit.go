@@ -72,7 +72,8 @@ func (m Limit) Apply(log *slog.Logger) (stop func()) {
 	case m.auto && os.Getenv("GOMEMLIMIT") == "":
 		f := &limitFollower{set: debug.SetMemoryLimit}
 		f.start()
-		log.Info("memory limit follows the live heap", "margin_min_mb", memoryMarginMin>>20)
+		// Debug: the default, said on every start, is nothing to act on.
+		log.Debug("memory limit follows the live heap", "margin_min_mb", memoryMarginMin>>20)
 		return func() { f.stopped.Store(true) }
 	}
 	return func() {}

@@ -366,7 +366,7 @@ func (t *httpTransport) deliver(resp *http.Response, out Outgoing, body []byte, 
 			out.What(), resp.Status, resp.Header.Get("Content-Type"), Snippet(string(body), 120))
 	}
 	if problem != nil {
-		t.c.failWaiting(p, body, problem)
+		t.c.failWaiting(p, body, refused(status, resp.Status, out.What(), body, problem))
 	}
 }
 
