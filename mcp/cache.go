@@ -14,15 +14,15 @@ import (
 // copies it as is, with no second encoding or compaction pass.
 type preEncoded []byte
 
-// Answers that depend only on the agent version, the request and the
+// Answers that depend only on the agent generation, the request and the
 // revision (tools/list, list_skills, get_skill, resolve_skill,
 // resources/read) are encoded once per
-// version and reused: the lists are the largest answers a small agent
+// generation and reused: the lists are the largest answers a small agent
 // gives, and a file read is what skill-provider clients repeat; rebuilding
 // them cost several times a ping (a folder file is opened through its
-// skill's root, about ten system calls). A version's bytes never change
-// (a reload makes a new version), so a cached read serves exactly what the
-// version read. Bounded in count and bytes so a huge agent is never
+// skill's root, about ten system calls). A generation's bytes never change
+// (a reload makes a new generation), so a cached read serves exactly what the
+// generation read. Bounded in count and bytes so a huge agent is never
 // pinned: past the bounds answers are built each time.
 const (
 	maxCachedAnswer      = 256 << 10
@@ -179,7 +179,7 @@ func (s *server) cachedHandle(ctx context.Context, c *call, handle func() (any, 
 	if !ok || !s.loadedOK() {
 		return handle()
 	}
-	v, err := c.agentVersion(ctx)
+	v, err := c.generation(ctx)
 	if err != nil || bodies && !v.agent.Pinned() {
 		return handle()
 	}

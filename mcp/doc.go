@@ -24,7 +24,7 @@
 //     answer; httpevents.go: a handshake-era client's GET stream of
 //     list_changed, fed by the change streams of changestreams.go);
 //   - the shared server (server.go, configured by options.go) and the per-connection session
-//     (session.go): the agent versions and registered features on one
+//     (session.go): the agent generations and registered features on one
 //     side; the negotiated revision, client capabilities, subscriptions
 //     and the way back to the client on the other;
 //   - features (feature.go) registering their methods and capability, so
@@ -35,14 +35,14 @@
 //     completion (prompts.go), subscriptions/listen (subscriptions.go);
 //     params decoded by one helper (params.go), lists paged by one cursor
 //     helper (cursor.go);
-//   - versions and live reload (version.go, reload.go): a request uses
-//     the agent version in force when it first needs the agent; a change
+//   - generations and live reload (generation.go, reload.go): a request uses
+//     the agent generation in force when it first needs the agent; a change
 //     to the file or folders Options.Watch names (watched through
 //     internal/watch, stopped with the server), or one signalled on
-//     Options.Changes, opens a whole new version (Options.Reopen),
+//     Options.Changes, opens a whole new generation (Options.Reopen),
 //     indexes it off the request path, swaps it in and tells every
 //     session what its revision defines;
-//   - answers encoded once per version (cache.go) and progress while the
+//   - answers encoded once per generation (cache.go) and progress while the
 //     routing index builds (progress.go).
 //
 // The agent (Options.Open) and the routing index load in the background:

@@ -48,7 +48,7 @@ type fillResult struct {
 // so a model fixes them all in one more call. Only calls that cannot be
 // filled at all (unknown skill, no template, values not an object) are
 // tool errors.
-func (s *server) fillSkill(ctx context.Context, v *version, args map[string]json.RawMessage) (*toolOutcome, error) {
+func (s *server) fillSkill(ctx context.Context, v *generation, args map[string]json.RawMessage) (*toolOutcome, error) {
 	name := stringArg(args, "name")
 	values, problem := fillValues(args["values"])
 	if problem != "" {

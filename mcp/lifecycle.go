@@ -122,7 +122,7 @@ func (s *server) agentName() string {
 	return "agent"
 }
 
-// rememberName records the name of a version being put in force.
+// rememberName records the name of a generation being put in force.
 func (s *server) rememberName(a *loader.Agent) {
 	if info := a.Info(); info != nil && info.Name != "" {
 		name := info.Name
@@ -145,13 +145,13 @@ func (s *server) serverInfo(version string) implementation {
 
 // instructions returns the identity plane's body, bounded by
 // maxInstructionsBytes; "" when it cannot be read (logged). Before the
-// first version has loaded (and while it is the one served) a head that
+// first generation has loaded (and while it is the one served) a head that
 // holds the identity answers without waiting for the file.
 func (s *server) instructions(ctx context.Context, c *call) string {
 	if h := s.opts.Head; h != nil && h.IdentityKnown && s.gen.Load() <= 1 {
 		return truncateText(h.Identity, maxInstructionsBytes)
 	}
-	v, err := c.agentVersion(ctx)
+	v, err := c.generation(ctx)
 	if err != nil {
 		s.log.Warn("identity body unavailable; sending no instructions", "err", err)
 		return ""

@@ -190,7 +190,7 @@ type listPage struct {
 // the skills shown and encoded once: the array is the first text block as
 // it is and the structured content's skills as raw JSON, so the answer
 // costs about twice the page, whatever the catalog's size.
-func (s *server) listSkills(ctx context.Context, v *version, args map[string]json.RawMessage) (*toolOutcome, error) {
+func (s *server) listSkills(ctx context.Context, v *generation, args map[string]json.RawMessage) (*toolOutcome, error) {
 	snap := v.agent.Snapshot()
 	req, problem := parseListRequest(snap, args)
 	if problem != "" {

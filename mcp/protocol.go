@@ -71,9 +71,9 @@ type call struct {
 	version string // negotiated (legacy) or requested (modern) revision
 	modern  bool
 	caps    json.RawMessage // a modern request's client capabilities
-	// v is the agent version the call uses, taken on first need
-	// (agentVersion) and released when the call ends (done).
-	v *version
+	// v is the agent generation the call uses, taken on first need
+	// (generation) and released when the call ends (done).
+	v *generation
 }
 
 // atLeast reports whether the call's revision is v or newer.

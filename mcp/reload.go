@@ -15,9 +15,9 @@ import (
 // what Options.Watch names (internal/watch: an agent file's directory, or
 // every directory of skill folders' trees), or takes its caller's signals
 // on Options.Changes, once a change has settled; it then opens the new
-// version with Options.Reopen, off the request path, builds its routing
-// index, and swaps the whole version in at once. Requests already running
-// finish on the version they started with. A version that fails to open
+// generation with Options.Reopen, off the request path, builds its routing
+// index, and swaps the whole generation in at once. Requests already running
+// finish on the generation they started with. A generation that fails to open
 // leaves the last good one serving, and the reason is logged. Then every
 // session is told what its revision defines: list_changed for tools,
 // resources and prompts, resources/updated for subscribed URIs whose bytes
@@ -117,8 +117,8 @@ func (s *server) stopWatch() {
 	}
 }
 
-// reload opens the file's new version and swaps it in, unless its bytes
-// are those of the version in force (a touch, or an editor's no-op save).
+// reload opens the file's new generation and swaps it in, unless its bytes
+// are those of the generation in force (a touch, or an editor's no-op save).
 func (s *server) reload(ctx context.Context) {
 	started := time.Now()
 	a, err := s.opts.Reopen(ctx)
@@ -161,11 +161,11 @@ func (s *server) reload(ctx context.Context) {
 	}
 	rs.publish(r, nil)
 	s.logBuilt(ctx, r)
-	v := &version{gen: s.gen.Add(1), agent: a, routing: rs}
+	v := &generation{gen: s.gen.Add(1), agent: a, routing: rs}
 	v.closeFn = func() { r.Close(); a.Close() }
 	s.skillCount.Store(int64(a.SkillCount()))
 	s.rememberName(a)
-	// A server whose first load failed serves this as its first version.
+	// A server whose first load failed serves this as its first generation.
 	prev := s.cur.Swap(v)
 	s.log.Info("agent reloaded", "skills", a.SkillCount(), "version", v.gen, "took", time.Since(started))
 	s.reloaded(nil)
@@ -188,9 +188,9 @@ func sameContent(a, b *loader.Agent) bool {
 	return ca != nil && cb != nil && ca.SHA256 != "" && ca.SHA256 == cb.SHA256
 }
 
-// announce tells every session what changed between versions prev (nil:
+// announce tells every session what changed between generations prev (nil:
 // none served) and next.
-func (s *server) announce(ctx context.Context, prev, next *version) {
+func (s *server) announce(ctx context.Context, prev, next *generation) {
 	changed := s.changedURIs(ctx, prev, next)
 	s.eachSession(func(sess *session) {
 		s.tell(sess, changed)
@@ -232,11 +232,11 @@ func listChangedMethod(capability string) string {
 // methodResourceUpdated tells a subscriber a resource's bytes changed.
 const methodResourceUpdated = "notifications/resources/updated"
 
-// String names a version in logs and test failures.
-func (v *version) String() string { return fmt.Sprintf("v%d", v.gen) }
+// String names a generation in logs and test failures.
+func (v *generation) String() string { return fmt.Sprintf("v%d", v.gen) }
 
 // logBuilt logs, once it ends, a routing index build that r left running
-// in the background (router.Options.Background): the version serves
+// in the background (router.Options.Background): the generation serves
 // meanwhile, the relaxed tier waiting for the build.
 func (s *server) logBuilt(ctx context.Context, r *router.Router) {
 	if r.Info().Index != router.IndexBuilding {

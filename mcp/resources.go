@@ -22,7 +22,7 @@ import (
 // binary ones as base64 blobs — plus the skills-as-resources convention's
 // skill://<slug>/_manifest and skill://prompt-xml, and the agent's own
 // agent3md://identity and agent3md://manifest. URIs are looked up by key
-// in the version's catalog, never turned into paths.
+// in the generation's catalog, never turned into paths.
 
 const (
 	schemeSkill    = "skill://"
@@ -103,7 +103,7 @@ type listParams struct {
 // resourcesList lists the agent's own resources first, then per skill its
 // SKILL.md and _manifest, a page of skills at a time. Sizes are those of
 // the exact bytes resources/read returns, so listing a page renders its
-// skills (their digests are kept for the version).
+// skills (their digests are kept for the generation).
 func (s *server) resourcesList(ctx context.Context, c *call) (any, error) {
 	var p listParams
 	v, err := c.bindAgent(ctx, &p)
@@ -171,7 +171,7 @@ func (s *server) resourcesList(ctx context.Context, c *call) (any, error) {
 }
 
 // agentTitle is the served agent's name.
-func agentTitle(v *version) string {
+func agentTitle(v *generation) string {
 	if info := v.agent.Info(); info != nil && info.Name != "" {
 		return info.Name
 	}
@@ -248,10 +248,10 @@ var errNoResource = errors.New("no such resource")
 
 // readResourceBytes returns a resource's bytes and MIME type. A skill's
 // file is read through the loader, which serves only files of the
-// version's listing and only the bytes that listing's digests describe;
+// generation's listing and only the bytes that listing's digests describe;
 // the listing itself (which hashes every file of a folder) is not needed
 // to read one file.
-func (s *server) readResourceBytes(ctx context.Context, v *version, uri string) (resourceBytes, error) {
+func (s *server) readResourceBytes(ctx context.Context, v *generation, uri string) (resourceBytes, error) {
 	switch uri {
 	case uriIdentity:
 		body, err := v.agent.IdentityBody(ctx)
@@ -288,7 +288,7 @@ func (s *server) readResourceBytes(ctx context.Context, v *version, uri string) 
 }
 
 // readResource is readResourceBytes as text and MIME type.
-func (s *server) readResource(ctx context.Context, v *version, uri string) (string, string, error) {
+func (s *server) readResource(ctx context.Context, v *generation, uri string) (string, string, error) {
 	rb, err := s.readResourceBytes(ctx, v, uri)
 	return string(rb.data), rb.mime, err
 }
@@ -432,10 +432,10 @@ func (s *server) resourcesUnsubscribe(ctx context.Context, c *call) (any, error)
 	return struct{}{}, nil
 }
 
-// skillFiles are the version's skill directories' listings with digests,
+// skillFiles are the generation's skill directories' listings with digests,
 // computed on first need and kept (a few hundred bytes a skill; the bytes
 // themselves are read through the loader on each read, which serves only
-// the version listed).
+// the generation listed).
 type skillFiles struct {
 	mu     sync.Mutex
 	bySlug map[string]*fileSet
@@ -454,7 +454,7 @@ type fileSet struct {
 
 func (f *fileSet) uri(path string) string { return fileURI(f.slug, path) }
 
-// maxKeptRenderings bounds the listings kept per version.
+// maxKeptRenderings bounds the listings kept per generation.
 const maxKeptRenderings = 256
 
 // of returns skill slug's files, listing them on first use.
@@ -520,7 +520,7 @@ func (f *fileSet) overLimits() string {
 
 // digestOf returns a served resource's digest ("" when it serves none),
 // for telling subscribers which URIs changed across a reload.
-func (s *server) digestOf(ctx context.Context, v *version, uri string) string {
+func (s *server) digestOf(ctx context.Context, v *generation, uri string) string {
 	rb, err := s.readResourceBytes(ctx, v, uri)
 	if err != nil {
 		return ""
@@ -529,9 +529,9 @@ func (s *server) digestOf(ctx context.Context, v *version, uri string) string {
 	return hex.EncodeToString(h[:])
 }
 
-// changedURIs compares, between two versions, the bytes of every URI some
+// changedURIs compares, between two generations, the bytes of every URI some
 // session subscribed to (legacy subscriptions and listen streams).
-func (s *server) changedURIs(ctx context.Context, prev, next *version) map[string]bool {
+func (s *server) changedURIs(ctx context.Context, prev, next *generation) map[string]bool {
 	uris := map[string]bool{}
 	s.eachSession(func(sess *session) {
 		for _, u := range sess.subscribed() {

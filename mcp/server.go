@@ -73,7 +73,7 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, opts *Options) erro
 
 // start loads the agent (with Options.Open) and builds its routing index
 // in the background, and logs the file's validation findings. The
-// returned stop cancels what still runs and releases the agent version in
+// returned stop cancels what still runs and releases the agent generation in
 // force; it waits a bounded time for the findings to be logged and for an
 // index build to stop.
 func (s *server) start(parent context.Context) (stop func()) {
@@ -116,8 +116,8 @@ func (s *server) start(parent context.Context) (stop func()) {
 		// The validation findings are logged before the server returns,
 		// so an operator sees them even when the client leaves at once; a
 		// cancelled server does not wait for them long. They are waited
-		// for before the version is retired: findings still waiting for
-		// the first index (findingsDefer) would find no version to read.
+		// for before the generation is retired: findings still waiting for
+		// the first index (findingsDefer) would find no generation to read.
 		select {
 		case <-findingsDone:
 		case <-time.After(findingsWait):
@@ -140,7 +140,7 @@ func (s *server) start(parent context.Context) (stop func()) {
 	}
 }
 
-// buildFirstIndex builds the first version's routing index once the agent
+// buildFirstIndex builds the first generation's routing index once the agent
 // has loaded. With the content hash known from the head, the routing index
 // cache entry opens while the agent file loads; the router adopts it only
 // if it was built from exactly the loaded skills.
@@ -282,13 +282,13 @@ func validationErrors(a *loader.Agent) []string {
 	return out
 }
 
-// loaded publishes the outcome of the first load: the first version, or
+// loaded publishes the outcome of the first load: the first generation, or
 // the error every request that needs the agent is answered with.
 func (s *server) loaded(a *loader.Agent, owned bool, err error) {
 	if err != nil {
 		s.loadErr = err
 	} else {
-		v := &version{gen: s.gen.Add(1), agent: a, routing: s.firstRouting}
+		v := &generation{gen: s.gen.Add(1), agent: a, routing: s.firstRouting}
 		rs := s.firstRouting
 		v.closeFn = func() {
 			rs.closeWhenBuilt()
@@ -311,7 +311,7 @@ func (s *server) open(ctx context.Context) {
 		err = fmt.Errorf("loading the agent: %w", err)
 	}
 	// A failed first load is not retried here: the reload loop (when the
-	// file is watched) tries the next change as the first version.
+	// file is watched) tries the next change as the first generation.
 	s.loaded(a, true, err)
 }
 
@@ -329,7 +329,7 @@ func (s *server) awaitLoad(ctx context.Context) error {
 	return nil
 }
 
-// server is what every connection shares: the agent versions, the
+// server is what every connection shares: the agent generations, the
 // registered features and their method table. Per-connection state is in
 // session. Safe for concurrent use.
 type server struct {
@@ -339,20 +339,20 @@ type server struct {
 	features []*feature
 
 	// ready closes once the first load ends; loadErr (written before) is
-	// its failure. A later reload may still bring a version in.
+	// its failure. A later reload may still bring a generation in.
 	ready   chan struct{}
 	loadErr error
-	// cur is the agent version in force (nil before the first load, after
-	// a failed one and after the server stops); gen numbers versions.
-	cur atomic.Pointer[version]
+	// cur is the agent generation in force (nil before the first load, after
+	// a failed one and after the server stops); gen numbers generations.
+	cur atomic.Pointer[generation]
 	gen atomic.Uint64
-	// skillCount is the size of the version in force.
+	// skillCount is the size of the generation in force.
 	skillCount atomic.Int64
-	// lastName is the name of the last version put in force: what the
+	// lastName is the name of the last generation put in force: what the
 	// server still calls itself in answers written after it stopped (a
 	// subscriptions/listen ended by the shutdown).
 	lastName atomic.Pointer[string]
-	// firstRouting is the first version's index, built in the background
+	// firstRouting is the first generation's index, built in the background
 	// while requests are already served.
 	firstRouting *routerState
 

@@ -63,7 +63,7 @@ func (s *session) batchesAllowed() bool { return s.negotiated() == version202503
 
 // subscribe and unsubscribe keep the legacy resource subscriptions.
 // maxSubscriptions bounds the URIs one session (or one listen) watches:
-// each is compared across versions at every reload.
+// each is compared across generations at every reload.
 const maxSubscriptions = 1024
 
 // subscribe records uri; false when the session already watches

@@ -184,7 +184,7 @@ func (s *server) directoryRead(ctx context.Context, c *call) (any, error) {
 	return &directoryResult{Resources: children[pg.start:pg.end], NextCursor: pg.next}, nil
 }
 
-// promptXML renders the <available_skills> block once per version, within
+// promptXML renders the <available_skills> block once per generation, within
 // max bytes.
 func (sf *skillFiles) promptXML(ctx context.Context, a *loader.Agent, max int) ([]byte, error) {
 	sf.mu.Lock()

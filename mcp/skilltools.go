@@ -77,7 +77,7 @@ var (
 
 // unknownSkill turns a loader error into the model-facing answer: an
 // unknown name lists the closest names; anything else is returned.
-func (s *server) unknownSkill(v *version, err error, name string) (*toolOutcome, error) {
+func (s *server) unknownSkill(v *generation, err error, name string) (*toolOutcome, error) {
 	var ue *loader.UnknownSkillError
 	if !errors.As(err, &ue) {
 		return nil, err
@@ -111,7 +111,7 @@ type routeMatch struct {
 	Confirm   bool           `json:"confirm"`
 }
 
-func (s *server) routeSkill(ctx context.Context, v *version, args map[string]json.RawMessage) (*toolOutcome, error) {
+func (s *server) routeSkill(ctx context.Context, v *generation, args map[string]json.RawMessage) (*toolOutcome, error) {
 	text := stringArg(args, "text")
 	if strings.TrimSpace(text) == "" {
 		return &toolOutcome{text: `argument "text" is empty: pass the request to route, in the user's words`, isError: true}, nil
@@ -152,7 +152,7 @@ func (s *server) routeSkill(ctx context.Context, v *version, args map[string]jso
 				b = append(b, ',')
 			}
 			// nil only if the router named a z the catalog lacks: they
-			// come from one version, so it is not expected.
+			// come from one generation, so it is not expected.
 			sk, _ := v.agent.SkillByZ(matches[i].Z)
 			b = appendRouteMatchTail(b, &matches[i], v.tails.tail(sk), sk != nil && sk.Cost != "")
 		}
@@ -173,7 +173,7 @@ const routeNoteChars = 256
 // hostAnswerChars, at least one: a default route answer is ten ranked
 // matches, far below it, but spec mode answers every match, and a skill's
 // trigger phrases and inputs may be long.
-func fitRoute(v *version, matches []router.Match) []router.Match {
+func fitRoute(v *generation, matches []router.Match) []router.Match {
 	used := len(`{"matches":[]}`) + routeNoteChars
 	for i := range matches {
 		m := &matches[i]
@@ -280,7 +280,7 @@ func appendRouteTail(b []byte, sk *agentfile.Skill) []byte {
 }
 
 // routeTails keeps each skill's route-match tail (appendRouteTail) for
-// one version of the agent: a small agent's routes name the same few
+// one generation of the agent: a small agent's routes name the same few
 // skills call after call, and their inputs were most of what encoding a
 // match cost. At most maxRouteTails are kept, so a huge agent's routes
 // cannot grow it without bound; past that, tails are written each time.
@@ -289,11 +289,11 @@ type routeTails struct {
 	n atomic.Int32
 }
 
-// maxRouteTails bounds the tails one version keeps (a few hundred bytes
+// maxRouteTails bounds the tails one generation keeps (a few hundred bytes
 // each at most for ordinary skills).
 const maxRouteTails = 4096
 
-// tail returns sk's route-match tail, written once per version.
+// tail returns sk's route-match tail, written once per generation.
 func (rt *routeTails) tail(sk *agentfile.Skill) []byte {
 	if sk == nil {
 		return appendRouteTail(nil, nil)
@@ -310,7 +310,7 @@ func (rt *routeTails) tail(sk *agentfile.Skill) []byte {
 	return t
 }
 
-func (s *server) getSkill(ctx context.Context, v *version, args map[string]json.RawMessage) (*toolOutcome, error) {
+func (s *server) getSkill(ctx context.Context, v *generation, args map[string]json.RawMessage) (*toolOutcome, error) {
 	name := stringArg(args, "name")
 	// An empty file is no file: models often fill every optional
 	// argument, with "" for those they have nothing for.
@@ -332,7 +332,7 @@ const maxListedFiles = 20
 // of skill://<slug>/<file> serves, for the clients that give the model
 // tools but no resources. A binary file is named with its resource URI
 // instead; a path the skill does not serve lists the ones it does.
-func (s *server) getSkillFile(ctx context.Context, v *version, name, file string) (*toolOutcome, error) {
+func (s *server) getSkillFile(ctx context.Context, v *generation, name, file string) (*toolOutcome, error) {
 	slug, err := v.agent.Slug(name)
 	if err != nil {
 		return s.unknownSkill(v, err, name)
@@ -372,7 +372,7 @@ func resolveHint(out *toolOutcome) string {
 	return "load these skills with get_skill instead, one per call, in this order: " + clip(strings.Join(out.chain, ", "), 2000)
 }
 
-func (s *server) resolveSkill(ctx context.Context, v *version, args map[string]json.RawMessage) (*toolOutcome, error) {
+func (s *server) resolveSkill(ctx context.Context, v *generation, args map[string]json.RawMessage) (*toolOutcome, error) {
 	name := stringArg(args, "name")
 	chain, err := v.agent.Resolve(ctx, name)
 	if err != nil {

@@ -69,7 +69,7 @@ type toolDef struct {
 	// bigHint ends the error sent when the answer out would pass the
 	// answer bound: what to ask for instead. Nil for a generic error.
 	bigHint func(out *toolOutcome) string
-	run     func(s *server, ctx context.Context, v *version, args map[string]json.RawMessage) (*toolOutcome, error)
+	run     func(s *server, ctx context.Context, v *generation, args map[string]json.RawMessage) (*toolOutcome, error)
 }
 
 // toolTable is the served tools in list order.
@@ -143,7 +143,7 @@ func (s *server) toolsList(ctx context.Context, c *call) (any, error) {
 	if _, err := pageOf(p.Cursor, "tl1:", "", "tool", len(toolTable), len(toolTable)); err != nil {
 		return nil, err
 	}
-	v, err := c.agentVersion(ctx) // descriptions name the skills and their inputs
+	v, err := c.generation(ctx) // descriptions name the skills and their inputs
 	if err != nil {
 		return nil, err
 	}
@@ -442,7 +442,7 @@ func (s *server) runTool(ctx context.Context, c *call, t *toolDef, args map[stri
 	if msg := checkArgs(t, args); msg != "" {
 		return &toolOutcome{text: msg, isError: true}, nil
 	}
-	v, err := c.agentVersion(ctx)
+	v, err := c.generation(ctx)
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()

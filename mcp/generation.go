@@ -8,14 +8,17 @@ import (
 	"github.com/agent3md/agent3md/loader"
 )
 
-// version is one loaded agent and everything derived from it: the routing
+// generation is one loaded agent and everything derived from it: the routing
 // index, the answers encoded from its catalog, the tool descriptions and
-// the rendered skill files with their digests. A request takes the version
-// in force when it first needs the agent (call.version) and uses only it,
-// so no answer mixes two versions of the file; a reload builds a whole new
-// version off the request path and swaps it in (server.swap). The old one
+// the rendered skill files with their digests. A request takes the generation
+// in force when it first needs the agent (call.generation) and uses only it,
+// so no answer mixes two generations of the file; a reload builds a whole new
+// generation off the request path and swaps it in (server.swap). The old one
 // is closed once the last request using it ends.
-type version struct {
+// In this package "version" is the protocol revision a session negotiated
+// (call.version, session.version); an agent loaded and swapped in is a
+// generation.
+type generation struct {
 	gen     uint64
 	agent   *loader.Agent
 	routing *routerState
@@ -35,9 +38,9 @@ type version struct {
 	closeFn func()
 }
 
-// acquire takes the version in force for one request; release gives it
+// acquire takes the generation in force for one request; release gives it
 // back.
-func (s *server) acquire() *version {
+func (s *server) acquire() *generation {
 	for {
 		v := s.cur.Load()
 		if v == nil {
@@ -51,21 +54,21 @@ func (s *server) acquire() *version {
 	}
 }
 
-func (v *version) release() {
+func (v *generation) release() {
 	if v.refs.Add(-1) == 0 && v.retired.Load() {
 		v.close()
 	}
 }
 
 // retire marks v replaced: it closes once no request holds it.
-func (v *version) retire() {
+func (v *generation) retire() {
 	v.retired.Store(true)
 	if v.refs.Load() == 0 {
 		v.close()
 	}
 }
 
-func (v *version) close() {
+func (v *generation) close() {
 	v.closeOnce.Do(func() {
 		if v.closeFn != nil {
 			v.closeFn()
@@ -73,10 +76,10 @@ func (v *version) close() {
 	})
 }
 
-// version returns the agent version this call uses, waiting for the first
+// generation returns the agent generation this call uses, waiting for the first
 // load; every later use in the call returns the same one. A failed first
 // load is an internal error that says what went wrong and what to do.
-func (c *call) agentVersion(ctx context.Context) (*version, error) {
+func (c *call) generation(ctx context.Context) (*generation, error) {
 	if c.v != nil {
 		return c.v, nil
 	}
@@ -91,12 +94,12 @@ func (c *call) agentVersion(ctx context.Context) (*version, error) {
 }
 
 // bindAgent decodes the call's params into dst (bind) and takes its agent
-// version: the start of every handler that reads the agent.
-func (c *call) bindAgent(ctx context.Context, dst any) (*version, error) {
+// generation: the start of every handler that reads the agent.
+func (c *call) bindAgent(ctx context.Context, dst any) (*generation, error) {
 	if err := bind(c, dst); err != nil {
 		return nil, err
 	}
-	return c.agentVersion(ctx)
+	return c.generation(ctx)
 }
 
 // done releases what the call took.
