@@ -385,3 +385,18 @@ func clip(s string, n int) string {
 	}
 	return s[:n] + "…"
 }
+
+var listSkillsTool = &toolDef{
+	name:  toolListSkills,
+	title: "List skills",
+	desc: "List the agent's skills as a JSON array in source order: each skill's name, z, trigger phrases, cost tag and command template (null when absent), then its description, typed inputs and dependencies. " +
+		"Without limit, one call returns the skills that fit in 40,000 characters (at most 200); with limit, at most that many (up to 1000). When there are more, a second text block and structuredContent give the total and the cursor of the next page. " +
+		"Pass query to list only the skills whose name or trigger phrases contain every word of it. To find the skill for a request, route_skill is cheaper.",
+	params: []paramDef{
+		{name: "query", kind: "string", desc: "only skills whose name or trigger phrases contain every word of this, ignoring case"},
+		{name: "limit", kind: "integer", min: 1, max: maxListLimit, desc: "at most this many skills (1 to 1000); absent: as many as fit in 40,000 characters, at most 200"},
+		{name: "cursor", kind: "string", desc: "the nextCursor of the previous answer, to get the next page (with the same query)"},
+	},
+	output: json.RawMessage(`{"type":"object","properties":{"skills":{"type":"array","items":{"type":"object","properties":{"name":{"type":"string"},"z":{"type":"number"},"triggers":{"type":"array","items":{"type":"string"}},"cost":{"type":["string","null"]},"tool":{"type":["string","null"]},"description":{"type":"string"},"inputs":{"type":"array","items":{"type":"object","properties":{"name":{"type":"string"},"type":{"type":"string"},"required":{"type":"boolean"}},"required":["name","type","required"]}},"deps":{"type":"array","items":{"type":"string"}}},"required":["name","z","triggers","cost","tool","description","inputs","deps"]}},"total":{"type":"integer"},"matched":{"type":"integer"},"nextCursor":{"type":"string"}},"required":["skills","total","matched"]}`),
+	run:    (*server).listSkills,
+}

@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/agent3md/agent3md/loader"
 )
 
 // Tool names: a compatibility contract with the public reference server.
@@ -72,7 +74,10 @@ type toolDef struct {
 	run     func(s *server, ctx context.Context, v *generation, args map[string]json.RawMessage) (*toolOutcome, error)
 }
 
-// toolTable is the served tools in list order.
+// toolTable is the served tools in list order, each declared in a file of
+// its own (listskills.go, routeskill.go, getskill.go, resolveskill.go,
+// fillskill.go). Descriptions are written for a model: when to call the
+// tool, in a sentence or two.
 var toolTable = []*toolDef{listSkillsTool, routeSkillTool, getSkillTool, resolveSkillTool, fillSkillTool}
 
 func toolByName(name string) *toolDef {
@@ -576,4 +581,30 @@ func stringArg(args map[string]json.RawMessage, name string) string {
 		_ = json.Unmarshal(raw, &v)
 	}
 	return v
+}
+
+// unknownSkill turns a loader error into the model-facing answer: an
+// unknown name lists the closest names; anything else is returned.
+func (s *server) unknownSkill(v *generation, err error, name string) (*toolOutcome, error) {
+	var ue *loader.UnknownSkillError
+	if !errors.As(err, &ue) {
+		return nil, err
+	}
+	closest := ue.Closest
+	if len(closest) == 0 {
+		closest = v.agent.Closest(name, 3)
+	}
+	msg := "Unknown skill: " + clip(name, 120) // a name is echoed, never a megabyte of it
+	if len(closest) > 0 {
+		msg += " (closest: " + strings.Join(closest, ", ") + ")"
+	}
+	msg += `. Argument "name" must be one of the agent's skill names: find it with route_skill, or with list_skills and a query.`
+	return &toolOutcome{text: msg, isError: true}, nil
+}
+
+func nonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
 }
