@@ -289,7 +289,7 @@ func (c *conn) tryInline(m message) bool {
 		return false
 	}
 	params, err := decodeParams(m.params)
-	if err == nil && m.method == methodToolsCall && !c.srv.cheapCall(params) {
+	if err == nil && !c.srv.cheapCall(m.method, params) {
 		return false
 	}
 	if c.hold(m, true) {

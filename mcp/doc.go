@@ -29,8 +29,10 @@
 //     and the way back to the client on the other;
 //   - features (feature.go) registering their methods and capability, so
 //     capabilities() is derived: lifecycle (lifecycle.go: initialize,
-//     ping, server/discover, 2026-07-28 stamping), tools (tools.go,
-//     skilltools.go, listskills.go, filltool.go), resources
+//     ping, server/discover, 2026-07-28 stamping), tools (tools.go
+//     for tools/list and tools/call, tool.go for what a tool is, then one
+//     file per tool: listskills.go, routeskill.go, getskill.go,
+//     resolveskill.go, fillskill.go), resources
 //     (resources.go), the skills extension (skillsext.go), prompts and
 //     completion (prompts.go), subscriptions/listen (subscriptions.go);
 //     params decoded by one helper (params.go), lists paged by one cursor

@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"context"
+	"encoding/json"
 	"maps"
 	"slices"
 	"strings"
@@ -21,6 +22,46 @@ type methodSpec struct {
 	// the method to exist ("" for always): resources/subscribe exists only
 	// where resources.subscribe is declared.
 	needs string
+	// inline says when the reading goroutine answers the method as it
+	// reads it (conn.tryInline), saving the hand-off to a handler
+	// goroutine and back, which is most of a small answer's cost.
+	inline inlineRule
+	// cheap, with inlineLoaded, reports whether this call is cheap too
+	// (tools/call asks the tool: toolsCallInline).
+	cheap func(s *server, params map[string]json.RawMessage) bool
+}
+
+// inlineRule is when a method is answered on the reading goroutine.
+type inlineRule uint8
+
+const (
+	// inlineNever (the zero value): a handler goroutine answers it.
+	inlineNever inlineRule = iota
+	// inlineAlways: the handshake (it must be in place before the
+	// requests behind it) and ping.
+	inlineAlways
+	// inlineLoaded: once the agent has loaded, for a method that then
+	// cannot wait on anything (a fixed list, one file of one skill).
+	inlineLoaded
+)
+
+// inlineMethod reports whether requests of method are answered as they
+// are read (methodSpec.inline); cheapCall then asks about the call.
+func (s *server) inlineMethod(method string) bool {
+	switch s.methods[method].inline {
+	case inlineNever:
+		return false
+	case inlineLoaded:
+		return s.loadedOK()
+	}
+	return true // inlineAlways
+}
+
+// cheapCall reports whether a call of an inline method is cheap enough to
+// answer inline (methodSpec.cheap).
+func (s *server) cheapCall(method string, params map[string]json.RawMessage) bool {
+	cheap := s.methods[method].cheap
+	return cheap == nil || cheap(s, params)
 }
 
 // feature is one part of the MCP surface: the methods it serves and what
@@ -153,9 +194,9 @@ func (s *server) declared(path string) bool {
 var lifecycleFeature = &feature{
 	name: "lifecycle",
 	methods: map[string]methodSpec{
-		methodInitialize: {handle: (*server).initialize, legacy: true},
-		methodPing:       {handle: (*server).ping, legacy: true},
-		methodDiscover:   {handle: (*server).discover, modern: true, cached: true},
+		methodInitialize: {handle: (*server).initialize, legacy: true, inline: inlineAlways},
+		methodPing:       {handle: (*server).ping, legacy: true, inline: inlineAlways},
+		methodDiscover:   {handle: (*server).discover, modern: true, cached: true, inline: inlineLoaded},
 	},
 }
 
@@ -165,8 +206,8 @@ var toolsFeature = &feature{
 	capability: "tools",
 	settings:   func(s *server) map[string]any { return s.listChanged() },
 	methods: map[string]methodSpec{
-		methodToolsList: {handle: (*server).toolsList, legacy: true, modern: true, cached: true},
-		methodToolsCall: {handle: (*server).toolsCall, legacy: true, modern: true},
+		methodToolsList: {handle: (*server).toolsList, legacy: true, modern: true, cached: true, inline: inlineLoaded},
+		methodToolsCall: {handle: (*server).toolsCall, legacy: true, modern: true, inline: inlineLoaded, cheap: toolsCallInline},
 	},
 }
 

@@ -10,6 +10,7 @@ import (
 
 	"github.com/agent3md/agent3md/agentfile"
 	"github.com/agent3md/agent3md/loader"
+	"github.com/google/jsonschema-go/jsonschema"
 )
 
 // maxFillInputsBytes bounds the per-skill inputs listed in fill_skill's
@@ -17,20 +18,25 @@ import (
 // small agent, and a large agent's tools/list stays small.
 const maxFillInputsBytes = 2000
 
-var fillSkillTool = &toolDef{
+// fillSkillTool is fill_skill: a skill's command filled, never run.
+var fillSkillTool = newTool[fillSkillInput, fillResult](toolSpec[fillSkillInput]{
 	name:  toolFillSkill,
 	title: "Fill a skill's command",
 	desc: "Fill a skill's command template with input values and get back the shell-quoted command, whether it is ready to run, and every problem in one answer: required inputs missing, values of the wrong type, placeholders no input declares. " +
 		"It never runs anything. When the answer says confirm, ask the user before running the command: the skill carries a cost tag, or you chose it from a relaxed route_skill match (pass tier).",
-	params: []paramDef{
-		{name: "name", kind: "string", required: true, desc: "the skill's name, as list_skills or route_skill gives it"},
-		{name: "values", kind: "object", desc: "input name -> value (strings, numbers or booleans; objects and arrays are passed as compact JSON text)."},
-		{name: "tier", kind: "string", enum: []string{"phrase", "relaxed"},
-			desc: "the tier of the route_skill match you chose this skill from, if any: a relaxed match needs the user's confirmation"},
-	},
-	output:  json.RawMessage(`{"type":"object","properties":{"skill":{"type":"string"},"command":{"type":"string"},"hasTool":{"type":"boolean"},"missing":{"type":"array","items":{"type":"string"}},"invalid":{"type":"array","items":{"type":"object","properties":{"name":{"type":"string"},"type":{"type":"string"},"reason":{"type":"string"}},"required":["name","type","reason"]}},"unknown":{"type":"array","items":{"type":"string"}},"omitted":{"type":"array","items":{"type":"string"}},"unbound":{"type":"array","items":{"type":"string"}},"unsafe":{"type":"array","items":{"type":"object","properties":{"placeholder":{"type":"string"},"reason":{"type":"string"}},"required":["placeholder","reason"]}},"plain":{"type":"boolean"},"ready":{"type":"boolean"},"cost":{"type":["string","null"]},"confirm":{"type":"boolean"},"confirmReasons":{"type":"array","items":{"type":"string"}}},"required":["skill","hasTool","missing","invalid","unknown","omitted","unbound","unsafe","plain","ready","cost","confirm","confirmReasons"]}`),
+	schema: func(p map[string]*jsonschema.Schema) { p["tier"].Enum = []any{"phrase", "relaxed"} },
+	listed: func(tj *toolJSON, _, inputs string) { tj.InputSchema = withArgDesc(tj.InputSchema, "values", inputs) },
+	// One catalog entry and one template: cheap at any size.
+	inline:  func(*server, json.RawMessage) bool { return true },
 	bigHint: hint("pass shorter values"),
 	run:     (*server).fillSkill,
+})
+
+// fillSkillInput is fill_skill's arguments.
+type fillSkillInput struct {
+	Name   string          `json:"name" jsonschema:"the skill's name, as list_skills or route_skill gives it"`
+	Values json.RawMessage `json:"values,omitempty" jsonschema:"input name -> value (strings, numbers or booleans; objects and arrays are passed as compact JSON text)."`
+	Tier   string          `json:"tier,omitempty" jsonschema:"the tier of the route_skill match you chose this skill from, if any: a relaxed match needs the user's confirmation"`
 }
 
 // fillResult is fill_skill's structured answer: the loader's Fill as it is
@@ -48,9 +54,9 @@ type fillResult struct {
 // so a model fixes them all in one more call. Only calls that cannot be
 // filled at all (unknown skill, no template, values not an object) are
 // tool errors.
-func (s *server) fillSkill(ctx context.Context, v *generation, args map[string]json.RawMessage) (*toolOutcome, error) {
-	name := stringArg(args, "name")
-	values, problem := fillValues(args["values"])
+func (s *server) fillSkill(ctx context.Context, v *generation, in *fillSkillInput) (*toolOutcome, error) {
+	name := in.Name
+	values, problem := fillValues(in.Values)
 	if problem != "" {
 		return &toolOutcome{text: problem, isError: true}, nil
 	}
@@ -66,11 +72,7 @@ func (s *server) fillSkill(ctx context.Context, v *generation, args map[string]j
 	if sk, err := v.agent.Skill(name); err == nil {
 		cost = sk.Cost
 	}
-	res := fillOf(f, cost)
-	if stringArg(args, "tier") == "relaxed" {
-		res.ConfirmReasons = append(res.ConfirmReasons, "it was chosen from a relaxed route_skill match (no trigger phrase matched)")
-	}
-	res.Confirm = len(res.ConfirmReasons) > 0
+	res := fillOf(f, cost, in.Tier == "relaxed")
 	return &toolOutcome{text: fillText(res), structured: res}, nil
 }
 
@@ -211,13 +213,17 @@ func skillInputs(s *agentfile.Skill) string {
 }
 
 // fillOf is fill_skill's answer for a fill (prompts/get shows it too):
-// the confirm fields from the skill's cost tag.
-func fillOf(f *loader.Fill, cost string) fillResult {
-	res := fillResult{Fill: f, ConfirmReasons: []string{}}
+// the skill's cost tag, whether the user must confirm before the command
+// runs (loader.NeedsConfirmation) and why. relaxed is set when the model
+// chose the skill from a relaxed route_skill match.
+func fillOf(f *loader.Fill, cost string, relaxed bool) fillResult {
+	res := fillResult{Fill: f, Confirm: loader.NeedsConfirmation(cost, relaxed), ConfirmReasons: []string{}}
 	if cost != "" {
 		res.Cost = &cost
 		res.ConfirmReasons = append(res.ConfirmReasons, "the skill is tagged cost="+cost)
 	}
-	res.Confirm = len(res.ConfirmReasons) > 0
+	if relaxed {
+		res.ConfirmReasons = append(res.ConfirmReasons, "it was chosen from a relaxed route_skill match (no trigger phrase matched)")
+	}
 	return res
 }

@@ -15,23 +15,29 @@ import (
 // structured content hand the model that instead of the text (Claude
 // Code, Codex CLI), which made a body one escaped JSON string
 // (docs/protocol.md §4).
-var getSkillTool = &toolDef{
-	name:  toolGetSkill,
-	title: "Get a skill",
-	desc:  "Load one skill's instructions (its Markdown body) by name. Call it once you know which skill to follow; pass file to read a file the instructions point to.",
-	params: []paramDef{
-		{name: "name", kind: "string", required: true, desc: "the skill's name, as list_skills or route_skill gives it"},
-		{name: "file", kind: "string", desc: "a file of the skill's folder that its instructions mention (e.g. reference.md, scripts/fill.py), as a path relative to the skill; absent: the instructions"},
-	},
+var getSkillTool = newTool[getSkillInput, textOnly](toolSpec[getSkillInput]{
+	name:   toolGetSkill,
+	title:  "Get a skill",
+	desc:   "Load one skill's instructions (its Markdown body) by name. Call it once you know which skill to follow; pass file to read a file the instructions point to.",
+	listed: func(tj *toolJSON, names, _ string) { tj.Description += " " + names },
+	// One catalog entry and one body of at most the parser's body bound,
+	// or one file of the skill's folder: cheap at any size.
+	inline:  func(*server, json.RawMessage) bool { return true },
 	bigHint: hint("the skill's body is too large to send in one answer; ask the operator to raise the bound"),
 	run:     (*server).getSkill,
+})
+
+// getSkillInput is get_skill's arguments.
+type getSkillInput struct {
+	Name string `json:"name" jsonschema:"the skill's name, as list_skills or route_skill gives it"`
+	File string `json:"file,omitempty" jsonschema:"a file of the skill's folder that its instructions mention (e.g. reference.md, scripts/fill.py), as a path relative to the skill; absent: the instructions"`
 }
 
-func (s *server) getSkill(ctx context.Context, v *generation, args map[string]json.RawMessage) (*toolOutcome, error) {
-	name := stringArg(args, "name")
+func (s *server) getSkill(ctx context.Context, v *generation, in *getSkillInput) (*toolOutcome, error) {
+	name := in.Name
 	// An empty file is no file: models often fill every optional
 	// argument, with "" for those they have nothing for.
-	if file := stringArg(args, "file"); file != "" {
+	if file := in.File; file != "" {
 		return s.getSkillFile(ctx, v, name, file)
 	}
 	body, err := v.agent.Body(ctx, name)

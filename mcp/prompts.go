@@ -139,7 +139,7 @@ func (s *server) promptsGet(ctx context.Context, c *call) (any, error) {
 	if sk.HasTool {
 		f, err := v.agent.Command(sk.Name, p.Arguments)
 		if err == nil {
-			text += "\n\n" + fillText(fillOf(f, sk.Cost))
+			text += "\n\n" + fillText(fillOf(f, sk.Cost, false))
 		}
 	}
 	return &promptsGetResult{Description: snap.Description(i), Messages: []promptMessage{

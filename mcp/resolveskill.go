@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -9,14 +10,35 @@ import (
 	"github.com/agent3md/agent3md/loader"
 )
 
-var resolveSkillTool = &toolDef{
+// resolveSkillTool is resolve_skill, text alone as get_skill.
+var resolveSkillTool = newTool[resolveSkillInput, textOnly](toolSpec[resolveSkillInput]{
 	name:  toolResolveSkill,
 	title: "Resolve a skill with its dependencies",
 	desc: "Load a skill together with every skill it depends on (depth-first, each once), each as a \"### name\" section. " +
 		"Call it instead of get_skill when the skill links to other skills. A chain too long for one answer ends with a note naming the skills left out: load those with get_skill.",
-	params:  []paramDef{{name: "name", kind: "string", required: true, desc: "the skill's name, as list_skills or route_skill gives it"}},
+	inline:  resolveInline,
 	bigHint: resolveHint,
 	run:     (*server).resolveSkill,
+})
+
+// resolveSkillInput is resolve_skill's arguments.
+type resolveSkillInput struct {
+	Name string `json:"name" jsonschema:"the skill's name, as list_skills or route_skill gives it"`
+}
+
+// inlineChain is the longest resolve chain answered inline on a large
+// agent: each skill in it is one body read.
+const inlineChain = 16
+
+// resolveInline: a chain of bodies is cheap while the agent is small or
+// the chain short; before the agent loads, the call is answered with the
+// load error.
+func resolveInline(s *server, args json.RawMessage) bool {
+	if s.smallAgent() {
+		return true
+	}
+	g := s.cur.Load()
+	return g == nil || g.agent.ChainWithin(nameArgument(args), inlineChain)
 }
 
 // resolveHint says how to load a chain too large for one answer.
@@ -27,8 +49,8 @@ func resolveHint(out *toolOutcome) string {
 	return "load these skills with get_skill instead, one per call, in this order: " + clip(strings.Join(out.chain, ", "), 2000)
 }
 
-func (s *server) resolveSkill(ctx context.Context, v *generation, args map[string]json.RawMessage) (*toolOutcome, error) {
-	name := stringArg(args, "name")
+func (s *server) resolveSkill(ctx context.Context, v *generation, in *resolveSkillInput) (*toolOutcome, error) {
+	name := in.Name
 	chain, err := v.agent.Resolve(ctx, name)
 	if err != nil {
 		return s.unknownSkill(v, err, name)
@@ -120,4 +142,24 @@ func leftOutNote(left []string, total int) string {
 	return fmt.Sprintf("Left out to keep this answer under %d characters: %d of the %d skills of this chain, in order: %s. "+
 		"Load each with get_skill (resolve_skill on one of them loads it with its own dependencies).",
 		hostAnswerChars, len(left), total, listed)
+}
+
+// nameArgument is the "name" member of a tools/call's arguments, "" when
+// there is none or it is not a string.
+func nameArgument(args json.RawMessage) string {
+	args = bytes.TrimSpace(args)
+	if len(args) == 0 || args[0] != '{' {
+		return ""
+	}
+	var name string
+	eachMember(args, func(key string, val []byte) {
+		if key != "name" {
+			return
+		}
+		var ok bool
+		if name, ok = plainString(val); !ok {
+			_ = json.Unmarshal(val, &name)
+		}
+	})
+	return name
 }

@@ -72,8 +72,8 @@ var resourcesFeature = &feature{
 	},
 	methods: map[string]methodSpec{
 		methodResourcesList:      {handle: (*server).resourcesList, legacy: true, modern: true, cached: true},
-		methodResourcesRead:      {handle: (*server).resourcesRead, legacy: true, modern: true, cached: true},
-		methodResourcesTemplates: {handle: (*server).resourcesTemplates, legacy: true, modern: true, cached: true},
+		methodResourcesRead:      {handle: (*server).resourcesRead, legacy: true, modern: true, cached: true, inline: inlineLoaded},
+		methodResourcesTemplates: {handle: (*server).resourcesTemplates, legacy: true, modern: true, cached: true, inline: inlineLoaded},
 		methodResourcesSubscribe: {handle: (*server).resourcesSubscribe, legacy: true, needs: "resources.subscribe"},
 		methodResourcesUnsub:     {handle: (*server).resourcesUnsubscribe, legacy: true, needs: "resources.subscribe"},
 	},

@@ -31,7 +31,7 @@ var skillsFeature = &feature{
 	settings:  func(*server) map[string]any { return map[string]any{"directoryRead": true} },
 	methods: map[string]methodSpec{
 		methodSkillsList:    {handle: (*server).skillsList, legacy: true, modern: true, cached: true},
-		methodSkillsGet:     {handle: (*server).skillsGet, legacy: true, modern: true, cached: true},
+		methodSkillsGet:     {handle: (*server).skillsGet, legacy: true, modern: true, cached: true, inline: inlineLoaded},
 		methodDirectoryRead: {handle: (*server).directoryRead, legacy: true, modern: true},
 	},
 }

@@ -3,14 +3,9 @@ package mcp
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"sort"
-	"strconv"
 	"strings"
 	"sync"
-
-	"github.com/agent3md/agent3md/loader"
 )
 
 // Tool names: a compatibility contract with the public reference server.
@@ -26,18 +21,6 @@ const (
 // description.
 const maxSkillNamesBytes = 1500
 
-// paramDef is one tool argument: its JSON type ("string", "integer",
-// "object"), whether it is required, and what it is for.
-type paramDef struct {
-	name     string
-	kind     string
-	required bool
-	enum     []string
-	desc     string
-	// min and max bound an integer; max 0 means no upper bound.
-	min, max int
-}
-
 // DefaultMaxAnswerBytes is the default bound on one tool answer
 // (Options.MaxAnswerBytes): 4 MiB, well under the 10 MB a TypeScript SDK
 // client reads in one line. list_skills pages to stay under it; any other
@@ -45,40 +28,32 @@ type paramDef struct {
 // for instead.
 const DefaultMaxAnswerBytes = 4 << 20
 
-// toolOutcome is what a tool produced: text for the model (and, rarely,
-// further text blocks after it), the same data as structured content, or
-// an error the model can act on. structured may be a json.RawMessage the
-// tool encoded itself.
-type toolOutcome struct {
-	text string
-	// quoted, when set, is the text already encoded as a JSON string (a
-	// tool that writes its text escaped straight from the bodies it
-	// joins), and text is not read: a tool may leave it empty.
-	quoted     []byte
-	chain      []string // resolve_skill: the chain's names, for the too-big hint
-	extra      []string
-	structured any
-	isError    bool
-}
-
-// toolDef is one tool of the static tool table.
-type toolDef struct {
-	name   string
-	title  string
-	desc   string // for get_skill, the skill names are appended at list time
-	params []paramDef
-	output json.RawMessage // outputSchema (2025-06-18+)
-	// bigHint ends the error sent when the answer out would pass the
-	// answer bound: what to ask for instead. Nil for a generic error.
-	bigHint func(out *toolOutcome) string
-	run     func(s *server, ctx context.Context, v *generation, args map[string]json.RawMessage) (*toolOutcome, error)
-}
-
 // toolTable is the served tools in list order, each declared in a file of
 // its own (listskills.go, routeskill.go, getskill.go, resolveskill.go,
 // fillskill.go). Descriptions are written for a model: when to call the
 // tool, in a sentence or two.
 var toolTable = []*toolDef{listSkillsTool, routeSkillTool, getSkillTool, resolveSkillTool, fillSkillTool}
+
+// inlineSkills is the largest agent whose catalog-wide tool calls
+// (list_skills, route_skill) are answered on the reading goroutine: past
+// it they take long enough that they should not hold up reading (and
+// cancellations). Calls about one skill are cheap at any size.
+const inlineSkills = 2000
+
+// smallAgent reports whether the agent in force is at most inlineSkills.
+func (s *server) smallAgent() bool { return s.skillCount.Load() <= inlineSkills }
+
+// toolsCallInline reports whether a tools/call is cheap enough to answer
+// inline: the tool says (toolDef.inline), and a call that names no tool
+// fails validation, which is cheap.
+func toolsCallInline(s *server, params map[string]json.RawMessage) bool {
+	name, _ := plainString(params["name"])
+	t := toolByName(name)
+	if t == nil || t.inline == nil {
+		return s.smallAgent()
+	}
+	return t.inline(s, params["arguments"])
+}
 
 func toolByName(name string) *toolDef {
 	for _, t := range toolTable {
@@ -87,33 +62,6 @@ func toolByName(name string) *toolDef {
 		}
 	}
 	return nil
-}
-
-// inputSchema builds the tool's JSON Schema from its params.
-func (t *toolDef) inputSchema() map[string]any {
-	props := map[string]any{}
-	required := []string{}
-	for _, p := range t.params {
-		prop := map[string]any{"type": p.kind, "description": p.desc}
-		if p.kind == "integer" {
-			prop["minimum"] = p.min
-			if p.max > 0 {
-				prop["maximum"] = p.max
-			}
-		}
-		if len(p.enum) > 0 {
-			prop["enum"] = p.enum
-		}
-		props[p.name] = prop
-		if p.required {
-			required = append(required, p.name)
-		}
-	}
-	schema := map[string]any{"type": "object", "properties": props, "additionalProperties": false}
-	if len(required) > 0 {
-		schema["required"] = required
-	}
-	return schema
 }
 
 type toolAnnotations struct {
@@ -155,13 +103,9 @@ func (s *server) toolsList(ctx context.Context, c *call) (any, error) {
 	names, inputs := v.descs.get(v.agent)
 	out := &toolsListResult{Tools: make([]toolJSON, 0, len(toolTable))}
 	for _, t := range toolTable {
-		tj := toolJSON{Name: t.name, Description: t.desc, InputSchema: t.inputSchema()}
-		switch t.name {
-		case toolGetSkill:
-			tj.Description += " " + names
-		case toolFillSkill:
-			values := tj.InputSchema["properties"].(map[string]any)["values"].(map[string]any)
-			values["description"] = values["description"].(string) + " " + inputs
+		tj := toolJSON{Name: t.name, Description: t.desc, InputSchema: t.input}
+		if t.listed != nil {
+			t.listed(&tj, names, inputs)
 		}
 		if c.atLeast(version20250618) {
 			tj.Title = t.title
@@ -214,18 +158,6 @@ type toolCallResult struct {
 	Content           []textContent   `json:"content"`
 	StructuredContent json.RawMessage `json:"structuredContent,omitempty"`
 	IsError           bool            `json:"isError,omitempty"`
-	// writeStructured, when set instead of StructuredContent, writes it
-	// straight into the encoded result (encodeToolResult only).
-	writeStructured *structuredWriter
-}
-
-// structuredWriter is structured content a tool writes as compact JSON
-// (HTML escaping off) straight into its encoded answer: a route's matches
-// are most of its answer, and building them apart first cost an extra
-// buffer of their size, copied and then collected, on every route.
-type structuredWriter struct {
-	size   int                   // about how many bytes it writes
-	append func(b []byte) []byte // appends the JSON value to b
 }
 
 type toolsCallParams struct {
@@ -282,8 +214,6 @@ func (s *server) toolResult(t *toolDef, out *toolOutcome, structured bool) (enco
 		switch st := out.structured.(type) {
 		case json.RawMessage:
 			res.StructuredContent = st
-		case structuredWriter:
-			res.writeStructured = &st
 		default:
 			// Encoded straight into bytes by the pooled encoder: compact,
 			// no HTML escaping, as the rest of the answer.
@@ -357,9 +287,6 @@ func encodeToolResult(r *toolCallResult) (encodedTool, error) {
 		return encodedTool{}, fmt.Errorf("mcp: a tool result reached encoding with its modern keys already set")
 	}
 	size := 64 + len(r.StructuredContent)
-	if r.writeStructured != nil {
-		size += r.writeStructured.size
-	}
 	for _, c := range r.Content {
 		if c.quoted != nil {
 			size += 32 + len(c.quoted)
@@ -397,11 +324,7 @@ func encodeToolResult(r *toolCallResult) (encodedTool, error) {
 		}
 		enc = append(enc, ']')
 	}
-	switch {
-	case r.writeStructured != nil:
-		enc = append(enc, `,"structuredContent":`...)
-		enc = r.writeStructured.append(enc)
-	case len(r.StructuredContent) > 0:
+	if len(r.StructuredContent) > 0 {
 		enc = append(enc, `,"structuredContent":`...)
 		enc = append(enc, r.StructuredContent...)
 	}
@@ -427,184 +350,10 @@ func encodedStringLen(b []byte) int {
 	return n
 }
 
-// hint is a bigHint that says the same whatever the answer.
-func hint(s string) func(*toolOutcome) string {
-	return func(*toolOutcome) string { return s }
-}
-
 // maxAnswerBytes is the bound on one tool answer.
 func (s *server) maxAnswerBytes() int {
 	if s.opts.MaxAnswerBytes > 0 {
 		return s.opts.MaxAnswerBytes
 	}
 	return DefaultMaxAnswerBytes
-}
-
-// runTool validates the arguments and runs the tool; argument problems and
-// failures the model can act on become isError outcomes. Only a cancelled
-// context is returned as an error.
-func (s *server) runTool(ctx context.Context, c *call, t *toolDef, args map[string]json.RawMessage) (*toolOutcome, error) {
-	if msg := checkArgs(t, args); msg != "" {
-		return &toolOutcome{text: msg, isError: true}, nil
-	}
-	v, err := c.generation(ctx)
-	if err != nil {
-		if ctx.Err() != nil {
-			return nil, ctx.Err()
-		}
-		return &toolOutcome{text: fmt.Sprintf("%s failed: the agent file could not be loaded (%v); fix it and restart the server", t.name, s.loadErr), isError: true}, nil
-	}
-	out, err := t.run(s, ctx, v, args)
-	if err != nil {
-		if ctx.Err() != nil {
-			return nil, ctx.Err()
-		}
-		var we *wireError
-		if errors.As(err, &we) {
-			return nil, err
-		}
-		return &toolOutcome{text: fmt.Sprintf("%s failed: %v", t.name, err), isError: true}, nil
-	}
-	return out, nil
-}
-
-// checkArgs checks arguments against the tool's params; it returns a
-// message naming the first bad argument and why, or "".
-func checkArgs(t *toolDef, args map[string]json.RawMessage) string {
-	known := map[string]bool{}
-	for _, p := range t.params {
-		known[p.name] = true
-	}
-	var unknown []string
-	for k := range args {
-		if !known[k] {
-			unknown = append(unknown, strconv.Quote(k))
-		}
-	}
-	if len(unknown) > 0 {
-		sort.Strings(unknown)
-		return fmt.Sprintf("unknown argument %s: %s takes %s", strings.Join(unknown, ", "), t.name, paramList(t))
-	}
-	for _, p := range t.params {
-		raw, ok := args[p.name]
-		if !ok || string(raw) == "null" {
-			if p.required {
-				return fmt.Sprintf("argument %q is required: %s", p.name, p.desc)
-			}
-			continue
-		}
-		if msg := checkKind(p, raw); msg != "" {
-			return msg
-		}
-	}
-	return ""
-}
-
-func paramList(t *toolDef) string {
-	if len(t.params) == 0 {
-		return "no arguments"
-	}
-	names := make([]string, len(t.params))
-	for i, p := range t.params {
-		names[i] = p.name
-	}
-	return strings.Join(names, ", ")
-}
-
-// checkKind checks one present argument's JSON type, range and enum.
-func checkKind(p paramDef, raw json.RawMessage) string {
-	got := jsonKind(raw)
-	switch p.kind {
-	case "integer":
-		n, err := strconv.ParseInt(string(raw), 10, 64)
-		if got != "number" || err != nil || n < 0 {
-			return fmt.Sprintf("argument %q must be a non-negative integer, got %s", p.name, describeJSON(raw))
-		}
-	case "string":
-		if got != "string" {
-			return fmt.Sprintf("argument %q must be a string, got %s", p.name, got)
-		}
-		if len(p.enum) > 0 {
-			var v string
-			_ = json.Unmarshal(raw, &v)
-			for _, e := range p.enum {
-				if v == e {
-					return ""
-				}
-			}
-			return fmt.Sprintf("argument %q must be one of %s, got %q", p.name, strings.Join(p.enum, ", "), v)
-		}
-	default:
-		if got != p.kind {
-			return fmt.Sprintf("argument %q must be an %s, got %s", p.name, p.kind, got)
-		}
-	}
-	return ""
-}
-
-// jsonKind names a raw JSON value's type.
-func jsonKind(raw json.RawMessage) string {
-	if len(raw) == 0 {
-		return "nothing"
-	}
-	switch raw[0] {
-	case '"':
-		return "string"
-	case '{':
-		return "object"
-	case '[':
-		return "array"
-	case 't', 'f':
-		return "boolean"
-	case 'n':
-		return "null"
-	default:
-		return "number"
-	}
-}
-
-// describeJSON shows a short value in a message.
-func describeJSON(raw json.RawMessage) string {
-	if len(raw) > 40 {
-		return jsonKind(raw)
-	}
-	return jsonKind(raw) + " " + string(raw)
-}
-
-// stringArg reads an argument checkArgs has vetted; absent is "".
-func stringArg(args map[string]json.RawMessage, name string) string {
-	var v string
-	if raw, ok := args[name]; ok {
-		if s, plain := plainString(raw); plain {
-			return s // no escapes: the bytes are the string
-		}
-		_ = json.Unmarshal(raw, &v)
-	}
-	return v
-}
-
-// unknownSkill turns a loader error into the model-facing answer: an
-// unknown name lists the closest names; anything else is returned.
-func (s *server) unknownSkill(v *generation, err error, name string) (*toolOutcome, error) {
-	var ue *loader.UnknownSkillError
-	if !errors.As(err, &ue) {
-		return nil, err
-	}
-	closest := ue.Closest
-	if len(closest) == 0 {
-		closest = v.agent.Closest(name, 3)
-	}
-	msg := "Unknown skill: " + clip(name, 120) // a name is echoed, never a megabyte of it
-	if len(closest) > 0 {
-		msg += " (closest: " + strings.Join(closest, ", ") + ")"
-	}
-	msg += `. Argument "name" must be one of the agent's skill names: find it with route_skill, or with list_skills and a query.`
-	return &toolOutcome{text: msg, isError: true}, nil
-}
-
-func nonNil[T any](s []T) []T {
-	if s == nil {
-		return []T{}
-	}
-	return s
 }

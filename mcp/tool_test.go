@@ -1,0 +1,152 @@
+package mcp
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/jsonschema-go/jsonschema"
+
+	"github.com/agent3md/agent3md/loader"
+)
+
+// checkAnswer validates one tools/call result of tool against what the
+// tool declares: the structured content against its outputSchema, or no
+// structured content for a tool that answers with text alone. A tool
+// error carries no structured content either.
+func checkAnswer(t *testing.T, where string, tool *toolDef, result json.RawMessage) {
+	t.Helper()
+	var r struct {
+		StructuredContent json.RawMessage `json:"structuredContent"`
+		IsError           bool            `json:"isError"`
+	}
+	if err := json.Unmarshal(result, &r); err != nil {
+		t.Fatalf("%s: %v: %.200s", where, err, result)
+	}
+	switch {
+	case r.StructuredContent == nil:
+		return
+	case tool.outputSchema == nil || r.IsError:
+		t.Errorf("%s: %s answered structured content it does not declare (isError %v): %.300s", where, tool.name, r.IsError, r.StructuredContent)
+		return
+	}
+	rs, err := tool.outputSchema.Resolve(nil)
+	if err != nil {
+		t.Fatalf("%s's output schema does not resolve: %v", tool.name, err)
+	}
+	var v any
+	if err := json.Unmarshal(r.StructuredContent, &v); err != nil {
+		t.Fatalf("%s: %v", where, err)
+	}
+	if err := rs.Validate(v); err != nil {
+		t.Errorf("%s: %s's structured content breaks its outputSchema: %v\n%.500s", where, tool.name, err, r.StructuredContent)
+	}
+}
+
+// TestTranscriptAnswersMatchSchemas checks every tools/call answer of
+// every transcript against the tool's declared schema.
+func TestTranscriptAnswersMatchSchemas(t *testing.T) {
+	files, _ := filepath.Glob("testdata/transcripts/*.txtar")
+	checked := map[string]int{}
+	for _, file := range files {
+		data, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tr, err := parseTranscript(data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		calls := map[string]*toolDef{} // request id -> tool
+		for _, s := range tr.steps {
+			for _, line := range strings.Split(strings.TrimSpace(string(s.in)), "\n") {
+				var req struct {
+					ID     json.RawMessage `json:"id"`
+					Method string          `json:"method"`
+					Params struct {
+						Name string `json:"name"`
+					} `json:"params"`
+				}
+				if json.Unmarshal([]byte(line), &req) == nil && req.Method == methodToolsCall && req.ID != nil {
+					if tool := toolByName(req.Params.Name); tool != nil {
+						calls[string(req.ID)] = tool
+					}
+				}
+			}
+			for _, line := range s.want {
+				var ans struct {
+					ID     json.RawMessage `json:"id"`
+					Result json.RawMessage `json:"result"`
+				}
+				if json.Unmarshal([]byte(line), &ans) != nil || ans.Result == nil {
+					continue
+				}
+				if tool := calls[string(ans.ID)]; tool != nil {
+					checkAnswer(t, filepath.Base(file)+" id "+string(ans.ID), tool, ans.Result)
+					checked[tool.name]++
+				}
+			}
+		}
+	}
+	for _, tool := range toolTable {
+		if checked[tool.name] == 0 {
+			t.Errorf("no transcript answers %s; the check needs one", tool.name)
+		}
+	}
+}
+
+// TestExampleAnswersMatchSchemas calls every tool on every skill of every
+// example agent and checks each answer against the tool's schema.
+func TestExampleAnswersMatchSchemas(t *testing.T) {
+	files, _ := filepath.Glob("../examples/*.3md")
+	files = append(files, "testdata/ada.3md", "testdata/many.3md")
+	for _, file := range files {
+		a, err := loader.Open(file, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := newServer(&Options{Agent: a})
+		call := func(tool *toolDef, args map[string]any) {
+			wire, _ := callTool(t, s, tool.name, args)
+			checkAnswer(t, filepath.Base(file)+" "+tool.name, tool, wire)
+		}
+		call(listSkillsTool, map[string]any{})
+		call(listSkillsTool, map[string]any{"limit": 1})
+		for _, sk := range a.Skills() {
+			call(getSkillTool, map[string]any{"name": sk.Name})
+			call(resolveSkillTool, map[string]any{"name": sk.Name})
+			call(fillSkillTool, map[string]any{"name": sk.Name})
+			call(fillSkillTool, map[string]any{"name": sk.Name, "values": map[string]any{"x": 1}, "tier": "relaxed"})
+			call(listSkillsTool, map[string]any{"query": sk.Name})
+		}
+		a.Close()
+	}
+}
+
+// TestInputSchemasDerived: each tool's input schema comes from its input
+// type, and checkArgs reads the same properties.
+func TestInputSchemasDerived(t *testing.T) {
+	for _, tool := range toolTable {
+		b, err := json.Marshal(tool.input)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var s jsonschema.Schema
+		if err := json.Unmarshal(b, &s); err != nil {
+			t.Fatalf("%s: input schema %s: %v", tool.name, b, err)
+		}
+		if _, err := s.Resolve(nil); err != nil {
+			t.Errorf("%s: input schema does not resolve: %v", tool.name, err)
+		}
+		if len(tool.args) != len(s.Properties) {
+			t.Errorf("%s: %d arguments checked, %d in the schema", tool.name, len(tool.args), len(s.Properties))
+		}
+		for _, a := range tool.args {
+			if p := s.Properties[a.name]; p == nil || p.Type != a.kind || p.Description != a.desc {
+				t.Errorf("%s: argument %s is %+v, the schema says %+v", tool.name, a.name, a, p)
+			}
+		}
+	}
+}
