@@ -11,7 +11,7 @@
 //     (-32700 / -32600 with id null for what is not a request, ids of
 //     every valid kind echoed byte for byte), one answer or notification
 //     encoded once; the only file that imports sourcegraph/jsonrpc2;
-//   - the connection (conn.go, tracker.go): cheap requests answered as
+//   - the connection (conn.go, reader.go, tracker.go): cheap requests answered as
 //     they are read, the rest queued for at most Options.MaxInFlight
 //     handler goroutines while input is still read up to
 //     Options.MaxPendingBytes; notifications/cancelled applied as it is
