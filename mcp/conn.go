@@ -27,15 +27,6 @@ const eofGrace = time.Second
 // the server stops reading stdin until the client reads some answers.
 const DefaultMaxPendingBytes = 64 << 20
 
-// answerLead is how many bytes of answers may wait for the writer before
-// the connection stops producing more: further requests are still read
-// and queued (a request line is small next to its answer), and run as
-// the writer catches up. A pipelining client that reads more slowly than
-// the server answers, the usual case for large answers such as tools/list,
-// so costs the server a request queue rather than megabytes of answers
-// that each need fresh memory; it matches the chunks kept for reuse.
-const answerLead = maxFreeChunks * outChunk
-
 // queuedOverhead is charged to the budget for each queued request on top
 // of its line: the request's own bookkeeping, so a flood of tiny requests
 // cannot hold several times the budget.
@@ -59,29 +50,21 @@ type conn struct {
 	// initRead is set once the reader has read an initialize request
 	// (handled or held): the requests read before it are pre-handshake
 	// requests whenever they run. Only the reading goroutine uses it.
-	initRead    bool
-	w           io.Writer
-	tr          *tracker
-	maxInFlight int
-	budget      int64
+	initRead bool
+	w        io.Writer
+	tr       *tracker
+	budget   int64
 
 	mu      sync.Mutex
 	room    *sync.Cond // the reader waits here while pending > budget
 	pending int64      // request bytes not yet answered + answer bytes not yet written
-	queue   []*inflight
-	running int      // handler goroutines
-	out     [][]byte // answers, newline-terminated, in chunks not yet taken by the writer
-	// unwritten is the bytes of answers in out or being written: past
-	// answerLead no request is started (answerLead).
-	unwritten int64
-	// held is the cheap requests read while the answers were behind, in
-	// read order; one goroutine (draining) answers them as tryInline
-	// would once the writer catches up.
-	held     []*heldRequest
-	draining bool
-	free     [][]byte // written chunks kept for reuse
-	closing  bool     // no more answers will come: the writer ends when out is empty
-	stopped  bool     // Serve is ending: nobody waits any more
+	// scheduler (queue, held, in flight) and outbox (answers waiting for
+	// the writer) are guarded by mu; their doc comments state their
+	// invariants.
+	scheduler
+	outbox
+	closing bool // no more answers will come: the writer ends when out is empty
+	stopped bool // Serve is ending: nobody waits any more
 	// cut is set a grace period after EOF when requests were still owed:
 	// the running ones were cancelled, and the rest start only to be
 	// answered that they were not run (eof.go).
@@ -108,21 +91,21 @@ type conn struct {
 func newConn(ctx context.Context, srv *server, in io.Reader, out io.Writer, opts *Options) *conn {
 	ctx, cancel := context.WithCancel(ctx)
 	c := &conn{
-		srv:         srv,
-		ctx:         ctx,
-		cancelReqs:  cancel,
-		grace:       eofGrace,
-		stall:       eofGrace,
-		log:         srv.log,
-		lr:          newLineReader(in, opts.MaxLineBytes),
-		w:           out,
-		tr:          newTracker(),
-		maxInFlight: opts.MaxInFlight,
-		budget:      opts.MaxPendingBytes,
-		kick:        make(chan struct{}, 1),
-		stop:        make(chan struct{}),
-		writerDone:  make(chan struct{}),
-		abandoned:   make(chan struct{}),
+		srv:        srv,
+		ctx:        ctx,
+		cancelReqs: cancel,
+		grace:      eofGrace,
+		stall:      eofGrace,
+		log:        srv.log,
+		lr:         newLineReader(in, opts.MaxLineBytes),
+		w:          out,
+		tr:         newTracker(),
+		scheduler:  scheduler{maxInFlight: opts.MaxInFlight},
+		budget:     opts.MaxPendingBytes,
+		kick:       make(chan struct{}, 1),
+		stop:       make(chan struct{}),
+		writerDone: make(chan struct{}),
+		abandoned:  make(chan struct{}),
 	}
 	if c.maxInFlight <= 0 {
 		c.maxInFlight = DefaultMaxInFlight
@@ -150,7 +133,7 @@ func (c *conn) enqueue(e *inflight) {
 		go c.run(e)
 		return
 	}
-	if c.running < c.maxInFlight && c.mayStartLocked() {
+	if c.hasSlot(c.behind()) {
 		c.running++
 		c.mu.Unlock()
 		go c.work(e)
@@ -160,14 +143,6 @@ func (c *conn) enqueue(e *inflight) {
 	c.mu.Unlock()
 }
 
-// mayStartLocked reports whether a queued request may start: the answers
-// are not behind, and no cheap request or notification read before it is
-// still held (an initialize held there must be handled before the
-// requests behind it run). c.mu is held.
-func (c *conn) mayStartLocked() bool {
-	return c.unwritten < answerLead && len(c.held) == 0 && !c.draining
-}
-
 // startQueuedLocked starts the goroutine answering held requests, and
 // handler goroutines for queued requests, while the in-flight bound and
 // answerLead allow; the writer calls it as it catches up. c.mu is held.
@@ -175,14 +150,14 @@ func (c *conn) startQueuedLocked() {
 	if c.stopped {
 		return
 	}
-	if len(c.held) > 0 && !c.draining && c.unwritten < answerLead {
-		c.draining = true
+	if c.startDraining(c.behind()) {
 		go c.answerHeld()
 	}
-	for len(c.queue) > 0 && c.running < c.maxInFlight && c.mayStartLocked() {
-		e := c.queue[0]
-		c.queue[0] = nil
-		c.queue = c.queue[1:]
+	for c.running < c.maxInFlight {
+		e := c.pop(c.behind())
+		if e == nil {
+			return
+		}
 		c.running++
 		go c.work(e)
 	}
@@ -215,13 +190,6 @@ func (c *conn) answerInline(m message, params map[string]json.RawMessage, err er
 	c.putAnswer(m.rawID, res, err)
 }
 
-// heldRequest is a cheap request read while the answers were behind.
-type heldRequest struct {
-	m       message // rawID and params are the request's own copies
-	size    int64   // charged to the budget
-	dropped bool    // cancelled before it was answered
-}
-
 // hold keeps a cheap request for later when the answers are behind
 // (answerLead, when whenBehind is set), or a cheap request or a
 // notification when earlier ones are still held, so what the reader
@@ -230,7 +198,7 @@ type heldRequest struct {
 func (c *conn) hold(m message, whenBehind bool) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if len(c.held) == 0 && !c.draining && (!whenBehind || c.unwritten < answerLead) {
+	if !c.mustHold(whenBehind && c.behind()) {
 		return false
 	}
 	m.rawID, m.params = bytes.Clone(m.rawID), bytes.Clone(m.params)
@@ -246,16 +214,17 @@ func (c *conn) hold(m message, whenBehind bool) bool {
 func (c *conn) answerHeld() {
 	for {
 		c.mu.Lock()
-		if len(c.held) == 0 || c.unwritten >= answerLead || c.stopped {
+		var h *heldRequest
+		if !c.stopped {
+			h = c.popHeld(c.behind())
+		}
+		if h == nil {
 			c.draining = false
 			c.room.Broadcast() // drain may be waiting for the held requests
 			c.startQueuedLocked()
 			c.mu.Unlock()
 			return
 		}
-		h := c.held[0]
-		c.held[0] = nil
-		c.held = c.held[1:]
 		c.mu.Unlock()
 		switch {
 		case h.dropped:
@@ -274,13 +243,7 @@ func (c *conn) answerHeld() {
 func (c *conn) dropHeld(key string) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	for _, h := range c.held {
-		if h != nil && !h.dropped && h.m.key == key {
-			h.dropped = true
-			return true
-		}
-	}
-	return false
+	return c.dropHeldKey(key)
 }
 
 // waitHeld blocks until no request is held, or Serve is ending.
@@ -297,12 +260,7 @@ func (c *conn) work(e *inflight) {
 	for e != nil {
 		c.run(e)
 		c.mu.Lock()
-		e = nil
-		if len(c.queue) > 0 && c.mayStartLocked() {
-			e = c.queue[0]
-			c.queue[0] = nil
-			c.queue = c.queue[1:]
-		} else {
+		if e = c.pop(c.behind()); e == nil {
 			c.running--
 		}
 		c.mu.Unlock()
@@ -397,14 +355,6 @@ func (c *conn) putAnswer(rawID json.RawMessage, res any, err error) {
 	}
 }
 
-// outChunk is the size of the chunks answers are gathered in: a client
-// that reads slowly lets answers pile up, and appending them to one
-// growing buffer copied the pile over and over.
-const outChunk = 64 << 10
-
-// maxFreeChunks bounds the written chunks kept for reuse (1 MiB).
-const maxFreeChunks = 16
-
 // closeObject ends an answer putAnswer writes in parts.
 var closeObject = []byte{'}'}
 
@@ -413,31 +363,7 @@ func (c *conn) put(line []byte) { c.putLine(line, nil, nil) }
 
 // putLine appends the line a+b+z for the writer, charging it to the
 // budget.
-func (c *conn) putLine(a, b, z []byte) {
-	size := len(a) + len(b) + len(z) + 1
-	c.mu.Lock()
-	if c.stopped {
-		c.mu.Unlock()
-		return
-	}
-	n := len(c.out)
-	if n == 0 || cap(c.out[n-1])-len(c.out[n-1]) < size {
-		var chunk []byte
-		if k := len(c.free); k > 0 && size <= outChunk {
-			chunk, c.free = c.free[k-1], c.free[:k-1]
-		} else {
-			chunk = make([]byte, 0, max(outChunk, size))
-		}
-		c.out = append(c.out, chunk)
-		n++
-	}
-	c.out[n-1] = append(append(append(append(c.out[n-1], a...), b...), z...), '\n')
-	c.pending += int64(size)
-	c.unwritten += int64(size)
-	c.progress++
-	c.mu.Unlock()
-	c.wake()
-}
+func (c *conn) putLine(a, b, z []byte) { c.putParts(a, b, z, nil) }
 
 // putOwned hands the writer a line the caller gives up, with room for the
 // newline: a large one (a batch's array) becomes a chunk of its own rather
@@ -447,15 +373,25 @@ func (c *conn) putOwned(line []byte) {
 		c.put(line)
 		return
 	}
-	line = append(line, '\n')
+	c.putParts(nil, nil, nil, line)
+}
+
+// putParts adds the line a+b+z, or owned when it is set, to the outbox:
+// the one place an answer's bytes are charged to the budget and counted
+// as progress (the writer's settle is the other half).
+func (c *conn) putParts(a, b, z, owned []byte) {
 	c.mu.Lock()
 	if c.stopped {
 		c.mu.Unlock()
 		return
 	}
-	c.out = append(c.out, line)
-	c.pending += int64(len(line))
-	c.unwritten += int64(len(line))
+	var n int64
+	if owned != nil {
+		n = c.addOwned(owned)
+	} else {
+		n = c.add(a, b, z)
+	}
+	c.pending += n
 	c.progress++
 	c.mu.Unlock()
 	c.wake()
@@ -504,18 +440,15 @@ func (c *conn) writeLoop() {
 			}
 			c.mu.Lock()
 		}
-		bufs, c.out = c.out, bufs[:0]
+		bufs = c.take(bufs)
 		c.mu.Unlock()
 		for i, buf := range bufs {
 			_, err := c.w.Write(buf)
 			c.mu.Lock()
+			c.written(buf)
 			c.pending -= int64(len(buf))
-			c.unwritten -= int64(len(buf))
 			c.progress++
 			c.startQueuedLocked()
-			if cap(buf) == outChunk && len(c.free) < maxFreeChunks {
-				c.free = append(c.free, buf[:0])
-			}
 			c.room.Broadcast()
 			c.mu.Unlock()
 			bufs[i] = nil

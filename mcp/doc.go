@@ -11,14 +11,16 @@
 //     (-32700 / -32600 with id null for what is not a request, ids of
 //     every valid kind echoed byte for byte), one answer or notification
 //     encoded once; the only file that imports sourcegraph/jsonrpc2;
-//   - the connection (conn.go, reader.go, tracker.go): cheap requests answered as
-//     they are read, the rest queued for at most Options.MaxInFlight
-//     handler goroutines while input is still read up to
-//     Options.MaxPendingBytes; notifications/cancelled applied as it is
-//     read; 2025-03-26 batches within one answer's bound (batch.go;
-//     over HTTP httpbatch.go); one writer goroutine; EOF answering what
-//     was read while the client reads, cutting what is still owed a
-//     grace period later (eof.go);
+//   - the connection (conn.go): a reader (reader.go) reads input up to
+//     Options.MaxPendingBytes and answers cheap requests as they are
+//     read; a scheduler (scheduler.go: queue, held, in flight, its
+//     invariants in its doc comment) runs the rest on at most
+//     Options.MaxInFlight handler goroutines; an outbox (outbox.go:
+//     chunks and unwritten bytes) feeds one writer goroutine;
+//     notifications/cancelled applied as read (tracker.go); 2025-03-26
+//     batches within one answer's bound (batch.go; over HTTP
+//     httpbatch.go); EOF answering what was read while the client reads,
+//     cutting what is still owed a grace period later (eof.go);
 //   - the transports: stdio lines (stream.go) and HTTP (http.go, over
 //     Server.Exchange in exchange.go: one message, one session, one
 //     answer; httpevents.go: a handshake-era client's GET stream of

@@ -98,17 +98,6 @@ func (c *conn) abandon() {
 	close(c.abandoned)
 }
 
-// heldCount is the held requests not cancelled. c.mu is held.
-func (c *conn) heldCount() int {
-	n := 0
-	for _, h := range c.held {
-		if h != nil && !h.dropped && h.m.rawID != nil {
-			n++
-		}
-	}
-	return n
-}
-
 func (c *conn) progressCount() uint64 {
 	c.mu.Lock()
 	defer c.mu.Unlock()
