@@ -1,6 +1,9 @@
 package mcp
 
-import "fmt"
+import (
+	"fmt"
+	"unicode/utf8"
+)
 
 // What a host shows the model (docs/protocol.md §4 and §5). Hosts put a
 // tool's answer in front of the model only up to a size: Claude Code keeps
@@ -33,3 +36,29 @@ func clipError(msg string) string {
 	note := fmt.Sprintf(" [message cut at %d characters]", hostErrorChars)
 	return clip(msg, hostErrorChars-len(note)-len("…")) + note
 }
+
+// clip shortens s for a message.
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
+}
+
+// maxAnswerBytes is the bound on one tool answer.
+func (s *server) maxAnswerBytes() int {
+	if s.opts.MaxAnswerBytes > 0 {
+		return s.opts.MaxAnswerBytes
+	}
+	return DefaultMaxAnswerBytes
+}
+
+// DefaultMaxAnswerBytes is the default bound on one tool answer
+// (Options.MaxAnswerBytes): 4 MiB, well under the 10 MB a TypeScript SDK
+// client reads in one line. list_skills pages to stay under it; any other
+// tool answer that would pass it becomes a tool error saying what to ask
+// for instead.
+const DefaultMaxAnswerBytes = 4 << 20

@@ -1,7 +1,6 @@
 package mcp
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"hash/maphash"
@@ -9,10 +8,6 @@ import (
 
 	"github.com/agent3md/agent3md/agentfile"
 )
-
-// preEncoded is a result already encoded as compact JSON: appendAnswer
-// copies it as is, with no second encoding or compaction pass.
-type preEncoded []byte
 
 // Answers that depend only on the agent generation, the request and the
 // revision (tools/list, list_skills, get_skill, resolve_skill,
@@ -155,21 +150,6 @@ func cacheable(res any) bool {
 // appendAnswer would.
 func encodeResult(res any) (preEncoded, error) {
 	return appendEncoded(nil, res)
-}
-
-// appendEncoded appends res encoded as appendAnswer would encode it.
-func appendEncoded(dst preEncoded, res any) (preEncoded, error) {
-	e := encoders.Get().(*encoder)
-	defer func() {
-		if e.buf.Cap() <= maxPooledEncoder {
-			e.buf.Reset()
-			encoders.Put(e)
-		}
-	}()
-	if err := e.enc.Encode(res); err != nil {
-		return nil, err
-	}
-	return append(dst, bytes.TrimSuffix(e.buf.Bytes(), []byte{'\n'})...), nil
 }
 
 // cachedHandle serves a legacy request through the answer cache when it is

@@ -127,3 +127,19 @@ func appendJSONFloat(dst []byte, f float64) []byte {
 	}
 	return dst
 }
+
+// encodedStringLen bounds the length of b, text encoding/json wrote itself
+// (no control bytes, valid UTF-8, U+2028 and U+2029 already escaped),
+// encoded again as a JSON string with HTML escaping on, quotes included.
+func encodedStringLen(b []byte) int {
+	n := 2 + len(b)
+	for _, c := range b {
+		switch c {
+		case '"', '\\':
+			n++
+		case '<', '>', '&':
+			n += 5
+		}
+	}
+	return n
+}

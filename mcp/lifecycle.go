@@ -21,20 +21,6 @@ const (
 	cacheScope = "public"
 )
 
-// modernFields are the keys every 2026-07-28 result carries; result types
-// embed it and stampModern fills it. Legacy results leave it empty, so none
-// of the keys appear.
-type modernFields struct {
-	ResultType string         `json:"resultType,omitempty"`
-	Meta       map[string]any `json:"_meta,omitempty"`
-	TTLMs      *int64         `json:"ttlMs,omitempty"`
-	CacheScope string         `json:"cacheScope,omitempty"`
-}
-
-func (m *modernFields) modernPart() *modernFields { return m }
-
-type modernResult interface{ modernPart() *modernFields }
-
 // stampModern adds resultType, _meta serverInfo and, for cached methods,
 // ttlMs/cacheScope to a modern result (docs/protocol.md §1). Results that do not
 // embed modernFields get the keys merged into their JSON object.

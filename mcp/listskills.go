@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"strings"
 	"unicode"
-	"unicode/utf8"
 
 	"github.com/agent3md/agent3md/loader"
 	"github.com/google/jsonschema-go/jsonschema"
@@ -401,15 +400,4 @@ func (p *listPage) note(total int, req *listRequest, next string) string {
 		b.WriteString("; or pass query to narrow the list, or use route_skill to find the skill for a request.")
 	}
 	return b.String()
-}
-
-// clip shortens s for a message.
-func clip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n] + "…"
 }

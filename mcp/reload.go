@@ -229,9 +229,6 @@ func listChangedMethod(capability string) string {
 	return "notifications/" + capability + "/list_changed"
 }
 
-// methodResourceUpdated tells a subscriber a resource's bytes changed.
-const methodResourceUpdated = "notifications/resources/updated"
-
 // String names a generation in logs and test failures.
 func (v *generation) String() string { return fmt.Sprintf("v%d", v.gen) }
 

@@ -49,16 +49,6 @@ const (
 	maxSkillBytes = 16 << 20
 )
 
-// Resource method names.
-const (
-	methodResourcesList      = "resources/list"
-	methodResourcesRead      = "resources/read"
-	methodResourcesTemplates = "resources/templates/list"
-	methodResourcesSubscribe = "resources/subscribe"
-	methodResourcesUnsub     = "resources/unsubscribe"
-	methodDirectoryRead      = "resources/directory/read"
-)
-
 // resourcesFeature serves resources/list, read, templates and, where the
 // agent is watched, subscriptions.
 var resourcesFeature = &feature{
@@ -94,10 +84,6 @@ type resourcesListResult struct {
 	modernFields
 	Resources  []resourceJSON `json:"resources"`
 	NextCursor string         `json:"nextCursor,omitempty"`
-}
-
-type listParams struct {
-	Cursor *string `json:"cursor"`
 }
 
 // resourcesList lists the agent's own resources first, then per skill its

@@ -20,8 +20,6 @@ import (
 
 const (
 	extensionSkills   = "io.modelcontextprotocol/skills"
-	methodSkillsList  = "skills/list"
-	methodSkillsGet   = "skills/get"
 	directoryPageSize = 200
 )
 

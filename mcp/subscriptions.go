@@ -14,12 +14,7 @@ import (
 // over HTTP) or the server ends, when it is answered.
 
 const (
-	methodListen         = "subscriptions/listen"
-	methodListenAcked    = "notifications/subscriptions/acknowledged"
-	metaSubscriptionID   = "io.modelcontextprotocol/subscriptionId"
-	methodToolsChanged   = "notifications/tools/list_changed"
-	methodPromptsChanged = "notifications/prompts/list_changed"
-	methodResChanged     = "notifications/resources/list_changed"
+	metaSubscriptionID = "io.modelcontextprotocol/subscriptionId"
 )
 
 var listenFeature = &feature{

@@ -409,3 +409,38 @@ func nonNil[T any](s []T) []T {
 	}
 	return s
 }
+
+type toolAnnotations struct {
+	Title           string `json:"title,omitempty"`
+	ReadOnlyHint    bool   `json:"readOnlyHint"`
+	DestructiveHint bool   `json:"destructiveHint"`
+	IdempotentHint  bool   `json:"idempotentHint"`
+	OpenWorldHint   bool   `json:"openWorldHint"`
+}
+
+type toolJSON struct {
+	Name         string           `json:"name"`
+	Title        string           `json:"title,omitempty"`
+	Description  string           `json:"description"`
+	InputSchema  map[string]any   `json:"inputSchema"`
+	OutputSchema json.RawMessage  `json:"outputSchema,omitempty"`
+	Annotations  *toolAnnotations `json:"annotations,omitempty"`
+}
+
+// inlineSkills is the largest agent whose catalog-wide tool calls
+// (list_skills, route_skill) are answered on the reading goroutine: past
+// it they take long enough that they should not hold up reading (and
+// cancellations). Calls about one skill are cheap at any size.
+const inlineSkills = 2000
+
+// smallAgent reports whether the agent in force is at most inlineSkills.
+func (s *server) smallAgent() bool { return s.skillCount.Load() <= inlineSkills }
+
+// Tool names: a compatibility contract with the public reference server.
+const (
+	toolListSkills   = "list_skills"
+	toolRouteSkill   = "route_skill"
+	toolGetSkill     = "get_skill"
+	toolResolveSkill = "resolve_skill"
+	toolFillSkill    = "fill_skill"
+)

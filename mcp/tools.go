@@ -5,43 +5,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
-	"sync"
 )
-
-// Tool names: a compatibility contract with the public reference server.
-const (
-	toolListSkills   = "list_skills"
-	toolRouteSkill   = "route_skill"
-	toolGetSkill     = "get_skill"
-	toolResolveSkill = "resolve_skill"
-	toolFillSkill    = "fill_skill"
-)
-
-// maxSkillNamesBytes bounds the skill names listed in get_skill's
-// description.
-const maxSkillNamesBytes = 1500
-
-// DefaultMaxAnswerBytes is the default bound on one tool answer
-// (Options.MaxAnswerBytes): 4 MiB, well under the 10 MB a TypeScript SDK
-// client reads in one line. list_skills pages to stay under it; any other
-// tool answer that would pass it becomes a tool error saying what to ask
-// for instead.
-const DefaultMaxAnswerBytes = 4 << 20
 
 // toolTable is the served tools in list order, each declared in a file of
 // its own (listskills.go, routeskill.go, getskill.go, resolveskill.go,
 // fillskill.go). Descriptions are written for a model: when to call the
 // tool, in a sentence or two.
 var toolTable = []*toolDef{listSkillsTool, routeSkillTool, getSkillTool, resolveSkillTool, fillSkillTool}
-
-// inlineSkills is the largest agent whose catalog-wide tool calls
-// (list_skills, route_skill) are answered on the reading goroutine: past
-// it they take long enough that they should not hold up reading (and
-// cancellations). Calls about one skill are cheap at any size.
-const inlineSkills = 2000
-
-// smallAgent reports whether the agent in force is at most inlineSkills.
-func (s *server) smallAgent() bool { return s.skillCount.Load() <= inlineSkills }
 
 // toolsCallInline reports whether a tools/call is cheap enough to answer
 // inline: the tool says (toolDef.inline), and a call that names no tool
@@ -62,23 +32,6 @@ func toolByName(name string) *toolDef {
 		}
 	}
 	return nil
-}
-
-type toolAnnotations struct {
-	Title           string `json:"title,omitempty"`
-	ReadOnlyHint    bool   `json:"readOnlyHint"`
-	DestructiveHint bool   `json:"destructiveHint"`
-	IdempotentHint  bool   `json:"idempotentHint"`
-	OpenWorldHint   bool   `json:"openWorldHint"`
-}
-
-type toolJSON struct {
-	Name         string           `json:"name"`
-	Title        string           `json:"title,omitempty"`
-	Description  string           `json:"description"`
-	InputSchema  map[string]any   `json:"inputSchema"`
-	OutputSchema json.RawMessage  `json:"outputSchema,omitempty"`
-	Annotations  *toolAnnotations `json:"annotations,omitempty"`
 }
 
 type toolsListResult struct {
@@ -117,32 +70,6 @@ func (s *server) toolsList(ctx context.Context, c *call) (any, error) {
 		out.Tools = append(out.Tools, tj)
 	}
 	return out, nil
-}
-
-func buildSkillNames(skills []string) string {
-	if len(skills) == 0 {
-		return "This agent has no skills."
-	}
-	var b strings.Builder
-	b.WriteString("Available skills: ")
-	shown := 0
-	for i, name := range skills {
-		sep := ""
-		if i > 0 {
-			sep = ", "
-		}
-		if b.Len()+len(sep)+len(name) > maxSkillNamesBytes {
-			break
-		}
-		b.WriteString(sep + name)
-		shown++
-	}
-	if shown < len(skills) {
-		fmt.Fprintf(&b, " … and %d more: find one with route_skill, or with list_skills and a query.", len(skills)-shown)
-	} else {
-		b.WriteString(".")
-	}
-	return b.String()
 }
 
 type textContent struct {
@@ -238,41 +165,6 @@ func (s *server) toolResult(t *toolDef, out *toolOutcome, structured bool) (enco
 	return enc, nil
 }
 
-// encodedTool is a tools/call result encoded once, as appendAnswer would
-// encode the toolCallResult it comes from; isError is kept so the answer
-// cache can still refuse tool errors.
-type encodedTool struct {
-	enc     preEncoded
-	isError bool
-	// buf, when set, is the toolBufs entry enc was encoded into: the
-	// stdio connection returns it once the answer line is copied out
-	// (putAnswer). Anything else that keeps an encodedTool (the answer
-	// cache keeps enc itself, and returns that instead) simply leaves the
-	// buffer to the collector.
-	buf *[]byte
-}
-
-// toolBufs recycles the buffers tool results are encoded into. A route's
-// answer is a few KB that lives only until its line is copied to the
-// output; allocating it per request was over half of the bytes a
-// small agent's route allocated, and the collections they cost.
-var toolBufs = sync.Pool{New: func() any { return new([]byte) }}
-
-// maxPooledToolBuf keeps a large answer's buffer out of the pool.
-const maxPooledToolBuf = 64 << 10
-
-// releaseTool returns a pooled result's buffer once nothing reads it.
-func releaseTool(t encodedTool) {
-	if t.buf != nil && cap(t.enc) <= maxPooledToolBuf {
-		*t.buf = t.enc[:0]
-		toolBufs.Put(t.buf)
-	}
-}
-
-// MarshalJSON returns the encoded result, so an encodedTool marshals as
-// the toolCallResult it stands for (appendAnswer copies t.enc directly).
-func (t encodedTool) MarshalJSON() ([]byte, error) { return t.enc, nil }
-
 // encodeToolResult encodes r as compact JSON without HTML escaping, byte
 // for byte what encoding/json writes for it (encodetool_test.go), but by
 // hand: reflection over the result was a third of a small answer's time,
@@ -332,28 +224,4 @@ func encodeToolResult(r *toolCallResult) (encodedTool, error) {
 		enc = append(enc, `,"isError":true`...)
 	}
 	return encodedTool{enc: append(enc, '}'), isError: r.IsError, buf: buf}, nil
-}
-
-// encodedStringLen bounds the length of b, text encoding/json wrote itself
-// (no control bytes, valid UTF-8, U+2028 and U+2029 already escaped),
-// encoded again as a JSON string with HTML escaping on, quotes included.
-func encodedStringLen(b []byte) int {
-	n := 2 + len(b)
-	for _, c := range b {
-		switch c {
-		case '"', '\\':
-			n++
-		case '<', '>', '&':
-			n += 5
-		}
-	}
-	return n
-}
-
-// maxAnswerBytes is the bound on one tool answer.
-func (s *server) maxAnswerBytes() int {
-	if s.opts.MaxAnswerBytes > 0 {
-		return s.opts.MaxAnswerBytes
-	}
-	return DefaultMaxAnswerBytes
 }
