@@ -1,7 +1,6 @@
 package mcp
 
 import (
-	"context"
 	"encoding/json"
 	"hash/maphash"
 	"sync"
@@ -150,41 +149,4 @@ func cacheable(res any) bool {
 // appendAnswer would.
 func encodeResult(res any) (preEncoded, error) {
 	return appendEncoded(nil, res)
-}
-
-// cachedHandle serves a legacy request through the answer cache when it is
-// cacheable and the agent is loaded, else calls handle.
-func (s *server) cachedHandle(ctx context.Context, c *call, handle func() (any, error)) (any, error) {
-	key, bodies, ok := cacheKey(c.method, c.version, c.params)
-	if !ok || !s.loadedOK() {
-		return handle()
-	}
-	v, err := c.generation(ctx)
-	if err != nil || bodies && !v.agent.Pinned() {
-		return handle()
-	}
-	cat := v.agent.Catalog()
-	if enc := v.cache.get(cat, key); enc != nil {
-		return enc, nil
-	}
-	res, err := handle()
-	if err != nil || !cacheable(res) || !v.cache.admit(cat, key) {
-		return res, err
-	}
-	enc, ok := res.(preEncoded)
-	if t, isTool := res.(encodedTool); isTool {
-		enc, ok = t.enc, true
-	}
-	if !ok {
-		if enc, err = encodeResult(res); err != nil {
-			return res, nil // appendAnswer reports the failure
-		}
-	}
-	v.cache.put(cat, key, enc)
-	return enc, nil
-}
-
-// loadedOK reports whether the agent has loaded without error.
-func (s *server) loadedOK() bool {
-	return s.cur.Load() != nil
 }

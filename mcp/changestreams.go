@@ -91,38 +91,6 @@ func (c *changeStreams) count() int {
 	return len(c.open)
 }
 
-// listChangedMethods are the notifications a reload sends on a change
-// stream: one per list capability that declares listChanged (none when
-// the agent is not watched), in the order the features are registered.
-func (s *server) listChangedMethods() []string {
-	var out []string
-	for _, f := range s.features {
-		if f.capability != "" && s.declared(f.capability+".listChanged") {
-			out = append(out, listChangedMethod(f.capability))
-		}
-	}
-	return out
-}
-
-// versionTag names the agent generation in force in a change stream's event
-// ids, so a client that reconnects with Last-Event-ID can be told of a
-// reload it missed while it was away (httpevents.go). The content hash
-// names the same generation on every replica serving the same files; without
-// one, the generation names it on this process only (a mismatch there
-// costs a needless list_changed, which is harmless). "" before the first
-// load.
-func (s *server) versionTag() string {
-	v := s.acquire()
-	if v == nil {
-		return ""
-	}
-	defer v.release()
-	if cat := v.agent.Catalog(); cat != nil && len(cat.SHA256) >= versionTagLen {
-		return cat.SHA256[:versionTagLen]
-	}
-	return "g" + strconv.FormatUint(v.gen, 10)
-}
-
 // versionTagLen is how much of the content hash a tag keeps: 64 bits
 // tell generations apart, and keep event ids short.
 const versionTagLen = 16
@@ -146,4 +114,9 @@ func missedReload(lastID, tag string) bool {
 	}
 	seen, _, _ := strings.Cut(lastID, ".")
 	return seen != tag || tag == ""
+}
+
+// listChangedMethod is the notification a list capability sends.
+func listChangedMethod(capability string) string {
+	return "notifications/" + capability + "/list_changed"
 }

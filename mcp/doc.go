@@ -25,10 +25,14 @@
 //     Server.Exchange in exchange.go: one message, one session, one
 //     answer; httpevents.go: a handshake-era client's GET stream of
 //     list_changed, fed by the change streams of changestreams.go);
-//   - the shared server (server.go, configured by options.go) and the per-connection session
-//     (session.go): the agent generations and registered features on one
-//     side; the negotiated revision, client capabilities, subscriptions
-//     and the way back to the client on the other;
+//   - the shared server (server.go: the server, a call, the method table's
+//     types; configured by options.go, built and started by serve.go,
+//     which also holds Serve; the first load in load.go; one request's
+//     era, checks and handler in dispatch.go) and the per-connection
+//     session (session.go): the agent generations and registered features
+//     on one side; the negotiated revision, client capabilities,
+//     subscriptions and open listens and the way back to the client on
+//     the other;
 //   - features (feature.go) registering their methods and capability, so
 //     capabilities() is derived: lifecycle (lifecycle.go: initialize,
 //     ping, server/discover, 2026-07-28 stamping), tools (tools.go
@@ -37,6 +41,9 @@
 //     resolveskill.go, fillskill.go), resources
 //     (resources.go), the skills extension (skillsext.go), prompts and
 //     completion (prompts.go), subscriptions/listen (subscriptions.go);
+//     a skill's served files, their digests and the prompt XML in
+//     skillfiles.go, the catalog-derived parts of tool descriptions in
+//     descs.go;
 //     params decoded by one helper (params.go), lists paged by one cursor
 //     helper (cursor.go);
 //   - generations and live reload (generation.go, reload.go): a request uses

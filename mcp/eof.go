@@ -103,20 +103,3 @@ func (c *conn) progressCount() uint64 {
 	defer c.mu.Unlock()
 	return c.progress
 }
-
-// cutAtEOF reports whether requests owed at EOF have been cut.
-func (c *conn) cutAtEOF() bool {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.cut
-}
-
-// cancelledAtEOF is the answer of a request cancelled by the cut.
-func (c *conn) cancelledAtEOF(method string) error {
-	return errorf(codeInternalError, "Cancelled: stdin closed and %s was still running %v later, so the server ended it (send it again on a new connection)", method, c.grace)
-}
-
-// notRunAtEOF is the answer of a request that had not started by the cut.
-func (c *conn) notRunAtEOF(method string) error {
-	return errorf(codeInternalError, "Not run: stdin closed and %s was still waiting for a handler %v later, so the server ended it unrun (send it again on a new connection)", method, c.grace)
-}

@@ -1,48 +1,10 @@
 package mcp
 
 import (
-	"context"
 	"encoding/json"
 	"maps"
 	"slices"
 	"strings"
-)
-
-// handlerFunc serves one request method.
-type handlerFunc func(s *server, ctx context.Context, c *call) (any, error)
-
-// methodSpec is one request method a feature serves.
-type methodSpec struct {
-	handle handlerFunc
-	legacy bool // served to legacy (handshake-era) requests
-	modern bool // served to 2026-07-28 requests
-	// cached results carry ttlMs/cacheScope in the modern era.
-	cached bool
-	// needs is the capability a legacy session must have been offered for
-	// the method to exist ("" for always): resources/subscribe exists only
-	// where resources.subscribe is declared.
-	needs string
-	// inline says when the reading goroutine answers the method as it
-	// reads it (conn.tryInline), saving the hand-off to a handler
-	// goroutine and back, which is most of a small answer's cost.
-	inline inlineRule
-	// cheap, with inlineLoaded, reports whether this call is cheap too
-	// (tools/call asks the tool: toolsCallInline).
-	cheap func(s *server, params map[string]json.RawMessage) bool
-}
-
-// inlineRule is when a method is answered on the reading goroutine.
-type inlineRule uint8
-
-const (
-	// inlineNever (the zero value): a handler goroutine answers it.
-	inlineNever inlineRule = iota
-	// inlineAlways: the handshake (it must be in place before the
-	// requests behind it) and ping.
-	inlineAlways
-	// inlineLoaded: once the agent has loaded, for a method that then
-	// cannot wait on anything (a fixed list, one file of one skill).
-	inlineLoaded
 )
 
 // inlineMethod reports whether requests of method are answered as they
@@ -62,22 +24,6 @@ func (s *server) inlineMethod(method string) bool {
 func (s *server) cheapCall(method string, params map[string]json.RawMessage) bool {
 	cheap := s.methods[method].cheap
 	return cheap == nil || cheap(s, params)
-}
-
-// feature is one part of the MCP surface: the methods it serves and what
-// it adds to the capabilities a client is told of. Features register with
-// the server (register); the method table and the capabilities are built
-// from what is registered, so adding one touches no other.
-type feature struct {
-	name string
-	// capability is the ServerCapabilities key the feature declares
-	// ("tools", "resources", …), or "" for none; extension is its id
-	// under capabilities.extensions, or "".
-	capability string
-	extension  string
-	// settings is the capability's (or extension's) object; nil means {}.
-	settings func(s *server) map[string]any
-	methods  map[string]methodSpec
 }
 
 // register adds features to the server's method table. A method served
@@ -188,27 +134,6 @@ func (s *server) declared(path string) bool {
 		return v
 	}
 	return false
-}
-
-// lifecycleFeature is the handshake, ping and discovery: no capability.
-var lifecycleFeature = &feature{
-	name: "lifecycle",
-	methods: map[string]methodSpec{
-		methodInitialize: {handle: (*server).initialize, legacy: true, inline: inlineAlways},
-		methodPing:       {handle: (*server).ping, legacy: true, inline: inlineAlways},
-		methodDiscover:   {handle: (*server).discover, modern: true, cached: true, inline: inlineLoaded},
-	},
-}
-
-// toolsFeature is the five skill tools (tools.go).
-var toolsFeature = &feature{
-	name:       "tools",
-	capability: "tools",
-	settings:   func(s *server) map[string]any { return s.listChanged() },
-	methods: map[string]methodSpec{
-		methodToolsList: {handle: (*server).toolsList, legacy: true, modern: true, cached: true, inline: inlineLoaded},
-		methodToolsCall: {handle: (*server).toolsCall, legacy: true, modern: true, inline: inlineLoaded, cheap: toolsCallInline},
-	},
 }
 
 // listChanged is a list capability's settings: listChanged when the agent

@@ -1,7 +1,6 @@
 package mcp
 
 import (
-	"context"
 	"sync"
 	"sync/atomic"
 
@@ -37,22 +36,6 @@ type generation struct {
 	closeFn func()
 }
 
-// acquire takes the generation in force for one request; release gives it
-// back.
-func (s *server) acquire() *generation {
-	for {
-		v := s.cur.Load()
-		if v == nil {
-			return nil
-		}
-		v.refs.Add(1)
-		if s.cur.Load() == v {
-			return v
-		}
-		v.release()
-	}
-}
-
 func (v *generation) release() {
 	if v.refs.Add(-1) == 0 && v.retired.Load() {
 		v.close()
@@ -73,38 +56,4 @@ func (v *generation) close() {
 			v.closeFn()
 		}
 	})
-}
-
-// generation returns the agent generation this call uses, waiting for the first
-// load; every later use in the call returns the same one. A failed first
-// load is an internal error that says what went wrong and what to do.
-func (c *call) generation(ctx context.Context) (*generation, error) {
-	if c.v != nil {
-		return c.v, nil
-	}
-	if err := c.srv.awaitLoad(ctx); err != nil {
-		return nil, err
-	}
-	c.v = c.srv.acquire()
-	if c.v == nil {
-		return nil, errorf(codeInternalError, "Internal error: the agent file is not loaded; fix it and the server picks it up")
-	}
-	return c.v, nil
-}
-
-// bindAgent decodes the call's params into dst (bind) and takes its agent
-// generation: the start of every handler that reads the agent.
-func (c *call) bindAgent(ctx context.Context, dst any) (*generation, error) {
-	if err := bind(c, dst); err != nil {
-		return nil, err
-	}
-	return c.generation(ctx)
-}
-
-// done releases what the call took.
-func (c *call) done() {
-	if c.v != nil {
-		c.v.release()
-		c.v = nil
-	}
 }

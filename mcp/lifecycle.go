@@ -243,3 +243,13 @@ func (s *server) discover(ctx context.Context, c *call) (any, error) {
 		Instructions:      s.instructions(ctx, c),
 	}, nil
 }
+
+// lifecycleFeature is the handshake, ping and discovery: no capability.
+var lifecycleFeature = &feature{
+	name: "lifecycle",
+	methods: map[string]methodSpec{
+		methodInitialize: {handle: (*server).initialize, legacy: true, inline: inlineAlways},
+		methodPing:       {handle: (*server).ping, legacy: true, inline: inlineAlways},
+		methodDiscover:   {handle: (*server).discover, modern: true, cached: true, inline: inlineLoaded},
+	},
+}

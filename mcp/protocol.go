@@ -1,9 +1,5 @@
 package mcp
 
-import (
-	"encoding/json"
-)
-
 // Protocol revisions served (docs/protocol.md §1). Dates compare as strings.
 const (
 	version20241105 = "2024-11-05"
@@ -77,23 +73,6 @@ func negotiate(requested string) string {
 	}
 	return legacyVersions[0]
 }
-
-// call is one request as a method handler sees it.
-type call struct {
-	srv     *server
-	sess    *session
-	method  string
-	params  map[string]json.RawMessage
-	version string // negotiated (legacy) or requested (modern) revision
-	modern  bool
-	caps    json.RawMessage // a modern request's client capabilities
-	// v is the agent generation the call uses, taken on first need
-	// (generation) and released when the call ends (done).
-	v *generation
-}
-
-// atLeast reports whether the call's revision is v or newer.
-func (c *call) atLeast(v string) bool { return c.version >= v }
 
 // modernFields are the keys every 2026-07-28 result carries; result types
 // embed it and stampModern fills it. Legacy results leave it empty, so none

@@ -2,8 +2,11 @@ package mcp
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/agent3md/agent3md/internal/watch"
@@ -23,17 +26,6 @@ import (
 // resources and prompts, resources/updated for subscribed URIs whose bytes
 // changed, and the same through open 2026-07-28 subscriptions/listen
 // requests; open change streams (HTTP GET) get the list_changed.
-
-// Watch names what the served agent is read from, for Options.Watch: one
-// agent file, or the roots of skill folders.
-type Watch struct {
-	// File is an agent file. Its directory is watched, so a save by
-	// rename or by unlink and re-create is seen.
-	File string
-	// Folders are the roots of skill folders; every directory below them
-	// is watched. When set, File is not read.
-	Folders []string
-}
 
 // openWatch starts the watcher Options.Watch names, whose signals feed
 // the reload loop; without it the loop reads Options.Changes.
@@ -82,9 +74,6 @@ func (s *server) watch(ctx context.Context) {
 		}
 	}
 }
-
-// watching reports whether the agent is reloaded when its file changes.
-func (s *server) watching() bool { return s.reloads != nil && s.opts.Reopen != nil }
 
 // startWatch starts the reload loop when there are change signals.
 func (s *server) startWatch(ctx context.Context) {
@@ -224,28 +213,71 @@ func (s *server) tell(sess *session, changed map[string]bool) {
 	sess.eachListen(func(l *listen) { l.send(s, changed) })
 }
 
-// listChangedMethod is the notification a list capability sends.
-func listChangedMethod(capability string) string {
-	return "notifications/" + capability + "/list_changed"
-}
-
 // String names a generation in logs and test failures.
 func (v *generation) String() string { return fmt.Sprintf("v%d", v.gen) }
 
-// logBuilt logs, once it ends, a routing index build that r left running
-// in the background (router.Options.Background): the generation serves
-// meanwhile, the relaxed tier waiting for the build.
-func (s *server) logBuilt(ctx context.Context, r *router.Router) {
-	if r.Info().Index != router.IndexBuilding {
-		return
+// digestOf returns a served resource's digest ("" when it serves none),
+// for telling subscribers which URIs changed across a reload.
+func (s *server) digestOf(ctx context.Context, v *generation, uri string) string {
+	rb, err := s.readResourceBytes(ctx, v, uri)
+	if err != nil {
+		return ""
 	}
-	go func() {
-		info, err := r.Wait(ctx)
-		switch {
-		case err == nil:
-			s.log.Info("routing index built", "index", info.Index, "skills", info.Skills, "took", info.Took, "path", info.Path, "reason", info.Reason)
-		case ctx.Err() == nil:
-			s.log.Error("routing index build failed; route_skill answers only requests that hit a trigger phrase or name a skill", "err", err)
+	h := sha256.Sum256(rb.data)
+	return hex.EncodeToString(h[:])
+}
+
+// changedURIs compares, between two generations, the bytes of every URI some
+// session subscribed to (legacy subscriptions and listen streams).
+func (s *server) changedURIs(ctx context.Context, prev, next *generation) map[string]bool {
+	uris := map[string]bool{}
+	s.eachSession(func(sess *session) {
+		for _, u := range sess.subscribed() {
+			uris[u] = true
 		}
-	}()
+		sess.eachListen(func(l *listen) {
+			for u := range l.uris {
+				uris[u] = true
+			}
+		})
+	})
+	changed := map[string]bool{}
+	for u := range uris {
+		if prev == nil || s.digestOf(ctx, prev, u) != s.digestOf(ctx, next, u) {
+			changed[u] = true
+		}
+	}
+	return changed
+}
+
+// listChangedMethods are the notifications a reload sends on a change
+// stream: one per list capability that declares listChanged (none when
+// the agent is not watched), in the order the features are registered.
+func (s *server) listChangedMethods() []string {
+	var out []string
+	for _, f := range s.features {
+		if f.capability != "" && s.declared(f.capability+".listChanged") {
+			out = append(out, listChangedMethod(f.capability))
+		}
+	}
+	return out
+}
+
+// versionTag names the agent generation in force in a change stream's event
+// ids, so a client that reconnects with Last-Event-ID can be told of a
+// reload it missed while it was away (httpevents.go). The content hash
+// names the same generation on every replica serving the same files; without
+// one, the generation names it on this process only (a mismatch there
+// costs a needless list_changed, which is harmless). "" before the first
+// load.
+func (s *server) versionTag() string {
+	v := s.acquire()
+	if v == nil {
+		return ""
+	}
+	defer v.release()
+	if cat := v.agent.Catalog(); cat != nil && len(cat.SHA256) >= versionTagLen {
+		return cat.SHA256[:versionTagLen]
+	}
+	return "g" + strconv.FormatUint(v.gen, 10)
 }

@@ -225,3 +225,14 @@ func encodeToolResult(r *toolCallResult) (encodedTool, error) {
 	}
 	return encodedTool{enc: append(enc, '}'), isError: r.IsError, buf: buf}, nil
 }
+
+// toolsFeature is the five skill tools (tools.go).
+var toolsFeature = &feature{
+	name:       "tools",
+	capability: "tools",
+	settings:   func(s *server) map[string]any { return s.listChanged() },
+	methods: map[string]methodSpec{
+		methodToolsList: {handle: (*server).toolsList, legacy: true, modern: true, cached: true, inline: inlineLoaded},
+		methodToolsCall: {handle: (*server).toolsCall, legacy: true, modern: true, inline: inlineLoaded, cheap: toolsCallInline},
+	},
+}
