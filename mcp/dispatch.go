@@ -5,6 +5,8 @@ import (
 	"context"
 	"encoding/json"
 	"runtime/debug"
+	"slices"
+	"strings"
 )
 
 // safeDispatch runs dispatch, turning a panic into -32603.
@@ -185,4 +187,50 @@ func (s *server) cachedHandle(ctx context.Context, c *call, handle func() (any, 
 	}
 	v.cache.put(cat, key, enc)
 	return enc, nil
+}
+
+// offered is declared for a handshake-era session: a push flag that
+// sessionCapabilities withholds is not offered, so the methods behind it
+// (resources/subscribe) do not exist there.
+func (s *server) offered(sess *session, path string) bool {
+	if _, flag, ok := strings.Cut(path, "."); ok && slices.Contains(pushFlags, flag) && !sess.pushOffered(flag) {
+		return false
+	}
+	return s.declared(path)
+}
+
+// declared reports whether the capability path ("resources.subscribe",
+// "completions") is declared.
+func (s *server) declared(path string) bool {
+	if path == "" {
+		return true
+	}
+	for _, f := range s.features {
+		key, flag, nested := strings.Cut(path, ".")
+		if f.capability != key {
+			continue
+		}
+		if !nested {
+			return true
+		}
+		if f.settings == nil {
+			return false
+		}
+		v, _ := f.settings(s)[flag].(bool)
+		return v
+	}
+	return false
+}
+
+type requestIDKey struct{}
+
+// withRequestID lets handlers that need it (subscriptions/listen) see the
+// request's id as the client sent it.
+func withRequestID(ctx context.Context, id json.RawMessage) context.Context {
+	return context.WithValue(ctx, requestIDKey{}, id)
+}
+
+func requestID(ctx context.Context) json.RawMessage {
+	id, _ := ctx.Value(requestIDKey{}).(json.RawMessage)
+	return id
 }

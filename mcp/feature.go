@@ -1,30 +1,8 @@
 package mcp
 
 import (
-	"encoding/json"
 	"maps"
-	"slices"
-	"strings"
 )
-
-// inlineMethod reports whether requests of method are answered as they
-// are read (methodSpec.inline); cheapCall then asks about the call.
-func (s *server) inlineMethod(method string) bool {
-	switch s.methods[method].inline {
-	case inlineNever:
-		return false
-	case inlineLoaded:
-		return s.loadedOK()
-	}
-	return true // inlineAlways
-}
-
-// cheapCall reports whether a call of an inline method is cheap enough to
-// answer inline (methodSpec.cheap).
-func (s *server) cheapCall(method string, params map[string]json.RawMessage) bool {
-	cheap := s.methods[method].cheap
-	return cheap == nil || cheap(s, params)
-}
 
 // register adds features to the server's method table. A method served
 // by two features is a programming error.
@@ -101,39 +79,6 @@ func (s *server) sessionCapabilities(sess *session) map[string]any {
 // (as far as the agent declares it).
 func (sess *session) pushOffered(flag string) bool {
 	return !sess.stateless || flag == "listChanged" && sess.changeEvents
-}
-
-// offered is declared for a handshake-era session: a push flag that
-// sessionCapabilities withholds is not offered, so the methods behind it
-// (resources/subscribe) do not exist there.
-func (s *server) offered(sess *session, path string) bool {
-	if _, flag, ok := strings.Cut(path, "."); ok && slices.Contains(pushFlags, flag) && !sess.pushOffered(flag) {
-		return false
-	}
-	return s.declared(path)
-}
-
-// declared reports whether the capability path ("resources.subscribe",
-// "completions") is declared.
-func (s *server) declared(path string) bool {
-	if path == "" {
-		return true
-	}
-	for _, f := range s.features {
-		key, flag, nested := strings.Cut(path, ".")
-		if f.capability != key {
-			continue
-		}
-		if !nested {
-			return true
-		}
-		if f.settings == nil {
-			return false
-		}
-		v, _ := f.settings(s)[flag].(bool)
-		return v
-	}
-	return false
 }
 
 // listChanged is a list capability's settings: listChanged when the agent

@@ -1,5 +1,17 @@
 package mcp
 
+import (
+	"encoding/json"
+	"fmt"
+	"sync"
+)
+
+// The writing side of a stdio connection: every answer and notification
+// is added to the outbox as one line (putAnswer, put), charged to the
+// pending budget once (putParts), and written by one goroutine
+// (writeLoop), which settles each chunk it writes and lets the scheduler
+// start what waited for the answers to catch up.
+
 // outChunk is the size of the chunks answers are gathered in: a client
 // that reads slowly lets answers pile up, and appending them to one
 // growing buffer copied the pile over and over.
@@ -78,5 +90,128 @@ func (o *outbox) written(buf []byte) {
 	o.unwritten -= int64(len(buf))
 	if cap(buf) == outChunk && len(o.free) < maxFreeChunks {
 		o.free = append(o.free, buf[:0])
+	}
+}
+
+// scratch holds reusable answer buffers.
+var scratch = sync.Pool{New: func() any { return new([]byte) }}
+
+// putAnswer encodes one answer and hands it to the writer. An answer
+// encoded already (a tool result, a cached answer) goes straight into the
+// output around its envelope, as appendAnswer would write it, without
+// first being copied whole into a line of its own.
+func (c *conn) putAnswer(rawID json.RawMessage, res any, err error) {
+	if err == nil {
+		var enc preEncoded
+		switch r := res.(type) {
+		case encodedTool:
+			enc = r.enc
+		case preEncoded:
+			enc = r
+		}
+		if enc != nil {
+			var hb [64]byte
+			head := append(append(append(hb[:0], `{"jsonrpc":"2.0","id":`...), rawID...), `,"result":`...)
+			c.putLine(head, enc, closeObject)
+			if t, ok := res.(encodedTool); ok {
+				releaseTool(t) // copied into the output
+			}
+			return
+		}
+	}
+	sc := scratch.Get().(*[]byte)
+	line := appendAnswer((*sc)[:0], rawID, res, err)
+	c.put(line)
+	if cap(line) <= maxPooledEncoder {
+		*sc = line
+		scratch.Put(sc)
+	}
+}
+
+// closeObject ends an answer putAnswer writes in parts.
+var closeObject = []byte{'}'}
+
+// put appends one message line for the writer, charging it to the budget.
+func (c *conn) put(line []byte) { c.putLine(line, nil, nil) }
+
+// putLine appends the line a+b+z for the writer, charging it to the
+// budget.
+func (c *conn) putLine(a, b, z []byte) { c.putParts(a, b, z, nil) }
+
+// putOwned hands the writer a line the caller gives up, with room for the
+// newline: a large one (a batch's array) becomes a chunk of its own rather
+// than being copied.
+func (c *conn) putOwned(line []byte) {
+	if len(line) < outChunk {
+		c.put(line)
+		return
+	}
+	c.putParts(nil, nil, nil, line)
+}
+
+// putParts adds the line a+b+z, or owned when it is set, to the outbox:
+// the one place an answer's bytes are charged to the budget and counted
+// as progress (the writer's settle is the other half).
+func (c *conn) putParts(a, b, z, owned []byte) {
+	c.mu.Lock()
+	if c.stopped {
+		c.mu.Unlock()
+		return
+	}
+	var n int64
+	if owned != nil {
+		n = c.addOwned(owned)
+	} else {
+		n = c.add(a, b, z)
+	}
+	c.pending += n
+	c.progress++
+	c.mu.Unlock()
+	c.wake()
+}
+
+func (c *conn) wake() {
+	select {
+	case c.kick <- struct{}{}:
+	default:
+	}
+}
+
+// writeLoop writes the answers that have accumulated, a chunk per Write,
+// until the connection closes or a write fails.
+func (c *conn) writeLoop() {
+	defer close(c.writerDone)
+	var bufs [][]byte
+	for {
+		c.mu.Lock()
+		for len(c.out) == 0 {
+			if c.closing || c.stopped {
+				c.mu.Unlock()
+				return
+			}
+			c.mu.Unlock()
+			select {
+			case <-c.kick:
+			case <-c.stop:
+			}
+			c.mu.Lock()
+		}
+		bufs = c.take(bufs)
+		c.mu.Unlock()
+		for i, buf := range bufs {
+			_, err := c.w.Write(buf)
+			c.mu.Lock()
+			c.written(buf)
+			c.pending -= int64(len(buf))
+			c.progress++
+			c.startQueuedLocked()
+			c.room.Broadcast()
+			c.mu.Unlock()
+			bufs[i] = nil
+			if err != nil {
+				c.fail(fmt.Errorf("writing stdout: %w", err))
+				return
+			}
+		}
 	}
 }

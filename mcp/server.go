@@ -209,3 +209,18 @@ type feature struct {
 
 // watching reports whether the agent is reloaded when its file changes.
 func (s *server) watching() bool { return s.reloads != nil && s.opts.Reopen != nil }
+
+// maxAnswerBytes is the bound on one tool answer.
+func (s *server) maxAnswerBytes() int {
+	if s.opts.MaxAnswerBytes > 0 {
+		return s.opts.MaxAnswerBytes
+	}
+	return DefaultMaxAnswerBytes
+}
+
+// DefaultMaxAnswerBytes is the default bound on one tool answer
+// (Options.MaxAnswerBytes): 4 MiB, well under the 10 MB a TypeScript SDK
+// client reads in one line. list_skills pages to stay under it; any other
+// tool answer that would pass it becomes a tool error saying what to ask
+// for instead.
+const DefaultMaxAnswerBytes = 4 << 20

@@ -2,7 +2,6 @@ package mcp
 
 import (
 	"context"
-	"encoding/json"
 )
 
 // subscriptions/listen (2026-07-28, docs/protocol.md §9): a client opens a
@@ -100,17 +99,4 @@ func (s *server) listen(ctx context.Context, c *call) (any, error) {
 	case <-l.done:
 		return &listenEnd{modernFields{Meta: map[string]any{metaSubscriptionID: id}}}, nil
 	}
-}
-
-type requestIDKey struct{}
-
-// withRequestID lets handlers that need it (subscriptions/listen) see the
-// request's id as the client sent it.
-func withRequestID(ctx context.Context, id json.RawMessage) context.Context {
-	return context.WithValue(ctx, requestIDKey{}, id)
-}
-
-func requestID(ctx context.Context) json.RawMessage {
-	id, _ := ctx.Value(requestIDKey{}).(json.RawMessage)
-	return id
 }
