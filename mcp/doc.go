@@ -21,7 +21,7 @@
 //     batches within one answer's bound (batch.go; over HTTP
 //     httpbatch.go); EOF answering what was read while the client reads,
 //     cutting what is still owed a grace period later (eof.go);
-//   - the transports: stdio lines (stream.go) and HTTP (http.go, over
+//   - the transports: stdio lines (reader.go, outbox.go) and HTTP (http.go, over
 //     Server.Exchange in exchange.go: one message, one session, one
 //     answer; httpevents.go: a handshake-era client's GET stream of
 //     list_changed, fed by the change streams of changestreams.go);
