@@ -48,9 +48,9 @@ const seenSlots = 4096
 var cacheSeed = maphash.MakeSeed()
 
 // cacheKey names a legacy request whose answer may be cached, or reports
-// false: tools/list, resources/read, and tools/call of list_skills,
-// get_skill and resolve_skill with small arguments. bodies is set for the
-// answers that hold skill bodies: those are cached only for a pinned agent
+// false: tools/list, resources/read, and tools/call with small arguments
+// of a tool that allows it (toolDef.cache). bodies is set for the answers
+// that hold skill bodies: those are cached only for a pinned agent
 // (loader.Agent.Pinned), because an agent that follows its file notices
 // an edit when it reads a body, and a cached body would hide the edit.
 func cacheKey(method, version string, params map[string]json.RawMessage) (key string, bodies, ok bool) {
@@ -74,11 +74,8 @@ func cacheKey(method, version string, params map[string]json.RawMessage) (key st
 		if len(args) > maxCacheKeyArgs {
 			return "", false, false
 		}
-		switch name {
-		case toolListSkills:
-			return name + "\x00" + version + "\x00" + string(args), false, true
-		case toolGetSkill, toolResolveSkill:
-			return name + "\x00" + version + "\x00" + string(args), true, true
+		if t := toolByName(name); t != nil && t.cache != cacheNever {
+			return name + "\x00" + version + "\x00" + string(args), t.cache == cacheBodies, true
 		}
 	}
 	return "", false, false

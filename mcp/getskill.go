@@ -24,6 +24,7 @@ var getSkillTool = newTool[getSkillInput, textOnly](toolSpec[getSkillInput]{
 	// or one file of the skill's folder: cheap at any size.
 	inline:  func(*server, json.RawMessage) bool { return true },
 	bigHint: hint("the skill's body is too large to send in one answer; ask the operator to raise the bound"),
+	cache:   cacheBodies,
 	run:     (*server).getSkill,
 })
 

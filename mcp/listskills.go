@@ -49,7 +49,8 @@ var listSkillsTool = newTool[listSkillsInput, listSkillsOutput](toolSpec[listSki
 	schema: func(p map[string]*jsonschema.Schema) {
 		p["limit"].Minimum, p["limit"].Maximum = jsonschema.Ptr(1.0), jsonschema.Ptr(float64(maxListLimit))
 	},
-	run: (*server).listSkills,
+	cache: cacheAnswers,
+	run:   (*server).listSkills,
 })
 
 // listSkillsInput is list_skills' arguments.

@@ -18,6 +18,7 @@ var resolveSkillTool = newTool[resolveSkillInput, textOnly](toolSpec[resolveSkil
 		"Call it instead of get_skill when the skill links to other skills. A chain too long for one answer ends with a note naming the skills left out: load those with get_skill.",
 	inline:  resolveInline,
 	bigHint: resolveHint,
+	cache:   cacheBodies,
 	run:     (*server).resolveSkill,
 })
 

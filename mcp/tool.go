@@ -19,8 +19,8 @@ import (
 // toolDef is one tool as the server holds it: what tools/list says of it
 // (name, title, description, and the JSON Schemas derived from its input
 // and output types), how tools/call runs it, and whether a call may be
-// answered on the reading goroutine. A tool's file declares it with
-// newTool; nothing else in the package names a tool.
+// answered on the reading goroutine or its answers kept. A tool's file
+// declares it with newTool; nothing else in the package names a tool.
 type toolDef struct {
 	name, title, desc string
 	// input is the input type's schema as tools/list sends it: the
@@ -49,8 +49,11 @@ type toolDef struct {
 	// small" (smallAgent). The connection's scheduler asks it through
 	// toolsCallInline.
 	inline func(s *server, args json.RawMessage) bool
-	// run checks nothing: runTool has checked the arguments against args
-	// and decoded them into the input type.
+	// cache says whether an answer may be kept with the generation
+	// (cacheKey).
+	cache cacheRule
+	// run decodes the arguments, which runTool has checked against args,
+	// into the input type and calls the tool's handler.
 	run func(s *server, ctx context.Context, g *generation, args map[string]json.RawMessage) (*toolOutcome, error)
 }
 
@@ -73,8 +76,25 @@ type toolSpec[In any] struct {
 	listed            func(tj *toolJSON, names, inputs string)
 	bigHint           func(out *toolOutcome) string
 	inline            func(s *server, args json.RawMessage) bool
+	cache             cacheRule
 	run               func(s *server, ctx context.Context, g *generation, in *In) (*toolOutcome, error)
 }
+
+// cacheRule is whether a tool's answers may be kept with the generation
+// that made them (answerCache), for calls whose arguments are small.
+type cacheRule uint8
+
+const (
+	// cacheNever: every call is answered afresh.
+	cacheNever cacheRule = iota
+	// cacheAnswers: an answer depends only on the generation and the
+	// arguments.
+	cacheAnswers
+	// cacheBodies: the answer holds skill bodies, kept only for a pinned
+	// agent (loader.Agent.Pinned): an agent that follows its file notices
+	// an edit when it reads a body, and a kept body would hide the edit.
+	cacheBodies
+)
 
 // textOnly is the output type of a tool that answers with text alone: it
 // declares no outputSchema and sends no structured content.
@@ -105,7 +125,7 @@ func newTool[In, Out any](spec toolSpec[In]) *toolDef {
 	if spec.schema != nil {
 		spec.schema(in.Properties)
 	}
-	t := &toolDef{name: spec.name, title: spec.title, desc: spec.desc, bigHint: spec.bigHint, inline: spec.inline, listed: spec.listed,
+	t := &toolDef{name: spec.name, title: spec.title, desc: spec.desc, bigHint: spec.bigHint, inline: spec.inline, listed: spec.listed, cache: spec.cache,
 		input: schemaMap(in), args: argSpecs(in)}
 	fields := argFields(reflect.TypeFor[In]())
 	run := spec.run
