@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -148,5 +149,75 @@ func TestInputSchemasDerived(t *testing.T) {
 				t.Errorf("%s: argument %s is %+v, the schema says %+v", tool.name, a.name, a, p)
 			}
 		}
+	}
+}
+
+// TestDecodeArgs: checked arguments decode into a tool's input type: a
+// plain string as its bytes, an escaped one unescaped, null as absent,
+// an integer 0 as given (a *int tells it from absent), an object as the
+// bytes sent.
+func TestDecodeArgs(t *testing.T) {
+	type input struct {
+		S string          `json:"s"`
+		N *int            `json:"n,omitempty"`
+		R json.RawMessage `json:"r,omitempty"`
+	}
+	zero := 0
+	tests := []struct {
+		args string
+		want input
+	}{
+		{`{"s":"plain"}`, input{S: "plain"}},
+		{`{"s":"a\"b\u00e9\n"}`, input{S: "a\"bé\n"}},
+		{`{"s":null,"n":null,"r":null}`, input{}},
+		{`{"n":0}`, input{N: &zero}},
+		{`{"r":{"a":[1, 2]}}`, input{R: json.RawMessage(`{"a":[1, 2]}`)}},
+	}
+	fields := argFields(reflect.TypeFor[input]())
+	for _, tt := range tests {
+		args := map[string]json.RawMessage{}
+		eachMember([]byte(tt.args), func(key string, val []byte) { args[key] = val })
+		var got input
+		if err := decodeArgs(reflect.ValueOf(&got).Elem(), fields, args); err != nil {
+			t.Fatalf("%s: %v", tt.args, err)
+		}
+		if got.S != tt.want.S || (got.N == nil) != (tt.want.N == nil) || (got.N != nil && *got.N != *tt.want.N) || string(got.R) != string(tt.want.R) {
+			t.Errorf("%s: decoded %+v, want %+v", tt.args, got, tt.want)
+		}
+	}
+}
+
+// TestToolsDeclareInline: the scheduler asks the tool (toolsCallInline):
+// a call about one skill is inline at any size, a route only once the
+// index is ready, and a call naming no tool (it fails validation) while
+// the agent is small.
+func TestToolsDeclareInline(t *testing.T) {
+	a, err := loader.Open("testdata/ada.3md", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	s := newServer(&Options{Agent: a})
+	call := func(name string) map[string]json.RawMessage {
+		return map[string]json.RawMessage{"name": json.RawMessage(`"` + name + `"`), "arguments": json.RawMessage(`{"text":"commit"}`)}
+	}
+	for _, tt := range []struct {
+		name string
+		want bool
+	}{
+		{toolGetSkill, true},
+		{toolFillSkill, true},
+		{toolListSkills, true},   // small agent
+		{"no_such_tool", true},   // refused at once
+		{toolRouteSkill, false},  // no index yet
+		{toolResolveSkill, true}, // small agent
+	} {
+		if got := toolsCallInline(s, call(tt.name)); got != tt.want {
+			t.Errorf("%s: inline %v, want %v", tt.name, got, tt.want)
+		}
+	}
+	s.skillCount.Store(inlineSkills + 1)
+	if toolsCallInline(s, call(toolListSkills)) || !toolsCallInline(s, call(toolGetSkill)) {
+		t.Errorf("past inlineSkills: list_skills must wait for a handler, get_skill stay inline")
 	}
 }
