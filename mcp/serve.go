@@ -115,6 +115,13 @@ func (s *server) start(parent context.Context) (stop func()) {
 		}
 	}()
 	go s.buildFirstIndex(ctx)
+	// The tools' schemas are derived off the request path, as the index
+	// is built, so the first tools/list or tools/call finds them ready.
+	go func() {
+		for _, t := range toolTable {
+			t.derived()
+		}
+	}()
 	s.startWatch(ctx)
 	return func() {
 		// Open subscriptions/listen requests end gracefully: answered, not

@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/agent3md/agent3md/loader"
 	"github.com/google/jsonschema-go/jsonschema"
@@ -23,19 +24,9 @@ import (
 // declares it with newTool; nothing else in the package names a tool.
 type toolDef struct {
 	name, title, desc string
-	// input is the input type's schema as tools/list sends it: the
-	// jsonschema-go schema decoded into maps, so it encodes with its keys
-	// sorted (toolsList copies what it completes at list time).
-	input map[string]any
-	// args are the input's properties in declaration order, read by
-	// checkArgs.
-	args []argSpec
-	// output is the output type's schema (outputSchema, 2025-06-18+); nil
-	// for a tool that answers with text alone.
-	output json.RawMessage
-	// outputSchema is output before encoding (the schema tests validate
-	// answers against it); nil with output.
-	outputSchema *jsonschema.Schema
+	// derived returns the schemas and argument table derived from the
+	// tool's types, the first call deriving them.
+	derived func() *toolSchemas
 	// listed, when set, completes the tool's entry of tools/list from the
 	// catalog: names is the skill names sentence, inputs each skill's
 	// inputs (toolDescs). It must not change t.input in place.
@@ -108,9 +99,44 @@ var argSchemas = map[reflect.Type]*jsonschema.Schema{
 }
 
 // newTool builds a tool's definition from its spec and its input and
-// output types. A type jsonschema-go cannot describe is a programming
-// error, met by every test that starts a server.
+// output types. The schemas are derived on first use (toolDef.derived): a
+// process that serves no tool call (a CLI command, a server before its
+// first tools/list) does not pay for it at start. A type jsonschema-go
+// cannot describe is a programming error, met by every test of the tools.
 func newTool[In, Out any](spec toolSpec[In]) *toolDef {
+	t := &toolDef{name: spec.name, title: spec.title, desc: spec.desc, bigHint: spec.bigHint, inline: spec.inline, listed: spec.listed, cache: spec.cache}
+	t.derived = sync.OnceValue(func() *toolSchemas { return deriveSchemas[In, Out](spec) })
+	run := spec.run
+	t.run = func(s *server, ctx context.Context, g *generation, args map[string]json.RawMessage) (*toolOutcome, error) {
+		var v In
+		if err := decodeArgs(reflect.ValueOf(&v).Elem(), t.derived().fields, args); err != nil {
+			return nil, err
+		}
+		return run(s, ctx, g, &v)
+	}
+	return t
+}
+
+// toolSchemas is what a tool's types say, derived once.
+type toolSchemas struct {
+	// input is the input type's schema as tools/list sends it: the
+	// jsonschema-go schema decoded into maps, so it encodes with its keys
+	// sorted (toolsList copies what it completes at list time).
+	input map[string]any
+	// args are the input's properties in declaration order, read by
+	// checkArgs; fields are where each decodes to (decodeArgs).
+	args   []argSpec
+	fields []argField
+	// output is the output type's schema (outputSchema, 2025-06-18+) and
+	// outputSchema the same before encoding (the schema tests validate
+	// answers against it); both nil for a tool that answers with text
+	// alone.
+	output       json.RawMessage
+	outputSchema *jsonschema.Schema
+}
+
+// deriveSchemas derives a tool's schemas from its input and output types.
+func deriveSchemas[In, Out any](spec toolSpec[In]) *toolSchemas {
 	in, err := jsonschema.For[In](&jsonschema.ForOptions{TypeSchemas: argSchemas})
 	if err != nil {
 		panic(fmt.Sprintf("mcp: tool %s's input type: %v", spec.name, err))
@@ -125,29 +151,19 @@ func newTool[In, Out any](spec toolSpec[In]) *toolDef {
 	if spec.schema != nil {
 		spec.schema(in.Properties)
 	}
-	t := &toolDef{name: spec.name, title: spec.title, desc: spec.desc, bigHint: spec.bigHint, inline: spec.inline, listed: spec.listed, cache: spec.cache,
-		input: schemaMap(in), args: argSpecs(in)}
-	fields := argFields(reflect.TypeFor[In]())
-	run := spec.run
-	t.run = func(s *server, ctx context.Context, g *generation, args map[string]json.RawMessage) (*toolOutcome, error) {
-		var v In
-		if err := decodeArgs(reflect.ValueOf(&v).Elem(), fields, args); err != nil {
-			return nil, err
-		}
-		return run(s, ctx, g, &v)
-	}
+	d := &toolSchemas{input: schemaMap(in), args: argSpecs(in), fields: argFields(reflect.TypeFor[In]())}
 	if reflect.TypeFor[Out]() != reflect.TypeFor[textOnly]() {
 		out, err := jsonschema.For[Out](nil)
 		if err != nil {
 			panic(fmt.Sprintf("mcp: tool %s's output type: %v", spec.name, err))
 		}
 		outputShape(out)
-		if t.output, err = json.Marshal(out); err != nil {
+		if d.output, err = json.Marshal(out); err != nil {
 			panic(fmt.Sprintf("mcp: tool %s's output schema: %v", spec.name, err))
 		}
-		t.outputSchema = out
+		d.outputSchema = out
 	}
-	return t
+	return d
 }
 
 // outputShape states an output schema as clients are told it: arrays the
@@ -302,13 +318,14 @@ func (s *server) runTool(ctx context.Context, c *call, t *toolDef, args map[stri
 
 // checkArgs checks arguments against the tool's input schema (args); it returns a
 // message naming the first bad argument and why, or "".
-func checkArgs(t *toolDef, args map[string]json.RawMessage) string {
+func checkArgs(t *toolDef, given map[string]json.RawMessage) string {
 	known := map[string]bool{}
-	for _, p := range t.args {
+	args := t.derived().args
+	for _, p := range args {
 		known[p.name] = true
 	}
 	var unknown []string
-	for k := range args {
+	for k := range given {
 		if !known[k] {
 			unknown = append(unknown, strconv.Quote(k))
 		}
@@ -317,8 +334,8 @@ func checkArgs(t *toolDef, args map[string]json.RawMessage) string {
 		sort.Strings(unknown)
 		return fmt.Sprintf("unknown argument %s: %s takes %s", strings.Join(unknown, ", "), t.name, paramList(t))
 	}
-	for _, p := range t.args {
-		raw, ok := args[p.name]
+	for _, p := range args {
+		raw, ok := given[p.name]
 		if !ok || string(raw) == "null" {
 			if p.required {
 				return fmt.Sprintf("argument %q is required: %s", p.name, p.desc)
@@ -334,11 +351,12 @@ func checkArgs(t *toolDef, args map[string]json.RawMessage) string {
 
 // paramList names the tool's arguments in declaration order.
 func paramList(t *toolDef) string {
-	if len(t.args) == 0 {
+	args := t.derived().args
+	if len(args) == 0 {
 		return "no arguments"
 	}
-	names := make([]string, len(t.args))
-	for i, p := range t.args {
+	names := make([]string, len(args))
+	for i, p := range args {
 		names[i] = p.name
 	}
 	return strings.Join(names, ", ")

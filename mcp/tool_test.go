@@ -29,11 +29,11 @@ func checkAnswer(t *testing.T, where string, tool *toolDef, result json.RawMessa
 	switch {
 	case r.StructuredContent == nil:
 		return
-	case tool.outputSchema == nil || r.IsError:
+	case tool.derived().outputSchema == nil || r.IsError:
 		t.Errorf("%s: %s answered structured content it does not declare (isError %v): %.300s", where, tool.name, r.IsError, r.StructuredContent)
 		return
 	}
-	rs, err := tool.outputSchema.Resolve(nil)
+	rs, err := tool.derived().outputSchema.Resolve(nil)
 	if err != nil {
 		t.Fatalf("%s's output schema does not resolve: %v", tool.name, err)
 	}
@@ -130,7 +130,8 @@ func TestExampleAnswersMatchSchemas(t *testing.T) {
 // type, and checkArgs reads the same properties.
 func TestInputSchemasDerived(t *testing.T) {
 	for _, tool := range toolTable {
-		b, err := json.Marshal(tool.input)
+		d := tool.derived()
+		b, err := json.Marshal(d.input)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -141,10 +142,10 @@ func TestInputSchemasDerived(t *testing.T) {
 		if _, err := s.Resolve(nil); err != nil {
 			t.Errorf("%s: input schema does not resolve: %v", tool.name, err)
 		}
-		if len(tool.args) != len(s.Properties) {
-			t.Errorf("%s: %d arguments checked, %d in the schema", tool.name, len(tool.args), len(s.Properties))
+		if len(d.args) != len(s.Properties) {
+			t.Errorf("%s: %d arguments checked, %d in the schema", tool.name, len(d.args), len(s.Properties))
 		}
-		for _, a := range tool.args {
+		for _, a := range d.args {
 			if p := s.Properties[a.name]; p == nil || p.Type != a.kind || p.Description != a.desc {
 				t.Errorf("%s: argument %s is %+v, the schema says %+v", tool.name, a.name, a, p)
 			}

@@ -56,13 +56,14 @@ func (s *server) toolsList(ctx context.Context, c *call) (any, error) {
 	names, inputs := v.descs.get(v.agent)
 	out := &toolsListResult{Tools: make([]toolJSON, 0, len(toolTable))}
 	for _, t := range toolTable {
-		tj := toolJSON{Name: t.name, Description: t.desc, InputSchema: t.input}
+		d := t.derived()
+		tj := toolJSON{Name: t.name, Description: t.desc, InputSchema: d.input}
 		if t.listed != nil {
 			t.listed(&tj, names, inputs)
 		}
 		if c.atLeast(version20250618) {
 			tj.Title = t.title
-			tj.OutputSchema = t.output
+			tj.OutputSchema = d.output
 		}
 		if c.atLeast(version20250326) {
 			tj.Annotations = &toolAnnotations{Title: t.title, ReadOnlyHint: true, IdempotentHint: true}
