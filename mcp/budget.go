@@ -1,6 +1,9 @@
 package mcp
 
-import "fmt"
+import (
+	"fmt"
+	"unicode/utf8"
+)
 
 // What a host shows the model (docs/protocol.md §4 and §5). Hosts put a
 // tool's answer in front of the model only up to a size: Claude Code keeps
@@ -32,4 +35,15 @@ func clipError(msg string) string {
 	}
 	note := fmt.Sprintf(" [message cut at %d characters]", hostErrorChars)
 	return clip(msg, hostErrorChars-len(note)-len("…")) + note
+}
+
+// clip shortens s for a message.
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
 }

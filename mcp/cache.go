@@ -1,8 +1,6 @@
 package mcp
 
 import (
-	"bytes"
-	"context"
 	"encoding/json"
 	"hash/maphash"
 	"sync"
@@ -10,19 +8,15 @@ import (
 	"github.com/agent3md/agent3md/agentfile"
 )
 
-// preEncoded is a result already encoded as compact JSON: appendAnswer
-// copies it as is, with no second encoding or compaction pass.
-type preEncoded []byte
-
-// Answers that depend only on the agent version, the request and the
+// Answers that depend only on the agent generation, the request and the
 // revision (tools/list, list_skills, get_skill, resolve_skill,
 // resources/read) are encoded once per
-// version and reused: the lists are the largest answers a small agent
+// generation and reused: the lists are the largest answers a small agent
 // gives, and a file read is what skill-provider clients repeat; rebuilding
 // them cost several times a ping (a folder file is opened through its
-// skill's root, about ten system calls). A version's bytes never change
-// (a reload makes a new version), so a cached read serves exactly what the
-// version read. Bounded in count and bytes so a huge agent is never
+// skill's root, about ten system calls). A generation's bytes never change
+// (a reload makes a new generation), so a cached read serves exactly what the
+// generation read. Bounded in count and bytes so a huge agent is never
 // pinned: past the bounds answers are built each time.
 const (
 	maxCachedAnswer      = 256 << 10
@@ -54,9 +48,9 @@ const seenSlots = 4096
 var cacheSeed = maphash.MakeSeed()
 
 // cacheKey names a legacy request whose answer may be cached, or reports
-// false: tools/list, resources/read, and tools/call of list_skills,
-// get_skill and resolve_skill with small arguments. bodies is set for the
-// answers that hold skill bodies: those are cached only for a pinned agent
+// false: tools/list, resources/read, and tools/call with small arguments
+// of a tool that allows it (toolDef.cache). bodies is set for the answers
+// that hold skill bodies: those are cached only for a pinned agent
 // (loader.Agent.Pinned), because an agent that follows its file notices
 // an edit when it reads a body, and a cached body would hide the edit.
 func cacheKey(method, version string, params map[string]json.RawMessage) (key string, bodies, ok bool) {
@@ -80,11 +74,8 @@ func cacheKey(method, version string, params map[string]json.RawMessage) (key st
 		if len(args) > maxCacheKeyArgs {
 			return "", false, false
 		}
-		switch name {
-		case toolListSkills:
-			return name + "\x00" + version + "\x00" + string(args), false, true
-		case toolGetSkill, toolResolveSkill:
-			return name + "\x00" + version + "\x00" + string(args), true, true
+		if t := toolByName(name); t != nil && t.cache != cacheNever {
+			return name + "\x00" + version + "\x00" + string(args), t.cache == cacheBodies, true
 		}
 	}
 	return "", false, false
@@ -155,56 +146,4 @@ func cacheable(res any) bool {
 // appendAnswer would.
 func encodeResult(res any) (preEncoded, error) {
 	return appendEncoded(nil, res)
-}
-
-// appendEncoded appends res encoded as appendAnswer would encode it.
-func appendEncoded(dst preEncoded, res any) (preEncoded, error) {
-	e := encoders.Get().(*encoder)
-	defer func() {
-		if e.buf.Cap() <= maxPooledEncoder {
-			e.buf.Reset()
-			encoders.Put(e)
-		}
-	}()
-	if err := e.enc.Encode(res); err != nil {
-		return nil, err
-	}
-	return append(dst, bytes.TrimSuffix(e.buf.Bytes(), []byte{'\n'})...), nil
-}
-
-// cachedHandle serves a legacy request through the answer cache when it is
-// cacheable and the agent is loaded, else calls handle.
-func (s *server) cachedHandle(ctx context.Context, c *call, handle func() (any, error)) (any, error) {
-	key, bodies, ok := cacheKey(c.method, c.version, c.params)
-	if !ok || !s.loadedOK() {
-		return handle()
-	}
-	v, err := c.agentVersion(ctx)
-	if err != nil || bodies && !v.agent.Pinned() {
-		return handle()
-	}
-	cat := v.agent.Catalog()
-	if enc := v.cache.get(cat, key); enc != nil {
-		return enc, nil
-	}
-	res, err := handle()
-	if err != nil || !cacheable(res) || !v.cache.admit(cat, key) {
-		return res, err
-	}
-	enc, ok := res.(preEncoded)
-	if t, isTool := res.(encodedTool); isTool {
-		enc, ok = t.enc, true
-	}
-	if !ok {
-		if enc, err = encodeResult(res); err != nil {
-			return res, nil // appendAnswer reports the failure
-		}
-	}
-	v.cache.put(cat, key, enc)
-	return enc, nil
-}
-
-// loadedOK reports whether the agent has loaded without error.
-func (s *server) loadedOK() bool {
-	return s.cur.Load() != nil
 }

@@ -64,7 +64,7 @@ func (c *changeStreams) remove(cs *changeStream) {
 	delete(c.open, cs)
 }
 
-// pokeAll marks every open stream changed (a reload swapped a version in).
+// pokeAll marks every open stream changed (a reload swapped a generation in).
 func (c *changeStreams) pokeAll() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -91,53 +91,21 @@ func (c *changeStreams) count() int {
 	return len(c.open)
 }
 
-// listChangedMethods are the notifications a reload sends on a change
-// stream: one per list capability that declares listChanged (none when
-// the agent is not watched), in the order the features are registered.
-func (s *server) listChangedMethods() []string {
-	var out []string
-	for _, f := range s.features {
-		if f.capability != "" && s.declared(f.capability+".listChanged") {
-			out = append(out, listChangedMethod(f.capability))
-		}
-	}
-	return out
-}
-
-// versionTag names the agent version in force in a change stream's event
-// ids, so a client that reconnects with Last-Event-ID can be told of a
-// reload it missed while it was away (httpevents.go). The content hash
-// names the same version on every replica serving the same files; without
-// one, the generation names it on this process only (a mismatch there
-// costs a needless list_changed, which is harmless). "" before the first
-// load.
-func (s *server) versionTag() string {
-	v := s.acquire()
-	if v == nil {
-		return ""
-	}
-	defer v.release()
-	if cat := v.agent.Catalog(); cat != nil && len(cat.SHA256) >= versionTagLen {
-		return cat.SHA256[:versionTagLen]
-	}
-	return "g" + strconv.FormatUint(v.gen, 10)
-}
-
 // versionTagLen is how much of the content hash a tag keeps: 64 bits
-// tell versions apart, and keep event ids short.
+// tell generations apart, and keep event ids short.
 const versionTagLen = 16
 
-// eventID is a change stream's event id: the version tag, the stream's
+// eventID is a change stream's event id: the generation tag, the stream's
 // nonce and the event's number on it, so ids are unique across the
 // streams of one client (the transport's rule) and still say which
-// version the client last heard of.
+// generation the client last heard of.
 func eventID(tag, nonce string, seq uint64) string {
 	return tag + "." + nonce + "." + strconv.FormatUint(seq, 10)
 }
 
 // missedReload reports whether a client that last saw the event lastID
-// (its Last-Event-ID header) has not heard of the version tagged tag. An
-// id of another server, or of no version, counts as missed: one
+// (its Last-Event-ID header) has not heard of the generation tagged tag. An
+// id of another server, or of no generation, counts as missed: one
 // list_changed too many costs a listing, one too few leaves a client on
 // an old list.
 func missedReload(lastID, tag string) bool {
@@ -146,4 +114,9 @@ func missedReload(lastID, tag string) bool {
 	}
 	seen, _, _ := strings.Cut(lastID, ".")
 	return seen != tag || tag == ""
+}
+
+// listChangedMethod is the notification a list capability sends.
+func listChangedMethod(capability string) string {
+	return "notifications/" + capability + "/list_changed"
 }

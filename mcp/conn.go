@@ -1,11 +1,7 @@
 package mcp
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
-	"errors"
-	"fmt"
 	"io"
 	"log/slog"
 	"sync"
@@ -28,15 +24,6 @@ const eofGrace = time.Second
 // the server stops reading stdin until the client reads some answers.
 const DefaultMaxPendingBytes = 64 << 20
 
-// answerLead is how many bytes of answers may wait for the writer before
-// the connection stops producing more: further requests are still read
-// and queued (a request line is small next to its answer), and run as
-// the writer catches up. A pipelining client that reads more slowly than
-// the server answers, the usual case for large answers such as tools/list,
-// so costs the server a request queue rather than megabytes of answers
-// that each need fresh memory; it matches the chunks kept for reuse.
-const answerLead = maxFreeChunks * outChunk
-
 // queuedOverhead is charged to the budget for each queued request on top
 // of its line: the request's own bookkeeping, so a flood of tiny requests
 // cannot hold several times the budget.
@@ -56,33 +43,22 @@ type conn struct {
 	grace      time.Duration // eofGrace; tests shorten it
 	stall      time.Duration // eofGrace: how long nothing may move after the cut (eof.go)
 	log        *slog.Logger
-	lr         *lineReader
-	// initRead is set once the reader has read an initialize request
-	// (handled or held): the requests read before it are pre-handshake
-	// requests whenever they run. Only the reading goroutine uses it.
-	initRead    bool
-	w           io.Writer
-	tr          *tracker
-	maxInFlight int
-	budget      int64
+	// reader is the reading goroutine's own state (reader.go).
+	reader
+	w      io.Writer
+	tr     *tracker
+	budget int64
 
 	mu      sync.Mutex
 	room    *sync.Cond // the reader waits here while pending > budget
 	pending int64      // request bytes not yet answered + answer bytes not yet written
-	queue   []*inflight
-	running int      // handler goroutines
-	out     [][]byte // answers, newline-terminated, in chunks not yet taken by the writer
-	// unwritten is the bytes of answers in out or being written: past
-	// answerLead no request is started (answerLead).
-	unwritten int64
-	// held is the cheap requests read while the answers were behind, in
-	// read order; one goroutine (draining) answers them as tryInline
-	// would once the writer catches up.
-	held     []*heldRequest
-	draining bool
-	free     [][]byte // written chunks kept for reuse
-	closing  bool     // no more answers will come: the writer ends when out is empty
-	stopped  bool     // Serve is ending: nobody waits any more
+	// scheduler (queue, held, in flight: scheduler.go) and outbox (the
+	// answers waiting for the writer: outbox.go) are guarded by mu; their
+	// doc comments state their invariants.
+	scheduler
+	outbox
+	closing bool // no more answers will come: the writer ends when out is empty
+	stopped bool // Serve is ending: nobody waits any more
 	// cut is set a grace period after EOF when requests were still owed:
 	// the running ones were cancelled, and the rest start only to be
 	// answered that they were not run (eof.go).
@@ -109,21 +85,21 @@ type conn struct {
 func newConn(ctx context.Context, srv *server, in io.Reader, out io.Writer, opts *Options) *conn {
 	ctx, cancel := context.WithCancel(ctx)
 	c := &conn{
-		srv:         srv,
-		ctx:         ctx,
-		cancelReqs:  cancel,
-		grace:       eofGrace,
-		stall:       eofGrace,
-		log:         srv.log,
-		lr:          newLineReader(in, opts.MaxLineBytes),
-		w:           out,
-		tr:          newTracker(),
-		maxInFlight: opts.MaxInFlight,
-		budget:      opts.MaxPendingBytes,
-		kick:        make(chan struct{}, 1),
-		stop:        make(chan struct{}),
-		writerDone:  make(chan struct{}),
-		abandoned:   make(chan struct{}),
+		srv:        srv,
+		ctx:        ctx,
+		cancelReqs: cancel,
+		grace:      eofGrace,
+		stall:      eofGrace,
+		log:        srv.log,
+		reader:     reader{lr: newLineReader(in, opts.MaxLineBytes)},
+		w:          out,
+		tr:         newTracker(),
+		scheduler:  scheduler{maxInFlight: opts.MaxInFlight},
+		budget:     opts.MaxPendingBytes,
+		kick:       make(chan struct{}, 1),
+		stop:       make(chan struct{}),
+		writerDone: make(chan struct{}),
+		abandoned:  make(chan struct{}),
 	}
 	if c.maxInFlight <= 0 {
 		c.maxInFlight = DefaultMaxInFlight
@@ -134,330 +110,6 @@ func newConn(ctx context.Context, srv *server, in io.Reader, out io.Writer, opts
 	c.room = sync.NewCond(&c.mu)
 	c.sess = newSession(c)
 	return c
-}
-
-// readLoop reads and accepts lines until EOF (then waits for every
-// request to be answered and closes the writer), a read failure, or the
-// end of Serve.
-func (c *conn) readLoop() {
-	for {
-		if !c.waitRoom() {
-			return
-		}
-		line, err := c.lr.readLine()
-		switch {
-		case errors.Is(err, errLineTooLong):
-			c.put(tooLongLine(c.lr.maxLine))
-			continue
-		case err != nil && !errors.Is(err, io.EOF):
-			c.fail(fmt.Errorf("reading stdin: %w", err))
-			return
-		}
-		c.accept(line)
-		if err != nil {
-			c.drain()
-			return
-		}
-	}
-}
-
-// waitRoom blocks while the pending bytes are over budget; false once
-// Serve is ending.
-func (c *conn) waitRoom() bool {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	for c.pending > c.budget && !c.stopped {
-		if c.onWait != nil {
-			c.onWait(c.pending)
-		}
-		c.room.Wait()
-	}
-	return !c.stopped
-}
-
-// accept classifies one line: blank (ignored), a batch, or one message.
-func (c *conn) accept(line []byte) {
-	line = bytes.TrimSpace(line)
-	if len(line) == 0 {
-		return
-	}
-	if line[0] == '[' {
-		c.acceptBatch(line)
-		return
-	}
-	m, errLine := decodeMessage(line)
-	if errLine != nil {
-		c.put(errLine)
-		return
-	}
-	c.acceptOne(m, len(line))
-}
-
-// acceptOne takes one valid message outside a batch: a cancellation is
-// applied, another notification handled, a cheap request answered now,
-// any other request queued.
-func (c *conn) acceptOne(m message, size int) {
-	if m.method == methodInitialize && m.rawID != nil {
-		defer func() { c.initRead = true }() // after m itself is queued or handled
-	}
-	switch {
-	case m.reply:
-		// This server sends no requests, so no response is awaited.
-		c.log.Debug("ignoring a response from the client", "id", string(m.rawID))
-		return
-	case m.rawID == nil && m.method == methodCancelled:
-		c.cancelled(m.params)
-		return
-	case m.rawID == nil:
-		if !c.hold(m, false) {
-			c.srv.notify(c.sess, m.method)
-		}
-		return
-	case c.tryInline(m):
-		return
-	}
-	c.enqueue(c.newInflight(m, size, nil, 0))
-}
-
-// newInflight makes the tracked form of request m (size bytes on the
-// wire), inside batch b at slot when b is not nil. The message's slices
-// point into the line, which the next read overwrites: a queued request
-// keeps its own copies.
-func (c *conn) newInflight(m message, size int, b *batch, slot int) *inflight {
-	return &inflight{rawID: bytes.Clone(m.rawID), key: m.key, method: m.method, params: bytes.Clone(m.params), size: int64(size) + queuedOverhead, batch: b, slot: slot,
-		beforeHandshake: !c.initRead}
-}
-
-// enqueue tracks e, charges it to the budget and starts it on a handler
-// goroutine when the in-flight bound and the answer lead allow, else
-// queues it.
-func (c *conn) enqueue(e *inflight) {
-	c.tr.add(e)
-	c.mu.Lock()
-	c.pending += e.size
-	if e.method == methodListen && e.batch == nil {
-		// A listen is held open until cancelled or the input ends: run
-		// outside the in-flight bound, it never holds a handler slot that
-		// other requests wait for (the session bounds open listens).
-		c.mu.Unlock()
-		go c.run(e)
-		return
-	}
-	if c.running < c.maxInFlight && c.mayStartLocked() {
-		c.running++
-		c.mu.Unlock()
-		go c.work(e)
-		return
-	}
-	c.queue = append(c.queue, e)
-	c.mu.Unlock()
-}
-
-// mayStartLocked reports whether a queued request may start: the answers
-// are not behind, and no cheap request or notification read before it is
-// still held (an initialize held there must be handled before the
-// requests behind it run). c.mu is held.
-func (c *conn) mayStartLocked() bool {
-	return c.unwritten < answerLead && len(c.held) == 0 && !c.draining
-}
-
-// startQueuedLocked starts the goroutine answering held requests, and
-// handler goroutines for queued requests, while the in-flight bound and
-// answerLead allow; the writer calls it as it catches up. c.mu is held.
-func (c *conn) startQueuedLocked() {
-	if c.stopped {
-		return
-	}
-	if len(c.held) > 0 && !c.draining && c.unwritten < answerLead {
-		c.draining = true
-		go c.answerHeld()
-	}
-	for len(c.queue) > 0 && c.running < c.maxInFlight && c.mayStartLocked() {
-		e := c.queue[0]
-		c.queue[0] = nil
-		c.queue = c.queue[1:]
-		c.running++
-		go c.work(e)
-	}
-}
-
-// tryInline answers a cheap request on the reader's goroutine, in read
-// order: no queue, no goroutine, one encoding straight into the output.
-// It reports false for a request that must go to a handler goroutine.
-func (c *conn) tryInline(m message) bool {
-	if !c.srv.inlineMethod(m.method) {
-		return false
-	}
-	params, err := decodeParams(m.params)
-	if err == nil && m.method == methodToolsCall && !c.srv.cheapCall(params) {
-		return false
-	}
-	if c.hold(m, true) {
-		return true
-	}
-	c.answerInline(m, params, err)
-	return true
-}
-
-// answerInline answers a cheap request on the calling goroutine.
-func (c *conn) answerInline(m message, params map[string]json.RawMessage, err error) {
-	var res any
-	if err == nil {
-		res, err = c.srv.safeDispatch(withRequestID(c.ctx, m.rawID), c.sess, m.method, params)
-	}
-	c.putAnswer(m.rawID, res, err)
-}
-
-// heldRequest is a cheap request read while the answers were behind.
-type heldRequest struct {
-	m       message // rawID and params are the request's own copies
-	size    int64   // charged to the budget
-	dropped bool    // cancelled before it was answered
-}
-
-// hold keeps a cheap request for later when the answers are behind
-// (answerLead, when whenBehind is set), or a cheap request or a
-// notification when earlier ones are still held, so what the reader
-// handles keeps its read order (an initialize, then the notification
-// that follows it). It reports false when m may be handled now.
-func (c *conn) hold(m message, whenBehind bool) bool {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if len(c.held) == 0 && !c.draining && (!whenBehind || c.unwritten < answerLead) {
-		return false
-	}
-	m.rawID, m.params = bytes.Clone(m.rawID), bytes.Clone(m.params)
-	h := &heldRequest{m: m, size: int64(len(m.rawID)+len(m.params)+len(m.method)) + queuedOverhead}
-	c.held = append(c.held, h)
-	c.pending += h.size
-	c.startQueuedLocked()
-	return true
-}
-
-// answerHeld answers the held requests in order while the answers are
-// not behind; it is the one goroutine doing so (draining).
-func (c *conn) answerHeld() {
-	for {
-		c.mu.Lock()
-		if len(c.held) == 0 || c.unwritten >= answerLead || c.stopped {
-			c.draining = false
-			c.room.Broadcast() // drain may be waiting for the held requests
-			c.startQueuedLocked()
-			c.mu.Unlock()
-			return
-		}
-		h := c.held[0]
-		c.held[0] = nil
-		c.held = c.held[1:]
-		c.mu.Unlock()
-		switch {
-		case h.dropped:
-		case h.m.rawID == nil:
-			c.srv.notify(c.sess, h.m.method)
-		default:
-			params, err := decodeParams(h.m.params)
-			c.answerInline(h.m, params, err)
-		}
-		c.credit(h.size)
-	}
-}
-
-// dropHeld marks the held request with id key as cancelled; false when
-// none is held.
-func (c *conn) dropHeld(key string) bool {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	for _, h := range c.held {
-		if h != nil && !h.dropped && h.m.key == key {
-			h.dropped = true
-			return true
-		}
-	}
-	return false
-}
-
-// waitHeld blocks until no request is held, or Serve is ending.
-func (c *conn) waitHeld() {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	for (len(c.held) > 0 || c.draining) && !c.stopped {
-		c.room.Wait()
-	}
-}
-
-// work runs e and then whatever waits in the queue, until it is empty.
-func (c *conn) work(e *inflight) {
-	for e != nil {
-		c.run(e)
-		c.mu.Lock()
-		e = nil
-		if len(c.queue) > 0 && c.mayStartLocked() {
-			e = c.queue[0]
-			c.queue[0] = nil
-			c.queue = c.queue[1:]
-		} else {
-			c.running--
-		}
-		c.mu.Unlock()
-	}
-}
-
-// run serves one queued request with its own cancellable context; a
-// request cancelled while it waited is skipped. Its bytes leave the budget
-// before it leaves the tracker, so the count is settled when EOF finds no
-// request left.
-func (c *conn) run(e *inflight) {
-	ctx, cancel := context.WithCancel(withNotifier(c.ctx, c))
-	defer cancel()
-	if !c.tr.attach(e, cancel) {
-		c.credit(e.size)
-		return
-	}
-	params, err := decodeParams(e.params)
-	var res any
-	switch {
-	case c.cutAtEOF():
-		err = c.notRunAtEOF(e.method)
-	case err == nil:
-		if e.beforeHandshake {
-			ctx = withBeforeHandshake(ctx)
-		}
-		res, err = c.srv.safeDispatch(withRequestID(ctx, e.rawID), c.sess, e.method, params)
-		if err != nil && ctx.Err() != nil && c.cutAtEOF() {
-			err = c.cancelledAtEOF(e.method)
-		}
-	}
-	if !c.tr.finish(e) {
-		c.credit(e.size)
-		return
-	}
-	if e.batch != nil {
-		e.batch.fill(e.slot, e.rawID, appendAnswer(nil, e.rawID, res, err))
-	} else {
-		c.putAnswer(e.rawID, res, err)
-	}
-	c.credit(e.size)
-	c.tr.release(e)
-}
-
-// cancelled honours notifications/cancelled as the line is read, whatever
-// the queue holds: a queued request is skipped, a running one has its
-// context cancelled, and neither is answered. Malformed or unknown
-// cancellations are ignored.
-func (c *conn) cancelled(params json.RawMessage) {
-	var p struct {
-		RequestID json.RawMessage `json:"requestId"`
-	}
-	if json.Unmarshal(params, &p) != nil || p.RequestID == nil {
-		return
-	}
-	key, err := idKey(p.RequestID)
-	if err != nil {
-		return
-	}
-	if c.tr.cancel(key) || c.dropHeld(key) {
-		c.log.Debug("request cancelled", "id", string(p.RequestID))
-	}
 }
 
 // Notify sends a server notification (notifications/progress, …) on this
@@ -475,105 +127,6 @@ func (c *conn) Notify(ctx context.Context, method string, params any) error {
 	return nil
 }
 
-// scratch holds reusable answer buffers.
-var scratch = sync.Pool{New: func() any { return new([]byte) }}
-
-// putAnswer encodes one answer and hands it to the writer. An answer
-// encoded already (a tool result, a cached answer) goes straight into the
-// output around its envelope, as appendAnswer would write it, without
-// first being copied whole into a line of its own.
-func (c *conn) putAnswer(rawID json.RawMessage, res any, err error) {
-	if err == nil {
-		var enc preEncoded
-		switch r := res.(type) {
-		case encodedTool:
-			enc = r.enc
-		case preEncoded:
-			enc = r
-		}
-		if enc != nil {
-			var hb [64]byte
-			head := append(append(append(hb[:0], `{"jsonrpc":"2.0","id":`...), rawID...), `,"result":`...)
-			c.putLine(head, enc, closeObject)
-			if t, ok := res.(encodedTool); ok {
-				releaseTool(t) // copied into the output
-			}
-			return
-		}
-	}
-	sc := scratch.Get().(*[]byte)
-	line := appendAnswer((*sc)[:0], rawID, res, err)
-	c.put(line)
-	if cap(line) <= maxPooledEncoder {
-		*sc = line
-		scratch.Put(sc)
-	}
-}
-
-// outChunk is the size of the chunks answers are gathered in: a client
-// that reads slowly lets answers pile up, and appending them to one
-// growing buffer copied the pile over and over.
-const outChunk = 64 << 10
-
-// maxFreeChunks bounds the written chunks kept for reuse (1 MiB).
-const maxFreeChunks = 16
-
-// closeObject ends an answer putAnswer writes in parts.
-var closeObject = []byte{'}'}
-
-// put appends one message line for the writer, charging it to the budget.
-func (c *conn) put(line []byte) { c.putLine(line, nil, nil) }
-
-// putLine appends the line a+b+z for the writer, charging it to the
-// budget.
-func (c *conn) putLine(a, b, z []byte) {
-	size := len(a) + len(b) + len(z) + 1
-	c.mu.Lock()
-	if c.stopped {
-		c.mu.Unlock()
-		return
-	}
-	n := len(c.out)
-	if n == 0 || cap(c.out[n-1])-len(c.out[n-1]) < size {
-		var chunk []byte
-		if k := len(c.free); k > 0 && size <= outChunk {
-			chunk, c.free = c.free[k-1], c.free[:k-1]
-		} else {
-			chunk = make([]byte, 0, max(outChunk, size))
-		}
-		c.out = append(c.out, chunk)
-		n++
-	}
-	c.out[n-1] = append(append(append(append(c.out[n-1], a...), b...), z...), '\n')
-	c.pending += int64(size)
-	c.unwritten += int64(size)
-	c.progress++
-	c.mu.Unlock()
-	c.wake()
-}
-
-// putOwned hands the writer a line the caller gives up, with room for the
-// newline: a large one (a batch's array) becomes a chunk of its own rather
-// than being copied.
-func (c *conn) putOwned(line []byte) {
-	if len(line) < outChunk {
-		c.put(line)
-		return
-	}
-	line = append(line, '\n')
-	c.mu.Lock()
-	if c.stopped {
-		c.mu.Unlock()
-		return
-	}
-	c.out = append(c.out, line)
-	c.pending += int64(len(line))
-	c.unwritten += int64(len(line))
-	c.progress++
-	c.mu.Unlock()
-	c.wake()
-}
-
 // charge takes n bytes from the budget.
 func (c *conn) charge(n int64) {
 	c.mu.Lock()
@@ -589,55 +142,6 @@ func (c *conn) credit(n int64) {
 		c.room.Broadcast()
 	}
 	c.mu.Unlock()
-}
-
-func (c *conn) wake() {
-	select {
-	case c.kick <- struct{}{}:
-	default:
-	}
-}
-
-// writeLoop writes the answers that have accumulated, a chunk per Write,
-// until the connection closes or a write fails.
-func (c *conn) writeLoop() {
-	defer close(c.writerDone)
-	var bufs [][]byte
-	for {
-		c.mu.Lock()
-		for len(c.out) == 0 {
-			if c.closing || c.stopped {
-				c.mu.Unlock()
-				return
-			}
-			c.mu.Unlock()
-			select {
-			case <-c.kick:
-			case <-c.stop:
-			}
-			c.mu.Lock()
-		}
-		bufs, c.out = c.out, bufs[:0]
-		c.mu.Unlock()
-		for i, buf := range bufs {
-			_, err := c.w.Write(buf)
-			c.mu.Lock()
-			c.pending -= int64(len(buf))
-			c.unwritten -= int64(len(buf))
-			c.progress++
-			c.startQueuedLocked()
-			if cap(buf) == outChunk && len(c.free) < maxFreeChunks {
-				c.free = append(c.free, buf[:0])
-			}
-			c.room.Broadcast()
-			c.mu.Unlock()
-			bufs[i] = nil
-			if err != nil {
-				c.fail(fmt.Errorf("writing stdout: %w", err))
-				return
-			}
-		}
-	}
 }
 
 // fail records the first I/O failure and ends the connection.
@@ -676,4 +180,21 @@ func (c *conn) pendingBytes() int64 {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.pending
+}
+
+// cutAtEOF reports whether requests owed at EOF have been cut.
+func (c *conn) cutAtEOF() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.cut
+}
+
+// cancelledAtEOF is the answer of a request cancelled by the cut.
+func (c *conn) cancelledAtEOF(method string) error {
+	return errorf(codeInternalError, "Cancelled: stdin closed and %s was still running %v later, so the server ended it (send it again on a new connection)", method, c.grace)
+}
+
+// notRunAtEOF is the answer of a request that had not started by the cut.
+func (c *conn) notRunAtEOF(method string) error {
+	return errorf(codeInternalError, "Not run: stdin closed and %s was still waiting for a handler %v later, so the server ended it unrun (send it again on a new connection)", method, c.grace)
 }

@@ -69,3 +69,7 @@ func pageOf(cursor *string, kind, fp, noun string, total, size int) (page, error
 	}
 	return p, nil
 }
+
+type listParams struct {
+	Cursor *string `json:"cursor"`
+}

@@ -98,36 +98,8 @@ func (c *conn) abandon() {
 	close(c.abandoned)
 }
 
-// heldCount is the held requests not cancelled. c.mu is held.
-func (c *conn) heldCount() int {
-	n := 0
-	for _, h := range c.held {
-		if h != nil && !h.dropped && h.m.rawID != nil {
-			n++
-		}
-	}
-	return n
-}
-
 func (c *conn) progressCount() uint64 {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.progress
-}
-
-// cutAtEOF reports whether requests owed at EOF have been cut.
-func (c *conn) cutAtEOF() bool {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.cut
-}
-
-// cancelledAtEOF is the answer of a request cancelled by the cut.
-func (c *conn) cancelledAtEOF(method string) error {
-	return errorf(codeInternalError, "Cancelled: stdin closed and %s was still running %v later, so the server ended it (send it again on a new connection)", method, c.grace)
-}
-
-// notRunAtEOF is the answer of a request that had not started by the cut.
-func (c *conn) notRunAtEOF(method string) error {
-	return errorf(codeInternalError, "Not run: stdin closed and %s was still waiting for a handler %v later, so the server ended it unrun (send it again on a new connection)", method, c.grace)
 }

@@ -36,7 +36,7 @@ func NewServer(ctx context.Context, opts *Options) (*Server, error) {
 // Close stops background work and releases the agent.
 func (S *Server) Close() { S.once.Do(S.stop) }
 
-// Loaded reports whether an agent version is being served (for health
+// Loaded reports whether an agent generation is being served (for health
 // probes): false while the first load runs or after it failed.
 func (S *Server) Loaded() bool { return S.srv.loadedOK() }
 

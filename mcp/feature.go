@@ -1,43 +1,8 @@
 package mcp
 
 import (
-	"context"
 	"maps"
-	"slices"
-	"strings"
 )
-
-// handlerFunc serves one request method.
-type handlerFunc func(s *server, ctx context.Context, c *call) (any, error)
-
-// methodSpec is one request method a feature serves.
-type methodSpec struct {
-	handle handlerFunc
-	legacy bool // served to legacy (handshake-era) requests
-	modern bool // served to 2026-07-28 requests
-	// cached results carry ttlMs/cacheScope in the modern era.
-	cached bool
-	// needs is the capability a legacy session must have been offered for
-	// the method to exist ("" for always): resources/subscribe exists only
-	// where resources.subscribe is declared.
-	needs string
-}
-
-// feature is one part of the MCP surface: the methods it serves and what
-// it adds to the capabilities a client is told of. Features register with
-// the server (register); the method table and the capabilities are built
-// from what is registered, so adding one touches no other.
-type feature struct {
-	name string
-	// capability is the ServerCapabilities key the feature declares
-	// ("tools", "resources", …), or "" for none; extension is its id
-	// under capabilities.extensions, or "".
-	capability string
-	extension  string
-	// settings is the capability's (or extension's) object; nil means {}.
-	settings func(s *server) map[string]any
-	methods  map[string]methodSpec
-}
 
 // register adds features to the server's method table. A method served
 // by two features is a programming error.
@@ -114,60 +79,6 @@ func (s *server) sessionCapabilities(sess *session) map[string]any {
 // (as far as the agent declares it).
 func (sess *session) pushOffered(flag string) bool {
 	return !sess.stateless || flag == "listChanged" && sess.changeEvents
-}
-
-// offered is declared for a handshake-era session: a push flag that
-// sessionCapabilities withholds is not offered, so the methods behind it
-// (resources/subscribe) do not exist there.
-func (s *server) offered(sess *session, path string) bool {
-	if _, flag, ok := strings.Cut(path, "."); ok && slices.Contains(pushFlags, flag) && !sess.pushOffered(flag) {
-		return false
-	}
-	return s.declared(path)
-}
-
-// declared reports whether the capability path ("resources.subscribe",
-// "completions") is declared.
-func (s *server) declared(path string) bool {
-	if path == "" {
-		return true
-	}
-	for _, f := range s.features {
-		key, flag, nested := strings.Cut(path, ".")
-		if f.capability != key {
-			continue
-		}
-		if !nested {
-			return true
-		}
-		if f.settings == nil {
-			return false
-		}
-		v, _ := f.settings(s)[flag].(bool)
-		return v
-	}
-	return false
-}
-
-// lifecycleFeature is the handshake, ping and discovery: no capability.
-var lifecycleFeature = &feature{
-	name: "lifecycle",
-	methods: map[string]methodSpec{
-		methodInitialize: {handle: (*server).initialize, legacy: true},
-		methodPing:       {handle: (*server).ping, legacy: true},
-		methodDiscover:   {handle: (*server).discover, modern: true, cached: true},
-	},
-}
-
-// toolsFeature is the five skill tools (tools.go).
-var toolsFeature = &feature{
-	name:       "tools",
-	capability: "tools",
-	settings:   func(s *server) map[string]any { return s.listChanged() },
-	methods: map[string]methodSpec{
-		methodToolsList: {handle: (*server).toolsList, legacy: true, modern: true, cached: true},
-		methodToolsCall: {handle: (*server).toolsCall, legacy: true, modern: true},
-	},
 }
 
 // listChanged is a list capability's settings: listChanged when the agent

@@ -7,13 +7,14 @@ import (
 	"encoding/json"
 	"encoding/xml"
 	"errors"
-	"github.com/agent3md/agent3md/internal/synth"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/agent3md/agent3md/internal/synth"
 
 	"github.com/agent3md/agent3md/loader"
 )

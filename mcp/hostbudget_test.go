@@ -278,7 +278,22 @@ func TestErrorTextsBounded(t *testing.T) {
 // as the reference does, as many as fit hostAnswerChars, with a note
 // saying how many there are and to pass limit; limit 0 gets them all.
 func TestRouteFitsHost(t *testing.T) {
-	a := openSynth(t, 1000)
+	// Lines of ~110 characters, every skill a spec-mode match: far more
+	// than one default answer holds.
+	var b strings.Builder
+	b.WriteString("---\n3md: 1.0\ntitle: Long names\n---\n@plane z=0 label=\"id\" kind=identity\nIdentity.\n\n")
+	for i := 1; i <= 600; i++ {
+		fmt.Fprintf(&b, "@plane z=%d label=\"deploy-%s-%04d\" kind=skill triggers=\"run deploy build\"\nBody %d.\n\n", i, strings.Repeat("x", 60), i, i)
+	}
+	file := filepath.Join(t.TempDir(), "long.3md")
+	if err := os.WriteFile(file, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	a, err := loader.Open(file, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
 	s := newServer(&Options{Agent: a})
 	r, err := router.ForAgent(context.Background(), a, testRouterOptions(t))
 	if err != nil {

@@ -128,14 +128,18 @@ func appendJSONFloat(dst []byte, f float64) []byte {
 	return dst
 }
 
-// appendJSONStrings appends ss as a JSON array of strings ([] when empty).
-func appendJSONStrings(dst []byte, ss []string) []byte {
-	dst = append(dst, '[')
-	for i, s := range ss {
-		if i > 0 {
-			dst = append(dst, ',')
+// encodedStringLen bounds the length of b, text encoding/json wrote itself
+// (no control bytes, valid UTF-8, U+2028 and U+2029 already escaped),
+// encoded again as a JSON string with HTML escaping on, quotes included.
+func encodedStringLen(b []byte) int {
+	n := 2 + len(b)
+	for _, c := range b {
+		switch c {
+		case '"', '\\':
+			n++
+		case '<', '>', '&':
+			n += 5
 		}
-		dst = appendJSONString(dst, s)
 	}
-	return append(dst, ']')
+	return n
 }

@@ -21,20 +21,6 @@ const (
 	cacheScope = "public"
 )
 
-// modernFields are the keys every 2026-07-28 result carries; result types
-// embed it and stampModern fills it. Legacy results leave it empty, so none
-// of the keys appear.
-type modernFields struct {
-	ResultType string         `json:"resultType,omitempty"`
-	Meta       map[string]any `json:"_meta,omitempty"`
-	TTLMs      *int64         `json:"ttlMs,omitempty"`
-	CacheScope string         `json:"cacheScope,omitempty"`
-}
-
-func (m *modernFields) modernPart() *modernFields { return m }
-
-type modernResult interface{ modernPart() *modernFields }
-
 // stampModern adds resultType, _meta serverInfo and, for cached methods,
 // ttlMs/cacheScope to a modern result (docs/protocol.md §1). Results that do not
 // embed modernFields get the keys merged into their JSON object.
@@ -122,7 +108,7 @@ func (s *server) agentName() string {
 	return "agent"
 }
 
-// rememberName records the name of a version being put in force.
+// rememberName records the name of a generation being put in force.
 func (s *server) rememberName(a *loader.Agent) {
 	if info := a.Info(); info != nil && info.Name != "" {
 		name := info.Name
@@ -145,13 +131,13 @@ func (s *server) serverInfo(version string) implementation {
 
 // instructions returns the identity plane's body, bounded by
 // maxInstructionsBytes; "" when it cannot be read (logged). Before the
-// first version has loaded (and while it is the one served) a head that
+// first generation has loaded (and while it is the one served) a head that
 // holds the identity answers without waiting for the file.
 func (s *server) instructions(ctx context.Context, c *call) string {
 	if h := s.opts.Head; h != nil && h.IdentityKnown && s.gen.Load() <= 1 {
 		return truncateText(h.Identity, maxInstructionsBytes)
 	}
-	v, err := c.agentVersion(ctx)
+	v, err := c.generation(ctx)
 	if err != nil {
 		s.log.Warn("identity body unavailable; sending no instructions", "err", err)
 		return ""
@@ -256,4 +242,14 @@ func (s *server) discover(ctx context.Context, c *call) (any, error) {
 		Capabilities:      s.capabilities(),
 		Instructions:      s.instructions(ctx, c),
 	}, nil
+}
+
+// lifecycleFeature is the handshake, ping and discovery: no capability.
+var lifecycleFeature = &feature{
+	name: "lifecycle",
+	methods: map[string]methodSpec{
+		methodInitialize: {handle: (*server).initialize, legacy: true, inline: inlineAlways},
+		methodPing:       {handle: (*server).ping, legacy: true, inline: inlineAlways},
+		methodDiscover:   {handle: (*server).discover, modern: true, cached: true, inline: inlineLoaded},
+	},
 }

@@ -7,12 +7,11 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"strconv"
 	"strings"
 	"unicode"
-	"unicode/utf8"
 
 	"github.com/agent3md/agent3md/loader"
+	"github.com/google/jsonschema-go/jsonschema"
 )
 
 // list_skills pages: a client written for the reference reads the whole
@@ -39,6 +38,36 @@ const (
 	// words must be refused, not scanned.
 	maxQueryWords = 32
 )
+
+// listSkillsTool is list_skills: the catalog, a page at a time.
+var listSkillsTool = newTool[listSkillsInput, listSkillsOutput](toolSpec[listSkillsInput]{
+	name:  toolListSkills,
+	title: "List skills",
+	desc: "List the agent's skills as a JSON array in source order: each skill's name, z, trigger phrases, cost tag and command template (null when absent), then its description, typed inputs and dependencies. " +
+		"Without limit, one call returns the skills that fit in 40,000 characters (at most 200); with limit, at most that many (up to 1000). When there are more, a second text block and structuredContent give the total and the cursor of the next page. " +
+		"Pass query to list only the skills whose name or trigger phrases contain every word of it. To find the skill for a request, route_skill is cheaper.",
+	schema: func(p map[string]*jsonschema.Schema) {
+		p["limit"].Minimum, p["limit"].Maximum = jsonschema.Ptr(1.0), jsonschema.Ptr(float64(maxListLimit))
+	},
+	cache: cacheAnswers,
+	run:   (*server).listSkills,
+})
+
+// listSkillsInput is list_skills' arguments.
+type listSkillsInput struct {
+	Query  string `json:"query,omitempty" jsonschema:"only skills whose name or trigger phrases contain every word of this, ignoring case"`
+	Limit  *int   `json:"limit,omitempty" jsonschema:"at most this many skills (1 to 1000); absent: as many as fit in 40,000 characters, at most 200"`
+	Cursor string `json:"cursor,omitempty" jsonschema:"the nextCursor of the previous answer, to get the next page (with the same query)"`
+}
+
+// listSkillsOutput is list_skills' structured answer, written around the
+// page's array bytes (listPage.outcome).
+type listSkillsOutput struct {
+	Skills     []listEntry `json:"skills"`
+	Total      int         `json:"total"`
+	Matched    int         `json:"matched"`
+	NextCursor string      `json:"nextCursor,omitempty"`
+}
 
 // listEntry is one skill of list_skills: the reference server's five fields
 // first and in its order (cost and tool null when absent), richer fields
@@ -96,8 +125,8 @@ type listRequest struct {
 
 // parseListRequest reads query, limit and cursor; a problem is returned as
 // a message for the model.
-func parseListRequest(snap loader.Snapshot, args map[string]json.RawMessage) (*listRequest, string) {
-	req := &listRequest{raw: stringArg(args, "query"), limit: defaultListLimit}
+func parseListRequest(snap loader.Snapshot, in *listSkillsInput) (*listRequest, string) {
+	req := &listRequest{raw: in.Query, limit: defaultListLimit}
 	if len(req.raw) > maxQueryWords*64 {
 		return nil, fmt.Sprintf("argument \"query\" is %d bytes; a query is a few words of a skill's name or triggers (at most %d words): to find the skill for a request, use route_skill", len(req.raw), maxQueryWords)
 	}
@@ -105,12 +134,11 @@ func parseListRequest(snap loader.Snapshot, args map[string]json.RawMessage) (*l
 	if len(req.query) > maxQueryWords {
 		return nil, fmt.Sprintf("argument \"query\" has %d words, more than the %d a query may hold: pass a few words of a skill's name or triggers, or use route_skill to find the skill for a request", len(req.query), maxQueryWords)
 	}
-	if raw, ok := args["limit"]; ok && string(raw) != "null" {
-		n, err := strconv.Atoi(string(raw))
-		if err != nil || n < 1 || n > maxListLimit {
-			return nil, fmt.Sprintf("argument \"limit\" must be between 1 and %d, got %s", maxListLimit, describeJSON(raw))
+	if in.Limit != nil {
+		if n := *in.Limit; n < 1 || n > maxListLimit {
+			return nil, fmt.Sprintf("argument \"limit\" must be between 1 and %d, got number %d", maxListLimit, n)
 		}
-		req.limit, req.explicit = n, true
+		req.limit, req.explicit = *in.Limit, true
 	}
 	sum := ""
 	if cat := snap.Catalog(); cat != nil {
@@ -118,7 +146,7 @@ func parseListRequest(snap loader.Snapshot, args map[string]json.RawMessage) (*l
 	}
 	h := sha256.Sum256([]byte(sum + "\x00" + strings.Join(req.query, " ")))
 	req.fp = hex.EncodeToString(h[:6])
-	cur := stringArg(args, "cursor")
+	cur := in.Cursor
 	if cur == "" {
 		return req, ""
 	}
@@ -190,9 +218,9 @@ type listPage struct {
 // the skills shown and encoded once: the array is the first text block as
 // it is and the structured content's skills as raw JSON, so the answer
 // costs about twice the page, whatever the catalog's size.
-func (s *server) listSkills(ctx context.Context, v *version, args map[string]json.RawMessage) (*toolOutcome, error) {
+func (s *server) listSkills(ctx context.Context, v *generation, in *listSkillsInput) (*toolOutcome, error) {
 	snap := v.agent.Snapshot()
-	req, problem := parseListRequest(snap, args)
+	req, problem := parseListRequest(snap, in)
 	if problem != "" {
 		return &toolOutcome{text: problem, isError: true}, nil
 	}
@@ -373,15 +401,4 @@ func (p *listPage) note(total int, req *listRequest, next string) string {
 		b.WriteString("; or pass query to narrow the list, or use route_skill to find the skill for a request.")
 	}
 	return b.String()
-}
-
-// clip shortens s for a message.
-func clip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n] + "…"
 }

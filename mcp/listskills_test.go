@@ -298,7 +298,7 @@ func TestAnswerBound(t *testing.T) {
 }
 
 func mustListRequest(t *testing.T, a *loader.Agent) *listRequest {
-	req, problem := parseListRequest(a.Snapshot(), map[string]json.RawMessage{})
+	req, problem := parseListRequest(a.Snapshot(), &listSkillsInput{})
 	if problem != "" {
 		t.Fatal(problem)
 	}

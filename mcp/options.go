@@ -105,3 +105,14 @@ type Options struct {
 	// onConn, when set (tests), sees the connection before it starts.
 	onConn func(*conn)
 }
+
+// Watch names what the served agent is read from, for Options.Watch: one
+// agent file, or the roots of skill folders.
+type Watch struct {
+	// File is an agent file. Its directory is watched, so a save by
+	// rename or by unlink and re-create is seen.
+	File string
+	// Folders are the roots of skill folders; every directory below them
+	// is watched. When set, File is not read.
+	Folders []string
+}

@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -133,4 +134,13 @@ func kindOf(t reflect.Type) string {
 		return "an array"
 	}
 	return fmt.Sprintf("a %s", t.Kind())
+}
+
+// bindAgent decodes the call's params into dst (bind) and takes its agent
+// generation: the start of every handler that reads the agent.
+func (c *call) bindAgent(ctx context.Context, dst any) (*generation, error) {
+	if err := bind(c, dst); err != nil {
+		return nil, err
+	}
+	return c.generation(ctx)
 }

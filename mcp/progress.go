@@ -6,10 +6,6 @@ import (
 	"fmt"
 )
 
-// methodProgress is the notification a request that sent a progress token
-// gets while it waits on long work.
-const methodProgress = "notifications/progress"
-
 // notifier sends a notification on the connection a request came in on;
 // *conn is one.
 type notifier interface {

@@ -48,7 +48,7 @@ func TestRouteWaitSendsProgress(t *testing.T) {
 		ctx := withNotifier(withProgressToken(context.Background(), params), fake)
 		done := make(chan *toolOutcome, 1)
 		go func() {
-			out, err := s.routeSkill(ctx, s.cur.Load(), map[string]json.RawMessage{"text": json.RawMessage(`"commit"`)})
+			out, err := routeSkillTool.run(s, ctx, s.cur.Load(), map[string]json.RawMessage{"text": json.RawMessage(`"commit"`)})
 			if err != nil {
 				t.Error(err)
 			}

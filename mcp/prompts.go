@@ -15,10 +15,8 @@ import (
 // the arguments — never run.
 
 const (
-	methodPromptsList = "prompts/list"
-	methodPromptsGet  = "prompts/get"
-	promptAgent       = "agent"
-	promptsPageSize   = 100
+	promptAgent     = "agent"
+	promptsPageSize = 100
 )
 
 var promptsFeature = &feature{
@@ -139,7 +137,7 @@ func (s *server) promptsGet(ctx context.Context, c *call) (any, error) {
 	if sk.HasTool {
 		f, err := v.agent.Command(sk.Name, p.Arguments)
 		if err == nil {
-			text += "\n\n" + fillText(fillOf(f, sk.Cost))
+			text += "\n\n" + fillText(fillOf(f, sk.Cost, false))
 		}
 	}
 	return &promptsGetResult{Description: snap.Description(i), Messages: []promptMessage{
@@ -152,7 +150,6 @@ func (s *server) promptsGet(ctx context.Context, c *call) (any, error) {
 // values of a boolean, or of a type written as a|b|c.
 
 const (
-	methodComplete   = "completion/complete"
 	maxCompletions   = 100
 	refPromptType    = "ref/prompt"
 	refResourceType  = "ref/resource"

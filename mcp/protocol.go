@@ -1,9 +1,5 @@
 package mcp
 
-import (
-	"encoding/json"
-)
-
 // Protocol revisions served (docs/protocol.md §1). Dates compare as strings.
 const (
 	version20241105 = "2024-11-05"
@@ -22,13 +18,29 @@ var supportedVersions = append([]string{version20260728}, legacyVersions...)
 
 // MCP method names: the one place they are spelled.
 const (
-	methodInitialize  = "initialize"
-	methodInitialized = "notifications/initialized"
-	methodPing        = "ping"
-	methodDiscover    = "server/discover"
-	methodToolsList   = "tools/list"
-	methodToolsCall   = "tools/call"
-	methodCancelled   = "notifications/cancelled"
+	methodInitialize         = "initialize"
+	methodInitialized        = "notifications/initialized"
+	methodPing               = "ping"
+	methodDiscover           = "server/discover"
+	methodToolsList          = "tools/list"
+	methodToolsCall          = "tools/call"
+	methodCancelled          = "notifications/cancelled"
+	methodPromptsList        = "prompts/list"
+	methodPromptsGet         = "prompts/get"
+	methodComplete           = "completion/complete"
+	methodResourcesList      = "resources/list"
+	methodResourcesRead      = "resources/read"
+	methodResourcesTemplates = "resources/templates/list"
+	methodResourcesSubscribe = "resources/subscribe"
+	methodResourcesUnsub     = "resources/unsubscribe"
+	methodDirectoryRead      = "resources/directory/read"
+	methodSkillsList         = "skills/list"
+	methodSkillsGet          = "skills/get"
+	methodListen             = "subscriptions/listen"
+	methodListenAcked        = "notifications/subscriptions/acknowledged"
+	methodToolsChanged       = "notifications/tools/list_changed"
+	methodPromptsChanged     = "notifications/prompts/list_changed"
+	methodResChanged         = "notifications/resources/list_changed"
 )
 
 // removedInModern are the methods 2026-07-28 dropped (docs/protocol.md §1); a
@@ -62,19 +74,23 @@ func negotiate(requested string) string {
 	return legacyVersions[0]
 }
 
-// call is one request as a method handler sees it.
-type call struct {
-	srv     *server
-	sess    *session
-	method  string
-	params  map[string]json.RawMessage
-	version string // negotiated (legacy) or requested (modern) revision
-	modern  bool
-	caps    json.RawMessage // a modern request's client capabilities
-	// v is the agent version the call uses, taken on first need
-	// (agentVersion) and released when the call ends (done).
-	v *version
+// modernFields are the keys every 2026-07-28 result carries; result types
+// embed it and stampModern fills it. Legacy results leave it empty, so none
+// of the keys appear.
+type modernFields struct {
+	ResultType string         `json:"resultType,omitempty"`
+	Meta       map[string]any `json:"_meta,omitempty"`
+	TTLMs      *int64         `json:"ttlMs,omitempty"`
+	CacheScope string         `json:"cacheScope,omitempty"`
 }
 
-// atLeast reports whether the call's revision is v or newer.
-func (c *call) atLeast(v string) bool { return c.version >= v }
+func (m *modernFields) modernPart() *modernFields { return m }
+
+type modernResult interface{ modernPart() *modernFields }
+
+// methodProgress is the notification a request that sent a progress token
+// gets while it waits on long work.
+const methodProgress = "notifications/progress"
+
+// methodResourceUpdated tells a subscriber a resource's bytes changed.
+const methodResourceUpdated = "notifications/resources/updated"

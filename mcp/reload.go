@@ -2,8 +2,11 @@ package mcp
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/agent3md/agent3md/internal/watch"
@@ -15,25 +18,14 @@ import (
 // what Options.Watch names (internal/watch: an agent file's directory, or
 // every directory of skill folders' trees), or takes its caller's signals
 // on Options.Changes, once a change has settled; it then opens the new
-// version with Options.Reopen, off the request path, builds its routing
-// index, and swaps the whole version in at once. Requests already running
-// finish on the version they started with. A version that fails to open
+// generation with Options.Reopen, off the request path, builds its routing
+// index, and swaps the whole generation in at once. Requests already running
+// finish on the generation they started with. A generation that fails to open
 // leaves the last good one serving, and the reason is logged. Then every
 // session is told what its revision defines: list_changed for tools,
 // resources and prompts, resources/updated for subscribed URIs whose bytes
 // changed, and the same through open 2026-07-28 subscriptions/listen
 // requests; open change streams (HTTP GET) get the list_changed.
-
-// Watch names what the served agent is read from, for Options.Watch: one
-// agent file, or the roots of skill folders.
-type Watch struct {
-	// File is an agent file. Its directory is watched, so a save by
-	// rename or by unlink and re-create is seen.
-	File string
-	// Folders are the roots of skill folders; every directory below them
-	// is watched. When set, File is not read.
-	Folders []string
-}
 
 // openWatch starts the watcher Options.Watch names, whose signals feed
 // the reload loop; without it the loop reads Options.Changes.
@@ -83,9 +75,6 @@ func (s *server) watch(ctx context.Context) {
 	}
 }
 
-// watching reports whether the agent is reloaded when its file changes.
-func (s *server) watching() bool { return s.reloads != nil && s.opts.Reopen != nil }
-
 // startWatch starts the reload loop when there are change signals.
 func (s *server) startWatch(ctx context.Context) {
 	if !s.watching() {
@@ -117,8 +106,8 @@ func (s *server) stopWatch() {
 	}
 }
 
-// reload opens the file's new version and swaps it in, unless its bytes
-// are those of the version in force (a touch, or an editor's no-op save).
+// reload opens the file's new generation and swaps it in, unless its bytes
+// are those of the generation in force (a touch, or an editor's no-op save).
 func (s *server) reload(ctx context.Context) {
 	started := time.Now()
 	a, err := s.opts.Reopen(ctx)
@@ -161,11 +150,11 @@ func (s *server) reload(ctx context.Context) {
 	}
 	rs.publish(r, nil)
 	s.logBuilt(ctx, r)
-	v := &version{gen: s.gen.Add(1), agent: a, routing: rs}
+	v := &generation{gen: s.gen.Add(1), agent: a, routing: rs}
 	v.closeFn = func() { r.Close(); a.Close() }
 	s.skillCount.Store(int64(a.SkillCount()))
 	s.rememberName(a)
-	// A server whose first load failed serves this as its first version.
+	// A server whose first load failed serves this as its first generation.
 	prev := s.cur.Swap(v)
 	s.log.Info("agent reloaded", "skills", a.SkillCount(), "version", v.gen, "took", time.Since(started))
 	s.reloaded(nil)
@@ -188,9 +177,9 @@ func sameContent(a, b *loader.Agent) bool {
 	return ca != nil && cb != nil && ca.SHA256 != "" && ca.SHA256 == cb.SHA256
 }
 
-// announce tells every session what changed between versions prev (nil:
+// announce tells every session what changed between generations prev (nil:
 // none served) and next.
-func (s *server) announce(ctx context.Context, prev, next *version) {
+func (s *server) announce(ctx context.Context, prev, next *generation) {
 	changed := s.changedURIs(ctx, prev, next)
 	s.eachSession(func(sess *session) {
 		s.tell(sess, changed)
@@ -224,31 +213,71 @@ func (s *server) tell(sess *session, changed map[string]bool) {
 	sess.eachListen(func(l *listen) { l.send(s, changed) })
 }
 
-// listChangedMethod is the notification a list capability sends.
-func listChangedMethod(capability string) string {
-	return "notifications/" + capability + "/list_changed"
+// String names a generation in logs and test failures.
+func (v *generation) String() string { return fmt.Sprintf("v%d", v.gen) }
+
+// digestOf returns a served resource's digest ("" when it serves none),
+// for telling subscribers which URIs changed across a reload.
+func (s *server) digestOf(ctx context.Context, v *generation, uri string) string {
+	rb, err := s.readResourceBytes(ctx, v, uri)
+	if err != nil {
+		return ""
+	}
+	h := sha256.Sum256(rb.data)
+	return hex.EncodeToString(h[:])
 }
 
-// methodResourceUpdated tells a subscriber a resource's bytes changed.
-const methodResourceUpdated = "notifications/resources/updated"
-
-// String names a version in logs and test failures.
-func (v *version) String() string { return fmt.Sprintf("v%d", v.gen) }
-
-// logBuilt logs, once it ends, a routing index build that r left running
-// in the background (router.Options.Background): the version serves
-// meanwhile, the relaxed tier waiting for the build.
-func (s *server) logBuilt(ctx context.Context, r *router.Router) {
-	if r.Info().Index != router.IndexBuilding {
-		return
-	}
-	go func() {
-		info, err := r.Wait(ctx)
-		switch {
-		case err == nil:
-			s.log.Info("routing index built", "index", info.Index, "skills", info.Skills, "took", info.Took, "path", info.Path, "reason", info.Reason)
-		case ctx.Err() == nil:
-			s.log.Error("routing index build failed; route_skill answers only requests that hit a trigger phrase or name a skill", "err", err)
+// changedURIs compares, between two generations, the bytes of every URI some
+// session subscribed to (legacy subscriptions and listen streams).
+func (s *server) changedURIs(ctx context.Context, prev, next *generation) map[string]bool {
+	uris := map[string]bool{}
+	s.eachSession(func(sess *session) {
+		for _, u := range sess.subscribed() {
+			uris[u] = true
 		}
-	}()
+		sess.eachListen(func(l *listen) {
+			for u := range l.uris {
+				uris[u] = true
+			}
+		})
+	})
+	changed := map[string]bool{}
+	for u := range uris {
+		if prev == nil || s.digestOf(ctx, prev, u) != s.digestOf(ctx, next, u) {
+			changed[u] = true
+		}
+	}
+	return changed
+}
+
+// listChangedMethods are the notifications a reload sends on a change
+// stream: one per list capability that declares listChanged (none when
+// the agent is not watched), in the order the features are registered.
+func (s *server) listChangedMethods() []string {
+	var out []string
+	for _, f := range s.features {
+		if f.capability != "" && s.declared(f.capability+".listChanged") {
+			out = append(out, listChangedMethod(f.capability))
+		}
+	}
+	return out
+}
+
+// versionTag names the agent generation in force in a change stream's event
+// ids, so a client that reconnects with Last-Event-ID can be told of a
+// reload it missed while it was away (httpevents.go). The content hash
+// names the same generation on every replica serving the same files; without
+// one, the generation names it on this process only (a mismatch there
+// costs a needless list_changed, which is harmless). "" before the first
+// load.
+func (s *server) versionTag() string {
+	v := s.acquire()
+	if v == nil {
+		return ""
+	}
+	defer v.release()
+	if cat := v.agent.Catalog(); cat != nil && len(cat.SHA256) >= versionTagLen {
+		return cat.SHA256[:versionTagLen]
+	}
+	return "g" + strconv.FormatUint(v.gen, 10)
 }

@@ -2,14 +2,10 @@ package mcp
 
 import (
 	"context"
-	"crypto/sha256"
 	"encoding/base64"
-	"encoding/hex"
 	"errors"
-	"fmt"
 	"net/url"
 	"strings"
-	"sync"
 
 	"github.com/agent3md/agent3md/loader"
 )
@@ -22,42 +18,7 @@ import (
 // binary ones as base64 blobs — plus the skills-as-resources convention's
 // skill://<slug>/_manifest and skill://prompt-xml, and the agent's own
 // agent3md://identity and agent3md://manifest. URIs are looked up by key
-// in the version's catalog, never turned into paths.
-
-const (
-	schemeSkill    = "skill://"
-	uriPromptXML   = "skill://prompt-xml"
-	uriIdentity    = "agent3md://identity"
-	uriManifest    = "agent3md://manifest"
-	fileSkillMD    = "SKILL.md"
-	fileManifest   = "_manifest"
-	dirReferences  = "references"
-	mimeMarkdown   = "text/markdown"
-	mimeJSON       = "application/json"
-	mimeXML        = "application/xml"
-	mimeText       = "text/plain"
-	mimeDirectory  = "inode/directory"
-	metaSkillsPref = "io.modelcontextprotocol.skills/"
-
-	// resourcesPageSkills is how many skills one resources/list page
-	// covers (two resources each), skillsPageSize one skills/list page.
-	resourcesPageSkills = 100
-	skillsPageSize      = 50
-
-	// The skills extension's per-skill limits.
-	maxSkillFiles = 512
-	maxSkillBytes = 16 << 20
-)
-
-// Resource method names.
-const (
-	methodResourcesList      = "resources/list"
-	methodResourcesRead      = "resources/read"
-	methodResourcesTemplates = "resources/templates/list"
-	methodResourcesSubscribe = "resources/subscribe"
-	methodResourcesUnsub     = "resources/unsubscribe"
-	methodDirectoryRead      = "resources/directory/read"
-)
+// in the generation's catalog, never turned into paths.
 
 // resourcesFeature serves resources/list, read, templates and, where the
 // agent is watched, subscriptions.
@@ -72,8 +33,8 @@ var resourcesFeature = &feature{
 	},
 	methods: map[string]methodSpec{
 		methodResourcesList:      {handle: (*server).resourcesList, legacy: true, modern: true, cached: true},
-		methodResourcesRead:      {handle: (*server).resourcesRead, legacy: true, modern: true, cached: true},
-		methodResourcesTemplates: {handle: (*server).resourcesTemplates, legacy: true, modern: true, cached: true},
+		methodResourcesRead:      {handle: (*server).resourcesRead, legacy: true, modern: true, cached: true, inline: inlineLoaded},
+		methodResourcesTemplates: {handle: (*server).resourcesTemplates, legacy: true, modern: true, cached: true, inline: inlineLoaded},
 		methodResourcesSubscribe: {handle: (*server).resourcesSubscribe, legacy: true, needs: "resources.subscribe"},
 		methodResourcesUnsub:     {handle: (*server).resourcesUnsubscribe, legacy: true, needs: "resources.subscribe"},
 	},
@@ -96,14 +57,10 @@ type resourcesListResult struct {
 	NextCursor string         `json:"nextCursor,omitempty"`
 }
 
-type listParams struct {
-	Cursor *string `json:"cursor"`
-}
-
 // resourcesList lists the agent's own resources first, then per skill its
 // SKILL.md and _manifest, a page of skills at a time. Sizes are those of
 // the exact bytes resources/read returns, so listing a page renders its
-// skills (their digests are kept for the version).
+// skills (their digests are kept for the generation).
 func (s *server) resourcesList(ctx context.Context, c *call) (any, error) {
 	var p listParams
 	v, err := c.bindAgent(ctx, &p)
@@ -171,7 +128,7 @@ func (s *server) resourcesList(ctx context.Context, c *call) (any, error) {
 }
 
 // agentTitle is the served agent's name.
-func agentTitle(v *version) string {
+func agentTitle(v *generation) string {
 	if info := v.agent.Info(); info != nil && info.Name != "" {
 		return info.Name
 	}
@@ -248,10 +205,10 @@ var errNoResource = errors.New("no such resource")
 
 // readResourceBytes returns a resource's bytes and MIME type. A skill's
 // file is read through the loader, which serves only files of the
-// version's listing and only the bytes that listing's digests describe;
+// generation's listing and only the bytes that listing's digests describe;
 // the listing itself (which hashes every file of a folder) is not needed
 // to read one file.
-func (s *server) readResourceBytes(ctx context.Context, v *version, uri string) (resourceBytes, error) {
+func (s *server) readResourceBytes(ctx context.Context, v *generation, uri string) (resourceBytes, error) {
 	switch uri {
 	case uriIdentity:
 		body, err := v.agent.IdentityBody(ctx)
@@ -288,7 +245,7 @@ func (s *server) readResourceBytes(ctx context.Context, v *version, uri string) 
 }
 
 // readResource is readResourceBytes as text and MIME type.
-func (s *server) readResource(ctx context.Context, v *version, uri string) (string, string, error) {
+func (s *server) readResource(ctx context.Context, v *generation, uri string) (string, string, error) {
 	rb, err := s.readResourceBytes(ctx, v, uri)
 	return string(rb.data), rb.mime, err
 }
@@ -322,16 +279,6 @@ func splitSkillURI(uri string) (slug, path string, ok bool) {
 		segs[i] = dec
 	}
 	return slug, strings.Join(segs, "/"), true
-}
-
-// fileURI is the skill:// URI of a skill's file: each path segment
-// escaped as a URI path needs (splitSkillURI undoes it).
-func fileURI(slug, path string) string {
-	segs := strings.Split(path, "/")
-	for i, s := range segs {
-		segs[i] = url.PathEscape(s)
-	}
-	return schemeSkill + slug + "/" + strings.Join(segs, "/")
 }
 
 // validSlug accepts Agent Skills names: 1–64 of [a-z0-9-].
@@ -430,124 +377,4 @@ func (s *server) resourcesUnsubscribe(ctx context.Context, c *call) (any, error)
 	}
 	c.sess.unsubscribe(p.URI)
 	return struct{}{}, nil
-}
-
-// skillFiles are the version's skill directories' listings with digests,
-// computed on first need and kept (a few hundred bytes a skill; the bytes
-// themselves are read through the loader on each read, which serves only
-// the version listed).
-type skillFiles struct {
-	mu     sync.Mutex
-	bySlug map[string]*fileSet
-	xml    []byte
-	xmlErr error // the block passes the answer bound
-}
-
-// fileSet is one skill's files, each with its size and digest, and its
-// _manifest.
-type fileSet struct {
-	slug     string
-	list     []loader.SkillFile // SKILL.md first
-	manifest []byte
-	total    int64
-}
-
-func (f *fileSet) uri(path string) string { return fileURI(f.slug, path) }
-
-// maxKeptRenderings bounds the listings kept per version.
-const maxKeptRenderings = 256
-
-// of returns skill slug's files, listing them on first use.
-func (sf *skillFiles) of(ctx context.Context, a *loader.Agent, slug string) (*fileSet, error) {
-	sf.mu.Lock()
-	f := sf.bySlug[slug]
-	sf.mu.Unlock()
-	if f != nil {
-		return f, nil
-	}
-	list, err := a.SkillFiles(ctx, slug)
-	if err != nil {
-		return nil, err
-	}
-	f = newFileSet(slug, list)
-	sf.mu.Lock()
-	if sf.bySlug == nil {
-		sf.bySlug = map[string]*fileSet{}
-	}
-	if len(sf.bySlug) >= maxKeptRenderings {
-		for k := range sf.bySlug { // drop one: digests are cheap to redo
-			delete(sf.bySlug, k)
-			break
-		}
-	}
-	sf.bySlug[slug] = f
-	sf.mu.Unlock()
-	return f, nil
-}
-
-func newFileSet(slug string, list []loader.SkillFile) *fileSet {
-	f := &fileSet{slug: slug, list: list}
-	for _, e := range list {
-		f.total += e.Size
-	}
-	type mf struct {
-		Path string `json:"path"`
-		Size int64  `json:"size"`
-		Hash string `json:"hash"`
-	}
-	m := struct {
-		Skill string `json:"skill"`
-		Files []mf   `json:"files"`
-	}{Skill: slug, Files: make([]mf, len(f.list))}
-	for i, e := range f.list {
-		m.Files[i] = mf{e.Path, e.Size, e.Digest}
-	}
-	f.manifest, _ = encodeResult(m)
-	return f
-}
-
-// overLimits says why a skill is past the skills extension's per-skill
-// limits, or "".
-func (f *fileSet) overLimits() string {
-	if len(f.list) > maxSkillFiles {
-		return fmt.Sprintf("it has %d files, more than the %d a skill may have (its resolve chain is too long: split it)", len(f.list), maxSkillFiles)
-	}
-	if f.total > maxSkillBytes {
-		return fmt.Sprintf("its files total %d bytes, more than the %d a skill may have (its resolve chain is too large: split it)", f.total, maxSkillBytes)
-	}
-	return ""
-}
-
-// digestOf returns a served resource's digest ("" when it serves none),
-// for telling subscribers which URIs changed across a reload.
-func (s *server) digestOf(ctx context.Context, v *version, uri string) string {
-	rb, err := s.readResourceBytes(ctx, v, uri)
-	if err != nil {
-		return ""
-	}
-	h := sha256.Sum256(rb.data)
-	return hex.EncodeToString(h[:])
-}
-
-// changedURIs compares, between two versions, the bytes of every URI some
-// session subscribed to (legacy subscriptions and listen streams).
-func (s *server) changedURIs(ctx context.Context, prev, next *version) map[string]bool {
-	uris := map[string]bool{}
-	s.eachSession(func(sess *session) {
-		for _, u := range sess.subscribed() {
-			uris[u] = true
-		}
-		sess.eachListen(func(l *listen) {
-			for u := range l.uris {
-				uris[u] = true
-			}
-		})
-	})
-	changed := map[string]bool{}
-	for u := range uris {
-		if prev == nil || s.digestOf(ctx, prev, u) != s.digestOf(ctx, next, u) {
-			changed[u] = true
-		}
-	}
-	return changed
 }

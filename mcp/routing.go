@@ -110,31 +110,3 @@ func (rs *routerState) closeWhenBuilt() {
 		}()
 	}
 }
-
-// routeText is route_skill's text: one line per match in the reference's
-// format (router.AppendLine: a relaxed or name match says its tier after
-// the reference's fields, so a model reading only the text knows which
-// ones to confirm), or "no skill matched". size is a first guess at the
-// whole answer's bytes, structured content included.
-func routeText(matches []router.Match) (text string, size int) {
-	if len(matches) == 0 {
-		return "no skill matched", 64
-	}
-	n := 0
-	for i := range matches {
-		n += len(matches[i].Name) + 40
-		for _, h := range matches[i].Hits {
-			n += len(h) + 2
-		}
-	}
-	b := make([]byte, 0, n)
-	size = 16
-	for i := range matches {
-		if i > 0 {
-			b = append(b, '\n')
-		}
-		b = router.AppendLine(b, &matches[i])
-		size += 256 + len(matches[i].Name) + 2*len(matches[i].Hits)*8
-	}
-	return string(b), size + 2*len(b)
-}

@@ -63,7 +63,7 @@ func (s *session) batchesAllowed() bool { return s.negotiated() == version202503
 
 // subscribe and unsubscribe keep the legacy resource subscriptions.
 // maxSubscriptions bounds the URIs one session (or one listen) watches:
-// each is compared across versions at every reload.
+// each is compared across generations at every reload.
 const maxSubscriptions = 1024
 
 // subscribe records uri; false when the session already watches
@@ -119,4 +119,65 @@ func (s *session) close() {
 		l.stop()
 	}
 	s.listens = nil
+}
+
+// listenWants is what a listen request may ask for.
+type listenWants struct {
+	ToolsListChanged      bool     `json:"toolsListChanged,omitempty"`
+	PromptsListChanged    bool     `json:"promptsListChanged,omitempty"`
+	ResourcesListChanged  bool     `json:"resourcesListChanged,omitempty"`
+	ResourceSubscriptions []string `json:"resourceSubscriptions,omitempty"`
+}
+
+// listen is one open subscriptions/listen request.
+type listen struct {
+	sess  *session
+	id    json.RawMessage // the listen request's id: the subscription id
+	wants listenWants
+	uris  map[string]bool
+	done  chan struct{}
+	once  sync.Once
+}
+
+func (l *listen) stop() { l.once.Do(func() { close(l.done) }) }
+
+// eachListen calls fn for every open listen of the session.
+func (s *session) eachListen(fn func(*listen)) {
+	s.mu.Lock()
+	list := make([]*listen, 0, len(s.listens))
+	for l := range s.listens {
+		list = append(list, l)
+	}
+	s.mu.Unlock()
+	for _, l := range list {
+		fn(l)
+	}
+}
+
+// maxListens bounds the subscriptions/listen requests one session holds
+// open: each is a goroutine for as long as it lasts, outside the
+// connection's in-flight bound (it would otherwise hold a handler slot
+// for the whole session).
+const maxListens = 16
+
+func (s *session) addListen(l *listen) (bool, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return false, nil
+	}
+	if len(s.listens) >= maxListens {
+		return false, errorf(codeInvalidRequest, "Invalid Request: this session already holds %d open subscriptions/listen requests; cancel one (notifications/cancelled) before opening another", maxListens)
+	}
+	if s.listens == nil {
+		s.listens = map[*listen]bool{}
+	}
+	s.listens[l] = true
+	return true, nil
+}
+
+func (s *session) dropListen(l *listen) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.listens, l)
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"html"
 	"strings"
 
 	"github.com/agent3md/agent3md/loader"
@@ -20,8 +19,6 @@ import (
 
 const (
 	extensionSkills   = "io.modelcontextprotocol/skills"
-	methodSkillsList  = "skills/list"
-	methodSkillsGet   = "skills/get"
 	directoryPageSize = 200
 )
 
@@ -31,7 +28,7 @@ var skillsFeature = &feature{
 	settings:  func(*server) map[string]any { return map[string]any{"directoryRead": true} },
 	methods: map[string]methodSpec{
 		methodSkillsList:    {handle: (*server).skillsList, legacy: true, modern: true, cached: true},
-		methodSkillsGet:     {handle: (*server).skillsGet, legacy: true, modern: true, cached: true},
+		methodSkillsGet:     {handle: (*server).skillsGet, legacy: true, modern: true, cached: true, inline: inlineLoaded},
 		methodDirectoryRead: {handle: (*server).directoryRead, legacy: true, modern: true},
 	},
 }
@@ -182,63 +179,6 @@ func (s *server) directoryRead(ctx context.Context, c *call) (any, error) {
 		return nil, err
 	}
 	return &directoryResult{Resources: children[pg.start:pg.end], NextCursor: pg.next}, nil
-}
-
-// promptXML renders the <available_skills> block once per version, within
-// max bytes.
-func (sf *skillFiles) promptXML(ctx context.Context, a *loader.Agent, max int) ([]byte, error) {
-	sf.mu.Lock()
-	if sf.xml != nil || sf.xmlErr != nil {
-		defer sf.mu.Unlock()
-		return sf.xml, sf.xmlErr
-	}
-	sf.mu.Unlock()
-	snap := a.Snapshot()
-	var b strings.Builder
-	b.WriteString("<available_skills>\n")
-	for i := 0; i < snap.Len(); i++ {
-		if i%256 == 255 {
-			if err := ctx.Err(); err != nil {
-				return nil, err
-			}
-		}
-		slug := snap.Slug(i)
-		fmt.Fprintf(&b, "  <skill>\n    <name>%s</name>\n    <description>%s</description>\n    <location>%s</location>\n  </skill>\n",
-			xmlText(slug), xmlText(snap.Description(i)), xmlText(schemeSkill+slug+"/"+fileSkillMD))
-		if b.Len() > max {
-			err := fmt.Errorf("the <available_skills> block passes the %d-byte answer bound (--max-answer-bytes) at skill %d of %d; list skills with resources/list or skills/list instead", max, i+1, snap.Len())
-			sf.mu.Lock()
-			sf.xmlErr = err // the version will not shrink: do not build it again
-			sf.mu.Unlock()
-			return nil, err
-		}
-	}
-	b.WriteString("</available_skills>\n")
-	out := []byte(b.String())
-	sf.mu.Lock()
-	sf.xml = out
-	sf.mu.Unlock()
-	return out, nil
-}
-
-// xmlText escapes s for XML character data, replacing the characters XML
-// 1.0 does not allow at all (control characters but tab and line breaks,
-// U+FFFE, U+FFFF), not even as references, with U+FFFD: one description
-// holding a NUL or an escape would make the whole block unparsable.
-func xmlText(s string) string {
-	if strings.IndexFunc(s, badXMLChar) >= 0 {
-		s = strings.Map(func(r rune) rune {
-			if badXMLChar(r) {
-				return '\uFFFD'
-			}
-			return r
-		}, s)
-	}
-	return html.EscapeString(s)
-}
-
-func badXMLChar(r rune) bool {
-	return r < 0x20 && r != '\t' && r != '\n' && r != '\r' || r == 0xFFFE || r == 0xFFFF
 }
 
 // children lists directory dir's direct entries ("" is the skill's

@@ -2,8 +2,6 @@ package mcp
 
 import (
 	"context"
-	"encoding/json"
-	"sync"
 )
 
 // subscriptions/listen (2026-07-28, docs/protocol.md §9): a client opens a
@@ -14,12 +12,7 @@ import (
 // over HTTP) or the server ends, when it is answered.
 
 const (
-	methodListen         = "subscriptions/listen"
-	methodListenAcked    = "notifications/subscriptions/acknowledged"
-	metaSubscriptionID   = "io.modelcontextprotocol/subscriptionId"
-	methodToolsChanged   = "notifications/tools/list_changed"
-	methodPromptsChanged = "notifications/prompts/list_changed"
-	methodResChanged     = "notifications/resources/list_changed"
+	metaSubscriptionID = "io.modelcontextprotocol/subscriptionId"
 )
 
 var listenFeature = &feature{
@@ -29,69 +22,8 @@ var listenFeature = &feature{
 	},
 }
 
-// listenWants is what a listen request may ask for.
-type listenWants struct {
-	ToolsListChanged      bool     `json:"toolsListChanged,omitempty"`
-	PromptsListChanged    bool     `json:"promptsListChanged,omitempty"`
-	ResourcesListChanged  bool     `json:"resourcesListChanged,omitempty"`
-	ResourceSubscriptions []string `json:"resourceSubscriptions,omitempty"`
-}
-
 type listenParams struct {
 	Notifications listenWants `json:"notifications"`
-}
-
-// listen is one open subscriptions/listen request.
-type listen struct {
-	sess  *session
-	id    json.RawMessage // the listen request's id: the subscription id
-	wants listenWants
-	uris  map[string]bool
-	done  chan struct{}
-	once  sync.Once
-}
-
-func (l *listen) stop() { l.once.Do(func() { close(l.done) }) }
-
-// eachListen calls fn for every open listen of the session.
-func (s *session) eachListen(fn func(*listen)) {
-	s.mu.Lock()
-	list := make([]*listen, 0, len(s.listens))
-	for l := range s.listens {
-		list = append(list, l)
-	}
-	s.mu.Unlock()
-	for _, l := range list {
-		fn(l)
-	}
-}
-
-// maxListens bounds the subscriptions/listen requests one session holds
-// open: each is a goroutine for as long as it lasts, outside the
-// connection's in-flight bound (it would otherwise hold a handler slot
-// for the whole session).
-const maxListens = 16
-
-func (s *session) addListen(l *listen) (bool, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.closed {
-		return false, nil
-	}
-	if len(s.listens) >= maxListens {
-		return false, errorf(codeInvalidRequest, "Invalid Request: this session already holds %d open subscriptions/listen requests; cancel one (notifications/cancelled) before opening another", maxListens)
-	}
-	if s.listens == nil {
-		s.listens = map[*listen]bool{}
-	}
-	s.listens[l] = true
-	return true, nil
-}
-
-func (s *session) dropListen(l *listen) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	delete(s.listens, l)
 }
 
 // send tells the listener of a reload, as far as it opted in.
@@ -167,17 +99,4 @@ func (s *server) listen(ctx context.Context, c *call) (any, error) {
 	case <-l.done:
 		return &listenEnd{modernFields{Meta: map[string]any{metaSubscriptionID: id}}}, nil
 	}
-}
-
-type requestIDKey struct{}
-
-// withRequestID lets handlers that need it (subscriptions/listen) see the
-// request's id as the client sent it.
-func withRequestID(ctx context.Context, id json.RawMessage) context.Context {
-	return context.WithValue(ctx, requestIDKey{}, id)
-}
-
-func requestID(ctx context.Context) json.RawMessage {
-	id, _ := ctx.Value(requestIDKey{}).(json.RawMessage)
-	return id
 }

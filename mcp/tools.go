@@ -3,77 +3,27 @@ package mcp
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"sort"
-	"strconv"
 	"strings"
-	"sync"
 )
 
-// Tool names: a compatibility contract with the public reference server.
-const (
-	toolListSkills   = "list_skills"
-	toolRouteSkill   = "route_skill"
-	toolGetSkill     = "get_skill"
-	toolResolveSkill = "resolve_skill"
-	toolFillSkill    = "fill_skill"
-)
-
-// maxSkillNamesBytes bounds the skill names listed in get_skill's
-// description.
-const maxSkillNamesBytes = 1500
-
-// paramDef is one tool argument: its JSON type ("string", "integer",
-// "object"), whether it is required, and what it is for.
-type paramDef struct {
-	name     string
-	kind     string
-	required bool
-	enum     []string
-	desc     string
-	// min and max bound an integer; max 0 means no upper bound.
-	min, max int
-}
-
-// DefaultMaxAnswerBytes is the default bound on one tool answer
-// (Options.MaxAnswerBytes): 4 MiB, well under the 10 MB a TypeScript SDK
-// client reads in one line. list_skills pages to stay under it; any other
-// tool answer that would pass it becomes a tool error saying what to ask
-// for instead.
-const DefaultMaxAnswerBytes = 4 << 20
-
-// toolOutcome is what a tool produced: text for the model (and, rarely,
-// further text blocks after it), the same data as structured content, or
-// an error the model can act on. structured may be a json.RawMessage the
-// tool encoded itself.
-type toolOutcome struct {
-	text string
-	// quoted, when set, is the text already encoded as a JSON string (a
-	// tool that writes its text escaped straight from the bodies it
-	// joins), and text is not read: a tool may leave it empty.
-	quoted     []byte
-	chain      []string // resolve_skill: the chain's names, for the too-big hint
-	extra      []string
-	structured any
-	isError    bool
-}
-
-// toolDef is one tool of the static tool table.
-type toolDef struct {
-	name   string
-	title  string
-	desc   string // for get_skill, the skill names are appended at list time
-	params []paramDef
-	output json.RawMessage // outputSchema (2025-06-18+)
-	// bigHint ends the error sent when the answer out would pass the
-	// answer bound: what to ask for instead. Nil for a generic error.
-	bigHint func(out *toolOutcome) string
-	run     func(s *server, ctx context.Context, v *version, args map[string]json.RawMessage) (*toolOutcome, error)
-}
-
-// toolTable is the served tools in list order.
+// toolTable is the served tools in list order, each declared in a file of
+// its own (listskills.go, routeskill.go, getskill.go, resolveskill.go,
+// fillskill.go). Descriptions are written for a model: when to call the
+// tool, in a sentence or two.
 var toolTable = []*toolDef{listSkillsTool, routeSkillTool, getSkillTool, resolveSkillTool, fillSkillTool}
+
+// toolsCallInline reports whether a tools/call is cheap enough to answer
+// inline: the tool says (toolDef.inline), and a call that names no tool
+// fails validation, which is cheap.
+func toolsCallInline(s *server, params map[string]json.RawMessage) bool {
+	name, _ := plainString(params["name"])
+	t := toolByName(name)
+	if t == nil || t.inline == nil {
+		return s.smallAgent()
+	}
+	return t.inline(s, params["arguments"])
+}
 
 func toolByName(name string) *toolDef {
 	for _, t := range toolTable {
@@ -82,50 +32,6 @@ func toolByName(name string) *toolDef {
 		}
 	}
 	return nil
-}
-
-// inputSchema builds the tool's JSON Schema from its params.
-func (t *toolDef) inputSchema() map[string]any {
-	props := map[string]any{}
-	required := []string{}
-	for _, p := range t.params {
-		prop := map[string]any{"type": p.kind, "description": p.desc}
-		if p.kind == "integer" {
-			prop["minimum"] = p.min
-			if p.max > 0 {
-				prop["maximum"] = p.max
-			}
-		}
-		if len(p.enum) > 0 {
-			prop["enum"] = p.enum
-		}
-		props[p.name] = prop
-		if p.required {
-			required = append(required, p.name)
-		}
-	}
-	schema := map[string]any{"type": "object", "properties": props, "additionalProperties": false}
-	if len(required) > 0 {
-		schema["required"] = required
-	}
-	return schema
-}
-
-type toolAnnotations struct {
-	Title           string `json:"title,omitempty"`
-	ReadOnlyHint    bool   `json:"readOnlyHint"`
-	DestructiveHint bool   `json:"destructiveHint"`
-	IdempotentHint  bool   `json:"idempotentHint"`
-	OpenWorldHint   bool   `json:"openWorldHint"`
-}
-
-type toolJSON struct {
-	Name         string           `json:"name"`
-	Title        string           `json:"title,omitempty"`
-	Description  string           `json:"description"`
-	InputSchema  map[string]any   `json:"inputSchema"`
-	OutputSchema json.RawMessage  `json:"outputSchema,omitempty"`
-	Annotations  *toolAnnotations `json:"annotations,omitempty"`
 }
 
 type toolsListResult struct {
@@ -143,24 +49,21 @@ func (s *server) toolsList(ctx context.Context, c *call) (any, error) {
 	if _, err := pageOf(p.Cursor, "tl1:", "", "tool", len(toolTable), len(toolTable)); err != nil {
 		return nil, err
 	}
-	v, err := c.agentVersion(ctx) // descriptions name the skills and their inputs
+	v, err := c.generation(ctx) // descriptions name the skills and their inputs
 	if err != nil {
 		return nil, err
 	}
 	names, inputs := v.descs.get(v.agent)
 	out := &toolsListResult{Tools: make([]toolJSON, 0, len(toolTable))}
 	for _, t := range toolTable {
-		tj := toolJSON{Name: t.name, Description: t.desc, InputSchema: t.inputSchema()}
-		switch t.name {
-		case toolGetSkill:
-			tj.Description += " " + names
-		case toolFillSkill:
-			values := tj.InputSchema["properties"].(map[string]any)["values"].(map[string]any)
-			values["description"] = values["description"].(string) + " " + inputs
+		d := t.derived()
+		tj := toolJSON{Name: t.name, Description: t.desc, InputSchema: d.input}
+		if t.listed != nil {
+			t.listed(&tj, names, inputs)
 		}
 		if c.atLeast(version20250618) {
 			tj.Title = t.title
-			tj.OutputSchema = t.output
+			tj.OutputSchema = d.output
 		}
 		if c.atLeast(version20250326) {
 			tj.Annotations = &toolAnnotations{Title: t.title, ReadOnlyHint: true, IdempotentHint: true}
@@ -168,32 +71,6 @@ func (s *server) toolsList(ctx context.Context, c *call) (any, error) {
 		out.Tools = append(out.Tools, tj)
 	}
 	return out, nil
-}
-
-func buildSkillNames(skills []string) string {
-	if len(skills) == 0 {
-		return "This agent has no skills."
-	}
-	var b strings.Builder
-	b.WriteString("Available skills: ")
-	shown := 0
-	for i, name := range skills {
-		sep := ""
-		if i > 0 {
-			sep = ", "
-		}
-		if b.Len()+len(sep)+len(name) > maxSkillNamesBytes {
-			break
-		}
-		b.WriteString(sep + name)
-		shown++
-	}
-	if shown < len(skills) {
-		fmt.Fprintf(&b, " … and %d more: find one with route_skill, or with list_skills and a query.", len(skills)-shown)
-	} else {
-		b.WriteString(".")
-	}
-	return b.String()
 }
 
 type textContent struct {
@@ -209,18 +86,6 @@ type toolCallResult struct {
 	Content           []textContent   `json:"content"`
 	StructuredContent json.RawMessage `json:"structuredContent,omitempty"`
 	IsError           bool            `json:"isError,omitempty"`
-	// writeStructured, when set instead of StructuredContent, writes it
-	// straight into the encoded result (encodeToolResult only).
-	writeStructured *structuredWriter
-}
-
-// structuredWriter is structured content a tool writes as compact JSON
-// (HTML escaping off) straight into its encoded answer: a route's matches
-// are most of its answer, and building them apart first cost an extra
-// buffer of their size, copied and then collected, on every route.
-type structuredWriter struct {
-	size   int                   // about how many bytes it writes
-	append func(b []byte) []byte // appends the JSON value to b
 }
 
 type toolsCallParams struct {
@@ -277,8 +142,6 @@ func (s *server) toolResult(t *toolDef, out *toolOutcome, structured bool) (enco
 		switch st := out.structured.(type) {
 		case json.RawMessage:
 			res.StructuredContent = st
-		case structuredWriter:
-			res.writeStructured = &st
 		default:
 			// Encoded straight into bytes by the pooled encoder: compact,
 			// no HTML escaping, as the rest of the answer.
@@ -303,41 +166,6 @@ func (s *server) toolResult(t *toolDef, out *toolOutcome, structured bool) (enco
 	return enc, nil
 }
 
-// encodedTool is a tools/call result encoded once, as appendAnswer would
-// encode the toolCallResult it comes from; isError is kept so the answer
-// cache can still refuse tool errors.
-type encodedTool struct {
-	enc     preEncoded
-	isError bool
-	// buf, when set, is the toolBufs entry enc was encoded into: the
-	// stdio connection returns it once the answer line is copied out
-	// (putAnswer). Anything else that keeps an encodedTool (the answer
-	// cache keeps enc itself, and returns that instead) simply leaves the
-	// buffer to the collector.
-	buf *[]byte
-}
-
-// toolBufs recycles the buffers tool results are encoded into. A route's
-// answer is a few KB that lives only until its line is copied to the
-// output; allocating it per request was over half of the bytes a
-// small agent's route allocated, and the collections they cost.
-var toolBufs = sync.Pool{New: func() any { return new([]byte) }}
-
-// maxPooledToolBuf keeps a large answer's buffer out of the pool.
-const maxPooledToolBuf = 64 << 10
-
-// releaseTool returns a pooled result's buffer once nothing reads it.
-func releaseTool(t encodedTool) {
-	if t.buf != nil && cap(t.enc) <= maxPooledToolBuf {
-		*t.buf = t.enc[:0]
-		toolBufs.Put(t.buf)
-	}
-}
-
-// MarshalJSON returns the encoded result, so an encodedTool marshals as
-// the toolCallResult it stands for (appendAnswer copies t.enc directly).
-func (t encodedTool) MarshalJSON() ([]byte, error) { return t.enc, nil }
-
 // encodeToolResult encodes r as compact JSON without HTML escaping, byte
 // for byte what encoding/json writes for it (encodetool_test.go), but by
 // hand: reflection over the result was a third of a small answer's time,
@@ -352,9 +180,6 @@ func encodeToolResult(r *toolCallResult) (encodedTool, error) {
 		return encodedTool{}, fmt.Errorf("mcp: a tool result reached encoding with its modern keys already set")
 	}
 	size := 64 + len(r.StructuredContent)
-	if r.writeStructured != nil {
-		size += r.writeStructured.size
-	}
 	for _, c := range r.Content {
 		if c.quoted != nil {
 			size += 32 + len(c.quoted)
@@ -392,11 +217,7 @@ func encodeToolResult(r *toolCallResult) (encodedTool, error) {
 		}
 		enc = append(enc, ']')
 	}
-	switch {
-	case r.writeStructured != nil:
-		enc = append(enc, `,"structuredContent":`...)
-		enc = r.writeStructured.append(enc)
-	case len(r.StructuredContent) > 0:
+	if len(r.StructuredContent) > 0 {
 		enc = append(enc, `,"structuredContent":`...)
 		enc = append(enc, r.StructuredContent...)
 	}
@@ -406,174 +227,13 @@ func encodeToolResult(r *toolCallResult) (encodedTool, error) {
 	return encodedTool{enc: append(enc, '}'), isError: r.IsError, buf: buf}, nil
 }
 
-// encodedStringLen bounds the length of b, text encoding/json wrote itself
-// (no control bytes, valid UTF-8, U+2028 and U+2029 already escaped),
-// encoded again as a JSON string with HTML escaping on, quotes included.
-func encodedStringLen(b []byte) int {
-	n := 2 + len(b)
-	for _, c := range b {
-		switch c {
-		case '"', '\\':
-			n++
-		case '<', '>', '&':
-			n += 5
-		}
-	}
-	return n
-}
-
-// hint is a bigHint that says the same whatever the answer.
-func hint(s string) func(*toolOutcome) string {
-	return func(*toolOutcome) string { return s }
-}
-
-// maxAnswerBytes is the bound on one tool answer.
-func (s *server) maxAnswerBytes() int {
-	if s.opts.MaxAnswerBytes > 0 {
-		return s.opts.MaxAnswerBytes
-	}
-	return DefaultMaxAnswerBytes
-}
-
-// runTool validates the arguments and runs the tool; argument problems and
-// failures the model can act on become isError outcomes. Only a cancelled
-// context is returned as an error.
-func (s *server) runTool(ctx context.Context, c *call, t *toolDef, args map[string]json.RawMessage) (*toolOutcome, error) {
-	if msg := checkArgs(t, args); msg != "" {
-		return &toolOutcome{text: msg, isError: true}, nil
-	}
-	v, err := c.agentVersion(ctx)
-	if err != nil {
-		if ctx.Err() != nil {
-			return nil, ctx.Err()
-		}
-		return &toolOutcome{text: fmt.Sprintf("%s failed: the agent file could not be loaded (%v); fix it and restart the server", t.name, s.loadErr), isError: true}, nil
-	}
-	out, err := t.run(s, ctx, v, args)
-	if err != nil {
-		if ctx.Err() != nil {
-			return nil, ctx.Err()
-		}
-		var we *wireError
-		if errors.As(err, &we) {
-			return nil, err
-		}
-		return &toolOutcome{text: fmt.Sprintf("%s failed: %v", t.name, err), isError: true}, nil
-	}
-	return out, nil
-}
-
-// checkArgs checks arguments against the tool's params; it returns a
-// message naming the first bad argument and why, or "".
-func checkArgs(t *toolDef, args map[string]json.RawMessage) string {
-	known := map[string]bool{}
-	for _, p := range t.params {
-		known[p.name] = true
-	}
-	var unknown []string
-	for k := range args {
-		if !known[k] {
-			unknown = append(unknown, strconv.Quote(k))
-		}
-	}
-	if len(unknown) > 0 {
-		sort.Strings(unknown)
-		return fmt.Sprintf("unknown argument %s: %s takes %s", strings.Join(unknown, ", "), t.name, paramList(t))
-	}
-	for _, p := range t.params {
-		raw, ok := args[p.name]
-		if !ok || string(raw) == "null" {
-			if p.required {
-				return fmt.Sprintf("argument %q is required: %s", p.name, p.desc)
-			}
-			continue
-		}
-		if msg := checkKind(p, raw); msg != "" {
-			return msg
-		}
-	}
-	return ""
-}
-
-func paramList(t *toolDef) string {
-	if len(t.params) == 0 {
-		return "no arguments"
-	}
-	names := make([]string, len(t.params))
-	for i, p := range t.params {
-		names[i] = p.name
-	}
-	return strings.Join(names, ", ")
-}
-
-// checkKind checks one present argument's JSON type, range and enum.
-func checkKind(p paramDef, raw json.RawMessage) string {
-	got := jsonKind(raw)
-	switch p.kind {
-	case "integer":
-		n, err := strconv.ParseInt(string(raw), 10, 64)
-		if got != "number" || err != nil || n < 0 {
-			return fmt.Sprintf("argument %q must be a non-negative integer, got %s", p.name, describeJSON(raw))
-		}
-	case "string":
-		if got != "string" {
-			return fmt.Sprintf("argument %q must be a string, got %s", p.name, got)
-		}
-		if len(p.enum) > 0 {
-			var v string
-			_ = json.Unmarshal(raw, &v)
-			for _, e := range p.enum {
-				if v == e {
-					return ""
-				}
-			}
-			return fmt.Sprintf("argument %q must be one of %s, got %q", p.name, strings.Join(p.enum, ", "), v)
-		}
-	default:
-		if got != p.kind {
-			return fmt.Sprintf("argument %q must be an %s, got %s", p.name, p.kind, got)
-		}
-	}
-	return ""
-}
-
-// jsonKind names a raw JSON value's type.
-func jsonKind(raw json.RawMessage) string {
-	if len(raw) == 0 {
-		return "nothing"
-	}
-	switch raw[0] {
-	case '"':
-		return "string"
-	case '{':
-		return "object"
-	case '[':
-		return "array"
-	case 't', 'f':
-		return "boolean"
-	case 'n':
-		return "null"
-	default:
-		return "number"
-	}
-}
-
-// describeJSON shows a short value in a message.
-func describeJSON(raw json.RawMessage) string {
-	if len(raw) > 40 {
-		return jsonKind(raw)
-	}
-	return jsonKind(raw) + " " + string(raw)
-}
-
-// stringArg reads an argument checkArgs has vetted; absent is "".
-func stringArg(args map[string]json.RawMessage, name string) string {
-	var v string
-	if raw, ok := args[name]; ok {
-		if s, plain := plainString(raw); plain {
-			return s // no escapes: the bytes are the string
-		}
-		_ = json.Unmarshal(raw, &v)
-	}
-	return v
+// toolsFeature is the five skill tools (tools.go).
+var toolsFeature = &feature{
+	name:       "tools",
+	capability: "tools",
+	settings:   func(s *server) map[string]any { return s.listChanged() },
+	methods: map[string]methodSpec{
+		methodToolsList: {handle: (*server).toolsList, legacy: true, modern: true, cached: true, inline: inlineLoaded},
+		methodToolsCall: {handle: (*server).toolsCall, legacy: true, modern: true, inline: inlineLoaded, cheap: toolsCallInline},
+	},
 }

@@ -449,3 +449,57 @@ func notificationLine(method string, params any) ([]byte, error) {
 	}
 	return append(line, '}'), nil
 }
+
+// preEncoded is a result already encoded as compact JSON: appendAnswer
+// copies it as is, with no second encoding or compaction pass.
+type preEncoded []byte
+
+// appendEncoded appends res encoded as appendAnswer would encode it.
+func appendEncoded(dst preEncoded, res any) (preEncoded, error) {
+	e := encoders.Get().(*encoder)
+	defer func() {
+		if e.buf.Cap() <= maxPooledEncoder {
+			e.buf.Reset()
+			encoders.Put(e)
+		}
+	}()
+	if err := e.enc.Encode(res); err != nil {
+		return nil, err
+	}
+	return append(dst, bytes.TrimSuffix(e.buf.Bytes(), []byte{'\n'})...), nil
+}
+
+// encodedTool is a tools/call result encoded once, as appendAnswer would
+// encode the toolCallResult it comes from; isError is kept so the answer
+// cache can still refuse tool errors.
+type encodedTool struct {
+	enc     preEncoded
+	isError bool
+	// buf, when set, is the toolBufs entry enc was encoded into: the
+	// stdio connection returns it once the answer line is copied out
+	// (putAnswer). Anything else that keeps an encodedTool (the answer
+	// cache keeps enc itself, and returns that instead) simply leaves the
+	// buffer to the collector.
+	buf *[]byte
+}
+
+// toolBufs recycles the buffers tool results are encoded into. A route's
+// answer is a few KB that lives only until its line is copied to the
+// output; allocating it per request was over half of the bytes a
+// small agent's route allocated, and the collections they cost.
+var toolBufs = sync.Pool{New: func() any { return new([]byte) }}
+
+// maxPooledToolBuf keeps a large answer's buffer out of the pool.
+const maxPooledToolBuf = 64 << 10
+
+// releaseTool returns a pooled result's buffer once nothing reads it.
+func releaseTool(t encodedTool) {
+	if t.buf != nil && cap(t.enc) <= maxPooledToolBuf {
+		*t.buf = t.enc[:0]
+		toolBufs.Put(t.buf)
+	}
+}
+
+// MarshalJSON returns the encoded result, so an encodedTool marshals as
+// the toolCallResult it stands for (appendAnswer copies t.enc directly).
+func (t encodedTool) MarshalJSON() ([]byte, error) { return t.enc, nil }

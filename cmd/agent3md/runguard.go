@@ -44,7 +44,7 @@ func (g *runGuard) check(ch *choice, cost string, f *loader.Fill) error {
 	if !f.Ready {
 		return &exitError{code: exitNotReady, err: notReady(f, true)}
 	}
-	if cost == "" || g.yes {
+	if g.yes || !loader.NeedsConfirmation(cost, false) { // a relaxed match was refused above unless --skill named it
 		return nil
 	}
 	if g.tty {
