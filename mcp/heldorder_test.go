@@ -236,7 +236,7 @@ func checkToolsList(modern bool) func(json.RawMessage) error {
 			return fmt.Errorf("no tools in %.200s", res)
 		}
 		for _, tool := range r.Tools {
-			// The body tools answer with text alone in every revision
+			// The body tools and route_skill answer with text alone in every revision
 			// (docs/protocol.md §4).
 			want := modern && !textOnlyTool(tool["name"])
 			if _, has := tool["outputSchema"]; has != want {
@@ -250,7 +250,7 @@ func checkToolsList(modern bool) func(json.RawMessage) error {
 // textOnlyTool reports whether the tool named by raw (a JSON string)
 // declares no outputSchema.
 func textOnlyTool(raw json.RawMessage) bool {
-	return string(raw) == `"`+toolGetSkill+`"` || string(raw) == `"`+toolResolveSkill+`"`
+	return string(raw) == `"`+toolGetSkill+`"` || string(raw) == `"`+toolResolveSkill+`"` || string(raw) == `"`+toolRouteSkill+`"`
 }
 
 // checkToolCall wants a successful tool result with structuredContent

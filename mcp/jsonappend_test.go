@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -12,7 +11,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/agent3md/agent3md/agentfile"
 	"github.com/agent3md/agent3md/loader"
 	"github.com/agent3md/agent3md/router"
 )
@@ -145,54 +143,7 @@ func FuzzAppendJSONString(f *testing.F) {
 	f.Fuzz(func(t *testing.T, s string) { checkString(t, s) })
 }
 
-// TestRouteMatchEncode: route_skill's hand-written matches are what
-// encoding/json writes for the same matches.
-func TestRouteMatchEncode(t *testing.T) {
-	with := &agentfile.Skill{Inputs: []agentfile.Input{{Name: "format", Type: "object"}, {Name: "p\"q", Type: "a|b", Optional: true}}, Cost: "fs <écriture>"}
-	bare := &agentfile.Skill{}
-	cases := []struct {
-		m  router.Match
-		sk *agentfile.Skill
-	}{
-		{router.Match{Name: "deploy-report", Z: 8, Score: 4, Hits: []string{"deploy", "deploy \"the\" report"}, Tier: router.TierPhrase}, with},
-		{router.Match{Name: "a\u2028b\xff", Z: 1.5, Score: 1, Relevance: 0.000187662, Tier: router.TierRelaxed}, bare},
-		{router.Match{Name: "tiny", Z: -3, Relevance: 1.25e-9, Hits: []string{"x\ty"}, Tier: "name"}, nil},
-		{router.Match{Name: "big", Z: 1e21, Score: 1 << 40, Relevance: 12.5, Hits: []string{}, Tier: router.TierPhrase}, bare},
-	}
-	var rt routeTails
-	for i, c := range cases {
-		want := stdJSON(t, newRouteMatch(&c.m, c.sk))
-		if got := string(appendRouteMatch(nil, &c.m, c.sk)); got != want {
-			t.Errorf("case %d:\n got %s\nwant %s", i, got, want)
-		}
-		// Twice through the per-version tails: written, then kept.
-		for k := 0; k < 2; k++ {
-			got := string(appendRouteMatchTail(nil, &c.m, rt.tail(c.sk), c.sk != nil && c.sk.Cost != ""))
-			if got != want {
-				t.Errorf("case %d, kept tail %d:\n got %s\nwant %s", i, k, got, want)
-			}
-		}
-	}
-}
-
-// TestRouteTailsBounded: a version keeps at most maxRouteTails skills'
-// tails, and a skill past the bound still gets its own, written afresh.
-func TestRouteTailsBounded(t *testing.T) {
-	var rt routeTails
-	for i := 0; i < maxRouteTails+500; i++ {
-		sk := &agentfile.Skill{Inputs: []agentfile.Input{{Name: fmt.Sprintf("in%d", i), Type: "string"}}}
-		if got, want := string(rt.tail(sk)), string(appendRouteTail(nil, sk)); got != want {
-			t.Fatalf("skill %d: tail %s, want %s", i, got, want)
-		}
-	}
-	kept := 0
-	rt.m.Range(func(any, any) bool { kept++; return true })
-	if kept > maxRouteTails || int(rt.n.Load()) != kept {
-		t.Errorf("kept %d tails (count %d), bound %d", kept, rt.n.Load(), maxRouteTails)
-	}
-}
-
-// TestBodyToolsEncodeAsEncodingJSON: get_skill and resolve_skill escape
+// TestBodyToolsEncodeAsEncodingJSON: get_skill and resolve_skill (and route_skill) escape
 // each body once, straight into their one text block, and declare no
 // structured content in any revision (docs/protocol.md §4): the answer is
 // what encoding/json writes for the same text, for every skill of every
@@ -216,6 +167,11 @@ func TestBodyToolsEncodeAsEncodingJSON(t *testing.T) {
 		}
 		s := newServer(&Options{Agent: a})
 		v := s.cur.Load()
+		r, err := router.ForAgent(ctx, a, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		v.routing.publish(r, nil)
 		for _, sk := range a.Skills() {
 			args := map[string]json.RawMessage{"name": json.RawMessage(stdJSON(t, sk.Name))}
 			got, err := s.getSkill(ctx, v, args)
@@ -236,7 +192,14 @@ func TestBodyToolsEncodeAsEncodingJSON(t *testing.T) {
 				t.Fatal(err)
 			}
 			checkTextAnswer(t, s, resolveSkillTool, got, loader.ChainText(chain))
+			// route_skill too: its lines are what the model reads.
+			got, err = s.routeSkill(ctx, v, map[string]json.RawMessage{"text": json.RawMessage(stdJSON(t, sk.Name))})
+			if err != nil || got.isError {
+				t.Fatalf("%s: route_skill %s: %v %s", file, sk.Name, err, got.text)
+			}
+			checkTextAnswer(t, s, routeSkillTool, got, got.text)
 		}
+		r.Close()
 		a.Close()
 	}
 }

@@ -111,30 +111,28 @@ func (rs *routerState) closeWhenBuilt() {
 	}
 }
 
-// routeText is route_skill's text: one line per match in the reference's
-// format (router.AppendLine: a relaxed or name match says its tier after
-// the reference's fields, so a model reading only the text knows which
-// ones to confirm), or "no skill matched". size is a first guess at the
-// whole answer's bytes, structured content included.
-func routeText(matches []router.Match) (text string, size int) {
+// routeText is route_skill's whole answer: one line per match in the
+// reference's format (router.AppendLine: a relaxed or name match says its
+// tier after the reference's fields, so a model knows which ones to
+// confirm), or "no skill matched". It is text alone: a host that sees
+// structured content hands the model that instead (docs/protocol.md §4).
+func routeText(matches []router.Match) string {
 	if len(matches) == 0 {
-		return "no skill matched", 64
+		return "no skill matched"
 	}
 	n := 0
 	for i := range matches {
-		n += len(matches[i].Name) + 40
+		n += len(matches[i].Name) + 64
 		for _, h := range matches[i].Hits {
 			n += len(h) + 2
 		}
 	}
 	b := make([]byte, 0, n)
-	size = 16
 	for i := range matches {
 		if i > 0 {
 			b = append(b, '\n')
 		}
 		b = router.AppendLine(b, &matches[i])
-		size += 256 + len(matches[i].Name) + 2*len(matches[i].Hits)*8
 	}
-	return string(b), size + 2*len(b)
+	return string(b)
 }

@@ -5,12 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strconv"
 	"strings"
-	"sync"
-	"sync/atomic"
 
-	"github.com/agent3md/agent3md/agentfile"
 	"github.com/agent3md/agent3md/loader"
 	"github.com/agent3md/agent3md/router"
 )
@@ -44,7 +40,6 @@ var (
 				desc: `"ranked" (default: stemmed phrase matching, relevance tie-breaks, relaxed matches when no phrase hits) or "spec" (exact agent3md/1 trigger matching)`},
 			{name: "limit", kind: "integer", desc: "at most this many matches; 0 means all; absent means 3 in ranked mode (the sure matches, then relaxed runners-up) and all in spec mode, as many as fit in 40,000 characters"},
 		},
-		output:  json.RawMessage(`{"type":"object","properties":{"matches":{"type":"array","items":{"type":"object","properties":{"name":{"type":"string"},"z":{"type":"number"},"score":{"type":"integer"},"relevance":{"type":"number"},"hits":{"type":"array","items":{"type":"string"}},"tier":{"type":"string","enum":["phrase","name","relaxed"]},"inputs":{"type":"array","items":{"type":"object","properties":{"name":{"type":"string"},"type":{"type":"string"},"required":{"type":"boolean"}},"required":["name","type","required"]}},"cost":{"type":["string","null"]},"confirm":{"type":"boolean"}},"required":["name","z","score","relevance","hits","tier","inputs","cost","confirm"]}}},"required":["matches"]}`),
 		bigHint: hint("pass a smaller limit"),
 		run:     (*server).routeSkill,
 	}
@@ -94,23 +89,6 @@ func (s *server) unknownSkill(v *version, err error, name string) (*toolOutcome,
 	return &toolOutcome{text: msg, isError: true}, nil
 }
 
-// routeMatch is one structured route_skill match (newRouteMatch; written
-// by hand by appendRouteMatch): what the router found,
-// then what a model needs to go on without another call (the skill's
-// inputs for fill_skill, its cost tag) and whether to ask the user before
-// running it (a cost tag, or a relaxed match).
-type routeMatch struct {
-	Name      string         `json:"name"`
-	Z         float64        `json:"z"`
-	Score     int            `json:"score"`
-	Relevance float64        `json:"relevance"`
-	Hits      []string       `json:"hits"`
-	Tier      string         `json:"tier"`
-	Inputs    []catalogInput `json:"inputs"`
-	Cost      *string        `json:"cost"`
-	Confirm   bool           `json:"confirm"`
-}
-
 func (s *server) routeSkill(ctx context.Context, v *version, args map[string]json.RawMessage) (*toolOutcome, error) {
 	text := stringArg(args, "text")
 	if strings.TrimSpace(text) == "" {
@@ -144,21 +122,8 @@ func (s *server) routeSkill(ctx context.Context, v *version, args map[string]jso
 	if !explicit { // a default answer: what fits a host (spec mode is "all")
 		matches = fitRoute(v, matches)
 	}
-	text, size := routeText(matches)
-	structured := structuredWriter{size: size, append: func(b []byte) []byte {
-		b = append(b, `{"matches":[`...)
-		for i := range matches {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			// nil only if the router named a z the catalog lacks: they
-			// come from one version, so it is not expected.
-			sk, _ := v.agent.SkillByZ(matches[i].Z)
-			b = appendRouteMatchTail(b, &matches[i], v.tails.tail(sk), sk != nil && sk.Cost != "")
-		}
-		return append(b, "]}"...)
-	}}
-	out := &toolOutcome{text: text, structured: structured}
+	text = routeText(matches)
+	out := &toolOutcome{text: text}
 	if len(matches) < found {
 		out.extra = []string{fmt.Sprintf("The first %d of %d matches, to keep this answer under %d characters: pass limit to get more (0 for all).",
 			len(matches), found, hostAnswerChars)}
@@ -177,12 +142,10 @@ func fitRoute(v *version, matches []router.Match) []router.Match {
 	used := len(`{"matches":[]}`) + routeNoteChars
 	for i := range matches {
 		m := &matches[i]
-		sk, _ := v.agent.SkillByZ(m.Z)
-		// The line, "name  (score N; matched: a, b; relaxed)", and the
-		// entry beside its tail: keys, numbers and the tier.
-		n := 2*jsonChars(m.Name) + 160 + len(v.tails.tail(sk))
+		// The line, "name  (score N; matched: a, b; relaxed)".
+		n := len(m.Name) + 64
 		for _, h := range m.Hits {
-			n += 2*jsonChars(h) + 3
+			n += len(h) + 2
 		}
 		if i > 0 && used+n > hostAnswerChars {
 			return matches[:i]
@@ -204,110 +167,6 @@ func jsonChars(s string) int {
 		}
 	}
 	return n
-}
-
-// newRouteMatch is what route_skill says of match m of skill sk (nil when
-// the catalog has no skill at m's z): the router's findings, the skill's
-// inputs and cost tag, and whether to confirm before running it.
-func newRouteMatch(m *router.Match, sk *agentfile.Skill) routeMatch {
-	rm := routeMatch{Name: m.Name, Z: m.Z, Score: m.Score, Relevance: m.Relevance, Hits: nonNil(m.Hits), Tier: m.Tier, Inputs: []catalogInput{}}
-	if sk != nil {
-		for _, in := range sk.Inputs {
-			rm.Inputs = append(rm.Inputs, catalogInput{Name: in.Name, Type: in.Type, Required: !in.Optional})
-		}
-		if sk.Cost != "" {
-			cost := sk.Cost
-			rm.Cost = &cost
-		}
-	}
-	rm.Confirm = rm.Cost != nil || m.Tier == router.TierRelaxed
-	return rm
-}
-
-// appendRouteMatch writes newRouteMatch(m, sk) as encoding/json would
-// (compact, HTML escaping off), by hand and without building it: a route
-// is the request an agent repeats most, and reflection over its matches
-// cost as much as routing a small agent (jsonappend_test.go compares).
-func appendRouteMatch(b []byte, m *router.Match, sk *agentfile.Skill) []byte {
-	return appendRouteMatchTail(b, m, appendRouteTail(nil, sk), sk != nil && sk.Cost != "")
-}
-
-// appendRouteMatchTail is appendRouteMatch with the part that depends on
-// the skill alone (appendRouteTail) written already, and whether the
-// skill has a cost tag.
-func appendRouteMatchTail(b []byte, m *router.Match, tail []byte, cost bool) []byte {
-	b = append(b, `{"name":`...)
-	b = appendJSONString(b, m.Name)
-	b = append(b, `,"z":`...)
-	b = appendJSONFloat(b, m.Z)
-	b = append(b, `,"score":`...)
-	b = strconv.AppendInt(b, int64(m.Score), 10)
-	b = append(b, `,"relevance":`...)
-	b = appendJSONFloat(b, m.Relevance)
-	b = append(b, `,"hits":`...)
-	b = appendJSONStrings(b, m.Hits)
-	b = append(b, `,"tier":`...)
-	b = appendJSONString(b, m.Tier)
-	b = append(b, tail...)
-	b = append(b, `,"confirm":`...)
-	b = strconv.AppendBool(b, cost || m.Tier == router.TierRelaxed)
-	return append(b, '}')
-}
-
-// appendRouteTail writes the end of a route match that depends on skill
-// sk alone (nil: none): its inputs and its cost tag.
-func appendRouteTail(b []byte, sk *agentfile.Skill) []byte {
-	b = append(b, `,"inputs":[`...)
-	if sk != nil {
-		for k, in := range sk.Inputs {
-			if k > 0 {
-				b = append(b, ',')
-			}
-			b = append(b, `{"name":`...)
-			b = appendJSONString(b, in.Name)
-			b = append(b, `,"type":`...)
-			b = appendJSONString(b, in.Type)
-			b = append(b, `,"required":`...)
-			b = strconv.AppendBool(b, !in.Optional)
-			b = append(b, '}')
-		}
-	}
-	b = append(b, `],"cost":`...)
-	if sk != nil && sk.Cost != "" {
-		return appendJSONString(b, sk.Cost)
-	}
-	return append(b, "null"...)
-}
-
-// routeTails keeps each skill's route-match tail (appendRouteTail) for
-// one version of the agent: a small agent's routes name the same few
-// skills call after call, and their inputs were most of what encoding a
-// match cost. At most maxRouteTails are kept, so a huge agent's routes
-// cannot grow it without bound; past that, tails are written each time.
-type routeTails struct {
-	m sync.Map // *agentfile.Skill -> []byte
-	n atomic.Int32
-}
-
-// maxRouteTails bounds the tails one version keeps (a few hundred bytes
-// each at most for ordinary skills).
-const maxRouteTails = 4096
-
-// tail returns sk's route-match tail, written once per version.
-func (rt *routeTails) tail(sk *agentfile.Skill) []byte {
-	if sk == nil {
-		return appendRouteTail(nil, nil)
-	}
-	if t, ok := rt.m.Load(sk); ok {
-		return t.([]byte)
-	}
-	t := appendRouteTail(nil, sk)
-	if rt.n.Load() < maxRouteTails {
-		if _, loaded := rt.m.LoadOrStore(sk, t); !loaded {
-			rt.n.Add(1)
-		}
-	}
-	return t
 }
 
 func (s *server) getSkill(ctx context.Context, v *version, args map[string]json.RawMessage) (*toolOutcome, error) {

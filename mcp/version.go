@@ -22,7 +22,6 @@ type version struct {
 	cache   answerCache
 	descs   toolDescs
 	files   skillFiles
-	tails   routeTails // route matches' per-skill ends
 	// instr is the identity body as instructions, read once.
 	instrOnce sync.Once
 	instr     string

@@ -165,16 +165,19 @@ func checkToolCalls(ctx context.Context, t *testing.T, cs *sdk.ClientSession, ve
 	}
 
 	first := cat[0]
-	text, _ = call(ctx, t, cs, "route_skill", map[string]any{"text": first.Triggers[0], "mode": "spec"}, false)
+	text, res := call(ctx, t, cs, "route_skill", map[string]any{"text": first.Triggers[0], "mode": "spec"}, false)
 	if !strings.HasPrefix(text, first.Name+"  (score ") || !strings.Contains(text, "matched: ") {
 		t.Errorf("route_skill %q = %q, want a line for %s", first.Triggers[0], text, first.Name)
+	}
+	if res.StructuredContent != nil {
+		t.Errorf("route_skill structuredContent = %v for %s; want the lines as text alone", res.StructuredContent, version)
 	}
 	text, _ = call(ctx, t, cs, "route_skill", map[string]any{"text": "zzqx vvkw"}, false)
 	if text != "no skill matched" {
 		t.Errorf("route_skill on nonsense = %q", text)
 	}
 
-	text, res := call(ctx, t, cs, "get_skill", map[string]any{"name": first.Name}, false)
+	text, res = call(ctx, t, cs, "get_skill", map[string]any{"name": first.Name}, false)
 	if strings.TrimSpace(text) == "" {
 		t.Errorf("get_skill %s: empty body", first.Name)
 	}
