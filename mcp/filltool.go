@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/agent3md/agent3md/router"
 	"strings"
 	"sync"
 
@@ -21,12 +22,12 @@ var fillSkillTool = &toolDef{
 	name:  toolFillSkill,
 	title: "Fill a skill's command",
 	desc: "Fill a skill's command template with input values and get back the shell-quoted command, whether it is ready to run, and every problem in one answer: required inputs missing, values of the wrong type, placeholders no input declares. " +
-		"It never runs anything. When the answer says confirm, ask the user before running the command: the skill carries a cost tag, or you chose it from a relaxed route_skill match (pass tier).",
+		"It never runs anything. When the answer says confirm, ask the user before running the command: the skill carries a cost tag, or you chose it from a relaxed or runner-up route_skill match (pass tier).",
 	params: []paramDef{
 		{name: "name", kind: "string", required: true, desc: "the skill's name, as list_skills or route_skill gives it"},
 		{name: "values", kind: "object", desc: "input name -> value (strings, numbers or booleans; objects and arrays are passed as compact JSON text)."},
-		{name: "tier", kind: "string", enum: []string{"phrase", "relaxed"},
-			desc: "the tier of the route_skill match you chose this skill from, if any: a relaxed match needs the user's confirmation"},
+		{name: "tier", kind: "string", enum: []string{"phrase", "name", "described", "relaxed", "runner-up"},
+			desc: "the tier of the route_skill match you chose this skill from, if any: a relaxed or runner-up match needs the user's confirmation"},
 	},
 	output:  json.RawMessage(`{"type":"object","properties":{"skill":{"type":"string"},"command":{"type":"string"},"hasTool":{"type":"boolean"},"missing":{"type":"array","items":{"type":"string"}},"invalid":{"type":"array","items":{"type":"object","properties":{"name":{"type":"string"},"type":{"type":"string"},"reason":{"type":"string"}},"required":["name","type","reason"]}},"unknown":{"type":"array","items":{"type":"string"}},"omitted":{"type":"array","items":{"type":"string"}},"unbound":{"type":"array","items":{"type":"string"}},"unsafe":{"type":"array","items":{"type":"object","properties":{"placeholder":{"type":"string"},"reason":{"type":"string"}},"required":["placeholder","reason"]}},"plain":{"type":"boolean"},"ready":{"type":"boolean"},"cost":{"type":["string","null"]},"confirm":{"type":"boolean"},"confirmReasons":{"type":"array","items":{"type":"string"}}},"required":["skill","hasTool","missing","invalid","unknown","omitted","unbound","unsafe","plain","ready","cost","confirm","confirmReasons"]}`),
 	bigHint: hint("pass shorter values"),
@@ -67,8 +68,8 @@ func (s *server) fillSkill(ctx context.Context, v *version, args map[string]json
 		cost = sk.Cost
 	}
 	res := fillOf(f, cost)
-	if stringArg(args, "tier") == "relaxed" {
-		res.ConfirmReasons = append(res.ConfirmReasons, "it was chosen from a relaxed route_skill match (no trigger phrase matched)")
+	if tier := stringArg(args, "tier"); tier != "" && !router.Sure(tier) {
+		res.ConfirmReasons = append(res.ConfirmReasons, "it was chosen from a "+tier+" route_skill match (no trigger phrase matched and the request does not name it)")
 	}
 	res.Confirm = len(res.ConfirmReasons) > 0
 	return &toolOutcome{text: fillText(res), structured: res}, nil

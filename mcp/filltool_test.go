@@ -1,8 +1,10 @@
 package mcp
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -83,6 +85,10 @@ func TestFillUnsafeTemplate(t *testing.T) {
 	}
 }
 
+// lineTier reads a route line's tier: none is a phrase hit, a sure
+// match by name or description says its tier, a guess its tier and fit.
+var lineTier = regexp.MustCompile(`^\S+  \(score \d+; matched: [^;]*(?:; (name|described)|; (relaxed|runner-up), fit \d+%)?\)$`)
+
 // TestRouteTextMarksRelaxed: the text of route_skill, which is all the
 // model reads, marks each relaxed match (a guess that needs the user's
 // confirmation) as the router's tier says, and leaves phrase matches in
@@ -116,17 +122,30 @@ func TestRouteTextMarksRelaxed(t *testing.T) {
 		}
 		lines := strings.Split(msg.Result.Content[0].Text, "\n")
 		matches, err := r.Route(context.Background(), text, &router.Query{Limit: router.DefaultLimit})
-		// The server's router may answer before its index is built,
-		// without runners-up: its lines are the first of these.
-		if err != nil || len(matches) == 0 || len(lines) > len(matches) {
+		if err != nil || len(matches) == 0 || len(lines) != len(matches) {
 			t.Fatalf("%q: %d lines for %d matches (%v):\n%s", text, len(lines), len(matches), err, msg.Result.Content[0].Text)
 		}
-		for i, m := range matches[:len(lines)] {
-			seen[m.Tier] = true
-			marked := strings.Contains(lines[i], "; relaxed")
-			if !strings.HasPrefix(lines[i], m.Name+"  (score ") || marked != (m.Tier == "relaxed") {
-				t.Errorf("%q: line %q for a %s match of %s", text, lines[i], m.Tier, m.Name)
+		// The first line is the router's first match (the server's
+		// router may answer before its index is built, without the
+		// relaxed matches after a sure one: the later lines' tiers are
+		// read from the lines).
+		if want := string(router.AppendLine(nil, &matches[0])); lines[0] != want {
+			t.Errorf("%q: first line %q, want %q", text, lines[0], want)
+		}
+		guessed := false
+		for _, line := range lines {
+			m := lineTier.FindStringSubmatch(line)
+			if m == nil {
+				t.Errorf("%q: line %q ends in no tier the router has", text, line)
+				continue
 			}
+			tier := cmp.Or(m[1], m[2], router.TierPhrase)
+			sure := router.Sure(tier)
+			if guessed && sure {
+				t.Errorf("%q: a sure line after a guess: %q", text, line)
+			}
+			guessed = guessed || !sure
+			seen[tier] = true
 		}
 	}
 	if !seen["relaxed"] || !seen["phrase"] {

@@ -20,6 +20,7 @@ type plainBM25 struct {
 	len   []float64                // document length in tokens
 	avg   float64
 	count int
+	byZ   []int // skills in z order, for finding a match's skill
 }
 
 type bm25Posting struct {
@@ -53,18 +54,25 @@ func newPlainBM25(src Source) *plainBM25 {
 	if n > 0 {
 		p.avg = max(total/float64(n), 1)
 	}
+	p.byZ = make([]int, n)
+	for i := range p.byZ {
+		p.byZ[i] = i
+	}
+	slices.SortStableFunc(p.byZ, func(a, b int) int {
+		_, za, _ := src.Phrases(a)
+		_, zb, _ := src.Phrases(b)
+		return cmp.Compare(za, zb)
+	})
 	return p
 }
 
-// rank returns the skills whose document holds a request token, best
-// first (equal scores in skill order), with their scores.
-func (p *plainBM25) rank(text string) []scored {
+// rank returns the skills whose document holds one of the request's
+// tokens, best first (equal scores in skill order), with their scores.
+func (p *plainBM25) rank(toks []string) []scored {
 	acc := map[int]float64{}
-	toks := baselineTokens(nil, text)
-	slices.Sort(toks)
-	for _, t := range slices.Compact(toks) {
+	for _, t := range distinct(toks) {
 		ps := p.post[t]
-		idf := math.Log(1 + (float64(p.count)-float64(len(ps))+0.5)/(float64(len(ps))+0.5))
+		idf := p.idf(len(ps))
 		for _, e := range ps {
 			norm := bm25K1 * (1 - bm25B + bm25B*p.len[e.skill]/p.avg)
 			acc[e.skill] += idf * e.tf * (bm25K1 + 1) / (e.tf + norm)
@@ -81,6 +89,24 @@ func (p *plainBM25) rank(text string) []scored {
 		return cmp.Compare(a.skill, b.skill)
 	})
 	return out
+}
+
+// idf is BM25's inverse document frequency of a token n documents hold.
+func (p *plainBM25) idf(n int) float64 {
+	return math.Log(1 + (float64(p.count)-float64(n)+0.5)/(float64(n)+0.5))
+}
+
+// holds reports whether skill's document holds token t.
+func (p *plainBM25) holds(t string, skill int) bool {
+	ps := p.post[t]
+	_, ok := slices.BinarySearchFunc(ps, skill, func(e bm25Posting, s int) int { return cmp.Compare(e.skill, s) })
+	return ok
+}
+
+// distinct returns toks sorted, each once (toks is reordered).
+func distinct(toks []string) []string {
+	slices.Sort(toks)
+	return slices.Compact(toks)
 }
 
 // baselineTokens appends text's tokens to dst: lowercase runs of letters

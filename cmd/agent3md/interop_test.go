@@ -86,11 +86,12 @@ func checkTools(ctx context.Context, t *testing.T, cs *sdk.ClientSession, versio
 	var names []string
 	for _, tool := range res.Tools {
 		names = append(names, tool.Name)
-		// The body tools declare no outputSchema: their Markdown reaches
-		// the model as text (docs/protocol.md §4).
-		textOnly := tool.Name == "get_skill" || tool.Name == "resolve_skill"
+		// The body tools and route_skill declare no outputSchema: their
+		// Markdown and route lines reach the model as text
+		// (docs/protocol.md §4).
+		textOnly := tool.Name == "get_skill" || tool.Name == "resolve_skill" || tool.Name == "route_skill"
 		if version >= "2025-06-18" && (tool.Title == "" || (tool.OutputSchema == nil) != textOnly) {
-			t.Errorf("%s: title %q / outputSchema %v for %s; want a title, and an outputSchema unless the tool answers a body", tool.Name, tool.Title, tool.OutputSchema, version)
+			t.Errorf("%s: title %q / outputSchema %v for %s; want a title, and an outputSchema unless the tool answers text alone", tool.Name, tool.Title, tool.OutputSchema, version)
 		}
 		if version < "2025-06-18" && tool.OutputSchema != nil {
 			t.Errorf("%s: outputSchema sent to a %s session", tool.Name, version)

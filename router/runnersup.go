@@ -1,0 +1,121 @@
+package router
+
+import (
+	"cmp"
+	"math"
+	"slices"
+)
+
+// TierRunnerUp marks a Ranked match that neither a phrase, a name nor
+// the relaxed tier's evidence found: a skill of the plain ranking
+// (plainBM25 over names and descriptions) that follows them so that the
+// reader sees what a search engine would have shown. Like a relaxed
+// match it is a guess, to be confirmed before anything runs; unlike one,
+// an irrelevant request draws it as readily as a relevant one: its Fit
+// says how much of the request it holds.
+const TierRunnerUp = "runner-up"
+
+// Sure reports whether a match of tier is one run --exec may act on: a
+// phrase hit, a skill the request names, or one whose description's
+// words it says and no other skill's.
+func Sure(tier string) bool { return tier == TierPhrase || tier == TierName || tier == TierDescribed }
+
+// runnerUpHits bounds the request words a runner-up lists as its
+// evidence: the line is for a reader, and its fit says the rest.
+const runnerUpHits = 4
+
+// plainIndex returns the plain ranking's index, built on first use.
+func (r *Router) plainIndex() *plainBM25 {
+	r.plainOnce.Do(func() { r.plain = newPlainBM25(r.src) })
+	return r.plain
+}
+
+// runnersUp appends to out (the sure matches, then the relaxed ones)
+// the best skills of the plain ranking that out does not hold, up to
+// limit matches in all (relaxedLimit when limit is 0, unless out is
+// longer), as TierRunnerUp; then it sets every match's Fit. The plain
+// ranking drops no skill for want of evidence but one that holds only
+// stop words of the request: the answer never leaves out a skill a
+// plain search would have listed this high, and the reader judges by
+// the fit. Limit 1 (run) never gets one beside a sure or relaxed match.
+func (r *Router) runnersUp(text string, out []Match, limit int) []Match {
+	want := limit
+	if want == 0 {
+		want = relaxedLimit
+	}
+	p := r.plainIndex()
+	toks := requestWords(text)
+	if len(out) < want && len(toks) > 0 {
+		for _, h := range p.rank(toks) {
+			if len(out) == want {
+				break
+			}
+			s := r.src.Skill(h.skill)
+			if slices.ContainsFunc(out, func(o Match) bool { return o.Name == s.Name && o.Z == s.Z }) {
+				continue
+			}
+			m := Match{Name: s.Name, Z: s.Z, Relevance: roundRelevance(h.score), Tier: TierRunnerUp, Fit: -1}
+			m.Fit, m.Hits = p.fit(toks, h.skill)
+			out = append(out, m)
+		}
+	}
+	for i := range out {
+		if Sure(out[i].Tier) {
+			out[i].Fit = 1
+		} else if out[i].Fit == 0 {
+			out[i].Fit, _ = p.fit(toks, r.skillAt(out[i]))
+		}
+	}
+	return out
+}
+
+// requestWords are the request's plain-ranking tokens without English
+// stop words, each once: what a runner-up may hold and fit weighs.
+func requestWords(text string) []string {
+	toks := distinct(baselineTokens(nil, text))
+	return slices.DeleteFunc(toks, func(t string) bool { return stopWords[t] })
+}
+
+// fit is how much of the request (toks, requestWords) skill's name and
+// description hold: the summed idf of the words it holds over the
+// summed idf of them all, a word no skill holds weighing as a word only
+// one in N+1 skills would, rounded to hundredths; and the words it
+// holds, in toks order, at most runnerUpHits.
+func (p *plainBM25) fit(toks []string, skill int) (float64, []string) {
+	if skill < 0 || len(toks) == 0 {
+		return 0, nil
+	}
+	var held, all float64
+	var words []string
+	for _, t := range toks {
+		w := p.idf(len(p.post[t]))
+		all += w
+		if p.holds(t, skill) {
+			held += w
+			if len(words) < runnerUpHits {
+				words = append(words, t)
+			}
+		}
+	}
+	return math.Round(100*held/all) / 100, words
+}
+
+// skillAt returns the position of m's skill (-1 when none): relaxed
+// matches name their skill by name and z.
+func (r *Router) skillAt(m Match) int {
+	p := r.plainIndex()
+	k, _ := slices.BinarySearchFunc(p.byZ, m.Z, func(s int, z float64) int {
+		_, sz, _ := r.src.Phrases(s)
+		return cmp.Compare(sz, z)
+	})
+	for ; k < len(p.byZ); k++ {
+		name, z, _ := r.src.Phrases(p.byZ[k])
+		if z != m.Z {
+			break
+		}
+		if name == m.Name {
+			return p.byZ[k]
+		}
+	}
+	return -1
+}

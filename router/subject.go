@@ -1,0 +1,34 @@
+package router
+
+import (
+	"regexp"
+	"strings"
+)
+
+// aboutSubject matches a request that asks about a subject rather than
+// for a task: "what is a feature flag", "how does a canary deploy
+// work", "the difference between a refund and a chargeback", and their
+// Chinese forms (什么是, 有什么区别). A skill's trigger phrase
+// said inside one names the subject, not the errand: the match stays a
+// guess (relaxed), for the model to weigh, and run --exec does not act
+// on it. The forms are few on purpose ("the history of" is git blame's
+// request as often as a question about Linux): "what is the status of order
+// 123", "why is the build red" and "我的订单状态是什么" ask for a task, so
+// "what is" counts only before an article or a single word.
+var aboutSubject = regexp.MustCompile(`(?i)^\s*(?:what(?:'s|\s+is|\s+are)\s+(?:an?\s|[^\s]+\s*\??\s*$|(?:the\s+)?(?:meaning|point|purpose)\s+of\s)|what\s+does\s.+\s+mean\b|how\s+(?:does|do)\s.+\s+work\b|who\s+(?:invented|made|created)\s)` +
+	`|\bdifference\s+between\b` +
+	`|什么是|什么叫|有什么区别|有何区别|区别是什么|有什么不同|的区别`)
+
+// demoteAboutSubject turns the sure matches of a request that asks
+// about a subject (aboutSubject) into relaxed ones, in the same order.
+func demoteAboutSubject(text string, out []Match) []Match {
+	if len(out) == 0 || !Sure(out[0].Tier) || !aboutSubject.MatchString(strings.TrimSpace(text)) {
+		return out
+	}
+	for i := range out {
+		if Sure(out[i].Tier) {
+			out[i].Tier = TierRelaxed
+		}
+	}
+	return out
+}
