@@ -122,13 +122,13 @@ func TestRouteTextMarksRelaxed(t *testing.T) {
 		}
 		lines := strings.Split(msg.Result.Content[0].Text, "\n")
 		matches, err := r.Route(context.Background(), text, &router.Query{Limit: router.DefaultLimit})
-		if err != nil || len(matches) == 0 || len(lines) != len(matches) {
+		if err != nil || len(matches) == 0 || len(lines) > len(matches) {
 			t.Fatalf("%q: %d lines for %d matches (%v):\n%s", text, len(lines), len(matches), err, msg.Result.Content[0].Text)
 		}
 		// The first line is the router's first match (the server's
 		// router may answer before its index is built, without the
-		// relaxed matches after a sure one: the later lines' tiers are
-		// read from the lines).
+		// guesses after a sure one: the later lines' tiers are read
+		// from the lines).
 		if want := string(router.AppendLine(nil, &matches[0])); lines[0] != want {
 			t.Errorf("%q: first line %q, want %q", text, lines[0], want)
 		}

@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"sync"
 	"unicode"
 )
 
@@ -16,16 +17,23 @@ import (
 // what a plain search engine would rank; ranked mode must not do worse
 // at any k on a held-out set.
 type plainBM25 struct {
-	post  map[string][]bm25Posting // token -> skills that hold it, ascending
-	len   []float64                // document length in tokens
-	avg   float64
-	count int
-	byZ   []int // skills in z order, for finding a match's skill
+	post    map[string][]bm25Posting // token -> skills that hold it, ascending
+	norm    []float64                // k1 · (1 - b + b · length / average length), per skill
+	count   int
+	byZ     []int     // skills in z order, for finding a match's skill
+	scratch sync.Pool // *plainScratch
 }
 
 type bm25Posting struct {
-	skill int
-	tf    float64
+	skill int32
+	tf    float32
+}
+
+// plainScratch is one rank's memory: a score per skill, and the skills
+// it touched, to reset.
+type plainScratch struct {
+	acc     []float64
+	touched []int32
 }
 
 const (
@@ -36,23 +44,30 @@ const (
 // newPlainBM25 indexes every skill of src.
 func newPlainBM25(src Source) *plainBM25 {
 	n := src.Len()
-	p := &plainBM25{post: map[string][]bm25Posting{}, len: make([]float64, n), count: n}
+	p := &plainBM25{post: map[string][]bm25Posting{}, norm: make([]float64, n), count: n}
 	total := 0.0
+	var toks []string
 	for i := range n {
 		s := src.Skill(i)
-		tf := map[string]int{}
-		toks := baselineTokens(nil, s.Name+" "+s.Description)
-		for _, t := range toks {
-			tf[t]++
+		toks = baselineTokens(baselineTokens(toks[:0], s.Name), s.Description)
+		p.norm[i] = float64(len(toks))
+		total += p.norm[i]
+		slices.Sort(toks)
+		for k := 0; k < len(toks); {
+			e := k + 1
+			for e < len(toks) && toks[e] == toks[k] {
+				e++
+			}
+			p.post[toks[k]] = append(p.post[toks[k]], bm25Posting{int32(i), float32(e - k)})
+			k = e
 		}
-		for t, c := range tf {
-			p.post[t] = append(p.post[t], bm25Posting{i, float64(c)})
-		}
-		p.len[i] = float64(len(toks))
-		total += p.len[i]
 	}
+	avg := 1.0
 	if n > 0 {
-		p.avg = max(total/float64(n), 1)
+		avg = max(total/float64(n), 1)
+	}
+	for i := range p.norm {
+		p.norm[i] = bm25K1 * (1 - bm25B + bm25B*p.norm[i]/avg)
 	}
 	p.byZ = make([]int, n)
 	for i := range p.byZ {
@@ -66,28 +81,50 @@ func newPlainBM25(src Source) *plainBM25 {
 	return p
 }
 
-// rank returns the skills whose document holds one of the request's
-// tokens, best first (equal scores in skill order), with their scores.
-func (p *plainBM25) rank(toks []string) []scored {
-	acc := map[int]float64{}
+// rank returns the best k skills (every one when k is 0) whose document
+// holds one of the request's tokens, best first (equal scores in skill
+// order), with their scores.
+func (p *plainBM25) rank(toks []string, k int) []scored {
+	sc, _ := p.scratch.Get().(*plainScratch)
+	if sc == nil {
+		sc = &plainScratch{acc: make([]float64, p.count)}
+	}
 	for _, t := range distinct(toks) {
 		ps := p.post[t]
 		idf := p.idf(len(ps))
 		for _, e := range ps {
-			norm := bm25K1 * (1 - bm25B + bm25B*p.len[e.skill]/p.avg)
-			acc[e.skill] += idf * e.tf * (bm25K1 + 1) / (e.tf + norm)
+			if sc.acc[e.skill] == 0 {
+				sc.touched = append(sc.touched, e.skill)
+			}
+			tf := float64(e.tf)
+			sc.acc[e.skill] += idf * tf * (bm25K1 + 1) / (tf + p.norm[e.skill])
 		}
 	}
-	out := make([]scored, 0, len(acc))
-	for s, v := range acc {
-		out = append(out, scored{skill: s, score: v})
-	}
-	slices.SortFunc(out, func(a, b scored) int {
+	better := func(a, b scored) int {
 		if c := cmp.Compare(b.score, a.score); c != 0 {
 			return c
 		}
 		return cmp.Compare(a.skill, b.skill)
-	})
+	}
+	if k <= 0 {
+		k = len(sc.touched)
+	}
+	out := make([]scored, 0, min(k, len(sc.touched))+1)
+	for _, s := range sc.touched {
+		h := scored{skill: int(s), score: sc.acc[s]}
+		sc.acc[s] = 0
+		if len(out) == k && better(h, out[k-1]) >= 0 {
+			continue
+		}
+		// Insert in order; the list holds at most k.
+		at, _ := slices.BinarySearchFunc(out, h, better)
+		out = slices.Insert(out, at, h)
+		if len(out) > k {
+			out = out[:k]
+		}
+	}
+	sc.touched = sc.touched[:0]
+	p.scratch.Put(sc)
 	return out
 }
 
@@ -99,7 +136,7 @@ func (p *plainBM25) idf(n int) float64 {
 // holds reports whether skill's document holds token t.
 func (p *plainBM25) holds(t string, skill int) bool {
 	ps := p.post[t]
-	_, ok := slices.BinarySearchFunc(ps, skill, func(e bm25Posting, s int) int { return cmp.Compare(e.skill, s) })
+	_, ok := slices.BinarySearchFunc(ps, skill, func(e bm25Posting, s int) int { return cmp.Compare(int(e.skill), s) })
 	return ok
 }
 

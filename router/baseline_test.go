@@ -28,7 +28,7 @@ func TestPlainBM25(t *testing.T) {
 		{Name: "pdf", Description: "read pdf files"},
 		{Name: "csv", Description: "read csv files quickly"},
 	})
-	got := p.rank(baselineTokens(nil, "pdf please"))
+	got := p.rank(baselineTokens(nil, "pdf please"), 0)
 	if len(got) != 1 || got[0].skill != 0 {
 		t.Fatalf("rank = %v, want skill 0 alone", got)
 	}
@@ -39,7 +39,7 @@ func TestPlainBM25(t *testing.T) {
 	if math.Abs(got[0].score-want) > 1e-12 {
 		t.Errorf("score %v, want %v", got[0].score, want)
 	}
-	if r := p.rank(baselineTokens(nil, "read files")); len(r) != 2 || r[0].skill != 0 || r[1].skill != 1 {
+	if r := p.rank(baselineTokens(nil, "read files"), 0); len(r) != 2 || r[0].skill != 0 || r[1].skill != 1 {
 		t.Errorf("a tie on common words goes to the shorter document first: %v", r)
 	}
 }

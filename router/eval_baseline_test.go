@@ -123,7 +123,7 @@ func baselineCases(t *testing.T, file string) (ranked, bm25 *kTally) {
 		}
 		answerChars = append(answerChars, utf8.RuneCount(line))
 		var plain []Match
-		for _, h := range a.p.rank(baselineTokens(nil, c.Text)) {
+		for _, h := range a.p.rank(baselineTokens(nil, c.Text), evalKs[len(evalKs)-1]) {
 			if len(plain) == evalKs[len(evalKs)-1] {
 				break
 			}

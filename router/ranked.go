@@ -155,7 +155,8 @@ func (r *Router) rankedRoute(ctx context.Context, text string, limit int, slips 
 			return nil, err
 		}
 	}
-	out, err = r.relaxedAfter(ctx, text, sp, rq, demoteAboutSubject(text, out), limit)
+	out = r.demoteLoneEveryday(text, demoteAboutSubject(text, out))
+	out, err = r.relaxedAfter(ctx, text, sp, rq, out, limit)
 	if err != nil {
 		return nil, err
 	}

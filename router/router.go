@@ -276,8 +276,9 @@ type Router struct {
 	pairsOnce sync.Once
 	pairs     *pairBook // see pairsOf
 
-	plainOnce sync.Once
-	plain     *plainBM25 // see plainIndex
+	plainOnce  sync.Once
+	plain      *plainBM25 // see plainIndex
+	plainBuilt atomic.Bool
 
 	hanOnce sync.Once
 	han     int8 // see hanScriptOf

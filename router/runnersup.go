@@ -26,7 +26,10 @@ const runnerUpHits = 4
 
 // plainIndex returns the plain ranking's index, built on first use.
 func (r *Router) plainIndex() *plainBM25 {
-	r.plainOnce.Do(func() { r.plain = newPlainBM25(r.src) })
+	r.plainOnce.Do(func() {
+		r.plain = newPlainBM25(r.src)
+		r.plainBuilt.Store(true)
+	})
 	return r.plain
 }
 
@@ -43,10 +46,22 @@ func (r *Router) runnersUp(text string, out []Match, limit int) []Match {
 	if want == 0 {
 		want = relaxedLimit
 	}
+	if r.late.pending() && !r.plainBuilt.Load() {
+		// While the index builds in the background (Options.Background)
+		// the plain ranking's index is built after it: a cold start's
+		// first routes have no runner-ups rather than wait for it.
+		want = len(out)
+	}
+	if len(out) >= want && !slices.ContainsFunc(out, func(m Match) bool { return !Sure(m.Tier) }) {
+		for i := range out {
+			out[i].Fit = 1
+		}
+		return out
+	}
 	p := r.plainIndex()
 	toks := requestWords(text)
 	if len(out) < want && len(toks) > 0 {
-		for _, h := range p.rank(toks) {
+		for _, h := range p.rank(toks, want+len(out)) {
 			if len(out) == want {
 				break
 			}

@@ -3,6 +3,8 @@ package router
 import (
 	"regexp"
 	"strings"
+
+	"github.com/agent3md/agent3md/internal/wordlist"
 )
 
 // aboutSubject matches a request that asks about a subject rather than
@@ -28,6 +30,46 @@ func demoteAboutSubject(text string, out []Match) []Match {
 	for i := range out {
 		if Sure(out[i].Tier) {
 			out[i].Tier = TierRelaxed
+		}
+	}
+	return out
+}
+
+// loneEverydayWords is how many words (stop words aside) a request must
+// have for one everyday trigger word to be too little of it: "bulid it
+// again" and "message" are the trigger's errand, a request of four
+// words or more says more than it.
+const loneEverydayWords = 4
+
+// demoteLoneEveryday turns into relaxed guesses the sure matches whose
+// only evidence is one trigger phrase of one everyday word ("push",
+// "scale", "check status" read as "check"): a word among English's
+// commonest (wordlist.Common) with no other request word that the
+// skill's name or description holds beside it. "push the branch" keeps
+// its sure match when "branch" is the skill's; "push the swing higher"
+// does not.
+func (r *Router) demoteLoneEveryday(text string, out []Match) []Match {
+	if len(out) == 0 || out[0].Tier != TierPhrase {
+		return out
+	}
+	toks := requestWords(text)
+	if len(toks) < loneEverydayWords {
+		return out
+	}
+	p := r.plainIndex()
+	for i := range out {
+		m := &out[i]
+		if m.Tier != TierPhrase || m.Score != 1 || len(m.Hits) != 1 || strings.ContainsRune(m.Hits[0], ' ') ||
+			!wordlist.Common(strings.ToLower(m.Hits[0])) {
+			continue
+		}
+		s := r.skillAt(*m)
+		company := false
+		for _, t := range toks {
+			company = company || t != strings.ToLower(m.Hits[0]) && s >= 0 && p.holds(t, s)
+		}
+		if !company {
+			m.Tier = TierRelaxed
 		}
 	}
 	return out

@@ -39,3 +39,19 @@ func TestAboutSubjectDemotes(t *testing.T) {
 		t.Errorf("about the subject: %+v, want refund first as a relaxed guess with its fit", got)
 	}
 }
+
+// TestLoneEverydayTrigger: a one-word trigger that is an everyday word
+// makes a sure match only with company, another request word the
+// skill's name or description holds.
+func TestLoneEverydayTrigger(t *testing.T) {
+	r := newTest(t, []Skill{
+		{Name: "git-push", Z: 1, Triggers: []string{"push"}, Description: "Push the current branch to its remote"},
+		{Name: "kubectl-scale", Z: 2, Triggers: []string{"scale deployment"}, Description: "Scale a deployment"},
+	}, nil)
+	if got := route(t, r, "push my branch", nil); len(got) == 0 || got[0].Name != "git-push" || got[0].Tier != TierPhrase {
+		t.Errorf("with company: %s, want git-push sure", brief(got))
+	}
+	if got := route(t, r, "push the swing a bit higher today", nil); len(got) == 0 || got[0].Name != "git-push" || got[0].Tier != TierRelaxed {
+		t.Errorf("alone: %s, want git-push first as a relaxed guess", brief(got))
+	}
+}
