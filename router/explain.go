@@ -35,11 +35,7 @@ func (r *Router) Explain(ctx context.Context, text string, q *Query) ([]Explaine
 		return nil, err
 	}
 	p := r.plainIndex()
-	toks := requestWords(text)
-	var total float64
-	for _, t := range toks {
-		total += p.idf(len(p.post[t]))
-	}
+	pq := p.read(text)
 	out := make([]Explained, len(ms))
 	for i, m := range ms {
 		out[i] = Explained{Match: m, Why: why(m)}
@@ -49,15 +45,15 @@ func (r *Router) Explain(ctx context.Context, text string, q *Query) ([]Explaine
 		}
 		sk := r.src.Skill(s)
 		fields := [][]string{baselineTokens(nil, sk.Name), baselineTokens(nil, sk.Description), baselineTokens(nil, strings.Join(sk.Triggers, " "))}
-		for _, t := range toks {
+		for k, t := range pq.toks {
 			w := WordEvidence{Word: t, Fields: []string{}}
 			for k, name := range []string{"name", "description", "trigger"} {
 				if slices.Contains(fields[k], t) {
 					w.Fields = append(w.Fields, name)
 				}
 			}
-			if total > 0 {
-				w.Weight = roundRelevance(p.idf(len(p.post[t])) / total)
+			if pq.total > 0 {
+				w.Weight = roundRelevance(pq.idf[k] / pq.total)
 			}
 			out[i].Words = append(out[i].Words, w)
 		}

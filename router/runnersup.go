@@ -59,18 +59,18 @@ func (r *Router) runnersUp(text string, out []Match, limit int) []Match {
 		return out
 	}
 	p := r.plainIndex()
-	toks := requestWords(text)
-	if len(out) < want && len(toks) > 0 {
-		for _, h := range p.rank(toks, want+len(out)) {
+	q := p.read(text)
+	if len(out) < want && len(q.toks) > 0 {
+		for _, h := range p.rank(q.toks, want+len(out)) {
 			if len(out) == want {
 				break
 			}
-			s := r.src.Skill(h.skill)
-			if slices.ContainsFunc(out, func(o Match) bool { return o.Name == s.Name && o.Z == s.Z }) {
+			name, z, _ := r.src.Phrases(h.skill)
+			if slices.ContainsFunc(out, func(o Match) bool { return o.Name == name && o.Z == z }) {
 				continue
 			}
-			m := Match{Name: s.Name, Z: s.Z, Relevance: roundRelevance(h.score), Tier: TierRunnerUp, Fit: -1}
-			m.Fit, m.Hits = p.fit(toks, h.skill)
+			m := Match{Name: name, Z: z, Relevance: roundRelevance(h.score), Tier: TierRunnerUp, Fit: -1}
+			m.Fit, m.Hits = p.fit(q, h.skill)
 			out = append(out, m)
 		}
 	}
@@ -78,7 +78,7 @@ func (r *Router) runnersUp(text string, out []Match, limit int) []Match {
 		if Sure(out[i].Tier) {
 			out[i].Fit = 1
 		} else if out[i].Fit == 0 {
-			out[i].Fit, _ = p.fit(toks, r.skillAt(out[i]))
+			out[i].Fit, _ = p.fit(q, r.skillAt(out[i]))
 		}
 	}
 	return out
@@ -91,28 +91,45 @@ func requestWords(text string) []string {
 	return slices.DeleteFunc(toks, func(t string) bool { return stopWords[t] })
 }
 
-// fit is how much of the request (toks, requestWords) skill's name and
-// description hold: the summed idf of the words it holds over the
-// summed idf of them all, a word no skill holds weighing as a word only
-// one in N+1 skills would, rounded to hundredths; and the words it
-// holds, in toks order, at most runnerUpHits.
-func (p *plainBM25) fit(toks []string, skill int) (float64, []string) {
-	if skill < 0 || len(toks) == 0 {
+// plainRequest is a request as fit reads it: its words (requestWords),
+// each one's idf, and their sum.
+type plainRequest struct {
+	toks  []string
+	idf   []float64
+	total float64
+}
+
+// read reads text for fit.
+func (p *plainBM25) read(text string) plainRequest {
+	q := plainRequest{toks: requestWords(text)}
+	q.idf = make([]float64, len(q.toks))
+	for i, t := range q.toks {
+		q.idf[i] = p.idf(len(p.post[t]))
+		q.total += q.idf[i]
+	}
+	return q
+}
+
+// fit is how much of the request q the skill's name and description
+// hold: the summed idf of the words it holds over the summed idf of them
+// all, a word no skill holds weighing as a word only one in N+1 skills
+// would, rounded to hundredths; and the words it holds, in q's order,
+// at most runnerUpHits.
+func (p *plainBM25) fit(q plainRequest, skill int) (float64, []string) {
+	if skill < 0 || q.total == 0 {
 		return 0, nil
 	}
-	var held, all float64
+	var held float64
 	var words []string
-	for _, t := range toks {
-		w := p.idf(len(p.post[t]))
-		all += w
+	for i, t := range q.toks {
 		if p.holds(t, skill) {
-			held += w
+			held += q.idf[i]
 			if len(words) < runnerUpHits {
 				words = append(words, t)
 			}
 		}
 	}
-	return math.Round(100*held/all) / 100, words
+	return math.Round(100*held/q.total) / 100, words
 }
 
 // skillAt returns the position of m's skill (-1 when none): relaxed

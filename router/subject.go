@@ -21,10 +21,23 @@ var aboutSubject = regexp.MustCompile(`(?i)^\s*(?:what(?:'s|\s+is|\s+are)\s+(?:a
 	`|\bdifference\s+between\b` +
 	`|什么是|什么叫|有什么区别|有何区别|区别是什么|有什么不同|的区别`)
 
+// asksAbout is aboutSubject.MatchString(text), skipping the regular
+// expression (a fifth of a small agent's route) for the requests that
+// hold none of its words.
+func asksAbout(text string) bool {
+	l := strings.ToLower(text)
+	for _, w := range []string{"what", "how", "who", "difference", "什么", "区别", "不同"} {
+		if strings.Contains(l, w) {
+			return aboutSubject.MatchString(strings.TrimSpace(l))
+		}
+	}
+	return false
+}
+
 // demoteAboutSubject turns the sure matches of a request that asks
 // about a subject (aboutSubject) into relaxed ones, in the same order.
 func demoteAboutSubject(text string, out []Match) []Match {
-	if len(out) == 0 || !Sure(out[0].Tier) || !aboutSubject.MatchString(strings.TrimSpace(text)) {
+	if len(out) == 0 || !Sure(out[0].Tier) || !asksAbout(text) {
 		return out
 	}
 	for i := range out {
@@ -52,17 +65,19 @@ func (r *Router) demoteLoneEveryday(text string, out []Match) []Match {
 	if len(out) == 0 || out[0].Tier != TierPhrase {
 		return out
 	}
-	toks := requestWords(text)
-	if len(toks) < loneEverydayWords {
-		return out
-	}
-	p := r.plainIndex()
+	var toks []string
 	for i := range out {
 		m := &out[i]
 		if m.Tier != TierPhrase || m.Score != 1 || len(m.Hits) != 1 || strings.ContainsRune(m.Hits[0], ' ') ||
 			!wordlist.Common(strings.ToLower(m.Hits[0])) {
 			continue
 		}
+		if toks == nil {
+			if toks = requestWords(text); len(toks) < loneEverydayWords {
+				return out
+			}
+		}
+		p := r.plainIndex()
 		s := r.skillAt(*m)
 		company := false
 		for _, t := range toks {

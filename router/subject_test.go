@@ -21,7 +21,7 @@ func TestAboutSubject(t *testing.T) {
 		{"我的订单状态是什么", false},
 		{"deploy the api", false},
 	} {
-		if got := aboutSubject.MatchString(tt.text); got != tt.about {
+		if got := asksAbout(tt.text); got != tt.about {
 			t.Errorf("aboutSubject(%q) = %v, want %v", tt.text, got, tt.about)
 		}
 	}
