@@ -111,7 +111,7 @@ func (r *Router) rankedRoute(ctx context.Context, text string, limit int, slips 
 		if limit > 0 && len(rel) > limit {
 			rel = rel[:limit]
 		}
-		return r.runnersUp(text, rel, limit), nil
+		return r.runnersUp(&plainText{text: text}, rel, limit), nil
 	}
 	cands := t.candidates()
 	for i := range cands {
@@ -155,12 +155,13 @@ func (r *Router) rankedRoute(ctx context.Context, text string, limit int, slips 
 			return nil, err
 		}
 	}
-	out = r.demoteLoneEveryday(text, demoteAboutSubject(text, out))
+	pt := &plainText{text: text}
+	out = r.demoteLoneEveryday(pt, demoteAboutSubject(text, out))
 	out, err = r.relaxedAfter(ctx, text, sp, rq, out, limit)
 	if err != nil {
 		return nil, err
 	}
-	return r.runnersUp(text, out, limit), nil
+	return r.runnersUp(pt, out, limit), nil
 }
 
 // relaxedAfter appends to out, the sure matches (phrase and name tiers,

@@ -41,7 +41,7 @@ func (r *Router) plainIndex() *plainBM25 {
 // stop words of the request: the answer never leaves out a skill a
 // plain search would have listed this high, and the reader judges by
 // the fit. Limit 1 (run) never gets one beside a sure or relaxed match.
-func (r *Router) runnersUp(text string, out []Match, limit int) []Match {
+func (r *Router) runnersUp(pt *plainText, out []Match, limit int) []Match {
 	want := limit
 	if want == 0 {
 		want = relaxedLimit
@@ -59,7 +59,7 @@ func (r *Router) runnersUp(text string, out []Match, limit int) []Match {
 		return out
 	}
 	p := r.plainIndex()
-	q := p.read(text)
+	q := pt.read(p)
 	if len(out) < want && len(q.toks) > 0 {
 		for _, h := range p.rank(q.toks, want+len(out)) {
 			if len(out) == want {
@@ -89,6 +89,22 @@ func (r *Router) runnersUp(text string, out []Match, limit int) []Match {
 func requestWords(text string) []string {
 	toks := distinct(baselineTokens(nil, text))
 	return slices.DeleteFunc(toks, func(t string) bool { return stopWords[t] })
+}
+
+// plainText is a request's text and, once read (read), its
+// plainRequest: one route reads it once for all that weigh it.
+type plainText struct {
+	text string
+	q    *plainRequest
+}
+
+// read returns t's plainRequest, reading it on first use.
+func (t *plainText) read(p *plainBM25) plainRequest {
+	if t.q == nil {
+		q := p.read(t.text)
+		t.q = &q
+	}
+	return *t.q
 }
 
 // plainRequest is a request as fit reads it: its words (requestWords),

@@ -61,7 +61,7 @@ const loneEverydayWords = 4
 // skill's name or description holds beside it. "push the branch" keeps
 // its sure match when "branch" is the skill's; "push the swing higher"
 // does not.
-func (r *Router) demoteLoneEveryday(text string, out []Match) []Match {
+func (r *Router) demoteLoneEveryday(pt *plainText, out []Match) []Match {
 	if len(out) == 0 || out[0].Tier != TierPhrase {
 		return out
 	}
@@ -72,12 +72,12 @@ func (r *Router) demoteLoneEveryday(text string, out []Match) []Match {
 			!wordlist.Common(strings.ToLower(m.Hits[0])) {
 			continue
 		}
+		p := r.plainIndex()
 		if toks == nil {
-			if toks = requestWords(text); len(toks) < loneEverydayWords {
+			if toks = pt.read(p).toks; len(toks) < loneEverydayWords {
 				return out
 			}
 		}
-		p := r.plainIndex()
 		s := r.skillAt(*m)
 		company := false
 		for _, t := range toks {
