@@ -127,15 +127,3 @@ func appendJSONFloat(dst []byte, f float64) []byte {
 	}
 	return dst
 }
-
-// appendJSONStrings appends ss as a JSON array of strings ([] when empty).
-func appendJSONStrings(dst []byte, ss []string) []byte {
-	dst = append(dst, '[')
-	for i, s := range ss {
-		if i > 0 {
-			dst = append(dst, ',')
-		}
-		dst = appendJSONString(dst, s)
-	}
-	return append(dst, ']')
-}

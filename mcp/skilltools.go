@@ -156,20 +156,6 @@ func fitRoute(v *version, matches []router.Match) []router.Match {
 	return matches
 }
 
-// jsonChars bounds the length of s as a JSON string, quotes included.
-func jsonChars(s string) int {
-	n := 2 + len(s)
-	for i := 0; i < len(s); i++ {
-		switch c := s[i]; {
-		case c == '"' || c == '\\':
-			n++
-		case c < 0x20:
-			n += 5
-		}
-	}
-	return n
-}
-
 func (s *server) getSkill(ctx context.Context, v *version, args map[string]json.RawMessage) (*toolOutcome, error) {
 	name := stringArg(args, "name")
 	// An empty file is no file: models often fill every optional
