@@ -322,6 +322,13 @@ func NewFrom(ctx context.Context, skills Source, opts *Options) (*Router, error)
 		// thesaurus (a few ms, once per process) while a client waits.
 		go thesaurusOnce()
 	}
+	if skills.Len() <= o.MemoryThreshold {
+		// The plain ranking's index is built now for an agent this
+		// small (a millisecond at 500 skills), so that every route, the
+		// first of a cold start too, has its runner-ups; a larger one
+		// builds it on first use, or last in a background build.
+		r.plainIndex()
+	}
 	if r.deferBuild() {
 		if err := r.openEarly(ctx); err != nil {
 			return nil, err
