@@ -97,7 +97,7 @@ func buildFillInputs(snap loader.Snapshot) string {
 	case withTool == 0:
 		return "No skill of this agent has a command template to fill."
 	case shown < withTool:
-		return fmt.Sprintf("Inputs per skill (name: type; ? marks an optional input): %s; … and %d more skills with commands: their inputs are in route_skill's structured matches and in list_skills entries.",
+		return fmt.Sprintf("Inputs per skill (name: type; ? marks an optional input): %s; … and %d more skills with commands: their inputs are in list_skills entries.",
 			b.String(), withTool-shown)
 	default:
 		return fmt.Sprintf("Inputs per skill (name: type; ? marks an optional input): %s.", b.String())

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/agent3md/agent3md/loader"
+	"github.com/agent3md/agent3md/router"
 	"github.com/google/jsonschema-go/jsonschema"
 )
 
@@ -16,8 +17,10 @@ var fillSkillTool = newTool[fillSkillInput, fillResult](toolSpec[fillSkillInput]
 	name:  toolFillSkill,
 	title: "Fill a skill's command",
 	desc: "Fill a skill's command template with input values and get back the shell-quoted command, whether it is ready to run, and every problem in one answer: required inputs missing, values of the wrong type, placeholders no input declares. " +
-		"It never runs anything. When the answer says confirm, ask the user before running the command: the skill carries a cost tag, or you chose it from a relaxed route_skill match (pass tier).",
-	schema: func(p map[string]*jsonschema.Schema) { p["tier"].Enum = []any{"phrase", "relaxed"} },
+		"It never runs anything. When the answer says confirm, ask the user before running the command: the skill carries a cost tag, or you chose it from a relaxed or runner-up route_skill match (pass tier).",
+	schema: func(p map[string]*jsonschema.Schema) {
+		p["tier"].Enum = []any{router.TierPhrase, router.TierName, router.TierDescribed, router.TierRelaxed, router.TierRunnerUp}
+	},
 	listed: func(tj *toolJSON, _, inputs string) { tj.InputSchema = withArgDesc(tj.InputSchema, "values", inputs) },
 	// One catalog entry and one template: cheap at any size.
 	inline:  func(*server, json.RawMessage) bool { return true },
@@ -29,7 +32,7 @@ var fillSkillTool = newTool[fillSkillInput, fillResult](toolSpec[fillSkillInput]
 type fillSkillInput struct {
 	Name   string          `json:"name" jsonschema:"the skill's name, as list_skills or route_skill gives it"`
 	Values json.RawMessage `json:"values,omitempty" jsonschema:"input name -> value (strings, numbers or booleans; objects and arrays are passed as compact JSON text)."`
-	Tier   string          `json:"tier,omitempty" jsonschema:"the tier of the route_skill match you chose this skill from, if any: a relaxed match needs the user's confirmation"`
+	Tier   string          `json:"tier,omitempty" jsonschema:"the tier of the route_skill match you chose this skill from, if any: a relaxed or runner-up match needs the user's confirmation"`
 }
 
 // fillResult is fill_skill's structured answer: the loader's Fill as it is
@@ -65,7 +68,7 @@ func (s *server) fillSkill(ctx context.Context, v *generation, in *fillSkillInpu
 	if sk, err := v.agent.Skill(name); err == nil {
 		cost = sk.Cost
 	}
-	res := fillOf(f, cost, in.Tier == "relaxed")
+	res := fillOf(f, cost, in.Tier)
 	return &toolOutcome{text: fillText(res), structured: res}, nil
 }
 
@@ -138,16 +141,18 @@ func fillValues(raw json.RawMessage) (map[string]string, string) {
 
 // fillOf is fill_skill's answer for a fill (prompts/get shows it too):
 // the skill's cost tag, whether the user must confirm before the command
-// runs (loader.NeedsConfirmation) and why. relaxed is set when the model
-// chose the skill from a relaxed route_skill match.
-func fillOf(f *loader.Fill, cost string, relaxed bool) fillResult {
-	res := fillResult{Fill: f, Confirm: loader.NeedsConfirmation(cost, relaxed), ConfirmReasons: []string{}}
+// runs (loader.NeedsConfirmation) and why. tier is the tier of the
+// route_skill match the model chose the skill from ("" when none): any
+// but a sure one (router.Sure) is a guess.
+func fillOf(f *loader.Fill, cost, tier string) fillResult {
+	guess := tier != "" && !router.Sure(tier)
+	res := fillResult{Fill: f, Confirm: loader.NeedsConfirmation(cost, guess), ConfirmReasons: []string{}}
 	if cost != "" {
 		res.Cost = &cost
 		res.ConfirmReasons = append(res.ConfirmReasons, "the skill is tagged cost="+cost)
 	}
-	if relaxed {
-		res.ConfirmReasons = append(res.ConfirmReasons, "it was chosen from a relaxed route_skill match (no trigger phrase matched)")
+	if guess {
+		res.ConfirmReasons = append(res.ConfirmReasons, "it was chosen from a "+tier+" route_skill match (no trigger phrase matched and the request does not name it)")
 	}
 	return res
 }

@@ -1,12 +1,15 @@
 package mcp
 
 import (
+	"cmp"
+	"context"
 	"encoding/json"
 	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/agent3md/agent3md/loader"
+	"github.com/agent3md/agent3md/router"
 )
 
 // TestFillProblemsAlike: a missing input and a mistyped value come back the
@@ -82,13 +85,14 @@ func TestFillUnsafeTemplate(t *testing.T) {
 	}
 }
 
-// routeLine is one route_skill line; the group is its tier mark.
-var routeLine = regexp.MustCompile(`^\S+  \(score \d+; matched: .*?(; relaxed|; name)?\)$`)
+// lineTier reads a route line's tier: none is a phrase hit, a sure
+// match by name or description says its tier, a guess its tier and fit.
+var lineTier = regexp.MustCompile(`^\S+  \(score \d+; matched: [^;]*(?:; (name|described)|; (relaxed|runner-up), fit \d+%)?\)$`)
 
-// TestRouteTextMarksRelaxed: the text of route_skill, which is all many
-// clients show the model, marks each relaxed match (a guess that needs
-// the user's confirmation), and leaves phrase matches in the
-// reference's form; it is the whole answer (no structured content).
+// TestRouteTextMarksRelaxed: the text of route_skill, which is all the
+// model reads, marks each relaxed match (a guess that needs the user's
+// confirmation) as the router's tier says, and leaves phrase matches in
+// the reference's form.
 func TestRouteTextMarksRelaxed(t *testing.T) {
 	a, err := loader.Open("../examples/devtools.3md", nil)
 	if err != nil {
@@ -98,6 +102,11 @@ func TestRouteTextMarksRelaxed(t *testing.T) {
 	c := newPipeClient(t, a)
 	defer c.close(t)
 	c.roundTrip(t, benchInit)
+	r, err := router.ForAgent(context.Background(), a, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
 	seen := map[string]bool{}
 	for i, text := range []string{"run the tests", "the local build keeps failing", "why did the nightly job go red on main", "find where parseConfig is called"} {
 		req, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": i + 1, "method": "tools/call",
@@ -113,15 +122,31 @@ func TestRouteTextMarksRelaxed(t *testing.T) {
 		if _, has := msg.Result["structuredContent"]; has {
 			t.Errorf("%q: route_skill answered structured content; it answers with text alone: %s", text, wire)
 		}
-		for _, line := range strings.Split(content[0].Text, "\n") {
-			m := routeLine.FindStringSubmatch(line)
+		lines := strings.Split(content[0].Text, "\n")
+		matches, err := r.Route(context.Background(), text, &router.Query{Limit: router.DefaultLimit})
+		if err != nil || len(matches) == 0 || len(lines) > len(matches) {
+			t.Fatalf("%q: %d lines for %d matches (%v):\n%s", text, len(lines), len(matches), err, content[0].Text)
+		}
+		// The first line is the router's first match (the server's
+		// router may answer before its index is built, without the
+		// guesses after a sure one: the later lines' tiers are read
+		// from the lines).
+		if want := string(router.AppendLine(nil, &matches[0])); lines[0] != want {
+			t.Errorf("%q: first line %q, want %q", text, lines[0], want)
+		}
+		guessed := false
+		for _, line := range lines {
+			m := lineTier.FindStringSubmatch(line)
 			if m == nil {
-				t.Fatalf("%q: line %q is not \"name  (score N; matched: …)\"", text, line)
+				t.Errorf("%q: line %q ends in no tier the router has", text, line)
+				continue
 			}
-			tier := strings.TrimPrefix(m[1], "; ")
-			if tier == "" {
-				tier = "phrase"
+			tier := cmp.Or(m[1], m[2], router.TierPhrase)
+			sure := router.Sure(tier)
+			if guessed && sure {
+				t.Errorf("%q: a sure line after a guess: %q", text, line)
 			}
+			guessed = guessed || !sure
 			seen[tier] = true
 		}
 	}

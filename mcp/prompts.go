@@ -137,7 +137,7 @@ func (s *server) promptsGet(ctx context.Context, c *call) (any, error) {
 	if sk.HasTool {
 		f, err := v.agent.Command(sk.Name, p.Arguments)
 		if err == nil {
-			text += "\n\n" + fillText(fillOf(f, sk.Cost, false))
+			text += "\n\n" + fillText(fillOf(f, sk.Cost, ""))
 		}
 	}
 	return &promptsGetResult{Description: snap.Description(i), Messages: []promptMessage{

@@ -19,8 +19,9 @@ var routeSkillTool = newTool[routeSkillInput, textOnly](toolSpec[routeSkillInput
 	name:  toolRouteSkill,
 	title: "Route a request to skills",
 	desc: "Find which skills fit a request: pass the user's request as text and get a short list of skill names, best first, with the words that matched. " +
-		"The sure matches come first: a trigger phrase hit, or a skill the request names (\"; name\"). After them, up to the limit, come relaxed runners-up, each line ending in \"; relaxed\": skills whose name, description or instructions share the request's words, for you to choose among when the first does not fit what the user asked. " +
-		"Call it first when you do not know which skill applies, then load the one you pick with get_skill. A relaxed one is a guess: confirm it with the user first (pass tier \"relaxed\" to fill_skill).",
+		"The sure matches come first: a trigger phrase hit, a skill the request names (\"; name\"), or one whose description's words it says (\"; described\"). After them, up to the limit, come guesses for you to choose among when the first does not fit: \"; relaxed\" (the skill's name, description or instructions share the request's words) and \"; runner-up\" (what a plain search over names and descriptions ranks next). " +
+		"A guess says its fit: the share of the request's words, the rarer ones weighing more, that the skill's name and description hold (fit 80% is most of the request, fit 10% one minor word). " +
+		"Call it first when you do not know which skill applies, then load the one you pick with get_skill. A guess is a guess: confirm it with the user first (pass its tier to fill_skill).",
 	schema: func(p map[string]*jsonschema.Schema) {
 		p["mode"].Enum = []any{string(router.Ranked), string(router.Spec)}
 		p["limit"].Minimum = jsonschema.Ptr(0.0)
@@ -34,7 +35,7 @@ var routeSkillTool = newTool[routeSkillInput, textOnly](toolSpec[routeSkillInput
 type routeSkillInput struct {
 	Text  string `json:"text" jsonschema:"the request to route, in the user's words"`
 	Mode  string `json:"mode,omitempty" jsonschema:"\"ranked\" (default: stemmed phrase matching, relevance tie-breaks, relaxed matches when no phrase hits) or \"spec\" (exact agent3md/1 trigger matching)"`
-	Limit *int   `json:"limit,omitempty" jsonschema:"at most this many matches; 0 means all; absent means 3 in ranked mode (the sure matches, then relaxed runners-up) and all in spec mode, as many as fit in 40,000 characters"`
+	Limit *int   `json:"limit,omitempty" jsonschema:"at most this many matches; 0 means all; absent means 5 in ranked mode (the sure matches, then guesses) and all in spec mode, as many as fit in 40,000 characters"`
 }
 
 // inlineArgsBytes bounds the arguments of a route_skill answered inline:

@@ -20,10 +20,13 @@ func TestRouteText(t *testing.T) {
 			"deploy  (score 2; matched: ship it, deploy)"},
 		{"a sure match, then a runner-up", []router.Match{
 			{Name: "incident-summary", Score: 1, Hits: []string{"what happened"}, Tier: router.TierPhrase},
-			{Name: "check-pipeline", Hits: []string{"dag", "failed"}, Tier: router.TierRelaxed},
-		}, "incident-summary  (score 1; matched: what happened)\ncheck-pipeline  (score 0; matched: dag, failed; relaxed)"},
+			{Name: "check-pipeline", Hits: []string{"dag", "failed"}, Tier: router.TierRelaxed, Fit: 0.426},
+			{Name: "tail-logs", Hits: []string{"failed"}, Tier: router.TierRunnerUp, Fit: 0.1},
+		}, "incident-summary  (score 1; matched: what happened)\ncheck-pipeline  (score 0; matched: dag, failed; relaxed, fit 43%)\ntail-logs  (score 0; matched: failed; runner-up, fit 10%)"},
 		{"named", []router.Match{{Name: "run-tests", Hits: []string{"tests"}, Tier: router.TierName}},
 			"run-tests  (score 0; matched: tests; name)"},
+		{"described", []router.Match{{Name: "semgrep-rule-creator", Hits: []string{"semgrep rule"}, Tier: router.TierDescribed, Fit: 1}},
+			"semgrep-rule-creator  (score 0; matched: semgrep rule; described)"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			if got := routeText(tt.matches); got != tt.want {

@@ -87,6 +87,9 @@ func (r *Router) startBuild(ctx context.Context, started time.Time) {
 	p.hold = r.opts.holdBuild
 	go func() {
 		defer close(p.done)
+		// The plain ranking's index (runner-ups) is built last, so that
+		// routes answered once the build is done never wait for it.
+		defer r.plainIndex()
 		// The build waits for the first route to be answered: started at
 		// once it takes every processor just as the client's first
 		// request, usually already queued, is to be served.

@@ -38,7 +38,9 @@ func needsBleve(c routeCase, warm []Match) bool {
 	if c.q.Mode == Spec {
 		return false
 	}
-	return len(warm) == 0 || warm[0].Tier == TierRelaxed || challenged(c.text, warm)
+	// A name or described match may come from the relaxed tier's first
+	// (describedFirst), which the relaxed search found.
+	return len(warm) == 0 || warm[0].Tier != TierPhrase || challenged(c.text, warm)
 }
 
 // challenged reports whether a warm phrase-tier answer may have had its
@@ -61,17 +63,22 @@ func challenged(text string, warm []Match) bool {
 
 // likeForeground reports whether got, answered by a Router whose index
 // may still have been building, is want, the foreground's answer: the
-// same, or the same without its relaxed runners-up, which a route made
-// while the index builds does not wait for.
+// same, or with the same sure matches first: a route made while the
+// index builds does not wait for the relaxed matches after them.
 func likeForeground(got, want []Match) bool {
 	if reflect.DeepEqual(got, want) {
 		return true
 	}
-	sure := len(want)
-	for sure > 0 && want[sure-1].Tier == TierRelaxed {
-		sure--
+	// The sure matches, or the phrase hits a question about their
+	// subject left relaxed (demoteAboutSubject): what needs no bleve.
+	sure := func(ms []Match) []Match {
+		n := 0
+		for n < len(ms) && (Sure(ms[n].Tier) || ms[n].Score > 0) {
+			n++
+		}
+		return ms[:n]
 	}
-	return sure > 0 && reflect.DeepEqual(got, want[:sure])
+	return len(sure(want)) > 0 && reflect.DeepEqual(sure(got), sure(want))
 }
 
 // TestBackgroundAnswersLikeForeground is the cold start's contract: a

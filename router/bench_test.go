@@ -320,3 +320,18 @@ func BenchmarkRouteRunnersUp(b *testing.B) {
 	b.ReportMetric(float64((cpuTime()-c0).Nanoseconds())/float64(b.N), "cpu-ns/op")
 	b.ReportMetric(float64(matches)/float64(b.N), "matches/op")
 }
+
+// BenchmarkPlainIndex builds the plain ranking's index (baseline.go),
+// which the first route that fills runner-ups builds: at 100,000 skills
+// it is what that route waits for beyond a route's own work.
+func BenchmarkPlainIndex(b *testing.B) {
+	for _, n := range []int{4000, 100000} {
+		b.Run("n="+strconv.Itoa(n), func(b *testing.B) {
+			skills := Skills(synthSkills(b, n))
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				newPlainBM25(skills)
+			}
+		})
+	}
+}

@@ -69,7 +69,7 @@ func TestBodyStretchOneWord(t *testing.T) {
 		{Name: "coupon", Z: 3, Triggers: []string{"优惠券"}, Description: "优惠券问题"},
 	}
 	r := newTest(t, skills, nil)
-	if got := route(t, r, "两小时内发的", nil); len(got) != 0 {
+	if got := found(t, r, "两小时内发的", nil); len(got) != 0 {
 		t.Errorf("one shared stretch: %s, want nothing", brief(got))
 	}
 	if got := route(t, r, "仓库收到了吗新商品呢", nil); len(got) == 0 || got[0].Name != "exchange" || got[0].Tier != TierRelaxed {

@@ -11,13 +11,18 @@
 // never hits); score is the number of phrases hit; order is score
 // descending, then z. Nothing below applies to it.
 //
-// Ranked (the default) answers two questions at once. Its sure matches
-// are what run --exec may act on: skills with a phrase hit (as written or
-// through stems) or that the request names. After them, up to the limit
-// (DefaultLimit for a model's answer), come relaxed runners-up, found by
-// relevance and held to an evidence bar, marked with their tier so they
-// are confirmed before anything runs. When nothing is sure, the relaxed
-// matches are the whole answer.
+// Ranked (the default) answers in three parts, each line saying which
+// (Match.Tier). Its sure matches (Sure) are what run --exec may act on:
+// skills with a phrase hit (as written or through stems), that the
+// request names, or whose description's words it says and no other
+// skill's (described.go). After them, up to the limit (DefaultLimit for
+// a model's answer), come guesses: relaxed matches, found by relevance
+// and held to an evidence bar, then runner-ups, the best of a plain BM25
+// ranking over names and descriptions (runnersup.go) that the answer
+// does not hold yet, so that it never leaves out a skill a plain search
+// would have shown. Every guess carries its fit (Match.Fit), how much of
+// the request's weight its name and description hold; it is confirmed
+// before anything runs.
 //
 // # Signals
 //
@@ -47,9 +52,17 @@
 //	relaxed evidence      field terms the request holds: trigger 3,  bar 3 (2 without triggers), and two    folders 86.7→90.8%
 //	                      name 2, tool 2, description 1, input 0.5   request words
 //	named first           a relaxed skill whose whole name is said   first among relaxed matches            folders 84.7→86.7%
-//	runners-up            relaxed matches after the sure ones        fill the limit                         all dev top-3 92.7→93.3%
+//	relaxed after sure    relaxed matches after the sure ones        fill the limit                         all dev top-3 92.7→93.3%
 //	                                                                 evidence bar only, no relevance cut    dev2 top-3 82.3→83.1%,
 //	                                                                                                        refagents-dev 93.5→95.2%
+//	described             two adjacent content words of one skill's  makes the relaxed tier's first sure    folders: 0→216 sure,
+//	                      name or description, no other skill's,     (tier name or described); never        all of them right
+//	                      one not among the commonest (described.go) reorders
+//	runner-ups            plain BM25, name + description, English    after sure and relaxed, to the limit;  held-out top-3
+//	                      words and single Chinese characters        only a skill holding stop words alone  92.0→96.3%,
+//	                      (baseline.go, runnersup.go)                is left out                            top-5 92.0→97.0%
+//	fit                   idf share of the request's words a skill   shown on every guess; orders nothing   —
+//	                      holds (plainBM25.fit)
 //	body relevance        each body's distinct terms (bodyindex.go)  +0.5 × its BM25 to relaxed relevance   dev2 76.6→78.2% top-1,
 //	body evidence         a body word no other field holds           1, a word if not common English        79.8→82.3% top-3
 //	                                                                 1.5 if at most two bodies hold it      kefu-dev2 62.5→72.5%

@@ -41,6 +41,9 @@ var routingSets = []struct {
 	{"testdata/routing-folders-blind2.json", "held-out, blind round 1 (2026-11-27)"},
 	{"routing-blind6.json", "held-out, blind round 2 (2026-11-27)"},
 	{"routing-kefu-blind3.json", "held-out, blind round 2 (2026-11-27)"},
+	{"testdata/routing-folders-blind3.json", "held-out, blind round 3 (2026-11-28)"},
+	{"routing-kefu-blind4.json", "held-out, blind round 3 (2026-11-28)"},
+	{"routing-blind7.json", "held-out, blind round 3 (2026-11-28)"},
 }
 
 // TestRoutingTable prints, with -routing.table, one Markdown row per

@@ -71,7 +71,7 @@ func TestPartialPhrase(t *testing.T) {
 		{"cancel my dentist appointment", ""},                              // another skill's description says cancel too
 		{"the customer wants to cancel", "cancel-plan"},                    // the whole phrase: a phrase hit
 	} {
-		got := route(t, r, tt.text, nil)
+		got := found(t, r, tt.text, nil)
 		switch {
 		case tt.want == "" && len(got) > 0:
 			t.Errorf("%q: %s, want nothing", tt.text, brief(got))

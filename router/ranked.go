@@ -103,7 +103,15 @@ func (r *Router) rankedRoute(ctx context.Context, text string, limit int, slips 
 				return r.rankedRoute(ctx, strings.Join(fixed, " "), limit, false)
 			}
 		}
-		return r.relaxed(ctx, text, limit, sp, rq, false)
+		rel, err := r.relaxed(ctx, text, limit, sp, rq, false)
+		if err != nil {
+			return nil, err
+		}
+		rel = demoteAboutSubject(text, r.describedFirst(text, rel))
+		if limit > 0 && len(rel) > limit {
+			rel = rel[:limit]
+		}
+		return r.runnersUp(&plainText{text: text}, rel, limit), nil
 	}
 	cands := t.candidates()
 	for i := range cands {
@@ -147,25 +155,31 @@ func (r *Router) rankedRoute(ctx context.Context, text string, limit int, slips 
 			return nil, err
 		}
 	}
-	return r.runnersUp(ctx, text, sp, rq, out, limit)
+	pt := &plainText{text: text}
+	out = r.demoteLoneEveryday(pt, demoteAboutSubject(text, out))
+	out, err = r.relaxedAfter(ctx, text, sp, rq, out, limit)
+	if err != nil {
+		return nil, err
+	}
+	return r.runnersUp(pt, out, limit), nil
 }
 
-// runnersUp appends to out, the sure matches (phrase and name tiers, and
-// a challenger), the best relaxed matches it does not hold, up to limit
-// matches in all (relaxedLimit when limit is 0, unless out is longer):
-// a model reading the answer sees the runner-up when the first answer
-// is wrong, which on the held-out sets was usually absent, not second.
-// They keep their tier, so nothing about the sure answer changes: Limit
-// 1 (run) never gets one beside a sure match.
-func (r *Router) runnersUp(ctx context.Context, text string, sp *specifics, rq request, out []Match, limit int) ([]Match, error) {
+// relaxedAfter appends to out, the sure matches (phrase and name tiers,
+// and a challenger), the best relaxed matches it does not hold, up to
+// limit matches in all (relaxedLimit when limit is 0): skills the
+// relaxed tier's evidence keeps, before the plain ranking's runners-up
+// (runnersUp). They keep their tier, so nothing about the sure answer
+// changes: Limit 1 (run) never gets one beside a sure match.
+func (r *Router) relaxedAfter(ctx context.Context, text string, sp *specifics, rq request, out []Match, limit int) ([]Match, error) {
 	want := limit
 	if want == 0 {
 		want = relaxedLimit
 	}
 	if len(out) >= want || r.late.pending() {
 		// A route answered while the index builds in the background
-		// (Options.Background) has no runners-up: they would wait for the
-		// build, which the sure matches do not need.
+		// (Options.Background) has no relaxed matches after its sure
+		// ones: they would wait for the build, which the sure matches
+		// do not need.
 		return out, nil
 	}
 	rel, err := r.relaxed(ctx, text, want+len(out), sp, rq, true)
@@ -174,7 +188,7 @@ func (r *Router) runnersUp(ctx context.Context, text string, sp *specifics, rq r
 			return nil, ctx.Err()
 		}
 		// A background build that failed fails relaxed routes; the sure
-		// matches stand without runners-up.
+		// matches stand without them.
 		return out, nil
 	}
 	for _, m := range rel {

@@ -196,14 +196,13 @@ type Query struct {
 }
 
 // DefaultLimit is the limit of a Ranked route answer that asks for none
-// (route_skill, `agent3md route`): the sure matches and the best relaxed
-// runners-up, three in all. A model reads the answer on every request, so
-// it is kept small: on the example agents a whole route_skill answer
-// (text and structured content) is about 400 bytes (1.1 KB at most), and
-// on a 4,000-skill agent, where every request has runners-up, 800 bytes
-// (1 KB at most), against 2.5 KB with ten; three is the top-3 the routing
-// sets measure.
-const DefaultLimit = 3
+// (route_skill, `agent3md route`): the sure matches, then relaxed ones,
+// then the plain ranking's runners-up, five in all. A model reads the
+// answer on every request, so it is kept under ~600 characters: on every
+// evaluation set a five-line answer is 199 characters at the median, 364
+// at the 95th percentile and 516 at most (TestRoutingBaseline logs
+// them), and five is the top-5 the sets measure.
+const DefaultLimit = 5
 
 // Match is one routed skill with the evidence for it.
 type Match struct {
@@ -216,6 +215,11 @@ type Match struct {
 	Relevance float64  `json:"relevance"`
 	Hits      []string `json:"hits"` // phrases (or, relaxed, terms) that matched
 	Tier      string   `json:"tier"`
+	// Fit is how much of the request the match holds, from 0 to 1: 1 for
+	// a sure match (Sure), else the share of the request's words, each
+	// weighed by how few of the agent's skills hold it, that the skill's
+	// name and description hold (runnersUp). 0 in Spec mode.
+	Fit float64 `json:"fit,omitempty"`
 }
 
 // Index kinds reported by Info.
@@ -269,6 +273,13 @@ type Router struct {
 	segOnce sync.Once
 	seg     *segmenter // see segmenterOf
 
+	pairsOnce sync.Once
+	pairs     *pairBook // see pairsOf
+
+	plainOnce  sync.Once
+	plain      *plainBM25 // see plainIndex
+	plainBuilt atomic.Bool
+
 	hanOnce sync.Once
 	han     int8 // see hanScriptOf
 
@@ -310,6 +321,13 @@ func NewFrom(ctx context.Context, skills Source, opts *Options) (*Router, error)
 		// A server's first relaxed route would otherwise parse the
 		// thesaurus (a few ms, once per process) while a client waits.
 		go thesaurusOnce()
+	}
+	if skills.Len() <= o.MemoryThreshold {
+		// The plain ranking's index is built now for an agent this
+		// small (a millisecond at 500 skills), so that every route, the
+		// first of a cold start too, has its runner-ups; a larger one
+		// builds it on first use, or last in a background build.
+		r.plainIndex()
 	}
 	if r.deferBuild() {
 		if err := r.openEarly(ctx); err != nil {

@@ -145,7 +145,7 @@ func TestRouteUnspacedRelaxed(t *testing.T) {
 		{"오늘 기분이 좋아요", ""},
 		{"这份文档写得怎么样", ""},
 	} {
-		got := route(t, r, tt.text, &Query{Mode: Ranked})
+		got := found(t, r, tt.text, &Query{Mode: Ranked})
 		if len(got) > 0 && got[0].Tier != TierRelaxed {
 			t.Errorf("%q: tier %s, want relaxed (no trigger is in it)", tt.text, got[0].Tier)
 		}

@@ -75,6 +75,13 @@ func route(t testing.TB, r *Router, text string, q *Query) []Match {
 	return got
 }
 
+// found is route without the plain ranking's runners-up: the matches
+// the router found evidence for, which the relaxed tier's rules decide.
+func found(t testing.TB, r *Router, text string, q *Query) []Match {
+	t.Helper()
+	return slices.DeleteFunc(route(t, r, text, q), func(m Match) bool { return m.Tier == TierRunnerUp })
+}
+
 var specSkills = []Skill{
 	{Name: "search-code", Z: 1, Triggers: []string{"search the code", "find where", "grep", "who calls"}},
 	{Name: "run-tests", Z: 2, Triggers: []string{"run tests", "test", "go test"}},

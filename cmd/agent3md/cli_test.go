@@ -66,6 +66,9 @@ func TestCommands(t *testing.T) {
 		{"route spec no match exits 1", []string{"route", "--mode", "spec", devtools, "zzqx wobble"}, 1, "no skill matched", ""},
 		{"route names the tier of a name match", []string{"route", "--no-cache", devtools, "tests"}, 0, "run-tests  (score 0; matched: tests; name)", ""},
 		{"route bad mode", []string{"route", "--mode", "fuzzy", devtools, "x"}, 2, "", `use "ranked" or "spec"`},
+		{"route --explain says why and where", []string{"route", "--no-cache", "--explain", devtools, "the tests are flaky on main"}, 0, "    sure: 1 trigger phrase(s) hit (flaky)\n    flaky             33% of the request  name, trigger", ""},
+		{"route --explain --json", []string{"route", "--no-cache", "--explain", "--json", devtools, "flaky"}, 0, `"why": "sure: 1 trigger phrase(s) hit (flaky)"`, ""},
+		{"route --explain no match exits 1", []string{"route", "--explain", devtools, "zzqx wobble"}, 1, "no skill matched: no skill's name", ""},
 		{"mcp bad file", []string{"mcp", filepath.Join(dir, "missing.3md")}, 2, "", "cannot read agent file"},
 		{"mcp broken head", []string{"mcp", bad}, 1, "", "invalidPlaneDirective"},
 		{"mcp bad memory limit", []string{"mcp", "--memory-limit", "lots", devtools}, 2, "", "--memory-limit \"lots\": use auto, off"},
@@ -339,12 +342,12 @@ func TestRouteDefaultLimit(t *testing.T) {
 	if n := count("--limit", "1", devtools, many); n != 1 {
 		t.Errorf("ranked --limit 1: %d lines", n)
 	}
-	if n := count("--mode", "spec", devtools, many); n <= router.DefaultLimit {
-		t.Errorf("spec, no --limit: %d lines, want every match", n)
+	if n, all := count("--mode", "spec", devtools, many), count("--mode", "spec", "--limit", "0", devtools, many); n != all {
+		t.Errorf("spec, no --limit: %d lines, want every match (%d)", n, all)
 	}
-	// A runner-up says it is one.
+	// A guess says it is one, and its fit.
 	_, out, _ := cli(t, "route", "--no-cache", "../../router/testdata/dataops.3md", "the nightly orders DAG failed, can you check what happened")
-	if want := "check-pipeline  (score 0; matched: dag, failed, check; relaxed)"; !strings.Contains(out, want) {
+	if want := "check-pipeline  (score 0; matched: dag, failed, check; relaxed, fit 26%)"; !strings.Contains(out, want) {
 		t.Errorf("dataops: %q, want the line %q", out, want)
 	}
 }

@@ -86,11 +86,12 @@ func checkTools(ctx context.Context, t *testing.T, cs *sdk.ClientSession, versio
 	var names []string
 	for _, tool := range res.Tools {
 		names = append(names, tool.Name)
-		// The body tools and route_skill declare no outputSchema: they
-		// reach the model as text (docs/protocol.md §4).
+		// The body tools and route_skill declare no outputSchema: their
+		// Markdown and route lines reach the model as text
+		// (docs/protocol.md §4).
 		textOnly := tool.Name == "get_skill" || tool.Name == "resolve_skill" || tool.Name == "route_skill"
 		if version >= "2025-06-18" && (tool.Title == "" || (tool.OutputSchema == nil) != textOnly) {
-			t.Errorf("%s: title %q / outputSchema %v for %s; want a title, and an outputSchema unless the tool answers a body", tool.Name, tool.Title, tool.OutputSchema, version)
+			t.Errorf("%s: title %q / outputSchema %v for %s; want a title, and an outputSchema unless the tool answers text alone", tool.Name, tool.Title, tool.OutputSchema, version)
 		}
 		if version < "2025-06-18" && tool.OutputSchema != nil {
 			t.Errorf("%s: outputSchema sent to a %s session", tool.Name, version)
@@ -165,16 +166,19 @@ func checkToolCalls(ctx context.Context, t *testing.T, cs *sdk.ClientSession, ve
 	}
 
 	first := cat[0]
-	text, _ = call(ctx, t, cs, "route_skill", map[string]any{"text": first.Triggers[0], "mode": "spec"}, false)
+	text, res := call(ctx, t, cs, "route_skill", map[string]any{"text": first.Triggers[0], "mode": "spec"}, false)
 	if !strings.HasPrefix(text, first.Name+"  (score ") || !strings.Contains(text, "matched: ") {
 		t.Errorf("route_skill %q = %q, want a line for %s", first.Triggers[0], text, first.Name)
+	}
+	if res.StructuredContent != nil {
+		t.Errorf("route_skill structuredContent = %v for %s; want the lines as text alone", res.StructuredContent, version)
 	}
 	text, _ = call(ctx, t, cs, "route_skill", map[string]any{"text": "zzqx vvkw"}, false)
 	if text != "no skill matched" {
 		t.Errorf("route_skill on nonsense = %q", text)
 	}
 
-	text, res := call(ctx, t, cs, "get_skill", map[string]any{"name": first.Name}, false)
+	text, res = call(ctx, t, cs, "get_skill", map[string]any{"name": first.Name}, false)
 	if strings.TrimSpace(text) == "" {
 		t.Errorf("get_skill %s: empty body", first.Name)
 	}

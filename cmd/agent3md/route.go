@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -12,18 +13,22 @@ import (
 
 func (a *app) routeCmd() *cobra.Command {
 	var (
-		mode   string
-		limit  int
-		asJSON bool
+		mode    string
+		limit   int
+		asJSON  bool
+		explain bool
 	)
 	c := &cobra.Command{
 		Use:   "route FILE TEXT",
 		Short: "Rank the skills that fit a request",
 		Long: `route scores TEXT against the agent's skills. Mode "ranked" (default) matches
 trigger phrases on word stems, breaks ties by relevance, and after the
-matches it is sure of offers the best relaxed ones, from names,
-descriptions, bodies, tools and inputs, each line marked "; relaxed"
-(at most 3 lines unless --limit says otherwise). Mode "spec" is exactly
+matches it is sure of offers guesses: relaxed matches, from names,
+descriptions, bodies, tools and inputs, marked "; relaxed", then the
+plain ranking's runner-ups, marked "; runner-up", each with its fit
+(at most 5 lines unless --limit says otherwise). --explain prints under
+each match why it has its tier and, for each request word, which of the
+skill's fields hold it and its weight. Mode "spec" is exactly
 the agent3md/1 route definition, every match. Each match shows the
 phrases (or terms) that matched: routing is advice, so the evidence
 matters. Exit status 1 when no skill matched, as grep's.`,
@@ -40,6 +45,9 @@ matters. Exit status 1 when no skill matched, as grep's.`,
 			}
 			a.useCache = true
 			return a.withAgent(args[0], func(ag *loader.Agent) error {
+				if explain {
+					return a.explain(c, ag, args[1], q, asJSON)
+				}
 				matches, err := a.route(c, ag, args[1], q)
 				if err != nil {
 					return err
@@ -62,7 +70,8 @@ matters. Exit status 1 when no skill matched, as grep's.`,
 		},
 	}
 	c.Flags().StringVar(&mode, "mode", string(router.Ranked), `routing mode: "ranked" or "spec"`)
-	c.Flags().IntVar(&limit, "limit", 0, "print at most this many matches (0: all; default 3 in ranked mode, all in spec mode)")
+	c.Flags().IntVar(&limit, "limit", 0, "print at most this many matches (0: all; default 5 in ranked mode, all in spec mode)")
+	c.Flags().BoolVar(&explain, "explain", false, "under each match, print why it has its tier and which fields hold each request word")
 	c.Flags().BoolVar(&asJSON, "json", false, "print matches as JSON")
 	a.addLimitFlags(c.Flags())
 	a.addCacheFlags(c.Flags())
@@ -91,6 +100,48 @@ func (a *app) route(c *cobra.Command, ag *loader.Agent, text string, q *router.Q
 		return nil, ioError(err)
 	}
 	return matches, nil
+}
+
+// explain prints each match of a route with its evidence
+// (router.Explain): its line, why it has its tier, and each request word
+// with the fields that hold it and its weight; as JSON with asJSON.
+func (a *app) explain(c *cobra.Command, ag *loader.Agent, text string, q *router.Query, asJSON bool) error {
+	r, err := router.ForAgent(c.Context(), ag, a.routerOptions(ag))
+	if err != nil {
+		return ioError(fmt.Errorf("building the routing index: %w", err))
+	}
+	defer r.Close()
+	ex, err := r.Explain(c.Context(), text, q)
+	if err != nil {
+		return ioError(err)
+	}
+	if asJSON {
+		if ex == nil {
+			ex = []router.Explained{}
+		}
+		if err := writeJSON(a.stdout, map[string]any{"mode": q.Mode, "matches": ex}); err != nil {
+			return err
+		}
+	} else if len(ex) == 0 {
+		fmt.Fprintln(a.stdout, "no skill matched: no skill's name, description or trigger holds a word of the request")
+	}
+	for i := range ex {
+		if asJSON {
+			break
+		}
+		fmt.Fprintf(a.stdout, "%s\n    %s\n", router.AppendLine(nil, &ex[i].Match), ex[i].Why)
+		for _, w := range ex[i].Words {
+			held := "no field"
+			if len(w.Fields) > 0 {
+				held = strings.Join(w.Fields, ", ")
+			}
+			fmt.Fprintf(a.stdout, "    %-16s %3.0f%% of the request  %s\n", w.Word, 100*w.Weight, held)
+		}
+	}
+	if len(ex) == 0 {
+		return silent(exitInvalid)
+	}
+	return nil
 }
 
 // printMatches writes one line per match in the route_skill tool's format.

@@ -30,9 +30,9 @@ func refused(format string, args ...any) error {
 }
 
 func (g *runGuard) check(ch *choice, cost string, f *loader.Fill) error {
-	if ch.tier == router.TierRelaxed && !g.named {
-		return refused("not running %s: it is only a relaxed match (no trigger phrase matched; the evidence is %s); "+
-			"if it is the skill you mean, add --skill %s", ch.name, strings.Join(ch.hits, ", "), ch.name)
+	if ch.tier != "" && !router.Sure(ch.tier) && !g.named {
+		return refused("not running %s: it is only a %s match (no trigger phrase matched and the request does not name it; the evidence is %s); "+
+			"if it is the skill you mean, add --skill %s", ch.name, ch.tier, strings.Join(ch.hits, ", "), ch.name)
 	}
 	if !f.HasTool {
 		return refused("skill %q has no command to run; it is guidance only (read it with 'agent3md get')", f.Skill)

@@ -1,0 +1,57 @@
+package router
+
+import (
+	"testing"
+)
+
+// TestRunnersUpFollow: after the sure match come the plain ranking's
+// skills, as runner-ups with their fit, up to the limit; a skill that
+// holds only stop words of the request is never one; Limit 1 is the
+// sure match alone.
+func TestRunnersUpFollow(t *testing.T) {
+	skills := []Skill{
+		{Name: "deploy", Z: 1, Triggers: []string{"ship it"}, Description: "Roll the service out to production"},
+		{Name: "tail-logs", Z: 2, Triggers: []string{"show logs"}, Description: "Follow the service logs in production"},
+		{Name: "weather", Z: 3, Triggers: []string{"forecast"}, Description: "The weather for a city"},
+		{Name: "notes", Z: 4, Triggers: []string{"take a note"}, Description: "Keep notes of the meeting"},
+	}
+	r := newTest(t, skills, nil)
+	got := route(t, r, "ship it to production for the service", &Query{Limit: 3})
+	if len(got) != 2 || got[0].Name != "deploy" || got[0].Tier != TierPhrase || got[0].Fit != 1 {
+		t.Fatalf("got %+v, want deploy (phrase, fit 1) and one runner-up", got)
+	}
+	if m := got[1]; m.Name != "tail-logs" || m.Tier != TierRunnerUp || m.Fit <= 0 || m.Fit >= 1 || len(m.Hits) != 2 {
+		t.Errorf("runner-up %+v, want tail-logs with a fit between 0 and 1 and its two words", m)
+	}
+	if got := route(t, r, "ship it to production for the service", &Query{Limit: 1}); len(got) != 1 || got[0].Name != "deploy" {
+		t.Errorf("limit 1: %+v, want deploy alone", got)
+	}
+	// Nothing sure and nothing relaxed: the plain ranking is the answer,
+	// every line a runner-up.
+	got = route(t, r, "what about the city", nil)
+	if len(got) != 1 || got[0].Name != "weather" || got[0].Tier != TierRunnerUp {
+		t.Errorf("a request only a description's word meets: %+v, want weather as a runner-up", got)
+	}
+	if got := route(t, r, "what is it for", nil); len(got) != 0 {
+		t.Errorf("stop words alone: %+v, want nothing", got)
+	}
+}
+
+// TestFit: the share of the request's idf the skill holds, a word no
+// skill holds weighing as a word one skill in N+1 would.
+func TestFit(t *testing.T) {
+	p := newPlainBM25(Skills{
+		{Name: "pdf", Z: 1, Description: "read pdf files"},
+		{Name: "csv", Z: 2, Description: "read csv files"},
+	})
+	toks := p.read("read the pdf zebra")
+	fit, words := p.fit(toks, 0)
+	idfRead, idfPdf, idfNone := p.idf(2), p.idf(1), p.idf(0)
+	want := float64(int(100*(idfRead+idfPdf)/(idfRead+idfPdf+idfNone)+0.5)) / 100
+	if fit != want || len(words) != 2 {
+		t.Errorf("fit %v %q, want %v and pdf, read", fit, words, want)
+	}
+	if fit, _ := p.fit(toks, 1); fit >= want {
+		t.Errorf("csv fits %v, no more than pdf's %v", fit, want)
+	}
+}
