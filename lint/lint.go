@@ -201,13 +201,28 @@ func parallel(ctx context.Context, n, workers int, fn func(context.Context, int)
 	return ctx.Err()
 }
 
-// sure reports a match the router is sure of: a trigger phrase hit, or a
-// request that names the skill.
-func sure(m *router.Match) bool { return m.Tier != router.TierRelaxed }
+// sure reports a match a trigger phrase or the skill's name earned. A
+// described match (sure, but from the words of a description) is read
+// with the relaxed ones here: a probe is a description, so what matters
+// is how the descriptions' words tell skills apart.
+func sure(m *router.Match) bool { return m.Tier == router.TierPhrase || m.Tier == router.TierName }
+
+// ranked drops the runner-ups from a route answer: they are what a plain
+// search over names and descriptions ranks next, offered to every request
+// whatever its evidence, so they make no competitor.
+func ranked(ms []router.Match) []router.Match {
+	for i := range ms {
+		if ms[i].Tier == router.TierRunnerUp {
+			return ms[:i]
+		}
+	}
+	return ms
+}
 
 // judge reads the answer to one probe of skill s: another skill first, or
 // one tied with s, makes a finding.
 func judge(s *Skill, p probe, ms []router.Match, close float64) *Finding {
+	ms = ranked(ms)
 	if len(ms) == 0 {
 		return nil
 	}
@@ -238,11 +253,11 @@ func judge(s *Skill, p probe, ms []router.Match, close float64) *Finding {
 	return competing(s, rival, rank)
 }
 
-// tied reports two matches the ranking barely tells apart. Two relaxed
-// matches tie whenever route_skill shows both: the router offers the
-// runner-up (it keeps only those within router.DefaultRelaxedThreshold of
-// the best) as a candidate for the very text of the first skill's
-// description, so a paraphrase of it can go either way; on three public
+// tied reports two matches the ranking barely tells apart. Two matches
+// on description words (relaxed or described) tie whenever route_skill
+// shows both: the router offers the second (it keeps only relaxed
+// matches within router.DefaultRelaxedThreshold of the best) as a
+// candidate for the very text of the first skill's description, so a paraphrase of it can go either way; on three public
 // collections of Agent Skills (router/testdata/folders, 157 skills) no
 // description draws a runner-up but a near twin. Two sure matches tie
 // with one trigger score and relevance within close of each other (or
@@ -261,7 +276,7 @@ func tierWord(m *router.Match) string {
 	if sure(m) {
 		return "sure"
 	}
-	return "relaxed"
+	return m.Tier
 }
 
 func place(rank int) string {
