@@ -1,4 +1,4 @@
-package client
+package mcpclient
 
 import (
 	"context"
@@ -31,7 +31,7 @@ func (c *Conn) failWaiting(from *Pending, raw []byte, err error) {
 	}
 }
 
-// receive routes one message the server sent; from is the Pending whose
+// receive dispatches one message the server sent; from is the Pending whose
 // POST it answers (HTTP), nil over stdio.
 func (c *Conn) receive(raw []byte, at time.Time, from *Pending) {
 	env, err := peekEnvelope(raw)
@@ -156,9 +156,9 @@ func (c *Conn) answer(m *Message) {
 // waiter, a subscription's events to it, the rest to OnNotification.
 func (c *Conn) notification(raw []byte, from *Pending) {
 	c.mu.Lock()
-	routed := len(c.progress) > 0 || len(c.subs) > 0 || (from != nil && from.sub != nil)
+	dispatched := len(c.progress) > 0 || len(c.subs) > 0 || (from != nil && from.sub != nil)
 	c.mu.Unlock()
-	if !routed && c.o.OnNotification == nil {
+	if !dispatched && c.o.OnNotification == nil {
 		return
 	}
 	m, err := Decode(raw)

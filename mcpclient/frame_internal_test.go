@@ -1,4 +1,4 @@
-package client
+package mcpclient
 
 import (
 	"bytes"
@@ -66,7 +66,7 @@ func topKeys(b []byte) ([]string, bool) {
 }
 
 // FuzzPeekEnvelope: on every JSON object whose method (if any) is a
-// string, routing reads what a full decode reads: the same id, and a
+// string, dispatch reads what a full decode reads: the same id, and a
 // method exactly when the message has one. (A message with both a method
 // and a result, or a key twice, is no valid message; its waiter's decode
 // judges it.)

@@ -1,4 +1,4 @@
-package client_test
+package mcpclient_test
 
 import (
 	"errors"
@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/agent3md/agent3md/selftest/client"
+	"github.com/agent3md/agent3md/mcpclient"
 )
 
 // TestStatusError: a refusal is a *StatusError with the status, and the
@@ -36,13 +36,13 @@ func TestStatusError(t *testing.T) {
 		{"/mcp/team", 404, []string{"answered 404 Not Found: " + long}},
 		{"/auth", 401, []string{"the server wants a bearer token and none was given", "Unauthorized: send a bearer token"}},
 	} {
-		c, err := client.Dial(ts.URL+tt.path, &client.Options{HTTPClient: ts.Client()})
+		c, err := mcpclient.Dial(ts.URL+tt.path, &mcpclient.Options{HTTPClient: ts.Client()})
 		if err != nil {
 			t.Fatal(err)
 		}
 		err = c.Call(testCtx(t), "ping", nil, nil)
 		c.Close()
-		var se *client.StatusError
+		var se *mcpclient.StatusError
 		if !errors.As(err, &se) || se.Status != tt.status {
 			t.Fatalf("%s: %v is no StatusError %d", tt.path, err, tt.status)
 		}

@@ -1,4 +1,4 @@
-package client
+package mcpclient
 
 import (
 	"bytes"
@@ -128,7 +128,7 @@ type stdioTransport struct {
 	read   chan struct{} // closed when readLoop returns
 }
 
-// readLoop routes stdout lines until stdout closes. Lines are routed,
+// readLoop dispatches stdout lines until stdout closes. Lines are dispatched,
 // not decoded: a request's waiter decodes its own answer.
 func (t *stdioTransport) readLoop() {
 	defer close(t.read)

@@ -1,6 +1,6 @@
 //go:build unix
 
-package client_test
+package mcpclient_test
 
 import (
 	"errors"
@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/agent3md/agent3md/internal/filekind"
-	"github.com/agent3md/agent3md/selftest/client"
+	"github.com/agent3md/agent3md/mcpclient"
 )
 
 // TestHTTPClientWithCAFileFIFO: a named pipe given as the CA file is
@@ -22,7 +22,7 @@ func TestHTTPClientWithCAFileFIFO(t *testing.T) {
 	}
 	done := make(chan error, 1)
 	go func() {
-		_, err := client.HTTPClientWithCAFile(fifo)
+		_, err := mcpclient.HTTPClientWithCAFile(fifo)
 		done <- err
 	}()
 	select {

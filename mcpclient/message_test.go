@@ -1,4 +1,4 @@
-package client_test
+package mcpclient_test
 
 import (
 	"encoding/json"
@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/agent3md/agent3md/selftest/client"
+	"github.com/agent3md/agent3md/mcpclient"
 )
 
 func TestLineReaderBound(t *testing.T) {
@@ -27,7 +27,7 @@ func TestLineReaderBound(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			lr := client.NewLineReader(strings.NewReader(tt.in), max)
+			lr := mcpclient.NewLineReader(strings.NewReader(tt.in), max)
 			var got []string
 			for {
 				line, tooLong, err := lr.Next()
@@ -60,7 +60,7 @@ func FuzzLineReader(f *testing.F) {
 		if max < 1 || max > 1<<16 {
 			return
 		}
-		lr := client.NewLineReader(strings.NewReader(in), max)
+		lr := mcpclient.NewLineReader(strings.NewReader(in), max)
 		var got []string
 		for {
 			line, tooLong, err := lr.Next()
@@ -107,7 +107,7 @@ func TestDecode(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			m, err := client.Decode([]byte(tt.line))
+			m, err := mcpclient.Decode([]byte(tt.line))
 			if tt.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 					t.Fatalf("error %v, want %q", err, tt.wantErr)
@@ -141,7 +141,7 @@ func TestSameID(t *testing.T) {
 		{``, 1, false},
 	}
 	for _, tt := range tests {
-		if got := client.SameID(json.RawMessage(tt.got), tt.want); got != tt.same {
+		if got := mcpclient.SameID(json.RawMessage(tt.got), tt.want); got != tt.same {
 			t.Errorf("SameID(%s, %v) = %v", tt.got, tt.want, got)
 		}
 	}
@@ -160,12 +160,12 @@ func TestEncode(t *testing.T) {
 		// A nil map inside an interface is null: left out, never sent.
 		{2, "ping", map[string]any(nil), `{"jsonrpc":"2.0","id":2,"method":"ping"}`},
 	} {
-		b, err := client.Encode(tt.id, tt.method, tt.params)
+		b, err := mcpclient.Encode(tt.id, tt.method, tt.params)
 		if err != nil || string(b) != tt.want {
 			t.Errorf("Encode(%v, %s) = %s, %v; want %s", tt.id, tt.method, b, err, tt.want)
 		}
 	}
-	if _, err := client.Encode(1.5, "ping", nil); err == nil || !strings.Contains(err.Error(), "use a string or an integer") {
+	if _, err := mcpclient.Encode(1.5, "ping", nil); err == nil || !strings.Contains(err.Error(), "use a string or an integer") {
 		t.Errorf("a float id: %v", err)
 	}
 }
@@ -180,6 +180,6 @@ func FuzzDecode(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		client.Decode([]byte(s))
+		mcpclient.Decode([]byte(s))
 	})
 }

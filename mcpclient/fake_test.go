@@ -1,4 +1,4 @@
-package client_test
+package mcpclient_test
 
 // A small stdio server the tests run as a subprocess (the test binary
 // re-executed with fakeEnv set). Its methods each misbehave or behave in

@@ -1,4 +1,4 @@
-package client
+package mcpclient
 
 import (
 	"bytes"
@@ -318,17 +318,17 @@ func mediaType(resp *http.Response) string {
 	return mt
 }
 
-// deliver routes a JSON answer, or fails the request with why the answer
+// deliver dispatches a JSON answer, or fails the request with why the answer
 // is not one. An empty answer to a notification or a response is what
 // the transport expects (202); anything the server says about such a
-// message is routed only when it is JSON (an error about a malformed
+// message is dispatched only when it is JSON (an error about a malformed
 // message).
 func (t *httpTransport) deliver(resp *http.Response, out Outgoing, body []byte, tooLong bool, p *Pending, at time.Time) {
 	status := resp.StatusCode
 	if p != nil {
 		p.status = status
 	}
-	// A body that reads as a message is routed, and its waiter decodes it;
+	// A body that reads as a message is dispatched, and its waiter decodes it;
 	// whether other bytes are JSON at all is asked only to say what they
 	// are (and for OnExchange, which wants to know exactly).
 	isJSON := len(body) > 0 && !tooLong

@@ -1,4 +1,4 @@
-package client_test
+package mcpclient_test
 
 import (
 	"bytes"
@@ -10,7 +10,7 @@ import (
 	"net/http/httptest"
 	"testing"
 
-	"github.com/agent3md/agent3md/selftest/client"
+	"github.com/agent3md/agent3md/mcpclient"
 )
 
 // BenchmarkHTTPCall is one tools/call over HTTP to an in-process server:
@@ -29,7 +29,7 @@ func BenchmarkHTTPCall(b *testing.B) {
 	defer ts.Close()
 	params := map[string]any{"name": "route_skill", "arguments": map[string]any{"text": "deploy the app"}}
 	b.Run("client", func(b *testing.B) {
-		c, err := client.Dial(ts.URL, &client.Options{HTTPClient: ts.Client(), ProtocolVersion: client.LatestLegacy})
+		c, err := mcpclient.Dial(ts.URL, &mcpclient.Options{HTTPClient: ts.Client(), ProtocolVersion: mcpclient.LatestLegacy})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -37,7 +37,7 @@ func BenchmarkHTTPCall(b *testing.B) {
 		ctx := context.Background()
 		b.ReportAllocs()
 		for b.Loop() {
-			var res client.ToolResult
+			var res mcpclient.ToolResult
 			if err := c.Call(ctx, "tools/call", params, &res); err != nil {
 				b.Fatal(err)
 			}
@@ -52,18 +52,18 @@ func BenchmarkHTTPCall(b *testing.B) {
 			body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": params})
 			req, _ := http.NewRequest(http.MethodPost, ts.URL, bytes.NewReader(body))
 			req.Header = http.Header{"Content-Type": {"application/json"}, "Accept": {"application/json, text/event-stream"},
-				"MCP-Protocol-Version": {client.LatestLegacy}}
+				"MCP-Protocol-Version": {mcpclient.LatestLegacy}}
 			resp, err := hc.Do(req)
 			if err != nil {
 				b.Fatal(err)
 			}
 			data, _ := io.ReadAll(resp.Body)
 			resp.Body.Close()
-			var m client.Message
+			var m mcpclient.Message
 			if err := json.Unmarshal(data, &m); err != nil {
 				b.Fatal(err)
 			}
-			var res client.ToolResult
+			var res mcpclient.ToolResult
 			json.Unmarshal(m.Result, &res)
 		}
 	})

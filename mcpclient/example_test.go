@@ -1,4 +1,4 @@
-package client_test
+package mcpclient_test
 
 import (
 	"context"
@@ -9,7 +9,7 @@ import (
 	"net/http/httptest"
 	"time"
 
-	"github.com/agent3md/agent3md/selftest/client"
+	"github.com/agent3md/agent3md/mcpclient"
 )
 
 // skillServer is a stand-in for any Streamable HTTP skill server: one
@@ -17,7 +17,7 @@ import (
 func skillServer() *httptest.Server {
 	const skill = "---\nname: deploy\n---\nShip it.\n"
 	return httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		var m client.Message
+		var m mcpclient.Message
 		json.NewDecoder(r.Body).Decode(&m)
 		var result any
 		switch m.Method {
@@ -40,12 +40,12 @@ func Example() {
 	srv := skillServer()
 	defer srv.Close()
 	ctx := context.Background()
-	c, err := client.Dial(srv.URL+"/mcp", &client.Options{})
+	c, err := mcpclient.Dial(srv.URL+"/mcp", &mcpclient.Options{})
 	if err != nil {
 		log.Fatal(err)
 	}
 	defer c.Close()
-	s := &client.Session{Conn: c, Modern: true, Info: client.Implementation{Name: "example", Version: "1"}}
+	s := &mcpclient.Session{Conn: c, Modern: true, Info: mcpclient.Implementation{Name: "example", Version: "1"}}
 	for cursor := ""; ; {
 		page, err := s.ListSkills(ctx, cursor)
 		if err != nil {
@@ -76,19 +76,19 @@ func Example() {
 // matched to its request, and the time from the write to the last
 // answer's arrival read from the requests' timings.
 func ExampleConn_StartAll() {
-	c, err := client.Spawn([]string{"agent3md", "mcp", "agent.3md"}, &client.Options{})
+	c, err := mcpclient.Spawn([]string{"agent3md", "mcp", "agent.3md"}, &mcpclient.Options{})
 	if err != nil {
 		log.Fatal(err)
 	}
 	defer c.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	if _, err := c.Initialize(ctx, client.LatestLegacy, client.Implementation{Name: "example", Version: "1"}); err != nil {
+	if _, err := c.Initialize(ctx, mcpclient.LatestLegacy, mcpclient.Implementation{Name: "example", Version: "1"}); err != nil {
 		log.Fatal(err)
 	}
-	reqs := make([]client.Request, 1000)
+	reqs := make([]mcpclient.Request, 1000)
 	for i := range reqs {
-		reqs[i] = client.Request{Method: "ping"}
+		reqs[i] = mcpclient.Request{Method: "ping"}
 	}
 	ps, err := c.StartAll(ctx, reqs)
 	if err != nil {
@@ -99,7 +99,7 @@ func ExampleConn_StartAll() {
 			log.Fatal(err)
 		}
 	}
-	fmt.Printf("%v per ping\n", client.Span(ps)/time.Duration(len(ps)))
+	fmt.Printf("%v per ping\n", mcpclient.Span(ps)/time.Duration(len(ps)))
 	// At EOF a stdio server finishes its requests and exits 0.
 	if code, exited := c.Process().CloseInput(5 * time.Second); !exited || code != 0 {
 		log.Fatalf("the server did not exit cleanly: exited %v, code %d", exited, code)

@@ -1,4 +1,4 @@
-package client_test
+package mcpclient_test
 
 import (
 	"context"
@@ -10,14 +10,14 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agent3md/agent3md/selftest/client"
+	"github.com/agent3md/agent3md/mcpclient"
 )
 
 // spawnFake starts the fake server with o (its Env gets the switch).
-func spawnFake(t *testing.T, o client.Options) *client.Conn {
+func spawnFake(t *testing.T, o mcpclient.Options) *mcpclient.Conn {
 	t.Helper()
 	o.Env = append(o.Env, fakeEnv+"=1")
-	c, err := client.Spawn(fakeArgv(t), &o)
+	c, err := mcpclient.Spawn(fakeArgv(t), &o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -40,7 +40,7 @@ func TestPipelinedOutOfOrder(t *testing.T) {
 		mu    sync.Mutex
 		notes []string
 	)
-	c := spawnFake(t, client.Options{OnNotification: func(m *client.Message) {
+	c := spawnFake(t, mcpclient.Options{OnNotification: func(m *mcpclient.Message) {
 		var p struct {
 			Data string `json:"data"`
 		}
@@ -51,9 +51,9 @@ func TestPipelinedOutOfOrder(t *testing.T) {
 	}})
 	ctx := testCtx(t)
 	const n = 200
-	reqs := make([]client.Request, n)
+	reqs := make([]mcpclient.Request, n)
 	for i := range reqs {
-		reqs[i] = client.Request{Method: "hold"}
+		reqs[i] = mcpclient.Request{Method: "hold"}
 		if i%2 == 1 {
 			reqs[i].ID = fmt.Sprintf("s-%d", i) // string ids beside the Conn's own integers
 		}
@@ -62,7 +62,7 @@ func TestPipelinedOutOfOrder(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	flush, err := c.Start(ctx, client.Request{Method: "flush"})
+	flush, err := c.Start(ctx, mcpclient.Request{Method: "flush"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -98,7 +98,7 @@ func TestPipelinedOutOfOrder(t *testing.T) {
 // TestMalformedLine: a line that is not JSON fails the request in flight
 // with what is wrong, and the Conn goes on.
 func TestMalformedLine(t *testing.T) {
-	c := spawnFake(t, client.Options{})
+	c := spawnFake(t, mcpclient.Options{})
 	ctx := testCtx(t)
 	err := c.Call(ctx, "garbage", nil, nil)
 	if err == nil || !strings.Contains(err.Error(), "not a JSON-RPC object to stdout") || !strings.Contains(err.Error(), "this is not JSON") {
@@ -116,7 +116,7 @@ func TestMalformedLine(t *testing.T) {
 func TestLineBound(t *testing.T) {
 	var unmatched []string
 	var mu sync.Mutex
-	c := spawnFake(t, client.Options{MaxLineBytes: 1024, OnUnmatched: func(raw []byte, err error) {
+	c := spawnFake(t, mcpclient.Options{MaxLineBytes: 1024, OnUnmatched: func(raw []byte, err error) {
 		mu.Lock()
 		unmatched = append(unmatched, fmt.Sprint(string(raw), err))
 		mu.Unlock()
@@ -139,21 +139,21 @@ func TestLineBound(t *testing.T) {
 // TestServerDiesMidAnswer: a server that exits halfway through a line
 // fails the request waiting with ErrClosed, and so does every later one.
 func TestServerDiesMidAnswer(t *testing.T) {
-	c := spawnFake(t, client.Options{})
+	c := spawnFake(t, mcpclient.Options{})
 	ctx := testCtx(t)
-	p, err := c.Start(ctx, client.Request{Method: "die"})
+	p, err := c.Start(ctx, mcpclient.Request{Method: "die"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	_, err = p.Wait(ctx)
-	if err == nil || !strings.Contains(err.Error(), "not a JSON-RPC object") && !errors.Is(err, client.ErrClosed) {
+	if err == nil || !strings.Contains(err.Error(), "not a JSON-RPC object") && !errors.Is(err, mcpclient.ErrClosed) {
 		t.Fatalf("error %v, want the half line or ErrClosed", err)
 	}
 	<-c.Done()
-	if !errors.Is(c.Err(), client.ErrClosed) || !strings.Contains(c.Err().Error(), "closed stdout") {
+	if !errors.Is(c.Err(), mcpclient.ErrClosed) || !strings.Contains(c.Err().Error(), "closed stdout") {
 		t.Errorf("Err() = %v", c.Err())
 	}
-	if _, err := c.Start(ctx, client.Request{Method: "ping"}); !errors.Is(err, client.ErrClosed) {
+	if _, err := c.Start(ctx, mcpclient.Request{Method: "ping"}); !errors.Is(err, mcpclient.ErrClosed) {
 		t.Errorf("a request after the end: %v, want ErrClosed", err)
 	}
 	<-c.Process().Exited()
@@ -166,9 +166,9 @@ func TestServerDiesMidAnswer(t *testing.T) {
 // while the client's own request waits.
 func TestServerRequest(t *testing.T) {
 	asked := make(chan string, 1)
-	c := spawnFake(t, client.Options{OnRequest: func(m *client.Message) (any, error) {
+	c := spawnFake(t, mcpclient.Options{OnRequest: func(m *mcpclient.Message) (any, error) {
 		asked <- m.Method
-		return client.RefuseRequest(m, "the test client")
+		return mcpclient.RefuseRequest(m, "the test client")
 	}})
 	var res struct {
 		Asked struct {
@@ -188,9 +188,9 @@ func TestServerRequest(t *testing.T) {
 func TestProgress(t *testing.T) {
 	var notes int
 	var mu sync.Mutex
-	c := spawnFake(t, client.Options{OnNotification: func(*client.Message) { mu.Lock(); notes++; mu.Unlock() }})
+	c := spawnFake(t, mcpclient.Options{OnNotification: func(*mcpclient.Message) { mu.Lock(); notes++; mu.Unlock() }})
 	ctx := testCtx(t)
-	p, err := c.Start(ctx, client.Request{Method: "tools/call", Params: map[string]any{"name": "x"}, Progress: "tok-1"})
+	p, err := c.Start(ctx, mcpclient.Request{Method: "tools/call", Params: map[string]any{"name": "x"}, Progress: "tok-1"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -218,13 +218,13 @@ func TestProgress(t *testing.T) {
 // fails saying so and the Conn ends.
 func TestEcho(t *testing.T) {
 	argv := fakeArgv(t)
-	c, err := client.Spawn(argv, &client.Options{Env: []string{fakeEnv + "=echo"}})
+	c, err := mcpclient.Spawn(argv, &mcpclient.Options{Env: []string{fakeEnv + "=echo"}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer c.Close()
 	err = c.Call(testCtx(t), "ping", nil, nil)
-	if !errors.Is(err, client.ErrEcho) || !strings.Contains(err.Error(), "such as cat") {
+	if !errors.Is(err, mcpclient.ErrEcho) || !strings.Contains(err.Error(), "such as cat") {
 		t.Fatalf("error %v, want ErrEcho", err)
 	}
 	<-c.Done()
@@ -234,9 +234,9 @@ func TestEcho(t *testing.T) {
 // untagged one goes to OnNotification) and ends on Close.
 func TestListenStdio(t *testing.T) {
 	untagged := make(chan string, 4)
-	c := spawnFake(t, client.Options{OnNotification: func(m *client.Message) { untagged <- m.Method }})
+	c := spawnFake(t, mcpclient.Options{OnNotification: func(m *mcpclient.Message) { untagged <- m.Method }})
 	ctx := testCtx(t)
-	s := &client.Session{Conn: c, Modern: true, Info: client.Implementation{Name: "t", Version: "1"}}
+	s := &mcpclient.Session{Conn: c, Modern: true, Info: mcpclient.Implementation{Name: "t", Version: "1"}}
 	sub, err := s.Listen(ctx, map[string]any{"resourcesListChanged": true})
 	if err != nil {
 		t.Fatal(err)
@@ -264,19 +264,19 @@ func TestListenStdio(t *testing.T) {
 
 // TestDuplicateID: two requests in flight cannot share an id.
 func TestDuplicateID(t *testing.T) {
-	c := spawnFake(t, client.Options{})
+	c := spawnFake(t, mcpclient.Options{})
 	ctx := testCtx(t)
-	if _, err := c.Start(ctx, client.Request{ID: "a", Method: "hold"}); err != nil {
+	if _, err := c.Start(ctx, mcpclient.Request{ID: "a", Method: "hold"}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := c.Start(ctx, client.Request{ID: "a", Method: "hold"}); err == nil || !strings.Contains(err.Error(), "already in flight") {
+	if _, err := c.Start(ctx, mcpclient.Request{ID: "a", Method: "hold"}); err == nil || !strings.Contains(err.Error(), "already in flight") {
 		t.Errorf("error %v, want the duplicate id refused", err)
 	}
 }
 
 // TestCloseInput: at EOF the server exits, and its exit code is read.
 func TestCloseInput(t *testing.T) {
-	c := spawnFake(t, client.Options{})
+	c := spawnFake(t, mcpclient.Options{})
 	if err := c.Call(testCtx(t), "ping", nil, nil); err != nil {
 		t.Fatal(err)
 	}

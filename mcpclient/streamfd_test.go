@@ -1,4 +1,4 @@
-package client_test
+package mcpclient_test
 
 import (
 	"context"
@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agent3md/agent3md/selftest/client"
+	"github.com/agent3md/agent3md/mcpclient"
 )
 
 // openFDs counts this process's open descriptors; the test skips where
@@ -44,7 +44,7 @@ func settledFDs(t *testing.T, limit int) int {
 // the answer at all (else only keep-alive comments).
 func holdingServer(t *testing.T, answer bool) *httptest.Server {
 	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		var m client.Message
+		var m mcpclient.Message
 		json.NewDecoder(r.Body).Decode(&m)
 		if len(m.ID) == 0 {
 			w.WriteHeader(http.StatusAccepted)
@@ -80,7 +80,7 @@ func TestStreamClosedOnAnswer(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			ts := holdingServer(t, tt.answer)
-			c, err := client.Dial(ts.URL, &client.Options{HTTPClient: ts.Client()})
+			c, err := mcpclient.Dial(ts.URL, &mcpclient.Options{HTTPClient: ts.Client()})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -119,14 +119,14 @@ func TestStreamClosedOnAnswer(t *testing.T) {
 // and so failed for want of an answer it had.
 func TestInitializeOnHeldStream(t *testing.T) {
 	ts := holdingServer(t, true)
-	c, err := client.Dial(ts.URL, &client.Options{HTTPClient: ts.Client()})
+	c, err := mcpclient.Dial(ts.URL, &mcpclient.Options{HTTPClient: ts.Client()})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer c.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	if _, err := c.Initialize(ctx, client.LatestLegacy, client.Implementation{Name: "t", Version: "1"}); err != nil {
+	if _, err := c.Initialize(ctx, mcpclient.LatestLegacy, mcpclient.Implementation{Name: "t", Version: "1"}); err != nil {
 		t.Fatalf("initialize: %v", err)
 	}
 }
@@ -140,7 +140,7 @@ func TestInitializeOnHeldStream(t *testing.T) {
 func TestStreamEndKeepsConnection(t *testing.T) {
 	var conns atomic.Int64
 	ts := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		var m client.Message
+		var m mcpclient.Message
 		json.NewDecoder(r.Body).Decode(&m)
 		if len(m.ID) == 0 {
 			w.WriteHeader(http.StatusAccepted)
@@ -164,7 +164,7 @@ func TestStreamEndKeepsConnection(t *testing.T) {
 	// connection is back in the pool, or closed.
 	tr := ts.Client().Transport.(*http.Transport).Clone()
 	tr.MaxConnsPerHost = 1
-	c, err := client.Dial(ts.URL, &client.Options{HTTPClient: &http.Client{Transport: tr}})
+	c, err := mcpclient.Dial(ts.URL, &mcpclient.Options{HTTPClient: &http.Client{Transport: tr}})
 	if err != nil {
 		t.Fatal(err)
 	}

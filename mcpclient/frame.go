@@ -1,4 +1,4 @@
-package client
+package mcpclient
 
 import (
 	"bufio"
@@ -52,7 +52,7 @@ func (lr *LineReader) Next() (line []byte, tooLong bool, err error) {
 	}
 }
 
-// envelope is what routing needs of a received message, read without
+// envelope is what dispatch needs of a received message, read without
 // decoding the rest: its id (raw, nil when absent) and its method.
 type envelope struct {
 	id        []byte
@@ -71,7 +71,7 @@ var errNotEnvelope = errors.New("not a JSON-RPC message")
 
 // peekEnvelope reads the id and method of one message by scanning its
 // top-level members, skipping the values of the others without decoding
-// them: a client that pipelines thousands of requests routes each answer
+// them: a client that pipelines thousands of requests dispatches each answer
 // without paying for a full decode on the reading goroutine (the caller
 // decodes its own answer, as and when it wants). Once the id and a result
 // or error are seen the scan stops: the rest is the caller's to read.

@@ -1,4 +1,4 @@
-package client_test
+package mcpclient_test
 
 import (
 	"context"
@@ -17,7 +17,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agent3md/agent3md/selftest/client"
+	"github.com/agent3md/agent3md/mcpclient"
 )
 
 // TestHTTPHeaders: handshake-era requests carry the negotiated revision
@@ -34,44 +34,44 @@ func TestHTTPHeaders(t *testing.T) {
 		mu.Lock()
 		defer mu.Unlock()
 		if r.Method == http.MethodDelete {
-			deleted = r.Header.Get(client.HeaderSessionID)
+			deleted = r.Header.Get(mcpclient.HeaderSessionID)
 			return
 		}
 		seen = append(seen, r.Header.Clone())
-		var m client.Message
+		var m mcpclient.Message
 		json.NewDecoder(r.Body).Decode(&m)
 		if len(m.ID) == 0 {
 			w.WriteHeader(http.StatusAccepted)
 			return
 		}
 		if m.Method == "initialize" {
-			w.Header().Set(client.HeaderSessionID, "sess-1")
+			w.Header().Set(mcpclient.HeaderSessionID, "sess-1")
 		}
 		w.Header().Set("Content-Type", "application/json")
 		json.NewEncoder(w).Encode(map[string]any{"jsonrpc": "2.0", "id": m.ID, "result": map[string]any{"protocolVersion": "2025-06-18"}})
 	}))
 	defer ts.Close()
-	c, err := client.Dial(ts.URL, &client.Options{Token: "tok", HTTPClient: ts.Client()})
+	c, err := mcpclient.Dial(ts.URL, &mcpclient.Options{Token: "tok", HTTPClient: ts.Client()})
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctx := testCtx(t)
-	if _, err := c.Initialize(ctx, client.LatestLegacy, client.Implementation{Name: "t", Version: "1"}); err != nil {
+	if _, err := c.Initialize(ctx, mcpclient.LatestLegacy, mcpclient.Implementation{Name: "t", Version: "1"}); err != nil {
 		t.Fatal(err)
 	}
 	if err := c.Call(ctx, "ping", nil, nil); err != nil {
 		t.Fatal(err)
 	}
-	modern := &client.Session{Conn: c, Modern: true, Info: client.Implementation{Name: "t", Version: "1"}}
+	modern := &mcpclient.Session{Conn: c, Modern: true, Info: mcpclient.Implementation{Name: "t", Version: "1"}}
 	if _, err := modern.CallTool(ctx, "wörk", nil); err != nil {
 		t.Fatal(err)
 	}
 	c.Close()
 	want := []map[string]string{
-		{client.HeaderProtocolVersion: "", client.HeaderMethod: "", client.HeaderSessionID: ""},
-		{client.HeaderProtocolVersion: "2025-06-18", client.HeaderMethod: "", client.HeaderSessionID: "sess-1"},
-		{client.HeaderProtocolVersion: "2025-06-18", client.HeaderMethod: ""},
-		{client.HeaderProtocolVersion: client.ModernVersion, client.HeaderMethod: "tools/call", client.HeaderName: "=?base64?d8O2cms=?="},
+		{mcpclient.HeaderProtocolVersion: "", mcpclient.HeaderMethod: "", mcpclient.HeaderSessionID: ""},
+		{mcpclient.HeaderProtocolVersion: "2025-06-18", mcpclient.HeaderMethod: "", mcpclient.HeaderSessionID: "sess-1"},
+		{mcpclient.HeaderProtocolVersion: "2025-06-18", mcpclient.HeaderMethod: ""},
+		{mcpclient.HeaderProtocolVersion: mcpclient.ModernVersion, mcpclient.HeaderMethod: "tools/call", mcpclient.HeaderName: "=?base64?d8O2cms=?="},
 	}
 	mu.Lock()
 	defer mu.Unlock()
@@ -130,7 +130,7 @@ func TestHTTPAnswers(t *testing.T) {
 		{"/hang", "no answer to POST ping (id 1)"},
 	} {
 		t.Run(tt.path, func(t *testing.T) {
-			c, err := client.Dial(ts.URL+tt.path, &client.Options{MaxLineBytes: 1024, HTTPClient: ts.Client()})
+			c, err := mcpclient.Dial(ts.URL+tt.path, &mcpclient.Options{MaxLineBytes: 1024, HTTPClient: ts.Client()})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -147,7 +147,7 @@ func TestHTTPAnswers(t *testing.T) {
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Errorf("error %v, want it to say %q", err, tt.want)
 			}
-			var na *client.NoAnswerError
+			var na *mcpclient.NoAnswerError
 			if errors.As(err, &na) != (tt.path == "/hang") {
 				t.Errorf("error %v: NoAnswerError only for the server that never answers", err)
 			}
@@ -159,7 +159,7 @@ func TestHTTPAnswers(t *testing.T) {
 // headers; a notification gets 202.
 func sseServer(t *testing.T, body string) *httptest.Server {
 	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		var m client.Message
+		var m mcpclient.Message
 		json.NewDecoder(r.Body).Decode(&m)
 		if len(m.ID) == 0 {
 			w.WriteHeader(http.StatusAccepted)
@@ -173,7 +173,7 @@ func sseServer(t *testing.T, body string) *httptest.Server {
 }
 
 // TestEventStreams: each data event of an answer's stream is one
-// message, routed like a stdio line.
+// message, dispatched like a stdio line.
 func TestEventStreams(t *testing.T) {
 	for _, tt := range []struct {
 		name, stream string
@@ -201,14 +201,14 @@ func TestEventStreams(t *testing.T) {
 				notes []string
 			)
 			note := func(s string) { mu.Lock(); notes = append(notes, s); mu.Unlock() }
-			c, err := client.Dial(ts.URL, &client.Options{MaxLineBytes: 64, HTTPClient: ts.Client(),
-				OnNotification: func(m *client.Message) { note(m.Method) },
+			c, err := mcpclient.Dial(ts.URL, &mcpclient.Options{MaxLineBytes: 64, HTTPClient: ts.Client(),
+				OnNotification: func(m *mcpclient.Message) { note(m.Method) },
 				OnUnmatched:    func(raw []byte, err error) { note("unmatched " + string(raw)) }})
 			if err != nil {
 				t.Fatal(err)
 			}
 			ctx := testCtx(t)
-			p, err := c.Start(ctx, client.Request{ID: 7, Method: "tools/call", Params: map[string]any{"name": "x"}})
+			p, err := c.Start(ctx, mcpclient.Request{ID: 7, Method: "tools/call", Params: map[string]any{"name": "x"}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -234,7 +234,7 @@ func TestEventStreams(t *testing.T) {
 func TestListenHTTP(t *testing.T) {
 	ended := make(chan struct{})
 	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		var m client.Message
+		var m mcpclient.Message
 		json.NewDecoder(r.Body).Decode(&m)
 		w.Header().Set("Content-Type", "text/event-stream")
 		tag := `"_meta":{"io.modelcontextprotocol/subscriptionId":` + string(m.ID) + `}`
@@ -245,13 +245,13 @@ func TestListenHTTP(t *testing.T) {
 		close(ended)
 	}))
 	defer ts.Close()
-	c, err := client.Dial(ts.URL, &client.Options{HTTPClient: ts.Client()})
+	c, err := mcpclient.Dial(ts.URL, &mcpclient.Options{HTTPClient: ts.Client()})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer c.Close()
 	ctx := testCtx(t)
-	s := &client.Session{Conn: c, Modern: true, Info: client.Implementation{Name: "t", Version: "1"}}
+	s := &mcpclient.Session{Conn: c, Modern: true, Info: mcpclient.Implementation{Name: "t", Version: "1"}}
 	sub, err := s.Listen(ctx, map[string]any{"resourcesListChanged": true})
 	if err != nil {
 		t.Fatal(err)
@@ -279,7 +279,7 @@ func TestHTTPClientWithCA(t *testing.T) {
 	ts.StartTLS()
 	defer ts.Close()
 	ca := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: ts.Certificate().Raw})
-	hc, err := client.HTTPClientWithCA(ca)
+	hc, err := mcpclient.HTTPClientWithCA(ca)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -287,7 +287,7 @@ func TestHTTPClientWithCA(t *testing.T) {
 		hc   *http.Client
 		want string
 	}{{hc, ""}, {nil, "certificate"}} {
-		c, err := client.Dial(ts.URL, &client.Options{HTTPClient: tt.hc})
+		c, err := mcpclient.Dial(ts.URL, &mcpclient.Options{HTTPClient: tt.hc})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -297,7 +297,7 @@ func TestHTTPClientWithCA(t *testing.T) {
 			t.Errorf("error %v, want %q", err, tt.want)
 		}
 	}
-	if _, err := client.HTTPClientWithCA([]byte("not a certificate")); !errors.Is(err, client.ErrNoCertificate) {
+	if _, err := mcpclient.HTTPClientWithCA([]byte("not a certificate")); !errors.Is(err, mcpclient.ErrNoCertificate) {
 		t.Errorf("a file with no certificate: %v, want ErrNoCertificate", err)
 	}
 }
@@ -312,8 +312,8 @@ func TestHTTPClientWithCAFile(t *testing.T) {
 	good, bad, big := filepath.Join(dir, "ca.pem"), filepath.Join(dir, "bad.pem"), filepath.Join(dir, "big.pem")
 	os.WriteFile(good, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: ts.Certificate().Raw}), 0o600)
 	os.WriteFile(bad, []byte("not a certificate"), 0o600)
-	os.WriteFile(big, make([]byte, client.MaxCAFileBytes+1), 0o600)
-	hc, err := client.HTTPClientWithCAFile(good)
+	os.WriteFile(big, make([]byte, mcpclient.MaxCAFileBytes+1), 0o600)
+	hc, err := mcpclient.HTTPClientWithCAFile(good)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -322,11 +322,11 @@ func TestHTTPClientWithCAFile(t *testing.T) {
 		t.Fatalf("the file's CA is not trusted: %v", err)
 	}
 	resp.Body.Close()
-	if _, err := client.HTTPClientWithCAFile(bad); !errors.Is(err, client.ErrNoCertificate) {
+	if _, err := mcpclient.HTTPClientWithCAFile(bad); !errors.Is(err, mcpclient.ErrNoCertificate) {
 		t.Errorf("no certificate: %v", err)
 	}
 	for _, p := range []string{filepath.Join(dir, "missing.pem"), big} {
-		if _, err := client.HTTPClientWithCAFile(p); err == nil || !strings.Contains(err.Error(), p) {
+		if _, err := mcpclient.HTTPClientWithCAFile(p); err == nil || !strings.Contains(err.Error(), p) {
 			t.Errorf("%s: %v, want an error naming the file", p, err)
 		}
 	}
@@ -334,7 +334,7 @@ func TestHTTPClientWithCAFile(t *testing.T) {
 
 func TestDialURL(t *testing.T) {
 	for _, u := range []string{"/mcp", "ftp://host/mcp", "http://"} {
-		if _, err := client.Dial(u, nil); err == nil || !strings.Contains(err.Error(), "absolute http:// or https:// URL") {
+		if _, err := mcpclient.Dial(u, nil); err == nil || !strings.Contains(err.Error(), "absolute http:// or https:// URL") {
 			t.Errorf("Dial(%q): %v", u, err)
 		}
 	}
@@ -344,7 +344,7 @@ func TestDialURL(t *testing.T) {
 // answer's size), refused or abandoned.
 func TestOnDone(t *testing.T) {
 	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		var m client.Message
+		var m mcpclient.Message
 		json.NewDecoder(r.Body).Decode(&m)
 		if m.Method == "slow" {
 			<-r.Context().Done()
@@ -362,7 +362,7 @@ func TestOnDone(t *testing.T) {
 		mu   sync.Mutex
 		done = map[string][]int{}
 	)
-	c, err := client.Dial(ts.URL, &client.Options{OnDone: func(p *client.Pending) {
+	c, err := mcpclient.Dial(ts.URL, &mcpclient.Options{OnDone: func(p *mcpclient.Pending) {
 		mu.Lock()
 		defer mu.Unlock()
 		done[p.Method()] = append(done[p.Method()], p.Timing().AnswerBytes)

@@ -1,4 +1,4 @@
-package client
+package mcpclient
 
 import (
 	"bytes"
@@ -107,7 +107,7 @@ type Exchange struct {
 	Empty, NotJSON, Stream bool
 }
 
-// readEvents routes each data event of an event stream answering out
+// readEvents dispatches each data event of an event stream answering out
 // (docs/protocol.md §12), and fails p when the stream ends without p's
 // answer. It returns that answer (nil when none came) as soon as it has
 // arrived, without reading on: a server sends nothing after the answer
