@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+
+	"github.com/agent3md/agent3md/internal/jsoncheck"
 )
 
 // LineReader reads newline-delimited messages (docs/protocol.md §2) with a
@@ -103,130 +105,34 @@ func peekEnvelope(b []byte) (envelope, error) {
 
 // eachMember calls fn with the key (decoded) and raw value of each
 // top-level member of the JSON object b, in order, until fn returns
-// false. Values are skipped, not decoded: it checks nesting and strings,
-// not every token.
+// false. Values are skipped, not decoded (jsoncheck.Members): it checks
+// nesting and strings, not every token.
 func eachMember(b []byte, fn func(key, value []byte) bool) error {
-	i := skipSpace(b, 0)
-	if i >= len(b) || b[i] != '{' {
+	bad := false
+	err := jsoncheck.Members(b, func(name, value []byte) bool {
+		key, ok := unquote(name)
+		if !ok {
+			bad = true
+			return false
+		}
+		return fn(key, value)
+	})
+	if err != nil || bad {
 		return errNotEnvelope
 	}
-	i = skipSpace(b, i+1)
-	if i < len(b) && b[i] == '}' {
-		return nil
-	}
-	for {
-		key, next, ok := scanString(b, i)
-		if !ok {
-			return errNotEnvelope
-		}
-		i = skipSpace(b, next)
-		if i >= len(b) || b[i] != ':' {
-			return errNotEnvelope
-		}
-		i = skipSpace(b, i+1)
-		end, ok := skipValue(b, i)
-		if !ok {
-			return errNotEnvelope
-		}
-		if !fn(key, b[i:end]) {
-			return nil
-		}
-		i = skipSpace(b, end)
-		switch {
-		case i < len(b) && b[i] == ',':
-			i = skipSpace(b, i+1)
-		case i < len(b) && b[i] == '}':
-			return nil
-		default:
-			return errNotEnvelope
-		}
-	}
+	return nil
 }
 
-func skipSpace(b []byte, i int) int {
-	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
-		i++
-	}
-	return i
-}
-
-// scanString reads the string starting at b[i]; key is its decoded value
-// (the raw bytes when it has no escapes).
-func scanString(b []byte, i int) (key []byte, next int, ok bool) {
-	end, ok := skipString(b, i)
-	if !ok {
-		return nil, 0, false
-	}
-	raw := b[i+1 : end-1]
+// unquote decodes a member name with its quotes (the raw bytes inside
+// them when it has no escapes).
+func unquote(name []byte) ([]byte, bool) {
+	raw := name[1 : len(name)-1]
 	if bytes.IndexByte(raw, '\\') < 0 {
-		return raw, end, true
+		return raw, true
 	}
 	var s string
-	if json.Unmarshal(b[i:end], &s) != nil {
-		return nil, 0, false
+	if json.Unmarshal(name, &s) != nil {
+		return nil, false
 	}
-	return []byte(s), end, true
-}
-
-// skipString returns the index after the string that starts at b[i].
-// The closing quote is found with IndexByte, which is fast on the long
-// strings answers carry (a SKILL.md's text).
-func skipString(b []byte, i int) (int, bool) {
-	if i >= len(b) || b[i] != '"' {
-		return 0, false
-	}
-	j := i + 1
-	for {
-		k := bytes.IndexByte(b[j:], '"')
-		if k < 0 {
-			return 0, false
-		}
-		j += k
-		backslashes := 0
-		for p := j - 1; p > i && b[p] == '\\'; p-- {
-			backslashes++
-		}
-		j++
-		if backslashes%2 == 0 {
-			return j, true
-		}
-	}
-}
-
-// skipValue returns the index after the JSON value that starts at b[i].
-// It checks nesting and strings, not every token: Decode judges the
-// message as a whole.
-func skipValue(b []byte, i int) (int, bool) {
-	if i >= len(b) {
-		return 0, false
-	}
-	switch b[i] {
-	case '"':
-		return skipString(b, i)
-	case '{', '[':
-		depth := 0
-		for j := i; j < len(b); j++ {
-			switch b[j] {
-			case '"':
-				end, ok := skipString(b, j)
-				if !ok {
-					return 0, false
-				}
-				j = end - 1
-			case '{', '[':
-				depth++
-			case '}', ']':
-				depth--
-				if depth == 0 {
-					return j + 1, true
-				}
-			}
-		}
-		return 0, false
-	}
-	j := i
-	for j < len(b) && b[j] != ',' && b[j] != '}' && b[j] != ']' && b[j] != ' ' && b[j] != '\t' && b[j] != '\n' && b[j] != '\r' {
-		j++
-	}
-	return j, j > i
+	return []byte(s), true
 }
