@@ -1,4 +1,4 @@
-package skillsdir
+package folderwrite
 
 import (
 	"errors"
@@ -77,7 +77,7 @@ func recoverStaged(root *dirFD, o *WriteOptions, now time.Time) (*Report, error)
 		if id, err := root.lstat(name); err != nil || id.mode != fs.ModeDir {
 			continue // a link is never entered
 		}
-		if !validName(m[1]) {
+		if !ValidName(m[1]) {
 			rep.Skipped = append(rep.Skipped, root.join(name))
 			continue
 		}
@@ -108,7 +108,7 @@ func recoverOne(root *dirFD, staged, skill string, o *WriteOptions, now time.Tim
 	if err != nil {
 		return nil // a link or a file where the folder was: leave both
 	}
-	var lm *marker
+	var lm *Marker
 	if live != nil {
 		defer live.close()
 		if lm, err = readMarker(live); err != nil {
@@ -123,7 +123,7 @@ func recoverOne(root *dirFD, staged, skill string, o *WriteOptions, now time.Tim
 	// marker lists, and those the live folder's lists when it is ours;
 	// what it carried across is everything else (write_swap.go, carry).
 	w := &folderWrite{planned: map[string]bool{}, owned: map[string]bool{}}
-	for _, mk := range []*marker{m, lm} {
+	for _, mk := range []*Marker{m, lm} {
 		if mk == nil || mk == lm && !ownLive {
 			continue
 		}

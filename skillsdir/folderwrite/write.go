@@ -1,4 +1,4 @@
-package skillsdir
+package folderwrite
 
 import (
 	"bytes"
@@ -70,14 +70,15 @@ type WriteOptions struct {
 	// Origin, when set, owns the folders instead of Agent: a sync's
 	// source (its URL or server command). A folder is then this
 	// writer's only when its marker names the same Origin, and each
-	// marker also records every file's SHA-256 (sync.go).
+	// marker also records every file's SHA-256 (mirror.go).
 	Origin string
 	// MaxFileBytes is the largest file read to compare it with the
 	// digest a marker records (a larger one counts as changed);
 	// DefaultMaxCompareBytes when 0.
 	MaxFileBytes int64
-
-	head *agentHead // what export adds to each marker
+	// Head is what export adds to each marker: the agent file's
+	// frontmatter and identity plane, for import to give back.
+	Head *AgentHead
 }
 
 func (o *WriteOptions) command() string {
@@ -143,7 +144,7 @@ func WriteFolders(dir string, folders []Folder, opts *WriteOptions) (*Report, er
 	}
 	rep := &Report{}
 	for _, f := range folders {
-		m := marker{Agent: o.Agent, Source: o.Source, Skill: f.Skill, Head: o.head, Origin: o.Origin, URI: f.URI}
+		m := Marker{Agent: o.Agent, Source: o.Source, Skill: f.Skill, Head: o.Head, Origin: o.Origin, URI: f.URI}
 		if err := writeFolder(root, f, m, &o, rep); err != nil {
 			return rep, err
 		}
@@ -160,7 +161,7 @@ func WriteFolders(dir string, folders []Folder, opts *WriteOptions) (*Report, er
 // name that is not a valid Agent Skills name, a file path CheckFilePath
 // refuses, or one path twice.
 func (f *Folder) check() error {
-	if !validName(f.Name) {
+	if !ValidName(f.Name) {
 		return fmt.Errorf("skill folder name %s is not a valid Agent Skills name", quote(f.Name))
 	}
 	seen := map[string]bool{}
@@ -314,7 +315,7 @@ func readFileAt(d *dirFD, rel string, max int64) (data []byte, found, over bool,
 // readMarker reads d's marker; nil when there is none. A marker that is not
 // a small regular file, does not decode or lists a path outside the folder
 // is an error: a writer will not guess.
-func readMarker(d *dirFD) (*marker, error) {
+func readMarker(d *dirFD) (*Marker, error) {
 	b, found, over, err := readFileAt(d, markerFile, maxMarkerBytes)
 	name := d.join(markerFile)
 	switch {
@@ -325,7 +326,7 @@ func readMarker(d *dirFD) (*marker, error) {
 	case !found:
 		return nil, nil
 	}
-	var m marker
+	var m Marker
 	if err := json.Unmarshal(b, &m); err != nil {
 		return nil, fmt.Errorf("%s does not decode (%w); remove it, or the folder, by hand", name, err)
 	}
@@ -338,7 +339,7 @@ func readMarker(d *dirFD) (*marker, error) {
 }
 
 // readMarkerIn reads the marker of the skill folder at dir, for import.
-func readMarkerIn(dir string) (*marker, error) {
+func ReadMarkerIn(dir string) (*Marker, error) {
 	d, err := openDirRoot(dir)
 	if err != nil {
 		return nil, err
@@ -348,7 +349,7 @@ func readMarkerIn(dir string) (*marker, error) {
 }
 
 // encodeMarker is the marker file for m and the files of f.
-func encodeMarker(m marker, f Folder) ([]byte, error) {
+func encodeMarker(m Marker, f Folder) ([]byte, error) {
 	m.Files = make([]string, len(f.Files))
 	for i, file := range f.Files {
 		m.Files[i] = file.Path
@@ -374,12 +375,12 @@ func tempName(name string) string {
 // writeFolder writes one folder: nothing when every file and the marker
 // already hold the right bytes; else the whole folder anew beside it,
 // moved into place.
-func writeFolder(root *dirFD, f Folder, m marker, o *WriteOptions, rep *Report) error {
+func writeFolder(root *dirFD, f Folder, m Marker, o *WriteOptions, rep *Report) error {
 	live, err := openExisting(root, f.Name)
 	if err != nil {
 		return err
 	}
-	var old *marker
+	var old *Marker
 	if live != nil {
 		defer live.close()
 		if old, err = readMarker(live); err != nil {

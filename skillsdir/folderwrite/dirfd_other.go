@@ -1,6 +1,6 @@
 //go:build !unix
 
-package skillsdir
+package folderwrite
 
 import (
 	"fmt"

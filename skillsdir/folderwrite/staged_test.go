@@ -1,4 +1,4 @@
-package skillsdir
+package folderwrite
 
 import (
 	"math/rand/v2"
@@ -16,14 +16,14 @@ import (
 // leftover makes the hidden folder a killed write of folder name leaves
 // in dir: files (path → content) and, unless marker is "", a marker; then
 // ages it by age.
-func leftover(t *testing.T, dir, name, marker string, files map[string]string, age time.Duration) string {
+func leftover(t *testing.T, dir, name, Marker string, files map[string]string, age time.Duration) string {
 	t.Helper()
 	staged := filepath.Join(dir, "."+name+".agent3md-0123456789abcdef")
 	for p, data := range files {
 		write(t, filepath.Join(staged, filepath.FromSlash(p)), data)
 	}
-	if marker != "" {
-		write(t, filepath.Join(staged, markerFile), marker)
+	if Marker != "" {
+		write(t, filepath.Join(staged, markerFile), Marker)
 	}
 	old := time.Now().Add(-age)
 	if err := os.Chtimes(staged, old, old); err != nil {
@@ -147,7 +147,7 @@ func TestRecoverStaged(t *testing.T) {
 		name   string
 		opts   *WriteOptions
 		age    time.Duration
-		marker bool
+		Marker bool
 	}{
 		{"a recent leftover may be a running write's", ours, time.Minute, true},
 		{"another source's leftover", &WriteOptions{Agent: "team", Origin: "https://b/mcp"}, time.Hour, true},

@@ -1,6 +1,6 @@
 //go:build unix && !linux
 
-package skillsdir
+package folderwrite
 
 // swapIn puts the folder tmpName in the place of name and returns where the
 // old one now is; without an exchange call here, in two renames.

@@ -1,4 +1,4 @@
-package skillsdir
+package folderwrite
 
 import (
 	"encoding/json"
@@ -35,7 +35,7 @@ func TestOriginOwnsFolders(t *testing.T) {
 	if _, err := WriteFolders(dir, []Folder{syncFolder("deploy", "v1")}, a); err != nil {
 		t.Fatal(err)
 	}
-	var m marker
+	var m Marker
 	readJSON(t, filepath.Join(dir, "deploy", markerFile), &m)
 	if m.Origin != a.Origin || m.URI != "skill://deploy/SKILL.md" || len(m.Digests) != 2 ||
 		m.Digests["SKILL.md"] != digest([]byte(skillMD("deploy", "", "v1"))) {
@@ -62,7 +62,7 @@ func TestOriginOwnsFolders(t *testing.T) {
 	if _, err := WriteFolders(dir, []Folder{syncFolder("build", "v2")}, a); err == nil || !strings.Contains(err.Error(), `exported by agent "team"`) {
 		t.Fatalf("a sync over an exported folder: %v, want a refusal", err)
 	}
-	var em marker
+	var em Marker
 	readJSON(t, filepath.Join(dir, "build", markerFile), &em)
 	if em.Origin != "" || len(em.Digests) != 2 {
 		t.Fatalf("an export's marker %+v gained sync fields or lacks its digests", em)
@@ -207,15 +207,5 @@ func TestSyncHelpers(t *testing.T) {
 	}
 	if !IsMarker(markerFile) || IsMarker("SKILL.md") {
 		t.Error("IsMarker")
-	}
-	fm, err := ParseFrontmatter([]byte("---\nname: x\nmetadata:\n  z: \"3\"\n---\nbody\n"))
-	if err != nil || fm["name"] != "x" || fm["metadata"].(map[string]any)["z"] != "3" {
-		t.Errorf("ParseFrontmatter = %v, %v", fm, err)
-	}
-	if _, err := ParseFrontmatter([]byte("no frontmatter\n")); err == nil {
-		t.Error("ParseFrontmatter took a file without frontmatter")
-	}
-	if _, err := ParseFrontmatter([]byte("---\na: &x 1\nb: *x\n---\n")); err == nil {
-		t.Error("ParseFrontmatter took an alias")
 	}
 }

@@ -1,4 +1,4 @@
-package skillsdir
+package folderwrite
 
 import (
 	"crypto/sha256"
@@ -18,27 +18,13 @@ import (
 // disk now, and the removal of its own folders one by one. Every path
 // goes through directories opened without following links, as writes do.
 
-// ValidName reports whether s is a valid Agent Skills name
-// (docs/skill-folders.md §3): what a skill folder may be called.
-func ValidName(s string) bool { return validName(s) }
-
 // IsMarker reports whether the slash path p inside a skill folder is the
 // marker's: no source may write a file there.
 func IsMarker(p string) bool { return p == markerFile }
 
-// ParseFrontmatter reads the YAML frontmatter of a SKILL.md as JSON
-// values, as the folder reader does (docs/skill-folders.md §2).
-func ParseFrontmatter(data []byte) (map[string]any, error) {
-	fm, p := parseFrontmatter(data, DefaultMaxFrontmatterBytes)
-	if p != nil {
-		return nil, p
-	}
-	return fm.fields, nil
-}
-
 // owns reports whether a folder whose marker is m is this writer's: the
 // same Origin when either has one, else the same Agent.
-func (o *WriteOptions) owns(m *marker) bool {
+func (o *WriteOptions) owns(m *Marker) bool {
 	if o.Origin != "" || m.Origin != "" {
 		return m.Origin == o.Origin
 	}
@@ -46,7 +32,7 @@ func (o *WriteOptions) owns(m *marker) bool {
 }
 
 // notOwned is the refusal of a folder another writer owns.
-func (o *WriteOptions) notOwned(path string, m *marker) error {
+func (o *WriteOptions) notOwned(path string, m *Marker) error {
 	switch {
 	case o.Origin != "" && m.Origin != "":
 		return fmt.Errorf("%s holds skill %q synced from %s; pass --force to replace it with %s's", path, m.Skill, m.Origin, o.Origin)
@@ -86,7 +72,7 @@ type Found struct {
 	Agent, Origin, Skill, URI string
 	Files                     []string
 	Digests                   map[string]string
-	ownedBy                   *marker
+	ownedBy                   *Marker
 }
 
 // Owned reports whether the folder is o's (its marker names o's Origin,

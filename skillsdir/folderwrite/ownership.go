@@ -1,4 +1,4 @@
-package skillsdir
+package folderwrite
 
 import (
 	"errors"
@@ -172,7 +172,7 @@ func userEntriesAt(live *dirFD, paths []string, listed map[string]bool) ([]strin
 // editedFiles lists the files m lists with a digest whose bytes below d
 // differ from it now. A file gone is no edit (the writer puts it back);
 // one over max bytes, or no longer a regular file, is one.
-func editedFiles(d *dirFD, m *marker, max int64) ([]string, error) {
+func editedFiles(d *dirFD, m *Marker, max int64) ([]string, error) {
 	var out []string
 	for _, p := range m.Files {
 		want, ok := m.Digests[p]
@@ -232,7 +232,7 @@ func (o *WriteOptions) writeRefusal(name, full string, users, edited []string) e
 
 // checkWrite applies the write rule to the live folder whose marker, m,
 // the writer owns, for the folder f: nil unless forced or clear.
-func (o *WriteOptions) checkWrite(live *dirFD, m *marker, f Folder) error {
+func (o *WriteOptions) checkWrite(live *dirFD, m *Marker, f Folder) error {
 	if o.Force || m == nil || !o.owns(m) {
 		return nil
 	}
@@ -314,7 +314,7 @@ func addedEntries(d *dirFD, listed map[string]bool) ([]string, error) {
 // checkRemove applies the removal rule to d, the folder name whose
 // marker m the writer owns: nil when it holds only m's files, each as
 // written (or forced), else the Refusal naming the others.
-func (o *WriteOptions) checkRemove(d *dirFD, name string, m *marker) error {
+func (o *WriteOptions) checkRemove(d *dirFD, name string, m *Marker) error {
 	if o.Force {
 		return nil
 	}
@@ -368,7 +368,7 @@ func CheckRemove(dir, name string, opts *WriteOptions) error {
 
 // openOwned opens the folder name of root and reads its marker, refusing
 // one the writer does not own; nil when there is none.
-func openOwned(root *dirFD, name string, o *WriteOptions) (*dirFD, *marker, error) {
+func openOwned(root *dirFD, name string, o *WriteOptions) (*dirFD, *Marker, error) {
 	d, err := openExisting(root, name)
 	if err != nil || d == nil {
 		return nil, nil, err

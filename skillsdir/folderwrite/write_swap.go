@@ -1,4 +1,4 @@
-package skillsdir
+package folderwrite
 
 import (
 	"errors"
@@ -225,7 +225,7 @@ func (w *folderWrite) clear(d *dirFD) (removed map[string]bool) {
 
 // pruneNames is the folders an earlier write for the writer made that
 // folders no longer holds, with their markers.
-func pruneNames(root *dirFD, folders []Folder, o *WriteOptions) (map[string]*marker, error) {
+func pruneNames(root *dirFD, folders []Folder, o *WriteOptions) (map[string]*Marker, error) {
 	names, err := root.names()
 	if err != nil {
 		return nil, err
@@ -234,7 +234,7 @@ func pruneNames(root *dirFD, folders []Folder, o *WriteOptions) (map[string]*mar
 	for _, f := range folders {
 		current[f.Name] = true
 	}
-	out := map[string]*marker{}
+	out := map[string]*Marker{}
 	for _, name := range names {
 		if current[name] || strings.HasPrefix(name, ".") {
 			continue
