@@ -14,7 +14,7 @@ import (
 )
 
 // Export writes an agent file's skills as Agent Skills folders, by the
-// rules of WriteFolders (write.go): a marker per folder, no folder another
+// rules of folderwrite.WriteFolders: a marker per folder, no folder another
 // agent wrote unless forced, never through a symbolic link, each folder
 // replaced whole.
 

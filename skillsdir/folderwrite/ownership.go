@@ -13,7 +13,7 @@ import (
 
 // Whose an entry of a skills directory is, and so what a writer (export
 // --skills-dir, sync) may do with it (docs/skill-folders.md §13). Every
-// rule is here; write.go, write_swap.go, sync.go and staged.go apply them,
+// rule is here; write.go, write_swap.go, mirror.go and staged.go apply them,
 // and sync's planner asks the same questions (Found.CheckWrite) before it
 // fetches anything.
 //
