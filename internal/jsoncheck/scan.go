@@ -63,15 +63,33 @@ func Members(b []byte, fn func(name, value []byte) bool) error {
 	}
 }
 
+// shortString is how far SkipString looks byte by byte before it
+// searches with IndexByte.
+const shortString = 32
+
 // SkipString returns the index just past the string that opens at b[i],
-// ok false when b[i] is not a quote or the string does not end. The
-// closing quote is found with IndexByte, fast on the long strings answers
-// carry (a SKILL.md's text); escapes are not checked, only skipped.
+// ok false when b[i] is not a quote or the string does not end. Past its
+// first bytes the closing quote is found with IndexByte, fast on the long
+// strings answers carry (a SKILL.md's text); escapes are not checked,
+// only skipped.
 func SkipString(b []byte, i int) (end int, ok bool) {
 	if i >= len(b) || b[i] != '"' {
 		return 0, false
 	}
 	j := i + 1
+	// Names, ids and methods end within a few bytes, where a byte loop
+	// beats IndexByte's call; past shortString bytes, IndexByte.
+	for stop := min(len(b), j+shortString); j < stop; j++ {
+		switch b[j] {
+		case '\\':
+			j++
+		case '"':
+			return j + 1, true
+		}
+	}
+	if j >= len(b) {
+		return 0, false
+	}
 	for {
 		k := bytes.IndexByte(b[j:], '"')
 		if k < 0 {

@@ -78,6 +78,14 @@ func TestSkipValue(t *testing.T) {
 		{`"abc`, 0, 0, false},
 		{`{"a":[}`, 0, 0, false},
 		{`"a\"`, 0, 0, false},
+		// Across the byte loop's end (shortString) into IndexByte's search:
+		// an escaped quote at either side of it, an escaped backslash.
+		{`"` + strings.Repeat("x", 30) + `\"y" `, 0, 35, true},
+		{`"` + strings.Repeat("x", 31) + `\"y" `, 0, 36, true},
+		{`"` + strings.Repeat("x", 31) + `\\" `, 0, 35, true},
+		{`"` + strings.Repeat("x", 40) + `\"` + strings.Repeat("y", 40) + `\\" `, 0, 86, true},
+		{`"` + strings.Repeat("x", 31) + `\`, 0, 0, false},
+		{`"` + strings.Repeat("x", 31), 0, 0, false},
 	} {
 		end, ok := SkipValue([]byte(tc.in), tc.at)
 		if end != tc.end || ok != tc.okay {
