@@ -13,36 +13,15 @@ import (
 )
 
 // What a writer that mirrors a source (agent3md sync, docs/sync.md) needs
-// beside WriteFolders: ownership by origin rather than by agent, the state
-// of each folder before it decides anything, the digests of what is on
-// disk now, and the removal of its own folders one by one. Every path
-// goes through directories opened without following links, as writes do.
+// beside WriteFolders: the state of each folder before it decides
+// anything, the digests of what is on disk now, and the removal of its
+// own folders one by one (whose a folder is, by Origin or Agent, is
+// ownership.go's). Every path goes through directories opened without
+// following links, as writes do.
 
 // IsMarker reports whether the slash path p inside a skill folder is the
 // marker's: no source may write a file there.
 func IsMarker(p string) bool { return p == markerFile }
-
-// owns reports whether a folder whose marker is m is this writer's: the
-// same Origin when either has one, else the same Agent.
-func (o *WriteOptions) owns(m *Marker) bool {
-	if o.Origin != "" || m.Origin != "" {
-		return m.Origin == o.Origin
-	}
-	return m.Agent == o.Agent
-}
-
-// notOwned is the refusal of a folder another writer owns.
-func (o *WriteOptions) notOwned(path string, m *Marker) error {
-	switch {
-	case o.Origin != "" && m.Origin != "":
-		return fmt.Errorf("%s holds skill %q synced from %s; pass --force to replace it with %s's", path, m.Skill, m.Origin, o.Origin)
-	case o.Origin != "":
-		return fmt.Errorf("%s holds skill %q exported by agent %q; pass --force to replace it with %s's", path, m.Skill, m.Agent, o.Origin)
-	case m.Origin != "":
-		return fmt.Errorf("%s holds skill %q synced from %s; pass --force to replace it with agent %q's", path, m.Skill, m.Origin, o.Agent)
-	}
-	return fmt.Errorf("%s holds skill %q of agent %q; pass --force to replace it with agent %q's", path, m.Skill, m.Agent, o.Agent)
-}
 
 // digest is b's SHA-256 as the skills extension writes it.
 func digest(b []byte) string {

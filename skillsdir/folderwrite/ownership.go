@@ -20,9 +20,10 @@ import (
 //   - What a folder may hold (CheckFilePath): clean relative paths whose
 //     elements are visible (no ".git/config" a server plants, which git
 //     would run), at most MaxElementBytes long, and never the marker's.
-//     A folder's own name is a valid Agent Skills name (validName).
-//   - Whose a folder is: its marker's writer's (WriteOptions.owns). A
-//     folder of another writer, or of none, is refused unless Force.
+//     A folder's own name is a valid Agent Skills name (ValidName).
+//   - Whose a folder is: its marker's writer's (WriteOptions.owns: the
+//     same Origin when either has one, else the same Agent). A folder of
+//     another writer, or of none, is refused unless Force.
 //   - Whose a file is, in a folder the writer owns: the files its marker
 //     lists are the writer's; every other entry (file, folder, link) is
 //     the user's. A listed file whose bytes differ from the digest the
@@ -46,6 +47,28 @@ import (
 // NAME_MAX on Linux and macOS file systems, so a name a server sends is
 // refused with its skill instead of failing the write.
 const MaxElementBytes = 255
+
+// owns reports whether a folder whose marker is m is this writer's: the
+// same Origin when either has one, else the same Agent.
+func (o *WriteOptions) owns(m *Marker) bool {
+	if o.Origin != "" || m.Origin != "" {
+		return m.Origin == o.Origin
+	}
+	return m.Agent == o.Agent
+}
+
+// notOwned is the refusal of a folder another writer owns.
+func (o *WriteOptions) notOwned(path string, m *Marker) error {
+	switch {
+	case o.Origin != "" && m.Origin != "":
+		return fmt.Errorf("%s holds skill %q synced from %s; pass --force to replace it with %s's", path, m.Skill, m.Origin, o.Origin)
+	case o.Origin != "":
+		return fmt.Errorf("%s holds skill %q exported by agent %q; pass --force to replace it with %s's", path, m.Skill, m.Agent, o.Origin)
+	case m.Origin != "":
+		return fmt.Errorf("%s holds skill %q synced from %s; pass --force to replace it with agent %q's", path, m.Skill, m.Origin, o.Agent)
+	}
+	return fmt.Errorf("%s holds skill %q of agent %q; pass --force to replace it with agent %q's", path, m.Skill, m.Agent, o.Agent)
+}
 
 // maxNamed is how many of a folder's user files a refusal names.
 const maxNamed = 10
