@@ -115,13 +115,16 @@ func (b *batchBound) add(n int) { b.used += int64(n) + 1 }
 // array with no space around it, in order, without copying: the elements
 // are arr[start:end].
 func eachElement(arr []byte, fn func(start, end int)) {
-	i := skipSpace(arr, 1)
+	i := jsoncheck.SkipSpace(arr, 1)
 	for i < len(arr) && arr[i] != ']' {
-		end := skipValue(arr, i)
+		end, ok := jsoncheck.SkipValue(arr, i)
+		if !ok {
+			return
+		}
 		fn(i, end)
-		i = skipSpace(arr, end)
+		i = jsoncheck.SkipSpace(arr, end)
 		if i < len(arr) && arr[i] == ',' {
-			i = skipSpace(arr, i+1)
+			i = jsoncheck.SkipSpace(arr, i+1)
 		}
 	}
 }

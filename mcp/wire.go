@@ -140,78 +140,20 @@ func decodeMessage(raw []byte) (m message, errLine []byte) {
 
 // eachMember calls fn with the name and raw value of each member of obj,
 // a JSON object already known to be valid, in order. It walks the bytes
-// once without decoding values: the values are slices of obj.
+// once without decoding values (jsoncheck.Members): the values are slices
+// of obj. Names come from knownKey when they are one a request spells.
 func eachMember(obj []byte, fn func(key string, val []byte)) {
-	i := skipSpace(obj, 1)
-	for i < len(obj) && obj[i] == '"' {
-		end := skipString(obj, i)
-		key, ok := knownKey(obj[i:end])
+	_ = jsoncheck.Members(obj, func(name, val []byte) bool {
+		key, ok := knownKey(name)
 		if !ok {
-			key, ok = plainString(obj[i:end])
+			key, ok = plainString(name)
 		}
 		if !ok {
-			_ = json.Unmarshal(obj[i:end], &key)
+			_ = json.Unmarshal(name, &key)
 		}
-		i = skipSpace(obj, end)
-		i = skipSpace(obj, i+1) // the colon
-		vend := skipValue(obj, i)
-		fn(key, obj[i:vend])
-		i = skipSpace(obj, vend)
-		if i < len(obj) && obj[i] == ',' {
-			i = skipSpace(obj, i+1)
-		}
-	}
-}
-
-func skipSpace(b []byte, i int) int {
-	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
-		i++
-	}
-	return i
-}
-
-// skipString returns the index just past the string starting at b[i].
-func skipString(b []byte, i int) int {
-	for i++; i < len(b); i++ {
-		switch b[i] {
-		case '\\':
-			i++
-		case '"':
-			return i + 1
-		}
-	}
-	return len(b)
-}
-
-// skipValue returns the index just past the valid JSON value at b[i].
-func skipValue(b []byte, i int) int {
-	if i >= len(b) {
-		return i
-	}
-	switch b[i] {
-	case '"':
-		return skipString(b, i)
-	case '{', '[':
-		depth := 0
-		for ; i < len(b); i++ {
-			switch b[i] {
-			case '"':
-				i = skipString(b, i) - 1
-			case '{', '[':
-				depth++
-			case '}', ']':
-				depth--
-				if depth == 0 {
-					return i + 1
-				}
-			}
-		}
-		return len(b)
-	}
-	for i < len(b) && b[i] != ',' && b[i] != '}' && b[i] != ']' && b[i] != ' ' && b[i] != '\t' && b[i] != '\n' && b[i] != '\r' {
-		i++
-	}
-	return i
+		fn(key, val)
+		return true
+	})
 }
 
 // plainString returns the contents of a JSON string without escapes, the

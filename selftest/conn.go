@@ -9,14 +9,14 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/agent3md/agent3md/selftest/client"
+	"github.com/agent3md/agent3md/mcpclient"
 )
 
 // message and rpcError are the client's: the checks read what it
 // decodes.
 type (
-	message  = client.Message
-	rpcError = client.RPCError
+	message  = mcpclient.Message
+	rpcError = mcpclient.RPCError
 )
 
 // maxStrays caps how many unexpected responses a conn remembers, and
@@ -26,7 +26,7 @@ const (
 	maxServerRequests = 16
 )
 
-// conn is one server session as the checks drive it: a client.Conn (which
+// conn is one server session as the checks drive it: a mcpclient.Conn (which
 // frames, correlates and answers the server's requests) under the
 // harness's timeout policy. Each request has the timeout to be sent and
 // again to be answered; a progress notification for it restarts the
@@ -34,7 +34,7 @@ const (
 // session, and the next check starts a fresh one. It is used by one
 // goroutine at a time; the client's handlers fill strays and asked.
 type conn struct {
-	cc       *client.Conn
+	cc       *mcpclient.Conn
 	timeout  time.Duration
 	nextID   int
 	broken   error  // set once the conn is unusable (timeout, write error)
@@ -50,13 +50,13 @@ type conn struct {
 // of the URL. Nothing is sent yet.
 func (r *runner) open() (*conn, error) {
 	c := &conn{timeout: r.o.Timeout}
-	o := &client.Options{MaxLineBytes: r.o.MaxResponseBytes, OnRequest: c.serverRequest, OnUnmatched: c.unmatched}
+	o := &mcpclient.Options{MaxLineBytes: r.o.MaxResponseBytes, OnRequest: c.serverRequest, OnUnmatched: c.unmatched}
 	var err error
 	if r.overHTTP() {
 		o.HTTPClient, o.Token, o.OnExchange = r.o.HTTPClient, r.o.Token, r.httpLog.add
-		c.cc, err = client.Dial(r.o.URL, o)
+		c.cc, err = mcpclient.Dial(r.o.URL, o)
 	} else {
-		c.cc, err = client.Spawn(r.o.Command, o)
+		c.cc, err = mcpclient.Spawn(r.o.Command, o)
 	}
 	if err != nil {
 		return nil, err
@@ -74,7 +74,7 @@ func (c *conn) serverRequest(m *message) (any, error) {
 		c.asked = append(c.asked, m.Method)
 	}
 	c.mu.Unlock()
-	return client.RefuseRequest(m, "the selftest client")
+	return mcpclient.RefuseRequest(m, "the selftest client")
 }
 
 // unmatched remembers a response no request claims (a server that
@@ -84,7 +84,7 @@ func (c *conn) unmatched(raw []byte, err error) {
 	if err != nil {
 		return
 	}
-	m, derr := client.Decode(raw)
+	m, derr := mcpclient.Decode(raw)
 	if derr != nil || !m.IsResponse() {
 		return
 	}
@@ -119,12 +119,12 @@ func (c *conn) call(ctx context.Context, method string, params any) (*message, e
 
 // callID sends a request with the given id and waits for its response.
 func (c *conn) callID(ctx context.Context, id any, method string, params any) (*message, error) {
-	req := client.Request{ID: id, Method: method, Params: params}
+	req := mcpclient.Request{ID: id, Method: method, Params: params}
 	if c.progress != "" {
 		req.Progress = c.progress
 	}
 	what := "the " + method + " request"
-	p, err := c.start(ctx, what, func(ctx context.Context) (*client.Pending, error) { return c.cc.Start(ctx, req) })
+	p, err := c.start(ctx, what, func(ctx context.Context) (*mcpclient.Pending, error) { return c.cc.Start(ctx, req) })
 	if err != nil {
 		return nil, err
 	}
@@ -133,7 +133,7 @@ func (c *conn) callID(ctx context.Context, id any, method string, params any) (*
 
 // notify sends a notification (no id).
 func (c *conn) notify(method string, params any) error {
-	_, err := c.start(context.Background(), "notification "+method, func(ctx context.Context) (*client.Pending, error) {
+	_, err := c.start(context.Background(), "notification "+method, func(ctx context.Context) (*mcpclient.Pending, error) {
 		return nil, c.cc.Notify(ctx, method, params)
 	})
 	return err
@@ -141,13 +141,13 @@ func (c *conn) notify(method string, params any) error {
 
 // startRaw writes line as it is (a probe) and returns the waiter for
 // the first response no request claims.
-func (c *conn) startRaw(ctx context.Context, what string, line []byte) (*client.Pending, error) {
-	return c.start(ctx, what, func(ctx context.Context) (*client.Pending, error) { return c.cc.StartRaw(ctx, line) })
+func (c *conn) startRaw(ctx context.Context, what string, line []byte) (*mcpclient.Pending, error) {
+	return c.start(ctx, what, func(ctx context.Context) (*mcpclient.Pending, error) { return c.cc.StartRaw(ctx, line) })
 }
 
 // start sends within the timeout, so a server that stops reading cannot
 // stall the harness; a failure breaks the conn.
-func (c *conn) start(ctx context.Context, what string, send func(context.Context) (*client.Pending, error)) (*client.Pending, error) {
+func (c *conn) start(ctx context.Context, what string, send func(context.Context) (*mcpclient.Pending, error)) (*mcpclient.Pending, error) {
 	if c.broken != nil {
 		return nil, c.broken
 	}
@@ -157,13 +157,13 @@ func (c *conn) start(ctx context.Context, what string, send func(context.Context
 	if err == nil {
 		return p, nil
 	}
-	var noAnswer *client.NoAnswerError
+	var noAnswer *mcpclient.NoAnswerError
 	switch {
 	case errors.As(err, &noAnswer):
 		c.timedOut = true
 		err = fmt.Errorf("no answer to %s within %v", noAnswer.What, c.timeout)
-	case errors.Is(err, client.ErrEcho):
-	case errors.Is(err, client.ErrClosed) && c.cc.Process() != nil:
+	case errors.Is(err, mcpclient.ErrEcho):
+	case errors.Is(err, mcpclient.ErrClosed) && c.cc.Process() != nil:
 		err = fmt.Errorf("server closed stdout before answering %s%s", what, c.endNote())
 	case c.cc.Process() != nil:
 		err = fmt.Errorf("%w%s", err, c.endNote())
@@ -175,7 +175,7 @@ func (c *conn) start(ctx context.Context, what string, send func(context.Context
 // await waits for p's answer. A timeout, a closed stdout or a peer that
 // echoes breaks the conn; an answer that is not a message fails the
 // request alone.
-func (c *conn) await(ctx context.Context, what string, p *client.Pending) (*message, error) {
+func (c *conn) await(ctx context.Context, what string, p *mcpclient.Pending) (*message, error) {
 	timer := time.NewTimer(c.timeout)
 	defer timer.Stop()
 	hardStop := time.Now().Add(maxProgressWaits * c.timeout)
@@ -186,10 +186,10 @@ func (c *conn) await(ctx context.Context, what string, p *client.Pending) (*mess
 			switch {
 			case err == nil:
 				return m, nil
-			case errors.Is(err, client.ErrEcho):
+			case errors.Is(err, mcpclient.ErrEcho):
 				c.fail(err)
 				return nil, c.broken
-			case errors.Is(err, client.ErrClosed):
+			case errors.Is(err, mcpclient.ErrClosed):
 				c.fail(fmt.Errorf("server closed stdout before answering %s%s", what, c.endNote()))
 				return nil, c.broken
 			}
@@ -299,4 +299,4 @@ func (c *conn) stderrNote() string {
 }
 
 // snippet shortens s to at most n bytes for a failure detail.
-func snippet(s string, n int) string { return client.Snippet(s, n) }
+func snippet(s string, n int) string { return mcpclient.Snippet(s, n) }

@@ -5,7 +5,7 @@
 //
 // It depends only on the wire protocol, so it can test any stdio or HTTP
 // MCP server, and it judges each one by what it offers. Package
-// selftest/client spawns or dials the server, frames and correlates the
+// mcpclient spawns or dials the server, frames and correlates the
 // messages (conn.go adds the harness's timeouts); the checks do not know
 // which transport carries them, except the stdio-only ones (skipped over
 // HTTP) and the http/ ones (run only over HTTP). Every server gets the

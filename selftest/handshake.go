@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/agent3md/agent3md/selftest/client"
+	"github.com/agent3md/agent3md/mcpclient"
 )
 
 // Protocol revisions (docs/protocol.md §1).
@@ -26,8 +26,8 @@ var legacyRevs = []string{"2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"
 
 // Modern per-request _meta keys (docs/protocol.md §1).
 const (
-	metaProtocolVersion = client.MetaProtocolVersion
-	metaServerInfo      = client.MetaServerInfo
+	metaProtocolVersion = mcpclient.MetaProtocolVersion
+	metaServerInfo      = mcpclient.MetaServerInfo
 )
 
 // JSON-RPC and MCP error codes the checks expect.
@@ -41,10 +41,10 @@ const (
 )
 
 // clientInfo is how the harness introduces itself.
-var clientInfo = client.Implementation{Name: "agent3md-selftest", Version: "1"}
+var clientInfo = mcpclient.Implementation{Name: "agent3md-selftest", Version: "1"}
 
 // initializeResult is the part of InitializeResult the checks read.
-type initializeResult = client.InitializeResult
+type initializeResult = mcpclient.InitializeResult
 
 // spawnLegacy starts a server, initializes it asking for version and sends
 // notifications/initialized.
@@ -206,7 +206,7 @@ type discoverResult struct {
 // (version is the revision named there: unsupported-version names one
 // no server offers).
 func modernParams(version string, extra map[string]any) map[string]any {
-	p := client.ModernParams(clientInfo, extra)
+	p := mcpclient.ModernParams(clientInfo, extra)
 	p["_meta"].(map[string]any)[metaProtocolVersion] = version
 	return p
 }
@@ -316,7 +316,7 @@ func checkDiscover(raw json.RawMessage) (*discoverResult, outcome) {
 	if d.Capabilities == nil {
 		problems = append(problems, "no capabilities object")
 	}
-	var si client.Implementation
+	var si mcpclient.Implementation
 	if err := json.Unmarshal(d.Meta[metaServerInfo], &si); err != nil || si.Name == "" {
 		problems = append(problems, "no _meta[\""+metaServerInfo+"\"] with a name")
 	}

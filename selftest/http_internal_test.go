@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agent3md/agent3md/selftest/client"
+	"github.com/agent3md/agent3md/mcpclient"
 )
 
 // TestConnTimeoutOverHTTP: a server that never answers a POST costs the
@@ -40,10 +40,10 @@ func TestConnTimeoutOverHTTP(t *testing.T) {
 }
 
 func TestStatusProblem(t *testing.T) {
-	legacy := client.ParseOutgoing([]byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call"}`))
-	modern := client.ParseOutgoing([]byte(`{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}`))
-	discover := client.ParseOutgoing([]byte(`{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}`))
-	note := client.ParseOutgoing([]byte(`{"jsonrpc":"2.0","method":"notifications/initialized"}`))
+	legacy := mcpclient.ParseOutgoing([]byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call"}`))
+	modern := mcpclient.ParseOutgoing([]byte(`{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}`))
+	discover := mcpclient.ParseOutgoing([]byte(`{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}`))
+	note := mcpclient.ParseOutgoing([]byte(`{"jsonrpc":"2.0","method":"notifications/initialized"}`))
 	for _, tt := range []struct {
 		name string
 		x    exchange

@@ -11,7 +11,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/agent3md/agent3md/selftest/client"
+	"github.com/agent3md/agent3md/mcpclient"
 )
 
 // The transport's own checks (docs/selftest.md §7), run only over HTTP.
@@ -99,7 +99,7 @@ func (r *runner) raw(method string, body []byte, token string, header map[string
 
 // legacyHeader is the header a legacy client sends after initialize.
 func (r *runner) legacyHeader() map[string]string {
-	return map[string]string{client.HeaderProtocolVersion: r.negotiated()}
+	return map[string]string{mcpclient.HeaderProtocolVersion: r.negotiated()}
 }
 
 // allowsPost reports whether an Allow header names POST.
@@ -152,7 +152,7 @@ func (r *runner) checkNotJSON() outcome {
 // checkSessionID: a stateless server never mints a session id, so a
 // client never has one to lose.
 func (r *runner) checkSessionID() outcome {
-	body, err := client.Encode("selftest-session", "initialize", map[string]any{
+	body, err := mcpclient.Encode("selftest-session", "initialize", map[string]any{
 		"protocolVersion": latestLegacy,
 		"capabilities":    map[string]any{},
 		"clientInfo":      clientInfo,
@@ -164,10 +164,10 @@ func (r *runner) checkSessionID() outcome {
 	if err != nil {
 		return fail("%v", err)
 	}
-	if id := a.header.Get(client.HeaderSessionID); id != "" {
-		return fail("initialize answered %d with %s %q; a stateless server mints none (clients would then have to send it, and a replica that never saw it would refuse them)", a.status, client.HeaderSessionID, snippet(id, 40))
+	if id := a.header.Get(mcpclient.HeaderSessionID); id != "" {
+		return fail("initialize answered %d with %s %q; a stateless server mints none (clients would then have to send it, and a replica that never saw it would refuse them)", a.status, mcpclient.HeaderSessionID, snippet(id, 40))
 	}
-	return pass("initialize answered %d with no %s", a.status, client.HeaderSessionID)
+	return pass("initialize answered %d with no %s", a.status, mcpclient.HeaderSessionID)
 }
 
 // checkAuth: with a token configured, a request without it or with
@@ -203,7 +203,7 @@ func (r *runner) checkHeaderMismatch() outcome {
 	if !r.modernOffered {
 		return skip("the server does not offer %s (modern/discover)", modernRev)
 	}
-	body, err := client.Encode("selftest-headers", "tools/list", modernParams(modernRev, nil))
+	body, err := mcpclient.Encode("selftest-headers", "tools/list", modernParams(modernRev, nil))
 	if err != nil {
 		return fail("%v", err)
 	}
@@ -211,23 +211,23 @@ func (r *runner) checkHeaderMismatch() outcome {
 		what   string
 		method string
 	}{
-		{"no " + client.HeaderMethod, ""},
-		{client.HeaderMethod + ": prompts/list", "prompts/list"},
+		{"no " + mcpclient.HeaderMethod, ""},
+		{mcpclient.HeaderMethod + ": prompts/list", "prompts/list"},
 	} {
-		h := map[string]string{client.HeaderProtocolVersion: modernRev}
+		h := map[string]string{mcpclient.HeaderProtocolVersion: modernRev}
 		if tc.method != "" {
-			h[client.HeaderMethod] = tc.method
+			h[mcpclient.HeaderMethod] = tc.method
 		}
 		a, err := r.raw(http.MethodPost, body, r.o.Token, h)
 		if err != nil {
 			return fail("%v", err)
 		}
-		code := client.ErrorCode(a.body)
+		code := mcpclient.ErrorCode(a.body)
 		if a.status != http.StatusBadRequest || (code != codeHeaderMismatch && code != codeMissingHeader) {
 			return fail("tools/list with %s answered %d%s, want 400 with error %d", tc.what, a.status, bodyNote(a.body), codeHeaderMismatch)
 		}
 	}
-	return pass("a missing or wrong %s is 400 with %d", client.HeaderMethod, codeHeaderMismatch)
+	return pass("a missing or wrong %s is 400 with %d", mcpclient.HeaderMethod, codeHeaderMismatch)
 }
 
 // checkStatusCodes judges the status of every POST the run made.
@@ -322,7 +322,7 @@ func (r *runner) checkOversizedBody(n int) outcome {
 	switch {
 	case a.status >= 400 && a.status < 500:
 	case a.status == http.StatusOK:
-		m, err := client.Decode(a.body)
+		m, err := mcpclient.Decode(a.body)
 		problem := ""
 		switch {
 		case err != nil:
@@ -360,20 +360,20 @@ func (r *runner) modernRefused() (string, bool) {
 	if !r.overHTTP() {
 		return "", false
 	}
-	body, err := client.Encode("selftest-discover", "server/discover", modernParams(modernRev, nil))
+	body, err := mcpclient.Encode("selftest-discover", "server/discover", modernParams(modernRev, nil))
 	if err != nil {
 		return "", false
 	}
-	a, err := r.raw(http.MethodPost, body, r.o.Token, map[string]string{client.HeaderProtocolVersion: modernRev, client.HeaderMethod: "server/discover"})
+	a, err := r.raw(http.MethodPost, body, r.o.Token, map[string]string{mcpclient.HeaderProtocolVersion: modernRev, mcpclient.HeaderMethod: "server/discover"})
 	if err != nil || a.status < 400 || a.status >= 500 || a.status == http.StatusUnauthorized || a.status == http.StatusForbidden {
 		return "", false // the session's own request reports it
 	}
-	switch client.ErrorCode(a.body) {
+	switch mcpclient.ErrorCode(a.body) {
 	case codeInvalidParams, codeHeaderMismatch, codeMissingHeader:
 		return "", false
 	}
 	return fmt.Sprintf("server does not offer the stateless %s revision (server/discover with %s: %s answered %d%s)",
-		modernRev, client.HeaderProtocolVersion, modernRev, a.status, bodyNote(a.body)), true
+		modernRev, mcpclient.HeaderProtocolVersion, modernRev, a.status, bodyNote(a.body)), true
 }
 
 // probeHTTP is a probe over HTTP, where a server that cannot accept a
@@ -386,7 +386,7 @@ func (r *runner) probeHTTP(body []byte, what string, expect func(*message) strin
 		return fail("sending %s: %v", what, err)
 	}
 	problem, answer := "", fmt.Sprintf("%d", a.status)
-	if m, err := client.Decode(a.body); len(a.body) > 0 && err == nil {
+	if m, err := mcpclient.Decode(a.body); len(a.body) > 0 && err == nil {
 		problem = expect(m)
 		if m.Error != nil {
 			answer += " with " + m.Error.String()
@@ -438,7 +438,7 @@ func (r *runner) checkOrigin() outcome {
 	if hostStatus < 400 || hostStatus >= 500 {
 		return fail("at a loopback URL, a ping with Host: %s answered %d, want a 4xx (DNS rebinding protection)", h["Host"], hostStatus)
 	}
-	own := map[string]string{client.HeaderProtocolVersion: r.negotiated(), "Origin": u.Scheme + "://" + u.Host}
+	own := map[string]string{mcpclient.HeaderProtocolVersion: r.negotiated(), "Origin": u.Scheme + "://" + u.Host}
 	if a, err = r.raw(http.MethodPost, ping, r.o.Token, own); err != nil {
 		return fail("%v", err)
 	}
@@ -458,7 +458,7 @@ func isLoopback(host string) bool {
 }
 
 // exchange is one POST as the status check judges it.
-type exchange = client.Exchange
+type exchange = mcpclient.Exchange
 
 // httpLog collects the run's exchanges for http/status-codes. Safe for
 // concurrent use.

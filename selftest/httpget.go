@@ -11,7 +11,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/agent3md/agent3md/selftest/client"
+	"github.com/agent3md/agent3md/mcpclient"
 )
 
 // http/get (docs/selftest.md §7): what a server does with GET and DELETE
@@ -38,7 +38,7 @@ func (r *runner) checkHTTPGet() outcome {
 		return fail("DELETE %s (a server without sessions has none to end)", problem)
 	}
 	if r.modernOffered {
-		a, err := r.rawGet(map[string]string{client.HeaderProtocolVersion: modernRev})
+		a, err := r.rawGet(map[string]string{mcpclient.HeaderProtocolVersion: modernRev})
 		if err != nil {
 			return fail("%v", err)
 		}

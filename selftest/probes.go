@@ -5,7 +5,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/agent3md/agent3md/selftest/client"
+	"github.com/agent3md/agent3md/mcpclient"
 )
 
 // strayWait is how long the notification probe listens for replies that
@@ -127,7 +127,7 @@ func (r *runner) checkOversized() outcome {
 // oversized probe: it must answer the probe (its id, or null when the
 // server could not read it), not another request.
 func oversizedErrorProblem(m *message) string {
-	if m.IDIsNull() || client.SameID(m.ID, oversizedID) {
+	if m.IDIsNull() || mcpclient.SameID(m.ID, oversizedID) {
 		return ""
 	}
 	return fmt.Sprintf("%v carries id %s, want null or %q", m.Error, m.ID, oversizedID)
@@ -137,7 +137,7 @@ func oversizedErrorProblem(m *message) string {
 // oversized ping: it must be the ping's answer, an object for its id.
 func oversizedResultProblem(m *message) string {
 	switch {
-	case !client.SameID(m.ID, oversizedID):
+	case !mcpclient.SameID(m.ID, oversizedID):
 		return fmt.Sprintf("answered a result for id %s, want the ping's answer (id %q) or an error", m.ID, oversizedID)
 	case !isJSONObject(m.Result):
 		return fmt.Sprintf("answered the ping with %s, want an object ({}) or an error", snippet(string(m.Result), 60))

@@ -13,7 +13,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
-	"github.com/agent3md/agent3md/selftest/client"
+	"github.com/agent3md/agent3md/mcpclient"
 )
 
 // What the skill checks read off the wire: skills as resources and the
@@ -216,4 +216,4 @@ func parsePromptXML(text string) ([]xmlSkill, error) {
 }
 
 // readContent is one entry of a resources/read result.
-type readContent = client.ResourceContents
+type readContent = mcpclient.ResourceContents

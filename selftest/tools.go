@@ -6,7 +6,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/agent3md/agent3md/selftest/client"
+	"github.com/agent3md/agent3md/mcpclient"
 )
 
 // The agent-3md skill tools (docs/protocol.md §4). The first four are the
@@ -53,7 +53,7 @@ type toolDef struct {
 }
 
 // toolResult is the part of a CallToolResult the checks read.
-type toolResult = client.ToolResult
+type toolResult = mcpclient.ToolResult
 
 // callTool calls a tool; exactly one of the results is non-nil on success.
 // The call carries a progress token, so a server that reports progress on

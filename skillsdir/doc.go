@@ -30,19 +30,14 @@
 // Skills name.
 //
 // Import writes one agent file from folders; ExportFolders renders an
-// agent's skills as folders and WriteFolders writes them into a skills
-// directory (docs/skill-folders.md §11, docs/cli.md): a marker per folder
-// naming the agent that wrote it, no folder another agent (or nothing)
-// wrote unless forced, nothing written or removed through a symbolic link
-// (every operation goes through directories opened without following
-// links), each changed folder written whole beside its place and renamed
-// into it. Whose each entry is, and so what a writer may replace or
-// remove, is one set of rules in ownership.go (docs/skill-folders.md
-// §13): a file the marker does not list, or one edited since it was
-// written, is the user's, and never replaced or deleted unless forced. Converting back and forth loses nothing either side can hold
-// (docs/skill-folders.md §12).
+// agent's skills as folders, which package folderwrite's WriteFolders
+// writes into a skills directory (docs/skill-folders.md §11, docs/cli.md):
+// the marker per folder, the ownership rules and the race-safe writing
+// are folderwrite's. Converting back and forth loses nothing either side
+// can hold (docs/skill-folders.md §12).
 //
-// Layering. The package sits below loader and above agentfile. The loader
+// Layering. The package sits below loader and above agentfile and
+// skillsdir/folderwrite (the writer, which imports nothing of it). The loader
 // needs the reader (to serve folders) and the renderer (to serve an agent
 // file's skills as SKILL.md); export reads an open agent only through the
 // small Agent interface, which *loader.Agent satisfies; import needs only

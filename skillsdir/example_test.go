@@ -8,6 +8,7 @@ import (
 
 	"github.com/agent3md/agent3md/loader"
 	"github.com/agent3md/agent3md/skillsdir"
+	"github.com/agent3md/agent3md/skillsdir/folderwrite"
 )
 
 func ExampleScan() {
@@ -65,7 +66,7 @@ func ExampleWriteFolders() {
 	}
 	fmt.Println(folders[0].Name, folders[0].Files[0].Path, opts.Agent)
 	for range 2 {
-		rep, err := skillsdir.WriteFolders(dir, folders, &opts)
+		rep, err := folderwrite.WriteFolders(dir, folders, &opts)
 		if err != nil {
 			fmt.Println(err)
 			return

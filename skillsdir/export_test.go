@@ -13,6 +13,7 @@ import (
 
 	"github.com/agent3md/agent3md/loader"
 	"github.com/agent3md/agent3md/skillsdir"
+	"github.com/agent3md/agent3md/skillsdir/folderwrite"
 )
 
 // put writes text to name, making its folder.
@@ -50,7 +51,7 @@ func readMarker(folder string) (*marker, error) {
 }
 
 // exportAgent exports the agent file into dir.
-func exportAgent(t *testing.T, dir, file string, force bool) (*skillsdir.Report, error) {
+func exportAgent(t *testing.T, dir, file string, force bool) (*folderwrite.Report, error) {
 	t.Helper()
 	ag, err := loader.Open(file, nil)
 	if err != nil {
@@ -62,7 +63,7 @@ func exportAgent(t *testing.T, dir, file string, force bool) (*skillsdir.Report,
 		t.Fatal(err)
 	}
 	opts.Force = force
-	return skillsdir.WriteFolders(dir, folders, &opts)
+	return folderwrite.WriteFolders(dir, folders, &opts)
 }
 
 // exportText exports the agent file text (written in outside) into dir,
@@ -76,7 +77,7 @@ func exportText(t *testing.T, dir, outside, text string) {
 
 // reportLines says what a report holds as "created <path>" lines and a
 // count line, "N created, N replaced, N unchanged, N removed".
-func reportLines(r *skillsdir.Report) []string {
+func reportLines(r *folderwrite.Report) []string {
 	if r == nil {
 		return nil
 	}
@@ -309,48 +310,8 @@ func TestExportReplacesFolderWhole(t *testing.T) {
 	}
 }
 
-// TestWriteFoldersRefusesBadFolders: a folder name or file path that would
-// leave the skills directory is refused before anything is written, and
-// so is a marker listing a path outside its folder.
-func TestWriteFoldersRefusesBadFolders(t *testing.T) {
-	dir := t.TempDir()
-	for _, f := range []skillsdir.Folder{
-		{Name: "../up", Files: []skillsdir.FolderFile{{Path: "SKILL.md"}}},
-		{Name: ".hidden", Files: []skillsdir.FolderFile{{Path: "SKILL.md"}}},
-		{Name: "ok", Files: []skillsdir.FolderFile{{Path: "../x.md"}}},
-		{Name: "ok", Files: []skillsdir.FolderFile{{Path: "references/../../x.md"}}},
-		{Name: "ok", Files: []skillsdir.FolderFile{{Path: markerFile}}},
-		{Name: "ok", Files: []skillsdir.FolderFile{{Path: "a.md"}, {Path: "a.md"}}},
-	} {
-		if _, err := skillsdir.WriteFolders(dir, []skillsdir.Folder{f}, &skillsdir.WriteOptions{Agent: "a"}); err == nil {
-			t.Errorf("%+v written", f)
-		}
-	}
-	put(t, filepath.Join(dir, "ok", markerFile), `{"agent":"a","files":["../../etc/passwd"]}`)
-	_, err := skillsdir.WriteFolders(dir, []skillsdir.Folder{{Name: "ok", Files: []skillsdir.FolderFile{{Path: "SKILL.md", Data: []byte("x")}}}}, &skillsdir.WriteOptions{Agent: "a"})
-	if err == nil || !strings.Contains(err.Error(), "not a file inside the folder") {
-		t.Errorf("a marker listing ../../etc/passwd: %v", err)
-	}
-	if got := tree(t, dir); len(got) != 1 {
-		t.Errorf("something was written: %v", got)
-	}
-}
-
-// TestReportText: created, replaced and removed files are listed a line
-// each in that order, unchanged ones only counted; an import says what it
-// made in one line.
-func TestReportText(t *testing.T) {
-	r := &skillsdir.Report{Created: []string{"a/SKILL.md"}, Replaced: []string{"b/SKILL.md"}, Unchanged: []string{"c/SKILL.md", "c/x.md"}, Removed: []string{"d/SKILL.md"}}
-	var b strings.Builder
-	if err := r.WriteText(&b); err != nil {
-		t.Fatal(err)
-	}
-	if want := "created  a/SKILL.md\nreplaced b/SKILL.md\nremoved  d/SKILL.md\n"; b.String() != want {
-		t.Errorf("WriteText:\n%q\nwant\n%q", b.String(), want)
-	}
-	if got, want := r.Summary(4, "out"), "4 skills under out: 1 files created, 1 replaced, 2 unchanged, 1 removed"; got != want {
-		t.Errorf("Summary = %q, want %q", got, want)
-	}
+// TestImportedSummary: an import says what it made in one line.
+func TestImportedSummary(t *testing.T) {
 	im := &skillsdir.Imported{Agent: "Team", Skills: 3, Links: 2, Files: 1, Skipped: 1}
 	if got, want := im.Summary(), `agent "Team": 3 skills, 2 links between them, 1 files listed, 1 broken skills skipped`; got != want {
 		t.Errorf("Imported.Summary = %q, want %q", got, want)

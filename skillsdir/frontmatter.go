@@ -291,3 +291,13 @@ func keyNode(m *yaml.Node, key string) (k, v *yaml.Node) {
 	}
 	return nil, nil
 }
+
+// ParseFrontmatter reads the YAML frontmatter of a SKILL.md as JSON
+// values, as the folder reader does (docs/skill-folders.md §2).
+func ParseFrontmatter(data []byte) (map[string]any, error) {
+	fm, p := parseFrontmatter(data, DefaultMaxFrontmatterBytes)
+	if p != nil {
+		return nil, p
+	}
+	return fm.fields, nil
+}

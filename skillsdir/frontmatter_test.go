@@ -326,3 +326,18 @@ func TestTaggedValueIsYAMLValue(t *testing.T) {
 		t.Errorf("findings %q, want one %s", rules, RuleYAMLValue)
 	}
 }
+
+// TestParseFrontmatter: the exported reading sync uses takes what the
+// folder reader takes and refuses what it refuses.
+func TestParseFrontmatter(t *testing.T) {
+	fm, err := ParseFrontmatter([]byte("---\nname: x\nmetadata:\n  z: \"3\"\n---\nbody\n"))
+	if err != nil || fm["name"] != "x" || fm["metadata"].(map[string]any)["z"] != "3" {
+		t.Errorf("ParseFrontmatter = %v, %v", fm, err)
+	}
+	if _, err := ParseFrontmatter([]byte("no frontmatter\n")); err == nil {
+		t.Error("ParseFrontmatter took a file without frontmatter")
+	}
+	if _, err := ParseFrontmatter([]byte("---\na: &x 1\nb: *x\n---\n")); err == nil {
+		t.Error("ParseFrontmatter took an alias")
+	}
+}

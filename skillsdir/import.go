@@ -18,6 +18,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/agent3md/agent3md/agentfile"
+	"github.com/agent3md/agent3md/skillsdir/folderwrite"
 )
 
 // ImportOptions configures Import. A nil *ImportOptions, or a zero field,
@@ -61,16 +62,16 @@ func (r *Imported) Summary() string {
 type importedSkill struct {
 	s        *Skill
 	z        int
-	label    string          // the plane's label; none when !hasLabel
-	hasLabel bool            //
-	body     string          //
-	exported map[string]bool // files an export wrote here (its marker), nil when none
-	mark     *marker         // the marker an export left, nil when none
-	desc     string          // the description, whitespace collapsed
-	attrs    [][2]string     // plane attributes after z, in order
-	files    []string        // files listed as references
-	cut      bool            // the file list was cut at the scan's limit
-	addDesc  bool            // put the description in as the first paragraph
+	label    string              // the plane's label; none when !hasLabel
+	hasLabel bool                //
+	body     string              //
+	exported map[string]bool     // files an export wrote here (its marker), nil when none
+	mark     *folderwrite.Marker // the marker an export left, nil when none
+	desc     string              // the description, whitespace collapsed
+	attrs    [][2]string         // plane attributes after z, in order
+	files    []string            // files listed as references
+	cut      bool                // the file list was cut at the scan's limit
+	addDesc  bool                // put the description in as the first paragraph
 }
 
 // Import writes one agent file from the skills folders under roots, one
@@ -150,7 +151,7 @@ func readItems(ctx context.Context, cat *Catalog, r *Imported) ([]*importedSkill
 			return nil, fmt.Errorf("reading %s: %w", s.SkillMD(), err)
 		}
 		it := &importedSkill{s: fresh, body: body, desc: strings.Join(strings.Fields(fresh.Description), " ")}
-		if m, err := readMarkerIn(fresh.Dir); err == nil && m != nil {
+		if m, err := folderwrite.ReadMarkerIn(fresh.Dir); err == nil && m != nil {
 			it.mark = m
 			it.exported = map[string]bool{}
 			for _, f := range m.Files {

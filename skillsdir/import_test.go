@@ -16,6 +16,7 @@ import (
 
 	"github.com/agent3md/agent3md/agentfile"
 	"github.com/agent3md/agent3md/skillsdir"
+	"github.com/agent3md/agent3md/skillsdir/folderwrite"
 )
 
 // writeSkill writes root/name/SKILL.md with the given frontmatter lines
@@ -94,7 +95,7 @@ func scanFolder(t *testing.T, dir string) map[string]folderSkill {
 
 // exportTo exports the agent file into dir, as 'agent3md export
 // --skills-dir dir file' does.
-func exportTo(t *testing.T, file, dir string) *skillsdir.Report {
+func exportTo(t *testing.T, file, dir string) *folderwrite.Report {
 	t.Helper()
 	rep, err := exportAgent(t, dir, file, false)
 	if err != nil {

@@ -15,6 +15,7 @@ import (
 	"strings"
 
 	"github.com/agent3md/agent3md/agentfile"
+	"github.com/agent3md/agent3md/skillsdir/folderwrite"
 )
 
 // identity is the agent's frontmatter and identity plane.
@@ -25,7 +26,7 @@ type identity struct {
 	// head, when set, is the frontmatter and identity plane of the agent
 	// file an export was made from, written back exactly; z is then the
 	// identity's z as written.
-	head *agentHead
+	head *folderwrite.AgentHead
 	z    string
 }
 
@@ -35,13 +36,13 @@ func (id *identity) name() string {
 	if id.head == nil {
 		return id.title
 	}
-	name, _, _, _ := id.head.agent()
+	name, _, _, _ := headAgent(id.head)
 	return name
 }
 
-// agent reads a head's frontmatter as agentfile reads the agent's fields
+// headAgent reads a head's frontmatter as agentfile reads the agent's fields
 // (docs/format.md §7): name, model (default "unknown"), persona, tools.
-func (h *agentHead) agent() (name, model, persona string, tools []string) {
+func headAgent(h *folderwrite.AgentHead) (name, model, persona string, tools []string) {
 	name, model = "agent", "unknown"
 	var title, agentKey string
 	var hasTitle, hasAgent bool
@@ -79,8 +80,8 @@ func headKey(k string) bool {
 // exactHead returns the head an export left in the skills' markers when
 // the AGENT.md read says the same (a person may have edited it, and then
 // AGENT.md wins), and every key in it can be written back as it is.
-func exactHead(id *identity, items []*importedSkill) *agentHead {
-	var h *agentHead
+func exactHead(id *identity, items []*importedSkill) *folderwrite.AgentHead {
+	var h *folderwrite.AgentHead
 	for _, it := range items {
 		if it.mark != nil && it.mark.Head != nil {
 			h = it.mark.Head
@@ -95,7 +96,7 @@ func exactHead(id *identity, items []*importedSkill) *agentHead {
 			return nil
 		}
 	}
-	name, model, persona, tools := h.agent()
+	name, model, persona, tools := headAgent(h)
 	if name != id.title || model != cmp.Or(id.model, "unknown") || persona != id.persona || !slices.Equal(tools, id.tools) {
 		return nil
 	}

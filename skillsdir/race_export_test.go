@@ -41,7 +41,7 @@ var raceAgents = [2]string{
 // it met and what was wrong with it. The swap can also leave an older
 // export's references/ in place, whose files then differ from the
 // marker's digests: a file changed since export wrote it, which the
-// ownership rules refuse to replace (ownership.go).
+// ownership rules refuse to replace (folderwrite/ownership.go).
 var clearRaceError = regexp.MustCompile(`(is a symbolic link; export never writes through one|exists and is not a (directory|regular file)|changed while it was written|changed here since 'agent3md export' wrote it|which 'agent3md export' did not write)`)
 
 func TestExportRacingSymlinkSwap(t *testing.T) {

@@ -8,12 +8,12 @@ import (
 	"unicode/utf8"
 
 	"github.com/agent3md/agent3md/agentfile"
+	"github.com/agent3md/agent3md/skillsdir/folderwrite"
 	yaml "go.yaml.in/yaml/v3"
 )
 
 // Agent Skills bounds (docs/skill-folders.md §3).
 const (
-	maxNameLen          = 64
 	maxDescriptionLen   = 1024
 	maxCompatibilityLen = 500
 )
@@ -22,22 +22,6 @@ const (
 var knownKeys = map[string]bool{
 	"name": true, "description": true, "license": true,
 	"compatibility": true, "metadata": true, "allowed-tools": true,
-}
-
-// validName reports whether s matches the Agent Skills name rule:
-// ^(?!.*--)[a-z0-9]([a-z0-9-]{0,62}[a-z0-9])?$ (Go's regexp has no
-// lookahead, so it is checked by hand).
-func validName(s string) bool {
-	if len(s) == 0 || len(s) > maxNameLen || s[0] == '-' || s[len(s)-1] == '-' || strings.Contains(s, "--") {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-') {
-			return false
-		}
-	}
-	return true
 }
 
 // checker collects one skill's findings.
@@ -86,7 +70,7 @@ func (c *checker) name(s *Skill, fm *frontmatter) {
 	case !ok:
 		// name: 123 is a number; quoting makes it the string.
 		c.add(RuleName, v, "name must be a string; write name: %s", strconv.Quote(c.skill))
-	case !validName(name):
+	case !folderwrite.ValidName(name):
 		fix := ""
 		if sug := nameFor(name); sug != "" {
 			fix = fmt.Sprintf("; rename the skill and its folder %s", strconv.Quote(sug))
@@ -148,7 +132,7 @@ func nameFor(name string) string {
 		}
 	}
 	out := strings.Trim(b.String()[:min(b.Len(), 64)], "-")
-	if !validName(out) {
+	if !folderwrite.ValidName(out) {
 		return ""
 	}
 	return out

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/agent3md/agent3md/selftest/client"
+	"github.com/agent3md/agent3md/mcpclient"
 )
 
 // Discovery, in order of what the server offers (docs/sync.md §2): the
@@ -173,7 +173,7 @@ type walk struct {
 // add takes one entry of folder dir's listing: a folder to read next or
 // a file. It refuses the skill and reports false when the entry cannot
 // be taken.
-func (w *walk) add(dir folder, e client.Resource) bool {
+func (w *walk) add(dir folder, e mcpclient.Resource) bool {
 	if e.MimeType != "inode/directory" {
 		size := int64(-1)
 		if e.Size != nil {

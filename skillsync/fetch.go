@@ -8,7 +8,7 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/agent3md/agent3md/selftest/client"
+	"github.com/agent3md/agent3md/mcpclient"
 )
 
 // Reading files: many requests in flight at once (Options.Workers), so a
@@ -25,7 +25,7 @@ func readResource(ctx context.Context, k *conn, uri string, max int64) ([]byte, 
 	if err != nil {
 		return nil, err
 	}
-	var pick *client.ResourceContents
+	var pick *mcpclient.ResourceContents
 	for i := range contents {
 		if contents[i].URI == uri {
 			pick = &contents[i]

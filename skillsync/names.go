@@ -11,7 +11,7 @@ import (
 	"golang.org/x/text/cases"
 	"golang.org/x/text/unicode/norm"
 
-	"github.com/agent3md/agent3md/skillsdir"
+	"github.com/agent3md/agent3md/skillsdir/folderwrite"
 )
 
 // Names a server gives are someone else's input, and they become paths
@@ -66,7 +66,7 @@ func checkFilePath(p string) error {
 	if p != path.Clean(p) {
 		return fmt.Errorf("file path %q is not clean", clip(p))
 	}
-	return skillsdir.CheckFilePath(p)
+	return folderwrite.CheckFilePath(p)
 }
 
 // foldKey is the name a case-insensitive, normalization-insensitive file
@@ -158,7 +158,7 @@ func relPath(root []string, uri string) (string, error) {
 // checkName refuses a skill name that is not a valid Agent Skills name:
 // it becomes the folder's name under DIR.
 func checkName(name string) error {
-	if !skillsdir.ValidName(name) {
+	if !folderwrite.ValidName(name) {
 		return fmt.Errorf("skill name %q is not a valid Agent Skills name (1-64 of a-z, 0-9 and single inner hyphens)", clip(name))
 	}
 	return nil

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/agent3md/agent3md/selftest/client"
+	"github.com/agent3md/agent3md/mcpclient"
 )
 
 func TestCheckFilePath(t *testing.T) {
@@ -176,7 +176,7 @@ func FuzzEntry(f *testing.F) {
 	f.Add(`{"uri":"skill://a/SKILL.md","frontmatter":{"name":"a"},"resources":[{"uri":"skill://a/../x","digest":"sha256:00","size":-1}]}`)
 	lim := (&Limits{MaxSkillFiles: 8, MaxFileBytes: 1000}).withDefaults()
 	f.Fuzz(func(t *testing.T, data string) {
-		var e client.SkillEntry
+		var e mcpclient.SkillEntry
 		if json.Unmarshal([]byte(data), &e) != nil {
 			return
 		}

@@ -9,7 +9,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/agent3md/agent3md/skillsdir"
+	"github.com/agent3md/agent3md/skillsdir/folderwrite"
 )
 
 // Planning compares what the source lists with what DIR holds, before
@@ -20,7 +20,7 @@ import (
 // step is one listed skill's fate.
 type step struct {
 	r     *remote
-	found *skillsdir.Found
+	found *folderwrite.Found
 	// local is the digest of each file on disk now, when the folder is
 	// this source's (or forced).
 	local map[string]string
@@ -33,17 +33,17 @@ type step struct {
 type plan struct {
 	steps     []*step
 	unchanged []string
-	drop      []*skillsdir.Found // this source's folders no skill is listed for
+	drop      []*folderwrite.Found // this source's folders no skill is listed for
 	refused   []Refusal
 }
 
 // makePlan decides per skill; it reads DIR but writes nothing.
-func makePlan(l *listing, dir string, o *Options, wo *skillsdir.WriteOptions, lim *Limits) (*plan, error) {
-	found, err := skillsdir.Survey(dir)
+func makePlan(l *listing, dir string, o *Options, wo *folderwrite.WriteOptions, lim *Limits) (*plan, error) {
+	found, err := folderwrite.Survey(dir)
 	if err != nil {
 		return nil, fmt.Errorf("reading %s: %w", dir, err)
 	}
-	byName := map[string]*skillsdir.Found{}
+	byName := map[string]*folderwrite.Found{}
 	for _, f := range found {
 		byName[f.Name] = f
 	}
@@ -58,7 +58,7 @@ func makePlan(l *listing, dir string, o *Options, wo *skillsdir.WriteOptions, li
 		}
 		f := byName[r.Name]
 		if f == nil {
-			f = &skillsdir.Found{Name: r.Name}
+			f = &folderwrite.Found{Name: r.Name}
 		}
 		steps = append(steps, &step{r: r, found: f})
 	}
@@ -81,7 +81,7 @@ func makePlan(l *listing, dir string, o *Options, wo *skillsdir.WriteOptions, li
 		listed[r.Name] = true // nested ones too: still served
 	}
 	for _, f := range found {
-		if !listed[f.Name] && f.Kind == skillsdir.FoundDir && f.Owned(wo) {
+		if !listed[f.Name] && f.Kind == folderwrite.FoundDir && f.Owned(wo) {
 			p.drop = append(p.drop, f)
 		}
 	}
@@ -145,17 +145,17 @@ func nestedIn(b, a *remote, f remoteFile) bool {
 const planWorkers = 4
 
 // decide sets the step's fate from what DIR holds by the skill's name.
-func (s *step) decide(dir string, o *Options, wo *skillsdir.WriteOptions, lim *Limits) {
+func (s *step) decide(dir string, o *Options, wo *folderwrite.WriteOptions, lim *Limits) {
 	f := s.found
 	shown := filepath.Join(dir, f.Name)
 	switch {
-	case f.Kind == skillsdir.FoundNone:
+	case f.Kind == folderwrite.FoundNone:
 		s.fetch = true
 		return
-	case f.Kind == skillsdir.FoundLink:
+	case f.Kind == folderwrite.FoundLink:
 		s.refused = shown + " is a symbolic link; sync never writes through one (remove it, or sync elsewhere)"
 		return
-	case f.Kind == skillsdir.FoundOther:
+	case f.Kind == folderwrite.FoundOther:
 		s.refused = shown + " exists and is not a folder"
 		return
 	case f.MarkerErr != nil:
@@ -175,7 +175,7 @@ func (s *step) decide(dir string, o *Options, wo *skillsdir.WriteOptions, lim *L
 			paths = append(paths, p)
 		}
 	}
-	local, err := skillsdir.HashFiles(dir, f.Name, paths, lim.MaxFileBytes)
+	local, err := folderwrite.HashFiles(dir, f.Name, paths, lim.MaxFileBytes)
 	if err != nil {
 		s.refused = err.Error()
 		return
@@ -192,7 +192,7 @@ func (s *step) decide(dir string, o *Options, wo *skillsdir.WriteOptions, lim *L
 }
 
 // notOurs says whose a folder is.
-func notOurs(shown string, f *skillsdir.Found, wo *skillsdir.WriteOptions) string {
+func notOurs(shown string, f *folderwrite.Found, wo *folderwrite.WriteOptions) string {
 	switch {
 	case !f.Marked:
 		return shown + " was not written by agent3md sync (it has no marker); move it away, or pass --force to replace it"

@@ -6,7 +6,7 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/agent3md/agent3md/selftest/client"
+	"github.com/agent3md/agent3md/mcpclient"
 )
 
 // remote is one skill as the source offers it: where it is, and every
@@ -159,7 +159,7 @@ func escapeSegment(s string) string {
 // "dynamic" (the files are then listed by directory reads). A listing it
 // cannot use gives a remote with Problem set when its URI names a skill,
 // else an error.
-func fromEntry(e client.SkillEntry, lim *Limits) (r *remote, dynamic bool, err error) {
+func fromEntry(e mcpclient.SkillEntry, lim *Limits) (r *remote, dynamic bool, err error) {
 	r, err = newRemote(e.URI)
 	if err != nil {
 		return nil, false, err

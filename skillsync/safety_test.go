@@ -332,7 +332,7 @@ func mustReadDir(t *testing.T, dir string) []string {
 
 // A sync killed between carrying a folder's local files into its hidden
 // next version and swapping it in leaves them there; the next sync puts
-// them back (skillsdir.RecoverStaged) and says so.
+// them back (writer.RecoverStaged) and says so.
 func TestSyncRecoversLeftover(t *testing.T) {
 	f := newFake("ext", library(1))
 	url := f.serveHTTP(t)

@@ -12,16 +12,16 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/agent3md/agent3md/selftest/client"
+	"github.com/agent3md/agent3md/mcpclient"
 )
 
-// A source is spoken to through the shared MCP client (selftest/client).
+// A source is spoken to through the shared MCP client (mcpclient).
 // The era is the newest both sides speak: server/discover first, which a
 // 2026-07-28 server answers; else the initialize handshake
 // (docs/sync.md §2).
 
 // clientInfo is how sync names itself to servers.
-var clientInfo = client.Implementation{Name: "agent3md-sync", Version: "1"}
+var clientInfo = mcpclient.Implementation{Name: "agent3md-sync", Version: "1"}
 
 // probeWait bounds the server/discover probe: a handshake-era stdio
 // server may ignore a request that comes before initialize.
@@ -51,8 +51,8 @@ func (s *Source) String() string {
 // conn is one connection to the source, in one era, with what the server
 // declared and a count of what was asked of it.
 type conn struct {
-	c       *client.Conn
-	s       *client.Session
+	c       *mcpclient.Conn
+	s       *mcpclient.Session
 	timeout time.Duration
 
 	server        string // the server's name as it gave it
@@ -72,26 +72,26 @@ type conn struct {
 // dial connects to src and agrees on an era.
 func dial(ctx context.Context, src *Source, o *Options, lim *Limits) (*conn, error) {
 	k := &conn{timeout: o.Timeout, changed: make(chan struct{}, 1)}
-	copts := &client.Options{
+	copts := &mcpclient.Options{
 		MaxLineBytes:   answerBound(lim),
 		HTTPClient:     src.HTTPClient,
 		Token:          src.Token,
 		Dir:            src.Dir,
 		OnNotification: k.notified,
-		OnDone: func(p *client.Pending) {
+		OnDone: func(p *mcpclient.Pending) {
 			k.requests.Add(1)
 			k.bytes.Add(int64(p.Timing().AnswerBytes))
 		},
 	}
-	open := func() (*client.Conn, error) {
+	open := func() (*mcpclient.Conn, error) {
 		if src.URL != "" {
 			copts.HTTPClient = pooled(src.HTTPClient, o.Workers)
-			return client.Dial(src.URL, copts)
+			return mcpclient.Dial(src.URL, copts)
 		}
 		if len(src.Command) == 0 {
 			return nil, errors.New("no source: give an http(s) URL or a server command")
 		}
-		return client.Spawn(src.Command, copts)
+		return mcpclient.Spawn(src.Command, copts)
 	}
 	c, err := open()
 	if err != nil {
@@ -140,7 +140,7 @@ func (k *conn) close() {
 }
 
 // notified is the client's OnNotification: it must not block.
-func (k *conn) notified(m *client.Message) {
+func (k *conn) notified(m *mcpclient.Message) {
 	switch m.Method {
 	case "notifications/resources/list_changed", "notifications/resources/updated":
 		select {
@@ -158,16 +158,16 @@ type discoverResult struct {
 
 // handshake tries server/discover, then initialize. A stdio server that
 // ended over the probe is started again for the handshake.
-func (k *conn) handshake(ctx context.Context, reopen func() (*client.Conn, error)) error {
-	modern := &client.Session{Conn: k.c, Modern: true, Info: clientInfo}
+func (k *conn) handshake(ctx context.Context, reopen func() (*mcpclient.Conn, error)) error {
+	modern := &mcpclient.Session{Conn: k.c, Modern: true, Info: clientInfo}
 	var d discoverResult
 	pctx, cancel := context.WithTimeout(ctx, probeWait)
 	err := modern.Call(pctx, methodDiscover, nil, &d)
 	cancel()
-	if err == nil && slices.Contains(d.SupportedVersions, client.ModernVersion) {
+	if err == nil && slices.Contains(d.SupportedVersions, mcpclient.ModernVersion) {
 		k.s = modern
-		var info client.Implementation
-		json.Unmarshal(d.Meta[client.MetaServerInfo], &info)
+		var info mcpclient.Implementation
+		json.Unmarshal(d.Meta[mcpclient.MetaServerInfo], &info)
 		k.server = info.Name
 		return k.readCapabilities(d.Capabilities)
 	}
@@ -186,11 +186,11 @@ func (k *conn) handshake(ctx context.Context, reopen func() (*client.Conn, error
 	}
 	ictx, cancel := context.WithTimeout(ctx, k.timeout)
 	defer cancel()
-	res, err := k.c.Initialize(ictx, client.LatestLegacy, clientInfo)
+	res, err := k.c.Initialize(ictx, mcpclient.LatestLegacy, clientInfo)
 	if err != nil {
 		return fmt.Errorf("neither server/discover (2026-07-28) nor initialize was answered: %w", err)
 	}
-	k.s = &client.Session{Conn: k.c, Info: clientInfo}
+	k.s = &mcpclient.Session{Conn: k.c, Info: clientInfo}
 	if res.ServerInfo != nil {
 		k.server = res.ServerInfo.Name
 	}
@@ -236,12 +236,12 @@ func (k *conn) call(ctx context.Context, method string, params map[string]any, o
 // isUnknown reports an error answer that says the thing asked for is not
 // served: -32602 (2026-07-28, skills/get) or -32002 (handshake era).
 func isUnknown(err error) bool {
-	var rpc *client.RPCError
-	return errors.As(err, &rpc) && (rpc.Code == client.CodeInvalidParams || rpc.Code == -32002)
+	var rpc *mcpclient.RPCError
+	return errors.As(err, &rpc) && (rpc.Code == mcpclient.CodeInvalidParams || rpc.Code == -32002)
 }
 
 // isMissingMethod reports -32601: the server has no such method.
 func isMissingMethod(err error) bool {
-	var rpc *client.RPCError
-	return errors.As(err, &rpc) && rpc.Code == client.CodeMethodNotFound
+	var rpc *mcpclient.RPCError
+	return errors.As(err, &rpc) && rpc.Code == mcpclient.CodeMethodNotFound
 }

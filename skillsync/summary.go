@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/agent3md/agent3md/internal/termsafe"
-	"github.com/agent3md/agent3md/skillsdir"
+	"github.com/agent3md/agent3md/skillsdir/folderwrite"
 )
 
 // summarySchema names the shape of the JSON summary: fields may be
@@ -70,10 +70,10 @@ func (s *Summary) WriteText(w io.Writer) error {
 	}
 	list("restored", s.Restored)
 	for _, d := range s.LeftStaged {
-		fmt.Fprintf(&b, "  %-9s %s: %s\n", "left", shown(d), skillsdir.LeftAdvice)
+		fmt.Fprintf(&b, "  %-9s %s: %s\n", "left", shown(d), folderwrite.LeftAdvice)
 	}
 	for _, d := range s.SkippedStaged {
-		fmt.Fprintf(&b, "  %-9s %s: %s\n", "skipped", shown(d), skillsdir.SkippedAdvice)
+		fmt.Fprintf(&b, "  %-9s %s: %s\n", "skipped", shown(d), folderwrite.SkippedAdvice)
 	}
 	// A dry run's totals say what would happen, as its list does: "8
 	// added" under a list of "add" lines read as if it had written.

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/agent3md/agent3md/skillsdir"
+	"github.com/agent3md/agent3md/skillsdir/folderwrite"
 )
 
 // Sync copies the source's skills into opts.Dir once: discover, plan,
@@ -66,7 +67,7 @@ type Summary struct {
 	// moved into a hidden folder beside their folder, now back in it;
 	// LeftStaged the hidden folders that could not be emptied;
 	// SkippedStaged those named like one for a name no write uses, left
-	// as they are (skillsdir.RecoverStaged).
+	// as they are (folderwrite.RecoverStaged).
 	Restored      []string `json:"restored"`
 	LeftStaged    []string `json:"leftStaged"`
 	SkippedStaged []string `json:"skippedStaged"`
@@ -90,11 +91,11 @@ func pass(ctx context.Context, k *conn, src *Source, o *Options, lim *Limits) (*
 	if err != nil {
 		return nil, err
 	}
-	wo := &skillsdir.WriteOptions{Agent: k.server, Source: src.String(), Origin: src.String(), Force: o.Force, Command: "sync", MaxFileBytes: lim.MaxFileBytes}
-	rec := &skillsdir.Report{}
+	wo := &folderwrite.WriteOptions{Agent: k.server, Source: src.String(), Origin: src.String(), Force: o.Force, Command: "sync", MaxFileBytes: lim.MaxFileBytes}
+	rec := &folderwrite.Report{}
 	if !o.DryRun {
 		// What an earlier sync killed midway left is put right first.
-		if rec, err = skillsdir.RecoverStaged(o.Dir, wo); err != nil {
+		if rec, err = folderwrite.RecoverStaged(o.Dir, wo); err != nil {
 			return nil, err
 		}
 	}
@@ -163,14 +164,14 @@ func checkTotal(p *plan, lim *Limits) error {
 // writer puts fetched skills into DIR, one at a time.
 type writer struct {
 	dir string
-	wo  *skillsdir.WriteOptions
+	wo  *folderwrite.WriteOptions
 	dry bool
 	mu  sync.Mutex
 	sum *Summary
 }
 
 // put checks a fetched skill and writes it whole; a skill that fails its
-// checks, or that the writer refuses (skillsdir.Refusal: a file of the
+// checks, or that the writer refuses (folderwrite.Refusal: a file of the
 // user's it would replace, found since the plan), is refused and its
 // folder left as it was. The error is for a write that failed.
 func (w *writer) put(s *step, f *fetched) error {
@@ -193,8 +194,8 @@ func (w *writer) put(s *step, f *fetched) error {
 		return nil
 	}
 	if !w.dry {
-		_, err := skillsdir.WriteFolders(w.dir, []skillsdir.Folder{folderOf(s.r, f.data)}, w.wo)
-		var r *skillsdir.Refusal
+		_, err := folderwrite.WriteFolders(w.dir, []folderwrite.Folder{folderOf(s.r, f.data)}, w.wo)
+		var r *folderwrite.Refusal
 		switch {
 		case errors.As(err, &r):
 			w.sum.Refused = append(w.sum.Refused, Refusal{Skill: name, Reason: r.Reason})
@@ -214,7 +215,7 @@ func (w *writer) put(s *step, f *fetched) error {
 
 // record counts a skill written (or, in a dry run, to be written).
 func (w *writer) record(s *step) {
-	if s.found.Kind == skillsdir.FoundNone {
+	if s.found.Kind == folderwrite.FoundNone {
 		w.sum.Added = append(w.sum.Added, s.r.Name)
 	} else {
 		w.sum.Updated = append(w.sum.Updated, s.r.Name)
@@ -222,12 +223,12 @@ func (w *writer) record(s *step) {
 }
 
 // folderOf is the folder a skill is written as, SKILL.md first.
-func folderOf(r *remote, data [][]byte) skillsdir.Folder {
-	f := skillsdir.Folder{Name: r.Name, Skill: r.Name, URI: r.URI}
+func folderOf(r *remote, data [][]byte) folderwrite.Folder {
+	f := folderwrite.Folder{Name: r.Name, Skill: r.Name, URI: r.URI}
 	for i, rf := range r.Files {
-		f.Files = append(f.Files, skillsdir.FolderFile{Path: rf.Path, Data: data[i]})
+		f.Files = append(f.Files, folderwrite.FolderFile{Path: rf.Path, Data: data[i]})
 	}
-	slices.SortStableFunc(f.Files, func(a, b skillsdir.FolderFile) int {
+	slices.SortStableFunc(f.Files, func(a, b folderwrite.FolderFile) int {
 		return boolInt(b.Path == "SKILL.md") - boolInt(a.Path == "SKILL.md")
 	})
 	return f
@@ -283,7 +284,7 @@ func sameJSON(a, b any) bool {
 // a file of the user's (added, or edited since sync wrote it) is refused
 // and kept whole unless --force (skillsdir's removal rule), in a dry run
 // too.
-func (w *writer) drop(ctx context.Context, k *conn, gone []*skillsdir.Found) error {
+func (w *writer) drop(ctx context.Context, k *conn, gone []*folderwrite.Found) error {
 	for _, f := range gone {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -309,11 +310,11 @@ func (w *writer) drop(ctx context.Context, k *conn, gone []*skillsdir.Found) err
 			w.sum.Kept = append(w.sum.Kept, Refusal{Skill: f.Name, Reason: fmt.Sprintf("no longer listed, and asking for %s failed (%v); kept", uri, err)})
 			continue
 		}
-		err = skillsdir.CheckRemove(w.dir, f.Name, w.wo)
+		err = folderwrite.CheckRemove(w.dir, f.Name, w.wo)
 		if err == nil && !w.dry {
-			_, err = skillsdir.RemoveFolders(w.dir, []string{f.Name}, w.wo)
+			_, err = folderwrite.RemoveFolders(w.dir, []string{f.Name}, w.wo)
 		}
-		var r *skillsdir.Refusal
+		var r *folderwrite.Refusal
 		switch {
 		case errors.As(err, &r):
 			w.sum.Refused = append(w.sum.Refused, Refusal{Skill: f.Name, Reason: r.Reason})

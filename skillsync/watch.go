@@ -7,7 +7,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/agent3md/agent3md/selftest/client"
+	"github.com/agent3md/agent3md/mcpclient"
 )
 
 // Watching (docs/sync.md §6): a pass at once, then one each time the
@@ -192,7 +192,7 @@ func (k *conn) listen(ctx context.Context) (<-chan struct{}, func(), error) {
 
 // forward turns a subscription's notifications into change notices; the
 // channel closes when the subscription ends.
-func forward(sub *client.Subscription) <-chan struct{} {
+func forward(sub *mcpclient.Subscription) <-chan struct{} {
 	out := make(chan struct{}, 1)
 	go func() {
 		defer close(out)

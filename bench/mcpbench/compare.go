@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/agent3md/agent3md/selftest/client"
+	"github.com/agent3md/agent3md/mcpclient"
 )
 
 // The comparison mode (-compare, implied by -ref) drives agent3md and,
@@ -326,7 +326,7 @@ func (p *cmpProbe) timeKind(s *server, kind string, run int) (float64, int, erro
 // of µs to decode), so timing it would measure the client and pull every
 // ratio towards 1. Every answer is still checked before the figure counts.
 func (p *cmpProbe) burst(s *server, kind string, k0, count int, check func(json.RawMessage) error) (time.Duration, error) {
-	reqs := make([]client.Request, count)
+	reqs := make([]mcpclient.Request, count)
 	for i := range reqs {
 		reqs[i] = p.request(kind, k0+i)
 	}
@@ -337,7 +337,7 @@ func (p *cmpProbe) burst(s *server, kind string, k0, count int, check func(json.
 	if err := s.waitAll(ps); err != nil {
 		return 0, err
 	}
-	elapsed := client.Span(ps)
+	elapsed := mcpclient.Span(ps)
 	for _, pd := range ps {
 		res, err := s.result(pd)
 		if err == nil {
@@ -351,7 +351,7 @@ func (p *cmpProbe) burst(s *server, kind string, k0, count int, check func(json.
 }
 
 // request builds the k-th request of kind.
-func (p *cmpProbe) request(kind string, k int) client.Request {
+func (p *cmpProbe) request(kind string, k int) mcpclient.Request {
 	switch kind {
 	case "ping", "tools/list":
 		return request(kind, nil)

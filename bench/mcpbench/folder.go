@@ -12,7 +12,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/agent3md/agent3md/selftest/client"
+	"github.com/agent3md/agent3md/mcpclient"
 )
 
 // The folder mode (-folder DIR, -folder-sizes N) measures agent3md serving
@@ -387,15 +387,15 @@ func (p *folderProbe) session(c folderContender, cacheDir string, r *folderResul
 // arrival of the whole answer line (the client's own decoding, which for
 // an 8 KB answer costs more than the transport, is not counted), and the
 // text's size; it fails when the text differs from the file on disk.
-func (p *folderProbe) read(s *server) (client.Timing, int, error) {
+func (p *folderProbe) read(s *server) (mcpclient.Timing, int, error) {
 	uri := "skill://" + p.target.Skill
 	ps, err := s.start(request("resources/read", map[string]any{"uri": uri}))
 	if err != nil {
-		return client.Timing{}, 0, err
+		return mcpclient.Timing{}, 0, err
 	}
 	res, err := s.result(ps[0])
 	if err != nil {
-		return client.Timing{}, 0, fmt.Errorf("resources/read %s: %w", uri, err)
+		return mcpclient.Timing{}, 0, fmt.Errorf("resources/read %s: %w", uri, err)
 	}
 	var rr struct {
 		Contents []struct {
@@ -403,14 +403,14 @@ func (p *folderProbe) read(s *server) (client.Timing, int, error) {
 		} `json:"contents"`
 	}
 	if err := json.Unmarshal(res, &rr); err != nil {
-		return client.Timing{}, 0, fmt.Errorf("resources/read %s: the result is not a read result: %v", uri, err)
+		return mcpclient.Timing{}, 0, fmt.Errorf("resources/read %s: the result is not a read result: %v", uri, err)
 	}
 	if len(rr.Contents) == 0 || rr.Contents[0].Text == nil {
-		return client.Timing{}, 0, fmt.Errorf("resources/read %s: no text content", uri)
+		return mcpclient.Timing{}, 0, fmt.Errorf("resources/read %s: no text content", uri)
 	}
 	text := *rr.Contents[0].Text
 	if p.want != nil && text != string(p.want) {
-		return client.Timing{}, 0, fmt.Errorf("resources/read %s: %d bytes that differ from the %d of its SKILL.md on disk", uri, len(text), len(p.want))
+		return mcpclient.Timing{}, 0, fmt.Errorf("resources/read %s: %d bytes that differ from the %d of its SKILL.md on disk", uri, len(text), len(p.want))
 	}
 	return ps[0].Timing(), len(text), nil
 }
@@ -424,7 +424,7 @@ func (p *folderProbe) read(s *server) (client.Timing, int, error) {
 // client.
 func (p *folderProbe) pipelined(s *server) (float64, error) {
 	uri := "skill://" + p.target.Skill
-	reqs := make([]client.Request, p.reads)
+	reqs := make([]mcpclient.Request, p.reads)
 	for i := range reqs {
 		reqs[i] = request("resources/read", map[string]any{"uri": uri})
 	}
@@ -444,7 +444,7 @@ func (p *folderProbe) pipelined(s *server) (float64, error) {
 			return 0, fmt.Errorf("pipelined read %d: not a whole read result: %.200q", i+1, line)
 		}
 	}
-	return float64(client.Span(ps)) / float64(time.Microsecond) / float64(p.reads), nil
+	return float64(mcpclient.Span(ps)) / float64(time.Microsecond) / float64(p.reads), nil
 }
 
 // firstRoute measures spawn → first route_skill answer with cacheDir as

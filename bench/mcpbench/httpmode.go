@@ -17,7 +17,7 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/agent3md/agent3md/selftest/client"
+	"github.com/agent3md/agent3md/mcpclient"
 )
 
 // The HTTP mode (-http): `agent3md serve` on loopback, driven by 1, 8 and
@@ -158,8 +158,8 @@ type httpProbe struct {
 
 // request is the k-th request of kind, in the handshake era (no _meta; the
 // MCP-Protocol-Version header says 2025-11-25).
-func (p *httpProbe) request(kind string, id, k int) client.Request {
-	var r client.Request
+func (p *httpProbe) request(kind string, id, k int) mcpclient.Request {
+	var r mcpclient.Request
 	switch kind {
 	case "route_skill":
 		r = routeRequest(p.words.text(k))
@@ -174,13 +174,13 @@ func (p *httpProbe) request(kind string, id, k int) client.Request {
 
 // dial is a client of the server that sends through hc, as a handshake-era
 // client past its initialize.
-func (p *httpProbe) dial(hc *http.Client) (*client.Conn, error) {
-	return client.Dial(p.url, &client.Options{HTTPClient: hc, ProtocolVersion: legacyVersion})
+func (p *httpProbe) dial(hc *http.Client) (*mcpclient.Conn, error) {
+	return mcpclient.Dial(p.url, &mcpclient.Options{HTTPClient: hc, ProtocolVersion: legacyVersion})
 }
 
 // send posts one request and checks that it is answered 200 with its id
 // (the client matches it) and no error.
-func (p *httpProbe) send(c *client.Conn, kind string, id, k int) error {
+func (p *httpProbe) send(c *mcpclient.Conn, kind string, id, k int) error {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	pd, err := c.Start(ctx, p.request(kind, id, k))

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/agent3md/agent3md/selftest/client"
+	"github.com/agent3md/agent3md/mcpclient"
 )
 
 // probe holds what every measurement of one synthetic agent needs.
@@ -79,7 +79,7 @@ func (p *probe) firstRoute(cacheDir string, k int) (routeSample, error) {
 
 // awaitRoute waits for the initialize answer (pipelined before the route)
 // and the route's, and checks both.
-func (p *probe) awaitRoute(s *server, init, route *client.Pending) error {
+func (p *probe) awaitRoute(s *server, init, route *mcpclient.Pending) error {
 	if _, err := s.result(init); err != nil {
 		return fmt.Errorf("waiting for the first route_skill answer: %w", err)
 	}
@@ -133,7 +133,7 @@ func (p *probe) serve(cacheDir string, run int) (serveSample, error) {
 // waiting, from a second goroutine, while this one reads and checks the
 // answers; the time is the first write to the last answer's arrival.
 func (p *probe) throughput(s *server, run int) (burst, error) {
-	sent := make(chan *client.Pending, p.requests)
+	sent := make(chan *mcpclient.Pending, p.requests)
 	writeErr := make(chan error, 1)
 	go func() {
 		defer close(sent)
@@ -149,7 +149,7 @@ func (p *probe) throughput(s *server, run int) (burst, error) {
 	}()
 	var (
 		b   burst
-		all []*client.Pending
+		all []*mcpclient.Pending
 	)
 	for pd := range sent {
 		res, err := s.result(pd)
@@ -171,7 +171,7 @@ func (p *probe) throughput(s *server, run int) (burst, error) {
 	if err := s.checkUnexpected(); err != nil {
 		return b, fmt.Errorf("pipelined routes: %w", err)
 	}
-	b.elapsed = client.Span(all)
+	b.elapsed = mcpclient.Span(all)
 	return b, nil
 }
 
@@ -211,7 +211,7 @@ func routeAnswer(raw json.RawMessage) (string, error) {
 }
 
 // initializeRequest is the legacy handshake's first request.
-func initializeRequest() client.Request {
+func initializeRequest() mcpclient.Request {
 	return request("initialize", map[string]any{
 		"protocolVersion": legacyVersion,
 		"capabilities":    map[string]any{},
@@ -220,12 +220,12 @@ func initializeRequest() client.Request {
 }
 
 // initializedNotification completes the legacy handshake.
-func initializedNotification() client.Request {
-	return client.Request{Method: "notifications/initialized", Notification: true}
+func initializedNotification() mcpclient.Request {
+	return mcpclient.Request{Method: "notifications/initialized", Notification: true}
 }
 
 // routeRequest calls the route_skill tool with text.
-func routeRequest(text string) client.Request {
+func routeRequest(text string) mcpclient.Request {
 	return request("tools/call", map[string]any{"name": "route_skill", "arguments": map[string]any{"text": text}})
 }
 

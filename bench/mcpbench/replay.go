@@ -9,7 +9,7 @@ import (
 	"io"
 	"os"
 
-	"github.com/agent3md/agent3md/selftest/client"
+	"github.com/agent3md/agent3md/mcpclient"
 )
 
 // The comparison's floor (-compare -floor): how long the same client takes
@@ -60,7 +60,7 @@ func (p *cmpProbe) recordAnswers(c contender, cacheDir, path string) error {
 	if _, err := s.start(initializedNotification()); err != nil {
 		return err
 	}
-	ask := func(key string, r client.Request) error {
+	ask := func(key string, r mcpclient.Request) error {
 		res, err := s.call(r)
 		if err != nil {
 			return err
@@ -109,7 +109,7 @@ func replayServer(path string, in io.Reader, out io.Writer) int {
 		return 2
 	}
 	next := map[string]int{}
-	lr := client.NewLineReader(in, maxLineBytes)
+	lr := mcpclient.NewLineReader(in, maxLineBytes)
 	w := bufio.NewWriterSize(out, 64<<10)
 	for {
 		line, _, err := lr.Next() // a line over the bound comes back empty

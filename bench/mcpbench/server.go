@@ -9,7 +9,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/agent3md/agent3md/selftest/client"
+	"github.com/agent3md/agent3md/mcpclient"
 )
 
 // legacyVersion is the protocol revision of the legacy handshake the
@@ -25,8 +25,8 @@ const maxLineBytes = 16 << 20
 // measurements read a request's Timing, so decoding an answer is never
 // on the clock. Used by one goroutine at a time.
 type server struct {
-	c       *client.Conn
-	proc    *client.Process
+	c       *mcpclient.Conn
+	proc    *mcpclient.Process
 	timeout time.Duration
 
 	mu         sync.Mutex
@@ -42,7 +42,7 @@ func startServer(bin string, args []string, timeout time.Duration) (*server, err
 // environment.
 func startServerEnv(bin string, args, env []string, timeout time.Duration) (*server, error) {
 	s := &server{timeout: timeout}
-	c, err := client.Spawn(append([]string{bin}, args...), &client.Options{
+	c, err := mcpclient.Spawn(append([]string{bin}, args...), &mcpclient.Options{
 		Env: env, MaxLineBytes: maxLineBytes, StderrBytes: 4 << 10, OnUnmatched: s.unmatched,
 	})
 	if err != nil {
@@ -65,7 +65,7 @@ func (s *server) unmatched(raw []byte, err error) {
 		return
 	}
 	id := "?"
-	if m, derr := client.Decode(raw); derr == nil {
+	if m, derr := mcpclient.Decode(raw); derr == nil {
 		id = string(m.ID)
 	}
 	s.unexpected = fmt.Errorf("unexpected or repeated message id %s", id)
@@ -84,7 +84,7 @@ func (s *server) started() time.Time { return s.proc.Started() }
 
 // start sends requests without waiting; over stdio they go in one write.
 // The answers are read meanwhile.
-func (s *server) start(reqs ...client.Request) ([]*client.Pending, error) {
+func (s *server) start(reqs ...mcpclient.Request) ([]*mcpclient.Pending, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), s.timeout)
 	defer cancel()
 	ps, err := s.c.StartAll(ctx, reqs)
@@ -96,7 +96,7 @@ func (s *server) start(reqs ...client.Request) ([]*client.Pending, error) {
 
 // await waits for p's answer to arrive, at most the timeout, without
 // decoding it.
-func (s *server) await(p *client.Pending) error {
+func (s *server) await(p *mcpclient.Pending) error {
 	timer := time.NewTimer(s.timeout)
 	defer timer.Stop()
 	select {
@@ -109,13 +109,13 @@ func (s *server) await(p *client.Pending) error {
 }
 
 // wait waits for p's answer and decodes it.
-func (s *server) wait(p *client.Pending) (*client.Message, error) {
+func (s *server) wait(p *mcpclient.Pending) (*mcpclient.Message, error) {
 	if err := s.await(p); err != nil {
 		return nil, err
 	}
 	m, err := p.Message()
 	switch {
-	case errors.Is(err, client.ErrClosed):
+	case errors.Is(err, mcpclient.ErrClosed):
 		return nil, fmt.Errorf("server closed stdout before answering%s", s.stderrNote())
 	case err != nil:
 		return nil, err
@@ -126,7 +126,7 @@ func (s *server) wait(p *client.Pending) (*client.Message, error) {
 // waitAll waits for every answer to arrive (nil entries, notifications,
 // are skipped); nothing is decoded, so a burst's clock and this client's
 // JSON decoding never overlap.
-func (s *server) waitAll(ps []*client.Pending) error {
+func (s *server) waitAll(ps []*mcpclient.Pending) error {
 	for i, p := range ps {
 		if p == nil {
 			continue
@@ -140,7 +140,7 @@ func (s *server) waitAll(ps []*client.Pending) error {
 
 // call sends one request and returns its result; an error answer is an
 // error.
-func (s *server) call(r client.Request) (json.RawMessage, error) {
+func (s *server) call(r mcpclient.Request) (json.RawMessage, error) {
 	ps, err := s.start(r)
 	if err != nil {
 		return nil, err
@@ -150,7 +150,7 @@ func (s *server) call(r client.Request) (json.RawMessage, error) {
 
 // result waits for p and returns its result, or its error answer as an
 // error.
-func (s *server) result(p *client.Pending) (json.RawMessage, error) {
+func (s *server) result(p *mcpclient.Pending) (json.RawMessage, error) {
 	m, err := s.wait(p)
 	if err != nil {
 		return nil, fmt.Errorf("waiting for the answer to request %s: %w", p.ID(), err)
@@ -163,7 +163,7 @@ func (s *server) result(p *client.Pending) (json.RawMessage, error) {
 
 // roundTrip sends one request and returns its result and the time from
 // its write to the arrival of its answer's line, before it is decoded.
-func (s *server) roundTrip(r client.Request) (json.RawMessage, time.Duration, error) {
+func (s *server) roundTrip(r mcpclient.Request) (json.RawMessage, time.Duration, error) {
 	ps, err := s.start(r)
 	if err != nil {
 		return nil, 0, err
@@ -207,6 +207,6 @@ func (s *server) stderrNote() string {
 }
 
 // request is a request of method with params; the Conn numbers it.
-func request(method string, params any) client.Request {
-	return client.Request{Method: method, Params: params}
+func request(method string, params any) mcpclient.Request {
+	return mcpclient.Request{Method: method, Params: params}
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/agent3md/agent3md/loader"
 	"github.com/agent3md/agent3md/skillsdir"
+	"github.com/agent3md/agent3md/skillsdir/folderwrite"
 )
 
 func (a *app) exportCmd() *cobra.Command {
@@ -100,14 +101,14 @@ func (a *app) writeSkillsDir(ctx context.Context, ag *loader.Agent, dir string, 
 	}
 	opts.Force = force
 	// What an earlier export killed midway left is put right first.
-	rec, err := skillsdir.RecoverStaged(dir, &opts)
+	rec, err := folderwrite.RecoverStaged(dir, &opts)
 	if rec != nil {
 		rec.WriteText(a.stdout)
 	}
 	if err != nil {
 		return ioError(err)
 	}
-	rep, err := skillsdir.WriteFolders(dir, folders, &opts)
+	rep, err := folderwrite.WriteFolders(dir, folders, &opts)
 	if rep != nil {
 		rep.WriteText(a.stdout)
 	}

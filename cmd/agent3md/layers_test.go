@@ -21,17 +21,18 @@ const module = "github.com/agent3md/agent3md"
 // packages its non-test files may import. Anything not listed is a back
 // arrow or a new edge that docs/architecture.md §1 should describe first.
 var allowedImports = map[string][]string{
-	"agentfile":       {},
-	"skillsdir":       {"agentfile"},
-	"loader":          {"agentfile", "skillsdir"},
-	"router":          {"agentfile", "loader"},
-	"mcp":             {"agentfile", "loader", "router"},
-	"cases":           {"router"},
-	"lint":            {"router"},
-	"selftest":        {"selftest/client"},
-	"selftest/client": {},
-	"skillsync":       {"skillsdir", "selftest/client"},
-	"bench/mcpbench":  {"router", "selftest/client"},
+	"agentfile":             {},
+	"skillsdir/folderwrite": {},
+	"skillsdir":             {"agentfile", "skillsdir/folderwrite"},
+	"loader":                {"agentfile", "skillsdir"},
+	"router":                {"agentfile", "loader"},
+	"mcp":                   {"agentfile", "loader", "router"},
+	"cases":                 {"router"},
+	"lint":                  {"router"},
+	"selftest":              {"mcpclient"},
+	"mcpclient":             {},
+	"skillsync":             {"skillsdir", "skillsdir/folderwrite", "mcpclient"},
+	"bench/mcpbench":        {"router", "mcpclient"},
 }
 
 // moduleImports reads the Go files of dir (tests too when tests is set)

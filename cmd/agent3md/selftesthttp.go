@@ -10,8 +10,8 @@ import (
 
 	"github.com/agent3md/agent3md/internal/httpd"
 	"github.com/agent3md/agent3md/loader"
+	client "github.com/agent3md/agent3md/mcpclient"
 	"github.com/agent3md/agent3md/selftest"
-	"github.com/agent3md/agent3md/selftest/client"
 )
 
 // selftestHTTP holds selftest's flags for an HTTP endpoint

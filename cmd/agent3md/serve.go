@@ -16,9 +16,9 @@ import (
 	"github.com/agent3md/agent3md/agentfile"
 	"github.com/agent3md/agent3md/loader"
 	"github.com/agent3md/agent3md/mcp"
+	client "github.com/agent3md/agent3md/mcpclient"
 	"github.com/agent3md/agent3md/router"
 	"github.com/agent3md/agent3md/selftest"
-	"github.com/agent3md/agent3md/selftest/client"
 )
 
 func (a *app) mcpCmd() *cobra.Command {

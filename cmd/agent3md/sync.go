@@ -12,7 +12,7 @@ import (
 	"github.com/agent3md/agent3md/internal/bytesize"
 	"github.com/agent3md/agent3md/internal/httpd"
 	"github.com/agent3md/agent3md/internal/termsafe"
-	"github.com/agent3md/agent3md/selftest/client"
+	client "github.com/agent3md/agent3md/mcpclient"
 	"github.com/agent3md/agent3md/skillsync"
 )
 

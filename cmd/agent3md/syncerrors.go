@@ -11,7 +11,7 @@ import (
 	"syscall"
 
 	"github.com/agent3md/agent3md/internal/httpd"
-	"github.com/agent3md/agent3md/selftest/client"
+	client "github.com/agent3md/agent3md/mcpclient"
 	"github.com/agent3md/agent3md/skillsync"
 )
 

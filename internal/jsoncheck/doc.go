@@ -1,5 +1,8 @@
 // Package jsoncheck tells whether bytes are one well-formed JSON value,
-// with exactly the answer encoding/json.Valid gives, several times faster.
+// with exactly the answer encoding/json.Valid gives, several times faster,
+// and walks a JSON object's members without decoding them (Members,
+// SkipValue): the one scanner both the server (mcp) and the client
+// (mcpclient) read messages with.
 //
 // Every message a server reads is checked before it is taken apart, so the
 // check is on the path of every request: encoding/json's scanner calls a
@@ -11,6 +14,6 @@
 // UTF-8 or not (encoding/json replaces invalid sequences when decoding,
 // it does not reject them); escapes are \" \\ \/ \b \f \n \r \t and \u
 // with four hex digits; nesting deeper than 10,000 levels is refused, as
-// encoding/json refuses it. A fuzz target holds Valid to json.Valid on
-// any input.
+// encoding/json refuses it. Fuzz targets hold Valid to json.Valid on
+// any input, and Members to what encoding/json reads of a valid object.
 package jsoncheck

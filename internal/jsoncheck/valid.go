@@ -11,7 +11,7 @@ func Valid(b []byte) bool {
 	// the small array keeps the common shallow message off the heap.
 	var small [64]byte
 	open := small[:0]
-	i := skipSpace(b, 0)
+	i := SkipSpace(b, 0)
 	for {
 		// A value starts at b[i].
 		if i >= len(b) {
@@ -23,7 +23,7 @@ func Valid(b []byte) bool {
 				return false
 			}
 			open = append(open, c)
-			i = skipSpace(b, i+1)
+			i = SkipSpace(b, i+1)
 			if i < len(b) && b[i] == c+2 { // '}' is '{'+2, ']' is '['+2
 				open = open[:len(open)-1]
 				i++
@@ -59,7 +59,7 @@ func Valid(b []byte) bool {
 		// A value ended just before b[i]: close what it completes, then
 		// either the input ends or a comma leads to the next value.
 		for {
-			i = skipSpace(b, i)
+			i = SkipSpace(b, i)
 			if len(open) == 0 {
 				return i == len(b)
 			}
@@ -75,7 +75,7 @@ func Valid(b []byte) bool {
 			if b[i] != ',' {
 				return false
 			}
-			i = skipSpace(b, i+1)
+			i = SkipSpace(b, i+1)
 			if top == '{' {
 				if i = member(b, i); i < 0 {
 					return false
@@ -95,14 +95,16 @@ func member(b []byte, i int) int {
 	if i = stringEnd(b, i); i < 0 {
 		return -1
 	}
-	i = skipSpace(b, i)
+	i = SkipSpace(b, i)
 	if i >= len(b) || b[i] != ':' {
 		return -1
 	}
-	return skipSpace(b, i+1)
+	return SkipSpace(b, i+1)
 }
 
-func skipSpace(b []byte, i int) int {
+// SkipSpace returns the index of the first byte at or after b[i] that
+// is not JSON whitespace (space, tab, CR, LF), len(b) when there is none.
+func SkipSpace(b []byte, i int) int {
 	for i < len(b) {
 		switch b[i] {
 		case ' ', '\t', '\n', '\r':
