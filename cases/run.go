@@ -11,21 +11,25 @@ import (
 )
 
 // TopK is how far down the answer top-3 looks, and how many matches a
-// result keeps: route_skill answers three (router.DefaultLimit).
+// result keeps: the first three of what route_skill answers.
 const TopK = 3
 
-// Tiers as an author reads them: a sure match hit a trigger phrase or
-// names the skill; a relaxed one only shares words with it.
+// Tiers as an author reads them: a sure match hit a trigger phrase,
+// names the skill or says its description's own words (router.Sure); a
+// relaxed one only shares words with it; a runner-up is what a plain
+// search over names and descriptions ranks next, offered to every
+// request, so it never counts as a match a no-skill case drew.
 const (
-	Sure    = "sure"
-	Relaxed = "relaxed"
+	Sure     = "sure"
+	Relaxed  = "relaxed"
+	RunnerUp = "runner-up"
 )
 
 // Hit is one match of a case's answer.
 type Hit struct {
 	Name string `json:"name"`
-	// Tier is Sure or Relaxed; Via is the router's own tier (phrase,
-	// name, relaxed).
+	// Tier is Sure, Relaxed or RunnerUp; Via is the router's own tier
+	// (phrase, name, described, relaxed, runner-up).
 	Tier string   `json:"tier"`
 	Via  string   `json:"via"`
 	Hits []string `json:"hits"`
@@ -40,7 +44,7 @@ type Result struct {
 	// (and for a case that expects no skill).
 	Rank int `json:"rank"`
 	// Pass: the expected skill came first, or, for a case that expects
-	// none, nothing matched.
+	// none, nothing but runner-ups came.
 	Pass bool `json:"pass"`
 }
 
@@ -52,7 +56,8 @@ type Summary struct {
 	Positive int `json:"positive"`
 	Top1     int `json:"top1"`
 	Top3     int `json:"top3"`
-	// Negative cases expect none; False counts those that drew a match.
+	// Negative cases expect none; False counts those that drew a sure
+	// or relaxed match.
 	Negative int `json:"negative"`
 	False    int `json:"false"`
 	// The rates: Top1/Positive, Top3/Positive, False/Negative (0 when
@@ -138,8 +143,8 @@ func score(c Case, ms []router.Match) Result {
 	for i := range ms[:min(len(ms), TopK)] {
 		m := &ms[i]
 		tier := Sure
-		if m.Tier == router.TierRelaxed {
-			tier = Relaxed
+		if !router.Sure(m.Tier) {
+			tier = m.Tier
 		}
 		r.Matches = append(r.Matches, Hit{Name: m.Name, Tier: tier, Via: m.Tier, Hits: m.Hits})
 		if c.Expect != "" && r.Rank == 0 && m.Name == c.Expect {
@@ -147,11 +152,16 @@ func score(c Case, ms []router.Match) Result {
 		}
 	}
 	if c.Expect == "" {
-		r.Pass = len(ms) == 0
+		r.Pass = !drew(ms)
 	} else {
 		r.Pass = r.Rank == 1
 	}
 	return r
+}
+
+// drew reports an answer holding a match, not only runner-ups.
+func drew(ms []router.Match) bool {
+	return len(ms) > 0 && ms[0].Tier != router.TierRunnerUp
 }
 
 // Summarize counts results into their rates.
@@ -162,7 +172,7 @@ func Summarize(rs []Result) Summary {
 		r := &rs[i]
 		if r.Expect == "" {
 			s.Negative++
-			if len(r.Matches) > 0 {
+			if !r.Pass {
 				s.False++
 			}
 			continue

@@ -32,6 +32,8 @@ func TestRunScores(t *testing.T) {
 		"fourth":   {m("b", router.TierPhrase), m("c", router.TierRelaxed), m("d", router.TierRelaxed), m("a", router.TierRelaxed)},
 		"none":     nil,
 		"falsehit": {m("c", router.TierRelaxed)},
+		"guesses":  {m("c", router.TierRunnerUp), m("d", router.TierRunnerUp)},
+		"late":     {m("b", router.TierDescribed), m("c", router.TierRelaxed), m("d", router.TierRunnerUp), m("a", router.TierRunnerUp)},
 	}
 	cs := []Case{
 		{Line: 1, Request: "first", Expect: "a"},
@@ -40,6 +42,8 @@ func TestRunScores(t *testing.T) {
 		{Line: 4, Request: "none"},
 		{Line: 5, Request: "falsehit"},
 		{Line: 6, Request: "none", Expect: "a"},
+		{Line: 7, Request: "guesses"},
+		{Line: 8, Request: "late", Expect: "a"},
 	}
 	rs, err := Run(context.Background(), cs, fakeRoute(answers), &Options{Workers: 3})
 	if err != nil {
@@ -50,14 +54,16 @@ func TestRunScores(t *testing.T) {
 		pass bool
 		n    int
 		tier string
-	}{{1, true, 2, Sure}, {2, false, 3, Sure}, {0, false, 3, Sure}, {0, true, 0, ""}, {0, false, 1, Relaxed}, {0, false, 0, ""}} {
+	}{{1, true, 2, Sure}, {2, false, 3, Sure}, {0, false, 3, Sure}, {0, true, 0, ""}, {0, false, 1, Relaxed}, {0, false, 0, ""}, {0, true, 2, RunnerUp}, {0, false, 3, Sure}} {
 		r := rs[i]
 		if r.Rank != w.rank || r.Pass != w.pass || len(r.Matches) != w.n || (w.n > 0 && r.Matches[0].Tier != w.tier) {
 			t.Errorf("case %d: rank %d pass %v %d matches %+v; want rank %d pass %v %d matches, first %s", i+1, r.Rank, r.Pass, len(r.Matches), r.Matches, w.rank, w.pass, w.n, w.tier)
 		}
 	}
 	s := Summarize(rs)
-	want := Summary{Cases: 6, Positive: 4, Top1: 1, Top3: 2, Negative: 2, False: 1, Top1Rate: 0.25, Top3Rate: 0.5, FalseRate: 0.5}
+	// "guesses" drew only runner-ups: no false match; "late" has its
+	// skill fourth, past top-3.
+	want := Summary{Cases: 8, Positive: 5, Top1: 1, Top3: 2, Negative: 3, False: 1, Top1Rate: 0.2, Top3Rate: 0.4, FalseRate: 1.0 / 3}
 	if s != want {
 		t.Errorf("summary %+v, want %+v", s, want)
 	}

@@ -16,13 +16,27 @@ type WordEvidence struct {
 	Weight float64  `json:"weight"`
 }
 
-// Explained is a match with its evidence: why it has its tier, and each
-// request word (stop words aside) with the fields that hold it.
+// Explained is a match with its evidence: why it has its tier, each
+// request word (stop words aside) with the fields that hold it, and, for
+// a guess, the trigger phrases the request came closest to.
 type Explained struct {
 	Match
 	Why   string         `json:"why"`
 	Words []WordEvidence `json:"words"`
+	Gaps  []TriggerGap   `json:"gaps,omitempty"`
 }
+
+// TriggerGap is a trigger phrase of a guessed skill that shares a word
+// with the request, and the phrase's words the request lacks: say them
+// and the phrase hits; or, to an author, the words users say that the
+// skill's triggers do not.
+type TriggerGap struct {
+	Trigger string   `json:"trigger"`
+	Missing []string `json:"missing"`
+}
+
+// maxGaps bounds the trigger gaps one match lists, the closest first.
+const maxGaps = 3
 
 // Explain routes text as Route does and says, for each match, why it
 // has its tier and which request words its fields hold, read with the
@@ -57,8 +71,38 @@ func (r *Router) Explain(ctx context.Context, text string, q *Query) ([]Explaine
 			}
 			out[i].Words = append(out[i].Words, w)
 		}
+		if !Sure(m.Tier) {
+			out[i].Gaps = triggerGaps(sk.Triggers, pq.toks)
+		}
 	}
 	return out, nil
+}
+
+// triggerGaps lists the triggers that share a word with the request's
+// words (stop words aside) and what each lacks, the fewest missing first,
+// at most maxGaps. Words are read as the plain ranking reads them
+// (requestWords, stop words aside), so "tag" in "tag v1.5.0" meets
+// "tag a release", which lacks "release".
+func triggerGaps(triggers, request []string) []TriggerGap {
+	var gaps []TriggerGap
+	for _, tr := range triggers {
+		toks := requestWords(tr) // stop words aside: ranked routing reads phrases without them
+		shared := false
+		var missing []string
+		for _, t := range toks {
+			switch {
+			case slices.Contains(request, t):
+				shared = true
+			case !slices.Contains(missing, t):
+				missing = append(missing, t)
+			}
+		}
+		if shared && len(missing) > 0 {
+			gaps = append(gaps, TriggerGap{Trigger: tr, Missing: missing})
+		}
+	}
+	slices.SortStableFunc(gaps, func(a, b TriggerGap) int { return len(a.Missing) - len(b.Missing) })
+	return gaps[:min(len(gaps), maxGaps)]
 }
 
 // why says in a sentence why m has its tier.

@@ -66,8 +66,13 @@ func TestCommands(t *testing.T) {
 		{"route spec no match exits 1", []string{"route", "--mode", "spec", devtools, "zzqx wobble"}, 1, "no skill matched", ""},
 		{"route names the tier of a name match", []string{"route", "--no-cache", devtools, "tests"}, 0, "run-tests  (score 0; matched: tests; name)", ""},
 		{"route bad mode", []string{"route", "--mode", "fuzzy", devtools, "x"}, 2, "", `use "ranked" or "spec"`},
-		{"route --explain says why and where", []string{"route", "--no-cache", "--explain", devtools, "the tests are flaky on main"}, 0, "    sure: 1 trigger phrase(s) hit (flaky)\n    flaky             33% of the request  name, trigger", ""},
+		{"route --explain says why and where", []string{"route", "--no-cache", "--explain", devtools, "the tests are flaky on main"}, 0, "    sure: 1 trigger phrase(s) hit (flaky)\n    flaky             33% of the request  name, description, trigger", ""},
 		{"route --explain --json", []string{"route", "--no-cache", "--explain", "--json", devtools, "flaky"}, 0, `"why": "sure: 1 trigger phrase(s) hit (flaky)"`, ""},
+		// Issue 30: a request with no sure match says which trigger
+		// phrases it came closest to and what it lacked of each.
+		{"route without a sure match names the closest triggers", []string{"route", "--no-cache", devtools, "a review please"}, 0, "review-diff  (score 0; matched: review; runner-up", `review-diff: "review my changes" lacks changes; "code review" lacks code`},
+		{"route --json without a sure match", []string{"route", "--no-cache", "--json", devtools, "a review please"}, 0, `"closest": [`, ""},
+		{"route --explain names the closest triggers", []string{"route", "--no-cache", "--explain", devtools, "a review please"}, 0, `    closest triggers: "review my changes" lacks changes`, ""},
 		{"route --explain no match exits 1", []string{"route", "--explain", devtools, "zzqx wobble"}, 1, "no skill matched: no skill's name", ""},
 		{"mcp bad file", []string{"mcp", filepath.Join(dir, "missing.3md")}, 2, "", "cannot read agent file"},
 		{"mcp broken head", []string{"mcp", bad}, 1, "", "invalidPlaneDirective"},

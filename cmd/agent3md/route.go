@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -48,7 +49,7 @@ matters. Exit status 1 when no skill matched, as grep's.`,
 				if explain {
 					return a.explain(c, ag, args[1], q, asJSON)
 				}
-				matches, err := a.route(c, ag, args[1], q)
+				matches, closest, err := a.routeClosest(c, ag, args[1], q, true)
 				if err != nil {
 					return err
 				}
@@ -56,11 +57,16 @@ matters. Exit status 1 when no skill matched, as grep's.`,
 					if matches == nil {
 						matches = []router.Match{}
 					}
-					if err := writeJSON(a.stdout, map[string]any{"mode": q.Mode, "matches": matches}); err != nil {
+					out := map[string]any{"mode": q.Mode, "matches": matches}
+					if len(closest) > 0 {
+						out["closest"] = closest
+					}
+					if err := writeJSON(a.stdout, out); err != nil {
 						return err
 					}
 				} else {
 					printMatches(a.stdout, matches)
+					printClosest(a.stderr, closest)
 				}
 				if len(matches) == 0 {
 					return silent(exitInvalid) // as grep: a script can tell a miss from a hit
@@ -90,16 +96,60 @@ func query(mode string, limit int) (*router.Query, error) {
 }
 
 func (a *app) route(c *cobra.Command, ag *loader.Agent, text string, q *router.Query) ([]router.Match, error) {
+	matches, _, err := a.routeClosest(c, ag, text, q, false)
+	return matches, err
+}
+
+// routeClosest routes text; with withClosest, when no match is sure
+// (ranked mode), closest holds the guesses whose trigger phrases the
+// request came near, with the words it lacked of each (router.Explain's
+// gaps): why each fell short.
+func (a *app) routeClosest(c *cobra.Command, ag *loader.Agent, text string, q *router.Query, withClosest bool) (matches []router.Match, closest []router.Explained, err error) {
 	r, err := router.ForAgent(c.Context(), ag, a.routerOptions(ag))
 	if err != nil {
-		return nil, ioError(fmt.Errorf("building the routing index: %w", err))
+		return nil, nil, ioError(fmt.Errorf("building the routing index: %w", err))
 	}
 	defer r.Close()
-	matches, err := r.Route(c.Context(), text, q)
+	matches, err = r.Route(c.Context(), text, q)
 	if err != nil {
-		return nil, ioError(err)
+		return nil, nil, ioError(err)
 	}
-	return matches, nil
+	if !withClosest || q.Mode != router.Ranked || slices.ContainsFunc(matches, func(m router.Match) bool { return router.Sure(m.Tier) }) {
+		return matches, nil, nil
+	}
+	ex, err := r.Explain(c.Context(), text, q)
+	if err != nil {
+		return nil, nil, ioError(err)
+	}
+	for _, e := range ex {
+		if len(e.Gaps) > 0 {
+			closest = append(closest, e)
+		}
+	}
+	return matches, closest, nil
+}
+
+// printClosest says, on stderr, which trigger phrases of the guesses the
+// request came closest to and what it lacked of each: the words to say,
+// or, to an author, a phrase the skill's triggers are missing.
+func printClosest(w io.Writer, closest []router.Explained) {
+	if len(closest) == 0 {
+		return
+	}
+	fmt.Fprintln(w, "no sure match; the closest trigger phrases, and what the request lacks of each:")
+	for _, e := range closest {
+		fmt.Fprintf(w, "  %s: %s\n", e.Name, gapText(e.Gaps))
+	}
+	fmt.Fprintln(w, "(agent3md route --explain shows all the evidence)")
+}
+
+// gapText is "\"tag a release\" lacks release; …".
+func gapText(gaps []router.TriggerGap) string {
+	parts := make([]string, len(gaps))
+	for i, g := range gaps {
+		parts[i] = fmt.Sprintf("%q lacks %s", g.Trigger, strings.Join(g.Missing, " "))
+	}
+	return strings.Join(parts, "; ")
 }
 
 // explain prints each match of a route with its evidence
@@ -136,6 +186,9 @@ func (a *app) explain(c *cobra.Command, ag *loader.Agent, text string, q *router
 				held = strings.Join(w.Fields, ", ")
 			}
 			fmt.Fprintf(a.stdout, "    %-16s %3.0f%% of the request  %s\n", w.Word, 100*w.Weight, held)
+		}
+		if len(ex[i].Gaps) > 0 {
+			fmt.Fprintf(a.stdout, "    closest triggers: %s\n", gapText(ex[i].Gaps))
 		}
 	}
 	if len(ex) == 0 {
