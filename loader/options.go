@@ -3,6 +3,7 @@ package loader
 import (
 	"fmt"
 	"os/exec"
+	"slices"
 	"sort"
 	"strings"
 
@@ -139,9 +140,7 @@ func braces(names []string) string {
 
 // Cmd returns the process that runs a ready fill, as agent3md run --exec
 // runs it: a Plain template's words directly as argv, anything else
-// through sh -c; nil when the fill is not ready. Argv can decline even a
-// plain template (it reads only what it is sure sh reads the same way);
-// sh -c then runs the same quoted line.
+// through sh -c; nil when the fill is not ready.
 func (f *Fill) Cmd() *exec.Cmd {
 	if !f.Ready || !f.HasTool {
 		return nil
@@ -153,13 +152,13 @@ func (f *Fill) Cmd() *exec.Cmd {
 }
 
 // Argv returns the filled command as the arguments to run without a shell:
-// the template's words, each value one argument, unquoted. ok is false
-// unless the fill is ready and its template is Plain (no shell syntax);
-// Command then has to run through sh -c.
+// the template's words, each value one argument, unquoted, taken from the
+// template's syntax tree (no shell reading of Command). ok is false unless
+// the fill is ready and its template is Plain (no shell syntax); Command
+// then has to run through sh -c.
 func (f *Fill) Argv() (argv []string, ok bool) {
-	if !f.Ready || !f.Plain {
+	if !f.Ready || !f.Plain || len(f.argv) == 0 {
 		return nil, false
 	}
-	argv, err := shelltmpl.Argv(f.Command)
-	return argv, err == nil
+	return slices.Clone(f.argv), true
 }

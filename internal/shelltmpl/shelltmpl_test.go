@@ -112,22 +112,6 @@ func TestAnalyzeUnsafe(t *testing.T) {
 	}
 }
 
-func TestArgv(t *testing.T) {
-	got, err := Argv(`rg --flag='a b' 'it'\''s' x`)
-	if err != nil || !reflect.DeepEqual(got, []string{"rg", "--flag=a b", "it's", "x"}) {
-		t.Fatalf("Argv = %q, %v", got, err)
-	}
-	got, err = Argv("t 'a\r\nb' '\xfb' x\\\ny")
-	if err != nil || !reflect.DeepEqual(got, []string{"t", "a\r\nb", "\xfb", "xy"}) {
-		t.Fatalf("Argv = %q, %v", got, err)
-	}
-	for _, bad := range []string{"a; b", "a | b", "a $X", "a *.go", "a > f", "a 'b", "", "a \"b\"", "a\x00", "X=1 a"} {
-		if got, err := Argv(bad); err == nil {
-			t.Errorf("Argv(%q) = %q, want an error", bad, got)
-		}
-	}
-}
-
 func BenchmarkAnalyze(b *testing.B) {
 	for range b.N {
 		Analyze("go test -count=1 -run {pattern} {packages}")

@@ -10,13 +10,20 @@ import (
 // walker visits the syntax tree keeping the path from the root, and files
 // each sentinel it meets as a placeholder or a problem.
 type walker struct {
-	t      *Template
-	ms     []Match
-	sent   []string
-	found  []bool
-	stack  []syntax.Node
-	chains map[*syntax.CallExpr][]wordSlot // each simple command's chain analysis
+	t       *Template
+	ms      []Match
+	sent    []string
+	found   []bool
+	stack   []syntax.Node
+	chains  map[*syntax.CallExpr][]wordSlot // each simple command's chain analysis
+	offs    []sentinelShift
+	dialect bool // a construct bash and sh read differently was reported
 }
+
+// offset maps a position in the parsed text (placeholders replaced by
+// sentinels) back to the template's byte offset. No word starts or ends
+// inside a sentinel, which is one run of letters and digits.
+func (w *walker) offset(p syntax.Pos) int { return w.offsetOf(p.Offset()) }
 
 func (w *walker) walk(f *syntax.File) {
 	syntax.Walk(f, func(n syntax.Node) bool {
@@ -29,6 +36,16 @@ func (w *walker) walk(f *syntax.File) {
 		case *syntax.Lit:
 			w.text(n.Value, true)
 		case *syntax.SglQuoted:
+			if n.Dollar && !w.dialect && len(w.ms) > 0 {
+				// bash reads $'\'' as one quote character; sh (dash, the
+				// /bin/sh that runs templates on Debian) reads $ and a '…'
+				// string that ends elsewhere, so the rest of the line is
+				// quoted differently and no one quoting of a value is
+				// right for both.
+				w.dialect = true
+				w.t.Problems = append(w.t.Problems, Problem{Start: w.offset(n.Pos()),
+					Reason: "the command holds a $'…' string (byte " + strconv.Itoa(w.offset(n.Pos())+1) + "), which bash and sh (dash) read differently: in sh its quote ends elsewhere, so a value's quotes could open or close the command's; write it as '…' or \"…\""})
+			}
 			w.text(n.Value, false)
 		}
 		return true
@@ -138,11 +155,16 @@ func (w *walker) place(i int) {
 			w.problem(i, "it sits in a here-document, whose text the shell expands ($(…), `…`, $X) and where quotes are not special; pass the value as an argument instead")
 			return
 		}
+		if slot.Op == syntax.Hdoc || slot.Op == syntax.DashHdoc {
+			w.problem(i, "it is a here-document's delimiter, which the shell compares with the body's lines as written, quotes and all; pass the value as an argument instead")
+			return
+		}
 		ph.Role = NotArgument
 	default:
 		w.problem(i, "it sits "+describe(slot)+"; only command arguments, assignment values and redirection targets can hold a placeholder")
 		return
 	}
+	w.spans(&ph, wi, word)
 	w.found[i] = true
 	w.t.Placeholders = append(w.t.Placeholders, ph)
 }
