@@ -169,6 +169,7 @@ var noise = []string{
 	`: {a,"'"}`,
 	`: $[1+1]`,
 	`: <(:) "'"`,
+	`: $'it\'s'`, // refused: dash ends the quote elsewhere
 }
 
 // known are arguments whose value the shells agree on, to mix with slots.
@@ -442,6 +443,23 @@ func TestFillShellGrammar(t *testing.T) {
 	for i := range n {
 		gen := []byte(fmt.Sprintf("%08d-%x", i*7919, i*104729))
 		checkShellCase(t, genShell(gen, hostile[i%len(hostile)], hostile[(i*5+3)%len(hostile)]))
+	}
+}
+
+// TestFillRefusesDialectSplit: a $'…' string anywhere in a template is
+// refused, never filled. bash reads $'\'' as one quote character, dash
+// as $ and a '…' string that ends one quote later, so in
+// cat m0 $'\'' {who} #' dash reads {who} inside quotes and a filled
+// value's own quotes close them: the fill of old let ';cat INJ;' run.
+func TestFillRefusesDialectSplit(t *testing.T) {
+	for _, tmpl := range []string{`cat m0 $'\'' {who} #'`, `cat m0 {who} $'x'`, "cat m0 $'a'\ncat {who}"} {
+		f := fill(skillWith(tmpl, true, "who"), map[string]string{"who": "';cat INJ;'"})
+		if f.Ready || len(f.Unsafe) != 1 || !strings.Contains(f.Unsafe[0].Reason, "which bash and sh (dash) read differently") {
+			t.Errorf("%q: ready %v, unsafe %+v; want it refused for its $'…'", tmpl, f.Ready, f.Unsafe)
+		}
+		if f.Command != tmpl {
+			t.Errorf("%q: refused, but the command is %q, not the template as written", tmpl, f.Command)
+		}
 	}
 }
 
