@@ -447,9 +447,9 @@ func TestFillShellGrammar(t *testing.T) {
 }
 
 // TestFillRefusesDialectSplit: a $'…' string anywhere in a template is
-// refused, never filled. bash reads $'\'' as one quote character, dash
+// refused, never filled. bash reads $'\” as one quote character, dash
 // as $ and a '…' string that ends one quote later, so in
-// cat m0 $'\'' {who} #' dash reads {who} inside quotes and a filled
+// cat m0 $'\” {who} #' dash reads {who} inside quotes and a filled
 // value's own quotes close them: the fill of old let ';cat INJ;' run.
 func TestFillRefusesDialectSplit(t *testing.T) {
 	for _, tmpl := range []string{`cat m0 $'\'' {who} #'`, `cat m0 {who} $'x'`, "cat m0 $'a'\ncat {who}"} {
