@@ -447,10 +447,11 @@ func TestFillShellGrammar(t *testing.T) {
 }
 
 // TestFillRefusesDialectSplit: a $'…' string anywhere in a template is
-// refused, never filled. bash reads $'\” as one quote character, dash
-// as $ and a '…' string that ends one quote later, so in
-// cat m0 $'\” {who} #' dash reads {who} inside quotes and a filled
-// value's own quotes close them: the fill of old let ';cat INJ;' run.
+// refused, never filled. bash reads $'\x27' (written with the escaped
+// quote) as one quote character; dash reads $ and a '…' string that ends
+// at the next quote, so in the first template below dash reads {who}
+// inside quotes, and a filled value's own quotes close them: the fill of
+// old let ';cat INJ;' run.
 func TestFillRefusesDialectSplit(t *testing.T) {
 	for _, tmpl := range []string{`cat m0 $'\'' {who} #'`, `cat m0 {who} $'x'`, "cat m0 $'a'\ncat {who}"} {
 		f := fill(skillWith(tmpl, true, "who"), map[string]string{"who": "';cat INJ;'"})
