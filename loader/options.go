@@ -30,6 +30,11 @@ func (f *Fill) refuseOptions(tool string, t *shelltmpl.Template, inputs []agentf
 		if !ok || refused[p.Name] || !allEmpty(p.Preceding, good) {
 			continue
 		}
+		if p.At.ReadsFile(v) {
+			refused[p.Name] = true
+			f.Invalid = append(f.Invalid, InputProblem{Name: p.Name, Type: typeOf(declared, p.Name), Reason: atReason(p)})
+			continue
+		}
 		switch p.Role {
 		case shelltmpl.Positional, shelltmpl.OptionArgument:
 			if !strings.HasPrefix(v, "-") {
@@ -43,11 +48,7 @@ func (f *Fill) refuseOptions(tool string, t *shelltmpl.Template, inputs []agentf
 			continue
 		}
 		refused[p.Name] = true
-		typ := "undeclared"
-		if in, ok := declared[p.Name]; ok {
-			typ = in.Type
-		}
-		f.Invalid = append(f.Invalid, InputProblem{Name: p.Name, Type: typ, Reason: optionReason(p, tool)})
+		f.Invalid = append(f.Invalid, InputProblem{Name: p.Name, Type: typeOf(declared, p.Name), Reason: optionReason(p, tool)})
 	}
 	if len(refused) == 0 {
 		return
@@ -72,6 +73,34 @@ func (f *Fill) refuseOptions(tool string, t *shelltmpl.Template, inputs []agentf
 		rj, nj := key(f.Invalid[j])
 		return ri < rj || (ri == rj && ni < nj)
 	})
+}
+
+// typeOf is the declared type of input name, or "undeclared".
+func typeOf(declared map[string]agentfile.Input, name string) string {
+	if in, ok := declared[name]; ok {
+		return in.Type
+	}
+	return "undeclared"
+}
+
+// atReason says why a value is refused where p's program reads it as the
+// name of a file (shelltmpl.AtRule).
+func atReason(p shelltmpl.Placeholder) string {
+	switch p.At {
+	case shelltmpl.AtStart:
+		if p.Program == "curl" {
+			opt := p.Option
+			if opt == "" {
+				opt = "the option it is glued to"
+			}
+			return fmt.Sprintf("starts with \"@\", and curl reads the argument of %s from the file an @ names, so the value would send a local file; give a value that does not start with \"@\"", opt)
+		}
+		return fmt.Sprintf("starts with \"@\", and %s reads an argument starting with @ as a response file: it replaces it with the options written in that file (gcc's -wrapper PROG runs PROG), so the value could be an option; give a value that does not start with \"@\" (a file in the current directory can be named ./@name)", p.Program)
+	case shelltmpl.AtBeforeEquals:
+		return "holds \"@\" before any \"=\", and curl reads name@file or @file as the contents of that file, so the value would send a local file; put name= before it"
+	default:
+		return "holds \"@\" or \"<\" right after its name=, and curl's -F reads name=@file or name=<file from that file, so the value would send a local file; give a value without them there"
+	}
 }
 
 // allEmpty reports whether every named value that precedes a placeholder

@@ -105,6 +105,11 @@ type Placeholder struct {
 	// Void says why a "--" before the placeholder in its command does not
 	// end Program's options ("" when there is none, or when it does).
 	Void string
+	// At says whether Program reads a value here as a file's name when it
+	// starts with "@" (a response file of gcc, javac, ld; curl's -d @file),
+	// so that a caller refuses such a value as it refuses one starting
+	// with "-" (atfile.go).
+	At AtRule
 	// Word is what leaving the placeholder's input out removes (the
 	// optional-input rule, docs/format.md §9): the command argument,
 	// assignment or redirection holding it, read from the syntax tree,
