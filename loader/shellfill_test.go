@@ -166,10 +166,20 @@ var noise = []string{
 	": <<\"E'F\"\n'\nE'F",
 	": <<A <<'B'\n'\nA\n\"\nB",
 	": <<\\EOF\n'\nEOF",
-	`: {a,"'"}`,
 	`: $[1+1]`,
 	`: <(:) "'"`,
-	`: $'it\'s'`, // refused: dash ends the quote elsewhere
+	`: {}`,
+	`: \{a,b}`,
+	`: '{a,b}'`,
+}
+
+// refusing is noise a template with a placeholder is refused for: bash
+// and dash read it apart.
+var refusing = []string{
+	`: $'it\'s'`, // dash ends the quote elsewhere
+	`: $'\''`,
+	`: {a,"'"}`, // bash expands braces, dash does not
+	`: x{1..3}`,
 }
 
 // known are arguments whose value the shells agree on, to mix with slots.
@@ -205,7 +215,12 @@ func genShell(gen []byte, a, b string) shellCase {
 	n := 0
 	for s := 1 + d.pick(4); s > 0; s-- {
 		if d.pick(3) == 0 {
-			stmts = append(stmts, noise[d.pick(len(noise))])
+			if k := d.pick(len(noise) + len(refusing)); k < len(noise) {
+				stmts = append(stmts, noise[k])
+			} else {
+				stmts = append(stmts, refusing[k-len(noise)])
+				sc.refuse = true
+			}
 			continue
 		}
 		mark := fmt.Sprintf("m%d", len(sc.calls))
@@ -303,7 +318,7 @@ func checkShellCase(t *testing.T, sc shellCase) {
 		s.Inputs = append(s.Inputs, agentfile.Input{Name: k, Type: "string", Optional: optional[k]})
 	}
 	f := fill(s, given)
-	if sc.refuse || strings.Contains(sc.tmpl, "$'") {
+	if sc.refuse && len(shelltmpl.Find(sc.tmpl)) > 0 {
 		if f.Ready || len(f.Unsafe) == 0 {
 			t.Fatalf("template %q must be refused; the fill is %+v", sc.tmpl, f)
 		}
@@ -446,18 +461,29 @@ func TestFillShellGrammar(t *testing.T) {
 	}
 }
 
-// TestFillRefusesDialectSplit: a $'…' string anywhere in a template is
-// refused, never filled. bash reads $'\x27' (written with the escaped
+// TestFillRefusesDialectSplit: a $'…' string or a brace expansion
+// anywhere in a template is refused, never filled. bash reads $'\x27' (written with the escaped
 // quote) as one quote character; dash reads $ and a '…' string that ends
 // at the next quote, so in the first template below dash reads {who}
 // inside quotes, and a filled value's own quotes close them: the fill of
 // old let ';cat INJ;' run.
 func TestFillRefusesDialectSplit(t *testing.T) {
-	for _, tmpl := range []string{`cat m0 $'\'' {who} #'`, `cat m0 {who} $'x'`, "cat m0 $'a'\ncat {who}"} {
-		f := fill(skillWith(tmpl, true, "who"), map[string]string{"who": "';cat INJ;'"})
-		if f.Ready || len(f.Unsafe) != 1 || !strings.Contains(f.Unsafe[0].Reason, "which bash and sh (dash) read differently") {
-			t.Errorf("%q: ready %v, unsafe %+v; want it refused for its $'…'", tmpl, f.Ready, f.Unsafe)
+	for _, tt := range []struct{ tmpl, says string }{
+		{`cat m0 $'\'' {who} #'`, "$'…' string (byte 8), which bash and sh (dash) read differently"},
+		{`cat m0 {who} $'x'`, "$'…' string"},
+		{"cat m0 $'a'\ncat {who}", "$'…' string"},
+		// bash (as sh too) expands braces, dash does not: under bash
+		// the first runs sh -c VALUE, the second makes a value that
+		// starts with - an option of rm.
+		{"env {A=1,sh} -c {who}", "brace expansion ({A=1,sh} at byte 5), which bash expands into several words"},
+		{"rm {a,{who}}", "brace expansion ({a,{who}} at byte 4)"},
+		{"cat x{1..3} {who}", "brace expansion"},
+	} {
+		f := fill(skillWith(tt.tmpl, true, "who"), map[string]string{"who": "';cat INJ;'"})
+		if f.Ready || len(f.Unsafe) != 1 || !strings.Contains(f.Unsafe[0].Reason, tt.says) {
+			t.Errorf("%q: ready %v, unsafe %+v; want it refused saying %q", tt.tmpl, f.Ready, f.Unsafe, tt.says)
 		}
+		tmpl := tt.tmpl
 		if f.Command != tmpl {
 			t.Errorf("%q: refused, but the command is %q, not the template as written", tmpl, f.Command)
 		}

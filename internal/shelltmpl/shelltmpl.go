@@ -249,7 +249,7 @@ func analyzeParsed(tmpl string, ms []Match) *Template {
 		t.Problems = append(t.Problems, Problem{Reason: "the command is not valid shell syntax: " + msg})
 		return t
 	}
-	w := &walker{t: t, ms: ms, sent: sent, found: make([]bool, len(ms)), offs: sentinelOffsets(ms, sent)}
+	w := &walker{t: t, tmpl: tmpl, ms: ms, sent: sent, found: make([]bool, len(ms)), offs: sentinelOffsets(ms, sent)}
 	w.walk(f)
 	for i, m := range ms {
 		if !w.found[i] {

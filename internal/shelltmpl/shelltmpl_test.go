@@ -100,6 +100,8 @@ func TestAnalyzeUnsafe(t *testing.T) {
 		{`echo $'\'' {v} #'`, "$'…' string (byte 6), which bash and sh (dash) read differently"},
 		{`echo {v} $'x'`, "$'…' string"},
 		{"cat <<{v}\nx\n{v}", "here-document"},
+		{"env {A=1,sh} -c {v}", "brace expansion ({A=1,sh} at byte 5)"},
+		{"rm {a,{v}}", "brace expansion ({a,{v}} at byte 4)"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.tmpl, func(t *testing.T) {

@@ -1,6 +1,7 @@
 package shelltmpl
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 
@@ -18,6 +19,8 @@ type walker struct {
 	chains  map[*syntax.CallExpr][]wordSlot // each simple command's chain analysis
 	offs    []sentinelShift
 	dialect bool // a construct bash and sh read differently was reported
+	brace   bool // a brace expansion was reported
+	tmpl    string
 }
 
 // offset maps a position in the parsed text (placeholders replaced by
@@ -33,6 +36,8 @@ func (w *walker) walk(f *syntax.File) {
 		}
 		w.stack = append(w.stack, n)
 		switch n := n.(type) {
+		case *syntax.Word:
+			w.braces(n)
 		case *syntax.Lit:
 			w.text(n.Value, true)
 		case *syntax.SglQuoted:
@@ -50,6 +55,30 @@ func (w *walker) walk(f *syntax.File) {
 		}
 		return true
 	})
+}
+
+// braces reports a word with a brace expansion ({a,b}, {1..3}) in a
+// template with a placeholder, once: bash (also as sh, in POSIX mode)
+// expands it into several words and dash does not, so which program reads
+// a value, and whether as an option or as code, differs between them
+// (env {A=1,sh} -c {x} runs the value under bash). The check runs
+// syntax.SplitBraces on a copy: the tree stays as parsed.
+func (w *walker) braces(word *syntax.Word) {
+	if w.brace || len(w.ms) == 0 {
+		return
+	}
+	cp := *word
+	cp.Parts = slices.Clone(word.Parts)
+	if !syntax.SplitBraces(&cp) || !slices.ContainsFunc(cp.Parts, func(p syntax.WordPart) bool {
+		_, ok := p.(*syntax.BraceExp)
+		return ok
+	}) {
+		return
+	}
+	w.brace = true
+	at := w.offset(word.Pos())
+	w.t.Problems = append(w.t.Problems, Problem{Start: at,
+		Reason: "the command holds a brace expansion (" + w.tmpl[at:w.offset(word.End())] + " at byte " + strconv.Itoa(at+1) + "), which bash expands into several words and sh (dash) does not, so a value's place in the command differs between them; write the words out"})
 }
 
 func (w *walker) problem(i int, reason string) {
