@@ -180,6 +180,7 @@ var refusing = []string{
 	`: $'\''`,
 	`: {a,"'"}`, // bash expands braces, dash does not
 	`: x{1..3}`,
+	`: &> /dev/null`, // dash: : & and > /dev/null
 }
 
 // known are arguments whose value the shells agree on, to mix with slots.
@@ -478,6 +479,8 @@ func TestFillRefusesDialectSplit(t *testing.T) {
 		{"env {A=1,sh} -c {who}", "brace expansion ({A=1,sh} at byte 5), which bash expands into several words"},
 		{"rm {a,{who}}", "brace expansion ({a,{who}} at byte 4)"},
 		{"cat x{1..3} {who}", "brace expansion"},
+		// dash reads &> as & and >: rm, not cat, reads the value there.
+		{"cat -- &> log rm {who}", "holds &> (byte 8)"},
 	} {
 		f := fill(skillWith(tt.tmpl, true, "who"), map[string]string{"who": "';cat INJ;'"})
 		if f.Ready || len(f.Unsafe) != 1 || !strings.Contains(f.Unsafe[0].Reason, tt.says) {

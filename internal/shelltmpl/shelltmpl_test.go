@@ -102,6 +102,8 @@ func TestAnalyzeUnsafe(t *testing.T) {
 		{"cat <<{v}\nx\n{v}", "here-document"},
 		{"env {A=1,sh} -c {v}", "brace expansion ({A=1,sh} at byte 5)"},
 		{"rm {a,{v}}", "brace expansion ({a,{v}} at byte 4)"},
+		{"cat -- &> log rm {v}", "holds &> (byte 8), which bash reads as a redirection"},
+		{"cat {v} &>> log", "holds &>>"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.tmpl, func(t *testing.T) {

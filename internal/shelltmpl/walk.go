@@ -11,16 +11,17 @@ import (
 // walker visits the syntax tree keeping the path from the root, and files
 // each sentinel it meets as a placeholder or a problem.
 type walker struct {
-	t       *Template
-	ms      []Match
-	sent    []string
-	found   []bool
-	stack   []syntax.Node
-	chains  map[*syntax.CallExpr][]wordSlot // each simple command's chain analysis
-	offs    []sentinelShift
-	dialect bool // a construct bash and sh read differently was reported
-	brace   bool // a brace expansion was reported
-	tmpl    string
+	t        *Template
+	ms       []Match
+	sent     []string
+	found    []bool
+	stack    []syntax.Node
+	chains   map[*syntax.CallExpr][]wordSlot // each simple command's chain analysis
+	offs     []sentinelShift
+	dialect  bool // a construct bash and sh read differently was reported
+	brace    bool // a brace expansion was reported
+	ampRedir bool // a &> or &>> was reported
+	tmpl     string
 }
 
 // offset maps a position in the parsed text (placeholders replaced by
@@ -38,6 +39,16 @@ func (w *walker) walk(f *syntax.File) {
 		switch n := n.(type) {
 		case *syntax.Word:
 			w.braces(n)
+		case *syntax.Redirect:
+			if (n.Op == syntax.RdrAll || n.Op == syntax.AppAll) && !w.ampRedir && len(w.ms) > 0 {
+				// dash reads &> as & (the command before it runs in the
+				// background) and >: the words after it are another
+				// command there, so another program reads them.
+				w.ampRedir = true
+				at := w.offset(n.Pos())
+				w.t.Problems = append(w.t.Problems, Problem{Start: at,
+					Reason: "the command holds " + n.Op.String() + " (byte " + strconv.Itoa(at+1) + "), which bash reads as a redirection of output and errors and sh (dash) as & (run in the background) and a redirection, so the words after it belong to another command there; write >FILE 2>&1"})
+			}
 		case *syntax.Lit:
 			w.text(n.Value, true)
 		case *syntax.SglQuoted:
