@@ -380,9 +380,17 @@ func checkShellCase(t *testing.T, sc shellCase) {
 			}
 			t.Fatalf("%s -n rejects the filled command %q: %v\n%s", name, cmd, err, out)
 		}
-		calls, out := runRecorded(t, dir, sh, cmd)
+		calls, out := runRecorded(t, dir, []string{sh, "-c", cmd})
 		if !reflect.DeepEqual(calls, sc.calls) {
 			t.Fatalf("%s ran the filled command\n%q\n(template %q, values %q)\ncat got  %q\nwant     %q\n%s", name, cmd, sc.tmpl, sc.values, calls, sc.calls, out)
+		}
+	}
+	// A Plain fill runs without a shell (run --exec): its argv, from the
+	// tree's word spans, must be what the shells gave cat.
+	if argv, ok := f.Argv(); ok {
+		argv[0] = filepath.Join(dir, argv[0])
+		if calls, out := runRecorded(t, dir, argv); !reflect.DeepEqual(calls, sc.calls) {
+			t.Fatalf("the argv %q of %q (template %q) gave cat %q, want %q\n%s", argv, cmd, sc.tmpl, calls, sc.calls, out)
 		}
 	}
 }
@@ -398,15 +406,15 @@ func benign(tmpl string) string {
 	return b.String() + tmpl[last:]
 }
 
-// runRecorded runs cmd with sh -c under the recording PATH and returns
-// the argv of each cat call.
-func runRecorded(t *testing.T, dir, sh, cmd string) ([][]string, string) {
+// runRecorded runs argv under the recording PATH and returns the argv of
+// each cat call.
+func runRecorded(t *testing.T, dir string, argv []string) ([][]string, string) {
 	t.Helper()
 	work := t.TempDir()
 	log := filepath.Join(work, "log")
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	c := exec.CommandContext(ctx, sh, "-c", cmd)
+	c := exec.CommandContext(ctx, argv[0], argv[1:]...)
 	c.Dir = work
 	c.Env = []string{"PATH=" + dir, argvLogEnv + "=" + log, "HOME=" + work, "LC_ALL=C"}
 	c.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
@@ -415,7 +423,7 @@ func runRecorded(t *testing.T, dir, sh, cmd string) ([][]string, string) {
 	c.Stdout, c.Stderr = &out, &out
 	_ = c.Run() // an exit status is no finding; the calls are
 	if ctx.Err() != nil {
-		t.Fatalf("%s -c %q did not finish in 20s:\n%s", sh, cmd, out.String())
+		t.Fatalf("%q did not finish in 20s:\n%s", argv, out.String())
 	}
 	b, _ := os.ReadFile(log)
 	var calls [][]string
