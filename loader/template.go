@@ -56,15 +56,17 @@ func render(tool string, t *shelltmpl.Template, good map[string]string, optional
 	return apply(tool, edits), dropped
 }
 
-// apply makes the edits, which do not overlap, to s.
+// apply makes the edits to s. Only drops overlap (a first item's span
+// takes the blanks after it, the next item's the same blanks before it):
+// overlapping text is removed once.
 func apply(s string, edits []edit) string {
 	sort.Slice(edits, func(i, j int) bool { return edits[i].start < edits[j].start })
 	var b strings.Builder
 	last := 0
 	for _, e := range edits {
-		b.WriteString(s[last:e.start])
+		b.WriteString(s[last:max(e.start, last)])
 		b.WriteString(e.text)
-		last = e.end
+		last = max(e.end, last)
 	}
 	b.WriteString(s[last:])
 	return b.String()
