@@ -227,18 +227,37 @@ func TestRunArgsSplit(t *testing.T) {
 }
 
 // TestRunPlainIsArgv pins that a template of plain words runs without a
-// shell, and anything else through sh -c.
+// shell, its argv taken from the template's syntax tree, and anything else
+// through sh -c with the filled line.
 func TestRunPlainIsArgv(t *testing.T) {
+	agent := filepath.Join(t.TempDir(), "a.3md")
+	src := guardAgent + `
+@plane z=11 label="plain" kind=skill triggers="plain words" inputs="a, b" tool="fake {a} --x={b}"
+Plain.
+`
+	if err := os.WriteFile(agent, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ag, err := loader.Open(agent, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ag.Close()
 	for _, tt := range []struct {
-		f    loader.Fill
-		args []string
+		skill string
+		a     string
+		args  []string
 	}{
-		{loader.Fill{Command: `fake 'a b' --x='it'\''s'`, HasTool: true, Plain: true, Ready: true}, []string{"fake", "a b", "--x=it's"}},
-		{loader.Fill{Command: `fake "a" | cat`, HasTool: true, Ready: true}, []string{"sh", "-c", `fake "a" | cat`}},
+		{"plain", "a b", []string{"fake", "a b", "--x=it's"}},
+		{"piped", "a", []string{"sh", "-c", `fake ""'a'"" | cat`}},
 	} {
-		cmd := tt.f.Cmd()
-		if !reflect.DeepEqual(cmd.Args, tt.args) {
-			t.Errorf("%s: args %q, want %q", tt.f.Command, cmd.Args, tt.args)
+		f, err := ag.Command(tt.skill, map[string]string{"a": tt.a, "b": "it's"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		cmd := f.Cmd()
+		if cmd == nil || !reflect.DeepEqual(cmd.Args, tt.args) {
+			t.Errorf("%s: %+v, want args %q", tt.skill, cmd, tt.args)
 		}
 	}
 	if cmd := (&loader.Fill{Command: "fake {a}", HasTool: true, Plain: true}).Cmd(); cmd != nil {
