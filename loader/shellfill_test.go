@@ -495,17 +495,17 @@ func TestFillShellGrammar(t *testing.T) {
 // old let ';cat INJ;' run.
 func TestFillRefusesDialectSplit(t *testing.T) {
 	for _, tt := range []struct{ tmpl, says string }{
-		{`cat m0 $'\'' {who} #'`, "$'…' string (byte 8), which bash and sh (dash) read differently"},
+		{`cat m0 $'\'' {who} #'`, "$'…' string at byte 8, which bash and sh (dash) read differently"},
 		{`cat m0 {who} $'x'`, "$'…' string"},
 		{"cat m0 $'a'\ncat {who}", "$'…' string"},
 		// bash (as sh too) expands braces, dash does not: under bash
 		// the first runs sh -c VALUE, the second makes a value that
 		// starts with - an option of rm.
-		{"env {A=1,sh} -c {who}", "brace expansion ({A=1,sh} at byte 5), which bash expands into several words"},
-		{"rm {a,{who}}", "brace expansion ({a,{who}} at byte 4)"},
+		{"env {A=1,sh} -c {who}", "brace expansion ({A=1,sh}) at byte 5, which bash expands into several words"},
+		{"rm {a,{who}}", "brace expansion ({a,{who}}) at byte 4"},
 		{"cat x{1..3} {who}", "brace expansion"},
 		// dash reads &> as & and >: rm, not cat, reads the value there.
-		{"cat -- &> log rm {who}", "holds &> (byte 8)"},
+		{"cat -- &> log rm {who}", "holds &> at byte 8"},
 	} {
 		f := fill(skillWith(tt.tmpl, true, "who"), map[string]string{"who": "';cat INJ;'"})
 		if f.Ready || len(f.Unsafe) != 1 || !strings.Contains(f.Unsafe[0].Reason, tt.says) {

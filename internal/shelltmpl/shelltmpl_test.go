@@ -97,12 +97,12 @@ func TestAnalyzeUnsafe(t *testing.T) {
 		{`export {v}`, "variable name of declare"},
 		// Issue 29: bash and dash end a $'…' string's quote in different
 		// places, so the rest of the line is read differently.
-		{`echo $'\'' {v} #'`, "$'…' string (byte 6), which bash and sh (dash) read differently"},
+		{`echo $'\'' {v} #'`, "$'…' string at byte 6, which bash and sh (dash) read differently"},
 		{`echo {v} $'x'`, "$'…' string"},
 		{"cat <<{v}\nx\n{v}", "here-document"},
-		{"env {A=1,sh} -c {v}", "brace expansion ({A=1,sh} at byte 5)"},
-		{"rm {a,{v}}", "brace expansion ({a,{v}} at byte 4)"},
-		{"cat -- &> log rm {v}", "holds &> (byte 8), which bash reads as a redirection"},
+		{"env {A=1,sh} -c {v}", "brace expansion ({A=1,sh}) at byte 5"},
+		{"rm {a,{v}}", "brace expansion ({a,{v}}) at byte 4"},
+		{"cat -- &> log rm {v}", "holds &> at byte 8, which bash reads as a redirection"},
 		{"cat {v} &>> log", "holds &>>"},
 	}
 	for _, tt := range tests {

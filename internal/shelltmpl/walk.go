@@ -1,7 +1,6 @@
 package shelltmpl
 
 import (
-	"slices"
 	"strconv"
 	"strings"
 
@@ -11,17 +10,15 @@ import (
 // walker visits the syntax tree keeping the path from the root, and files
 // each sentinel it meets as a placeholder or a problem.
 type walker struct {
-	t        *Template
-	ms       []Match
-	sent     []string
-	found    []bool
-	stack    []syntax.Node
-	chains   map[*syntax.CallExpr][]wordSlot // each simple command's chain analysis
-	offs     []sentinelShift
-	dialect  bool // a construct bash and sh read differently was reported
-	brace    bool // a brace expansion was reported
-	ampRedir bool // a &> or &>> was reported
-	tmpl     string
+	t      *Template
+	ms     []Match
+	sent   []string
+	found  []bool
+	stack  []syntax.Node
+	chains map[*syntax.CallExpr][]wordSlot // each simple command's chain analysis
+	offs   []sentinelShift
+	split  map[string]bool // the constructs bash and sh read apart already reported (dialect.go)
+	tmpl   string
 }
 
 // offset maps a position in the parsed text (placeholders replaced by
@@ -36,60 +33,15 @@ func (w *walker) walk(f *syntax.File) {
 			return true
 		}
 		w.stack = append(w.stack, n)
+		w.dialect(n)
 		switch n := n.(type) {
-		case *syntax.Word:
-			w.braces(n)
-		case *syntax.Redirect:
-			if (n.Op == syntax.RdrAll || n.Op == syntax.AppAll) && !w.ampRedir && len(w.ms) > 0 {
-				// dash reads &> as & (the command before it runs in the
-				// background) and >: the words after it are another
-				// command there, so another program reads them.
-				w.ampRedir = true
-				at := w.offset(n.Pos())
-				w.t.Problems = append(w.t.Problems, Problem{Start: at,
-					Reason: "the command holds " + n.Op.String() + " (byte " + strconv.Itoa(at+1) + "), which bash reads as a redirection of output and errors and sh (dash) as & (run in the background) and a redirection, so the words after it belong to another command there; write >FILE 2>&1"})
-			}
 		case *syntax.Lit:
 			w.text(n.Value, true)
 		case *syntax.SglQuoted:
-			if n.Dollar && !w.dialect && len(w.ms) > 0 {
-				// bash reads $'\'' as one quote character; sh (dash, the
-				// /bin/sh that runs templates on Debian) reads $ and a '…'
-				// string that ends elsewhere, so the rest of the line is
-				// quoted differently and no one quoting of a value is
-				// right for both.
-				w.dialect = true
-				w.t.Problems = append(w.t.Problems, Problem{Start: w.offset(n.Pos()),
-					Reason: "the command holds a $'…' string (byte " + strconv.Itoa(w.offset(n.Pos())+1) + "), which bash and sh (dash) read differently: in sh its quote ends elsewhere, so a value's quotes could open or close the command's; write it as '…' or \"…\""})
-			}
 			w.text(n.Value, false)
 		}
 		return true
 	})
-}
-
-// braces reports a word with a brace expansion ({a,b}, {1..3}) in a
-// template with a placeholder, once: bash (also as sh, in POSIX mode)
-// expands it into several words and dash does not, so which program reads
-// a value, and whether as an option or as code, differs between them
-// (env {A=1,sh} -c {x} runs the value under bash). The check runs
-// syntax.SplitBraces on a copy: the tree stays as parsed.
-func (w *walker) braces(word *syntax.Word) {
-	if w.brace || len(w.ms) == 0 {
-		return
-	}
-	cp := *word
-	cp.Parts = slices.Clone(word.Parts)
-	if !syntax.SplitBraces(&cp) || !slices.ContainsFunc(cp.Parts, func(p syntax.WordPart) bool {
-		_, ok := p.(*syntax.BraceExp)
-		return ok
-	}) {
-		return
-	}
-	w.brace = true
-	at := w.offset(word.Pos())
-	w.t.Problems = append(w.t.Problems, Problem{Start: at,
-		Reason: "the command holds a brace expansion (" + w.tmpl[at:w.offset(word.End())] + " at byte " + strconv.Itoa(at+1) + "), which bash expands into several words and sh (dash) does not, so a value's place in the command differs between them; write the words out"})
 }
 
 func (w *walker) problem(i int, reason string) {
