@@ -18,6 +18,15 @@
 // value would name the program to run or be code is refused with the
 // template. Only what the template and those specs prove counts: a "--" of
 // a program the specs do not cover proves nothing (docs/run-guard.md §2).
+//
+// The analysis is also what a filler writes from: each placeholder's byte
+// span and quoting, its word's span (what leaving an optional input out
+// removes), the option word before it, and a plain template's argument
+// spans, all read from the one syntax tree, so that nothing reads the
+// template's shell a second time. Constructs bash and dash read apart
+// ($'…', &>, brace expansion) refuse a template with a placeholder
+// (dialect.go), and a value starting with "@" is marked where its program
+// reads it as a file (atfile.go).
 package shelltmpl
 
 import (
