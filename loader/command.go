@@ -55,8 +55,10 @@ type Fill struct {
 	Unbound []string `json:"unbound"`
 	// Unsafe lists the template's placeholders that sit where a quoted
 	// value would not stay literal text — inside $(…), `…`, ${…}, a
-	// here-document, a comment, or a word that also expands something
-	// (the validator's tool-quote rule). When it is not empty, no value is
+	// here-document, a comment, or a word that also expands something —
+	// or where the value would run, and the template's constructs bash
+	// and dash read apart ($'…', &>, {a,b}; Placeholder "") (the
+	// validator's tool-quote rule). When it is not empty, no value is
 	// substituted at all: Command is the template as written.
 	Unsafe []TemplateProblem `json:"unsafe"`
 	// Plain is true when the template is one simple command of plain words
