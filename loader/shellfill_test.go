@@ -240,6 +240,25 @@ func genShell(gen []byte, a, b string) shellCase {
 			continue
 		}
 		mark := fmt.Sprintf("m%d", len(sc.calls))
+		if d.pick(6) == 0 {
+			// An assignment's value, passed on by a variable: V={p};
+			// cat m "$V". Left out, the assignment goes and $V is empty.
+			name := fmt.Sprintf("p%d", n)
+			n++
+			v := a
+			if d.pick(4) == 0 {
+				v = unset
+			}
+			sc.values[name] = v
+			sl := goodSlots[d.pick(len(goodSlots))]
+			arg := ""
+			if v != unset {
+				arg = strings.ReplaceAll(sl.arg, "%s", v)
+			}
+			stmts = append(stmts, fmt.Sprintf("V%s=%s; cat %s \"$V%s\"", name, fmt.Sprintf(sl.tmpl, "{"+name+"}"), mark, name))
+			sc.calls = append(sc.calls, []string{mark, arg})
+			continue
+		}
 		words, argv := []string{"cat", mark}, []string{mark}
 		// lastOpt: the word before is an option word (-o, -n), which the
 		// drop of a word that is only an unset placeholder takes along.

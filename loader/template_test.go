@@ -10,6 +10,8 @@ import "testing"
 func TestRenderDrops(t *testing.T) {
 	for _, tt := range []struct{ tmpl, want string }{
 		{"X={a} Y={b} cmd", " cmd"},
+		{"X={a}; cmd", " cmd"},
+		{"X={a}\ncmd \"$X\"", "\ncmd \"$X\""},
 		{"X={a} cmd {b}", "cmd"},
 		{"cmd > {a} < {b} x", "cmd x"},
 		{"cmd -o {a} {b} x", "cmd x"},

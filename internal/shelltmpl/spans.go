@@ -20,6 +20,11 @@ func (w *walker) spans(ph *Placeholder, wi int, word *syntax.Word) {
 	}
 	items := stmtItems(stmt)
 	ph.Word = w.dropSpan(elem, items)
+	if len(items) == 1 && items[0] == elem && !stmt.Negated && !stmt.Background && !stmt.Coprocess {
+		// The statement is only this item (X={v}; cmd): it goes whole,
+		// with its ";", so no empty statement is left.
+		ph.Word = Span{w.offset(stmt.Pos()), w.offset(stmt.End())}
+	}
 	ph.Whole = w.offset(word.Pos()) == ph.Start && w.offset(word.End()) == ph.End
 	call, ok := w.stack[wi-1].(*syntax.CallExpr)
 	if !ok || !ph.Whole {
