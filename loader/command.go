@@ -198,7 +198,15 @@ func fill(s *agentfile.Skill, values map[string]string) *Fill {
 			rt = shelltmpl.Analyze(run)
 		}
 	}
-	for _, p := range rt.Problems {
+	probs := rt.Problems
+	if rt != t && len(probs) == 0 {
+		// Analyze does not judge a command without placeholders; what is
+		// left after the drops must still parse (a && > {f} without {f}).
+		if _, err := shelltmpl.Parse(run); err != nil {
+			probs = []shelltmpl.Problem{{Reason: "the command is not valid shell syntax: " + err.Error()}}
+		}
+	}
+	for _, p := range probs {
 		reason := p.Reason
 		if rt != t {
 			reason += " (with " + omittedList(s.Inputs, optional) + " left out, the command is " + run + ")"

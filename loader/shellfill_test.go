@@ -242,7 +242,7 @@ func genShell(gen []byte, a, b string) shellCase {
 		mark := fmt.Sprintf("m%d", len(sc.calls))
 		if d.pick(6) == 0 {
 			// An assignment's value, passed on by a variable: V={p};
-			// cat m "$V". Left out, the assignment goes and $V is empty.
+			// cat m "$V". Left out, its value goes (V=) and $V is empty.
 			name := fmt.Sprintf("p%d", n)
 			n++
 			v := a

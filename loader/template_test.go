@@ -1,6 +1,9 @@
 package loader
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 // TestRenderDrops: an optional input without a value drops its word by
 // the word's span in the syntax tree — an argument (with the option word
@@ -10,8 +13,10 @@ import "testing"
 func TestRenderDrops(t *testing.T) {
 	for _, tt := range []struct{ tmpl, want string }{
 		{"X={a} Y={b} cmd", " cmd"},
-		{"X={a}; cmd", " cmd"},
-		{"X={a}\ncmd \"$X\"", "\ncmd \"$X\""},
+		{"X={a}; cmd", "X=; cmd"},
+		{"X={a}\ncmd \"$X\"", "X=\ncmd \"$X\""},
+		{"cmd && X={a}; cmd2", "cmd && X=; cmd2"},
+		{`X="a {a}"; cmd`, "X=; cmd"},
 		{"X={a} cmd {b}", "cmd"},
 		{"cmd > {a} < {b} x", "cmd x"},
 		{"cmd -o {a} {b} x", "cmd x"},
@@ -25,5 +30,10 @@ func TestRenderDrops(t *testing.T) {
 		if f.Command != tt.want {
 			t.Errorf("%q: command %q, want %q", tt.tmpl, f.Command, tt.want)
 		}
+	}
+	// What is left must parse, or the fill is refused, never ready.
+	f := fill(skillWith("cmd && > {a}", true, "a?"), map[string]string{})
+	if f.Ready || len(f.Unsafe) != 1 || !strings.Contains(f.Unsafe[0].Reason, "not valid shell syntax") || !strings.Contains(f.Unsafe[0].Reason, "with {a} left out") {
+		t.Errorf("cmd && > {a} without {a}: %+v", f)
 	}
 }

@@ -20,10 +20,15 @@ func (w *walker) spans(ph *Placeholder, wi int, word *syntax.Word) {
 	}
 	items := stmtItems(stmt)
 	ph.Word = w.dropSpan(elem, items)
-	if len(items) == 1 && items[0] == elem && !stmt.Negated && !stmt.Background && !stmt.Coprocess {
-		// The statement is only this item (X={v}; cmd): it goes whole,
-		// with its ";", so no empty statement is left.
-		ph.Word = Span{w.offset(stmt.Pos()), w.offset(stmt.End())}
+	if len(items) == 1 && items[0] == elem {
+		// The statement is only this item: dropping it would leave an
+		// empty statement (X={v}; cmd, a && X={v}), which no shell
+		// parses. An assignment keeps its name and loses its value
+		// (X=); anything else is dropped, and the fill refuses the
+		// command if what is left does not parse.
+		if _, ok := elem.(*syntax.Assign); ok {
+			ph.Word = Span{w.offset(word.Pos()), w.offset(word.End())}
+		}
 	}
 	ph.Whole = w.offset(word.Pos()) == ph.Start && w.offset(word.End()) == ph.End
 	call, ok := w.stack[wi-1].(*syntax.CallExpr)
