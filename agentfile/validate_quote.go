@@ -10,7 +10,9 @@ import (
 // placeholders a value could escape (docs/run-guard.md). An error where
 // the shell would not read the placeholder as quoted text (inside $(…),
 // `…`, ${…}, arithmetic, a here-document or a comment, or in a word that
-// also expands something) and where the value would run: the command's
+// also expands something), in a template holding a $'…' string or a
+// brace expansion anywhere (bash and dash read them apart, so no quoting
+// or reading of a value is right for both), and where the value would run: the command's
 // name or the program a wrapper runs ({cmd}, env {cmd}, xargs {cmd}), code
 // (sh -c {s}, python3 -c {s}, eval {s}, rg --pre={p}), or an option's name
 // or letters (--x{p}, -l{p} when nothing proves -l takes an argument).

@@ -22,6 +22,8 @@ func TestValidateToolQuote(t *testing.T) {
 		{"two occurrences", `echo $(echo {p}) {p} $(({p}))`, 2, "{p}"},
 		{"comment", `echo hi # {p}`, 1, "comment"},
 		{"does not parse", `echo \"{p}`, 1, "not valid shell syntax"},
+		{"$'…' anywhere: bash and dash end it apart (issue 29)", `echo $'x' {p}`, 1, "$'…' string at byte 6, which bash and sh (dash) read differently"},
+		{"quotes nested in $(…) before a plain placeholder (issue 29)", `echo \"$(date \"+%H'%M\")\" {p}`, 0, ""},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			src := agentSrc("tools: rg, echo\n", `@plane z=1 label="a" triggers="a" inputs="p" tool="`+tt.tool+`"`)

@@ -55,17 +55,21 @@ type Fill struct {
 	Unbound []string `json:"unbound"`
 	// Unsafe lists the template's placeholders that sit where a quoted
 	// value would not stay literal text — inside $(…), `…`, ${…}, a
-	// here-document, a comment, or a word that also expands something
-	// (the validator's tool-quote rule). When it is not empty, no value is
+	// here-document, a comment, or a word that also expands something —
+	// or where the value would run, and the template's constructs bash
+	// and dash read apart ($'…', &>, {a,b}; Placeholder "") (the
+	// validator's tool-quote rule). When it is not empty, no value is
 	// substituted at all: Command is the template as written.
 	Unsafe []TemplateProblem `json:"unsafe"`
 	// Plain is true when the template is one simple command of plain words
 	// and placeholders, with no shell syntax: it can run as argv, without
-	// a shell (see shelltmpl.Argv).
+	// a shell (see Argv).
 	Plain bool `json:"plain"`
 	// Ready is true when there is a command and nothing is missing,
 	// invalid, unbound or unsafe: Command can be run as it is.
 	Ready bool `json:"ready"`
+	// argv is, for a Plain fill, its arguments (see Argv).
+	argv []string
 }
 
 // TemplateProblem says why one placeholder of a command template cannot
@@ -185,14 +189,24 @@ func fill(s *agentfile.Skill, values map[string]string) *Fill {
 	// What runs is the template with the words of optional inputs that
 	// got no value dropped: "flock {lock} {cmd}" without {lock} makes
 	// {cmd} the lock file and the next word the program. So the guard
-	// judges that command, not only the template as written.
+	// judges that command, not only the template as written, and the
+	// values are filled into it, by its own analysis.
 	run, rt := s.Tool, t
+	var dropped map[string]bool
 	if len(optional) > 0 {
-		if run, _ = render(s.Tool, map[string]string{}, optional); run != s.Tool {
+		if run, dropped = render(s.Tool, t, map[string]string{}, optional); run != s.Tool {
 			rt = shelltmpl.Analyze(run)
 		}
 	}
-	for _, p := range rt.Problems {
+	probs := rt.Problems
+	if rt != t && len(probs) == 0 {
+		// Analyze does not judge a command without placeholders; what is
+		// left after the drops must still parse (a && > {f} without {f}).
+		if _, err := shelltmpl.Parse(run); err != nil {
+			probs = []shelltmpl.Problem{{Reason: "the command is not valid shell syntax: " + err.Error()}}
+		}
+	}
+	for _, p := range probs {
 		reason := p.Reason
 		if rt != t {
 			reason += " (with " + omittedList(s.Inputs, optional) + " left out, the command is " + run + ")"
@@ -206,8 +220,7 @@ func fill(s *agentfile.Skill, values map[string]string) *Fill {
 	}
 	f.Plain = rt.Plain
 	f.refuseOptions(run, rt, s.Inputs, declared, good, optional)
-	var dropped map[string]bool
-	f.Command, dropped = render(s.Tool, good, optional)
+	f.Command, _ = render(run, rt, good, nil)
 	for _, in := range s.Inputs {
 		if dropped[in.Name] {
 			f.Omitted = append(f.Omitted, in.Name)
@@ -215,6 +228,9 @@ func fill(s *agentfile.Skill, values map[string]string) *Fill {
 		}
 	}
 	f.unbound(s.Tool, declared, values)
+	if f.Ready && f.Plain {
+		f.argv = argv(run, rt, good)
+	}
 	return f
 }
 
@@ -235,8 +251,8 @@ func omittedList(inputs []agentfile.Input, optional map[string]bool) string {
 // unbound fills Unbound from the template's placeholders and sets Ready.
 func (f *Fill) unbound(tool string, declared map[string]agentfile.Input, values map[string]string) {
 	seen := map[string]bool{}
-	for _, m := range placeholders(tool) {
-		n := m.name
+	for _, m := range shelltmpl.Find(tool) {
+		n := m.Name
 		if _, ok := declared[n]; !ok && !seen[n] {
 			if _, ok := values[n]; !ok {
 				f.Unbound = append(f.Unbound, n)
@@ -373,11 +389,11 @@ func Quote(s string) string {
 func ExpandTemplate(tool string, values map[string]string) string {
 	var b strings.Builder
 	last := 0
-	for _, m := range placeholders(tool) {
-		if v, ok := values[m.name]; ok {
-			b.WriteString(tool[last:m.start])
+	for _, m := range shelltmpl.Find(tool) {
+		if v, ok := values[m.Name]; ok {
+			b.WriteString(tool[last:m.Start])
 			b.WriteString(Quote(v))
-			last = m.end
+			last = m.End
 		}
 	}
 	b.WriteString(tool[last:])

@@ -22,6 +22,9 @@ import (
 const fakeLogEnv = "A3MD_FAKE_LOG"
 
 func TestMain(m *testing.M) {
+	if log := os.Getenv(argvLogEnv); log != "" {
+		os.Exit(recordArgv(log)) // shellfill_test.go's recording cat
+	}
 	if log := os.Getenv(fakeLogEnv); log != "" {
 		os.Exit(runFake(filepath.Base(os.Args[0]), os.Args[1:], log))
 	}

@@ -3,6 +3,7 @@ package loader
 import (
 	"fmt"
 	"os/exec"
+	"slices"
 	"sort"
 	"strings"
 
@@ -29,6 +30,11 @@ func (f *Fill) refuseOptions(tool string, t *shelltmpl.Template, inputs []agentf
 		if !ok || refused[p.Name] || !allEmpty(p.Preceding, good) {
 			continue
 		}
+		if p.At.ReadsFile(v) {
+			refused[p.Name] = true
+			f.Invalid = append(f.Invalid, InputProblem{Name: p.Name, Type: typeOf(declared, p.Name), Reason: atReason(p)})
+			continue
+		}
 		switch p.Role {
 		case shelltmpl.Positional, shelltmpl.OptionArgument:
 			if !strings.HasPrefix(v, "-") {
@@ -42,11 +48,7 @@ func (f *Fill) refuseOptions(tool string, t *shelltmpl.Template, inputs []agentf
 			continue
 		}
 		refused[p.Name] = true
-		typ := "undeclared"
-		if in, ok := declared[p.Name]; ok {
-			typ = in.Type
-		}
-		f.Invalid = append(f.Invalid, InputProblem{Name: p.Name, Type: typ, Reason: optionReason(p, tool)})
+		f.Invalid = append(f.Invalid, InputProblem{Name: p.Name, Type: typeOf(declared, p.Name), Reason: optionReason(p, tool)})
 	}
 	if len(refused) == 0 {
 		return
@@ -71,6 +73,34 @@ func (f *Fill) refuseOptions(tool string, t *shelltmpl.Template, inputs []agentf
 		rj, nj := key(f.Invalid[j])
 		return ri < rj || (ri == rj && ni < nj)
 	})
+}
+
+// typeOf is the declared type of input name, or "undeclared".
+func typeOf(declared map[string]agentfile.Input, name string) string {
+	if in, ok := declared[name]; ok {
+		return in.Type
+	}
+	return "undeclared"
+}
+
+// atReason says why a value is refused where p's program reads it as the
+// name of a file (shelltmpl.AtRule).
+func atReason(p shelltmpl.Placeholder) string {
+	switch p.At {
+	case shelltmpl.AtStart:
+		if p.Program == "curl" {
+			opt := p.Option
+			if opt == "" {
+				opt = "the option it is glued to"
+			}
+			return fmt.Sprintf("starts with \"@\", and curl reads the argument of %s from the file an @ names, so the value would send a local file; give a value that does not start with \"@\"", opt)
+		}
+		return fmt.Sprintf("starts with \"@\", and %s reads an argument starting with @ as a response file: it replaces it with the options written in that file (gcc's -wrapper PROG runs PROG), so the value could be an option; give a value that does not start with \"@\" (a file in the current directory can be named ./@name)", p.Program)
+	case shelltmpl.AtBeforeEquals:
+		return "holds \"@\" before any \"=\", and curl reads name@file or @file as the contents of that file, so the value would send a local file; put name= before it"
+	default:
+		return "holds \"@\" or \"<\" right after its name=, and curl's -F reads name=@file or name=<file from that file, so the value would send a local file; give a value without them there"
+	}
 }
 
 // allEmpty reports whether every named value that precedes a placeholder
@@ -139,9 +169,7 @@ func braces(names []string) string {
 
 // Cmd returns the process that runs a ready fill, as agent3md run --exec
 // runs it: a Plain template's words directly as argv, anything else
-// through sh -c; nil when the fill is not ready. Argv can decline even a
-// plain template (it reads only what it is sure sh reads the same way);
-// sh -c then runs the same quoted line.
+// through sh -c; nil when the fill is not ready.
 func (f *Fill) Cmd() *exec.Cmd {
 	if !f.Ready || !f.HasTool {
 		return nil
@@ -153,13 +181,13 @@ func (f *Fill) Cmd() *exec.Cmd {
 }
 
 // Argv returns the filled command as the arguments to run without a shell:
-// the template's words, each value one argument, unquoted. ok is false
-// unless the fill is ready and its template is Plain (no shell syntax);
-// Command then has to run through sh -c.
+// the template's words, each value one argument, unquoted, taken from the
+// template's syntax tree (no shell reading of Command). ok is false unless
+// the fill is ready and its template is Plain (no shell syntax); Command
+// then has to run through sh -c.
 func (f *Fill) Argv() (argv []string, ok bool) {
-	if !f.Ready || !f.Plain {
+	if !f.Ready || !f.Plain || len(f.argv) == 0 {
 		return nil, false
 	}
-	argv, err := shelltmpl.Argv(f.Command)
-	return argv, err == nil
+	return slices.Clone(f.argv), true
 }

@@ -12,6 +12,8 @@ import (
 	"unicode/utf8"
 
 	"mvdan.cc/sh/v3/syntax"
+
+	"github.com/agent3md/agent3md/internal/shelltmpl"
 )
 
 // TestNestedQuotingRefused reproduces the nested-quoting hole: a template
@@ -256,7 +258,7 @@ func literalWords(cmd string) ([]string, error) {
 		return nil, os.ErrInvalid
 	}
 	cmd = strings.ReplaceAll(cmd, "\r", cr)
-	file, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(cmd), "")
+	file, err := shelltmpl.Parse(cmd)
 	if err != nil {
 		return nil, err
 	}

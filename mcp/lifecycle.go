@@ -154,20 +154,35 @@ func (s *server) instructions(ctx context.Context, c *call) string {
 }
 
 // truncateText cuts text to at most max bytes on a rune boundary and says
-// so in a note that fits the bound.
+// so in a note that fits the bound. A cut inside a fenced code block
+// closes the block first, so the note is read as text, not as code, and
+// the host's Markdown does not run the rest of its prompt into the block.
 func truncateText(text string, max int) string {
 	if len(text) <= max {
 		return text
 	}
 	note := fmt.Sprintf("\n\n[… truncated: the identity is %d bytes; instructions keep the first part]", len(text))
-	cut := max - len(note)
-	if cut < 0 {
-		cut = 0
+	reserve := 0 // room kept for the line closing a fence
+	for range 4 {
+		cut := cutAt(text, max-len(note)-reserve)
+		closer := openFence(text[:cut])
+		if len(closer) <= reserve {
+			return text[:cut] + closer + note
+		}
+		reserve = len(closer)
 	}
-	for cut > 0 && !utf8.RuneStart(text[cut]) {
-		cut--
+	return text[:cutAt(text, max-len(note)-reserve)] + note
+}
+
+// cutAt is the largest rune boundary of text at or before n (0 at least).
+func cutAt(text string, n int) int {
+	if n <= 0 {
+		return 0
 	}
-	return text[:cut] + note
+	for n > 0 && !utf8.RuneStart(text[n]) {
+		n--
+	}
+	return n
 }
 
 type initializeResult struct {

@@ -121,6 +121,44 @@ func TestIDKey(t *testing.T) {
 	}
 }
 
+// TestTruncateTextClosesFence: instructions cut inside a fenced code
+// block close it before the truncation note, with the fence they opened,
+// so the note is text and the block does not swallow what a host adds
+// after the instructions (issue 29). Cuts outside a fence add nothing.
+func TestTruncateTextClosesFence(t *testing.T) {
+	code := strings.Repeat("echo line\n", 40)
+	for _, tt := range []struct {
+		name, text, closer string // closer: "" when none is added
+	}{
+		{"backticks", "# Guide\n\n```sh\n" + code, "\n```"},
+		{"tildes, longer", "Intro.\n\n~~~~~\n" + code, "\n~~~~~"},
+		// The note at column 0 ends the list item, and the block with it.
+		{"in a list item", "- step:\n\n  ````\n  " + strings.ReplaceAll(code, "\n", "\n  "), ""},
+		{"closed before the cut", "```\nx\n```\n\n" + strings.Repeat("plain words ", 40), ""},
+		{"no fence", strings.Repeat("plain words ", 40), ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			got := truncateText(tt.text, 200)
+			if len(got) > 200 {
+				t.Fatalf("len = %d, over the bound", len(got))
+			}
+			body, _, ok := strings.Cut(got, "\n\n[… truncated")
+			if !ok {
+				t.Fatalf("no note: %q", got)
+			}
+			if !strings.HasSuffix(body, tt.closer) || tt.closer == "" && (strings.HasSuffix(body, "```") || strings.HasSuffix(body, "~~~")) {
+				t.Errorf("got %q, want %q right before the note", got, tt.closer)
+			}
+			if !strings.HasPrefix(tt.text, strings.TrimSuffix(body, tt.closer)) {
+				t.Errorf("not a prefix of the text: %q", body)
+			}
+			if openFence(got) != "" {
+				t.Errorf("the note is inside a code block: %q", got)
+			}
+		})
+	}
+}
+
 func TestTruncateText(t *testing.T) {
 	tests := []struct {
 		name string

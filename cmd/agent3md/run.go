@@ -12,6 +12,7 @@ import (
 
 	"github.com/agent3md/agent3md/agentfile"
 	"github.com/agent3md/agent3md/internal/childproc"
+	"github.com/agent3md/agent3md/internal/termsafe"
 	"github.com/agent3md/agent3md/loader"
 	"github.com/agent3md/agent3md/router"
 )
@@ -180,12 +181,17 @@ func (a *app) runSkill(c *cobra.Command, ag *loader.Agent, file, text string, va
 	g := &runGuard{yes: fl.yes, named: fl.skill != "", in: a.stdin, out: a.stderr, tty: isTerminal(a.stdin)}
 	if err := g.check(ch, sk.Cost, f); err != nil {
 		if f.HasTool && len(f.Unsafe) == 0 {
-			fmt.Fprintf(a.stderr, "not run: %s\n", f.Command)
+			shown, _ := termsafe.Show(f.Command)
+			fmt.Fprintf(a.stderr, "not run: %s\n", shown)
 		}
 		return err
 	}
-	// stdout carries only the command's own output.
-	fmt.Fprintf(a.stderr, "$ %s\n", f.Command)
+	// stdout carries only the command's own output. The echo goes through
+	// termsafe.Show whatever stderr is (a log a terminal shows later, a
+	// pipe to less -R): a value's ESC bytes, carriage returns or newlines
+	// must not retitle a window or fake the lines around it.
+	shown, _ := termsafe.Show(f.Command)
+	fmt.Fprintf(a.stderr, "$ %s\n", shown)
 	return a.execFill(c, f)
 }
 

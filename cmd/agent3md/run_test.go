@@ -114,6 +114,11 @@ func TestRunGuard(t *testing.T) {
 		// "agent3md:" line every refusal has, and without what to add.
 		{"print only, missing input", []string{"FILE", "echo args"}, "", exitNotReady, []string{"\nagent3md: echo-args's command is not ready to run: missing required inputs: a (add a=…)"}, noLog},
 		{"print only, option value", []string{"FILE", "run tests", "pattern=x", "packages=-x"}, "", exitNotReady, []string{"\nagent3md: tests's command is not ready to run: input packages (string): starts with"}, noLog},
+		// Issue 29: the "$ <cmd>" echo wrote a value's ESC bytes raw
+		// (a terminal retitled, a line faked); it goes through
+		// termsafe.Show, like the cost prompt.
+		{"echo escapes a value's controls", []string{"--exec", "FILE", "echo args", "a=\x1b]0;pwned\x07x\n$ rm -rf ~"}, "", 0, []string{"$ fake '\\x1b]0;pwned\\x07x\\x0a$ rm -rf ~'\n"}, "fake\n\x1b]0;pwned\x07x\n$ rm -rf ~\n"},
+		{"not-run line escapes a value's controls", []string{"--exec", "FILE", "drop the table", "t=\x1b[2Jx"}, "", exitRefused, []string{"not run: fake drop '\\x1b[2Jx'"}, noLog},
 		{"misspelt input named", []string{"FILE", "echo args", "A=x"}, "", exitNotReady, []string{"ignored values for undeclared inputs: A; echo-args takes a, b?"}, noLog},
 	}
 	for _, tt := range tests {
@@ -129,6 +134,9 @@ func TestRunGuard(t *testing.T) {
 				args = append(args, a)
 			}
 			code, _, errOut := cli(t, args...)
+			if strings.ContainsAny(errOut, "\x1b\x07") {
+				t.Errorf("stderr holds raw control bytes: %q", errOut)
+			}
 			if code != tt.code {
 				t.Fatalf("%v: exit %d, want %d\n%s", args, code, tt.code, errOut)
 			}
@@ -219,18 +227,37 @@ func TestRunArgsSplit(t *testing.T) {
 }
 
 // TestRunPlainIsArgv pins that a template of plain words runs without a
-// shell, and anything else through sh -c.
+// shell, its argv taken from the template's syntax tree, and anything else
+// through sh -c with the filled line.
 func TestRunPlainIsArgv(t *testing.T) {
+	agent := filepath.Join(t.TempDir(), "a.3md")
+	src := guardAgent + `
+@plane z=11 label="plain" kind=skill triggers="plain words" inputs="a, b" tool="fake {a} --x={b}"
+Plain.
+`
+	if err := os.WriteFile(agent, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ag, err := loader.Open(agent, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ag.Close()
 	for _, tt := range []struct {
-		f    loader.Fill
-		args []string
+		skill string
+		a     string
+		args  []string
 	}{
-		{loader.Fill{Command: `fake 'a b' --x='it'\''s'`, HasTool: true, Plain: true, Ready: true}, []string{"fake", "a b", "--x=it's"}},
-		{loader.Fill{Command: `fake "a" | cat`, HasTool: true, Ready: true}, []string{"sh", "-c", `fake "a" | cat`}},
+		{"plain", "a b", []string{"fake", "a b", "--x=it's"}},
+		{"piped", "a", []string{"sh", "-c", `fake ""'a'"" | cat`}},
 	} {
-		cmd := tt.f.Cmd()
-		if !reflect.DeepEqual(cmd.Args, tt.args) {
-			t.Errorf("%s: args %q, want %q", tt.f.Command, cmd.Args, tt.args)
+		f, err := ag.Command(tt.skill, map[string]string{"a": tt.a, "b": "it's"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		cmd := f.Cmd()
+		if cmd == nil || !reflect.DeepEqual(cmd.Args, tt.args) {
+			t.Errorf("%s: %+v, want args %q", tt.skill, cmd, tt.args)
 		}
 	}
 	if cmd := (&loader.Fill{Command: "fake {a}", HasTool: true, Plain: true}).Cmd(); cmd != nil {

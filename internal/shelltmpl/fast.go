@@ -42,14 +42,41 @@ func analyzeSimple(tmpl string, ms []Match) (*Template, bool) {
 		if k > 0 && ws[0].lit {
 			ph.Command = ws[0].text
 		}
+		simpleSpans(&ph, tmpl, words, ws, k)
 		if reason := resolve(&ph, piecesSimple(tmpl[words[k][0]:m.Start]), slots[k], slots); reason != "" {
 			t.Problems = append(t.Problems, Problem{Name: m.Name, Start: m.Start, Reason: reason})
 			continue
 		}
 		t.Placeholders = append(t.Placeholders, ph)
 	}
-	t.Plain = len(t.Problems) == 0
+	if t.Plain = len(t.Problems) == 0; t.Plain {
+		t.Args = make([]Span, len(words))
+		for k, r := range words {
+			t.Args[k] = Span{r[0], r[1]}
+		}
+	}
 	return t, true
+}
+
+// simpleSpans is spans for word k of a template of plain words: words
+// are separated by blanks only, so a word's drop span runs from the end
+// of the word before it (the command's name always comes first).
+func simpleSpans(ph *Placeholder, tmpl string, words [][2]int, ws []argWord, k int) {
+	drop := func(k int) Span {
+		if k == 0 {
+			end := words[0][1]
+			if len(words) > 1 {
+				end = words[1][0]
+			}
+			return Span{words[0][0], end}
+		}
+		return Span{words[k-1][1], words[k][1]}
+	}
+	ph.Word = drop(k)
+	ph.Whole = words[k][0] == ph.Start && words[k][1] == ph.End
+	if p := ws[k-min(k, 1)]; ph.Whole && k >= 2 && p.lit && len(p.text) > 1 && p.text[0] == '-' && p.text != "--" {
+		ph.OptionWord = drop(k - 1)
+	}
 }
 
 // shellWords are the first words the parser reads as syntax, not as a

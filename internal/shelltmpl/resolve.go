@@ -81,6 +81,7 @@ func resolve(ph *Placeholder, ps []piece, sl wordSlot, out []wordSlot) string {
 			h, ph.Program, h, h, strings.TrimRight(h, "= "), ph.Name, ph.Name)
 	}
 	ph.Preceding = preceding
+	ph.At = atRule(sl.who, sl.opt, litText(ps), lead)
 	if !lead {
 		switch {
 		case role == OptionValue:
@@ -108,6 +109,15 @@ func resolve(ph *Placeholder, ps []piece, sl wordSlot, out []wordSlot) string {
 		ph.Void = voidNote(sl, out)
 	}
 	return ""
+}
+
+// litText is the literal text of a word's pieces.
+func litText(ps []piece) string {
+	var b strings.Builder
+	for _, p := range ps {
+		b.WriteString(p.lit)
+	}
+	return b.String()
 }
 
 // optionHead is the first literal text of a word, from its pieces.

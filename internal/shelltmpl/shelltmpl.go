@@ -18,6 +18,15 @@
 // value would name the program to run or be code is refused with the
 // template. Only what the template and those specs prove counts: a "--" of
 // a program the specs do not cover proves nothing (docs/run-guard.md §2).
+//
+// The analysis is also what a filler writes from: each placeholder's byte
+// span and quoting, its word's span (what leaving an optional input out
+// removes), the option word before it, and a plain template's argument
+// spans, all read from the one syntax tree, so that nothing reads the
+// template's shell a second time. Constructs bash and dash read apart
+// ($'…', &>, brace expansion) refuse a template with a placeholder
+// (dialect.go), and a value starting with "@" is marked where its program
+// reads it as a file (atfile.go).
 package shelltmpl
 
 import (
@@ -105,7 +114,29 @@ type Placeholder struct {
 	// Void says why a "--" before the placeholder in its command does not
 	// end Program's options ("" when there is none, or when it does).
 	Void string
+	// At says whether Program reads a value here as a file's name when it
+	// starts with "@" (a response file of gcc, javac, ld; curl's -d @file),
+	// so that a caller refuses such a value as it refuses one starting
+	// with "-" (atfile.go).
+	At AtRule
+	// Word is what leaving the placeholder's input out removes (the
+	// optional-input rule, docs/format.md §9): the command argument,
+	// assignment or redirection holding it, read from the syntax tree,
+	// with the blanks between it and the item before it (for a first
+	// item, the blanks after it). Placeholders of one word share it.
+	Word Span
+	// Whole: the placeholder is its word's whole text ({p}; not "{p}",
+	// x{p} or {a}{p}).
+	Whole bool
+	// OptionWord is, for a Whole command argument, the word right before
+	// it (with its blanks, as Word) when that word is an option that may
+	// take it: literal text starting with "-" that is not "-" or "--".
+	// The zero Span when there is none.
+	OptionWord Span
 }
+
+// Span is the byte range [Start, End) of a template.
+type Span struct{ Start, End int }
 
 // Problem says why one placeholder occurrence cannot be filled safely, or
 // why the template as a whole cannot be analysed (Name "" then).
@@ -137,6 +168,9 @@ type Template struct {
 	// placeholders: no quotes, operators, redirections, globs or
 	// expansions. Such a command can run without a shell, as argv.
 	Plain bool
+	// Args are, for a Plain template, the spans of its words, command
+	// name first: filling each with its values, unquoted, gives the argv.
+	Args []Span
 }
 
 // Match is one {name} placeholder at [Start, End) of a template.
@@ -195,13 +229,21 @@ func Analyze(tmpl string) *Template {
 	return analyzeParsed(tmpl, ms)
 }
 
+// Parse parses src as a shell command line, with the one parser
+// configuration agent3md reads templates and filled commands with (bash
+// dialect, which also reads every POSIX sh construct).
+func Parse(src string) (*syntax.File, error) {
+	p := parsers.Get().(*syntax.Parser)
+	f, err := p.Parse(strings.NewReader(src), "")
+	parsers.Put(p)
+	return f, err
+}
+
 // analyzeParsed is Analyze through the shell parser.
 func analyzeParsed(tmpl string, ms []Match) *Template {
 	t := &Template{}
 	src, sent := withSentinels(tmpl, ms)
-	p := parsers.Get().(*syntax.Parser)
-	f, err := p.Parse(strings.NewReader(src), "")
-	parsers.Put(p)
+	f, err := Parse(src)
 	if err != nil {
 		if len(ms) == 0 {
 			return t // nothing is substituted, so nothing can escape
@@ -216,7 +258,7 @@ func analyzeParsed(tmpl string, ms []Match) *Template {
 		t.Problems = append(t.Problems, Problem{Reason: "the command is not valid shell syntax: " + msg})
 		return t
 	}
-	w := &walker{t: t, ms: ms, sent: sent, found: make([]bool, len(ms))}
+	w := &walker{t: t, tmpl: tmpl, ms: ms, sent: sent, found: make([]bool, len(ms)), offs: sentinelOffsets(ms, sent)}
 	w.walk(f)
 	for i, m := range ms {
 		if !w.found[i] {
@@ -224,7 +266,11 @@ func analyzeParsed(tmpl string, ms []Match) *Template {
 		}
 	}
 	sortProblems(t.Problems)
-	t.Plain = len(t.Problems) == 0 && plain(f, sent)
+	if t.Plain = len(t.Problems) == 0 && plain(f, sent); t.Plain {
+		for _, a := range f.Stmts[0].Cmd.(*syntax.CallExpr).Args {
+			t.Args = append(t.Args, Span{w.offset(a.Pos()), w.offset(a.End())})
+		}
+	}
 	return t
 }
 
@@ -250,6 +296,22 @@ func sortProblems(ps []Problem) {
 		}
 	}
 }
+
+// sentinelOffsets returns, for each sentinel, where it starts in the text
+// withSentinels made and how much longer it is than its placeholder.
+func sentinelOffsets(ms []Match, sent []string) []sentinelShift {
+	out := make([]sentinelShift, len(ms))
+	shift := 0
+	for i, m := range ms {
+		out[i] = sentinelShift{at: m.Start + shift, grow: len(sent[i]) - (m.End - m.Start)}
+		shift += out[i].grow
+	}
+	return out
+}
+
+// sentinelShift is where one sentinel starts in the parsed text and how
+// many bytes longer than its placeholder it is.
+type sentinelShift struct{ at, grow int }
 
 // withSentinels replaces each placeholder of tmpl with a word made of
 // letters and digits that appears nowhere else in the text, so the parser

@@ -95,6 +95,15 @@ func TestAnalyzeUnsafe(t *testing.T) {
 		{`a=({v})`, "array"},
 		{`declare {v}`, "variable name of declare"},
 		{`export {v}`, "variable name of declare"},
+		// Issue 29: bash and dash end a $'…' string's quote in different
+		// places, so the rest of the line is read differently.
+		{`echo $'\'' {v} #'`, "$'…' string at byte 6, which bash and sh (dash) read differently"},
+		{`echo {v} $'x'`, "$'…' string"},
+		{"cat <<{v}\nx\n{v}", "here-document"},
+		{"env {A=1,sh} -c {v}", "brace expansion ({A=1,sh}) at byte 5"},
+		{"rm {a,{v}}", "brace expansion ({a,{v}}) at byte 4"},
+		{"cat -- &> log rm {v}", "holds &> at byte 8, which bash reads as a redirection"},
+		{"cat {v} &>> log", "holds &>>"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.tmpl, func(t *testing.T) {
@@ -112,18 +121,46 @@ func TestAnalyzeUnsafe(t *testing.T) {
 	}
 }
 
-func TestArgv(t *testing.T) {
-	got, err := Argv(`rg --flag='a b' 'it'\''s' x`)
-	if err != nil || !reflect.DeepEqual(got, []string{"rg", "--flag=a b", "it's", "x"}) {
-		t.Fatalf("Argv = %q, %v", got, err)
+// TestSpans: each placeholder carries, from the syntax tree, what leaving
+// its optional input out removes (its word with the blanks before it, or
+// after it for a first item), whether it is its word's whole text, and the
+// option word before it. The filler reads no template text but these.
+func TestSpans(t *testing.T) {
+	type want struct {
+		word, option string
+		whole        bool
 	}
-	got, err = Argv("t 'a\r\nb' '\xfb' x\\\ny")
-	if err != nil || !reflect.DeepEqual(got, []string{"t", "a\r\nb", "\xfb", "xy"}) {
-		t.Fatalf("Argv = %q, %v", got, err)
-	}
-	for _, bad := range []string{"a; b", "a | b", "a $X", "a *.go", "a > f", "a 'b", "", "a \"b\"", "a\x00", "X=1 a"} {
-		if got, err := Argv(bad); err == nil {
-			t.Errorf("Argv(%q) = %q, want an error", bad, got)
+	for _, tt := range []struct {
+		tmpl string
+		want want
+	}{
+		{"db query {q} --limit {x}", want{" {x}", " --limit", true}},
+		{"db query -- {x}", want{" {x}", "", true}},
+		{"db -n {x}", want{" {x}", " -n", true}},
+		{`db -n "{x}"`, want{` "{x}"`, "", false}},
+		{"db x{x}y z", want{" x{x}y", "", false}},
+		{"db > {x} z", want{" > {x}", "", true}},
+		{"X={x} db z", want{"X={x} ", "", true}},
+		{`echo "$(date "+%H'%M")" -o {x}`, want{" {x}", " -o", true}},
+		{"cat <<'EOF' -o {x}\nit's\nEOF", want{" {x}", " -o", true}},
+		{"if true; then db \\\n  -o {x}; fi # it's", want{" {x}", " \\\n  -o", true}},
+		{"db -o {a}{x}", want{" {a}{x}", "", false}},
+	} {
+		a := Analyze(tt.tmpl)
+		if len(a.Problems) > 0 {
+			t.Fatalf("%q: %v", tt.tmpl, a.Problems)
+		}
+		for _, p := range a.Placeholders {
+			if p.Name != "x" {
+				continue
+			}
+			got := want{tt.tmpl[p.Word.Start:p.Word.End], "", p.Whole}
+			if p.OptionWord != (Span{}) {
+				got.option = tt.tmpl[p.OptionWord.Start:p.OptionWord.End]
+			}
+			if got != tt.want {
+				t.Errorf("%q: {x} %+v, want %+v", tt.tmpl, got, tt.want)
+			}
 		}
 	}
 }

@@ -16,7 +16,15 @@ type walker struct {
 	found  []bool
 	stack  []syntax.Node
 	chains map[*syntax.CallExpr][]wordSlot // each simple command's chain analysis
+	offs   []sentinelShift
+	split  map[string]bool // the constructs bash and sh read apart already reported (dialect.go)
+	tmpl   string
 }
+
+// offset maps a position in the parsed text (placeholders replaced by
+// sentinels) back to the template's byte offset. No word starts or ends
+// inside a sentinel, which is one run of letters and digits.
+func (w *walker) offset(p syntax.Pos) int { return w.offsetOf(p.Offset()) }
 
 func (w *walker) walk(f *syntax.File) {
 	syntax.Walk(f, func(n syntax.Node) bool {
@@ -25,6 +33,7 @@ func (w *walker) walk(f *syntax.File) {
 			return true
 		}
 		w.stack = append(w.stack, n)
+		w.dialect(n)
 		switch n := n.(type) {
 		case *syntax.Lit:
 			w.text(n.Value, true)
@@ -138,11 +147,16 @@ func (w *walker) place(i int) {
 			w.problem(i, "it sits in a here-document, whose text the shell expands ($(…), `…`, $X) and where quotes are not special; pass the value as an argument instead")
 			return
 		}
+		if slot.Op == syntax.Hdoc || slot.Op == syntax.DashHdoc {
+			w.problem(i, "it is a here-document's delimiter, which the shell compares with the body's lines as written, quotes and all; pass the value as an argument instead")
+			return
+		}
 		ph.Role = NotArgument
 	default:
 		w.problem(i, "it sits "+describe(slot)+"; only command arguments, assignment values and redirection targets can hold a placeholder")
 		return
 	}
+	w.spans(&ph, wi, word)
 	w.found[i] = true
 	w.t.Placeholders = append(w.t.Placeholders, ph)
 }
