@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/agent3md/agent3md/internal/bytesize"
-	"github.com/agent3md/agent3md/internal/memlimit"
 	"log/slog"
 	"net/http"
 	"os"
@@ -16,7 +14,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/agent3md/agent3md/internal/bytesize"
 	"github.com/agent3md/agent3md/internal/httpd"
+	"github.com/agent3md/agent3md/internal/memlimit"
 	"github.com/agent3md/agent3md/internal/metrics"
 	"github.com/agent3md/agent3md/loader"
 	"github.com/agent3md/agent3md/mcp"
