@@ -82,7 +82,8 @@ type conn struct {
 	onCut func()
 }
 
-func newConn(ctx context.Context, srv *server, in io.Reader, out io.Writer, opts *Options) *conn {
+func newConn(ctx context.Context, srv *server, in io.Reader, out io.Writer) *conn {
+	opts := srv.opts
 	ctx, cancel := context.WithCancel(ctx)
 	c := &conn{
 		srv:        srv,
@@ -100,12 +101,6 @@ func newConn(ctx context.Context, srv *server, in io.Reader, out io.Writer, opts
 		stop:       make(chan struct{}),
 		writerDone: make(chan struct{}),
 		abandoned:  make(chan struct{}),
-	}
-	if c.maxInFlight <= 0 {
-		c.maxInFlight = DefaultMaxInFlight
-	}
-	if c.budget <= 0 {
-		c.budget = DefaultMaxPendingBytes
 	}
 	c.room = sync.NewCond(&c.mu)
 	c.sess = newSession(c)

@@ -12,10 +12,8 @@ import (
 
 	"github.com/agent3md/agent3md/agentfile"
 	"github.com/agent3md/agent3md/internal/bytesize"
-	"github.com/agent3md/agent3md/internal/memlimit"
 	"github.com/agent3md/agent3md/loader"
 	"github.com/agent3md/agent3md/mcp"
-	"github.com/agent3md/agent3md/router"
 )
 
 // mcpCmd is `agent3md mcp`: one agent served to one MCP client over
@@ -25,12 +23,7 @@ func (a *app) mcpCmd() *cobra.Command {
 		maxMessage  int
 		maxInFlight int
 		maxPending  int64
-		maxAnswer   int
-		logLevel    string
-		logFormat   string
-		memLimit    string
-		noWatch     bool
-		folders     folderFlags
+		sf          serverFlags
 	)
 	c := &cobra.Command{
 		Use:   "mcp FILE | mcp DIR...",
@@ -59,134 +52,58 @@ Point a client at it with the command "agent3md" and the arguments
   agent3md mcp --claude-skills ./skills`,
 		Args: args(cobra.ArbitraryArgs),
 		RunE: func(c *cobra.Command, args []string) error {
-			level, err := parseLevel(logLevel)
-			if err != nil {
-				return err
-			}
 			// Each bound is checked against its stated range: 0 or a
-			// negative --max-in-flight or --max-answer-bytes was taken
-			// silently as the default.
-			for _, b := range []struct {
-				name           string
-				v, lo, hi, def int64
-				unit           string
-			}{
-				{"max-in-flight", int64(maxInFlight), 1, maxInFlightCeiling, mcp.DefaultMaxInFlight, ""},
-				{"max-pending-bytes", maxPending, 1, maxPendingCeiling, mcp.DefaultMaxPendingBytes, "64 MiB"},
-				{"max-answer-bytes", int64(maxAnswer), minAnswerBytes, maxAnswerCeiling, mcp.DefaultMaxAnswerBytes, "4 MiB"},
-			} {
-				if err := checkRange(b.name, b.v, b.lo, b.hi); err != nil {
-					def := fmt.Sprint(b.def)
-					if b.unit != "" {
-						def += ", " + b.unit
-					}
-					return ioError(fmt.Errorf("%w (default %s)", err, def))
-				}
+			// negative --max-in-flight was taken silently as the default.
+			if err := checkDefaultRange("max-in-flight", int64(maxInFlight), 1, maxInFlightCeiling, fmt.Sprint(mcp.DefaultMaxInFlight)); err != nil {
+				return err
 			}
-			logger, err := newLogger(a.stderr, level, logFormat)
+			if err := checkDefaultRange("max-pending-bytes", maxPending, 1, maxPendingCeiling, fmt.Sprint(mcp.DefaultMaxPendingBytes, ", 64 MiB")); err != nil {
+				return err
+			}
+			logger, mem, err := sf.start(a)
 			if err != nil {
 				return err
 			}
-			mem, err := memlimit.Parse(memLimit)
-			if err != nil {
-				return ioError(err)
-			}
-			hintTarget := "" // the file or folder mcpWaitHint names
-			// serve runs the server with what both sources share.
-			serve := func(opts *mcp.Options) error {
-				opts.Router, opts.Version = a.serveRouterOptions(), buildVersion().Version
-				opts.MaxLineBytes, opts.MaxInFlight, opts.MaxPendingBytes, opts.MaxAnswerBytes = maxMessage, maxInFlight, maxPending, maxAnswer
-				opts.Logger, opts.Projection = logger, projectionJSON
-				opts.Ready = func() { mem.Apply(logger); mcpWaitHint(a.stderr, a.stdin, hintTarget) }
-				opts.IndexBuild = mem.IndexBuild
-				err := mcp.Serve(c.Context(), a.stdin, a.rawStdout, opts) // the protocol stream, never rewritten
-				if err != nil && c.Context().Err() == nil {
-					var ex *exitError
-					if errors.As(err, &ex) {
-						return err // a load error, already classified
-					}
-					return ioError(err)
-				}
-				return nil
-			}
-			src, err := a.mcpSources(args, &folders)
+			src, err := a.mcpSources(args, &sf.folders)
 			if err != nil {
 				return err
 			}
-			if hintTarget = src.file; hintTarget == "" && len(src.folders) > 0 {
+			hintTarget := src.file // the file or folder mcpWaitHint names
+			if hintTarget == "" && len(src.folders) > 0 {
 				hintTarget = src.folders[0]
 			}
-			if src.file == "" {
-				if err := a.checkServeArgs(c, "", maxMessage); err != nil {
-					return err
-				}
-				a.useCache = true
-				opts := &mcp.Options{}
-				// The handshake is answered from AGENT.md while the
-				// folders are scanned.
-				if head, err := loader.FolderHead(src.folders, &loader.FolderOptions{MaxFileBytes: folders.maxFileBytes}); err == nil {
-					opts.Head = head
-				}
-				opts.Open = func(ctx context.Context) (*loader.Agent, error) {
-					ag, err := a.openFolders(ctx, src.folders, &folders)
-					if err != nil {
-						return nil, err
-					}
-					a.maintainCache(ag)
-					logger.Info("agent3md serving skill folders over stdio", "agent", ag.Info().Name, "skills", len(ag.Info().Skills), "folders", strings.Join(ag.Folders(), ", "), "version", buildVersion().Version)
-					return ag, nil
-				}
-				if !noWatch {
-					opts.Watch = &mcp.Watch{Folders: src.folders}
-					opts.Reopen = func(ctx context.Context) (*loader.Agent, error) {
-						return a.openFolders(ctx, src.folders, &folders)
-					}
-				}
-				return serve(opts)
-			}
-			args = []string{src.file}
-			if err := a.checkServeArgs(c, args[0], maxMessage); err != nil {
+			if err := a.checkServeArgs(c, src.file, maxMessage); err != nil {
 				return err
 			}
 			a.useCache = true
-			head, err := a.serveHead(args[0], logger)
-			if err != nil {
+			var source mcp.Source
+			if src.file == "" {
+				source = a.mcpFolderSource(src.folders, &sf, logger)
+			} else if source, err = a.mcpFileSource(src.file, &sf, logger); err != nil {
 				return err
 			}
-			opener := a.open
-			opts := &mcp.Options{}
-			if !noWatch {
-				// Each settled change reloads one whole version.
-				opener = a.openVersion
-				opts.Watch = &mcp.Watch{File: args[0]}
-				opts.Reopen = func(context.Context) (*loader.Agent, error) { return a.openVersion(args[0]) }
-			}
-			open := func(context.Context) (*loader.Agent, error) {
-				ag, err := opener(args[0])
-				if err != nil {
-					return nil, err
+			opts := a.serverOptions(&sf, source, logger, mem)
+			opts.MaxLineBytes, opts.MaxInFlight, opts.MaxPendingBytes = maxMessage, maxInFlight, maxPending
+			opts.Ready = func() { mem.Apply(logger); mcpWaitHint(a.stderr, a.stdin, hintTarget) }
+			err = mcp.Serve(c.Context(), a.stdin, a.rawStdout, opts) // the protocol stream, never rewritten
+			if err != nil && c.Context().Err() == nil {
+				var ex *exitError
+				if errors.As(err, &ex) {
+					return err // a load error, already classified
 				}
-				catalog := "scanned"
-				if ag.CatalogCached() {
-					catalog = "from cache"
-				}
-				a.maintainCache(ag)
-				logger.Info("agent3md serving over stdio", "agent", ag.Info().Name, "skills", len(ag.Info().Skills), "file", args[0], "catalog", catalog, "version", buildVersion().Version)
-				return ag, nil
+				return ioError(err)
 			}
-			opts.Open, opts.Head = open, head
-			return serve(opts)
+			return nil
 		},
 	}
+	a.addServerFlags(c.Flags(), &sf, serverUsage{
+		maxAnswer: fmt.Sprintf("largest tool answer, in bytes: list_skills pages under it, and a larger answer is a tool error saying what to ask for instead (%d to %d; units B, KiB, MiB, GiB)", minAnswerBytes, maxAnswerCeiling),
+		noWatch:   "serve the file as loaded: do not watch it for changes (then the server declares no listChanged or subscribe)",
+		memLimit:  "Go soft memory limit once loaded: auto (follows the live heap plus a margin, so the footprint stays near what the agent needs), off (Go's default, or GOMEMLIMIT), or a size such as 512MiB",
+	})
 	bytesize.IntVar(c.Flags(), &maxMessage, "max-message-bytes", mcp.DefaultMaxLineBytes, fmt.Sprintf("longest JSON-RPC message (one line) accepted on stdin, in bytes (1 to %d; units B, KiB, MiB, GiB)", maxMessageCeiling))
 	c.Flags().IntVar(&maxInFlight, "max-in-flight", mcp.DefaultMaxInFlight, fmt.Sprintf("requests handled at once on their own goroutines; more wait in a queue while stdin is still read (1 to %d)", maxInFlightCeiling))
 	bytesize.Int64Var(c.Flags(), &maxPending, "max-pending-bytes", mcp.DefaultMaxPendingBytes, fmt.Sprintf("bytes of requests read but not answered plus answers not yet written; past it the server stops reading stdin until the client reads (1 to %d; units B, KiB, MiB, GiB)", int64(maxPendingCeiling)))
-	bytesize.IntVar(c.Flags(), &maxAnswer, "max-answer-bytes", mcp.DefaultMaxAnswerBytes, fmt.Sprintf("largest tool answer, in bytes: list_skills pages under it, and a larger answer is a tool error saying what to ask for instead (%d to %d; units B, KiB, MiB, GiB)", minAnswerBytes, maxAnswerCeiling))
-	c.Flags().BoolVar(&noWatch, "no-watch", false, "serve the file as loaded: do not watch it for changes (then the server declares no listChanged or subscribe)")
-	c.Flags().StringVar(&logLevel, "log-level", "info", "stderr log level: debug, info, warn or error")
-	addLogFormat(c.Flags(), &logFormat)
-	c.Flags().StringVar(&memLimit, "memory-limit", "auto", "Go soft memory limit once loaded: auto (follows the live heap plus a margin, so the footprint stays near what the agent needs), off (Go's default, or GOMEMLIMIT), or a size such as 512MiB")
-	a.addLimitFlags(c.Flags())
 	// --max-file-line-bytes was mcp's name for the agent file's line bound
 	// while its --max-line-bytes bounded a JSON-RPC message; kept so old
 	// client configurations still start, with a deprecation notice.
@@ -194,9 +111,67 @@ Point a client at it with the command "agent3md" and the arguments
 	// Hidden, and warned about by hand: pflag's deprecation notice goes to
 	// the command's output, which for mcp is the protocol stream.
 	c.Flags().MarkHidden("max-file-line-bytes")
-	a.addCacheFlags(c.Flags())
-	folders.add(c.Flags())
 	return c
+}
+
+// mcpFolderSource serves skill folders: the handshake is answered from
+// their AGENT.md while they are scanned, and a change below a root
+// re-scans them.
+func (a *app) mcpFolderSource(roots []string, sf *serverFlags, logger *slog.Logger) mcp.Source {
+	var head *loader.Head
+	if h, err := loader.FolderHead(roots, &loader.FolderOptions{MaxFileBytes: sf.folders.maxFileBytes}); err == nil {
+		head = h
+	}
+	src := mcp.Opener(func(ctx context.Context) (*loader.Agent, error) {
+		ag, err := a.openFolders(ctx, roots, &sf.folders)
+		if err != nil {
+			return nil, err
+		}
+		a.maintainCache(ag)
+		logger.Info("agent3md serving skill folders over stdio", "agent", ag.Info().Name, "skills", len(ag.Info().Skills), "folders", strings.Join(ag.Folders(), ", "), "version", buildVersion().Version)
+		return ag, nil
+	}, head)
+	src.Changes = sf.watch(mcp.WatchFolders(roots, func(ctx context.Context) (*loader.Agent, error) {
+		return a.openFolders(ctx, roots, &sf.folders)
+	}))
+	return src
+}
+
+// mcpFileSource serves an agent file: a large one answers the handshake
+// from its head while it loads (serveHead), and each settled change
+// reloads one whole version (openVersion).
+func (a *app) mcpFileSource(file string, sf *serverFlags, logger *slog.Logger) (mcp.Source, error) {
+	head, err := a.serveHead(file, logger)
+	if err != nil {
+		return mcp.Source{}, err
+	}
+	opener := a.openVersion
+	if sf.noWatch {
+		opener = a.open
+	}
+	src := mcp.Opener(func(context.Context) (*loader.Agent, error) {
+		ag, err := opener(file)
+		if err != nil {
+			return nil, err
+		}
+		catalog := "scanned"
+		if ag.CatalogCached() {
+			catalog = "from cache"
+		}
+		a.maintainCache(ag)
+		logger.Info("agent3md serving over stdio", "agent", ag.Info().Name, "skills", len(ag.Info().Skills), "file", file, "catalog", catalog, "version", buildVersion().Version)
+		return ag, nil
+	}, head)
+	src.Changes = sf.watch(mcp.WatchFile(file, func(context.Context) (*loader.Agent, error) { return a.openVersion(file) }))
+	return src, nil
+}
+
+// checkDefaultRange is checkRange with the flag's default in the error.
+func checkDefaultRange(name string, v, lo, hi int64, def string) error {
+	if err := checkRange(name, v, lo, hi); err != nil {
+		return ioError(fmt.Errorf("%w (default %s)", err, def))
+	}
+	return nil
 }
 
 // checkServeArgs refuses what mcp cannot serve from and warns about the
@@ -222,39 +197,12 @@ func (a *app) checkServeArgs(c *cobra.Command, file string, maxMessage int) erro
 // held whole in memory.
 const maxMessageCeiling = 1 << 30
 
-// The ranges of mcp's other bounds. A handler goroutine per request in
-// flight; pending bytes and one answer are held in memory, like a message.
-// An answer bound under 1 KiB would leave room for no answer but the
-// error saying it is too small.
+// The ranges of mcp's other bounds: a handler goroutine per request in
+// flight; pending bytes are held in memory, like a message.
 const (
 	maxInFlightCeiling = 1 << 16
 	maxPendingCeiling  = 1 << 40
-	minAnswerBytes     = 1 << 10
-	maxAnswerCeiling   = 1 << 30
 )
-
-// serveRouterOptions are the index cache options for mcp; the server fills
-// in the content hash once the agent is loaded.
-func (a *app) serveRouterOptions() *router.Options {
-	// A cold index answers routes while bleve builds behind it
-	// (docs/architecture.md §5): a server's first route should not wait
-	// for a build its answer does not need.
-	o := &router.Options{NoCache: a.cache.noCache, Background: true}
-	if dir, err := a.cacheDir(); err == nil {
-		o.CacheDir = dir
-	} else {
-		o.NoCache = true
-	}
-	return o
-}
-
-func parseLevel(s string) (slog.Level, error) {
-	var l slog.Level
-	if err := l.UnmarshalText([]byte(s)); err != nil {
-		return 0, ioError(fmt.Errorf("--log-level %q: use debug, info, warn or error", s))
-	}
-	return l, nil
-}
 
 // headMinBytes is the size from which mcp answers the handshake from the
 // head of the agent file while the rest loads. A smaller file loads in tens

@@ -9,7 +9,6 @@ import (
 	"os"
 	"os/signal"
 	"strings"
-	"sync"
 	"syscall"
 
 	"github.com/spf13/cobra"
@@ -28,14 +27,9 @@ func (a *app) serveCmd() *cobra.Command {
 	var (
 		o          httpd.Options
 		def        string
-		logLevel   string
-		logFormat  string
-		memLimit   string
-		noWatch    bool
-		maxAnswer  int
 		allowOrig  []string
 		allowHosts []string
-		folders    folderFlags
+		sf         serverFlags
 	)
 	c := &cobra.Command{
 		Use:   "serve FILE|DIR...",
@@ -59,30 +53,19 @@ or on --metrics-addr without one.`,
   AGENT3MD_TOKEN=s3cret agent3md serve --addr 0.0.0.0:8765 --tls-cert cert.pem --tls-key key.pem examples/*.3md`,
 		Args: args(cobra.ArbitraryArgs),
 		RunE: func(c *cobra.Command, files []string) error {
-			files = append(files, folders.existing(a.stderr)...)
+			files = append(files, sf.folders.existing(a.stderr)...)
 			if len(files) == 0 {
 				return ioError(fmt.Errorf("serve needs an agent FILE or a skills DIR (or --claude-skills and the like for a folder that exists)\nusage: %s", c.UseLine()))
 			}
-			if err := checkRange("max-answer-bytes", int64(maxAnswer), minAnswerBytes, maxAnswerCeiling); err != nil {
+			logger, mem, err := sf.start(a)
+			if err != nil {
 				return err
 			}
 			if err := o.Check(); err != nil {
 				return ioError(err)
 			}
-			if o.MaxAnswerMemory < int64(maxAnswer) {
-				return ioError(fmt.Errorf("--max-answer-memory %d is less than --max-answer-bytes %d: one answer of the largest size could never be sent; raise --max-answer-memory", o.MaxAnswerMemory, maxAnswer))
-			}
-			level, err := parseLevel(logLevel)
-			if err != nil {
-				return err
-			}
-			logger, err := newLogger(a.stderr, level, logFormat)
-			if err != nil {
-				return err
-			}
-			mem, err := memlimit.Parse(memLimit)
-			if err != nil {
-				return ioError(err)
+			if o.MaxAnswerMemory < int64(sf.maxAnswer) {
+				return ioError(fmt.Errorf("--max-answer-memory %d is less than --max-answer-bytes %d: one answer of the largest size could never be sent; raise --max-answer-memory", o.MaxAnswerMemory, sf.maxAnswer))
 			}
 			// Deferred first, so it ends last: a stop that hangs anywhere
 			// below is still ended by a second signal or the grace.
@@ -105,7 +88,7 @@ or on --metrics-addr without one.`,
 			o.Observer, o.Metrics = m, m.Handler()
 			a.useCache = true
 			ctx := c.Context()
-			sv, err := a.openServed(ctx, files, servedOptions{def: def, noWatch: noWatch, maxAnswer: maxAnswer, maxBody: o.MaxBodyBytes, logger: logger, folders: &folders, onAgent: m.AddAgent, mem: mem})
+			sv, err := a.openServed(ctx, files, servedOptions{def: def, flags: &sf, maxBody: o.MaxBodyBytes, logger: logger, onAgent: m.AddAgent, mem: mem})
 			if err != nil {
 				sv.Close() // what opened before the failure
 				return err
@@ -174,14 +157,11 @@ or on --metrics-addr without one.`,
 	f.IntVar(&o.MaxStreams, "max-streams", httpd.DefaultMaxStreams, "subscriptions/listen streams open at once, besides --max-concurrent; past it the answer is 503")
 	f.DurationVar(&o.ShutdownTimeout, "shutdown-timeout", httpd.DefaultShutdownTimeout, "how long requests in flight may finish after SIGINT/SIGTERM")
 	f.DurationVar(&o.WriteTimeout, "write-timeout", httpd.DefaultWriteTimeout, "longest time to write one answer (event streams extend it as they go)")
-	bytesize.IntVar(f, &maxAnswer, "max-answer-bytes", mcp.DefaultMaxAnswerBytes, fmt.Sprintf("largest tool answer, in bytes, as for mcp (%d to %d; units B, KiB, MiB, GiB)", minAnswerBytes, maxAnswerCeiling))
-	f.BoolVar(&noWatch, "no-watch", false, "serve the files as loaded: do not watch them for changes")
-	f.StringVar(&logLevel, "log-level", "info", "stderr log level: debug, info, warn or error")
-	addLogFormat(f, &logFormat)
-	f.StringVar(&memLimit, "memory-limit", "auto", "Go soft memory limit once loaded, as for mcp: auto (follows the live heap plus a margin), off (Go's default, or GOMEMLIMIT), or a size such as 512MiB")
-	a.addLimitFlags(f)
-	a.addCacheFlags(f)
-	folders.add(f)
+	a.addServerFlags(f, &sf, serverUsage{
+		maxAnswer: fmt.Sprintf("largest tool answer, in bytes, as for mcp (%d to %d; units B, KiB, MiB, GiB)", minAnswerBytes, maxAnswerCeiling),
+		noWatch:   "serve the files as loaded: do not watch them for changes",
+		memLimit:  "Go soft memory limit once loaded, as for mcp: auto (follows the live heap plus a margin), off (Go's default, or GOMEMLIMIT), or a size such as 512MiB",
+	})
 	return c
 }
 
@@ -207,13 +187,11 @@ func credentialFlagError(err error) error {
 
 // servedOptions are serve's settings for the agents it opens.
 type servedOptions struct {
-	def       string // the slug served at /mcp
-	noWatch   bool
-	maxAnswer int
-	maxBody   int64
-	logger    *slog.Logger
-	folders   *folderFlags
-	mem       memlimit.Limit
+	def     string // the slug served at /mcp
+	flags   *serverFlags
+	maxBody int64
+	logger  *slog.Logger
+	mem     memlimit.Limit
 	// onAgent, when set, is told each agent's slug and gives the hook
 	// its reloads report to (the metrics').
 	onAgent func(slug string) (onReload func(error))
@@ -239,7 +217,7 @@ func (s *servedAgents) Close() {
 // reason, before anything listens) and builds one protocol core and one
 // endpoint each, named by the agent's slug.
 func (a *app) openServed(ctx context.Context, files []string, so servedOptions) (*servedAgents, error) {
-	def, noWatch, maxAnswer, maxBody, logger, ff := so.def, so.noWatch, so.maxAnswer, so.maxBody, so.logger, so.folders
+	def, maxBody, logger, ff := so.def, so.maxBody, so.logger, &so.flags.folders
 	sv := &servedAgents{ep: httpd.Endpoints{Agents: map[string]http.Handler{}, Default: def}}
 	from := map[string]string{}
 	for _, file := range files {
@@ -263,31 +241,18 @@ func (a *app) openServed(ctx context.Context, files []string, so servedOptions) 
 		}
 		from[slug] = file
 		name, skills := ag.Info().Name, ag.SkillCount()
-		var once sync.Once
-		opts := &mcp.Options{
-			// The first version is the one opened here to name the
-			// endpoint; the server owns it from now on.
-			Open: func(context.Context) (*loader.Agent, error) {
-				var first *loader.Agent
-				once.Do(func() { first = ag })
-				if first != nil {
-					return first, nil
-				}
-				return openVersion(file)
-			},
-			Router: a.serveRouterOptions(), Version: buildVersion().Version, MaxAnswerBytes: maxAnswer,
-			Logger: logger.With("agent", slug), Projection: projectionJSON,
-			// A large index build runs at the lower GC target
-			// --memory-limit auto gives it (not when GOGC is set), as for
-			// mcp, which bounds a cold 100,000-skill start's peak.
-			IndexBuild: so.mem.IndexBuild,
+		// The first version is the one opened here to name the endpoint;
+		// the server owns it from now on, and opens each new one.
+		src := mcp.Opener(func(context.Context) (*loader.Agent, error) { return ag, nil }, nil)
+		reopen := func(context.Context) (*loader.Agent, error) { return openVersion(file) }
+		if roots := ag.Folders(); len(roots) > 0 {
+			src.Changes = so.flags.watch(mcp.WatchFolders(roots, reopen))
+		} else {
+			src.Changes = so.flags.watch(mcp.WatchFile(file, reopen))
 		}
+		opts := a.serverOptions(so.flags, src, logger.With("agent", slug), so.mem)
 		if so.onAgent != nil {
 			opts.OnReload = so.onAgent(slug)
-		}
-		if !noWatch {
-			opts.Watch = &mcp.Watch{File: file, Folders: ag.Folders()}
-			opts.Reopen = func(context.Context) (*loader.Agent, error) { return openVersion(file) }
 		}
 		s, err := mcp.NewServer(ctx, opts)
 		if err != nil {
