@@ -157,3 +157,21 @@ func watched(open OpenFunc, c Changes) Source {
 	s.Changes = c
 	return s
 }
+
+// TestWithDefaults: every unset field gets its default in one place, set
+// fields are kept, and the caller's Options are not written to.
+func TestWithDefaults(t *testing.T) {
+	var zero Options
+	o := zero.withDefaults()
+	if o.Version != "dev" || o.MaxLineBytes != DefaultMaxLineBytes || o.MaxInFlight != DefaultMaxInFlight ||
+		o.MaxPendingBytes != DefaultMaxPendingBytes || o.MaxAnswerBytes != DefaultMaxAnswerBytes || o.Logger == nil {
+		t.Errorf("defaults: %+v", o)
+	}
+	if zero.Version != "" || zero.Logger != nil {
+		t.Errorf("withDefaults wrote to its receiver: %+v", zero)
+	}
+	set := Options{Version: "v1", MaxLineBytes: 1, MaxInFlight: 2, MaxPendingBytes: 3, MaxAnswerBytes: 4}
+	if o := set.withDefaults(); o.Version != "v1" || o.MaxLineBytes != 1 || o.MaxInFlight != 2 || o.MaxPendingBytes != 3 || o.MaxAnswerBytes != 4 {
+		t.Errorf("set fields changed: %+v", o)
+	}
+}
