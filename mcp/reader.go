@@ -26,7 +26,7 @@ type reader struct {
 }
 
 // DefaultMaxLineBytes bounds one incoming stdio line (terminator excluded)
-// when Options.MaxLineBytes is zero.
+// when Options.MaxLineBytes is zero (Options.withDefaults).
 const DefaultMaxLineBytes = 4 << 20
 
 // errLineTooLong is what readLine reports for a line over the bound; the
@@ -41,10 +41,9 @@ type lineReader struct {
 	buf     []byte // the line being assembled, at most maxLine+2 bytes
 }
 
+// newLineReader reads lines of at most maxLine bytes (Options.MaxLineBytes,
+// its default applied by Options.withDefaults).
 func newLineReader(in io.Reader, maxLine int) *lineReader {
-	if maxLine <= 0 {
-		maxLine = DefaultMaxLineBytes
-	}
 	return &lineReader{r: bufio.NewReaderSize(in, 64<<10), maxLine: maxLine}
 }
 
