@@ -166,14 +166,6 @@ func (a *app) mcpFileSource(file string, sf *serverFlags, logger *slog.Logger) (
 	return src, nil
 }
 
-// checkDefaultRange is checkRange with the flag's default in the error.
-func checkDefaultRange(name string, v, lo, hi int64, def string) error {
-	if err := checkRange(name, v, lo, hi); err != nil {
-		return ioError(fmt.Errorf("%w (default %s)", err, def))
-	}
-	return nil
-}
-
 // checkServeArgs refuses what mcp cannot serve from and warns about the
 // old name of the file line bound.
 func (a *app) checkServeArgs(c *cobra.Command, file string, maxMessage int) error {

@@ -50,8 +50,8 @@ func (f *serverFlags) start(a *app) (*slog.Logger, memlimit.Limit, error) {
 	if err != nil {
 		return nil, memlimit.Limit{}, err
 	}
-	if err := checkRange("max-answer-bytes", int64(f.maxAnswer), minAnswerBytes, maxAnswerCeiling); err != nil {
-		return nil, memlimit.Limit{}, ioError(fmt.Errorf("%w (default %d, 4 MiB)", err, mcp.DefaultMaxAnswerBytes))
+	if err := checkDefaultRange("max-answer-bytes", int64(f.maxAnswer), minAnswerBytes, maxAnswerCeiling, fmt.Sprint(mcp.DefaultMaxAnswerBytes, ", 4 MiB")); err != nil {
+		return nil, memlimit.Limit{}, err
 	}
 	logger, err := newLogger(a.stderr, level, f.logFormat)
 	if err != nil {
