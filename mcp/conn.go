@@ -8,21 +8,10 @@ import (
 	"time"
 )
 
-// DefaultMaxInFlight is how many handler goroutines one connection runs at
-// once; requests past it wait in the connection's queue, stdin is still
-// read.
-const DefaultMaxInFlight = 64
-
 // eofGrace is how long requests still running when stdin closes may
 // finish; then their contexts are cancelled, so a request that would run
 // for minutes cannot keep a server whose client is gone alive.
 const eofGrace = time.Second
-
-// DefaultMaxPendingBytes bounds what one connection holds for a client
-// that writes faster than it reads: the bytes of requests read and not yet
-// answered plus the bytes of answers not yet written to stdout. Past it
-// the server stops reading stdin until the client reads some answers.
-const DefaultMaxPendingBytes = 64 << 20
 
 // queuedOverhead is charged to the budget for each queued request on top
 // of its line: the request's own bookkeeping, so a flood of tiny requests

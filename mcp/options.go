@@ -169,6 +169,28 @@ func (s *Source) check() error {
 	return nil
 }
 
+// The defaults of Options' bounds, which withDefaults applies.
+const (
+	// DefaultMaxLineBytes bounds one incoming stdio line, terminator
+	// excluded.
+	DefaultMaxLineBytes = 4 << 20
+	// DefaultMaxInFlight is how many handler goroutines one connection
+	// runs at once; requests past it wait in the connection's queue, stdin
+	// is still read.
+	DefaultMaxInFlight = 64
+	// DefaultMaxPendingBytes bounds what one connection holds for a client
+	// that writes faster than it reads: the bytes of requests read and not
+	// yet answered plus the bytes of answers not yet written to stdout.
+	// Past it the server stops reading stdin until the client reads some
+	// answers.
+	DefaultMaxPendingBytes = 64 << 20
+	// DefaultMaxAnswerBytes bounds one tool answer: 4 MiB, well under the
+	// 10 MB a TypeScript SDK client reads in one line. list_skills pages to
+	// stay under it; any other tool answer that would pass it becomes a
+	// tool error saying what to ask for instead.
+	DefaultMaxAnswerBytes = 4 << 20
+)
+
 // withDefaults is opts with every unset field at its default: the one
 // place defaults are applied.
 func (opts *Options) withDefaults() *Options {

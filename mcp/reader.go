@@ -25,10 +25,6 @@ type reader struct {
 	initRead bool
 }
 
-// DefaultMaxLineBytes bounds one incoming stdio line (terminator excluded)
-// when Options.MaxLineBytes is zero (Options.withDefaults).
-const DefaultMaxLineBytes = 4 << 20
-
 // errLineTooLong is what readLine reports for a line over the bound; the
 // rest of that line has already been discarded.
 var errLineTooLong = errors.New("line too long")

@@ -223,10 +223,3 @@ func (s *server) watching() bool { return s.reloads != nil && s.opts.Source.Chan
 func (s *server) maxAnswerBytes() int {
 	return s.opts.MaxAnswerBytes
 }
-
-// DefaultMaxAnswerBytes is the default bound on one tool answer
-// (Options.MaxAnswerBytes): 4 MiB, well under the 10 MB a TypeScript SDK
-// client reads in one line. list_skills pages to stay under it; any other
-// tool answer that would pass it becomes a tool error saying what to ask
-// for instead.
-const DefaultMaxAnswerBytes = 4 << 20
