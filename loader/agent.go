@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/agent3md/agent3md/agentfile"
+	"github.com/agent3md/agent3md/internal/filekind"
 	"github.com/agent3md/agent3md/skillsdir"
 )
 
@@ -63,8 +64,9 @@ const DefaultRecheck = 50 * time.Millisecond
 var ErrClosed = errors.New("loader: agent is closed")
 
 // ErrNotRegular is wrapped by Open when the path is not a regular file (a
-// directory, a device, a named pipe, a socket).
-var ErrNotRegular = errors.New("not a regular file")
+// directory, a device, a named pipe, a socket). It is filekind's, so one
+// errors.Is test holds for every package that refuses such a path.
+var ErrNotRegular = filekind.ErrNotRegular
 
 // ErrChanged is wrapped by body reads when the file changed on disk and
 // still disagrees with its catalog after one re-scan. The body that was

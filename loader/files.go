@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/agent3md/agent3md/internal/digest"
 	"github.com/agent3md/agent3md/skillsdir"
 )
 
@@ -183,9 +184,9 @@ func folderErr(s *skillsdir.Skill, err error) error {
 // renderedFiles lists a rendering's files.
 func renderedFiles(r *skillsdir.Rendered) []SkillFile {
 	out := make([]SkillFile, 0, 1+len(r.References))
-	out = append(out, SkillFile{Path: skillMDFile, Size: int64(len(r.Text)), MIME: markdownMIME, Digest: "sha256:" + r.SHA256, Text: true})
+	out = append(out, SkillFile{Path: skillMDFile, Size: int64(len(r.Text)), MIME: markdownMIME, Digest: digest.FromHex(r.SHA256), Text: true})
 	for _, ref := range r.References {
-		out = append(out, SkillFile{Path: ref.Path, Size: int64(len(ref.Text)), MIME: markdownMIME, Digest: "sha256:" + ref.SHA256, Text: true})
+		out = append(out, SkillFile{Path: ref.Path, Size: int64(len(ref.Text)), MIME: markdownMIME, Digest: digest.FromHex(ref.SHA256), Text: true})
 	}
 	return out
 }
@@ -215,5 +216,5 @@ func (st *state) folderSkillMD(ctx context.Context, i int) (*skillsdir.Rendered,
 	if ct.Skill != s {
 		return nil, fmt.Errorf("skill %s: %s changed since the scan: %w", s.Name, s.SkillMD(), errStale)
 	}
-	return &skillsdir.Rendered{Slug: s.Name, Text: ct.Data, SHA256: strings.TrimPrefix(ct.Digest, "sha256:"), Frontmatter: s.Frontmatter}, nil
+	return &skillsdir.Rendered{Slug: s.Name, Text: ct.Data, SHA256: digest.Hex(ct.Digest), Frontmatter: s.Frontmatter}, nil
 }

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/agent3md/agent3md/agentfile"
+	"github.com/agent3md/agent3md/internal/filekind"
 	"unicode/utf8"
 )
 
@@ -30,6 +31,8 @@ func TestOpenRefusesNonRegular(t *testing.T) {
 		{"named pipe", fifo},
 		{"device", os.DevNull},
 	}
+	// One refusal everywhere: the error is filekind's, and its words name
+	// the kind as filekind.Of does.
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			if tt.path == "" {
@@ -40,8 +43,11 @@ func TestOpenRefusesNonRegular(t *testing.T) {
 				a.Close()
 				t.Fatal("Open succeeded")
 			}
-			if !errors.Is(err, ErrNotRegular) {
-				t.Fatalf("err = %v, want ErrNotRegular", err)
+			if !errors.Is(err, ErrNotRegular) || !errors.Is(err, filekind.ErrNotRegular) {
+				t.Fatalf("err = %v, want ErrNotRegular (filekind's)", err)
+			}
+			if !strings.Contains(err.Error(), " is a "+tt.name+": ") {
+				t.Errorf("err = %v, want it to say the path is a %s", err, tt.name)
 			}
 		})
 	}

@@ -1,6 +1,7 @@
 package loader
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"slices"
@@ -8,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/agent3md/agent3md/agentfile"
+	"github.com/agent3md/agent3md/internal/filekind"
 	"github.com/agent3md/agent3md/internal/hashidx"
 	"github.com/agent3md/agent3md/skillsdir"
 )
@@ -85,47 +87,23 @@ func scan(path string, opts *Options, gen uint64) (*state, error) {
 }
 
 // openRegular opens path for reading, refusing anything but a regular
-// file. It stats before opening: opening a named pipe would block until a
-// writer appears.
+// file, even one swapped in after the check: opening a named pipe would
+// block until a writer appears (filekind.Open).
 func openRegular(path string) (*os.File, os.FileInfo, error) {
-	pre, err := os.Stat(path)
-	if err != nil {
-		return nil, nil, fmt.Errorf("open agent file: %w", err)
+	f, err := filekind.Open(path)
+	var nr *filekind.NotRegularError
+	if errors.As(err, &nr) {
+		return nil, nil, fmt.Errorf("open agent file: %s is %s: %w; pass the path of an agent.3md file", path, filekind.Of(nr.Mode), ErrNotRegular)
 	}
-	if err := regular(path, pre); err != nil {
-		return nil, nil, err
-	}
-	f, err := os.Open(path)
 	if err != nil {
 		return nil, nil, fmt.Errorf("open agent file: %w", err)
 	}
 	fi, err := f.Stat()
-	if err == nil {
-		err = regular(path, fi)
-	}
 	if err != nil {
 		f.Close()
-		return nil, nil, err
+		return nil, nil, fmt.Errorf("open agent file: %w", err)
 	}
 	return f, fi, nil
-}
-
-func regular(path string, fi os.FileInfo) error {
-	if fi.Mode().IsRegular() {
-		return nil
-	}
-	kind := "special file"
-	switch m := fi.Mode(); {
-	case m.IsDir():
-		kind = "directory"
-	case m&os.ModeNamedPipe != 0:
-		kind = "named pipe"
-	case m&os.ModeSocket != 0:
-		kind = "socket"
-	case m&os.ModeDevice != 0:
-		kind = "device"
-	}
-	return fmt.Errorf("open agent file: %s is a %s: %w; pass the path of an agent.3md file", path, kind, ErrNotRegular)
 }
 
 // build derives the lookup tables from a catalog. It refuses a catalog in

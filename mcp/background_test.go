@@ -59,7 +59,7 @@ func serveRoutes(t *testing.T, a *loader.Agent, ro *router.Options, texts []stri
 	outR, outW := io.Pipe()
 	done := make(chan error, 1)
 	go func() {
-		done <- Serve(context.Background(), inR, outW, &Options{Agent: a, Router: ro,
+		done <- Serve(context.Background(), inR, outW, &Options{Source: Loaded(a), Router: ro,
 			Logger: slog.New(slog.NewTextHandler(&lockedWriter{w: &logs, mu: &mu}, nil))})
 		outW.Close()
 	}()

@@ -74,9 +74,9 @@ func checkEveryID(t *testing.T, line []byte, n int) map[int]batchAnswer {
 // holds three in the tracker, not ten, and a cancelled one makes room for
 // the next, so the batch still answers every request not cancelled.
 func TestBatchWindow(t *testing.T) {
-	opts := &Options{Agent: openAda(t), Router: testRouterOptions(t), testMethods: testMethods()}
+	opts := withMethods(&Options{Source: Loaded(openAda(t)), Router: testRouterOptions(t)}, testMethods())
 	var out syncBuffer
-	c := newConn(context.Background(), newServer(opts), strings.NewReader(""), &out, opts)
+	c := newConn(context.Background(), newServer(opts), strings.NewReader(""), &out)
 	defer c.shutdown()
 	go c.writeLoop()
 	c.maxInFlight = 3
@@ -130,7 +130,7 @@ func TestBatchOfOneIsTheRequest(t *testing.T) {
 func TestBatchBoundStdio(t *testing.T) {
 	const n, bound = 3000, 16 << 10
 	var c *conn
-	p := startPipeServer(t, &Options{MaxAnswerBytes: bound, MaxPendingBytes: 64 << 10, onConn: func(cn *conn) { c = cn }})
+	p := startPipeServer(t, withConn(&Options{MaxAnswerBytes: bound, MaxPendingBytes: 64 << 10}, func(cn *conn) { c = cn }))
 	go func() {
 		w := bufio.NewWriter(p.in)
 		io.WriteString(w, `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-03-26","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`+"\n")

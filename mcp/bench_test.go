@@ -29,7 +29,7 @@ func newPipeClient(tb testing.TB, a *loader.Agent) *pipeClient {
 		// first answers (router.Options.Background).
 		ro := testRouterOptions(tb)
 		ro.Background = true
-		c.done <- Serve(context.Background(), inR, outW, &Options{Agent: a, Router: ro})
+		c.done <- Serve(context.Background(), inR, outW, &Options{Source: Loaded(a), Router: ro})
 		outW.Close()
 	}()
 	return c
@@ -186,7 +186,7 @@ func TestSkillNamesBudget(t *testing.T) {
 		} else {
 			a = openSynth(t, n)
 		}
-		s := newServer(&Options{Agent: a})
+		s := newServer(&Options{Source: Loaded(a)})
 		v := s.cur.Load()
 		got, _ := v.descs.get(v.agent)
 		if len(got) > maxSkillNamesBytes+120 {

@@ -58,9 +58,9 @@ func measureColdStart(tb testing.TB, n int) coldStartHeap {
 				atBuild = heapLive()
 				return func() {}
 			},
-			Open: func(context.Context) (*loader.Agent, error) {
+			Source: Opener(func(context.Context) (*loader.Agent, error) {
 				return loader.Open(path, &loader.Options{CatalogCache: dir, NoRescan: true})
-			},
+			}, nil),
 			Router: &router.Options{CacheDir: dir},
 		})
 		outW.Close()

@@ -8,21 +8,10 @@ import (
 	"time"
 )
 
-// DefaultMaxInFlight is how many handler goroutines one connection runs at
-// once; requests past it wait in the connection's queue, stdin is still
-// read.
-const DefaultMaxInFlight = 64
-
 // eofGrace is how long requests still running when stdin closes may
 // finish; then their contexts are cancelled, so a request that would run
 // for minutes cannot keep a server whose client is gone alive.
 const eofGrace = time.Second
-
-// DefaultMaxPendingBytes bounds what one connection holds for a client
-// that writes faster than it reads: the bytes of requests read and not yet
-// answered plus the bytes of answers not yet written to stdout. Past it
-// the server stops reading stdin until the client reads some answers.
-const DefaultMaxPendingBytes = 64 << 20
 
 // queuedOverhead is charged to the budget for each queued request on top
 // of its line: the request's own bookkeeping, so a flood of tiny requests
@@ -82,7 +71,8 @@ type conn struct {
 	onCut func()
 }
 
-func newConn(ctx context.Context, srv *server, in io.Reader, out io.Writer, opts *Options) *conn {
+func newConn(ctx context.Context, srv *server, in io.Reader, out io.Writer) *conn {
+	opts := srv.opts
 	ctx, cancel := context.WithCancel(ctx)
 	c := &conn{
 		srv:        srv,
@@ -100,12 +90,6 @@ func newConn(ctx context.Context, srv *server, in io.Reader, out io.Writer, opts
 		stop:       make(chan struct{}),
 		writerDone: make(chan struct{}),
 		abandoned:  make(chan struct{}),
-	}
-	if c.maxInFlight <= 0 {
-		c.maxInFlight = DefaultMaxInFlight
-	}
-	if c.budget <= 0 {
-		c.budget = DefaultMaxPendingBytes
 	}
 	c.room = sync.NewCond(&c.mu)
 	c.sess = newSession(c)

@@ -41,10 +41,10 @@ type pipeServer struct {
 
 func startPipeServer(t *testing.T, opts *Options) *pipeServer {
 	t.Helper()
-	opts.Agent = openAda(t)
+	opts.Source = Loaded(openAda(t))
 	opts.Router = testRouterOptions(t)
-	if opts.testMethods == nil {
-		opts.testMethods = testMethods()
+	if h := hooksFor(opts); h.methods == nil {
+		h.methods = testMethods()
 	}
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
@@ -143,7 +143,7 @@ func TestPendingBudget(t *testing.T) {
 	)
 	engaged := make(chan struct{})
 	var c *conn
-	opts := &Options{MaxPendingBytes: budget, onConn: func(cn *conn) {
+	opts := withConn(&Options{MaxPendingBytes: budget}, func(cn *conn) {
 		c = cn
 		cn.onWait = func(pending int64) {
 			mu.Lock()
@@ -156,7 +156,7 @@ func TestPendingBudget(t *testing.T) {
 				close(engaged)
 			}
 		}
-	}}
+	})
 	p := startPipeServer(t, opts)
 	wrote := p.writeAll(n)
 	<-engaged // the reader has stopped: the client's writes now block
@@ -188,7 +188,7 @@ func TestPendingBudget(t *testing.T) {
 func TestAnswerLead(t *testing.T) {
 	const n = 1500
 	var c *conn
-	p := startPipeServer(t, &Options{onConn: func(cn *conn) { c = cn }})
+	p := startPipeServer(t, withConn(&Options{}, func(cn *conn) { c = cn }))
 	toolsList := func(i int) string { return fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/list"}`, i) }
 	wrote := p.writeEach(n+2, func(i int) string {
 		switch i {
@@ -277,7 +277,7 @@ func TestAnswersAreValidUTF8(t *testing.T) {
 // catalog and revision, byte for byte what the handler gives, and a new
 // catalog drops them.
 func TestAnswerCache(t *testing.T) {
-	s := newServer(&Options{Agent: openAda(t)})
+	s := newServer(&Options{Source: Loaded(openAda(t))})
 	ctx := context.Background()
 	listSkills := map[string]json.RawMessage{"name": json.RawMessage(`"list_skills"`), "arguments": json.RawMessage(`{}`)}
 	for _, tt := range []struct {
@@ -348,7 +348,7 @@ func checkCachedCall(t *testing.T, got any, want preEncoded, i int, what string)
 // are asked for again.
 func TestAnswerCacheKeepsFromSecondRequest(t *testing.T) {
 	a := openPinnedAda(t)
-	s := newServer(&Options{Agent: a})
+	s := newServer(&Options{Source: Loaded(a)})
 	ctx := context.Background()
 	sess := &session{version: version20251125}
 	get := func(name string) {
@@ -387,7 +387,7 @@ func TestAnswerCacheKeepsFromSecondRequest(t *testing.T) {
 // skill) is never kept.
 func TestBodyAnswersCachedWhenPinned(t *testing.T) {
 	a := openPinnedAda(t)
-	s := newServer(&Options{Agent: a})
+	s := newServer(&Options{Source: Loaded(a)})
 	ctx := context.Background()
 	toolCall := func(tool, args string) map[string]json.RawMessage {
 		return map[string]json.RawMessage{"name": json.RawMessage(`"` + tool + `"`), "arguments": json.RawMessage(args)}
@@ -430,7 +430,7 @@ func TestBodyAnswersCachedWhenPinned(t *testing.T) {
 func TestServeEOFCancelsLongRequests(t *testing.T) {
 	for _, method := range []string{"test/wait", "test/stuck"} {
 		t.Run(method, func(t *testing.T) {
-			h := startServer(t, "ada.3md", &Options{onConn: func(c *conn) { c.grace = 50 * time.Millisecond }})
+			h := startServer(t, "ada.3md", withConn(&Options{}, func(c *conn) { c.grace = 50 * time.Millisecond }))
 			io.WriteString(h.in, `{"jsonrpc":"2.0","id":1,"method":"`+method+`"}`+"\n")
 			h.in.Close()
 			select {
@@ -469,7 +469,7 @@ func TestServeLogsValidationErrors(t *testing.T) {
 	var logs syncBuffer
 	in := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_skill","arguments":{"name":"a"}}}` + "\n"
 	var out strings.Builder
-	opts := &Options{Agent: a, Router: testRouterOptions(t), Logger: slog.New(slog.NewTextHandler(&logs, nil))}
+	opts := &Options{Source: Loaded(a), Router: testRouterOptions(t), Logger: slog.New(slog.NewTextHandler(&logs, nil))}
 	if err := Serve(context.Background(), strings.NewReader(in), &out, opts); err != nil {
 		t.Fatal(err)
 	}

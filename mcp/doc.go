@@ -48,16 +48,16 @@
 //     helper (cursor.go);
 //   - generations and live reload (generation.go, reload.go): a request uses
 //     the agent generation in force when it first needs the agent; a change
-//     to the file or folders Options.Watch names (watched through
-//     internal/watch, stopped with the server), or one signalled on
-//     Options.Changes, opens a whole new generation (Options.Reopen),
+//     to the file or folders the source's Changes name (watched through
+//     internal/watch, stopped with the server), or one the caller
+//     signals, opens a whole new generation (with the Changes' reopen),
 //     indexes it off the request path, swaps it in and tells every
 //     session what its revision defines;
 //   - answers encoded once per generation (cache.go) and progress while the
 //     routing index builds (progress.go).
 //
-// The agent (Options.Open) and the routing index load in the background:
-// the handshake is answered from the head of the file (Options.Head) and
+// The agent (an Opener source, options.go) and the routing index load in
+// the background: the handshake is answered from the head of the file and
 // never waits for the index.
 //
 // It does not parse agent files, read bodies, notice file changes or score

@@ -17,8 +17,7 @@ import (
 func eofServer(t *testing.T, grace, stall time.Duration, maxInFlight int) (p *pipeServer, logs *syncBuffer, cut chan struct{}) {
 	logs = &syncBuffer{}
 	cut = make(chan struct{})
-	p = startPipeServer(t, &Options{MaxInFlight: maxInFlight, Logger: slog.New(slog.NewTextHandler(logs, nil)),
-		onConn: func(c *conn) { c.grace, c.stall, c.onCut = grace, stall, func() { close(cut) } }})
+	p = startPipeServer(t, withConn(&Options{MaxInFlight: maxInFlight, Logger: slog.New(slog.NewTextHandler(logs, nil))}, func(c *conn) { c.grace, c.stall, c.onCut = grace, stall, func() { close(cut) } }))
 	return p, logs, cut
 }
 

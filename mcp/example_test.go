@@ -22,7 +22,7 @@ func ExampleServe() {
 	defer agent.Close()
 	stdin := strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"fill_skill","arguments":{"name":"commit","values":{"message":"it's done"}},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}` + "\n")
 	err = mcp.Serve(context.Background(), stdin, os.Stdout, &mcp.Options{
-		Agent:   agent,
+		Source:  mcp.Loaded(agent),
 		Router:  &router.Options{NoCache: true},
 		Version: "1.0.0",
 	})

@@ -12,19 +12,22 @@ import (
 // stdio (Serve) runs one connection on it, and a stateless transport such
 // as Streamable HTTP hands it one message at a time (Exchange). It loads
 // the agent and its routing index in the background, exactly as Serve
-// does, and reloads them when what Options.Watch names changes (or
-// Options.Changes signals).
+// does, and reloads them when Options.Source.Changes says the agent
+// changed.
 type Server struct {
 	srv  *server
 	stop func()
 	once sync.Once
 }
 
-// NewServer starts the core for opts (Agent or Open required). Close it
+// NewServer starts the core for opts (Source required). Close it
 // when done; ctx bounds the background loading.
 func NewServer(ctx context.Context, opts *Options) (*Server, error) {
-	if opts == nil || (opts.Agent == nil && opts.Open == nil) {
-		return nil, errors.New("mcp: NewServer needs Options.Agent or Options.Open (open the agent file with loader.Open)")
+	if opts == nil {
+		return nil, errors.New("mcp: NewServer needs Options with a Source (mcp.Loaded or mcp.Opener)")
+	}
+	if err := opts.Source.check(); err != nil {
+		return nil, err
 	}
 	s := newServer(opts)
 	if err := s.openWatch(); err != nil {

@@ -16,7 +16,7 @@ import (
 // same way (a result with ready false and the per-input problem, never a
 // tool error), and the cost tag or a relaxed match asks for confirmation.
 func TestFillProblemsAlike(t *testing.T) {
-	s := newServer(&Options{Agent: openAda(t)})
+	s := newServer(&Options{Source: Loaded(openAda(t))})
 	cases := []struct {
 		name    string
 		args    map[string]any
@@ -64,8 +64,8 @@ func TestFillProblemsAlike(t *testing.T) {
 // ready false, names the placeholder and why in both the text and the
 // structured result, and is not a tool error.
 func TestFillUnsafeTemplate(t *testing.T) {
-	s := newServer(&Options{Agent: writeAgent(t,
-		"@plane z=1 label=\"mail\" triggers=\"send mail\" inputs=\"msg\" tool=\"echo \\\"Subject: $(echo \\\"{msg}\\\" | head -1)\\\"\"\nMail it.\n")})
+	s := newServer(&Options{Source: Loaded(writeAgent(t,
+		"@plane z=1 label=\"mail\" triggers=\"send mail\" inputs=\"msg\" tool=\"echo \\\"Subject: $(echo \\\"{msg}\\\" | head -1)\\\"\"\nMail it.\n"))})
 	wire, _ := callTool(t, s, toolFillSkill, map[string]any{"name": "mail", "values": map[string]any{"msg": "$(touch /tmp/x)"}})
 	var res struct {
 		IsError           bool
@@ -162,12 +162,12 @@ func TestRouteTextMarksRelaxed(t *testing.T) {
 // that program; a value in sh -c's code position is refused with the
 // template.
 func TestFillDashDashOfAnotherProgram(t *testing.T) {
-	s := newServer(&Options{Agent: writeAgent(t,
+	s := newServer(&Options{Source: Loaded(writeAgent(t,
 		"@plane z=1 label=\"env-py\" triggers=\"env py\" inputs=\"script\" tool=\"env -- python3 {script}\"\nRun.\n",
 		"@plane z=2 label=\"nice-py\" triggers=\"nice py\" inputs=\"script\" tool=\"nice -n 10 -- python3 {script}\"\nRun.\n",
 		"@plane z=3 label=\"grep-e\" triggers=\"grep e\" inputs=\"file\" tool=\"grep -e -- {file}\"\nRun.\n",
 		"@plane z=4 label=\"sh-c\" triggers=\"sh c\" inputs=\"code\" tool=\"sh -c {code}\"\nRun.\n",
-		"@plane z=5 label=\"fixed\" triggers=\"fixed\" inputs=\"script\" tool=\"env python3 -- {script}\"\nRun.\n")})
+		"@plane z=5 label=\"fixed\" triggers=\"fixed\" inputs=\"script\" tool=\"env python3 -- {script}\"\nRun.\n"))})
 	for _, c := range []struct {
 		skill, input, value string
 		ready               bool

@@ -43,7 +43,7 @@ func BenchmarkDispatchFirstReads(b *testing.B) {
 	for _, tool := range []string{"get_skill", "resolve_skill"} {
 		b.Run(tool, func(b *testing.B) {
 			a := openSynth(b, 4000)
-			s := newServer(&Options{Agent: a})
+			s := newServer(&Options{Source: Loaded(a)})
 			sess := &session{version: version20251125}
 			ctx := context.Background()
 			skills := a.Skills()

@@ -36,7 +36,7 @@ func TestFolderNonUTF8FileName(t *testing.T) {
 	if !strings.Contains(strings.Join(a.Findings(), "\n"), "[file-name]") {
 		t.Errorf("no file-name finding: %q", a.Findings())
 	}
-	s := newServer(&Options{Agent: a})
+	s := newServer(&Options{Source: Loaded(a)})
 	sess := newSession(nil)
 	mb, _, _ := readBytes(t, s, sess, "skill://lint/_manifest")
 	var manifest struct{ Files []struct{ Path string } }

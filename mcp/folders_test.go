@@ -86,7 +86,7 @@ func readBytes(t *testing.T, s *server, sess *session, uri string) ([]byte, bool
 // agrees; resources/list lists each SKILL.md with its size.
 func TestFolderDigestsMatchReads(t *testing.T) {
 	a, dir := openFolderAgent(t)
-	s := newServer(&Options{Agent: a})
+	s := newServer(&Options{Source: Loaded(a)})
 	sess := newSession(nil)
 	var list struct {
 		Resources []struct {
@@ -168,7 +168,7 @@ func TestFolderDigestsMatchReads(t *testing.T) {
 
 func TestFolderDirectoryRead(t *testing.T) {
 	a, _ := openFolderAgent(t)
-	s := newServer(&Options{Agent: a})
+	s := newServer(&Options{Source: Loaded(a)})
 	sess := newSession(nil)
 	tests := []struct {
 		uri   string
@@ -208,7 +208,7 @@ func TestFolderDirectoryRead(t *testing.T) {
 // unknown-resource error, never a read outside the skill.
 func TestFolderUnservedPaths(t *testing.T) {
 	a, _ := openFolderAgent(t)
-	s := newServer(&Options{Agent: a})
+	s := newServer(&Options{Source: Loaded(a)})
 	sess := newSession(nil)
 	for _, uri := range []string{
 		"skill://deploy/missing.md", "skill://deploy/../build/SKILL.md", "skill://deploy/references",
@@ -238,7 +238,7 @@ func TestFolderReload(t *testing.T) {
 		return loader.OpenFolders(ctx, []string{dir}, &loader.FolderOptions{NoRescan: true})
 	}
 	r := &reloadRig{changes: changes, logs: &syncBuffer{}}
-	r.harness = serveHarness(t, &Options{Open: open, Reopen: open, Changes: changes})
+	r.harness = serveHarness(t, &Options{Source: changing(open, changes)})
 	r.send(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}`)
 	r.collect(`"listChanged":true,"subscribe":true`)
 	r.send(`{"jsonrpc":"2.0","id":1,"method":"resources/subscribe","params":{"uri":"skill://lint/assets/logo.png"}}`)
@@ -277,7 +277,7 @@ func TestFolderListsSurviveAStaleSkill(t *testing.T) {
 	if err := os.Chtimes(filepath.Join(dir, "build", "SKILL.md"), later, later); err != nil {
 		t.Fatal(err)
 	}
-	s := newServer(&Options{Agent: a})
+	s := newServer(&Options{Source: Loaded(a)})
 	sess := newSession(nil)
 	var page struct{ Skills []testSkillEntry }
 	mustRPC(t, s, sess, methodSkillsList, nil, &page)
@@ -316,7 +316,7 @@ func TestPromptXMLWellFormed(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { a.Close() })
-	s := newServer(&Options{Agent: a})
+	s := newServer(&Options{Source: Loaded(a)})
 	b, _, _ := readBytes(t, s, newSession(nil), uriPromptXML)
 	var doc struct {
 		Skills []struct {

@@ -39,7 +39,7 @@ func FuzzServe(f *testing.F) {
 	ro := testRouterOptions(f)
 	f.Fuzz(func(t *testing.T, input []byte) {
 		var out bytes.Buffer
-		opts := &Options{Agent: a, Router: ro, MaxLineBytes: 512}
+		opts := &Options{Source: Loaded(a), Router: ro, MaxLineBytes: 512}
 		done := make(chan error, 1)
 		go func() { done <- Serve(context.Background(), bytes.NewReader(input), &out, opts) }()
 		select {
@@ -152,7 +152,7 @@ func FuzzHTTPBody(f *testing.F) {
 		f.Add([]byte(seed), false)
 		f.Add([]byte(seed), true)
 	}
-	S, err := NewServer(context.Background(), &Options{Agent: openAda(f), Router: testRouterOptions(f), Version: "test"})
+	S, err := NewServer(context.Background(), &Options{Source: Loaded(openAda(f)), Router: testRouterOptions(f), Version: "test"})
 	if err != nil {
 		f.Fatal(err)
 	}

@@ -29,7 +29,7 @@ func TestGetSkillFile(t *testing.T) {
 
 	t.Run("folder", func(t *testing.T) {
 		a, _ := openFolderAgent(t)
-		s := newServer(&Options{Agent: a})
+		s := newServer(&Options{Source: Loaded(a)})
 		sess := newSession(nil)
 		want, _, _ := readBytes(t, s, sess, "skill://deploy/references/runbook.md")
 		for _, file := range []string{"references/runbook.md", "./references/runbook.md"} {
@@ -63,7 +63,7 @@ func TestGetSkillFile(t *testing.T) {
 
 	t.Run("agent file", func(t *testing.T) {
 		a := openAda(t)
-		s := newServer(&Options{Agent: a})
+		s := newServer(&Options{Source: Loaded(a)})
 		sess := newSession(nil)
 		name := a.Skills()[0].Name
 		slug, err := a.Slug(name)

@@ -30,15 +30,14 @@ func TestHeldRequestsKeepReadOrder(t *testing.T) {
 	)
 	logs := &syncBuffer{}
 	var c *conn
-	p := startOrderServer(t, &Options{
+	p := startOrderServer(t, withConn(&Options{
 		Logger: slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
-		onConn: func(cn *conn) {
-			c = cn
-			// stdin closes before the answers are read: the requests
-			// must not be cancelled while this test reads slowly.
-			cn.grace = time.Hour
-		},
-	})
+	}, func(cn *conn) {
+		c = cn
+		// stdin closes before the answers are read: the requests
+		// must not be cancelled while this test reads slowly.
+		cn.grace = time.Hour
+	}))
 
 	// route_skill with text past inlineArgsBytes is not cheap: it goes
 	// through the queue and a handler goroutine, as test/version does.
@@ -144,8 +143,9 @@ func TestHeldRequestsKeepReadOrder(t *testing.T) {
 // never answered inline and reports the revision it was served under.
 func startOrderServer(t *testing.T, opts *Options) *pipeServer {
 	t.Helper()
-	opts.testMethods = testMethods()
-	opts.testMethods["test/version"] = methodSpec{legacy: true, handle: func(s *server, ctx context.Context, c *call) (any, error) {
+	m := testMethods()
+	withMethods(opts, m)
+	m["test/version"] = methodSpec{legacy: true, handle: func(s *server, ctx context.Context, c *call) (any, error) {
 		return map[string]string{"version": c.version}, nil
 	}}
 	return startPipeServer(t, opts)

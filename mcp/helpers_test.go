@@ -35,3 +35,18 @@ func openAdaWith(t testing.TB, opts *loader.Options) *loader.Agent {
 	t.Cleanup(func() { a.Close() })
 	return a
 }
+
+// changing is a source opened by open, reopened by open on each signal on
+// ch.
+func changing(open OpenFunc, ch <-chan struct{}) Source {
+	s := Opener(open, nil)
+	s.Changes = Signals(ch, open)
+	return s
+}
+
+// loadedChanging serves a, reopened by reopen on each signal on ch.
+func loadedChanging(a *loader.Agent, ch <-chan struct{}, reopen OpenFunc) Source {
+	s := Loaded(a)
+	s.Changes = Signals(ch, reopen)
+	return s
+}

@@ -46,7 +46,7 @@ func hostChars(t *testing.T, wire []byte) int {
 func TestListSkillsDefaultPageFitsHost(t *testing.T) {
 	for _, n := range []int{1000, 3000} {
 		a := openSynth(t, n)
-		s := newServer(&Options{Agent: a})
+		s := newServer(&Options{Source: Loaded(a)})
 		names := a.SkillNames()
 		seen, cursor, pages := 0, "", 0
 		for {
@@ -96,7 +96,7 @@ func TestListSkillsDefaultPageFitsHost(t *testing.T) {
 // and nothing else, as from the reference server.
 func TestListSkillsSmallAgentOnePage(t *testing.T) {
 	a := openAda(t)
-	s := newServer(&Options{Agent: a})
+	s := newServer(&Options{Source: Loaded(a)})
 	_, res := callTool(t, s, toolListSkills, map[string]any{})
 	if len(res.Content) != 1 || len(res.StructuredContent.Skills) != a.SkillCount() || res.StructuredContent.NextCursor != "" {
 		t.Errorf("ada: %d blocks, %d skills, cursor %q; want one block with all %d", len(res.Content), len(res.StructuredContent.Skills), res.StructuredContent.NextCursor, a.SkillCount())
@@ -132,7 +132,7 @@ func TestListSkillsEntryPastBudget(t *testing.T) {
 		"@plane z=1 label=\"small\" kind=skill triggers=\"small\"\nSmall.\n",
 		"@plane z=2 label=\"huge\" kind=skill triggers=\""+strings.Join(triggers, ", ")+"\"\nHuge.\n",
 		"@plane z=3 label=\"after\" kind=skill triggers=\"after\"\nAfter.\n")
-	s := newServer(&Options{Agent: a})
+	s := newServer(&Options{Source: Loaded(a)})
 	_, res := callTool(t, s, toolListSkills, map[string]any{})
 	if len(res.StructuredContent.Skills) != 1 || res.StructuredContent.NextCursor == "" {
 		t.Fatalf("first page: %d skills, cursor %q; want small alone", len(res.StructuredContent.Skills), res.StructuredContent.NextCursor)
@@ -192,7 +192,7 @@ func TestResolveFitsHost(t *testing.T) {
 		if got := chainLen(t, a); got != hostAnswerChars+extra {
 			t.Fatalf("the chain is %d characters, want %d", got, hostAnswerChars+extra)
 		}
-		s := newServer(&Options{Agent: a})
+		s := newServer(&Options{Source: Loaded(a)})
 		wire, res := callTool(t, s, toolResolveSkill, map[string]any{"name": "root"})
 		if res.IsError {
 			t.Fatalf("resolve: %s", res.Content[0].Text)
@@ -230,7 +230,7 @@ func TestResolveFitsHost(t *testing.T) {
 // is still answered (as get_skill would), its dependencies named.
 func TestResolveFirstSkillPastBudget(t *testing.T) {
 	a := rootChainAgent(t, 2, 100, hostAnswerChars)
-	s := newServer(&Options{Agent: a})
+	s := newServer(&Options{Source: Loaded(a)})
 	_, res := callTool(t, s, toolResolveSkill, map[string]any{"name": "root"})
 	if res.IsError || strings.Count(res.Content[0].Text, "### ") != 1 || len(res.Content) != 2 || !strings.Contains(res.Content[1].Text, "dep-01, dep-02") {
 		t.Errorf("%d blocks, error %v: %.200s", len(res.Content), res.IsError, res.Content[len(res.Content)-1].Text)
@@ -240,7 +240,7 @@ func TestResolveFirstSkillPastBudget(t *testing.T) {
 // TestErrorTextsBounded: no error a model or a client reads passes
 // hostErrorChars, however long the name, argument or method it echoes.
 func TestErrorTextsBounded(t *testing.T) {
-	s := newServer(&Options{Agent: openAda(t)})
+	s := newServer(&Options{Source: Loaded(openAda(t))})
 	long := strings.Repeat("n", 200_000)
 	many := map[string]any{"name": "search"}
 	for i := range 5000 {
@@ -294,7 +294,7 @@ func TestRouteFitsHost(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer a.Close()
-	s := newServer(&Options{Agent: a})
+	s := newServer(&Options{Source: Loaded(a)})
 	r, err := router.ForAgent(context.Background(), a, testRouterOptions(t))
 	if err != nil {
 		t.Fatal(err)

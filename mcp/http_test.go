@@ -23,8 +23,8 @@ func httpServer(t *testing.T, opts *Options) (*Server, *httptest.Server) {
 	if opts == nil {
 		opts = &Options{}
 	}
-	if opts.Agent == nil && opts.Open == nil {
-		opts.Agent = openAda(t)
+	if opts.Source.empty() {
+		opts.Source = Loaded(openAda(t))
 	}
 	if opts.Router == nil {
 		opts.Router = testRouterOptions(t)
@@ -138,8 +138,8 @@ func TestHTTPStatuses(t *testing.T) {
 // 2026-07-28 client keeps listChanged: subscriptions/listen carries it.
 func TestHTTPOffersLegacyClientsListChanged(t *testing.T) {
 	changes := make(chan struct{})
-	S, ts := httpServer(t, &Options{Agent: openAda(t), Changes: changes,
-		Reopen: func(context.Context) (*loader.Agent, error) { return nil, errors.New("not reloaded in this test") }})
+	S, ts := httpServer(t, &Options{Source: loadedChanging(openAda(t), changes,
+		func(context.Context) (*loader.Agent, error) { return nil, errors.New("not reloaded in this test") })})
 	const initialize = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}`
 	listsChanged := []string{`"prompts":{"listChanged":true}`, `"resources":{"listChanged":true}`, `"tools":{"listChanged":true}`}
 	for _, tt := range []struct {
@@ -232,7 +232,7 @@ func TestHTTPListenStream(t *testing.T) {
 	r := startReloadRig(t)
 	r.finish()
 	changes := make(chan struct{}, 1)
-	S, ts := httpServer(t, &Options{Open: openPathFunc(r.path), Reopen: openPathFunc(r.path), Changes: changes})
+	S, ts := httpServer(t, &Options{Source: changing(openPathFunc(r.path), changes)})
 	for deadline := time.Now().Add(10 * time.Second); !S.Loaded(); time.Sleep(5 * time.Millisecond) {
 		if time.Now().After(deadline) {
 			t.Fatal("the agent never loaded")
@@ -277,8 +277,8 @@ func TestHTTPListenStream(t *testing.T) {
 // is in them.
 func TestCursorsDecodeOnAnyReplica(t *testing.T) {
 	a1, a2 := openSynth(t, 250), openSynth(t, 250)
-	_, ts1 := httpServer(t, &Options{Agent: a1})
-	_, ts2 := httpServer(t, &Options{Agent: a2})
+	_, ts1 := httpServer(t, &Options{Source: Loaded(a1)})
+	_, ts2 := httpServer(t, &Options{Source: Loaded(a2)})
 	for _, method := range []string{"resources/list", "skills/list", "prompts/list"} {
 		_, body := post(t, ts1.URL, `{"jsonrpc":"2.0","id":1,"method":"`+method+`"}`, nil)
 		var first struct {

@@ -55,7 +55,7 @@ func TestGetStreamBehindHTTPServer(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "agent.3md")
 	writeByRename(t, path, agentText(1))
 	changes := make(chan struct{}, 1)
-	S, err := NewServer(context.Background(), &Options{Open: openPathFunc(path), Reopen: openPathFunc(path), Changes: changes,
+	S, err := NewServer(context.Background(), &Options{Source: changing(openPathFunc(path), changes),
 		Router: testRouterOptions(t), Version: "test"})
 	if err != nil {
 		t.Fatal(err)

@@ -44,7 +44,7 @@ func TestOneSkillCallsInline(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { a.Close() })
-	h := serveHarness(t, &Options{Agent: a, MaxInFlight: 1})
+	h := serveHarness(t, &Options{Source: Loaded(a), MaxInFlight: 1})
 	send := func(line string) {
 		t.Helper()
 		if _, err := h.in.Write([]byte(line + "\n")); err != nil {

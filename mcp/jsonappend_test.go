@@ -164,7 +164,7 @@ func TestBodyToolsEncodeAsEncodingJSON(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		s := newServer(&Options{Agent: a})
+		s := newServer(&Options{Source: Loaded(a)})
 		v := s.cur.Load()
 		for _, sk := range a.Skills() {
 			args := map[string]json.RawMessage{"name": json.RawMessage(stdJSON(t, sk.Name))}
@@ -211,7 +211,7 @@ func checkTextAnswer(t *testing.T, s *server, tool *toolDef, out *toolOutcome, w
 // TestBodyAnswerEscapes: a body long enough to grow the answer past its
 // first estimate (every byte escaped) is still written whole.
 func TestBodyAnswerEscapes(t *testing.T) {
-	s := newServer(&Options{Agent: openAda(t)})
+	s := newServer(&Options{Source: Loaded(openAda(t))})
 	for _, body := range []string{"", "plain", "quote \" and \\ and \u2028 and \x01", strings.Repeat("\x02<>&", 5000)} {
 		checkTextAnswer(t, s, getSkillTool, &toolOutcome{text: body}, body)
 	}

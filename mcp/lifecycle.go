@@ -91,7 +91,7 @@ type implementation struct {
 // agentName is the agent's name: from the head when there is one, else
 // from the agent once it is open.
 func (s *server) agentName() string {
-	if h := s.opts.Head; h != nil && h.Name != "" {
+	if h := s.opts.Source.head; h != nil && h.Name != "" {
 		return h.Name
 	}
 	if err := s.awaitLoad(context.Background()); err == nil {
@@ -118,11 +118,7 @@ func (s *server) rememberName(a *loader.Agent) {
 
 // serverInfo describes this server; title exists from 2025-06-18 on.
 func (s *server) serverInfo(version string) implementation {
-	v := s.opts.Version
-	if v == "" {
-		v = "dev"
-	}
-	info := implementation{Name: "agent3md:" + s.agentName(), Version: v}
+	info := implementation{Name: "agent3md:" + s.agentName(), Version: s.opts.Version}
 	if version >= version20250618 {
 		info.Title = s.agentName()
 	}
@@ -134,7 +130,7 @@ func (s *server) serverInfo(version string) implementation {
 // first generation has loaded (and while it is the one served) a head that
 // holds the identity answers without waiting for the file.
 func (s *server) instructions(ctx context.Context, c *call) string {
-	if h := s.opts.Head; h != nil && h.IdentityKnown && s.gen.Load() <= 1 {
+	if h := s.opts.Source.head; h != nil && h.IdentityKnown && s.gen.Load() <= 1 {
 		return truncateText(h.Identity, maxInstructionsBytes)
 	}
 	v, err := c.generation(ctx)
@@ -224,7 +220,7 @@ func (s *server) initialize(ctx context.Context, c *call) (any, error) {
 // wait: it refuses only a load that has already failed, and a later failure
 // reaches the requests that need the skills instead.
 func (s *server) loadRefusal(ctx context.Context) error {
-	if s.opts.Head != nil {
+	if s.opts.Source.head != nil {
 		select {
 		case <-s.ready:
 		default:

@@ -85,7 +85,7 @@ func TestListSkillsReferenceArray(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer a.Close()
-			s := newServer(&Options{Agent: a})
+			s := newServer(&Options{Source: Loaded(a)})
 			_, res := callTool(t, s, toolListSkills, map[string]any{})
 			if res.IsError || len(res.Content) != 1 {
 				t.Fatalf("want one text block for a one-page agent, got %+v", res)
@@ -139,7 +139,7 @@ func TestListSkillsPagesLargeAgent(t *testing.T) {
 	a := openSynth(t, 3000)
 	names := a.SkillNames()
 	for _, bound := range []int{48 << 10, DefaultMaxAnswerBytes} {
-		s := newServer(&Options{Agent: a, MaxAnswerBytes: bound})
+		s := newServer(&Options{Source: Loaded(a), MaxAnswerBytes: bound})
 		var got []string
 		cursor, pages := "", 0
 		for {
@@ -190,7 +190,7 @@ func TestListSkillsPagesLargeAgent(t *testing.T) {
 // through them.
 func TestListSkillsDefaultPage(t *testing.T) {
 	a := openSynth(t, 3000)
-	s := newServer(&Options{Agent: a})
+	s := newServer(&Options{Source: Loaded(a)})
 	_, res := callTool(t, s, toolListSkills, map[string]any{})
 	if n := len(res.StructuredContent.Skills); n == 0 || n > defaultListLimit || res.StructuredContent.NextCursor == "" || res.StructuredContent.Total != 3000 {
 		t.Fatalf("default page: %d skills, total %d, cursor %q", n, res.StructuredContent.Total, res.StructuredContent.NextCursor)
@@ -230,7 +230,7 @@ func TestListSkillsDefaultPage(t *testing.T) {
 // catalog's: the catalog is neither copied nor encoded whole per call.
 func TestListSkillsAllocatesPerPage(t *testing.T) {
 	a := openSynth(t, 20000)
-	s := newServer(&Options{Agent: a})
+	s := newServer(&Options{Source: Loaded(a)})
 	wire, _ := callTool(t, s, toolListSkills, map[string]any{"limit": 10}) // warm up
 	catalogBytes := 0
 	for _, in := range a.Skills() {
@@ -256,7 +256,7 @@ func TestListSkillsAllocatesPerPage(t *testing.T) {
 // any page and the cursor past it.
 func TestAnswerBound(t *testing.T) {
 	a := openAda(t)
-	s := newServer(&Options{Agent: a, MaxAnswerBytes: 700})
+	s := newServer(&Options{Source: Loaded(a), MaxAnswerBytes: 700})
 	wire, res := callTool(t, s, toolListSkills, map[string]any{"cursor": encodeListCursor(1, mustListRequest(t, a).fp)})
 	if !res.IsError || !strings.Contains(res.Content[0].Text, `skill "commit" alone makes a list_skills answer`) || !strings.Contains(res.Content[0].Text, "700-byte bound") {
 		t.Errorf("list_skills: %s", wire)
@@ -270,7 +270,7 @@ func TestAnswerBound(t *testing.T) {
 		// Only the requested skill and a note naming the rest fit.
 		{600, []string{"### commit\n", "Left out to keep this answer under 40000 characters: 2 of the 3 skills of this chain, in order: search, style."}},
 	} {
-		s := newServer(&Options{Agent: a, MaxAnswerBytes: tt.bound})
+		s := newServer(&Options{Source: Loaded(a), MaxAnswerBytes: tt.bound})
 		wire, res := callTool(t, s, toolResolveSkill, map[string]any{"name": "commit"})
 		got := ""
 		for _, c := range res.Content {
@@ -285,12 +285,12 @@ func TestAnswerBound(t *testing.T) {
 			t.Errorf("resolve_skill under %d bytes answered %d", tt.bound, len(wire))
 		}
 	}
-	tiny := newServer(&Options{Agent: a, MaxAnswerBytes: 250})
+	tiny := newServer(&Options{Source: Loaded(a), MaxAnswerBytes: 250})
 	wire, res = callTool(t, tiny, toolResolveSkill, map[string]any{"name": "commit"})
 	if !res.IsError || !strings.Contains(res.Content[0].Text, "load these skills with get_skill instead, one per call, in this order: commit, search, style") {
 		t.Errorf("resolve_skill when not even its first skill and the note fit: %s", wire)
 	}
-	tiny = newServer(&Options{Agent: a, MaxAnswerBytes: 100})
+	tiny = newServer(&Options{Source: Loaded(a), MaxAnswerBytes: 100})
 	wire, res = callTool(t, tiny, toolGetSkill, map[string]any{"name": "search"})
 	if !res.IsError || !strings.Contains(res.Content[0].Text, "get_skill's answer would be") || !strings.Contains(res.Content[0].Text, "body is too large") {
 		t.Errorf("get_skill over the bound: %s", wire)
@@ -333,7 +333,7 @@ func TestToolDescriptionsBounded(t *testing.T) {
 		} else {
 			a = openSynth(t, n)
 		}
-		s := newServer(&Options{Agent: a})
+		s := newServer(&Options{Source: Loaded(a)})
 		res, err := s.toolsList(context.Background(), &call{srv: s, version: version20251125, params: map[string]json.RawMessage{}})
 		if err != nil {
 			t.Fatal(err)
@@ -376,7 +376,7 @@ func TestToolDescriptionsBounded(t *testing.T) {
 // skill, so a query past maxQueryWords words (or its byte allowance) is a
 // tool error pointing at route_skill, answered without scanning.
 func TestListSkillsQueryBound(t *testing.T) {
-	s := newServer(&Options{Agent: openAda(t)})
+	s := newServer(&Options{Source: Loaded(openAda(t))})
 	for _, tt := range []struct {
 		name, query, want string
 		refused           bool
@@ -404,7 +404,7 @@ func TestListSkillsQueryBound(t *testing.T) {
 // TestUnknownSkillEchoCut: an unknown name is echoed cut, so a client
 // cannot make the answer as long as its request.
 func TestUnknownSkillEchoCut(t *testing.T) {
-	s := newServer(&Options{Agent: openAda(t)})
+	s := newServer(&Options{Source: Loaded(openAda(t))})
 	wire, _ := callTool(t, s, toolGetSkill, map[string]any{"name": strings.Repeat("z", 1<<20)})
 	if len(wire) > 2048 || !strings.Contains(string(wire), "Unknown skill: zzz") {
 		t.Errorf("answer is %d bytes: %.200s", len(wire), wire)

@@ -43,7 +43,7 @@ func (s *server) buildFirstIndex(ctx context.Context) {
 	ro := s.routerOptions(v.agent)
 	progress, built := s.indexBuild(ro.Progress)
 	ro.Progress = rs.reporter(progress)
-	if prep != nil && ro.ContentHash == s.opts.Head.ContentHash {
+	if prep != nil && ro.ContentHash == s.opts.Source.head.ContentHash {
 		ro.Prepared = prep
 	} else {
 		prep.Close()
@@ -174,9 +174,9 @@ func (s *server) loaded(a *loader.Agent, owned bool, err error) {
 	close(s.ready)
 }
 
-// open runs Options.Open and publishes its outcome.
+// open runs the Opener source's open function and publishes its outcome.
 func (s *server) open(ctx context.Context) {
-	a, err := s.opts.Open(ctx)
+	a, err := s.opts.Source.open(ctx)
 	if err != nil {
 		s.log.Error("the agent file failed to load; requests that need it will fail until it is fixed", "err", err)
 		err = fmt.Errorf("loading the agent: %w", err)
@@ -190,7 +190,7 @@ func (s *server) open(ctx context.Context) {
 // hash, if any; nil when there is none to open. A failure only costs the
 // head start, so it is logged, not returned.
 func (s *server) prepareRouter(ctx context.Context) *router.Prepared {
-	h := s.opts.Head
+	h := s.opts.Source.head
 	if h == nil || h.ContentHash == "" {
 		return nil
 	}

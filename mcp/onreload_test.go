@@ -23,7 +23,7 @@ func TestOnReload(t *testing.T) {
 	outcomes := make(chan error, 8)
 	logs := &syncBuffer{}
 	ready := make(chan struct{})
-	s, err := NewServer(context.Background(), &Options{Open: open, Reopen: open, Changes: changes,
+	s, err := NewServer(context.Background(), &Options{Source: changing(open, changes),
 		Router: testRouterOptions(t), OnReload: func(err error) { outcomes <- err }, Ready: func() { close(ready) },
 		Logger: slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))})
 	if err != nil {
@@ -79,7 +79,7 @@ func TestMethods(t *testing.T) {
 	if !slices.IsSorted(got) {
 		t.Errorf("not sorted: %v", got)
 	}
-	s := newServer(&Options{Agent: openAda(t)})
+	s := newServer(&Options{Source: Loaded(openAda(t))})
 	want := []string{methodInitialized, methodCancelled}
 	for name := range s.methods {
 		want = append(want, name)

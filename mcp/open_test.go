@@ -31,14 +31,14 @@ func TestServeAnswersHandshakeWhileLoading(t *testing.T) {
 		t.Fatal(err)
 	}
 	release := make(chan struct{})
-	h := serveHarness(t, &Options{Head: head, Open: func(ctx context.Context) (*loader.Agent, error) {
+	h := serveHarness(t, &Options{Source: Opener(func(ctx context.Context) (*loader.Agent, error) {
 		select {
 		case <-release:
 		case <-ctx.Done():
 			return nil, ctx.Err()
 		}
 		return loader.Open("testdata/ada.3md", nil)
-	}})
+	}, head)})
 	h.in.Write([]byte(initLine + listLine))
 	l, ok := h.next(replyWait)
 	if !ok {
@@ -73,9 +73,9 @@ func TestServeAnswersHandshakeWhileLoading(t *testing.T) {
 // returns the load error at EOF.
 func TestServeLoadFailure(t *testing.T) {
 	bad := errors.New("line 12: bad directive")
-	h := serveHarness(t, &Options{Open: func(context.Context) (*loader.Agent, error) {
+	h := serveHarness(t, &Options{Source: Opener(func(context.Context) (*loader.Agent, error) {
 		return nil, bad
-	}})
+	}, nil)})
 	h.in.Write([]byte(initLine + listLine + callLine))
 	got := h.byID(3, replyWait)
 	if !strings.Contains(got["1"], `"error"`) || !strings.Contains(got["1"], "-32603") || !strings.Contains(got["1"], "line 12: bad directive") {
@@ -105,10 +105,10 @@ func TestServeLateLoadFailure(t *testing.T) {
 	bad := errors.New("line 90001: bad directive")
 	release := make(chan struct{})
 	head := &loader.Head{Name: "broken", Identity: "# Broken", IdentityKnown: true}
-	h := serveHarness(t, &Options{Head: head, Open: func(context.Context) (*loader.Agent, error) {
+	h := serveHarness(t, &Options{Source: Opener(func(context.Context) (*loader.Agent, error) {
 		<-release
 		return nil, bad
-	}})
+	}, head)})
 	h.in.Write([]byte(initLine))
 	got := h.byID(1, replyWait)
 	if !strings.Contains(got["1"], `"agent3md:broken"`) {
@@ -155,9 +155,7 @@ func TestServePreparesRoutingCache(t *testing.T) {
 
 	var logs strings.Builder
 	var mu sync.Mutex
-	h := serveHarness(t, &Options{
-		Head:   &loader.Head{Name: "ada", ContentHash: hash},
-		Open:   func(context.Context) (*loader.Agent, error) { return loader.Open("testdata/ada.3md", nil) },
+	h := serveHarness(t, &Options{Source: Opener(func(context.Context) (*loader.Agent, error) { return loader.Open("testdata/ada.3md", nil) }, &loader.Head{Name: "ada", ContentHash: hash}),
 		Router: ro,
 		Logger: slog.New(slog.NewTextHandler(&lockedWriter{w: &logs, mu: &mu}, nil)),
 	})
@@ -195,14 +193,14 @@ func (l *lockedWriter) Write(p []byte) (int, error) {
 // instructions are the real identity, never a guess.
 func TestServeWaitsForIdentity(t *testing.T) {
 	release := make(chan struct{})
-	h := serveHarness(t, &Options{Head: &loader.Head{Name: "ada"}, Open: func(ctx context.Context) (*loader.Agent, error) {
+	h := serveHarness(t, &Options{Source: Opener(func(ctx context.Context) (*loader.Agent, error) {
 		select {
 		case <-release:
 		case <-ctx.Done():
 			return nil, ctx.Err()
 		}
 		return loader.Open("testdata/ada.3md", nil)
-	}})
+	}, &loader.Head{Name: "ada"})})
 	h.in.Write([]byte(initLine))
 	if l, ok := h.next(200 * time.Millisecond); ok {
 		t.Fatalf("initialize answered before the identity was known: %s", l)
@@ -219,8 +217,7 @@ func TestServeWaitsForIdentity(t *testing.T) {
 // index have loaded, and only once.
 func TestServeReady(t *testing.T) {
 	ready := make(chan struct{}, 2)
-	h := serveHarness(t, &Options{Head: &loader.Head{Name: "ada", IdentityKnown: true},
-		Open:  func(context.Context) (*loader.Agent, error) { return loader.Open("testdata/ada.3md", nil) },
+	h := serveHarness(t, &Options{Source: Opener(func(context.Context) (*loader.Agent, error) { return loader.Open("testdata/ada.3md", nil) }, &loader.Head{Name: "ada", IdentityKnown: true}),
 		Ready: func() { ready <- struct{}{} },
 	})
 	select {

@@ -38,7 +38,7 @@ func (f *fakeNotifier) Notify(_ context.Context, method string, params any) erro
 func TestRouteWaitSendsProgress(t *testing.T) {
 	a := openAda(t)
 	for _, token := range []string{`"tok-1"`, `7`, ``} {
-		s := newServer(&Options{Agent: a})
+		s := newServer(&Options{Source: Loaded(a)})
 		report := s.firstRouting.reporter(nil)
 		fake := &fakeNotifier{ch: make(chan struct{}, 8)}
 		params := map[string]json.RawMessage{}
@@ -118,7 +118,7 @@ func TestServeSendsBuildProgress(t *testing.T) {
 	outR, outW := io.Pipe()
 	done := make(chan error, 1)
 	go func() {
-		done <- Serve(context.Background(), inR, outW, &Options{Agent: a, Router: &router.Options{CacheDir: t.TempDir()}})
+		done <- Serve(context.Background(), inR, outW, &Options{Source: Loaded(a), Router: &router.Options{CacheDir: t.TempDir()}})
 		outW.Close()
 	}()
 	out := bufio.NewReader(outR)

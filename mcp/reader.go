@@ -25,10 +25,6 @@ type reader struct {
 	initRead bool
 }
 
-// DefaultMaxLineBytes bounds one incoming stdio line (terminator excluded)
-// when Options.MaxLineBytes is zero.
-const DefaultMaxLineBytes = 4 << 20
-
 // errLineTooLong is what readLine reports for a line over the bound; the
 // rest of that line has already been discarded.
 var errLineTooLong = errors.New("line too long")
@@ -41,10 +37,9 @@ type lineReader struct {
 	buf     []byte // the line being assembled, at most maxLine+2 bytes
 }
 
+// newLineReader reads lines of at most maxLine bytes (Options.MaxLineBytes,
+// its default applied by Options.withDefaults).
 func newLineReader(in io.Reader, maxLine int) *lineReader {
-	if maxLine <= 0 {
-		maxLine = DefaultMaxLineBytes
-	}
 	return &lineReader{r: bufio.NewReaderSize(in, 64<<10), maxLine: maxLine}
 }
 

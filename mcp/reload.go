@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"strconv"
 	"time"
@@ -15,10 +14,10 @@ import (
 )
 
 // Live reload (docs/protocol.md §9, docs/reload.md): the server watches
-// what Options.Watch names (internal/watch: an agent file's directory, or
-// every directory of skill folders' trees), or takes its caller's signals
-// on Options.Changes, once a change has settled; it then opens the new
-// generation with Options.Reopen, off the request path, builds its routing
+// what Options.Source.Changes names (internal/watch: an agent file's
+// directory, or every directory of skill folders' trees), or takes its
+// caller's signals, once a change has settled; it then opens the new
+// generation with the Changes' reopen function, off the request path, builds its routing
 // index, and swaps the whole generation in at once. Requests already running
 // finish on the generation they started with. A generation that fails to open
 // leaves the last good one serving, and the reason is logged. Then every
@@ -27,18 +26,13 @@ import (
 // changed, and the same through open 2026-07-28 subscriptions/listen
 // requests; open change streams (HTTP GET) get the list_changed.
 
-// openWatch starts the watcher Options.Watch names, whose signals feed
-// the reload loop; without it the loop reads Options.Changes.
+// openWatch starts the watcher Options.Source.Changes names (WatchFile,
+// WatchFolders), whose signals feed the reload loop; with Signals the loop
+// reads the caller's channel instead.
 func (s *server) openWatch() error {
-	w := s.opts.Watch
-	if w == nil {
+	w := &s.opts.Source.Changes
+	if w.signals != nil || w.reopen == nil {
 		return nil
-	}
-	switch {
-	case s.opts.Changes != nil:
-		return errors.New("mcp: Options.Watch and Options.Changes are both set; give one source of change signals")
-	case s.opts.Reopen == nil:
-		return errors.New("mcp: Options.Watch needs Options.Reopen to open each new version")
 	}
 	var (
 		watcher *watch.Watcher
@@ -46,12 +40,10 @@ func (s *server) openWatch() error {
 	)
 	wo := &watch.Options{Logger: s.log}
 	switch {
-	case len(w.Folders) > 0:
-		watcher, err = watch.NewTree(w.Folders, wo)
-	case w.File != "":
-		watcher, err = watch.New(w.File, wo)
+	case len(w.folders) > 0:
+		watcher, err = watch.NewTree(w.folders, wo)
 	default:
-		return errors.New("mcp: Options.Watch names no file and no folder")
+		watcher, err = watch.New(w.file, wo)
 	}
 	if err != nil {
 		return err
@@ -110,7 +102,7 @@ func (s *server) stopWatch() {
 // are those of the generation in force (a touch, or an editor's no-op save).
 func (s *server) reload(ctx context.Context) {
 	started := time.Now()
-	a, err := s.opts.Reopen(ctx)
+	a, err := s.opts.Source.Changes.reopen(ctx)
 	if err != nil {
 		if ctx.Err() == nil {
 			s.log.Error("the agent file changed but its new version cannot be served; the last good version keeps serving", "err", err)

@@ -54,7 +54,7 @@ func startReloadRig(t *testing.T) *reloadRig {
 	r := &reloadRig{path: path, changes: make(chan struct{}, 1), logs: &syncBuffer{}}
 	open := func(context.Context) (*loader.Agent, error) { return openVersion(path) }
 	r.harness = serveHarness(t, &Options{
-		Open: open, Reopen: open, Changes: r.changes,
+		Source: changing(open, r.changes),
 		Logger: slog.New(slog.NewTextHandler(r.logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
 	})
 	return r
@@ -203,7 +203,7 @@ func TestVersionsNeverMix(t *testing.T) {
 	writeByRename(t, path, agentText(1))
 	open := func(context.Context) (*loader.Agent, error) { return loader.Open(path, nil) }
 	changes := make(chan struct{}, 1)
-	S, err := NewServer(context.Background(), &Options{Open: open, Reopen: open, Changes: changes, Router: testRouterOptions(t)})
+	S, err := NewServer(context.Background(), &Options{Source: changing(open, changes), Router: testRouterOptions(t)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -280,7 +280,7 @@ func TestDigestsMatchWithinAVersion(t *testing.T) {
 	writeByRename(t, path, agentText(1))
 	open := func(context.Context) (*loader.Agent, error) { return openVersion(path) }
 	changes := make(chan struct{}, 1)
-	S, err := NewServer(context.Background(), &Options{Open: open, Reopen: open, Changes: changes, Router: testRouterOptions(t)})
+	S, err := NewServer(context.Background(), &Options{Source: changing(open, changes), Router: testRouterOptions(t)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -356,7 +356,7 @@ func TestStartDuringASave(t *testing.T) {
 	writeByRename(t, path, "---\n3md: 1.0\n---\n@plane z=1 label=\"x\" kind=skill triggers=\"a\" inputs=\"\"\"\n")
 	open := func(context.Context) (*loader.Agent, error) { return openVersion(path) }
 	changes := make(chan struct{}, 1)
-	h := serveHarness(t, &Options{Open: open, Reopen: open, Changes: changes})
+	h := serveHarness(t, &Options{Source: changing(open, changes)})
 	r := &reloadRig{harness: h, path: path, changes: changes}
 	r.send(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_skill","arguments":{"name":"beta"}}}`)
 	r.collect(`"id":1`, `could not be loaded`)
@@ -403,7 +403,7 @@ func TestSkillPastExtensionLimits(t *testing.T) {
 	}
 	defer a.Close()
 	logs := &syncBuffer{}
-	s := newServer(&Options{Agent: a, Logger: slog.New(slog.NewTextHandler(logs, nil))})
+	s := newServer(&Options{Source: Loaded(a), Logger: slog.New(slog.NewTextHandler(logs, nil))})
 	sess := newSession(nil)
 	var page struct {
 		Skills []testSkillEntry
@@ -462,7 +462,7 @@ func TestSubscriptionsBounded(t *testing.T) {
 	if !sess.subscribe("skill://s0/SKILL.md") {
 		t.Error("renewing a held subscription was refused")
 	}
-	s := newServer(&Options{Agent: openAda(t)})
+	s := newServer(&Options{Source: Loaded(openAda(t))})
 	uris := make([]string, maxSubscriptions+1)
 	for i := range uris {
 		uris[i] = fmt.Sprintf("skill://s%d/SKILL.md", i)
@@ -482,7 +482,7 @@ func TestSubscriptionsBounded(t *testing.T) {
 // later request that needs a handler is still answered; and a session
 // holds at most maxListens open listens.
 func TestListenHoldsNoHandlerSlot(t *testing.T) {
-	r := &reloadRig{harness: serveHarness(t, &Options{Agent: openAda(t), MaxInFlight: 1})}
+	r := &reloadRig{harness: serveHarness(t, &Options{Source: Loaded(openAda(t)), MaxInFlight: 1})}
 	meta := `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}`
 	for i := 0; i < maxListens; i++ {
 		r.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":"L%d","method":"subscriptions/listen","params":{%s,"notifications":{"toolsListChanged":true}}}`, i, meta))

@@ -97,7 +97,7 @@ func TestDigestsMatchReads(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer a.Close()
-			s := newServer(&Options{Agent: a})
+			s := newServer(&Options{Source: Loaded(a)})
 			sess := newSession(nil)
 			listed := map[string]int64{}
 			var cursor *string
@@ -202,7 +202,7 @@ func TestDigestsMatchReads(t *testing.T) {
 // TestSkillURIsNeverPaths: URIs are looked up by key; anything that is not
 // a served shape is unknown, whatever it spells.
 func TestSkillURIsNeverPaths(t *testing.T) {
-	s := newServer(&Options{Agent: openAda(t)})
+	s := newServer(&Options{Source: Loaded(openAda(t))})
 	sess := newSession(nil)
 	for _, uri := range []string{
 		"skill://commit/../commit/SKILL.md", "skill://commit/./SKILL.md", "skill://commit//SKILL.md",
@@ -227,7 +227,7 @@ func TestPromptXMLListedOnlyWhenReadable(t *testing.T) {
 		bound  int
 		listed bool
 	}{{DefaultMaxAnswerBytes, true}, {2000, false}} {
-		s := newServer(&Options{Agent: a, MaxAnswerBytes: tt.bound})
+		s := newServer(&Options{Source: Loaded(a), MaxAnswerBytes: tt.bound})
 		sess := newSession(nil)
 		b, err := rpc(t, s, sess, methodResourcesList, nil)
 		if err != nil {
@@ -274,7 +274,7 @@ func TestReadAnswersCachedPerVersion(t *testing.T) {
 // TestPromptArgumentsMustBeStrings: prompts/get arguments are strings, and
 // the error says so rather than only "an object".
 func TestPromptArgumentsMustBeStrings(t *testing.T) {
-	s := newServer(&Options{Agent: openAda(t)})
+	s := newServer(&Options{Source: Loaded(openAda(t))})
 	_, err := rpc(t, s, newSession(nil), methodPromptsGet, map[string]any{"name": "commit", "arguments": map[string]any{"message": 5}})
 	if err == nil || !strings.Contains(err.Error(), "params.arguments must be an object of string values") {
 		t.Errorf("prompts/get with a number argument: %v", err)

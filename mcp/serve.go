@@ -4,22 +4,24 @@ import (
 	"context"
 	"errors"
 	"io"
-	"log/slog"
 	"time"
 )
 
 // Serve speaks MCP over newline-delimited JSON-RPC on in and out until in
 // reaches EOF (it returns once every in-flight response is written, and,
-// with Options.Open, once the agent has loaded: nil, or the load error) or
+// with an Opener source, once the agent has loaded: nil, or the load error) or
 // ctx is cancelled (it returns nil at once; a Read blocked on in is left to
 // the process's exit). A read or write failure is returned. The agent
-// (with Options.Open) and the routing index load in the background: the
+// (from an Opener source) and the routing index load in the background: the
 // handshake is answered before they are ready, and requests that need them
 // wait. It is the stdio transport over the shared server: one connection,
 // one session.
 func Serve(ctx context.Context, in io.Reader, out io.Writer, opts *Options) error {
-	if opts == nil || (opts.Agent == nil && opts.Open == nil) {
-		return errors.New("mcp: Serve needs Options.Agent or Options.Open (open the agent file with loader.Open)")
+	if opts == nil {
+		return errors.New("mcp: Serve needs Options with a Source (mcp.Loaded or mcp.Opener)")
+	}
+	if err := opts.Source.check(); err != nil {
+		return err
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -30,9 +32,9 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, opts *Options) erro
 	stop := s.start(ctx)
 	defer stop()
 
-	c := newConn(ctx, s, in, out, opts)
-	if opts.onConn != nil {
-		opts.onConn(c)
+	c := newConn(ctx, s, in, out)
+	if testHooks.conn != nil {
+		testHooks.conn(opts, c)
 	}
 	s.attach(c.sess)
 	defer s.detach(c.sess)
@@ -60,31 +62,30 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, opts *Options) erro
 	}
 }
 
+// newServer builds the server for opts, with its defaults applied
+// (Options.withDefaults); opts.Source has been checked.
 func newServer(opts *Options) *server {
-	log := opts.Logger
-	if log == nil {
-		log = slog.New(slog.NewTextHandler(io.Discard, nil))
-	}
+	o := opts.withDefaults()
 	s := &server{
-		opts:         opts,
+		opts:         o,
 		ready:        make(chan struct{}),
-		log:          log,
+		log:          o.Logger,
 		methods:      map[string]methodSpec{},
 		firstRouting: newRouterState(),
 		sessions:     map[*session]bool{},
-		reloads:      opts.Changes, // or the watcher's, once openWatch starts it
+		reloads:      o.Source.Changes.signals, // or the watcher's, once openWatch starts it
 	}
 	s.register(servedFeatures...)
-	if len(opts.testMethods) > 0 {
-		s.register(&feature{name: "test", methods: opts.testMethods})
+	if testHooks.server != nil {
+		testHooks.server(opts, s)
 	}
-	if opts.Agent != nil {
-		s.loaded(opts.Agent, false, nil)
+	if a := o.Source.agent; a != nil {
+		s.loaded(a, false, nil)
 	}
 	return s
 }
 
-// start loads the agent (with Options.Open) and builds its routing index
+// start loads the agent (from an Opener source) and builds its routing index
 // in the background, and logs the file's validation findings. The
 // returned stop cancels what still runs and releases the agent generation in
 // force; it waits a bounded time for the findings to be logged and for an
@@ -92,7 +93,7 @@ func newServer(opts *Options) *server {
 func (s *server) start(parent context.Context) (stop func()) {
 	outer := parent // cancelled by the caller (a signal), not by stop
 	ctx, cancel := context.WithCancel(parent)
-	if s.opts.Agent == nil {
+	if s.opts.Source.agent == nil {
 		go s.open(ctx)
 	}
 	findingsDone := make(chan struct{})

@@ -57,7 +57,7 @@ type server struct {
 	changes changeStreams
 
 	// reloads are the signals the reload loop reads: the watcher's, or
-	// Options.Changes.
+	// the caller's (Signals).
 	reloads   <-chan struct{}
 	watcher   *watch.Watcher
 	watchMu   sync.Mutex
@@ -207,20 +207,19 @@ type feature struct {
 	methods  map[string]methodSpec
 }
 
+// testHooks, set only by this package's tests (hooks_test.go), see a
+// server and a connection as they are built, keyed by the Options they
+// were built from: tests add methods that block until told, and reach
+// inside a connection. Nil in the binary.
+var testHooks struct {
+	server func(opts *Options, s *server)
+	conn   func(opts *Options, c *conn)
+}
+
 // watching reports whether the agent is reloaded when its file changes.
-func (s *server) watching() bool { return s.reloads != nil && s.opts.Reopen != nil }
+func (s *server) watching() bool { return s.reloads != nil && s.opts.Source.Changes.reopen != nil }
 
 // maxAnswerBytes is the bound on one tool answer.
 func (s *server) maxAnswerBytes() int {
-	if s.opts.MaxAnswerBytes > 0 {
-		return s.opts.MaxAnswerBytes
-	}
-	return DefaultMaxAnswerBytes
+	return s.opts.MaxAnswerBytes
 }
-
-// DefaultMaxAnswerBytes is the default bound on one tool answer
-// (Options.MaxAnswerBytes): 4 MiB, well under the 10 MB a TypeScript SDK
-// client reads in one line. list_skills pages to stay under it; any other
-// tool answer that would pass it becomes a tool error saying what to ask
-// for instead.
-const DefaultMaxAnswerBytes = 4 << 20

@@ -70,8 +70,8 @@ func TestCancelAppliedInReadOrder(t *testing.T) {
 		`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"a"}}` + "\n" +
 		`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"7"}}` + "\n" +
 		`{"jsonrpc":"2.0","id":2,"method":"test/release"}` + "\n"
-	opts := &Options{Agent: openAda(t), testMethods: testMethods()}
-	c := newConn(context.Background(), newServer(opts), strings.NewReader(""), io.Discard, opts)
+	opts := withMethods(&Options{Source: Loaded(openAda(t))}, testMethods())
+	c := newConn(context.Background(), newServer(opts), strings.NewReader(""), io.Discard)
 	c.maxInFlight = 0
 	for _, l := range strings.Split(strings.TrimSpace(in), "\n") {
 		c.accept([]byte(l))
@@ -258,7 +258,7 @@ func TestServeContextCancel(t *testing.T) {
 	defer inW.Close()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	opts := &Options{Agent: a, Router: testRouterOptions(t), testMethods: testMethods()}
+	opts := withMethods(&Options{Source: Loaded(a), Router: testRouterOptions(t)}, testMethods())
 	go func() { done <- Serve(ctx, inR, io.Discard, opts) }()
 	io.WriteString(inW, `{"jsonrpc":"2.0","id":1,"method":"test/wait"}`+"\n")
 	// A request that ignores its context (CPU-bound work) must not hold
@@ -284,7 +284,7 @@ func TestServeContextCancel(t *testing.T) {
 func TestServeNeedsAgent(t *testing.T) {
 	for _, opts := range []*Options{nil, {}} {
 		if err := Serve(context.Background(), strings.NewReader(""), io.Discard, opts); err == nil {
-			t.Errorf("Serve(%v) = nil, want an error naming Options.Agent", opts)
+			t.Errorf("Serve(%v) = nil, want an error naming Options.Source", opts)
 		}
 	}
 }
@@ -297,7 +297,7 @@ func (failWriter) Write([]byte) (int, error) { return 0, errors.New("broken pipe
 func TestServeReportsWriteFailure(t *testing.T) {
 	a := openAda(t)
 	in := strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping"}` + "\n")
-	err := Serve(context.Background(), in, failWriter{}, &Options{Agent: a, Router: testRouterOptions(t)})
+	err := Serve(context.Background(), in, failWriter{}, &Options{Source: Loaded(a), Router: testRouterOptions(t)})
 	if err == nil || !strings.Contains(err.Error(), "broken pipe") {
 		t.Errorf("Serve = %v, want the write failure", err)
 	}
@@ -310,7 +310,7 @@ func TestServeMaxInFlight(t *testing.T) {
 	a := openAda(t)
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
-	opts := &Options{Agent: a, Router: testRouterOptions(t), testMethods: testMethods(), MaxInFlight: 2}
+	opts := withMethods(&Options{Source: Loaded(a), Router: testRouterOptions(t), MaxInFlight: 2}, testMethods())
 	done := make(chan error, 1)
 	go func() { done <- Serve(context.Background(), inR, outW, opts); outW.Close() }()
 	lines := make(chan string, 8)

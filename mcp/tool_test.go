@@ -108,7 +108,7 @@ func TestExampleAnswersMatchSchemas(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		s := newServer(&Options{Agent: a})
+		s := newServer(&Options{Source: Loaded(a)})
 		call := func(tool *toolDef, args map[string]any) {
 			wire, _ := callTool(t, s, tool.name, args)
 			checkAnswer(t, filepath.Base(file)+" "+tool.name, tool, wire)
@@ -198,7 +198,7 @@ func TestToolsDeclareInline(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer a.Close()
-	s := newServer(&Options{Agent: a})
+	s := newServer(&Options{Source: Loaded(a)})
 	call := func(name string) map[string]json.RawMessage {
 		return map[string]json.RawMessage{"name": json.RawMessage(`"` + name + `"`), "arguments": json.RawMessage(`{"text":"commit"}`)}
 	}

@@ -168,7 +168,7 @@ func startServer(t *testing.T, agentFile string, opts *Options) *harness {
 	if opts == nil {
 		opts = &Options{}
 	}
-	opts.Agent = a
+	opts.Source = Loaded(a)
 	return serveHarness(t, opts)
 }
 
@@ -180,7 +180,7 @@ func serveHarness(t *testing.T, opts *Options) *harness {
 	if opts.Router == nil {
 		opts.Router = testRouterOptions(t)
 	}
-	opts.testMethods = testMethods()
+	withMethods(opts, testMethods())
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
 	h := &harness{t: t, in: inW, lines: make(chan string, 1024), done: make(chan error, 1)}

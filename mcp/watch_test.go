@@ -11,13 +11,15 @@ import (
 	"github.com/agent3md/agent3md/loader"
 )
 
-// watchedServer starts a server that watches what w names, reopening it
-// with open; reloads reports each reload's outcome.
-func watchedServer(t *testing.T, w *Watch, open func(context.Context) (*loader.Agent, error)) (*Server, <-chan error) {
+// watchedServer starts a server opened by open that watches what
+// changes names; reloads reports each reload's outcome.
+func watchedServer(t *testing.T, changes Changes, open OpenFunc) (*Server, <-chan error) {
 	t.Helper()
 	reloads := make(chan error, 8)
+	src := Opener(open, nil)
+	src.Changes = changes
 	S, err := NewServer(context.Background(), &Options{
-		Open: open, Reopen: open, Watch: w, Router: testRouterOptions(t),
+		Source: src, Router: testRouterOptions(t),
 		OnReload: func(err error) { reloads <- err },
 	})
 	if err != nil {
@@ -45,7 +47,8 @@ func awaitReload(t *testing.T, reloads <-chan error) {
 func TestWatchFile(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "agent.3md")
 	writeByRename(t, path, agentText(1))
-	S, reloads := watchedServer(t, &Watch{File: path}, func(context.Context) (*loader.Agent, error) { return openVersion(path) })
+	open := func(context.Context) (*loader.Agent, error) { return openVersion(path) }
+	S, reloads := watchedServer(t, WatchFile(path, open), open)
 	if !S.srv.watching() {
 		t.Fatal("a watched server does not say it watches")
 	}
@@ -76,7 +79,7 @@ func TestWatchFolders(t *testing.T) {
 	open := func(ctx context.Context) (*loader.Agent, error) {
 		return loader.OpenFolders(ctx, []string{root}, &loader.FolderOptions{NoRescan: true})
 	}
-	S, reloads := watchedServer(t, &Watch{Folders: []string{root}, File: "ignored"}, open)
+	S, reloads := watchedServer(t, WatchFolders([]string{root}, open), open)
 	if err := S.srv.awaitLoad(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -94,12 +97,11 @@ func TestCloseStopsWatcher(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "agent.3md")
 	writeByRename(t, path, agentText(1))
-	for _, w := range []*Watch{{File: path}, {Folders: []string{dir}}} {
-		S, err := NewServer(context.Background(), &Options{
-			Open:   func(context.Context) (*loader.Agent, error) { return openVersion(path) },
-			Reopen: func(context.Context) (*loader.Agent, error) { return openVersion(path) },
-			Watch:  w, Router: testRouterOptions(t),
-		})
+	open := func(context.Context) (*loader.Agent, error) { return openVersion(path) }
+	for _, w := range []Changes{WatchFile(path, open), WatchFolders([]string{dir}, open)} {
+		src := Opener(open, nil)
+		src.Changes = w
+		S, err := NewServer(context.Background(), &Options{Source: src, Router: testRouterOptions(t)})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -122,8 +124,9 @@ func TestCloseStopsWatcher(t *testing.T) {
 	}
 }
 
-// TestWatchOptionsRefused: Watch without Reopen, beside Changes, or naming
-// nothing is refused by NewServer and Serve, not served without reloads.
+// TestWatchOptionsRefused: an empty Source, Changes without a reopen
+// function, or naming nothing are refused by NewServer and Serve, not
+// served without reloads.
 func TestWatchOptionsRefused(t *testing.T) {
 	open := func(context.Context) (*loader.Agent, error) { return openAda(t), nil }
 	for _, tt := range []struct {
@@ -131,9 +134,11 @@ func TestWatchOptionsRefused(t *testing.T) {
 		opts Options
 		want string
 	}{
-		{"no reopen", Options{Open: open, Watch: &Watch{File: "testdata/ada.3md"}}, "needs Options.Reopen"},
-		{"with changes", Options{Open: open, Reopen: open, Watch: &Watch{File: "testdata/ada.3md"}, Changes: make(chan struct{})}, "both set"},
-		{"nothing named", Options{Open: open, Reopen: open, Watch: &Watch{}}, "names no file and no folder"},
+		{"empty source", Options{}, "Source is empty"},
+		{"no reopen", Options{Source: watched(open, WatchFile("testdata/ada.3md", nil))}, "no reopen function"},
+		{"no signals", Options{Source: watched(open, Signals(nil, open))}, "names no file, no folder and no signals"},
+		{"nothing named", Options{Source: watched(open, WatchFile("", open))}, "names no file, no folder and no signals"},
+		{"no folders", Options{Source: watched(open, WatchFolders(nil, open))}, "names no file, no folder and no signals"},
 	} {
 		opts := tt.opts
 		if _, err := NewServer(context.Background(), &opts); err == nil || !strings.Contains(err.Error(), tt.want) {
@@ -143,5 +148,30 @@ func TestWatchOptionsRefused(t *testing.T) {
 		if err := Serve(context.Background(), strings.NewReader(""), &strings.Builder{}, &opts); err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("%s: Serve = %v, want %q", tt.name, err, tt.want)
 		}
+	}
+}
+
+// watched is a source opened by open whose changes c names.
+func watched(open OpenFunc, c Changes) Source {
+	s := Opener(open, nil)
+	s.Changes = c
+	return s
+}
+
+// TestWithDefaults: every unset field gets its default in one place, set
+// fields are kept, and the caller's Options are not written to.
+func TestWithDefaults(t *testing.T) {
+	var zero Options
+	o := zero.withDefaults()
+	if o.Version != "dev" || o.MaxLineBytes != DefaultMaxLineBytes || o.MaxInFlight != DefaultMaxInFlight ||
+		o.MaxPendingBytes != DefaultMaxPendingBytes || o.MaxAnswerBytes != DefaultMaxAnswerBytes || o.Logger == nil {
+		t.Errorf("defaults: %+v", o)
+	}
+	if zero.Version != "" || zero.Logger != nil {
+		t.Errorf("withDefaults wrote to its receiver: %+v", zero)
+	}
+	set := Options{Version: "v1", MaxLineBytes: 1, MaxInFlight: 2, MaxPendingBytes: 3, MaxAnswerBytes: 4}
+	if o := set.withDefaults(); o.Version != "v1" || o.MaxLineBytes != 1 || o.MaxInFlight != 2 || o.MaxPendingBytes != 3 || o.MaxAnswerBytes != 4 {
+		t.Errorf("set fields changed: %+v", o)
 	}
 }

@@ -222,7 +222,7 @@ func TestEmittedMessagesOverHTTP(t *testing.T) {
 	r := startReloadRig(t)
 	r.finish()
 	changes := make(chan struct{}, 1)
-	S, ts := httpServer(t, &Options{Open: openPathFunc(r.path), Reopen: openPathFunc(r.path), Changes: changes})
+	S, ts := httpServer(t, &Options{Source: changing(openPathFunc(r.path), changes)})
 	// A request that needs the skills waits for the first load: version 1
 	// must be served before it is replaced, or the edit is its first load.
 	if _, loaded := post(t, ts.URL, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_skill","arguments":{"name":"alpha"}}}`, nil); !strings.Contains(loaded, "Alpha body of version 1") {
@@ -326,7 +326,7 @@ func TestProgressShape(t *testing.T) {
 // request of its own.
 func TestTellStatelessSession(t *testing.T) {
 	changes := make(chan struct{})
-	s := newServer(&Options{Agent: openAda(t), Changes: changes, Reopen: func(context.Context) (*loader.Agent, error) { return nil, errors.New("unused") }})
+	s := newServer(&Options{Source: loadedChanging(openAda(t), changes, func(context.Context) (*loader.Agent, error) { return nil, errors.New("unused") })})
 	for _, tt := range []struct{ stateless, changeEvents bool }{{false, false}, {true, false}, {true, true}} {
 		var lines []string
 		sess := newSession(funcNotifier(func(line []byte) { lines = append(lines, string(line)) }))

@@ -33,7 +33,7 @@ func agentHandler(t *testing.T, file string) *mcp.Server {
 	}
 	t.Cleanup(func() { ag.Close() })
 	S, err := mcp.NewServer(context.Background(), &mcp.Options{
-		Agent:   ag,
+		Source:  mcp.Loaded(ag),
 		Router:  &router.Options{CacheDir: t.TempDir(), NoCache: true},
 		Version: "test",
 		// cmd supplies the projection behind agent3md://manifest.

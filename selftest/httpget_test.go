@@ -46,7 +46,9 @@ func TestRunOverHTTPWatchedAgent(t *testing.T) {
 		t.Fatal(err)
 	}
 	open := func(context.Context) (*loader.Agent, error) { return loader.Open(path, nil) }
-	S, err := mcp.NewServer(context.Background(), &mcp.Options{Open: open, Reopen: open, Changes: make(chan struct{}),
+	source := mcp.Opener(open, nil)
+	source.Changes = mcp.Signals(make(chan struct{}), open)
+	S, err := mcp.NewServer(context.Background(), &mcp.Options{Source: source,
 		Router: &router.Options{CacheDir: t.TempDir(), NoCache: true}, Version: "test",
 		Projection: func(context.Context, *loader.Agent) ([]byte, error) { return []byte(`{"schema":"agent3md/1"}`), nil }})
 	if err != nil {

@@ -3,7 +3,6 @@ package skillsdir
 import (
 	"context"
 	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -12,6 +11,8 @@ import (
 	"path/filepath"
 	"strings"
 	"unicode/utf8"
+
+	filedigest "github.com/agent3md/agent3md/internal/digest" // skillsdir has a digest func of its own (sync.go)
 )
 
 // readAttempts bounds how often a read starts over because the file or
@@ -125,7 +126,7 @@ func (s *Skill) content(i int, data []byte) *Content {
 		sum = &v
 		s.sums[i].Store(sum)
 	}
-	ct := &Content{Skill: s, File: f, Data: data, MIME: f.MIME, Digest: "sha256:" + hex.EncodeToString(sum[:])}
+	ct := &Content{Skill: s, File: f, Data: data, MIME: f.MIME, Digest: filedigest.Sum(*sum)}
 	ct.Text = utf8.Valid(data) && !strings.ContainsRune(string(data), 0)
 	if ct.Text && f.MIME == mimeBinary {
 		ct.MIME = mimeText
@@ -155,7 +156,7 @@ func (c *Catalog) Digest(ctx context.Context, name, rel string) (string, *Skill,
 	if s, ok := c.Skill(name); ok {
 		if i, ok := s.file(rel); ok {
 			if sum := s.sums[i].Load(); sum != nil && c.unchanged(s, i) {
-				return "sha256:" + hex.EncodeToString(sum[:]), s, nil
+				return filedigest.Sum(*sum), s, nil
 			}
 		}
 	}
@@ -202,7 +203,7 @@ func (c *Catalog) digests(ctx context.Context, s *Skill) ([]string, error) {
 	out := make([]string, len(s.Files))
 	for i, f := range s.Files {
 		if sum := s.sums[i].Load(); sum != nil && c.unchanged(s, i) {
-			out[i] = "sha256:" + hex.EncodeToString(sum[:])
+			out[i] = filedigest.Sum(*sum)
 			continue
 		}
 		ct, err := c.ReadFile(ctx, s.Name, f.Path)

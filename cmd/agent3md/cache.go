@@ -52,14 +52,14 @@ func (a *app) maintainCache(ag *loader.Agent) {
 	if err != nil {
 		return // refused earlier, in checkCacheFlags
 	}
-	if err := cachedir.Use(dir, hash, agentSource(ag), max); err != nil {
+	if err := cachedir.Use(dir, hash, cacheSource(ag), max); err != nil {
 		fmt.Fprintf(a.stderr, "agent3md: warning: pruning the cache %s: %v\n", dir, err)
 	}
 }
 
-// agentSource names ag for the cache's record: its file, or its skill
+// cacheSource names ag for the cache's record: its file, or its skill
 // folders, made absolute so the record means the same from anywhere.
-func agentSource(ag *loader.Agent) cachedir.Source {
+func cacheSource(ag *loader.Agent) cachedir.Source {
 	paths := ag.Folders()
 	if len(paths) == 0 {
 		paths = []string{ag.Path()}

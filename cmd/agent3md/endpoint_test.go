@@ -29,7 +29,7 @@ func TestEndpointSlug(t *testing.T) {
 	a.cache.noCache = true
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	sv, err := a.openServed(ctx, []string{one, two}, servedOptions{noWatch: true, logger: slog.New(slog.NewTextHandler(io.Discard, nil)), folders: &folderFlags{maxDepth: 4, maxFileBytes: 1 << 20}})
+	sv, err := a.openServed(ctx, []string{one, two}, servedOptions{flags: &serverFlags{noWatch: true, folders: folderFlags{maxDepth: 4, maxFileBytes: 1 << 20}}, logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	if err != nil {
 		t.Fatalf("two agents with Chinese titles cannot be served together: %v", err)
 	}

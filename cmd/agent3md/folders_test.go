@@ -208,7 +208,7 @@ func openServedFixture(t *testing.T) *servedAgents {
 	ff := &folderFlags{maxDepth: 4, maxFileBytes: 1 << 20}
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
-	sv, err := a.openServed(ctx, []string{devtools, dir}, servedOptions{logger: slog.New(slog.NewTextHandler(io.Discard, nil)), folders: ff})
+	sv, err := a.openServed(ctx, []string{devtools, dir}, servedOptions{logger: slog.New(slog.NewTextHandler(io.Discard, nil)), flags: &serverFlags{folders: *ff}})
 	if err != nil {
 		sv.Close()
 		t.Fatal(err)

@@ -63,6 +63,14 @@ func checkRange(name string, v, lo, hi int64) error {
 	return nil
 }
 
+// checkDefaultRange is checkRange with the flag's default in the error.
+func checkDefaultRange(name string, v, lo, hi int64, def string) error {
+	if err := checkRange(name, v, lo, hi); err != nil {
+		return ioError(fmt.Errorf("%w (default %s)", err, def))
+	}
+	return nil
+}
+
 // limitsHelp is the 'agent3md help limits' topic.
 func (a *app) limitsHelp() *cobra.Command {
 	var b strings.Builder

@@ -1,6 +1,12 @@
 // Command agent3md loads an agent3md/1 file and serves its skills: over MCP
 // (agent3md mcp agent.3md), or from the command line (route, get, resolve,
 // run, export, …). Run `agent3md --help` for the list.
+//
+// Each command lives in the file named for it (mcp.go, serve.go,
+// selftest.go, parse.go, validate.go, get.go, …), its helpers beside it
+// under the same prefix (selftesthttp.go, serveready.go, mcphint.go); the
+// flags the two serving commands share are serverflags.go's, and root.go
+// wires the commands together and opens agents for them.
 package main
 
 import (

@@ -84,10 +84,10 @@ func openRegular(path string) (*os.File, error) {
 	return f, nil
 }
 
-// agentSource resolves an agent file argument to a path to read and the
+// agentPath resolves an agent file argument to a path to read and the
 // name messages use: "-" becomes a temporary copy of standard input (at
 // most --max-bytes of it), removed when the command ends.
-func (a *app) agentSource(arg string) (path, name string, err error) {
+func (a *app) agentPath(arg string) (path, name string, err error) {
 	if arg != stdinArg {
 		if err := checkAgentPath(arg); err != nil {
 			return "", "", err

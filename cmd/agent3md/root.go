@@ -232,7 +232,7 @@ func (a *app) routerOptions(ag *loader.Agent) *router.Options {
 
 // open loads an agent for the commands that serve it.
 func (a *app) open(arg string) (*loader.Agent, error) {
-	path, name, err := a.agentSource(arg)
+	path, name, err := a.agentPath(arg)
 	if err != nil {
 		return nil, err
 	}
@@ -250,7 +250,7 @@ func (a *app) open(arg string) (*loader.Agent, error) {
 // version), and a file being written is waited for, not served half-done
 // (loader.OpenStable).
 func (a *app) openVersion(arg string) (*loader.Agent, error) {
-	path, name, err := a.agentSource(arg)
+	path, name, err := a.agentPath(arg)
 	if err != nil {
 		return nil, err
 	}
@@ -285,7 +285,7 @@ func (a *app) scanNote(path, name string) (done func()) {
 // head reads the start of an agent file for the mcp command's handshake,
 // with open's checks and exit codes.
 func (a *app) head(arg string) (*loader.Head, error) {
-	path, name, err := a.agentSource(arg)
+	path, name, err := a.agentPath(arg)
 	if err != nil {
 		return nil, err
 	}

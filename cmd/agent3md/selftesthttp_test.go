@@ -38,7 +38,7 @@ func selftestHTTPS(t *testing.T) (url, caFile string) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { ag.Close() })
-	S, err := mcp.NewServer(context.Background(), &mcp.Options{Agent: ag, Version: "test", Projection: projectionJSON,
+	S, err := mcp.NewServer(context.Background(), &mcp.Options{Source: mcp.Loaded(ag), Version: "test", Projection: projectionJSON,
 		Router: &router.Options{CacheDir: t.TempDir(), NoCache: true}})
 	if err != nil {
 		t.Fatal(err)
@@ -156,7 +156,7 @@ func TestSelftestAgainstHTTPD(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer ag.Close()
-	S, err := mcp.NewServer(context.Background(), &mcp.Options{Agent: ag, Version: "test", Projection: projectionJSON,
+	S, err := mcp.NewServer(context.Background(), &mcp.Options{Source: mcp.Loaded(ag), Version: "test", Projection: projectionJSON,
 		Router: &router.Options{CacheDir: t.TempDir(), NoCache: true}})
 	if err != nil {
 		t.Fatal(err)

@@ -4,399 +4,266 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/agent3md/agent3md/internal/bytesize"
-	"github.com/agent3md/agent3md/internal/memlimit"
 	"log/slog"
+	"net/http"
 	"os"
+	"os/signal"
 	"strings"
-	"time"
+	"syscall"
 
 	"github.com/spf13/cobra"
 
-	"github.com/agent3md/agent3md/agentfile"
+	"github.com/agent3md/agent3md/internal/bytesize"
+	"github.com/agent3md/agent3md/internal/httpd"
+	"github.com/agent3md/agent3md/internal/memlimit"
+	"github.com/agent3md/agent3md/internal/metrics"
 	"github.com/agent3md/agent3md/loader"
 	"github.com/agent3md/agent3md/mcp"
-	client "github.com/agent3md/agent3md/mcpclient"
-	"github.com/agent3md/agent3md/router"
-	"github.com/agent3md/agent3md/selftest"
 )
 
-func (a *app) mcpCmd() *cobra.Command {
+// serveCmd is `agent3md serve`: the same protocol core as `mcp`, over
+// stateless Streamable HTTP, one endpoint per agent (docs/http.md).
+func (a *app) serveCmd() *cobra.Command {
 	var (
-		maxMessage  int
-		maxInFlight int
-		maxPending  int64
-		maxAnswer   int
-		logLevel    string
-		logFormat   string
-		memLimit    string
-		noWatch     bool
-		folders     folderFlags
+		o          httpd.Options
+		def        string
+		allowOrig  []string
+		allowHosts []string
+		sf         serverFlags
 	)
 	c := &cobra.Command{
-		Use:   "mcp FILE | mcp DIR...",
-		Short: "Serve the agent's skills over MCP on stdin/stdout (what an MCP client launches)",
-		Long: `mcp serves FILE to one MCP client over stdio: newline-delimited JSON-RPC on
-stdin and stdout, logs on stderr. It speaks the legacy handshake revisions
-(2024-11-05 … 2025-11-25) and the stateless 2026-07-28 revision on the same
-connection. It offers the tools list_skills, route_skill, get_skill,
-resolve_skill and fill_skill; every skill as an Agent Skills directory of
-skill:// resources (SKILL.md, references, _manifest) and through the skills
-extension (skills/list, skills/get); a prompt per skill; and completion.
-The file is watched: a saved change is reloaded whole and announced to the
-client (--no-watch turns this off). It exits 0 when stdin closes.
+		Use:   "serve FILE|DIR...",
+		Short: "Serve agents over MCP Streamable HTTP, for a team or an HTTP-only client",
+		Long: `serve serves each FILE at /mcp/<agent-slug> over stateless Streamable HTTP
+(and at /mcp when there is one agent, or the one named by --default): every
+protocol revision, the tools, skill resources, prompts, the skills extension
+and completion, with live reload — the same core as 'agent3md mcp'. A DIR
+is a folder of Agent Skills folders served as one agent (named by its
+AGENT.md, else the folder); --claude-skills and the like add that user
+folder as one more agent when it exists (docs/skill-folders.md §10).
 
-Instead of a file, mcp serves Agent Skills folders: each DIR (and, with
---claude-skills, --cursor-skills, --codex-skills or --agents-skills, that
-user folder if it exists) is searched for folders holding a SKILL.md, and
-all of them are served as one agent, every file of a skill byte for byte
-(docs/skill-folders.md §10). Skill names must be unique across the
-folders. The folders are watched: a change re-scans them.
-
-Point a client at it with the command "agent3md" and the arguments
-["mcp", "/absolute/path/to/agent.3md"].`,
-		Example: `  agent3md mcp examples/devtools.3md
-  claude mcp add devtools -- agent3md mcp "$PWD/examples/devtools.3md"
-  agent3md mcp --claude-skills ./skills`,
+It binds 127.0.0.1:8765 unless told otherwise. A non-loopback --addr needs a
+bearer token (--token-file FILE, one per line, or AGENT3MD_TOKEN) unless
+--insecure is given. --tls-cert and --tls-key turn on HTTPS. SIGHUP reloads
+the token file and the certificate; SIGINT and SIGTERM finish the requests in
+flight, then stop (a second one stops at once). /healthz answers probes
+without authentication; /metrics gives Prometheus metrics behind the token,
+or on --metrics-addr without one.`,
+		Example: `  agent3md serve examples/devtools.3md
+  AGENT3MD_TOKEN=s3cret agent3md serve --addr 0.0.0.0:8765 --tls-cert cert.pem --tls-key key.pem examples/*.3md`,
 		Args: args(cobra.ArbitraryArgs),
-		RunE: func(c *cobra.Command, args []string) error {
-			level, err := parseLevel(logLevel)
+		RunE: func(c *cobra.Command, files []string) error {
+			files = append(files, sf.folders.existing(a.stderr)...)
+			if len(files) == 0 {
+				return ioError(fmt.Errorf("serve needs an agent FILE or a skills DIR (or --claude-skills and the like for a folder that exists)\nusage: %s", c.UseLine()))
+			}
+			logger, mem, err := sf.start(a)
 			if err != nil {
 				return err
 			}
-			// Each bound is checked against its stated range: 0 or a
-			// negative --max-in-flight or --max-answer-bytes was taken
-			// silently as the default.
-			for _, b := range []struct {
-				name           string
-				v, lo, hi, def int64
-				unit           string
-			}{
-				{"max-in-flight", int64(maxInFlight), 1, maxInFlightCeiling, mcp.DefaultMaxInFlight, ""},
-				{"max-pending-bytes", maxPending, 1, maxPendingCeiling, mcp.DefaultMaxPendingBytes, "64 MiB"},
-				{"max-answer-bytes", int64(maxAnswer), minAnswerBytes, maxAnswerCeiling, mcp.DefaultMaxAnswerBytes, "4 MiB"},
-			} {
-				if err := checkRange(b.name, b.v, b.lo, b.hi); err != nil {
-					def := fmt.Sprint(b.def)
-					if b.unit != "" {
-						def += ", " + b.unit
-					}
-					return ioError(fmt.Errorf("%w (default %s)", err, def))
-				}
-			}
-			logger, err := newLogger(a.stderr, level, logFormat)
-			if err != nil {
-				return err
-			}
-			mem, err := memlimit.Parse(memLimit)
-			if err != nil {
+			if err := o.Check(); err != nil {
 				return ioError(err)
 			}
-			hintTarget := "" // the file or folder mcpWaitHint names
-			// serve runs the server with what both sources share.
-			serve := func(opts *mcp.Options) error {
-				opts.Router, opts.Version = a.serveRouterOptions(), buildVersion().Version
-				opts.MaxLineBytes, opts.MaxInFlight, opts.MaxPendingBytes, opts.MaxAnswerBytes = maxMessage, maxInFlight, maxPending, maxAnswer
-				opts.Logger, opts.Projection = logger, projectionJSON
-				opts.Ready = func() { mem.Apply(logger); mcpWaitHint(a.stderr, a.stdin, hintTarget) }
-				opts.IndexBuild = mem.IndexBuild
-				err := mcp.Serve(c.Context(), a.stdin, a.rawStdout, opts) // the protocol stream, never rewritten
-				if err != nil && c.Context().Err() == nil {
-					var ex *exitError
-					if errors.As(err, &ex) {
-						return err // a load error, already classified
-					}
-					return ioError(err)
-				}
-				return nil
+			if o.MaxAnswerMemory < int64(sf.maxAnswer) {
+				return ioError(fmt.Errorf("--max-answer-memory %d is less than --max-answer-bytes %d: one answer of the largest size could never be sent; raise --max-answer-memory", o.MaxAnswerMemory, sf.maxAnswer))
 			}
-			src, err := a.mcpSources(args, &folders)
-			if err != nil {
-				return err
+			// Deferred first, so it ends last: a stop that hangs anywhere
+			// below is still ended by a second signal or the grace.
+			stops, endStops := httpd.WatchStopSignals(logger, o.ShutdownTimeout, func() { os.Exit(exitUsage) })
+			defer endStops()
+			// SIGHUP is caught from here on: one sent while the agents
+			// load (or just as the server starts listening) is a reload
+			// once it serves, not the signal's default, which ends the
+			// process.
+			hup := make(chan os.Signal, 1)
+			signal.Notify(hup, syscall.SIGHUP)
+			defer signal.Stop(hup)
+			if tok := strings.TrimSpace(os.Getenv(httpd.TokenEnv)); tok != "" {
+				o.Tokens = append(o.Tokens, tok)
 			}
-			if hintTarget = src.file; hintTarget == "" && len(src.folders) > 0 {
-				hintTarget = src.folders[0]
-			}
-			if src.file == "" {
-				if err := a.checkServeArgs(c, "", maxMessage); err != nil {
-					return err
-				}
-				a.useCache = true
-				opts := &mcp.Options{}
-				// The handshake is answered from AGENT.md while the
-				// folders are scanned.
-				if head, err := loader.FolderHead(src.folders, &loader.FolderOptions{MaxFileBytes: folders.maxFileBytes}); err == nil {
-					opts.Head = head
-				}
-				opts.Open = func(ctx context.Context) (*loader.Agent, error) {
-					ag, err := a.openFolders(ctx, src.folders, &folders)
-					if err != nil {
-						return nil, err
-					}
-					a.maintainCache(ag)
-					logger.Info("agent3md serving skill folders over stdio", "agent", ag.Info().Name, "skills", len(ag.Info().Skills), "folders", strings.Join(ag.Folders(), ", "), "version", buildVersion().Version)
-					return ag, nil
-				}
-				if !noWatch {
-					opts.Watch = &mcp.Watch{Folders: src.folders}
-					opts.Reopen = func(ctx context.Context) (*loader.Agent, error) {
-						return a.openFolders(ctx, src.folders, &folders)
-					}
-				}
-				return serve(opts)
-			}
-			args = []string{src.file}
-			if err := a.checkServeArgs(c, args[0], maxMessage); err != nil {
-				return err
-			}
+			o.AllowOrigins, o.AllowHosts, o.Logger = allowOrig, allowHosts, logger
+			// Metrics count from the first agent opened (its reloads) to
+			// the end (docs/http.md §13).
+			m := metrics.New(metrics.Options{Methods: mcp.Methods(), Version: buildVersion().Version, Logger: logger})
+			o.Observer, o.Metrics = m, m.Handler()
 			a.useCache = true
-			head, err := a.serveHead(args[0], logger)
+			ctx := c.Context()
+			sv, err := a.openServed(ctx, files, servedOptions{def: def, flags: &sf, maxBody: o.MaxBodyBytes, logger: logger, onAgent: m.AddAgent, mem: mem})
 			if err != nil {
+				sv.Close() // what opened before the failure
 				return err
 			}
-			opener := a.open
-			opts := &mcp.Options{}
-			if !noWatch {
-				// Each settled change reloads one whole version.
-				opener = a.openVersion
-				opts.Watch = &mcp.Watch{File: args[0]}
-				opts.Reopen = func(context.Context) (*loader.Agent, error) { return a.openVersion(args[0]) }
+			defer sv.Close()
+			servers, endpoints := sv.servers, sv.ep
+			// Loaded: from here the footprint is the agents plus what
+			// clients make the server hold, which the heap limit keeps
+			// close to what it holds (internal/memlimit) rather than twice that.
+			restoreMem := mem.ApplyUntilReturn(logger)
+			defer restoreMem()
+			srv, err := httpd.New(&o, endpoints)
+			if err != nil {
+				return ioError(credentialFlagError(err))
 			}
-			open := func(context.Context) (*loader.Agent, error) {
-				ag, err := opener(args[0])
-				if err != nil {
-					return nil, err
-				}
-				catalog := "scanned"
-				if ag.CatalogCached() {
-					catalog = "from cache"
-				}
-				a.maintainCache(ag)
-				logger.Info("agent3md serving over stdio", "agent", ag.Info().Name, "skills", len(ag.Info().Skills), "file", args[0], "catalog", catalog, "version", buildVersion().Version)
-				return ag, nil
+			if err := m.WatchServer(srv); err != nil {
+				return ioError(err)
 			}
-			opts.Open, opts.Head = open, head
-			return serve(opts)
+			if err := srv.Listen(); err != nil {
+				return ioError(listenError(err, o.Addr))
+			}
+			logReady(logger, sv.ready, o.Addr, srv.Addr(), o.TLSCert != "")
+			stops.Serving()
+			logger.Info("agent3md serving over HTTP", "addr", srv.Addr().String(), "agents", len(servers), "tls", o.TLSCert != "", "version", buildVersion().Version)
+			go func() {
+				for {
+					select {
+					case <-ctx.Done():
+						return
+					case <-hup:
+						_ = srv.Reload() // it logs what it loaded or why it kept the old ones
+					}
+				}
+			}()
+			// Open listen streams are answered when the server stops, so
+			// graceful shutdown does not wait on them.
+			go func() {
+				<-ctx.Done()
+				for _, s := range servers {
+					s.Close()
+				}
+			}()
+			if err := srv.Serve(ctx); err != nil && !errors.Is(err, context.Canceled) {
+				return ioError(err)
+			}
+			return nil
 		},
 	}
-	bytesize.IntVar(c.Flags(), &maxMessage, "max-message-bytes", mcp.DefaultMaxLineBytes, fmt.Sprintf("longest JSON-RPC message (one line) accepted on stdin, in bytes (1 to %d; units B, KiB, MiB, GiB)", maxMessageCeiling))
-	c.Flags().IntVar(&maxInFlight, "max-in-flight", mcp.DefaultMaxInFlight, fmt.Sprintf("requests handled at once on their own goroutines; more wait in a queue while stdin is still read (1 to %d)", maxInFlightCeiling))
-	bytesize.Int64Var(c.Flags(), &maxPending, "max-pending-bytes", mcp.DefaultMaxPendingBytes, fmt.Sprintf("bytes of requests read but not answered plus answers not yet written; past it the server stops reading stdin until the client reads (1 to %d; units B, KiB, MiB, GiB)", int64(maxPendingCeiling)))
-	bytesize.IntVar(c.Flags(), &maxAnswer, "max-answer-bytes", mcp.DefaultMaxAnswerBytes, fmt.Sprintf("largest tool answer, in bytes: list_skills pages under it, and a larger answer is a tool error saying what to ask for instead (%d to %d; units B, KiB, MiB, GiB)", minAnswerBytes, maxAnswerCeiling))
-	c.Flags().BoolVar(&noWatch, "no-watch", false, "serve the file as loaded: do not watch it for changes (then the server declares no listChanged or subscribe)")
-	c.Flags().StringVar(&logLevel, "log-level", "info", "stderr log level: debug, info, warn or error")
-	addLogFormat(c.Flags(), &logFormat)
-	c.Flags().StringVar(&memLimit, "memory-limit", "auto", "Go soft memory limit once loaded: auto (follows the live heap plus a margin, so the footprint stays near what the agent needs), off (Go's default, or GOMEMLIMIT), or a size such as 512MiB")
-	a.addLimitFlags(c.Flags())
-	// --max-file-line-bytes was mcp's name for the agent file's line bound
-	// while its --max-line-bytes bounded a JSON-RPC message; kept so old
-	// client configurations still start, with a deprecation notice.
-	c.Flags().IntVar(&a.limits.MaxLineBytes, "max-file-line-bytes", agentfile.DefaultMaxLineBytes, "")
-	// Hidden, and warned about by hand: pflag's deprecation notice goes to
-	// the command's output, which for mcp is the protocol stream.
-	c.Flags().MarkHidden("max-file-line-bytes")
-	a.addCacheFlags(c.Flags())
-	folders.add(c.Flags())
+	f := c.Flags()
+	f.StringVar(&o.Addr, "addr", httpd.DefaultAddr, "host:port to listen on; a non-loopback address needs a token or --insecure")
+	f.StringVar(&def, "default", "", "the agent slug served at /mcp when there are several")
+	f.StringVar(&o.TokenFile, "token-file", "", "bearer tokens, one per line (# comments); also AGENT3MD_TOKEN; reloaded on SIGHUP")
+	f.BoolVar(&o.Insecure, "insecure", false, "allow a non-loopback --addr without any token (only behind an authenticating proxy)")
+	f.StringSliceVar(&allowOrig, "allow-origin", nil, "an Origin accepted besides loopback ones (repeatable; * for any)")
+	f.StringSliceVar(&allowHosts, "allow-host", nil, "a Host name accepted besides localhost, 127.0.0.1 and [::1] (repeatable), e.g. the public name behind a proxy")
+	f.StringVar(&o.TLSCert, "tls-cert", "", "PEM certificate for HTTPS (with --tls-key; TLS 1.2+; reloaded on SIGHUP)")
+	f.StringVar(&o.TLSKey, "tls-key", "", "PEM private key for HTTPS")
+	bytesize.Int64Var(f, &o.MaxCredentialBytes, "max-credential-bytes", httpd.DefaultMaxCredentialBytes, fmt.Sprintf("largest --token-file, --tls-cert or --tls-key (1 to %d; units B, KiB, MiB, GiB)", int64(httpd.MaxCredentialBytesCeiling)))
+	f.DurationVar(&o.CredentialTimeout, "credential-timeout", httpd.DefaultCredentialTimeout, "longest time to open and read one credential file, at start and on SIGHUP (a stalled mount is refused, not waited for)")
+	f.StringVar(&o.MetricsAddr, "metrics-addr", "", "serve /metrics on this host:port of its own, without a token (loopback unless --metrics-public), instead of on --addr behind the token")
+	f.BoolVar(&o.MetricsPublic, "metrics-public", false, "allow a non-loopback --metrics-addr (a firewall or network policy guards it)")
+	bytesize.Int64Var(f, &o.MaxBodyBytes, "max-body-bytes", httpd.DefaultMaxBodyBytes, fmt.Sprintf("largest request body (1 to %d; units B, KiB, MiB, GiB); past it the answer is 413", int64(httpd.MaxBodyBytesCeiling)))
+	bytesize.Int64Var(f, &o.MaxBodyMemory, "max-body-memory", httpd.DefaultMaxBodyMemory, fmt.Sprintf("bytes of request bodies held across all requests, from the first byte read to the request's end, at least --max-body-bytes (up to %d; units B, KiB, MiB, GiB); past it the answer is 503 with Retry-After", int64(httpd.MaxAnswerMemoryCeiling)))
+	f.IntVar(&o.MaxConcurrent, "max-concurrent", httpd.DefaultMaxConcurrent, "requests served at once; past it the answer is 503 with Retry-After")
+	bytesize.Int64Var(f, &o.MaxAnswerMemory, "max-answer-memory", httpd.DefaultMaxAnswerMemory, fmt.Sprintf("bytes of answers held for writing across all requests, at least --max-answer-bytes (up to %d; units B, KiB, MiB, GiB); past it the answer is 503 with Retry-After", int64(httpd.MaxAnswerMemoryCeiling)))
+	f.IntVar(&o.MaxStreams, "max-streams", httpd.DefaultMaxStreams, "subscriptions/listen streams open at once, besides --max-concurrent; past it the answer is 503")
+	f.DurationVar(&o.ShutdownTimeout, "shutdown-timeout", httpd.DefaultShutdownTimeout, "how long requests in flight may finish after SIGINT/SIGTERM")
+	f.DurationVar(&o.WriteTimeout, "write-timeout", httpd.DefaultWriteTimeout, "longest time to write one answer (event streams extend it as they go)")
+	a.addServerFlags(f, &sf, serverUsage{
+		maxAnswer: fmt.Sprintf("largest tool answer, in bytes, as for mcp (%d to %d; units B, KiB, MiB, GiB)", minAnswerBytes, maxAnswerCeiling),
+		noWatch:   "serve the files as loaded: do not watch them for changes",
+		memLimit:  "Go soft memory limit once loaded, as for mcp: auto (follows the live heap plus a margin), off (Go's default, or GOMEMLIMIT), or a size such as 512MiB",
+	})
 	return c
 }
 
-// checkServeArgs refuses what mcp cannot serve from and warns about the
-// old name of the file line bound.
-func (a *app) checkServeArgs(c *cobra.Command, file string, maxMessage int) error {
-	if err := noStdin("mcp", file, "it carries the protocol"); err != nil {
-		return err
-	}
-	if file != "" {
-		if st, err := os.Stat(file); err == nil && !st.IsDir() {
-			if err := checkServedPath(file); err != nil {
-				return err
-			}
+// credentialFlags name the flag of each kind of credential file.
+var credentialFlags = map[string]string{
+	httpd.KindTokenFile: "--token-file",
+	httpd.KindTLSCert:   "--tls-cert",
+	httpd.KindTLSKey:    "--tls-key",
+	httpd.KindCAFile:    "--ca-file",
+}
+
+// credentialFlagError words a credential file error with the flag that
+// named the file ("--token-file /run/tokens is a named pipe, …").
+func credentialFlagError(err error) error {
+	var ce *httpd.CredentialError
+	if errors.As(err, &ce) {
+		if flag, ok := credentialFlags[ce.Kind]; ok {
+			return fmt.Errorf("%s %s%s", flag, ce.Path, ce.Reason())
 		}
 	}
-	if c.Flags().Changed("max-file-line-bytes") {
-		fmt.Fprintln(a.stderr, "agent3md: warning: --max-file-line-bytes is deprecated: use --max-line-bytes (the agent file's line bound on every command); a JSON-RPC message is bounded by --max-message-bytes")
-	}
-	return checkRange("max-message-bytes", int64(maxMessage), 1, maxMessageCeiling)
+	return err
 }
 
-// maxMessageCeiling is the largest --max-message-bytes: one message is
-// held whole in memory.
-const maxMessageCeiling = 1 << 30
-
-// The ranges of mcp's other bounds. A handler goroutine per request in
-// flight; pending bytes and one answer are held in memory, like a message.
-// An answer bound under 1 KiB would leave room for no answer but the
-// error saying it is too small.
-const (
-	maxInFlightCeiling = 1 << 16
-	maxPendingCeiling  = 1 << 40
-	minAnswerBytes     = 1 << 10
-	maxAnswerCeiling   = 1 << 30
-)
-
-// serveRouterOptions are the index cache options for mcp; the server fills
-// in the content hash once the agent is loaded.
-func (a *app) serveRouterOptions() *router.Options {
-	// A cold index answers routes while bleve builds behind it
-	// (docs/architecture.md §5): a server's first route should not wait
-	// for a build its answer does not need.
-	o := &router.Options{NoCache: a.cache.noCache, Background: true}
-	if dir, err := a.cacheDir(); err == nil {
-		o.CacheDir = dir
-	} else {
-		o.NoCache = true
-	}
-	return o
+// servedOptions are serve's settings for the agents it opens.
+type servedOptions struct {
+	def     string // the slug served at /mcp
+	flags   *serverFlags
+	maxBody int64
+	logger  *slog.Logger
+	mem     memlimit.Limit
+	// onAgent, when set, is told each agent's slug and gives the hook
+	// its reloads report to (the metrics').
+	onAgent func(slug string) (onReload func(error))
 }
 
-func parseLevel(s string) (slog.Level, error) {
-	var l slog.Level
-	if err := l.UnmarshalText([]byte(s)); err != nil {
-		return 0, ioError(fmt.Errorf("--log-level %q: use debug, info, warn or error", s))
-	}
-	return l, nil
+// servedAgents is what openServed built: one protocol core per agent
+// (each watching its agent) and their endpoints.
+type servedAgents struct {
+	servers []*mcp.Server
+	ep      httpd.Endpoints
+	ready   []readyAgent // logged once the port is bound (logReady)
 }
 
-func (a *app) selftestCmd() *cobra.Command {
-	var (
-		server  string
-		asJSON  bool
-		timeout time.Duration
-		sample  int
-		remote  selftestHTTP
-	)
-	c := &cobra.Command{
-		Use:   "selftest [FILE | DIR]",
-		Short: "Drive an MCP server end to end and check every answer",
-		Long: `selftest spawns an MCP server — by default this binary's own
-'agent3md mcp FILE' (or a skills folder DIR), or any command given with --server — and drives it as a
-client: the legacy handshake and the 2026-07-28 discover, tools/list, every
-skill tool on every skill, error cases, robustness probes (malformed and
-oversized lines, bad ids, unknown methods) and a clean exit on EOF. It prints
-one line per check and exits 1 if any fails.
-
-With --url it drives a Streamable HTTP endpoint the same way instead of
-spawning anything, skips the stdio-only checks and adds the HTTP ones (405
-on GET, 202 for notifications, no session id, 403 for a foreign Origin,
-401 without the token). A FILE given with --url is the agent the endpoint
-serves: bodies are then compared with the library's.`,
-		Example: `  agent3md selftest examples/devtools.3md
-  agent3md selftest --server 'node ./reference-server.js agent.3md'
-  agent3md selftest --url http://127.0.0.1:8765/mcp
-  AGENT3MD_TOKEN=... agent3md selftest --url https://skills.example/mcp --ca-file ca.pem`,
-		Args: args(cobra.MaximumNArgs(1)),
-		RunE: func(c *cobra.Command, args []string) error {
-			if sample < 1 {
-				return ioError(fmt.Errorf("--sample %d: use a positive number of skills (default %d)", sample, selftest.DefaultSample))
-			}
-			opts := &selftest.Options{Timeout: timeout, Sample: sample}
-			if err := remote.apply(opts, server); err != nil {
-				return err
-			}
-			return a.selftest(c.Context(), args, server, asJSON, opts)
-		},
+// Close closes the servers; each stops its watcher before it returns, so
+// none logs into an output the command has left behind.
+func (s *servedAgents) Close() {
+	for _, srv := range s.servers {
+		srv.Close()
 	}
-	c.Flags().StringVar(&server, "server", "", "server command line to test instead of 'agent3md mcp FILE' (words split on spaces; quote a word with ' or \")")
-	c.Flags().DurationVar(&timeout, "timeout", selftest.DefaultTimeout, "how long each request may take (raise it for very large agents)")
-	c.Flags().BoolVar(&asJSON, "json", false, "print the report as JSON")
-	c.Flags().IntVar(&sample, "sample", selftest.DefaultSample, "how many skills the per-skill checks visit, spread evenly over the catalog (bounds the run on very large agents)")
-	remote.addFlags(c)
-	a.addLimitFlags(c.Flags())
-	return c
 }
 
-func (a *app) selftest(ctx context.Context, args []string, server string, asJSON bool, opts *selftest.Options) error {
-	switch {
-	case opts.URL != "" && len(args) == 1:
-		closeAgent, err := a.selftestExpect(ctx, args[0], opts)
+// openServed opens every agent (so a broken file stops the start with its
+// reason, before anything listens) and builds one protocol core and one
+// endpoint each, named by the agent's slug.
+func (a *app) openServed(ctx context.Context, files []string, so servedOptions) (*servedAgents, error) {
+	def, maxBody, logger, ff := so.def, so.maxBody, so.logger, &so.flags.folders
+	sv := &servedAgents{ep: httpd.Endpoints{Agents: map[string]http.Handler{}, Default: def}}
+	from := map[string]string{}
+	for _, file := range files {
+		if err := noStdin("serve", file, "each agent is served from its own file"); err != nil {
+			return sv, err
+		}
+		// A directory is a skills folder, served as one agent.
+		openVersion := a.openVersion
+		if fi, err := os.Stat(file); err == nil && fi.IsDir() {
+			root := file
+			openVersion = func(string) (*loader.Agent, error) { return a.openFolders(ctx, []string{root}, ff) }
+		}
+		ag, err := openVersion(file)
 		if err != nil {
-			return err
+			return sv, err
 		}
-		defer closeAgent()
-	case opts.URL != "":
-	case server != "":
-		words, err := client.SplitCommand(server)
-		if err != nil {
-			return ioError(fmt.Errorf("--server: %w", err))
+		slug := ag.EndpointSlug()
+		if prev, dup := from[slug]; dup {
+			ag.Close()
+			return sv, ioError(fmt.Errorf("%s and %s both name an agent %q (endpoint /mcp/%s): give one a different title (or `agent:` key) in its frontmatter", prev, file, slug, slug))
 		}
-		opts.Command = words
-	case len(args) == 1:
-		if err := noStdin("selftest", args[0], "the server it starts reads the agent file by path"); err != nil {
-			return err
-		}
-		var open func() (*loader.Agent, error)
-		if fi, err := os.Stat(args[0]); err == nil && fi.IsDir() {
-			// A skills folder: the server serves it as skill folders.
-			open = func() (*loader.Agent, error) {
-				ag, err := loader.OpenFolders(ctx, args[:1], nil)
-				if err != nil {
-					return nil, ioError(err)
-				}
-				return ag, nil
-			}
+		from[slug] = file
+		name, skills := ag.Info().Name, ag.SkillCount()
+		// The first version is the one opened here to name the endpoint;
+		// the server owns it from now on, and opens each new one.
+		src := mcp.Opener(func(context.Context) (*loader.Agent, error) { return ag, nil }, nil)
+		reopen := func(context.Context) (*loader.Agent, error) { return openVersion(file) }
+		if roots := ag.Folders(); len(roots) > 0 {
+			src.Changes = so.flags.watch(mcp.WatchFolders(roots, reopen))
 		} else {
-			if err := checkServedPath(args[0]); err != nil {
-				return err
-			}
-			open = func() (*loader.Agent, error) { return a.open(args[0]) }
+			src.Changes = so.flags.watch(mcp.WatchFile(file, reopen))
 		}
-		self, err := os.Executable()
+		opts := a.serverOptions(so.flags, src, logger.With("agent", slug), so.mem)
+		if so.onAgent != nil {
+			opts.OnReload = so.onAgent(slug)
+		}
+		s, err := mcp.NewServer(ctx, opts)
 		if err != nil {
-			return ioError(fmt.Errorf("cannot find this binary to spawn it: %w", err))
+			ag.Close() // never handed to the server
+			return sv, ioError(err)
 		}
-		opts.Command = []string{self, "mcp", args[0]}
-		// Our own server: hold its answers to what the library says.
-		ag, err := open()
-		if err != nil {
-			return err
-		}
-		defer ag.Close()
-		expectFrom(ctx, ag, opts)
-	default:
-		return ioError(fmt.Errorf("selftest needs an agent FILE, --server 'CMD ARGS...' or --url URL"))
+		sv.servers = append(sv.servers, s)
+		sv.ep.Agents[slug] = s.HTTPHandler(&mcp.HTTPOptions{MaxBodyBytes: maxBody,
+			OnMethod: func(r *http.Request, m string) { httpd.SetMCPMethod(r.Context(), m) },
+			OnStream: httpd.StartStream, ReserveAnswer: httpd.ReserveAnswer, Draining: httpd.Draining})
+		sv.ready = append(sv.ready, readyAgent{name: name, slug: slug, file: file, skills: skills})
 	}
-	report, err := selftest.Run(ctx, opts)
-	if err != nil {
-		return ioError(err)
-	}
-	if asJSON {
-		err = report.WriteJSON(a.stdout)
-	} else {
-		err = report.WriteText(a.stdout)
-	}
-	if err != nil {
-		return ioError(err)
-	}
-	if !report.OK() {
-		return silent(exitInvalid)
-	}
-	return nil
-}
-
-// headMinBytes is the size from which mcp answers the handshake from the
-// head of the agent file while the rest loads. A smaller file loads in tens
-// of milliseconds, so its handshake waits for the load and can answer a
-// broken file with the reason, wherever in the file the error sits.
-const headMinBytes = 8 << 20
-
-// serveHead reads the head of a large agent file for an early handshake;
-// nil for a small one. A head that is invalid is left to the load, which
-// finds the same error and answers the handshake with it: the client hears
-// why, instead of seeing the server exit. Path and I/O errors still stop
-// the start.
-func (a *app) serveHead(arg string, logger *slog.Logger) (*loader.Head, error) {
-	path, _, err := a.agentSource(arg)
-	if err != nil {
-		return nil, err
-	}
-	if fi, err := os.Stat(path); err != nil || fi.Size() < headMinBytes {
-		return nil, nil // a stat error reaches the load, which reports it
-	}
-	head, err := a.head(arg)
-	var ex *exitError
-	if errors.As(err, &ex) && ex.code == exitInvalid {
-		logger.Debug("the head of the agent file is invalid; the handshake will answer the load error", "err", err)
-		return nil, nil
-	}
-	return head, err
+	return sv, nil
 }

@@ -249,7 +249,7 @@ func checkServe(t *testing.T, root, rule string, sev skillsdir.Severity) {
 	a := &app{stderr: io.Discard, stdout: io.Discard}
 	a.cache.noCache = true
 	ff := &folderFlags{maxDepth: skillsdir.DefaultMaxDepth, maxFileBytes: skillsdir.DefaultMaxFileBytes}
-	sv, err := a.openServed(context.Background(), []string{root}, servedOptions{noWatch: true, logger: slog.New(slog.NewTextHandler(lockedWriter{&mu, &log}, nil)), folders: ff})
+	sv, err := a.openServed(context.Background(), []string{root}, servedOptions{flags: &serverFlags{noWatch: true, folders: *ff}, logger: slog.New(slog.NewTextHandler(lockedWriter{&mu, &log}, nil))})
 	if err != nil {
 		sv.Close()
 		t.Fatalf("serve: %v", err)

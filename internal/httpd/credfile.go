@@ -69,8 +69,8 @@ func (o *Options) credLimits() credLimits {
 // fs.ErrNotExist).
 var (
 	// ErrNotRegular: the path names a pipe, a device, a socket or a
-	// directory.
-	ErrNotRegular = errors.New("not a regular file")
+	// directory (filekind's, so one errors.Is test holds everywhere).
+	ErrNotRegular = filekind.ErrNotRegular
 	// ErrCredentialTooLarge: the file is over Options.MaxCredentialBytes.
 	ErrCredentialTooLarge = errors.New("credential file too large")
 	// ErrCredentialTimeout: opening or reading the file did not finish
