@@ -133,7 +133,20 @@ check(toolNames === "list_skills route_skill get_skill resolve_skill fill_skill"
 // get_skill and resolve_skill answer Markdown as text alone, with no
 // outputSchema: hosts that see structured content show the model that
 // instead of the text (docs/protocol.md §4). The other tools keep theirs.
-const textOnly = new Set(["get_skill", "resolve_skill"]);
+// route_skill, get_skill and resolve_skill answer with text alone
+// (docs/protocol.md §4): hosts hand the model a structured copy instead of
+// the text when there is one.
+const textOnly = new Set(["route_skill", "get_skill", "resolve_skill"]);
+
+// routed reads route_skill's text: the skill names its lines lead with
+// ("name  (score N; …)"), none for "no skill matched"; and checks that no
+// structured copy came with it.
+function routed(res, what) {
+  check(res.structuredContent === undefined, what, "route_skill answered structured content beside its text");
+  const text = res.content[0].text;
+  if (text === "no skill matched") return [];
+  return text.split("\n").map((line) => line.split("  (")[0]);
+}
 for (const t of tools.tools) {
   check(Boolean(t.outputSchema) !== textOnly.has(t.name), "tools/list",
     textOnly.has(t.name) ? `${t.name} declares an outputSchema` : `${t.name} has no outputSchema, so its results go unchecked`);
@@ -179,16 +192,16 @@ for (const s of skills) {
   }
   if (s.triggers.length > 0) {
     const r = await tool("route_skill", { text: s.triggers.join(", "), limit: 0 });
-    check(r.structuredContent.matches.some((m) => m.name === s.name), `route_skill ${s.name}'s triggers`,
-      `${s.name} is not among ${r.structuredContent.matches.map((m) => m.name).join(", ")}`);
+    const names = routed(r, `route_skill ${s.name}'s triggers`);
+    check(names.includes(s.name), `route_skill ${s.name}'s triggers`, `${s.name} is not among ${names.join(", ")}`);
   }
   const words = s.description.split(/\s+/).filter(Boolean).slice(0, 8).join(" ");
   if (words) await tool("route_skill", { text: words, mode: "ranked", limit: 3 });
   await tool("route_skill", { text: s.name, mode: "spec" });
 }
 const nonsense = await tool("route_skill", { text: "zzqx vvkw" });
-check(nonsense.structuredContent.matches.length === 0, "route_skill nonsense",
-  `matched ${nonsense.structuredContent.matches.map((m) => m.name).join(", ")}`);
+check(routed(nonsense, "route_skill nonsense").length === 0, "route_skill nonsense",
+  `matched ${routed(nonsense, "route_skill nonsense").join(", ")}`);
 await tool("route_skill", { text: "what will the weather be like in Lisbon next Tuesday" });
 await tool("route_skill", { text: "what will the weather be like in Lisbon next Tuesday", mode: "spec" });
 
