@@ -34,13 +34,8 @@ const errRunaway = "the test's server stopped answering after 20000 requests"
 func (h *hostile) serve(t *testing.T) string {
 	t.Helper()
 	return newHTTPServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		var m wireMsg
-		if err := json.NewDecoder(r.Body).Decode(&m); err != nil {
-			http.Error(w, "bad json", http.StatusBadRequest)
-			return
-		}
-		if len(m.ID) == 0 {
-			w.WriteHeader(http.StatusAccepted)
+		m, ok := readCall(w, r)
+		if !ok {
 			return
 		}
 		w.Header().Set("Content-Type", "application/json")

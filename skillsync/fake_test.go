@@ -404,13 +404,8 @@ func newHTTPServer(t *testing.T, h http.Handler) string {
 func (f *fake) serveHTTP(t *testing.T) string {
 	t.Helper()
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		var m wireMsg
-		if err := json.NewDecoder(r.Body).Decode(&m); err != nil {
-			http.Error(w, "bad json", http.StatusBadRequest)
-			return
-		}
-		if len(m.ID) == 0 {
-			w.WriteHeader(http.StatusAccepted)
+		m, ok := readCall(w, r)
+		if !ok {
 			return
 		}
 		w.Header().Set("Content-Type", "application/json")
@@ -459,4 +454,19 @@ func (f *fake) serveStdio(r io.Reader, w io.Writer, notify <-chan struct{}) {
 		}
 		write(f.answer(m))
 	}
+}
+
+// readCall reads one JSON-RPC message a fake HTTP server was posted: a
+// request comes back to be answered; bad JSON gets 400 and a
+// notification 202 here, and ok is false.
+func readCall(w http.ResponseWriter, r *http.Request) (m wireMsg, ok bool) {
+	if err := json.NewDecoder(r.Body).Decode(&m); err != nil {
+		http.Error(w, "bad json", http.StatusBadRequest)
+		return m, false
+	}
+	if len(m.ID) == 0 {
+		w.WriteHeader(http.StatusAccepted)
+		return m, false
+	}
+	return m, true
 }

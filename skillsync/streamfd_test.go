@@ -2,7 +2,6 @@ package skillsync
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"os"
@@ -18,13 +17,8 @@ func (f *fake) holdStreams(t *testing.T) string {
 	t.Helper()
 	quit := make(chan struct{})
 	url := newHTTPServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		var m wireMsg
-		if err := json.NewDecoder(r.Body).Decode(&m); err != nil {
-			http.Error(w, "bad json", http.StatusBadRequest)
-			return
-		}
-		if len(m.ID) == 0 {
-			w.WriteHeader(http.StatusAccepted)
+		m, ok := readCall(w, r)
+		if !ok {
 			return
 		}
 		w.Header().Set("Content-Type", "text/event-stream")
