@@ -44,6 +44,8 @@ var routingSets = []struct {
 	{"testdata/routing-folders-blind3.json", "held-out, blind round 3 (2026-11-28)"},
 	{"routing-kefu-blind4.json", "held-out, blind round 3 (2026-11-28)"},
 	{"routing-blind7.json", "held-out, blind round 3 (2026-11-28)"},
+	{"testdata/routing-folders-blind4.json", "held-out, blind round 4 (2026-11-29)"},
+	{"testdata/routing-kefu-blind5.json", "held-out, blind round 4 (2026-11-29)"},
 }
 
 // TestRoutingTable prints, with -routing.table, one Markdown row per
