@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/agent3md/agent3md/agentfile"
+	"github.com/agent3md/agent3md/skillsdir/skillmd"
 )
 
 // metaString returns the string metadata key of a skill's frontmatter.
@@ -148,7 +149,7 @@ func reproducedTop(k string, v any) bool {
 	str, isStr := v.(string)
 	switch k {
 	case "description":
-		return isStr && str == strings.Join(strings.Fields(str), " ") && utf8.RuneCountInString(str) <= maxDescription && utf8.ValidString(str)
+		return isStr && str == strings.Join(strings.Fields(str), " ") && utf8.RuneCountInString(str) <= skillmd.MaxDescription && utf8.ValidString(str)
 	case "license", "compatibility", "argument-hint", "model", "effort":
 		return isStr && str != "" && str == strings.TrimSpace(str)
 	case "disable-model-invocation", "user-invocable":

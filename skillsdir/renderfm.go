@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/agent3md/agent3md/agentfile"
+	"github.com/agent3md/agent3md/skillsdir/skillmd"
 )
 
 // renderedFM is the ordered content of a SKILL.md frontmatter.
@@ -97,9 +98,9 @@ func (d *Doc) frontmatter(i int) renderedFM {
 	if d := strings.Join(strings.Fields(clean(pl.Attributes.Value("description"))), " "); d != "" {
 		// The whole Agent Skills description, which the body's first
 		// paragraph holds only to docs/format.md §5's 500 characters.
-		f.description = Clip(d, maxDescription)
+		f.description = Clip(d, skillmd.MaxDescription)
 	}
-	if ed, ok := extra["description"].(string); ok && utf8.RuneCountInString(ed) <= maxDescription &&
+	if ed, ok := extra["description"].(string); ok && utf8.RuneCountInString(ed) <= skillmd.MaxDescription &&
 		strings.Join(strings.Fields(clean(ed)), " ") == f.description {
 		f.description = clean(ed) // line breaks and spacing as written
 	}
@@ -172,7 +173,7 @@ func (d *Doc) metadata(s *agentfile.Skill, pl *agentfile.Plane, extra map[string
 func sameMeta(k, kept, v string) bool {
 	switch k {
 	case "triggers":
-		return strings.Join(splitTriggers(kept), ", ") == v
+		return strings.Join(skillmd.SplitTriggers(kept), ", ") == v
 	case "inputs":
 		return FormatInputs(agentfile.ParseInputs(kept)) == v
 	case "z":

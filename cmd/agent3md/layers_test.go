@@ -23,7 +23,8 @@ const module = "github.com/agent3md/agent3md"
 var allowedImports = map[string][]string{
 	"agentfile":             {},
 	"skillsdir/folderwrite": {},
-	"skillsdir":             {"agentfile", "skillsdir/folderwrite"},
+	"skillsdir/skillmd":     {},
+	"skillsdir":             {"agentfile", "skillsdir/skillmd", "skillsdir/folderwrite"},
 	"loader":                {"agentfile", "skillsdir"},
 	"router":                {"agentfile", "loader"},
 	"mcp":                   {"agentfile", "loader", "router"},
@@ -31,7 +32,7 @@ var allowedImports = map[string][]string{
 	"lint":                  {"router"},
 	"selftest":              {"mcpclient"},
 	"mcpclient":             {},
-	"skillsync":             {"skillsdir", "skillsdir/folderwrite", "mcpclient"},
+	"skillsync":             {"skillsdir/skillmd", "skillsdir/folderwrite", "mcpclient"},
 	"bench/mcpbench":        {"router", "mcpclient"},
 }
 
