@@ -6,7 +6,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/agent3md/agent3md/internal/allocs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -17,6 +16,8 @@ import (
 	"testing"
 	"time"
 	"unicode/utf8"
+
+	"github.com/agent3md/agent3md/internal/allocs"
 
 	"github.com/agent3md/agent3md/agentfile"
 	"github.com/agent3md/agent3md/internal/shelltmpl"

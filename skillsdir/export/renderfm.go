@@ -1,4 +1,4 @@
-package skillsdir
+package export
 
 import (
 	"bytes"
@@ -188,7 +188,7 @@ func sameMeta(k, kept, v string) bool {
 // extraOf reads a plane's skill-frontmatter attribute; nil when it has
 // none, or one that is not a JSON object.
 func extraOf(pl *agentfile.Plane) map[string]any {
-	raw, ok := pl.Attributes.Get(skillFrontmatterAttr)
+	raw, ok := pl.Attributes.Get(SkillFrontmatterAttr)
 	if !ok {
 		return nil
 	}
@@ -240,4 +240,23 @@ func writeYAMLValue(b *bytes.Buffer, v any) {
 	default:
 		b.WriteString("null") // no other kind comes out of JSON
 	}
+}
+
+// SkillFrontmatterAttr is the plane attribute that keeps, as a JSON object,
+// what of a SKILL.md frontmatter the other attributes do not say exactly,
+// so that export writes it back (docs/skill-folders.md §11).
+const SkillFrontmatterAttr = "skill-frontmatter"
+
+// FormatInputs writes inputs as SKILL.md metadata and plane attributes
+// carry them (docs/format.md §9): name:type, with "?" when optional,
+// joined with ", ".
+func FormatInputs(ins []agentfile.Input) string {
+	parts := make([]string, len(ins))
+	for i, in := range ins {
+		parts[i] = in.Name + ":" + in.Type
+		if in.Optional {
+			parts[i] += "?"
+		}
+	}
+	return strings.Join(parts, ", ")
 }

@@ -1,4 +1,4 @@
-package skillsdir
+package export
 
 import (
 	"bytes"
@@ -73,7 +73,7 @@ func (d *Doc) Render(ctx context.Context, i int, chain []int) (*Rendered, error)
 	}
 	var b bytes.Buffer
 	writeFrontmatter(&b, fm)
-	if body = removeDescription(body); body != "" {
+	if body = RemoveDescription(body); body != "" {
 		b.WriteString(d.rewrite(body, i, inChain, "references/", "SKILL.md"))
 		b.WriteByte('\n')
 	}
