@@ -6,14 +6,13 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"github.com/agent3md/agent3md/internal/synth"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/agent3md/agent3md/internal/synth"
 )
 
 // pngBytes is the start of a PNG: not UTF-8, so a read must call it binary.

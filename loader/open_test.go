@@ -12,10 +12,9 @@ import (
 	"syscall"
 	"testing"
 
-	"unicode/utf8"
-
 	"github.com/agent3md/agent3md/agentfile"
 	"github.com/agent3md/agent3md/internal/filekind"
+	"unicode/utf8"
 )
 
 func TestOpenRefusesNonRegular(t *testing.T) {

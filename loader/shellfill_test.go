@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/agent3md/agent3md/internal/allocs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -16,8 +17,6 @@ import (
 	"testing"
 	"time"
 	"unicode/utf8"
-
-	"github.com/agent3md/agent3md/internal/allocs"
 
 	"github.com/agent3md/agent3md/agentfile"
 	"github.com/agent3md/agent3md/internal/shelltmpl"
