@@ -10,7 +10,7 @@ import (
 	"github.com/agent3md/agent3md/skillsdir/folderwrite"
 )
 
-// An agent file's skills, written as Agent Skills folders: ExportFolders
+// An agent file's skills, written as Agent Skills folders: Folders
 // renders them, WriteFolders writes them into a skills directory under
 // the export rules (markers, no links followed, each folder replaced
 // whole). A second write of the same agent changes nothing.

@@ -211,7 +211,7 @@ func diffAgents(t *testing.T, a, b []byte) []string {
 // skillFolderRoots are the skills folders the repository holds: the 157
 // public skills of the routing corpus (anthropics/skills' Apache-2.0 ones,
 // obra/superpowers, K-Dense's scientific skills; frontmatter byte for byte)
-// and the test folders of loader, this package and the binary.
+// and the test folders of loader, the folder reader and the binary.
 var skillFolderRoots = []string{
 	"../../router/testdata/folders/anthropic", "../../router/testdata/folders/superpowers", "../../router/testdata/folders/scientific",
 	"../../loader/testdata/folders", "../testdata/tree", "../../cmd/agent3md/testdata/skillsdir",
