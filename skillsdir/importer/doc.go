@@ -10,8 +10,8 @@
 // with the caller's limits, and what it did (Imported). importattrs.go
 // maps frontmatter to plane attributes, importid.go reads and writes the
 // identity plane, importmd.go rewrites bodies and quotes values.
-// Imported.WriteFile writes the result without replacing a file unless
-// forced.
+// Imported.WriteFile (writefile.go) writes the result without replacing
+// a file unless forced.
 //
 // Layering. It imports the folder reader (skillsdir), the renderer
 // (skillsdir/export: slugs, plain links, the description paragraph and
