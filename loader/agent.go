@@ -12,7 +12,7 @@ import (
 
 	"github.com/agent3md/agent3md/agentfile"
 	"github.com/agent3md/agent3md/internal/filekind"
-	"github.com/agent3md/agent3md/skillsdir"
+	"github.com/agent3md/agent3md/skillsdir/export"
 )
 
 // Options configures Open. A nil *Options means defaults.
@@ -280,7 +280,7 @@ func (a *Agent) SkillByZ(z float64) (*agentfile.Skill, error) {
 	st := a.current()
 	i, ok := st.skillAt(z)
 	if !ok {
-		return nil, &UnknownSkillError{Name: "z=" + skillsdir.FormatZ(z)}
+		return nil, &UnknownSkillError{Name: "z=" + export.FormatZ(z)}
 	}
 	return &st.info.Skills[i], nil
 }

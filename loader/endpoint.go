@@ -5,7 +5,7 @@ import (
 	"strings"
 	"unicode"
 
-	"github.com/agent3md/agent3md/skillsdir"
+	"github.com/agent3md/agent3md/skillsdir/export"
 )
 
 // EndpointSlug names the agent in a URL path, as `agent3md serve` names
@@ -20,12 +20,12 @@ func (a *Agent) EndpointSlug() string {
 	base := filepath.Base(filepath.Clean(a.path))
 	candidates := []string{a.Info().Name, a.Catalog().Metadata["agent"], strings.TrimSuffix(base, filepath.Ext(base))}
 	for _, c := range candidates {
-		if s := skillsdir.Slugify(c); s != "" && sluggable(c) {
+		if s := export.Slugify(c); s != "" && sluggable(c) {
 			return s
 		}
 	}
 	for _, c := range candidates { // a partial slug beats none
-		if s := skillsdir.Slugify(c); s != "" {
+		if s := export.Slugify(c); s != "" {
 			return s
 		}
 	}

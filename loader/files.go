@@ -8,6 +8,7 @@ import (
 
 	"github.com/agent3md/agent3md/internal/digest"
 	"github.com/agent3md/agent3md/skillsdir"
+	"github.com/agent3md/agent3md/skillsdir/export"
 )
 
 // SkillFile is one file of a skill's Agent Skills directory, whatever the
@@ -113,13 +114,13 @@ func (a *Agent) ReadSkillFile(ctx context.Context, slug, path string) ([]byte, S
 					return nil
 				}
 			}
-			return fmt.Errorf("skill %s, file %q: %w", slug, skillsdir.Clip(path, 120), ErrNoSkillFile)
+			return fmt.Errorf("skill %s, file %q: %w", slug, export.Clip(path, 120), ErrNoSkillFile)
 		}
 		s := st.folder.skills[i]
 		ct, err := st.folder.cat.ReadFile(ctx, s.Name, path)
 		if err != nil {
 			if errors.Is(err, skillsdir.ErrRefused) || (errors.Is(err, skillsdir.ErrNotFound) && !served(s, path)) {
-				return fmt.Errorf("skill %s, file %q: %w", slug, skillsdir.Clip(path, 120), ErrNoSkillFile)
+				return fmt.Errorf("skill %s, file %q: %w", slug, export.Clip(path, 120), ErrNoSkillFile)
 			}
 			return folderErr(s, err)
 		}
@@ -182,7 +183,7 @@ func folderErr(s *skillsdir.Skill, err error) error {
 }
 
 // renderedFiles lists a rendering's files.
-func renderedFiles(r *skillsdir.Rendered) []SkillFile {
+func renderedFiles(r *export.Rendered) []SkillFile {
 	out := make([]SkillFile, 0, 1+len(r.References))
 	out = append(out, SkillFile{Path: skillMDFile, Size: int64(len(r.Text)), MIME: markdownMIME, Digest: digest.FromHex(r.SHA256), Text: true})
 	for _, ref := range r.References {
@@ -207,7 +208,7 @@ func textMIME(m string) bool {
 }
 
 // folderSkillMD is SkillMD for a folder: the SKILL.md as on disk.
-func (st *state) folderSkillMD(ctx context.Context, i int) (*skillsdir.Rendered, error) {
+func (st *state) folderSkillMD(ctx context.Context, i int) (*export.Rendered, error) {
 	s := st.folder.skills[i]
 	ct, err := st.folder.cat.ReadFile(ctx, s.Name, skillMDFile)
 	if err != nil {
@@ -216,5 +217,5 @@ func (st *state) folderSkillMD(ctx context.Context, i int) (*skillsdir.Rendered,
 	if ct.Skill != s {
 		return nil, fmt.Errorf("skill %s: %s changed since the scan: %w", s.Name, s.SkillMD(), errStale)
 	}
-	return &skillsdir.Rendered{Slug: s.Name, Text: ct.Data, SHA256: digest.Hex(ct.Digest), Frontmatter: s.Frontmatter}, nil
+	return &export.Rendered{Slug: s.Name, Text: ct.Data, SHA256: digest.Hex(ct.Digest), Frontmatter: s.Frontmatter}, nil
 }

@@ -18,6 +18,7 @@ import (
 
 	"github.com/agent3md/agent3md/agentfile"
 	"github.com/agent3md/agent3md/skillsdir"
+	"github.com/agent3md/agent3md/skillsdir/export"
 )
 
 // FolderOptions configures OpenFolders. A nil *FolderOptions, or a zero
@@ -240,7 +241,7 @@ func synthesize(name, identity string, skills []*skillsdir.Skill) (*agentfile.Ca
 		zi := float64(i + 1)
 		attrs := agentfile.Attrs{}
 		if len(s.Inputs) > 0 {
-			attrs = append(attrs, agentfile.Attr{Key: "inputs", Value: skillsdir.FormatInputs(s.Inputs)})
+			attrs = append(attrs, agentfile.Attr{Key: "inputs", Value: export.FormatInputs(s.Inputs)})
 		}
 		attrs = append(attrs, agentfile.Attr{Key: "kind", Value: "skill"})
 		if s.HasTool {
@@ -364,7 +365,7 @@ func firstParagraph(s string) string {
 		if p == "" || strings.HasPrefix(p, "#") {
 			continue
 		}
-		return skillsdir.Clip(strings.Join(strings.Fields(p), " "), 280)
+		return export.Clip(strings.Join(strings.Fields(p), " "), 280)
 	}
 	return ""
 }

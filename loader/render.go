@@ -3,17 +3,17 @@ package loader
 import (
 	"context"
 
-	"github.com/agent3md/agent3md/skillsdir"
+	"github.com/agent3md/agent3md/skillsdir/export"
 )
 
 // SkillMD renders the skill named name as the Agent Skills folder export
 // writes and a server serves: SKILL.md, one reference per other skill of
 // its resolve chain and references/AGENT.md with the agent's identity
-// (skillsdir.Doc.RenderFolder, docs/format.md §15). For an Agent served from skill folders it is the
+// (export.Doc.RenderFolder, docs/format.md §15). For an Agent served from skill folders it is the
 // skill's own SKILL.md byte for byte, with no References (its other files
 // are listed by SkillFiles).
-func (a *Agent) SkillMD(ctx context.Context, name string) (*skillsdir.Rendered, error) {
-	var r *skillsdir.Rendered
+func (a *Agent) SkillMD(ctx context.Context, name string) (*export.Rendered, error) {
+	var r *export.Rendered
 	err := a.view(ctx, func(st *state) error {
 		i, err := st.lookup(name)
 		if err != nil {
@@ -26,8 +26,8 @@ func (a *Agent) SkillMD(ctx context.Context, name string) (*skillsdir.Rendered, 
 }
 
 // SkillMDBySlug is SkillMD for the skill whose Agent Skills name is slug.
-func (a *Agent) SkillMDBySlug(ctx context.Context, slug string) (*skillsdir.Rendered, error) {
-	var r *skillsdir.Rendered
+func (a *Agent) SkillMDBySlug(ctx context.Context, slug string) (*export.Rendered, error) {
+	var r *export.Rendered
 	err := a.view(ctx, func(st *state) error {
 		i, err := st.bySlugErr(slug)
 		if err != nil {
@@ -39,7 +39,7 @@ func (a *Agent) SkillMDBySlug(ctx context.Context, slug string) (*skillsdir.Rend
 	return r, err
 }
 
-func (st *state) render(ctx context.Context, i int) (*skillsdir.Rendered, error) {
+func (st *state) render(ctx context.Context, i int) (*export.Rendered, error) {
 	if st.folder != nil {
 		return st.folderSkillMD(ctx, i)
 	}
@@ -47,6 +47,6 @@ func (st *state) render(ctx context.Context, i int) (*skillsdir.Rendered, error)
 }
 
 // doc is the state as the renderer reads it.
-func (st *state) doc() *skillsdir.Doc {
-	return &skillsdir.Doc{Catalog: st.cat, Agent: st.info, Slugs: st.slugList(), SkillAt: st.skillAt, Body: st.body}
+func (st *state) doc() *export.Doc {
+	return &export.Doc{Catalog: st.cat, Agent: st.info, Slugs: st.slugList(), SkillAt: st.skillAt, Body: st.body}
 }

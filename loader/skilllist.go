@@ -6,7 +6,7 @@ import (
 	"io"
 	"strings"
 
-	"github.com/agent3md/agent3md/skillsdir"
+	"github.com/agent3md/agent3md/skillsdir/export"
 )
 
 // WriteSkillList writes skills for a person (`agent3md skills`, and the
@@ -30,7 +30,7 @@ func WriteSkillList(out io.Writer, skills []SkillInfo) error {
 		}
 		if s.Description != "" {
 			// Links read as the names they point at, not as markup.
-			fmt.Fprintf(w, "  %s\n", shortenRunes(skillsdir.PlainLinks(s.Description, name), 100))
+			fmt.Fprintf(w, "  %s\n", shortenRunes(export.PlainLinks(s.Description, name), 100))
 		}
 		fmt.Fprintf(w, "  triggers: %s\n", strings.Join(s.Triggers, ", "))
 		if len(s.Inputs) > 0 {

@@ -11,7 +11,7 @@ import (
 	"github.com/agent3md/agent3md/agentfile"
 	"github.com/agent3md/agent3md/internal/filekind"
 	"github.com/agent3md/agent3md/internal/hashidx"
-	"github.com/agent3md/agent3md/skillsdir"
+	"github.com/agent3md/agent3md/skillsdir/export"
 )
 
 // state is one scan of the file: the catalog, the open file it came from and
@@ -215,7 +215,7 @@ func (st *state) slugList() []string {
 			}
 			return
 		}
-		st.slugs, st.bySlug = skillsdir.AssignSlugs(st.info.Skills)
+		st.slugs, st.bySlug = export.AssignSlugs(st.info.Skills)
 	})
 	return st.slugs
 }

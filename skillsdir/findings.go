@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/agent3md/agent3md/skillsdir/skillmd"
 )
 
 // Severity of a Finding. It is the rule's, never the caller's: one table
@@ -25,9 +27,6 @@ const (
 const (
 	RuleSkillMD            = "skill-md"            // SKILL.md unreadable, not a regular file or over MaxFileBytes
 	RuleSkillMDCase        = "skill-md-case"       // a skill.md (or other casing) where SKILL.md is wanted: no skill
-	RuleFrontmatter        = "frontmatter"         // no frontmatter, unclosed, too large, bad YAML, not a mapping
-	RuleYAMLAlias          = "yaml-alias"          // anchors, aliases and merge keys are refused
-	RuleYAMLValue          = "yaml-value"          // a value JSON cannot carry (NaN, complex key, duplicate key, tag, too deep)
 	RuleName               = "name"                // missing, not a string, or outside the Agent Skills charset
 	RuleNameMismatch       = "name-mismatch"       // name differs from the folder's name
 	RuleDescription        = "description"         // missing, blank or not a string
@@ -43,8 +42,6 @@ const (
 	RuleMetadata           = "metadata"            // not a map of string to string (other than RuleMetadataKey's keys)
 	RuleAllowedTools       = "allowed-tools"       // neither a string nor a list of strings
 	RuleUnknownKey         = "unknown-key"         // a top-level key the format does not define
-	RuleYAMLTimestamp      = "yaml-timestamp"      // hosts disagree on unquoted dates; kept as the string
-	RuleYAMLBool           = "yaml-bool"           // hosts disagree on unquoted yes, no, on, off; kept as the string
 	RuleFileTooLarge       = "file-too-large"      // a file over MaxFileBytes, not listed
 	RuleSpecialFile        = "special-file"        // a device, FIFO, socket or directory symlink, not listed
 	RuleSymlinkEscape      = "symlink-escape"      // a symlink resolving outside the skill, not listed
@@ -54,6 +51,16 @@ const (
 	RuleUnreadable         = "unreadable"          // a directory or file that could not be read
 	RuleNestedTooDeep      = "nested-too-deep"     // a SKILL.md below MaxDepth, served as a file only
 	RuleBrokenLink         = "broken-link"         // a body link into the skill folder at a file it does not serve
+)
+
+// Rule identifiers of the frontmatter problems skillmd.Parse reports, one
+// home for each: these are the same rules.
+const (
+	RuleFrontmatter   = skillmd.RuleFrontmatter   // no frontmatter, unclosed, too large, bad YAML, not a mapping
+	RuleYAMLAlias     = skillmd.RuleYAMLAlias     // anchors, aliases and merge keys are refused
+	RuleYAMLValue     = skillmd.RuleYAMLValue     // a value JSON cannot carry (NaN, complex key, duplicate key, tag, too deep)
+	RuleYAMLTimestamp = skillmd.RuleYAMLTimestamp // hosts disagree on unquoted dates; kept as the string
+	RuleYAMLBool      = skillmd.RuleYAMLBool      // hosts disagree on unquoted yes, no, on, off; kept as the string
 )
 
 // rules is the one table of severities (docs/skill-folders.md §3 gives

@@ -4,14 +4,16 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+
+	"github.com/agent3md/agent3md/skillsdir/skillmd"
 )
 
 // Defaults of Options (docs/skill-folders.md §7). The per-skill file
 // count and byte total are the skills extension's limits (docs/skill-folders.md §7).
 const (
 	DefaultMaxDepth            = 4
-	DefaultMaxFileBytes        = 1 << 20  // 1 MiB
-	DefaultMaxFrontmatterBytes = 64 << 10 // 64 KiB
+	DefaultMaxFileBytes        = 1 << 20                 // 1 MiB
+	DefaultMaxFrontmatterBytes = skillmd.DefaultMaxBytes // 64 KiB
 	DefaultMaxSkills           = 100_000
 	DefaultMaxFilesPerSkill    = 512
 	DefaultMaxSkillBytes       = 16 << 20 // 16 MiB

@@ -4,6 +4,7 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
+	"maps"
 	"os"
 	"regexp"
 	"slices"
@@ -12,29 +13,19 @@ import (
 	"testing"
 )
 
-// TestRulesTableComplete: every Rule constant of findings.go has a row in
-// the rules table, once, so no finding is made with a severity the table
-// does not decide (SeverityOf would call an unknown rule an error).
+// TestRulesTableComplete: every Rule constant of findings.go, and of
+// skillmd/rules.go (the frontmatter problems), has a row in the rules
+// table, once, so no finding is made with a severity the table does not
+// decide (SeverityOf would call an unknown rule an error).
 func TestRulesTableComplete(t *testing.T) {
-	fset := token.NewFileSet()
-	f, err := parser.ParseFile(fset, "findings.go", nil, 0)
-	if err != nil {
-		t.Fatal(err)
+	fromSkillMD := ruleConsts(t, "skillmd/rules.go", nil)
+	if len(fromSkillMD) < 5 {
+		t.Fatalf("found only %d Rule constants in skillmd/rules.go: %v", len(fromSkillMD), fromSkillMD)
 	}
-	var consts []string
-	ast.Inspect(f, func(n ast.Node) bool {
-		vs, ok := n.(*ast.ValueSpec)
-		if !ok || len(vs.Names) != 1 || !strings.HasPrefix(vs.Names[0].Name, "Rule") || len(vs.Values) != 1 {
-			return true
-		}
-		if lit, ok := vs.Values[0].(*ast.BasicLit); ok && lit.Kind == token.STRING {
-			v, _ := strconv.Unquote(lit.Value)
-			consts = append(consts, v)
-		}
-		return true
-	})
+	ruleConsts(t, "findings.go", fromSkillMD)
+	consts := slices.Compact(slices.Sorted(maps.Values(fromSkillMD)))
 	if len(consts) < 30 {
-		t.Fatalf("found only %d Rule constants in findings.go: %v", len(consts), consts)
+		t.Fatalf("found only %d Rule constants: %v", len(consts), consts)
 	}
 	table := Rules()
 	for _, c := range consts {
@@ -48,6 +39,40 @@ func TestRulesTableComplete(t *testing.T) {
 	if got := SeverityOf("no-such-rule"); got != SeverityError {
 		t.Errorf("an unknown rule is %s, want error (the skill left out)", got)
 	}
+}
+
+// ruleConsts adds to seen (name to value) the string Rule constants of
+// the Go file path, reading a value named from skillmd (skillmd.RuleX) as
+// seen already holds it.
+func ruleConsts(t *testing.T, path string, seen map[string]string) map[string]string {
+	t.Helper()
+	if seen == nil {
+		seen = map[string]string{}
+	}
+	f, err := parser.ParseFile(token.NewFileSet(), path, nil, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ast.Inspect(f, func(n ast.Node) bool {
+		vs, ok := n.(*ast.ValueSpec)
+		if !ok || len(vs.Names) != 1 || !strings.HasPrefix(vs.Names[0].Name, "Rule") || len(vs.Values) != 1 {
+			return true
+		}
+		switch v := vs.Values[0].(type) {
+		case *ast.BasicLit:
+			if v.Kind == token.STRING {
+				seen[vs.Names[0].Name], _ = strconv.Unquote(v.Value)
+			}
+		case *ast.SelectorExpr:
+			if pkg, ok := v.X.(*ast.Ident); !ok || pkg.Name != "skillmd" || seen[v.Sel.Name] == "" {
+				t.Errorf("%s: %s = %s.%s is not a Rule constant of skillmd/rules.go", path, vs.Names[0].Name, pkg, v.Sel.Name)
+			} else {
+				seen[vs.Names[0].Name] = seen[v.Sel.Name]
+			}
+		}
+		return true
+	})
+	return seen
 }
 
 func rowsOf(s []string, v string) int {

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+
+	"github.com/agent3md/agent3md/skillsdir/skillmd"
 )
 
 // Scan finds the skill folders under roots and returns their catalog.
@@ -242,15 +244,15 @@ func scanSkill(root, dir, real string, depth int, o *Options) (s *Skill, nested 
 		c.out = append(c.out, newFinding(RuleSkillMD, c.skill, md, 0, msg))
 		return s, nil, c.out
 	}
-	fm, p := parseFrontmatter(data, o.MaxFrontmatterBytes)
+	fm, p := skillmd.Parse(data, o.MaxFrontmatterBytes)
 	if p != nil {
-		c.out = append(c.out, newFinding(p.rule, c.skill, md, p.line, p.msg))
+		c.out = append(c.out, newFinding(p.Rule, c.skill, md, p.Line, p.Msg))
 	} else {
 		c.fm = fm
 		ok := validate(s, fm, c)
-		s.Frontmatter, s.BodyOffset = fm.fields, fm.bodyOffset
+		s.Frontmatter, s.BodyOffset = fm.Fields, fm.BodyOffset
 		if ok {
-			s.links = bodyLinks(data[fm.bodyOffset:], dir)
+			s.links = bodyLinks(data[fm.BodyOffset:], dir)
 		}
 	}
 	// SKILL.md is listed first, with the signature of the bytes just
@@ -260,7 +262,7 @@ func scanSkill(root, dir, real string, depth int, o *Options) (s *Skill, nested 
 	var body []byte
 	bodyLine := 0
 	if p == nil && len(s.links) > 0 {
-		body, bodyLine = data[fm.bodyOffset:], 1+bytes.Count(data[:fm.bodyOffset], []byte("\n"))
+		body, bodyLine = data[fm.BodyOffset:], 1+bytes.Count(data[:fm.BodyOffset], []byte("\n"))
 	}
 	data = nil // the body is not kept
 	w := &fileWalk{s: s, o: o, c: c}

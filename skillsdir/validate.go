@@ -9,14 +9,13 @@ import (
 
 	"github.com/agent3md/agent3md/agentfile"
 	"github.com/agent3md/agent3md/skillsdir/folderwrite"
+	"github.com/agent3md/agent3md/skillsdir/skillmd"
 	yaml "go.yaml.in/yaml/v3"
 )
 
-// Agent Skills bounds (docs/skill-folders.md §3).
-const (
-	maxDescriptionLen   = 1024
-	maxCompatibilityLen = 500
-)
+// maxCompatibilityLen is the Agent Skills bound on compatibility, in
+// characters (docs/skill-folders.md §3).
+const maxCompatibilityLen = 500
 
 // knownKeys are the top-level frontmatter keys of the Agent Skills format.
 var knownKeys = map[string]bool{
@@ -26,7 +25,7 @@ var knownKeys = map[string]bool{
 
 // checker collects one skill's findings.
 type checker struct {
-	fm      *frontmatter
+	fm      *skillmd.Frontmatter
 	skill   string // folder name
 	path    string // SKILL.md as found
 	out     []Finding
@@ -38,7 +37,7 @@ type checker struct {
 func (c *checker) add(rule string, n *yaml.Node, format string, args ...any) {
 	line := 0
 	if n != nil {
-		line = c.fm.line(n)
+		line = c.fm.Line(n)
 	}
 	f := newFinding(rule, c.skill, c.path, line, fmt.Sprintf(format, args...))
 	c.out = append(c.out, f)
@@ -49,9 +48,9 @@ func (c *checker) add(rule string, n *yaml.Node, format string, args ...any) {
 
 // validate applies the Agent Skills rules to a parsed frontmatter and fills
 // s's routing fields. It reports whether the skill is served.
-func validate(s *Skill, fm *frontmatter, c *checker) bool {
-	for _, w := range fm.warnings {
-		c.out = append(c.out, newFinding(w.rule, c.skill, c.path, w.line, w.msg))
+func validate(s *Skill, fm *skillmd.Frontmatter, c *checker) bool {
+	for _, w := range fm.Warnings {
+		c.out = append(c.out, newFinding(w.Rule, c.skill, c.path, w.Line, w.Msg))
 	}
 	c.name(s, fm)
 	c.description(s, fm)
@@ -61,12 +60,12 @@ func validate(s *Skill, fm *frontmatter, c *checker) bool {
 	return !c.skipped
 }
 
-func (c *checker) name(s *Skill, fm *frontmatter) {
-	k, v := keyNode(fm.root, "name")
-	name, ok := fm.fields["name"].(string)
+func (c *checker) name(s *Skill, fm *skillmd.Frontmatter) {
+	k, v := skillmd.KeyNode(fm.Root, "name")
+	name, ok := fm.Fields["name"].(string)
 	switch {
 	case k == nil:
-		c.add(RuleName, fm.root, "frontmatter has no name; add name: %s", c.skill)
+		c.add(RuleName, fm.Root, "frontmatter has no name; add name: %s", c.skill)
 	case !ok:
 		// name: 123 is a number; quoting makes it the string.
 		c.add(RuleName, v, "name must be a string; write name: %s", strconv.Quote(c.skill))
@@ -83,22 +82,22 @@ func (c *checker) name(s *Skill, fm *frontmatter) {
 	}
 }
 
-func (c *checker) description(s *Skill, fm *frontmatter) {
-	k, v := keyNode(fm.root, "description")
-	d, ok := fm.fields["description"].(string)
+func (c *checker) description(s *Skill, fm *skillmd.Frontmatter) {
+	k, v := skillmd.KeyNode(fm.Root, "description")
+	d, ok := fm.Fields["description"].(string)
 	if k != nil {
-		s.DescriptionLine = fm.line(k)
+		s.DescriptionLine = fm.Line(k)
 	}
 	switch {
 	case k == nil:
-		c.add(RuleDescription, fm.root, "frontmatter has no description; say what the skill does and when to use it")
+		c.add(RuleDescription, fm.Root, "frontmatter has no description; say what the skill does and when to use it")
 	case !ok || strings.TrimSpace(d) == "":
 		c.add(RuleDescription, v, "description must be a non-empty string")
-	case utf8.RuneCountInString(d) > maxDescriptionLen:
+	case utf8.RuneCountInString(d) > skillmd.MaxDescription:
 		// A warning (docs/skill-folders.md §3): our tools serve it well,
 		// and a host handed it over the skills extension decides as it
 		// would reading the folder itself.
-		c.add(RuleDescriptionLength, v, "description has %d characters, over the Agent Skills limit of %d: agent3md serves it, but hosts that apply the limit refuse the skill; shorten it and move details into the body, or give such hosts the copy import then export --skills-dir make, which cuts it at %d", utf8.RuneCountInString(d), maxDescriptionLen, maxDescriptionLen)
+		c.add(RuleDescriptionLength, v, "description has %d characters, over the Agent Skills limit of %d: agent3md serves it, but hosts that apply the limit refuse the skill; shorten it and move details into the body, or give such hosts the copy import then export --skills-dir make, which cuts it at %d", utf8.RuneCountInString(d), skillmd.MaxDescription, skillmd.MaxDescription)
 		s.Description = d
 	default:
 		s.Description = d
@@ -145,21 +144,21 @@ func controlChar(r rune) bool {
 }
 
 // optional checks license, compatibility and allowed-tools.
-func (c *checker) optional(fm *frontmatter) {
-	if _, v := keyNode(fm.root, "license"); v != nil {
-		if _, ok := fm.fields["license"].(string); !ok {
+func (c *checker) optional(fm *skillmd.Frontmatter) {
+	if _, v := skillmd.KeyNode(fm.Root, "license"); v != nil {
+		if _, ok := fm.Fields["license"].(string); !ok {
 			c.add(RuleLicense, v, "license must be a string (a license name or a bundled file)")
 		}
 	}
-	if _, v := keyNode(fm.root, "compatibility"); v != nil {
-		s, ok := fm.fields["compatibility"].(string)
+	if _, v := skillmd.KeyNode(fm.Root, "compatibility"); v != nil {
+		s, ok := fm.Fields["compatibility"].(string)
 		if n := utf8.RuneCountInString(s); !ok || n == 0 || n > maxCompatibilityLen {
 			c.add(RuleCompatibility, v, "compatibility must be a string of 1-%d characters", maxCompatibilityLen)
 		}
 	}
-	if _, v := keyNode(fm.root, "allowed-tools"); v != nil {
+	if _, v := skillmd.KeyNode(fm.Root, "allowed-tools"); v != nil {
 		ok := false
-		switch t := fm.fields["allowed-tools"].(type) {
+		switch t := fm.Fields["allowed-tools"].(type) {
 		case string:
 			ok = true
 		case []any:
@@ -183,9 +182,9 @@ var claudeCodeKeys = map[string]bool{
 	"model": true, "effort": true, "context": true, "agent": true, "hooks": true,
 }
 
-func (c *checker) unknownKeys(fm *frontmatter) {
-	for i := 0; i+1 < len(fm.root.Content); i += 2 {
-		k := fm.root.Content[i]
+func (c *checker) unknownKeys(fm *skillmd.Frontmatter) {
+	for i := 0; i+1 < len(fm.Root.Content); i += 2 {
+		k := fm.Root.Content[i]
 		switch {
 		case knownKeys[k.Value]:
 		case claudeCodeKeys[k.Value]:
@@ -206,12 +205,12 @@ var agent3mdKeys = map[string]string{
 
 // metadata checks the string-to-string map and reads the routing and
 // command conventions from it (docs/skill-folders.md §4).
-func (c *checker) metadata(s *Skill, fm *frontmatter) {
-	_, v := keyNode(fm.root, "metadata")
+func (c *checker) metadata(s *Skill, fm *skillmd.Frontmatter) {
+	_, v := skillmd.KeyNode(fm.Root, "metadata")
 	if v == nil {
 		return
 	}
-	m, ok := fm.fields["metadata"].(map[string]any)
+	m, ok := fm.Fields["metadata"].(map[string]any)
 	if !ok {
 		c.add(RuleMetadata, v, "metadata must be a mapping of string keys to string values; it is served as written, but skills-ref refuses it and agent3md reads no triggers, inputs or tool from it")
 		return
@@ -229,7 +228,7 @@ func (c *checker) metadata(s *Skill, fm *frontmatter) {
 		if _, ok := m[k].(string); ok {
 			continue
 		}
-		kn, _ := keyNode(v, k)
+		kn, _ := skillmd.KeyNode(v, k)
 		if what, ok := agent3mdKeys[k]; ok {
 			// Served without it, the skill would route or run otherwise
 			// than its author wrote.
@@ -239,13 +238,13 @@ func (c *checker) metadata(s *Skill, fm *frontmatter) {
 		c.add(RuleMetadata, kn, "metadata %q must be a string (the Agent Skills format maps strings to strings, and skills-ref refuses it); quote numbers and join lists", clip(k, 80))
 	}
 	if t, ok := str("triggers"); ok {
-		s.Triggers = splitTriggers(t)
-		k, _ := keyNode(v, "triggers")
-		s.TriggersLine = fm.line(k)
+		s.Triggers = skillmd.SplitTriggers(t)
+		k, _ := skillmd.KeyNode(v, "triggers")
+		s.TriggersLine = fm.Line(k)
 	}
 	if in, ok := str("inputs"); ok {
 		s.Inputs = agentfile.ParseInputs(in)
-		_, n := keyNode(v, "inputs")
+		_, n := skillmd.KeyNode(v, "inputs")
 		for _, x := range s.Inputs {
 			if !agentfile.ValidInputType(x.Type) {
 				c.add(RuleInputs, n, "input %q has type %q; use one of %s", x.Name, x.Type, strings.Join(agentfile.InputTypes, ", "))
@@ -261,7 +260,7 @@ func (c *checker) tool(s *Skill, meta *yaml.Node, str func(string) (string, bool
 	t, hasT := str("tool")
 	cmd, hasC := str("command")
 	if hasT && hasC && t != cmd {
-		_, n := keyNode(meta, "command")
+		_, n := skillmd.KeyNode(meta, "command")
 		c.add(RuleTool, n, "metadata tool and command differ; keep one")
 	}
 	if !hasT {
@@ -277,25 +276,13 @@ func (c *checker) tool(s *Skill, meta *yaml.Node, str func(string) (string, bool
 	}
 	for _, ph := range agentfile.Placeholders(t) {
 		if !declared[ph] {
-			_, n := keyNode(meta, "tool")
+			_, n := skillmd.KeyNode(meta, "tool")
 			if n == nil {
-				_, n = keyNode(meta, "command")
+				_, n = skillmd.KeyNode(meta, "command")
 			}
 			c.add(RuleTool, n, "command uses {%s}, which metadata inputs does not declare", ph)
 		}
 	}
-}
-
-// splitTriggers splits a comma- or newline-separated list, trimmed, with
-// empty items dropped.
-func splitTriggers(s string) []string {
-	var out []string
-	for _, part := range strings.FieldsFunc(s, func(r rune) bool { return r == ',' || r == '\n' }) {
-		if p := strings.TrimSpace(part); p != "" {
-			out = append(out, p)
-		}
-	}
-	return out
 }
 
 // clip cuts s to at most n bytes on a rune boundary, for messages that

@@ -12,8 +12,8 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/agent3md/agent3md/skillsdir"
 	"github.com/agent3md/agent3md/skillsdir/folderwrite"
+	"github.com/agent3md/agent3md/skillsdir/skillmd"
 )
 
 // Sync copies the source's skills into opts.Dir once: discover, plan,
@@ -249,7 +249,7 @@ func checkSkillMD(r *remote, data [][]byte) string {
 		if rf.Path != "SKILL.md" {
 			continue
 		}
-		fm, err := skillsdir.ParseFrontmatter(data[i])
+		fm, err := skillmd.ParseFrontmatter(data[i])
 		if err != nil {
 			return fmt.Sprintf("SKILL.md: %v", err)
 		}

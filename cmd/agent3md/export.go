@@ -8,7 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/agent3md/agent3md/loader"
-	"github.com/agent3md/agent3md/skillsdir"
+	"github.com/agent3md/agent3md/skillsdir/export"
 	"github.com/agent3md/agent3md/skillsdir/folderwrite"
 )
 
@@ -95,7 +95,7 @@ func (a *app) exportJSON(ag *loader.Agent, bodies bool) error {
 // writeSkillsDir exports ag into dir as Agent Skills folders and lists
 // every file created, replaced and removed.
 func (a *app) writeSkillsDir(ctx context.Context, ag *loader.Agent, dir string, force bool) error {
-	folders, opts, err := skillsdir.ExportFolders(ctx, ag)
+	folders, opts, err := export.Folders(ctx, ag)
 	if err != nil {
 		return ioError(err)
 	}

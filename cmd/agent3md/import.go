@@ -10,6 +10,7 @@ import (
 
 	"github.com/agent3md/agent3md/agentfile"
 	"github.com/agent3md/agent3md/skillsdir"
+	"github.com/agent3md/agent3md/skillsdir/importer"
 )
 
 func (a *app) importCmd() *cobra.Command {
@@ -59,7 +60,7 @@ folders (docs/skill-folders.md §12 says where it cannot).`,
 	return c
 }
 
-// importDir runs skillsdir.Import and writes the agent file to out ("-":
+// importDir runs importer.Import and writes the agent file to out ("-":
 // standard output), with its warnings and a summary line.
 func (a *app) importDir(ctx context.Context, dirs []string, out string, force bool, title string) error {
 	if out != "-" && !force {
@@ -67,7 +68,7 @@ func (a *app) importDir(ctx context.Context, dirs []string, out string, force bo
 			return ioError(fmt.Errorf("%s already exists; pass --force to replace it, or choose another -o", out))
 		}
 	}
-	r, err := skillsdir.Import(ctx, dirs, &skillsdir.ImportOptions{Title: title, Limits: a.limits})
+	r, err := importer.Import(ctx, dirs, &importer.Options{Title: title, Limits: a.limits})
 	if err != nil {
 		var le *agentfile.LimitError
 		if errors.Is(err, skillsdir.ErrNameClash) || errors.As(err, &le) {

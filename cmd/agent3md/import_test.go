@@ -8,7 +8,7 @@ import (
 	"testing"
 )
 
-// TestImportCommand: what the import command adds to skillsdir.Import —
+// TestImportCommand: what the import command adds to importer.Import —
 // its output (a file, or standard output with the summary on stderr), its
 // refusal to replace a file without --force, and its exit codes (2 for a
 // folder with nothing to import, 1 for a name in two folders).

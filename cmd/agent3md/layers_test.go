@@ -23,15 +23,18 @@ const module = "github.com/agent3md/agent3md"
 var allowedImports = map[string][]string{
 	"agentfile":             {},
 	"skillsdir/folderwrite": {},
-	"skillsdir":             {"agentfile", "skillsdir/folderwrite"},
-	"loader":                {"agentfile", "skillsdir"},
+	"skillsdir/skillmd":     {},
+	"skillsdir":             {"agentfile", "skillsdir/skillmd", "skillsdir/folderwrite"},
+	"skillsdir/export":      {"agentfile", "skillsdir/skillmd", "skillsdir/folderwrite"},
+	"skillsdir/importer":    {"agentfile", "skillsdir", "skillsdir/export", "skillsdir/skillmd", "skillsdir/folderwrite"},
+	"loader":                {"agentfile", "skillsdir", "skillsdir/export"},
 	"router":                {"agentfile", "loader"},
 	"mcp":                   {"agentfile", "loader", "router"},
 	"cases":                 {"router"},
 	"lint":                  {"router"},
 	"selftest":              {"mcpclient"},
 	"mcpclient":             {},
-	"skillsync":             {"skillsdir", "skillsdir/folderwrite", "mcpclient"},
+	"skillsync":             {"skillsdir/skillmd", "skillsdir/folderwrite", "mcpclient"},
 	"bench/mcpbench":        {"router", "mcpclient"},
 }
 

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"unicode"
 
-	"github.com/agent3md/agent3md/skillsdir"
+	"github.com/agent3md/agent3md/skillsdir/export"
 )
 
 // defaultNewFile is the file `new NAME` writes: NAME.3md when a shell
@@ -24,7 +24,7 @@ func defaultNewFile(name string) string {
 			ascii = false
 		}
 	}
-	if s := skillsdir.Slugify(name); s != "" && ascii {
+	if s := export.Slugify(name); s != "" && ascii {
 		return s + ".3md"
 	}
 	return strings.Join(strings.Fields(name), "-") + ".3md"

@@ -21,9 +21,10 @@
 // forced. ValidName is the Agent Skills name rule a folder's name must
 // pass.
 //
-// Layering: it imports no package of this module. skillsdir imports it
-// to export an agent's skills (and import reads its markers back);
-// skillsync imports it to mirror a server. It does not read skill
-// folders as skills, render SKILL.md or validate frontmatter: that is
-// skillsdir's.
+// Layering: it imports no package of this module. skillsdir/export
+// builds the folders it writes for export (and skillsdir/importer reads
+// its markers' agent head back); skillsync imports it to mirror a server;
+// the folder reader uses ValidName. It does not read skill folders as
+// skills (skillsdir), render SKILL.md (skillsdir/export) or parse
+// frontmatter (skillsdir/skillmd).
 package folderwrite

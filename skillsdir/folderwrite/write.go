@@ -338,7 +338,8 @@ func readMarker(d *dirFD) (*Marker, error) {
 	return &m, nil
 }
 
-// readMarkerIn reads the marker of the skill folder at dir, for import.
+// ReadMarkerIn reads the marker of the skill folder at dir, for import:
+// nil when it has none, an error when it is not a marker a writer wrote.
 func ReadMarkerIn(dir string) (*Marker, error) {
 	d, err := openDirRoot(dir)
 	if err != nil {

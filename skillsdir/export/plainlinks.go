@@ -1,4 +1,4 @@
-package skillsdir
+package export
 
 // PlainLinks replaces each [[z=N|text]] link in s with its text, and each
 // [[z=N]] with the name skillName gives N; a link to nothing named stays

@@ -1,10 +1,11 @@
-package skillsdir
+package export
 
 import (
 	"strings"
 	"testing"
 	"unicode/utf8"
 
+	"github.com/agent3md/agent3md/skillsdir/skillmd"
 	yaml "go.yaml.in/yaml/v3"
 )
 
@@ -33,8 +34,8 @@ func TestYAMLQuoteRoundTrip(t *testing.T) {
 
 func TestClip(t *testing.T) {
 	s := strings.Repeat("word ", 300)
-	got := Clip(s, maxDescription)
-	if n := len([]rune(got)); n > maxDescription || !strings.HasSuffix(got, "…") {
+	got := Clip(s, skillmd.MaxDescription)
+	if n := len([]rune(got)); n > skillmd.MaxDescription || !strings.HasSuffix(got, "…") {
 		t.Fatalf("Clip: %d characters, %q", n, got[len(got)-10:])
 	}
 	if Clip("short", 10) != "short" {

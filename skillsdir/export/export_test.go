@@ -1,4 +1,4 @@
-package skillsdir_test
+package export_test
 
 import (
 	"bytes"
@@ -12,7 +12,7 @@ import (
 	"testing"
 
 	"github.com/agent3md/agent3md/loader"
-	"github.com/agent3md/agent3md/skillsdir"
+	"github.com/agent3md/agent3md/skillsdir/export"
 	"github.com/agent3md/agent3md/skillsdir/folderwrite"
 )
 
@@ -58,7 +58,7 @@ func exportAgent(t *testing.T, dir, file string, force bool) (*folderwrite.Repor
 		t.Fatal(err)
 	}
 	defer ag.Close()
-	folders, opts, err := skillsdir.ExportFolders(context.Background(), ag)
+	folders, opts, err := export.Folders(context.Background(), ag)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -307,13 +307,5 @@ func TestExportReplacesFolderWhole(t *testing.T) {
 		if strings.HasPrefix(e.Name(), ".") {
 			t.Errorf("left behind: %s", e.Name())
 		}
-	}
-}
-
-// TestImportedSummary: an import says what it made in one line.
-func TestImportedSummary(t *testing.T) {
-	im := &skillsdir.Imported{Agent: "Team", Skills: 3, Links: 2, Files: 1, Skipped: 1}
-	if got, want := im.Summary(), `agent "Team": 3 skills, 2 links between them, 1 files listed, 1 broken skills skipped`; got != want {
-		t.Errorf("Imported.Summary = %q, want %q", got, want)
 	}
 }

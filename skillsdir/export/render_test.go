@@ -1,4 +1,4 @@
-package skillsdir_test
+package export_test
 
 import (
 	"bytes"
@@ -16,7 +16,7 @@ import (
 	yaml "go.yaml.in/yaml/v3"
 
 	"github.com/agent3md/agent3md/loader"
-	"github.com/agent3md/agent3md/skillsdir"
+	"github.com/agent3md/agent3md/skillsdir/export"
 )
 
 // The renderer is tested through package loader, which builds its Doc
@@ -30,7 +30,7 @@ const head = "---\n3md: 1.0\ntitle: T\nmodel: m\ntools: sh, printf\n---\n@plane 
 
 // vector is the path of a conformance vector of the agent layer.
 func vector(name string) string {
-	return filepath.Join("..", "agentfile", "testdata", "conformance", "agent3md", name)
+	return filepath.Join("..", "..", "agentfile", "testdata", "conformance", "agent3md", name)
 }
 
 // openText opens an agent written from text and closes it with the test.
@@ -87,7 +87,7 @@ func parseFrontmatter(t *testing.T, text []byte) (map[string]any, string) {
 	return m, string(body)
 }
 
-func checkRendered(t *testing.T, r *skillsdir.Rendered) map[string]any {
+func checkRendered(t *testing.T, r *export.Rendered) map[string]any {
 	t.Helper()
 	checkName(t, r.Slug)
 	m, _ := parseFrontmatter(t, r.Text)
@@ -336,7 +336,7 @@ Plain skill.
 func agentFiles(t *testing.T) []string {
 	t.Helper()
 	var out []string
-	for _, pattern := range []string{"../examples/*.3md", "../agentfile/testdata/*/*.3md", "../agentfile/testdata/*/*/*.3md"} {
+	for _, pattern := range []string{"../../examples/*.3md", "../../agentfile/testdata/*/*.3md", "../../agentfile/testdata/*/*/*.3md"} {
 		m, err := filepath.Glob(pattern)
 		if err != nil {
 			t.Fatal(err)
@@ -344,7 +344,7 @@ func agentFiles(t *testing.T) []string {
 		out = append(out, m...)
 	}
 	if len(out) < 45 {
-		t.Fatalf("found %d agent files; is the test running in skillsdir/?", len(out))
+		t.Fatalf("found %d agent files; is the test running in skillsdir/export/?", len(out))
 	}
 	return out
 }

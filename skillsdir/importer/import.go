@@ -1,13 +1,11 @@
-package skillsdir
+package importer
 
 import (
 	"bytes"
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
 	"net/url"
-	"os"
 	"path"
 	"path/filepath"
 	"regexp"
@@ -18,12 +16,14 @@ import (
 	"unicode/utf8"
 
 	"github.com/agent3md/agent3md/agentfile"
+	"github.com/agent3md/agent3md/skillsdir"
+	"github.com/agent3md/agent3md/skillsdir/export"
 	"github.com/agent3md/agent3md/skillsdir/folderwrite"
 )
 
-// ImportOptions configures Import. A nil *ImportOptions, or a zero field,
+// Options configures Import. A nil *Options, or a zero field,
 // means the default.
-type ImportOptions struct {
+type Options struct {
 	// Title names the agent; "" takes the first heading of AGENT.md,
 	// else the first root's name (docs/skill-folders.md §11).
 	Title string
@@ -60,7 +60,7 @@ func (r *Imported) Summary() string {
 
 // importedSkill is one skill on its way into a plane.
 type importedSkill struct {
-	s        *Skill
+	s        *skillsdir.Skill
 	z        int
 	label    string              // the plane's label; none when !hasLabel
 	hasLabel bool                //
@@ -81,15 +81,15 @@ type importedSkill struct {
 // validated with opts.Limits before it is returned; a command or inputs
 // the validator refuses are left out of their skill with a warning. A
 // skill name found in two roots fails with an error wrapping ErrNameClash.
-func Import(ctx context.Context, roots []string, opts *ImportOptions) (*Imported, error) {
-	var o ImportOptions
+func Import(ctx context.Context, roots []string, opts *Options) (*Imported, error) {
+	var o Options
 	if opts != nil {
 		o = *opts
 	}
 	if o.Limits.MaxAttributeBytes <= 0 {
 		o.Limits.MaxAttributeBytes = agentfile.DefaultMaxAttributeBytes
 	}
-	cat, err := Scan(ctx, roots, nil)
+	cat, err := skillsdir.Scan(ctx, roots, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -99,7 +99,7 @@ func Import(ctx context.Context, roots []string, opts *ImportOptions) (*Imported
 		return nil, err
 	}
 	if len(items) == 0 {
-		return nil, fmt.Errorf("%s holds no valid skill folder (a folder with a SKILL.md within %d levels); nothing to import", strings.Join(roots, ", "), DefaultMaxDepth)
+		return nil, fmt.Errorf("%s holds no valid skill folder (a folder with a SKILL.md within %d levels); nothing to import", strings.Join(roots, ", "), skillsdir.DefaultMaxDepth)
 	}
 	assignZ(items)
 	assignLabels(items)
@@ -138,7 +138,7 @@ func Import(ctx context.Context, roots []string, opts *ImportOptions) (*Imported
 // severity — a served skill's warnings too, as validate prints them — and
 // the broken skills are counted: with one severity per rule, an error
 // finding is exactly what leaves a skill out (docs/skill-folders.md §3).
-func readItems(ctx context.Context, cat *Catalog, r *Imported) ([]*importedSkill, error) {
+func readItems(ctx context.Context, cat *skillsdir.Catalog, r *Imported) ([]*importedSkill, error) {
 	for _, f := range cat.Findings() {
 		r.Warnings = append(r.Warnings, f.String())
 	}
@@ -317,12 +317,12 @@ func descriptionMatches(cat *agentfile.Catalog, it *importedSkill) bool {
 	if i < 0 {
 		return false
 	}
-	got := clean(plainLinks(cat.Planes[i].Description, func(z float64) (string, bool) {
+	got := strings.ToValidUTF8(export.PlainLinks(cat.Planes[i].Description, func(z float64) (string, bool) {
 		if j := cat.PlaneIndex(z); j >= 0 {
 			return cat.Planes[j].Label, cat.Planes[j].HasLabel
 		}
 		return "", false
-	}))
+	}), "\uFFFD")
 	if got == it.desc {
 		return true
 	}
@@ -374,7 +374,7 @@ func assignLabels(items []*importedSkill) {
 		for i, it := range items {
 			skills[i] = agentfile.Skill{Name: it.name(), Z: float64(it.z)}
 		}
-		slugs, _ := AssignSlugs(skills)
+		slugs, _ := export.AssignSlugs(skills)
 		seen := map[string]bool{}
 		changed := false
 		for i, it := range items {
@@ -586,64 +586,4 @@ func (g *depGraph) add(from, to int) bool {
 	}
 	g.edges[from] = append(g.edges[from], to)
 	return true
-}
-
-// WriteFile writes the agent file to name atomically: a temporary file in
-// the same folder, then linked to name, which fails when name exists (so
-// nothing is ever replaced by accident), or, with force, renamed over it.
-func (r *Imported) WriteFile(name string, force bool) error {
-	data := r.Data
-	if st, err := os.Stat(name); err == nil && st.IsDir() {
-		return fmt.Errorf("%s is a directory; -o takes a file name", name)
-	}
-	tmp, err := writeTemp(filepath.Dir(name), ".agent3md-import-*", data)
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp)
-	if force {
-		return os.Rename(tmp, name)
-	}
-	err = os.Link(tmp, name)
-	if errors.Is(err, fs.ErrExist) {
-		return fmt.Errorf("%s already exists; pass --force to replace it, or choose another -o", name)
-	}
-	if err != nil {
-		// No hard links here (some file systems): create exclusively.
-		f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-		if errors.Is(err, fs.ErrExist) {
-			return fmt.Errorf("%s already exists; pass --force to replace it, or choose another -o", name)
-		}
-		if err != nil {
-			return err
-		}
-		if _, err := f.Write(data); err != nil {
-			f.Close()
-			return err
-		}
-		return f.Close()
-	}
-	return nil
-}
-
-// writeTemp writes b to a new file in dir (named after pattern, as
-// os.CreateTemp does), readable by all (0644), and returns its name; the
-// caller moves it into place or removes it. On error nothing is left.
-func writeTemp(dir, pattern string, b []byte) (string, error) {
-	f, err := os.CreateTemp(dir, pattern)
-	if err != nil {
-		return "", err
-	}
-	_, err = f.Write(b)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Chmod(f.Name(), 0o644)
-	}
-	if err != nil {
-		os.Remove(f.Name())
-		return "", err
-	}
-	return f.Name(), nil
 }

@@ -1,4 +1,4 @@
-package skillsdir
+package importer
 
 import (
 	"bytes"
@@ -15,6 +15,8 @@ import (
 	"strings"
 
 	"github.com/agent3md/agent3md/agentfile"
+	"github.com/agent3md/agent3md/skillsdir"
+	"github.com/agent3md/agent3md/skillsdir/export"
 	"github.com/agent3md/agent3md/skillsdir/folderwrite"
 )
 
@@ -105,7 +107,7 @@ func exactHead(id *identity, items []*importedSkill) *folderwrite.AgentHead {
 
 // readIdentity reads DIR/AGENT.md, else the AGENT.md an export wrote into
 // the skills' references, else makes a short identity.
-func readIdentity(ctx context.Context, dir string, cat *Catalog, items []*importedSkill, title string) (*identity, error) {
+func readIdentity(ctx context.Context, dir string, cat *skillsdir.Catalog, items []*importedSkill, title string) (*identity, error) {
 	text, found, err := readRootFile(dir, "AGENT.md")
 	if err != nil {
 		return nil, err
@@ -113,8 +115,8 @@ func readIdentity(ctx context.Context, dir string, cat *Catalog, items []*import
 	fromExport := false
 	if !found {
 		for _, it := range items {
-			if it.exported[identityFile] {
-				if ct, err := cat.ReadFile(ctx, it.s.Name, identityFile); err == nil {
+			if it.exported[export.IdentityFile] {
+				if ct, err := cat.ReadFile(ctx, it.s.Name, export.IdentityFile); err == nil {
 					text, found, fromExport = string(ct.Data), true, true
 					break
 				}
@@ -187,15 +189,15 @@ func readRootFile(dir, name string) (string, bool, error) {
 	if !st.Mode().IsRegular() {
 		return "", false, fmt.Errorf("%s is not a regular file (mode %s); remove it or make it one", filepath.Join(dir, name), st.Mode().Type())
 	}
-	if st.Size() > DefaultMaxFileBytes {
-		return "", false, fmt.Errorf("%s is over %d bytes", filepath.Join(dir, name), DefaultMaxFileBytes)
+	if st.Size() > skillsdir.DefaultMaxFileBytes {
+		return "", false, fmt.Errorf("%s is over %d bytes", filepath.Join(dir, name), skillsdir.DefaultMaxFileBytes)
 	}
 	f, err := root.Open(name)
 	if err != nil {
 		return "", false, err
 	}
 	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, DefaultMaxFileBytes+1))
+	b, err := io.ReadAll(io.LimitReader(f, skillsdir.DefaultMaxFileBytes+1))
 	if err != nil {
 		return "", false, err
 	}
@@ -292,7 +294,7 @@ func renderAgent(id *identity, items []*importedSkill) []byte {
 		b.WriteByte('\n')
 		body := it.body
 		if it.addDesc {
-			body = insertDescription(body, descriptionParagraph(it.desc))
+			body = export.InsertDescription(body, descriptionParagraph(it.desc))
 		}
 		if list := filesSection(it); list != "" {
 			body = strings.TrimRight(body, "\n") + "\n\n" + list

@@ -1,4 +1,4 @@
-package skillsdir
+package export
 
 import (
 	"bytes"
@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/agent3md/agent3md/agentfile"
+	"github.com/agent3md/agent3md/skillsdir/skillmd"
 )
 
 // renderedFM is the ordered content of a SKILL.md frontmatter.
@@ -97,9 +98,9 @@ func (d *Doc) frontmatter(i int) renderedFM {
 	if d := strings.Join(strings.Fields(clean(pl.Attributes.Value("description"))), " "); d != "" {
 		// The whole Agent Skills description, which the body's first
 		// paragraph holds only to docs/format.md §5's 500 characters.
-		f.description = Clip(d, maxDescription)
+		f.description = Clip(d, skillmd.MaxDescription)
 	}
-	if ed, ok := extra["description"].(string); ok && utf8.RuneCountInString(ed) <= maxDescription &&
+	if ed, ok := extra["description"].(string); ok && utf8.RuneCountInString(ed) <= skillmd.MaxDescription &&
 		strings.Join(strings.Fields(clean(ed)), " ") == f.description {
 		f.description = clean(ed) // line breaks and spacing as written
 	}
@@ -172,7 +173,7 @@ func (d *Doc) metadata(s *agentfile.Skill, pl *agentfile.Plane, extra map[string
 func sameMeta(k, kept, v string) bool {
 	switch k {
 	case "triggers":
-		return strings.Join(splitTriggers(kept), ", ") == v
+		return strings.Join(skillmd.SplitTriggers(kept), ", ") == v
 	case "inputs":
 		return FormatInputs(agentfile.ParseInputs(kept)) == v
 	case "z":
@@ -187,7 +188,7 @@ func sameMeta(k, kept, v string) bool {
 // extraOf reads a plane's skill-frontmatter attribute; nil when it has
 // none, or one that is not a JSON object.
 func extraOf(pl *agentfile.Plane) map[string]any {
-	raw, ok := pl.Attributes.Get(skillFrontmatterAttr)
+	raw, ok := pl.Attributes.Get(SkillFrontmatterAttr)
 	if !ok {
 		return nil
 	}
@@ -239,4 +240,23 @@ func writeYAMLValue(b *bytes.Buffer, v any) {
 	default:
 		b.WriteString("null") // no other kind comes out of JSON
 	}
+}
+
+// SkillFrontmatterAttr is the plane attribute that keeps, as a JSON object,
+// what of a SKILL.md frontmatter the other attributes do not say exactly,
+// so that export writes it back (docs/skill-folders.md §11).
+const SkillFrontmatterAttr = "skill-frontmatter"
+
+// FormatInputs writes inputs as SKILL.md metadata and plane attributes
+// carry them (docs/format.md §9): name:type, with "?" when optional,
+// joined with ", ".
+func FormatInputs(ins []agentfile.Input) string {
+	parts := make([]string, len(ins))
+	for i, in := range ins {
+		parts[i] = in.Name + ":" + in.Type
+		if in.Optional {
+			parts[i] += "?"
+		}
+	}
+	return strings.Join(parts, ", ")
 }

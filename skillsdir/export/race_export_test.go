@@ -1,6 +1,6 @@
 //go:build linux
 
-package skillsdir_test
+package export_test
 
 import (
 	"os"

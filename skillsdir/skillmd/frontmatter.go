@@ -1,4 +1,4 @@
-package skillsdir
+package skillmd
 
 import (
 	"bytes"
@@ -17,33 +17,33 @@ import (
 // hostile file from costing deep recursion.
 const maxYAMLDepth = 32
 
-// fmProblem is a frontmatter problem at a line of SKILL.md; its severity
-// is its rule's (SeverityOf).
-type fmProblem struct {
-	rule string
-	line int
-	msg  string
+// Problem is a frontmatter problem at a line of SKILL.md. Rule is one of
+// the Rule constants; the folder reader gives it the rule's severity
+// (skillsdir.SeverityOf).
+type Problem struct {
+	Rule string
+	Line int
+	Msg  string
 }
 
-func (p *fmProblem) Error() string { return fmt.Sprintf("line %d: %s", p.line, p.msg) }
+func (p *Problem) Error() string { return fmt.Sprintf("line %d: %s", p.Line, p.Msg) }
 
-// frontmatter is a parsed SKILL.md head.
-type frontmatter struct {
-	// fields is the whole frontmatter as JSON would carry it.
-	fields map[string]any
-	// root is the YAML mapping, kept for the line of each key; nil after
-	// validation.
-	root *yaml.Node
+// Frontmatter is a parsed SKILL.md head.
+type Frontmatter struct {
+	// Fields is the whole frontmatter as JSON would carry it.
+	Fields map[string]any
+	// Root is the YAML mapping, kept for the line of each key.
+	Root *yaml.Node
+	// BodyOffset is where the Markdown body starts in SKILL.md.
+	BodyOffset int64
+	// Warnings are problems that do not stop the frontmatter's use.
+	Warnings []Problem
 	// firstLine is the SKILL.md line of the frontmatter's first line.
 	firstLine int
-	// bodyOffset is where the Markdown body starts in SKILL.md.
-	bodyOffset int64
-	// warnings are problems that do not stop the frontmatter's use.
-	warnings []fmProblem
 }
 
-// line maps a line of the YAML text to its SKILL.md line.
-func (f *frontmatter) line(n *yaml.Node) int {
+// Line maps the line of a node of Root to its SKILL.md line.
+func (f *Frontmatter) Line(n *yaml.Node) int {
 	if n == nil || n.Line == 0 {
 		return f.firstLine
 	}
@@ -57,7 +57,7 @@ var bom = []byte{0xEF, 0xBB, 0xBF}
 // YAML, the SKILL.md line where it starts and the body's offset. Trailing
 // spaces and a CR after either delimiter are allowed; a leading byte order
 // mark is skipped.
-func splitFrontmatter(data []byte, maxBytes int) (yml []byte, firstLine int, body int64, p *fmProblem) {
+func splitFrontmatter(data []byte, maxBytes int) (yml []byte, firstLine int, body int64, p *Problem) {
 	off := 0
 	if bytes.HasPrefix(data, bom) {
 		off = len(bom)
@@ -65,11 +65,11 @@ func splitFrontmatter(data []byte, maxBytes int) (yml []byte, firstLine int, bod
 	if bytes.HasPrefix(data, []byte{0xFF, 0xFE}) || bytes.HasPrefix(data, []byte{0xFE, 0xFF}) {
 		// What Windows PowerShell 5 writes with > and Out-File, and
 		// Notepad's old "Unicode": no host reads it.
-		return nil, 0, 0, &fmProblem{RuleFrontmatter, 1, "SKILL.md is UTF-16 text; save it as UTF-8"}
+		return nil, 0, 0, &Problem{RuleFrontmatter, 1, "SKILL.md is UTF-16 text; save it as UTF-8"}
 	}
 	first, next := lineAt(data, off)
 	if !isDelimiter(first) {
-		return nil, 0, 0, &fmProblem{RuleFrontmatter, 1, "SKILL.md does not start with a '---' line; put the YAML frontmatter (name, description) between two '---' lines at the top"}
+		return nil, 0, 0, &Problem{RuleFrontmatter, 1, "SKILL.md does not start with a '---' line; put the YAML frontmatter (name, description) between two '---' lines at the top"}
 	}
 	start := next
 	for pos := start; pos < len(data) && pos-start <= maxBytes; {
@@ -80,9 +80,9 @@ func splitFrontmatter(data []byte, maxBytes int) (yml []byte, firstLine int, bod
 		pos = n
 	}
 	if len(data)-start > maxBytes {
-		return nil, 0, 0, &fmProblem{RuleFrontmatter, 2, fmt.Sprintf("frontmatter is over %d bytes (MaxFrontmatterBytes) or never closed; close it with a '---' line and keep long text in the body", maxBytes)}
+		return nil, 0, 0, &Problem{RuleFrontmatter, 2, fmt.Sprintf("frontmatter is over %d bytes (MaxFrontmatterBytes) or never closed; close it with a '---' line and keep long text in the body", maxBytes)}
 	}
-	return nil, 0, 0, &fmProblem{RuleFrontmatter, 1, "the frontmatter opened on line 1 is never closed; add a '---' line after it"}
+	return nil, 0, 0, &Problem{RuleFrontmatter, 1, "the frontmatter opened on line 1 is never closed; add a '---' line after it"}
 }
 
 // lineAt returns the line starting at off (without its newline) and the
@@ -125,16 +125,16 @@ func yamlHint(msg string) string {
 	return "quote values that hold ': ' or ' #' or start with a YAML indicator such as [, {, &, *, !, | or >"
 }
 
-// parseFrontmatter reads SKILL.md's frontmatter into a JSON-compatible
-// map. Anchors, aliases and merge keys are refused outright rather than
+// Parse reads SKILL.md's frontmatter, at most maxBytes of YAML, into a
+// JSON-compatible map. Anchors, aliases and merge keys are refused outright rather than
 // expanded, so no document costs more than its size (an alias bomb is
 // refused on its first anchor); the YAML library also bounds nesting.
-func parseFrontmatter(data []byte, maxBytes int) (*frontmatter, *fmProblem) {
+func Parse(data []byte, maxBytes int) (*Frontmatter, *Problem) {
 	yml, firstLine, body, p := splitFrontmatter(data, maxBytes)
 	if p != nil {
 		return nil, p
 	}
-	f := &frontmatter{firstLine: firstLine, bodyOffset: body}
+	f := &Frontmatter{firstLine: firstLine, BodyOffset: body}
 	if !utf8.Valid(yml) {
 		// Say so plainly: the YAML library's "invalid trailing UTF-8
 		// octet" names neither the encoding nor, often, the line.
@@ -149,7 +149,7 @@ func parseFrontmatter(data []byte, maxBytes int) (*frontmatter, *fmProblem) {
 			}
 			yml = yml[size:]
 		}
-		return nil, &fmProblem{RuleFrontmatter, firstLine + n, "frontmatter is not UTF-8 text (a Latin-1 or Windows-1252 character?); save SKILL.md as UTF-8"}
+		return nil, &Problem{RuleFrontmatter, firstLine + n, "frontmatter is not UTF-8 text (a Latin-1 or Windows-1252 character?); save SKILL.md as UTF-8"}
 	}
 	var doc yaml.Node
 	if err := yaml.Unmarshal(yml, &doc); err != nil {
@@ -160,37 +160,37 @@ func parseFrontmatter(data []byte, maxBytes int) (*frontmatter, *fmProblem) {
 			}
 			msg = msg[len(m[0]):]
 		}
-		return nil, &fmProblem{RuleFrontmatter, line, "frontmatter is not valid YAML: " + msg + "; " + yamlHint(msg)}
+		return nil, &Problem{RuleFrontmatter, line, "frontmatter is not valid YAML: " + msg + "; " + yamlHint(msg)}
 	}
 	root := &doc
 	if root.Kind == yaml.DocumentNode && len(root.Content) == 1 {
 		root = root.Content[0]
 	}
 	if root.Kind != yaml.MappingNode {
-		return nil, &fmProblem{RuleFrontmatter, f.line(root), "frontmatter must be a YAML mapping of keys (name: ..., description: ...)"}
+		return nil, &Problem{RuleFrontmatter, f.Line(root), "frontmatter must be a YAML mapping of keys (name: ..., description: ...)"}
 	}
 	v, p := f.toJSON(root, 0)
 	if p != nil {
 		return nil, p
 	}
-	f.fields, f.root = v.(map[string]any), root
+	f.Fields, f.Root = v.(map[string]any), root
 	return f, nil
 }
 
 // toJSON converts a YAML node to what a host's YAML parser yields, as JSON
 // values: map[string]any, []any, string, int64, float64, bool or nil.
-func (f *frontmatter) toJSON(n *yaml.Node, depth int) (any, *fmProblem) {
+func (f *Frontmatter) toJSON(n *yaml.Node, depth int) (any, *Problem) {
 	if depth > maxYAMLDepth {
-		return nil, &fmProblem{RuleYAMLValue, f.line(n), fmt.Sprintf("frontmatter nests deeper than %d levels", maxYAMLDepth)}
+		return nil, &Problem{RuleYAMLValue, f.Line(n), fmt.Sprintf("frontmatter nests deeper than %d levels", maxYAMLDepth)}
 	}
 	if n.Kind == yaml.AliasNode || n.Anchor != "" {
-		return nil, &fmProblem{RuleYAMLAlias, f.line(n), "frontmatter uses a YAML anchor or alias (& or *); write the value out instead"}
+		return nil, &Problem{RuleYAMLAlias, f.Line(n), "frontmatter uses a YAML anchor or alias (& or *); write the value out instead"}
 	}
 	if t := n.ShortTag(); n.Kind != yaml.ScalarNode && t != "!!map" && t != "!!seq" {
 		// A tag on a collection (!!python/object/apply:os.system [..],
 		// !!set, !custom {..}) names a type JSON cannot carry, however
 		// plain its contents look.
-		return nil, &fmProblem{RuleYAMLValue, f.line(n), "frontmatter uses the YAML tag " + strconv.Quote(n.Tag) + ", which hosts' parsers refuse; remove it"}
+		return nil, &Problem{RuleYAMLValue, f.Line(n), "frontmatter uses the YAML tag " + strconv.Quote(n.Tag) + ", which hosts' parsers refuse; remove it"}
 	}
 	switch n.Kind {
 	case yaml.MappingNode:
@@ -208,26 +208,26 @@ func (f *frontmatter) toJSON(n *yaml.Node, depth int) (any, *fmProblem) {
 	case yaml.ScalarNode:
 		return f.scalar(n)
 	}
-	return nil, &fmProblem{RuleYAMLValue, f.line(n), "frontmatter holds a YAML node JSON cannot carry"}
+	return nil, &Problem{RuleYAMLValue, f.Line(n), "frontmatter holds a YAML node JSON cannot carry"}
 }
 
-func (f *frontmatter) mapping(n *yaml.Node, depth int) (any, *fmProblem) {
+func (f *Frontmatter) mapping(n *yaml.Node, depth int) (any, *Problem) {
 	out := make(map[string]any, len(n.Content)/2)
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], n.Content[i+1]
 		if k.Kind == yaml.AliasNode || k.Anchor != "" {
-			return nil, &fmProblem{RuleYAMLAlias, f.line(k), "frontmatter uses a YAML anchor or alias (& or *); write the value out instead"}
+			return nil, &Problem{RuleYAMLAlias, f.Line(k), "frontmatter uses a YAML anchor or alias (& or *); write the value out instead"}
 		}
 		if k.Kind != yaml.ScalarNode {
-			return nil, &fmProblem{RuleYAMLValue, f.line(k), "frontmatter has a key that is not a plain scalar; JSON keys are strings"}
+			return nil, &Problem{RuleYAMLValue, f.Line(k), "frontmatter has a key that is not a plain scalar; JSON keys are strings"}
 		}
 		if k.ShortTag() == "!!merge" {
-			return nil, &fmProblem{RuleYAMLAlias, f.line(k), "frontmatter uses a YAML merge key (<<); write the keys out instead"}
+			return nil, &Problem{RuleYAMLAlias, f.Line(k), "frontmatter uses a YAML merge key (<<); write the keys out instead"}
 		}
 		// A host's YAML parser turns a scalar key into its text as a
 		// JSON key (1: x gives "1").
 		if _, dup := out[k.Value]; dup {
-			return nil, &fmProblem{RuleYAMLValue, f.line(k), fmt.Sprintf("frontmatter key %q appears twice", k.Value)}
+			return nil, &Problem{RuleYAMLValue, f.Line(k), fmt.Sprintf("frontmatter key %q appears twice", k.Value)}
 		}
 		val, p := f.toJSON(v, depth+1)
 		if p != nil {
@@ -238,18 +238,18 @@ func (f *frontmatter) mapping(n *yaml.Node, depth int) (any, *fmProblem) {
 	return out, nil
 }
 
-// yaml11Bool are the plain scalars YAML 1.1 reads as booleans and YAML
+// YAML11Bool are the plain scalars YAML 1.1 reads as booleans and YAML
 // 1.2 as strings (true and false are booleans in both).
-var yaml11Bool = map[string]bool{"yes": true, "no": true, "on": true, "off": true, "y": true, "n": true}
+var YAML11Bool = map[string]bool{"yes": true, "no": true, "on": true, "off": true, "y": true, "n": true}
 
-func (f *frontmatter) scalar(n *yaml.Node) (any, *fmProblem) {
+func (f *Frontmatter) scalar(n *yaml.Node) (any, *Problem) {
 	switch n.ShortTag() {
 	case "!!str", "!!binary":
-		if n.Style == 0 && yaml11Bool[strings.ToLower(n.Value)] {
+		if n.Style == 0 && YAML11Bool[strings.ToLower(n.Value)] {
 			// YAML 1.2 (this library, JavaScript hosts) reads a plain
 			// yes as a string, YAML 1.1 (PyYAML) as true: the host and
 			// the skills extension's frontmatter would disagree.
-			f.warnings = append(f.warnings, fmProblem{RuleYAMLBool, f.line(n), "unquoted " + strconv.Quote(n.Value) + " reads as a boolean in YAML 1.1 parsers (PyYAML) and a string in YAML 1.2 ones; quote it, or write true or false"})
+			f.Warnings = append(f.Warnings, Problem{RuleYAMLBool, f.Line(n), "unquoted " + strconv.Quote(n.Value) + " reads as a boolean in YAML 1.1 parsers (PyYAML) and a string in YAML 1.2 ones; quote it, or write true or false"})
 		}
 		return n.Value, nil
 	case "!!null":
@@ -257,7 +257,7 @@ func (f *frontmatter) scalar(n *yaml.Node) (any, *fmProblem) {
 	case "!!bool":
 		var b bool
 		if err := n.Decode(&b); err != nil {
-			return nil, &fmProblem{RuleYAMLValue, f.line(n), "frontmatter value " + strconv.Quote(n.Value) + " is not a boolean: " + err.Error()}
+			return nil, &Problem{RuleYAMLValue, f.Line(n), "frontmatter value " + strconv.Quote(n.Value) + " is not a boolean: " + err.Error()}
 		}
 		return b, nil
 	case "!!int":
@@ -269,18 +269,18 @@ func (f *frontmatter) scalar(n *yaml.Node) (any, *fmProblem) {
 	case "!!float":
 		var x float64
 		if err := n.Decode(&x); err != nil || math.IsNaN(x) || math.IsInf(x, 0) {
-			return nil, &fmProblem{RuleYAMLValue, f.line(n), "frontmatter number " + strconv.Quote(n.Value) + " has no JSON form; quote it"}
+			return nil, &Problem{RuleYAMLValue, f.Line(n), "frontmatter number " + strconv.Quote(n.Value) + " has no JSON form; quote it"}
 		}
 		return x, nil
 	case "!!timestamp":
-		f.warnings = append(f.warnings, fmProblem{RuleYAMLTimestamp, f.line(n), "unquoted date " + strconv.Quote(n.Value) + " reads as a date in some YAML parsers and a string in others; quote it"})
+		f.Warnings = append(f.Warnings, Problem{RuleYAMLTimestamp, f.Line(n), "unquoted date " + strconv.Quote(n.Value) + " reads as a date in some YAML parsers and a string in others; quote it"})
 		return n.Value, nil
 	}
-	return nil, &fmProblem{RuleYAMLValue, f.line(n), "frontmatter uses the YAML tag " + strconv.Quote(n.Tag) + ", which hosts' parsers refuse; remove it"}
+	return nil, &Problem{RuleYAMLValue, f.Line(n), "frontmatter uses the YAML tag " + strconv.Quote(n.Tag) + ", which hosts' parsers refuse; remove it"}
 }
 
-// keyNode returns the key and value nodes of key in mapping m.
-func keyNode(m *yaml.Node, key string) (k, v *yaml.Node) {
+// KeyNode returns the key and value nodes of key in mapping m.
+func KeyNode(m *yaml.Node, key string) (k, v *yaml.Node) {
 	if m == nil {
 		return nil, nil
 	}
@@ -293,11 +293,12 @@ func keyNode(m *yaml.Node, key string) (k, v *yaml.Node) {
 }
 
 // ParseFrontmatter reads the YAML frontmatter of a SKILL.md as JSON
-// values, as the folder reader does (docs/skill-folders.md §2).
+// values, as the folder reader does (docs/skill-folders.md §2), with the
+// default bound on its size.
 func ParseFrontmatter(data []byte) (map[string]any, error) {
-	fm, p := parseFrontmatter(data, DefaultMaxFrontmatterBytes)
+	fm, p := Parse(data, DefaultMaxBytes)
 	if p != nil {
 		return nil, p
 	}
-	return fm.fields, nil
+	return fm.Fields, nil
 }

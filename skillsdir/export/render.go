@@ -1,4 +1,4 @@
-package skillsdir
+package export
 
 import (
 	"bytes"
@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/agent3md/agent3md/agentfile"
+	"github.com/agent3md/agent3md/skillsdir/skillmd"
 )
 
 // Rendered is a skill rendered as an Agent Skills SKILL.md plus its
@@ -32,9 +33,6 @@ type Reference struct {
 	Text   []byte
 	SHA256 string
 }
-
-// maxDescription is the Agent Skills bound on a description, in characters.
-const maxDescription = 1024
 
 // Doc is an agent file as the renderer reads it: the catalog, its
 // agent3md/1 reading, each skill's Agent Skills name, and how to find a
@@ -75,7 +73,7 @@ func (d *Doc) Render(ctx context.Context, i int, chain []int) (*Rendered, error)
 	}
 	var b bytes.Buffer
 	writeFrontmatter(&b, fm)
-	if body = removeDescription(body); body != "" {
+	if body = RemoveDescription(body); body != "" {
 		b.WriteString(d.rewrite(body, i, inChain, "references/", "SKILL.md"))
 		b.WriteByte('\n')
 	}
@@ -123,7 +121,7 @@ func (d *Doc) Description(i int) string {
 	if desc == "" {
 		desc = clean("The " + s.Name + " skill of the " + d.Agent.Name + " agent.")
 	}
-	return Clip(desc, maxDescription)
+	return Clip(desc, skillmd.MaxDescription)
 }
 
 // linkText replaces the links in a description with their text, or the

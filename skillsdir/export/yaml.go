@@ -1,10 +1,12 @@
-package skillsdir
+package export
 
 import (
 	"bytes"
 	"fmt"
 	"regexp"
 	"strings"
+
+	"github.com/agent3md/agent3md/skillsdir/skillmd"
 )
 
 // writeFrontmatter writes the SKILL.md frontmatter block. Every string is
@@ -90,7 +92,7 @@ var plainKey = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_-]*$`)
 
 // yamlKey writes a mapping key: as it is when plain, else quoted.
 func yamlKey(k string) string {
-	if plainKey.MatchString(k) && !yaml11Bool[strings.ToLower(k)] && k != "true" && k != "false" && k != "null" {
+	if plainKey.MatchString(k) && !skillmd.YAML11Bool[strings.ToLower(k)] && k != "true" && k != "false" && k != "null" {
 		return k
 	}
 	return yamlQuote(clean(k))

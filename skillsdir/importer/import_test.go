@@ -1,4 +1,4 @@
-package skillsdir_test
+package importer_test
 
 import (
 	"bytes"
@@ -17,6 +17,7 @@ import (
 	"github.com/agent3md/agent3md/agentfile"
 	"github.com/agent3md/agent3md/skillsdir"
 	"github.com/agent3md/agent3md/skillsdir/folderwrite"
+	"github.com/agent3md/agent3md/skillsdir/importer"
 )
 
 // writeSkill writes root/name/SKILL.md with the given frontmatter lines
@@ -53,7 +54,7 @@ func yamlString(s string) string {
 // warnings, one a line.
 func importOK(t *testing.T, title string, dirs ...string) (string, *agentfile.Catalog, string) {
 	t.Helper()
-	r, err := skillsdir.Import(context.Background(), dirs, &skillsdir.ImportOptions{Title: title})
+	r, err := importer.Import(context.Background(), dirs, &importer.Options{Title: title})
 	if err != nil {
 		t.Fatalf("import %v: %v", dirs, err)
 	}
@@ -108,7 +109,7 @@ func exportTo(t *testing.T, file, dir string) *folderwrite.Report {
 // folder, imported and exported again, gives the same skills with the
 // same descriptions and bodies.
 func TestImportRoundTripExamples(t *testing.T) {
-	examples, _ := filepath.Glob("../examples/*.3md")
+	examples, _ := filepath.Glob("../../examples/*.3md")
 	if len(examples) == 0 {
 		t.Fatal("no examples found")
 	}
@@ -394,34 +395,6 @@ func TestImportIdentity(t *testing.T) {
 	}
 }
 
-// TestImportWriteFileRefusesOverwrite: an existing output is kept unless
-// forced; a folder without skills imports nothing.
-func TestImportWriteFileRefusesOverwrite(t *testing.T) {
-	src := filepath.Join(t.TempDir(), "skills")
-	writeSkill(t, src, "one", "description: One.\n", "One.\n", nil)
-	out := filepath.Join(t.TempDir(), "agent.3md")
-	if err := os.WriteFile(out, []byte("mine"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	r, err := skillsdir.Import(context.Background(), []string{src}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	err = r.WriteFile(out, false)
-	if data, _ := os.ReadFile(out); err == nil || !strings.Contains(err.Error(), "already exists; pass --force") || string(data) != "mine" {
-		t.Fatalf("err %v, file %q", err, data)
-	}
-	if err := r.WriteFile(out, true); err != nil {
-		t.Fatalf("forced: %v", err)
-	}
-	if data, _ := os.ReadFile(out); !bytes.Equal(data, r.Data) || !strings.Contains(string(data), "@plane z=1 kind=skill label=\"one\"") {
-		t.Fatalf("forcing did not replace the file: %q", data)
-	}
-	if _, err := skillsdir.Import(context.Background(), []string{t.TempDir()}, nil); err == nil || !strings.Contains(err.Error(), "no valid skill folder") {
-		t.Fatalf("empty folder: %v", err)
-	}
-}
-
 // TestImportDropsRefusedCommand: a command the agent file's validator
 // refuses but the folder rules pass (a placeholder the shell would not
 // quote) is left out of its skill with a warning, and the skill imports;
@@ -432,7 +405,7 @@ func TestImportDropsRefusedCommand(t *testing.T) {
 	writeSkill(t, src, "undeclared", "description: Uses an undeclared input.\nmetadata:\n  tool: \"echo {missing}\"\n", "Body.\n", nil)
 	writeSkill(t, src, "unsafe", "description: Runs its input as code.\nmetadata:\n  inputs: \"cmd\"\n  tool: \"sh -c \\\"$({cmd})\\\"\"\n", "Body.\n", nil)
 	writeSkill(t, src, "fine", "description: A fine command.\nmetadata:\n  inputs: \"who\"\n  tool: \"echo {who}\"\n", "Body.\n", nil)
-	r, err := skillsdir.Import(context.Background(), []string{src}, nil)
+	r, err := importer.Import(context.Background(), []string{src}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -476,7 +449,7 @@ func TestImportSeveralFolders(t *testing.T) {
 		t.Errorf("the link across folders is not a [[z=N]] link: %+v", cat.AllLinks())
 	}
 	writeSkill(t, b, "deploy", "description: Another deploy.\n", "Deploy.\n", nil)
-	_, err := skillsdir.Import(context.Background(), []string{a, b}, nil)
+	_, err := importer.Import(context.Background(), []string{a, b}, nil)
 	if !errors.Is(err, skillsdir.ErrNameClash) || !strings.Contains(err.Error(), filepath.Join(a, "deploy", "SKILL.md")) || !strings.Contains(err.Error(), filepath.Join(b, "deploy", "SKILL.md")) {
 		t.Fatalf("clash: %v", err)
 	}
@@ -586,5 +559,13 @@ func TestImportHostileFileNames(t *testing.T) {
 	}
 	if !strings.Contains(stderr, "2 files not listed") {
 		t.Errorf("no warning of the unlisted files:\n%s", stderr)
+	}
+}
+
+// TestImportedSummary: an import says what it made in one line.
+func TestImportedSummary(t *testing.T) {
+	im := &importer.Imported{Agent: "Team", Skills: 3, Links: 2, Files: 1, Skipped: 1}
+	if got, want := im.Summary(), `agent "Team": 3 skills, 2 links between them, 1 files listed, 1 broken skills skipped`; got != want {
+		t.Errorf("Imported.Summary = %q, want %q", got, want)
 	}
 }

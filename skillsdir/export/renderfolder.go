@@ -1,4 +1,4 @@
-package skillsdir
+package export
 
 import (
 	"context"
@@ -26,9 +26,9 @@ func (d *Doc) RenderFolder(ctx context.Context, i int, chain []int) (*Rendered, 
 		}
 	}
 	text := slices.Clip(r.Text)
-	text = fmt.Appendf(text, "\nThis skill belongs to the agent %s: read its identity and rules in [AGENT.md](%s) before acting.\n", d.Agent.Name, identityFile)
+	text = fmt.Appendf(text, "\nThis skill belongs to the agent %s: read its identity and rules in [AGENT.md](%s) before acting.\n", d.Agent.Name, IdentityFile)
 	r.Text, r.SHA256 = text, sum(text)
 	id := identityMarkdown(d.Agent, idBody)
-	r.References = append(r.References, Reference{Path: identityFile, Text: id, SHA256: sum(id)})
+	r.References = append(r.References, Reference{Path: IdentityFile, Text: id, SHA256: sum(id)})
 	return r, nil
 }

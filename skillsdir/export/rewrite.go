@@ -1,4 +1,4 @@
-package skillsdir
+package export
 
 import (
 	"strings"

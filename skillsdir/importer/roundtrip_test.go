@@ -1,4 +1,4 @@
-package skillsdir_test
+package importer_test
 
 import (
 	"bytes"
@@ -17,6 +17,8 @@ import (
 	"github.com/agent3md/agent3md/agentfile"
 	"github.com/agent3md/agent3md/loader"
 	"github.com/agent3md/agent3md/skillsdir"
+	"github.com/agent3md/agent3md/skillsdir/export"
+	"github.com/agent3md/agent3md/skillsdir/importer"
 )
 
 // The round trips of docs/skill-folders.md §12, as properties over every
@@ -79,7 +81,7 @@ func TestRoundTripAgentFiles(t *testing.T) {
 			if _, err := exportAgent(t, first, file, false); err != nil {
 				t.Fatal(err)
 			}
-			imp, err := skillsdir.Import(context.Background(), []string{first}, nil)
+			imp, err := importer.Import(context.Background(), []string{first}, nil)
 			if rule, ok := refused[base]; ok {
 				checkRefused(t, first, rule, err)
 				return
@@ -209,10 +211,10 @@ func diffAgents(t *testing.T, a, b []byte) []string {
 // skillFolderRoots are the skills folders the repository holds: the 157
 // public skills of the routing corpus (anthropics/skills' Apache-2.0 ones,
 // obra/superpowers, K-Dense's scientific skills; frontmatter byte for byte)
-// and the test folders of loader, this package and the binary.
+// and the test folders of loader, the folder reader and the binary.
 var skillFolderRoots = []string{
-	"../router/testdata/folders/anthropic", "../router/testdata/folders/superpowers", "../router/testdata/folders/scientific",
-	"../loader/testdata/folders", "testdata/tree", "../cmd/agent3md/testdata/skillsdir",
+	"../../router/testdata/folders/anthropic", "../../router/testdata/folders/superpowers", "../../router/testdata/folders/scientific",
+	"../../loader/testdata/folders", "../testdata/tree", "../../cmd/agent3md/testdata/skillsdir",
 }
 
 // folderSkill is a skill as the scanner reads it: its frontmatter and its
@@ -252,7 +254,7 @@ func TestRoundTripSkillFolders(t *testing.T) {
 	checked := 0
 	for _, root := range skillFolderRoots {
 		t.Run(filepath.Base(root), func(t *testing.T) {
-			imp, err := skillsdir.Import(context.Background(), []string{root}, nil)
+			imp, err := importer.Import(context.Background(), []string{root}, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -310,7 +312,7 @@ func diffFrontmatter(b, a map[string]any) []string {
 		}
 		if d, ok := v.(string); ok && k == "description" && utf8.RuneCountInString(d) > 1024 {
 			// Over the Agent Skills bound: export cuts it there.
-			v = skillsdir.Clip(strings.Join(strings.Fields(d), " "), 1024)
+			v = export.Clip(strings.Join(strings.Fields(d), " "), 1024)
 		}
 		if !jsonEqual(a[k], v) {
 			out = append(out, fmt.Sprintf("%s = %#v, want %#v", k, a[k], v))

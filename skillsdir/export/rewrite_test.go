@@ -1,4 +1,4 @@
-package skillsdir
+package export
 
 import (
 	"bytes"
@@ -16,7 +16,7 @@ import (
 // renderer rewrites every link there is and nothing else.
 func TestRewriteLineAgreesWithScanner(t *testing.T) {
 	var files []string
-	for _, pattern := range []string{"../examples/*.3md", "../agentfile/testdata/*/*.3md", "../agentfile/testdata/*/*/*.3md"} {
+	for _, pattern := range []string{"../../examples/*.3md", "../../agentfile/testdata/*/*.3md", "../../agentfile/testdata/*/*/*.3md"} {
 		m, _ := filepath.Glob(pattern)
 		files = append(files, m...)
 	}

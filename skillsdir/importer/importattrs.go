@@ -1,4 +1,4 @@
-package skillsdir
+package importer
 
 import (
 	"bytes"
@@ -8,10 +8,13 @@ import (
 	"unicode/utf8"
 
 	"github.com/agent3md/agent3md/agentfile"
+	"github.com/agent3md/agent3md/skillsdir"
+	"github.com/agent3md/agent3md/skillsdir/export"
+	"github.com/agent3md/agent3md/skillsdir/skillmd"
 )
 
 // metaString returns the string metadata key of a skill's frontmatter.
-func metaString(s *Skill, key string) (string, bool) {
+func metaString(s *skillsdir.Skill, key string) (string, bool) {
 	m, ok := s.Frontmatter["metadata"].(map[string]any)
 	if !ok {
 		return "", false
@@ -55,7 +58,7 @@ func planeAttrs(it *importedSkill, warn func(string, ...any), maxBytes int) [][2
 		triggers = []string{strings.ReplaceAll(s.Name, "-", " ")}
 	}
 	add("triggers", strings.Join(triggers, ", "))
-	add("inputs", FormatInputs(s.Inputs))
+	add("inputs", export.FormatInputs(s.Inputs))
 	if s.HasTool {
 		add("tool", s.Tool)
 	}
@@ -96,16 +99,11 @@ func planeAttrs(it *importedSkill, warn func(string, ...any), maxBytes int) [][2
 	if extra := extraFrontmatter(it); extra != nil {
 		j, err := json.Marshal(extra)
 		if err == nil {
-			field("the frontmatter's other keys", skillFrontmatterAttr, string(j))
+			field("the frontmatter's other keys", export.SkillFrontmatterAttr, string(j))
 		}
 	}
 	return out
 }
-
-// skillFrontmatterAttr is the plane attribute that keeps, as a JSON object,
-// what of a SKILL.md frontmatter the other attributes do not say exactly,
-// so that export writes it back (docs/skill-folders.md §11).
-const skillFrontmatterAttr = "skill-frontmatter"
 
 // extraFrontmatter is the part of it's frontmatter that its other plane
 // attributes (planeAttrs) would not give back exactly: keys of no meaning
@@ -148,7 +146,7 @@ func reproducedTop(k string, v any) bool {
 	str, isStr := v.(string)
 	switch k {
 	case "description":
-		return isStr && str == strings.Join(strings.Fields(str), " ") && utf8.RuneCountInString(str) <= maxDescription && utf8.ValidString(str)
+		return isStr && str == strings.Join(strings.Fields(str), " ") && utf8.RuneCountInString(str) <= skillmd.MaxDescription && utf8.ValidString(str)
 	case "license", "compatibility", "argument-hint", "model", "effort":
 		return isStr && str != "" && str == strings.TrimSpace(str)
 	case "disable-model-invocation", "user-invocable":
@@ -170,7 +168,7 @@ func reproducedMeta(it *importedSkill, k string, v any) bool {
 	case "triggers":
 		return len(s.Triggers) > 0 && str == strings.Join(s.Triggers, ", ")
 	case "inputs":
-		return len(s.Inputs) > 0 && str == FormatInputs(s.Inputs)
+		return len(s.Inputs) > 0 && str == export.FormatInputs(s.Inputs)
 	case "tool":
 		return s.HasTool && str == s.Tool
 	case "cost":
@@ -181,20 +179,6 @@ func reproducedMeta(it *importedSkill, k string, v any) bool {
 		return str == strconv.Itoa(it.z)
 	}
 	return false
-}
-
-// FormatInputs writes inputs as SKILL.md metadata and plane attributes
-// carry them (docs/format.md §9): name:type, with "?" when optional,
-// joined with ", ".
-func FormatInputs(ins []agentfile.Input) string {
-	parts := make([]string, len(ins))
-	for i, in := range ins {
-		parts[i] = in.Name + ":" + in.Type
-		if in.Optional {
-			parts[i] += "?"
-		}
-	}
-	return strings.Join(parts, ", ")
 }
 
 // jsonStrings writes a list of strings as a JSON array, HTML characters

@@ -1,4 +1,4 @@
-package skillsdir
+package importer
 
 import (
 	"errors"
@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/agent3md/agent3md/agentfile"
+	"github.com/agent3md/agent3md/skillsdir/export"
 )
 
 // importDoc wraps a body, made ready by import's text helpers, between an
@@ -84,8 +85,8 @@ func FuzzDescriptionParagraph(f *testing.F) {
 			return
 		}
 		const own = "# Title\n\nThe body."
-		body, _, _ := sanitizeBody(insertDescription(own, descriptionParagraph(desc)))
-		if back := removeDescription(body); back != own {
+		body, _, _ := sanitizeBody(export.InsertDescription(own, descriptionParagraph(desc)))
+		if back := export.RemoveDescription(body); back != own {
 			t.Fatalf("the description paragraph does not come out again:\n got %q\nwant %q", back, own)
 		}
 		cat, err := agentfile.Parse(strings.NewReader(importDoc(body)), nil)

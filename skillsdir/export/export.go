@@ -1,4 +1,4 @@
-package skillsdir
+package export
 
 import (
 	"bytes"
@@ -18,10 +18,10 @@ import (
 // agent wrote unless forced, never through a symbolic link, each folder
 // replaced whole.
 
-// identityFile is the reference that carries the agent's identity in every
+// IdentityFile is the reference that carries the agent's identity in every
 // skill folder. Upper case: it can never collide with a dependency's
 // reference file, whose slug is lower case.
-const identityFile = "references/AGENT.md"
+const IdentityFile = "references/AGENT.md"
 
 // Agent is the open agent Export writes out; *loader.Agent satisfies it.
 type Agent interface {
@@ -33,13 +33,13 @@ type Agent interface {
 	SkillMDBySlug(ctx context.Context, slug string) (*Rendered, error)
 }
 
-// ExportFolders renders each skill of ag as the Agent Skills folder export
+// Folders renders each skill of ag as the Agent Skills folder export
 // writes (docs/cli.md, export): SKILL.md, a references/<dep>.md per other
 // skill of its resolve chain and references/AGENT.md with the agent's
 // identity; and the WriteOptions that write them, naming the agent and
 // its file (set Force to write over other folders). WriteFolders writes
 // them; Prune is set, so the folders of skills the agent no longer has go.
-func ExportFolders(ctx context.Context, ag Agent) ([]folderwrite.Folder, folderwrite.WriteOptions, error) {
+func Folders(ctx context.Context, ag Agent) ([]folderwrite.Folder, folderwrite.WriteOptions, error) {
 	folders, agent, err := planSkillsDir(ctx, ag)
 	if err != nil {
 		return nil, folderwrite.WriteOptions{}, err
