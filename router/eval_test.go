@@ -34,6 +34,16 @@ func readSet(t testing.TB, file string) []evalCase {
 	if err := json.Unmarshal(data, &set); err != nil {
 		t.Fatalf("%s: %v", path, err)
 	}
+	seen := map[string]bool{}
+	for i, c := range set.Cases {
+		if seen[c.Agent] {
+			continue
+		}
+		seen[c.Agent] = true
+		if _, err := os.Stat(c.agentPath()); err != nil {
+			t.Fatalf("%s case %d: agent %q is not a path relative to %s/ (an example agent is ../../examples/NAME.3md): %v", path, i+1, c.Agent, setsDir, err)
+		}
+	}
 	return set.Cases
 }
 
