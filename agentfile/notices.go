@@ -200,8 +200,8 @@ func (p *parser) wrappedKeys(l []byte) []string {
 // directive, would read as the directive wrapped onto a second line
 // (NoticeWrappedDirective). A writer that puts a body under a directive
 // (import) leaves a blank line between them when it does: the body is
-// trimmed of leading blank lines, so it reads the same, and no longer
-// looks like the directive's continuation.
+// trimmed of leading blank lines, so it reads the same, and does not look
+// like the directive's continuation.
 func ContinuesDirective(line string) bool {
 	var p parser
 	return p.wrappedKeys([]byte(line)) != nil

@@ -66,8 +66,8 @@ func everyday(s *Skill) []Finding {
 		// where") is not flagged. It too fires off-topic, but the
 		// routing sets measure it earning its keep: rewording the 29
 		// such phrases of the four English example agents to name their
-		// object lost 9 right first answers of their 1,264 labelled
-		// requests and saved 2 false matches of 349. Only a bag of
+		// object loses 9 right first answers of their 1,264 labelled
+		// requests and saves 2 false matches of 349. Only a bag of
 		// everyday words is flagged.
 		all := true
 		for _, w := range ws {

@@ -8,8 +8,8 @@ import (
 // A scanned file is also mapped into memory, read-only, where the system
 // allows it (mapFile; unmapped by state.close). A body is then copied out
 // of the mapping instead of read with a pread: a first read of a skill
-// costs a memory copy instead of a system call, which was a third of a
-// get_skill answer on a large agent. The catalog stays body-less: the
+// costs a memory copy instead of a system call, which would be a third of
+// a get_skill answer on a large agent. The catalog stays body-less: the
 // mapping holds the operating system's cached pages of the file, which it
 // may drop at any time, not bytes of this process's heap.
 //

@@ -1,11 +1,8 @@
 package router
 
 import (
-	"encoding/json"
 	"flag"
 	"fmt"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -84,20 +81,6 @@ func (k *kTally) cells() string {
 // two tallies.
 func baselineCases(t *testing.T, file string) (ranked, bm25 *kTally) {
 	t.Helper()
-	path := filepath.Join(examplesDir, file)
-	if strings.HasPrefix(file, "testdata/") {
-		path = file
-	}
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("reading %s: %v", path, err)
-	}
-	var set struct {
-		Cases []evalCase `json:"cases"`
-	}
-	if err := json.Unmarshal(data, &set); err != nil {
-		t.Fatalf("%s: %v", path, err)
-	}
 	type agent struct {
 		r *Router
 		p *plainBM25
@@ -105,10 +88,10 @@ func baselineCases(t *testing.T, file string) (ranked, bm25 *kTally) {
 	}
 	agents := map[string]agent{}
 	ranked, bm25 = &kTally{}, &kTally{}
-	for _, c := range set.Cases {
+	for _, c := range readSet(t, file) {
 		a, ok := agents[c.Agent]
 		if !ok {
-			s := Skills(loadAgentSkills(t, filepath.Join(filepath.Dir(path), c.Agent)))
+			s := Skills(loadAgentSkills(t, c.agentPath()))
 			a = agent{newTest(t, s, nil), newPlainBM25(s), s}
 			agents[c.Agent] = a
 		}
@@ -154,7 +137,7 @@ func baselineSets() []struct{ file, kind string } {
 
 // TestRoutingBaseline routes every evaluation set in ranked mode and
 // through the plain BM25 baseline (baseline.go), logs both side by side
-// as the Markdown table of examples/README.md, and fails when ranked mode
+// as the Markdown table of testdata/README.md, and fails when ranked mode
 // gets fewer cases right than the baseline at any k on a held-out set.
 func TestRoutingBaseline(t *testing.T) {
 	if testing.Short() {
@@ -192,7 +175,7 @@ func TestRoutingBaseline(t *testing.T) {
 			sure[kind] = &kTally{}
 		}
 		sure[kind].merge(r)
-		fmt.Fprintf(&b, "| `%s` | %s | %d+%d | %s | %s |\n", strings.TrimPrefix(s.file, "testdata/"), s.kind, r.pos, r.neg, r.cells(), p.cells())
+		fmt.Fprintf(&b, "| `%s` | %s | %d+%d | %s | %s |\n", s.file, s.kind, r.pos, r.neg, r.cells(), p.cells())
 	}
 	for _, g := range []string{"development", "held-out"} {
 		if x := groups[g]; x[0] != nil {

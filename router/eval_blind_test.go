@@ -6,18 +6,18 @@ import "testing"
 // run (2026-11-27): their misses are never logged, so nobody tunes on
 // them; only their totals are read.
 var blindSets = map[string]bool{
-	"routing-blind5.json":                  true,
-	"routing-kefu-blind2.json":             true,
-	"testdata/routing-folders-blind2.json": true,
-	"routing-blind6.json":                  true,
-	"routing-kefu-blind3.json":             true,
+	"routing-blind5.json":         true,
+	"routing-kefu-blind2.json":    true,
+	"routing-folders-blind2.json": true,
+	"routing-blind6.json":         true,
+	"routing-kefu-blind3.json":    true,
 	// Round 3 (issue 33), committed before any run (52eccb3).
-	"testdata/routing-folders-blind3.json": true,
-	"routing-kefu-blind4.json":             true,
-	"routing-blind7.json":                  true,
+	"routing-folders-blind3.json": true,
+	"routing-kefu-blind4.json":    true,
+	"routing-blind7.json":         true,
 	// Round 4 (issue 33), committed before any run (331b5e0).
-	"testdata/routing-folders-blind4.json": true,
-	"testdata/routing-kefu-blind5.json":    true,
+	"routing-folders-blind4.json": true,
+	"routing-kefu-blind5.json":    true,
 }
 
 // bars are a set's measured figures, held exactly: at least top1 and
@@ -25,7 +25,7 @@ var blindSets = map[string]bool{
 // irrelevant ones drawing a match.
 type bars struct{ top1, top3, falseMatches int }
 
-// holdBars routes examples/<file> and holds ranked mode to b, logging
+// holdBars routes testdata/<file> and holds ranked mode to b, logging
 // both modes' totals (a blind set's cases are never logged: blindSets).
 func holdBars(t *testing.T, name, file string, b bars) {
 	t.Helper()
@@ -65,18 +65,18 @@ func holdBars(t *testing.T, name, file string, b bars) {
 //	routing-kefu-blind3.json      34/40    36/40   1/12              34/40    36/40   1/12
 //
 // None reaches the issue's targets (95% top-1, 98% top-3, 10% false
-// matches; 85% top-1 for the Chinese set): examples/README.md says by how
+// matches; 85% top-1 for the Chinese set): testdata/README.md says by how
 // far and what the misses have in common.
 
 // TestRoutingBlind5 routes the sixth held-out set over the example agents
-// (examples/routing-blind5.json): 180 requests, four for each of the 45
+// (testdata/routing-blind5.json): 180 requests, four for each of the 45
 // skills, and 48 irrelevant ones (16 near misses, marked).
 func TestRoutingBlind5(t *testing.T) {
 	holdBars(t, "blind5 held-out", "routing-blind5.json", bars{top1: 147, top3: 158, falseMatches: 9})
 }
 
 // TestRoutingKefuBlind2 routes the second held-out set of the Chinese
-// agent (examples/routing-kefu-blind2.json): 48 requests, six per skill,
+// agent (testdata/routing-kefu-blind2.json): 48 requests, six per skill,
 // about one in six in traditional characters, and 15 irrelevant ones (5
 // near misses).
 func TestRoutingKefuBlind2(t *testing.T) {
@@ -84,14 +84,14 @@ func TestRoutingKefuBlind2(t *testing.T) {
 }
 
 // TestRoutingBlind6 routes the second round's held-out set over the four
-// English example agents (examples/routing-blind6.json): 135 requests and
+// English example agents (testdata/routing-blind6.json): 135 requests and
 // 36 irrelevant ones (12 near misses).
 func TestRoutingBlind6(t *testing.T) {
 	holdBars(t, "blind6 held-out", "routing-blind6.json", bars{top1: 113, top3: 122, falseMatches: 12})
 }
 
 // TestRoutingKefuBlind3 routes the second round's held-out set of the
-// Chinese agent (examples/routing-kefu-blind3.json): 40 requests and 12
+// Chinese agent (testdata/routing-kefu-blind3.json): 40 requests and 12
 // irrelevant ones (4 near misses).
 func TestRoutingKefuBlind3(t *testing.T) {
 	holdBars(t, "kefu blind3 held-out", "routing-kefu-blind3.json", bars{top1: 34, top3: 36, falseMatches: 1})

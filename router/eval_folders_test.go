@@ -9,7 +9,7 @@ import "testing"
 // from each skill's description before any routing change was measured
 // against them; it is the one set over agents this project did not write.
 func TestRoutingFolders(t *testing.T) {
-	holdTo(t, "skill folders written elsewhere", "testdata/routing-folders.json", foldersMinTop1, true, false)
+	holdTo(t, "skill folders written elsewhere", "routing-folders.json", foldersMinTop1, true, false)
 }
 
 // foldersMinTop1 is the floor of the folders set: it measured 84.7%
@@ -24,7 +24,7 @@ const foldersMinTop1 = 0.86
 // folders (testdata/routing-folders-fresh.json): 50 requests and 10
 // irrelevant ones, written before anything was measured on it.
 func TestRoutingFoldersFresh(t *testing.T) {
-	holdTo(t, "skill folders, fresh held-out", "testdata/routing-folders-fresh.json", foldersFreshMinTop1, true, false)
+	holdTo(t, "skill folders, fresh held-out", "routing-folders-fresh.json", foldersFreshMinTop1, true, false)
 }
 
 // foldersFreshMinTop1 is the fresh folders set's floor: it measured
@@ -37,7 +37,7 @@ const foldersFreshMinTop1 = 0.84
 // skills, most of them skills the other two folder sets never target, and
 // 13 irrelevant ones, committed before anything was measured on it.
 func TestRoutingFoldersBlind(t *testing.T) {
-	holdTo(t, "skill folders, blind held-out", "testdata/routing-folders-blind.json", foldersBlindMinTop1, true, false)
+	holdTo(t, "skill folders, blind held-out", "routing-folders-blind.json", foldersBlindMinTop1, true, false)
 }
 
 // foldersBlindMinTop1 is its floor. Measured once, when the set was
@@ -51,5 +51,5 @@ const foldersBlindMinTop1 = 0.90
 // 157 skills and 30 irrelevant ones (10 near misses, marked), one of the
 // blind sets of 2026-11-27 (see bars in eval_test.go).
 func TestRoutingFoldersBlind2(t *testing.T) {
-	holdBars(t, "skill folders, blind2 held-out", "testdata/routing-folders-blind2.json", bars{top1: 192, top3: 195, falseMatches: 3})
+	holdBars(t, "skill folders, blind2 held-out", "routing-folders-blind2.json", bars{top1: 192, top3: 195, falseMatches: 3})
 }

@@ -7,14 +7,14 @@ import "testing"
 // (testdata/refagents/README.md): agents whose trigger lists someone else
 // wrote, the one case the other sets do not cover.
 func TestRoutingRefAgentsDev(t *testing.T) {
-	holdWithCeiling(t, "reference agents, dev", "testdata/routing-refagents-dev.json", refDevMinTop1, refDevMaxFalse)
+	holdWithCeiling(t, "reference agents, dev", "routing-refagents-dev.json", refDevMinTop1, refDevMaxFalse)
 }
 
 // TestRoutingRefAgentsHoldout routes the held-out set over the same agents
 // (testdata/routing-refagents-holdout.json). Its misses are not to be read
 // when changing routing: only its totals.
 func TestRoutingRefAgentsHoldout(t *testing.T) {
-	holdWithCeiling(t, "reference agents, held-out", "testdata/routing-refagents-holdout.json", refHoldoutMinTop1, refHoldoutMaxFalse)
+	holdWithCeiling(t, "reference agents, held-out", "routing-refagents-holdout.json", refHoldoutMinTop1, refHoldoutMaxFalse)
 }
 
 // The floors and ceilings below were set from one run, made after both sets

@@ -8,12 +8,12 @@ import (
 )
 
 var (
-	routingTable  = flag.Bool("routing.table", false, "print every routing set's figures as the Markdown table of examples/README.md")
+	routingTable  = flag.Bool("routing.table", false, "print every routing set's figures as the Markdown table of testdata/README.md")
 	routingSetsOf = flag.String("routing.sets", "dev", `with -routing.table, which sets: "dev" (development sets only, for working on routing), "held" (and the held-out sets) or "all" (and the blind sets of both rounds, whose figures are read once per change)`)
 )
 
 // routingSets are every labelled routing set, development and held-out,
-// in the order examples/README.md's table lists them.
+// in the order testdata/README.md's table lists them.
 var routingSets = []struct {
 	file, kind string
 }{
@@ -23,9 +23,9 @@ var routingSets = []struct {
 	{"routing-nearmiss-tools.json", "development (irrelevant only)"},
 	{"routing-kefu-dev.json", "development"},
 	{"routing-kefu-dev2.json", "development"},
-	{"testdata/routing-folders.json", "development"},
-	{"testdata/routing-folders-nearmiss.json", "development (irrelevant only)"},
-	{"testdata/routing-refagents-dev.json", "development"},
+	{"routing-folders.json", "development"},
+	{"routing-folders-nearmiss.json", "development (irrelevant only)"},
+	{"routing-refagents-dev.json", "development"},
 	{"routing-holdout.json", "held-out"},
 	{"routing-fresh.json", "held-out"},
 	{"routing-blind.json", "held-out"},
@@ -33,19 +33,19 @@ var routingSets = []struct {
 	{"routing-blind3.json", "held-out"},
 	{"routing-blind4.json", "held-out"},
 	{"routing-kefu-blind.json", "held-out"},
-	{"testdata/routing-folders-fresh.json", "held-out"},
-	{"testdata/routing-folders-blind.json", "held-out"},
-	{"testdata/routing-refagents-holdout.json", "held-out"},
+	{"routing-folders-fresh.json", "held-out"},
+	{"routing-folders-blind.json", "held-out"},
+	{"routing-refagents-holdout.json", "held-out"},
 	{"routing-blind5.json", "held-out, blind round 1 (2026-11-27)"},
 	{"routing-kefu-blind2.json", "held-out, blind round 1 (2026-11-27)"},
-	{"testdata/routing-folders-blind2.json", "held-out, blind round 1 (2026-11-27)"},
+	{"routing-folders-blind2.json", "held-out, blind round 1 (2026-11-27)"},
 	{"routing-blind6.json", "held-out, blind round 2 (2026-11-27)"},
 	{"routing-kefu-blind3.json", "held-out, blind round 2 (2026-11-27)"},
-	{"testdata/routing-folders-blind3.json", "held-out, blind round 3 (2026-11-28)"},
+	{"routing-folders-blind3.json", "held-out, blind round 3 (2026-11-28)"},
 	{"routing-kefu-blind4.json", "held-out, blind round 3 (2026-11-28)"},
 	{"routing-blind7.json", "held-out, blind round 3 (2026-11-28)"},
-	{"testdata/routing-folders-blind4.json", "held-out, blind round 4 (2026-11-29)"},
-	{"testdata/routing-kefu-blind5.json", "held-out, blind round 4 (2026-11-29)"},
+	{"routing-folders-blind4.json", "held-out, blind round 4 (2026-11-29)"},
+	{"routing-kefu-blind5.json", "held-out, blind round 4 (2026-11-29)"},
 }
 
 // TestRoutingTable prints, with -routing.table, one Markdown row per
@@ -79,7 +79,7 @@ func TestRoutingTable(t *testing.T) {
 		}
 		all[group][Ranked].merge(r)
 		all[group][Spec].merge(sp)
-		fmt.Fprintf(&b, "| `%s` | %s | %d+%d | %s | %s | %s | %s | %s | %s |\n", strings.TrimPrefix(s.file, "testdata/"), s.kind, r.pos, r.neg,
+		fmt.Fprintf(&b, "| `%s` | %s | %d+%d | %s | %s | %s | %s | %s | %s |\n", s.file, s.kind, r.pos, r.neg,
 			pct(r.top1, r.pos), pct(r.top3, r.pos), falseCell(r), pct(sp.top1, sp.pos), pct(sp.top3, sp.pos), falseCell(sp))
 	}
 	for _, g := range []string{"development", "held-out"} {

@@ -7,14 +7,48 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"strings"
 	"testing"
 
 	"github.com/agent3md/agent3md/loader"
 )
 
-// examplesDir holds the example agents and the labelled routing set.
+// examplesDir holds the example agents.
 const examplesDir = "../examples"
+
+// setsDir holds every labelled routing set. A case's agent is a path
+// relative to it: ../../examples/NAME.3md for an example agent,
+// folders/… and refagents/… for agents written by others.
+const setsDir = "testdata"
+
+// readSet reads the cases of the labelled set setsDir/<file>.
+func readSet(t testing.TB, file string) []evalCase {
+	t.Helper()
+	path := filepath.Join(setsDir, file)
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("the routing eval needs %s: %v", path, err)
+	}
+	var set struct {
+		Cases []evalCase `json:"cases"`
+	}
+	if err := json.Unmarshal(data, &set); err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	seen := map[string]bool{}
+	for i, c := range set.Cases {
+		if seen[c.Agent] {
+			continue
+		}
+		seen[c.Agent] = true
+		if _, err := os.Stat(c.agentPath()); err != nil {
+			t.Fatalf("%s case %d: agent %q is not a path relative to %s/ (an example agent is ../../examples/NAME.3md): %v", path, i+1, c.Agent, setsDir, err)
+		}
+	}
+	return set.Cases
+}
+
+// agentPath is where c's agent is, from the package's directory.
+func (c evalCase) agentPath() string { return filepath.Join(setsDir, c.Agent) }
 
 // Bars from the routing set's issue: Ranked must reach them; Spec's figures
 // are printed only.
@@ -140,7 +174,7 @@ func (t tally) figures() string {
 }
 
 // TestRoutingEval routes every labelled request of the development set
-// (examples/routing.json) in both modes, prints top-1 accuracy and
+// (testdata/routing.json) in both modes, prints top-1 accuracy and
 // false-match rate per agent, and holds Ranked to the bars and to never
 // losing a positive case Spec gets right.
 func TestRoutingEval(t *testing.T) {
@@ -157,7 +191,7 @@ func TestRoutingEval(t *testing.T) {
 	}
 }
 
-// TestRoutingHoldout routes the held-out set (examples/routing-holdout.json),
+// TestRoutingHoldout routes the held-out set (testdata/routing-holdout.json),
 // written blind after the development set had shaped the examples'
 // triggers. Its figures say how routing generalises; they are printed, and
 // only a floor well under the development bar is enforced, so that a
@@ -167,7 +201,7 @@ func TestRoutingHoldout(t *testing.T) {
 }
 
 // TestRoutingFresh routes the second held-out set
-// (examples/routing-fresh.json), written from each skill's purpose before
+// (testdata/routing-fresh.json), written from each skill's purpose before
 // the evidence, name and command rules were made, and never tuned on. Like
 // the first held-out set, its figures are printed and a floor under them
 // is enforced: most of its misses are requests whose words no trigger,
@@ -186,7 +220,7 @@ const freshMinTop1 = 0.85
 // 90.8% with them; a drop below this means routing stopped generalising.
 const holdoutMinTop1 = 0.85
 
-// holdTo routes examples/<file> (evalSet) and holds ranked mode to a
+// holdTo routes testdata/<file> (evalSet) and holds ranked mode to a
 // top-1 floor and, when asked, to the false-match bar and to getting at
 // least as many cases right as spec mode. It returns the totals per mode
 // (nil when the set could not be routed) for checks of a set's own.
@@ -234,7 +268,7 @@ func holdFalseTo(t *testing.T, name string, total map[Mode]*tally, ceiling float
 	}
 }
 
-// evalSet routes every case of examples/<file> in both modes, logs misses
+// evalSet routes every case of testdata/<file> in both modes, logs misses
 // and the per-agent table, reports any positive case Ranked loses that
 // Spec gets right, and returns the totals per mode. A set listed in
 // blindSets is routed the same way, but only its totals are logged and
@@ -267,14 +301,14 @@ func evalSet(t *testing.T, file string) map[Mode]*tally {
 	}
 	sort.Strings(agents)
 	t.Logf("%s", file)
-	t.Logf("%-20s %6s %6s %6s   %6s %6s %6s", "agent", "spec", "", "", "ranked", "", "")
-	t.Logf("%-20s %6s %6s %6s   %6s %6s %6s", "", "top-1", "top-3", "false", "top-1", "top-3", "false")
+	t.Logf("%-28s %6s %6s %6s   %6s %6s %6s", "agent", "spec", "", "", "ranked", "", "")
+	t.Logf("%-28s %6s %6s %6s   %6s %6s %6s", "", "top-1", "top-3", "false", "top-1", "top-3", "false")
 	for _, a := range append(agents, "all") {
 		s, r := total[Spec], total[Ranked]
 		if a != "all" {
 			s, r = stats[a][Spec], stats[a][Ranked]
 		}
-		t.Logf("%-20s %5.1f%% %5.1f%% %5.1f%%   %5.1f%% %5.1f%% %5.1f%%", a,
+		t.Logf("%-28s %5.1f%% %5.1f%% %5.1f%%   %5.1f%% %5.1f%% %5.1f%%", a,
 			100*s.top1Rate(), 100*s.top3Rate(), 100*s.falseRate(), 100*r.top1Rate(), 100*r.top3Rate(), 100*r.falseRate())
 	}
 	for _, m := range []Mode{Ranked, Spec} {
@@ -283,34 +317,19 @@ func evalSet(t *testing.T, file string) map[Mode]*tally {
 	return total
 }
 
-// runSet routes every case of examples/<file> (testdata/<file> for a
-// file under testdata/) in both modes with the limit a model is given
+// runSet routes every case of the set testdata/<file> in both modes with the limit a model is given
 // (evalLimit), calls seen with each case's answers and whether each
 // mode's first match is right, and returns the counts per agent and in
 // total, per mode.
 func runSet(t *testing.T, file string, seen func(c evalCase, spec, ranked []Match, specOK, rankedOK bool)) (map[string]map[Mode]*tally, map[Mode]*tally) {
 	t.Helper()
-	path := filepath.Join(examplesDir, file)
-	if strings.HasPrefix(file, "testdata/") {
-		path = file // agents written elsewhere live with the tests
-	}
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("the routing eval needs %s: %v", path, err)
-	}
-	var set struct {
-		Cases []evalCase `json:"cases"`
-	}
-	if err := json.Unmarshal(data, &set); err != nil {
-		t.Fatalf("examples/%s: %v", file, err)
-	}
 	routers := map[string]*Router{}
 	stats := map[string]map[Mode]*tally{}
 	total := map[Mode]*tally{Spec: {}, Ranked: {}}
-	for _, c := range set.Cases {
+	for _, c := range readSet(t, file) {
 		r, ok := routers[c.Agent]
 		if !ok {
-			r = newTest(t, loadAgentSkills(t, filepath.Join(filepath.Dir(path), c.Agent)), nil)
+			r = newTest(t, loadAgentSkills(t, c.agentPath()), nil)
 			routers[c.Agent] = r
 			stats[c.Agent] = map[Mode]*tally{Spec: {}, Ranked: {}}
 		}
@@ -351,7 +370,7 @@ func brief(ms []Match) string {
 }
 
 // TestRoutingBlind routes the third held-out set
-// (examples/routing-blind.json): 93 requests and 20 irrelevant ones,
+// (testdata/routing-blind.json): 93 requests and 20 irrelevant ones,
 // written from each skill's name, description and body with its trigger
 // lists out of sight, and committed before any routing change was tried
 // against it. It measured 83.9% ranked (59.1% spec), 5% false matches;
@@ -363,7 +382,7 @@ func TestRoutingBlind(t *testing.T) {
 const blindMinTop1 = 0.80
 
 // TestRoutingDev2 routes a second development set
-// (examples/routing-dev2.json) aimed at the two shapes of miss left: a
+// (testdata/routing-dev2.json) aimed at the two shapes of miss left: a
 // generic word tying a specific one, and a request that names only the
 // skill's command or words of its body. It may be tuned on; its floor
 // keeps what routing reaches there from sliding back.
@@ -376,7 +395,7 @@ func TestRoutingDev2(t *testing.T) {
 const dev2MinTop1 = 0.70
 
 // TestRoutingBlind2 routes the fourth held-out set
-// (examples/routing-blind2.json): 90 requests over every skill of the four
+// (testdata/routing-blind2.json): 90 requests over every skill of the four
 // example agents and 18 irrelevant ones, written from each skill's
 // purpose (its description and body, triggers out of sight) with varied
 // phrasing: object nouns, command names, symptoms and synonyms. It was
@@ -394,7 +413,7 @@ func TestRoutingBlind2(t *testing.T) {
 const blind2MinTop1 = 0.84
 
 // TestRoutingBlind3 routes the fifth held-out set
-// (examples/routing-blind3.json): 90 requests, two for each of the 45
+// (testdata/routing-blind3.json): 90 requests, two for each of the 45
 // skills of the four example agents, and 20 irrelevant ones (near misses
 // that share words with skills among them), written from each skill's
 // purpose with its triggers out of sight and with fresh phrasing. It was
@@ -424,7 +443,7 @@ const (
 )
 
 // TestRoutingBlind4 routes the fifth held-out set over the example agents
-// (examples/routing-blind4.json): 104 requests over all 45 skills and 20
+// (testdata/routing-blind4.json): 104 requests over all 45 skills and 20
 // irrelevant ones, written by a helper blind to the triggers, the
 // thesaurus, the router and every other set, and committed before any
 // run. Half of its requests name a tool, library, product or piece of
@@ -454,7 +473,7 @@ const (
 )
 
 // TestRoutingNearMiss routes two development sets of requests no skill
-// handles (examples/routing-nearmiss.json over the example agents,
+// handles (testdata/routing-nearmiss.json over the example agents,
 // testdata/routing-folders-nearmiss.json over the skill folders): office
 // chores, accounts and small talk that share a word or two with a skill.
 // They were written before anything was measured on them, to watch false
@@ -463,7 +482,7 @@ const (
 // words ("remind me to renew the database license next month" → forecast
 // on "next", "month"); ceilings just over those figures keep a rule that
 // lets more through from landing unnoticed. A third
-// (examples/routing-nearmiss-tools.json) says tool and product names in a
+// (testdata/routing-nearmiss-tools.json) says tool and product names in a
 // non-task sense ("what does the Intercom logo look like"), for the
 // thesaurus's tool-name groups.
 func TestRoutingNearMiss(t *testing.T) {
@@ -472,7 +491,7 @@ func TestRoutingNearMiss(t *testing.T) {
 		ceiling float64
 	}{
 		{"routing-nearmiss.json", nearMissMaxFalse},
-		{"testdata/routing-folders-nearmiss.json", foldersNearMissMaxFalse},
+		{"routing-folders-nearmiss.json", foldersNearMissMaxFalse},
 		{"routing-nearmiss-tools.json", toolsNearMissMaxFalse},
 	} {
 		total := evalSet(t, c.file)
@@ -500,7 +519,7 @@ const (
 )
 
 // TestRoutingKefuDev routes the development set of the Chinese example
-// agent (examples/routing-kefu-dev.json): 32 requests over its 8 skills
+// agent (testdata/routing-kefu-dev.json): 32 requests over its 8 skills
 // and 8 irrelevant ones, written with its triggers in view. It measures
 // routing where words are not separated by spaces: trigger phrases found
 // inside an unspaced request, and the relaxed tier's character pairs.
@@ -519,7 +538,7 @@ const (
 )
 
 // TestRoutingKefuBlind routes the held-out set of the Chinese example agent
-// (examples/routing-kefu-blind.json): 40 requests, five for each of its 8
+// (testdata/routing-kefu-blind.json): 40 requests, five for each of its 8
 // skills, and 12 irrelevant ones, written by a helper from each skill's
 // name and purpose with the triggers, the agent and every other set
 // unseen, and committed before any run.

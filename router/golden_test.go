@@ -7,7 +7,6 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"path/filepath"
 	"reflect"
 	"strconv"
 	"strings"
@@ -28,16 +27,16 @@ var goldenSets = []string{
 	"routing-blind.json",
 	"routing-blind2.json",
 	"routing-dev2.json",
-	"testdata/routing-folders.json",
-	"testdata/routing-folders-fresh.json",
+	"routing-folders.json",
+	"routing-folders-fresh.json",
 	"routing-blind3.json",
 	"routing-blind4.json",
 	"routing-nearmiss.json",
 	"routing-nearmiss-tools.json",
-	"testdata/routing-folders-blind.json",
-	"testdata/routing-folders-nearmiss.json",
-	"testdata/routing-refagents-dev.json",
-	"testdata/routing-refagents-holdout.json",
+	"routing-folders-blind.json",
+	"routing-folders-nearmiss.json",
+	"routing-refagents-dev.json",
+	"routing-refagents-holdout.json",
 }
 
 // goldenQueries are the queries every request is routed with: both modes,
@@ -52,25 +51,11 @@ var goldenQueries = []Query{{Mode: Spec}, {Mode: Ranked}, {Mode: Ranked, Limit: 
 func TestRoutesGolden(t *testing.T) {
 	var buf bytes.Buffer
 	for _, file := range goldenSets {
-		path := filepath.Join(examplesDir, file)
-		if strings.HasPrefix(file, "testdata/") {
-			path = file
-		}
-		data, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var set struct {
-			Cases []evalCase `json:"cases"`
-		}
-		if err := json.Unmarshal(data, &set); err != nil {
-			t.Fatalf("%s: %v", path, err)
-		}
 		routers := map[string][]*Router{}
-		for _, c := range set.Cases {
+		for _, c := range readSet(t, file) {
 			rs, ok := routers[c.Agent]
 			if !ok {
-				rs = goldenRouters(t, loadAgentSkills(t, filepath.Join(filepath.Dir(path), c.Agent)))
+				rs = goldenRouters(t, loadAgentSkills(t, c.agentPath()))
 				routers[c.Agent] = rs
 			}
 			writeRoutes(t, &buf, rs, file+" "+c.Agent, c.Text, goldenQueries)
@@ -177,22 +162,13 @@ func compareGolden(t *testing.T, path string, got []byte) {
 // alone first, and then checks that those first answers are unchanged:
 // no Match may share memory a later route writes.
 func TestRoutesKeepTheirAnswers(t *testing.T) {
-	data, err := os.ReadFile(filepath.Join(examplesDir, "routing.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var set struct {
-		Cases []evalCase `json:"cases"`
-	}
-	if err := json.Unmarshal(data, &set); err != nil {
-		t.Fatal(err)
-	}
+	cases := readSet(t, "routing.json")
 	routers := map[string]*Router{}
 	queries := []Query{{}, {Limit: 3}, {Mode: Spec}}
 	var first [][]Match
-	for _, c := range set.Cases {
+	for _, c := range cases {
 		if routers[c.Agent] == nil {
-			routers[c.Agent] = newTest(t, loadAgentSkills(t, filepath.Join(examplesDir, c.Agent)), &Options{NoCache: true, Background: true})
+			routers[c.Agent] = newTest(t, loadAgentSkills(t, c.agentPath()), &Options{NoCache: true, Background: true})
 			// Built, so that a first answer does not lack the runners-up
 			// a route made while the index builds leaves out.
 			if _, err := routers[c.Agent].Wait(context.Background()); err != nil {
@@ -220,7 +196,7 @@ func TestRoutesKeepTheirAnswers(t *testing.T) {
 			defer wg.Done()
 			for pass := 0; pass < 2; pass++ {
 				k := 0
-				for _, c := range set.Cases {
+				for _, c := range cases {
 					for _, q := range queries {
 						got, err := routers[c.Agent].Route(context.Background(), c.Text, &q)
 						if err != nil {

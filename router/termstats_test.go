@@ -2,10 +2,8 @@ package router
 
 import (
 	"context"
-	"encoding/json"
 	"math"
 	"math/rand/v2"
-	"os"
 	"path/filepath"
 	"reflect"
 	"slices"
@@ -35,18 +33,8 @@ func relevanceAgents(t *testing.T) []relevanceAgent {
 	var out []relevanceAgent
 	byAgent := map[string][]string{}
 	for _, set := range []string{"routing.json", "routing-holdout.json", "routing-fresh.json"} {
-		data, err := os.ReadFile(filepath.Join(examplesDir, set))
-		if err != nil {
-			t.Fatal(err)
-		}
-		var cases struct {
-			Cases []struct{ Agent, Text string }
-		}
-		if err := json.Unmarshal(data, &cases); err != nil {
-			t.Fatalf("%s: %v", set, err)
-		}
-		for _, c := range cases.Cases {
-			byAgent[c.Agent] = append(byAgent[c.Agent], c.Text)
+		for _, c := range readSet(t, set) {
+			byAgent[c.agentPath()] = append(byAgent[c.agentPath()], c.Text)
 		}
 	}
 	files, _ := filepath.Glob(filepath.Join(examplesDir, "*.3md"))
@@ -56,9 +44,13 @@ func relevanceAgents(t *testing.T) []relevanceAgent {
 	for _, f := range files {
 		skills := loadAgentSkills(t, f)
 		name := strings.TrimSuffix(filepath.Base(f), ".3md")
-		texts := append(byAgent[name], byAgent[filepath.Base(f)]...)
+		texts := append([]string(nil), byAgent[f]...)
+		delete(byAgent, f)
 		texts = append(texts, wordRequests(skills, 40, 1)...)
 		out = append(out, relevanceAgent{name, skills, texts})
+	}
+	for a := range byAgent {
+		t.Fatalf("labelled requests name %s, which is not an example agent", a)
 	}
 	gen := genSkills(600)
 	out = append(out, relevanceAgent{"gen-600", gen, wordRequests(gen, 150, 2)})

@@ -70,7 +70,7 @@ type mcpSource struct {
 }
 
 // mcpSources sorts mcp's arguments: a single agent file (or "-") is served
-// as before; directories, with the well-known folders asked for, are
+// as that agent; directories, with the well-known folders asked for, are
 // served together as skill folders. An agent file and folders together
 // are refused: a folder joins an agent file by importing it.
 func (a *app) mcpSources(args []string, ff *folderFlags) (mcpSource, error) {

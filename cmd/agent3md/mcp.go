@@ -52,8 +52,9 @@ Point a client at it with the command "agent3md" and the arguments
   agent3md mcp --claude-skills ./skills`,
 		Args: args(cobra.ArbitraryArgs),
 		RunE: func(c *cobra.Command, args []string) error {
-			// Each bound is checked against its stated range: 0 or a
-			// negative --max-in-flight was taken silently as the default.
+			// Each bound is checked against its stated range, so 0 or a
+			// negative --max-in-flight is refused, never read silently as
+			// the default.
 			if err := checkDefaultRange("max-in-flight", int64(maxInFlight), 1, maxInFlightCeiling, fmt.Sprint(mcp.DefaultMaxInFlight)); err != nil {
 				return err
 			}
@@ -104,9 +105,10 @@ Point a client at it with the command "agent3md" and the arguments
 	bytesize.IntVar(c.Flags(), &maxMessage, "max-message-bytes", mcp.DefaultMaxLineBytes, fmt.Sprintf("longest JSON-RPC message (one line) accepted on stdin, in bytes (1 to %d; units B, KiB, MiB, GiB)", maxMessageCeiling))
 	c.Flags().IntVar(&maxInFlight, "max-in-flight", mcp.DefaultMaxInFlight, fmt.Sprintf("requests handled at once on their own goroutines; more wait in a queue while stdin is still read (1 to %d)", maxInFlightCeiling))
 	bytesize.Int64Var(c.Flags(), &maxPending, "max-pending-bytes", mcp.DefaultMaxPendingBytes, fmt.Sprintf("bytes of requests read but not answered plus answers not yet written; past it the server stops reading stdin until the client reads (1 to %d; units B, KiB, MiB, GiB)", int64(maxPendingCeiling)))
-	// --max-file-line-bytes was mcp's name for the agent file's line bound
-	// while its --max-line-bytes bounded a JSON-RPC message; kept so old
-	// client configurations still start, with a deprecation notice.
+	// --max-file-line-bytes is an alias of the agent file's line bound
+	// (--max-line-bytes) that client configurations written for mcp's
+	// older flag names pass; it is accepted, hidden, with a deprecation
+	// notice, so they start.
 	c.Flags().IntVar(&a.limits.MaxLineBytes, "max-file-line-bytes", agentfile.DefaultMaxLineBytes, "")
 	// Hidden, and warned about by hand: pflag's deprecation notice goes to
 	// the command's output, which for mcp is the protocol stream.

@@ -48,9 +48,9 @@ where the file goes, and the agent is named after its base name:
 }
 
 // newTarget reads new's arguments as the agent's name and the file to
-// write. A lone argument naming a path is the file, not the name: "new
-// my.3md" writing "my.3md.3md" for an agent called "my.3md" was what a
-// first try of the command gave.
+// write. A lone argument naming a path is the file, not the name, so
+// "new my.3md" writes my.3md, not my.3md.3md for an agent called
+// "my.3md".
 func newTarget(args []string) (name, out string, err error) {
 	if len(args) == 2 {
 		return args[0], args[1], nil

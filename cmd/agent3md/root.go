@@ -94,14 +94,13 @@ fill the skill's typed inputs, run (or hand back) its command.`,
 	return root
 }
 
-// strictGroups makes a mistyped subcommand an error. cobra runs a command
-// that only groups others (cache, completion) with any arguments at all by
-// printing its help and exiting 0, and its help command answers an
-// unknown topic the same way: "agent3md cache prun" looked like success
-// to a script and said nothing of the typo. Each such command now says
-// which word it did not know, suggests the nearest, and exits 2; given no
-// subcommand it prints its help on stderr and exits 2, as agent3md alone
-// does.
+// strictGroups makes a mistyped subcommand an error: a command that only
+// groups others (cache, completion), and help given an unknown topic, say
+// which word they did not know, suggest the nearest, and exit 2; given no
+// subcommand they print their help on stderr and exit 2, as agent3md
+// alone does. Left to cobra, they would print their help and exit 0 for
+// any arguments, so a script's "agent3md cache prun" would pass as
+// success and nobody would hear of the typo.
 func (a *app) strictGroups(root *cobra.Command) {
 	root.InitDefaultHelpCmd()
 	root.InitDefaultCompletionCmd()

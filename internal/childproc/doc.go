@@ -6,5 +6,5 @@
 // too — and the wrapper waits for the command's own exit status, reported
 // as a shell reports it (128+N for a death by signal N, 126 and 127 for a
 // command that could not start). Killing the command outright instead
-// gave it no chance to clean up and orphaned what it had started.
+// would give it no chance to clean up and orphan what it started.
 package childproc

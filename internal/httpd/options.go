@@ -141,7 +141,7 @@ type Options struct {
 	// listener behind the token check, or on MetricsAddr alone.
 	Metrics http.Handler
 	// MetricsAddr, when set, is a host:port of its own for Metrics,
-	// served there without a token (and no longer on the main listener),
+	// served there without a token (and not on the main listener),
 	// Host and Origin still checked. It must be loopback unless
 	// MetricsPublic is set.
 	MetricsAddr string
