@@ -71,4 +71,8 @@ func TestLoneEverydayTrigger(t *testing.T) {
 	if got := route(t, r, "push the swing a bit higher today", nil); len(got) == 0 || got[0].Name != "git-push" || got[0].Tier != TierRelaxed {
 		t.Errorf("alone: %s, want git-push first as a relaxed guess", brief(got))
 	}
+	// Three words: one more than the trigger and its object.
+	if got := route(t, r, "push the meeting to Thursday", nil); len(got) == 0 || got[0].Name != "git-push" || got[0].Tier != TierRelaxed {
+		t.Errorf("alone in three words: %s, want git-push first as a relaxed guess", brief(got))
+	}
 }
