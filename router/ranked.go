@@ -155,6 +155,7 @@ func (r *Router) rankedRoute(ctx context.Context, text string, limit int, slips 
 			return nil, err
 		}
 	}
+	out = r.specificFirst(sp, rq, out)
 	pt := &plainText{text: text}
 	out = r.demoteLoneEveryday(pt, demoteAboutSubject(text, out))
 	out, err = r.relaxedAfter(ctx, text, sp, rq, out, limit)
