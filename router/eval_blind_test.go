@@ -62,7 +62,7 @@ func holdBars(t *testing.T, name, file string, b bars) {
 //	routing-kefu-blind3.json      34/40    36/40   1/12              34/40    36/40   1/12
 //
 // Routing round 3's Chinese character pairs (ngram.go) moved kefu-blind2
-// to 44/48 top-1, 47/48 top-3 and kefu-blind3 to 38/40 and 40/40; the
+// to 45/48 top-1, 48/48 top-3 and kefu-blind3 to 38/40 and 40/40; the
 // bars hold those.
 //
 // None reaches the targets (95% top-1, 98% top-3, 10% false
@@ -81,7 +81,7 @@ func TestRoutingBlind5(t *testing.T) {
 // about one in six in traditional characters, and 15 irrelevant ones (5
 // near misses).
 func TestRoutingKefuBlind2(t *testing.T) {
-	holdBars(t, "kefu blind2 held-out", "routing-kefu-blind2.json", bars{top1: 44, top3: 47, falseMatches: 3})
+	holdBars(t, "kefu blind2 held-out", "routing-kefu-blind2.json", bars{top1: 45, top3: 48, falseMatches: 3})
 }
 
 // TestRoutingBlind6 routes the second round's held-out set over the four

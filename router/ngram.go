@@ -19,7 +19,8 @@ import (
 // name, description and triggers hold them. Two rules keep a pair
 // evidence: it never spans two words the segmenter found (segment.go),
 // and a pair of two of the commonest characters (wordlist.CommonHan: 什么,
-// 怎么, 了吗) is no pair at all.
+// 怎么, 了吗) adds to a skill's score but never brings it in alone: a
+// skill needs a pair or a character that is not among the commonest.
 
 // charGrams holds the character pairs of every skill's name, description
 // and triggers: each pair, the skills that hold it, ascending.
@@ -59,8 +60,7 @@ func newCharGrams(src Source, sg *segmenter) *charGrams {
 
 // appendGrams appends the pairs of adjacent characters of each token of
 // toks (a request's or a field's words, cut by the segmenter) written in
-// an unspaced script, pairs of two of the commonest characters left out.
-// A pair never spans two tokens.
+// an unspaced script. A pair never spans two tokens.
 func appendGrams(dst, toks []string) []string {
 	for _, tok := range toks {
 		for run := range scriptRuns(tok) {
@@ -69,7 +69,7 @@ func appendGrams(dst, toks []string) []string {
 			}
 			prev, prevAt := rune(-1), 0
 			for at, c := range run {
-				if prev >= 0 && !(wordlist.CommonHan(prev) && wordlist.CommonHan(c)) {
+				if prev >= 0 {
 					dst = append(dst, run[prevAt:at+utf8.RuneLen(c)])
 				}
 				prev, prevAt = c, at
@@ -79,12 +79,14 @@ func appendGrams(dst, toks []string) []string {
 	return dst
 }
 
-// gramHit is a skill the request's pairs found: its summed idf, and the
-// pairs it holds in request order.
+// gramHit is a skill the request's pairs found: its summed idf, the
+// pairs it holds in request order, and whether any of them, or of the
+// characters the plain ranking found it by, is not among the commonest.
 type gramHit struct {
-	skill int
-	score float64
-	grams []string
+	skill       int
+	score       float64
+	grams       []string
+	informative bool
 }
 
 // rank returns the skills holding any of the request's pairs (grams,
@@ -106,6 +108,7 @@ func (g *charGrams) rank(grams []string, k int) []gramHit {
 			}
 			h.score += idf
 			h.grams = append(h.grams, gr)
+			h.informative = h.informative || !commonPair(gr)
 		}
 	}
 	out := make([]gramHit, 0, len(by))
@@ -152,15 +155,19 @@ func (r *Router) gramRunnersUp(p *plainBM25, q plainRequest, text string, out []
 		hits[h.skill] = &h
 	}
 	for _, h := range p.rank(slices.Clone(q.toks), 0) {
+		// q.toks holds no common character (commonWord): informative.
 		if g := hits[h.skill]; g != nil {
 			g.score += h.score
+			g.informative = true
 		} else {
-			hits[h.skill] = &gramHit{skill: h.skill, score: h.score}
+			hits[h.skill] = &gramHit{skill: h.skill, score: h.score, informative: true}
 		}
 	}
 	ranked := make([]gramHit, 0, len(hits))
 	for _, h := range hits {
-		ranked = append(ranked, *h)
+		if h.informative {
+			ranked = append(ranked, *h)
+		}
 	}
 	slices.SortFunc(ranked, func(a, b gramHit) int {
 		return cmp.Or(cmp.Compare(b.score, a.score), cmp.Compare(a.skill, b.skill))
@@ -205,4 +212,12 @@ func commonWord(t string) bool {
 	}
 	c, size := utf8.DecodeRuneInString(t)
 	return size == len(t) && size > 1 && wordlist.CommonHan(c)
+}
+
+// commonPair reports whether gram is a pair of two of the commonest
+// Chinese characters (了吗, 什么, 怎么).
+func commonPair(gram string) bool {
+	a, n := utf8.DecodeRuneInString(gram)
+	b, m := utf8.DecodeRuneInString(gram[n:])
+	return n+m == len(gram) && wordlist.CommonHan(a) && wordlist.CommonHan(b)
 }
