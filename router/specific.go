@@ -9,50 +9,26 @@ import "slices"
 // first's: a generic trigger ("run tests", hit twice as "run the tests"
 // and "run tests") does not go ahead of a specific one ("flaky test")
 // for having more phrases. Matches with as many phrases as the first
-// were ordered by evidence already (weigh). A word's weight
-// is its specificity among the agent's triggers and names (specifics'
-// idf); a word the phrases cover twice counts once. Only the first place
+// were ordered by evidence already (weigh). A word's weight is its
+// specificity among the agent's triggers and names (specifics' idf); a
+// word the phrases cover twice counts once. Only the first place
 // changes, and only between phrase matches.
 func (r *Router) specificFirst(sp *specifics, rq request, out []Match) []Match {
 	if len(out) < 2 || out[0].Tier != TierPhrase || out[0].Score < 2 ||
 		!slices.ContainsFunc(out[1:], func(m Match) bool { return m.Tier == TierPhrase && m.Score < out[0].Score }) {
 		return out // nothing ordered by its count of phrases alone
 	}
-	exact := func(m Match) bool {
-		for _, h := range m.Hits {
-			for _, tok := range appendTokens(nil, h) {
-				if !slices.Contains(rq.toks, tok) {
-					return false
-				}
-			}
-		}
-		return true
-	}
-	cover := func(m Match) float64 {
-		var stems []string
-		for _, h := range m.Hits {
-			stems = appendStems(stems, appendTokens(nil, h))
-		}
-		w := 0.0
-		seen := map[uint32]bool{}
-		for i, st := range rq.stems {
-			if stopWords[rq.toks[i]] || !slices.Contains(stems, st) {
-				continue
-			}
-			if id, ok := sp.id(st); ok && !seen[id] {
-				seen[id] = true
-				w += sp.idf[id]
-			}
-		}
-		return w
-	}
-	firstExact, best, bestW := exact(out[0]), 0, cover(out[0])
+	var onStack [16]string
+	buf := onStack[:0]
+	firstExact, firstW, buf := phraseCover(sp, rq, out[0], buf)
+	best, bestW := 0, firstW
 	for i := 1; i < len(out) && out[i].Tier == TierPhrase; i++ {
-		if exact(out[i]) != firstExact || out[i].Score >= out[0].Score {
-			// Equal counts were ordered by evidence already (weigh).
+		if out[i].Score >= out[0].Score {
 			continue
 		}
-		if w := cover(out[i]); w > bestW {
+		var exact bool
+		var w float64
+		if exact, w, buf = phraseCover(sp, rq, out[i], buf); exact == firstExact && w > bestW {
 			best, bestW = i, w
 		}
 	}
@@ -62,4 +38,38 @@ func (r *Router) specificFirst(sp *specifics, rq request, out []Match) []Match {
 		out[0] = m
 	}
 	return out
+}
+
+// phraseCover reports whether every token of m's hit phrases is a
+// request token as written, and the summed specificity of the distinct
+// request words (stop words aside) whose stems the phrases hold; buf is
+// scratch for the phrases' tokens, returned for the next call.
+func phraseCover(sp *specifics, rq request, m Match, buf []string) (bool, float64, []string) {
+	exact := true
+	var covered uint64 // request positions covered, the first 64
+	for _, h := range m.Hits {
+		buf = appendTokens(buf[:0], h)
+		for _, tok := range buf {
+			exact = exact && slices.Contains(rq.toks, tok)
+			st := routeStem(tok)
+			for i, s := range rq.stems {
+				if i < 64 && s == st && !stopWords[rq.toks[i]] {
+					covered |= 1 << i
+				}
+			}
+		}
+	}
+	var ids [64]uint32
+	seen := ids[:0]
+	w := 0.0
+	for i := 0; i < len(rq.stems) && i < 64; i++ {
+		if covered&(1<<i) == 0 {
+			continue
+		}
+		if id, ok := sp.id(rq.stems[i]); ok && !slices.Contains(seen, id) {
+			seen = append(seen, id)
+			w += sp.idf[id]
+		}
+	}
+	return exact, w, buf
 }
