@@ -50,8 +50,12 @@ func phraseCover(sp *specifics, rq request, m Match, buf []string) (bool, float6
 	for _, h := range m.Hits {
 		buf = appendTokens(buf[:0], h)
 		for _, tok := range buf {
-			exact = exact && slices.Contains(rq.toks, tok)
-			st := routeStem(tok)
+			var st string
+			if k := slices.Index(rq.toks, tok); k >= 0 {
+				st = rq.stems[k] // as written: its stem is read already
+			} else {
+				exact, st = false, routeStem(tok)
+			}
 			for i, s := range rq.stems {
 				if i < 64 && s == st && !stopWords[rq.toks[i]] {
 					covered |= 1 << i
