@@ -20,7 +20,8 @@ func asksAbout(text string) bool {
 		l := strings.ToLower(text)
 		if !strings.Contains(l, "what") && !strings.Contains(l, "how") && !strings.Contains(l, "who") &&
 			!strings.Contains(l, "difference") && !strings.Contains(l, "is ") && !strings.Contains(l, "are ") &&
-			!strings.Contains(l, "recommend") && !strings.Contains(l, " in ") {
+			!strings.Contains(l, "recommend") && !strings.Contains(l, " in ") && !strings.Contains(l, "when") &&
+			!strings.Contains(l, "much") && !strings.Contains(l, "salary") {
 			return false
 		}
 	}

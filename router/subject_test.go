@@ -37,6 +37,12 @@ func TestAboutSubject(t *testing.T) {
 		{"这款外套质量怎么样", true},
 		{"我的退款怎么样了", false},
 		{"订单123是什么状态", false},
+		{"when was Kubernetes first released", true},
+		{"is Go still popular", true},
+		{"how much does a site reliability engineer earn", true},
+		{"is a refund the same thing as a chargeback", true},
+		{"退款和退货一样吗", true},
+		{"when was the maxDepth check introduced", false},
 	} {
 		if got := asksAbout(tt.text); got != tt.about {
 			t.Errorf("aboutSubject(%q) = %v, want %v", tt.text, got, tt.about)
