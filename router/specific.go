@@ -2,6 +2,11 @@ package router
 
 import "slices"
 
+// specificWindow is how deep specificFirst looks for a specific match:
+// the answer a model reads (DefaultLimit). Routes asked for fewer are
+// ordered this deep first, so every limit gets the same first match.
+const specificWindow = DefaultLimit
+
 // specificFirst puts first, among the phrase matches as sure as the
 // first (out[0]: hit as written, or through stems, alike) that hit fewer
 // phrases than it, the one whose trigger phrases cover the most
@@ -14,15 +19,16 @@ import "slices"
 // word the phrases cover twice counts once. Only the first place
 // changes, and only between phrase matches.
 func (r *Router) specificFirst(sp *specifics, rq request, out []Match) []Match {
-	if len(out) < 2 || out[0].Tier != TierPhrase || out[0].Score < 2 ||
-		!slices.ContainsFunc(out[1:], func(m Match) bool { return m.Tier == TierPhrase && m.Score < out[0].Score }) {
+	win := out[:min(len(out), specificWindow)]
+	if len(win) < 2 || win[0].Tier != TierPhrase || win[0].Score < 2 ||
+		!slices.ContainsFunc(win[1:], func(m Match) bool { return m.Tier == TierPhrase && m.Score < win[0].Score }) {
 		return out // nothing ordered by its count of phrases alone
 	}
 	var onStack [16]string
 	buf := onStack[:0]
 	firstExact, firstW, buf := phraseCover(sp, rq, out[0], buf)
 	best, bestW := 0, firstW
-	for i := 1; i < len(out) && out[i].Tier == TierPhrase; i++ {
+	for i := 1; i < len(win) && win[i].Tier == TierPhrase; i++ {
 		if out[i].Score >= out[0].Score {
 			continue
 		}
@@ -40,21 +46,23 @@ func (r *Router) specificFirst(sp *specifics, rq request, out []Match) []Match {
 	return out
 }
 
-// phraseCover reports whether every token of m's hit phrases is a
-// request token as written, and the summed specificity of the distinct
+// phraseCover reports whether one of m's hit phrases is in the request
+// as written, every token of it (Spec's own hit: rankedKey's first key),
+// and the summed specificity of the distinct
 // request words (stop words aside) whose stems the phrases hold; buf is
 // scratch for the phrases' tokens, returned for the next call.
 func phraseCover(sp *specifics, rq request, m Match, buf []string) (bool, float64, []string) {
-	exact := true
+	exact := false
 	var covered uint64 // request positions covered, the first 64
 	for _, h := range m.Hits {
 		buf = appendTokens(buf[:0], h)
+		written := true
 		for _, tok := range buf {
 			var st string
 			if k := slices.Index(rq.toks, tok); k >= 0 {
 				st = rq.stems[k] // as written: its stem is read already
 			} else {
-				exact, st = false, routeStem(tok)
+				written, st = false, routeStem(tok)
 			}
 			for i, s := range rq.stems {
 				if i < 64 && s == st && !stopWords[rq.toks[i]] {
@@ -62,6 +70,7 @@ func phraseCover(sp *specifics, rq request, m Match, buf []string) (bool, float6
 				}
 			}
 		}
+		exact = exact || written && len(buf) > 0
 	}
 	var ids [64]uint32
 	seen := ids[:0]

@@ -44,12 +44,18 @@ func demoteAboutSubject(text string, out []Match) []Match {
 
 // loneEverydayWords is how many words (stop words aside) a request must
 // have for one everyday trigger word to be too little of it: "bulid it
-// again" and "message" are the trigger's errand; a request of three
-// words or more says more than it ("push the meeting to Thursday",
-// "explain the rules of cricket"). At three, the development sets lose
-// one right sure match to a guess in the same place ("explain what
-// loader.Resolve does") and three wrong ones.
-const loneEverydayWords = 3
+// again" and "message" are the trigger's errand, a request of four
+// words or more says more than it. loneEverydayVerbWords is the same
+// for a trigger said as the request's first word, the slot of an
+// imperative verb: "push the meeting to Thursday", "explain the rules
+// of cricket" say more than the verb in three words, where "ship the
+// logs of cart" is the errand of its trigger "logs". At three, the
+// development sets lose one right sure match to a guess in the same
+// place ("explain what loader.Resolve does") and three wrong ones.
+const (
+	loneEverydayWords     = 4
+	loneEverydayVerbWords = 3
+)
 
 // demoteLoneEveryday turns into relaxed guesses the sure matches whose
 // only evidence is one trigger phrase of one everyday word ("push",
@@ -71,9 +77,12 @@ func (r *Router) demoteLoneEveryday(pt *plainText, out []Match) []Match {
 		}
 		p := r.plainIndex()
 		if toks == nil {
-			if toks = pt.read(p).toks; len(toks) < loneEverydayWords {
+			if toks = pt.read(p).toks; len(toks) < loneEverydayVerbWords {
 				return out
 			}
+		}
+		if len(toks) < loneEverydayWords && !saidFirst(pt.text, m.Hits[0]) {
+			continue
 		}
 		s := r.skillAt(*m)
 		company := false
@@ -85,4 +94,16 @@ func (r *Router) demoteLoneEveryday(pt *plainText, out []Match) []Match {
 		}
 	}
 	return out
+}
+
+// saidFirst reports whether word is the first word of text that is not
+// a stop word ("please" aside): the slot of an imperative verb.
+func saidFirst(text, word string) bool {
+	for _, tok := range appendTokens(nil, text) {
+		if stopWords[tok] || tok == "please" {
+			continue
+		}
+		return tok == strings.ToLower(word)
+	}
+	return false
 }
