@@ -82,6 +82,12 @@ func TestWordsText(t *testing.T) {
 			t.Errorf("relaxed terms of 收货地址 = %v, hold 货地 across the segmenter's words", a.text)
 		}
 	}
+	// requestTerms, what the relaxed search reads, cuts the same way.
+	for _, x := range requestTerms(r.an, "收货地址", toks, appendStems(nil, toks), true, nil).exact {
+		if x.term == "货地" {
+			t.Errorf("requestTerms of 收货地址 hold 货地 across the segmenter's words")
+		}
+	}
 	if got := wordsText("deploy it", []string{"deploy", "it"}); got != "deploy it" {
 		t.Errorf("wordsText of an English request = %q, want it as written", got)
 	}
