@@ -24,9 +24,15 @@ func (r *Router) specificFirst(sp *specifics, rq request, out []Match) []Match {
 		!slices.ContainsFunc(win[1:], func(m Match) bool { return m.Tier == TierPhrase && m.Score < win[0].Score }) {
 		return out // nothing ordered by its count of phrases alone
 	}
+	var content uint64 // the request's positions that are not stop words
+	for i, tok := range rq.toks[:min(len(rq.toks), 64)] {
+		if !stopWords[tok] {
+			content |= 1 << i
+		}
+	}
 	var onStack [16]string
 	buf := onStack[:0]
-	firstExact, firstW, buf := phraseCover(sp, rq, out[0], buf)
+	firstExact, firstW, buf := phraseCover(sp, rq, content, out[0], buf)
 	best, bestW := 0, firstW
 	for i := 1; i < len(win) && win[i].Tier == TierPhrase; i++ {
 		if out[i].Score >= out[0].Score {
@@ -34,7 +40,7 @@ func (r *Router) specificFirst(sp *specifics, rq request, out []Match) []Match {
 		}
 		var exact bool
 		var w float64
-		if exact, w, buf = phraseCover(sp, rq, out[i], buf); exact == firstExact && w > bestW {
+		if exact, w, buf = phraseCover(sp, rq, content, out[i], buf); exact == firstExact && w > bestW {
 			best, bestW = i, w
 		}
 	}
@@ -49,9 +55,10 @@ func (r *Router) specificFirst(sp *specifics, rq request, out []Match) []Match {
 // phraseCover reports whether one of m's hit phrases is in the request
 // as written, every token of it (Spec's own hit: rankedKey's first key),
 // and the summed specificity of the distinct
-// request words (stop words aside) whose stems the phrases hold; buf is
-// scratch for the phrases' tokens, returned for the next call.
-func phraseCover(sp *specifics, rq request, m Match, buf []string) (bool, float64, []string) {
+// request words at the positions of content (stop words aside) whose
+// stems the phrases hold; buf is scratch for the phrases' tokens,
+// returned for the next call.
+func phraseCover(sp *specifics, rq request, content uint64, m Match, buf []string) (bool, float64, []string) {
 	exact := false
 	var covered uint64 // request positions covered, the first 64
 	for _, h := range m.Hits {
@@ -65,7 +72,7 @@ func phraseCover(sp *specifics, rq request, m Match, buf []string) (bool, float6
 				written, st = false, routeStem(tok)
 			}
 			for i, s := range rq.stems {
-				if i < 64 && s == st && !stopWords[rq.toks[i]] {
+				if i < 64 && content&(1<<i) != 0 && s == st {
 					covered |= 1 << i
 				}
 			}
