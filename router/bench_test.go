@@ -247,7 +247,8 @@ func reportPeak(b *testing.B) {
 // server builds them (Options.Background: relevance from term
 // statistics).
 func BenchmarkRouteSmall(b *testing.B) {
-	agents := map[string][]Skill{"synth": synthSkills(b, 10), "devtools": loadAgentSkills(b, "../examples/devtools.3md")}
+	agents := map[string][]Skill{"synth": synthSkills(b, 10), "devtools": loadAgentSkills(b, "../examples/devtools.3md"),
+		"kefu": loadAgentSkills(b, "../examples/kefu.3md")}
 	for _, bc := range []struct {
 		agent, name, text string
 		limit             int
@@ -257,6 +258,9 @@ func BenchmarkRouteSmall(b *testing.B) {
 		{"synth", "relaxed", "rotate the logs and check disk usage", 5},
 		{"synth", "named", "report", 0},
 		{"devtools", "relaxed-hits", "send my branch to the team on GitHub so they can review it", 5},
+		// A casual Chinese request with no trigger: the character pairs'
+		// runner-ups (ngram.go).
+		{"kefu", "zh-runner-ups", "吊牌还在，没洗过，能退吗", 5},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
 			r, err := New(context.Background(), agents[bc.agent], &Options{NoCache: true, Background: true})

@@ -64,6 +64,10 @@ func holdBars(t *testing.T, name, file string, b bars) {
 //	routing-blind6.json          113/135  122/135  12/36            113/135  122/135  12/36
 //	routing-kefu-blind3.json      34/40    36/40   1/12              34/40    36/40   1/12
 //
+// Routing round 3's Chinese character pairs (ngram.go) moved kefu-blind2
+// to 45/48 top-1, 48/48 top-3 and kefu-blind3 to 38/40 and 40/40; the
+// bars hold those.
+//
 // None reaches the targets (95% top-1, 98% top-3, 10% false
 // matches; 85% top-1 for the Chinese set): testdata/README.md says by how
 // far and what the misses have in common.
@@ -80,7 +84,7 @@ func TestRoutingBlind5(t *testing.T) {
 // about one in six in traditional characters, and 15 irrelevant ones (5
 // near misses).
 func TestRoutingKefuBlind2(t *testing.T) {
-	holdBars(t, "kefu blind2 held-out", "routing-kefu-blind2.json", bars{top1: 41, top3: 42, falseMatches: 3})
+	holdBars(t, "kefu blind2 held-out", "routing-kefu-blind2.json", bars{top1: 45, top3: 48, falseMatches: 3})
 }
 
 // TestRoutingBlind6 routes the second round's held-out set over the four
@@ -94,5 +98,5 @@ func TestRoutingBlind6(t *testing.T) {
 // Chinese agent (testdata/routing-kefu-blind3.json): 40 requests and 12
 // irrelevant ones (4 near misses).
 func TestRoutingKefuBlind3(t *testing.T) {
-	holdBars(t, "kefu blind3 held-out", "routing-kefu-blind3.json", bars{top1: 34, top3: 36, falseMatches: 1})
+	holdBars(t, "kefu blind3 held-out", "routing-kefu-blind3.json", bars{top1: 38, top3: 40, falseMatches: 1})
 }

@@ -300,7 +300,7 @@ func requestTerms(an *analyzers, text string, toks, stems []string, exact bool, 
 	for _, tok := range toks {
 		for i := 0; i < len(tok); i++ {
 			if tok[i] >= utf8.RuneSelf {
-				return analyze(an, text, exact)
+				return analyze(an, wordsText(text, toks), exact)
 			}
 		}
 	}

@@ -126,7 +126,14 @@ func (r *Router) rankedRoute(ctx context.Context, text string, limit int, slips 
 	// Evidence and relevance only reorder within a tier (equal exact hit,
 	// name rule and score), so they are computed for the tiers that reach
 	// into the first limit results.
-	order, err := rank(cands, limit, true, &t.rank, func(which []int) error {
+	// At least specificWindow deep, so that specificFirst weighs the same
+	// matches whatever the limit: a shorter answer stays a prefix of a
+	// longer one.
+	deep := limit
+	if limit > 0 && limit < specificWindow {
+		deep = specificWindow
+	}
+	order, err := rank(cands, deep, true, &t.rank, func(which []int) error {
 		t.reqP = r.phrases.exact.lookupPlurals(t.reqP[:0], toks)
 		r.weigh(t, sp, rq, t.reqP, cands, which)
 		return r.relevance(ctx, text, rq, cands, which, t)
@@ -151,9 +158,13 @@ func (r *Router) rankedRoute(ctx context.Context, text string, limit int, slips 
 		}
 	}
 	if len(out) > 0 && out[0].Tier == TierPhrase && out[0].Score == 1 && cands[order[0]].exact == 0 && len(rq.words) >= challengeRequest {
-		if out, err = r.challenge(ctx, text, rq, cands[order[0]].skill, out, limit); err != nil {
+		if out, err = r.challenge(ctx, text, rq, cands[order[0]].skill, out, deep); err != nil {
 			return nil, err
 		}
+	}
+	out = r.specificFirst(sp, rq, out)
+	if limit > 0 && len(out) > limit {
+		out = out[:limit]
 	}
 	pt := &plainText{text: text}
 	out = r.demoteLoneEveryday(pt, demoteAboutSubject(text, out))

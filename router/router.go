@@ -283,6 +283,9 @@ type Router struct {
 	hanOnce sync.Once
 	han     int8 // see hanScriptOf
 
+	gramsOnce sync.Once
+	grams     *charGrams // see charGramsOf
+
 	fieldCache fieldTermCache                // see fieldTerms
 	held       atomic.Pointer[heldThesaurus] // see heldThesaurus
 

@@ -60,6 +60,7 @@ func (r *Router) runnersUp(pt *plainText, out []Match, limit int) []Match {
 	}
 	p := r.plainIndex()
 	q := pt.read(p)
+	out = r.gramRunnersUp(p, q, pt.text, out, want)
 	if len(out) < want && len(q.toks) > 0 {
 		for _, h := range p.rank(q.toks, want+len(out)) {
 			if len(out) == want {
@@ -85,10 +86,11 @@ func (r *Router) runnersUp(pt *plainText, out []Match, limit int) []Match {
 }
 
 // requestWords are the request's plain-ranking tokens without English
-// stop words, each once: what a runner-up may hold and fit weighs.
+// stop words and the commonest Chinese characters (commonWord), each
+// once: what a runner-up may hold and fit weighs.
 func requestWords(text string) []string {
 	toks := distinct(baselineTokens(nil, text))
-	return slices.DeleteFunc(toks, func(t string) bool { return stopWords[t] })
+	return slices.DeleteFunc(toks, commonWord)
 }
 
 // plainText is a request's text and, once read (read), its

@@ -20,6 +20,29 @@ func TestAboutSubject(t *testing.T) {
 		{"how do I deploy the api", false},
 		{"我的订单状态是什么", false},
 		{"deploy the api", false},
+		// question.go's frames, each with a task said in the same words.
+		{"is PagerDuty a good company to interview at", true},
+		{"is Stripe worth learning", true},
+		{"recommend a podcast about the history of Linux", true},
+		{"how do you pronounce nginx", true},
+		{"who founded Datadog", true},
+		{"who wrote this retry loop in client.go?", false},
+		{"how does the cache invalidation work here?", false},
+		{"what's the point of the crc check in body.go", false},
+		{"快递行业最近是不是很辛苦", true},
+		{"优惠券这个词用英文怎么说", true},
+		{"我在学做发票管理系统，有什么开源项目推荐", true},
+		{"快递员一个月能挣多少钱", true},
+		{"电子发票是什么", true},
+		{"这款外套质量怎么样", true},
+		{"我的退款怎么样了", false},
+		{"订单123是什么状态", false},
+		{"when was Kubernetes first released", true},
+		{"is Go still popular", true},
+		{"how much does a site reliability engineer earn", true},
+		{"is a refund the same thing as a chargeback", true},
+		{"退款和退货一样吗", true},
+		{"when was the maxDepth check introduced", false},
 	} {
 		if got := asksAbout(tt.text); got != tt.about {
 			t.Errorf("aboutSubject(%q) = %v, want %v", tt.text, got, tt.about)
@@ -53,5 +76,9 @@ func TestLoneEverydayTrigger(t *testing.T) {
 	}
 	if got := route(t, r, "push the swing a bit higher today", nil); len(got) == 0 || got[0].Name != "git-push" || got[0].Tier != TierRelaxed {
 		t.Errorf("alone: %s, want git-push first as a relaxed guess", brief(got))
+	}
+	// Three words: one more than the trigger and its object.
+	if got := route(t, r, "push the meeting to Thursday", nil); len(got) == 0 || got[0].Name != "git-push" || got[0].Tier != TierRelaxed {
+		t.Errorf("alone in three words: %s, want git-push first as a relaxed guess", brief(got))
 	}
 }

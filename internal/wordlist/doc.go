@@ -12,4 +12,8 @@
 // Common answers from a second list, SCOWL's commonest 3,900 words: the
 // router does not let a tool name make a relaxed match beside only such a
 // word ("what does the Intercom logo look like").
+//
+// CommonHan answers the same for Chinese characters, from a list of the
+// commonest 180 derived from jieba's dictionary (HAN-LICENSE): the router
+// does not let a character that common carry a match on its own.
 package wordlist

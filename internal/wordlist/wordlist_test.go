@@ -83,3 +83,16 @@ func BenchmarkKnown(b *testing.B) {
 		Known("deployment")
 	}
 }
+
+func TestCommonHan(t *testing.T) {
+	for _, r := range "的了么怎吗什是我" {
+		if !CommonHan(r) {
+			t.Errorf("CommonHan(%q) = false, want true", r)
+		}
+	}
+	for _, r := range "退款货票址券诉递a" {
+		if CommonHan(r) {
+			t.Errorf("CommonHan(%q) = true, want false", r)
+		}
+	}
+}
