@@ -23,6 +23,7 @@ import (
 	"flag"
 	"fmt"
 	"go/ast"
+	"go/build"
 	"go/importer"
 	"go/parser"
 	"go/token"
@@ -60,20 +61,17 @@ type decl struct {
 
 func count(dir string, verbose bool) error {
 	fset := token.NewFileSet()
-	pkgs, err := parser.ParseDir(fset, dir, func(fi os.FileInfo) bool {
-		return !strings.HasSuffix(fi.Name(), "_test.go")
-	}, parser.SkipObjectResolution)
+	bp, err := build.ImportDir(dir, 0) // the files this platform builds, tests left out
 	if err != nil {
 		return err
 	}
-	if len(pkgs) != 1 {
-		return fmt.Errorf("%s: want one package, found %d", dir, len(pkgs))
-	}
 	var files []*ast.File
-	for _, p := range pkgs {
-		for _, f := range p.Files {
-			files = append(files, f)
+	for _, name := range bp.GoFiles {
+		f, err := parser.ParseFile(fset, filepath.Join(dir, name), nil, parser.SkipObjectResolution)
+		if err != nil {
+			return err
 		}
+		files = append(files, f)
 	}
 	sort.Slice(files, func(i, j int) bool { return fset.File(files[i].Pos()).Name() < fset.File(files[j].Pos()).Name() })
 	info := &types.Info{Uses: map[*ast.Ident]types.Object{}, Defs: map[*ast.Ident]types.Object{}}
@@ -174,10 +172,15 @@ func count(dir string, verbose bool) error {
 	// The references.
 	type pair struct{ from, to string }
 	refs := map[pair]bool{}
+	names := map[pair][]string{} // what A names in B, for -v
 	for _, d := range decls {
 		for _, r := range d.refs {
 			if to := fileOf(r); to != d.file {
-				refs[pair{d.file, to}] = true
+				p := pair{d.file, to}
+				refs[p] = true
+				if !slices.Contains(names[p], r.Name()) {
+					names[p] = append(names[p], r.Name())
+				}
 			}
 		}
 	}
@@ -202,7 +205,7 @@ func count(dir string, verbose bool) error {
 			fmt.Printf("%3d %s\n", i, f)
 		}
 		for _, p := range back {
-			fmt.Printf("back: %s -> %s\n", p.from, p.to)
+			fmt.Printf("back: %s -> %s (%s)\n", p.from, p.to, strings.Join(names[p], ", "))
 		}
 	}
 	fmt.Printf("%s: %d files, %d file-to-file references, %d back-references\n", dir, len(ranked), len(refs), len(back))
