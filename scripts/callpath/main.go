@@ -3,8 +3,10 @@
 // transport to its answer written (docs/architecture.md §6, "One call's
 // path"). Run it from the repository root as a coverage build:
 //
-//	go run -cover -covermode=atomic -coverpkg=./... ./scripts/callpath
+//	go run -cover -covermode=atomic -coverpkg=./... ./scripts/callpath [-calls 5]
 //
+// (with GOCOVERDIR set to a scratch directory, Go does not warn at exit
+// that it has nowhere to write the whole run's counters).
 // It serves examples/devtools.3md in-process with mcp.Serve over pipes,
 // sends initialize, notifications/initialized and a warm-up route_skill
 // (the agent loaded, its index built, the tools' schemas derived), then
