@@ -32,7 +32,7 @@ type conn struct {
 	grace      time.Duration // eofGrace; tests shorten it
 	stall      time.Duration // eofGrace: how long nothing may move after the cut (eof.go)
 	log        *slog.Logger
-	// reader is the reading goroutine's own state (reader.go).
+	// reader is the reading goroutine's own state (stdio.go).
 	reader
 	w      io.Writer
 	tr     *tracker
@@ -42,7 +42,7 @@ type conn struct {
 	room    *sync.Cond // the reader waits here while pending > budget
 	pending int64      // request bytes not yet answered + answer bytes not yet written
 	// scheduler (queue, held, in flight: scheduler.go) and outbox (the
-	// answers waiting for the writer: outbox.go) are guarded by mu; their
+	// answers waiting for the writer: stdio.go) are guarded by mu; their
 	// doc comments state their invariants.
 	scheduler
 	outbox

@@ -20,3 +20,9 @@ func Methods() []string {
 	sort.Strings(names)
 	return names
 }
+
+// toolTable is the served tools in list order, each declared in a file of
+// its own (listskills.go, routeskill.go, getskill.go, resolveskill.go,
+// fillskill.go). Descriptions are written for a model: when to call the
+// tool, in a sentence or two.
+var toolTable = []*toolDef{listSkillsTool, routeSkillTool, getSkillTool, resolveSkillTool, fillSkillTool}

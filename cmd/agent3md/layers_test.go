@@ -36,6 +36,8 @@ var allowedImports = map[string][]string{
 	"mcpclient":             {},
 	"skillsync":             {"skillsdir/skillmd", "skillsdir/folderwrite", "mcpclient"},
 	"bench/mcpbench":        {"router", "mcpclient"},
+	"scripts/callpath":      {"loader", "mcp"},
+	"scripts/backrefs":      {},
 }
 
 // moduleImports reads the Go files of dir (tests too when tests is set)
