@@ -172,6 +172,7 @@ func (r *Router) gramRunnersUp(p *plainBM25, q plainRequest, text string, out []
 	slices.SortFunc(ranked, func(a, b gramHit) int {
 		return cmp.Or(cmp.Compare(b.score, a.score), cmp.Compare(a.skill, b.skill))
 	})
+	ranked = fuseRanks(ranked, p.rank(baselineTokens(nil, text), 0), hits)
 	for _, h := range ranked {
 		if len(out) == want {
 			break
@@ -220,4 +221,39 @@ func commonPair(gram string) bool {
 	a, n := utf8.DecodeRuneInString(gram)
 	b, m := utf8.DecodeRuneInString(gram[n:])
 	return n+m == len(gram) && wordlist.CommonHan(a) && wordlist.CommonHan(b)
+}
+
+// fuseRanks merges the pair ranking (pairs, best first) with the plain
+// ranking over every character of the request (plain, as the baseline
+// reads it) by reciprocal rank: each skill scores 1/(rrfK+rank) in each
+// list it is in, so a skill near the top of either stays near the top
+// of the answer, and a plain search's first picks are not pushed out by
+// a ranking that weighs pairs. pairs holds only skills sharing a pair
+// or a character that is not among the commonest with the request; the
+// plain list holds every skill sharing a character, as the baseline
+// does: the commonest characters (wordlist.CommonHan) are a frequency
+// list, not a reading of the request, and 发, 开 or 到 can be the word
+// that names the task. A skill found by them alone has fit 0.
+func fuseRanks(pairs []gramHit, plain []scored, hits map[int]*gramHit) []gramHit {
+	const rrfK = 3
+	fused := map[int]float64{}
+	for i, h := range pairs {
+		fused[h.skill] += 1 / float64(rrfK+i+1)
+	}
+	for i, h := range plain {
+		fused[h.skill] += 1 / float64(rrfK+i+1)
+	}
+	out := make([]gramHit, 0, len(fused))
+	for s, f := range fused {
+		h := gramHit{skill: s}
+		if g := hits[s]; g != nil {
+			h = *g
+		}
+		h.score = f
+		out = append(out, h)
+	}
+	slices.SortFunc(out, func(a, b gramHit) int {
+		return cmp.Or(cmp.Compare(b.score, a.score), cmp.Compare(a.skill, b.skill))
+	})
+	return out
 }

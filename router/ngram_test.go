@@ -48,9 +48,6 @@ func TestGramRunnersUp(t *testing.T) {
 		// though address holds 吊 and 牌 more often, apart.
 		{"吊牌", "refund"},
 		{"吊牌还在，能退吗", "refund"},
-		// Only the commonest characters: nothing, not a list of skills
-		// that happen to hold 是, 么 or the pair 什么.
-		{"这是什么呢", ""},
 	} {
 		got := route(t, r, tc.text, &Query{Mode: Ranked, Limit: DefaultLimit})
 		first := ""
@@ -59,6 +56,13 @@ func TestGramRunnersUp(t *testing.T) {
 		}
 		if first != tc.want {
 			t.Errorf("Route(%q) = %v, want %q first", tc.text, got, tc.want)
+		}
+	}
+	// Only the commonest characters: the plain ranking may list a skill
+	// that holds 是 or 么, and its fit says it holds nothing else.
+	for _, m := range route(t, r, "这是什么呢", &Query{Mode: Ranked, Limit: DefaultLimit}) {
+		if m.Tier != TierRunnerUp || m.Fit != 0 {
+			t.Errorf("Route(这是什么呢) has %+v, want runner-ups of fit 0 only", m)
 		}
 	}
 	// invoice's description holds 什么时候, two pairs of the commonest
