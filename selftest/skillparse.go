@@ -2,8 +2,6 @@ package selftest
 
 import (
 	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"encoding/xml"
 	"errors"
@@ -64,12 +62,6 @@ func lastSegment(path string) string {
 
 // skillFileURI is the URI of file inside the skill at path.
 func skillFileURI(path, file string) string { return skillScheme + path + "/" + file }
-
-// digestOf is the skills extension's digest of b.
-func digestOf(b []byte) string {
-	sum := sha256.Sum256(b)
-	return "sha256:" + hex.EncodeToString(sum[:])
-}
 
 // parseFrontmatter reads the YAML frontmatter a SKILL.md starts with:
 // a "---" line, the YAML, a closing "---" line. It returns the mapping.

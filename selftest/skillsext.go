@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/agent3md/agent3md/internal/digest"
 )
 
 // skillsExtension is the skills extension's id under
@@ -264,8 +266,8 @@ func (r *runner) checkSkillFiles(w wire) outcome {
 				return problem, err
 			case int64(len(b)) != *f.Size:
 				return fmt.Sprintf("%s: listed size %d, read %d bytes", f.URI, *f.Size, len(b)), nil
-			case digestOf(b) != f.Digest:
-				return fmt.Sprintf("%s: listed digest %s, but the bytes read hash to %s", f.URI, f.Digest, digestOf(b)), nil
+			case digest.Of(b) != f.Digest:
+				return fmt.Sprintf("%s: listed digest %s, but the bytes read hash to %s", f.URI, f.Digest, digest.Of(b)), nil
 			}
 			if f.URI != e.URI {
 				continue

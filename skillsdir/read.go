@@ -12,7 +12,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	filedigest "github.com/agent3md/agent3md/internal/digest" // skillsdir has a digest func of its own (sync.go)
+	"github.com/agent3md/agent3md/internal/digest"
 )
 
 // readAttempts bounds how often a read starts over because the file or
@@ -126,7 +126,7 @@ func (s *Skill) content(i int, data []byte) *Content {
 		sum = &v
 		s.sums[i].Store(sum)
 	}
-	ct := &Content{Skill: s, File: f, Data: data, MIME: f.MIME, Digest: filedigest.Sum(*sum)}
+	ct := &Content{Skill: s, File: f, Data: data, MIME: f.MIME, Digest: digest.Sum(*sum)}
 	ct.Text = utf8.Valid(data) && !strings.ContainsRune(string(data), 0)
 	if ct.Text && f.MIME == mimeBinary {
 		ct.MIME = mimeText
@@ -156,7 +156,7 @@ func (c *Catalog) Digest(ctx context.Context, name, rel string) (string, *Skill,
 	if s, ok := c.Skill(name); ok {
 		if i, ok := s.file(rel); ok {
 			if sum := s.sums[i].Load(); sum != nil && c.unchanged(s, i) {
-				return filedigest.Sum(*sum), s, nil
+				return digest.Sum(*sum), s, nil
 			}
 		}
 	}
@@ -203,7 +203,7 @@ func (c *Catalog) digests(ctx context.Context, s *Skill) ([]string, error) {
 	out := make([]string, len(s.Files))
 	for i, f := range s.Files {
 		if sum := s.sums[i].Load(); sum != nil && c.unchanged(s, i) {
-			out[i] = filedigest.Sum(*sum)
+			out[i] = digest.Sum(*sum)
 			continue
 		}
 		ct, err := c.ReadFile(ctx, s.Name, f.Path)

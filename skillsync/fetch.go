@@ -2,12 +2,11 @@ package skillsync
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"sync"
 	"sync/atomic"
 
+	"github.com/agent3md/agent3md/internal/digest"
 	"github.com/agent3md/agent3md/mcpclient"
 )
 
@@ -185,7 +184,7 @@ func (ft *fetcher) read(ctx context.Context, j fileJob) {
 		return
 	}
 	if file.Digest != "" {
-		if got := digestOf(b); got != file.Digest {
+		if got := digest.Of(b); got != file.Digest {
 			j.f.setProblem(fmt.Sprintf("%s: the server's digest is %s, the bytes it served hash to %s; the old version is kept", file.Path, file.Digest, got))
 			return
 		}
@@ -212,10 +211,4 @@ func (f *fetched) setErr(err error) {
 	if f.err == nil {
 		f.err = err
 	}
-}
-
-// digestOf is b's digest as the skills extension writes it.
-func digestOf(b []byte) string {
-	sum := sha256.Sum256(b)
-	return "sha256:" + hex.EncodeToString(sum[:])
 }
