@@ -6,6 +6,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/agent3md/agent3md/internal/textclip"
 	"golang.org/x/text/unicode/norm"
 )
 
@@ -37,16 +38,7 @@ func sameNameNote(a, b string) string {
 		return ""
 	}
 	return fmt.Sprintf(" (written %s and %s: the same text with its accents encoded differently, and names are compared in Unicode NFC form)",
-		strconv.QuoteToASCII(clipName(a)), strconv.QuoteToASCII(clipName(b)))
-}
-
-// clipName bounds a name shown escaped, where every non-ASCII rune takes
-// six bytes or more.
-func clipName(s string) string {
-	if len(s) <= quoteMax {
-		return s
-	}
-	return s[:cutAt(s, quoteMax)] + "…"
+		strconv.QuoteToASCII(textclip.Bytes(a, quoteMax)), strconv.QuoteToASCII(textclip.Bytes(b, quoteMax)))
 }
 
 // FindNameClash returns the first two skills, in source order, that answer

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/agent3md/agent3md/agentfile"
+	"github.com/agent3md/agent3md/internal/textclip"
 	"github.com/agent3md/agent3md/skillsdir"
 )
 
@@ -364,7 +365,7 @@ func firstParagraph(s string) string {
 		if p == "" || strings.HasPrefix(p, "#") {
 			continue
 		}
-		return skillsdir.Clip(strings.Join(strings.Fields(p), " "), 280)
+		return textclip.Runes(strings.Join(strings.Fields(p), " "), 280)
 	}
 	return ""
 }

@@ -11,6 +11,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/agent3md/agent3md/internal/textclip"
 	"github.com/agent3md/agent3md/mcpclient"
 )
 
@@ -68,7 +69,7 @@ func skillFileURI(path, file string) string { return skillScheme + path + "/" + 
 func parseFrontmatter(text string) (map[string]any, error) {
 	first, rest, ok := strings.Cut(text, "\n")
 	if !ok || strings.TrimSuffix(first, "\r") != "---" {
-		return nil, fmt.Errorf("text does not start with a \"---\" line opening a YAML frontmatter (starts %q)", snippet(text, 40))
+		return nil, fmt.Errorf("text does not start with a \"---\" line opening a YAML frontmatter (starts %q)", textclip.Bytes(text, 40))
 	}
 	end := -1
 	for off := 0; off <= len(rest); {
@@ -167,7 +168,7 @@ func parseManifest(text string) (*manifest, error) {
 		case f.Size == nil || *f.Size < 0:
 			return nil, fmt.Errorf("files[%d] (%s) needs a size ≥ 0", i, f.Path)
 		case !manifestHashPattern.MatchString(f.Hash):
-			return nil, fmt.Errorf("files[%d] (%s) hash %q is not \"sha256:<64 hex>\"", i, f.Path, snippet(f.Hash, 80))
+			return nil, fmt.Errorf("files[%d] (%s) hash %q is not \"sha256:<64 hex>\"", i, f.Path, textclip.Bytes(f.Hash, 80))
 		}
 		hasSkillMD = hasSkillMD || f.Path == skillFile
 	}

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/agent3md/agent3md/internal/digest"
+	"github.com/agent3md/agent3md/internal/textclip"
 )
 
 // skillResource is a listed skill://<path>/SKILL.md resource.
@@ -418,7 +419,7 @@ func (r *runner) listTemplates(w wire) ([]templateInfo, outcome, bool) {
 			NextCursor string         `json:"nextCursor"`
 		}
 		if json.Unmarshal(raw, &page) != nil || page.Templates == nil {
-			return "", fmt.Errorf("resources/templates/list result has no \"resourceTemplates\" array: %s", snippet(string(raw), 80))
+			return "", fmt.Errorf("resources/templates/list result has no \"resourceTemplates\" array: %s", textclip.Bytes(string(raw), 80))
 		}
 		all = append(all, page.Templates...)
 		return page.NextCursor, nil

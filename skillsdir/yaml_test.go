@@ -31,17 +31,6 @@ func TestYAMLQuoteRoundTrip(t *testing.T) {
 	}
 }
 
-func TestClip(t *testing.T) {
-	s := strings.Repeat("word ", 300)
-	got := Clip(s, maxDescription)
-	if n := len([]rune(got)); n > maxDescription || !strings.HasSuffix(got, "…") {
-		t.Fatalf("Clip: %d characters, %q", n, got[len(got)-10:])
-	}
-	if Clip("short", 10) != "short" {
-		t.Fatal("Clip changed a short string")
-	}
-}
-
 // FuzzRewriteLine: declining every link leaves a line untouched, and
 // replacing every link never panics.
 func FuzzRewriteLine(f *testing.F) {
