@@ -42,7 +42,7 @@ const maxDescription = 1024
 // version of an open agent; the renderer holds nothing between calls.
 type Doc struct {
 	Catalog *agentfile.Catalog
-	Agent   *agentfile.Agent
+	Agent   *agentfile.AgentInfo
 	// Slugs holds each skill's Agent Skills name (AssignSlugs), parallel
 	// to Agent.Skills.
 	Slugs []string
