@@ -59,4 +59,7 @@ func TestLogLineClipsClientText(t *testing.T) {
 	if got := loggable("a\xffb", 10); got != "a\uFFFDb" {
 		t.Errorf("loggable kept invalid UTF-8: %q", got)
 	}
+	if got := loggable("/ééé", 4); got != "/é…" { // a cut never leaves half a character to replace
+		t.Errorf("loggable cut inside a character: %q", got)
+	}
 }
