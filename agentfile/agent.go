@@ -8,9 +8,10 @@ import (
 // InputTypes are the canonical agent3md/1 input types.
 var InputTypes = []string{"string", "number", "boolean", "object", "array"}
 
-// Agent is the agent3md/1 reading of a Catalog: who the agent is and which
-// planes are skills. It holds no bodies either.
-type Agent struct {
+// AgentInfo is the agent3md/1 reading of a Catalog: who the agent is and
+// which planes are skills. It holds no bodies either. (The open agent, with
+// bodies and rescans, is package loader's Agent.)
+type AgentInfo struct {
 	// Name is title, else frontmatter agent, else "agent"; Named is false
 	// when neither title nor agent is set (the validator's frontmatter rule).
 	Name  string
@@ -67,8 +68,8 @@ type Input struct {
 
 // Agent returns the agent3md/1 reading of the catalog. It is computed on
 // each call; callers that need it often keep the result.
-func (c *Catalog) Agent() *Agent {
-	a := &Agent{Name: "agent", Model: "unknown", Identity: -1}
+func (c *Catalog) Agent() *AgentInfo {
+	a := &AgentInfo{Name: "agent", Model: "unknown", Identity: -1}
 	if c.HasTitle && c.Title != "" {
 		a.Name, a.Named = c.Title, true
 	} else if v := c.Metadata["agent"]; v != "" {

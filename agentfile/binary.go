@@ -14,8 +14,9 @@ import (
 )
 
 // catalogMagic starts every encoded catalog; the digit is the format
-// version, bumped whenever Catalog's fields change.
-const catalogMagic = "agent3md-catalog-3\n"
+// version, bumped whenever Catalog's fields change or what a scan puts in
+// them does (a cached catalog is never scanned again).
+const catalogMagic = "agent3md-catalog-4\n"
 
 // ErrBadCatalog is wrapped by every failure to decode an encoded catalog:
 // the bytes are not one, are truncated, or fail their checksum.

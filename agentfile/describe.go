@@ -6,14 +6,16 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/agent3md/agent3md/internal/textclip"
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/ast"
 	"github.com/yuin/goldmark/text"
 	"github.com/yuin/goldmark/util"
 )
 
-// MaxDescriptionRunes caps a plane's description; longer first paragraphs
-// are cut at a word boundary and end with "…".
+// MaxDescriptionRunes caps a plane's description, in characters: a longer
+// first paragraph is cut to this many, the last "…", at a word boundary
+// when one is near the end (textclip.Runes).
 const MaxDescriptionRunes = 500
 
 // describer collects the bounded body prefix a description is taken from:
@@ -67,9 +69,9 @@ func (d *describer) description() string {
 		return ""
 	}
 	if s, ok := plainFast(d.buf); ok {
-		return clip(s)
+		return textclip.Runes(s, MaxDescriptionRunes)
 	}
-	return clip(plainGoldmark(d.buf))
+	return textclip.Runes(plainGoldmark(d.buf), MaxDescriptionRunes)
 }
 
 var markdown = goldmark.New()
@@ -199,18 +201,3 @@ func isATXHeading(l []byte) bool {
 }
 
 func collapse(s string) string { return strings.Join(strings.Fields(s), " ") }
-
-func clip(s string) string {
-	if utf8.RuneCountInString(s) <= MaxDescriptionRunes {
-		return s
-	}
-	r := []rune(s)[:MaxDescriptionRunes]
-	cut := len(r)
-	for i := len(r) - 1; i > MaxDescriptionRunes/2; i-- {
-		if r[i] == ' ' {
-			cut = i
-			break
-		}
-	}
-	return strings.TrimRight(string(r[:cut]), " ,;:") + "…"
-}

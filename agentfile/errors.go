@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"unicode/utf8"
+
+	"github.com/agent3md/agent3md/internal/textclip"
 )
 
 // Canonical error names of the 3md base format (docs/format.md §2, §3 and §14). They are the
@@ -97,7 +99,7 @@ func quoted[T string | []byte](v T) string {
 		return fmt.Sprintf("%q", v)
 	}
 	head := string(v[:min(len(v), quoteMax+utf8.UTFMax)])
-	return fmt.Sprintf("%q… (%d bytes)", head[:cutAt(head, quoteMax)], len(v))
+	return fmt.Sprintf("%q… (%d bytes)", head[:textclip.Cut(head, quoteMax)], len(v))
 }
 
 // bare is quoted without the quotes, for names that read better bare
@@ -106,18 +108,5 @@ func bare(s string) string {
 	if len(s) <= quoteMax {
 		return s
 	}
-	return fmt.Sprintf("%s… (%d bytes)", s[:cutAt(s, quoteMax)], len(s))
-}
-
-// cutAt returns n, moved back to the start of the rune it would split.
-func cutAt(s string, n int) int {
-	if n >= len(s) {
-		return len(s)
-	}
-	for k := n; k > n-utf8.UTFMax && k > 0; k-- {
-		if utf8.RuneStart(s[k]) {
-			return k
-		}
-	}
-	return n
+	return fmt.Sprintf("%s… (%d bytes)", s[:textclip.Cut(s, quoteMax)], len(s))
 }

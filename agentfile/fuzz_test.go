@@ -443,7 +443,7 @@ var knownRules = map[string]bool{
 // by Kahn's algorithm: a graph is acyclic exactly when repeatedly removing
 // nodes without incoming edges removes them all. It shares nothing with the
 // validator's depth-first walk.
-func hasCycleKahn(cat *Catalog, a *Agent) bool {
+func hasCycleKahn(cat *Catalog, a *AgentInfo) bool {
 	skillAt := map[float64]int{}
 	for i, s := range a.Skills {
 		skillAt[s.Z] = i

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 // limitCase is one bound exercised at its value N: build(n) makes an input
@@ -191,5 +192,34 @@ func TestLimitDefaults(t *testing.T) {
 	src := planes(3)
 	if _, err := Parse(bytes.NewReader([]byte(src)), &Options{}); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestDescriptionCap: a first paragraph longer than MaxDescriptionRunes
+// characters becomes a description of at most that many, the "…"
+// included, cut between words when a space is near the end; multi-byte
+// text counts characters.
+func TestDescriptionCap(t *testing.T) {
+	for _, tc := range []struct {
+		word string
+		sep  string
+	}{
+		{"word", " "}, {"wörd", " "}, {"語語語", " "},
+		{"x", ""}, {"語", ""}, // one long token: no word to cut at
+	} {
+		reps := MaxDescriptionRunes/utf8.RuneCountInString(tc.word+tc.sep) + 10 // just over the cap, inside the byte budget
+		para := strings.TrimSpace(strings.Repeat(tc.word+tc.sep, reps))
+		src := "---\n3md: 1.0\n---\n@plane z=0\n" + para + "\n"
+		cat, err := Parse(strings.NewReader(src), &Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		d := cat.Planes[0].Description
+		if n := utf8.RuneCountInString(d); n > MaxDescriptionRunes || !strings.HasSuffix(d, "…") {
+			t.Fatalf("%q: description of %d characters, want at most %d ending with …", tc.word, n, MaxDescriptionRunes)
+		}
+		if tc.sep != "" && !strings.HasSuffix(d, " "+tc.word+"…") {
+			t.Errorf("%q: description ends %q, want a whole word before the …", tc.word, d[max(0, len(d)-16):])
+		}
 	}
 }

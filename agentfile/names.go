@@ -6,6 +6,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/agent3md/agent3md/internal/textclip"
 	"golang.org/x/text/unicode/norm"
 )
 
@@ -37,23 +38,14 @@ func sameNameNote(a, b string) string {
 		return ""
 	}
 	return fmt.Sprintf(" (written %s and %s: the same text with its accents encoded differently, and names are compared in Unicode NFC form)",
-		strconv.QuoteToASCII(clipName(a)), strconv.QuoteToASCII(clipName(b)))
-}
-
-// clipName bounds a name shown escaped, where every non-ASCII rune takes
-// six bytes or more.
-func clipName(s string) string {
-	if len(s) <= quoteMax {
-		return s
-	}
-	return s[:cutAt(s, quoteMax)] + "…"
+		strconv.QuoteToASCII(textclip.Bytes(a, quoteMax)), strconv.QuoteToASCII(textclip.Bytes(b, quoteMax)))
 }
 
 // FindNameClash returns the first two skills, in source order, that answer
 // to one name (a label, or the skill-<z> name of a skill without one),
 // names compared by NameKey: the indexes in Skills of the earlier and the
 // later. found is false when every name is unique.
-func (a *Agent) FindNameClash() (first, second int, found bool) {
+func (a *AgentInfo) FindNameClash() (first, second int, found bool) {
 	seen := make(map[string]int, len(a.Skills))
 	for i := range a.Skills {
 		k := NameKey(a.Skills[i].Name)
@@ -73,7 +65,7 @@ func (a *Agent) FindNameClash() (first, second int, found bool) {
 // DuplicateSkill, on the later skill's line, naming both lines; file names
 // the input, as Options.File does. Its Offset is 0: a catalog keeps no
 // directive offsets.
-func (a *Agent) NameClash(c *Catalog, file string, first, second int) error {
+func (a *AgentInfo) NameClash(c *Catalog, file string, first, second int) error {
 	s1, s2 := &a.Skills[first], &a.Skills[second]
 	p1, p2 := &c.Planes[s1.Plane], &c.Planes[s2.Plane]
 	return &ParseError{
@@ -88,7 +80,7 @@ func (a *Agent) NameClash(c *Catalog, file string, first, second int) error {
 // listed with replacement characters and could then never be fetched by
 // the name a client sees. The validator reports the same label as
 // name-utf8; this is the refusal every command shares.
-func (a *Agent) BadName(c *Catalog, file string, i int) error {
+func (a *AgentInfo) BadName(c *Catalog, file string, i int) error {
 	s := &a.Skills[i]
 	return &ParseError{
 		File: file, Line: c.Planes[s.Plane].Line, Name: InvalidSkillName, Err: ErrInvalidSkillName,

@@ -241,7 +241,7 @@ func projectSkill(cat *Catalog, i int, r io.ReaderAt) (projectionSkill, error) {
 // already known, an agent served from skill folders: the synthesized
 // catalog's attributes, and as deps the z of each skill its SKILL.md links
 // to (docs/skill-folders.md §5), with no body to scan.
-func ProjectLinked(cat *Catalog, info *Agent) *Projection {
+func ProjectLinked(cat *Catalog, info *AgentInfo) *Projection {
 	p := &Projection{Schema: "agent3md/1", Agent: projectAgent(cat), Skills: make([]projectionSkill, 0, len(info.Skills))}
 	for _, sk := range info.Skills {
 		s := projectSkillAttrs(cat, sk.Plane)

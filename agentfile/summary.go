@@ -4,6 +4,8 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+
+	"github.com/agent3md/agent3md/internal/textclip"
 )
 
 // WriteSummary writes the catalog for a person (`agent3md parse`): a line
@@ -24,16 +26,7 @@ func (c *Catalog) WriteSummary(out io.Writer, name string) error {
 		if p.HasLabel {
 			label = p.Label
 		}
-		fmt.Fprintf(w, "  z=%-6s line %-5d %-24s %6d bytes  %s\n", p.ZText, p.Line, label, p.Body.Len(), shortenRunes(p.Description, 60))
+		fmt.Fprintf(w, "  z=%-6s line %-5d %-24s %6d bytes  %s\n", p.ZText, p.Line, label, p.Body.Len(), textclip.Runes(p.Description, 60))
 	}
 	return w.Flush()
-}
-
-// shortenRunes cuts s to n runes, the last an ellipsis, when it is longer.
-func shortenRunes(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	return string(r[:n-1]) + "…"
 }

@@ -86,7 +86,7 @@ func Validate(c *Catalog) *Report { return ValidateAgent(c, c.Agent()) }
 // as much memory as the reading itself (about 30 MB at 100,000 skills),
 // which a server validating while it builds its routing index would add
 // to its peak.
-func ValidateAgent(c *Catalog, a *Agent) *Report {
+func ValidateAgent(c *Catalog, a *AgentInfo) *Report {
 	v := &validation{c: c, a: a, r: &Report{Errors: []Finding{}, Warnings: []Finding{}}}
 	// The text findings come first: a stray carriage return or a name
 	// that is not UTF-8 is often the cause of the findings after it.
@@ -102,7 +102,7 @@ func ValidateAgent(c *Catalog, a *Agent) *Report {
 
 type validation struct {
 	c *Catalog
-	a *Agent
+	a *AgentInfo
 	r *Report
 }
 

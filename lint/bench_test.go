@@ -26,10 +26,10 @@ func BenchmarkCheck1000(b *testing.B) {
 	}
 	defer r.Close()
 	cat, info := ag.Scanned()
-	var skills []Skill
+	var skills []SkillText
 	for _, s := range info.Skills {
 		if s.Plane != info.Identity {
-			skills = append(skills, Skill{Name: s.Name, Description: cat.Planes[s.Plane].Description, Triggers: s.Triggers})
+			skills = append(skills, SkillText{Name: s.Name, Description: cat.Planes[s.Plane].Description, Triggers: s.Triggers})
 		}
 	}
 	route := func(ctx context.Context, text string) ([]router.Match, error) {

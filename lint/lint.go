@@ -30,8 +30,9 @@ func Rules() []string {
 	return []string{RuleCompeting, RuleSharedTrigger, RuleEverydayTrigger, RuleDescriptionWhen}
 }
 
-// Skill is what the lints read of one skill, and where to point.
-type Skill struct {
+// SkillText is what the lints read of one skill (its name, description
+// and triggers), and where a finding about it points.
+type SkillText struct {
 	Name        string
 	Description string
 	Triggers    []string
@@ -75,7 +76,7 @@ const DefaultClose = 0.9
 
 // Check runs every lint over skills. route must route over exactly these
 // skills (and may know more: the identity, say).
-func Check(ctx context.Context, skills []Skill, route RouteFunc, o *Options) ([]Finding, error) {
+func Check(ctx context.Context, skills []SkillText, route RouteFunc, o *Options) ([]Finding, error) {
 	var opt Options
 	if o != nil {
 		opt = *o
@@ -111,7 +112,7 @@ type probe struct {
 // compete routes every probe and reports the pairs it cannot keep apart,
 // each pair (and, for triggers, each phrase) once, on the skill whose
 // probe lost, in skill order.
-func compete(ctx context.Context, skills []Skill, route RouteFunc, opt *Options) ([]Finding, error) {
+func compete(ctx context.Context, skills []SkillText, route RouteFunc, opt *Options) ([]Finding, error) {
 	var probes []probe
 	for i := range skills {
 		if d := strings.TrimSpace(skills[i].Description); d != "" {
@@ -221,7 +222,7 @@ func ranked(ms []router.Match) []router.Match {
 
 // judge reads the answer to one probe of skill s: another skill first, or
 // one tied with s, makes a finding.
-func judge(s *Skill, p probe, ms []router.Match, close float64) *Finding {
+func judge(s *SkillText, p probe, ms []router.Match, close float64) *Finding {
 	ms = ranked(ms)
 	if len(ms) == 0 {
 		return nil
@@ -291,7 +292,7 @@ func place(rank int) string {
 	return "3rd"
 }
 
-func competing(s *Skill, rival *router.Match, rank int) *Finding {
+func competing(s *SkillText, rival *router.Match, rank int) *Finding {
 	how := fmt.Sprintf("routing %q's own description, %q comes first (%q is %s", s.Name, rival.Name, s.Name, place(rank))
 	if rank == 1 {
 		how = fmt.Sprintf("routing %q's own description, route_skill offers %q beside it (a %s match too", s.Name, rival.Name, tierWord(rival))
@@ -306,7 +307,7 @@ func competing(s *Skill, rival *router.Match, rank int) *Finding {
 			s.Name, rival.Name, how, s.Name, rival.Name, rival.Name)}
 }
 
-func sharedTrigger(s *Skill, trigger string, rival *router.Match, rank int) *Finding {
+func sharedTrigger(s *SkillText, trigger string, rival *router.Match, rank int) *Finding {
 	line := s.TriggersLine
 	if line == 0 {
 		line = s.Line

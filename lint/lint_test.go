@@ -27,7 +27,7 @@ func TestEveryday(t *testing.T) {
 		{"退款", false}, // not English: the list says nothing
 		{"", false},
 	} {
-		s := &Skill{Name: "git-push", Triggers: []string{c.trigger}, File: "a.3md", Line: 7, TriggersLine: 7}
+		s := &SkillText{Name: "git-push", Triggers: []string{c.trigger}, File: "a.3md", Line: 7, TriggersLine: 7}
 		fs := everyday(s)
 		if got := len(fs) == 1; got != c.flagged {
 			t.Errorf("%q: flagged %v, want %v (%v)", c.trigger, got, c.flagged, fs)
@@ -37,7 +37,7 @@ func TestEveryday(t *testing.T) {
 			t.Errorf("%q: finding %+v", c.trigger, fs[0])
 		}
 	}
-	if fs := everyday(&Skill{Name: "git-push", Triggers: []string{"push"}}); !strings.Contains(fs[0].Message, `as in "push the …"`) {
+	if fs := everyday(&SkillText{Name: "git-push", Triggers: []string{"push"}}); !strings.Contains(fs[0].Message, `as in "push the …"`) {
 		t.Errorf("no example of the fix: %s", fs[0].Message)
 	}
 }
@@ -56,7 +56,7 @@ func TestDescribesWhen(t *testing.T) {
 		{"处理退款，用于客户申请退款时", nil, true},
 		{"", nil, true}, // the description rule says it is missing
 	} {
-		f, ok := describesWhen(&Skill{Name: "pdf", Description: c.desc, Triggers: c.triggers, File: "SKILL.md", Line: 3})
+		f, ok := describesWhen(&SkillText{Name: "pdf", Description: c.desc, Triggers: c.triggers, File: "SKILL.md", Line: 3})
 		if ok != c.ok {
 			t.Errorf("%q: ok %v, want %v", c.desc, ok, c.ok)
 		}
@@ -71,7 +71,7 @@ func match(name, tier string, score int, rel float64) router.Match {
 }
 
 func TestJudge(t *testing.T) {
-	s := &Skill{Name: "a", File: "f", Line: 4, TriggersLine: 4}
+	s := &SkillText{Name: "a", File: "f", Line: 4, TriggersLine: 4}
 	desc := probe{text: "desc"}
 	trig := probe{trigger: "t", text: "t"}
 	for _, c := range []struct {
@@ -120,13 +120,13 @@ func TestCheckAgent(t *testing.T) {
 	}
 	defer r.Close()
 	cat, info := ag.Scanned()
-	var skills []Skill
+	var skills []SkillText
 	for _, s := range info.Skills {
 		if s.Plane == info.Identity {
 			continue
 		}
 		pl := cat.Planes[s.Plane]
-		skills = append(skills, Skill{Name: s.Name, Description: pl.Description, Triggers: s.Triggers, File: path, Line: pl.Line, TriggersLine: pl.Line})
+		skills = append(skills, SkillText{Name: s.Name, Description: pl.Description, Triggers: s.Triggers, File: path, Line: pl.Line, TriggersLine: pl.Line})
 	}
 	fs, err := Check(ctx, skills, func(ctx context.Context, text string) ([]router.Match, error) {
 		return r.Route(ctx, text, &router.Query{Mode: router.Ranked, Limit: router.DefaultLimit})

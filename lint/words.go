@@ -55,7 +55,7 @@ func words(s string) (ws []string, ok bool) {
 
 // everyday reports each trigger phrase of s made only of everyday and
 // stop words.
-func everyday(s *Skill) []Finding {
+func everyday(s *SkillText) []Finding {
 	var out []Finding
 	for _, t := range s.Triggers {
 		ws, ok := words(t)
@@ -103,7 +103,7 @@ var whenCuesHan = []string{"当", "时", "用于", "如果", "需要", "要求",
 // describesWhen reports whether a skill without triggers has a
 // description that says when to use it; a skill with triggers says it
 // in them. The finding is the one to add when it does not.
-func describesWhen(s *Skill) (Finding, bool) {
+func describesWhen(s *SkillText) (Finding, bool) {
 	d := strings.TrimSpace(s.Description)
 	if len(s.Triggers) > 0 || d == "" {
 		return Finding{}, true

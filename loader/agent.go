@@ -214,12 +214,12 @@ func (a *Agent) current() *state {
 func (a *Agent) Catalog() *agentfile.Catalog { return a.current().cat }
 
 // Info returns the agent3md/1 reading of the catalog.
-func (a *Agent) Info() *agentfile.Agent { return a.current().info }
+func (a *Agent) Info() *agentfile.AgentInfo { return a.current().info }
 
 // Scanned returns the catalog in force and its agent3md/1 reading, both
 // from the same scan (calling Catalog and Info in turn could straddle a
 // re-scan). Neither may be modified.
-func (a *Agent) Scanned() (*agentfile.Catalog, *agentfile.Agent) {
+func (a *Agent) Scanned() (*agentfile.Catalog, *agentfile.AgentInfo) {
 	st := a.current()
 	return st.cat, st.info
 }

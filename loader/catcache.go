@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/agent3md/agent3md/agentfile"
+	"github.com/agent3md/agent3md/internal/filestat"
 )
 
 // loadCatalog returns f's catalog: decoded from the cache directory when it
@@ -97,13 +98,29 @@ func limitsKey(l agentfile.Limits) string {
 // tests lower it.
 var racyWindow = 2 * time.Second
 
-// sig is a file's stat signature.
-type sig struct {
-	dev, ino, size, mode, mtime, ctime int64
-}
+// sig is a file's stat signature, as a stamp writes it.
+type sig filestat.Sig
 
 func (s sig) String() string {
-	return fmt.Sprintf("%d %d %d %d %d %d", s.dev, s.ino, s.size, s.mode, s.mtime, s.ctime)
+	return fmt.Sprintf("%d %d %d %d %d %d", s.Dev, s.Ino, s.Size, s.Mode, s.Mtime, s.Ctime)
+}
+
+// statSig is the signature in fi; false where the platform gives no full
+// one (no device and inode: Windows and the like), so callers hash the
+// file or compare os.SameFile, the size and the modification time.
+func statSig(fi os.FileInfo) (sig, bool) {
+	s, full := filestat.Of(fi)
+	return sig(s), full
+}
+
+// fileSig is f's stat signature; false where the platform gives no full
+// one or the stat fails.
+func fileSig(f *os.File) (sig, bool) {
+	fi, err := f.Stat()
+	if err != nil {
+		return sig{}, false
+	}
+	return statSig(fi)
 }
 
 const stampHeader = "agent3md-stamp-1"
@@ -137,7 +154,7 @@ func readStamp(path string, s sig) (string, bool) {
 // writeStamp records sum for s, unless the file is too fresh to stamp.
 func writeStamp(dir, path string, s sig, sum string) {
 	cutoff := time.Now().Add(-racyWindow).UnixNano()
-	if s.mtime > cutoff || s.ctime > cutoff {
+	if s.Mtime > cutoff || s.Ctime > cutoff {
 		return
 	}
 	writeAtomic(dir, path, []byte(stampHeader+" "+s.String()+" "+sum+"\n"))

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/agent3md/agent3md/internal/digest"
+	"github.com/agent3md/agent3md/internal/textclip"
 	"github.com/agent3md/agent3md/skillsdir"
 	"github.com/agent3md/agent3md/skillsdir/export"
 )
@@ -114,13 +115,13 @@ func (a *Agent) ReadSkillFile(ctx context.Context, slug, path string) ([]byte, S
 					return nil
 				}
 			}
-			return fmt.Errorf("skill %s, file %q: %w", slug, export.Clip(path, 120), ErrNoSkillFile)
+			return fmt.Errorf("skill %s, file %q: %w", slug, textclip.Runes(path, 120), ErrNoSkillFile)
 		}
 		s := st.folder.skills[i]
 		ct, err := st.folder.cat.ReadFile(ctx, s.Name, path)
 		if err != nil {
 			if errors.Is(err, skillsdir.ErrRefused) || (errors.Is(err, skillsdir.ErrNotFound) && !served(s, path)) {
-				return fmt.Errorf("skill %s, file %q: %w", slug, export.Clip(path, 120), ErrNoSkillFile)
+				return fmt.Errorf("skill %s, file %q: %w", slug, textclip.Runes(path, 120), ErrNoSkillFile)
 			}
 			return folderErr(s, err)
 		}

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/agent3md/agent3md/agentfile"
+	"github.com/agent3md/agent3md/internal/textclip"
 	"github.com/agent3md/agent3md/skillsdir"
 	"github.com/agent3md/agent3md/skillsdir/export"
 )
@@ -365,7 +366,7 @@ func firstParagraph(s string) string {
 		if p == "" || strings.HasPrefix(p, "#") {
 			continue
 		}
-		return export.Clip(strings.Join(strings.Fields(p), " "), 280)
+		return textclip.Runes(strings.Join(strings.Fields(p), " "), 280)
 	}
 	return ""
 }

@@ -6,6 +6,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/agent3md/agent3md/internal/textclip"
 	"github.com/agent3md/agent3md/skillsdir/export"
 )
 
@@ -30,7 +31,7 @@ func WriteSkillList(out io.Writer, skills []SkillInfo) error {
 		}
 		if s.Description != "" {
 			// Links read as the names they point at, not as markup.
-			fmt.Fprintf(w, "  %s\n", shortenRunes(export.PlainLinks(s.Description, name), 100))
+			fmt.Fprintf(w, "  %s\n", textclip.Runes(export.PlainLinks(s.Description, name), 100))
 		}
 		fmt.Fprintf(w, "  triggers: %s\n", strings.Join(s.Triggers, ", "))
 		if len(s.Inputs) > 0 {
@@ -51,12 +52,4 @@ func WriteSkillList(out io.Writer, skills []SkillInfo) error {
 		}
 	}
 	return w.Flush()
-}
-
-// shortenRunes cuts s to n runes, the last an ellipsis, when it is longer.
-func shortenRunes(s string, n int) string {
-	if r := []rune(s); len(r) > n {
-		return string(r[:n-1]) + "…"
-	}
-	return s
 }

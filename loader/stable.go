@@ -73,7 +73,7 @@ func (a *Agent) Version() FileVersion {
 	}
 	v := FileVersion{Size: st.fi.Size(), ModTime: st.fi.ModTime().UnixNano(), SHA256: st.cat.SHA256}
 	if s, ok := statSig(st.fi); ok {
-		v.Dev, v.Inode = uint64(s.dev), uint64(s.ino)
+		v.Dev, v.Inode = s.Dev, s.Ino
 	}
 	return v
 }
@@ -209,7 +209,7 @@ func settle(path string, d time.Duration) (os.FileInfo, error) {
 // moves it, and nothing can set it back), else its modification time.
 func changed(fi os.FileInfo) time.Time {
 	if s, ok := statSig(fi); ok {
-		return time.Unix(0, max(s.ctime, s.mtime))
+		return time.Unix(0, max(s.Ctime, s.Mtime))
 	}
 	return fi.ModTime()
 }

@@ -29,7 +29,7 @@ type state struct {
 	cached bool
 
 	cat  *agentfile.Catalog
-	info *agentfile.Agent
+	info *agentfile.AgentInfo
 	// folder is set when the agent is served from skill folders
 	// (OpenFolders): bodies come from there, and f and fi are nil.
 	folder *folderState
@@ -112,7 +112,7 @@ func openRegular(path string) (*os.File, os.FileInfo, error) {
 // names it in the error): every command opens agents through here, so none
 // serves such a file, where a route could pick one skill and a fetch by
 // name the other, or a listed name could never be fetched.
-func build(cat *agentfile.Catalog, info *agentfile.Agent, file string) (*state, error) {
+func build(cat *agentfile.Catalog, info *agentfile.AgentInfo, file string) (*state, error) {
 	n := len(info.Skills)
 	st := &state{
 		cat:     cat,

@@ -2,7 +2,8 @@ package mcp
 
 import (
 	"fmt"
-	"unicode/utf8"
+
+	"github.com/agent3md/agent3md/internal/textclip"
 )
 
 // What a host shows the model (docs/protocol.md §4 and §5). Hosts put a
@@ -34,16 +35,5 @@ func clipError(msg string) string {
 		return msg
 	}
 	note := fmt.Sprintf(" [message cut at %d characters]", hostErrorChars)
-	return clip(msg, hostErrorChars-len(note)-len("…")) + note
-}
-
-// clip shortens s for a message.
-func clip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n] + "…"
+	return textclip.Bytes(msg, hostErrorChars-len(note)-len(textclip.Ellipsis)) + note
 }

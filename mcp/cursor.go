@@ -5,6 +5,8 @@ import (
 	"encoding/base64"
 	"strconv"
 	"strings"
+
+	"github.com/agent3md/agent3md/internal/textclip"
 )
 
 // Cursors are opaque to clients: base64url of "<kind><offset>:<fp>", where
@@ -57,9 +59,9 @@ func pageOf(cursor *string, kind, fp, noun string, total, size int) (page, error
 		n, ok := decodeCursor(kind, *cursor, fp)
 		if !ok || n > total || total <= size {
 			if total <= size {
-				return page{}, errorf(codeInvalidParams, "Invalid params: unknown cursor %q (every %s is on the first page)", clip(*cursor, 60), noun)
+				return page{}, errorf(codeInvalidParams, "Invalid params: unknown cursor %q (every %s is on the first page)", textclip.Bytes(*cursor, 60), noun)
 			}
-			return page{}, errorf(codeInvalidParams, "Invalid params: unknown cursor %q: pass the nextCursor of the previous answer of this list; a cursor also expires when the agent file changes, so list again without one", clip(*cursor, 60))
+			return page{}, errorf(codeInvalidParams, "Invalid params: unknown cursor %q: pass the nextCursor of the previous answer of this list; a cursor also expires when the agent file changes, so list again without one", textclip.Bytes(*cursor, 60))
 		}
 		start = n
 	}

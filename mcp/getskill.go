@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/agent3md/agent3md/internal/textclip"
 	"github.com/agent3md/agent3md/loader"
 )
 
@@ -78,7 +79,7 @@ func (s *server) getSkillFile(ctx context.Context, v *generation, name, file str
 			more = fmt.Sprintf(" and %d more", len(files)-maxListedFiles)
 		}
 		return &toolOutcome{isError: true, text: fmt.Sprintf("Skill %s has no file %q. Argument \"file\" must be a path relative to the skill, one of: %s%s.",
-			name, clip(file, 120), strings.Join(paths, ", "), more)}, nil
+			name, textclip.Bytes(file, 120), strings.Join(paths, ", "), more)}, nil
 	case err != nil:
 		return s.unknownSkill(v, err, name)
 	case !f.Text:

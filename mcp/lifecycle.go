@@ -5,8 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"unicode/utf8"
 
+	"github.com/agent3md/agent3md/internal/textclip"
 	"github.com/agent3md/agent3md/loader"
 )
 
@@ -160,25 +160,14 @@ func truncateText(text string, max int) string {
 	note := fmt.Sprintf("\n\n[… truncated: the identity is %d bytes; instructions keep the first part]", len(text))
 	reserve := 0 // room kept for the line closing a fence
 	for range 4 {
-		cut := cutAt(text, max-len(note)-reserve)
+		cut := textclip.Cut(text, max-len(note)-reserve)
 		closer := openFence(text[:cut])
 		if len(closer) <= reserve {
 			return text[:cut] + closer + note
 		}
 		reserve = len(closer)
 	}
-	return text[:cutAt(text, max-len(note)-reserve)] + note
-}
-
-// cutAt is the largest rune boundary of text at or before n (0 at least).
-func cutAt(text string, n int) int {
-	if n <= 0 {
-		return 0
-	}
-	for n > 0 && !utf8.RuneStart(text[n]) {
-		n--
-	}
-	return n
+	return text[:textclip.Cut(text, max-len(note)-reserve)] + note
 }
 
 type initializeResult struct {

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/agent3md/agent3md/internal/textclip"
 	"github.com/agent3md/agent3md/loader"
 	"github.com/google/jsonschema-go/jsonschema"
 )
@@ -154,7 +155,7 @@ func parseListRequest(snap loader.Snapshot, in *listSkillsInput) (*listRequest, 
 	start, ok := decodeCursor(cursorListSkills, cur, req.fp)
 	if !ok || start > snap.Len() {
 		return nil, fmt.Sprintf("argument \"cursor\" %q is not a cursor of this list: pass the nextCursor of the previous list_skills answer with the same query; "+
-			"a cursor also expires when the agent file changes. Call list_skills without cursor to start again.", clip(cur, 60))
+			"a cursor also expires when the agent file changes. Call list_skills without cursor to start again.", textclip.Bytes(cur, 60))
 	}
 	req.start = start
 	return req, ""

@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/agent3md/agent3md/internal/textclip"
 	"github.com/agent3md/agent3md/loader"
 )
 
@@ -117,7 +118,7 @@ func (s *server) promptsGet(ctx context.Context, c *call) (any, error) {
 	snap := v.agent.Snapshot()
 	i, ok := snap.SlugIndex(p.Name)
 	if !ok {
-		return nil, errorf(codeInvalidParams, "Invalid params: unknown prompt %q; prompts/list names them (a skill's prompt is its Agent Skills name)", clip(p.Name, 120))
+		return nil, errorf(codeInvalidParams, "Invalid params: unknown prompt %q; prompts/list names them (a skill's prompt is its Agent Skills name)", textclip.Bytes(p.Name, 120))
 	}
 	sk := snap.Skill(i)
 	var missing []string
@@ -199,7 +200,7 @@ func (s *server) complete(ctx context.Context, c *call) (any, error) {
 	switch p.Ref.Type {
 	case refResourceType:
 		if !strings.HasPrefix(p.Ref.URI, templateNameVars) || p.Argument.Name != templateNameArg {
-			return nil, errorf(codeInvalidParams, "Invalid params: only the {name} of a skill://{name}/… template completes, not %q of %q", clip(p.Argument.Name, 60), clip(p.Ref.URI, 120))
+			return nil, errorf(codeInvalidParams, "Invalid params: only the {name} of a skill://{name}/… template completes, not %q of %q", textclip.Bytes(p.Argument.Name, 60), textclip.Bytes(p.Ref.URI, 120))
 		}
 		for i := 0; i < snap.Len(); i++ {
 			if slug := snap.Slug(i); strings.HasPrefix(slug, p.Argument.Value) {
@@ -212,7 +213,7 @@ func (s *server) complete(ctx context.Context, c *call) (any, error) {
 		}
 		i, ok := snap.SlugIndex(p.Ref.Name)
 		if !ok {
-			return nil, errorf(codeInvalidParams, "Invalid params: unknown prompt %q; prompts/list names them", clip(p.Ref.Name, 120))
+			return nil, errorf(codeInvalidParams, "Invalid params: unknown prompt %q; prompts/list names them", textclip.Bytes(p.Ref.Name, 120))
 		}
 		found := false
 		for _, in := range snap.Skill(i).Inputs {
@@ -227,7 +228,7 @@ func (s *server) complete(ctx context.Context, c *call) (any, error) {
 			}
 		}
 		if !found {
-			return nil, errorf(codeInvalidParams, "Invalid params: prompt %s has no argument %q", p.Ref.Name, clip(p.Argument.Name, 60))
+			return nil, errorf(codeInvalidParams, "Invalid params: prompt %s has no argument %q", p.Ref.Name, textclip.Bytes(p.Argument.Name, 60))
 		}
 	default:
 		return nil, errorf(codeInvalidParams, "Invalid params: params.ref.type must be %q or %q", refPromptType, refResourceType)

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/agent3md/agent3md/internal/textclip"
 	"github.com/agent3md/agent3md/loader"
 )
 
@@ -47,7 +48,7 @@ func resolveHint(out *toolOutcome) string {
 	if len(out.chain) == 0 {
 		return "load the skill and each of its dependencies with get_skill, one per call"
 	}
-	return "load these skills with get_skill instead, one per call, in this order: " + clip(strings.Join(out.chain, ", "), 2000)
+	return "load these skills with get_skill instead, one per call, in this order: " + textclip.Bytes(strings.Join(out.chain, ", "), 2000)
 }
 
 func (s *server) resolveSkill(ctx context.Context, v *generation, in *resolveSkillInput) (*toolOutcome, error) {
@@ -138,7 +139,7 @@ func sectionChars(i int, r loader.Resolved) int {
 func leftOutNote(left []string, total int) string {
 	listed := strings.Join(left, ", ")
 	if len(listed) > resolveNoteChars/2 {
-		listed = clip(listed, resolveNoteChars/2) + " (the list is cut)"
+		listed = textclip.Bytes(listed, resolveNoteChars/2) + " (the list is cut)"
 	}
 	return fmt.Sprintf("Left out to keep this answer under %d characters: %d of the %d skills of this chain, in order: %s. "+
 		"Load each with get_skill (resolve_skill on one of them loads it with its own dependencies).",

@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"strings"
 
+	"github.com/agent3md/agent3md/internal/textclip"
 	"github.com/agent3md/agent3md/loader"
 )
 
@@ -187,7 +188,7 @@ func (s *server) resourcesRead(ctx context.Context, c *call) (any, error) {
 		n = base64.StdEncoding.EncodedLen(n)
 	}
 	if max := s.maxAnswerBytes(); n > max {
-		return nil, errorf(codeInternalError, "Internal error: %s is %d bytes, more than the %d-byte answer bound (--max-answer-bytes); raise the bound to read it", clip(p.URI, 120), n, max)
+		return nil, errorf(codeInternalError, "Internal error: %s is %d bytes, more than the %d-byte answer bound (--max-answer-bytes); raise the bound to read it", textclip.Bytes(p.URI, 120), n, max)
 	}
 	out := contentJSON{URI: p.URI, MimeType: rb.mime}
 	if rb.binary {
@@ -305,7 +306,7 @@ func (s *server) resourceFailure(c *call, uri string, err error) error {
 		if c.modern {
 			code = codeInvalidParams
 		}
-		return errorData(code, "Resource not found: "+clip(uri, 200), map[string]any{"uri": clip(uri, 200)})
+		return errorData(code, "Resource not found: "+textclip.Bytes(uri, 200), map[string]any{"uri": textclip.Bytes(uri, 200)})
 	}
 	var we *wireError
 	if errors.As(err, &we) {
@@ -314,7 +315,7 @@ func (s *server) resourceFailure(c *call, uri string, err error) error {
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return err
 	}
-	return errorf(codeInternalError, "Internal error: reading %s: %v", clip(uri, 200), err)
+	return errorf(codeInternalError, "Internal error: reading %s: %v", textclip.Bytes(uri, 200), err)
 }
 
 // codeResourceNotFound is the legacy era's unknown-resource code.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/agent3md/agent3md/internal/textclip"
 	"github.com/agent3md/agent3md/loader"
 )
 
@@ -113,7 +114,7 @@ func (s *server) skillsGet(ctx context.Context, c *call) (any, error) {
 		return nil, err
 	}
 	notSkill := func() error {
-		return errorData(codeInvalidParams, "No skill is served at "+clip(p.URI, 200)+": pass the uri of a skill's SKILL.md from skills/list", map[string]any{"uri": clip(p.URI, 200)})
+		return errorData(codeInvalidParams, "No skill is served at "+textclip.Bytes(p.URI, 200)+": pass the uri of a skill's SKILL.md from skills/list", map[string]any{"uri": textclip.Bytes(p.URI, 200)})
 	}
 	slug, path, ok := splitSkillURI(p.URI)
 	if !ok || path != fileSkillMD {
@@ -157,7 +158,7 @@ func (s *server) directoryRead(ctx context.Context, c *call) (any, error) {
 		return nil, err
 	}
 	notDir := func() error {
-		return errorData(codeInvalidParams, "No directory is served at "+clip(p.URI, 200)+": pass a skill's directory, skill://<name>, or a directory it lists", map[string]any{"uri": clip(p.URI, 200)})
+		return errorData(codeInvalidParams, "No directory is served at "+textclip.Bytes(p.URI, 200)+": pass a skill's directory, skill://<name>, or a directory it lists", map[string]any{"uri": textclip.Bytes(p.URI, 200)})
 	}
 	slug, path, ok := splitSkillURI(p.URI)
 	if !ok {

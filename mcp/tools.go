@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/agent3md/agent3md/internal/textclip"
 	"github.com/agent3md/agent3md/loader"
 	"github.com/google/jsonschema-go/jsonschema"
 )
@@ -484,7 +485,7 @@ func (s *server) unknownSkill(v *generation, err error, name string) (*toolOutco
 	if len(closest) == 0 {
 		closest = v.agent.Closest(name, 3)
 	}
-	msg := "Unknown skill: " + clip(name, 120) // a name is echoed, never a megabyte of it
+	msg := "Unknown skill: " + textclip.Bytes(name, 120) // a name is echoed, never a megabyte of it
 	if len(closest) > 0 {
 		msg += " (closest: " + strings.Join(closest, ", ") + ")"
 	}

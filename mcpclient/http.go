@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/agent3md/agent3md/internal/filekind"
+	"github.com/agent3md/agent3md/internal/textclip"
 )
 
 // HTTP header names of Streamable HTTP (docs/protocol.md §12).
@@ -359,11 +360,11 @@ func (t *httpTransport) deliver(resp *http.Response, out Outgoing, body []byte, 
 		}
 		t.c.receive(body, at, p)
 		if p != nil && out.IsRequest() && !p.isDone() {
-			problem = fmt.Errorf("%s answered %s with a message that is not its answer: %s", out.What(), resp.Status, Snippet(string(body), 120))
+			problem = fmt.Errorf("%s answered %s with a message that is not its answer: %s", out.What(), resp.Status, textclip.Bytes(string(body), 120))
 		}
 	case needsAnswer:
 		problem = fmt.Errorf("%s answered %s (Content-Type %q) with something that is not JSON: %s",
-			out.What(), resp.Status, resp.Header.Get("Content-Type"), Snippet(string(body), 120))
+			out.What(), resp.Status, resp.Header.Get("Content-Type"), textclip.Bytes(string(body), 120))
 	}
 	if problem != nil {
 		t.c.failWaiting(p, body, refused(status, resp.Status, out.What(), body, problem))

@@ -5,7 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
-	"unicode/utf8"
+
+	"github.com/agent3md/agent3md/internal/textclip"
 )
 
 // Message is one JSON-RPC message from the server: a response (no
@@ -60,13 +61,13 @@ const (
 func Decode(line []byte) (*Message, error) {
 	m := &Message{}
 	if err := json.Unmarshal(line, m); err != nil {
-		return nil, fmt.Errorf("server wrote something that is not a JSON-RPC object to stdout (%v): %s", err, Snippet(string(line), 120))
+		return nil, fmt.Errorf("server wrote something that is not a JSON-RPC object to stdout (%v): %s", err, textclip.Bytes(string(line), 120))
 	}
 	switch {
 	case m.JSONRPC != "2.0":
-		return nil, fmt.Errorf("server message lacks \"jsonrpc\":\"2.0\": %s", Snippet(string(line), 120))
+		return nil, fmt.Errorf("server message lacks \"jsonrpc\":\"2.0\": %s", textclip.Bytes(string(line), 120))
 	case m.IsResponse() && m.Result == nil && m.Error == nil:
-		return nil, fmt.Errorf("server response has neither result nor error: %s", Snippet(string(line), 120))
+		return nil, fmt.Errorf("server response has neither result nor error: %s", textclip.Bytes(string(line), 120))
 	}
 	return m, nil
 }
@@ -197,16 +198,4 @@ func SameID(got json.RawMessage, want any) bool {
 		return false
 	}
 	return bytes.Equal(canonicalID(got), w)
-}
-
-// Snippet shortens s to at most n bytes for an error message; the cut
-// never splits a UTF-8 sequence.
-func Snippet(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n] + "…"
 }

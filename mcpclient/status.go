@@ -3,6 +3,8 @@ package mcpclient
 import (
 	"encoding/json"
 	"fmt"
+
+	"github.com/agent3md/agent3md/internal/textclip"
 )
 
 // StatusError is a request an HTTP server refused with a status of 400 or
@@ -36,7 +38,7 @@ func errorMessage(body []byte) string {
 	if json.Unmarshal(body, &m) != nil || m.Error == nil {
 		return ""
 	}
-	return Snippet(m.Error.Message, maxServerMessage)
+	return textclip.Bytes(m.Error.Message, maxServerMessage)
 }
 
 // refused wraps a problem with an answer of status 400 or more as a

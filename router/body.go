@@ -6,6 +6,7 @@ import (
 	"hash/crc32"
 	"unicode/utf8"
 
+	"github.com/agent3md/agent3md/internal/textclip"
 	"github.com/blevesearch/bleve/v2/mapping"
 )
 
@@ -117,11 +118,7 @@ func newBodyReader(skills Source, an *analyzers, max int, x *bodyIndexBuilder) *
 // call).
 func (br *bodyReader) terms(body []byte) []uint32 {
 	if len(body) > bodyScanBytes {
-		cut := bodyScanBytes
-		for cut > 0 && !utf8.RuneStart(body[cut]) {
-			cut--
-		}
-		body = body[:cut]
+		body = body[:textclip.Cut(body, bodyScanBytes)]
 	}
 	br.out = br.out[:0]
 	br.mark++

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/agent3md/agent3md/internal/textclip"
 )
 
 // maxCatalogPages bounds how many list_skills pages the catalog check
@@ -59,7 +61,7 @@ func parseSkillCatalog(text string) ([]skillInfo, error) {
 		if json.Unmarshal([]byte(trimmed), &obj) == nil && obj["skills"] != nil {
 			return nil, fmt.Errorf("list_skills text is an object with \"skills\" (the old shape); the contract is a top-level JSON array of {name, z, triggers, cost, tool, …}")
 		}
-		return nil, fmt.Errorf("list_skills text is not a JSON array of skills (starts %q)", snippet(trimmed, 60))
+		return nil, fmt.Errorf("list_skills text is not a JSON array of skills (starts %q)", textclip.Bytes(trimmed, 60))
 	}
 	var raws []json.RawMessage
 	if err := json.Unmarshal([]byte(trimmed), &raws); err != nil {
@@ -69,7 +71,7 @@ func parseSkillCatalog(text string) ([]skillInfo, error) {
 	for i, raw := range raws {
 		var keys map[string]json.RawMessage
 		if err := json.Unmarshal(raw, &keys); err != nil || keys == nil {
-			return nil, fmt.Errorf("list_skills entry #%d is not an object: %s", i+1, snippet(string(raw), 60))
+			return nil, fmt.Errorf("list_skills entry #%d is not an object: %s", i+1, textclip.Bytes(string(raw), 60))
 		}
 		for _, k := range referenceFields {
 			if _, ok := keys[k]; !ok {
@@ -191,7 +193,7 @@ func (r *runner) checkListSkills() outcome {
 		case rerr != nil:
 			return fail("page %d: list_skills answered %v", pages+1, rerr)
 		case res.IsError:
-			return fail("page %d: list_skills returned a tool error: %s", pages+1, snippet(res.Text(), 200))
+			return fail("page %d: list_skills returned a tool error: %s", pages+1, textclip.Bytes(res.Text(), 200))
 		}
 		skills, err := parseSkillCatalog(catalogText(res))
 		if err != nil {

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/agent3md/agent3md/internal/textclip"
 )
 
 // maxCompletionValues is the most values one completion/complete answer
@@ -92,7 +94,7 @@ func (r *runner) complete(c *conn, ref map[string]any, arg, value string) (value
 func completionProblem(raw json.RawMessage) (values []string, hasMore bool, problem string) {
 	var res completionResult
 	if err := json.Unmarshal(raw, &res); err != nil || res.Completion == nil || res.Completion.Values == nil {
-		return nil, false, fmt.Sprintf("result has no completion.values array: %s", snippet(string(raw), 80))
+		return nil, false, fmt.Sprintf("result has no completion.values array: %s", textclip.Bytes(string(raw), 80))
 	}
 	cmp := res.Completion
 	if len(cmp.Values) > maxCompletionValues {
@@ -101,18 +103,18 @@ func completionProblem(raw json.RawMessage) (values []string, hasMore bool, prob
 	for i, v := range cmp.Values {
 		var s string
 		if json.Unmarshal(v, &s) != nil {
-			return nil, false, fmt.Sprintf("values[%d] is %s, not a string", i, snippet(string(v), 40))
+			return nil, false, fmt.Sprintf("values[%d] is %s, not a string", i, textclip.Bytes(string(v), 40))
 		}
 		values = append(values, s)
 	}
 	if len(cmp.Total) > 0 {
 		var n int64
 		if json.Unmarshal(cmp.Total, &n) != nil || n < int64(len(values)) {
-			return nil, false, fmt.Sprintf("total is %s, want an integer ≥ the %d values given", snippet(string(cmp.Total), 40), len(values))
+			return nil, false, fmt.Sprintf("total is %s, want an integer ≥ the %d values given", textclip.Bytes(string(cmp.Total), 40), len(values))
 		}
 	}
 	if len(cmp.HasMore) > 0 && json.Unmarshal(cmp.HasMore, &hasMore) != nil {
-		return nil, false, fmt.Sprintf("hasMore is %s, not a boolean", snippet(string(cmp.HasMore), 40))
+		return nil, false, fmt.Sprintf("hasMore is %s, not a boolean", textclip.Bytes(string(cmp.HasMore), 40))
 	}
 	return values, hasMore, ""
 }

@@ -299,4 +299,3 @@ func (c *conn) stderrNote() string {
 }
 
 // snippet shortens s to at most n bytes for a failure detail.
-func snippet(s string, n int) string { return mcpclient.Snippet(s, n) }

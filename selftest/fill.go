@@ -5,6 +5,8 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/agent3md/agent3md/internal/textclip"
 )
 
 // placeholder is a command template placeholder (docs/format.md §9).
@@ -99,13 +101,13 @@ func (r *runner) checkFill() outcome {
 	if s.Tool != nil {
 		want := fillTemplate(*s.Tool, values)
 		if !strings.Contains(text, want) && jsonCommand(text) != want {
-			return fail("%s: text %q lacks the filled command %q", s.Name, snippet(text, 200), want)
+			return fail("%s: text %q lacks the filled command %q", s.Name, textclip.Bytes(text, 200), want)
 		}
-		return pass("%s: %s", s.Name, snippet(want, 120))
+		return pass("%s: %s", s.Name, textclip.Bytes(want, 120))
 	}
 	for _, in := range s.Inputs {
 		if q := shellQuote(values[in.Name]); !strings.Contains(text, q) {
-			return fail("%s: text %q lacks input %s's value shell-quoted as %s", s.Name, snippet(text, 200), in.Name, q)
+			return fail("%s: text %q lacks input %s's value shell-quoted as %s", s.Name, textclip.Bytes(text, 200), in.Name, q)
 		}
 	}
 	return pass("%s: every value appears shell-quoted (the catalog has no templates to compare)", s.Name)
@@ -131,11 +133,11 @@ func (r *runner) checkFillMissing() outcome {
 	}
 	text := res.Text()
 	if !strings.Contains(strings.ToLower(text), "missing") {
-		return fail("%s: text %q does not report missing inputs", s.Name, snippet(text, 200))
+		return fail("%s: text %q does not report missing inputs", s.Name, textclip.Bytes(text, 200))
 	}
 	for _, in := range s.Inputs {
 		if in.required() && !strings.Contains(text, in.Name) {
-			return fail("%s: text %q does not name the missing input %s", s.Name, snippet(text, 200), in.Name)
+			return fail("%s: text %q does not name the missing input %s", s.Name, textclip.Bytes(text, 200), in.Name)
 		}
 	}
 	return pass("%s: reports its missing inputs", s.Name)
@@ -199,14 +201,14 @@ func (r *runner) expectToolError(tool string, args map[string]any, mention strin
 	case rerr != nil:
 		return fail("%s answered %v; it must return a result with isError:true", tool, rerr)
 	case !res.IsError:
-		return fail("%s returned a result without isError:true: %q", tool, snippet(res.Text(), 120))
+		return fail("%s returned a result without isError:true: %q", tool, textclip.Bytes(res.Text(), 120))
 	}
 	text := res.Text()
 	if strings.TrimSpace(text) == "" {
 		return fail("%s returned isError:true with no text saying what is wrong", tool)
 	}
 	if mention != "" && !strings.Contains(text, mention) {
-		return fail("%s error text %q does not name %s", tool, snippet(text, 120), mention)
+		return fail("%s error text %q does not name %s", tool, textclip.Bytes(text, 120), mention)
 	}
-	return pass("isError: %s", snippet(text, 80))
+	return pass("isError: %s", textclip.Bytes(text, 80))
 }

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+
+	"github.com/agent3md/agent3md/internal/textclip"
 )
 
 // maxGenericCalls caps how many listed tools the tools/call check calls.
@@ -235,9 +237,9 @@ func (r *runner) checkMissingArgument() outcome {
 	case rerr != nil:
 		return fail("%s without %q answered %v; under %s a missing argument is a result with isError:true", t.Name, left, rerr, rev)
 	case !res.IsError:
-		return fail("%s without %q returned a result without isError:true: %q", t.Name, left, snippet(res.Text(), 120))
+		return fail("%s without %q returned a result without isError:true: %q", t.Name, left, textclip.Bytes(res.Text(), 120))
 	case strings.TrimSpace(res.Text()) == "":
 		return fail("%s without %q returned isError:true with no text saying what is wrong", t.Name, left)
 	}
-	return pass("%s without %q: isError: %s", t.Name, left, snippet(res.Text(), 80))
+	return pass("%s without %q: isError: %s", t.Name, left, textclip.Bytes(res.Text(), 80))
 }

@@ -3,6 +3,8 @@ package selftest
 import (
 	"encoding/json"
 	"fmt"
+
+	"github.com/agent3md/agent3md/internal/textclip"
 )
 
 // takesArgument reports whether tool declares the named property in its
@@ -54,7 +56,7 @@ func (r *runner) checkGetFile() outcome {
 			case rerr != nil:
 				return fmt.Sprintf("%s, file %s: answered %v; want a tool result with isError", s.Name, missing, rerr), nil
 			case !res.IsError:
-				return fmt.Sprintf("%s, file %s: a file the skill does not serve was answered without isError: %q", s.Name, missing, snippet(res.Text(), 100)), nil
+				return fmt.Sprintf("%s, file %s: a file the skill does not serve was answered without isError: %q", s.Name, missing, textclip.Bytes(res.Text(), 100)), nil
 			}
 		}
 		res, rerr, err := r.callTool(c, toolGet, map[string]any{"name": s.Name, "file": skillFile})

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agent3md/agent3md/internal/textclip"
 	"github.com/agent3md/agent3md/mcpclient"
 )
 
@@ -111,7 +112,7 @@ func (r *runner) legacyChecks() {
 		}
 		for k, v := range caps {
 			if !isJSONObject(v) {
-				return fail("capability %q must be an object, got %s", k, snippet(string(v), 60))
+				return fail("capability %q must be an object, got %s", k, textclip.Bytes(string(v), 60))
 			}
 		}
 		return pass("declares %s", strings.Join(sortedKeys(caps), ", "))
@@ -145,7 +146,7 @@ func (r *runner) ping(c *conn) (outcome, bool) {
 		return fail("ping answered %v", m.Error), false
 	}
 	if !isJSONObject(m.Result) {
-		return fail("ping result must be an object ({}), got %s", snippet(string(m.Result), 60)), false
+		return fail("ping result must be an object ({}), got %s", textclip.Bytes(string(m.Result), 60)), false
 	}
 	return outcome{}, true
 }
@@ -396,7 +397,7 @@ func orAbsent(raw json.RawMessage) string {
 	if len(raw) == 0 {
 		return "nothing"
 	}
-	return snippet(string(raw), 80)
+	return textclip.Bytes(string(raw), 80)
 }
 
 // describeStrays summarizes unexpected responses for a detail.

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/agent3md/agent3md/internal/textclip"
 	"github.com/agent3md/agent3md/mcpclient"
 )
 
@@ -134,7 +135,7 @@ func bodyNote(b []byte) string {
 	if len(b) == 0 {
 		return ""
 	}
-	return ": " + snippet(string(b), 120)
+	return ": " + textclip.Bytes(string(b), 120)
 }
 
 // checkNotJSON: a body that is not JSON is a 400.
@@ -165,7 +166,7 @@ func (r *runner) checkSessionID() outcome {
 		return fail("%v", err)
 	}
 	if id := a.header.Get(mcpclient.HeaderSessionID); id != "" {
-		return fail("initialize answered %d with %s %q; a stateless server mints none (clients would then have to send it, and a replica that never saw it would refuse them)", a.status, mcpclient.HeaderSessionID, snippet(id, 40))
+		return fail("initialize answered %d with %s %q; a stateless server mints none (clients would then have to send it, and a replica that never saw it would refuse them)", a.status, mcpclient.HeaderSessionID, textclip.Bytes(id, 40))
 	}
 	return pass("initialize answered %d with no %s", a.status, mcpclient.HeaderSessionID)
 }

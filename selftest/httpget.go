@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agent3md/agent3md/internal/textclip"
 	"github.com/agent3md/agent3md/mcpclient"
 )
 
@@ -165,7 +166,7 @@ func (g *streamAnswer) judge() string {
 			event = value
 		case "retry":
 			if strings.Trim(value, "0123456789") != "" || value == "" {
-				return fmt.Sprintf("and its retry field %q is not a number of milliseconds", snippet(value, 40))
+				return fmt.Sprintf("and its retry field %q is not a number of milliseconds", textclip.Bytes(value, 40))
 			}
 		}
 	}
@@ -191,10 +192,10 @@ func judgeEvent(event string, data []string) string {
 		Error   json.RawMessage `json:"error"`
 	}
 	if err := json.Unmarshal([]byte(text), &m); err != nil || m.JSONRPC != "2.0" {
-		return fmt.Sprintf("and its stream carries an event that is not a JSON-RPC message: %s", snippet(text, 120))
+		return fmt.Sprintf("and its stream carries an event that is not a JSON-RPC message: %s", textclip.Bytes(text, 120))
 	}
 	if m.Method == nil || m.Result != nil || m.Error != nil {
-		return fmt.Sprintf("and its stream carries a response, which a GET stream never carries: %s", snippet(text, 120))
+		return fmt.Sprintf("and its stream carries a response, which a GET stream never carries: %s", textclip.Bytes(text, 120))
 	}
 	return ""
 }

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+
+	"github.com/agent3md/agent3md/internal/textclip"
 )
 
 // checkModernResources lists resources as 2026-07-28 requests (resultType
@@ -18,7 +20,7 @@ func (r *runner) checkModernResources(w wire) outcome {
 			NextCursor string         `json:"nextCursor"`
 		}
 		if json.Unmarshal(raw, &page) != nil || page.Resources == nil {
-			return "", fmt.Errorf("resources/list result has no \"resources\" array: %s", snippet(string(raw), 80))
+			return "", fmt.Errorf("resources/list result has no \"resources\" array: %s", textclip.Bytes(string(raw), 80))
 		}
 		listed = append(listed, page.Resources...)
 		return page.NextCursor, nil

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agent3md/agent3md/internal/textclip"
 	"github.com/agent3md/agent3md/mcpclient"
 )
 
@@ -140,7 +141,7 @@ func oversizedResultProblem(m *message) string {
 	case !mcpclient.SameID(m.ID, oversizedID):
 		return fmt.Sprintf("answered a result for id %s, want the ping's answer (id %q) or an error", m.ID, oversizedID)
 	case !isJSONObject(m.Result):
-		return fmt.Sprintf("answered the ping with %s, want an object ({}) or an error", snippet(string(m.Result), 60))
+		return fmt.Sprintf("answered the ping with %s, want an object ({}) or an error", textclip.Bytes(string(m.Result), 60))
 	}
 	return ""
 }

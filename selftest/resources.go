@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+
+	"github.com/agent3md/agent3md/internal/textclip"
 )
 
 // resourceInfo is the part of a Resource the checks read.
@@ -21,7 +23,7 @@ func (res resourceInfo) size() (n int64, ok bool, problem string) {
 		return 0, false, ""
 	}
 	if err := json.Unmarshal(res.Size, &n); err != nil || n < 0 {
-		return 0, false, fmt.Sprintf("listed size %s is not a byte count", snippet(string(res.Size), 40))
+		return 0, false, fmt.Sprintf("listed size %s is not a byte count", textclip.Bytes(string(res.Size), 40))
 	}
 	return n, true, ""
 }
@@ -91,10 +93,10 @@ func listPages[T any](r *runner, capability, method, key string) (all []T, more 
 		var items []T
 		var next string
 		if json.Unmarshal(raw, &page) != nil || json.Unmarshal(page[key], &items) != nil || items == nil {
-			return "", fmt.Errorf("%s result has no %q array: %s", method, key, snippet(string(raw), 80))
+			return "", fmt.Errorf("%s result has no %q array: %s", method, key, textclip.Bytes(string(raw), 80))
 		}
 		if cur, found := page["nextCursor"]; found && json.Unmarshal(cur, &next) != nil {
-			return "", fmt.Errorf("%s result's nextCursor is not a string: %s", method, snippet(string(cur), 80))
+			return "", fmt.Errorf("%s result's nextCursor is not a string: %s", method, textclip.Bytes(string(cur), 80))
 		}
 		all = append(all, items...)
 		return next, nil

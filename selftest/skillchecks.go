@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/agent3md/agent3md/internal/textclip"
 )
 
 // needSkills is needTools plus the skill catalog from list_skills.
@@ -106,12 +108,12 @@ func routedNames(text string) ([]routeMatch, error) {
 		}
 		m := routeLine.FindStringSubmatch(line)
 		if m == nil || !strings.HasPrefix(m[2], "score ") {
-			return nil, fmt.Errorf("line %q is not `name  (score N; matched: ...)`", snippet(line, 80))
+			return nil, fmt.Errorf("line %q is not `name  (score N; matched: ...)`", textclip.Bytes(line, 80))
 		}
 		num, _, _ := strings.Cut(strings.TrimPrefix(m[2], "score "), ";")
 		score, err := strconv.ParseFloat(strings.TrimSpace(num), 64)
 		if err != nil {
-			return nil, fmt.Errorf("line %q has no numeric score", snippet(line, 80))
+			return nil, fmt.Errorf("line %q has no numeric score", textclip.Bytes(line, 80))
 		}
 		out = append(out, routeMatch{m[1], score})
 	}
@@ -156,7 +158,7 @@ func (r *runner) checkRoute() outcome {
 		for i, m := range matches {
 			names[i] = m.name
 		}
-		return fmt.Sprintf("%q routed to %s, not %s", snippet(text, 80), orNone(names), s.Name), nil
+		return fmt.Sprintf("%q routed to %s, not %s", textclip.Bytes(text, 80), orNone(names), s.Name), nil
 	})
 }
 
@@ -168,7 +170,7 @@ func toolProblem(skill string, res *toolResult, rerr *rpcError, err error) (stri
 	case rerr != nil:
 		return fmt.Sprintf("%s: %v", skill, rerr), nil
 	case res.IsError:
-		return fmt.Sprintf("%s: tool error %q", skill, snippet(res.Text(), 100)), nil
+		return fmt.Sprintf("%s: tool error %q", skill, textclip.Bytes(res.Text(), 100)), nil
 	}
 	return "", nil
 }
@@ -206,7 +208,7 @@ func (r *runner) checkResolve() outcome {
 		text := res.Text()
 		head := "### " + s.Name
 		if text != head && !strings.HasPrefix(text, head+"\n") {
-			return fmt.Sprintf("%s: text starts %q, want %q", s.Name, snippet(text, 40), head+"\\n"), nil
+			return fmt.Sprintf("%s: text starts %q, want %q", s.Name, textclip.Bytes(text, 40), head+"\\n"), nil
 		}
 		return expectProblem(s.Name, text, r.o.ExpectResolve), nil
 	})
@@ -226,5 +228,5 @@ func expectProblem(name, got string, expect func(string) (string, bool)) string 
 		i++
 	}
 	return fmt.Sprintf("%s: text differs from the expected one at byte %d (got %d bytes, want %d; got …%q…, want …%q…)",
-		name, i, len(got), len(want), snippet(got[i:], 30), snippet(want[i:], 30))
+		name, i, len(got), len(want), textclip.Bytes(got[i:], 30), textclip.Bytes(want[i:], 30))
 }

@@ -2,8 +2,6 @@ package selftest
 
 import (
 	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"encoding/xml"
 	"errors"
@@ -13,6 +11,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/agent3md/agent3md/internal/textclip"
 	"github.com/agent3md/agent3md/mcpclient"
 )
 
@@ -65,18 +64,12 @@ func lastSegment(path string) string {
 // skillFileURI is the URI of file inside the skill at path.
 func skillFileURI(path, file string) string { return skillScheme + path + "/" + file }
 
-// digestOf is the skills extension's digest of b.
-func digestOf(b []byte) string {
-	sum := sha256.Sum256(b)
-	return "sha256:" + hex.EncodeToString(sum[:])
-}
-
 // parseFrontmatter reads the YAML frontmatter a SKILL.md starts with:
 // a "---" line, the YAML, a closing "---" line. It returns the mapping.
 func parseFrontmatter(text string) (map[string]any, error) {
 	first, rest, ok := strings.Cut(text, "\n")
 	if !ok || strings.TrimSuffix(first, "\r") != "---" {
-		return nil, fmt.Errorf("text does not start with a \"---\" line opening a YAML frontmatter (starts %q)", snippet(text, 40))
+		return nil, fmt.Errorf("text does not start with a \"---\" line opening a YAML frontmatter (starts %q)", textclip.Bytes(text, 40))
 	}
 	end := -1
 	for off := 0; off <= len(rest); {
@@ -175,7 +168,7 @@ func parseManifest(text string) (*manifest, error) {
 		case f.Size == nil || *f.Size < 0:
 			return nil, fmt.Errorf("files[%d] (%s) needs a size ≥ 0", i, f.Path)
 		case !manifestHashPattern.MatchString(f.Hash):
-			return nil, fmt.Errorf("files[%d] (%s) hash %q is not \"sha256:<64 hex>\"", i, f.Path, snippet(f.Hash, 80))
+			return nil, fmt.Errorf("files[%d] (%s) hash %q is not \"sha256:<64 hex>\"", i, f.Path, textclip.Bytes(f.Hash, 80))
 		}
 		hasSkillMD = hasSkillMD || f.Path == skillFile
 	}

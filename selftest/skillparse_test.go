@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/agent3md/agent3md/internal/digest"
 )
 
 func TestSkillPathOf(t *testing.T) {
@@ -124,7 +126,7 @@ func TestParsePromptXML(t *testing.T) {
 func TestParseSkillEntry(t *testing.T) {
 	md := "---\nname: deploy\n---\n"
 	ref := func(uri, content string) string {
-		return `{"uri":"` + uri + `","digest":"` + digestOf([]byte(content)) + `","size":` + jsonInt(len(content)) + `}`
+		return `{"uri":"` + uri + `","digest":"` + digest.Of([]byte(content)) + `","size":` + jsonInt(len(content)) + `}`
 	}
 	good := ref("skill://ops/deploy/SKILL.md", md)
 	tests := []struct {
@@ -157,7 +159,7 @@ func TestSkillEntryLimit(t *testing.T) {
 	e := skillEntry{URI: "skill://d/SKILL.md"}
 	size := int64(1)
 	for i := range maxSkillEntries + 1 {
-		e.Resources = append(e.Resources, skillFileRef{URI: "skill://d/f" + jsonInt(i), Digest: digestOf(nil), Size: &size})
+		e.Resources = append(e.Resources, skillFileRef{URI: "skill://d/f" + jsonInt(i), Digest: digest.Of(nil), Size: &size})
 	}
 	if err := fileRefsProblem(e); err == nil || !strings.Contains(err.Error(), "513 resources, over the 512") {
 		t.Fatalf("error %v", err)

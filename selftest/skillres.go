@@ -8,6 +8,9 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/agent3md/agent3md/internal/digest"
+	"github.com/agent3md/agent3md/internal/textclip"
 )
 
 // skillResource is a listed skill://<path>/SKILL.md resource.
@@ -254,8 +257,8 @@ func (r *runner) manifestFilesProblem(w wire, path string, m *manifest) (string,
 			return problem, err
 		case int64(len(b)) != *f.Size:
 			return fmt.Sprintf("%s: the manifest says %d bytes, read %d", uri, *f.Size, len(b)), nil
-		case !strings.EqualFold(digestOf(b), f.Hash):
-			return fmt.Sprintf("%s: the manifest hash %s differs from the sha256 of the bytes read, %s", uri, f.Hash, digestOf(b)), nil
+		case !strings.EqualFold(digest.Of(b), f.Hash):
+			return fmt.Sprintf("%s: the manifest hash %s differs from the sha256 of the bytes read, %s", uri, f.Hash, digest.Of(b)), nil
 		}
 	}
 	return "", nil
@@ -416,7 +419,7 @@ func (r *runner) listTemplates(w wire) ([]templateInfo, outcome, bool) {
 			NextCursor string         `json:"nextCursor"`
 		}
 		if json.Unmarshal(raw, &page) != nil || page.Templates == nil {
-			return "", fmt.Errorf("resources/templates/list result has no \"resourceTemplates\" array: %s", snippet(string(raw), 80))
+			return "", fmt.Errorf("resources/templates/list result has no \"resourceTemplates\" array: %s", textclip.Bytes(string(raw), 80))
 		}
 		all = append(all, page.Templates...)
 		return page.NextCursor, nil

@@ -5,6 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/agent3md/agent3md/internal/digest"
+	"github.com/agent3md/agent3md/internal/textclip"
 )
 
 // skillsExtension is the skills extension's id under
@@ -46,7 +49,7 @@ func skillsSettings(caps map[string]json.RawMessage) (declared, directoryRead bo
 		DirectoryRead bool `json:"directoryRead"`
 	}
 	if !isJSONObject(ext[skillsExtension]) || json.Unmarshal(ext[skillsExtension], &settings) != nil {
-		return true, false, fmt.Sprintf("extensions[%q] must be a settings object ({} or {\"directoryRead\":true}), got %s", skillsExtension, snippet(string(ext[skillsExtension]), 60))
+		return true, false, fmt.Sprintf("extensions[%q] must be a settings object ({} or {\"directoryRead\":true}), got %s", skillsExtension, textclip.Bytes(string(ext[skillsExtension]), 60))
 	}
 	return true, settings.DirectoryRead, ""
 }
@@ -65,7 +68,7 @@ func parseSkillEntry(raw json.RawMessage) (skillEntry, error) {
 		return skillEntry{}, fmt.Errorf("entry is not a Skill object: %v", err)
 	}
 	if !strings.HasSuffix(e.URI, "/"+skillFile) || strings.HasSuffix(e.URI, "//"+skillFile) {
-		return skillEntry{}, fmt.Errorf("entry uri %q is not a <skill root>/%s URI", snippet(e.URI, 80), skillFile)
+		return skillEntry{}, fmt.Errorf("entry uri %q is not a <skill root>/%s URI", textclip.Bytes(e.URI, 80), skillFile)
 	}
 	out := skillEntry{URI: e.URI, Frontmatter: e.Frontmatter, raw: raw}
 	want := lastSegment(out.root())
@@ -80,7 +83,7 @@ func parseSkillEntry(raw json.RawMessage) (skillEntry, error) {
 	var dynamic string
 	if json.Unmarshal(e.Resources, &dynamic) == nil {
 		if dynamic != "dynamic" {
-			return out, fmt.Errorf("%s: resources is the string %q; the only string allowed is \"dynamic\"", e.URI, snippet(dynamic, 40))
+			return out, fmt.Errorf("%s: resources is the string %q; the only string allowed is \"dynamic\"", e.URI, textclip.Bytes(dynamic, 40))
 		}
 		out.Dynamic = true
 		return out, nil
@@ -101,11 +104,11 @@ func fileRefsProblem(e skillEntry) error {
 	for i, f := range e.Resources {
 		switch {
 		case !strings.HasPrefix(f.URI, e.root()+"/"):
-			return fmt.Errorf("%s: resources[%d] uri %q is outside the skill's root %s", e.URI, i, snippet(f.URI, 80), e.root())
+			return fmt.Errorf("%s: resources[%d] uri %q is outside the skill's root %s", e.URI, i, textclip.Bytes(f.URI, 80), e.root())
 		case seen[f.URI]:
 			return fmt.Errorf("%s: resources lists %s twice", e.URI, f.URI)
 		case !digestPattern.MatchString(f.Digest):
-			return fmt.Errorf("%s: resources[%d] digest %q is not \"sha256:<64 lowercase hex>\"", e.URI, i, snippet(f.Digest, 80))
+			return fmt.Errorf("%s: resources[%d] digest %q is not \"sha256:<64 lowercase hex>\"", e.URI, i, textclip.Bytes(f.Digest, 80))
 		case f.Size == nil || *f.Size < 0:
 			return fmt.Errorf("%s: resources[%d] (%s) needs a size ≥ 0", e.URI, i, f.URI)
 		}
@@ -134,7 +137,7 @@ func (r *runner) listSkillEntries(w wire) (all []skillEntry, pages int, more boo
 			NextCursor string            `json:"nextCursor"`
 		}
 		if json.Unmarshal(raw, &page) != nil || page.Skills == nil {
-			return "", fmt.Errorf("skills/list page %d has no \"skills\" array: %s", pages, snippet(string(raw), 80))
+			return "", fmt.Errorf("skills/list page %d has no \"skills\" array: %s", pages, textclip.Bytes(string(raw), 80))
 		}
 		for _, item := range page.Skills {
 			e, err := parseSkillEntry(item)
@@ -264,8 +267,8 @@ func (r *runner) checkSkillFiles(w wire) outcome {
 				return problem, err
 			case int64(len(b)) != *f.Size:
 				return fmt.Sprintf("%s: listed size %d, read %d bytes", f.URI, *f.Size, len(b)), nil
-			case digestOf(b) != f.Digest:
-				return fmt.Sprintf("%s: listed digest %s, but the bytes read hash to %s", f.URI, f.Digest, digestOf(b)), nil
+			case digest.Of(b) != f.Digest:
+				return fmt.Sprintf("%s: listed digest %s, but the bytes read hash to %s", f.URI, f.Digest, digest.Of(b)), nil
 			}
 			if f.URI != e.URI {
 				continue
@@ -285,7 +288,7 @@ func (r *runner) checkSkillFiles(w wire) outcome {
 // jsonSnippet renders v for a detail.
 func jsonSnippet(v any) string {
 	b, _ := json.Marshal(v)
-	return snippet(string(b), 80)
+	return textclip.Bytes(string(b), 80)
 }
 
 // checkSkillsGet asks skills/get for each sampled skill and expects its
@@ -315,7 +318,7 @@ func (r *runner) skillsGetProblem(w wire, e skillEntry) (string, error) {
 	json.Unmarshal(res.Skill, &got)
 	json.Unmarshal(e.raw, &want)
 	if !sameJSON(got, want) {
-		return fmt.Sprintf("skills/get %s: %s differs from its skills/list entry %s", e.URI, snippet(string(res.Skill), 80), snippet(string(e.raw), 80)), nil
+		return fmt.Sprintf("skills/get %s: %s differs from its skills/list entry %s", e.URI, textclip.Bytes(string(res.Skill), 80), textclip.Bytes(string(e.raw), 80)), nil
 	}
 	return "", nil
 }
@@ -327,7 +330,7 @@ func (r *runner) checkSkillsUnknown(w wire) outcome {
 	case err != nil:
 		return fail("%v", err)
 	case rerr == nil:
-		return fail("skills/get %s answered a result (%s); an unserved skill is error %d", unknownSkillURI, snippet(string(raw), 60), codeInvalidParams)
+		return fail("skills/get %s answered a result (%s); an unserved skill is error %d", unknownSkillURI, textclip.Bytes(string(raw), 60), codeInvalidParams)
 	case rerr.Code != codeInvalidParams:
 		return fail("skills/get %s answered %v, want code %d", unknownSkillURI, rerr, codeInvalidParams)
 	}
@@ -368,7 +371,7 @@ func directoryProblem(root string, children []resourceInfo) string {
 		rest, inside := strings.CutPrefix(ch.URI, root+"/")
 		rest = strings.TrimSuffix(rest, "/")
 		if !inside || rest == "" || strings.Contains(rest, "/") {
-			return fmt.Sprintf("resources/directory/read %s lists %q, which is not a direct child", root, snippet(ch.URI, 80))
+			return fmt.Sprintf("resources/directory/read %s lists %q, which is not a direct child", root, textclip.Bytes(ch.URI, 80))
 		}
 		hasSkillMD = hasSkillMD || rest == skillFile
 	}

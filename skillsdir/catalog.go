@@ -11,12 +11,6 @@ import (
 	"github.com/agent3md/agent3md/agentfile"
 )
 
-// sig is a file's change signature (see sigOf).
-type sig struct {
-	size, mtime, ctime int64
-	dev, ino           uint64
-}
-
 // File is one served file of a skill.
 type File struct {
 	// Path is relative to the skill's folder, slash-separated.
@@ -33,7 +27,7 @@ type File struct {
 // fingerprint a catalog (package loader keys caches on it): two scans of
 // an untouched file give equal stamps, and any write changes one.
 func (f File) Stamp() [5]int64 {
-	return [5]int64{f.sig.size, f.sig.mtime, f.sig.ctime, int64(f.sig.dev), int64(f.sig.ino)}
+	return [5]int64{f.sig.Size, f.sig.Mtime, f.sig.Ctime, int64(f.sig.Dev), int64(f.sig.Ino)}
 }
 
 // Skill is one skill folder as scanned. A *Skill is never modified after
@@ -186,7 +180,7 @@ func (c *Catalog) publish(skills []*Skill) error {
 	kept := skills[:0]
 	for _, s := range skills {
 		if n := len(kept); n > 0 && kept[n-1].Name == s.Name {
-			if a := kept[n-1]; filepath.Clean(a.realDir) == filepath.Clean(s.realDir) || a.dirID.ino != 0 && sameID(a.dirID, s.dirID) {
+			if a := kept[n-1]; filepath.Clean(a.realDir) == filepath.Clean(s.realDir) || a.dirID.Ino != 0 && sameID(a.dirID, s.dirID) {
 				aliases = append(aliases, s)
 				continue
 			}

@@ -77,9 +77,6 @@ func refusal(rel string, err error) error {
 	return fmt.Errorf("%s cannot be read inside the skill folder (%v): %w", rel, err, ErrRefused)
 }
 
-// sameID reports whether two signatures name the same file.
-func sameID(a, b sig) bool { return a.dev == b.dev && a.ino == b.ino }
-
 // readOpen opens name in root, checks it is the file stat'ed, and reads
 // it whole; ErrChanged when it changed meanwhile.
 func readOpen(root *os.Root, name string, seen os.FileInfo, maxBytes int64) ([]byte, sig, error) {

@@ -7,16 +7,18 @@ import (
 	"path/filepath"
 	"slices"
 	"testing"
+
+	"github.com/agent3md/agent3md/internal/filestat"
 )
 
 // A file this user may not read is not listed: listed, it failed the
 // skill's manifest, and with it skills/list and resources/list of the
-// whole server. ids is set to a user that owns nothing here, so the test
+// whole server. readable asks for a user that owns nothing here, so the test
 // means the same when run as root.
 func TestUnreadableFileNotListed(t *testing.T) {
-	saved := ids
-	ids = func() (int, []int) { return 64999, []int{64999} }
-	t.Cleanup(func() { ids = saved })
+	saved := readable
+	readable = func(fi os.FileInfo) bool { return filestat.ReadableBy(fi, 64999, []int{64999}) }
+	t.Cleanup(func() { readable = saved })
 	root := t.TempDir()
 	dir := filepath.Join(root, "locked")
 	write(t, filepath.Join(dir, "SKILL.md"), skillMD("locked", "", ""))

@@ -12,7 +12,8 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	filedigest "github.com/agent3md/agent3md/internal/digest" // skillsdir has a digest func of its own (sync.go)
+	"github.com/agent3md/agent3md/internal/digest"
+	"github.com/agent3md/agent3md/internal/textclip"
 )
 
 // readAttempts bounds how often a read starts over because the file or
@@ -42,13 +43,13 @@ func cleanRel(rel string) (string, error) {
 	case rel == "":
 		return "", fmt.Errorf("empty file path: %w", ErrRefused)
 	case strings.ContainsAny(rel, "\\\x00"):
-		return "", fmt.Errorf("file path %q holds a backslash or NUL: %w", clip(rel, 120), ErrRefused)
+		return "", fmt.Errorf("file path %q holds a backslash or NUL: %w", textclip.Bytes(rel, 120), ErrRefused)
 	case strings.HasPrefix(rel, "/") || filepath.IsAbs(rel):
-		return "", fmt.Errorf("file path %q is absolute; give it relative to the skill folder: %w", clip(rel, 120), ErrRefused)
+		return "", fmt.Errorf("file path %q is absolute; give it relative to the skill folder: %w", textclip.Bytes(rel, 120), ErrRefused)
 	}
 	for seg := range strings.SplitSeq(rel, "/") {
 		if seg == ".." {
-			return "", fmt.Errorf("file path %q leaves the skill folder: %w", clip(rel, 120), ErrRefused)
+			return "", fmt.Errorf("file path %q leaves the skill folder: %w", textclip.Bytes(rel, 120), ErrRefused)
 		}
 	}
 	return path.Clean(rel), nil
@@ -64,11 +65,11 @@ func cleanRel(rel string) (string, error) {
 func (c *Catalog) ReadFile(ctx context.Context, name, rel string) (*Content, error) {
 	rel, err := cleanRel(rel)
 	if err != nil {
-		return nil, fmt.Errorf("skill %q: %w", clip(name, 120), err)
+		return nil, fmt.Errorf("skill %q: %w", textclip.Bytes(name, 120), err)
 	}
 	s, ok := c.Skill(name)
 	if !ok {
-		return nil, fmt.Errorf("skill %q is not served: %w", clip(name, 120), ErrNotFound)
+		return nil, fmt.Errorf("skill %q is not served: %w", textclip.Bytes(name, 120), ErrNotFound)
 	}
 	for range readAttempts {
 		if err := ctx.Err(); err != nil {
@@ -76,11 +77,11 @@ func (c *Catalog) ReadFile(ctx context.Context, name, rel string) (*Content, err
 		}
 		i, ok := s.file(rel)
 		if !ok {
-			return nil, fmt.Errorf("skill %q serves no file %q: %w", name, clip(rel, 120), ErrNotFound)
+			return nil, fmt.Errorf("skill %q serves no file %q: %w", name, textclip.Bytes(rel, 120), ErrNotFound)
 		}
 		data, sg, err := c.readChecked(s, rel)
 		if err != nil && !errors.Is(err, errStale) {
-			return nil, fmt.Errorf("skill %q file %q: %w", name, clip(rel, 120), err)
+			return nil, fmt.Errorf("skill %q file %q: %w", name, textclip.Bytes(rel, 120), err)
 		}
 		if err == nil && sg == s.Files[i].sig {
 			return s.content(i, data), nil
@@ -126,7 +127,7 @@ func (s *Skill) content(i int, data []byte) *Content {
 		sum = &v
 		s.sums[i].Store(sum)
 	}
-	ct := &Content{Skill: s, File: f, Data: data, MIME: f.MIME, Digest: filedigest.Sum(*sum)}
+	ct := &Content{Skill: s, File: f, Data: data, MIME: f.MIME, Digest: digest.Sum(*sum)}
 	ct.Text = utf8.Valid(data) && !strings.ContainsRune(string(data), 0)
 	if ct.Text && f.MIME == mimeBinary {
 		ct.MIME = mimeText
@@ -156,7 +157,7 @@ func (c *Catalog) Digest(ctx context.Context, name, rel string) (string, *Skill,
 	if s, ok := c.Skill(name); ok {
 		if i, ok := s.file(rel); ok {
 			if sum := s.sums[i].Load(); sum != nil && c.unchanged(s, i) {
-				return filedigest.Sum(*sum), s, nil
+				return digest.Sum(*sum), s, nil
 			}
 		}
 	}
@@ -184,7 +185,7 @@ func (c *Catalog) Manifest(ctx context.Context, name string) (*Skill, []string, 
 	for range readAttempts {
 		s, ok := c.Skill(name)
 		if !ok {
-			return nil, nil, fmt.Errorf("skill %q is not served: %w", clip(name, 120), ErrNotFound)
+			return nil, nil, fmt.Errorf("skill %q is not served: %w", textclip.Bytes(name, 120), ErrNotFound)
 		}
 		digests, err := c.digests(ctx, s)
 		if errors.Is(err, errStale) {
@@ -203,7 +204,7 @@ func (c *Catalog) digests(ctx context.Context, s *Skill) ([]string, error) {
 	out := make([]string, len(s.Files))
 	for i, f := range s.Files {
 		if sum := s.sums[i].Load(); sum != nil && c.unchanged(s, i) {
-			out[i] = filedigest.Sum(*sum)
+			out[i] = digest.Sum(*sum)
 			continue
 		}
 		ct, err := c.ReadFile(ctx, s.Name, f.Path)

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+
+	"github.com/agent3md/agent3md/internal/textclip"
 )
 
 // Rescan reads skill name's folder again and swaps the fresh entry into
@@ -18,7 +20,7 @@ func (c *Catalog) Rescan(ctx context.Context, name string) (*Skill, error) {
 	}
 	old, ok := c.Skill(name)
 	if !ok {
-		return nil, fmt.Errorf("skill %q is not served: %w", clip(name, 120), ErrNotFound)
+		return nil, fmt.Errorf("skill %q is not served: %w", textclip.Bytes(name, 120), ErrNotFound)
 	}
 	var s *Skill
 	var broken []Finding

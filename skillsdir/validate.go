@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/agent3md/agent3md/agentfile"
+	"github.com/agent3md/agent3md/internal/textclip"
 	"github.com/agent3md/agent3md/skillsdir/folderwrite"
 	"github.com/agent3md/agent3md/skillsdir/skillmd"
 	yaml "go.yaml.in/yaml/v3"
@@ -74,7 +75,7 @@ func (c *checker) name(s *Skill, fm *skillmd.Frontmatter) {
 		if sug := nameFor(name); sug != "" {
 			fix = fmt.Sprintf("; rename the skill and its folder %s", strconv.Quote(sug))
 		}
-		c.add(RuleName, v, "name %s is not 1-64 characters of a-z, 0-9 and single inner '-'%s", strconv.Quote(clip(name, 80)), fix)
+		c.add(RuleName, v, "name %s is not 1-64 characters of a-z, 0-9 and single inner '-'%s", strconv.Quote(textclip.Bytes(name, 80)), fix)
 	case name != c.skill:
 		c.add(RuleNameMismatch, v, "name %q differs from its folder %q; rename one so they match", name, c.skill)
 	default:
@@ -190,9 +191,9 @@ func (c *checker) unknownKeys(fm *skillmd.Frontmatter) {
 		case claudeCodeKeys[k.Value]:
 			// Moving it under metadata, the usual advice, would turn off
 			// what it does in Claude Code.
-			c.add(RuleUnknownKey, k, "top-level key %q is a Claude Code field, not part of the Agent Skills format: Claude Code reads it, other hosts ignore it and skills-ref refuses it; keep it if the skill is for Claude Code", clip(k.Value, 80))
+			c.add(RuleUnknownKey, k, "top-level key %q is a Claude Code field, not part of the Agent Skills format: Claude Code reads it, other hosts ignore it and skills-ref refuses it; keep it if the skill is for Claude Code", textclip.Bytes(k.Value, 80))
 		default:
-			c.add(RuleUnknownKey, k, "top-level key %q is not part of the Agent Skills format; move it under metadata", clip(k.Value, 80))
+			c.add(RuleUnknownKey, k, "top-level key %q is not part of the Agent Skills format; move it under metadata", textclip.Bytes(k.Value, 80))
 		}
 	}
 }
@@ -235,7 +236,7 @@ func (c *checker) metadata(s *Skill, fm *skillmd.Frontmatter) {
 			c.add(RuleMetadataKey, kn, "metadata %q must be a string: agent3md reads the skill's %s from it; write it as one string (join a list with commas)", k, what)
 			continue
 		}
-		c.add(RuleMetadata, kn, "metadata %q must be a string (the Agent Skills format maps strings to strings, and skills-ref refuses it); quote numbers and join lists", clip(k, 80))
+		c.add(RuleMetadata, kn, "metadata %q must be a string (the Agent Skills format maps strings to strings, and skills-ref refuses it); quote numbers and join lists", textclip.Bytes(k, 80))
 	}
 	if t, ok := str("triggers"); ok {
 		s.Triggers = skillmd.SplitTriggers(t)
@@ -283,16 +284,4 @@ func (c *checker) tool(s *Skill, meta *yaml.Node, str func(string) (string, bool
 			c.add(RuleTool, n, "command uses {%s}, which metadata inputs does not declare", ph)
 		}
 	}
-}
-
-// clip cuts s to at most n bytes on a rune boundary, for messages that
-// echo input.
-func clip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n] + "…"
 }

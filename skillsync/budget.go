@@ -5,6 +5,8 @@ import (
 	"crypto/sha256"
 	"fmt"
 	"sync/atomic"
+
+	"github.com/agent3md/agent3md/internal/textclip"
 )
 
 // A pass's listings are what the server says it serves, and a server can
@@ -74,7 +76,7 @@ func (b *budget) pages(ctx context.Context, method string, read func(cursor stri
 		}
 		sum := sha256.Sum256([]byte(next))
 		if seen[sum] {
-			return fmt.Errorf("%s: the server gave cursor %q twice; its paging loops", method, clip(next))
+			return fmt.Errorf("%s: the server gave cursor %q twice; its paging loops", method, textclip.Bytes(next, quoteBytes))
 		}
 		seen[sum] = true
 		cursor = next

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/agent3md/agent3md/internal/textclip"
 	"github.com/agent3md/agent3md/mcpclient"
 )
 
@@ -85,7 +86,7 @@ func listSkills(ctx context.Context, k *conn, b *budget, workers int) (*listing,
 			}
 			r, dyn, err := fromEntry(e, lim)
 			if err != nil {
-				l.unlisted = append(l.unlisted, Refusal{Skill: clip(e.URI), Reason: err.Error()})
+				l.unlisted = append(l.unlisted, Refusal{Skill: textclip.Bytes(e.URI, quoteBytes), Reason: err.Error()})
 				continue
 			}
 			if len(l.skills) >= lim.MaxSkills {
@@ -190,9 +191,9 @@ func (w *walk) add(dir folder, e mcpclient.Resource) bool {
 	case err != nil:
 		w.r.refuse("its directory lists %v", err)
 	case w.seen[p]:
-		w.r.refuse("its folder %q is listed twice (the folders list each other or themselves)", clip(p))
+		w.r.refuse("its folder %q is listed twice (the folders list each other or themselves)", textclip.Bytes(p, quoteBytes))
 	case dir.path != "" && !strings.HasPrefix(p, dir.path+"/"):
-		w.r.refuse("its folder %q lists folder %q, which is not inside it", clip(dir.path), clip(p))
+		w.r.refuse("its folder %q lists folder %q, which is not inside it", textclip.Bytes(dir.path, quoteBytes), textclip.Bytes(p, quoteBytes))
 	case len(w.seen) > w.lim.MaxSkillFiles:
 		w.r.refuse("more than %d folders (--max-skill-files)", w.lim.MaxSkillFiles)
 	default:
@@ -240,7 +241,7 @@ func listResources(ctx context.Context, k *conn, b *budget, workers int) (*listi
 		}
 		rem, err := newRemote(r.uri)
 		if err != nil {
-			l.unlisted = append(l.unlisted, Refusal{Skill: clip(r.uri), Reason: err.Error()})
+			l.unlisted = append(l.unlisted, Refusal{Skill: textclip.Bytes(r.uri, quoteBytes), Reason: err.Error()})
 			continue
 		}
 		if byRoot[rem.Root] != nil {
@@ -284,7 +285,7 @@ func listAliases(listed []struct{ uri, mime string }, lim *Limits, l *listing) *
 		}
 		seen[name] = true
 		if err := checkName(name); err != nil {
-			l.unlisted = append(l.unlisted, Refusal{Skill: clip(r.uri), Reason: err.Error()})
+			l.unlisted = append(l.unlisted, Refusal{Skill: textclip.Bytes(r.uri, quoteBytes), Reason: err.Error()})
 			continue
 		}
 		if len(l.skills) >= lim.MaxSkills {

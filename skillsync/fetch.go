@@ -2,12 +2,12 @@ package skillsync
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"sync"
 	"sync/atomic"
 
+	"github.com/agent3md/agent3md/internal/digest"
+	"github.com/agent3md/agent3md/internal/textclip"
 	"github.com/agent3md/agent3md/mcpclient"
 )
 
@@ -36,11 +36,11 @@ func readResource(ctx context.Context, k *conn, uri string, max int64) ([]byte, 
 		pick = &contents[0]
 	}
 	if pick == nil {
-		return nil, fmt.Errorf("resources/read of %s gave %d contents, none for that URI", clip(uri), len(contents))
+		return nil, fmt.Errorf("resources/read of %s gave %d contents, none for that URI", textclip.Bytes(uri, quoteBytes), len(contents))
 	}
 	b, err := pick.Bytes()
 	if err != nil {
-		return nil, fmt.Errorf("resources/read of %s: %w", clip(uri), err)
+		return nil, fmt.Errorf("resources/read of %s: %w", textclip.Bytes(uri, quoteBytes), err)
 	}
 	if int64(len(b)) > max {
 		return nil, &tooLarge{uri: uri, size: int64(len(b)), max: max}
@@ -54,7 +54,7 @@ type tooLarge struct {
 }
 
 func (e *tooLarge) Error() string {
-	return fmt.Sprintf("%s is %d bytes, over the %d-byte limit", clip(e.uri), e.size, e.max)
+	return fmt.Sprintf("%s is %d bytes, over the %d-byte limit", textclip.Bytes(e.uri, quoteBytes), e.size, e.max)
 }
 
 // eachLimited runs fn over items with at most n at once; the first error
@@ -185,7 +185,7 @@ func (ft *fetcher) read(ctx context.Context, j fileJob) {
 		return
 	}
 	if file.Digest != "" {
-		if got := digestOf(b); got != file.Digest {
+		if got := digest.Of(b); got != file.Digest {
 			j.f.setProblem(fmt.Sprintf("%s: the server's digest is %s, the bytes it served hash to %s; the old version is kept", file.Path, file.Digest, got))
 			return
 		}
@@ -212,10 +212,4 @@ func (f *fetched) setErr(err error) {
 	if f.err == nil {
 		f.err = err
 	}
-}
-
-// digestOf is b's digest as the skills extension writes it.
-func digestOf(b []byte) string {
-	sum := sha256.Sum256(b)
-	return "sha256:" + hex.EncodeToString(sum[:])
 }

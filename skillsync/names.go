@@ -11,6 +11,7 @@ import (
 	"golang.org/x/text/cases"
 	"golang.org/x/text/unicode/norm"
 
+	"github.com/agent3md/agent3md/internal/textclip"
 	"github.com/agent3md/agent3md/skillsdir/folderwrite"
 )
 
@@ -39,32 +40,32 @@ func checkFilePath(p string) error {
 	case p == "":
 		return fmt.Errorf("an empty file path")
 	case len(p) > maxPathBytes:
-		return fmt.Errorf("file path %q is over %d bytes", clip(p), maxPathBytes)
+		return fmt.Errorf("file path %q is over %d bytes", textclip.Bytes(p, quoteBytes), maxPathBytes)
 	case !utf8.ValidString(p):
-		return fmt.Errorf("file path %q is not valid UTF-8", clip(p))
+		return fmt.Errorf("file path %q is not valid UTF-8", textclip.Bytes(p, quoteBytes))
 	case strings.HasPrefix(p, "/"):
-		return fmt.Errorf("file path %q is absolute", clip(p))
+		return fmt.Errorf("file path %q is absolute", textclip.Bytes(p, quoteBytes))
 	case strings.ContainsRune(p, 0):
-		return fmt.Errorf("file path %q holds a NUL byte", clip(p))
+		return fmt.Errorf("file path %q holds a NUL byte", textclip.Bytes(p, quoteBytes))
 	case strings.ContainsRune(p, '\\'):
-		return fmt.Errorf("file path %q holds a backslash", clip(p))
+		return fmt.Errorf("file path %q holds a backslash", textclip.Bytes(p, quoteBytes))
 	case strings.IndexFunc(p, unicode.IsControl) >= 0:
-		return fmt.Errorf("file path %q holds a control character", clip(p))
+		return fmt.Errorf("file path %q holds a control character", textclip.Bytes(p, quoteBytes))
 	}
 	parts := strings.Split(p, "/")
 	if len(parts) > maxPathDepth {
-		return fmt.Errorf("file path %q is more than %d folders deep", clip(p), maxPathDepth)
+		return fmt.Errorf("file path %q is more than %d folders deep", textclip.Bytes(p, quoteBytes), maxPathDepth)
 	}
 	for _, part := range parts {
 		switch part {
 		case "":
-			return fmt.Errorf("file path %q has an empty element", clip(p))
+			return fmt.Errorf("file path %q has an empty element", textclip.Bytes(p, quoteBytes))
 		case ".", "..":
-			return fmt.Errorf("file path %q has a %q element, which could lead outside the skill folder", clip(p), part)
+			return fmt.Errorf("file path %q has a %q element, which could lead outside the skill folder", textclip.Bytes(p, quoteBytes), part)
 		}
 	}
 	if p != path.Clean(p) {
-		return fmt.Errorf("file path %q is not clean", clip(p))
+		return fmt.Errorf("file path %q is not clean", textclip.Bytes(p, quoteBytes))
 	}
 	return folderwrite.CheckFilePath(p)
 }
@@ -86,9 +87,9 @@ func checkCollisions(paths []string) error {
 		k := foldKey(p)
 		if q, dup := seen[k]; dup {
 			if q == p {
-				return fmt.Errorf("file %q is listed twice", clip(p))
+				return fmt.Errorf("file %q is listed twice", textclip.Bytes(p, quoteBytes))
 			}
-			return fmt.Errorf("files %q and %q differ only in case or Unicode normalization: one file on a case-insensitive file system", clip(q), clip(p))
+			return fmt.Errorf("files %q and %q differ only in case or Unicode normalization: one file on a case-insensitive file system", textclip.Bytes(q, quoteBytes), textclip.Bytes(p, quoteBytes))
 		}
 		seen[k] = p
 	}
@@ -97,10 +98,10 @@ func checkCollisions(paths []string) error {
 		for d := path.Dir(p); d != "."; d = path.Dir(d) {
 			k := foldKey(d)
 			if q, clash := seen[k]; clash {
-				return fmt.Errorf("%q is both a file and the folder of %q", clip(q), clip(p))
+				return fmt.Errorf("%q is both a file and the folder of %q", textclip.Bytes(q, quoteBytes), textclip.Bytes(p, quoteBytes))
 			}
 			if q, ok := dirs[k]; ok && q != d {
-				return fmt.Errorf("folders %q and %q differ only in case or Unicode normalization: one folder on a case-insensitive file system", clip(q), clip(d))
+				return fmt.Errorf("folders %q and %q differ only in case or Unicode normalization: one folder on a case-insensitive file system", textclip.Bytes(q, quoteBytes), textclip.Bytes(d, quoteBytes))
 			}
 			dirs[k] = d
 		}
@@ -114,19 +115,19 @@ func checkCollisions(paths []string) error {
 func uriSegments(uri string) ([]string, error) {
 	rest, ok := strings.CutPrefix(uri, skillScheme)
 	if !ok || rest == "" {
-		return nil, fmt.Errorf("%q is not a skill:// URI", clip(uri))
+		return nil, fmt.Errorf("%q is not a skill:// URI", textclip.Bytes(uri, quoteBytes))
 	}
 	if strings.ContainsAny(rest, "?#") {
-		return nil, fmt.Errorf("%q has a query or fragment", clip(uri))
+		return nil, fmt.Errorf("%q has a query or fragment", textclip.Bytes(uri, quoteBytes))
 	}
 	segs := strings.Split(rest, "/")
 	for i, s := range segs {
 		dec, err := url.PathUnescape(s)
 		if err != nil {
-			return nil, fmt.Errorf("%q: %v", clip(uri), err)
+			return nil, fmt.Errorf("%q: %v", textclip.Bytes(uri, quoteBytes), err)
 		}
 		if strings.Contains(dec, "/") {
-			return nil, fmt.Errorf("%q: an escaped / inside one path element", clip(uri))
+			return nil, fmt.Errorf("%q: an escaped / inside one path element", textclip.Bytes(uri, quoteBytes))
 		}
 		segs[i] = dec
 	}
@@ -141,11 +142,11 @@ func relPath(root []string, uri string) (string, error) {
 		return "", err
 	}
 	if len(segs) <= len(root) {
-		return "", fmt.Errorf("%q is not a file inside the skill", clip(uri))
+		return "", fmt.Errorf("%q is not a file inside the skill", textclip.Bytes(uri, quoteBytes))
 	}
 	for i, r := range root {
 		if segs[i] != r {
-			return "", fmt.Errorf("%q is not a file inside the skill's directory", clip(uri))
+			return "", fmt.Errorf("%q is not a file inside the skill's directory", textclip.Bytes(uri, quoteBytes))
 		}
 	}
 	p := strings.Join(segs[len(root):], "/")
@@ -159,19 +160,10 @@ func relPath(root []string, uri string) (string, error) {
 // it becomes the folder's name under DIR.
 func checkName(name string) error {
 	if !folderwrite.ValidName(name) {
-		return fmt.Errorf("skill name %q is not a valid Agent Skills name (1-64 of a-z, 0-9 and single inner hyphens)", clip(name))
+		return fmt.Errorf("skill name %q is not a valid Agent Skills name (1-64 of a-z, 0-9 and single inner hyphens)", textclip.Bytes(name, quoteBytes))
 	}
 	return nil
 }
 
-// clip shortens what a server sent for a message.
-func clip(s string) string {
-	if len(s) <= 120 {
-		return s
-	}
-	n := 120
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n] + "…"
-}
+// quoteBytes bounds what a message echoes of a string the server sent.
+const quoteBytes = 120

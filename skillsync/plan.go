@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/agent3md/agent3md/internal/digest"
 	"github.com/agent3md/agent3md/skillsdir/folderwrite"
 )
 
@@ -212,7 +213,7 @@ func (s *step) matches(data [][]byte) bool {
 	for i, rf := range s.r.Files {
 		want := rf.Digest
 		if data != nil {
-			want = digestOf(data[i])
+			want = digest.Of(data[i])
 		}
 		if want == "" || s.local[rf.Path] != want || !slices.Contains(s.found.Files, rf.Path) {
 			return false

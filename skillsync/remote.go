@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/agent3md/agent3md/internal/textclip"
 	"github.com/agent3md/agent3md/mcpclient"
 )
 
@@ -48,7 +49,7 @@ var digestRE = regexp.MustCompile(`^sha256:[0-9a-fA-F]{64}$`)
 // normDigest checks a digest's form and lowers its hex.
 func normDigest(d string) (string, error) {
 	if !digestRE.MatchString(d) {
-		return "", fmt.Errorf("digest %q is not sha256:<64 hex digits>", clip(d))
+		return "", fmt.Errorf("digest %q is not sha256:<64 hex digits>", textclip.Bytes(d, quoteBytes))
 	}
 	return strings.ToLower(d), nil
 }
@@ -62,16 +63,16 @@ func newRemote(uri string) (*remote, error) {
 		return nil, err
 	}
 	if len(segs) < 2 || segs[len(segs)-1] != "SKILL.md" {
-		return nil, fmt.Errorf("%q is not a skill's SKILL.md URI (skill://<name>/SKILL.md)", clip(uri))
+		return nil, fmt.Errorf("%q is not a skill's SKILL.md URI (skill://<name>/SKILL.md)", textclip.Bytes(uri, quoteBytes))
 	}
 	root := segs[:len(segs)-1]
 	name := root[len(root)-1]
 	if err := checkName(name); err != nil {
-		return nil, fmt.Errorf("%s: %w", clip(uri), err)
+		return nil, fmt.Errorf("%s: %w", textclip.Bytes(uri, quoteBytes), err)
 	}
 	for _, s := range root {
 		if s == "" || s == "." || s == ".." {
-			return nil, fmt.Errorf("%q has an empty, . or .. element in its skill path", clip(uri))
+			return nil, fmt.Errorf("%q has an empty, . or .. element in its skill path", textclip.Bytes(uri, quoteBytes))
 		}
 	}
 	return &remote{Name: name, URI: uri, Root: strings.TrimSuffix(uri, "/SKILL.md"), root: root}, nil
@@ -174,7 +175,7 @@ func fromEntry(e mcpclient.SkillEntry, lim *Limits) (r *remote, dynamic bool, er
 		return r, false, nil
 	}
 	if n, _ := fm["name"].(string); n != r.Name {
-		r.refuse("its frontmatter name %q differs from the last segment of its URI, %q", clip(n), r.Name)
+		r.refuse("its frontmatter name %q differs from the last segment of its URI, %q", textclip.Bytes(n, quoteBytes), r.Name)
 		return r, false, nil
 	}
 	r.Frontmatter = fm
@@ -188,7 +189,7 @@ func fromEntry(e mcpclient.SkillEntry, lim *Limits) (r *remote, dynamic bool, er
 	}
 	for _, f := range files {
 		if f.Digest == "" {
-			r.refuse("file %s has no digest", clip(f.URI))
+			r.refuse("file %s has no digest", textclip.Bytes(f.URI, quoteBytes))
 			return r, false, nil
 		}
 		// A size left out reads as 0: the bytes then fail its check.
@@ -221,7 +222,7 @@ func (r *remote) applyManifest(data []byte, lim *Limits) {
 		return
 	}
 	if m.Skill != "" && m.Skill != r.Name {
-		r.refuse("its _manifest names skill %q", clip(m.Skill))
+		r.refuse("its _manifest names skill %q", textclip.Bytes(m.Skill, quoteBytes))
 		return
 	}
 	for _, f := range m.Files {

@@ -6,6 +6,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/agent3md/agent3md/internal/bytesize"
 	"github.com/agent3md/agent3md/internal/termsafe"
 	"github.com/agent3md/agent3md/skillsdir/folderwrite"
 )
@@ -83,7 +84,7 @@ func (s *Summary) WriteText(w io.Writer) error {
 	}
 	fmt.Fprintf(&b, totals+"; %d requests, %s read, %d files, %.2fs\n",
 		len(s.Added), len(s.Updated), len(s.Removed), len(s.Unchanged), len(s.Refused),
-		s.Requests, humanBytes(s.Bytes), s.Files, s.Elapsed.Seconds())
+		s.Requests, bytesize.Human(s.Bytes), s.Files, s.Elapsed.Seconds())
 	_, err := io.WriteString(w, b.String())
 	return err
 }
@@ -97,14 +98,4 @@ func shown(s string) string {
 // Changed reports whether the pass added, updated or removed anything.
 func (s *Summary) Changed() bool {
 	return len(s.Added)+len(s.Updated)+len(s.Removed) > 0
-}
-
-func humanBytes(n int64) string {
-	switch {
-	case n >= 1<<20:
-		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
-	case n >= 1<<10:
-		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
-	}
-	return fmt.Sprintf("%d B", n)
 }

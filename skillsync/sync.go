@@ -12,6 +12,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/agent3md/agent3md/internal/textclip"
 	"github.com/agent3md/agent3md/skillsdir/folderwrite"
 	"github.com/agent3md/agent3md/skillsdir/skillmd"
 )
@@ -254,7 +255,7 @@ func checkSkillMD(r *remote, data [][]byte) string {
 			return fmt.Sprintf("SKILL.md: %v", err)
 		}
 		if n, _ := fm["name"].(string); n != r.Name {
-			return fmt.Sprintf("SKILL.md names the skill %q, not %q, the folder it is served as", clip(n), r.Name)
+			return fmt.Sprintf("SKILL.md names the skill %q, not %q, the folder it is served as", textclip.Bytes(n, quoteBytes), r.Name)
 		}
 		if r.Frontmatter != nil && !sameJSON(fm, r.Frontmatter) {
 			return "SKILL.md's frontmatter differs from the one skills/list gives; a host would refuse to load it"

@@ -30,7 +30,7 @@ func (a *app) lintFile(ctx context.Context, path string, fr *agentfile.FileRepor
 	}
 	defer ag.Close()
 	cat, info := ag.Scanned()
-	skills := make([]lint.Skill, 0, len(info.Skills))
+	skills := make([]lint.SkillText, 0, len(info.Skills))
 	for i := range info.Skills {
 		s := &info.Skills[i]
 		if s.Plane == info.Identity {
@@ -38,7 +38,7 @@ func (a *app) lintFile(ctx context.Context, path string, fr *agentfile.FileRepor
 		}
 		pl := &cat.Planes[s.Plane]
 		z := s.Z
-		skills = append(skills, lint.Skill{Name: s.Name, Description: pl.Description, Triggers: s.Triggers,
+		skills = append(skills, lint.SkillText{Name: s.Name, Description: pl.Description, Triggers: s.Triggers,
 			File: path, Line: pl.Line, TriggersLine: pl.Line, Z: &z})
 	}
 	fs, err := a.runLints(ctx, ag, skills)
@@ -70,13 +70,13 @@ func (a *app) lintDir(ctx context.Context, root string, reps []agentfile.FileRep
 	}
 	defer ag.Close()
 	info := ag.Info()
-	skills := make([]lint.Skill, 0, len(info.Skills))
+	skills := make([]lint.SkillText, 0, len(info.Skills))
 	for i := range info.Skills {
 		fsk := ag.FolderSkill(info.Skills[i].Name)
 		if fsk == nil {
 			continue // the identity
 		}
-		skills = append(skills, lint.Skill{Name: fsk.Name, Description: fsk.Description, Triggers: fsk.Triggers,
+		skills = append(skills, lint.SkillText{Name: fsk.Name, Description: fsk.Description, Triggers: fsk.Triggers,
 			File: reportFile(reps, bySkill, fsk), Line: fsk.DescriptionLine, TriggersLine: fsk.TriggersLine})
 	}
 	fs, err := a.runLints(ctx, ag, skills)
@@ -108,7 +108,7 @@ func reportFile(reps []agentfile.FileReport, bySkill map[string]int, s *skillsdi
 
 // runLints builds the routing index the way route_skill's is built and
 // runs the lints with route_skill's query.
-func (a *app) runLints(ctx context.Context, ag *loader.Agent, skills []lint.Skill) ([]lint.Finding, error) {
+func (a *app) runLints(ctx context.Context, ag *loader.Agent, skills []lint.SkillText) ([]lint.Finding, error) {
 	r, err := router.ForAgent(ctx, ag, a.routerOptions(ag))
 	if err != nil {
 		return nil, err

@@ -21,7 +21,7 @@ func (a *app) selftestCmd() *cobra.Command {
 		asJSON  bool
 		timeout time.Duration
 		sample  int
-		remote  selftestHTTP
+		remote  httpClientFlags
 	)
 	c := &cobra.Command{
 		Use:   "selftest [FILE | DIR]",

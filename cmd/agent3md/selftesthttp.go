@@ -10,26 +10,28 @@ import (
 
 	"github.com/agent3md/agent3md/internal/httpd"
 	"github.com/agent3md/agent3md/loader"
-	client "github.com/agent3md/agent3md/mcpclient"
+	"github.com/agent3md/agent3md/mcpclient"
 	"github.com/agent3md/agent3md/selftest"
 )
 
-// selftestHTTP holds selftest's flags for an HTTP endpoint
-// (docs/selftest.md §7).
-type selftestHTTP struct {
+// httpClientFlags are the flags of a command that talks to an MCP server
+// over HTTP: the endpoint (selftest's --url; sync takes it as an
+// argument), the bearer token and the extra CA certificates
+// (docs/selftest.md §7, docs/sync.md).
+type httpClientFlags struct {
 	url       string
 	tokenFile string
 	caFile    string
 }
 
-func (h *selftestHTTP) addFlags(c *cobra.Command) {
+func (h *httpClientFlags) addFlags(c *cobra.Command) {
 	c.Flags().StringVar(&h.url, "url", "", "test the Streamable HTTP endpoint at URL (e.g. http://127.0.0.1:8765/mcp) instead of spawning a server")
 	c.Flags().StringVar(&h.tokenFile, "token-file", "", "with --url: send the first bearer token in FILE (one a line, # comments); default $"+httpd.TokenEnv)
 	c.Flags().StringVar(&h.caFile, "ca-file", "", "with --url: also trust the PEM CA certificates in FILE (an https server with a private or test certificate)")
 }
 
 // apply checks the flags' combinations and fills the HTTP fields of opts.
-func (h *selftestHTTP) apply(opts *selftest.Options, server string) error {
+func (h *httpClientFlags) apply(opts *selftest.Options, server string) error {
 	if h.url == "" {
 		if h.tokenFile != "" || h.caFile != "" {
 			return ioError(fmt.Errorf("--token-file and --ca-file go with --url URL (they configure the HTTP client)"))
@@ -45,16 +47,16 @@ func (h *selftestHTTP) apply(opts *selftest.Options, server string) error {
 		return err
 	}
 	opts.Token = token
-	client, err := h.client()
+	hc, err := h.httpClient()
 	if err != nil {
 		return err
 	}
-	opts.HTTPClient = client
+	opts.HTTPClient = hc
 	return nil
 }
 
 // token is the first token of --token-file, else $AGENT3MD_TOKEN, else "".
-func (h *selftestHTTP) token() (string, error) {
+func (h *httpClientFlags) token() (string, error) {
 	if h.tokenFile == "" {
 		return os.Getenv(httpd.TokenEnv), nil
 	}
@@ -65,12 +67,12 @@ func (h *selftestHTTP) token() (string, error) {
 	return toks[0], nil
 }
 
-// client is an HTTP client trusting --ca-file beside the system's roots.
+// httpClient is an HTTP client trusting --ca-file beside the system's roots.
 // The file is read as the token file is (httpd.ReadCAFile): a regular
 // file only, opened without blocking, bounded in size and time, so a
 // named pipe given by mistake is refused at once instead of hanging the
 // command where SIGTERM cannot reach it.
-func (h *selftestHTTP) client() (*http.Client, error) {
+func (h *httpClientFlags) httpClient() (*http.Client, error) {
 	if h.caFile == "" {
 		return nil, nil // selftest's default
 	}
@@ -78,7 +80,7 @@ func (h *selftestHTTP) client() (*http.Client, error) {
 	if err != nil {
 		return nil, ioError(credentialFlagError(err))
 	}
-	hc, err := client.HTTPClientWithCA(pem)
+	hc, err := mcpclient.HTTPClientWithCA(pem)
 	if err != nil {
 		return nil, ioError(fmt.Errorf("--ca-file %s: %w", h.caFile, err))
 	}

@@ -12,14 +12,14 @@ import (
 	"github.com/agent3md/agent3md/internal/bytesize"
 	"github.com/agent3md/agent3md/internal/httpd"
 	"github.com/agent3md/agent3md/internal/termsafe"
-	client "github.com/agent3md/agent3md/mcpclient"
+	"github.com/agent3md/agent3md/mcpclient"
 	"github.com/agent3md/agent3md/skillsync"
 )
 
 // syncFlags are sync's flags (docs/sync.md, docs/cli.md).
 type syncFlags struct {
 	server        string
-	http          selftestHTTP // --token-file, --ca-file
+	http          httpClientFlags // --token-file, --ca-file
 	watch, dry    bool
 	asJSON, force bool
 	logFormat     string // with --watch
@@ -186,7 +186,7 @@ func (f *syncFlags) source(args []string) (*skillsync.Source, string, error) {
 		if f.http.tokenFile != "" || f.http.caFile != "" {
 			return nil, "", ioError(fmt.Errorf("--token-file and --ca-file go with a URL, not --server"))
 		}
-		words, err := client.SplitCommand(f.server)
+		words, err := mcpclient.SplitCommand(f.server)
 		if err != nil || len(words) == 0 {
 			return nil, "", ioError(fmt.Errorf("--server: %v", orEmpty(err)))
 		}
@@ -206,7 +206,7 @@ func (f *syncFlags) source(args []string) (*skillsync.Source, string, error) {
 	if err != nil {
 		return nil, "", err
 	}
-	hc, err := f.http.client()
+	hc, err := f.http.httpClient()
 	if err != nil {
 		return nil, "", err
 	}

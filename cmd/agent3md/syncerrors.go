@@ -11,7 +11,7 @@ import (
 	"syscall"
 
 	"github.com/agent3md/agent3md/internal/httpd"
-	client "github.com/agent3md/agent3md/mcpclient"
+	"github.com/agent3md/agent3md/mcpclient"
 	"github.com/agent3md/agent3md/skillsync"
 )
 
@@ -29,7 +29,7 @@ func syncFix(err error, src *skillsync.Source, tokenFile string) error {
 	if fix == "" {
 		return err
 	}
-	var se *client.StatusError
+	var se *mcpclient.StatusError
 	if errors.As(err, &se) && se.Status == 404 && se.Message != "" {
 		// The server's message is the whole story; the chain under it
 		// would only say it again.
@@ -53,7 +53,7 @@ func syncFixText(err error, src *skillsync.Source, tokenFile string) string {
 		host = u.Host
 	}
 	var (
-		se   *client.StatusError
+		se   *mcpclient.StatusError
 		dns  *net.DNSError
 		ua   x509.UnknownAuthorityError
 		cert *tls.CertificateVerificationError

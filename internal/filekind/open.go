@@ -24,6 +24,12 @@ func (e *NotRegularError) Error() string {
 
 func (e *NotRegularError) Unwrap() error { return ErrNotRegular }
 
+// ReadFlags open a file for reading without waiting: a named pipe
+// swapped in after a type check does not make the open wait for a writer,
+// and a terminal does not become the controlling one. Windows ignores both
+// bits.
+const ReadFlags = os.O_RDONLY | syscall.O_NONBLOCK | syscall.O_NOCTTY
+
 // Open opens path for reading only if it is a regular file (symbolic
 // links followed). It is stat'ed before the open, since opening some
 // devices has effects of its own; opened with O_NONBLOCK, so a path
@@ -38,7 +44,7 @@ func Open(path string) (*os.File, error) {
 	if !st.Mode().IsRegular() {
 		return nil, &NotRegularError{Path: path, Mode: st.Mode()}
 	}
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOCTTY, 0)
+	f, err := os.OpenFile(path, ReadFlags, 0)
 	if err != nil {
 		return nil, err
 	}

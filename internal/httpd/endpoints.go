@@ -106,6 +106,6 @@ func (rt *route) slugOf(path string) string {
 // token check, so only a client allowed in learns the agents' names.
 func (rt *route) notFound(w http.ResponseWriter, r *http.Request) {
 	writeError(w, http.StatusNotFound, codeInvalidRequest,
-		"Not found: "+clip(r.URL.Path, maxLoggedPath)+" is not an MCP endpoint; served: "+strings.Join(rt.paths, ", "),
+		"Not found: "+loggable(r.URL.Path, maxLoggedPath)+" is not an MCP endpoint; served: "+strings.Join(rt.paths, ", "),
 		map[string]any{"endpoints": rt.paths})
 }

@@ -56,7 +56,10 @@ func TestLogLineClipsClientText(t *testing.T) {
 	if strings.Contains(logText, strings.Repeat("p", maxLoggedPath+1)) {
 		t.Errorf("path not clipped:\n%s", logText)
 	}
-	if got := clip("a\xffb", 10); got != "a\uFFFDb" {
-		t.Errorf("clip kept invalid UTF-8: %q", got)
+	if got := loggable("a\xffb", 10); got != "a\uFFFDb" {
+		t.Errorf("loggable kept invalid UTF-8: %q", got)
+	}
+	if got := loggable("/ééé", 4); got != "/é…" { // a cut never leaves half a character to replace
+		t.Errorf("loggable cut inside a character: %q", got)
 	}
 }

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"sync/atomic"
 	"time"
+
+	"github.com/agent3md/agent3md/internal/textclip"
 )
 
 // Bounds on what a log line repeats from a request: both come from the
@@ -52,7 +54,7 @@ func infoFrom(ctx context.Context) *requestInfo {
 // read the body; on a context not made by this package it does nothing.
 func SetMCPMethod(ctx context.Context, method string) {
 	if ri := infoFrom(ctx); ri != nil {
-		m := clip(method, maxLoggedMethod)
+		m := loggable(method, maxLoggedMethod)
 		ri.mcpMethod.Store(&m)
 		ri.methods.Add(1)
 	}
@@ -81,11 +83,11 @@ func ExtendWriteDeadline(w http.ResponseWriter, d time.Duration) error {
 	return http.NewResponseController(w).SetWriteDeadline(t)
 }
 
-func clip(s string, n int) string {
-	if len(s) > n {
-		s = s[:n] + "…"
-	}
-	return strings.ToValidUTF8(s, "\uFFFD")
+// loggable is what a log keeps of a string a client sent: at most n bytes
+// (textclip.Bytes), invalid UTF-8 replaced so the line stays one valid
+// text.
+func loggable(s string, n int) string {
+	return strings.ToValidUTF8(textclip.Bytes(s, n), "\uFFFD")
 }
 
 // recorder counts what a handler writes and keeps its status.
@@ -148,7 +150,7 @@ func logRequest(l *slog.Logger, level slog.Level, r *http.Request, rec *recorder
 	}
 	l.LogAttrs(context.Background(), level, "http request",
 		slog.String("method", r.Method),
-		slog.String("path", clip(r.URL.Path, maxLoggedPath)),
+		slog.String("path", loggable(r.URL.Path, maxLoggedPath)),
 		slog.String("mcp_method", mcpMethod),
 		slog.Int("status", status),
 		slog.Duration("duration", time.Since(start)),

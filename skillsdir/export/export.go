@@ -23,12 +23,13 @@ import (
 // reference file, whose slug is lower case.
 const IdentityFile = "references/AGENT.md"
 
-// Agent is the open agent Export writes out; *loader.Agent satisfies it.
-type Agent interface {
+// Source is what export reads of an open agent: its path, its scan
+// and each skill's rendered folder; *loader.Agent satisfies it.
+type Source interface {
 	// Path is the agent file's path, which the markers name.
 	Path() string
 	// Scanned is the agent file's catalog and its agent3md/1 reading.
-	Scanned() (*agentfile.Catalog, *agentfile.Agent)
+	Scanned() (*agentfile.Catalog, *agentfile.AgentInfo)
 	// SkillMDBySlug is the skill's folder as Doc.RenderFolder renders it.
 	SkillMDBySlug(ctx context.Context, slug string) (*Rendered, error)
 }
@@ -39,7 +40,7 @@ type Agent interface {
 // identity; and the WriteOptions that write them, naming the agent and
 // its file (set Force to write over other folders). WriteFolders writes
 // them; Prune is set, so the folders of skills the agent no longer has go.
-func Folders(ctx context.Context, ag Agent) ([]folderwrite.Folder, folderwrite.WriteOptions, error) {
+func Folders(ctx context.Context, ag Source) ([]folderwrite.Folder, folderwrite.WriteOptions, error) {
 	folders, agent, err := planSkillsDir(ctx, ag)
 	if err != nil {
 		return nil, folderwrite.WriteOptions{}, err
@@ -55,7 +56,7 @@ func Folders(ctx context.Context, ag Agent) ([]folderwrite.Folder, folderwrite.W
 // headOf is the agent file's frontmatter, in file order ("3md" first, the
 // other keys by line; "axis" when it is not the default), and its
 // identity plane.
-func headOf(cat *agentfile.Catalog, info *agentfile.Agent) *folderwrite.AgentHead {
+func headOf(cat *agentfile.Catalog, info *agentfile.AgentInfo) *folderwrite.AgentHead {
 	h := &folderwrite.AgentHead{Frontmatter: [][2]string{{"3md", cat.Version}}}
 	type kv struct {
 		line int
@@ -88,7 +89,7 @@ func headOf(cat *agentfile.Catalog, info *agentfile.Agent) *folderwrite.AgentHea
 // planSkillsDir lists every skill's folder as the loader renders it
 // (Doc.RenderFolder): SKILL.md pointing at the identity reference, its
 // dependency references and references/AGENT.md.
-func planSkillsDir(ctx context.Context, ag Agent) ([]folderwrite.Folder, string, error) {
+func planSkillsDir(ctx context.Context, ag Source) ([]folderwrite.Folder, string, error) {
 	_, info := ag.Scanned()
 	slugs, _ := AssignSlugs(info.Skills)
 	var plans []folderwrite.Folder
@@ -109,7 +110,7 @@ func planSkillsDir(ctx context.Context, ag Agent) ([]folderwrite.Folder, string,
 }
 
 // identityMarkdown is the agent's identity as a reference file.
-func identityMarkdown(m *agentfile.Agent, identity string) []byte {
+func identityMarkdown(m *agentfile.AgentInfo, identity string) []byte {
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "# %s\n\n", m.Name)
 	fmt.Fprintf(&b, "- model: %s\n", m.Model)

@@ -6,9 +6,9 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/agent3md/agent3md/agentfile"
+	"github.com/agent3md/agent3md/internal/textclip"
 	"github.com/agent3md/agent3md/skillsdir/skillmd"
 )
 
@@ -40,7 +40,7 @@ type Reference struct {
 // version of an open agent; the renderer holds nothing between calls.
 type Doc struct {
 	Catalog *agentfile.Catalog
-	Agent   *agentfile.Agent
+	Agent   *agentfile.AgentInfo
 	// Slugs holds each skill's Agent Skills name (AssignSlugs), parallel
 	// to Agent.Skills.
 	Slugs []string
@@ -121,7 +121,7 @@ func (d *Doc) Description(i int) string {
 	if desc == "" {
 		desc = clean("The " + s.Name + " skill of the " + d.Agent.Name + " agent.")
 	}
-	return Clip(desc, skillmd.MaxDescription)
+	return textclip.Runes(desc, skillmd.MaxDescription)
 }
 
 // linkText replaces the links in a description with their text, or the
@@ -155,25 +155,6 @@ func plainLinks(s string, skillName func(z float64) (string, bool)) string {
 
 // clean makes s valid UTF-8, so YAML parsers accept it.
 func clean(s string) string { return strings.ToValidUTF8(s, "\uFFFD") }
-
-// Clip shortens s to at most n characters, at a word boundary when there is
-// one in the last quarter, ending with "…": how a SKILL.md description is
-// cut to the Agent Skills bound, and how package loader shortens what it
-// quotes.
-func Clip(s string, n int) string {
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	r := []rune(s)[:n-1]
-	cut := len(r)
-	for k := len(r) - 1; k > n*3/4; k-- {
-		if r[k] == ' ' {
-			cut = k
-			break
-		}
-	}
-	return strings.TrimRight(string(r[:cut]), " ") + "…"
-}
 
 // rewrite turns body's dependency links into Markdown links: to a skill of
 // the chain other than root -> prefix+<slug>.md, to root -> self. The link

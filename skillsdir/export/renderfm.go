@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/agent3md/agent3md/agentfile"
+	"github.com/agent3md/agent3md/internal/textclip"
 	"github.com/agent3md/agent3md/skillsdir/skillmd"
 )
 
@@ -98,7 +99,7 @@ func (d *Doc) frontmatter(i int) renderedFM {
 	if d := strings.Join(strings.Fields(clean(pl.Attributes.Value("description"))), " "); d != "" {
 		// The whole Agent Skills description, which the body's first
 		// paragraph holds only to docs/format.md §5's 500 characters.
-		f.description = Clip(d, skillmd.MaxDescription)
+		f.description = textclip.Runes(d, skillmd.MaxDescription)
 	}
 	if ed, ok := extra["description"].(string); ok && utf8.RuneCountInString(ed) <= skillmd.MaxDescription &&
 		strings.Join(strings.Fields(clean(ed)), " ") == f.description {

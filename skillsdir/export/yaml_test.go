@@ -5,7 +5,6 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"github.com/agent3md/agent3md/skillsdir/skillmd"
 	yaml "go.yaml.in/yaml/v3"
 )
 
@@ -29,17 +28,6 @@ func TestYAMLQuoteRoundTrip(t *testing.T) {
 		if got != clean(s) {
 			t.Errorf("yamlQuote(%q) reads back as %q", s, got)
 		}
-	}
-}
-
-func TestClip(t *testing.T) {
-	s := strings.Repeat("word ", 300)
-	got := Clip(s, skillmd.MaxDescription)
-	if n := len([]rune(got)); n > skillmd.MaxDescription || !strings.HasSuffix(got, "…") {
-		t.Fatalf("Clip: %d characters, %q", n, got[len(got)-10:])
-	}
-	if Clip("short", 10) != "short" {
-		t.Fatal("Clip changed a short string")
 	}
 }
 

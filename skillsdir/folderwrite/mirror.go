@@ -1,8 +1,6 @@
 package folderwrite
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -10,6 +8,8 @@ import (
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/agent3md/agent3md/internal/digest"
 )
 
 // What a writer that mirrors a source (agent3md sync, docs/sync.md) needs
@@ -22,12 +22,6 @@ import (
 // IsMarker reports whether the slash path p inside a skill folder is the
 // marker's: no source may write a file there.
 func IsMarker(p string) bool { return p == markerFile }
-
-// digest is b's SHA-256 as the skills extension writes it.
-func digest(b []byte) string {
-	s := sha256.Sum256(b)
-	return "sha256:" + hex.EncodeToString(s[:])
-}
 
 // FoundKind says what a name in a skills directory is.
 type FoundKind int
@@ -162,7 +156,7 @@ func HashFiles(dir, name string, paths []string, max int64) (map[string]string, 
 		case over:
 			return nil, fmt.Errorf("%s is over %d bytes", d.join(p), max)
 		default:
-			out[p] = digest(b)
+			out[p] = digest.Of(b)
 		}
 	}
 	return out, nil

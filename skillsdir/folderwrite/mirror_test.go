@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/agent3md/agent3md/internal/digest"
 )
 
 // The API a mirroring writer (agent3md sync) uses beside WriteFolders.
@@ -38,7 +40,7 @@ func TestOriginOwnsFolders(t *testing.T) {
 	var m Marker
 	readJSON(t, filepath.Join(dir, "deploy", markerFile), &m)
 	if m.Origin != a.Origin || m.URI != "skill://deploy/SKILL.md" || len(m.Digests) != 2 ||
-		m.Digests["SKILL.md"] != digest([]byte(skillMD("deploy", "", "v1"))) {
+		m.Digests["SKILL.md"] != digest.Of([]byte(skillMD("deploy", "", "v1"))) {
 		t.Fatalf("marker %+v: want the origin, the URI and each file's digest", m)
 	}
 	// Same origin: written again. Another origin, or an export of an agent
@@ -125,7 +127,7 @@ func TestHashFiles(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(got) != 2 || got["SKILL.md"] != digest(f.Files[0].Data) || got["references/notes.md"] != digest(f.Files[1].Data) {
+	if len(got) != 2 || got["SKILL.md"] != digest.Of(f.Files[0].Data) || got["references/notes.md"] != digest.Of(f.Files[1].Data) {
 		t.Fatalf("HashFiles = %v", got)
 	}
 	if _, err := HashFiles(dir, "deploy", []string{"SKILL.md"}, 4); err == nil || !strings.Contains(err.Error(), "over 4 bytes") {

@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/agent3md/agent3md/internal/digest"
 )
 
 // Whose an entry of a skills directory is, and so what a writer (export
@@ -208,7 +210,7 @@ func editedFiles(d *dirFD, m *Marker, max int64) ([]string, error) {
 			out = append(out, p)
 		case err != nil:
 			return nil, err
-		case found && digest(data) != want:
+		case found && digest.Of(data) != want:
 			out = append(out, p)
 		}
 	}

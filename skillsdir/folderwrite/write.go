@@ -13,6 +13,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/agent3md/agent3md/internal/digest"
 )
 
 // Writing skill folders into a directory that is often shared
@@ -359,7 +361,7 @@ func encodeMarker(m Marker, f Folder) ([]byte, error) {
 	// from one the writer may replace or remove (ownership.go).
 	m.Digests = make(map[string]string, len(f.Files))
 	for _, file := range f.Files {
-		m.Digests[file.Path] = digest(file.Data)
+		m.Digests[file.Path] = digest.Of(file.Data)
 	}
 	slices.Sort(m.Files)
 	b, err := json.MarshalIndent(m, "", "  ")

@@ -15,9 +15,9 @@ import (
 	"unicode/utf8"
 
 	"github.com/agent3md/agent3md/agentfile"
+	"github.com/agent3md/agent3md/internal/textclip"
 	"github.com/agent3md/agent3md/loader"
 	"github.com/agent3md/agent3md/skillsdir"
-	"github.com/agent3md/agent3md/skillsdir/export"
 	"github.com/agent3md/agent3md/skillsdir/importer"
 )
 
@@ -312,7 +312,7 @@ func diffFrontmatter(b, a map[string]any) []string {
 		}
 		if d, ok := v.(string); ok && k == "description" && utf8.RuneCountInString(d) > 1024 {
 			// Over the Agent Skills bound: export cuts it there.
-			v = export.Clip(strings.Join(strings.Fields(d), " "), 1024)
+			v = textclip.Runes(strings.Join(strings.Fields(d), " "), 1024)
 		}
 		if !jsonEqual(a[k], v) {
 			out = append(out, fmt.Sprintf("%s = %#v, want %#v", k, a[k], v))

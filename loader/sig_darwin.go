@@ -1,5 +1,0 @@
-package loader
-
-import "syscall"
-
-func ctimeNano(st *syscall.Stat_t) int64 { return st.Ctimespec.Nano() }
