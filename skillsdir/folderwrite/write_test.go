@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/agent3md/agent3md/internal/digest"
 )
 
 // TestWriteFoldersRefusesBadFolders: a folder name or file path that would
@@ -70,7 +72,7 @@ func TestReadMarkerIn(t *testing.T) {
 		t.Fatalf("ReadMarkerIn = %v, %v", m, err)
 	}
 	if m.Agent != "T" || m.Source != "/x/agent.3md" || m.Skill != "a" || !slices.Equal(m.Files, []string{"SKILL.md", "references/b.md"}) ||
-		m.Digests["references/b.md"] != digest([]byte("b")) || !reflect.DeepEqual(m.Head, head) {
+		m.Digests["references/b.md"] != digest.Of([]byte("b")) || !reflect.DeepEqual(m.Head, head) {
 		t.Errorf("marker %+v, head %+v", m, m.Head)
 	}
 
