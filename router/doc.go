@@ -28,8 +28,8 @@
 //
 // Sure matches are ordered by keys, first key first; relaxed ones by
 // relevance, and kept by evidence. Each signal is named where it is
-// combined: rankedKey and rank order the sure matches (ranked.go,
-// rank.go), relaxedSearchWith orders and keeps the relaxed ones
+// combined: rankedKey and rank order the sure matches (weigh.go,
+// order.go), relaxedSearchWith orders and keeps the relaxed ones
 // (relaxed.go), and relaxedEvidence.enough is the bar. Figures are the
 // development sets' (examples/README.md) when the signal was added.
 //
@@ -40,7 +40,7 @@
 //	                      the words that start one skill's command   (tier name when no phrase hit)         (with challenge)
 //	phrases hit           number of trigger phrases hit              3rd key                                (Spec's score)
 //	whole name            the request says the name, words in order  4th key                                routing.json
-//	evidence              inverse skill frequency of the words hit   5th key (names.go, weigh)              routing.json
+//	evidence              inverse skill frequency of the words hit   5th key (weigh.go)                      routing.json
 //	relevance             BM25 over one field: triggers ×3, name ×2, 6th key; relaxed order                 —
 //	                      tool ×2, description ×1, inputs ×1
 //	challenge             a stem-only one-phrase leader in a long    best relaxed goes first at 1.5× its    dev2 (with named)
@@ -84,7 +84,7 @@
 // token sets are stored once and filed under their rarest token, so a
 // route visits only what it can hit; hits are tallied per skill in pooled
 // scratch (collect.go), and only the score tiers that reach into the
-// limit are ordered (rank.go). Relevance comes from a bleve scorch index
+// limit are ordered (order.go). Relevance comes from a bleve scorch index
 // of one field in which each skill field's terms count by their weight
 // (analysis.go). It is computed only for the tied skills whose order it
 // decides, straight from the postings of a snapshot the Router holds,
