@@ -70,7 +70,7 @@ func (r *Router) openEarly(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	r.scorer = &scorerIndex{table: stats}
+	r.scorer = stats
 	r.late = &pendingIndex{done: make(chan struct{}), kicked: make(chan struct{})}
 	r.idx = r.late
 	r.info.Index = IndexBuilding
@@ -183,20 +183,6 @@ func (p *pendingIndex) wait(ctx context.Context) error {
 // when embedded.
 type built = bleve.Index
 
-// SearchInContext waits for the build, then searches.
-func (p *pendingIndex) SearchInContext(ctx context.Context, req *bleve.SearchRequest) (*bleve.SearchResult, error) {
-	p.kick()
-	if err := p.wait(ctx); err != nil {
-		return nil, err
-	}
-	return p.built.SearchInContext(ctx, req)
-}
-
-// Search is SearchInContext without a deadline.
-func (p *pendingIndex) Search(req *bleve.SearchRequest) (*bleve.SearchResult, error) {
-	return p.SearchInContext(context.Background(), req)
-}
-
 // Close waits for the build to end, then releases the index.
 func (p *pendingIndex) Close() error {
 	p.kick()
@@ -226,61 +212,4 @@ func (r *Router) Wait(ctx context.Context) (Info, error) {
 		return r.late.info, err
 	}
 	return r.late.info, nil
-}
-
-// A server's router that opened its bleve index warm (from the cache or a
-// prepared entry) still scores relevance with bleve's term searchers: a
-// few allocations-heavy postings readers per request term. The term
-// statistics give the same values for a fraction of the work, so such a
-// router builds them behind its first route and switches to them
-// (scorerIndex.later). Only under Options.Background (servers, which live
-// long enough to profit) and up to backgroundMaxSkills, like the cold path.
-
-// laterTable is the term statistics build of a warm router.
-type laterTable struct {
-	kicked   chan struct{} // closed by the first route (or Close)
-	kickOnce sync.Once
-	stop     context.CancelFunc
-	done     chan struct{}
-}
-
-func (t *laterTable) kick() { t.kickOnce.Do(func() { close(t.kicked) }) }
-
-// startTable starts the build when it applies. ctx bounds it, as it
-// bounds a background bleve build; Close stops it too.
-func (r *Router) startTable(ctx context.Context) {
-	if !r.opts.Background || r.scorer == nil || r.scorer.table != nil || r.src.Len() > backgroundMaxSkills {
-		return
-	}
-	ctx, stop := context.WithCancel(ctx)
-	t := &laterTable{kicked: make(chan struct{}), stop: stop, done: make(chan struct{})}
-	r.table = t
-	go func() {
-		defer close(t.done)
-		defer stop()
-		timer := time.NewTimer(buildGrace)
-		select {
-		case <-t.kicked:
-		case <-timer.C:
-		case <-ctx.Done():
-		}
-		timer.Stop()
-		if ctx.Err() != nil {
-			return
-		}
-		stats, err := buildTermStats(ctx, r.corpus())
-		if err != nil {
-			return // the term searchers go on answering
-		}
-		r.scorer.later.Store(stats)
-	}()
-}
-
-// stopTable stops a table build and waits for it.
-func (r *Router) stopTable() {
-	if t := r.table; t != nil {
-		t.stop()
-		t.kick()
-		<-t.done
-	}
 }

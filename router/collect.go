@@ -16,7 +16,6 @@ type hitTally struct {
 	named []int  // skills the request names (Ranked)
 	said  []said // of those, the ones named by their command
 	rank  rankScratch
-	ord   orderScratch // relevance's visiting order
 	// The request as routeRanked reads it: tokens, stems, ids in the
 	// exact, stem and plural lookups, the pair buffer of lookupStems, and
 	// the request's words.

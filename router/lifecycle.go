@@ -44,7 +44,7 @@ func (r *Router) openIndex(ctx context.Context) error {
 // builtIndex is a bleve index buildBleve obtained, with what came with it.
 type builtIndex struct {
 	idx     bleve.Index
-	scorer  *scorerIndex // nil unless asked for
+	scorer  *termStats   // nil unless asked for
 	phrases *phraseIndex // read from a cache entry; nil when built in memory
 	bodies  *bodyIndex   // nil without bodies
 	cleanup func()       // removes a temp index after Close
@@ -55,19 +55,18 @@ type builtIndex struct {
 
 // buildBleve opens or builds r's bleve index (at least one skill): from
 // the cache for large agents with a content hash, else in memory. With
-// scorer set it also sets up direct relevance over it (relevance.go).
+// scorer set it also reads the term statistics relevance is computed
+// from out of it (termstats.go).
 func (r *Router) buildBleve(ctx context.Context, scorer bool) (*builtIndex, error) {
 	o := &r.opts
 	n := r.src.Len()
 	large := o.MemoryThreshold < 0 || n > o.MemoryThreshold
 	var b *builtIndex
 	var reason string
-	var saved *docIDs
 	if large && !o.NoCache && o.ContentHash != "" {
 		c, err := r.fromCache(ctx)
 		if err == nil {
 			b = &builtIndex{idx: c.idx, cleanup: c.cleanup, phrases: c.phrases, bodies: c.bodies, kind: c.kind, path: c.path, reason: c.reason}
-			saved = c.ids
 		} else if ctx.Err() != nil {
 			return nil, ctx.Err()
 		} else {
@@ -84,7 +83,7 @@ func (r *Router) buildBleve(ctx context.Context, scorer bool) (*builtIndex, erro
 	if !scorer {
 		return b, nil
 	}
-	s, err := openScorer(ctx, b.idx, n, saved)
+	s, err := statsFromIndex(ctx, b.idx, n)
 	if err != nil {
 		b.idx.Close()
 		if b.cleanup != nil {

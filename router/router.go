@@ -255,9 +255,8 @@ type Router struct {
 	// bodies is the body index (nil without bodies, and while a
 	// background build runs).
 	bodies  atomic.Pointer[bodyIndex]
-	scorer  *scorerIndex  // direct relevance over idx; nil with it
+	scorer  *termStats    // what relevance is computed from; nil with idx
 	late    *pendingIndex // idx while it builds in the background; else nil
-	table   *laterTable   // term statistics building after a warm open; else nil
 	mapping mapping.IndexMapping
 	an      *analyzers
 	opts    Options
@@ -347,7 +346,6 @@ func NewFrom(ctx context.Context, skills Source, opts *Options) (*Router, error)
 	r.zRank = zOrder(skills)
 	r.info.Skills = skills.Len()
 	r.info.Took = time.Since(start)
-	r.startTable(ctx)
 	return r, nil
 }
 
@@ -372,9 +370,6 @@ func (r *Router) Route(ctx context.Context, text string, q *Query) ([]Match, err
 	defer r.mu.RUnlock()
 	if r.closed {
 		return nil, ErrClosed
-	}
-	if r.table != nil {
-		defer r.table.kick() // so does a warm router's table
 	}
 	if r.late != nil {
 		defer r.late.kick() // a background build waits for the first route
@@ -423,12 +418,9 @@ func (r *Router) Close() error {
 		return nil
 	}
 	r.closed = true
-	r.stopTable()
-	err := r.scorer.close()
+	var err error
 	if r.idx != nil {
-		if cerr := r.idx.Close(); err == nil {
-			err = cerr
-		}
+		err = r.idx.Close()
 	}
 	if r.cleanup != nil {
 		r.cleanup()

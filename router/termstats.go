@@ -8,30 +8,27 @@ import (
 	"math"
 	"runtime"
 	"slices"
+	"strconv"
 	"sync"
 	"sync/atomic"
 
+	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/analysis"
 	"github.com/blevesearch/bleve/v2/mapping"
 	bsearch "github.com/blevesearch/bleve/v2/search"
-	"github.com/blevesearch/bleve/v2/search/searcher"
+	index "github.com/blevesearch/bleve_index_api"
 )
 
-// Term statistics let a route compute bleve's relevance without bleve:
-// the phrase tier needs relevance only to order a few candidates, and
-// BM25 over one field is a small closed formula of a term's document
-// frequency, its frequency in the skill, the skill's field length and two
-// index-wide numbers. One pass runs every skill's document through the
-// index field's own analyzer (the one the mapping hands bleve, so the
-// statistics can never describe other tokens than bleve indexes) and
-// keeps, per term, the skills holding it and how often. That is a third
-// of the work of building the bleve index, so a cold router answers the
-// phrase tier while bleve builds (see Options.Background).
-//
-// The arithmetic below repeats bleve's own (search/scorer/scorer_term.go,
-// search/searcher/search_term.go and the zap segment's norm) operation for
-// operation, in the order relevanceOf sums, so the relevance is the same
-// float64, bit for bit; TestTermStatsRelevance holds it to that.
+// The term statistics of the index field are what relevance
+// (relevance.go) is computed from: per term, the skills holding it and
+// how often; per skill, BM25's length normalisation; the average field
+// length. They are bleve's: read out of its index once it is built or
+// opened (statsFromIndex). A router built cold in the background
+// (Options.Background) gathers them before its bleve index exists, by
+// one pass of the index field's own analyzer (the one the mapping hands
+// bleve) over the same documents (buildTermStats): a third of the work
+// of building the index, so it routes while bleve builds (background.go).
+// The two ways gather the same statistics (TestStatsFromBleve).
 
 // termStats are the BM25 statistics of the index field.
 type termStats struct {
@@ -40,17 +37,14 @@ type termStats struct {
 	// position.
 	start []uint32
 	post  []posting
-	// length is each skill's field length in tokens: bleve's norm is
-	// derived from it.
-	length []uint32
-	// avgLength is bleve's BM25 average document length: the number of
-	// distinct terms over the number of skills, rounded up (sic: bleve
-	// divides the field's dictionary size, not its token count).
+	// avgLength is bleve's BM25 average field length: the size of the
+	// field's dictionary over the number of skills, rounded up (bleve
+	// divides the dictionary size, not the token count).
 	avgLength float64
-	// lengthNorm is, per skill, BM25's length normalisation (see
-	// lengthNormOf) when avgLength > 0: the part of docScore that depends
-	// only on the skill, with its three divisions and a square root,
-	// worked out once instead of for every term and skill a route scores.
+	// lengthNorm is, per skill, BM25's length normalisation,
+	// 1 - b + b·fieldLength/avgLength, with the field length bleve
+	// derives from its norm: the part of a term score that depends only
+	// on the skill, worked out once.
 	lengthNorm []float64
 }
 
@@ -94,7 +88,7 @@ func buildTermStatsOn(ctx context.Context, in *corpus, workers, k int) (*termSta
 		return nil, err
 	}
 	n := in.skills.Len()
-	ts := &termStats{length: make([]uint32, n)}
+	length := make([]uint32, n)
 	chunks := make([]*statsChunk, k)
 	errs := make([]error, k)
 	var next atomic.Int32
@@ -104,7 +98,7 @@ func buildTermStatsOn(ctx context.Context, in *corpus, workers, k int) (*termSta
 		go func() {
 			defer wg.Done()
 			for c := int(next.Add(1)) - 1; c < k; c = int(next.Add(1)) - 1 {
-				chunks[c], errs[c] = analyzeChunk(ctx, an, in.skills, c*n/k, (c+1)*n/k, ts.length)
+				chunks[c], errs[c] = analyzeChunk(ctx, an, in.skills, c*n/k, (c+1)*n/k, length)
 			}
 		}()
 	}
@@ -112,16 +106,15 @@ func buildTermStatsOn(ctx context.Context, in *corpus, workers, k int) (*termSta
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}
+	ts := &termStats{}
 	ts.merge(chunks)
-	if n > 0 {
-		ts.avgLength = math.Ceil(float64(len(ts.ids)) / float64(n))
-	}
-	if ts.avgLength > 0 {
-		ts.lengthNorm = make([]float64, n)
-		for s, l := range ts.length {
-			ts.lengthNorm[s] = ts.lengthNormOf(l)
+	// A zap segment's norm is 1/sqrt(length) rounded to float32.
+	ts.normalize(len(ts.ids), n, func(s int) float64 {
+		if length[s] == 0 {
+			return 0 // as bleve reads a skill it holds no posting of
 		}
-	}
+		return float64(float32(1.0 / math.Sqrt(float64(length[s]))))
+	})
 	return ts, nil
 }
 
@@ -227,8 +220,120 @@ func (ts *termStats) merge(chunks []*statsChunk) {
 	}
 }
 
-// docs is the number of skills.
-func (ts *termStats) docs() int { return len(ts.length) }
+// normalize sets avgLength from the field's dictionary size (cardinality)
+// and lengthNorm from each skill's norm, as bleve's BM25 does.
+func (ts *termStats) normalize(cardinality, n int, norm func(skill int) float64) {
+	ts.lengthNorm = make([]float64, n)
+	if n == 0 {
+		return
+	}
+	ts.avgLength = math.Ceil(float64(cardinality) / float64(n))
+	for s := range ts.lengthNorm {
+		nm := norm(s)
+		fieldLength := 1 / (nm * nm)
+		ts.lengthNorm[s] = 1 - bsearch.BM25_b + (bsearch.BM25_b * fieldLength / ts.avgLength)
+	}
+}
+
+// statsFromIndex reads the term statistics of n skills out of bleve's
+// index: the field's dictionary, each term's postings (frequency and
+// norm), and its cardinality.
+func statsFromIndex(ctx context.Context, idx bleve.Index, n int) (ts *termStats, err error) {
+	adv, err := idx.Advanced()
+	if err != nil {
+		return nil, fmt.Errorf("router: opening the index for scoring: %w", err)
+	}
+	snap, err := adv.Reader()
+	if err != nil {
+		return nil, fmt.Errorf("router: opening the index for scoring: %w", err)
+	}
+	defer func() {
+		if cerr := snap.Close(); err == nil && cerr != nil {
+			ts, err = nil, fmt.Errorf("router: reading the index statistics: %w", cerr)
+		}
+	}()
+	skillOf, err := skillsByDoc(ctx, snap, n)
+	if err != nil {
+		return nil, err
+	}
+	dict, err := snap.FieldDict(indexField)
+	if err != nil {
+		return nil, fmt.Errorf("router: reading the index vocabulary: %w", err)
+	}
+	defer dict.Close()
+	ts = &termStats{ids: make(map[string]uint32, dict.Cardinality())}
+	norms := make([]float64, n)
+	var doc index.TermFieldDoc
+	for k := 0; ; k++ {
+		if k%progressEvery == progressEvery-1 {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+		}
+		e, err := dict.Next()
+		if err != nil {
+			return nil, fmt.Errorf("router: reading the index vocabulary: %w", err)
+		}
+		if e == nil {
+			break
+		}
+		tr, err := snap.TermFieldReader(ctx, []byte(e.Term), indexField, true, true, false)
+		if err != nil {
+			return nil, fmt.Errorf("router: reading postings of %q: %w", e.Term, err)
+		}
+		from := len(ts.post)
+		for {
+			d, err := tr.Next(&doc)
+			if err != nil {
+				tr.Close()
+				return nil, fmt.Errorf("router: reading postings of %q: %w", e.Term, err)
+			}
+			if d == nil {
+				break
+			}
+			s, ok := skillOf[string(d.ID)]
+			if !ok {
+				tr.Close()
+				return nil, fmt.Errorf("router: the index holds a document that is no skill; rebuild it (agent3md index)")
+			}
+			ts.post = append(ts.post, posting{uint32(s), uint32(d.Freq)})
+			norms[s] = d.Norm
+		}
+		tr.Close()
+		slices.SortFunc(ts.post[from:], func(a, b posting) int { return cmp.Compare(a.skill, b.skill) })
+		ts.ids[e.Term] = uint32(len(ts.start))
+		ts.start = append(ts.start, uint32(from))
+	}
+	ts.start = append(ts.start, uint32(len(ts.post)))
+	card, err := snap.(index.BM25Reader).FieldCardinality(indexField)
+	if err != nil {
+		return nil, fmt.Errorf("router: reading the index statistics: %w", err)
+	}
+	ts.normalize(card, n, func(s int) float64 { return norms[s] })
+	return ts, nil
+}
+
+// skillsByDoc maps the internal document id of every skill in snap to
+// its position (ids are skill positions in decimal, see document).
+func skillsByDoc(ctx context.Context, snap index.IndexReader, n int) (map[string]int32, error) {
+	out := make(map[string]int32, n)
+	for i := 0; i < n; i++ {
+		if i%progressEvery == 0 {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+		}
+		id, err := snap.InternalID(strconv.Itoa(i))
+		if err != nil {
+			return nil, fmt.Errorf("router: looking up skill %d in the index: %w", i, err)
+		}
+		if len(id) == 0 {
+			return nil, fmt.Errorf("router: skill %d is missing from the index; rebuild it (agent3md index)", i)
+		}
+		out[string(id)] = int32(i)
+	}
+	return out, nil
+}
 
 // postings returns the skills holding term, nil when none does.
 func (ts *termStats) postings(term string) ([]posting, bool) {
@@ -239,257 +344,17 @@ func (ts *termStats) postings(term string) ([]posting, bool) {
 	return ts.post[ts.start[id]:ts.start[id+1]], true
 }
 
-// idf is bleve's inverse document frequency of a term df skills hold
-// (scorer_term.go computeIDF).
+// idf is bleve's BM25 inverse document frequency of a term df skills
+// hold (scorer_term.go computeIDF).
 func (ts *termStats) idf(df int) float64 {
-	total, term := uint64(ts.docs()), uint64(df)
-	if ts.avgLength > 0 {
-		return math.Log(1 + (float64(total)-float64(term)+0.5)/
-			(float64(term)+0.5))
-	}
-	return 1.0 + math.Log(float64(total)/
-		float64(term+1.0))
+	total, term := uint64(len(ts.lengthNorm)), uint64(df)
+	return math.Log(1 + (float64(total)-float64(term)+0.5)/
+		(float64(term)+0.5))
 }
 
-// norm is the norm a zap segment reports for a field of length tokens:
-// 1/sqrt(length) rounded to float32.
-func norm(length uint32) float64 {
-	return float64(float32(1.0 / math.Sqrt(float64(length))))
-}
-
-// lengthNormOf is BM25's normalisation of a field of length tokens,
-// 1 - b + b·fieldLength/avgLength, with the field length bleve derives
-// from the norm. No addition takes a product here, so no compiler fuses
-// one into a multiply-add: computed ahead, it is the same float64.
-func (ts *termStats) lengthNormOf(length uint32) float64 {
-	nm := norm(length)
-	fieldLength := 1 / (nm * nm)
-	return 1 - bsearch.BM25_b + (bsearch.BM25_b * fieldLength / ts.avgLength)
-}
-
-// docScore is bleve's per-document term score before the query weight
-// (scorer_term.go docScore), with tf the square root of the frequency.
-func (ts *termStats) docScore(idf float64, p posting) float64 {
-	tf := math.Sqrt(float64(p.freq))
-	if ts.avgLength > 0 {
-		return idf * (tf * bsearch.BM25_k1) /
-			(tf + bsearch.BM25_k1*ts.lengthNorm[p.skill])
-	}
-	return tf * norm(ts.length[p.skill]) * idf
-}
-
-// tableTerm is one request term as the table scores it.
-type tableTerm struct {
-	post        []posting
-	idf         float64
-	queryWeight float64
-}
-
-// maxStackTerms is how many request terms the table scores without
-// allocating: ordinary requests have fewer.
-const maxStackTerms = 16
-
-// query looks up the request terms some skill holds, with bleve's query
-// weights: each term's idf over the disjunction's query norm, which every
-// term weighs in, held or not.
-func (ts *termStats) query(dst []tableTerm, terms []term) []tableTerm {
-	var weights float64
-	for _, t := range terms {
-		post, ok := ts.postings(t.term)
-		idf := ts.idf(len(post))
-		w := 1.0 * idf // bleve's Weight: (boost·idf)², boost 1
-		weights += w * w
-		if ok {
-			dst = append(dst, tableTerm{post: post, idf: idf})
-		}
-	}
-	qnorm := 1 / math.Sqrt(weights)
-	for i := range dst {
-		dst[i].queryWeight = 1.0 * dst[i].idf * qnorm
-	}
-	return dst
-}
-
-// score is q's score for the skill of p.
-func (ts *termStats) score(q *tableTerm, p posting) float64 {
-	score := ts.docScore(q.idf, p)
-	if q.queryWeight != 1.0 {
-		score = score * q.queryWeight
-	}
-	return score
-}
-
-// relevanceOf is scorerIndex.relevanceOf from the table: the same
-// disjunction score for each of all[which], the same float64.
-func (ts *termStats) relevanceOf(terms []term, all []candidate, which []int) {
-	if len(terms) == 0 || len(which) == 0 {
-		return
-	}
-	var onStack [maxStackTerms]tableTerm
-	qs := ts.query(onStack[:0], terms)
-	for _, k := range which {
-		c := &all[k]
-		var sum float64
-		matched := 0
-		for i := range qs {
-			p, ok := find(qs[i].post, uint32(c.skill))
-			if !ok {
-				continue
-			}
-			sum += ts.score(&qs[i], p)
-			matched++
-		}
-		c.rel = roundRelevance(sum * float64(matched) / float64(len(terms)))
-	}
-}
-
-// search is what searchTies finds for relevanceQuery over terms, from the
-// table: of the skills holding at least one term, the first size by the
-// score bleve's search gives them (searchScores), best first, equal
-// scores in skill order. Since it sees every skill a term holds, a tie
-// at the cut needs no second search. ok is false when the table cannot
-// give bleve's scores.
-func (ts *termStats) search(terms []term, size int) (best []scored, ok bool) {
-	if size <= 0 {
-		return nil, true
-	}
-	ok = ts.searchScores(terms, func(skill int, score float64) {
-		best = keepBest(best, scored{skill, roundRelevance(score)}, size)
-	})
-	return best, ok
-}
-
-// searchScores calls fn, in skill order, for every skill holding at
-// least one of terms, with the score a bleve search of relevanceQuery
-// gives it, the same float64. That is not relevanceOf's: the search's
-// disjunction (of at most searcher.DisjunctionHeapTakeover terms, past
-// which ok is false) orders its terms by how many skills hold them
-// (sort.Sort, stable for so few), sums their weights and a skill's
-// scores in that order, and multiplies the sum by the fraction of terms
-// matched. searchScores does the same, operation for operation, merging
-// the terms' postings, which are in skill order.
-func (ts *termStats) searchScores(terms []term, fn func(skill int, score float64)) (ok bool) {
-	if len(terms) > searcher.DisjunctionHeapTakeover || len(terms) > maxStackTerms {
-		return false
-	}
-	if len(terms) == 0 {
-		return true
-	}
-	var onStack [maxStackTerms]tableTerm
-	qs := onStack[:0]
-	for _, t := range terms {
-		post, _ := ts.postings(t.term)
-		qs = append(qs, tableTerm{post: post, idf: ts.idf(len(post))})
-	}
-	slices.SortStableFunc(qs, func(a, b tableTerm) int { return cmp.Compare(len(a.post), len(b.post)) })
-	var weights float64
-	for i := range qs {
-		w := 1.0 * qs[i].idf // bleve's Weight: (boost·idf)², boost 1
-		weights += w * w
-	}
-	qnorm := 1 / math.Sqrt(weights)
-	for i := range qs {
-		qs[i].queryWeight = 1.0 * qs[i].idf * qnorm
-	}
-	for {
-		next := uint32(math.MaxUint32) // the next skill holding a term
-		for i := range qs {
-			if len(qs[i].post) > 0 {
-				next = min(next, qs[i].post[0].skill)
-			}
-		}
-		if next == math.MaxUint32 {
-			return true
-		}
-		var sum float64
-		matched := 0
-		for i := range qs {
-			if post := qs[i].post; len(post) > 0 && post[0].skill == next {
-				sum += ts.score(&qs[i], post[0])
-				matched++
-				qs[i].post = post[1:]
-			}
-		}
-		coord := float64(matched) / float64(len(terms))
-		fn(int(next), sum*coord)
-	}
-}
-
-// keepBest adds h to best (at most size hits, by score descending) unless
-// size hits score at least as much: h's skill comes after theirs, so they
-// win ties.
-func keepBest(best []scored, h scored, size int) []scored {
-	at := len(best)
-	for at > 0 && best[at-1].score < h.score {
-		at--
-	}
-	if at == size {
-		return best
-	}
-	if len(best) < size {
-		best = append(best, scored{})
-	}
-	copy(best[at+1:], best[at:len(best)-1])
-	best[at] = h
-	return best
-}
-
-// stats returns the term statistics that answer relevance for s, nil
-// while there are none.
-func (s *scorerIndex) stats() *termStats {
-	if s == nil {
-		return nil
-	}
-	if s.table != nil {
-		return s.table
-	}
-	return s.later.Load()
-}
-
-// searchRelevant is searchTies(relevanceQuery(a)) for the top size
-// skills. Term statistics, when the router has them, answer it without a
-// bleve search: a small agent's relaxed route spent half its time setting
-// up bleve's searchers and collector. They answer it exactly when every
-// tie can be settled, within maxTieHits, and the request has few enough
-// terms (search); otherwise bleve searches.
-// A background build is still waited for, so a relaxed route keeps
-// failing when the build does (Options.Background).
-func (r *Router) searchRelevant(ctx context.Context, a analyzed, size int) ([]scored, error) {
-	n := r.src.Len()
-	if ts := r.scorer.stats(); ts != nil && n <= maxTieHits {
-		if p := r.late; p != nil {
-			p.kick()
-			if err := p.wait(ctx); err != nil {
-				return nil, err
-			}
-		}
-		if res, ok := ts.search(a.text, size); ok {
-			return res, nil
-		}
-	}
-	return searchTies(ctx, r.idx, relevanceQuery(a), size, n)
-}
-
-// find returns skill's posting in post.
-func find(post []posting, skill uint32) (posting, bool) {
-	i, ok := slices.BinarySearchFunc(post, skill, func(p posting, s uint32) int {
-		switch {
-		case p.skill < s:
-			return -1
-		case p.skill > s:
-			return 1
-		}
-		return 0
-	})
-	if !ok {
-		return posting{}, false
-	}
-	return post[i], true
-}
-
-// size is the table's approximate memory in bytes.
+// size is the statistics' approximate memory in bytes.
 func (ts *termStats) size() int {
-	n := 8*len(ts.post) + 4*len(ts.start) + 4*len(ts.length) + 8*len(ts.lengthNorm)
+	n := 8*len(ts.post) + 4*len(ts.start) + 8*len(ts.lengthNorm)
 	for t := range ts.ids {
 		n += len(t) + 16 + 8 // string header, value, bucket share
 	}

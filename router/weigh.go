@@ -94,7 +94,8 @@ func (r *Router) relevance(ctx context.Context, text string, rq request, all []c
 		return nil
 	}
 	t.terms = requestTerms(r.an, text, rq.toks, rq.stems, false, t.terms).text
-	return r.scorer.relevanceOf(ctx, t.terms, all, which, &t.ord)
+	r.scorer.relevanceOf(t.terms, all, which)
+	return nil
 }
 
 func b2i(b bool) int {
