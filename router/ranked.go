@@ -56,7 +56,7 @@ func (r *Router) rankedRoute(ctx context.Context, text string, limit int, slips 
 	sp := r.specificsOf()
 	rq := r.readRequest(t, sp, text)
 	r.collect(t, sp, rq)
-	pt := &plainText{text: text}
+	pt := plainTextOf(text, t.toks)
 	if len(t.seen) == 0 {
 		// No phrase and no name: read typing slips as the agent words
 		// they stand for and route again (spelling.go), else relax.

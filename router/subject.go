@@ -65,7 +65,7 @@ func (r *Router) demoteLoneEveryday(pt *plainText, out []Match) []Match {
 	if len(out) == 0 || out[0].Tier != TierPhrase {
 		return out
 	}
-	var toks []string
+	var q *plainRequest
 	for i := range out {
 		m := &out[i]
 		if m.Tier != TierPhrase || m.Score != 1 || len(m.Hits) != 1 || strings.ContainsRune(m.Hits[0], ' ') ||
@@ -73,15 +73,15 @@ func (r *Router) demoteLoneEveryday(pt *plainText, out []Match) []Match {
 			continue
 		}
 		p := r.plainIndex()
-		if toks == nil {
-			if toks = pt.read(p).toks; len(toks) < loneEverydayWords {
+		if q == nil {
+			if q = pt.read(p); len(q.toks) < loneEverydayWords {
 				return out
 			}
 		}
 		s := r.skillAt(*m)
 		company := false
-		for _, t := range toks {
-			company = company || t != strings.ToLower(m.Hits[0]) && s >= 0 && p.holds(t, s)
+		for k, t := range q.toks {
+			company = company || t != strings.ToLower(m.Hits[0]) && s >= 0 && q.holds(k, s)
 		}
 		if !company {
 			m.Tier = TierRelaxed
