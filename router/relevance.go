@@ -52,12 +52,12 @@ const maxStackTerms = 16
 // weight. Every clause weighs in the query norm, held by a skill or not.
 func (ts *termStats) disjunction(dst []clause, terms []term, boost float64, extra []string) []clause {
 	for _, t := range terms {
-		post, _ := ts.postings(t.term)
-		dst = append(dst, clause{post: post, idf: ts.idf(len(post)), boost: boost})
+		post, idf := ts.term(t.term)
+		dst = append(dst, clause{post: post, idf: idf, boost: boost})
 	}
 	for _, t := range extra {
-		post, _ := ts.postings(t)
-		dst = append(dst, clause{post: post, idf: ts.idf(len(post)), boost: synonymBoost})
+		post, idf := ts.term(t)
+		dst = append(dst, clause{post: post, idf: idf, boost: synonymBoost})
 	}
 	slices.SortStableFunc(dst, func(a, b clause) int { return cmp.Compare(len(a.post), len(b.post)) })
 	var weights float64

@@ -46,6 +46,10 @@ type termStats struct {
 	// derives from its norm: the part of a term score that depends only
 	// on the skill, worked out once.
 	lengthNorm []float64
+	// idf is each term's inverse document frequency (see idfOf), and
+	// absentIDF that of a term no skill holds.
+	idf       []float64
+	absentIDF float64
 }
 
 type posting struct {
@@ -228,6 +232,11 @@ func (ts *termStats) normalize(cardinality, n int, norm func(skill int) float64)
 		return
 	}
 	ts.avgLength = math.Ceil(float64(cardinality) / float64(n))
+	ts.idf = make([]float64, len(ts.start)-1)
+	for t := range ts.idf {
+		ts.idf[t] = ts.idfOf(int(ts.start[t+1] - ts.start[t]))
+	}
+	ts.absentIDF = ts.idfOf(0)
 	for s := range ts.lengthNorm {
 		nm := norm(s)
 		fieldLength := 1 / (nm * nm)
@@ -344,9 +353,18 @@ func (ts *termStats) postings(term string) ([]posting, bool) {
 	return ts.post[ts.start[id]:ts.start[id+1]], true
 }
 
-// idf is bleve's BM25 inverse document frequency of a term df skills
+// term returns the skills holding term and its idf.
+func (ts *termStats) term(term string) ([]posting, float64) {
+	id, ok := ts.ids[term]
+	if !ok {
+		return nil, ts.absentIDF
+	}
+	return ts.post[ts.start[id]:ts.start[id+1]], ts.idf[id]
+}
+
+// idfOf is bleve's BM25 inverse document frequency of a term df skills
 // hold (scorer_term.go computeIDF).
-func (ts *termStats) idf(df int) float64 {
+func (ts *termStats) idfOf(df int) float64 {
 	total, term := uint64(len(ts.lengthNorm)), uint64(df)
 	return math.Log(1 + (float64(total)-float64(term)+0.5)/
 		(float64(term)+0.5))
@@ -354,7 +372,7 @@ func (ts *termStats) idf(df int) float64 {
 
 // size is the statistics' approximate memory in bytes.
 func (ts *termStats) size() int {
-	n := 8*len(ts.post) + 4*len(ts.start) + 8*len(ts.lengthNorm)
+	n := 8*len(ts.post) + 4*len(ts.start) + 8*len(ts.lengthNorm) + 8*len(ts.idf)
 	for t := range ts.ids {
 		n += len(t) + 16 + 8 // string header, value, bucket share
 	}
