@@ -12,17 +12,18 @@ import (
 )
 
 // A cold router (Options.Background) answers before its bleve index
-// exists. The phrase tier needs bleve only for relevance, which the term
-// statistics give bit for bit (termstats.go), so the Router is usable once
-// the phrase index and the statistics are built, about a third of the
-// work, spread over the processors; the bleve index (and the cache entry)
-// builds behind it. The relaxed tier searches bleve: its search waits for
-// the build. Answers are the ones a Router built in the foreground gives.
+// exists. Relevance needs only the index field's term statistics, which
+// one pass of the field's analyzer gathers (termstats.go), so the Router
+// is usable once the phrase index and the statistics are built, about a
+// third of the work, spread over the processors; the bleve index (and
+// the cache entry) builds behind it. The relaxed tier reads the bodies,
+// which the build reads: its routes wait for the build. Answers are the
+// ones a Router built in the foreground gives.
 
-// backgroundMaxSkills is the most skills built in the background. The
-// statistics cost ~130 bytes a skill, kept for the Router's life; past
-// this, a cold build is seconds long anyway and memory is what the
-// largest agents run short of, so they build as before.
+// backgroundMaxSkills is the most skills built in the background: the
+// analyzer pass repeats a third of the build's work, and past this a
+// cold build is seconds long anyway, so larger agents build in the
+// foreground and read the statistics from the built index.
 const backgroundMaxSkills = 25000
 
 // IndexBuilding is Info.Index while the bleve index builds in the
@@ -116,8 +117,8 @@ func (r *Router) startBuild(ctx context.Context, started time.Time) {
 			p.info.Reason = fmt.Sprintf("background index build failed: %v", err)
 			return
 		}
-		// The table answers relevance for the Router's life: no snapshot
-		// or ids for bleve's term searchers.
+		// The statistics gathered before the build are the ones the
+		// index holds (TestStatsFromBleve): they stay.
 		p.built, p.cleanup = b.idx, b.cleanup
 		r.bodies.Store(b.bodies)
 		p.info.Index, p.info.Path, p.info.Reason = b.kind, b.path, b.reason

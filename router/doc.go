@@ -24,6 +24,16 @@
 // the request's weight its name and description hold; it is confirmed
 // before anything runs.
 //
+// # Stages
+//
+// A ranked route (rankedRoute, ranked.go) runs five stages, each in its
+// own file: read the request (request.go: tokens, unspaced runs cut at
+// the agent's words, stems, vocabulary ids, specificity.go's reading),
+// collect the skills its phrases, names and commands find (collect.go),
+// weigh those whose order their tier leaves open (weigh.go: evidence and
+// relevance), order them (order.go), and fill the list with relaxed
+// matches (relaxed.go) and runner-ups (runnersup.go).
+//
 // # Signals
 //
 // Sure matches are ordered by keys, first key first; relaxed ones by
@@ -41,8 +51,9 @@
 //	phrases hit           number of trigger phrases hit              3rd key                                (Spec's score)
 //	whole name            the request says the name, words in order  4th key                                routing.json
 //	evidence              inverse skill frequency of the words hit   5th key (weigh.go)                      routing.json
-//	relevance             BM25 over one field: triggers ×3, name ×2, 6th key; relaxed order                 —
-//	                      tool ×2, description ×1, inputs ×1
+//	relevance             BM25 over one field (relevance.go):        6th key; relaxed order                 —
+//	                      triggers ×3, name ×2, tool ×2,
+//	                      description ×1, inputs ×1
 //	challenge             a stem-only one-phrase leader in a long    best relaxed goes first at 1.5× its    dev2 (with named)
 //	                      request                                    relevance and 4 words
 //	typing slips          words one slip from an agent word          re-route once, when nothing hit        refagents-dev →93.5%
@@ -84,16 +95,34 @@
 // token sets are stored once and filed under their rarest token, so a
 // route visits only what it can hit; hits are tallied per skill in pooled
 // scratch (collect.go), and only the score tiers that reach into the
-// limit are ordered (order.go). Relevance comes from a bleve scorch index
-// of one field in which each skill field's terms count by their weight
-// (analysis.go). It is computed only for the tied skills whose order it
-// decides, straight from the postings of a snapshot the Router holds,
-// with bleve's own term searchers and scorer (relevance.go): the same
-// score a bleve search would give, without its per-search machinery. A
-// router built cold with Options.Background takes it instead from term
-// statistics gathered by one pass of the index field's analyzer
-// (termstats.go): the same numbers, so it routes while bleve builds
-// (background.go); its routes have no runners-up until the build ends.
+// limit are ordered (order.go).
+//
+// Relevance is computed in one place, relevance.go: BM25 over the one
+// bleve field in which each skill field's terms count by their weight
+// (analysis.go), from that field's term statistics. bleve is the index:
+// the statistics are read out of it once it is built or opened
+// (termstats.go), and the formula and summing order are its own, so a
+// relevance is a bleve search's score (TestRelevanceLikeBleveSearch).
+// The arithmetic runs here, over the statistics, rather than in bleve's
+// searchers, because a route needs the relevance of a few tied skills
+// or of the few skills holding a rare word: bleve's per-search setup
+// (term searchers, a collector) was most of such a route's time, and
+// keeping both paths meant two engines that had to agree bit for bit.
+// A router built cold with Options.Background gathers the same
+// statistics before bleve exists, by one pass of the field's own
+// analyzer (TestStatsFromBleve holds them equal), and routes while bleve
+// builds (background.go): sure matches are answered at once, with the
+// relevance a router built in the foreground gives; a route that needs
+// the relaxed tier or challenges its leader waits for the build (which
+// reads the bodies), a route
+// with sure matches gets no relaxed matches after them, and, above
+// MemoryThreshold skills, none gets runner-ups until the build ends.
+//
+// Runner-ups and fit read the plain ranking (baseline.go), not the one
+// engine: its promise is that the answer never leaves out what a plain
+// search over names and descriptions shows, which only that ranking can
+// keep; it is also the baseline every evaluation set is measured
+// against (TestRoutingBaseline).
 //
 // Bodies are read once, while the index builds, one at a time, through
 // the text analyzer; their distinct terms go into a body index of their

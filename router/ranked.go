@@ -34,7 +34,7 @@ const relaxedMinWords = 2
 //  5. evidence: the specificity of the request words the phrases hit and
 //     the name account for (a word few of the agent's skills use
 //     outweighs one many use; see weigh);
-//  6. bleve relevance, then z.
+//  6. relevance (relevance.go), then z.
 //
 // When nothing hits and nothing is named, it falls back to relaxed matches;
 // a leader found only through the stems of one phrase in a long request
@@ -115,7 +115,8 @@ func (r *Router) sure(ctx context.Context, t *hitTally, sp *specifics, rq reques
 	order, err := rank(cands, limit, true, &t.rank, func(which []int) error {
 		t.reqP = r.phrases.exact.lookupPlurals(t.reqP[:0], t.toks)
 		r.weigh(t, sp, rq, t.reqP, cands, which)
-		return r.relevance(ctx, text, rq, cands, which, t)
+		r.relevance(text, rq, cands, which, t)
+		return nil
 	})
 	if err != nil {
 		return nil, err

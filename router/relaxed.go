@@ -11,7 +11,7 @@ import (
 )
 
 // relaxed finds skills for a request that hit no trigger phrase, from
-// bleve relevance over all fields, keeping those within RelaxedThreshold
+// relevance over all fields (relevance.go), keeping those within RelaxedThreshold
 // of the best-scoring skill and with at least RelaxedEvidence (a skill
 // without triggers: RelaxedEvidenceUntriggered) and two request words
 // (docs/architecture.md §5). Among those kept, the skills

@@ -25,14 +25,9 @@ import (
 // derives from its float32 norm, and avg the field's dictionary size over
 // N, rounded up. These are bleve's own formulas and summing order
 // (search/scorer/scorer_term.go and its disjunction searcher), so the
-// numbers are a bleve search's (relevance_test.go holds them to it), and
-// a score is rounded to roundRelevance.
-//
-// Bleve's index holds the statistics and is what they are read from; the
-// arithmetic runs over them here because a route needs the relevance of
-// a few tied skills, or of the few skills holding a rare word, and a
-// bleve search spends most of such a route setting up its searchers and
-// collector (a tenth of the cost at ten skills, a quarter at 4,000).
+// numbers are a bleve search's (TestRelevanceLikeBleveSearch), and a
+// score is rounded by roundRelevance. Why the arithmetic runs here and
+// not in bleve's searchers: doc.go, "Where the work goes".
 
 // clause is one term of a request's disjunction, with its postings.
 type clause struct {

@@ -21,7 +21,7 @@ type Mode string
 
 const (
 	// Ranked (the default) lifts phrase matching to stems, breaks ties by
-	// bleve relevance and falls back to relaxed matches.
+	// relevance and falls back to relaxed matches.
 	Ranked Mode = "ranked"
 	// Spec is exactly agent3md/1 route: the compatibility contract.
 	Spec Mode = "spec"
@@ -209,7 +209,7 @@ type Match struct {
 	Name  string  `json:"name"`
 	Z     float64 `json:"z"`
 	Score int     `json:"score"` // trigger phrases hit
-	// Relevance is the bleve relevance where it decided the order: for a
+	// Relevance is the BM25 relevance where it decided the order: for a
 	// phrase match that shares its exact-hit and score tier with another,
 	// and for every relaxed match. It is 0 otherwise and in Spec mode.
 	Relevance float64  `json:"relevance"`

@@ -1,7 +1,6 @@
 package router
 
 import (
-	"context"
 	"slices"
 )
 
@@ -87,15 +86,14 @@ func (r *Router) rankedKey(c *candidate) uint64 {
 // of the skill's than when it is the skill's own.
 const stemOnlyWeight = 0.75
 
-// relevance fills in the bleve relevance of cands[which] for the request
+// relevance fills in the relevance of cands[which] for the request
 // text (read as rq), in the memory of t.
-func (r *Router) relevance(ctx context.Context, text string, rq request, all []candidate, which []int, t *hitTally) error {
+func (r *Router) relevance(text string, rq request, all []candidate, which []int, t *hitTally) {
 	if r.scorer == nil || len(which) == 0 {
-		return nil
+		return
 	}
 	t.terms = requestTerms(r.an, text, rq.toks, rq.stems, false, t.terms).text
 	r.scorer.relevanceOf(t.terms, all, which)
-	return nil
 }
 
 func b2i(b bool) int {
