@@ -33,9 +33,9 @@ const (
 // Skill fields and their weights (docs/architecture.md §5: trigger phrases
 // strongest, then name and the tool's command, description, input names). The index holds
 // one field, indexField, in which each skill field's terms count repeat
-// times (see docTokenizerImpl): bleve's BM25 then weighs the fields like
-// query boosts would, but a request costs one term searcher per word
-// instead of one per word and field. Weight is the field's share of a
+// times (see docTokenizerImpl): BM25 then weighs the fields like query
+// boosts would, but a request costs one clause per word instead of one
+// per word and field (relevance.go). Weight is the field's share of a
 // relaxed match's evidence.
 var fields = []struct {
 	name     string

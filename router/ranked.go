@@ -20,25 +20,8 @@ const (
 // contain: one shared word is too weak to call a match.
 const relaxedMinWords = 2
 
-// routeRanked lifts phrase matching to stems and orders the skills found
-// (docs/architecture.md §5):
-//
-//  1. skills with a phrase hit token for token (Spec's answer) before
-//     those found only through stems or by name;
-//  2. within each, skills the request names: whose name holds every
-//     content word of a short request ("tests", "commit", "run the
-//     tests"), or whose command it says ("csvlook events.csv";
-//     commands.go);
-//  3. phrases hit, descending;
-//  4. the request says the skill's whole name ("summarize the invoice");
-//  5. evidence: the specificity of the request words the phrases hit and
-//     the name account for (a word few of the agent's skills use
-//     outweighs one many use; see weigh);
-//  6. relevance (relevance.go), then z.
-//
-// When nothing hits and nothing is named, it falls back to relaxed matches;
-// a leader found only through the stems of one phrase in a long request
-// may be overtaken by one (challenge).
+// routeRanked is a Ranked answer: its stages, and the keys and signals
+// that order it, are described in doc.go.
 func (r *Router) routeRanked(ctx context.Context, text string, limit int) ([]Match, error) {
 	return r.rankedRoute(ctx, text, limit, true)
 }

@@ -3,14 +3,11 @@ package router
 import (
 	"cmp"
 	"context"
-	"errors"
+	"encoding/binary"
 	"fmt"
 	"math"
-	"runtime"
 	"slices"
 	"strconv"
-	"sync"
-	"sync/atomic"
 
 	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/analysis"
@@ -67,51 +64,54 @@ func docAnalyzerOf(m mapping.IndexMapping) (analysis.Analyzer, error) {
 	return a, nil
 }
 
-// The skills are cut into chunks of at least statsChunkMin skills (at
-// most statsChunks of them) that up to statsWorkers goroutines (GOMAXPROCS
-// at most) take in turn: on a cold start the table stands between the
-// process and its first answer, and a goroutine that shares its processor
-// (with the phrase index build) takes fewer chunks.
-const (
-	statsWorkers  = 4
-	statsChunks   = 16
-	statsChunkMin = 250
-)
-
-// buildTermStats analyzes every skill's document once.
+// buildTermStats gathers the statistics by running every skill's
+// document through the index field's analyzer once.
 func buildTermStats(ctx context.Context, in *corpus) (*termStats, error) {
-	chunks := max(1, min(statsChunks, in.skills.Len()/statsChunkMin))
-	return buildTermStatsOn(ctx, in, min(statsWorkers, runtime.GOMAXPROCS(0), chunks), chunks)
-}
-
-// buildTermStatsOn is buildTermStats with the skills cut into k chunks
-// taken by the given number of goroutines.
-func buildTermStatsOn(ctx context.Context, in *corpus, workers, k int) (*termStats, error) {
 	an, err := docAnalyzerOf(in.m)
 	if err != nil {
 		return nil, err
 	}
 	n := in.skills.Len()
 	length := make([]uint32, n)
-	chunks := make([]*statsChunk, k)
-	errs := make([]error, k)
-	var next atomic.Int32
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for c := int(next.Add(1)) - 1; c < k; c = int(next.Add(1)) - 1 {
-				chunks[c], errs[c] = analyzeChunk(ctx, an, in.skills, c*n/k, (c+1)*n/k, length)
+	ids := make(map[string]uint32, 1024)
+	var byTerm [][]posting
+	for i := range n {
+		if i%progressEvery == progressEvery-1 {
+			if err := ctx.Err(); err != nil {
+				return nil, err
 			}
-		}()
+		}
+		s := in.skills.Skill(i)
+		text, _ := document(&s)[indexField].(string)
+		toks := an.Analyze([]byte(text))
+		length[i] = uint32(len(toks))
+		// The repeat filter emits a weighted field's token as a run of
+		// copies sharing one term: a run costs one lookup.
+		var prev []byte
+		var id uint32
+		for _, tok := range toks {
+			if len(prev) == 0 || len(tok.Term) != len(prev) || &tok.Term[0] != &prev[0] {
+				var ok bool
+				if id, ok = ids[string(tok.Term)]; !ok {
+					id = uint32(len(byTerm))
+					ids[string(tok.Term)] = id
+					byTerm = append(byTerm, nil)
+				}
+				prev = tok.Term
+			}
+			if p := byTerm[id]; len(p) > 0 && p[len(p)-1].skill == uint32(i) {
+				p[len(p)-1].freq++
+			} else {
+				byTerm[id] = append(p, posting{uint32(i), 1})
+			}
+		}
 	}
-	wg.Wait()
-	if err := errors.Join(errs...); err != nil {
-		return nil, err
+	ts := &termStats{ids: ids, start: make([]uint32, 0, len(byTerm)+1)}
+	for _, p := range byTerm {
+		ts.start = append(ts.start, uint32(len(ts.post)))
+		ts.post = append(ts.post, p...)
 	}
-	ts := &termStats{}
-	ts.merge(chunks)
+	ts.start = append(ts.start, uint32(len(ts.post)))
 	// A zap segment's norm is 1/sqrt(length) rounded to float32.
 	ts.normalize(len(ts.ids), n, func(s int) float64 {
 		if length[s] == 0 {
@@ -120,108 +120,6 @@ func buildTermStatsOn(ctx context.Context, in *corpus, workers, k int) (*termSta
 		return float64(float32(1.0 / math.Sqrt(float64(length[s]))))
 	})
 	return ts, nil
-}
-
-// statsChunk is what is gathered over one chunk of skills [lo, hi): its own
-// term ids (terms, by id) and postings as (term, skill, freq), in skill
-// order.
-type statsChunk struct {
-	terms []string
-	raw   []rawPosting
-}
-
-type rawPosting struct {
-	term uint32
-	posting
-}
-
-// analyzeChunk analyzes skills [lo, hi), writing their field lengths into
-// length.
-func analyzeChunk(ctx context.Context, an analysis.Analyzer, skills Source, lo, hi int, length []uint32) (*statsChunk, error) {
-	c := &statsChunk{raw: make([]rawPosting, 0, 24*(hi-lo))}
-	ids := make(map[string]uint32, 1024)
-	// last[t] is the index in raw of term t's posting for the skill being
-	// read, valid when lastSkill[t] is that skill.
-	var last []int
-	var lastSkill []int32
-	for i := lo; i < hi; i++ {
-		if (i-lo)%progressEvery == progressEvery-1 {
-			if err := ctx.Err(); err != nil {
-				return nil, err
-			}
-		}
-		s := skills.Skill(i)
-		text, _ := document(&s)[indexField].(string)
-		toks := an.Analyze([]byte(text))
-		length[i] = uint32(len(toks))
-		// The repeat filter emits a weighted field's token in a run of
-		// copies sharing one term: a run costs one lookup.
-		var prev []byte
-		at := -1 // the posting prev counted in
-		for _, tok := range toks {
-			if len(prev) > 0 && len(tok.Term) == len(prev) && &tok.Term[0] == &prev[0] {
-				c.raw[at].freq++
-				continue
-			}
-			prev = tok.Term
-			id, ok := ids[string(tok.Term)]
-			if !ok {
-				id = uint32(len(c.terms))
-				t := string(tok.Term)
-				ids[t] = id
-				c.terms = append(c.terms, t)
-				last, lastSkill = append(last, 0), append(lastSkill, -1)
-			}
-			if lastSkill[id] == int32(i) {
-				at = last[id]
-				c.raw[at].freq++
-				continue
-			}
-			at = len(c.raw)
-			lastSkill[id], last[id] = int32(i), at
-			c.raw = append(c.raw, rawPosting{id, posting{uint32(i), 1}})
-		}
-	}
-	return c, nil
-}
-
-// merge gives the chunks' terms one numbering and groups their postings
-// by term; chunks cover ascending skill ranges, so each term's skills stay
-// in order.
-func (ts *termStats) merge(chunks []*statsChunk) {
-	ts.ids = make(map[string]uint32, len(chunks[0].terms))
-	global := make([][]uint32, len(chunks)) // chunk's term id → global id
-	total := 0
-	for k, c := range chunks {
-		global[k] = make([]uint32, len(c.terms))
-		for local, t := range c.terms {
-			id, ok := ts.ids[t]
-			if !ok {
-				id = uint32(len(ts.ids))
-				ts.ids[t] = id
-			}
-			global[k][local] = id
-		}
-		total += len(c.raw)
-	}
-	ts.start = make([]uint32, len(ts.ids)+1)
-	for k, c := range chunks {
-		for _, p := range c.raw {
-			ts.start[global[k][p.term]+1]++
-		}
-	}
-	for t := 1; t < len(ts.start); t++ {
-		ts.start[t] += ts.start[t-1]
-	}
-	ts.post = make([]posting, total)
-	next := slices.Clone(ts.start[:len(ts.ids)])
-	for k, c := range chunks {
-		for _, p := range c.raw {
-			id := global[k][p.term]
-			ts.post[next[id]] = p.posting
-			next[id]++
-		}
-	}
 }
 
 // normalize sets avgLength from the field's dictionary size (cardinality)
@@ -245,8 +143,9 @@ func (ts *termStats) normalize(cardinality, n int, norm func(skill int) float64)
 }
 
 // statsFromIndex reads the term statistics of n skills out of bleve's
-// index: the field's dictionary, each term's postings (frequency and
-// norm), and its cardinality.
+// index: the field's dictionary (terms and how many skills hold each,
+// read first so the postings are allocated once), each term's postings
+// (frequency and norm), and the field's cardinality.
 func statsFromIndex(ctx context.Context, idx bleve.Index, n int) (ts *termStats, err error) {
 	adv, err := idx.Advanced()
 	if err != nil {
@@ -265,43 +164,35 @@ func statsFromIndex(ctx context.Context, idx bleve.Index, n int) (ts *termStats,
 	if err != nil {
 		return nil, err
 	}
-	dict, err := snap.FieldDict(indexField)
+	terms, total, err := readDict(snap)
 	if err != nil {
-		return nil, fmt.Errorf("router: reading the index vocabulary: %w", err)
+		return nil, err
 	}
-	defer dict.Close()
-	ts = &termStats{ids: make(map[string]uint32, dict.Cardinality())}
+	ts = &termStats{ids: make(map[string]uint32, len(terms)), start: make([]uint32, 0, len(terms)+1), post: make([]posting, 0, total)}
 	norms := make([]float64, n)
 	var doc index.TermFieldDoc
-	for k := 0; ; k++ {
+	for k, term := range terms {
 		if k%progressEvery == progressEvery-1 {
 			if err := ctx.Err(); err != nil {
 				return nil, err
 			}
 		}
-		e, err := dict.Next()
+		tr, err := snap.TermFieldReader(ctx, []byte(term), indexField, true, true, false)
 		if err != nil {
-			return nil, fmt.Errorf("router: reading the index vocabulary: %w", err)
-		}
-		if e == nil {
-			break
-		}
-		tr, err := snap.TermFieldReader(ctx, []byte(e.Term), indexField, true, true, false)
-		if err != nil {
-			return nil, fmt.Errorf("router: reading postings of %q: %w", e.Term, err)
+			return nil, fmt.Errorf("router: reading postings of %q: %w", term, err)
 		}
 		from := len(ts.post)
 		for {
 			d, err := tr.Next(&doc)
 			if err != nil {
 				tr.Close()
-				return nil, fmt.Errorf("router: reading postings of %q: %w", e.Term, err)
+				return nil, fmt.Errorf("router: reading postings of %q: %w", term, err)
 			}
 			if d == nil {
 				break
 			}
-			s, ok := skillOf[string(d.ID)]
-			if !ok {
+			s := skillOf(d.ID)
+			if s < 0 {
 				tr.Close()
 				return nil, fmt.Errorf("router: the index holds a document that is no skill; rebuild it (agent3md index)")
 			}
@@ -310,7 +201,7 @@ func statsFromIndex(ctx context.Context, idx bleve.Index, n int) (ts *termStats,
 		}
 		tr.Close()
 		slices.SortFunc(ts.post[from:], func(a, b posting) int { return cmp.Compare(a.skill, b.skill) })
-		ts.ids[e.Term] = uint32(len(ts.start))
+		ts.ids[term] = uint32(len(ts.start))
 		ts.start = append(ts.start, uint32(from))
 	}
 	ts.start = append(ts.start, uint32(len(ts.post)))
@@ -322,10 +213,35 @@ func statsFromIndex(ctx context.Context, idx bleve.Index, n int) (ts *termStats,
 	return ts, nil
 }
 
-// skillsByDoc maps the internal document id of every skill in snap to
-// its position (ids are skill positions in decimal, see document).
-func skillsByDoc(ctx context.Context, snap index.IndexReader, n int) (map[string]int32, error) {
-	out := make(map[string]int32, n)
+// readDict returns the index field's terms and how many postings they
+// have in all.
+func readDict(snap index.IndexReader) (terms []string, total int, err error) {
+	dict, err := snap.FieldDict(indexField)
+	if err != nil {
+		return nil, 0, fmt.Errorf("router: reading the index vocabulary: %w", err)
+	}
+	defer dict.Close()
+	terms = make([]string, 0, dict.Cardinality())
+	for {
+		e, err := dict.Next()
+		if err != nil {
+			return nil, 0, fmt.Errorf("router: reading the index vocabulary: %w", err)
+		}
+		if e == nil {
+			return terms, total, nil
+		}
+		terms = append(terms, e.Term)
+		total += int(e.Count)
+	}
+}
+
+// skillsByDoc returns the skill of each internal document id in snap
+// (-1: none), from every skill's id (ids are skill positions in decimal,
+// see document). Scorch's ids are 8-byte big-endian document numbers,
+// kept in a slice by number; other ids in a map.
+func skillsByDoc(ctx context.Context, snap index.IndexReader, n int) (func(index.IndexInternalID) int, error) {
+	byNum := make([]int32, 0, n)
+	byID := map[string]int32{}
 	for i := 0; i < n; i++ {
 		if i%progressEvery == 0 {
 			if err := ctx.Err(); err != nil {
@@ -339,9 +255,28 @@ func skillsByDoc(ctx context.Context, snap index.IndexReader, n int) (map[string
 		if len(id) == 0 {
 			return nil, fmt.Errorf("router: skill %d is missing from the index; rebuild it (agent3md index)", i)
 		}
-		out[string(id)] = int32(i)
+		if len(id) == 8 {
+			if num := binary.BigEndian.Uint64(id); num < uint64(4*n+1024) {
+				for uint64(len(byNum)) <= num {
+					byNum = append(byNum, -1)
+				}
+				byNum[num] = int32(i)
+				continue
+			}
+		}
+		byID[string(id)] = int32(i)
 	}
-	return out, nil
+	return func(id index.IndexInternalID) int {
+		if len(id) == 8 {
+			if num := binary.BigEndian.Uint64(id); num < uint64(len(byNum)) && byNum[num] >= 0 {
+				return int(byNum[num])
+			}
+		}
+		if s, ok := byID[string(id)]; ok {
+			return int(s)
+		}
+		return -1
+	}, nil
 }
 
 // postings returns the skills holding term, nil when none does.

@@ -206,29 +206,6 @@ func search(ctx context.Context, idx bleve.Index, q query.Query, size int) ([]sc
 	return out, nil
 }
 
-// TestTermStatsWorkers checks that cutting the skills into chunks taken by
-// several goroutines gives the table one goroutine builds in one go.
-func TestTermStatsWorkers(t *testing.T) {
-	m, err := newMapping()
-	if err != nil {
-		t.Fatal(err)
-	}
-	skills := Skills(genSkills(700))
-	one, err := buildTermStatsOn(context.Background(), &corpus{m: m, skills: skills}, 1, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, w := range []struct{ workers, chunks int }{{1, 5}, {2, 2}, {2, 9}, {3, 7}, {7, 3}} {
-		got, err := buildTermStatsOn(context.Background(), &corpus{m: m, skills: skills}, w.workers, w.chunks)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !reflect.DeepEqual(tableByTerm(got), tableByTerm(one)) || !slices.Equal(got.lengthNorm, one.lengthNorm) || got.avgLength != one.avgLength {
-			t.Errorf("%d goroutines over %d chunks build another table than one", w.workers, w.chunks)
-		}
-	}
-}
-
 // tableByTerm is a table's postings keyed by term, independent of how
 // terms were numbered.
 func tableByTerm(ts *termStats) map[string][]posting {
