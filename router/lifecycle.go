@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"time"
-
-	"github.com/blevesearch/bleve/v2"
 )
 
 // openIndex gives r its bleve index: none for zero skills, in memory for
@@ -41,16 +39,12 @@ func (r *Router) openIndex(ctx context.Context) error {
 	return nil
 }
 
-// builtIndex is a bleve index buildBleve obtained, with what came with it.
+// builtIndex is a bleve index buildBleve obtained, with what came with it
+// (no phrase index when built in memory) and the term statistics read
+// from it (nil unless asked for).
 type builtIndex struct {
-	idx     bleve.Index
-	scorer  *termStats   // nil unless asked for
-	phrases *phraseIndex // read from a cache entry; nil when built in memory
-	bodies  *bodyIndex   // nil without bodies
-	cleanup func()       // removes a temp index after Close
-	kind    string
-	path    string
-	reason  string
+	cached
+	scorer *termStats
 }
 
 // buildBleve opens or builds r's bleve index (at least one skill): from
@@ -66,7 +60,7 @@ func (r *Router) buildBleve(ctx context.Context, scorer bool) (*builtIndex, erro
 	if large && !o.NoCache && o.ContentHash != "" {
 		c, err := r.fromCache(ctx)
 		if err == nil {
-			b = &builtIndex{idx: c.idx, cleanup: c.cleanup, phrases: c.phrases, bodies: c.bodies, kind: c.kind, path: c.path, reason: c.reason}
+			b = &builtIndex{cached: *c}
 		} else if ctx.Err() != nil {
 			return nil, ctx.Err()
 		} else {
@@ -78,7 +72,7 @@ func (r *Router) buildBleve(ctx context.Context, scorer bool) (*builtIndex, erro
 		if err != nil {
 			return nil, err
 		}
-		b = &builtIndex{idx: idx, bodies: bodies, kind: IndexMemory, reason: reason}
+		b = &builtIndex{cached: cached{idx: idx, bodies: bodies, kind: IndexMemory, reason: reason}}
 	}
 	if !scorer {
 		return b, nil

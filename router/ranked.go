@@ -194,7 +194,7 @@ const (
 // relevance is challengeRatio times the leader's. The relaxed match
 // keeps its tier; the phrase matches follow it.
 func (r *Router) challenge(ctx context.Context, text string, rq request, lead int, out []Match, limit int) ([]Match, error) {
-	rel, _, res, err := r.relaxedSearch(ctx, text, rq, 1)
+	rel, _, res, err := r.relaxedSearchWith(ctx, text, rq, 1, nil, false)
 	if err != nil || len(rel) == 0 || len(rel[0].Hits) < challengeWords || rel[0].Name == out[0].Name {
 		return out, err
 	}

@@ -55,15 +55,10 @@ func (r *Router) relaxed(ctx context.Context, text string, limit int, sp *specif
 	return out, nil
 }
 
-// relaxedSearch is relaxed for want matches, without the named skills
-// first; it also returns the matches' skill positions and the search hits
-// they were chosen from, best first.
-func (r *Router) relaxedSearch(ctx context.Context, text string, rq request, want int) ([]Match, []int, []scored, error) {
-	return r.relaxedSearchWith(ctx, text, rq, want, nil, false)
-}
-
-// relaxedSearchWith is relaxedSearch for a request widened by ex (nil:
-// as written). Runners-up (relaxed) are not held to RelaxedThreshold:
+// relaxedSearchWith is relaxed for want matches, without the named skills
+// first, for a request widened by ex (nil: as written); it also returns
+// the matches' skill positions and the search hits they were chosen
+// from, best first. Runners-up (relaxed) are not held to RelaxedThreshold:
 // they follow a sure match, and the evidence bar alone decides whether
 // one is worth a line (a skill whose fields hold more of the request may
 // be less relevant than one whose few words are rare).

@@ -151,7 +151,7 @@ type Options struct {
 	// once the phrase index and the index's term statistics exist, and
 	// give the answers they would give after the build, but for their
 	// relaxed runners-up, which they leave out; only a request that needs
-	// the relaxed tier (or a challenge, see routeRanked) waits for it. The build starts once
+	// the relaxed tier (or a challenge, doc.go) waits for it. The build starts once
 	// the first route is answered (30 ms at most). ctx then also governs
 	// the build, Close waits for it, Info says IndexBuilding until it
 	// ends and Wait waits for it. Progress is still reported. Default

@@ -304,12 +304,3 @@ func (ts *termStats) idfOf(df int) float64 {
 	return math.Log(1 + (float64(total)-float64(term)+0.5)/
 		(float64(term)+0.5))
 }
-
-// size is the statistics' approximate memory in bytes.
-func (ts *termStats) size() int {
-	n := 8*len(ts.post) + 4*len(ts.start) + 8*len(ts.lengthNorm) + 8*len(ts.idf)
-	for t := range ts.ids {
-		n += len(t) + 16 + 8 // string header, value, bucket share
-	}
-	return n
-}

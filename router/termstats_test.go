@@ -235,3 +235,12 @@ func TestTermStatsMemory(t *testing.T) {
 		t.Errorf("term statistics hold %.0f bytes a skill, over 400", per)
 	}
 }
+
+// size is the statistics' approximate memory in bytes.
+func (ts *termStats) size() int {
+	n := 8*len(ts.post) + 4*len(ts.start) + 8*len(ts.lengthNorm) + 8*len(ts.idf)
+	for t := range ts.ids {
+		n += len(t) + 16 + 8 // string header, value, bucket share
+	}
+	return n
+}
