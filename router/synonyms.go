@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"context"
 	"slices"
-	"strings"
 )
 
 // Synonym expansion (docs/architecture.md §5, "Synonyms"). Most requests
@@ -490,22 +489,4 @@ func (r *Router) indexHas(term string) bool {
 	}
 	_, ok := r.scorer.postings(term)
 	return ok
-}
-
-// String shows an expansion in test failures.
-func (ex *expansion) String() string {
-	if ex == nil {
-		return "none"
-	}
-	var b strings.Builder
-	for i, t := range ex.syn {
-		if i > 0 {
-			b.WriteString(" ")
-		}
-		b.WriteString(t.word + ">" + t.stem)
-		if t.part != nil {
-			b.WriteString("+")
-		}
-	}
-	return b.String()
 }

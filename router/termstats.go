@@ -237,11 +237,10 @@ func readDict(snap index.IndexReader) (terms []string, total int, err error) {
 
 // skillsByDoc returns the skill of each internal document id in snap
 // (-1: none), from every skill's id (ids are skill positions in decimal,
-// see document). Scorch's ids are 8-byte big-endian document numbers,
-// kept in a slice by number; other ids in a map.
+// see document): scorch's ids are 8-byte big-endian document numbers,
+// which index a slice.
 func skillsByDoc(ctx context.Context, snap index.IndexReader, n int) (func(index.IndexInternalID) int, error) {
 	byNum := make([]int32, 0, n)
-	byID := map[string]int32{}
 	for i := 0; i < n; i++ {
 		if i%progressEvery == 0 {
 			if err := ctx.Err(); err != nil {
@@ -252,30 +251,19 @@ func skillsByDoc(ctx context.Context, snap index.IndexReader, n int) (func(index
 		if err != nil {
 			return nil, fmt.Errorf("router: looking up skill %d in the index: %w", i, err)
 		}
-		if len(id) == 0 {
-			return nil, fmt.Errorf("router: skill %d is missing from the index; rebuild it (agent3md index)", i)
+		if len(id) != 8 || binary.BigEndian.Uint64(id) >= uint64(4*n+1024) {
+			return nil, fmt.Errorf("router: skill %d is missing from the index, or has an internal id (%x) of another kind than scorch's; rebuild it (agent3md index)", i, []byte(id))
 		}
-		if len(id) == 8 {
-			if num := binary.BigEndian.Uint64(id); num < uint64(4*n+1024) {
-				for uint64(len(byNum)) <= num {
-					byNum = append(byNum, -1)
-				}
-				byNum[num] = int32(i)
-				continue
-			}
+		for num := binary.BigEndian.Uint64(id); uint64(len(byNum)) <= num; {
+			byNum = append(byNum, -1)
 		}
-		byID[string(id)] = int32(i)
+		byNum[binary.BigEndian.Uint64(id)] = int32(i)
 	}
 	return func(id index.IndexInternalID) int {
-		if len(id) == 8 {
-			if num := binary.BigEndian.Uint64(id); num < uint64(len(byNum)) && byNum[num] >= 0 {
-				return int(byNum[num])
-			}
+		if len(id) != 8 || binary.BigEndian.Uint64(id) >= uint64(len(byNum)) {
+			return -1
 		}
-		if s, ok := byID[string(id)]; ok {
-			return int(s)
-		}
-		return -1
+		return int(byNum[binary.BigEndian.Uint64(id)])
 	}, nil
 }
 
