@@ -102,15 +102,20 @@ func newPlainBM25(src Source) *plainBM25 {
 // holds one of the request's tokens, best first (equal scores in skill
 // order), with their scores.
 func (p *plainBM25) rank(toks []string, k int) []scored {
+	var terms []plainTerm
+	for _, t := range distinct(toks) {
+		terms = append(terms, p.post[t])
+	}
+	return p.rankTerms(terms, k)
+}
+
+// rankTerms is rank over the request's tokens' postings and idfs.
+func (p *plainBM25) rankTerms(terms []plainTerm, k int) []scored {
 	sc, _ := p.scratch.Get().(*plainScratch)
 	if sc == nil {
 		sc = &plainScratch{acc: make([]float64, p.count)}
 	}
-	for _, t := range distinct(toks) {
-		pt, ok := p.post[t]
-		if !ok {
-			continue
-		}
+	for _, pt := range terms {
 		idf := pt.idf
 		for _, e := range pt.post {
 			if sc.acc[e.skill] == 0 {

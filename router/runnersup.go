@@ -62,7 +62,7 @@ func (r *Router) runnersUp(pt *plainText, out []Match, limit int) []Match {
 	p := r.plainIndex()
 	q := pt.read(p)
 	if len(out) < want && len(q.toks) > 0 {
-		for _, h := range p.rank(q.toks, want+len(out)) {
+		for _, h := range p.rankTerms(q.words, want+len(out)) {
 			if len(out) == want {
 				break
 			}
@@ -135,19 +135,14 @@ func (t *plainText) read(p *plainBM25) *plainRequest {
 // each one's postings and idf, and the idfs' sum.
 type plainRequest struct {
 	toks  []string
-	words []plainWord // by toks
+	words []plainTerm // by toks
 	total float64
-}
-
-type plainWord struct {
-	post []bm25Posting
-	idf  float64
 }
 
 // read reads a request's words (requestWords) for fit.
 func (p *plainBM25) read(words []string) plainRequest {
 	q := plainRequest{toks: words}
-	q.words = make([]plainWord, len(q.toks))
+	q.words = make([]plainTerm, len(q.toks))
 	for i, t := range q.toks {
 		w := &q.words[i]
 		t, ok := p.post[t]

@@ -68,8 +68,11 @@ func (r *Router) demoteLoneEveryday(pt *plainText, out []Match) []Match {
 	var q *plainRequest
 	for i := range out {
 		m := &out[i]
-		if m.Tier != TierPhrase || m.Score != 1 || len(m.Hits) != 1 || strings.ContainsRune(m.Hits[0], ' ') ||
-			!wordlist.Common(strings.ToLower(m.Hits[0])) {
+		if m.Tier != TierPhrase || m.Score != 1 || len(m.Hits) != 1 || strings.ContainsRune(m.Hits[0], ' ') {
+			continue
+		}
+		hit := strings.ToLower(m.Hits[0])
+		if !wordlist.Common(hit) {
 			continue
 		}
 		p := r.plainIndex()
@@ -81,7 +84,7 @@ func (r *Router) demoteLoneEveryday(pt *plainText, out []Match) []Match {
 		s := r.skillAt(*m)
 		company := false
 		for k, t := range q.toks {
-			company = company || t != strings.ToLower(m.Hits[0]) && s >= 0 && q.holds(k, s)
+			company = company || t != hit && s >= 0 && q.holds(k, s)
 		}
 		if !company {
 			m.Tier = TierRelaxed
