@@ -40,54 +40,46 @@
 // relevance, and kept by evidence. Each signal is named where it is
 // combined: rankedKey and rank order the sure matches (weigh.go,
 // order.go), relaxedSearchWith orders and keeps the relaxed ones
-// (relaxed.go), and relaxedEvidence.enough is the bar. Figures are the
-// development sets' (examples/README.md) when the signal was added.
+// (relaxed.go), and relaxedEvidence.enough is the bar. What each moved
+// on the evaluation sets when it was added is in examples/README.md.
 //
-//	signal                reads                                      weight / role                          moved
-//	exact phrase          trigger tokens as written (Spec's answer)  1st key: never demoted by the rest      (the contract)
-//	stems                 Porter stems, -ise as -ize, joined pairs   a hit below exact ones                 routing.json
-//	named                 a short request made of name words, or     2nd key within each of those           dev2 62.1→64.5%
-//	                      the words that start one skill's command   (tier name when no phrase hit)         (with challenge)
-//	phrases hit           number of trigger phrases hit              3rd key                                (Spec's score)
-//	whole name            the request says the name, words in order  4th key                                routing.json
-//	evidence              inverse skill frequency of the words hit   5th key (weigh.go)                      routing.json
-//	relevance             BM25 over one field (relevance.go):        6th key; relaxed order                 —
-//	                      triggers ×3, name ×2, tool ×2,
-//	                      description ×1, inputs ×1
-//	challenge             a stem-only one-phrase leader in a long    best relaxed goes first at 1.5× its    dev2 (with named)
-//	                      request                                    relevance and 4 words
-//	typing slips          words one slip from an agent word          re-route once, when nothing hit        refagents-dev →93.5%
-//	synonyms              thesaurus.txt, for words the index lacks   relaxed only: boost 0.25, evidence ×0.5 dev2 64.5→72.6→76.6%
-//	scripts               CJK runs cut at agent words; pairs; the    read before anything else              kefu held-out 70→72.5%
-//	                      agent's Chinese script
-//	relaxed evidence      field terms the request holds: trigger 3,  bar 3 (2 without triggers), and two    folders 86.7→90.8%
-//	                      name 2, tool 2, description 1, input 0.5   request words
-//	named first           a relaxed skill whose whole name is said   first among relaxed matches            folders 84.7→86.7%
-//	relaxed after sure    relaxed matches after the sure ones        fill the limit                         all dev top-3 92.7→93.3%
-//	                                                                 evidence bar only, no relevance cut    dev2 top-3 82.3→83.1%,
-//	                                                                                                        refagents-dev 93.5→95.2%
-//	described             two adjacent content words of one skill's  makes the relaxed tier's first sure    folders: 0→216 sure,
-//	                      name or description, no other skill's,     (tier name or described); never        all of them right
-//	                      one not among the commonest (described.go) reorders
-//	runner-ups            plain BM25, name + description, English    after sure and relaxed, to the limit;  held-out top-3
-//	                      words and single Chinese characters        only a skill holding stop words alone  92.0→96.3%,
-//	                      (baseline.go, runnersup.go)                is left out                            top-5 92.0→97.0%
-//	fit                   idf share of the request's words a skill   shown on every guess; orders nothing   —
-//	                      holds (plainBM25.fit)
-//	body relevance        each body's distinct terms (bodyindex.go)  +0.5 × its BM25 to relaxed relevance   dev2 76.6→78.2% top-1,
-//	body evidence         a body word no other field holds           1, a word if not common English        79.8→82.3% top-3
-//	                                                                 1.5 if at most two bodies hold it      kefu-dev2 62.5→72.5%
-//	partial phrase        all informative words of one trigger       waives the two-word minimum            dataops "bounce it"
-//	                      (partial.go); a lone one only if no other                                         (no set moved);
-//	                      skill's indexed fields hold it                                                    own word: held-out
-//	                                                                                                        false 23.1→22.0%
-//	body pairs            an unspaced body cut at the agent's words  pairs across an agent word's edge are  kefu-dev2 62.5%,
-//	                      before it is read in pairs (body.go); the  not indexed; one stretch is one        kefu held-out 77.5%
-//	                      request's pairs of one stretch of body     request word                           (neither moved)
-//	                      text
-//
-// Their figures on the held-out sets, and the whole before and after, are
-// in examples/README.md.
+//	signal              reads                                        weight / role
+//	exact phrase        trigger tokens as written (Spec's answer)    1st key: never demoted by the rest
+//	stems               Porter stems, -ise as -ize, joined pairs     a hit below exact ones
+//	named               a short request made of name words, or the   2nd key within each of those (tier
+//	                    words that start one skill's command         name when no phrase hit)
+//	phrases hit         number of trigger phrases hit                3rd key
+//	whole name          the request says the name, words in order    4th key
+//	evidence            inverse skill frequency of the words hit     5th key (weigh.go)
+//	relevance           BM25 over one field (relevance.go): triggers 6th key; relaxed order
+//	                    ×3, name ×2, tool ×2, description, inputs ×1
+//	challenge           a stem-only one-phrase leader in a long      best relaxed goes first at 1.5× its
+//	                    request                                      relevance and 4 words
+//	typing slips        words one slip from an agent word            re-route once, when nothing hit
+//	synonyms            thesaurus.txt, for words the index lacks     relaxed only: boost 0.25, evidence ×0.5
+//	scripts             CJK runs cut at agent words; pairs; the      read before anything else
+//	                    agent's Chinese script
+//	relaxed evidence    field terms the request holds: trigger 3,    bar 3 (2 without triggers), and two
+//	                    name 2, tool 2, description 1, input 0.5     request words
+//	named first         a relaxed skill whose whole name is said     first among relaxed matches
+//	relaxed after sure  relaxed matches after the sure ones          fill the limit; evidence bar only
+//	described           two adjacent content words of one skill's    makes the relaxed tier's first sure
+//	                    name or description, no other skill's, one   (tier name or described); never
+//	                    not among the commonest (described.go)       reorders
+//	runner-ups          plain BM25, name + description, English      after sure and relaxed, to the limit;
+//	                    words and single Chinese characters          only a skill holding stop words alone
+//	                    (baseline.go, runnersup.go)                  is left out
+//	fit                 idf share of the request's words a skill     shown on every guess; orders nothing
+//	                    holds (plainBM25.fit)
+//	body relevance      each body's distinct terms (bodyindex.go)    +0.5 × its BM25 to relaxed relevance
+//	body evidence       a body word no other field holds             1 (1.5 if at most two bodies hold it);
+//	                                                                 a word if not common English
+//	partial phrase      all informative words of one trigger         waives the two-word minimum
+//	                    (partial.go); a lone one only if no other
+//	                    skill's indexed fields hold it
+//	body pairs          an unspaced body cut at the agent's words    pairs across an agent word's edge are
+//	                    before it is read in pairs (body.go); the    not indexed; one stretch is one
+//	                    request's pairs of one stretch of body text  request word
 //
 // # Where the work goes
 //
