@@ -12,17 +12,18 @@ import (
 )
 
 // A cold router (Options.Background) answers before its bleve index
-// exists. The phrase tier needs bleve only for relevance, which the term
-// statistics give bit for bit (termstats.go), so the Router is usable once
-// the phrase index and the statistics are built, about a third of the
-// work, spread over the processors; the bleve index (and the cache entry)
-// builds behind it. The relaxed tier searches bleve: its search waits for
-// the build. Answers are the ones a Router built in the foreground gives.
+// exists. Relevance needs only the index field's term statistics, which
+// one pass of the field's analyzer gathers (termstats.go), so the Router
+// is usable once the phrase index and the statistics are built, about a
+// third of the work, spread over the processors; the bleve index (and
+// the cache entry) builds behind it. The relaxed tier reads the bodies,
+// which the build reads: its routes wait for the build. Answers are the
+// ones a Router built in the foreground gives.
 
-// backgroundMaxSkills is the most skills built in the background. The
-// statistics cost ~130 bytes a skill, kept for the Router's life; past
-// this, a cold build is seconds long anyway and memory is what the
-// largest agents run short of, so they build as before.
+// backgroundMaxSkills is the most skills built in the background: the
+// analyzer pass repeats a third of the build's work, and past this a
+// cold build is seconds long anyway, so larger agents build in the
+// foreground and read the statistics from the built index.
 const backgroundMaxSkills = 25000
 
 // IndexBuilding is Info.Index while the bleve index builds in the
@@ -70,7 +71,7 @@ func (r *Router) openEarly(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	r.scorer = &scorerIndex{table: stats}
+	r.scorer = stats
 	r.late = &pendingIndex{done: make(chan struct{}), kicked: make(chan struct{})}
 	r.idx = r.late
 	r.info.Index = IndexBuilding
@@ -116,8 +117,8 @@ func (r *Router) startBuild(ctx context.Context, started time.Time) {
 			p.info.Reason = fmt.Sprintf("background index build failed: %v", err)
 			return
 		}
-		// The table answers relevance for the Router's life: no snapshot
-		// or ids for bleve's term searchers.
+		// The statistics gathered before the build are the ones the
+		// index holds (TestStatsFromBleve): they stay.
 		p.built, p.cleanup = b.idx, b.cleanup
 		r.bodies.Store(b.bodies)
 		p.info.Index, p.info.Path, p.info.Reason = b.kind, b.path, b.reason
@@ -183,20 +184,6 @@ func (p *pendingIndex) wait(ctx context.Context) error {
 // when embedded.
 type built = bleve.Index
 
-// SearchInContext waits for the build, then searches.
-func (p *pendingIndex) SearchInContext(ctx context.Context, req *bleve.SearchRequest) (*bleve.SearchResult, error) {
-	p.kick()
-	if err := p.wait(ctx); err != nil {
-		return nil, err
-	}
-	return p.built.SearchInContext(ctx, req)
-}
-
-// Search is SearchInContext without a deadline.
-func (p *pendingIndex) Search(req *bleve.SearchRequest) (*bleve.SearchResult, error) {
-	return p.SearchInContext(context.Background(), req)
-}
-
 // Close waits for the build to end, then releases the index.
 func (p *pendingIndex) Close() error {
 	p.kick()
@@ -226,61 +213,4 @@ func (r *Router) Wait(ctx context.Context) (Info, error) {
 		return r.late.info, err
 	}
 	return r.late.info, nil
-}
-
-// A server's router that opened its bleve index warm (from the cache or a
-// prepared entry) still scores relevance with bleve's term searchers: a
-// few allocations-heavy postings readers per request term. The term
-// statistics give the same values for a fraction of the work, so such a
-// router builds them behind its first route and switches to them
-// (scorerIndex.later). Only under Options.Background (servers, which live
-// long enough to profit) and up to backgroundMaxSkills, like the cold path.
-
-// laterTable is the term statistics build of a warm router.
-type laterTable struct {
-	kicked   chan struct{} // closed by the first route (or Close)
-	kickOnce sync.Once
-	stop     context.CancelFunc
-	done     chan struct{}
-}
-
-func (t *laterTable) kick() { t.kickOnce.Do(func() { close(t.kicked) }) }
-
-// startTable starts the build when it applies. ctx bounds it, as it
-// bounds a background bleve build; Close stops it too.
-func (r *Router) startTable(ctx context.Context) {
-	if !r.opts.Background || r.scorer == nil || r.scorer.table != nil || r.src.Len() > backgroundMaxSkills {
-		return
-	}
-	ctx, stop := context.WithCancel(ctx)
-	t := &laterTable{kicked: make(chan struct{}), stop: stop, done: make(chan struct{})}
-	r.table = t
-	go func() {
-		defer close(t.done)
-		defer stop()
-		timer := time.NewTimer(buildGrace)
-		select {
-		case <-t.kicked:
-		case <-timer.C:
-		case <-ctx.Done():
-		}
-		timer.Stop()
-		if ctx.Err() != nil {
-			return
-		}
-		stats, err := buildTermStats(ctx, r.corpus())
-		if err != nil {
-			return // the term searchers go on answering
-		}
-		r.scorer.later.Store(stats)
-	}()
-}
-
-// stopTable stops a table build and waits for it.
-func (r *Router) stopTable() {
-	if t := r.table; t != nil {
-		t.stop()
-		t.kick()
-		<-t.done
-	}
 }

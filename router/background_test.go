@@ -4,12 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/blevesearch/bleve/v2"
 	"reflect"
 	"slices"
 	"sync"
 	"testing"
-	"time"
 )
 
 // routeCase is one request with the query it is routed under.
@@ -87,7 +85,7 @@ func likeForeground(got, want []Match) bool {
 // relevance to the last bit, hits, tiers). Phrase-tier requests are
 // answered while the build is held back; relaxed ones wait for it.
 //
-// Relaxed matches of equal relevance come in skill order (searchTies),
+// Relaxed matches of equal relevance come in skill order (search),
 // whatever order a build numbered bleve's documents in, so relaxed
 // answers are compared exactly too.
 func TestBackgroundAnswersLikeForeground(t *testing.T) {
@@ -249,93 +247,18 @@ func TestBackgroundOnlyWhenCold(t *testing.T) {
 	}
 }
 
-// TestWarmRouterSwitchesToTable: a server's router opened warm (from a
-// cache entry) builds the term statistics behind its first route and
-// then answers from them exactly as from bleve's term searchers; Close
-// stops a build still waiting.
-func TestWarmRouterSwitchesToTable(t *testing.T) {
-	for _, ag := range relevanceAgents(t) {
-		t.Run(ag.name, func(t *testing.T) {
-			dir := t.TempDir()
-			o := Options{CacheDir: dir, ContentHash: "3a7e", MemoryThreshold: -1}
-			plain := newTest(t, ag.skills, &o) // builds the entry; term searchers
-			cases := routeCases(ag.texts)
-			want := make([][]Match, len(cases))
-			for i, c := range cases {
-				want[i] = route(t, plain, c.text, &c.q)
-			}
-			bg := o
-			bg.Background = true
-			warm := newTest(t, ag.skills, &bg)
-			if warm.Info().Index == IndexBuilding || warm.table == nil {
-				t.Fatalf("a warm server router: Info %+v, table build started %v", warm.Info(), warm.table != nil)
-			}
-			route(t, warm, cases[0].text, &cases[0].q) // starts the table
-			deadline := time.Now().Add(30 * time.Second)
-			for warm.scorer.later.Load() == nil {
-				if time.Now().After(deadline) {
-					t.Fatal("the term statistics were never built")
-				}
-				time.Sleep(5 * time.Millisecond)
-			}
-			for i, c := range cases {
-				if got := route(t, warm, c.text, &c.q); !reflect.DeepEqual(got, want[i]) {
-					t.Fatalf("%v from the statistics:\n got %+v\nwant %+v", c, got, want[i])
-				}
-			}
-			idle := newTest(t, ag.skills, &bg) // never routed: its build waits
-			done := make(chan error, 1)
-			go func() { done <- idle.Close() }()
-			select {
-			case err := <-done:
-				if err != nil {
-					t.Fatal(err)
-				}
-			case <-time.After(10 * time.Second):
-				t.Fatal("Close did not stop a waiting table build")
-			}
-		})
-	}
-}
-
-// sizeRecorder is an index that records the largest search it was asked.
-type sizeRecorder struct {
-	built // bleve.Index, under a name that keeps its Index method
-	most  int
-}
-
-func (s *sizeRecorder) SearchInContext(ctx context.Context, req *bleve.SearchRequest) (*bleve.SearchResult, error) {
-	s.most = max(s.most, req.Size)
-	return s.built.SearchInContext(ctx, req)
-}
-
-// TestSearchTiesBounded: a tie wider than maxTieHits is settled within
-// it (the search is never widened to the whole agent), and a narrower
-// one picks the first skills in agent order.
-func TestSearchTiesBounded(t *testing.T) {
+// TestSearchTiesInSkillOrder: skills of equal relevance are found in
+// agent order, whatever order a build numbered bleve's documents in.
+func TestSearchTiesInSkillOrder(t *testing.T) {
 	skills := make([]Skill, 300)
 	for i := range skills {
 		skills[i] = Skill{Name: fmt.Sprintf("same-%03d", i), Z: float64(i + 1), Triggers: []string{fmt.Sprintf("unique%d", i)},
 			Description: "Handles the shared boilerplate request exactly like every other skill."}
 	}
 	r := newTest(t, skills, &Options{NoCache: true})
-	q := relevanceQuery(analyze(r.an, "shared boilerplate request", true))
-	rec := &sizeRecorder{built: r.idx}
-	old := maxTieHits
-	t.Cleanup(func() { maxTieHits = old })
-	maxTieHits = 64
-	res, err := searchTies(context.Background(), rec, q, 10, len(skills))
-	if err != nil || len(res) != 10 {
-		t.Fatalf("searchTies = %d hits, %v", len(res), err)
-	}
-	if rec.most > maxTieHits {
-		t.Errorf("a search of %d hits, over the bound of %d", rec.most, maxTieHits)
-	}
-	maxTieHits = 1000
-	rec.most = 0
-	res, err = searchTies(context.Background(), rec, q, 10, len(skills))
-	if err != nil {
-		t.Fatal(err)
+	res := r.scorer.search(analyze(r.an, "shared boilerplate request", true).text, nil, 10)
+	if len(res) != 10 {
+		t.Fatalf("search = %d hits, want 10", len(res))
 	}
 	for i, h := range res {
 		if h.skill != i {

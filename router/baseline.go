@@ -17,11 +17,18 @@ import (
 // what a plain search engine would rank; ranked mode must not do worse
 // at any k on a held-out set.
 type plainBM25 struct {
-	post    map[string][]bm25Posting // token -> skills that hold it, ascending
-	norm    []float64                // k1 · (1 - b + b · length / average length), per skill
+	post    map[string]plainTerm // token -> skills that hold it, and its idf
+	norm    []float64            // k1 · (1 - b + b · length / average length), per skill
 	count   int
 	byZ     []int     // skills in z order, for finding a match's skill
+	zs      []float64 // their z, in that order
 	scratch sync.Pool // *plainScratch
+}
+
+// plainTerm is a token's postings, by skill ascending, and its idf.
+type plainTerm struct {
+	post []bm25Posting
+	idf  float64
 }
 
 type bm25Posting struct {
@@ -44,7 +51,7 @@ const (
 // newPlainBM25 indexes every skill of src.
 func newPlainBM25(src Source) *plainBM25 {
 	n := src.Len()
-	p := &plainBM25{post: map[string][]bm25Posting{}, norm: make([]float64, n), count: n}
+	p := &plainBM25{post: map[string]plainTerm{}, norm: make([]float64, n), count: n}
 	total := 0.0
 	var toks []string
 	for i := range n {
@@ -58,7 +65,9 @@ func newPlainBM25(src Source) *plainBM25 {
 			for e < len(toks) && toks[e] == toks[k] {
 				e++
 			}
-			p.post[toks[k]] = append(p.post[toks[k]], bm25Posting{int32(i), float32(e - k)})
+			t := p.post[toks[k]]
+			t.post = append(t.post, bm25Posting{int32(i), float32(e - k)})
+			p.post[toks[k]] = t
 			k = e
 		}
 	}
@@ -69,6 +78,10 @@ func newPlainBM25(src Source) *plainBM25 {
 	for i := range p.norm {
 		p.norm[i] = bm25K1 * (1 - bm25B + bm25B*p.norm[i]/avg)
 	}
+	for tok, t := range p.post {
+		t.idf = p.idf(len(t.post))
+		p.post[tok] = t
+	}
 	p.byZ = make([]int, n)
 	for i := range p.byZ {
 		p.byZ[i] = i
@@ -78,6 +91,10 @@ func newPlainBM25(src Source) *plainBM25 {
 		_, zb, _ := src.Phrases(b)
 		return cmp.Compare(za, zb)
 	})
+	p.zs = make([]float64, n)
+	for i, s := range p.byZ {
+		_, p.zs[i], _ = src.Phrases(s)
+	}
 	return p
 }
 
@@ -85,14 +102,22 @@ func newPlainBM25(src Source) *plainBM25 {
 // holds one of the request's tokens, best first (equal scores in skill
 // order), with their scores.
 func (p *plainBM25) rank(toks []string, k int) []scored {
+	var terms []plainTerm
+	for _, t := range distinct(toks) {
+		terms = append(terms, p.post[t])
+	}
+	return p.rankTerms(terms, k)
+}
+
+// rankTerms is rank over the request's tokens' postings and idfs.
+func (p *plainBM25) rankTerms(terms []plainTerm, k int) []scored {
 	sc, _ := p.scratch.Get().(*plainScratch)
 	if sc == nil {
 		sc = &plainScratch{acc: make([]float64, p.count)}
 	}
-	for _, t := range distinct(toks) {
-		ps := p.post[t]
-		idf := p.idf(len(ps))
-		for _, e := range ps {
+	for _, pt := range terms {
+		idf := pt.idf
+		for _, e := range pt.post {
 			if sc.acc[e.skill] == 0 {
 				sc.touched = append(sc.touched, e.skill)
 			}
@@ -131,13 +156,6 @@ func (p *plainBM25) rank(toks []string, k int) []scored {
 // idf is BM25's inverse document frequency of a token n documents hold.
 func (p *plainBM25) idf(n int) float64 {
 	return math.Log(1 + (float64(p.count)-float64(n)+0.5)/(float64(n)+0.5))
-}
-
-// holds reports whether skill's document holds token t.
-func (p *plainBM25) holds(t string, skill int) bool {
-	ps := p.post[t]
-	_, ok := slices.BinarySearchFunc(ps, skill, func(e bm25Posting, s int) int { return cmp.Compare(int(e.skill), s) })
-	return ok
 }
 
 // distinct returns toks sorted, each once (toks is reordered).

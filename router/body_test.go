@@ -255,3 +255,14 @@ func TestBodyFewBodies(t *testing.T) {
 		t.Errorf("words three bodies hold: %s, want nothing", brief(got))
 	}
 }
+
+// postings returns the skills whose bodies hold term (for tests).
+func (x *bodyIndex) postings(term string) []uint32 {
+	id, df := x.term(term)
+	if df == 0 {
+		return nil
+	}
+	out := make([]uint32, 0, df)
+	x.eachPosting(id, func(s uint32) { out = append(out, s) })
+	return out
+}

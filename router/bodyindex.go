@@ -131,17 +131,6 @@ func (x *bodyIndex) eachPosting(id uint32, fn func(skill uint32)) {
 	}
 }
 
-// postings returns the skills whose bodies hold term (for tests).
-func (x *bodyIndex) postings(term string) []uint32 {
-	id, df := x.term(term)
-	if df == 0 {
-		return nil
-	}
-	out := make([]uint32, 0, df)
-	x.eachPosting(id, func(s uint32) { out = append(out, s) })
-	return out
-}
-
 // size is the index's approximate memory in bytes.
 func (x *bodyIndex) size() int {
 	n := len(x.post) + 4*len(x.start) + 4*len(x.df) + 4*len(x.length)

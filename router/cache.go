@@ -266,7 +266,6 @@ type cached struct {
 	idx     bleve.Index
 	phrases *phraseIndex
 	bodies  *bodyIndex // nil without bodies, or, on a reused entry, until read
-	ids     *docIDs    // the skills' internal ids in idx; nil when unknown
 	builtFP uint32     // a reused entry's recorded fingerprint, still to check
 	kind    string
 	path    string
@@ -305,11 +304,6 @@ func openCached(ctx context.Context, root, hash string, in *corpus, progress fun
 		if err != nil { // checked by the manifest, so only a race gets here
 			c.phrases = buildPhrases(skills)
 		}
-	}
-	if c.ids == nil {
-		// Checked by the manifest and spot-checked against the index when
-		// used; on any doubt the router looks the ids up again.
-		c.ids, _ = readDocIDs(filepath.Join(c.path, docIDsName), skills.Len())
 	}
 	if c.bodies == nil && in.readsBodies() {
 		c.bodies, err = readBodyIndex(filepath.Join(c.path, bodiesName), skills.Len())
@@ -369,11 +363,6 @@ func openEntry(ctx context.Context, root, hash string, in *corpus, fp func() uin
 		os.RemoveAll(tmp)
 		return nil, fmt.Errorf("router: writing phrase index: %w", err)
 	}
-	ids, err := saveDocIDs(ctx, tmp, skills.Len())
-	if err != nil {
-		os.RemoveAll(tmp)
-		return nil, err
-	}
 	if err := writeManifest(tmp, hash, skills.Len(), fp()); err != nil {
 		os.RemoveAll(tmp)
 		return nil, err
@@ -383,13 +372,13 @@ func openEntry(ctx context.Context, root, hash string, in *corpus, fp func() uin
 		if err != nil {
 			return nil, fmt.Errorf("router: opening new cache entry %s: %w", entry, err)
 		}
-		return &cached{idx: idx, phrases: phrases, bodies: bodies, ids: ids, kind: IndexCacheBuilt, path: entry, reason: reason}, nil
+		return &cached{idx: idx, phrases: phrases, bodies: bodies, kind: IndexCacheBuilt, path: entry, reason: reason}, nil
 	}
 	// Someone else renamed an entry into place first.
 	if built, err := verifyEntry(entry, hash, skills.Len()); err == nil && built == fp() {
 		if idx, err := openReadOnly(entry); err == nil {
 			os.RemoveAll(tmp)
-			return &cached{idx: idx, phrases: phrases, bodies: bodies, ids: nil, kind: IndexCacheHit, path: entry, reason: reason, builtFP: built}, nil
+			return &cached{idx: idx, phrases: phrases, bodies: bodies, kind: IndexCacheHit, path: entry, reason: reason, builtFP: built}, nil
 		}
 	}
 	idx, err := openReadOnly(tmp)
@@ -397,39 +386,8 @@ func openEntry(ctx context.Context, root, hash string, in *corpus, fp func() uin
 		os.RemoveAll(tmp)
 		return nil, fmt.Errorf("router: opening built index %s: %w", tmp, err)
 	}
-	return &cached{idx: idx, phrases: phrases, bodies: bodies, ids: ids, kind: IndexTemp, path: tmp, reason: "another process holds the cache entry",
+	return &cached{idx: idx, phrases: phrases, bodies: bodies, kind: IndexTemp, path: tmp, reason: "another process holds the cache entry",
 		cleanup: func() { os.RemoveAll(tmp) }}, nil
-}
-
-// saveDocIDs looks up the skills' internal ids in the index just built in
-// entry and saves them there. It reads a bare snapshot: the scorer's
-// vocabulary is read once, when the finished entry is opened.
-func saveDocIDs(ctx context.Context, entry string, n int) (ids *docIDs, err error) {
-	idx, err := openReadOnly(entry)
-	if err != nil {
-		return nil, fmt.Errorf("router: opening new index %s: %w", entry, err)
-	}
-	defer idx.Close()
-	adv, err := idx.Advanced()
-	if err != nil {
-		return nil, fmt.Errorf("router: opening new index %s: %w", entry, err)
-	}
-	snapshot, err := adv.Reader()
-	if err != nil {
-		return nil, fmt.Errorf("router: opening new index %s: %w", entry, err)
-	}
-	defer func() {
-		if cerr := snapshot.Close(); err == nil && cerr != nil {
-			ids, err = nil, fmt.Errorf("router: closing new index %s: %w", entry, cerr)
-		}
-	}()
-	if ids, err = lookupDocIDs(ctx, snapshot, n); err != nil {
-		return nil, err
-	}
-	if err := writeDocIDs(filepath.Join(entry, docIDsName), ids); err != nil {
-		return nil, fmt.Errorf("router: writing document ids: %w", err)
-	}
-	return ids, nil
 }
 
 // staleAge is how old a build or trash directory must be before it is

@@ -122,7 +122,6 @@ func TestCacheRejectsBadEntries(t *testing.T) {
 		}, nil},
 		{"extra file", func(t *testing.T, e string) { os.WriteFile(filepath.Join(e, indexSubdir, "stray"), nil, 0o644) }, nil},
 		{"missing index", func(t *testing.T, e string) { os.RemoveAll(filepath.Join(e, indexSubdir)) }, nil},
-		{"damaged document ids", func(t *testing.T, e string) { flipLastByte(filepath.Join(e, docIDsName)) }, nil},
 		{"damaged phrase index", func(t *testing.T, e string) { flipLastByte(filepath.Join(e, phrasesName)) }, nil},
 		{"foreign skills under the same hash", func(*testing.T, string) {}, genSkills(31)[1:]},
 	}

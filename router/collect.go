@@ -16,7 +16,6 @@ type hitTally struct {
 	named []int  // skills the request names (Ranked)
 	said  []said // of those, the ones named by their command
 	rank  rankScratch
-	ord   orderScratch // relevance's visiting order
 	// The request as routeRanked reads it: tokens, stems, ids in the
 	// exact, stem and plural lookups, the pair buffer of lookupStems, and
 	// the request's words.
@@ -113,3 +112,38 @@ func (t *hitTally) phraseHits(x *phraseIndex, cands []candidate, order []int) []
 
 // said is a skill whose command the request says: toks[at:at+n].
 type said struct{ skill, at, n int }
+
+// collect is stage 2 of a ranked route: the skills the request read
+// into t finds, through a trigger phrase (as written or through stems)
+// or by name or command (specificity.go, commands.go), tallied in t
+// (seen, hits, named, said).
+func (r *Router) collect(t *hitTally, sp *specifics, rq request) {
+	x := r.phrases
+	// Phrases sharing a stem set mostly share their exact set too, so the
+	// last exact-set verdict is reused.
+	lastSet, lastExact := ^uint32(0), false
+	x.stems.each(t.reqS, func(p uint32) {
+		if es := x.exactSet[p]; es != lastSet {
+			lastSet, lastExact = es, x.exact.covered(es, t.reqE)
+		}
+		t.add(x, p, lastExact)
+	})
+	named := t.named[:0]
+	sp.namedBy(rq, func(s int) {
+		if t.count[s] == 0 {
+			t.seen = append(t.seen, uint32(s))
+		}
+		named = append(named, s)
+	})
+	sp.commandedBy(rq, func(s, at, n int) {
+		if slices.Contains(named, s) {
+			return
+		}
+		if t.count[s] == 0 {
+			t.seen = append(t.seen, uint32(s))
+		}
+		named = append(named, s)
+		t.said = append(t.said, said{s, at, n})
+	})
+	t.named = named
+}

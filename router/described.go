@@ -33,7 +33,7 @@ func newPairBook(src Source) *pairBook {
 		s := src.Skill(i)
 		seen := map[pairKey]bool{}
 		for k, field := range []string{s.Name, s.Description} {
-			eachPair(field, func(p pairKey, _ bool, _ string) {
+			eachPair(field, func(p pairKey, _ bool, _, _ string) {
 				if k == 0 {
 					b.name[p] = true
 				}
@@ -56,7 +56,7 @@ func newPairBook(src Source) *pairBook {
 // words skipped, words of unspaced scripts left out: the segmenter, not
 // adjacency, says where their words are), and whether one of the two is
 // not among English's commonest words, and the two words as written.
-func eachPair(text string, f func(p pairKey, rare bool, words string)) {
+func eachPair(text string, f func(p pairKey, rare bool, first, second string)) {
 	prev, prevTok, prevRare := "", "", false
 	for _, tok := range appendTokens(nil, text) {
 		if stopWords[tok] || allUnspaced(tok) || len(tok) < 2 {
@@ -67,7 +67,7 @@ func eachPair(text string, f func(p pairKey, rare bool, words string)) {
 		}
 		st, rare := routeStem(tok), !wordlist.Common(strings.ToLower(tok))
 		if prev != "" && prev != st {
-			f(pairKey{prev, st}, rare || prevRare, prevTok+" "+tok)
+			f(pairKey{prev, st}, rare || prevRare, prevTok, tok)
 		}
 		prev, prevTok, prevRare = st, tok, rare
 	}
@@ -80,14 +80,14 @@ func (b *pairBook) described(text string) (skill int, byName bool, words []strin
 	count := map[int32]int{}
 	named := map[int32]bool{}
 	said := map[int32][]string{}
-	eachPair(text, func(p pairKey, rare bool, w string) {
+	eachPair(text, func(p pairKey, rare bool, first, second string) {
 		o, ok := b.owner[p]
 		if !ok || o < 0 || !rare {
 			return
 		}
 		count[o]++
 		named[o] = named[o] || b.name[p]
-		said[o] = append(said[o], w)
+		said[o] = append(said[o], first+" "+second)
 	})
 	best, tie := int32(-1), false
 	for s, n := range count {

@@ -24,79 +24,78 @@
 // the request's weight its name and description hold; it is confirmed
 // before anything runs.
 //
+// # Stages
+//
+// A ranked route (rankedRoute, ranked.go) runs five stages, each in its
+// own file: read the request (request.go: tokens, unspaced runs cut at
+// the agent's words, stems, vocabulary ids, specificity.go's reading),
+// collect the skills its phrases, names and commands find (collect.go),
+// weigh those whose order their tier leaves open (weigh.go: evidence and
+// relevance), order them (order.go), and fill the list with relaxed
+// matches (relaxed.go) and runner-ups (runnersup.go).
+//
 // # Signals
 //
 // Sure matches are ordered by keys, first key first; relaxed ones by
 // relevance, and kept by evidence. Each signal is named where it is
-// combined: rankedKey and rank order the sure matches (ranked.go,
-// rank.go), relaxedSearchWith orders and keeps the relaxed ones
-// (relaxed.go), and relaxedEvidence.enough is the bar. Figures are the
-// development sets' (examples/README.md) when the signal was added.
+// combined: rankedKey and rank order the sure matches (weigh.go,
+// order.go), relaxedSearchWith orders and keeps the relaxed ones
+// (relaxed.go), and relaxedEvidence.enough is the bar. What each moved
+// on the evaluation sets when it was added is in examples/README.md.
 //
-//	signal                reads                                      weight / role                          moved
-//	exact phrase          trigger tokens as written (Spec's answer)  1st key: never demoted by the rest      (the contract)
-//	stems                 Porter stems, -ise as -ize, joined pairs   a hit below exact ones                 routing.json
-//	named                 a short request made of name words, or     2nd key within each of those           dev2 62.1→64.5%
-//	                      the words that start one skill's command   (tier name when no phrase hit)         (with challenge)
-//	phrases hit           number of trigger phrases hit              3rd key                                (Spec's score)
-//	whole name            the request says the name, words in order  4th key                                routing.json
-//	evidence              inverse skill frequency of the words hit   5th key (names.go, weigh)              routing.json
-//	relevance             BM25 over one field: triggers ×3, name ×2, 6th key; relaxed order                 —
-//	                      tool ×2, description ×1, inputs ×1
-//	challenge             a stem-only one-phrase leader in a long    best relaxed goes first at 1.5× its    dev2 (with named)
-//	                      request                                    relevance and 4 words
-//	typing slips          words one slip from an agent word          re-route once, when nothing hit        refagents-dev →93.5%
-//	synonyms              thesaurus.txt, for words the index lacks   relaxed only: boost 0.25, evidence ×0.5 dev2 64.5→72.6→76.6%
-//	scripts               CJK runs cut at agent words; pairs; the    read before anything else              kefu held-out 70→72.5%
-//	                      agent's Chinese script
-//	relaxed evidence      field terms the request holds: trigger 3,  bar 3 (2 without triggers), and two    folders 86.7→90.8%
-//	                      name 2, tool 2, description 1, input 0.5   request words
-//	named first           a relaxed skill whose whole name is said   first among relaxed matches            folders 84.7→86.7%
-//	relaxed after sure    relaxed matches after the sure ones        fill the limit                         all dev top-3 92.7→93.3%
-//	                                                                 evidence bar only, no relevance cut    dev2 top-3 82.3→83.1%,
-//	                                                                                                        refagents-dev 93.5→95.2%
-//	described             two adjacent content words of one skill's  makes the relaxed tier's first sure    folders: 0→216 sure,
-//	                      name or description, no other skill's,     (tier name or described); never        all of them right
-//	                      one not among the commonest (described.go) reorders
-//	runner-ups            plain BM25, name + description, English    after sure and relaxed, to the limit;  held-out top-3
-//	                      words and single Chinese characters        only a skill holding stop words alone  92.0→96.3%,
-//	                      (baseline.go, runnersup.go)                is left out                            top-5 92.0→97.0%
-//	fit                   idf share of the request's words a skill   shown on every guess; orders nothing   —
-//	                      holds (plainBM25.fit)
-//	body relevance        each body's distinct terms (bodyindex.go)  +0.5 × its BM25 to relaxed relevance   dev2 76.6→78.2% top-1,
-//	body evidence         a body word no other field holds           1, a word if not common English        79.8→82.3% top-3
-//	                                                                 1.5 if at most two bodies hold it      kefu-dev2 62.5→72.5%
-//	partial phrase        all informative words of one trigger       waives the two-word minimum            dataops "bounce it"
-//	                      (partial.go); a lone one only if no other                                         (no set moved);
-//	                      skill's indexed fields hold it                                                    own word: held-out
-//	                                                                                                        false 23.1→22.0%
-//	body pairs            an unspaced body cut at the agent's words  pairs across an agent word's edge are  kefu-dev2 62.5%,
-//	                      before it is read in pairs (body.go); the  not indexed; one stretch is one        kefu held-out 77.5%
-//	                      request's pairs of one stretch of body     request word                           (neither moved)
-//	                      text
-//
-//	character pairs       adjacent characters of a Chinese request   Chinese runner-ups: the plain score    kefu-dev2 top-1/5
-//	                      and of names, descriptions, triggers,      plus the pairs' summed idf, before     85.0→87.5/87.5→92.5%;
-//	                      never across a word the segmenter found    the plain ranking's; a pair of two of  Chinese held-out
-//	                      (ngram.go); the relaxed tier reads the     the commonest weighs, never brings a   top-1/3/5 90.0→92.4/
-//	                      request cut the same way                   skill in alone                         97.6→98.8/98.2→99.4%
-//	commonest characters  wordlist.CommonHan: 180 characters from    left out of the plain ranking's and    kefu-dev2 false-any
-//	                      jieba's dictionary (的, 了, 么, 是)         fit's words, like English stop words   91.7→58.3%
-//	question frames       a request asking about a subject: what it  its sure matches become relaxed, in    false-sure dev
-//	                      is, how it works or compares, what it is   the same order (subject.go); a frame   8.6→5.2%, held-out
-//	                      worth or called, a recommendation, who     about the asker's own things (my,      14.5→11.7%; right
-//	                      made it and when, what a trade earns       this, 我, a number, a file) is a task  sure matches on dev
-//	                      (question.go), English and Chinese                                                1190→1192
-//	everyday trigger      a lone one-word trigger among English's    its sure match becomes relaxed, in     false-sure dev
-//	                      commonest words, in a request of four      place, unless another request word is  5.2→3.8%, held-out
-//	                      words or more, or of three when said       its skill's (name, description)        11.7→10.9%; right
-//	                      first, a verb's slot (subject.go)                                                 sure 1192→1191
-//	specific first        the request words a phrase match's         overrides phrases hit for first place:  no dev set moved;
-//	                      triggers cover, by specifics' idf          a match hitting fewer phrases but      held-out top-1
-//	                      (specific.go)                              covering more goes first               90.0→90.1%
-//
-// Their figures on the held-out sets, and the whole before and after, are
-// in examples/README.md.
+//	signal              reads                                        weight / role
+//	exact phrase        trigger tokens as written (Spec's answer)    1st key: never demoted by the rest
+//	stems               Porter stems, -ise as -ize, joined pairs     a hit below exact ones
+//	named               a short request made of name words, or the   2nd key within each of those (tier
+//	                    words that start one skill's command         name when no phrase hit)
+//	phrases hit         number of trigger phrases hit                3rd key
+//	whole name          the request says the name, words in order    4th key
+//	evidence            inverse skill frequency of the words hit     5th key (weigh.go)
+//	relevance           BM25 over one field (relevance.go): triggers 6th key; relaxed order
+//	                    ×3, name ×2, tool ×2, description, inputs ×1
+//	challenge           a stem-only one-phrase leader in a long      best relaxed goes first at 1.5× its
+//	                    request                                      relevance and 4 words
+//	typing slips        words one slip from an agent word            re-route once, when nothing hit
+//	synonyms            thesaurus.txt, for words the index lacks     relaxed only: boost 0.25, evidence ×0.5
+//	scripts             CJK runs cut at agent words; pairs; the      read before anything else
+//	                    agent's Chinese script
+//	relaxed evidence    field terms the request holds: trigger 3,    bar 3 (2 without triggers), and two
+//	                    name 2, tool 2, description 1, input 0.5     request words
+//	named first         a relaxed skill whose whole name is said     first among relaxed matches
+//	relaxed after sure  relaxed matches after the sure ones          fill the limit; evidence bar only
+//	described           two adjacent content words of one skill's    makes the relaxed tier's first sure
+//	                    name or description, no other skill's, one   (tier name or described); never
+//	                    not among the commonest (described.go)       reorders
+//	runner-ups          plain BM25, name + description, English      after sure and relaxed, to the limit;
+//	                    words and single Chinese characters          only a skill holding stop words alone
+//	                    (baseline.go, runnersup.go)                  is left out
+//	fit                 idf share of the request's words a skill     shown on every guess; orders nothing
+//	                    holds (plainBM25.fit)
+//	body relevance      each body's distinct terms (bodyindex.go)    +0.5 × its BM25 to relaxed relevance
+//	body evidence       a body word no other field holds             1 (1.5 if at most two bodies hold it);
+//	                                                                 a word if not common English
+//	partial phrase      all informative words of one trigger         waives the two-word minimum
+//	                    (partial.go); a lone one only if no other
+//	                    skill's indexed fields hold it
+//	body pairs          an unspaced body cut at the agent's words    pairs across an agent word's edge are
+//	                    before it is read in pairs (body.go); the    not indexed; one stretch is one
+//	                    request's pairs of one stretch of body text  request word
+//	character pairs     adjacent characters of a Chinese request and     Chinese runner-ups: the pair ranking and
+//	                    of names, descriptions, triggers, never across   the plain ranking over every character,
+//	                    a word the segmenter found (ngram.go); the       fused by reciprocal rank (fuseRanks)
+//	                    relaxed tier reads the request cut the same way
+//	commonest chars     wordlist.CommonHan: 180 characters from jieba's left out of fit's words and the pair
+//	                    dictionary (的, 了, 么, 是)                       ranking's evidence, like stop words
+//	question frames     a request asking about a subject: what it is,    its sure matches become relaxed, in the
+//	                    how it works or compares, what it is worth or    same order (subject.go); a frame about
+//	                    called, a recommendation, who made it and when,  the asker's own things (my, this, 我, a
+//	                    what a trade earns (question.go), both scripts   number, a file) is a task
+//	everyday trigger    a lone one-word trigger among English's          its sure match becomes relaxed, in
+//	                    commonest words, in a request of four words or   place, unless another request word is
+//	                    more, or of three when said first (a verb's      its skill's (name, description)
+//	                    slot) (subject.go)
+//	specific first      the request words a phrase match's triggers      overrides phrases hit for first place:
+//	                    cover, by specifics' idf (specific.go)           a match covering more goes first
 //
 // # Where the work goes
 //
@@ -104,16 +103,34 @@
 // token sets are stored once and filed under their rarest token, so a
 // route visits only what it can hit; hits are tallied per skill in pooled
 // scratch (collect.go), and only the score tiers that reach into the
-// limit are ordered (rank.go). Relevance comes from a bleve scorch index
-// of one field in which each skill field's terms count by their weight
-// (analysis.go). It is computed only for the tied skills whose order it
-// decides, straight from the postings of a snapshot the Router holds,
-// with bleve's own term searchers and scorer (relevance.go): the same
-// score a bleve search would give, without its per-search machinery. A
-// router built cold with Options.Background takes it instead from term
-// statistics gathered by one pass of the index field's analyzer
-// (termstats.go): the same numbers, so it routes while bleve builds
-// (background.go); its routes have no runners-up until the build ends.
+// limit are ordered (order.go).
+//
+// Relevance is computed in one place, relevance.go: BM25 over the one
+// bleve field in which each skill field's terms count by their weight
+// (analysis.go), from that field's term statistics. bleve is the index:
+// the statistics are read out of it once it is built or opened
+// (termstats.go), and the formula and summing order are its own, so a
+// relevance is a bleve search's score (TestRelevanceLikeBleveSearch).
+// The arithmetic runs here, over the statistics, rather than in bleve's
+// searchers, because a route needs the relevance of a few tied skills
+// or of the few skills holding a rare word: bleve's per-search setup
+// (term searchers, a collector) was most of such a route's time, and
+// keeping both paths meant two engines that had to agree bit for bit.
+// A router built cold with Options.Background gathers the same
+// statistics before bleve exists, by one pass of the field's own
+// analyzer (TestStatsFromBleve holds them equal), and routes while bleve
+// builds (background.go): sure matches are answered at once, with the
+// relevance a router built in the foreground gives; a route that needs
+// the relaxed tier or challenges its leader waits for the build (which
+// reads the bodies), a route
+// with sure matches gets no relaxed matches after them, and, above
+// MemoryThreshold skills, none gets runner-ups until the build ends.
+//
+// Runner-ups and fit read the plain ranking (baseline.go), not the one
+// engine: its promise is that the answer never leaves out what a plain
+// search over names and descriptions shows, which only that ranking can
+// keep; it is also the baseline every evaluation set is measured
+// against (TestRoutingBaseline).
 //
 // Bodies are read once, while the index builds, one at a time, through
 // the text analyzer; their distinct terms go into a body index of their

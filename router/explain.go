@@ -49,7 +49,7 @@ func (r *Router) Explain(ctx context.Context, text string, q *Query) ([]Explaine
 		return nil, err
 	}
 	p := r.plainIndex()
-	pq := p.read(text)
+	pq := p.read(requestWords(text))
 	out := make([]Explained, len(ms))
 	for i, m := range ms {
 		out[i] = Explained{Match: m, Why: why(m)}
@@ -67,7 +67,7 @@ func (r *Router) Explain(ctx context.Context, text string, q *Query) ([]Explaine
 				}
 			}
 			if pq.total > 0 {
-				w.Weight = roundRelevance(pq.idf[k] / pq.total)
+				w.Weight = roundRelevance(pq.words[k].idf / pq.total)
 			}
 			out[i].Words = append(out[i].Words, w)
 		}

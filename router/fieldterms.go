@@ -15,7 +15,7 @@ import (
 // fieldTermsMax is the most skills whose field terms are kept: the
 // pointers cost 8 bytes a skill up front and the terms a few hundred
 // bytes for each skill a relaxed route has found. Larger agents analyze
-// the fields on each route, as before.
+// the fields on each route.
 const fieldTermsMax = 4096
 
 // fieldTermCache holds, per skill position, its fields' terms once read.

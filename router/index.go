@@ -1,23 +1,19 @@
 package router
 
 import (
-	"context"
 	"fmt"
 	"math"
 	"path"
 	"slices"
-	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/analysis"
 	"github.com/blevesearch/bleve/v2/analysis/analyzer/custom"
 	"github.com/blevesearch/bleve/v2/analysis/lang/en"
 	"github.com/blevesearch/bleve/v2/analysis/token/lowercase"
 	"github.com/blevesearch/bleve/v2/mapping"
-	"github.com/blevesearch/bleve/v2/search/query"
 	index "github.com/blevesearch/bleve_index_api"
 )
 
@@ -37,9 +33,9 @@ const (
 // Skill fields and their weights (docs/architecture.md §5: trigger phrases
 // strongest, then name and the tool's command, description, input names). The index holds
 // one field, indexField, in which each skill field's terms count repeat
-// times (see docTokenizerImpl): bleve's BM25 then weighs the fields like
-// query boosts would, but a request costs one term searcher per word
-// instead of one per word and field. Weight is the field's share of a
+// times (see docTokenizerImpl): BM25 then weighs the fields like query
+// boosts would, but a request costs one clause per word instead of one
+// per word and field (relevance.go). Weight is the field's share of a
 // relaxed match's evidence.
 var fields = []struct {
 	name     string
@@ -360,49 +356,15 @@ func newAnalyzers(m mapping.IndexMapping) (*analyzers, error) {
 	return an, nil
 }
 
-// relevanceQuery is the request as one disjunction of term queries over
-// the index field; nil when the request has no indexable terms.
-func relevanceQuery(a analyzed) query.Query {
-	if len(a.text) == 0 {
-		return nil
-	}
-	qs := make([]query.Query, len(a.text))
-	for i, t := range a.text {
-		q := query.NewTermQuery(t.term)
-		q.SetField(indexField)
-		qs[i] = q
-	}
-	return query.NewDisjunctionQuery(qs)
-}
-
-// scored is one search hit: a skill index and its bleve relevance.
+// scored is one search hit: a skill index and its relevance.
 type scored struct {
 	skill int
 	score float64
 }
 
-// search runs q and returns up to size hits by relevance.
-func search(ctx context.Context, idx bleve.Index, q query.Query, size int) ([]scored, error) {
-	req := bleve.NewSearchRequestOptions(q, size, 0, false)
-	res, err := idx.SearchInContext(ctx, req)
-	if err != nil {
-		return nil, fmt.Errorf("router: searching the index: %w", err)
-	}
-	out := make([]scored, 0, len(res.Hits))
-	for _, h := range res.Hits {
-		i, err := strconv.Atoi(h.ID)
-		if err != nil {
-			return nil, fmt.Errorf("router: index holds foreign document %q; rebuild it (agent3md index)", h.ID)
-		}
-		out = append(out, scored{i, roundRelevance(h.Score)})
-	}
-	return out, nil
-}
-
-// roundRelevance drops the last bits of a bleve score. Bleve sums a
-// disjunction's clauses in whatever order its heap yields them, so equal
-// evidence can differ in the last place from run to run; rounding keeps
-// ties ties and the order deterministic.
+// roundRelevance drops the last bits of a relevance: scores summed in
+// another order (the body index's added to the field's) stay equal when
+// their evidence is, so ties stay ties and the order deterministic.
 func roundRelevance(x float64) float64 {
 	return math.Round(x*1e9) / 1e9
 }

@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"time"
-
-	"github.com/blevesearch/bleve/v2"
 )
 
 // openIndex gives r its bleve index: none for zero skills, in memory for
@@ -41,33 +39,28 @@ func (r *Router) openIndex(ctx context.Context) error {
 	return nil
 }
 
-// builtIndex is a bleve index buildBleve obtained, with what came with it.
+// builtIndex is a bleve index buildBleve obtained, with what came with it
+// (no phrase index when built in memory) and the term statistics read
+// from it (nil unless asked for).
 type builtIndex struct {
-	idx     bleve.Index
-	scorer  *scorerIndex // nil unless asked for
-	phrases *phraseIndex // read from a cache entry; nil when built in memory
-	bodies  *bodyIndex   // nil without bodies
-	cleanup func()       // removes a temp index after Close
-	kind    string
-	path    string
-	reason  string
+	cached
+	scorer *termStats
 }
 
 // buildBleve opens or builds r's bleve index (at least one skill): from
 // the cache for large agents with a content hash, else in memory. With
-// scorer set it also sets up direct relevance over it (relevance.go).
+// scorer set it also reads the term statistics relevance is computed
+// from out of it (termstats.go).
 func (r *Router) buildBleve(ctx context.Context, scorer bool) (*builtIndex, error) {
 	o := &r.opts
 	n := r.src.Len()
 	large := o.MemoryThreshold < 0 || n > o.MemoryThreshold
 	var b *builtIndex
 	var reason string
-	var saved *docIDs
 	if large && !o.NoCache && o.ContentHash != "" {
 		c, err := r.fromCache(ctx)
 		if err == nil {
-			b = &builtIndex{idx: c.idx, cleanup: c.cleanup, phrases: c.phrases, bodies: c.bodies, kind: c.kind, path: c.path, reason: c.reason}
-			saved = c.ids
+			b = &builtIndex{cached: *c}
 		} else if ctx.Err() != nil {
 			return nil, ctx.Err()
 		} else {
@@ -79,12 +72,12 @@ func (r *Router) buildBleve(ctx context.Context, scorer bool) (*builtIndex, erro
 		if err != nil {
 			return nil, err
 		}
-		b = &builtIndex{idx: idx, bodies: bodies, kind: IndexMemory, reason: reason}
+		b = &builtIndex{cached: cached{idx: idx, bodies: bodies, kind: IndexMemory, reason: reason}}
 	}
 	if !scorer {
 		return b, nil
 	}
-	s, err := openScorer(ctx, b.idx, n, saved)
+	s, err := statsFromIndex(ctx, b.idx, n)
 	if err != nil {
 		b.idx.Close()
 		if b.cleanup != nil {

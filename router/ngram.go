@@ -145,7 +145,7 @@ func (r *Router) requestGrams(text string) []string {
 // summed idf of the character pairs a skill holds (charGrams.rank), so a
 // pair (退款) counts beside its characters, and a skill that holds only
 // single characters (码) still ranks.
-func (r *Router) gramRunnersUp(p *plainBM25, q plainRequest, text string, out []Match, want int) []Match {
+func (r *Router) gramRunnersUp(p *plainBM25, q *plainRequest, text string, out []Match, want int) []Match {
 	grams := r.requestGrams(text)
 	if len(grams) == 0 || len(out) >= want {
 		return out
@@ -183,7 +183,7 @@ func (r *Router) gramRunnersUp(p *plainBM25, q plainRequest, text string, out []
 		}
 		m := Match{Name: name, Z: z, Relevance: roundRelevance(h.score), Tier: TierRunnerUp}
 		var words []string
-		m.Fit, words = p.fit(q, h.skill)
+		m.Fit, words = p.fit(q, h.skill, true)
 		m.Hits = append(h.grams, words...)[:min(len(h.grams)+len(words), runnerUpHits)]
 		out = append(out, m)
 	}

@@ -90,19 +90,18 @@ func TestSkillsHolding(t *testing.T) {
 		{Name: "lookup", Z: 3, Description: "Find the account."},
 	}, nil)
 	ctx := context.Background()
-	snap, err := newScorer(ctx, r.idx)
+	analyzed, err := buildTermStats(ctx, r.corpus())
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer snap.close()
 	for term, want := range map[string]int{"cancel": 2, "plan": 2, "account": 1, "absent": 0} {
-		for name, s := range map[string]*scorerIndex{"router": r.scorer, "bleve": snap} {
+		for name, s := range map[string]*termStats{"bleve": r.scorer, "analyzer": analyzed} {
 			if n, ok := s.skillsHolding(ctx, term); !ok || n != want {
 				t.Errorf("%s: skillsHolding(%q) = %d, %v; want %d", name, term, n, ok, want)
 			}
 		}
 	}
-	var none *scorerIndex
+	var none *termStats
 	if _, ok := none.skillsHolding(ctx, "cancel"); ok {
 		t.Error("a router without an index claims to know")
 	}

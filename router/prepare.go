@@ -10,8 +10,8 @@ import (
 )
 
 // Prepared is a cache entry opened before its skills are known: the
-// index, its scoring snapshot and vocabulary, and the saved phrase index
-// and document ids, none of them trusted yet. New adopts it (Options.
+// index, the term statistics read from it, and the saved phrase index
+// and body index, none of them trusted yet. New adopts it (Options.
 // Prepared) only once the skills' fingerprint matches the entry's. A
 // server that learns the content hash before the agent file has loaded
 // (loader.Head.ContentHash) prepares the entry while the file loads.
@@ -23,10 +23,9 @@ type Prepared struct {
 	skills  int    // as the manifest records
 	fp      uint32 // fingerprint of the skills it was built from
 	idx     bleve.Index
-	scorer  *scorerIndex // vocabulary read; ids attached on adoption
+	scorer  *termStats   // read from idx, for the manifest's skill count
 	phrases *phraseIndex // not yet checked against any skills
 	bodies  *bodyIndex   // nil when the entry has none (or it is unreadable)
-	ids     *docIDs      // may be nil
 	done    bool         // adopted or closed
 }
 
@@ -70,14 +69,16 @@ func prepare(ctx context.Context, o *Options) (*Prepared, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", errNoEntry, err)
 	}
-	s, err := newScorer(ctx, idx)
+	s, err := statsFromIndex(ctx, idx, m.Skills)
 	if err != nil {
 		idx.Close()
-		return nil, err
+		if ctx.Err() != nil {
+			return nil, err
+		}
+		return nil, fmt.Errorf("%w: %v", errNoEntry, err)
 	}
-	ids, _ := readDocIDs(filepath.Join(entry, docIDsName), -1) // checked on adoption
 	bodies, _ := readBodyIndex(filepath.Join(entry, bodiesName), m.Skills)
-	return &Prepared{path: entry, skills: m.Skills, fp: m.Fingerprint, idx: idx, scorer: s, phrases: phrases, bodies: bodies, ids: ids}, nil
+	return &Prepared{path: entry, skills: m.Skills, fp: m.Fingerprint, idx: idx, scorer: s, phrases: phrases, bodies: bodies}, nil
 }
 
 // Close releases a Prepared that New did not adopt. It is idempotent, and
@@ -87,11 +88,7 @@ func (p *Prepared) Close() error {
 		return nil
 	}
 	p.done = true
-	err := p.scorer.close()
-	if cerr := p.idx.Close(); err == nil {
-		err = cerr
-	}
-	return err
+	return p.idx.Close()
 }
 
 // adopt gives r the prepared entry when it was built from exactly r's
@@ -103,10 +100,6 @@ func (r *Router) adopt(ctx context.Context, p *Prepared) (bool, error) {
 	n := r.src.Len()
 	if p.skills != n || p.phrases.check(r.src) != nil || p.fp != fingerprint(r.corpus()) {
 		return false, p.Close()
-	}
-	if err := p.scorer.attachIDs(ctx, n, p.ids); err != nil {
-		p.Close()
-		return false, err
 	}
 	bodies := p.bodies
 	if in := r.corpus(); bodies == nil && in.readsBodies() {

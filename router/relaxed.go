@@ -7,14 +7,11 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/blevesearch/bleve/v2"
-	"github.com/blevesearch/bleve/v2/search/query"
-
 	"github.com/agent3md/agent3md/internal/wordlist"
 )
 
 // relaxed finds skills for a request that hit no trigger phrase, from
-// bleve relevance over all fields, keeping those within RelaxedThreshold
+// relevance over all fields (relevance.go), keeping those within RelaxedThreshold
 // of the best-scoring skill and with at least RelaxedEvidence (a skill
 // without triggers: RelaxedEvidenceUntriggered) and two request words
 // (docs/architecture.md §5). Among those kept, the skills
@@ -58,25 +55,20 @@ func (r *Router) relaxed(ctx context.Context, text string, limit int, sp *specif
 	return out, nil
 }
 
-// relaxedSearch is relaxed for want matches, without the named skills
-// first; it also returns the matches' skill positions and the search hits
-// they were chosen from, best first.
-func (r *Router) relaxedSearch(ctx context.Context, text string, rq request, want int) ([]Match, []int, []scored, error) {
-	return r.relaxedSearchWith(ctx, text, rq, want, nil, false)
-}
-
-// relaxedSearchWith is relaxedSearch for a request widened by ex (nil:
-// as written). Runners-up (relaxed) are not held to RelaxedThreshold:
+// relaxedSearchWith is relaxed for want matches, without the named skills
+// first, for a request widened by ex (nil: as written); it also returns
+// the matches' skill positions and the search hits they were chosen
+// from, best first. Runners-up (relaxed) are not held to RelaxedThreshold:
 // they follow a sure match, and the evidence bar alone decides whether
 // one is worth a line (a skill whose fields hold more of the request may
 // be less relevant than one whose few words are rare).
 func (r *Router) relaxedSearchWith(ctx context.Context, text string, rq request, want int, ex *expansion, runnersUp bool) ([]Match, []int, []scored, error) {
 	out := []Match{}
-	if r.idx == nil {
+	if r.scorer == nil {
 		return out, nil, nil, nil
 	}
 	a := requestTerms(r.an, text, rq.toks, rq.stems, true, nil)
-	if len(a.text) == 0 { // no term to search for (relevanceQuery is nil)
+	if len(a.text) == 0 { // no term to search for
 		return out, nil, nil, nil
 	}
 	var skills []int
@@ -84,7 +76,7 @@ func (r *Router) relaxedSearchWith(ctx context.Context, text string, rq request,
 	// its hit pool to the requested size on every search, so a small
 	// agent asks for no more than it has: same hits, less garbage.
 	pool := min(want*relaxedPool, max(r.src.Len(), 1))
-	res, err := r.searchExpanded(ctx, a, ex, pool)
+	res, err := r.searchRelevant(ctx, a, ex, pool)
 	if err != nil {
 		return out, nil, res, err
 	}
@@ -234,44 +226,6 @@ func continuesRun(prev, pair string) bool {
 	last, _ := utf8.DecodeLastRuneInString(prev)
 	first, _ := utf8.DecodeRuneInString(pair)
 	return last == first
-}
-
-// maxTieHits bounds how far searchTies widens a search to settle a tie.
-var maxTieHits = 4096
-
-// searchTies is search for the top size skills of n, in an order that does
-// not depend on how the index was built: equal scores by skill position.
-// Bleve breaks ties by its internal document numbers, which an in-memory
-// build hands out as each document's analysis finishes, so two builds of
-// one agent could order (and, at the cut, pick) tied skills differently.
-// When the skill after the cut ties with the last one kept, the search is
-// widened until the tie ends, so the cut falls between different scores
-// and the tied skills kept are those first in the agent.
-//
-// The widening stops at maxTieHits: a request whose words every skill
-// shares alike (a boilerplate sentence in generated descriptions) would
-// otherwise fetch every skill of a 100,000-skill agent on each route.
-// Past it, which of the tied skills make the cut is bleve's choice again.
-func searchTies(ctx context.Context, idx bleve.Index, q query.Query, size, n int) ([]scored, error) {
-	most := min(max(n, 1), max(maxTieHits, size+1))
-	for ask := size; ; ask *= 2 {
-		k := min(ask+1, most)
-		res, err := search(ctx, idx, q, k)
-		if err != nil {
-			return nil, err
-		}
-		// Every skill scoring what the last one kept scores is among res
-		// when res is short of k, ends on a lower score, or holds them all.
-		if len(res) <= size || len(res) < k || k >= most || res[len(res)-1].score != res[size-1].score {
-			slices.SortStableFunc(res, func(a, b scored) int {
-				if a.score != b.score {
-					return cmp.Compare(b.score, a.score)
-				}
-				return cmp.Compare(a.skill, b.skill)
-			})
-			return res[:min(size, len(res))], nil
-		}
-	}
 }
 
 // withBodies adds the body index's relevance (bodyIndex.score) to the

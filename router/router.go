@@ -21,7 +21,7 @@ type Mode string
 
 const (
 	// Ranked (the default) lifts phrase matching to stems, breaks ties by
-	// bleve relevance and falls back to relaxed matches.
+	// relevance and falls back to relaxed matches.
 	Ranked Mode = "ranked"
 	// Spec is exactly agent3md/1 route: the compatibility contract.
 	Spec Mode = "spec"
@@ -151,7 +151,7 @@ type Options struct {
 	// once the phrase index and the index's term statistics exist, and
 	// give the answers they would give after the build, but for their
 	// relaxed runners-up, which they leave out; only a request that needs
-	// the relaxed tier (or a challenge, see routeRanked) waits for it. The build starts once
+	// the relaxed tier (or a challenge, doc.go) waits for it. The build starts once
 	// the first route is answered (30 ms at most). ctx then also governs
 	// the build, Close waits for it, Info says IndexBuilding until it
 	// ends and Wait waits for it. Progress is still reported. Default
@@ -209,7 +209,7 @@ type Match struct {
 	Name  string  `json:"name"`
 	Z     float64 `json:"z"`
 	Score int     `json:"score"` // trigger phrases hit
-	// Relevance is the bleve relevance where it decided the order: for a
+	// Relevance is the BM25 relevance where it decided the order: for a
 	// phrase match that shares its exact-hit and score tier with another,
 	// and for every relaxed match. It is 0 otherwise and in Spec mode.
 	Relevance float64  `json:"relevance"`
@@ -255,9 +255,8 @@ type Router struct {
 	// bodies is the body index (nil without bodies, and while a
 	// background build runs).
 	bodies  atomic.Pointer[bodyIndex]
-	scorer  *scorerIndex  // direct relevance over idx; nil with it
+	scorer  *termStats    // what relevance is computed from; nil with idx
 	late    *pendingIndex // idx while it builds in the background; else nil
-	table   *laterTable   // term statistics building after a warm open; else nil
 	mapping mapping.IndexMapping
 	an      *analyzers
 	opts    Options
@@ -350,7 +349,6 @@ func NewFrom(ctx context.Context, skills Source, opts *Options) (*Router, error)
 	r.zRank = zOrder(skills)
 	r.info.Skills = skills.Len()
 	r.info.Took = time.Since(start)
-	r.startTable(ctx)
 	return r, nil
 }
 
@@ -375,9 +373,6 @@ func (r *Router) Route(ctx context.Context, text string, q *Query) ([]Match, err
 	defer r.mu.RUnlock()
 	if r.closed {
 		return nil, ErrClosed
-	}
-	if r.table != nil {
-		defer r.table.kick() // so does a warm router's table
 	}
 	if r.late != nil {
 		defer r.late.kick() // a background build waits for the first route
@@ -426,12 +421,9 @@ func (r *Router) Close() error {
 		return nil
 	}
 	r.closed = true
-	r.stopTable()
-	err := r.scorer.close()
+	var err error
 	if r.idx != nil {
-		if cerr := r.idx.Close(); err == nil {
-			err = cerr
-		}
+		err = r.idx.Close()
 	}
 	if r.cleanup != nil {
 		r.cleanup()

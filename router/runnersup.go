@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"math"
 	"slices"
+	"unicode/utf8"
 )
 
 // TierRunnerUp marks a Ranked match that neither a phrase, a name nor
@@ -62,7 +63,7 @@ func (r *Router) runnersUp(pt *plainText, out []Match, limit int) []Match {
 	q := pt.read(p)
 	out = r.gramRunnersUp(p, q, pt.text, out, want)
 	if len(out) < want && len(q.toks) > 0 {
-		for _, h := range p.rank(q.toks, want+len(out)) {
+		for _, h := range p.rankTerms(q.words, want+len(out)) {
 			if len(out) == want {
 				break
 			}
@@ -71,7 +72,7 @@ func (r *Router) runnersUp(pt *plainText, out []Match, limit int) []Match {
 				continue
 			}
 			m := Match{Name: name, Z: z, Relevance: roundRelevance(h.score), Tier: TierRunnerUp, Fit: -1}
-			m.Fit, m.Hits = p.fit(q, h.skill)
+			m.Fit, m.Hits = p.fit(q, h.skill, true)
 			out = append(out, m)
 		}
 	}
@@ -79,7 +80,7 @@ func (r *Router) runnersUp(pt *plainText, out []Match, limit int) []Match {
 		if Sure(out[i].Tier) {
 			out[i].Fit = 1
 		} else if out[i].Fit == 0 {
-			out[i].Fit, _ = p.fit(q, r.skillAt(out[i]))
+			out[i].Fit, _ = p.fit(q, r.skillAt(out[i]), false)
 		}
 	}
 	return out
@@ -89,60 +90,95 @@ func (r *Router) runnersUp(pt *plainText, out []Match, limit int) []Match {
 // stop words and the commonest Chinese characters (commonWord), each
 // once: what a runner-up may hold and fit weighs.
 func requestWords(text string) []string {
-	toks := distinct(baselineTokens(nil, text))
-	return slices.DeleteFunc(toks, commonWord)
+	return contentWords(baselineTokens(make([]string, 0, 16), text))
+}
+
+// contentWords is toks (reordered) without English stop words and the
+// commonest Chinese characters (commonWord), each once.
+func contentWords(toks []string) []string {
+	return slices.DeleteFunc(distinct(toks), commonWord)
 }
 
 // plainText is a request's text and, once read (read), its
-// plainRequest: one route reads it once for all that weigh it.
+// plainRequest: one route reads it once for all that weigh it. toks,
+// when set, are the text's tokens as the route read them, which are the
+// plain ranking's for a text all ASCII (plainTextOf).
 type plainText struct {
 	text string
-	q    *plainRequest
+	toks []string
+	q    plainRequest
+	done bool
+}
+
+// plainTextOf is the plainText of a route's request text, read as toks.
+func plainTextOf(text string, toks []string) *plainText {
+	for i := 0; i < len(text); i++ {
+		if text[i] >= utf8.RuneSelf {
+			return &plainText{text: text}
+		}
+	}
+	return &plainText{text: text, toks: toks}
 }
 
 // read returns t's plainRequest, reading it on first use.
-func (t *plainText) read(p *plainBM25) plainRequest {
-	if t.q == nil {
-		q := p.read(t.text)
-		t.q = &q
+func (t *plainText) read(p *plainBM25) *plainRequest {
+	if !t.done {
+		words := t.toks
+		if words != nil {
+			words = contentWords(append(make([]string, 0, len(words)), words...))
+		} else {
+			words = requestWords(t.text)
+		}
+		t.q, t.done = p.read(words), true
 	}
-	return *t.q
+	return &t.q
 }
 
 // plainRequest is a request as fit reads it: its words (requestWords),
-// each one's idf, and their sum.
+// each one's postings and idf, and the idfs' sum.
 type plainRequest struct {
 	toks  []string
-	idf   []float64
+	words []plainTerm // by toks
 	total float64
 }
 
-// read reads text for fit.
-func (p *plainBM25) read(text string) plainRequest {
-	q := plainRequest{toks: requestWords(text)}
-	q.idf = make([]float64, len(q.toks))
+// read reads a request's words (requestWords) for fit.
+func (p *plainBM25) read(words []string) plainRequest {
+	q := plainRequest{toks: words}
+	q.words = make([]plainTerm, len(q.toks))
 	for i, t := range q.toks {
-		q.idf[i] = p.idf(len(p.post[t]))
-		q.total += q.idf[i]
+		w := &q.words[i]
+		t, ok := p.post[t]
+		w.post, w.idf = t.post, t.idf
+		if !ok {
+			w.idf = p.idf(0)
+		}
+		q.total += w.idf
 	}
 	return q
+}
+
+// holds reports whether skill's name or description holds q's word i.
+func (q *plainRequest) holds(i, skill int) bool {
+	_, ok := slices.BinarySearchFunc(q.words[i].post, skill, func(e bm25Posting, s int) int { return cmp.Compare(int(e.skill), s) })
+	return ok
 }
 
 // fit is how much of the request q the skill's name and description
 // hold: the summed idf of the words it holds over the summed idf of them
 // all, a word no skill holds weighing as a word only one in N+1 skills
-// would, rounded to hundredths; and the words it holds, in q's order,
-// at most runnerUpHits.
-func (p *plainBM25) fit(q plainRequest, skill int) (float64, []string) {
+// would, rounded to hundredths; and, when asked for (hits), the words it
+// holds, in q's order, at most runnerUpHits.
+func (p *plainBM25) fit(q *plainRequest, skill int, hits bool) (float64, []string) {
 	if skill < 0 || q.total == 0 {
 		return 0, nil
 	}
 	var held float64
 	var words []string
 	for i, t := range q.toks {
-		if p.holds(t, skill) {
-			held += q.idf[i]
-			if len(words) < runnerUpHits {
+		if q.holds(i, skill) {
+			held += q.words[i].idf
+			if hits && len(words) < runnerUpHits {
 				words = append(words, t)
 			}
 		}
@@ -154,16 +190,9 @@ func (p *plainBM25) fit(q plainRequest, skill int) (float64, []string) {
 // matches name their skill by name and z.
 func (r *Router) skillAt(m Match) int {
 	p := r.plainIndex()
-	k, _ := slices.BinarySearchFunc(p.byZ, m.Z, func(s int, z float64) int {
-		_, sz, _ := r.src.Phrases(s)
-		return cmp.Compare(sz, z)
-	})
-	for ; k < len(p.byZ); k++ {
-		name, z, _ := r.src.Phrases(p.byZ[k])
-		if z != m.Z {
-			break
-		}
-		if name == m.Name {
+	k, _ := slices.BinarySearch(p.zs, m.Z)
+	for ; k < len(p.byZ) && p.zs[k] == m.Z; k++ {
+		if name, _, _ := r.src.Phrases(p.byZ[k]); name == m.Name {
 			return p.byZ[k]
 		}
 	}

@@ -68,26 +68,29 @@ func (r *Router) demoteLoneEveryday(pt *plainText, out []Match) []Match {
 	if len(out) == 0 || out[0].Tier != TierPhrase {
 		return out
 	}
-	var toks []string
+	var q *plainRequest
 	for i := range out {
 		m := &out[i]
-		if m.Tier != TierPhrase || m.Score != 1 || len(m.Hits) != 1 || strings.ContainsRune(m.Hits[0], ' ') ||
-			!wordlist.Common(strings.ToLower(m.Hits[0])) {
+		if m.Tier != TierPhrase || m.Score != 1 || len(m.Hits) != 1 || strings.ContainsRune(m.Hits[0], ' ') {
+			continue
+		}
+		hit := strings.ToLower(m.Hits[0])
+		if !wordlist.Common(hit) {
 			continue
 		}
 		p := r.plainIndex()
-		if toks == nil {
-			if toks = pt.read(p).toks; len(toks) < loneEverydayVerbWords {
+		if q == nil {
+			if q = pt.read(p); len(q.toks) < loneEverydayVerbWords {
 				return out
 			}
 		}
-		if len(toks) < loneEverydayWords && !saidFirst(pt.text, m.Hits[0]) {
+		if len(q.toks) < loneEverydayWords && !saidFirst(pt.text, hit) {
 			continue
 		}
 		s := r.skillAt(*m)
 		company := false
-		for _, t := range toks {
-			company = company || t != strings.ToLower(m.Hits[0]) && s >= 0 && p.holds(t, s)
+		for k, t := range q.toks {
+			company = company || t != hit && s >= 0 && q.holds(k, s)
 		}
 		if !company {
 			m.Tier = TierRelaxed

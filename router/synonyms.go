@@ -4,9 +4,6 @@ import (
 	"cmp"
 	"context"
 	"slices"
-	"strings"
-
-	"github.com/blevesearch/bleve/v2/search/query"
 )
 
 // Synonym expansion (docs/architecture.md §5, "Synonyms"). Most requests
@@ -199,37 +196,6 @@ func (h *heldThesaurus) expand(toks, stems []string) *expansion {
 		return nil
 	}
 	return ex
-}
-
-// expandQuery is relevanceQuery's disjunction over a's terms with the
-// expansion's stems added as term queries boosted by synonymBoost, all
-// in one disjunction: bleve multiplies a disjunction's score by the
-// share of its clauses a skill matches, so a synonym is one clause
-// among the request's terms, as a word of the request is, not a clause
-// beside one that holds them all (which made each synonym matched count
-// as much as every request word together).
-func expandQuery(a analyzed, ex *expansion) query.Query {
-	q := relevanceQuery(a)
-	if ex == nil {
-		return q
-	}
-	var qs []query.Query
-	if d, ok := q.(*query.DisjunctionQuery); ok {
-		qs = append(qs, d.Disjuncts...)
-	}
-	for _, t := range ex.syn {
-		if t.part != nil {
-			continue
-		}
-		tq := query.NewTermQuery(t.stem)
-		tq.SetField(indexField)
-		tq.SetBoost(synonymBoost)
-		qs = append(qs, tq)
-	}
-	if len(qs) == 0 {
-		return nil
-	}
-	return query.NewDisjunctionQuery(qs)
 }
 
 // fieldEvidence is the evidence the expansion adds to one field of a
@@ -494,10 +460,7 @@ func (r *Router) synonymRelevance(ctx context.Context, a analyzed, ex *expansion
 	for i, h := range hits {
 		cands[i].skill, which[i] = h.skill, i
 	}
-	var ord orderScratch
-	if r.scorer.relevanceOf(ctx, terms, cands, which, &ord) != nil {
-		return // cancelled: the order falls back to z
-	}
+	r.scorer.relevanceOf(terms, cands, which)
 	for i := range hits {
 		hits[i].rel = cands[i].rel
 	}
@@ -512,18 +475,6 @@ func outweighs(m Match, h synonymHit) bool {
 	return len(m.Hits) > len(h.words)
 }
 
-// searchExpanded is searchRelevant for a request widened by ex. The term
-// statistics search scores unboosted terms only, so a request with
-// synonyms to search goes to bleve, synonyms boosted by synonymBoost;
-// any other goes where searchRelevant sends it. Only relaxed routes with
-// a vocabulary gap the thesaurus fills take the bleve path.
-func (r *Router) searchExpanded(ctx context.Context, a analyzed, ex *expansion, size int) ([]scored, error) {
-	if ex == nil || !slices.ContainsFunc(ex.syn, func(t synTerm) bool { return t.part == nil }) {
-		return r.searchRelevant(ctx, a, size)
-	}
-	return searchTies(ctx, r.idx, expandQuery(a, ex), size, r.src.Len())
-}
-
 // holds reports whether the sorted terms hold term.
 func holds(terms []string, term string) bool {
 	_, ok := slices.BinarySearch(terms, term)
@@ -533,33 +484,9 @@ func holds(terms []string, term string) bool {
 // indexHas reports whether the agent's index holds term; true when it
 // cannot tell (no index), so that nothing is left out for want of it.
 func (r *Router) indexHas(term string) bool {
-	switch s := r.scorer; {
-	case s == nil:
+	if r.scorer == nil {
 		return true
-	case s.table != nil:
-		_, ok := s.table.postings(term)
-		return ok
-	case s.vocab != nil:
-		_, ok := s.vocab[term]
-		return ok
 	}
-	return true
-}
-
-// String shows an expansion in test failures.
-func (ex *expansion) String() string {
-	if ex == nil {
-		return "none"
-	}
-	var b strings.Builder
-	for i, t := range ex.syn {
-		if i > 0 {
-			b.WriteString(" ")
-		}
-		b.WriteString(t.word + ">" + t.stem)
-		if t.part != nil {
-			b.WriteString("+")
-		}
-	}
-	return b.String()
+	_, ok := r.scorer.postings(term)
+	return ok
 }

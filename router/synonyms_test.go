@@ -3,6 +3,7 @@ package router
 import (
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -287,4 +288,22 @@ func TestJargonPhrasesNeedWords(t *testing.T) {
 			}
 		})
 	}
+}
+
+// String shows an expansion in test failures.
+func (ex *expansion) String() string {
+	if ex == nil {
+		return "none"
+	}
+	var b strings.Builder
+	for i, t := range ex.syn {
+		if i > 0 {
+			b.WriteString(" ")
+		}
+		b.WriteString(t.word + ">" + t.stem)
+		if t.part != nil {
+			b.WriteString("+")
+		}
+	}
+	return b.String()
 }

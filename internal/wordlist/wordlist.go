@@ -5,7 +5,6 @@ import (
 	"compress/gzip"
 	_ "embed"
 	"io"
-	"sort"
 	"sync"
 )
 
@@ -25,11 +24,15 @@ type list struct {
 	once   sync.Once
 	blob   []byte   // the words, sorted, each followed by '\n'
 	ends   []uint32 // word i is blob[start(i):ends[i]]
+	// set, when asked for (a short list read on every route), holds the
+	// words for a hash lookup instead of a binary search.
+	set    map[string]struct{}
+	hashed bool
 }
 
 var (
 	words  = &list{packed: packedWords}
-	common = &list{packed: packedCommon}
+	common = &list{packed: packedCommon, hashed: true}
 )
 
 func (l *list) load() {
@@ -49,6 +52,12 @@ func (l *list) load() {
 		}
 	}
 	l.blob, l.ends = b, e
+	if l.hashed {
+		l.set = make(map[string]struct{}, n)
+		for i := range e {
+			l.set[string(l.word(i))] = struct{}{}
+		}
+	}
 }
 
 func (l *list) word(i int) []byte {
@@ -61,8 +70,19 @@ func (l *list) word(i int) []byte {
 
 func (l *list) has(w string) bool {
 	l.once.Do(l.load)
-	i := sort.Search(len(l.ends), func(i int) bool { return string(l.word(i)) >= w })
-	return i < len(l.ends) && string(l.word(i)) == w
+	if l.set != nil {
+		_, ok := l.set[w]
+		return ok
+	}
+	lo, hi := 0, len(l.ends)
+	for lo < hi {
+		if m := int(uint(lo+hi) >> 1); string(l.word(m)) < w {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	return lo < len(l.ends) && string(l.word(lo)) == w
 }
 
 // Known reports whether w, in lower case, is a word of the list. It is

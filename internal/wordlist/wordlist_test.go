@@ -96,3 +96,14 @@ func TestCommonHan(t *testing.T) {
 		}
 	}
 }
+
+// TestCommonAreKnown: every common word of MinLen letters or more is a
+// known one, so a caller may ask Common (a hash lookup) before Known.
+func TestCommonAreKnown(t *testing.T) {
+	common.once.Do(common.load)
+	for i := range common.ends {
+		if w := string(common.word(i)); len(w) >= MinLen && !Known(w) {
+			t.Errorf("common word %q is not known", w)
+		}
+	}
+}
