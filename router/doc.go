@@ -94,8 +94,6 @@
 //	                    commonest words, in a request of four words or   place, unless another request word is
 //	                    more, or of three when said first (a verb's      its skill's (name, description)
 //	                    slot) (subject.go)
-//	specific first      the request words a phrase match's triggers      overrides phrases hit for first place:
-//	                    cover, by specifics' idf (specific.go)           a match covering more goes first
 //
 // # Where the work goes
 //

@@ -97,14 +97,8 @@ func (r *Router) sure(ctx context.Context, t *hitTally, sp *specifics, rq reques
 	}
 	// Evidence and relevance only reorder within a tier (equal exact hit,
 	// name rule and score), so they are computed for the tiers that reach
-	// into the first deep results: at least specificWindow, so that
-	// specificFirst weighs the same matches whatever the limit (a shorter
-	// answer stays a prefix of a longer one).
-	deep := limit
-	if limit > 0 && limit < specificWindow {
-		deep = specificWindow
-	}
-	order, err := rank(cands, deep, true, &t.rank, func(which []int) error {
+	// into the first limit results.
+	order, err := rank(cands, limit, true, &t.rank, func(which []int) error {
 		t.reqP = r.phrases.exact.lookupPlurals(t.reqP[:0], t.toks)
 		r.weigh(t, sp, rq, t.reqP, cands, which)
 		r.relevance(text, rq, cands, which, t)
@@ -116,13 +110,7 @@ func (r *Router) sure(ctx context.Context, t *hitTally, sp *specifics, rq reques
 	out := r.matches(cands, order, t.phraseHits(r.phrases, cands, order), true)
 	nameTier(t, rq, cands, order, out)
 	if len(out) > 0 && out[0].Tier == TierPhrase && out[0].Score == 1 && cands[order[0]].exact == 0 && len(rq.words) >= challengeRequest {
-		if out, err = r.challenge(ctx, text, rq, cands[order[0]].skill, out, deep); err != nil {
-			return nil, err
-		}
-	}
-	out = r.specificFirst(sp, rq, out)
-	if limit > 0 && len(out) > limit {
-		out = out[:limit]
+		return r.challenge(ctx, text, rq, cands[order[0]].skill, out, limit)
 	}
 	return out, nil
 }
