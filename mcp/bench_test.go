@@ -73,8 +73,8 @@ func openSynth(tb testing.TB, n int) *loader.Agent {
 
 // BenchmarkRoundTrip measures one request through framing, validation,
 // dispatch and the response write, one request at a time, on a 10-skill
-// and a 1,000-skill agent: the six requests issue 8 compares with the
-// reference server.
+// and a 1,000-skill agent: the six requests docs/performance.md §1
+// compares with the reference server.
 func BenchmarkRoundTrip(b *testing.B) {
 	for _, n := range []int{10, 1000} {
 		a := openSynth(b, n)
