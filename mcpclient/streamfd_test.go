@@ -8,24 +8,16 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/agent3md/agent3md/internal/testkit"
 	"github.com/agent3md/agent3md/mcpclient"
 )
 
-// openFDs counts this process's open descriptors; the test skips where
-// /proc/self/fd is not there to count them.
-func openFDs(t *testing.T) int {
-	t.Helper()
-	ents, err := os.ReadDir("/proc/self/fd")
-	if err != nil {
-		t.Skipf("cannot count descriptors: %v", err)
-	}
-	return len(ents)
-}
+// openFDs counts this process's open descriptors (testkit.OpenFDs).
+var openFDs = testkit.OpenFDs
 
 // settledFDs waits (up to a generous bound: the server's side of a
 // connection the client closed ends when its handler sees it) until
