@@ -254,16 +254,7 @@ func TestTreeClose(t *testing.T) {
 			mode.setup(t, opts)
 			w, err := NewTree([]string{skillTree(t)}, opts)
 			check(t, err)
-			check(t, w.Close())
-			select {
-			case <-w.exited:
-			default:
-				t.Fatal("Close returned before the goroutine ended")
-			}
-			if _, ok := <-w.Changes(); ok {
-				t.Fatal("Changes delivered a value after Close, want it closed")
-			}
-			check(t, w.Close())
+			checkClosed(t, w)
 		})
 	}
 }

@@ -337,6 +337,28 @@ func TestSymlink(t *testing.T) {
 	}
 }
 
+// checkClosed closes w and checks what Close promises: its goroutine
+// has ended when Close returns, Changes is closed (within patience), and
+// a second Close is harmless.
+func checkClosed(t *testing.T, w *Watcher) {
+	t.Helper()
+	check(t, w.Close())
+	select {
+	case <-w.exited:
+	default:
+		t.Fatal("Close returned before the goroutine ended")
+	}
+	select {
+	case _, ok := <-w.Changes():
+		if ok {
+			t.Fatal("Changes delivered a value after Close, want it closed")
+		}
+	case <-time.After(patience):
+		t.Fatal("Changes still open after Close")
+	}
+	check(t, w.Close())
+}
+
 // TestClose: Close ends the goroutine (which closes Changes), in both
 // modes, and is idempotent.
 func TestClose(t *testing.T) {
@@ -346,21 +368,7 @@ func TestClose(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "agent.3md")
 			w, err := New(path, testOpts(nil))
 			check(t, err)
-			check(t, w.Close())
-			select {
-			case <-w.exited:
-			default:
-				t.Fatal("Close returned before the goroutine ended")
-			}
-			select {
-			case _, ok := <-w.Changes():
-				if ok {
-					t.Fatal("Changes delivered a value after Close, want it closed")
-				}
-			case <-time.After(patience):
-				t.Fatal("Changes still open after Close")
-			}
-			check(t, w.Close())
+			checkClosed(t, w)
 		})
 	}
 }
