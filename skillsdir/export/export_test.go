@@ -17,17 +17,8 @@ import (
 	"github.com/agent3md/agent3md/skillsdir/folderwrite"
 )
 
-// put writes text to name, making its folder.
-func put(t *testing.T, name, text string) {
-	t.Helper()
-	err := os.MkdirAll(filepath.Dir(name), 0o755)
-	if err == nil {
-		err = os.WriteFile(name, []byte(text), 0o644)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-}
+// put writes text to name, making its folder (testkit.WriteFile).
+var put = testkit.WriteFile
 
 // markerFile is the marker's name in each exported folder.
 const markerFile = ".agent3md-export.json"

@@ -2,8 +2,6 @@ package importer_test
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/agent3md/agent3md/internal/testkit"
@@ -16,17 +14,8 @@ import (
 // as skills folders, as agent3md export --skills-dir does, and read what
 // was written.
 
-// put writes text to name, making its folder.
-func put(t *testing.T, name, text string) {
-	t.Helper()
-	err := os.MkdirAll(filepath.Dir(name), 0o755)
-	if err == nil {
-		err = os.WriteFile(name, []byte(text), 0o644)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-}
+// put writes text to name, making its folder (testkit.WriteFile).
+var put = testkit.WriteFile
 
 // exportAgent exports the agent file into dir.
 func exportAgent(t *testing.T, dir, file string, force bool) (*folderwrite.Report, error) {
