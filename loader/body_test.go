@@ -50,12 +50,7 @@ func TestBodies(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			var a *Agent
-			if tt.text == "" {
-				a = openPath(t, vector("valid-deps.3md"))
-			} else {
-				a = openText(t, tt.text)
-			}
+			a := openTextOrDeps(t, tt.text)
 			if got := mustBody(t, a, tt.skill); got != tt.want {
 				t.Fatalf("Body = %q, want %q", got, tt.want)
 			}

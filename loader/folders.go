@@ -82,13 +82,9 @@ func OpenFolders(ctx context.Context, roots []string, opts *FolderOptions) (*Age
 	if opts != nil {
 		fo = *opts
 	}
-	abs := make([]string, len(roots))
-	for i, r := range roots {
-		p, err := filepath.Abs(r)
-		if err != nil {
-			return nil, fmt.Errorf("skills folder %s: %w", r, err)
-		}
-		abs[i] = p
+	abs, err := absRoots(roots)
+	if err != nil {
+		return nil, err
 	}
 	cfg := &folderConfig{roots: abs, scan: skillsdir.Options{
 		MaxDepth: fo.MaxDepth, MaxFileBytes: fo.MaxFileBytes, MaxSkills: fo.MaxSkills, Workers: fo.Workers,
@@ -111,13 +107,9 @@ func FolderHead(roots []string, opts *FolderOptions) (*Head, error) {
 	if len(roots) == 0 {
 		return nil, errors.New("skill folders: no folder given; pass at least one folder of skill folders")
 	}
-	abs := make([]string, len(roots))
-	for i, r := range roots {
-		p, err := filepath.Abs(r)
-		if err != nil {
-			return nil, fmt.Errorf("skills folder %s: %w", r, err)
-		}
-		abs[i] = p
+	abs, err := absRoots(roots)
+	if err != nil {
+		return nil, err
 	}
 	maxID := int64(skillsdir.DefaultMaxFileBytes)
 	if opts != nil && opts.MaxFileBytes > 0 {
@@ -128,6 +120,21 @@ func FolderHead(roots []string, opts *FolderOptions) (*Head, error) {
 		return nil, err
 	}
 	return &Head{Name: name, Identity: identity, IdentityKnown: true}, nil
+}
+
+// absRoots makes each root absolute, so OpenFolders and FolderHead name
+// the same folders, and the agent's identity, whatever the working
+// directory later becomes.
+func absRoots(roots []string) ([]string, error) {
+	abs := make([]string, len(roots))
+	for i, r := range roots {
+		p, err := filepath.Abs(r)
+		if err != nil {
+			return nil, fmt.Errorf("skills folder %s: %w", r, err)
+		}
+		abs[i] = p
+	}
+	return abs, nil
 }
 
 // Folders returns the roots of an Agent opened by OpenFolders (absolute

@@ -23,6 +23,16 @@ func openText(t testing.TB, text string) *Agent {
 	return openPath(t, writeAgent(t, text))
 }
 
+// openTextOrDeps opens text, or the conformance vector valid-deps.3md
+// when text is empty (table tests whose rows may name either).
+func openTextOrDeps(t testing.TB, text string) *Agent {
+	t.Helper()
+	if text == "" {
+		return openPath(t, vector("valid-deps.3md"))
+	}
+	return openText(t, text)
+}
+
 func openPath(t testing.TB, path string) *Agent {
 	t.Helper()
 	return openWith(t, path, nil)

@@ -48,12 +48,7 @@ func TestResolve(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			var a *Agent
-			if tt.text == "" {
-				a = openPath(t, vector("valid-deps.3md"))
-			} else {
-				a = openText(t, tt.text)
-			}
+			a := openTextOrDeps(t, tt.text)
 			if got := resolveNames(t, a, tt.skill); !reflect.DeepEqual(got, tt.want) {
 				t.Fatalf("Resolve(%s) = %v, want %v", tt.skill, got, tt.want)
 			}

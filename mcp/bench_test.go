@@ -71,22 +71,39 @@ func openSynth(tb testing.TB, n int) *loader.Agent {
 	return a
 }
 
+// openSized opens testdata/ada.3md for n == 4, its skill count, and a
+// generated agent of n skills otherwise.
+func openSized(tb testing.TB, n int) *loader.Agent {
+	if n == 4 {
+		return openAda(tb)
+	}
+	return openSynth(tb, n)
+}
+
+// benchRequest is one request a benchmark times, by its sub-benchmark name.
+type benchRequest struct{ name, req string }
+
+// benchRequests are the six requests docs/performance.md §1 compares with
+// the reference server, get_skill and resolve_skill asking for skill.
+func benchRequests(skill string) []benchRequest {
+	return []benchRequest{
+		{"ping", `{"jsonrpc":"2.0","id":1,"method":"ping"}`},
+		{"tools_list", `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`},
+		{"list_skills", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"list_skills","arguments":{}}}`},
+		{"get_skill", fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_skill","arguments":{"name":%q}}}`, skill)},
+		{"resolve_skill", fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"resolve_skill","arguments":{"name":%q}}}`, skill)},
+		{"route_skill", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"route_skill","arguments":{"text":"rotate the logs and check disk usage","limit":5}}}`},
+	}
+}
+
 // BenchmarkRoundTrip measures one request through framing, validation,
 // dispatch and the response write, one request at a time, on a 10-skill
-// and a 1,000-skill agent: the six requests issue 8 compares with the
-// reference server.
+// and a 1,000-skill agent: the six requests docs/performance.md §1
+// compares with the reference server.
 func BenchmarkRoundTrip(b *testing.B) {
 	for _, n := range []int{10, 1000} {
 		a := openSynth(b, n)
-		name := a.Skills()[len(a.Skills())/2].Name
-		cases := []struct{ name, req string }{
-			{"ping", `{"jsonrpc":"2.0","id":1,"method":"ping"}`},
-			{"tools_list", `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`},
-			{"list_skills", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"list_skills","arguments":{}}}`},
-			{"get_skill", fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_skill","arguments":{"name":%q}}}`, name)},
-			{"resolve_skill", fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"resolve_skill","arguments":{"name":%q}}}`, name)},
-			{"route_skill", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"route_skill","arguments":{"text":"rotate the logs and check disk usage","limit":5}}}`},
-		}
+		cases := benchRequests(a.Skills()[len(a.Skills())/2].Name)
 		for _, bc := range cases {
 			b.Run(fmt.Sprintf("skills=%d/%s", n, bc.name), func(b *testing.B) {
 				c := newPipeClient(b, a)
@@ -113,16 +130,8 @@ func BenchmarkRoundTrip(b *testing.B) {
 // round trip's wait.
 func BenchmarkPipelined(b *testing.B) {
 	a := openSynth(b, 10)
-	name := a.Skills()[5].Name
-	cases := []struct{ name, req string }{
-		{"ping", `{"jsonrpc":"2.0","id":1,"method":"ping"}`},
-		{"tools_list", `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`},
-		{"list_skills", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"list_skills","arguments":{}}}`},
-		{"get_skill", fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_skill","arguments":{"name":%q}}}`, name)},
-		{"resolve_skill", fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"resolve_skill","arguments":{"name":%q}}}`, name)},
-		{"route_skill", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"route_skill","arguments":{"text":"rotate the logs and check disk usage","limit":5}}}`},
-	}
-	cases = append(cases, struct{ name, req string }{"route_hits", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"route_skill","arguments":{"text":"please deploy the nightly report"}}}`})
+	cases := benchRequests(a.Skills()[5].Name)
+	cases = append(cases, benchRequest{"route_hits", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"route_skill","arguments":{"text":"please deploy the nightly report"}}}`})
 	for _, bc := range cases {
 		b.Run(bc.name, func(b *testing.B) {
 			c := newPipeClient(b, a)
@@ -180,12 +189,7 @@ func BenchmarkHandshake(b *testing.B) {
 // its budget, then says how many more there are.
 func TestSkillNamesBudget(t *testing.T) {
 	for _, n := range []int{4, 300} {
-		var a *loader.Agent
-		if n == 4 {
-			a = openAda(t)
-		} else {
-			a = openSynth(t, n)
-		}
+		a := openSized(t, n)
 		s := newServer(&Options{Source: Loaded(a)})
 		v := s.cur.Load()
 		got, _ := v.descs.get(v.agent)

@@ -13,6 +13,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/agent3md/agent3md/internal/testkit"
 	"github.com/agent3md/agent3md/loader"
 )
 
@@ -484,20 +485,6 @@ func TestServeLogsValidationErrors(t *testing.T) {
 	}
 }
 
-// syncBuffer is a bytes.Buffer safe for a logger's concurrent writes.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.String()
-}
+// syncBuffer is a buffer a logger or command writes while the test
+// reads it (testkit.SyncBuffer).
+type syncBuffer = testkit.SyncBuffer

@@ -82,9 +82,9 @@ func readBeforeHandshake(ctx context.Context) bool {
 }
 
 // checkMeta refuses a params._meta that is not an object (null counts as
-// absent). Read as absent, "_meta": "x" or ["…"] was served as a
+// absent). Read as absent, "_meta": "x" or ["…"] would be served as a
 // handshake-era request with no progress token, whatever revision and
-// token the client meant to send: the mistake went unseen.
+// token the client meant to send, and the mistake would go unseen.
 func checkMeta(params map[string]json.RawMessage) error {
 	raw, ok := params["_meta"]
 	if !ok {

@@ -25,7 +25,7 @@ func toolsListRequest(i int) string {
 	return fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/list"}`, i)
 }
 
-// TestEOFAnswersHeldRequests is issue 23's smaller item: a client writes
+// TestEOFAnswersHeldRequests: a client writes
 // 2,000 tools/list, closes stdin and reads nothing until after the grace
 // period. The requests held behind its unread answers are answered,
 // every one with its result (none "Internal error: context canceled"),

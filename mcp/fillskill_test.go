@@ -155,12 +155,11 @@ func TestRouteTextMarksRelaxed(t *testing.T) {
 	}
 }
 
-// TestFillDashDashOfAnotherProgram replays the B2 through
-// fill_skill: a "--" that belongs to env or nice, or that is grep -e's
-// argument, ends no options of the program that reads the value, so a
-// value starting with "-" comes back ready false with a reason naming
-// that program; a value in sh -c's code position is refused with the
-// template.
+// TestFillDashDashOfAnotherProgram: through fill_skill, a "--" that
+// belongs to env or nice, or that is grep -e's argument, ends no options
+// of the program that reads the value, so a value starting with "-" comes
+// back ready false with a reason naming that program; a value in sh -c's
+// code position is refused with the template.
 func TestFillDashDashOfAnotherProgram(t *testing.T) {
 	s := newServer(&Options{Source: Loaded(writeAgent(t,
 		"@plane z=1 label=\"env-py\" triggers=\"env py\" inputs=\"script\" tool=\"env -- python3 {script}\"\nRun.\n",

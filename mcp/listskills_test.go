@@ -327,12 +327,7 @@ func TestEncodedStringLen(t *testing.T) {
 // small agent it lists every skill's inputs.
 func TestToolDescriptionsBounded(t *testing.T) {
 	for _, n := range []int{4, 3000} {
-		var a *loader.Agent
-		if n == 4 {
-			a = openAda(t)
-		} else {
-			a = openSynth(t, n)
-		}
+		a := openSized(t, n)
 		s := newServer(&Options{Source: Loaded(a)})
 		res, err := s.toolsList(context.Background(), &call{srv: s, version: version20251125, params: map[string]json.RawMessage{}})
 		if err != nil {

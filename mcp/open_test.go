@@ -22,6 +22,19 @@ const (
 	replyWait = 5 * time.Second
 )
 
+// openAfter opens testdata/ada.3md once release closes, so a test holds
+// the server in its loading state until it says; a cancelled open ends.
+func openAfter(release <-chan struct{}) func(context.Context) (*loader.Agent, error) {
+	return func(ctx context.Context) (*loader.Agent, error) {
+		select {
+		case <-release:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+		return loader.Open("testdata/ada.3md", nil)
+	}
+}
+
 // TestServeAnswersHandshakeWhileLoading: with Open and Head, initialize is
 // answered from the head while the agent is still loading, and requests
 // that need the skills are answered once it is loaded.
@@ -31,14 +44,7 @@ func TestServeAnswersHandshakeWhileLoading(t *testing.T) {
 		t.Fatal(err)
 	}
 	release := make(chan struct{})
-	h := serveHarness(t, &Options{Source: Opener(func(ctx context.Context) (*loader.Agent, error) {
-		select {
-		case <-release:
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		}
-		return loader.Open("testdata/ada.3md", nil)
-	}, head)})
+	h := serveHarness(t, &Options{Source: Opener(openAfter(release), head)})
 	h.in.Write([]byte(initLine + listLine))
 	l, ok := h.next(replyWait)
 	if !ok {
@@ -193,14 +199,7 @@ func (l *lockedWriter) Write(p []byte) (int, error) {
 // instructions are the real identity, never a guess.
 func TestServeWaitsForIdentity(t *testing.T) {
 	release := make(chan struct{})
-	h := serveHarness(t, &Options{Source: Opener(func(ctx context.Context) (*loader.Agent, error) {
-		select {
-		case <-release:
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		}
-		return loader.Open("testdata/ada.3md", nil)
-	}, &loader.Head{Name: "ada"})})
+	h := serveHarness(t, &Options{Source: Opener(openAfter(release), &loader.Head{Name: "ada"})})
 	h.in.Write([]byte(initLine))
 	if l, ok := h.next(200 * time.Millisecond); ok {
 		t.Fatalf("initialize answered before the identity was known: %s", l)

@@ -194,6 +194,34 @@ func TestListenStream(t *testing.T) {
 	r.finish()
 }
 
+// rewriting calls write(k) for k = 1, 2, … in a goroutine, announcing
+// each rewrite on changes (one already pending absorbs it) and pausing
+// between, until the returned stop is called; stop returns once the
+// goroutine has ended.
+func rewriting(changes chan<- struct{}, pause time.Duration, write func(k int)) (stop func()) {
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		for k := 1; ; k++ {
+			select {
+			case <-done:
+				return
+			default:
+			}
+			write(k)
+			select {
+			case changes <- struct{}{}:
+			default:
+			}
+			time.Sleep(pause)
+		}
+	})
+	return func() {
+		close(done)
+		wg.Wait()
+	}
+}
+
 // TestVersionsNeverMix: while the file is rewritten and reloaded in a
 // loop, every skills/list entry's digests match the bytes read in the
 // same request's version, and every body read is one some version wrote.
@@ -208,25 +236,7 @@ func TestVersionsNeverMix(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer S.Close()
-	stop := make(chan struct{})
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		for k := 1; ; k++ {
-			select {
-			case <-stop:
-				return
-			default:
-			}
-			writeByRename(t, path, agentText(2+k%5))
-			select {
-			case changes <- struct{}{}:
-			default:
-			}
-			time.Sleep(2 * time.Millisecond)
-		}
-	}()
+	stop := rewriting(changes, 2*time.Millisecond, func(k int) { writeByRename(t, path, agentText(2+k%5)) })
 	// As in TestDigestsMatchWithinAVersion: on past the time until one
 	// read has succeeded, up to a hang guard.
 	deadline, giveUp := time.Now().Add(400*time.Millisecond), time.Now().Add(30*time.Second)
@@ -263,8 +273,7 @@ func TestVersionsNeverMix(t *testing.T) {
 			}
 		}
 	}
-	close(stop)
-	wg.Wait()
+	stop()
 	if reads == 0 {
 		t.Fatal("no read succeeded while the file was rewritten")
 	}
@@ -286,33 +295,16 @@ func TestDigestsMatchWithinAVersion(t *testing.T) {
 	}
 	defer S.Close()
 	s := S.srv
-	stop := make(chan struct{})
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		for k := 1; ; k++ {
-			select {
-			case <-stop:
-				return
-			default:
-			}
-			if k%2 == 0 {
-				writeByRename(t, path, agentText(2+k%7))
-			} else {
-				os.WriteFile(path, []byte(agentText(2+k%7)), 0o644) // in place
-			}
-			select {
-			case changes <- struct{}{}:
-			default:
-			}
-			time.Sleep(time.Millisecond)
+	stop := rewriting(changes, time.Millisecond, func(k int) {
+		if k%2 == 0 {
+			writeByRename(t, path, agentText(2+k%7))
+		} else {
+			os.WriteFile(path, []byte(agentText(2+k%7)), 0o644) // in place
 		}
-	}()
+	})
 	// Half a second of reads, and on past it until one file has been
 	// read whole (a loaded machine under -race can lose every read of
-	// the first half second to the rewrites; CI once did), up to a hang
-	// guard.
+	// the first half second to the rewrites), up to a hang guard.
 	deadline, giveUp := time.Now().Add(500*time.Millisecond), time.Now().Add(30*time.Second)
 	checked := 0
 	for now := time.Now(); now.Before(deadline) || checked == 0 && now.Before(giveUp); now = time.Now() {
@@ -334,8 +326,7 @@ func TestDigestsMatchWithinAVersion(t *testing.T) {
 		}
 		c.done()
 	}
-	close(stop)
-	wg.Wait()
+	stop()
 	if checked == 0 {
 		t.Fatal("no file was read while the agent was rewritten")
 	}

@@ -97,15 +97,12 @@ func (s *server) resourcesList(ctx context.Context, c *call) (any, error) {
 			}
 		}
 		slug := snap.Slug(i)
-		files, err := v.files.of(ctx, v.agent, slug)
-		if errors.Is(err, loader.ErrStale) {
-			// Changed on disk since the load: left out until the reload
-			// the change brings, rather than failing the whole list.
-			s.log.Warn("skill changed on disk, left out of resources/list until the next reload", "skill", slug, "err", err)
-			continue
-		}
+		files, ok, err := s.listedFiles(ctx, c, v, slug, "resources/list")
 		if err != nil {
-			return nil, s.resourceFailure(c, schemeSkill+slug+"/"+fileSkillMD, err)
+			return nil, err
+		}
+		if !ok {
+			continue
 		}
 		fm := snap.Frontmatter(i)
 		md := files.list[0]

@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"html"
 	"net/url"
@@ -35,6 +36,23 @@ func (f *fileSet) uri(path string) string { return fileURI(f.slug, path) }
 
 // maxKeptRenderings bounds the listings kept per generation.
 const maxKeptRenderings = 256
+
+// listedFiles returns slug's files for an entry of the list named list
+// (resources/list, skills/list). A skill changed on disk since the load
+// is left out (ok false), with a warning, until the reload the change
+// brings, rather than failing the whole list; any other failure is the
+// list's error.
+func (s *server) listedFiles(ctx context.Context, c *call, v *generation, slug, list string) (f *fileSet, ok bool, err error) {
+	f, err = v.files.of(ctx, v.agent, slug)
+	if errors.Is(err, loader.ErrStale) {
+		s.log.Warn("skill changed on disk, left out of "+list+" until the next reload", "skill", slug, "err", err)
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, s.resourceFailure(c, schemeSkill+slug+"/"+fileSkillMD, err)
+	}
+	return f, true, nil
+}
 
 // of returns skill slug's files, listing them on first use.
 func (sf *skillFiles) of(ctx context.Context, a *loader.Agent, slug string) (*fileSet, error) {

@@ -2,7 +2,6 @@ package mcp
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 
@@ -82,13 +81,12 @@ func (s *server) skillsList(ctx context.Context, c *call) (any, error) {
 			return nil, err
 		}
 		slug := snap.Slug(i)
-		f, err := v.files.of(ctx, v.agent, slug)
-		if errors.Is(err, loader.ErrStale) {
-			s.log.Warn("skill changed on disk, left out of skills/list until the next reload", "skill", slug, "err", err)
-			continue
-		}
+		f, ok, err := s.listedFiles(ctx, c, v, slug, "skills/list")
 		if err != nil {
-			return nil, s.resourceFailure(c, schemeSkill+slug+"/"+fileSkillMD, err)
+			return nil, err
+		}
+		if !ok {
+			continue
 		}
 		if why := f.overLimits(); why != "" {
 			s.log.Warn("skill left out of skills/list", "skill", slug, "why", why)

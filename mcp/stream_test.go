@@ -124,7 +124,7 @@ func TestIDKey(t *testing.T) {
 // TestTruncateTextClosesFence: instructions cut inside a fenced code
 // block close it before the truncation note, with the fence they opened,
 // so the note is text and the block does not swallow what a host adds
-// after the instructions (issue 29). Cuts outside a fence add nothing.
+// after the instructions. Cuts outside a fence add nothing.
 func TestTruncateTextClosesFence(t *testing.T) {
 	code := strings.Repeat("echo line\n", 40)
 	for _, tt := range []struct {

@@ -171,9 +171,9 @@ func (s *server) toolResult(t *toolDef, out *toolOutcome, structured bool) (enco
 
 // encodeToolResult encodes r as compact JSON without HTML escaping, byte
 // for byte what encoding/json writes for it (encodetool_test.go), but by
-// hand: reflection over the result was a third of a small answer's time,
-// and encoding/json would validate and compact the structured content
-// again. The structured content is compact JSON already (the pooled
+// hand: reflection over the result measures at a third of a small
+// answer's time, and encoding/json would validate and compact the
+// structured content again. The structured content is compact JSON already (the pooled
 // encoder's output, or written by hand so), and with HTML escaping off
 // encoding/json copies such bytes unchanged, so it is spliced in as is.
 // Modern results (the 2026-07-28 keys set) are stamped later

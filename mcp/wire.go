@@ -47,9 +47,9 @@ type rpcIn struct {
 }
 
 // parseErrorLine is the -32700 answer to a line that is not JSON, saying
-// where and why: a client that wrote one bad byte in a long line, or
+// where and why, so a client that wrote one bad byte in a long line, or
 // nested past the decoder's depth limit (valid JSON, refused all the
-// same), was told only "invalid JSON".
+// same), learns which byte or which limit rather than just "invalid JSON".
 func parseErrorLine(raw []byte) []byte {
 	msg := "Parse error: invalid JSON"
 	var v json.RawMessage
@@ -170,9 +170,10 @@ func plainString(raw []byte) (string, bool) {
 	return string(inner), true
 }
 
-// knownKey returns the member names every request spells, as constants:
-// converting each name of each message to a new string was a fifth of
-// what a small request allocated. raw is the name with its quotes.
+// knownKey returns the member names every request spells, as constants,
+// so reading a request allocates no string per member name (measured, such
+// strings are a fifth of what a small request would allocate). raw is the
+// name with its quotes.
 func knownKey(raw []byte) (string, bool) {
 	if len(raw) < 2 {
 		return "", false
@@ -414,7 +415,7 @@ func appendEncoded(dst preEncoded, res any) (preEncoded, error) {
 
 // The answers a client asks for most (route_skill, the tool result around
 // every text block) are written by hand with these appenders instead of
-// through encoding/json's reflection, which was a third of a small
+// through encoding/json's reflection, which measures at a third of a small
 // route's time. They write exactly the bytes appendAnswer's encoder
 // writes (compact, HTML escaping off): jsonappend_test.go checks them
 // against encoding/json over every byte, edge strings and floats, and a
@@ -438,8 +439,8 @@ func appendJSONChars(dst []byte, s string) []byte {
 	start := 0
 	for i := 0; i < len(s); {
 		// Eight plain bytes at a time: most of a skill body needs no
-		// escape, and a byte at a time was the largest cost of a body
-		// read's answer.
+		// escape, and a byte-at-a-time scan measures as the largest cost
+		// of a body read's answer.
 		for i+8 <= len(s) && plainASCII8(s[i:i+8]) {
 			i += 8
 		}
@@ -572,8 +573,8 @@ type encodedTool struct {
 
 // toolBufs recycles the buffers tool results are encoded into. A route's
 // answer is a few KB that lives only until its line is copied to the
-// output; allocating it per request was over half of the bytes a
-// small agent's route allocated, and the collections they cost.
+// output; allocated per request it measures at over half of the bytes a
+// small agent's route allocates, and the collections they cost.
 var toolBufs = sync.Pool{New: func() any { return new([]byte) }}
 
 // maxPooledToolBuf keeps a large answer's buffer out of the pool.

@@ -155,10 +155,11 @@ func TestHTTPAnswers(t *testing.T) {
 	}
 }
 
-// sseServer answers every POST with the event stream body, after the
-// headers; a notification gets 202.
-func sseServer(t *testing.T, body string) *httptest.Server {
-	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+// streamHandler answers a notification 202 and a request on an event
+// stream: the header is set, then stream writes the body for the
+// request's id.
+func streamHandler(stream func(w http.ResponseWriter, r *http.Request, id json.RawMessage)) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
 		var m mcpclient.Message
 		json.NewDecoder(r.Body).Decode(&m)
 		if len(m.ID) == 0 {
@@ -166,6 +167,14 @@ func sseServer(t *testing.T, body string) *httptest.Server {
 			return
 		}
 		w.Header().Set("Content-Type", "text/event-stream")
+		stream(w, r, m.ID)
+	}
+}
+
+// sseServer answers every POST with the event stream body, after the
+// headers; a notification gets 202.
+func sseServer(t *testing.T, body string) *httptest.Server {
+	ts := httptest.NewServer(streamHandler(func(w http.ResponseWriter, _ *http.Request, _ json.RawMessage) {
 		io.WriteString(w, body)
 	}))
 	t.Cleanup(ts.Close)

@@ -8,24 +8,16 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/agent3md/agent3md/internal/testkit"
 	"github.com/agent3md/agent3md/mcpclient"
 )
 
-// openFDs counts this process's open descriptors; the test skips where
-// /proc/self/fd is not there to count them.
-func openFDs(t *testing.T) int {
-	t.Helper()
-	ents, err := os.ReadDir("/proc/self/fd")
-	if err != nil {
-		t.Skipf("cannot count descriptors: %v", err)
-	}
-	return len(ents)
-}
+// openFDs counts this process's open descriptors (testkit.OpenFDs).
+var openFDs = testkit.OpenFDs
 
 // settledFDs waits (up to a generous bound: the server's side of a
 // connection the client closed ends when its handler sees it) until
@@ -43,17 +35,10 @@ func settledFDs(t *testing.T, limit int) int {
 // the stream open until the client goes: answer says whether it sends
 // the answer at all (else only keep-alive comments).
 func holdingServer(t *testing.T, answer bool) *httptest.Server {
-	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		var m mcpclient.Message
-		json.NewDecoder(r.Body).Decode(&m)
-		if len(m.ID) == 0 {
-			w.WriteHeader(http.StatusAccepted)
-			return
-		}
-		w.Header().Set("Content-Type", "text/event-stream")
+	ts := httptest.NewServer(streamHandler(func(w http.ResponseWriter, r *http.Request, id json.RawMessage) {
 		io.WriteString(w, ": keep-alive\n\n")
 		if answer {
-			fmt.Fprintf(w, "data: {\"jsonrpc\":\"2.0\",\"id\":%s,\"result\":{}}\n\n", m.ID)
+			fmt.Fprintf(w, "data: {\"jsonrpc\":\"2.0\",\"id\":%s,\"result\":{}}\n\n", id)
 		}
 		w.(http.Flusher).Flush()
 		<-r.Context().Done() // open until the client goes
@@ -139,15 +124,8 @@ func TestInitializeOnHeldStream(t *testing.T) {
 // as a stream).
 func TestStreamEndKeepsConnection(t *testing.T) {
 	var conns atomic.Int64
-	ts := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		var m mcpclient.Message
-		json.NewDecoder(r.Body).Decode(&m)
-		if len(m.ID) == 0 {
-			w.WriteHeader(http.StatusAccepted)
-			return
-		}
-		w.Header().Set("Content-Type", "text/event-stream")
-		fmt.Fprintf(w, "data: {\"jsonrpc\":\"2.0\",\"id\":%s,\"result\":{}}\n\n", m.ID)
+	ts := httptest.NewUnstartedServer(streamHandler(func(w http.ResponseWriter, _ *http.Request, id json.RawMessage) {
+		fmt.Fprintf(w, "data: {\"jsonrpc\":\"2.0\",\"id\":%s,\"result\":{}}\n\n", id)
 		w.(http.Flusher).Flush()
 		// The end comes a moment after the answer, as over a network: a
 		// client that stops at the answer never sees it.

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"slices"
 	"testing"
+
+	"github.com/agent3md/agent3md/internal/testkit"
 )
 
 // copyTree copies testdata/<name> into a fresh temporary folder, so tests
@@ -37,15 +39,8 @@ func copyTree(t testing.TB, name string) string {
 	return dst
 }
 
-func write(t testing.TB, path, data string) {
-	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
+// write writes a file and its directories (testkit.WriteFile).
+var write = testkit.WriteFile
 
 func scan(t testing.TB, opts *Options, roots ...string) *Catalog {
 	t.Helper()

@@ -11,7 +11,7 @@ import (
 	"github.com/agent3md/agent3md/internal/filestat"
 )
 
-// A file this user may not read is not listed: listed, it failed the
+// A file this user may not read is not listed: listed, it would fail the
 // skill's manifest, and with it skills/list and resources/list of the
 // whole server. readable asks for a user that owns nothing here, so the test
 // means the same when run as root.

@@ -161,7 +161,7 @@ func TestClaudeCodeKeys(t *testing.T) {
 // TestTaggedValueIsYAMLValue: a SKILL.md whose license is a
 // !!python/object/apply list is broken by the yaml-value rule
 // (docs/skill-folders.md §2, §3), not reported as a license of the wrong
-// type (issue 23).
+// type.
 func TestTaggedValueIsYAMLValue(t *testing.T) {
 	root := t.TempDir()
 	dir := filepath.Join(root, "evil")

@@ -9,17 +9,12 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/agent3md/agent3md/internal/testkit"
 )
 
-func writeFile(t *testing.T, path, data string) {
-	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
+// writeFile writes a file and its directories (testkit.WriteFile).
+var writeFile = testkit.WriteFile
 
 // Folders sync did not write from this source are never touched without
 // --force, and never through a link even with it.

@@ -4,10 +4,11 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"os"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/agent3md/agent3md/internal/testkit"
 )
 
 // holdStreams serves f over Streamable HTTP answering every request on
@@ -33,16 +34,8 @@ func (f *fake) holdStreams(t *testing.T) string {
 	return url + "/mcp"
 }
 
-// openFDs counts this process's descriptors (the test skips where
-// /proc/self/fd is not there).
-func openFDs(t *testing.T) int {
-	t.Helper()
-	ents, err := os.ReadDir("/proc/self/fd")
-	if err != nil {
-		t.Skipf("cannot count descriptors: %v", err)
-	}
-	return len(ents)
-}
+// openFDs counts this process's open descriptors (testkit.OpenFDs).
+var openFDs = testkit.OpenFDs
 
 // TestWatchDescriptorsFlat: under --watch, 100 passes against a server
 // that holds every event stream open leave the descriptors where they

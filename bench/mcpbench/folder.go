@@ -65,7 +65,7 @@ func referenceFolder(cmd string) folderContender {
 }
 
 // folderMetrics are the rows of the folder table, in order, with the
-// issue's goal for the ratio where it states one (0: none).
+// goal for the ratio where there is one (0: none).
 var folderMetrics = []struct {
 	metric
 	goal float64

@@ -7,7 +7,7 @@ import (
 	"text/tabwriter"
 )
 
-// formatGoal shows the goal for a ratio and whether the median
+// formatGoal shows the goal for a ratio and whether the median
 // meets it: "≤ 0.10× met", "≤ 0.05× MISSED", or "" without a goal or a
 // ratio.
 func formatGoal(goal float64, ours, ref cmpCell) string {

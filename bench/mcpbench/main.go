@@ -1,6 +1,6 @@
 // Command mcpbench drives the agent3md binary over stdio the way an MCP
 // client does, on synthetic agents of several sizes, and prints the median
-// of several runs next to the bars.
+// of several runs next to the targets it is held to (report.go).
 //
 // For each size it measures, in fresh server processes:
 //

@@ -40,7 +40,7 @@ func (p *probe) spawn(cacheDir string) (*server, error) {
 	return startServer(p.bin, []string{"mcp", "--cache-dir", cacheDir, p.agent}, p.timeout)
 }
 
-// firstRoute measures spawn → first route_skill answer (brief item 2): the
+// firstRoute measures spawn → first route_skill answer: the
 // initialize request, notifications/initialized and a route_skill call go
 // out together, unless p.pipeline is off, in which case the call waits for
 // the initialize answer as a cautious client's would.
@@ -96,9 +96,8 @@ func (p *probe) awaitRoute(s *server, init, route *mcpclient.Pending) error {
 	return s.checkUnexpected()
 }
 
-// serve measures spawn → initialize answer (brief item 1), then pipelined
-// route_skill throughput (item 3), then peak RSS and a prompt, clean exit
-// after EOF (item 4).
+// serve measures spawn → initialize answer, then pipelined route_skill
+// throughput, then peak RSS and a prompt, clean exit after EOF.
 func (p *probe) serve(cacheDir string, run int) (serveSample, error) {
 	s, err := p.spawn(cacheDir)
 	if err != nil {

@@ -10,7 +10,7 @@ import (
 	"github.com/agent3md/agent3md/router"
 )
 
-// bar is one target from the issue: metric's median must stay at or under
+// bar is one performance target: metric's median must stay at or under
 // limit for sizes in [minSize, maxSize].
 type bar struct {
 	metric           string
@@ -18,7 +18,7 @@ type bar struct {
 	minSize, maxSize int
 }
 
-// bars are the issue's targets. A bar stated "at 4,000" also holds for
+// bars are the targets agent3md is held to over stdio. A bar stated "at 4,000" also holds for
 // smaller agents; the 100,000-skill bars hold above 4,000. The RSS bars
 // apply both to the warm-cache server that took the pipelined routes (the
 // most loaded process) and to one that answered a single route (steady

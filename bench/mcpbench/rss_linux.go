@@ -12,7 +12,7 @@ import (
 // process pid in MB, and whether it could be read. Unlike the rusage of
 // an exited child, it counts only the process's own image: Linux carries
 // the parent's peak across fork and exec into the child's ru_maxrss, so a
-// server spawned by a client holding 100 MB of answers reported 100 MB.
+// server spawned by a client holding 100 MB of answers reports 100 MB.
 func liveHWMMB(pid int) (float64, bool) {
 	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
 	if err != nil {

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/agent3md/agent3md/internal/testkit"
 )
 
 // TestExportMatchesReference: export --bodies prints, byte for byte, what
@@ -77,15 +79,8 @@ func TestExportProjectionFields(t *testing.T) {
 	}
 }
 
-func write(t *testing.T, name, text string) {
-	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(name, []byte(text), 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
+// write writes a file and its directories (testkit.WriteFile).
+var write = testkit.WriteFile
 
 // TestExportNoPlanes: a document without planes (the reference's exporter
 // throws on it) exports an agent with no skills.

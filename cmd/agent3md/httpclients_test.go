@@ -458,13 +458,7 @@ func TestServeGoSDKStreamableHTTP(t *testing.T) {
 			if err != nil {
 				t.Fatalf("connect: %v", err)
 			}
-			init := cs.InitializeResult()
-			if init.ProtocolVersion != tt.want {
-				t.Errorf("negotiated %q, want %q", init.ProtocolVersion, tt.want)
-			}
-			if init.ServerInfo == nil || init.ServerInfo.Name != "agent3md:Forge" {
-				t.Errorf("serverInfo = %+v, want name agent3md:Forge", init.ServerInfo)
-			}
+			checkForgeHandshake(t, cs, tt.want)
 			checkTools(ctx, t, cs, tt.want)
 			checkToolCalls(ctx, t, cs, tt.want)
 			checkResourcesAndPrompts(ctx, t, cs)

@@ -55,13 +55,7 @@ func TestInteropGoSDK(t *testing.T) {
 			if err != nil {
 				t.Fatalf("connect: %v", err)
 			}
-			init := cs.InitializeResult()
-			if init.ProtocolVersion != tt.want {
-				t.Errorf("negotiated %q, want %q", init.ProtocolVersion, tt.want)
-			}
-			if init.ServerInfo == nil || init.ServerInfo.Name != "agent3md:Forge" {
-				t.Errorf("serverInfo = %+v, want name agent3md:Forge", init.ServerInfo)
-			}
+			init := checkForgeHandshake(t, cs, tt.want)
 			if !strings.Contains(init.Instructions, "You are Forge") {
 				t.Errorf("instructions do not carry the identity plane: %.80q", init.Instructions)
 			}
@@ -74,6 +68,20 @@ func TestInteropGoSDK(t *testing.T) {
 		})
 	}
 	t.Run("skill-folders", func(t *testing.T) { interopFolders(t, bin) })
+}
+
+// checkForgeHandshake checks that the session negotiated the revision
+// want with the Forge example's server, and returns its initialize result.
+func checkForgeHandshake(t *testing.T, cs *sdk.ClientSession, want string) *sdk.InitializeResult {
+	t.Helper()
+	init := cs.InitializeResult()
+	if init.ProtocolVersion != want {
+		t.Errorf("negotiated %q, want %q", init.ProtocolVersion, want)
+	}
+	if init.ServerInfo == nil || init.ServerInfo.Name != "agent3md:Forge" {
+		t.Errorf("serverInfo = %+v, want name agent3md:Forge", init.ServerInfo)
+	}
+	return init
 }
 
 // checkTools lists the tools and checks the revision-dependent fields.

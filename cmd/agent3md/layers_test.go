@@ -136,3 +136,39 @@ func TestImportArrows(t *testing.T) {
 		}
 	}
 }
+
+// TestTestkitOnlyInTests: internal/testkit, the helpers tests share, is
+// imported by test files only, so none of it is built into the binary.
+func TestTestkitOnlyInTests(t *testing.T) {
+	top := filepath.Join("..", "..")
+	const kit = module + "/internal/testkit"
+	users := 0
+	err := filepath.WalkDir(top, func(path string, d fs.DirEntry, err error) error {
+		switch {
+		case err != nil:
+			return err
+		case !d.IsDir():
+			return nil
+		case d.Name() == "testdata" || (path != top && strings.HasPrefix(d.Name(), ".")):
+			return filepath.SkipDir
+		}
+		p, err := build.ImportDir(path, 0)
+		if err != nil {
+			return nil // no Go files here
+		}
+		rel, _ := filepath.Rel(top, path)
+		if slices.Contains(p.Imports, kit) {
+			t.Errorf("%s imports internal/testkit outside its tests: the binary must not carry test helpers; move the use into a _test.go file", filepath.ToSlash(rel))
+		}
+		if slices.Contains(p.TestImports, kit) || slices.Contains(p.XTestImports, kit) {
+			users++
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if users == 0 {
+		t.Fatal("no test imports internal/testkit: is the walk reading the module?")
+	}
+}

@@ -6,29 +6,15 @@ import (
 	"bytes"
 	"context"
 	"strings"
-	"sync"
 	"testing"
 	"time"
+
+	"github.com/agent3md/agent3md/internal/testkit"
 )
 
-// syncBuffer is a bytes.Buffer safe to write from the command while the
-// test reads it.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
+// syncBuffer is a buffer a logger or command writes while the test
+// reads it (testkit.SyncBuffer).
+type syncBuffer = testkit.SyncBuffer
 
 // TestMCPWaitHintOnTerminal: mcp with a terminal on stdin says once, on
 // stderr, that it waits for an MCP client and how to try the agent; with

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"strings"
 	"unicode"
@@ -13,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/agent3md/agent3md/agentfile"
+	"github.com/agent3md/agent3md/internal/filekind"
 	"github.com/agent3md/agent3md/loader"
 )
 
@@ -79,27 +79,18 @@ func (a *app) scaffold(name, out string) error {
 	if err != nil {
 		return ioError(err)
 	}
-	f, err := os.OpenFile(out, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-	if errors.Is(err, fs.ErrExist) {
+	switch err := filekind.WriteNew(out, text); {
+	case errors.Is(err, fs.ErrExist):
 		return ioError(fmt.Errorf("%s already exists; choose another OUT or remove it first", out))
-	}
-	if errors.Is(err, fs.ErrNotExist) {
+	case errors.Is(err, fs.ErrNotExist):
 		dir := filepath.Dir(out)
 		return ioError(fmt.Errorf("cannot write %s: its directory %s does not exist; create it first (mkdir -p %s)", out, dir, shellWord(dir)))
-	}
-	if err != nil {
-		return ioError(err)
-	}
-	if _, err := f.Write(text); err != nil {
-		f.Close()
-		return ioError(err)
-	}
-	if err := f.Close(); err != nil {
+	case err != nil:
 		return ioError(err)
 	}
 	fmt.Fprintf(a.stdout, "wrote %s (agent %q, %d skills); try: agent3md route %s \"find usages of main\"\n", out, name, len(cat.Agent().Skills), shellWord(out))
 	cases := casesPathFor(out)
-	switch err := writeNew(cases, []byte(starterCases)); {
+	switch err := filekind.WriteNew(cases, []byte(starterCases)); {
 	case errors.Is(err, fs.ErrExist):
 		fmt.Fprintf(a.stderr, "agent3md: %s already exists; left as it is\n", cases)
 	case err != nil:
@@ -118,19 +109,6 @@ func casesPathFor(agentFile string) string {
 		base = strings.TrimSuffix(base, ext)
 	}
 	return base + ".cases.tsv"
-}
-
-// writeNew writes b to a file that must not exist yet.
-func writeNew(path string, b []byte) error {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-	if err != nil {
-		return err
-	}
-	if _, err := f.Write(b); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
 }
 
 // starterCases are the routing cases of the starter agent (agentfile.

@@ -2,7 +2,8 @@
 // named pipe", "a device"), for the messages of the commands and of the
 // HTTP server that refuse such paths: one wording wherever a pipe is
 // refused. Open is the one way both open such a path: only a regular
-// file, and never waiting on a pipe swapped in after the check.
+// file, and never waiting on a pipe swapped in after the check. WriteNew
+// is the one way a command creates a file it must not write over.
 package filekind
 
 import "io/fs"

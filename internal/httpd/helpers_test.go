@@ -1,7 +1,6 @@
 package httpd
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -11,8 +10,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
+
+	"github.com/agent3md/agent3md/internal/testkit"
 )
 
 // Tokens used by the tests: long enough for minTokenBytes.
@@ -21,23 +21,9 @@ const (
 	tokB = "bravo-0123456789abcdef"
 )
 
-// syncBuffer is a log sink the server writes while the test reads.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
+// syncBuffer is a buffer a logger or command writes while the test
+// reads it (testkit.SyncBuffer).
+type syncBuffer = testkit.SyncBuffer
 
 // echo is an endpoint that names itself, records the MCP method it was
 // asked for (a stand-in for the adapter) and says how many body bytes it

@@ -95,11 +95,12 @@ func (m Limit) ApplyUntilReturn(log *slog.Logger) (restore func()) {
 // A cold build of a large agent's routing index allocates gigabytes while
 // the server holds the agent (about 110 MB of heap at 100,000 skills), and
 // under Go's default target the heap grows to twice what it holds between
-// collections: that, not what is kept, set the cold start's peak RSS. So
+// collections: that, not what is kept, sets the cold start's peak RSS. So
 // under auto, while a build of more than buildGCSkills skills runs, the GC
 // target is buildGCPercent: the heap grows by half of what it holds, not
-// all of it (peak RSS at 100,000 skills ~255 -> ~215 MB), for a few more
-// collections, run concurrently on the other processor. Smaller agents
+// all of it (measured peak RSS at 100,000 skills: ~215 MB, ~255 MB under
+// the default target), for a few more collections, run concurrently on
+// the other processor. Smaller agents
 // keep Go's default (their builds may run beside routes, and their peak is
 // small); GOGC, when set, is left alone.
 const (

@@ -49,11 +49,11 @@ func checkOutcomes(t *testing.T, cases []outcomeCase) {
 	}
 }
 
-// TestChainIssueCases replays the issue's B2: a "--" that belongs to a
+// TestChainDashDashOfAnotherProgram: a "--" that belongs to a
 // wrapper (env, nice) or that is an option's argument (grep -e, --regexp,
 // -f) ends no options of the program reading the value, and the outcome
 // names that program, not the wrapper.
-func TestChainIssueCases(t *testing.T) {
+func TestChainDashDashOfAnotherProgram(t *testing.T) {
 	checkOutcomes(t, []outcomeCase{
 		{"env -- python3 {x}", outcome{"nodash", "python3", "the -- before it belongs to env, not to python3, which reads the value"}},
 		{"nice -n 10 -- python3 {x}", outcome{"nodash", "python3", "the -- before it belongs to nice, not to python3"}},

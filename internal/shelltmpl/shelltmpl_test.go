@@ -95,7 +95,7 @@ func TestAnalyzeUnsafe(t *testing.T) {
 		{`a=({v})`, "array"},
 		{`declare {v}`, "variable name of declare"},
 		{`export {v}`, "variable name of declare"},
-		// Issue 29: bash and dash end a $'…' string's quote in different
+		// Bash and dash end a $'…' string's quote in different
 		// places, so the rest of the line is read differently.
 		{`echo $'\'' {v} #'`, "$'…' string at byte 6, which bash and sh (dash) read differently"},
 		{`echo {v} $'x'`, "$'…' string"},

@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -182,29 +181,15 @@ func TestTreeBurstCoalesced(t *testing.T) {
 	opts := testOpts(nil)
 	opts.Debounce = 100 * time.Millisecond
 	w := newTreeWatcher(t, []string{root}, opts)
-	var signals atomic.Int32
-	counted := make(chan struct{})
-	go func() {
-		defer close(counted)
-		for range w.Changes() {
-			signals.Add(1)
+	n := countBurst(t, w, opts.Debounce, func() {
+		for i := range 30 {
+			d := filepath.Join(root, fmt.Sprintf("skill-%d", i), "references")
+			check(t, os.MkdirAll(d, 0o755))
+			check(t, os.WriteFile(filepath.Join(d, "..", "SKILL.md"), []byte("x\n"), 0o644))
+			check(t, os.WriteFile(filepath.Join(d, "r.md"), []byte("r\n"), 0o644))
 		}
-	}()
-	for i := range 30 {
-		d := filepath.Join(root, fmt.Sprintf("skill-%d", i), "references")
-		check(t, os.MkdirAll(d, 0o755))
-		check(t, os.WriteFile(filepath.Join(d, "..", "SKILL.md"), []byte("x\n"), 0o644))
-		check(t, os.WriteFile(filepath.Join(d, "r.md"), []byte("r\n"), 0o644))
-	}
-	for end := time.Now().Add(patience); signals.Load() == 0; time.Sleep(10 * time.Millisecond) {
-		if time.Now().After(end) {
-			t.Fatalf("no signal within %v of the burst", patience)
-		}
-	}
-	time.Sleep(5 * opts.Debounce) // let any late signal come, to be counted
-	check(t, w.Close())
-	<-counted
-	if n := signals.Load(); n > 10 {
+	})
+	if n > 10 {
 		t.Fatalf("%d signals for one burst of 150 events, want a few", n)
 	}
 }
@@ -269,16 +254,7 @@ func TestTreeClose(t *testing.T) {
 			mode.setup(t, opts)
 			w, err := NewTree([]string{skillTree(t)}, opts)
 			check(t, err)
-			check(t, w.Close())
-			select {
-			case <-w.exited:
-			default:
-				t.Fatal("Close returned before the goroutine ended")
-			}
-			if _, ok := <-w.Changes(); ok {
-				t.Fatal("Changes delivered a value after Close, want it closed")
-			}
-			check(t, w.Close())
+			checkClosed(t, w)
 		})
 	}
 }

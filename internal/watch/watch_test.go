@@ -180,6 +180,28 @@ func TestBurstCoalesced(t *testing.T) {
 	opts := testOpts(nil)
 	opts.Debounce = 100 * time.Millisecond
 	w := newWatcher(t, path, opts)
+	n := countBurst(t, w, opts.Debounce, func() {
+		f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
+		check(t, err)
+		// Each write is well within Debounce of the last, but far enough
+		// apart that a watcher without debounce would signal each one.
+		for i := range 50 {
+			_, err := f.WriteString(strings.Repeat("x", i) + "\n")
+			check(t, err)
+			time.Sleep(2 * time.Millisecond)
+		}
+		check(t, f.Close())
+	})
+	if n > 10 {
+		t.Fatalf("%d signals for one burst of 50 writes, want a few", n)
+	}
+}
+
+// countBurst runs burst while counting w's signals as they come (so the
+// one-value buffer of Changes hides none), waits for the first, lets late
+// ones arrive for five debounce periods, closes w and returns the count.
+func countBurst(t *testing.T, w *Watcher, debounce time.Duration, burst func()) int32 {
+	t.Helper()
 	var signals atomic.Int32
 	counted := make(chan struct{})
 	go func() {
@@ -188,27 +210,16 @@ func TestBurstCoalesced(t *testing.T) {
 			signals.Add(1)
 		}
 	}()
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
-	check(t, err)
-	// Each write is well within Debounce of the last, but far enough
-	// apart that a watcher without debounce would signal each one.
-	for i := range 50 {
-		_, err := f.WriteString(strings.Repeat("x", i) + "\n")
-		check(t, err)
-		time.Sleep(2 * time.Millisecond)
-	}
-	check(t, f.Close())
+	burst()
 	for end := time.Now().Add(patience); signals.Load() == 0; time.Sleep(10 * time.Millisecond) {
 		if time.Now().After(end) {
 			t.Fatalf("no signal within %v of the burst", patience)
 		}
 	}
-	time.Sleep(5 * opts.Debounce) // let any late signal come, to be counted
+	time.Sleep(5 * debounce) // let any late signal come, to be counted
 	check(t, w.Close())
 	<-counted
-	if n := signals.Load(); n > 10 {
-		t.Fatalf("%d signals for one burst of 50 writes, want a few", n)
-	}
+	return signals.Load()
 }
 
 // TestMaxWait: a file written without pause still signals.
@@ -326,6 +337,28 @@ func TestSymlink(t *testing.T) {
 	}
 }
 
+// checkClosed closes w and checks what Close promises: its goroutine
+// has ended when Close returns, Changes is closed (within patience), and
+// a second Close is harmless.
+func checkClosed(t *testing.T, w *Watcher) {
+	t.Helper()
+	check(t, w.Close())
+	select {
+	case <-w.exited:
+	default:
+		t.Fatal("Close returned before the goroutine ended")
+	}
+	select {
+	case _, ok := <-w.Changes():
+		if ok {
+			t.Fatal("Changes delivered a value after Close, want it closed")
+		}
+	case <-time.After(patience):
+		t.Fatal("Changes still open after Close")
+	}
+	check(t, w.Close())
+}
+
 // TestClose: Close ends the goroutine (which closes Changes), in both
 // modes, and is idempotent.
 func TestClose(t *testing.T) {
@@ -335,21 +368,7 @@ func TestClose(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "agent.3md")
 			w, err := New(path, testOpts(nil))
 			check(t, err)
-			check(t, w.Close())
-			select {
-			case <-w.exited:
-			default:
-				t.Fatal("Close returned before the goroutine ended")
-			}
-			select {
-			case _, ok := <-w.Changes():
-				if ok {
-					t.Fatal("Changes delivered a value after Close, want it closed")
-				}
-			case <-time.After(patience):
-				t.Fatal("Changes still open after Close")
-			}
-			check(t, w.Close())
+			checkClosed(t, w)
 		})
 	}
 }

@@ -11,22 +11,14 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agent3md/agent3md/internal/testkit"
 	"github.com/agent3md/agent3md/loader"
 	"github.com/agent3md/agent3md/skillsdir/export"
 	"github.com/agent3md/agent3md/skillsdir/folderwrite"
 )
 
-// put writes text to name, making its folder.
-func put(t *testing.T, name, text string) {
-	t.Helper()
-	err := os.MkdirAll(filepath.Dir(name), 0o755)
-	if err == nil {
-		err = os.WriteFile(name, []byte(text), 0o644)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-}
+// put writes text to name, making its folder (testkit.WriteFile).
+var put = testkit.WriteFile
 
 // markerFile is the marker's name in each exported folder.
 const markerFile = ".agent3md-export.json"
@@ -93,28 +85,8 @@ func reportLines(r *folderwrite.Report) []string {
 	return append(out, fmt.Sprintf("%d created, %d replaced, %d unchanged, %d removed", len(r.Created), len(r.Replaced), len(r.Unchanged), len(r.Removed)))
 }
 
-// tree lists the files below dir (links shown as "name -> target") with
-// their contents' first line, for comparing states.
-func tree(t *testing.T, dir string) map[string]string {
-	t.Helper()
-	out := map[string]string{}
-	filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
-		if err != nil || p == dir {
-			return err
-		}
-		rel, _ := filepath.Rel(dir, p)
-		switch {
-		case d.Type()&os.ModeSymlink != 0:
-			target, _ := os.Readlink(p)
-			out[rel] = "-> " + target
-		case !d.IsDir():
-			b, _ := os.ReadFile(p)
-			out[rel] = string(b)
-		}
-		return nil
-	})
-	return out
-}
+// tree is testkit.Tree: the files below a directory, for comparing states.
+var tree = testkit.Tree
 
 // TestExportSkillsDirSafety: export never writes through a link, never
 // overwrites a folder it did not write, and removes only what an earlier

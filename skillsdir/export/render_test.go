@@ -15,6 +15,7 @@ import (
 
 	yaml "go.yaml.in/yaml/v3"
 
+	"github.com/agent3md/agent3md/internal/testkit"
 	"github.com/agent3md/agent3md/loader"
 	"github.com/agent3md/agent3md/skillsdir/export"
 )
@@ -333,21 +334,7 @@ Plain skill.
 
 // agentFiles are the agent files the renderer is tried on: the bundled
 // examples and every agent of agentfile's test data.
-func agentFiles(t *testing.T) []string {
-	t.Helper()
-	var out []string
-	for _, pattern := range []string{"../../examples/*.3md", "../../agentfile/testdata/*/*.3md", "../../agentfile/testdata/*/*/*.3md"} {
-		m, err := filepath.Glob(pattern)
-		if err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, m...)
-	}
-	if len(out) < 45 {
-		t.Fatalf("found %d agent files; is the test running in skillsdir/export/?", len(out))
-	}
-	return out
-}
+func agentFiles(t *testing.T) []string { return testkit.AgentFiles(t, "../..", 45) }
 
 // TestRenderEveryAgent renders every skill of every agent that opens: each
 // SKILL.md is valid Agent Skills YAML that reads back as its Frontmatter.

@@ -2,20 +2,12 @@ package folderwrite
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
-	"testing"
+
+	"github.com/agent3md/agent3md/internal/testkit"
 )
 
-func write(t testing.TB, path, data string) {
-	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
+// write writes a file and its directories (testkit.WriteFile).
+var write = testkit.WriteFile
 
 // skillMD is a SKILL.md for the skill name, extra frontmatter lines and
 // body.

@@ -14,7 +14,8 @@ type Marker struct {
 	// Origin owns the folder instead of Agent when set: the source a
 	// sync copied it from (WriteOptions.Origin); URI is where its
 	// SKILL.md came from. Digests is the SHA-256 of each file written
-	// (every writer's; markers from before they were recorded lack it).
+	// (every writer records them); a file the marker lists without a
+	// digest is never judged edited (editedFiles).
 	Origin  string            `json:"origin,omitempty"`
 	URI     string            `json:"uri,omitempty"`
 	Digests map[string]string `json:"digests,omitempty"`

@@ -514,7 +514,7 @@ func TestImportKeepsAgentSkillsFields(t *testing.T) {
 
 // TestImportExportImportFixedPoint: a folder imported, exported and
 // imported again gives the same agent file, byte for byte (the second
-// import used to add model: "unknown", read from export's AGENT.md).
+// import adds no model: "unknown" from export's AGENT.md).
 func TestImportExportImportFixedPoint(t *testing.T) {
 	src := t.TempDir()
 	writeSkill(t, src, "deploy", "description: Deploy the app.\nlicense: MIT\n", "# Deploy\n\nDeploy the app.\n\nRun it.\n", nil)

@@ -54,7 +54,7 @@ func planeAttrs(it *importedSkill, warn func(string, ...any), maxBytes int) [][2
 	if len(triggers) == 0 && it.exported == nil {
 		// Routing goes by triggers (docs/format.md §10): without one the
 		// skill could only be found by relevance. (A skill an export
-		// wrote without triggers had none in its agent file.)
+		// writes without triggers has none in its agent file.)
 		triggers = []string{strings.ReplaceAll(s.Name, "-", " ")}
 	}
 	add("triggers", strings.Join(triggers, ", "))

@@ -6,6 +6,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+
+	"github.com/agent3md/agent3md/internal/filekind"
 )
 
 // WriteFile writes the agent file to name atomically: a temporary file in
@@ -30,18 +32,11 @@ func (r *Imported) WriteFile(name string, force bool) error {
 	}
 	if err != nil {
 		// No hard links here (some file systems): create exclusively.
-		f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+		err := filekind.WriteNew(name, data)
 		if errors.Is(err, fs.ErrExist) {
 			return fmt.Errorf("%s already exists; pass --force to replace it, or choose another -o", name)
 		}
-		if err != nil {
-			return err
-		}
-		if _, err := f.Write(data); err != nil {
-			f.Close()
-			return err
-		}
-		return f.Close()
+		return err
 	}
 	return nil
 }

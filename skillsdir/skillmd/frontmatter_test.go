@@ -38,8 +38,8 @@ func TestFrontmatter(t *testing.T) {
 		{"NaN", "---\nx: .nan\n---\n", nil, RuleYAMLValue, 2},
 		{"infinity", "---\nx: -.inf\n---\n", nil, RuleYAMLValue, 2},
 		{"custom tag", "---\nx: !foo bar\n---\n", nil, RuleYAMLValue, 2},
-		// A tag on a list or mapping is as foreign as on a scalar
-		// (issue 23: this was a license type error).
+		// A tag on a list or mapping is as foreign as on a scalar: a
+		// yaml-value finding, not a license of the wrong type.
 		{"python tag on a list", "---\nname: a\nlicense: !!python/object/apply:os.system [\"echo hi\"]\n---\n", nil, RuleYAMLValue, 3},
 		{"custom tag on a mapping", "---\nmetadata: !thing {a: b}\n---\n", nil, RuleYAMLValue, 2},
 		{"set", "---\nx: !!set {a, b}\n---\n", nil, RuleYAMLValue, 2},
