@@ -52,7 +52,7 @@ func (r *Router) rankedRoute(ctx context.Context, text string, limit int, slips 
 		if err != nil {
 			return nil, err
 		}
-		return r.runnersUp(pt, rel, limit), nil
+		return r.relevanceFill(ctx, text, rq, pt, r.runnersUp(pt, rel, limit), limit)
 	}
 	out, err := r.sure(ctx, t, sp, rq, text, limit)
 	if err != nil {
@@ -62,7 +62,7 @@ func (r *Router) rankedRoute(ctx context.Context, text string, limit int, slips 
 	if out, err = r.relaxedAfter(ctx, text, sp, rq, out, limit); err != nil {
 		return nil, err
 	}
-	return r.runnersUp(pt, out, limit), nil
+	return r.relevanceFill(ctx, text, rq, pt, r.runnersUp(pt, out, limit), limit)
 }
 
 // relaxedOnly is the answer to a request that hits no phrase and names

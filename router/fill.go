@@ -1,0 +1,54 @@
+package router
+
+import (
+	"context"
+	"slices"
+)
+
+// relevanceFill appends to out, an answer shorter than the limit after
+// the plain ranking's runner-ups, the most relevant skills it does not
+// hold by the one engine (relevance.go: stems, triggers, tools and
+// bodies, which the plain ranking does not read), as runner-ups with
+// their fit: a request whose words a skill says only through a stem or
+// in its body ("update cobra" for a skill whose body says go get -u)
+// still gets a short list a model can pick from rather than none.
+func (r *Router) relevanceFill(ctx context.Context, text string, rq request, pt *plainText, out []Match, limit int) ([]Match, error) {
+	want := limit
+	if want == 0 {
+		want = relaxedLimit
+	}
+	if len(out) >= want || r.late.pending() || r.scorer == nil {
+		return out, nil
+	}
+	a := requestTerms(r.an, text, rq.toks, rq.stems, true, nil)
+	if len(a.text) == 0 {
+		return out, nil
+	}
+	pool := min(want*relaxedPool, max(r.src.Len(), 1))
+	res, err := r.searchRelevant(ctx, a, nil, pool)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return out, nil
+	}
+	res, _ = r.withBodies(a, res, pool)
+	p := r.plainIndex()
+	q := pt.read(p)
+	for _, h := range res {
+		if len(out) == want {
+			break
+		}
+		if h.skill < 0 || h.skill >= r.src.Len() {
+			continue
+		}
+		name, z, _ := r.src.Phrases(h.skill)
+		if slices.ContainsFunc(out, func(o Match) bool { return o.Name == name && o.Z == z }) {
+			continue
+		}
+		m := Match{Name: name, Z: z, Relevance: roundRelevance(h.score), Tier: TierRunnerUp}
+		m.Fit, m.Hits = p.fit(q, h.skill, true)
+		out = append(out, m)
+	}
+	return out, nil
+}
