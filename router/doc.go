@@ -98,6 +98,9 @@
 //	                    commonest words, in a request of four words or   place, unless another request word is
 //	                    more, or of three when said first (a verb's      its skill's (name, description)
 //	                    slot) (subject.go)
+//	condition clause    a clause saying when, not what: "if …,",         matches whose hits lie in it alone go
+//	                    ", if …", …的话, 如果…， (condition.go)             behind the first the main clause holds,
+//	                                                                     relaxed
 //	specific first      the request words a phrase match's triggers      overrides phrases hit for first place:
 //	                    cover, by specifics' idf (specific.go)           a match covering more goes first
 //

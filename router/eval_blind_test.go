@@ -68,7 +68,8 @@ func holdBars(t *testing.T, name, file string, b bars) {
 // to 45/48 top-1, 48/48 top-3 and kefu-blind3 to 38/40 and 40/40; the
 // bars hold those. Round 3's engine moved blind5 to 151/180 and 168/180
 // and blind6 to 117/135 and 128/135; the relevance fill (fill.go) to
-// 152 and 171, and 118 and 129, which the bars hold.
+// 152 and 171, and 118 and 129, and the conditional clause
+// (condition.go) kefu-blind2 to 46/48 top-1, which the bars hold.
 //
 // None reaches the targets (95% top-1, 98% top-3, 10% false
 // matches; 85% top-1 for the Chinese set): testdata/README.md says by how
@@ -86,7 +87,7 @@ func TestRoutingBlind5(t *testing.T) {
 // about one in six in traditional characters, and 15 irrelevant ones (5
 // near misses).
 func TestRoutingKefuBlind2(t *testing.T) {
-	holdBars(t, "kefu blind2 held-out", "routing-kefu-blind2.json", bars{top1: 45, top3: 48, falseMatches: 3})
+	holdBars(t, "kefu blind2 held-out", "routing-kefu-blind2.json", bars{top1: 46, top3: 48, falseMatches: 3})
 }
 
 // TestRoutingBlind6 routes the second round's held-out set over the four

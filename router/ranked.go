@@ -52,6 +52,7 @@ func (r *Router) rankedRoute(ctx context.Context, text string, limit int, slips 
 		if err != nil {
 			return nil, err
 		}
+		rel = conditionLast(text, rel)
 		return r.relevanceFill(ctx, text, rq, pt, r.runnersUp(pt, rel, limit), limit)
 	}
 	out, err := r.sure(ctx, t, sp, rq, text, limit)
@@ -62,6 +63,7 @@ func (r *Router) rankedRoute(ctx context.Context, text string, limit int, slips 
 	if out, err = r.relaxedAfter(ctx, text, sp, rq, out, limit); err != nil {
 		return nil, err
 	}
+	out = conditionLast(text, out)
 	return r.relevanceFill(ctx, text, rq, pt, r.runnersUp(pt, out, limit), limit)
 }
 
