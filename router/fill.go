@@ -32,7 +32,7 @@ func (r *Router) relevanceFill(ctx context.Context, text string, rq request, pt 
 		}
 		return out, nil
 	}
-	res, _ = r.withBodies(a, res, pool)
+	res, body := r.withBodies(a, res, pool)
 	p := r.plainIndex()
 	q := pt.read(p)
 	for _, h := range res {
@@ -48,6 +48,16 @@ func (r *Router) relevanceFill(ctx context.Context, text string, rq request, pt 
 		}
 		m := Match{Name: name, Z: z, Relevance: roundRelevance(h.score), Tier: TierRunnerUp}
 		m.Fit, m.Hits = p.fit(q, h.skill, true)
+		if len(m.Hits) == 0 {
+			// The words the one engine found it by, for the reader
+			// (none when they are single letters or a body's everyday
+			// words: the skill is still listed, measured to help more
+			// than the shorter answer does).
+			s := r.src.Skill(h.skill)
+			bh, _ := findBody(body, h.skill)
+			ev := r.evidence(a, h.skill, &s, nil, bh.terms)
+			m.Hits = ev.words[:min(len(ev.words), runnerUpHits)]
+		}
 		out = append(out, m)
 	}
 	return out, nil

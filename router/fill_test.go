@@ -20,8 +20,8 @@ func TestRelevanceFill(t *testing.T) {
 		{"update cobra", "bump-dependency"}, // a body's word
 	} {
 		got := route(t, r, c.text, nil)
-		if len(got) == 0 || got[0].Name != c.want || got[0].Tier != TierRunnerUp {
-			t.Errorf("%q: %+v, want %s first, a runner-up", c.text, got, c.want)
+		if len(got) == 0 || got[0].Name != c.want || got[0].Tier != TierRunnerUp || len(got[0].Hits) == 0 {
+			t.Errorf("%q: %+v, want %s first, a runner-up naming the words it holds", c.text, got, c.want)
 		}
 	}
 	if got := route(t, r, "what is it for", nil); len(got) != 0 {
