@@ -49,16 +49,28 @@ func (r *Router) relevanceFill(ctx context.Context, text string, rq request, pt 
 		m := Match{Name: name, Z: z, Relevance: roundRelevance(h.score), Tier: TierRunnerUp}
 		m.Fit, m.Hits = p.fit(q, h.skill, true)
 		if len(m.Hits) == 0 {
-			// The words the one engine found it by, for the reader
-			// (none when they are single letters or a body's everyday
-			// words: the skill is still listed, measured to help more
-			// than the shorter answer does).
-			s := r.src.Skill(h.skill)
-			bh, _ := findBody(body, h.skill)
-			ev := r.evidence(a, h.skill, &s, nil, bh.terms)
-			m.Hits = ev.words[:min(len(ev.words), runnerUpHits)]
+			m.Hits = r.fillWords(a, h.skill, body)
 		}
 		out = append(out, m)
 	}
 	return out, nil
+}
+
+// fillWords are the request words (of a) the one engine found skill by,
+// for the reader, at most runnerUpHits: the relaxed evidence's words,
+// else the words its body holds, everyday ones included (the skill is
+// listed whatever they are: measured, leaving such skills out cost more
+// than the shorter answer gave).
+func (r *Router) fillWords(a analyzed, skill int, body []bodyScored) []string {
+	s := r.src.Skill(skill)
+	bh, _ := findBody(body, skill)
+	words := r.evidence(a, skill, &s, nil, bh.terms).words
+	if len(words) == 0 {
+		for k, t := range a.text {
+			if k < 64 && bh.terms&(1<<k) != 0 && !slices.Contains(words, t.word) {
+				words = append(words, t.word)
+			}
+		}
+	}
+	return words[:min(len(words), runnerUpHits)]
 }
