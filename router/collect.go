@@ -23,6 +23,7 @@ type hitTally struct {
 	reqE, reqS, reqP []uint32
 	pair             []byte
 	rq               request
+	memo             searchMemo // the route's relaxed search (fill.go)
 	terms            []term // the request's terms, for relevance
 	// phraseHits' memory.
 	flat      []uint32

@@ -31,6 +31,9 @@ var (
 // clause with a letter in it.
 func conditionClause(text string) (cond, main string, ok bool) {
 	l := strings.ToLower(text)
+	if !mayHoldCondition(l) {
+		return "", "", false
+	}
 	for _, re := range []*regexp.Regexp{conditionLead, conditionTrail, conditionZh} {
 		loc := re.FindStringIndex(l)
 		if loc == nil {
@@ -93,6 +96,22 @@ func saysAny(clause string, hits []string) bool {
 			if strings.Contains(clause, tok) {
 				return true
 			}
+		}
+	}
+	return false
+}
+
+// conditionWords are the words every conditional clause opens or closes
+// with (conditionLead, conditionTrail, conditionZh): a request without
+// any is not read by the expressions, which cost more than the rest of a
+// small agent's route.
+var conditionWords = []string{"if ", "unless ", "in case", "的话", "如果", "要是", "假如", "万一"}
+
+// mayHoldCondition reports whether l (lowercased) holds a conditionWord.
+func mayHoldCondition(l string) bool {
+	for _, w := range conditionWords {
+		if strings.Contains(l, w) {
+			return true
 		}
 	}
 	return false

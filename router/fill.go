@@ -20,19 +20,22 @@ func (r *Router) relevanceFill(ctx context.Context, text string, rq request, pt 
 	if len(out) >= want || r.late.pending() || r.scorer == nil {
 		return out, nil
 	}
-	a := requestTerms(r.an, text, rq.toks, rq.stems, true, nil)
-	if len(a.text) == 0 {
-		return out, nil
-	}
 	pool := min(want*relaxedPool, max(r.src.Len(), 1))
-	res, err := r.searchRelevant(ctx, a, nil, pool)
-	if err != nil {
-		if ctx.Err() != nil {
-			return nil, ctx.Err()
+	a, res, body, ok := rq.memo.get(pool)
+	if !ok {
+		a = requestTerms(r.an, text, rq.toks, rq.stems, true, nil)
+		if len(a.text) == 0 {
+			return out, nil
 		}
-		return out, nil
+		var err error
+		if res, err = r.searchRelevant(ctx, a, nil, pool); err != nil {
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			return out, nil
+		}
+		res, body = r.withBodies(a, res, pool)
 	}
-	res, body := r.withBodies(a, res, pool)
 	p := r.plainIndex()
 	q := pt.read(p)
 	for _, h := range res {
@@ -73,4 +76,33 @@ func (r *Router) fillWords(a analyzed, skill int, body []bodyScored) []string {
 		}
 	}
 	return words[:min(len(words), runnerUpHits)]
+}
+
+// searchMemo is a route's relaxed search (relaxedSearchWith) kept for
+// the fill: the same request terms, searched without synonyms, over a
+// pool at least as deep as the fill's, so the fill reads it instead of
+// searching again (on a small agent the search is most of the route).
+type searchMemo struct {
+	ok   bool
+	a    analyzed
+	pool int
+	res  []scored
+	body []bodyScored
+}
+
+// keep records a search of a, widened by ex, over pool hits: one the
+// fill can read only when ex brought no synonym.
+func (m *searchMemo) keep(a analyzed, ex *expansion, pool int, res []scored, body []bodyScored) {
+	if m == nil || ex != nil && len(ex.syn) > 0 || m.ok && m.pool >= pool {
+		return
+	}
+	*m = searchMemo{ok: true, a: a, pool: pool, res: res, body: body}
+}
+
+// get returns the kept search when it reaches pool hits deep.
+func (m *searchMemo) get(pool int) (analyzed, []scored, []bodyScored, bool) {
+	if m == nil || !m.ok || m.pool < pool {
+		return analyzed{}, nil, nil, false
+	}
+	return m.a, m.res, m.body, true
 }

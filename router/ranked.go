@@ -38,6 +38,7 @@ func (r *Router) rankedRoute(ctx context.Context, text string, limit int, slips 
 	defer r.putTally(t)
 	sp := r.specificsOf()
 	rq := r.readRequest(t, sp, text)
+	t.memo, rq.memo = searchMemo{}, &t.memo
 	r.collect(t, sp, rq)
 	pt := plainTextOf(text, t.toks)
 	if len(t.seen) == 0 {
