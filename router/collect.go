@@ -24,7 +24,7 @@ type hitTally struct {
 	pair             []byte
 	rq               request
 	memo             searchMemo // the route's relaxed search (fill.go)
-	terms            []term // the request's terms, for relevance
+	terms            []term     // the request's terms, for relevance
 	// phraseHits' memory.
 	flat      []uint32
 	off, fill []int
