@@ -3,6 +3,7 @@ package router
 import (
 	"context"
 	"slices"
+	"unicode/utf8"
 )
 
 // relevanceFill appends to out, an answer shorter than the limit after
@@ -60,22 +61,32 @@ func (r *Router) relevanceFill(ctx context.Context, text string, rq request, pt 
 }
 
 // fillWords are the request words (of a) the one engine found skill by,
-// for the reader, at most runnerUpHits: the relaxed evidence's words,
-// else the words its body holds, everyday ones included (the skill is
-// listed whatever they are: measured, leaving such skills out cost more
-// than the shorter answer gave).
+// for the reader, at most runnerUpHits: those whose term one of its
+// fields or its body holds (single letters, the tails of contractions,
+// left out), in request order.
 func (r *Router) fillWords(a analyzed, skill int, body []bodyScored) []string {
 	s := r.src.Skill(skill)
+	st := r.fieldTerms(skill, &s)
 	bh, _ := findBody(body, skill)
-	words := r.evidence(a, skill, &s, nil, bh.terms).words
-	if len(words) == 0 {
-		for k, t := range a.text {
-			if k < 64 && bh.terms&(1<<k) != 0 && !slices.Contains(words, t.word) {
-				words = append(words, t.word)
+	var words []string
+	for k, t := range a.text {
+		if len(words) == runnerUpHits {
+			break
+		}
+		if utf8.RuneCountInString(t.word) < 2 || slices.Contains(words, t.word) {
+			continue
+		}
+		held := k < 64 && bh.terms&(1<<k) != 0
+		for f := 0; f < len(st) && !held; f++ {
+			if fields[f].analyzer != exactAnalyzer {
+				_, held = slices.BinarySearch(st[f], t.term)
 			}
 		}
+		if held {
+			words = append(words, t.word)
+		}
 	}
-	return words[:min(len(words), runnerUpHits)]
+	return words
 }
 
 // searchMemo is a route's relaxed search (relaxedSearchWith) kept for
