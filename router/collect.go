@@ -23,7 +23,8 @@ type hitTally struct {
 	reqE, reqS, reqP []uint32
 	pair             []byte
 	rq               request
-	terms            []term // the request's terms, for relevance
+	memo             searchMemo // the route's relaxed search (fill.go)
+	terms            []term     // the request's terms, for relevance
 	// phraseHits' memory.
 	flat      []uint32
 	off, fill []int

@@ -20,9 +20,11 @@
 // and held to an evidence bar, then runner-ups, the best of a plain BM25
 // ranking over names and descriptions (runnersup.go) that the answer
 // does not hold yet, so that it never leaves out a skill a plain search
-// would have shown. Every guess carries its fit (Match.Fit), how much of
-// the request's weight its name and description hold; it is confirmed
-// before anything runs.
+// would have shown, and, while the list is short of the limit, the skills
+// the one engine finds through stems, triggers or bodies (fill.go).
+// Every guess carries its fit (Match.Fit), how much of the request's
+// weight its name and description hold; it is confirmed before anything
+// runs.
 //
 // # Stages
 //
@@ -69,6 +71,8 @@
 //	runner-ups          plain BM25, name + description, English      after sure and relaxed, to the limit;
 //	                    words and single Chinese characters          only a skill holding stop words alone
 //	                    (baseline.go, runnersup.go)                  is left out
+//	relevance fill      the one engine's relevance (stems, triggers, after the runner-ups, to the limit, as
+//	                    tools, bodies) of skills the answer lacks    runner-ups; no evidence bar (fill.go)
 //	fit                 idf share of the request's words a skill     shown on every guess; orders nothing
 //	                    holds (plainBM25.fit)
 //	body relevance      each body's distinct terms (bodyindex.go)    +0.5 × its BM25 to relaxed relevance
@@ -94,6 +98,9 @@
 //	                    commonest words, in a request of four words or   place, unless another request word is
 //	                    more, or of three when said first (a verb's      its skill's (name, description)
 //	                    slot) (subject.go)
+//	condition clause    a clause saying when, not what: "if …,",         matches whose hits lie in it alone go
+//	                    ", if …", …的话, 如果…， (condition.go)             behind the first the main clause holds,
+//	                                                                     relaxed
 //
 // # Where the work goes
 //

@@ -66,7 +66,10 @@ func holdBars(t *testing.T, name, file string, b bars) {
 //
 // Routing round 3's Chinese character pairs (ngram.go) moved kefu-blind2
 // to 45/48 top-1, 48/48 top-3 and kefu-blind3 to 38/40 and 40/40; the
-// bars hold those.
+// bars hold those. Round 3's engine moved blind5 to 151/180 and 168/180
+// and blind6 to 117/135 and 128/135; the relevance fill (fill.go) to
+// 152 and 171, and 118 and 129, and the conditional clause
+// (condition.go) kefu-blind2 to 46/48 top-1, which the bars hold.
 //
 // None reaches the targets (95% top-1, 98% top-3, 10% false
 // matches; 85% top-1 for the Chinese set): testdata/README.md says by how
@@ -76,7 +79,7 @@ func holdBars(t *testing.T, name, file string, b bars) {
 // (testdata/routing-blind5.json): 180 requests, four for each of the 45
 // skills, and 48 irrelevant ones (16 near misses, marked).
 func TestRoutingBlind5(t *testing.T) {
-	holdBars(t, "blind5 held-out", "routing-blind5.json", bars{top1: 147, top3: 158, falseMatches: 9})
+	holdBars(t, "blind5 held-out", "routing-blind5.json", bars{top1: 152, top3: 171, falseMatches: 9})
 }
 
 // TestRoutingKefuBlind2 routes the second held-out set of the Chinese
@@ -84,14 +87,14 @@ func TestRoutingBlind5(t *testing.T) {
 // about one in six in traditional characters, and 15 irrelevant ones (5
 // near misses).
 func TestRoutingKefuBlind2(t *testing.T) {
-	holdBars(t, "kefu blind2 held-out", "routing-kefu-blind2.json", bars{top1: 45, top3: 48, falseMatches: 3})
+	holdBars(t, "kefu blind2 held-out", "routing-kefu-blind2.json", bars{top1: 46, top3: 48, falseMatches: 3})
 }
 
 // TestRoutingBlind6 routes the second round's held-out set over the four
 // English example agents (testdata/routing-blind6.json): 135 requests and
 // 36 irrelevant ones (12 near misses).
 func TestRoutingBlind6(t *testing.T) {
-	holdBars(t, "blind6 held-out", "routing-blind6.json", bars{top1: 113, top3: 122, falseMatches: 12})
+	holdBars(t, "blind6 held-out", "routing-blind6.json", bars{top1: 118, top3: 129, falseMatches: 12})
 }
 
 // TestRoutingKefuBlind3 routes the second round's held-out set of the

@@ -38,6 +38,7 @@ func (r *Router) rankedRoute(ctx context.Context, text string, limit int, slips 
 	defer r.putTally(t)
 	sp := r.specificsOf()
 	rq := r.readRequest(t, sp, text)
+	t.memo, rq.memo = searchMemo{}, &t.memo
 	r.collect(t, sp, rq)
 	pt := plainTextOf(text, t.toks)
 	if len(t.seen) == 0 {
@@ -52,7 +53,8 @@ func (r *Router) rankedRoute(ctx context.Context, text string, limit int, slips 
 		if err != nil {
 			return nil, err
 		}
-		return r.runnersUp(pt, rel, limit), nil
+		rel = conditionLast(text, rel)
+		return r.relevanceFill(ctx, text, rq, pt, r.runnersUp(pt, rel, limit), limit)
 	}
 	out, err := r.sure(ctx, t, sp, rq, text, limit)
 	if err != nil {
@@ -62,7 +64,8 @@ func (r *Router) rankedRoute(ctx context.Context, text string, limit int, slips 
 	if out, err = r.relaxedAfter(ctx, text, sp, rq, out, limit); err != nil {
 		return nil, err
 	}
-	return r.runnersUp(pt, out, limit), nil
+	out = conditionLast(text, out)
+	return r.relevanceFill(ctx, text, rq, pt, r.runnersUp(pt, out, limit), limit)
 }
 
 // relaxedOnly is the answer to a request that hits no phrase and names

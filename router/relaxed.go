@@ -81,6 +81,7 @@ func (r *Router) relaxedSearchWith(ctx context.Context, text string, rq request,
 		return out, nil, res, err
 	}
 	res, body := r.withBodies(a, res, pool)
+	rq.memo.keep(a, ex, pool, res, body)
 	sp := r.specificsOf()
 	if len(res) == 0 {
 		return out, nil, res, nil

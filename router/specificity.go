@@ -207,6 +207,9 @@ type request struct {
 	// toks and stems are the request's tokens (appendTokens) and their
 	// stems, which requestTerms reads.
 	toks, stems []string
+	// memo, when set, keeps the route's relaxed search for the
+	// relevance fill (fill.go).
+	memo *searchMemo
 }
 
 // stopWords are the English stop words the text analyzer drops.
