@@ -130,16 +130,22 @@ func (ts *termStats) normalize(cardinality, n int, norm func(skill int) float64)
 		return
 	}
 	ts.avgLength = math.Ceil(float64(cardinality) / float64(n))
-	ts.idf = make([]float64, len(ts.start)-1)
-	for t := range ts.idf {
-		ts.idf[t] = ts.idfOf(int(ts.start[t+1] - ts.start[t]))
-	}
-	ts.absentIDF = ts.idfOf(0)
 	for s := range ts.lengthNorm {
 		nm := norm(s)
 		fieldLength := 1 / (nm * nm)
 		ts.lengthNorm[s] = 1 - bsearch.BM25_b + (bsearch.BM25_b * fieldLength / ts.avgLength)
 	}
+	ts.setIDF()
+}
+
+// setIDF works out each term's idf from its postings and the number of
+// skills (len(lengthNorm)).
+func (ts *termStats) setIDF() {
+	ts.idf = make([]float64, len(ts.start)-1)
+	for t := range ts.idf {
+		ts.idf[t] = ts.idfOf(int(ts.start[t+1] - ts.start[t]))
+	}
+	ts.absentIDF = ts.idfOf(0)
 }
 
 // statsFromIndex reads the term statistics of n skills out of bleve's
