@@ -20,13 +20,12 @@ import (
 	"github.com/blevesearch/bleve/v2"
 )
 
-// Cache entry layout: <CacheDir>/index-v<SchemaVersion>-<ContentHash>/ holds
-// manifest.json, the bleve index under bleve/, the phrase index in
+// Cache entry layout: <CacheDir>/index-v<SchemaVersion>-<ContentHash>/
+// holds manifest.json, the bleve index under bleve/, the phrase index in
 // phrases.bin, the term statistics in stats.bin (termstats_codec.go) and,
 // when bodies are read, the body index in bodies.bin. Entries are built
-// under a
-// ".build-*" temporary directory beside them and renamed into place, so a
-// reader sees a whole entry or none.
+// under a ".build-*" temporary directory beside them and renamed into
+// place, so a reader sees a whole entry or none.
 const (
 	manifestName    = "manifest.json"
 	indexSubdir     = "bleve"

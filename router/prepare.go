@@ -9,12 +9,12 @@ import (
 	"github.com/blevesearch/bleve/v2"
 )
 
-// Prepared is a cache entry opened before its skills are known: the
-// index and the saved term statistics, phrase index and body index,
-// none of them trusted yet. New adopts it (Options.
-// Prepared) only once the skills' fingerprint matches the entry's. A
-// server that learns the content hash before the agent file has loaded
-// (loader.Head.ContentHash) prepares the entry while the file loads.
+// Prepared is a cache entry opened before its skills are known: the index
+// and the saved term statistics, phrase index and body index, none of them
+// trusted yet. New adopts it (Options.Prepared) only once the skills'
+// fingerprint matches the entry's. A server that learns the content hash
+// before the agent file has loaded (loader.Head.ContentHash) prepares the
+// entry while the file loads.
 //
 // A Prepared is used by at most one New; it is not safe for concurrent
 // use.
