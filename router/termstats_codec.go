@@ -25,7 +25,10 @@ import (
 // floats as IEEE 754 bits in eight little-endian bytes:
 //
 //	magic "A3TS"
-//	avgLength (float), skills n, then n lengthNorm floats
+//	avgLength (float), skills n
+//	the K distinct lengthNorm values (K, then K floats), then per skill
+//	  the position of its value among them (a field's length takes few
+//	  values: a byte a skill where a float takes eight)
 //	terms T, then T term lengths, then the T terms' bytes back to back,
 //	  in term id order
 //	T document frequencies df
@@ -61,8 +64,21 @@ func writeStats(path string, ts *termStats) error {
 	buf = append(buf, statsMagic...)
 	buf = binary.LittleEndian.AppendUint64(buf, math.Float64bits(ts.avgLength))
 	buf = binary.AppendUvarint(buf, uint64(len(ts.lengthNorm)))
+	var values []float64
+	pos := make(map[uint64]uint64)
 	for _, v := range ts.lengthNorm {
+		if _, ok := pos[math.Float64bits(v)]; !ok {
+			pos[math.Float64bits(v)] = uint64(len(values))
+			values = append(values, v)
+		}
+	}
+	buf = binary.AppendUvarint(buf, uint64(len(values)))
+	for _, v := range values {
 		buf = binary.LittleEndian.AppendUint64(buf, math.Float64bits(v))
+		flush(false)
+	}
+	for _, v := range ts.lengthNorm {
+		buf = binary.AppendUvarint(buf, pos[math.Float64bits(v)])
 		flush(false)
 	}
 	terms := make([]string, len(ts.ids))
@@ -181,21 +197,31 @@ func decodeStats(data []byte, skills int) (*termStats, error) {
 	}
 	d := &statsDecoder{data: data[len(statsMagic):]}
 	ts := &termStats{avgLength: d.float()}
-	n := d.count(8, "length norms")
+	n := d.count(1, "skills")
 	if d.err == nil && n != skills {
 		return nil, fmt.Errorf("%w: statistics of %d skills, want %d", errBadStats, n, skills)
 	}
 	if d.err == nil && !(ts.avgLength >= 0 && ts.avgLength <= math.MaxUint32) {
 		return nil, fmt.Errorf("%w: average field length %v", errBadStats, ts.avgLength)
 	}
+	values := make([]float64, d.count(8, "length normalisations"))
+	for k := range values {
+		// 1 - b + b·length/avgLength; +Inf for a skill no term is in.
+		values[k] = d.float()
+		if d.err == nil && !(values[k] >= 1-bsearch.BM25_b) {
+			return nil, fmt.Errorf("%w: length normalisation %v", errBadStats, values[k])
+		}
+	}
 	ts.lengthNorm = make([]float64, n)
 	for s := range ts.lengthNorm {
-		// 1 - b + b·length/avgLength; +Inf for a skill no term is in.
-		v := d.float()
-		if d.err == nil && !(v >= 1-bsearch.BM25_b) {
-			return nil, fmt.Errorf("%w: length normalisation %v of skill %d", errBadStats, v, s)
+		k := d.uvarint()
+		if d.err == nil && k >= uint64(len(values)) {
+			return nil, fmt.Errorf("%w: skill %d has length normalisation %d of %d", errBadStats, s, k, len(values))
 		}
-		ts.lengthNorm[s] = v
+		if d.err != nil {
+			return nil, d.err
+		}
+		ts.lengthNorm[s] = values[k]
 	}
 	d.terms(ts)
 	d.postings(ts, n)

@@ -193,20 +193,23 @@ func TestStatsCodec(t *testing.T) {
 		}
 	}
 
-	head := statsFile(statsMagic).fl(1).uv(2).fl(1, 1) // two skills
-	head = head[:len(head):len(head)]                  // each row appends to its own copy
+	head := statsFile(statsMagic).fl(1).uv(2, 2).fl(1, 1.5).uv(1, 0) // two skills
+	head = head[:len(head):len(head)]                                // each row appends to its own copy
 	huge := uint64(1) << 62
 	tests := []struct {
 		name string
 		data statsFile
 		want string // in the error
 	}{
-		{"bad magic", statsFile("A3PH").fl(1).uv(2).fl(1, 1).uv(0), "bad magic"},
-		{"other skill count", statsFile(statsMagic).fl(1).uv(3).fl(1, 1, 1).uv(0), "of 3 skills, want 2"},
-		{"norms past the end", statsFile(statsMagic).fl(1).uv(huge), "length norms in the 0 bytes left"},
-		{"NaN average", statsFile(statsMagic).fl(math.NaN()).uv(2).fl(1, 1).uv(0), "average field length NaN"},
-		{"norm below 1-b", statsFile(statsMagic).fl(1).uv(2).fl(1, 0.1).uv(0), "normalisation 0.1 of skill 1"},
-		{"NaN norm", statsFile(statsMagic).fl(1).uv(2).fl(math.NaN(), 1).uv(0), "normalisation NaN of skill 0"},
+		{"bad magic", statsFile("A3PH").fl(1).uv(2, 1).fl(1).uv(0, 0, 0), "bad magic"},
+		{"other skill count", statsFile(statsMagic).fl(1).uv(3, 1).fl(1).uv(0, 0, 0, 0), "of 3 skills, want 2"},
+		{"skills past the end", statsFile(statsMagic).fl(1).uv(huge), "skills in the 0 bytes left"},
+		{"norms past the end", statsFile(statsMagic).fl(1).uv(2, huge), "length normalisations in the 0 bytes left"},
+		{"NaN average", statsFile(statsMagic).fl(math.NaN()).uv(2, 1).fl(1).uv(0, 0, 0), "average field length NaN"},
+		{"norm below 1-b", statsFile(statsMagic).fl(1).uv(2, 2).fl(1, 0.1).uv(0, 1, 0), "length normalisation 0.1"},
+		{"NaN norm", statsFile(statsMagic).fl(1).uv(2, 1).fl(math.NaN()).uv(0, 0, 0), "length normalisation NaN"},
+		{"norm of no value", statsFile(statsMagic).fl(1).uv(2, 1).fl(1).uv(0, 1, 0), "skill 1 has length normalisation 1 of 1"},
+		{"norms cut off", statsFile(statsMagic).fl(1).uv(2, 1).fl(1).uv(0), "cut off"},
 		{"overlong varint", head.s("\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\x01"), "overlong"},
 		{"terms past the end", head.uv(huge), "terms in the 0 bytes left"},
 		{"term longer than the file", head.uv(1, huge), "term bytes in the 0 bytes left"},
@@ -236,7 +239,7 @@ func TestStatsCodec(t *testing.T) {
 		})
 	}
 	ok := head.uv(2, 1, 0).s("a").uv(2, 0, 0, 3, 1, 1)
-	if ts, err := decodeStats(ok, 2); err != nil || len(ts.ids) != 2 || ts.ids[""] != 1 || len(ts.post) != 2 {
+	if ts, err := decodeStats(ok, 2); err != nil || len(ts.ids) != 2 || ts.ids[""] != 1 || len(ts.post) != 2 || !slices.Equal(ts.lengthNorm, []float64{1.5, 1}) {
 		t.Fatalf("a well-formed file: %v, %+v", err, ts)
 	}
 }
