@@ -1,7 +1,6 @@
 package router
 
 import (
-	"bufio"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -40,8 +39,8 @@ const (
 	statsName  = "stats.bin"
 	statsMagic = "A3TS"
 	// maxStatsSize bounds the file read into memory: far past any
-	// agent's (4 MB at 100,000 skills, two to three bytes a posting),
-	// and under what uint32 offsets can address.
+	// agent's (3.4 MB at 100,000 skills, about two bytes a posting), and
+	// few enough postings for uint32 offsets.
 	maxStatsSize = 1 << 30
 )
 
@@ -49,18 +48,12 @@ var errBadStats = errors.New("term statistics file is damaged")
 
 // writeStats saves ts to path.
 func writeStats(path string, ts *termStats) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	w := bufio.NewWriterSize(f, 1<<16)
-	buf := make([]byte, 0, 4096)
-	flush := func(force bool) {
-		if force || len(buf) >= 4000 {
-			w.Write(buf)
-			buf = buf[:0]
-		}
-	}
+	return os.WriteFile(path, encodeStats(ts), 0o644)
+}
+
+// encodeStats lays ts out as the file holds it.
+func encodeStats(ts *termStats) []byte {
+	buf := make([]byte, 0, 1024+2*len(ts.lengthNorm)+3*len(ts.post))
 	buf = append(buf, statsMagic...)
 	buf = binary.LittleEndian.AppendUint64(buf, math.Float64bits(ts.avgLength))
 	buf = binary.AppendUvarint(buf, uint64(len(ts.lengthNorm)))
@@ -75,11 +68,9 @@ func writeStats(path string, ts *termStats) error {
 	buf = binary.AppendUvarint(buf, uint64(len(values)))
 	for _, v := range values {
 		buf = binary.LittleEndian.AppendUint64(buf, math.Float64bits(v))
-		flush(false)
 	}
 	for _, v := range ts.lengthNorm {
 		buf = binary.AppendUvarint(buf, pos[math.Float64bits(v)])
-		flush(false)
 	}
 	terms := make([]string, len(ts.ids))
 	for t, id := range ts.ids {
@@ -88,15 +79,12 @@ func writeStats(path string, ts *termStats) error {
 	buf = binary.AppendUvarint(buf, uint64(len(terms)))
 	for _, t := range terms {
 		buf = binary.AppendUvarint(buf, uint64(len(t)))
-		flush(false)
 	}
-	flush(true)
 	for _, t := range terms {
-		w.WriteString(t)
+		buf = append(buf, t...)
 	}
 	for id := range terms {
 		buf = binary.AppendUvarint(buf, uint64(ts.start[id+1]-ts.start[id]))
-		flush(false)
 	}
 	for id := range terms {
 		prev := uint32(0)
@@ -104,15 +92,9 @@ func writeStats(path string, ts *termStats) error {
 			buf = binary.AppendUvarint(buf, uint64(p.skill-prev))
 			buf = binary.AppendUvarint(buf, uint64(p.freq))
 			prev = p.skill
-			flush(false)
 		}
 	}
-	flush(true)
-	if err := w.Flush(); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
+	return buf
 }
 
 // readStats reads the term statistics of skills skills from path.
