@@ -107,7 +107,7 @@ func (r *Router) startBuild(ctx context.Context, started time.Time) {
 			case <-ctx.Done():
 			}
 		}
-		b, err := (*builtIndex)(nil), ctx.Err() // cancelled while held
+		b, err := (*cached)(nil), ctx.Err() // cancelled while held
 		if err == nil {
 			b, err = r.buildBleve(ctx, false)
 		}

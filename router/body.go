@@ -221,6 +221,9 @@ type corpus struct {
 	m         mapping.IndexMapping
 	skills    Source
 	bodyTerms int
+	// stats, when known (a background router's), are saved in a new
+	// cache entry instead of being read out of its index.
+	stats *termStats
 }
 
 // readsBodies reports whether an index of c holds body terms.
@@ -231,7 +234,7 @@ func (c *corpus) readsBodies() bool {
 
 // corpus is what r's index is built from.
 func (r *Router) corpus() *corpus {
-	return &corpus{m: r.mapping, skills: r.src, bodyTerms: max(r.opts.BodyTerms, 0)}
+	return &corpus{m: r.mapping, skills: r.src, bodyTerms: max(r.opts.BodyTerms, 0), stats: r.scorer}
 }
 
 // docMaker makes the skills' index documents, one at a time, and, when

@@ -20,11 +20,12 @@ import (
 	"github.com/blevesearch/bleve/v2"
 )
 
-// Cache entry layout: <CacheDir>/index-v<SchemaVersion>-<ContentHash>/ holds
-// manifest.json, the bleve index under bleve/ and the phrase index in
-// phrases.bin. Entries are built under a
-// ".build-*" temporary directory beside them and renamed into place, so a
-// reader sees a whole entry or none.
+// Cache entry layout: <CacheDir>/index-v<SchemaVersion>-<ContentHash>/
+// holds manifest.json, the bleve index under bleve/, the phrase index in
+// phrases.bin, the term statistics in stats.bin (termstats_codec.go) and,
+// when bodies are read, the body index in bodies.bin. Entries are built
+// under a ".build-*" temporary directory beside them and renamed into
+// place, so a reader sees a whole entry or none.
 const (
 	manifestName    = "manifest.json"
 	indexSubdir     = "bleve"
@@ -266,6 +267,7 @@ type cached struct {
 	idx     bleve.Index
 	phrases *phraseIndex
 	bodies  *bodyIndex // nil without bodies, or, on a reused entry, until read
+	stats   *termStats // on a reused entry, nil until read
 	builtFP uint32     // a reused entry's recorded fingerprint, still to check
 	kind    string
 	path    string
@@ -305,6 +307,15 @@ func openCached(ctx context.Context, root, hash string, in *corpus, progress fun
 			c.phrases = buildPhrases(skills)
 		}
 	}
+	if c.stats == nil {
+		if err := c.readStats(ctx, skills.Len()); err != nil {
+			c.idx.Close()
+			if c.cleanup != nil {
+				c.cleanup()
+			}
+			return nil, err
+		}
+	}
 	if c.bodies == nil && in.readsBodies() {
 		c.bodies, err = readBodyIndex(filepath.Join(c.path, bodiesName), skills.Len())
 		if err != nil { // checked by the manifest, so only a race gets here
@@ -320,7 +331,37 @@ func openCached(ctx context.Context, root, hash string, in *corpus, progress fun
 	return c, nil
 }
 
-// openEntry is openCached without the phrase index of a reused entry.
+// readStats reads a reused entry's term statistics from its file, else
+// (a file the manifest vouches for but that does not decode: a writer's
+// fault, or a race) out of its bleve index, saying so in c.reason.
+func (c *cached) readStats(ctx context.Context, skills int) error {
+	var err error
+	if c.stats, err = readStats(filepath.Join(c.path, statsName), skills); err == nil {
+		return nil
+	}
+	why := fmt.Sprintf("term statistics read from the index instead of their file: %v", err)
+	if c.stats, err = statsFromIndex(ctx, c.idx, skills); err != nil {
+		return err
+	}
+	c.reason = strings.TrimPrefix(c.reason+"; "+why, "; ")
+	return nil
+}
+
+// statsOfBuilt reads the term statistics of a just-built index at dir.
+func statsOfBuilt(ctx context.Context, dir string, skills int) (*termStats, error) {
+	idx, err := openReadOnly(dir)
+	if err != nil {
+		return nil, fmt.Errorf("router: opening built index %s: %w", dir, err)
+	}
+	ts, err := statsFromIndex(ctx, idx, skills)
+	if cerr := idx.Close(); err == nil && cerr != nil {
+		err = fmt.Errorf("router: closing built index %s: %w", dir, cerr)
+	}
+	return ts, err
+}
+
+// openEntry is openCached without the phrase index and the statistics of
+// a reused entry.
 func openEntry(ctx context.Context, root, hash string, in *corpus, fp func() uint32, progress func(int, int)) (*cached, error) {
 	skills := in.skills
 	name, err := entryName(hash)
@@ -363,6 +404,20 @@ func openEntry(ctx context.Context, root, hash string, in *corpus, fp func() uin
 		os.RemoveAll(tmp)
 		return nil, fmt.Errorf("router: writing phrase index: %w", err)
 	}
+	// A background router gathered the statistics before the build
+	// (equal to the index's: TestStatsFromBleve); else they are read out
+	// of the index just built.
+	stats := in.stats
+	if stats == nil {
+		if stats, err = statsOfBuilt(ctx, tmp, skills.Len()); err != nil {
+			os.RemoveAll(tmp)
+			return nil, err
+		}
+	}
+	if err := writeStats(filepath.Join(tmp, statsName), stats); err != nil {
+		os.RemoveAll(tmp)
+		return nil, fmt.Errorf("router: writing term statistics: %w", err)
+	}
 	if err := writeManifest(tmp, hash, skills.Len(), fp()); err != nil {
 		os.RemoveAll(tmp)
 		return nil, err
@@ -372,13 +427,13 @@ func openEntry(ctx context.Context, root, hash string, in *corpus, fp func() uin
 		if err != nil {
 			return nil, fmt.Errorf("router: opening new cache entry %s: %w", entry, err)
 		}
-		return &cached{idx: idx, phrases: phrases, bodies: bodies, kind: IndexCacheBuilt, path: entry, reason: reason}, nil
+		return &cached{idx: idx, phrases: phrases, bodies: bodies, stats: stats, kind: IndexCacheBuilt, path: entry, reason: reason}, nil
 	}
 	// Someone else renamed an entry into place first.
 	if built, err := verifyEntry(entry, hash, skills.Len()); err == nil && built == fp() {
 		if idx, err := openReadOnly(entry); err == nil {
 			os.RemoveAll(tmp)
-			return &cached{idx: idx, phrases: phrases, bodies: bodies, kind: IndexCacheHit, path: entry, reason: reason, builtFP: built}, nil
+			return &cached{idx: idx, phrases: phrases, bodies: bodies, stats: stats, kind: IndexCacheHit, path: entry, reason: reason, builtFP: built}, nil
 		}
 	}
 	idx, err := openReadOnly(tmp)
@@ -386,7 +441,7 @@ func openEntry(ctx context.Context, root, hash string, in *corpus, fp func() uin
 		os.RemoveAll(tmp)
 		return nil, fmt.Errorf("router: opening built index %s: %w", tmp, err)
 	}
-	return &cached{idx: idx, phrases: phrases, bodies: bodies, kind: IndexTemp, path: tmp, reason: "another process holds the cache entry",
+	return &cached{idx: idx, phrases: phrases, bodies: bodies, stats: stats, kind: IndexTemp, path: tmp, reason: "another process holds the cache entry",
 		cleanup: func() { os.RemoveAll(tmp) }}, nil
 }
 

@@ -123,6 +123,9 @@ func TestCacheRejectsBadEntries(t *testing.T) {
 		{"extra file", func(t *testing.T, e string) { os.WriteFile(filepath.Join(e, indexSubdir, "stray"), nil, 0o644) }, nil},
 		{"missing index", func(t *testing.T, e string) { os.RemoveAll(filepath.Join(e, indexSubdir)) }, nil},
 		{"damaged phrase index", func(t *testing.T, e string) { flipLastByte(filepath.Join(e, phrasesName)) }, nil},
+		{"damaged term statistics", func(t *testing.T, e string) { flipLastByte(filepath.Join(e, statsName)) }, nil},
+		{"truncated term statistics", func(t *testing.T, e string) { os.Truncate(filepath.Join(e, statsName), 40) }, nil},
+		{"missing term statistics", func(t *testing.T, e string) { os.Remove(filepath.Join(e, statsName)) }, nil},
 		{"foreign skills under the same hash", func(*testing.T, string) {}, genSkills(31)[1:]},
 	}
 	for _, tt := range tests {

@@ -30,7 +30,7 @@ func (r *Router) openIndex(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	r.idx, r.scorer, r.cleanup = b.idx, b.scorer, b.cleanup
+	r.idx, r.scorer, r.cleanup = b.idx, b.stats, b.cleanup
 	r.bodies.Store(b.bodies)
 	if b.phrases != nil {
 		r.phrases = b.phrases
@@ -39,28 +39,21 @@ func (r *Router) openIndex(ctx context.Context) error {
 	return nil
 }
 
-// builtIndex is a bleve index buildBleve obtained, with what came with it
-// (no phrase index when built in memory) and the term statistics read
-// from it (nil unless asked for).
-type builtIndex struct {
-	cached
-	scorer *termStats
-}
-
 // buildBleve opens or builds r's bleve index (at least one skill): from
-// the cache for large agents with a content hash, else in memory. With
-// scorer set it also reads the term statistics relevance is computed
-// from out of it (termstats.go).
-func (r *Router) buildBleve(ctx context.Context, scorer bool) (*builtIndex, error) {
+// the cache for large agents with a content hash, with the phrase index
+// and the term statistics it holds, else in memory. With scorer set the
+// statistics relevance is computed from (termstats.go) are read out of
+// an index built in memory too.
+func (r *Router) buildBleve(ctx context.Context, scorer bool) (*cached, error) {
 	o := &r.opts
 	n := r.src.Len()
 	large := o.MemoryThreshold < 0 || n > o.MemoryThreshold
-	var b *builtIndex
+	var b *cached
 	var reason string
 	if large && !o.NoCache && o.ContentHash != "" {
 		c, err := r.fromCache(ctx)
 		if err == nil {
-			b = &builtIndex{cached: *c}
+			b = c
 		} else if ctx.Err() != nil {
 			return nil, ctx.Err()
 		} else {
@@ -72,9 +65,9 @@ func (r *Router) buildBleve(ctx context.Context, scorer bool) (*builtIndex, erro
 		if err != nil {
 			return nil, err
 		}
-		b = &builtIndex{cached: cached{idx: idx, bodies: bodies, kind: IndexMemory, reason: reason}}
+		b = &cached{idx: idx, bodies: bodies, kind: IndexMemory, reason: reason}
 	}
-	if !scorer {
+	if !scorer || b.stats != nil {
 		return b, nil
 	}
 	s, err := statsFromIndex(ctx, b.idx, n)
@@ -85,7 +78,7 @@ func (r *Router) buildBleve(ctx context.Context, scorer bool) (*builtIndex, erro
 		}
 		return nil, err
 	}
-	b.scorer = s
+	b.stats = s
 	return b, nil
 }
 

@@ -9,12 +9,12 @@ import (
 	"github.com/blevesearch/bleve/v2"
 )
 
-// Prepared is a cache entry opened before its skills are known: the
-// index, the term statistics read from it, and the saved phrase index
-// and body index, none of them trusted yet. New adopts it (Options.
-// Prepared) only once the skills' fingerprint matches the entry's. A
-// server that learns the content hash before the agent file has loaded
-// (loader.Head.ContentHash) prepares the entry while the file loads.
+// Prepared is a cache entry opened before its skills are known: the index
+// and the saved term statistics, phrase index and body index, none of them
+// trusted yet. New adopts it (Options.Prepared) only once the skills'
+// fingerprint matches the entry's. A server that learns the content hash
+// before the agent file has loaded (loader.Head.ContentHash) prepares the
+// entry while the file loads.
 //
 // A Prepared is used by at most one New; it is not safe for concurrent
 // use.
@@ -23,7 +23,8 @@ type Prepared struct {
 	skills  int    // as the manifest records
 	fp      uint32 // fingerprint of the skills it was built from
 	idx     bleve.Index
-	scorer  *termStats   // read from idx, for the manifest's skill count
+	scorer  *termStats   // for the manifest's skill count
+	reason  string       // why the statistics were read out of idx
 	phrases *phraseIndex // not yet checked against any skills
 	bodies  *bodyIndex   // nil when the entry has none (or it is unreadable)
 	done    bool         // adopted or closed
@@ -69,8 +70,8 @@ func prepare(ctx context.Context, o *Options) (*Prepared, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", errNoEntry, err)
 	}
-	s, err := statsFromIndex(ctx, idx, m.Skills)
-	if err != nil {
+	c := &cached{idx: idx, path: entry}
+	if err := c.readStats(ctx, m.Skills); err != nil {
 		idx.Close()
 		if ctx.Err() != nil {
 			return nil, err
@@ -78,7 +79,7 @@ func prepare(ctx context.Context, o *Options) (*Prepared, error) {
 		return nil, fmt.Errorf("%w: %v", errNoEntry, err)
 	}
 	bodies, _ := readBodyIndex(filepath.Join(entry, bodiesName), m.Skills)
-	return &Prepared{path: entry, skills: m.Skills, fp: m.Fingerprint, idx: idx, scorer: s, phrases: phrases, bodies: bodies}, nil
+	return &Prepared{path: entry, skills: m.Skills, fp: m.Fingerprint, idx: idx, scorer: c.stats, reason: c.reason, phrases: phrases, bodies: bodies}, nil
 }
 
 // Close releases a Prepared that New did not adopt. It is idempotent, and
@@ -112,6 +113,6 @@ func (r *Router) adopt(ctx context.Context, p *Prepared) (bool, error) {
 	r.bodies.Store(bodies)
 	p.done = true
 	r.idx, r.scorer, r.phrases = p.idx, p.scorer, p.phrases
-	r.info.Index, r.info.Path, r.info.Prepared = IndexCacheHit, p.path, true
+	r.info.Index, r.info.Path, r.info.Prepared, r.info.Reason = IndexCacheHit, p.path, true, p.reason
 	return true, nil
 }

@@ -16,16 +16,17 @@ import (
 	index "github.com/blevesearch/bleve_index_api"
 )
 
-// The term statistics of the index field are what relevance
-// (relevance.go) is computed from: per term, the skills holding it and
-// how often; per skill, BM25's length normalisation; the average field
-// length. They are bleve's: read out of its index once it is built or
-// opened (statsFromIndex). A router built cold in the background
-// (Options.Background) gathers them before its bleve index exists, by
-// one pass of the index field's own analyzer (the one the mapping hands
-// bleve) over the same documents (buildTermStats): a third of the work
-// of building the index, so it routes while bleve builds (background.go).
-// The two ways gather the same statistics (TestStatsFromBleve).
+// The term statistics of the index field are what relevance (relevance.go)
+// is computed from: per term, the skills holding it and how often; per
+// skill, BM25's length normalisation; the average field length. They are
+// bleve's: read out of its index once it is built (statsFromIndex) and
+// saved in its cache entry, from which a warm open reads them back
+// (termstats_codec.go). A router built cold in the background
+// (Options.Background) gathers them before its bleve index exists, by one
+// pass of the index field's own analyzer (the one the mapping hands bleve)
+// over the same documents (buildTermStats): a third of the work of
+// building the index, so it routes while bleve builds (background.go). The
+// two ways gather the same statistics (TestStatsFromBleve).
 
 // termStats are the BM25 statistics of the index field.
 type termStats struct {
@@ -130,16 +131,22 @@ func (ts *termStats) normalize(cardinality, n int, norm func(skill int) float64)
 		return
 	}
 	ts.avgLength = math.Ceil(float64(cardinality) / float64(n))
-	ts.idf = make([]float64, len(ts.start)-1)
-	for t := range ts.idf {
-		ts.idf[t] = ts.idfOf(int(ts.start[t+1] - ts.start[t]))
-	}
-	ts.absentIDF = ts.idfOf(0)
 	for s := range ts.lengthNorm {
 		nm := norm(s)
 		fieldLength := 1 / (nm * nm)
 		ts.lengthNorm[s] = 1 - bsearch.BM25_b + (bsearch.BM25_b * fieldLength / ts.avgLength)
 	}
+	ts.setIDF()
+}
+
+// setIDF works out each term's idf from its postings and the number of
+// skills (len(lengthNorm)).
+func (ts *termStats) setIDF() {
+	ts.idf = make([]float64, len(ts.start)-1)
+	for t := range ts.idf {
+		ts.idf[t] = ts.idfOf(int(ts.start[t+1] - ts.start[t]))
+	}
+	ts.absentIDF = ts.idfOf(0)
 }
 
 // statsFromIndex reads the term statistics of n skills out of bleve's
