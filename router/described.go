@@ -1,7 +1,7 @@
 package router
 
 import (
-	"strings"
+	"slices"
 
 	"github.com/agent3md/agent3md/internal/wordlist"
 )
@@ -57,15 +57,28 @@ func newPairBook(src Source) *pairBook {
 // adjacency, says where their words are), and whether one of the two is
 // not among English's commonest words, and the two words as written.
 func eachPair(text string, f func(p pairKey, rare bool, first, second string)) {
+	eachPairOf(appendTokens(nil, text), nil, f)
+}
+
+// eachPairOf is eachPair over text's tokens (appendTokens) and, when
+// known, their stems (routeStem), one per token.
+func eachPairOf(toks, stems []string, f func(p pairKey, rare bool, first, second string)) {
 	prev, prevTok, prevRare := "", "", false
-	for _, tok := range appendTokens(nil, text) {
-		if stopWords[tok] || allUnspaced(tok) || len(tok) < 2 {
-			if allUnspaced(tok) {
-				prev = ""
-			}
+	for i, tok := range toks {
+		if stopWords[tok] || len(tok) < 2 {
 			continue
 		}
-		st, rare := routeStem(tok), !wordlist.Common(strings.ToLower(tok))
+		if allUnspaced(tok) {
+			prev = ""
+			continue
+		}
+		var st string
+		if stems != nil {
+			st = stems[i]
+		} else {
+			st = routeStem(tok)
+		}
+		rare := !wordlist.Common(tok) // tokens are lowercase
 		if prev != "" && prev != st {
 			f(pairKey{prev, st}, rare || prevRare, prevTok, tok)
 		}
@@ -75,33 +88,44 @@ func eachPair(text string, f func(p pairKey, rare bool, first, second string)) {
 
 // described returns the one skill the request describes (-1 when none
 // or when two skills tie) by the distinctive pairs of it it says, with
-// whether they come from its name, and the pairs' words.
-func (b *pairBook) described(text string) (skill int, byName bool, words []string) {
-	count := map[int32]int{}
-	named := map[int32]bool{}
-	said := map[int32][]string{}
-	eachPair(text, func(p pairKey, rare bool, first, second string) {
+// whether they come from its name, and the pairs' words. toks and stems
+// are the request's tokens and stems (eachPairOf).
+func (b *pairBook) described(toks, stems []string) (skill int, byName bool, words []string) {
+	type owned struct {
+		skill int32
+		n     int
+		named bool
+		said  []string
+	}
+	var onStack [4]owned
+	found := onStack[:0]
+	eachPairOf(toks, stems, func(p pairKey, rare bool, first, second string) {
 		o, ok := b.owner[p]
 		if !ok || o < 0 || !rare {
 			return
 		}
-		count[o]++
-		named[o] = named[o] || b.name[p]
-		said[o] = append(said[o], first+" "+second)
+		k := slices.IndexFunc(found, func(f owned) bool { return f.skill == o })
+		if k < 0 {
+			k, found = len(found), append(found, owned{skill: o})
+		}
+		f := &found[k]
+		f.n++
+		f.named = f.named || b.name[p]
+		f.said = append(f.said, first+" "+second)
 	})
-	best, tie := int32(-1), false
-	for s, n := range count {
+	best, tie := -1, false
+	for k, f := range found {
 		switch {
-		case best < 0 || n > count[best]:
-			best, tie = s, false
-		case n == count[best]:
+		case best < 0 || f.n > found[best].n:
+			best, tie = k, false
+		case f.n == found[best].n:
 			tie = true
 		}
 	}
 	if best < 0 || tie {
 		return -1, false, nil
 	}
-	return int(best), named[best], said[best]
+	return int(found[best].skill), found[best].named, found[best].said
 }
 
 // pairsOf returns the agent's pair book, built on first use.
@@ -117,8 +141,16 @@ func (r *Router) pairsOf() *pairBook {
 // description's does. On the development sets over skills folders every
 // match it made sure was right; letting it overtake the relaxed tier's
 // first cost three right first answers of 98.
-func (r *Router) describedFirst(text string, rel []Match) []Match {
-	s, byName, words := r.pairsOf().described(text)
+//
+// rq is the request as read (its tokens and stems); text its text, read
+// again when it holds an unspaced script, which the route's tokens cut at
+// the agent's words and pairs do not.
+func (r *Router) describedFirst(text string, rq request, rel []Match) []Match {
+	toks, stems := rq.toks, rq.stems
+	if hasUnspaced(text) {
+		toks, stems = appendTokens(nil, text), nil
+	}
+	s, byName, words := r.pairsOf().described(toks, stems)
 	if s < 0 {
 		return rel
 	}

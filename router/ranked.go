@@ -73,7 +73,7 @@ func (r *Router) relaxedOnly(ctx context.Context, text string, sp *specifics, rq
 	if err != nil {
 		return nil, err
 	}
-	rel = demoteAboutSubject(text, r.describedFirst(text, rel))
+	rel = demoteAboutSubject(text, r.describedFirst(text, rq, rel))
 	if limit > 0 && len(rel) > limit {
 		rel = rel[:limit]
 	}
