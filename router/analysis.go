@@ -59,7 +59,7 @@ func (wordsTokenizerImpl) Tokenize(input []byte) analysis.TokenStream {
 }
 
 // bigramSpans rewrites the word spans for the index: within a word, a run
-// of an unspaced script (segment.go) becomes its overlapping pairs of
+// of an unspaced script (request.go) becomes its overlapping pairs of
 // runes, a run of one rune stays whole, and the rest of the word (the
 // "k8s" of "k8s部署") stays a word of its own. Chinese and Japanese put
 // no spaces between words and Korean words carry their particles, so a
@@ -69,7 +69,7 @@ func (wordsTokenizerImpl) Tokenize(input []byte) analysis.TokenStream {
 // which is how search engines index these scripts without a dictionary;
 // the request goes through the same analyzers, so it is cut the same way.
 // Only the bleve side reads pairs: trigger phrases keep the agent's own
-// words (segment.go).
+// words (request.go).
 func bigramSpans(input []byte, spans [][2]int) [][2]int {
 	out := make([][2]int, 0, 2*len(spans))
 	var runes []int // byte offsets of the current run's runes

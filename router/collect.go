@@ -1,6 +1,13 @@
 package router
 
-import "slices"
+import (
+	"path"
+	"slices"
+	"strings"
+	"unicode"
+
+	"github.com/agent3md/agent3md/internal/wordlist"
+)
 
 // hitTally is one route's scratch: per-skill hit counts indexed by skill,
 // so phrase hits fold into candidates without sorting them, and the lists
@@ -115,7 +122,7 @@ type said struct{ skill, at, n int }
 
 // collect is stage 2 of a ranked route: the skills the request read
 // into t finds, through a trigger phrase (as written or through stems)
-// or by name or command (specificity.go, commands.go), tallied in t
+// or by name or command (weigh.go, collect.go), tallied in t
 // (seen, hits, named, said).
 func (r *Router) collect(t *hitTally, sp *specifics, rq request) {
 	x := r.phrases
@@ -146,4 +153,312 @@ func (r *Router) collect(t *hitTally, sp *specifics, rq request) {
 		t.said = append(t.said, said{s, at, n})
 	})
 	t.named = named
+}
+
+// A request that says a skill's command ("stripe customers list for
+// ana@…", "kubectl rollout history for cart", "csvlook events.csv") asks
+// for that skill as plainly as one that says its name. What a command
+// says is its binary and subcommands (toolCommand); the request must hold
+// the shortest run of those words, from the binary on, that no other
+// skill's command starts with ("kubectl rollout history", where "kubectl"
+// and "kubectl rollout" are shared; "csvlook" alone), as adjacent words.
+// A command of one word must also be no other skill's trigger or name
+// word and not a stop word, so that a binary that is an everyday word
+// ("make", "find") in an agent that uses it so does not turn every
+// request with that word into a command.
+
+// maxCommandWords bounds the words of a command that are read: a binary
+// of a word or two and its subcommands (toolCommand keeps three).
+const maxCommandWords = 4
+
+// commandKey is up to maxCommandWords stem ids of a command, zero-padded
+// after the first n (ids are offset by one so that 0 means none).
+type commandKey [maxCommandWords]uint32
+
+// readCommands reads every skill's command (toolCommand's words, as
+// tokens, at most maxCommandWords) as stems, extending the vocabulary
+// like readNames; skills without a command get an empty list. stop[i]
+// says whether skill i's command starts with a stop word.
+func (sp *specifics) readCommands(src Source) (cmds csrLists, stop []bool) {
+	n := src.Len()
+	cmds.start = make([]uint32, 1, n+1)
+	stop = make([]bool, n)
+	var toks []string
+	tokID := map[string]uint32{}
+	for i := 0; i < n; i++ {
+		if tool := src.Skill(i).Tool; tool != "" {
+			toks = appendCommandTokens(toks[:0], tool)
+			for k, tok := range toks {
+				if k == 0 {
+					stop[i] = stopWords[tok]
+				}
+				cmds.items = append(cmds.items, sp.wordID(tokID, tok))
+			}
+		}
+		cmds.start = append(cmds.start, uint32(len(cmds.items)))
+	}
+	return cmds, stop
+}
+
+// appendCommandTokens appends the tokens of toolCommand(tool), at most
+// maxCommandWords, without building the command's string: it reads every
+// skill's tool when a router first routes in Ranked mode.
+func appendCommandTokens(dst []string, tool string) []string {
+	start := len(dst)
+	words := 0
+	for rest := tool; rest != "" && len(dst)-start < maxCommandWords; words++ {
+		rest = strings.TrimLeftFunc(rest, unicode.IsSpace)
+		end := strings.IndexFunc(rest, unicode.IsSpace)
+		if end < 0 {
+			end = len(rest)
+		}
+		w := rest[:end]
+		rest = rest[end:]
+		if w == "" {
+			break
+		}
+		if words == 0 {
+			w = path.Base(w) // the binary's base name
+		} else if strings.HasPrefix(w, "-") || strings.ContainsAny(w, "{}=/$'\"") || words > maxSubcommands {
+			break
+		}
+		dst = appendTokens(dst, w)
+	}
+	if len(dst)-start > maxCommandWords {
+		dst = dst[:start+maxCommandWords]
+	}
+	return dst
+}
+
+// pickCommands keeps, of each skill's command (cmds), the shortest prefix
+// no other skill's command shares, subject to the one-word rule above
+// (df: skills using each stem in triggers or name; uses reports whether
+// skill s itself does), and files the prefixes under their first word.
+func (sp *specifics) pickCommands(cmds csrLists, stop []bool, df []uint32, uses func(s int, id uint32) bool) {
+	n := len(cmds.start) - 1
+	prefixes := func(i int, fn func(k int, key commandKey) bool) {
+		var key commandKey
+		for k, id := range cmds.list(i) {
+			key[k] = id + 1
+			if !fn(k, key) {
+				return
+			}
+		}
+	}
+	shared := map[commandKey]int32{}
+	for i := 0; i < n; i++ {
+		prefixes(i, func(_ int, key commandKey) bool { shared[key]++; return true })
+	}
+	sp.cmdPrefix.start = make([]uint32, 1, n+1)
+	var firstOf, owner []uint32
+	for i := 0; i < n; i++ {
+		cmd := cmds.list(i)
+		prefixes(i, func(k int, key commandKey) bool {
+			if shared[key] > 1 {
+				return true
+			}
+			if k == 0 && (stop[i] || df[cmd[0]] > 1 || df[cmd[0]] == 1 && !uses(i, cmd[0])) {
+				return false
+			}
+			sp.cmdPrefix.items = append(sp.cmdPrefix.items, cmd[:k+1]...)
+			firstOf = append(firstOf, cmd[0])
+			owner = append(owner, uint32(i))
+			sp.cmdSig |= 1 << (cmd[0] % 64)
+			return false
+		})
+		sp.cmdPrefix.start = append(sp.cmdPrefix.start, uint32(len(sp.cmdPrefix.items)))
+	}
+	start, order := csr(len(sp.idf), firstOf)
+	sp.cmdFirst.start = start
+	sp.cmdFirst.items = make([]uint32, len(order))
+	for k, at := range order {
+		sp.cmdFirst.items[k] = owner[at]
+	}
+}
+
+// commandedBy calls fn for every skill whose command the request says,
+// with the position and length of the words that say it.
+func (sp *specifics) commandedBy(rq request, fn func(skill, at, n int)) {
+	if sp.cmdSig&rq.sig == 0 {
+		return
+	}
+	for i, id := range rq.seq {
+		if id == noID || sp.cmdSig&(1<<(id%64)) == 0 {
+			continue
+		}
+		for _, s := range sp.cmdFirst.list(int(id)) {
+			p := sp.cmdPrefix.list(int(s))
+			if i+len(p) <= len(rq.seq) && slices.Equal(rq.seq[i:i+len(p)], p) {
+				fn(int(s), i, len(p))
+			}
+		}
+	}
+}
+
+// TierDescribed marks a Ranked match found because the request says a
+// phrase of the skill's description that no other skill's name or
+// description holds: two adjacent content words, one of them not among
+// English's commonest ("write a semgrep rule" for the one skill whose
+// description says "semgrep rule"). It is what a skills folder, which
+// has no trigger phrases, offers as evidence a route may be sure of.
+const TierDescribed = "described"
+
+// pairKey is two adjacent content words, by their stems.
+type pairKey struct{ a, b string }
+
+// pairBook files every pair of adjacent content words of each skill's
+// name and description under the skill that holds it; a pair two skills
+// hold is filed under none (-1): it tells them apart from nothing. name
+// marks the pairs of a name.
+type pairBook struct {
+	owner map[pairKey]int32
+	name  map[pairKey]bool
+}
+
+// newPairBook reads every skill of src.
+func newPairBook(src Source) *pairBook {
+	b := &pairBook{owner: map[pairKey]int32{}, name: map[pairKey]bool{}}
+	for i := range src.Len() {
+		s := src.Skill(i)
+		seen := map[pairKey]bool{}
+		for k, field := range []string{s.Name, s.Description} {
+			eachPair(field, func(p pairKey, _ bool, _, _ string) {
+				if k == 0 {
+					b.name[p] = true
+				}
+				if seen[p] {
+					return
+				}
+				seen[p] = true
+				if o, ok := b.owner[p]; ok && o != int32(i) {
+					b.owner[p] = -1
+				} else if !ok {
+					b.owner[p] = int32(i)
+				}
+			})
+		}
+	}
+	return b
+}
+
+// eachPair calls f with each pair of adjacent content words of text (stop
+// words skipped, words of unspaced scripts left out: the segmenter, not
+// adjacency, says where their words are), and whether one of the two is
+// not among English's commonest words, and the two words as written.
+func eachPair(text string, f func(p pairKey, rare bool, first, second string)) {
+	eachPairOf(appendTokens(nil, text), nil, f)
+}
+
+// eachPairOf is eachPair over text's tokens (appendTokens) and, when
+// known, their stems (routeStem), one per token.
+func eachPairOf(toks, stems []string, f func(p pairKey, rare bool, first, second string)) {
+	prev, prevTok, prevRare := "", "", false
+	for i, tok := range toks {
+		if stopWords[tok] || len(tok) < 2 {
+			continue
+		}
+		if allUnspaced(tok) {
+			prev = ""
+			continue
+		}
+		var st string
+		if stems != nil {
+			st = stems[i]
+		} else {
+			st = routeStem(tok)
+		}
+		rare := !wordlist.Common(tok) // tokens are lowercase
+		if prev != "" && prev != st {
+			f(pairKey{prev, st}, rare || prevRare, prevTok, tok)
+		}
+		prev, prevTok, prevRare = st, tok, rare
+	}
+}
+
+// described returns the one skill the request describes (-1 when none
+// or when two skills tie) by the distinctive pairs of it it says, with
+// whether they come from its name, and the pairs' words. toks and stems
+// are the request's tokens and stems (eachPairOf).
+func (b *pairBook) described(toks, stems []string) (skill int, byName bool, words []string) {
+	type owned struct {
+		skill int32
+		n     int
+		named bool
+		said  []string
+	}
+	var onStack [4]owned
+	found := onStack[:0]
+	eachPairOf(toks, stems, func(p pairKey, rare bool, first, second string) {
+		o, ok := b.owner[p]
+		if !ok || o < 0 || !rare {
+			return
+		}
+		k := slices.IndexFunc(found, func(f owned) bool { return f.skill == o })
+		if k < 0 {
+			k, found = len(found), append(found, owned{skill: o})
+		}
+		f := &found[k]
+		f.n++
+		f.named = f.named || b.name[p]
+		f.said = append(f.said, first+" "+second)
+	})
+	best, tie := -1, false
+	for k, f := range found {
+		switch {
+		case best < 0 || f.n > found[best].n:
+			best, tie = k, false
+		case f.n == found[best].n:
+			tie = true
+		}
+	}
+	if best < 0 || tie {
+		return -1, false, nil
+	}
+	return int(found[best].skill), found[best].named, found[best].said
+}
+
+// pairsOf returns the agent's pair book, built on first use.
+func (r *Router) pairsOf() *pairBook {
+	r.pairsOnce.Do(func() { r.pairs = newPairBook(r.src) })
+	return r.pairs
+}
+
+// describedFirst makes sure the first of rel, the relaxed matches of a
+// request nothing hit or named, when it is the skill the request
+// describes (pairBook), or puts that skill first when rel is empty:
+// TierName when a pair of its name says it, TierDescribed when its
+// description's does. On the development sets over skills folders every
+// match it made sure was right; letting it overtake the relaxed tier's
+// first cost three right first answers of 98.
+//
+// rq is the request as read (its tokens and stems); text its text, read
+// again when it holds an unspaced script, which the route's tokens cut at
+// the agent's words and pairs do not.
+func (r *Router) describedFirst(text string, rq request, rel []Match) []Match {
+	toks, stems := rq.toks, rq.stems
+	if hasUnspaced(text) {
+		toks, stems = appendTokens(nil, text), nil
+	}
+	s, byName, words := r.pairsOf().described(toks, stems)
+	if s < 0 {
+		return rel
+	}
+	sk := r.src.Skill(s)
+	if len(rel) > 0 && (rel[0].Name != sk.Name || rel[0].Z != sk.Z) {
+		// Two signals disagree: the relaxed tier's relevance leads with
+		// another skill, and its order stands, as a guess.
+		return rel
+	}
+	m := Match{Name: sk.Name, Z: sk.Z, Hits: words, Tier: TierDescribed}
+	if byName {
+		m.Tier = TierName
+	}
+	for i, o := range rel {
+		if o.Name == sk.Name && o.Z == sk.Z {
+			m.Relevance = o.Relevance
+			rel = append(rel[:i:i], rel[i+1:]...)
+			break
+		}
+	}
+	return append([]Match{m}, rel...)
 }

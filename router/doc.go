@@ -15,7 +15,7 @@
 // (Match.Tier). Its sure matches (Sure) are what run --exec may act on:
 // skills with a phrase hit (as written or through stems), that the
 // request names, or whose description's words it says and no other
-// skill's (described.go). After them, up to the limit (DefaultLimit for
+// skill's (collect.go). After them, up to the limit (DefaultLimit for
 // a model's answer), come guesses: relaxed matches, found by relevance
 // and held to an evidence bar, then runner-ups, the best of a plain BM25
 // ranking over names and descriptions (runnersup.go) that the answer
@@ -28,7 +28,7 @@
 //
 // A ranked route (rankedRoute, ranked.go) runs five stages, each in its
 // own file: read the request (request.go: tokens, unspaced runs cut at
-// the agent's words, stems, vocabulary ids, specificity.go's reading),
+// the agent's words, stems, vocabulary ids, weigh.go's reading),
 // collect the skills its phrases, names and commands find (collect.go),
 // weigh those whose order their tier leaves open (weigh.go: evidence and
 // relevance), order them (order.go), and fill the list with relaxed
@@ -65,37 +65,37 @@
 //	relaxed after sure  relaxed matches after the sure ones          fill the limit; evidence bar only
 //	described           two adjacent content words of one skill's    makes the relaxed tier's first sure
 //	                    name or description, no other skill's, one   (tier name or described); never
-//	                    not among the commonest (described.go)       reorders
+//	                    not among the commonest (collect.go)         reorders
 //	runner-ups          plain BM25, name + description, English      after sure and relaxed, to the limit;
 //	                    words and single Chinese characters          only a skill holding stop words alone
-//	                    (baseline.go, runnersup.go)                  is left out
+//	                    (relevance.go, runnersup.go)                 is left out
 //	fit                 idf share of the request's words a skill     shown on every guess; orders nothing
 //	                    holds (plainBM25.fit)
 //	body relevance      each body's distinct terms (bodyindex.go)    +0.5 × its BM25 to relaxed relevance
 //	body evidence       a body word no other field holds             1 (1.5 if at most two bodies hold it);
 //	                                                                 a word if not common English
 //	partial phrase      all informative words of one trigger         waives the two-word minimum
-//	                    (partial.go); a lone one only if no other
+//	                    (relaxed.go); a lone one only if no other
 //	                    skill's indexed fields hold it
 //	body pairs          an unspaced body cut at the agent's words    pairs across an agent word's edge are
 //	                    before it is read in pairs (body.go); the    not indexed; one stretch is one
 //	                    request's pairs of one stretch of body text  request word
 //	character pairs     adjacent characters of a Chinese request and     Chinese runner-ups: the pair ranking and
 //	                    of names, descriptions, triggers, never across   the plain ranking over every character,
-//	                    a word the segmenter found (ngram.go); the       fused by reciprocal rank (fuseRanks)
+//	                    a word the segmenter found (runnersup.go); the    fused by reciprocal rank (fuseRanks)
 //	                    relaxed tier reads the request cut the same way
 //	commonest chars     wordlist.CommonHan: 180 characters from jieba's left out of fit's words and the pair
 //	                    dictionary (的, 了, 么, 是)                       ranking's evidence, like stop words
 //	question frames     a request asking about a subject: what it is,    its sure matches become relaxed, in the
-//	                    how it works or compares, what it is worth or    same order (subject.go); a frame about
+//	                    how it works or compares, what it is worth or    same order (order.go); a frame about
 //	                    called, a recommendation, who made it and when,  the asker's own things (my, this, 我, a
-//	                    what a trade earns (question.go), both scripts   number, a file) is a task
+//	                    what a trade earns (order.go), both scripts      number, a file) is a task
 //	everyday trigger    a lone one-word trigger among English's          its sure match becomes relaxed, in
 //	                    commonest words, in a request of four words or   place, unless another request word is
 //	                    more, or of three when said first (a verb's      its skill's (name, description)
-//	                    slot) (subject.go)
+//	                    slot) (order.go)
 //	specific first      the request words a phrase match's triggers      overrides phrases hit for first place:
-//	                    cover, by specifics' idf (specific.go)           a match covering more goes first
+//	                    cover, by specifics' idf (order.go)              a match covering more goes first
 //
 // # Where the work goes
 //
@@ -126,7 +126,7 @@
 // with sure matches gets no relaxed matches after them, and, above
 // MemoryThreshold skills, none gets runner-ups until the build ends.
 //
-// Runner-ups and fit read the plain ranking (baseline.go), not the one
+// Runner-ups and fit read the plain ranking (relevance.go), not the one
 // engine: its promise is that the answer never leaves out what a plain
 // search over names and descriptions shows, which only that ranking can
 // keep; it is also the baseline every evaluation set is measured

@@ -2,7 +2,11 @@ package router
 
 import (
 	"cmp"
+	"regexp"
 	"slices"
+	"strings"
+
+	"github.com/agent3md/agent3md/internal/wordlist"
 )
 
 // rank returns the positions in cands of the first limit candidates (all
@@ -162,6 +166,288 @@ func appendBest(out, members []int, want int, order func(a, b int) int) []int {
 		}
 		copy(out[lo+1:], out[lo:len(out)-1])
 		out[lo] = k
+	}
+	return out
+}
+
+// specificWindow is how deep specificFirst looks for a specific match:
+// the answer a model reads (DefaultLimit). Routes asked for fewer are
+// ordered this deep first, so every limit gets the same first match.
+const specificWindow = DefaultLimit
+
+// specificFirst puts first, among the phrase matches as sure as the
+// first (out[0]: hit as written, or through stems, alike) that hit fewer
+// phrases than it, the one whose trigger phrases cover the most
+// informative request words, when that is strictly more than the
+// first's: a generic trigger ("run tests", hit twice as "run the tests"
+// and "run tests") does not go ahead of a specific one ("flaky test")
+// for having more phrases. Matches with as many phrases as the first
+// were ordered by evidence already (weigh). A word's weight is its
+// specificity among the agent's triggers and names (specifics' idf); a
+// word the phrases cover twice counts once. Only the first place
+// changes, and only between phrase matches.
+func (r *Router) specificFirst(sp *specifics, rq request, out []Match) []Match {
+	win := out[:min(len(out), specificWindow)]
+	if len(win) < 2 || win[0].Tier != TierPhrase || win[0].Score < 2 ||
+		!slices.ContainsFunc(win[1:], func(m Match) bool { return m.Tier == TierPhrase && m.Score < win[0].Score }) {
+		return out // nothing ordered by its count of phrases alone
+	}
+	var content uint64 // the request's positions that are not stop words
+	for i, tok := range rq.toks[:min(len(rq.toks), 64)] {
+		if !stopWords[tok] {
+			content |= 1 << i
+		}
+	}
+	var onStack [16]string
+	buf := onStack[:0]
+	firstExact, firstW, buf := phraseCover(sp, rq, content, out[0], buf)
+	best, bestW := 0, firstW
+	for i := 1; i < len(win) && win[i].Tier == TierPhrase; i++ {
+		if out[i].Score >= out[0].Score {
+			continue
+		}
+		var exact bool
+		var w float64
+		if exact, w, buf = phraseCover(sp, rq, content, out[i], buf); exact == firstExact && w > bestW {
+			best, bestW = i, w
+		}
+	}
+	if best > 0 {
+		m := out[best]
+		copy(out[1:best+1], out[:best])
+		out[0] = m
+	}
+	return out
+}
+
+// phraseCover reports whether one of m's hit phrases is in the request
+// as written, every token of it (Spec's own hit: rankedKey's first key),
+// and the summed specificity of the distinct
+// request words at the positions of content (stop words aside) whose
+// stems the phrases hold; buf is scratch for the phrases' tokens,
+// returned for the next call.
+func phraseCover(sp *specifics, rq request, content uint64, m Match, buf []string) (bool, float64, []string) {
+	exact := false
+	var covered uint64 // request positions covered, the first 64
+	for _, h := range m.Hits {
+		buf = appendTokens(buf[:0], h)
+		written := true
+		for _, tok := range buf {
+			var st string
+			if k := slices.Index(rq.toks, tok); k >= 0 {
+				st = rq.stems[k] // as written: its stem is read already
+			} else {
+				written, st = false, routeStem(tok)
+			}
+			for i, s := range rq.stems {
+				if i < 64 && content&(1<<i) != 0 && s == st {
+					covered |= 1 << i
+				}
+			}
+		}
+		exact = exact || written && len(buf) > 0
+	}
+	var ids [64]uint32
+	seen := ids[:0]
+	w := 0.0
+	for i := 0; i < len(rq.stems) && i < 64; i++ {
+		if covered&(1<<i) == 0 {
+			continue
+		}
+		if id, ok := sp.id(rq.stems[i]); ok && !slices.Contains(seen, id) {
+			seen = append(seen, id)
+			w += sp.idf[id]
+		}
+	}
+	return exact, w, buf
+}
+
+// asksAbout reports whether text asks about a subject rather than for a
+// task (order.go's frames): "what is a feature flag", "how does a
+// canary deploy work", "the difference between a refund and a
+// chargeback", "退款和退货有什么区别". A skill's trigger phrase said inside
+// one names the subject, not the errand: the match stays a guess
+// (relaxed), for the model to weigh, and run --exec does not act on it.
+// It skips the regular expressions (a fifth of a small agent's route)
+// for a request without a rune of an unspaced script and without any of
+// the English frames' words.
+func asksAbout(text string) bool {
+	if !hasUnspaced(text) {
+		l := strings.ToLower(text)
+		if !strings.Contains(l, "what") && !strings.Contains(l, "how") && !strings.Contains(l, "who") &&
+			!strings.Contains(l, "difference") && !strings.Contains(l, "is ") && !strings.Contains(l, "are ") &&
+			!strings.Contains(l, "recommend") && !strings.Contains(l, " in ") && !strings.Contains(l, "when") &&
+			!strings.Contains(l, "much") && !strings.Contains(l, "salary") {
+			return false
+		}
+	}
+	return askAboutSubject(text) != ""
+}
+
+// demoteAboutSubject turns the sure matches of a request that asks
+// about a subject (aboutSubject) into relaxed ones, in the same order.
+func demoteAboutSubject(text string, out []Match) []Match {
+	if len(out) == 0 || !Sure(out[0].Tier) || !asksAbout(text) {
+		return out
+	}
+	for i := range out {
+		if Sure(out[i].Tier) {
+			out[i].Tier = TierRelaxed
+		}
+	}
+	return out
+}
+
+// loneEverydayWords is how many words (stop words aside) a request must
+// have for one everyday trigger word to be too little of it: "bulid it
+// again" and "message" are the trigger's errand, a request of four
+// words or more says more than it. loneEverydayVerbWords is the same
+// for a trigger said as the request's first word, the slot of an
+// imperative verb: "push the meeting to Thursday", "explain the rules
+// of cricket" say more than the verb in three words, where "ship the
+// logs of cart" is the errand of its trigger "logs". At three, the
+// development sets lose one right sure match to a guess in the same
+// place ("explain what loader.Resolve does") and three wrong ones.
+const (
+	loneEverydayWords     = 4
+	loneEverydayVerbWords = 3
+)
+
+// demoteLoneEveryday turns into relaxed guesses the sure matches whose
+// only evidence is one trigger phrase of one everyday word ("push",
+// "scale", "check status" read as "check"): a word among English's
+// commonest (wordlist.Common) with no other request word that the
+// skill's name or description holds beside it. "push the branch" keeps
+// its sure match when "branch" is the skill's; "push the swing higher"
+// does not.
+func (r *Router) demoteLoneEveryday(pt *plainText, out []Match) []Match {
+	if len(out) == 0 || out[0].Tier != TierPhrase {
+		return out
+	}
+	var q *plainRequest
+	for i := range out {
+		m := &out[i]
+		if m.Tier != TierPhrase || m.Score != 1 || len(m.Hits) != 1 || strings.ContainsRune(m.Hits[0], ' ') {
+			continue
+		}
+		hit := strings.ToLower(m.Hits[0])
+		if !wordlist.Common(hit) {
+			continue
+		}
+		p := r.plainIndex()
+		if q == nil {
+			if q = pt.read(p); len(q.toks) < loneEverydayVerbWords {
+				return out
+			}
+		}
+		if len(q.toks) < loneEverydayWords && !saidFirst(pt.text, hit) {
+			continue
+		}
+		s := r.skillAt(*m)
+		company := false
+		for k, t := range q.toks {
+			company = company || t != hit && s >= 0 && q.holds(k, s)
+		}
+		if !company {
+			m.Tier = TierRelaxed
+		}
+	}
+	return out
+}
+
+// saidFirst reports whether word is the first word of text that is not
+// a stop word ("please" aside): the slot of an imperative verb.
+func saidFirst(text, word string) bool {
+	for _, tok := range appendTokens(nil, text) {
+		if stopWords[tok] || tok == "please" {
+			continue
+		}
+		return tok == strings.ToLower(word)
+	}
+	return false
+}
+
+// Question frames: the grammar of a request that asks about a subject
+// rather than for a task (order.go acts on it). Each frame is a way of
+// asking about a thing, not an example: what it is, how it works, how it
+// compares, what it is worth, what to call it, what to read about it,
+// who made it and when, and how a trade or industry is doing. A frame marked
+// personal does not count when the request speaks of the asker's own
+// things ("我的订单状态是什么", "what is the status of order 123": a
+// first-person word or a number), where the same words ask for a task.
+type questionFrame struct {
+	name     string
+	re       *regexp.Regexp
+	personal bool
+	zh       bool // a Chinese frame
+}
+
+var questionFrames = []questionFrame{
+	// English frames read from the start of the request: a question
+	// word later on ("tell me what is failing") is the task's object.
+	{"definition", regexp.MustCompile(`^(?:so\s+|ok\s+|hey\s+)?(?:what(?:'s|\s+is|\s+are)\s+(?:an?\s|[^\s]+\s*\??\s*$|(?:the\s+)?(?:meaning|point|purpose|origin)\s+of\s)|what\s+does\s.+\s+(?:mean|stand\s+for)\b)`), true, false},
+	{"mechanism", regexp.MustCompile(`^(?:so\s+|ok\s+)?how\s+(?:does|do)\s.+\s+work\b`), true, false},
+	{"origin", regexp.MustCompile(`^who\s+(?:invented|made|created|founded|owns|wrote)\s|^when\s+(?:was|were|did)\s.+\s(?:released|founded|invented|created|come\s+out)\b`), true, false},
+	{"comparison", regexp.MustCompile(`\bdifference\s+between\b|^(?:is|are)\s.+\s(?:better|worse)\s+than\s|^(?:is|are)\s.+\s(?:the\s+)?same\s+(?:thing\s+)?as\s`), false, false},
+	{"worth", regexp.MustCompile(`^(?:is|are)\s+\S+(?:\s+\S+)?\s+(?:an?\s+)?(?:good|bad|great|decent)\s+(?:\S+\s+)?(?:to|for)\b|^(?:is|are)\s.+\sworth\s+(?:it|the|learning|using)\b|^(?:is|are)\s+\S+(?:\s+\S+)?\s+still\s+(?:the\s+)?(?:recommended|popular|relevant|used|best)\b`), false, false},
+	{"trade", regexp.MustCompile(`^how\s+much\s+(?:does|do)\s+(?:an?\s+)?.+\s(?:earn|get\s+paid)\b|\bsalary\s+(?:of|for)\b`), false, false},
+	{"language", regexp.MustCompile(`^how\s+(?:do|would|should)\s+(?:you|i|we)\s+(?:pronounce|spell|say)\s|\bin\s+(?:english|chinese|spanish|french|german|japanese)\s*\??$`), false, false},
+	{"recommendation", regexp.MustCompile(`^(?:can\s+you\s+|could\s+you\s+|please\s+)?recommend\s+(?:me\s+)?(?:an?|some|any|good)\s|\bany\s+(?:good\s+)?recommendations?\s+for\b`), false, false},
+
+	// Chinese frames read anywhere: the subject comes first ("退款和退货
+	// 有什么区别"), the frame after it.
+	{"定义", regexp.MustCompile(`什么是|什么叫|何为|是什么意思|什么意思|啥意思|指的是什么|是指什么|的意思是`), false, true},
+	{"定义(句末)", regexp.MustCompile(`是(?:什么|啥)[？?吗呀呢]*$`), true, true},
+	{"比较", regexp.MustCompile(`(?:有什么|有何|有啥)(?:区别|不同|差别|差异)|(?:区别|差别|差异)(?:是什么|在哪)|的区别|的差别|哪个更?好|(?:一样|相同|一回事)吗|有什么不一样`), false, true},
+	{"评价", regexp.MustCompile(`怎么样[？?吗啊呀呢]*$|好不好|靠谱吗|值不值|值得[买用学]?吗|是不是很|前景`), true, true},
+	{"行业", regexp.MustCompile(`行业|这行|职业|工资|薪水|挣多少`), false, true},
+	{"语言", regexp.MustCompile(`这个(?:词|字)|(?:英文|英语|中文|日语)(?:里)?(?:怎么|怎样|咋)(?:说|讲|写)|用(?:英文|英语)|怎么(?:读|念|拼)`), false, true},
+	{"推荐", regexp.MustCompile(`有(?:什么|没有|哪些).{0,12}推荐|推荐(?:一下|几个|一个|一些|些)`), false, true},
+}
+
+// personalWord is what makes a personal frame a task: the asker's own
+// things ("my", "our", 我), the things at hand ("this", "here"), a
+// number standing alone (order 123, node-7; not p99) or a file name (body.go).
+var personalWord = regexp.MustCompile(`我|您|咱|\b[0-9]+\b|\b(?:this|these|here|my|our)\b|\w\.[a-z]{1,4}\b`)
+
+// askAboutSubject reports the first question frame text (lowercased,
+// trimmed) is said in, or "". The Chinese frames are read only in a
+// request that holds a rune of an unspaced script.
+func askAboutSubject(text string) string {
+	l := strings.TrimSpace(strings.ToLower(text))
+	zh := hasUnspaced(l)
+	for _, f := range questionFrames {
+		if f.zh && !zh {
+			continue
+		}
+		if f.re.MatchString(l) && !(f.personal && personalWord.MatchString(l)) {
+			return f.name
+		}
+	}
+	return ""
+}
+
+// matches turns cands[order[0]], cands[order[1]], ... into phrase-tier
+// matches; ords[i] are the trigger indexes cands[order[i]] hit.
+func (r *Router) matches(cands []candidate, order []int, ords [][]uint32, ranked bool) []Match {
+	n := 0
+	for _, o := range ords {
+		n += len(o)
+	}
+	all := make([]string, n) // one backing array for every match's hits
+	out := make([]Match, len(order))
+	for i, k := range order {
+		c := &cands[k]
+		name, z, triggers := r.src.Phrases(c.skill)
+		phrases := all[:len(ords[i]):len(ords[i])]
+		all = all[len(ords[i]):]
+		for j, o := range ords[i] {
+			phrases[j] = triggers[o]
+		}
+		out[i] = Match{Name: name, Z: z, Score: c.score, Hits: phrases, Tier: TierPhrase}
+		if ranked {
+			out[i].Relevance = c.rel
+		}
 	}
 	return out
 }

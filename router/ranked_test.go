@@ -442,7 +442,7 @@ var saidSkills = []Skill{
 	{Name: "chart-metric", Z: 5, Triggers: []string{"make a chart"}, Description: "Draw a metric."},
 }
 
-// TestRankedCommand pins the command rule (commands.go): a request that
+// TestRankedCommand pins the command rule (collect.go): a request that
 // says the words of a skill's command that no other command starts with
 // names that skill.
 func TestRankedCommand(t *testing.T) {

@@ -4,10 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"runtime"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
+	"unicode/utf8"
 
 	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/mapping"
@@ -34,7 +37,7 @@ const (
 	// TierName marks a Ranked match found because the request names the
 	// skill, with no trigger phrase hit: it is made of words of the
 	// skill's name alone ("tests" for run-tests), or it says the skill's
-	// command ("csvlook events.csv"; see commands.go).
+	// command ("csvlook events.csv"; see collect.go).
 	TierName = "name"
 )
 
@@ -429,4 +432,119 @@ func (r *Router) Close() error {
 		r.cleanup()
 	}
 	return err
+}
+
+// MaxRequestWords is the most words (agent3md/1 tokens: runs of letters and
+// digits) a request to Route may hold. Every stage of routing is linear in
+// the request's words, but a request is meant to be what a user asked, not
+// a document: past this bound Route refuses it with ErrRequestTooLong
+// rather than answering from part of it, so an answer is always about the
+// whole request.
+const MaxRequestWords = 4096
+
+// ErrRequestTooLong is wrapped by the error Route returns for a request of
+// more than MaxRequestWords words.
+var ErrRequestTooLong = errors.New("request too long to route")
+
+// ctxCheckBytes is how many bytes of request text are scanned between
+// checks of the context.
+const ctxCheckBytes = 64 << 10
+
+// checkRequest counts text's words, stopping at the first past
+// MaxRequestWords, and checks ctx as it goes: a request of megabytes
+// without a word in it is still scanned whole. A word counts as the
+// tokens the index reads it as (bigramSpans): in Chinese, Japanese and
+// Korean each pair of characters is one, so a request of a megabyte of
+// Chinese, a single run of letters, is as long as it looks and is refused
+// like any other, rather than analysed into a million pairs.
+func checkRequest(ctx context.Context, text string) error {
+	words, err := countTokens(ctx, text, MaxRequestWords)
+	if err == nil && words > MaxRequestWords {
+		err = fmt.Errorf("router: %w: it has more than %d words (a pair of characters counts as one in Chinese, Japanese and Korean), the most a request may hold; pass the request itself, or a summary of it, not a whole document", ErrRequestTooLong, MaxRequestWords)
+	}
+	return err
+}
+
+// countTokens counts the tokens the index's tokenizer would read in text,
+// stopping at the first past most.
+func countTokens(ctx context.Context, text string, most int) (int, error) {
+	words := 0
+	const (
+		none = iota // between words
+		other
+		paired // in a run of an unspaced script
+	)
+	prev, run := none, 0 // run: the runes of the current unspaced run
+	for i, next := 0, ctxCheckBytes; i < len(text); {
+		if i >= next {
+			if err := ctx.Err(); err != nil {
+				return words, err
+			}
+			next = i + ctxCheckBytes
+		}
+		kind := none
+		size := 1
+		if c := text[i]; c < utf8.RuneSelf {
+			if asciiWord[c] {
+				kind = other
+			}
+		} else {
+			var r rune
+			r, size = utf8.DecodeRuneInString(text[i:])
+			switch {
+			case !isWordRune(r) || r == utf8.RuneError && size == 1:
+			case unspaced(r):
+				kind = paired
+			default:
+				kind = other
+			}
+		}
+		// A token starts where a word starts, where the script changes
+		// inside a word, and at every rune of an unspaced run from its
+		// second pair on.
+		if kind == paired {
+			run++
+		} else {
+			run = 0
+		}
+		if kind != none && (kind != prev || run >= 3) {
+			if words++; words > most {
+				return words, nil
+			}
+		}
+		prev = kind
+		i += size
+	}
+	return words, nil
+}
+
+// AppendLine appends m as one line of the reference's route answer,
+// "name  (score N; matched: a, b)" (docs/format.md §10), without a
+// newline. A match of another tier than phrase says so after the
+// reference's fields ("; relaxed", "; name"), inside the parentheses, so
+// that a reader of the reference's lines still reads it, and a guess
+// (relaxed or runner-up) its fit ("; relaxed, fit 40%"); Spec mode's
+// matches are all of tier phrase, so its lines are the reference's.
+func AppendLine(b []byte, m *Match) []byte {
+	b = append(b, m.Name...)
+	b = append(b, "  (score "...)
+	b = strconv.AppendInt(b, int64(m.Score), 10)
+	b = append(b, "; matched: "...)
+	for k, h := range m.Hits {
+		if k > 0 {
+			b = append(b, ", "...)
+		}
+		b = append(b, h...)
+	}
+	if m.Tier != TierPhrase && m.Tier != "" {
+		b = append(b, "; "...)
+		b = append(b, m.Tier...)
+	}
+	if !Sure(m.Tier) && m.Tier != "" {
+		// A guess says how much of the request it holds (Match.Fit).
+		b = append(b, ", fit "...)
+		b = strconv.AppendInt(b, int64(math.Round(100*m.Fit)), 10)
+		b = append(b, '%')
+	}
+	return append(b, ')')
 }

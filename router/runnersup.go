@@ -4,7 +4,10 @@ import (
 	"cmp"
 	"math"
 	"slices"
+	"strings"
 	"unicode/utf8"
+
+	"github.com/agent3md/agent3md/internal/wordlist"
 )
 
 // TierRunnerUp marks a Ranked match that neither a phrase, a name nor
@@ -197,4 +200,252 @@ func (r *Router) skillAt(m Match) int {
 		}
 	}
 	return -1
+}
+
+// Character pairs: a Chinese request is words without spaces, and a
+// casual one ("吊牌还在，没洗过，能退吗") says none of the agent's
+// trigger words. The plain ranking reads it character by character,
+// where 么, 了 and 是 weigh as much as 退; charGrams reads it in
+// pairs of adjacent characters (退款, 吊牌), the way a search engine
+// indexes Chinese without a dictionary, and ranks the skills whose
+// name, description and triggers hold them. Two rules keep a pair
+// evidence: it never spans two words the segmenter found (request.go),
+// and a pair of two of the commonest characters (wordlist.CommonHan: 什么,
+// 怎么, 了吗) adds to a skill's score but never brings it in alone: a
+// skill needs a pair or a character that is not among the commonest.
+
+// charGrams holds the character pairs of every skill's name, description
+// and triggers: each pair, the skills that hold it, ascending.
+type charGrams struct {
+	post  map[string][]int32
+	count int
+}
+
+// charGramsOf builds the Router's character pairs on first use: only a
+// request in an unspaced script reads them.
+func (r *Router) charGramsOf() *charGrams {
+	r.gramsOnce.Do(func() { r.grams = newCharGrams(r.src, r.segmenterOf()) })
+	return r.grams
+}
+
+// newCharGrams reads every skill of src, its texts cut at the agent's
+// words (sg) as a request is.
+func newCharGrams(src Source, sg *segmenter) *charGrams {
+	g := &charGrams{post: map[string][]int32{}, count: src.Len()}
+	var toks, grams []string
+	for i := range src.Len() {
+		s := src.Skill(i)
+		grams = grams[:0]
+		for _, text := range append([]string{s.Name, s.Description}, s.Triggers...) {
+			if !hasUnspaced(text) {
+				continue
+			}
+			toks, _ = sg.split(nil, appendTokens(toks[:0], text))
+			grams = appendGrams(grams, toks)
+		}
+		for _, gr := range distinct(grams) {
+			g.post[gr] = append(g.post[gr], int32(i))
+		}
+	}
+	return g
+}
+
+// appendGrams appends the pairs of adjacent characters of each token of
+// toks (a request's or a field's words, cut by the segmenter) written in
+// an unspaced script. A pair never spans two tokens.
+func appendGrams(dst, toks []string) []string {
+	for _, tok := range toks {
+		for run := range scriptRuns(tok) {
+			if !unspaced(firstRune(run)) {
+				continue
+			}
+			prev, prevAt := rune(-1), 0
+			for at, c := range run {
+				if prev >= 0 {
+					dst = append(dst, run[prevAt:at+utf8.RuneLen(c)])
+				}
+				prev, prevAt = c, at
+			}
+		}
+	}
+	return dst
+}
+
+// gramHit is a skill the request's pairs found: its summed idf, the
+// pairs it holds in request order, and whether any of them, or of the
+// characters the plain ranking found it by, is not among the commonest.
+type gramHit struct {
+	skill       int
+	score       float64
+	grams       []string
+	informative bool
+}
+
+// rank returns the skills holding any of the request's pairs (grams,
+// distinct, in request order), best first by the summed BM25 idf of the
+// pairs they hold (equal sums in skill order), at most k.
+func (g *charGrams) rank(grams []string, k int) []gramHit {
+	by := map[int]*gramHit{}
+	for _, gr := range grams {
+		ps := g.post[gr]
+		if len(ps) == 0 {
+			continue
+		}
+		idf := math.Log(1 + (float64(g.count)-float64(len(ps))+0.5)/(float64(len(ps))+0.5))
+		for _, s := range ps {
+			h := by[int(s)]
+			if h == nil {
+				h = &gramHit{skill: int(s)}
+				by[int(s)] = h
+			}
+			h.score += idf
+			h.grams = append(h.grams, gr)
+			h.informative = h.informative || !commonPair(gr)
+		}
+	}
+	out := make([]gramHit, 0, len(by))
+	for _, h := range by {
+		out = append(out, *h)
+	}
+	slices.SortFunc(out, func(a, b gramHit) int {
+		return cmp.Or(cmp.Compare(b.score, a.score), cmp.Compare(a.skill, b.skill))
+	})
+	return out[:min(k, len(out))]
+}
+
+// requestGrams returns the distinct pairs of a request's text, read as
+// the agent's words where it holds them (request.go), in request order.
+func (r *Router) requestGrams(text string) []string {
+	if !hasUnspaced(text) {
+		return nil
+	}
+	toks, _ := r.segmenterOf().split(nil, appendTokens(nil, text))
+	grams := appendGrams(nil, toks)
+	out := grams[:0]
+	for _, gr := range grams {
+		if !slices.Contains(out, gr) {
+			out = append(out, gr)
+		}
+	}
+	return out
+}
+
+// gramRunnersUp appends to out, for a request in an unspaced script,
+// the best skills of one ranking that out does not hold, up to want
+// matches in all, as runner-ups: the plain ranking's score over the
+// request's words (q, single characters but the commonest) plus the
+// summed idf of the character pairs a skill holds (charGrams.rank), so a
+// pair (退款) counts beside its characters, and a skill that holds only
+// single characters (码) still ranks.
+func (r *Router) gramRunnersUp(p *plainBM25, q *plainRequest, text string, out []Match, want int) []Match {
+	grams := r.requestGrams(text)
+	if len(grams) == 0 || len(out) >= want {
+		return out
+	}
+	hits := map[int]*gramHit{}
+	for _, h := range r.charGramsOf().rank(grams, r.src.Len()) {
+		hits[h.skill] = &h
+	}
+	for _, h := range p.rank(slices.Clone(q.toks), 0) {
+		// q.toks holds no common character (commonWord): informative.
+		if g := hits[h.skill]; g != nil {
+			g.score += h.score
+			g.informative = true
+		} else {
+			hits[h.skill] = &gramHit{skill: h.skill, score: h.score, informative: true}
+		}
+	}
+	ranked := make([]gramHit, 0, len(hits))
+	for _, h := range hits {
+		if h.informative {
+			ranked = append(ranked, *h)
+		}
+	}
+	slices.SortFunc(ranked, func(a, b gramHit) int {
+		return cmp.Or(cmp.Compare(b.score, a.score), cmp.Compare(a.skill, b.skill))
+	})
+	ranked = fuseRanks(ranked, p.rank(baselineTokens(nil, text), 0), hits)
+	for _, h := range ranked {
+		if len(out) == want {
+			break
+		}
+		name, z, _ := r.src.Phrases(h.skill)
+		if slices.ContainsFunc(out, func(o Match) bool { return o.Name == name && o.Z == z }) {
+			continue
+		}
+		m := Match{Name: name, Z: z, Relevance: roundRelevance(h.score), Tier: TierRunnerUp}
+		var words []string
+		m.Fit, words = p.fit(q, h.skill, true)
+		m.Hits = append(h.grams, words...)[:min(len(h.grams)+len(words), runnerUpHits)]
+		out = append(out, m)
+	}
+	return out
+}
+
+// wordsText is the text the analyzers read for a request whose tokens
+// are toks: when a run of an unspaced script was cut at the agent's
+// words (request.go), the words with a space between each, so that no
+// pair of characters the relaxed tier weighs spans two words the
+// segmenter found ("收货地址" cut as 收货|地址 gives no 货地); else text
+// as written.
+func wordsText(text string, toks []string) string {
+	if !hasUnspaced(text) {
+		return text
+	}
+	return strings.Join(toks, " ")
+}
+
+// commonWord reports whether a plain-ranking token is an English stop
+// word or one of the commonest Chinese characters (wordlist.CommonHan):
+// 么, 了 and 是 are in every request and in most descriptions, and a
+// runner-up they alone found is one a reader discards.
+func commonWord(t string) bool {
+	if stopWords[t] {
+		return true
+	}
+	c, size := utf8.DecodeRuneInString(t)
+	return size == len(t) && size > 1 && wordlist.CommonHan(c)
+}
+
+// commonPair reports whether gram is a pair of two of the commonest
+// Chinese characters (了吗, 什么, 怎么).
+func commonPair(gram string) bool {
+	a, n := utf8.DecodeRuneInString(gram)
+	b, m := utf8.DecodeRuneInString(gram[n:])
+	return n+m == len(gram) && wordlist.CommonHan(a) && wordlist.CommonHan(b)
+}
+
+// fuseRanks merges the pair ranking (pairs, best first) with the plain
+// ranking over every character of the request (plain, as the baseline
+// reads it) by reciprocal rank: each skill scores 1/(rrfK+rank) in each
+// list it is in, so a skill near the top of either stays near the top
+// of the answer, and a plain search's first picks are not pushed out by
+// a ranking that weighs pairs. pairs holds only skills sharing a pair
+// or a character that is not among the commonest with the request; the
+// plain list holds every skill sharing a character, as the baseline
+// does: the commonest characters (wordlist.CommonHan) are a frequency
+// list, not a reading of the request, and 发, 开 or 到 can be the word
+// that names the task. A skill found by them alone has fit 0.
+func fuseRanks(pairs []gramHit, plain []scored, hits map[int]*gramHit) []gramHit {
+	const rrfK = 3
+	fused := map[int]float64{}
+	for i, h := range pairs {
+		fused[h.skill] += 1 / float64(rrfK+i+1)
+	}
+	for i, h := range plain {
+		fused[h.skill] += 1 / float64(rrfK+i+1)
+	}
+	out := make([]gramHit, 0, len(fused))
+	for s, f := range fused {
+		h := gramHit{skill: s}
+		if g := hits[s]; g != nil {
+			h = *g
+		}
+		h.score = f
+		out = append(out, h)
+	}
+	slices.SortFunc(out, func(a, b gramHit) int {
+		return cmp.Or(cmp.Compare(b.score, a.score), cmp.Compare(a.skill, b.skill))
+	})
+	return out
 }
