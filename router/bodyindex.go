@@ -131,15 +131,6 @@ func (x *bodyIndex) eachPosting(id uint32, fn func(skill uint32)) {
 	}
 }
 
-// size is the index's approximate memory in bytes.
-func (x *bodyIndex) size() int {
-	n := len(x.post) + 4*len(x.start) + 4*len(x.df) + 4*len(x.length)
-	for t := range x.ids {
-		n += len(t) + 16 + 8
-	}
-	return n
-}
-
 // The body index is saved in a cache entry beside the bleve index
 // (bodies.bin), so a warm start reads it instead of every body. The
 // manifest's checksums cover it; decodeBodyIndex still checks every

@@ -23,7 +23,7 @@ type hitTally struct {
 	named []int  // skills the request names (Ranked)
 	said  []said // of those, the ones named by their command
 	rank  rankScratch
-	// The request as routeRanked reads it: tokens, stems, ids in the
+	// The request as rankedRoute reads it: tokens, stems, ids in the
 	// exact, stem and plural lookups, the pair buffer of lookupStems, and
 	// the request's words.
 	toks, stems      []string

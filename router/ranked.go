@@ -22,13 +22,7 @@ const (
 // contain: one shared word is too weak to call a match.
 const relaxedMinWords = 2
 
-// routeRanked is a Ranked answer: its stages, and the keys and signals
-// that order it, are described in doc.go.
-func (r *Router) routeRanked(ctx context.Context, text string, limit int) ([]Match, error) {
-	return r.rankedRoute(ctx, text, limit, true)
-}
-
-// rankedRoute is routeRanked; slips says whether a request that hits
+// rankedRoute is a Ranked answer (its keys and signals: doc.go); slips says whether a request that hits
 // nothing may be read again with its typing slips corrected (once: the
 // corrected request is routed with slips false). Its stages, each in its
 // own file: read the request (request.go), collect the skills its

@@ -533,7 +533,7 @@ var challengeSkills = []Skill{
 	{Name: "lint", Z: 3, Triggers: []string{"lint"}, Description: "Run the linters."},
 }
 
-// TestRankedChallenge pins the challenge (routeRanked): a relaxed match
+// TestRankedChallenge pins the challenge (rankedRoute): a relaxed match
 // that accounts for challengeWords request words goes ahead of a leader
 // found through the stems of one phrase in a long request, and nothing
 // else moves.

@@ -17,13 +17,13 @@ import (
 // of the best-scoring skill and with at least RelaxedEvidence (a skill
 // without triggers: RelaxedEvidenceUntriggered) and two request words
 // (docs/architecture.md §5). Among those kept, the skills
-// whose whole name the request says (rq, as routeRanked read it) come
+// whose whole name the request says (rq, as rankedRoute read it) come
 // first, in relevance order: "run it on IBM Quantum with Qiskit Runtime"
 // asks for the skill named qiskit, whatever another skill's description
 // says about IBM.
 //
 // With runnersUp set, the matches are runners-up beside sure matches
-// (routeRanked): the thesaurus is not read (it widens only requests that
+// (rankedRoute): the thesaurus is not read (it widens only requests that
 // hit nothing, so that it never reorders what a phrase found).
 func (r *Router) relaxed(ctx context.Context, text string, limit int, sp *specifics, rq request, runnersUp bool) ([]Match, error) {
 	want := limit

@@ -406,7 +406,7 @@ func (r *Router) Route(ctx context.Context, text string, q *Query) ([]Match, err
 		return r.routeSpec(text, qq.Limit), nil
 	case Ranked, "":
 		text = r.inAgentScript(text)
-		out, err := r.routeRanked(ctx, text, qq.Limit)
+		out, err := r.rankedRoute(ctx, text, qq.Limit, true)
 		for i := range out {
 			out[i].Hits = joinPairs(out[i].Hits, text)
 		}

@@ -8,7 +8,7 @@ import (
 // candidate is one skill with phrase hits, before it becomes a Match. It
 // holds no pointers, so candidate lists are cheap to allocate and move.
 type candidate struct {
-	key   uint64 // sort key: see specKey and routeRanked
+	key   uint64 // sort key: see specKey and rankedRoute
 	skill int
 	exact int // phrases hit token for token (agent3md/1 route)
 	score int // phrases hit (stems in Ranked; equal to exact in Spec)

@@ -317,11 +317,6 @@ var stopWords = func() analysis.TokenMap {
 	return m
 }()
 
-// request looks up a request's tokens (toks, with their stems).
-func (sp *specifics) request(toks, stems []string) request {
-	return sp.readRequest(request{}, toks, stems)
-}
-
 // readRequest is request in the memory of old, a request read before,
 // which it reuses: routeRanked keeps one per tally.
 func (sp *specifics) readRequest(old request, toks, stems []string) request {
