@@ -202,16 +202,22 @@ func (r *Router) specificFirst(sp *specifics, rq request, out []Match) []Match {
 	buf := onStack[:0]
 	firstExact, firstW, buf := phraseCover(sp, rq, content, out[0], buf)
 	best, bestW := 0, firstW
+	var prev []string // the last match weighed: matches often share their hits
+	var exact bool
+	var w float64
 	for i := 1; i < len(win) && win[i].Tier == TierPhrase; i++ {
 		if out[i].Score >= out[0].Score {
 			continue
 		}
-		var exact bool
-		var w float64
-		if exact, w, buf = phraseCover(sp, rq, content, out[i], buf); exact == firstExact && w > bestW {
+		if prev == nil || !slices.Equal(prev, out[i].Hits) {
+			exact, w, buf = phraseCover(sp, rq, content, out[i], buf)
+			prev = out[i].Hits
+		}
+		if exact == firstExact && w > bestW {
 			best, bestW = i, w
 		}
 	}
+
 	if best > 0 {
 		m := out[best]
 		copy(out[1:best+1], out[:best])
@@ -340,7 +346,7 @@ func (r *Router) demoteLoneEveryday(pt *plainText, out []Match) []Match {
 				return out
 			}
 		}
-		if len(q.toks) < loneEverydayWords && !saidFirst(pt.text, hit) {
+		if len(q.toks) < loneEverydayWords && pt.firstWord() != hit {
 			continue
 		}
 		s := r.skillAt(*m)
@@ -355,17 +361,26 @@ func (r *Router) demoteLoneEveryday(pt *plainText, out []Match) []Match {
 	return out
 }
 
-// saidFirst reports whether word is the first word of text that is not
-// a stop word ("please" aside): the slot of an imperative verb.
-func saidFirst(text, word string) bool {
-	for _, tok := range appendTokens(nil, text) {
-		if stopWords[tok] || tok == "please" {
-			continue
+// firstWord is the first word of the request that is not a stop word
+// ("please" aside): the slot of an imperative verb; "" when none.
+func (t *plainText) firstWord() string {
+	if t.first == nil {
+		toks := t.toks
+		if toks == nil {
+			toks = appendTokens(nil, t.text)
 		}
-		return tok == strings.ToLower(word)
+		first := ""
+		for _, tok := range toks {
+			if !stopWords[tok] && tok != "please" {
+				first = tok
+				break
+			}
+		}
+		t.first = &first
 	}
-	return false
+	return *t.first
 }
+
 
 // Question frames: the grammar of a request that asks about a subject
 // rather than for a task (order.go acts on it). Each frame is a way of

@@ -13,12 +13,10 @@ import (
 	"github.com/blevesearch/go-porterstemmer"
 )
 
-// Stage 1 of a ranked route: read the request. Its tokens (Chinese,
-// Japanese and Korean runs cut at the agent's words, request.go), their
-// Porter stems, the phrase index's vocabulary ids of both, and the
-// request as specificity reads it (request, weigh.go) go into the
-// route's tally, reused route after route; what a Match keeps of them is
-// copied.
+// Stage 1 of a ranked route: read the request. Its tokens (unspaced runs
+// cut at the agent's words), their Porter stems, their vocabulary ids and
+// the request as specificity reads it (request, weigh.go) go into the
+// route's pooled tally; what a Match keeps of them is copied.
 
 // readRequest reads text into t and returns the request as specificity
 // reads it.
@@ -226,13 +224,10 @@ func americanSpelling(tok string) string {
 	return tok
 }
 
-// Chinese is written in two scripts, traditional and simplified, whose
-// characters differ for the same words (訂單 and 订单). An agent is written
-// in one; a user in Taiwan or Hong Kong writes to a simplified agent in
-// the other, and no trigger or description would match character for
-// character. Ranked mode reads such a request in the agent's script first
-// (inAgentScript), character by character, the way it reads "Tests" as
-// "tests". Spec mode stays the reference's routing and is not touched.
+// Chinese is written in two scripts (訂單, 订单); a user may write to an
+// agent in the other one. Ranked mode reads such a request in the agent's
+// script first (inAgentScript), as it reads "Tests" as "tests"; Spec mode
+// does not.
 
 // Han scripts an agent can be written in (hanScriptOf).
 const (
@@ -313,16 +308,11 @@ func (r *Router) inAgentScript(text string) string {
 	return text
 }
 
-// Scripts written without spaces between words. Tokens are maximal runs
-// of letters and digits (docs/format.md §10), so a Chinese or Japanese
-// request is one token however many words it holds: "请部署结账服务"
-// ("please deploy the checkout service") never equals the trigger
-// "部署" (deploy), and neither mode matched it. Ranked mode reads such a
-// run as the agent's own words where it holds them: a forward longest
-// match against the agent's vocabulary (the tokens of its triggers and
-// names written in these scripts), the text between matches kept as
-// words of their own (docs/architecture.md §5, "Unspaced scripts").
-// Spec mode stays the reference's routing and is not touched.
+// Scripts written without spaces: a Chinese request is one token however
+// many words it holds ("请部署结账服务" never equals a trigger "部署"). Ranked
+// mode cuts such a run at the agent's own words, forward longest match
+// over its triggers' and names' tokens in these scripts, the text
+// between kept as words (docs/architecture.md §5, "Unspaced scripts").
 
 // unspacedTables are the scripts read this way: Han, the Japanese kana
 // (and the prolonged sound mark, which is in no script of its own), and
@@ -406,20 +396,16 @@ func buildSegmenter(src Source) *segmenter {
 	return sg
 }
 
-// Bounds on cutting, so a hostile request costs what an ordinary one
-// does: a run longer than maxSegmentRun bytes (about 5,000 characters
-// without a space or a punctuation mark: a pasted document, not a
-// request) is kept whole, and once the words reach MaxRequestWords the
-// remaining tokens are kept as they are (checkRequest bounds the words
-// before cutting; cutting must not multiply them).
+// maxSegmentRun bounds cutting: a longer run (a pasted document) is kept
+// whole, and past MaxRequestWords words the rest stay as they are, so
+// cutting never multiplies a hostile request's words.
 const maxSegmentRun = 16 << 10
 
-// split appends toks to dst with each token that holds unspaced runes
-// read as words: its runs of other runes ("k8s" in "k8s部署") stay words,
-// and each unspaced run is cut at the agent's words found in it, longest
-// first from left to right, with the text between them kept as words. A
-// token in which the agent has no word is kept whole. It reports whether
-// any token was cut.
+// split appends toks to dst, each unspaced run cut at the agent's words
+// (longest first, left to right; the text between kept as words, other
+// runes such as "k8s" of "k8s部署" as their own). A token holding no agent
+// word stays whole. It reports whether any token was cut.
+
 func (sg *segmenter) split(dst, toks []string) ([]string, bool) {
 	cut := false
 	for k, tok := range toks {

@@ -107,10 +107,12 @@ func contentWords(toks []string) []string {
 // when set, are the text's tokens as the route read them, which are the
 // plain ranking's for a text all ASCII (plainTextOf).
 type plainText struct {
-	text string
-	toks []string
-	q    plainRequest
-	done bool
+	text  string
+	toks  []string
+	q     plainRequest
+	done  bool
+	first *string // firstWord, once read
+
 }
 
 // plainTextOf is the plainText of a route's request text, read as toks.
