@@ -381,7 +381,6 @@ func (t *plainText) firstWord() string {
 	return *t.first
 }
 
-
 // Question frames: the grammar of a request that asks about a subject
 // rather than for a task (order.go acts on it). Each frame is a way of
 // asking about a thing, not an example: what it is, how it works, how it
