@@ -235,8 +235,12 @@ func (r *Router) specificFirst(sp *specifics, rq request, out []Match) []Match {
 func phraseCover(sp *specifics, rq request, content uint64, m Match, buf []string) (bool, float64, []string) {
 	exact := false
 	var covered uint64 // request positions covered, the first 64
-	for _, h := range m.Hits {
+	for k, h := range m.Hits {
+		if slices.Contains(m.Hits[:k], h) {
+			continue // covered already
+		}
 		buf = appendTokens(buf[:0], h)
+
 		written := true
 		for _, tok := range buf {
 			var st string
@@ -331,15 +335,20 @@ func (r *Router) demoteLoneEveryday(pt *plainText, out []Match) []Match {
 		return out
 	}
 	var q *plainRequest
+	lastHit, lastCommon := "", false // matches often share their one hit
 	for i := range out {
 		m := &out[i]
 		if m.Tier != TierPhrase || m.Score != 1 || len(m.Hits) != 1 || strings.ContainsRune(m.Hits[0], ' ') {
 			continue
 		}
-		hit := strings.ToLower(m.Hits[0])
-		if !wordlist.Common(hit) {
+		if m.Hits[0] != lastHit {
+			lastHit, lastCommon = m.Hits[0], wordlist.Common(strings.ToLower(m.Hits[0]))
+		}
+		if !lastCommon {
 			continue
 		}
+		hit := strings.ToLower(m.Hits[0])
+
 		p := r.plainIndex()
 		if q == nil {
 			if q = pt.read(p); len(q.toks) < loneEverydayVerbWords {
@@ -355,8 +364,12 @@ func (r *Router) demoteLoneEveryday(pt *plainText, out []Match) []Match {
 			company = company || t != hit && s >= 0 && q.holds(k, s)
 		}
 		if !company {
+			// A guess carries its fit (runnersUp), read here with the
+			// skill at hand.
 			m.Tier = TierRelaxed
+			m.Fit, _ = p.fit(q, s, false)
 		}
+
 	}
 	return out
 }
