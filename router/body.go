@@ -10,23 +10,14 @@ import (
 	"github.com/blevesearch/bleve/v2/mapping"
 )
 
-// A skill's body (its Markdown instructions) says what the skill is for
-// in many more words than its triggers and description: the Chinese
-// agent's buyers describe their situation ("显示已签收可我根本没拿到") in
-// words only a body uses, and "enumerate the png images under assets"
-// meets a files skill only in a body that talks of globs and extensions.
-// So while the index is built, every body is read once, one at a time,
-// through the text analyzer, and its distinct terms (at most
-// Options.BodyTerms, in the order the body first uses them) go into the
-// body index (bodyindex.go): which skills' bodies hold each term. The
-// text is dropped once analysed; the cache entry holds the postings; the
-// catalog stays body-less.
-//
-// The body index is its own, not a part of the bleve field relevance
-// reads: mixed into it, body terms made relevance noisier (a body names
-// other skills and says many everyday words) and reordered right answers
-// on the development sets. The relaxed tier reads it as a signal of its
-// own, at a low weight (relaxed.go).
+// A skill's body says what it is for in many more words than its triggers
+// and description ("显示已签收可我根本没拿到" meets the right skill only in
+// its body). While the index is built, every body is read once through
+// the text analyzer and its distinct terms (at most Options.BodyTerms, in
+// first-use order) go into the body index (bodyindex.go); the text is
+// dropped. It is an index of its own, a low-weight signal of the relaxed
+// tier (relaxed.go): in the bleve field, body terms (other skills' names,
+// everyday words) made relevance noisier.
 
 // Bodies is implemented by a Source whose skills have bodies. Without
 // it, the index holds no body words.
@@ -137,13 +128,10 @@ func (br *bodyReader) terms(body []byte) []uint32 {
 }
 
 // cut returns body with its unspaced runs cut at the agent's words (in
-// br's memory), so that its pairs of characters are those a request cut
-// the same way shares: the analyzer reads each run of Chinese as every
-// pair of neighbouring characters, and a pair across the edge of one of
-// the agent's words ("款原" of "退款原路返回", whose agent word is 退款)
-// is no word of the body's, yet a request that says the same stretch
-// shares it as evidence. Text between the agent's words is still read in
-// pairs: without a dictionary, nothing tells its words apart.
+// br's memory), as a request is cut, so no pair of characters spans an
+// agent word's edge ("款原" of "退款原路返回"); text between them is still
+// read in pairs.
+
 func (br *bodyReader) cut(body []byte) []byte {
 	if br.seg == nil {
 		br.seg = buildSegmenter(br.skills)

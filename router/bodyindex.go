@@ -12,13 +12,11 @@ import (
 	bsearch "github.com/blevesearch/bleve/v2/search"
 )
 
-// bodyIndex is which skills' bodies hold each term (body.go). A body
-// holds each term once, so a posting is a skill and nothing more, and a
-// term's skills, ascending, are kept as the differences between them in
-// varint bytes: postings of skills near each other take a byte or two
-// where a list of integers would take four (a 100,000-skill agent's
-// bodies make millions of postings, built and held in memory at once).
-// Term t's postings are post[start[t]:start[t+1]], df[t] of them.
+// bodyIndex is which skills' bodies hold each term (body.go). A posting
+// is a skill alone; a term's skills, ascending, are kept as varint
+// differences (a byte or two each, for the millions of postings of
+// 100,000 bodies). Term t's postings are post[start[t]:start[t+1]], df[t]
+// of them.
 type bodyIndex struct {
 	ids   map[string]uint32
 	start []uint32
@@ -246,13 +244,11 @@ type bodyScored struct {
 }
 
 // score finds every skill whose body holds an informative request term
-// (held by at most bodyCommonShare of the bodies, and by no more than
-// bodyMaxPostings), by skill. Its relevance is what bleve's BM25 would
-// give a disjunction of the terms over a field holding each body's terms
-// once (relevanceOf): each term's idf times its saturated, length
-// normalised frequency of one, weighted by the idf over the query norm,
-// the sum scaled by the share of terms held. Common terms count in the
-// norm and the share, never in the sum: they are not read.
+// (held by at most bodyCommonShare of the bodies and bodyMaxPostings),
+// scored as bleve's BM25 would score the disjunction over a field of each
+// body's terms once (relevanceOf). Common terms count in the query norm
+// and the share of terms held, never in the sum.
+
 func (x *bodyIndex) score(terms []term) []bodyScored {
 	if x == nil || len(terms) == 0 || x.avgLength == 0 {
 		return nil

@@ -155,17 +155,12 @@ func (r *Router) collect(t *hitTally, sp *specifics, rq request) {
 	t.named = named
 }
 
-// A request that says a skill's command ("stripe customers list for
-// ana@…", "kubectl rollout history for cart", "csvlook events.csv") asks
-// for that skill as plainly as one that says its name. What a command
-// says is its binary and subcommands (toolCommand); the request must hold
-// the shortest run of those words, from the binary on, that no other
-// skill's command starts with ("kubectl rollout history", where "kubectl"
-// and "kubectl rollout" are shared; "csvlook" alone), as adjacent words.
-// A command of one word must also be no other skill's trigger or name
-// word and not a stop word, so that a binary that is an everyday word
-// ("make", "find") in an agent that uses it so does not turn every
-// request with that word into a command.
+// A request that says a skill's command ("kubectl rollout history for
+// cart", "csvlook events.csv") names the skill: it holds, as adjacent
+// words, the shortest run of the command's binary and subcommands
+// (toolCommand) that no other skill's command starts with. A one-word
+// command must be no other skill's trigger or name word nor a stop word
+// ("make", "find" stay words).
 
 // maxCommandWords bounds the words of a command that are read: a binary
 // of a word or two and its subcommands (toolCommand keeps three).
@@ -423,17 +418,13 @@ func (r *Router) pairsOf() *pairBook {
 	return r.pairs
 }
 
-// describedFirst makes sure the first of rel, the relaxed matches of a
-// request nothing hit or named, when it is the skill the request
-// describes (pairBook), or puts that skill first when rel is empty:
-// TierName when a pair of its name says it, TierDescribed when its
-// description's does. On the development sets over skills folders every
-// match it made sure was right; letting it overtake the relaxed tier's
-// first cost three right first answers of 98.
-//
-// rq is the request as read (its tokens and stems); text its text, read
-// again when it holds an unspaced script, which the route's tokens cut at
-// the agent's words and pairs do not.
+// describedFirst makes sure the first of rel (the relaxed matches of a
+// request nothing hit or named) when it is the skill the request
+// describes (pairBook), or puts that skill first when rel is empty: tier
+// name by a pair of its name, described by its description's. It never
+// overtakes the relaxed tier's first. It reads rq's tokens and stems, or
+// text again when it holds an unspaced script (pairs are not cut).
+
 func (r *Router) describedFirst(text string, rq request, rel []Match) []Match {
 	toks, stems := rq.toks, rq.stems
 	if hasUnspaced(text) {

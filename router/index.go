@@ -30,13 +30,11 @@ const (
 	docAnalyzer   = "agent3md_doc"  // textAnalyzer over marked documents, repeats expanded
 )
 
-// Skill fields and their weights (docs/architecture.md §5: trigger phrases
-// strongest, then name and the tool's command, description, input names). The index holds
-// one field, indexField, in which each skill field's terms count repeat
-// times (see docTokenizerImpl): BM25 then weighs the fields like query
-// boosts would, but a request costs one clause per word instead of one
-// per word and field (relevance.go). Weight is the field's share of a
-// relaxed match's evidence.
+// Skill fields and their weights (docs/architecture.md §5). The index
+// holds one field, indexField, in which each skill field's terms count
+// repeat times (docTokenizerImpl), so BM25 weighs fields as query boosts
+// would at one clause per word. Weight is the field's share of relaxed
+// evidence.
 var fields = []struct {
 	name     string
 	analyzer string
@@ -50,19 +48,13 @@ var fields = []struct {
 	{"inputs", textAnalyzer, 1, 0.5},
 }
 
-// bodyRelevance is how much a skill's relevance over the body index
-// (bodyIndex.score) adds to its relevance over the index field in the
-// relaxed tier: half, since a body also names other skills and says
-// everyday words. bodyEvidence is what a request word its body alone
-// holds adds to relaxed evidence, as much as a description word; such a
-// word also counts among the request words a relaxed match needs when it
-// is not one of English's commonest (relaxedEvidence). A word that at
-// most bodyFewBodies of the agent's bodies hold points at one or two
-// skills, where one many bodies say (a step every procedure has) points
-// at none, so it adds bodyFewEvidence: two such words make a relaxed
-// match alone ("税号填错了能重开吗" says 税号 and 重开, which only the
-// invoice skill's body holds), as two description words and a third
-// would.
+// bodyRelevance is the share of a skill's body relevance (bodyIndex.score)
+// added to its relaxed relevance: a body also names other skills and
+// says everyday words. bodyEvidence is what a request word only its body
+// holds adds to relaxed evidence (a description word's), and it counts
+// as a request word unless common English; a word at most bodyFewBodies
+// bodies hold adds bodyFewEvidence, so two of them make a match alone
+// ("税号填错了能重开吗": 税号 and 重开 are the invoice body's).
 const (
 	bodyRelevance   = 0.5
 	bodyEvidence    = 1
@@ -284,14 +276,11 @@ func analyze(an *analyzers, text string, exact bool) analyzed {
 	return a
 }
 
-// requestTerms is analyze(an, text, exact) for a request already read
-// as tokens (toks, from appendTokens) and their stems (appendStems). When
-// every token is ASCII it is computed from them, without bleve's
-// analyzers: over ASCII the analyzers' tokenizer, lowercasing, stop
-// words and stemmer are appendTokens', stopWords and stem, so the terms
-// are the same, and a route spends no time running the analyzers again.
-// Any other request goes through the analyzers. The text terms are
-// appended to buf (the caller's memory, or nil).
+// requestTerms is analyze(an, text, exact) for a request read as toks and
+// their stems: over ASCII the analyzers are appendTokens, stopWords and
+// stem, so the terms come from those without running bleve's analyzers;
+// any other request goes through them. Terms are appended to buf.
+
 func requestTerms(an *analyzers, text string, toks, stems []string, exact bool, buf []term) analyzed {
 	for _, tok := range toks {
 		for i := 0; i < len(tok); i++ {

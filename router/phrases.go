@@ -5,13 +5,12 @@ import (
 	"slices"
 )
 
-// phraseIndex is the in-memory structure behind phrase matching in both
-// modes. Every trigger phrase is reduced to its set of distinct token ids
-// (exact tokens for Spec, Porter stems for Ranked). Equal sets are stored
-// once, with the phrases that share them as owners, and each set is filed
-// under its anchor: the id that the fewest sets contain. A request then
-// visits only the sets anchored at one of its own ids, each at most once,
-// so the work grows with what a request can hit, not with the agent's size.
+// phraseIndex is behind phrase matching in both modes: every trigger
+// phrase is a set of distinct token ids (exact tokens for Spec, stems for
+// Ranked), equal sets stored once, each filed under its rarest id. A
+// request visits only the sets anchored at its own ids: the work grows
+// with what it can hit, not with the agent.
+
 type phraseIndex struct {
 	exact vocabLists // exact (lowercased) tokens
 	stems vocabLists // Porter stems of those tokens

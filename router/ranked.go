@@ -22,13 +22,9 @@ const (
 // contain: one shared word is too weak to call a match.
 const relaxedMinWords = 2
 
-// rankedRoute is a Ranked answer (its keys and signals: doc.go); slips says whether a request that hits
-// nothing may be read again with its typing slips corrected (once: the
-// corrected request is routed with slips false). Its stages, each in its
-// own file: read the request (request.go), collect the skills its
-// phrases and names find (collect.go), weigh those whose order the tier
-// leaves open (weigh.go), order them (order.go), and fill the list with
-// relaxed matches (relaxed.go) and runners-up (runnersup.go).
+// rankedRoute is a Ranked answer, in the stages doc.go describes; slips
+// says whether a request that hits nothing may be routed once more with
+// its typing slips corrected.
 func (r *Router) rankedRoute(ctx context.Context, text string, limit int, slips bool) ([]Match, error) {
 	t := r.getTally()
 	defer r.putTally(t)
@@ -183,15 +179,11 @@ func (r *Router) relaxedAfter(ctx context.Context, text string, sp *specifics, r
 	return out, nil
 }
 
-// challengeWords is how many distinct request words a relaxed match must
-// account for to go ahead of a phrase-tier leader that hit one phrase,
-// and challengeRatio how much more relevant than the leader it must be.
-// challengeRequest is how many distinct content words the request must
-// have for the leader to be challenged at all: in a request this long,
-// one phrase accounts for a small part of what is asked, while a shorter
-// one is mostly a phrase and its object, where the phrase is the intent.
-// It also keeps the challenge's search (what a relaxed route costs) off
-// the short requests most routes are.
+// challengeWords is how many request words a relaxed match must account
+// for to go ahead of a one-phrase leader, challengeRatio how much more
+// relevant it must be, and challengeRequest how many content words the
+// request needs for the challenge at all: in a shorter one the phrase is
+// the intent (and the short requests most routes are skip its search).
 const (
 	challengeWords   = 4
 	challengeRatio   = 1.5
@@ -232,18 +224,12 @@ func (r *Router) challenge(ctx context.Context, text string, rq request, lead in
 	return kept, nil
 }
 
-// Typing slips. A request with "atest the release binary" or "show the
-// discussion on isue 1203" hits no trigger, although the user meant
-// "attest" and "issue". When a Ranked route finds no phrase and no name,
-// each request word that is neither one of the agent's trigger or name
-// words nor an English word (internal/wordlist) is read as the one such
-// agent word a single slip away from it (see oneEditAway), and the
-// request is routed again so corrected, once (docs/architecture.md §5).
-//
-// The English-word test is what keeps this safe: "plants" stays "plants"
-// in an agent with a "plans" trigger, "later" stays "later" beside
-// "latex". A word with two or more agent words one edit away is left as
-// it is: a guess between them would be a coin toss.
+// Typing slips ("atest the release binary"): when a Ranked route finds no
+// phrase and no name, each request word that is neither an agent word
+// nor English (internal/wordlist) is read as the one agent word a slip
+// away (oneEditAway), and the request is routed again, once
+// (docs/architecture.md §5). The English test keeps "plants" from "plans";
+// a word with two agent words one edit away stays as it is.
 
 // Bounds of the words a speller reads as slips: shorter words have too
 // many neighbours one edit away to guess from, and longer ones are
@@ -332,17 +318,13 @@ func (sp *speller) correct(toks []string) ([]string, bool) {
 	return out, out != nil
 }
 
-// oneEditAway returns the one agent word a single typing slip from w, if
-// exactly one exists (forms of one word, such as a singular and its
-// plural, count as one). The slips read are the ones people make far more
-// often than jargon is spelt that way: a letter missing ("atest"), two
-// neighbours swapped ("bulid"), a letter doubled ("isssue") and, inside a
-// word of five or more letters, one wrong letter ("deplpy"). The first
-// letter is taken as typed, as people rarely miss it. Jargon one letter
-// off an agent word is a word plus a letter or with its last letter
-// changed far more often than a misspelling: "xcode", "mutex", "upsert",
-// "docx" and "healthz" are not read as "code", "mute", "upset", "docs"
-// and "healthy".
+// oneEditAway returns the one agent word (forms of one word count as
+// one) a single slip from w: a letter missing ("atest"), two neighbours
+// swapped ("bulid"), a letter doubled ("isssue") or, in a word of five
+// letters or more, one wrong letter ("deplpy"). The first letter is taken
+// as typed; a letter added at the end or a last letter changed is jargon
+// more often than a slip ("xcode", "healthz"), and is not read.
+
 func (sp *speller) oneEditAway(w string) (string, bool) {
 	var found string
 	n := 0

@@ -18,19 +18,17 @@ import (
 // disjunction of clauses, one per distinct term (a synonym is a clause of
 // its own, boosted by synonymBoost). A skill's relevance is the sum of
 // the term scores of the clauses it holds, summed in the order of the
-// clauses' posting counts, times the share of the clauses it holds; a
-// term score is
+// clauses' posting counts, times the share of the clauses it holds:
+
 //
 //	idf · tf·k1 / (tf + k1·(1 - b + b·len/avg)) · boost·idf / √Σ(boost·idf)²
 //
 // with idf = ln(1 + (N - df + 0.5)/(df + 0.5)), tf the square root of the
 // term's frequency in the skill's field, len the field length bleve
 // derives from its float32 norm, and avg the field's dictionary size over
-// N, rounded up. These are bleve's own formulas and summing order
-// (search/scorer/scorer_term.go and its disjunction searcher), so the
-// numbers are a bleve search's (TestRelevanceLikeBleveSearch), and a
-// score is rounded by roundRelevance. Why the arithmetic runs here and
-// not in bleve's searchers: doc.go, "Where the work goes".
+// N, rounded up: bleve's own formulas and summing order, so the numbers
+// are a bleve search's (TestRelevanceLikeBleveSearch); doc.go says why
+// the arithmetic runs here.
 
 // clause is one term of a request's disjunction, with its postings.
 type clause struct {
@@ -198,12 +196,11 @@ func (r *Router) searchRelevant(ctx context.Context, a analyzed, ex *expansion, 
 }
 
 // plainBM25 is the baseline every evaluation set reports beside ranked
-// mode (examples/README.md): Okapi BM25 with k1 1.2 and b 0.75 over one
-// document per skill, its name and description, read as lowercase runs of
-// letters and digits, each Han, kana or hangul character a token of its
-// own, and nothing else: no stems, stop words, triggers or bodies. It is
-// what a plain search engine would rank; ranked mode must not do worse
-// at any k on a held-out set.
+// mode: BM25 (k1 1.2, b 0.75) over each skill's name and description as
+// lowercase runs of letters and digits, each unspaced character a token:
+// no stems, stop words, triggers or bodies. Ranked mode must not do
+// worse at any k on a held-out set.
+
 type plainBM25 struct {
 	post    map[string]plainTerm // token -> skills that hold it, and its idf
 	norm    []float64            // k1 · (1 - b + b · length / average length), per skill

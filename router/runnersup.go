@@ -10,13 +10,10 @@ import (
 	"github.com/agent3md/agent3md/internal/wordlist"
 )
 
-// TierRunnerUp marks a Ranked match that neither a phrase, a name nor
-// the relaxed tier's evidence found: a skill of the plain ranking
-// (plainBM25 over names and descriptions) that follows them so that the
-// reader sees what a search engine would have shown. Like a relaxed
-// match it is a guess, to be confirmed before anything runs; unlike one,
-// an irrelevant request draws it as readily as a relevant one: its Fit
-// says how much of the request it holds.
+// TierRunnerUp marks a Ranked match of the plain ranking (plainBM25) that
+// no phrase, name or relaxed evidence found: what a search engine would
+// have shown. A guess, confirmed before anything runs; its Fit says how
+// much of the request it holds.
 const TierRunnerUp = "runner-up"
 
 // Sure reports whether a match of tier is one run --exec may act on: a
@@ -37,14 +34,11 @@ func (r *Router) plainIndex() *plainBM25 {
 	return r.plain
 }
 
-// runnersUp appends to out (the sure matches, then the relaxed ones)
-// the best skills of the plain ranking that out does not hold, up to
-// limit matches in all (relaxedLimit when limit is 0, unless out is
-// longer), as TierRunnerUp; then it sets every match's Fit. The plain
-// ranking drops no skill for want of evidence but one that holds only
-// stop words of the request: the answer never leaves out a skill a
-// plain search would have listed this high, and the reader judges by
-// the fit. Limit 1 (run) never gets one beside a sure or relaxed match.
+// runnersUp appends to out (sure, then relaxed matches) the plain
+// ranking's best skills out lacks, up to limit in all (relaxedLimit for
+// 0), as TierRunnerUp, and sets every match's Fit: the answer never
+// leaves out what a plain search would list this high. Limit 1 (run)
+// never gets one beside a sure or relaxed match.
 func (r *Router) runnersUp(pt *plainText, out []Match, limit int) []Match {
 	want := limit
 	if want == 0 {
@@ -204,17 +198,12 @@ func (r *Router) skillAt(m Match) int {
 	return -1
 }
 
-// Character pairs: a Chinese request is words without spaces, and a
-// casual one ("吊牌还在，没洗过，能退吗") says none of the agent's
-// trigger words. The plain ranking reads it character by character,
-// where 么, 了 and 是 weigh as much as 退; charGrams reads it in
-// pairs of adjacent characters (退款, 吊牌), the way a search engine
-// indexes Chinese without a dictionary, and ranks the skills whose
-// name, description and triggers hold them. Two rules keep a pair
-// evidence: it never spans two words the segmenter found (request.go),
-// and a pair of two of the commonest characters (wordlist.CommonHan: 什么,
-// 怎么, 了吗) adds to a skill's score but never brings it in alone: a
-// skill needs a pair or a character that is not among the commonest.
+// Character pairs: a casual Chinese request ("吊牌还在，没洗过，能退吗")
+// says no trigger word, and the plain ranking weighs 么 as much as 退.
+// charGrams reads it in pairs of adjacent characters (退款, 吊牌), as a
+// search engine without a dictionary does, never across two words the
+// segmenter found; a pair of two of the commonest characters (什么, 了吗)
+// adds to a score but never brings a skill in alone.
 
 // charGrams holds the character pairs of every skill's name, description
 // and triggers: each pair, the skills that hold it, ascending.
@@ -332,13 +321,10 @@ func (r *Router) requestGrams(text string) []string {
 	return out
 }
 
-// gramRunnersUp appends to out, for a request in an unspaced script,
-// the best skills of one ranking that out does not hold, up to want
-// matches in all, as runner-ups: the plain ranking's score over the
-// request's words (q, single characters but the commonest) plus the
-// summed idf of the character pairs a skill holds (charGrams.rank), so a
-// pair (退款) counts beside its characters, and a skill that holds only
-// single characters (码) still ranks.
+// gramRunnersUp appends to out, for a request in an unspaced script, up
+// to want runner-ups it lacks: the plain ranking over the request's
+// characters (q) plus the pairs' summed idf (charGrams.rank), fused with
+// the plain ranking over every character (fuseRanks).
 func (r *Router) gramRunnersUp(p *plainBM25, q *plainRequest, text string, out []Match, want int) []Match {
 	grams := r.requestGrams(text)
 	if len(grams) == 0 || len(out) >= want {
@@ -417,17 +403,12 @@ func commonPair(gram string) bool {
 	return n+m == len(gram) && wordlist.CommonHan(a) && wordlist.CommonHan(b)
 }
 
-// fuseRanks merges the pair ranking (pairs, best first) with the plain
-// ranking over every character of the request (plain, as the baseline
-// reads it) by reciprocal rank: each skill scores 1/(rrfK+rank) in each
-// list it is in, so a skill near the top of either stays near the top
-// of the answer, and a plain search's first picks are not pushed out by
-// a ranking that weighs pairs. pairs holds only skills sharing a pair
-// or a character that is not among the commonest with the request; the
-// plain list holds every skill sharing a character, as the baseline
-// does: the commonest characters (wordlist.CommonHan) are a frequency
-// list, not a reading of the request, and 发, 开 or 到 can be the word
-// that names the task. A skill found by them alone has fit 0.
+// fuseRanks merges the pair ranking (pairs) with the plain ranking over
+// every character (plain) by reciprocal rank, 1/(rrfK+rank) per list, so
+// a plain search's first picks stay near the top. The plain list keeps
+// the commonest characters: a frequency list, where 发 or 开 can name the
+// task; a skill found by them alone has fit 0.
+
 func fuseRanks(pairs []gramHit, plain []scored, hits map[int]*gramHit) []gramHit {
 	const rrfK = 3
 	fused := map[int]float64{}
