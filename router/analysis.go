@@ -113,7 +113,6 @@ func bigramSpans(input []byte, spans [][2]int) [][2]int {
 // match's hits (文档, 档翻, 翻译) into the run the request wrote (文档翻译)
 // when each ends with the rune the next starts with and the request
 // holds the joined text.
-
 func joinPairs(hits []string, text string) []string {
 	if len(text) > maxJoinText {
 		return hits // each join searches the text: keep a long request's cost bounded
@@ -225,7 +224,6 @@ func (c *cachedPorter) Filter(input analysis.TokenStream) analysis.TokenStream {
 // count as one digit, makes the doc tokenizer tag the field's tokens
 // (in Type), and the repeat filter, last, emits each that many times:
 // the repeated text's frequencies and lengths at a third of the work.
-
 const (
 	repeatMark = '\uE000' // private use: stripped from field text
 	repeatBase = analysis.TokenType(100)

@@ -131,7 +131,6 @@ func (br *bodyReader) terms(body []byte) []uint32 {
 // br's memory), as a request is cut, so no pair of characters spans an
 // agent word's edge ("款原" of "退款原路返回"); text between them is still
 // read in pairs.
-
 func (br *bodyReader) cut(body []byte) []byte {
 	if br.seg == nil {
 		br.seg = buildSegmenter(br.skills)

@@ -248,7 +248,6 @@ type bodyScored struct {
 // scored as bleve's BM25 would score the disjunction over a field of each
 // body's terms once (relevanceOf). Common terms count in the query norm
 // and the share of terms held, never in the sum.
-
 func (x *bodyIndex) score(terms []term) []bodyScored {
 	if x == nil || len(terms) == 0 || x.avgLength == 0 {
 		return nil

@@ -424,7 +424,6 @@ func (r *Router) pairsOf() *pairBook {
 // name by a pair of its name, described by its description's. It never
 // overtakes the relaxed tier's first. It reads rq's tokens and stems, or
 // text again when it holds an unspaced script (pairs are not cut).
-
 func (r *Router) describedFirst(text string, rq request, rel []Match) []Match {
 	toks, stems := rq.toks, rq.stems
 	if hasUnspaced(text) {

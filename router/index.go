@@ -280,7 +280,6 @@ func analyze(an *analyzers, text string, exact bool) analyzed {
 // their stems: over ASCII the analyzers are appendTokens, stopWords and
 // stem, so the terms come from those without running bleve's analyzers;
 // any other request goes through them. Terms are appended to buf.
-
 func requestTerms(an *analyzers, text string, toks, stems []string, exact bool, buf []term) analyzed {
 	for _, tok := range toks {
 		for i := 0; i < len(tok); i++ {

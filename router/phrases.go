@@ -10,7 +10,6 @@ import (
 // Ranked), equal sets stored once, each filed under its rarest id. A
 // request visits only the sets anchored at its own ids: the work grows
 // with what it can hit, not with the agent.
-
 type phraseIndex struct {
 	exact vocabLists // exact (lowercased) tokens
 	stems vocabLists // Porter stems of those tokens

@@ -324,7 +324,6 @@ func (sp *speller) correct(toks []string) ([]string, bool) {
 // letters or more, one wrong letter ("deplpy"). The first letter is taken
 // as typed; a letter added at the end or a last letter changed is jargon
 // more often than a slip ("xcode", "healthz"), and is not read.
-
 func (sp *speller) oneEditAway(w string) (string, bool) {
 	var found string
 	n := 0

@@ -200,7 +200,6 @@ func (r *Router) searchRelevant(ctx context.Context, a analyzed, ex *expansion, 
 // lowercase runs of letters and digits, each unspaced character a token:
 // no stems, stop words, triggers or bodies. Ranked mode must not do
 // worse at any k on a held-out set.
-
 type plainBM25 struct {
 	post    map[string]plainTerm // token -> skills that hold it, and its idf
 	norm    []float64            // k1 · (1 - b + b · length / average length), per skill

@@ -405,7 +405,6 @@ const maxSegmentRun = 16 << 10
 // (longest first, left to right; the text between kept as words, other
 // runes such as "k8s" of "k8s部署" as their own). A token holding no agent
 // word stays whole. It reports whether any token was cut.
-
 func (sg *segmenter) split(dst, toks []string) ([]string, bool) {
 	cut := false
 	for k, tok := range toks {

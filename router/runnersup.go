@@ -408,7 +408,6 @@ func commonPair(gram string) bool {
 // a plain search's first picks stay near the top. The plain list keeps
 // the commonest characters: a frequency list, where 发 or 开 can name the
 // task; a skill found by them alone has fit 0.
-
 func fuseRanks(pairs []gramHit, plain []scored, hits map[int]*gramHit) []gramHit {
 	const rrfK = 3
 	fused := map[int]float64{}
