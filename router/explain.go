@@ -49,7 +49,7 @@ func (r *Router) Explain(ctx context.Context, text string, q *Query) ([]Explaine
 		return nil, err
 	}
 	p := r.plainIndex()
-	pq := p.read(requestWords(text))
+	pq := (&plainText{text: text}).read(p)
 	out := make([]Explained, len(ms))
 	for i, m := range ms {
 		out[i] = Explained{Match: m, Why: why(m)}

@@ -90,8 +90,7 @@ func requestWords(text string) []string {
 	return contentWords(baselineTokens(make([]string, 0, 16), text))
 }
 
-// contentWords is toks (reordered) without English stop words and the
-// commonest Chinese characters (commonWord), each once.
+// contentWords is toks (reordered) without commonWord's, each once.
 func contentWords(toks []string) []string {
 	return slices.DeleteFunc(distinct(toks), commonWord)
 }
@@ -106,7 +105,6 @@ type plainText struct {
 	q     plainRequest
 	done  bool
 	first *string // firstWord, once read
-
 }
 
 // plainTextOf is the plainText of a route's request text, read as toks.
@@ -119,43 +117,37 @@ func plainTextOf(text string, toks []string) *plainText {
 	return &plainText{text: text, toks: toks}
 }
 
-// read returns t's plainRequest, reading it on first use.
+// read returns t's plainRequest, reading it on first use: its
+// requestWords, each one's postings and idf (a word no skill holds
+// weighing as one in N+1 skills would), and the idfs' sum.
 func (t *plainText) read(p *plainBM25) *plainRequest {
-	if !t.done {
-		words := t.toks
-		if words != nil {
-			words = contentWords(append(make([]string, 0, len(words)), words...))
-		} else {
-			words = requestWords(t.text)
+	if t.done {
+		return &t.q
+	}
+	var words []string
+	if t.toks != nil {
+		words = contentWords(append(make([]string, 0, len(t.toks)), t.toks...))
+	} else {
+		words = requestWords(t.text)
+	}
+	t.q, t.done = plainRequest{toks: words, words: make([]plainTerm, len(words))}, true
+	for i, w := range words {
+		pt, ok := p.post[w]
+		if !ok {
+			pt.idf = p.idf(0)
 		}
-		t.q, t.done = p.read(words), true
+		t.q.words[i], t.q.total = pt, t.q.total+pt.idf
 	}
 	return &t.q
 }
 
-// plainRequest is a request as fit reads it: its words (requestWords),
-// each one's postings and idf, and the idfs' sum.
+// plainRequest is a request as fit reads it (plainText.read).
 type plainRequest struct {
 	toks  []string
 	words []plainTerm // by toks
 	total float64
 }
 
-// read reads a request's words (requestWords) for fit.
-func (p *plainBM25) read(words []string) plainRequest {
-	q := plainRequest{toks: words}
-	q.words = make([]plainTerm, len(q.toks))
-	for i, t := range q.toks {
-		w := &q.words[i]
-		t, ok := p.post[t]
-		w.post, w.idf = t.post, t.idf
-		if !ok {
-			w.idf = p.idf(0)
-		}
-		q.total += w.idf
-	}
-	return q
-}
 
 // holds reports whether skill's name or description holds q's word i.
 func (q *plainRequest) holds(i, skill int) bool {
