@@ -148,7 +148,6 @@ type plainRequest struct {
 	total float64
 }
 
-
 // holds reports whether skill's name or description holds q's word i.
 func (q *plainRequest) holds(i, skill int) bool {
 	_, ok := slices.BinarySearchFunc(q.words[i].post, skill, func(e bm25Posting, s int) int { return cmp.Compare(int(e.skill), s) })
