@@ -14,12 +14,10 @@ import (
 // whether the request holds the whole name, by evidence and by relevance,
 // all descending, then by key (z).
 //
-// Only the tiers that reach into the first limit are ordered, and a tier
-// that straddles the limit only has its best few selected, so a request
-// that hits thousands of skills costs little more than a pass over them
-// when the caller wants ten. When byRel, relevance is called first with
-// the positions whose order it decides, the members of those tiers that
-// share their tier with another, and must set their rel.
+// Only the tiers reaching into the limit are ordered, the last one by
+// selection, so thousands of hits cost about a pass when ten are wanted.
+// When byRel, relevance is first called with the positions whose order it
+// decides (members of tied tiers) and must set their rel.
 func rank(cands []candidate, limit int, byRel bool, s *rankScratch, relevance func(which []int) error) ([]int, error) {
 	if limit == 0 || limit > len(cands) {
 		limit = len(cands)
@@ -175,17 +173,12 @@ func appendBest(out, members []int, want int, order func(a, b int) int) []int {
 // ordered this deep first, so every limit gets the same first match.
 const specificWindow = DefaultLimit
 
-// specificFirst puts first, among the phrase matches as sure as the
-// first (out[0]: hit as written, or through stems, alike) that hit fewer
-// phrases than it, the one whose trigger phrases cover the most
-// informative request words, when that is strictly more than the
-// first's: a generic trigger ("run tests", hit twice as "run the tests"
-// and "run tests") does not go ahead of a specific one ("flaky test")
-// for having more phrases. Matches with as many phrases as the first
-// were ordered by evidence already (weigh). A word's weight is its
-// specificity among the agent's triggers and names (specifics' idf); a
-// word the phrases cover twice counts once. Only the first place
-// changes, and only between phrase matches.
+// specificFirst puts first, among the phrase matches as sure as out[0]
+// (as written, or through stems) that hit fewer phrases, the one whose
+// triggers cover strictly more informative request words (each once, by
+// specifics' idf) than out[0]'s: a generic trigger hit twice ("run the
+// tests", "run tests") does not go ahead of a specific one ("flaky
+// test"). Only the first place changes.
 func (r *Router) specificFirst(sp *specifics, rq request, out []Match) []Match {
 	win := out[:min(len(out), specificWindow)]
 	if len(win) < 2 || win[0].Tier != TierPhrase || win[0].Score < 2 ||
@@ -227,11 +220,9 @@ func (r *Router) specificFirst(sp *specifics, rq request, out []Match) []Match {
 }
 
 // phraseCover reports whether one of m's hit phrases is in the request
-// as written, every token of it (Spec's own hit: rankedKey's first key),
-// and the summed specificity of the distinct
-// request words at the positions of content (stop words aside) whose
-// stems the phrases hold; buf is scratch for the phrases' tokens,
-// returned for the next call.
+// token for token (rankedKey's first key), and the summed specificity of
+// the distinct request words at content's positions whose stems the
+// phrases hold; buf is scratch, returned for the next call.
 func phraseCover(sp *specifics, rq request, content uint64, m Match, buf []string) (bool, float64, []string) {
 	exact := false
 	var covered uint64 // request positions covered, the first 64
@@ -276,11 +267,9 @@ func phraseCover(sp *specifics, rq request, content uint64, m Match, buf []strin
 // task (order.go's frames): "what is a feature flag", "how does a
 // canary deploy work", "the difference between a refund and a
 // chargeback", "退款和退货有什么区别". A skill's trigger phrase said inside
-// one names the subject, not the errand: the match stays a guess
-// (relaxed), for the model to weigh, and run --exec does not act on it.
-// It skips the regular expressions (a fifth of a small agent's route)
-// for a request without a rune of an unspaced script and without any of
-// the English frames' words.
+// one names the subject, not the errand: the match stays a guess. A
+// request with no unspaced rune and none of the English frames' words
+// skips the regular expressions.
 func asksAbout(text string) bool {
 	if !hasUnspaced(text) {
 		l := strings.ToLower(text)
@@ -308,28 +297,21 @@ func demoteAboutSubject(text string, out []Match) []Match {
 	return out
 }
 
-// loneEverydayWords is how many words (stop words aside) a request must
-// have for one everyday trigger word to be too little of it: "bulid it
-// again" and "message" are the trigger's errand, a request of four
-// words or more says more than it. loneEverydayVerbWords is the same
-// for a trigger said as the request's first word, the slot of an
-// imperative verb: "push the meeting to Thursday", "explain the rules
-// of cricket" say more than the verb in three words, where "ship the
-// logs of cart" is the errand of its trigger "logs". At three, the
-// development sets lose one right sure match to a guess in the same
-// place ("explain what loader.Resolve does") and three wrong ones.
+// loneEverydayWords is how many words (stop words aside) a request needs
+// for one everyday trigger word to be too little of it ("bulid it again"
+// is its errand); loneEverydayVerbWords the same when the trigger is the
+// first word, an imperative verb's slot ("push the meeting to Thursday",
+// against "ship the logs of cart" for a trigger "logs").
 const (
 	loneEverydayWords     = 4
 	loneEverydayVerbWords = 3
 )
 
-// demoteLoneEveryday turns into relaxed guesses the sure matches whose
-// only evidence is one trigger phrase of one everyday word ("push",
-// "scale", "check status" read as "check"): a word among English's
-// commonest (wordlist.Common) with no other request word that the
-// skill's name or description holds beside it. "push the branch" keeps
-// its sure match when "branch" is the skill's; "push the swing higher"
-// does not.
+// demoteLoneEveryday makes guesses of the sure matches whose only
+// evidence is a one-word trigger among English's commonest
+// (wordlist.Common) with no other request word the skill's name or
+// description holds: "push the branch" stays sure when "branch" is the
+// skill's, "push the swing higher" does not.
 func (r *Router) demoteLoneEveryday(pt *plainText, out []Match) []Match {
 	if len(out) == 0 || out[0].Tier != TierPhrase {
 		return out
@@ -394,14 +376,11 @@ func (t *plainText) firstWord() string {
 	return *t.first
 }
 
-// Question frames: the grammar of a request that asks about a subject
-// rather than for a task (order.go acts on it). Each frame is a way of
-// asking about a thing, not an example: what it is, how it works, how it
-// compares, what it is worth, what to call it, what to read about it,
-// who made it and when, and how a trade or industry is doing. A frame marked
-// personal does not count when the request speaks of the asker's own
-// things ("我的订单状态是什么", "what is the status of order 123": a
-// first-person word or a number), where the same words ask for a task.
+// Question frames: the grammar of asking about a subject rather than for
+// a task: what it is, how it works or compares, what it is worth or
+// called, what to read, who made it and when, how a trade is doing. A
+// personal frame does not count when the request speaks of the asker's
+// own things (a first-person word or a number: "我的订单状态是什么").
 type questionFrame struct {
 	name     string
 	re       *regexp.Regexp

@@ -12,19 +12,13 @@ import (
 	"github.com/agent3md/agent3md/internal/wordlist"
 )
 
-// relaxed finds skills for a request that hit no trigger phrase, from
-// relevance over all fields (relevance.go), keeping those within RelaxedThreshold
-// of the best-scoring skill and with at least RelaxedEvidence (a skill
-// without triggers: RelaxedEvidenceUntriggered) and two request words
-// (docs/architecture.md §5). Among those kept, the skills
-// whose whole name the request says (rq, as rankedRoute read it) come
-// first, in relevance order: "run it on IBM Quantum with Qiskit Runtime"
-// asks for the skill named qiskit, whatever another skill's description
-// says about IBM.
-//
-// With runnersUp set, the matches are runners-up beside sure matches
-// (rankedRoute): the thesaurus is not read (it widens only requests that
-// hit nothing, so that it never reorders what a phrase found).
+// relaxed finds skills for a request that hit no trigger phrase, by
+// relevance, keeping those within RelaxedThreshold of the best with the
+// evidence bar (RelaxedEvidence, or RelaxedEvidenceUntriggered) and two
+// request words (docs/architecture.md §5); skills whose whole name the
+// request says come first ("run it on IBM Quantum with Qiskit Runtime"
+// asks for qiskit). With runnersUp (beside sure matches) the thesaurus
+// is not read: it never reorders what a phrase found.
 func (r *Router) relaxed(ctx context.Context, text string, limit int, sp *specifics, rq request, runnersUp bool) ([]Match, error) {
 	want := limit
 	if want == 0 {
@@ -57,13 +51,10 @@ func (r *Router) relaxed(ctx context.Context, text string, limit int, sp *specif
 	return out, nil
 }
 
-// relaxedSearchWith is relaxed for want matches, without the named skills
-// first, for a request widened by ex (nil: as written); it also returns
-// the matches' skill positions and the search hits they were chosen
-// from, best first. Runners-up (relaxed) are not held to RelaxedThreshold:
-// they follow a sure match, and the evidence bar alone decides whether
-// one is worth a line (a skill whose fields hold more of the request may
-// be less relevant than one whose few words are rare).
+// relaxedSearchWith is relaxed without the named skills first, for a
+// request widened by ex (nil: none); it also returns the matches' skill
+// positions and the search hits, best first. With runnersUp only the
+// evidence bar applies, not RelaxedThreshold.
 func (r *Router) relaxedSearchWith(ctx context.Context, text string, rq request, want int, ex *expansion, runnersUp bool) ([]Match, []int, []scored, error) {
 	out := []Match{}
 	if r.scorer == nil {
@@ -116,12 +107,10 @@ func (r *Router) relaxedSearchWith(ctx context.Context, text string, rq request,
 }
 
 // relaxedEvidence is what a skill's fields hold of a request: the summed
-// boosts of the (field, term) pairs of the request the skill contains
-// (weight), what synonyms add to that (syn, see
-// expansion.fieldEvidence), the request words behind either in request
-// order, how many of those the skill holds as written (own) and how many
-// of those are not among English's commonest words (rare), and how many
-// others it holds through a tool name or piece of jargon (jargon).
+// field weights of the terms held (weight), what synonyms add (syn), the
+// request words behind them in order, how many held as written (own), of
+// those how many not common English (rare), and how many through a
+// one-way group's name (jargon).
 type relaxedEvidence struct {
 	weight, syn       float64
 	words             []string
@@ -132,17 +121,12 @@ type relaxedEvidence struct {
 }
 
 // enough reports whether the evidence makes a relaxed match against bar:
-// relaxedMinWords request words, at least one met as written and the
-// others as written or through a name of a one-way group, and weight,
-// synonyms counted, up to bar. An everyday synonym adds weight and
-// order, never one of the words: "delete the old release branch" holds
-// only "branch" of a skill that opens pull requests, whatever "release"
-// is a synonym of there. A tool name is the intent said in other words
-// ("render a matplotlib png of signups" asks for a chart as plainly as
-// "chart signups" does), so it counts as a word, but never alone, nor
-// beside only a word as common as "look" or "can": a tool named in
-// passing ("what does the Intercom logo look like") is no request for
-// the skill that works with it.
+// relaxedMinWords request words, one as written and the others as
+// written or through a one-way group's name, and weight (synonyms
+// counted) up to bar. An everyday synonym adds weight, never a word; a
+// tool name counts as a word ("a matplotlib png of signups" asks for a
+// chart), never alone nor beside only common words ("what does the
+// Intercom logo look like").
 func (ev relaxedEvidence) enough(bar float64) bool {
 	words := ev.own >= relaxedMinWords || ev.rare > 0 && ev.own+ev.jargon >= relaxedMinWords || ev.partial && ev.own > 0
 	return words && ev.weight+ev.syn >= bar
@@ -214,13 +198,9 @@ func (r *Router) evidence(a analyzed, skill int, s *Skill, ex *expansion, body u
 	return ev
 }
 
-// continuesRun reports whether pair, a request word of an unspaced
-// script, is the next pair of the same run of text as prev. A body is
-// read as pairs of characters (bigramSpans), and a stretch of text a
-// request shares with a body, often a stock phrase ("48 小时内发出" in
-// one body, "48小时内发货" in a request about another skill), is as many
-// pairs as it has characters less one, half of them straddling two
-// words (内发): one piece of evidence, counted as one request word.
+// continuesRun reports whether pair, an unspaced request word, is the
+// next pair of prev's run: a stretch a request shares with a body (a
+// stock phrase, "小时内发") is one piece of evidence, one request word.
 func continuesRun(prev, pair string) bool {
 	if prev == "" || !allUnspaced(prev) || !allUnspaced(pair) {
 		return false
@@ -265,28 +245,15 @@ func (r *Router) withBodies(a analyzed, res []scored, size int) ([]scored, []bod
 	return out, body
 }
 
-// A trigger phrase is all-or-nothing in the phrase tier: "bounce the
-// service" hits only a request that says bounce, the and service. People
-// leave out the words a phrase spells the intent with ("payments-api is
-// hanging, bounce it"), so in Ranked mode's relaxed tier a phrase whose
-// informative words are all in the request counts as evidence: its
-// skill may be a relaxed match on fewer request words than
-// relaxedMinWords (relaxedEvidence.enough), still to be confirmed, and
-// still needing the evidence bar (one trigger word reaches it). Spec
-// mode never reads this.
-//
-// A word of a phrase is informative unless it is a stop word, or common:
-// held by more than commonShare of the agent's skills in their triggers
-// or name (specifics: "check" in an agent where every skill checks
-// something), or one of English's commonest words (wordlist.Common:
-// "service", "restart", "the"). The agent alone cannot tell: in an
-// agent of eight skills every word is rare, and "service" is one that a
-// request names in its own way ("payments-api"). A phrase with no
-// informative word never counts, so "restart the service" needs its
-// words as before, and a phrase with one counts only when no other
-// skill's fields use that word (ownWord): one shared word is no more
-// telling in part of a phrase than alone (near misses that reuse an
-// agent's word drew relaxed matches through such phrases).
+// Partial phrases: people leave out a phrase's plain words
+// ("payments-api is hanging, bounce it" for "bounce the service"), so in
+// the relaxed tier a phrase whose informative words are all in the
+// request lets its skill match on fewer than relaxedMinWords words, the
+// evidence bar still applying. A word is informative unless a stop word,
+// held by more than commonShare of the skills' triggers or names, or
+// common English (wordlist.Common: "service", "restart"). A phrase with
+// no informative word never counts, and one with a single one only when
+// no other skill's fields use it (ownWord).
 
 // commonShare: a stem more than this share of the agent's skills use in
 // their triggers or name says little about which is meant.
@@ -326,12 +293,9 @@ func (r *Router) partialPhrase(ctx context.Context, sp *specifics, rq request, s
 }
 
 // ownWord reports whether the word whose stem is st (id) is one skill's
-// alone: no other skill's triggers or name use it, nor its description,
-// tool or inputs (the indexed fields), where the router can tell. A word that another
-// skill's description also says ("cancel" in an agent whose refund
-// policy says when a cancelled plan is refunded) is used in more than one
-// sense across the agent, so the one word of a phrase is no sign of that
-// phrase's intent ("cancel my dentist appointment").
+// alone in its triggers, name and indexed fields, where the router can
+// tell: a word another skill's description says ("cancel") has more than
+// one sense across the agent.
 func (r *Router) ownWord(ctx context.Context, sp *specifics, id uint32, st string) bool {
 	if int(id) >= len(sp.df) || sp.df[id] != 1 {
 		return false

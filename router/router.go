@@ -198,13 +198,10 @@ type Query struct {
 	Limit int
 }
 
-// DefaultLimit is the limit of a Ranked route answer that asks for none
-// (route_skill, `agent3md route`): the sure matches, then relaxed ones,
-// then the plain ranking's runners-up, five in all. A model reads the
-// answer on every request, so it is kept under ~600 characters: on every
-// evaluation set a five-line answer is 199 characters at the median, 364
-// at the 95th percentile and 516 at most (TestRoutingBaseline logs
-// them), and five is the top-5 the sets measure.
+// DefaultLimit is the limit of a Ranked answer that asks for none
+// (route_skill, `agent3md route`): sure, relaxed, then runner-ups, five
+// in all. A model reads it on every request, so it stays under ~600
+// characters (TestRoutingBaseline logs the lengths).
 const DefaultLimit = 5
 
 // Match is one routed skill with the evidence for it.
@@ -434,12 +431,9 @@ func (r *Router) Close() error {
 	return err
 }
 
-// MaxRequestWords is the most words (agent3md/1 tokens: runs of letters and
-// digits) a request to Route may hold. Every stage of routing is linear in
-// the request's words, but a request is meant to be what a user asked, not
-// a document: past this bound Route refuses it with ErrRequestTooLong
-// rather than answering from part of it, so an answer is always about the
-// whole request.
+// MaxRequestWords is the most words (agent3md/1 tokens) a request to
+// Route may hold: a request is what a user asked, not a document, and
+// past it Route refuses with ErrRequestTooLong rather than answer part.
 const MaxRequestWords = 4096
 
 // ErrRequestTooLong is wrapped by the error Route returns for a request of
@@ -450,13 +444,10 @@ var ErrRequestTooLong = errors.New("request too long to route")
 // checks of the context.
 const ctxCheckBytes = 64 << 10
 
-// checkRequest counts text's words, stopping at the first past
-// MaxRequestWords, and checks ctx as it goes: a request of megabytes
-// without a word in it is still scanned whole. A word counts as the
-// tokens the index reads it as (bigramSpans): in Chinese, Japanese and
-// Korean each pair of characters is one, so a request of a megabyte of
-// Chinese, a single run of letters, is as long as it looks and is refused
-// like any other, rather than analysed into a million pairs.
+// checkRequest counts text's words up to the first past MaxRequestWords,
+// checking ctx as it goes. A word counts as the tokens the index reads
+// (bigramSpans: each pair of unspaced characters), so a megabyte of
+// Chinese is refused, not analysed into a million pairs.
 func checkRequest(ctx context.Context, text string) error {
 	words, err := countTokens(ctx, text, MaxRequestWords)
 	if err == nil && words > MaxRequestWords {
@@ -520,11 +511,9 @@ func countTokens(ctx context.Context, text string, most int) (int, error) {
 
 // AppendLine appends m as one line of the reference's route answer,
 // "name  (score N; matched: a, b)" (docs/format.md §10), without a
-// newline. A match of another tier than phrase says so after the
-// reference's fields ("; relaxed", "; name"), inside the parentheses, so
-// that a reader of the reference's lines still reads it, and a guess
-// (relaxed or runner-up) its fit ("; relaxed, fit 40%"); Spec mode's
-// matches are all of tier phrase, so its lines are the reference's.
+// newline; another tier than phrase follows the reference's fields
+// inside the parentheses ("; name"), a guess with its fit ("; relaxed,
+// fit 40%"). Spec's lines are the reference's.
 func AppendLine(b []byte, m *Match) []byte {
 	b = append(b, m.Name...)
 	b = append(b, "  (score "...)

@@ -17,11 +17,9 @@ import (
 // (relevance.go).
 
 // weigh sets the evidence of cands[which]: the summed specificity of the
-// distinct request words that its hit phrases or its name account for, a
-// word met only through its stem ("joined" for "join") counting
-// stemOnlyWeight of one met as written, and whether the request says its
-// whole name. It uses the tally's counts as candidate positions;
-// phraseHits resets them.
+// distinct request words its hit phrases or name account for (one met
+// only through its stem counts stemOnlyWeight), and whether the request
+// says its whole name. The tally's counts serve as candidate positions.
 func (r *Router) weigh(t *hitTally, sp *specifics, rq request, reqP []uint32, cands []candidate, which []int) {
 	x := r.phrases
 	for i := range cands {
@@ -109,13 +107,9 @@ func b2i(b bool) int {
 	return 0
 }
 
-// specifics is what Ranked routing knows about how telling each word is
-// in one agent: how many skills use each stem in their triggers or name,
-// and each skill's name as stems. A word that
-// a dozen skills use ("list", "show", "run") says little about which of
-// them is meant; a word one skill uses says a lot. It is built from the
-// phrase index and the skill names the first time a Ranked route needs
-// it, so a server that only answers Spec routes never pays for it.
+// specifics is how telling each word is in one agent: how many skills use
+// each stem in their triggers or name ("list" in a dozen says little),
+// and each skill's name as stems. Built on the first Ranked route.
 type specifics struct {
 	// extra extends the phrase index's stem vocabulary (x.stems.ids) with
 	// the stems that occur only in names; idf is indexed by these ids.
