@@ -171,11 +171,9 @@ func wordAt(input []byte, i int) (bool, int) {
 // stemCacheMax bounds the stem cache; past it, stems are computed each time.
 const stemCacheMax = 1 << 16
 
-// cachedPorter is the Porter stemmer behind a concurrent cache: agents
-// repeat a small vocabulary, and stemming is a large share of indexing. A
-// token stream is looked up under one read lock: about half the cost of a
-// sync.Map probe per token. A stem handed out is shared by every token of
-// that word: the filters after this one only read terms.
+// cachedPorter is the Porter stemmer behind a cache (agents repeat a small
+// vocabulary), a token stream looked up under one read lock; a stem is
+// shared by every token of its word, as later filters only read terms.
 type cachedPorter struct {
 	mu    sync.RWMutex
 	cache map[string][]byte

@@ -9,11 +9,9 @@ import (
 	"github.com/agent3md/agent3md/internal/wordlist"
 )
 
-// hitTally is one route's scratch: per-skill hit counts indexed by skill,
-// so phrase hits fold into candidates without sorting them, and the lists
-// that grow with the hits. Tallies are pooled per Router: at 100,000
-// skills the counts alone are 800 KB, and a route touches only the skills
-// it hits, which it zeroes again before the tally goes back.
+// hitTally is one route's scratch, pooled per Router: per-skill hit
+// counts (800 KB at 100,000 skills; a route zeroes only those it
+// touched), and the lists that grow with the hits.
 type hitTally struct {
 	count []uint32 // phrases hit per skill; doubles as a mark in phraseHits
 	exact []uint32 // of those, hit token for token
@@ -290,12 +288,10 @@ func (sp *specifics) commandedBy(rq request, fn func(skill, at, n int)) {
 	}
 }
 
-// TierDescribed marks a Ranked match found because the request says a
-// phrase of the skill's description that no other skill's name or
-// description holds: two adjacent content words, one of them not among
-// English's commonest ("write a semgrep rule" for the one skill whose
-// description says "semgrep rule"). It is what a skills folder, which
-// has no trigger phrases, offers as evidence a route may be sure of.
+// TierDescribed marks a Ranked match whose description's two adjacent
+// content words, one not common English, the request says and no other
+// skill's name or description holds ("write a semgrep rule"): the sure
+// evidence a skills folder, without triggers, offers.
 const TierDescribed = "described"
 
 // pairKey is two adjacent content words, by their stems.

@@ -107,30 +107,22 @@
 //
 // Relevance is computed in one place, relevance.go: BM25 over the one
 // bleve field in which each skill field's terms count by their weight
-// (analysis.go), from that field's term statistics. bleve is the index:
-// the statistics are read out of it once it is built or opened
-// (termstats.go), and the formula and summing order are its own, so a
-// relevance is a bleve search's score (TestRelevanceLikeBleveSearch).
-// The arithmetic runs here, over the statistics, rather than in bleve's
-// searchers, because a route needs the relevance of a few tied skills
-// or of the few skills holding a rare word: bleve's per-search setup
-// (term searchers, a collector) was most of such a route's time, and
-// keeping both paths meant two engines that had to agree bit for bit.
-// A router built cold with Options.Background gathers the same
-// statistics before bleve exists, by one pass of the field's own
-// analyzer (TestStatsFromBleve holds them equal), and routes while bleve
-// builds (background.go): sure matches are answered at once, with the
-// relevance a router built in the foreground gives; a route that needs
-// the relaxed tier or challenges its leader waits for the build (which
-// reads the bodies), a route
-// with sure matches gets no relaxed matches after them, and, above
-// MemoryThreshold skills, none gets runner-ups until the build ends.
+// (analysis.go), from the term statistics read out of bleve's index
+// (termstats.go), with bleve's formula and summing order
+// (TestRelevanceLikeBleveSearch). It runs here rather than in bleve's
+// searchers because a route needs the relevance of a few tied skills or
+// of the few holding a rare word, where bleve's per-search setup would
+// be most of the route. Built cold with Options.Background, a router
+// gathers the same statistics by one pass of the field's analyzer
+// (TestStatsFromBleve) and routes while bleve builds (background.go):
+// sure matches at once; a route needing the relaxed tier or a challenge
+// waits for the build; sure matches get no relaxed ones after them, and
+// above MemoryThreshold skills no route gets runner-ups until it ends.
 //
-// Runner-ups and fit read the plain ranking (relevance.go), not the one
-// engine: its promise is that the answer never leaves out what a plain
-// search over names and descriptions shows, which only that ranking can
-// keep; it is also the baseline every evaluation set is measured
-// against (TestRoutingBaseline).
+// Runner-ups and fit read the plain ranking (plainBM25), not the one
+// engine: only that ranking keeps the promise never to leave out what a
+// plain search shows; it is also every evaluation set's baseline
+// (TestRoutingBaseline).
 //
 // Bodies are read once, while the index builds, one at a time, through
 // the text analyzer; their distinct terms go into a body index of their

@@ -240,10 +240,8 @@ type analyzed struct {
 type term struct{ term, word string }
 
 // analyze runs text through the text analyzer and, when exact is set, the
-// exact one, keeping each distinct term once, in first-seen order. It is
-// linear in the request: a short request is de-duplicated by scanning the
-// few terms kept so far, a longer one through a set (a scan per term was
-// quadratic, seconds for a request of ten thousand words).
+// exact one, keeping each distinct term once, in first-seen order: by a
+// scan of the few kept for a short request, through a set for a long one.
 func analyze(an *analyzers, text string, exact bool) analyzed {
 	run := func(a analysis.Analyzer) []term {
 		var out []term

@@ -63,11 +63,9 @@ func (v *vocabLists) lookupPlurals(dst []uint32, toks []string) []uint32 {
 	return slices.Compact(dst)
 }
 
-// lookupStems is lookup over the Porter stems of a request's tokens
-// (stems, one per token) and the stem of each adjacent pair written as
-// one word, so "crash-looping" meets a trigger "crashloop" and "roll
-// back" meets "rollback". A pair is joined in *buf, memory the caller
-// keeps: a pair whose stem is remembered costs no allocation.
+// lookupStems is lookup over the request's stems and the stem of each
+// adjacent pair joined ("roll back" meets "rollback"), joined in *buf,
+// the caller's memory.
 func (v *vocabLists) lookupStems(dst []uint32, toks, stems []string, buf *[]byte) []uint32 {
 	for _, st := range stems {
 		if id, ok := v.ids[st]; ok {
@@ -209,11 +207,9 @@ var zEndings = []string{"isations", "isation", "isers", "ising", "iser", "ised",
 	"ysers", "ysing", "yser", "ysed", "yses", "yse"}
 
 // americanSpelling writes the s of a British -ise or -yse ending as z, so
-// that "summarise" and a trigger "summarize" share a stem (Porter keeps
-// them apart: "summaris", "summar"). Words that only look British
-// ("promise") become words nobody writes ("promize") on both sides of a
-// match alike, which changes nothing; at least three letters must come
-// before the ending ("raise" stays).
+// "summarise" meets "summarize" (Porter keeps them apart); "promise"
+// becomes "promize" on both sides alike, and "raise" (under three letters
+// before the ending) stays.
 func americanSpelling(tok string) string {
 	for _, e := range zEndings {
 		if len(tok) >= len(e)+3 && tok[len(tok)-len(e):] == e {

@@ -154,11 +154,9 @@ func (q *plainRequest) holds(i, skill int) bool {
 	return ok
 }
 
-// fit is how much of the request q the skill's name and description
-// hold: the summed idf of the words it holds over the summed idf of them
-// all, a word no skill holds weighing as a word only one in N+1 skills
-// would, rounded to hundredths; and, when asked for (hits), the words it
-// holds, in q's order, at most runnerUpHits.
+// fit is the share of q's summed idf the skill's name and description
+// hold, rounded to hundredths, and, with hits, the words they hold (at
+// most runnerUpHits, in q's order).
 func (p *plainBM25) fit(q *plainRequest, skill int, hits bool) (float64, []string) {
 	if skill < 0 || q.total == 0 {
 		return 0, nil
@@ -361,12 +359,9 @@ func (r *Router) gramRunnersUp(p *plainBM25, q *plainRequest, text string, out [
 	return out
 }
 
-// wordsText is the text the analyzers read for a request whose tokens
-// are toks: when a run of an unspaced script was cut at the agent's
-// words (request.go), the words with a space between each, so that no
-// pair of characters the relaxed tier weighs spans two words the
-// segmenter found ("收货地址" cut as 收货|地址 gives no 货地); else text
-// as written.
+// wordsText is the text the analyzers read for a request of toks: for an
+// unspaced script, the cut words spaced apart, so no pair spans two words
+// the segmenter found (收货|地址 gives no 货地); else text.
 func wordsText(text string, toks []string) string {
 	if !hasUnspaced(text) {
 		return text
