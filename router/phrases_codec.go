@@ -242,7 +242,6 @@ func readLists(path string, decode func(r io.Reader, size int64) error) error {
 	return decode(bufio.NewReaderSize(f, 1<<16), fi.Size())
 }
 
-
 // check verifies every index the router will follow is in bounds.
 func (x *phraseIndex) check(skills Source) error {
 	n := len(x.skillOf)
