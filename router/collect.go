@@ -448,3 +448,33 @@ func (r *Router) describedFirst(text string, rq request, rel []Match) []Match {
 	}
 	return append([]Match{m}, rel...)
 }
+
+// each calls fn for every phrase all of whose ids are in req (sorted).
+func (v *vocabLists) each(req []uint32, fn func(p uint32)) {
+	for _, a := range req {
+		for _, u := range v.anchor[v.anchorS[a]:v.anchorS[a+1]] {
+			if v.covered(u, req) {
+				for _, p := range v.own[v.ownS[u]:v.ownS[u+1]] {
+					fn(p)
+				}
+			}
+		}
+	}
+}
+
+// covered reports whether every id of set u is in req; both are sorted,
+// so one merge pass decides.
+func (v *vocabLists) covered(u uint32, req []uint32) bool {
+	set := v.toks[v.start[u]:v.start[u+1]]
+	j := 0
+	for _, t := range set {
+		for j < len(req) && req[j] < t {
+			j++
+		}
+		if j == len(req) || req[j] != t {
+			return false
+		}
+		j++
+	}
+	return true
+}

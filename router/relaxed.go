@@ -3,6 +3,8 @@ package router
 import (
 	"cmp"
 	"context"
+	"encoding/binary"
+	"math"
 	"slices"
 	"strings"
 	"sync"
@@ -10,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/agent3md/agent3md/internal/wordlist"
+	bsearch "github.com/blevesearch/bleve/v2/search"
 )
 
 // relaxed finds skills for a request that hit no trigger phrase, by
@@ -370,4 +373,135 @@ func (r *Router) analyzeFields(s *Skill) skillTerms {
 		st[k] = slices.Clip(slices.Compact(terms))
 	}
 	return st
+}
+
+// skills is the number of skills the index covers.
+func (x *bodyIndex) skills() int { return len(x.length) }
+
+// term returns term's id and how many bodies hold it.
+func (x *bodyIndex) term(term string) (id uint32, df int) {
+	id, ok := x.ids[term]
+	if !ok {
+		return 0, 0
+	}
+	return id, int(x.df[id])
+}
+
+// eachPosting calls fn with every skill whose body holds term id, in
+// ascending order.
+func (x *bodyIndex) eachPosting(id uint32, fn func(skill uint32)) {
+	b := x.post[x.start[id]:x.start[id+1]]
+	skill := uint32(0)
+	for k := 0; len(b) > 0; k++ {
+		gap, n := binary.Uvarint(b)
+		b = b[n:]
+		if k == 0 {
+			skill = uint32(gap)
+		} else {
+			skill += uint32(gap)
+		}
+		fn(skill)
+	}
+}
+
+// bodyCommonShare: a term that more than this share of the bodies hold
+// is no evidence of what a request wants (in the example agents: "use",
+// "check", "run"), and bodyMaxPostings bounds the postings one request
+// term may cost a route, whatever the agent's size.
+const (
+	bodyCommonShare = 0.25
+	bodyMaxPostings = 1000
+)
+
+// bodyScored is a skill whose body holds some of a request's terms: its
+// BM25 relevance over the body index, and which terms (bits: positions
+// in the request's term list) it holds.
+type bodyScored struct {
+	skill int
+	rel   float64
+	terms uint64
+}
+
+// score finds every skill whose body holds an informative request term
+// (held by at most bodyCommonShare of the bodies and bodyMaxPostings),
+// scored as bleve's BM25 would score the disjunction over a field of each
+// body's terms once (relevanceOf). Common terms count in the query norm
+// and the share of terms held, never in the sum.
+func (x *bodyIndex) score(terms []term) []bodyScored {
+	if x == nil || len(terms) == 0 || x.avgLength == 0 {
+		return nil
+	}
+	n := x.skills()
+	maxDF := min(max(1, int(bodyCommonShare*float64(n))), bodyMaxPostings)
+	var weights float64
+	type read struct {
+		id  uint32
+		idf float64
+		bit uint64
+	}
+	var onStack [maxStackTerms]read
+	reads := onStack[:0]
+	for k, t := range terms {
+		id, df := x.term(t.term)
+		idf := math.Log(1 + (float64(n)-float64(df)+0.5)/(float64(df)+0.5))
+		weights += idf * idf
+		if df > 0 && df <= maxDF && k < 64 {
+			reads = append(reads, read{id, idf, 1 << k})
+		}
+	}
+	if len(reads) == 0 {
+		return nil
+	}
+	qnorm := 1 / math.Sqrt(weights)
+	var out []bodyScored
+	for _, rd := range reads {
+		x.eachPosting(rd.id, func(s uint32) {
+			out = append(out, bodyScored{skill: int(s), terms: rd.bit})
+		})
+	}
+	slices.SortFunc(out, func(a, b bodyScored) int { return a.skill - b.skill })
+	merged := out[:0]
+	for _, h := range out {
+		if k := len(merged) - 1; k >= 0 && merged[k].skill == h.skill {
+			merged[k].terms |= h.terms
+			continue
+		}
+		merged = append(merged, bodyScored{skill: h.skill, terms: h.terms})
+	}
+	for i := range merged {
+		h := &merged[i]
+		norm := 1 - bsearch.BM25_b + bsearch.BM25_b*float64(x.length[h.skill])/x.avgLength
+		tf := bsearch.BM25_k1 / (1 + bsearch.BM25_k1*norm)
+		var sum float64
+		matched := 0
+		for _, rd := range reads {
+			if h.terms&rd.bit != 0 {
+				sum += rd.idf * qnorm * rd.idf * tf
+				matched++
+			}
+		}
+		h.rel = roundRelevance(sum * float64(matched) / float64(len(terms)))
+	}
+	return merged
+}
+
+// evidence is what a request term that only a skill's body holds adds
+// to its relaxed evidence: bodyFewEvidence when few bodies hold it.
+func (x *bodyIndex) evidence(term string) float64 {
+	if x == nil {
+		return bodyEvidence
+	}
+	if _, df := x.term(term); df <= bodyFewBodies {
+		return bodyFewEvidence
+	}
+	return bodyEvidence
+}
+
+// find returns skill's entry in scored (sorted by skill).
+func findBody(scored []bodyScored, skill int) (bodyScored, bool) {
+	i, ok := slices.BinarySearchFunc(scored, skill, func(h bodyScored, s int) int { return h.skill - s })
+	if !ok {
+		return bodyScored{}, false
+	}
+	return scored[i], true
 }

@@ -8,7 +8,9 @@ import (
 	"strings"
 	"sync"
 	"unicode"
+	"unicode/utf8"
 
+	"github.com/blevesearch/bleve/v2/analysis"
 	bsearch "github.com/blevesearch/bleve/v2/search"
 )
 
@@ -373,4 +375,115 @@ func baselineTokens(dst []string, text string) []string {
 	}
 	flush(len(text))
 	return dst
+}
+
+// analyzed is a request's terms per analyzer, each with the request word
+// it came from.
+type analyzed struct {
+	text, exact []term
+}
+
+type term struct{ term, word string }
+
+// analyze runs text through the text analyzer and, when exact is set, the
+// exact one, keeping each distinct term once, in first-seen order: by a
+// scan of the few kept for a short request, through a set for a long one.
+func analyze(an *analyzers, text string, exact bool) analyzed {
+	run := func(a analysis.Analyzer) []term {
+		var out []term
+		var seen map[string]struct{}
+		src := []byte(text) // the analyzers lowercase it in place; words come from text
+		for _, tok := range a.Analyze(src) {
+			t := string(tok.Term)
+			if seen == nil && len(out) == analyzeScanMax {
+				seen = make(map[string]struct{}, 2*analyzeScanMax)
+				for _, o := range out {
+					seen[o.term] = struct{}{}
+				}
+			}
+			if seen != nil {
+				if _, dup := seen[t]; dup {
+					continue
+				}
+				seen[t] = struct{}{}
+			} else if slices.ContainsFunc(out, func(o term) bool { return o.term == t }) {
+				continue
+			}
+			out = append(out, term{t, lowerToken(text[tok.Start:tok.End])})
+		}
+		return out
+	}
+	a := analyzed{text: run(an.text)}
+	if exact {
+		a.exact = run(an.exact)
+	}
+	return a
+}
+
+// requestTerms is analyze(an, text, exact) for a request read as toks and
+// their stems: over ASCII the analyzers are appendTokens, stopWords and
+// stem, so the terms come from those without running bleve's analyzers;
+// any other request goes through them. Terms are appended to buf.
+func requestTerms(an *analyzers, text string, toks, stems []string, exact bool, buf []term) analyzed {
+	for _, tok := range toks {
+		for i := 0; i < len(tok); i++ {
+			if tok[i] >= utf8.RuneSelf {
+				return analyze(an, wordsText(text, toks), exact)
+			}
+		}
+	}
+	a := analyzed{text: slices.Grow(buf[:0], len(toks))}
+	var seen map[string]struct{}
+	for i, tok := range toks {
+		if !stopWords[tok] {
+			a.text, seen = appendDistinct(a.text, seen, term{stems[i], tok})
+		}
+	}
+	if exact {
+		seen = nil
+		a.exact = make([]term, 0, len(toks))
+		for _, tok := range toks {
+			a.exact, seen = appendDistinct(a.exact, seen, term{tok, tok})
+		}
+	}
+	return a
+}
+
+// appendDistinct appends t to out unless out holds its term, scanning
+// out while it is short and keeping seen (made here) once it is not, as
+// analyze does.
+func appendDistinct(out []term, seen map[string]struct{}, t term) ([]term, map[string]struct{}) {
+	if seen == nil && len(out) == analyzeScanMax {
+		seen = make(map[string]struct{}, 2*analyzeScanMax)
+		for _, o := range out {
+			seen[o.term] = struct{}{}
+		}
+	}
+	if seen != nil {
+		if _, dup := seen[t.term]; dup {
+			return out, seen
+		}
+		seen[t.term] = struct{}{}
+	} else if slices.ContainsFunc(out, func(o term) bool { return o.term == t.term }) {
+		return out, seen
+	}
+	return append(out, t), seen
+}
+
+// analyzeScanMax is how many distinct terms analyze de-duplicates by
+// scanning before it switches to a set: below it a scan is cheaper than
+// hashing, and every ordinary request stays below it.
+const analyzeScanMax = 16
+
+// scored is one search hit: a skill index and its relevance.
+type scored struct {
+	skill int
+	score float64
+}
+
+// roundRelevance drops the last bits of a relevance: scores summed in
+// another order (the body index's added to the field's) stay equal when
+// their evidence is, so ties stay ties and the order deterministic.
+func roundRelevance(x float64) float64 {
+	return math.Round(x*1e9) / 1e9
 }

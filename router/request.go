@@ -513,3 +513,15 @@ func firstRune(s string) rune {
 	r, _ := utf8.DecodeRuneInString(s)
 	return r
 }
+
+// lookup maps terms to their ids, dropping unknown ones, sorted and
+// deduplicated.
+func (v *vocabLists) lookup(dst []uint32, terms []string) []uint32 {
+	for _, t := range terms {
+		if id, ok := v.ids[t]; ok {
+			dst = append(dst, id)
+		}
+	}
+	slices.Sort(dst)
+	return slices.Compact(dst)
+}

@@ -440,3 +440,9 @@ func (r *Router) indexHas(term string) bool {
 	_, ok := r.scorer.postings(term)
 	return ok
 }
+
+// oneWay reports whether group g is a one-way group (its members after
+// the colon are targets); such a group's names are tools and jargon.
+func (th *thesaurus) oneWay(g uint32) bool {
+	return slices.ContainsFunc(th.groups[g], func(m synMember) bool { return m.target })
+}
