@@ -313,7 +313,7 @@ func newPairBook(src Source) *pairBook {
 		s := src.Skill(i)
 		seen := map[pairKey]bool{}
 		for k, field := range []string{s.Name, s.Description} {
-			eachPair(field, func(p pairKey, _ bool, _, _ string) {
+			eachPairOf(appendTokens(nil, field), nil, func(p pairKey, _ bool, _, _ string) {
 				if k == 0 {
 					b.name[p] = true
 				}
@@ -332,16 +332,11 @@ func newPairBook(src Source) *pairBook {
 	return b
 }
 
-// eachPair calls f with each pair of adjacent content words of text (stop
-// words skipped, words of unspaced scripts left out: the segmenter, not
-// adjacency, says where their words are), and whether one of the two is
-// not among English's commonest words, and the two words as written.
-func eachPair(text string, f func(p pairKey, rare bool, first, second string)) {
-	eachPairOf(appendTokens(nil, text), nil, f)
-}
-
-// eachPairOf is eachPair over text's tokens (appendTokens) and, when
-// known, their stems (routeStem), one per token.
+// eachPairOf calls f with each pair of adjacent content words of a text's
+// tokens (appendTokens) and, when known, their stems (stop words skipped,
+// words of unspaced scripts left out: the segmenter, not adjacency, says
+// where their words are), whether one of the two is not among English's
+// commonest words, and the two words as written.
 func eachPairOf(toks, stems []string, f func(p pairKey, rare bool, first, second string)) {
 	prev, prevTok, prevRare := "", "", false
 	for i, tok := range toks {

@@ -378,9 +378,10 @@ func (r *Router) synonymFirst(ctx context.Context, sp *specifics, text string, t
 		}
 	}
 	for _, h := range hits {
-		// The relaxed matches that outweigh h go first, in their order.
+		// The relaxed matches that account for more request words than h
+		// go first, in their order.
 		for k := range out {
-			if !taken[k] && outweighs(out[k], h) {
+			if !taken[k] && len(out[k].Hits) > len(h.words) {
 				taken[k] = true
 				add(out[k], skills[k])
 			}
@@ -417,12 +418,6 @@ func (r *Router) synonymRelevance(ctx context.Context, a analyzed, ex *expansion
 	for i := range hits {
 		hits[i].rel = cands[i].rel
 	}
-}
-
-// outweighs reports whether relaxed match m goes ahead of synonym hit h:
-// it accounts for more request words.
-func outweighs(m Match, h synonymHit) bool {
-	return len(m.Hits) > len(h.words)
 }
 
 // holds reports whether the sorted terms hold term.
