@@ -131,19 +131,15 @@
 //
 // # Index lifecycle
 //
-// Agents up to Options.MemoryThreshold skills are indexed in memory.
-// Larger ones, given Options.ContentHash, use an on-disk cache entry per
-// content hash and SchemaVersion, built with bleve.NewBuilder in a
-// temporary directory beside it and renamed into place, then reopened
-// read only. The entry also holds the phrase index and the body index, so
-// warm starts neither re-tokenise nor read a body. A manifest with the
-// schema, hash, skill count, a fingerprint of the skills (bodies by their
-// checksums) and a CRC-32C of every file is checked before an entry is
-// trusted; anything that does not check out is rebuilt, and a cache that
-// cannot be used at all falls back to memory (Info says why). Build fills
-// the cache ahead of time for `agent3md index`; Prepare opens an entry
-// from its content hash alone, for New to adopt once the skills are known
-// (a server opens it while the agent file loads).
+// Agents up to Options.MemoryThreshold skills are indexed in memory;
+// larger ones, given Options.ContentHash, use an on-disk cache entry per
+// content hash and SchemaVersion (built beside it, renamed into place,
+// reopened read only), which also holds the phrase and body indexes. A
+// manifest (schema, hash, skill count, a fingerprint of the skills, a
+// CRC-32C per file) is checked before an entry is trusted; anything else
+// is rebuilt, or falls back to memory (Info says why). Build fills the
+// cache ahead of time; Prepare opens an entry from its hash alone, for
+// New to adopt once the skills are known.
 //
 // A Router is safe for concurrent use; Close waits for routes in flight.
 package router

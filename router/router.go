@@ -263,28 +263,22 @@ type Router struct {
 	info    Info
 	cleanup func() // removes a temp index after Close
 
-	specOnce sync.Once
-	spec     *specifics // see specificsOf
-
-	spellOnce sync.Once
-	speller   *speller // see spellerOf
-
-	segOnce sync.Once
-	seg     *segmenter // see segmenterOf
-
-	pairsOnce sync.Once
-	pairs     *pairBook // see pairsOf
-
+	// Built on first use, each by the accessor named beside it.
+	specOnce   sync.Once
+	spec       *specifics // see specificsOf
+	spellOnce  sync.Once
+	speller    *speller // see spellerOf
+	segOnce    sync.Once
+	seg        *segmenter // see segmenterOf
+	pairsOnce  sync.Once
+	pairs      *pairBook // see pairsOf
 	plainOnce  sync.Once
 	plain      *plainBM25 // see plainIndex
 	plainBuilt atomic.Bool
-
-	hanOnce sync.Once
-	han     int8 // see hanScriptOf
-
-	gramsOnce sync.Once
-	grams     *charGrams // see charGramsOf
-
+	hanOnce    sync.Once
+	han        int8 // see hanScriptOf
+	gramsOnce  sync.Once
+	grams      *charGrams                    // see charGramsOf
 	fieldCache fieldTermCache                // see fieldTerms
 	held       atomic.Pointer[heldThesaurus] // see heldThesaurus
 
