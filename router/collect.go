@@ -118,10 +118,9 @@ func (t *hitTally) phraseHits(x *phraseIndex, cands []candidate, order []int) []
 // said is a skill whose command the request says: toks[at:at+n].
 type said struct{ skill, at, n int }
 
-// collect is stage 2 of a ranked route: the skills the request read
-// into t finds, through a trigger phrase (as written or through stems)
-// or by name or command (weigh.go, collect.go), tallied in t
-// (seen, hits, named, said).
+// collect is stage 2 of a ranked route: the skills the request in t
+// finds by a trigger phrase (as written or through stems), a name or a
+// command, tallied in t (seen, hits, named, said).
 func (r *Router) collect(t *hitTally, sp *specifics, rq request) {
 	x := r.phrases
 	// Phrases sharing a stem set mostly share their exact set too, so the
@@ -297,10 +296,9 @@ const TierDescribed = "described"
 // pairKey is two adjacent content words, by their stems.
 type pairKey struct{ a, b string }
 
-// pairBook files every pair of adjacent content words of each skill's
-// name and description under the skill that holds it; a pair two skills
-// hold is filed under none (-1): it tells them apart from nothing. name
-// marks the pairs of a name.
+// pairBook files each pair of adjacent content words of a skill's name
+// and description under that skill, or under none (-1) when two skills
+// hold it; name marks the pairs of a name.
 type pairBook struct {
 	owner map[pairKey]int32
 	name  map[pairKey]bool
@@ -361,10 +359,9 @@ func eachPairOf(toks, stems []string, f func(p pairKey, rare bool, first, second
 	}
 }
 
-// described returns the one skill the request describes (-1 when none
-// or when two skills tie) by the distinctive pairs of it it says, with
-// whether they come from its name, and the pairs' words. toks and stems
-// are the request's tokens and stems (eachPairOf).
+// described returns the one skill whose distinctive pairs the request
+// (toks, stems) says most (-1: none, or a tie), whether they come from
+// its name, and the pairs' words.
 func (b *pairBook) described(toks, stems []string) (skill int, byName bool, words []string) {
 	type owned struct {
 		skill int32

@@ -283,8 +283,6 @@ func (r *Router) spellerOf() *speller {
 
 // correct returns toks with the slips among its first maxSlips unknown
 // words replaced by the agent words they stand for, and whether any was.
-// A corrected word is an agent word, so correcting the result again
-// changes nothing among the words already tried.
 func (sp *speller) correct(toks []string) ([]string, bool) {
 	var out []string
 	tried := 0

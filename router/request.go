@@ -220,10 +220,8 @@ func americanSpelling(tok string) string {
 	return tok
 }
 
-// Chinese is written in two scripts (訂單, 订单); a user may write to an
-// agent in the other one. Ranked mode reads such a request in the agent's
-// script first (inAgentScript), as it reads "Tests" as "tests"; Spec mode
-// does not.
+// Chinese is written in two scripts (訂單, 订单): Ranked mode reads a
+// request in the agent's script first (inAgentScript); Spec mode does not.
 
 // Han scripts an agent can be written in (hanScriptOf).
 const (
@@ -239,10 +237,8 @@ func (r *Router) hanScriptOf() int8 {
 	return r.han
 }
 
-// detectHanScript reads the names, triggers and descriptions of src. A
-// script decides when its characters are at least twice the other's; an
-// agent holding kana is Japanese, whose kanji follow neither script, and
-// is never converted to.
+// detectHanScript reads src's names, triggers and descriptions: a script
+// decides at twice the other's characters; kana (Japanese) decide none.
 func detectHanScript(src Source) int8 {
 	var trad, simp int
 	count := func(s string) bool {
@@ -469,9 +465,7 @@ func (sg *segmenter) wordAt(text string, i int) (string, int) {
 }
 
 // spaced appends text to dst with a space on each side of every agent
-// word found in it, as split finds them: the body index reads a body cut
-// where a request is cut (bodyReader.terms), so that no pair of
-// characters straddles the edge of an agent word.
+// word split would find, so a body is cut where a request is (bodyReader).
 func (sg *segmenter) spaced(dst []byte, text string) []byte {
 	for i := 0; i < len(text); {
 		word, size := "", 1

@@ -95,10 +95,9 @@ func contentWords(toks []string) []string {
 	return slices.DeleteFunc(distinct(toks), commonWord)
 }
 
-// plainText is a request's text and, once read (read), its
-// plainRequest: one route reads it once for all that weigh it. toks,
-// when set, are the text's tokens as the route read them, which are the
-// plain ranking's for a text all ASCII (plainTextOf).
+// plainText is a request's text and, once read, its plainRequest, shared
+// by all that weigh it in one route; toks, for an ASCII text, are its
+// tokens as the route read them (plainTextOf).
 type plainText struct {
 	text  string
 	toks  []string
@@ -370,9 +369,8 @@ func wordsText(text string, toks []string) string {
 }
 
 // commonWord reports whether a plain-ranking token is an English stop
-// word or one of the commonest Chinese characters (wordlist.CommonHan):
-// 么, 了 and 是 are in every request and in most descriptions, and a
-// runner-up they alone found is one a reader discards.
+// word or one of the commonest Chinese characters (么, 了, 是), which
+// alone find only runner-ups a reader discards.
 func commonWord(t string) bool {
 	if stopWords[t] {
 		return true

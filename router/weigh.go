@@ -237,9 +237,8 @@ func (sp *specifics) readNames(src Source) {
 }
 
 // countSkills sets idf from how many of the n skills use each stem in
-// their triggers or name, each skill counted once per stem. It returns
-// those counts and each skill's phrases (skill i's are
-// phrases[phraseStart[i]:phraseStart[i+1]]).
+// their triggers or name, and returns those counts and each skill's
+// phrases (phrases[phraseStart[i]:phraseStart[i+1]]).
 func (sp *specifics) countSkills(n int) (df, phraseStart, phrases []uint32) {
 	x := sp.x
 	vocab := len(x.stems.ids) + len(sp.extra)
