@@ -313,11 +313,10 @@ func (sp *specifics) common(id uint32) bool {
 	return int(id) < len(sp.df) && float64(sp.df[id]) > commonShare*float64(sp.skills)
 }
 
-// Relaxed evidence (evidence in relaxed.go) asks which request terms each
-// field of a skill holds. Analyzing every field of every skill a relaxed
-// search finds, on every route, was two thirds of a relaxed route with
-// matches; on an agent of skill folders without triggers, every route is
-// one. A small agent's skills keep their fields' terms once read.
+// Relaxed evidence asks which request terms each field of a skill holds;
+// analyzing every field of every skill a relaxed search finds would be
+// most of a relaxed route (every route, on skill folders without
+// triggers), so a small agent's skills keep their fields' terms once read.
 
 // fieldTermsMax is the most skills whose field terms are kept: the
 // pointers cost 8 bytes a skill up front and the terms a few hundred

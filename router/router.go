@@ -319,7 +319,7 @@ func NewFrom(ctx context.Context, skills Source, opts *Options) (*Router, error)
 		go thesaurusOnce()
 	}
 	if skills.Len() <= o.MemoryThreshold {
-		// The plain ranking's index is built now for an agent this
+		// The plain ranking's index is built here for an agent this
 		// small (a millisecond at 500 skills), so that every route, the
 		// first of a cold start too, has its runner-ups; a larger one
 		// builds it on first use, or last in a background build.
