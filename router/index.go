@@ -5,7 +5,6 @@ import (
 	"path"
 	"strings"
 	"unicode"
-	"unicode/utf8"
 
 	"github.com/blevesearch/bleve/v2/analysis"
 	"github.com/blevesearch/bleve/v2/analysis/analyzer/custom"
@@ -163,26 +162,14 @@ func splitCamelWords(text string) string {
 }
 
 // hasInnerUpper reports whether some upper-case letter of text follows a
-// word rune, which every camel-case split needs (camelParts); it reads the
-// text once, without allocating.
+// word rune, which every camel-case split needs (camelParts).
 func hasInnerUpper(text string) bool {
 	prevWord := false
-	for i := 0; i < len(text); {
-		c := text[i]
-		if c < utf8.RuneSelf {
-			if prevWord && 'A' <= c && c <= 'Z' {
-				return true
-			}
-			prevWord = isWordRune(rune(c))
-			i++
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(text[i:])
+	for _, r := range text {
 		if prevWord && unicode.IsUpper(r) {
 			return true
 		}
 		prevWord = isWordRune(r)
-		i += size
 	}
 	return false
 }
