@@ -44,24 +44,19 @@ const (
 // Defaults for Options fields.
 const (
 	// DefaultMemoryThreshold is the skill count up to which the index lives
-	// in memory only. Above it the cache pays: a 1,000-skill index takes
-	// ~100 ms to build and a few ms to reopen.
+	// in memory only; above it the cache pays (reopening takes a few ms).
 	DefaultMemoryThreshold = 500
 	// DefaultRelaxedThreshold is the least relevance a relaxed match
 	// needs, as a fraction of the best relaxed match's.
 	DefaultRelaxedThreshold = 0.5
 	// DefaultRelaxedEvidence is the least evidence a relaxed match needs:
-	// the summed field boosts of the request terms it contains (one
-	// trigger term is 3, a name term or a word of the tool's command, its
-	// binary and subcommands, 2, a description term 1, an input name 0.5).
+	// the summed field weights of the request terms it holds (trigger 3,
+	// name or command 2, description 1, input name 0.5).
 	DefaultRelaxedEvidence = 3
-	// DefaultRelaxedEvidenceUntriggered is the least evidence a relaxed
-	// match needs when the skill has no trigger phrases (most Agent Skills
-	// folders): its name, command and description are all it offers, so
-	// two of its description words, or one of its name and one of its
-	// description, are as much as a short request can show. A skill with
-	// triggers was passed over by every one of them before the relaxed
-	// tier ran, and needs the stronger bar.
+	// DefaultRelaxedEvidenceUntriggered is the bar for a skill without
+	// trigger phrases (most skills folders): two description words are as
+	// much as a short request can show of it, where a skill with triggers
+	// was passed over by all of them before the relaxed tier ran.
 	DefaultRelaxedEvidenceUntriggered = 2
 )
 
@@ -75,24 +70,21 @@ type Skill struct {
 	Tool        string   // command template; its first word is the binary
 	Inputs      []string // input names
 	// Body is the skill's instructions, read only while an index is
-	// built (through Bodies, which Skills implements from it): a Source
-	// that reads bodies from a file leaves it empty and implements Bodies.
+	// built (Skills implements Bodies from it; another Source leaves it
+	// empty and implements Bodies).
 	Body string
 }
 
-// Source gives a Router its skills by position, so that a caller holding
-// its skills in another shape routes over them without a second copy (at
-// 100,000 skills a []Skill is ~13 MB). Both methods must be cheap (no
-// allocation), safe to call from several goroutines at once, and must
-// describe the same skill i for the Source's life.
+// Source gives a Router its skills by position, without a second copy
+// (at 100,000 skills a []Skill is ~13 MB). Its methods must be cheap,
+// safe for concurrent use, and stable for the Source's life.
 type Source interface {
 	Len() int
-	// Skill returns all of skill i. It is called for every skill when an
-	// index is built or checked, and for relaxed candidates.
+	// Skill returns all of skill i: for every skill when an index is
+	// built or checked, and for relaxed candidates.
 	Skill(i int) Skill
-	// Phrases returns what a phrase match reads of skill i: its name, z and
-	// trigger phrases. It is called once per match (thousands per route at
-	// 100,000 skills), so it should touch as little memory as it can.
+	// Phrases returns skill i's name, z and trigger phrases, once per
+	// match (thousands per route at 100,000 skills): touch little memory.
 	Phrases(i int) (name string, z float64, triggers []string)
 }
 
@@ -126,16 +118,14 @@ type Options struct {
 	// memory and never cached (default DefaultMemoryThreshold; negative
 	// means always use the cache when one is configured).
 	MemoryThreshold int
-	// RelaxedThreshold is the least relevance a relaxed (Ranked, no phrase
-	// hit) match needs, as a fraction of the best relaxed match's (default
-	// DefaultRelaxedThreshold).
+	// RelaxedThreshold is the least relevance a relaxed match needs, as a
+	// fraction of the best one's (default DefaultRelaxedThreshold).
 	RelaxedThreshold float64
 	// RelaxedEvidence is the least evidence a relaxed match needs (default
 	// DefaultRelaxedEvidence; see there).
 	RelaxedEvidence float64
 	// RelaxedEvidenceUntriggered is RelaxedEvidence for a skill without
-	// trigger phrases (default DefaultRelaxedEvidenceUntriggered; see
-	// there).
+	// triggers (default DefaultRelaxedEvidenceUntriggered).
 	RelaxedEvidenceUntriggered float64
 	// BodyTerms is the most distinct terms of one skill's body the index
 	// keeps, when the Source implements Bodies (default
@@ -149,16 +139,13 @@ type Options struct {
 	// otherwise. Default nil.
 	Prepared *Prepared
 	// Background lets New return before the bleve index is built when
-	// there is none to open (no Prepared entry, no cache entry under
-	// ContentHash) and the agent has at most 25,000 skills: routes start
-	// once the phrase index and the index's term statistics exist, and
-	// give the answers they would give after the build, but for their
-	// relaxed runners-up, which they leave out; only a request that needs
-	// the relaxed tier (or a challenge, doc.go) waits for it. The build starts once
-	// the first route is answered (30 ms at most). ctx then also governs
-	// the build, Close waits for it, Info says IndexBuilding until it
-	// ends and Wait waits for it. Progress is still reported. Default
-	// false: New returns with the index built.
+	// there is none to open and the agent has at most 25,000 skills:
+	// routes start once the phrase index and term statistics exist and
+	// answer as after the build, but without relaxed matches after sure
+	// ones; a request that needs the relaxed tier (or a challenge) waits.
+	// The build starts after the first route (30 ms at most); ctx governs
+	// it, Close and Wait wait for it, Info says IndexBuilding until it
+	// ends, Progress still reports. Default false: New returns built.
 	Background bool
 
 	// holdBuild, in tests, keeps a background build from starting until
@@ -209,16 +196,14 @@ type Match struct {
 	Name  string  `json:"name"`
 	Z     float64 `json:"z"`
 	Score int     `json:"score"` // trigger phrases hit
-	// Relevance is the BM25 relevance where it decided the order: for a
-	// phrase match that shares its exact-hit and score tier with another,
-	// and for every relaxed match. It is 0 otherwise and in Spec mode.
+	// Relevance is the BM25 relevance where it decided the order (a
+	// phrase match tied in its tier, every relaxed match); else 0.
 	Relevance float64  `json:"relevance"`
 	Hits      []string `json:"hits"` // phrases (or, relaxed, terms) that matched
 	Tier      string   `json:"tier"`
-	// Fit is how much of the request the match holds, from 0 to 1: 1 for
-	// a sure match (Sure), else the share of the request's words, each
-	// weighed by how few of the agent's skills hold it, that the skill's
-	// name and description hold (runnersUp). 0 in Spec mode.
+	// Fit is how much of the request the match holds, 0 to 1: 1 when
+	// sure, else the idf-weighed share of the request's words its name
+	// and description hold (plainBM25.fit). 0 in Spec mode.
 	Fit float64 `json:"fit,omitempty"`
 }
 
