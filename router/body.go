@@ -22,16 +22,12 @@ import (
 // Bodies is implemented by a Source whose skills have bodies. Without
 // it, the index holds no body words.
 type Bodies interface {
-	// EachBody calls fn with every skill's body, one at a time, in skill
-	// order (i from 0 to Len()-1), and stops at fn's first error, which it
-	// returns. body is valid only during the call: the caller keeps its
-	// terms, never its text. It is called while an index is built, never
-	// while routing; an error of its own stops the build.
+	// EachBody calls fn with every skill's body in skill order, stopping
+	// at (and returning) fn's first error; body is valid only during the
+	// call. It runs while an index is built, never while routing.
 	EachBody(ctx context.Context, fn func(i int, body []byte) error) error
-	// BodySum is a checksum of skill i's body that changes when the body
-	// does (the agent file's CRC-32C of it), cheap to get without reading
-	// it: a cache entry's fingerprint holds it, so an entry built from
-	// other bodies is never trusted.
+	// BodySum is a checksum of skill i's body, cheap without reading it
+	// (the agent file's CRC-32C): a cache entry's fingerprint holds it.
 	BodySum(i int) uint32
 }
 
@@ -56,9 +52,8 @@ func (s Skills) BodySum(i int) uint32 { return crc32.Checksum([]byte(s[i].Body),
 // Defaults for body analysis.
 const (
 	// DefaultBodyTerms is the most distinct terms of one body the index
-	// keeps: the procedure, the example and the edge cases of an ordinary
-	// skill, while a body of reference tables cannot make its skill hold
-	// every word.
+	// keeps: an ordinary skill's procedure and examples, not every word of
+	// a body of reference tables.
 	DefaultBodyTerms = 160
 	// bodyScanBytes is how much of a body is read for its terms: enough
 	// for DefaultBodyTerms distinct terms in any body seen, and a bound
@@ -78,11 +73,9 @@ type bodyReader struct {
 	an  *analyzers
 	max int
 	x   *bodyIndexBuilder
-	// words remembers, per lowercased ASCII word, its term id, or
-	// stopTerm for a stop word: a body vocabulary repeats across skills,
-	// and a Porter stem costs far more than the one lookup a word then
-	// costs. It is its own so that bodies do not fill the request stems'
-	// cache.
+	// words remembers each lowercased ASCII word's term id (stopTerm for a
+	// stop word): bodies repeat a vocabulary, and a stem costs far more
+	// than a lookup. It is not the request stems' cache.
 	words map[string]int32
 	word  []byte
 	text  []byte // a body cut at the agent's words

@@ -11,28 +11,24 @@
 // never hits); score is the number of phrases hit; order is score
 // descending, then z. Nothing below applies to it.
 //
-// Ranked (the default) answers in three parts, each line saying which
-// (Match.Tier). Its sure matches (Sure) are what run --exec may act on:
-// skills with a phrase hit (as written or through stems), that the
-// request names, or whose description's words it says and no other
-// skill's (collect.go). After them, up to the limit (DefaultLimit for
-// a model's answer), come guesses: relaxed matches, found by relevance
-// and held to an evidence bar, then runner-ups, the best of a plain BM25
-// ranking over names and descriptions (runnersup.go) that the answer
-// does not hold yet, so that it never leaves out a skill a plain search
-// would have shown. Every guess carries its fit (Match.Fit), how much of
-// the request's weight its name and description hold; it is confirmed
-// before anything runs.
+// Ranked (the default) answers in three parts (Match.Tier). Sure matches
+// (Sure), what run --exec may act on: a phrase hit (as written or through
+// stems), a skill the request names, or one whose description's words it
+// says and no other skill's. Then, up to the limit, guesses: relaxed
+// matches, by relevance and an evidence bar, then runner-ups, the best of
+// a plain BM25 ranking over names and descriptions, so the answer never
+// leaves out what a plain search shows. Every guess carries its fit
+// (Match.Fit) and is confirmed before anything runs.
 //
 // # Stages
 //
 // A ranked route (rankedRoute, ranked.go) runs five stages, each in its
 // own file: read the request (request.go: tokens, unspaced runs cut at
-// the agent's words, stems, vocabulary ids, weigh.go's reading),
-// collect the skills its phrases, names and commands find (collect.go),
-// weigh those whose order their tier leaves open (weigh.go: evidence and
-// relevance), order them (order.go), and fill the list with relaxed
-// matches (relaxed.go) and runner-ups (runnersup.go).
+// the agent's words, stems, vocabulary ids), collect the skills its
+// phrases, names and commands find (collect.go), weigh those whose order
+// their tier leaves open (weigh.go), order them (order.go), and fill the
+// list with relaxed matches (relaxed.go) and runner-ups (runnersup.go).
+// Relevance is computed in relevance.go.
 //
 // # Signals
 //
@@ -99,11 +95,9 @@
 //
 // # Where the work goes
 //
-// Phrase matching runs on an in-memory phrase index (phrases.go): equal
-// token sets are stored once and filed under their rarest token, so a
-// route visits only what it can hit; hits are tallied per skill in pooled
-// scratch (collect.go), and only the score tiers that reach into the
-// limit are ordered (order.go).
+// Phrase matching runs on an in-memory phrase index (phrases.go) that a
+// route visits only where it can hit; hits are tallied in pooled scratch
+// (collect.go), and only the tiers reaching into the limit are ordered.
 //
 // Relevance is computed in one place, relevance.go: BM25 over the one
 // bleve field in which each skill field's terms count by their weight
@@ -124,10 +118,9 @@
 // plain search shows; it is also every evaluation set's baseline
 // (TestRoutingBaseline).
 //
-// Bodies are read once, while the index builds, one at a time, through
-// the text analyzer; their distinct terms go into a body index of their
-// own (body.go, bodyindex.go), never into the bleve field relevance
-// reads, and never as text: the catalog stays body-less.
+// Bodies are read once, while the index builds, into a body index of
+// their own (body.go, bodyindex.go), never into the bleve field and never
+// as text: the catalog stays body-less.
 //
 // # Index lifecycle
 //

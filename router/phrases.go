@@ -56,10 +56,9 @@ func buildPhrases(skills Source) *phraseIndex {
 	x := &phraseIndex{exact: newVocab(n), stems: newVocab(n)}
 	x.skillOf = make([]uint32, 0, n)
 	x.ordOf = make([]uint32, 0, n)
-	// The maps below grow as they fill, not presized to n: agents repeat
-	// phrases, so the distinct ones are a fraction of n, and at 100,000
-	// skills maps sized for n were 80 MB of garbage in the middle of a
-	// cold start, raising its peak memory.
+	// The maps below grow as they fill, not presized to n: the distinct
+	// phrases are a fraction of n, and maps sized for 100,000 skills are
+	// 80 MB of garbage in a cold start.
 	memo := map[string]phraseSets{}
 	tokStem := map[string]uint32{}
 	var buf []string

@@ -87,11 +87,9 @@ func (r *Router) sure(ctx context.Context, t *hitTally, sp *specifics, rq reques
 	for i := range cands {
 		cands[i].key = r.rankedKey(&cands[i])
 	}
-	// Evidence and relevance only reorder within a tier (equal exact hit,
-	// name rule and score), so they are computed for the tiers that reach
-	// into the first deep results: at least specificWindow, so that
-	// specificFirst weighs the same matches whatever the limit (a shorter
-	// answer stays a prefix of a longer one).
+	// Evidence and relevance only reorder within a tier, so they are
+	// computed for the tiers reaching into the first deep results, at
+	// least specificWindow: a shorter answer stays a longer one's prefix.
 	deep := limit
 	if limit > 0 && limit < specificWindow {
 		deep = specificWindow
@@ -153,10 +151,8 @@ func (r *Router) relaxedAfter(ctx context.Context, text string, sp *specifics, r
 		want = relaxedLimit
 	}
 	if len(out) >= want || r.late.pending() {
-		// A route answered while the index builds in the background
-		// (Options.Background) has no relaxed matches after its sure
-		// ones: they would wait for the build, which the sure matches
-		// do not need.
+		// While the index builds in the background, sure matches get no
+		// relaxed ones after them: those would wait for the build.
 		return out, nil
 	}
 	rel, err := r.relaxed(ctx, text, want+len(out), sp, rq, true)

@@ -34,10 +34,9 @@ const (
 const (
 	TierPhrase  = "phrase"
 	TierRelaxed = "relaxed"
-	// TierName marks a Ranked match found because the request names the
-	// skill, with no trigger phrase hit: it is made of words of the
-	// skill's name alone ("tests" for run-tests), or it says the skill's
-	// command ("csvlook events.csv"; see collect.go).
+	// TierName marks a Ranked match the request names, no phrase hit: it
+	// is made of the name's words alone ("tests" for run-tests), or says
+	// the skill's command ("csvlook events.csv").
 	TierName = "name"
 )
 
@@ -293,10 +292,8 @@ func NewFrom(ctx context.Context, skills Source, opts *Options) (*Router, error)
 	if err != nil {
 		return nil, err
 	}
-	// Routes are CPU-bound: running more at once than there are
-	// processors only holds more scratch memory (a tally is 800 KB at
-	// 100,000 skills), so a server answering dozens of pipelined routes
-	// queues them here.
+	// Routes are CPU-bound: more at once than there are processors only
+	// hold more scratch (800 KB a tally at 100,000 skills), so they queue.
 	r := &Router{src: skills, mapping: m, an: an, opts: o, slots: make(chan struct{}, runtime.GOMAXPROCS(0))}
 	if o.Background {
 		// A server's first relaxed route would otherwise parse the
@@ -304,10 +301,9 @@ func NewFrom(ctx context.Context, skills Source, opts *Options) (*Router, error)
 		go thesaurusOnce()
 	}
 	if skills.Len() <= o.MemoryThreshold {
-		// The plain ranking's index is built here for an agent this
-		// small (a millisecond at 500 skills), so that every route, the
-		// first of a cold start too, has its runner-ups; a larger one
-		// builds it on first use, or last in a background build.
+		// A small agent's plain ranking is built here (a millisecond at
+		// 500 skills), so a cold start's first route has runner-ups too;
+		// a larger one builds it on first use, or last in the background.
 		r.plainIndex()
 	}
 	if r.deferBuild() {

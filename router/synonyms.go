@@ -57,16 +57,13 @@ type expansion struct {
 type synTerm struct {
 	stem string
 	word string // the request word it came from, as written (lowercased)
-	// part is, for a member of several words ("roll out"), the stems of
-	// its content words: such a stem is no synonym alone ("get" of "get
-	// rid of" is not "delete"), so it is never searched or weighed, and
-	// it covers a phrase only with the rest of its member. Nil for a
-	// one-word member.
+	// part is, for a member of several words ("get rid of"), its content
+	// stems: such a stem is no synonym alone, never searched or weighed,
+	// and covers a phrase only with the rest of its member.
 	part []string
-	// jargon marks a stem brought by a name of a one-way group (a tool,
-	// library, format or piece of jargon): the name says the intent as
-	// plainly as the generic word would, so relaxed evidence counts the
-	// request word behind it towards its words (relaxedEvidence.enough).
+	// jargon marks a stem brought by a one-way group's name (a tool,
+	// library or format), which says the intent as plainly as the generic
+	// word: relaxed evidence counts its request word (enough).
 	jargon bool
 }
 
