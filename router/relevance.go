@@ -21,7 +21,6 @@ import (
 // its own, boosted by synonymBoost). A skill's relevance is the sum of
 // the term scores of the clauses it holds, summed in the order of the
 // clauses' posting counts, times the share of the clauses it holds:
-
 //
 //	idf · tf·k1 / (tf + k1·(1 - b + b·len/avg)) · boost·idf / √Σ(boost·idf)²
 //
