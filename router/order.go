@@ -351,7 +351,6 @@ func (r *Router) demoteLoneEveryday(pt *plainText, out []Match) []Match {
 			m.Tier = TierRelaxed
 			m.Fit, _ = p.fit(q, s, false)
 		}
-
 	}
 	return out
 }
