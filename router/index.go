@@ -192,11 +192,9 @@ func camelParts(w string) []string {
 	return append(out, string(rs[start:]))
 }
 
-// toolCommand is what a command template says about the skill: the base
-// name of its binary and the subcommand words that follow it, up to the
-// first option or placeholder ("kubectl rollout history" of
-// "kubectl rollout history deployment/{service} -n {namespace}"). Options
-// and arguments are how, not what.
+// toolCommand is what a command template says: its binary's base name and
+// the subcommands up to the first option or placeholder ("kubectl rollout
+// history" of "kubectl rollout history deployment/{service} -n {ns}").
 func toolCommand(tool string) string {
 	f := strings.Fields(tool)
 	if len(f) == 0 {

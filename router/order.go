@@ -264,12 +264,9 @@ func phraseCover(sp *specifics, rq request, content uint64, m Match, buf []strin
 }
 
 // asksAbout reports whether text asks about a subject rather than for a
-// task (order.go's frames): "what is a feature flag", "how does a
-// canary deploy work", "the difference between a refund and a
-// chargeback", "退款和退货有什么区别". A skill's trigger phrase said inside
-// one names the subject, not the errand: the match stays a guess. A
-// request with no unspaced rune and none of the English frames' words
-// skips the regular expressions.
+// task ("what is a feature flag", "退款和退货有什么区别"): a trigger said
+// inside one names the subject, not the errand. A request with no
+// unspaced rune and none of the English frames' words skips the regexps.
 func asksAbout(text string) bool {
 	if !hasUnspaced(text) {
 		l := strings.ToLower(text)

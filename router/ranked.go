@@ -139,12 +139,9 @@ func nameTier(t *hitTally, rq request, cands []candidate, order []int, out []Mat
 	}
 }
 
-// relaxedAfter appends to out, the sure matches (phrase and name tiers,
-// and a challenger), the best relaxed matches it does not hold, up to
-// limit matches in all (relaxedLimit when limit is 0): skills the
-// relaxed tier's evidence keeps, before the plain ranking's runners-up
-// (runnersUp). They keep their tier, so nothing about the sure answer
-// changes: Limit 1 (run) never gets one beside a sure match.
+// relaxedAfter appends to out (the sure matches and a challenger) the
+// best relaxed matches it lacks, up to limit in all (relaxedLimit for 0),
+// as relaxed: the sure answer is unchanged, and Limit 1 (run) gets none.
 func (r *Router) relaxedAfter(ctx context.Context, text string, sp *specifics, rq request, out []Match, limit int) ([]Match, error) {
 	want := limit
 	if want == 0 {
@@ -186,12 +183,10 @@ const (
 	challengeRequest = 7
 )
 
-// challenge lets the best relaxed match go ahead of a weak phrase-tier
-// leader (lead, out[0]): one phrase hit, a word or two of a longer
-// request, against a skill whose triggers, name, command and
-// description account for challengeWords of its words or more and whose
-// relevance is challengeRatio times the leader's. The relaxed match
-// keeps its tier; the phrase matches follow it.
+// challenge lets the best relaxed match, as relaxed, go ahead of a weak
+// phrase leader (lead, out[0]: one phrase of a longer request) when its
+// fields account for challengeWords request words and its relevance is
+// challengeRatio times the leader's.
 func (r *Router) challenge(ctx context.Context, text string, rq request, lead int, out []Match, limit int) ([]Match, error) {
 	rel, _, res, err := r.relaxedSearchWith(ctx, text, rq, 1, nil, false)
 	if err != nil || len(rel) == 0 || len(rel[0].Hits) < challengeWords || rel[0].Name == out[0].Name {

@@ -213,11 +213,9 @@ func continuesRun(prev, pair string) bool {
 	return last == first
 }
 
-// withBodies adds the body index's relevance (bodyIndex.score) to the
-// relaxed search's hits res, at bodyRelevance of its own, and adds the
-// skills it finds that res lacks, best first, up to size of them; it
-// returns the hits by that sum, best first (equal sums in skill order),
-// and the body scores by skill, for evidence.
+// withBodies adds bodyRelevance of the body relevance (bodyIndex.score)
+// to the hits res, with the skills res lacks, and returns the best size
+// by that sum (ties in skill order) and the body scores by skill.
 func (r *Router) withBodies(a analyzed, res []scored, size int) ([]scored, []bodyScored) {
 	body := r.bodies.Load().score(a.text)
 	if len(body) == 0 {

@@ -31,11 +31,10 @@ import (
 // against one met as written: the thesaurus's reading is weaker evidence.
 const synonymWeight = 0.5
 
-// synonymPhrases is how many of a skill's trigger phrases (or its name)
-// one request word must cover through synonyms to make a synonym hit on
-// its own: a skill that says the intent several ways ("upgrade", "bump")
-// is what "update cobra to v1.8" asks for, while a lone trigger met
-// through an everyday word ("write" for "compose") is no evidence.
+// synonymPhrases is how many of a skill's phrases (or its name) one
+// request word must cover through synonyms to make a hit on its own: a
+// skill saying the intent several ways ("upgrade", "bump") is what
+// "update cobra" asks for; one trigger met through "write" is not.
 const synonymPhrases = 2
 
 // synonymBoost is a synonym term's boost in the relaxed search, below

@@ -10,11 +10,9 @@ import (
 	"github.com/blevesearch/bleve/v2/analysis/lang/en"
 )
 
-// Stage 3 of a ranked route: weigh the candidates whose order is not
-// settled by their tier (order.go asks for them): evidence, the
-// specificity of the request words their phrases and names account for,
-// and relevance, the request's BM25 over their indexed field
-// (relevance.go).
+// Stage 3 of a ranked route: weigh the candidates their tier leaves
+// unordered: evidence (the specificity of the request words their
+// phrases and names account for) and relevance (relevance.go).
 
 // weigh sets the evidence of cands[which]: the summed specificity of the
 // distinct request words its hit phrases or name account for (one met
