@@ -250,6 +250,11 @@ func appendGrams(dst, toks []string) []string {
 	return dst
 }
 
+// byScore orders gram hits best first, equal scores in skill order.
+func byScore(a, b gramHit) int {
+	return cmp.Or(cmp.Compare(b.score, a.score), cmp.Compare(a.skill, b.skill))
+}
+
 // gramHit is a skill the request's pairs found: its summed idf, the
 // pairs it holds in request order, and whether any of them, or of the
 // characters the plain ranking found it by, is not among the commonest.
@@ -286,9 +291,7 @@ func (g *charGrams) rank(grams []string, k int) []gramHit {
 	for _, h := range by {
 		out = append(out, *h)
 	}
-	slices.SortFunc(out, func(a, b gramHit) int {
-		return cmp.Or(cmp.Compare(b.score, a.score), cmp.Compare(a.skill, b.skill))
-	})
+	slices.SortFunc(out, byScore)
 	return out[:min(k, len(out))]
 }
 
@@ -337,9 +340,7 @@ func (r *Router) gramRunnersUp(p *plainBM25, q *plainRequest, text string, out [
 			ranked = append(ranked, *h)
 		}
 	}
-	slices.SortFunc(ranked, func(a, b gramHit) int {
-		return cmp.Or(cmp.Compare(b.score, a.score), cmp.Compare(a.skill, b.skill))
-	})
+	slices.SortFunc(ranked, byScore)
 	ranked = fuseRanks(ranked, p.rank(baselineTokens(nil, text), 0), hits)
 	for _, h := range ranked {
 		if len(out) == want {
@@ -410,8 +411,6 @@ func fuseRanks(pairs []gramHit, plain []scored, hits map[int]*gramHit) []gramHit
 		h.score = f
 		out = append(out, h)
 	}
-	slices.SortFunc(out, func(a, b gramHit) int {
-		return cmp.Or(cmp.Compare(b.score, a.score), cmp.Compare(a.skill, b.skill))
-	})
+	slices.SortFunc(out, byScore)
 	return out
 }
