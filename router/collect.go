@@ -406,12 +406,11 @@ func (r *Router) pairsOf() *pairBook {
 	return r.pairs
 }
 
-// describedFirst makes sure the first of rel (the relaxed matches of a
-// request nothing hit or named) when it is the skill the request
-// describes (pairBook), or puts that skill first when rel is empty: tier
-// name by a pair of its name, described by its description's. It never
-// overtakes the relaxed tier's first. It reads rq's tokens and stems, or
-// text again when it holds an unspaced script (pairs are not cut).
+// describedFirst makes sure the first of rel (a request nothing hit or
+// named) when it is the skill the request describes (pairBook), or puts
+// that skill first in an empty rel: tier name by its name's pairs,
+// described by its description's. It reads rq's tokens and stems, or text
+// again for an unspaced script (pairs are not cut).
 func (r *Router) describedFirst(text string, rq request, rel []Match) []Match {
 	toks, stems := rq.toks, rq.stems
 	if hasUnspaced(text) {

@@ -10,14 +10,11 @@ import (
 )
 
 // rank returns the positions in cands of the first limit candidates (all
-// when limit is 0), in order: by tier (key>>32), then, when byRel, by
-// whether the request holds the whole name, by evidence and by relevance,
-// all descending, then by key (z).
-//
-// Only the tiers reaching into the limit are ordered, the last one by
-// selection, so thousands of hits cost about a pass when ten are wanted.
-// When byRel, relevance is first called with the positions whose order it
-// decides (members of tied tiers) and must set their rel.
+// for 0) in order: by tier (key>>32), then, when byRel, by whole name,
+// evidence and relevance, descending, then by key (z). Only the tiers
+// reaching into the limit are ordered, the last by selection; when byRel,
+// relevance is first called with the positions of tied tiers' members
+// and must set their rel.
 func rank(cands []candidate, limit int, byRel bool, s *rankScratch, relevance func(which []int) error) ([]int, error) {
 	if limit == 0 || limit > len(cands) {
 		limit = len(cands)

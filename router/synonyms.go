@@ -322,10 +322,9 @@ func ownWord(id uint32, toks, stems []string, sp *specifics) string {
 
 // synonymFirst puts synonymHits' skills ahead of the relaxed matches out
 // (of skills), by phrases covered, relevance, z, keeping want. Each must
-// account for relaxedMinWords request words, one as written (what it
-// covered and what its fields hold): a one-word trigger met through a
-// synonym needs another word of the skill's ("write a limerick about
-// cheese" is no match for a "compose" trigger).
+// account for relaxedMinWords request words, one as written: a one-word
+// trigger met through a synonym ("compose" for "write a limerick about
+// cheese") needs another word of the skill's.
 func (r *Router) synonymFirst(ctx context.Context, sp *specifics, text string, toks, stems []string, ex *expansion, out []Match, skills []int, want int) ([]Match, []int) {
 	if ex == nil {
 		return out, skills
