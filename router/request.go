@@ -300,10 +300,10 @@ func (r *Router) inAgentScript(text string) string {
 	return text
 }
 
-// Scripts written without spaces: a Chinese request is one token ("请部署
-// 结账服务" never equals a trigger "部署"). Ranked mode cuts such a run at
-// the agent's words, longest match first, the text between kept as words
-// (docs/architecture.md §5, "Unspaced scripts").
+// Scripts written without spaces: a Chinese request is one token
+// ("请部署结账服务" never equals a trigger "部署"). Ranked mode cuts such a
+// run at the agent's words, longest match first, the text between kept as
+// words (docs/architecture.md §5, "Unspaced scripts").
 
 // unspacedTables are the scripts read this way: Han, the Japanese kana
 // (and the prolonged sound mark, which is in no script of its own), and
