@@ -80,14 +80,11 @@ func (rs *routerSkills) Skill(i int) Skill {
 	}
 }
 
-// EachBody reads every skill's body, in skill order, one at a time:
-// from an agent file in one pass through a buffer (bodies are in file
-// order), each checked against the CRC the scan recorded, so that the
-// index never holds terms of a version of the file other than the one
-// its skills came from; from skill folders through the loader, which
-// reads each SKILL.md. It reads past the loader's mapping of the file:
-// a build touching every page of a large file through it would count
-// the whole file in the process's resident memory.
+// EachBody reads every skill's body in skill order: from an agent file in
+// one buffered pass (not through the loader's mapping, which would count
+// the whole file as resident), each checked against the scan's CRC so
+// the index holds terms of one version of the file; from skill folders
+// through the loader.
 func (rs *routerSkills) EachBody(ctx context.Context, fn func(i int, body []byte) error) error {
 	if !rs.file {
 		for i := range rs.skills {

@@ -58,18 +58,12 @@ func (wordsTokenizerImpl) Tokenize(input []byte) analysis.TokenStream {
 	return stream
 }
 
-// bigramSpans rewrites the word spans for the index: within a word, a run
-// of an unspaced script (segment.go) becomes its overlapping pairs of
-// runes, a run of one rune stays whole, and the rest of the word (the
-// "k8s" of "k8s部署") stays a word of its own. Chinese and Japanese put
-// no spaces between words and Korean words carry their particles, so a
-// whole run is one word no request repeats: "帮我翻译这份文档" never
-// shared a word with a description that says "把文档翻译成英文", nor
-// "예보" with "예보를". Their pairs are shared ("翻译", "文档", "예보"),
-// which is how search engines index these scripts without a dictionary;
-// the request goes through the same analyzers, so it is cut the same way.
-// Only the bleve side reads pairs: trigger phrases keep the agent's own
-// words (segment.go).
+// bigramSpans rewrites the word spans for the index: a run of an unspaced
+// script becomes its overlapping pairs of runes (a one-rune run stays
+// whole; "k8s" of "k8s部署" stays a word). A whole run is a word no request
+// repeats ("帮我翻译这份文档" against "把文档翻译成英文"); its pairs are shared,
+// as search engines index these scripts without a dictionary. Requests
+// go through the same analyzers; trigger phrases keep the agent's words.
 func bigramSpans(input []byte, spans [][2]int) [][2]int {
 	out := make([][2]int, 0, 2*len(spans))
 	var runes []int // byte offsets of the current run's runes
@@ -115,13 +109,10 @@ func bigramSpans(input []byte, spans [][2]int) [][2]int {
 	return out
 }
 
-// joinPairs rejoins, for display, the character pairs of a match's hits
-// that the request wrote as one run: the index matched 文档, 档翻, 翻译
-// as three words, and the person reading the answer wrote 文档翻译.
-// Consecutive hits in an unspaced script join when one ends with the
-// rune the next starts with and the joined text is in the request;
-// anything else is kept as it is. Routing has already used the hits as
-// evidence, pair by pair; this only changes what is shown.
+// joinPairs rejoins, for display only, consecutive character pairs of a
+// match's hits (文档, 档翻, 翻译) into the run the request wrote (文档翻译)
+// when each ends with the rune the next starts with and the request
+// holds the joined text.
 func joinPairs(hits []string, text string) []string {
 	if len(text) > maxJoinText {
 		return hits // each join searches the text: keep a long request's cost bounded
@@ -180,11 +171,9 @@ func wordAt(input []byte, i int) (bool, int) {
 // stemCacheMax bounds the stem cache; past it, stems are computed each time.
 const stemCacheMax = 1 << 16
 
-// cachedPorter is the Porter stemmer behind a concurrent cache: agents
-// repeat a small vocabulary, and stemming is a large share of indexing. A
-// token stream is looked up under one read lock: about half the cost of a
-// sync.Map probe per token. A stem handed out is shared by every token of
-// that word: the filters after this one only read terms.
+// cachedPorter is the Porter stemmer behind a cache (agents repeat a small
+// vocabulary), a token stream looked up under one read lock; a stem is
+// shared by every token of its word, as later filters only read terms.
 type cachedPorter struct {
 	mu    sync.RWMutex
 	cache map[string][]byte
@@ -228,15 +217,11 @@ func (c *cachedPorter) Filter(input analysis.TokenStream) analysis.TokenStream {
 	return input
 }
 
-// Documents are indexed with each skill field's words weighted by
-// repetition (see fields in index.go). Repeating the text would analyse
-// every repeat again; instead the document text carries a mark before
-// each field, repeatMark followed by the repeat count as one digit, and
-// the doc tokenizer tags the field's tokens with that count (in Type,
-// above bleve's own token types). The repeat filter, last in the chain,
-// emits each tagged token that many times, so term frequencies and field
-// lengths are exactly those of the repeated text for a third of the
-// tokenising and stemming.
+// Documents weigh each field by repetition (fields, index.go) without
+// analysing the text again: a mark before each field, repeatMark and the
+// count as one digit, makes the doc tokenizer tag the field's tokens
+// (in Type), and the repeat filter, last, emits each that many times:
+// the repeated text's frequencies and lengths at a third of the work.
 const (
 	repeatMark = '\uE000' // private use: stripped from field text
 	repeatBase = analysis.TokenType(100)

@@ -42,7 +42,7 @@ func needsBleve(c routeCase, warm []Match) bool {
 }
 
 // challenged reports whether a warm phrase-tier answer may have had its
-// leader challenged (routeRanked): one phrase hit in a request of at
+// leader challenged (rankedRoute): one phrase hit in a request of at
 // least challengeRequest content words. The challenge searches bleve
 // whether or not it wins. (A leader hit as written is not challenged;
 // counting it too only moves a case to the ones routed after the build.)

@@ -259,7 +259,7 @@ func BenchmarkRouteSmall(b *testing.B) {
 		{"synth", "named", "report", 0},
 		{"devtools", "relaxed-hits", "send my branch to the team on GitHub so they can review it", 5},
 		// A casual Chinese request with no trigger: the character pairs'
-		// runner-ups (ngram.go).
+		// runner-ups (runnersup.go).
 		{"kefu", "zh-runner-ups", "吊牌还在，没洗过，能退吗", 5},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
@@ -325,7 +325,7 @@ func BenchmarkRouteRunnersUp(b *testing.B) {
 	b.ReportMetric(float64(matches)/float64(b.N), "matches/op")
 }
 
-// BenchmarkPlainIndex builds the plain ranking's index (baseline.go),
+// BenchmarkPlainIndex builds the plain ranking's index (relevance.go),
 // which the first route that fills runner-ups builds: at 100,000 skills
 // it is what that route waits for beyond a route's own work.
 func BenchmarkPlainIndex(b *testing.B) {

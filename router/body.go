@@ -10,37 +10,24 @@ import (
 	"github.com/blevesearch/bleve/v2/mapping"
 )
 
-// A skill's body (its Markdown instructions) says what the skill is for
-// in many more words than its triggers and description: the Chinese
-// agent's buyers describe their situation ("显示已签收可我根本没拿到") in
-// words only a body uses, and "enumerate the png images under assets"
-// meets a files skill only in a body that talks of globs and extensions.
-// So while the index is built, every body is read once, one at a time,
-// through the text analyzer, and its distinct terms (at most
-// Options.BodyTerms, in the order the body first uses them) go into the
-// body index (bodyindex.go): which skills' bodies hold each term. The
-// text is dropped once analysed; the cache entry holds the postings; the
-// catalog stays body-less.
-//
-// The body index is its own, not a part of the bleve field relevance
-// reads: mixed into it, body terms made relevance noisier (a body names
-// other skills and says many everyday words) and reordered right answers
-// on the development sets. The relaxed tier reads it as a signal of its
-// own, at a low weight (relaxed.go).
+// A skill's body says what it is for in many more words than its triggers
+// and description ("显示已签收可我根本没拿到" meets the right skill only in
+// its body). While the index is built, every body is read once through
+// the text analyzer and its distinct terms (at most Options.BodyTerms, in
+// first-use order) go into the body index (bodyindex.go); the text is
+// dropped. It is an index of its own, a low-weight signal of the relaxed
+// tier (relaxed.go): in the bleve field, body terms (other skills' names,
+// everyday words) made relevance noisier.
 
 // Bodies is implemented by a Source whose skills have bodies. Without
 // it, the index holds no body words.
 type Bodies interface {
-	// EachBody calls fn with every skill's body, one at a time, in skill
-	// order (i from 0 to Len()-1), and stops at fn's first error, which it
-	// returns. body is valid only during the call: the caller keeps its
-	// terms, never its text. It is called while an index is built, never
-	// while routing; an error of its own stops the build.
+	// EachBody calls fn with every skill's body in skill order, stopping
+	// at (and returning) fn's first error; body is valid only during the
+	// call. It runs while an index is built, never while routing.
 	EachBody(ctx context.Context, fn func(i int, body []byte) error) error
-	// BodySum is a checksum of skill i's body that changes when the body
-	// does (the agent file's CRC-32C of it), cheap to get without reading
-	// it: a cache entry's fingerprint holds it, so an entry built from
-	// other bodies is never trusted.
+	// BodySum is a checksum of skill i's body, cheap without reading it
+	// (the agent file's CRC-32C): a cache entry's fingerprint holds it.
 	BodySum(i int) uint32
 }
 
@@ -65,9 +52,8 @@ func (s Skills) BodySum(i int) uint32 { return crc32.Checksum([]byte(s[i].Body),
 // Defaults for body analysis.
 const (
 	// DefaultBodyTerms is the most distinct terms of one body the index
-	// keeps: the procedure, the example and the edge cases of an ordinary
-	// skill, while a body of reference tables cannot make its skill hold
-	// every word.
+	// keeps: an ordinary skill's procedure and examples, not every word of
+	// a body of reference tables.
 	DefaultBodyTerms = 160
 	// bodyScanBytes is how much of a body is read for its terms: enough
 	// for DefaultBodyTerms distinct terms in any body seen, and a bound
@@ -87,11 +73,9 @@ type bodyReader struct {
 	an  *analyzers
 	max int
 	x   *bodyIndexBuilder
-	// words remembers, per lowercased ASCII word, its term id, or
-	// stopTerm for a stop word: a body vocabulary repeats across skills,
-	// and a Porter stem costs far more than the one lookup a word then
-	// costs. It is its own so that bodies do not fill the request stems'
-	// cache.
+	// words remembers each lowercased ASCII word's term id (stopTerm for a
+	// stop word): bodies repeat a vocabulary, and a stem costs far more
+	// than a lookup. It is not the request stems' cache.
 	words map[string]int32
 	word  []byte
 	text  []byte // a body cut at the agent's words
@@ -137,13 +121,9 @@ func (br *bodyReader) terms(body []byte) []uint32 {
 }
 
 // cut returns body with its unspaced runs cut at the agent's words (in
-// br's memory), so that its pairs of characters are those a request cut
-// the same way shares: the analyzer reads each run of Chinese as every
-// pair of neighbouring characters, and a pair across the edge of one of
-// the agent's words ("款原" of "退款原路返回", whose agent word is 退款)
-// is no word of the body's, yet a request that says the same stretch
-// shares it as evidence. Text between the agent's words is still read in
-// pairs: without a dictionary, nothing tells its words apart.
+// br's memory), as a request is cut, so no pair of characters spans an
+// agent word's edge ("款原" of "退款原路返回"); text between them is still
+// read in pairs.
 func (br *bodyReader) cut(body []byte) []byte {
 	if br.seg == nil {
 		br.seg = buildSegmenter(br.skills)

@@ -266,3 +266,12 @@ func (x *bodyIndex) postings(term string) []uint32 {
 	x.eachPosting(id, func(s uint32) { out = append(out, s) })
 	return out
 }
+
+// size is the index's approximate memory in bytes.
+func (x *bodyIndex) size() int {
+	n := len(x.post) + 4*len(x.start) + 4*len(x.df) + 4*len(x.length)
+	for t := range x.ids {
+		n += len(t) + 16 + 8
+	}
+	return n
+}

@@ -6,19 +6,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
-	"slices"
-
-	bsearch "github.com/blevesearch/bleve/v2/search"
 )
 
-// bodyIndex is which skills' bodies hold each term (body.go). A body
-// holds each term once, so a posting is a skill and nothing more, and a
-// term's skills, ascending, are kept as the differences between them in
-// varint bytes: postings of skills near each other take a byte or two
-// where a list of integers would take four (a 100,000-skill agent's
-// bodies make millions of postings, built and held in memory at once).
-// Term t's postings are post[start[t]:start[t+1]], df[t] of them.
+// bodyIndex is which skills' bodies hold each term (body.go). A posting
+// is a skill alone; a term's skills, ascending, are kept as varint
+// differences (a byte or two each, for the millions of postings of
+// 100,000 bodies). Term t's postings are post[start[t]:start[t+1]], df[t]
+// of them.
 type bodyIndex struct {
 	ids   map[string]uint32
 	start []uint32
@@ -100,44 +94,6 @@ func (x *bodyIndex) setAverage() {
 	if len(x.length) > 0 {
 		x.avgLength = sum / float64(len(x.length))
 	}
-}
-
-// skills is the number of skills the index covers.
-func (x *bodyIndex) skills() int { return len(x.length) }
-
-// term returns term's id and how many bodies hold it.
-func (x *bodyIndex) term(term string) (id uint32, df int) {
-	id, ok := x.ids[term]
-	if !ok {
-		return 0, 0
-	}
-	return id, int(x.df[id])
-}
-
-// eachPosting calls fn with every skill whose body holds term id, in
-// ascending order.
-func (x *bodyIndex) eachPosting(id uint32, fn func(skill uint32)) {
-	b := x.post[x.start[id]:x.start[id+1]]
-	skill := uint32(0)
-	for k := 0; len(b) > 0; k++ {
-		gap, n := binary.Uvarint(b)
-		b = b[n:]
-		if k == 0 {
-			skill = uint32(gap)
-		} else {
-			skill += uint32(gap)
-		}
-		fn(skill)
-	}
-}
-
-// size is the index's approximate memory in bytes.
-func (x *bodyIndex) size() int {
-	n := len(x.post) + 4*len(x.start) + 4*len(x.df) + 4*len(x.length)
-	for t := range x.ids {
-		n += len(t) + 16 + 8
-	}
-	return n
 }
 
 // The body index is saved in a cache entry beside the bleve index
@@ -234,109 +190,4 @@ func (x *bodyIndex) checkPostings(id uint32, skills int) error {
 		return fmt.Errorf("%w: %d postings where the count says %d", errBadBodies, k, x.df[id])
 	}
 	return nil
-}
-
-// bodyCommonShare: a term that more than this share of the bodies hold
-// is no evidence of what a request wants (in the example agents: "use",
-// "check", "run"), and bodyMaxPostings bounds the postings one request
-// term may cost a route, whatever the agent's size.
-const (
-	bodyCommonShare = 0.25
-	bodyMaxPostings = 1000
-)
-
-// bodyScored is a skill whose body holds some of a request's terms: its
-// BM25 relevance over the body index, and which terms (bits: positions
-// in the request's term list) it holds.
-type bodyScored struct {
-	skill int
-	rel   float64
-	terms uint64
-}
-
-// score finds every skill whose body holds an informative request term
-// (held by at most bodyCommonShare of the bodies, and by no more than
-// bodyMaxPostings), by skill. Its relevance is what bleve's BM25 would
-// give a disjunction of the terms over a field holding each body's terms
-// once (relevanceOf): each term's idf times its saturated, length
-// normalised frequency of one, weighted by the idf over the query norm,
-// the sum scaled by the share of terms held. Common terms count in the
-// norm and the share, never in the sum: they are not read.
-func (x *bodyIndex) score(terms []term) []bodyScored {
-	if x == nil || len(terms) == 0 || x.avgLength == 0 {
-		return nil
-	}
-	n := x.skills()
-	maxDF := min(max(1, int(bodyCommonShare*float64(n))), bodyMaxPostings)
-	var weights float64
-	type read struct {
-		id  uint32
-		idf float64
-		bit uint64
-	}
-	var onStack [maxStackTerms]read
-	reads := onStack[:0]
-	for k, t := range terms {
-		id, df := x.term(t.term)
-		idf := math.Log(1 + (float64(n)-float64(df)+0.5)/(float64(df)+0.5))
-		weights += idf * idf
-		if df > 0 && df <= maxDF && k < 64 {
-			reads = append(reads, read{id, idf, 1 << k})
-		}
-	}
-	if len(reads) == 0 {
-		return nil
-	}
-	qnorm := 1 / math.Sqrt(weights)
-	var out []bodyScored
-	for _, rd := range reads {
-		x.eachPosting(rd.id, func(s uint32) {
-			out = append(out, bodyScored{skill: int(s), terms: rd.bit})
-		})
-	}
-	slices.SortFunc(out, func(a, b bodyScored) int { return a.skill - b.skill })
-	merged := out[:0]
-	for _, h := range out {
-		if k := len(merged) - 1; k >= 0 && merged[k].skill == h.skill {
-			merged[k].terms |= h.terms
-			continue
-		}
-		merged = append(merged, bodyScored{skill: h.skill, terms: h.terms})
-	}
-	for i := range merged {
-		h := &merged[i]
-		norm := 1 - bsearch.BM25_b + bsearch.BM25_b*float64(x.length[h.skill])/x.avgLength
-		tf := bsearch.BM25_k1 / (1 + bsearch.BM25_k1*norm)
-		var sum float64
-		matched := 0
-		for _, rd := range reads {
-			if h.terms&rd.bit != 0 {
-				sum += rd.idf * qnorm * rd.idf * tf
-				matched++
-			}
-		}
-		h.rel = roundRelevance(sum * float64(matched) / float64(len(terms)))
-	}
-	return merged
-}
-
-// evidence is what a request term that only a skill's body holds adds
-// to its relaxed evidence: bodyFewEvidence when few bodies hold it.
-func (x *bodyIndex) evidence(term string) float64 {
-	if x == nil {
-		return bodyEvidence
-	}
-	if _, df := x.term(term); df <= bodyFewBodies {
-		return bodyFewEvidence
-	}
-	return bodyEvidence
-}
-
-// find returns skill's entry in scored (sorted by skill).
-func findBody(scored []bodyScored, skill int) (bodyScored, bool) {
-	i, ok := slices.BinarySearchFunc(scored, skill, func(h bodyScored, s int) int { return h.skill - s })
-	if !ok {
-		return bodyScored{}, false
-	}
-	return scored[i], true
 }

@@ -52,11 +52,9 @@ func buildMemory(ctx context.Context, c *corpus, progress func(int, int)) (bleve
 }
 
 // buildOffline writes a single-segment index of skills (at least one) to
-// dir, which must not exist; scratch, on the same filesystem, holds the
-// builder's intermediate segments. On failure or cancellation the builder
-// is abandoned unmerged, so cancelling stops the work at once: the caller
-// removes dir and scratch. It returns the skills' body index (nil without
-// bodies).
+// dir, which must not exist, with scratch (same filesystem) for segments;
+// on failure the builder is abandoned unmerged and the caller removes
+// both. It returns the body index (nil without bodies).
 func buildOffline(ctx context.Context, dir, scratch string, c *corpus, progress func(int, int)) (*bodyIndex, error) {
 	n := c.skills.Len()
 	if n == 0 {

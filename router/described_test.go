@@ -31,7 +31,7 @@ func TestDescribedSure(t *testing.T) {
 		}
 	}
 	b := newPairBook(Skills(skills))
-	if s, _, _ := b.described("custom styles and semgrep scans"); s != -1 {
+	if s, _, _ := b.described(appendTokens(nil, "custom styles and semgrep scans"), nil); s != -1 {
 		t.Errorf("one pair of each of two skills: skill %d, want a tie (-1)", s)
 	}
 }

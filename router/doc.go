@@ -11,30 +11,26 @@
 // never hits); score is the number of phrases hit; order is score
 // descending, then z. Nothing below applies to it.
 //
-// Ranked (the default) answers in three parts, each line saying which
-// (Match.Tier). Its sure matches (Sure) are what run --exec may act on:
-// skills with a phrase hit (as written or through stems), that the
-// request names, or whose description's words it says and no other
-// skill's (described.go). After them, up to the limit (DefaultLimit for
-// a model's answer), come guesses: relaxed matches, found by relevance
-// and held to an evidence bar, then runner-ups, the best of a plain BM25
-// ranking over names and descriptions (runnersup.go) that the answer
-// does not hold yet, so that it never leaves out a skill a plain search
-// would have shown, and, while the list is short of the limit, the skills
-// the one engine finds through stems, triggers or bodies (fill.go).
-// Every guess carries its fit (Match.Fit), how much of the request's
-// weight its name and description hold; it is confirmed before anything
-// runs.
+// Ranked (the default) answers in three parts (Match.Tier). Sure matches
+// (Sure), what run --exec may act on: a phrase hit (as written or through
+// stems), a skill the request names, or one whose description's words it
+// says and no other skill's. Then, up to the limit, guesses: relaxed
+// matches, by relevance and an evidence bar, then runner-ups, the best of
+// a plain BM25 ranking over names and descriptions, so the answer never
+// leaves out what a plain search shows, and, while the list is short of
+// the limit, the skills the one engine finds through stems, triggers or
+// bodies (fill.go). Every guess carries its fit
+// (Match.Fit) and is confirmed before anything runs.
 //
 // # Stages
 //
 // A ranked route (rankedRoute, ranked.go) runs five stages, each in its
 // own file: read the request (request.go: tokens, unspaced runs cut at
-// the agent's words, stems, vocabulary ids, specificity.go's reading),
-// collect the skills its phrases, names and commands find (collect.go),
-// weigh those whose order their tier leaves open (weigh.go: evidence and
-// relevance), order them (order.go), and fill the list with relaxed
-// matches (relaxed.go) and runner-ups (runnersup.go).
+// the agent's words, stems, vocabulary ids), collect the skills its
+// phrases, names and commands find (collect.go), weigh those whose order
+// their tier leaves open (weigh.go), order them (order.go), and fill the
+// list with relaxed matches (relaxed.go) and runner-ups (runnersup.go).
+// Relevance is computed in relevance.go.
 //
 // # Signals
 //
@@ -67,80 +63,69 @@
 //	relaxed after sure  relaxed matches after the sure ones          fill the limit; evidence bar only
 //	described           two adjacent content words of one skill's    makes the relaxed tier's first sure
 //	                    name or description, no other skill's, one   (tier name or described); never
-//	                    not among the commonest (described.go)       reorders
+//	                    not among the commonest (collect.go)         reorders
 //	runner-ups          plain BM25, name + description, English      after sure and relaxed, to the limit;
 //	                    words and single Chinese characters          only a skill holding stop words alone
-//	                    (baseline.go, runnersup.go)                  is left out
-//	relevance fill      the one engine's relevance (stems, triggers, after the runner-ups, to the limit, as
-//	                    tools, bodies) of skills the answer lacks    runner-ups; no evidence bar (fill.go)
+//	                    (relevance.go, runnersup.go)                 is left out
+//	relevance fill      the one engine's relevance (stems, triggers,     after the runner-ups, to the limit, as
+//	                    tools, bodies) of skills the answer lacks        runner-ups; no evidence bar (fill.go)
 //	fit                 idf share of the request's words a skill     shown on every guess; orders nothing
 //	                    holds (plainBM25.fit)
 //	body relevance      each body's distinct terms (bodyindex.go)    +0.5 × its BM25 to relaxed relevance
 //	body evidence       a body word no other field holds             1 (1.5 if at most two bodies hold it);
 //	                                                                 a word if not common English
 //	partial phrase      all informative words of one trigger         waives the two-word minimum
-//	                    (partial.go); a lone one only if no other
+//	                    (relaxed.go); a lone one only if no other
 //	                    skill's indexed fields hold it
 //	body pairs          an unspaced body cut at the agent's words    pairs across an agent word's edge are
 //	                    before it is read in pairs (body.go); the    not indexed; one stretch is one
 //	                    request's pairs of one stretch of body text  request word
 //	character pairs     adjacent characters of a Chinese request and     Chinese runner-ups: the pair ranking and
 //	                    of names, descriptions, triggers, never across   the plain ranking over every character,
-//	                    a word the segmenter found (ngram.go); the       fused by reciprocal rank (fuseRanks)
+//	                    a word the segmenter found (runnersup.go); the    fused by reciprocal rank (fuseRanks)
 //	                    relaxed tier reads the request cut the same way
 //	commonest chars     wordlist.CommonHan: 180 characters from jieba's left out of fit's words and the pair
 //	                    dictionary (的, 了, 么, 是)                       ranking's evidence, like stop words
 //	question frames     a request asking about a subject: what it is,    its sure matches become relaxed, in the
-//	                    how it works or compares, what it is worth or    same order (subject.go); a frame about
+//	                    how it works or compares, what it is worth or    same order (order.go); a frame about
 //	                    called, a recommendation, who made it and when,  the asker's own things (my, this, 我, a
-//	                    what a trade earns (question.go), both scripts   number, a file) is a task
+//	                    what a trade earns (order.go), both scripts      number, a file) is a task
 //	everyday trigger    a lone one-word trigger among English's          its sure match becomes relaxed, in
 //	                    commonest words, in a request of four words or   place, unless another request word is
 //	                    more, or of three when said first (a verb's      its skill's (name, description)
-//	                    slot) (subject.go)
+//	                    slot) (order.go)
 //	condition clause    a clause saying when, not what: "if …,",         matches whose hits lie in it alone go
 //	                    ", if …", …的话, 如果…， (condition.go)             behind the first the main clause holds,
 //	                                                                     relaxed
 //
 // # Where the work goes
 //
-// Phrase matching runs on an in-memory phrase index (phrases.go): equal
-// token sets are stored once and filed under their rarest token, so a
-// route visits only what it can hit; hits are tallied per skill in pooled
-// scratch (collect.go), and only the score tiers that reach into the
-// limit are ordered (order.go).
+// Phrase matching runs on an in-memory phrase index (phrases.go) that a
+// route visits only where it can hit; hits are tallied in pooled scratch
+// (collect.go), and only the tiers reaching into the limit are ordered.
 //
 // Relevance is computed in one place, relevance.go: BM25 over the one
 // bleve field in which each skill field's terms count by their weight
-// (analysis.go), from that field's term statistics. bleve is the index:
-// the statistics are read out of it once it is built or opened
-// (termstats.go), and the formula and summing order are its own, so a
-// relevance is a bleve search's score (TestRelevanceLikeBleveSearch).
-// The arithmetic runs here, over the statistics, rather than in bleve's
-// searchers, because a route needs the relevance of a few tied skills
-// or of the few skills holding a rare word: bleve's per-search setup
-// (term searchers, a collector) was most of such a route's time, and
-// keeping both paths meant two engines that had to agree bit for bit.
-// A router built cold with Options.Background gathers the same
-// statistics before bleve exists, by one pass of the field's own
-// analyzer (TestStatsFromBleve holds them equal), and routes while bleve
-// builds (background.go): sure matches are answered at once, with the
-// relevance a router built in the foreground gives; a route that needs
-// the relaxed tier or challenges its leader waits for the build (which
-// reads the bodies), a route
-// with sure matches gets no relaxed matches after them, and, above
-// MemoryThreshold skills, none gets runner-ups until the build ends.
+// (analysis.go), from the term statistics read out of bleve's index
+// (termstats.go), with bleve's formula and summing order
+// (TestRelevanceLikeBleveSearch). It runs here rather than in bleve's
+// searchers because a route needs the relevance of a few tied skills or
+// of the few holding a rare word, where bleve's per-search setup would
+// be most of the route. Built cold with Options.Background, a router
+// gathers the same statistics by one pass of the field's analyzer
+// (TestStatsFromBleve) and routes while bleve builds (background.go):
+// sure matches at once; a route needing the relaxed tier or a challenge
+// waits for the build; sure matches get no relaxed ones after them, and
+// above MemoryThreshold skills no route gets runner-ups until it ends.
 //
-// Runner-ups and fit read the plain ranking (baseline.go), not the one
-// engine: its promise is that the answer never leaves out what a plain
-// search over names and descriptions shows, which only that ranking can
-// keep; it is also the baseline every evaluation set is measured
-// against (TestRoutingBaseline).
+// Runner-ups and fit read the plain ranking (plainBM25), not the one
+// engine: only that ranking keeps the promise never to leave out what a
+// plain search shows; it is also every evaluation set's baseline
+// (TestRoutingBaseline).
 //
-// Bodies are read once, while the index builds, one at a time, through
-// the text analyzer; their distinct terms go into a body index of their
-// own (body.go, bodyindex.go), never into the bleve field relevance
-// reads, and never as text: the catalog stays body-less.
+// Bodies are read once, while the index builds, into a body index of
+// their own (body.go, bodyindex.go), never into the bleve field and never
+// as text: the catalog stays body-less.
 //
 // # Index lifecycle
 //

@@ -136,7 +136,7 @@ func baselineSets() []struct{ file, kind string } {
 }
 
 // TestRoutingBaseline routes every evaluation set in ranked mode and
-// through the plain BM25 baseline (baseline.go), logs both side by side
+// through the plain BM25 baseline (relevance.go), logs both side by side
 // as the Markdown table of testdata/README.md, and fails when ranked mode
 // gets fewer cases right than the baseline at any k on a held-out set.
 func TestRoutingBaseline(t *testing.T) {

@@ -64,7 +64,7 @@ func holdBars(t *testing.T, name, file string, b bars) {
 //	routing-blind6.json          113/135  122/135  12/36            113/135  122/135  12/36
 //	routing-kefu-blind3.json      34/40    36/40   1/12              34/40    36/40   1/12
 //
-// Routing round 3's Chinese character pairs (ngram.go) moved kefu-blind2
+// Routing round 3's Chinese character pairs (runnersup.go) moved kefu-blind2
 // to 45/48 top-1, 48/48 top-3 and kefu-blind3 to 38/40 and 40/40; the
 // bars hold those. Round 3's engine moved blind5 to 151/180 and 168/180
 // and blind6 to 117/135 and 128/135; the relevance fill (fill.go) to

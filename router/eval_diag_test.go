@@ -105,7 +105,7 @@ func TestRoutingDiagLone(t *testing.T) {
 					}
 				}
 			}
-			q := p.read(requestWords(c.Text))
+			q := (&plainText{text: c.Text}).read(p)
 			sk := r.skillAt(got[0])
 			var company, foreign []string
 			for k, w := range q.toks {

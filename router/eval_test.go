@@ -554,7 +554,7 @@ func TestRoutingKefuBlind(t *testing.T) {
 // indexed; one was written in traditional characters. The false matches
 // are the generic-word kind (快递, 发票, 优惠券 in a non-task sense).
 // Since: 72.5% (29/40) with requests read in the agent's Chinese script
-// (script.go), a general reading made knowing that one miss was of that
+// (request.go), a general reading made knowing that one miss was of that
 // kind.
 const (
 	kefuBlindMinTop1       = 0.65

@@ -38,18 +38,15 @@ type TriggerGap struct {
 // maxGaps bounds the trigger gaps one match lists, the closest first.
 const maxGaps = 3
 
-// Explain routes text as Route does and says, for each match, why it
-// has its tier and which request words its fields hold, read with the
-// plain ranking's tokens (baselineTokens): the words fit weighs. The
-// runner-ups make a miss rare: a request gets nothing only when no
-// skill's name or description holds one of its words (stop words aside).
+// Explain routes text as Route does and says, for each match, why it has
+// its tier and which request words (as fit reads them) its fields hold.
 func (r *Router) Explain(ctx context.Context, text string, q *Query) ([]Explained, error) {
 	ms, err := r.Route(ctx, text, q)
 	if err != nil {
 		return nil, err
 	}
 	p := r.plainIndex()
-	pq := p.read(requestWords(text))
+	pq := (&plainText{text: text}).read(p)
 	out := make([]Explained, len(ms))
 	for i, m := range ms {
 		out[i] = Explained{Match: m, Why: why(m)}
@@ -78,11 +75,8 @@ func (r *Router) Explain(ctx context.Context, text string, q *Query) ([]Explaine
 	return out, nil
 }
 
-// triggerGaps lists the triggers that share a word with the request's
-// words (stop words aside) and what each lacks, the fewest missing first,
-// at most maxGaps. Words are read as the plain ranking reads them
-// (requestWords, stop words aside), so "tag" in "tag v1.5.0" meets
-// "tag a release", which lacks "release".
+// triggerGaps lists, fewest missing first, at most maxGaps triggers that
+// share a word with the request (requestWords) and what each lacks.
 func triggerGaps(triggers, request []string) []TriggerGap {
 	var gaps []TriggerGap
 	for _, tr := range triggers {

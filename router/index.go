@@ -2,12 +2,9 @@ package router
 
 import (
 	"fmt"
-	"math"
 	"path"
-	"slices"
 	"strings"
 	"unicode"
-	"unicode/utf8"
 
 	"github.com/blevesearch/bleve/v2/analysis"
 	"github.com/blevesearch/bleve/v2/analysis/analyzer/custom"
@@ -30,13 +27,11 @@ const (
 	docAnalyzer   = "agent3md_doc"  // textAnalyzer over marked documents, repeats expanded
 )
 
-// Skill fields and their weights (docs/architecture.md §5: trigger phrases
-// strongest, then name and the tool's command, description, input names). The index holds
-// one field, indexField, in which each skill field's terms count repeat
-// times (see docTokenizerImpl): BM25 then weighs the fields like query
-// boosts would, but a request costs one clause per word instead of one
-// per word and field (relevance.go). Weight is the field's share of a
-// relaxed match's evidence.
+// Skill fields and their weights (docs/architecture.md §5). The index
+// holds one field, indexField, in which each skill field's terms count
+// repeat times (docTokenizerImpl), so BM25 weighs fields as query boosts
+// would at one clause per word. Weight is the field's share of relaxed
+// evidence.
 var fields = []struct {
 	name     string
 	analyzer string
@@ -50,19 +45,13 @@ var fields = []struct {
 	{"inputs", textAnalyzer, 1, 0.5},
 }
 
-// bodyRelevance is how much a skill's relevance over the body index
-// (bodyIndex.score) adds to its relevance over the index field in the
-// relaxed tier: half, since a body also names other skills and says
-// everyday words. bodyEvidence is what a request word its body alone
-// holds adds to relaxed evidence, as much as a description word; such a
-// word also counts among the request words a relaxed match needs when it
-// is not one of English's commonest (relaxedEvidence). A word that at
-// most bodyFewBodies of the agent's bodies hold points at one or two
-// skills, where one many bodies say (a step every procedure has) points
-// at none, so it adds bodyFewEvidence: two such words make a relaxed
-// match alone ("税号填错了能重开吗" says 税号 and 重开, which only the
-// invoice skill's body holds), as two description words and a third
-// would.
+// bodyRelevance is the share of a skill's body relevance (bodyIndex.score)
+// added to its relaxed relevance: a body also names other skills and
+// says everyday words. bodyEvidence is what a request word only its body
+// holds adds to relaxed evidence (a description word's), and it counts
+// as a request word unless common English; a word at most bodyFewBodies
+// bodies hold adds bodyFewEvidence, so two of them make a match alone
+// ("税号填错了能重开吗": 税号 and 重开 are the invoice body's).
 const (
 	bodyRelevance   = 0.5
 	bodyEvidence    = 1
@@ -173,26 +162,14 @@ func splitCamelWords(text string) string {
 }
 
 // hasInnerUpper reports whether some upper-case letter of text follows a
-// word rune, which every camel-case split needs (camelParts); it reads the
-// text once, without allocating.
+// word rune, which every camel-case split needs (camelParts).
 func hasInnerUpper(text string) bool {
 	prevWord := false
-	for i := 0; i < len(text); {
-		c := text[i]
-		if c < utf8.RuneSelf {
-			if prevWord && 'A' <= c && c <= 'Z' {
-				return true
-			}
-			prevWord = isWordRune(rune(c))
-			i++
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(text[i:])
+	for _, r := range text {
 		if prevWord && unicode.IsUpper(r) {
 			return true
 		}
 		prevWord = isWordRune(r)
-		i += size
 	}
 	return false
 }
@@ -215,11 +192,9 @@ func camelParts(w string) []string {
 	return append(out, string(rs[start:]))
 }
 
-// toolCommand is what a command template says about the skill: the base
-// name of its binary and the subcommand words that follow it, up to the
-// first option or placeholder ("kubectl rollout history" of
-// "kubectl rollout history deployment/{service} -n {namespace}"). Options
-// and arguments are how, not what.
+// toolCommand is what a command template says: its binary's base name and
+// the subcommands up to the first option or placeholder ("kubectl rollout
+// history" of "kubectl rollout history deployment/{service} -n {ns}").
 func toolCommand(tool string) string {
 	f := strings.Fields(tool)
 	if len(f) == 0 {
@@ -239,110 +214,6 @@ func toolCommand(tool string) string {
 // real command trees are two or three deep ("gh pr create").
 const maxSubcommands = 3
 
-// analyzed is a request's terms per analyzer, each with the request word
-// it came from.
-type analyzed struct {
-	text, exact []term
-}
-
-type term struct{ term, word string }
-
-// analyze runs text through the text analyzer and, when exact is set, the
-// exact one, keeping each distinct term once, in first-seen order. It is
-// linear in the request: a short request is de-duplicated by scanning the
-// few terms kept so far, a longer one through a set (a scan per term was
-// quadratic, seconds for a request of ten thousand words).
-func analyze(an *analyzers, text string, exact bool) analyzed {
-	run := func(a analysis.Analyzer) []term {
-		var out []term
-		var seen map[string]struct{}
-		src := []byte(text) // the analyzers lowercase it in place; words come from text
-		for _, tok := range a.Analyze(src) {
-			t := string(tok.Term)
-			if seen == nil && len(out) == analyzeScanMax {
-				seen = make(map[string]struct{}, 2*analyzeScanMax)
-				for _, o := range out {
-					seen[o.term] = struct{}{}
-				}
-			}
-			if seen != nil {
-				if _, dup := seen[t]; dup {
-					continue
-				}
-				seen[t] = struct{}{}
-			} else if slices.ContainsFunc(out, func(o term) bool { return o.term == t }) {
-				continue
-			}
-			out = append(out, term{t, lowerToken(text[tok.Start:tok.End])})
-		}
-		return out
-	}
-	a := analyzed{text: run(an.text)}
-	if exact {
-		a.exact = run(an.exact)
-	}
-	return a
-}
-
-// requestTerms is analyze(an, text, exact) for a request already read
-// as tokens (toks, from appendTokens) and their stems (appendStems). When
-// every token is ASCII it is computed from them, without bleve's
-// analyzers: over ASCII the analyzers' tokenizer, lowercasing, stop
-// words and stemmer are appendTokens', stopWords and stem, so the terms
-// are the same, and a route spends no time running the analyzers again.
-// Any other request goes through the analyzers. The text terms are
-// appended to buf (the caller's memory, or nil).
-func requestTerms(an *analyzers, text string, toks, stems []string, exact bool, buf []term) analyzed {
-	for _, tok := range toks {
-		for i := 0; i < len(tok); i++ {
-			if tok[i] >= utf8.RuneSelf {
-				return analyze(an, wordsText(text, toks), exact)
-			}
-		}
-	}
-	a := analyzed{text: slices.Grow(buf[:0], len(toks))}
-	var seen map[string]struct{}
-	for i, tok := range toks {
-		if !stopWords[tok] {
-			a.text, seen = appendDistinct(a.text, seen, term{stems[i], tok})
-		}
-	}
-	if exact {
-		seen = nil
-		a.exact = make([]term, 0, len(toks))
-		for _, tok := range toks {
-			a.exact, seen = appendDistinct(a.exact, seen, term{tok, tok})
-		}
-	}
-	return a
-}
-
-// appendDistinct appends t to out unless out holds its term, scanning
-// out while it is short and keeping seen (made here) once it is not, as
-// analyze does.
-func appendDistinct(out []term, seen map[string]struct{}, t term) ([]term, map[string]struct{}) {
-	if seen == nil && len(out) == analyzeScanMax {
-		seen = make(map[string]struct{}, 2*analyzeScanMax)
-		for _, o := range out {
-			seen[o.term] = struct{}{}
-		}
-	}
-	if seen != nil {
-		if _, dup := seen[t.term]; dup {
-			return out, seen
-		}
-		seen[t.term] = struct{}{}
-	} else if slices.ContainsFunc(out, func(o term) bool { return o.term == t.term }) {
-		return out, seen
-	}
-	return append(out, t), seen
-}
-
-// analyzeScanMax is how many distinct terms analyze de-duplicates by
-// scanning before it switches to a set: below it a scan is cheaper than
-// hashing, and every ordinary request stays below it.
-const analyzeScanMax = 16
-
 // analyzers are the mapping's analyzers, looked up once.
 type analyzers struct {
 	text, exact analysis.Analyzer
@@ -354,17 +225,4 @@ func newAnalyzers(m mapping.IndexMapping) (*analyzers, error) {
 		return nil, fmt.Errorf("router: analyzers %s and %s are not registered", textAnalyzer, exactAnalyzer)
 	}
 	return an, nil
-}
-
-// scored is one search hit: a skill index and its relevance.
-type scored struct {
-	skill int
-	score float64
-}
-
-// roundRelevance drops the last bits of a relevance: scores summed in
-// another order (the body index's added to the field's) stay equal when
-// their evidence is, so ties stay ties and the order deterministic.
-func roundRelevance(x float64) float64 {
-	return math.Round(x*1e9) / 1e9
 }

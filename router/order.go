@@ -2,20 +2,19 @@ package router
 
 import (
 	"cmp"
+	"regexp"
 	"slices"
+	"strings"
+
+	"github.com/agent3md/agent3md/internal/wordlist"
 )
 
 // rank returns the positions in cands of the first limit candidates (all
-// when limit is 0), in order: by tier (key>>32), then, when byRel, by
-// whether the request holds the whole name, by evidence and by relevance,
-// all descending, then by key (z).
-//
-// Only the tiers that reach into the first limit are ordered, and a tier
-// that straddles the limit only has its best few selected, so a request
-// that hits thousands of skills costs little more than a pass over them
-// when the caller wants ten. When byRel, relevance is called first with
-// the positions whose order it decides, the members of those tiers that
-// share their tier with another, and must set their rel.
+// for 0) in order: by tier (key>>32), then, when byRel, by whole name,
+// evidence and relevance, descending, then by key (z). Only the tiers
+// reaching into the limit are ordered, the last by selection; when byRel,
+// relevance is first called with the positions of tied tiers' members
+// and must set their rel.
 func rank(cands []candidate, limit int, byRel bool, s *rankScratch, relevance func(which []int) error) ([]int, error) {
 	if limit == 0 || limit > len(cands) {
 		limit = len(cands)
@@ -162,6 +161,197 @@ func appendBest(out, members []int, want int, order func(a, b int) int) []int {
 		}
 		copy(out[lo+1:], out[lo:len(out)-1])
 		out[lo] = k
+	}
+	return out
+}
+
+// asksAbout reports whether text asks about a subject rather than for a
+// task ("what is a feature flag", "退款和退货有什么区别"): a trigger said
+// inside one names the subject, not the errand. A request with no
+// unspaced rune and none of the English frames' words skips the regexps.
+func asksAbout(text string) bool {
+	if !hasUnspaced(text) {
+		l := strings.ToLower(text)
+		if !strings.Contains(l, "what") && !strings.Contains(l, "how") && !strings.Contains(l, "who") &&
+			!strings.Contains(l, "difference") && !strings.Contains(l, "is ") && !strings.Contains(l, "are ") &&
+			!strings.Contains(l, "recommend") && !strings.Contains(l, " in ") && !strings.Contains(l, "when") &&
+			!strings.Contains(l, "much") && !strings.Contains(l, "salary") {
+			return false
+		}
+	}
+	return askAboutSubject(text) != ""
+}
+
+// demoteAboutSubject turns the sure matches of a request that asks
+// about a subject (aboutSubject) into relaxed ones, in the same order.
+func demoteAboutSubject(text string, out []Match) []Match {
+	if len(out) == 0 || !Sure(out[0].Tier) || !asksAbout(text) {
+		return out
+	}
+	for i := range out {
+		if Sure(out[i].Tier) {
+			out[i].Tier = TierRelaxed
+		}
+	}
+	return out
+}
+
+// loneEverydayWords is how many words (stop words aside) a request needs
+// for one everyday trigger word to be too little of it ("bulid it again"
+// is its errand); loneEverydayVerbWords the same when the trigger is the
+// first word, an imperative verb's slot ("push the meeting to Thursday",
+// against "ship the logs of cart" for a trigger "logs").
+const (
+	loneEverydayWords     = 4
+	loneEverydayVerbWords = 3
+)
+
+// demoteLoneEveryday makes guesses of the sure matches whose only
+// evidence is a one-word trigger among English's commonest
+// (wordlist.Common) with no other request word the skill's name or
+// description holds: "push the branch" stays sure when "branch" is the
+// skill's, "push the swing higher" does not.
+func (r *Router) demoteLoneEveryday(pt *plainText, out []Match) []Match {
+	if len(out) == 0 || out[0].Tier != TierPhrase {
+		return out
+	}
+	var q *plainRequest
+	lastHit, lastCommon := "", false // matches often share their one hit
+	for i := range out {
+		m := &out[i]
+		if m.Tier != TierPhrase || m.Score != 1 || len(m.Hits) != 1 || strings.ContainsRune(m.Hits[0], ' ') {
+			continue
+		}
+		if m.Hits[0] != lastHit {
+			lastHit, lastCommon = m.Hits[0], wordlist.Common(strings.ToLower(m.Hits[0]))
+		}
+		if !lastCommon {
+			continue
+		}
+		hit := strings.ToLower(m.Hits[0])
+
+		p := r.plainIndex()
+		if q == nil {
+			if q = pt.read(p); len(q.toks) < loneEverydayVerbWords {
+				return out
+			}
+		}
+		if len(q.toks) < loneEverydayWords && pt.firstWord() != hit {
+			continue
+		}
+		s := r.skillAt(*m)
+		company := false
+		for k, t := range q.toks {
+			company = company || t != hit && s >= 0 && q.holds(k, s)
+		}
+		if !company {
+			// A guess carries its fit (runnersUp), read here with the
+			// skill at hand.
+			m.Tier = TierRelaxed
+			m.Fit, _ = p.fit(q, s, false)
+		}
+	}
+	return out
+}
+
+// firstWord is the first word of the request that is not a stop word
+// ("please" aside): the slot of an imperative verb; "" when none.
+func (t *plainText) firstWord() string {
+	if t.first == nil {
+		toks := t.toks
+		if toks == nil {
+			toks = appendTokens(nil, t.text)
+		}
+		first := ""
+		for _, tok := range toks {
+			if !stopWords[tok] && tok != "please" {
+				first = tok
+				break
+			}
+		}
+		t.first = &first
+	}
+	return *t.first
+}
+
+// Question frames: the grammar of asking about a subject rather than for
+// a task: what it is, how it works or compares, what it is worth or
+// called, what to read, who made it and when, how a trade is doing. A
+// personal frame does not count when the request speaks of the asker's
+// own things (a first-person word or a number: "我的订单状态是什么").
+type questionFrame struct {
+	name     string
+	re       *regexp.Regexp
+	personal bool
+	zh       bool // a Chinese frame
+}
+
+var questionFrames = []questionFrame{
+	// English frames read from the start of the request: a question
+	// word later on ("tell me what is failing") is the task's object.
+	{"definition", regexp.MustCompile(`^(?:so\s+|ok\s+|hey\s+)?(?:what(?:'s|\s+is|\s+are)\s+(?:an?\s|[^\s]+\s*\??\s*$|(?:the\s+)?(?:meaning|point|purpose|origin)\s+of\s)|what\s+does\s.+\s+(?:mean|stand\s+for)\b)`), true, false},
+	{"mechanism", regexp.MustCompile(`^(?:so\s+|ok\s+)?how\s+(?:does|do)\s.+\s+work\b`), true, false},
+	{"origin", regexp.MustCompile(`^who\s+(?:invented|made|created|founded|owns|wrote)\s|^when\s+(?:was|were|did)\s.+\s(?:released|founded|invented|created|come\s+out)\b`), true, false},
+	{"comparison", regexp.MustCompile(`\bdifference\s+between\b|^(?:is|are)\s.+\s(?:better|worse)\s+than\s|^(?:is|are)\s.+\s(?:the\s+)?same\s+(?:thing\s+)?as\s`), false, false},
+	{"worth", regexp.MustCompile(`^(?:is|are)\s+\S+(?:\s+\S+)?\s+(?:an?\s+)?(?:good|bad|great|decent)\s+(?:\S+\s+)?(?:to|for)\b|^(?:is|are)\s.+\sworth\s+(?:it|the|learning|using)\b|^(?:is|are)\s+\S+(?:\s+\S+)?\s+still\s+(?:the\s+)?(?:recommended|popular|relevant|used|best)\b`), false, false},
+	{"trade", regexp.MustCompile(`^how\s+much\s+(?:does|do)\s+(?:an?\s+)?.+\s(?:earn|get\s+paid)\b|\bsalary\s+(?:of|for)\b`), false, false},
+	{"language", regexp.MustCompile(`^how\s+(?:do|would|should)\s+(?:you|i|we)\s+(?:pronounce|spell|say)\s|\bin\s+(?:english|chinese|spanish|french|german|japanese)\s*\??$`), false, false},
+	{"recommendation", regexp.MustCompile(`^(?:can\s+you\s+|could\s+you\s+|please\s+)?recommend\s+(?:me\s+)?(?:an?|some|any|good)\s|\bany\s+(?:good\s+)?recommendations?\s+for\b`), false, false},
+
+	// Chinese frames read anywhere: the subject comes first ("退款和退货
+	// 有什么区别"), the frame after it.
+	{"定义", regexp.MustCompile(`什么是|什么叫|何为|是什么意思|什么意思|啥意思|指的是什么|是指什么|的意思是`), false, true},
+	{"定义(句末)", regexp.MustCompile(`是(?:什么|啥)[？?吗呀呢]*$`), true, true},
+	{"比较", regexp.MustCompile(`(?:有什么|有何|有啥)(?:区别|不同|差别|差异)|(?:区别|差别|差异)(?:是什么|在哪)|的区别|的差别|哪个更?好|(?:一样|相同|一回事)吗|有什么不一样`), false, true},
+	{"评价", regexp.MustCompile(`怎么样[？?吗啊呀呢]*$|好不好|靠谱吗|值不值|值得[买用学]?吗|是不是很|前景`), true, true},
+	{"行业", regexp.MustCompile(`行业|这行|职业|工资|薪水|挣多少`), false, true},
+	{"语言", regexp.MustCompile(`这个(?:词|字)|(?:英文|英语|中文|日语)(?:里)?(?:怎么|怎样|咋)(?:说|讲|写)|用(?:英文|英语)|怎么(?:读|念|拼)`), false, true},
+	{"推荐", regexp.MustCompile(`有(?:什么|没有|哪些).{0,12}推荐|推荐(?:一下|几个|一个|一些|些)`), false, true},
+}
+
+// personalWord is what makes a personal frame a task: the asker's own
+// things ("my", "our", 我), the things at hand ("this", "here"), a
+// number standing alone (order 123, node-7; not p99) or a file name (body.go).
+var personalWord = regexp.MustCompile(`我|您|咱|\b[0-9]+\b|\b(?:this|these|here|my|our)\b|\w\.[a-z]{1,4}\b`)
+
+// askAboutSubject reports the first question frame text (lowercased,
+// trimmed) is said in, or "". The Chinese frames are read only in a
+// request that holds a rune of an unspaced script.
+func askAboutSubject(text string) string {
+	l := strings.TrimSpace(strings.ToLower(text))
+	zh := hasUnspaced(l)
+	for _, f := range questionFrames {
+		if f.zh && !zh {
+			continue
+		}
+		if f.re.MatchString(l) && !(f.personal && personalWord.MatchString(l)) {
+			return f.name
+		}
+	}
+	return ""
+}
+
+// matches turns cands[order[0]], cands[order[1]], ... into phrase-tier
+// matches; ords[i] are the trigger indexes cands[order[i]] hit.
+func (r *Router) matches(cands []candidate, order []int, ords [][]uint32, ranked bool) []Match {
+	n := 0
+	for _, o := range ords {
+		n += len(o)
+	}
+	all := make([]string, n) // one backing array for every match's hits
+	out := make([]Match, len(order))
+	for i, k := range order {
+		c := &cands[k]
+		name, z, triggers := r.src.Phrases(c.skill)
+		phrases := all[:len(ords[i]):len(ords[i])]
+		all = all[len(ords[i]):]
+		for j, o := range ords[i] {
+			phrases[j] = triggers[o]
+		}
+		out[i] = Match{Name: name, Z: z, Score: c.score, Hits: phrases, Tier: TierPhrase}
+		if ranked {
+			out[i].Relevance = c.rel
+		}
 	}
 	return out
 }

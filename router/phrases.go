@@ -5,13 +5,11 @@ import (
 	"slices"
 )
 
-// phraseIndex is the in-memory structure behind phrase matching in both
-// modes. Every trigger phrase is reduced to its set of distinct token ids
-// (exact tokens for Spec, Porter stems for Ranked). Equal sets are stored
-// once, with the phrases that share them as owners, and each set is filed
-// under its anchor: the id that the fewest sets contain. A request then
-// visits only the sets anchored at one of its own ids, each at most once,
-// so the work grows with what a request can hit, not with the agent's size.
+// phraseIndex is behind phrase matching in both modes: every trigger
+// phrase is a set of distinct token ids (exact tokens for Spec, stems for
+// Ranked), equal sets stored once, each filed under its rarest id. A
+// request visits only the sets anchored at its own ids: the work grows
+// with what it can hit, not with the agent.
 type phraseIndex struct {
 	exact vocabLists // exact (lowercased) tokens
 	stems vocabLists // Porter stems of those tokens
@@ -58,10 +56,9 @@ func buildPhrases(skills Source) *phraseIndex {
 	x := &phraseIndex{exact: newVocab(n), stems: newVocab(n)}
 	x.skillOf = make([]uint32, 0, n)
 	x.ordOf = make([]uint32, 0, n)
-	// The maps below grow as they fill, not presized to n: agents repeat
-	// phrases, so the distinct ones are a fraction of n, and at 100,000
-	// skills maps sized for n were 80 MB of garbage in the middle of a
-	// cold start, raising its peak memory.
+	// The maps below grow as they fill, not presized to n: the distinct
+	// phrases are a fraction of n, and maps sized for 100,000 skills are
+	// 80 MB of garbage in a cold start.
 	memo := map[string]phraseSets{}
 	tokStem := map[string]uint32{}
 	var buf []string
@@ -185,46 +182,4 @@ func csr(buckets int, key []uint32) (start, items []uint32) {
 		fill[b]++
 	}
 	return start, items
-}
-
-// lookup maps terms to their ids, dropping unknown ones, sorted and
-// deduplicated.
-func (v *vocabLists) lookup(dst []uint32, terms []string) []uint32 {
-	for _, t := range terms {
-		if id, ok := v.ids[t]; ok {
-			dst = append(dst, id)
-		}
-	}
-	slices.Sort(dst)
-	return slices.Compact(dst)
-}
-
-// each calls fn for every phrase all of whose ids are in req (sorted).
-func (v *vocabLists) each(req []uint32, fn func(p uint32)) {
-	for _, a := range req {
-		for _, u := range v.anchor[v.anchorS[a]:v.anchorS[a+1]] {
-			if v.covered(u, req) {
-				for _, p := range v.own[v.ownS[u]:v.ownS[u+1]] {
-					fn(p)
-				}
-			}
-		}
-	}
-}
-
-// covered reports whether every id of set u is in req; both are sorted,
-// so one merge pass decides.
-func (v *vocabLists) covered(u uint32, req []uint32) bool {
-	set := v.toks[v.start[u]:v.start[u+1]]
-	j := 0
-	for _, t := range set {
-		for j < len(req) && req[j] < t {
-			j++
-		}
-		if j == len(req) || req[j] != t {
-			return false
-		}
-		j++
-	}
-	return true
 }

@@ -206,11 +206,25 @@ func readPhrases(path string, skills Source) (*phraseIndex, error) {
 func decodePhrases(path string) (*phraseIndex, error) {
 	var x *phraseIndex
 	err := readLists(path, func(r io.Reader, size int64) error {
-		var err error
-		x, err = decodePhraseLists(r, size)
-		return err
+		p := &phraseReader{r: bufio.NewReader(r), left: max(size-int64(len(phrasesMagic)), 1)}
+		magic := make([]byte, len(phrasesMagic))
+		if _, err := io.ReadFull(p.r, magic); err != nil || string(magic) != phrasesMagic {
+			return fmt.Errorf("%w: bad magic", errBadPhrases)
+		}
+		x = &phraseIndex{skillOf: p.ints(), ordOf: p.ints(), exactSet: p.ints()}
+		for _, v := range []*vocabLists{&x.exact, &x.stems} {
+			v.ids = p.terms()
+			v.start, v.toks, v.ownS, v.own, v.anchorS, v.anchor = p.ints(), p.ints(), p.ints(), p.ints(), p.ints(), p.ints()
+		}
+		if p.err != nil {
+			return fmt.Errorf("%w: %v", errBadPhrases, p.err)
+		}
+		return nil
 	})
-	return x, err
+	if err != nil {
+		return nil, err
+	}
+	return x, nil
 }
 
 // readLists opens a saved index's file at path and calls decode with it
@@ -226,24 +240,6 @@ func readLists(path string, decode func(r io.Reader, size int64) error) error {
 		return err
 	}
 	return decode(bufio.NewReaderSize(f, 1<<16), fi.Size())
-}
-
-// decodePhraseLists decodes a phrase index of size bytes from r.
-func decodePhraseLists(r io.Reader, size int64) (*phraseIndex, error) {
-	p := &phraseReader{r: bufio.NewReader(r), left: max(size-int64(len(phrasesMagic)), 1)}
-	magic := make([]byte, len(phrasesMagic))
-	if _, err := io.ReadFull(p.r, magic); err != nil || string(magic) != phrasesMagic {
-		return nil, fmt.Errorf("%w: bad magic", errBadPhrases)
-	}
-	x := &phraseIndex{skillOf: p.ints(), ordOf: p.ints(), exactSet: p.ints()}
-	for _, v := range []*vocabLists{&x.exact, &x.stems} {
-		v.ids = p.terms()
-		v.start, v.toks, v.ownS, v.own, v.anchorS, v.anchor = p.ints(), p.ints(), p.ints(), p.ints(), p.ints(), p.ints()
-	}
-	if p.err != nil {
-		return nil, fmt.Errorf("%w: %v", errBadPhrases, p.err)
-	}
-	return x, nil
 }
 
 // check verifies every index the router will follow is in bounds.

@@ -4,6 +4,8 @@ import (
 	"context"
 	"slices"
 	"strings"
+
+	"github.com/agent3md/agent3md/internal/wordlist"
 )
 
 // Relaxed-tier bounds.
@@ -20,19 +22,9 @@ const (
 // contain: one shared word is too weak to call a match.
 const relaxedMinWords = 2
 
-// routeRanked is a Ranked answer: its stages, and the keys and signals
-// that order it, are described in doc.go.
-func (r *Router) routeRanked(ctx context.Context, text string, limit int) ([]Match, error) {
-	return r.rankedRoute(ctx, text, limit, true)
-}
-
-// rankedRoute is routeRanked; slips says whether a request that hits
-// nothing may be read again with its typing slips corrected (once: the
-// corrected request is routed with slips false). Its stages, each in its
-// own file: read the request (request.go), collect the skills its
-// phrases and names find (collect.go), weigh those whose order the tier
-// leaves open (weigh.go), order them (order.go), and fill the list with
-// relaxed matches (relaxed.go) and runners-up (runnersup.go).
+// rankedRoute is a Ranked answer, in the stages doc.go describes; slips
+// says whether a request that hits nothing may be routed once more with
+// its typing slips corrected.
 func (r *Router) rankedRoute(ctx context.Context, text string, limit int, slips bool) ([]Match, error) {
 	t := r.getTally()
 	defer r.putTally(t)
@@ -43,7 +35,7 @@ func (r *Router) rankedRoute(ctx context.Context, text string, limit int, slips 
 	pt := plainTextOf(text, t.toks)
 	if len(t.seen) == 0 {
 		// No phrase and no name: read typing slips as the agent words
-		// they stand for and route again (spelling.go), else relax.
+		// they stand for and route again (ranked.go), else relax.
 		if slips {
 			if fixed, ok := r.spellerOf().correct(t.toks); ok {
 				return r.rankedRoute(ctx, strings.Join(fixed, " "), limit, false)
@@ -69,14 +61,14 @@ func (r *Router) rankedRoute(ctx context.Context, text string, limit int, slips 
 }
 
 // relaxedOnly is the answer to a request that hits no phrase and names
-// no skill: relaxed matches, a described skill first (described.go), a
-// question about a subject left relaxed (subject.go).
+// no skill: relaxed matches, a described skill first (collect.go), a
+// question about a subject left relaxed (order.go).
 func (r *Router) relaxedOnly(ctx context.Context, text string, sp *specifics, rq request, limit int) ([]Match, error) {
 	rel, err := r.relaxed(ctx, text, limit, sp, rq, false)
 	if err != nil {
 		return nil, err
 	}
-	rel = demoteAboutSubject(text, r.describedFirst(text, rel))
+	rel = demoteAboutSubject(text, r.describedFirst(text, rq, rel))
 	if limit > 0 && len(rel) > limit {
 		rel = rel[:limit]
 	}
@@ -140,22 +132,17 @@ func nameTier(t *hitTally, rq request, cands []candidate, order []int, out []Mat
 	}
 }
 
-// relaxedAfter appends to out, the sure matches (phrase and name tiers,
-// and a challenger), the best relaxed matches it does not hold, up to
-// limit matches in all (relaxedLimit when limit is 0): skills the
-// relaxed tier's evidence keeps, before the plain ranking's runners-up
-// (runnersUp). They keep their tier, so nothing about the sure answer
-// changes: Limit 1 (run) never gets one beside a sure match.
+// relaxedAfter appends to out (the sure matches and a challenger) the
+// best relaxed matches it lacks, up to limit in all (relaxedLimit for 0),
+// as relaxed: the sure answer is unchanged, and Limit 1 (run) gets none.
 func (r *Router) relaxedAfter(ctx context.Context, text string, sp *specifics, rq request, out []Match, limit int) ([]Match, error) {
 	want := limit
 	if want == 0 {
 		want = relaxedLimit
 	}
 	if len(out) >= want || r.late.pending() {
-		// A route answered while the index builds in the background
-		// (Options.Background) has no relaxed matches after its sure
-		// ones: they would wait for the build, which the sure matches
-		// do not need.
+		// While the index builds in the background, sure matches get no
+		// relaxed ones after them: those would wait for the build.
 		return out, nil
 	}
 	rel, err := r.relaxed(ctx, text, want+len(out), sp, rq, true)
@@ -178,27 +165,21 @@ func (r *Router) relaxedAfter(ctx context.Context, text string, sp *specifics, r
 	return out, nil
 }
 
-// challengeWords is how many distinct request words a relaxed match must
-// account for to go ahead of a phrase-tier leader that hit one phrase,
-// and challengeRatio how much more relevant than the leader it must be.
-// challengeRequest is how many distinct content words the request must
-// have for the leader to be challenged at all: in a request this long,
-// one phrase accounts for a small part of what is asked, while a shorter
-// one is mostly a phrase and its object, where the phrase is the intent.
-// It also keeps the challenge's search (what a relaxed route costs) off
-// the short requests most routes are.
+// challengeWords is how many request words a relaxed match must account
+// for to go ahead of a one-phrase leader, challengeRatio how much more
+// relevant it must be, and challengeRequest how many content words the
+// request needs for the challenge at all: in a shorter one the phrase is
+// the intent (and the short requests most routes are skip its search).
 const (
 	challengeWords   = 4
 	challengeRatio   = 1.5
 	challengeRequest = 7
 )
 
-// challenge lets the best relaxed match go ahead of a weak phrase-tier
-// leader (lead, out[0]): one phrase hit, a word or two of a longer
-// request, against a skill whose triggers, name, command and
-// description account for challengeWords of its words or more and whose
-// relevance is challengeRatio times the leader's. The relaxed match
-// keeps its tier; the phrase matches follow it.
+// challenge lets the best relaxed match, as relaxed, go ahead of a weak
+// phrase leader (lead, out[0]: one phrase of a longer request) when its
+// fields account for challengeWords request words and its relevance is
+// challengeRatio times the leader's.
 func (r *Router) challenge(ctx context.Context, text string, rq request, lead int, out []Match, limit int) ([]Match, error) {
 	rel, _, res, err := r.relaxedSearchWith(ctx, text, rq, 1, nil, false)
 	if err != nil || len(rel) == 0 || len(rel[0].Hits) < challengeWords || rel[0].Name == out[0].Name {
@@ -225,4 +206,174 @@ func (r *Router) challenge(ctx context.Context, text string, rq request, lead in
 		kept = kept[:limit]
 	}
 	return kept, nil
+}
+
+// Typing slips ("atest the release binary"): when a Ranked route finds no
+// phrase and no name, each request word that is neither an agent word
+// nor English (internal/wordlist) is read as the one agent word a slip
+// away (oneEditAway), and the request is routed again, once
+// (docs/architecture.md §5). The English test keeps "plants" from "plans";
+// a word with two agent words one edit away stays as it is.
+
+// Bounds of the words a speller reads as slips: shorter words have too
+// many neighbours one edit away to guess from, and longer ones are
+// identifiers, not typing.
+const (
+	minSlipLen = 4
+	maxSlipLen = 24
+	// minSubstLen is the shortest word read with one wrong letter: a
+	// four-letter word has too many real neighbours that way ("wget",
+	// "gget").
+	minSubstLen = 5
+	// maxSlips bounds the words of one request a speller tries to
+	// correct (each costs a few hundred lookups).
+	maxSlips = 8
+)
+
+// speller holds the words a slip may be corrected to: the agent's trigger
+// and name words of minSlipLen or more letters a-z.
+type speller struct {
+	words map[string]struct{}
+}
+
+// buildSpeller collects src's trigger and name words.
+func buildSpeller(src Source, x *phraseIndex) *speller {
+	sp := &speller{words: map[string]struct{}{}}
+	add := func(w string) {
+		if len(w) >= minSlipLen && len(w) <= maxSlipLen && lowerASCII(w) {
+			sp.words[w] = struct{}{}
+		}
+	}
+	for w := range x.exact.ids {
+		add(w)
+	}
+	var toks []string
+	for i := 0; i < src.Len(); i++ {
+		name, _, _ := src.Phrases(i)
+		toks = appendTokens(toks[:0], name)
+		for _, w := range toks {
+			add(w)
+		}
+	}
+	return sp
+}
+
+// spellerOf returns r's speller, building it on first use: most routes
+// hit a phrase and never need it.
+func (r *Router) spellerOf() *speller {
+	r.spellOnce.Do(func() { r.speller = buildSpeller(r.src, r.phrases) })
+	return r.speller
+}
+
+// correct returns toks with the slips among its first maxSlips unknown
+// words replaced by the agent words they stand for, and whether any was.
+func (sp *speller) correct(toks []string) ([]string, bool) {
+	var out []string
+	tried := 0
+	for i, w := range toks {
+		if len(w) < minSlipLen || len(w) > maxSlipLen || !lowerASCII(w) || stopWords[w] {
+			continue
+		}
+		if _, ok := sp.words[w]; ok {
+			continue
+		}
+		if tried == maxSlips {
+			break
+		}
+		tried++
+		// Every common word of four letters or more is a known one, and
+		// Common is a hash lookup where Known searches 72,000 words.
+		if wordlist.Common(w) || wordlist.Known(w) {
+			continue
+		}
+		fix, ok := sp.oneEditAway(w)
+		if !ok || stem(fix) == stem(w) {
+			// A plural or other form of an agent word is no slip: the
+			// stems meet already, and the user's word stays in the hits.
+			continue
+		}
+		if out == nil {
+			out = append([]string(nil), toks...)
+		}
+		out[i] = fix
+	}
+	return out, out != nil
+}
+
+// oneEditAway returns the one agent word (forms of one word count as
+// one) a single slip from w: a letter missing ("atest"), two neighbours
+// swapped ("bulid"), a letter doubled ("isssue") or, in a word of five
+// letters or more, one wrong letter ("deplpy"). The first letter is taken
+// as typed; a letter added at the end or a last letter changed is jargon
+// more often than a slip ("xcode", "healthz"), and is not read.
+func (sp *speller) oneEditAway(w string) (string, bool) {
+	var found string
+	n := 0
+	buf := make([]byte, 0, len(w)+1)
+	var foundStem string
+	try := func(b []byte) bool {
+		// m[string(b)] does not allocate; only a hit is kept as a string.
+		if _, ok := sp.words[string(b)]; !ok || string(b) == found {
+			return true
+		}
+		// Two forms of one word ("test", "tests" for "tets") are one
+		// reading, not two.
+		if st := stem(string(b)); n == 0 || st != foundStem {
+			found, foundStem = string(b), st
+			n++
+		}
+		return n < 2
+	}
+	for i := 1; i < len(w); i++ { // a letter doubled
+		if w[i] != w[i-1] {
+			continue
+		}
+		buf = append(append(buf[:0], w[:i]...), w[i+1:]...)
+		if !try(buf) {
+			return "", false
+		}
+	}
+	for i := 1; i+1 < len(w); i++ { // two neighbours swapped
+		if w[i] == w[i+1] {
+			continue
+		}
+		buf = append(buf[:0], w...)
+		buf[i], buf[i+1] = buf[i+1], buf[i]
+		if !try(buf) {
+			return "", false
+		}
+	}
+	if len(w) >= minSubstLen {
+		for i := 1; i+1 < len(w); i++ { // a wrong letter, inside the word
+			buf = append(buf[:0], w...)
+			for c := byte('a'); c <= 'z'; c++ {
+				if c == w[i] {
+					continue
+				}
+				buf[i] = c
+				if !try(buf) {
+					return "", false
+				}
+			}
+		}
+	}
+	for i := 1; i <= len(w); i++ { // a letter missing
+		for c := byte('a'); c <= 'z'; c++ {
+			buf = append(append(append(buf[:0], w[:i]...), c), w[i:]...)
+			if !try(buf) {
+				return "", false
+			}
+		}
+	}
+	return found, n == 1
+}
+
+// lowerASCII reports whether w is made of the letters a-z only.
+func lowerASCII(w string) bool {
+	for i := 0; i < len(w); i++ {
+		if w[i] < 'a' || w[i] > 'z' {
+			return false
+		}
+	}
+	return true
 }

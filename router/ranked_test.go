@@ -442,7 +442,7 @@ var saidSkills = []Skill{
 	{Name: "chart-metric", Z: 5, Triggers: []string{"make a chart"}, Description: "Draw a metric."},
 }
 
-// TestRankedCommand pins the command rule (commands.go): a request that
+// TestRankedCommand pins the command rule (collect.go): a request that
 // says the words of a skill's command that no other command starts with
 // names that skill.
 func TestRankedCommand(t *testing.T) {
@@ -533,7 +533,7 @@ var challengeSkills = []Skill{
 	{Name: "lint", Z: 3, Triggers: []string{"lint"}, Description: "Run the linters."},
 }
 
-// TestRankedChallenge pins the challenge (routeRanked): a relaxed match
+// TestRankedChallenge pins the challenge (rankedRoute): a relaxed match
 // that accounts for challengeWords request words goes ahead of a leader
 // found through the stems of one phrase in a long request, and nothing
 // else moves.

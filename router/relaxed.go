@@ -3,26 +3,25 @@ package router
 import (
 	"cmp"
 	"context"
+	"encoding/binary"
+	"math"
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"unicode/utf8"
 
 	"github.com/agent3md/agent3md/internal/wordlist"
+	bsearch "github.com/blevesearch/bleve/v2/search"
 )
 
-// relaxed finds skills for a request that hit no trigger phrase, from
-// relevance over all fields (relevance.go), keeping those within RelaxedThreshold
-// of the best-scoring skill and with at least RelaxedEvidence (a skill
-// without triggers: RelaxedEvidenceUntriggered) and two request words
-// (docs/architecture.md §5). Among those kept, the skills
-// whose whole name the request says (rq, as routeRanked read it) come
-// first, in relevance order: "run it on IBM Quantum with Qiskit Runtime"
-// asks for the skill named qiskit, whatever another skill's description
-// says about IBM.
-//
-// With runnersUp set, the matches are runners-up beside sure matches
-// (routeRanked): the thesaurus is not read (it widens only requests that
-// hit nothing, so that it never reorders what a phrase found).
+// relaxed finds skills for a request that hit no trigger phrase, by
+// relevance, keeping those within RelaxedThreshold of the best with the
+// evidence bar (RelaxedEvidence, or RelaxedEvidenceUntriggered) and two
+// request words (docs/architecture.md §5); skills whose whole name the
+// request says come first ("run it on IBM Quantum with Qiskit Runtime"
+// asks for qiskit). With runnersUp (beside sure matches) the thesaurus
+// is not read: it never reorders what a phrase found.
 func (r *Router) relaxed(ctx context.Context, text string, limit int, sp *specifics, rq request, runnersUp bool) ([]Match, error) {
 	want := limit
 	if want == 0 {
@@ -55,13 +54,10 @@ func (r *Router) relaxed(ctx context.Context, text string, limit int, sp *specif
 	return out, nil
 }
 
-// relaxedSearchWith is relaxed for want matches, without the named skills
-// first, for a request widened by ex (nil: as written); it also returns
-// the matches' skill positions and the search hits they were chosen
-// from, best first. Runners-up (relaxed) are not held to RelaxedThreshold:
-// they follow a sure match, and the evidence bar alone decides whether
-// one is worth a line (a skill whose fields hold more of the request may
-// be less relevant than one whose few words are rare).
+// relaxedSearchWith is relaxed without the named skills first, for a
+// request widened by ex (nil: none); it also returns the matches' skill
+// positions and the search hits, best first. With runnersUp only the
+// evidence bar applies, not RelaxedThreshold.
 func (r *Router) relaxedSearchWith(ctx context.Context, text string, rq request, want int, ex *expansion, runnersUp bool) ([]Match, []int, []scored, error) {
 	out := []Match{}
 	if r.scorer == nil {
@@ -115,12 +111,10 @@ func (r *Router) relaxedSearchWith(ctx context.Context, text string, rq request,
 }
 
 // relaxedEvidence is what a skill's fields hold of a request: the summed
-// boosts of the (field, term) pairs of the request the skill contains
-// (weight), what synonyms add to that (syn, see
-// expansion.fieldEvidence), the request words behind either in request
-// order, how many of those the skill holds as written (own) and how many
-// of those are not among English's commonest words (rare), and how many
-// others it holds through a tool name or piece of jargon (jargon).
+// field weights of the terms held (weight), what synonyms add (syn), the
+// request words behind them in order, how many held as written (own), of
+// those how many not common English (rare), and how many through a
+// one-way group's name (jargon).
 type relaxedEvidence struct {
 	weight, syn       float64
 	words             []string
@@ -131,17 +125,12 @@ type relaxedEvidence struct {
 }
 
 // enough reports whether the evidence makes a relaxed match against bar:
-// relaxedMinWords request words, at least one met as written and the
-// others as written or through a name of a one-way group, and weight,
-// synonyms counted, up to bar. An everyday synonym adds weight and
-// order, never one of the words: "delete the old release branch" holds
-// only "branch" of a skill that opens pull requests, whatever "release"
-// is a synonym of there. A tool name is the intent said in other words
-// ("render a matplotlib png of signups" asks for a chart as plainly as
-// "chart signups" does), so it counts as a word, but never alone, nor
-// beside only a word as common as "look" or "can": a tool named in
-// passing ("what does the Intercom logo look like") is no request for
-// the skill that works with it.
+// relaxedMinWords request words, one as written and the others as
+// written or through a one-way group's name, and weight (synonyms
+// counted) up to bar. An everyday synonym adds weight, never a word; a
+// tool name counts as a word ("a matplotlib png of signups" asks for a
+// chart), never alone nor beside only common words ("what does the
+// Intercom logo look like").
 func (ev relaxedEvidence) enough(bar float64) bool {
 	words := ev.own >= relaxedMinWords || ev.rare > 0 && ev.own+ev.jargon >= relaxedMinWords || ev.partial && ev.own > 0
 	return words && ev.weight+ev.syn >= bar
@@ -213,13 +202,9 @@ func (r *Router) evidence(a analyzed, skill int, s *Skill, ex *expansion, body u
 	return ev
 }
 
-// continuesRun reports whether pair, a request word of an unspaced
-// script, is the next pair of the same run of text as prev. A body is
-// read as pairs of characters (bigramSpans), and a stretch of text a
-// request shares with a body, often a stock phrase ("48 小时内发出" in
-// one body, "48小时内发货" in a request about another skill), is as many
-// pairs as it has characters less one, half of them straddling two
-// words (内发): one piece of evidence, counted as one request word.
+// continuesRun reports whether pair, an unspaced request word, is the
+// next pair of prev's run: a stretch a request shares with a body (a
+// stock phrase, "小时内发") is one piece of evidence, one request word.
 func continuesRun(prev, pair string) bool {
 	if prev == "" || !allUnspaced(prev) || !allUnspaced(pair) {
 		return false
@@ -229,11 +214,9 @@ func continuesRun(prev, pair string) bool {
 	return last == first
 }
 
-// withBodies adds the body index's relevance (bodyIndex.score) to the
-// relaxed search's hits res, at bodyRelevance of its own, and adds the
-// skills it finds that res lacks, best first, up to size of them; it
-// returns the hits by that sum, best first (equal sums in skill order),
-// and the body scores by skill, for evidence.
+// withBodies adds bodyRelevance of the body relevance (bodyIndex.score)
+// to the hits res, with the skills res lacks, and returns the best size
+// by that sum (ties in skill order) and the body scores by skill.
 func (r *Router) withBodies(a analyzed, res []scored, size int) ([]scored, []bodyScored) {
 	body := r.bodies.Load().score(a.text)
 	if len(body) == 0 {
@@ -262,4 +245,261 @@ func (r *Router) withBodies(a analyzed, res []scored, size int) ([]scored, []bod
 	out = append(out, only[:min(len(only), size)]...)
 	slices.SortFunc(out, order)
 	return out, body
+}
+
+// Partial phrases: people leave out a phrase's plain words
+// ("payments-api is hanging, bounce it" for "bounce the service"), so in
+// the relaxed tier a phrase whose informative words are all in the
+// request lets its skill match on fewer than relaxedMinWords words, the
+// evidence bar still applying. A word is informative unless a stop word,
+// held by more than commonShare of the skills' triggers or names, or
+// common English (wordlist.Common: "service", "restart"). A phrase with
+// no informative word never counts, and one with a single one only when
+// no other skill's fields use it (ownWord).
+
+// commonShare: a stem more than this share of the agent's skills use in
+// their triggers or name says little about which is meant.
+const commonShare = 0.25
+
+// partialPhrase reports whether one of skill's trigger phrases has at
+// least one informative word and all of them among the request's stems
+// (rq.ids). A phrase with one informative word counts only when that word
+// is the skill's own (ownWord).
+func (r *Router) partialPhrase(ctx context.Context, sp *specifics, rq request, skill int) bool {
+	_, _, triggers := r.src.Phrases(skill)
+	var onStack [16]string
+	for _, p := range triggers {
+		toks := appendTokens(onStack[:0], p)
+		informative, all, word, stem := 0, true, uint32(0), ""
+		for _, tok := range toks {
+			if stopWords[tok] {
+				continue
+			}
+			st := routeStem(tok)
+			id, ok := sp.id(st)
+			if ok && (sp.common(id) || wordlist.Common(tok)) {
+				continue
+			}
+			informative++
+			word, stem = id, st
+			if _, held := slices.BinarySearch(rq.ids, id); !ok || !held {
+				all = false
+				break
+			}
+		}
+		if all && (informative > 1 || informative == 1 && r.ownWord(ctx, sp, word, stem)) {
+			return true
+		}
+	}
+	return false
+}
+
+// ownWord reports whether the word whose stem is st (id) is one skill's
+// alone in its triggers, name and indexed fields, where the router can
+// tell: a word another skill's description says ("cancel") has more than
+// one sense across the agent.
+func (r *Router) ownWord(ctx context.Context, sp *specifics, id uint32, st string) bool {
+	if int(id) >= len(sp.df) || sp.df[id] != 1 {
+		return false
+	}
+	n, ok := r.scorer.skillsHolding(ctx, st)
+	return !ok || n <= 1
+}
+
+// common reports whether more than commonShare of the agent's skills use
+// stem id in their triggers or name.
+func (sp *specifics) common(id uint32) bool {
+	return int(id) < len(sp.df) && float64(sp.df[id]) > commonShare*float64(sp.skills)
+}
+
+// Relaxed evidence asks which request terms each field of a skill holds;
+// analyzing every field of every skill a relaxed search finds would be
+// most of a relaxed route (every route, on skill folders without
+// triggers), so a small agent's skills keep their fields' terms once read.
+
+// fieldTermsMax is the most skills whose field terms are kept: the
+// pointers cost 8 bytes a skill up front and the terms a few hundred
+// bytes for each skill a relaxed route has found. Larger agents analyze
+// the fields on each route.
+const fieldTermsMax = 4096
+
+// fieldTermCache holds, per skill position, its fields' terms once read.
+type fieldTermCache struct {
+	once   sync.Once
+	skills []atomic.Pointer[skillTerms]
+}
+
+// skillTerms are one skill's terms, per entry of fields: distinct and
+// sorted.
+type skillTerms [][]string
+
+// fieldTerms returns the terms of skill s (at position skill), per entry
+// of fields, as the field's analyzer gives them: distinct and sorted.
+func (r *Router) fieldTerms(skill int, s *Skill) skillTerms {
+	c := &r.fieldCache
+	n := r.src.Len()
+	if n > fieldTermsMax || skill < 0 || skill >= n {
+		return r.analyzeFields(s)
+	}
+	c.once.Do(func() { c.skills = make([]atomic.Pointer[skillTerms], n) })
+	if st := c.skills[skill].Load(); st != nil {
+		return *st
+	}
+	st := r.analyzeFields(s)
+	c.skills[skill].Store(&st)
+	return st
+}
+
+// analyzeFields runs each field of s through its analyzer.
+func (r *Router) analyzeFields(s *Skill) skillTerms {
+	st := make(skillTerms, len(fields))
+	for k, f := range fields {
+		val := fieldValue(s, f.name)
+		if val == "" {
+			continue
+		}
+		an := r.an.text
+		if f.analyzer == exactAnalyzer {
+			an = r.an.exact
+		}
+		toks := an.Analyze([]byte(val))
+		terms := make([]string, 0, len(toks))
+		for _, tok := range toks {
+			terms = append(terms, string(tok.Term))
+		}
+		slices.Sort(terms)
+		st[k] = slices.Clip(slices.Compact(terms))
+	}
+	return st
+}
+
+// skills is the number of skills the index covers.
+func (x *bodyIndex) skills() int { return len(x.length) }
+
+// term returns term's id and how many bodies hold it.
+func (x *bodyIndex) term(term string) (id uint32, df int) {
+	id, ok := x.ids[term]
+	if !ok {
+		return 0, 0
+	}
+	return id, int(x.df[id])
+}
+
+// eachPosting calls fn with every skill whose body holds term id, in
+// ascending order.
+func (x *bodyIndex) eachPosting(id uint32, fn func(skill uint32)) {
+	b := x.post[x.start[id]:x.start[id+1]]
+	skill := uint32(0)
+	for k := 0; len(b) > 0; k++ {
+		gap, n := binary.Uvarint(b)
+		b = b[n:]
+		if k == 0 {
+			skill = uint32(gap)
+		} else {
+			skill += uint32(gap)
+		}
+		fn(skill)
+	}
+}
+
+// bodyCommonShare: a term that more than this share of the bodies hold
+// is no evidence of what a request wants (in the example agents: "use",
+// "check", "run"), and bodyMaxPostings bounds the postings one request
+// term may cost a route, whatever the agent's size.
+const (
+	bodyCommonShare = 0.25
+	bodyMaxPostings = 1000
+)
+
+// bodyScored is a skill whose body holds some of a request's terms: its
+// BM25 relevance over the body index, and which terms (bits: positions
+// in the request's term list) it holds.
+type bodyScored struct {
+	skill int
+	rel   float64
+	terms uint64
+}
+
+// score finds every skill whose body holds an informative request term
+// (held by at most bodyCommonShare of the bodies and bodyMaxPostings),
+// scored as bleve's BM25 would score the disjunction over a field of each
+// body's terms once (relevanceOf). Common terms count in the query norm
+// and the share of terms held, never in the sum.
+func (x *bodyIndex) score(terms []term) []bodyScored {
+	if x == nil || len(terms) == 0 || x.avgLength == 0 {
+		return nil
+	}
+	n := x.skills()
+	maxDF := min(max(1, int(bodyCommonShare*float64(n))), bodyMaxPostings)
+	var weights float64
+	type read struct {
+		id  uint32
+		idf float64
+		bit uint64
+	}
+	var onStack [maxStackTerms]read
+	reads := onStack[:0]
+	for k, t := range terms {
+		id, df := x.term(t.term)
+		idf := math.Log(1 + (float64(n)-float64(df)+0.5)/(float64(df)+0.5))
+		weights += idf * idf
+		if df > 0 && df <= maxDF && k < 64 {
+			reads = append(reads, read{id, idf, 1 << k})
+		}
+	}
+	if len(reads) == 0 {
+		return nil
+	}
+	qnorm := 1 / math.Sqrt(weights)
+	var out []bodyScored
+	for _, rd := range reads {
+		x.eachPosting(rd.id, func(s uint32) {
+			out = append(out, bodyScored{skill: int(s), terms: rd.bit})
+		})
+	}
+	slices.SortFunc(out, func(a, b bodyScored) int { return a.skill - b.skill })
+	merged := out[:0]
+	for _, h := range out {
+		if k := len(merged) - 1; k >= 0 && merged[k].skill == h.skill {
+			merged[k].terms |= h.terms
+			continue
+		}
+		merged = append(merged, bodyScored{skill: h.skill, terms: h.terms})
+	}
+	for i := range merged {
+		h := &merged[i]
+		norm := 1 - bsearch.BM25_b + bsearch.BM25_b*float64(x.length[h.skill])/x.avgLength
+		tf := bsearch.BM25_k1 / (1 + bsearch.BM25_k1*norm)
+		var sum float64
+		matched := 0
+		for _, rd := range reads {
+			if h.terms&rd.bit != 0 {
+				sum += rd.idf * qnorm * rd.idf * tf
+				matched++
+			}
+		}
+		h.rel = roundRelevance(sum * float64(matched) / float64(len(terms)))
+	}
+	return merged
+}
+
+// evidence is what a request term that only a skill's body holds adds
+// to its relaxed evidence: bodyFewEvidence when few bodies hold it.
+func (x *bodyIndex) evidence(term string) float64 {
+	if x == nil {
+		return bodyEvidence
+	}
+	if _, df := x.term(term); df <= bodyFewBodies {
+		return bodyFewEvidence
+	}
+	return bodyEvidence
+}
+
+// find returns skill's entry in scored (sorted by skill).
+func findBody(scored []bodyScored, skill int) (bodyScored, bool) {
+	i, ok := slices.BinarySearchFunc(scored, skill, func(h bodyScored, s int) int { return h.skill - s })
+	if !ok {
+		return bodyScored{}, false
+	}
+	return scored[i], true
 }

@@ -5,7 +5,12 @@ import (
 	"context"
 	"math"
 	"slices"
+	"strings"
+	"sync"
+	"unicode"
+	"unicode/utf8"
 
+	"github.com/blevesearch/bleve/v2/analysis"
 	bsearch "github.com/blevesearch/bleve/v2/search"
 )
 
@@ -15,19 +20,16 @@ import (
 // disjunction of clauses, one per distinct term (a synonym is a clause of
 // its own, boosted by synonymBoost). A skill's relevance is the sum of
 // the term scores of the clauses it holds, summed in the order of the
-// clauses' posting counts, times the share of the clauses it holds; a
-// term score is
+// clauses' posting counts, times the share of the clauses it holds:
 //
 //	idf · tf·k1 / (tf + k1·(1 - b + b·len/avg)) · boost·idf / √Σ(boost·idf)²
 //
 // with idf = ln(1 + (N - df + 0.5)/(df + 0.5)), tf the square root of the
 // term's frequency in the skill's field, len the field length bleve
 // derives from its float32 norm, and avg the field's dictionary size over
-// N, rounded up. These are bleve's own formulas and summing order
-// (search/scorer/scorer_term.go and its disjunction searcher), so the
-// numbers are a bleve search's (TestRelevanceLikeBleveSearch), and a
-// score is rounded by roundRelevance. Why the arithmetic runs here and
-// not in bleve's searchers: doc.go, "Where the work goes".
+// N, rounded up: bleve's own formulas and summing order, so the numbers
+// are a bleve search's (TestRelevanceLikeBleveSearch); doc.go says why
+// the arithmetic runs here.
 
 // clause is one term of a request's disjunction, with its postings.
 type clause struct {
@@ -192,4 +194,295 @@ func (r *Router) searchRelevant(ctx context.Context, a analyzed, ex *expansion, 
 		}
 	}
 	return r.scorer.search(a.text, syn, size), nil
+}
+
+// plainBM25 is the baseline every evaluation set reports beside ranked
+// mode: BM25 (k1 1.2, b 0.75) over each skill's name and description as
+// lowercase runs of letters and digits, each unspaced character a token:
+// no stems, stop words, triggers or bodies. Ranked mode must not do
+// worse at any k on a held-out set.
+type plainBM25 struct {
+	post    map[string]plainTerm // token -> skills that hold it, and its idf
+	norm    []float64            // k1 · (1 - b + b · length / average length), per skill
+	count   int
+	byZ     []int     // skills in z order, for finding a match's skill
+	zs      []float64 // their z, in that order
+	scratch sync.Pool // *plainScratch
+}
+
+// plainTerm is a token's postings, by skill ascending, and its idf.
+type plainTerm struct {
+	post []bm25Posting
+	idf  float64
+}
+
+type bm25Posting struct {
+	skill int32
+	tf    float32
+}
+
+// plainScratch is one rank's memory: a score per skill, and the skills
+// it touched, to reset.
+type plainScratch struct {
+	acc     []float64
+	touched []int32
+}
+
+const (
+	bm25K1 = 1.2
+	bm25B  = 0.75
+)
+
+// newPlainBM25 indexes every skill of src.
+func newPlainBM25(src Source) *plainBM25 {
+	n := src.Len()
+	p := &plainBM25{post: map[string]plainTerm{}, norm: make([]float64, n), count: n}
+	total := 0.0
+	var toks []string
+	for i := range n {
+		s := src.Skill(i)
+		toks = baselineTokens(baselineTokens(toks[:0], s.Name), s.Description)
+		p.norm[i] = float64(len(toks))
+		total += p.norm[i]
+		slices.Sort(toks)
+		for k := 0; k < len(toks); {
+			e := k + 1
+			for e < len(toks) && toks[e] == toks[k] {
+				e++
+			}
+			t := p.post[toks[k]]
+			t.post = append(t.post, bm25Posting{int32(i), float32(e - k)})
+			p.post[toks[k]] = t
+			k = e
+		}
+	}
+	avg := 1.0
+	if n > 0 {
+		avg = max(total/float64(n), 1)
+	}
+	for i := range p.norm {
+		p.norm[i] = bm25K1 * (1 - bm25B + bm25B*p.norm[i]/avg)
+	}
+	for tok, t := range p.post {
+		t.idf = p.idf(len(t.post))
+		p.post[tok] = t
+	}
+	p.byZ = make([]int, n)
+	for i := range p.byZ {
+		p.byZ[i] = i
+	}
+	slices.SortStableFunc(p.byZ, func(a, b int) int {
+		_, za, _ := src.Phrases(a)
+		_, zb, _ := src.Phrases(b)
+		return cmp.Compare(za, zb)
+	})
+	p.zs = make([]float64, n)
+	for i, s := range p.byZ {
+		_, p.zs[i], _ = src.Phrases(s)
+	}
+	return p
+}
+
+// rank returns the best k skills (every one when k is 0) whose document
+// holds one of the request's tokens, best first (equal scores in skill
+// order), with their scores.
+func (p *plainBM25) rank(toks []string, k int) []scored {
+	var terms []plainTerm
+	for _, t := range distinct(toks) {
+		terms = append(terms, p.post[t])
+	}
+	return p.rankTerms(terms, k)
+}
+
+// rankTerms is rank over the request's tokens' postings and idfs.
+func (p *plainBM25) rankTerms(terms []plainTerm, k int) []scored {
+	sc, _ := p.scratch.Get().(*plainScratch)
+	if sc == nil {
+		sc = &plainScratch{acc: make([]float64, p.count)}
+	}
+	for _, pt := range terms {
+		idf := pt.idf
+		for _, e := range pt.post {
+			if sc.acc[e.skill] == 0 {
+				sc.touched = append(sc.touched, e.skill)
+			}
+			tf := float64(e.tf)
+			sc.acc[e.skill] += idf * tf * (bm25K1 + 1) / (tf + p.norm[e.skill])
+		}
+	}
+	better := func(a, b scored) int {
+		if c := cmp.Compare(b.score, a.score); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.skill, b.skill)
+	}
+	if k <= 0 {
+		k = len(sc.touched)
+	}
+	out := make([]scored, 0, min(k, len(sc.touched))+1)
+	for _, s := range sc.touched {
+		h := scored{skill: int(s), score: sc.acc[s]}
+		sc.acc[s] = 0
+		if len(out) == k && better(h, out[k-1]) >= 0 {
+			continue
+		}
+		// Insert in order; the list holds at most k.
+		at, _ := slices.BinarySearchFunc(out, h, better)
+		out = slices.Insert(out, at, h)
+		if len(out) > k {
+			out = out[:k]
+		}
+	}
+	sc.touched = sc.touched[:0]
+	p.scratch.Put(sc)
+	return out
+}
+
+// idf is BM25's inverse document frequency of a token n documents hold.
+func (p *plainBM25) idf(n int) float64 {
+	return math.Log(1 + (float64(p.count)-float64(n)+0.5)/(float64(n)+0.5))
+}
+
+// distinct returns toks sorted, each once (toks is reordered).
+func distinct(toks []string) []string {
+	slices.Sort(toks)
+	return slices.Compact(toks)
+}
+
+// baselineTokens appends text's tokens to dst: lowercase runs of letters
+// and digits, and each character of an unspaced script alone.
+func baselineTokens(dst []string, text string) []string {
+	start := -1
+	flush := func(end int) {
+		if start >= 0 {
+			dst = append(dst, strings.ToLower(text[start:end]))
+			start = -1
+		}
+	}
+	for i, c := range text {
+		switch {
+		case unspaced(c):
+			flush(i)
+			dst = append(dst, string(c))
+		case unicode.IsLetter(c) || unicode.IsDigit(c):
+			if start < 0 {
+				start = i
+			}
+		default:
+			flush(i)
+		}
+	}
+	flush(len(text))
+	return dst
+}
+
+// analyzed is a request's terms per analyzer, each with the request word
+// it came from.
+type analyzed struct {
+	text, exact []term
+}
+
+type term struct{ term, word string }
+
+// analyze runs text through the text analyzer and, when exact is set, the
+// exact one, keeping each distinct term once, in first-seen order: by a
+// scan of the few kept for a short request, through a set for a long one.
+func analyze(an *analyzers, text string, exact bool) analyzed {
+	run := func(a analysis.Analyzer) []term {
+		var out []term
+		var seen map[string]struct{}
+		src := []byte(text) // the analyzers lowercase it in place; words come from text
+		for _, tok := range a.Analyze(src) {
+			t := string(tok.Term)
+			if seen == nil && len(out) == analyzeScanMax {
+				seen = make(map[string]struct{}, 2*analyzeScanMax)
+				for _, o := range out {
+					seen[o.term] = struct{}{}
+				}
+			}
+			if seen != nil {
+				if _, dup := seen[t]; dup {
+					continue
+				}
+				seen[t] = struct{}{}
+			} else if slices.ContainsFunc(out, func(o term) bool { return o.term == t }) {
+				continue
+			}
+			out = append(out, term{t, lowerToken(text[tok.Start:tok.End])})
+		}
+		return out
+	}
+	a := analyzed{text: run(an.text)}
+	if exact {
+		a.exact = run(an.exact)
+	}
+	return a
+}
+
+// requestTerms is analyze(an, text, exact) for a request read as toks and
+// their stems: over ASCII the analyzers are appendTokens, stopWords and
+// stem, so the terms come from those without running bleve's analyzers;
+// any other request goes through them. Terms are appended to buf.
+func requestTerms(an *analyzers, text string, toks, stems []string, exact bool, buf []term) analyzed {
+	for _, tok := range toks {
+		for i := 0; i < len(tok); i++ {
+			if tok[i] >= utf8.RuneSelf {
+				return analyze(an, wordsText(text, toks), exact)
+			}
+		}
+	}
+	a := analyzed{text: slices.Grow(buf[:0], len(toks))}
+	var seen map[string]struct{}
+	for i, tok := range toks {
+		if !stopWords[tok] {
+			a.text, seen = appendDistinct(a.text, seen, term{stems[i], tok})
+		}
+	}
+	if exact {
+		seen = nil
+		a.exact = make([]term, 0, len(toks))
+		for _, tok := range toks {
+			a.exact, seen = appendDistinct(a.exact, seen, term{tok, tok})
+		}
+	}
+	return a
+}
+
+// appendDistinct appends t to out unless out holds its term, scanning
+// out while it is short and keeping seen (made here) once it is not, as
+// analyze does.
+func appendDistinct(out []term, seen map[string]struct{}, t term) ([]term, map[string]struct{}) {
+	if seen == nil && len(out) == analyzeScanMax {
+		seen = make(map[string]struct{}, 2*analyzeScanMax)
+		for _, o := range out {
+			seen[o.term] = struct{}{}
+		}
+	}
+	if seen != nil {
+		if _, dup := seen[t.term]; dup {
+			return out, seen
+		}
+		seen[t.term] = struct{}{}
+	} else if slices.ContainsFunc(out, func(o term) bool { return o.term == t.term }) {
+		return out, seen
+	}
+	return append(out, t), seen
+}
+
+// analyzeScanMax is how many distinct terms analyze de-duplicates by
+// scanning before it switches to a set: below it a scan is cheaper than
+// hashing, and every ordinary request stays below it.
+const analyzeScanMax = 16
+
+// scored is one search hit: a skill index and its relevance.
+type scored struct {
+	skill int
+	score float64
+}
+
+// roundRelevance drops the last bits of a relevance: scores summed in
+// another order (the body index's added to the field's) stay equal when
+// their evidence is, so ties stay ties and the order deterministic.
+func roundRelevance(x float64) float64 {
+	return math.Round(x*1e9) / 1e9
 }

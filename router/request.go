@@ -1,17 +1,22 @@
 package router
 
 import (
+	"cmp"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/agent3md/agent3md/internal/hanzi"
+	"github.com/blevesearch/go-porterstemmer"
 )
 
-// Stage 1 of a ranked route: read the request. Its tokens (Chinese,
-// Japanese and Korean runs cut at the agent's words, segment.go), their
-// Porter stems, the phrase index's vocabulary ids of both, and the
-// request as specificity reads it (request, specificity.go) go into the
-// route's tally, reused route after route; what a Match keeps of them is
-// copied.
+// Stage 1 of a ranked route: read the request. Its tokens (unspaced runs
+// cut at the agent's words), their Porter stems, their vocabulary ids and
+// the request as specificity reads it (request, weigh.go) go into the
+// route's pooled tally; what a Match keeps of them is copied.
 
 // readRequest reads text into t and returns the request as specificity
 // reads it.
@@ -58,11 +63,9 @@ func (v *vocabLists) lookupPlurals(dst []uint32, toks []string) []uint32 {
 	return slices.Compact(dst)
 }
 
-// lookupStems is lookup over the Porter stems of a request's tokens
-// (stems, one per token) and the stem of each adjacent pair written as
-// one word, so "crash-looping" meets a trigger "crashloop" and "roll
-// back" meets "rollback". A pair is joined in *buf, memory the caller
-// keeps: a pair whose stem is remembered costs no allocation.
+// lookupStems is lookup over the request's stems and the stem of each
+// adjacent pair joined ("roll back" meets "rollback"), joined in *buf,
+// the caller's memory.
 func (v *vocabLists) lookupStems(dst []uint32, toks, stems []string, buf *[]byte) []uint32 {
 	for _, st := range stems {
 		if id, ok := v.ids[st]; ok {
@@ -122,4 +125,396 @@ func storeStem(tok string) string {
 		}
 	}
 	return st
+}
+
+// isWordRune reports whether r belongs to a token: the reference routing
+// (docs/format.md §10) defines tokens as maximal runs of Unicode letters and digits.
+func isWordRune(r rune) bool {
+	if r < utf8.RuneSelf {
+		return 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9'
+	}
+	return unicode.IsLetter(r) || unicode.IsDigit(r)
+}
+
+// appendTokens appends the lowercased tokens of s to dst (docs/format.md
+// §10: maximal runs of Unicode letters/digits, lowercased rune by rune).
+// Invalid UTF-8 bytes separate tokens like any other non-letter.
+func appendTokens(dst []string, s string) []string {
+	start := -1
+	ascii, lower := true, true
+	flush := func(end int) {
+		tok := s[start:end]
+		if !ascii || !lower {
+			tok = lowerToken(tok)
+		}
+		dst = append(dst, tok)
+		start = -1
+	}
+	for i := 0; i < len(s); {
+		r, size := rune(s[i]), 1
+		if r >= utf8.RuneSelf {
+			r, size = utf8.DecodeRuneInString(s[i:])
+		}
+		if isWordRune(r) && !(r == utf8.RuneError && size == 1) {
+			if start < 0 {
+				start, ascii, lower = i, true, true
+			}
+			if r >= utf8.RuneSelf {
+				ascii = false
+			} else if 'A' <= r && r <= 'Z' {
+				lower = false
+			}
+		} else if start >= 0 {
+			flush(i)
+		}
+		i += size
+	}
+	if start >= 0 {
+		flush(len(s))
+	}
+	return dst
+}
+
+// lowerToken maps every rune of tok through unicode.ToLower. Unlike
+// strings.ToLower it has no special cases, so a token never gains runes
+// that are not letters or digits (strings.ToLower("İ") adds U+0307).
+func lowerToken(tok string) string {
+	buf := make([]byte, 0, len(tok))
+	for _, r := range tok {
+		buf = utf8.AppendRune(buf, unicode.ToLower(r))
+	}
+	return string(buf)
+}
+
+// stem is the English (Porter) stem of a lowercased token, after its
+// British -ise spelling is made -ize (americanSpelling): the same steps
+// the index's analyzer applies, so phrase stems and indexed terms agree.
+func stem(tok string) string {
+	for i := 0; i < len(tok); i++ {
+		if tok[i] >= utf8.RuneSelf {
+			return string(porterstemmer.StemWithoutLowerCasing([]rune(tok)))
+		}
+	}
+	if len(tok) <= 2 {
+		return tok
+	}
+	return string(porterstemmer.StemWithoutLowerCasing([]rune(americanSpelling(tok))))
+}
+
+// zEndings are the endings of British -ise and -yse words ("summarise",
+// "visualised", "analyses", "normalisation"), longest first.
+var zEndings = []string{"isations", "isation", "isers", "ising", "iser", "ised", "ises", "ise",
+	"ysers", "ysing", "yser", "ysed", "yses", "yse"}
+
+// americanSpelling writes the s of a British -ise or -yse ending as z, so
+// "summarise" meets "summarize" (Porter keeps them apart); "promise"
+// becomes "promize" on both sides alike, and "raise" (under three letters
+// before the ending) stays.
+func americanSpelling(tok string) string {
+	for _, e := range zEndings {
+		if len(tok) >= len(e)+3 && tok[len(tok)-len(e):] == e {
+			i := len(tok) - len(e) + 1 // the s
+			return tok[:i] + "z" + tok[i+1:]
+		}
+	}
+	return tok
+}
+
+// Chinese is written in two scripts (訂單, 订单): Ranked mode reads a
+// request in the agent's script first (inAgentScript); Spec mode does not.
+
+// Han scripts an agent can be written in (hanScriptOf).
+const (
+	hanNone        int8 = iota // no Chinese, both scripts alike, or Japanese
+	hanSimplified              // simplified characters outnumber traditional ones
+	hanTraditional             // and the other way round
+)
+
+// hanScriptOf finds, on first use, the script of the agent's Chinese:
+// only a request with Chinese characters needs it.
+func (r *Router) hanScriptOf() int8 {
+	r.hanOnce.Do(func() { r.han = detectHanScript(r.src) })
+	return r.han
+}
+
+// detectHanScript reads src's names, triggers and descriptions: a script
+// decides at twice the other's characters; kana (Japanese) decide none.
+func detectHanScript(src Source) int8 {
+	var trad, simp int
+	count := func(s string) bool {
+		for _, c := range s {
+			if c >= 0x3040 && (unicode.Is(unicode.Hiragana, c) || unicode.Is(unicode.Katakana, c)) {
+				return false
+			}
+		}
+		t, s2 := hanzi.Script(s)
+		trad, simp = trad+t, simp+s2
+		return true
+	}
+	for i := 0; i < src.Len(); i++ {
+		name, _, triggers := src.Phrases(i)
+		if !count(name) {
+			return hanNone
+		}
+		for _, t := range triggers {
+			if !count(t) {
+				return hanNone
+			}
+		}
+		if sk := src.Skill(i); hasUnspaced(sk.Description) && !count(sk.Description) {
+			return hanNone
+		}
+	}
+	switch {
+	case simp > 0 && simp >= 2*trad:
+		return hanSimplified
+	case trad > 0 && trad >= 2*simp:
+		return hanTraditional
+	}
+	return hanNone
+}
+
+// inAgentScript returns text with its Chinese characters in the agent's
+// script, or text itself: when it has none, holds kana (Japanese), or the
+// agent has no script of its own.
+func (r *Router) inAgentScript(text string) string {
+	han := false
+	for _, c := range text {
+		if c < 0x2E80 {
+			continue
+		}
+		if unicode.Is(unicode.Hiragana, c) || unicode.Is(unicode.Katakana, c) {
+			return text
+		}
+		han = han || unicode.Is(unicode.Han, c)
+	}
+	if !han {
+		return text
+	}
+	switch r.hanScriptOf() {
+	case hanSimplified:
+		return hanzi.ToSimplified(text)
+	case hanTraditional:
+		return hanzi.ToTraditional(text)
+	}
+	return text
+}
+
+// Scripts written without spaces: a Chinese request is one token
+// ("请部署结账服务" never equals a trigger "部署"). Ranked mode cuts such a
+// run at the agent's words, longest match first, the text between kept as
+// words (docs/architecture.md §5, "Unspaced scripts").
+
+// unspacedTables are the scripts read this way: Han, the Japanese kana
+// (and the prolonged sound mark, which is in no script of its own), and
+// Hangul, whose words carry their particles ("배포해줘" holds "배포").
+var unspacedTables = []*unicode.RangeTable{unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Hangul}
+
+// unspaced reports whether r is written in one of unspacedTables.
+func unspaced(r rune) bool {
+	if r < 0x1100 { // below Hangul Jamo: Latin, Greek, Cyrillic, Arabic…
+		return false
+	}
+	return r == 'ー' || unicode.IsOneOf(unspacedTables, r)
+}
+
+// hasUnspaced reports whether s holds a rune of an unspaced script.
+func hasUnspaced(s string) bool {
+	for _, r := range s {
+		if unspaced(r) {
+			return true
+		}
+	}
+	return false
+}
+
+// allUnspaced reports whether every rune of s is of an unspaced script.
+func allUnspaced(s string) bool {
+	for _, r := range s {
+		if !unspaced(r) {
+			return false
+		}
+	}
+	return s != ""
+}
+
+// segmenter holds an agent's unspaced vocabulary by first rune, each
+// rune's words longest first.
+type segmenter struct {
+	byFirst map[rune][]string
+}
+
+// segmenterOf builds the Router's segmenter on first use: only a request
+// in an unspaced script needs it, and an agent without such words gets
+// an empty one.
+func (r *Router) segmenterOf() *segmenter {
+	r.segOnce.Do(func() { r.seg = buildSegmenter(r.src) })
+	return r.seg
+}
+
+// buildSegmenter collects the trigger and name tokens of src written
+// wholly in unspaced scripts.
+func buildSegmenter(src Source) *segmenter {
+	sg := &segmenter{byFirst: map[rune][]string{}}
+	seen := map[string]bool{}
+	var toks []string
+	add := func(text string) {
+		if !hasUnspaced(text) {
+			return
+		}
+		toks = appendTokens(toks[:0], text)
+		for _, tok := range toks {
+			if seen[tok] || !allUnspaced(tok) {
+				continue
+			}
+			seen[tok] = true
+			r, _ := utf8.DecodeRuneInString(tok)
+			sg.byFirst[r] = append(sg.byFirst[r], strings.Clone(tok))
+		}
+	}
+	for i := 0; i < src.Len(); i++ {
+		name, _, triggers := src.Phrases(i)
+		add(name)
+		for _, p := range triggers {
+			add(p)
+		}
+	}
+	for _, words := range sg.byFirst {
+		slices.SortFunc(words, func(a, b string) int {
+			return cmp.Or(cmp.Compare(len(b), len(a)), strings.Compare(a, b))
+		})
+	}
+	return sg
+}
+
+// maxSegmentRun bounds cutting: a longer run (a pasted document) is kept
+// whole, and past MaxRequestWords words the rest stay as they are, so
+// cutting never multiplies a hostile request's words.
+const maxSegmentRun = 16 << 10
+
+// split appends toks to dst, each unspaced run cut at the agent's words
+// (longest first, left to right; the text between kept as words, other
+// runes such as "k8s" of "k8s部署" as their own). A token holding no agent
+// word stays whole. It reports whether any token was cut.
+func (sg *segmenter) split(dst, toks []string) ([]string, bool) {
+	cut := false
+	for k, tok := range toks {
+		if len(dst)+len(toks)-k > MaxRequestWords {
+			return append(dst, toks[k:]...), cut
+		}
+		if len(sg.byFirst) == 0 || len(tok) > maxSegmentRun || !hasUnspaced(tok) {
+			dst = append(dst, tok)
+			continue
+		}
+		n := len(dst)
+		found := false
+		for run := range scriptRuns(tok) {
+			if !unspaced(firstRune(run)) {
+				dst = append(dst, run)
+				continue
+			}
+			var f bool
+			dst, f = sg.cutRun(dst, run)
+			found = found || f
+		}
+		if !found { // nothing of the agent's in it: as it was
+			dst = append(dst[:n], tok)
+			continue
+		}
+		cut = true
+	}
+	return dst, cut
+}
+
+// cutRun appends run cut at the agent's words (see split), and reports
+// whether it found one.
+func (sg *segmenter) cutRun(dst []string, run string) ([]string, bool) {
+	found := false
+	rest := 0 // start of the text not yet emitted
+	for i := 0; i < len(run); {
+		word, size := sg.wordAt(run, i)
+		if word == "" {
+			i += size
+			continue
+		}
+		if rest < i {
+			dst = append(dst, run[rest:i])
+		}
+		dst = append(dst, word)
+		found = true
+		i += len(word)
+		rest = i
+	}
+	if rest < len(run) {
+		dst = append(dst, run[rest:])
+	}
+	return dst, found
+}
+
+// wordAt returns the longest of the agent's words that text[i:] starts
+// with ("" when none), and the size of the rune at i.
+func (sg *segmenter) wordAt(text string, i int) (string, int) {
+	r, size := utf8.DecodeRuneInString(text[i:])
+	for _, w := range sg.byFirst[r] {
+		if strings.HasPrefix(text[i:], w) {
+			return w, size
+		}
+	}
+	return "", size
+}
+
+// spaced appends text to dst with a space on each side of every agent
+// word split would find, so a body is cut where a request is (bodyReader).
+func (sg *segmenter) spaced(dst []byte, text string) []byte {
+	for i := 0; i < len(text); {
+		word, size := "", 1
+		if text[i] >= utf8.RuneSelf {
+			word, size = sg.wordAt(text, i)
+		}
+		if word == "" {
+			dst = append(dst, text[i:i+size]...)
+			i += size
+			continue
+		}
+		dst = append(append(append(dst, ' '), word...), ' ')
+		i += len(word)
+	}
+	return dst
+}
+
+// scriptRuns yields tok's maximal runs of unspaced and of other runes.
+func scriptRuns(tok string) func(yield func(string) bool) {
+	return func(yield func(string) bool) {
+		start, kind := 0, false
+		for i, r := range tok {
+			k := unspaced(r)
+			if i > start && k != kind {
+				if !yield(tok[start:i]) {
+					return
+				}
+				start = i
+			}
+			kind = k
+		}
+		if start < len(tok) {
+			yield(tok[start:])
+		}
+	}
+}
+
+func firstRune(s string) rune {
+	r, _ := utf8.DecodeRuneInString(s)
+	return r
+}
+
+// lookup maps terms to their ids, dropping unknown ones, sorted and
+// deduplicated.
+func (v *vocabLists) lookup(dst []uint32, terms []string) []uint32 {
+	for _, t := range terms {
+		if id, ok := v.ids[t]; ok {
+			dst = append(dst, id)
+		}
+	}
+	slices.Sort(dst)
+	return slices.Compact(dst)
 }

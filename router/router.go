@@ -4,10 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"runtime"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
+	"unicode/utf8"
 
 	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/mapping"
@@ -31,34 +34,28 @@ const (
 const (
 	TierPhrase  = "phrase"
 	TierRelaxed = "relaxed"
-	// TierName marks a Ranked match found because the request names the
-	// skill, with no trigger phrase hit: it is made of words of the
-	// skill's name alone ("tests" for run-tests), or it says the skill's
-	// command ("csvlook events.csv"; see commands.go).
+	// TierName marks a Ranked match the request names, no phrase hit: it
+	// is made of the name's words alone ("tests" for run-tests), or says
+	// the skill's command ("csvlook events.csv").
 	TierName = "name"
 )
 
 // Defaults for Options fields.
 const (
 	// DefaultMemoryThreshold is the skill count up to which the index lives
-	// in memory only. Above it the cache pays: a 1,000-skill index takes
-	// ~100 ms to build and a few ms to reopen.
+	// in memory only; above it the cache pays (reopening takes a few ms).
 	DefaultMemoryThreshold = 500
 	// DefaultRelaxedThreshold is the least relevance a relaxed match
 	// needs, as a fraction of the best relaxed match's.
 	DefaultRelaxedThreshold = 0.5
 	// DefaultRelaxedEvidence is the least evidence a relaxed match needs:
-	// the summed field boosts of the request terms it contains (one
-	// trigger term is 3, a name term or a word of the tool's command, its
-	// binary and subcommands, 2, a description term 1, an input name 0.5).
+	// the summed field weights of the request terms it holds (trigger 3,
+	// name or command 2, description 1, input name 0.5).
 	DefaultRelaxedEvidence = 3
-	// DefaultRelaxedEvidenceUntriggered is the least evidence a relaxed
-	// match needs when the skill has no trigger phrases (most Agent Skills
-	// folders): its name, command and description are all it offers, so
-	// two of its description words, or one of its name and one of its
-	// description, are as much as a short request can show. A skill with
-	// triggers was passed over by every one of them before the relaxed
-	// tier ran, and needs the stronger bar.
+	// DefaultRelaxedEvidenceUntriggered is the bar for a skill without
+	// trigger phrases (most skills folders): two description words are as
+	// much as a short request can show of it, where a skill with triggers
+	// was passed over by all of them before the relaxed tier ran.
 	DefaultRelaxedEvidenceUntriggered = 2
 )
 
@@ -72,24 +69,21 @@ type Skill struct {
 	Tool        string   // command template; its first word is the binary
 	Inputs      []string // input names
 	// Body is the skill's instructions, read only while an index is
-	// built (through Bodies, which Skills implements from it): a Source
-	// that reads bodies from a file leaves it empty and implements Bodies.
+	// built (Skills implements Bodies from it; another Source leaves it
+	// empty and implements Bodies).
 	Body string
 }
 
-// Source gives a Router its skills by position, so that a caller holding
-// its skills in another shape routes over them without a second copy (at
-// 100,000 skills a []Skill is ~13 MB). Both methods must be cheap (no
-// allocation), safe to call from several goroutines at once, and must
-// describe the same skill i for the Source's life.
+// Source gives a Router its skills by position, without a second copy
+// (at 100,000 skills a []Skill is ~13 MB). Its methods must be cheap,
+// safe for concurrent use, and stable for the Source's life.
 type Source interface {
 	Len() int
-	// Skill returns all of skill i. It is called for every skill when an
-	// index is built or checked, and for relaxed candidates.
+	// Skill returns all of skill i: for every skill when an index is
+	// built or checked, and for relaxed candidates.
 	Skill(i int) Skill
-	// Phrases returns what a phrase match reads of skill i: its name, z and
-	// trigger phrases. It is called once per match (thousands per route at
-	// 100,000 skills), so it should touch as little memory as it can.
+	// Phrases returns skill i's name, z and trigger phrases, once per
+	// match (thousands per route at 100,000 skills): touch little memory.
 	Phrases(i int) (name string, z float64, triggers []string)
 }
 
@@ -123,16 +117,14 @@ type Options struct {
 	// memory and never cached (default DefaultMemoryThreshold; negative
 	// means always use the cache when one is configured).
 	MemoryThreshold int
-	// RelaxedThreshold is the least relevance a relaxed (Ranked, no phrase
-	// hit) match needs, as a fraction of the best relaxed match's (default
-	// DefaultRelaxedThreshold).
+	// RelaxedThreshold is the least relevance a relaxed match needs, as a
+	// fraction of the best one's (default DefaultRelaxedThreshold).
 	RelaxedThreshold float64
 	// RelaxedEvidence is the least evidence a relaxed match needs (default
 	// DefaultRelaxedEvidence; see there).
 	RelaxedEvidence float64
 	// RelaxedEvidenceUntriggered is RelaxedEvidence for a skill without
-	// trigger phrases (default DefaultRelaxedEvidenceUntriggered; see
-	// there).
+	// triggers (default DefaultRelaxedEvidenceUntriggered).
 	RelaxedEvidenceUntriggered float64
 	// BodyTerms is the most distinct terms of one skill's body the index
 	// keeps, when the Source implements Bodies (default
@@ -146,16 +138,13 @@ type Options struct {
 	// otherwise. Default nil.
 	Prepared *Prepared
 	// Background lets New return before the bleve index is built when
-	// there is none to open (no Prepared entry, no cache entry under
-	// ContentHash) and the agent has at most 25,000 skills: routes start
-	// once the phrase index and the index's term statistics exist, and
-	// give the answers they would give after the build, but for their
-	// relaxed runners-up, which they leave out; only a request that needs
-	// the relaxed tier (or a challenge, doc.go) waits for it. The build starts once
-	// the first route is answered (30 ms at most). ctx then also governs
-	// the build, Close waits for it, Info says IndexBuilding until it
-	// ends and Wait waits for it. Progress is still reported. Default
-	// false: New returns with the index built.
+	// there is none to open and the agent has at most 25,000 skills:
+	// routes start once the phrase index and term statistics exist and
+	// answer as after the build, but without relaxed matches after sure
+	// ones; a request that needs the relaxed tier (or a challenge) waits.
+	// The build starts after the first route (30 ms at most); ctx governs
+	// it, Close and Wait wait for it, Info says IndexBuilding until it
+	// ends, Progress still reports. Default false: New returns built.
 	Background bool
 
 	// holdBuild, in tests, keeps a background build from starting until
@@ -195,13 +184,10 @@ type Query struct {
 	Limit int
 }
 
-// DefaultLimit is the limit of a Ranked route answer that asks for none
-// (route_skill, `agent3md route`): the sure matches, then relaxed ones,
-// then the plain ranking's runners-up, five in all. A model reads the
-// answer on every request, so it is kept under ~600 characters: on every
-// evaluation set a five-line answer is 199 characters at the median, 364
-// at the 95th percentile and 516 at most (TestRoutingBaseline logs
-// them), and five is the top-5 the sets measure.
+// DefaultLimit is the limit of a Ranked answer that asks for none
+// (route_skill, `agent3md route`): sure, relaxed, then runner-ups, five
+// in all. A model reads it on every request, so it stays under ~600
+// characters (TestRoutingBaseline logs the lengths).
 const DefaultLimit = 5
 
 // Match is one routed skill with the evidence for it.
@@ -209,16 +195,14 @@ type Match struct {
 	Name  string  `json:"name"`
 	Z     float64 `json:"z"`
 	Score int     `json:"score"` // trigger phrases hit
-	// Relevance is the BM25 relevance where it decided the order: for a
-	// phrase match that shares its exact-hit and score tier with another,
-	// and for every relaxed match. It is 0 otherwise and in Spec mode.
+	// Relevance is the BM25 relevance where it decided the order (a
+	// phrase match tied in its tier, every relaxed match); else 0.
 	Relevance float64  `json:"relevance"`
 	Hits      []string `json:"hits"` // phrases (or, relaxed, terms) that matched
 	Tier      string   `json:"tier"`
-	// Fit is how much of the request the match holds, from 0 to 1: 1 for
-	// a sure match (Sure), else the share of the request's words, each
-	// weighed by how few of the agent's skills hold it, that the skill's
-	// name and description hold (runnersUp). 0 in Spec mode.
+	// Fit is how much of the request the match holds, 0 to 1: 1 when
+	// sure, else the idf-weighed share of the request's words its name
+	// and description hold (plainBM25.fit). 0 in Spec mode.
 	Fit float64 `json:"fit,omitempty"`
 }
 
@@ -263,28 +247,22 @@ type Router struct {
 	info    Info
 	cleanup func() // removes a temp index after Close
 
-	specOnce sync.Once
-	spec     *specifics // see specificsOf
-
-	spellOnce sync.Once
-	speller   *speller // see spellerOf
-
-	segOnce sync.Once
-	seg     *segmenter // see segmenterOf
-
-	pairsOnce sync.Once
-	pairs     *pairBook // see pairsOf
-
+	// Built on first use, each by the accessor named beside it.
+	specOnce   sync.Once
+	spec       *specifics // see specificsOf
+	spellOnce  sync.Once
+	speller    *speller // see spellerOf
+	segOnce    sync.Once
+	seg        *segmenter // see segmenterOf
+	pairsOnce  sync.Once
+	pairs      *pairBook // see pairsOf
 	plainOnce  sync.Once
 	plain      *plainBM25 // see plainIndex
 	plainBuilt atomic.Bool
-
-	hanOnce sync.Once
-	han     int8 // see hanScriptOf
-
-	gramsOnce sync.Once
-	grams     *charGrams // see charGramsOf
-
+	hanOnce    sync.Once
+	han        int8 // see hanScriptOf
+	gramsOnce  sync.Once
+	grams      *charGrams                    // see charGramsOf
 	fieldCache fieldTermCache                // see fieldTerms
 	held       atomic.Pointer[heldThesaurus] // see heldThesaurus
 
@@ -314,10 +292,8 @@ func NewFrom(ctx context.Context, skills Source, opts *Options) (*Router, error)
 	if err != nil {
 		return nil, err
 	}
-	// Routes are CPU-bound: running more at once than there are
-	// processors only holds more scratch memory (a tally is 800 KB at
-	// 100,000 skills), so a server answering dozens of pipelined routes
-	// queues them here.
+	// Routes are CPU-bound: more at once than there are processors only
+	// hold more scratch (800 KB a tally at 100,000 skills), so they queue.
 	r := &Router{src: skills, mapping: m, an: an, opts: o, slots: make(chan struct{}, runtime.GOMAXPROCS(0))}
 	if o.Background {
 		// A server's first relaxed route would otherwise parse the
@@ -325,10 +301,9 @@ func NewFrom(ctx context.Context, skills Source, opts *Options) (*Router, error)
 		go thesaurusOnce()
 	}
 	if skills.Len() <= o.MemoryThreshold {
-		// The plain ranking's index is built now for an agent this
-		// small (a millisecond at 500 skills), so that every route, the
-		// first of a cold start too, has its runner-ups; a larger one
-		// builds it on first use, or last in a background build.
+		// A small agent's plain ranking is built here (a millisecond at
+		// 500 skills), so a cold start's first route has runner-ups too;
+		// a larger one builds it on first use, or last in the background.
 		r.plainIndex()
 	}
 	if r.deferBuild() {
@@ -403,7 +378,7 @@ func (r *Router) Route(ctx context.Context, text string, q *Query) ([]Match, err
 		return r.routeSpec(text, qq.Limit), nil
 	case Ranked, "":
 		text = r.inAgentScript(text)
-		out, err := r.routeRanked(ctx, text, qq.Limit)
+		out, err := r.rankedRoute(ctx, text, qq.Limit, true)
 		for i := range out {
 			out[i].Hits = joinPairs(out[i].Hits, text)
 		}
@@ -429,4 +404,111 @@ func (r *Router) Close() error {
 		r.cleanup()
 	}
 	return err
+}
+
+// MaxRequestWords is the most words (agent3md/1 tokens) a request to
+// Route may hold: a request is what a user asked, not a document, and
+// past it Route refuses with ErrRequestTooLong rather than answer part.
+const MaxRequestWords = 4096
+
+// ErrRequestTooLong is wrapped by the error Route returns for a request of
+// more than MaxRequestWords words.
+var ErrRequestTooLong = errors.New("request too long to route")
+
+// ctxCheckBytes is how many bytes of request text are scanned between
+// checks of the context.
+const ctxCheckBytes = 64 << 10
+
+// checkRequest counts text's words up to the first past MaxRequestWords,
+// checking ctx as it goes. A word counts as the tokens the index reads
+// (bigramSpans: each pair of unspaced characters), so a megabyte of
+// Chinese is refused, not analysed into a million pairs.
+func checkRequest(ctx context.Context, text string) error {
+	words, err := countTokens(ctx, text, MaxRequestWords)
+	if err == nil && words > MaxRequestWords {
+		err = fmt.Errorf("router: %w: it has more than %d words (a pair of characters counts as one in Chinese, Japanese and Korean), the most a request may hold; pass the request itself, or a summary of it, not a whole document", ErrRequestTooLong, MaxRequestWords)
+	}
+	return err
+}
+
+// countTokens counts the tokens the index's tokenizer would read in text,
+// stopping at the first past most.
+func countTokens(ctx context.Context, text string, most int) (int, error) {
+	words := 0
+	const (
+		none = iota // between words
+		other
+		paired // in a run of an unspaced script
+	)
+	prev, run := none, 0 // run: the runes of the current unspaced run
+	for i, next := 0, ctxCheckBytes; i < len(text); {
+		if i >= next {
+			if err := ctx.Err(); err != nil {
+				return words, err
+			}
+			next = i + ctxCheckBytes
+		}
+		kind := none
+		size := 1
+		if c := text[i]; c < utf8.RuneSelf {
+			if asciiWord[c] {
+				kind = other
+			}
+		} else {
+			var r rune
+			r, size = utf8.DecodeRuneInString(text[i:])
+			switch {
+			case !isWordRune(r) || r == utf8.RuneError && size == 1:
+			case unspaced(r):
+				kind = paired
+			default:
+				kind = other
+			}
+		}
+		// A token starts where a word starts, where the script changes
+		// inside a word, and at every rune of an unspaced run from its
+		// second pair on.
+		if kind == paired {
+			run++
+		} else {
+			run = 0
+		}
+		if kind != none && (kind != prev || run >= 3) {
+			if words++; words > most {
+				return words, nil
+			}
+		}
+		prev = kind
+		i += size
+	}
+	return words, nil
+}
+
+// AppendLine appends m as one line of the reference's route answer,
+// "name  (score N; matched: a, b)" (docs/format.md §10), without a
+// newline; another tier than phrase follows the reference's fields
+// inside the parentheses ("; name"), a guess with its fit ("; relaxed,
+// fit 40%"). Spec's lines are the reference's.
+func AppendLine(b []byte, m *Match) []byte {
+	b = append(b, m.Name...)
+	b = append(b, "  (score "...)
+	b = strconv.AppendInt(b, int64(m.Score), 10)
+	b = append(b, "; matched: "...)
+	for k, h := range m.Hits {
+		if k > 0 {
+			b = append(b, ", "...)
+		}
+		b = append(b, h...)
+	}
+	if m.Tier != TierPhrase && m.Tier != "" {
+		b = append(b, "; "...)
+		b = append(b, m.Tier...)
+	}
+	if !Sure(m.Tier) && m.Tier != "" {
+		// A guess says how much of the request it holds (Match.Fit).
+		b = append(b, ", fit "...)
+		b = strconv.AppendInt(b, int64(math.Round(100*m.Fit)), 10)
+		b = append(b, '%')
+	}
+	return append(b, ')')
 }

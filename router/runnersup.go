@@ -4,16 +4,16 @@ import (
 	"cmp"
 	"math"
 	"slices"
+	"strings"
 	"unicode/utf8"
+
+	"github.com/agent3md/agent3md/internal/wordlist"
 )
 
-// TierRunnerUp marks a Ranked match that neither a phrase, a name nor
-// the relaxed tier's evidence found: a skill of the plain ranking
-// (plainBM25 over names and descriptions) that follows them so that the
-// reader sees what a search engine would have shown. Like a relaxed
-// match it is a guess, to be confirmed before anything runs; unlike one,
-// an irrelevant request draws it as readily as a relevant one: its Fit
-// says how much of the request it holds.
+// TierRunnerUp marks a Ranked match of the plain ranking (plainBM25) that
+// no phrase, name or relaxed evidence found: what a search engine would
+// have shown. A guess, confirmed before anything runs; its Fit says how
+// much of the request it holds.
 const TierRunnerUp = "runner-up"
 
 // Sure reports whether a match of tier is one run --exec may act on: a
@@ -34,14 +34,11 @@ func (r *Router) plainIndex() *plainBM25 {
 	return r.plain
 }
 
-// runnersUp appends to out (the sure matches, then the relaxed ones)
-// the best skills of the plain ranking that out does not hold, up to
-// limit matches in all (relaxedLimit when limit is 0, unless out is
-// longer), as TierRunnerUp; then it sets every match's Fit. The plain
-// ranking drops no skill for want of evidence but one that holds only
-// stop words of the request: the answer never leaves out a skill a
-// plain search would have listed this high, and the reader judges by
-// the fit. Limit 1 (run) never gets one beside a sure or relaxed match.
+// runnersUp appends to out (sure, then relaxed matches) the plain
+// ranking's best skills out lacks, up to limit in all (relaxedLimit for
+// 0), as TierRunnerUp, and sets every match's Fit: the answer never
+// leaves out what a plain search would list this high. Limit 1 (run)
+// never gets one beside a sure or relaxed match.
 func (r *Router) runnersUp(pt *plainText, out []Match, limit int) []Match {
 	want := limit
 	if want == 0 {
@@ -93,21 +90,20 @@ func requestWords(text string) []string {
 	return contentWords(baselineTokens(make([]string, 0, 16), text))
 }
 
-// contentWords is toks (reordered) without English stop words and the
-// commonest Chinese characters (commonWord), each once.
+// contentWords is toks (reordered) without commonWord's, each once.
 func contentWords(toks []string) []string {
 	return slices.DeleteFunc(distinct(toks), commonWord)
 }
 
-// plainText is a request's text and, once read (read), its
-// plainRequest: one route reads it once for all that weigh it. toks,
-// when set, are the text's tokens as the route read them, which are the
-// plain ranking's for a text all ASCII (plainTextOf).
+// plainText is a request's text and, once read, its plainRequest, shared
+// by all that weigh it in one route; toks, for an ASCII text, are its
+// tokens as the route read them (plainTextOf).
 type plainText struct {
-	text string
-	toks []string
-	q    plainRequest
-	done bool
+	text  string
+	toks  []string
+	q     plainRequest
+	done  bool
+	first *string // firstWord, once read
 }
 
 // plainTextOf is the plainText of a route's request text, read as toks.
@@ -120,42 +116,35 @@ func plainTextOf(text string, toks []string) *plainText {
 	return &plainText{text: text, toks: toks}
 }
 
-// read returns t's plainRequest, reading it on first use.
+// read returns t's plainRequest, reading it on first use: its
+// requestWords, each one's postings and idf (a word no skill holds
+// weighing as one in N+1 skills would), and the idfs' sum.
 func (t *plainText) read(p *plainBM25) *plainRequest {
-	if !t.done {
-		words := t.toks
-		if words != nil {
-			words = contentWords(append(make([]string, 0, len(words)), words...))
-		} else {
-			words = requestWords(t.text)
+	if t.done {
+		return &t.q
+	}
+	var words []string
+	if t.toks != nil {
+		words = contentWords(append(make([]string, 0, len(t.toks)), t.toks...))
+	} else {
+		words = requestWords(t.text)
+	}
+	t.q, t.done = plainRequest{toks: words, words: make([]plainTerm, len(words))}, true
+	for i, w := range words {
+		pt, ok := p.post[w]
+		if !ok {
+			pt.idf = p.idf(0)
 		}
-		t.q, t.done = p.read(words), true
+		t.q.words[i], t.q.total = pt, t.q.total+pt.idf
 	}
 	return &t.q
 }
 
-// plainRequest is a request as fit reads it: its words (requestWords),
-// each one's postings and idf, and the idfs' sum.
+// plainRequest is a request as fit reads it (plainText.read).
 type plainRequest struct {
 	toks  []string
 	words []plainTerm // by toks
 	total float64
-}
-
-// read reads a request's words (requestWords) for fit.
-func (p *plainBM25) read(words []string) plainRequest {
-	q := plainRequest{toks: words}
-	q.words = make([]plainTerm, len(q.toks))
-	for i, t := range q.toks {
-		w := &q.words[i]
-		t, ok := p.post[t]
-		w.post, w.idf = t.post, t.idf
-		if !ok {
-			w.idf = p.idf(0)
-		}
-		q.total += w.idf
-	}
-	return q
 }
 
 // holds reports whether skill's name or description holds q's word i.
@@ -164,11 +153,9 @@ func (q *plainRequest) holds(i, skill int) bool {
 	return ok
 }
 
-// fit is how much of the request q the skill's name and description
-// hold: the summed idf of the words it holds over the summed idf of them
-// all, a word no skill holds weighing as a word only one in N+1 skills
-// would, rounded to hundredths; and, when asked for (hits), the words it
-// holds, in q's order, at most runnerUpHits.
+// fit is the share of q's summed idf the skill's name and description
+// hold, rounded to hundredths, and, with hits, the words they hold (at
+// most runnerUpHits, in q's order).
 func (p *plainBM25) fit(q *plainRequest, skill int, hits bool) (float64, []string) {
 	if skill < 0 || q.total == 0 {
 		return 0, nil
@@ -197,4 +184,233 @@ func (r *Router) skillAt(m Match) int {
 		}
 	}
 	return -1
+}
+
+// Character pairs: a casual Chinese request ("吊牌还在，没洗过，能退吗")
+// says no trigger word, and the plain ranking weighs 么 as much as 退.
+// charGrams reads it in pairs of adjacent characters (退款, 吊牌), as a
+// search engine without a dictionary does, never across two words the
+// segmenter found; a pair of two of the commonest characters (什么, 了吗)
+// adds to a score but never brings a skill in alone.
+
+// charGrams holds the character pairs of every skill's name, description
+// and triggers: each pair, the skills that hold it, ascending.
+type charGrams struct {
+	post  map[string][]int32
+	count int
+}
+
+// charGramsOf builds the Router's character pairs on first use: only a
+// request in an unspaced script reads them.
+func (r *Router) charGramsOf() *charGrams {
+	r.gramsOnce.Do(func() { r.grams = newCharGrams(r.src, r.segmenterOf()) })
+	return r.grams
+}
+
+// newCharGrams reads every skill of src, its texts cut at the agent's
+// words (sg) as a request is.
+func newCharGrams(src Source, sg *segmenter) *charGrams {
+	g := &charGrams{post: map[string][]int32{}, count: src.Len()}
+	var toks, grams []string
+	for i := range src.Len() {
+		s := src.Skill(i)
+		grams = grams[:0]
+		for _, text := range append([]string{s.Name, s.Description}, s.Triggers...) {
+			if !hasUnspaced(text) {
+				continue
+			}
+			toks, _ = sg.split(nil, appendTokens(toks[:0], text))
+			grams = appendGrams(grams, toks)
+		}
+		for _, gr := range distinct(grams) {
+			g.post[gr] = append(g.post[gr], int32(i))
+		}
+	}
+	return g
+}
+
+// appendGrams appends the pairs of adjacent characters of each token of
+// toks (a request's or a field's words, cut by the segmenter) written in
+// an unspaced script. A pair never spans two tokens.
+func appendGrams(dst, toks []string) []string {
+	for _, tok := range toks {
+		for run := range scriptRuns(tok) {
+			if !unspaced(firstRune(run)) {
+				continue
+			}
+			prev, prevAt := rune(-1), 0
+			for at, c := range run {
+				if prev >= 0 {
+					dst = append(dst, run[prevAt:at+utf8.RuneLen(c)])
+				}
+				prev, prevAt = c, at
+			}
+		}
+	}
+	return dst
+}
+
+// byScore orders gram hits best first, equal scores in skill order.
+func byScore(a, b gramHit) int {
+	return cmp.Or(cmp.Compare(b.score, a.score), cmp.Compare(a.skill, b.skill))
+}
+
+// gramHit is a skill the request's pairs found: its summed idf, the
+// pairs it holds in request order, and whether any of them, or of the
+// characters the plain ranking found it by, is not among the commonest.
+type gramHit struct {
+	skill       int
+	score       float64
+	grams       []string
+	informative bool
+}
+
+// rank returns the skills holding any of the request's pairs (grams,
+// distinct, in request order), best first by the summed BM25 idf of the
+// pairs they hold (equal sums in skill order), at most k.
+func (g *charGrams) rank(grams []string, k int) []gramHit {
+	by := map[int]*gramHit{}
+	for _, gr := range grams {
+		ps := g.post[gr]
+		if len(ps) == 0 {
+			continue
+		}
+		idf := math.Log(1 + (float64(g.count)-float64(len(ps))+0.5)/(float64(len(ps))+0.5))
+		for _, s := range ps {
+			h := by[int(s)]
+			if h == nil {
+				h = &gramHit{skill: int(s)}
+				by[int(s)] = h
+			}
+			h.score += idf
+			h.grams = append(h.grams, gr)
+			h.informative = h.informative || !commonPair(gr)
+		}
+	}
+	out := make([]gramHit, 0, len(by))
+	for _, h := range by {
+		out = append(out, *h)
+	}
+	slices.SortFunc(out, byScore)
+	return out[:min(k, len(out))]
+}
+
+// requestGrams returns the distinct pairs of a request's text, read as
+// the agent's words where it holds them (request.go), in request order.
+func (r *Router) requestGrams(text string) []string {
+	if !hasUnspaced(text) {
+		return nil
+	}
+	toks, _ := r.segmenterOf().split(nil, appendTokens(nil, text))
+	grams := appendGrams(nil, toks)
+	out := grams[:0]
+	for _, gr := range grams {
+		if !slices.Contains(out, gr) {
+			out = append(out, gr)
+		}
+	}
+	return out
+}
+
+// gramRunnersUp appends to out, for a request in an unspaced script, up
+// to want runner-ups it lacks: the plain ranking over the request's
+// characters (q) plus the pairs' summed idf (charGrams.rank), fused with
+// the plain ranking over every character (fuseRanks).
+func (r *Router) gramRunnersUp(p *plainBM25, q *plainRequest, text string, out []Match, want int) []Match {
+	grams := r.requestGrams(text)
+	if len(grams) == 0 || len(out) >= want {
+		return out
+	}
+	hits := map[int]*gramHit{}
+	for _, h := range r.charGramsOf().rank(grams, r.src.Len()) {
+		hits[h.skill] = &h
+	}
+	for _, h := range p.rank(slices.Clone(q.toks), 0) {
+		// q.toks holds no common character (commonWord): informative.
+		if g := hits[h.skill]; g != nil {
+			g.score += h.score
+			g.informative = true
+		} else {
+			hits[h.skill] = &gramHit{skill: h.skill, score: h.score, informative: true}
+		}
+	}
+	ranked := make([]gramHit, 0, len(hits))
+	for _, h := range hits {
+		if h.informative {
+			ranked = append(ranked, *h)
+		}
+	}
+	slices.SortFunc(ranked, byScore)
+	ranked = fuseRanks(ranked, p.rank(baselineTokens(nil, text), 0), hits)
+	for _, h := range ranked {
+		if len(out) == want {
+			break
+		}
+		name, z, _ := r.src.Phrases(h.skill)
+		if slices.ContainsFunc(out, func(o Match) bool { return o.Name == name && o.Z == z }) {
+			continue
+		}
+		m := Match{Name: name, Z: z, Relevance: roundRelevance(h.score), Tier: TierRunnerUp}
+		var words []string
+		m.Fit, words = p.fit(q, h.skill, true)
+		m.Hits = append(h.grams, words...)[:min(len(h.grams)+len(words), runnerUpHits)]
+		out = append(out, m)
+	}
+	return out
+}
+
+// wordsText is the text the analyzers read for a request of toks: for an
+// unspaced script, the cut words spaced apart, so no pair spans two words
+// the segmenter found (收货|地址 gives no 货地); else text.
+func wordsText(text string, toks []string) string {
+	if !hasUnspaced(text) {
+		return text
+	}
+	return strings.Join(toks, " ")
+}
+
+// commonWord reports whether a plain-ranking token is an English stop
+// word or one of the commonest Chinese characters (么, 了, 是), which
+// alone find only runner-ups a reader discards.
+func commonWord(t string) bool {
+	if stopWords[t] {
+		return true
+	}
+	c, size := utf8.DecodeRuneInString(t)
+	return size == len(t) && size > 1 && wordlist.CommonHan(c)
+}
+
+// commonPair reports whether gram is a pair of two of the commonest
+// Chinese characters (了吗, 什么, 怎么).
+func commonPair(gram string) bool {
+	a, n := utf8.DecodeRuneInString(gram)
+	b, m := utf8.DecodeRuneInString(gram[n:])
+	return n+m == len(gram) && wordlist.CommonHan(a) && wordlist.CommonHan(b)
+}
+
+// fuseRanks merges the pair ranking (pairs) with the plain ranking over
+// every character (plain) by reciprocal rank, 1/(rrfK+rank) per list, so
+// a plain search's first picks stay near the top. The plain list keeps
+// the commonest characters: a frequency list, where 发 or 开 can name the
+// task; a skill found by them alone has fit 0.
+func fuseRanks(pairs []gramHit, plain []scored, hits map[int]*gramHit) []gramHit {
+	const rrfK = 3
+	fused := map[int]float64{}
+	for i, h := range pairs {
+		fused[h.skill] += 1 / float64(rrfK+i+1)
+	}
+	for i, h := range plain {
+		fused[h.skill] += 1 / float64(rrfK+i+1)
+	}
+	out := make([]gramHit, 0, len(fused))
+	for s, f := range fused {
+		h := gramHit{skill: s}
+		if g := hits[s]; g != nil {
+			h = *g
+		}
+		h.score = f
+		out = append(out, h)
+	}
+	slices.SortFunc(out, byScore)
+	return out
 }

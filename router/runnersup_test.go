@@ -44,7 +44,7 @@ func TestFit(t *testing.T) {
 		{Name: "pdf", Z: 1, Description: "read pdf files"},
 		{Name: "csv", Z: 2, Description: "read csv files"},
 	})
-	toks := p.read(requestWords("read the pdf zebra"))
+	toks := *(&plainText{text: "read the pdf zebra"}).read(p)
 	fit, words := p.fit(&toks, 0, true)
 	idfRead, idfPdf, idfNone := p.idf(2), p.idf(1), p.idf(0)
 	want := float64(int(100*(idfRead+idfPdf)/(idfRead+idfPdf+idfNone)+0.5)) / 100

@@ -8,7 +8,7 @@ import (
 // candidate is one skill with phrase hits, before it becomes a Match. It
 // holds no pointers, so candidate lists are cheap to allocate and move.
 type candidate struct {
-	key   uint64 // sort key: see specKey and routeRanked
+	key   uint64 // sort key: see specKey and rankedRoute
 	skill int
 	exact int // phrases hit token for token (agent3md/1 route)
 	score int // phrases hit (stems in Ranked; equal to exact in Spec)
@@ -72,29 +72,4 @@ func zOrder(skills Source) []uint32 {
 		rank[s] = uint32(pos)
 	}
 	return rank
-}
-
-// matches turns cands[order[0]], cands[order[1]], ... into phrase-tier
-// matches; ords[i] are the trigger indexes cands[order[i]] hit.
-func (r *Router) matches(cands []candidate, order []int, ords [][]uint32, ranked bool) []Match {
-	n := 0
-	for _, o := range ords {
-		n += len(o)
-	}
-	all := make([]string, n) // one backing array for every match's hits
-	out := make([]Match, len(order))
-	for i, k := range order {
-		c := &cands[k]
-		name, z, triggers := r.src.Phrases(c.skill)
-		phrases := all[:len(ords[i]):len(ords[i])]
-		all = all[len(ords[i]):]
-		for j, o := range ords[i] {
-			phrases[j] = triggers[o]
-		}
-		out[i] = Match{Name: name, Z: z, Score: c.score, Hits: phrases, Tier: TierPhrase}
-		if ranked {
-			out[i].Relevance = c.rel
-		}
-	}
-	return out
 }

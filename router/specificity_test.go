@@ -87,3 +87,8 @@ func TestSaysName(t *testing.T) {
 		}
 	}
 }
+
+// request looks up a request's tokens (toks, with their stems).
+func (sp *specifics) request(toks, stems []string) request {
+	return sp.readRequest(request{}, toks, stems)
+}

@@ -20,7 +20,7 @@ func TestAboutSubject(t *testing.T) {
 		{"how do I deploy the api", false},
 		{"我的订单状态是什么", false},
 		{"deploy the api", false},
-		// question.go's frames, each with a task said in the same words.
+		// order.go's frames, each with a task said in the same words.
 		{"is PagerDuty a good company to interview at", true},
 		{"is Stripe worth learning", true},
 		{"recommend a podcast about the history of Linux", true},

@@ -6,60 +6,41 @@ import (
 	"slices"
 )
 
-// Synonym expansion (docs/architecture.md §5, "Synonyms"). Most requests
-// that reach the relaxed tier miss because the user says a word no field
-// of the right skill uses: "ship cart" to a skill that deploys, "draw daily
-// signups" to one that charts, "what is the service printing" to one that
-// tails logs. The thesaurus (thesaurus.txt) joins such words. Only a
-// Ranked route that hit no phrase, through words or stems, and named no
-// skill reads it (relaxed), so it can neither demote a phrase hit (spec's
-// answer or a stem hit) nor touch Spec routing. There, each request word
-// the agent's index does not hold (a vocabulary gap) brings the other
-// members of its groups that the index does hold. A word the agent uses
-// is left as it is: it means what the agent uses it for, and its synonyms
-// only blurred which skills hold it (on the development sets they
-// reordered right answers and, through "incident", "update" or "rotate",
-// offered skills for requests no skill handles). Synonyms always count
-// for less than the words the user wrote:
+// Synonym expansion (docs/architecture.md §5, "Synonyms"): the
+// thesaurus (thesaurus.txt) joins words users say for one intent ("ship"
+// for deploy, "draw" for chart). Only a Ranked route that hit no phrase
+// and named no skill reads it (relaxed), so it never demotes a phrase hit
+// nor touches Spec. A request word the index does not hold brings the
+// members of its groups that the index holds; a word the agent uses
+// means what the agent uses it for and is not expanded (its synonyms
+// blurred which skills hold it). Synonyms count for less than the
+// user's words:
 //
-//   - synonym hits: a skill whose trigger phrase or name the request
-//     covers once one of its words is read as a synonym ("ship" covers
-//     a trigger "deploy"; "draw" covers "chart") is offered as a relaxed
-//     match, the user still to confirm it, when it accounts for two
-//     request words, one as written, or when that one word covers two
-//     of its phrases through an everyday synonym (a tool name covers
-//     several at once: synonymHit.everyday). It goes ahead of the matches found by relevance
-//     alone unless one of those accounts for more request words
+//   - a skill whose trigger or name the request covers once one word is
+//     read as a synonym is a relaxed match when it accounts for two
+//     request words, one as written, or covers two phrases through an
+//     everyday synonym (synonymHit.everyday); it goes ahead of the
+//     relevance-only matches unless one accounts for more words
 //     (synonymFirst);
-//   - the relaxed search adds the synonyms as term queries boosted by
-//     synonymBoost, and evidence counts a field that holds one at
-//     synonymWeight of the field's weight, once per request word; but a
-//     relaxed match still needs two request words as written
-//     (relaxedEvidence.enough): synonyms add weight and order, not words,
-//     except a tool name or piece of jargon from a one-way group, which
-//     counts as a word beside one written as the skill says it that is
-//     not among English's commonest (wordlist.Common);
-//   - a member of several words ("roll out", "get rid of") is met in a
-//     request as adjacent words, and covers a phrase only whole: "get" is
-//     no synonym of "delete".
+//   - the relaxed search adds synonyms at synonymBoost, evidence counts
+//     them at synonymWeight, and a match still needs two words as
+//     written, or one beside a one-way group's name (jargon);
+//   - a member of several words ("get rid of") covers a phrase only whole.
 
-// synonymWeight is how much a request word met only through a synonym
-// counts, against the same word met as written: a synonym is the user's
-// intent as the thesaurus reads it, weaker evidence than their own word.
+// synonymWeight is how much a word met only through a synonym counts
+// against one met as written: the thesaurus's reading is weaker evidence.
 const synonymWeight = 0.5
 
-// synonymPhrases is how many of a skill's trigger phrases (or its name)
-// one request word must cover through synonyms to make a synonym hit on
-// its own: a skill that says the intent several ways ("upgrade", "bump")
-// is what "update cobra to v1.8" asks for, while a lone trigger met
-// through an everyday word ("write" for "compose") is no evidence.
+// synonymPhrases is how many of a skill's phrases (or its name) one
+// request word must cover through synonyms to make a hit on its own: a
+// skill saying the intent several ways ("upgrade", "bump") is what
+// "update cobra" asks for; one trigger met through "write" is not.
 const synonymPhrases = 2
 
-// synonymBoost is the boost of a synonym's term in the relaxed search,
-// lower than synonymWeight: BM25 adds up every term a skill holds, and a
-// word with several synonyms in one skill's fields would otherwise weigh
-// more than the word itself (on the development sets 0.15-0.25 did best;
-// 0.5 reordered relevance-only matches that were right).
+// synonymBoost is a synonym term's boost in the relaxed search, below
+// synonymWeight: BM25 sums every term a skill holds, and a word with
+// several synonyms in one skill would outweigh the word itself (0.15-0.25
+// did best on the development sets).
 const synonymBoost = 0.25
 
 // maxSynonymTerms bounds the stems one request adds, so that a long
@@ -75,26 +56,20 @@ type expansion struct {
 type synTerm struct {
 	stem string
 	word string // the request word it came from, as written (lowercased)
-	// part is, for a member of several words ("roll out"), the stems of
-	// its content words: such a stem is no synonym alone ("get" of "get
-	// rid of" is not "delete"), so it is never searched or weighed, and
-	// it covers a phrase only with the rest of its member. Nil for a
-	// one-word member.
+	// part is, for a member of several words ("get rid of"), its content
+	// stems: such a stem is no synonym alone, never searched or weighed,
+	// and covers a phrase only with the rest of its member.
 	part []string
-	// jargon marks a stem brought by a name of a one-way group (a tool,
-	// library, format or piece of jargon): the name says the intent as
-	// plainly as the generic word would, so relaxed evidence counts the
-	// request word behind it towards its words (relaxedEvidence.enough).
+	// jargon marks a stem brought by a one-way group's name (a tool,
+	// library or format), which says the intent as plainly as the generic
+	// word: relaxed evidence counts its request word (enough).
 	jargon bool
 }
 
 // heldThesaurus is the thesaurus as one agent can use it: per group, the
-// stems of its members that the agent's index holds, stop words left
-// out, each with its member's content stems when the member has several
-// words (and then only members whose every content stem is held). A
-// Router builds it once (Router.heldThesaurus), so an expansion looks up
-// the request's words and reads lists, instead of asking the index about
-// every member of every group they meet.
+// stems of its members the index holds (stop words out), each with its
+// member's content stems when it has several words, all of them held.
+// Built once per Router, so an expansion reads lists, not the index.
 type heldThesaurus struct {
 	th  *thesaurus
 	has func(term string) bool
@@ -125,8 +100,7 @@ func holdThesaurus(th *thesaurus, has func(term string) bool) *heldThesaurus {
 	return h
 }
 
-// heldThesaurus returns the Router's heldThesaurus for the thesaurus in
-// use, building it on first use.
+// heldThesaurus returns the Router's heldThesaurus, built on first use.
 func (r *Router) heldThesaurus() *heldThesaurus {
 	th := thesaurusOnce()
 	if h := r.held.Load(); h != nil && h.th == th {
@@ -137,14 +111,10 @@ func (r *Router) heldThesaurus() *heldThesaurus {
 	return h
 }
 
-// expand reads the request's tokens and their stems against the
-// thesaurus: each one-word member met by its stem and each member of
-// several words met as adjacent stems, when the index does not hold it
-// (for a member of several words, one of its content words), brings
-// the stems of its groups that the index holds, except those the
-// request already has and stop words (the "to" of "push to
-// production"), which the index drops. It returns nil when the request
-// brings nothing.
+// expand reads the request's tokens and stems against the thesaurus: a
+// member met (one word by its stem, several as adjacent stems) that the
+// index lacks brings its groups' held stems, but those the request has
+// and stop words. Nil when nothing is brought.
 func (h *heldThesaurus) expand(toks, stems []string) *expansion {
 	th := h.th
 	if len(th.groups) == 0 {
@@ -198,12 +168,10 @@ func (h *heldThesaurus) expand(toks, stems []string) *expansion {
 	return ex
 }
 
-// fieldEvidence is the evidence the expansion adds to one field of a
-// skill (its analysed terms in have, sorted; weight the field's): synonymWeight of
-// weight for each request word the field holds a synonym of but not the
-// word itself (terms, the request's own), once per word. It records each
-// such word in matched, true when it came through a name of a one-way
-// group (a tool name).
+// fieldEvidence is what the expansion adds to one field (its sorted
+// terms in have, its weight): synonymWeight × weight per request word the
+// field holds a synonym of but not the word itself (terms), recorded in
+// matched, true when a one-way group's name brought it.
 func (ex *expansion) fieldEvidence(have []string, weight float64, terms []term, matched map[string]bool) float64 {
 	if ex == nil {
 		return 0
@@ -232,30 +200,22 @@ type synonymHit struct {
 	rel     float64
 	words   []string // content words of the request behind what was covered
 	own     bool     // one of them is the request's own, not a synonym's source
-	// everyday is set when a phrase was covered through an everyday
-	// (two-way) synonym. Only then may phrases alone make the match: a
-	// tool name stands for several generic words at once ("pytest" for
-	// test, test suite, unit test), so covering two phrases with it is
-	// no evidence that the request asks for the skill ("print the
-	// pytest conference poster").
+	// everyday: a phrase was covered through a two-way synonym. Only
+	// then may phrases alone make the match: a tool name stands for
+	// several words at once ("print the pytest conference poster").
 	everyday bool
 }
 
-// synonymHits finds the skills whose trigger phrases or name the request
-// covers with its stems (toks, stems; adjacent pairs as one word too, as
-// phrase matching reads them) once one of its words is read as a synonym:
-// the stems of a phrase that the request lacks must all be synonyms of
-// one request word. One word swapped is what "ship the cart" for "deploy
-// the cart" is; two swapped at once ("refund" and "customer" making
-// "returning users") reads meaning into the request that it does not
-// have. Callers reach it only when no phrase hit without synonyms, so
-// every phrase it finds needs a synonym.
+// synonymHits finds the skills whose trigger phrases or name the
+// request's stems (joined pairs too) cover once one request word is read
+// as a synonym: every stem the request lacks must be a synonym of that
+// one word ("ship the cart" for "deploy the cart"); two words swapped at
+// once read meaning into the request.
 func (r *Router) synonymHits(sp *specifics, toks, stems []string, ex *expansion) []synonymHit {
 	if ex == nil {
 		return nil
 	}
-	// The synonyms' stems that some trigger or name uses, as ids, in
-	// expansion order (so hits list their words in a fixed order).
+	// The synonyms' stems some trigger or name uses, in expansion order.
 	var syn []synID
 	for _, t := range ex.syn {
 		id, ok := sp.id(t.stem)
@@ -272,9 +232,7 @@ func (r *Router) synonymHits(sp *specifics, toks, stems []string, ex *expansion)
 	if len(syn) == 0 {
 		return nil
 	}
-	// wordOf is the request word behind id as a synonym in set: a
-	// one-word member's stem, or a stem of a member whose every content
-	// stem set holds; "" when it is neither.
+	// wordOf is the request word behind id as a synonym in set, or "".
 	wordOf := func(id uint32, set []uint32) (string, bool) {
 		for _, s := range syn {
 			if s.id == id && !slices.ContainsFunc(s.part, func(p uint32) bool { return !slices.Contains(set, p) }) {
@@ -331,9 +289,7 @@ func (r *Router) synonymHits(sp *specifics, toks, stems []string, ex *expansion)
 	}
 	slices.Sort(ids)
 	x.stems.each(slices.Compact(ids), func(p uint32) { hit(int(x.skillOf[p]), sp.phraseStems(p)) })
-	// Names holding a synonym, every stem of them the request's or a
-	// synonym's.
-	var named []uint32 // a name counts once, however many synonyms it holds
+	var named []uint32 // names holding a synonym, each once
 	for _, s := range syn {
 		for _, skill := range sp.named.list(int(s.id)) {
 			if !slices.Contains(named, skill) {
@@ -364,16 +320,11 @@ func ownWord(id uint32, toks, stems []string, sp *specifics) string {
 	return ""
 }
 
-// synonymFirst puts the skills that synonymHits finds ahead of the relaxed
-// matches out (of skills), most phrases covered first, then by relevance
-// (synonymRelevance), then z, and keeps want matches. Like any relaxed match, a
-// skill found this way must account for relaxedMinWords request words,
-// one of them as written: those behind what it covered and those its
-// fields hold (evidence). A phrase of two words with one swapped has
-// them; a one-word trigger met through a synonym ("ship" for "deploy")
-// needs another request word the skill holds ("ship the cart service"
-// to a skill whose input is the service), which keeps "write a limerick
-// about cheese" from a skill that triggers on "compose".
+// synonymFirst puts synonymHits' skills ahead of the relaxed matches out
+// (of skills), by phrases covered, relevance, z, keeping want. Each must
+// account for relaxedMinWords request words, one as written: a one-word
+// trigger met through a synonym ("compose" for "write a limerick about
+// cheese") needs another word of the skill's.
 func (r *Router) synonymFirst(ctx context.Context, sp *specifics, text string, toks, stems []string, ex *expansion, out []Match, skills []int, want int) ([]Match, []int) {
 	if ex == nil {
 		return out, skills
@@ -422,9 +373,10 @@ func (r *Router) synonymFirst(ctx context.Context, sp *specifics, text string, t
 		}
 	}
 	for _, h := range hits {
-		// The relaxed matches that outweigh h go first, in their order.
+		// The relaxed matches that account for more request words than h
+		// go first, in their order.
 		for k := range out {
-			if !taken[k] && outweighs(out[k], h) {
+			if !taken[k] && len(out[k].Hits) > len(h.words) {
 				taken[k] = true
 				add(out[k], skills[k])
 			}
@@ -440,11 +392,8 @@ func (r *Router) synonymFirst(ctx context.Context, sp *specifics, text string, t
 	return merged, mskills
 }
 
-// synonymRelevance sets the relevance of hits: bleve's BM25 for the
-// request's terms and every synonym of the expansion, unboosted, so that
-// a skill found through a synonym of a word the index holds (which the
-// relaxed search did not look for) is scored too, and the hits compare
-// among themselves.
+// synonymRelevance sets the hits' relevance over the request's terms and
+// every synonym, unboosted, so the hits compare among themselves.
 func (r *Router) synonymRelevance(ctx context.Context, a analyzed, ex *expansion, hits []synonymHit) {
 	if r.scorer == nil {
 		return
@@ -466,15 +415,6 @@ func (r *Router) synonymRelevance(ctx context.Context, a analyzed, ex *expansion
 	}
 }
 
-// outweighs reports whether relaxed match m goes ahead of synonym hit h:
-// it accounts for more request words ("send my branch to the team on
-// GitHub so they can review it" is about the skill whose fields hold
-// send, branch, GitHub and review, not the one that reads "review" as a
-// synonym of its trigger), or as many and is more relevant.
-func outweighs(m Match, h synonymHit) bool {
-	return len(m.Hits) > len(h.words)
-}
-
 // holds reports whether the sorted terms hold term.
 func holds(terms []string, term string) bool {
 	_, ok := slices.BinarySearch(terms, term)
@@ -489,4 +429,10 @@ func (r *Router) indexHas(term string) bool {
 	}
 	_, ok := r.scorer.postings(term)
 	return ok
+}
+
+// oneWay reports whether group g is a one-way group (its members after
+// the colon are targets); such a group's names are tools and jargon.
+func (th *thesaurus) oneWay(g uint32) bool {
+	return slices.ContainsFunc(th.groups[g], func(m synMember) bool { return m.target })
 }

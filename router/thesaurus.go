@@ -174,11 +174,5 @@ var thesaurusOnce = sync.OnceValue(func() *thesaurus {
 	return th
 })
 
-// oneWay reports whether group g is a one-way group (its members after
-// the colon are targets); such a group's names are tools and jargon.
-func (th *thesaurus) oneWay(g uint32) bool {
-	return slices.ContainsFunc(th.groups[g], func(m synMember) bool { return m.target })
-}
-
 // String is the member as written.
 func (m synMember) String() string { return strings.Join(m.words, " ") }
