@@ -80,13 +80,7 @@ func (s *server) detach(sess *session) {
 
 // eachSession calls fn for every live session.
 func (s *server) eachSession(fn func(*session)) {
-	s.sessMu.Lock()
-	list := make([]*session, 0, len(s.sessions))
-	for sess := range s.sessions {
-		list = append(list, sess)
-	}
-	s.sessMu.Unlock()
-	for _, sess := range list {
+	for _, sess := range keysUnder(&s.sessMu, s.sessions) {
 		fn(sess)
 	}
 }
@@ -361,13 +355,7 @@ func (l *listen) stop() { l.once.Do(func() { close(l.done) }) }
 
 // eachListen calls fn for every open listen of the session.
 func (s *session) eachListen(fn func(*listen)) {
-	s.mu.Lock()
-	list := make([]*listen, 0, len(s.listens))
-	for l := range s.listens {
-		list = append(list, l)
-	}
-	s.mu.Unlock()
-	for _, l := range list {
+	for _, l := range keysUnder(&s.mu, s.listens) {
 		fn(l)
 	}
 }
@@ -398,4 +386,16 @@ func (s *session) dropListen(l *listen) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	delete(s.listens, l)
+}
+
+// keysUnder returns m's keys, read while mu is held: a snapshot that fn
+// calls made without the lock may walk while the map changes.
+func keysUnder[K comparable, V any](mu *sync.Mutex, m map[K]V) []K {
+	mu.Lock()
+	defer mu.Unlock()
+	keys := make([]K, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	return keys
 }
