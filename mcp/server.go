@@ -80,7 +80,7 @@ func (s *server) detach(sess *session) {
 
 // eachSession calls fn for every live session.
 func (s *server) eachSession(fn func(*session)) {
-	for _, sess := range keysUnder(&s.sessMu, s.sessions) {
+	for _, sess := range keysUnder(&s.sessMu, &s.sessions) {
 		fn(sess)
 	}
 }
@@ -355,7 +355,7 @@ func (l *listen) stop() { l.once.Do(func() { close(l.done) }) }
 
 // eachListen calls fn for every open listen of the session.
 func (s *session) eachListen(fn func(*listen)) {
-	for _, l := range keysUnder(&s.mu, s.listens) {
+	for _, l := range keysUnder(&s.mu, &s.listens) {
 		fn(l)
 	}
 }
@@ -388,13 +388,14 @@ func (s *session) dropListen(l *listen) {
 	delete(s.listens, l)
 }
 
-// keysUnder returns m's keys, read while mu is held: a snapshot that fn
-// calls made without the lock may walk while the map changes.
-func keysUnder[K comparable, V any](mu *sync.Mutex, m map[K]V) []K {
+// keysUnder returns the keys of the map *m, read while mu is held (the
+// map field itself too: close sets it to nil): a snapshot that callbacks
+// made without the lock may walk while the map changes.
+func keysUnder[K comparable, V any](mu *sync.Mutex, m *map[K]V) []K {
 	mu.Lock()
 	defer mu.Unlock()
-	keys := make([]K, 0, len(m))
-	for k := range m {
+	keys := make([]K, 0, len(*m))
+	for k := range *m {
 		keys = append(keys, k)
 	}
 	return keys
