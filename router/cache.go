@@ -50,11 +50,6 @@ type fileMark struct {
 	CRC  uint32 `json:"crc32c"`
 }
 
-// CacheRoot returns the cache directory the router uses for dir (a
-// --cache-dir value; "" means the default), so other caches of the same
-// agent (the loader's catalog) can live beside its indexes.
-func CacheRoot(dir string) (string, error) { return cacheRoot(&Options{CacheDir: dir}) }
-
 // cacheRoot is Options.CacheDir, else $XDG_CACHE_HOME/agent3md, else
 // ~/.cache/agent3md.
 func cacheRoot(o *Options) (string, error) {

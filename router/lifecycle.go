@@ -2,9 +2,7 @@ package router
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"time"
 )
 
 // openIndex gives r its bleve index: none for zero skills, in memory for
@@ -88,39 +86,4 @@ func (r *Router) fromCache(ctx context.Context) (*cached, error) {
 		return nil, err
 	}
 	return openCached(ctx, root, r.opts.ContentHash, r.corpus(), r.opts.Progress)
-}
-
-// Build makes sure the on-disk cache holds a valid index for skills (for
-// `agent3md index FILE`): an entry that checks out is kept, a missing or
-// bad one is (re)built, reporting through opts.Progress. It needs
-// opts.ContentHash and ignores MemoryThreshold.
-func Build(ctx context.Context, skills []Skill, opts *Options) (Info, error) {
-	start := time.Now()
-	o := opts.withDefaults()
-	switch {
-	case o.NoCache:
-		return Info{}, errors.New("router: cannot build a cached index with the cache disabled; drop --no-cache")
-	case o.ContentHash == "":
-		return Info{}, errors.New("router: cannot build a cached index without the agent file's content hash")
-	case len(skills) == 0:
-		return Info{Index: IndexNone, Took: time.Since(start)}, nil
-	}
-	m, err := newMapping()
-	if err != nil {
-		return Info{}, err
-	}
-	r := &Router{src: Skills(skills), mapping: m, opts: o}
-	c, err := r.fromCache(ctx)
-	if err != nil {
-		return Info{}, err
-	}
-	if c.cleanup != nil {
-		defer c.cleanup()
-	}
-	info := Info{Index: c.kind, Skills: len(skills), Path: c.path, Reason: c.reason}
-	if err := c.idx.Close(); err != nil {
-		return info, fmt.Errorf("router: closing index %s: %w", c.path, err)
-	}
-	info.Took = time.Since(start)
-	return info, nil
 }

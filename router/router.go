@@ -102,7 +102,7 @@ func (s Skills) Phrases(i int) (string, float64, []string) {
 	return k.Name, k.Z, k.Triggers
 }
 
-// Options configures New and Build. A nil *Options means defaults.
+// Options configures New. A nil *Options means defaults.
 type Options struct {
 	// ContentHash identifies the agent file's content (hex SHA-256); with
 	// it, large agents get an on-disk index cache keyed by it. Default "":
