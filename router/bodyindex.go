@@ -1,11 +1,10 @@
 package router
 
 import (
-	"bufio"
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"io"
+	"os"
 )
 
 // bodyIndex is which skills' bodies hold each term (body.go). A posting
@@ -97,9 +96,8 @@ func (x *bodyIndex) setAverage() {
 }
 
 // The body index is saved in a cache entry beside the bleve index
-// (bodies.bin), so a warm start reads it instead of every body. The
-// manifest's checksums cover it; decodeBodyIndex still checks every
-// bound and every posting, as decodePhrases does.
+// (bodies.bin, in codec.go's form), so a warm start reads it instead of
+// every body; decodeBodyIndex checks every bound and every posting.
 const (
 	bodiesName  = "bodies.bin"
 	bodiesMagic = "A3BD"
@@ -109,45 +107,31 @@ var errBadBodies = errors.New("body index file is damaged")
 
 // writeBodyIndex saves x to path.
 func writeBodyIndex(path string, x *bodyIndex) error {
-	return writeLists(path, bodiesMagic, func(lw *listWriter) {
-		lw.terms(x.ids)
-		lw.ints(x.start)
-		lw.ints(x.df)
-		lw.ints(x.length)
-		lw.bytes(x.post)
-	})
+	buf := appendTerms([]byte(bodiesMagic), x.ids)
+	for _, l := range [][]uint32{x.start, x.df, x.length} {
+		buf = appendInts(buf, l)
+	}
+	buf = binary.AppendUvarint(buf, uint64(len(x.post)))
+	return os.WriteFile(path, append(buf, x.post...), 0o644)
 }
 
 // readBodyIndex reads the body index of skills skills from path.
 func readBodyIndex(path string, skills int) (*bodyIndex, error) {
-	var x *bodyIndex
-	err := readLists(path, func(r io.Reader, size int64) error {
-		var err error
-		x, err = decodeBodyIndex(r, size, skills)
-		return err
-	})
-	return x, err
+	data, err := readListFile(path, errBadBodies)
+	if err != nil {
+		return nil, err
+	}
+	return decodeBodyIndex(data, skills)
 }
 
-// decodeBodyIndex decodes a body index of skills skills from size bytes,
-// checking that every list fits in them before it is allocated, and that
+// decodeBodyIndex decodes a body index of skills skills, checking that
 // every term's postings are df of them, ascending, each a skill.
-func decodeBodyIndex(r io.Reader, size int64, skills int) (*bodyIndex, error) {
-	var magic [len(bodiesMagic)]byte
-	if _, err := io.ReadFull(r, magic[:]); err != nil || string(magic[:]) != bodiesMagic {
-		return nil, fmt.Errorf("%w: bad header", errBadBodies)
-	}
-	p := &phraseReader{r: bufio.NewReader(r), left: max(size-int64(len(magic)), 1)}
-	ids := p.terms()
-	x := &bodyIndex{ids: ids, start: p.ints(), df: p.ints(), length: p.ints()}
-	if n := p.count(1); p.err == nil {
-		x.post = make([]byte, n)
-		if _, err := io.ReadFull(p.r, x.post); err != nil {
-			p.err = err
-		}
-	}
-	if p.err != nil {
-		return nil, fmt.Errorf("%w: %v", errBadBodies, p.err)
+func decodeBodyIndex(data []byte, skills int) (*bodyIndex, error) {
+	d := newListReader(data, bodiesMagic, errBadBodies)
+	ids := d.terms()
+	x := &bodyIndex{ids: ids, start: d.ints("offsets"), df: d.ints("counts"), length: d.ints("lengths"), post: d.bytes("posting bytes")}
+	if err := d.end("postings"); err != nil {
+		return nil, err
 	}
 	if len(x.start) != len(ids)+1 || len(x.df) != len(ids) || x.start[0] != 0 || int(x.start[len(ids)]) != len(x.post) || len(x.length) != skills {
 		return nil, fmt.Errorf("%w: lists of %d terms, %d posting bytes, %d skills do not fit together", errBadBodies, len(ids), len(x.post), len(x.length))

@@ -17,7 +17,7 @@ import (
 // SchemaVersion identifies the index layout (mapping, fields, analyzers,
 // cache files). Cache entries carry it in their key and manifest; bump it
 // whenever any of those change so old entries are never trusted.
-const SchemaVersion = 10
+const SchemaVersion = 11
 
 // Analysis names registered with bleve. They are part of the persisted
 // mapping, so renaming one is a schema change.

@@ -62,7 +62,7 @@ func prepare(ctx context.Context, o *Options) (*Prepared, error) {
 	if err != nil {
 		return nil, err
 	}
-	phrases, err := decodePhrases(filepath.Join(entry, phrasesName))
+	phrases, err := readPhrases(filepath.Join(entry, phrasesName), nil)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", errNoEntry, err)
 	}
