@@ -26,20 +26,7 @@ func buildMemory(ctx context.Context, c *corpus, progress func(int, int)) (bleve
 		return nil, nil, fmt.Errorf("router: creating in-memory index: %w", err)
 	}
 	b := idx.NewBatch()
-	n := c.skills.Len()
-	err = d.each(ctx, func(i int, s *Skill, doc map[string]interface{}) error {
-		if err := b.Index(strconv.Itoa(i), doc); err != nil {
-			return fmt.Errorf("router: indexing skill %q: %w", s.Name, err)
-		}
-		if (i+1)%progressEvery == 0 {
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-			report(progress, i+1, n)
-		}
-		return nil
-	})
-	if err != nil {
+	if err := indexAll(ctx, d, c.skills.Len(), progress, b.Index); err != nil {
 		idx.Close()
 		return nil, nil, err
 	}
@@ -47,7 +34,7 @@ func buildMemory(ctx context.Context, c *corpus, progress func(int, int)) (bleve
 		idx.Close()
 		return nil, nil, fmt.Errorf("router: building in-memory index: %w", err)
 	}
-	report(progress, n, n)
+	report(progress, c.skills.Len(), c.skills.Len())
 	return idx, d.bodyIndex(), nil
 }
 
@@ -72,19 +59,7 @@ func buildOffline(ctx context.Context, dir, scratch string, c *corpus, progress 
 	if err != nil {
 		return nil, fmt.Errorf("router: starting index build in %s: %w", dir, err)
 	}
-	err = d.each(ctx, func(i int, s *Skill, doc map[string]interface{}) error {
-		if err := b.Index(strconv.Itoa(i), doc); err != nil {
-			return fmt.Errorf("router: indexing skill %q: %w", s.Name, err)
-		}
-		if (i+1)%progressEvery == 0 {
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-			report(progress, i+1, n)
-		}
-		return nil
-	})
-	if err != nil {
+	if err := indexAll(ctx, d, n, progress, b.Index); err != nil {
 		return nil, err
 	}
 	if err := b.Close(); err != nil {
@@ -105,6 +80,23 @@ func buildBodies(ctx context.Context, c *corpus) (*bodyIndex, error) {
 		return nil, err
 	}
 	return d.bodyIndex(), nil
+}
+
+// indexAll hands every skill's document to index, reporting progress
+// and checking ctx every progressEvery skills.
+func indexAll(ctx context.Context, d *docMaker, n int, progress func(int, int), index func(id string, doc interface{}) error) error {
+	return d.each(ctx, func(i int, s *Skill, doc map[string]interface{}) error {
+		if err := index(strconv.Itoa(i), doc); err != nil {
+			return fmt.Errorf("router: indexing skill %q: %w", s.Name, err)
+		}
+		if (i+1)%progressEvery == 0 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			report(progress, i+1, n)
+		}
+		return nil
+	})
 }
 
 func report(progress func(int, int), done, total int) {

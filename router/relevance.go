@@ -393,22 +393,7 @@ func analyze(an *analyzers, text string, exact bool) analyzed {
 		var seen map[string]struct{}
 		src := []byte(text) // the analyzers lowercase it in place; words come from text
 		for _, tok := range a.Analyze(src) {
-			t := string(tok.Term)
-			if seen == nil && len(out) == analyzeScanMax {
-				seen = make(map[string]struct{}, 2*analyzeScanMax)
-				for _, o := range out {
-					seen[o.term] = struct{}{}
-				}
-			}
-			if seen != nil {
-				if _, dup := seen[t]; dup {
-					continue
-				}
-				seen[t] = struct{}{}
-			} else if slices.ContainsFunc(out, func(o term) bool { return o.term == t }) {
-				continue
-			}
-			out = append(out, term{t, lowerToken(text[tok.Start:tok.End])})
+			out, seen = appendDistinct(out, seen, term{string(tok.Term), lowerToken(text[tok.Start:tok.End])})
 		}
 		return out
 	}
@@ -449,8 +434,7 @@ func requestTerms(an *analyzers, text string, toks, stems []string, exact bool, 
 }
 
 // appendDistinct appends t to out unless out holds its term, scanning
-// out while it is short and keeping seen (made here) once it is not, as
-// analyze does.
+// out while it is short and keeping seen (made here) once it is not.
 func appendDistinct(out []term, seen map[string]struct{}, t term) ([]term, map[string]struct{}) {
 	if seen == nil && len(out) == analyzeScanMax {
 		seen = make(map[string]struct{}, 2*analyzeScanMax)
