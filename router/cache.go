@@ -270,6 +270,14 @@ type cached struct {
 	cleanup func()
 }
 
+// close closes the index and removes a temporary one.
+func (c *cached) close() {
+	c.idx.Close()
+	if c.cleanup != nil {
+		c.cleanup()
+	}
+}
+
 // openCached reopens the cache entry for hash when it checks out, else
 // builds it. Losing a race to another process building the same entry is
 // fine: the winner's entry is used, or, if that fails to check out, this
@@ -304,10 +312,7 @@ func openCached(ctx context.Context, root, hash string, in *corpus, progress fun
 	}
 	if c.stats == nil {
 		if err := c.readStats(ctx, skills.Len()); err != nil {
-			c.idx.Close()
-			if c.cleanup != nil {
-				c.cleanup()
-			}
+			c.close()
 			return nil, err
 		}
 	}
@@ -315,10 +320,7 @@ func openCached(ctx context.Context, root, hash string, in *corpus, progress fun
 		c.bodies, err = readBodyIndex(filepath.Join(c.path, bodiesName), skills.Len())
 		if err != nil { // checked by the manifest, so only a race gets here
 			if c.bodies, err = buildBodies(ctx, in); err != nil {
-				c.idx.Close()
-				if c.cleanup != nil {
-					c.cleanup()
-				}
+				c.close()
 				return nil, err
 			}
 		}
@@ -383,37 +385,8 @@ func openEntry(ctx context.Context, root, hash string, in *corpus, fp func() uin
 	if err != nil {
 		return nil, fmt.Errorf("router: creating build directory: %w", err)
 	}
-	bodies, err := buildOffline(ctx, filepath.Join(tmp, indexSubdir), tmp, in, progress)
+	phrases, bodies, stats, err := fillEntry(ctx, tmp, hash, in, fp, progress)
 	if err != nil {
-		os.RemoveAll(tmp)
-		return nil, err
-	}
-	if bodies != nil {
-		if err := writeBodyIndex(filepath.Join(tmp, bodiesName), bodies); err != nil {
-			os.RemoveAll(tmp)
-			return nil, fmt.Errorf("router: writing body index: %w", err)
-		}
-	}
-	phrases := buildPhrases(skills)
-	if err := writePhrases(filepath.Join(tmp, phrasesName), phrases); err != nil {
-		os.RemoveAll(tmp)
-		return nil, fmt.Errorf("router: writing phrase index: %w", err)
-	}
-	// A background router gathered the statistics before the build
-	// (equal to the index's: TestStatsFromBleve); else they are read out
-	// of the index just built.
-	stats := in.stats
-	if stats == nil {
-		if stats, err = statsOfBuilt(ctx, tmp, skills.Len()); err != nil {
-			os.RemoveAll(tmp)
-			return nil, err
-		}
-	}
-	if err := writeStats(filepath.Join(tmp, statsName), stats); err != nil {
-		os.RemoveAll(tmp)
-		return nil, fmt.Errorf("router: writing term statistics: %w", err)
-	}
-	if err := writeManifest(tmp, hash, skills.Len(), fp()); err != nil {
 		os.RemoveAll(tmp)
 		return nil, err
 	}
@@ -438,6 +411,37 @@ func openEntry(ctx context.Context, root, hash string, in *corpus, fp func() uin
 	}
 	return &cached{idx: idx, phrases: phrases, bodies: bodies, stats: stats, kind: IndexTemp, path: tmp, reason: "another process holds the cache entry",
 		cleanup: func() { os.RemoveAll(tmp) }}, nil
+}
+
+// fillEntry builds a cache entry's files in the directory tmp.
+func fillEntry(ctx context.Context, tmp, hash string, in *corpus, fp func() uint32, progress func(int, int)) (*phraseIndex, *bodyIndex, *termStats, error) {
+	n := in.skills.Len()
+	bodies, err := buildOffline(ctx, filepath.Join(tmp, indexSubdir), tmp, in, progress)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	if bodies != nil {
+		if err := writeBodyIndex(filepath.Join(tmp, bodiesName), bodies); err != nil {
+			return nil, nil, nil, fmt.Errorf("router: writing body index: %w", err)
+		}
+	}
+	phrases := buildPhrases(in.skills)
+	if err := writePhrases(filepath.Join(tmp, phrasesName), phrases); err != nil {
+		return nil, nil, nil, fmt.Errorf("router: writing phrase index: %w", err)
+	}
+	// A background router gathered the statistics before the build
+	// (equal to the index's: TestStatsFromBleve); else they are read out
+	// of the index just built.
+	stats := in.stats
+	if stats == nil {
+		if stats, err = statsOfBuilt(ctx, tmp, n); err != nil {
+			return nil, nil, nil, err
+		}
+	}
+	if err := writeStats(filepath.Join(tmp, statsName), stats); err != nil {
+		return nil, nil, nil, fmt.Errorf("router: writing term statistics: %w", err)
+	}
+	return phrases, bodies, stats, writeManifest(tmp, hash, n, fp())
 }
 
 // staleAge is how old a build or trash directory must be before it is

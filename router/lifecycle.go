@@ -70,10 +70,7 @@ func (r *Router) buildBleve(ctx context.Context, scorer bool) (*cached, error) {
 	}
 	s, err := statsFromIndex(ctx, b.idx, n)
 	if err != nil {
-		b.idx.Close()
-		if b.cleanup != nil {
-			b.cleanup()
-		}
+		b.close()
 		return nil, err
 	}
 	b.stats = s
