@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"path/filepath"
 	"sync"
 	"time"
 
@@ -43,15 +42,10 @@ func (r *Router) deferBuild() bool {
 	if large := o.MemoryThreshold < 0 || n > o.MemoryThreshold; !large || o.NoCache || o.ContentHash == "" {
 		return true
 	}
-	root, err := cacheRoot(o)
-	if err != nil {
-		return true
+	_, entry, err := entryDir(o)
+	if err == nil {
+		_, err = os.Stat(entry)
 	}
-	name, err := entryName(o.ContentHash)
-	if err != nil {
-		return true
-	}
-	_, err = os.Stat(filepath.Join(root, name))
 	return err != nil
 }
 

@@ -50,34 +50,30 @@ type fileMark struct {
 	CRC  uint32 `json:"crc32c"`
 }
 
-// cacheRoot is Options.CacheDir, else $XDG_CACHE_HOME/agent3md, else
-// ~/.cache/agent3md.
-func cacheRoot(o *Options) (string, error) {
-	if o.CacheDir != "" {
-		return o.CacheDir, nil
+// entryDir returns o's cache directory (Options.CacheDir, else
+// $XDG_CACHE_HOME/agent3md, else ~/.cache/agent3md) and the entry in it
+// for o.ContentHash, which becomes a path element: only hex digits.
+func entryDir(o *Options) (root, entry string, err error) {
+	root = o.CacheDir
+	if x := os.Getenv("XDG_CACHE_HOME"); root == "" && x != "" {
+		root = filepath.Join(x, "agent3md")
+	} else if root == "" {
+		home, err := os.UserHomeDir()
+		if err != nil {
+			return "", "", fmt.Errorf("router: no cache directory (set XDG_CACHE_HOME or --cache-dir): %w", err)
+		}
+		root = filepath.Join(home, ".cache", "agent3md")
 	}
-	if x := os.Getenv("XDG_CACHE_HOME"); x != "" {
-		return filepath.Join(x, "agent3md"), nil
-	}
-	home, err := os.UserHomeDir()
-	if err != nil {
-		return "", fmt.Errorf("router: no cache directory (set XDG_CACHE_HOME or --cache-dir): %w", err)
-	}
-	return filepath.Join(home, ".cache", "agent3md"), nil
-}
-
-// entryName is the cache entry's directory name for a content hash. The
-// hash becomes a path element, so only letters and digits are accepted.
-func entryName(hash string) (string, error) {
+	hash := o.ContentHash
 	if hash == "" || len(hash) > 128 {
-		return "", fmt.Errorf("router: content hash must be 1-128 hex digits, got %d bytes", len(hash))
+		return "", "", fmt.Errorf("router: content hash must be 1-128 hex digits, got %d bytes", len(hash))
 	}
 	for _, c := range []byte(hash) {
 		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F') {
-			return "", fmt.Errorf("router: content hash %q is not hexadecimal", hash)
+			return "", "", fmt.Errorf("router: content hash %q is not hexadecimal", hash)
 		}
 	}
-	return fmt.Sprintf("index-v%d-%s", SchemaVersion, hash), nil
+	return root, filepath.Join(root, fmt.Sprintf("index-v%d-%s", SchemaVersion, hash)), nil
 }
 
 // fingerprint is a CRC-32C over everything the index holds about skills
@@ -154,15 +150,7 @@ func markFiles(entry string) ([]fileMark, error) {
 		marks = append(marks, fileMark{Path: filepath.ToSlash(rel), Size: n, CRC: h.Sum32()})
 		return nil
 	})
-	slices.SortFunc(marks, func(a, b fileMark) int {
-		switch {
-		case a.Path < b.Path:
-			return -1
-		case a.Path > b.Path:
-			return 1
-		}
-		return 0
-	})
+	slices.SortFunc(marks, func(a, b fileMark) int { return strings.Compare(a.Path, b.Path) })
 	return marks, err
 }
 
@@ -282,12 +270,12 @@ func (c *cached) close() {
 // builds it. Losing a race to another process building the same entry is
 // fine: the winner's entry is used, or, if that fails to check out, this
 // process's own build in place.
-func openCached(ctx context.Context, root, hash string, in *corpus, progress func(int, int)) (*cached, error) {
+func openCached(ctx context.Context, root, entry, hash string, in *corpus, progress func(int, int)) (*cached, error) {
 	skills := in.skills
 	// The fingerprint of the skills (~40 ms at 100,000 skills, a cache
 	// miss per string) is computed once, when an entry needs it.
 	fp := sync.OnceValue(func() uint32 { return fingerprint(in) })
-	c, err := openEntry(ctx, root, hash, in, fp, progress)
+	c, err := openEntry(ctx, root, entry, hash, in, fp, progress)
 	if err != nil {
 		return nil, err
 	}
@@ -296,7 +284,7 @@ func openCached(ctx context.Context, root, hash string, in *corpus, progress fun
 			c.idx.Close()
 			discard(root, c.path)
 			reason := fmt.Sprintf("%v: %s: built from different skills (fingerprint %08x, want %08x)", errBadEntry, c.path, c.builtFP, got)
-			if c, err = openEntry(ctx, root, hash, in, fp, progress); err != nil {
+			if c, err = openEntry(ctx, root, entry, hash, in, fp, progress); err != nil {
 				return nil, err
 			}
 			if c.reason == "" {
@@ -359,16 +347,11 @@ func statsOfBuilt(ctx context.Context, dir string, skills int) (*termStats, erro
 
 // openEntry is openCached without the phrase index and the statistics of
 // a reused entry.
-func openEntry(ctx context.Context, root, hash string, in *corpus, fp func() uint32, progress func(int, int)) (*cached, error) {
+func openEntry(ctx context.Context, root, entry, hash string, in *corpus, fp func() uint32, progress func(int, int)) (*cached, error) {
 	skills := in.skills
-	name, err := entryName(hash)
-	if err != nil {
-		return nil, err
-	}
 	if err := os.MkdirAll(root, 0o755); err != nil {
 		return nil, fmt.Errorf("router: creating cache directory: %w", err)
 	}
-	entry := filepath.Join(root, name)
 	var reason string
 	if _, err := os.Stat(entry); err == nil {
 		if built, err := verifyEntry(entry, hash, skills.Len()); err != nil {
@@ -381,7 +364,7 @@ func openEntry(ctx context.Context, root, hash string, in *corpus, fp func() uin
 		discard(root, entry)
 	}
 	sweepStale(root, time.Now().Add(-staleAge))
-	tmp, err := os.MkdirTemp(root, ".build-"+name+"-")
+	tmp, err := os.MkdirTemp(root, ".build-"+filepath.Base(entry)+"-")
 	if err != nil {
 		return nil, fmt.Errorf("router: creating build directory: %w", err)
 	}

@@ -78,9 +78,9 @@ func (r *Router) buildBleve(ctx context.Context, scorer bool) (*cached, error) {
 }
 
 func (r *Router) fromCache(ctx context.Context) (*cached, error) {
-	root, err := cacheRoot(&r.opts)
+	root, entry, err := entryDir(&r.opts)
 	if err != nil {
 		return nil, err
 	}
-	return openCached(ctx, root, r.opts.ContentHash, r.corpus(), r.opts.Progress)
+	return openCached(ctx, root, entry, r.opts.ContentHash, r.corpus(), r.opts.Progress)
 }

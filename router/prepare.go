@@ -49,15 +49,10 @@ func Prepare(ctx context.Context, opts *Options) (*Prepared, error) {
 }
 
 func prepare(ctx context.Context, o *Options) (*Prepared, error) {
-	root, err := cacheRoot(o)
+	_, entry, err := entryDir(o)
 	if err != nil {
 		return nil, err
 	}
-	name, err := entryName(o.ContentHash)
-	if err != nil {
-		return nil, err
-	}
-	entry := filepath.Join(root, name)
 	m, err := verifyFiles(entry, o.ContentHash)
 	if err != nil {
 		return nil, err
