@@ -16,36 +16,27 @@ import (
 	index "github.com/blevesearch/bleve_index_api"
 )
 
-// The term statistics of the index field are what relevance (relevance.go)
-// is computed from: per term, the skills holding it and how often; per
-// skill, BM25's length normalisation; the average field length. They are
-// bleve's: read out of its index once it is built (statsFromIndex) and
-// saved in its cache entry, from which a warm open reads them back
-// (termstats_codec.go). A router built cold in the background
-// (Options.Background) gathers them before its bleve index exists, by one
-// pass of the index field's own analyzer (the one the mapping hands bleve)
-// over the same documents (buildTermStats): a third of the work of
-// building the index, so it routes while bleve builds (background.go). The
-// two ways gather the same statistics (TestStatsFromBleve).
+// The term statistics of the index field are what relevance.go computes
+// from: per term, the skills holding it and how often; per skill, BM25's
+// length normalisation; the average field length. They are bleve's, read
+// out of its index once built (statsFromIndex, twice as fast as analysing
+// again) and saved in its cache entry (termstats_codec.go). A background
+// router (background.go) gathers them before bleve has built, by one pass
+// of the field's analyzer over the same documents (buildTermStats); the
+// two agree (TestStatsFromBleve).
 
 // termStats are the BM25 statistics of the index field.
 type termStats struct {
-	ids map[string]uint32 // term → term id
-	// The skills holding term t are post[start[t]:start[t+1]], by skill
-	// position.
-	start []uint32
+	ids   map[string]uint32 // term → term id
+	start []uint32          // term t's postings are post[start[t]:start[t+1]], by skill
 	post  []posting
-	// avgLength is bleve's BM25 average field length: the size of the
-	// field's dictionary over the number of skills, rounded up (bleve
-	// divides the dictionary size, not the token count).
+	// avgLength is bleve's BM25 average field length: the dictionary's
+	// size (not the token count) over the number of skills, rounded up.
 	avgLength float64
-	// lengthNorm is, per skill, BM25's length normalisation,
-	// 1 - b + b·fieldLength/avgLength, with the field length bleve
-	// derives from its norm: the part of a term score that depends only
-	// on the skill, worked out once.
+	// lengthNorm is, per skill, 1 - b + b·fieldLength/avgLength, with the
+	// field length bleve derives from its norm.
 	lengthNorm []float64
-	// idf is each term's inverse document frequency (see idfOf), and
-	// absentIDF that of a term no skill holds.
+	// idf is each term's (idfOf), absentIDF that of a term no skill holds.
 	idf       []float64
 	absentIDF float64
 }
@@ -65,8 +56,7 @@ func docAnalyzerOf(m mapping.IndexMapping) (analysis.Analyzer, error) {
 	return a, nil
 }
 
-// buildTermStats gathers the statistics by running every skill's
-// document through the index field's analyzer once.
+// buildTermStats gathers the statistics with the field's analyzer.
 func buildTermStats(ctx context.Context, in *corpus) (*termStats, error) {
 	an, err := docAnalyzerOf(in.m)
 	if err != nil {
@@ -86,8 +76,7 @@ func buildTermStats(ctx context.Context, in *corpus) (*termStats, error) {
 		text, _ := document(&s)[indexField].(string)
 		toks := an.Analyze([]byte(text))
 		length[i] = uint32(len(toks))
-		// The repeat filter emits a weighted field's token as a run of
-		// copies sharing one term: a run costs one lookup.
+		// The repeat filter emits copies sharing one term: one lookup a run.
 		var prev []byte
 		var id uint32
 		for _, tok := range toks {
@@ -139,8 +128,7 @@ func (ts *termStats) normalize(cardinality, n int, norm func(skill int) float64)
 	ts.setIDF()
 }
 
-// setIDF works out each term's idf from its postings and the number of
-// skills (len(lengthNorm)).
+// setIDF works out each term's idf from its postings.
 func (ts *termStats) setIDF() {
 	ts.idf = make([]float64, len(ts.start)-1)
 	for t := range ts.idf {
@@ -150,9 +138,8 @@ func (ts *termStats) setIDF() {
 }
 
 // statsFromIndex reads the term statistics of n skills out of bleve's
-// index: the field's dictionary (terms and how many skills hold each,
-// read first so the postings are allocated once), each term's postings
-// (frequency and norm), and the field's cardinality.
+// index: the field's dictionary first (so the postings are allocated
+// once), each term's postings with frequency and norm, the cardinality.
 func statsFromIndex(ctx context.Context, idx bleve.Index, n int) (ts *termStats, err error) {
 	adv, err := idx.Advanced()
 	if err != nil {
@@ -220,8 +207,7 @@ func statsFromIndex(ctx context.Context, idx bleve.Index, n int) (ts *termStats,
 	return ts, nil
 }
 
-// readDict returns the index field's terms and how many postings they
-// have in all.
+// readDict returns the field's terms and their total postings.
 func readDict(snap index.IndexReader) (terms []string, total int, err error) {
 	dict, err := snap.FieldDict(indexField)
 	if err != nil {
@@ -242,10 +228,8 @@ func readDict(snap index.IndexReader) (terms []string, total int, err error) {
 	}
 }
 
-// skillsByDoc returns the skill of each internal document id in snap
-// (-1: none), from every skill's id (ids are skill positions in decimal,
-// see document): scorch's ids are 8-byte big-endian document numbers,
-// which index a slice.
+// skillsByDoc maps snap's internal ids to skills (-1: none): scorch's
+// are 8-byte big-endian document numbers, which index a slice.
 func skillsByDoc(ctx context.Context, snap index.IndexReader, n int) (func(index.IndexInternalID) int, error) {
 	byNum := make([]int32, 0, n)
 	for i := 0; i < n; i++ {
@@ -274,7 +258,7 @@ func skillsByDoc(ctx context.Context, snap index.IndexReader, n int) (func(index
 	}, nil
 }
 
-// postings returns the skills holding term, nil when none does.
+// postings returns the skills holding term.
 func (ts *termStats) postings(term string) ([]posting, bool) {
 	id, ok := ts.ids[term]
 	if !ok {
