@@ -7,18 +7,15 @@ import (
 	"os"
 )
 
-// bodyIndex is which skills' bodies hold each term (body.go). A posting
-// is a skill alone; a term's skills, ascending, are kept as varint
-// differences (a byte or two each, for the millions of postings of
-// 100,000 bodies). Term t's postings are post[start[t]:start[t+1]], df[t]
-// of them.
+// bodyIndex is which skills' bodies hold each term (body.go): term t's
+// skills, ascending, are df[t] varint differences in post[start[t]:
+// start[t+1]] (a byte or two each, for millions of postings).
 type bodyIndex struct {
 	ids   map[string]uint32
 	start []uint32
 	df    []uint32
 	post  []byte
-	// length is each skill's number of body terms, avgLength their mean:
-	// BM25's length normalisation (score).
+	// Each skill's number of body terms and their mean, for BM25.
 	length    []uint32
 	avgLength float64
 }
@@ -52,8 +49,7 @@ func (b *bodyIndexBuilder) id(term string) uint32 {
 	return id
 }
 
-// add records that skill's body holds terms (ids, distinct); skills come
-// in ascending order.
+// add records skill's distinct body terms; skills come in order.
 func (b *bodyIndexBuilder) add(skill int, terms []uint32) {
 	b.length[skill] = uint32(len(terms))
 	for _, id := range terms {

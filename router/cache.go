@@ -34,8 +34,7 @@ const (
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
-// manifest says what a cache entry is; every field is checked before the
-// entry is trusted.
+// manifest says what a cache entry is; every field is checked.
 type manifest struct {
 	Schema      int        `json:"schema"`
 	ContentHash string     `json:"contentHash"`
@@ -172,11 +171,9 @@ func writeManifest(entry, hash string, skills int, fp uint32) error {
 // errBadEntry marks a cache entry that must not be trusted.
 var errBadEntry = errors.New("cache entry rejected")
 
-// verifyEntry checks entry's manifest against what the caller expects and
-// every index file against the manifest. It returns the fingerprint the
-// manifest records, for the caller to compare with its skills' (see
-// openCached: computing it takes as long as opening the entry, so the two
-// overlap).
+// verifyEntry checks entry's manifest and files (verifyFiles) and its
+// skill count, and returns the recorded fingerprint for the caller to
+// compare later: computing the skills' takes as long as opening the entry.
 func verifyEntry(entry, hash string, skills int) (uint32, error) {
 	m, err := verifyFiles(entry, hash)
 	if err != nil {
@@ -267,13 +264,11 @@ func (c *cached) close() {
 }
 
 // openCached reopens the cache entry for hash when it checks out, else
-// builds it. Losing a race to another process building the same entry is
-// fine: the winner's entry is used, or, if that fails to check out, this
-// process's own build in place.
+// builds it. Losing a race to another process building it is fine: the
+// winner's entry is used, or, if it fails to check out, this build.
 func openCached(ctx context.Context, root, entry, hash string, in *corpus, progress func(int, int)) (*cached, error) {
 	skills := in.skills
-	// The fingerprint of the skills (~40 ms at 100,000 skills, a cache
-	// miss per string) is computed once, when an entry needs it.
+	// The fingerprint (~40 ms at 100,000 skills) is computed once, if needed.
 	fp := sync.OnceValue(func() uint32 { return fingerprint(in) })
 	c, err := openEntry(ctx, root, entry, hash, in, fp, progress)
 	if err != nil {
@@ -317,8 +312,7 @@ func openCached(ctx context.Context, root, entry, hash string, in *corpus, progr
 }
 
 // readStats reads a reused entry's term statistics from its file, else
-// (a file the manifest vouches for but that does not decode: a writer's
-// fault, or a race) out of its bleve index, saying so in c.reason.
+// (a writer's fault, or a race) out of its index, saying so in c.reason.
 func (c *cached) readStats(ctx context.Context, skills int) error {
 	var err error
 	if c.stats, err = readStats(filepath.Join(c.path, statsName), skills); err == nil {
@@ -345,8 +339,7 @@ func statsOfBuilt(ctx context.Context, dir string, skills int) (*termStats, erro
 	return ts, err
 }
 
-// openEntry is openCached without the phrase index and the statistics of
-// a reused entry.
+// openEntry is openCached but the phrase index and statistics of a reused entry.
 func openEntry(ctx context.Context, root, entry, hash string, in *corpus, fp func() uint32, progress func(int, int)) (*cached, error) {
 	skills := in.skills
 	if err := os.MkdirAll(root, 0o755); err != nil {
@@ -412,9 +405,7 @@ func fillEntry(ctx context.Context, tmp, hash string, in *corpus, fp func() uint
 	if err := writePhrases(filepath.Join(tmp, phrasesName), phrases); err != nil {
 		return nil, nil, nil, fmt.Errorf("router: writing phrase index: %w", err)
 	}
-	// A background router gathered the statistics before the build
-	// (equal to the index's: TestStatsFromBleve); else they are read out
-	// of the index just built.
+	// A background router's statistics are the index's (TestStatsFromBleve).
 	stats := in.stats
 	if stats == nil {
 		if stats, err = statsOfBuilt(ctx, tmp, n); err != nil {
@@ -427,8 +418,8 @@ func fillEntry(ctx context.Context, tmp, hash string, in *corpus, fp func() uint
 	return phrases, bodies, stats, writeManifest(tmp, hash, n, fp())
 }
 
-// staleAge is how old a build or trash directory must be before it is
-// taken for the leftover of a process that died: far longer than any build.
+// staleAge is when a build or trash directory is a dead process's: far
+// longer than any build.
 const staleAge = 6 * time.Hour
 
 // sweepStale removes build and trash directories in root last modified

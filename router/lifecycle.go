@@ -5,10 +5,8 @@ import (
 	"fmt"
 )
 
-// openIndex gives r its bleve index: none for zero skills, in memory for
-// small agents or when the cache is off, else from the on-disk cache. A
-// cache that cannot be used is never fatal: the index is then built in
-// memory and Info says why.
+// openIndex gives r its bleve index: none for zero skills, else a
+// Prepared entry's, the cache's or one in memory (buildBleve).
 func (r *Router) openIndex(ctx context.Context) error {
 	o := &r.opts
 	n := r.src.Len()
@@ -38,10 +36,9 @@ func (r *Router) openIndex(ctx context.Context) error {
 }
 
 // buildBleve opens or builds r's bleve index (at least one skill): from
-// the cache for large agents with a content hash, with the phrase index
-// and the term statistics it holds, else in memory. With scorer set the
-// statistics relevance is computed from (termstats.go) are read out of
-// an index built in memory too.
+// the cache for large agents with a content hash, else in memory, which a
+// cache that cannot be used falls back to (Info says why). With scorer
+// set, an index built in memory gives its term statistics too.
 func (r *Router) buildBleve(ctx context.Context, scorer bool) (*cached, error) {
 	o := &r.opts
 	n := r.src.Len()

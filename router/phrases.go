@@ -6,19 +6,15 @@ import (
 )
 
 // phraseIndex is behind phrase matching in both modes: every trigger
-// phrase is a set of distinct token ids (exact tokens for Spec, stems for
-// Ranked), equal sets stored once, each filed under its rarest id. A
-// request visits only the sets anchored at its own ids: the work grows
-// with what it can hit, not with the agent.
+// phrase is a set of distinct token ids (exact for Spec, stems for
+// Ranked), equal sets stored once, each filed under its rarest id, so a
+// request's work grows with what it can hit, not with the agent.
 type phraseIndex struct {
 	exact vocabLists // exact (lowercased) tokens
 	stems vocabLists // Porter stems of those tokens
-	// Phrase p belongs to skill skillOf[p] and is that skill's
-	// Triggers[ordOf[p]]. Phrases without tokens are left out: they never hit.
-	skillOf []uint32
-	ordOf   []uint32
-	// exactSet[p] is phrase p's set in exact.
-	exactSet []uint32
+	// Phrase p (none without tokens: they never hit) is skill skillOf[p]'s
+	// Triggers[ordOf[p]], and its set in exact is exactSet[p].
+	skillOf, ordOf, exactSet []uint32
 }
 
 // vocabLists is one vocabulary with its distinct token sets, their owners
@@ -37,9 +33,7 @@ type vocabLists struct {
 	keyBuf []byte            // building only
 }
 
-// phraseSets memoises a phrase string's sets: agents repeat phrases
-// ("batch", "report back"), so most phrases cost one map lookup, and each
-// distinct token is stemmed once.
+// phraseSets memoises a phrase string's sets: agents repeat phrases.
 type phraseSets struct {
 	exact, stems uint32
 	empty        bool
@@ -56,9 +50,8 @@ func buildPhrases(skills Source) *phraseIndex {
 	x := &phraseIndex{exact: newVocab(n), stems: newVocab(n)}
 	x.skillOf = make([]uint32, 0, n)
 	x.ordOf = make([]uint32, 0, n)
-	// The maps below grow as they fill, not presized to n: the distinct
-	// phrases are a fraction of n, and maps sized for 100,000 skills are
-	// 80 MB of garbage in a cold start.
+	// The maps grow as they fill: presized to n (mostly repeats) they
+	// were 80 MB of garbage at 100,000 skills.
 	memo := map[string]phraseSets{}
 	tokStem := map[string]uint32{}
 	var buf []string
@@ -103,7 +96,6 @@ func buildPhrases(skills Source) *phraseIndex {
 	return x
 }
 
-// newVocab makes a vocabulary for about n phrases.
 func newVocab(n int) vocabLists {
 	return vocabLists{ids: map[string]uint32{}, start: []uint32{0},
 		setOf: map[string]uint32{}, setOfP: make([]uint32, 0, n)}
@@ -165,8 +157,8 @@ func (v *vocabLists) finish() {
 	v.setOf, v.setOfP, v.keyBuf = nil, nil, nil
 }
 
-// csr inverts key (item -> bucket) into bucket lists: items of bucket b
-// are items[start[b]:start[b+1]], ascending.
+// csr inverts key (item -> bucket): bucket b's items, ascending, are
+// items[start[b]:start[b+1]].
 func csr(buckets int, key []uint32) (start, items []uint32) {
 	start = make([]uint32, buckets+1)
 	for _, b := range key {

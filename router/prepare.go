@@ -9,15 +9,11 @@ import (
 	"github.com/blevesearch/bleve/v2"
 )
 
-// Prepared is a cache entry opened before its skills are known: the index
-// and the saved term statistics, phrase index and body index, none of them
-// trusted yet. New adopts it (Options.Prepared) only once the skills'
-// fingerprint matches the entry's. A server that learns the content hash
-// before the agent file has loaded (loader.Head.ContentHash) prepares the
-// entry while the file loads.
-//
-// A Prepared is used by at most one New; it is not safe for concurrent
-// use.
+// Prepared is a cache entry opened before its skills are known, so a
+// server that learns the content hash first (loader.Head.ContentHash)
+// opens it while the agent file loads. New adopts it (Options.Prepared)
+// only once the skills' fingerprint matches. It is used by at most one
+// New, and not safe for concurrent use.
 type Prepared struct {
 	path    string
 	skills  int    // as the manifest records
@@ -77,8 +73,7 @@ func prepare(ctx context.Context, o *Options) (*Prepared, error) {
 	return &Prepared{path: entry, skills: m.Skills, fp: m.Fingerprint, idx: idx, scorer: c.stats, reason: c.reason, phrases: phrases, bodies: bodies}, nil
 }
 
-// Close releases a Prepared that New did not adopt. It is idempotent, and
-// a no-op after adoption (the Router owns the index then).
+// Close releases a Prepared that New did not adopt; idempotent.
 func (p *Prepared) Close() error {
 	if p == nil || p.done {
 		return nil
@@ -87,8 +82,8 @@ func (p *Prepared) Close() error {
 	return p.idx.Close()
 }
 
-// adopt gives r the prepared entry when it was built from exactly r's
-// skills; otherwise it closes it and reports false.
+// adopt gives r the prepared entry if built from exactly r's skills, else
+// closes it.
 func (r *Router) adopt(ctx context.Context, p *Prepared) (bool, error) {
 	if p == nil || p.done {
 		return false, nil
