@@ -10,12 +10,8 @@ import (
 	"github.com/blevesearch/bleve/v2"
 )
 
-// A cold router (Options.Background) answers before its bleve index
-// exists: relevance needs only the term statistics, which one pass of the
-// field's analyzer gathers (termstats.go), about a third of the work; the
-// bleve index and cache entry build behind it. Relaxed routes read the
-// bodies, which the build reads, so they wait for it. Answers are a
-// foreground Router's.
+// A cold router (Options.Background) routes while bleve builds: doc.go,
+// "Where the work goes".
 
 // backgroundMaxSkills is the most skills built in the background: past
 // it a cold build is seconds long anyway, and the analyzer pass repeats a

@@ -20,12 +20,10 @@ import (
 	"github.com/blevesearch/bleve/v2"
 )
 
-// Cache entry layout: <CacheDir>/index-v<SchemaVersion>-<ContentHash>/
-// holds manifest.json, the bleve index under bleve/, the phrase index in
-// phrases.bin, the term statistics in stats.bin (termstats_codec.go) and,
-// when bodies are read, the body index in bodies.bin. Entries are built
-// under a ".build-*" temporary directory beside them and renamed into
-// place, so a reader sees a whole entry or none.
+// A cache entry, <CacheDir>/index-v<SchemaVersion>-<ContentHash>/ (doc.go,
+// "Index lifecycle"), holds manifest.json, the bleve index under bleve/, phrases.bin,
+// stats.bin and bodies.bin (codec.go); built under ".build-*" beside it
+// and renamed into place, so a reader sees a whole entry or none.
 const (
 	manifestName    = "manifest.json"
 	indexSubdir     = "bleve"

@@ -140,8 +140,8 @@
 // by their checksums) and a CRC-32C of every file is checked before an
 // entry is trusted; anything that does not check out is rebuilt, and a
 // cache that cannot be used at all falls back to memory (Info says why).
-// Prepare opens an entry from its content hash alone, for New to adopt once the skills
-// are known (a server opens it while the agent file loads).
+// Prepare opens an entry from its content hash alone, for New to adopt
+// once the skills are known (a server opens it while the agent file loads).
 //
 // A Router is safe for concurrent use; Close waits for routes in flight.
 package router

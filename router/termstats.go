@@ -16,14 +16,10 @@ import (
 	index "github.com/blevesearch/bleve_index_api"
 )
 
-// The term statistics of the index field are what relevance.go computes
-// from: per term, the skills holding it and how often; per skill, BM25's
-// length normalisation; the average field length. They are bleve's, read
-// out of its index once built (statsFromIndex, twice as fast as analysing
-// again) and saved in its cache entry (termstats_codec.go). A background
-// router (background.go) gathers them before bleve has built, by one pass
-// of the field's analyzer over the same documents (buildTermStats); the
-// two agree (TestStatsFromBleve).
+// The term statistics relevance.go computes from are bleve's, read out of
+// its index once built (statsFromIndex, twice as fast as analysing again)
+// or, before it is (background.go), gathered by the field's analyzer
+// (buildTermStats); the two agree (TestStatsFromBleve).
 
 // termStats are the BM25 statistics of the index field.
 type termStats struct {
