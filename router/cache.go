@@ -170,23 +170,11 @@ func writeManifest(entry, hash string, skills int, fp uint32) error {
 // errBadEntry marks a cache entry that must not be trusted.
 var errBadEntry = errors.New("cache entry rejected")
 
-// verifyEntry checks entry's manifest and files (verifyFiles) and its
-// skill count, and returns the recorded fingerprint for the caller to
-// compare later: computing the skills' takes as long as opening the entry.
-func verifyEntry(entry, hash string, skills int) (uint32, error) {
-	m, err := verifyFiles(entry, hash)
-	if err != nil {
-		return 0, err
-	}
-	if m.Skills != skills {
-		return 0, fmt.Errorf("%w: %s: holds %d skills, want %d", errBadEntry, entry, m.Skills, skills)
-	}
-	return m.Fingerprint, nil
-}
-
-// verifyFiles is verifyEntry without the skills: the manifest's schema and
-// hash, and every file against it.
-func verifyFiles(entry, hash string) (*manifest, error) {
+// verifyEntry checks entry's manifest (schema, hash and, unless skills
+// is negative, skill count) and every file against it. The caller
+// compares the fingerprint later: computing it takes as long as opening
+// the entry.
+func verifyEntry(entry, hash string, skills int) (*manifest, error) {
 	bad := func(format string, args ...any) (*manifest, error) {
 		return nil, fmt.Errorf("%w: %s: %s", errBadEntry, entry, fmt.Sprintf(format, args...))
 	}
@@ -211,6 +199,8 @@ func verifyFiles(entry, hash string) (*manifest, error) {
 		return bad("schema %d, want %d", m.Schema, SchemaVersion)
 	case m.ContentHash != hash:
 		return bad("built for content %q, want %q", m.ContentHash, hash)
+	case skills >= 0 && m.Skills != skills:
+		return bad("holds %d skills, want %d", m.Skills, skills)
 	}
 	files, err := markFiles(entry)
 	if err != nil {
@@ -346,12 +336,12 @@ func openEntry(ctx context.Context, root, entry, hash string, in *corpus, fp fun
 	}
 	var reason string
 	if _, err := os.Stat(entry); err == nil {
-		if built, err := verifyEntry(entry, hash, skills.Len()); err != nil {
+		if m, err := verifyEntry(entry, hash, skills.Len()); err != nil {
 			reason = err.Error()
 		} else if idx, err := openReadOnly(entry); err != nil {
 			reason = fmt.Sprintf("cache entry %s unreadable: %v", entry, err)
 		} else {
-			return &cached{idx: idx, kind: IndexCacheHit, path: entry, builtFP: built}, nil
+			return &cached{idx: idx, kind: IndexCacheHit, path: entry, builtFP: m.Fingerprint}, nil
 		}
 		discard(root, entry)
 	}
@@ -373,10 +363,10 @@ func openEntry(ctx context.Context, root, entry, hash string, in *corpus, fp fun
 		return &cached{idx: idx, phrases: phrases, bodies: bodies, stats: stats, kind: IndexCacheBuilt, path: entry, reason: reason}, nil
 	}
 	// Someone else renamed an entry into place first.
-	if built, err := verifyEntry(entry, hash, skills.Len()); err == nil && built == fp() {
+	if m, err := verifyEntry(entry, hash, skills.Len()); err == nil && m.Fingerprint == fp() {
 		if idx, err := openReadOnly(entry); err == nil {
 			os.RemoveAll(tmp)
-			return &cached{idx: idx, phrases: phrases, bodies: bodies, stats: stats, kind: IndexCacheHit, path: entry, reason: reason, builtFP: built}, nil
+			return &cached{idx: idx, phrases: phrases, bodies: bodies, stats: stats, kind: IndexCacheHit, path: entry, reason: reason, builtFP: m.Fingerprint}, nil
 		}
 	}
 	idx, err := openReadOnly(tmp)

@@ -79,8 +79,9 @@ func TestCacheLifecycle(t *testing.T) {
 	sameRoutes(t, r2, skills)
 	// A reader must not change the entry: it still verifies after use.
 	r2.Close()
-	if fp, err := verifyEntry(r2.Info().Path, testHash, len(skills)); err != nil || fp != fingerprint(&corpus{skills: Skills(skills), bodyTerms: DefaultBodyTerms}) {
-		t.Fatalf("entry changed by a read-only open: %v (fingerprint %08x, want %08x)", err, fp, fingerprint(&corpus{skills: Skills(skills), bodyTerms: DefaultBodyTerms}))
+	want := fingerprint(&corpus{skills: Skills(skills), bodyTerms: DefaultBodyTerms})
+	if m, err := verifyEntry(r2.Info().Path, testHash, len(skills)); err != nil || m.Fingerprint != want {
+		t.Fatalf("entry changed by a read-only open: %v (manifest %+v, want fingerprint %08x)", err, m, want)
 	}
 	left, _ := filepath.Glob(filepath.Join(dir, ".*"))
 	if len(left) != 0 {

@@ -49,7 +49,7 @@ func prepare(ctx context.Context, o *Options) (*Prepared, error) {
 	if err != nil {
 		return nil, err
 	}
-	m, err := verifyFiles(entry, o.ContentHash)
+	m, err := verifyEntry(entry, o.ContentHash, -1)
 	if err != nil {
 		return nil, err
 	}

@@ -163,7 +163,7 @@ func (ts *termStats) skillsHolding(_ context.Context, term string) (n int, ok bo
 	if ts == nil {
 		return 0, false
 	}
-	p, _ := ts.postings(term)
+	p, _ := ts.term(term)
 	return len(p), true
 }
 

@@ -416,7 +416,7 @@ func (r *Router) indexHas(term string) bool {
 	if r.scorer == nil {
 		return true
 	}
-	_, ok := r.scorer.postings(term)
+	_, ok := r.scorer.ids[term]
 	return ok
 }
 

@@ -254,15 +254,6 @@ func skillsByDoc(ctx context.Context, snap index.IndexReader, n int) (func(index
 	}, nil
 }
 
-// postings returns the skills holding term.
-func (ts *termStats) postings(term string) ([]posting, bool) {
-	id, ok := ts.ids[term]
-	if !ok {
-		return nil, false
-	}
-	return ts.post[ts.start[id]:ts.start[id+1]], true
-}
-
 // term returns the skills holding term and its idf.
 func (ts *termStats) term(term string) ([]posting, float64) {
 	id, ok := ts.ids[term]
