@@ -134,7 +134,7 @@
 // content hash and SchemaVersion, built with bleve.NewBuilder in a
 // temporary directory beside it and renamed into place, then reopened read
 // only. The entry also holds the phrase index, the body index and the
-// index field's term statistics (termstats_codec.go), so warm starts
+// index field's term statistics (termstats.go), so warm starts
 // neither re-tokenise, read a body, nor walk bleve's postings. A manifest
 // with the schema, hash, skill count, a fingerprint of the skills (bodies
 // by their checksums) and a CRC-32C of every file is checked before an

@@ -2,7 +2,13 @@ package router
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"path/filepath"
+	"strconv"
+
+	"github.com/blevesearch/bleve/v2"
+	"github.com/blevesearch/bleve/v2/index/scorch"
 )
 
 // openIndex gives r its bleve index: none for zero skills, else a
@@ -80,4 +86,198 @@ func (r *Router) fromCache(ctx context.Context) (*cached, error) {
 		return nil, err
 	}
 	return openCached(ctx, root, entry, r.opts.ContentHash, r.corpus(), r.opts.Progress)
+}
+
+// progressEvery is how many skills are indexed between Progress calls and
+// context checks.
+const progressEvery = 1000
+
+// buildMemory indexes skills into an in-memory scorch index (not
+// bleve.NewMemOnly, which is the older engine and ignores BM25), and
+// their bodies into a body index (nil without bodies).
+func buildMemory(ctx context.Context, c *corpus, progress func(int, int)) (bleve.Index, *bodyIndex, error) {
+	d, err := c.maker(true)
+	if err != nil {
+		return nil, nil, err
+	}
+	idx, err := bleve.NewUsing("", c.m, scorch.Name, scorch.Name, nil)
+	if err != nil {
+		return nil, nil, fmt.Errorf("router: creating in-memory index: %w", err)
+	}
+	b := idx.NewBatch()
+	if err := indexAll(ctx, d, c.skills.Len(), progress, b.Index); err != nil {
+		idx.Close()
+		return nil, nil, err
+	}
+	if err := idx.Batch(b); err != nil {
+		idx.Close()
+		return nil, nil, fmt.Errorf("router: building in-memory index: %w", err)
+	}
+	report(progress, c.skills.Len(), c.skills.Len())
+	return idx, d.bodyIndex(), nil
+}
+
+// buildOffline writes a single-segment index of skills (at least one) to
+// dir, which must not exist, with scratch (same filesystem) for segments;
+// on failure the builder is abandoned unmerged and the caller removes
+// both. It returns the body index (nil without bodies).
+func buildOffline(ctx context.Context, dir, scratch string, c *corpus, progress func(int, int)) (*bodyIndex, error) {
+	n := c.skills.Len()
+	if n == 0 {
+		// The builder panics when closed with no documents.
+		return nil, fmt.Errorf("router: no skills to index in %s", dir)
+	}
+	d, err := c.maker(true)
+	if err != nil {
+		return nil, err
+	}
+	b, err := bleve.NewBuilder(dir, c.m, map[string]interface{}{
+		"buildPathPrefix": scratch,
+		"batchSize":       progressEvery,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("router: starting index build in %s: %w", dir, err)
+	}
+	if err := indexAll(ctx, d, n, progress, b.Index); err != nil {
+		return nil, err
+	}
+	if err := b.Close(); err != nil {
+		return nil, fmt.Errorf("router: finishing index build in %s: %w", dir, err)
+	}
+	report(progress, n, n)
+	return d.bodyIndex(), nil
+}
+
+// buildBodies builds the skills' body index alone (nil without bodies):
+// for a cache entry whose body index could not be read.
+func buildBodies(ctx context.Context, c *corpus) (*bodyIndex, error) {
+	d, err := c.maker(true)
+	if err != nil || d.bodies == nil {
+		return nil, err
+	}
+	if err := d.each(ctx, func(int, *Skill, map[string]interface{}) error { return nil }); err != nil {
+		return nil, err
+	}
+	return d.bodyIndex(), nil
+}
+
+// indexAll hands every skill's document to index, reporting progress
+// and checking ctx every progressEvery skills.
+func indexAll(ctx context.Context, d *docMaker, n int, progress func(int, int), index func(id string, doc interface{}) error) error {
+	return d.each(ctx, func(i int, s *Skill, doc map[string]interface{}) error {
+		if err := index(strconv.Itoa(i), doc); err != nil {
+			return fmt.Errorf("router: indexing skill %q: %w", s.Name, err)
+		}
+		if (i+1)%progressEvery == 0 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			report(progress, i+1, n)
+		}
+		return nil
+	})
+}
+
+func report(progress func(int, int), done, total int) {
+	if progress != nil {
+		progress(done, total)
+	}
+}
+
+// Prepared is a cache entry opened before its skills are known, so a
+// server that learns the content hash first (loader.Head.ContentHash)
+// opens it while the agent file loads. New adopts it (Options.Prepared)
+// only once the skills' fingerprint matches. It is used by at most one
+// New, and not safe for concurrent use.
+type Prepared struct {
+	path    string
+	skills  int    // as the manifest records
+	fp      uint32 // fingerprint of the skills it was built from
+	idx     bleve.Index
+	scorer  *termStats   // for the manifest's skill count
+	reason  string       // why the statistics were read out of idx
+	phrases *phraseIndex // not yet checked against any skills
+	bodies  *bodyIndex   // nil when the entry has none (or it is unreadable)
+	done    bool         // adopted or closed
+}
+
+// errNoEntry: Prepare found no usable entry.
+var errNoEntry = errors.New("router: no cache entry to prepare")
+
+// Prepare opens the cache entry for opts.ContentHash. It returns nil and
+// no error when there is nothing to prepare: the cache is off, there is no
+// hash, or no entry checks out (New then builds one as usual).
+func Prepare(ctx context.Context, opts *Options) (*Prepared, error) {
+	o := opts.withDefaults()
+	if o.NoCache || o.ContentHash == "" {
+		return nil, nil
+	}
+	p, err := prepare(ctx, &o)
+	if errors.Is(err, errNoEntry) || errors.Is(err, errBadEntry) {
+		return nil, nil
+	}
+	return p, err
+}
+
+func prepare(ctx context.Context, o *Options) (*Prepared, error) {
+	_, entry, err := entryDir(o)
+	if err != nil {
+		return nil, err
+	}
+	m, err := verifyEntry(entry, o.ContentHash, -1)
+	if err != nil {
+		return nil, err
+	}
+	phrases, err := readPhrases(filepath.Join(entry, phrasesName), nil)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", errNoEntry, err)
+	}
+	idx, err := openReadOnly(entry)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", errNoEntry, err)
+	}
+	c := &cached{idx: idx, path: entry}
+	if err := c.readStats(ctx, m.Skills); err != nil {
+		idx.Close()
+		if ctx.Err() != nil {
+			return nil, err
+		}
+		return nil, fmt.Errorf("%w: %v", errNoEntry, err)
+	}
+	bodies, _ := readBodyIndex(filepath.Join(entry, bodiesName), m.Skills)
+	return &Prepared{path: entry, skills: m.Skills, fp: m.Fingerprint, idx: idx, scorer: c.stats, reason: c.reason, phrases: phrases, bodies: bodies}, nil
+}
+
+// Close releases a Prepared that New did not adopt; idempotent.
+func (p *Prepared) Close() error {
+	if p == nil || p.done {
+		return nil
+	}
+	p.done = true
+	return p.idx.Close()
+}
+
+// adopt gives r the prepared entry if built from exactly r's skills, else
+// closes it.
+func (r *Router) adopt(ctx context.Context, p *Prepared) (bool, error) {
+	if p == nil || p.done {
+		return false, nil
+	}
+	n := r.src.Len()
+	if p.skills != n || p.phrases.check(r.src) != nil || p.fp != fingerprint(r.corpus()) {
+		return false, p.Close()
+	}
+	bodies := p.bodies
+	if in := r.corpus(); bodies == nil && in.readsBodies() {
+		var err error
+		if bodies, err = buildBodies(ctx, in); err != nil {
+			p.Close()
+			return false, err
+		}
+	}
+	r.bodies.Store(bodies)
+	p.done = true
+	r.idx, r.scorer, r.phrases = p.idx, p.scorer, p.phrases
+	r.info.Index, r.info.Path, r.info.Prepared, r.info.Reason = IndexCacheHit, p.path, true, p.reason
+	return true, nil
 }
