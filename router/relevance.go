@@ -14,22 +14,17 @@ import (
 	bsearch "github.com/blevesearch/bleve/v2/search"
 )
 
-// Relevance is computed here and nowhere else: Okapi BM25 over the one
-// indexed field (analysis.go), from the field's term statistics, which
-// are bleve's, read out of its index (termstats.go). A request is a
-// disjunction of clauses, one per distinct term (a synonym is a clause of
-// its own, boosted by synonymBoost). A skill's relevance is the sum of
-// the term scores of the clauses it holds, summed in the order of the
-// clauses' posting counts, times the share of the clauses it holds:
+// Relevance is computed here and nowhere else (doc.go, "Where the work
+// goes"). A request is a disjunction of clauses, one per distinct term
+// (a synonym's boosted by synonymBoost); a skill's relevance is the sum,
+// in the order of the clauses' posting counts, of the term scores of the
+// clauses it holds, times the share of the clauses it holds:
 //
 //	idf · tf·k1 / (tf + k1·(1 - b + b·len/avg)) · boost·idf / √Σ(boost·idf)²
 //
 // with idf = ln(1 + (N - df + 0.5)/(df + 0.5)), tf the square root of the
-// term's frequency in the skill's field, len the field length bleve
-// derives from its float32 norm, and avg the field's dictionary size over
-// N, rounded up: bleve's own formulas and summing order, so the numbers
-// are a bleve search's (TestRelevanceLikeBleveSearch); doc.go says why
-// the arithmetic runs here.
+// term's frequency, len the field length bleve derives from its float32
+// norm, and avg the dictionary size over N, rounded up: bleve's formulas.
 
 // clause is one term of a request's disjunction, with its postings.
 type clause struct {

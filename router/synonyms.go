@@ -6,26 +6,22 @@ import (
 	"slices"
 )
 
-// Synonym expansion (docs/architecture.md §5, "Synonyms"): the
-// thesaurus (thesaurus.txt) joins words users say for one intent ("ship"
-// for deploy, "draw" for chart). Only a Ranked route that hit no phrase
-// and named no skill reads it (relaxed), so it never demotes a phrase hit
-// nor touches Spec. A request word the index does not hold brings the
-// members of its groups that the index holds; a word the agent uses
-// means what the agent uses it for and is not expanded (its synonyms
-// blurred which skills hold it). Synonyms count for less than the
-// user's words:
+// Synonym expansion (docs/architecture.md §5, "Synonyms"): the thesaurus
+// joins words users say for one intent ("ship" for deploy). Only the
+// relaxed tier reads it, so it never demotes a phrase hit nor touches
+// Spec. A request word the index lacks brings its groups' members the
+// index holds; a word the agent uses means what the agent uses it for
+// (expanding it blurred which skills hold it). Synonyms count for less
+// than the user's words:
 //
 //   - a skill whose trigger or name the request covers once one word is
 //     read as a synonym is a relaxed match when it accounts for two
 //     request words, one as written, or covers two phrases through an
-//     everyday synonym (synonymHit.everyday); it goes ahead of the
-//     relevance-only matches unless one accounts for more words
-//     (synonymFirst);
+//     everyday synonym; it goes ahead of relevance-only matches unless
+//     one accounts for more words (synonymFirst);
 //   - the relaxed search adds synonyms at synonymBoost, evidence counts
 //     them at synonymWeight, and a match still needs two words as
-//     written, or one beside a one-way group's name (jargon);
-//   - a member of several words ("get rid of") covers a phrase only whole.
+//     written, or one beside a one-way group's name (jargon).
 
 // synonymWeight is how much a word met only through a synonym counts
 // against one met as written: the thesaurus's reading is weaker evidence.
