@@ -71,7 +71,7 @@ func (r *Router) buildBleve(ctx context.Context, scorer bool) (*cached, error) {
 	if !scorer || b.stats != nil {
 		return b, nil
 	}
-	s, err := statsFromIndex(ctx, b.idx, n)
+	s, err := buildTermStats(ctx, r.corpus())
 	if err != nil {
 		b.close()
 		return nil, err
@@ -194,8 +194,8 @@ type Prepared struct {
 	skills  int    // as the manifest records
 	fp      uint32 // fingerprint of the skills it was built from
 	idx     bleve.Index
-	scorer  *termStats   // for the manifest's skill count
-	reason  string       // why the statistics were read out of idx
+	scorer  *termStats   // for the manifest's skill count; nil when its file did not decode
+	reason  string       // why the statistics are gathered again
 	phrases *phraseIndex // not yet checked against any skills
 	bodies  *bodyIndex   // nil when the entry has none (or it is unreadable)
 	done    bool         // adopted or closed
@@ -237,12 +237,9 @@ func prepare(ctx context.Context, o *Options) (*Prepared, error) {
 		return nil, fmt.Errorf("%w: %v", errNoEntry, err)
 	}
 	c := &cached{idx: idx, path: entry}
-	if err := c.readStats(ctx, m.Skills); err != nil {
+	if err := c.readStats(ctx, nil, m.Skills); err != nil {
 		idx.Close()
-		if ctx.Err() != nil {
-			return nil, err
-		}
-		return nil, fmt.Errorf("%w: %v", errNoEntry, err)
+		return nil, err
 	}
 	bodies, _ := readBodyIndex(filepath.Join(entry, bodiesName), m.Skills)
 	return &Prepared{path: entry, skills: m.Skills, fp: m.Fingerprint, idx: idx, scorer: c.stats, reason: c.reason, phrases: phrases, bodies: bodies}, nil
@@ -271,6 +268,13 @@ func (r *Router) adopt(ctx context.Context, p *Prepared) (bool, error) {
 	if in := r.corpus(); bodies == nil && in.readsBodies() {
 		var err error
 		if bodies, err = buildBodies(ctx, in); err != nil {
+			p.Close()
+			return false, err
+		}
+	}
+	if p.scorer == nil { // its file did not decode (Prepared.reason)
+		var err error
+		if p.scorer, err = buildTermStats(ctx, r.corpus()); err != nil {
 			p.Close()
 			return false, err
 		}
