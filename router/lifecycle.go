@@ -2,7 +2,6 @@ package router
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"path/filepath"
 	"strconv"
@@ -201,9 +200,6 @@ type Prepared struct {
 	done    bool         // adopted or closed
 }
 
-// errNoEntry: Prepare found no usable entry.
-var errNoEntry = errors.New("router: no cache entry to prepare")
-
 // Prepare opens the cache entry for opts.ContentHash. It returns nil and
 // no error when there is nothing to prepare: the cache is off, there is no
 // hash, or no entry checks out (New then builds one as usual).
@@ -212,35 +208,24 @@ func Prepare(ctx context.Context, opts *Options) (*Prepared, error) {
 	if o.NoCache || o.ContentHash == "" {
 		return nil, nil
 	}
-	p, err := prepare(ctx, &o)
-	if errors.Is(err, errNoEntry) || errors.Is(err, errBadEntry) {
-		return nil, nil
-	}
-	return p, err
-}
-
-func prepare(ctx context.Context, o *Options) (*Prepared, error) {
-	_, entry, err := entryDir(o)
+	_, entry, err := entryDir(&o)
 	if err != nil {
 		return nil, err
 	}
 	m, err := verifyEntry(entry, o.ContentHash, -1)
 	if err != nil {
-		return nil, err
+		return nil, nil
 	}
 	phrases, err := readPhrases(filepath.Join(entry, phrasesName), nil)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", errNoEntry, err)
+		return nil, nil
 	}
 	idx, err := openReadOnly(entry)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", errNoEntry, err)
+		return nil, nil
 	}
 	c := &cached{idx: idx, path: entry}
-	if err := c.readStats(ctx, nil, m.Skills); err != nil {
-		idx.Close()
-		return nil, err
-	}
+	c.readStats(ctx, nil, m.Skills) // without skills it gathers nothing, so cannot fail
 	bodies, _ := readBodyIndex(filepath.Join(entry, bodiesName), m.Skills)
 	return &Prepared{path: entry, skills: m.Skills, fp: m.Fingerprint, idx: idx, scorer: c.stats, reason: c.reason, phrases: phrases, bodies: bodies}, nil
 }

@@ -8,8 +8,6 @@ import (
 	"math"
 	"os"
 
-	"github.com/blevesearch/bleve/v2/analysis"
-	"github.com/blevesearch/bleve/v2/mapping"
 	bsearch "github.com/blevesearch/bleve/v2/search"
 )
 
@@ -38,21 +36,12 @@ type posting struct {
 	freq  uint32
 }
 
-// docAnalyzerOf is the analyzer the mapping gives the index field.
-func docAnalyzerOf(m mapping.IndexMapping) (analysis.Analyzer, error) {
-	name := m.AnalyzerNameForPath(indexField)
-	a := m.AnalyzerNamed(name)
-	if a == nil {
-		return nil, fmt.Errorf("router: analyzer %q of the index field is not registered", name)
-	}
-	return a, nil
-}
-
 // buildTermStats gathers the statistics with the field's analyzer.
 func buildTermStats(ctx context.Context, in *corpus) (*termStats, error) {
-	an, err := docAnalyzerOf(in.m)
-	if err != nil {
-		return nil, err
+	// The analyzer the mapping gives the index field, as bleve reads it.
+	an := in.m.AnalyzerNamed(in.m.AnalyzerNameForPath(indexField))
+	if an == nil {
+		return nil, fmt.Errorf("router: the index field's analyzer is not registered")
 	}
 	n := in.skills.Len()
 	length := make([]uint32, n)
