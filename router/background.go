@@ -90,7 +90,7 @@ func (r *Router) startBuild(ctx context.Context, started time.Time) {
 		}
 		b, err := (*cached)(nil), ctx.Err() // cancelled while held
 		if err == nil {
-			b, err = r.buildBleve(ctx, false)
+			b, err = r.buildBleve(ctx)
 		}
 		if err != nil {
 			p.err = err

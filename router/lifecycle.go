@@ -27,9 +27,15 @@ func (r *Router) openIndex(ctx context.Context) error {
 			return err
 		}
 	}
-	b, err := r.buildBleve(ctx, true)
+	b, err := r.buildBleve(ctx)
 	if err != nil {
 		return err
+	}
+	if b.stats == nil { // built in memory
+		if b.stats, err = buildTermStats(ctx, r.corpus()); err != nil {
+			b.close()
+			return err
+		}
 	}
 	r.idx, r.scorer, r.cleanup = b.idx, b.stats, b.cleanup
 	r.bodies.Store(b.bodies)
@@ -42,9 +48,8 @@ func (r *Router) openIndex(ctx context.Context) error {
 
 // buildBleve opens or builds r's bleve index (at least one skill): from
 // the cache for large agents with a content hash, else in memory, which a
-// cache that cannot be used falls back to (Info says why). With scorer
-// set, an index built in memory gives its term statistics too.
-func (r *Router) buildBleve(ctx context.Context, scorer bool) (*cached, error) {
+// cache that cannot be used falls back to (Info says why).
+func (r *Router) buildBleve(ctx context.Context) (*cached, error) {
 	o := &r.opts
 	n := r.src.Len()
 	large := o.MemoryThreshold < 0 || n > o.MemoryThreshold
@@ -67,15 +72,6 @@ func (r *Router) buildBleve(ctx context.Context, scorer bool) (*cached, error) {
 		}
 		b = &cached{idx: idx, bodies: bodies, kind: IndexMemory, reason: reason}
 	}
-	if !scorer || b.stats != nil {
-		return b, nil
-	}
-	s, err := buildTermStats(ctx, r.corpus())
-	if err != nil {
-		b.close()
-		return nil, err
-	}
-	b.stats = s
 	return b, nil
 }
 
