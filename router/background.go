@@ -14,7 +14,8 @@ import (
 // "Where the work goes".
 
 // backgroundMaxSkills is the most skills built in the background: past
-// it a cold build is seconds long anyway.
+// it a cold build is seconds long anyway, and the analyzer pass repeats a
+// third of its work.
 const backgroundMaxSkills = 25000
 
 // IndexBuilding is Info.Index while the bleve index builds in the

@@ -283,7 +283,7 @@ func openCached(ctx context.Context, root, entry, hash string, in *corpus, progr
 		}
 	}
 	if c.stats == nil {
-		if err := c.readStats(ctx, in, skills.Len()); err != nil {
+		if err := c.readStats(ctx, skills.Len()); err != nil {
 			c.close()
 			return nil, err
 		}
@@ -301,19 +301,31 @@ func openCached(ctx context.Context, root, entry, hash string, in *corpus, progr
 }
 
 // readStats reads a reused entry's term statistics from its file, else
-// (a writer's fault, or a race) gathers them from in (nil: later, on
-// adoption), saying so in c.reason.
-func (c *cached) readStats(ctx context.Context, in *corpus, skills int) error {
+// (a writer's fault, or a race) out of its index, saying so in c.reason.
+func (c *cached) readStats(ctx context.Context, skills int) error {
 	var err error
 	if c.stats, err = readStats(filepath.Join(c.path, statsName), skills); err == nil {
 		return nil
 	}
-	c.reason = strings.TrimPrefix(c.reason+"; term statistics gathered again, their file unread: "+err.Error(), "; ")
-	if in != nil {
-		c.stats, err = buildTermStats(ctx, in)
+	why := fmt.Sprintf("term statistics read from the index instead of their file: %v", err)
+	if c.stats, err = statsFromIndex(ctx, c.idx, skills); err != nil {
 		return err
 	}
+	c.reason = strings.TrimPrefix(c.reason+"; "+why, "; ")
 	return nil
+}
+
+// statsOfBuilt reads the term statistics of a just-built index at dir.
+func statsOfBuilt(ctx context.Context, dir string, skills int) (*termStats, error) {
+	idx, err := openReadOnly(dir)
+	if err != nil {
+		return nil, fmt.Errorf("router: opening built index %s: %w", dir, err)
+	}
+	ts, err := statsFromIndex(ctx, idx, skills)
+	if cerr := idx.Close(); err == nil && cerr != nil {
+		err = fmt.Errorf("router: closing built index %s: %w", dir, cerr)
+	}
+	return ts, err
 }
 
 // openEntry is openCached but the phrase index and statistics of a reused entry.
@@ -382,9 +394,10 @@ func fillEntry(ctx context.Context, tmp, hash string, in *corpus, fp func() uint
 	if err := writePhrases(filepath.Join(tmp, phrasesName), phrases); err != nil {
 		return nil, nil, nil, fmt.Errorf("router: writing phrase index: %w", err)
 	}
-	stats := in.stats // a background router's
+	// A background router's statistics are the index's (TestStatsFromBleve).
+	stats := in.stats
 	if stats == nil {
-		if stats, err = buildTermStats(ctx, in); err != nil {
+		if stats, err = statsOfBuilt(ctx, tmp, n); err != nil {
 			return nil, nil, nil, err
 		}
 	}

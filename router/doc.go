@@ -106,14 +106,14 @@
 //
 // Relevance is computed in one place, relevance.go: BM25 over the one
 // bleve field in which each skill field's terms count by their weight
-// (analysis.go), from term statistics one pass of that field's analyzer
-// gathers (termstats.go), bleve's to the last bit (TestStatsFromBleve),
-// with bleve's formula and summing order (TestRelevanceLikeBleveSearch). It runs here rather than in bleve's
+// (analysis.go), from the term statistics read out of bleve's index
+// (termstats.go), with bleve's formula and summing order
+// (TestRelevanceLikeBleveSearch). It runs here rather than in bleve's
 // searchers because a route needs the relevance of a few tied skills or
 // of the few holding a rare word, where bleve's per-search setup would
 // be most of the route. Built cold with Options.Background, a router
-// gathers the statistics first and routes while bleve builds
-// (background.go):
+// gathers the same statistics by one pass of the field's analyzer
+// (TestStatsFromBleve) and routes while bleve builds (background.go):
 // sure matches at once; a route needing the relaxed tier or a challenge
 // waits for the build; sure matches get no relaxed ones after them, and
 // above MemoryThreshold skills no route gets runner-ups until it ends.
@@ -135,7 +135,7 @@
 // temporary directory beside it and renamed into place, then reopened read
 // only. The entry also holds the phrase index, the body index and the
 // index field's term statistics (termstats.go), so warm starts
-// neither re-tokenise nor read a body. A manifest
+// neither re-tokenise, read a body, nor walk bleve's postings. A manifest
 // with the schema, hash, skill count, a fingerprint of the skills (bodies
 // by their checksums) and a CRC-32C of every file is checked before an
 // entry is trusted; anything that does not check out is rebuilt, and a

@@ -32,7 +32,7 @@ func (r *Router) openIndex(ctx context.Context) error {
 		return err
 	}
 	if b.stats == nil { // built in memory
-		if b.stats, err = buildTermStats(ctx, r.corpus()); err != nil {
+		if b.stats, err = statsFromIndex(ctx, b.idx, r.src.Len()); err != nil {
 			b.close()
 			return err
 		}
@@ -189,8 +189,8 @@ type Prepared struct {
 	skills  int    // as the manifest records
 	fp      uint32 // fingerprint of the skills it was built from
 	idx     bleve.Index
-	scorer  *termStats   // for the manifest's skill count; nil when its file did not decode
-	reason  string       // why the statistics are gathered again
+	scorer  *termStats   // for the manifest's skill count
+	reason  string       // why the statistics were read out of idx
 	phrases *phraseIndex // not yet checked against any skills
 	bodies  *bodyIndex   // nil when the entry has none (or it is unreadable)
 	done    bool         // adopted or closed
@@ -221,7 +221,13 @@ func Prepare(ctx context.Context, opts *Options) (*Prepared, error) {
 		return nil, nil
 	}
 	c := &cached{idx: idx, path: entry}
-	c.readStats(ctx, nil, m.Skills) // without skills it gathers nothing, so cannot fail
+	if err := c.readStats(ctx, m.Skills); err != nil {
+		idx.Close()
+		if ctx.Err() != nil {
+			return nil, err
+		}
+		return nil, nil
+	}
 	bodies, _ := readBodyIndex(filepath.Join(entry, bodiesName), m.Skills)
 	return &Prepared{path: entry, skills: m.Skills, fp: m.Fingerprint, idx: idx, scorer: c.stats, reason: c.reason, phrases: phrases, bodies: bodies}, nil
 }
@@ -249,13 +255,6 @@ func (r *Router) adopt(ctx context.Context, p *Prepared) (bool, error) {
 	if in := r.corpus(); bodies == nil && in.readsBodies() {
 		var err error
 		if bodies, err = buildBodies(ctx, in); err != nil {
-			p.Close()
-			return false, err
-		}
-	}
-	if p.scorer == nil { // its file did not decode (Prepared.reason)
-		var err error
-		if p.scorer, err = buildTermStats(ctx, r.corpus()); err != nil {
 			p.Close()
 			return false, err
 		}

@@ -1,19 +1,25 @@
 package router
 
 import (
+	"cmp"
 	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
 	"math"
 	"os"
+	"slices"
+	"strconv"
 
+	"github.com/blevesearch/bleve/v2"
 	bsearch "github.com/blevesearch/bleve/v2/search"
+	index "github.com/blevesearch/bleve_index_api"
 )
 
-// The term statistics relevance.go computes from are gathered by one pass
-// of the index field's own analyzer (buildTermStats): bleve's, to the last
-// bit (TestStatsFromBleve), without reading them back out of its index.
+// The term statistics relevance.go computes from are bleve's, read out of
+// its index once built (statsFromIndex, twice as fast as analysing again)
+// or, before it is (background.go), gathered by the field's analyzer
+// (buildTermStats); the two agree (TestStatsFromBleve).
 
 // termStats are the BM25 statistics of the index field.
 type termStats struct {
@@ -118,6 +124,127 @@ func (ts *termStats) setIDF() {
 	ts.absentIDF = ts.idfOf(0)
 }
 
+// statsFromIndex reads the term statistics of n skills out of bleve's
+// index: the field's dictionary first (so the postings are allocated
+// once), each term's postings with frequency and norm, the cardinality.
+func statsFromIndex(ctx context.Context, idx bleve.Index, n int) (ts *termStats, err error) {
+	adv, err := idx.Advanced()
+	if err != nil {
+		return nil, fmt.Errorf("router: opening the index for scoring: %w", err)
+	}
+	snap, err := adv.Reader()
+	if err != nil {
+		return nil, fmt.Errorf("router: opening the index for scoring: %w", err)
+	}
+	defer func() {
+		if cerr := snap.Close(); err == nil && cerr != nil {
+			ts, err = nil, fmt.Errorf("router: reading the index statistics: %w", cerr)
+		}
+	}()
+	skillOf, err := skillsByDoc(ctx, snap, n)
+	if err != nil {
+		return nil, err
+	}
+	terms, total, err := readDict(snap)
+	if err != nil {
+		return nil, err
+	}
+	ts = &termStats{ids: make(map[string]uint32, len(terms)), start: make([]uint32, 0, len(terms)+1), post: make([]posting, 0, total)}
+	norms := make([]float64, n)
+	var doc index.TermFieldDoc
+	for k, term := range terms {
+		if k%progressEvery == progressEvery-1 {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+		}
+		tr, err := snap.TermFieldReader(ctx, []byte(term), indexField, true, true, false)
+		if err != nil {
+			return nil, fmt.Errorf("router: reading postings of %q: %w", term, err)
+		}
+		from := len(ts.post)
+		for {
+			d, err := tr.Next(&doc)
+			if err != nil {
+				tr.Close()
+				return nil, fmt.Errorf("router: reading postings of %q: %w", term, err)
+			}
+			if d == nil {
+				break
+			}
+			s := skillOf(d.ID)
+			if s < 0 {
+				tr.Close()
+				return nil, fmt.Errorf("router: the index holds a document that is no skill; rebuild it (agent3md index)")
+			}
+			ts.post = append(ts.post, posting{uint32(s), uint32(d.Freq)})
+			norms[s] = d.Norm
+		}
+		tr.Close()
+		slices.SortFunc(ts.post[from:], func(a, b posting) int { return cmp.Compare(a.skill, b.skill) })
+		ts.ids[term] = uint32(len(ts.start))
+		ts.start = append(ts.start, uint32(from))
+	}
+	ts.start = append(ts.start, uint32(len(ts.post)))
+	card, err := snap.(index.BM25Reader).FieldCardinality(indexField)
+	if err != nil {
+		return nil, fmt.Errorf("router: reading the index statistics: %w", err)
+	}
+	ts.normalize(card, n, func(s int) float64 { return norms[s] })
+	return ts, nil
+}
+
+// readDict returns the field's terms and their total postings.
+func readDict(snap index.IndexReader) (terms []string, total int, err error) {
+	dict, err := snap.FieldDict(indexField)
+	if err != nil {
+		return nil, 0, fmt.Errorf("router: reading the index vocabulary: %w", err)
+	}
+	defer dict.Close()
+	terms = make([]string, 0, dict.Cardinality())
+	for {
+		e, err := dict.Next()
+		if err != nil {
+			return nil, 0, fmt.Errorf("router: reading the index vocabulary: %w", err)
+		}
+		if e == nil {
+			return terms, total, nil
+		}
+		terms = append(terms, e.Term)
+		total += int(e.Count)
+	}
+}
+
+// skillsByDoc maps snap's internal ids to skills (-1: none): scorch's
+// are 8-byte big-endian document numbers, which index a slice.
+func skillsByDoc(ctx context.Context, snap index.IndexReader, n int) (func(index.IndexInternalID) int, error) {
+	byNum := make([]int32, 0, n)
+	for i := 0; i < n; i++ {
+		if i%progressEvery == 0 {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+		}
+		id, err := snap.InternalID(strconv.Itoa(i))
+		if err != nil {
+			return nil, fmt.Errorf("router: looking up skill %d in the index: %w", i, err)
+		}
+		if len(id) != 8 || binary.BigEndian.Uint64(id) >= uint64(4*n+1024) {
+			return nil, fmt.Errorf("router: skill %d is missing from the index, or has an internal id (%x) of another kind than scorch's; rebuild it (agent3md index)", i, []byte(id))
+		}
+		for num := binary.BigEndian.Uint64(id); uint64(len(byNum)) <= num; {
+			byNum = append(byNum, -1)
+		}
+		byNum[binary.BigEndian.Uint64(id)] = int32(i)
+	}
+	return func(id index.IndexInternalID) int {
+		if len(id) != 8 || binary.BigEndian.Uint64(id) >= uint64(len(byNum)) {
+			return -1
+		}
+		return int(byNum[binary.BigEndian.Uint64(id)])
+	}, nil
+}
+
 // term returns the skills holding term and its idf.
 func (ts *termStats) term(term string) ([]posting, float64) {
 	id, ok := ts.ids[term]
@@ -136,8 +263,10 @@ func (ts *termStats) idfOf(df int) float64 {
 }
 
 // The term statistics are saved in a cache entry beside the bleve index
-// (stats.bin), so a warm start reads them in one pass over a few bytes a
-// posting instead of analysing every skill again. decodeStats checks every posting against the
+// (stats.bin), written when the entry is built, so a warm start reads
+// them in one pass over a few bytes a posting instead of walking bleve's
+// dictionary and postings (statsFromIndex), which took longer than the
+// rest of a warm open. decodeStats checks every posting against the
 // skills, so no file can make relevance index out of range. The file, in
 // codec.go's form:
 //
