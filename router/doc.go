@@ -71,7 +71,7 @@
 //	                    tools, bodies) of skills the answer lacks        runner-ups; no evidence bar (fill.go)
 //	fit                 idf share of the request's words a skill     shown on every guess; orders nothing
 //	                    holds (plainBM25.fit)
-//	body relevance      each body's distinct terms (bodyindex.go)    +0.5 × its BM25 to relaxed relevance
+//	body relevance      each body's distinct terms (body.go)         +0.5 × its BM25 to relaxed relevance
 //	body evidence       a body word no other field holds             1 (1.5 if at most two bodies hold it);
 //	                                                                 a word if not common English
 //	partial phrase      all informative words of one trigger         waives the two-word minimum
@@ -124,7 +124,7 @@
 // (TestRoutingBaseline).
 //
 // Bodies are read once, while the index builds, into a body index of
-// their own (body.go, bodyindex.go), never into the bleve field and never
+// their own (body.go), never into the bleve field and never
 // as text: the catalog stays body-less.
 //
 // # Index lifecycle

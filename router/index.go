@@ -57,7 +57,7 @@ const (
 	bodyFewBodies   = 2
 )
 
-// indexField is the one indexed field (bodies: bodyindex.go).
+// indexField is the one indexed field (bodies: body.go).
 const indexField = "skill"
 
 func newMapping() (*mapping.IndexMappingImpl, error) {
