@@ -8,10 +8,8 @@ import (
 )
 
 // A cache entry's own files (stats.bin, phrases.bin, bodies.bin) share
-// one form: a four-byte magic, then integers as unsigned LEB128 varints
-// (binary.AppendUvarint), floats as IEEE 754 bits in eight little-endian
-// bytes, a list as its length and its items, a vocabulary as appendTerms
-// writes it. The manifest's checksums cover the files; listReader still
+// one form: a four-byte magic, then integers as LEB128 varints, floats as
+// eight little-endian bytes, a list as its length and items. listReader
 // checks every length against the bytes left before it allocates, so no
 // file can make a decoder allocate more than its own size allows.
 

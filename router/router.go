@@ -384,16 +384,14 @@ func (r *Router) Close() error {
 // past it Route refuses with ErrRequestTooLong rather than answer part.
 const MaxRequestWords = 4096
 
-// ErrRequestTooLong is wrapped by the error Route returns for a request of
-// more than MaxRequestWords words.
+// ErrRequestTooLong is wrapped by Route's error for a request over MaxRequestWords.
 var ErrRequestTooLong = errors.New("request too long to route")
 
 const ctxCheckBytes = 64 << 10 // request bytes scanned between checks of ctx
 
 // checkRequest counts text's words up to the first past MaxRequestWords,
-// checking ctx as it goes. A word counts as the tokens the index reads
-// (bigramSpans: each pair of unspaced characters), so a megabyte of
-// Chinese is refused, not analysed into a million pairs.
+// as the index reads them (bigramSpans: a pair of unspaced characters
+// each), so a megabyte of Chinese is refused, not analysed into pairs.
 func checkRequest(ctx context.Context, text string) error {
 	words, err := countTokens(ctx, text, MaxRequestWords)
 	if err == nil && words > MaxRequestWords {
@@ -455,10 +453,9 @@ func countTokens(ctx context.Context, text string, most int) (int, error) {
 }
 
 // AppendLine appends m as one line of the reference's route answer,
-// "name  (score N; matched: a, b)" (docs/format.md §10), without a
-// newline; another tier than phrase follows the reference's fields
-// inside the parentheses ("; name"), a guess with its fit ("; relaxed,
-// fit 40%"). Spec's lines are the reference's.
+// "name  (score N; matched: a, b)" (docs/format.md §10), no newline;
+// another tier follows inside the parentheses ("; name"), a guess with
+// its fit ("; relaxed, fit 40%").
 func AppendLine(b []byte, m *Match) []byte {
 	b = append(b, m.Name...)
 	b = append(b, "  (score "...)

@@ -262,13 +262,10 @@ func (ts *termStats) idfOf(df int) float64 {
 		(float64(term)+0.5))
 }
 
-// The term statistics are saved in a cache entry beside the bleve index
-// (stats.bin), written when the entry is built, so a warm start reads
-// them in one pass over a few bytes a posting instead of walking bleve's
-// dictionary and postings (statsFromIndex), which took longer than the
-// rest of a warm open. decodeStats checks every posting against the
-// skills, so no file can make relevance index out of range. The file, in
-// codec.go's form:
+// The term statistics are saved in a cache entry (stats.bin), so a warm
+// start reads a few bytes a posting instead of walking bleve's postings,
+// which took longer than the rest of a warm open. decodeStats checks
+// every posting against the skills. The file, in codec.go's form:
 //
 //	magic "A3TS"
 //	avgLength (float), skills n
