@@ -27,10 +27,8 @@ func ForAgent(ctx context.Context, a *loader.Agent, opts *Options) (*Router, err
 	return r, nil
 }
 
-// routerSkills is the agent's skills as a Source, read in place
-// from the scan (not a.Skills(), which is built on first use and copied
-// per call): only the input names, which the scan keeps as
-// agentfile.Inputs, are gathered into one array of their own.
+// routerSkills is the agent's skills as a Source, read in place from the
+// scan (a.Skills() is copied per call); only input names are gathered.
 type routerSkills struct {
 	agent  *loader.Agent
 	file   bool // an agent file, whose planes carry their bodies' CRCs
@@ -80,11 +78,10 @@ func (rs *routerSkills) Skill(i int) Skill {
 	}
 }
 
-// EachBody reads every skill's body in skill order: from an agent file in
-// one buffered pass (not through the loader's mapping, which would count
-// the whole file as resident), each checked against the scan's CRC so
-// the index holds terms of one version of the file; from skill folders
-// through the loader.
+// EachBody reads every body in skill order: from skill folders through
+// the loader; from an agent file in one buffered pass (the loader's
+// mapping would count the whole file as resident), each checked against
+// the scan's CRC so the index holds one version of the file.
 func (rs *routerSkills) EachBody(ctx context.Context, fn func(i int, body []byte) error) error {
 	if !rs.file {
 		for i := range rs.skills {
@@ -140,8 +137,7 @@ func (rs *routerSkills) EachBody(ctx context.Context, fn func(i int, body []byte
 	return nil
 }
 
-// bodyReadBuffer is the buffer EachBody reads an agent file through.
-const bodyReadBuffer = 64 << 10
+const bodyReadBuffer = 64 << 10 // EachBody's read buffer
 
 // BodySum is the CRC-32C of skill i's body the scan recorded (0 for a
 // skill folder, whose content hash covers it).

@@ -10,14 +10,12 @@ import (
 	"github.com/blevesearch/go-porterstemmer"
 )
 
-// Bleve analysis pieces of our own: the words tokenizer (agent3md/1 tokens)
-// and a Porter stemmer that remembers its answers. Both are registered by
-// name in init and named by the persisted mapping.
+// Bleve analysis pieces of our own, registered by name in init and named
+// by the persisted mapping.
 
-// wordsTokenizerImpl splits text into maximal runs of letters and digits.
-// It reads the text once, noting the runs (on the stack for an ordinary
-// field), and allocates the stream's tokens in one block, which matters:
-// indexing is mostly analysis.
+// wordsTokenizerImpl splits text into maximal runs of letters and digits
+// (agent3md/1 tokens), noting the runs on the stack and allocating the
+// tokens in one block: indexing is mostly analysis.
 type wordsTokenizerImpl struct{}
 
 // Tokenize implements analysis.Tokenizer.
@@ -58,12 +56,11 @@ func (wordsTokenizerImpl) Tokenize(input []byte) analysis.TokenStream {
 	return stream
 }
 
-// bigramSpans rewrites the word spans for the index: a run of an unspaced
-// script becomes its overlapping pairs of runes (a one-rune run stays
-// whole; "k8s" of "k8s部署" stays a word). A whole run is a word no request
-// repeats ("帮我翻译这份文档" against "把文档翻译成英文"); its pairs are shared,
-// as search engines index these scripts without a dictionary. Requests
-// go through the same analyzers; trigger phrases keep the agent's words.
+// bigramSpans rewrites the word spans: a run of an unspaced script
+// becomes its overlapping pairs of runes (a one-rune run stays whole;
+// "k8s" of "k8s部署" stays a word). A whole run is a word no request
+// repeats ("帮我翻译这份文档" against "把文档翻译成英文"); its pairs are
+// shared, as search engines index these scripts without a dictionary.
 func bigramSpans(input []byte, spans [][2]int) [][2]int {
 	out := make([][2]int, 0, 2*len(spans))
 	var runes []int // byte offsets of the current run's runes
@@ -109,10 +106,8 @@ func bigramSpans(input []byte, spans [][2]int) [][2]int {
 	return out
 }
 
-// joinPairs rejoins, for display only, consecutive character pairs of a
-// match's hits (文档, 档翻, 翻译) into the run the request wrote (文档翻译)
-// when each ends with the rune the next starts with and the request
-// holds the joined text.
+// joinPairs rejoins, for display, consecutive pairs of a match's hits
+// (文档, 档翻, 翻译) into the run the request wrote (文档翻译).
 func joinPairs(hits []string, text string) []string {
 	if len(text) > maxJoinText {
 		return hits // each join searches the text: keep a long request's cost bounded
@@ -144,13 +139,11 @@ func joinPairs(hits []string, text string) []string {
 	return out
 }
 
-// maxJoinText bounds the request text joinPairs searches: past it the
-// hits are shown as pairs. A request of 4,096 words can be padded to
-// megabytes with punctuation, and each join is a search of the text.
+// maxJoinText bounds the request text joinPairs searches (each join is a
+// search, and 4,096 words can be padded to megabytes): past it, pairs.
 const maxJoinText = 16 << 10
 
-// asciiWord marks the ASCII bytes that are word runes: agent text is mostly
-// ASCII, and a table lookup is most of what tokenising it costs.
+// asciiWord marks the ASCII bytes that are word runes (a table lookup).
 var asciiWord = func() (t [utf8.RuneSelf]bool) {
 	for c := range t {
 		t[c] = isWordRune(rune(c))
@@ -158,8 +151,8 @@ var asciiWord = func() (t [utf8.RuneSelf]bool) {
 	return t
 }()
 
-// wordAt reports whether the rune at input[i] is a word rune, and its size.
-// Invalid UTF-8 is one byte, not a word rune.
+// wordAt reports whether the rune at input[i] is a word rune (invalid
+// UTF-8 is not), and its size.
 func wordAt(input []byte, i int) (bool, int) {
 	if c := input[i]; c < utf8.RuneSelf {
 		return asciiWord[c], 1
@@ -172,8 +165,7 @@ func wordAt(input []byte, i int) (bool, int) {
 const stemCacheMax = 1 << 16
 
 // cachedPorter is the Porter stemmer behind a cache (agents repeat a small
-// vocabulary), a token stream looked up under one read lock; a stem is
-// shared by every token of its word, as later filters only read terms.
+// vocabulary), looked up under one read lock per stream.
 type cachedPorter struct {
 	mu    sync.RWMutex
 	cache map[string][]byte
@@ -218,10 +210,9 @@ func (c *cachedPorter) Filter(input analysis.TokenStream) analysis.TokenStream {
 }
 
 // Documents weigh each field by repetition (fields, index.go) without
-// analysing the text again: a mark before each field, repeatMark and the
-// count as one digit, makes the doc tokenizer tag the field's tokens
-// (in Type), and the repeat filter, last, emits each that many times:
-// the repeated text's frequencies and lengths at a third of the work.
+// analysing it again: repeatMark and a digit before a field make the doc
+// tokenizer tag its tokens (in Type), and the repeat filter, last, emits
+// each that many times, at a third of the work of repeating the text.
 const (
 	repeatMark = '\uE000' // private use: stripped from field text
 	repeatBase = analysis.TokenType(100)
@@ -251,8 +242,7 @@ func (docTokenizerImpl) Tokenize(input []byte) analysis.TokenStream {
 	return out
 }
 
-// repeatFilter emits each token tagged by docTokenizerImpl its count of
-// times.
+// repeatFilter emits each token tagged by docTokenizerImpl its count of times.
 type repeatFilter struct{}
 
 // Filter implements analysis.TokenFilter.
@@ -293,30 +283,14 @@ const (
 )
 
 func init() {
-	err := registry.RegisterTokenizer(wordsTokenizer,
-		func(map[string]interface{}, *registry.Cache) (analysis.Tokenizer, error) {
-			return wordsTokenizerImpl{}, nil
-		})
-	if err == nil {
-		err = registry.RegisterTokenizer(docTokenizer,
-			func(map[string]interface{}, *registry.Cache) (analysis.Tokenizer, error) {
-				return docTokenizerImpl{}, nil
-			})
+	for name, t := range map[string]analysis.Tokenizer{wordsTokenizer: wordsTokenizerImpl{}, docTokenizer: docTokenizerImpl{}} {
+		if err := registry.RegisterTokenizer(name, func(map[string]interface{}, *registry.Cache) (analysis.Tokenizer, error) { return t, nil }); err != nil {
+			panic("router: registering analysis: " + err.Error())
+		}
 	}
-	if err == nil {
-		err = registry.RegisterTokenFilter(repeatFilterN,
-			func(map[string]interface{}, *registry.Cache) (analysis.TokenFilter, error) {
-				return repeatFilter{}, nil
-			})
-	}
-	if err == nil {
-		porter := &cachedPorter{}
-		err = registry.RegisterTokenFilter(porterFilter,
-			func(map[string]interface{}, *registry.Cache) (analysis.TokenFilter, error) {
-				return porter, nil
-			})
-	}
-	if err != nil {
-		panic("router: registering analysis: " + err.Error())
+	for name, f := range map[string]analysis.TokenFilter{repeatFilterN: repeatFilter{}, porterFilter: &cachedPorter{}} {
+		if err := registry.RegisterTokenFilter(name, func(map[string]interface{}, *registry.Cache) (analysis.TokenFilter, error) { return f, nil }); err != nil {
+			panic("router: registering analysis: " + err.Error())
+		}
 	}
 }

@@ -4,26 +4,18 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"path/filepath"
 	"sync"
 	"time"
 
 	"github.com/blevesearch/bleve/v2"
 )
 
-// A cold router (Options.Background) answers before its bleve index
-// exists. Relevance needs only the index field's term statistics, which
-// one pass of the field's analyzer gathers (termstats.go), so the Router
-// is usable once the phrase index and the statistics are built, about a
-// third of the work, spread over the processors; the bleve index (and
-// the cache entry) builds behind it. The relaxed tier reads the bodies,
-// which the build reads: its routes wait for the build. Answers are the
-// ones a Router built in the foreground gives.
+// A cold router (Options.Background) routes while bleve builds: doc.go,
+// "Where the work goes".
 
-// backgroundMaxSkills is the most skills built in the background: the
-// analyzer pass repeats a third of the build's work, and past this a
-// cold build is seconds long anyway, so larger agents build in the
-// foreground and read the statistics from the built index.
+// backgroundMaxSkills is the most skills built in the background: past
+// it a cold build is seconds long anyway, and the analyzer pass repeats a
+// third of its work.
 const backgroundMaxSkills = 25000
 
 // IndexBuilding is Info.Index while the bleve index builds in the
@@ -31,9 +23,8 @@ const backgroundMaxSkills = 25000
 const IndexBuilding = "building"
 
 // deferBuild reports whether NewFrom builds the bleve index in the
-// background: asked for, not too many skills, and nothing already built
-// to open (a Prepared entry or a cache entry under the content hash opens
-// in milliseconds).
+// background: asked for, not too many skills, and no Prepared or cache
+// entry to open (which takes milliseconds).
 func (r *Router) deferBuild() bool {
 	o := &r.opts
 	n := r.src.Len()
@@ -43,21 +34,15 @@ func (r *Router) deferBuild() bool {
 	if large := o.MemoryThreshold < 0 || n > o.MemoryThreshold; !large || o.NoCache || o.ContentHash == "" {
 		return true
 	}
-	root, err := cacheRoot(o)
-	if err != nil {
-		return true
+	_, entry, err := entryDir(o)
+	if err == nil {
+		_, err = os.Stat(entry)
 	}
-	name, err := entryName(o.ContentHash)
-	if err != nil {
-		return true
-	}
-	_, err = os.Stat(filepath.Join(root, name))
 	return err != nil
 }
 
-// openEarly builds what routes need but bleve: the phrase index and the
-// z order on one goroutine, the term statistics on others. The bleve
-// index starts building when startBuild is called.
+// openEarly builds what routes need but bleve: the phrase index and z
+// order beside the term statistics.
 func (r *Router) openEarly(ctx context.Context) error {
 	var wg sync.WaitGroup
 	wg.Add(1)
@@ -78,10 +63,8 @@ func (r *Router) openEarly(ctx context.Context) error {
 	return nil
 }
 
-// startBuild builds the bleve index in the background: in the cache when
-// the agent is large and a content hash is known, else in memory, as the
-// foreground build would. ctx governs it: cancelling ctx stops it, and
-// Close waits for it. started is when NewFrom began (for Info.Took).
+// startBuild builds the bleve index in the background as the foreground
+// would; cancelling ctx stops it. started is when NewFrom began.
 func (r *Router) startBuild(ctx context.Context, started time.Time) {
 	p := r.late
 	p.info = r.info
@@ -91,9 +74,8 @@ func (r *Router) startBuild(ctx context.Context, started time.Time) {
 		// The plain ranking's index (runner-ups) is built last, so that
 		// routes answered once the build is done never wait for it.
 		defer r.plainIndex()
-		// The build waits for the first route to be answered: started at
-		// once it takes every processor just as the client's first
-		// request, usually already queued, is to be served.
+		// The build waits for the first route: started at once it takes
+		// every processor as the client's first request is served.
 		t := time.NewTimer(buildGrace)
 		select {
 		case <-p.kicked:
@@ -109,7 +91,7 @@ func (r *Router) startBuild(ctx context.Context, started time.Time) {
 		}
 		b, err := (*cached)(nil), ctx.Err() // cancelled while held
 		if err == nil {
-			b, err = r.buildBleve(ctx, false)
+			b, err = r.buildBleve(ctx)
 		}
 		if err != nil {
 			p.err = err
@@ -117,8 +99,7 @@ func (r *Router) startBuild(ctx context.Context, started time.Time) {
 			p.info.Reason = fmt.Sprintf("background index build failed: %v", err)
 			return
 		}
-		// The statistics gathered before the build are the ones the
-		// index holds (TestStatsFromBleve): they stay.
+		// The statistics gathered before are the index's (TestStatsFromBleve).
 		p.built, p.cleanup = b.idx, b.cleanup
 		r.bodies.Store(b.bodies)
 		p.info.Index, p.info.Path, p.info.Reason = b.kind, b.path, b.reason
@@ -126,9 +107,8 @@ func (r *Router) startBuild(ctx context.Context, started time.Time) {
 	}()
 }
 
-// pendingIndex is the bleve index while it builds in the background. A
-// search waits for the build (or the search's context); every other use
-// is the Router's own, after the build (Close waits for it).
+// pendingIndex is the bleve index while it builds in the background:
+// every use but a search (which waits) comes after the build.
 type pendingIndex struct {
 	built    // the built index; set before done closes, nil on failure
 	done     chan struct{}
@@ -140,12 +120,10 @@ type pendingIndex struct {
 	hold     chan struct{}
 }
 
-// buildGrace is the longest a background build waits for the first route
-// to be answered before it starts.
+// buildGrace is the longest a background build waits for the first route.
 const buildGrace = 30 * time.Millisecond
 
-// pending reports whether p is a build still running (false for nil:
-// no background build).
+// pending reports whether p is a build still running (false for nil).
 func (p *pendingIndex) pending() bool {
 	if p == nil {
 		return false
@@ -158,7 +136,6 @@ func (p *pendingIndex) pending() bool {
 	}
 }
 
-// kick starts the build if it has not started.
 func (p *pendingIndex) kick() {
 	p.kickOnce.Do(func() { close(p.kicked) })
 }
@@ -180,8 +157,7 @@ func (p *pendingIndex) wait(ctx context.Context) error {
 	return nil
 }
 
-// built is bleve.Index under a name that does not hide its Index method
-// when embedded.
+// built is bleve.Index under a name that keeps its Index method when embedded.
 type built = bleve.Index
 
 // Close waits for the build to end, then releases the index.
@@ -198,10 +174,9 @@ func (p *pendingIndex) Close() error {
 	return err
 }
 
-// Wait waits until the Router's bleve index is built (at once unless
-// Options.Background deferred it) and returns Info then. The error is
-// ctx's, or what stopped the background build: the phrase tier still
-// answers, relaxed routes return that error.
+// Wait waits until the Router's bleve index is built (Options.Background)
+// and returns Info then. The error is ctx's, or what stopped the build:
+// the phrase tier still answers, relaxed routes return that error.
 func (r *Router) Wait(ctx context.Context) (Info, error) {
 	if r.late == nil {
 		return r.info, nil

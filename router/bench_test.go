@@ -154,7 +154,7 @@ func BenchmarkIndexWarm(b *testing.B) {
 		b.Run("n="+strconv.Itoa(n), func(b *testing.B) {
 			skills := synthSkills(b, n)
 			opts := &Options{CacheDir: b.TempDir(), ContentHash: "3a43"}
-			if _, err := Build(context.Background(), skills, opts); err != nil {
+			if _, err := buildEntry(context.Background(), skills, opts); err != nil {
 				b.Fatal(err)
 			}
 			b.ResetTimer()

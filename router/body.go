@@ -2,8 +2,11 @@ package router
 
 import (
 	"context"
+	"encoding/binary"
+	"errors"
 	"fmt"
 	"hash/crc32"
+	"os"
 	"unicode/utf8"
 
 	"github.com/agent3md/agent3md/internal/textclip"
@@ -11,13 +14,12 @@ import (
 )
 
 // A skill's body says what it is for in many more words than its triggers
-// and description ("显示已签收可我根本没拿到" meets the right skill only in
-// its body). While the index is built, every body is read once through
-// the text analyzer and its distinct terms (at most Options.BodyTerms, in
-// first-use order) go into the body index (bodyindex.go); the text is
-// dropped. It is an index of its own, a low-weight signal of the relaxed
-// tier (relaxed.go): in the bleve field, body terms (other skills' names,
-// everyday words) made relevance noisier.
+// ("显示已签收可我根本没拿到" meets the right skill only in its body). While
+// the index is built, every body is read once through the text analyzer
+// and its distinct terms (at most Options.BodyTerms) go into the body
+// index (bodyIndex), a low-weight signal of the relaxed tier: in the
+// bleve field, body terms (other skills' names, everyday words) made
+// relevance noisier.
 
 // Bodies is implemented by a Source whose skills have bodies. Without
 // it, the index holds no body words.
@@ -49,40 +51,34 @@ func (s Skills) EachBody(ctx context.Context, fn func(i int, body []byte) error)
 // BodySum is the CRC-32C of skill i's Body field.
 func (s Skills) BodySum(i int) uint32 { return crc32.Checksum([]byte(s[i].Body), castagnoli) }
 
-// Defaults for body analysis.
 const (
 	// DefaultBodyTerms is the most distinct terms of one body the index
-	// keeps: an ordinary skill's procedure and examples, not every word of
-	// a body of reference tables.
+	// keeps: a skill's procedure and examples, not every word of a body
+	// of reference tables.
 	DefaultBodyTerms = 160
-	// bodyScanBytes is how much of a body is read for its terms: enough
-	// for DefaultBodyTerms distinct terms in any body seen, and a bound
-	// on the work one skill costs.
+	// bodyScanBytes is how much of a body is read: enough for
+	// DefaultBodyTerms terms in any body seen, and a bound on its work.
 	bodyScanBytes = 32 << 10
 )
 
 // bodyReader turns bodies into the ids of their distinct terms in a body
-// index being built. One is used by one goroutine; its buffers are
-// reused from skill to skill.
+// index being built, on one goroutine, reusing its buffers.
 type bodyReader struct {
 	src    Bodies // nil: no bodies
 	skills Source
-	// seg cuts a body's unspaced runs at the agent's words, as a
-	// request's are cut; made on the first body that needs it.
-	seg *segmenter
-	an  *analyzers
-	max int
-	x   *bodyIndexBuilder
-	// words remembers each lowercased ASCII word's term id (stopTerm for a
-	// stop word): bodies repeat a vocabulary, and a stem costs far more
-	// than a lookup. It is not the request stems' cache.
+	seg    *segmenter // cuts unspaced runs at the agent's words; made when first needed
+	an     *analyzers
+	max    int
+	x      *bodyIndexBuilder
+	// words remembers each lowercased ASCII word's term id (stopTerm for
+	// a stop word): bodies repeat a vocabulary, and a stem costs far more
+	// than a lookup.
 	words map[string]int32
 	word  []byte
-	text  []byte // a body cut at the agent's words
-	// seen marks the terms of the body being read: seen[id] == mark.
-	seen []uint32
-	mark uint32
-	out  []uint32
+	text  []byte   // a body cut at the agent's words
+	seen  []uint32 // seen[id] == mark: a term of the body being read
+	mark  uint32
+	out   []uint32
 }
 
 const stopTerm = -1
@@ -97,9 +93,8 @@ func newBodyReader(skills Source, an *analyzers, max int, x *bodyIndexBuilder) *
 	return br
 }
 
-// terms returns the ids of body's distinct analysed terms in first-use
-// order, at most br.max of them, in br's memory (valid until the next
-// call).
+// terms returns the ids of body's distinct terms in first-use order, at
+// most br.max, valid until the next call.
 func (br *bodyReader) terms(body []byte) []uint32 {
 	if len(body) > bodyScanBytes {
 		body = body[:textclip.Cut(body, bodyScanBytes)]
@@ -120,10 +115,9 @@ func (br *bodyReader) terms(body []byte) []uint32 {
 	return br.out
 }
 
-// cut returns body with its unspaced runs cut at the agent's words (in
-// br's memory), as a request is cut, so no pair of characters spans an
-// agent word's edge ("款原" of "退款原路返回"); text between them is still
-// read in pairs.
+// cut returns body with its unspaced runs cut at the agent's words, as a
+// request is cut, so no pair spans an agent word's edge ("款原" of
+// "退款原路返回").
 func (br *bodyReader) cut(body []byte) []byte {
 	if br.seg == nil {
 		br.seg = buildSegmenter(br.skills)
@@ -135,10 +129,8 @@ func (br *bodyReader) cut(body []byte) []byte {
 	return br.text
 }
 
-// ascii reads an ASCII body (false, having read nothing, for any other):
-// over ASCII the text analyzer is maximal runs of letters and digits,
-// lowercased, the stop words and stem (see requestTerms), so each word
-// costs a lookup in words instead of a token stream.
+// ascii reads an ASCII body (false, having read nothing, for any other)
+// as the text analyzer would (see requestTerms), a lookup in words a word.
 func (br *bodyReader) ascii(body []byte) bool {
 	for _, c := range body {
 		if c >= utf8.RuneSelf {
@@ -182,8 +174,7 @@ func (br *bodyReader) ascii(body []byte) bool {
 	return true
 }
 
-// add adds term id to the body's terms unless it has it, and reports
-// whether there is room for more.
+// add adds term id to the body's terms once; false when they are full.
 func (br *bodyReader) add(id uint32) bool {
 	for int(id) >= len(br.seen) {
 		br.seen = append(br.seen, 0)
@@ -195,15 +186,12 @@ func (br *bodyReader) add(id uint32) bool {
 	return len(br.out) < br.max
 }
 
-// corpus is what an index is built from: the mapping, the skills, and
-// how many terms of each body the index keeps (0: none).
+// corpus is what an index is built from.
 type corpus struct {
 	m         mapping.IndexMapping
 	skills    Source
-	bodyTerms int
-	// stats, when known (a background router's), are saved in a new
-	// cache entry instead of being read out of its index.
-	stats *termStats
+	bodyTerms int        // 0: bodies are not read
+	stats     *termStats // a background router's: saved in a new entry as they are
 }
 
 // readsBodies reports whether an index of c holds body terms.
@@ -212,22 +200,19 @@ func (c *corpus) readsBodies() bool {
 	return ok && c.bodyTerms > 0
 }
 
-// corpus is what r's index is built from.
 func (r *Router) corpus() *corpus {
 	return &corpus{m: r.mapping, skills: r.src, bodyTerms: max(r.opts.BodyTerms, 0), stats: r.scorer}
 }
 
-// docMaker makes the skills' index documents, one at a time, and, when
-// it reads bodies, adds their terms to a body index. It is used by one
-// goroutine.
+// docMaker makes the skills' index documents one at a time on one
+// goroutine, adding their bodies' terms to a body index.
 type docMaker struct {
 	skills Source
 	body   *bodyReader
 	bodies *bodyIndexBuilder // nil when no body is read
 }
 
-// maker returns a docMaker over c; with bodies set it also builds c's
-// body index (docMaker.bodyIndex).
+// maker returns a docMaker over c; with bodies set it builds the body index.
 func (c *corpus) maker(bodies bool) (*docMaker, error) {
 	an, err := newAnalyzers(c.m)
 	if err != nil {
@@ -245,9 +230,8 @@ func (c *corpus) maker(bodies bool) (*docMaker, error) {
 	return d, nil
 }
 
-// each calls fn with every skill's index document (see document), in
-// skill order, each skill's body read and its terms added to the body
-// index first.
+// each calls fn with every skill's document in skill order, its body's
+// terms added to the body index first.
 func (d *docMaker) each(ctx context.Context, fn func(i int, s *Skill, doc map[string]interface{}) error) error {
 	if d.bodies == nil {
 		for i := 0; i < d.skills.Len(); i++ {
@@ -274,11 +258,175 @@ func (d *docMaker) each(ctx context.Context, fn func(i int, s *Skill, doc map[st
 	return err
 }
 
-// bodyIndex is the body index of the documents made so far (nil when no
-// body is read).
+// bodyIndex is the body index so far (nil when no body is read).
 func (d *docMaker) bodyIndex() *bodyIndex {
 	if d.bodies == nil {
 		return nil
 	}
 	return d.bodies.finish()
+}
+
+// bodyIndex is which skills' bodies hold each term (body.go): term t's
+// skills, ascending, are df[t] varint differences in post[start[t]:
+// start[t+1]] (a byte or two each, for millions of postings).
+type bodyIndex struct {
+	ids   map[string]uint32
+	start []uint32
+	df    []uint32
+	post  []byte
+	// Each skill's number of body terms and their mean, for BM25.
+	length    []uint32
+	avgLength float64
+}
+
+// bodyIndexBuilder gathers a body index skill by skill, in skill order.
+type bodyIndexBuilder struct {
+	ids    map[string]uint32
+	lists  []bodyList
+	length []uint32
+}
+
+// bodyList is one term's postings while they are gathered.
+type bodyList struct {
+	buf  []byte
+	last uint32 // the last skill added
+	n    uint32
+}
+
+func newBodyIndexBuilder(skills int) *bodyIndexBuilder {
+	return &bodyIndexBuilder{ids: make(map[string]uint32, 1024), length: make([]uint32, skills)}
+}
+
+// id returns term's id, adding the term when it is new.
+func (b *bodyIndexBuilder) id(term string) uint32 {
+	id, ok := b.ids[term]
+	if !ok {
+		id = uint32(len(b.lists))
+		b.ids[term] = id
+		b.lists = append(b.lists, bodyList{})
+	}
+	return id
+}
+
+// add records skill's distinct body terms; skills come in order.
+func (b *bodyIndexBuilder) add(skill int, terms []uint32) {
+	b.length[skill] = uint32(len(terms))
+	for _, id := range terms {
+		l := &b.lists[id]
+		gap := uint32(skill)
+		if l.n > 0 {
+			gap -= l.last
+		}
+		l.buf = binary.AppendUvarint(l.buf, uint64(gap))
+		l.last, l.n = uint32(skill), l.n+1
+	}
+}
+
+// finish flattens what was added into a bodyIndex.
+func (b *bodyIndexBuilder) finish() *bodyIndex {
+	x := &bodyIndex{ids: b.ids, start: make([]uint32, len(b.lists)+1), df: make([]uint32, len(b.lists)), length: b.length}
+	total := 0
+	for id, l := range b.lists {
+		total += len(l.buf)
+		x.start[id+1] = uint32(total)
+		x.df[id] = l.n
+	}
+	x.post = make([]byte, 0, total)
+	for id := range b.lists {
+		x.post = append(x.post, b.lists[id].buf...)
+		b.lists[id].buf = nil // each list can go as soon as it is copied
+	}
+	x.setAverage()
+	return x
+}
+
+func (x *bodyIndex) setAverage() {
+	var sum float64
+	for _, l := range x.length {
+		sum += float64(l)
+	}
+	if len(x.length) > 0 {
+		x.avgLength = sum / float64(len(x.length))
+	}
+}
+
+// The body index is saved in a cache entry beside the bleve index
+// (bodies.bin, in codec.go's form), so a warm start reads it instead of
+// every body; decodeBodyIndex checks every bound and every posting.
+const (
+	bodiesName  = "bodies.bin"
+	bodiesMagic = "A3BD"
+)
+
+var errBadBodies = errors.New("body index file is damaged")
+
+// writeBodyIndex saves x to path.
+func writeBodyIndex(path string, x *bodyIndex) error {
+	buf := appendTerms([]byte(bodiesMagic), x.ids)
+	for _, l := range [][]uint32{x.start, x.df, x.length} {
+		buf = appendInts(buf, l)
+	}
+	buf = binary.AppendUvarint(buf, uint64(len(x.post)))
+	return os.WriteFile(path, append(buf, x.post...), 0o644)
+}
+
+// readBodyIndex reads the body index of skills skills from path.
+func readBodyIndex(path string, skills int) (*bodyIndex, error) {
+	data, err := readListFile(path, errBadBodies)
+	if err != nil {
+		return nil, err
+	}
+	return decodeBodyIndex(data, skills)
+}
+
+// decodeBodyIndex decodes a body index of skills skills, checking that
+// every term's postings are df of them, ascending, each a skill.
+func decodeBodyIndex(data []byte, skills int) (*bodyIndex, error) {
+	d := newListReader(data, bodiesMagic, errBadBodies)
+	ids := d.terms()
+	x := &bodyIndex{ids: ids, start: d.ints("offsets"), df: d.ints("counts"), length: d.ints("lengths"), post: d.bytes("posting bytes")}
+	if err := d.end("postings"); err != nil {
+		return nil, err
+	}
+	if len(x.start) != len(ids)+1 || len(x.df) != len(ids) || x.start[0] != 0 || int(x.start[len(ids)]) != len(x.post) || len(x.length) != skills {
+		return nil, fmt.Errorf("%w: lists of %d terms, %d posting bytes, %d skills do not fit together", errBadBodies, len(ids), len(x.post), len(x.length))
+	}
+	for t := range ids {
+		if err := x.checkPostings(x.ids[t], skills); err != nil {
+			return nil, err
+		}
+	}
+	x.setAverage()
+	return x, nil
+}
+
+// checkPostings checks term id's postings: in range, df[id] of them,
+// ascending, each a skill.
+func (x *bodyIndex) checkPostings(id uint32, skills int) error {
+	lo, hi := x.start[id], x.start[id+1]
+	if lo > hi || int(hi) > len(x.post) {
+		return fmt.Errorf("%w: term offsets out of order", errBadBodies)
+	}
+	b := x.post[lo:hi]
+	var skill uint64
+	k := uint32(0)
+	for ; len(b) > 0; k++ {
+		gap, n := binary.Uvarint(b)
+		if n <= 0 || k > 0 && gap == 0 {
+			return fmt.Errorf("%w: a posting is not a varint, or repeats a skill", errBadBodies)
+		}
+		b = b[n:]
+		if k == 0 {
+			skill = gap
+		} else {
+			skill += gap
+		}
+		if skill >= uint64(skills) {
+			return fmt.Errorf("%w: a posting of skill %d, of %d", errBadBodies, skill, skills)
+		}
+	}
+	if k != x.df[id] {
+		return fmt.Errorf("%w: %d postings where the count says %d", errBadBodies, k, x.df[id])
+	}
+	return nil
 }

@@ -1,7 +1,6 @@
 package router
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -175,7 +174,7 @@ func TestBodyIndexCodec(t *testing.T) {
 	}
 	data, _ := os.ReadFile(path)
 	for _, cut := range []int{2, 10, len(data) - 3} {
-		if _, err := decodeBodyIndex(bytes.NewReader(data[:cut]), int64(cut), 3); !errors.Is(err, errBadBodies) {
+		if _, err := decodeBodyIndex(data[:cut], 3); !errors.Is(err, errBadBodies) {
 			t.Errorf("cut at %d: %v, want errBadBodies", cut, err)
 		}
 	}
@@ -195,7 +194,7 @@ func FuzzDecodeBodyIndex(f *testing.F) {
 	f.Add(data)
 	f.Add([]byte(bodiesMagic + "\xff\xff\xff\xff\xff\xff\xff\x0f"))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		x, err := decodeBodyIndex(bytes.NewReader(data), int64(len(data)), 2)
+		x, err := decodeBodyIndex(data, 2)
 		if err != nil {
 			return
 		}

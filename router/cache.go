@@ -20,12 +20,11 @@ import (
 	"github.com/blevesearch/bleve/v2"
 )
 
-// Cache entry layout: <CacheDir>/index-v<SchemaVersion>-<ContentHash>/
-// holds manifest.json, the bleve index under bleve/, the phrase index in
-// phrases.bin, the term statistics in stats.bin (termstats_codec.go) and,
-// when bodies are read, the body index in bodies.bin. Entries are built
-// under a ".build-*" temporary directory beside them and renamed into
-// place, so a reader sees a whole entry or none.
+// A cache entry, <CacheDir>/index-v<SchemaVersion>-<ContentHash>/ (doc.go,
+// "Index lifecycle"), holds manifest.json, the bleve index under bleve/,
+// phrases.bin, stats.bin and bodies.bin (codec.go); built under
+// ".build-*" beside it and renamed into place, so a reader sees a whole
+// entry or none.
 const (
 	manifestName    = "manifest.json"
 	indexSubdir     = "bleve"
@@ -34,8 +33,7 @@ const (
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
-// manifest says what a cache entry is; every field is checked before the
-// entry is trusted.
+// manifest says what a cache entry is; every field is checked.
 type manifest struct {
 	Schema      int        `json:"schema"`
 	ContentHash string     `json:"contentHash"`
@@ -50,39 +48,30 @@ type fileMark struct {
 	CRC  uint32 `json:"crc32c"`
 }
 
-// CacheRoot returns the cache directory the router uses for dir (a
-// --cache-dir value; "" means the default), so other caches of the same
-// agent (the loader's catalog) can live beside its indexes.
-func CacheRoot(dir string) (string, error) { return cacheRoot(&Options{CacheDir: dir}) }
-
-// cacheRoot is Options.CacheDir, else $XDG_CACHE_HOME/agent3md, else
-// ~/.cache/agent3md.
-func cacheRoot(o *Options) (string, error) {
-	if o.CacheDir != "" {
-		return o.CacheDir, nil
+// entryDir returns o's cache directory (Options.CacheDir, else
+// $XDG_CACHE_HOME/agent3md, else ~/.cache/agent3md) and the entry in it
+// for o.ContentHash, which becomes a path element: only hex digits.
+func entryDir(o *Options) (root, entry string, err error) {
+	root = o.CacheDir
+	if x := os.Getenv("XDG_CACHE_HOME"); root == "" && x != "" {
+		root = filepath.Join(x, "agent3md")
+	} else if root == "" {
+		home, err := os.UserHomeDir()
+		if err != nil {
+			return "", "", fmt.Errorf("router: no cache directory (set XDG_CACHE_HOME or --cache-dir): %w", err)
+		}
+		root = filepath.Join(home, ".cache", "agent3md")
 	}
-	if x := os.Getenv("XDG_CACHE_HOME"); x != "" {
-		return filepath.Join(x, "agent3md"), nil
-	}
-	home, err := os.UserHomeDir()
-	if err != nil {
-		return "", fmt.Errorf("router: no cache directory (set XDG_CACHE_HOME or --cache-dir): %w", err)
-	}
-	return filepath.Join(home, ".cache", "agent3md"), nil
-}
-
-// entryName is the cache entry's directory name for a content hash. The
-// hash becomes a path element, so only letters and digits are accepted.
-func entryName(hash string) (string, error) {
+	hash := o.ContentHash
 	if hash == "" || len(hash) > 128 {
-		return "", fmt.Errorf("router: content hash must be 1-128 hex digits, got %d bytes", len(hash))
+		return "", "", fmt.Errorf("router: content hash must be 1-128 hex digits, got %d bytes", len(hash))
 	}
 	for _, c := range []byte(hash) {
 		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F') {
-			return "", fmt.Errorf("router: content hash %q is not hexadecimal", hash)
+			return "", "", fmt.Errorf("router: content hash %q is not hexadecimal", hash)
 		}
 	}
-	return fmt.Sprintf("index-v%d-%s", SchemaVersion, hash), nil
+	return root, filepath.Join(root, fmt.Sprintf("index-v%d-%s", SchemaVersion, hash)), nil
 }
 
 // fingerprint is a CRC-32C over everything the index holds about skills
@@ -159,15 +148,7 @@ func markFiles(entry string) ([]fileMark, error) {
 		marks = append(marks, fileMark{Path: filepath.ToSlash(rel), Size: n, CRC: h.Sum32()})
 		return nil
 	})
-	slices.SortFunc(marks, func(a, b fileMark) int {
-		switch {
-		case a.Path < b.Path:
-			return -1
-		case a.Path > b.Path:
-			return 1
-		}
-		return 0
-	})
+	slices.SortFunc(marks, func(a, b fileMark) int { return strings.Compare(a.Path, b.Path) })
 	return marks, err
 }
 
@@ -189,25 +170,11 @@ func writeManifest(entry, hash string, skills int, fp uint32) error {
 // errBadEntry marks a cache entry that must not be trusted.
 var errBadEntry = errors.New("cache entry rejected")
 
-// verifyEntry checks entry's manifest against what the caller expects and
-// every index file against the manifest. It returns the fingerprint the
-// manifest records, for the caller to compare with its skills' (see
-// openCached: computing it takes as long as opening the entry, so the two
-// overlap).
-func verifyEntry(entry, hash string, skills int) (uint32, error) {
-	m, err := verifyFiles(entry, hash)
-	if err != nil {
-		return 0, err
-	}
-	if m.Skills != skills {
-		return 0, fmt.Errorf("%w: %s: holds %d skills, want %d", errBadEntry, entry, m.Skills, skills)
-	}
-	return m.Fingerprint, nil
-}
-
-// verifyFiles is verifyEntry without the skills: the manifest's schema and
-// hash, and every file against it.
-func verifyFiles(entry, hash string) (*manifest, error) {
+// verifyEntry checks entry's manifest (schema, hash and, unless skills
+// is negative, skill count) and every file against it. The caller
+// compares the fingerprint later: computing it takes as long as opening
+// the entry.
+func verifyEntry(entry, hash string, skills int) (*manifest, error) {
 	bad := func(format string, args ...any) (*manifest, error) {
 		return nil, fmt.Errorf("%w: %s: %s", errBadEntry, entry, fmt.Sprintf(format, args...))
 	}
@@ -232,6 +199,8 @@ func verifyFiles(entry, hash string) (*manifest, error) {
 		return bad("schema %d, want %d", m.Schema, SchemaVersion)
 	case m.ContentHash != hash:
 		return bad("built for content %q, want %q", m.ContentHash, hash)
+	case skills >= 0 && m.Skills != skills:
+		return bad("holds %d skills, want %d", m.Skills, skills)
 	}
 	files, err := markFiles(entry)
 	if err != nil {
@@ -275,16 +244,22 @@ type cached struct {
 	cleanup func()
 }
 
+// close closes the index and removes a temporary one.
+func (c *cached) close() {
+	c.idx.Close()
+	if c.cleanup != nil {
+		c.cleanup()
+	}
+}
+
 // openCached reopens the cache entry for hash when it checks out, else
-// builds it. Losing a race to another process building the same entry is
-// fine: the winner's entry is used, or, if that fails to check out, this
-// process's own build in place.
-func openCached(ctx context.Context, root, hash string, in *corpus, progress func(int, int)) (*cached, error) {
+// builds it. Losing a race to another process building it is fine: the
+// winner's entry is used, or, if it fails to check out, this build.
+func openCached(ctx context.Context, root, entry, hash string, in *corpus, progress func(int, int)) (*cached, error) {
 	skills := in.skills
-	// The fingerprint of the skills (~40 ms at 100,000 skills, a cache
-	// miss per string) is computed once, when an entry needs it.
+	// The fingerprint (~40 ms at 100,000 skills) is computed once, if needed.
 	fp := sync.OnceValue(func() uint32 { return fingerprint(in) })
-	c, err := openEntry(ctx, root, hash, in, fp, progress)
+	c, err := openEntry(ctx, root, entry, hash, in, fp, progress)
 	if err != nil {
 		return nil, err
 	}
@@ -293,7 +268,7 @@ func openCached(ctx context.Context, root, hash string, in *corpus, progress fun
 			c.idx.Close()
 			discard(root, c.path)
 			reason := fmt.Sprintf("%v: %s: built from different skills (fingerprint %08x, want %08x)", errBadEntry, c.path, c.builtFP, got)
-			if c, err = openEntry(ctx, root, hash, in, fp, progress); err != nil {
+			if c, err = openEntry(ctx, root, entry, hash, in, fp, progress); err != nil {
 				return nil, err
 			}
 			if c.reason == "" {
@@ -309,10 +284,7 @@ func openCached(ctx context.Context, root, hash string, in *corpus, progress fun
 	}
 	if c.stats == nil {
 		if err := c.readStats(ctx, skills.Len()); err != nil {
-			c.idx.Close()
-			if c.cleanup != nil {
-				c.cleanup()
-			}
+			c.close()
 			return nil, err
 		}
 	}
@@ -320,10 +292,7 @@ func openCached(ctx context.Context, root, hash string, in *corpus, progress fun
 		c.bodies, err = readBodyIndex(filepath.Join(c.path, bodiesName), skills.Len())
 		if err != nil { // checked by the manifest, so only a race gets here
 			if c.bodies, err = buildBodies(ctx, in); err != nil {
-				c.idx.Close()
-				if c.cleanup != nil {
-					c.cleanup()
-				}
+				c.close()
 				return nil, err
 			}
 		}
@@ -332,8 +301,7 @@ func openCached(ctx context.Context, root, hash string, in *corpus, progress fun
 }
 
 // readStats reads a reused entry's term statistics from its file, else
-// (a file the manifest vouches for but that does not decode: a writer's
-// fault, or a race) out of its bleve index, saying so in c.reason.
+// (a writer's fault, or a race) out of its index, saying so in c.reason.
 func (c *cached) readStats(ctx context.Context, skills int) error {
 	var err error
 	if c.stats, err = readStats(filepath.Join(c.path, statsName), skills); err == nil {
@@ -360,65 +328,30 @@ func statsOfBuilt(ctx context.Context, dir string, skills int) (*termStats, erro
 	return ts, err
 }
 
-// openEntry is openCached without the phrase index and the statistics of
-// a reused entry.
-func openEntry(ctx context.Context, root, hash string, in *corpus, fp func() uint32, progress func(int, int)) (*cached, error) {
+// openEntry is openCached but the phrase index and statistics of a reused entry.
+func openEntry(ctx context.Context, root, entry, hash string, in *corpus, fp func() uint32, progress func(int, int)) (*cached, error) {
 	skills := in.skills
-	name, err := entryName(hash)
-	if err != nil {
-		return nil, err
-	}
 	if err := os.MkdirAll(root, 0o755); err != nil {
 		return nil, fmt.Errorf("router: creating cache directory: %w", err)
 	}
-	entry := filepath.Join(root, name)
 	var reason string
 	if _, err := os.Stat(entry); err == nil {
-		if built, err := verifyEntry(entry, hash, skills.Len()); err != nil {
+		if m, err := verifyEntry(entry, hash, skills.Len()); err != nil {
 			reason = err.Error()
 		} else if idx, err := openReadOnly(entry); err != nil {
 			reason = fmt.Sprintf("cache entry %s unreadable: %v", entry, err)
 		} else {
-			return &cached{idx: idx, kind: IndexCacheHit, path: entry, builtFP: built}, nil
+			return &cached{idx: idx, kind: IndexCacheHit, path: entry, builtFP: m.Fingerprint}, nil
 		}
 		discard(root, entry)
 	}
 	sweepStale(root, time.Now().Add(-staleAge))
-	tmp, err := os.MkdirTemp(root, ".build-"+name+"-")
+	tmp, err := os.MkdirTemp(root, ".build-"+filepath.Base(entry)+"-")
 	if err != nil {
 		return nil, fmt.Errorf("router: creating build directory: %w", err)
 	}
-	bodies, err := buildOffline(ctx, filepath.Join(tmp, indexSubdir), tmp, in, progress)
+	phrases, bodies, stats, err := fillEntry(ctx, tmp, hash, in, fp, progress)
 	if err != nil {
-		os.RemoveAll(tmp)
-		return nil, err
-	}
-	if bodies != nil {
-		if err := writeBodyIndex(filepath.Join(tmp, bodiesName), bodies); err != nil {
-			os.RemoveAll(tmp)
-			return nil, fmt.Errorf("router: writing body index: %w", err)
-		}
-	}
-	phrases := buildPhrases(skills)
-	if err := writePhrases(filepath.Join(tmp, phrasesName), phrases); err != nil {
-		os.RemoveAll(tmp)
-		return nil, fmt.Errorf("router: writing phrase index: %w", err)
-	}
-	// A background router gathered the statistics before the build
-	// (equal to the index's: TestStatsFromBleve); else they are read out
-	// of the index just built.
-	stats := in.stats
-	if stats == nil {
-		if stats, err = statsOfBuilt(ctx, tmp, skills.Len()); err != nil {
-			os.RemoveAll(tmp)
-			return nil, err
-		}
-	}
-	if err := writeStats(filepath.Join(tmp, statsName), stats); err != nil {
-		os.RemoveAll(tmp)
-		return nil, fmt.Errorf("router: writing term statistics: %w", err)
-	}
-	if err := writeManifest(tmp, hash, skills.Len(), fp()); err != nil {
 		os.RemoveAll(tmp)
 		return nil, err
 	}
@@ -430,10 +363,10 @@ func openEntry(ctx context.Context, root, hash string, in *corpus, fp func() uin
 		return &cached{idx: idx, phrases: phrases, bodies: bodies, stats: stats, kind: IndexCacheBuilt, path: entry, reason: reason}, nil
 	}
 	// Someone else renamed an entry into place first.
-	if built, err := verifyEntry(entry, hash, skills.Len()); err == nil && built == fp() {
+	if m, err := verifyEntry(entry, hash, skills.Len()); err == nil && m.Fingerprint == fp() {
 		if idx, err := openReadOnly(entry); err == nil {
 			os.RemoveAll(tmp)
-			return &cached{idx: idx, phrases: phrases, bodies: bodies, stats: stats, kind: IndexCacheHit, path: entry, reason: reason, builtFP: built}, nil
+			return &cached{idx: idx, phrases: phrases, bodies: bodies, stats: stats, kind: IndexCacheHit, path: entry, reason: reason, builtFP: m.Fingerprint}, nil
 		}
 	}
 	idx, err := openReadOnly(tmp)
@@ -445,8 +378,37 @@ func openEntry(ctx context.Context, root, hash string, in *corpus, fp func() uin
 		cleanup: func() { os.RemoveAll(tmp) }}, nil
 }
 
-// staleAge is how old a build or trash directory must be before it is
-// taken for the leftover of a process that died: far longer than any build.
+// fillEntry builds a cache entry's files in the directory tmp.
+func fillEntry(ctx context.Context, tmp, hash string, in *corpus, fp func() uint32, progress func(int, int)) (*phraseIndex, *bodyIndex, *termStats, error) {
+	n := in.skills.Len()
+	bodies, err := buildOffline(ctx, filepath.Join(tmp, indexSubdir), tmp, in, progress)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	if bodies != nil {
+		if err := writeBodyIndex(filepath.Join(tmp, bodiesName), bodies); err != nil {
+			return nil, nil, nil, fmt.Errorf("router: writing body index: %w", err)
+		}
+	}
+	phrases := buildPhrases(in.skills)
+	if err := writePhrases(filepath.Join(tmp, phrasesName), phrases); err != nil {
+		return nil, nil, nil, fmt.Errorf("router: writing phrase index: %w", err)
+	}
+	// A background router's statistics are the index's (TestStatsFromBleve).
+	stats := in.stats
+	if stats == nil {
+		if stats, err = statsOfBuilt(ctx, tmp, n); err != nil {
+			return nil, nil, nil, err
+		}
+	}
+	if err := writeStats(filepath.Join(tmp, statsName), stats); err != nil {
+		return nil, nil, nil, fmt.Errorf("router: writing term statistics: %w", err)
+	}
+	return phrases, bodies, stats, writeManifest(tmp, hash, n, fp())
+}
+
+// staleAge is when a build or trash directory is a dead process's: far
+// longer than any build.
 const staleAge = 6 * time.Hour
 
 // sweepStale removes build and trash directories in root last modified

@@ -71,7 +71,7 @@
 //	                    tools, bodies) of skills the answer lacks        runner-ups; no evidence bar (fill.go)
 //	fit                 idf share of the request's words a skill     shown on every guess; orders nothing
 //	                    holds (plainBM25.fit)
-//	body relevance      each body's distinct terms (bodyindex.go)    +0.5 × its BM25 to relaxed relevance
+//	body relevance      each body's distinct terms (body.go)         +0.5 × its BM25 to relaxed relevance
 //	body evidence       a body word no other field holds             1 (1.5 if at most two bodies hold it);
 //	                                                                 a word if not common English
 //	partial phrase      all informative words of one trigger         waives the two-word minimum
@@ -124,7 +124,7 @@
 // (TestRoutingBaseline).
 //
 // Bodies are read once, while the index builds, into a body index of
-// their own (body.go, bodyindex.go), never into the bleve field and never
+// their own (body.go), never into the bleve field and never
 // as text: the catalog stays body-less.
 //
 // # Index lifecycle
@@ -134,15 +134,14 @@
 // content hash and SchemaVersion, built with bleve.NewBuilder in a
 // temporary directory beside it and renamed into place, then reopened read
 // only. The entry also holds the phrase index, the body index and the
-// index field's term statistics (termstats_codec.go), so warm starts
+// index field's term statistics (termstats.go), so warm starts
 // neither re-tokenise, read a body, nor walk bleve's postings. A manifest
 // with the schema, hash, skill count, a fingerprint of the skills (bodies
 // by their checksums) and a CRC-32C of every file is checked before an
 // entry is trusted; anything that does not check out is rebuilt, and a
 // cache that cannot be used at all falls back to memory (Info says why).
-// Build fills the cache ahead of time for `agent3md index`; Prepare opens
-// an entry from its content hash alone, for New to adopt once the skills
-// are known (a server opens it while the agent file loads).
+// Prepare opens an entry from its content hash alone, for New to adopt
+// once the skills are known (a server opens it while the agent file loads).
 //
 // A Router is safe for concurrent use; Close waits for routes in flight.
 package router

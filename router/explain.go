@@ -27,16 +27,13 @@ type Explained struct {
 }
 
 // TriggerGap is a trigger phrase of a guessed skill that shares a word
-// with the request, and the phrase's words the request lacks: say them
-// and the phrase hits; or, to an author, the words users say that the
-// skill's triggers do not.
+// with the request, and the words the request lacks for it to hit.
 type TriggerGap struct {
 	Trigger string   `json:"trigger"`
 	Missing []string `json:"missing"`
 }
 
-// maxGaps bounds the trigger gaps one match lists, the closest first.
-const maxGaps = 3
+const maxGaps = 3 // trigger gaps one match lists, the closest first
 
 // Explain routes text as Route does and says, for each match, why it has
 // its tier and which request words (as fit reads them) its fields hold.

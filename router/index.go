@@ -17,7 +17,7 @@ import (
 // SchemaVersion identifies the index layout (mapping, fields, analyzers,
 // cache files). Cache entries carry it in their key and manifest; bump it
 // whenever any of those change so old entries are never trusted.
-const SchemaVersion = 10
+const SchemaVersion = 11
 
 // Analysis names registered with bleve. They are part of the persisted
 // mapping, so renaming one is a schema change.
@@ -27,11 +27,9 @@ const (
 	docAnalyzer   = "agent3md_doc"  // textAnalyzer over marked documents, repeats expanded
 )
 
-// Skill fields and their weights (docs/architecture.md §5). The index
-// holds one field, indexField, in which each skill field's terms count
-// repeat times (docTokenizerImpl), so BM25 weighs fields as query boosts
-// would at one clause per word. Weight is the field's share of relaxed
-// evidence.
+// Skill fields and their weights (docs/architecture.md §5): in the one
+// indexed field each skill field's terms count repeat times, so BM25
+// weighs fields as query boosts would; weight is its relaxed evidence.
 var fields = []struct {
 	name     string
 	analyzer string
@@ -59,11 +57,9 @@ const (
 	bodyFewBodies   = 2
 )
 
-// indexField is the one indexed field. Bodies have an index of their
-// own (bodyindex.go).
+// indexField is the one indexed field (bodies: body.go).
 const indexField = "skill"
 
-// newMapping builds the index mapping from the typed field table above.
 func newMapping() (*mapping.IndexMappingImpl, error) {
 	im := mapping.NewIndexMapping()
 	im.ScoringModel = index.BM25Scoring
@@ -92,8 +88,7 @@ func newMapping() (*mapping.IndexMappingImpl, error) {
 	fm.Analyzer = docAnalyzer
 	fm.Store, fm.IncludeTermVectors, fm.IncludeInAll, fm.DocValues = false, false, false, false
 	dm.AddFieldMappingsAt(indexField, fm)
-	// No "_all" composite field: nothing queries it, and it doubled the
-	// indexing work.
+	// No "_all" field: nothing queries it, and it doubled the indexing work.
 	dm.AddSubDocumentMapping("_all", mapping.NewDocumentDisabledMapping())
 	im.DefaultMapping = dm
 	return im, im.Validate()
@@ -117,9 +112,7 @@ func fieldValue(s *Skill, name string) string {
 }
 
 // document is what the index holds about skill s (its id is s's position
-// in decimal): every field's text after a mark giving its repeat count
-// (see docTokenizerImpl), which weighs it as if it were written that many
-// times.
+// in decimal): every field's text after its repeat mark (docTokenizerImpl).
 func document(s *Skill) map[string]interface{} {
 	var b strings.Builder
 	for _, f := range fields {
@@ -146,8 +139,7 @@ func withCamelParts(text string) string {
 	return splitCamelWords(text)
 }
 
-// splitCamelWords is withCamelParts without its shortcut: every word of
-// text is tried.
+// splitCamelWords is withCamelParts without its shortcut.
 func splitCamelWords(text string) string {
 	var extra []string
 	for _, w := range strings.FieldsFunc(text, func(r rune) bool { return !isWordRune(r) }) {
@@ -161,8 +153,8 @@ func splitCamelWords(text string) string {
 	return text + " . " + strings.Join(extra, " ")
 }
 
-// hasInnerUpper reports whether some upper-case letter of text follows a
-// word rune, which every camel-case split needs (camelParts).
+// hasInnerUpper reports whether an upper-case letter follows a word rune,
+// as every camel-case split needs.
 func hasInnerUpper(text string) bool {
 	prevWord := false
 	for _, r := range text {
@@ -210,8 +202,8 @@ func toolCommand(tool string) string {
 	return strings.Join(out, " ")
 }
 
-// maxSubcommands bounds the words after the binary that toolCommand keeps:
-// real command trees are two or three deep ("gh pr create").
+// maxSubcommands bounds toolCommand's words after the binary: real
+// command trees are two or three deep ("gh pr create").
 const maxSubcommands = 3
 
 // analyzers are the mapping's analyzers, looked up once.

@@ -2,15 +2,16 @@ package router
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"time"
+	"path/filepath"
+	"strconv"
+
+	"github.com/blevesearch/bleve/v2"
+	"github.com/blevesearch/bleve/v2/index/scorch"
 )
 
-// openIndex gives r its bleve index: none for zero skills, in memory for
-// small agents or when the cache is off, else from the on-disk cache. A
-// cache that cannot be used is never fatal: the index is then built in
-// memory and Info says why.
+// openIndex gives r its bleve index: none for zero skills, else a
+// Prepared entry's, the cache's or one in memory (buildBleve).
 func (r *Router) openIndex(ctx context.Context) error {
 	o := &r.opts
 	n := r.src.Len()
@@ -26,9 +27,15 @@ func (r *Router) openIndex(ctx context.Context) error {
 			return err
 		}
 	}
-	b, err := r.buildBleve(ctx, true)
+	b, err := r.buildBleve(ctx)
 	if err != nil {
 		return err
+	}
+	if b.stats == nil { // built in memory
+		if b.stats, err = statsFromIndex(ctx, b.idx, r.src.Len()); err != nil {
+			b.close()
+			return err
+		}
 	}
 	r.idx, r.scorer, r.cleanup = b.idx, b.stats, b.cleanup
 	r.bodies.Store(b.bodies)
@@ -40,11 +47,9 @@ func (r *Router) openIndex(ctx context.Context) error {
 }
 
 // buildBleve opens or builds r's bleve index (at least one skill): from
-// the cache for large agents with a content hash, with the phrase index
-// and the term statistics it holds, else in memory. With scorer set the
-// statistics relevance is computed from (termstats.go) are read out of
-// an index built in memory too.
-func (r *Router) buildBleve(ctx context.Context, scorer bool) (*cached, error) {
+// the cache for large agents with a content hash, else in memory, which a
+// cache that cannot be used falls back to (Info says why).
+func (r *Router) buildBleve(ctx context.Context) (*cached, error) {
 	o := &r.opts
 	n := r.src.Len()
 	large := o.MemoryThreshold < 0 || n > o.MemoryThreshold
@@ -67,60 +72,196 @@ func (r *Router) buildBleve(ctx context.Context, scorer bool) (*cached, error) {
 		}
 		b = &cached{idx: idx, bodies: bodies, kind: IndexMemory, reason: reason}
 	}
-	if !scorer || b.stats != nil {
-		return b, nil
-	}
-	s, err := statsFromIndex(ctx, b.idx, n)
-	if err != nil {
-		b.idx.Close()
-		if b.cleanup != nil {
-			b.cleanup()
-		}
-		return nil, err
-	}
-	b.stats = s
 	return b, nil
 }
 
 func (r *Router) fromCache(ctx context.Context) (*cached, error) {
-	root, err := cacheRoot(&r.opts)
+	root, entry, err := entryDir(&r.opts)
 	if err != nil {
 		return nil, err
 	}
-	return openCached(ctx, root, r.opts.ContentHash, r.corpus(), r.opts.Progress)
+	return openCached(ctx, root, entry, r.opts.ContentHash, r.corpus(), r.opts.Progress)
 }
 
-// Build makes sure the on-disk cache holds a valid index for skills (for
-// `agent3md index FILE`): an entry that checks out is kept, a missing or
-// bad one is (re)built, reporting through opts.Progress. It needs
-// opts.ContentHash and ignores MemoryThreshold.
-func Build(ctx context.Context, skills []Skill, opts *Options) (Info, error) {
-	start := time.Now()
+// progressEvery is how many skills are indexed between Progress calls and
+// context checks.
+const progressEvery = 1000
+
+// buildMemory indexes skills into an in-memory scorch index (not
+// bleve.NewMemOnly, which is the older engine and ignores BM25), and
+// their bodies into a body index (nil without bodies).
+func buildMemory(ctx context.Context, c *corpus, progress func(int, int)) (bleve.Index, *bodyIndex, error) {
+	d, err := c.maker(true)
+	if err != nil {
+		return nil, nil, err
+	}
+	idx, err := bleve.NewUsing("", c.m, scorch.Name, scorch.Name, nil)
+	if err != nil {
+		return nil, nil, fmt.Errorf("router: creating in-memory index: %w", err)
+	}
+	b := idx.NewBatch()
+	if err := indexAll(ctx, d, c.skills.Len(), progress, b.Index); err != nil {
+		idx.Close()
+		return nil, nil, err
+	}
+	if err := idx.Batch(b); err != nil {
+		idx.Close()
+		return nil, nil, fmt.Errorf("router: building in-memory index: %w", err)
+	}
+	report(progress, c.skills.Len(), c.skills.Len())
+	return idx, d.bodyIndex(), nil
+}
+
+// buildOffline writes a single-segment index of skills (at least one) to
+// dir, which must not exist, with scratch (same filesystem) for segments;
+// on failure the builder is abandoned unmerged and the caller removes
+// both. It returns the body index (nil without bodies).
+func buildOffline(ctx context.Context, dir, scratch string, c *corpus, progress func(int, int)) (*bodyIndex, error) {
+	n := c.skills.Len()
+	if n == 0 {
+		// The builder panics when closed with no documents.
+		return nil, fmt.Errorf("router: no skills to index in %s", dir)
+	}
+	d, err := c.maker(true)
+	if err != nil {
+		return nil, err
+	}
+	b, err := bleve.NewBuilder(dir, c.m, map[string]interface{}{
+		"buildPathPrefix": scratch,
+		"batchSize":       progressEvery,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("router: starting index build in %s: %w", dir, err)
+	}
+	if err := indexAll(ctx, d, n, progress, b.Index); err != nil {
+		return nil, err
+	}
+	if err := b.Close(); err != nil {
+		return nil, fmt.Errorf("router: finishing index build in %s: %w", dir, err)
+	}
+	report(progress, n, n)
+	return d.bodyIndex(), nil
+}
+
+// buildBodies builds the skills' body index alone (nil without bodies):
+// for a cache entry whose body index could not be read.
+func buildBodies(ctx context.Context, c *corpus) (*bodyIndex, error) {
+	d, err := c.maker(true)
+	if err != nil || d.bodies == nil {
+		return nil, err
+	}
+	if err := d.each(ctx, func(int, *Skill, map[string]interface{}) error { return nil }); err != nil {
+		return nil, err
+	}
+	return d.bodyIndex(), nil
+}
+
+// indexAll hands every skill's document to index, reporting progress
+// and checking ctx every progressEvery skills.
+func indexAll(ctx context.Context, d *docMaker, n int, progress func(int, int), index func(id string, doc interface{}) error) error {
+	return d.each(ctx, func(i int, s *Skill, doc map[string]interface{}) error {
+		if err := index(strconv.Itoa(i), doc); err != nil {
+			return fmt.Errorf("router: indexing skill %q: %w", s.Name, err)
+		}
+		if (i+1)%progressEvery == 0 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			report(progress, i+1, n)
+		}
+		return nil
+	})
+}
+
+func report(progress func(int, int), done, total int) {
+	if progress != nil {
+		progress(done, total)
+	}
+}
+
+// Prepared is a cache entry opened before its skills are known, so a
+// server that learns the content hash first (loader.Head.ContentHash)
+// opens it while the agent file loads. New adopts it (Options.Prepared)
+// only once the skills' fingerprint matches. It is used by at most one
+// New, and not safe for concurrent use.
+type Prepared struct {
+	path    string
+	skills  int    // as the manifest records
+	fp      uint32 // fingerprint of the skills it was built from
+	idx     bleve.Index
+	scorer  *termStats   // for the manifest's skill count
+	reason  string       // why the statistics were read out of idx
+	phrases *phraseIndex // not yet checked against any skills
+	bodies  *bodyIndex   // nil when the entry has none (or it is unreadable)
+	done    bool         // adopted or closed
+}
+
+// Prepare opens the cache entry for opts.ContentHash. It returns nil and
+// no error when there is nothing to prepare: the cache is off, there is no
+// hash, or no entry checks out (New then builds one as usual).
+func Prepare(ctx context.Context, opts *Options) (*Prepared, error) {
 	o := opts.withDefaults()
-	switch {
-	case o.NoCache:
-		return Info{}, errors.New("router: cannot build a cached index with the cache disabled; drop --no-cache")
-	case o.ContentHash == "":
-		return Info{}, errors.New("router: cannot build a cached index without the agent file's content hash")
-	case len(skills) == 0:
-		return Info{Index: IndexNone, Took: time.Since(start)}, nil
+	if o.NoCache || o.ContentHash == "" {
+		return nil, nil
 	}
-	m, err := newMapping()
+	_, entry, err := entryDir(&o)
 	if err != nil {
-		return Info{}, err
+		return nil, err
 	}
-	r := &Router{src: Skills(skills), mapping: m, opts: o}
-	c, err := r.fromCache(ctx)
+	m, err := verifyEntry(entry, o.ContentHash, -1)
 	if err != nil {
-		return Info{}, err
+		return nil, nil
 	}
-	if c.cleanup != nil {
-		defer c.cleanup()
+	phrases, err := readPhrases(filepath.Join(entry, phrasesName), nil)
+	if err != nil {
+		return nil, nil
 	}
-	info := Info{Index: c.kind, Skills: len(skills), Path: c.path, Reason: c.reason}
-	if err := c.idx.Close(); err != nil {
-		return info, fmt.Errorf("router: closing index %s: %w", c.path, err)
+	idx, err := openReadOnly(entry)
+	if err != nil {
+		return nil, nil
 	}
-	info.Took = time.Since(start)
-	return info, nil
+	c := &cached{idx: idx, path: entry}
+	if err := c.readStats(ctx, m.Skills); err != nil {
+		idx.Close()
+		if ctx.Err() != nil {
+			return nil, err
+		}
+		return nil, nil
+	}
+	bodies, _ := readBodyIndex(filepath.Join(entry, bodiesName), m.Skills)
+	return &Prepared{path: entry, skills: m.Skills, fp: m.Fingerprint, idx: idx, scorer: c.stats, reason: c.reason, phrases: phrases, bodies: bodies}, nil
+}
+
+// Close releases a Prepared that New did not adopt; idempotent.
+func (p *Prepared) Close() error {
+	if p == nil || p.done {
+		return nil
+	}
+	p.done = true
+	return p.idx.Close()
+}
+
+// adopt gives r the prepared entry if built from exactly r's skills, else
+// closes it.
+func (r *Router) adopt(ctx context.Context, p *Prepared) (bool, error) {
+	if p == nil || p.done {
+		return false, nil
+	}
+	n := r.src.Len()
+	if p.skills != n || p.phrases.check(r.src) != nil || p.fp != fingerprint(r.corpus()) {
+		return false, p.Close()
+	}
+	bodies := p.bodies
+	if in := r.corpus(); bodies == nil && in.readsBodies() {
+		var err error
+		if bodies, err = buildBodies(ctx, in); err != nil {
+			p.Close()
+			return false, err
+		}
+	}
+	r.bodies.Store(bodies)
+	p.done = true
+	r.idx, r.scorer, r.phrases = p.idx, p.scorer, p.phrases
+	r.info.Index, r.info.Path, r.info.Prepared, r.info.Reason = IndexCacheHit, p.path, true, p.reason
+	return true, nil
 }

@@ -2,23 +2,23 @@ package router
 
 import (
 	"encoding/binary"
+	"errors"
+	"fmt"
+	"math"
+	"os"
 	"slices"
 )
 
 // phraseIndex is behind phrase matching in both modes: every trigger
-// phrase is a set of distinct token ids (exact tokens for Spec, stems for
-// Ranked), equal sets stored once, each filed under its rarest id. A
-// request visits only the sets anchored at its own ids: the work grows
-// with what it can hit, not with the agent.
+// phrase is a set of distinct token ids (exact for Spec, stems for
+// Ranked), equal sets stored once, each filed under its rarest id, so a
+// request's work grows with what it can hit, not with the agent.
 type phraseIndex struct {
 	exact vocabLists // exact (lowercased) tokens
 	stems vocabLists // Porter stems of those tokens
-	// Phrase p belongs to skill skillOf[p] and is that skill's
-	// Triggers[ordOf[p]]. Phrases without tokens are left out: they never hit.
-	skillOf []uint32
-	ordOf   []uint32
-	// exactSet[p] is phrase p's set in exact.
-	exactSet []uint32
+	// Phrase p (none without tokens: they never hit) is skill skillOf[p]'s
+	// Triggers[ordOf[p]], and its set in exact is exactSet[p].
+	skillOf, ordOf, exactSet []uint32
 }
 
 // vocabLists is one vocabulary with its distinct token sets, their owners
@@ -37,9 +37,7 @@ type vocabLists struct {
 	keyBuf []byte            // building only
 }
 
-// phraseSets memoises a phrase string's sets: agents repeat phrases
-// ("batch", "report back"), so most phrases cost one map lookup, and each
-// distinct token is stemmed once.
+// phraseSets memoises a phrase string's sets: agents repeat phrases.
 type phraseSets struct {
 	exact, stems uint32
 	empty        bool
@@ -56,9 +54,8 @@ func buildPhrases(skills Source) *phraseIndex {
 	x := &phraseIndex{exact: newVocab(n), stems: newVocab(n)}
 	x.skillOf = make([]uint32, 0, n)
 	x.ordOf = make([]uint32, 0, n)
-	// The maps below grow as they fill, not presized to n: the distinct
-	// phrases are a fraction of n, and maps sized for 100,000 skills are
-	// 80 MB of garbage in a cold start.
+	// The maps grow as they fill: presized to n (mostly repeats) they
+	// were 80 MB of garbage at 100,000 skills.
 	memo := map[string]phraseSets{}
 	tokStem := map[string]uint32{}
 	var buf []string
@@ -103,7 +100,6 @@ func buildPhrases(skills Source) *phraseIndex {
 	return x
 }
 
-// newVocab makes a vocabulary for about n phrases.
 func newVocab(n int) vocabLists {
 	return vocabLists{ids: map[string]uint32{}, start: []uint32{0},
 		setOf: map[string]uint32{}, setOfP: make([]uint32, 0, n)}
@@ -165,8 +161,8 @@ func (v *vocabLists) finish() {
 	v.setOf, v.setOfP, v.keyBuf = nil, nil, nil
 }
 
-// csr inverts key (item -> bucket) into bucket lists: items of bucket b
-// are items[start[b]:start[b+1]], ascending.
+// csr inverts key (item -> bucket): bucket b's items, ascending, are
+// items[start[b]:start[b+1]].
 func csr(buckets int, key []uint32) (start, items []uint32) {
 	start = make([]uint32, buckets+1)
 	for _, b := range key {
@@ -182,4 +178,110 @@ func csr(buckets int, key []uint32) (start, items []uint32) {
 		fill[b]++
 	}
 	return start, items
+}
+
+// The phrase index is saved beside a cached bleve index (phrases.bin, in
+// codec.go's form) so a warm start reads it instead of tokenising and
+// stemming every trigger again; check still bounds every index it holds,
+// so even a file that slipped past the manifest's checksums cannot make
+// routing index out of range.
+const (
+	phrasesName  = "phrases.bin"
+	phrasesMagic = "A3PH"
+)
+
+var errBadPhrases = errors.New("phrase index file is damaged")
+
+// writePhrases saves x to path.
+func writePhrases(path string, x *phraseIndex) error {
+	buf := append([]byte(phrasesMagic), 0)[:len(phrasesMagic)]
+	for _, l := range [][]uint32{x.skillOf, x.ordOf, x.exactSet} {
+		buf = appendInts(buf, l)
+	}
+	for _, v := range []*vocabLists{&x.exact, &x.stems} {
+		buf = appendTerms(buf, v.ids)
+		for _, l := range [][]uint32{v.start, v.toks, v.ownS, v.own, v.anchorS, v.anchor} {
+			buf = appendInts(buf, l)
+		}
+	}
+	return os.WriteFile(path, buf, 0o644)
+}
+
+// readPhrases loads the phrase index saved for skills; with skills nil
+// it is not checked, and nothing may route with it before check.
+func readPhrases(path string, skills Source) (*phraseIndex, error) {
+	data, err := readListFile(path, errBadPhrases)
+	if err != nil {
+		return nil, err
+	}
+	d := newListReader(data, phrasesMagic, errBadPhrases)
+	x := &phraseIndex{skillOf: d.ints("phrases"), ordOf: d.ints("phrases"), exactSet: d.ints("phrases")}
+	for _, v := range []*vocabLists{&x.exact, &x.stems} {
+		v.ids = d.terms()
+		v.start, v.toks, v.ownS, v.own = d.ints("sets"), d.ints("tokens"), d.ints("sets"), d.ints("phrases")
+		v.anchorS, v.anchor = d.ints("terms"), d.ints("anchors")
+	}
+	if err := d.end("lists"); err != nil {
+		return nil, err
+	}
+	if skills != nil {
+		if err := x.check(skills); err != nil {
+			return nil, err
+		}
+	}
+	return x, nil
+}
+
+// check verifies every index the router will follow is in bounds.
+func (x *phraseIndex) check(skills Source) error {
+	n := len(x.skillOf)
+	if len(x.ordOf) != n || len(x.exactSet) != n || uint64(n) > math.MaxUint32 {
+		return fmt.Errorf("%w: phrase lists differ in length", errBadPhrases)
+	}
+	for p := range n {
+		s := x.skillOf[p]
+		if int(s) >= skills.Len() {
+			return fmt.Errorf("%w: phrase %d points past the skills", errBadPhrases, p)
+		}
+		if _, _, t := skills.Phrases(int(s)); int(x.ordOf[p]) >= len(t) {
+			return fmt.Errorf("%w: phrase %d points past the skills", errBadPhrases, p)
+		}
+	}
+	if err := x.exact.check(n); err != nil {
+		return err
+	}
+	if err := x.stems.check(n); err != nil {
+		return err
+	}
+	for _, u := range x.exactSet {
+		if int(u) >= x.exact.sets() {
+			return fmt.Errorf("%w: phrase set out of range", errBadPhrases)
+		}
+	}
+	return nil
+}
+
+func (v *vocabLists) check(phrases int) error {
+	sets := len(v.start) - 1
+	ok := sets >= 0 && csrOK(v.start, len(v.toks)) && csrOK(v.ownS, len(v.own)) &&
+		len(v.ownS) == sets+1 && csrOK(v.anchorS, len(v.anchor)) && len(v.anchorS) == len(v.ids)+1 &&
+		allBelow(v.toks, len(v.ids)) && allBelow(v.own, phrases) && allBelow(v.anchor, sets)
+	if !ok {
+		return fmt.Errorf("%w: inconsistent vocabulary lists", errBadPhrases)
+	}
+	return nil
+}
+
+// csrOK reports whether start is a valid CSR offset list over n items.
+func csrOK(start []uint32, n int) bool {
+	return len(start) > 0 && start[0] == 0 && int(start[len(start)-1]) == n && slices.IsSorted(start)
+}
+
+func allBelow(v []uint32, n int) bool {
+	for _, x := range v {
+		if int(x) >= n {
+			return false
+		}
+	}
+	return true
 }

@@ -17,7 +17,7 @@ func TestPrepare(t *testing.T) {
 	if p, err := Prepare(context.Background(), opts); p != nil || err != nil {
 		t.Fatalf("Prepare with no entry: %v, %v; want nothing", p, err)
 	}
-	if _, err := Build(context.Background(), skills, opts); err != nil {
+	if _, err := buildEntry(context.Background(), skills, opts); err != nil {
 		t.Fatal(err)
 	}
 

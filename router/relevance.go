@@ -14,22 +14,17 @@ import (
 	bsearch "github.com/blevesearch/bleve/v2/search"
 )
 
-// Relevance is computed here and nowhere else: Okapi BM25 over the one
-// indexed field (analysis.go), from the field's term statistics, which
-// are bleve's, read out of its index (termstats.go). A request is a
-// disjunction of clauses, one per distinct term (a synonym is a clause of
-// its own, boosted by synonymBoost). A skill's relevance is the sum of
-// the term scores of the clauses it holds, summed in the order of the
-// clauses' posting counts, times the share of the clauses it holds:
+// Relevance is computed here and nowhere else (doc.go, "Where the work
+// goes"). A request is a disjunction of clauses, one per distinct term
+// (a synonym's boosted by synonymBoost); a skill's relevance is the sum,
+// in the order of the clauses' posting counts, of the term scores of the
+// clauses it holds, times the share of the clauses it holds:
 //
 //	idf · tf·k1 / (tf + k1·(1 - b + b·len/avg)) · boost·idf / √Σ(boost·idf)²
 //
 // with idf = ln(1 + (N - df + 0.5)/(df + 0.5)), tf the square root of the
-// term's frequency in the skill's field, len the field length bleve
-// derives from its float32 norm, and avg the field's dictionary size over
-// N, rounded up: bleve's own formulas and summing order, so the numbers
-// are a bleve search's (TestRelevanceLikeBleveSearch); doc.go says why
-// the arithmetic runs here.
+// term's frequency, len the field length bleve derives from its float32
+// norm, and avg the dictionary size over N, rounded up: bleve's formulas.
 
 // clause is one term of a request's disjunction, with its postings.
 type clause struct {
@@ -39,14 +34,11 @@ type clause struct {
 	queryWeight float64
 }
 
-// maxStackTerms is how many clauses a request scores without allocating:
-// ordinary requests have fewer.
-const maxStackTerms = 16
+const maxStackTerms = 16 // clauses a request scores without allocating
 
-// disjunction returns the clauses of terms (each boosted by boost) and
-// extra (synonyms, boosted by synonymBoost), ordered as bleve's
-// disjunction sums them (by posting count, stable), each with its query
-// weight. Every clause weighs in the query norm, held by a skill or not.
+// disjunction returns the clauses of terms (boosted by boost) and extra
+// (synonyms, by synonymBoost) in bleve's summing order (posting count,
+// stable), with query weights; every clause weighs in the query norm.
 func (ts *termStats) disjunction(dst []clause, terms []term, boost float64, extra []string) []clause {
 	for _, t := range terms {
 		post, idf := ts.term(t.term)
@@ -79,8 +71,7 @@ func (ts *termStats) score(q *clause, p posting) float64 {
 	return score
 }
 
-// relevanceOf sets the relevance of the request terms for each of
-// all[which].
+// relevanceOf sets the relevance of terms for each of all[which].
 func (ts *termStats) relevanceOf(terms []term, all []candidate, which []int) {
 	if len(terms) == 0 || len(which) == 0 {
 		return
@@ -101,9 +92,8 @@ func (ts *termStats) relevanceOf(terms []term, all []candidate, which []int) {
 	}
 }
 
-// search returns the size most relevant skills holding at least one of
-// terms or synonyms, best first, equal scores in skill order. It visits
-// every skill a clause holds, merging the postings (in skill order).
+// search returns the size most relevant skills holding one of terms or
+// synonyms, best first, ties in skill order, merging the postings.
 func (ts *termStats) search(terms []term, synonyms []string, size int) []scored {
 	if size <= 0 || len(terms)+len(synonyms) == 0 {
 		return nil
@@ -135,9 +125,8 @@ func (ts *termStats) search(terms []term, synonyms []string, size int) []scored 
 	}
 }
 
-// keepBest adds h to best (at most size hits, by score descending) unless
-// size hits score at least as much: h's skill comes after theirs, so they
-// win ties.
+// keepBest adds h to best (at most size, by score descending) unless size
+// hits score as much: they came first, so they win ties.
 func keepBest(best []scored, h scored, size int) []scored {
 	at := len(best)
 	for at > 0 && best[at-1].score < h.score {
@@ -163,21 +152,19 @@ func find(post []posting, skill uint32) (posting, bool) {
 	return post[i], true
 }
 
-// skillsHolding is how many skills' indexed fields (name, triggers,
-// description, tool, inputs) hold term; ok is false when there are no
-// statistics (no skills).
+// skillsHolding is how many skills' indexed fields hold term; ok is false
+// without statistics (no skills).
 func (ts *termStats) skillsHolding(_ context.Context, term string) (n int, ok bool) {
 	if ts == nil {
 		return 0, false
 	}
-	p, _ := ts.postings(term)
+	p, _ := ts.term(term)
 	return len(p), true
 }
 
-// searchRelevant returns the size skills most relevant to a (widened by
-// ex's synonyms, nil: as written). A router building its index in the
-// background waits for the build, which brings the body index the
-// relaxed tier reads (Options.Background), and fails when it fails.
+// searchRelevant returns the size skills most relevant to a, widened by
+// ex's synonyms (nil: none). A background build is waited for: it brings
+// the body index the relaxed tier reads.
 func (r *Router) searchRelevant(ctx context.Context, a analyzed, ex *expansion, size int) ([]scored, error) {
 	if p := r.late; p != nil {
 		p.kick()
@@ -197,10 +184,10 @@ func (r *Router) searchRelevant(ctx context.Context, a analyzed, ex *expansion, 
 }
 
 // plainBM25 is the baseline every evaluation set reports beside ranked
-// mode: BM25 (k1 1.2, b 0.75) over each skill's name and description as
-// lowercase runs of letters and digits, each unspaced character a token:
-// no stems, stop words, triggers or bodies. Ranked mode must not do
-// worse at any k on a held-out set.
+// mode, which must not do worse at any k on a held-out set: BM25 (k1 1.2,
+// b 0.75) over name and description as lowercase runs of letters and
+// digits, each unspaced character a token; no stems, stop words,
+// triggers or bodies.
 type plainBM25 struct {
 	post    map[string]plainTerm // token -> skills that hold it, and its idf
 	norm    []float64            // k1 · (1 - b + b · length / average length), per skill
@@ -221,8 +208,7 @@ type bm25Posting struct {
 	tf    float32
 }
 
-// plainScratch is one rank's memory: a score per skill, and the skills
-// it touched, to reset.
+// plainScratch is one rank's memory: a score per skill, and those touched.
 type plainScratch struct {
 	acc     []float64
 	touched []int32
@@ -283,9 +269,8 @@ func newPlainBM25(src Source) *plainBM25 {
 	return p
 }
 
-// rank returns the best k skills (every one when k is 0) whose document
-// holds one of the request's tokens, best first (equal scores in skill
-// order), with their scores.
+// rank returns the best k skills (all when k is 0) holding one of toks,
+// best first, ties in skill order.
 func (p *plainBM25) rank(toks []string, k int) []scored {
 	var terms []plainTerm
 	for _, t := range distinct(toks) {
@@ -376,39 +361,20 @@ func baselineTokens(dst []string, text string) []string {
 	return dst
 }
 
-// analyzed is a request's terms per analyzer, each with the request word
-// it came from.
-type analyzed struct {
-	text, exact []term
-}
+// analyzed is a request's terms per analyzer, each with its request word.
+type analyzed struct{ text, exact []term }
 
 type term struct{ term, word string }
 
 // analyze runs text through the text analyzer and, when exact is set, the
-// exact one, keeping each distinct term once, in first-seen order: by a
-// scan of the few kept for a short request, through a set for a long one.
+// exact one, keeping each distinct term once, in first-seen order.
 func analyze(an *analyzers, text string, exact bool) analyzed {
 	run := func(a analysis.Analyzer) []term {
 		var out []term
 		var seen map[string]struct{}
 		src := []byte(text) // the analyzers lowercase it in place; words come from text
 		for _, tok := range a.Analyze(src) {
-			t := string(tok.Term)
-			if seen == nil && len(out) == analyzeScanMax {
-				seen = make(map[string]struct{}, 2*analyzeScanMax)
-				for _, o := range out {
-					seen[o.term] = struct{}{}
-				}
-			}
-			if seen != nil {
-				if _, dup := seen[t]; dup {
-					continue
-				}
-				seen[t] = struct{}{}
-			} else if slices.ContainsFunc(out, func(o term) bool { return o.term == t }) {
-				continue
-			}
-			out = append(out, term{t, lowerToken(text[tok.Start:tok.End])})
+			out, seen = appendDistinct(out, seen, term{string(tok.Term), lowerToken(text[tok.Start:tok.End])})
 		}
 		return out
 	}
@@ -420,9 +386,8 @@ func analyze(an *analyzers, text string, exact bool) analyzed {
 }
 
 // requestTerms is analyze(an, text, exact) for a request read as toks and
-// their stems: over ASCII the analyzers are appendTokens, stopWords and
-// stem, so the terms come from those without running bleve's analyzers;
-// any other request goes through them. Terms are appended to buf.
+// stems, appended to buf: over ASCII the analyzers are appendTokens,
+// stopWords and stem, so bleve's run only for other requests.
 func requestTerms(an *analyzers, text string, toks, stems []string, exact bool, buf []term) analyzed {
 	for _, tok := range toks {
 		for i := 0; i < len(tok); i++ {
@@ -449,8 +414,7 @@ func requestTerms(an *analyzers, text string, toks, stems []string, exact bool, 
 }
 
 // appendDistinct appends t to out unless out holds its term, scanning
-// out while it is short and keeping seen (made here) once it is not, as
-// analyze does.
+// out while it is short and keeping seen (made here) once it is not.
 func appendDistinct(out []term, seen map[string]struct{}, t term) ([]term, map[string]struct{}) {
 	if seen == nil && len(out) == analyzeScanMax {
 		seen = make(map[string]struct{}, 2*analyzeScanMax)
@@ -469,9 +433,8 @@ func appendDistinct(out []term, seen map[string]struct{}, t term) ([]term, map[s
 	return append(out, t), seen
 }
 
-// analyzeScanMax is how many distinct terms analyze de-duplicates by
-// scanning before it switches to a set: below it a scan is cheaper than
-// hashing, and every ordinary request stays below it.
+// analyzeScanMax is how many distinct terms are de-duplicated by a scan
+// before a set: below it a scan is cheaper than hashing.
 const analyzeScanMax = 16
 
 // scored is one search hit: a skill index and its relevance.
@@ -480,9 +443,8 @@ type scored struct {
 	score float64
 }
 
-// roundRelevance drops the last bits of a relevance: scores summed in
-// another order (the body index's added to the field's) stay equal when
-// their evidence is, so ties stay ties and the order deterministic.
+// roundRelevance drops the last bits of a relevance, so scores summed in
+// another order stay equal when their evidence is: ties stay ties.
 func roundRelevance(x float64) float64 {
 	return math.Round(x*1e9) / 1e9
 }

@@ -53,9 +53,8 @@ const (
 	// name or command 2, description 1, input name 0.5).
 	DefaultRelaxedEvidence = 3
 	// DefaultRelaxedEvidenceUntriggered is the bar for a skill without
-	// trigger phrases (most skills folders): two description words are as
-	// much as a short request can show of it, where a skill with triggers
-	// was passed over by all of them before the relaxed tier ran.
+	// triggers (most skills folders): two description words are as much
+	// as a short request can show of it.
 	DefaultRelaxedEvidenceUntriggered = 2
 )
 
@@ -68,10 +67,7 @@ type Skill struct {
 	Description string
 	Tool        string   // command template; its first word is the binary
 	Inputs      []string // input names
-	// Body is the skill's instructions, read only while an index is
-	// built (Skills implements Bodies from it; another Source leaves it
-	// empty and implements Bodies).
-	Body string
+	Body        string   // instructions, read only while an index is built (Bodies)
 }
 
 // Source gives a Router its skills by position, without a second copy
@@ -90,66 +86,48 @@ type Source interface {
 // Skills is a Source over a slice.
 type Skills []Skill
 
-// Len is the number of skills.
-func (s Skills) Len() int { return len(s) }
-
-// Skill returns skill i.
+func (s Skills) Len() int          { return len(s) }
 func (s Skills) Skill(i int) Skill { return s[i] }
-
-// Phrases returns skill i's name, z and triggers.
 func (s Skills) Phrases(i int) (string, float64, []string) {
 	k := &s[i]
 	return k.Name, k.Z, k.Triggers
 }
 
-// Options configures New and Build. A nil *Options means defaults.
+// Options configures New. A nil *Options means defaults.
 type Options struct {
-	// ContentHash identifies the agent file's content (hex SHA-256); with
-	// it, large agents get an on-disk index cache keyed by it. Default "":
-	// no cache.
+	// ContentHash identifies the agent file's content (hex SHA-256);
+	// with it, large agents get an on-disk index cache keyed by it.
 	ContentHash string
 	// CacheDir is where cached indexes live (default
 	// $XDG_CACHE_HOME/agent3md, else ~/.cache/agent3md).
 	CacheDir string
-	// NoCache disables the on-disk cache (default false).
-	NoCache bool
-	// MemoryThreshold is the skill count up to which the index is built in
-	// memory and never cached (default DefaultMemoryThreshold; negative
-	// means always use the cache when one is configured).
+	NoCache  bool
+	// MemoryThreshold is the skill count up to which the index is built
+	// in memory and never cached (default DefaultMemoryThreshold;
+	// negative: always the cache when one is configured).
 	MemoryThreshold int
-	// RelaxedThreshold is the least relevance a relaxed match needs, as a
-	// fraction of the best one's (default DefaultRelaxedThreshold).
-	RelaxedThreshold float64
-	// RelaxedEvidence is the least evidence a relaxed match needs (default
-	// DefaultRelaxedEvidence; see there).
-	RelaxedEvidence float64
-	// RelaxedEvidenceUntriggered is RelaxedEvidence for a skill without
-	// triggers (default DefaultRelaxedEvidenceUntriggered).
-	RelaxedEvidenceUntriggered float64
-	// BodyTerms is the most distinct terms of one skill's body the index
-	// keeps, when the Source implements Bodies (default
-	// DefaultBodyTerms; negative: bodies are not read).
+	// The relaxed tier's bars (defaults DefaultRelaxedThreshold,
+	// DefaultRelaxedEvidence, DefaultRelaxedEvidenceUntriggered).
+	RelaxedThreshold, RelaxedEvidence, RelaxedEvidenceUntriggered float64
+	// BodyTerms is the most distinct terms of one body the index keeps,
+	// when the Source implements Bodies (default DefaultBodyTerms;
+	// negative: bodies are not read).
 	BodyTerms int
-	// Progress, when set, is called as an index build proceeds with the
-	// number of skills indexed so far and the total. Default nil.
+	// Progress, when set, is called as a build proceeds with the number
+	// of skills indexed so far and the total.
 	Progress func(done, total int)
-	// Prepared is a cache entry opened ahead of the skills (Prepare). New
-	// adopts it when it was built from exactly these skills and closes it
-	// otherwise. Default nil.
+	// Prepared is a cache entry opened ahead of the skills (Prepare), New
+	// adopts it when built from exactly these skills, else closes it.
 	Prepared *Prepared
 	// Background lets New return before the bleve index is built when
 	// there is none to open and the agent has at most 25,000 skills:
-	// routes start once the phrase index and term statistics exist and
-	// answer as after the build, but without relaxed matches after sure
-	// ones; a request that needs the relaxed tier (or a challenge) waits.
-	// The build starts after the first route (30 ms at most); ctx governs
-	// it, Close and Wait wait for it, Info says IndexBuilding until it
-	// ends, Progress still reports. Default false: New returns built.
+	// routes answer as after the build, but without relaxed matches
+	// after sure ones; a request that needs the relaxed tier waits. The
+	// build starts after the first route (30 ms at most); ctx governs it,
+	// Close and Wait wait for it, Info says IndexBuilding until it ends.
 	Background bool
 
-	// holdBuild, in tests, keeps a background build from starting until
-	// it is closed.
-	holdBuild chan struct{}
+	holdBuild chan struct{} // tests: a background build starts once it is closed
 }
 
 func (o *Options) withDefaults() Options {
@@ -192,13 +170,11 @@ const DefaultLimit = 5
 
 // Match is one routed skill with the evidence for it.
 type Match struct {
-	Name  string  `json:"name"`
-	Z     float64 `json:"z"`
-	Score int     `json:"score"` // trigger phrases hit
-	// Relevance is the BM25 relevance where it decided the order (a
-	// phrase match tied in its tier, every relaxed match); else 0.
-	Relevance float64  `json:"relevance"`
-	Hits      []string `json:"hits"` // phrases (or, relaxed, terms) that matched
+	Name      string   `json:"name"`
+	Z         float64  `json:"z"`
+	Score     int      `json:"score"`     // trigger phrases hit
+	Relevance float64  `json:"relevance"` // BM25, where it decided the order; else 0
+	Hits      []string `json:"hits"`      // phrases (or, relaxed, terms) that matched
 	Tier      string   `json:"tier"`
 	// Fit is how much of the request the match holds, 0 to 1: 1 when
 	// sure, else the idf-weighed share of the request's words its name
@@ -220,13 +196,12 @@ type Info struct {
 	Index  string `json:"index"`          // one of the Index* kinds
 	Skills int    `json:"skills"`         // skills indexed
 	Path   string `json:"path,omitempty"` // cache entry, when on disk
-	// Took is the build or open time, phrases included; while the index
-	// builds in the background, the time until the Router could route.
-	Took   time.Duration `json:"took"`
-	Reason string        `json:"reason,omitempty"` // why the cache was not used or was rebuilt
-	// Prepared is set when the entry was opened ahead of the skills
-	// (Options.Prepared) and adopted.
-	Prepared bool `json:"prepared,omitempty"`
+	// Took is the build or open time; while the index builds in the
+	// background, the time until the Router could route.
+	Took     time.Duration `json:"took"`
+	Reason   string        `json:"reason,omitempty"`   // why the cache was not used or was rebuilt
+	Prepared bool          `json:"prepared,omitempty"` // an Options.Prepared entry was adopted
+
 }
 
 // Router routes request text to skills. It is safe for concurrent use;
@@ -234,13 +209,11 @@ type Info struct {
 type Router struct {
 	src     Source
 	phrases *phraseIndex
-	zRank   []uint32    // each skill's position in (z, name, index) order
-	idx     bleve.Index // nil when there are no skills
-	// bodies is the body index (nil without bodies, and while a
-	// background build runs).
-	bodies  atomic.Pointer[bodyIndex]
-	scorer  *termStats    // what relevance is computed from; nil with idx
-	late    *pendingIndex // idx while it builds in the background; else nil
+	zRank   []uint32                  // each skill's position in (z, name, index) order
+	idx     bleve.Index               // nil when there are no skills
+	bodies  atomic.Pointer[bodyIndex] // nil without bodies, and while a background build runs
+	scorer  *termStats                // what relevance is computed from; nil with idx
+	late    *pendingIndex             // idx while it builds in the background; else nil
 	mapping mapping.IndexMapping
 	an      *analyzers
 	opts    Options
@@ -411,18 +384,14 @@ func (r *Router) Close() error {
 // past it Route refuses with ErrRequestTooLong rather than answer part.
 const MaxRequestWords = 4096
 
-// ErrRequestTooLong is wrapped by the error Route returns for a request of
-// more than MaxRequestWords words.
+// ErrRequestTooLong is wrapped by Route's error for a request over MaxRequestWords.
 var ErrRequestTooLong = errors.New("request too long to route")
 
-// ctxCheckBytes is how many bytes of request text are scanned between
-// checks of the context.
-const ctxCheckBytes = 64 << 10
+const ctxCheckBytes = 64 << 10 // request bytes scanned between checks of ctx
 
 // checkRequest counts text's words up to the first past MaxRequestWords,
-// checking ctx as it goes. A word counts as the tokens the index reads
-// (bigramSpans: each pair of unspaced characters), so a megabyte of
-// Chinese is refused, not analysed into a million pairs.
+// as the index reads them (bigramSpans: a pair of unspaced characters
+// each), so a megabyte of Chinese is refused, not analysed into pairs.
 func checkRequest(ctx context.Context, text string) error {
 	words, err := countTokens(ctx, text, MaxRequestWords)
 	if err == nil && words > MaxRequestWords {
@@ -465,9 +434,8 @@ func countTokens(ctx context.Context, text string, most int) (int, error) {
 				kind = other
 			}
 		}
-		// A token starts where a word starts, where the script changes
-		// inside a word, and at every rune of an unspaced run from its
-		// second pair on.
+		// A token starts at a word, at a change of script inside one, and
+		// at every rune of an unspaced run from its second pair on.
 		if kind == paired {
 			run++
 		} else {
@@ -485,10 +453,9 @@ func countTokens(ctx context.Context, text string, most int) (int, error) {
 }
 
 // AppendLine appends m as one line of the reference's route answer,
-// "name  (score N; matched: a, b)" (docs/format.md §10), without a
-// newline; another tier than phrase follows the reference's fields
-// inside the parentheses ("; name"), a guess with its fit ("; relaxed,
-// fit 40%"). Spec's lines are the reference's.
+// "name  (score N; matched: a, b)" (docs/format.md §10), no newline;
+// another tier follows inside the parentheses ("; name"), a guess with
+// its fit ("; relaxed, fit 40%").
 func AppendLine(b []byte, m *Match) []byte {
 	b = append(b, m.Name...)
 	b = append(b, "  (score "...)

@@ -6,26 +6,22 @@ import (
 	"slices"
 )
 
-// Synonym expansion (docs/architecture.md §5, "Synonyms"): the
-// thesaurus (thesaurus.txt) joins words users say for one intent ("ship"
-// for deploy, "draw" for chart). Only a Ranked route that hit no phrase
-// and named no skill reads it (relaxed), so it never demotes a phrase hit
-// nor touches Spec. A request word the index does not hold brings the
-// members of its groups that the index holds; a word the agent uses
-// means what the agent uses it for and is not expanded (its synonyms
-// blurred which skills hold it). Synonyms count for less than the
-// user's words:
+// Synonym expansion (docs/architecture.md §5, "Synonyms"): the thesaurus
+// joins words users say for one intent ("ship" for deploy). Only the
+// relaxed tier reads it, so it never demotes a phrase hit nor touches
+// Spec. A request word the index lacks brings its groups' members the
+// index holds; a word the agent uses means what the agent uses it for
+// (expanding it blurred which skills hold it). Synonyms count for less
+// than the user's words:
 //
 //   - a skill whose trigger or name the request covers once one word is
 //     read as a synonym is a relaxed match when it accounts for two
 //     request words, one as written, or covers two phrases through an
-//     everyday synonym (synonymHit.everyday); it goes ahead of the
-//     relevance-only matches unless one accounts for more words
-//     (synonymFirst);
+//     everyday synonym; it goes ahead of relevance-only matches unless
+//     one accounts for more words (synonymFirst);
 //   - the relaxed search adds synonyms at synonymBoost, evidence counts
 //     them at synonymWeight, and a match still needs two words as
-//     written, or one beside a one-way group's name (jargon);
-//   - a member of several words ("get rid of") covers a phrase only whole.
+//     written, or one beside a one-way group's name (jargon).
 
 // synonymWeight is how much a word met only through a synonym counts
 // against one met as written: the thesaurus's reading is weaker evidence.
@@ -48,28 +44,23 @@ const synonymBoost = 0.25
 const maxSynonymTerms = 64
 
 // expansion is what the thesaurus adds to one request.
-type expansion struct {
-	syn []synTerm
-}
+type expansion struct{ syn []synTerm }
 
 // synTerm is a stem a request word brings through the thesaurus.
 type synTerm struct {
 	stem string
 	word string // the request word it came from, as written (lowercased)
 	// part is, for a member of several words ("get rid of"), its content
-	// stems: such a stem is no synonym alone, never searched or weighed,
-	// and covers a phrase only with the rest of its member.
+	// stems: it covers a phrase only whole, never searched or weighed.
 	part []string
-	// jargon marks a stem brought by a one-way group's name (a tool,
-	// library or format), which says the intent as plainly as the generic
-	// word: relaxed evidence counts its request word (enough).
+	// jargon: brought by a one-way group's name (a tool, library or
+	// format), which says the intent as plainly as the generic word.
 	jargon bool
 }
 
-// heldThesaurus is the thesaurus as one agent can use it: per group, the
-// stems of its members the index holds (stop words out), each with its
-// member's content stems when it has several words, all of them held.
-// Built once per Router, so an expansion reads lists, not the index.
+// heldThesaurus is, per group, the stems of its members the index holds
+// (stop words out; a member of several words only when all are held):
+// built once per Router, so an expansion reads lists, not the index.
 type heldThesaurus struct {
 	th  *thesaurus
 	has func(term string) bool
@@ -82,7 +73,6 @@ type heldStem struct {
 	part []string // the member's content stems, for a member of several words
 }
 
-// holdThesaurus reads th against an index that holds the terms has says.
 func holdThesaurus(th *thesaurus, has func(term string) bool) *heldThesaurus {
 	h := &heldThesaurus{th: th, has: has, syn: make([][]heldStem, len(th.groups))}
 	for g, group := range th.groups {
@@ -100,7 +90,6 @@ func holdThesaurus(th *thesaurus, has func(term string) bool) *heldThesaurus {
 	return h
 }
 
-// heldThesaurus returns the Router's heldThesaurus, built on first use.
 func (r *Router) heldThesaurus() *heldThesaurus {
 	th := thesaurusOnce()
 	if h := r.held.Load(); h != nil && h.th == th {
@@ -111,10 +100,9 @@ func (r *Router) heldThesaurus() *heldThesaurus {
 	return h
 }
 
-// expand reads the request's tokens and stems against the thesaurus: a
-// member met (one word by its stem, several as adjacent stems) that the
-// index lacks brings its groups' held stems, but those the request has
-// and stop words. Nil when nothing is brought.
+// expand returns what the request's stems bring: a member met (one word
+// by its stem, several as adjacent stems) that the index lacks brings its
+// groups' held stems the request lacks; nil when nothing is.
 func (h *heldThesaurus) expand(toks, stems []string) *expansion {
 	th := h.th
 	if len(th.groups) == 0 {
@@ -168,10 +156,9 @@ func (h *heldThesaurus) expand(toks, stems []string) *expansion {
 	return ex
 }
 
-// fieldEvidence is what the expansion adds to one field (its sorted
-// terms in have, its weight): synonymWeight × weight per request word the
-// field holds a synonym of but not the word itself (terms), recorded in
-// matched, true when a one-way group's name brought it.
+// fieldEvidence is synonymWeight × weight per request word the field
+// (sorted terms in have) holds a synonym of but not the word itself,
+// recorded in matched (true when a one-way group's name brought it).
 func (ex *expansion) fieldEvidence(have []string, weight float64, terms []term, matched map[string]bool) float64 {
 	if ex == nil {
 		return 0
@@ -192,17 +179,16 @@ func (ex *expansion) fieldEvidence(have []string, weight float64, terms []term, 
 	return w
 }
 
-// synonymHit is a skill whose trigger phrases or name the request covers
-// with the help of synonyms.
+// synonymHit is a skill whose triggers or name synonyms help cover.
 type synonymHit struct {
 	skill   int
 	phrases int // trigger phrases covered, plus one for the name
 	rel     float64
 	words   []string // content words of the request behind what was covered
 	own     bool     // one of them is the request's own, not a synonym's source
-	// everyday: a phrase was covered through a two-way synonym. Only
-	// then may phrases alone make the match: a tool name stands for
-	// several words at once ("print the pytest conference poster").
+	// everyday: a phrase was covered through a two-way synonym; only
+	// then may phrases alone make the match, as a tool name stands for
+	// several words ("print the pytest conference poster").
 	everyday bool
 }
 
@@ -301,8 +287,7 @@ func (r *Router) synonymHits(sp *specifics, toks, stems []string, ex *expansion)
 	return hits
 }
 
-// synID is a synonym's stem id, the request word it came from, and the
-// ids of its member's content stems when the member has several words.
+// synID is a synTerm by stem ids.
 type synID struct {
 	id     uint32
 	word   string
@@ -393,7 +378,7 @@ func (r *Router) synonymFirst(ctx context.Context, sp *specifics, text string, t
 }
 
 // synonymRelevance sets the hits' relevance over the request's terms and
-// every synonym, unboosted, so the hits compare among themselves.
+// every synonym, unboosted.
 func (r *Router) synonymRelevance(ctx context.Context, a analyzed, ex *expansion, hits []synonymHit) {
 	if r.scorer == nil {
 		return
@@ -421,18 +406,17 @@ func holds(terms []string, term string) bool {
 	return ok
 }
 
-// indexHas reports whether the agent's index holds term; true when it
-// cannot tell (no index), so that nothing is left out for want of it.
+// indexHas reports whether the index holds term; true without one, so
+// nothing is left out for want of it.
 func (r *Router) indexHas(term string) bool {
 	if r.scorer == nil {
 		return true
 	}
-	_, ok := r.scorer.postings(term)
+	_, ok := r.scorer.ids[term]
 	return ok
 }
 
-// oneWay reports whether group g is a one-way group (its members after
-// the colon are targets); such a group's names are tools and jargon.
+// oneWay reports whether group g has targets: its names are jargon.
 func (th *thesaurus) oneWay(g uint32) bool {
 	return slices.ContainsFunc(th.groups[g], func(m synMember) bool { return m.target })
 }

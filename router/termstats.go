@@ -4,48 +4,35 @@ import (
 	"cmp"
 	"context"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"math"
+	"os"
 	"slices"
 	"strconv"
 
 	"github.com/blevesearch/bleve/v2"
-	"github.com/blevesearch/bleve/v2/analysis"
-	"github.com/blevesearch/bleve/v2/mapping"
 	bsearch "github.com/blevesearch/bleve/v2/search"
 	index "github.com/blevesearch/bleve_index_api"
 )
 
-// The term statistics of the index field are what relevance (relevance.go)
-// is computed from: per term, the skills holding it and how often; per
-// skill, BM25's length normalisation; the average field length. They are
-// bleve's: read out of its index once it is built (statsFromIndex) and
-// saved in its cache entry, from which a warm open reads them back
-// (termstats_codec.go). A router built cold in the background
-// (Options.Background) gathers them before its bleve index exists, by one
-// pass of the index field's own analyzer (the one the mapping hands bleve)
-// over the same documents (buildTermStats): a third of the work of
-// building the index, so it routes while bleve builds (background.go). The
-// two ways gather the same statistics (TestStatsFromBleve).
+// The term statistics relevance.go computes from are bleve's, read out of
+// its index once built (statsFromIndex, twice as fast as analysing again)
+// or, before it is (background.go), gathered by the field's analyzer
+// (buildTermStats); the two agree (TestStatsFromBleve).
 
 // termStats are the BM25 statistics of the index field.
 type termStats struct {
-	ids map[string]uint32 // term → term id
-	// The skills holding term t are post[start[t]:start[t+1]], by skill
-	// position.
-	start []uint32
+	ids   map[string]uint32 // term → term id
+	start []uint32          // term t's postings are post[start[t]:start[t+1]], by skill
 	post  []posting
-	// avgLength is bleve's BM25 average field length: the size of the
-	// field's dictionary over the number of skills, rounded up (bleve
-	// divides the dictionary size, not the token count).
+	// avgLength is bleve's BM25 average field length: the dictionary's
+	// size (not the token count) over the number of skills, rounded up.
 	avgLength float64
-	// lengthNorm is, per skill, BM25's length normalisation,
-	// 1 - b + b·fieldLength/avgLength, with the field length bleve
-	// derives from its norm: the part of a term score that depends only
-	// on the skill, worked out once.
+	// lengthNorm is, per skill, 1 - b + b·fieldLength/avgLength, with the
+	// field length bleve derives from its norm.
 	lengthNorm []float64
-	// idf is each term's inverse document frequency (see idfOf), and
-	// absentIDF that of a term no skill holds.
+	// idf is each term's (idfOf), absentIDF that of a term no skill holds.
 	idf       []float64
 	absentIDF float64
 }
@@ -55,22 +42,12 @@ type posting struct {
 	freq  uint32
 }
 
-// docAnalyzerOf is the analyzer the mapping gives the index field.
-func docAnalyzerOf(m mapping.IndexMapping) (analysis.Analyzer, error) {
-	name := m.AnalyzerNameForPath(indexField)
-	a := m.AnalyzerNamed(name)
-	if a == nil {
-		return nil, fmt.Errorf("router: analyzer %q of the index field is not registered", name)
-	}
-	return a, nil
-}
-
-// buildTermStats gathers the statistics by running every skill's
-// document through the index field's analyzer once.
+// buildTermStats gathers the statistics with the field's analyzer.
 func buildTermStats(ctx context.Context, in *corpus) (*termStats, error) {
-	an, err := docAnalyzerOf(in.m)
-	if err != nil {
-		return nil, err
+	// The analyzer the mapping gives the index field, as bleve reads it.
+	an := in.m.AnalyzerNamed(in.m.AnalyzerNameForPath(indexField))
+	if an == nil {
+		return nil, fmt.Errorf("router: the index field's analyzer is not registered")
 	}
 	n := in.skills.Len()
 	length := make([]uint32, n)
@@ -86,8 +63,7 @@ func buildTermStats(ctx context.Context, in *corpus) (*termStats, error) {
 		text, _ := document(&s)[indexField].(string)
 		toks := an.Analyze([]byte(text))
 		length[i] = uint32(len(toks))
-		// The repeat filter emits a weighted field's token as a run of
-		// copies sharing one term: a run costs one lookup.
+		// The repeat filter emits copies sharing one term: one lookup a run.
 		var prev []byte
 		var id uint32
 		for _, tok := range toks {
@@ -139,8 +115,7 @@ func (ts *termStats) normalize(cardinality, n int, norm func(skill int) float64)
 	ts.setIDF()
 }
 
-// setIDF works out each term's idf from its postings and the number of
-// skills (len(lengthNorm)).
+// setIDF works out each term's idf from its postings.
 func (ts *termStats) setIDF() {
 	ts.idf = make([]float64, len(ts.start)-1)
 	for t := range ts.idf {
@@ -150,9 +125,8 @@ func (ts *termStats) setIDF() {
 }
 
 // statsFromIndex reads the term statistics of n skills out of bleve's
-// index: the field's dictionary (terms and how many skills hold each,
-// read first so the postings are allocated once), each term's postings
-// (frequency and norm), and the field's cardinality.
+// index: the field's dictionary first (so the postings are allocated
+// once), each term's postings with frequency and norm, the cardinality.
 func statsFromIndex(ctx context.Context, idx bleve.Index, n int) (ts *termStats, err error) {
 	adv, err := idx.Advanced()
 	if err != nil {
@@ -220,8 +194,7 @@ func statsFromIndex(ctx context.Context, idx bleve.Index, n int) (ts *termStats,
 	return ts, nil
 }
 
-// readDict returns the index field's terms and how many postings they
-// have in all.
+// readDict returns the field's terms and their total postings.
 func readDict(snap index.IndexReader) (terms []string, total int, err error) {
 	dict, err := snap.FieldDict(indexField)
 	if err != nil {
@@ -242,10 +215,8 @@ func readDict(snap index.IndexReader) (terms []string, total int, err error) {
 	}
 }
 
-// skillsByDoc returns the skill of each internal document id in snap
-// (-1: none), from every skill's id (ids are skill positions in decimal,
-// see document): scorch's ids are 8-byte big-endian document numbers,
-// which index a slice.
+// skillsByDoc maps snap's internal ids to skills (-1: none): scorch's
+// are 8-byte big-endian document numbers, which index a slice.
 func skillsByDoc(ctx context.Context, snap index.IndexReader, n int) (func(index.IndexInternalID) int, error) {
 	byNum := make([]int32, 0, n)
 	for i := 0; i < n; i++ {
@@ -274,15 +245,6 @@ func skillsByDoc(ctx context.Context, snap index.IndexReader, n int) (func(index
 	}, nil
 }
 
-// postings returns the skills holding term, nil when none does.
-func (ts *termStats) postings(term string) ([]posting, bool) {
-	id, ok := ts.ids[term]
-	if !ok {
-		return nil, false
-	}
-	return ts.post[ts.start[id]:ts.start[id+1]], true
-}
-
 // term returns the skills holding term and its idf.
 func (ts *termStats) term(term string) ([]posting, float64) {
 	id, ok := ts.ids[term]
@@ -298,4 +260,166 @@ func (ts *termStats) idfOf(df int) float64 {
 	total, term := uint64(len(ts.lengthNorm)), uint64(df)
 	return math.Log(1 + (float64(total)-float64(term)+0.5)/
 		(float64(term)+0.5))
+}
+
+// The term statistics are saved in a cache entry (stats.bin), so a warm
+// start reads a few bytes a posting instead of walking bleve's postings,
+// which took longer than the rest of a warm open. decodeStats checks
+// every posting against the skills. The file, in codec.go's form:
+//
+//	magic "A3TS"
+//	avgLength (float), skills n
+//	the K distinct lengthNorm values (K, then K floats), then per skill
+//	  the position of its value among them (a field's length takes few
+//	  values: a byte a skill where a float takes eight)
+//	the vocabulary (appendTerms)
+//	T document frequencies df
+//	per term, in id order, df postings: the skill's gap from the term's
+//	  previous posting (the first: the skill itself), then its frequency
+//
+// and nothing after. idf is worked out again from df and n on reading.
+const (
+	statsName  = "stats.bin"
+	statsMagic = "A3TS"
+)
+
+var errBadStats = errors.New("term statistics file is damaged")
+
+// writeStats saves ts to path.
+func writeStats(path string, ts *termStats) error {
+	return os.WriteFile(path, encodeStats(ts), 0o644)
+}
+
+// encodeStats lays ts out as the file holds it.
+func encodeStats(ts *termStats) []byte {
+	buf := make([]byte, 0, 1024+2*len(ts.lengthNorm)+3*len(ts.post))
+	buf = append(buf, statsMagic...)
+	buf = binary.LittleEndian.AppendUint64(buf, math.Float64bits(ts.avgLength))
+	buf = binary.AppendUvarint(buf, uint64(len(ts.lengthNorm)))
+	var values []float64
+	pos := make(map[uint64]uint64)
+	for _, v := range ts.lengthNorm {
+		if _, ok := pos[math.Float64bits(v)]; !ok {
+			pos[math.Float64bits(v)] = uint64(len(values))
+			values = append(values, v)
+		}
+	}
+	buf = binary.AppendUvarint(buf, uint64(len(values)))
+	for _, v := range values {
+		buf = binary.LittleEndian.AppendUint64(buf, math.Float64bits(v))
+	}
+	for _, v := range ts.lengthNorm {
+		buf = binary.AppendUvarint(buf, pos[math.Float64bits(v)])
+	}
+	buf = appendTerms(buf, ts.ids)
+	for id := range len(ts.ids) {
+		buf = binary.AppendUvarint(buf, uint64(ts.start[id+1]-ts.start[id]))
+	}
+	for id := range len(ts.ids) {
+		prev := uint32(0)
+		for _, p := range ts.post[ts.start[id]:ts.start[id+1]] {
+			buf = binary.AppendUvarint(buf, uint64(p.skill-prev))
+			buf = binary.AppendUvarint(buf, uint64(p.freq))
+			prev = p.skill
+		}
+	}
+	return buf
+}
+
+// readStats reads the term statistics of skills skills from path.
+func readStats(path string, skills int) (*termStats, error) {
+	data, err := readListFile(path, errBadStats)
+	if err != nil {
+		return nil, err
+	}
+	ts, err := decodeStats(data, skills)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return ts, nil
+}
+
+// decodeStats decodes the statistics of skills skills from data (see
+// statsName for the layout), checking that they fit: n is skills, every
+// length normalisation a BM25 one, terms distinct, every term's postings
+// df ascending skills below n, each with a frequency, and no byte left
+// over.
+func decodeStats(data []byte, skills int) (*termStats, error) {
+	d := newListReader(data, statsMagic, errBadStats)
+	ts := &termStats{avgLength: d.float()}
+	n := d.count(1, "skills")
+	if d.err == nil && n != skills {
+		return nil, fmt.Errorf("%w: statistics of %d skills, want %d", errBadStats, n, skills)
+	}
+	if d.err == nil && !(ts.avgLength >= 0 && ts.avgLength <= math.MaxUint32) {
+		return nil, fmt.Errorf("%w: average field length %v", errBadStats, ts.avgLength)
+	}
+	values := make([]float64, d.count(8, "length normalisations"))
+	for k := range values {
+		// 1 - b + b·length/avgLength; +Inf for a skill no term is in.
+		values[k] = d.float()
+		if d.err == nil && !(values[k] >= 1-bsearch.BM25_b) {
+			return nil, fmt.Errorf("%w: length normalisation %v", errBadStats, values[k])
+		}
+	}
+	ts.lengthNorm = make([]float64, n)
+	for s := range ts.lengthNorm {
+		k := d.uvarint()
+		if d.err == nil && k >= uint64(len(values)) {
+			return nil, fmt.Errorf("%w: skill %d has length normalisation %d of %d", errBadStats, s, k, len(values))
+		}
+		if d.err != nil {
+			return nil, d.err
+		}
+		ts.lengthNorm[s] = values[k]
+	}
+	ts.ids = d.terms()
+	statsPostings(d, ts, n)
+	if err := d.end("postings"); err != nil {
+		return nil, err
+	}
+	ts.setIDF()
+	return ts, nil
+}
+
+// statsPostings reads each term's document frequency, then its postings
+// into ts.start and ts.post.
+func statsPostings(d *listReader, ts *termStats, skills int) {
+	if d.err != nil {
+		return
+	}
+	nt := len(ts.ids)
+	ts.start = make([]uint32, nt+1)
+	total := 0
+	for t := range nt {
+		// Two bytes a posting at least.
+		total += d.count(2, "postings")
+		if d.err == nil && total > len(d.data)/2 {
+			d.fail("%d postings in the %d bytes left", total, len(d.data))
+		}
+		if d.err != nil {
+			return
+		}
+		ts.start[t+1] = uint32(total)
+	}
+	ts.post = make([]posting, total)
+	for t := range nt {
+		skill := uint64(0)
+		for k := ts.start[t]; k < ts.start[t+1]; k++ {
+			gap, freq := d.uvarint(), d.uvarint()
+			skill += gap
+			switch {
+			case d.err != nil:
+				return
+			case gap == 0 && k > ts.start[t] || gap >= uint64(skills) || skill >= uint64(skills):
+				d.fail("a posting of term %d is not a skill after the last", t)
+			case freq == 0 || freq > math.MaxUint32:
+				d.fail("a posting of term %d has frequency %d", t, freq)
+			}
+			if d.err != nil {
+				return
+			}
+			ts.post[k] = posting{uint32(skill), uint32(freq)}
+		}
+	}
 }

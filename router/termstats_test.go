@@ -203,7 +203,7 @@ func search(ctx context.Context, idx bleve.Index, q query.Query, size int) ([]sc
 func tableByTerm(ts *termStats) map[string][]posting {
 	out := make(map[string][]posting, len(ts.ids))
 	for term := range ts.ids {
-		out[term], _ = ts.postings(term)
+		out[term], _ = ts.term(term)
 	}
 	return out
 }

@@ -17,25 +17,21 @@ import (
 //go:embed thesaurus.txt
 var thesaurusText string
 
-// thesaurus is the parsed thesaurus: groups of members and, to find them
-// in a request, the groups of each one-word member by stem and the
-// members of several words by the stem of their first word.
+// thesaurus is the parsed thesaurus: its groups, and to find members in
+// a request, one-word members' groups by stem and longer members by
+// their first stem.
 type thesaurus struct {
 	groups [][]synMember
-	// single maps the stem of a one-word member to its groups.
 	single map[string][]uint32
-	// multi maps the first stem of a member of several words to the
-	// members that start with it.
-	multi map[string][]synRef
+	multi  map[string][]synRef
 }
 
-// synMember is one member of a group: its words as written and their
-// Porter stems, as the phrase index and the index's analyzer stem them.
+// synMember is one member of a group: its words and their Porter stems.
 type synMember struct {
 	words []string
 	stems []string
 	// content is, for a member of several words, the stems of those that
-	// are not stop words (what the index keeps of it); nil otherwise.
+	// are not stop words (what the index keeps of it).
 	content []string
 	// target marks a member after the colon of a one-way group ("pytest,
 	// jest: test, unit test"): it is brought by the group's other
@@ -47,8 +43,7 @@ type synMember struct {
 // synRef is member m of group g.
 type synRef struct{ g, m uint32 }
 
-// Limits on the thesaurus file: it is ours and embedded, but the parser
-// holds to them so that an edit gone wrong fails a test, not a route.
+// Limits on the embedded thesaurus: an edit gone wrong fails a test.
 const (
 	maxThesaurusLine   = 1024 // bytes per line
 	maxGroupMembers    = 40   // members per group
@@ -56,7 +51,6 @@ const (
 	maxThesaurusGroups = 4096
 )
 
-// thesaurusError is a line of the thesaurus that does not parse.
 type thesaurusError struct {
 	line int
 	msg  string
@@ -67,10 +61,8 @@ func (e *thesaurusError) Error() string {
 }
 
 // parseThesaurus reads text in the format thesaurus.txt's header
-// describes. Every member must be lower case, letters, digits and single
-// spaces between words; a group needs two members, and no two members of
-// one group may have the same stems (a plural beside its singular says
-// nothing the stemmer does not).
+// describes. No two members of a group may have the same stems (a plural
+// beside its singular says nothing the stemmer does not).
 func parseThesaurus(text string) (*thesaurus, error) {
 	th := &thesaurus{single: map[string][]uint32{}, multi: map[string][]synRef{}}
 	for n, line := range strings.Split(text, "\n") {
@@ -162,16 +154,13 @@ func parseGroup(line string) ([]synMember, error) {
 	return group, nil
 }
 
-// thesaurusOnce parses the embedded thesaurus the first time a Ranked
-// route needs it.
+// thesaurusOnce parses the embedded thesaurus when first needed; should
+// it not parse (TestThesaurusParses), routing goes on without synonyms.
 var thesaurusOnce = sync.OnceValue(func() *thesaurus {
-	th, err := parseThesaurus(thesaurusText)
-	if err != nil {
-		// TestThesaurusParses keeps this from shipping; should it happen,
-		// routing goes on without synonyms rather than failing.
-		return &thesaurus{}
+	if th, err := parseThesaurus(thesaurusText); err == nil {
+		return th
 	}
-	return th
+	return &thesaurus{}
 })
 
 // String is the member as written.
