@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/agent3md/agent3md/internal/wordlist"
 )
@@ -170,16 +171,64 @@ func appendBest(out, members []int, want int, order func(a, b int) int) []int {
 // inside one names the subject, not the errand. A request with no
 // unspaced rune and none of the English frames' words skips the regexps.
 func asksAbout(text string) bool {
-	if !hasUnspaced(text) {
-		l := strings.ToLower(text)
-		if !strings.Contains(l, "what") && !strings.Contains(l, "how") && !strings.Contains(l, "who") &&
-			!strings.Contains(l, "difference") && !strings.Contains(l, "is ") && !strings.Contains(l, "are ") &&
-			!strings.Contains(l, "recommend") && !strings.Contains(l, " in ") && !strings.Contains(l, "when") &&
-			!strings.Contains(l, "much") && !strings.Contains(l, "salary") {
+	if !hasUnspaced(text) && !saysCue(text) {
+		return false
+	}
+	return askAboutSubject(text) != ""
+}
+
+// aboutCues are words one of which every English question frame holds
+// (questionFrames), lowercase: a request without any skips the regexps.
+var aboutCues = []string{"what", "how", "who", "difference", "is ", "are ", "recommend", " in ", "when", "much", "salary"}
+
+// cuesByFirst are aboutCues by their first byte.
+var cuesByFirst = func() (by [utf8.RuneSelf][]string) {
+	for _, c := range aboutCues {
+		by[c[0]] = append(by[c[0]], c)
+	}
+	return by
+}()
+
+// saysCue reports whether text, lowercased, contains one of aboutCues.
+// An ASCII text is read in place, byte by byte, without lowercasing a
+// copy: a route asks this of every request with a sure match.
+func saysCue(text string) bool {
+	for i := 0; i < len(text); i++ {
+		if text[i] >= utf8.RuneSelf {
+			l := strings.ToLower(text) // İ lowercases to i
+			return slices.ContainsFunc(aboutCues, func(c string) bool { return strings.Contains(l, c) })
+		}
+	}
+	for i := 0; i < len(text); i++ {
+		c := text[i]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		for _, cue := range cuesByFirst[c] {
+			if hasPrefixFoldASCII(text[i:], cue) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// hasPrefixFoldASCII reports whether the ASCII s starts with the
+// lowercase prefix, ignoring the case of s.
+func hasPrefixFoldASCII(s, prefix string) bool {
+	if len(s) < len(prefix) {
+		return false
+	}
+	for i := 0; i < len(prefix); i++ {
+		c := s[i]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		if c != prefix[i] {
 			return false
 		}
 	}
-	return askAboutSubject(text) != ""
+	return true
 }
 
 // demoteAboutSubject turns the sure matches of a request that asks
@@ -240,15 +289,18 @@ func (r *Router) demoteLoneEveryday(pt *plainText, out []Match) []Match {
 			continue
 		}
 		s := r.skillAt(*m)
-		company := false
+		company, held := false, 0.0
 		for k, t := range q.toks {
-			company = company || t != hit && s >= 0 && q.holds(k, s)
+			if s >= 0 && q.holds(k, s) {
+				company = company || t != hit
+				held += q.words[k].idf
+			}
 		}
 		if !company {
-			// A guess carries its fit (runnersUp), read here with the
-			// skill at hand.
+			// A guess carries its fit (runnersUp), summed here with
+			// the words the skill holds.
 			m.Tier = TierRelaxed
-			m.Fit, _ = p.fit(q, s, false)
+			m.Fit = q.share(s, held)
 		}
 	}
 	return out

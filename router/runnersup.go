@@ -125,7 +125,15 @@ func (t *plainText) read(p *plainBM25) *plainRequest {
 	}
 	var words []string
 	if t.toks != nil {
-		words = contentWords(append(make([]string, 0, len(t.toks)), t.toks...))
+		// ASCII tokens: commonWord is a stop word, dropped before the
+		// sort (fewer to sort), which leaves what contentWords does.
+		words = make([]string, 0, len(t.toks))
+		for _, w := range t.toks {
+			if !stopWords[w] {
+				words = append(words, w)
+			}
+		}
+		words = distinct(words)
 	} else {
 		words = requestWords(t.text)
 	}
@@ -170,7 +178,16 @@ func (p *plainBM25) fit(q *plainRequest, skill int, hits bool) (float64, []strin
 			}
 		}
 	}
-	return math.Round(100*held/q.total) / 100, words
+	return q.share(skill, held), words
+}
+
+// share is fit's number for a skill whose name and description hold
+// words of q whose idfs, summed in q's order, are held.
+func (q *plainRequest) share(skill int, held float64) float64 {
+	if skill < 0 || q.total == 0 {
+		return 0
+	}
+	return math.Round(100*held/q.total) / 100
 }
 
 // skillAt returns the position of m's skill (-1 when none): relaxed
@@ -317,8 +334,11 @@ func (r *Router) requestGrams(text string) []string {
 // characters (q) plus the pairs' summed idf (charGrams.rank), fused with
 // the plain ranking over every character (fuseRanks).
 func (r *Router) gramRunnersUp(p *plainBM25, q *plainRequest, text string, out []Match, want int) []Match {
+	if len(out) >= want {
+		return out
+	}
 	grams := r.requestGrams(text)
-	if len(grams) == 0 || len(out) >= want {
+	if len(grams) == 0 {
 		return out
 	}
 	hits := map[int]*gramHit{}

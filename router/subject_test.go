@@ -1,6 +1,10 @@
 package router
 
-import "testing"
+import (
+	"slices"
+	"strings"
+	"testing"
+)
 
 func TestAboutSubject(t *testing.T) {
 	for _, tt := range []struct {
@@ -80,5 +84,34 @@ func TestLoneEverydayTrigger(t *testing.T) {
 	// Three words: one more than the trigger and its object.
 	if got := route(t, r, "push the meeting to Thursday", nil); len(got) == 0 || got[0].Name != "git-push" || got[0].Tier != TierRelaxed {
 		t.Errorf("alone in three words: %s, want git-push first as a relaxed guess", brief(got))
+	}
+}
+
+// TestSaysCue: saysCue, which reads an ASCII request in place, agrees
+// with lowercasing the request and searching it for each cue, on
+// requests that say a cue in any case, at either end, across a word
+// boundary or not at all, and on non-ASCII ones (İ lowercases to i).
+func TestSaysCue(t *testing.T) {
+	want := func(text string) bool {
+		l := strings.ToLower(text)
+		return slices.ContainsFunc(aboutCues, func(c string) bool { return strings.Contains(l, c) })
+	}
+	texts := []string{"", "deploy the nightly report", "WHAT", "wha", "sHoW the logs", "this", "Is it red",
+		"the build is", "the build is red", "ARE we there", "hare ", "login in prod", "in prod", "x in",
+		"MUCH", "salar", "SALARY", "recommend", "recommen", "difference", "When", "who", "İs it", "Ärger in Berlin",
+		"rotate the logs and check disk usage", "send my branch to the team on GitHub so they can review it"}
+	for _, text := range texts {
+		if got := saysCue(text); got != want(text) {
+			t.Errorf("saysCue(%q) = %v, want %v", text, got, want(text))
+		}
+	}
+	var n int
+	for _, text := range texts {
+		if want(text) {
+			n++
+		}
+	}
+	if n == 0 || n == len(texts) {
+		t.Fatalf("%d of %d texts say a cue: the table tests one side only", n, len(texts))
 	}
 }
