@@ -30,6 +30,7 @@ type hitTally struct {
 	rq               request
 	memo             searchMemo // the route's relaxed search (fill.go)
 	terms            []term     // the request's terms, for relevance
+	pt               plainText  // the request as the plain ranking reads it
 	// phraseHits' memory.
 	flat      []uint32
 	off, fill []int

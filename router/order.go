@@ -309,21 +309,20 @@ func (r *Router) demoteLoneEveryday(pt *plainText, out []Match) []Match {
 // firstWord is the first word of the request that is not a stop word
 // ("please" aside): the slot of an imperative verb; "" when none.
 func (t *plainText) firstWord() string {
-	if t.first == nil {
+	if !t.firstDone {
 		toks := t.toks
 		if toks == nil {
 			toks = appendTokens(nil, t.text)
 		}
-		first := ""
 		for _, tok := range toks {
 			if !stopWords[tok] && tok != "please" {
-				first = tok
+				t.first = tok
 				break
 			}
 		}
-		t.first = &first
+		t.firstDone = true
 	}
-	return *t.first
+	return t.first
 }
 
 // Question frames: the grammar of asking about a subject rather than for

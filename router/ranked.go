@@ -32,7 +32,7 @@ func (r *Router) rankedRoute(ctx context.Context, text string, limit int, slips 
 	rq := r.readRequest(t, sp, text)
 	t.memo, rq.memo = searchMemo{}, &t.memo
 	r.collect(t, sp, rq)
-	pt := plainTextOf(text, t.toks)
+	pt := t.plainText(text)
 	if len(t.seen) == 0 {
 		// No phrase and no name: read typing slips as the agent words
 		// they stand for and route again (ranked.go), else relax.

@@ -97,23 +97,30 @@ func contentWords(toks []string) []string {
 
 // plainText is a request's text and, once read, its plainRequest, shared
 // by all that weigh it in one route; toks, for an ASCII text, are its
-// tokens as the route read them (plainTextOf).
+// tokens as the route read them (hitTally.plainText). A route's
+// plainText is its pooled tally's, and read reuses the slices of the
+// request read before: nothing of them goes into a Match.
 type plainText struct {
-	text  string
-	toks  []string
-	q     plainRequest
-	done  bool
-	first *string // firstWord, once read
+	text      string
+	toks      []string
+	q         plainRequest
+	done      bool
+	first     string // firstWord, once read
+	firstDone bool
 }
 
-// plainTextOf is the plainText of a route's request text, read as toks.
-func plainTextOf(text string, toks []string) *plainText {
+// plainText is the tally's plainText, reset for a route's request text,
+// read as the route's tokens (t.toks).
+func (t *hitTally) plainText(text string) *plainText {
+	pt := &t.pt
+	*pt = plainText{text: text, q: plainRequest{toks: pt.q.toks[:0], words: pt.q.words[:0]}}
 	for i := 0; i < len(text); i++ {
 		if text[i] >= utf8.RuneSelf {
-			return &plainText{text: text}
+			return pt
 		}
 	}
-	return &plainText{text: text, toks: toks}
+	pt.toks = t.toks
+	return pt
 }
 
 // read returns t's plainRequest, reading it on first use: its
@@ -127,7 +134,7 @@ func (t *plainText) read(p *plainBM25) *plainRequest {
 	if t.toks != nil {
 		// ASCII tokens: commonWord is a stop word, dropped before the
 		// sort (fewer to sort), which leaves what contentWords does.
-		words = make([]string, 0, len(t.toks))
+		words = t.q.toks[:0]
 		for _, w := range t.toks {
 			if !stopWords[w] {
 				words = append(words, w)
@@ -135,9 +142,9 @@ func (t *plainText) read(p *plainBM25) *plainRequest {
 		}
 		words = distinct(words)
 	} else {
-		words = requestWords(t.text)
+		words = contentWords(baselineTokens(t.q.toks[:0], t.text)) // requestWords
 	}
-	t.q, t.done = plainRequest{toks: words, words: make([]plainTerm, len(words))}, true
+	t.q, t.done = plainRequest{toks: words, words: slices.Grow(t.q.words[:0], len(words))[:len(words)]}, true
 	for i, w := range words {
 		pt, ok := p.post[w]
 		if !ok {
