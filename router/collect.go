@@ -31,6 +31,7 @@ type hitTally struct {
 	memo             searchMemo // the route's relaxed search (fill.go)
 	terms            []term     // the request's terms, for relevance
 	pt               plainText  // the request as the plain ranking reads it
+	at               []int      // the skill of each of sure's matches
 	// phraseHits' memory.
 	flat      []uint32
 	off, fill []int

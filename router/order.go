@@ -259,8 +259,9 @@ const (
 // evidence is a one-word trigger among English's commonest
 // (wordlist.Common) with no other request word the skill's name or
 // description holds: "push the branch" stays sure when "branch" is the
-// skill's, "push the swing higher" does not.
-func (r *Router) demoteLoneEveryday(pt *plainText, out []Match) []Match {
+// skill's, "push the swing higher" does not. at holds out's skills when
+// sure left them (hitTally.at); else each is searched by z and name.
+func (r *Router) demoteLoneEveryday(pt *plainText, out []Match, at []int) []Match {
 	if len(out) == 0 || out[0].Tier != TierPhrase {
 		return out
 	}
@@ -288,7 +289,12 @@ func (r *Router) demoteLoneEveryday(pt *plainText, out []Match) []Match {
 		if len(q.toks) < loneEverydayWords && pt.firstWord() != hit {
 			continue
 		}
-		s := r.skillAt(*m)
+		var s int
+		if len(at) == len(out) {
+			s = at[i]
+		} else {
+			s = r.skillAt(*m)
+		}
 		company, held := false, 0.0
 		for k, t := range q.toks {
 			if s >= 0 && q.holds(k, s) {

@@ -164,8 +164,18 @@ type plainRequest struct {
 
 // holds reports whether skill's name or description holds q's word i.
 func (q *plainRequest) holds(i, skill int) bool {
-	_, ok := slices.BinarySearchFunc(q.words[i].post, skill, func(e bm25Posting, s int) int { return cmp.Compare(int(e.skill), s) })
-	return ok
+	// A binary search written out: slices.BinarySearchFunc's comparison
+	// is a call per step, and a route asks this of every guess's words.
+	post, s := q.words[i].post, int32(skill)
+	lo, hi := 0, len(post)
+	for lo < hi {
+		if m := int(uint(lo+hi) >> 1); post[m].skill < s {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	return lo < len(post) && post[lo].skill == s
 }
 
 // fit is the share of q's summed idf the skill's name and description

@@ -1,6 +1,7 @@
 package router
 
 import (
+	"context"
 	"testing"
 )
 
@@ -53,5 +54,49 @@ func TestFit(t *testing.T) {
 	}
 	if fit, _ := p.fit(&toks, 1, false); fit >= want {
 		t.Errorf("csv fits %v, no more than pdf's %v", fit, want)
+	}
+}
+
+// TestSureSkillPositions: the skill positions sure leaves in the tally
+// (t.at), which the lone-everyday rule reads instead of searching each
+// match's skill by z and name (skillAt), are its matches' skills, and
+// are left empty when a relaxed challenger may have reordered them.
+func TestSureSkillPositions(t *testing.T) {
+	agents := map[string][]Skill{"synth": synthSkills(t, 10), "devtools": loadAgentSkills(t, "../examples/devtools.3md")}
+	for _, tt := range []struct {
+		agent, text string
+		limit       int
+	}{
+		{"synth", "please deploy the nightly report", 0},
+		{"synth", "please deploy the nightly report", 5},
+		{"synth", "report", 0},
+		{"synth", "report", 1},
+		{"devtools", "run the tests and lint the code", 0},
+		{"devtools", "the style of the tests", 0},
+		{"devtools", "review the diff of my branch before I open a pull request on github for the team", 3},
+		{"devtools", "write a commit message for these staged changes and open a pull request", 0},
+	} {
+		r := newTest(t, agents[tt.agent], nil)
+		tl := r.getTally()
+		sp := r.specificsOf()
+		rq := r.readRequest(tl, sp, tt.text)
+		tl.memo, rq.memo = searchMemo{}, &tl.memo
+		r.collect(tl, sp, rq)
+		if len(tl.seen) == 0 {
+			t.Fatalf("%q hits no phrase: no sure matches to test", tt.text)
+		}
+		out, err := r.sure(context.Background(), tl, sp, rq, tt.text, tt.limit)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(tl.at) != 0 && len(tl.at) != len(out) {
+			t.Errorf("%q: %d positions for %d matches", tt.text, len(tl.at), len(out))
+		}
+		for i := range tl.at {
+			if want := r.skillAt(out[i]); tl.at[i] != want {
+				t.Errorf("%q: match %d (%s) at %d, want %d", tt.text, i, out[i].Name, tl.at[i], want)
+			}
+		}
+		r.putTally(tl)
 	}
 }
