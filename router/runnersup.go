@@ -58,9 +58,13 @@ func (r *Router) runnersUp(pt *plainText, out []Match, limit int) []Match {
 	}
 	p := r.plainIndex()
 	q := pt.read(p)
-	out = r.gramRunnersUp(p, q, pt.text, out, want)
+	if !pt.ascii {
+		out = r.gramRunnersUp(p, q, pt.text, out, want)
+	}
 	if len(out) < want && len(q.toks) > 0 {
-		for _, h := range p.rankTerms(q.words, want+len(out)) {
+		hits := p.rankTerms(q.words, want+len(out))
+		out = slices.Grow(out, min(len(hits), want-len(out)))
+		for _, h := range hits {
 			if len(out) == want {
 				break
 			}
@@ -102,6 +106,7 @@ func contentWords(toks []string) []string {
 // request read before: nothing of them goes into a Match.
 type plainText struct {
 	text      string
+	ascii     bool // text has no rune beyond ASCII: no unspaced script
 	toks      []string
 	q         plainRequest
 	done      bool
@@ -119,7 +124,7 @@ func (t *hitTally) plainText(text string) *plainText {
 			return pt
 		}
 	}
-	pt.toks = t.toks
+	pt.toks, pt.ascii = t.toks, true
 	return pt
 }
 
