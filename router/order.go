@@ -171,41 +171,50 @@ func appendBest(out, members []int, want int, order func(a, b int) int) []int {
 // inside one names the subject, not the errand. A request with no
 // unspaced rune and none of the English frames' words skips the regexps.
 func asksAbout(text string) bool {
-	if !hasUnspaced(text) && !saysCue(text) {
+	if !hasUnspaced(text) && !aboutCues.in(text) {
 		return false
 	}
 	return askAboutSubject(text) != ""
 }
 
 // aboutCues are words one of which every English question frame holds
-// (questionFrames), lowercase: a request without any skips the regexps.
-var aboutCues = []string{"what", "how", "who", "difference", "is ", "are ", "recommend", " in ", "when", "much", "salary"}
+// (questionFrames): a request without any skips the regexps.
+var aboutCues = newCues("what", "how", "who", "difference", "is ", "are ", "recommend", " in ", "when", "much", "salary")
 
-// cuesByFirst are aboutCues by their first byte.
-var cuesByFirst = func() (by [utf8.RuneSelf][]string) {
-	for _, c := range aboutCues {
-		by[c[0]] = append(by[c[0]], c)
+// cues are lowercase words a request is searched for, ignoring case,
+// before regexps read it: a route asks this of every request.
+type cues struct {
+	words   []string
+	byFirst [utf8.RuneSelf][]string // the ASCII words by their first byte
+}
+
+func newCues(words ...string) *cues {
+	c := &cues{words: words}
+	for _, w := range words {
+		if w[0] < utf8.RuneSelf {
+			c.byFirst[w[0]] = append(c.byFirst[w[0]], w)
+		}
 	}
-	return by
-}()
+	return c
+}
 
-// saysCue reports whether text, lowercased, contains one of aboutCues.
-// An ASCII text is read in place, byte by byte, without lowercasing a
-// copy: a route asks this of every request with a sure match.
-func saysCue(text string) bool {
+// in reports whether text, lowercased, contains one of c's words. An
+// ASCII text, which holds none of the others, is read in place for the
+// ASCII ones, byte by byte, without lowercasing a copy.
+func (c *cues) in(text string) bool {
 	for i := 0; i < len(text); i++ {
 		if text[i] >= utf8.RuneSelf {
 			l := strings.ToLower(text) // İ lowercases to i
-			return slices.ContainsFunc(aboutCues, func(c string) bool { return strings.Contains(l, c) })
+			return slices.ContainsFunc(c.words, func(w string) bool { return strings.Contains(l, w) })
 		}
 	}
 	for i := 0; i < len(text); i++ {
-		c := text[i]
-		if 'A' <= c && c <= 'Z' {
-			c += 'a' - 'A'
+		b := text[i]
+		if 'A' <= b && b <= 'Z' {
+			b += 'a' - 'A'
 		}
-		for _, cue := range cuesByFirst[c] {
-			if hasPrefixFoldASCII(text[i:], cue) {
+		for _, w := range c.byFirst[b] {
+			if hasPrefixFoldASCII(text[i:], w) {
 				return true
 			}
 		}

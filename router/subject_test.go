@@ -87,31 +87,32 @@ func TestLoneEverydayTrigger(t *testing.T) {
 	}
 }
 
-// TestSaysCue: saysCue, which reads an ASCII request in place, agrees
-// with lowercasing the request and searching it for each cue, on
-// requests that say a cue in any case, at either end, across a word
-// boundary or not at all, and on non-ASCII ones (İ lowercases to i).
-func TestSaysCue(t *testing.T) {
-	want := func(text string) bool {
-		l := strings.ToLower(text)
-		return slices.ContainsFunc(aboutCues, func(c string) bool { return strings.Contains(l, c) })
-	}
+// TestCues: cues.in, which reads an ASCII request in place, agrees with
+// lowercasing the request and searching it for each word, for the
+// question frames' cues and the conditional clauses' words, on requests
+// that say one in any case, at either end, across a word boundary or
+// not at all, and on non-ASCII ones (İ lowercases to i; 如果).
+func TestCues(t *testing.T) {
 	texts := []string{"", "deploy the nightly report", "WHAT", "wha", "sHoW the logs", "this", "Is it red",
 		"the build is", "the build is red", "ARE we there", "hare ", "login in prod", "in prod", "x in",
 		"MUCH", "salar", "SALARY", "recommend", "recommen", "difference", "When", "who", "İs it", "Ärger in Berlin",
-		"rotate the logs and check disk usage", "send my branch to the team on GitHub so they can review it"}
-	for _, text := range texts {
-		if got := saysCue(text); got != want(text) {
-			t.Errorf("saysCue(%q) = %v, want %v", text, got, want(text))
+		"rotate the logs and check disk usage", "send my branch to the team on GitHub so they can review it",
+		"IF it fails, retry", "retry if", "retry if it fails", "Unless told", "unles ", "In Case of fire", "in  case",
+		"如果没发货就改地址", "没发货的话", "iF", "İf it fails, retry"}
+	for _, c := range []*cues{aboutCues, conditionWords} {
+		n := 0
+		for _, text := range texts {
+			l := strings.ToLower(text)
+			want := slices.ContainsFunc(c.words, func(w string) bool { return strings.Contains(l, w) })
+			if got := c.in(text); got != want {
+				t.Errorf("%v.in(%q) = %v, want %v", c.words, text, got, want)
+			}
+			if want {
+				n++
+			}
 		}
-	}
-	var n int
-	for _, text := range texts {
-		if want(text) {
-			n++
+		if n == 0 || n == len(texts) {
+			t.Errorf("%v: %d of %d texts say one: the table tests one side only", c.words, n, len(texts))
 		}
-	}
-	if n == 0 || n == len(texts) {
-		t.Fatalf("%d of %d texts say a cue: the table tests one side only", n, len(texts))
 	}
 }
