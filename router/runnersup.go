@@ -108,6 +108,7 @@ type plainText struct {
 	text      string
 	ascii     bool // text has no rune beyond ASCII: no unspaced script
 	toks      []string
+	words     []string // for an ASCII text, its distinct non-stop toks (request.words)
 	q         plainRequest
 	done      bool
 	first     string // firstWord, once read
@@ -124,7 +125,7 @@ func (t *hitTally) plainText(text string) *plainText {
 			return pt
 		}
 	}
-	pt.toks, pt.ascii = t.toks, true
+	pt.toks, pt.words, pt.ascii = t.toks, t.rq.words, true
 	return pt
 }
 
@@ -136,16 +137,11 @@ func (t *plainText) read(p *plainBM25) *plainRequest {
 		return &t.q
 	}
 	var words []string
-	if t.toks != nil {
-		// ASCII tokens: commonWord is a stop word, dropped before the
-		// sort (fewer to sort), which leaves what contentWords does.
-		words = t.q.toks[:0]
-		for _, w := range t.toks {
-			if !stopWords[w] {
-				words = append(words, w)
-			}
-		}
-		words = distinct(words)
+	if t.ascii {
+		// ASCII tokens: commonWord is a stop word, so contentWords are
+		// the route's distinct non-stop words, sorted.
+		words = append(t.q.toks[:0], t.words...)
+		slices.Sort(words)
 	} else {
 		words = contentWords(baselineTokens(t.q.toks[:0], t.text)) // requestWords
 	}

@@ -2,6 +2,7 @@ package router
 
 import (
 	"context"
+	"slices"
 	"testing"
 )
 
@@ -98,5 +99,35 @@ func TestSureSkillPositions(t *testing.T) {
 			}
 		}
 		r.putTally(tl)
+	}
+}
+
+// TestPlainTextOfRoute: a route's plain request, which for an ASCII text
+// is read from the route's own words (request.words) in the route's
+// pooled tally, is the one read afresh from the text (requestWords), for
+// requests with stop words, repeats, capitals, digits, punctuation and
+// other scripts, read one after another through one tally.
+func TestPlainTextOfRoute(t *testing.T) {
+	r := newTest(t, loadAgentSkills(t, "../examples/devtools.3md"), nil)
+	p := r.plainIndex()
+	sp := r.specificsOf()
+	tl := r.getTally()
+	defer r.putTally(tl)
+	for _, text := range []string{
+		"send my branch to the team on GitHub so they can review it",
+		"Run the tests, then run the TESTS again",
+		"", "the of and", "lint v2 of pkg/router.go please",
+		"吊牌还在，没洗过，能退吗", "review the café's diff",
+		"please deploy the nightly report",
+	} {
+		r.readRequest(tl, sp, text)
+		got := tl.plainText(text).read(p)
+		want := (&plainText{text: text}).read(p)
+		if !slices.Equal(got.toks, want.toks) || got.total != want.total || len(got.words) != len(want.words) {
+			t.Errorf("%q: read %v (idf %v), want %v (idf %v)", text, got.toks, got.total, want.toks, want.total)
+		}
+		if !slices.Equal(want.toks, requestWords(text)) {
+			t.Errorf("%q: %v, want requestWords %v", text, want.toks, requestWords(text))
+		}
 	}
 }
