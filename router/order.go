@@ -275,19 +275,24 @@ func (r *Router) demoteLoneEveryday(pt *plainText, out []Match, at []int) []Matc
 		return out
 	}
 	var q *plainRequest
-	lastHit, lastCommon := "", false // matches often share their one hit
+	// Matches often share their one hit: it is read once (a phrase of
+	// two words never is lastHit).
+	lastHit, hit, lastCommon := "", "", false
 	for i := range out {
 		m := &out[i]
-		if m.Tier != TierPhrase || m.Score != 1 || len(m.Hits) != 1 || strings.ContainsRune(m.Hits[0], ' ') {
+		if m.Tier != TierPhrase || m.Score != 1 || len(m.Hits) != 1 {
 			continue
 		}
 		if m.Hits[0] != lastHit {
-			lastHit, lastCommon = m.Hits[0], wordlist.Common(strings.ToLower(m.Hits[0]))
+			if strings.ContainsRune(m.Hits[0], ' ') {
+				continue
+			}
+			lastHit, hit = m.Hits[0], strings.ToLower(m.Hits[0])
+			lastCommon = wordlist.Common(hit)
 		}
 		if !lastCommon {
 			continue
 		}
-		hit := strings.ToLower(m.Hits[0])
 
 		p := r.plainIndex()
 		if q == nil {

@@ -61,7 +61,9 @@ func (r *Router) runnersUp(pt *plainText, out []Match, limit int) []Match {
 	if !pt.ascii {
 		out = r.gramRunnersUp(p, q, pt.text, out, want)
 	}
-	if len(out) < want && len(q.toks) > 0 {
+	// A request no skill's name or description holds a word of ranks
+	// nothing: rankTerms is not asked.
+	if len(out) < want && slices.ContainsFunc(q.words, func(w plainTerm) bool { return len(w.post) > 0 }) {
 		hits := p.rankTerms(q.words, want+len(out))
 		out = slices.Grow(out, min(len(hits), want-len(out)))
 		for _, h := range hits {
