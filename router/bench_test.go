@@ -28,7 +28,7 @@ var (
 )
 
 // synthSkills parses the synthetic agent with n skills once per process.
-func synthSkills(b *testing.B, n int) []Skill {
+func synthSkills(b testing.TB, n int) []Skill {
 	benchMu.Lock()
 	defer benchMu.Unlock()
 	if s, ok := benchSkills[n]; ok {

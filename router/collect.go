@@ -30,6 +30,8 @@ type hitTally struct {
 	rq               request
 	memo             searchMemo // the route's relaxed search (fill.go)
 	terms            []term     // the request's terms, for relevance
+	pt               plainText  // the request as the plain ranking reads it
+	at               []int      // the skill of each of sure's matches
 	// phraseHits' memory.
 	flat      []uint32
 	off, fill []int
@@ -312,7 +314,7 @@ func newPairBook(src Source) *pairBook {
 		s := src.Skill(i)
 		seen := map[pairKey]bool{}
 		for k, field := range []string{s.Name, s.Description} {
-			eachPairOf(appendTokens(nil, field), nil, func(p pairKey, _ bool, _, _ string) {
+			eachPairOf(appendTokens(nil, field), nil, func(p pairKey, _, _ string) {
 				if k == 0 {
 					b.name[p] = true
 				}
@@ -334,10 +336,9 @@ func newPairBook(src Source) *pairBook {
 // eachPairOf calls f with each pair of adjacent content words of a text's
 // tokens (appendTokens) and, when known, their stems (stop words skipped,
 // words of unspaced scripts left out: the segmenter, not adjacency, says
-// where their words are), whether one of the two is not among English's
-// commonest words, and the two words as written.
-func eachPairOf(toks, stems []string, f func(p pairKey, rare bool, first, second string)) {
-	prev, prevTok, prevRare := "", "", false
+// where their words are) and the two words as written.
+func eachPairOf(toks, stems []string, f func(p pairKey, first, second string)) {
+	prev, prevTok := "", ""
 	for i, tok := range toks {
 		if stopWords[tok] || len(tok) < 2 {
 			continue
@@ -352,11 +353,10 @@ func eachPairOf(toks, stems []string, f func(p pairKey, rare bool, first, second
 		} else {
 			st = routeStem(tok)
 		}
-		rare := !wordlist.Common(tok) // tokens are lowercase
 		if prev != "" && prev != st {
-			f(pairKey{prev, st}, rare || prevRare, prevTok, tok)
+			f(pairKey{prev, st}, prevTok, tok)
 		}
-		prev, prevTok, prevRare = st, tok, rare
+		prev, prevTok = st, tok
 	}
 }
 
@@ -372,9 +372,11 @@ func (b *pairBook) described(toks, stems []string) (skill int, byName bool, word
 	}
 	var onStack [4]owned
 	found := onStack[:0]
-	eachPairOf(toks, stems, func(p pairKey, rare bool, first, second string) {
+	eachPairOf(toks, stems, func(p pairKey, first, second string) {
+		// A pair counts when one of its words is not among English's
+		// commonest (tokens are lowercase), asked of owned pairs only.
 		o, ok := b.owner[p]
-		if !ok || o < 0 || !rare {
+		if !ok || o < 0 || wordlist.Common(first) && wordlist.Common(second) {
 			return
 		}
 		k := slices.IndexFunc(found, func(f owned) bool { return f.skill == o })

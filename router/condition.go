@@ -30,10 +30,10 @@ var (
 // clause and the rest, and whether it has both: a condition, and a main
 // clause with a letter in it.
 func conditionClause(text string) (cond, main string, ok bool) {
-	l := strings.ToLower(text)
-	if !mayHoldCondition(l) {
+	if !conditionWords.in(text) {
 		return "", "", false
 	}
+	l := strings.ToLower(text)
 	for _, re := range []*regexp.Regexp{conditionLead, conditionTrail, conditionZh} {
 		loc := re.FindStringIndex(l)
 		if loc == nil {
@@ -105,14 +105,4 @@ func saysAny(clause string, hits []string) bool {
 // with (conditionLead, conditionTrail, conditionZh): a request without
 // any is not read by the expressions, which cost more than the rest of a
 // small agent's route.
-var conditionWords = []string{"if ", "unless ", "in case", "的话", "如果", "要是", "假如", "万一"}
-
-// mayHoldCondition reports whether l (lowercased) holds a conditionWord.
-func mayHoldCondition(l string) bool {
-	for _, w := range conditionWords {
-		if strings.Contains(l, w) {
-			return true
-		}
-	}
-	return false
-}
+var conditionWords = newCues("if ", "unless ", "in case", "的话", "如果", "要是", "假如", "万一")

@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/agent3md/agent3md/internal/wordlist"
 )
@@ -170,16 +171,73 @@ func appendBest(out, members []int, want int, order func(a, b int) int) []int {
 // inside one names the subject, not the errand. A request with no
 // unspaced rune and none of the English frames' words skips the regexps.
 func asksAbout(text string) bool {
-	if !hasUnspaced(text) {
-		l := strings.ToLower(text)
-		if !strings.Contains(l, "what") && !strings.Contains(l, "how") && !strings.Contains(l, "who") &&
-			!strings.Contains(l, "difference") && !strings.Contains(l, "is ") && !strings.Contains(l, "are ") &&
-			!strings.Contains(l, "recommend") && !strings.Contains(l, " in ") && !strings.Contains(l, "when") &&
-			!strings.Contains(l, "much") && !strings.Contains(l, "salary") {
+	if !hasUnspaced(text) && !aboutCues.in(text) {
+		return false
+	}
+	return askAboutSubject(text) != ""
+}
+
+// aboutCues are words one of which every English question frame holds
+// (questionFrames): a request without any skips the regexps.
+var aboutCues = newCues("what", "how", "who", "difference", "is ", "are ", "recommend", " in ", "when", "much", "salary")
+
+// cues are lowercase words a request is searched for, ignoring case,
+// before regexps read it: a route asks this of every request.
+type cues struct {
+	words   []string
+	byFirst [utf8.RuneSelf][]string // the ASCII words by their first byte
+}
+
+func newCues(words ...string) *cues {
+	c := &cues{words: words}
+	for _, w := range words {
+		if w[0] < utf8.RuneSelf {
+			c.byFirst[w[0]] = append(c.byFirst[w[0]], w)
+		}
+	}
+	return c
+}
+
+// in reports whether text, lowercased, contains one of c's words. An
+// ASCII text, which holds none of the others, is read in place for the
+// ASCII ones, byte by byte, without lowercasing a copy.
+func (c *cues) in(text string) bool {
+	for i := 0; i < len(text); i++ {
+		if text[i] >= utf8.RuneSelf {
+			l := strings.ToLower(text) // İ lowercases to i
+			return slices.ContainsFunc(c.words, func(w string) bool { return strings.Contains(l, w) })
+		}
+	}
+	for i := 0; i < len(text); i++ {
+		b := text[i]
+		if 'A' <= b && b <= 'Z' {
+			b += 'a' - 'A'
+		}
+		for _, w := range c.byFirst[b] {
+			if hasPrefixFoldASCII(text[i:], w) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// hasPrefixFoldASCII reports whether the ASCII s starts with the
+// lowercase prefix, ignoring the case of s.
+func hasPrefixFoldASCII(s, prefix string) bool {
+	if len(s) < len(prefix) {
+		return false
+	}
+	for i := 0; i < len(prefix); i++ {
+		c := s[i]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		if c != prefix[i] {
 			return false
 		}
 	}
-	return askAboutSubject(text) != ""
+	return true
 }
 
 // demoteAboutSubject turns the sure matches of a request that asks
@@ -210,25 +268,31 @@ const (
 // evidence is a one-word trigger among English's commonest
 // (wordlist.Common) with no other request word the skill's name or
 // description holds: "push the branch" stays sure when "branch" is the
-// skill's, "push the swing higher" does not.
-func (r *Router) demoteLoneEveryday(pt *plainText, out []Match) []Match {
+// skill's, "push the swing higher" does not. at holds out's skills when
+// sure left them (hitTally.at); else each is searched by z and name.
+func (r *Router) demoteLoneEveryday(pt *plainText, out []Match, at []int) []Match {
 	if len(out) == 0 || out[0].Tier != TierPhrase {
 		return out
 	}
 	var q *plainRequest
-	lastHit, lastCommon := "", false // matches often share their one hit
+	// Matches often share their one hit: it is read once (a phrase of
+	// two words never is lastHit).
+	lastHit, hit, lastCommon := "", "", false
 	for i := range out {
 		m := &out[i]
-		if m.Tier != TierPhrase || m.Score != 1 || len(m.Hits) != 1 || strings.ContainsRune(m.Hits[0], ' ') {
+		if m.Tier != TierPhrase || m.Score != 1 || len(m.Hits) != 1 {
 			continue
 		}
 		if m.Hits[0] != lastHit {
-			lastHit, lastCommon = m.Hits[0], wordlist.Common(strings.ToLower(m.Hits[0]))
+			if strings.ContainsRune(m.Hits[0], ' ') {
+				continue
+			}
+			lastHit, hit = m.Hits[0], strings.ToLower(m.Hits[0])
+			lastCommon = wordlist.Common(hit)
 		}
 		if !lastCommon {
 			continue
 		}
-		hit := strings.ToLower(m.Hits[0])
 
 		p := r.plainIndex()
 		if q == nil {
@@ -239,16 +303,24 @@ func (r *Router) demoteLoneEveryday(pt *plainText, out []Match) []Match {
 		if len(q.toks) < loneEverydayWords && pt.firstWord() != hit {
 			continue
 		}
-		s := r.skillAt(*m)
-		company := false
+		var s int
+		if len(at) == len(out) {
+			s = at[i]
+		} else {
+			s = r.skillAt(*m)
+		}
+		company, held := false, 0.0
 		for k, t := range q.toks {
-			company = company || t != hit && s >= 0 && q.holds(k, s)
+			if s >= 0 && q.holds(k, s) {
+				company = company || t != hit
+				held += q.words[k].idf
+			}
 		}
 		if !company {
-			// A guess carries its fit (runnersUp), read here with the
-			// skill at hand.
+			// A guess carries its fit (runnersUp), summed here with
+			// the words the skill holds.
 			m.Tier = TierRelaxed
-			m.Fit, _ = p.fit(q, s, false)
+			m.Fit = q.share(s, held)
 		}
 	}
 	return out
@@ -257,21 +329,20 @@ func (r *Router) demoteLoneEveryday(pt *plainText, out []Match) []Match {
 // firstWord is the first word of the request that is not a stop word
 // ("please" aside): the slot of an imperative verb; "" when none.
 func (t *plainText) firstWord() string {
-	if t.first == nil {
+	if !t.firstDone {
 		toks := t.toks
 		if toks == nil {
 			toks = appendTokens(nil, t.text)
 		}
-		first := ""
 		for _, tok := range toks {
 			if !stopWords[tok] && tok != "please" {
-				first = tok
+				t.first = tok
 				break
 			}
 		}
-		t.first = &first
+		t.firstDone = true
 	}
-	return *t.first
+	return t.first
 }
 
 // Question frames: the grammar of asking about a subject rather than for

@@ -32,7 +32,7 @@ func (r *Router) rankedRoute(ctx context.Context, text string, limit int, slips 
 	rq := r.readRequest(t, sp, text)
 	t.memo, rq.memo = searchMemo{}, &t.memo
 	r.collect(t, sp, rq)
-	pt := plainTextOf(text, t.toks)
+	pt := t.plainText(text)
 	if len(t.seen) == 0 {
 		// No phrase and no name: read typing slips as the agent words
 		// they stand for and route again (ranked.go), else relax.
@@ -52,7 +52,7 @@ func (r *Router) rankedRoute(ctx context.Context, text string, limit int, slips 
 	if err != nil {
 		return nil, err
 	}
-	out = r.demoteLoneEveryday(pt, demoteAboutSubject(text, out))
+	out = r.demoteLoneEveryday(pt, demoteAboutSubject(text, out), t.at)
 	if out, err = r.relaxedAfter(ctx, text, sp, rq, out, limit); err != nil {
 		return nil, err
 	}
@@ -78,7 +78,8 @@ func (r *Router) relaxedOnly(ctx context.Context, text string, sp *specifics, rq
 // sure weighs and orders the skills collect found (keys: rankedKey;
 // evidence and relevance within a tier: weigh) and returns the first
 // limit of them as matches, a weak leader challenged by the best relaxed
-// match (challenge).
+// match (challenge). t.at holds each match's skill, or nothing when a
+// challenge was read.
 func (r *Router) sure(ctx context.Context, t *hitTally, sp *specifics, rq request, text string, limit int) ([]Match, error) {
 	cands := t.candidates()
 	for i := range cands {
@@ -105,7 +106,12 @@ func (r *Router) sure(ctx context.Context, t *hitTally, sp *specifics, rq reques
 	out := r.matches(cands, order, t.phraseHits(r.phrases, cands, order), true)
 	nameTier(t, rq, cands, order, out)
 	if len(out) > 0 && out[0].Tier == TierPhrase && out[0].Score == 1 && cands[order[0]].exact == 0 && len(rq.words) >= challengeRequest {
+		t.at = t.at[:0] // the challenger may reorder out
 		return r.challenge(ctx, text, rq, cands[order[0]].skill, out, limit)
+	}
+	t.at = t.at[:0]
+	for _, k := range order {
+		t.at = append(t.at, cands[k].skill)
 	}
 	return out, nil
 }

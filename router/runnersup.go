@@ -58,9 +58,15 @@ func (r *Router) runnersUp(pt *plainText, out []Match, limit int) []Match {
 	}
 	p := r.plainIndex()
 	q := pt.read(p)
-	out = r.gramRunnersUp(p, q, pt.text, out, want)
-	if len(out) < want && len(q.toks) > 0 {
-		for _, h := range p.rankTerms(q.words, want+len(out)) {
+	if !pt.ascii {
+		out = r.gramRunnersUp(p, q, pt.text, out, want)
+	}
+	// A request no skill's name or description holds a word of ranks
+	// nothing: rankTerms is not asked.
+	if len(out) < want && slices.ContainsFunc(q.words, func(w plainTerm) bool { return len(w.post) > 0 }) {
+		hits := p.rankTerms(q.words, want+len(out))
+		out = slices.Grow(out, min(len(hits), want-len(out)))
+		for _, h := range hits {
 			if len(out) == want {
 				break
 			}
@@ -97,23 +103,32 @@ func contentWords(toks []string) []string {
 
 // plainText is a request's text and, once read, its plainRequest, shared
 // by all that weigh it in one route; toks, for an ASCII text, are its
-// tokens as the route read them (plainTextOf).
+// tokens as the route read them (hitTally.plainText). A route's
+// plainText is its pooled tally's, and read reuses the slices of the
+// request read before: nothing of them goes into a Match.
 type plainText struct {
-	text  string
-	toks  []string
-	q     plainRequest
-	done  bool
-	first *string // firstWord, once read
+	text      string
+	ascii     bool // text has no rune beyond ASCII: no unspaced script
+	toks      []string
+	words     []string // for an ASCII text, its distinct non-stop toks (request.words)
+	q         plainRequest
+	done      bool
+	first     string // firstWord, once read
+	firstDone bool
 }
 
-// plainTextOf is the plainText of a route's request text, read as toks.
-func plainTextOf(text string, toks []string) *plainText {
+// plainText is the tally's plainText, reset for a route's request text,
+// read as the route's tokens (t.toks).
+func (t *hitTally) plainText(text string) *plainText {
+	pt := &t.pt
+	*pt = plainText{text: text, q: plainRequest{toks: pt.q.toks[:0], words: pt.q.words[:0]}}
 	for i := 0; i < len(text); i++ {
 		if text[i] >= utf8.RuneSelf {
-			return &plainText{text: text}
+			return pt
 		}
 	}
-	return &plainText{text: text, toks: toks}
+	pt.toks, pt.words, pt.ascii = t.toks, t.rq.words, true
+	return pt
 }
 
 // read returns t's plainRequest, reading it on first use: its
@@ -124,12 +139,15 @@ func (t *plainText) read(p *plainBM25) *plainRequest {
 		return &t.q
 	}
 	var words []string
-	if t.toks != nil {
-		words = contentWords(append(make([]string, 0, len(t.toks)), t.toks...))
+	if t.ascii {
+		// ASCII tokens: commonWord is a stop word, so contentWords are
+		// the route's distinct non-stop words, sorted.
+		words = append(t.q.toks[:0], t.words...)
+		slices.Sort(words)
 	} else {
-		words = requestWords(t.text)
+		words = contentWords(baselineTokens(t.q.toks[:0], t.text)) // requestWords
 	}
-	t.q, t.done = plainRequest{toks: words, words: make([]plainTerm, len(words))}, true
+	t.q, t.done = plainRequest{toks: words, words: slices.Grow(t.q.words[:0], len(words))[:len(words)]}, true
 	for i, w := range words {
 		pt, ok := p.post[w]
 		if !ok {
@@ -149,8 +167,18 @@ type plainRequest struct {
 
 // holds reports whether skill's name or description holds q's word i.
 func (q *plainRequest) holds(i, skill int) bool {
-	_, ok := slices.BinarySearchFunc(q.words[i].post, skill, func(e bm25Posting, s int) int { return cmp.Compare(int(e.skill), s) })
-	return ok
+	// A binary search written out: slices.BinarySearchFunc's comparison
+	// is a call per step, and a route asks this of every guess's words.
+	post, s := q.words[i].post, int32(skill)
+	lo, hi := 0, len(post)
+	for lo < hi {
+		if m := int(uint(lo+hi) >> 1); post[m].skill < s {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	return lo < len(post) && post[lo].skill == s
 }
 
 // fit is the share of q's summed idf the skill's name and description
@@ -170,7 +198,16 @@ func (p *plainBM25) fit(q *plainRequest, skill int, hits bool) (float64, []strin
 			}
 		}
 	}
-	return math.Round(100*held/q.total) / 100, words
+	return q.share(skill, held), words
+}
+
+// share is fit's number for a skill whose name and description hold
+// words of q whose idfs, summed in q's order, are held.
+func (q *plainRequest) share(skill int, held float64) float64 {
+	if skill < 0 || q.total == 0 {
+		return 0
+	}
+	return math.Round(100*held/q.total) / 100
 }
 
 // skillAt returns the position of m's skill (-1 when none): relaxed
@@ -317,8 +354,11 @@ func (r *Router) requestGrams(text string) []string {
 // characters (q) plus the pairs' summed idf (charGrams.rank), fused with
 // the plain ranking over every character (fuseRanks).
 func (r *Router) gramRunnersUp(p *plainBM25, q *plainRequest, text string, out []Match, want int) []Match {
+	if len(out) >= want {
+		return out
+	}
 	grams := r.requestGrams(text)
-	if len(grams) == 0 || len(out) >= want {
+	if len(grams) == 0 {
 		return out
 	}
 	hits := map[int]*gramHit{}

@@ -1,6 +1,8 @@
 package router
 
 import (
+	"context"
+	"slices"
 	"testing"
 )
 
@@ -53,5 +55,79 @@ func TestFit(t *testing.T) {
 	}
 	if fit, _ := p.fit(&toks, 1, false); fit >= want {
 		t.Errorf("csv fits %v, no more than pdf's %v", fit, want)
+	}
+}
+
+// TestSureSkillPositions: the skill positions sure leaves in the tally
+// (t.at), which the lone-everyday rule reads instead of searching each
+// match's skill by z and name (skillAt), are its matches' skills, and
+// are left empty when a relaxed challenger may have reordered them.
+func TestSureSkillPositions(t *testing.T) {
+	agents := map[string][]Skill{"synth": synthSkills(t, 10), "devtools": loadAgentSkills(t, "../examples/devtools.3md")}
+	for _, tt := range []struct {
+		agent, text string
+		limit       int
+	}{
+		{"synth", "please deploy the nightly report", 0},
+		{"synth", "please deploy the nightly report", 5},
+		{"synth", "report", 0},
+		{"synth", "report", 1},
+		{"devtools", "run the tests and lint the code", 0},
+		{"devtools", "the style of the tests", 0},
+		{"devtools", "review the diff of my branch before I open a pull request on github for the team", 3},
+		{"devtools", "write a commit message for these staged changes and open a pull request", 0},
+	} {
+		r := newTest(t, agents[tt.agent], nil)
+		tl := r.getTally()
+		sp := r.specificsOf()
+		rq := r.readRequest(tl, sp, tt.text)
+		tl.memo, rq.memo = searchMemo{}, &tl.memo
+		r.collect(tl, sp, rq)
+		if len(tl.seen) == 0 {
+			t.Fatalf("%q hits no phrase: no sure matches to test", tt.text)
+		}
+		out, err := r.sure(context.Background(), tl, sp, rq, tt.text, tt.limit)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(tl.at) != 0 && len(tl.at) != len(out) {
+			t.Errorf("%q: %d positions for %d matches", tt.text, len(tl.at), len(out))
+		}
+		for i := range tl.at {
+			if want := r.skillAt(out[i]); tl.at[i] != want {
+				t.Errorf("%q: match %d (%s) at %d, want %d", tt.text, i, out[i].Name, tl.at[i], want)
+			}
+		}
+		r.putTally(tl)
+	}
+}
+
+// TestPlainTextOfRoute: a route's plain request, which for an ASCII text
+// is read from the route's own words (request.words) in the route's
+// pooled tally, is the one read afresh from the text (requestWords), for
+// requests with stop words, repeats, capitals, digits, punctuation and
+// other scripts, read one after another through one tally.
+func TestPlainTextOfRoute(t *testing.T) {
+	r := newTest(t, loadAgentSkills(t, "../examples/devtools.3md"), nil)
+	p := r.plainIndex()
+	sp := r.specificsOf()
+	tl := r.getTally()
+	defer r.putTally(tl)
+	for _, text := range []string{
+		"send my branch to the team on GitHub so they can review it",
+		"Run the tests, then run the TESTS again",
+		"", "the of and", "lint v2 of pkg/router.go please",
+		"吊牌还在，没洗过，能退吗", "review the café's diff",
+		"please deploy the nightly report",
+	} {
+		r.readRequest(tl, sp, text)
+		got := tl.plainText(text).read(p)
+		want := (&plainText{text: text}).read(p)
+		if !slices.Equal(got.toks, want.toks) || got.total != want.total || len(got.words) != len(want.words) {
+			t.Errorf("%q: read %v (idf %v), want %v (idf %v)", text, got.toks, got.total, want.toks, want.total)
+		}
+		if !slices.Equal(want.toks, requestWords(text)) {
+			t.Errorf("%q: %v, want requestWords %v", text, want.toks, requestWords(text))
+		}
 	}
 }

@@ -1,6 +1,10 @@
 package router
 
-import "testing"
+import (
+	"slices"
+	"strings"
+	"testing"
+)
 
 func TestAboutSubject(t *testing.T) {
 	for _, tt := range []struct {
@@ -80,5 +84,35 @@ func TestLoneEverydayTrigger(t *testing.T) {
 	// Three words: one more than the trigger and its object.
 	if got := route(t, r, "push the meeting to Thursday", nil); len(got) == 0 || got[0].Name != "git-push" || got[0].Tier != TierRelaxed {
 		t.Errorf("alone in three words: %s, want git-push first as a relaxed guess", brief(got))
+	}
+}
+
+// TestCues: cues.in, which reads an ASCII request in place, agrees with
+// lowercasing the request and searching it for each word, for the
+// question frames' cues and the conditional clauses' words, on requests
+// that say one in any case, at either end, across a word boundary or
+// not at all, and on non-ASCII ones (İ lowercases to i; 如果).
+func TestCues(t *testing.T) {
+	texts := []string{"", "deploy the nightly report", "WHAT", "wha", "sHoW the logs", "this", "Is it red",
+		"the build is", "the build is red", "ARE we there", "hare ", "login in prod", "in prod", "x in",
+		"MUCH", "salar", "SALARY", "recommend", "recommen", "difference", "When", "who", "İs it", "Ärger in Berlin",
+		"rotate the logs and check disk usage", "send my branch to the team on GitHub so they can review it",
+		"IF it fails, retry", "retry if", "retry if it fails", "Unless told", "unles ", "In Case of fire", "in  case",
+		"如果没发货就改地址", "没发货的话", "iF", "İf it fails, retry"}
+	for _, c := range []*cues{aboutCues, conditionWords} {
+		n := 0
+		for _, text := range texts {
+			l := strings.ToLower(text)
+			want := slices.ContainsFunc(c.words, func(w string) bool { return strings.Contains(l, w) })
+			if got := c.in(text); got != want {
+				t.Errorf("%v.in(%q) = %v, want %v", c.words, text, got, want)
+			}
+			if want {
+				n++
+			}
+		}
+		if n == 0 || n == len(texts) {
+			t.Errorf("%v: %d of %d texts say one: the table tests one side only", c.words, n, len(texts))
+		}
 	}
 }
