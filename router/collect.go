@@ -28,7 +28,7 @@ type hitTally struct {
 	reqE, reqS, reqP []uint32
 	pair             []byte
 	rq               request
-	memo             searchMemo // the route's relaxed search (fill.go)
+	memo             searchMemo // the route's relaxed search (relevanceFill, runnersup.go)
 	terms            []term     // the request's terms, for relevance
 	pt               plainText  // the request as the plain ranking reads it
 	at               []int      // the skill of each of sure's matches

@@ -19,7 +19,7 @@
 // a plain BM25 ranking over names and descriptions, so the answer never
 // leaves out what a plain search shows, and, while the list is short of
 // the limit, the skills the one engine finds through stems, triggers or
-// bodies (fill.go). Every guess carries its fit
+// bodies (relevanceFill). Every guess carries its fit
 // (Match.Fit) and is confirmed before anything runs.
 //
 // # Stages
@@ -68,7 +68,7 @@
 //	                    words and single Chinese characters          only a skill holding stop words alone
 //	                    (relevance.go, runnersup.go)                 is left out
 //	relevance fill      the one engine's relevance (stems, triggers,     after the runner-ups, to the limit, as
-//	                    tools, bodies) of skills the answer lacks        runner-ups; no evidence bar (fill.go)
+//	                    tools, bodies) of skills the answer lacks        runner-ups; no evidence bar (runnersup.go)
 //	fit                 idf share of the request's words a skill     shown on every guess; orders nothing
 //	                    holds (plainBM25.fit)
 //	body relevance      each body's distinct terms (body.go)         +0.5 × its BM25 to relaxed relevance
@@ -95,7 +95,7 @@
 //	                    more, or of three when said first (a verb's      its skill's (name, description)
 //	                    slot) (order.go)
 //	condition clause    a clause saying when, not what: "if …,",         matches whose hits lie in it alone go
-//	                    ", if …", …的话, 如果…， (condition.go)             behind the first the main clause holds,
+//	                    ", if …", …的话, 如果…， (order.go)                  behind the first the main clause holds,
 //	                                                                     relaxed
 //
 // # Where the work goes

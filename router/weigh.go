@@ -298,7 +298,7 @@ type request struct {
 	// stems, which requestTerms reads.
 	toks, stems []string
 	// memo, when set, keeps the route's relaxed search for the
-	// relevance fill (fill.go).
+	// relevance fill (relevanceFill, runnersup.go).
 	memo *searchMemo
 }
 
