@@ -245,23 +245,6 @@ func skillsByDoc(ctx context.Context, snap index.IndexReader, n int) (func(index
 	}, nil
 }
 
-// term returns the skills holding term and its idf.
-func (ts *termStats) term(term string) ([]posting, float64) {
-	id, ok := ts.ids[term]
-	if !ok {
-		return nil, ts.absentIDF
-	}
-	return ts.post[ts.start[id]:ts.start[id+1]], ts.idf[id]
-}
-
-// idfOf is bleve's BM25 inverse document frequency of a term df skills
-// hold (scorer_term.go computeIDF).
-func (ts *termStats) idfOf(df int) float64 {
-	total, term := uint64(len(ts.lengthNorm)), uint64(df)
-	return math.Log(1 + (float64(total)-float64(term)+0.5)/
-		(float64(term)+0.5))
-}
-
 // The term statistics are saved in a cache entry (stats.bin), so a warm
 // start reads a few bytes a posting instead of walking bleve's postings,
 // which took longer than the rest of a warm open. decodeStats checks
