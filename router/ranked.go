@@ -164,7 +164,7 @@ func (r *Router) relaxedAfter(ctx context.Context, text string, sp *specifics, r
 		if len(out) == want {
 			break
 		}
-		if !slices.ContainsFunc(out, func(o Match) bool { return o.Name == m.Name && o.Z == m.Z }) {
+		if !holdsSkill(out, m.Name, m.Z) {
 			out = append(out, m)
 		}
 	}

@@ -72,7 +72,7 @@ func (r *Router) runnersUp(pt *plainText, out []Match, limit int) []Match {
 				break
 			}
 			name, z, _ := r.src.Phrases(h.skill)
-			if slices.ContainsFunc(out, func(o Match) bool { return o.Name == name && o.Z == z }) {
+			if holdsSkill(out, name, z) {
 				continue
 			}
 			m := Match{Name: name, Z: z, Relevance: roundRelevance(h.score), Tier: TierRunnerUp, Fit: -1}
@@ -388,7 +388,7 @@ func (r *Router) gramRunnersUp(p *plainBM25, q *plainRequest, text string, out [
 			break
 		}
 		name, z, _ := r.src.Phrases(h.skill)
-		if slices.ContainsFunc(out, func(o Match) bool { return o.Name == name && o.Z == z }) {
+		if holdsSkill(out, name, z) {
 			continue
 		}
 		m := Match{Name: name, Z: z, Relevance: roundRelevance(h.score), Tier: TierRunnerUp}
@@ -497,7 +497,7 @@ func (r *Router) relevanceFill(ctx context.Context, text string, rq request, pt 
 			continue
 		}
 		name, z, _ := r.src.Phrases(h.skill)
-		if slices.ContainsFunc(out, func(o Match) bool { return o.Name == name && o.Z == z }) {
+		if holdsSkill(out, name, z) {
 			continue
 		}
 		m := Match{Name: name, Z: z, Relevance: roundRelevance(h.score), Tier: TierRunnerUp}
@@ -566,4 +566,10 @@ func (m *searchMemo) get(pool int) (analyzed, []scored, []bodyScored, bool) {
 		return analyzed{}, nil, nil, false
 	}
 	return m.a, m.res, m.body, true
+}
+
+// holdsSkill reports whether the answer out already lists the skill
+// named name at z: each later tier adds only skills it lacks.
+func holdsSkill(out []Match, name string, z float64) bool {
+	return slices.ContainsFunc(out, func(o Match) bool { return o.Name == name && o.Z == z })
 }
