@@ -23,42 +23,30 @@ func TestRoutingDiagnose(t *testing.T) {
 	missTier := map[string]int{} // "first tier -> right tier"
 	falseSure := map[string]int{}
 	var b strings.Builder
-	for _, s := range routingSets {
-		if s.kind != "development" && s.kind != "development (irrelevant only)" {
-			continue
+	devRoutes(t, func(file string, c evalCase, r *Router, got []Match) {
+		if c.Want == nil {
+			if len(got) > 0 && Sure(got[0].Tier) {
+				falseSure[got[0].Tier]++
+				fmt.Fprintf(&b, "%s FALSE-SURE %q\n\t%s\n", file, c.Text, listOf(got))
+			}
+			return
 		}
-		agents := map[string]*Router{}
-		for _, c := range readSet(t, s.file) {
-			r, ok := agents[c.Agent]
-			if !ok {
-				r = newTest(t, Skills(loadAgentSkills(t, c.agentPath())), nil)
-				agents[c.Agent] = r
-			}
-			got := route(t, r, c.Text, &Query{Mode: Ranked, Limit: DefaultLimit})
-			if c.Want == nil {
-				if len(got) > 0 && Sure(got[0].Tier) {
-					falseSure[got[0].Tier]++
-					fmt.Fprintf(&b, "%s FALSE-SURE %q\n\t%s\n", s.file, c.Text, listOf(got))
-				}
-				continue
-			}
-			if len(got) > 0 && got[0].Name == *c.Want {
-				continue
-			}
-			at, tier := -1, "absent"
-			for i, m := range got {
-				if m.Name == *c.Want {
-					at, tier = i+1, m.Tier
-				}
-			}
-			first := "none"
-			if len(got) > 0 {
-				first = got[0].Tier
-			}
-			missTier[first+" -> "+tier]++
-			fmt.Fprintf(&b, "%s MISS %q want %s (at %d, %s)\n\t%s\n", s.file, c.Text, *c.Want, at, tier, listOf(got))
+		if len(got) > 0 && got[0].Name == *c.Want {
+			return
 		}
-	}
+		at, tier := -1, "absent"
+		for i, m := range got {
+			if m.Name == *c.Want {
+				at, tier = i+1, m.Tier
+			}
+		}
+		first := "none"
+		if len(got) > 0 {
+			first = got[0].Tier
+		}
+		missTier[first+" -> "+tier]++
+		fmt.Fprintf(&b, "%s MISS %q want %s (at %d, %s)\n\t%s\n", file, c.Text, *c.Want, at, tier, listOf(got))
+	})
 	fmt.Fprintf(&b, "\nmisses by first tier -> right tier: %v\nfalse-sure by tier: %v\n", missTier, falseSure)
 	t.Logf("\n%s", b.String())
 }
@@ -80,6 +68,48 @@ func TestRoutingDiagLone(t *testing.T) {
 		t.Skip("pass -routing.diag")
 	}
 	var b strings.Builder
+	devRoutes(t, func(file string, c evalCase, r *Router, got []Match) {
+		if len(got) == 0 || !Sure(got[0].Tier) || len(got[0].Hits) != 1 || strings.ContainsRune(got[0].Hits[0], ' ') {
+			return
+		}
+		p := r.plainIndex()
+		trig := map[string]bool{}
+		for i := range r.src.Len() {
+			_, _, tr := r.src.Phrases(i)
+			for _, x := range tr {
+				for _, w := range baselineTokens(nil, x) {
+					trig[w] = true
+				}
+			}
+		}
+		q := (&plainText{text: c.Text}).read(p)
+		sk := r.skillAt(got[0])
+		var company, foreign []string
+		for k, w := range q.toks {
+			if w == strings.ToLower(got[0].Hits[0]) {
+				continue
+			}
+			if q.holds(k, sk) {
+				company = append(company, w)
+			}
+			if _, ok := p.post[w]; !ok && !trig[w] {
+				foreign = append(foreign, w)
+			}
+		}
+		verdict := "RIGHT"
+		if c.Want == nil {
+			verdict = "FALSE"
+		} else if *c.Want != got[0].Name {
+			verdict = "WRONG"
+		}
+		fmt.Fprintf(&b, "%s %s %s hit=%s words=%d company=%v foreign=%v %q\n", verdict, got[0].Tier, file, got[0].Hits[0], len(q.toks), company, foreign, c.Text)
+	})
+	t.Logf("\n%s", b.String())
+}
+
+// devRoutes routes every case of the development sets in ranked mode at
+// the default limit, one router per agent, and calls fn with each answer.
+func devRoutes(t *testing.T, fn func(file string, c evalCase, r *Router, got []Match)) {
 	for _, s := range routingSets {
 		if s.kind != "development" && s.kind != "development (irrelevant only)" {
 			continue
@@ -91,42 +121,7 @@ func TestRoutingDiagLone(t *testing.T) {
 				r = newTest(t, Skills(loadAgentSkills(t, c.agentPath())), nil)
 				agents[c.Agent] = r
 			}
-			got := route(t, r, c.Text, &Query{Mode: Ranked, Limit: DefaultLimit})
-			if len(got) == 0 || !Sure(got[0].Tier) || len(got[0].Hits) != 1 || strings.ContainsRune(got[0].Hits[0], ' ') {
-				continue
-			}
-			p := r.plainIndex()
-			trig := map[string]bool{}
-			for i := range r.src.Len() {
-				_, _, tr := r.src.Phrases(i)
-				for _, x := range tr {
-					for _, w := range baselineTokens(nil, x) {
-						trig[w] = true
-					}
-				}
-			}
-			q := (&plainText{text: c.Text}).read(p)
-			sk := r.skillAt(got[0])
-			var company, foreign []string
-			for k, w := range q.toks {
-				if w == strings.ToLower(got[0].Hits[0]) {
-					continue
-				}
-				if q.holds(k, sk) {
-					company = append(company, w)
-				}
-				if _, ok := p.post[w]; !ok && !trig[w] {
-					foreign = append(foreign, w)
-				}
-			}
-			verdict := "RIGHT"
-			if c.Want == nil {
-				verdict = "FALSE"
-			} else if *c.Want != got[0].Name {
-				verdict = "WRONG"
-			}
-			fmt.Fprintf(&b, "%s %s %s hit=%s words=%d company=%v foreign=%v %q\n", verdict, got[0].Tier, s.file, got[0].Hits[0], len(q.toks), company, foreign, c.Text)
+			fn(s.file, c, r, route(t, r, c.Text, &Query{Mode: Ranked, Limit: DefaultLimit}))
 		}
 	}
-	t.Logf("\n%s", b.String())
 }
