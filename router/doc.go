@@ -90,10 +90,11 @@
 //	                    how it works or compares, what it is worth or    same order (order.go); a frame about
 //	                    called, a recommendation, who made it and when,  the asker's own things (my, this, 我, a
 //	                    what a trade earns (order.go), both scripts      number, a file) is a task
-//	everyday trigger    a lone one-word trigger among English's          its sure match becomes relaxed, in
-//	                    commonest words, in a request of four words or   place, unless another request word is
-//	                    more, or of three when said first (a verb's      its skill's (name, description)
-//	                    slot) (order.go)
+//	lone trigger        a one-word trigger that is an English word, in   its sure match becomes relaxed, in
+//	                    a request of four words or more, or of three     place, unless another request word is
+//	                    when among English's commonest and said first    its skill's (name, description)
+//	                    (a verb's slot) (order.go); a tool's name is
+//	                    evidence alone
 //	condition clause    a clause saying when, not what: "if …,",         matches whose hits lie in it alone go
 //	                    ", if …", …的话, 如果…， (order.go)                  behind the first the main clause holds,
 //	                                                                     relaxed

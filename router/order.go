@@ -256,52 +256,45 @@ func demoteAboutSubject(text string, out []Match) []Match {
 }
 
 // loneEverydayWords is how many words (stop words aside) a request needs
-// for one everyday trigger word to be too little of it ("bulid it again"
-// is its errand); loneEverydayVerbWords the same when the trigger is the
-// first word, an imperative verb's slot ("push the meeting to Thursday",
-// against "ship the logs of cart" for a trigger "logs").
+// for one trigger word to be too little of it ("bulid it again" is its
+// errand; "check the status of my pizza order" is not check-status's);
+// loneEverydayVerbWords the same when the trigger is one of English's
+// commonest words said first, an imperative verb's slot ("push the
+// meeting to Thursday", against "ship the logs of cart" for a trigger
+// "logs").
 const (
 	loneEverydayWords     = 4
 	loneEverydayVerbWords = 3
 )
 
 // demoteLoneEveryday makes guesses of the sure matches whose only
-// evidence is a one-word trigger among English's commonest
-// (wordlist.Common) with no other request word the skill's name or
-// description holds: "push the branch" stays sure when "branch" is the
-// skill's, "push the swing higher" does not. at holds out's skills when
-// sure left them (hitTally.at); else each is searched by z and name.
+// evidence is a one-word trigger with no other request word the skill's
+// name or description holds, in a request of loneEverydayWords words or
+// more, or of loneEverydayVerbWords when the trigger is among English's
+// commonest (wordlist.Common) and said first: "push the branch" stays
+// sure when "branch" is the skill's, "push the swing higher" does not.
+// at holds out's skills when sure left them (hitTally.at); else each is
+// searched by z and name.
 func (r *Router) demoteLoneEveryday(pt *plainText, out []Match, at []int) []Match {
 	if len(out) == 0 || out[0].Tier != TierPhrase {
 		return out
 	}
 	var q *plainRequest
-	// Matches often share their one hit: it is read once (a phrase of
-	// two words never is lastHit).
-	lastHit, hit, lastCommon := "", "", false
 	for i := range out {
 		m := &out[i]
-		if m.Tier != TierPhrase || m.Score != 1 || len(m.Hits) != 1 {
+		if m.Tier != TierPhrase || m.Score != 1 || len(m.Hits) != 1 || strings.ContainsRune(m.Hits[0], ' ') {
 			continue
 		}
-		if m.Hits[0] != lastHit {
-			if strings.ContainsRune(m.Hits[0], ' ') {
-				continue
-			}
-			lastHit, hit = m.Hits[0], strings.ToLower(m.Hits[0])
-			lastCommon = wordlist.Common(hit)
-		}
-		if !lastCommon {
-			continue
-		}
-
-		p := r.plainIndex()
 		if q == nil {
-			if q = pt.read(p); len(q.toks) < loneEverydayVerbWords {
+			if q = pt.read(r.plainIndex()); len(q.toks) < loneEverydayVerbWords {
 				return out
 			}
 		}
-		if len(q.toks) < loneEverydayWords && pt.firstWord() != hit {
+		hit := strings.ToLower(m.Hits[0])
+		if len(q.toks) < loneEverydayWords && (pt.firstWord() != hit || !wordlist.Common(hit)) {
+			continue
+		}
+		if !wordlist.Common(hit) && !wordlist.Known(hit) {
 			continue
 		}
 		var s int

@@ -208,8 +208,10 @@ func TestSpecMatchesReference(t *testing.T) {
 }
 
 // checkRankedKeepsSpec checks Ranked against Spec's answer: every Spec
-// match is a Ranked phrase match with at least its score, and Ranked
-// lists exactly Spec's skills before any skill that only stemming found.
+// match is a Ranked match with at least its score, a phrase match or one
+// a rule of order.go made a guess in place (a lone trigger word, a
+// question about a subject), and Ranked lists exactly Spec's skills
+// before any skill that only stemming found.
 func checkRankedKeepsSpec(t *testing.T, r *Router, text string, spec []Match) {
 	t.Helper()
 	ranked := route(t, r, text, nil)
@@ -225,7 +227,7 @@ func checkRankedKeepsSpec(t *testing.T, r *Router, text string, spec []Match) {
 	}
 	for _, m := range ranked[:len(spec)] {
 		score, ok := want[m.Name]
-		if !ok || m.Score < score || m.Tier != TierPhrase {
+		if !ok || m.Score < score || (m.Tier != TierPhrase && m.Tier != TierRelaxed) {
 			t.Fatalf("%q: ranked %+v ahead of spec matches %+v", text, ranked, spec)
 		}
 	}

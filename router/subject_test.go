@@ -67,13 +67,18 @@ func TestAboutSubjectDemotes(t *testing.T) {
 	}
 }
 
-// TestLoneEverydayTrigger: a one-word trigger that is an everyday word
-// makes a sure match only with company, another request word the
-// skill's name or description holds.
+// TestLoneEverydayTrigger: a one-word trigger makes a sure match in a
+// request of four words or more only with company, another request word
+// the skill's name or description holds; an everyday one (English's
+// commonest) said first needs it in three. A word that is no English
+// word (a tool's name) is evidence alone.
 func TestLoneEverydayTrigger(t *testing.T) {
 	r := newTest(t, []Skill{
 		{Name: "git-push", Z: 1, Triggers: []string{"push"}, Description: "Push the current branch to its remote"},
 		{Name: "kubectl-scale", Z: 2, Triggers: []string{"scale deployment"}, Description: "Scale a deployment"},
+		{Name: "check-status", Z: 3, Triggers: []string{"status"}, Description: "Show the state of the build queue"},
+		{Name: "verify", Z: 4, Triggers: []string{"verify"}, Description: "Check an agent file's signature"},
+		{Name: "lint", Z: 5, Triggers: []string{"staticcheck"}, Description: "Run the linters"},
 	}, nil)
 	if got := route(t, r, "push my branch", nil); len(got) == 0 || got[0].Name != "git-push" || got[0].Tier != TierPhrase {
 		t.Errorf("with company: %s, want git-push sure", brief(got))
@@ -84,6 +89,20 @@ func TestLoneEverydayTrigger(t *testing.T) {
 	// Three words: one more than the trigger and its object.
 	if got := route(t, r, "push the meeting to Thursday", nil); len(got) == 0 || got[0].Name != "git-push" || got[0].Tier != TierRelaxed {
 		t.Errorf("alone in three words: %s, want git-push first as a relaxed guess", brief(got))
+	}
+	for _, tt := range []struct {
+		text, want, tier string
+	}{
+		{"verify my email address for the newsletter", "verify", TierRelaxed}, // not an everyday word, still alone
+		{"tell me the status of my pizza delivery", "check-status", TierRelaxed},
+		{"verify the signature", "verify", TierPhrase},                    // three words: the trigger is the errand
+		{"verify the signature of this agent file", "verify", TierPhrase}, // company: signature, agent, file
+		{"status of the build queue please", "check-status", TierPhrase},
+		{"any staticcheck warnings in the mcp package", "lint", TierPhrase}, // no English word: a tool's name
+	} {
+		if got := route(t, r, tt.text, nil); len(got) == 0 || got[0].Name != tt.want || got[0].Tier != tt.tier {
+			t.Errorf("%q: %s, want %s first, %s", tt.text, brief(got), tt.want, tt.tier)
+		}
 	}
 }
 
