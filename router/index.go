@@ -4,7 +4,6 @@ import (
 	"fmt"
 
 	"github.com/blevesearch/bleve/v2/analysis/analyzer/custom"
-	"github.com/blevesearch/bleve/v2/analysis/lang/en"
 	"github.com/blevesearch/bleve/v2/analysis/token/lowercase"
 	"github.com/blevesearch/bleve/v2/mapping"
 	index "github.com/blevesearch/bleve_index_api"
@@ -13,7 +12,7 @@ import (
 // SchemaVersion identifies the index layout (mapping, fields, analyzers,
 // cache files). Cache entries carry it in their key and manifest; bump it
 // whenever any of those change so old entries are never trusted.
-const SchemaVersion = 11
+const SchemaVersion = 12
 
 // Analysis names registered with bleve. They are part of the persisted
 // mapping, so renaming one is a schema change.
@@ -48,9 +47,9 @@ func newMapping() (*mapping.IndexMappingImpl, error) {
 		tokenizer string
 		filters   []string
 	}{
-		textAnalyzer:  {wordsTokenizer, []string{lowercase.Name, en.StopName, porterFilter}},
+		textAnalyzer:  {wordsTokenizer, []string{lowercase.Name, stopFilter, porterFilter}},
 		exactAnalyzer: {wordsTokenizer, []string{lowercase.Name}},
-		docAnalyzer:   {docTokenizer, []string{lowercase.Name, en.StopName, porterFilter, repeatFilterN}},
+		docAnalyzer:   {docTokenizer, []string{lowercase.Name, stopFilter, porterFilter, repeatFilterN}},
 	}
 	for name, a := range analyzers {
 		err := im.AddCustomAnalyzer(name, map[string]interface{}{

@@ -5,9 +5,6 @@ import (
 	"math/bits"
 	"slices"
 	"strings"
-
-	"github.com/blevesearch/bleve/v2/analysis"
-	"github.com/blevesearch/bleve/v2/analysis/lang/en"
 )
 
 // Stage 3 of a ranked route: weigh the candidates their tier leaves
@@ -301,15 +298,6 @@ type request struct {
 	// relevance fill (relevanceFill, runnersup.go).
 	memo *searchMemo
 }
-
-// stopWords are the English stop words the text analyzer drops.
-var stopWords = func() analysis.TokenMap {
-	m := analysis.NewTokenMap()
-	if err := m.LoadBytes(en.EnglishStopWords); err != nil {
-		panic("router: loading the English stop words: " + err.Error())
-	}
-	return m
-}()
 
 // readRequest is request in the memory of old, a request read before,
 // which it reuses: routeRanked keeps one per tally.
