@@ -35,3 +35,18 @@ func TestRelevanceFill(t *testing.T) {
 		t.Errorf("after a sure match: %+v, want release then bump-dependency as a runner-up", got)
 	}
 }
+
+// TestRunnerUpsSayTheirWords: every runner-up lists a request word its
+// skill holds; one brought in only by the commonest characters (了, 一)
+// or by single characters the reader is not shown is left out, so the
+// list a model reads has no line with nothing matched.
+func TestRunnerUpsSayTheirWords(t *testing.T) {
+	r := newTest(t, loadAgentSkills(t, "../examples/kefu.3md"), nil)
+	for _, text := range []string{"手机号少写了一位", "衣服破了个洞，拍了照片，怎么处理", "我搬家了，寄到新家去吧", "吊牌还在，没洗过，能退吗"} {
+		for _, m := range route(t, r, text, nil) {
+			if len(m.Hits) == 0 {
+				t.Errorf("%q: %s (%s) lists no word", text, m.Name, m.Tier)
+			}
+		}
+	}
+}

@@ -353,7 +353,9 @@ func (r *Router) requestGrams(text string) []string {
 // gramRunnersUp appends to out, for a request in an unspaced script, up
 // to want runner-ups it lacks: the plain ranking over the request's
 // characters (q) plus the pairs' summed idf (charGrams.rank), fused with
-// the plain ranking over every character (fuseRanks).
+// the plain ranking over every character (fuseRanks). A skill the fusion
+// brings by the commonest characters alone (了, 一) has no word to show
+// and is left out: the reader would get a line with nothing matched.
 func (r *Router) gramRunnersUp(p *plainBM25, q *plainRequest, text string, out []Match, want int) []Match {
 	if len(out) >= want {
 		return out
@@ -395,6 +397,9 @@ func (r *Router) gramRunnersUp(p *plainBM25, q *plainRequest, text string, out [
 		var words []string
 		m.Fit, words = p.fit(q, h.skill, true)
 		m.Hits = append(h.grams, words...)[:min(len(h.grams)+len(words), runnerUpHits)]
+		if len(m.Hits) == 0 {
+			continue
+		}
 		out = append(out, m)
 	}
 	return out
@@ -462,7 +467,9 @@ func fuseRanks(pairs []gramHit, plain []scored, hits map[int]*gramHit) []gramHit
 // bodies, which the plain ranking does not read), as runner-ups with
 // their fit: a request whose words a skill says only through a stem or
 // in its body ("update cobra" for a skill whose body says go get -u)
-// still gets a short list a model can pick from rather than none.
+// still gets a short list a model can pick from rather than none. A
+// skill that holds none of the words a reader is shown (single
+// characters only) is left out.
 func (r *Router) relevanceFill(ctx context.Context, text string, rq request, pt *plainText, out []Match, limit int) ([]Match, error) {
 	want := limit
 	if want == 0 {
@@ -503,7 +510,9 @@ func (r *Router) relevanceFill(ctx context.Context, text string, rq request, pt 
 		m := Match{Name: name, Z: z, Relevance: roundRelevance(h.score), Tier: TierRunnerUp}
 		m.Fit, m.Hits = p.fit(q, h.skill, true)
 		if len(m.Hits) == 0 {
-			m.Hits = r.fillWords(a, h.skill, body)
+			if m.Hits = r.fillWords(a, h.skill, body); len(m.Hits) == 0 {
+				continue
+			}
 		}
 		out = append(out, m)
 	}
