@@ -2,6 +2,7 @@ package router
 
 import (
 	"path"
+	"slices"
 	"strings"
 	"sync"
 	"unicode"
@@ -114,14 +115,7 @@ func joinPairs(hits []string, text string) []string {
 	if len(text) > maxJoinText {
 		return hits // each join searches the text: keep a long request's cost bounded
 	}
-	wide := false
-	for _, h := range hits {
-		if h != "" && h[0] >= utf8.RuneSelf && allUnspaced(h) {
-			wide = true
-			break
-		}
-	}
-	if !wide {
+	if !slices.ContainsFunc(hits, func(h string) bool { return h != "" && h[0] >= utf8.RuneSelf && allUnspaced(h) }) {
 		return hits
 	}
 	out := make([]string, 0, len(hits))

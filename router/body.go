@@ -212,18 +212,14 @@ type docMaker struct {
 	bodies *bodyIndexBuilder // nil when no body is read
 }
 
-// maker returns a docMaker over c; with bodies set it builds the body index.
-func (c *corpus) maker(bodies bool) (*docMaker, error) {
+// maker returns a docMaker over c, which builds the body index.
+func (c *corpus) maker() (*docMaker, error) {
 	an, err := newAnalyzers(c.m)
 	if err != nil {
 		return nil, err
 	}
-	terms := c.bodyTerms
-	if !bodies {
-		terms = 0
-	}
 	x := newBodyIndexBuilder(c.skills.Len())
-	d := &docMaker{skills: c.skills, body: newBodyReader(c.skills, an, terms, x)}
+	d := &docMaker{skills: c.skills, body: newBodyReader(c.skills, an, c.bodyTerms, x)}
 	if d.body.src != nil {
 		d.bodies = x
 	}
@@ -416,11 +412,7 @@ func (x *bodyIndex) checkPostings(id uint32, skills int) error {
 			return fmt.Errorf("%w: a posting is not a varint, or repeats a skill", errBadBodies)
 		}
 		b = b[n:]
-		if k == 0 {
-			skill = gap
-		} else {
-			skill += gap
-		}
+		skill += gap // the first gap is the skill itself
 		if skill >= uint64(skills) {
 			return fmt.Errorf("%w: a posting of skill %d, of %d", errBadBodies, skill, skills)
 		}

@@ -66,10 +66,8 @@ func entryDir(o *Options) (root, entry string, err error) {
 	if hash == "" || len(hash) > 128 {
 		return "", "", fmt.Errorf("router: content hash must be 1-128 hex digits, got %d bytes", len(hash))
 	}
-	for _, c := range []byte(hash) {
-		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F') {
-			return "", "", fmt.Errorf("router: content hash %q is not hexadecimal", hash)
-		}
+	if strings.Trim(hash, "0123456789abcdefABCDEF") != "" {
+		return "", "", fmt.Errorf("router: content hash %q is not hexadecimal", hash)
 	}
 	return root, filepath.Join(root, fmt.Sprintf("index-v%d-%s", SchemaVersion, hash)), nil
 }

@@ -91,7 +91,7 @@ const progressEvery = 1000
 // bleve.NewMemOnly, which is the older engine and ignores BM25), and
 // their bodies into a body index (nil without bodies).
 func buildMemory(ctx context.Context, c *corpus, progress func(int, int)) (bleve.Index, *bodyIndex, error) {
-	d, err := c.maker(true)
+	d, err := c.maker()
 	if err != nil {
 		return nil, nil, err
 	}
@@ -122,7 +122,7 @@ func buildOffline(ctx context.Context, dir, scratch string, c *corpus, progress 
 		// The builder panics when closed with no documents.
 		return nil, fmt.Errorf("router: no skills to index in %s", dir)
 	}
-	d, err := c.maker(true)
+	d, err := c.maker()
 	if err != nil {
 		return nil, err
 	}
@@ -146,7 +146,7 @@ func buildOffline(ctx context.Context, dir, scratch string, c *corpus, progress 
 // buildBodies builds the skills' body index alone (nil without bodies):
 // for a cache entry whose body index could not be read.
 func buildBodies(ctx context.Context, c *corpus) (*bodyIndex, error) {
-	d, err := c.maker(true)
+	d, err := c.maker()
 	if err != nil || d.bodies == nil {
 		return nil, err
 	}

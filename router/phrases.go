@@ -278,10 +278,5 @@ func csrOK(start []uint32, n int) bool {
 }
 
 func allBelow(v []uint32, n int) bool {
-	for _, x := range v {
-		if int(x) >= n {
-			return false
-		}
-	}
-	return true
+	return !slices.ContainsFunc(v, func(x uint32) bool { return int(x) >= n })
 }
