@@ -20,8 +20,7 @@ func (r *Router) openIndex(ctx context.Context) error {
 		return nil
 	}
 	if p := o.Prepared; p != nil {
-		large := o.MemoryThreshold < 0 || n > o.MemoryThreshold
-		if !large || o.NoCache || p.path == "" {
+		if !r.large() || o.NoCache || p.path == "" {
 			p.Close()
 		} else if ok, err := r.adopt(ctx, p); ok || err != nil {
 			return err
@@ -51,28 +50,26 @@ func (r *Router) openIndex(ctx context.Context) error {
 // cache that cannot be used falls back to (Info says why).
 func (r *Router) buildBleve(ctx context.Context) (*cached, error) {
 	o := &r.opts
-	n := r.src.Len()
-	large := o.MemoryThreshold < 0 || n > o.MemoryThreshold
-	var b *cached
 	var reason string
-	if large && !o.NoCache && o.ContentHash != "" {
+	if r.large() && !o.NoCache && o.ContentHash != "" {
 		c, err := r.fromCache(ctx)
 		if err == nil {
-			b = c
+			return c, nil
 		} else if ctx.Err() != nil {
 			return nil, ctx.Err()
-		} else {
-			reason = fmt.Sprintf("cache unusable, indexed in memory: %v", err)
 		}
+		reason = fmt.Sprintf("cache unusable, indexed in memory: %v", err)
 	}
-	if b == nil {
-		idx, bodies, err := buildMemory(ctx, r.corpus(), o.Progress)
-		if err != nil {
-			return nil, err
-		}
-		b = &cached{idx: idx, bodies: bodies, kind: IndexMemory, reason: reason}
+	idx, bodies, err := buildMemory(ctx, r.corpus(), o.Progress)
+	if err != nil {
+		return nil, err
 	}
-	return b, nil
+	return &cached{idx: idx, bodies: bodies, kind: IndexMemory, reason: reason}, nil
+}
+
+// large reports whether r's agent is over Options.MemoryThreshold skills.
+func (r *Router) large() bool {
+	return r.opts.MemoryThreshold < 0 || r.src.Len() > r.opts.MemoryThreshold
 }
 
 func (r *Router) fromCache(ctx context.Context) (*cached, error) {

@@ -1,6 +1,7 @@
 package router
 
 import (
+	"cmp"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -247,10 +248,7 @@ func (x *phraseIndex) check(skills Source) error {
 			return fmt.Errorf("%w: phrase %d points past the skills", errBadPhrases, p)
 		}
 	}
-	if err := x.exact.check(n); err != nil {
-		return err
-	}
-	if err := x.stems.check(n); err != nil {
+	if err := cmp.Or(x.exact.check(n), x.stems.check(n)); err != nil {
 		return err
 	}
 	for _, u := range x.exactSet {

@@ -110,6 +110,9 @@ func (h *heldThesaurus) expand(toks, stems []string) *expansion {
 	}
 	var ex *expansion
 	add := func(g uint32, word string) {
+		if ex == nil {
+			ex = &expansion{}
+		}
 		jargon := th.oneWay(g)
 		for _, hs := range h.syn[g] {
 			if len(ex.syn) == maxSynonymTerms || slices.Contains(stems, hs.stem) ||
@@ -124,9 +127,6 @@ func (h *heldThesaurus) expand(toks, stems []string) *expansion {
 			continue
 		}
 		if len(th.single[st]) > 0 && !h.has(st) {
-			if ex == nil {
-				ex = &expansion{}
-			}
 			for _, g := range th.single[st] {
 				add(g, toks[i])
 			}
@@ -136,9 +136,6 @@ func (h *heldThesaurus) expand(toks, stems []string) *expansion {
 			if i+len(m.stems) > len(stems) || !slices.Equal(stems[i:i+len(m.stems)], m.stems) ||
 				!slices.ContainsFunc(m.content, func(st string) bool { return !h.has(st) }) {
 				continue // not said, or not a gap: every word of it is held
-			}
-			if ex == nil {
-				ex = &expansion{}
 			}
 			word := toks[i] // the first content word of the span names it
 			for _, tok := range toks[i : i+len(m.stems)] {
