@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"github.com/agent3md/agent3md/internal/listfile"
 	"hash/crc32"
 	"os"
 	"unicode/utf8"
@@ -347,7 +348,7 @@ func (x *bodyIndex) setAverage() {
 }
 
 // The body index is saved in a cache entry beside the bleve index
-// (bodies.bin, in codec.go's form), so a warm start reads it instead of
+// (bodies.bin, in internal/listfile's form), so a warm start reads it instead of
 // every body; decodeBodyIndex checks every bound and every posting.
 const (
 	bodiesName  = "bodies.bin"
@@ -358,9 +359,9 @@ var errBadBodies = errors.New("body index file is damaged")
 
 // writeBodyIndex saves x to path.
 func writeBodyIndex(path string, x *bodyIndex) error {
-	buf := appendTerms([]byte(bodiesMagic), x.ids)
+	buf := listfile.AppendTerms([]byte(bodiesMagic), x.ids)
 	for _, l := range [][]uint32{x.start, x.df, x.length} {
-		buf = appendInts(buf, l)
+		buf = listfile.AppendInts(buf, l)
 	}
 	buf = binary.AppendUvarint(buf, uint64(len(x.post)))
 	return os.WriteFile(path, append(buf, x.post...), 0o644)
@@ -368,7 +369,7 @@ func writeBodyIndex(path string, x *bodyIndex) error {
 
 // readBodyIndex reads the body index of skills skills from path.
 func readBodyIndex(path string, skills int) (*bodyIndex, error) {
-	data, err := readListFile(path, errBadBodies)
+	data, err := listfile.Read(path, errBadBodies)
 	if err != nil {
 		return nil, err
 	}
@@ -378,10 +379,10 @@ func readBodyIndex(path string, skills int) (*bodyIndex, error) {
 // decodeBodyIndex decodes a body index of skills skills, checking that
 // every term's postings are df of them, ascending, each a skill.
 func decodeBodyIndex(data []byte, skills int) (*bodyIndex, error) {
-	d := newListReader(data, bodiesMagic, errBadBodies)
-	ids := d.terms()
-	x := &bodyIndex{ids: ids, start: d.ints("offsets"), df: d.ints("counts"), length: d.ints("lengths"), post: d.bytes("posting bytes")}
-	if err := d.end("postings"); err != nil {
+	d := listfile.NewReader(data, bodiesMagic, errBadBodies)
+	ids := d.Terms()
+	x := &bodyIndex{ids: ids, start: d.Ints("offsets"), df: d.Ints("counts"), length: d.Ints("lengths"), post: d.Bytes("posting bytes")}
+	if err := d.End("postings"); err != nil {
 		return nil, err
 	}
 	if len(x.start) != len(ids)+1 || len(x.df) != len(ids) || x.start[0] != 0 || int(x.start[len(ids)]) != len(x.post) || len(x.length) != skills {

@@ -22,7 +22,7 @@ import (
 
 // A cache entry, <CacheDir>/index-v<SchemaVersion>-<ContentHash>/ (doc.go,
 // "Index lifecycle"), holds manifest.json, the bleve index under bleve/,
-// phrases.bin, stats.bin and bodies.bin (codec.go); built under
+// phrases.bin, stats.bin and bodies.bin (internal/listfile); built under
 // ".build-*" beside it and renamed into place, so a reader sees a whole
 // entry or none.
 const (

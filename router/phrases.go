@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"github.com/agent3md/agent3md/internal/listfile"
 	"math"
 	"os"
 	"slices"
@@ -182,7 +183,7 @@ func csr(buckets int, key []uint32) (start, items []uint32) {
 }
 
 // The phrase index is saved beside a cached bleve index (phrases.bin, in
-// codec.go's form) so a warm start reads it instead of tokenising and
+// internal/listfile's form) so a warm start reads it instead of tokenising and
 // stemming every trigger again; check still bounds every index it holds,
 // so even a file that slipped past the manifest's checksums cannot make
 // routing index out of range.
@@ -197,12 +198,12 @@ var errBadPhrases = errors.New("phrase index file is damaged")
 func writePhrases(path string, x *phraseIndex) error {
 	buf := append([]byte(phrasesMagic), 0)[:len(phrasesMagic)]
 	for _, l := range [][]uint32{x.skillOf, x.ordOf, x.exactSet} {
-		buf = appendInts(buf, l)
+		buf = listfile.AppendInts(buf, l)
 	}
 	for _, v := range []*vocabLists{&x.exact, &x.stems} {
-		buf = appendTerms(buf, v.ids)
+		buf = listfile.AppendTerms(buf, v.ids)
 		for _, l := range [][]uint32{v.start, v.toks, v.ownS, v.own, v.anchorS, v.anchor} {
-			buf = appendInts(buf, l)
+			buf = listfile.AppendInts(buf, l)
 		}
 	}
 	return os.WriteFile(path, buf, 0o644)
@@ -211,18 +212,18 @@ func writePhrases(path string, x *phraseIndex) error {
 // readPhrases loads the phrase index saved for skills; with skills nil
 // it is not checked, and nothing may route with it before check.
 func readPhrases(path string, skills Source) (*phraseIndex, error) {
-	data, err := readListFile(path, errBadPhrases)
+	data, err := listfile.Read(path, errBadPhrases)
 	if err != nil {
 		return nil, err
 	}
-	d := newListReader(data, phrasesMagic, errBadPhrases)
-	x := &phraseIndex{skillOf: d.ints("phrases"), ordOf: d.ints("phrases"), exactSet: d.ints("phrases")}
+	d := listfile.NewReader(data, phrasesMagic, errBadPhrases)
+	x := &phraseIndex{skillOf: d.Ints("phrases"), ordOf: d.Ints("phrases"), exactSet: d.Ints("phrases")}
 	for _, v := range []*vocabLists{&x.exact, &x.stems} {
-		v.ids = d.terms()
-		v.start, v.toks, v.ownS, v.own = d.ints("sets"), d.ints("tokens"), d.ints("sets"), d.ints("phrases")
-		v.anchorS, v.anchor = d.ints("terms"), d.ints("anchors")
+		v.ids = d.Terms()
+		v.start, v.toks, v.ownS, v.own = d.Ints("sets"), d.Ints("tokens"), d.Ints("sets"), d.Ints("phrases")
+		v.anchorS, v.anchor = d.Ints("terms"), d.Ints("anchors")
 	}
-	if err := d.end("lists"); err != nil {
+	if err := d.End("lists"); err != nil {
 		return nil, err
 	}
 	if skills != nil {
