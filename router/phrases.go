@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/agent3md/agent3md/internal/listfile"
+	"github.com/agent3md/agent3md/internal/slips"
 	"math"
 	"os"
 	"slices"
@@ -278,4 +279,34 @@ func csrOK(start []uint32, n int) bool {
 
 func allBelow(v []uint32, n int) bool {
 	return !slices.ContainsFunc(v, func(x uint32) bool { return int(x) >= n })
+}
+
+// Typing slips ("atest the release binary"): when a Ranked route finds no
+// phrase and no name, its words are read through a speller of the agent's
+// trigger and name words (internal/slips) and it is routed again, once
+// (rankedRoute).
+type speller = slips.Speller
+
+// buildSpeller collects src's trigger and name words.
+func buildSpeller(src Source, x *phraseIndex) *speller {
+	sp := slips.New(slips.Options{Stem: stem, Skip: func(w string) bool { return stopWords[w] }})
+	for w := range x.exact.ids {
+		sp.Add(w)
+	}
+	var toks []string
+	for i := 0; i < src.Len(); i++ {
+		name, _, _ := src.Phrases(i)
+		toks = appendTokens(toks[:0], name)
+		for _, w := range toks {
+			sp.Add(w)
+		}
+	}
+	return sp
+}
+
+// spellerOf returns r's speller, building it on first use: most routes
+// hit a phrase and never need it.
+func (r *Router) spellerOf() *speller {
+	r.spellOnce.Do(func() { r.speller = buildSpeller(r.src, r.phrases) })
+	return r.speller
 }
