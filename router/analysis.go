@@ -29,12 +29,11 @@ func (wordsTokenizerImpl) Tokenize(input []byte) analysis.TokenStream {
 	wide := false // a word holds a rune of an unspaced script
 	for i := 0; i < len(input); {
 		w, size := asciiWord[input[i]&0x7f], 1
-		if input[i] >= utf8.RuneSelf {
-			w, size = wordAt(input, i)
-			if w && !wide {
-				r, _ := utf8.DecodeRune(input[i:])
-				wide = unspaced(r)
-			}
+		if input[i] >= utf8.RuneSelf { // invalid UTF-8 is no word rune
+			var r rune
+			r, size = utf8.DecodeRune(input[i:])
+			w = isWordRune(r) && !(r == utf8.RuneError && size == 1)
+			wide = wide || w && unspaced(r)
 		}
 		if w && start < 0 {
 			start = i
@@ -146,16 +145,6 @@ var asciiWord = func() (t [utf8.RuneSelf]bool) {
 	}
 	return t
 }()
-
-// wordAt reports whether the rune at input[i] is a word rune (invalid
-// UTF-8 is not), and its size.
-func wordAt(input []byte, i int) (bool, int) {
-	if c := input[i]; c < utf8.RuneSelf {
-		return asciiWord[c], 1
-	}
-	r, size := utf8.DecodeRune(input[i:])
-	return isWordRune(r) && !(r == utf8.RuneError && size == 1), size
-}
 
 // stemCacheMax bounds the stem cache; past it, stems are computed each time.
 const stemCacheMax = 1 << 16

@@ -152,13 +152,8 @@ func (v *vocabLists) finish() {
 	}
 	anchorOf := make([]uint32, v.sets())
 	for u := range anchorOf {
-		best := v.toks[v.start[u]]
-		for _, t := range v.toks[v.start[u]+1 : v.start[u+1]] {
-			if freq[t] < freq[best] {
-				best = t
-			}
-		}
-		anchorOf[u] = best
+		// The first of the rarest ids.
+		anchorOf[u] = slices.MinFunc(v.toks[v.start[u]:v.start[u+1]], func(a, b uint32) int { return cmp.Compare(freq[a], freq[b]) })
 	}
 	v.anchorS, v.anchor = csr(len(v.ids), anchorOf)
 	v.setOf, v.setOfP, v.keyBuf = nil, nil, nil
