@@ -23,10 +23,7 @@ import (
 // asks for qiskit). With runnersUp (beside sure matches) the thesaurus
 // is not read: it never reorders what a phrase found.
 func (r *Router) relaxed(ctx context.Context, text string, limit int, sp *specifics, rq request, runnersUp bool) ([]Match, error) {
-	want := limit
-	if want == 0 {
-		want = relaxedLimit
-	}
+	want := cmp.Or(limit, relaxedLimit)
 	var ex *expansion
 	if !runnersUp {
 		// Only here, with no phrase hit and nothing named, may synonyms
