@@ -195,10 +195,13 @@ type corpus struct {
 	stats     *termStats // a background router's: saved in a new entry as they are
 }
 
-// readsBodies reports whether an index of c holds body terms.
-func (c *corpus) readsBodies() bool {
-	_, ok := c.skills.(Bodies)
-	return ok && c.bodyTerms > 0
+// bodies is c's skills' bodies, or nil when an index of c holds no body
+// terms (they have none, or bodyTerms is 0).
+func (c *corpus) bodies() Bodies {
+	if b, ok := c.skills.(Bodies); ok && c.bodyTerms > 0 {
+		return b
+	}
+	return nil
 }
 
 func (r *Router) corpus() *corpus {

@@ -78,11 +78,7 @@ func entryDir(o *Options) (root, entry string, err error) {
 // so an entry built from other skills under the same hash is caught.
 func fingerprint(in *corpus) uint32 {
 	var crc uint32
-	skills := in.skills
-	bodies, _ := skills.(Bodies)
-	if in.bodyTerms <= 0 {
-		bodies = nil
-	}
+	skills, bodies := in.skills, in.bodies()
 	buf := make([]byte, 0, 64<<10)
 	if bodies != nil {
 		buf = binary.LittleEndian.AppendUint64(buf, uint64(in.bodyTerms))
@@ -283,7 +279,7 @@ func openCached(ctx context.Context, root, entry, hash string, in *corpus, progr
 			return nil, err
 		}
 	}
-	if c.bodies == nil && in.readsBodies() {
+	if c.bodies == nil && in.bodies() != nil {
 		c.bodies, err = readBodyIndex(filepath.Join(c.path, bodiesName), skills.Len())
 		if err != nil { // checked by the manifest, so only a race gets here
 			if c.bodies, err = buildBodies(ctx, in); err != nil {

@@ -249,7 +249,7 @@ func (r *Router) adopt(ctx context.Context, p *Prepared) (bool, error) {
 		return false, p.Close()
 	}
 	bodies := p.bodies
-	if in := r.corpus(); bodies == nil && in.readsBodies() {
+	if in := r.corpus(); bodies == nil && in.bodies() != nil {
 		var err error
 		if bodies, err = buildBodies(ctx, in); err != nil {
 			p.Close()
