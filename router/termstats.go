@@ -256,7 +256,7 @@ func skillsByDoc(ctx context.Context, snap index.IndexReader, n int) (func(index
 //	the K distinct lengthNorm values (K, then K floats), then per skill
 //	  the position of its value among them (a field's length takes few
 //	  values: a byte a skill where a float takes eight)
-//	the vocabulary (appendTerms)
+//	the vocabulary (listfile.AppendTerms)
 //	T document frequencies df
 //	per term, in id order, df postings: the skill's gap from the term's
 //	  previous posting (the first: the skill itself), then its frequency
