@@ -119,14 +119,11 @@ func joinPairs(hits []string, text string) []string {
 	}
 	out := make([]string, 0, len(hits))
 	for _, h := range hits {
-		if n := len(out); n > 0 && allUnspaced(h) && allUnspaced(out[n-1]) {
-			last, size := utf8.DecodeLastRuneInString(out[n-1])
-			first, fsize := utf8.DecodeRuneInString(h)
-			if size > 0 && last == first {
-				if joined := out[n-1] + h[fsize:]; strings.Contains(text, joined) {
-					out[n-1] = joined
-					continue
-				}
+		if n := len(out); n > 0 && continuesRun(out[n-1], h) {
+			_, size := utf8.DecodeRuneInString(h)
+			if joined := out[n-1] + h[size:]; strings.Contains(text, joined) {
+				out[n-1] = joined
+				continue
 			}
 		}
 		out = append(out, h)
