@@ -2,6 +2,7 @@ package router
 
 import (
 	"path"
+	"slices"
 	"strings"
 	"sync"
 	"unicode"
@@ -28,12 +29,11 @@ func (wordsTokenizerImpl) Tokenize(input []byte) analysis.TokenStream {
 	wide := false // a word holds a rune of an unspaced script
 	for i := 0; i < len(input); {
 		w, size := asciiWord[input[i]&0x7f], 1
-		if input[i] >= utf8.RuneSelf {
-			w, size = wordAt(input, i)
-			if w && !wide {
-				r, _ := utf8.DecodeRune(input[i:])
-				wide = unspaced(r)
-			}
+		if input[i] >= utf8.RuneSelf { // invalid UTF-8 is no word rune
+			var r rune
+			r, size = utf8.DecodeRune(input[i:])
+			w = isWordRune(r) && !(r == utf8.RuneError && size == 1)
+			wide = wide || w && unspaced(r)
 		}
 		if w && start < 0 {
 			start = i
@@ -114,26 +114,16 @@ func joinPairs(hits []string, text string) []string {
 	if len(text) > maxJoinText {
 		return hits // each join searches the text: keep a long request's cost bounded
 	}
-	wide := false
-	for _, h := range hits {
-		if h != "" && h[0] >= utf8.RuneSelf && allUnspaced(h) {
-			wide = true
-			break
-		}
-	}
-	if !wide {
+	if !slices.ContainsFunc(hits, func(h string) bool { return h != "" && h[0] >= utf8.RuneSelf && allUnspaced(h) }) {
 		return hits
 	}
 	out := make([]string, 0, len(hits))
 	for _, h := range hits {
-		if n := len(out); n > 0 && allUnspaced(h) && allUnspaced(out[n-1]) {
-			last, size := utf8.DecodeLastRuneInString(out[n-1])
-			first, fsize := utf8.DecodeRuneInString(h)
-			if size > 0 && last == first {
-				if joined := out[n-1] + h[fsize:]; strings.Contains(text, joined) {
-					out[n-1] = joined
-					continue
-				}
+		if n := len(out); n > 0 && continuesRun(out[n-1], h) {
+			_, size := utf8.DecodeRuneInString(h)
+			if joined := out[n-1] + h[size:]; strings.Contains(text, joined) {
+				out[n-1] = joined
+				continue
 			}
 		}
 		out = append(out, h)
@@ -152,16 +142,6 @@ var asciiWord = func() (t [utf8.RuneSelf]bool) {
 	}
 	return t
 }()
-
-// wordAt reports whether the rune at input[i] is a word rune (invalid
-// UTF-8 is not), and its size.
-func wordAt(input []byte, i int) (bool, int) {
-	if c := input[i]; c < utf8.RuneSelf {
-		return asciiWord[c], 1
-	}
-	r, size := utf8.DecodeRune(input[i:])
-	return isWordRune(r) && !(r == utf8.RuneError && size == 1), size
-}
 
 // stemCacheMax bounds the stem cache; past it, stems are computed each time.
 const stemCacheMax = 1 << 16

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"github.com/agent3md/agent3md/internal/listfile"
 	"hash/crc32"
 	"os"
 	"unicode/utf8"
@@ -194,10 +195,13 @@ type corpus struct {
 	stats     *termStats // a background router's: saved in a new entry as they are
 }
 
-// readsBodies reports whether an index of c holds body terms.
-func (c *corpus) readsBodies() bool {
-	_, ok := c.skills.(Bodies)
-	return ok && c.bodyTerms > 0
+// bodies is c's skills' bodies, or nil when an index of c holds no body
+// terms (they have none, or bodyTerms is 0).
+func (c *corpus) bodies() Bodies {
+	if b, ok := c.skills.(Bodies); ok && c.bodyTerms > 0 {
+		return b
+	}
+	return nil
 }
 
 func (r *Router) corpus() *corpus {
@@ -212,18 +216,14 @@ type docMaker struct {
 	bodies *bodyIndexBuilder // nil when no body is read
 }
 
-// maker returns a docMaker over c; with bodies set it builds the body index.
-func (c *corpus) maker(bodies bool) (*docMaker, error) {
+// maker returns a docMaker over c, which builds the body index.
+func (c *corpus) maker() (*docMaker, error) {
 	an, err := newAnalyzers(c.m)
 	if err != nil {
 		return nil, err
 	}
-	terms := c.bodyTerms
-	if !bodies {
-		terms = 0
-	}
 	x := newBodyIndexBuilder(c.skills.Len())
-	d := &docMaker{skills: c.skills, body: newBodyReader(c.skills, an, terms, x)}
+	d := &docMaker{skills: c.skills, body: newBodyReader(c.skills, an, c.bodyTerms, x)}
 	if d.body.src != nil {
 		d.bodies = x
 	}
@@ -351,7 +351,7 @@ func (x *bodyIndex) setAverage() {
 }
 
 // The body index is saved in a cache entry beside the bleve index
-// (bodies.bin, in codec.go's form), so a warm start reads it instead of
+// (bodies.bin, in internal/listfile's form), so a warm start reads it instead of
 // every body; decodeBodyIndex checks every bound and every posting.
 const (
 	bodiesName  = "bodies.bin"
@@ -362,9 +362,9 @@ var errBadBodies = errors.New("body index file is damaged")
 
 // writeBodyIndex saves x to path.
 func writeBodyIndex(path string, x *bodyIndex) error {
-	buf := appendTerms([]byte(bodiesMagic), x.ids)
+	buf := listfile.AppendTerms([]byte(bodiesMagic), x.ids)
 	for _, l := range [][]uint32{x.start, x.df, x.length} {
-		buf = appendInts(buf, l)
+		buf = listfile.AppendInts(buf, l)
 	}
 	buf = binary.AppendUvarint(buf, uint64(len(x.post)))
 	return os.WriteFile(path, append(buf, x.post...), 0o644)
@@ -372,7 +372,7 @@ func writeBodyIndex(path string, x *bodyIndex) error {
 
 // readBodyIndex reads the body index of skills skills from path.
 func readBodyIndex(path string, skills int) (*bodyIndex, error) {
-	data, err := readListFile(path, errBadBodies)
+	data, err := listfile.Read(path, errBadBodies)
 	if err != nil {
 		return nil, err
 	}
@@ -382,10 +382,10 @@ func readBodyIndex(path string, skills int) (*bodyIndex, error) {
 // decodeBodyIndex decodes a body index of skills skills, checking that
 // every term's postings are df of them, ascending, each a skill.
 func decodeBodyIndex(data []byte, skills int) (*bodyIndex, error) {
-	d := newListReader(data, bodiesMagic, errBadBodies)
-	ids := d.terms()
-	x := &bodyIndex{ids: ids, start: d.ints("offsets"), df: d.ints("counts"), length: d.ints("lengths"), post: d.bytes("posting bytes")}
-	if err := d.end("postings"); err != nil {
+	d := listfile.NewReader(data, bodiesMagic, errBadBodies)
+	ids := d.Terms()
+	x := &bodyIndex{ids: ids, start: d.Ints("offsets"), df: d.Ints("counts"), length: d.Ints("lengths"), post: d.Bytes("posting bytes")}
+	if err := d.End("postings"); err != nil {
 		return nil, err
 	}
 	if len(x.start) != len(ids)+1 || len(x.df) != len(ids) || x.start[0] != 0 || int(x.start[len(ids)]) != len(x.post) || len(x.length) != skills {
@@ -416,11 +416,7 @@ func (x *bodyIndex) checkPostings(id uint32, skills int) error {
 			return fmt.Errorf("%w: a posting is not a varint, or repeats a skill", errBadBodies)
 		}
 		b = b[n:]
-		if k == 0 {
-			skill = gap
-		} else {
-			skill += gap
-		}
+		skill += gap // the first gap is the skill itself
 		if skill >= uint64(skills) {
 			return fmt.Errorf("%w: a posting of skill %d, of %d", errBadBodies, skill, skills)
 		}

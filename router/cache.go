@@ -1,6 +1,7 @@
 package router
 
 import (
+	"cmp"
 	"context"
 	"encoding/binary"
 	"encoding/json"
@@ -22,7 +23,7 @@ import (
 
 // A cache entry, <CacheDir>/index-v<SchemaVersion>-<ContentHash>/ (doc.go,
 // "Index lifecycle"), holds manifest.json, the bleve index under bleve/,
-// phrases.bin, stats.bin and bodies.bin (codec.go); built under
+// phrases.bin, stats.bin and bodies.bin (internal/listfile); built under
 // ".build-*" beside it and renamed into place, so a reader sees a whole
 // entry or none.
 const (
@@ -66,10 +67,8 @@ func entryDir(o *Options) (root, entry string, err error) {
 	if hash == "" || len(hash) > 128 {
 		return "", "", fmt.Errorf("router: content hash must be 1-128 hex digits, got %d bytes", len(hash))
 	}
-	for _, c := range []byte(hash) {
-		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F') {
-			return "", "", fmt.Errorf("router: content hash %q is not hexadecimal", hash)
-		}
+	if strings.Trim(hash, "0123456789abcdefABCDEF") != "" {
+		return "", "", fmt.Errorf("router: content hash %q is not hexadecimal", hash)
 	}
 	return root, filepath.Join(root, fmt.Sprintf("index-v%d-%s", SchemaVersion, hash)), nil
 }
@@ -79,11 +78,7 @@ func entryDir(o *Options) (root, entry string, err error) {
 // so an entry built from other skills under the same hash is caught.
 func fingerprint(in *corpus) uint32 {
 	var crc uint32
-	skills := in.skills
-	bodies, _ := skills.(Bodies)
-	if in.bodyTerms <= 0 {
-		bodies = nil
-	}
+	skills, bodies := in.skills, in.bodies()
 	buf := make([]byte, 0, 64<<10)
 	if bodies != nil {
 		buf = binary.LittleEndian.AppendUint64(buf, uint64(in.bodyTerms))
@@ -263,18 +258,14 @@ func openCached(ctx context.Context, root, entry, hash string, in *corpus, progr
 	if err != nil {
 		return nil, err
 	}
-	if c.kind == IndexCacheHit {
-		if got := fp(); got != c.builtFP {
-			c.idx.Close()
-			discard(root, c.path)
-			reason := fmt.Sprintf("%v: %s: built from different skills (fingerprint %08x, want %08x)", errBadEntry, c.path, c.builtFP, got)
-			if c, err = openEntry(ctx, root, entry, hash, in, fp, progress); err != nil {
-				return nil, err
-			}
-			if c.reason == "" {
-				c.reason = reason
-			}
+	if c.kind == IndexCacheHit && fp() != c.builtFP {
+		c.idx.Close()
+		discard(root, c.path)
+		reason := fmt.Sprintf("%v: %s: built from different skills (fingerprint %08x, want %08x)", errBadEntry, c.path, c.builtFP, fp())
+		if c, err = openEntry(ctx, root, entry, hash, in, fp, progress); err != nil {
+			return nil, err
 		}
+		c.reason = cmp.Or(c.reason, reason)
 	}
 	if c.phrases == nil {
 		c.phrases, err = readPhrases(filepath.Join(c.path, phrasesName), skills)
@@ -288,7 +279,7 @@ func openCached(ctx context.Context, root, entry, hash string, in *corpus, progr
 			return nil, err
 		}
 	}
-	if c.bodies == nil && in.readsBodies() {
+	if c.bodies == nil && in.bodies() != nil {
 		c.bodies, err = readBodyIndex(filepath.Join(c.path, bodiesName), skills.Len())
 		if err != nil { // checked by the manifest, so only a race gets here
 			if c.bodies, err = buildBodies(ctx, in); err != nil {
@@ -350,61 +341,62 @@ func openEntry(ctx context.Context, root, entry, hash string, in *corpus, fp fun
 	if err != nil {
 		return nil, fmt.Errorf("router: creating build directory: %w", err)
 	}
-	phrases, bodies, stats, err := fillEntry(ctx, tmp, hash, in, fp, progress)
+	c, err := fillEntry(ctx, tmp, hash, in, fp, progress)
 	if err != nil {
 		os.RemoveAll(tmp)
 		return nil, err
 	}
+	c.path, c.reason = entry, reason
 	if err := os.Rename(tmp, entry); err == nil {
-		idx, err := openReadOnly(entry)
-		if err != nil {
+		c.kind = IndexCacheBuilt
+		if c.idx, err = openReadOnly(entry); err != nil {
 			return nil, fmt.Errorf("router: opening new cache entry %s: %w", entry, err)
 		}
-		return &cached{idx: idx, phrases: phrases, bodies: bodies, stats: stats, kind: IndexCacheBuilt, path: entry, reason: reason}, nil
+		return c, nil
 	}
 	// Someone else renamed an entry into place first.
 	if m, err := verifyEntry(entry, hash, skills.Len()); err == nil && m.Fingerprint == fp() {
 		if idx, err := openReadOnly(entry); err == nil {
 			os.RemoveAll(tmp)
-			return &cached{idx: idx, phrases: phrases, bodies: bodies, stats: stats, kind: IndexCacheHit, path: entry, reason: reason, builtFP: m.Fingerprint}, nil
+			c.idx, c.kind, c.builtFP = idx, IndexCacheHit, m.Fingerprint
+			return c, nil
 		}
 	}
-	idx, err := openReadOnly(tmp)
-	if err != nil {
+	if c.idx, err = openReadOnly(tmp); err != nil {
 		os.RemoveAll(tmp)
 		return nil, fmt.Errorf("router: opening built index %s: %w", tmp, err)
 	}
-	return &cached{idx: idx, phrases: phrases, bodies: bodies, stats: stats, kind: IndexTemp, path: tmp, reason: "another process holds the cache entry",
-		cleanup: func() { os.RemoveAll(tmp) }}, nil
+	c.kind, c.path, c.reason, c.cleanup = IndexTemp, tmp, "another process holds the cache entry", func() { os.RemoveAll(tmp) }
+	return c, nil
 }
 
-// fillEntry builds a cache entry's files in the directory tmp.
-func fillEntry(ctx context.Context, tmp, hash string, in *corpus, fp func() uint32, progress func(int, int)) (*phraseIndex, *bodyIndex, *termStats, error) {
+// fillEntry builds a cache entry's files in the directory tmp; it
+// returns them, without the bleve index, as a cached to open.
+func fillEntry(ctx context.Context, tmp, hash string, in *corpus, fp func() uint32, progress func(int, int)) (*cached, error) {
 	n := in.skills.Len()
 	bodies, err := buildOffline(ctx, filepath.Join(tmp, indexSubdir), tmp, in, progress)
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, err
 	}
 	if bodies != nil {
 		if err := writeBodyIndex(filepath.Join(tmp, bodiesName), bodies); err != nil {
-			return nil, nil, nil, fmt.Errorf("router: writing body index: %w", err)
+			return nil, fmt.Errorf("router: writing body index: %w", err)
 		}
 	}
-	phrases := buildPhrases(in.skills)
-	if err := writePhrases(filepath.Join(tmp, phrasesName), phrases); err != nil {
-		return nil, nil, nil, fmt.Errorf("router: writing phrase index: %w", err)
+	c := &cached{phrases: buildPhrases(in.skills), bodies: bodies, stats: in.stats}
+	if err := writePhrases(filepath.Join(tmp, phrasesName), c.phrases); err != nil {
+		return nil, fmt.Errorf("router: writing phrase index: %w", err)
 	}
 	// A background router's statistics are the index's (TestStatsFromBleve).
-	stats := in.stats
-	if stats == nil {
-		if stats, err = statsOfBuilt(ctx, tmp, n); err != nil {
-			return nil, nil, nil, err
+	if c.stats == nil {
+		if c.stats, err = statsOfBuilt(ctx, tmp, n); err != nil {
+			return nil, err
 		}
 	}
-	if err := writeStats(filepath.Join(tmp, statsName), stats); err != nil {
-		return nil, nil, nil, fmt.Errorf("router: writing term statistics: %w", err)
+	if err := writeStats(filepath.Join(tmp, statsName), c.stats); err != nil {
+		return nil, fmt.Errorf("router: writing term statistics: %w", err)
 	}
-	return phrases, bodies, stats, writeManifest(tmp, hash, n, fp())
+	return c, writeManifest(tmp, hash, n, fp())
 }
 
 // staleAge is when a build or trash directory is a dead process's: far

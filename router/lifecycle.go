@@ -20,8 +20,7 @@ func (r *Router) openIndex(ctx context.Context) error {
 		return nil
 	}
 	if p := o.Prepared; p != nil {
-		large := o.MemoryThreshold < 0 || n > o.MemoryThreshold
-		if !large || o.NoCache || p.path == "" {
+		if !r.large() || o.NoCache || p.c == nil {
 			p.Close()
 		} else if ok, err := r.adopt(ctx, p); ok || err != nil {
 			return err
@@ -37,13 +36,18 @@ func (r *Router) openIndex(ctx context.Context) error {
 			return err
 		}
 	}
-	r.idx, r.scorer, r.cleanup = b.idx, b.stats, b.cleanup
-	r.bodies.Store(b.bodies)
-	if b.phrases != nil {
-		r.phrases = b.phrases
-	}
-	r.info.Index, r.info.Path, r.info.Reason = b.kind, b.path, b.reason
+	r.use(b)
 	return nil
+}
+
+// use gives r the index c and what was read or built with it.
+func (r *Router) use(c *cached) {
+	r.idx, r.scorer, r.cleanup = c.idx, c.stats, c.cleanup
+	r.bodies.Store(c.bodies)
+	if c.phrases != nil {
+		r.phrases = c.phrases
+	}
+	r.info.Index, r.info.Path, r.info.Reason = c.kind, c.path, c.reason
 }
 
 // buildBleve opens or builds r's bleve index (at least one skill): from
@@ -51,28 +55,26 @@ func (r *Router) openIndex(ctx context.Context) error {
 // cache that cannot be used falls back to (Info says why).
 func (r *Router) buildBleve(ctx context.Context) (*cached, error) {
 	o := &r.opts
-	n := r.src.Len()
-	large := o.MemoryThreshold < 0 || n > o.MemoryThreshold
-	var b *cached
 	var reason string
-	if large && !o.NoCache && o.ContentHash != "" {
+	if r.large() && !o.NoCache && o.ContentHash != "" {
 		c, err := r.fromCache(ctx)
 		if err == nil {
-			b = c
+			return c, nil
 		} else if ctx.Err() != nil {
 			return nil, ctx.Err()
-		} else {
-			reason = fmt.Sprintf("cache unusable, indexed in memory: %v", err)
 		}
+		reason = fmt.Sprintf("cache unusable, indexed in memory: %v", err)
 	}
-	if b == nil {
-		idx, bodies, err := buildMemory(ctx, r.corpus(), o.Progress)
-		if err != nil {
-			return nil, err
-		}
-		b = &cached{idx: idx, bodies: bodies, kind: IndexMemory, reason: reason}
+	idx, bodies, err := buildMemory(ctx, r.corpus(), o.Progress)
+	if err != nil {
+		return nil, err
 	}
-	return b, nil
+	return &cached{idx: idx, bodies: bodies, kind: IndexMemory, reason: reason}, nil
+}
+
+// large reports whether r's agent is over Options.MemoryThreshold skills.
+func (r *Router) large() bool {
+	return r.opts.MemoryThreshold < 0 || r.src.Len() > r.opts.MemoryThreshold
 }
 
 func (r *Router) fromCache(ctx context.Context) (*cached, error) {
@@ -91,7 +93,7 @@ const progressEvery = 1000
 // bleve.NewMemOnly, which is the older engine and ignores BM25), and
 // their bodies into a body index (nil without bodies).
 func buildMemory(ctx context.Context, c *corpus, progress func(int, int)) (bleve.Index, *bodyIndex, error) {
-	d, err := c.maker(true)
+	d, err := c.maker()
 	if err != nil {
 		return nil, nil, err
 	}
@@ -122,7 +124,7 @@ func buildOffline(ctx context.Context, dir, scratch string, c *corpus, progress 
 		// The builder panics when closed with no documents.
 		return nil, fmt.Errorf("router: no skills to index in %s", dir)
 	}
-	d, err := c.maker(true)
+	d, err := c.maker()
 	if err != nil {
 		return nil, err
 	}
@@ -146,7 +148,7 @@ func buildOffline(ctx context.Context, dir, scratch string, c *corpus, progress 
 // buildBodies builds the skills' body index alone (nil without bodies):
 // for a cache entry whose body index could not be read.
 func buildBodies(ctx context.Context, c *corpus) (*bodyIndex, error) {
-	d, err := c.maker(true)
+	d, err := c.maker()
 	if err != nil || d.bodies == nil {
 		return nil, err
 	}
@@ -185,15 +187,9 @@ func report(progress func(int, int), done, total int) {
 // only once the skills' fingerprint matches. It is used by at most one
 // New, and not safe for concurrent use.
 type Prepared struct {
-	path    string
-	skills  int    // as the manifest records
-	fp      uint32 // fingerprint of the skills it was built from
-	idx     bleve.Index
-	scorer  *termStats   // for the manifest's skill count
-	reason  string       // why the statistics were read out of idx
-	phrases *phraseIndex // not yet checked against any skills
-	bodies  *bodyIndex   // nil when the entry has none (or it is unreadable)
-	done    bool         // adopted or closed
+	c      *cached // the entry, read whole; its phrase index not yet checked against any skills
+	skills int     // as the manifest records
+	done   bool    // adopted or closed
 }
 
 // Prepare opens the cache entry for opts.ContentHash. It returns nil and
@@ -220,7 +216,7 @@ func Prepare(ctx context.Context, opts *Options) (*Prepared, error) {
 	if err != nil {
 		return nil, nil
 	}
-	c := &cached{idx: idx, path: entry}
+	c := &cached{idx: idx, phrases: phrases, kind: IndexCacheHit, path: entry, builtFP: m.Fingerprint}
 	if err := c.readStats(ctx, m.Skills); err != nil {
 		idx.Close()
 		if ctx.Err() != nil {
@@ -228,17 +224,17 @@ func Prepare(ctx context.Context, opts *Options) (*Prepared, error) {
 		}
 		return nil, nil
 	}
-	bodies, _ := readBodyIndex(filepath.Join(entry, bodiesName), m.Skills)
-	return &Prepared{path: entry, skills: m.Skills, fp: m.Fingerprint, idx: idx, scorer: c.stats, reason: c.reason, phrases: phrases, bodies: bodies}, nil
+	c.bodies, _ = readBodyIndex(filepath.Join(entry, bodiesName), m.Skills) // nil when it has none, or unreadable
+	return &Prepared{c: c, skills: m.Skills}, nil
 }
 
 // Close releases a Prepared that New did not adopt; idempotent.
 func (p *Prepared) Close() error {
-	if p == nil || p.done {
+	if p == nil || p.done || p.c == nil {
 		return nil
 	}
 	p.done = true
-	return p.idx.Close()
+	return p.c.idx.Close()
 }
 
 // adopt gives r the prepared entry if built from exactly r's skills, else
@@ -247,21 +243,19 @@ func (r *Router) adopt(ctx context.Context, p *Prepared) (bool, error) {
 	if p == nil || p.done {
 		return false, nil
 	}
-	n := r.src.Len()
-	if p.skills != n || p.phrases.check(r.src) != nil || p.fp != fingerprint(r.corpus()) {
+	c, in := p.c, r.corpus()
+	if p.skills != r.src.Len() || c.phrases.check(r.src) != nil || c.builtFP != fingerprint(in) {
 		return false, p.Close()
 	}
-	bodies := p.bodies
-	if in := r.corpus(); bodies == nil && in.readsBodies() {
+	if c.bodies == nil && in.bodies() != nil {
 		var err error
-		if bodies, err = buildBodies(ctx, in); err != nil {
+		if c.bodies, err = buildBodies(ctx, in); err != nil {
 			p.Close()
 			return false, err
 		}
 	}
-	r.bodies.Store(bodies)
 	p.done = true
-	r.idx, r.scorer, r.phrases = p.idx, p.scorer, p.phrases
-	r.info.Index, r.info.Path, r.info.Prepared, r.info.Reason = IndexCacheHit, p.path, true, p.reason
+	r.use(c)
+	r.info.Prepared = true
 	return true, nil
 }

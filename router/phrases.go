@@ -1,9 +1,12 @@
 package router
 
 import (
+	"cmp"
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"github.com/agent3md/agent3md/internal/listfile"
+	"github.com/agent3md/agent3md/internal/slips"
 	"math"
 	"os"
 	"slices"
@@ -149,13 +152,8 @@ func (v *vocabLists) finish() {
 	}
 	anchorOf := make([]uint32, v.sets())
 	for u := range anchorOf {
-		best := v.toks[v.start[u]]
-		for _, t := range v.toks[v.start[u]+1 : v.start[u+1]] {
-			if freq[t] < freq[best] {
-				best = t
-			}
-		}
-		anchorOf[u] = best
+		// The first of the rarest ids.
+		anchorOf[u] = slices.MinFunc(v.toks[v.start[u]:v.start[u+1]], func(a, b uint32) int { return cmp.Compare(freq[a], freq[b]) })
 	}
 	v.anchorS, v.anchor = csr(len(v.ids), anchorOf)
 	v.setOf, v.setOfP, v.keyBuf = nil, nil, nil
@@ -181,7 +179,7 @@ func csr(buckets int, key []uint32) (start, items []uint32) {
 }
 
 // The phrase index is saved beside a cached bleve index (phrases.bin, in
-// codec.go's form) so a warm start reads it instead of tokenising and
+// internal/listfile's form) so a warm start reads it instead of tokenising and
 // stemming every trigger again; check still bounds every index it holds,
 // so even a file that slipped past the manifest's checksums cannot make
 // routing index out of range.
@@ -196,12 +194,12 @@ var errBadPhrases = errors.New("phrase index file is damaged")
 func writePhrases(path string, x *phraseIndex) error {
 	buf := append([]byte(phrasesMagic), 0)[:len(phrasesMagic)]
 	for _, l := range [][]uint32{x.skillOf, x.ordOf, x.exactSet} {
-		buf = appendInts(buf, l)
+		buf = listfile.AppendInts(buf, l)
 	}
 	for _, v := range []*vocabLists{&x.exact, &x.stems} {
-		buf = appendTerms(buf, v.ids)
+		buf = listfile.AppendTerms(buf, v.ids)
 		for _, l := range [][]uint32{v.start, v.toks, v.ownS, v.own, v.anchorS, v.anchor} {
-			buf = appendInts(buf, l)
+			buf = listfile.AppendInts(buf, l)
 		}
 	}
 	return os.WriteFile(path, buf, 0o644)
@@ -210,18 +208,18 @@ func writePhrases(path string, x *phraseIndex) error {
 // readPhrases loads the phrase index saved for skills; with skills nil
 // it is not checked, and nothing may route with it before check.
 func readPhrases(path string, skills Source) (*phraseIndex, error) {
-	data, err := readListFile(path, errBadPhrases)
+	data, err := listfile.Read(path, errBadPhrases)
 	if err != nil {
 		return nil, err
 	}
-	d := newListReader(data, phrasesMagic, errBadPhrases)
-	x := &phraseIndex{skillOf: d.ints("phrases"), ordOf: d.ints("phrases"), exactSet: d.ints("phrases")}
+	d := listfile.NewReader(data, phrasesMagic, errBadPhrases)
+	x := &phraseIndex{skillOf: d.Ints("phrases"), ordOf: d.Ints("phrases"), exactSet: d.Ints("phrases")}
 	for _, v := range []*vocabLists{&x.exact, &x.stems} {
-		v.ids = d.terms()
-		v.start, v.toks, v.ownS, v.own = d.ints("sets"), d.ints("tokens"), d.ints("sets"), d.ints("phrases")
-		v.anchorS, v.anchor = d.ints("terms"), d.ints("anchors")
+		v.ids = d.Terms()
+		v.start, v.toks, v.ownS, v.own = d.Ints("sets"), d.Ints("tokens"), d.Ints("sets"), d.Ints("phrases")
+		v.anchorS, v.anchor = d.Ints("terms"), d.Ints("anchors")
 	}
-	if err := d.end("lists"); err != nil {
+	if err := d.End("lists"); err != nil {
 		return nil, err
 	}
 	if skills != nil {
@@ -247,10 +245,7 @@ func (x *phraseIndex) check(skills Source) error {
 			return fmt.Errorf("%w: phrase %d points past the skills", errBadPhrases, p)
 		}
 	}
-	if err := x.exact.check(n); err != nil {
-		return err
-	}
-	if err := x.stems.check(n); err != nil {
+	if err := cmp.Or(x.exact.check(n), x.stems.check(n)); err != nil {
 		return err
 	}
 	for _, u := range x.exactSet {
@@ -278,10 +273,35 @@ func csrOK(start []uint32, n int) bool {
 }
 
 func allBelow(v []uint32, n int) bool {
-	for _, x := range v {
-		if int(x) >= n {
-			return false
+	return !slices.ContainsFunc(v, func(x uint32) bool { return int(x) >= n })
+}
+
+// Typing slips ("atest the release binary"): when a Ranked route finds no
+// phrase and no name, its words are read through a speller of the agent's
+// trigger and name words (internal/slips) and it is routed again, once
+// (rankedRoute).
+type speller = slips.Speller
+
+// buildSpeller collects src's trigger and name words.
+func buildSpeller(src Source, x *phraseIndex) *speller {
+	sp := slips.New(slips.Options{Stem: stem, Skip: func(w string) bool { return stopWords[w] }})
+	for w := range x.exact.ids {
+		sp.Add(w)
+	}
+	var toks []string
+	for i := 0; i < src.Len(); i++ {
+		name, _, _ := src.Phrases(i)
+		toks = appendTokens(toks[:0], name)
+		for _, w := range toks {
+			sp.Add(w)
 		}
 	}
-	return true
+	return sp
+}
+
+// spellerOf returns r's speller, building it on first use: most routes
+// hit a phrase and never need it.
+func (r *Router) spellerOf() *speller {
+	r.spellOnce.Do(func() { r.speller = buildSpeller(r.src, r.phrases) })
+	return r.speller
 }

@@ -60,7 +60,7 @@ func TestPrepare(t *testing.T) {
 	}
 	p2.Close()
 	p2.Close()
-	entry := p2.path
+	entry := p2.c.path
 	if err := os.WriteFile(filepath.Join(entry, phrasesName), []byte("A3PHdamaged"), 0o644); err != nil {
 		t.Fatal(err)
 	}

@@ -23,10 +23,7 @@ import (
 // asks for qiskit). With runnersUp (beside sure matches) the thesaurus
 // is not read: it never reorders what a phrase found.
 func (r *Router) relaxed(ctx context.Context, text string, limit int, sp *specifics, rq request, runnersUp bool) ([]Match, error) {
-	want := limit
-	if want == 0 {
-		want = relaxedLimit
-	}
+	want := cmp.Or(limit, relaxedLimit)
 	var ex *expansion
 	if !runnersUp {
 		// Only here, with no phrase hit and nothing named, may synonyms
@@ -235,12 +232,7 @@ func (r *Router) withBodies(a analyzed, res []scored, size int) ([]scored, []bod
 			only = append(only, scored{b.skill, roundRelevance(bodyRelevance * b.rel)})
 		}
 	}
-	order := func(a, b scored) int {
-		if a.score != b.score {
-			return cmp.Compare(b.score, a.score)
-		}
-		return cmp.Compare(a.skill, b.skill)
-	}
+	order := func(a, b scored) int { return cmp.Or(cmp.Compare(b.score, a.score), cmp.Compare(a.skill, b.skill)) }
 	slices.SortFunc(only, order)
 	out = append(out, only[:min(len(only), size)]...)
 	slices.SortFunc(out, order)
@@ -373,9 +365,6 @@ func (r *Router) analyzeFields(s *Skill) skillTerms {
 	return st
 }
 
-// skills is the number of skills the index covers.
-func (x *bodyIndex) skills() int { return len(x.length) }
-
 // term returns term's id and how many bodies hold it.
 func (x *bodyIndex) term(term string) (id uint32, df int) {
 	id, ok := x.ids[term]
@@ -390,14 +379,10 @@ func (x *bodyIndex) term(term string) (id uint32, df int) {
 func (x *bodyIndex) eachPosting(id uint32, fn func(skill uint32)) {
 	b := x.post[x.start[id]:x.start[id+1]]
 	skill := uint32(0)
-	for k := 0; len(b) > 0; k++ {
+	for len(b) > 0 {
 		gap, n := binary.Uvarint(b)
 		b = b[n:]
-		if k == 0 {
-			skill = uint32(gap)
-		} else {
-			skill += uint32(gap)
-		}
+		skill += uint32(gap) // the first gap is the skill itself
 		fn(skill)
 	}
 }
@@ -429,7 +414,7 @@ func (x *bodyIndex) score(terms []term) []bodyScored {
 	if x == nil || len(terms) == 0 || x.avgLength == 0 {
 		return nil
 	}
-	n := x.skills()
+	n := len(x.length) // the skills the index covers
 	maxDF := min(max(1, int(bodyCommonShare*float64(n))), bodyMaxPostings)
 	var weights float64
 	type read struct {

@@ -110,7 +110,10 @@ func (h *heldThesaurus) expand(toks, stems []string) *expansion {
 	}
 	var ex *expansion
 	add := func(g uint32, word string) {
-		jargon := th.oneWay(g)
+		if ex == nil {
+			ex = &expansion{}
+		}
+		jargon := slices.ContainsFunc(th.groups[g], func(m synMember) bool { return m.target }) // a one-way group's name
 		for _, hs := range h.syn[g] {
 			if len(ex.syn) == maxSynonymTerms || slices.Contains(stems, hs.stem) ||
 				slices.ContainsFunc(ex.syn, func(t synTerm) bool { return t.stem == hs.stem && t.part == nil }) {
@@ -124,9 +127,6 @@ func (h *heldThesaurus) expand(toks, stems []string) *expansion {
 			continue
 		}
 		if len(th.single[st]) > 0 && !h.has(st) {
-			if ex == nil {
-				ex = &expansion{}
-			}
 			for _, g := range th.single[st] {
 				add(g, toks[i])
 			}
@@ -136,9 +136,6 @@ func (h *heldThesaurus) expand(toks, stems []string) *expansion {
 			if i+len(m.stems) > len(stems) || !slices.Equal(stems[i:i+len(m.stems)], m.stems) ||
 				!slices.ContainsFunc(m.content, func(st string) bool { return !h.has(st) }) {
 				continue // not said, or not a gap: every word of it is held
-			}
-			if ex == nil {
-				ex = &expansion{}
 			}
 			word := toks[i] // the first content word of the span names it
 			for _, tok := range toks[i : i+len(m.stems)] {
@@ -311,10 +308,7 @@ func ownWord(id uint32, toks, stems []string, sp *specifics) string {
 // trigger met through a synonym ("compose" for "write a limerick about
 // cheese") needs another word of the skill's.
 func (r *Router) synonymFirst(ctx context.Context, sp *specifics, text string, toks, stems []string, ex *expansion, out []Match, skills []int, want int) ([]Match, []int) {
-	if ex == nil {
-		return out, skills
-	}
-	hits := r.synonymHits(sp, toks, stems, ex)
+	hits := r.synonymHits(sp, toks, stems, ex) // none without ex
 	if len(hits) == 0 {
 		return out, skills
 	}
@@ -414,9 +408,4 @@ func (r *Router) indexHas(term string) bool {
 	}
 	_, ok := r.scorer.ids[term]
 	return ok
-}
-
-// oneWay reports whether group g has targets: its names are jargon.
-func (th *thesaurus) oneWay(g uint32) bool {
-	return slices.ContainsFunc(th.groups[g], func(m synMember) bool { return m.target })
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"github.com/agent3md/agent3md/internal/listfile"
 	"math"
 	"os"
 	"slices"
@@ -248,14 +249,14 @@ func skillsByDoc(ctx context.Context, snap index.IndexReader, n int) (func(index
 // The term statistics are saved in a cache entry (stats.bin), so a warm
 // start reads a few bytes a posting instead of walking bleve's postings,
 // which took longer than the rest of a warm open. decodeStats checks
-// every posting against the skills. The file, in codec.go's form:
+// every posting against the skills. The file, in internal/listfile's form:
 //
 //	magic "A3TS"
 //	avgLength (float), skills n
 //	the K distinct lengthNorm values (K, then K floats), then per skill
 //	  the position of its value among them (a field's length takes few
 //	  values: a byte a skill where a float takes eight)
-//	the vocabulary (appendTerms)
+//	the vocabulary (listfile.AppendTerms)
 //	T document frequencies df
 //	per term, in id order, df postings: the skill's gap from the term's
 //	  previous posting (the first: the skill itself), then its frequency
@@ -277,7 +278,7 @@ func writeStats(path string, ts *termStats) error {
 func encodeStats(ts *termStats) []byte {
 	buf := make([]byte, 0, 1024+2*len(ts.lengthNorm)+3*len(ts.post))
 	buf = append(buf, statsMagic...)
-	buf = binary.LittleEndian.AppendUint64(buf, math.Float64bits(ts.avgLength))
+	buf = listfile.AppendFloat(buf, ts.avgLength)
 	buf = binary.AppendUvarint(buf, uint64(len(ts.lengthNorm)))
 	var values []float64
 	pos := make(map[uint64]uint64)
@@ -289,12 +290,12 @@ func encodeStats(ts *termStats) []byte {
 	}
 	buf = binary.AppendUvarint(buf, uint64(len(values)))
 	for _, v := range values {
-		buf = binary.LittleEndian.AppendUint64(buf, math.Float64bits(v))
+		buf = listfile.AppendFloat(buf, v)
 	}
 	for _, v := range ts.lengthNorm {
 		buf = binary.AppendUvarint(buf, pos[math.Float64bits(v)])
 	}
-	buf = appendTerms(buf, ts.ids)
+	buf = listfile.AppendTerms(buf, ts.ids)
 	for id := range len(ts.ids) {
 		buf = binary.AppendUvarint(buf, uint64(ts.start[id+1]-ts.start[id]))
 	}
@@ -311,7 +312,7 @@ func encodeStats(ts *termStats) []byte {
 
 // readStats reads the term statistics of skills skills from path.
 func readStats(path string, skills int) (*termStats, error) {
-	data, err := readListFile(path, errBadStats)
+	data, err := listfile.Read(path, errBadStats)
 	if err != nil {
 		return nil, err
 	}
@@ -328,37 +329,37 @@ func readStats(path string, skills int) (*termStats, error) {
 // df ascending skills below n, each with a frequency, and no byte left
 // over.
 func decodeStats(data []byte, skills int) (*termStats, error) {
-	d := newListReader(data, statsMagic, errBadStats)
-	ts := &termStats{avgLength: d.float()}
-	n := d.count(1, "skills")
-	if d.err == nil && n != skills {
+	d := listfile.NewReader(data, statsMagic, errBadStats)
+	ts := &termStats{avgLength: d.Float()}
+	n := d.Count(1, "skills")
+	if d.Err() == nil && n != skills {
 		return nil, fmt.Errorf("%w: statistics of %d skills, want %d", errBadStats, n, skills)
 	}
-	if d.err == nil && !(ts.avgLength >= 0 && ts.avgLength <= math.MaxUint32) {
+	if d.Err() == nil && !(ts.avgLength >= 0 && ts.avgLength <= math.MaxUint32) {
 		return nil, fmt.Errorf("%w: average field length %v", errBadStats, ts.avgLength)
 	}
-	values := make([]float64, d.count(8, "length normalisations"))
+	values := make([]float64, d.Count(8, "length normalisations"))
 	for k := range values {
 		// 1 - b + b·length/avgLength; +Inf for a skill no term is in.
-		values[k] = d.float()
-		if d.err == nil && !(values[k] >= 1-bsearch.BM25_b) {
+		values[k] = d.Float()
+		if d.Err() == nil && !(values[k] >= 1-bsearch.BM25_b) {
 			return nil, fmt.Errorf("%w: length normalisation %v", errBadStats, values[k])
 		}
 	}
 	ts.lengthNorm = make([]float64, n)
 	for s := range ts.lengthNorm {
-		k := d.uvarint()
-		if d.err == nil && k >= uint64(len(values)) {
+		k := d.Uvarint()
+		if d.Err() == nil && k >= uint64(len(values)) {
 			return nil, fmt.Errorf("%w: skill %d has length normalisation %d of %d", errBadStats, s, k, len(values))
 		}
-		if d.err != nil {
-			return nil, d.err
+		if d.Err() != nil {
+			return nil, d.Err()
 		}
 		ts.lengthNorm[s] = values[k]
 	}
-	ts.ids = d.terms()
+	ts.ids = d.Terms()
 	statsPostings(d, ts, n)
-	if err := d.end("postings"); err != nil {
+	if err := d.End("postings"); err != nil {
 		return nil, err
 	}
 	ts.setIDF()
@@ -367,8 +368,8 @@ func decodeStats(data []byte, skills int) (*termStats, error) {
 
 // statsPostings reads each term's document frequency, then its postings
 // into ts.start and ts.post.
-func statsPostings(d *listReader, ts *termStats, skills int) {
-	if d.err != nil {
+func statsPostings(d *listfile.Reader, ts *termStats, skills int) {
+	if d.Err() != nil {
 		return
 	}
 	nt := len(ts.ids)
@@ -376,11 +377,11 @@ func statsPostings(d *listReader, ts *termStats, skills int) {
 	total := 0
 	for t := range nt {
 		// Two bytes a posting at least.
-		total += d.count(2, "postings")
-		if d.err == nil && total > len(d.data)/2 {
-			d.fail("%d postings in the %d bytes left", total, len(d.data))
+		total += d.Count(2, "postings")
+		if d.Err() == nil && total > d.Left()/2 {
+			d.Fail("%d postings in the %d bytes left", total, d.Left())
 		}
-		if d.err != nil {
+		if d.Err() != nil {
 			return
 		}
 		ts.start[t+1] = uint32(total)
@@ -389,17 +390,17 @@ func statsPostings(d *listReader, ts *termStats, skills int) {
 	for t := range nt {
 		skill := uint64(0)
 		for k := ts.start[t]; k < ts.start[t+1]; k++ {
-			gap, freq := d.uvarint(), d.uvarint()
+			gap, freq := d.Uvarint(), d.Uvarint()
 			skill += gap
 			switch {
-			case d.err != nil:
+			case d.Err() != nil:
 				return
 			case gap == 0 && k > ts.start[t] || gap >= uint64(skills) || skill >= uint64(skills):
-				d.fail("a posting of term %d is not a skill after the last", t)
+				d.Fail("a posting of term %d is not a skill after the last", t)
 			case freq == 0 || freq > math.MaxUint32:
-				d.fail("a posting of term %d has frequency %d", t, freq)
+				d.Fail("a posting of term %d has frequency %d", t, freq)
 			}
-			if d.err != nil {
+			if d.Err() != nil {
 				return
 			}
 			ts.post[k] = posting{uint32(skill), uint32(freq)}

@@ -162,6 +162,3 @@ var thesaurusOnce = sync.OnceValue(func() *thesaurus {
 	}
 	return &thesaurus{}
 })
-
-// String is the member as written.
-func (m synMember) String() string { return strings.Join(m.words, " ") }

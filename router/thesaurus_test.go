@@ -6,6 +6,9 @@ import (
 	"testing"
 )
 
+// String is the member as written, for test failures.
+func (m synMember) String() string { return strings.Join(m.words, " ") }
+
 // TestThesaurusParses holds the embedded thesaurus to its format: it
 // parses, every group has distinct members (by stem), no group repeats
 // another or is contained in one (it would only add weight to words
