@@ -336,16 +336,15 @@ func camelParts(w string) []string {
 // indexed field each skill field's terms count repeat times, so BM25
 // weighs fields as query boosts would; weight is its relaxed evidence.
 var fields = []struct {
-	name     string
-	analyzer string
-	repeat   int
-	weight   float64
+	name   string
+	repeat int
+	weight float64
 }{
-	{"triggers", textAnalyzer, 3, 3},
-	{"name", textAnalyzer, 2, 2},
-	{"description", textAnalyzer, 1, 1},
-	{"tool", textAnalyzer, 2, 2},
-	{"inputs", textAnalyzer, 1, 0.5},
+	{"triggers", 3, 3},
+	{"name", 2, 2},
+	{"description", 1, 1},
+	{"tool", 2, 2},
+	{"inputs", 1, 0.5},
 }
 
 // fieldValue is the text of skill s's field called name.

@@ -22,12 +22,8 @@ func TestFieldTerms(t *testing.T) {
 		}
 		for k, f := range fields {
 			want := map[string]bool{}
-			an := r.an.text
-			if f.analyzer == exactAnalyzer {
-				an = r.an.exact
-			}
 			if v := fieldValue(s, f.name); v != "" {
-				for _, tok := range an.Analyze([]byte(v)) {
+				for _, tok := range r.an.text.Analyze([]byte(v)) {
 					want[string(tok.Term)] = true
 				}
 			}

@@ -143,11 +143,8 @@ func (r *Router) evidence(a analyzed, skill int, s *Skill, ex *expansion, body u
 	viaSyn := map[string]bool{}   // and those it holds only through synonyms (true: a tool name's)
 	fromBody := map[string]bool{} // and those only its body holds
 	st := r.fieldTerms(skill, s)
+	terms := a.text
 	for k, f := range fields {
-		terms := a.text
-		if f.analyzer == exactAnalyzer {
-			terms = a.exact
-		}
 		have := st[k]
 		if len(have) == 0 || len(terms) == 0 {
 			continue
@@ -326,7 +323,7 @@ type fieldTermCache struct {
 type skillTerms [][]string
 
 // fieldTerms returns the terms of skill s (at position skill), per entry
-// of fields, as the field's analyzer gives them: distinct and sorted.
+// of fields, as the text analyzer gives them: distinct and sorted.
 func (r *Router) fieldTerms(skill int, s *Skill) skillTerms {
 	c := &r.fieldCache
 	n := r.src.Len()
@@ -342,7 +339,7 @@ func (r *Router) fieldTerms(skill int, s *Skill) skillTerms {
 	return st
 }
 
-// analyzeFields runs each field of s through its analyzer.
+// analyzeFields runs each field of s through the text analyzer.
 func (r *Router) analyzeFields(s *Skill) skillTerms {
 	st := make(skillTerms, len(fields))
 	for k, f := range fields {
@@ -350,11 +347,7 @@ func (r *Router) analyzeFields(s *Skill) skillTerms {
 		if val == "" {
 			continue
 		}
-		an := r.an.text
-		if f.analyzer == exactAnalyzer {
-			an = r.an.exact
-		}
-		toks := an.Analyze([]byte(val))
+		toks := r.an.text.Analyze([]byte(val))
 		terms := make([]string, 0, len(toks))
 		for _, tok := range toks {
 			terms = append(terms, string(tok.Term))

@@ -537,9 +537,7 @@ func (r *Router) fillWords(a analyzed, skill int, body []bodyScored) []string {
 		}
 		held := k < 64 && bh.terms&(1<<k) != 0
 		for f := 0; f < len(st) && !held; f++ {
-			if fields[f].analyzer != exactAnalyzer {
-				_, held = slices.BinarySearch(st[f], t.term)
-			}
+			_, held = slices.BinarySearch(st[f], t.term)
 		}
 		if held {
 			words = append(words, t.word)
