@@ -25,6 +25,7 @@ var routingSets = []struct {
 	{"routing-kefu-dev2.json", "development"},
 	{"routing-folders.json", "development"},
 	{"routing-folders-nearmiss.json", "development (irrelevant only)"},
+	{"routing-nearmiss3.json", "development (irrelevant only)"},
 	{"routing-refagents-dev.json", "development"},
 	{"routing-holdout.json", "held-out"},
 	{"routing-fresh.json", "held-out"},
