@@ -68,9 +68,26 @@ func TestRunExecPassesSIGTERMOn(t *testing.T) {
 	if b, err := os.ReadFile(filepath.Join(dir, "trap")); err != nil || strings.TrimSpace(string(b)) != "trapped" {
 		t.Errorf("the command never got SIGTERM (no trap ran): %v\n%s", err, stderr.String())
 	}
-	for deadline := time.Now().Add(30 * time.Second); syscall.Kill(sleepPID, 0) == nil; time.Sleep(20 * time.Millisecond) {
+	for deadline := time.Now().Add(30 * time.Second); running(sleepPID); time.Sleep(20 * time.Millisecond) {
 		if time.Now().After(deadline) {
 			t.Fatalf("the command's child (pid %d) outlived run --exec", sleepPID)
 		}
 	}
+}
+
+// running reports whether process pid exists and has not exited. A
+// process that exited after its parent is reparented, and stays a
+// zombie until the new parent reaps it; a container's init may never
+// do that, so where /proc tells (Linux), a zombie counts as gone.
+func running(pid int) bool {
+	if syscall.Kill(pid, 0) != nil {
+		return false
+	}
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return true // no /proc: kill's answer stands
+	}
+	// The state follows the command name's closing parenthesis.
+	i := strings.LastIndexByte(string(b), ')')
+	return i < 0 || i+2 >= len(b) || b[i+2] != 'Z'
 }
