@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"slices"
+	"strings"
 )
 
 // Synonym expansion (docs/architecture.md §5, "Synonyms"): the thesaurus
@@ -56,6 +57,7 @@ type synTerm struct {
 	// jargon: brought by a one-way group's name (a tool, library or
 	// format), which says the intent as plainly as the generic word.
 	jargon bool
+	pairs  []string // for a member in an unspaced script, synMember.pairs
 }
 
 // heldThesaurus is, per group, the stems of its members the index holds
@@ -69,20 +71,27 @@ type heldThesaurus struct {
 
 // heldStem is one stem of a group that the index holds.
 type heldStem struct {
-	stem string
-	part []string // the member's content stems, for a member of several words
+	stem  string
+	part  []string // the member's content stems, for a member of several words
+	pairs []string // the member's pairs, for one in an unspaced script
 }
 
 func holdThesaurus(th *thesaurus, has func(term string) bool) *heldThesaurus {
 	h := &heldThesaurus{th: th, has: has, syn: make([][]heldStem, len(th.groups))}
 	for g, group := range th.groups {
 		for _, m := range group {
+			if m.pairs != nil {
+				if h.holds(m.pairs) {
+					h.syn[g] = append(h.syn[g], heldStem{stem: m.stems[0], pairs: m.pairs})
+				}
+				continue
+			}
 			if slices.ContainsFunc(m.content, func(st string) bool { return !has(st) }) {
 				continue // a word of it no skill uses: it covers nothing
 			}
 			for k, st := range m.stems {
 				if !stopWords[m.words[k]] && has(st) {
-					h.syn[g] = append(h.syn[g], heldStem{st, m.content})
+					h.syn[g] = append(h.syn[g], heldStem{stem: st, part: m.content})
 				}
 			}
 		}
@@ -115,14 +124,19 @@ func (h *heldThesaurus) expand(toks, stems []string) *expansion {
 		}
 		jargon := slices.ContainsFunc(th.groups[g], func(m synMember) bool { return m.target }) // a one-way group's name
 		for _, hs := range h.syn[g] {
-			if len(ex.syn) == maxSynonymTerms || slices.Contains(stems, hs.stem) ||
+			said := hs.pairs != nil && slices.ContainsFunc(toks, func(tok string) bool { return strings.Contains(tok, hs.stem) })
+			if len(ex.syn) == maxSynonymTerms || said || slices.Contains(stems, hs.stem) ||
 				slices.ContainsFunc(ex.syn, func(t synTerm) bool { return t.stem == hs.stem && t.part == nil }) {
 				continue
 			}
-			ex.syn = append(ex.syn, synTerm{stem: hs.stem, word: word, part: hs.part, jargon: jargon})
+			ex.syn = append(ex.syn, synTerm{stem: hs.stem, word: word, part: hs.part, jargon: jargon, pairs: hs.pairs})
 		}
 	}
 	for i, st := range stems {
+		if hasUnspaced(toks[i]) {
+			h.unspacedMembers(toks[i], add)
+			continue
+		}
 		if stopWords[toks[i]] {
 			continue
 		}
@@ -153,6 +167,66 @@ func (h *heldThesaurus) expand(toks, stems []string) *expansion {
 	return ex
 }
 
+// terms are the index's terms for t: its stem, or an unspaced member's
+// pairs.
+func (t synTerm) terms() []string {
+	if t.pairs != nil {
+		return t.pairs
+	}
+	return []string{t.stem}
+}
+
+// unspacedMembers calls add with the groups of each member of the
+// thesaurus that tok's unspaced runs hold (leftmost, longest first, as
+// the segmenter cuts: "订单号" is no "单号") and the index lacks: the
+// segmenter's words are the agent's own, so a gap is never one of them
+// but inside the text between them, and a member is met there, within
+// one of the tokens the segmenter cut, never across two.
+func (h *heldThesaurus) unspacedMembers(tok string, add func(g uint32, word string)) {
+	for run := range scriptRuns(tok) {
+		for i := 0; i < len(run); {
+			w, size := h.th.unspaced.wordAt(run, i)
+			if w == "" {
+				i += size
+				continue
+			}
+			i += len(w)
+			if h.holds(runePairs(w)) {
+				continue // the agent's word: it means what the agent uses it for
+			}
+			for _, g := range h.th.single[w] {
+				add(g, w)
+			}
+		}
+	}
+}
+
+// holds reports whether the index holds every one of terms.
+func (h *heldThesaurus) holds(terms []string) bool {
+	return !slices.ContainsFunc(terms, func(t string) bool { return !h.has(t) })
+}
+
+// searchTerms are the terms ex adds to a search over the request's
+// terms have: each synonym's stem, or an unspaced member's pairs, once
+// (members of several words are never searched).
+func (ex *expansion) searchTerms(have []term) []string {
+	if ex == nil {
+		return nil
+	}
+	var out []string
+	for _, t := range ex.syn {
+		if t.part != nil {
+			continue
+		}
+		for _, st := range t.terms() {
+			if !slices.Contains(out, st) && !slices.ContainsFunc(have, func(o term) bool { return o.term == st }) {
+				out = append(out, st)
+			}
+		}
+	}
+	return out
+}
+
 // fieldEvidence is synonymWeight × weight per request word the field
 // (sorted terms in have) holds a synonym of but not the word itself,
 // recorded in matched (true when a one-way group's name brought it).
@@ -163,7 +237,7 @@ func (ex *expansion) fieldEvidence(have []string, weight float64, terms []term, 
 	var w float64
 	var done []string
 	for _, t := range ex.syn {
-		if t.part != nil || !holds(have, t.stem) || len(t.word) < 2 || slices.Contains(done, t.word) {
+		if t.part != nil || !holdsAll(have, t.terms()) || len(t.word) < 2 || slices.Contains(done, t.word) {
 			continue
 		}
 		if slices.ContainsFunc(terms, func(o term) bool { return o.word == t.word && holds(have, o.term) }) {
@@ -314,7 +388,7 @@ func (r *Router) synonymFirst(ctx context.Context, sp *specifics, text string, t
 	}
 	var a analyzed
 	if r.an != nil {
-		a = analyze(r.an, text, true)
+		a = requestTerms(r.an, text, toks, stems, true, nil)
 	}
 	kept := hits[:0]
 	for _, h := range hits {
@@ -378,10 +452,8 @@ func (r *Router) synonymRelevance(ctx context.Context, a analyzed, ex *expansion
 		return
 	}
 	terms := slices.Clone(a.text)
-	for _, t := range ex.syn {
-		if !slices.ContainsFunc(terms, func(o term) bool { return o.term == t.stem }) {
-			terms = append(terms, term{t.stem, t.word})
-		}
+	for _, st := range ex.searchTerms(a.text) {
+		terms = append(terms, term{st, st})
 	}
 	cands := make([]candidate, len(hits))
 	which := make([]int, len(hits))
@@ -398,6 +470,11 @@ func (r *Router) synonymRelevance(ctx context.Context, a analyzed, ex *expansion
 func holds(terms []string, term string) bool {
 	_, ok := slices.BinarySearch(terms, term)
 	return ok
+}
+
+// holdsAll reports whether the sorted terms hold every one of want.
+func holdsAll(terms, want []string) bool {
+	return !slices.ContainsFunc(want, func(t string) bool { return !holds(terms, t) })
 }
 
 // indexHas reports whether the index holds term; true without one, so

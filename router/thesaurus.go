@@ -1,12 +1,14 @@
 package router
 
 import (
+	"cmp"
 	_ "embed"
 	"fmt"
 	"slices"
 	"strings"
 	"sync"
 	"unicode"
+	"unicode/utf8"
 )
 
 // The domain thesaurus (thesaurus.txt, docs/architecture.md §5): groups of
@@ -24,6 +26,9 @@ type thesaurus struct {
 	groups [][]synMember
 	single map[string][]uint32
 	multi  map[string][]synRef
+	// unspaced holds the members written in an unspaced script (Chinese),
+	// by first rune, longest first: a request's run holds them unspaced.
+	unspaced segmenter
 }
 
 // synMember is one member of a group: its words and their Porter stems.
@@ -33,6 +38,9 @@ type synMember struct {
 	// content is, for a member of several words, the stems of those that
 	// are not stop words (what the index keeps of it).
 	content []string
+	// pairs is, for a member in an unspaced script, the index's terms
+	// for it: its overlapping pairs of runes ("手机号": 手机, 机号).
+	pairs []string
 	// target marks a member after the colon of a one-way group ("pytest,
 	// jest: test, unit test"): it is brought by the group's other
 	// members but brings nothing itself, so the generic words a tool
@@ -64,7 +72,7 @@ func (e *thesaurusError) Error() string {
 // describes. No two members of a group may have the same stems (a plural
 // beside its singular says nothing the stemmer does not).
 func parseThesaurus(text string) (*thesaurus, error) {
-	th := &thesaurus{single: map[string][]uint32{}, multi: map[string][]synRef{}}
+	th := &thesaurus{single: map[string][]uint32{}, multi: map[string][]synRef{}, unspaced: segmenter{map[rune][]string{}}}
 	for n, line := range strings.Split(text, "\n") {
 		n++ // lines count from 1
 		if len(line) > maxThesaurusLine {
@@ -89,10 +97,16 @@ func parseThesaurus(text string) (*thesaurus, error) {
 			}
 			if len(mem.stems) == 1 {
 				th.single[mem.stems[0]] = append(th.single[mem.stems[0]], g)
+				if w := mem.stems[0]; mem.pairs != nil && len(th.single[w]) == 1 {
+					th.unspaced.byFirst[firstRune(w)] = append(th.unspaced.byFirst[firstRune(w)], w)
+				}
 			} else {
 				th.multi[mem.stems[0]] = append(th.multi[mem.stems[0]], synRef{g, uint32(m)})
 			}
 		}
+	}
+	for _, words := range th.unspaced.byFirst {
+		slices.SortFunc(words, func(a, b string) int { return cmp.Or(len(b)-len(a), strings.Compare(a, b)) })
 	}
 	return th, nil
 }
@@ -138,8 +152,17 @@ func parseGroup(line string) ([]synMember, error) {
 			return nil, fmt.Errorf("member %d %q: %d words, over the limit of %d", i+1, p, len(words), maxMemberWords)
 		}
 		mem := synMember{words: words, stems: make([]string, len(words)), target: split >= 0 && i >= split}
+		if hasUnspaced(p) {
+			if !allUnspaced(p) || utf8.RuneCountInString(p) < 2 {
+				return nil, fmt.Errorf("member %d %q: a member in an unspaced script (Chinese) is two or more of its characters, "+
+					"with no space nor other letters (one character is part of too many words)", i+1, p)
+			}
+			mem.stems[0], mem.pairs = p, runePairs(p) // no stems in these scripts
+		}
 		for k, w := range words {
-			mem.stems[k] = stem(w)
+			if mem.pairs == nil {
+				mem.stems[k] = stem(w)
+			}
 			if len(words) > 1 && !stopWords[w] {
 				mem.content = append(mem.content, mem.stems[k])
 			}
@@ -152,6 +175,19 @@ func parseGroup(line string) ([]synMember, error) {
 		group = append(group, mem)
 	}
 	return group, nil
+}
+
+// runePairs returns the overlapping pairs of runes of w, as the index
+// reads a run of an unspaced script (bigramSpans).
+func runePairs(w string) []string {
+	var pairs []string
+	for i, r := range w {
+		if j := i + utf8.RuneLen(r); j < len(w) {
+			_, size := utf8.DecodeRuneInString(w[j:])
+			pairs = append(pairs, w[i:j+size])
+		}
+	}
+	return pairs
 }
 
 // thesaurusOnce parses the embedded thesaurus when first needed; should
