@@ -5,6 +5,7 @@ import (
 	"context"
 	"slices"
 	"strings"
+	"unicode/utf8"
 )
 
 // Synonym expansion (docs/architecture.md §5, "Synonyms"): the thesaurus
@@ -12,8 +13,10 @@ import (
 // relaxed tier reads it, so it never demotes a phrase hit nor touches
 // Spec. A request word the index lacks brings its groups' members the
 // index holds; a word the agent uses means what the agent uses it for
-// (expanding it blurred which skills hold it). Synonyms count for less
-// than the user's words:
+// (expanding it blurred which skills hold it). A member in an unspaced
+// script is met inside a request's runs (unspacedMembers) and read by
+// the index as its pairs of runes (held). Synonyms count for less than
+// the user's words:
 //
 //   - a skill whose trigger or name the request covers once one word is
 //     read as a synonym is a relaxed match when it accounts for two
@@ -57,7 +60,6 @@ type synTerm struct {
 	// jargon: brought by a one-way group's name (a tool, library or
 	// format), which says the intent as plainly as the generic word.
 	jargon bool
-	pairs  []string // for a member in an unspaced script, synMember.pairs
 }
 
 // heldThesaurus is, per group, the stems of its members the index holds
@@ -71,27 +73,20 @@ type heldThesaurus struct {
 
 // heldStem is one stem of a group that the index holds.
 type heldStem struct {
-	stem  string
-	part  []string // the member's content stems, for a member of several words
-	pairs []string // the member's pairs, for one in an unspaced script
+	stem string
+	part []string // the member's content stems, for a member of several words
 }
 
 func holdThesaurus(th *thesaurus, has func(term string) bool) *heldThesaurus {
 	h := &heldThesaurus{th: th, has: has, syn: make([][]heldStem, len(th.groups))}
 	for g, group := range th.groups {
 		for _, m := range group {
-			if m.pairs != nil {
-				if h.holds(m.pairs) {
-					h.syn[g] = append(h.syn[g], heldStem{stem: m.stems[0], pairs: m.pairs})
-				}
-				continue
-			}
 			if slices.ContainsFunc(m.content, func(st string) bool { return !has(st) }) {
 				continue // a word of it no skill uses: it covers nothing
 			}
 			for k, st := range m.stems {
-				if !stopWords[m.words[k]] && has(st) {
-					h.syn[g] = append(h.syn[g], heldStem{stem: st, part: m.content})
+				if !stopWords[m.words[k]] && held(st, has) {
+					h.syn[g] = append(h.syn[g], heldStem{st, m.content})
 				}
 			}
 		}
@@ -124,12 +119,12 @@ func (h *heldThesaurus) expand(toks, stems []string) *expansion {
 		}
 		jargon := slices.ContainsFunc(th.groups[g], func(m synMember) bool { return m.target }) // a one-way group's name
 		for _, hs := range h.syn[g] {
-			said := hs.pairs != nil && slices.ContainsFunc(toks, func(tok string) bool { return strings.Contains(tok, hs.stem) })
+			said := hasUnspaced(hs.stem) && slices.ContainsFunc(toks, func(tok string) bool { return strings.Contains(tok, hs.stem) })
 			if len(ex.syn) == maxSynonymTerms || said || slices.Contains(stems, hs.stem) ||
 				slices.ContainsFunc(ex.syn, func(t synTerm) bool { return t.stem == hs.stem && t.part == nil }) {
 				continue
 			}
-			ex.syn = append(ex.syn, synTerm{stem: hs.stem, word: word, part: hs.part, jargon: jargon, pairs: hs.pairs})
+			ex.syn = append(ex.syn, synTerm{stem: hs.stem, word: word, part: hs.part, jargon: jargon})
 		}
 	}
 	for i, st := range stems {
@@ -167,15 +162,6 @@ func (h *heldThesaurus) expand(toks, stems []string) *expansion {
 	return ex
 }
 
-// terms are the index's terms for t: its stem, or an unspaced member's
-// pairs.
-func (t synTerm) terms() []string {
-	if t.pairs != nil {
-		return t.pairs
-	}
-	return []string{t.stem}
-}
-
 // unspacedMembers calls add with the groups of each member of the
 // thesaurus that tok's unspaced runs hold (leftmost, longest first, as
 // the segmenter cuts: "订单号" is no "单号") and the index lacks: the
@@ -191,7 +177,7 @@ func (h *heldThesaurus) unspacedMembers(tok string, add func(g uint32, word stri
 				continue
 			}
 			i += len(w)
-			if h.holds(runePairs(w)) {
+			if held(w, h.has) {
 				continue // the agent's word: it means what the agent uses it for
 			}
 			for _, g := range h.th.single[w] {
@@ -201,27 +187,43 @@ func (h *heldThesaurus) unspacedMembers(tok string, add func(g uint32, word stri
 	}
 }
 
-// holds reports whether the index holds every one of terms.
-func (h *heldThesaurus) holds(terms []string) bool {
-	return !slices.ContainsFunc(terms, func(t string) bool { return !h.has(t) })
+// held reports whether has holds the index's terms for stem st: st, or
+// for a word of an unspaced script each of its pairs of runes (the index
+// reads those scripts so, bigramSpans: "手机号" is 手机 and 机号).
+func held(st string, has func(string) bool) bool {
+	if !hasUnspaced(st) {
+		return has(st)
+	}
+	for i, r := range st {
+		j := i + utf8.RuneLen(r)
+		if j == len(st) {
+			break
+		}
+		_, size := utf8.DecodeRuneInString(st[j:])
+		if !has(st[i : j+size]) {
+			return false
+		}
+	}
+	return true
 }
 
 // searchTerms are the terms ex adds to a search over the request's
-// terms have: each synonym's stem, or an unspaced member's pairs, once
+// terms have, once each: the synonyms' stems, an unspaced one's pairs
 // (members of several words are never searched).
 func (ex *expansion) searchTerms(have []term) []string {
 	if ex == nil {
 		return nil
 	}
 	var out []string
-	for _, t := range ex.syn {
-		if t.part != nil {
-			continue
+	add := func(st string) bool {
+		if !slices.Contains(out, st) && !slices.ContainsFunc(have, func(o term) bool { return o.term == st }) {
+			out = append(out, st)
 		}
-		for _, st := range t.terms() {
-			if !slices.Contains(out, st) && !slices.ContainsFunc(have, func(o term) bool { return o.term == st }) {
-				out = append(out, st)
-			}
+		return true
+	}
+	for _, t := range ex.syn {
+		if t.part == nil {
+			held(t.stem, add) // add holds every term: it adds it
 		}
 	}
 	return out
@@ -237,7 +239,7 @@ func (ex *expansion) fieldEvidence(have []string, weight float64, terms []term, 
 	var w float64
 	var done []string
 	for _, t := range ex.syn {
-		if t.part != nil || !holdsAll(have, t.terms()) || len(t.word) < 2 || slices.Contains(done, t.word) {
+		if t.part != nil || !held(t.stem, func(st string) bool { return holds(have, st) }) || len(t.word) < 2 || slices.Contains(done, t.word) {
 			continue
 		}
 		if slices.ContainsFunc(terms, func(o term) bool { return o.word == t.word && holds(have, o.term) }) {
@@ -470,11 +472,6 @@ func (r *Router) synonymRelevance(ctx context.Context, a analyzed, ex *expansion
 func holds(terms []string, term string) bool {
 	_, ok := slices.BinarySearch(terms, term)
 	return ok
-}
-
-// holdsAll reports whether the sorted terms hold every one of want.
-func holdsAll(terms, want []string) bool {
-	return !slices.ContainsFunc(want, func(t string) bool { return !holds(terms, t) })
 }
 
 // indexHas reports whether the index holds term; true without one, so

@@ -38,9 +38,6 @@ type synMember struct {
 	// content is, for a member of several words, the stems of those that
 	// are not stop words (what the index keeps of it).
 	content []string
-	// pairs is, for a member in an unspaced script, the index's terms
-	// for it: its overlapping pairs of runes ("手机号": 手机, 机号).
-	pairs []string
 	// target marks a member after the colon of a one-way group ("pytest,
 	// jest: test, unit test"): it is brought by the group's other
 	// members but brings nothing itself, so the generic words a tool
@@ -97,7 +94,7 @@ func parseThesaurus(text string) (*thesaurus, error) {
 			}
 			if len(mem.stems) == 1 {
 				th.single[mem.stems[0]] = append(th.single[mem.stems[0]], g)
-				if w := mem.stems[0]; mem.pairs != nil && len(th.single[w]) == 1 {
+				if w := mem.stems[0]; hasUnspaced(w) && len(th.single[w]) == 1 {
 					th.unspaced.byFirst[firstRune(w)] = append(th.unspaced.byFirst[firstRune(w)], w)
 				}
 			} else {
@@ -157,12 +154,9 @@ func parseGroup(line string) ([]synMember, error) {
 				return nil, fmt.Errorf("member %d %q: a member in an unspaced script (Chinese) is two or more of its characters, "+
 					"with no space nor other letters (one character is part of too many words)", i+1, p)
 			}
-			mem.stems[0], mem.pairs = p, runePairs(p) // no stems in these scripts
 		}
 		for k, w := range words {
-			if mem.pairs == nil {
-				mem.stems[k] = stem(w)
-			}
+			mem.stems[k] = stem(w) // an unspaced word's is itself
 			if len(words) > 1 && !stopWords[w] {
 				mem.content = append(mem.content, mem.stems[k])
 			}
@@ -175,19 +169,6 @@ func parseGroup(line string) ([]synMember, error) {
 		group = append(group, mem)
 	}
 	return group, nil
-}
-
-// runePairs returns the overlapping pairs of runes of w, as the index
-// reads a run of an unspaced script (bigramSpans).
-func runePairs(w string) []string {
-	var pairs []string
-	for i, r := range w {
-		if j := i + utf8.RuneLen(r); j < len(w) {
-			_, size := utf8.DecodeRuneInString(w[j:])
-			pairs = append(pairs, w[i:j+size])
-		}
-	}
-	return pairs
 }
 
 // thesaurusOnce parses the embedded thesaurus when first needed; should
