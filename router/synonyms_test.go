@@ -182,6 +182,14 @@ func TestEverydayWordsBringNothing(t *testing.T) {
 			t.Errorf("expand(%q) = %s, want none", text, got)
 		}
 	}
+	// Chinese: what a shopper says about anything (the index lacks every
+	// pair of the request).
+	for _, text := range []string{"在吗", "你好亲", "谢谢", "不要了", "大了一点", "用不了", "东西坏了", "怎么办", "什么时候", "我想问一下"} {
+		has := func(term string) bool { return !strings.Contains(text, term) }
+		if got := holdThesaurus(th, has).expand([]string{text}, []string{text}).String(); got != "none" {
+			t.Errorf("expand(%q) = %s, want none", text, got)
+		}
+	}
 }
 
 // TestExpandOneWay: in a one-way group the names before the colon bring
