@@ -172,7 +172,7 @@ func (r *Router) searchRelevant(ctx context.Context, a analyzed, ex *expansion, 
 			return nil, err
 		}
 	}
-	return r.scorer.search(a.text, ex.searchTerms(a.text), size), nil
+	return r.scorer.search(a.text, ex.searchTerms(a.text, false), size), nil
 }
 
 // plainBM25 is the baseline every evaluation set reports beside ranked

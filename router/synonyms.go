@@ -208,9 +208,10 @@ func held(st string, has func(string) bool) bool {
 }
 
 // searchTerms are the terms ex adds to a search over the request's
-// terms have, once each: the synonyms' stems, an unspaced one's pairs
-// (members of several words are never searched).
-func (ex *expansion) searchTerms(have []term) []string {
+// terms have, once each: the synonyms' stems, an unspaced one's pairs;
+// those of members of several words only with parts (they are never
+// searched, but count in a hit's relevance).
+func (ex *expansion) searchTerms(have []term, parts bool) []string {
 	if ex == nil {
 		return nil
 	}
@@ -222,7 +223,7 @@ func (ex *expansion) searchTerms(have []term) []string {
 		return true
 	}
 	for _, t := range ex.syn {
-		if t.part == nil {
+		if t.part == nil || parts {
 			held(t.stem, add) // add holds every term: it adds it
 		}
 	}
@@ -454,7 +455,7 @@ func (r *Router) synonymRelevance(ctx context.Context, a analyzed, ex *expansion
 		return
 	}
 	terms := slices.Clone(a.text)
-	for _, st := range ex.searchTerms(a.text) {
+	for _, st := range ex.searchTerms(a.text, true) {
 		terms = append(terms, term{st, st})
 	}
 	cands := make([]candidate, len(hits))
