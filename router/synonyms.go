@@ -113,26 +113,33 @@ func (h *heldThesaurus) expand(toks, stems []string) *expansion {
 		return nil
 	}
 	var ex *expansion
+	var runs []string // the request's runs of unspaced scripts
+	for _, tok := range toks {
+		if hasUnspaced(tok) {
+			for run := range scriptRuns(tok) {
+				if unspaced(firstRune(run)) {
+					runs = append(runs, run)
+				}
+			}
+		}
+	}
 	add := func(g uint32, word string) {
 		if ex == nil {
 			ex = &expansion{}
 		}
 		jargon := slices.ContainsFunc(th.groups[g], func(m synMember) bool { return m.target }) // a one-way group's name
 		for _, hs := range h.syn[g] {
-			said := hasUnspaced(hs.stem) && slices.ContainsFunc(toks, func(tok string) bool { return strings.Contains(tok, hs.stem) })
-			if len(ex.syn) == maxSynonymTerms || said || slices.Contains(stems, hs.stem) ||
-				slices.ContainsFunc(ex.syn, func(t synTerm) bool { return t.stem == hs.stem && t.part == nil }) {
+			if len(ex.syn) == maxSynonymTerms || slices.Contains(stems, hs.stem) ||
+				slices.ContainsFunc(ex.syn, func(t synTerm) bool { return t.stem == hs.stem && t.part == nil }) ||
+				hasUnspaced(hs.stem) && slices.ContainsFunc(runs, func(run string) bool { return strings.Contains(run, hs.stem) }) {
 				continue
 			}
 			ex.syn = append(ex.syn, synTerm{stem: hs.stem, word: word, part: hs.part, jargon: jargon})
 		}
 	}
+	h.unspacedMembers(runs, add)
 	for i, st := range stems {
-		if hasUnspaced(toks[i]) {
-			h.unspacedMembers(toks[i], add)
-			continue
-		}
-		if stopWords[toks[i]] {
+		if stopWords[toks[i]] || hasUnspaced(toks[i]) {
 			continue
 		}
 		if len(th.single[st]) > 0 && !h.has(st) {
@@ -162,14 +169,16 @@ func (h *heldThesaurus) expand(toks, stems []string) *expansion {
 	return ex
 }
 
-// unspacedMembers calls add with the groups of each member of the
-// thesaurus that tok's unspaced runs hold (leftmost, longest first, as
-// the segmenter cuts: "订单号" is no "单号") and the index lacks: the
-// segmenter's words are the agent's own, so a gap is never one of them
-// but inside the text between them, and a member is met there, within
-// one of the tokens the segmenter cut, never across two.
-func (h *heldThesaurus) unspacedMembers(tok string, add func(g uint32, word string)) {
-	for run := range scriptRuns(tok) {
+// unspacedMembers calls add, once per member, with the groups of each
+// member of the thesaurus that runs (of the request's tokens) hold,
+// leftmost, longest first as the segmenter cuts ("订单号" is no "单号"),
+// and the index lacks: the segmenter's words are the agent's own, so a
+// gap is never one of them but inside the text between them, and a
+// member is met there, within one of the tokens the segmenter cut, never
+// across two.
+func (h *heldThesaurus) unspacedMembers(runs []string, add func(g uint32, word string)) {
+	var met []string
+	for _, run := range runs {
 		for i := 0; i < len(run); {
 			w, size := h.th.unspaced.wordAt(run, i)
 			if w == "" {
@@ -177,9 +186,10 @@ func (h *heldThesaurus) unspacedMembers(tok string, add func(g uint32, word stri
 				continue
 			}
 			i += len(w)
-			if held(w, h.has) {
-				continue // the agent's word: it means what the agent uses it for
+			if slices.Contains(met, w) || held(w, h.has) {
+				continue // met already, or the agent's word: it means what the agent uses it for
 			}
+			met = append(met, w)
 			for _, g := range h.th.single[w] {
 				add(g, w)
 			}

@@ -350,6 +350,9 @@ func TestExpandUnspaced(t *testing.T) {
 		{[]string{"我的手", "机号"}, "none"},
 		// The request says the synonym itself.
 		{[]string{"退钱还是退款"}, "none"},
+		{[]string{"退钱", "or", "退款呢"}, "none"},
+		// Once per member, however often the request says it.
+		{[]string{"退钱退钱", "退钱"}, "退钱>退款"},
 	} {
 		if got := holdThesaurus(th, has).expand(tt.toks, appendStems(nil, tt.toks)).String(); got != tt.want {
 			t.Errorf("expand(%q) = %s, want %s", tt.toks, got, tt.want)
