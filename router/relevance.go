@@ -172,15 +172,7 @@ func (r *Router) searchRelevant(ctx context.Context, a analyzed, ex *expansion, 
 			return nil, err
 		}
 	}
-	var syn []string
-	if ex != nil {
-		for _, t := range ex.syn {
-			if t.part == nil {
-				syn = append(syn, t.stem)
-			}
-		}
-	}
-	return r.scorer.search(a.text, syn, size), nil
+	return r.scorer.search(a.text, ex.searchTerms(a.text, false), size), nil
 }
 
 // plainBM25 is the baseline every evaluation set reports beside ranked

@@ -4,6 +4,8 @@ import (
 	"cmp"
 	"context"
 	"slices"
+	"strings"
+	"unicode/utf8"
 )
 
 // Synonym expansion (docs/architecture.md §5, "Synonyms"): the thesaurus
@@ -11,8 +13,10 @@ import (
 // relaxed tier reads it, so it never demotes a phrase hit nor touches
 // Spec. A request word the index lacks brings its groups' members the
 // index holds; a word the agent uses means what the agent uses it for
-// (expanding it blurred which skills hold it). Synonyms count for less
-// than the user's words:
+// (expanding it blurred which skills hold it). A member in an unspaced
+// script is met inside a request's runs (unspacedMembers) and read by
+// the index as its pairs of runes (held). Synonyms count for less than
+// the user's words:
 //
 //   - a skill whose trigger or name the request covers once one word is
 //     read as a synonym is a relaxed match when it accounts for two
@@ -81,7 +85,7 @@ func holdThesaurus(th *thesaurus, has func(term string) bool) *heldThesaurus {
 				continue // a word of it no skill uses: it covers nothing
 			}
 			for k, st := range m.stems {
-				if !stopWords[m.words[k]] && has(st) {
+				if !stopWords[m.words[k]] && held(st, has) {
 					h.syn[g] = append(h.syn[g], heldStem{st, m.content})
 				}
 			}
@@ -109,6 +113,16 @@ func (h *heldThesaurus) expand(toks, stems []string) *expansion {
 		return nil
 	}
 	var ex *expansion
+	var runs []string // the request's runs of unspaced scripts
+	for _, tok := range toks {
+		if hasUnspaced(tok) {
+			for run := range scriptRuns(tok) {
+				if unspaced(firstRune(run)) {
+					runs = append(runs, run)
+				}
+			}
+		}
+	}
 	add := func(g uint32, word string) {
 		if ex == nil {
 			ex = &expansion{}
@@ -116,14 +130,16 @@ func (h *heldThesaurus) expand(toks, stems []string) *expansion {
 		jargon := slices.ContainsFunc(th.groups[g], func(m synMember) bool { return m.target }) // a one-way group's name
 		for _, hs := range h.syn[g] {
 			if len(ex.syn) == maxSynonymTerms || slices.Contains(stems, hs.stem) ||
-				slices.ContainsFunc(ex.syn, func(t synTerm) bool { return t.stem == hs.stem && t.part == nil }) {
+				slices.ContainsFunc(ex.syn, func(t synTerm) bool { return t.stem == hs.stem && t.part == nil }) ||
+				hasUnspaced(hs.stem) && slices.ContainsFunc(runs, func(run string) bool { return strings.Contains(run, hs.stem) }) {
 				continue
 			}
 			ex.syn = append(ex.syn, synTerm{stem: hs.stem, word: word, part: hs.part, jargon: jargon})
 		}
 	}
+	h.unspacedMembers(runs, add)
 	for i, st := range stems {
-		if stopWords[toks[i]] {
+		if stopWords[toks[i]] || hasUnspaced(toks[i]) {
 			continue
 		}
 		if len(th.single[st]) > 0 && !h.has(st) {
@@ -153,6 +169,77 @@ func (h *heldThesaurus) expand(toks, stems []string) *expansion {
 	return ex
 }
 
+// unspacedMembers calls add, once per member, with the groups of each
+// member of the thesaurus that runs (of the request's tokens) hold,
+// leftmost, longest first as the segmenter cuts ("订单号" is no "单号"),
+// and the index lacks: the segmenter's words are the agent's own, so a
+// gap is never one of them but inside the text between them, and a
+// member is met there, within one of the tokens the segmenter cut, never
+// across two.
+func (h *heldThesaurus) unspacedMembers(runs []string, add func(g uint32, word string)) {
+	var met []string
+	for _, run := range runs {
+		for i := 0; i < len(run); {
+			w, size := h.th.unspaced.wordAt(run, i)
+			if w == "" {
+				i += size
+				continue
+			}
+			i += len(w)
+			if slices.Contains(met, w) || held(w, h.has) {
+				continue // met already, or the agent's word: it means what the agent uses it for
+			}
+			met = append(met, w)
+			for _, g := range h.th.single[w] {
+				add(g, w)
+			}
+		}
+	}
+}
+
+// held reports whether has holds the index's terms for stem st: st, or
+// for a word of an unspaced script each of its pairs of runes (the index
+// reads those scripts so, bigramSpans: "手机号" is 手机 and 机号).
+func held(st string, has func(string) bool) bool {
+	if !hasUnspaced(st) {
+		return has(st)
+	}
+	for i, r := range st {
+		j := i + utf8.RuneLen(r)
+		if j == len(st) {
+			break
+		}
+		_, size := utf8.DecodeRuneInString(st[j:])
+		if !has(st[i : j+size]) {
+			return false
+		}
+	}
+	return true
+}
+
+// searchTerms are the terms ex adds to a search over the request's
+// terms have, once each: the synonyms' stems, an unspaced one's pairs;
+// those of members of several words only with parts (they are never
+// searched, but count in a hit's relevance).
+func (ex *expansion) searchTerms(have []term, parts bool) []string {
+	if ex == nil {
+		return nil
+	}
+	var out []string
+	add := func(st string) bool {
+		if !slices.Contains(out, st) && !slices.ContainsFunc(have, func(o term) bool { return o.term == st }) {
+			out = append(out, st)
+		}
+		return true
+	}
+	for _, t := range ex.syn {
+		if t.part == nil || parts {
+			held(t.stem, add) // add holds every term: it adds it
+		}
+	}
+	return out
+}
+
 // fieldEvidence is synonymWeight × weight per request word the field
 // (sorted terms in have) holds a synonym of but not the word itself,
 // recorded in matched (true when a one-way group's name brought it).
@@ -163,7 +250,7 @@ func (ex *expansion) fieldEvidence(have []string, weight float64, terms []term, 
 	var w float64
 	var done []string
 	for _, t := range ex.syn {
-		if t.part != nil || !holds(have, t.stem) || len(t.word) < 2 || slices.Contains(done, t.word) {
+		if t.part != nil || !held(t.stem, func(st string) bool { return holds(have, st) }) || len(t.word) < 2 || slices.Contains(done, t.word) {
 			continue
 		}
 		if slices.ContainsFunc(terms, func(o term) bool { return o.word == t.word && holds(have, o.term) }) {
@@ -314,7 +401,7 @@ func (r *Router) synonymFirst(ctx context.Context, sp *specifics, text string, t
 	}
 	var a analyzed
 	if r.an != nil {
-		a = analyze(r.an, text, true)
+		a = requestTerms(r.an, text, toks, stems, true, nil)
 	}
 	kept := hits[:0]
 	for _, h := range hits {
@@ -378,10 +465,8 @@ func (r *Router) synonymRelevance(ctx context.Context, a analyzed, ex *expansion
 		return
 	}
 	terms := slices.Clone(a.text)
-	for _, t := range ex.syn {
-		if !slices.ContainsFunc(terms, func(o term) bool { return o.term == t.stem }) {
-			terms = append(terms, term{t.stem, t.word})
-		}
+	for _, st := range ex.searchTerms(a.text, true) {
+		terms = append(terms, term{st, st})
 	}
 	cands := make([]candidate, len(hits))
 	which := make([]int, len(hits))

@@ -182,6 +182,14 @@ func TestEverydayWordsBringNothing(t *testing.T) {
 			t.Errorf("expand(%q) = %s, want none", text, got)
 		}
 	}
+	// Chinese: what a shopper says about anything (the index lacks every
+	// pair of the request).
+	for _, text := range []string{"在吗", "你好亲", "谢谢", "不要了", "大了一点", "用不了", "东西坏了", "怎么办", "什么时候", "我想问一下"} {
+		has := func(term string) bool { return !strings.Contains(text, term) }
+		if got := holdThesaurus(th, has).expand([]string{text}, []string{text}).String(); got != "none" {
+			t.Errorf("expand(%q) = %s, want none", text, got)
+		}
+	}
 }
 
 // TestExpandOneWay: in a one-way group the names before the colon bring
@@ -306,4 +314,71 @@ func (ex *expansion) String() string {
 		}
 	}
 	return b.String()
+}
+
+// TestExpandUnspaced: a member in an unspaced script (Chinese) is met
+// inside the text between the agent's words, leftmost and longest first,
+// never across two of the segmenter's tokens, and brings its groups'
+// members the index holds (as pairs of characters) when the index lacks
+// one of its own pairs.
+func TestExpandUnspaced(t *testing.T) {
+	th, err := parseThesaurus("电话, 手机号, 手机号码, 联系电话\n订单号, 订单编号\n单号, 运单\n退款, 退钱, 把钱退回\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The agent's index holds these pairs only: 电话, 联系电话, 运单 and
+	// 退款 whole, 手机号 in part.
+	held := map[string]bool{}
+	for _, w := range []string{"电话", "联系", "系电", "运单", "退款", "手机"} {
+		held[w] = true
+	}
+	has := func(term string) bool { return held[term] }
+	for _, tt := range []struct {
+		toks []string // as the segmenter cut the request
+		want string
+	}{
+		{[]string{"手机号少写了一位"}, "手机号>电话 手机号>联系电话"},
+		{[]string{"手机号码不对"}, "手机号码>电话 手机号码>联系电话"}, // longest first
+		{[]string{"我想把钱退回来"}, "把钱退回>退款"},
+		{[]string{"k8s", "退钱吧"}, "退钱>退款"},
+		// "订单号" is read whole: its "单号" brings nothing.
+		{[]string{"订单号是多少"}, "none"},
+		{[]string{"单号是多少"}, "单号>运单"},
+		// A member the index holds means what the agent uses it for.
+		{[]string{"电话打不通"}, "none"},
+		// Never across a word boundary the segmenter found.
+		{[]string{"我的手", "机号"}, "none"},
+		// The request says the synonym itself.
+		{[]string{"退钱还是退款"}, "none"},
+		{[]string{"退钱", "or", "退款呢"}, "none"},
+		// Once per member, however often the request says it.
+		{[]string{"退钱退钱", "退钱"}, "退钱>退款"},
+	} {
+		if got := holdThesaurus(th, has).expand(tt.toks, appendStems(nil, tt.toks)).String(); got != tt.want {
+			t.Errorf("expand(%q) = %s, want %s", tt.toks, got, tt.want)
+		}
+	}
+}
+
+// TestSynonymRoutesChinese: requests to the Chinese example agent that
+// say an intent in words its skills do not use reach the right skill as
+// a relaxed match through the thesaurus's Chinese section, and without
+// it are only a runner-up (or nothing).
+func TestSynonymRoutesChinese(t *testing.T) {
+	r := newTest(t, Skills(loadAgentSkills(t, "../examples/kefu.3md")), nil)
+	for _, tt := range []struct{ text, want string }{
+		{"我想把钱退回来", "refund"},
+		{"退我钱", "refund"},
+		{"帮我换一件", "exchange"},
+	} {
+		got := route(t, r, tt.text, nil)
+		if len(got) == 0 || got[0].Name != tt.want || got[0].Tier != TierRelaxed {
+			t.Errorf("Route(%q) = %s, want %s first, relaxed", tt.text, brief(got), tt.want)
+		}
+		withThesaurus(t, &thesaurus{}, func() {
+			if without := route(t, r, tt.text, nil); len(without) > 0 && without[0].Tier == TierRelaxed {
+				t.Errorf("without the thesaurus Route(%q) = %s already: the case shows nothing", tt.text, brief(without))
+			}
+		})
+	}
 }

@@ -1,12 +1,14 @@
 package router
 
 import (
+	"cmp"
 	_ "embed"
 	"fmt"
 	"slices"
 	"strings"
 	"sync"
 	"unicode"
+	"unicode/utf8"
 )
 
 // The domain thesaurus (thesaurus.txt, docs/architecture.md §5): groups of
@@ -24,6 +26,9 @@ type thesaurus struct {
 	groups [][]synMember
 	single map[string][]uint32
 	multi  map[string][]synRef
+	// unspaced holds the members written in an unspaced script (Chinese),
+	// by first rune, longest first: a request's run holds them unspaced.
+	unspaced segmenter
 }
 
 // synMember is one member of a group: its words and their Porter stems.
@@ -64,7 +69,7 @@ func (e *thesaurusError) Error() string {
 // describes. No two members of a group may have the same stems (a plural
 // beside its singular says nothing the stemmer does not).
 func parseThesaurus(text string) (*thesaurus, error) {
-	th := &thesaurus{single: map[string][]uint32{}, multi: map[string][]synRef{}}
+	th := &thesaurus{single: map[string][]uint32{}, multi: map[string][]synRef{}, unspaced: segmenter{map[rune][]string{}}}
 	for n, line := range strings.Split(text, "\n") {
 		n++ // lines count from 1
 		if len(line) > maxThesaurusLine {
@@ -89,10 +94,16 @@ func parseThesaurus(text string) (*thesaurus, error) {
 			}
 			if len(mem.stems) == 1 {
 				th.single[mem.stems[0]] = append(th.single[mem.stems[0]], g)
+				if w := mem.stems[0]; hasUnspaced(w) && len(th.single[w]) == 1 {
+					th.unspaced.byFirst[firstRune(w)] = append(th.unspaced.byFirst[firstRune(w)], w)
+				}
 			} else {
 				th.multi[mem.stems[0]] = append(th.multi[mem.stems[0]], synRef{g, uint32(m)})
 			}
 		}
+	}
+	for _, words := range th.unspaced.byFirst {
+		slices.SortFunc(words, func(a, b string) int { return cmp.Or(len(b)-len(a), strings.Compare(a, b)) })
 	}
 	return th, nil
 }
@@ -138,8 +149,14 @@ func parseGroup(line string) ([]synMember, error) {
 			return nil, fmt.Errorf("member %d %q: %d words, over the limit of %d", i+1, p, len(words), maxMemberWords)
 		}
 		mem := synMember{words: words, stems: make([]string, len(words)), target: split >= 0 && i >= split}
+		if hasUnspaced(p) {
+			if !allUnspaced(p) || utf8.RuneCountInString(p) < 2 {
+				return nil, fmt.Errorf("member %d %q: a member in an unspaced script (Chinese) is two or more of its characters, "+
+					"with no space nor other letters (one character is part of too many words)", i+1, p)
+			}
+		}
 		for k, w := range words {
-			mem.stems[k] = stem(w)
+			mem.stems[k] = stem(w) // an unspaced word's is itself
 			if len(words) > 1 && !stopWords[w] {
 				mem.content = append(mem.content, mem.stems[k])
 			}

@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 // String is the member as written, for test failures.
@@ -72,6 +73,10 @@ func TestParseThesaurusErrors(t *testing.T) {
 		{"pytest, jest:", "members before and after its colon"},
 		{": test", "members before and after its colon"},
 		{"pytest: pytest", `member 2 "pytest" has the stems of "pytest"`},
+		{"券, 优惠券", `member 1 "券": a member in an unspaced script (Chinese) is two or more`},
+		{"电话, 手机 号", `member 2 "手机 号": a member in an unspaced script`},
+		{"qq号, 电话", `member 1 "qq号": a member in an unspaced script`},
+		{"退款, 退款", `member 2 "退款" has the stems of "退款"`},
 	} {
 		_, err := parseThesaurus(c.text)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
@@ -109,6 +114,8 @@ func FuzzParseThesaurus(f *testing.F) {
 	f.Add("pytest, go test: test, unit test\n# c\n\nchart, plot")
 	f.Add("a: b: c")
 	f.Add("x,, y")
+	f.Add("电话, 手机号, 手机号码, 联系电话\n我的手机号码少写了一位")
+	f.Add("顺丰, ems: 快递, 物流\n券, 优惠券")
 	f.Fuzz(func(t *testing.T, text string) {
 		th, err := parseThesaurus(text)
 		if err != nil {
@@ -122,7 +129,8 @@ func FuzzParseThesaurus(f *testing.F) {
 				t.Fatalf("group %+v has fewer than two members", g)
 			}
 			for _, m := range g {
-				if len(m.words) == 0 || len(m.words) != len(m.stems) {
+				if len(m.words) == 0 || len(m.words) != len(m.stems) ||
+					hasUnspaced(m.stems[0]) && (m.stems[0] != m.words[0] || utf8.RuneCountInString(m.stems[0]) < 2) {
 					t.Fatalf("member %+v", m)
 				}
 			}
