@@ -129,6 +129,9 @@ func TestColdStartHeap(t *testing.T) {
 		if err != nil {
 			t.Fatalf("the cold start measured in its own process failed: %v", err)
 		}
+		if !strings.Contains(string(out), "--- PASS: TestColdStartHeap ") {
+			t.Fatal("the child process did not run TestColdStartHeap")
+		}
 		return
 	}
 	h := measureColdStart(t, 4000)
