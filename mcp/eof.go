@@ -76,8 +76,7 @@ func (c *conn) cutOwed() {
 	c.cut = true
 	held := c.heldCount()
 	c.mu.Unlock()
-	running := c.tr.cancelRunning()
-	_, queued := c.tr.counts()
+	running, queued := c.tr.cutOwed()
 	if running+queued > 0 {
 		c.log.Warn("stdin closed with requests still owed a grace period later: cancelling those running, answering those not started without running them",
 			"running", running, "not_started", queued, "held_cheap", held, "grace", c.grace)

@@ -280,14 +280,15 @@ func (c *conn) work(e *inflight) {
 func (c *conn) run(e *inflight) {
 	ctx, cancel := context.WithCancel(withNotifier(c.ctx, c))
 	defer cancel()
-	if !c.tr.attach(e, cancel) {
+	live, cut := c.tr.attach(e, cancel)
+	if !live {
 		c.credit(e.size)
 		return
 	}
 	params, err := decodeParams(e.params)
 	var res any
 	switch {
-	case c.cutAtEOF():
+	case cut:
 		err = c.notRunAtEOF(e.method)
 	case err == nil:
 		if e.beforeHandshake {

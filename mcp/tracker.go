@@ -36,6 +36,7 @@ type tracker struct {
 	next  uint64
 	live  map[uint64]*inflight
 	byKey map[string]uint64 // client id key -> newest private id
+	cut   bool              // set by cutOwed: no queued request starts
 }
 
 func newTracker() *tracker {
@@ -54,17 +55,22 @@ func (t *tracker) add(e *inflight) {
 	t.byKey[e.key] = e.id
 }
 
-// attach gives a request's handler context cancel function to the tracker.
-// It returns false when the request is no longer live (it was cancelled
-// while it waited in the queue).
-func (t *tracker) attach(e *inflight, cancel context.CancelFunc) bool {
+// attach gives a request's handler context cancel function to the tracker
+// as its handler is about to start. live is false when the request is no
+// longer live (it was cancelled while it waited in the queue); cut is true
+// when the cut at EOF (cutOwed) came first: the request was counted as not
+// started, and is answered without running.
+func (t *tracker) attach(e *inflight, cancel context.CancelFunc) (live, cut bool) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.live[e.id] != e {
-		return false
+		return false, false
+	}
+	if t.cut {
+		return true, true
 	}
 	e.cancel = cancel
-	return true
+	return true, false
 }
 
 // finish claims a request's response: it returns false when the request
@@ -140,14 +146,22 @@ func (t *tracker) wake() {
 	t.mu.Unlock()
 }
 
-// cancelRunning cancels the context of every request whose handler has
-// started and whose answer is not yet claimed, leaving them tracked: each
-// still answers (with an error saying why). It returns how many.
-func (t *tracker) cancelRunning() int {
+// cutOwed is the cut at EOF: it cancels the context of every request
+// whose handler has started and whose answer is not yet claimed, leaving
+// them tracked (each still answers, with an error saying why), and from
+// then on attach tells a queued request not to run. It returns how many
+// it cancelled (running) and how many were queued, counted in the same
+// pass under the lock: counted after the cancels, a queued request could
+// take the slot a cancelled one had just freed and be counted as neither.
+func (t *tracker) cutOwed() (running, queued int) {
 	t.mu.Lock()
+	t.cut = true
 	var cancels []context.CancelFunc
 	for _, e := range t.live {
-		if e.cancel != nil && !e.writing {
+		switch {
+		case e.cancel == nil:
+			queued++
+		case !e.writing:
 			cancels = append(cancels, e.cancel)
 		}
 	}
@@ -155,7 +169,7 @@ func (t *tracker) cancelRunning() int {
 	for _, cancel := range cancels {
 		cancel()
 	}
-	return len(cancels)
+	return len(cancels), queued
 }
 
 // counts is how many requests owe a response: running (their handler has
