@@ -280,9 +280,21 @@ func (r *Router) demoteLoneEveryday(pt *plainText, out []Match, at []int) []Matc
 		return out
 	}
 	var q *plainRequest
+	var said, hit string // the last trigger read, lowercased
+	var common, english bool
 	for i := range out {
 		m := &out[i]
-		if m.Tier != TierPhrase || m.Score != 1 || len(m.Hits) != 1 || strings.ContainsRune(m.Hits[0], ' ') {
+		if m.Tier != TierPhrase || m.Score != 1 || len(m.Hits) != 1 {
+			continue
+		}
+		if m.Hits[0] != said {
+			// Matches often share their one trigger: it is read once.
+			said, hit = m.Hits[0], strings.ToLower(m.Hits[0])
+			word := !strings.ContainsRune(hit, ' ')
+			common = word && wordlist.Common(hit)
+			english = common || word && wordlist.Known(hit)
+		}
+		if !english {
 			continue
 		}
 		if q == nil {
@@ -290,11 +302,7 @@ func (r *Router) demoteLoneEveryday(pt *plainText, out []Match, at []int) []Matc
 				return out
 			}
 		}
-		hit := strings.ToLower(m.Hits[0])
-		if len(q.toks) < loneEverydayWords && (pt.firstWord() != hit || !wordlist.Common(hit)) {
-			continue
-		}
-		if !wordlist.Common(hit) && !wordlist.Known(hit) {
+		if len(q.toks) < loneEverydayWords && (pt.firstWord() != hit || !common) {
 			continue
 		}
 		var s int

@@ -29,17 +29,25 @@ func (r *Router) readRequest(t *hitTally, sp *specifics, text string) request {
 	}
 	stems := appendStems(t.stems[:0], toks)
 	t.reqE = r.phrases.exact.lookup(t.reqE[:0], toks)
-	t.reqS = r.phrases.stems.lookupStems(t.reqS[:0], toks, stems, &t.pair)
 	t.rq = sp.readRequest(t.rq, toks, stems)
+	// The stems' ids in the phrase vocabulary are rq.seq's below its size
+	// (specifics number the stems only names use after it).
+	reqS := t.reqS[:0]
+	for _, id := range t.rq.seq {
+		if id < uint32(len(r.phrases.stems.ids)) {
+			reqS = append(reqS, id)
+		}
+	}
+	t.reqS = r.phrases.stems.lookupJoined(reqS, toks, &t.pair)
 	t.toks, t.stems = toks, stems
 	return t.rq
 }
 
-// lookupPlurals is lookup over toks and, for each, the forms it has as a
-// plural or a singular by English's regular -s and -es: for evidence, a
-// word met in another number ("deploys" for "deploy") counts as met as
-// written, not through a stem.
-func (v *vocabLists) lookupPlurals(dst []uint32, toks []string) []uint32 {
+// lookupPlurals is exact (lookup over toks) and, for each of toks, the
+// forms it has as a plural or a singular by English's regular -s and
+// -es: for evidence, a word met in another number ("deploys" for
+// "deploy") counts as met as written, not through a stem.
+func (v *vocabLists) lookupPlurals(dst, exact []uint32, toks []string) []uint32 {
 	var onStack [32]byte
 	buf := onStack[:0]
 	try := func(b []byte) {
@@ -47,9 +55,9 @@ func (v *vocabLists) lookupPlurals(dst []uint32, toks []string) []uint32 {
 			dst = append(dst, id)
 		}
 	}
+	dst = append(dst, exact...)
 	for _, tok := range toks {
 		buf = append(buf[:0], tok...)
-		try(buf)
 		try(append(buf, 's'))
 		try(append(buf, "es"...))
 		if n := len(tok); n > 3 && tok[n-1] == 's' {
@@ -72,6 +80,12 @@ func (v *vocabLists) lookupStems(dst []uint32, toks, stems []string, buf *[]byte
 			dst = append(dst, id)
 		}
 	}
+	return v.lookupJoined(dst, toks, buf)
+}
+
+// lookupJoined adds to dst, the ids of the request's stems, those of the
+// stem of each adjacent pair of toks joined, and sorts them.
+func (v *vocabLists) lookupJoined(dst []uint32, toks []string, buf *[]byte) []uint32 {
 	b := *buf
 	for i := 1; i < len(toks); i++ {
 		b = append(append(b[:0], toks[i-1]...), toks[i]...)
@@ -318,9 +332,15 @@ func unspaced(r rune) bool {
 	return r == 'ー' || unicode.IsOneOf(unspacedTables, r)
 }
 
-// hasUnspaced reports whether s holds a rune of an unspaced script.
+// hasUnspaced reports whether s holds a rune of an unspaced script. An
+// ASCII s, which holds none, is read a byte at a time: a route asks this
+// of its request several times.
 func hasUnspaced(s string) bool {
-	for _, r := range s {
+	i := 0
+	for i < len(s) && s[i] < utf8.RuneSelf {
+		i++
+	}
+	for _, r := range s[i:] {
 		if unspaced(r) {
 			return true
 		}
