@@ -38,7 +38,10 @@ func (r *Router) readRequest(t *hitTally, sp *specifics, text string) request {
 			reqS = append(reqS, id)
 		}
 	}
-	t.reqS = r.phrases.stems.lookupJoined(reqS, toks, &t.pair)
+	if t.joined == nil {
+		t.joined = map[string]uint32{}
+	}
+	t.reqS = r.phrases.stems.lookupJoined(reqS, toks, &t.pair, t.joined)
 	t.toks, t.stems = toks, stems
 	return t.rq
 }
@@ -80,16 +83,31 @@ func (v *vocabLists) lookupStems(dst []uint32, toks, stems []string, buf *[]byte
 			dst = append(dst, id)
 		}
 	}
-	return v.lookupJoined(dst, toks, buf)
+	return v.lookupJoined(dst, toks, buf, nil)
 }
 
 // lookupJoined adds to dst, the ids of the request's stems, those of the
-// stem of each adjacent pair of toks joined, and sorts them.
-func (v *vocabLists) lookupJoined(dst []uint32, toks []string, buf *[]byte) []uint32 {
+// stem of each adjacent pair of toks joined, and sorts them. memo, when
+// not nil, keeps each joined pair's id (noID: none) for the routes after
+// (a tally's, maxJoinedMemo at most): a pair's stem and its lookup cost
+// twice a lookup in memo.
+func (v *vocabLists) lookupJoined(dst []uint32, toks []string, buf *[]byte, memo map[string]uint32) []uint32 {
 	b := *buf
 	for i := 1; i < len(toks); i++ {
 		b = append(append(b[:0], toks[i-1]...), toks[i]...)
-		if id, ok := v.ids[routeStemBytes(b)]; ok {
+		id, ok := memo[string(b)]
+		if !ok {
+			if id, ok = v.ids[routeStemBytes(b)]; !ok {
+				id = noID
+			}
+			if memo != nil {
+				if len(memo) == maxJoinedMemo {
+					clear(memo)
+				}
+				memo[string(b)] = id
+			}
+		}
+		if id != noID {
 			dst = append(dst, id)
 		}
 	}
@@ -97,6 +115,9 @@ func (v *vocabLists) lookupJoined(dst []uint32, toks []string, buf *[]byte) []ui
 	slices.Sort(dst)
 	return slices.Compact(dst)
 }
+
+// maxJoinedMemo bounds a tally's memo of joined pairs (lookupJoined).
+const maxJoinedMemo = 1 << 10
 
 // appendStems appends the Porter stem of each token to dst.
 func appendStems(dst, toks []string) []string {
