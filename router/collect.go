@@ -27,7 +27,7 @@ type hitTally struct {
 	toks, stems      []string
 	reqE, reqS, reqP []uint32
 	pair             []byte
-	joined           map[string]uint32 // lookupJoined's memo
+	words            map[string]wordIDs // wordOf's memo
 	rq               request
 	memo             searchMemo // the route's relaxed search (relevanceFill, runnersup.go)
 	terms            []term     // the request's terms, for relevance

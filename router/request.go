@@ -27,24 +27,65 @@ func (r *Router) readRequest(t *hitTally, sp *specifics, text string) request {
 			toks = words
 		}
 	}
-	stems := appendStems(t.stems[:0], toks)
-	t.reqE = r.phrases.exact.lookup(t.reqE[:0], toks)
-	t.rq = sp.readRequest(t.rq, toks, stems)
-	// The stems' ids in the phrase vocabulary are rq.seq's below its size
-	// (specifics number the stems only names use after it).
-	reqS := t.reqS[:0]
-	for _, id := range t.rq.seq {
-		if id < uint32(len(r.phrases.stems.ids)) {
-			reqS = append(reqS, id)
+	stems, seq, reqE, reqS := t.stems[:0], t.rq.seq[:0], t.reqE[:0], t.reqS[:0]
+	phrased := uint32(len(r.phrases.stems.ids)) // ids past it: stems only names use
+	for i, tok := range toks {
+		t.pair = append(t.pair[:0], tok...)
+		w := t.wordOf(r, sp, t.pair)
+		stems, seq = append(stems, w.stem), append(seq, w.id)
+		if w.exact != noID {
+			reqE = append(reqE, w.exact)
+		}
+		if w.id < phrased {
+			reqS = append(reqS, w.id)
+		}
+		if i > 0 { // and the two words joined: "roll back" meets "rollback"
+			t.pair = append(append(t.pair[:0], toks[i-1]...), tok...)
+			if j := t.wordOf(r, sp, t.pair); j.id < phrased {
+				reqS = append(reqS, j.id)
+			}
 		}
 	}
-	if t.joined == nil {
-		t.joined = map[string]uint32{}
-	}
-	t.reqS = r.phrases.stems.lookupJoined(reqS, toks, &t.pair, t.joined)
+	slices.Sort(reqE)
+	slices.Sort(reqS)
+	t.reqE, t.reqS = slices.Compact(reqE), slices.Compact(reqS)
+	t.rq = sp.readSeq(t.rq, toks, stems, seq)
 	t.toks, t.stems = toks, stems
 	return t.rq
 }
+
+// wordIDs is a request word, or two adjacent words joined, as a route
+// reads it: its stem, the stem's id in specifics (noID: none; one past
+// the phrase vocabulary only names use) and its id in the exact
+// vocabulary (noID: none).
+type wordIDs struct {
+	stem      string
+	id, exact uint32
+}
+
+// wordOf returns w's ids, remembered in t (at most maxWordMemo words a
+// tally): requests repeat their words, and the stem cache and the three
+// vocabularies cost four lookups where the memo costs one.
+func (t *hitTally) wordOf(r *Router, sp *specifics, w []byte) wordIDs {
+	if ids, ok := t.words[string(w)]; ok {
+		return ids
+	}
+	ids := wordIDs{stem: routeStemBytes(w), id: noID, exact: noID}
+	if id, ok := sp.id(ids.stem); ok {
+		ids.id = id
+	}
+	if id, ok := r.phrases.exact.ids[string(w)]; ok {
+		ids.exact = id
+	}
+	if t.words == nil || len(t.words) == maxWordMemo {
+		t.words = make(map[string]wordIDs, maxWordMemo)
+	}
+	t.words[string(w)] = ids
+	return ids
+}
+
+// maxWordMemo bounds a tally's memo of words (wordOf).
+const maxWordMemo = 1 << 10
 
 // lookupPlurals is exact (lookup over toks) and, for each of toks, the
 // forms it has as a plural or a singular by English's regular -s and
@@ -83,31 +124,10 @@ func (v *vocabLists) lookupStems(dst []uint32, toks, stems []string, buf *[]byte
 			dst = append(dst, id)
 		}
 	}
-	return v.lookupJoined(dst, toks, buf, nil)
-}
-
-// lookupJoined adds to dst, the ids of the request's stems, those of the
-// stem of each adjacent pair of toks joined, and sorts them. memo, when
-// not nil, keeps each joined pair's id (noID: none) for the routes after
-// (a tally's, maxJoinedMemo at most): a pair's stem and its lookup cost
-// twice a lookup in memo.
-func (v *vocabLists) lookupJoined(dst []uint32, toks []string, buf *[]byte, memo map[string]uint32) []uint32 {
 	b := *buf
 	for i := 1; i < len(toks); i++ {
 		b = append(append(b[:0], toks[i-1]...), toks[i]...)
-		id, ok := memo[string(b)]
-		if !ok {
-			if id, ok = v.ids[routeStemBytes(b)]; !ok {
-				id = noID
-			}
-			if memo != nil {
-				if len(memo) == maxJoinedMemo {
-					clear(memo)
-				}
-				memo[string(b)] = id
-			}
-		}
-		if id != noID {
+		if id, ok := v.ids[routeStemBytes(b)]; ok {
 			dst = append(dst, id)
 		}
 	}
@@ -115,9 +135,6 @@ func (v *vocabLists) lookupJoined(dst []uint32, toks []string, buf *[]byte, memo
 	slices.Sort(dst)
 	return slices.Compact(dst)
 }
-
-// maxJoinedMemo bounds a tally's memo of joined pairs (lookupJoined).
-const maxJoinedMemo = 1 << 10
 
 // appendStems appends the Porter stem of each token to dst.
 func appendStems(dst, toks []string) []string {

@@ -314,14 +314,23 @@ var stopWords = func() analysis.TokenMap {
 // readRequest is request in the memory of old, a request read before,
 // which it reuses: routeRanked keeps one per tally.
 func (sp *specifics) readRequest(old request, toks, stems []string) request {
-	rq := request{known: true, toks: toks, stems: stems, seq: slices.Grow(old.seq[:0], len(stems))[:len(stems)],
-		ids: old.ids[:0], content: old.content[:0], words: old.words[:0]}
-	for i, st := range stems {
+	seq := old.seq[:0]
+	for _, st := range stems {
 		id, ok := sp.id(st)
 		if !ok {
 			id = noID
 		}
-		rq.seq[i] = id
+		seq = append(seq, id)
+	}
+	return sp.readSeq(old, toks, stems, seq)
+}
+
+// readSeq is readRequest given each stem's id (seq, noID for none).
+func (sp *specifics) readSeq(old request, toks, stems []string, seq []uint32) request {
+	rq := request{known: true, toks: toks, stems: stems, seq: seq,
+		ids: old.ids[:0], content: old.content[:0], words: old.words[:0]}
+	for i, id := range seq {
+		ok := id != noID
 		if ok {
 			rq.ids = append(rq.ids, id)
 		}
