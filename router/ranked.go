@@ -95,7 +95,6 @@ func (r *Router) sure(ctx context.Context, t *hitTally, sp *specifics, rq reques
 	// name rule and score), so they are computed for the tiers that reach
 	// into the first limit results.
 	order, err := rank(cands, limit, true, &t.rank, func(which []int) error {
-		t.reqP = r.phrases.exact.lookupPlurals(t.reqP[:0], t.reqE, t.toks)
 		r.weigh(t, sp, rq, t.reqP, cands, which)
 		r.relevance(text, rq, cands, which, t)
 		return nil

@@ -27,7 +27,7 @@ func (r *Router) readRequest(t *hitTally, sp *specifics, text string) request {
 			toks = words
 		}
 	}
-	stems, seq, reqE, reqS := t.stems[:0], t.rq.seq[:0], t.reqE[:0], t.reqS[:0]
+	stems, seq, reqE, reqS, reqP := t.stems[:0], t.rq.seq[:0], t.reqE[:0], t.reqS[:0], t.reqP[:0]
 	phrased := uint32(len(r.phrases.stems.ids)) // ids past it: stems only names use
 	for i, tok := range toks {
 		t.pair = append(t.pair[:0], tok...)
@@ -36,6 +36,7 @@ func (r *Router) readRequest(t *hitTally, sp *specifics, text string) request {
 		if w.exact != noID {
 			reqE = append(reqE, w.exact)
 		}
+		reqP = append(reqP, w.forms[:w.nforms]...)
 		if w.id < phrased {
 			reqS = append(reqS, w.id)
 		}
@@ -49,6 +50,9 @@ func (r *Router) readRequest(t *hitTally, sp *specifics, text string) request {
 	slices.Sort(reqE)
 	slices.Sort(reqS)
 	t.reqE, t.reqS = slices.Compact(reqE), slices.Compact(reqS)
+	reqP = append(reqP, t.reqE...)
+	slices.Sort(reqP)
+	t.reqP = slices.Compact(reqP)
 	t.rq = sp.readSeq(t.rq, toks, stems, seq)
 	t.toks, t.stems = toks, stems
 	return t.rq
@@ -56,11 +60,16 @@ func (r *Router) readRequest(t *hitTally, sp *specifics, text string) request {
 
 // wordIDs is a request word, or two adjacent words joined, as a route
 // reads it: its stem, the stem's id in specifics (noID: none; one past
-// the phrase vocabulary only names use) and its id in the exact
-// vocabulary (noID: none).
+// the phrase vocabulary only names use), its id in the exact vocabulary
+// (noID: none) and those of its other forms there: as a plural or a
+// singular by English's regular -s and -es. For evidence (weigh), a word
+// met in another number ("deploys" for "deploy") counts as met as
+// written, not through a stem.
 type wordIDs struct {
 	stem      string
 	id, exact uint32
+	forms     [4]uint32
+	nforms    int
 }
 
 // wordOf returns w's ids, remembered in t (at most maxWordMemo words a
@@ -74,11 +83,26 @@ func (t *hitTally) wordOf(r *Router, sp *specifics, w []byte) wordIDs {
 	if id, ok := sp.id(ids.stem); ok {
 		ids.id = id
 	}
-	if id, ok := r.phrases.exact.ids[string(w)]; ok {
+	exact := r.phrases.exact.ids
+	if id, ok := exact[string(w)]; ok {
 		ids.exact = id
 	}
+	form := func(f []byte) {
+		if id, ok := exact[string(f)]; ok {
+			ids.forms[ids.nforms] = id
+			ids.nforms++
+		}
+	}
+	form(append(w, 's'))
+	form(append(w, "es"...))
+	if n := len(w); n > 3 && w[n-1] == 's' {
+		form(w[:n-1])
+		if w[n-2] == 'e' {
+			form(w[:n-2])
+		}
+	}
 	if t.words == nil || len(t.words) == maxWordMemo {
-		t.words = make(map[string]wordIDs, maxWordMemo)
+		t.words = map[string]wordIDs{}
 	}
 	t.words[string(w)] = ids
 	return ids
@@ -86,34 +110,6 @@ func (t *hitTally) wordOf(r *Router, sp *specifics, w []byte) wordIDs {
 
 // maxWordMemo bounds a tally's memo of words (wordOf).
 const maxWordMemo = 1 << 10
-
-// lookupPlurals is exact (lookup over toks) and, for each of toks, the
-// forms it has as a plural or a singular by English's regular -s and
-// -es: for evidence, a word met in another number ("deploys" for
-// "deploy") counts as met as written, not through a stem.
-func (v *vocabLists) lookupPlurals(dst, exact []uint32, toks []string) []uint32 {
-	var onStack [32]byte
-	buf := onStack[:0]
-	try := func(b []byte) {
-		if id, ok := v.ids[string(b)]; ok {
-			dst = append(dst, id)
-		}
-	}
-	dst = append(dst, exact...)
-	for _, tok := range toks {
-		buf = append(buf[:0], tok...)
-		try(append(buf, 's'))
-		try(append(buf, "es"...))
-		if n := len(tok); n > 3 && tok[n-1] == 's' {
-			try(buf[:n-1])
-			if tok[n-2] == 'e' {
-				try(buf[:n-2])
-			}
-		}
-	}
-	slices.Sort(dst)
-	return slices.Compact(dst)
-}
 
 // lookupStems is lookup over the request's stems and the stem of each
 // adjacent pair joined ("roll back" meets "rollback"), joined in *buf,
