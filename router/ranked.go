@@ -4,6 +4,8 @@ import (
 	"context"
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/agent3md/agent3md/internal/wordlist"
 )
@@ -239,7 +241,16 @@ const (
 // and name words of minSlipLen or more letters a-z.
 type speller struct {
 	words map[string]struct{}
+	// fixes remembers the verdict on each uncommon word correct has read
+	// (its fix, or ""), fixCount of them, up to maxFixes: requests repeat
+	// their words, and a verdict costs a search of English's 72,000 words
+	// and, for a word not among them, hundreds of lookups one edit away.
+	fixes    sync.Map // string -> string
+	fixCount atomic.Int64
 }
+
+// maxFixes bounds a speller's remembered verdicts (speller.fixes).
+const maxFixes = 1 << 12
 
 // buildSpeller collects src's trigger and name words.
 func buildSpeller(src Source, x *phraseIndex) *speller {
@@ -288,13 +299,11 @@ func (sp *speller) correct(toks []string) ([]string, bool) {
 		tried++
 		// Every common word of four letters or more is a known one, and
 		// Common is a hash lookup where Known searches 72,000 words.
-		if wordlist.Common(w) || wordlist.Known(w) {
+		if wordlist.Common(w) {
 			continue
 		}
-		fix, ok := sp.oneEditAway(w)
-		if !ok || stem(fix) == stem(w) {
-			// A plural or other form of an agent word is no slip: the
-			// stems meet already, and the user's word stays in the hits.
+		fix := sp.fixOf(w)
+		if fix == "" {
 			continue
 		}
 		if out == nil {
@@ -303,6 +312,28 @@ func (sp *speller) correct(toks []string) ([]string, bool) {
 		out[i] = fix
 	}
 	return out, out != nil
+}
+
+// fixOf returns the agent word the uncommon word w is a slip for, or "",
+// remembered in fixes.
+func (sp *speller) fixOf(w string) string {
+	if fix, ok := sp.fixes.Load(w); ok {
+		return fix.(string)
+	}
+	fix, ok := "", false
+	if !wordlist.Known(w) {
+		// A plural or other form of an agent word is no slip: the stems
+		// meet already, and the user's word stays in the hits.
+		if fix, ok = sp.oneEditAway(w); !ok || stem(fix) == stem(w) {
+			fix = ""
+		}
+	}
+	if sp.fixCount.Load() < maxFixes {
+		if _, loaded := sp.fixes.LoadOrStore(strings.Clone(w), fix); !loaded {
+			sp.fixCount.Add(1)
+		}
+	}
+	return fix
 }
 
 // oneEditAway returns the one agent word (forms of one word count as
