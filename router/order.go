@@ -187,6 +187,9 @@ var aboutCues = newCues("what", "how", "who", "difference", "is ", "are ", "reco
 type cues struct {
 	words   []string
 	byFirst [utf8.RuneSelf][]string // the ASCII words by their first byte
+	// pairs has a bit per two first bytes of an ASCII word, lowercase
+	// (first<<7 | second): most places in a text start none.
+	pairs [utf8.RuneSelf * utf8.RuneSelf / 64]uint64
 }
 
 func newCues(words ...string) *cues {
@@ -194,6 +197,8 @@ func newCues(words ...string) *cues {
 	for _, w := range words {
 		if w[0] < utf8.RuneSelf {
 			c.byFirst[w[0]] = append(c.byFirst[w[0]], w)
+			k := int(w[0])<<7 | int(w[1])
+			c.pairs[k>>6] |= 1 << (k & 63)
 		}
 	}
 	return c
@@ -209,10 +214,15 @@ func (c *cues) in(text string) bool {
 			return slices.ContainsFunc(c.words, func(w string) bool { return strings.Contains(l, w) })
 		}
 	}
-	for i := 0; i < len(text); i++ {
-		b := text[i]
-		if 'A' <= b && b <= 'Z' {
-			b += 'a' - 'A'
+	if len(text) < 2 { // every word has two bytes or more
+		return false
+	}
+	next := foldByte(text[0])
+	for i := 0; i+1 < len(text); i++ {
+		b := next
+		next = foldByte(text[i+1])
+		if k := int(b)<<7 | int(next); c.pairs[k>>6]&(1<<(k&63)) == 0 {
+			continue
 		}
 		for _, w := range c.byFirst[b] {
 			if hasPrefixFoldASCII(text[i:], w) {
@@ -221,6 +231,14 @@ func (c *cues) in(text string) bool {
 		}
 	}
 	return false
+}
+
+// foldByte is the ASCII byte b in lower case.
+func foldByte(b byte) byte {
+	if 'A' <= b && b <= 'Z' {
+		return b + 'a' - 'A'
+	}
+	return b
 }
 
 // hasPrefixFoldASCII reports whether the ASCII s starts with the
