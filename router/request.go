@@ -189,38 +189,38 @@ func isWordRune(r rune) bool {
 // Invalid UTF-8 bytes separate tokens like any other non-letter.
 func appendTokens(dst []string, s string) []string {
 	start := -1
-	ascii, lower := true, true
-	flush := func(end int) {
-		tok := s[start:end]
-		if !ascii || !lower {
-			tok = lowerToken(tok)
-		}
-		dst = append(dst, tok)
-		start = -1
-	}
+	lower := true // the token so far is ASCII and lowercase
 	for i := 0; i < len(s); {
-		r, size := rune(s[i]), 1
-		if r >= utf8.RuneSelf {
-			r, size = utf8.DecodeRuneInString(s[i:])
+		c, size, word := rune(s[i]), 1, false
+		if c < utf8.RuneSelf {
+			word = asciiWord[c]
+		} else {
+			c, size = utf8.DecodeRuneInString(s[i:])
+			word = isWordRune(c) && !(c == utf8.RuneError && size == 1)
 		}
-		if isWordRune(r) && !(r == utf8.RuneError && size == 1) {
-			if start < 0 {
-				start, ascii, lower = i, true, true
-			}
-			if r >= utf8.RuneSelf {
-				ascii = false
-			} else if 'A' <= r && r <= 'Z' {
-				lower = false
-			}
-		} else if start >= 0 {
-			flush(i)
+		switch {
+		case word && start < 0:
+			start, lower = i, c < utf8.RuneSelf && !('A' <= c && c <= 'Z')
+		case word:
+			lower = lower && c < utf8.RuneSelf && !('A' <= c && c <= 'Z')
+		case start >= 0:
+			dst = append(dst, lowerIf(s[start:i], !lower))
+			start = -1
 		}
 		i += size
 	}
 	if start >= 0 {
-		flush(len(s))
+		dst = append(dst, lowerIf(s[start:], !lower))
 	}
 	return dst
+}
+
+// lowerIf is tok lowercased (lowerToken) when upper, else tok.
+func lowerIf(tok string, upper bool) string {
+	if upper {
+		return lowerToken(tok)
+	}
+	return tok
 }
 
 // lowerToken maps every rune of tok through unicode.ToLower. Unlike
