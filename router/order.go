@@ -259,10 +259,30 @@ func hasPrefixFoldASCII(s, prefix string) bool {
 	return true
 }
 
+// Frame words: an ASCII request that a question frame (questionFrames)
+// or a conditional clause (conditionLead, conditionTrail) reads holds one
+// of the frames' words as a whole token (the expressions read ASCII word
+// boundaries), so a request of none is not searched for their cues. A
+// request with another script is: its letters bound words otherwise.
+const (
+	aboutWord = 1 << iota
+	conditionWord
+)
+
+var frameWords = map[string]uint8{"what": aboutWord, "how": aboutWord, "who": aboutWord, "when": aboutWord,
+	"difference": aboutWord, "is": aboutWord, "are": aboutWord, "salary": aboutWord, "in": aboutWord,
+	"recommend": aboutWord, "any": aboutWord, "if": conditionWord, "unless": conditionWord, "case": conditionWord}
+
+// mayHold reports whether the request may hold a frame of kind (a
+// frameWords bit).
+func (t *plainText) mayHold(kind uint8) bool {
+	return !t.ascii || slices.ContainsFunc(t.toks, func(w string) bool { return frameWords[w]&kind != 0 })
+}
+
 // demoteAboutSubject turns the sure matches of a request that asks
 // about a subject (aboutSubject) into relaxed ones, in the same order.
-func demoteAboutSubject(text string, out []Match) []Match {
-	if len(out) == 0 || !Sure(out[0].Tier) || !asksAbout(text) {
+func demoteAboutSubject(pt *plainText, out []Match) []Match {
+	if len(out) == 0 || !Sure(out[0].Tier) || !pt.mayHold(aboutWord) || !asksAbout(pt.text) {
 		return out
 	}
 	for i := range out {
@@ -492,11 +512,11 @@ func conditionClause(text string) (cond, main string, ok bool) {
 // conditional clause alone (conditionClause), and makes those relaxed:
 // the condition says when, the main clause what. A request without a
 // condition, or whose matches' evidence all lies in it, keeps its order.
-func conditionLast(text string, out []Match) []Match {
-	if len(out) < 2 {
+func conditionLast(pt *plainText, out []Match) []Match {
+	if len(out) < 2 || !pt.mayHold(conditionWord) {
 		return out
 	}
-	cond, main, ok := conditionClause(text)
+	cond, main, ok := conditionClause(pt.text)
 	if !ok {
 		return out
 	}

@@ -43,34 +43,34 @@ func (r *Router) rankedRoute(ctx context.Context, text string, limit int, slips 
 				return r.rankedRoute(ctx, strings.Join(fixed, " "), limit, false)
 			}
 		}
-		rel, err := r.relaxedOnly(ctx, text, sp, rq, limit)
+		rel, err := r.relaxedOnly(ctx, pt, sp, rq, limit)
 		if err != nil {
 			return nil, err
 		}
-		rel = conditionLast(text, rel)
+		rel = conditionLast(pt, rel)
 		return r.relevanceFill(ctx, text, rq, pt, r.runnersUp(pt, rel, limit), limit)
 	}
 	out, err := r.sure(ctx, t, sp, rq, text, limit)
 	if err != nil {
 		return nil, err
 	}
-	out = r.demoteLoneEveryday(pt, demoteAboutSubject(text, out), t.at)
+	out = r.demoteLoneEveryday(pt, demoteAboutSubject(pt, out), t.at)
 	if out, err = r.relaxedAfter(ctx, text, sp, rq, out, limit); err != nil {
 		return nil, err
 	}
-	out = conditionLast(text, out)
+	out = conditionLast(pt, out)
 	return r.relevanceFill(ctx, text, rq, pt, r.runnersUp(pt, out, limit), limit)
 }
 
 // relaxedOnly is the answer to a request that hits no phrase and names
 // no skill: relaxed matches, a described skill first (collect.go), a
 // question about a subject left relaxed (order.go).
-func (r *Router) relaxedOnly(ctx context.Context, text string, sp *specifics, rq request, limit int) ([]Match, error) {
-	rel, err := r.relaxed(ctx, text, limit, sp, rq, false)
+func (r *Router) relaxedOnly(ctx context.Context, pt *plainText, sp *specifics, rq request, limit int) ([]Match, error) {
+	rel, err := r.relaxed(ctx, pt.text, limit, sp, rq, false)
 	if err != nil {
 		return nil, err
 	}
-	rel = demoteAboutSubject(text, r.describedFirst(text, rq, rel))
+	rel = demoteAboutSubject(pt, r.describedFirst(pt.text, rq, rel))
 	if limit > 0 && len(rel) > limit {
 		rel = rel[:limit]
 	}
