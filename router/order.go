@@ -320,6 +320,7 @@ func (r *Router) demoteLoneEveryday(pt *plainText, out []Match, at []int) []Matc
 	var q *plainRequest
 	var said, hit string // the last trigger read, lowercased
 	var common, english bool
+	hitAt := -2 // hit's place in q.toks, -1 for none; -2 until read
 	for i := range out {
 		m := &out[i]
 		if m.Tier != TierPhrase || m.Score != 1 || len(m.Hits) != 1 {
@@ -331,6 +332,7 @@ func (r *Router) demoteLoneEveryday(pt *plainText, out []Match, at []int) []Matc
 			word := !strings.ContainsRune(hit, ' ')
 			common = word && wordlist.Common(hit)
 			english = common || word && wordlist.Known(hit)
+			hitAt = -2
 		}
 		if !english {
 			continue
@@ -349,10 +351,13 @@ func (r *Router) demoteLoneEveryday(pt *plainText, out []Match, at []int) []Matc
 		} else {
 			s = r.skillAt(*m)
 		}
+		if hitAt == -2 {
+			hitAt = slices.Index(q.toks, hit) // q.toks are distinct
+		}
 		company, held := false, 0.0
-		for k, t := range q.toks {
+		for k := 0; k < len(q.toks) && !company; k++ {
 			if s >= 0 && q.holds(k, s) {
-				company = company || t != hit
+				company = k != hitAt
 				held += q.words[k].idf
 			}
 		}
