@@ -14,16 +14,16 @@ func frameWordsHold(t *testing.T, text string) {
 	tl.toks = appendTokens(nil, text)
 	pt := tl.plainText(text)
 	if asksAbout(text) && !pt.mayHold(aboutWord) {
-		t.Errorf("%q asks about a subject, but holds none of frameWords' question words", text)
+		t.Errorf("%q asks about a subject, but holds none of frameWord's question words", text)
 	}
 	if _, _, ok := conditionClause(text); ok && !pt.mayHold(conditionWord) {
-		t.Errorf("%q has a conditional clause, but holds none of frameWords' condition words", text)
+		t.Errorf("%q has a conditional clause, but holds none of frameWord's condition words", text)
 	}
 }
 
 // TestFrameWords: every request of the routing sets, and requests shaped
 // like each frame, that a question frame or a conditional clause reads
-// holds one of frameWords' words of that kind.
+// holds one of frameWord's words of that kind.
 func TestFrameWords(t *testing.T) {
 	files, err := filepath.Glob(filepath.Join(setsDir, "routing*.json"))
 	if err != nil || len(files) == 0 {
@@ -51,7 +51,7 @@ var frameSeeds = []string{"what is a feature flag", "What's kubernetes?", "so wh
 	"roll back, unless it shipped", "roll back,in case it shipped", "In Case of fire, call"}
 
 // FuzzFrameWords: no ASCII request a frame or a clause reads holds none
-// of frameWords' words of its kind.
+// of frameWord's words of its kind.
 func FuzzFrameWords(f *testing.F) {
 	for _, s := range frameSeeds {
 		f.Add(s)

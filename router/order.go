@@ -269,14 +269,21 @@ const (
 	conditionWord
 )
 
-var frameWords = map[string]uint8{"what": aboutWord, "how": aboutWord, "who": aboutWord, "when": aboutWord,
-	"difference": aboutWord, "is": aboutWord, "are": aboutWord, "salary": aboutWord, "in": aboutWord,
-	"recommend": aboutWord, "any": aboutWord, "if": conditionWord, "unless": conditionWord, "case": conditionWord}
+// frameWord is the kind of frame w is a word of, 0 for none (a switch:
+// a route asks it of each word, and a map's hash costs more).
+func frameWord(w string) int {
+	switch w {
+	case "what", "how", "who", "when", "difference", "is", "are", "salary", "in", "recommend", "any":
+		return aboutWord
+	case "if", "unless", "case":
+		return conditionWord
+	}
+	return 0
+}
 
-// mayHold reports whether the request may hold a frame of kind (a
-// frameWords bit).
-func (t *plainText) mayHold(kind uint8) bool {
-	return !t.ascii || slices.ContainsFunc(t.toks, func(w string) bool { return frameWords[w]&kind != 0 })
+// mayHold reports whether the request may hold a frame of kind.
+func (t *plainText) mayHold(kind int) bool {
+	return !t.ascii || slices.ContainsFunc(t.toks, func(w string) bool { return frameWord(w) == kind })
 }
 
 // demoteAboutSubject turns the sure matches of a request that asks
