@@ -326,8 +326,11 @@ func detectHanScript(src Source) int8 {
 // script, or text itself: when it has none, holds kana (Japanese), or the
 // agent has no script of its own.
 func (r *Router) inAgentScript(text string) string {
-	han := false
-	for _, c := range text {
+	han, i := false, 0
+	for i < len(text) && text[i] < utf8.RuneSelf { // an ASCII run holds no Han
+		i++
+	}
+	for _, c := range text[i:] {
 		if c < 0x2E80 {
 			continue
 		}

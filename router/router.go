@@ -353,6 +353,9 @@ func (r *Router) Route(ctx context.Context, text string, q *Query) ([]Match, err
 		text = r.inAgentScript(text)
 		out, err := r.rankedRoute(ctx, text, qq.Limit, true)
 		for i := range out {
+			if !hasUnspaced(text) {
+				break // only unspaced hits join
+			}
 			out[i].Hits = joinPairs(out[i].Hits, text)
 		}
 		return out, err
