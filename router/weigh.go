@@ -421,8 +421,9 @@ func (sp *specifics) nameSaid(rq request, skill int) (words uint64, full bool) {
 }
 
 // mask is the set of request words (bits: positions in rq.ids, the first
-// 64) among ids.
-func (rq request) mask(ids []uint32) uint64 {
+// 64) among ids. It and weight read a request by pointer: weigh asks them
+// of every candidate, and a request is a dozen slices to copy.
+func (rq *request) mask(ids []uint32) uint64 {
 	var m uint64
 	for _, id := range ids {
 		if rq.sig&(1<<(id%64)) == 0 {
@@ -436,7 +437,7 @@ func (rq request) mask(ids []uint32) uint64 {
 }
 
 // weight is the summed weight of the request words in m.
-func (rq request) weight(m uint64) float64 {
+func (rq *request) weight(m uint64) float64 {
 	w := 0.0
 	for ; m != 0; m &= m - 1 {
 		w += rq.wt[bits.TrailingZeros64(m)]
