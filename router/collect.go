@@ -143,7 +143,7 @@ func (r *Router) collect(t *hitTally, sp *specifics, rq request) {
 		}
 		named = append(named, s)
 	})
-	sp.commandedBy(rq, func(s, at, n int) {
+	sp.commandedBy(&rq, func(s, at, n int) {
 		if slices.Contains(named, s) {
 			return
 		}
@@ -274,7 +274,7 @@ func (sp *specifics) pickCommands(cmds csrLists, stop []bool, df []uint32, uses 
 
 // commandedBy calls fn for every skill whose command the request says,
 // with the position and length of the words that say it.
-func (sp *specifics) commandedBy(rq request, fn func(skill, at, n int)) {
+func (sp *specifics) commandedBy(rq *request, fn func(skill, at, n int)) {
 	if sp.cmdSig&rq.sig == 0 {
 		return
 	}

@@ -97,15 +97,15 @@ func (r *Router) sure(ctx context.Context, t *hitTally, sp *specifics, rq reques
 	// name rule and score), so they are computed for the tiers that reach
 	// into the first limit results.
 	order, err := rank(cands, limit, true, &t.rank, func(which []int) error {
-		r.weigh(t, sp, rq, t.reqP, cands, which)
-		r.relevance(text, rq, cands, which, t)
+		r.weigh(t, sp, &rq, t.reqP, cands, which)
+		r.relevance(text, &rq, cands, which, t)
 		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
 	out := r.matches(cands, order, t.phraseHits(r.phrases, cands, order), true)
-	nameTier(t, rq, cands, order, out)
+	nameTier(t, &rq, cands, order, out)
 	if len(out) > 0 && out[0].Tier == TierPhrase && out[0].Score == 1 && cands[order[0]].exact == 0 && len(rq.words) >= challengeRequest {
 		t.at = t.at[:0] // the challenger may reorder out
 		return r.challenge(ctx, text, rq, cands[order[0]].skill, out, limit)
@@ -120,7 +120,7 @@ func (r *Router) sure(ctx context.Context, t *hitTally, sp *specifics, rq reques
 // nameTier gives the matches found by name alone, no phrase hit, tier
 // name and, as their hits, the request's words, or the words that say
 // the skill's command.
-func nameTier(t *hitTally, rq request, cands []candidate, order []int, out []Match) {
+func nameTier(t *hitTally, rq *request, cands []candidate, order []int, out []Match) {
 	var words []string // rq.words, copied out of the tally once
 	for i, k := range order {
 		if cands[k].score != 0 {

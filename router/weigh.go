@@ -18,7 +18,7 @@ import (
 // distinct request words its hit phrases or name account for (one met
 // only through its stem counts stemOnlyWeight), and whether the request
 // says its whole name. The tally's counts serve as candidate positions.
-func (r *Router) weigh(t *hitTally, sp *specifics, rq request, reqP []uint32, cands []candidate, which []int) {
+func (r *Router) weigh(t *hitTally, sp *specifics, rq *request, reqP []uint32, cands []candidate, which []int) {
 	x := r.phrases
 	for i := range cands {
 		t.count[cands[i].skill] = 0
@@ -61,7 +61,7 @@ func (r *Router) weigh(t *hitTally, sp *specifics, rq request, reqP []uint32, ca
 	for _, i := range which {
 		c := &cands[i]
 		var nameWords uint64
-		nameWords, c.full = sp.nameSaid(rq, c.skill)
+		nameWords, c.full = sp.nameSaidIn(rq, c.skill)
 		// A one-word name that the request hit as a trigger is that
 		// hit again, not a second piece of evidence ("pods", "verify").
 		if c.full && len(sp.names.list(c.skill)) == 1 && nameWords&^c.wordsExact == 0 {
@@ -90,7 +90,7 @@ const stemOnlyWeight = 0.75
 
 // relevance fills in the relevance of cands[which] for the request
 // text (read as rq), in the memory of t.
-func (r *Router) relevance(text string, rq request, all []candidate, which []int, t *hitTally) {
+func (r *Router) relevance(text string, rq *request, all []candidate, which []int, t *hitTally) {
 	if r.scorer == nil || len(which) == 0 {
 		return
 	}
@@ -412,6 +412,11 @@ func (rq request) saysName(name []uint32) bool {
 // nameSaid reports which request words skill's name accounts for, and
 // whether the request says the whole name, its words in order.
 func (sp *specifics) nameSaid(rq request, skill int) (words uint64, full bool) {
+	return sp.nameSaidIn(&rq, skill)
+}
+
+// nameSaidIn is nameSaid reading the request by pointer (see mask).
+func (sp *specifics) nameSaidIn(rq *request, skill int) (words uint64, full bool) {
 	if sp.nameSig[skill]&rq.sig == 0 {
 		return 0, false
 	}
