@@ -25,6 +25,7 @@ type hitTally struct {
 	// exact, stem and plural lookups, the pair buffer of lookupStems, and
 	// the request's words.
 	toks, stems      []string
+	stop             []bool // whether each of toks is a stop word
 	reqE, reqS, reqP []uint32
 	pair             []byte
 	words            map[string]wordIDs // wordOf's memo

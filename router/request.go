@@ -27,12 +27,13 @@ func (r *Router) readRequest(t *hitTally, sp *specifics, text string) request {
 			toks = words
 		}
 	}
-	stems, seq, reqE, reqS, reqP := t.stems[:0], t.rq.seq[:0], t.reqE[:0], t.reqS[:0], t.reqP[:0]
+	stems, seq, stop := t.stems[:0], t.rq.seq[:0], t.stop[:0]
+	reqE, reqS, reqP := t.reqE[:0], t.reqS[:0], t.reqP[:0]
 	phrased := uint32(len(r.phrases.stems.ids)) // ids past it: stems only names use
 	for i, tok := range toks {
 		t.pair = append(t.pair[:0], tok...)
 		w := t.wordOf(r, sp, t.pair)
-		stems, seq = append(stems, w.stem), append(seq, w.id)
+		stems, seq, stop = append(stems, w.stem), append(seq, w.id), append(stop, w.stop)
 		if w.exact != noID {
 			reqE = append(reqE, w.exact)
 		}
@@ -53,21 +54,22 @@ func (r *Router) readRequest(t *hitTally, sp *specifics, text string) request {
 	reqP = append(reqP, t.reqE...)
 	slices.Sort(reqP)
 	t.reqP = slices.Compact(reqP)
-	t.rq = sp.readSeq(t.rq, toks, stems, seq)
-	t.toks, t.stems = toks, stems
+	t.rq = sp.readSeq(t.rq, toks, stems, seq, stop)
+	t.toks, t.stems, t.stop = toks, stems, stop
 	return t.rq
 }
 
 // wordIDs is a request word, or two adjacent words joined, as a route
 // reads it: its stem, the stem's id in specifics (noID: none; one past
 // the phrase vocabulary only names use), its id in the exact vocabulary
-// (noID: none) and those of its other forms there: as a plural or a
-// singular by English's regular -s and -es. For evidence (weigh), a word
-// met in another number ("deploys" for "deploy") counts as met as
-// written, not through a stem.
+// (noID: none), whether it is a stop word, and the exact ids of its
+// other forms: as a plural or a singular by English's regular -s and
+// -es. For evidence (weigh), a word met in another number ("deploys" for
+// "deploy") counts as met as written, not through a stem.
 type wordIDs struct {
 	stem      string
 	id, exact uint32
+	stop      bool
 	forms     [4]uint32
 	nforms    int
 }
@@ -79,7 +81,7 @@ func (t *hitTally) wordOf(r *Router, sp *specifics, w []byte) wordIDs {
 	if ids, ok := t.words[string(w)]; ok {
 		return ids
 	}
-	ids := wordIDs{stem: routeStemBytes(w), id: noID, exact: noID}
+	ids := wordIDs{stem: routeStemBytes(w), id: noID, exact: noID, stop: stopWords[string(w)]}
 	if id, ok := sp.id(ids.stem); ok {
 		ids.id = id
 	}

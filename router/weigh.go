@@ -314,19 +314,20 @@ var stopWords = func() analysis.TokenMap {
 // readRequest is request in the memory of old, a request read before,
 // which it reuses: routeRanked keeps one per tally.
 func (sp *specifics) readRequest(old request, toks, stems []string) request {
-	seq := old.seq[:0]
-	for _, st := range stems {
+	seq, stop := old.seq[:0], make([]bool, len(toks))
+	for i, st := range stems {
 		id, ok := sp.id(st)
 		if !ok {
 			id = noID
 		}
-		seq = append(seq, id)
+		seq, stop[i] = append(seq, id), stopWords[toks[i]]
 	}
-	return sp.readSeq(old, toks, stems, seq)
+	return sp.readSeq(old, toks, stems, seq, stop)
 }
 
-// readSeq is readRequest given each stem's id (seq, noID for none).
-func (sp *specifics) readSeq(old request, toks, stems []string, seq []uint32) request {
+// readSeq is readRequest given each stem's id (seq, noID for none) and
+// whether each token is a stop word.
+func (sp *specifics) readSeq(old request, toks, stems []string, seq []uint32, stop []bool) request {
 	rq := request{known: true, toks: toks, stems: stems, seq: seq,
 		ids: old.ids[:0], content: old.content[:0], words: old.words[:0]}
 	for i, id := range seq {
@@ -334,7 +335,7 @@ func (sp *specifics) readSeq(old request, toks, stems []string, seq []uint32) re
 		if ok {
 			rq.ids = append(rq.ids, id)
 		}
-		if stopWords[toks[i]] || slices.Contains(rq.words, toks[i]) {
+		if stop[i] || slices.Contains(rq.words, toks[i]) {
 			continue
 		}
 		rq.words = append(rq.words, toks[i])
