@@ -25,8 +25,10 @@ type hitTally struct {
 	// exact, stem and plural lookups, the pair buffer of lookupStems, and
 	// the request's words.
 	toks, stems      []string
+	stop             []bool // whether each of toks is a stop word
 	reqE, reqS, reqP []uint32
 	pair             []byte
+	words            map[string]wordIDs // wordOf's memo
 	rq               request
 	memo             searchMemo // the route's relaxed search (relevanceFill, runnersup.go)
 	terms            []term     // the request's terms, for relevance
@@ -142,7 +144,7 @@ func (r *Router) collect(t *hitTally, sp *specifics, rq request) {
 		}
 		named = append(named, s)
 	})
-	sp.commandedBy(rq, func(s, at, n int) {
+	sp.commandedBy(&rq, func(s, at, n int) {
 		if slices.Contains(named, s) {
 			return
 		}
@@ -273,7 +275,7 @@ func (sp *specifics) pickCommands(cmds csrLists, stop []bool, df []uint32, uses 
 
 // commandedBy calls fn for every skill whose command the request says,
 // with the position and length of the words that say it.
-func (sp *specifics) commandedBy(rq request, fn func(skill, at, n int)) {
+func (sp *specifics) commandedBy(rq *request, fn func(skill, at, n int)) {
 	if sp.cmdSig&rq.sig == 0 {
 		return
 	}

@@ -187,6 +187,9 @@ var aboutCues = newCues("what", "how", "who", "difference", "is ", "are ", "reco
 type cues struct {
 	words   []string
 	byFirst [utf8.RuneSelf][]string // the ASCII words by their first byte
+	// pairs has a bit per two first bytes of an ASCII word, lowercase
+	// (first<<7 | second): most places in a text start none.
+	pairs [utf8.RuneSelf * utf8.RuneSelf / 64]uint64
 }
 
 func newCues(words ...string) *cues {
@@ -194,6 +197,8 @@ func newCues(words ...string) *cues {
 	for _, w := range words {
 		if w[0] < utf8.RuneSelf {
 			c.byFirst[w[0]] = append(c.byFirst[w[0]], w)
+			k := int(w[0])<<7 | int(w[1])
+			c.pairs[k>>6] |= 1 << (k & 63)
 		}
 	}
 	return c
@@ -209,10 +214,15 @@ func (c *cues) in(text string) bool {
 			return slices.ContainsFunc(c.words, func(w string) bool { return strings.Contains(l, w) })
 		}
 	}
-	for i := 0; i < len(text); i++ {
-		b := text[i]
-		if 'A' <= b && b <= 'Z' {
-			b += 'a' - 'A'
+	if len(text) < 2 { // every word has two bytes or more
+		return false
+	}
+	next := foldByte(text[0])
+	for i := 0; i+1 < len(text); i++ {
+		b := next
+		next = foldByte(text[i+1])
+		if k := int(b)<<7 | int(next); c.pairs[k>>6]&(1<<(k&63)) == 0 {
+			continue
 		}
 		for _, w := range c.byFirst[b] {
 			if hasPrefixFoldASCII(text[i:], w) {
@@ -221,6 +231,14 @@ func (c *cues) in(text string) bool {
 		}
 	}
 	return false
+}
+
+// foldByte is the ASCII byte b in lower case.
+func foldByte(b byte) byte {
+	if 'A' <= b && b <= 'Z' {
+		return b + 'a' - 'A'
+	}
+	return b
 }
 
 // hasPrefixFoldASCII reports whether the ASCII s starts with the
@@ -241,10 +259,37 @@ func hasPrefixFoldASCII(s, prefix string) bool {
 	return true
 }
 
+// Frame words: an ASCII request that a question frame (questionFrames)
+// or a conditional clause (conditionLead, conditionTrail) reads holds one
+// of the frames' words as a whole token (the expressions read ASCII word
+// boundaries), so a request of none is not searched for their cues. A
+// request with another script is: its letters bound words otherwise.
+const (
+	aboutWord = 1 << iota
+	conditionWord
+)
+
+// frameWord is the kind of frame w is a word of, 0 for none (a switch:
+// a route asks it of each word, and a map's hash costs more).
+func frameWord(w string) int {
+	switch w {
+	case "what", "how", "who", "when", "difference", "is", "are", "salary", "in", "recommend", "any":
+		return aboutWord
+	case "if", "unless", "case":
+		return conditionWord
+	}
+	return 0
+}
+
+// mayHold reports whether the request may hold a frame of kind.
+func (t *plainText) mayHold(kind int) bool {
+	return !t.ascii || slices.ContainsFunc(t.toks, func(w string) bool { return frameWord(w) == kind })
+}
+
 // demoteAboutSubject turns the sure matches of a request that asks
 // about a subject (aboutSubject) into relaxed ones, in the same order.
-func demoteAboutSubject(text string, out []Match) []Match {
-	if len(out) == 0 || !Sure(out[0].Tier) || !asksAbout(text) {
+func demoteAboutSubject(pt *plainText, out []Match) []Match {
+	if len(out) == 0 || !Sure(out[0].Tier) || !pt.mayHold(aboutWord) || !asksAbout(pt.text) {
 		return out
 	}
 	for i := range out {
@@ -280,9 +325,23 @@ func (r *Router) demoteLoneEveryday(pt *plainText, out []Match, at []int) []Matc
 		return out
 	}
 	var q *plainRequest
+	var said, hit string // the last trigger read, lowercased
+	var common, english bool
+	hitAt := -2 // hit's place in q.toks, -1 for none; -2 until read
 	for i := range out {
 		m := &out[i]
-		if m.Tier != TierPhrase || m.Score != 1 || len(m.Hits) != 1 || strings.ContainsRune(m.Hits[0], ' ') {
+		if m.Tier != TierPhrase || m.Score != 1 || len(m.Hits) != 1 {
+			continue
+		}
+		if m.Hits[0] != said {
+			// Matches often share their one trigger: it is read once.
+			said, hit = m.Hits[0], strings.ToLower(m.Hits[0])
+			word := !strings.ContainsRune(hit, ' ')
+			common = word && wordlist.Common(hit)
+			english = common || word && wordlist.Known(hit)
+			hitAt = -2
+		}
+		if !english {
 			continue
 		}
 		if q == nil {
@@ -290,11 +349,7 @@ func (r *Router) demoteLoneEveryday(pt *plainText, out []Match, at []int) []Matc
 				return out
 			}
 		}
-		hit := strings.ToLower(m.Hits[0])
-		if len(q.toks) < loneEverydayWords && (pt.firstWord() != hit || !wordlist.Common(hit)) {
-			continue
-		}
-		if !wordlist.Common(hit) && !wordlist.Known(hit) {
+		if len(q.toks) < loneEverydayWords && (pt.firstWord() != hit || !common) {
 			continue
 		}
 		var s int
@@ -303,10 +358,13 @@ func (r *Router) demoteLoneEveryday(pt *plainText, out []Match, at []int) []Matc
 		} else {
 			s = r.skillAt(*m)
 		}
+		if hitAt == -2 {
+			hitAt = slices.Index(q.toks, hit) // q.toks are distinct
+		}
 		company, held := false, 0.0
-		for k, t := range q.toks {
+		for k := 0; k < len(q.toks) && !company; k++ {
 			if s >= 0 && q.holds(k, s) {
-				company = company || t != hit
+				company = k != hitAt
 				held += q.words[k].idf
 			}
 		}
@@ -466,11 +524,11 @@ func conditionClause(text string) (cond, main string, ok bool) {
 // conditional clause alone (conditionClause), and makes those relaxed:
 // the condition says when, the main clause what. A request without a
 // condition, or whose matches' evidence all lies in it, keeps its order.
-func conditionLast(text string, out []Match) []Match {
-	if len(out) < 2 {
+func conditionLast(pt *plainText, out []Match) []Match {
+	if len(out) < 2 || !pt.mayHold(conditionWord) {
 		return out
 	}
-	cond, main, ok := conditionClause(text)
+	cond, main, ok := conditionClause(pt.text)
 	if !ok {
 		return out
 	}

@@ -39,34 +39,34 @@ func (r *Router) rankedRoute(ctx context.Context, text string, limit int, slips 
 				return r.rankedRoute(ctx, strings.Join(fixed, " "), limit, false)
 			}
 		}
-		rel, err := r.relaxedOnly(ctx, text, sp, rq, limit)
+		rel, err := r.relaxedOnly(ctx, pt, sp, rq, limit)
 		if err != nil {
 			return nil, err
 		}
-		rel = conditionLast(text, rel)
+		rel = conditionLast(pt, rel)
 		return r.relevanceFill(ctx, text, rq, pt, r.runnersUp(pt, rel, limit), limit)
 	}
 	out, err := r.sure(ctx, t, sp, rq, text, limit)
 	if err != nil {
 		return nil, err
 	}
-	out = r.demoteLoneEveryday(pt, demoteAboutSubject(text, out), t.at)
+	out = r.demoteLoneEveryday(pt, demoteAboutSubject(pt, out), t.at)
 	if out, err = r.relaxedAfter(ctx, text, sp, rq, out, limit); err != nil {
 		return nil, err
 	}
-	out = conditionLast(text, out)
+	out = conditionLast(pt, out)
 	return r.relevanceFill(ctx, text, rq, pt, r.runnersUp(pt, out, limit), limit)
 }
 
 // relaxedOnly is the answer to a request that hits no phrase and names
 // no skill: relaxed matches, a described skill first (collect.go), a
 // question about a subject left relaxed (order.go).
-func (r *Router) relaxedOnly(ctx context.Context, text string, sp *specifics, rq request, limit int) ([]Match, error) {
-	rel, err := r.relaxed(ctx, text, limit, sp, rq, false)
+func (r *Router) relaxedOnly(ctx context.Context, pt *plainText, sp *specifics, rq request, limit int) ([]Match, error) {
+	rel, err := r.relaxed(ctx, pt.text, limit, sp, rq, false)
 	if err != nil {
 		return nil, err
 	}
-	rel = demoteAboutSubject(text, r.describedFirst(text, rq, rel))
+	rel = demoteAboutSubject(pt, r.describedFirst(pt.text, rq, rel))
 	if limit > 0 && len(rel) > limit {
 		rel = rel[:limit]
 	}
@@ -93,16 +93,15 @@ func (r *Router) sure(ctx context.Context, t *hitTally, sp *specifics, rq reques
 	// name rule and score), so they are computed for the tiers that reach
 	// into the first limit results.
 	order, err := rank(cands, limit, true, &t.rank, func(which []int) error {
-		t.reqP = r.phrases.exact.lookupPlurals(t.reqP[:0], t.toks)
-		r.weigh(t, sp, rq, t.reqP, cands, which)
-		r.relevance(text, rq, cands, which, t)
+		r.weigh(t, sp, &rq, t.reqP, cands, which)
+		r.relevance(text, &rq, cands, which, t)
 		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
 	out := r.matches(cands, order, t.phraseHits(r.phrases, cands, order), true)
-	nameTier(t, rq, cands, order, out)
+	nameTier(t, &rq, cands, order, out)
 	if len(out) > 0 && out[0].Tier == TierPhrase && out[0].Score == 1 && cands[order[0]].exact == 0 && len(rq.words) >= challengeRequest {
 		t.at = t.at[:0] // the challenger may reorder out
 		return r.challenge(ctx, text, rq, cands[order[0]].skill, out, limit)
@@ -117,7 +116,7 @@ func (r *Router) sure(ctx context.Context, t *hitTally, sp *specifics, rq reques
 // nameTier gives the matches found by name alone, no phrase hit, tier
 // name and, as their hits, the request's words, or the words that say
 // the skill's command.
-func nameTier(t *hitTally, rq request, cands []candidate, order []int, out []Match) {
+func nameTier(t *hitTally, rq *request, cands []candidate, order []int, out []Match) {
 	var words []string // rq.words, copied out of the tally once
 	for i, k := range order {
 		if cands[k].score != 0 {

@@ -27,41 +27,91 @@ func (r *Router) readRequest(t *hitTally, sp *specifics, text string) request {
 			toks = words
 		}
 	}
-	stems := appendStems(t.stems[:0], toks)
-	t.reqE = r.phrases.exact.lookup(t.reqE[:0], toks)
-	t.reqS = r.phrases.stems.lookupStems(t.reqS[:0], toks, stems, &t.pair)
-	t.rq = sp.readRequest(t.rq, toks, stems)
-	t.toks, t.stems = toks, stems
-	return t.rq
-}
-
-// lookupPlurals is lookup over toks and, for each, the forms it has as a
-// plural or a singular by English's regular -s and -es: for evidence, a
-// word met in another number ("deploys" for "deploy") counts as met as
-// written, not through a stem.
-func (v *vocabLists) lookupPlurals(dst []uint32, toks []string) []uint32 {
-	var onStack [32]byte
-	buf := onStack[:0]
-	try := func(b []byte) {
-		if id, ok := v.ids[string(b)]; ok {
-			dst = append(dst, id)
+	stems, seq, stop := t.stems[:0], t.rq.seq[:0], t.stop[:0]
+	reqE, reqS, reqP := t.reqE[:0], t.reqS[:0], t.reqP[:0]
+	phrased := uint32(len(r.phrases.stems.ids)) // ids past it: stems only names use
+	for i, tok := range toks {
+		t.pair = append(t.pair[:0], tok...)
+		w := t.wordOf(r, sp, t.pair)
+		stems, seq, stop = append(stems, w.stem), append(seq, w.id), append(stop, w.stop)
+		if w.exact != noID {
+			reqE = append(reqE, w.exact)
 		}
-	}
-	for _, tok := range toks {
-		buf = append(buf[:0], tok...)
-		try(buf)
-		try(append(buf, 's'))
-		try(append(buf, "es"...))
-		if n := len(tok); n > 3 && tok[n-1] == 's' {
-			try(buf[:n-1])
-			if tok[n-2] == 'e' {
-				try(buf[:n-2])
+		reqP = append(reqP, w.forms[:w.nforms]...)
+		if w.id < phrased {
+			reqS = append(reqS, w.id)
+		}
+		if i > 0 { // and the two words joined: "roll back" meets "rollback"
+			t.pair = append(append(t.pair[:0], toks[i-1]...), tok...)
+			if j := t.wordOf(r, sp, t.pair); j.id < phrased {
+				reqS = append(reqS, j.id)
 			}
 		}
 	}
-	slices.Sort(dst)
-	return slices.Compact(dst)
+	slices.Sort(reqE)
+	slices.Sort(reqS)
+	t.reqE, t.reqS = slices.Compact(reqE), slices.Compact(reqS)
+	reqP = append(reqP, t.reqE...)
+	slices.Sort(reqP)
+	t.reqP = slices.Compact(reqP)
+	t.rq = sp.readSeq(t.rq, toks, stems, seq, stop)
+	t.toks, t.stems, t.stop = toks, stems, stop
+	return t.rq
 }
+
+// wordIDs is a request word, or two adjacent words joined, as a route
+// reads it: its stem, the stem's id in specifics (noID: none; one past
+// the phrase vocabulary only names use), its id in the exact vocabulary
+// (noID: none), whether it is a stop word, and the exact ids of its
+// other forms: as a plural or a singular by English's regular -s and
+// -es. For evidence (weigh), a word met in another number ("deploys" for
+// "deploy") counts as met as written, not through a stem.
+type wordIDs struct {
+	stem      string
+	id, exact uint32
+	stop      bool
+	forms     [4]uint32
+	nforms    int
+}
+
+// wordOf returns w's ids, remembered in t (at most maxWordMemo words a
+// tally): requests repeat their words, and the stem cache and the three
+// vocabularies cost four lookups where the memo costs one.
+func (t *hitTally) wordOf(r *Router, sp *specifics, w []byte) wordIDs {
+	if ids, ok := t.words[string(w)]; ok {
+		return ids
+	}
+	ids := wordIDs{stem: routeStemBytes(w), id: noID, exact: noID, stop: stopWords[string(w)]}
+	if id, ok := sp.id(ids.stem); ok {
+		ids.id = id
+	}
+	exact := r.phrases.exact.ids
+	if id, ok := exact[string(w)]; ok {
+		ids.exact = id
+	}
+	form := func(f []byte) {
+		if id, ok := exact[string(f)]; ok {
+			ids.forms[ids.nforms] = id
+			ids.nforms++
+		}
+	}
+	form(append(w, 's'))
+	form(append(w, "es"...))
+	if n := len(w); n > 3 && w[n-1] == 's' {
+		form(w[:n-1])
+		if w[n-2] == 'e' {
+			form(w[:n-2])
+		}
+	}
+	if t.words == nil || len(t.words) == maxWordMemo {
+		t.words = map[string]wordIDs{}
+	}
+	t.words[string(w)] = ids
+	return ids
+}
+
+// maxWordMemo bounds a tally's memo of words (wordOf).
+const maxWordMemo = 1 << 10
 
 // lookupStems is lookup over the request's stems and the stem of each
 // adjacent pair joined ("roll back" meets "rollback"), joined in *buf,
@@ -141,38 +191,38 @@ func isWordRune(r rune) bool {
 // Invalid UTF-8 bytes separate tokens like any other non-letter.
 func appendTokens(dst []string, s string) []string {
 	start := -1
-	ascii, lower := true, true
-	flush := func(end int) {
-		tok := s[start:end]
-		if !ascii || !lower {
-			tok = lowerToken(tok)
-		}
-		dst = append(dst, tok)
-		start = -1
-	}
+	lower := true // the token so far is ASCII and lowercase
 	for i := 0; i < len(s); {
-		r, size := rune(s[i]), 1
-		if r >= utf8.RuneSelf {
-			r, size = utf8.DecodeRuneInString(s[i:])
+		c, size, word := rune(s[i]), 1, false
+		if c < utf8.RuneSelf {
+			word = asciiWord[c]
+		} else {
+			c, size = utf8.DecodeRuneInString(s[i:])
+			word = isWordRune(c) && !(c == utf8.RuneError && size == 1)
 		}
-		if isWordRune(r) && !(r == utf8.RuneError && size == 1) {
-			if start < 0 {
-				start, ascii, lower = i, true, true
-			}
-			if r >= utf8.RuneSelf {
-				ascii = false
-			} else if 'A' <= r && r <= 'Z' {
-				lower = false
-			}
-		} else if start >= 0 {
-			flush(i)
+		switch {
+		case word && start < 0:
+			start, lower = i, c < utf8.RuneSelf && !('A' <= c && c <= 'Z')
+		case word:
+			lower = lower && c < utf8.RuneSelf && !('A' <= c && c <= 'Z')
+		case start >= 0:
+			dst = append(dst, lowerIf(s[start:i], !lower))
+			start = -1
 		}
 		i += size
 	}
 	if start >= 0 {
-		flush(len(s))
+		dst = append(dst, lowerIf(s[start:], !lower))
 	}
 	return dst
+}
+
+// lowerIf is tok lowercased (lowerToken) when upper, else tok.
+func lowerIf(tok string, upper bool) string {
+	if upper {
+		return lowerToken(tok)
+	}
+	return tok
 }
 
 // lowerToken maps every rune of tok through unicode.ToLower. Unlike
@@ -278,8 +328,11 @@ func detectHanScript(src Source) int8 {
 // script, or text itself: when it has none, holds kana (Japanese), or the
 // agent has no script of its own.
 func (r *Router) inAgentScript(text string) string {
-	han := false
-	for _, c := range text {
+	han, i := false, 0
+	for i < len(text) && text[i] < utf8.RuneSelf { // an ASCII run holds no Han
+		i++
+	}
+	for _, c := range text[i:] {
 		if c < 0x2E80 {
 			continue
 		}
@@ -318,9 +371,17 @@ func unspaced(r rune) bool {
 	return r == 'ー' || unicode.IsOneOf(unspacedTables, r)
 }
 
-// hasUnspaced reports whether s holds a rune of an unspaced script.
+// hasUnspaced reports whether s holds a rune of an unspaced script. Its
+// ASCII bytes, which are none, are skipped four at a time: a route asks
+// this of its request several times.
 func hasUnspaced(s string) bool {
-	for _, r := range s {
+	i := 0
+	for ; i+4 <= len(s) && (s[i]|s[i+1]|s[i+2]|s[i+3]) < utf8.RuneSelf; i += 4 {
+	}
+	for i < len(s) && s[i] < utf8.RuneSelf {
+		i++
+	}
+	for _, r := range s[i:] {
 		if unspaced(r) {
 			return true
 		}

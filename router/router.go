@@ -353,6 +353,9 @@ func (r *Router) Route(ctx context.Context, text string, q *Query) ([]Match, err
 		text = r.inAgentScript(text)
 		out, err := r.rankedRoute(ctx, text, qq.Limit, true)
 		for i := range out {
+			if !hasUnspaced(text) {
+				break // only unspaced hits join
+			}
 			out[i].Hits = joinPairs(out[i].Hits, text)
 		}
 		return out, err
@@ -391,8 +394,13 @@ const ctxCheckBytes = 64 << 10 // request bytes scanned between checks of ctx
 
 // checkRequest counts text's words up to the first past MaxRequestWords,
 // as the index reads them (bigramSpans: a pair of unspaced characters
-// each), so a megabyte of Chinese is refused, not analysed into pairs.
+// each), so a megabyte of Chinese is refused, not analysed into pairs. A
+// text of MaxRequestWords bytes or fewer is not counted: every word
+// starts at a byte of its own.
 func checkRequest(ctx context.Context, text string) error {
+	if len(text) <= MaxRequestWords {
+		return nil
+	}
 	words, err := countTokens(ctx, text, MaxRequestWords)
 	if err == nil && words > MaxRequestWords {
 		err = fmt.Errorf("router: %w: it has more than %d words (a pair of characters counts as one in Chinese, Japanese and Korean), the most a request may hold; pass the request itself, or a summary of it, not a whole document", ErrRequestTooLong, MaxRequestWords)

@@ -15,7 +15,7 @@ import (
 // distinct request words its hit phrases or name account for (one met
 // only through its stem counts stemOnlyWeight), and whether the request
 // says its whole name. The tally's counts serve as candidate positions.
-func (r *Router) weigh(t *hitTally, sp *specifics, rq request, reqP []uint32, cands []candidate, which []int) {
+func (r *Router) weigh(t *hitTally, sp *specifics, rq *request, reqP []uint32, cands []candidate, which []int) {
 	x := r.phrases
 	for i := range cands {
 		t.count[cands[i].skill] = 0
@@ -58,7 +58,7 @@ func (r *Router) weigh(t *hitTally, sp *specifics, rq request, reqP []uint32, ca
 	for _, i := range which {
 		c := &cands[i]
 		var nameWords uint64
-		nameWords, c.full = sp.nameSaid(rq, c.skill)
+		nameWords, c.full = sp.nameSaidIn(rq, c.skill)
 		// A one-word name that the request hit as a trigger is that
 		// hit again, not a second piece of evidence ("pods", "verify").
 		if c.full && len(sp.names.list(c.skill)) == 1 && nameWords&^c.wordsExact == 0 {
@@ -87,7 +87,7 @@ const stemOnlyWeight = 0.75
 
 // relevance fills in the relevance of cands[which] for the request
 // text (read as rq), in the memory of t.
-func (r *Router) relevance(text string, rq request, all []candidate, which []int, t *hitTally) {
+func (r *Router) relevance(text string, rq *request, all []candidate, which []int, t *hitTally) {
 	if r.scorer == nil || len(which) == 0 {
 		return
 	}
@@ -302,18 +302,28 @@ type request struct {
 // readRequest is request in the memory of old, a request read before,
 // which it reuses: routeRanked keeps one per tally.
 func (sp *specifics) readRequest(old request, toks, stems []string) request {
-	rq := request{known: true, toks: toks, stems: stems, seq: slices.Grow(old.seq[:0], len(stems))[:len(stems)],
-		ids: old.ids[:0], content: old.content[:0], words: old.words[:0]}
+	seq, stop := old.seq[:0], make([]bool, len(toks))
 	for i, st := range stems {
 		id, ok := sp.id(st)
 		if !ok {
 			id = noID
 		}
-		rq.seq[i] = id
+		seq, stop[i] = append(seq, id), stopWords[toks[i]]
+	}
+	return sp.readSeq(old, toks, stems, seq, stop)
+}
+
+// readSeq is readRequest given each stem's id (seq, noID for none) and
+// whether each token is a stop word.
+func (sp *specifics) readSeq(old request, toks, stems []string, seq []uint32, stop []bool) request {
+	rq := request{known: true, toks: toks, stems: stems, seq: seq,
+		ids: old.ids[:0], content: old.content[:0], words: old.words[:0]}
+	for i, id := range seq {
+		ok := id != noID
 		if ok {
 			rq.ids = append(rq.ids, id)
 		}
-		if stopWords[toks[i]] || slices.Contains(rq.words, toks[i]) {
+		if stop[i] || slices.Contains(rq.words, toks[i]) {
 			continue
 		}
 		rq.words = append(rq.words, toks[i])
@@ -391,6 +401,11 @@ func (rq request) saysName(name []uint32) bool {
 // nameSaid reports which request words skill's name accounts for, and
 // whether the request says the whole name, its words in order.
 func (sp *specifics) nameSaid(rq request, skill int) (words uint64, full bool) {
+	return sp.nameSaidIn(&rq, skill)
+}
+
+// nameSaidIn is nameSaid reading the request by pointer (see mask).
+func (sp *specifics) nameSaidIn(rq *request, skill int) (words uint64, full bool) {
 	if sp.nameSig[skill]&rq.sig == 0 {
 		return 0, false
 	}
@@ -400,8 +415,9 @@ func (sp *specifics) nameSaid(rq request, skill int) (words uint64, full bool) {
 }
 
 // mask is the set of request words (bits: positions in rq.ids, the first
-// 64) among ids.
-func (rq request) mask(ids []uint32) uint64 {
+// 64) among ids. It and weight read a request by pointer: weigh asks them
+// of every candidate, and a request is a dozen slices to copy.
+func (rq *request) mask(ids []uint32) uint64 {
 	var m uint64
 	for _, id := range ids {
 		if rq.sig&(1<<(id%64)) == 0 {
@@ -415,7 +431,7 @@ func (rq request) mask(ids []uint32) uint64 {
 }
 
 // weight is the summed weight of the request words in m.
-func (rq request) weight(m uint64) float64 {
+func (rq *request) weight(m uint64) float64 {
 	w := 0.0
 	for ; m != 0; m &= m - 1 {
 		w += rq.wt[bits.TrailingZeros64(m)]

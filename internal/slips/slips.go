@@ -1,6 +1,12 @@
 package slips
 
-import "github.com/agent3md/agent3md/internal/wordlist"
+import (
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/agent3md/agent3md/internal/wordlist"
+)
 
 // Bounds of the words a Speller reads as slips: shorter words have too
 // many neighbours one edit away to guess from, and longer ones are
@@ -33,7 +39,16 @@ type Options struct {
 type Speller struct {
 	words map[string]struct{}
 	o     Options
+	// fixes remembers the verdict on each uncommon word Correct has read
+	// (its fix, or ""), fixCount of them, up to maxFixes: requests repeat
+	// their words, and a verdict costs a search of English's 72,000 words
+	// and, for a word not among them, hundreds of lookups one edit away.
+	fixes    sync.Map // string -> string
+	fixCount atomic.Int64
 }
+
+// maxFixes bounds a Speller's remembered verdicts (Speller.fixes).
+const maxFixes = 1 << 12
 
 // New returns a Speller with no words yet (Add).
 func New(o Options) *Speller {
@@ -54,7 +69,8 @@ func (sp *Speller) Knows(w string) bool {
 }
 
 // Correct returns toks with the slips among its first MaxSlips unknown
-// words replaced by the words they stand for, and whether any was.
+// words replaced by the words they stand for, and whether any was. It is
+// safe for concurrent use once every Add is done.
 func (sp *Speller) Correct(toks []string) ([]string, bool) {
 	var out []string
 	tried := 0
@@ -71,13 +87,11 @@ func (sp *Speller) Correct(toks []string) ([]string, bool) {
 		tried++
 		// Every common word of four letters or more is a known one, and
 		// Common is a hash lookup where Known searches 72,000 words.
-		if wordlist.Common(w) || wordlist.Known(w) {
+		if wordlist.Common(w) {
 			continue
 		}
-		fix, ok := sp.oneEditAway(w)
-		if !ok || sp.o.Stem(fix) == sp.o.Stem(w) {
-			// A plural or other form of a vocabulary word is no slip:
-			// the stems meet already, and the user's word stays.
+		fix := sp.fixOf(w)
+		if fix == "" {
 			continue
 		}
 		if out == nil {
@@ -86,6 +100,28 @@ func (sp *Speller) Correct(toks []string) ([]string, bool) {
 		out[i] = fix
 	}
 	return out, out != nil
+}
+
+// fixOf returns the vocabulary word the uncommon word w is a slip for,
+// or "", remembered in fixes.
+func (sp *Speller) fixOf(w string) string {
+	if fix, ok := sp.fixes.Load(w); ok {
+		return fix.(string)
+	}
+	fix, ok := "", false
+	if !wordlist.Known(w) {
+		// A plural or other form of a vocabulary word is no slip: the
+		// stems meet already, and the user's word stays.
+		if fix, ok = sp.oneEditAway(w); !ok || sp.o.Stem(fix) == sp.o.Stem(w) {
+			fix = ""
+		}
+	}
+	if sp.fixCount.Load() < maxFixes {
+		if _, loaded := sp.fixes.LoadOrStore(strings.Clone(w), fix); !loaded {
+			sp.fixCount.Add(1)
+		}
+	}
+	return fix
 }
 
 // oneEditAway returns the one vocabulary word (forms of one word count as

@@ -113,3 +113,33 @@ func FuzzSpeller(f *testing.F) {
 		}
 	})
 }
+
+// TestVerdictsRemembered: a word's verdict is read once and remembered
+// (a request repeats its words), the same from memory as afresh, from
+// many goroutines at once, and at most maxFixes words are kept.
+func TestVerdictsRemembered(t *testing.T) {
+	sp := testSpeller(agentWords...)
+	in := []string{"atest", "bulid", "xcode", "frobnicate"}
+	first, _ := sp.Correct(in)
+	if got := sp.fixCount.Load(); got != int64(len(in)) {
+		t.Fatalf("%d verdicts remembered after one request of %d uncommon words", got, len(in))
+	}
+	done := make(chan []string)
+	for range 8 {
+		go func() {
+			again, _ := sp.Correct(in)
+			done <- again
+		}()
+	}
+	for range 8 {
+		if again := <-done; strings.Join(again, " ") != strings.Join(first, " ") {
+			t.Errorf("from memory %q, afresh %q", again, first)
+		}
+	}
+	for i := range 2 * maxFixes {
+		sp.Correct([]string{"zzqx" + strings.Repeat("q", i%20) + string(rune('a'+i%26)) + string(rune('a'+i/26%26))})
+	}
+	if got := sp.fixCount.Load(); got > maxFixes {
+		t.Errorf("%d verdicts remembered, over the bound of %d", got, maxFixes)
+	}
+}
