@@ -3,6 +3,7 @@ package router
 import (
 	"flag"
 	"fmt"
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -193,4 +194,52 @@ func TestRoutingBaseline(t *testing.T) {
 			*routingLimit, answerChars[n/2], answerChars[n*95/100], answerChars[n-1])
 	}
 	t.Logf("\n%s", b.String())
+	if *routingSkip == "" && *routingLimit == DefaultLimit {
+		checkPublishedTable(t, b.String())
+	}
+}
+
+// publishedTable is the document that shows TestRoutingBaseline's table
+// to readers.
+const publishedTable = "../examples/README.md"
+
+// checkPublishedTable fails when publishedTable's table of every set
+// (its lines from the table's header row to the first line that is no
+// row) is not table's: a routing change that moves a figure updates the
+// page in the same commit.
+func checkPublishedTable(t *testing.T, table string) {
+	t.Helper()
+	rows := func(text string) []string {
+		var out []string
+		for _, l := range strings.Split(text, "\n") {
+			l = strings.TrimSpace(l)
+			if strings.HasPrefix(l, "| set | kind | cases | ranked top-1") || len(out) > 0 && strings.HasPrefix(l, "|") {
+				out = append(out, l)
+			} else if len(out) > 0 {
+				break
+			}
+		}
+		return out
+	}
+	data, err := os.ReadFile(publishedTable)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, want := rows(string(data)), rows(table)
+	if !slices.Equal(got, want) {
+		for i := range max(len(got), len(want)) {
+			if i >= len(got) || i >= len(want) || got[i] != want[i] {
+				t.Errorf("%s's routing table differs from the measured one at row %d; paste the table `go test ./router -run 'TestRoutingBaseline$' -v` prints:\n page     %q\n measured %q",
+					publishedTable, i+1, at(got, i), at(want, i))
+				break
+			}
+		}
+	}
+}
+
+func at(rows []string, i int) string {
+	if i < len(rows) {
+		return rows[i]
+	}
+	return "(none)"
 }
