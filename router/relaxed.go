@@ -101,6 +101,10 @@ func (r *Router) relaxedSearchWith(ctx context.Context, text string, rq request,
 		if !ev.enough(bar) {
 			continue
 		}
+		if cap(out) == 0 {
+			// Room for want: the runner-ups (runnersUp) fill up to it.
+			out = make([]Match, 0, want)
+		}
 		out = append(out, Match{Name: s.Name, Z: s.Z, Relevance: h.score, Hits: ev.words, Tier: TierRelaxed})
 		skills = append(skills, h.skill)
 	}
@@ -416,20 +420,20 @@ func (x *bodyIndex) score(terms []term) []bodyScored {
 		bit uint64
 	}
 	var onStack [maxStackTerms]read
-	reads := onStack[:0]
+	reads, postings := onStack[:0], 0
 	for k, t := range terms {
 		id, df := x.term(t.term)
 		idf := math.Log(1 + (float64(n)-float64(df)+0.5)/(float64(df)+0.5))
 		weights += idf * idf
 		if df > 0 && df <= maxDF && k < 64 {
-			reads = append(reads, read{id, idf, 1 << k})
+			reads, postings = append(reads, read{id, idf, 1 << k}), postings+df
 		}
 	}
 	if len(reads) == 0 {
 		return nil
 	}
 	qnorm := 1 / math.Sqrt(weights)
-	var out []bodyScored
+	out := make([]bodyScored, 0, postings) // one allocation, not one per doubling
 	for _, rd := range reads {
 		x.eachPosting(rd.id, func(s uint32) {
 			out = append(out, bodyScored{skill: int(s), terms: rd.bit})

@@ -100,8 +100,11 @@ func (ts *termStats) search(terms []term, synonyms []string, size int) []scored 
 	}
 	var onStack [maxStackTerms]clause
 	qs := ts.disjunction(onStack[:0], terms, 1, synonyms)
-	n := len(qs)
-	var best []scored
+	n, postings := len(qs), 0
+	for i := range qs {
+		postings += len(qs[i].post)
+	}
+	best := make([]scored, 0, min(size, postings)) // one allocation, not one per doubling
 	for {
 		next := uint32(math.MaxUint32) // the next skill holding a term
 		for i := range qs {
