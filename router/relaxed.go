@@ -259,32 +259,77 @@ const commonShare = 0.25
 // (rq.ids). A phrase with one informative word counts only when that word
 // is the skill's own (ownWord).
 func (r *Router) partialPhrase(ctx context.Context, sp *specifics, rq request, skill int) bool {
-	_, _, triggers := r.src.Phrases(skill)
+	for _, p := range r.informativeOf(sp, skill) {
+		all := true
+		for _, id := range p.ids {
+			if _, held := slices.BinarySearch(rq.ids, id); !held {
+				all = false
+				break
+			}
+		}
+		if all && (len(p.ids) > 1 || r.ownWord(ctx, sp, p.ids[0], p.stem)) {
+			return true
+		}
+	}
+	return false
+}
+
+// informative is a trigger phrase's informative words as stem ids, in
+// phrase order, and the stem of its last one (ownWord's, for a phrase
+// of one).
+type informative struct {
+	ids  []uint32
+	stem string
+}
+
+// informativeOf returns the informative words of skill's trigger
+// phrases that may count as partial phrases: those with at least one,
+// each a stem the agent knows (one it does not the request never holds).
+// A small agent's skills keep them once read (fieldTermCache), as their
+// fields' terms: tokenizing and stemming every trigger of every relaxed
+// candidate was a tenth of a relaxed route.
+func (r *Router) informativeOf(sp *specifics, skill int) []informative {
+	c := &r.fieldCache
+	n := r.src.Len()
+	if n > fieldTermsMax || skill < 0 || skill >= n {
+		return readInformative(sp, r.src, skill)
+	}
+	c.once.Do(func() { c.alloc(n) })
+	if ps := c.phrases[skill].Load(); ps != nil {
+		return *ps
+	}
+	ps := readInformative(sp, r.src, skill)
+	c.phrases[skill].Store(&ps)
+	return ps
+}
+
+// readInformative reads informativeOf's phrases from skill's triggers.
+func readInformative(sp *specifics, src Source, skill int) []informative {
+	_, _, triggers := src.Phrases(skill)
+	var out []informative
 	var onStack [16]string
+phrases:
 	for _, p := range triggers {
-		toks := appendTokens(onStack[:0], p)
-		informative, all, word, stem := 0, true, uint32(0), ""
-		for _, tok := range toks {
+		var ph informative
+		for _, tok := range appendTokens(onStack[:0], p) {
 			if stopWords[tok] {
 				continue
 			}
 			st := routeStem(tok)
 			id, ok := sp.id(st)
-			if ok && (sp.common(id) || wordlist.Common(tok)) {
+			if !ok {
+				continue phrases
+			}
+			if sp.common(id) || wordlist.Common(tok) {
 				continue
 			}
-			informative++
-			word, stem = id, st
-			if _, held := slices.BinarySearch(rq.ids, id); !ok || !held {
-				all = false
-				break
-			}
+			ph.ids, ph.stem = append(ph.ids, id), st
 		}
-		if all && (informative > 1 || informative == 1 && r.ownWord(ctx, sp, word, stem)) {
-			return true
+		if len(ph.ids) > 0 {
+			out = append(out, ph)
 		}
 	}
-	return false
+	return out
 }
 
 // ownWord reports whether the word whose stem is st (id) is one skill's
@@ -316,10 +361,17 @@ func (sp *specifics) common(id uint32) bool {
 // the fields on each route.
 const fieldTermsMax = 4096
 
-// fieldTermCache holds, per skill position, its fields' terms once read.
+// fieldTermCache holds, per skill position, its fields' terms and its
+// trigger phrases' informative words (informativeOf) once read.
 type fieldTermCache struct {
-	once   sync.Once
-	skills []atomic.Pointer[skillTerms]
+	once    sync.Once
+	skills  []atomic.Pointer[skillTerms]
+	phrases []atomic.Pointer[[]informative]
+}
+
+// alloc makes room for n skills.
+func (c *fieldTermCache) alloc(n int) {
+	c.skills, c.phrases = make([]atomic.Pointer[skillTerms], n), make([]atomic.Pointer[[]informative], n)
 }
 
 // skillTerms are one skill's terms, per entry of fields: distinct and
@@ -334,7 +386,7 @@ func (r *Router) fieldTerms(skill int, s *Skill) skillTerms {
 	if n > fieldTermsMax || skill < 0 || skill >= n {
 		return r.analyzeFields(s)
 	}
-	c.once.Do(func() { c.skills = make([]atomic.Pointer[skillTerms], n) })
+	c.once.Do(func() { c.alloc(n) })
 	if st := c.skills[skill].Load(); st != nil {
 		return *st
 	}
