@@ -271,11 +271,12 @@ func (p *plainBM25) rank(toks []string, k int) []scored {
 	for _, t := range distinct(toks) {
 		terms = append(terms, p.post[t])
 	}
-	return p.rankTerms(terms, k)
+	return p.rankTerms(nil, terms, k)
 }
 
-// rankTerms is rank over the request's tokens' postings and idfs.
-func (p *plainBM25) rankTerms(terms []plainTerm, k int) []scored {
+// rankTerms is rank over the request's tokens' postings and idfs, in
+// dst's memory (a route's plainText.ranked).
+func (p *plainBM25) rankTerms(dst []scored, terms []plainTerm, k int) []scored {
 	sc, _ := p.scratch.Get().(*plainScratch)
 	if sc == nil {
 		sc = &plainScratch{acc: make([]float64, p.count)}
@@ -299,7 +300,7 @@ func (p *plainBM25) rankTerms(terms []plainTerm, k int) []scored {
 	if k <= 0 {
 		k = len(sc.touched)
 	}
-	out := make([]scored, 0, min(k, len(sc.touched))+1)
+	out := slices.Grow(dst[:0], min(k, len(sc.touched))+1)
 	for _, s := range sc.touched {
 		h := scored{skill: int(s), score: sc.acc[s]}
 		sc.acc[s] = 0

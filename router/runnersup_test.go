@@ -47,13 +47,14 @@ func TestFit(t *testing.T) {
 		{Name: "csv", Z: 2, Description: "read csv files"},
 	})
 	toks := *(&plainText{text: "read the pdf zebra"}).read(p)
-	fit, words := p.fit(&toks, 0, true)
+	var words []string
+	fit := p.fit(&toks, 0, &words)
 	idfRead, idfPdf, idfNone := p.idf(2), p.idf(1), p.idf(0)
 	want := float64(int(100*(idfRead+idfPdf)/(idfRead+idfPdf+idfNone)+0.5)) / 100
 	if fit != want || len(words) != 2 {
 		t.Errorf("fit %v %q, want %v and pdf, read", fit, words, want)
 	}
-	if fit, _ := p.fit(&toks, 1, false); fit >= want {
+	if fit := p.fit(&toks, 1, nil); fit >= want {
 		t.Errorf("csv fits %v, no more than pdf's %v", fit, want)
 	}
 }
