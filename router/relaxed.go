@@ -143,9 +143,14 @@ func (ev relaxedEvidence) enough(bar float64) bool {
 // (bodyIndex.score), each bodyEvidence when no other field holds it.
 func (r *Router) evidence(a analyzed, skill int, s *Skill, ex *expansion, body uint64) relaxedEvidence {
 	var weight, syn float64
-	matched := map[string]bool{}  // request words the skill holds as written
-	viaSyn := map[string]bool{}   // and those it holds only through synonyms (true: a tool name's)
-	fromBody := map[string]bool{} // and those only its body holds
+	// The request words the skill holds as written, and of those the ones
+	// only its body holds: lists, as a request has a handful of words.
+	var onStack [2 * maxStackTerms]string
+	matched, fromBody := onStack[:0:maxStackTerms], onStack[maxStackTerms:maxStackTerms]
+	var viaSyn map[string]bool // those it holds only through synonyms (true: a tool name's)
+	if ex != nil {
+		viaSyn = map[string]bool{}
+	}
 	st := r.fieldTerms(skill, s)
 	terms := a.text
 	for k, f := range fields {
@@ -158,18 +163,19 @@ func (r *Router) evidence(a analyzed, skill int, s *Skill, ex *expansion, body u
 			// possessives ("customer's"): no evidence of anything.
 			if _, ok := slices.BinarySearch(have, t.term); ok && utf8.RuneCountInString(t.word) > 1 {
 				weight += f.weight
-				matched[t.word] = true
+				if !slices.Contains(matched, t.word) {
+					matched = append(matched, t.word)
+				}
 			}
 		}
 		syn += ex.fieldEvidence(have, f.weight, terms, viaSyn)
 	}
 	bx := r.bodies.Load()
 	for k, t := range a.text {
-		if k < 64 && body&(1<<k) != 0 && !matched[t.word] && utf8.RuneCountInString(t.word) > 1 {
+		if k < 64 && body&(1<<k) != 0 && !slices.Contains(matched, t.word) && utf8.RuneCountInString(t.word) > 1 {
 			weight += bx.evidence(t.term)
 			if !wordlist.Common(strings.ToLower(t.word)) {
-				matched[t.word] = true
-				fromBody[t.word] = true
+				matched, fromBody = append(matched, t.word), append(fromBody, t.word)
 			}
 		}
 	}
@@ -177,17 +183,18 @@ func (r *Router) evidence(a analyzed, skill int, s *Skill, ex *expansion, body u
 	prev := ""                  // the request word before, when only the body holds it
 	for _, t := range a.exact { // every request word, in request order
 		toolName, bySyn := viaSyn[t.word]
-		run := fromBody[t.word] && continuesRun(prev, t.word)
+		own, body := slices.Contains(matched, t.word), slices.Contains(fromBody, t.word)
+		run := body && continuesRun(prev, t.word)
 		prev = ""
-		if fromBody[t.word] {
+		if body {
 			prev = t.word
 		}
-		if (matched[t.word] || bySyn) && !slices.Contains(ev.words, t.word) {
+		if (own || bySyn) && !slices.Contains(ev.words, t.word) {
 			ev.words = append(ev.words, t.word)
 			if run { // the same stretch of body text: one word
 				continue
 			}
-			if matched[t.word] {
+			if own {
 				ev.own++
 				if !wordlist.Common(strings.ToLower(t.word)) {
 					ev.rare++
