@@ -187,6 +187,7 @@ type plainBM25 struct {
 	post    map[string]plainTerm // token -> skills that hold it, and its idf
 	norm    []float64            // k1 · (1 - b + b · length / average length), per skill
 	count   int
+	idf0    float64   // idf(0): a word no skill holds (plainText.read)
 	byZ     []int     // skills in z order, for finding a match's skill
 	zs      []float64 // their z, in that order
 	scratch sync.Pool // *plainScratch
@@ -248,6 +249,7 @@ func newPlainBM25(src Source) *plainBM25 {
 		t.idf = p.idf(len(t.post))
 		p.post[tok] = t
 	}
+	p.idf0 = p.idf(0)
 	p.byZ = make([]int, n)
 	for i := range p.byZ {
 		p.byZ[i] = i

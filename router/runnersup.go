@@ -177,7 +177,7 @@ func (t *plainText) read(p *plainBM25) *plainRequest {
 	for i, w := range words {
 		pt, ok := p.post[w]
 		if !ok {
-			pt.idf = p.idf(0)
+			pt.idf = p.idf0
 		}
 		t.q.words[i], t.q.total = pt, t.q.total+pt.idf
 	}
