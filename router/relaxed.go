@@ -180,6 +180,9 @@ func (r *Router) evidence(a analyzed, skill int, s *Skill, ex *expansion, body u
 		}
 	}
 	ev := relaxedEvidence{weight: weight, syn: syn}
+	if n := len(matched) + len(viaSyn); n > 0 {
+		ev.words = make([]string, 0, n) // the most it takes: one allocation
+	}
 	prev := ""                  // the request word before, when only the body holds it
 	for _, t := range a.exact { // every request word, in request order
 		toolName, bySyn := viaSyn[t.word]
