@@ -132,3 +132,36 @@ func TestPlainTextOfRoute(t *testing.T) {
 		}
 	}
 }
+
+// TestRouteAllocs bounds the allocations of a Ranked route on a small
+// agent (BenchmarkRouteSmall's requests): issue 33 holds a 10-skill
+// route to 5b7b36c's cost, and on a small agent a route's garbage is
+// much of it. Each runner-up's hits, the relaxed answer's regrowth and
+// the relevance lists' doublings each cost relaxed-hits an allocation
+// (21 a route, now 10).
+func TestRouteAllocs(t *testing.T) {
+	for _, tc := range []struct {
+		agent, text string
+		limit, most int
+	}{
+		{"../examples/devtools.3md", "send my branch to the team on GitHub so they can review it", 5, 16},
+	} {
+		r, err := New(context.Background(), loadAgentSkills(t, tc.agent), &Options{NoCache: true, Background: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer r.Close()
+		if _, err := r.Wait(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		q := &Query{Limit: tc.limit}
+		n := testing.AllocsPerRun(200, func() {
+			if _, err := r.Route(context.Background(), tc.text, q); err != nil {
+				t.Fatal(err)
+			}
+		})
+		if n > float64(tc.most) {
+			t.Errorf("%q (limit %d): %v allocations a route, want at most %d", tc.text, tc.limit, n, tc.most)
+		}
+	}
+}
