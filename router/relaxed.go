@@ -317,10 +317,11 @@ func (r *Router) informativeOf(sp *specifics, skill int) []informative {
 func readInformative(sp *specifics, src Source, skill int) []informative {
 	_, _, triggers := src.Phrases(skill)
 	var out []informative
+	var ids []uint32 // every phrase's, in one array
 	var onStack [16]string
 phrases:
 	for _, p := range triggers {
-		var ph informative
+		at, stem := len(ids), ""
 		for _, tok := range appendTokens(onStack[:0], p) {
 			if stopWords[tok] {
 				continue
@@ -328,15 +329,16 @@ phrases:
 			st := routeStem(tok)
 			id, ok := sp.id(st)
 			if !ok {
+				ids = ids[:at]
 				continue phrases
 			}
 			if sp.common(id) || wordlist.Common(tok) {
 				continue
 			}
-			ph.ids, ph.stem = append(ph.ids, id), st
+			ids, stem = append(ids, id), st
 		}
-		if len(ph.ids) > 0 {
-			out = append(out, ph)
+		if len(ids) > at {
+			out = append(out, informative{ids: ids[at:len(ids):len(ids)], stem: stem})
 		}
 	}
 	return out
@@ -365,10 +367,10 @@ func (sp *specifics) common(id uint32) bool {
 // most of a relaxed route (every route, on skill folders without
 // triggers), so a small agent's skills keep their fields' terms once read.
 
-// fieldTermsMax is the most skills whose field terms are kept: the
-// pointers cost 8 bytes a skill up front and the terms a few hundred
-// bytes for each skill a relaxed route has found. Larger agents analyze
-// the fields on each route.
+// fieldTermsMax is the most skills whose field terms (and informative
+// phrase words) are kept: the pointers cost 16 bytes a skill up front
+// and the terms a few hundred bytes for each skill a relaxed route has
+// found. Larger agents read them on each route.
 const fieldTermsMax = 4096
 
 // fieldTermCache holds, per skill position, its fields' terms and its
