@@ -165,3 +165,32 @@ func TestRouteAllocs(t *testing.T) {
 		}
 	}
 }
+
+// TestRunnerUpHitsApart: runner-ups' hits are cut from one array a
+// route; a caller's append to one match's hits never writes into the
+// next one's.
+func TestRunnerUpHitsApart(t *testing.T) {
+	r := newTest(t, loadAgentSkills(t, "../examples/devtools.3md"), nil)
+	got := route(t, r, "send my branch to the team on GitHub so they can review it", &Query{Limit: 5})
+	runnersUp := 0
+	for _, m := range got {
+		if m.Tier == TierRunnerUp {
+			runnersUp++
+		}
+	}
+	if runnersUp < 2 {
+		t.Fatalf("%s: want two runner-ups at least", brief(got))
+	}
+	before := make([][]string, len(got))
+	for i, m := range got {
+		before[i] = slices.Clone(m.Hits)
+	}
+	for i := range got {
+		_ = append(got[i].Hits, "appended")
+		for k, m := range got {
+			if !slices.Equal(m.Hits, before[k]) {
+				t.Fatalf("an append to %s's hits made %s's %q, was %q", got[i].Name, m.Name, m.Hits, before[k])
+			}
+		}
+	}
+}
