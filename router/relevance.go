@@ -394,6 +394,11 @@ func requestTerms(an *analyzers, text string, toks, stems []string, exact bool, 
 			}
 		}
 	}
+	var exactBuf []term
+	if exact && buf == nil {
+		both := make([]term, 0, 2*len(toks)) // one allocation, clipped in two
+		buf, exactBuf = both[:0:len(toks)], both[len(toks):len(toks)]
+	}
 	a := analyzed{text: slices.Grow(buf[:0], len(toks))}
 	var seen map[string]struct{}
 	for i, tok := range toks {
@@ -403,7 +408,7 @@ func requestTerms(an *analyzers, text string, toks, stems []string, exact bool, 
 	}
 	if exact {
 		seen = nil
-		a.exact = make([]term, 0, len(toks))
+		a.exact = slices.Grow(exactBuf, len(toks))
 		for _, tok := range toks {
 			a.exact, seen = appendDistinct(a.exact, seen, term{tok, tok})
 		}
