@@ -101,6 +101,10 @@ func (r *Router) relaxedSearchWith(ctx context.Context, text string, rq request,
 		if !ev.enough(bar) {
 			continue
 		}
+		if cap(out) == 0 {
+			// Room for want: the runner-ups (runnersUp) fill up to it.
+			out = make([]Match, 0, want)
+		}
 		out = append(out, Match{Name: s.Name, Z: s.Z, Relevance: h.score, Hits: ev.words, Tier: TierRelaxed})
 		skills = append(skills, h.skill)
 	}
@@ -139,9 +143,14 @@ func (ev relaxedEvidence) enough(bar float64) bool {
 // (bodyIndex.score), each bodyEvidence when no other field holds it.
 func (r *Router) evidence(a analyzed, skill int, s *Skill, ex *expansion, body uint64) relaxedEvidence {
 	var weight, syn float64
-	matched := map[string]bool{}  // request words the skill holds as written
-	viaSyn := map[string]bool{}   // and those it holds only through synonyms (true: a tool name's)
-	fromBody := map[string]bool{} // and those only its body holds
+	// The request words the skill holds as written, and of those the ones
+	// only its body holds: lists, as a request has a handful of words.
+	var onStack [2 * maxStackTerms]string
+	matched, fromBody := onStack[:0:maxStackTerms], onStack[maxStackTerms:maxStackTerms]
+	var viaSyn map[string]bool // those it holds only through synonyms (true: a tool name's)
+	if ex != nil {
+		viaSyn = map[string]bool{}
+	}
 	st := r.fieldTerms(skill, s)
 	terms := a.text
 	for k, f := range fields {
@@ -154,36 +163,41 @@ func (r *Router) evidence(a analyzed, skill int, s *Skill, ex *expansion, body u
 			// possessives ("customer's"): no evidence of anything.
 			if _, ok := slices.BinarySearch(have, t.term); ok && utf8.RuneCountInString(t.word) > 1 {
 				weight += f.weight
-				matched[t.word] = true
+				if !slices.Contains(matched, t.word) {
+					matched = append(matched, t.word)
+				}
 			}
 		}
 		syn += ex.fieldEvidence(have, f.weight, terms, viaSyn)
 	}
 	bx := r.bodies.Load()
 	for k, t := range a.text {
-		if k < 64 && body&(1<<k) != 0 && !matched[t.word] && utf8.RuneCountInString(t.word) > 1 {
+		if k < 64 && body&(1<<k) != 0 && !slices.Contains(matched, t.word) && utf8.RuneCountInString(t.word) > 1 {
 			weight += bx.evidence(t.term)
 			if !wordlist.Common(strings.ToLower(t.word)) {
-				matched[t.word] = true
-				fromBody[t.word] = true
+				matched, fromBody = append(matched, t.word), append(fromBody, t.word)
 			}
 		}
 	}
 	ev := relaxedEvidence{weight: weight, syn: syn}
+	if n := len(matched) + len(viaSyn); n > 0 {
+		ev.words = make([]string, 0, n) // the most it takes: one allocation
+	}
 	prev := ""                  // the request word before, when only the body holds it
 	for _, t := range a.exact { // every request word, in request order
 		toolName, bySyn := viaSyn[t.word]
-		run := fromBody[t.word] && continuesRun(prev, t.word)
+		own, body := slices.Contains(matched, t.word), slices.Contains(fromBody, t.word)
+		run := body && continuesRun(prev, t.word)
 		prev = ""
-		if fromBody[t.word] {
+		if body {
 			prev = t.word
 		}
-		if (matched[t.word] || bySyn) && !slices.Contains(ev.words, t.word) {
+		if (own || bySyn) && !slices.Contains(ev.words, t.word) {
 			ev.words = append(ev.words, t.word)
 			if run { // the same stretch of body text: one word
 				continue
 			}
-			if matched[t.word] {
+			if own {
 				ev.own++
 				if !wordlist.Common(strings.ToLower(t.word)) {
 					ev.rare++
@@ -255,32 +269,79 @@ const commonShare = 0.25
 // (rq.ids). A phrase with one informative word counts only when that word
 // is the skill's own (ownWord).
 func (r *Router) partialPhrase(ctx context.Context, sp *specifics, rq request, skill int) bool {
-	_, _, triggers := r.src.Phrases(skill)
+	for _, p := range r.informativeOf(sp, skill) {
+		all := true
+		for _, id := range p.ids {
+			if _, held := slices.BinarySearch(rq.ids, id); !held {
+				all = false
+				break
+			}
+		}
+		if all && (len(p.ids) > 1 || r.ownWord(ctx, sp, p.ids[0], p.stem)) {
+			return true
+		}
+	}
+	return false
+}
+
+// informative is a trigger phrase's informative words as stem ids, in
+// phrase order, and the stem of its last one (ownWord's, for a phrase
+// of one).
+type informative struct {
+	ids  []uint32
+	stem string
+}
+
+// informativeOf returns the informative words of skill's trigger
+// phrases that may count as partial phrases: those with at least one,
+// each a stem the agent knows (one it does not the request never holds).
+// A small agent's skills keep them once read (fieldTermCache), as their
+// fields' terms: tokenizing and stemming every trigger of every relaxed
+// candidate was a tenth of a relaxed route.
+func (r *Router) informativeOf(sp *specifics, skill int) []informative {
+	c := &r.fieldCache
+	n := r.src.Len()
+	if n > fieldTermsMax || skill < 0 || skill >= n {
+		return readInformative(sp, r.src, skill)
+	}
+	c.once.Do(func() { c.alloc(n) })
+	if ps := c.phrases[skill].Load(); ps != nil {
+		return *ps
+	}
+	ps := readInformative(sp, r.src, skill)
+	c.phrases[skill].Store(&ps)
+	return ps
+}
+
+// readInformative reads informativeOf's phrases from skill's triggers.
+func readInformative(sp *specifics, src Source, skill int) []informative {
+	_, _, triggers := src.Phrases(skill)
+	var out []informative
+	var ids []uint32 // every phrase's, in one array
 	var onStack [16]string
+phrases:
 	for _, p := range triggers {
-		toks := appendTokens(onStack[:0], p)
-		informative, all, word, stem := 0, true, uint32(0), ""
-		for _, tok := range toks {
+		at, stem := len(ids), ""
+		for _, tok := range appendTokens(onStack[:0], p) {
 			if stopWords[tok] {
 				continue
 			}
 			st := routeStem(tok)
 			id, ok := sp.id(st)
-			if ok && (sp.common(id) || wordlist.Common(tok)) {
+			if !ok {
+				ids = ids[:at]
+				continue phrases
+			}
+			if sp.common(id) || wordlist.Common(tok) {
 				continue
 			}
-			informative++
-			word, stem = id, st
-			if _, held := slices.BinarySearch(rq.ids, id); !ok || !held {
-				all = false
-				break
-			}
+			ids, stem = append(ids, id), st
 		}
-		if all && (informative > 1 || informative == 1 && r.ownWord(ctx, sp, word, stem)) {
-			return true
+		if len(ids) > at {
+			out = append(out, informative{ids: ids[at:len(ids):len(ids)], stem: stem})
 		}
 	}
-	return false
+	return out
 }
 
 // ownWord reports whether the word whose stem is st (id) is one skill's
@@ -306,16 +367,23 @@ func (sp *specifics) common(id uint32) bool {
 // most of a relaxed route (every route, on skill folders without
 // triggers), so a small agent's skills keep their fields' terms once read.
 
-// fieldTermsMax is the most skills whose field terms are kept: the
-// pointers cost 8 bytes a skill up front and the terms a few hundred
-// bytes for each skill a relaxed route has found. Larger agents analyze
-// the fields on each route.
+// fieldTermsMax is the most skills whose field terms (and informative
+// phrase words) are kept: the pointers cost 16 bytes a skill up front
+// and the terms a few hundred bytes for each skill a relaxed route has
+// found. Larger agents read them on each route.
 const fieldTermsMax = 4096
 
-// fieldTermCache holds, per skill position, its fields' terms once read.
+// fieldTermCache holds, per skill position, its fields' terms and its
+// trigger phrases' informative words (informativeOf) once read.
 type fieldTermCache struct {
-	once   sync.Once
-	skills []atomic.Pointer[skillTerms]
+	once    sync.Once
+	skills  []atomic.Pointer[skillTerms]
+	phrases []atomic.Pointer[[]informative]
+}
+
+// alloc makes room for n skills.
+func (c *fieldTermCache) alloc(n int) {
+	c.skills, c.phrases = make([]atomic.Pointer[skillTerms], n), make([]atomic.Pointer[[]informative], n)
 }
 
 // skillTerms are one skill's terms, per entry of fields: distinct and
@@ -330,7 +398,7 @@ func (r *Router) fieldTerms(skill int, s *Skill) skillTerms {
 	if n > fieldTermsMax || skill < 0 || skill >= n {
 		return r.analyzeFields(s)
 	}
-	c.once.Do(func() { c.skills = make([]atomic.Pointer[skillTerms], n) })
+	c.once.Do(func() { c.alloc(n) })
 	if st := c.skills[skill].Load(); st != nil {
 		return *st
 	}
@@ -416,20 +484,20 @@ func (x *bodyIndex) score(terms []term) []bodyScored {
 		bit uint64
 	}
 	var onStack [maxStackTerms]read
-	reads := onStack[:0]
+	reads, postings := onStack[:0], 0
 	for k, t := range terms {
 		id, df := x.term(t.term)
 		idf := math.Log(1 + (float64(n)-float64(df)+0.5)/(float64(df)+0.5))
 		weights += idf * idf
 		if df > 0 && df <= maxDF && k < 64 {
-			reads = append(reads, read{id, idf, 1 << k})
+			reads, postings = append(reads, read{id, idf, 1 << k}), postings+df
 		}
 	}
 	if len(reads) == 0 {
 		return nil
 	}
 	qnorm := 1 / math.Sqrt(weights)
-	var out []bodyScored
+	out := make([]bodyScored, 0, postings) // one allocation, not one per doubling
 	for _, rd := range reads {
 		x.eachPosting(rd.id, func(s uint32) {
 			out = append(out, bodyScored{skill: int(s), terms: rd.bit})

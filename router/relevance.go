@@ -100,8 +100,11 @@ func (ts *termStats) search(terms []term, synonyms []string, size int) []scored 
 	}
 	var onStack [maxStackTerms]clause
 	qs := ts.disjunction(onStack[:0], terms, 1, synonyms)
-	n := len(qs)
-	var best []scored
+	n, postings := len(qs), 0
+	for i := range qs {
+		postings += len(qs[i].post)
+	}
+	best := make([]scored, 0, min(size, postings)) // one allocation, not one per doubling
 	for {
 		next := uint32(math.MaxUint32) // the next skill holding a term
 		for i := range qs {
@@ -184,6 +187,7 @@ type plainBM25 struct {
 	post    map[string]plainTerm // token -> skills that hold it, and its idf
 	norm    []float64            // k1 · (1 - b + b · length / average length), per skill
 	count   int
+	idf0    float64   // idf(0): a word no skill holds (plainText.read)
 	byZ     []int     // skills in z order, for finding a match's skill
 	zs      []float64 // their z, in that order
 	scratch sync.Pool // *plainScratch
@@ -245,6 +249,7 @@ func newPlainBM25(src Source) *plainBM25 {
 		t.idf = p.idf(len(t.post))
 		p.post[tok] = t
 	}
+	p.idf0 = p.idf(0)
 	p.byZ = make([]int, n)
 	for i := range p.byZ {
 		p.byZ[i] = i
@@ -268,11 +273,12 @@ func (p *plainBM25) rank(toks []string, k int) []scored {
 	for _, t := range distinct(toks) {
 		terms = append(terms, p.post[t])
 	}
-	return p.rankTerms(terms, k)
+	return p.rankTerms(nil, terms, k)
 }
 
-// rankTerms is rank over the request's tokens' postings and idfs.
-func (p *plainBM25) rankTerms(terms []plainTerm, k int) []scored {
+// rankTerms is rank over the request's tokens' postings and idfs, in
+// dst's memory (a route's plainText.ranked).
+func (p *plainBM25) rankTerms(dst []scored, terms []plainTerm, k int) []scored {
 	sc, _ := p.scratch.Get().(*plainScratch)
 	if sc == nil {
 		sc = &plainScratch{acc: make([]float64, p.count)}
@@ -296,7 +302,7 @@ func (p *plainBM25) rankTerms(terms []plainTerm, k int) []scored {
 	if k <= 0 {
 		k = len(sc.touched)
 	}
-	out := make([]scored, 0, min(k, len(sc.touched))+1)
+	out := slices.Grow(dst[:0], min(k, len(sc.touched))+1)
 	for _, s := range sc.touched {
 		h := scored{skill: int(s), score: sc.acc[s]}
 		sc.acc[s] = 0
@@ -388,6 +394,11 @@ func requestTerms(an *analyzers, text string, toks, stems []string, exact bool, 
 			}
 		}
 	}
+	var exactBuf []term
+	if exact && buf == nil {
+		both := make([]term, 0, 2*len(toks)) // one allocation, clipped in two
+		buf, exactBuf = both[:0:len(toks)], both[len(toks):len(toks)]
+	}
 	a := analyzed{text: slices.Grow(buf[:0], len(toks))}
 	var seen map[string]struct{}
 	for i, tok := range toks {
@@ -397,7 +408,7 @@ func requestTerms(an *analyzers, text string, toks, stems []string, exact bool, 
 	}
 	if exact {
 		seen = nil
-		a.exact = make([]term, 0, len(toks))
+		a.exact = slices.Grow(exactBuf, len(toks))
 		for _, tok := range toks {
 			a.exact, seen = appendDistinct(a.exact, seen, term{tok, tok})
 		}

@@ -65,7 +65,8 @@ func (r *Router) runnersUp(pt *plainText, out []Match, limit int) []Match {
 	// A request no skill's name or description holds a word of ranks
 	// nothing: rankTerms is not asked.
 	if len(out) < want && slices.ContainsFunc(q.words, func(w plainTerm) bool { return len(w.post) > 0 }) {
-		hits := p.rankTerms(q.words, want+len(out))
+		hits := p.rankTerms(pt.ranked, q.words, want+len(out))
+		pt.ranked = hits
 		out = slices.Grow(out, min(len(hits), want-len(out)))
 		for _, h := range hits {
 			if len(out) == want {
@@ -76,7 +77,10 @@ func (r *Router) runnersUp(pt *plainText, out []Match, limit int) []Match {
 				continue
 			}
 			m := Match{Name: name, Z: z, Relevance: roundRelevance(h.score), Tier: TierRunnerUp, Fit: -1}
-			m.Fit, m.Hits = p.fit(q, h.skill, true)
+			pt.room(min(runnerUpHits, len(q.toks)), min(len(hits), want-len(out)))
+			at := len(pt.hits)
+			m.Fit = p.fit(q, h.skill, &pt.hits)
+			m.Hits = pt.cut(at)
 			out = append(out, m)
 		}
 	}
@@ -84,7 +88,7 @@ func (r *Router) runnersUp(pt *plainText, out []Match, limit int) []Match {
 		if Sure(out[i].Tier) {
 			out[i].Fit = 1
 		} else if out[i].Fit == 0 {
-			out[i].Fit, _ = p.fit(q, r.skillAt(out[i]), false)
+			out[i].Fit = p.fit(q, r.skillAt(out[i]), nil)
 		}
 	}
 	return out
@@ -108,10 +112,14 @@ func contentWords(toks []string) []string {
 // plainText is its pooled tally's, and read reuses the slices of the
 // request read before: nothing of them goes into a Match.
 type plainText struct {
-	text      string
-	ascii     bool // text has no rune beyond ASCII: no unspaced script
-	toks      []string
-	words     []string // for an ASCII text, its distinct non-stop toks (request.words)
+	text   string
+	ascii  bool // text has no rune beyond ASCII: no unspaced script
+	toks   []string
+	words  []string // for an ASCII text, its distinct non-stop toks (request.words)
+	ranked []scored // the plain ranking's hits (rankTerms)
+	// hits is the route's runner-ups' hits, one array a route cut into
+	// each match's (room, cut); never reused, as the matches keep them.
+	hits      []string
 	q         plainRequest
 	done      bool
 	first     string // firstWord, once read
@@ -122,7 +130,7 @@ type plainText struct {
 // read as the route's tokens (t.toks).
 func (t *hitTally) plainText(text string) *plainText {
 	pt := &t.pt
-	*pt = plainText{text: text, q: plainRequest{toks: pt.q.toks[:0], words: pt.q.words[:0]}}
+	*pt = plainText{text: text, q: plainRequest{toks: pt.q.toks[:0], words: pt.q.words[:0]}, ranked: pt.ranked[:0]}
 	for i := 0; i < len(text); i++ {
 		if text[i] >= utf8.RuneSelf {
 			return pt
@@ -130,6 +138,23 @@ func (t *hitTally) plainText(text string) *plainText {
 	}
 	pt.toks, pt.words, pt.ascii = t.toks, t.rq.words, true
 	return pt
+}
+
+// room makes room in t.hits for the hits of n more matches, at most per
+// each, when it lacks room for one's.
+func (t *plainText) room(per, n int) {
+	if cap(t.hits)-len(t.hits) < per {
+		t.hits = make([]string, 0, per*n)
+	}
+}
+
+// cut returns the hits appended to t.hits since at (nil for none),
+// clipped: an append to one match's never writes into the next one's.
+func (t *plainText) cut(at int) []string {
+	if len(t.hits) == at {
+		return nil
+	}
+	return slices.Clip(t.hits[at:])
 }
 
 // read returns t's plainRequest, reading it on first use: its
@@ -152,7 +177,7 @@ func (t *plainText) read(p *plainBM25) *plainRequest {
 	for i, w := range words {
 		pt, ok := p.post[w]
 		if !ok {
-			pt.idf = p.idf(0)
+			pt.idf = p.idf0
 		}
 		t.q.words[i], t.q.total = pt, t.q.total+pt.idf
 	}
@@ -183,23 +208,23 @@ func (q *plainRequest) holds(i, skill int) bool {
 }
 
 // fit is the share of q's summed idf the skill's name and description
-// hold, rounded to hundredths, and, with hits, the words they hold (at
-// most runnerUpHits, in q's order).
-func (p *plainBM25) fit(q *plainRequest, skill int, hits bool) (float64, []string) {
+// hold, rounded to hundredths; with hits, it appends the words they hold
+// (at most runnerUpHits, in q's order) to *hits.
+func (p *plainBM25) fit(q *plainRequest, skill int, hits *[]string) float64 {
 	if skill < 0 || q.total == 0 {
-		return 0, nil
+		return 0
 	}
 	var held float64
-	var words []string
+	n := 0
 	for i, t := range q.toks {
 		if q.holds(i, skill) {
 			held += q.words[i].idf
-			if hits && len(words) < runnerUpHits {
-				words = append(words, t)
+			if hits != nil && n < runnerUpHits {
+				*hits, n = append(*hits, t), n+1
 			}
 		}
 	}
-	return q.share(skill, held), words
+	return q.share(skill, held)
 }
 
 // share is fit's number for a skill whose name and description hold
@@ -395,7 +420,7 @@ func (r *Router) gramRunnersUp(p *plainBM25, q *plainRequest, text string, out [
 		}
 		m := Match{Name: name, Z: z, Relevance: roundRelevance(h.score), Tier: TierRunnerUp}
 		var words []string
-		m.Fit, words = p.fit(q, h.skill, true)
+		m.Fit = p.fit(q, h.skill, &words)
 		m.Hits = append(h.grams, words...)[:min(len(h.grams)+len(words), runnerUpHits)]
 		if len(m.Hits) == 0 {
 			continue
@@ -508,27 +533,30 @@ func (r *Router) relevanceFill(ctx context.Context, text string, rq request, pt 
 			continue
 		}
 		m := Match{Name: name, Z: z, Relevance: roundRelevance(h.score), Tier: TierRunnerUp}
-		m.Fit, m.Hits = p.fit(q, h.skill, true)
-		if len(m.Hits) == 0 {
-			if m.Hits = r.fillWords(a, h.skill, body); len(m.Hits) == 0 {
-				continue
-			}
+		pt.room(runnerUpHits, min(len(res), want-len(out)))
+		at := len(pt.hits)
+		if m.Fit = p.fit(q, h.skill, &pt.hits); len(pt.hits) == at {
+			pt.hits = r.fillWords(pt.hits, a, h.skill, body)
+		}
+		if m.Hits = pt.cut(at); len(m.Hits) == 0 {
+			continue
 		}
 		out = append(out, m)
 	}
 	return out, nil
 }
 
-// fillWords are the request words (of a) the one engine found skill by,
-// for the reader, at most runnerUpHits: those whose term one of its
-// fields or its body holds (single letters, the tails of contractions,
-// left out), in request order.
-func (r *Router) fillWords(a analyzed, skill int, body []bodyScored) []string {
+// fillWords appends to dst the request words (of a) the one engine found
+// skill by, for the reader, at most runnerUpHits: those whose term one of
+// its fields or its body holds (single letters, the tails of
+// contractions, left out), in request order.
+func (r *Router) fillWords(dst []string, a analyzed, skill int, body []bodyScored) []string {
 	s := r.src.Skill(skill)
 	st := r.fieldTerms(skill, &s)
 	bh, _ := findBody(body, skill)
-	var words []string
+	at := len(dst)
 	for k, t := range a.text {
+		words := dst[at:]
 		if len(words) == runnerUpHits {
 			break
 		}
@@ -540,10 +568,10 @@ func (r *Router) fillWords(a analyzed, skill int, body []bodyScored) []string {
 			_, held = slices.BinarySearch(st[f], t.term)
 		}
 		if held {
-			words = append(words, t.word)
+			dst = append(dst, t.word)
 		}
 	}
-	return words
+	return dst
 }
 
 // searchMemo is a route's relaxed search (relaxedSearchWith) kept for

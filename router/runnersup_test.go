@@ -47,13 +47,14 @@ func TestFit(t *testing.T) {
 		{Name: "csv", Z: 2, Description: "read csv files"},
 	})
 	toks := *(&plainText{text: "read the pdf zebra"}).read(p)
-	fit, words := p.fit(&toks, 0, true)
+	var words []string
+	fit := p.fit(&toks, 0, &words)
 	idfRead, idfPdf, idfNone := p.idf(2), p.idf(1), p.idf(0)
 	want := float64(int(100*(idfRead+idfPdf)/(idfRead+idfPdf+idfNone)+0.5)) / 100
 	if fit != want || len(words) != 2 {
 		t.Errorf("fit %v %q, want %v and pdf, read", fit, words, want)
 	}
-	if fit, _ := p.fit(&toks, 1, false); fit >= want {
+	if fit := p.fit(&toks, 1, nil); fit >= want {
 		t.Errorf("csv fits %v, no more than pdf's %v", fit, want)
 	}
 }
@@ -128,6 +129,74 @@ func TestPlainTextOfRoute(t *testing.T) {
 		}
 		if !slices.Equal(want.toks, requestWords(text)) {
 			t.Errorf("%q: %v, want requestWords %v", text, want.toks, requestWords(text))
+		}
+	}
+}
+
+// raceEnabled is set when the tests run under the race detector.
+var raceEnabled bool
+
+// TestRouteAllocs bounds the allocations of a Ranked route on a small
+// agent (BenchmarkRouteSmall's requests): issue 33 holds a 10-skill
+// route to 5b7b36c's cost, and on a small agent a route's garbage is
+// much of it. Each runner-up's hits, the relaxed answer's regrowth and
+// the relevance lists' doublings each cost relaxed-hits an allocation
+// (21 a route at f5abca3, 9 after issue 33's third pass).
+func TestRouteAllocs(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector's sync.Pool drops pooled memory at random")
+	}
+	for _, tc := range []struct {
+		agent, text string
+		limit, most int
+	}{
+		{"../examples/devtools.3md", "send my branch to the team on GitHub so they can review it", 5, 16},
+	} {
+		r, err := New(context.Background(), loadAgentSkills(t, tc.agent), &Options{NoCache: true, Background: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer r.Close()
+		if _, err := r.Wait(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		q := &Query{Limit: tc.limit}
+		n := testing.AllocsPerRun(200, func() {
+			if _, err := r.Route(context.Background(), tc.text, q); err != nil {
+				t.Fatal(err)
+			}
+		})
+		if n > float64(tc.most) {
+			t.Errorf("%q (limit %d): %v allocations a route, want at most %d", tc.text, tc.limit, n, tc.most)
+		}
+	}
+}
+
+// TestRunnerUpHitsApart: runner-ups' hits are cut from one array a
+// route; a caller's append to one match's hits never writes into the
+// next one's.
+func TestRunnerUpHitsApart(t *testing.T) {
+	r := newTest(t, loadAgentSkills(t, "../examples/devtools.3md"), nil)
+	got := route(t, r, "send my branch to the team on GitHub so they can review it", &Query{Limit: 5})
+	runnersUp := 0
+	for _, m := range got {
+		if m.Tier == TierRunnerUp {
+			runnersUp++
+		}
+	}
+	if runnersUp < 2 {
+		t.Fatalf("%s: want two runner-ups at least", brief(got))
+	}
+	before := make([][]string, len(got))
+	for i, m := range got {
+		before[i] = slices.Clone(m.Hits)
+	}
+	for i := range got {
+		_ = append(got[i].Hits, "appended")
+		for k, m := range got {
+			if !slices.Equal(m.Hits, before[k]) {
+				t.Fatalf("an append to %s's hits made %s's %q, was %q", got[i].Name, m.Name, m.Hits, before[k])
+			}
 		}
 	}
 }
