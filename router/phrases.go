@@ -279,11 +279,8 @@ func allBelow(v []uint32, n int) bool {
 // Typing slips ("atest the release binary"): when a Ranked route finds no
 // phrase and no name, its words are read through a speller of the agent's
 // trigger and name words (internal/slips) and it is routed again, once
-// (rankedRoute).
-type speller = slips.Speller
-
-// buildSpeller collects src's trigger and name words.
-func buildSpeller(src Source, x *phraseIndex) *speller {
+// (rankedRoute). buildSpeller collects src's trigger and name words.
+func buildSpeller(src Source, x *phraseIndex) *slips.Speller {
 	sp := slips.New(slips.Options{Stem: stem, Skip: func(w string) bool { return stopWords[w] }})
 	for w := range x.exact.ids {
 		sp.Add(w)
@@ -301,7 +298,7 @@ func buildSpeller(src Source, x *phraseIndex) *speller {
 
 // spellerOf returns r's speller, building it on first use: most routes
 // hit a phrase and never need it.
-func (r *Router) spellerOf() *speller {
+func (r *Router) spellerOf() *slips.Speller {
 	r.spellOnce.Do(func() { r.speller = buildSpeller(r.src, r.phrases) })
 	return r.speller
 }

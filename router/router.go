@@ -14,6 +14,8 @@ import (
 
 	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/mapping"
+
+	"github.com/agent3md/agent3md/internal/slips"
 )
 
 // ErrClosed is returned by Route after Close.
@@ -224,7 +226,7 @@ type Router struct {
 	specOnce   sync.Once
 	spec       *specifics // see specificsOf
 	spellOnce  sync.Once
-	speller    *speller // see spellerOf
+	speller    *slips.Speller // see spellerOf
 	segOnce    sync.Once
 	seg        *segmenter // see segmenterOf
 	pairsOnce  sync.Once
