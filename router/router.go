@@ -1,6 +1,7 @@
 package router
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -137,21 +138,11 @@ func (o *Options) withDefaults() Options {
 	if o != nil {
 		v = *o
 	}
-	if v.MemoryThreshold == 0 {
-		v.MemoryThreshold = DefaultMemoryThreshold
-	}
-	if v.RelaxedThreshold == 0 {
-		v.RelaxedThreshold = DefaultRelaxedThreshold
-	}
-	if v.RelaxedEvidenceUntriggered == 0 {
-		v.RelaxedEvidenceUntriggered = DefaultRelaxedEvidenceUntriggered
-	}
-	if v.RelaxedEvidence == 0 {
-		v.RelaxedEvidence = DefaultRelaxedEvidence
-	}
-	if v.BodyTerms == 0 {
-		v.BodyTerms = DefaultBodyTerms
-	}
+	v.MemoryThreshold = cmp.Or(v.MemoryThreshold, DefaultMemoryThreshold)
+	v.RelaxedThreshold = cmp.Or(v.RelaxedThreshold, DefaultRelaxedThreshold)
+	v.RelaxedEvidence = cmp.Or(v.RelaxedEvidence, DefaultRelaxedEvidence)
+	v.RelaxedEvidenceUntriggered = cmp.Or(v.RelaxedEvidenceUntriggered, DefaultRelaxedEvidenceUntriggered)
+	v.BodyTerms = cmp.Or(v.BodyTerms, DefaultBodyTerms)
 	return v
 }
 
@@ -203,7 +194,6 @@ type Info struct {
 	Took     time.Duration `json:"took"`
 	Reason   string        `json:"reason,omitempty"`   // why the cache was not used or was rebuilt
 	Prepared bool          `json:"prepared,omitempty"` // an Options.Prepared entry was adopted
-
 }
 
 // Router routes request text to skills. It is safe for concurrent use;
@@ -354,10 +344,7 @@ func (r *Router) Route(ctx context.Context, text string, q *Query) ([]Match, err
 	case Ranked, "":
 		text = r.inAgentScript(text)
 		out, err := r.rankedRoute(ctx, text, qq.Limit, true)
-		for i := range out {
-			if !hasUnspaced(text) {
-				break // only unspaced hits join
-			}
+		for i := 0; i < len(out) && hasUnspaced(text); i++ { // only unspaced hits join
 			out[i].Hits = joinPairs(out[i].Hits, text)
 		}
 		return out, err
