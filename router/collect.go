@@ -4,7 +4,6 @@ import (
 	"path"
 	"slices"
 	"strings"
-	"unicode"
 
 	"github.com/agent3md/agent3md/internal/wordlist"
 )
@@ -201,17 +200,9 @@ func (sp *specifics) readCommands(src Source) (cmds csrLists, stop []bool) {
 // maxCommandWords, without building the command's string: it reads every
 // skill's tool when a router first routes in Ranked mode.
 func appendCommandTokens(dst []string, tool string) []string {
-	start := len(dst)
-	words := 0
-	for rest := tool; rest != "" && len(dst)-start < maxCommandWords; words++ {
-		rest = strings.TrimLeftFunc(rest, unicode.IsSpace)
-		end := strings.IndexFunc(rest, unicode.IsSpace)
-		if end < 0 {
-			end = len(rest)
-		}
-		w := rest[:end]
-		rest = rest[end:]
-		if w == "" {
+	start, words := len(dst), 0
+	for w := range strings.FieldsSeq(tool) {
+		if len(dst)-start >= maxCommandWords {
 			break
 		}
 		if words == 0 {
@@ -220,6 +211,7 @@ func appendCommandTokens(dst []string, tool string) []string {
 			break
 		}
 		dst = appendTokens(dst, w)
+		words++
 	}
 	if len(dst)-start > maxCommandWords {
 		dst = dst[:start+maxCommandWords]

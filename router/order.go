@@ -225,7 +225,7 @@ func (c *cues) in(text string) bool {
 			continue
 		}
 		for _, w := range c.byFirst[b] {
-			if hasPrefixFoldASCII(text[i:], w) {
+			if len(text)-i >= len(w) && strings.EqualFold(text[i:i+len(w)], w) {
 				return true
 			}
 		}
@@ -239,24 +239,6 @@ func foldByte(b byte) byte {
 		return b + 'a' - 'A'
 	}
 	return b
-}
-
-// hasPrefixFoldASCII reports whether the ASCII s starts with the
-// lowercase prefix, ignoring the case of s.
-func hasPrefixFoldASCII(s, prefix string) bool {
-	if len(s) < len(prefix) {
-		return false
-	}
-	for i := 0; i < len(prefix); i++ {
-		c := s[i]
-		if 'A' <= c && c <= 'Z' {
-			c += 'a' - 'A'
-		}
-		if c != prefix[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // Frame words: an ASCII request that a question frame (questionFrames)
