@@ -299,22 +299,9 @@ type request struct {
 	memo *searchMemo
 }
 
-// readRequest is request in the memory of old, a request read before,
-// which it reuses: routeRanked keeps one per tally.
-func (sp *specifics) readRequest(old request, toks, stems []string) request {
-	seq, stop := old.seq[:0], make([]bool, len(toks))
-	for i, st := range stems {
-		id, ok := sp.id(st)
-		if !ok {
-			id = noID
-		}
-		seq, stop[i] = append(seq, id), stopWords[toks[i]]
-	}
-	return sp.readSeq(old, toks, stems, seq, stop)
-}
-
-// readSeq is readRequest given each stem's id (seq, noID for none) and
-// whether each token is a stop word.
+// readSeq reads a request, given each stem's id (seq, noID for none) and
+// whether each token is a stop word, in the memory of old, a request read
+// before: routeRanked keeps one per tally.
 func (sp *specifics) readSeq(old request, toks, stems []string, seq []uint32, stop []bool) request {
 	rq := request{known: true, toks: toks, stems: stems, seq: seq,
 		ids: old.ids[:0], content: old.content[:0], words: old.words[:0]}
@@ -379,17 +366,11 @@ func (rq request) saysName(name []uint32) bool {
 		}
 		at, k := i, 1
 		for ; k < len(name); k++ {
-			next := -1
-			for j := at + 1; j < len(rq.seq) && j <= at+nameGap; j++ {
-				if rq.seq[j] == name[k] {
-					next = j
-					break
-				}
-			}
-			if next < 0 {
+			j := slices.Index(rq.seq[at+1:min(len(rq.seq), at+1+nameGap)], name[k])
+			if j < 0 {
 				break
 			}
-			at = next
+			at += 1 + j
 		}
 		if k == len(name) {
 			return true
@@ -464,14 +445,7 @@ func (sp *specifics) namedBy(rq request, fn func(skill int)) {
 	}
 	for _, s := range sp.named.list(int(rare)) {
 		name := sp.names.list(int(s))
-		ok := true
-		for _, id := range rq.content {
-			if !slices.Contains(name, id) {
-				ok = false
-				break
-			}
-		}
-		if ok {
+		if !slices.ContainsFunc(rq.content, func(id uint32) bool { return !slices.Contains(name, id) }) {
 			fn(int(s))
 		}
 	}
