@@ -1,9 +1,7 @@
 package router
 
 import (
-	"path"
 	"slices"
-	"strings"
 
 	"github.com/agent3md/agent3md/internal/wordlist"
 )
@@ -200,18 +198,12 @@ func (sp *specifics) readCommands(src Source) (cmds csrLists, stop []bool) {
 // maxCommandWords, without building the command's string: it reads every
 // skill's tool when a router first routes in Ranked mode.
 func appendCommandTokens(dst []string, tool string) []string {
-	start, words := len(dst), 0
-	for w := range strings.FieldsSeq(tool) {
+	start := len(dst)
+	for w := range commandWords(tool) {
 		if len(dst)-start >= maxCommandWords {
 			break
 		}
-		if words == 0 {
-			w = path.Base(w) // the binary's base name
-		} else if strings.HasPrefix(w, "-") || strings.ContainsAny(w, "{}=/$'\"") || words > maxSubcommands {
-			break
-		}
 		dst = appendTokens(dst, w)
-		words++
 	}
 	if len(dst)-start > maxCommandWords {
 		dst = dst[:start+maxCommandWords]
