@@ -19,7 +19,7 @@ type hitTally struct {
 	said  []said // of those, the ones named by their command
 	rank  rankScratch
 	// The request as rankedRoute reads it: tokens, stems, ids in the
-	// exact, stem and plural lookups, the pair buffer of lookupStems, and
+	// exact, stem and plural lookups, the pair buffer of readRequest, and
 	// the request's words.
 	toks, stems      []string
 	stop             []bool // whether each of toks is a stop word

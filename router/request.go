@@ -114,24 +114,16 @@ func (t *hitTally) wordOf(r *Router, sp *specifics, w []byte) wordIDs {
 const maxWordMemo = 1 << 10
 
 // lookupStems is lookup over the request's stems and the stem of each
-// adjacent pair joined ("roll back" meets "rollback"), joined in *buf,
-// the caller's memory.
-func (v *vocabLists) lookupStems(dst []uint32, toks, stems []string, buf *[]byte) []uint32 {
-	for _, st := range stems {
-		if id, ok := v.ids[st]; ok {
-			dst = append(dst, id)
-		}
-	}
-	b := *buf
+// adjacent pair joined ("roll back" meets "rollback").
+func (v *vocabLists) lookupStems(dst []uint32, toks, stems []string) []uint32 {
+	var b []byte
 	for i := 1; i < len(toks); i++ {
 		b = append(append(b[:0], toks[i-1]...), toks[i]...)
 		if id, ok := v.ids[routeStemBytes(b)]; ok {
 			dst = append(dst, id)
 		}
 	}
-	*buf = b
-	slices.Sort(dst)
-	return slices.Compact(dst)
+	return v.lookup(dst, stems)
 }
 
 // appendStems appends the Porter stem of each token to dst.

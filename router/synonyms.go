@@ -350,8 +350,7 @@ func (r *Router) synonymHits(sp *specifics, toks, stems []string, ex *expansion)
 		}
 	}
 	x := r.phrases
-	var pair []byte
-	ids := x.stems.lookupStems(nil, toks, stems, &pair)
+	ids := x.stems.lookupStems(nil, toks, stems)
 	for _, t := range ex.syn {
 		if id, ok := x.stems.ids[t.stem]; ok {
 			ids = append(ids, id)
