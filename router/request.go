@@ -432,12 +432,15 @@ func buildSegmenter(src Source) *segmenter {
 			add(p)
 		}
 	}
-	for _, words := range sg.byFirst {
-		slices.SortFunc(words, func(a, b string) int {
-			return cmp.Or(cmp.Compare(len(b), len(a)), strings.Compare(a, b))
-		})
-	}
+	sg.sortWords()
 	return sg
+}
+
+// sortWords puts each rune's words longest first, ties by their bytes.
+func (sg *segmenter) sortWords() {
+	for _, words := range sg.byFirst {
+		slices.SortFunc(words, func(a, b string) int { return cmp.Or(len(b)-len(a), strings.Compare(a, b)) })
+	}
 }
 
 // maxSegmentRun bounds cutting: a longer run (a pasted document) is kept

@@ -1,7 +1,6 @@
 package router
 
 import (
-	"cmp"
 	_ "embed"
 	"fmt"
 	"slices"
@@ -102,9 +101,7 @@ func parseThesaurus(text string) (*thesaurus, error) {
 			}
 		}
 	}
-	for _, words := range th.unspaced.byFirst {
-		slices.SortFunc(words, func(a, b string) int { return cmp.Or(len(b)-len(a), strings.Compare(a, b)) })
-	}
+	th.unspaced.sortWords()
 	return th, nil
 }
 
@@ -149,11 +146,9 @@ func parseGroup(line string) ([]synMember, error) {
 			return nil, fmt.Errorf("member %d %q: %d words, over the limit of %d", i+1, p, len(words), maxMemberWords)
 		}
 		mem := synMember{words: words, stems: make([]string, len(words)), target: split >= 0 && i >= split}
-		if hasUnspaced(p) {
-			if !allUnspaced(p) || utf8.RuneCountInString(p) < 2 {
-				return nil, fmt.Errorf("member %d %q: a member in an unspaced script (Chinese) is two or more of its characters, "+
-					"with no space nor other letters (one character is part of too many words)", i+1, p)
-			}
+		if hasUnspaced(p) && (!allUnspaced(p) || utf8.RuneCountInString(p) < 2) {
+			return nil, fmt.Errorf("member %d %q: a member in an unspaced script (Chinese) is two or more of its characters, "+
+				"with no space nor other letters (one character is part of too many words)", i+1, p)
 		}
 		for k, w := range words {
 			mem.stems[k] = stem(w) // an unspaced word's is itself
