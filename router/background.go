@@ -181,11 +181,9 @@ func (r *Router) Wait(ctx context.Context) (Info, error) {
 	if r.late == nil {
 		return r.info, nil
 	}
-	if err := r.late.wait(ctx); err != nil {
-		if ctx.Err() != nil {
-			return r.info, err
-		}
-		return r.late.info, err
+	err := r.late.wait(ctx)
+	if err != nil && ctx.Err() != nil {
+		return r.info, err
 	}
-	return r.late.info, nil
+	return r.late.info, err
 }
