@@ -31,7 +31,7 @@ func (r *Router) deferBuild() bool {
 	if !o.Background || n == 0 || n > backgroundMaxSkills || o.Prepared != nil {
 		return false
 	}
-	if large := o.MemoryThreshold < 0 || n > o.MemoryThreshold; !large || o.NoCache || o.ContentHash == "" {
+	if !r.large() || o.NoCache || o.ContentHash == "" {
 		return true
 	}
 	_, entry, err := entryDir(o)
