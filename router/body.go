@@ -123,10 +123,10 @@ func (br *bodyReader) cut(body []byte) []byte {
 	if br.seg == nil {
 		br.seg = buildSegmenter(br.skills)
 	}
-	if len(br.seg.byFirst) == 0 {
+	if br.seg.Empty() {
 		return body
 	}
-	br.text = br.seg.spaced(br.text[:0], string(body))
+	br.text = br.seg.Spaced(br.text[:0], string(body))
 	return br.text
 }
 

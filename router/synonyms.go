@@ -180,7 +180,7 @@ func (h *heldThesaurus) unspacedMembers(runs []string, add func(g uint32, word s
 	var met []string
 	for _, run := range runs {
 		for i := 0; i < len(run); {
-			w, size := h.th.unspaced.wordAt(run, i)
+			w, size := h.th.unspaced.WordAt(run, i)
 			if w == "" {
 				i += size
 				continue

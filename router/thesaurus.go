@@ -8,6 +8,8 @@ import (
 	"sync"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/agent3md/agent3md/internal/segment"
 )
 
 // The domain thesaurus (thesaurus.txt, docs/architecture.md §5): groups of
@@ -27,7 +29,7 @@ type thesaurus struct {
 	multi  map[string][]synRef
 	// unspaced holds the members written in an unspaced script (Chinese),
 	// by first rune, longest first: a request's run holds them unspaced.
-	unspaced segmenter
+	unspaced segment.Segmenter
 }
 
 // synMember is one member of a group: its words and their Porter stems.
@@ -68,7 +70,7 @@ func (e *thesaurusError) Error() string {
 // describes. No two members of a group may have the same stems (a plural
 // beside its singular says nothing the stemmer does not).
 func parseThesaurus(text string) (*thesaurus, error) {
-	th := &thesaurus{single: map[string][]uint32{}, multi: map[string][]synRef{}, unspaced: segmenter{map[rune][]string{}}}
+	th := &thesaurus{single: map[string][]uint32{}, multi: map[string][]synRef{}}
 	for n, line := range strings.Split(text, "\n") {
 		n++ // lines count from 1
 		if len(line) > maxThesaurusLine {
@@ -94,14 +96,14 @@ func parseThesaurus(text string) (*thesaurus, error) {
 			if len(mem.stems) == 1 {
 				th.single[mem.stems[0]] = append(th.single[mem.stems[0]], g)
 				if w := mem.stems[0]; hasUnspaced(w) && len(th.single[w]) == 1 {
-					th.unspaced.byFirst[firstRune(w)] = append(th.unspaced.byFirst[firstRune(w)], w)
+					th.unspaced.Add(w)
 				}
 			} else {
 				th.multi[mem.stems[0]] = append(th.multi[mem.stems[0]], synRef{g, uint32(m)})
 			}
 		}
 	}
-	th.unspaced.sortWords()
+	th.unspaced.Sort()
 	return th, nil
 }
 
