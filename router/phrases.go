@@ -71,19 +71,20 @@ func buildPhrases(skills Source) *phraseIndex {
 				buf = appendTokens(buf[:0], phrase)
 				ex, st = ex[:0], st[:0]
 				for _, tok := range buf {
-					ex = appendUnique(ex, x.exact.id(tok))
+					ex = append(ex, x.exact.id(tok))
 					sid, ok := tokStem[tok]
 					if !ok {
 						sid = x.stems.id(stem(tok))
 						tokStem[tok] = sid
 					}
-					st = appendUnique(st, sid)
+					st = append(st, sid)
 				}
 				if len(ex) == 0 {
 					ps.empty = true
 				} else {
 					slices.Sort(ex)
 					slices.Sort(st)
+					ex, st = slices.Compact(ex), slices.Compact(st)
 					ps.exact, ps.stems = x.exact.set(ex), x.stems.set(st)
 				}
 				memo[phrase] = ps
@@ -106,13 +107,6 @@ func buildPhrases(skills Source) *phraseIndex {
 func newVocab(n int) vocabLists {
 	return vocabLists{ids: map[string]uint32{}, start: []uint32{0},
 		setOf: map[string]uint32{}, setOfP: make([]uint32, 0, n)}
-}
-
-func appendUnique(ids []uint32, id uint32) []uint32 {
-	if slices.Contains(ids, id) {
-		return ids
-	}
-	return append(ids, id)
 }
 
 // id returns the id of term, adding it to the vocabulary when new.

@@ -296,13 +296,8 @@ func detectHanScript(src Source) int8 {
 	}
 	for i := 0; i < src.Len(); i++ {
 		name, _, triggers := src.Phrases(i)
-		if !count(name) {
+		if !count(name) || slices.ContainsFunc(triggers, func(t string) bool { return !count(t) }) {
 			return hanNone
-		}
-		for _, t := range triggers {
-			if !count(t) {
-				return hanNone
-			}
 		}
 		if sk := src.Skill(i); hasUnspaced(sk.Description) && !count(sk.Description) {
 			return hanNone
