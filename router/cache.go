@@ -108,7 +108,6 @@ func fingerprint(in *corpus) uint32 {
 	return crc32.Update(crc, castagnoli, buf)
 }
 
-// appendStr appends s's length and bytes.
 func appendStr(buf []byte, s string) []byte {
 	buf = binary.LittleEndian.AppendUint64(buf, uint64(len(s)))
 	return append(buf, s...)
@@ -207,7 +206,6 @@ func verifyEntry(entry, hash string, skills int) (*manifest, error) {
 	return &m, nil
 }
 
-// openReadOnly opens a finished cache entry's index.
 func openReadOnly(entry string) (bleve.Index, error) {
 	return bleve.OpenUsing(filepath.Join(entry, indexSubdir), map[string]interface{}{"read_only": true})
 }
@@ -239,7 +237,6 @@ type cached struct {
 	cleanup func()
 }
 
-// close closes the index and removes a temporary one.
 func (c *cached) close() {
 	c.idx.Close()
 	if c.cleanup != nil {

@@ -57,7 +57,6 @@ func (r *Router) putTally(t *hitTally) {
 	r.tallies.Put(t)
 }
 
-// add records that phrase p hit, exactly or through stems.
 func (t *hitTally) add(x *phraseIndex, p uint32, exact bool) {
 	s := x.skillOf[p]
 	if t.count[s] == 0 {

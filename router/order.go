@@ -233,7 +233,6 @@ func (c *cues) in(text string) bool {
 	return false
 }
 
-// foldByte is the ASCII byte b in lower case.
 func foldByte(b byte) byte {
 	if 'A' <= b && b <= 'Z' {
 		return b + 'a' - 'A'

@@ -109,7 +109,6 @@ func newVocab(n int) vocabLists {
 		setOf: map[string]uint32{}, setOfP: make([]uint32, 0, n)}
 }
 
-// id returns the id of term, adding it to the vocabulary when new.
 func (v *vocabLists) id(term string) uint32 {
 	if id, ok := v.ids[term]; ok {
 		return id
@@ -137,7 +136,6 @@ func (v *vocabLists) set(ids []uint32) uint32 {
 
 func (v *vocabLists) sets() int { return len(v.start) - 1 }
 
-// finish builds the owner and anchor lists.
 func (v *vocabLists) finish() {
 	v.ownS, v.own = csr(v.sets(), v.setOfP)
 	freq := make([]uint32, len(v.ids))
@@ -184,7 +182,6 @@ const (
 
 var errBadPhrases = errors.New("phrase index file is damaged")
 
-// writePhrases saves x to path.
 func writePhrases(path string, x *phraseIndex) error {
 	buf := append([]byte(phrasesMagic), 0)[:len(phrasesMagic)]
 	for _, l := range [][]uint32{x.skillOf, x.ordOf, x.exactSet} {

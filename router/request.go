@@ -127,7 +127,6 @@ func (v *vocabLists) lookupStems(dst []uint32, toks, stems []string) []uint32 {
 	return v.lookup(dst, stems)
 }
 
-// appendStems appends the Porter stem of each token to dst.
 func appendStems(dst, toks []string) []string {
 	for _, tok := range toks {
 		dst = append(dst, routeStem(tok))

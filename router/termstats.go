@@ -269,7 +269,6 @@ const (
 
 var errBadStats = errors.New("term statistics file is damaged")
 
-// writeStats saves ts to path.
 func writeStats(path string, ts *termStats) error {
 	return os.WriteFile(path, encodeStats(ts), 0o644)
 }
@@ -310,7 +309,6 @@ func encodeStats(ts *termStats) []byte {
 	return buf
 }
 
-// readStats reads the term statistics of skills skills from path.
 func readStats(path string, skills int) (*termStats, error) {
 	data, err := listfile.Read(path, errBadStats)
 	if err != nil {

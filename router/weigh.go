@@ -411,7 +411,6 @@ func (rq *request) mask(ids []uint32) uint64 {
 	return m
 }
 
-// weight is the summed weight of the request words in m.
 func (rq *request) weight(m uint64) float64 {
 	w := 0.0
 	for ; m != 0; m &= m - 1 {
