@@ -127,13 +127,6 @@ func (v *vocabLists) lookupStems(dst []uint32, toks, stems []string) []uint32 {
 	return v.lookup(dst, stems)
 }
 
-func appendStems(dst, toks []string) []string {
-	for _, tok := range toks {
-		dst = append(dst, routeStem(tok))
-	}
-	return dst
-}
-
 // routeStems remembers the stems of request words: requests repeat a
 // small vocabulary, and a Porter stem costs far more than a lookup.
 var routeStems struct {

@@ -101,3 +101,12 @@ func (sp *specifics) request(toks, stems []string) request {
 	}
 	return sp.readSeq(request{}, toks, stems, seq, stop)
 }
+
+// appendStems appends the Porter stem of each token to dst, as a route
+// reads them.
+func appendStems(dst, toks []string) []string {
+	for _, tok := range toks {
+		dst = append(dst, routeStem(tok))
+	}
+	return dst
+}
