@@ -37,10 +37,8 @@ type Bodies interface {
 // EachBody calls fn with each skill's Body field.
 func (s Skills) EachBody(ctx context.Context, fn func(i int, body []byte) error) error {
 	for i := range s {
-		if i%progressEvery == 0 {
-			if err := ctx.Err(); err != nil {
-				return err
-			}
+		if i%progressEvery == 0 && ctx.Err() != nil {
+			return ctx.Err()
 		}
 		if err := fn(i, []byte(s[i].Body)); err != nil {
 			return err
