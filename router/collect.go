@@ -134,21 +134,18 @@ func (r *Router) collect(t *hitTally, sp *specifics, rq request) {
 		t.add(x, p, lastExact)
 	})
 	named := t.named[:0]
-	sp.namedBy(rq, func(s int) {
+	name := func(s int) {
 		if t.count[s] == 0 {
 			t.seen = append(t.seen, uint32(s))
 		}
 		named = append(named, s)
-	})
+	}
+	sp.namedBy(rq, name)
 	sp.commandedBy(&rq, func(s, at, n int) {
-		if slices.Contains(named, s) {
-			return
+		if !slices.Contains(named, s) {
+			name(s)
+			t.said = append(t.said, said{s, at, n})
 		}
-		if t.count[s] == 0 {
-			t.seen = append(t.seen, uint32(s))
-		}
-		named = append(named, s)
-		t.said = append(t.said, said{s, at, n})
 	})
 	t.named = named
 }
