@@ -367,11 +367,8 @@ func (t *plainText) firstWord() string {
 		if toks == nil {
 			toks = appendTokens(nil, t.text)
 		}
-		for _, tok := range toks {
-			if !stopWords[tok] && tok != "please" {
-				t.first = tok
-				break
-			}
+		if k := slices.IndexFunc(toks, func(tok string) bool { return !stopWords[tok] && tok != "please" }); k >= 0 {
+			t.first = toks[k]
 		}
 		t.firstDone = true
 	}

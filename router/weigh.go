@@ -164,15 +164,8 @@ func buildSpecifics(src Source, x *phraseIndex) *specifics {
 	df, phraseStart, phrases := sp.countSkills(src.Len())
 	sp.df, sp.skills = df, src.Len()
 	sp.pickCommands(cmds, stop, df, func(s int, id uint32) bool {
-		if slices.Contains(sp.names.list(s), id) {
-			return true
-		}
-		for _, p := range phrases[phraseStart[s]:phraseStart[s+1]] {
-			if slices.Contains(sp.phraseStems(p), id) {
-				return true
-			}
-		}
-		return false
+		return slices.Contains(sp.names.list(s), id) || slices.ContainsFunc(phrases[phraseStart[s]:phraseStart[s+1]],
+			func(p uint32) bool { return slices.Contains(sp.phraseStems(p), id) })
 	})
 	// The inverse of names: the skills whose name holds each stem.
 	nameOf := make([]uint32, len(sp.names.items))
