@@ -154,11 +154,8 @@ func (h *heldThesaurus) expand(toks, stems []string) *expansion {
 				continue // not said, or not a gap: every word of it is held
 			}
 			word := toks[i] // the first content word of the span names it
-			for _, tok := range toks[i : i+len(m.stems)] {
-				if !stopWords[tok] {
-					word = tok
-					break
-				}
+			if k := slices.IndexFunc(toks[i:i+len(m.stems)], func(tok string) bool { return !stopWords[tok] }); k >= 0 {
+				word = toks[i+k]
 			}
 			add(ref.g, word)
 		}

@@ -231,10 +231,7 @@ func (sp *specifics) countSkills(n int) (df, phraseStart, phrases []uint32) {
 	x := sp.x
 	vocab := len(x.stems.ids) + len(sp.extra)
 	df = make([]uint32, vocab)
-	last := make([]int32, vocab)
-	for i := range last {
-		last[i] = -1
-	}
+	last := slices.Repeat([]int32{-1}, vocab)
 	count := func(ids []uint32, skill int32) {
 		for _, id := range ids {
 			if last[id] != skill {
