@@ -541,14 +541,9 @@ func conditionLast(pt *plainText, out []Match) []Match {
 // a hit's token as written or, for a stem, as the start of one of the
 // clause's words.
 func saysAny(clause string, hits []string) bool {
-	for _, h := range hits {
-		for _, tok := range appendTokens(nil, h) {
-			if strings.Contains(clause, tok) {
-				return true
-			}
-		}
-	}
-	return false
+	return slices.ContainsFunc(hits, func(h string) bool {
+		return slices.ContainsFunc(appendTokens(nil, h), func(tok string) bool { return strings.Contains(clause, tok) })
+	})
 }
 
 // conditionWords are the words every conditional clause opens or closes
