@@ -277,7 +277,9 @@ func (r *Router) hanScriptOf() int8 {
 func detectHanScript(src Source) int8 {
 	var trad, simp int
 	count := func(s string) bool {
-		if strings.ContainsFunc(s, func(c rune) bool { return c >= 0x3040 && (unicode.Is(unicode.Hiragana, c) || unicode.Is(unicode.Katakana, c)) }) {
+		if strings.ContainsFunc(s, func(c rune) bool {
+			return c >= 0x3040 && (unicode.Is(unicode.Hiragana, c) || unicode.Is(unicode.Katakana, c))
+		}) {
 			return false
 		}
 		t, s2 := hanzi.Script(s)
