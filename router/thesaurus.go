@@ -57,15 +57,6 @@ const (
 	maxThesaurusGroups = 4096
 )
 
-type thesaurusError struct {
-	line int
-	msg  string
-}
-
-func (e *thesaurusError) Error() string {
-	return fmt.Sprintf("router: thesaurus.txt line %d: %s", e.line, e.msg)
-}
-
 // parseThesaurus reads text in the format thesaurus.txt's header
 // describes. No two members of a group may have the same stems (a plural
 // beside its singular says nothing the stemmer does not).
@@ -74,18 +65,18 @@ func parseThesaurus(text string) (*thesaurus, error) {
 	for n, line := range strings.Split(text, "\n") {
 		n++ // lines count from 1
 		if len(line) > maxThesaurusLine {
-			return nil, &thesaurusError{n, fmt.Sprintf("%d bytes, over the limit of %d", len(line), maxThesaurusLine)}
+			return nil, fmt.Errorf("router: thesaurus.txt line %d: %d bytes, over the limit of %d", n, len(line), maxThesaurusLine)
 		}
 		line = strings.TrimSpace(line)
 		if line == "" || line[0] == '#' {
 			continue
 		}
 		if len(th.groups) == maxThesaurusGroups {
-			return nil, &thesaurusError{n, fmt.Sprintf("more than %d groups", maxThesaurusGroups)}
+			return nil, fmt.Errorf("router: thesaurus.txt line %d: more than %d groups", n, maxThesaurusGroups)
 		}
 		group, err := parseGroup(line)
 		if err != nil {
-			return nil, &thesaurusError{n, err.Error()}
+			return nil, fmt.Errorf("router: thesaurus.txt line %d: %w", n, err)
 		}
 		g := uint32(len(th.groups))
 		th.groups = append(th.groups, group)
