@@ -214,14 +214,13 @@ func openReadOnly(entry string) (bleve.Index, error) {
 // free at once for a rebuilt entry, then deleted.
 func discard(root, entry string) {
 	trash, err := os.MkdirTemp(root, ".trash-")
+	if err == nil {
+		defer os.RemoveAll(trash)
+		err = os.Rename(entry, filepath.Join(trash, "entry"))
+	}
 	if err != nil {
 		os.RemoveAll(entry)
-		return
 	}
-	if err := os.Rename(entry, filepath.Join(trash, "entry")); err != nil {
-		os.RemoveAll(entry)
-	}
-	os.RemoveAll(trash)
 }
 
 // cached is an index obtained through the cache.

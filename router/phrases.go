@@ -239,10 +239,8 @@ func (x *phraseIndex) check(skills Source) error {
 	if err := cmp.Or(x.exact.check(n), x.stems.check(n)); err != nil {
 		return err
 	}
-	for _, u := range x.exactSet {
-		if int(u) >= x.exact.sets() {
-			return fmt.Errorf("%w: phrase set out of range", errBadPhrases)
-		}
+	if !allBelow(x.exactSet, x.exact.sets()) {
+		return fmt.Errorf("%w: phrase set out of range", errBadPhrases)
 	}
 	return nil
 }
