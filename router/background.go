@@ -164,14 +164,7 @@ type built = bleve.Index
 func (p *pendingIndex) Close() error {
 	p.kick()
 	<-p.done
-	var err error
-	if p.built != nil {
-		err = p.built.Close()
-	}
-	if p.cleanup != nil {
-		p.cleanup()
-	}
-	return err
+	return closeIndex(p.built, p.cleanup)
 }
 
 // Wait waits until the Router's bleve index is built (Options.Background)

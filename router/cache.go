@@ -236,11 +236,19 @@ type cached struct {
 	cleanup func()
 }
 
-func (c *cached) close() {
-	c.idx.Close()
-	if c.cleanup != nil {
-		c.cleanup()
+func (c *cached) close() { closeIndex(c.idx, c.cleanup) }
+
+// closeIndex closes idx, when there is one, then removes a temporary
+// index (cleanup, when set).
+func closeIndex(idx bleve.Index, cleanup func()) error {
+	var err error
+	if idx != nil {
+		err = idx.Close()
 	}
+	if cleanup != nil {
+		cleanup()
+	}
+	return err
 }
 
 // openCached reopens the cache entry for hash when it checks out, else

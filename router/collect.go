@@ -415,12 +415,9 @@ func (r *Router) describedFirst(text string, rq request, rel []Match) []Match {
 	if byName {
 		m.Tier = TierName
 	}
-	for i, o := range rel {
-		if o.Name == sk.Name && o.Z == sk.Z {
-			m.Relevance = o.Relevance
-			rel = append(rel[:i:i], rel[i+1:]...)
-			break
-		}
+	if i := slices.IndexFunc(rel, func(o Match) bool { return o.Name == sk.Name && o.Z == sk.Z }); i >= 0 {
+		m.Relevance = rel[i].Relevance
+		rel = append(rel[:i:i], rel[i+1:]...)
 	}
 	return append([]Match{m}, rel...)
 }

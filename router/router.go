@@ -361,14 +361,7 @@ func (r *Router) Close() error {
 		return nil
 	}
 	r.closed = true
-	var err error
-	if r.idx != nil {
-		err = r.idx.Close()
-	}
-	if r.cleanup != nil {
-		r.cleanup()
-	}
-	return err
+	return closeIndex(r.idx, r.cleanup)
 }
 
 // MaxRequestWords is the most words (agent3md/1 tokens) a request to
