@@ -347,14 +347,13 @@ func (r *Router) synonymHits(sp *specifics, toks, stems []string, ex *expansion)
 		}
 	}
 	x := r.phrases
-	ids := x.stems.lookupStems(nil, toks, stems)
+	var ids []uint32 // the synonyms' stems, then the request's (lookupStems sorts them all)
 	for _, t := range ex.syn {
 		if id, ok := x.stems.ids[t.stem]; ok {
 			ids = append(ids, id)
 		}
 	}
-	slices.Sort(ids)
-	x.stems.each(slices.Compact(ids), func(p uint32) { hit(int(x.skillOf[p]), sp.phraseStems(p)) })
+	x.stems.each(x.stems.lookupStems(ids, toks, stems), func(p uint32) { hit(int(x.skillOf[p]), sp.phraseStems(p)) })
 	var named []uint32 // names holding a synonym, each once
 	for _, s := range syn {
 		for _, skill := range sp.named.list(int(s.id)) {
