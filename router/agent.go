@@ -104,10 +104,8 @@ func (rs *routerSkills) EachBody(ctx context.Context, fn func(i int, body []byte
 	var pos int64
 	var buf []byte
 	for i := range rs.skills {
-		if i%1000 == 0 {
-			if err := ctx.Err(); err != nil {
-				return err
-			}
+		if i%1000 == 0 && ctx.Err() != nil {
+			return ctx.Err()
 		}
 		s := &rs.skills[i]
 		pl := &rs.planes[s.Plane]

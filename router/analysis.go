@@ -1,6 +1,7 @@
 package router
 
 import (
+	"iter"
 	"path"
 	"slices"
 	"strings"
@@ -385,19 +386,24 @@ func document(s *Skill) map[string]interface{} {
 // toolCommand is what a command template says: its binary's base name and
 // the subcommands up to the first option or placeholder ("kubectl rollout
 // history" of "kubectl rollout history deployment/{service} -n {ns}").
-func toolCommand(tool string) string {
-	f := strings.Fields(tool)
-	if len(f) == 0 {
-		return ""
-	}
-	out := []string{path.Base(f[0])}
-	for _, w := range f[1:] {
-		if strings.HasPrefix(w, "-") || strings.ContainsAny(w, "{}=/$'\"") || len(out) == maxSubcommands+1 {
-			break
+func toolCommand(tool string) string { return strings.Join(slices.Collect(commandWords(tool)), " ") }
+
+// commandWords yields the words of toolCommand(tool).
+func commandWords(tool string) iter.Seq[string] {
+	return func(yield func(string) bool) {
+		words := 0
+		for w := range strings.FieldsSeq(tool) {
+			if words == 0 {
+				w = path.Base(w)
+			} else if strings.HasPrefix(w, "-") || strings.ContainsAny(w, "{}=/$'\"") || words > maxSubcommands {
+				return
+			}
+			if !yield(w) {
+				return
+			}
+			words++
 		}
-		out = append(out, w)
 	}
-	return strings.Join(out, " ")
 }
 
 // maxSubcommands bounds toolCommand's words after the binary: real

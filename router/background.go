@@ -31,7 +31,7 @@ func (r *Router) deferBuild() bool {
 	if !o.Background || n == 0 || n > backgroundMaxSkills || o.Prepared != nil {
 		return false
 	}
-	if large := o.MemoryThreshold < 0 || n > o.MemoryThreshold; !large || o.NoCache || o.ContentHash == "" {
+	if !r.large() || o.NoCache || o.ContentHash == "" {
 		return true
 	}
 	_, entry, err := entryDir(o)
@@ -164,14 +164,7 @@ type built = bleve.Index
 func (p *pendingIndex) Close() error {
 	p.kick()
 	<-p.done
-	var err error
-	if p.built != nil {
-		err = p.built.Close()
-	}
-	if p.cleanup != nil {
-		p.cleanup()
-	}
-	return err
+	return closeIndex(p.built, p.cleanup)
 }
 
 // Wait waits until the Router's bleve index is built (Options.Background)
@@ -181,11 +174,9 @@ func (r *Router) Wait(ctx context.Context) (Info, error) {
 	if r.late == nil {
 		return r.info, nil
 	}
-	if err := r.late.wait(ctx); err != nil {
-		if ctx.Err() != nil {
-			return r.info, err
-		}
-		return r.late.info, err
+	err := r.late.wait(ctx)
+	if err != nil && ctx.Err() != nil {
+		return r.info, err
 	}
-	return r.late.info, nil
+	return r.late.info, err
 }

@@ -37,10 +37,8 @@ type Bodies interface {
 // EachBody calls fn with each skill's Body field.
 func (s Skills) EachBody(ctx context.Context, fn func(i int, body []byte) error) error {
 	for i := range s {
-		if i%progressEvery == 0 {
-			if err := ctx.Err(); err != nil {
-				return err
-			}
+		if i%progressEvery == 0 && ctx.Err() != nil {
+			return ctx.Err()
 		}
 		if err := fn(i, []byte(s[i].Body)); err != nil {
 			return err
@@ -123,10 +121,10 @@ func (br *bodyReader) cut(body []byte) []byte {
 	if br.seg == nil {
 		br.seg = buildSegmenter(br.skills)
 	}
-	if len(br.seg.byFirst) == 0 {
+	if br.seg.Empty() {
 		return body
 	}
-	br.text = br.seg.spaced(br.text[:0], string(body))
+	br.text = br.seg.Spaced(br.text[:0], string(body))
 	return br.text
 }
 
@@ -297,7 +295,6 @@ func newBodyIndexBuilder(skills int) *bodyIndexBuilder {
 	return &bodyIndexBuilder{ids: make(map[string]uint32, 1024), length: make([]uint32, skills)}
 }
 
-// id returns term's id, adding the term when it is new.
 func (b *bodyIndexBuilder) id(term string) uint32 {
 	id, ok := b.ids[term]
 	if !ok {
@@ -322,7 +319,6 @@ func (b *bodyIndexBuilder) add(skill int, terms []uint32) {
 	}
 }
 
-// finish flattens what was added into a bodyIndex.
 func (b *bodyIndexBuilder) finish() *bodyIndex {
 	x := &bodyIndex{ids: b.ids, start: make([]uint32, len(b.lists)+1), df: make([]uint32, len(b.lists)), length: b.length}
 	total := 0
@@ -360,7 +356,6 @@ const (
 
 var errBadBodies = errors.New("body index file is damaged")
 
-// writeBodyIndex saves x to path.
 func writeBodyIndex(path string, x *bodyIndex) error {
 	buf := listfile.AppendTerms([]byte(bodiesMagic), x.ids)
 	for _, l := range [][]uint32{x.start, x.df, x.length} {
@@ -370,7 +365,6 @@ func writeBodyIndex(path string, x *bodyIndex) error {
 	return os.WriteFile(path, append(buf, x.post...), 0o644)
 }
 
-// readBodyIndex reads the body index of skills skills from path.
 func readBodyIndex(path string, skills int) (*bodyIndex, error) {
 	data, err := listfile.Read(path, errBadBodies)
 	if err != nil {

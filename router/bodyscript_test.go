@@ -51,7 +51,7 @@ func TestSegmenterSpaced(t *testing.T) {
 		"k8s部署 done":  "k8s 部署  done",
 		"deploy logs": "deploy logs",
 	} {
-		if got := string(sg.spaced(nil, in)); got != want {
+		if got := string(sg.Spaced(nil, in)); got != want {
 			t.Errorf("spaced(%q) = %q, want %q", in, got, want)
 		}
 	}

@@ -108,7 +108,6 @@ func fingerprint(in *corpus) uint32 {
 	return crc32.Update(crc, castagnoli, buf)
 }
 
-// appendStr appends s's length and bytes.
 func appendStr(buf []byte, s string) []byte {
 	buf = binary.LittleEndian.AppendUint64(buf, uint64(len(s)))
 	return append(buf, s...)
@@ -207,7 +206,6 @@ func verifyEntry(entry, hash string, skills int) (*manifest, error) {
 	return &m, nil
 }
 
-// openReadOnly opens a finished cache entry's index.
 func openReadOnly(entry string) (bleve.Index, error) {
 	return bleve.OpenUsing(filepath.Join(entry, indexSubdir), map[string]interface{}{"read_only": true})
 }
@@ -216,14 +214,13 @@ func openReadOnly(entry string) (bleve.Index, error) {
 // free at once for a rebuilt entry, then deleted.
 func discard(root, entry string) {
 	trash, err := os.MkdirTemp(root, ".trash-")
+	if err == nil {
+		defer os.RemoveAll(trash)
+		err = os.Rename(entry, filepath.Join(trash, "entry"))
+	}
 	if err != nil {
 		os.RemoveAll(entry)
-		return
 	}
-	if err := os.Rename(entry, filepath.Join(trash, "entry")); err != nil {
-		os.RemoveAll(entry)
-	}
-	os.RemoveAll(trash)
 }
 
 // cached is an index obtained through the cache.
@@ -239,12 +236,19 @@ type cached struct {
 	cleanup func()
 }
 
-// close closes the index and removes a temporary one.
-func (c *cached) close() {
-	c.idx.Close()
-	if c.cleanup != nil {
-		c.cleanup()
+func (c *cached) close() { closeIndex(c.idx, c.cleanup) }
+
+// closeIndex closes idx, when there is one, then removes a temporary
+// index (cleanup, when set).
+func closeIndex(idx bleve.Index, cleanup func()) error {
+	var err error
+	if idx != nil {
+		err = idx.Close()
 	}
+	if cleanup != nil {
+		cleanup()
+	}
+	return err
 }
 
 // openCached reopens the cache entry for hash when it checks out, else

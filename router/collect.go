@@ -1,10 +1,7 @@
 package router
 
 import (
-	"path"
 	"slices"
-	"strings"
-	"unicode"
 
 	"github.com/agent3md/agent3md/internal/wordlist"
 )
@@ -22,7 +19,7 @@ type hitTally struct {
 	said  []said // of those, the ones named by their command
 	rank  rankScratch
 	// The request as rankedRoute reads it: tokens, stems, ids in the
-	// exact, stem and plural lookups, the pair buffer of lookupStems, and
+	// exact, stem and plural lookups, the pair buffer of readRequest, and
 	// the request's words.
 	toks, stems      []string
 	stop             []bool // whether each of toks is a stop word
@@ -60,7 +57,6 @@ func (r *Router) putTally(t *hitTally) {
 	r.tallies.Put(t)
 }
 
-// add records that phrase p hit, exactly or through stems.
 func (t *hitTally) add(x *phraseIndex, p uint32, exact bool) {
 	s := x.skillOf[p]
 	if t.count[s] == 0 {
@@ -138,21 +134,18 @@ func (r *Router) collect(t *hitTally, sp *specifics, rq request) {
 		t.add(x, p, lastExact)
 	})
 	named := t.named[:0]
-	sp.namedBy(rq, func(s int) {
+	name := func(s int) {
 		if t.count[s] == 0 {
 			t.seen = append(t.seen, uint32(s))
 		}
 		named = append(named, s)
-	})
+	}
+	sp.namedBy(rq, name)
 	sp.commandedBy(&rq, func(s, at, n int) {
-		if slices.Contains(named, s) {
-			return
+		if !slices.Contains(named, s) {
+			name(s)
+			t.said = append(t.said, said{s, at, n})
 		}
-		if t.count[s] == 0 {
-			t.seen = append(t.seen, uint32(s))
-		}
-		named = append(named, s)
-		t.said = append(t.said, said{s, at, n})
 	})
 	t.named = named
 }
@@ -202,21 +195,8 @@ func (sp *specifics) readCommands(src Source) (cmds csrLists, stop []bool) {
 // skill's tool when a router first routes in Ranked mode.
 func appendCommandTokens(dst []string, tool string) []string {
 	start := len(dst)
-	words := 0
-	for rest := tool; rest != "" && len(dst)-start < maxCommandWords; words++ {
-		rest = strings.TrimLeftFunc(rest, unicode.IsSpace)
-		end := strings.IndexFunc(rest, unicode.IsSpace)
-		if end < 0 {
-			end = len(rest)
-		}
-		w := rest[:end]
-		rest = rest[end:]
-		if w == "" {
-			break
-		}
-		if words == 0 {
-			w = path.Base(w) // the binary's base name
-		} else if strings.HasPrefix(w, "-") || strings.ContainsAny(w, "{}=/$'\"") || words > maxSubcommands {
+	for w := range commandWords(tool) {
+		if len(dst)-start >= maxCommandWords {
 			break
 		}
 		dst = appendTokens(dst, w)
@@ -435,12 +415,9 @@ func (r *Router) describedFirst(text string, rq request, rel []Match) []Match {
 	if byName {
 		m.Tier = TierName
 	}
-	for i, o := range rel {
-		if o.Name == sk.Name && o.Z == sk.Z {
-			m.Relevance = o.Relevance
-			rel = append(rel[:i:i], rel[i+1:]...)
-			break
-		}
+	if i := slices.IndexFunc(rel, func(o Match) bool { return o.Name == sk.Name && o.Z == sk.Z }); i >= 0 {
+		m.Relevance = rel[i].Relevance
+		rel = append(rel[:i:i], rel[i+1:]...)
 	}
 	return append([]Match{m}, rel...)
 }

@@ -225,7 +225,7 @@ func (c *cues) in(text string) bool {
 			continue
 		}
 		for _, w := range c.byFirst[b] {
-			if hasPrefixFoldASCII(text[i:], w) {
+			if len(text)-i >= len(w) && strings.EqualFold(text[i:i+len(w)], w) {
 				return true
 			}
 		}
@@ -233,30 +233,11 @@ func (c *cues) in(text string) bool {
 	return false
 }
 
-// foldByte is the ASCII byte b in lower case.
 func foldByte(b byte) byte {
 	if 'A' <= b && b <= 'Z' {
 		return b + 'a' - 'A'
 	}
 	return b
-}
-
-// hasPrefixFoldASCII reports whether the ASCII s starts with the
-// lowercase prefix, ignoring the case of s.
-func hasPrefixFoldASCII(s, prefix string) bool {
-	if len(s) < len(prefix) {
-		return false
-	}
-	for i := 0; i < len(prefix); i++ {
-		c := s[i]
-		if 'A' <= c && c <= 'Z' {
-			c += 'a' - 'A'
-		}
-		if c != prefix[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // Frame words: an ASCII request that a question frame (questionFrames)
@@ -386,11 +367,8 @@ func (t *plainText) firstWord() string {
 		if toks == nil {
 			toks = appendTokens(nil, t.text)
 		}
-		for _, tok := range toks {
-			if !stopWords[tok] && tok != "please" {
-				t.first = tok
-				break
-			}
+		if k := slices.IndexFunc(toks, func(tok string) bool { return !stopWords[tok] && tok != "please" }); k >= 0 {
+			t.first = toks[k]
 		}
 		t.firstDone = true
 	}
@@ -563,14 +541,9 @@ func conditionLast(pt *plainText, out []Match) []Match {
 // a hit's token as written or, for a stem, as the start of one of the
 // clause's words.
 func saysAny(clause string, hits []string) bool {
-	for _, h := range hits {
-		for _, tok := range appendTokens(nil, h) {
-			if strings.Contains(clause, tok) {
-				return true
-			}
-		}
-	}
-	return false
+	return slices.ContainsFunc(hits, func(h string) bool {
+		return slices.ContainsFunc(appendTokens(nil, h), func(tok string) bool { return strings.Contains(clause, tok) })
+	})
 }
 
 // conditionWords are the words every conditional clause opens or closes

@@ -71,19 +71,20 @@ func buildPhrases(skills Source) *phraseIndex {
 				buf = appendTokens(buf[:0], phrase)
 				ex, st = ex[:0], st[:0]
 				for _, tok := range buf {
-					ex = appendUnique(ex, x.exact.id(tok))
+					ex = append(ex, x.exact.id(tok))
 					sid, ok := tokStem[tok]
 					if !ok {
 						sid = x.stems.id(stem(tok))
 						tokStem[tok] = sid
 					}
-					st = appendUnique(st, sid)
+					st = append(st, sid)
 				}
 				if len(ex) == 0 {
 					ps.empty = true
 				} else {
 					slices.Sort(ex)
 					slices.Sort(st)
+					ex, st = slices.Compact(ex), slices.Compact(st)
 					ps.exact, ps.stems = x.exact.set(ex), x.stems.set(st)
 				}
 				memo[phrase] = ps
@@ -108,14 +109,6 @@ func newVocab(n int) vocabLists {
 		setOf: map[string]uint32{}, setOfP: make([]uint32, 0, n)}
 }
 
-func appendUnique(ids []uint32, id uint32) []uint32 {
-	if slices.Contains(ids, id) {
-		return ids
-	}
-	return append(ids, id)
-}
-
-// id returns the id of term, adding it to the vocabulary when new.
 func (v *vocabLists) id(term string) uint32 {
 	if id, ok := v.ids[term]; ok {
 		return id
@@ -143,7 +136,6 @@ func (v *vocabLists) set(ids []uint32) uint32 {
 
 func (v *vocabLists) sets() int { return len(v.start) - 1 }
 
-// finish builds the owner and anchor lists.
 func (v *vocabLists) finish() {
 	v.ownS, v.own = csr(v.sets(), v.setOfP)
 	freq := make([]uint32, len(v.ids))
@@ -190,7 +182,6 @@ const (
 
 var errBadPhrases = errors.New("phrase index file is damaged")
 
-// writePhrases saves x to path.
 func writePhrases(path string, x *phraseIndex) error {
 	buf := append([]byte(phrasesMagic), 0)[:len(phrasesMagic)]
 	for _, l := range [][]uint32{x.skillOf, x.ordOf, x.exactSet} {
@@ -248,10 +239,8 @@ func (x *phraseIndex) check(skills Source) error {
 	if err := cmp.Or(x.exact.check(n), x.stems.check(n)); err != nil {
 		return err
 	}
-	for _, u := range x.exactSet {
-		if int(u) >= x.exact.sets() {
-			return fmt.Errorf("%w: phrase set out of range", errBadPhrases)
-		}
+	if !allBelow(x.exactSet, x.exact.sets()) {
+		return fmt.Errorf("%w: phrase set out of range", errBadPhrases)
 	}
 	return nil
 }
@@ -279,11 +268,8 @@ func allBelow(v []uint32, n int) bool {
 // Typing slips ("atest the release binary"): when a Ranked route finds no
 // phrase and no name, its words are read through a speller of the agent's
 // trigger and name words (internal/slips) and it is routed again, once
-// (rankedRoute).
-type speller = slips.Speller
-
-// buildSpeller collects src's trigger and name words.
-func buildSpeller(src Source, x *phraseIndex) *speller {
+// (rankedRoute). buildSpeller collects src's trigger and name words.
+func buildSpeller(src Source, x *phraseIndex) *slips.Speller {
 	sp := slips.New(slips.Options{Stem: stem, Skip: func(w string) bool { return stopWords[w] }})
 	for w := range x.exact.ids {
 		sp.Add(w)
@@ -301,7 +287,7 @@ func buildSpeller(src Source, x *phraseIndex) *speller {
 
 // spellerOf returns r's speller, building it on first use: most routes
 // hit a phrase and never need it.
-func (r *Router) spellerOf() *speller {
+func (r *Router) spellerOf() *slips.Speller {
 	r.spellOnce.Do(func() { r.speller = buildSpeller(r.src, r.phrases) })
 	return r.speller
 }

@@ -1,7 +1,7 @@
 package router
 
 import (
-	"cmp"
+	"iter"
 	"slices"
 	"strings"
 	"sync"
@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/agent3md/agent3md/internal/hanzi"
+	"github.com/agent3md/agent3md/internal/segment"
 	"github.com/blevesearch/go-porterstemmer"
 )
 
@@ -114,32 +115,16 @@ func (t *hitTally) wordOf(r *Router, sp *specifics, w []byte) wordIDs {
 const maxWordMemo = 1 << 10
 
 // lookupStems is lookup over the request's stems and the stem of each
-// adjacent pair joined ("roll back" meets "rollback"), joined in *buf,
-// the caller's memory.
-func (v *vocabLists) lookupStems(dst []uint32, toks, stems []string, buf *[]byte) []uint32 {
-	for _, st := range stems {
-		if id, ok := v.ids[st]; ok {
-			dst = append(dst, id)
-		}
-	}
-	b := *buf
+// adjacent pair joined ("roll back" meets "rollback").
+func (v *vocabLists) lookupStems(dst []uint32, toks, stems []string) []uint32 {
+	var b []byte
 	for i := 1; i < len(toks); i++ {
 		b = append(append(b[:0], toks[i-1]...), toks[i]...)
 		if id, ok := v.ids[routeStemBytes(b)]; ok {
 			dst = append(dst, id)
 		}
 	}
-	*buf = b
-	slices.Sort(dst)
-	return slices.Compact(dst)
-}
-
-// appendStems appends the Porter stem of each token to dst.
-func appendStems(dst, toks []string) []string {
-	for _, tok := range toks {
-		dst = append(dst, routeStem(tok))
-	}
-	return dst
+	return v.lookup(dst, stems)
 }
 
 // routeStems remembers the stems of request words: requests repeat a
@@ -292,10 +277,10 @@ func (r *Router) hanScriptOf() int8 {
 func detectHanScript(src Source) int8 {
 	var trad, simp int
 	count := func(s string) bool {
-		for _, c := range s {
-			if c >= 0x3040 && (unicode.Is(unicode.Hiragana, c) || unicode.Is(unicode.Katakana, c)) {
-				return false
-			}
+		if strings.ContainsFunc(s, func(c rune) bool {
+			return c >= 0x3040 && (unicode.Is(unicode.Hiragana, c) || unicode.Is(unicode.Katakana, c))
+		}) {
+			return false
 		}
 		t, s2 := hanzi.Script(s)
 		trad, simp = trad+t, simp+s2
@@ -303,13 +288,8 @@ func detectHanScript(src Source) int8 {
 	}
 	for i := 0; i < src.Len(); i++ {
 		name, _, triggers := src.Phrases(i)
-		if !count(name) {
+		if !count(name) || slices.ContainsFunc(triggers, func(t string) bool { return !count(t) }) {
 			return hanNone
-		}
-		for _, t := range triggers {
-			if !count(t) {
-				return hanNone
-			}
 		}
 		if sk := src.Skill(i); hasUnspaced(sk.Description) && !count(sk.Description) {
 			return hanNone
@@ -355,54 +335,26 @@ func (r *Router) inAgentScript(text string) string {
 
 // Scripts written without spaces: a Chinese request is one token
 // ("请部署结账服务" never equals a trigger "部署"). Ranked mode cuts such a
-// run at the agent's words, longest match first, the text between kept as
-// words (docs/architecture.md §5, "Unspaced scripts").
+// run at the agent's words (internal/segment; docs/architecture.md §5,
+// "Unspaced scripts"). The wrappers keep the router's names for it.
+func unspaced(r rune) bool                   { return segment.Unspaced(r) }
+func hasUnspaced(s string) bool              { return segment.HasUnspaced(s) }
+func allUnspaced(s string) bool              { return segment.AllUnspaced(s) }
+func scriptRuns(tok string) iter.Seq[string] { return segment.ScriptRuns(tok) }
 
-// unspacedTables are the scripts read this way: Han, the Japanese kana
-// (and the prolonged sound mark, which is in no script of its own), and
-// Hangul, whose words carry their particles ("배포해줘" holds "배포").
-var unspacedTables = []*unicode.RangeTable{unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Hangul}
-
-// unspaced reports whether r is written in one of unspacedTables.
-func unspaced(r rune) bool {
-	if r < 0x1100 { // below Hangul Jamo: Latin, Greek, Cyrillic, Arabic…
-		return false
-	}
-	return r == 'ー' || unicode.IsOneOf(unspacedTables, r)
+func firstRune(s string) rune {
+	r, _ := utf8.DecodeRuneInString(s)
+	return r
 }
 
-// hasUnspaced reports whether s holds a rune of an unspaced script. Its
-// ASCII bytes, which are none, are skipped four at a time: a route asks
-// this of its request several times.
-func hasUnspaced(s string) bool {
-	i := 0
-	for ; i+4 <= len(s) && (s[i]|s[i+1]|s[i+2]|s[i+3]) < utf8.RuneSelf; i += 4 {
-	}
-	for i < len(s) && s[i] < utf8.RuneSelf {
-		i++
-	}
-	for _, r := range s[i:] {
-		if unspaced(r) {
-			return true
-		}
-	}
-	return false
-}
+// segmenter cuts a request's unspaced runs at the agent's trigger and
+// name words.
+type segmenter struct{ segment.Segmenter }
 
-// allUnspaced reports whether every rune of s is of an unspaced script.
-func allUnspaced(s string) bool {
-	for _, r := range s {
-		if !unspaced(r) {
-			return false
-		}
-	}
-	return s != ""
-}
-
-// segmenter holds an agent's unspaced vocabulary by first rune, each
-// rune's words longest first.
-type segmenter struct {
-	byFirst map[rune][]string
+// split cuts toks (see segment.Segmenter.Split), never past
+// MaxRequestWords words.
+func (sg *segmenter) split(dst, toks []string) ([]string, bool) {
+	return sg.Split(dst, toks, MaxRequestWords)
 }
 
 // segmenterOf builds the Router's segmenter on first use: only a request
@@ -416,7 +368,7 @@ func (r *Router) segmenterOf() *segmenter {
 // buildSegmenter collects the trigger and name tokens of src written
 // wholly in unspaced scripts.
 func buildSegmenter(src Source) *segmenter {
-	sg := &segmenter{byFirst: map[rune][]string{}}
+	sg := &segmenter{}
 	seen := map[string]bool{}
 	var toks []string
 	add := func(text string) {
@@ -425,12 +377,10 @@ func buildSegmenter(src Source) *segmenter {
 		}
 		toks = appendTokens(toks[:0], text)
 		for _, tok := range toks {
-			if seen[tok] || !allUnspaced(tok) {
-				continue
+			if !seen[tok] && allUnspaced(tok) {
+				seen[tok] = true
+				sg.Add(strings.Clone(tok))
 			}
-			seen[tok] = true
-			r, _ := utf8.DecodeRuneInString(tok)
-			sg.byFirst[r] = append(sg.byFirst[r], strings.Clone(tok))
 		}
 	}
 	for i := 0; i < src.Len(); i++ {
@@ -440,132 +390,8 @@ func buildSegmenter(src Source) *segmenter {
 			add(p)
 		}
 	}
-	for _, words := range sg.byFirst {
-		slices.SortFunc(words, func(a, b string) int {
-			return cmp.Or(cmp.Compare(len(b), len(a)), strings.Compare(a, b))
-		})
-	}
+	sg.Sort()
 	return sg
-}
-
-// maxSegmentRun bounds cutting: a longer run (a pasted document) is kept
-// whole, and past MaxRequestWords words the rest stay as they are, so
-// cutting never multiplies a hostile request's words.
-const maxSegmentRun = 16 << 10
-
-// split appends toks to dst, each unspaced run cut at the agent's words
-// (longest first, left to right; the text between kept as words, other
-// runes such as "k8s" of "k8s部署" as their own). A token holding no agent
-// word stays whole. It reports whether any token was cut.
-func (sg *segmenter) split(dst, toks []string) ([]string, bool) {
-	cut := false
-	for k, tok := range toks {
-		if len(dst)+len(toks)-k > MaxRequestWords {
-			return append(dst, toks[k:]...), cut
-		}
-		if len(sg.byFirst) == 0 || len(tok) > maxSegmentRun || !hasUnspaced(tok) {
-			dst = append(dst, tok)
-			continue
-		}
-		n := len(dst)
-		found := false
-		for run := range scriptRuns(tok) {
-			if !unspaced(firstRune(run)) {
-				dst = append(dst, run)
-				continue
-			}
-			var f bool
-			dst, f = sg.cutRun(dst, run)
-			found = found || f
-		}
-		if !found { // nothing of the agent's in it: as it was
-			dst = append(dst[:n], tok)
-			continue
-		}
-		cut = true
-	}
-	return dst, cut
-}
-
-// cutRun appends run cut at the agent's words (see split), and reports
-// whether it found one.
-func (sg *segmenter) cutRun(dst []string, run string) ([]string, bool) {
-	found := false
-	rest := 0 // start of the text not yet emitted
-	for i := 0; i < len(run); {
-		word, size := sg.wordAt(run, i)
-		if word == "" {
-			i += size
-			continue
-		}
-		if rest < i {
-			dst = append(dst, run[rest:i])
-		}
-		dst = append(dst, word)
-		found = true
-		i += len(word)
-		rest = i
-	}
-	if rest < len(run) {
-		dst = append(dst, run[rest:])
-	}
-	return dst, found
-}
-
-// wordAt returns the longest of the agent's words that text[i:] starts
-// with ("" when none), and the size of the rune at i.
-func (sg *segmenter) wordAt(text string, i int) (string, int) {
-	r, size := utf8.DecodeRuneInString(text[i:])
-	for _, w := range sg.byFirst[r] {
-		if strings.HasPrefix(text[i:], w) {
-			return w, size
-		}
-	}
-	return "", size
-}
-
-// spaced appends text to dst with a space on each side of every agent
-// word split would find, so a body is cut where a request is (bodyReader).
-func (sg *segmenter) spaced(dst []byte, text string) []byte {
-	for i := 0; i < len(text); {
-		word, size := "", 1
-		if text[i] >= utf8.RuneSelf {
-			word, size = sg.wordAt(text, i)
-		}
-		if word == "" {
-			dst = append(dst, text[i:i+size]...)
-			i += size
-			continue
-		}
-		dst = append(append(append(dst, ' '), word...), ' ')
-		i += len(word)
-	}
-	return dst
-}
-
-// scriptRuns yields tok's maximal runs of unspaced and of other runes.
-func scriptRuns(tok string) func(yield func(string) bool) {
-	return func(yield func(string) bool) {
-		start, kind := 0, false
-		for i, r := range tok {
-			k := unspaced(r)
-			if i > start && k != kind {
-				if !yield(tok[start:i]) {
-					return
-				}
-				start = i
-			}
-			kind = k
-		}
-		if start < len(tok) {
-			yield(tok[start:])
-		}
-	}
-}
-
-func firstRune(s string) rune {
-	r, _ := utf8.DecodeRuneInString(s)
-	return r
 }
 
 // lookup maps terms to their ids, dropping unknown ones, sorted and

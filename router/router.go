@@ -1,6 +1,7 @@
 package router
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -14,6 +15,8 @@ import (
 
 	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/mapping"
+
+	"github.com/agent3md/agent3md/internal/slips"
 )
 
 // ErrClosed is returned by Route after Close.
@@ -135,21 +138,11 @@ func (o *Options) withDefaults() Options {
 	if o != nil {
 		v = *o
 	}
-	if v.MemoryThreshold == 0 {
-		v.MemoryThreshold = DefaultMemoryThreshold
-	}
-	if v.RelaxedThreshold == 0 {
-		v.RelaxedThreshold = DefaultRelaxedThreshold
-	}
-	if v.RelaxedEvidenceUntriggered == 0 {
-		v.RelaxedEvidenceUntriggered = DefaultRelaxedEvidenceUntriggered
-	}
-	if v.RelaxedEvidence == 0 {
-		v.RelaxedEvidence = DefaultRelaxedEvidence
-	}
-	if v.BodyTerms == 0 {
-		v.BodyTerms = DefaultBodyTerms
-	}
+	v.MemoryThreshold = cmp.Or(v.MemoryThreshold, DefaultMemoryThreshold)
+	v.RelaxedThreshold = cmp.Or(v.RelaxedThreshold, DefaultRelaxedThreshold)
+	v.RelaxedEvidence = cmp.Or(v.RelaxedEvidence, DefaultRelaxedEvidence)
+	v.RelaxedEvidenceUntriggered = cmp.Or(v.RelaxedEvidenceUntriggered, DefaultRelaxedEvidenceUntriggered)
+	v.BodyTerms = cmp.Or(v.BodyTerms, DefaultBodyTerms)
 	return v
 }
 
@@ -201,7 +194,6 @@ type Info struct {
 	Took     time.Duration `json:"took"`
 	Reason   string        `json:"reason,omitempty"`   // why the cache was not used or was rebuilt
 	Prepared bool          `json:"prepared,omitempty"` // an Options.Prepared entry was adopted
-
 }
 
 // Router routes request text to skills. It is safe for concurrent use;
@@ -224,7 +216,7 @@ type Router struct {
 	specOnce   sync.Once
 	spec       *specifics // see specificsOf
 	spellOnce  sync.Once
-	speller    *speller // see spellerOf
+	speller    *slips.Speller // see spellerOf
 	segOnce    sync.Once
 	seg        *segmenter // see segmenterOf
 	pairsOnce  sync.Once
@@ -352,10 +344,7 @@ func (r *Router) Route(ctx context.Context, text string, q *Query) ([]Match, err
 	case Ranked, "":
 		text = r.inAgentScript(text)
 		out, err := r.rankedRoute(ctx, text, qq.Limit, true)
-		for i := range out {
-			if !hasUnspaced(text) {
-				break // only unspaced hits join
-			}
+		for i := 0; i < len(out) && hasUnspaced(text); i++ { // only unspaced hits join
 			out[i].Hits = joinPairs(out[i].Hits, text)
 		}
 		return out, err
@@ -372,14 +361,7 @@ func (r *Router) Close() error {
 		return nil
 	}
 	r.closed = true
-	var err error
-	if r.idx != nil {
-		err = r.idx.Close()
-	}
-	if r.cleanup != nil {
-		r.cleanup()
-	}
-	return err
+	return closeIndex(r.idx, r.cleanup)
 }
 
 // MaxRequestWords is the most words (agent3md/1 tokens) a request to

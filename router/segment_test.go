@@ -4,6 +4,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/agent3md/agent3md/internal/segment"
 )
 
 func testSegmenter() *segmenter {
@@ -100,12 +102,12 @@ func FuzzSegment(f *testing.F) {
 	})
 }
 
-// TestSegmenterBounds: a run longer than maxSegmentRun is kept whole, and
+// TestSegmenterBounds: a run longer than segment.MaxRun is kept whole, and
 // cutting stops adding words once the request holds MaxRequestWords: a
 // pasted document costs what a request does.
 func TestSegmenterBounds(t *testing.T) {
 	sg := testSegmenter()
-	long := strings.Repeat("部署", maxSegmentRun/len("部署")+1)
+	long := strings.Repeat("部署", segment.MaxRun/len("部署")+1)
 	if got, cut := sg.split(nil, []string{long}); cut || len(got) != 1 {
 		t.Errorf("a %d-byte run: %d words, cut %v; want it whole", len(long), len(got), cut)
 	}

@@ -8,7 +8,7 @@ import (
 // candidate is one skill with phrase hits, before it becomes a Match. It
 // holds no pointers, so candidate lists are cheap to allocate and move.
 type candidate struct {
-	key   uint64 // sort key: see specKey and rankedRoute
+	key   uint64 // sort key: see routeSpec and rankedKey
 	skill int
 	exact int // phrases hit token for token (agent3md/1 route)
 	score int // phrases hit (stems in Ranked; equal to exact in Spec)
@@ -33,16 +33,13 @@ func (r *Router) routeSpec(text string, limit int) []Match {
 	x.exact.each(req, func(p uint32) { t.add(x, p, true) })
 	cands := t.candidates()
 	for i := range cands {
-		cands[i].key = r.specKey(&cands[i])
+		// Score descending, then z ascending (docs/format.md §10); zRank
+		// also breaks ties of equal z by name and position: a total order.
+		c := &cands[i]
+		c.key = uint64(maxScore-min(c.score, maxScore))<<32 | uint64(r.zRank[c.skill])
 	}
 	order, _ := rank(cands, limit, false, &t.rank, nil)
 	return r.matches(cands, order, t.phraseHits(x, cands, order), false)
-}
-
-// specKey orders by score desc, then z asc (docs/format.md §10); zRank also
-// breaks ties of equal z by name and position, so the order is total.
-func (r *Router) specKey(c *candidate) uint64 {
-	return uint64(maxScore-min(c.score, maxScore))<<32 | uint64(r.zRank[c.skill])
 }
 
 const maxScore = 1<<31 - 1

@@ -88,7 +88,25 @@ func TestSaysName(t *testing.T) {
 	}
 }
 
-// request looks up a request's tokens (toks, with their stems).
+// request looks up a request's tokens (toks, with their stems) as
+// Router.readRequest does from its word memo.
 func (sp *specifics) request(toks, stems []string) request {
-	return sp.readRequest(request{}, toks, stems)
+	seq, stop := []uint32(nil), make([]bool, len(toks))
+	for i, st := range stems {
+		id, ok := sp.id(st)
+		if !ok {
+			id = noID
+		}
+		seq, stop[i] = append(seq, id), stopWords[toks[i]]
+	}
+	return sp.readSeq(request{}, toks, stems, seq, stop)
+}
+
+// appendStems appends the Porter stem of each token to dst, as a route
+// reads them.
+func appendStems(dst, toks []string) []string {
+	for _, tok := range toks {
+		dst = append(dst, routeStem(tok))
+	}
+	return dst
 }

@@ -154,11 +154,8 @@ func (h *heldThesaurus) expand(toks, stems []string) *expansion {
 				continue // not said, or not a gap: every word of it is held
 			}
 			word := toks[i] // the first content word of the span names it
-			for _, tok := range toks[i : i+len(m.stems)] {
-				if !stopWords[tok] {
-					word = tok
-					break
-				}
+			if k := slices.IndexFunc(toks[i:i+len(m.stems)], func(tok string) bool { return !stopWords[tok] }); k >= 0 {
+				word = toks[i+k]
 			}
 			add(ref.g, word)
 		}
@@ -180,7 +177,7 @@ func (h *heldThesaurus) unspacedMembers(runs []string, add func(g uint32, word s
 	var met []string
 	for _, run := range runs {
 		for i := 0; i < len(run); {
-			w, size := h.th.unspaced.wordAt(run, i)
+			w, size := h.th.unspaced.WordAt(run, i)
 			if w == "" {
 				i += size
 				continue
@@ -350,15 +347,13 @@ func (r *Router) synonymHits(sp *specifics, toks, stems []string, ex *expansion)
 		}
 	}
 	x := r.phrases
-	var pair []byte
-	ids := x.stems.lookupStems(nil, toks, stems, &pair)
+	var ids []uint32 // the synonyms' stems, then the request's (lookupStems sorts them all)
 	for _, t := range ex.syn {
 		if id, ok := x.stems.ids[t.stem]; ok {
 			ids = append(ids, id)
 		}
 	}
-	slices.Sort(ids)
-	x.stems.each(slices.Compact(ids), func(p uint32) { hit(int(x.skillOf[p]), sp.phraseStems(p)) })
+	x.stems.each(x.stems.lookupStems(ids, toks, stems), func(p uint32) { hit(int(x.skillOf[p]), sp.phraseStems(p)) })
 	var named []uint32 // names holding a synonym, each once
 	for _, s := range syn {
 		for _, skill := range sp.named.list(int(s.id)) {

@@ -55,10 +55,8 @@ func buildTermStats(ctx context.Context, in *corpus) (*termStats, error) {
 	ids := make(map[string]uint32, 1024)
 	var byTerm [][]posting
 	for i := range n {
-		if i%progressEvery == progressEvery-1 {
-			if err := ctx.Err(); err != nil {
-				return nil, err
-			}
+		if i%progressEvery == progressEvery-1 && ctx.Err() != nil {
+			return nil, ctx.Err()
 		}
 		s := in.skills.Skill(i)
 		text, _ := document(&s)[indexField].(string)
@@ -154,10 +152,8 @@ func statsFromIndex(ctx context.Context, idx bleve.Index, n int) (ts *termStats,
 	norms := make([]float64, n)
 	var doc index.TermFieldDoc
 	for k, term := range terms {
-		if k%progressEvery == progressEvery-1 {
-			if err := ctx.Err(); err != nil {
-				return nil, err
-			}
+		if k%progressEvery == progressEvery-1 && ctx.Err() != nil {
+			return nil, ctx.Err()
 		}
 		tr, err := snap.TermFieldReader(ctx, []byte(term), indexField, true, true, false)
 		if err != nil {
@@ -221,10 +217,8 @@ func readDict(snap index.IndexReader) (terms []string, total int, err error) {
 func skillsByDoc(ctx context.Context, snap index.IndexReader, n int) (func(index.IndexInternalID) int, error) {
 	byNum := make([]int32, 0, n)
 	for i := 0; i < n; i++ {
-		if i%progressEvery == 0 {
-			if err := ctx.Err(); err != nil {
-				return nil, err
-			}
+		if i%progressEvery == 0 && ctx.Err() != nil {
+			return nil, ctx.Err()
 		}
 		id, err := snap.InternalID(strconv.Itoa(i))
 		if err != nil {
@@ -269,7 +263,6 @@ const (
 
 var errBadStats = errors.New("term statistics file is damaged")
 
-// writeStats saves ts to path.
 func writeStats(path string, ts *termStats) error {
 	return os.WriteFile(path, encodeStats(ts), 0o644)
 }
@@ -310,7 +303,6 @@ func encodeStats(ts *termStats) []byte {
 	return buf
 }
 
-// readStats reads the term statistics of skills skills from path.
 func readStats(path string, skills int) (*termStats, error) {
 	data, err := listfile.Read(path, errBadStats)
 	if err != nil {

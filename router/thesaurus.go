@@ -1,7 +1,6 @@
 package router
 
 import (
-	"cmp"
 	_ "embed"
 	"fmt"
 	"slices"
@@ -9,6 +8,8 @@ import (
 	"sync"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/agent3md/agent3md/internal/segment"
 )
 
 // The domain thesaurus (thesaurus.txt, docs/architecture.md §5): groups of
@@ -28,7 +29,7 @@ type thesaurus struct {
 	multi  map[string][]synRef
 	// unspaced holds the members written in an unspaced script (Chinese),
 	// by first rune, longest first: a request's run holds them unspaced.
-	unspaced segmenter
+	unspaced segment.Segmenter
 }
 
 // synMember is one member of a group: its words and their Porter stems.
@@ -56,35 +57,26 @@ const (
 	maxThesaurusGroups = 4096
 )
 
-type thesaurusError struct {
-	line int
-	msg  string
-}
-
-func (e *thesaurusError) Error() string {
-	return fmt.Sprintf("router: thesaurus.txt line %d: %s", e.line, e.msg)
-}
-
 // parseThesaurus reads text in the format thesaurus.txt's header
 // describes. No two members of a group may have the same stems (a plural
 // beside its singular says nothing the stemmer does not).
 func parseThesaurus(text string) (*thesaurus, error) {
-	th := &thesaurus{single: map[string][]uint32{}, multi: map[string][]synRef{}, unspaced: segmenter{map[rune][]string{}}}
+	th := &thesaurus{single: map[string][]uint32{}, multi: map[string][]synRef{}}
 	for n, line := range strings.Split(text, "\n") {
 		n++ // lines count from 1
 		if len(line) > maxThesaurusLine {
-			return nil, &thesaurusError{n, fmt.Sprintf("%d bytes, over the limit of %d", len(line), maxThesaurusLine)}
+			return nil, fmt.Errorf("router: thesaurus.txt line %d: %d bytes, over the limit of %d", n, len(line), maxThesaurusLine)
 		}
 		line = strings.TrimSpace(line)
 		if line == "" || line[0] == '#' {
 			continue
 		}
 		if len(th.groups) == maxThesaurusGroups {
-			return nil, &thesaurusError{n, fmt.Sprintf("more than %d groups", maxThesaurusGroups)}
+			return nil, fmt.Errorf("router: thesaurus.txt line %d: more than %d groups", n, maxThesaurusGroups)
 		}
 		group, err := parseGroup(line)
 		if err != nil {
-			return nil, &thesaurusError{n, err.Error()}
+			return nil, fmt.Errorf("router: thesaurus.txt line %d: %w", n, err)
 		}
 		g := uint32(len(th.groups))
 		th.groups = append(th.groups, group)
@@ -95,16 +87,14 @@ func parseThesaurus(text string) (*thesaurus, error) {
 			if len(mem.stems) == 1 {
 				th.single[mem.stems[0]] = append(th.single[mem.stems[0]], g)
 				if w := mem.stems[0]; hasUnspaced(w) && len(th.single[w]) == 1 {
-					th.unspaced.byFirst[firstRune(w)] = append(th.unspaced.byFirst[firstRune(w)], w)
+					th.unspaced.Add(w)
 				}
 			} else {
 				th.multi[mem.stems[0]] = append(th.multi[mem.stems[0]], synRef{g, uint32(m)})
 			}
 		}
 	}
-	for _, words := range th.unspaced.byFirst {
-		slices.SortFunc(words, func(a, b string) int { return cmp.Or(len(b)-len(a), strings.Compare(a, b)) })
-	}
+	th.unspaced.Sort()
 	return th, nil
 }
 
@@ -149,11 +139,9 @@ func parseGroup(line string) ([]synMember, error) {
 			return nil, fmt.Errorf("member %d %q: %d words, over the limit of %d", i+1, p, len(words), maxMemberWords)
 		}
 		mem := synMember{words: words, stems: make([]string, len(words)), target: split >= 0 && i >= split}
-		if hasUnspaced(p) {
-			if !allUnspaced(p) || utf8.RuneCountInString(p) < 2 {
-				return nil, fmt.Errorf("member %d %q: a member in an unspaced script (Chinese) is two or more of its characters, "+
-					"with no space nor other letters (one character is part of too many words)", i+1, p)
-			}
+		if hasUnspaced(p) && (!allUnspaced(p) || utf8.RuneCountInString(p) < 2) {
+			return nil, fmt.Errorf("member %d %q: a member in an unspaced script (Chinese) is two or more of its characters, "+
+				"with no space nor other letters (one character is part of too many words)", i+1, p)
 		}
 		for k, w := range words {
 			mem.stems[k] = stem(w) // an unspaced word's is itself

@@ -164,15 +164,8 @@ func buildSpecifics(src Source, x *phraseIndex) *specifics {
 	df, phraseStart, phrases := sp.countSkills(src.Len())
 	sp.df, sp.skills = df, src.Len()
 	sp.pickCommands(cmds, stop, df, func(s int, id uint32) bool {
-		if slices.Contains(sp.names.list(s), id) {
-			return true
-		}
-		for _, p := range phrases[phraseStart[s]:phraseStart[s+1]] {
-			if slices.Contains(sp.phraseStems(p), id) {
-				return true
-			}
-		}
-		return false
+		return slices.Contains(sp.names.list(s), id) || slices.ContainsFunc(phrases[phraseStart[s]:phraseStart[s+1]],
+			func(p uint32) bool { return slices.Contains(sp.phraseStems(p), id) })
 	})
 	// The inverse of names: the skills whose name holds each stem.
 	nameOf := make([]uint32, len(sp.names.items))
@@ -238,10 +231,7 @@ func (sp *specifics) countSkills(n int) (df, phraseStart, phrases []uint32) {
 	x := sp.x
 	vocab := len(x.stems.ids) + len(sp.extra)
 	df = make([]uint32, vocab)
-	last := make([]int32, vocab)
-	for i := range last {
-		last[i] = -1
-	}
+	last := slices.Repeat([]int32{-1}, vocab)
 	count := func(ids []uint32, skill int32) {
 		for _, id := range ids {
 			if last[id] != skill {
@@ -299,22 +289,9 @@ type request struct {
 	memo *searchMemo
 }
 
-// readRequest is request in the memory of old, a request read before,
-// which it reuses: routeRanked keeps one per tally.
-func (sp *specifics) readRequest(old request, toks, stems []string) request {
-	seq, stop := old.seq[:0], make([]bool, len(toks))
-	for i, st := range stems {
-		id, ok := sp.id(st)
-		if !ok {
-			id = noID
-		}
-		seq, stop[i] = append(seq, id), stopWords[toks[i]]
-	}
-	return sp.readSeq(old, toks, stems, seq, stop)
-}
-
-// readSeq is readRequest given each stem's id (seq, noID for none) and
-// whether each token is a stop word.
+// readSeq reads a request, given each stem's id (seq, noID for none) and
+// whether each token is a stop word, in the memory of old, a request read
+// before: routeRanked keeps one per tally.
 func (sp *specifics) readSeq(old request, toks, stems []string, seq []uint32, stop []bool) request {
 	rq := request{known: true, toks: toks, stems: stems, seq: seq,
 		ids: old.ids[:0], content: old.content[:0], words: old.words[:0]}
@@ -379,17 +356,11 @@ func (rq request) saysName(name []uint32) bool {
 		}
 		at, k := i, 1
 		for ; k < len(name); k++ {
-			next := -1
-			for j := at + 1; j < len(rq.seq) && j <= at+nameGap; j++ {
-				if rq.seq[j] == name[k] {
-					next = j
-					break
-				}
-			}
-			if next < 0 {
+			j := slices.Index(rq.seq[at+1:min(len(rq.seq), at+1+nameGap)], name[k])
+			if j < 0 {
 				break
 			}
-			at = next
+			at += 1 + j
 		}
 		if k == len(name) {
 			return true
@@ -430,7 +401,6 @@ func (rq *request) mask(ids []uint32) uint64 {
 	return m
 }
 
-// weight is the summed weight of the request words in m.
 func (rq *request) weight(m uint64) float64 {
 	w := 0.0
 	for ; m != 0; m &= m - 1 {
@@ -464,14 +434,7 @@ func (sp *specifics) namedBy(rq request, fn func(skill int)) {
 	}
 	for _, s := range sp.named.list(int(rare)) {
 		name := sp.names.list(int(s))
-		ok := true
-		for _, id := range rq.content {
-			if !slices.Contains(name, id) {
-				ok = false
-				break
-			}
-		}
-		if ok {
+		if !slices.ContainsFunc(rq.content, func(id uint32) bool { return !slices.Contains(name, id) }) {
 			fn(int(s))
 		}
 	}
