@@ -3,6 +3,7 @@ package router
 import (
 	"math"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -109,4 +110,28 @@ func appendStems(dst, toks []string) []string {
 		dst = append(dst, routeStem(tok))
 	}
 	return dst
+}
+
+// TestRequestWordsLong: a request's distinct words are the same, in the
+// same first-said order, whether it is told apart by a scan (short) or
+// by a set (over distinctByScan tokens): stop words out, each word once.
+func TestRequestWordsLong(t *testing.T) {
+	skills := Skills{{Name: "deploy-report", Triggers: []string{"deploy"}, Description: "Deploy the report"}}
+	sp := buildSpecifics(skills, buildPhrases(skills))
+	base := strings.Fields("deploy the report and the nightly build of the report for deploy")
+	for _, n := range []int{1, distinctByScan/len(base) + 2, 40} {
+		var toks []string
+		for range n {
+			toks = append(toks, base...)
+		}
+		var want []string
+		for _, w := range toks {
+			if !stopWords[w] && !slices.Contains(want, w) {
+				want = append(want, w)
+			}
+		}
+		if got := sp.request(toks, appendStems(nil, toks)).words; !slices.Equal(got, want) {
+			t.Errorf("%d tokens: words %q, want %q", len(toks), got, want)
+		}
+	}
 }

@@ -289,18 +289,36 @@ type request struct {
 	memo *searchMemo
 }
 
+// distinctByScan is the most request tokens readSeq tells apart by
+// scanning the words kept so far.
+const distinctByScan = 64
+
 // readSeq reads a request, given each stem's id (seq, noID for none) and
 // whether each token is a stop word, in the memory of old, a request read
 // before: routeRanked keeps one per tally.
 func (sp *specifics) readSeq(old request, toks, stems []string, seq []uint32, stop []bool) request {
 	rq := request{known: true, toks: toks, stems: stems, seq: seq,
 		ids: old.ids[:0], content: old.content[:0], words: old.words[:0]}
+	// A short request's words are told apart by a scan; a long one's by
+	// a set, or the scan's cost grows with the square of its words.
+	var seen map[string]struct{}
+	if len(toks) > distinctByScan {
+		seen = make(map[string]struct{}, len(toks))
+	}
 	for i, id := range seq {
 		ok := id != noID
 		if ok {
 			rq.ids = append(rq.ids, id)
 		}
-		if stop[i] || slices.Contains(rq.words, toks[i]) {
+		if stop[i] {
+			continue
+		}
+		if seen != nil {
+			if _, dup := seen[toks[i]]; dup {
+				continue
+			}
+			seen[toks[i]] = struct{}{}
+		} else if slices.Contains(rq.words, toks[i]) {
 			continue
 		}
 		rq.words = append(rq.words, toks[i])
