@@ -77,7 +77,8 @@ type wordIDs struct {
 
 // wordOf returns w's ids, remembered in t (at most maxWordMemo words a
 // tally): requests repeat their words, and the stem cache and the three
-// vocabularies cost four lookups where the memo costs one.
+// vocabularies cost four lookups where the memo costs one. w is the
+// caller's scratch (t.pair): its forms are spelled in w's spare capacity.
 func (t *hitTally) wordOf(r *Router, sp *specifics, w []byte) wordIDs {
 	if ids, ok := t.words[string(w)]; ok {
 		return ids
