@@ -9,6 +9,8 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/agent3md/agent3md/internal/segment"
+
 	"github.com/blevesearch/bleve/v2/analysis"
 	"github.com/blevesearch/bleve/v2/registry"
 	"github.com/blevesearch/go-porterstemmer"
@@ -34,7 +36,7 @@ func (wordsTokenizerImpl) Tokenize(input []byte) analysis.TokenStream {
 			var r rune
 			r, size = utf8.DecodeRune(input[i:])
 			w = isWordRune(r) && !(r == utf8.RuneError && size == 1)
-			wide = wide || w && unspaced(r)
+			wide = wide || w && segment.Unspaced(r)
 		}
 		if w && start < 0 {
 			start = i
@@ -87,7 +89,7 @@ func bigramSpans(input []byte, spans [][2]int) [][2]int {
 		other := -1 // start of the current run of other runes
 		for i := sp[0]; i < sp[1]; {
 			r, size := utf8.DecodeRune(input[i:sp[1]])
-			if unspaced(r) {
+			if segment.Unspaced(r) {
 				if other >= 0 {
 					out = append(out, [2]int{other, i})
 					other = -1
@@ -115,7 +117,7 @@ func joinPairs(hits []string, text string) []string {
 	if len(text) > maxJoinText {
 		return hits // each join searches the text: keep a long request's cost bounded
 	}
-	if !slices.ContainsFunc(hits, func(h string) bool { return h != "" && h[0] >= utf8.RuneSelf && allUnspaced(h) }) {
+	if !slices.ContainsFunc(hits, func(h string) bool { return h != "" && h[0] >= utf8.RuneSelf && segment.AllUnspaced(h) }) {
 		return hits
 	}
 	out := make([]string, 0, len(hits))

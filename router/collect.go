@@ -3,6 +3,7 @@ package router
 import (
 	"slices"
 
+	"github.com/agent3md/agent3md/internal/segment"
 	"github.com/agent3md/agent3md/internal/wordlist"
 )
 
@@ -325,7 +326,7 @@ func eachPairOf(toks, stems []string, f func(p pairKey, first, second string)) {
 		if stopWords[tok] || len(tok) < 2 {
 			continue
 		}
-		if allUnspaced(tok) {
+		if segment.AllUnspaced(tok) {
 			prev = ""
 			continue
 		}
@@ -398,7 +399,7 @@ func (r *Router) pairsOf() *pairBook {
 // again for an unspaced script (pairs are not cut).
 func (r *Router) describedFirst(text string, rq request, rel []Match) []Match {
 	toks, stems := rq.toks, rq.stems
-	if hasUnspaced(text) {
+	if segment.HasUnspaced(text) {
 		toks, stems = appendTokens(nil, text), nil
 	}
 	s, byName, words := r.pairsOf().described(toks, stems)

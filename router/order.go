@@ -8,6 +8,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/agent3md/agent3md/internal/segment"
 	"github.com/agent3md/agent3md/internal/wordlist"
 )
 
@@ -172,7 +173,7 @@ func appendBest(out, members []int, want int, order func(a, b int) int) []int {
 // inside one names the subject, not the errand. A request with no
 // unspaced rune and none of the English frames' words skips the regexps.
 func asksAbout(text string) bool {
-	if !hasUnspaced(text) && !aboutCues.in(text) {
+	if !segment.HasUnspaced(text) && !aboutCues.in(text) {
 		return false
 	}
 	return askAboutSubject(text) != ""
@@ -420,7 +421,7 @@ var personalWord = regexp.MustCompile(`我|您|咱|\b[0-9]+\b|\b(?:this|these|he
 // request that holds a rune of an unspaced script.
 func askAboutSubject(text string) string {
 	l := strings.TrimSpace(strings.ToLower(text))
-	zh := hasUnspaced(l)
+	zh := segment.HasUnspaced(l)
 	for _, f := range questionFrames {
 		if f.zh && !zh {
 			continue

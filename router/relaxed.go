@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"unicode/utf8"
 
+	"github.com/agent3md/agent3md/internal/segment"
 	"github.com/agent3md/agent3md/internal/wordlist"
 	bsearch "github.com/blevesearch/bleve/v2/search"
 )
@@ -214,7 +215,7 @@ func (r *Router) evidence(a analyzed, skill int, s *Skill, ex *expansion, body u
 // next pair of prev's run: a stretch a request shares with a body (a
 // stock phrase, "小时内发") is one piece of evidence, one request word.
 func continuesRun(prev, pair string) bool {
-	if prev == "" || !allUnspaced(prev) || !allUnspaced(pair) {
+	if prev == "" || !segment.AllUnspaced(prev) || !segment.AllUnspaced(pair) {
 		return false
 	}
 	last, _ := utf8.DecodeLastRuneInString(prev)

@@ -10,6 +10,8 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/agent3md/agent3md/internal/segment"
+
 	"github.com/blevesearch/bleve/v2/analysis"
 	bsearch "github.com/blevesearch/bleve/v2/search"
 )
@@ -344,7 +346,7 @@ func baselineTokens(dst []string, text string) []string {
 	}
 	for i, c := range text {
 		switch {
-		case unspaced(c):
+		case segment.Unspaced(c):
 			flush(i)
 			dst = append(dst, string(c))
 		case unicode.IsLetter(c) || unicode.IsDigit(c):

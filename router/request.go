@@ -1,7 +1,6 @@
 package router
 
 import (
-	"iter"
 	"slices"
 	"strings"
 	"sync"
@@ -23,7 +22,7 @@ import (
 // reads it.
 func (r *Router) readRequest(t *hitTally, sp *specifics, text string) request {
 	toks := appendTokens(t.toks[:0], text)
-	if hasUnspaced(text) {
+	if segment.HasUnspaced(text) {
 		if words, cut := r.segmenterOf().split(nil, toks); cut {
 			toks = words
 		}
@@ -292,7 +291,7 @@ func detectHanScript(src Source) int8 {
 		if !count(name) || slices.ContainsFunc(triggers, func(t string) bool { return !count(t) }) {
 			return hanNone
 		}
-		if sk := src.Skill(i); hasUnspaced(sk.Description) && !count(sk.Description) {
+		if sk := src.Skill(i); segment.HasUnspaced(sk.Description) && !count(sk.Description) {
 			return hanNone
 		}
 	}
@@ -337,11 +336,7 @@ func (r *Router) inAgentScript(text string) string {
 // Scripts written without spaces: a Chinese request is one token
 // ("请部署结账服务" never equals a trigger "部署"). Ranked mode cuts such a
 // run at the agent's words (internal/segment; docs/architecture.md §5,
-// "Unspaced scripts"). The wrappers keep the router's names for it.
-func unspaced(r rune) bool                   { return segment.Unspaced(r) }
-func hasUnspaced(s string) bool              { return segment.HasUnspaced(s) }
-func allUnspaced(s string) bool              { return segment.AllUnspaced(s) }
-func scriptRuns(tok string) iter.Seq[string] { return segment.ScriptRuns(tok) }
+// "Unspaced scripts").
 
 func firstRune(s string) rune {
 	r, _ := utf8.DecodeRuneInString(s)
@@ -373,12 +368,12 @@ func buildSegmenter(src Source) *segmenter {
 	seen := map[string]bool{}
 	var toks []string
 	add := func(text string) {
-		if !hasUnspaced(text) {
+		if !segment.HasUnspaced(text) {
 			return
 		}
 		toks = appendTokens(toks[:0], text)
 		for _, tok := range toks {
-			if !seen[tok] && allUnspaced(tok) {
+			if !seen[tok] && segment.AllUnspaced(tok) {
 				seen[tok] = true
 				sg.Add(strings.Clone(tok))
 			}

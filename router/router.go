@@ -13,6 +13,8 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/agent3md/agent3md/internal/segment"
+
 	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/mapping"
 
@@ -344,7 +346,7 @@ func (r *Router) Route(ctx context.Context, text string, q *Query) ([]Match, err
 	case Ranked, "":
 		text = r.inAgentScript(text)
 		out, err := r.rankedRoute(ctx, text, qq.Limit, true)
-		for i := 0; i < len(out) && hasUnspaced(text); i++ { // only unspaced hits join
+		for i := 0; i < len(out) && segment.HasUnspaced(text); i++ { // only unspaced hits join
 			out[i].Hits = joinPairs(out[i].Hits, text)
 		}
 		return out, err
@@ -418,7 +420,7 @@ func countTokens(ctx context.Context, text string, most int) (int, error) {
 			r, size = utf8.DecodeRuneInString(text[i:])
 			switch {
 			case !isWordRune(r) || r == utf8.RuneError && size == 1:
-			case unspaced(r):
+			case segment.Unspaced(r):
 				kind = paired
 			default:
 				kind = other

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/agent3md/agent3md/internal/segment"
 	"github.com/agent3md/agent3md/internal/wordlist"
 )
 
@@ -279,7 +280,7 @@ func newCharGrams(src Source, sg *segmenter) *charGrams {
 		s := src.Skill(i)
 		grams = grams[:0]
 		for _, text := range append([]string{s.Name, s.Description}, s.Triggers...) {
-			if !hasUnspaced(text) {
+			if !segment.HasUnspaced(text) {
 				continue
 			}
 			toks, _ = sg.split(nil, appendTokens(toks[:0], text))
@@ -297,8 +298,8 @@ func newCharGrams(src Source, sg *segmenter) *charGrams {
 // an unspaced script. A pair never spans two tokens.
 func appendGrams(dst, toks []string) []string {
 	for _, tok := range toks {
-		for run := range scriptRuns(tok) {
-			if !unspaced(firstRune(run)) {
+		for run := range segment.ScriptRuns(tok) {
+			if !segment.Unspaced(firstRune(run)) {
 				continue
 			}
 			prev, prevAt := rune(-1), 0
@@ -361,7 +362,7 @@ func (g *charGrams) rank(grams []string, k int) []gramHit {
 // requestGrams returns the distinct pairs of a request's text, read as
 // the agent's words where it holds them (request.go), in request order.
 func (r *Router) requestGrams(text string) []string {
-	if !hasUnspaced(text) {
+	if !segment.HasUnspaced(text) {
 		return nil
 	}
 	toks, _ := r.segmenterOf().split(nil, appendTokens(nil, text))
@@ -434,7 +435,7 @@ func (r *Router) gramRunnersUp(p *plainBM25, q *plainRequest, text string, out [
 // unspaced script, the cut words spaced apart, so no pair spans two words
 // the segmenter found (收货|地址 gives no 货地); else text.
 func wordsText(text string, toks []string) string {
-	if !hasUnspaced(text) {
+	if !segment.HasUnspaced(text) {
 		return text
 	}
 	return strings.Join(toks, " ")

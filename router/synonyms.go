@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/agent3md/agent3md/internal/segment"
 )
 
 // Synonym expansion (docs/architecture.md §5, "Synonyms"): the thesaurus
@@ -115,9 +117,9 @@ func (h *heldThesaurus) expand(toks, stems []string) *expansion {
 	var ex *expansion
 	var runs []string // the request's runs of unspaced scripts
 	for _, tok := range toks {
-		if hasUnspaced(tok) {
-			for run := range scriptRuns(tok) {
-				if unspaced(firstRune(run)) {
+		if segment.HasUnspaced(tok) {
+			for run := range segment.ScriptRuns(tok) {
+				if segment.Unspaced(firstRune(run)) {
 					runs = append(runs, run)
 				}
 			}
@@ -131,7 +133,7 @@ func (h *heldThesaurus) expand(toks, stems []string) *expansion {
 		for _, hs := range h.syn[g] {
 			if len(ex.syn) == maxSynonymTerms || slices.Contains(stems, hs.stem) ||
 				slices.ContainsFunc(ex.syn, func(t synTerm) bool { return t.stem == hs.stem && t.part == nil }) ||
-				hasUnspaced(hs.stem) && slices.ContainsFunc(runs, func(run string) bool { return strings.Contains(run, hs.stem) }) {
+				segment.HasUnspaced(hs.stem) && slices.ContainsFunc(runs, func(run string) bool { return strings.Contains(run, hs.stem) }) {
 				continue
 			}
 			ex.syn = append(ex.syn, synTerm{stem: hs.stem, word: word, part: hs.part, jargon: jargon})
@@ -139,7 +141,7 @@ func (h *heldThesaurus) expand(toks, stems []string) *expansion {
 	}
 	h.unspacedMembers(runs, add)
 	for i, st := range stems {
-		if stopWords[toks[i]] || hasUnspaced(toks[i]) {
+		if stopWords[toks[i]] || segment.HasUnspaced(toks[i]) {
 			continue
 		}
 		if len(th.single[st]) > 0 && !h.has(st) {
@@ -198,7 +200,7 @@ func (h *heldThesaurus) unspacedMembers(runs []string, add func(g uint32, word s
 // for a word of an unspaced script each of its pairs of runes (the index
 // reads those scripts so, bigramSpans: "手机号" is 手机 and 机号).
 func held(st string, has func(string) bool) bool {
-	if !hasUnspaced(st) {
+	if !segment.HasUnspaced(st) {
 		return has(st)
 	}
 	for i, r := range st {

@@ -86,7 +86,7 @@ func parseThesaurus(text string) (*thesaurus, error) {
 			}
 			if len(mem.stems) == 1 {
 				th.single[mem.stems[0]] = append(th.single[mem.stems[0]], g)
-				if w := mem.stems[0]; hasUnspaced(w) && len(th.single[w]) == 1 {
+				if w := mem.stems[0]; segment.HasUnspaced(w) && len(th.single[w]) == 1 {
 					th.unspaced.Add(w)
 				}
 			} else {
@@ -139,7 +139,7 @@ func parseGroup(line string) ([]synMember, error) {
 			return nil, fmt.Errorf("member %d %q: %d words, over the limit of %d", i+1, p, len(words), maxMemberWords)
 		}
 		mem := synMember{words: words, stems: make([]string, len(words)), target: split >= 0 && i >= split}
-		if hasUnspaced(p) && (!allUnspaced(p) || utf8.RuneCountInString(p) < 2) {
+		if segment.HasUnspaced(p) && (!segment.AllUnspaced(p) || utf8.RuneCountInString(p) < 2) {
 			return nil, fmt.Errorf("member %d %q: a member in an unspaced script (Chinese) is two or more of its characters, "+
 				"with no space nor other letters (one character is part of too many words)", i+1, p)
 		}

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/agent3md/agent3md/internal/segment"
 )
 
 // String is the member as written, for test failures.
@@ -130,7 +132,7 @@ func FuzzParseThesaurus(f *testing.F) {
 			}
 			for _, m := range g {
 				if len(m.words) == 0 || len(m.words) != len(m.stems) ||
-					hasUnspaced(m.stems[0]) && (m.stems[0] != m.words[0] || utf8.RuneCountInString(m.stems[0]) < 2) {
+					segment.HasUnspaced(m.stems[0]) && (m.stems[0] != m.words[0] || utf8.RuneCountInString(m.stems[0]) < 2) {
 					t.Fatalf("member %+v", m)
 				}
 			}
