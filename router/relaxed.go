@@ -160,8 +160,9 @@ func (r *Router) evidence(a analyzed, skill int, s *Skill, ex *expansion, body u
 			continue
 		}
 		for _, t := range terms {
-			// Single letters are mostly the tails of contractions and
-			// possessives ("customer's"): no evidence of anything.
+			// A single letter (a variable, an initial, the x of "2 x
+			// 3") is no evidence of anything; contraction tails are
+			// stop words already (stopwords.go).
 			if _, ok := slices.BinarySearch(have, t.term); ok && utf8.RuneCountInString(t.word) > 1 {
 				weight += f.weight
 				if !slices.Contains(matched, t.word) {
