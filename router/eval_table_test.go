@@ -47,6 +47,8 @@ var routingSets = []struct {
 	{"routing-blind7.json", "held-out, blind round 3 (2026-11-28)"},
 	{"routing-folders-blind4.json", "held-out, blind round 4 (2026-11-29)"},
 	{"routing-kefu-blind5.json", "held-out, blind round 4 (2026-11-29)"},
+	{"routing-folders-blind5.json", "held-out, blind round 5 (2026-11-29)"},
+	{"routing-kefu-blind6.json", "held-out, blind round 5 (2026-11-29)"},
 }
 
 // TestRoutingTable prints, with -routing.table, one Markdown row per
