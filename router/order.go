@@ -2,6 +2,7 @@ package router
 
 import (
 	"cmp"
+	"context"
 	"regexp"
 	"slices"
 	"strings"
@@ -300,16 +301,22 @@ const (
 // more, or of loneEverydayVerbWords when the trigger is among English's
 // commonest (wordlist.Common) and said first: "push the branch" stays
 // sure when "branch" is the skill's, "push the swing higher" does not.
+// A shorter question loses its sure match the same way when its other
+// words are all strangers (strangersOnly): "what's the weather forecast
+// for saturday" asks no errand of a skill whose trigger is "forecast".
+// A short imperative keeps it: its object is often a name of the user's
+// that happens to be a word ("ship the logs of cart").
 // at holds out's skills when sure left them (hitTally.at); else each is
 // searched by z and name.
-func (r *Router) demoteLoneEveryday(pt *plainText, out []Match, at []int) []Match {
+func (r *Router) demoteLoneEveryday(ctx context.Context, pt *plainText, out []Match, at []int) []Match {
 	if len(out) == 0 || out[0].Tier != TierPhrase {
 		return out
 	}
 	var q *plainRequest
 	var said, hit string // the last trigger read, lowercased
 	var common, english bool
-	hitAt := -2 // hit's place in q.toks, -1 for none; -2 until read
+	strangers := -1 // strangersOnly for hit; -1 until read
+	hitAt := -2     // hit's place in q.toks, -1 for none; -2 until read
 	for i := range out {
 		m := &out[i]
 		if m.Tier != TierPhrase || m.Score != 1 || len(m.Hits) != 1 {
@@ -321,18 +328,21 @@ func (r *Router) demoteLoneEveryday(pt *plainText, out []Match, at []int) []Matc
 			word := !strings.ContainsRune(hit, ' ')
 			common = word && wordlist.Common(hit)
 			english = common || word && wordlist.Known(hit)
-			hitAt = -2
+			hitAt, strangers = -2, -1
 		}
 		if !english {
 			continue
 		}
 		if q == nil {
-			if q = pt.read(r.plainIndex()); len(q.toks) < loneEverydayVerbWords {
-				return out
-			}
+			q = pt.read(r.plainIndex())
 		}
-		if len(q.toks) < loneEverydayWords && (pt.firstWord() != hit || !common) {
-			continue
+		if len(q.toks) < loneEverydayWords && (len(q.toks) < loneEverydayVerbWords || pt.firstWord() != hit || !common) {
+			if strangers < 0 {
+				strangers = b2i(pt.opensQuestion() && r.strangersOnly(ctx, q, hit))
+			}
+			if strangers == 0 {
+				continue
+			}
 		}
 		var s int
 		if len(at) == len(out) {
@@ -358,6 +368,48 @@ func (r *Router) demoteLoneEveryday(pt *plainText, out []Match, at []int) []Matc
 		}
 	}
 	return out
+}
+
+// strangersOnly reports whether every request word but hit's own is an
+// English word (wordlist.Known) that no skill's indexed fields hold, and
+// there is one: the request speaks of something the agent never names.
+// Numbers are passed over; any other word (an identifier, a name, a
+// misspelling, a word of the agent) means it may well be the agent's.
+func (r *Router) strangersOnly(ctx context.Context, q *plainRequest, hit string) bool {
+	own, n := routeStem(hit), 0
+	for _, w := range q.toks {
+		if st := routeStem(w); st == own || isNumber(w) {
+			continue
+		} else if held, _ := r.scorer.skillsHolding(ctx, st); held > 0 || !wordlist.Known(w) {
+			return false
+		}
+		n++
+	}
+	return n > 0
+}
+
+// opensQuestion reports whether the request's first word opens an
+// English question. "can", "could", "would" and "will" do not count:
+// they open polite imperatives ("can you restart cart").
+func (t *plainText) opensQuestion() bool {
+	toks := t.toks
+	if toks == nil {
+		toks = appendTokens(nil, t.text)
+	}
+	if len(toks) == 0 {
+		return false
+	}
+	switch toks[0] {
+	case "what", "whats", "how", "hows", "where", "wheres", "when", "why", "who", "whos", "which",
+		"is", "are", "was", "were", "do", "does", "did", "should", "shall":
+		return true
+	}
+	return false
+}
+
+// isNumber reports whether w is all ASCII digits.
+func isNumber(w string) bool {
+	return w != "" && strings.Trim(w, "0123456789") == ""
 }
 
 // firstWord is the first word of the request that is not a stop word

@@ -50,7 +50,7 @@ func (r *Router) rankedRoute(ctx context.Context, text string, limit int, slips 
 	if err != nil {
 		return nil, err
 	}
-	out = r.demoteLoneEveryday(pt, demoteAboutSubject(pt, out), t.at)
+	out = r.demoteLoneEveryday(ctx, pt, demoteAboutSubject(pt, out), t.at)
 	if out, err = r.relaxedAfter(ctx, text, sp, rq, out, limit); err != nil {
 		return nil, err
 	}

@@ -106,6 +106,33 @@ func TestLoneEverydayTrigger(t *testing.T) {
 	}
 }
 
+// TestLoneTriggerAmongStrangers: in a question too short for company to
+// be asked, a one-word English trigger whose every other word is an
+// English word no skill holds makes a guess, not a sure match; a number
+// is passed over. A word of the agent, a word that is no English word (a
+// name, a misspelling), or a short imperative keeps it sure.
+func TestLoneTriggerAmongStrangers(t *testing.T) {
+	r := newTest(t, []Skill{
+		{Name: "forecast", Z: 1, Triggers: []string{"forecast"}, Description: "Project a metric's next weeks from its history"},
+		{Name: "tail-logs", Z: 2, Triggers: []string{"logs"}, Description: "Stream a service's logs"},
+	}, nil)
+	for _, tt := range []struct {
+		text, want, tier string
+	}{
+		{"what's the weather forecast for saturday", "forecast", TierRelaxed},
+		{"what is the forecast for 2027", "forecast", TierPhrase}, // a number alone is no stranger
+		{"what is the forecast for falcon 9", "forecast", TierRelaxed},
+		{"what's the forecast of this metric", "forecast", TierPhrase},  // the agent's word
+		{"what's the forecast for kafkalag", "forecast", TierPhrase},    // no English word: a name
+		{"ship the logs of cart", "tail-logs", TierPhrase},              // an imperative's object may be a name
+		{"where are the logs of the wedding", "tail-logs", TierRelaxed}, // a question among strangers
+	} {
+		if got := route(t, r, tt.text, nil); len(got) == 0 || got[0].Name != tt.want || got[0].Tier != tt.tier {
+			t.Errorf("%q: %s, want %s first, %s", tt.text, brief(got), tt.want, tt.tier)
+		}
+	}
+}
+
 // TestCues: cues.in, which reads an ASCII request in place, agrees with
 // lowercasing the request and searching it for each word, for the
 // question frames' cues and the conditional clauses' words, on requests
