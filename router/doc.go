@@ -66,7 +66,11 @@
 //	                    not among the commonest (collect.go)         reorders
 //	runner-ups          plain BM25, name + description, English      after sure and relaxed, to the limit;
 //	                    words and single Chinese characters          only a skill holding stop words alone
-//	                    (relevance.go, runnersup.go)                 is left out
+//	                    (relevance.go, runnersup.go)                 is left out, unless the answer has no
+//	                                                                 sure or relaxed match and the plain
+//	                                                                 ranking over every character lists it
+//	                                                                 within the limit: it closes the answer,
+//	                                                                 showing those characters
 //	relevance fill      the one engine's relevance (stems, triggers,     after the runner-ups, to the limit, as
 //	                    tools, bodies) of skills the answer lacks        runner-ups; no evidence bar (runnersup.go)
 //	fit                 idf share of the request's words a skill     shown on every guess; orders nothing
@@ -94,7 +98,9 @@
 //	                    a request of four words or more, or of three     place, unless another request word is
 //	                    when among English's commonest and said first    its skill's (name, description)
 //	                    (a verb's slot) (order.go); a tool's name is
-//	                    evidence alone
+//	                    evidence alone; in a shorter question, when
+//	                    every other word is an English word no skill
+//	                    holds (strangersOnly)
 //	condition clause    a clause saying when, not what: "if …,",         matches whose hits lie in it alone go
 //	                    ", if …", …的话, 如果…， (order.go)                  behind the first the main clause holds,
 //	                                                                     relaxed

@@ -61,7 +61,7 @@ func (r *Router) runnersUp(pt *plainText, out []Match, limit int) []Match {
 	p := r.plainIndex()
 	q := pt.read(p)
 	if !pt.ascii {
-		out = r.gramRunnersUp(p, q, pt.text, out, want)
+		out = r.gramRunnersUp(p, q, pt.text, out, want, &pt.bare)
 	}
 	// A request no skill's name or description holds a word of ranks
 	// nothing: rankTerms is not asked.
@@ -120,7 +120,13 @@ type plainText struct {
 	ranked []scored // the plain ranking's hits (rankTerms)
 	// hits is the route's runner-ups' hits, one array a route cut into
 	// each match's (room, cut); never reused, as the matches keep them.
-	hits      []string
+	hits []string
+	// bare are the runner-ups of an answer without a sure or relaxed
+	// match that only the commonest characters bring in and the plain
+	// ranking lists within the limit (gramRunnersUp): they close the
+	// answer while room is left, after every skill a word brings in
+	// (closeWithBare).
+	bare      []Match
 	q         plainRequest
 	done      bool
 	first     string // firstWord, once read
@@ -175,14 +181,20 @@ func (t *plainText) read(p *plainBM25) *plainRequest {
 		words = contentWords(baselineTokens(t.q.toks[:0], t.text)) // requestWords
 	}
 	t.q, t.done = plainRequest{toks: words, words: slices.Grow(t.q.words[:0], len(words))[:len(words)]}, true
-	for i, w := range words {
+	p.weigh(&t.q)
+	return &t.q
+}
+
+// weigh sets q.words (as long as q.toks already) to each word's postings
+// and idf, and q.total to their sum.
+func (p *plainBM25) weigh(q *plainRequest) {
+	for i, w := range q.toks {
 		pt, ok := p.post[w]
 		if !ok {
 			pt.idf = p.idf0
 		}
-		t.q.words[i], t.q.total = pt, t.q.total+pt.idf
+		q.words[i], q.total = pt, q.total+pt.idf
 	}
-	return &t.q
 }
 
 // plainRequest is a request as fit reads it (plainText.read).
@@ -381,8 +393,12 @@ func (r *Router) requestGrams(text string) []string {
 // characters (q) plus the pairs' summed idf (charGrams.rank), fused with
 // the plain ranking over every character (fuseRanks). A skill the fusion
 // brings by the commonest characters alone (了, 一) has no word to show
-// and is left out: the reader would get a line with nothing matched.
-func (r *Router) gramRunnersUp(p *plainBM25, q *plainRequest, text string, out []Match, want int) []Match {
+// and is left out, unless out has no match yet and the plain ranking
+// over every character lists it within want: an answer of guesses alone
+// never drops what a plain search would show for want of room. Such a
+// skill goes to *to, showing the characters that brought it in, for
+// relevanceFill to close the answer with when room is left.
+func (r *Router) gramRunnersUp(p *plainBM25, q *plainRequest, text string, out []Match, want int, to *[]Match) []Match {
 	if len(out) >= want {
 		return out
 	}
@@ -410,7 +426,10 @@ func (r *Router) gramRunnersUp(p *plainBM25, q *plainRequest, text string, out [
 		}
 	}
 	slices.SortFunc(ranked, byScore)
-	ranked = fuseRanks(ranked, p.rank(baselineTokens(nil, text), 0), hits)
+	plain := p.rank(baselineTokens(nil, text), 0)
+	ranked = fuseRanks(ranked, plain, hits)
+	guesses := len(out) == 0
+	var bare []Match
 	for _, h := range ranked {
 		if len(out) == want {
 			break
@@ -424,10 +443,22 @@ func (r *Router) gramRunnersUp(p *plainBM25, q *plainRequest, text string, out [
 		m.Fit = p.fit(q, h.skill, &words)
 		m.Hits = append(h.grams, words...)[:min(len(h.grams)+len(words), runnerUpHits)]
 		if len(m.Hits) == 0 {
+			if guesses && len(bare) < want && slices.ContainsFunc(plain[:min(want, len(plain))], func(s scored) bool { return s.skill == h.skill }) {
+				bare = append(bare, m)
+			}
 			continue
 		}
 		out = append(out, m)
 	}
+	if len(bare) > 0 {
+		toks := distinct(baselineTokens(nil, text))
+		every := &plainRequest{toks: toks, words: make([]plainTerm, len(toks))}
+		p.weigh(every)
+		for i := range bare {
+			p.fit(every, r.skillAt(bare[i]), &bare[i].Hits)
+		}
+	}
+	*to = bare
 	return out
 }
 
@@ -502,21 +533,21 @@ func (r *Router) relevanceFill(ctx context.Context, text string, rq request, pt 
 		want = relaxedLimit
 	}
 	if len(out) >= want || r.late.pending() || r.scorer == nil {
-		return out, nil
+		return pt.closeWithBare(out, want), nil
 	}
 	pool := min(want*relaxedPool, max(r.src.Len(), 1))
 	a, res, body, ok := rq.memo.get(pool)
 	if !ok {
 		a = requestTerms(r.an, text, rq.toks, rq.stems, true, nil)
 		if len(a.text) == 0 {
-			return out, nil
+			return pt.closeWithBare(out, want), nil
 		}
 		var err error
 		if res, err = r.searchRelevant(ctx, a, nil, pool); err != nil {
 			if ctx.Err() != nil {
 				return nil, ctx.Err()
 			}
-			return out, nil
+			return pt.closeWithBare(out, want), nil
 		}
 		res, body = r.withBodies(a, res, pool)
 	}
@@ -544,7 +575,18 @@ func (r *Router) relevanceFill(ctx context.Context, text string, rq request, pt 
 		}
 		out = append(out, m)
 	}
-	return out, nil
+	return pt.closeWithBare(out, want), nil
+}
+
+// closeWithBare appends to out, up to want matches in all, t.bare's
+// skills out does not hold.
+func (t *plainText) closeWithBare(out []Match, want int) []Match {
+	for _, m := range t.bare {
+		if len(out) < want && !holdsSkill(out, m.Name, m.Z) {
+			out = append(out, m)
+		}
+	}
+	return out
 }
 
 // fillWords appends to dst the request words (of a) the one engine found

@@ -200,3 +200,25 @@ func TestRunnerUpHitsApart(t *testing.T) {
 		}
 	}
 }
+
+// TestRunnersUpKeepPlainShown: a Chinese request whose only words in
+// common with a skill are among the commonest characters (了, 吗) lists
+// that skill, showing them, when the answer has nothing better and the
+// plain ranking lists it within the limit: an answer of guesses never
+// drops what a plain search would show. Beside a sure match it is left
+// out: nothing the reader needs.
+func TestRunnersUpKeepPlainShown(t *testing.T) {
+	r := newTest(t, []Skill{
+		{Name: "refund", Z: 1, Triggers: []string{"退款"}, Description: "买家要退款"},
+		{Name: "exchange", Z: 2, Triggers: []string{"换货"}, Description: "买家要换尺码"},
+		{Name: "greet", Z: 3, Triggers: []string{"你好"}, Description: "好了，行吗"},
+	}, nil)
+	got := route(t, r, "到了吗", &Query{Mode: Ranked, Limit: DefaultLimit})
+	if len(got) != 1 || got[0].Name != "greet" || got[0].Tier != TierRunnerUp || !slices.Equal(got[0].Hits, []string{"了", "吗"}) {
+		t.Errorf("common characters only: %s, want greet alone as a runner-up showing 了 吗", brief(got))
+	}
+	got = route(t, r, "退款到了吗", &Query{Mode: Ranked, Limit: DefaultLimit})
+	if len(got) != 1 || got[0].Name != "refund" || got[0].Tier != TierPhrase {
+		t.Errorf("beside a sure match: %s, want refund alone", brief(got))
+	}
+}
