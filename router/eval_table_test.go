@@ -27,6 +27,8 @@ var routingSets = []struct {
 	{"routing-folders-nearmiss.json", "development (irrelevant only)"},
 	{"routing-nearmiss3.json", "development (irrelevant only)"},
 	{"routing-refagents-dev.json", "development"},
+	{"routing-kefu-dev3.json", "development"},
+	{"routing-folders-dev2.json", "development"},
 	{"routing-holdout.json", "held-out"},
 	{"routing-fresh.json", "held-out"},
 	{"routing-blind.json", "held-out"},

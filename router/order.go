@@ -430,7 +430,8 @@ func (t *plainText) firstWord() string {
 
 // Question frames: the grammar of asking about a subject rather than for
 // a task: what it is, how it works or compares, what it is worth or
-// called, what to read, who made it and when, how a trade is doing. A
+// called, what to read, who made it and when, how a trade is doing, what
+// a paper on it says. A
 // personal frame does not count when the request speaks of the asker's
 // own things (a first-person word or a number: "我的订单状态是什么").
 type questionFrame struct {
@@ -454,11 +455,13 @@ var questionFrames = []questionFrame{
 
 	// Chinese frames read anywhere: the subject comes first ("退款和退货
 	// 有什么区别"), the frame after it.
-	{"定义", regexp.MustCompile(`什么是|什么叫|何为|是什么意思|什么意思|啥意思|指的是什么|是指什么|的意思是`), false, true},
+	{"定义", regexp.MustCompile(`什么是|什么叫|何为|是什么意思|什么意思|啥意思|指的是什么|是指什么|的意思是|定义|概念`), false, true},
 	{"定义(句末)", regexp.MustCompile(`是(?:什么|啥)[？?吗呀呢]*$`), true, true},
-	{"比较", regexp.MustCompile(`(?:有什么|有何|有啥)(?:区别|不同|差别|差异)|(?:区别|差别|差异)(?:是什么|在哪)|的区别|的差别|哪个更?好|(?:一样|相同|一回事)吗|有什么不一样`), false, true},
+	{"比较", regexp.MustCompile(`(?:有什么|有何|有啥)(?:区别|不同|差别|差异)|(?:区别|差别|差异)(?:是什么|在哪)|的区别|的差别|哪个更?好|哪(?:个|家)更?(?:好|快|便宜|划算|靠谱)(?:[？?吗呢啊呀些点]|一点|$)|(?:一样|相同|一回事)吗|有什么不一样`), false, true},
 	{"评价", regexp.MustCompile(`怎么样[？?吗啊呀呢]*$|好不好|靠谱吗|值不值|值得[买用学]?吗|是不是很|前景`), true, true},
-	{"行业", regexp.MustCompile(`行业|这行|职业|工资|薪水|挣多少`), false, true},
+	{"行业", regexp.MustCompile(`行业|这行|职业|工资|薪水|挣多少|考研`), false, true},
+	{"来历", regexp.MustCompile(`谁发明|发明的|起源|由来|来历`), false, true},
+	{"研究", regexp.MustCompile(`论文|调研|研究报告`), false, true},
 	{"语言", regexp.MustCompile(`这个(?:词|字)|(?:英文|英语|中文|日语)(?:里)?(?:怎么|怎样|咋)(?:说|讲|写)|用(?:英文|英语)|怎么(?:读|念|拼)`), false, true},
 	{"推荐", regexp.MustCompile(`有(?:什么|没有|哪些).{0,12}推荐|推荐(?:一下|几个|一个|一些|些)`), false, true},
 }

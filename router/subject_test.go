@@ -46,6 +46,12 @@ func TestAboutSubject(t *testing.T) {
 		{"how much does a site reliability engineer earn", true},
 		{"is a refund the same thing as a chargeback", true},
 		{"退款和退货一样吗", true},
+		{"电子发票在税法上怎么定义", true},
+		{"顺丰和中通一般哪家快", true},
+		{"网购退货这个做法的由来", true},
+		{"写论文用：差评对网店销量的影响", true},
+		{"物流管理考研选哪个学校", true},
+		{"哪家快递能送到我家这个地址", false},
 		{"when was the maxDepth check introduced", false},
 	} {
 		if got := asksAbout(tt.text); got != tt.about {

@@ -367,9 +367,9 @@ func TestExpandUnspaced(t *testing.T) {
 func TestSynonymRoutesChinese(t *testing.T) {
 	r := newTest(t, Skills(loadAgentSkills(t, "../examples/kefu.3md")), nil)
 	for _, tt := range []struct{ text, want string }{
-		{"我想把钱退回来", "refund"},
+		{"能退费吗", "refund"},
 		{"退我钱", "refund"},
-		{"帮我换一件", "exchange"},
+		{"帮我调换一下", "exchange"},
 	} {
 		got := route(t, r, tt.text, nil)
 		if len(got) == 0 || got[0].Name != tt.want || got[0].Tier != TierRelaxed {
