@@ -93,7 +93,8 @@
 //	question frames     a request asking about a subject: what it is,    its sure matches become relaxed, in the
 //	                    how it works or compares, what it is worth or    same order (order.go); a frame about
 //	                    called, a recommendation, who made it and when,  the asker's own things (my, this, 我, a
-//	                    what a trade earns, a paper's subject            number, a file) is a task
+//	                    what a trade earns or a product costs, its       number, a file) is a task
+//	                    history, an exam on it, a paper's subject
 //	                    (order.go), both scripts
 //	lone trigger        a one-word trigger that is an English word, in   its sure match becomes relaxed, in
 //	                    a request of four words or more, or of three     place, unless another request word is

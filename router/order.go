@@ -182,7 +182,7 @@ func asksAbout(text string) bool {
 
 // aboutCues are words one of which every English question frame holds
 // (questionFrames): a request without any skips the regexps.
-var aboutCues = newCues("what", "how", "who", "difference", "is ", "are ", "recommend", " in ", "when", "much", "salary")
+var aboutCues = newCues("what", "how", "who", "difference", "is ", "are ", "recommend", " in ", "when", "much", "salary", "history", "exam")
 
 // cues are lowercase words a request is searched for, ignoring case,
 // before regexps read it: a route asks this of every request.
@@ -256,7 +256,7 @@ const (
 // a route asks it of each word, and a map's hash costs more).
 func frameWord(w string) int {
 	switch w {
-	case "what", "how", "who", "when", "difference", "is", "are", "salary", "in", "recommend", "any":
+	case "what", "how", "who", "when", "difference", "is", "are", "salary", "in", "recommend", "any", "history", "exam", "exams":
 		return aboutWord
 	case "if", "unless", "case":
 		return conditionWord
@@ -430,8 +430,9 @@ func (t *plainText) firstWord() string {
 
 // Question frames: the grammar of asking about a subject rather than for
 // a task: what it is, how it works or compares, what it is worth or
-// called, what to read, who made it and when, how a trade is doing, what
-// a paper on it says. A
+// called, what to read, who made it and when and its history, how a
+// trade is doing, what it costs, how to pass an exam on it, what a paper
+// on it says. A
 // personal frame does not count when the request speaks of the asker's
 // own things (a first-person word or a number: "我的订单状态是什么").
 type questionFrame struct {
@@ -446,10 +447,12 @@ var questionFrames = []questionFrame{
 	// word later on ("tell me what is failing") is the task's object.
 	{"definition", regexp.MustCompile(`^(?:so\s+|ok\s+|hey\s+)?(?:what(?:'s|\s+is|\s+are)\s+(?:an?\s|[^\s]+\s*\??\s*$|(?:the\s+)?(?:meaning|point|purpose|origin)\s+of\s)|what\s+does\s.+\s+(?:mean|stand\s+for)\b)`), true, false},
 	{"mechanism", regexp.MustCompile(`^(?:so\s+|ok\s+)?how\s+(?:does|do)\s.+\s+work\b`), true, false},
-	{"origin", regexp.MustCompile(`^who\s+(?:invented|made|created|founded|owns|wrote)\s|^when\s+(?:was|were|did)\s.+\s(?:released|founded|invented|created|come\s+out)\b`), true, false},
+	{"origin", regexp.MustCompile(`^(?:an?\s+)?(?:brief\s+|short\s+)?history\s+of\s|^who\s+(?:invented|made|created|founded|owns|wrote)\s|^when\s+(?:was|were|did)\s.+\s(?:released|founded|invented|created|come\s+out)\b`), true, false},
 	{"comparison", regexp.MustCompile(`\bdifference\s+between\b|^(?:is|are)\s.+\s(?:better|worse)\s+than\s|^(?:is|are)\s.+\s(?:the\s+)?same\s+(?:thing\s+)?as\s`), false, false},
 	{"worth", regexp.MustCompile(`^(?:is|are)\s+\S+(?:\s+\S+)?\s+(?:an?\s+)?(?:good|bad|great|decent)\s+(?:\S+\s+)?(?:to|for)\b|^(?:is|are)\s.+\sworth\s+(?:it|the|learning|using)\b|^(?:is|are)\s+\S+(?:\s+\S+)?\s+still\s+(?:the\s+)?(?:recommended|popular|relevant|used|best)\b`), false, false},
 	{"trade", regexp.MustCompile(`^how\s+much\s+(?:does|do)\s+(?:an?\s+)?.+\s(?:earn|get\s+paid)\b|\bsalary\s+(?:of|for)\b`), false, false},
+	{"price", regexp.MustCompile(`^how\s+much\s+(?:does|do|is|are)\s.+\s(?:cost|charge)\b`), true, false},
+	{"exam", regexp.MustCompile(`\b(?:pass|passing|study\s+for|prepare\s+for)\s+(?:the\s+|an?\s+)?(?:\S+\s+){0,3}exams?\b`), false, false},
 	{"language", regexp.MustCompile(`^how\s+(?:do|would|should)\s+(?:you|i|we)\s+(?:pronounce|spell|say)\s|\bin\s+(?:english|chinese|spanish|french|german|japanese)\s*\??$`), false, false},
 	{"recommendation", regexp.MustCompile(`^(?:can\s+you\s+|could\s+you\s+|please\s+)?recommend\s+(?:me\s+)?(?:an?|some|any|good)\s|\bany\s+(?:good\s+)?recommendations?\s+for\b`), false, false},
 
