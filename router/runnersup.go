@@ -426,7 +426,8 @@ func (r *Router) gramRunnersUp(p *plainBM25, q *plainRequest, text string, out [
 		}
 	}
 	slices.SortFunc(ranked, byScore)
-	plain := p.rank(baselineTokens(nil, text), 0)
+	every := distinct(baselineTokens(nil, text)) // every character, common ones too
+	plain := p.rank(every, 0)
 	ranked = fuseRanks(ranked, plain, hits)
 	guesses := len(out) == 0
 	var bare []Match
@@ -451,11 +452,10 @@ func (r *Router) gramRunnersUp(p *plainBM25, q *plainRequest, text string, out [
 		out = append(out, m)
 	}
 	if len(bare) > 0 {
-		toks := distinct(baselineTokens(nil, text))
-		every := &plainRequest{toks: toks, words: make([]plainTerm, len(toks))}
-		p.weigh(every)
+		q := &plainRequest{toks: every, words: make([]plainTerm, len(every))}
+		p.weigh(q)
 		for i := range bare {
-			p.fit(every, r.skillAt(bare[i]), &bare[i].Hits)
+			p.fit(q, r.skillAt(bare[i]), &bare[i].Hits)
 		}
 	}
 	*to = bare
