@@ -18,6 +18,9 @@ var blindSets = map[string]bool{
 	// Round 4 (issue 33), committed before any run (331b5e0).
 	"routing-folders-blind4.json": true,
 	"routing-kefu-blind5.json":    true,
+	// Round 5 (issue 33), committed before any run (ef26db8).
+	"routing-folders-blind5.json": true,
+	"routing-kefu-blind6.json":    true,
 }
 
 // bars are a set's measured figures, held exactly: at least top1 and
