@@ -11,6 +11,7 @@ import (
 	"unsafe"
 
 	"github.com/agent3md/agent3md/internal/hashidx"
+	"github.com/agent3md/agent3md/internal/listfile"
 )
 
 // catalogMagic starts every encoded catalog; the digit is the format
@@ -192,43 +193,40 @@ func unmarshalCatalog(b []byte, owned bool) (*Catalog, error) {
 	// about ten strings per plane, and allocating each cost most of a warm
 	// start (1.7 million allocations at 100,000 skills).
 	in := body[len(catalogMagic):]
-	d := decoder{b: in}
+	d := listfile.NewReader(body, catalogMagic, ErrBadCatalog)
 	if owned {
-		d.s = unsafe.String(unsafe.SliceData(in), len(in))
+		d.ShareStrings(unsafe.String(unsafe.SliceData(in), len(in)))
 	} else {
-		d.s = string(in)
+		d.ShareStrings(string(in))
 	}
 	c := &Catalog{Metadata: map[string]string{}, MetadataLines: map[string]int{}}
-	c.Version, c.Axis, c.Title, c.HasTitle = d.str(), d.str(), d.str(), d.bool()
-	c.TitleLine = int(d.uint())
-	for n := d.count(3); n > 0 && d.err == nil; n-- {
-		k, v := d.str(), d.str()
-		c.Metadata[k], c.MetadataLines[k] = v, int(d.uint())
+	c.Version, c.Axis, c.Title, c.HasTitle = d.String("version"), d.String("axis"), d.String("title"), d.Byte("title flag") != 0
+	c.TitleLine = int(d.Uvarint())
+	for n := d.Count(3, "metadata"); n > 0 && d.Err() == nil; n-- {
+		k, v := d.String("metadata key"), d.String("metadata value")
+		c.Metadata[k], c.MetadataLines[k] = v, int(d.Uvarint())
 	}
-	c.Preamble, c.HasPreamble = d.span(), d.bool()
-	c.PreambleLine, c.PreambleCRC = int(d.uint()), uint32(d.uint())
-	c.Size, c.Lines, c.SHA256 = int64(d.uint()), int(d.uint()), d.str()
-	if n := d.count(6); n > 0 {
+	c.Preamble, c.HasPreamble = span(d), d.Byte("preamble flag") != 0
+	c.PreambleLine, c.PreambleCRC = int(d.Uvarint()), uint32(d.Uvarint())
+	c.Size, c.Lines, c.SHA256 = int64(d.Uvarint()), int(d.Uvarint()), d.String("digest")
+	if n := d.Count(6, "notices"); n > 0 {
 		c.Notices = make([]Notice, n)
 		for i := range c.Notices {
-			c.Notices[i] = Notice{Kind: d.str(), Line: int(d.uint()), Key: d.str(), Form: d.str(), Fix: d.str()}
+			c.Notices[i] = Notice{Kind: d.String("notice"), Line: int(d.Uvarint()), Key: d.String("notice"), Form: d.String("notice"), Fix: d.String("notice")}
 		}
 	}
-	c.NoticesDropped = int(d.uint())
-	n := d.count(20)
+	c.NoticesDropped = int(d.Uvarint())
+	n := d.Count(20, "planes")
 	if n > 0 {
 		c.Planes = make([]Plane, n)
 	}
 	c.byZ = *hashidx.New[float64](n)
-	for i := 0; i < n && d.err == nil; i++ {
-		d.plane(&c.Planes[i])
+	for i := 0; i < n && d.Err() == nil; i++ {
+		decodePlane(d, &c.Planes[i])
 		c.byZ.Add(c.Planes[i].Z, true)
 	}
-	if d.err == nil && len(d.b) != 0 {
-		d.err = errors.New("trailing bytes")
-	}
-	if d.err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrBadCatalog, d.err)
+	if err := d.End("planes"); err != nil {
+		return nil, err
 	}
 	for i := range c.Planes {
 		for j := range c.Planes[i].Links {
@@ -238,99 +236,31 @@ func unmarshalCatalog(b []byte, owned bool) (*Catalog, error) {
 	return c, nil
 }
 
-type decoder struct {
-	b   []byte // what is left to decode
-	s   string // the whole input, as a string: strings are cut from it
-	err error
-}
+func span(d *listfile.Reader) Span { return Span{Start: int64(d.Uvarint()), End: int64(d.Uvarint())} }
 
-func (d *decoder) fail(msg string) {
-	if d.err == nil {
-		d.err = errors.New(msg)
-	}
-	d.b = nil
-}
-
-func (d *decoder) uint() uint64 {
-	v, n := binary.Uvarint(d.b)
-	if n <= 0 {
-		d.fail("truncated number")
-		return 0
-	}
-	d.b = d.b[n:]
-	return v
-}
-
-// count reads a length and refuses one that the remaining bytes cannot
-// hold (each element takes at least min bytes), so damage cannot make the
-// decoder allocate more than the input justifies.
-func (d *decoder) count(min int) int {
-	n := d.uint()
-	if n > uint64(len(d.b)/min) {
-		d.fail("count past the end of the input")
-		return 0
-	}
-	return int(n)
-}
-
-func (d *decoder) str() string {
-	n := d.uint()
-	if n > uint64(len(d.b)) {
-		d.fail("string past the end of the input")
-		return ""
-	}
-	off := len(d.s) - len(d.b)
-	d.b = d.b[n:]
-	return d.s[off : off+int(n)]
-}
-
-func (d *decoder) byte() byte {
-	if len(d.b) == 0 {
-		d.fail("truncated flags")
-		return 0
-	}
-	v := d.b[0]
-	d.b = d.b[1:]
-	return v
-}
-
-func (d *decoder) bool() bool { return d.byte() != 0 }
-
-func (d *decoder) float() float64 {
-	if len(d.b) < 8 {
-		d.fail("truncated float")
-		return 0
-	}
-	v := math.Float64frombits(binary.LittleEndian.Uint64(d.b))
-	d.b = d.b[8:]
-	return v
-}
-
-func (d *decoder) span() Span { return Span{Start: int64(d.uint()), End: int64(d.uint())} }
-
-func (d *decoder) plane(p *Plane) {
-	p.Z, p.ZText, p.Label = d.float(), d.str(), d.str()
-	p.X, p.Y = d.float(), d.float()
-	f := d.byte()
+func decodePlane(d *listfile.Reader, p *Plane) {
+	p.Z, p.ZText, p.Label = d.Float(), d.String("z"), d.String("label")
+	p.X, p.Y = d.Float(), d.Float()
+	f := d.Byte("plane flags")
 	p.HasLabel, p.HasX, p.HasY, p.Implicit = f&1 != 0, f&2 != 0, f&4 != 0, f&8 != 0
-	if n := d.count(2); n > 0 {
+	if n := d.Count(2, "attributes"); n > 0 {
 		p.Attributes = make(Attrs, n)
 		for i := range p.Attributes {
-			p.Attributes[i] = Attr{Key: d.str(), Value: d.str()}
+			p.Attributes[i] = Attr{Key: d.String("attribute key"), Value: d.String("attribute value")}
 		}
 	}
-	p.Line = int(d.uint())
-	p.Body = d.span()
-	p.BodyLine, p.CRC = int(d.uint()), uint32(d.uint())
-	if n := d.count(12); n > 0 {
+	p.Line = int(d.Uvarint())
+	p.Body = span(d)
+	p.BodyLine, p.CRC = int(d.Uvarint()), uint32(d.Uvarint())
+	if n := d.Count(12, "links"); n > 0 {
 		p.Links = make([]Link, n)
 		for i := range p.Links {
 			l := &p.Links[i]
-			l.TargetZ, l.Target, l.Text = d.float(), d.str(), d.str()
-			fl := d.byte()
+			l.TargetZ, l.Target, l.Text = d.Float(), d.String("link target"), d.String("link text")
+			fl := d.Byte("link flags")
 			l.HasText, l.TargetExists = fl&1 != 0, fl&2 != 0
-			l.Line = int(d.uint())
+			l.Line = int(d.Uvarint())
 		}
 	}
-	p.Description = d.str()
+	p.Description = d.String("description")
 }

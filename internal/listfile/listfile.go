@@ -68,9 +68,17 @@ func Read(path string, bad error) ([]byte, error) {
 // after one, every read gives a zero value.
 type Reader struct {
 	data []byte
-	bad  error
-	err  error
+	// whole, when set (ShareStrings), is the input as one string whose
+	// end is data's end: String cuts its strings from it.
+	whole string
+	bad   error
+	err   error
 }
+
+// ShareStrings makes String cut its strings from s, the whole input the
+// Reader was made with as a string (a copy, or the same memory when the
+// caller owns it), instead of allocating each: one copy backs them all.
+func (d *Reader) ShareStrings(s string) { d.whole = s }
 
 // NewReader reads data after magic (an error when it is not there); its
 // errors wrap bad.
@@ -142,6 +150,36 @@ func (d *Reader) Float() float64 {
 	v := math.Float64frombits(binary.LittleEndian.Uint64(d.data))
 	d.data = d.data[8:]
 	return v
+}
+
+// Byte reads one byte.
+func (d *Reader) Byte(what string) byte {
+	if d.err == nil && len(d.data) == 0 {
+		d.Fail("%s cut off", what)
+	}
+	if d.err != nil {
+		return 0
+	}
+	v := d.data[0]
+	d.data = d.data[1:]
+	return v
+}
+
+// String reads a string (a list of bytes), from the shared input when
+// ShareStrings was called.
+func (d *Reader) String(what string) string {
+	n := d.Count(1, what)
+	if d.err != nil {
+		return ""
+	}
+	if d.whole == "" {
+		s := string(d.data[:n])
+		d.data = d.data[n:]
+		return s
+	}
+	off := len(d.whole) - len(d.data)
+	d.data = d.data[n:]
+	return d.whole[off : off+n]
 }
 
 // Ints reads a list of 32-bit integers.

@@ -31,6 +31,26 @@ func TestRoundTrip(t *testing.T) {
 	}
 }
 
+// TestStrings: String and Byte read back what was written, as copies
+// or cut from the shared input, whichever ShareStrings says.
+func TestStrings(t *testing.T) {
+	buf := append([]byte("TEST"), 3, 'a', 'b', 'c', 7, 0, 6)
+	buf = append(buf, "部署"...)
+	for _, share := range []bool{false, true} {
+		d := NewReader(buf, "TEST", errBad)
+		if share {
+			d.ShareStrings(string(buf[len("TEST"):]))
+		}
+		a, b, c, e := d.String("name"), d.Byte("flags"), d.String("empty"), d.String("word")
+		if err := d.End("strings"); err != nil {
+			t.Fatal(err)
+		}
+		if a != "abc" || b != 7 || c != "" || e != "部署" {
+			t.Errorf("share %v: read %q %d %q %q", share, a, b, c, e)
+		}
+	}
+}
+
 // TestDamage: every damaged file is an error wrapping the caller's,
 // saying what is wrong, and no length past the bytes left is allocated.
 func TestDamage(t *testing.T) {
@@ -48,6 +68,8 @@ func TestDamage(t *testing.T) {
 		{"count by unit", []byte("TEST\x02abc"), func(d *Reader) { d.Count(2, "pairs") }, "2 pairs in the 3 bytes left"},
 		{"int too big", []byte("TEST\x01\xff\xff\xff\xff\x1f"), func(d *Reader) { d.Ints("items") }, "items item 0 is"},
 		{"cut float", []byte("TEST\x01\x02"), func(d *Reader) { d.Float() }, "a number is cut off"},
+		{"cut byte", []byte("TEST"), func(d *Reader) { d.Byte("flags") }, "flags cut off"},
+		{"cut string", []byte("TEST\x05ab"), func(d *Reader) { d.String("name") }, "5 name in the 2 bytes left"},
 		{"term bytes missing", good[:len(good)-1], func(d *Reader) { d.Terms() }, "terms of 3 bytes in the 2 left"},
 		{"term twice", []byte("TEST\x02\x01\x01aa"), func(d *Reader) { d.Terms() }, "a term is listed twice"},
 		{"bytes left", append(slices.Clone(good), 0), func(d *Reader) { d.Terms() }, "1 bytes after the lists"},
